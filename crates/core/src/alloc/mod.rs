@@ -1,0 +1,1 @@
+//! Allocators (being written).

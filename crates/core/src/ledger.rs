@@ -1,0 +1,1 @@
+//! Ledgers (being written).
