@@ -30,6 +30,7 @@
 
 pub mod alloc;
 pub mod decay;
+pub mod instance;
 pub mod ledger;
 pub mod livetree;
 pub mod model;

@@ -1,1 +1,164 @@
-//! Model (being written).
+//! The shared model: named resources with capacities, and client weights.
+//!
+//! Policies and allocators work in *normalised* units (every capacity is 1, an amount is a
+//! fraction of its resource), as the papers do. This module owns the conversion between what
+//! operators write (cores, GiB) and those fractions, and the checks that make it safe.
+
+use thiserror::Error;
+
+/// A problem with a resource set, a weight or a vector.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ModelError {
+    /// Two resources share a name.
+    #[error("resource {0:?} is listed twice")]
+    DuplicateResource(String),
+    /// A capacity is zero, negative or not a number.
+    #[error("capacity of resource {name:?} must be a positive finite number, found {value}")]
+    BadCapacity {
+        /// Resource name.
+        name: String,
+        /// The offending value.
+        value: f64,
+    },
+    /// A resource set without resources.
+    #[error("at least one resource is needed")]
+    NoResources,
+    /// A weight is zero, negative or not a number.
+    #[error("weight of client {client} must be a positive finite number, found {value}")]
+    BadWeight {
+        /// Position of the client.
+        client: usize,
+        /// The offending value.
+        value: f64,
+    },
+    /// A vector has the wrong number of components.
+    #[error("expected {expected} resource amounts, found {found}")]
+    WrongLength {
+        /// Number of resources.
+        expected: usize,
+        /// Number of amounts given.
+        found: usize,
+    },
+}
+
+/// Named resources and their capacities, in the order every vector uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceSet {
+    names: Vec<String>,
+    capacities: Vec<f64>,
+}
+
+impl ResourceSet {
+    /// A resource set from `(name, capacity)` pairs; names unique, capacities positive.
+    pub fn new<S: Into<String>>(
+        resources: impl IntoIterator<Item = (S, f64)>,
+    ) -> Result<Self, ModelError> {
+        let mut names: Vec<String> = Vec::new();
+        let mut capacities = Vec::new();
+        for (name, capacity) in resources {
+            let name = name.into();
+            if names.contains(&name) {
+                return Err(ModelError::DuplicateResource(name));
+            }
+            if !(capacity.is_finite() && capacity > 0.0) {
+                return Err(ModelError::BadCapacity { name, value: capacity });
+            }
+            names.push(name);
+            capacities.push(capacity);
+        }
+        if names.is_empty() {
+            return Err(ModelError::NoResources);
+        }
+        Ok(ResourceSet { names, capacities })
+    }
+
+    /// Number of resources.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Always false: a resource set holds at least one resource.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Resource names, in vector order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Capacities, in vector order.
+    pub fn capacities(&self) -> &[f64] {
+        &self.capacities
+    }
+
+    /// Position of a resource by name.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// Raw amounts as fractions of each capacity.
+    pub fn normalise(&self, amounts: &[f64]) -> Result<Vec<f64>, ModelError> {
+        self.check_len(amounts)?;
+        Ok(amounts.iter().zip(&self.capacities).map(|(a, c)| a / c).collect())
+    }
+
+    /// Fractions of each capacity back to raw amounts.
+    pub fn denormalise(&self, shares: &[f64]) -> Result<Vec<f64>, ModelError> {
+        self.check_len(shares)?;
+        Ok(shares.iter().zip(&self.capacities).map(|(s, c)| s * c).collect())
+    }
+
+    fn check_len(&self, v: &[f64]) -> Result<(), ModelError> {
+        if v.len() == self.len() {
+            Ok(())
+        } else {
+            Err(ModelError::WrongLength { expected: self.len(), found: v.len() })
+        }
+    }
+}
+
+/// Relative weights ρ_i = n·w_i with w_i = weight_i / Σ weight: 1 for everyone when all
+/// weights are equal, so weighted formulas reduce exactly to the unweighted papers.
+pub fn relative_weights(weights: &[f64]) -> Result<Vec<f64>, ModelError> {
+    if let Some((client, &value)) =
+        weights.iter().enumerate().find(|(_, w)| !(w.is_finite() && **w > 0.0))
+    {
+        return Err(ModelError::BadWeight { client, value });
+    }
+    let total: f64 = weights.iter().sum();
+    let n = weights.len() as f64;
+    Ok(weights.iter().map(|w| if total > 0.0 { n * w / total } else { 1.0 }).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalises_and_back() {
+        let set = ResourceSet::new([("cpu", 9.0), ("mem", 18.0)]).unwrap();
+        assert_eq!(set.normalise(&[3.0, 9.0]).unwrap(), vec![1.0 / 3.0, 0.5]);
+        assert_eq!(set.denormalise(&[0.5, 0.5]).unwrap(), vec![4.5, 9.0]);
+        assert_eq!(set.index_of("mem"), Some(1));
+        assert!(set.normalise(&[1.0]).is_err());
+    }
+
+    #[test]
+    fn rejects_bad_sets() {
+        assert!(matches!(
+            ResourceSet::new([("cpu", 1.0), ("cpu", 2.0)]),
+            Err(ModelError::DuplicateResource(_))
+        ));
+        assert!(matches!(ResourceSet::new([("cpu", f64::NAN)]), Err(ModelError::BadCapacity { .. })));
+        assert!(matches!(ResourceSet::new([("cpu", 0.0)]), Err(ModelError::BadCapacity { .. })));
+        assert_eq!(ResourceSet::new(Vec::<(String, f64)>::new()), Err(ModelError::NoResources));
+    }
+
+    #[test]
+    fn relative_weights_average_to_one() {
+        assert_eq!(relative_weights(&[1.0, 1.0, 1.0]).unwrap(), vec![1.0, 1.0, 1.0]);
+        assert_eq!(relative_weights(&[1.0, 3.0]).unwrap(), vec![0.5, 1.5]);
+        assert!(relative_weights(&[1.0, -1.0]).is_err());
+    }
+}

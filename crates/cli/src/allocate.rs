@@ -1,0 +1,125 @@
+//! `fairshare allocate`: one-shot allocation of an instance file, to see what a policy gives.
+
+use anyhow::{Context, Result};
+use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::instance::{Instance, Outcome};
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+
+/// Allocate the resources of one instance file under its policy.
+///
+/// The file (JSON) names the policy (drf, weighted-drf, asset, sdrf), the mode (tasks:
+/// indivisible tasks by progressive filling; divisible: exact water-filling), the capacity per
+/// resource and the users with their demand, and optionally weight, queued tasks and commitment
+/// (a fraction of each capacity). See README.md for an example.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Instance file; `-` or nothing reads standard input.
+    instance: Option<PathBuf>,
+    /// Print the answer as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// In task mode, what to do when the chosen user's next task does not fit: stop the pass
+    /// (head-of-line, the paper's rule) or skip that user and try the next.
+    #[arg(long, value_enum, default_value = "head-of-line")]
+    rule: Rule,
+}
+
+/// Blocking rule as written on the command line.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Rule {
+    HeadOfLine,
+    Skip,
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> Result<()> {
+    let (name, text) = read_instance(args.instance.as_deref())?;
+    let instance = Instance::from_json(&text).with_context(|| format!("{name}: not a usable instance"))?;
+    let rule = match args.rule {
+        Rule::HeadOfLine => Blocking::HeadOfLine,
+        Rule::Skip => Blocking::Skip,
+    };
+    let outcome = instance.solve(rule).with_context(|| format!("{name}: cannot allocate"))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&outcome)?);
+    } else {
+        print!("{}", table(&outcome));
+    }
+    Ok(())
+}
+
+fn read_instance(path: Option<&std::path::Path>) -> Result<(String, String)> {
+    match path {
+        Some(p) if p.as_os_str() != "-" => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+            Ok((p.display().to_string(), text))
+        }
+        _ => {
+            if std::io::stdin().is_terminal() {
+                anyhow::bail!("no instance: give a file, or pipe one on standard input (see --help)");
+            }
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).context("cannot read standard input")?;
+            Ok(("<stdin>".into(), text))
+        }
+    }
+}
+
+/// A readable table: one row per user, one column per resource.
+fn table(outcome: &Outcome) -> String {
+    let resources: Vec<&String> = outcome.utilization.keys().collect();
+    let mut header = vec!["user".to_string()];
+    let with_tasks = outcome.users.iter().any(|u| u.tasks.is_some());
+    if with_tasks {
+        header.push("tasks".into());
+    }
+    header.extend(resources.iter().map(|r| r.to_string()));
+    header.push("dominant share".into());
+    let mut rows = vec![header];
+    for user in &outcome.users {
+        let mut row = vec![user.id.clone()];
+        if with_tasks {
+            let tasks = user.tasks.unwrap_or(0).to_string();
+            row.push(if user.never_fits { format!("{tasks} (never fits)") } else { tasks });
+        }
+        row.extend(user.allocation.values().map(|v| format!("{v:.4}")));
+        row.push(format!("{:.4}", user.dominant_share));
+        rows.push(row);
+    }
+    let mut used = vec!["in use".to_string()];
+    if with_tasks {
+        used.push(String::new());
+    }
+    used.extend(outcome.utilization.values().map(|u| format!("{:.1}%", 100.0 * u)));
+    used.push(String::new());
+    rows.push(used);
+    let mut out = format!("policy {}", outcome.policy);
+    if let Some(level) = outcome.level {
+        out += &format!(", water level {level:.4}");
+    }
+    if let Some(b) = outcome.bottlenecks.as_ref().filter(|b| !b.is_empty()) {
+        out += &format!(", bottleneck {}", b.join(", "));
+    }
+    out.push('\n');
+    out + &align(&rows)
+}
+
+fn align(rows: &[Vec<String>]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (cell, w))| if i == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+            .collect();
+        out += cells.join("  ").trim_end();
+        out.push('\n');
+    }
+    out
+}

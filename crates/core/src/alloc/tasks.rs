@@ -1,0 +1,310 @@
+//! Progressive filling of indivisible tasks: SDRF's Algorithm 1.
+//!
+//! Repeatedly give the next task to the client with the lowest priority, while it fits. What
+//! happens when the chosen client's task does not fit is the [`Blocking`] rule: the paper stops
+//! (head-of-line); the skip rule sets that client aside and tries the next one. The pass itself
+//! ([`progressive_fill`]) is written against the [`TaskQueue`] trait so the one-shot allocator
+//! here and the trace simulator (with the live tree) share it.
+
+use super::{check_vector, check_weight, AllocError};
+use crate::policy::{ClientView, Policy};
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+
+/// Slack allowed when testing whether a task fits (spec `sdrf.md` §6.3, ε_fit).
+pub const FIT_SLACK: f64 = 1e-9;
+
+/// Most tasks one call to [`fill_tasks`] will place before refusing the instance.
+pub const MAX_PLACEMENTS: u64 = 100_000_000;
+
+/// What a pass does when the chosen client's next task does not fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Blocking {
+    /// Stop the pass: the system is full (the paper's rule).
+    #[default]
+    HeadOfLine,
+    /// Set that client aside for the rest of the pass and try the next one.
+    Skip,
+}
+
+/// The clients waiting in one pass, in priority order.
+pub trait TaskQueue {
+    /// The waiting client with the lowest priority, if any.
+    fn first(&mut self) -> Option<usize>;
+    /// The normalised demand of that client's next task.
+    fn head(&self, client: usize) -> &[f64];
+    /// Starts the client's next task (its allocation grows, it is re-ranked or leaves).
+    fn start(&mut self, client: usize);
+    /// Sets the client aside until the pass ends.
+    fn skip(&mut self, client: usize);
+}
+
+/// Runs one pass of Algorithm 1; `used` is the normalised use of each resource, updated in
+/// place. Returns the number of tasks started.
+pub fn progressive_fill(queue: &mut impl TaskQueue, used: &mut [f64], blocking: Blocking) -> u64 {
+    let mut started = 0;
+    while let Some(client) = queue.first() {
+        if fits(used, queue.head(client)) {
+            for (u, d) in used.iter_mut().zip(queue.head(client)) {
+                *u += d;
+            }
+            queue.start(client);
+            started += 1;
+        } else if blocking == Blocking::Skip {
+            queue.skip(client);
+        } else {
+            break;
+        }
+    }
+    started
+}
+
+/// Whether a task of normalised demand `demand` fits beside `used`.
+pub fn fits(used: &[f64], demand: &[f64]) -> bool {
+    used.iter().zip(demand).all(|(u, d)| u + d <= 1.0 + FIT_SLACK)
+}
+
+/// One client's input to the one-shot task allocator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskClient {
+    /// Demand of one task, in the same units as the capacity.
+    pub demand: Vec<f64>,
+    /// Tasks queued; `None` means as many as fit.
+    pub tasks: Option<u64>,
+    /// Relative weight ρ (see [`crate::model::relative_weights`]).
+    pub weight: f64,
+    /// Commitments, fractions of each capacity (empty means zero).
+    pub commitment: Vec<f64>,
+}
+
+impl TaskClient {
+    /// A client with weight 1, no commitment and as many tasks as fit.
+    pub fn new(demand: Vec<f64>) -> Self {
+        TaskClient { demand, tasks: None, weight: 1.0, commitment: Vec::new() }
+    }
+}
+
+/// The result of the one-shot task allocator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskFill {
+    /// Tasks placed per client.
+    pub tasks: Vec<u64>,
+    /// Resources held per client, in capacity units.
+    pub allocations: Vec<Vec<f64>>,
+    /// Clients whose task is larger than the whole capacity: they can never run.
+    pub unfit: Vec<usize>,
+}
+
+/// Places tasks on an empty system of capacity `capacity` by progressive filling.
+pub fn fill_tasks(
+    policy: &Policy,
+    capacity: &[f64],
+    clients: &[TaskClient],
+    blocking: Blocking,
+) -> Result<TaskFill, AllocError> {
+    let mut queue = StaticQueue::new(policy, capacity, clients)?;
+    let mut used = vec![0.0; capacity.len()];
+    progressive_fill(&mut queue, &mut used, blocking);
+    let allocations = clients
+        .iter()
+        .zip(&queue.placed)
+        .map(|(c, n)| c.demand.iter().map(|d| d * *n as f64).collect())
+        .collect();
+    Ok(TaskFill { tasks: queue.placed, allocations, unfit: queue.unfit })
+}
+
+/// A total order on finite priorities.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Key(f64);
+
+impl Eq for Key {}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// Clients whose priorities only change when they receive a task (one instant, no decay).
+struct StaticQueue<'a> {
+    policy: &'a Policy,
+    demand: Vec<Vec<f64>>,
+    allocation: Vec<Vec<f64>>,
+    clients: &'a [TaskClient],
+    placed: Vec<u64>,
+    unfit: Vec<usize>,
+    order: BTreeSet<(Key, usize)>,
+}
+
+impl<'a> StaticQueue<'a> {
+    fn new(
+        policy: &'a Policy,
+        capacity: &[f64],
+        clients: &'a [TaskClient],
+    ) -> Result<Self, AllocError> {
+        check_capacity(capacity)?;
+        let mut queue = StaticQueue {
+            policy,
+            demand: Vec::with_capacity(clients.len()),
+            allocation: vec![vec![0.0; capacity.len()]; clients.len()],
+            clients,
+            placed: vec![0; clients.len()],
+            unfit: Vec::new(),
+            order: BTreeSet::new(),
+        };
+        let mut bound = 0u64;
+        for (i, c) in clients.iter().enumerate() {
+            check_client(i, c, capacity.len())?;
+            let demand: Vec<f64> = c.demand.iter().zip(capacity).map(|(d, k)| d / k).collect();
+            let most = most_tasks(i, &demand, c.tasks)?;
+            bound = bound.saturating_add(most);
+            if most == 0 && demand.iter().any(|d| *d > 1.0 + FIT_SLACK) {
+                queue.unfit.push(i);
+            } else if c.tasks != Some(0) {
+                queue.order.insert((Key(queue.priority(i)), i));
+            }
+            queue.demand.push(demand);
+        }
+        if bound > MAX_PLACEMENTS {
+            let reason = format!("tasks are so small that more than {MAX_PLACEMENTS} would be placed; give `tasks` or larger demands");
+            return Err(AllocError::Unbounded { client: 0, reason });
+        }
+        Ok(queue)
+    }
+
+    fn priority(&self, i: usize) -> f64 {
+        let c = &self.clients[i];
+        self.policy.priority(&ClientView {
+            weight: c.weight,
+            allocation: &self.allocation[i],
+            commitment: &c.commitment,
+        })
+    }
+}
+
+impl TaskQueue for StaticQueue<'_> {
+    fn first(&mut self) -> Option<usize> {
+        self.order.first().map(|(_, i)| *i)
+    }
+
+    fn head(&self, client: usize) -> &[f64] {
+        &self.demand[client]
+    }
+
+    fn start(&mut self, client: usize) {
+        self.order.remove(&(Key(self.priority(client)), client));
+        for (o, d) in self.allocation[client].iter_mut().zip(&self.demand[client]) {
+            *o += d;
+        }
+        self.placed[client] += 1;
+        if Some(self.placed[client]) != self.clients[client].tasks {
+            self.order.insert((Key(self.priority(client)), client));
+        }
+    }
+
+    fn skip(&mut self, client: usize) {
+        self.order.remove(&(Key(self.priority(client)), client));
+    }
+}
+
+/// An upper bound on the tasks client `i` can place, or an error when there is none.
+fn most_tasks(i: usize, demand: &[f64], tasks: Option<u64>) -> Result<u64, AllocError> {
+    let fit = demand
+        .iter()
+        .filter(|d| **d > 0.0)
+        .map(|d| ((1.0 + FIT_SLACK) / d).floor())
+        .fold(f64::INFINITY, f64::min);
+    match (tasks, fit.is_finite()) {
+        (Some(n), _) => Ok(if fit.is_finite() { n.min(fit as u64) } else { n }),
+        (None, true) => Ok(fit.min(u64::MAX as f64) as u64),
+        (None, false) => Err(AllocError::Unbounded {
+            client: i,
+            reason: "a task that needs nothing would be placed forever; give `tasks`".into(),
+        }),
+    }
+}
+
+fn check_capacity(capacity: &[f64]) -> Result<(), AllocError> {
+    match capacity.iter().position(|c| !(c.is_finite() && *c > 0.0)) {
+        Some(resource) => Err(AllocError::BadValue {
+            client: 0,
+            field: "capacity",
+            resource,
+            value: capacity[resource],
+        }),
+        None => Ok(()),
+    }
+}
+
+fn check_client(i: usize, c: &TaskClient, resources: usize) -> Result<(), AllocError> {
+    check_vector(i, "demand", &c.demand, resources)?;
+    if !c.commitment.is_empty() {
+        check_vector(i, "commitment", &c.commitment, resources)?;
+    }
+    check_weight(i, c.weight)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::PriorityForm;
+
+    fn client(demand: &[f64], commitment: &[f64]) -> TaskClient {
+        TaskClient { commitment: commitment.to_vec(), ..TaskClient::new(demand.to_vec()) }
+    }
+
+    #[test]
+    fn textbook_drf_case() {
+        let clients = [client(&[1.0, 4.0], &[]), client(&[3.0, 1.0], &[])];
+        for blocking in [Blocking::HeadOfLine, Blocking::Skip] {
+            let fill = fill_tasks(&Policy::Drf, &[9.0, 18.0], &clients, blocking).unwrap();
+            assert_eq!(fill.tasks, vec![3, 2]);
+            assert_eq!(fill.allocations, vec![vec![3.0, 12.0], vec![6.0, 2.0]]);
+        }
+    }
+
+    #[test]
+    fn algorithm_1_worked_example() {
+        // Spec §6.4 (MaxOfSums): HOL stops with A 3 tasks, B 2; skip gives A one more.
+        let clients = [client(&[0.2, 0.1], &[0.12, 0.0]), client(&[0.1, 0.3], &[0.0, 0.0])];
+        let policy = Policy::Sdrf(PriorityForm::MaxOfSums);
+        let hol = fill_tasks(&policy, &[1.0, 1.0], &clients, Blocking::HeadOfLine).unwrap();
+        assert_eq!(hol.tasks, vec![3, 2]);
+        let skip = fill_tasks(&policy, &[1.0, 1.0], &clients, Blocking::Skip).unwrap();
+        assert_eq!(skip.tasks, vec![4, 2]);
+    }
+
+    #[test]
+    fn oversized_tasks_are_reported_not_run() {
+        let clients = [client(&[10.0, 1.0], &[]), client(&[1.0, 1.0], &[])];
+        let fill = fill_tasks(&Policy::Drf, &[9.0, 18.0], &clients, Blocking::HeadOfLine).unwrap();
+        assert_eq!(fill.unfit, vec![0]);
+        assert_eq!(fill.tasks, vec![0, 9]);
+    }
+
+    #[test]
+    fn task_counts_are_honoured() {
+        let mut a = client(&[1.0, 1.0], &[]);
+        a.tasks = Some(2);
+        let fill = fill_tasks(&Policy::Drf, &[9.0, 9.0], &[a, client(&[1.0, 1.0], &[])], Blocking::HeadOfLine)
+            .unwrap();
+        assert_eq!(fill.tasks, vec![2, 7]);
+    }
+
+    #[test]
+    fn refuses_endless_instances() {
+        let err = fill_tasks(&Policy::Drf, &[1.0], &[client(&[0.0], &[])], Blocking::Skip);
+        assert!(matches!(err, Err(AllocError::Unbounded { .. })));
+        let err = fill_tasks(&Policy::Drf, &[1.0], &[client(&[1e-12], &[])], Blocking::Skip);
+        assert!(matches!(err, Err(AllocError::Unbounded { .. })));
+        assert!(fill_tasks(&Policy::Drf, &[0.0], &[client(&[1.0], &[])], Blocking::Skip).is_err());
+    }
+}

@@ -1,0 +1,356 @@
+//! One-shot allocation instances: the JSON file `fairshare allocate` reads, checked field by
+//! field, and the answer it prints.
+//!
+//! An instance names its resources, so every error can name the user and the field at fault.
+//! Parsing works on a string; reading the file is the caller's business.
+
+use crate::alloc::divisible::{water_fill, DivisibleClient};
+use crate::alloc::tasks::{fill_tasks, Blocking, TaskClient};
+use crate::alloc::AllocError;
+use crate::model::{relative_weights, ResourceSet};
+use crate::policy::{dominant_share, Policy};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Why an instance file cannot be used.
+#[derive(Debug, Error)]
+pub enum InstanceError {
+    /// The text is not valid JSON for an instance (serde names the line, column and field).
+    #[error("{0}")]
+    Syntax(#[from] serde_json::Error),
+    /// A field has a value that makes no sense.
+    #[error("{field}: {problem}")]
+    Field {
+        /// Path of the field, e.g. `users[1].demand.gpu`.
+        field: String,
+        /// What is wrong and what was expected.
+        problem: String,
+    },
+    /// The allocator refused the instance.
+    #[error("{0}")]
+    Alloc(#[from] AllocError),
+}
+
+/// Whether demands are indivisible tasks or one divisible amount.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// `demand` is one task's demand; tasks are placed by progressive filling.
+    Tasks,
+    /// `demand` is the whole demand; water-filling divides resources exactly.
+    Divisible,
+}
+
+/// One user of an instance file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserSpec {
+    /// The user's name.
+    pub id: String,
+    /// Entitlement; users share in proportion to it (default 1).
+    #[serde(default = "one")]
+    pub weight: f64,
+    /// Demand per resource (one task's in task mode); unnamed resources need nothing.
+    pub demand: IndexMap<String, f64>,
+    /// Tasks queued (task mode; default: as many as fit).
+    #[serde(default)]
+    pub tasks: Option<u64>,
+    /// Commitment per resource, a fraction of its capacity (default 0).
+    #[serde(default)]
+    pub commitment: IndexMap<String, f64>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// An instance file as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstanceSpec {
+    /// Policy name (see [`Policy::NAMES`]).
+    pub policy: String,
+    /// Task or divisible mode.
+    pub mode: Mode,
+    /// Capacity per resource; its order is the order of every output.
+    pub capacity: IndexMap<String, f64>,
+    /// The users.
+    pub users: Vec<UserSpec>,
+}
+
+/// A checked instance, with vectors in resource order.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// The policy.
+    pub policy: Policy,
+    /// Task or divisible mode.
+    pub mode: Mode,
+    /// Resources and capacities.
+    pub resources: ResourceSet,
+    /// User names.
+    pub ids: Vec<String>,
+    /// Relative weights ρ.
+    pub weights: Vec<f64>,
+    /// Demands in capacity units.
+    pub demands: Vec<Vec<f64>>,
+    /// Queued tasks per user (task mode).
+    pub tasks: Vec<Option<u64>>,
+    /// Commitments, fractions of capacity.
+    pub commitments: Vec<Vec<f64>>,
+}
+
+/// One user's share of the answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UserOutcome {
+    /// The user's name.
+    pub id: String,
+    /// Tasks placed (task mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<u64>,
+    /// Resources allocated, in capacity units, by resource name.
+    pub allocation: IndexMap<String, f64>,
+    /// Largest share of any resource.
+    pub dominant_share: f64,
+    /// True when one task is larger than the capacity, so it can never run (task mode only).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub never_fits: bool,
+}
+
+/// The answer to an instance.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    /// Policy used.
+    pub policy: String,
+    /// Mode used.
+    pub mode: Mode,
+    /// Blocking rule (task mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<Blocking>,
+    /// Per user, in file order.
+    pub users: Vec<UserOutcome>,
+    /// The water level x* (divisible mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
+    /// Saturated resources (divisible mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bottlenecks: Option<Vec<String>>,
+    /// Fraction of each resource in use.
+    pub utilization: IndexMap<String, f64>,
+}
+
+impl Instance {
+    /// Parses and checks an instance from JSON text.
+    pub fn from_json(text: &str) -> Result<Instance, InstanceError> {
+        let spec: InstanceSpec = serde_json::from_str(text)?;
+        Instance::from_spec(spec)
+    }
+
+    /// Checks an instance as written.
+    pub fn from_spec(spec: InstanceSpec) -> Result<Instance, InstanceError> {
+        let policy = spec.policy.parse().map_err(|e| field("policy", e))?;
+        let resources = ResourceSet::new(spec.capacity.iter().map(|(k, v)| (k.clone(), *v)))
+            .map_err(|e| field("capacity", e))?;
+        if spec.users.is_empty() {
+            return Err(field("users", "at least one user is needed"));
+        }
+        let mut instance = Instance {
+            policy,
+            mode: spec.mode,
+            weights: Vec::new(),
+            ids: Vec::new(),
+            demands: Vec::new(),
+            tasks: Vec::new(),
+            commitments: Vec::new(),
+            resources,
+        };
+        for (i, user) in spec.users.iter().enumerate() {
+            instance.add_user(i, user)?;
+        }
+        let raw: Vec<f64> = spec.users.iter().map(|u| u.weight).collect();
+        instance.weights = relative_weights(&raw).map_err(|e| match e {
+            crate::model::ModelError::BadWeight { client, value } => field(
+                format!("users[{client}].weight"),
+                format!("expected a positive number, found {value}"),
+            ),
+            other => field("users", other),
+        })?;
+        Ok(instance)
+    }
+
+    fn add_user(&mut self, i: usize, user: &UserSpec) -> Result<(), InstanceError> {
+        if self.ids.contains(&user.id) {
+            return Err(field(format!("users[{i}].id"), format!("{:?} is used twice", user.id)));
+        }
+        let demand = self.vector(i, "demand", &user.demand)?;
+        let commitment = self.vector(i, "commitment", &user.commitment)?;
+        self.ids.push(user.id.clone());
+        self.demands.push(demand);
+        self.commitments.push(commitment);
+        self.tasks.push(user.tasks);
+        Ok(())
+    }
+
+    /// A named map as a vector in resource order; unknown names and bad numbers are errors.
+    fn vector(
+        &self,
+        user: usize,
+        name: &str,
+        map: &IndexMap<String, f64>,
+    ) -> Result<Vec<f64>, InstanceError> {
+        let mut v = vec![0.0; self.resources.len()];
+        for (resource, value) in map {
+            let path = format!("users[{user}].{name}.{resource}");
+            let Some(r) = self.resources.index_of(resource) else {
+                let known = self.resources.names().join(", ");
+                return Err(field(path, format!("unknown resource (capacity lists {known})")));
+            };
+            if !(value.is_finite() && *value >= 0.0) {
+                return Err(field(path, format!("expected a non-negative number, found {value}")));
+            }
+            if name == "commitment" && *value > 1.0 {
+                return Err(field(path, format!("expected a fraction of capacity in [0, 1], found {value}")));
+            }
+            v[r] = *value;
+        }
+        Ok(v)
+    }
+
+    /// Solves the instance with the given blocking rule (task mode).
+    pub fn solve(&self, rule: Blocking) -> Result<Outcome, InstanceError> {
+        let (allocations, tasks, unfit, level, bottlenecks) = match self.mode {
+            Mode::Tasks => {
+                let fill = fill_tasks(&self.policy, self.resources.capacities(), &self.task_clients(), rule)?;
+                let tasks = fill.tasks.into_iter().map(Some).collect();
+                (fill.allocations, tasks, fill.unfit, None, None)
+            }
+            Mode::Divisible => {
+                let fill = water_fill(&self.policy, &self.divisible_clients()?)?;
+                let allocations = fill
+                    .allocations
+                    .iter()
+                    .map(|o| self.resources.denormalise(o).unwrap_or_default())
+                    .collect();
+                let names = fill.bottlenecks.iter().map(|r| self.resources.names()[*r].clone()).collect();
+                (allocations, vec![None; self.ids.len()], Vec::new(), Some(fill.level), Some(names))
+            }
+        };
+        Ok(self.outcome(allocations, tasks, &unfit, level, bottlenecks, rule))
+    }
+
+    fn outcome(
+        &self,
+        allocations: Vec<Vec<f64>>,
+        tasks: Vec<Option<u64>>,
+        unfit: &[usize],
+        level: Option<f64>,
+        bottlenecks: Option<Vec<String>>,
+        rule: Blocking,
+    ) -> Outcome {
+        let names = self.resources.names();
+        let mut used = vec![0.0; names.len()];
+        let users = allocations
+            .iter()
+            .zip(tasks)
+            .enumerate()
+            .map(|(i, (alloc, tasks))| {
+                let shares = self.resources.normalise(alloc).unwrap_or_default();
+                used.iter_mut().zip(&shares).for_each(|(u, s)| *u += s);
+                UserOutcome {
+                    id: self.ids[i].clone(),
+                    tasks,
+                    allocation: names.iter().cloned().zip(alloc.iter().copied()).collect(),
+                    dominant_share: dominant_share(&shares),
+                    never_fits: unfit.contains(&i),
+                }
+            })
+            .collect();
+        Outcome {
+            policy: self.policy.to_string(),
+            mode: self.mode,
+            rule: (self.mode == Mode::Tasks).then_some(rule),
+            users,
+            level,
+            bottlenecks,
+            utilization: names.iter().cloned().zip(used).collect(),
+        }
+    }
+
+    fn task_clients(&self) -> Vec<TaskClient> {
+        (0..self.ids.len())
+            .map(|i| TaskClient {
+                demand: self.demands[i].clone(),
+                tasks: self.tasks[i],
+                weight: self.weights[i],
+                commitment: self.commitments[i].clone(),
+            })
+            .collect()
+    }
+
+    fn divisible_clients(&self) -> Result<Vec<DivisibleClient>, InstanceError> {
+        (0..self.ids.len())
+            .map(|i| {
+                let demand = self.resources.normalise(&self.demands[i]).map_err(|e| field("demand", e))?;
+                Ok(DivisibleClient {
+                    demand,
+                    weight: self.weights[i],
+                    commitment: self.commitments[i].clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+fn field(path: impl Into<String>, problem: impl ToString) -> InstanceError {
+    InstanceError::Field { field: path.into(), problem: problem.to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXTBOOK: &str = r#"{"policy": "drf", "mode": "tasks", "capacity": {"cpu": 9, "mem": 18},
+        "users": [{"id": "A", "demand": {"cpu": 1, "mem": 4}},
+                  {"id": "B", "demand": {"cpu": 3, "mem": 1}}]}"#;
+
+    #[test]
+    fn textbook_instance() {
+        let out = Instance::from_json(TEXTBOOK).unwrap().solve(Blocking::HeadOfLine).unwrap();
+        assert_eq!(out.users[0].tasks, Some(3));
+        assert_eq!(out.users[1].tasks, Some(2));
+        assert_eq!(out.users[0].allocation["mem"], 12.0);
+        assert!((out.users[0].dominant_share - 2.0 / 3.0).abs() < 1e-12);
+        assert!((out.utilization["cpu"] - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn divisible_instance_reports_the_level() {
+        let text = TEXTBOOK.replace("\"tasks\"", "\"divisible\"").replace("\"cpu\": 1,", "\"cpu\": 9,");
+        let out = Instance::from_json(&text).unwrap().solve(Blocking::HeadOfLine).unwrap();
+        assert!(out.level.is_some());
+        assert_eq!(out.users[0].tasks, None);
+    }
+
+    fn error_of(text: &str) -> String {
+        Instance::from_json(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let unknown = TEXTBOOK.replace("\"mem\": 1}", "\"gpu\": 1}");
+        assert!(error_of(&unknown).starts_with("users[1].demand.gpu: unknown resource"), "{}", error_of(&unknown));
+        let negative = TEXTBOOK.replace("\"cpu\": 3", "\"cpu\": -3");
+        assert!(error_of(&negative).starts_with("users[1].demand.cpu: expected a non-negative"));
+        let missing = TEXTBOOK.replace("\"mode\": \"tasks\",", "");
+        assert!(error_of(&missing).contains("missing field `mode`"), "{}", error_of(&missing));
+        let policy = TEXTBOOK.replace("\"drf\"", "\"fair\"");
+        assert!(error_of(&policy).starts_with("policy: unknown policy"));
+        let capacity = TEXTBOOK.replace("\"cpu\": 9", "\"cpu\": 0");
+        assert!(error_of(&capacity).starts_with("capacity:"));
+        let weight = TEXTBOOK.replace("\"id\": \"B\",", "\"id\": \"B\", \"weight\": 0,");
+        assert!(error_of(&weight).starts_with("users[1].weight"), "{}", error_of(&weight));
+        let twice = TEXTBOOK.replace("\"B\"", "\"A\"");
+        assert!(error_of(&twice).starts_with("users[1].id"));
+        assert!(error_of("{").contains("EOF"));
+    }
+}
