@@ -35,12 +35,15 @@ enum Rule {
 /// Runs the subcommand.
 pub fn run(args: Args) -> Result<()> {
     let (name, text) = read_instance(args.instance.as_deref())?;
-    let instance = Instance::from_json(&text).with_context(|| format!("{name}: not a usable instance"))?;
+    let instance =
+        Instance::from_json(&text).with_context(|| format!("{name}: not a usable instance"))?;
     let rule = match args.rule {
         Rule::HeadOfLine => Blocking::HeadOfLine,
         Rule::Skip => Blocking::Skip,
     };
-    let outcome = instance.solve(rule).with_context(|| format!("{name}: cannot allocate"))?;
+    let outcome = instance
+        .solve(rule)
+        .with_context(|| format!("{name}: cannot allocate"))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&outcome)?);
     } else {
@@ -52,15 +55,20 @@ pub fn run(args: Args) -> Result<()> {
 fn read_instance(path: Option<&std::path::Path>) -> Result<(String, String)> {
     match path {
         Some(p) if p.as_os_str() != "-" => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
             Ok((p.display().to_string(), text))
         }
         _ => {
             if std::io::stdin().is_terminal() {
-                anyhow::bail!("no instance: give a file, or pipe one on standard input (see --help)");
+                anyhow::bail!(
+                    "no instance: give a file, or pipe one on standard input (see --help)"
+                );
             }
             let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).context("cannot read standard input")?;
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read standard input")?;
             Ok(("<stdin>".into(), text))
         }
     }
@@ -81,7 +89,11 @@ fn table(outcome: &Outcome) -> String {
         let mut row = vec![user.id.clone()];
         if with_tasks {
             let tasks = user.tasks.unwrap_or(0).to_string();
-            row.push(if user.never_fits { format!("{tasks} (never fits)") } else { tasks });
+            row.push(if user.never_fits {
+                format!("{tasks} (never fits)")
+            } else {
+                tasks
+            });
         }
         row.extend(user.allocation.values().map(|v| format!("{v:.4}")));
         row.push(format!("{:.4}", user.dominant_share));
@@ -91,7 +103,12 @@ fn table(outcome: &Outcome) -> String {
     if with_tasks {
         used.push(String::new());
     }
-    used.extend(outcome.utilization.values().map(|u| format!("{:.1}%", 100.0 * u)));
+    used.extend(
+        outcome
+            .utilization
+            .values()
+            .map(|u| format!("{:.1}%", 100.0 * u)),
+    );
     used.push(String::new());
     rows.push(used);
     let mut out = format!("policy {}", outcome.policy);
@@ -108,7 +125,13 @@ fn table(outcome: &Outcome) -> String {
 fn align(rows: &[Vec<String>]) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0))
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     for row in rows {
@@ -116,7 +139,13 @@ fn align(rows: &[Vec<String>]) -> String {
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(i, (cell, w))| if i == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+            .map(|(i, (cell, w))| {
+                if i == 0 {
+                    format!("{cell:<w$}")
+                } else {
+                    format!("{cell:>w$}")
+                }
+            })
             .collect();
         out += cells.join("  ").trim_end();
         out.push('\n');

@@ -180,7 +180,10 @@ impl Instance {
 
     fn add_user(&mut self, i: usize, user: &UserSpec) -> Result<(), InstanceError> {
         if self.ids.contains(&user.id) {
-            return Err(field(format!("users[{i}].id"), format!("{:?} is used twice", user.id)));
+            return Err(field(
+                format!("users[{i}].id"),
+                format!("{:?} is used twice", user.id),
+            ));
         }
         let demand = self.vector(i, "demand", &user.demand)?;
         let commitment = self.vector(i, "commitment", &user.commitment)?;
@@ -203,13 +206,22 @@ impl Instance {
             let path = format!("users[{user}].{name}.{resource}");
             let Some(r) = self.resources.index_of(resource) else {
                 let known = self.resources.names().join(", ");
-                return Err(field(path, format!("unknown resource (capacity lists {known})")));
+                return Err(field(
+                    path,
+                    format!("unknown resource (capacity lists {known})"),
+                ));
             };
             if !(value.is_finite() && *value >= 0.0) {
-                return Err(field(path, format!("expected a non-negative number, found {value}")));
+                return Err(field(
+                    path,
+                    format!("expected a non-negative number, found {value}"),
+                ));
             }
             if name == "commitment" && *value > 1.0 {
-                return Err(field(path, format!("expected a fraction of capacity in [0, 1], found {value}")));
+                return Err(field(
+                    path,
+                    format!("expected a fraction of capacity in [0, 1], found {value}"),
+                ));
             }
             v[r] = *value;
         }
@@ -220,7 +232,12 @@ impl Instance {
     pub fn solve(&self, rule: Blocking) -> Result<Outcome, InstanceError> {
         let (allocations, tasks, unfit, level, bottlenecks) = match self.mode {
             Mode::Tasks => {
-                let fill = fill_tasks(&self.policy, self.resources.capacities(), &self.task_clients(), rule)?;
+                let fill = fill_tasks(
+                    &self.policy,
+                    self.resources.capacities(),
+                    &self.task_clients(),
+                    rule,
+                )?;
                 let tasks = fill.tasks.into_iter().map(Some).collect();
                 (fill.allocations, tasks, fill.unfit, None, None)
             }
@@ -231,8 +248,18 @@ impl Instance {
                     .iter()
                     .map(|o| self.resources.denormalise(o).unwrap_or_default())
                     .collect();
-                let names = fill.bottlenecks.iter().map(|r| self.resources.names()[*r].clone()).collect();
-                (allocations, vec![None; self.ids.len()], Vec::new(), Some(fill.level), Some(names))
+                let names = fill
+                    .bottlenecks
+                    .iter()
+                    .map(|r| self.resources.names()[*r].clone())
+                    .collect();
+                (
+                    allocations,
+                    vec![None; self.ids.len()],
+                    Vec::new(),
+                    Some(fill.level),
+                    Some(names),
+                )
             }
         };
         Ok(self.outcome(allocations, tasks, &unfit, level, bottlenecks, rule))
@@ -290,7 +317,10 @@ impl Instance {
     fn divisible_clients(&self) -> Result<Vec<DivisibleClient>, InstanceError> {
         (0..self.ids.len())
             .map(|i| {
-                let demand = self.resources.normalise(&self.demands[i]).map_err(|e| field("demand", e))?;
+                let demand = self
+                    .resources
+                    .normalise(&self.demands[i])
+                    .map_err(|e| field("demand", e))?;
                 Ok(DivisibleClient {
                     demand,
                     weight: self.weights[i],
@@ -302,7 +332,10 @@ impl Instance {
 }
 
 fn field(path: impl Into<String>, problem: impl ToString) -> InstanceError {
-    InstanceError::Field { field: path.into(), problem: problem.to_string() }
+    InstanceError::Field {
+        field: path.into(),
+        problem: problem.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -315,7 +348,10 @@ mod tests {
 
     #[test]
     fn textbook_instance() {
-        let out = Instance::from_json(TEXTBOOK).unwrap().solve(Blocking::HeadOfLine).unwrap();
+        let out = Instance::from_json(TEXTBOOK)
+            .unwrap()
+            .solve(Blocking::HeadOfLine)
+            .unwrap();
         assert_eq!(out.users[0].tasks, Some(3));
         assert_eq!(out.users[1].tasks, Some(2));
         assert_eq!(out.users[0].allocation["mem"], 12.0);
@@ -325,8 +361,13 @@ mod tests {
 
     #[test]
     fn divisible_instance_reports_the_level() {
-        let text = TEXTBOOK.replace("\"tasks\"", "\"divisible\"").replace("\"cpu\": 1,", "\"cpu\": 9,");
-        let out = Instance::from_json(&text).unwrap().solve(Blocking::HeadOfLine).unwrap();
+        let text = TEXTBOOK
+            .replace("\"tasks\"", "\"divisible\"")
+            .replace("\"cpu\": 1,", "\"cpu\": 9,");
+        let out = Instance::from_json(&text)
+            .unwrap()
+            .solve(Blocking::HeadOfLine)
+            .unwrap();
         assert!(out.level.is_some());
         assert_eq!(out.users[0].tasks, None);
     }
@@ -338,17 +379,29 @@ mod tests {
     #[test]
     fn errors_name_the_field() {
         let unknown = TEXTBOOK.replace("\"mem\": 1}", "\"gpu\": 1}");
-        assert!(error_of(&unknown).starts_with("users[1].demand.gpu: unknown resource"), "{}", error_of(&unknown));
+        assert!(
+            error_of(&unknown).starts_with("users[1].demand.gpu: unknown resource"),
+            "{}",
+            error_of(&unknown)
+        );
         let negative = TEXTBOOK.replace("\"cpu\": 3", "\"cpu\": -3");
         assert!(error_of(&negative).starts_with("users[1].demand.cpu: expected a non-negative"));
         let missing = TEXTBOOK.replace("\"mode\": \"tasks\",", "");
-        assert!(error_of(&missing).contains("missing field `mode`"), "{}", error_of(&missing));
+        assert!(
+            error_of(&missing).contains("missing field `mode`"),
+            "{}",
+            error_of(&missing)
+        );
         let policy = TEXTBOOK.replace("\"drf\"", "\"fair\"");
         assert!(error_of(&policy).starts_with("policy: unknown policy"));
         let capacity = TEXTBOOK.replace("\"cpu\": 9", "\"cpu\": 0");
         assert!(error_of(&capacity).starts_with("capacity:"));
         let weight = TEXTBOOK.replace("\"id\": \"B\",", "\"id\": \"B\", \"weight\": 0,");
-        assert!(error_of(&weight).starts_with("users[1].weight"), "{}", error_of(&weight));
+        assert!(
+            error_of(&weight).starts_with("users[1].weight"),
+            "{}",
+            error_of(&weight)
+        );
         let twice = TEXTBOOK.replace("\"B\"", "\"A\"");
         assert!(error_of(&twice).starts_with("users[1].id"));
         assert!(error_of("{").contains("EOF"));

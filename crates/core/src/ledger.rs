@@ -59,7 +59,13 @@ impl Ledger {
         if matches!(decay, Decay::SlidingWindow { .. }) {
             segments.push_back((start, zeros.clone()));
         }
-        Ok(Ledger { decay, now: start, rate: zeros.clone(), value: zeros, segments })
+        Ok(Ledger {
+            decay,
+            now: start,
+            rate: zeros.clone(),
+            value: zeros,
+            segments,
+        })
     }
 
     /// The ledger's current time.
@@ -75,7 +81,10 @@ impl Ledger {
     /// From time `t` on, the client consumes `rate` (per second, per resource).
     pub fn set_rate(&mut self, t: f64, rate: &[f64]) -> Result<(), LedgerError> {
         if rate.len() != self.rate.len() || rate.iter().any(|r| !(r.is_finite() && *r >= 0.0)) {
-            return Err(LedgerError::BadRate { expected: self.rate.len(), found: rate.to_vec() });
+            return Err(LedgerError::BadRate {
+                expected: self.rate.len(),
+                found: rate.to_vec(),
+            });
         }
         self.advance(t)?;
         self.rate.copy_from_slice(rate);
@@ -88,7 +97,10 @@ impl Ledger {
     /// Moves the ledger to time `t`.
     pub fn advance(&mut self, t: f64) -> Result<(), LedgerError> {
         if t < self.now {
-            return Err(LedgerError::TimeWentBackwards { now: self.now, asked: t });
+            return Err(LedgerError::TimeWentBackwards {
+                now: self.now,
+                asked: t,
+            });
         }
         let dt = t - self.now;
         match self.decay {
@@ -157,17 +169,27 @@ fn check_decay(decay: &Decay) -> Result<(), LedgerError> {
     let (name, value, ok, expected) = match *decay {
         Decay::None => return Ok(()),
         Decay::Exponential { tau } => ("tau", tau, tau >= 0.0, "zero, positive or infinite"),
-        Decay::SlidingWindow { window } => {
-            ("window", window, window.is_finite() && window > 0.0, "positive and finite")
-        }
-        Decay::StepwiseHalving { period } => {
-            ("period", period, period.is_finite() && period > 0.0, "positive and finite")
-        }
+        Decay::SlidingWindow { window } => (
+            "window",
+            window,
+            window.is_finite() && window > 0.0,
+            "positive and finite",
+        ),
+        Decay::StepwiseHalving { period } => (
+            "period",
+            period,
+            period.is_finite() && period > 0.0,
+            "positive and finite",
+        ),
     };
     if ok {
         Ok(())
     } else {
-        Err(LedgerError::BadParameter { name, expected, value })
+        Err(LedgerError::BadParameter {
+            name,
+            expected,
+            value,
+        })
     }
 }
 
@@ -237,7 +259,10 @@ mod tests {
     #[test]
     fn refuses_time_travel_and_bad_parameters() {
         let mut l = Ledger::new(Decay::None, 1, 5.0).unwrap();
-        assert!(matches!(l.advance(4.0), Err(LedgerError::TimeWentBackwards { .. })));
+        assert!(matches!(
+            l.advance(4.0),
+            Err(LedgerError::TimeWentBackwards { .. })
+        ));
         assert!(Ledger::new(Decay::SlidingWindow { window: 0.0 }, 1, 0.0).is_err());
         assert!(Ledger::new(Decay::Exponential { tau: f64::NAN }, 1, 0.0).is_err());
         assert!(l.set_rate(6.0, &[f64::NAN]).is_err());

@@ -61,7 +61,10 @@ impl ResourceSet {
                 return Err(ModelError::DuplicateResource(name));
             }
             if !(capacity.is_finite() && capacity > 0.0) {
-                return Err(ModelError::BadCapacity { name, value: capacity });
+                return Err(ModelError::BadCapacity {
+                    name,
+                    value: capacity,
+                });
             }
             names.push(name);
             capacities.push(capacity);
@@ -100,20 +103,31 @@ impl ResourceSet {
     /// Raw amounts as fractions of each capacity.
     pub fn normalise(&self, amounts: &[f64]) -> Result<Vec<f64>, ModelError> {
         self.check_len(amounts)?;
-        Ok(amounts.iter().zip(&self.capacities).map(|(a, c)| a / c).collect())
+        Ok(amounts
+            .iter()
+            .zip(&self.capacities)
+            .map(|(a, c)| a / c)
+            .collect())
     }
 
     /// Fractions of each capacity back to raw amounts.
     pub fn denormalise(&self, shares: &[f64]) -> Result<Vec<f64>, ModelError> {
         self.check_len(shares)?;
-        Ok(shares.iter().zip(&self.capacities).map(|(s, c)| s * c).collect())
+        Ok(shares
+            .iter()
+            .zip(&self.capacities)
+            .map(|(s, c)| s * c)
+            .collect())
     }
 
     fn check_len(&self, v: &[f64]) -> Result<(), ModelError> {
         if v.len() == self.len() {
             Ok(())
         } else {
-            Err(ModelError::WrongLength { expected: self.len(), found: v.len() })
+            Err(ModelError::WrongLength {
+                expected: self.len(),
+                found: v.len(),
+            })
         }
     }
 }
@@ -121,14 +135,19 @@ impl ResourceSet {
 /// Relative weights ρ_i = n·w_i with w_i = weight_i / Σ weight: 1 for everyone when all
 /// weights are equal, so weighted formulas reduce exactly to the unweighted papers.
 pub fn relative_weights(weights: &[f64]) -> Result<Vec<f64>, ModelError> {
-    if let Some((client, &value)) =
-        weights.iter().enumerate().find(|(_, w)| !(w.is_finite() && **w > 0.0))
+    if let Some((client, &value)) = weights
+        .iter()
+        .enumerate()
+        .find(|(_, w)| !(w.is_finite() && **w > 0.0))
     {
         return Err(ModelError::BadWeight { client, value });
     }
     let total: f64 = weights.iter().sum();
     let n = weights.len() as f64;
-    Ok(weights.iter().map(|w| if total > 0.0 { n * w / total } else { 1.0 }).collect())
+    Ok(weights
+        .iter()
+        .map(|w| if total > 0.0 { n * w / total } else { 1.0 })
+        .collect())
 }
 
 #[cfg(test)]
@@ -150,14 +169,26 @@ mod tests {
             ResourceSet::new([("cpu", 1.0), ("cpu", 2.0)]),
             Err(ModelError::DuplicateResource(_))
         ));
-        assert!(matches!(ResourceSet::new([("cpu", f64::NAN)]), Err(ModelError::BadCapacity { .. })));
-        assert!(matches!(ResourceSet::new([("cpu", 0.0)]), Err(ModelError::BadCapacity { .. })));
-        assert_eq!(ResourceSet::new(Vec::<(String, f64)>::new()), Err(ModelError::NoResources));
+        assert!(matches!(
+            ResourceSet::new([("cpu", f64::NAN)]),
+            Err(ModelError::BadCapacity { .. })
+        ));
+        assert!(matches!(
+            ResourceSet::new([("cpu", 0.0)]),
+            Err(ModelError::BadCapacity { .. })
+        ));
+        assert_eq!(
+            ResourceSet::new(Vec::<(String, f64)>::new()),
+            Err(ModelError::NoResources)
+        );
     }
 
     #[test]
     fn relative_weights_average_to_one() {
-        assert_eq!(relative_weights(&[1.0, 1.0, 1.0]).unwrap(), vec![1.0, 1.0, 1.0]);
+        assert_eq!(
+            relative_weights(&[1.0, 1.0, 1.0]).unwrap(),
+            vec![1.0, 1.0, 1.0]
+        );
         assert_eq!(relative_weights(&[1.0, 3.0]).unwrap(), vec![0.5, 1.5]);
         assert!(relative_weights(&[1.0, -1.0]).is_err());
     }

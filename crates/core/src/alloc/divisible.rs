@@ -49,7 +49,11 @@ impl Tank {
     fn new(policy: &Policy, client: &DivisibleClient) -> Tank {
         let dominant = dominant_share(&client.demand);
         let unit: Vec<f64> = client.demand.iter().map(|d| d / dominant).collect();
-        let weight = if policy.uses_weights() { client.weight } else { 1.0 };
+        let weight = if policy.uses_weights() {
+            client.weight
+        } else {
+            1.0
+        };
         let cost = policy.unit_cost(&unit);
         let base = policy.commitment_level(&client.commitment);
         Tank {
@@ -83,15 +87,27 @@ pub fn water_fill(policy: &Policy, clients: &[DivisibleClient]) -> Result<WaterF
         (live().map(|t| t.end).fold(0.0, f64::max), Vec::new())
     } else {
         let level = rising_level(&tanks, resources);
-        let used = column_sums(allocations(&tanks, level, resources).iter().map(Vec::as_slice), resources);
-        (level, (0..resources).filter(|r| used[*r] >= 1.0 - 1e-9).collect())
+        let used = column_sums(
+            allocations(&tanks, level, resources)
+                .iter()
+                .map(Vec::as_slice),
+            resources,
+        );
+        (
+            level,
+            (0..resources).filter(|r| used[*r] >= 1.0 - 1e-9).collect(),
+        )
     };
     let allocations = if bottlenecks.is_empty() {
         clients.iter().map(|c| c.demand.clone()).collect()
     } else {
         allocations(&tanks, level, resources)
     };
-    Ok(WaterFill { allocations, level, bottlenecks })
+    Ok(WaterFill {
+        allocations,
+        level,
+        bottlenecks,
+    })
 }
 
 /// Walks the breakpoints upwards until the first resource's use reaches 1 (spec §4.2 step 4).
@@ -176,7 +192,11 @@ mod tests {
     const SDRF: Policy = Policy::Sdrf(PriorityForm::SumOfMaxes);
 
     fn client(demand: &[f64], commitment: &[f64]) -> DivisibleClient {
-        DivisibleClient { demand: demand.to_vec(), weight: 1.0, commitment: commitment.to_vec() }
+        DivisibleClient {
+            demand: demand.to_vec(),
+            weight: 1.0,
+            commitment: commitment.to_vec(),
+        }
     }
 
     fn assert_close(got: &[f64], want: &[f64]) {
@@ -225,12 +245,19 @@ mod tests {
     fn greedy_user_yields_to_sporadic_user() {
         // Spec §4.3 motivating case: A has c = 0.5, B none; both want everything.
         let fill = water_fill(&SDRF, &[client(&[1.0], &[0.5]), client(&[1.0], &[0.0])]).unwrap();
-        assert_close(&[fill.allocations[0][0], fill.allocations[1][0]], &[0.25, 0.75]);
+        assert_close(
+            &[fill.allocations[0][0], fill.allocations[1][0]],
+            &[0.25, 0.75],
+        );
     }
 
     #[test]
     fn everyone_satisfied_when_demand_fits() {
-        let fill = water_fill(&Policy::Drf, &[client(&[0.2, 0.1], &[]), client(&[0.3, 0.5], &[])]).unwrap();
+        let fill = water_fill(
+            &Policy::Drf,
+            &[client(&[0.2, 0.1], &[]), client(&[0.3, 0.5], &[])],
+        )
+        .unwrap();
         assert!(fill.bottlenecks.is_empty());
         assert_eq!(fill.allocations[1], vec![0.3, 0.5]);
         assert!((fill.level - 0.5).abs() < 1e-15);
@@ -253,9 +280,15 @@ mod tests {
         let mut light = client(&[1.0], &[]);
         light.weight = 0.5;
         let fill = water_fill(&Policy::WeightedDrf, &[heavy.clone(), light.clone()]).unwrap();
-        assert_close(&[fill.allocations[0][0], fill.allocations[1][0]], &[0.75, 0.25]);
+        assert_close(
+            &[fill.allocations[0][0], fill.allocations[1][0]],
+            &[0.75, 0.25],
+        );
         let plain = water_fill(&Policy::Drf, &[heavy, light]).unwrap();
-        assert_close(&[plain.allocations[0][0], plain.allocations[1][0]], &[0.5, 0.5]);
+        assert_close(
+            &[plain.allocations[0][0], plain.allocations[1][0]],
+            &[0.5, 0.5],
+        );
     }
 
     #[test]

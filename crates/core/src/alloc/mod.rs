@@ -25,7 +25,9 @@ pub enum AllocError {
         expected: usize,
     },
     /// A component is negative or not finite.
-    #[error("client {client}: {field}[{resource}] must be a finite non-negative number, found {value}")]
+    #[error(
+        "client {client}: {field}[{resource}] must be a finite non-negative number, found {value}"
+    )]
     BadValue {
         /// Position of the client.
         client: usize,
@@ -61,10 +63,20 @@ fn check_vector(
     expected: usize,
 ) -> Result<(), AllocError> {
     if v.len() != expected {
-        return Err(AllocError::WrongLength { client, field, found: v.len(), expected });
+        return Err(AllocError::WrongLength {
+            client,
+            field,
+            found: v.len(),
+            expected,
+        });
     }
     match v.iter().position(|x| !(x.is_finite() && *x >= 0.0)) {
-        Some(resource) => Err(AllocError::BadValue { client, field, resource, value: v[resource] }),
+        Some(resource) => Err(AllocError::BadValue {
+            client,
+            field,
+            resource,
+            value: v[resource],
+        }),
         None => Ok(()),
     }
 }

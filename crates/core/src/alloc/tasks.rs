@@ -63,7 +63,9 @@ pub fn progressive_fill(queue: &mut impl TaskQueue, used: &mut [f64], blocking: 
 
 /// Whether a task of normalised demand `demand` fits beside `used`.
 pub fn fits(used: &[f64], demand: &[f64]) -> bool {
-    used.iter().zip(demand).all(|(u, d)| u + d <= 1.0 + FIT_SLACK)
+    used.iter()
+        .zip(demand)
+        .all(|(u, d)| u + d <= 1.0 + FIT_SLACK)
 }
 
 /// One client's input to the one-shot task allocator.
@@ -82,7 +84,12 @@ pub struct TaskClient {
 impl TaskClient {
     /// A client with weight 1, no commitment and as many tasks as fit.
     pub fn new(demand: Vec<f64>) -> Self {
-        TaskClient { demand, tasks: None, weight: 1.0, commitment: Vec::new() }
+        TaskClient {
+            demand,
+            tasks: None,
+            weight: 1.0,
+            commitment: Vec::new(),
+        }
     }
 }
 
@@ -112,7 +119,11 @@ pub fn fill_tasks(
         .zip(&queue.placed)
         .map(|(c, n)| c.demand.iter().map(|d| d * *n as f64).collect())
         .collect();
-    Ok(TaskFill { tasks: queue.placed, allocations, unfit: queue.unfit })
+    Ok(TaskFill {
+        tasks: queue.placed,
+        allocations,
+        unfit: queue.unfit,
+    })
 }
 
 /// A total order on finite priorities.
@@ -223,7 +234,11 @@ fn most_tasks(i: usize, demand: &[f64], tasks: Option<u64>) -> Result<u64, Alloc
         .map(|d| ((1.0 + FIT_SLACK) / d).floor())
         .fold(f64::INFINITY, f64::min);
     match (tasks, fit.is_finite()) {
-        (Some(n), _) => Ok(if fit.is_finite() { n.min(fit as u64) } else { n }),
+        (Some(n), _) => Ok(if fit.is_finite() {
+            n.min(fit as u64)
+        } else {
+            n
+        }),
         (None, true) => Ok(fit.min(u64::MAX as f64) as u64),
         (None, false) => Err(AllocError::Unbounded {
             client: i,
@@ -258,7 +273,10 @@ mod tests {
     use crate::policy::PriorityForm;
 
     fn client(demand: &[f64], commitment: &[f64]) -> TaskClient {
-        TaskClient { commitment: commitment.to_vec(), ..TaskClient::new(demand.to_vec()) }
+        TaskClient {
+            commitment: commitment.to_vec(),
+            ..TaskClient::new(demand.to_vec())
+        }
     }
 
     #[test]
@@ -274,7 +292,10 @@ mod tests {
     #[test]
     fn algorithm_1_worked_example() {
         // Spec §6.4 (MaxOfSums): HOL stops with A 3 tasks, B 2; skip gives A one more.
-        let clients = [client(&[0.2, 0.1], &[0.12, 0.0]), client(&[0.1, 0.3], &[0.0, 0.0])];
+        let clients = [
+            client(&[0.2, 0.1], &[0.12, 0.0]),
+            client(&[0.1, 0.3], &[0.0, 0.0]),
+        ];
         let policy = Policy::Sdrf(PriorityForm::MaxOfSums);
         let hol = fill_tasks(&policy, &[1.0, 1.0], &clients, Blocking::HeadOfLine).unwrap();
         assert_eq!(hol.tasks, vec![3, 2]);
@@ -294,8 +315,13 @@ mod tests {
     fn task_counts_are_honoured() {
         let mut a = client(&[1.0, 1.0], &[]);
         a.tasks = Some(2);
-        let fill = fill_tasks(&Policy::Drf, &[9.0, 9.0], &[a, client(&[1.0, 1.0], &[])], Blocking::HeadOfLine)
-            .unwrap();
+        let fill = fill_tasks(
+            &Policy::Drf,
+            &[9.0, 9.0],
+            &[a, client(&[1.0, 1.0], &[])],
+            Blocking::HeadOfLine,
+        )
+        .unwrap();
         assert_eq!(fill.tasks, vec![2, 7]);
     }
 
@@ -303,7 +329,12 @@ mod tests {
     fn refuses_endless_instances() {
         let err = fill_tasks(&Policy::Drf, &[1.0], &[client(&[0.0], &[])], Blocking::Skip);
         assert!(matches!(err, Err(AllocError::Unbounded { .. })));
-        let err = fill_tasks(&Policy::Drf, &[1.0], &[client(&[1e-12], &[])], Blocking::Skip);
+        let err = fill_tasks(
+            &Policy::Drf,
+            &[1.0],
+            &[client(&[1e-12], &[])],
+            Blocking::Skip,
+        );
         assert!(matches!(err, Err(AllocError::Unbounded { .. })));
         assert!(fill_tasks(&Policy::Drf, &[0.0], &[client(&[1.0], &[])], Blocking::Skip).is_err());
     }

@@ -115,7 +115,9 @@ impl FromStr for Policy {
             "asset" => Ok(Policy::Asset),
             "sdrf" | "sdrf:form=sum-of-maxes" => Ok(Policy::Sdrf(PriorityForm::SumOfMaxes)),
             "sdrf:form=max-of-sums" => Ok(Policy::Sdrf(PriorityForm::MaxOfSums)),
-            _ => Err(UnknownPolicy { given: s.to_owned() }),
+            _ => Err(UnknownPolicy {
+                given: s.to_owned(),
+            }),
         }
     }
 }
@@ -126,7 +128,13 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for name in ["drf", "weighted-drf", "asset", "sdrf", "sdrf:form=max-of-sums"] {
+        for name in [
+            "drf",
+            "weighted-drf",
+            "asset",
+            "sdrf",
+            "sdrf:form=max-of-sums",
+        ] {
             let policy: Policy = name.parse().unwrap();
             assert_eq!(policy.to_string(), name);
         }
@@ -135,7 +143,11 @@ mod tests {
 
     #[test]
     fn priorities_by_hand() {
-        let view = ClientView { weight: 2.0, allocation: &[0.2, 0.4], commitment: &[0.3, 0.1] };
+        let view = ClientView {
+            weight: 2.0,
+            allocation: &[0.2, 0.4],
+            commitment: &[0.3, 0.1],
+        };
         assert_eq!(Policy::Drf.priority(&view), 0.4);
         assert_eq!(Policy::WeightedDrf.priority(&view), 0.2);
         assert!((Policy::Asset.priority(&view) - 0.3).abs() < 1e-15);
