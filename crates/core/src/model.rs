@@ -4,7 +4,51 @@
 //! fraction of its resource), as the papers do. This module owns the conversion between what
 //! operators write (cores, GiB) and those fractions, and the checks that make it safe.
 
+use serde::{Deserialize, Serialize};
+use std::fmt;
 use thiserror::Error;
+
+/// A point in an engine's time: integer microseconds, so events order exactly.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+pub struct Time(pub u64);
+
+impl Time {
+    /// The origin.
+    pub const ZERO: Time = Time(0);
+
+    /// A time from whole microseconds.
+    pub fn from_micros(micros: u64) -> Time {
+        Time(micros)
+    }
+
+    /// A time from seconds, rounded to the microsecond (negative and NaN give zero).
+    pub fn from_secs_f64(secs: f64) -> Time {
+        Time((secs * 1e6).round().max(0.0) as u64)
+    }
+
+    /// Whole microseconds.
+    pub fn as_micros(self) -> u64 {
+        self.0
+    }
+
+    /// Seconds, for the continuous math of decay and crossing times.
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+
+    /// `self + micros`, saturating at the end of time.
+    pub fn plus_micros(self, micros: u64) -> Time {
+        Time(self.0.saturating_add(micros))
+    }
+}
+
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.6} s", self.as_secs_f64())
+    }
+}
 
 /// A problem with a resource set, a weight or a vector.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -153,6 +197,15 @@ pub fn relative_weights(weights: &[f64]) -> Result<Vec<f64>, ModelError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_converts_exactly() {
+        assert_eq!(Time::from_secs_f64(1.5).as_micros(), 1_500_000);
+        assert_eq!(Time::from_secs_f64(-3.0), Time::ZERO);
+        assert_eq!(Time(2_500_000).as_secs_f64(), 2.5);
+        assert_eq!(Time(u64::MAX).plus_micros(5), Time(u64::MAX));
+        assert_eq!(Time(1_000_000).to_string(), "1.000000 s");
+    }
 
     #[test]
     fn normalises_and_back() {
