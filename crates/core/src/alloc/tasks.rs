@@ -35,22 +35,46 @@ pub trait TaskQueue {
     fn first(&mut self) -> Option<usize>;
     /// The normalised demand of that client's next task.
     fn head(&self, client: usize) -> &[f64];
-    /// Starts the client's next task (its allocation grows, it is re-ranked or leaves).
-    fn start(&mut self, client: usize);
+    /// Starts the client's next task where `room` placed it (its allocation grows, it is
+    /// re-ranked or leaves).
+    fn start(&mut self, client: usize, place: usize);
     /// Sets the client aside until the pass ends.
     fn skip(&mut self, client: usize);
 }
 
-/// Runs one pass of Algorithm 1; `used` is the normalised use of each resource, updated in
-/// place. Returns the number of tasks started.
-pub fn progressive_fill(queue: &mut impl TaskQueue, used: &mut [f64], blocking: Blocking) -> u64 {
+/// Where tasks run: one pool per resource, or a set of machines.
+pub trait Room {
+    /// Takes room for a task of normalised demand `demand`; returns where it went (a machine
+    /// index, 0 for a pool), or `None` when it does not fit.
+    fn place(&mut self, demand: &[f64]) -> Option<usize>;
+}
+
+/// One pool per resource, each of capacity 1 (SDRF's model: no machines, no packing).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Pool {
+    /// Fraction of each resource in use.
+    pub used: Vec<f64>,
+}
+
+impl Room for Pool {
+    fn place(&mut self, demand: &[f64]) -> Option<usize> {
+        fits(&self.used, demand).then(|| {
+            self.used.iter_mut().zip(demand).for_each(|(u, d)| *u += d);
+            0
+        })
+    }
+}
+
+/// Runs one pass of Algorithm 1 into `room`. Returns the number of tasks started.
+pub fn progressive_fill(
+    queue: &mut impl TaskQueue,
+    room: &mut impl Room,
+    blocking: Blocking,
+) -> u64 {
     let mut started = 0;
     while let Some(client) = queue.first() {
-        if fits(used, queue.head(client)) {
-            for (u, d) in used.iter_mut().zip(queue.head(client)) {
-                *u += d;
-            }
-            queue.start(client);
+        if let Some(place) = room.place(queue.head(client)) {
+            queue.start(client, place);
             started += 1;
         } else if blocking == Blocking::Skip {
             queue.skip(client);
@@ -112,8 +136,10 @@ pub fn fill_tasks(
     blocking: Blocking,
 ) -> Result<TaskFill, AllocError> {
     let mut queue = StaticQueue::new(policy, capacity, clients)?;
-    let mut used = vec![0.0; capacity.len()];
-    progressive_fill(&mut queue, &mut used, blocking);
+    let mut pool = Pool {
+        used: vec![0.0; capacity.len()],
+    };
+    progressive_fill(&mut queue, &mut pool, blocking);
     let allocations = clients
         .iter()
         .zip(&queue.placed)
@@ -210,7 +236,7 @@ impl TaskQueue for StaticQueue<'_> {
         &self.demand[client]
     }
 
-    fn start(&mut self, client: usize) {
+    fn start(&mut self, client: usize, _place: usize) {
         self.order.remove(&(Key(self.priority(client)), client));
         for (o, d) in self.allocation[client].iter_mut().zip(&self.demand[client]) {
             *o += d;

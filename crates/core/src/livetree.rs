@@ -1,1 +1,0 @@
-//! The kinetic live tree (being written).

@@ -1,0 +1,227 @@
+//! When two SDRF priorities cross (spec `sdrf.md` §7.4–7.5).
+//!
+//! Between allocation changes every priority is the maximum of m lines in the decay variable
+//! `x = e^(−(t−t_ref)/τ)`, a convex piecewise-linear function of x. The time at which two
+//! neighbours swap is therefore the first sign change of the difference of two such functions as
+//! x falls from 1 (now) towards 0 (the far future), which this module finds exactly by walking
+//! the breakpoints of both upper envelopes together. The walk needs no allocation and works for
+//! any number of resources.
+
+/// One line `a + b·x` of a priority, with x the decay variable of the tree's reference time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Line {
+    /// Value at x = 0: the priority's limit once the commitment has reached its target.
+    pub a: f64,
+    /// Slope in x: the part of the priority that decays away.
+    pub b: f64,
+}
+
+/// The upper envelope of a set of lines, read from x = 1 down to x = 0.
+struct Envelope<'a> {
+    lines: &'a [Line],
+    scale: f64,
+    active: usize,
+    /// The x below which another line takes over (≤ 0 if none does) and which line.
+    next: (f64, usize),
+}
+
+impl<'a> Envelope<'a> {
+    /// The envelope of `lines` with slopes multiplied by `scale`; `None` for no lines.
+    fn new(lines: &'a [Line], scale: f64) -> Option<Self> {
+        let at_one = |l: &Line| l.a + l.b * scale;
+        let active = (0..lines.len()).reduce(|i, j| {
+            let (vi, vj) = (at_one(&lines[i]), at_one(&lines[j]));
+            if vj > vi || (vj == vi && lines[j].b < lines[i].b) {
+                j
+            } else {
+                i
+            }
+        })?;
+        let mut envelope = Envelope {
+            lines,
+            scale,
+            active,
+            next: (0.0, active),
+        };
+        envelope.next = envelope.breakpoint();
+        Some(envelope)
+    }
+
+    /// The active line, with its slope scaled.
+    fn line(&self) -> Line {
+        let l = self.lines[self.active];
+        Line {
+            a: l.a,
+            b: l.b * self.scale,
+        }
+    }
+
+    /// Move past the next breakpoint.
+    fn step(&mut self) {
+        self.active = self.next.1;
+        self.next = self.breakpoint();
+    }
+
+    /// The largest x at which a line of smaller slope overtakes the active one (ties: the
+    /// smallest slope, which dominates below). Each step lowers the slope, so at most m − 1.
+    fn breakpoint(&self) -> (f64, usize) {
+        let i = self.lines[self.active];
+        let mut best = (0.0, self.active);
+        for (j, l) in self.lines.iter().enumerate() {
+            if l.b < i.b {
+                let x = (l.a - i.a) / ((i.b - l.b) * self.scale);
+                let tie = x == best.0 && best.1 != self.active && l.b < self.lines[best.1].b;
+                if x > best.0 || tie {
+                    best = (x, j);
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The first instant after now at which `after` must overtake `before`, as `h = −ln x*`
+/// (the crossing is at `now + τ·h`), or `None` if the two never swap.
+///
+/// Slopes are multiplied by `scale` (the decay variable at now), so x = 1 is now. `before`
+/// precedes `after` now: on the first piece the difference is taken as ≤ 0 at x = 1 even if
+/// rounding made it a hair positive; if it then grows, the pair is due at once (`h = 0`).
+/// Roots are rounded towards now, never past the true crossing: an early event only re-sorts.
+pub(crate) fn crossing(before: &[Line], after: &[Line], scale: f64) -> Option<f64> {
+    let mut ea = Envelope::new(before, scale)?;
+    let mut eb = Envelope::new(after, scale)?;
+    let mut hi = 1.0;
+    loop {
+        let lo = ea.next.0.max(eb.next.0).max(0.0).min(hi);
+        let (la, lb) = (ea.line(), eb.line());
+        let (da, db) = (la.a - lb.a, la.b - lb.b);
+        if difference(da, db, lo, hi) > 0.0 {
+            return Some(root(da, db, lo, hi));
+        }
+        if lo <= 0.0 {
+            return None;
+        }
+        if ea.next.0 >= lo {
+            ea.step();
+        }
+        if eb.next.0 >= lo {
+            eb.step();
+        }
+        hi = lo;
+    }
+}
+
+/// `d(x) = da + db·x` at x, a point of the piece `[·, hi]`. On the first piece (`hi = 1`) the
+/// comparator has already fixed `d(1) ≤ 0`, so d is taken from there with `d(1)` clamped: a pair
+/// tied up to rounding whose order holds as x falls does not yield a spurious event.
+fn difference(da: f64, db: f64, x: f64, hi: f64) -> f64 {
+    if hi == 1.0 {
+        (da + db).min(0.0) + db * (x - 1.0)
+    } else {
+        da + db * x
+    }
+}
+
+/// `−ln x*` for the root x* of d on the piece `[lo, hi]`, where `d(lo) > 0` (so `db < 0`).
+fn root(da: f64, db: f64, lo: f64, hi: f64) -> f64 {
+    let h = if hi == 1.0 {
+        // x* − 1 = −d(1)/db without cancellation; 0 when the pair is already due.
+        -(-(da + db).min(0.0) / db).ln_1p()
+    } else if da + db * hi > 0.0 {
+        -hi.ln()
+    } else {
+        -(-da / db).ln()
+    };
+    h.max(0.0).min(-lo.ln())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lines(pairs: &[(f64, f64)]) -> Vec<Line> {
+        pairs.iter().map(|&(a, b)| Line { a, b }).collect()
+    }
+
+    fn value(lines: &[Line], x: f64) -> f64 {
+        lines
+            .iter()
+            .map(|l| l.a + l.b * x)
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    #[test]
+    fn worked_example_of_the_spec() {
+        // §7.5, MaxOfSums, τ = 100 s: A is first at t = 0 and B overtakes it at x* = 0.875.
+        let a = lines(&[(0.55, -0.10), (0.10, 0.20)]);
+        let b = lines(&[(0.20, 0.30), (0.35, 0.05)]);
+        let h = crossing(&a, &b, 1.0).expect("they cross");
+        assert!((100.0 * h - 13.3531).abs() < 1e-4, "t* = {}", 100.0 * h);
+        let x = (-h).exp();
+        assert!((value(&a, x) - 0.4625).abs() < 1e-12);
+        assert!((value(&b, x) - 0.4625).abs() < 1e-12);
+        // After the swap B stays ahead for good.
+        assert_eq!(crossing(&b, &a, x), None);
+    }
+
+    #[test]
+    fn scale_moves_the_reference_time() {
+        // The same pair seen from x = 0.95: the crossing is at the same absolute x.
+        let a = lines(&[(0.55, -0.10), (0.10, 0.20)]);
+        let b = lines(&[(0.20, 0.30), (0.35, 0.05)]);
+        let h = crossing(&a, &b, 0.95).expect("they cross");
+        assert!(((-h).exp() * 0.95 - 0.875).abs() < 1e-12);
+    }
+
+    #[test]
+    fn asymptotic_ties_and_identical_functions_never_swap() {
+        let a = lines(&[(0.5, -0.1)]);
+        assert_eq!(crossing(&a, &lines(&[(0.5, 0.2)]), 1.0), None);
+        assert_eq!(crossing(&a, &a, 1.0), None);
+        assert_eq!(crossing(&a, &[], 1.0), None);
+    }
+
+    #[test]
+    fn a_pair_misordered_by_rounding_is_due_at_once() {
+        // `before` leads by a rounding error at x = 1, and `after` falls away below it.
+        let a = lines(&[(0.4 + 1e-16, 0.0)]);
+        let b = lines(&[(0.3, 0.1)]);
+        assert_eq!(crossing(&a, &b, 1.0), Some(0.0));
+    }
+
+    fn line_set() -> impl Strategy<Value = Vec<Line>> {
+        prop::collection::vec((0.0..1.0f64, -1.0..1.0f64), 1..=4)
+            .prop_map(|v| v.into_iter().map(|(a, b)| Line { a, b }).collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// §7.5: the computed crossing agrees with sampling both priorities over 20τ.
+        #[test]
+        fn crossing_matches_brute_force_sampling(a in line_set(), b in line_set()) {
+            let (before, after) = if value(&a, 1.0) <= value(&b, 1.0) { (a, b) } else { (b, a) };
+            let d = |x: f64| value(&before, x) - value(&after, x);
+            let found = crossing(&before, &after, 1.0);
+            // No sign change on the grid before the computed crossing (or at all if none).
+            let limit = found.unwrap_or(f64::INFINITY);
+            for k in 1..=4000 {
+                let h = k as f64 * 20.0 / 4000.0;
+                if h < limit - 1e-9 {
+                    prop_assert!(d((-h).exp()) <= 1e-12, "missed a crossing at h = {h}");
+                }
+            }
+            // A computed crossing is exact: the order holds just before it, and is violated
+            // just after it.
+            if let Some(h) = found.filter(|h| h.is_finite()) {
+                let x = (-h).exp();
+                for e in [1e-9, 1e-6] {
+                    prop_assert!(d((x * (1.0 + e)).min(1.0)) <= 1e-12, "late: h = {h}");
+                }
+                let after_it = [1e-12, 1e-9, 1e-6, 1e-3].iter().map(|e| d(x * (1.0 - e)));
+                prop_assert!(after_it.fold(f64::NEG_INFINITY, f64::max) > 0.0, "h = {h}");
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! Per-client state in flat arrays, and the comparator of spec `sdrf.md` §7.6.
+//!
+//! Every scheduling decision compares one client against O(log n) others, so a client's
+//! priority must be cheap to evaluate at the current time: each client keeps its priority as m
+//! lines in the tree's decay variable x (§7.4), stored contiguously with stride m, and an
+//! evaluation is m multiply-adds with no exponential.
+
+use super::crossing::Line;
+use crate::policy::PriorityForm;
+
+/// Where a client stands at the current time: compared by value, then larger slope, then id.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Key {
+    /// The priority.
+    pub value: f64,
+    /// The smallest slope in x among the lines attaining the priority.
+    pub slope: f64,
+    /// The client id.
+    pub id: u32,
+}
+
+impl Key {
+    /// Whether `self` comes before `other` in the order (§7.6).
+    pub(crate) fn precedes(&self, other: &Key) -> bool {
+        self.value
+            .total_cmp(&other.value)
+            .then(other.slope.total_cmp(&self.slope))
+            .then(self.id.cmp(&other.id))
+            .is_lt()
+    }
+}
+
+/// The clients of a tree, by slot.
+///
+/// A client's commitment at decay variable x is `c_r = ō_r + ρ·b_r·x`, with `b_r` the slope of
+/// its r-th line: lines are the only record of the commitment, so there is nothing to re-sync.
+#[derive(Debug, Clone)]
+pub(crate) struct Members {
+    m: usize,
+    form: PriorityForm,
+    ids: Vec<u32>,
+    weights: Vec<f64>,
+    allocations: Vec<f64>,
+    excesses: Vec<f64>,
+    lines: Vec<Line>,
+    free: Vec<u32>,
+}
+
+impl Members {
+    /// No clients, `m` resources, priorities of the given form.
+    pub(crate) fn new(m: usize, form: PriorityForm) -> Self {
+        Members {
+            m,
+            form,
+            ids: Vec::new(),
+            weights: Vec::new(),
+            allocations: Vec::new(),
+            excesses: Vec::new(),
+            lines: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// A slot for client `id` with relative weight `weight` (anything but a positive finite
+    /// number counts as 1); its vectors are set by [`Members::anchor`].
+    pub(crate) fn add(&mut self, id: u32, weight: f64) -> u32 {
+        let weight = if weight > 0.0 && weight.is_finite() {
+            weight
+        } else {
+            1.0
+        };
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.ids.push(id);
+                self.weights.push(weight);
+                self.allocations
+                    .resize(self.allocations.len() + self.m, 0.0);
+                self.excesses.resize(self.excesses.len() + self.m, 0.0);
+                self.lines
+                    .resize(self.lines.len() + self.m, Line { a: 0.0, b: 0.0 });
+                return (self.ids.len() - 1) as u32;
+            }
+        };
+        self.ids[slot as usize] = id;
+        self.weights[slot as usize] = weight;
+        slot
+    }
+
+    /// Give the slot back for reuse.
+    pub(crate) fn release(&mut self, slot: u32) {
+        self.free.push(slot);
+    }
+
+    /// The client id in `slot`.
+    pub(crate) fn id(&self, slot: u32) -> u32 {
+        self.ids[slot as usize]
+    }
+
+    /// The lines of the client in `slot`.
+    pub(crate) fn lines(&self, slot: u32) -> &[Line] {
+        &self.lines[self.range(slot)]
+    }
+
+    /// The key of the client in `slot` at decay variable `x`.
+    pub(crate) fn key(&self, slot: u32, x: f64) -> Key {
+        let (value, slope) = self.level(slot, x);
+        Key {
+            value,
+            slope,
+            id: self.id(slot),
+        }
+    }
+
+    /// Whether `key` comes before the client in `slot` at decay variable `x`; the hot path of
+    /// every insertion, so the id is only read on a tie.
+    pub(crate) fn precedes(&self, key: &Key, slot: u32, x: f64) -> bool {
+        let (value, slope) = self.level(slot, x);
+        key.value
+            .total_cmp(&value)
+            .then(slope.total_cmp(&key.slope))
+            .then_with(|| key.id.cmp(&self.id(slot)))
+            .is_lt()
+    }
+
+    /// The priority at decay variable `x`, and the smallest slope among the lines attaining it.
+    fn level(&self, slot: u32, x: f64) -> (f64, f64) {
+        let (mut value, mut slope) = (f64::NEG_INFINITY, f64::INFINITY);
+        for l in self.lines(slot) {
+            let v = l.a + l.b * x;
+            if v > value {
+                (value, slope) = (v, l.b);
+            } else if v == value {
+                slope = slope.min(l.b);
+            }
+        }
+        // `+ 0.0` turns −0 into +0, so that `total_cmp` agrees with `==` on zeros.
+        (value + 0.0, slope + 0.0)
+    }
+
+    /// The commitment of the client in `slot` on resource `r` at decay variable `x`.
+    pub(crate) fn commitment(&self, slot: u32, r: usize, x: f64) -> f64 {
+        let i = slot as usize * self.m + r;
+        (self.excesses[i] + self.weights[slot as usize] * self.lines[i].b * x).max(0.0)
+    }
+
+    /// The commitments of the client in `slot` at decay variable `x`.
+    pub(crate) fn commitments(&self, slot: u32, x: f64) -> Vec<f64> {
+        (0..self.m).map(|r| self.commitment(slot, r, x)).collect()
+    }
+
+    /// The allocation of the client in `slot`.
+    pub(crate) fn allocation(&self, slot: u32) -> Vec<f64> {
+        self.allocations[self.range(slot)].to_vec()
+    }
+
+    /// Anchor the client in `slot` at decay variable `x`: its commitment there is `commitment`
+    /// (or, if `None`, what it is now under the old excess, Eq. 6), and from there on it holds
+    /// `allocation` and relaxes towards `excess`. Missing entries count as 0, extra ones are
+    /// ignored, and anything but a non-negative finite number counts as 0.
+    pub(crate) fn anchor(
+        &mut self,
+        slot: u32,
+        x: f64,
+        allocation: &[f64],
+        excess: &[f64],
+        commitment: Option<&[f64]>,
+    ) {
+        let rho = self.weights[slot as usize];
+        let base = slot as usize * self.m;
+        for r in 0..self.m {
+            let c = match commitment {
+                Some(given) => share(given, r),
+                None => self.commitment(slot, r, x),
+            };
+            self.excesses[base + r] = share(excess, r);
+            self.allocations[base + r] = share(allocation, r);
+            self.lines[base + r].b = (c - self.excesses[base + r]) / (rho * x);
+        }
+        let dominant = self.allocations[self.range(slot)]
+            .iter()
+            .copied()
+            .fold(0.0, f64::max);
+        for r in 0..self.m {
+            let held = match self.form {
+                PriorityForm::SumOfMaxes => dominant,
+                PriorityForm::MaxOfSums => self.allocations[base + r],
+            };
+            self.lines[base + r].a = (held + self.excesses[base + r]) / rho;
+        }
+    }
+
+    /// Multiply the slopes of the client in `slot` by `factor` (rebasing the decay variable).
+    pub(crate) fn scale(&mut self, slot: u32, factor: f64) {
+        let range = self.range(slot);
+        self.lines[range].iter_mut().for_each(|l| l.b *= factor);
+    }
+
+    /// Multiply every slope by `factor`.
+    pub(crate) fn scale_all(&mut self, factor: f64) {
+        self.lines.iter_mut().for_each(|l| l.b *= factor);
+    }
+
+    /// Whether the client in `slot` has a commitment that still moves.
+    pub(crate) fn moving(&self, slot: u32) -> bool {
+        self.lines(slot).iter().any(|l| l.b != 0.0)
+    }
+
+    fn range(&self, slot: u32) -> std::ops::Range<usize> {
+        slot as usize * self.m..(slot as usize + 1) * self.m
+    }
+}
+
+/// Entry `r` of `v` as a share: missing, negative, NaN and infinite entries count as 0.
+fn share(v: &[f64], r: usize) -> f64 {
+    v.get(r)
+        .copied()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .unwrap_or(0.0)
+}

@@ -1,0 +1,398 @@
+//! The live tree: SDRF clients kept in priority order while their commitments decay.
+//!
+//! Under SDRF a client's priority drifts between allocation changes, because its commitments
+//! relax towards its excess use (Eq. 6), so a static priority queue goes stale and re-sorting at
+//! every decision costs O(n log n). The live tree (spec `sdrf.md` §7) is a kinetic sorted
+//! structure: it keeps the clients sorted at its current time and only does work when two
+//! *neighbours* swap, at times it computes exactly in advance.
+//!
+//! Design:
+//!
+//! * **Reference time.** Every priority is the maximum of m lines in the decay variable
+//!   `x = e^(−(t − t_ref)/τ)` shared by all clients (§7.4), so evaluating a priority at the
+//!   current time costs m multiply-adds. `t_ref` is rebased to the current time when
+//!   `(now − t_ref)/τ` exceeds 32, which bounds every slope (§7.7).
+//! * **Order.** A treap over stable slots, threaded by a linked list ([`order`]): insertion
+//!   compares at the current time, neighbours and the first client are O(1).
+//! * **Events.** An indexed heap holding at most one event per client: "this client and its
+//!   successor swap then" ([`events`]), computed exactly for any number of resources
+//!   ([`crossing`]).
+//! * **Batch advance** (§7.7): events due before the target time lift both clients out of the
+//!   order; they are re-inserted at the target time by walking from a neighbour that stayed
+//!   (they rarely move far), and only then are the changed neighbourhoods rescheduled.
+//!
+//! ```
+//! use fairshare_core::livetree::{LiveTree, Member};
+//! use fairshare_core::policy::PriorityForm;
+//!
+//! // Spec §7.5: A is ahead at t = 0, but its commitment grows while B's decays.
+//! let mut tree = LiveTree::new(2, 100.0, PriorityForm::MaxOfSums);
+//! tree.insert(0, Member {
+//!     weight: 1.0,
+//!     allocation: vec![0.40, 0.10],
+//!     excess: vec![0.15, 0.0],
+//!     commitment: vec![0.05, 0.20],
+//! });
+//! tree.insert(1, Member {
+//!     weight: 1.0,
+//!     allocation: vec![0.20, 0.30],
+//!     excess: vec![0.0, 0.05],
+//!     commitment: vec![0.30, 0.10],
+//! });
+//! assert_eq!(tree.first(), Some(0));
+//! tree.advance(20.0); // they swap at t* = 13.3531 s
+//! assert_eq!(tree.first(), Some(1));
+//! assert_eq!(tree.counters().events, 1);
+//! ```
+
+mod crossing;
+mod events;
+mod members;
+mod order;
+
+use crate::policy::PriorityForm;
+use events::Events;
+use members::Members;
+use order::{Order, NIL};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Rebase the reference time once the decay variable has fallen below `e^(−REBASE)`.
+const REBASE: f64 = 32.0;
+/// How far along the list a lifted client is looked for from its finger before descending.
+const REACH: usize = 8;
+
+/// One client as it enters the tree.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Member {
+    /// Relative weight ρ = n·w > 0.
+    pub weight: f64,
+    /// Allocation `o_r`, as fractions of capacity.
+    pub allocation: Vec<f64>,
+    /// Excess use `ō_r`, the target the commitments relax towards.
+    pub excess: Vec<f64>,
+    /// Commitments `c_r` at the tree's current time.
+    pub commitment: Vec<f64>,
+}
+
+/// What a tree has done since it was created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct LiveTreeCounters {
+    /// Calls to [`LiveTree::insert`].
+    pub inserts: u64,
+    /// Clients removed by [`LiveTree::remove`].
+    pub removals: u64,
+    /// Clients updated by [`LiveTree::update`].
+    pub updates: u64,
+    /// Swap events popped by [`LiveTree::advance`] (spec §7.8), whether or not they swapped.
+    pub events: u64,
+}
+
+/// SDRF clients in priority order at a current time that only moves forward.
+#[derive(Debug, Clone)]
+pub struct LiveTree {
+    tau: f64,
+    now: f64,
+    t_ref: f64,
+    /// The decay variable at `now`: `e^(−(now − t_ref)/τ)`, never below `e^(−REBASE)`.
+    x: f64,
+    slots: HashMap<u32, u32, BuildHasherDefault<IdHasher>>,
+    members: Members,
+    order: Order,
+    events: Events,
+    /// Clients lifted out of the order during an advance, each with a finger for re-insertion.
+    lifted: Vec<(u32, u32)>,
+    /// Scratch: clients whose successor changed during an advance.
+    touched: Vec<u32>,
+    /// With τ = 0: clients anchored at the current instant, whose commitments jump at the next.
+    fresh: Vec<u32>,
+    counters: LiveTreeCounters,
+}
+
+impl LiveTree {
+    /// An empty tree at time 0 for `resources` resources (at least one is kept), commitments
+    /// with time constant `tau` seconds, and priorities of the given form.
+    pub fn new(resources: usize, tau: f64, form: PriorityForm) -> Self {
+        LiveTree {
+            tau: if tau >= 0.0 { tau } else { 0.0 },
+            now: 0.0,
+            t_ref: 0.0,
+            x: 1.0,
+            slots: HashMap::default(),
+            members: Members::new(resources.max(1), form),
+            order: Order::new(),
+            events: Events::default(),
+            lifted: Vec::new(),
+            touched: Vec::new(),
+            fresh: Vec::new(),
+            counters: LiveTreeCounters::default(),
+        }
+    }
+
+    /// The current time in seconds.
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    /// Bring the order to time `t`; times not after now, and non-finite times, are ignored.
+    pub fn advance(&mut self, t: f64) {
+        if !(t > self.now && t.is_finite()) {
+            return;
+        }
+        while let Some((_, slot)) = self.events.peek().filter(|&(due, _)| due < t) {
+            self.counters.events += 1;
+            self.lift(slot);
+        }
+        self.now = t;
+        self.rebase();
+        self.put_back();
+    }
+
+    /// Insert client `id` at the current time, replacing any client with that id.
+    pub fn insert(&mut self, id: u32, member: Member) {
+        self.remove_quietly(id);
+        let slot = self.members.add(id, member.weight);
+        let commitment = Some(member.commitment.as_slice());
+        self.members
+            .anchor(slot, self.x, &member.allocation, &member.excess, commitment);
+        self.slots.insert(id, slot);
+        self.note_fresh(slot);
+        self.place(slot);
+        self.counters.inserts += 1;
+    }
+
+    /// Remove client `id`, returning its commitments at the current time.
+    pub fn remove(&mut self, id: u32) -> Option<Vec<f64>> {
+        let commitment = self.remove_quietly(id)?;
+        self.counters.removals += 1;
+        Some(commitment)
+    }
+
+    /// Change the allocation and excess of client `id` from now on, and reposition it. Its
+    /// commitments are first brought to now under the old excess (Eq. 6). False if unknown.
+    pub fn update(&mut self, id: u32, allocation: &[f64], excess: &[f64]) -> bool {
+        let Some(&slot) = self.slots.get(&id) else {
+            return false;
+        };
+        self.members.anchor(slot, self.x, allocation, excess, None);
+        self.note_fresh(slot);
+        self.reposition(slot);
+        self.counters.updates += 1;
+        true
+    }
+
+    /// The client with the lowest priority now (ties: §7.6).
+    pub fn first(&self) -> Option<u32> {
+        self.order.first().map(|slot| self.members.id(slot))
+    }
+
+    /// The client ids, lowest priority first.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.order.iter().map(|slot| self.members.id(slot))
+    }
+
+    /// The priority of client `id` now.
+    pub fn priority(&self, id: u32) -> Option<f64> {
+        self.slot(id)
+            .map(|slot| self.members.key(slot, self.x).value)
+    }
+
+    /// The commitments of client `id` now.
+    pub fn commitment(&self, id: u32) -> Option<Vec<f64>> {
+        self.slot(id)
+            .map(|slot| self.members.commitments(slot, self.x))
+    }
+
+    /// The allocation of client `id`.
+    pub fn allocation(&self, id: u32) -> Option<Vec<f64>> {
+        self.slot(id).map(|slot| self.members.allocation(slot))
+    }
+
+    /// Whether client `id` is in the tree.
+    pub fn contains(&self, id: u32) -> bool {
+        self.slots.contains_key(&id)
+    }
+
+    /// The number of clients.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the tree holds no client.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// What the tree has done so far.
+    pub fn counters(&self) -> LiveTreeCounters {
+        self.counters
+    }
+
+    fn slot(&self, id: u32) -> Option<u32> {
+        self.slots.get(&id).copied()
+    }
+
+    /// Remove client `id` without counting it.
+    fn remove_quietly(&mut self, id: u32) -> Option<Vec<f64>> {
+        let slot = self.slots.remove(&id)?;
+        let commitment = self.members.commitments(slot, self.x);
+        self.detach(slot);
+        self.members.release(slot);
+        Some(commitment)
+    }
+
+    /// Take the client in `slot` out of the order, rescheduling its predecessor.
+    fn detach(&mut self, slot: u32) {
+        let prev = self.order.prev(slot);
+        self.events.clear(slot);
+        self.order.remove(slot);
+        self.schedule(prev);
+    }
+
+    /// Insert the detached client in `slot` by comparisons at now, and schedule its events.
+    fn place(&mut self, slot: u32) {
+        let (members, x) = (&self.members, self.x);
+        let key = members.key(slot, x);
+        self.order.insert(slot, |n| members.precedes(&key, n, x));
+        self.schedule(self.order.prev(slot));
+        self.schedule(slot);
+    }
+
+    /// Move the client in `slot` to where its new key belongs.
+    fn reposition(&mut self, slot: u32) {
+        let (prev, next) = (self.order.prev(slot), self.order.next(slot));
+        let key = self.members.key(slot, self.x);
+        let after_prev = prev == NIL || self.members.key(prev, self.x).precedes(&key);
+        let before_next = next == NIL || key.precedes(&self.members.key(next, self.x));
+        if after_prev && before_next {
+            self.schedule(prev);
+            self.schedule(slot);
+        } else {
+            self.detach(slot);
+            self.place(slot);
+        }
+    }
+
+    /// Lift the client in `slot` and its successor out of the order (their swap is due), for
+    /// re-insertion at the end of the advance next to a client that stays: the one before, or
+    /// else the one after.
+    fn lift(&mut self, slot: u32) {
+        let (prev, next) = (self.order.prev(slot), self.order.next(slot));
+        let after = if next == NIL {
+            NIL
+        } else {
+            self.order.next(next)
+        };
+        let finger = if prev == NIL { after } else { prev };
+        for s in [slot, next].into_iter().filter(|&s| s != NIL) {
+            self.events.clear(s);
+            self.order.remove(s);
+            self.lifted.push((s, finger));
+        }
+        self.schedule(prev);
+    }
+
+    /// Re-insert the lifted clients at now, then schedule every client whose successor changed.
+    ///
+    /// Clients go back in reverse order of lifting, so each one's finger is in the order by
+    /// then, and usually a step or two from its place.
+    fn put_back(&mut self) {
+        let (members, x) = (&self.members, self.x);
+        for &(slot, finger) in self.lifted.iter().rev() {
+            let key = members.key(slot, x);
+            let before = |n| members.precedes(&key, n, x);
+            let near = self.order.contains(finger);
+            if !(near && self.order.insert_near(slot, finger, REACH, before)) {
+                self.order.insert(slot, before);
+            }
+        }
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.extend(
+            self.lifted
+                .drain(..)
+                .flat_map(|(s, _)| [self.order.prev(s), s]),
+        );
+        touched.sort_unstable();
+        touched.dedup();
+        for &slot in &touched {
+            self.schedule(slot);
+        }
+        touched.clear();
+        self.touched = touched;
+    }
+
+    /// Recompute the event of the client in `slot` with its current successor.
+    fn schedule(&mut self, slot: u32) {
+        if slot == NIL {
+            return;
+        }
+        match self.swap_time(slot, self.order.next(slot)) {
+            Some(time) => self.events.set(slot, self.members.id(slot), time),
+            None => self.events.clear(slot),
+        }
+    }
+
+    /// When the clients in `a` and its successor `b` swap, if they ever do.
+    fn swap_time(&self, a: u32, b: u32) -> Option<f64> {
+        if b == NIL || self.tau == f64::INFINITY {
+            return None;
+        }
+        let h = crossing::crossing(self.members.lines(a), self.members.lines(b), self.x)?;
+        let time = if self.tau == 0.0 {
+            self.now
+        } else {
+            self.now + self.tau * h
+        };
+        time.is_finite().then_some(time)
+    }
+
+    /// Recompute the decay variable at now, moving the reference time to now if it has fallen
+    /// too far behind.
+    fn rebase(&mut self) {
+        let elapsed = (self.now - self.t_ref) / self.tau;
+        if elapsed <= REBASE {
+            self.x = (-elapsed).exp();
+            return;
+        }
+        let factor = (-elapsed).exp();
+        if self.tau == 0.0 {
+            for slot in self.fresh.drain(..) {
+                self.members.scale(slot, factor);
+            }
+        } else {
+            self.members.scale_all(factor);
+        }
+        (self.t_ref, self.x) = (self.now, 1.0);
+    }
+
+    /// With τ = 0, remember a client whose commitment jumps to its excess at the next instant.
+    fn note_fresh(&mut self, slot: u32) {
+        if self.tau == 0.0 && self.members.moving(slot) {
+            self.fresh.push(slot);
+        }
+    }
+}
+
+/// A fast hasher for client ids (a multiplicative hash; ids are not adversarial).
+#[derive(Debug, Clone, Copy, Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests;

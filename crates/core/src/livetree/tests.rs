@@ -1,0 +1,187 @@
+use super::*;
+
+/// The two users of the worked example of spec §7.5 (n = 4, ρ = 1).
+fn worked_example(tau: f64, form: PriorityForm) -> LiveTree {
+    let mut tree = LiveTree::new(2, tau, form);
+    tree.insert(
+        0,
+        Member {
+            weight: 1.0,
+            allocation: vec![0.40, 0.10],
+            excess: vec![0.15, 0.0],
+            commitment: vec![0.05, 0.20],
+        },
+    );
+    tree.insert(
+        1,
+        Member {
+            weight: 1.0,
+            allocation: vec![0.20, 0.30],
+            excess: vec![0.0, 0.05],
+            commitment: vec![0.30, 0.10],
+        },
+    );
+    tree
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+#[test]
+fn worked_example_swaps_once_at_the_crossing() {
+    let mut tree = worked_example(100.0, PriorityForm::MaxOfSums);
+    assert!(close(tree.priority(0).unwrap(), 0.45));
+    assert!(close(tree.priority(1).unwrap(), 0.50));
+    assert_eq!(tree.iter().collect::<Vec<_>>(), vec![0, 1]);
+    let (due, slot) = tree.events.peek().expect("a swap is queued");
+    assert!((due - 13.3531).abs() < 1e-4, "t* = {due}");
+    assert_eq!(tree.members.id(slot), 0);
+
+    // Just before t*, A is still first; at t* both priorities are 0.4625.
+    tree.advance(13.353);
+    assert_eq!(tree.first(), Some(0));
+    tree.advance(due);
+    assert!(close(tree.priority(0).unwrap(), 0.4625));
+    assert!(close(tree.priority(1).unwrap(), 0.4625));
+    assert!(close(tree.commitment(0).unwrap()[0], 0.0625));
+
+    // After it B is first, and nothing else ever happens.
+    tree.advance(due + 1e-6);
+    assert_eq!(tree.iter().collect::<Vec<_>>(), vec![1, 0]);
+    assert_eq!(tree.events.peek(), None);
+    tree.advance(1e6);
+    assert_eq!(tree.iter().collect::<Vec<_>>(), vec![1, 0]);
+    assert!(close(tree.priority(0).unwrap(), 0.55));
+    assert!(close(tree.priority(1).unwrap(), 0.35));
+    assert_eq!(tree.counters().events, 1);
+}
+
+#[test]
+fn sum_of_maxes_ties_the_same_users_at_time_zero() {
+    let mut tree = worked_example(100.0, PriorityForm::SumOfMaxes);
+    assert!(close(tree.priority(0).unwrap(), 0.60));
+    assert!(close(tree.priority(1).unwrap(), 0.60));
+    // B's dominant commitment falls faster (slope 0.30 against A's 0.20), so B leads at the
+    // tie (rule 2; here 0.4 + 0.2 > 0.3 + 0.3 in floating point already) and from then on.
+    assert_eq!(tree.first(), Some(1));
+    tree.advance(1e6);
+    assert_eq!(tree.first(), Some(1));
+    assert_eq!(tree.counters().events, 0);
+}
+
+#[test]
+fn exact_ties_go_to_the_larger_slope_then_the_smaller_id() {
+    let member = |commitment: f64, excess: f64| Member {
+        weight: 1.0,
+        allocation: vec![0.25],
+        excess: vec![excess],
+        commitment: vec![commitment],
+    };
+    let mut tree = LiveTree::new(1, 10.0, PriorityForm::SumOfMaxes);
+    tree.insert(7, member(0.5, 0.5)); // constant
+    tree.insert(3, member(0.5, 0.5)); // identical: the smaller id first
+    tree.insert(9, member(0.5, 0.0)); // decays: first
+    tree.insert(1, member(0.5, 1.0)); // grows: last
+    assert_eq!(tree.iter().collect::<Vec<_>>(), vec![9, 3, 7, 1]);
+}
+
+#[test]
+fn update_reanchors_with_the_old_excess() {
+    let mut tree = LiveTree::new(1, 10.0, PriorityForm::SumOfMaxes);
+    let member = Member {
+        weight: 2.0,
+        allocation: vec![0.5],
+        excess: vec![0.2],
+        commitment: vec![0.0],
+    };
+    tree.insert(4, member);
+    tree.advance(10.0);
+    let before = tree.commitment(4).unwrap()[0];
+    assert!(close(
+        before,
+        crate::decay::exp_advance(0.0, 0.2, 10.0, 10.0)
+    ));
+    assert!(tree.update(4, &[0.1], &[0.0]));
+    assert!(close(tree.commitment(4).unwrap()[0], before));
+    assert!(close(tree.priority(4).unwrap(), (0.1 + before) / 2.0));
+    tree.advance(20.0);
+    assert!(close(
+        tree.commitment(4).unwrap()[0],
+        before * (-1.0f64).exp()
+    ));
+    assert!(!tree.update(5, &[0.1], &[0.0]));
+    assert_eq!(tree.allocation(4), Some(vec![0.1]));
+}
+
+#[test]
+fn zero_tau_commitments_jump_to_the_excess_at_the_next_instant() {
+    let mut tree = LiveTree::new(1, 0.0, PriorityForm::MaxOfSums);
+    let member = |allocation: f64, excess: f64, commitment: f64| Member {
+        weight: 1.0,
+        allocation: vec![allocation],
+        excess: vec![excess],
+        commitment: vec![commitment],
+    };
+    tree.insert(0, member(0.3, 0.0, 0.0));
+    tree.insert(1, member(0.1, 0.0, 0.5)); // 0.6 now, 0.1 from the next instant
+    assert_eq!(tree.iter().collect::<Vec<_>>(), vec![0, 1]);
+    tree.advance(1e-9);
+    assert_eq!(tree.iter().collect::<Vec<_>>(), vec![1, 0]);
+    assert_eq!(tree.commitment(1), Some(vec![0.0]));
+    assert_eq!(tree.counters().events, 1);
+    assert!(tree.fresh.is_empty());
+}
+
+#[test]
+fn infinite_tau_freezes_commitments() {
+    let mut tree = worked_example(f64::INFINITY, PriorityForm::MaxOfSums);
+    tree.update(0, &[0.40, 0.10], &[0.15, 0.0]);
+    tree.advance(1e9);
+    assert_eq!(tree.commitment(0), Some(vec![0.05, 0.20]));
+    assert_eq!(tree.counters().events, 0);
+}
+
+#[test]
+fn rebasing_keeps_commitments_exact_over_a_month() {
+    // τ = 9.49 s over one month, stepping a minute at a time: hundreds of rebases.
+    let tau = crate::decay::tau_from_epsilon(0.1);
+    let mut tree = LiveTree::new(1, tau, PriorityForm::SumOfMaxes);
+    let member = Member {
+        weight: 1.0,
+        allocation: vec![0.5],
+        excess: vec![0.25],
+        commitment: vec![1.0],
+    };
+    tree.insert(0, member);
+    let (mut c, mut t) = (1.0, 0.0);
+    for step in 0..2_600_000 / 60 {
+        t += 60.0;
+        tree.advance(t);
+        let excess = if step % 2 == 0 { 0.0 } else { 0.25 };
+        c = crate::decay::exp_advance(c, if step % 2 == 0 { 0.25 } else { 0.0 }, 60.0, tau);
+        tree.update(0, &[0.5], &[excess]);
+        assert!((tree.commitment(0).unwrap()[0] - c).abs() < 1e-12, "at {t}");
+    }
+    assert!(tree.x > (-REBASE).exp());
+}
+
+#[test]
+fn bad_inputs_do_not_panic() {
+    let mut tree = LiveTree::new(0, -5.0, PriorityForm::SumOfMaxes);
+    let member = Member {
+        weight: f64::NAN,
+        allocation: vec![f64::INFINITY],
+        ..Member::default()
+    };
+    tree.insert(u32::MAX, member);
+    tree.advance(f64::NAN);
+    tree.advance(f64::INFINITY);
+    tree.advance(-1.0);
+    assert!(tree.update(u32::MAX, &[-1.0, 2.0, 3.0], &[]));
+    assert_eq!(tree.priority(u32::MAX), Some(0.0));
+    assert_eq!(tree.now(), 0.0);
+    assert_eq!(tree.remove(u32::MAX), Some(vec![0.0]));
+    assert_eq!(tree.remove(u32::MAX), None);
+    assert!(tree.is_empty());
+}
