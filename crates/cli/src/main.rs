@@ -2,6 +2,10 @@
 //! itself lives in `fairshare-core` and its siblings.
 
 mod allocate;
+mod output;
+mod replay;
+mod sweep;
+mod workload;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -18,12 +22,18 @@ struct Cli {
 enum Command {
     /// One-shot allocation of an instance file (JSON): see what a policy gives.
     Allocate(allocate::Args),
+    /// Replay a workload trace under several policies and compare waits, completions and use.
+    Replay(Box<replay::Args>),
+    /// Run the SDRF paper's grid of discount factors × capacity fractions over a trace.
+    Sweep(Box<sweep::Args>),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Allocate(args) => allocate::run(args),
+        Command::Replay(args) => replay::run(*args),
+        Command::Sweep(args) => sweep::run(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

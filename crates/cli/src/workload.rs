@@ -1,0 +1,378 @@
+//! What `replay` and `sweep` share: the trace and cluster options, the first pass that measures
+//! a trace (its users, its span, its mean demand R), and running one policy over it.
+
+use anyhow::{bail, Context, Result};
+use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::model::Time;
+use fairshare_sim::cluster::{self, Arrival, Capacity, ClusterConfig, Load, PolicyResult, Stop};
+use fairshare_sim::policy::PolicySpec;
+use fairshare_sim::summary::{InputCounts, Setting};
+use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
+use fairshare_trace::{Format, ReadOptions, TaskSource};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+
+/// Where the tasks come from.
+#[derive(clap::Args, Clone)]
+pub struct TraceArgs {
+    /// Trace files, read in the order given (for Google, every task_events part in order).
+    #[arg(required = true)]
+    pub traces: Vec<PathBuf>,
+    /// Trace format; detected from the file names and contents when omitted.
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
+    /// Skip malformed records (they are counted, with the reason) instead of stopping at the
+    /// first one.
+    #[arg(long)]
+    pub lenient: bool,
+    /// SWF: which processor count makes the CPU demand (auto: requested when present, else
+    /// allocated).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub swf_cpus: SwfCpus,
+    /// SWF: which memory field makes the memory demand (auto: requested when present, else
+    /// used; none: CPUs only).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub swf_memory: SwfMemory,
+}
+
+/// Trace formats on the command line.
+#[derive(clap::ValueEnum, Clone, Copy)]
+pub enum FormatArg {
+    /// Standard Workload Format (18 fields, or the 21-field Alea extension), plain or gzip.
+    Swf,
+    /// Google cluster trace 2011 task_events parts.
+    Google,
+    /// Alibaba GPU 2023 pod list.
+    Alibaba,
+}
+
+/// SWF processor fields on the command line.
+#[derive(clap::ValueEnum, Clone, Copy)]
+pub enum SwfCpus {
+    /// Requested when present, else allocated.
+    Auto,
+    /// Field 8, requested processors.
+    Requested,
+    /// Field 5, allocated processors.
+    Allocated,
+}
+
+/// SWF memory fields on the command line.
+#[derive(clap::ValueEnum, Clone, Copy)]
+pub enum SwfMemory {
+    /// Requested when present, else used.
+    Auto,
+    /// Field 10, requested memory.
+    Requested,
+    /// Field 7, used memory.
+    Used,
+    /// No memory resource.
+    None,
+}
+
+/// How the simulated cluster is set up and when runs end.
+#[derive(clap::Args, Clone)]
+pub struct ClusterArgs {
+    /// Use the machines listed in FILE (SWF `.machines`, Alibaba node list) instead of a pool.
+    #[arg(long, value_name = "FILE")]
+    pub machines: Option<PathBuf>,
+    /// Run until this long after the first arrival (e.g. `90m`, `6h`, `3600`); default: the
+    /// trace's last event, as the SDRF paper counts completions.
+    #[arg(long, value_parser = parse_duration, conflicts_with = "drain")]
+    pub horizon: Option<u64>,
+    /// Run until every task has finished (the SDRF paper's waiting times).
+    #[arg(long)]
+    pub drain: bool,
+    /// What a pass does when the chosen user's next task does not fit: stop (head-of-line, the
+    /// paper's rule) or skip that user and try the next.
+    #[arg(long, value_enum, default_value = "head-of-line")]
+    pub rule: RuleArg,
+}
+
+/// Blocking rules on the command line.
+#[derive(clap::ValueEnum, Clone, Copy)]
+pub enum RuleArg {
+    /// Stop the pass.
+    HeadOfLine,
+    /// Skip the user for the rest of the pass.
+    Skip,
+}
+
+/// A duration in seconds, or with a unit (`90s`, `15m`, `6h`, `2d`), as microseconds.
+pub fn parse_duration(text: &str) -> Result<u64, String> {
+    let seconds = match text.parse::<f64>() {
+        Ok(s) => s,
+        Err(_) => humantime::parse_duration(text)
+            .map_err(|e| format!("{e}: expected e.g. 3600, 90m, 6h or 2d"))?
+            .as_secs_f64(),
+    };
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(format!("expected a non-negative duration, found {text:?}"));
+    }
+    Ok((seconds * 1e6).round() as u64)
+}
+
+/// A trace measured by a first pass.
+pub struct Workload {
+    /// How to open it again.
+    pub trace: TraceArgs,
+    /// Resource names and units.
+    pub resources: Vec<String>,
+    /// Units of each resource.
+    pub units: Vec<String>,
+    /// User names, in order of first appearance.
+    pub users: Vec<String>,
+    /// What the reader saw.
+    pub input: InputCounts,
+    /// R, first arrival and last event.
+    pub load: Load,
+    /// The format as detected.
+    pub format: Format,
+}
+
+impl TraceArgs {
+    fn options(&self) -> ReadOptions {
+        let cpus = match self.swf_cpus {
+            SwfCpus::Auto => CpuField::Auto,
+            SwfCpus::Requested => CpuField::Requested,
+            SwfCpus::Allocated => CpuField::Allocated,
+        };
+        let memory = match self.swf_memory {
+            SwfMemory::Auto => MemoryField::Auto,
+            SwfMemory::Requested => MemoryField::Requested,
+            SwfMemory::Used => MemoryField::Used,
+            SwfMemory::None => MemoryField::Omit,
+        };
+        let swf = SwfOptions {
+            cpus,
+            memory,
+            ..SwfOptions::default()
+        };
+        ReadOptions {
+            lenient: self.lenient,
+            swf,
+        }
+    }
+
+    fn format(&self) -> Option<Format> {
+        self.format.map(|f| match f {
+            FormatArg::Swf => Format::Swf,
+            FormatArg::Google => Format::Google,
+            FormatArg::Alibaba => Format::Alibaba,
+        })
+    }
+
+    /// Opens the trace for one streaming pass.
+    pub fn open(&self) -> Result<Box<dyn TaskSource>> {
+        Ok(fairshare_trace::open(
+            &self.traces,
+            self.format(),
+            &self.options(),
+        )?)
+    }
+
+    /// The first pass: reads the whole trace once to learn its users, span and mean demand.
+    pub fn scan(&self) -> Result<Workload> {
+        let mut source = self.open()?;
+        let mut load = Load::new(source.resources().len());
+        let bar = spinner("reading trace");
+        for task in source.by_ref() {
+            let task = task?;
+            load.add(
+                task.submit,
+                task.start.unwrap_or(task.submit),
+                task.runtime,
+                &task.demand,
+            );
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        let stats = source.stats();
+        let input = InputCounts {
+            records_read: stats.records_read,
+            tasks_found: stats.tasks_found,
+            tasks_skipped: stats.tasks_skipped.clone(),
+        };
+        let format = match self.format() {
+            Some(f) => f,
+            None => Format::detect(&self.traces[0])?,
+        };
+        Ok(Workload {
+            trace: self.clone(),
+            resources: source.resources().to_vec(),
+            units: source.units().to_vec(),
+            users: source.users().to_vec(),
+            input,
+            load,
+            format,
+        })
+    }
+}
+
+impl Workload {
+    /// When simulations start.
+    pub fn origin(&self) -> Time {
+        self.load.first_submit().unwrap_or(Time::ZERO)
+    }
+
+    /// Seconds from the first arrival to the last event.
+    pub fn span_s(&self) -> f64 {
+        let last = self
+            .load
+            .last_event()
+            .unwrap_or(self.origin())
+            .max(self.origin());
+        (last.as_micros() - self.origin().as_micros()) as f64 / 1e6
+    }
+
+    /// The cluster's capacity: machines from a file, or a pool of `fraction` × R.
+    pub fn capacity(&self, args: &ClusterArgs, fraction: f64) -> Result<Capacity> {
+        if let Some(path) = &args.machines {
+            let kinds = fairshare_trace::read_machines(path, self.format)?;
+            let mut machines = Vec::new();
+            for kind in kinds {
+                if kind.capacity.len() != self.resources.len() {
+                    bail!(
+                        "{}: machines list {} resources, the trace {}",
+                        path.display(),
+                        kind.capacity.len(),
+                        self.resources.len()
+                    );
+                }
+                machines.extend(std::iter::repeat_n(kind.capacity, kind.count as usize));
+            }
+            return Ok(Capacity::Machines(machines));
+        }
+        let pool: Vec<f64> = self
+            .load
+            .mean_demand()
+            .iter()
+            .map(|r| r * fraction)
+            .collect();
+        if pool.iter().any(|c| *c <= 0.0) {
+            bail!("the trace requests nothing of some resource, so a capacity fraction gives it no capacity");
+        }
+        Ok(Capacity::Pool(pool))
+    }
+
+    /// The engine's configuration for one policy at one capacity.
+    pub fn config(
+        &self,
+        args: &ClusterArgs,
+        policy: PolicySpec,
+        capacity: Capacity,
+    ) -> ClusterConfig {
+        let stop = match (args.drain, args.horizon) {
+            (true, _) => Stop::Drain,
+            (false, Some(h)) => Stop::Horizon(self.origin().plus_micros(h)),
+            (false, None) => Stop::Horizon(self.load.last_event().unwrap_or(self.origin())),
+        };
+        ClusterConfig {
+            policy,
+            capacity,
+            resources: self.resources.clone(),
+            users: self.users.clone(),
+            blocking: match args.rule {
+                RuleArg::HeadOfLine => Blocking::HeadOfLine,
+                RuleArg::Skip => Blocking::Skip,
+            },
+            stop,
+            origin: self.origin(),
+            sample_every: (self.span_s() / 200.0).max(1.0),
+            top_users: 8,
+        }
+    }
+
+    /// What every run of this workload shares, for the summaries.
+    pub fn setting(
+        &self,
+        args: &ClusterArgs,
+        capacity: &Capacity,
+        fraction: Option<f64>,
+    ) -> Setting {
+        let (pool, machines) = match capacity {
+            Capacity::Pool(p) => (p.clone(), None),
+            Capacity::Machines(m) => {
+                let mut total = vec![0.0; self.resources.len()];
+                m.iter()
+                    .for_each(|c| total.iter_mut().zip(c).for_each(|(t, v)| *t += v));
+                (total, Some(m.len()))
+            }
+        };
+        let config = self.config(
+            args,
+            "drf".parse().expect("drf is a policy"),
+            capacity.clone(),
+        );
+        Setting {
+            trace: self
+                .trace
+                .traces
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            format: format!("{:?}", self.format).to_lowercase(),
+            resources: self.resources.clone(),
+            units: self.units.clone(),
+            mean_demand: self.load.mean_demand(),
+            capacity: pool,
+            capacity_fraction: fraction,
+            machines,
+            users: self.users.len(),
+            span_s: self.span_s(),
+            horizon_s: match config.stop {
+                Stop::Drain => None,
+                Stop::Horizon(h) => {
+                    Some((h.as_micros().saturating_sub(self.origin().as_micros())) as f64 / 1e6)
+                }
+            },
+            rule: match args.rule {
+                RuleArg::HeadOfLine => "head-of-line".into(),
+                RuleArg::Skip => "skip".into(),
+            },
+        }
+    }
+
+    /// Streams the trace once more through the engine under `config`.
+    pub fn run(&self, config: &ClusterConfig, bar: &ProgressBar) -> Result<PolicyResult> {
+        let source = self.trace.open()?;
+        let arrivals = source.map(|task| {
+            task.map(|t| Arrival {
+                user: t.user,
+                submit: t.submit,
+                runtime: t.runtime,
+                demand: t.demand,
+            })
+        });
+        let origin = self.origin().as_micros();
+        let result = cluster::run(config, arrivals, |t| {
+            bar.set_position((t.as_micros() - origin) / 1_000_000)
+        })
+        .with_context(|| format!("replaying under {}", config.policy))?;
+        bar.finish_and_clear();
+        Ok(result)
+    }
+}
+
+/// A spinner counting tasks read (hidden when standard error is not a terminal).
+fn spinner(message: &str) -> ProgressBar {
+    let bar = ProgressBar::new_spinner().with_message(message.to_owned());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg}: {human_pos} tasks ({per_sec})")
+            .expect("valid template"),
+    );
+    bar
+}
+
+/// A bar over simulated seconds, labelled with what runs.
+pub fn sim_bar(label: &str, span_s: f64) -> ProgressBar {
+    let bar = ProgressBar::new(span_s.ceil() as u64).with_message(label.to_owned());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg:>28} [{bar:30}] {percent:>3}% simulated, {elapsed} elapsed",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}

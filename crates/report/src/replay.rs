@@ -1,0 +1,267 @@
+//! The replay report: how each policy did on one trace in one setting, as a terminal table and
+//! as a page with utilisation, dominant-share and waiting-time plots.
+
+use crate::html;
+use crate::setting;
+use crate::svg::{self, Axis, Bar, BarChart, LineChart, Series};
+use crate::text::{self, fixed, in_unit, percent, strings, time_unit};
+use fairshare_sim::cluster::PolicyResult;
+use fairshare_sim::summary::ReplaySummary;
+
+/// Reduction bars are cut here (%), so one very slow policy does not flatten the others.
+const FLOOR: f64 = -100.0;
+
+/// At most this many users get a dominant-share line (one palette colour each).
+const TOP_USERS: usize = 8;
+
+/// The replay as text: setting, input counts, then one row per policy.
+pub fn replay_table(summary: &ReplaySummary) -> String {
+    format!(
+        "{}\n{}\n{}",
+        setting::setting_text(&summary.setting),
+        setting::input_table(&summary.input),
+        text::table(&headers(summary), &rows(summary))
+    )
+}
+
+/// The replay as a self-contained HTML page.
+pub fn replay_html(summary: &ReplaySummary) -> String {
+    let body = [
+        String::from("<h1>fairshare replay</h1>\n"),
+        setting::section(&summary.setting, &summary.input),
+        format!(
+            "<h2>Policies</h2>\n{}",
+            html::table(&headers(summary), &rows(summary))
+        ),
+        utilisation_section(summary),
+        share_section(summary),
+        wait_section(&summary.policies),
+    ];
+    html::page("fairshare replay", &body.concat())
+}
+
+/// Column titles of the policy table.
+fn headers(summary: &ReplaySummary) -> Vec<String> {
+    let mut h = strings(&[
+        "policy",
+        "submitted",
+        "completed",
+        "unfinished",
+        "mean wait",
+        "p95 wait",
+        "user-mean wait",
+    ]);
+    h.extend(
+        summary
+            .setting
+            .resources
+            .iter()
+            .map(|r| format!("util {r}")),
+    );
+    h.extend(strings(&["Jain", "live-tree events", "wall"]));
+    h
+}
+
+/// One row per policy, matching [`headers`].
+fn rows(summary: &ReplaySummary) -> Vec<Vec<String>> {
+    let resources = summary.setting.resources.len();
+    let row = |p: &PolicyResult| {
+        let mut r = vec![
+            p.policy.clone(),
+            p.tasks_submitted.to_string(),
+            p.tasks_completed.to_string(),
+            p.tasks_unfinished.to_string(),
+            format!("{} s", fixed(p.mean_wait_s, 1)),
+            format!("{} s", fixed(p.p95_wait_s, 1)),
+            format!("{} s", fixed(p.user_mean_wait_s, 1)),
+        ];
+        r.extend((0..resources).map(|i| {
+            p.utilization
+                .get(i)
+                .map_or(String::from("–"), |u| percent(*u))
+        }));
+        r.push(fixed(p.jain_index, 3));
+        r.push(
+            p.livetree_events
+                .map_or(String::from("–"), |e| e.to_string()),
+        );
+        r.push(format!("{} s", fixed(p.wall_s, 2)));
+        r
+    };
+    summary.policies.iter().map(row).collect()
+}
+
+/// A time unit fitting the longest timeline: (seconds per unit, axis title).
+fn time_axis(policies: &[PolicyResult]) -> (f64, String) {
+    let last = policies
+        .iter()
+        .flat_map(|p| p.timeline.times_s.last())
+        .copied()
+        .fold(0.0, f64::max);
+    let (per, symbol) = time_unit(last);
+    (per, format!("time since the first event ({symbol})"))
+}
+
+/// One chart per resource: the fraction in use over time, one line per policy.
+fn utilisation_section(summary: &ReplaySummary) -> String {
+    let (unit, x_label) = time_axis(&summary.policies);
+    let figures: String = summary
+        .setting
+        .resources
+        .iter()
+        .enumerate()
+        .map(|(r, name)| {
+            let series = summary.policies.iter().enumerate().map(|(i, p)| Series {
+                label: format!("{} {}", p.policy, p.utilization.get(r).map_or(String::new(), |u| percent(*u))),
+                colour: i,
+                points: timeline_points(&p.timeline.times_s, p.timeline.utilization.get(r).map_or(&[], Vec::as_slice), unit),
+            });
+            let chart = LineChart {
+                size: (1180, 340),
+                x: Axis::new(&x_label).with_zero(),
+                y: Axis::new(&format!("{name} in use (% of capacity)")).range(0.0, 100.0),
+                series: series.collect(),
+                hline: None,
+                markers: false,
+                legend: true,
+            };
+            let caption = format!("Share of {name} in use over time under each policy (the legend gives each policy's mean): higher and steadier lines leave less capacity idle; lines that coincide hide one another.");
+            html::figure(&svg::line_chart(&chart), &caption)
+        })
+        .collect();
+    format!("<h2>Utilisation over time</h2>\n{figures}")
+}
+
+/// (time in `unit`, value in %) pairs of a sampled series.
+fn timeline_points(times: &[f64], values: &[f64], unit: f64) -> Vec<(f64, f64)> {
+    times
+        .iter()
+        .zip(values)
+        .map(|(t, v)| (t / unit, 100.0 * v))
+        .collect()
+}
+
+/// One small chart per policy: the dominant share of the top users over time, one colour per
+/// user across all charts.
+fn share_section(summary: &ReplaySummary) -> String {
+    let users = top_users(&summary.policies);
+    let (unit, x_label) = time_axis(&summary.policies);
+    let top = summary
+        .policies
+        .iter()
+        .flat_map(|p| &p.timeline.dominant_share)
+        .flat_map(|s| &s.values)
+        .copied();
+    let top = 100.0 * top.filter(|v| v.is_finite()).fold(0.0, f64::max);
+    let y_max = if top > 0.0 { top * 1.05 } else { 1.0 };
+    let figures: String = summary
+        .policies
+        .iter()
+        .map(|p| {
+            let series = p.timeline.dominant_share.iter().filter_map(|s| {
+                let colour = users.iter().position(|u| *u == s.id)?;
+                Some(Series {
+                    label: s.id.clone(),
+                    colour,
+                    points: timeline_points(&p.timeline.times_s, &s.values, unit),
+                })
+            });
+            let chart = LineChart {
+                size: (580, 300),
+                x: Axis::new(&x_label).with_zero(),
+                y: Axis::new("dominant share (%)").range(0.0, y_max),
+                series: series.collect(),
+                hline: None,
+                markers: false,
+                legend: false,
+            };
+            html::panel(&p.policy, &svg::line_chart(&chart))
+        })
+        .collect();
+    let legend: Vec<(String, usize)> = users
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.clone(), i))
+        .collect();
+    format!(
+        "<h2>Dominant share over time</h2>\n<p>The dominant share of the {} users with the most tasks, one chart per policy and the same colour for the same user everywhere: under a fair policy the lines of busy users stay close together.</p>\n{}{figures}",
+        users.len(),
+        html::legend(&legend)
+    )
+}
+
+/// The users that have a dominant-share series, in order of first appearance, at most
+/// [`TOP_USERS`].
+fn top_users(policies: &[PolicyResult]) -> Vec<String> {
+    let mut users: Vec<String> = Vec::new();
+    for s in policies.iter().flat_map(|p| &p.timeline.dominant_share) {
+        if users.len() < TOP_USERS && !users.contains(&s.id) {
+            users.push(s.id.clone());
+        }
+    }
+    users
+}
+
+/// Mean waiting time per policy, and the reduction against DRF when a DRF run exists.
+fn wait_section(policies: &[PolicyResult]) -> String {
+    let longest = policies
+        .iter()
+        .map(|p| p.mean_wait_s)
+        .filter(|w| w.is_finite());
+    let unit = time_unit(longest.fold(0.0, f64::max));
+    let waits = policies.iter().enumerate().map(|(i, p)| Bar {
+        label: p.policy.clone(),
+        value: p.mean_wait_s / unit.0,
+        text: format!(
+            "{} (p95 {})",
+            in_unit(p.mean_wait_s, unit),
+            in_unit(p.p95_wait_s, unit)
+        ),
+        colour: i,
+    });
+    let chart = BarChart {
+        width: 1180,
+        x: Axis::new(&format!("mean waiting time of tasks ({})", unit.1)),
+        bars: waits.collect(),
+    };
+    let caption = "Mean waiting time of the tasks under each policy (95th percentile in brackets): shorter bars are better.";
+    format!(
+        "<h2>Waiting time</h2>\n{}{}",
+        html::figure(&svg::bar_chart(&chart), caption),
+        reduction_figure(policies)
+    )
+}
+
+/// Bars of `1 − user-mean wait / DRF's user-mean wait`, or a note when there is no DRF run.
+fn reduction_figure(policies: &[PolicyResult]) -> String {
+    let Some(drf) = policies.iter().find(|p| is_drf(&p.policy)) else {
+        return String::from("<p class=\"note\">No DRF run in this replay, so no reduction against DRF is shown.</p>\n");
+    };
+    if !(drf.user_mean_wait_s > 0.0 && drf.user_mean_wait_s.is_finite()) {
+        return String::from("<p class=\"note\">Under DRF no user waited, so there is no waiting time to reduce.</p>\n");
+    }
+    let bars = policies.iter().filter(|p| !is_drf(&p.policy)).map(|p| {
+        let reduction = 100.0 * (1.0 - p.user_mean_wait_s / drf.user_mean_wait_s);
+        Bar {
+            label: p.policy.clone(),
+            value: reduction.max(FLOOR),
+            text: format!("{} %", fixed(reduction, 1)),
+            colour: if reduction >= 0.0 { 2 } else { 1 },
+        }
+    });
+    let chart = BarChart {
+        width: 1180,
+        x: Axis::new("reduction of the users' mean waiting time vs DRF (%)"),
+        bars: bars.collect(),
+    };
+    if chart.bars.is_empty() {
+        return String::new();
+    }
+    let caption = "Reduction of the users' mean waiting time relative to DRF (1 − W/W_DRF): green bars right of zero wait less than DRF, red bars left of zero wait more (bars stop at −100 %; the number gives the full value).";
+    html::figure(&svg::bar_chart(&chart), caption)
+}
+
+/// Whether a policy specification is the DRF baseline.
+pub fn is_drf(policy: &str) -> bool {
+    policy.trim().eq_ignore_ascii_case("drf")
+}

@@ -1,0 +1,591 @@
+//! Plotting primitives that return SVG strings: line charts with several series (linear or log
+//! y), bubble scatters with the y = x diagonal, and horizontal bar charts.
+//!
+//! They exist so the pages describe *what* to draw (series, axes, captions) while one place
+//! decides *how*: sizes, fonts, grid, a colour-blind-safe palette and legends kept beside the
+//! data. Drawing goes through `plotters`' SVG backend, which writes text as `<text>` elements
+//! and needs no font files. Non-finite values are dropped, so no `NaN` reaches the output.
+
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// The Okabe–Ito palette (colour-blind safe), in the order series take it.
+pub const PALETTE: [(u8, u8, u8); 8] = [
+    (0, 114, 178),
+    (213, 94, 0),
+    (0, 158, 115),
+    (204, 121, 167),
+    (230, 159, 0),
+    (86, 180, 233),
+    (0, 0, 0),
+    (240, 228, 66),
+];
+
+/// Neutral grey for reference lines and points on them.
+pub const GREY: usize = usize::MAX;
+
+/// Values of this magnitude or more (or not finite) are not drawn.
+const LIMIT: f64 = 1e15;
+/// Width of the legend column beside a chart, pixels.
+const LEGEND_W: u32 = 230;
+/// Font family of every text.
+const FONT: &str = "sans-serif";
+/// Font sizes as plotters takes them (it draws them at about 0.8×).
+const TICK_PT: f64 = 16.5;
+const DESC_PT: f64 = 17.5;
+
+/// The palette colour `i` (cycling), or grey for [`GREY`].
+pub fn colour(i: usize) -> RGBColor {
+    if i == GREY {
+        return RGBColor(120, 120, 120);
+    }
+    let (r, g, b) = PALETTE[i % PALETTE.len()];
+    RGBColor(r, g, b)
+}
+
+/// The palette colour `i` as a CSS hex string.
+pub fn hex(i: usize) -> String {
+    let RGBColor(r, g, b) = colour(i);
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// How an axis is scaled and labelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scale {
+    /// Linear, plain numbers.
+    #[default]
+    Linear,
+    /// Base-10 logarithmic; values ≤ 0 are not drawn.
+    Log,
+    /// Linear over k, each integer tick labelled δ = 1 − 10⁻ᵏ.
+    Delta,
+}
+
+/// One axis: its title (with units), scale and optional fixed range.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Axis {
+    /// Title, units included.
+    pub label: String,
+    /// Scale and tick labels.
+    pub scale: Scale,
+    /// Fixed range; otherwise the data's range, padded.
+    pub range: Option<(f64, f64)>,
+    /// Whether an automatic range must include zero.
+    pub zero: bool,
+}
+
+impl Axis {
+    /// A linear axis titled `label`.
+    pub fn new(label: &str) -> Self {
+        Axis {
+            label: label.to_string(),
+            ..Axis::default()
+        }
+    }
+
+    /// The same axis with `scale`.
+    pub fn scale(self, scale: Scale) -> Self {
+        Axis { scale, ..self }
+    }
+
+    /// The same axis with a fixed range.
+    pub fn range(self, lo: f64, hi: f64) -> Self {
+        Axis {
+            range: Some((lo, hi)),
+            ..self
+        }
+    }
+
+    /// The same axis, its automatic range stretched to include zero.
+    pub fn with_zero(self) -> Self {
+        Axis { zero: true, ..self }
+    }
+
+    /// Where value `v` lies on the drawn (possibly logarithmic) axis.
+    fn map(&self, v: f64) -> Option<f64> {
+        let m = match self.scale {
+            Scale::Log if v > 0.0 => v.log10(),
+            Scale::Log => return None,
+            _ => v,
+        };
+        (m.abs() < LIMIT).then_some(m)
+    }
+
+    /// The drawn range for the given drawn values.
+    fn span(&self, values: &[f64]) -> (f64, f64) {
+        if let Some((lo, hi)) = self
+            .range
+            .and_then(|(a, b)| Some((self.map(a)?, self.map(b)?)))
+        {
+            if lo < hi {
+                return (lo, hi);
+            }
+        }
+        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
+        let (lo, hi) = if self.zero {
+            (lo.min(0.0), hi.max(0.0))
+        } else {
+            (lo, hi)
+        };
+        match self.scale {
+            Scale::Log => (lo.floor(), hi.ceil().max(lo.floor() + 1.0)),
+            _ if hi - lo < 1e-12 => (lo - 1.0, hi + 1.0),
+            _ => {
+                let pad = (hi - lo) * 0.05;
+                (if self.zero && lo == 0.0 { lo } else { lo - pad }, hi + pad)
+            }
+        }
+    }
+
+    /// The tick label of drawn value `v`.
+    fn tick(&self, v: f64) -> String {
+        let whole = (v - v.round()).abs() < 1e-9;
+        match self.scale {
+            Scale::Linear => number(v),
+            Scale::Log if whole => number(10f64.powi(v.round() as i32)),
+            Scale::Delta if whole => delta_label(v.round() as i32),
+            _ => String::new(),
+        }
+    }
+
+    /// How many ticks to ask for over drawn range `(lo, hi)`.
+    fn ticks(&self, (lo, hi): (f64, f64)) -> usize {
+        match self.scale {
+            Scale::Linear => 9,
+            _ => ((hi - lo).round() as usize + 1).clamp(2, 10),
+        }
+    }
+}
+
+/// A named series of points in one palette colour.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Legend text.
+    pub label: String,
+    /// Palette index (see [`colour`]).
+    pub colour: usize,
+    /// The (x, y) points, in drawing order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line chart: several series, optional horizontal reference line, legend on the right.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineChart {
+    /// Size in pixels (width, height), legend included.
+    pub size: (u32, u32),
+    /// The x axis.
+    pub x: Axis,
+    /// The y axis.
+    pub y: Axis,
+    /// The series.
+    pub series: Vec<Series>,
+    /// A horizontal reference line at this y (e.g. zero).
+    pub hline: Option<f64>,
+    /// Whether to draw markers at the points as well as lines.
+    pub markers: bool,
+    /// Whether to draw the legend column.
+    pub legend: bool,
+}
+
+/// One bubble of a scatter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bubble {
+    /// Horizontal position.
+    pub x: f64,
+    /// Vertical position.
+    pub y: f64,
+    /// Relative area; the largest bubble gets the largest radius.
+    pub weight: f64,
+    /// Palette index.
+    pub colour: usize,
+}
+
+/// A bubble scatter with the y = x diagonal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BubbleChart {
+    /// Size in pixels (width, height), legend included.
+    pub size: (u32, u32),
+    /// The x axis.
+    pub x: Axis,
+    /// The y axis.
+    pub y: Axis,
+    /// The bubbles, drawn in order.
+    pub bubbles: Vec<Bubble>,
+    /// Legend entries (text, palette index).
+    pub legend: Vec<(String, usize)>,
+}
+
+/// One bar of a horizontal bar chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    /// Category name, written left of the bar.
+    pub label: String,
+    /// Length of the bar.
+    pub value: f64,
+    /// Text written at the end of the bar.
+    pub text: String,
+    /// Palette index.
+    pub colour: usize,
+}
+
+/// A horizontal bar chart, first bar on top, with a zero line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarChart {
+    /// Width in pixels; the height follows from the number of bars.
+    pub width: u32,
+    /// The value axis.
+    pub x: Axis,
+    /// The bars.
+    pub bars: Vec<Bar>,
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+type Drawn = Result<(), DrawingAreaErrorKind<std::io::Error>>;
+
+/// Draws a line chart.
+pub fn line_chart(c: &LineChart) -> String {
+    let series: Vec<Vec<(f64, f64)>> = c
+        .series
+        .iter()
+        .map(|s| mapped(&c.x, &c.y, &s.points))
+        .collect();
+    let xs: Vec<f64> = series.iter().flatten().map(|p| p.0).collect();
+    let mut ys: Vec<f64> = series.iter().flatten().map(|p| p.1).collect();
+    ys.extend(c.hline.and_then(|h| c.y.map(h)));
+    let (xr, yr) = (c.x.span(&xs), c.y.span(&ys));
+    let legend: Vec<(String, usize)> = c
+        .series
+        .iter()
+        .map(|s| (s.label.clone(), s.colour))
+        .collect();
+    render(c.size, |root| {
+        let plot = with_legend(root, c.size.0, if c.legend { &legend } else { &[] })?;
+        let mut chart = frame(&plot, &c.x, &c.y, xr, yr)?;
+        if let Some(h) = c.hline.and_then(|h| c.y.map(h)) {
+            chart.draw_series(LineSeries::new(
+                [(xr.0, h), (xr.1, h)],
+                colour(GREY).stroke_width(2),
+            ))?;
+        }
+        for (s, points) in c.series.iter().zip(&series) {
+            let style = colour(s.colour).stroke_width(2);
+            chart.draw_series(LineSeries::new(points.iter().copied(), style))?;
+            if c.markers {
+                chart.draw_series(points.iter().map(|p| Circle::new(*p, 4, style.filled())))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Draws a bubble scatter with the y = x diagonal.
+pub fn bubble_chart(c: &BubbleChart) -> String {
+    let drawn: Vec<(&Bubble, (f64, f64))> = c
+        .bubbles
+        .iter()
+        .filter_map(|b| Some((b, (c.x.map(b.x)?, c.y.map(b.y)?))))
+        .collect();
+    let xs: Vec<f64> = drawn.iter().map(|(_, p)| p.0).collect();
+    let ys: Vec<f64> = drawn.iter().map(|(_, p)| p.1).collect();
+    let (xr, yr) = (c.x.span(&xs), c.y.span(&ys));
+    let top = drawn
+        .iter()
+        .map(|(b, _)| b.weight)
+        .filter(|w| w.is_finite())
+        .fold(0.0, f64::max);
+    let radius = |w: f64| {
+        let share = if top > 0.0 && w > 0.0 { w / top } else { 0.0 };
+        (3.0 + 11.0 * share.sqrt()).round() as i32
+    };
+    render(c.size, |root| {
+        let plot = with_legend(root, c.size.0, &c.legend)?;
+        let mut chart = frame(&plot, &c.x, &c.y, xr, yr)?;
+        let (lo, hi) = (xr.0.max(yr.0), xr.1.min(yr.1));
+        chart.draw_series(LineSeries::new(
+            [(lo, lo), (hi, hi)],
+            colour(GREY).stroke_width(2),
+        ))?;
+        for (b, p) in &drawn {
+            let (r, c) = (radius(b.weight), colour(b.colour));
+            chart.draw_series([
+                Circle::new(*p, r, c.mix(0.3).filled()),
+                Circle::new(*p, r, c.stroke_width(1)),
+            ])?;
+        }
+        Ok(())
+    })
+}
+
+/// Draws a horizontal bar chart.
+pub fn bar_chart(c: &BarChart) -> String {
+    let n = c.bars.len().max(1);
+    let height = 70 + 34 * n as u32;
+    let values: Vec<f64> = c.bars.iter().filter_map(|b| c.x.map(b.value)).collect();
+    let (lo, hi) = c.x.clone().with_zero().span(&values);
+    let room = (hi - lo) * 0.22;
+    let xr = (
+        if lo < 0.0 { lo - room } else { lo },
+        if hi > 0.0 { hi + room } else { hi },
+    );
+    let yr = (-0.5, n as f64 - 0.5);
+    let names: Vec<String> = c.bars.iter().map(|b| truncate(&b.label, 32)).collect();
+    let label_w = names.iter().map(|s| s.chars().count()).max().unwrap_or(4) as u32 * 8 + 16;
+    let row = |v: f64| n as f64 - 1.0 - v;
+    let name_of = |v: &f64| {
+        let i = row(*v).round();
+        let whole = (row(*v) - i).abs() < 1e-9 && i >= 0.0;
+        if whole {
+            names.get(i as usize).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    render((c.width, height), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(50)
+            .y_label_area_size(label_w)
+            .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n)
+            .y_label_formatter(&name_of)
+            .x_labels(c.x.ticks(xr))
+            .x_label_formatter(&|v| c.x.tick(*v))
+            .x_desc(c.x.label.as_str())
+            .label_style((FONT, TICK_PT))
+            .axis_desc_style((FONT, DESC_PT))
+            .bold_line_style(RGBColor(225, 225, 225))
+            .max_light_lines(0)
+            .draw()?;
+        for (i, b) in c.bars.iter().enumerate() {
+            let (y, v) = (row(i as f64), c.x.map(b.value).unwrap_or(0.0));
+            let style = colour(b.colour).mix(0.85).filled();
+            chart.draw_series([Rectangle::new([(0.0, y - 0.32), (v, y + 0.32)], style)])?;
+            let (side, dx) = if v < 0.0 {
+                (HPos::Right, -6)
+            } else {
+                (HPos::Left, 6)
+            };
+            let text = TextStyle::from((FONT, TICK_PT)).pos(Pos::new(side, VPos::Center));
+            chart.draw_series([
+                EmptyElement::at((v, y)) + Text::new(b.text.clone(), (dx, 0), text)
+            ])?;
+        }
+        chart.draw_series(LineSeries::new(
+            [(0.0, yr.0), (0.0, yr.1)],
+            colour(GREY).stroke_width(1),
+        ))?;
+        Ok(())
+    })
+}
+
+/// The points mapped onto the drawn axes, non-drawable ones dropped.
+fn mapped(x: &Axis, y: &Axis, points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    points
+        .iter()
+        .filter_map(|&(a, b)| Some((x.map(a)?, y.map(b)?)))
+        .collect()
+}
+
+/// Renders into a string; a failure (none expected with a string sink) gives an empty SVG.
+fn render(size: (u32, u32), draw: impl FnOnce(&Area) -> Drawn) -> String {
+    let mut out = String::new();
+    let ok = {
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        root.fill(&WHITE)
+            .and_then(|_| draw(&root))
+            .and_then(|_| root.present())
+            .is_ok()
+    };
+    if ok {
+        out
+    } else {
+        format!(
+            r#"<svg width="{}" height="{}" xmlns="http://www.w3.org/2000/svg"/>"#,
+            size.0, size.1
+        )
+    }
+}
+
+/// Splits off a legend column on the right when there are entries, draws it, and returns the
+/// area left for the plot.
+fn with_legend<'a>(
+    root: &Area<'a>,
+    width: u32,
+    entries: &[(String, usize)],
+) -> Result<Area<'a>, DrawingAreaErrorKind<std::io::Error>> {
+    if entries.is_empty() {
+        return Ok(root.clone());
+    }
+    let (plot, side) = root.split_horizontally(width.saturating_sub(LEGEND_W));
+    let text = TextStyle::from((FONT, TICK_PT)).pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, (label, c)) in entries.iter().enumerate() {
+        let y = 24 + 24 * i as i32;
+        side.draw(&PathElement::new(
+            vec![(6, y), (30, y)],
+            colour(*c).stroke_width(3),
+        ))?;
+        side.draw(&Text::new(truncate(label, 26), (38, y), text.clone()))?;
+    }
+    Ok(plot)
+}
+
+/// Builds the axes, grid and labels of a chart over drawn ranges `xr`, `yr`.
+fn frame<'a, 'b>(
+    area: &'a Area<'b>,
+    x: &'a Axis,
+    y: &'a Axis,
+    xr: (f64, f64),
+    yr: (f64, f64),
+) -> Result<Chart<'a, 'b>, DrawingAreaErrorKind<std::io::Error>> {
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
+    chart
+        .configure_mesh()
+        .x_labels(x.ticks(xr))
+        .y_labels(y.ticks(yr))
+        .x_label_formatter(&|v| x.tick(*v))
+        .y_label_formatter(&|v| y.tick(*v))
+        .x_desc(x.label.as_str())
+        .y_desc(y.label.as_str())
+        .label_style((FONT, TICK_PT))
+        .axis_desc_style((FONT, DESC_PT))
+        .bold_line_style(RGBColor(225, 225, 225))
+        .max_light_lines(0)
+        .draw()?;
+    Ok(chart)
+}
+
+/// `text` cut to `max` characters, with an ellipsis when cut.
+pub fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(max.saturating_sub(1)).collect();
+    format!("{head}…")
+}
+
+/// δ = 1 − 10⁻ᵏ written with superscripts.
+pub fn delta_label(k: i32) -> String {
+    const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let digits: String = k
+        .unsigned_abs()
+        .to_string()
+        .chars()
+        .map(|d| SUP[d.to_digit(10).unwrap_or(0) as usize])
+        .collect();
+    let sign = if k >= 0 { "⁻" } else { "" };
+    format!("1−10{sign}{digits}")
+}
+
+/// A short, fixed-precision rendering of a tick value: 0.25, 12, 3.5k, 2M.
+pub fn number(v: f64) -> String {
+    let a = v.abs();
+    let s = if !v.is_finite() {
+        String::from("–")
+    } else if a >= 1e6 {
+        format!("{}M", trimmed(v / 1e6, 2))
+    } else if a >= 1e4 {
+        format!("{}k", trimmed(v / 1e3, 1))
+    } else {
+        trimmed(v, 3)
+    };
+    if s == "-0" {
+        String::from("0")
+    } else {
+        s
+    }
+}
+
+/// `v` with at most `digits` decimals, trailing zeros removed.
+fn trimmed(v: f64, digits: usize) -> String {
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_short() {
+        assert_eq!(number(0.25), "0.25");
+        assert_eq!(number(-0.0001), "0");
+        assert_eq!(number(12.0), "12");
+        assert_eq!(number(35_000.0), "35k");
+        assert_eq!(number(2_000_000.0), "2M");
+        assert_eq!(number(f64::NAN), "–");
+    }
+
+    #[test]
+    fn delta_labels_use_superscripts() {
+        assert_eq!(delta_label(6), "1−10⁻⁶");
+        assert_eq!(delta_label(12), "1−10⁻¹²");
+    }
+
+    #[test]
+    fn log_axis_drops_non_positive_values() {
+        let y = Axis::new("events").scale(Scale::Log);
+        assert_eq!(y.map(0.0), None);
+        assert_eq!(y.map(100.0), Some(2.0));
+        assert_eq!(y.span(&[2.0, 3.5]), (2.0, 4.0));
+        assert_eq!(y.tick(3.0), "1000");
+        assert_eq!(y.tick(3.5), "");
+    }
+
+    #[test]
+    fn extreme_values_are_dropped_or_drawn_without_trouble() {
+        let points = vec![(0.0, 1e300), (1.0, -1e300), (2.0, 1e14), (3.0, 1e14 + 0.01)];
+        let series = vec![Series {
+            label: "x".into(),
+            colour: 9,
+            points,
+        }];
+        for scale in [Scale::Linear, Scale::Log, Scale::Delta] {
+            let chart = LineChart {
+                size: (10, 10),
+                x: Axis::new("x").scale(scale),
+                y: Axis::new("y").scale(scale),
+                series: series.clone(),
+                hline: Some(f64::MAX),
+                markers: true,
+                legend: true,
+            };
+            assert!(!line_chart(&chart).contains("NaN"));
+        }
+    }
+
+    #[test]
+    fn empty_and_nan_series_draw_without_nan() {
+        let chart = LineChart {
+            size: (500, 300),
+            x: Axis::new("x"),
+            y: Axis::new("y"),
+            series: vec![Series {
+                label: "a".into(),
+                colour: 0,
+                points: vec![(f64::NAN, 1.0), (0.0, f64::INFINITY)],
+            }],
+            hline: Some(0.0),
+            markers: true,
+            legend: true,
+        };
+        let svg = line_chart(&chart);
+        assert!(svg.starts_with("<svg"));
+        assert!(!svg.contains("NaN") && !svg.contains("inf"));
+    }
+}

@@ -1,0 +1,273 @@
+//! Behaviour of the pages and tables on small synthetic summaries.
+
+use fairshare_report::{replay_html, replay_table, sweep_html, sweep_table};
+use fairshare_sim::cluster::{PolicyResult, ShareSeries, Timeline, UserResult};
+use fairshare_sim::summary::{InputCounts, ReplaySummary, Setting, SweepCell, SweepSummary};
+
+fn user(id: &str, submitted: u64, completed: u64, wait: f64) -> UserResult {
+    UserResult {
+        id: id.into(),
+        tasks_submitted: submitted,
+        tasks_started: completed,
+        tasks_completed: completed,
+        mean_wait_s: wait,
+        mean_dominant_share: 0.2,
+    }
+}
+
+fn policy(name: &str, wait: f64, users: Vec<UserResult>, livetree: Option<u64>) -> PolicyResult {
+    let times: Vec<f64> = (0..50).map(|i| 600.0 * i as f64).collect();
+    let wave = |phase: f64| {
+        times
+            .iter()
+            .map(|t| 0.5 + 0.4 * ((t / 3000.0) + phase).sin())
+            .collect::<Vec<_>>()
+    };
+    let shares = users.iter().enumerate().map(|(i, u)| ShareSeries {
+        id: u.id.clone(),
+        values: wave(i as f64).iter().map(|v| v / 4.0).collect(),
+    });
+    let submitted = users.iter().map(|u| u.tasks_submitted).sum();
+    let completed = users.iter().map(|u| u.tasks_completed).sum();
+    PolicyResult {
+        policy: name.into(),
+        tasks_submitted: submitted,
+        tasks_started: completed,
+        tasks_completed: completed,
+        tasks_unfinished: submitted - completed,
+        tasks_never_fit: 0,
+        tasks_beyond_horizon: 0,
+        mean_wait_s: wait,
+        p95_wait_s: 3.0 * wait,
+        user_mean_wait_s: wait * 1.1,
+        mean_slowdown: 2.0,
+        utilization: vec![0.8, 0.6],
+        resources: vec!["cpu".into(), "memory".into()],
+        jain_index: 0.9,
+        livetree_events: livetree,
+        livetree_events_per_1000_tasks: None,
+        livetree: None,
+        simulated_s: 30_000.0,
+        events: 1000,
+        wall_s: 0.25,
+        events_per_s: 4000.0,
+        users: users.clone(),
+        timeline: Timeline {
+            utilization: vec![wave(wait / 50.0), wave(1.0 + wait / 50.0)],
+            times_s: times.clone(),
+            dominant_share: shares.collect(),
+        },
+    }
+}
+
+fn users() -> Vec<UserResult> {
+    vec![
+        user("alice", 120, 100, 30.0),
+        user("<b>bob</b>", 40, 10, 90.0),
+        user("carol", 5, 5, 0.0),
+        user("dave", 0, 0, 0.0),
+    ]
+}
+
+fn setting() -> Setting {
+    Setting {
+        trace: vec!["part-00000-of-00500.csv.gz".into()],
+        format: "google-2011".into(),
+        resources: vec!["cpu".into(), "memory".into()],
+        units: vec!["normalised cores".into(), "normalised bytes".into()],
+        mean_demand: vec![12.5, 8.25],
+        capacity: vec![6.25, 4.125],
+        capacity_fraction: Some(0.5),
+        machines: None,
+        users: 4,
+        span_s: 30_000.0,
+        horizon_s: Some(30_000.0),
+        rule: "skip-blocked".into(),
+    }
+}
+
+fn input() -> InputCounts {
+    InputCounts {
+        records_read: 1000,
+        tasks_found: 180,
+        tasks_skipped: [("zero demand".into(), 10), ("no finish".into(), 5)].into(),
+    }
+}
+
+fn sample_replay() -> ReplaySummary {
+    ReplaySummary {
+        input: input(),
+        setting: setting(),
+        policies: vec![
+            policy("drf", 60.0, users(), None),
+            policy("sdrf:delta=0.999999", 40.0, users(), Some(1234)),
+            policy("fifo", 80.0, users(), None),
+        ],
+    }
+}
+
+fn sample_sweep() -> SweepSummary {
+    let mut cells = Vec::new();
+    for fraction in [0.5, 0.75, 1.0] {
+        cells.push(SweepCell {
+            fraction,
+            epsilon: None,
+            result: policy("drf", 100.0 * (1.5 - fraction), users(), None),
+        });
+        for k in 1..=7 {
+            let gain =
+                0.3 * (1.0 - fraction + 0.2) * (1.0 - ((k as f64 - 6.0) / 4.0).powi(2)) - 0.02;
+            let wait = 100.0 * (1.5 - fraction) * (1.0 - gain);
+            let mut sdrf = users();
+            sdrf[1].tasks_completed = 20;
+            let events = (10f64.powi(7 - k) * (2.0 - fraction)) as u64;
+            let result = policy(
+                &format!("sdrf:delta=0.{}", "9".repeat(k as usize)),
+                wait,
+                sdrf,
+                Some(events),
+            );
+            cells.push(SweepCell {
+                fraction,
+                epsilon: Some(10f64.powi(-k)),
+                result,
+            });
+        }
+    }
+    SweepSummary {
+        input: input(),
+        setting: setting(),
+        shard_ids: vec![0, 1],
+        shards: 2,
+        cells,
+    }
+}
+
+/// Checks what every page must be: self-contained, escaped, NaN-free, with `figures` plots.
+fn check_page(html: &str, figures: usize) {
+    let outside = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    assert!(
+        !outside.contains("http://") && !outside.contains("https://"),
+        "a network reference"
+    );
+    assert!(!html.contains("<script"), "a script");
+    assert_eq!(html.matches("<svg").count(), figures, "figure count");
+    assert!(!html.contains("<b>"), "an unescaped id");
+    for bad in ["NaN", "inf\"", "=\"inf", "-inf", "Infinity"] {
+        assert!(!html.contains(bad), "{bad} in the page");
+    }
+}
+
+#[test]
+fn replay_page_has_one_plot_per_figure() {
+    let s = sample_replay();
+    // 2 resources + 3 dominant-share charts + waits + reduction vs DRF.
+    check_page(&replay_html(&s), 2 + 3 + 2);
+    assert!(replay_html(&s).contains("&lt;b&gt;bob&lt;/b&gt;"));
+}
+
+#[test]
+fn replay_page_is_deterministic() {
+    assert_eq!(replay_html(&sample_replay()), replay_html(&sample_replay()));
+    assert_eq!(sweep_html(&sample_sweep()), sweep_html(&sample_sweep()));
+}
+
+#[test]
+fn replay_without_drf_has_no_reduction_plot() {
+    let mut s = sample_replay();
+    s.policies.remove(0);
+    let html = replay_html(&s);
+    check_page(&html, 2 + 2 + 1);
+    assert!(html.contains("No DRF run"));
+}
+
+#[test]
+fn single_policy_and_empty_users_and_zero_tasks() {
+    let mut s = sample_replay();
+    s.policies = vec![policy("drf", 0.0, vec![], None)];
+    s.policies[0].timeline = Timeline::default();
+    s.input = InputCounts::default();
+    s.setting = Setting::default();
+    let html = replay_html(&s);
+    check_page(&html, 1 + 1);
+    assert!(replay_table(&s).contains("drf"));
+}
+
+#[test]
+fn nan_metrics_never_reach_the_page() {
+    let mut s = sample_replay();
+    for p in &mut s.policies {
+        p.mean_wait_s = f64::NAN;
+        p.user_mean_wait_s = f64::INFINITY;
+        p.timeline.utilization[0][3] = f64::NAN;
+    }
+    check_page(&replay_html(&s), 2 + 3 + 1);
+    assert!(!replay_table(&s).contains("NaN"));
+}
+
+#[test]
+fn replay_table_lists_inputs_and_policies() {
+    let t = replay_table(&sample_replay());
+    for expected in [
+        "tasks submitted",
+        "165",
+        "skipped: zero demand",
+        "sdrf:delta=0.999999",
+        "util memory",
+        "1234",
+        "60.0 s",
+    ] {
+        assert!(t.contains(expected), "{expected} missing from\n{t}");
+    }
+}
+
+#[test]
+fn sweep_page_has_figures_4_to_6() {
+    let s = sample_sweep();
+    let html = sweep_html(&s);
+    check_page(&html, 3);
+    assert!(html.contains("1−10⁻⁶"));
+    assert!(
+        html.contains("Above the line: 1; below: 0; on it: 2."),
+        "{html}"
+    );
+    assert!(!html.contains("not in this sweep"));
+}
+
+#[test]
+fn sweep_falls_back_when_the_paper_cell_is_missing() {
+    let mut s = sample_sweep();
+    s.cells
+        .retain(|c| !matches!(c.epsilon, Some(e) if e <= 1e-4) && c.fraction > 0.5);
+    let html = sweep_html(&s);
+    check_page(&html, 3);
+    assert!(html.contains("not in this sweep"));
+    assert!(html.contains("δ = 1−10⁻³ and capacity 0.75"), "{html}");
+}
+
+#[test]
+fn sweep_without_baseline_or_cells_draws_only_what_it_can() {
+    let mut s = sample_sweep();
+    s.cells.retain(|c| c.epsilon.is_some());
+    check_page(&sweep_html(&s), 2);
+    s.cells.clear();
+    let html = sweep_html(&s);
+    check_page(&html, 1);
+    assert!(sweep_table(&s).contains("fraction"));
+}
+
+#[test]
+fn sweep_table_shows_reductions() {
+    let t = sweep_table(&sample_sweep());
+    assert!(t.contains("δ=1−10⁻⁶"), "{t}");
+    assert!(t.contains("19.0 %"), "{t}");
+}
+
+#[test]
+fn runs_without_live_tree_events_are_counted_not_drawn() {
+    let mut s = sample_sweep();
+    s.cells[1].result.livetree_events = Some(0);
+    let html = sweep_html(&s);
+    check_page(&html, 3);
+    assert!(html.contains("a log scale cannot show: 1."), "{html}");
+}

@@ -1,0 +1,371 @@
+//! The `cluster` engine: trace-driven task scheduling under any policy.
+//!
+//! Tasks arrive at their submit time into per-user FIFO queues and run for their recorded
+//! runtime once placed. At every instant with an arrival or a finish the engine processes all
+//! finishes, then all arrivals, then runs one pass of progressive filling (SDRF's Algorithm 1)
+//! in the policy's order (spec `sdrf.md` §8.3). Arrivals are pulled from an iterator as they
+//! come due, so a trace is never held in memory.
+
+mod load;
+mod metrics;
+mod ranking;
+mod space;
+
+pub use load::Load;
+pub use metrics::{jain, PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S};
+pub use space::Capacity;
+
+use crate::policy::PolicySpec;
+use fairshare_core::alloc::tasks::{progressive_fill, Blocking, TaskQueue};
+use fairshare_core::model::Time;
+use metrics::Recorder;
+use ranking::Ranking;
+use space::Space;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use thiserror::Error;
+
+/// One task as the engine receives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arrival {
+    /// Index of the user (below [`ClusterConfig::users`]).
+    pub user: u32,
+    /// Arrival time.
+    pub submit: Time,
+    /// How long it runs once started, microseconds.
+    pub runtime: u64,
+    /// Demand per resource, in the capacity's units.
+    pub demand: Vec<f64>,
+}
+
+/// When a run ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// At this time; tasks arriving later are counted but not submitted.
+    Horizon(Time),
+    /// When every task has finished.
+    Drain,
+}
+
+/// Everything a cluster run needs besides its arrivals.
+#[derive(Debug, Clone)]
+pub struct ClusterConfig {
+    /// The policy.
+    pub policy: PolicySpec,
+    /// A pool or machines.
+    pub capacity: Capacity,
+    /// Resource names, for the results.
+    pub resources: Vec<String>,
+    /// User names; their number is n, and every user's entitlement is 1/n.
+    pub users: Vec<String>,
+    /// What a pass does when the chosen user's task does not fit.
+    pub blocking: Blocking,
+    /// When the run ends.
+    pub stop: Stop,
+    /// Time of the first event (timelines count from it).
+    pub origin: Time,
+    /// Seconds between timeline samples.
+    pub sample_every: f64,
+    /// How many users' dominant shares the timeline keeps.
+    pub top_users: usize,
+}
+
+/// A run that cannot proceed.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum SimError {
+    /// Arrivals must come in submit order.
+    #[error("arrival at {got} after one at {previous}: arrivals must be in submit order")]
+    OutOfOrder {
+        /// The earlier arrival's time.
+        previous: Time,
+        /// The offending arrival's time.
+        got: Time,
+    },
+    /// An arrival names a user beyond the configured ones or has the wrong demand length.
+    #[error("arrival of user {user}: {problem}")]
+    BadArrival {
+        /// The user index.
+        user: u32,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The capacity is unusable.
+    #[error("capacity: {0}")]
+    Capacity(String),
+}
+
+/// A task waiting in a user's queue.
+#[derive(Debug, Clone)]
+struct Pending {
+    seq: u64,
+    submit: Time,
+    runtime: u64,
+    demand: Vec<f64>,
+}
+
+/// A task running somewhere.
+#[derive(Debug, Clone)]
+struct Running {
+    user: u32,
+    place: usize,
+    demand: Vec<f64>,
+}
+
+/// The engine's state between events.
+struct Engine {
+    queues: Vec<VecDeque<Pending>>,
+    allocation: Vec<Vec<f64>>,
+    running: Vec<Option<Running>>,
+    free_slots: Vec<usize>,
+    finishes: BinaryHeap<Reverse<(Time, u64, usize)>>,
+    space: Space,
+    ranking: Box<dyn Ranking>,
+    recorder: Recorder,
+    now: Time,
+    seq: u64,
+}
+
+/// Replays `arrivals` (in submit order) under `config`.
+pub fn run<E>(
+    config: &ClusterConfig,
+    arrivals: impl Iterator<Item = Result<Arrival, E>>,
+    mut progress: impl FnMut(Time),
+) -> Result<PolicyResult, RunError<E>> {
+    let started = std::time::Instant::now();
+    let mut engine = Engine::new(config).map_err(RunError::Sim)?;
+    let mut arrivals = arrivals.peekable();
+    let mut last_submit = Time::ZERO;
+    loop {
+        let next_arrival = match arrivals.peek() {
+            Some(Ok(a)) => Some(a.submit),
+            Some(Err(_)) => {
+                return Err(RunError::Input(
+                    arrivals
+                        .next()
+                        .and_then(Result::err)
+                        .expect("peeked an error"),
+                ))
+            }
+            None => None,
+        };
+        let next_finish = engine.finishes.peek().map(|Reverse((t, _, _))| *t);
+        let Some(t) = next_arrival.into_iter().chain(next_finish).min() else {
+            break;
+        };
+        if let Stop::Horizon(h) = config.stop {
+            if t > h {
+                break;
+            }
+        }
+        engine.at(t);
+        while engine
+            .finishes
+            .peek()
+            .is_some_and(|Reverse((f, _, _))| *f == t)
+        {
+            engine.finish_one();
+        }
+        while let Some(Ok(a)) = arrivals.next_if(|a| matches!(a, Ok(a) if a.submit == t)) {
+            if a.submit < last_submit {
+                return Err(RunError::Sim(SimError::OutOfOrder {
+                    previous: last_submit,
+                    got: a.submit,
+                }));
+            }
+            last_submit = a.submit;
+            engine.arrive(a).map_err(RunError::Sim)?;
+        }
+        engine.pass(config.blocking);
+        progress(t);
+    }
+    let end = match config.stop {
+        Stop::Horizon(h) => h.max(engine.now),
+        Stop::Drain => engine.now,
+    };
+    for rest in arrivals {
+        rest.map_err(RunError::Input)?;
+        engine.recorder.beyond_horizon();
+    }
+    let mut result = engine.conclude(config, end);
+    result.wall_s = started.elapsed().as_secs_f64();
+    result.events_per_s = if result.wall_s > 0.0 {
+        result.events as f64 / result.wall_s
+    } else {
+        0.0
+    };
+    Ok(result)
+}
+
+/// Why a run stopped early: the engine refused, or the input failed.
+#[derive(Debug, Error)]
+pub enum RunError<E> {
+    /// The engine refused the input.
+    #[error(transparent)]
+    Sim(SimError),
+    /// Reading the input failed.
+    #[error("{0}")]
+    Input(E),
+}
+
+impl Engine {
+    fn new(config: &ClusterConfig) -> Result<Engine, SimError> {
+        let m = config.resources.len();
+        let users = config.users.len();
+        let space = Space::new(&config.capacity, m)?;
+        Ok(Engine {
+            queues: vec![VecDeque::new(); users],
+            allocation: vec![vec![0.0; m]; users],
+            running: Vec::new(),
+            free_slots: Vec::new(),
+            finishes: BinaryHeap::new(),
+            space,
+            ranking: ranking::for_policy(config.policy.ranking, users, m),
+            recorder: Recorder::new(users, m, config.origin, config.sample_every),
+            now: config.origin,
+            seq: 0,
+        })
+    }
+
+    fn at(&mut self, t: Time) {
+        self.now = t;
+        self.recorder.advance(t);
+        self.ranking.advance(t);
+    }
+
+    fn head(&self, user: u32) -> Option<(Time, u64)> {
+        self.queues[user as usize]
+            .front()
+            .map(|p| (p.submit, p.seq))
+    }
+
+    fn arrive(&mut self, a: Arrival) -> Result<(), SimError> {
+        let u = a.user as usize;
+        if u >= self.queues.len() {
+            return Err(SimError::BadArrival {
+                user: a.user,
+                problem: "no such user".into(),
+            });
+        }
+        self.recorder.event();
+        self.recorder.submitted(a.user);
+        let demand = self
+            .space
+            .normalise(&a.demand)
+            .map_err(|problem| SimError::BadArrival {
+                user: a.user,
+                problem,
+            })?;
+        if !self.space.could_ever_fit(&demand) {
+            self.recorder.never_fits();
+            return Ok(());
+        }
+        self.seq += 1;
+        let was_idle = self.queues[u].is_empty();
+        self.queues[u].push_back(Pending {
+            seq: self.seq,
+            submit: a.submit,
+            runtime: a.runtime,
+            demand,
+        });
+        if was_idle {
+            self.ranking
+                .update(a.user, &self.allocation[u], self.head(a.user));
+        }
+        Ok(())
+    }
+
+    fn finish_one(&mut self) {
+        let Some(Reverse((_, _, slot))) = self.finishes.pop() else {
+            return;
+        };
+        let Some(task) = self.running[slot].take() else {
+            return;
+        };
+        self.free_slots.push(slot);
+        self.recorder.event();
+        self.recorder.completed(task.user);
+        self.space.release(task.place, &task.demand);
+        self.recorder.used(self.space.used());
+        let u = task.user as usize;
+        self.allocation[u]
+            .iter_mut()
+            .zip(&task.demand)
+            .for_each(|(o, d)| *o = (*o - d).max(0.0));
+        self.recorder
+            .allocation(task.user, self.now, &self.allocation[u]);
+        self.ranking
+            .update(task.user, &self.allocation[u], self.head(task.user));
+    }
+
+    /// One pass of Algorithm 1; time stands still during it, so use is recorded after it.
+    fn pass(&mut self, blocking: Blocking) {
+        let mut space = std::mem::take(&mut self.space);
+        progressive_fill(self, &mut space, blocking);
+        self.space = space;
+        self.ranking.restore();
+        self.recorder.used(self.space.used());
+    }
+
+    fn conclude(self, config: &ClusterConfig, end: Time) -> PolicyResult {
+        let waiting = self
+            .queues
+            .iter()
+            .enumerate()
+            .flat_map(|(u, q)| q.iter().map(move |p| (u as u32, p.submit)));
+        let counters = self.ranking.livetree();
+        let mut result = self
+            .recorder
+            .finish(end, waiting, &config.users, config.top_users);
+        Recorder::with_livetree(&mut result, counters);
+        result.policy = config.policy.name.clone();
+        result.resources = config.resources.clone();
+        result
+    }
+}
+
+impl TaskQueue for Engine {
+    fn first(&mut self) -> Option<usize> {
+        self.ranking.first().map(|u| u as usize)
+    }
+
+    fn head(&self, client: usize) -> &[f64] {
+        self.queues[client]
+            .front()
+            .map_or(&[], |p| p.demand.as_slice())
+    }
+
+    fn start(&mut self, client: usize, place: usize) {
+        let Some(task) = self.queues[client].pop_front() else {
+            return;
+        };
+        let user = client as u32;
+        let wait = (self.now.as_micros() - task.submit.as_micros()) as f64 / 1e6;
+        self.recorder.started(user, wait, task.runtime as f64 / 1e6);
+        self.allocation[client]
+            .iter_mut()
+            .zip(&task.demand)
+            .for_each(|(o, d)| *o += d);
+        self.recorder
+            .allocation(user, self.now, &self.allocation[client]);
+        let slot = self.free_slots.pop().unwrap_or(self.running.len());
+        if slot == self.running.len() {
+            self.running.push(None);
+        }
+        self.finishes.push(Reverse((
+            self.now.plus_micros(task.runtime),
+            task.seq,
+            slot,
+        )));
+        self.running[slot] = Some(Running {
+            user,
+            place,
+            demand: task.demand,
+        });
+        self.ranking
+            .update(user, &self.allocation[client], self.head(user));
+    }
+
+    fn skip(&mut self, client: usize) {
+        self.ranking.set_aside(client as u32);
+    }
+}

@@ -1,0 +1,11 @@
+//! # fairshare-sim
+//!
+//! Discrete-event engines that replay workloads under fairshare's policies. The `cluster`
+//! engine replays task traces on a pool or on machines (the SDRF paper's evaluation); more
+//! engines join it as their mechanisms arrive. Engines keep integer-microsecond time, take
+//! their input as iterators, and never read a clock except to report their own wall time.
+#![warn(missing_docs)]
+
+pub mod cluster;
+pub mod policy;
+pub mod summary;

@@ -1,0 +1,139 @@
+//! The one error type of the crate.
+//!
+//! A trace is someone else's file: when it is wrong, the message must say where (file and line),
+//! which field, and what was expected, so the user can look at the line and decide. Errors about
+//! one record are also the keys under which lenient reading counts what it skipped, so the same
+//! wording serves both modes.
+
+use crate::Format;
+use fairshare_core::model::Time;
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Everything that can go wrong while reading a trace.
+#[derive(Debug, Error)]
+pub enum TraceError {
+    /// A file could not be opened, read or decompressed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// A field did not hold what its column needs.
+    #[error("{}:{line}: field {field} ({name}): expected {expected}, found \"{found}\"", file.display())]
+    Field {
+        /// The file.
+        file: PathBuf,
+        /// The line in that file, from 1.
+        line: u64,
+        /// The field, from 1.
+        field: usize,
+        /// The field's name in the format's documentation.
+        name: &'static str,
+        /// What the field should hold.
+        expected: &'static str,
+        /// What it held.
+        found: String,
+    },
+    /// A record had the wrong number of fields.
+    #[error("{}:{line}: expected {expected} fields, found {found}", file.display())]
+    FieldCount {
+        /// The file.
+        file: PathBuf,
+        /// The line in that file, from 1.
+        line: u64,
+        /// The counts the format allows, in words.
+        expected: &'static str,
+        /// The count found.
+        found: usize,
+    },
+    /// A record's time is earlier than the previous record's, so the stream cannot stay ordered.
+    #[error("{}:{line}: time {time} is earlier than the previous record's {previous}; the records must be in time order", file.display())]
+    OutOfOrder {
+        /// The file.
+        file: PathBuf,
+        /// The line in that file, from 1.
+        line: u64,
+        /// This record's time.
+        time: Time,
+        /// The latest time before it.
+        previous: Time,
+    },
+    /// A CSV header lacks a column the format needs.
+    #[error("{}: the header has no column \"{column}\"", file.display())]
+    MissingColumn {
+        /// The file.
+        file: PathBuf,
+        /// The column looked for.
+        column: &'static str,
+    },
+    /// The first line of a file matches none of the formats.
+    #[error("{}: cannot tell the trace format from the first line; name the format explicitly", path.display())]
+    UnknownFormat {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A format name that is not one of `swf`, `google`, `alibaba`.
+    #[error("unknown trace format \"{0}\" (expected swf, google or alibaba)")]
+    UnknownFormatName(String),
+    /// The format has no machine list.
+    #[error("the {0} format has no machine list")]
+    NoMachineList(Format),
+    /// No trace file was given.
+    #[error("no trace files given")]
+    NoInput,
+}
+
+impl TraceError {
+    /// An I/O error on `path`.
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> TraceError {
+        TraceError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// The reason under which lenient reading counts a record rejected with this error, or
+    /// `None` when the error is not about one record and must end the stream in any mode.
+    pub fn skip_reason(&self) -> Option<String> {
+        match self {
+            TraceError::Field { field, name, .. } => {
+                Some(format!("malformed: field {field} ({name})"))
+            }
+            TraceError::FieldCount { .. } => Some("malformed: field count".to_owned()),
+            TraceError::OutOfOrder { .. } => Some("out of order".to_owned()),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TraceError;
+    use std::path::PathBuf;
+
+    #[test]
+    fn record_errors_have_stable_skip_reasons() {
+        let field = TraceError::Field {
+            file: PathBuf::from("t.swf"),
+            line: 3,
+            field: 4,
+            name: "run time",
+            expected: "a number",
+            found: "x".into(),
+        };
+        assert_eq!(
+            field.to_string(),
+            "t.swf:3: field 4 (run time): expected a number, found \"x\""
+        );
+        assert_eq!(
+            field.skip_reason().as_deref(),
+            Some("malformed: field 4 (run time)")
+        );
+        let io = TraceError::io("t.swf", std::io::Error::other("gone"));
+        assert_eq!(io.to_string(), "t.swf: gone");
+        assert_eq!(io.skip_reason(), None);
+    }
+}

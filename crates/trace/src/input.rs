@@ -1,0 +1,312 @@
+//! Bytes in: files plain or gzip, several in turn, and field parsing that knows where it is.
+//!
+//! Every reader needs the same three things — open a file whatever its compression, walk a list
+//! of files as one stream (the Google trace comes in 500 parts), and turn a field into a number
+//! or an error naming file, line and field — so they live here once.
+
+use crate::TraceError;
+use flate2::bufread::MultiGzDecoder;
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// A boxed reader of one file's decompressed bytes.
+pub(crate) type Input = Box<dyn BufRead + Send>;
+
+const BUFFER: usize = 1 << 16;
+
+/// Opens `path`, decompressing it when it starts with the gzip magic bytes.
+pub(crate) fn open_file(path: &Path) -> Result<Input, TraceError> {
+    let file = File::open(path).map_err(|e| TraceError::io(path, e))?;
+    let mut reader = BufReader::with_capacity(BUFFER, file);
+    let magic = reader.fill_buf().map_err(|e| TraceError::io(path, e))?;
+    if magic.starts_with(&[0x1f, 0x8b]) {
+        let gz = MultiGzDecoder::new(reader);
+        Ok(Box::new(BufReader::with_capacity(BUFFER, gz)))
+    } else {
+        Ok(Box::new(reader))
+    }
+}
+
+/// The first non-blank line of `path` (at most 64 KiB of it), for format detection.
+pub(crate) fn first_line(path: &Path) -> Result<String, TraceError> {
+    let mut input = open_file(path)?.take(BUFFER as u64);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = input
+            .read_until(b'\n', &mut line)
+            .map_err(|e| TraceError::io(path, e))?;
+        let text = String::from_utf8_lossy(&line);
+        if n == 0 || !text.trim().is_empty() {
+            return Ok(text.trim().to_owned());
+        }
+    }
+}
+
+/// Whether a line of a whitespace-separated file is blank or a `;` comment.
+pub(crate) fn is_comment(text: &str) -> bool {
+    let text = text.trim_start();
+    text.is_empty() || text.starts_with(';')
+}
+
+/// Where a record sits: the file and the line, from 1.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct At<'a> {
+    /// The file.
+    pub file: &'a Path,
+    /// The line.
+    pub line: u64,
+}
+
+/// A field of a format: its number, from 1, and its documented name.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Col {
+    /// The field number, from 1.
+    pub number: usize,
+    /// The field's name.
+    pub name: &'static str,
+}
+
+impl Col {
+    /// The field numbered `number` (from 1) and called `name`.
+    pub const fn new(number: usize, name: &'static str) -> Col {
+        Col { number, name }
+    }
+}
+
+impl At<'_> {
+    /// The error for field `col` holding `raw` instead of `expected`.
+    pub fn error(&self, col: Col, expected: &'static str, raw: impl AsRef<[u8]>) -> TraceError {
+        TraceError::Field {
+            file: self.file.to_path_buf(),
+            line: self.line,
+            field: col.number,
+            name: col.name,
+            expected,
+            found: String::from_utf8_lossy(raw.as_ref()).into_owned(),
+        }
+    }
+
+    /// The error for a record with `found` fields instead of `expected`.
+    pub fn count_error(&self, expected: &'static str, found: usize) -> TraceError {
+        TraceError::FieldCount {
+            file: self.file.to_path_buf(),
+            line: self.line,
+            expected,
+            found,
+        }
+    }
+
+    /// Field `col` as UTF-8 text.
+    pub fn text<'r>(&self, col: Col, raw: &'r [u8]) -> Result<&'r str, TraceError> {
+        std::str::from_utf8(raw).map_err(|_| self.error(col, "UTF-8 text", raw))
+    }
+
+    /// Field `col` parsed as `T`, or the error saying `expected`.
+    fn parse<T: FromStr>(
+        &self,
+        col: Col,
+        raw: impl AsRef<[u8]>,
+        expected: &'static str,
+    ) -> Result<T, TraceError> {
+        let raw = raw.as_ref();
+        std::str::from_utf8(raw)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .ok_or_else(|| self.error(col, expected, raw))
+    }
+
+    /// Field `col` as a finite number (negative allowed).
+    pub fn number(&self, col: Col, raw: impl AsRef<[u8]>) -> Result<f64, TraceError> {
+        let x: f64 = self.parse(col, &raw, "a number")?;
+        if x.is_finite() {
+            Ok(x)
+        } else {
+            Err(self.error(col, "a number", raw))
+        }
+    }
+
+    /// Field `col` as a finite number that is not negative.
+    pub fn amount(&self, col: Col, raw: impl AsRef<[u8]>) -> Result<f64, TraceError> {
+        let x: f64 = self.parse(col, &raw, "a number >= 0")?;
+        if x.is_finite() && x >= 0.0 {
+            Ok(x)
+        } else {
+            Err(self.error(col, "a number >= 0", raw))
+        }
+    }
+
+    /// Field `col` as an amount, or `None` when the field is empty.
+    pub fn optional_amount(&self, col: Col, raw: &[u8]) -> Result<Option<f64>, TraceError> {
+        if raw.is_empty() {
+            Ok(None)
+        } else {
+            self.amount(col, raw).map(Some)
+        }
+    }
+
+    /// Field `col` as a non-negative integer.
+    pub fn integer<T: FromStr>(&self, col: Col, raw: impl AsRef<[u8]>) -> Result<T, TraceError> {
+        self.parse(col, raw, "a whole number >= 0")
+    }
+}
+
+/// One line of a file, without its line end.
+pub(crate) struct Line<'a> {
+    /// Where it is.
+    pub at: At<'a>,
+    /// Its text (invalid UTF-8 replaced, so that it shows in errors).
+    pub text: Cow<'a, str>,
+}
+
+/// The lines of several files, one file after another.
+pub(crate) struct Lines {
+    paths: Vec<PathBuf>,
+    next_file: usize,
+    input: Option<Input>,
+    line: u64,
+    buf: Vec<u8>,
+}
+
+impl Lines {
+    /// Lines of `paths`, read in the order given.
+    pub fn new(paths: &[PathBuf]) -> Lines {
+        Lines {
+            paths: paths.to_vec(),
+            next_file: 0,
+            input: None,
+            line: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// The next line, or `None` after the last line of the last file.
+    pub fn next_line(&mut self) -> Option<Result<Line<'_>, TraceError>> {
+        loop {
+            let input = match self.input.as_mut() {
+                Some(input) => input,
+                None => {
+                    let path = self.paths.get(self.next_file)?;
+                    self.next_file += 1;
+                    self.line = 0;
+                    match open_file(path) {
+                        Ok(input) => self.input.insert(input),
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+            };
+            self.buf.clear();
+            let path = &self.paths[self.next_file - 1];
+            match input.read_until(b'\n', &mut self.buf) {
+                Err(e) => return Some(Err(TraceError::io(path, e))),
+                Ok(0) => self.input = None,
+                Ok(_) => {
+                    self.line += 1;
+                    let at = At {
+                        file: path,
+                        line: self.line,
+                    };
+                    let text = String::from_utf8_lossy(&self.buf);
+                    return Some(Ok(Line { at, text }));
+                }
+            }
+        }
+    }
+}
+
+/// One CSV record and where it is.
+pub(crate) struct Record<'a> {
+    /// Where it is.
+    pub at: At<'a>,
+    /// Its fields.
+    pub fields: &'a csv::ByteRecord,
+}
+
+impl Record<'_> {
+    /// The raw bytes of field `col` (empty when the record is shorter).
+    pub fn raw(&self, col: Col) -> &[u8] {
+        col.number
+            .checked_sub(1)
+            .and_then(|i| self.fields.get(i))
+            .unwrap_or_default()
+    }
+}
+
+/// The records of several header-less CSV files, one file after another.
+pub(crate) struct CsvFiles {
+    paths: Vec<PathBuf>,
+    next_file: usize,
+    reader: Option<csv::Reader<Input>>,
+    record: csv::ByteRecord,
+}
+
+impl CsvFiles {
+    /// Records of `paths`, read in the order given.
+    pub fn new(paths: &[PathBuf]) -> CsvFiles {
+        CsvFiles {
+            paths: paths.to_vec(),
+            next_file: 0,
+            reader: None,
+            record: csv::ByteRecord::new(),
+        }
+    }
+
+    /// The next record, or `None` after the last record of the last file.
+    pub fn next_record(&mut self) -> Option<Result<Record<'_>, TraceError>> {
+        loop {
+            let reader = match self.reader.as_mut() {
+                Some(reader) => reader,
+                None => {
+                    let path = self.paths.get(self.next_file)?;
+                    self.next_file += 1;
+                    match open_file(path) {
+                        Ok(input) => self.reader.insert(csv_reader(input, false)),
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+            };
+            let path = &self.paths[self.next_file - 1];
+            match reader.read_byte_record(&mut self.record) {
+                Err(e) => return Some(Err(TraceError::io(path, e.into()))),
+                Ok(false) => self.reader = None,
+                Ok(true) => {
+                    let line = self.record.position().map_or(0, |p| p.line());
+                    let at = At { file: path, line };
+                    let fields = &self.record;
+                    return Some(Ok(Record { at, fields }));
+                }
+            }
+        }
+    }
+}
+
+/// A CSV reader that accepts records of any length (the formats check lengths themselves).
+pub(crate) fn csv_reader(input: Input, has_headers: bool) -> csv::Reader<Input> {
+    csv::ReaderBuilder::new()
+        .has_headers(has_headers)
+        .flexible(true)
+        .from_reader(input)
+}
+
+/// The position of each of `names` in a CSV header, or the error naming the first one missing.
+pub(crate) fn columns<const N: usize>(
+    file: &Path,
+    header: &csv::ByteRecord,
+    names: [&'static str; N],
+) -> Result<[Col; N], TraceError> {
+    let mut cols = [Col::new(0, ""); N];
+    for (col, name) in cols.iter_mut().zip(names) {
+        let index = header
+            .iter()
+            .position(|h| h.trim_ascii() == name.as_bytes());
+        let index = index.ok_or_else(|| TraceError::MissingColumn {
+            file: file.to_path_buf(),
+            column: name,
+        })?;
+        *col = Col::new(index + 1, name);
+    }
+    Ok(cols)
+}

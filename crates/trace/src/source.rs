@@ -1,0 +1,231 @@
+//! What every reader yields and reports, whatever the format.
+//!
+//! The simulator wants one shape — tasks in submit order with a demand vector, the names of the
+//! resources and users, and an honest account of what was left out — and must not care which
+//! trace it came from. This module is that shape, plus the bookkeeping ([`Meta`]) that makes the
+//! account add up: every task found is either yielded or skipped under a named reason.
+
+use crate::TraceError;
+use fairshare_core::model::Time;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// One task as the simulator needs it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Task {
+    /// Unique within the trace; what it is depends on the format (see each reader).
+    pub id: u64,
+    /// The submitting user or tenant: an index into [`TaskSource::users`].
+    pub user: u32,
+    /// When the task was submitted.
+    pub submit: Time,
+    /// When it started in the original trace, if known.
+    pub start: Option<Time>,
+    /// How long it ran, in microseconds.
+    pub runtime: u64,
+    /// What it asked for, one amount per resource of [`TaskSource::resources`], in raw units.
+    pub demand: Vec<f64>,
+}
+
+/// What a reader has read, yielded and left out so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ReadStats {
+    /// Records read: data lines, events or rows (comment lines are not records).
+    pub records_read: u64,
+    /// Records that carry no task of their own and were set aside, by reason.
+    pub records_ignored: BTreeMap<String, u64>,
+    /// Tasks met in the trace (a malformed record counts as one task, skipped).
+    pub tasks_found: u64,
+    /// Tasks handed to the caller.
+    pub tasks_yielded: u64,
+    /// Tasks left out, by reason.
+    pub tasks_skipped: BTreeMap<String, u64>,
+    /// The most tasks held in memory at once (in flight or waiting to be yielded in order).
+    pub peak_held: u64,
+}
+
+impl ReadStats {
+    /// The number of tasks skipped for any reason.
+    pub fn skipped(&self) -> u64 {
+        self.tasks_skipped.values().sum()
+    }
+
+    /// Whether every task found was yielded or skipped (true once a stream has ended normally).
+    pub fn reconciles(&self) -> bool {
+        self.tasks_found == self.tasks_yielded + self.skipped()
+    }
+}
+
+/// A stream of tasks in non-decreasing submit order, with what describes them.
+///
+/// When the stream ends (`next` returns `None`), [`ReadStats::reconciles`] holds. After an
+/// `Err` the stream ends too: in strict mode at the first bad record, in any mode on I/O errors.
+pub trait TaskSource: Iterator<Item = Result<Task, TraceError>> {
+    /// Resource names, in the order of every task's demand vector.
+    fn resources(&self) -> &[String];
+    /// The unit of each resource, in the same order.
+    fn units(&self) -> &[String];
+    /// User or tenant names; [`Task::user`] indexes this list, which grows as the stream goes on.
+    fn users(&self) -> &[String];
+    /// What has been read, yielded and skipped so far.
+    fn stats(&self) -> &ReadStats;
+}
+
+/// A kind of machine of a cluster and how many of it there are.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Machine {
+    /// A name for the kind.
+    pub name: String,
+    /// How many machines of this kind.
+    pub count: u32,
+    /// The capacity of one machine, in the resources and units of the matching trace.
+    pub capacity: Vec<f64>,
+}
+
+/// What a source knows besides its tasks, and the counting every reader shares.
+pub(crate) struct Meta {
+    resources: Vec<String>,
+    units: Vec<String>,
+    users: Vec<String>,
+    user_index: HashMap<String, u32>,
+    lenient: bool,
+    pub stats: ReadStats,
+}
+
+impl Meta {
+    /// Metadata for `resources` in `units`.
+    pub fn new(resources: &[&str], units: &[&str], lenient: bool) -> Meta {
+        Meta {
+            resources: resources.iter().map(|&r| r.to_owned()).collect(),
+            units: units.iter().map(|&u| u.to_owned()).collect(),
+            users: Vec::new(),
+            user_index: HashMap::new(),
+            lenient,
+            stats: ReadStats::default(),
+        }
+    }
+
+    /// The index of user `name`, adding it on first sight.
+    pub fn user(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.user_index.get(name) {
+            return i;
+        }
+        let i = u32::try_from(self.users.len()).unwrap_or(u32::MAX);
+        self.users.push(name.to_owned());
+        self.user_index.insert(name.to_owned(), i);
+        i
+    }
+
+    /// Counts one record read.
+    pub fn read(&mut self) {
+        self.stats.records_read += 1;
+    }
+
+    /// Counts one task found.
+    pub fn found(&mut self) {
+        self.stats.tasks_found += 1;
+    }
+
+    /// Counts `n` tasks skipped for `reason` (no entry when `n` is 0).
+    pub fn skip(&mut self, reason: &str, n: u64) {
+        if n > 0 {
+            bump(&mut self.stats.tasks_skipped, reason, n);
+        }
+    }
+
+    /// Counts one record ignored for `reason`.
+    pub fn ignore(&mut self, reason: &str) {
+        bump(&mut self.stats.records_ignored, reason, 1);
+    }
+
+    /// Notes that `n` tasks are held in memory now.
+    pub fn holding(&mut self, n: usize) {
+        self.stats.peak_held = self.stats.peak_held.max(n as u64);
+    }
+
+    /// Deals with an error: a bad record counts as read, and as a task found and skipped; in
+    /// lenient mode it is then dropped (`None`), otherwise it is handed back to end the stream.
+    pub fn reject(&mut self, error: TraceError) -> Option<TraceError> {
+        let Some(reason) = error.skip_reason() else {
+            return Some(error);
+        };
+        self.read();
+        self.found();
+        self.skip(&reason, 1);
+        (!self.lenient).then_some(error)
+    }
+}
+
+/// Whole microseconds in `secs` seconds (negative gives 0).
+pub(crate) fn micros(secs: f64) -> u64 {
+    Time::from_secs_f64(secs).as_micros()
+}
+
+/// Adds `n` to the count under `key`.
+fn bump(counts: &mut BTreeMap<String, u64>, key: &str, n: u64) {
+    match counts.get_mut(key) {
+        Some(count) => *count += n,
+        None => {
+            counts.insert(key.to_owned(), n);
+        }
+    }
+}
+
+/// A format's reader: hands out the next task, doing its own counting in `meta`.
+pub(crate) trait Reader {
+    /// The next task; `None` when the input is exhausted; `Err` only for errors that end the
+    /// stream (the reader has already passed them through [`Meta::reject`]).
+    fn next_task(&mut self, meta: &mut Meta) -> Option<Result<Task, TraceError>>;
+}
+
+/// A [`TaskSource`] made of a format's reader and its metadata.
+pub(crate) struct Source<R> {
+    reader: R,
+    meta: Meta,
+    ended: bool,
+}
+
+impl<R: Reader> Source<R> {
+    /// The source reading with `reader`, described by `meta`.
+    pub fn new(reader: R, meta: Meta) -> Source<R> {
+        Source {
+            reader,
+            meta,
+            ended: false,
+        }
+    }
+}
+
+impl<R: Reader> Iterator for Source<R> {
+    type Item = Result<Task, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.ended {
+            return None;
+        }
+        let item = self.reader.next_task(&mut self.meta);
+        match item {
+            Some(Ok(_)) => self.meta.stats.tasks_yielded += 1,
+            _ => self.ended = true,
+        }
+        item
+    }
+}
+
+impl<R: Reader> TaskSource for Source<R> {
+    fn resources(&self) -> &[String] {
+        &self.meta.resources
+    }
+
+    fn units(&self) -> &[String] {
+        &self.meta.units
+    }
+
+    fn users(&self) -> &[String] {
+        &self.meta.users
+    }
+
+    fn stats(&self) -> &ReadStats {
+        &self.meta.stats
+    }
+}

@@ -1,0 +1,346 @@
+//! The Standard Workload Format of the Parallel Workloads Archive, and its Alea extension.
+//!
+//! SWF is the common language of HPC workload logs, so it is how most real batch workloads reach
+//! the simulator. A file is lines of 18 whitespace-separated fields (`;` starts a header or
+//! comment line, `-1` means "missing"); the Alea/MetaCentrum extended variant adds three
+//! columns: the node list `{n1,n2,…}`, the queue name and the PBS nodespec
+//! (`1:ppn=64:x86_64:cl_zewura#excl`). Records must be in submit order, as the format requires.
+//!
+//! What a task is made of (fields counted from 1):
+//!
+//! | task | from |
+//! |---|---|
+//! | `id` | field 1, job number |
+//! | `submit` | field 2, seconds (no offset applied) |
+//! | `start` | submit + field 3 (wait) when the wait is known (≥ 0) |
+//! | `runtime` | field 4, seconds; `-1` → skipped as "no runtime" |
+//! | `user` | field 12, as written (`-1` is a user of its own) |
+//! | cpu | field 8 (requested) or 5 (allocated), see [`CpuField`]; `-1` → "no processor count", `0` → "zero request" |
+//! | mem | field 10 (requested) or 7 (used), see [`MemoryField`] and [`MemoryLayout`]; reported in KB; `-1` → "no memory" |
+//!
+//! The resources are `["cpu", "mem"]` in processors and KB, or `["cpu"]` alone when memory is
+//! omitted. With [`MemoryField::Auto`] memory is a resource when the first data line of the
+//! input holds a requested or used memory value (not `-1`); SWF headers do not say whether a log
+//! records memory, and logs that do record it on nearly every job. Fields not listed above are
+//! not checked.
+//!
+//! The defaults ([`SwfOptions::default`], all `Auto`) read the shared logs as intended: the
+//! extended wagap log gives requested CPUs and requested memory in bytes per node × nodes;
+//! METACENTRUM-2009-2 (requested fields all `-1`) gives allocated processors and used memory
+//! (KB per processor × processors); KTH-SP2 (no memory at all) gives CPUs only.
+
+use crate::input::{is_comment, At, Col, Line, Lines};
+use crate::source::{micros, Machine, Meta, Reader, Source, Task};
+use crate::{ReadOptions, TraceError};
+use fairshare_core::model::Time;
+use std::path::{Path, PathBuf};
+
+/// Which field gives a job's processor count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CpuField {
+    /// Field 8, requested processors.
+    Requested,
+    /// Field 5, allocated processors.
+    Allocated,
+    /// Per job: requested when present, else allocated.
+    #[default]
+    Auto,
+}
+
+/// Which field gives a job's memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MemoryField {
+    /// Field 10, requested memory.
+    Requested,
+    /// Field 7, used memory.
+    Used,
+    /// No memory: the resources are `["cpu"]`.
+    Omit,
+    /// Per job: requested when present, else used; a resource only if the first job has either.
+    #[default]
+    Auto,
+}
+
+/// How the chosen memory field is measured.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MemoryLayout {
+    /// Standard SWF: KB per processor, multiplied by the processor count.
+    KbPerProcessor,
+    /// The Alea extension's field 10: bytes per node, multiplied by the nodes of the nodespec.
+    BytesPerNode,
+    /// Bytes per node for requested memory of a line with a nodespec (21 fields), else KB per
+    /// processor.
+    #[default]
+    Auto,
+}
+
+/// Which SWF fields make a task's demand vector.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SwfOptions {
+    /// Where the processor count comes from.
+    pub cpus: CpuField,
+    /// Where memory comes from, if anywhere.
+    pub memory: MemoryField,
+    /// How memory is measured.
+    pub memory_layout: MemoryLayout,
+}
+
+const JOB: Col = Col::new(1, "job number");
+const SUBMIT: Col = Col::new(2, "submit time");
+const WAIT: Col = Col::new(3, "wait time");
+const RUNTIME: Col = Col::new(4, "run time");
+const ALLOCATED: Col = Col::new(5, "allocated processors");
+const USED_MEMORY: Col = Col::new(7, "used memory");
+const REQUESTED: Col = Col::new(8, "requested processors");
+const REQUESTED_MEMORY: Col = Col::new(10, "requested memory");
+const USER: Col = Col::new(12, "user id");
+const NODESPEC: Col = Col::new(21, "nodespec");
+
+/// The fields of one job line that a task needs.
+#[derive(Debug)]
+struct Job {
+    id: u64,
+    submit: Time,
+    wait: f64,
+    runtime: f64,
+    allocated: f64,
+    used_memory: f64,
+    requested: f64,
+    requested_memory: f64,
+    user: String,
+    nodes: Option<f64>,
+}
+
+/// Parses one line: `None` for a blank or comment line.
+fn parse(line: &Line) -> Result<Option<Job>, TraceError> {
+    if is_comment(&line.text) {
+        return Ok(None);
+    }
+    let fields: Vec<&str> = line.text.split_ascii_whitespace().collect();
+    if fields.len() != 18 && fields.len() != 21 {
+        return Err(line.at.count_error("18 or 21", fields.len()));
+    }
+    let at = line.at;
+    let get = |col: Col| fields.get(col.number - 1).copied().unwrap_or("");
+    Ok(Some(Job {
+        id: at.integer(JOB, get(JOB))?,
+        submit: Time::from_secs_f64(at.amount(SUBMIT, get(SUBMIT))?),
+        wait: at.number(WAIT, get(WAIT))?,
+        runtime: at.number(RUNTIME, get(RUNTIME))?,
+        allocated: at.number(ALLOCATED, get(ALLOCATED))?,
+        used_memory: at.number(USED_MEMORY, get(USED_MEMORY))?,
+        requested: at.number(REQUESTED, get(REQUESTED))?,
+        requested_memory: at.number(REQUESTED_MEMORY, get(REQUESTED_MEMORY))?,
+        user: at.number(USER, get(USER)).map(|_| get(USER).to_owned())?,
+        nodes: fields
+            .get(NODESPEC.number - 1)
+            .map(|spec| nodes(spec).ok_or_else(|| at.error(NODESPEC, "a PBS nodespec", spec)))
+            .transpose()?,
+    }))
+}
+
+/// The nodes a PBS nodespec asks for: over its `+`-separated chunks, the sum of each chunk's
+/// leading count, or 1 when a chunk starts with a host name or property instead.
+fn nodes(spec: &str) -> Option<f64> {
+    spec.split('+')
+        .map(|chunk| {
+            let head = chunk.split([':', '#']).next().unwrap_or("");
+            (!head.is_empty()).then(|| head.parse::<u32>().map_or(1.0, f64::from))
+        })
+        .sum()
+}
+
+/// Reads SWF job lines as tasks.
+pub(crate) struct SwfReader {
+    lines: Lines,
+    peeked: Option<Result<Job, TraceError>>,
+    last_submit: Time,
+    options: SwfOptions,
+    memory: bool,
+}
+
+/// A source of the tasks of the SWF files `paths`, in the order given.
+pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<SwfReader> {
+    let mut reader = SwfReader {
+        lines: Lines::new(paths),
+        peeked: None,
+        last_submit: Time::ZERO,
+        options: options.swf,
+        memory: false,
+    };
+    reader.peeked = reader.read_job();
+    reader.memory = match options.swf.memory {
+        MemoryField::Omit => false,
+        MemoryField::Requested | MemoryField::Used => true,
+        MemoryField::Auto => matches!(&reader.peeked,
+            Some(Ok(job)) if job.requested_memory >= 0.0 || job.used_memory >= 0.0),
+    };
+    let meta = if reader.memory {
+        Meta::new(&["cpu", "mem"], &["processors", "KB"], options.lenient)
+    } else {
+        Meta::new(&["cpu"], &["processors"], options.lenient)
+    };
+    Source::new(reader, meta)
+}
+
+impl SwfReader {
+    /// The next job line, checked to be in submit order.
+    fn read_job(&mut self) -> Option<Result<Job, TraceError>> {
+        loop {
+            let line = match self.lines.next_line()? {
+                Ok(line) => line,
+                Err(e) => return Some(Err(e)),
+            };
+            let job = match parse(&line) {
+                Ok(None) => continue,
+                Ok(Some(job)) => job,
+                Err(e) => return Some(Err(e)),
+            };
+            if job.submit < self.last_submit {
+                return Some(Err(TraceError::OutOfOrder {
+                    file: line.at.file.to_path_buf(),
+                    line: line.at.line,
+                    time: job.submit,
+                    previous: self.last_submit,
+                }));
+            }
+            self.last_submit = job.submit;
+            return Some(Ok(job));
+        }
+    }
+
+    /// The task of `job`, or the reason to skip it.
+    fn task(&self, job: &Job) -> Result<Task, &'static str> {
+        if job.runtime < 0.0 {
+            return Err("no runtime");
+        }
+        let cpus = match self.options.cpus {
+            CpuField::Requested => job.requested,
+            CpuField::Allocated => job.allocated,
+            CpuField::Auto if job.requested >= 0.0 => job.requested,
+            CpuField::Auto => job.allocated,
+        };
+        if cpus < 0.0 {
+            return Err("no processor count");
+        }
+        if cpus == 0.0 {
+            return Err("zero request");
+        }
+        let mut demand = vec![cpus];
+        if self.memory {
+            demand.push(self.memory_kb(job, cpus)?);
+        }
+        Ok(Task {
+            id: job.id,
+            user: 0,
+            submit: job.submit,
+            start: (job.wait >= 0.0).then(|| job.submit.plus_micros(micros(job.wait))),
+            runtime: micros(job.runtime),
+            demand,
+        })
+    }
+
+    /// The memory of `job` running on `cpus` processors, in KB, or the reason to skip it.
+    fn memory_kb(&self, job: &Job, cpus: f64) -> Result<f64, &'static str> {
+        let requested = match self.options.memory {
+            MemoryField::Requested => true,
+            MemoryField::Used => false,
+            MemoryField::Auto | MemoryField::Omit => job.requested_memory >= 0.0,
+        };
+        let value = if requested {
+            job.requested_memory
+        } else {
+            job.used_memory
+        };
+        if value < 0.0 {
+            return Err("no memory");
+        }
+        let per_node = match self.options.memory_layout {
+            MemoryLayout::KbPerProcessor => false,
+            MemoryLayout::BytesPerNode => true,
+            MemoryLayout::Auto => requested && job.nodes.is_some(),
+        };
+        if per_node {
+            let nodes = job.nodes.ok_or("no node count")?;
+            Ok(value / 1024.0 * nodes)
+        } else {
+            Ok(value * cpus)
+        }
+    }
+}
+
+impl Reader for SwfReader {
+    fn next_task(&mut self, meta: &mut Meta) -> Option<Result<Task, TraceError>> {
+        loop {
+            let job = match self.peeked.take().or_else(|| self.read_job())? {
+                Ok(job) => job,
+                Err(e) => match meta.reject(e) {
+                    Some(e) => return Some(Err(e)),
+                    None => continue,
+                },
+            };
+            meta.read();
+            meta.found();
+            match self.task(&job) {
+                Ok(task) => {
+                    let user = meta.user(&job.user);
+                    return Some(Ok(Task { user, ..task }));
+                }
+                Err(reason) => meta.skip(reason, 1),
+            }
+        }
+    }
+}
+
+const MACHINE_NAME: Col = Col::new(2, "name");
+const MACHINE_NODES: Col = Col::new(3, "nodes");
+const MACHINE_CPUS: Col = Col::new(4, "cpus per node");
+const MACHINE_MEMORY: Col = Col::new(6, "memory per node (KB)");
+
+/// Reads a `.machines` file beside an SWF log: lines `id name nodes cpus_per_node ? ram_kb`,
+/// each one [`Machine`] with capacity `[cpus, KB]`.
+pub(crate) fn read_machines(path: &Path) -> Result<Vec<Machine>, TraceError> {
+    let mut lines = Lines::new(&[path.to_path_buf()]);
+    let mut machines = Vec::new();
+    while let Some(line) = lines.next_line() {
+        let line = line?;
+        if is_comment(&line.text) {
+            continue;
+        }
+        let fields: Vec<&str> = line.text.split_ascii_whitespace().collect();
+        if fields.len() < 6 {
+            return Err(line.at.count_error("6", fields.len()));
+        }
+        machines.push(machine(line.at, &fields)?);
+    }
+    Ok(machines)
+}
+
+/// One machine line's [`Machine`].
+fn machine(at: At, fields: &[&str]) -> Result<Machine, TraceError> {
+    let get = |col: Col| fields.get(col.number - 1).copied().unwrap_or("");
+    Ok(Machine {
+        name: get(MACHINE_NAME).to_owned(),
+        count: at.integer(MACHINE_NODES, get(MACHINE_NODES))?,
+        capacity: vec![
+            at.amount(MACHINE_CPUS, get(MACHINE_CPUS))?,
+            at.amount(MACHINE_MEMORY, get(MACHINE_MEMORY))?,
+        ],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nodes;
+
+    #[test]
+    fn nodespec_node_counts() {
+        assert_eq!(nodes("1:ppn=64:x86_64:cl_zewura#excl"), Some(1.0));
+        assert_eq!(nodes("8:ppn=8:x86_64:cl_zegox"), Some(8.0));
+        assert_eq!(nodes("1:ppn=1+3:ppn=2"), Some(4.0));
+        assert_eq!(nodes("zewura19.cerit-sc.cz:ppn=12:brno"), Some(1.0));
+        assert_eq!(nodes("2#excl"), Some(2.0));
+        assert_eq!(nodes("1:ppn=1+"), None);
+        assert_eq!(nodes(""), None);
+    }
+}

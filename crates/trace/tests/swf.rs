@@ -1,0 +1,309 @@
+//! The SWF reader on hand-written logs: field choices, skips, errors, gzip, several files.
+
+mod common;
+
+use common::{read, read_lenient, read_ok, skipped, write, write_gz};
+use fairshare_core::model::Time;
+use fairshare_trace::{
+    read_machines, CpuField, Format, MemoryField, MemoryLayout, ReadOptions, SwfOptions,
+};
+use tempfile::TempDir;
+
+/// A standard 18-field line: job, submit, wait, run, allocated, used memory, requested
+/// processors, requested memory, user.
+#[allow(clippy::too_many_arguments)]
+fn job(
+    id: i64,
+    submit: i64,
+    wait: i64,
+    run: i64,
+    alloc: i64,
+    used: i64,
+    req: i64,
+    req_mem: i64,
+    user: i64,
+) -> String {
+    format!("{id} {submit} {wait} {run} {alloc} -1 {used} {req} 3600 {req_mem} 1 {user} 1 -1 1 1 -1 -1\n")
+}
+
+const HEADER: &str = "; Version: 2.2\n; MaxProcs: 100\n;\n";
+
+#[test]
+fn standard_log_uses_requested_then_allocated_and_kb_per_processor() {
+    let dir = TempDir::new().unwrap();
+    let text = format!(
+        "{HEADER}{}{}\n{}",
+        job(1, 10, 5, 100, 4, 1000, 2, -1, 7),
+        job(2, 20, -1, 50, 8, 500, -1, 300, 9),
+        job(3, 20, 0, 0, 1, 10, -1, -1, 7),
+    );
+    let path = write(&dir, "log.swf", &text);
+    let read = read_ok(&[path], None);
+    assert_eq!(read.resources, ["cpu", "mem"]);
+    assert_eq!(read.units, ["processors", "KB"]);
+    assert_eq!(read.users, ["7", "9"]);
+    let [a, b, c] = &read.tasks[..] else {
+        panic!("{:?}", read.tasks)
+    };
+    assert_eq!(
+        (a.id, a.user, a.submit, a.start),
+        (
+            1,
+            0,
+            Time::from_micros(10_000_000),
+            Some(Time::from_micros(15_000_000))
+        )
+    );
+    assert_eq!(a.runtime, 100_000_000);
+    assert_eq!(
+        a.demand,
+        [2.0, 2.0 * 1000.0],
+        "requested CPUs, used memory x CPUs"
+    );
+    assert_eq!(
+        (b.start, b.demand.clone()),
+        (None, vec![8.0, 8.0 * 300.0]),
+        "allocated CPUs, requested memory"
+    );
+    assert_eq!((c.runtime, c.user), (0, 0));
+    assert_eq!(read.stats.records_read, 3);
+}
+
+#[test]
+fn extended_log_reads_bytes_per_node_times_nodes() {
+    let dir = TempDir::new().unwrap();
+    let ext = |id: i64, req: i64, bytes: i64, spec: &str| {
+        format!("{id} 100 0 60 {req} -1 1024 {req} 86400 {bytes} 1 62 1 1 -1 1 1 1 {{1,2}} q_1d {spec}\n")
+    };
+    let text = ext(0, 64, 68_719_476_736, "1:ppn=64:x86_64:cl_zewura#excl")
+        + &ext(1, 64, 8_589_934_592, "8:ppn=8:x86_64:cl_zegox")
+        + &ext(2, 7, 1024, "1:ppn=1+3:ppn=2")
+        + &ext(3, 12, 2048, "zewura19.cerit-sc.cz:ppn=12:brno");
+    let path = write(&dir, "wagap.swf", &text);
+    let read = read_ok(&[path], Some(Format::Swf));
+    let mem: Vec<f64> = read.tasks.iter().map(|t| t.demand[1]).collect();
+    assert_eq!(mem, [67_108_864.0, 8.0 * 8_388_608.0, 4.0, 2.0]);
+    assert_eq!(read.tasks[0].demand[0], 64.0);
+}
+
+#[test]
+fn memory_is_omitted_when_the_first_job_has_none() {
+    let dir = TempDir::new().unwrap();
+    let text = job(1, 0, 0, 10, 4, -1, 4, -1, 1) + &job(2, 5, 0, 10, 2, 100, 2, -1, 1);
+    let path = write(&dir, "kth.swf", &text);
+    let read = read_ok(&[path], None);
+    assert_eq!(read.resources, ["cpu"]);
+    assert_eq!(read.tasks[1].demand, [2.0]);
+}
+
+#[test]
+fn explicit_field_choices() {
+    let dir = TempDir::new().unwrap();
+    let path = write(&dir, "log.swf", &job(1, 0, 0, 10, 4, 100, 2, 300, 1));
+    let pick = |cpus, memory, memory_layout| {
+        let swf = SwfOptions {
+            cpus,
+            memory,
+            memory_layout,
+        };
+        let read = read(
+            &[&path],
+            None,
+            &ReadOptions {
+                lenient: false,
+                swf,
+            },
+        );
+        read.tasks[0].demand.clone()
+    };
+    assert_eq!(
+        pick(CpuField::Allocated, MemoryField::Used, MemoryLayout::Auto),
+        [4.0, 400.0]
+    );
+    assert_eq!(
+        pick(
+            CpuField::Requested,
+            MemoryField::Requested,
+            MemoryLayout::KbPerProcessor
+        ),
+        [2.0, 600.0]
+    );
+    assert_eq!(
+        pick(CpuField::Auto, MemoryField::Omit, MemoryLayout::Auto),
+        [2.0]
+    );
+    let per_node = read(
+        &[&path],
+        None,
+        &ReadOptions {
+            lenient: false,
+            swf: SwfOptions {
+                memory_layout: MemoryLayout::BytesPerNode,
+                ..SwfOptions::default()
+            },
+        },
+    );
+    assert_eq!(
+        skipped(&per_node, "no node count"),
+        1,
+        "an 18-field line has no nodespec"
+    );
+}
+
+#[test]
+fn skips_are_counted_by_reason() {
+    let dir = TempDir::new().unwrap();
+    let text = job(1, 0, 0, -1, 4, 10, 4, -1, 1)
+        + &job(2, 1, 0, 10, 0, 10, 0, -1, 1)
+        + &job(3, 2, 0, 10, -1, 10, -1, -1, 1)
+        + &job(4, 3, 0, 10, 2, -1, 2, -1, 1)
+        + &job(5, 4, 0, 10, 2, 10, 2, -1, 2);
+    let path = write(&dir, "log.swf", &text);
+    let read = read_ok(&[path], None);
+    assert_eq!(read.tasks.len(), 1);
+    assert_eq!(read.users, ["2"], "users of skipped jobs are not listed");
+    for reason in [
+        "no runtime",
+        "zero request",
+        "no processor count",
+        "no memory",
+    ] {
+        assert_eq!(skipped(&read, reason), 1, "{reason}");
+    }
+}
+
+#[test]
+fn strict_error_names_file_line_and_field_and_ends_the_stream() {
+    let dir = TempDir::new().unwrap();
+    let text = format!(
+        "{HEADER}{}1 2 3 x 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1\n{}",
+        job(1, 0, 0, 1, 1, 1, 1, -1, 1),
+        job(3, 5, 0, 1, 1, 1, 1, -1, 1)
+    );
+    let path = write(&dir, "bad.swf", &text);
+    let read = read(&[&path], None, &ReadOptions::default());
+    assert_eq!(read.tasks.len(), 1);
+    let error = read.error.expect("an error").to_string();
+    assert_eq!(
+        error,
+        format!(
+            "{}:5: field 4 (run time): expected a number, found \"x\"",
+            path.display()
+        )
+    );
+    assert_eq!(
+        read.stats
+            .tasks_skipped
+            .get("malformed: field 4 (run time)"),
+        Some(&1)
+    );
+}
+
+#[test]
+fn lenient_reading_skips_and_counts_bad_lines() {
+    let dir = TempDir::new().unwrap();
+    let text = job(1, 10, 0, 1, 1, 1, 1, -1, 1)
+        + "2 11 0 1 1\n"
+        + &job(3, 5, 0, 1, 1, 1, 1, -1, 1)
+        + "4 12 0 1 1 -1 1 nan -1 -1 1 1 1 -1 -1 -1 -1 -1\n"
+        + "5 13 0 1 1 -1 1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1 {1} q 1:ppn=1+\n"
+        + &job(6, 14, 0, 1, 1, 1, 1, -1, 1);
+    let path = write(&dir, "bad.swf", &text);
+    let lenient = read_lenient(&[&path], None);
+    assert_eq!(
+        lenient.tasks.iter().map(|t| t.id).collect::<Vec<_>>(),
+        [1, 6]
+    );
+    assert_eq!(skipped(&lenient, "malformed: field count"), 1);
+    assert_eq!(skipped(&lenient, "out of order"), 1);
+    assert_eq!(
+        skipped(&lenient, "malformed: field 8 (requested processors)"),
+        1
+    );
+    assert_eq!(skipped(&lenient, "malformed: field 21 (nodespec)"), 1);
+    let strict = read(&[&path], None, &ReadOptions::default());
+    assert_eq!(
+        strict.error.unwrap().to_string(),
+        format!("{}:2: expected 18 or 21 fields, found 5", path.display())
+    );
+}
+
+#[test]
+fn out_of_order_error_text() {
+    let dir = TempDir::new().unwrap();
+    let path = write(
+        &dir,
+        "o.swf",
+        &(job(1, 10, 0, 1, 1, 1, 1, -1, 1) + &job(2, 9, 0, 1, 1, 1, 1, -1, 1)),
+    );
+    let error = read(&[&path], None, &ReadOptions::default()).error.unwrap();
+    let expected = "o.swf:2: time 9.000000 s is earlier than the previous record's 10.000000 s; the records must be in time order";
+    assert!(error.to_string().ends_with(expected), "{error}");
+}
+
+#[test]
+fn gzip_round_trip_and_several_files_in_order() {
+    let dir = TempDir::new().unwrap();
+    let first =
+        HEADER.to_owned() + &job(1, 0, 0, 5, 2, 10, 2, -1, 1) + &job(2, 3, 1, 5, 2, 10, 2, -1, 2);
+    let second = job(3, 7, 0, 5, 2, 10, 2, -1, 1);
+    let plain = write(&dir, "a.swf", &first);
+    let gz = write_gz(&dir, "a.swf.gz", &first);
+    let rest = write_gz(&dir, "b.swf.gz", &second);
+    assert_eq!(read_ok(&[&plain], None).tasks, read_ok(&[&gz], None).tasks);
+    let both = read_ok(&[gz, rest], None);
+    assert_eq!(
+        both.tasks.iter().map(|t| t.id).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    assert_eq!(Format::detect(&plain).unwrap(), Format::Swf);
+}
+
+#[test]
+fn missing_file_is_an_io_error_naming_it() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("absent.swf");
+    let read = read(
+        &[&path],
+        Some(Format::Swf),
+        &ReadOptions {
+            lenient: true,
+            ..Default::default()
+        },
+    );
+    assert!(read
+        .error
+        .unwrap()
+        .to_string()
+        .starts_with(&format!("{}: ", path.display())));
+    assert!(read.stats.reconciles());
+}
+
+#[test]
+fn machines_file() {
+    let dir = TempDir::new().unwrap();
+    let path = write(
+        &dir,
+        "c.swf.machines",
+        "; two kinds\n0\tzewura\t20\t80\t1\t529426432\n1 zegox 48 12 1 94035968\n",
+    );
+    let machines = read_machines(&path, Format::Swf).unwrap();
+    assert_eq!(machines.len(), 2);
+    assert_eq!(
+        (
+            machines[1].name.as_str(),
+            machines[1].count,
+            machines[1].capacity.clone()
+        ),
+        ("zegox", 48, vec![12.0, 94_035_968.0])
+    );
+    let bad = write(&dir, "bad.machines", "0 zewura twenty 80 1 5\n");
+    let error = read_machines(&bad, Format::Swf).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        format!(
+            "{}:1: field 3 (nodes): expected a whole number >= 0, found \"twenty\"",
+            bad.display()
+        )
+    );
+}
