@@ -193,6 +193,13 @@ impl TraceArgs {
             tasks_found: stats.tasks_found,
             tasks_skipped: stats.tasks_skipped.clone(),
         };
+        if stats.tasks_yielded == 0 {
+            bail!(
+                "no task to replay: {} found, all skipped ({:?})",
+                stats.tasks_found,
+                stats.tasks_skipped
+            );
+        }
         let format = match self.format() {
             Some(f) => f,
             None => Format::detect(&self.traces[0])?,

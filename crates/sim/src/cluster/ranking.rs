@@ -260,3 +260,86 @@ impl Ranking for Stateful {
         Some(self.tree.counters())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fairshare_core::policy::PriorityForm;
+    use proptest::prelude::*;
+
+    /// The obvious SDRF ranking: every user's commitments advanced by Eq. 6, every priority
+    /// recomputed, the smallest taken.
+    struct Naive {
+        tau: f64,
+        now: f64,
+        commitment: Vec<Vec<f64>>,
+        excess: Vec<Vec<f64>>,
+        allocation: Vec<Vec<f64>>,
+        waiting: Vec<bool>,
+    }
+
+    impl Naive {
+        fn advance(&mut self, now: f64) {
+            for (c, e) in self.commitment.iter_mut().zip(&self.excess) {
+                c.iter_mut()
+                    .zip(e)
+                    .for_each(|(c, e)| *c = exp_advance(*c, *e, now - self.now, self.tau));
+            }
+            self.now = now;
+        }
+
+        fn priority(&self, u: usize) -> f64 {
+            let view = ClientView {
+                weight: 1.0,
+                allocation: &self.allocation[u],
+                commitment: &self.commitment[u],
+            };
+            PriorityForm::SumOfMaxes.priority(&view)
+        }
+
+        fn lowest(&self) -> Option<f64> {
+            (0..self.waiting.len())
+                .filter(|u| self.waiting[*u])
+                .map(|u| self.priority(u))
+                .min_by(f64::total_cmp)
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whatever users do, the live-tree ranking serves a user whose priority is the lowest.
+        #[test]
+        fn sdrf_ranking_serves_the_lowest_priority(
+            epsilon in prop_oneof![Just(0.1), Just(1e-3), Just(1e-6)],
+            ops in prop::collection::vec((0u32..5, prop::collection::vec(0.0..0.6f64, 2), any::<bool>(), 0.0..50.0f64), 1..80),
+        ) {
+            let users = 5;
+            let tau = tau_from_epsilon(epsilon);
+            let mut ranking = for_policy(Kind::Sdrf { epsilon, form: PriorityForm::SumOfMaxes }, users, 2);
+            let zeros = vec![vec![0.0; 2]; users];
+            let mut naive = Naive { tau, now: 0.0, commitment: zeros.clone(), excess: zeros.clone(), allocation: zeros, waiting: vec![false; users] };
+            let mut now = 0.0;
+            for (seq, (user, allocation, waiting, dt)) in ops.into_iter().enumerate() {
+                now += dt;
+                ranking.advance(Time::from_secs_f64(now));
+                naive.advance(Time::from_secs_f64(now).as_secs_f64());
+                let head = waiting.then_some((Time::ZERO, seq as u64));
+                ranking.update(user, &allocation, head);
+                let u = user as usize;
+                naive.excess[u] = allocation.iter().map(|o| (o - 1.0 / users as f64).max(0.0)).collect();
+                naive.allocation[u] = allocation;
+                naive.waiting[u] = waiting;
+                match (ranking.first(), naive.lowest()) {
+                    (Some(first), Some(lowest)) => {
+                        let got = naive.priority(first as usize);
+                        prop_assert!(naive.waiting[first as usize], "served a user with nothing pending");
+                        prop_assert!(got <= lowest + 1e-9 * (1.0 + lowest), "served {got}, lowest {lowest}");
+                    }
+                    (None, None) => {}
+                    (got, want) => prop_assert!(false, "ranking {got:?}, reference {want:?}"),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! `fairshare replay` and `fairshare sweep` end to end: on a workload this test writes itself,
+//! and on every shared trace (skipped with a message when `../shared/traces` is absent).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fairshare(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .args(args)
+        .output()
+        .expect("fairshare runs")
+}
+
+/// A small SWF workload: three users, 300 jobs, fixed pseudo-random sizes and runtimes.
+fn write_workload(dir: &Path) -> PathBuf {
+    let mut text = String::from("; a workload written by the replay test\n");
+    let mut state = 12345u64;
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    for job in 1..=300 {
+        let (submit, runtime, cpus, user) = (job * 7, 30 + next(300), 1 + next(8), 1 + next(3));
+        let memory = 1000 + 100 * next(50);
+        text += &format!(
+            "{job} {submit} 0 {runtime} {cpus} -1 {memory} {cpus} -1 -1 1 {user} 1 -1 1 -1 -1 -1\n"
+        );
+    }
+    let path = dir.join("workload.swf");
+    std::fs::write(&path, text).expect("write the workload");
+    path
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("valid json")
+}
+
+/// The summary without its wall-clock fields, the only ones that may differ between runs.
+fn without_timing(mut summary: Value) -> Value {
+    for policy in summary["policies"].as_array_mut().expect("policies") {
+        let policy = policy.as_object_mut().expect("policy object");
+        policy.remove("wall_s");
+        policy.remove("events_per_s");
+    }
+    summary
+}
+
+/// Every count in a replay summary adds up.
+fn assert_reconciles(summary: &Value, what: &str) {
+    let found = summary["tasks_found"].as_u64().unwrap();
+    let skipped: u64 = summary["tasks_skipped"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    for policy in summary["policies"].as_array().unwrap() {
+        let n = |k: &str| {
+            policy[k]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{what}: {k} missing"))
+        };
+        assert_eq!(
+            found,
+            n("tasks_submitted") + n("tasks_beyond_horizon") + skipped,
+            "{what}: found ≠ submitted + skipped"
+        );
+        assert_eq!(
+            n("tasks_submitted"),
+            n("tasks_completed") + n("tasks_unfinished"),
+            "{what}: submitted ≠ completed + unfinished"
+        );
+        assert!(n("tasks_started") >= n("tasks_completed"), "{what}");
+    }
+}
+
+#[test]
+fn replay_is_deterministic_and_reconciles() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_workload(dir.path());
+    let run = |name: &str| {
+        let out = dir.path().join(name);
+        let status = fairshare(&[
+            "replay",
+            trace.to_str().unwrap(),
+            "--policy",
+            "fifo",
+            "--policy",
+            "drf",
+            "--policy",
+            "sdrf:delta=0.99",
+            "--capacity-fraction",
+            "0.5",
+            "--json",
+            out.to_str().unwrap(),
+            "--report",
+            dir.path().join("r.html").to_str().unwrap(),
+        ]);
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        read_json(&out)
+    };
+    let (a, b) = (run("a.json"), run("b.json"));
+    assert_eq!(without_timing(a.clone()), without_timing(b));
+    assert_reconciles(&a, "generated workload");
+    assert_eq!(a["tasks_found"], 300);
+    assert_eq!(a["policies"].as_array().unwrap().len(), 3);
+    assert!(a["policies"][2]["livetree_events"].is_u64());
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("sdrf:delta=0.99"));
+}
+
+#[test]
+fn replay_explains_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("bad.swf");
+    let good = "1 0 0 60 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n";
+    std::fs::write(
+        &trace,
+        format!("{good}2 5 0 x 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n"),
+    )
+    .unwrap();
+    let out = fairshare(&["replay", trace.to_str().unwrap(), "--format", "swf"]);
+    assert!(!out.status.success());
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        message.contains("bad.swf:2: field 4 (run time): expected a number, found \"x\""),
+        "{message}"
+    );
+    let lenient = fairshare(&[
+        "replay",
+        trace.to_str().unwrap(),
+        "--format",
+        "swf",
+        "--lenient",
+        "--json",
+        "-",
+    ]);
+    let summary: Value = serde_json::from_slice(&lenient.stdout).expect("json on stdout");
+    assert_eq!(summary["tasks_skipped"]["malformed: field 4 (run time)"], 1);
+    let policy = fairshare(&[
+        "replay",
+        trace.to_str().unwrap(),
+        "--policy",
+        "sdrf:delta=7",
+    ]);
+    assert!(String::from_utf8_lossy(&policy.stderr).contains("delta must lie in [0, 1]"));
+}
+
+#[test]
+fn sweep_shards_merge_into_the_whole_grid() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_workload(dir.path());
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let grid = ["--fractions", "0.5,1.0", "--nines", "1,3"];
+    let mut shards = Vec::new();
+    for shard in ["0/2", "1/2"] {
+        let out = path(&format!("shard{}.json", &shard[..1]));
+        let mut args = vec![
+            "sweep",
+            trace.to_str().unwrap(),
+            "--shard",
+            shard,
+            "--json",
+            &out,
+        ];
+        args.extend(grid);
+        assert!(fairshare(&args).status.success());
+        shards.push(out);
+    }
+    let whole = path("whole.json");
+    let mut args = vec!["sweep", trace.to_str().unwrap(), "--json", &whole];
+    args.extend(grid);
+    assert!(fairshare(&args).status.success());
+    let merged = path("merged.json");
+    let status = fairshare(&["sweep", "merge", &shards[0], &shards[1], "--json", &merged]);
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let strip = |mut v: Value| {
+        v["shard_ids"] = Value::Null;
+        v["shards"] = Value::Null;
+        for cell in v["cells"].as_array_mut().unwrap() {
+            let result = cell["result"].as_object_mut().unwrap();
+            result.remove("wall_s");
+            result.remove("events_per_s");
+        }
+        v
+    };
+    let (merged, whole) = (read_json(Path::new(&merged)), read_json(Path::new(&whole)));
+    assert_eq!(merged["cells"].as_array().unwrap().len(), 6);
+    assert_eq!(strip(merged), strip(whole));
+    let twice = fairshare(&["sweep", "merge", &shards[0], &shards[0]]);
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("already in the merge"));
+}
+
+fn shared_traces() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "SKIPPED: {} not found; the shared traces are not on this machine",
+            dir.display()
+        );
+        None
+    }
+}
+
+#[test]
+fn every_shared_trace_replays_and_reconciles() {
+    let Some(traces) = shared_traces() else {
+        return;
+    };
+    let mut google: Vec<String> = std::fs::read_dir(traces.join("google-2011/task_events"))
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_owned())
+        .collect();
+    google.sort();
+    let swf = |name: &str| vec![traces.join("swf").join(name).to_str().unwrap().to_owned()];
+    let alibaba = vec![traces
+        .join("alibaba-gpu-2023/openb_pod_list_default.csv")
+        .to_str()
+        .unwrap()
+        .to_owned()];
+    let machines = |path: PathBuf| vec!["--machines".to_owned(), path.to_str().unwrap().to_owned()];
+    let cases: Vec<(Vec<String>, Vec<String>)> = vec![
+        (swf("wagap-2013.swf"), vec![]),
+        (
+            swf("wagap-2013.swf"),
+            machines(traces.join("swf/wagap-2013.swf.machines")),
+        ),
+        (swf("METACENTRUM-2009-2.swf.gz"), vec![]),
+        (swf("KTH-SP2-1996-2.1-cln.swf.gz"), vec![]),
+        (alibaba.clone(), vec![]),
+        (
+            alibaba,
+            machines(traces.join("alibaba-gpu-2023/openb_node_list_all_node.csv")),
+        ),
+        (google, vec![]),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (files, extra) in cases {
+        let out = dir.path().join("s.json");
+        let mut args: Vec<String> = vec!["replay".into()];
+        args.extend(files.iter().cloned());
+        args.extend(extra.iter().cloned());
+        args.extend(
+            ["--policy", "drf", "--policy", "sdrf:delta=0.999", "--json"].map(String::from),
+        );
+        args.push(out.to_str().unwrap().into());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let status = fairshare(&args);
+        let what = format!("{} {}", files[0], extra.join(" "));
+        assert!(
+            status.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        let summary = read_json(&out);
+        assert_reconciles(&summary, &what);
+        eprintln!(
+            "{what}: found {}, skipped {}",
+            summary["tasks_found"], summary["tasks_skipped"]
+        );
+    }
+}
