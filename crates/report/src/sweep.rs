@@ -137,12 +137,22 @@ pub fn sweep_html(summary: &SweepSummary) -> String {
         ),
         format!("<h2>Figure 4 — waiting time</h2>\n{}", figure4(&grid)),
         format!(
-            "<h2>Figure 5 — completed tasks per user</h2>\n{}",
+            "<h2>Figure 5 — completed tasks per user</h2>\n{}{}",
+            drained_note(summary),
             figure5(&grid)
         ),
         format!("<h2>Figure 6 — live-tree events</h2>\n{}", figure6(&grid)),
     ];
     html::page("fairshare sweep", &body.concat())
+}
+
+/// A warning that Figure 5 says nothing when every task ran to completion.
+fn drained_note(summary: &SweepSummary) -> &'static str {
+    if summary.setting.horizon_s.is_none() {
+        "<p class=\"note\">This sweep ran until every task finished (<code>--drain</code>), so every user completed all its tasks under every policy. Completion ratios need a horizon: run the sweep without <code>--drain</code>.</p>\n"
+    } else {
+        ""
+    }
 }
 
 /// Figure 4: reduction vs DRF (%) against capacity fraction, one line per δ.
