@@ -1,5 +1,6 @@
 //! `fairshare replay`: one trace, several policies side by side.
 
+use crate::output::Outputs;
 use crate::workload::{sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_sim::policy::PolicySpec;
@@ -74,23 +75,13 @@ pub fn run(args: Args) -> Result<()> {
         setting: workload.setting(&args.cluster, &capacity, fraction),
         policies: results,
     };
-    write_outputs(&summary, args.json.as_ref(), args.report.as_ref())
-}
-
-fn write_outputs(
-    summary: &ReplaySummary,
-    json: Option<&PathBuf>,
-    report: Option<&PathBuf>,
-) -> Result<()> {
-    let to_stdout = json.is_some_and(|p| p.as_os_str() == "-");
-    if let Some(path) = json {
-        crate::output::write_json(path, summary)?;
-    }
-    if let Some(path) = report {
-        crate::output::write_text(path, &fairshare_report::replay_html(summary))?;
-    }
-    if !to_stdout {
-        print!("{}", fairshare_report::replay_table(summary));
-    }
-    Ok(())
+    let outputs = Outputs {
+        json: args.json,
+        report: args.report,
+    };
+    outputs.write(
+        &summary,
+        fairshare_report::replay_html,
+        fairshare_report::replay_table,
+    )
 }

@@ -1,8 +1,10 @@
 //! `fairshare sweep`: the SDRF paper's grid of discount factors × capacity fractions, in
 //! parallel, splittable into shards for a batch system, and `sweep merge` to join them.
 
+use crate::output::Outputs;
 use crate::workload::{ClusterArgs, TraceArgs};
 use anyhow::{bail, Context, Result};
+use fairshare_report::{sweep_html, sweep_table};
 use fairshare_sim::cluster::Timeline;
 use fairshare_sim::policy::PolicySpec;
 use fairshare_sim::summary::{SweepCell, SweepSummary};
@@ -79,8 +81,7 @@ pub fn run(args: Args) -> Result<()> {
         report,
     }) = args.merge
     {
-        let merged = merge(&shards)?;
-        return write(&merged, json.as_ref(), report.as_ref());
+        return Outputs { json, report }.write(&merge(&shards)?, sweep_html, sweep_table);
     }
     let Some(trace) = &args.trace else {
         bail!("give the trace files to sweep over")
@@ -136,7 +137,11 @@ pub fn run(args: Args) -> Result<()> {
         shards,
         cells,
     };
-    write(&summary, args.json.as_ref(), args.report.as_ref())
+    Outputs {
+        json: args.json,
+        report: args.report,
+    }
+    .write(&summary, sweep_html, sweep_table)
 }
 
 /// Every cell of the grid, in a fixed order: by fraction, baseline first, then ε descending.
@@ -209,20 +214,6 @@ fn merge(paths: &[PathBuf]) -> Result<SweepSummary> {
         );
     }
     Ok(merged)
-}
-
-fn write(summary: &SweepSummary, json: Option<&PathBuf>, report: Option<&PathBuf>) -> Result<()> {
-    let to_stdout = json.is_some_and(|p| p.as_os_str() == "-");
-    if let Some(path) = json {
-        crate::output::write_json(path, summary)?;
-    }
-    if let Some(path) = report {
-        crate::output::write_text(path, &fairshare_report::sweep_html(summary))?;
-    }
-    if !to_stdout {
-        print!("{}", fairshare_report::sweep_table(summary));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

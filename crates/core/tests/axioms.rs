@@ -18,22 +18,31 @@ const ALL: [Policy; 5] = [
     SDRF_PRINTED,
 ];
 
+/// A commitment: 0 with probability 0.3, else U(0, 0.3) (spec §5), or always 0.
+fn commitment(with_commitments: bool) -> BoxedStrategy<f64> {
+    if with_commitments {
+        prop_oneof![3 => Just(0.0), 7 => 0.0..0.3f64].boxed()
+    } else {
+        Just(0.0).boxed()
+    }
+}
+
+/// A raw weight in [0.25, 4), or always 1.
+fn weight(weighted: bool) -> BoxedStrategy<f64> {
+    if weighted {
+        (0.25..4.0f64).boxed()
+    } else {
+        Just(1.0).boxed()
+    }
+}
+
 /// A random divisible instance: n ∈ [1, 8] users, m ∈ [1, 4] resources (spec §5 generators).
 fn divisible_instance(
     with_commitments: bool,
     weighted: bool,
 ) -> impl Strategy<Value = Vec<DivisibleClient>> {
     (1usize..=4).prop_flat_map(move |m| {
-        let commitment = if with_commitments {
-            prop_oneof![3 => Just(0.0), 7 => 0.0..0.3f64].boxed()
-        } else {
-            Just(0.0).boxed()
-        };
-        let weight = if weighted {
-            (0.25..4.0f64).boxed()
-        } else {
-            Just(1.0).boxed()
-        };
+        let (commitment, weight) = (commitment(with_commitments), weight(weighted));
         let client = (
             prop::collection::vec(0.01..0.6f64, m),
             prop::collection::vec(commitment, m),
@@ -211,16 +220,7 @@ fn task_instance(
     weighted: bool,
 ) -> impl Strategy<Value = (Vec<f64>, Vec<TaskClient>)> {
     (1usize..=4).prop_flat_map(move |m| {
-        let commitment = if with_commitments {
-            prop_oneof![3 => Just(0.0), 7 => 0.0..0.3f64].boxed()
-        } else {
-            Just(0.0).boxed()
-        };
-        let weight = if weighted {
-            (0.25..4.0f64).boxed()
-        } else {
-            Just(1.0).boxed()
-        };
+        let (commitment, weight) = (commitment(with_commitments), weight(weighted));
         let tasks = prop_oneof![Just(None), (0u64..40).prop_map(Some)];
         let client = (
             prop::collection::vec(0.002..0.2f64, m),
