@@ -77,8 +77,8 @@ fn rows(summary: &ReplaySummary) -> Vec<Vec<String>> {
         ];
         r.extend((0..resources).map(|i| {
             p.utilization
-                .get(i)
-                .map_or(String::from("–"), |u| percent(*u))
+                .get_index(i)
+                .map_or(String::from("–"), |(_, u)| percent(*u))
         }));
         r.push(fixed(p.jain_index, 3));
         r.push(
@@ -112,7 +112,7 @@ fn utilisation_section(summary: &ReplaySummary) -> String {
         .enumerate()
         .map(|(r, name)| {
             let series = summary.policies.iter().enumerate().map(|(i, p)| Series {
-                label: format!("{} {}", p.policy, p.utilization.get(r).map_or(String::new(), |u| percent(*u))),
+                label: format!("{} {}", p.policy, p.utilization.get_index(r).map_or(String::new(), |(_, u)| percent(*u))),
                 colour: i,
                 points: timeline_points(&p.timeline.times_s, p.timeline.utilization.get(r).map_or(&[], Vec::as_slice), unit),
             });

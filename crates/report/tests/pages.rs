@@ -41,8 +41,9 @@ fn policy(name: &str, wait: f64, users: Vec<UserResult>, livetree: Option<u64>) 
         p95_wait_s: 3.0 * wait,
         user_mean_wait_s: wait * 1.1,
         mean_slowdown: 2.0,
-        utilization: vec![0.8, 0.6],
-        resources: vec!["cpu".into(), "memory".into()],
+        utilization: [("cpu".to_string(), 0.8), ("memory".to_string(), 0.6)]
+            .into_iter()
+            .collect(),
         jain_index: 0.9,
         livetree_events: livetree,
         livetree_events_per_1000_tasks: None,

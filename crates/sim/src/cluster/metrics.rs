@@ -7,6 +7,7 @@
 use fairshare_core::livetree::LiveTreeCounters;
 use fairshare_core::model::Time;
 use fairshare_core::policy::dominant_share;
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 /// Below this runtime, slowdown is computed as if the task ran this long (bounded slowdown).
@@ -74,10 +75,8 @@ pub struct PolicyResult {
     pub user_mean_wait_s: f64,
     /// Mean bounded slowdown of started tasks: (wait + run) / max(run, 10 s).
     pub mean_slowdown: f64,
-    /// Mean fraction of each resource in use, in the order of `resources`.
-    pub utilization: Vec<f64>,
-    /// Resource names.
-    pub resources: Vec<String>,
+    /// Mean fraction of each resource in use, by resource name.
+    pub utilization: IndexMap<String, f64>,
     /// Jain's fairness index of the users' time-averaged dominant shares.
     pub jain_index: f64,
     /// Swap events the live tree processed (SDRF only).
@@ -116,6 +115,7 @@ struct UserTally {
 #[derive(Debug, Clone)]
 pub struct Recorder {
     origin: Time,
+    resources: Vec<String>,
     users: Vec<UserTally>,
     waits: Vec<f32>,
     slowdown_sum: f64,
@@ -132,11 +132,13 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// A recorder for `users` users and `resources` resources; time counts from `origin` and
-    /// the state is sampled every `sample_every` seconds.
-    pub fn new(users: usize, resources: usize, origin: Time, sample_every: f64) -> Self {
+    /// A recorder for `users` users and the named resources; time counts from `origin` and the
+    /// state is sampled every `sample_every` seconds.
+    pub fn new(users: usize, names: &[String], origin: Time, sample_every: f64) -> Self {
+        let resources = names.len();
         Recorder {
             origin,
+            resources: names.to_vec(),
             users: vec![UserTally::default(); users],
             waits: Vec::new(),
             slowdown_sum: 0.0,
@@ -302,11 +304,15 @@ impl Recorder {
                 0.0
             },
             utilization: self
-                .use_integral
+                .resources
                 .iter()
-                .map(|i| if span > 0.0 { i / span } else { 0.0 })
+                .cloned()
+                .zip(
+                    self.use_integral
+                        .iter()
+                        .map(|i| if span > 0.0 { i / span } else { 0.0 }),
+                )
                 .collect(),
-            resources: Vec::new(),
             jain_index: jain(active.iter().map(|u| mean_share(u))),
             livetree_events: None,
             livetree_events_per_1000_tasks: None,

@@ -220,7 +220,7 @@ impl Engine {
             finishes: BinaryHeap::new(),
             space,
             ranking: ranking::for_policy(config.policy.ranking, users, m),
-            recorder: Recorder::new(users, m, config.origin, config.sample_every),
+            recorder: Recorder::new(users, &config.resources, config.origin, config.sample_every),
             now: config.origin,
             seq: 0,
         })
@@ -318,7 +318,6 @@ impl Engine {
             .finish(end, waiting, &config.users, config.top_users);
         Recorder::with_livetree(&mut result, counters);
         result.policy = config.policy.name.clone();
-        result.resources = config.resources.clone();
         result
     }
 }
