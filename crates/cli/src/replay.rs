@@ -32,6 +32,10 @@ pub struct Args {
     /// 0.5 to 1.0).
     #[arg(long, default_value_t = 1.0, conflicts_with = "machines")]
     capacity_fraction: f64,
+    /// An explicit pool instead, in the trace's units, e.g. `cpu=120,mem=80` (every resource
+    /// of the trace must be named).
+    #[arg(long, value_name = "NAME=AMOUNT,...", conflicts_with_all = ["machines", "capacity_fraction"])]
+    capacity: Option<String>,
     /// Write the summary as JSON to this file (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,

@@ -262,6 +262,33 @@ impl Workload {
         Ok(Capacity::Pool(pool))
     }
 
+    /// A pool written as `name=amount,...`, naming every resource of the trace once.
+    pub fn pool(&self, spec: &str) -> Result<Capacity> {
+        let mut pool = vec![None; self.resources.len()];
+        for part in spec.split(',') {
+            let (name, amount) = part
+                .split_once('=')
+                .with_context(|| format!("--capacity: expected NAME=AMOUNT, found {part:?}"))?;
+            let Some(r) = self.resources.iter().position(|n| n == name.trim()) else {
+                bail!(
+                    "--capacity: unknown resource {name:?}; the trace has {}",
+                    self.resources.join(", ")
+                );
+            };
+            let amount: f64 = amount.trim().parse().with_context(|| {
+                format!("--capacity: {name}: expected a number, found {amount:?}")
+            })?;
+            if !(amount.is_finite() && amount > 0.0) {
+                bail!("--capacity: {name} must be a positive amount, found {amount}");
+            }
+            pool[r] = Some(amount);
+        }
+        match pool.iter().position(Option::is_none) {
+            Some(r) => bail!("--capacity: give an amount for {} too", self.resources[r]),
+            None => Ok(Capacity::Pool(pool.into_iter().flatten().collect())),
+        }
+    }
+
     /// The engine's configuration for one policy at one capacity.
     pub fn config(
         &self,
