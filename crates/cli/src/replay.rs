@@ -59,12 +59,20 @@ pub fn run(args: Args) -> Result<()> {
         .collect::<Result<_, _>>()
         .context("--policy")?;
     let workload = args.trace.scan()?;
-    let fraction = args
-        .cluster
-        .machines
-        .is_none()
-        .then_some(args.capacity_fraction);
-    let capacity = workload.capacity(&args.cluster, args.capacity_fraction)?;
+    let (capacity, fraction) = match &args.capacity {
+        Some(spec) => (workload.pool(spec)?, None),
+        None => {
+            let fraction = args
+                .cluster
+                .machines
+                .is_none()
+                .then_some(args.capacity_fraction);
+            (
+                workload.capacity(&args.cluster, args.capacity_fraction)?,
+                fraction,
+            )
+        }
+    };
     let bars = MultiProgress::new();
     let results = policies
         .par_iter()

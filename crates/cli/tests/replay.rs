@@ -151,6 +151,23 @@ fn replay_explains_bad_input() {
         "sdrf:delta=7",
     ]);
     assert!(String::from_utf8_lossy(&policy.stderr).contains("delta must lie in [0, 1]"));
+    let at = |capacity: &str| {
+        let args = [
+            "replay",
+            trace.to_str().unwrap(),
+            "--lenient",
+            "--json",
+            "-",
+            "--capacity",
+            capacity,
+        ];
+        fairshare(&args)
+    };
+    assert!(String::from_utf8_lossy(&at("cpu=4,gpu=1").stderr).contains("unknown resource \"gpu\""));
+    assert!(String::from_utf8_lossy(&at("cpu=-4").stderr).contains("must be a positive amount"));
+    let summary: Value = serde_json::from_slice(&at("cpu=4").stdout).expect("json on stdout");
+    assert_eq!(summary["setting"]["capacity"][0], 4.0);
+    assert_eq!(summary["setting"]["capacity_fraction"], Value::Null);
 }
 
 #[test]
