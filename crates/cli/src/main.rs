@@ -4,6 +4,7 @@
 mod allocate;
 mod output;
 mod replay;
+mod simulate;
 mod sweep;
 mod workload;
 
@@ -26,6 +27,8 @@ enum Command {
     Replay(Box<replay::Args>),
     /// Run the SDRF paper's grid of discount factors × capacity fractions over a trace.
     Sweep(Box<sweep::Args>),
+    /// Run a process-level scenario under bottleneck-based global priorities (or a baseline).
+    Simulate(simulate::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +37,7 @@ fn main() -> ExitCode {
         Command::Allocate(args) => allocate::run(args),
         Command::Replay(args) => replay::run(*args),
         Command::Sweep(args) => sweep::run(*args),
+        Command::Simulate(args) => simulate::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,5 +1,6 @@
 //! Plotting primitives that return SVG strings: line charts with several series (linear or log
-//! y), bubble scatters with the y = x diagonal, and horizontal bar charts.
+//! y, optionally with shaded bands), bubble scatters with the y = x diagonal, horizontal bar
+//! charts and Gantt charts.
 //!
 //! They exist so the pages describe *what* to draw (series, axes, captions) while one place
 //! decides *how*: sizes, fonts, grid, a colour-blind-safe palette and legends kept beside the
@@ -243,12 +244,68 @@ pub struct BarChart {
     pub bars: Vec<Bar>,
 }
 
+/// A shaded band around a series: at each x, the range from `lo` to `hi`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    /// Palette index (drawn translucent).
+    pub colour: usize,
+    /// The (x, lo, hi) points, in drawing order.
+    pub points: Vec<(f64, f64, f64)>,
+}
+
+/// One bar of a Gantt chart: lane `lane` held over `[start, end)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Span {
+    /// Lane index, 0 on top.
+    pub lane: usize,
+    /// Start on the x axis.
+    pub start: f64,
+    /// End on the x axis.
+    pub end: f64,
+    /// Palette index.
+    pub colour: usize,
+}
+
+/// A Gantt chart: one lane per row, bars coloured by holder, blank where the lane is idle, and
+/// a thin strip of marks above each lane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gantt {
+    /// Width in pixels; the height follows from the number of lanes.
+    pub width: u32,
+    /// The x axis (time); its range, when fixed, is the part drawn.
+    pub x: Axis,
+    /// Lane names, top to bottom.
+    pub lanes: Vec<String>,
+    /// The bars, each at least one pixel wide so short ones stay visible.
+    pub bars: Vec<Span>,
+    /// Marks drawn in the thin strip above their lane.
+    pub marks: Vec<Span>,
+    /// Legend entries (text, palette index).
+    pub legend: Vec<(String, usize)>,
+}
+
+/// Lane geometry in lane units (lanes are one unit apart): bar bottom and top, mark strip
+/// bottom and top.
+const BAR: (f64, f64) = (-0.3, 0.22);
+const MARK: (f64, f64) = (0.28, 0.4);
+/// Background of a lane, so idle time reads as blank.
+const LANE_BG: RGBColor = RGBColor(244, 244, 244);
+
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 type Drawn = Result<(), DrawingAreaErrorKind<std::io::Error>>;
 
 /// Draws a line chart.
 pub fn line_chart(c: &LineChart) -> String {
+    line_chart_with_bands(c, &[])
+}
+
+/// Draws a line chart with translucent bands under its lines.
+pub fn line_chart_with_bands(c: &LineChart, bands: &[Band]) -> String {
+    let bands: Vec<(usize, Vec<(f64, f64)>)> = bands
+        .iter()
+        .map(|b| (b.colour, outline(&c.x, &c.y, &b.points)))
+        .collect();
     let series: Vec<Vec<(f64, f64)>> = c
         .series
         .iter()
@@ -256,6 +313,7 @@ pub fn line_chart(c: &LineChart) -> String {
         .collect();
     let xs: Vec<f64> = series.iter().flatten().map(|p| p.0).collect();
     let mut ys: Vec<f64> = series.iter().flatten().map(|p| p.1).collect();
+    ys.extend(bands.iter().flat_map(|b| &b.1).map(|p| p.1));
     ys.extend(c.hline.and_then(|h| c.y.map(h)));
     let (xr, yr) = (c.x.span(&xs), c.y.span(&ys));
     let legend: Vec<(String, usize)> = c
@@ -266,6 +324,9 @@ pub fn line_chart(c: &LineChart) -> String {
     render(c.size, |root| {
         let plot = with_legend(root, c.size.0, if c.legend { &legend } else { &[] })?;
         let mut chart = frame(&plot, &c.x, &c.y, xr, yr)?;
+        for (i, points) in &bands {
+            chart.draw_series([Polygon::new(points.clone(), colour(*i).mix(0.18).filled())])?;
+        }
         if let Some(h) = c.hline.and_then(|h| c.y.map(h)) {
             chart.draw_series(LineSeries::new(
                 [(xr.0, h), (xr.1, h)],
@@ -384,6 +445,77 @@ pub fn bar_chart(c: &BarChart) -> String {
         ))?;
         Ok(())
     })
+}
+
+/// Draws a Gantt chart.
+pub fn gantt_chart(c: &Gantt) -> String {
+    let n = c.lanes.len().max(1);
+    let height = 70 + 64 * n as u32;
+    let ends = c.bars.iter().chain(&c.marks).flat_map(|b| [b.start, b.end]);
+    let xs: Vec<f64> = ends.filter_map(|v| c.x.map(v)).collect();
+    let xr = c.x.clone().with_zero().span(&xs);
+    let yr = (-0.5, n as f64 - 0.5);
+    let names: Vec<String> = c.lanes.iter().map(|s| truncate(s, 24)).collect();
+    let label_w =
+        (names.iter().map(|s| s.chars().count()).max().unwrap_or(4) as u32 * 8 + 16).max(70);
+    let row = |lane: usize| n.saturating_sub(lane + 1) as f64;
+    let name_of = |v: &f64| {
+        let i = n as f64 - 1.0 - v.round();
+        let whole = (v - v.round()).abs() < 1e-9 && i >= 0.0;
+        let name = whole.then(|| names.get(i as usize).cloned());
+        name.flatten().unwrap_or_default()
+    };
+    render((c.width, height), |root| {
+        let plot = with_legend(root, c.width, &c.legend)?;
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(12)
+            .x_label_area_size(50)
+            .y_label_area_size(label_w)
+            .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n)
+            .y_label_formatter(&name_of)
+            .x_labels(c.x.ticks(xr))
+            .x_label_formatter(&|v| c.x.tick(*v))
+            .x_desc(c.x.label.as_str())
+            .label_style((FONT, TICK_PT))
+            .axis_desc_style((FONT, DESC_PT))
+            .bold_line_style(RGBColor(225, 225, 225))
+            .max_light_lines(0)
+            .draw()?;
+        let pixel = (xr.1 - xr.0) / f64::from(chart.plotting_area().dim_in_pixel().0.max(1));
+        let rect = |s: &Span, (lo, hi): (f64, f64)| {
+            let (a, b) = (s.start.max(xr.0), s.end.min(xr.1));
+            let b = b.max(a + pixel).min(xr.1);
+            let y = row(s.lane);
+            Rectangle::new([(a, y + lo), (b, y + hi)], colour(s.colour).filled())
+        };
+        let background = (0..c.lanes.len()).map(|i| {
+            let y = row(i);
+            Rectangle::new([(xr.0, y + BAR.0), (xr.1, y + BAR.1)], LANE_BG.filled())
+        });
+        chart.draw_series(background)?;
+        let drawable = |s: &&Span| {
+            let finite = c.x.map(s.start).is_some() && c.x.map(s.end).is_some();
+            finite && s.lane < c.lanes.len() && s.start < xr.1 && s.end > xr.0
+        };
+        chart.draw_series(c.bars.iter().filter(drawable).map(|s| rect(s, BAR)))?;
+        chart.draw_series(c.marks.iter().filter(drawable).map(|s| rect(s, MARK)))?;
+        Ok(())
+    })
+}
+
+/// The outline of a band (lower edge forwards, upper edge back), non-drawable points dropped.
+fn outline(x: &Axis, y: &Axis, points: &[(f64, f64, f64)]) -> Vec<(f64, f64)> {
+    let drawn: Vec<(f64, f64, f64)> = points
+        .iter()
+        .filter_map(|&(a, lo, hi)| Some((x.map(a)?, y.map(lo)?, y.map(hi)?)))
+        .collect();
+    let lower = drawn.iter().map(|p| (p.0, p.1));
+    let upper = drawn.iter().rev().map(|p| (p.0, p.2));
+    lower.chain(upper).collect()
 }
 
 /// The points mapped onto the drawn axes, non-drawable ones dropped.

@@ -8,4 +8,5 @@
 
 pub mod cluster;
 pub mod policy;
+pub mod process;
 pub mod summary;

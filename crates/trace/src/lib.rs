@@ -49,6 +49,7 @@ pub mod alibaba;
 mod error;
 pub mod google;
 mod input;
+pub mod scenario;
 mod source;
 pub mod swf;
 

@@ -6,6 +6,7 @@
 //! everywhere. A new policy is one file here plus a variant of [`Policy`].
 
 mod asset;
+pub mod bottleneck;
 mod drf;
 mod sdrf;
 

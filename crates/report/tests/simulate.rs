@@ -1,0 +1,247 @@
+//! Behaviour of the simulate page and table on small synthetic results.
+
+use fairshare_report::{simulate_html, simulate_table};
+use fairshare_sim::process::result::{
+    Cumulative, ProcessResult, ResourceResult, Segment, SimulationResult, Spread,
+};
+
+fn process(name: &str, entitlement: f64, finish: Option<f64>) -> ProcessResult {
+    ProcessResult {
+        name: name.into(),
+        entitlement,
+        finish_time: finish,
+        consumed: [("CPU_CS".to_string(), 6.0), ("DISK".to_string(), 4.0)]
+            .into_iter()
+            .collect(),
+        finish_time_spread: None,
+        consumed_spread: None,
+    }
+}
+
+fn segment(resource: &str, process: &str, start: f64, end: f64) -> Segment {
+    Segment {
+        resource: resource.into(),
+        process: process.into(),
+        start,
+        end,
+    }
+}
+
+/// Two processes alternating on the CPU in 0.1 s quanta while the other uses the disk.
+fn sample() -> SimulationResult {
+    let names = ["red", "<b>blue</b>"];
+    let mut timeline = Vec::new();
+    for k in 0..100 {
+        let t = 0.1 * k as f64;
+        let (cpu, disk) = if k % 2 == 0 { (0, 1) } else { (1, 0) };
+        timeline.push(segment("CPU_CS", names[cpu], t, t + 0.1));
+        timeline.push(segment("DISK", names[disk], t, t + 0.05));
+    }
+    let times: Vec<f64> = (0..=100).map(|i| 0.1 * i as f64).collect();
+    let service = vec![
+        times.iter().map(|t| t * 0.7).collect(),
+        times.iter().map(|t| t * 0.5).collect(),
+    ];
+    SimulationResult {
+        scenario: "fig<2>.toml".into(),
+        policy: "bottleneck".into(),
+        runs: 1,
+        seed: 7,
+        end_s: 10.0,
+        processes: vec![
+            process(names[0], 0.7, Some(9.5)),
+            process(names[1], 0.3, None),
+        ],
+        resources: vec![
+            ResourceResult {
+                name: "CPU_CS".into(),
+                busy_s: 10.0,
+                bottleneck_intervals: vec![[2.71, 10.0]],
+            },
+            ResourceResult {
+                name: "DISK".into(),
+                busy_s: 5.0,
+                bottleneck_intervals: vec![],
+            },
+        ],
+        timeline,
+        cumulative: Cumulative {
+            times_s: times,
+            service,
+            mean: vec![],
+            std: vec![],
+        },
+        events: 400,
+        wall_s: 0.01,
+        events_per_s: 40_000.0,
+    }
+}
+
+/// The sample as if it had been run five times.
+fn several_runs() -> SimulationResult {
+    let mut r = sample();
+    r.runs = 5;
+    let spread = Spread {
+        mean: 9.4,
+        std: 0.2,
+        min: 9.1,
+        max: 9.8,
+    };
+    for p in &mut r.processes {
+        p.finish_time_spread = Some(spread);
+        p.consumed_spread = Some(p.consumed.keys().map(|k| (k.clone(), spread)).collect());
+    }
+    r.cumulative.mean = r.cumulative.service.clone();
+    r.cumulative.std = r
+        .cumulative
+        .service
+        .iter()
+        .map(|v| v.iter().map(|x| 0.1 * x).collect())
+        .collect();
+    r
+}
+
+fn lanes(page: &str) -> usize {
+    page.matches("fill=\"#F4F4F4\"").count()
+}
+
+fn assert_clean(page: &str) {
+    let without_xmlns = page.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    assert!(!without_xmlns.contains("http://") && !without_xmlns.contains("https://"));
+    assert!(!page.to_lowercase().contains("<script"));
+    assert!(
+        !page.contains("NaN") && !page.contains("inf"),
+        "NaN or inf in output"
+    );
+}
+
+#[test]
+fn the_page_is_self_contained_and_clean() {
+    for r in [sample(), several_runs()] {
+        let page = simulate_html(&r);
+        assert!(page.starts_with("<!DOCTYPE html>"));
+        assert_clean(&page);
+        assert!(!simulate_table(&r).contains("NaN"));
+    }
+}
+
+#[test]
+fn one_gantt_lane_per_resource() {
+    let page = simulate_html(&sample());
+    assert_eq!(lanes(&page), 2);
+    let mut r = sample();
+    r.resources.push(ResourceResult {
+        name: "NET".into(),
+        busy_s: 0.0,
+        bottleneck_intervals: vec![],
+    });
+    assert_eq!(lanes(&simulate_html(&r)), 3);
+}
+
+#[test]
+fn bottleneck_strips_appear_only_with_intervals() {
+    let grey = |p: &str| p.matches("fill=\"#787878\"").count();
+    let with = simulate_html(&sample());
+    let mut r = sample();
+    r.resources[0].bottleneck_intervals.clear();
+    let without = simulate_html(&r);
+    assert_eq!(grey(&with), grey(&without) + 1);
+}
+
+#[test]
+fn touching_bars_of_one_process_are_merged() {
+    let mut r = sample();
+    r.timeline = (0..50)
+        .map(|k| segment("CPU_CS", "red", 0.1 * k as f64, 0.1 * (k + 1) as f64))
+        .collect();
+    let red = |p: &str| p.matches("fill=\"#0072B2\"").count();
+    let one = red(&simulate_html(&r));
+    r.timeline.truncate(1);
+    assert_eq!(one, red(&simulate_html(&r)));
+}
+
+#[test]
+fn names_are_escaped() {
+    let r = sample();
+    let page = simulate_html(&r);
+    assert!(!page.contains("<b>blue</b>") && page.contains("&lt;b&gt;blue&lt;/b&gt;"));
+    assert!(!page.contains("fig<2>") && page.contains("fig&lt;2&gt;.toml"));
+    assert!(simulate_table(&r).contains("<b>blue</b>"));
+}
+
+#[test]
+fn output_is_deterministic() {
+    for r in [sample(), several_runs()] {
+        assert_eq!(simulate_html(&r), simulate_html(&r.clone()));
+        assert_eq!(simulate_table(&r), simulate_table(&r.clone()));
+    }
+}
+
+#[test]
+fn several_runs_show_spreads_and_a_band() {
+    let one = sample();
+    let five = several_runs();
+    let (table1, table5) = (simulate_table(&one), simulate_table(&five));
+    assert!(!table1.contains('±') && table5.contains("9.40 ± 0.20"));
+    assert!(table5.contains("9.10–9.80"));
+    assert!(!simulate_html(&one).contains("<polygon"));
+    assert!(simulate_html(&five).contains("<polygon"));
+}
+
+#[test]
+fn an_unfinished_process_says_so() {
+    let table = simulate_table(&sample());
+    let blue = table.lines().find(|l| l.contains("blue")).unwrap_or("");
+    assert!(blue.contains("unfinished"), "{table}");
+}
+
+#[test]
+fn empty_and_zero_length_runs_render() {
+    let mut r = sample();
+    r.timeline.clear();
+    assert!(simulate_html(&r).contains("every lane is blank"));
+    r.end_s = 0.0;
+    r.cumulative = Cumulative::default();
+    for res in &mut r.resources {
+        res.bottleneck_intervals.clear();
+        res.busy_s = 0.0;
+    }
+    let page = simulate_html(&r);
+    assert_clean(&page);
+    assert_eq!(lanes(&page), 2);
+    assert!(page.contains("run lasted no time"));
+    assert!(!simulate_table(&r).contains("NaN"));
+    r.resources.clear();
+    r.processes.clear();
+    assert_clean(&simulate_html(&r));
+}
+
+#[test]
+fn non_finite_and_unknown_inputs_do_not_leak() {
+    let mut r = several_runs();
+    r.end_s = f64::NAN;
+    r.timeline.push(segment("CPU_CS", "ghost", f64::NAN, 3.0));
+    r.timeline.push(segment("GPU", "red", 1.0, f64::INFINITY));
+    r.cumulative.std[0][3] = f64::NAN;
+    r.processes[0].finish_time = Some(f64::INFINITY);
+    r.resources[1]
+        .bottleneck_intervals
+        .push([f64::NEG_INFINITY, 1.0]);
+    assert_clean(&simulate_html(&r));
+    assert!(!simulate_table(&r).contains("NaN"));
+}
+
+#[test]
+fn a_long_run_is_cut_and_says_so() {
+    let mut r = sample();
+    r.timeline = (0..30_000)
+        .map(|k| {
+            let p = if k % 2 == 0 { "red" } else { "<b>blue</b>" };
+            segment("CPU_CS", p, 0.1 * k as f64, 0.1 * (k + 1) as f64)
+        })
+        .collect();
+    r.end_s = 3_000.0;
+    let page = simulate_html(&r);
+    assert!(page.contains("only its first 2000.0 s of 3000.0 s are drawn"));
+    assert!(page.len() < 5_000_000, "{} bytes", page.len());
+}

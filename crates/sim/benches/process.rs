@@ -1,0 +1,50 @@
+//! Throughput of the `process` engine: 100 processes cycling over 5 resources (three
+//! time-sliced, two run-to-completion) for 10,000 simulated seconds under bottleneck-based
+//! global priorities, randomised request lengths. Reports engine events per second.
+//!
+//! Run with `cargo bench -p fairshare-sim --bench process`.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use fairshare_sim::process::simulate;
+use fairshare_trace::scenario::Scenario;
+use std::path::Path;
+use std::time::Duration;
+
+/// The scenario as TOML: process k has entitlement 1 + k mod 4 and visits the resources in an
+/// order and with lengths that depend on k, so queues form on every resource.
+fn scenario(policy: &str) -> Scenario {
+    let resources = ["CPU_CS", "DISK_CS", "NET_CS", "GPU", "TAPE"];
+    let mut text = format!("[simulation]\nduration = 10000.0\nseed = 7\npolicy = \"{policy}\"\n");
+    for k in 0..100 {
+        let mut program = String::from("loop 100000\n");
+        for step in 0..3 {
+            let r = resources[(k + step * (1 + k % 3)) % resources.len()];
+            let mean = 0.05 + 0.01 * ((k * 7 + step * 13) % 20) as f64;
+            program += &format!("{r} {mean:.3} {:.4} NORM\n", mean / 10.0);
+        }
+        text += &format!(
+            "[[process]]\nname = \"p{k}\"\nentitlement = {}\nprogram = \"\"\"\n{program}\"\"\"\n",
+            1 + k % 4
+        );
+    }
+    Scenario::from_toml(&text, Path::new("bench.toml")).expect("the bench scenario parses")
+}
+
+fn process(c: &mut Criterion) {
+    let mut group = c.benchmark_group("process_100x5_10000s");
+    for policy in ["bottleneck", "fifo"] {
+        let scenario = scenario(policy);
+        let events = simulate(&scenario, "bench").events;
+        eprintln!("{policy}: {events} events per run");
+        group.throughput(Throughput::Elements(events));
+        group.bench_function(policy, |b| b.iter(|| simulate(&scenario, "bench")));
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10).measurement_time(Duration::from_secs(20));
+    targets = process
+}
+criterion_main!(benches);

@@ -1,0 +1,650 @@
+//! The `process` engine: clients cycling over resource queues, as in the bottleneck paper's
+//! simulator (spec `bottleneck.md` §3).
+//!
+//! Each process runs its program one request at a time. Every resource has its own queue, all
+//! ordered by the same global priority; resources whose name ends in `_CS` are time-sliced in
+//! quanta and put the client back at the tail after each quantum, the others serve a request to
+//! completion; `idle` only delays. Allocation, consumption and busy time are kept in
+//! sliding-window ledgers, exactly (no ticks). At each instant the engine ends grants, ends idle
+//! periods, updates the active set, then dispatches every free resource in lane order (§3.2).
+
+pub mod result;
+
+use fairshare_core::decay::Decay;
+use fairshare_core::ledger::Ledger;
+use fairshare_core::model::Time;
+use fairshare_core::policy::bottleneck::{bottlenecks, global_priority};
+use fairshare_trace::scenario::{Accounting, Dist, ProcessPolicy, Scenario};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Exp, Normal};
+use result::Intervals;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+mod summary;
+
+pub use summary::simulate;
+
+/// What a process is doing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum State {
+    /// Delayed by a leading `idle` or `start`; not arrived yet.
+    Waiting,
+    /// Suspended by an `idle` request.
+    Idle,
+    /// In a resource's queue.
+    Queued(usize),
+    /// Being served by a resource.
+    Serving(usize),
+    /// Its program has ended.
+    Done,
+}
+
+/// Something due at an instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// A grant on this resource ends (request done or quantum over).
+    GrantEnd(usize),
+    /// This process's idle request ends.
+    IdleEnd(usize),
+    /// A grace period of this process ends (on this resource, in per-resource accounting).
+    GraceEnd(usize, Option<usize>, u64),
+    /// Priorities are recomputed (with a priority interval).
+    Snapshot,
+}
+
+/// A request with its resource resolved to a lane index (`None` = idle).
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    resource: Option<usize>,
+    mean: f64,
+    width: f64,
+    dist: Dist,
+}
+
+/// Where a process is in its program: blocks of steps, each repeated, sampled as issued.
+struct Cursor {
+    blocks: Vec<(u32, Vec<Step>)>,
+    block: usize,
+    round: u32,
+    step: usize,
+    rng: ChaCha8Rng,
+}
+
+impl Cursor {
+    /// Process `i`'s program, drawing from its own stream of the run's seed, so adding a
+    /// process does not change the others' samples (spec §3.4).
+    fn new(scenario: &Scenario, i: usize, seed: u64) -> Cursor {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(i as u64);
+        let lane = |name: &String| scenario.resources.iter().position(|n| n == name);
+        let blocks = scenario.processes[i]
+            .program
+            .blocks
+            .iter()
+            .map(|b| {
+                let steps = b.requests.iter().map(|r| Step {
+                    resource: r.resource.as_ref().and_then(lane),
+                    mean: r.mean,
+                    width: r.width,
+                    dist: r.dist,
+                });
+                (b.repeat, steps.collect())
+            })
+            .collect();
+        Cursor {
+            blocks,
+            block: 0,
+            round: 0,
+            step: 0,
+            rng,
+        }
+    }
+
+    /// The next request and its sampled length in µs, or `None` at the end of the program.
+    fn next(&mut self) -> Option<(Option<usize>, u64)> {
+        loop {
+            let (repeat, steps) = self.blocks.get(self.block)?;
+            if self.round >= *repeat || steps.is_empty() {
+                (self.block, self.round, self.step) = (self.block + 1, 0, 0);
+                continue;
+            }
+            let step = steps[self.step];
+            self.step += 1;
+            if self.step == steps.len() {
+                (self.round, self.step) = (self.round + 1, 0);
+            }
+            let length = micros(sample(step.dist, step.mean, step.width, &mut self.rng));
+            return Some((step.resource, length));
+        }
+    }
+}
+
+/// One process during a run.
+struct Proc {
+    entitlement: f64,
+    program: Cursor,
+    remaining: u64,
+    state: State,
+    arrived: bool,
+    finish: Option<Time>,
+}
+
+/// One resource during a run.
+struct Res {
+    sliced: bool,
+    queue: Vec<(u64, usize)>,
+    holder: Option<usize>,
+    since: Time,
+}
+
+/// The state of one run.
+struct Engine<'a> {
+    scenario: &'a Scenario,
+    now: Time,
+    procs: Vec<Proc>,
+    res: Vec<Res>,
+    events: BinaryHeap<Reverse<(Time, u64, Event)>>,
+    seq: u64,
+    /// Per process: entitled service in the window (1 value, or 1 per resource).
+    allocation: Vec<Ledger>,
+    /// Per process: service from each resource in the window.
+    consumption: Vec<Ledger>,
+    /// Busy time of each resource in the window.
+    busy: Ledger,
+    /// Per process and accounting slot (1, or 1 per resource): whether it is active.
+    active: Vec<Vec<bool>>,
+    /// Per process and slot: the token of its running grace period.
+    grace: Vec<Vec<u64>>,
+    /// Per process: its slots' allocation rates need recomputing.
+    dirty: bool,
+    /// With a priority interval: bottlenecks and priorities frozen at the last snapshot.
+    frozen: Option<(Vec<bool>, Vec<Option<f64>>)>,
+    /// Bottlenecks at the current instant, once computed.
+    current: Option<Vec<bool>>,
+    /// Sum of the entitlements of the processes active anywhere.
+    active_total: f64,
+    served: Vec<Vec<Intervals>>,
+    busy_log: Vec<Intervals>,
+    handled: u64,
+}
+
+/// Everything one run produced.
+pub(crate) struct Run {
+    served: Vec<Vec<Intervals>>,
+    busy: Vec<Intervals>,
+    finish: Vec<Option<f64>>,
+    end: f64,
+    events: u64,
+}
+
+fn micros(seconds: f64) -> u64 {
+    (seconds.max(0.0) * 1e6).round() as u64
+}
+
+impl<'a> Engine<'a> {
+    fn new(scenario: &'a Scenario, seed: u64) -> Engine<'a> {
+        let sim = &scenario.simulation;
+        let m = scenario.resources.len();
+        let slots = if sim.accounting == Accounting::PerResource {
+            m
+        } else {
+            1
+        };
+        let window = Decay::SlidingWindow { window: sim.window };
+        let ledger =
+            |dims| Ledger::new(window, dims, 0.0).expect("a positive window was validated");
+        let total: f64 = scenario.processes.iter().map(|p| p.entitlement).sum();
+        let procs: Vec<Proc> = scenario
+            .processes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Proc {
+                entitlement: p.entitlement / total,
+                program: Cursor::new(scenario, i, seed),
+                remaining: 0,
+                state: State::Waiting,
+                arrived: false,
+                finish: None,
+            })
+            .collect();
+        let n = procs.len();
+        let res = scenario
+            .resources
+            .iter()
+            .map(|name| Res {
+                sliced: name.ends_with("_CS"),
+                queue: Vec::new(),
+                holder: None,
+                since: Time::ZERO,
+            })
+            .collect();
+        Engine {
+            scenario,
+            now: Time::ZERO,
+            procs,
+            res,
+            events: BinaryHeap::new(),
+            seq: 0,
+            allocation: (0..n).map(|_| ledger(slots)).collect(),
+            consumption: (0..n).map(|_| ledger(m)).collect(),
+            busy: ledger(m),
+            active: vec![vec![false; slots]; n],
+            grace: vec![vec![0; slots]; n],
+            dirty: false,
+            frozen: None,
+            current: None,
+            active_total: 0.0,
+            served: vec![vec![Vec::new(); m]; n],
+            busy_log: vec![Vec::new(); m],
+            handled: 0,
+        }
+    }
+
+    fn secs(&self) -> f64 {
+        self.now.as_secs_f64()
+    }
+
+    fn schedule(&mut self, at: Time, event: Event) {
+        self.seq += 1;
+        self.events.push(Reverse((at, self.seq, event)));
+    }
+
+    fn run(mut self) -> Run {
+        let sim = &self.scenario.simulation;
+        let stop = sim.duration.map(|d| Time(micros(d)));
+        for (i, p) in self.scenario.processes.iter().enumerate() {
+            self.schedule(Time(micros(p.start)), Event::IdleEnd(i));
+        }
+        if sim.priority_interval > 0.0 {
+            self.frozen = Some((Vec::new(), Vec::new()));
+            self.schedule(Time::ZERO, Event::Snapshot);
+        }
+        while let Some(Reverse((t, _, _))) = self.events.peek().copied() {
+            if stop.is_some_and(|s| t > s) || self.procs.iter().all(|p| p.state == State::Done) {
+                break;
+            }
+            self.now = t;
+            self.instant();
+        }
+        let end = match stop {
+            Some(s) if self.procs.iter().any(|p| p.state != State::Done) => s,
+            _ => self.now,
+        };
+        self.close(end)
+    }
+
+    /// Everything due now, in the spec's order, then one dispatch of every free resource.
+    fn instant(&mut self) {
+        let mut due = Vec::new();
+        while let Some(Reverse((t, _, e))) = self.events.peek().copied() {
+            if t != self.now {
+                break;
+            }
+            self.events.pop();
+            due.push(e);
+        }
+        self.handled += due.len() as u64;
+        self.current = None;
+        // Grant ends by holder, then idle ends by process, then grace ends, then snapshots.
+        let order = |e: &Event, res: &[Res]| match *e {
+            Event::GrantEnd(j) => (0, res[j].holder.unwrap_or(usize::MAX)),
+            Event::IdleEnd(i) => (1, i),
+            Event::GraceEnd(i, _, _) => (2, i),
+            Event::Snapshot => (3, 0),
+        };
+        due.sort_by_key(|e| (order(e, &self.res), *e));
+        for event in due {
+            match event {
+                Event::GrantEnd(j) => self.end_grant(j),
+                Event::IdleEnd(i) => self.proceed(i),
+                Event::GraceEnd(i, slot, token) => self.end_grace(i, slot, token),
+                Event::Snapshot => self.snapshot(),
+            }
+        }
+        self.refresh_rates();
+        for j in 0..self.res.len() {
+            self.dispatch(j);
+        }
+    }
+
+    fn end_grant(&mut self, j: usize) {
+        let Some(i) = self.res[j].holder.take() else {
+            return;
+        };
+        let (start, now) = (self.res[j].since.as_secs_f64(), self.secs());
+        push_interval(&mut self.served[i][j], start, now);
+        push_interval(&mut self.busy_log[j], start, now);
+        let _ = self.consumption[i].set_rate(now, &vec![0.0; self.res.len()]);
+        self.set_busy(j, false);
+        let p = &mut self.procs[i];
+        p.remaining = p
+            .remaining
+            .saturating_sub(self.now.as_micros() - self.res[j].since.as_micros());
+        if p.remaining > 0 {
+            self.enqueue(i, j);
+        } else {
+            self.proceed(i);
+        }
+    }
+
+    fn set_busy(&mut self, j: usize, busy: bool) {
+        let mut rate: Vec<f64> = self
+            .res
+            .iter()
+            .map(|r| if r.holder.is_some() { 1.0 } else { 0.0 })
+            .collect();
+        rate[j] = if busy { 1.0 } else { 0.0 };
+        let _ = self.busy.set_rate(self.secs(), &rate);
+    }
+
+    /// Issues the process's next request: a queue, an idle delay, or the end of its program.
+    fn proceed(&mut self, i: usize) {
+        let left = self.procs[i].state;
+        if let State::Queued(j) | State::Serving(j) = left {
+            self.leave_resource(i, j);
+        }
+        loop {
+            let p = &mut self.procs[i];
+            let Some((resource, length)) = p.program.next() else {
+                p.state = State::Done;
+                p.finish = Some(self.now);
+                self.deactivate(i, None);
+                return;
+            };
+            if length == 0 {
+                continue;
+            }
+            p.remaining = length;
+            match resource {
+                None => {
+                    p.state = if p.arrived {
+                        State::Idle
+                    } else {
+                        State::Waiting
+                    };
+                    let (arrived, at) = (p.arrived, self.now.plus_micros(length));
+                    self.schedule(at, Event::IdleEnd(i));
+                    if arrived {
+                        self.start_grace(i, None);
+                    }
+                }
+                Some(j) => {
+                    p.arrived = true;
+                    self.activate(i, None);
+                    self.enqueue(i, j);
+                }
+            }
+            return;
+        }
+    }
+
+    fn enqueue(&mut self, i: usize, j: usize) {
+        self.seq += 1;
+        self.res[j].queue.push((self.seq, i));
+        self.procs[i].state = State::Queued(j);
+        self.activate(i, Some(j));
+    }
+
+    /// The process left resource `j` for good (for now): per-resource grace starts.
+    fn leave_resource(&mut self, i: usize, j: usize) {
+        if self.active[i].len() > 1 {
+            self.start_grace(i, Some(j));
+        }
+    }
+
+    fn slot(&self, i: usize, resource: Option<usize>) -> Option<usize> {
+        match (self.active[i].len(), resource) {
+            (1, None) => Some(0),
+            (1, Some(_)) | (_, None) => None,
+            (_, Some(j)) => Some(j),
+        }
+    }
+
+    fn activate(&mut self, i: usize, resource: Option<usize>) {
+        if let Some(s) = self.slot(i, resource) {
+            self.grace[i][s] += 1;
+            if !self.active[i][s] {
+                self.active[i][s] = true;
+                self.dirty = true;
+            }
+        }
+    }
+
+    fn deactivate(&mut self, i: usize, resource: Option<usize>) {
+        let slots: Vec<usize> = match resource {
+            None => (0..self.active[i].len()).collect(),
+            Some(j) => vec![j],
+        };
+        for s in slots {
+            self.grace[i][s] += 1;
+            if self.active[i][s] {
+                self.active[i][s] = false;
+                self.dirty = true;
+            }
+        }
+    }
+
+    fn start_grace(&mut self, i: usize, resource: Option<usize>) {
+        let Some(s) = self.slot(i, resource).or(resource) else {
+            return;
+        };
+        self.grace[i][s] += 1;
+        let at = self.now.plus_micros(micros(self.scenario.simulation.grace));
+        self.schedule(at, Event::GraceEnd(i, resource, self.grace[i][s]));
+    }
+
+    fn end_grace(&mut self, i: usize, resource: Option<usize>, token: u64) {
+        let Some(s) = self.slot(i, resource).or(resource) else {
+            return;
+        };
+        if self.grace[i][s] == token {
+            self.deactivate(i, Some(s).filter(|_| self.active[i].len() > 1));
+        }
+    }
+
+    /// After the active sets changed: every slot's allocation rate becomes its renormalised
+    /// entitlement (0 when inactive).
+    fn refresh_rates(&mut self) {
+        if !std::mem::take(&mut self.dirty) {
+            return;
+        }
+        let slots = self.active.first().map_or(0, Vec::len);
+        let totals: Vec<f64> = (0..slots)
+            .map(|s| {
+                (0..self.procs.len())
+                    .filter(|i| self.active[*i][s])
+                    .map(|i| self.procs[i].entitlement)
+                    .sum()
+            })
+            .collect();
+        let now = self.secs();
+        self.active_total = (0..self.procs.len())
+            .filter(|k| self.active[*k].iter().any(|a| *a))
+            .map(|k| self.procs[k].entitlement)
+            .sum();
+        for i in 0..self.procs.len() {
+            let rate: Vec<f64> = (0..slots)
+                .map(|s| {
+                    if self.active[i][s] && totals[s] > 0.0 {
+                        self.procs[i].entitlement / totals[s]
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let _ = self.allocation[i].set_rate(now, &rate);
+        }
+    }
+
+    fn snapshot(&mut self) {
+        let bottleneck = self.bottlenecks();
+        let n = self.procs.len();
+        self.frozen = Some((bottleneck, vec![None; n]));
+        let every = micros(self.scenario.simulation.priority_interval).max(1);
+        self.schedule(self.now.plus_micros(every), Event::Snapshot);
+    }
+
+    fn bottlenecks(&mut self) -> Vec<bool> {
+        let sim = &self.scenario.simulation;
+        let (window, threshold) = (sim.window, sim.bottleneck_threshold);
+        let busy = self
+            .busy
+            .value(self.secs())
+            .map(<[f64]>::to_vec)
+            .unwrap_or_default();
+        bottlenecks(&busy, window, threshold)
+    }
+
+    /// The renormalised entitlement of process `i` over the globally active processes.
+    fn share(&self, i: usize) -> f64 {
+        if self.active_total > 0.0 {
+            self.procs[i].entitlement / self.active_total
+        } else {
+            1.0
+        }
+    }
+
+    /// The priority of process `i` at resource `j`: higher is served first.
+    fn priority(&mut self, i: usize, j: usize, bottleneck: &[bool]) -> f64 {
+        if self.scenario.simulation.policy == ProcessPolicy::Fifo {
+            return 0.0;
+        }
+        if let Some(Some(p)) = self
+            .frozen
+            .as_ref()
+            .and_then(|(_, cache)| cache.get(i).copied())
+        {
+            return p;
+        }
+        let sim = &self.scenario.simulation;
+        let now = self.secs();
+        let share = self.share(i);
+        let (Ok(allocation), Ok(consumption)) = (
+            self.allocation[i].value(now),
+            self.consumption[i].value(now),
+        ) else {
+            return f64::NEG_INFINITY;
+        };
+        let form = sim.priority_form;
+        let p = match sim.policy {
+            ProcessPolicy::Bottleneck => {
+                global_priority(allocation, consumption, bottleneck, share, form)
+            }
+            ProcessPolicy::PerResource => {
+                let only: Vec<bool> = (0..consumption.len()).map(|k| k == j).collect();
+                global_priority(allocation, consumption, &only, share, form)
+            }
+            ProcessPolicy::Drf => -consumption.iter().copied().fold(0.0, f64::max) / share,
+            ProcessPolicy::Fifo => 0.0,
+        };
+        if let Some((_, cache)) = self.frozen.as_mut() {
+            cache[i] = Some(p);
+        }
+        p
+    }
+
+    /// Grants resource `j`, if free, to its best queued process.
+    fn dispatch(&mut self, j: usize) {
+        if self.res[j].holder.is_some() || self.res[j].queue.is_empty() {
+            return;
+        }
+        let bottleneck = match (&self.frozen, &self.current) {
+            (Some((b, _)), _) | (None, Some(b)) => b.clone(),
+            (None, None) => {
+                let b = self.bottlenecks();
+                self.current = Some(b.clone());
+                b
+            }
+        };
+        let queue = std::mem::take(&mut self.res[j].queue);
+        let mut best: Option<(f64, u64, usize, usize)> = None;
+        for (k, &(stamp, i)) in queue.iter().enumerate() {
+            let p = self.priority(i, j, &bottleneck);
+            let better = match best {
+                None => true,
+                Some((bp, bs, _, _)) => {
+                    let tie = (p - bp).abs() <= 1e-12 * bp.abs().max(1.0);
+                    if tie {
+                        stamp < bs
+                    } else {
+                        p > bp
+                    }
+                }
+            };
+            if better {
+                best = Some((p, stamp, i, k));
+            }
+        }
+        self.res[j].queue = queue;
+        let Some((_, _, i, k)) = best else { return };
+        self.res[j].queue.remove(k);
+        self.grant(i, j);
+    }
+
+    fn grant(&mut self, i: usize, j: usize) {
+        let p = &mut self.procs[i];
+        p.state = State::Serving(j);
+        let length = if self.res[j].sliced {
+            p.remaining
+                .min(micros(self.scenario.simulation.quantum).max(1))
+        } else {
+            p.remaining
+        };
+        self.res[j].holder = Some(i);
+        self.res[j].since = self.now;
+        let mut rate = vec![0.0; self.res.len()];
+        rate[j] = 1.0;
+        let now = self.secs();
+        let _ = self.consumption[i].set_rate(now, &rate);
+        self.set_busy(j, true);
+        self.schedule(self.now.plus_micros(length), Event::GrantEnd(j));
+    }
+
+    /// Ends the run at `end`: grants still open count up to it.
+    fn close(mut self, end: Time) -> Run {
+        let end_s = end.as_secs_f64();
+        for j in 0..self.res.len() {
+            if let Some(i) = self.res[j].holder {
+                let start = self.res[j].since.as_secs_f64();
+                push_interval(&mut self.served[i][j], start, end_s);
+                push_interval(&mut self.busy_log[j], start, end_s);
+            }
+        }
+        Run {
+            finish: self
+                .procs
+                .iter()
+                .map(|p| p.finish.map(Time::as_secs_f64))
+                .collect(),
+            served: self.served,
+            busy: self.busy_log,
+            end: end_s,
+            events: self.handled,
+        }
+    }
+}
+
+/// Appends `[start, end)`, merging it with the previous interval when they touch.
+fn push_interval(list: &mut Intervals, start: f64, end: f64) {
+    if end <= start {
+        return;
+    }
+    match list.last_mut() {
+        Some(last) if (last.1 - start).abs() < 1e-9 => last.1 = end,
+        _ => list.push((start, end)),
+    }
+}
+
+/// One duration: normal (sd = width), uniform on mean ± width, or exponential with the mean;
+/// negative samples are clamped to 0, and width 0 is deterministic.
+fn sample(dist: Dist, mean: f64, width: f64, rng: &mut ChaCha8Rng) -> f64 {
+    let value = match dist {
+        Dist::Normal if width > 0.0 => Normal::new(mean, width).map_or(mean, |d| d.sample(rng)),
+        Dist::Uniform if width > 0.0 => mean + width * (2.0 * rand::Rng::gen::<f64>(rng) - 1.0),
+        Dist::Exponential if mean > 0.0 => Exp::new(1.0 / mean).map_or(mean, |d| d.sample(rng)),
+        _ => mean,
+    };
+    value.max(0.0)
+}
