@@ -414,14 +414,27 @@ fn a_one_second_priority_interval_serves_in_blocks() {
     let path = examples().join("fig02-late-arrival.toml");
     let mut scenario = Scenario::read(&path).unwrap();
     let longest = |r: &SimulationResult| {
-        r.timeline.iter().filter(|s| s.start >= 5.0 && s.end <= 12.0).map(|s| s.end - s.start).fold(0.0, f64::max)
+        r.timeline
+            .iter()
+            .filter(|s| s.start >= 5.0 && s.end <= 12.0)
+            .map(|s| s.end - s.start)
+            .fold(0.0, f64::max)
     };
     let every_dispatch = simulate(&scenario, "fig02");
     scenario.simulation.priority_interval = 1.0;
     let frozen = simulate(&scenario, "fig02");
-    assert!(longest(&every_dispatch) < 0.35, "{}", longest(&every_dispatch));
+    assert!(
+        longest(&every_dispatch) < 0.35,
+        "{}",
+        longest(&every_dispatch)
+    );
     assert!(longest(&frozen) >= 0.9, "{}", longest(&frozen));
-    within(finish(&frozen, "blue"), 11.0, 14.0, "blue still finishes first");
+    within(
+        finish(&frozen, "blue"),
+        11.0,
+        14.0,
+        "blue still finishes first",
+    );
 }
 
 #[test]
@@ -433,5 +446,22 @@ fn per_resource_accounting_cuts_figure_12s_green() {
     scenario.simulation.accounting = fairshare_trace::scenario::Accounting::PerResource;
     let r = simulate(&scenario, "fig12");
     let green = share(&r, "green", "CPU_CS", 8.0, 24.0);
-    assert!(green < share(&run("fig12"), "green", "CPU_CS", 8.0, 24.0), "{green}");
+    assert!(
+        green < share(&run("fig12"), "green", "CPU_CS", 8.0, 24.0),
+        "{green}"
+    );
+}
+
+#[test]
+fn fig11_randomised_processes_progress_at_largely_the_same_rate() {
+    let r = run("fig11-ring-rand");
+    let means: Vec<f64> = r
+        .processes
+        .iter()
+        .map(|p| p.finish_time_spread.expect("several runs").mean)
+        .collect();
+    let (low, high) = means
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), m| (l.min(*m), h.max(*m)));
+    assert!(high / low < 1.05, "mean completions {means:?}");
 }
