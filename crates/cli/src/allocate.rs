@@ -84,7 +84,7 @@ fn table(outcome: &Outcome) -> String {
     }
     header.extend(resources.iter().map(|r| r.to_string()));
     header.push("dominant share".into());
-    let mut rows = vec![header];
+    let mut rows = Vec::new();
     for user in &outcome.users {
         let mut row = vec![user.id.clone()];
         if with_tasks {
@@ -119,36 +119,5 @@ fn table(outcome: &Outcome) -> String {
         out += &format!(", bottleneck {}", b.join(", "));
     }
     out.push('\n');
-    out + &align(&rows)
-}
-
-fn align(rows: &[Vec<String>]) -> String {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (cell, w))| {
-                if i == 0 {
-                    format!("{cell:<w$}")
-                } else {
-                    format!("{cell:>w$}")
-                }
-            })
-            .collect();
-        out += cells.join("  ").trim_end();
-        out.push('\n');
-    }
-    out
+    out + &fairshare_report::table(&header, &rows)
 }

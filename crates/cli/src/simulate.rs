@@ -3,7 +3,7 @@
 use crate::output::Outputs;
 use anyhow::{Context, Result};
 use fairshare_sim::process::simulate;
-use fairshare_trace::scenario::Scenario;
+use fairshare_trace::scenario::{ProcessPolicy, Scenario};
 use std::path::PathBuf;
 
 /// Run a scenario of processes cycling over resources under bottleneck-based global priorities
@@ -34,10 +34,12 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let mut scenario = Scenario::read(&args.scenario)?;
     if let Some(policy) = &args.policy {
-        scenario.simulation.policy =
-            serde_json::from_value(serde_json::Value::String(policy.clone())).with_context(
-                || format!("--policy {policy:?}: expected bottleneck, per-resource, drf or fifo"),
-            )?;
+        scenario.simulation.policy = ProcessPolicy::ALL
+            .into_iter()
+            .find(|p| p.name() == policy)
+            .with_context(|| {
+                format!("--policy {policy:?}: expected bottleneck, per-resource, drf or fifo")
+            })?;
     }
     if let Some(runs) = args.runs {
         anyhow::ensure!(runs >= 1, "--runs must be at least 1");

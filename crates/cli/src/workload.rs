@@ -380,7 +380,7 @@ impl Workload {
         });
         let origin = self.origin().as_micros();
         let result = cluster::run(config, arrivals, |t| {
-            bar.set_position((t.as_micros() - origin) / 1_000_000)
+            bar.set_position(t.as_micros().saturating_sub(origin) / 1_000_000)
         })
         .with_context(|| format!("replaying under {}", config.policy))?;
         bar.finish_and_clear();

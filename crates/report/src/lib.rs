@@ -20,3 +20,4 @@ pub mod svg;
 pub use replay::{replay_html, replay_table};
 pub use simulate::{simulate_html, simulate_table};
 pub use sweep::{sweep_html, sweep_table};
+pub use text::table;

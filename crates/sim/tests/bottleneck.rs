@@ -465,3 +465,17 @@ fn fig11_randomised_processes_progress_at_largely_the_same_rate() {
         .fold((f64::INFINITY, 0.0f64), |(l, h), m| (l.min(*m), h.max(*m)));
     assert!(high / low < 1.05, "mean completions {means:?}");
 }
+
+#[test]
+fn very_long_runs_are_sampled_sparsely_not_exhaustively() {
+    let text = "[[process]]\nname = \"late\"\nentitlement = 1\nstart = 1e12\nprogram = \"CPU_CS 1 0 NORM\"\n";
+    let scenario = Scenario::from_toml(text, std::path::Path::new("late.toml")).unwrap();
+    let r = simulate(&scenario, "late");
+    let finish = r.processes[0].finish_time.expect("it finishes");
+    assert!((finish - (1e12 + 1.0)).abs() < 1e-3, "{finish}");
+    assert!(
+        r.cumulative.times_s.len() <= 100_001,
+        "{}",
+        r.cumulative.times_s.len()
+    );
+}

@@ -198,11 +198,15 @@ impl<'a> StaticQueue<'a> {
             order: BTreeSet::new(),
         };
         let mut bound = 0u64;
+        let mut largest = (0, 0);
         for (i, c) in clients.iter().enumerate() {
             check_client(i, c, capacity.len())?;
             let demand: Vec<f64> = c.demand.iter().zip(capacity).map(|(d, k)| d / k).collect();
             let most = most_tasks(i, &demand, c.tasks)?;
             bound = bound.saturating_add(most);
+            if most > largest.1 {
+                largest = (i, most);
+            }
             if most == 0 && demand.iter().any(|d| *d > 1.0 + FIT_SLACK) {
                 queue.unfit.push(i);
             } else if c.tasks != Some(0) {
@@ -212,7 +216,10 @@ impl<'a> StaticQueue<'a> {
         }
         if bound > MAX_PLACEMENTS {
             let reason = format!("tasks are so small that more than {MAX_PLACEMENTS} would be placed; give `tasks` or larger demands");
-            return Err(AllocError::Unbounded { client: 0, reason });
+            return Err(AllocError::Unbounded {
+                client: largest.0,
+                reason,
+            });
         }
         Ok(queue)
     }

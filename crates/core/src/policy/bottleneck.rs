@@ -44,9 +44,12 @@ pub fn global_priority(
             .unwrap_or(0.0)
     };
     let gap = if bottleneck.iter().any(|b| *b) {
-        (0..consumption.len())
-            .filter(|j| bottleneck[*j])
-            .map(|j| allocated(j) - consumption[j])
+        consumption
+            .iter()
+            .zip(bottleneck)
+            .enumerate()
+            .filter(|(_, (_, b))| **b)
+            .map(|(j, (c, _))| allocated(j) - c)
             .fold(f64::INFINITY, f64::min)
     } else if allocation.len() > 1 {
         allocation.iter().sum::<f64>() - consumption.iter().sum::<f64>()

@@ -1,9 +1,11 @@
-//! Policies: one priority per client, lower is served first.
+//! Policies: one priority per client.
 //!
 //! A policy is a pure function of what a client holds (its normalised allocation), what it owes
 //! from the past (its commitments) and its relative weight. Allocators, the live tree and the
 //! simulators all rank clients through this one place, so a policy means the same thing
-//! everywhere. A new policy is one file here plus a variant of [`Policy`].
+//! everywhere. A new allocation policy is one file here plus a variant of [`Policy`], whose
+//! priorities are served lowest first. [`bottleneck`] ranks processes by windowed service gaps
+//! instead; its priorities are served highest first, as in its paper.
 
 mod asset;
 pub mod bottleneck;
@@ -45,7 +47,13 @@ pub enum Policy {
 
 impl Policy {
     /// Every policy name the parser accepts, for help texts and error messages.
-    pub const NAMES: &'static [&'static str] = &["drf", "weighted-drf", "asset", "sdrf"];
+    pub const NAMES: &'static [&'static str] = &[
+        "drf",
+        "weighted-drf (or wdrf)",
+        "asset",
+        "sdrf",
+        "sdrf:form=max-of-sums",
+    ];
 
     /// The priority of a client: lower is served first.
     pub fn priority(&self, client: &ClientView) -> f64 {

@@ -157,6 +157,12 @@ pub fn run<E>(
                 break;
             }
         }
+        if t < engine.now {
+            return Err(RunError::Sim(SimError::OutOfOrder {
+                previous: engine.now,
+                got: t,
+            }));
+        }
         engine.at(t);
         while engine
             .finishes

@@ -159,7 +159,8 @@ struct Engine<'a> {
     grace: Vec<Vec<u64>>,
     /// Per process: its slots' allocation rates need recomputing.
     dirty: bool,
-    /// With a priority interval: bottlenecks and priorities frozen at the last snapshot.
+    /// With a priority interval: the bottlenecks of the last snapshot, and each process's
+    /// priority computed when first needed after it (spec §2.7: on entry) and kept until the next.
     frozen: Option<(Vec<bool>, Vec<Option<f64>>)>,
     /// Bottlenecks at the current instant, once computed.
     current: Option<Vec<bool>>,
@@ -539,7 +540,10 @@ impl<'a> Engine<'a> {
             ProcessPolicy::Drf => -consumption.iter().copied().fold(0.0, f64::max) / share,
             ProcessPolicy::Fifo => 0.0,
         };
-        if let Some((_, cache)) = self.frozen.as_mut() {
+        if let (Some((_, cache)), false) = (
+            self.frozen.as_mut(),
+            sim.policy == ProcessPolicy::PerResource,
+        ) {
             cache[i] = Some(p);
         }
         p

@@ -11,6 +11,16 @@ use serde::{Deserialize, Serialize};
 pub const SERVICE_SAMPLE_S: f64 = 0.1;
 /// Seconds between samples of bottleneck status (spec §3.5).
 pub const BOTTLENECK_SAMPLE_S: f64 = 0.01;
+/// Most samples of cumulative service per process; longer runs are sampled more sparsely.
+pub const MAX_SERVICE_SAMPLES: usize = 100_000;
+/// Most samples of bottleneck status per resource; longer runs are sampled more sparsely.
+pub const MAX_BOTTLENECK_SAMPLES: usize = 1_000_000;
+
+/// The sampling step for a run of `end` seconds: `base`, or coarser so that at most `most`
+/// samples are taken.
+pub fn sample_step(end: f64, base: f64, most: usize) -> f64 {
+    base.max(end / most as f64)
+}
 
 /// One bar of the Gantt chart: `process` held `resource` over `[start, end)` seconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -166,7 +176,8 @@ fn add_served(intervals: &Intervals, times: &[f64], total: &mut [f64]) {
 }
 
 /// Intervals in which a resource with busy periods `busy` was a bottleneck: busy for more than
-/// `threshold` of the previous `window` seconds, sampled every 10 ms up to `end`.
+/// `threshold` of the previous `window` seconds, sampled every 10 ms (coarser for very long
+/// runs) up to `end`.
 pub fn bottleneck_intervals(
     busy: &Intervals,
     window: f64,
@@ -174,10 +185,11 @@ pub fn bottleneck_intervals(
     end: f64,
 ) -> Vec<[f64; 2]> {
     let mut out: Vec<[f64; 2]> = Vec::new();
-    let steps = (end / BOTTLENECK_SAMPLE_S).floor() as usize;
+    let step = sample_step(end, BOTTLENECK_SAMPLE_S, MAX_BOTTLENECK_SAMPLES);
+    let steps = (end / step).floor() as usize;
     let (mut first, mut last) = (0usize, 0usize);
     for k in 0..=steps {
-        let t = k as f64 * BOTTLENECK_SAMPLE_S;
+        let t = k as f64 * step;
         while first < busy.len() && busy[first].1 <= t - window {
             first += 1;
         }
@@ -191,7 +203,7 @@ pub fn bottleneck_intervals(
             .sum();
         if used > threshold * window {
             match out.last_mut() {
-                Some(iv) if (iv[1] - (t - BOTTLENECK_SAMPLE_S)).abs() < 1e-9 => iv[1] = t,
+                Some(iv) if (iv[1] - (t - step)).abs() < 1e-9 => iv[1] = t,
                 _ => out.push([t, t]),
             }
         }

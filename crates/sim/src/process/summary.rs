@@ -2,8 +2,8 @@
 //! in detail (Gantt chart, bottleneck intervals), every run in the spreads and mean curves.
 
 use super::result::{
-    bottleneck_intervals, cumulative, Cumulative, ProcessResult, ResourceResult, Segment,
-    SimulationResult, Spread, SERVICE_SAMPLE_S,
+    bottleneck_intervals, cumulative, sample_step, Cumulative, ProcessResult, ResourceResult,
+    Segment, SimulationResult, Spread, MAX_SERVICE_SAMPLES, SERVICE_SAMPLE_S,
 };
 use super::{Engine, Run};
 use fairshare_trace::scenario::Scenario;
@@ -18,8 +18,9 @@ pub fn simulate(scenario: &Scenario, name: &str) -> SimulationResult {
         .collect();
     let wall_s = started.elapsed().as_secs_f64();
     let end = runs.iter().map(|r| r.end).fold(0.0, f64::max);
-    let times: Vec<f64> = (0..=(end / SERVICE_SAMPLE_S).ceil() as usize)
-        .map(|k| k as f64 * SERVICE_SAMPLE_S)
+    let step = sample_step(end, SERVICE_SAMPLE_S, MAX_SERVICE_SAMPLES);
+    let times: Vec<f64> = (0..=(end / step).ceil() as usize)
+        .map(|k| k as f64 * step)
         .collect();
     let curves: Vec<Vec<Vec<f64>>> = runs
         .iter()
@@ -29,7 +30,7 @@ pub fn simulate(scenario: &Scenario, name: &str) -> SimulationResult {
     let events: u64 = runs.iter().map(|r| r.events).sum();
     SimulationResult {
         scenario: name.to_owned(),
-        policy: format!("{:?}", sim.policy).to_lowercase(),
+        policy: sim.policy.to_string(),
         runs: runs.len() as u32,
         seed: sim.seed,
         end_s: first.end,

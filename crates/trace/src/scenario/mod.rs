@@ -123,6 +123,32 @@ pub enum ProcessPolicy {
     Fifo,
 }
 
+impl ProcessPolicy {
+    /// Every policy as written in a scenario or on the command line.
+    pub const ALL: [ProcessPolicy; 4] = [
+        ProcessPolicy::Bottleneck,
+        ProcessPolicy::PerResource,
+        ProcessPolicy::Drf,
+        ProcessPolicy::Fifo,
+    ];
+
+    /// The policy's name as written in a scenario.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProcessPolicy::Bottleneck => "bottleneck",
+            ProcessPolicy::PerResource => "per-resource",
+            ProcessPolicy::Drf => "drf",
+            ProcessPolicy::Fifo => "fifo",
+        }
+    }
+}
+
+impl fmt::Display for ProcessPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// How allocation is accounted (spec §2.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
