@@ -128,7 +128,13 @@ pub struct Workload {
     pub load: Load,
     /// The format as detected.
     pub format: Format,
+    /// The tasks themselves, when the trace is small enough to keep (see [`KEEP_AT_MOST`]).
+    kept: Option<Vec<Arrival>>,
 }
+
+/// Traces of at most this many tasks are kept in memory after the first pass (≈ 70 MiB), so
+/// each run replays them without parsing again; larger traces are streamed from disk each time.
+pub const KEEP_AT_MOST: usize = 1_000_000;
 
 impl TraceArgs {
     fn options(&self) -> ReadOptions {
@@ -175,6 +181,7 @@ impl TraceArgs {
     pub fn scan(&self) -> Result<Workload> {
         let mut source = self.open()?;
         let mut load = Load::new(source.resources().len());
+        let mut kept = Some(Vec::new());
         let bar = spinner("reading trace");
         for task in source.by_ref() {
             let task = task?;
@@ -184,6 +191,17 @@ impl TraceArgs {
                 task.runtime,
                 &task.demand,
             );
+            kept = kept
+                .filter(|k: &Vec<Arrival>| k.len() < KEEP_AT_MOST)
+                .map(|mut k| {
+                    k.push(Arrival {
+                        user: task.user,
+                        submit: task.submit,
+                        runtime: task.runtime,
+                        demand: task.demand,
+                    });
+                    k
+                });
             bar.inc(1);
         }
         bar.finish_and_clear();
@@ -212,6 +230,7 @@ impl TraceArgs {
             input,
             load,
             format,
+            kept,
         })
     }
 }
@@ -367,21 +386,30 @@ impl Workload {
         }
     }
 
-    /// Streams the trace once more through the engine under `config`.
+    /// Replays the trace through the engine under `config`: from memory when it was kept,
+    /// otherwise streamed from disk once more.
     pub fn run(&self, config: &ClusterConfig, bar: &ProgressBar) -> Result<PolicyResult> {
-        let source = self.trace.open()?;
-        let arrivals = source.map(|task| {
-            task.map(|t| Arrival {
-                user: t.user,
-                submit: t.submit,
-                runtime: t.runtime,
-                demand: t.demand,
-            })
-        });
         let origin = self.origin().as_micros();
-        let result = cluster::run(config, arrivals, |t| {
-            bar.set_position(t.as_micros().saturating_sub(origin) / 1_000_000)
-        })
+        let progress = |t: Time| bar.set_position(t.as_micros().saturating_sub(origin) / 1_000_000);
+        let result = match &self.kept {
+            Some(kept) => cluster::run(
+                config,
+                kept.iter().cloned().map(Ok::<_, anyhow::Error>),
+                progress,
+            )
+            .map_err(|e| anyhow::anyhow!("{e}")),
+            None => {
+                let arrivals = self.trace.open()?.map(|task| {
+                    task.map(|t| Arrival {
+                        user: t.user,
+                        submit: t.submit,
+                        runtime: t.runtime,
+                        demand: t.demand,
+                    })
+                });
+                cluster::run(config, arrivals, progress).map_err(|e| anyhow::anyhow!("{e}"))
+            }
+        }
         .with_context(|| format!("replaying under {}", config.policy))?;
         bar.finish_and_clear();
         Ok(result)
