@@ -12,9 +12,10 @@ use std::path::PathBuf;
 /// Replay a workload trace under one or more policies and compare who waited, who finished
 /// and how full the cluster was.
 ///
-/// The trace is read twice, streaming: once to measure it (users, span, the mean requested
-/// amount R of each resource), then once per policy through the cluster engine. Policies run in
-/// parallel where cores allow.
+/// The trace is read once, streaming, to measure it (users, span, the mean requested amount R
+/// of each resource); then every policy replays it through the cluster engine, from memory for
+/// traces of up to a million tasks and streamed from disk again for larger ones. Policies run
+/// in parallel where cores allow.
 ///
 /// Example: fairshare replay ../shared/traces/google-2011/task_events/*.csv.gz
 ///   --policy drf --policy sdrf:delta=0.999999 --capacity-fraction 0.5 --report report.html

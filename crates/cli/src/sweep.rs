@@ -31,7 +31,8 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', default_value = "0.5,0.6,0.7,0.8,0.9,1.0")]
     fractions: Vec<f64>,
     /// The k of δ = 1 − 10⁻ᵏ for each SDRF run.
-    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4,5,6,7")]
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4,5,6,7",
+          value_parser = clap::value_parser!(u32).range(1..=15))]
     nines: Vec<u32>,
     /// The policy SDRF is compared with at each fraction.
     #[arg(long, default_value = "drf")]
@@ -132,7 +133,7 @@ pub fn run(args: Args) -> Result<()> {
     let capacity = workload.capacity(&args.cluster, 1.0)?;
     let summary = SweepSummary {
         input: workload.input.clone(),
-        setting: workload.setting(&args.cluster, &capacity, Some(1.0)),
+        setting: workload.setting(&args.cluster, &capacity, None),
         shard_ids: vec![shard],
         shards,
         cells,
@@ -179,12 +180,12 @@ fn merge(paths: &[PathBuf]) -> Result<SweepSummary> {
         merged = Some(match merged {
             None => part,
             Some(mut all) => {
-                if all.setting.trace != part.setting.trace
+                if all.setting != part.setting
                     || all.shards != part.shards
                     || all.input != part.input
                 {
                     bail!(
-                        "{}: comes from a different sweep (trace, input or shard count differ)",
+                        "{}: comes from a different sweep (trace, input, setting or shard count differ)",
                         path.display()
                     );
                 }

@@ -132,6 +132,9 @@ pub struct Workload {
     kept: Option<Vec<Arrival>>,
 }
 
+/// The most machines a run places tasks on (one capacity vector each).
+pub const MOST_MACHINES: u64 = 1_000_000;
+
 /// Traces of at most this many tasks are kept in memory after the first pass (≈ 70 MiB), so
 /// each run replays them without parsing again; larger traces are streamed from disk each time.
 pub const KEEP_AT_MOST: usize = 1_000_000;
@@ -255,6 +258,13 @@ impl Workload {
     pub fn capacity(&self, args: &ClusterArgs, fraction: f64) -> Result<Capacity> {
         if let Some(path) = &args.machines {
             let kinds = fairshare_trace::read_machines(path, self.format)?;
+            let total: u64 = kinds.iter().map(|k| u64::from(k.count)).sum();
+            if total > MOST_MACHINES {
+                bail!(
+                    "{}: {total} machines; at most {MOST_MACHINES} can be simulated",
+                    path.display()
+                );
+            }
             let mut machines = Vec::new();
             for kind in kinds {
                 if kind.capacity.len() != self.resources.len() {
@@ -275,8 +285,9 @@ impl Workload {
             .iter()
             .map(|r| r * fraction)
             .collect();
-        if pool.iter().any(|c| *c <= 0.0) {
-            bail!("the trace requests nothing of some resource, so a capacity fraction gives it no capacity");
+        if let Some(r) = pool.iter().position(|c| !(c.is_finite() && *c > 0.0)) {
+            let name = &self.resources[r];
+            bail!("the trace's mean request of {name} is {}, so a fraction of it gives no usable capacity", pool[r] / fraction);
         }
         Ok(Capacity::Pool(pool))
     }
@@ -364,7 +375,7 @@ impl Workload {
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect(),
-            format: format!("{:?}", self.format).to_lowercase(),
+            format: self.format.to_string(),
             resources: self.resources.clone(),
             units: self.units.clone(),
             mean_demand: self.load.mean_demand(),

@@ -91,6 +91,7 @@ struct Running {
 /// A task pending (`running` is `None`) or running.
 struct InFlight {
     order: Order,
+    /// Index into the users seen in SUBMIT events.
     user: u32,
     running: Option<Running>,
 }
@@ -104,6 +105,10 @@ struct Tasks {
     submissions: u64,
     last_time: Time,
     exhausted: bool,
+    /// Every user seen in a SUBMIT, by name; only users with a task that is kept become users of
+    /// the stream (spec §8.2: n counts the users of the filtered trace).
+    seen: HashMap<String, u32>,
+    seen_names: Vec<String>,
 }
 
 /// Reads `task_events` parts as tasks.
@@ -225,6 +230,17 @@ impl Tasks {
         Ok(())
     }
 
+    /// The index of a user among all users seen in SUBMIT events.
+    fn seen_user(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.seen.get(name) {
+            return i;
+        }
+        let i = self.seen_names.len() as u32;
+        self.seen.insert(name.to_owned(), i);
+        self.seen_names.push(name.to_owned());
+        i
+    }
+
     /// SUBMIT: a new pending task, unless it was there before the trace.
     fn submit(&mut self, key: Key, time: Time, user: &str, meta: &mut Meta) {
         meta.found();
@@ -237,7 +253,7 @@ impl Tasks {
         if self.forget(key).is_some() {
             meta.skip("resubmitted", 1);
         }
-        let user = meta.user(user);
+        let user = self.seen_user(user);
         let running = None;
         self.in_flight.insert(
             key,
@@ -275,7 +291,7 @@ impl Tasks {
             Some(run) if run.cpu > 0.0 && run.mem > 0.0 => {
                 let done = Task {
                     id: task.order.1,
-                    user: task.user,
+                    user: meta.user(&self.seen_names[task.user as usize]),
                     submit: task.order.0,
                     start: Some(run.start),
                     runtime: time.as_micros().saturating_sub(run.start.as_micros()),
