@@ -343,7 +343,7 @@ impl Workload {
             stop,
             origin: self.origin(),
             sample_every: (self.span_s() / 200.0).max(1.0),
-            top_users: 8,
+            top_users: fairshare_report::TOP_USERS,
         }
     }
 

@@ -11,8 +11,9 @@ use fairshare_sim::summary::ReplaySummary;
 /// Reduction bars are cut here (%), so one very slow policy does not flatten the others.
 const FLOOR: f64 = -100.0;
 
-/// At most this many users get a dominant-share line (one palette colour each).
-const TOP_USERS: usize = 8;
+/// Users whose dominant share over time a replay keeps and the report draws (one palette
+/// colour each).
+pub const TOP_USERS: usize = 8;
 
 /// The replay as text: setting, input counts, then one row per policy.
 pub fn replay_table(summary: &ReplaySummary) -> String {
