@@ -266,15 +266,19 @@ impl Workload {
                 );
             }
             let mut machines = Vec::new();
-            for kind in kinds {
-                if kind.capacity.len() != self.resources.len() {
+            for mut kind in kinds {
+                // Machine lists give resources in the reader's order (CPU first); a trace read
+                // with fewer resources (e.g. SWF without memory) uses the leading ones.
+                if kind.capacity.len() < self.resources.len() {
                     bail!(
-                        "{}: machines list {} resources, the trace {}",
+                        "{}: machines list {} resources, the trace {} ({})",
                         path.display(),
                         kind.capacity.len(),
-                        self.resources.len()
+                        self.resources.len(),
+                        self.resources.join(", ")
                     );
                 }
+                kind.capacity.truncate(self.resources.len());
                 machines.extend(std::iter::repeat_n(kind.capacity, kind.count as usize));
             }
             return Ok(Capacity::Machines(machines));

@@ -255,6 +255,11 @@ fn every_shared_trace_replays_and_reconciles() {
             swf("wagap-2013.swf"),
             machines(traces.join("swf/wagap-2013.swf.machines")),
         ),
+        (swf("wagap-2013.swf"), {
+            let mut cpu_only = machines(traces.join("swf/wagap-2013.swf.machines"));
+            cpu_only.extend(["--swf-memory".to_owned(), "none".to_owned()]);
+            cpu_only
+        }),
         (swf("METACENTRUM-2009-2.swf.gz"), vec![]),
         (swf("KTH-SP2-1996-2.1-cln.swf.gz"), vec![]),
         (alibaba.clone(), vec![]),
