@@ -397,34 +397,8 @@ pub fn bar_chart(c: &BarChart) -> String {
     let names: Vec<String> = c.bars.iter().map(|b| truncate(&b.label, 32)).collect();
     let label_w = names.iter().map(|s| s.chars().count()).max().unwrap_or(4) as u32 * 8 + 16;
     let row = |v: f64| n as f64 - 1.0 - v;
-    let name_of = |v: &f64| {
-        let i = row(*v).round();
-        let whole = (row(*v) - i).abs() < 1e-9 && i >= 0.0;
-        if whole {
-            names.get(i as usize).cloned().unwrap_or_default()
-        } else {
-            String::new()
-        }
-    };
     render((c.width, height), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(50)
-            .y_label_area_size(label_w)
-            .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(n)
-            .y_label_formatter(&name_of)
-            .x_labels(c.x.ticks(xr))
-            .x_label_formatter(&|v| c.x.tick(*v))
-            .x_desc(c.x.label.as_str())
-            .label_style((FONT, TICK_PT))
-            .axis_desc_style((FONT, DESC_PT))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .max_light_lines(0)
-            .draw()?;
+        let mut chart = lane_frame(root, &c.x, xr, &names, label_w)?;
         for (i, b) in c.bars.iter().enumerate() {
             let (y, v) = (row(i as f64), c.x.map(b.value).unwrap_or(0.0));
             let style = colour(b.colour).mix(0.85).filled();
@@ -454,37 +428,13 @@ pub fn gantt_chart(c: &Gantt) -> String {
     let ends = c.bars.iter().chain(&c.marks).flat_map(|b| [b.start, b.end]);
     let xs: Vec<f64> = ends.filter_map(|v| c.x.map(v)).collect();
     let xr = c.x.clone().with_zero().span(&xs);
-    let yr = (-0.5, n as f64 - 0.5);
     let names: Vec<String> = c.lanes.iter().map(|s| truncate(s, 24)).collect();
     let label_w =
         (names.iter().map(|s| s.chars().count()).max().unwrap_or(4) as u32 * 8 + 16).max(70);
     let row = |lane: usize| n.saturating_sub(lane + 1) as f64;
-    let name_of = |v: &f64| {
-        let i = n as f64 - 1.0 - v.round();
-        let whole = (v - v.round()).abs() < 1e-9 && i >= 0.0;
-        let name = whole.then(|| names.get(i as usize).cloned());
-        name.flatten().unwrap_or_default()
-    };
     render((c.width, height), |root| {
         let plot = with_legend(root, c.width, &c.legend)?;
-        let mut chart = ChartBuilder::on(&plot)
-            .margin(12)
-            .x_label_area_size(50)
-            .y_label_area_size(label_w)
-            .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(n)
-            .y_label_formatter(&name_of)
-            .x_labels(c.x.ticks(xr))
-            .x_label_formatter(&|v| c.x.tick(*v))
-            .x_desc(c.x.label.as_str())
-            .label_style((FONT, TICK_PT))
-            .axis_desc_style((FONT, DESC_PT))
-            .bold_line_style(RGBColor(225, 225, 225))
-            .max_light_lines(0)
-            .draw()?;
+        let mut chart = lane_frame(&plot, &c.x, xr, &names, label_w)?;
         let pixel = (xr.1 - xr.0) / f64::from(chart.plotting_area().dim_in_pixel().0.max(1));
         let rect = |s: &Span, (lo, hi): (f64, f64)| {
             let (a, b) = (s.start.max(xr.0), s.end.min(xr.1));
@@ -567,6 +517,43 @@ fn with_legend<'a>(
         side.draw(&Text::new(truncate(label, 26), (38, y), text.clone()))?;
     }
     Ok(plot)
+}
+
+/// Builds the axes of a chart with one horizontal lane per name, the first on top, over the
+/// drawn x range `xr`; lanes sit at y = n − 1 … 0.
+fn lane_frame<'a, 'b>(
+    area: &'a Area<'b>,
+    x: &'a Axis,
+    xr: (f64, f64),
+    names: &[String],
+    label_w: u32,
+) -> Result<Chart<'a, 'b>, DrawingAreaErrorKind<std::io::Error>> {
+    let n = names.len().max(1);
+    let name_of = |v: &f64| {
+        let i = n as f64 - 1.0 - v.round();
+        let whole = (v - v.round()).abs() < 1e-9 && i >= 0.0;
+        let name = whole.then(|| names.get(i as usize).cloned());
+        name.flatten().unwrap_or_default()
+    };
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(label_w)
+        .build_cartesian_2d(xr.0..xr.1, -0.5..n as f64 - 0.5)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(n)
+        .y_label_formatter(&name_of)
+        .x_labels(x.ticks(xr))
+        .x_label_formatter(&|v| x.tick(*v))
+        .x_desc(x.label.as_str())
+        .label_style((FONT, TICK_PT))
+        .axis_desc_style((FONT, DESC_PT))
+        .bold_line_style(RGBColor(225, 225, 225))
+        .max_light_lines(0)
+        .draw()?;
+    Ok(chart)
 }
 
 /// Builds the axes, grid and labels of a chart over drawn ranges `xr`, `yr`.
