@@ -7,9 +7,8 @@
 //! here and the trace simulator (with the live tree) share it.
 
 use super::{check_vector, check_weight, AllocError};
-use crate::policy::{ClientView, Policy};
+use crate::policy::{ClientView, Policy, PriorityKey};
 use serde::{Deserialize, Serialize};
-use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
 /// Slack allowed when testing whether a task fits (spec `sdrf.md` §6.3, ε_fit).
@@ -152,24 +151,6 @@ pub fn fill_tasks(
     })
 }
 
-/// A total order on finite priorities.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Key(f64);
-
-impl Eq for Key {}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Key {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
-
 /// Clients whose priorities only change when they receive a task (one instant, no decay).
 struct StaticQueue<'a> {
     policy: &'a Policy,
@@ -178,7 +159,7 @@ struct StaticQueue<'a> {
     clients: &'a [TaskClient],
     placed: Vec<u64>,
     unfit: Vec<usize>,
-    order: BTreeSet<(Key, usize)>,
+    order: BTreeSet<(PriorityKey, usize)>,
 }
 
 impl<'a> StaticQueue<'a> {
@@ -210,7 +191,7 @@ impl<'a> StaticQueue<'a> {
             if most == 0 && demand.iter().any(|d| *d > 1.0 + FIT_SLACK) {
                 queue.unfit.push(i);
             } else if c.tasks != Some(0) {
-                queue.order.insert((Key(queue.priority(i)), i));
+                queue.order.insert((PriorityKey(queue.priority(i)), i));
             }
             queue.demand.push(demand);
         }
@@ -244,18 +225,21 @@ impl TaskQueue for StaticQueue<'_> {
     }
 
     fn start(&mut self, client: usize, _place: usize) {
-        self.order.remove(&(Key(self.priority(client)), client));
+        self.order
+            .remove(&(PriorityKey(self.priority(client)), client));
         for (o, d) in self.allocation[client].iter_mut().zip(&self.demand[client]) {
             *o += d;
         }
         self.placed[client] += 1;
         if Some(self.placed[client]) != self.clients[client].tasks {
-            self.order.insert((Key(self.priority(client)), client));
+            self.order
+                .insert((PriorityKey(self.priority(client)), client));
         }
     }
 
     fn skip(&mut self, client: usize) {
-        self.order.remove(&(Key(self.priority(client)), client));
+        self.order
+            .remove(&(PriorityKey(self.priority(client)), client));
     }
 }
 

@@ -20,6 +20,24 @@ pub use asset::asset_share;
 pub use drf::dominant_share;
 pub use sdrf::PriorityForm;
 
+/// A priority with a total order (`f64::total_cmp`), so priorities can key ordered sets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PriorityKey(pub f64);
+
+impl Eq for PriorityKey {}
+
+impl PartialOrd for PriorityKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for PriorityKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
 /// What a policy sees of one client. All vectors are fractions of each resource's capacity.
 #[derive(Debug, Clone, Copy)]
 pub struct ClientView<'a> {

@@ -6,7 +6,7 @@ use crate::policy::Ranking as Kind;
 use fairshare_core::decay::{exp_advance, tau_from_epsilon};
 use fairshare_core::livetree::{LiveTree, LiveTreeCounters, Member};
 use fairshare_core::model::Time;
-use fairshare_core::policy::ClientView;
+use fairshare_core::policy::{ClientView, PriorityKey};
 use std::collections::BTreeSet;
 
 /// The head task of a waiting user: when it arrived and its arrival sequence number.
@@ -39,7 +39,7 @@ pub fn for_policy(kind: Kind, users: usize, resources: usize) -> Box<dyn Ranking
                     allocation,
                     commitment: &[],
                 };
-                Key(policy.priority(&view))
+                PriorityKey(policy.priority(&view))
             }))
         }
         Kind::Sdrf { epsilon, form } => {
@@ -51,24 +51,6 @@ pub fn for_policy(kind: Kind, users: usize, resources: usize) -> Box<dyn Ranking
                 resources,
             ))
         }
-    }
-}
-
-/// A total order on finite priorities.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Key(f64);
-
-impl Eq for Key {}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Key {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
     }
 }
 
