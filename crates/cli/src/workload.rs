@@ -323,6 +323,15 @@ impl Workload {
         }
     }
 
+    /// When runs end: `--drain`, `--horizon`, or the trace's last event.
+    fn stop(&self, args: &ClusterArgs) -> Stop {
+        match (args.drain, args.horizon) {
+            (true, _) => Stop::Drain,
+            (false, Some(h)) => Stop::Horizon(self.origin().plus_micros(h)),
+            (false, None) => Stop::Horizon(self.load.last_event().unwrap_or(self.origin())),
+        }
+    }
+
     /// The engine's configuration for one policy at one capacity.
     pub fn config(
         &self,
@@ -330,11 +339,7 @@ impl Workload {
         policy: PolicySpec,
         capacity: Capacity,
     ) -> ClusterConfig {
-        let stop = match (args.drain, args.horizon) {
-            (true, _) => Stop::Drain,
-            (false, Some(h)) => Stop::Horizon(self.origin().plus_micros(h)),
-            (false, None) => Stop::Horizon(self.load.last_event().unwrap_or(self.origin())),
-        };
+        let stop = self.stop(args);
         ClusterConfig {
             policy,
             capacity,
@@ -367,11 +372,6 @@ impl Workload {
                 (total, Some(m.len()))
             }
         };
-        let config = self.config(
-            args,
-            "drf".parse().expect("drf is a policy"),
-            capacity.clone(),
-        );
         Setting {
             trace: self
                 .trace
@@ -388,7 +388,7 @@ impl Workload {
             machines,
             users: self.users.len(),
             span_s: self.span_s(),
-            horizon_s: match config.stop {
+            horizon_s: match self.stop(args) {
                 Stop::Drain => None,
                 Stop::Horizon(h) => {
                     Some((h.as_micros().saturating_sub(self.origin().as_micros())) as f64 / 1e6)
