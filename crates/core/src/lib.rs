@@ -5,7 +5,8 @@
 //!
 //! Every mechanism is three steps, and the modules follow them:
 //!
-//! 1. **Account** — [`ledger`] records consumption under a [`decay`] model.
+//! 1. **Account** — [`ledger`] records consumption under a [`decay`] model; [`window`] keeps
+//!    the exact sliding windows of the bottleneck mechanism.
 //! 2. **Rank** — a [`policy`] turns allocations, commitments and weights into one priority per
 //!    client; [`livetree`] keeps clients ordered while SDRF priorities drift with time.
 //! 3. **Apply** — [`alloc`] turns priorities into allocations: exact water-filling for divisible
@@ -35,3 +36,4 @@ pub mod ledger;
 pub mod livetree;
 pub mod model;
 pub mod policy;
+pub mod window;

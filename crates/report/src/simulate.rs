@@ -398,7 +398,11 @@ fn cumulative_section(r: &SimulationResult) -> String {
 fn bands(r: &SimulationResult) -> Vec<Band> {
     let c = &r.cumulative;
     let n = c.times_s.len();
-    let step = (BAND_STEP_S / SERVICE_SAMPLE_S).round() as usize;
+    let sampled_every = match c.times_s.as_slice() {
+        [first, second, ..] => second - first,
+        _ => SERVICE_SAMPLE_S,
+    };
+    let step = (BAND_STEP_S / sampled_every).round().max(1.0) as usize;
     let picks = sampled(n, step.max(n.div_ceil(MAX_BAND_POINTS)));
     let band = |(i, (mean, std)): (usize, (&Vec<f64>, &Vec<f64>))| Band {
         colour: i,

@@ -20,7 +20,15 @@ pub enum GapForm {
 
 /// Which resources are bottlenecks: busy for more than `threshold` of the `window` seconds.
 pub fn bottlenecks(busy: &[f64], window: f64, threshold: f64) -> Vec<bool> {
-    busy.iter().map(|b| *b > threshold * window).collect()
+    busy.iter()
+        .map(|b| is_bottleneck(*b, window, threshold))
+        .collect()
+}
+
+/// Whether a resource busy for `busy` of the last `window` seconds is a bottleneck: busy for
+/// more than `threshold` of them.
+pub fn is_bottleneck(busy: f64, window: f64, threshold: f64) -> bool {
+    busy > threshold * window
 }
 
 /// The global priority of one client; **higher is served first** (the paper's sense).
@@ -36,26 +44,22 @@ pub fn global_priority(
     entitlement: f64,
     form: GapForm,
 ) -> f64 {
-    let allocated = |j: usize| {
-        allocation
-            .get(j)
-            .or(allocation.first())
-            .copied()
-            .unwrap_or(0.0)
-    };
-    let gap = if bottleneck.iter().any(|b| *b) {
-        consumption
-            .iter()
-            .zip(bottleneck)
-            .enumerate()
-            .filter(|(_, (_, b))| **b)
-            .map(|(j, (c, _))| allocated(j) - c)
-            .fold(f64::INFINITY, f64::min)
-    } else if allocation.len() > 1 {
-        allocation.iter().sum::<f64>() - consumption.iter().sum::<f64>()
-    } else {
-        allocated(0) - consumption.iter().sum::<f64>()
-    };
+    let allocated = |j: usize| allocation.get(j).or(allocation.first()).copied();
+    let mut smallest: Option<f64> = None;
+    for (j, (c, b)) in consumption.iter().zip(bottleneck).enumerate() {
+        if *b {
+            let gap = allocated(j).unwrap_or(0.0) - c;
+            smallest = Some(smallest.map_or(gap, |s| s.min(gap)));
+        }
+    }
+    let gap = smallest.unwrap_or_else(|| {
+        let entitled = if allocation.len() > 1 {
+            allocation.iter().sum()
+        } else {
+            allocated(0).unwrap_or(0.0)
+        };
+        entitled - consumption.iter().sum::<f64>()
+    });
     match form {
         GapForm::Normalised if entitlement > 0.0 => gap / entitlement,
         _ => gap,

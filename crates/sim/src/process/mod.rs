@@ -5,15 +5,14 @@
 //! ordered by the same global priority; resources whose name ends in `_CS` are time-sliced in
 //! quanta and put the client back at the tail after each quantum, the others serve a request to
 //! completion; `idle` only delays. Allocation, consumption and busy time are kept in
-//! sliding-window ledgers, exactly (no ticks). At each instant the engine ends grants, ends idle
+//! exact sliding windows ([`fairshare_core::window`]; no ticks). At each instant the engine ends grants, ends idle
 //! periods, updates the active set, then dispatches every free resource in lane order (§3.2).
 
 pub mod result;
 
-use fairshare_core::decay::Decay;
-use fairshare_core::ledger::Ledger;
 use fairshare_core::model::Time;
-use fairshare_core::policy::bottleneck::{bottlenecks, global_priority};
+use fairshare_core::policy::bottleneck::{global_priority, is_bottleneck};
+use fairshare_core::window::{RateWindow, ServiceWindow};
 use fairshare_trace::scenario::{Accounting, Dist, ProcessPolicy, Scenario};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -134,9 +133,12 @@ struct Proc {
 /// One resource during a run.
 struct Res {
     sliced: bool,
-    queue: Vec<(u64, usize)>,
+    queue: Vec<Waiting>,
     holder: Option<usize>,
+    /// When it last became busy (the current grant's start) or idle.
     since: Time,
+    /// When its bottleneck status was last computed.
+    checked: Time,
 }
 
 /// The state of one run.
@@ -147,28 +149,65 @@ struct Engine<'a> {
     res: Vec<Res>,
     events: BinaryHeap<Reverse<(Time, u64, Event)>>,
     seq: u64,
-    /// Per process: entitled service in the window (1 value, or 1 per resource).
-    allocation: Vec<Ledger>,
+    /// Events due at the current instant (kept to reuse its memory).
+    due: Vec<Event>,
+    /// Processes whose program has not ended.
+    live: usize,
+    /// Per process and accounting slot: entitled service in the window.
+    allocation: Vec<Vec<RateWindow>>,
     /// Per process: service from each resource in the window.
-    consumption: Vec<Ledger>,
-    /// Busy time of each resource in the window.
-    busy: Ledger,
+    consumption: Vec<ServiceWindow>,
+    /// Per resource: its busy time in the window.
+    busy: Vec<ServiceWindow>,
+    /// Scratch for one priority: allocation and consumption in seconds, consumption in µs,
+    /// and the one resource a per-resource priority looks at.
+    allocated: Vec<f64>,
+    consumed: Vec<f64>,
+    consumed_us: Vec<u64>,
+    only: Vec<bool>,
     /// Per process and accounting slot (1, or 1 per resource): whether it is active.
     active: Vec<Vec<bool>>,
     /// Per process and slot: the token of its running grace period.
     grace: Vec<Vec<u64>>,
     /// Per process: its slots' allocation rates need recomputing.
     dirty: bool,
-    /// With a priority interval: the bottlenecks of the last snapshot, and each process's
-    /// priority computed when first needed after it (spec §2.7: on entry) and kept until the next.
-    frozen: Option<(Vec<bool>, Vec<Option<f64>>)>,
-    /// Bottlenecks at the current instant, once computed.
-    current: Option<Vec<bool>>,
+    /// With a priority interval: each process's priority computed when first needed after the
+    /// last snapshot (spec §2.7: on entry) and kept until the next.
+    frozen: Option<Vec<Option<f64>>>,
+    /// The bottlenecks priorities are computed against: of the last snapshot with a priority
+    /// interval, else of the current instant once `fresh`.
+    bottleneck: Vec<bool>,
+    fresh: bool,
     /// Sum of the entitlements of the processes active anywhere.
     active_total: f64,
     served: Vec<Vec<Intervals>>,
     busy_log: Vec<Intervals>,
     handled: u64,
+}
+
+/// A process waiting in a resource's queue, with its priority as last computed: exact until
+/// `valid_before` (µs, exclusive; 0 = not computed) unless the bottlenecks or the entitlement
+/// rates change, which invalidates every queue.
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    /// Arrival order in the queue: ties go to the earlier.
+    stamp: u64,
+    process: usize,
+    priority: f64,
+    valid_before: u64,
+}
+
+impl Waiting {
+    /// Whether `self` is served before `other`: a higher priority, or an equal one (up to
+    /// rounding) and queued earlier.
+    fn outranks(&self, other: &Waiting) -> bool {
+        let (p, q) = (self.priority, other.priority);
+        if (p - q).abs() <= 1e-12 * q.abs().max(1.0) {
+            self.stamp < other.stamp
+        } else {
+            p > q
+        }
+    }
 }
 
 /// Everything one run produced.
@@ -179,6 +218,9 @@ pub(crate) struct Run {
     end: f64,
     events: u64,
 }
+
+/// The engine's clock only moves forward, so its windows never refuse a reading.
+const FORWARD: &str = "the engine's clock only moves forward";
 
 fn micros(seconds: f64) -> u64 {
     (seconds.max(0.0) * 1e6).round() as u64
@@ -193,9 +235,7 @@ impl<'a> Engine<'a> {
         } else {
             1
         };
-        let window = Decay::SlidingWindow { window: sim.window };
-        let ledger =
-            |dims| Ledger::new(window, dims, 0.0).expect("a positive window was validated");
+        let window = micros(sim.window);
         let total: f64 = scenario.processes.iter().map(|p| p.entitlement).sum();
         let procs: Vec<Proc> = scenario
             .processes
@@ -219,6 +259,7 @@ impl<'a> Engine<'a> {
                 queue: Vec::new(),
                 holder: None,
                 since: Time::ZERO,
+                checked: Time::ZERO,
             })
             .collect();
         Engine {
@@ -228,23 +269,26 @@ impl<'a> Engine<'a> {
             res,
             events: BinaryHeap::new(),
             seq: 0,
-            allocation: (0..n).map(|_| ledger(slots)).collect(),
-            consumption: (0..n).map(|_| ledger(m)).collect(),
-            busy: ledger(m),
+            due: Vec::new(),
+            live: n,
+            allocation: vec![vec![RateWindow::new(window); slots]; n],
+            consumption: vec![ServiceWindow::new(m, window); n],
+            busy: vec![ServiceWindow::new(1, window); m],
+            allocated: vec![0.0; slots],
+            consumed: vec![0.0; m],
+            consumed_us: vec![0; m],
+            only: vec![false; m],
             active: vec![vec![false; slots]; n],
             grace: vec![vec![0; slots]; n],
             dirty: false,
             frozen: None,
-            current: None,
+            bottleneck: vec![false; m],
+            fresh: false,
             active_total: 0.0,
             served: vec![vec![Vec::new(); m]; n],
             busy_log: vec![Vec::new(); m],
             handled: 0,
         }
-    }
-
-    fn secs(&self) -> f64 {
-        self.now.as_secs_f64()
     }
 
     fn schedule(&mut self, at: Time, event: Event) {
@@ -259,18 +303,18 @@ impl<'a> Engine<'a> {
             self.schedule(Time(micros(p.start)), Event::IdleEnd(i));
         }
         if sim.priority_interval > 0.0 {
-            self.frozen = Some((Vec::new(), Vec::new()));
+            self.frozen = Some(Vec::new());
             self.schedule(Time::ZERO, Event::Snapshot);
         }
         while let Some(Reverse((t, _, _))) = self.events.peek().copied() {
-            if stop.is_some_and(|s| t > s) || self.procs.iter().all(|p| p.state == State::Done) {
+            if stop.is_some_and(|s| t > s) || self.live == 0 {
                 break;
             }
             self.now = t;
             self.instant();
         }
         let end = match stop {
-            Some(s) if self.procs.iter().any(|p| p.state != State::Done) => s,
+            Some(s) if self.live > 0 => s,
             _ => self.now,
         };
         self.close(end)
@@ -278,7 +322,7 @@ impl<'a> Engine<'a> {
 
     /// Everything due now, in the spec's order, then one dispatch of every free resource.
     fn instant(&mut self) {
-        let mut due = Vec::new();
+        let mut due = std::mem::take(&mut self.due);
         while let Some(Reverse((t, _, e))) = self.events.peek().copied() {
             if t != self.now {
                 break;
@@ -287,7 +331,7 @@ impl<'a> Engine<'a> {
             due.push(e);
         }
         self.handled += due.len() as u64;
-        self.current = None;
+        self.fresh &= self.frozen.is_some();
         // Grant ends by holder, then idle ends by process, then grace ends, then snapshots.
         let order = |e: &Event, res: &[Res]| match *e {
             Event::GrantEnd(j) => (0, res[j].holder.unwrap_or(usize::MAX)),
@@ -296,7 +340,7 @@ impl<'a> Engine<'a> {
             Event::Snapshot => (3, 0),
         };
         due.sort_by_key(|e| (order(e, &self.res), *e));
-        for event in due {
+        for event in due.drain(..) {
             match event {
                 Event::GrantEnd(j) => self.end_grant(j),
                 Event::IdleEnd(i) => self.proceed(i),
@@ -304,6 +348,7 @@ impl<'a> Engine<'a> {
                 Event::Snapshot => self.snapshot(),
             }
         }
+        self.due = due;
         self.refresh_rates();
         for j in 0..self.res.len() {
             self.dispatch(j);
@@ -314,30 +359,21 @@ impl<'a> Engine<'a> {
         let Some(i) = self.res[j].holder.take() else {
             return;
         };
-        let (start, now) = (self.res[j].since.as_secs_f64(), self.secs());
+        let since = std::mem::replace(&mut self.res[j].since, self.now);
+        let (start, now) = (since.as_secs_f64(), self.now.as_secs_f64());
         push_interval(&mut self.served[i][j], start, now);
         push_interval(&mut self.busy_log[j], start, now);
-        let _ = self.consumption[i].set_rate(now, &vec![0.0; self.res.len()]);
-        self.set_busy(j, false);
+        self.consumption[i].stop(self.now).expect(FORWARD);
+        self.busy[j].stop(self.now).expect(FORWARD);
         let p = &mut self.procs[i];
         p.remaining = p
             .remaining
-            .saturating_sub(self.now.as_micros() - self.res[j].since.as_micros());
+            .saturating_sub(self.now.as_micros() - since.as_micros());
         if p.remaining > 0 {
             self.enqueue(i, j);
         } else {
             self.proceed(i);
         }
-    }
-
-    fn set_busy(&mut self, j: usize, busy: bool) {
-        let mut rate: Vec<f64> = self
-            .res
-            .iter()
-            .map(|r| if r.holder.is_some() { 1.0 } else { 0.0 })
-            .collect();
-        rate[j] = if busy { 1.0 } else { 0.0 };
-        let _ = self.busy.set_rate(self.secs(), &rate);
     }
 
     /// Issues the process's next request: a queue, an idle delay, or the end of its program.
@@ -351,6 +387,7 @@ impl<'a> Engine<'a> {
             let Some((resource, length)) = p.program.next() else {
                 p.state = State::Done;
                 p.finish = Some(self.now);
+                self.live -= 1;
                 self.deactivate(i, None);
                 return;
             };
@@ -383,7 +420,12 @@ impl<'a> Engine<'a> {
 
     fn enqueue(&mut self, i: usize, j: usize) {
         self.seq += 1;
-        self.res[j].queue.push((self.seq, i));
+        self.res[j].queue.push(Waiting {
+            stamp: self.seq,
+            process: i,
+            priority: 0.0,
+            valid_before: 0,
+        });
         self.procs[i].state = State::Queued(j);
         self.activate(i, Some(j));
     }
@@ -451,51 +493,73 @@ impl<'a> Engine<'a> {
         if !std::mem::take(&mut self.dirty) {
             return;
         }
-        let slots = self.active.first().map_or(0, Vec::len);
+        self.forget_priorities();
+        let slots = self.allocated.len();
+        let entitled = |k: &usize, s: usize| self.active[*k][s];
         let totals: Vec<f64> = (0..slots)
             .map(|s| {
                 (0..self.procs.len())
-                    .filter(|i| self.active[*i][s])
-                    .map(|i| self.procs[i].entitlement)
+                    .filter(|k| entitled(k, s))
+                    .map(|k| self.procs[k].entitlement)
                     .sum()
             })
             .collect();
-        let now = self.secs();
         self.active_total = (0..self.procs.len())
             .filter(|k| self.active[*k].iter().any(|a| *a))
             .map(|k| self.procs[k].entitlement)
             .sum();
-        for i in 0..self.procs.len() {
-            let rate: Vec<f64> = (0..slots)
-                .map(|s| {
-                    if self.active[i][s] && totals[s] > 0.0 {
-                        self.procs[i].entitlement / totals[s]
-                    } else {
-                        0.0
-                    }
-                })
-                .collect();
-            let _ = self.allocation[i].set_rate(now, &rate);
+        for (i, windows) in self.allocation.iter_mut().enumerate() {
+            for (s, window) in windows.iter_mut().enumerate() {
+                let rate = if self.active[i][s] && totals[s] > 0.0 {
+                    self.procs[i].entitlement / totals[s]
+                } else {
+                    0.0
+                };
+                window.set(self.now, rate).expect(FORWARD);
+            }
         }
     }
 
     fn snapshot(&mut self) {
-        let bottleneck = self.bottlenecks();
-        let n = self.procs.len();
-        self.frozen = Some((bottleneck, vec![None; n]));
+        self.set_bottlenecks();
+        self.forget_priorities();
+        self.frozen = Some(vec![None; self.procs.len()]);
         let every = micros(self.scenario.simulation.priority_interval).max(1);
         self.schedule(self.now.plus_micros(every), Event::Snapshot);
     }
 
-    fn bottlenecks(&mut self) -> Vec<bool> {
+    /// The bottlenecks now become the ones priorities are computed against (only the
+    /// bottleneck policy looks at them).
+    fn set_bottlenecks(&mut self) {
+        self.fresh = true;
+        if self.scenario.simulation.policy != ProcessPolicy::Bottleneck {
+            return;
+        }
         let sim = &self.scenario.simulation;
-        let (window, threshold) = (sim.window, sim.bottleneck_threshold);
-        let busy = self
-            .busy
-            .value(self.secs())
-            .map(<[f64]>::to_vec)
-            .unwrap_or_default();
-        bottlenecks(&busy, window, threshold)
+        let mut changed = false;
+        for (j, (busy, r)) in self.busy.iter_mut().zip(&mut self.res).enumerate() {
+            // Busy time in the window never falls while the resource is busy and never rises
+            // while it is idle: a busy bottleneck, or an idle resource that is not one, keeps
+            // its status for as long as it stays so.
+            if r.since < r.checked && self.bottleneck[j] == r.holder.is_some() {
+                continue;
+            }
+            r.checked = self.now;
+            let seconds = busy.amount(self.now, 0).expect(FORWARD) as f64 / 1e6;
+            let now = is_bottleneck(seconds, sim.window, sim.bottleneck_threshold);
+            changed |= self.bottleneck[j] != now;
+            self.bottleneck[j] = now;
+        }
+        if changed {
+            self.forget_priorities();
+        }
+    }
+
+    /// Priorities computed so far no longer hold.
+    fn forget_priorities(&mut self) {
+        for waiting in self.res.iter_mut().flat_map(|r| &mut r.queue) {
+            waiting.valid_before = 0;
+        }
     }
 
     /// The renormalised entitlement of process `i` over the globally active processes.
@@ -507,83 +571,90 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// The priority of process `i` at resource `j`: higher is served first.
-    fn priority(&mut self, i: usize, j: usize, bottleneck: &[bool]) -> f64 {
-        if self.scenario.simulation.policy == ProcessPolicy::Fifo {
-            return 0.0;
-        }
-        if let Some(Some(p)) = self
-            .frozen
-            .as_ref()
-            .and_then(|(_, cache)| cache.get(i).copied())
-        {
-            return p;
-        }
+    /// The priority of process `i` at resource `j` (higher is served first) and the instant
+    /// before which it holds. With a priority interval, the value of the first need after the
+    /// last snapshot, held until the next.
+    fn priority(&mut self, i: usize, j: usize) -> (f64, u64) {
         let sim = &self.scenario.simulation;
-        let now = self.secs();
+        if sim.policy == ProcessPolicy::Fifo {
+            return (0.0, u64::MAX);
+        }
+        if self.frozen.is_none() || sim.policy == ProcessPolicy::PerResource {
+            return self.current_priority(i, j);
+        }
+        let held = self.frozen.as_ref().and_then(|cache| cache[i]);
+        let p = held.unwrap_or_else(|| self.current_priority(i, j).0);
+        if let Some(cache) = self.frozen.as_mut() {
+            cache[i] = Some(p);
+        }
+        (p, u64::MAX)
+    }
+
+    /// Process `i`'s priority at resource `j` from its windows now, and the instant before
+    /// which they keep their readings.
+    fn current_priority(&mut self, i: usize, j: usize) -> (f64, u64) {
+        let sim = &self.scenario.simulation;
         let share = self.share(i);
-        let (Ok(allocation), Ok(consumption)) = (
-            self.allocation[i].value(now),
-            self.consumption[i].value(now),
-        ) else {
-            return f64::NEG_INFINITY;
-        };
-        let form = sim.priority_form;
+        for (a, window) in self.allocated.iter_mut().zip(&mut self.allocation[i]) {
+            *a = window.integral(self.now).expect(FORWARD);
+        }
+        self.consumption[i]
+            .amounts(self.now, &mut self.consumed_us)
+            .expect(FORWARD);
+        for (c, us) in self.consumed.iter_mut().zip(&self.consumed_us) {
+            *c = *us as f64 / 1e6;
+        }
+        let (allocation, consumption) = (&self.allocated, &self.consumed);
         let p = match sim.policy {
-            ProcessPolicy::Bottleneck => {
-                global_priority(allocation, consumption, bottleneck, share, form)
-            }
+            ProcessPolicy::Bottleneck => global_priority(
+                allocation,
+                consumption,
+                &self.bottleneck,
+                share,
+                sim.priority_form,
+            ),
             ProcessPolicy::PerResource => {
-                let only: Vec<bool> = (0..consumption.len()).map(|k| k == j).collect();
-                global_priority(allocation, consumption, &only, share, form)
+                self.only.fill(false);
+                self.only[j] = true;
+                global_priority(
+                    allocation,
+                    consumption,
+                    &self.only,
+                    share,
+                    sim.priority_form,
+                )
             }
             ProcessPolicy::Drf => -consumption.iter().copied().fold(0.0, f64::max) / share,
             ProcessPolicy::Fifo => 0.0,
         };
-        if let (Some((_, cache)), false) = (
-            self.frozen.as_mut(),
-            sim.policy == ProcessPolicy::PerResource,
-        ) {
-            cache[i] = Some(p);
-        }
-        p
+        let until = self.allocation[i]
+            .iter()
+            .map(RateWindow::steady_until)
+            .fold(self.consumption[i].steady_until(), Time::min);
+        (p, until.as_micros().saturating_add(1))
     }
 
-    /// Grants resource `j`, if free, to its best queued process.
+    /// Grants resource `j`, if free, to its best queued process (ties: first queued).
     fn dispatch(&mut self, j: usize) {
         if self.res[j].holder.is_some() || self.res[j].queue.is_empty() {
             return;
         }
-        let bottleneck = match (&self.frozen, &self.current) {
-            (Some((b, _)), _) | (None, Some(b)) => b.clone(),
-            (None, None) => {
-                let b = self.bottlenecks();
-                self.current = Some(b.clone());
-                b
+        if !self.fresh {
+            self.set_bottlenecks();
+        }
+        let mut queue = std::mem::take(&mut self.res[j].queue);
+        let now = self.now.as_micros();
+        let mut best = 0;
+        for k in 0..queue.len() {
+            if now >= queue[k].valid_before {
+                (queue[k].priority, queue[k].valid_before) = self.priority(queue[k].process, j);
             }
-        };
-        let queue = std::mem::take(&mut self.res[j].queue);
-        let mut best: Option<(f64, u64, usize, usize)> = None;
-        for (k, &(stamp, i)) in queue.iter().enumerate() {
-            let p = self.priority(i, j, &bottleneck);
-            let better = match best {
-                None => true,
-                Some((bp, bs, _, _)) => {
-                    let tie = (p - bp).abs() <= 1e-12 * bp.abs().max(1.0);
-                    if tie {
-                        stamp < bs
-                    } else {
-                        p > bp
-                    }
-                }
-            };
-            if better {
-                best = Some((p, stamp, i, k));
+            if queue[k].outranks(&queue[best]) {
+                best = k;
             }
         }
+        let i = queue.swap_remove(best).process;
         self.res[j].queue = queue;
-        let Some((_, _, i, k)) = best else { return };
-        self.res[j].queue.remove(k);
         self.grant(i, j);
     }
 
@@ -598,11 +669,8 @@ impl<'a> Engine<'a> {
         };
         self.res[j].holder = Some(i);
         self.res[j].since = self.now;
-        let mut rate = vec![0.0; self.res.len()];
-        rate[j] = 1.0;
-        let now = self.secs();
-        let _ = self.consumption[i].set_rate(now, &rate);
-        self.set_busy(j, true);
+        self.consumption[i].start(self.now, j).expect(FORWARD);
+        self.busy[j].start(self.now, 0).expect(FORWARD);
         self.schedule(self.now.plus_micros(length), Event::GrantEnd(j));
     }
 

@@ -6,13 +6,15 @@
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Seconds between samples of cumulative service (spec `bottleneck.md` §3.5).
 pub const SERVICE_SAMPLE_S: f64 = 0.1;
 /// Seconds between samples of bottleneck status (spec §3.5).
 pub const BOTTLENECK_SAMPLE_S: f64 = 0.01;
-/// Most samples of cumulative service per process; longer runs are sampled more sparsely.
-pub const MAX_SERVICE_SAMPLES: usize = 100_000;
+/// Most values of cumulative service over all processes together; longer runs with more
+/// processes are sampled more sparsely.
+pub const MAX_SERVICE_VALUES: usize = 1_000_000;
 /// Most samples of bottleneck status per resource; longer runs are sampled more sparsely.
 pub const MAX_BOTTLENECK_SAMPLES: usize = 1_000_000;
 
@@ -25,10 +27,10 @@ pub fn sample_step(end: f64, base: f64, most: usize) -> f64 {
 /// One bar of the Gantt chart: `process` held `resource` over `[start, end)` seconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Segment {
-    /// Resource name.
-    pub resource: String,
-    /// Process name.
-    pub process: String,
+    /// Resource name (shared by all the resource's segments).
+    pub resource: Arc<str>,
+    /// Process name (shared by all the process's segments).
+    pub process: Arc<str>,
     /// Start, seconds.
     pub start: f64,
     /// End, seconds.

@@ -3,11 +3,12 @@
 
 use super::result::{
     bottleneck_intervals, cumulative, sample_step, Cumulative, ProcessResult, ResourceResult,
-    Segment, SimulationResult, Spread, MAX_SERVICE_SAMPLES, SERVICE_SAMPLE_S,
+    Segment, SimulationResult, Spread, MAX_SERVICE_VALUES, SERVICE_SAMPLE_S,
 };
 use super::{Engine, Run};
 use fairshare_trace::scenario::Scenario;
 use indexmap::IndexMap;
+use std::sync::Arc;
 
 /// Runs `scenario` `simulation.runs` times (seeds `seed`, `seed + 1`, …) and summarises.
 pub fn simulate(scenario: &Scenario, name: &str) -> SimulationResult {
@@ -18,7 +19,8 @@ pub fn simulate(scenario: &Scenario, name: &str) -> SimulationResult {
         .collect();
     let wall_s = started.elapsed().as_secs_f64();
     let end = runs.iter().map(|r| r.end).fold(0.0, f64::max);
-    let step = sample_step(end, SERVICE_SAMPLE_S, MAX_SERVICE_SAMPLES);
+    let most = MAX_SERVICE_VALUES / scenario.processes.len().max(1);
+    let step = sample_step(end, SERVICE_SAMPLE_S, most);
     let times: Vec<f64> = (0..=(end / step).ceil() as usize)
         .map(|k| k as f64 * step)
         .collect();
@@ -149,22 +151,25 @@ fn resources(scenario: &Scenario, run: &Run) -> Vec<ResourceResult> {
         .collect()
 }
 
+/// The Gantt chart: every service period, by start time then resource name.
 fn timeline(scenario: &Scenario, run: &Run) -> Vec<Segment> {
-    let mut segments: Vec<Segment> = run
-        .served
+    let resources: Vec<Arc<str>> = scenario
+        .resources
         .iter()
-        .enumerate()
-        .flat_map(|(i, by_resource)| {
-            by_resource.iter().enumerate().flat_map(move |(j, list)| {
-                list.iter().map(move |(start, end)| Segment {
-                    resource: scenario.resources[j].clone(),
-                    process: scenario.processes[i].name.clone(),
-                    start: *start,
-                    end: *end,
-                })
-            })
-        })
+        .map(|r| r.as_str().into())
         .collect();
+    let mut segments: Vec<Segment> = Vec::new();
+    for (p, by_resource) in scenario.processes.iter().zip(&run.served) {
+        let process: Arc<str> = p.name.as_str().into();
+        for (resource, list) in resources.iter().zip(by_resource) {
+            segments.extend(list.iter().map(|&(start, end)| Segment {
+                resource: Arc::clone(resource),
+                process: Arc::clone(&process),
+                start,
+                end,
+            }));
+        }
+    }
     segments.sort_by(|a, b| {
         a.start
             .total_cmp(&b.start)

@@ -1,0 +1,262 @@
+//! Exact sliding windows for the bottleneck mechanism (spec `bottleneck.md` §2): what a client
+//! was entitled to, what each resource gave it and how busy each resource was, over the last
+//! `window` microseconds.
+//!
+//! The general [`crate::ledger::Ledger`] keeps a running sum of any rate vector. These two
+//! structures use what the mechanism guarantees instead — a client is served by at most one
+//! resource at a time, at rate 1; entitlement rates change only when clients come and go — and
+//! answer in integer microseconds (service) or with one product per rate segment (entitlement),
+//! with no drift however long the run. Reading costs amortised O(1); time never goes backwards.
+
+use crate::ledger::LedgerError;
+use crate::model::Time;
+use std::collections::VecDeque;
+
+/// Service a client received from each of several resources, one resource at a time.
+#[derive(Debug, Clone)]
+pub struct ServiceWindow {
+    window: u64,
+    now: u64,
+    /// Closed service periods `(start, end, resource)` that ended inside the window at the
+    /// last reading, oldest first; disjoint because service is one resource at a time.
+    closed: VecDeque<(u64, u64, usize)>,
+    /// Per resource: the total length of its periods in `closed`.
+    inside: Vec<u64>,
+    /// The period in progress: `(start, resource)`.
+    open: Option<(u64, usize)>,
+}
+
+impl ServiceWindow {
+    /// No service yet from any of `resources` resources, remembered over `window` µs.
+    pub fn new(resources: usize, window: u64) -> ServiceWindow {
+        ServiceWindow {
+            window: window.max(1),
+            now: 0,
+            closed: VecDeque::new(),
+            inside: vec![0; resources],
+            open: None,
+        }
+    }
+
+    /// From `t` on, resource `resource` serves the client (ending any service in progress).
+    pub fn start(&mut self, t: Time, resource: usize) -> Result<(), LedgerError> {
+        self.stop(t)?;
+        self.open = Some((t.as_micros(), resource));
+        Ok(())
+    }
+
+    /// From `t` on, no resource serves the client.
+    pub fn stop(&mut self, t: Time) -> Result<(), LedgerError> {
+        self.advance(t)?;
+        if let Some((start, resource)) = self.open.take() {
+            let end = t.as_micros();
+            if end > start {
+                self.closed.push_back((start, end, resource));
+                self.inside[resource] += end - start;
+            }
+        }
+        Ok(())
+    }
+
+    /// Microseconds of service from each resource in the window ending at `t`, into `out`.
+    pub fn amounts(&mut self, t: Time, out: &mut [u64]) -> Result<(), LedgerError> {
+        self.advance(t)?;
+        out.copy_from_slice(&self.inside);
+        let from = self.from();
+        if let Some(&(start, _, resource)) = self.closed.front() {
+            out[resource] -= from.saturating_sub(start);
+        }
+        if let Some((start, resource)) = self.open {
+            out[resource] += self.now - start.max(from);
+        }
+        Ok(())
+    }
+
+    /// Microseconds of service from `resource` in the window ending at `t`.
+    pub fn amount(&mut self, t: Time, resource: usize) -> Result<u64, LedgerError> {
+        self.advance(t)?;
+        let from = self.from();
+        let mut amount = self.inside[resource];
+        if let Some(&(start, _, r)) = self.closed.front() {
+            if r == resource {
+                amount -= from.saturating_sub(start);
+            }
+        }
+        if let Some((start, r)) = self.open {
+            if r == resource {
+                amount += self.now - start.max(from);
+            }
+        }
+        Ok(amount)
+    }
+
+    /// The last instant up to which [`Self::amounts`] keeps its current reading if the client
+    /// is neither served nor stopped meanwhile: the current time while service is in progress
+    /// or an old period is leaving the window, else when the oldest period starts to leave.
+    pub fn steady_until(&self) -> Time {
+        match (self.open, self.closed.front()) {
+            (Some(_), _) => Time(self.now),
+            (None, None) => Time(u64::MAX),
+            (None, Some(&(start, _, _))) => Time((start + self.window).max(self.now)),
+        }
+    }
+
+    /// The start of the window at the current time.
+    fn from(&self) -> u64 {
+        self.now.saturating_sub(self.window)
+    }
+
+    /// Moves to `t`, forgetting the periods that ended before the window.
+    fn advance(&mut self, t: Time) -> Result<(), LedgerError> {
+        let t = t.as_micros();
+        if t < self.now {
+            return Err(backwards(self.now, t));
+        }
+        self.now = t;
+        let from = self.from();
+        while let Some(&(start, end, resource)) = self.closed.front() {
+            if end > from {
+                break;
+            }
+            self.inside[resource] -= end - start;
+            self.closed.pop_front();
+        }
+        Ok(())
+    }
+}
+
+/// The integral over the window of a piecewise-constant rate, such as a client's renormalised
+/// entitlement.
+#[derive(Debug, Clone)]
+pub struct RateWindow {
+    window: u64,
+    now: u64,
+    /// `(start, rate)` of every segment that may still overlap the window, oldest first; the
+    /// rate is 0 before the first.
+    segments: VecDeque<(u64, f64)>,
+}
+
+impl RateWindow {
+    /// A zero rate so far, integrated over `window` µs.
+    pub fn new(window: u64) -> RateWindow {
+        RateWindow {
+            window: window.max(1),
+            now: 0,
+            segments: VecDeque::new(),
+        }
+    }
+
+    /// The current rate.
+    pub fn rate(&self) -> f64 {
+        self.segments.back().map_or(0.0, |s| s.1)
+    }
+
+    /// From `t` on, the rate is `rate` (finite, non-negative).
+    pub fn set(&mut self, t: Time, rate: f64) -> Result<(), LedgerError> {
+        if !(rate.is_finite() && rate >= 0.0) {
+            return Err(LedgerError::BadRate {
+                expected: 1,
+                found: vec![rate],
+            });
+        }
+        self.advance(t)?;
+        if rate != self.rate() {
+            match self.segments.back_mut() {
+                Some(last) if last.0 == self.now => last.1 = rate,
+                _ => self.segments.push_back((self.now, rate)),
+            }
+        }
+        Ok(())
+    }
+
+    /// The rate integrated over the window ending at `t`, in rate × seconds.
+    pub fn integral(&mut self, t: Time) -> Result<f64, LedgerError> {
+        self.advance(t)?;
+        let from = self.now.saturating_sub(self.window);
+        let mut micros = 0.0;
+        let mut rest = self.segments.iter().peekable();
+        while let Some(&(start, rate)) = rest.next() {
+            let end = rest.peek().map_or(self.now, |s| s.0);
+            micros += rate * end.saturating_sub(start.max(from)) as f64;
+        }
+        Ok(micros / 1e6)
+    }
+
+    /// The last instant up to which [`Self::integral`] keeps its current reading if the rate
+    /// is not set meanwhile: forever once one rate has filled the whole window (or the rate has
+    /// always been 0), else the current time.
+    pub fn steady_until(&self) -> Time {
+        let steady = match (self.segments.len(), self.segments.front()) {
+            (0, _) => true,
+            (1, Some(&(start, rate))) => start + self.window <= self.now || rate == 0.0,
+            _ => false,
+        };
+        Time(if steady { u64::MAX } else { self.now })
+    }
+
+    /// Moves to `t`, forgetting the segments that ended before the window.
+    fn advance(&mut self, t: Time) -> Result<(), LedgerError> {
+        let t = t.as_micros();
+        if t < self.now {
+            return Err(backwards(self.now, t));
+        }
+        self.now = t;
+        let from = t.saturating_sub(self.window);
+        while self.segments.get(1).is_some_and(|next| next.0 <= from) {
+            self.segments.pop_front();
+        }
+        Ok(())
+    }
+}
+
+fn backwards(now: u64, asked: u64) -> LedgerError {
+    LedgerError::TimeWentBackwards {
+        now: now as f64 / 1e6,
+        asked: asked as f64 / 1e6,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(seconds: f64) -> Time {
+        Time::from_secs_f64(seconds)
+    }
+
+    #[test]
+    fn service_by_hand() {
+        // Window 3 s: CPU over [0, 2), disk over [2.5, 4), CPU again from 5.
+        let mut w = ServiceWindow::new(2, 3_000_000);
+        w.start(at(0.0), 0).unwrap();
+        w.stop(at(2.0)).unwrap();
+        w.start(at(2.5), 1).unwrap();
+        let mut out = [0; 2];
+        w.amounts(at(3.0), &mut out).unwrap();
+        assert_eq!(out, [2_000_000, 500_000]);
+        w.stop(at(4.0)).unwrap();
+        w.start(at(5.0), 0).unwrap();
+        // Window [2.5, 5.5]: disk 1.5 s, CPU 0.5 s (the open period).
+        w.amounts(at(5.5), &mut out).unwrap();
+        assert_eq!(out, [500_000, 1_500_000]);
+        // Window [3.5, 6.5]: disk 0.5 s (clipped), CPU 1.5 s.
+        assert_eq!(w.amount(at(6.5), 1).unwrap(), 500_000);
+        assert_eq!(w.amount(at(6.5), 0).unwrap(), 1_500_000);
+        assert!(w.amount(at(6.0), 0).is_err());
+    }
+
+    #[test]
+    fn rate_by_hand() {
+        // Rate 0.5 from 1 s, 0.25 from 2 s, 0 from 10 s; window 3 s.
+        let mut w = RateWindow::new(3_000_000);
+        w.set(at(1.0), 0.5).unwrap();
+        w.set(at(2.0), 0.25).unwrap();
+        assert!((w.integral(at(3.0)).unwrap() - (0.5 + 0.25)).abs() < 1e-12);
+        assert!((w.integral(at(4.5)).unwrap() - (0.5 * 0.5 + 0.25 * 2.5)).abs() < 1e-12);
+        w.set(at(10.0), 0.0).unwrap();
+        assert!((w.integral(at(11.0)).unwrap() - 0.25 * 2.0).abs() < 1e-12);
+        assert_eq!(w.integral(at(13.0)).unwrap(), 0.0);
+        assert!(w.set(at(14.0), f64::NAN).is_err());
+        assert!(w.integral(at(12.0)).is_err());
+    }
+}

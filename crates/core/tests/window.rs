@@ -1,0 +1,125 @@
+//! The exact sliding windows against a reference that keeps every period and integrates the
+//! window directly.
+
+use fairshare_core::model::Time;
+use fairshare_core::window::{RateWindow, ServiceWindow};
+use proptest::prelude::*;
+
+/// Overlap in µs of `[start, end)` with `[from, to)`.
+fn overlap(start: u64, end: u64, from: u64, to: u64) -> u64 {
+    end.min(to).saturating_sub(start.max(from))
+}
+
+/// One step of a client's life: after `gap` µs, start service on a resource, stop, or read.
+#[derive(Debug, Clone)]
+enum Step {
+    Start(u64, usize),
+    Stop(u64),
+    Read(u64),
+}
+
+/// A gap in µs: often none at all, so that events share instants (time 0 included).
+fn gap() -> impl Strategy<Value = u64> {
+    prop_oneof![Just(0u64), 0..4_000_000u64]
+}
+
+fn steps(resources: usize) -> impl Strategy<Value = Vec<Step>> {
+    let step = prop_oneof![
+        (gap(), 0..resources).prop_map(|(g, r)| Step::Start(g, r)),
+        gap().prop_map(Step::Stop),
+        gap().prop_map(Step::Read),
+    ];
+    prop::collection::vec(step, 1..60)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn service_window_equals_direct_integration(
+        resources in 1..5usize,
+        window in 1..5_000_000u64,
+        script in steps(4),
+    ) {
+        let mut fast = ServiceWindow::new(resources, window);
+        let (mut now, mut periods, mut open) = (0u64, Vec::new(), None::<(u64, usize)>);
+        for step in script {
+            match step {
+                Step::Start(gap, r) => {
+                    let r = r % resources;
+                    now += gap;
+                    periods.extend(open.take().map(|(s, k)| (s, now, k)));
+                    open = Some((now, r));
+                    fast.start(Time(now), r).unwrap();
+                }
+                Step::Stop(gap) => {
+                    now += gap;
+                    periods.extend(open.take().map(|(s, k)| (s, now, k)));
+                    fast.stop(Time(now)).unwrap();
+                }
+                Step::Read(gap) => {
+                    now += gap;
+                    let from = now.saturating_sub(window);
+                    let mut want = vec![0u64; resources];
+                    for &(s, e, k) in periods.iter().chain(open.map(|(s, k)| (s, now, k)).iter()) {
+                        want[k] += overlap(s, e, from, now);
+                    }
+                    let mut got = vec![0u64; resources];
+                    fast.amounts(Time(now), &mut got).unwrap();
+                    prop_assert_eq!(&got, &want);
+                    // Up to `steady_until` the reading stays; between services, right after
+                    // it the oldest period starts to leave.
+                    let until = fast.steady_until().as_micros();
+                    if until < u64::MAX / 2 && open.is_none() {
+                        let mut later = fast.clone();
+                        let mut after = vec![0u64; resources];
+                        later.amounts(Time(until), &mut after).unwrap();
+                        prop_assert_eq!(&after, &want);
+                        later.amounts(Time(until + 1), &mut after).unwrap();
+                        prop_assert_ne!(&after, &want);
+                    }
+                    for (k, w) in want.iter().enumerate() {
+                        prop_assert_eq!(fast.amount(Time(now), k).unwrap(), *w);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rate_window_equals_direct_integration(
+        window in 1..5_000_000u64,
+        changes in prop::collection::vec((gap(), 0.0..4.0f64, any::<bool>()), 1..60),
+    ) {
+        let mut fast = RateWindow::new(window);
+        let (mut now, mut history) = (0u64, vec![(0u64, 0.0f64)]);
+        for (gap, rate, read) in changes {
+            now += gap;
+            if read {
+                let from = now.saturating_sub(window);
+                let want: f64 = history
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &(s, r))| {
+                        let e = history.get(k + 1).map_or(now, |h| h.0);
+                        r * overlap(s, e, from, now) as f64
+                    })
+                    .sum::<f64>()
+                    / 1e6;
+                let got = fast.integral(Time(now)).unwrap();
+                prop_assert!((got - want).abs() <= 1e-9 * want.max(1.0), "{} vs {}", got, want);
+                // A steady reading stays, bit for bit; an unsteady one moves within a window.
+                let mut later = fast.clone();
+                if fast.steady_until() == Time(u64::MAX) {
+                    prop_assert_eq!(later.integral(Time(now + 3 * window)).unwrap(), got);
+                } else {
+                    prop_assert_ne!(later.integral(Time(now + 1)).unwrap(), got);
+                }
+            } else {
+                history.push((now, rate));
+                fast.set(Time(now), rate).unwrap();
+                prop_assert_eq!(fast.rate(), rate);
+            }
+        }
+    }
+}
