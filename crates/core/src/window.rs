@@ -51,8 +51,12 @@ impl ServiceWindow {
         if let Some((start, resource)) = self.open.take() {
             let end = t.as_micros();
             if end > start {
-                self.closed.push_back((start, end, resource));
                 self.inside[resource] += end - start;
+                match self.closed.back_mut() {
+                    // Back-to-back service from one resource is one period.
+                    Some(last) if last.1 == start && last.2 == resource => last.1 = end,
+                    _ => self.closed.push_back((start, end, resource)),
+                }
             }
         }
         Ok(())
@@ -61,13 +65,17 @@ impl ServiceWindow {
     /// Microseconds of service from each resource in the window ending at `t`, into `out`.
     pub fn amounts(&mut self, t: Time, out: &mut [u64]) -> Result<(), LedgerError> {
         self.advance(t)?;
-        out.copy_from_slice(&self.inside);
-        let from = self.from();
-        if let Some(&(start, _, resource)) = self.closed.front() {
-            out[resource] -= from.saturating_sub(start);
+        for (resource, amount) in out.iter_mut().enumerate() {
+            *amount = self.reading(resource);
         }
-        if let Some((start, resource)) = self.open {
-            out[resource] += self.now - start.max(from);
+        Ok(())
+    }
+
+    /// Seconds of service from each resource in the window ending at `t`, into `out`.
+    pub fn seconds(&mut self, t: Time, out: &mut [f64]) -> Result<(), LedgerError> {
+        self.advance(t)?;
+        for (resource, seconds) in out.iter_mut().enumerate() {
+            *seconds = self.reading(resource) as f64 / 1e6;
         }
         Ok(())
     }
@@ -75,6 +83,11 @@ impl ServiceWindow {
     /// Microseconds of service from `resource` in the window ending at `t`.
     pub fn amount(&mut self, t: Time, resource: usize) -> Result<u64, LedgerError> {
         self.advance(t)?;
+        Ok(self.reading(resource))
+    }
+
+    /// Microseconds of service from `resource` in the window at the current time.
+    fn reading(&self, resource: usize) -> u64 {
         let from = self.from();
         let mut amount = self.inside[resource];
         if let Some(&(start, _, r)) = self.closed.front() {
@@ -87,7 +100,7 @@ impl ServiceWindow {
                 amount += self.now - start.max(from);
             }
         }
-        Ok(amount)
+        amount
     }
 
     /// The last instant up to which [`Self::amounts`] keeps its current reading if the client
@@ -134,6 +147,8 @@ pub struct RateWindow {
     /// `(start, rate)` of every segment that may still overlap the window, oldest first; the
     /// rate is 0 before the first.
     segments: VecDeque<(u64, f64)>,
+    /// The integral once one rate fills the whole window, kept until the rate changes.
+    full: Option<f64>,
 }
 
 impl RateWindow {
@@ -143,6 +158,7 @@ impl RateWindow {
             window: window.max(1),
             now: 0,
             segments: VecDeque::new(),
+            full: None,
         }
     }
 
@@ -161,6 +177,7 @@ impl RateWindow {
         }
         self.advance(t)?;
         if rate != self.rate() {
+            self.full = None;
             match self.segments.back_mut() {
                 Some(last) if last.0 == self.now => last.1 = rate,
                 _ => self.segments.push_back((self.now, rate)),
@@ -172,12 +189,23 @@ impl RateWindow {
     /// The rate integrated over the window ending at `t`, in rate × seconds.
     pub fn integral(&mut self, t: Time) -> Result<f64, LedgerError> {
         self.advance(t)?;
+        if let Some(full) = self.full {
+            return Ok(full);
+        }
         let from = self.now.saturating_sub(self.window);
+        let covered = |start: u64, end: u64| end.saturating_sub(start.max(from)) as f64;
+        if let (1, Some(&(start, rate))) = (self.segments.len(), self.segments.front()) {
+            let integral = rate * covered(start, self.now) / 1e6;
+            if start + self.window <= self.now {
+                self.full = Some(integral);
+            }
+            return Ok(integral);
+        }
         let mut micros = 0.0;
         let mut rest = self.segments.iter().peekable();
         while let Some(&(start, rate)) = rest.next() {
             let end = rest.peek().map_or(self.now, |s| s.0);
-            micros += rate * end.saturating_sub(start.max(from)) as f64;
+            micros += rate * covered(start, end);
         }
         Ok(micros / 1e6)
     }

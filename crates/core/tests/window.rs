@@ -81,6 +81,11 @@ proptest! {
                     for (k, w) in want.iter().enumerate() {
                         prop_assert_eq!(fast.amount(Time(now), k).unwrap(), *w);
                     }
+                    let mut seconds = vec![0.0; resources];
+                    fast.seconds(Time(now), &mut seconds).unwrap();
+                    for (s, w) in seconds.iter().zip(&want) {
+                        prop_assert_eq!(*s, *w as f64 / 1e6);
+                    }
                 }
             }
         }

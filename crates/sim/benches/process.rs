@@ -1,11 +1,12 @@
 //! Throughput of the `process` engine: 100 processes cycling over 5 resources (three
 //! time-sliced, two run-to-completion) for 10,000 simulated seconds under bottleneck-based
-//! global priorities, randomised request lengths. Reports engine events per second.
+//! global priorities, randomised request lengths. Reports engine events per second, for the
+//! engine alone (`engine`) and for the whole call that also derives the outputs (`simulate`).
 //!
 //! Run with `cargo bench -p fairshare-sim --bench process`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use fairshare_sim::process::simulate;
+use fairshare_sim::process::{simulate, Runs};
 use fairshare_trace::scenario::Scenario;
 use std::path::Path;
 use std::time::Duration;
@@ -34,10 +35,15 @@ fn process(c: &mut Criterion) {
     let mut group = c.benchmark_group("process_100x5_10000s");
     for policy in ["bottleneck", "fifo"] {
         let scenario = scenario(policy);
-        let events = simulate(&scenario, "bench").events;
+        let events = Runs::of(&scenario).events();
         eprintln!("{policy}: {events} events per run");
         group.throughput(Throughput::Elements(events));
-        group.bench_function(policy, |b| b.iter(|| simulate(&scenario, "bench")));
+        group.bench_function(format!("{policy}/engine"), |b| {
+            b.iter(|| Runs::of(&scenario))
+        });
+        group.bench_function(format!("{policy}/simulate"), |b| {
+            b.iter(|| simulate(&scenario, "bench"))
+        });
     }
     group.finish();
 }

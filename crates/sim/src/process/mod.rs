@@ -23,7 +23,7 @@ use std::collections::BinaryHeap;
 
 mod summary;
 
-pub use summary::simulate;
+pub use summary::{simulate, Runs};
 
 /// What a process is doing.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -159,11 +159,10 @@ struct Engine<'a> {
     consumption: Vec<ServiceWindow>,
     /// Per resource: its busy time in the window.
     busy: Vec<ServiceWindow>,
-    /// Scratch for one priority: allocation and consumption in seconds, consumption in µs,
-    /// and the one resource a per-resource priority looks at.
+    /// Scratch for one priority: allocation and consumption in seconds, and the one resource
+    /// a per-resource priority looks at.
     allocated: Vec<f64>,
     consumed: Vec<f64>,
-    consumed_us: Vec<u64>,
     only: Vec<bool>,
     /// Per process and accounting slot (1, or 1 per resource): whether it is active.
     active: Vec<Vec<bool>>,
@@ -178,8 +177,9 @@ struct Engine<'a> {
     /// interval, else of the current instant once `fresh`.
     bottleneck: Vec<bool>,
     fresh: bool,
-    /// Sum of the entitlements of the processes active anywhere.
-    active_total: f64,
+    /// Per process: its entitlement renormalised over the processes active anywhere (1 while
+    /// none is).
+    shares: Vec<f64>,
     served: Vec<Vec<Intervals>>,
     busy_log: Vec<Intervals>,
     handled: u64,
@@ -197,17 +197,23 @@ struct Waiting {
     valid_before: u64,
 }
 
-impl Waiting {
-    /// Whether `self` is served before `other`: a higher priority, or an equal one (up to
-    /// rounding) and queued earlier.
-    fn outranks(&self, other: &Waiting) -> bool {
-        let (p, q) = (self.priority, other.priority);
-        if (p - q).abs() <= 1e-12 * q.abs().max(1.0) {
-            self.stamp < other.stamp
+/// The place in `queue` (not empty) of the process served first: the highest priority, and
+/// among priorities equal up to rounding the one queued first.
+fn first_served(queue: &[Waiting]) -> usize {
+    let tolerance = |p: f64| 1e-12 * p.abs().max(1.0);
+    let (mut best, mut bar) = (0, tolerance(queue[0].priority));
+    for (k, w) in queue.iter().enumerate().skip(1) {
+        let leader = &queue[best];
+        let wins = if (w.priority - leader.priority).abs() <= bar {
+            w.stamp < leader.stamp
         } else {
-            p > q
+            w.priority > leader.priority
+        };
+        if wins {
+            (best, bar) = (k, tolerance(w.priority));
         }
     }
+    best
 }
 
 /// Everything one run produced.
@@ -276,7 +282,6 @@ impl<'a> Engine<'a> {
             busy: vec![ServiceWindow::new(1, window); m],
             allocated: vec![0.0; slots],
             consumed: vec![0.0; m],
-            consumed_us: vec![0; m],
             only: vec![false; m],
             active: vec![vec![false; slots]; n],
             grace: vec![vec![0; slots]; n],
@@ -284,7 +289,7 @@ impl<'a> Engine<'a> {
             frozen: None,
             bottleneck: vec![false; m],
             fresh: false,
-            active_total: 0.0,
+            shares: vec![1.0; n],
             served: vec![vec![Vec::new(); m]; n],
             busy_log: vec![Vec::new(); m],
             handled: 0,
@@ -504,10 +509,17 @@ impl<'a> Engine<'a> {
                     .sum()
             })
             .collect();
-        self.active_total = (0..self.procs.len())
+        let active_total: f64 = (0..self.procs.len())
             .filter(|k| self.active[*k].iter().any(|a| *a))
             .map(|k| self.procs[k].entitlement)
             .sum();
+        for (share, p) in self.shares.iter_mut().zip(&self.procs) {
+            *share = if active_total > 0.0 {
+                p.entitlement / active_total
+            } else {
+                1.0
+            };
+        }
         for (i, windows) in self.allocation.iter_mut().enumerate() {
             for (s, window) in windows.iter_mut().enumerate() {
                 let rate = if self.active[i][s] && totals[s] > 0.0 {
@@ -562,15 +574,6 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// The renormalised entitlement of process `i` over the globally active processes.
-    fn share(&self, i: usize) -> f64 {
-        if self.active_total > 0.0 {
-            self.procs[i].entitlement / self.active_total
-        } else {
-            1.0
-        }
-    }
-
     /// The priority of process `i` at resource `j` (higher is served first) and the instant
     /// before which it holds. With a priority interval, the value of the first need after the
     /// last snapshot, held until the next.
@@ -594,16 +597,13 @@ impl<'a> Engine<'a> {
     /// which they keep their readings.
     fn current_priority(&mut self, i: usize, j: usize) -> (f64, u64) {
         let sim = &self.scenario.simulation;
-        let share = self.share(i);
+        let share = self.shares[i];
         for (a, window) in self.allocated.iter_mut().zip(&mut self.allocation[i]) {
             *a = window.integral(self.now).expect(FORWARD);
         }
         self.consumption[i]
-            .amounts(self.now, &mut self.consumed_us)
+            .seconds(self.now, &mut self.consumed)
             .expect(FORWARD);
-        for (c, us) in self.consumed.iter_mut().zip(&self.consumed_us) {
-            *c = *us as f64 / 1e6;
-        }
         let (allocation, consumption) = (&self.allocated, &self.consumed);
         let p = match sim.policy {
             ProcessPolicy::Bottleneck => global_priority(
@@ -644,16 +644,10 @@ impl<'a> Engine<'a> {
         }
         let mut queue = std::mem::take(&mut self.res[j].queue);
         let now = self.now.as_micros();
-        let mut best = 0;
-        for k in 0..queue.len() {
-            if now >= queue[k].valid_before {
-                (queue[k].priority, queue[k].valid_before) = self.priority(queue[k].process, j);
-            }
-            if queue[k].outranks(&queue[best]) {
-                best = k;
-            }
+        for w in queue.iter_mut().filter(|w| now >= w.valid_before) {
+            (w.priority, w.valid_before) = self.priority(w.process, j);
         }
-        let i = queue.swap_remove(best).process;
+        let i = queue.swap_remove(first_served(&queue)).process;
         self.res[j].queue = queue;
         self.grant(i, j);
     }

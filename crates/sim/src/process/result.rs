@@ -166,14 +166,39 @@ pub fn cumulative(per_process: &[Vec<&Intervals>], times: &[f64]) -> Vec<Vec<f64
 
 /// Adds to `total[k]` the service in `intervals` before `times[k]`.
 fn add_served(intervals: &Intervals, times: &[f64], total: &mut [f64]) {
-    let (mut done, mut next) = (0.0, 0);
-    for (k, t) in times.iter().enumerate() {
-        while next < intervals.len() && intervals[next].1 <= *t {
-            done += intervals[next].1 - intervals[next].0;
-            next += 1;
+    let mut served = ServedBefore::new(intervals);
+    for (t, sum) in times.iter().zip(total) {
+        *sum += served.at(*t);
+    }
+}
+
+/// Time covered by sorted, disjoint intervals before instants asked in ascending order.
+struct ServedBefore<'a> {
+    intervals: &'a Intervals,
+    next: usize,
+    done: f64,
+}
+
+impl<'a> ServedBefore<'a> {
+    fn new(intervals: &'a Intervals) -> Self {
+        ServedBefore {
+            intervals,
+            next: 0,
+            done: 0.0,
         }
-        let partial = intervals.get(next).map_or(0.0, |(s, _)| (t - s).max(0.0));
-        total[k] += done + partial;
+    }
+
+    /// Covered time before `t` (no earlier than the last instant asked).
+    fn at(&mut self, t: f64) -> f64 {
+        while let Some(&(start, end)) = self.intervals.get(self.next).filter(|iv| iv.1 <= t) {
+            self.done += end - start;
+            self.next += 1;
+        }
+        let partial = self
+            .intervals
+            .get(self.next)
+            .map_or(0.0, |(s, _)| (t - s).max(0.0));
+        self.done + partial
     }
 }
 
@@ -189,20 +214,10 @@ pub fn bottleneck_intervals(
     let mut out: Vec<[f64; 2]> = Vec::new();
     let step = sample_step(end, BOTTLENECK_SAMPLE_S, MAX_BOTTLENECK_SAMPLES);
     let steps = (end / step).floor() as usize;
-    let (mut first, mut last) = (0usize, 0usize);
+    let (mut upto, mut before) = (ServedBefore::new(busy), ServedBefore::new(busy));
     for k in 0..=steps {
         let t = k as f64 * step;
-        while first < busy.len() && busy[first].1 <= t - window {
-            first += 1;
-        }
-        while last < busy.len() && busy[last].0 < t {
-            last += 1;
-        }
-        let used: f64 = busy[first..last]
-            .iter()
-            .map(|(s, e)| e.min(t) - s.max(t - window))
-            .filter(|d| *d > 0.0)
-            .sum();
+        let used = upto.at(t) - before.at(t - window);
         if used > threshold * window {
             match out.last_mut() {
                 Some(iv) if (iv[1] - (t - step)).abs() < 1e-9 => iv[1] = t,

@@ -12,12 +12,42 @@ use std::sync::Arc;
 
 /// Runs `scenario` `simulation.runs` times (seeds `seed`, `seed + 1`, …) and summarises.
 pub fn simulate(scenario: &Scenario, name: &str) -> SimulationResult {
-    let started = std::time::Instant::now();
+    Runs::of(scenario).summarise(scenario, name)
+}
+
+/// The engine's runs of one scenario, before they are summarised.
+pub struct Runs {
+    runs: Vec<Run>,
+    wall_s: f64,
+}
+
+impl Runs {
+    /// Runs `scenario` `simulation.runs` times (seeds `seed`, `seed + 1`, …).
+    pub fn of(scenario: &Scenario) -> Runs {
+        let started = std::time::Instant::now();
+        let sim = &scenario.simulation;
+        let runs = (0..sim.runs.max(1))
+            .map(|k| Engine::new(scenario, sim.seed.wrapping_add(k as u64)).run())
+            .collect();
+        Runs {
+            runs,
+            wall_s: started.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// Engine events handled over all runs.
+    pub fn events(&self) -> u64 {
+        self.runs.iter().map(|r| r.events).sum()
+    }
+
+    /// The runs of `scenario` (named `name` in the output) as one result.
+    pub fn summarise(&self, scenario: &Scenario, name: &str) -> SimulationResult {
+        summarise(scenario, name, &self.runs, self.wall_s)
+    }
+}
+
+fn summarise(scenario: &Scenario, name: &str, runs: &[Run], wall_s: f64) -> SimulationResult {
     let sim = &scenario.simulation;
-    let runs: Vec<Run> = (0..sim.runs.max(1))
-        .map(|k| Engine::new(scenario, sim.seed.wrapping_add(k as u64)).run())
-        .collect();
-    let wall_s = started.elapsed().as_secs_f64();
     let end = runs.iter().map(|r| r.end).fold(0.0, f64::max);
     let most = MAX_SERVICE_VALUES / scenario.processes.len().max(1);
     let step = sample_step(end, SERVICE_SAMPLE_S, most);
@@ -36,7 +66,7 @@ pub fn simulate(scenario: &Scenario, name: &str) -> SimulationResult {
         runs: runs.len() as u32,
         seed: sim.seed,
         end_s: first.end,
-        processes: processes(scenario, &runs),
+        processes: processes(scenario, runs),
         resources: resources(scenario, first),
         timeline: timeline(scenario, first),
         cumulative: Cumulative {
@@ -153,27 +183,34 @@ fn resources(scenario: &Scenario, run: &Run) -> Vec<ResourceResult> {
 
 /// The Gantt chart: every service period, by start time then resource name.
 fn timeline(scenario: &Scenario, run: &Run) -> Vec<Segment> {
-    let resources: Vec<Arc<str>> = scenario
-        .resources
-        .iter()
-        .map(|r| r.as_str().into())
-        .collect();
-    let mut segments: Vec<Segment> = Vec::new();
-    for (p, by_resource) in scenario.processes.iter().zip(&run.served) {
-        let process: Arc<str> = p.name.as_str().into();
-        for (resource, list) in resources.iter().zip(by_resource) {
-            segments.extend(list.iter().map(|&(start, end)| Segment {
-                resource: Arc::clone(resource),
-                process: Arc::clone(&process),
-                start,
-                end,
-            }));
+    let names = &scenario.resources;
+    // Resources in name order, and each resource's place in it.
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by_key(|j| &names[*j]);
+    let mut rank = vec![0; names.len()];
+    for (r, j) in order.iter().enumerate() {
+        rank[*j] = r;
+    }
+    let mut periods: Vec<(f64, usize, usize, f64)> = Vec::new();
+    for (i, by_resource) in run.served.iter().enumerate() {
+        for (j, list) in by_resource.iter().enumerate() {
+            periods.extend(list.iter().map(|&(start, end)| (start, rank[j], i, end)));
         }
     }
-    segments.sort_by(|a, b| {
-        a.start
-            .total_cmp(&b.start)
-            .then_with(|| a.resource.cmp(&b.resource))
-    });
-    segments
+    periods.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let resources: Vec<Arc<str>> = order.iter().map(|j| names[*j].as_str().into()).collect();
+    let processes: Vec<Arc<str>> = scenario
+        .processes
+        .iter()
+        .map(|p| p.name.as_str().into())
+        .collect();
+    periods
+        .into_iter()
+        .map(|(start, r, i, end)| Segment {
+            resource: Arc::clone(&resources[r]),
+            process: Arc::clone(&processes[i]),
+            start,
+            end,
+        })
+        .collect()
 }
