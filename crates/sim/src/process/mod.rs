@@ -17,7 +17,6 @@ use fairshare_trace::scenario::{Accounting, Dist, ProcessPolicy, Scenario};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp, Normal};
-use result::Intervals;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -180,8 +179,8 @@ struct Engine<'a> {
     /// Per process: its entitlement renormalised over the processes active anywhere (1 while
     /// none is).
     shares: Vec<f64>,
-    served: Vec<Vec<Intervals>>,
-    busy_log: Vec<Intervals>,
+    /// Per resource: its grants so far, in order.
+    grants: Vec<Vec<Grant>>,
     handled: u64,
 }
 
@@ -218,8 +217,7 @@ fn first_served(queue: &[Waiting]) -> usize {
 
 /// Everything one run produced.
 pub(crate) struct Run {
-    served: Vec<Vec<Intervals>>,
-    busy: Vec<Intervals>,
+    grants: Vec<Vec<Grant>>,
     finish: Vec<Option<f64>>,
     end: f64,
     events: u64,
@@ -290,8 +288,7 @@ impl<'a> Engine<'a> {
             bottleneck: vec![false; m],
             fresh: false,
             shares: vec![1.0; n],
-            served: vec![vec![Vec::new(); m]; n],
-            busy_log: vec![Vec::new(); m],
+            grants: vec![Vec::new(); m],
             handled: 0,
         }
     }
@@ -366,8 +363,7 @@ impl<'a> Engine<'a> {
         };
         let since = std::mem::replace(&mut self.res[j].since, self.now);
         let (start, now) = (since.as_secs_f64(), self.now.as_secs_f64());
-        push_interval(&mut self.served[i][j], start, now);
-        push_interval(&mut self.busy_log[j], start, now);
+        log_grant(&mut self.grants[j], start, now, i);
         self.consumption[i].stop(self.now).expect(FORWARD);
         self.busy[j].stop(self.now).expect(FORWARD);
         let p = &mut self.procs[i];
@@ -674,8 +670,7 @@ impl<'a> Engine<'a> {
         for j in 0..self.res.len() {
             if let Some(i) = self.res[j].holder {
                 let start = self.res[j].since.as_secs_f64();
-                push_interval(&mut self.served[i][j], start, end_s);
-                push_interval(&mut self.busy_log[j], start, end_s);
+                log_grant(&mut self.grants[j], start, end_s, i);
             }
         }
         Run {
@@ -684,22 +679,25 @@ impl<'a> Engine<'a> {
                 .iter()
                 .map(|p| p.finish.map(Time::as_secs_f64))
                 .collect(),
-            served: self.served,
-            busy: self.busy_log,
+            grants: self.grants,
             end: end_s,
             events: self.handled,
         }
     }
 }
 
-/// Appends `[start, end)`, merging it with the previous interval when they touch.
-fn push_interval(list: &mut Intervals, start: f64, end: f64) {
+/// Service of one process by one resource: `[start, end)` in seconds, and the process.
+type Grant = (f64, f64, usize);
+
+/// Appends the grant of `[start, end)` to `process`, as one with the previous grant when that
+/// went to the same process and ended at `start` (consecutive quanta).
+fn log_grant(grants: &mut Vec<Grant>, start: f64, end: f64, process: usize) {
     if end <= start {
         return;
     }
-    match list.last_mut() {
-        Some(last) if (last.1 - start).abs() < 1e-9 => last.1 = end,
-        _ => list.push((start, end)),
+    match grants.last_mut() {
+        Some(last) if last.2 == process && (last.1 - start).abs() < 1e-9 => last.1 = end,
+        _ => grants.push((start, end, process)),
     }
 }
 

@@ -15,7 +15,8 @@ pub const BOTTLENECK_SAMPLE_S: f64 = 0.01;
 /// Most values of cumulative service over all processes together; longer runs with more
 /// processes are sampled more sparsely.
 pub const MAX_SERVICE_VALUES: usize = 1_000_000;
-/// Most samples of bottleneck status per resource; longer runs are sampled more sparsely.
+/// Most samples of bottleneck status over all resources together; longer runs with more
+/// resources are sampled more sparsely.
 pub const MAX_BOTTLENECK_SAMPLES: usize = 1_000_000;
 
 /// The sampling step for a run of `end` seconds: `base`, or coarser so that at most `most`
@@ -151,7 +152,7 @@ pub type Intervals = Vec<(f64, f64)>;
 
 /// Cumulative service of each process at `times` (ascending), from its intervals on every
 /// resource, in one sweep per interval list.
-pub fn cumulative(per_process: &[Vec<&Intervals>], times: &[f64]) -> Vec<Vec<f64>> {
+pub fn cumulative(per_process: &[Vec<Intervals>], times: &[f64]) -> Vec<Vec<f64>> {
     per_process
         .iter()
         .map(|lists| {
@@ -203,16 +204,14 @@ impl<'a> ServedBefore<'a> {
 }
 
 /// Intervals in which a resource with busy periods `busy` was a bottleneck: busy for more than
-/// `threshold` of the previous `window` seconds, sampled every 10 ms (coarser for very long
-/// runs) up to `end`.
+/// `threshold` of the previous `window` seconds, sampled every `step` seconds up to `end`.
 pub fn bottleneck_intervals(
     busy: &Intervals,
     window: f64,
     threshold: f64,
-    end: f64,
+    (step, end): (f64, f64),
 ) -> Vec<[f64; 2]> {
     let mut out: Vec<[f64; 2]> = Vec::new();
-    let step = sample_step(end, BOTTLENECK_SAMPLE_S, MAX_BOTTLENECK_SAMPLES);
     let steps = (end / step).floor() as usize;
     let (mut upto, mut before) = (ServedBefore::new(busy), ServedBefore::new(busy));
     for k in 0..=steps {
@@ -234,7 +233,7 @@ mod tests {
 
     #[test]
     fn a_resource_busy_from_zero_is_a_bottleneck_from_2_7_s() {
-        let iv = bottleneck_intervals(&vec![(0.0, 10.0)], 3.0, 0.9, 10.0);
+        let iv = bottleneck_intervals(&vec![(0.0, 10.0)], 3.0, 0.9, (0.01, 10.0));
         assert_eq!(iv.len(), 1);
         assert!(
             (iv[0][0] - 2.71).abs() < 1e-9 && (iv[0][1] - 10.0).abs() < 1e-9,
@@ -246,7 +245,7 @@ mod tests {
     fn cumulative_service_by_hand() {
         let a: Intervals = vec![(0.0, 1.0), (2.0, 3.0)];
         let b: Intervals = vec![(1.0, 2.0)];
-        let got = cumulative(&[vec![&a, &b]], &[0.5, 1.5, 2.5, 4.0]);
+        let got = cumulative(&[vec![a, b]], &[0.5, 1.5, 2.5, 4.0]);
         assert_eq!(got, vec![vec![0.5, 1.5, 2.5, 3.0]]);
     }
 

@@ -2,10 +2,11 @@
 //! in detail (Gantt chart, bottleneck intervals), every run in the spreads and mean curves.
 
 use super::result::{
-    bottleneck_intervals, cumulative, sample_step, Cumulative, ProcessResult, ResourceResult,
-    Segment, SimulationResult, Spread, MAX_SERVICE_VALUES, SERVICE_SAMPLE_S,
+    bottleneck_intervals, cumulative, sample_step, Cumulative, Intervals, ProcessResult,
+    ResourceResult, Segment, SimulationResult, Spread, BOTTLENECK_SAMPLE_S, MAX_BOTTLENECK_SAMPLES,
+    MAX_SERVICE_VALUES, SERVICE_SAMPLE_S,
 };
-use super::{Engine, Run};
+use super::{Engine, Grant, Run};
 use fairshare_trace::scenario::Scenario;
 use indexmap::IndexMap;
 use std::sync::Arc;
@@ -48,15 +49,19 @@ impl Runs {
 
 fn summarise(scenario: &Scenario, name: &str, runs: &[Run], wall_s: f64) -> SimulationResult {
     let sim = &scenario.simulation;
+    let served: Vec<Served> = runs
+        .iter()
+        .map(|r| served(r, scenario.processes.len()))
+        .collect();
     let end = runs.iter().map(|r| r.end).fold(0.0, f64::max);
     let most = MAX_SERVICE_VALUES / scenario.processes.len().max(1);
     let step = sample_step(end, SERVICE_SAMPLE_S, most);
     let times: Vec<f64> = (0..=(end / step).ceil() as usize)
         .map(|k| k as f64 * step)
         .collect();
-    let curves: Vec<Vec<Vec<f64>>> = runs
+    let curves: Vec<Vec<Vec<f64>>> = served
         .iter()
-        .map(|r| cumulative(&per_process(r), &times))
+        .map(|by_process| cumulative(by_process, &times))
         .collect();
     let first = &runs[0];
     let events: u64 = runs.iter().map(|r| r.events).sum();
@@ -66,7 +71,7 @@ fn summarise(scenario: &Scenario, name: &str, runs: &[Run], wall_s: f64) -> Simu
         runs: runs.len() as u32,
         seed: sim.seed,
         end_s: first.end,
-        processes: processes(scenario, runs),
+        processes: processes(scenario, runs, &served),
         resources: resources(scenario, first),
         timeline: timeline(scenario, first),
         cumulative: Cumulative {
@@ -93,11 +98,30 @@ fn summarise(scenario: &Scenario, name: &str, runs: &[Run], wall_s: f64) -> Simu
     }
 }
 
-fn per_process(run: &Run) -> Vec<Vec<&super::result::Intervals>> {
-    run.served
-        .iter()
-        .map(|by_resource| by_resource.iter().collect())
-        .collect()
+/// Per process and resource, the periods of service of one run.
+type Served = Vec<Vec<Intervals>>;
+
+/// The run's grants, by process and resource.
+fn served(run: &Run, processes: usize) -> Served {
+    let mut served = vec![vec![Vec::new(); run.grants.len()]; processes];
+    for (j, grants) in run.grants.iter().enumerate() {
+        for &(start, end, i) in grants {
+            served[i][j].push((start, end));
+        }
+    }
+    served
+}
+
+/// The periods in which the resource with these grants was busy.
+fn busy(grants: &[Grant]) -> Intervals {
+    let mut busy: Intervals = Vec::new();
+    for &(start, end, _) in grants {
+        match busy.last_mut() {
+            Some(last) if (last.1 - start).abs() < 1e-9 => last.1 = end,
+            _ => busy.push((start, end)),
+        }
+    }
+    busy
 }
 
 /// Per process and sample, `f` of the values over runs.
@@ -112,11 +136,11 @@ fn across(curves: &[Vec<Vec<f64>>], f: impl Fn(&[f64]) -> f64) -> Vec<Vec<f64>> 
         .collect()
 }
 
-fn total(intervals: &super::result::Intervals) -> f64 {
+fn total(intervals: &Intervals) -> f64 {
     intervals.iter().fold(0.0, |sum, (s, e)| sum + (e - s))
 }
 
-fn processes(scenario: &Scenario, runs: &[Run]) -> Vec<ProcessResult> {
+fn processes(scenario: &Scenario, runs: &[Run], served: &[Served]) -> Vec<ProcessResult> {
     let weight: f64 = scenario.processes.iter().map(|p| p.entitlement).sum();
     let several = runs.len() > 1;
     scenario
@@ -124,12 +148,12 @@ fn processes(scenario: &Scenario, runs: &[Run]) -> Vec<ProcessResult> {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let consumed = |run: &Run| -> IndexMap<String, f64> {
+            let consumed = |run: &Served| -> IndexMap<String, f64> {
                 scenario
                     .resources
                     .iter()
                     .cloned()
-                    .zip(run.served[i].iter().map(total))
+                    .zip(run[i].iter().map(total))
                     .collect()
             };
             let finishes: Vec<f64> = runs.iter().filter_map(|r| r.finish[i]).collect();
@@ -140,12 +164,7 @@ fn processes(scenario: &Scenario, runs: &[Run]) -> Vec<ProcessResult> {
                 .map(|(j, name)| {
                     (
                         name.clone(),
-                        Spread::of(
-                            &runs
-                                .iter()
-                                .map(|r| total(&r.served[i][j]))
-                                .collect::<Vec<_>>(),
-                        ),
+                        Spread::of(&served.iter().map(|r| total(&r[i][j])).collect::<Vec<_>>()),
                     )
                 })
                 .collect();
@@ -153,7 +172,7 @@ fn processes(scenario: &Scenario, runs: &[Run]) -> Vec<ProcessResult> {
                 name: p.name.clone(),
                 entitlement: p.entitlement / weight,
                 finish_time: runs[0].finish[i],
-                consumed: consumed(&runs[0]),
+                consumed: consumed(&served[0]),
                 finish_time_spread: (several && !finishes.is_empty())
                     .then(|| Spread::of(&finishes)),
                 consumed_spread: several.then_some(spread),
@@ -164,18 +183,20 @@ fn processes(scenario: &Scenario, runs: &[Run]) -> Vec<ProcessResult> {
 
 fn resources(scenario: &Scenario, run: &Run) -> Vec<ResourceResult> {
     let sim = &scenario.simulation;
+    let most = MAX_BOTTLENECK_SAMPLES / scenario.resources.len().max(1);
+    let step = sample_step(run.end, BOTTLENECK_SAMPLE_S, most);
     scenario
         .resources
         .iter()
-        .zip(&run.busy)
+        .zip(run.grants.iter().map(|g| busy(g)))
         .map(|(name, busy)| ResourceResult {
             name: name.clone(),
-            busy_s: total(busy),
+            busy_s: total(&busy),
             bottleneck_intervals: bottleneck_intervals(
-                busy,
+                &busy,
                 sim.window,
                 sim.bottleneck_threshold,
-                run.end,
+                (step, run.end),
             ),
         })
         .collect()
@@ -192,12 +213,15 @@ fn timeline(scenario: &Scenario, run: &Run) -> Vec<Segment> {
         rank[*j] = r;
     }
     let mut periods: Vec<(f64, usize, usize, f64)> = Vec::new();
-    for (i, by_resource) in run.served.iter().enumerate() {
-        for (j, list) in by_resource.iter().enumerate() {
-            periods.extend(list.iter().map(|&(start, end)| (start, rank[j], i, end)));
-        }
+    for (j, grants) in run.grants.iter().enumerate() {
+        periods.extend(
+            grants
+                .iter()
+                .map(|&(start, end, i)| (start, rank[j], i, end)),
+        );
     }
-    periods.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    // One sorted run per resource: the stable sort merges them.
+    periods.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let resources: Vec<Arc<str>> = order.iter().map(|j| names[*j].as_str().into()).collect();
     let processes: Vec<Arc<str>> = scenario
         .processes
