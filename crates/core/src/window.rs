@@ -65,8 +65,9 @@ impl ServiceWindow {
     /// Microseconds of service from each resource in the window ending at `t`, into `out`.
     pub fn amounts(&mut self, t: Time, out: &mut [u64]) -> Result<(), LedgerError> {
         self.advance(t)?;
-        for (resource, amount) in out.iter_mut().enumerate() {
-            *amount = self.reading(resource);
+        out.copy_from_slice(&self.inside);
+        for resource in self.edges() {
+            out[resource] = self.reading(resource);
         }
         Ok(())
     }
@@ -74,10 +75,22 @@ impl ServiceWindow {
     /// Seconds of service from each resource in the window ending at `t`, into `out`.
     pub fn seconds(&mut self, t: Time, out: &mut [f64]) -> Result<(), LedgerError> {
         self.advance(t)?;
-        for (resource, seconds) in out.iter_mut().enumerate() {
-            *seconds = self.reading(resource) as f64 / 1e6;
+        for (seconds, inside) in out.iter_mut().zip(&self.inside) {
+            *seconds = *inside as f64 / 1e6;
+        }
+        for resource in self.edges() {
+            out[resource] = self.reading(resource) as f64 / 1e6;
         }
         Ok(())
+    }
+
+    /// The resources whose reading differs from their closed periods' total: the one whose
+    /// oldest period may straddle the window's start, and the one serving now.
+    fn edges(&self) -> impl Iterator<Item = usize> {
+        let front = self.closed.front().map(|period| period.2);
+        front
+            .into_iter()
+            .chain(self.open.map(|(_, resource)| resource))
     }
 
     /// Microseconds of service from `resource` in the window ending at `t`.
