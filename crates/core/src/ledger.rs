@@ -29,6 +29,22 @@ pub enum LedgerError {
         /// The offending value.
         value: f64,
     },
+    /// A resource index beyond the resources a window was made for.
+    #[error("resource {resource} does not exist: the window has {resources} resources")]
+    NoSuchResource {
+        /// The index asked for.
+        resource: usize,
+        /// How many resources there are.
+        resources: usize,
+    },
+    /// An output slice of the wrong length.
+    #[error("expected room for {expected} resources, found {found}")]
+    WrongLength {
+        /// Number of resources.
+        expected: usize,
+        /// Length given.
+        found: usize,
+    },
     /// A rate vector has the wrong length or a bad value.
     #[error("rate vector must have {expected} finite non-negative components, found {found:?}")]
     BadRate {

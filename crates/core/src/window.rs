@@ -40,6 +40,7 @@ impl ServiceWindow {
 
     /// From `t` on, resource `resource` serves the client (ending any service in progress).
     pub fn start(&mut self, t: Time, resource: usize) -> Result<(), LedgerError> {
+        self.check_resource(resource)?;
         self.stop(t)?;
         self.open = Some((t.as_micros(), resource));
         Ok(())
@@ -64,6 +65,7 @@ impl ServiceWindow {
 
     /// Microseconds of service from each resource in the window ending at `t`, into `out`.
     pub fn amounts(&mut self, t: Time, out: &mut [u64]) -> Result<(), LedgerError> {
+        self.check_length(out.len())?;
         self.advance(t)?;
         out.copy_from_slice(&self.inside);
         for resource in self.edges() {
@@ -74,6 +76,7 @@ impl ServiceWindow {
 
     /// Seconds of service from each resource in the window ending at `t`, into `out`.
     pub fn seconds(&mut self, t: Time, out: &mut [f64]) -> Result<(), LedgerError> {
+        self.check_length(out.len())?;
         self.advance(t)?;
         for (seconds, inside) in out.iter_mut().zip(&self.inside) {
             *seconds = *inside as f64 / 1e6;
@@ -95,6 +98,7 @@ impl ServiceWindow {
 
     /// Microseconds of service from `resource` in the window ending at `t`.
     pub fn amount(&mut self, t: Time, resource: usize) -> Result<u64, LedgerError> {
+        self.check_resource(resource)?;
         self.advance(t)?;
         Ok(self.reading(resource))
     }
@@ -124,6 +128,27 @@ impl ServiceWindow {
             (Some(_), _) => Time(self.now),
             (None, None) => Time(u64::MAX),
             (None, Some(&(start, _, _))) => Time((start + self.window).max(self.now)),
+        }
+    }
+
+    fn check_resource(&self, resource: usize) -> Result<(), LedgerError> {
+        let resources = self.inside.len();
+        if resource < resources {
+            Ok(())
+        } else {
+            Err(LedgerError::NoSuchResource {
+                resource,
+                resources,
+            })
+        }
+    }
+
+    fn check_length(&self, found: usize) -> Result<(), LedgerError> {
+        let expected = self.inside.len();
+        if found == expected {
+            Ok(())
+        } else {
+            Err(LedgerError::WrongLength { expected, found })
         }
     }
 
@@ -284,6 +309,9 @@ mod tests {
         assert_eq!(w.amount(at(6.5), 1).unwrap(), 500_000);
         assert_eq!(w.amount(at(6.5), 0).unwrap(), 1_500_000);
         assert!(w.amount(at(6.0), 0).is_err());
+        assert!(w.amount(at(7.0), 2).is_err());
+        assert!(w.start(at(7.0), 2).is_err());
+        assert!(w.amounts(at(7.0), &mut [0; 3]).is_err());
     }
 
     #[test]

@@ -4,9 +4,11 @@
 //! Each process runs its program one request at a time. Every resource has its own queue, all
 //! ordered by the same global priority; resources whose name ends in `_CS` are time-sliced in
 //! quanta and put the client back at the tail after each quantum, the others serve a request to
-//! completion; `idle` only delays. Allocation, consumption and busy time are kept in
-//! exact sliding windows ([`fairshare_core::window`]; no ticks). At each instant the engine ends grants, ends idle
-//! periods, updates the active set, then dispatches every free resource in lane order (§3.2).
+//! completion; `idle` only delays. Allocation, consumption and busy time are kept in exact
+//! sliding windows ([`fairshare_core::window`]; no ticks), and a waiting process's priority is
+//! reused for as long as its windows say their readings hold. At each instant the engine ends
+//! grants, ends idle periods, updates the active set, then dispatches every free resource in
+//! lane order (§3.2).
 
 pub mod result;
 
@@ -496,11 +498,10 @@ impl<'a> Engine<'a> {
         }
         self.forget_priorities();
         let slots = self.allocated.len();
-        let entitled = |k: &usize, s: usize| self.active[*k][s];
         let totals: Vec<f64> = (0..slots)
             .map(|s| {
                 (0..self.procs.len())
-                    .filter(|k| entitled(k, s))
+                    .filter(|k| self.active[*k][s])
                     .map(|k| self.procs[k].entitlement)
                     .sum()
             })

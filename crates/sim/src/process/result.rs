@@ -97,7 +97,8 @@ pub struct ResourceResult {
     pub name: String,
     /// Seconds it was busy.
     pub busy_s: f64,
-    /// `[start, end]` intervals during which it was a bottleneck (sampled every 10 ms).
+    /// `[start, end]` intervals during which it was a bottleneck (sampled every 10 ms, more
+    /// sparsely in very long runs).
     pub bottleneck_intervals: Vec<[f64; 2]>,
 }
 
@@ -209,7 +210,8 @@ pub fn bottleneck_intervals(
     busy: &Intervals,
     window: f64,
     threshold: f64,
-    (step, end): (f64, f64),
+    step: f64,
+    end: f64,
 ) -> Vec<[f64; 2]> {
     let mut out: Vec<[f64; 2]> = Vec::new();
     let steps = (end / step).floor() as usize;
@@ -233,7 +235,7 @@ mod tests {
 
     #[test]
     fn a_resource_busy_from_zero_is_a_bottleneck_from_2_7_s() {
-        let iv = bottleneck_intervals(&vec![(0.0, 10.0)], 3.0, 0.9, (0.01, 10.0));
+        let iv = bottleneck_intervals(&vec![(0.0, 10.0)], 3.0, 0.9, 0.01, 10.0);
         assert_eq!(iv.len(), 1);
         assert!(
             (iv[0][0] - 2.71).abs() < 1e-9 && (iv[0][1] - 10.0).abs() < 1e-9,

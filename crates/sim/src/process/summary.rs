@@ -196,7 +196,8 @@ fn resources(scenario: &Scenario, run: &Run) -> Vec<ResourceResult> {
                 &busy,
                 sim.window,
                 sim.bottleneck_threshold,
-                (step, run.end),
+                step,
+                run.end,
             ),
         })
         .collect()
