@@ -508,13 +508,24 @@ fn with_legend<'a>(
     }
     let (plot, side) = root.split_horizontally(width.saturating_sub(LEGEND_W));
     let text = TextStyle::from((FONT, TICK_PT)).pos(Pos::new(HPos::Left, VPos::Center));
-    for (i, (label, c)) in entries.iter().enumerate() {
-        let y = 24 + 24 * i as i32;
+    let row = |i: usize| 24 + 24 * i as i32;
+    // As many rows as fit; when some do not, the last row says how many are left out.
+    let fit = (side.dim_in_pixel().1 as usize).saturating_sub(12) / 24;
+    let shown = if entries.len() > fit {
+        fit.saturating_sub(1)
+    } else {
+        entries.len()
+    };
+    for (i, (label, c)) in entries.iter().take(shown).enumerate() {
         side.draw(&PathElement::new(
-            vec![(6, y), (30, y)],
+            vec![(6, row(i)), (30, row(i))],
             colour(*c).stroke_width(3),
         ))?;
-        side.draw(&Text::new(truncate(label, 26), (38, y), text.clone()))?;
+        side.draw(&Text::new(truncate(label, 26), (38, row(i)), text.clone()))?;
+    }
+    if shown < entries.len() {
+        let more = format!("… and {} more", entries.len() - shown);
+        side.draw(&Text::new(more, (6, row(shown)), text))?;
     }
     Ok(plot)
 }
