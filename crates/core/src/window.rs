@@ -65,24 +65,29 @@ impl ServiceWindow {
 
     /// Microseconds of service from each resource in the window ending at `t`, into `out`.
     pub fn amounts(&mut self, t: Time, out: &mut [u64]) -> Result<(), LedgerError> {
-        self.check_length(out.len())?;
-        self.advance(t)?;
-        out.copy_from_slice(&self.inside);
-        for resource in self.edges() {
-            out[resource] = self.reading(resource);
-        }
-        Ok(())
+        self.read_into(t, out, |micros| micros)
     }
 
     /// Seconds of service from each resource in the window ending at `t`, into `out`.
     pub fn seconds(&mut self, t: Time, out: &mut [f64]) -> Result<(), LedgerError> {
+        self.read_into(t, out, |micros| micros as f64 / 1e6)
+    }
+
+    /// Every resource's reading at `t`, converted, into `out`: the closed totals in bulk, then
+    /// the (at most two) resources whose periods cross an edge of the window.
+    fn read_into<T>(
+        &mut self,
+        t: Time,
+        out: &mut [T],
+        convert: impl Fn(u64) -> T,
+    ) -> Result<(), LedgerError> {
         self.check_length(out.len())?;
         self.advance(t)?;
-        for (seconds, inside) in out.iter_mut().zip(&self.inside) {
-            *seconds = *inside as f64 / 1e6;
+        for (value, inside) in out.iter_mut().zip(&self.inside) {
+            *value = convert(*inside);
         }
         for resource in self.edges() {
-            out[resource] = self.reading(resource) as f64 / 1e6;
+            out[resource] = convert(self.reading(resource));
         }
         Ok(())
     }

@@ -18,13 +18,6 @@ pub enum GapForm {
     Absolute,
 }
 
-/// Which resources are bottlenecks: busy for more than `threshold` of the `window` seconds.
-pub fn bottlenecks(busy: &[f64], window: f64, threshold: f64) -> Vec<bool> {
-    busy.iter()
-        .map(|b| is_bottleneck(*b, window, threshold))
-        .collect()
-}
-
 /// Whether a resource busy for `busy` of the last `window` seconds is a bottleneck: busy for
 /// more than `threshold` of them.
 pub fn is_bottleneck(busy: f64, window: f64, threshold: f64) -> bool {
@@ -73,9 +66,8 @@ mod tests {
     #[test]
     fn one_priority_evaluation_by_hand() {
         // Spec §2.8(b): X, Y, Z with e' = 0.5, 0.3, 0.2 at t = 10 s, window 3 s.
-        let busy = [3.0, 2.75];
-        let j = bottlenecks(&busy, 3.0, 0.9);
-        assert_eq!(j, vec![true, true]);
+        let j = [3.0, 2.75].map(|busy| is_bottleneck(busy, 3.0, 0.9));
+        assert_eq!(j, [true, true]);
         let clients = [
             (1.5, [1.8, 0.40], 0.5),
             (0.9, [0.6, 1.50], 0.3),
@@ -104,8 +96,8 @@ mod tests {
     #[test]
     fn the_bottleneck_rule_is_strict() {
         assert_eq!(
-            bottlenecks(&[2.7, 2.71, 0.0], 3.0, 0.9),
-            vec![false, true, false]
+            [2.7, 2.71, 0.0].map(|busy| is_bottleneck(busy, 3.0, 0.9)),
+            [false, true, false]
         );
     }
 }
