@@ -33,7 +33,7 @@
 //! (cores, memory, GPUs, GPU model), with its count, in order of first appearance, named like
 //! `G2 x8 96c 384GiB` or `cpu 32c 256GiB`.
 
-use crate::input::{columns, csv_reader, open_file, At, Col, Record};
+use crate::input::{columns, Col, HeadedCsv, Record};
 use crate::source::{micros, Machine, Meta, Reader, Source, Task};
 use crate::{ReadOptions, TraceError};
 use fairshare_core::model::Time;
@@ -95,16 +95,9 @@ impl Reader for AlibabaReader {
 
 /// Reads the pod list `path` into `tasks`; `Err` for an error that ends the stream.
 fn read_pods(path: &Path, meta: &mut Meta, tasks: &mut Vec<Task>) -> Result<(), TraceError> {
-    let mut reader = csv_reader(open_file(path)?, true);
-    let csv_error = |e: csv::Error| TraceError::io(path, e.into());
-    let cols = columns(path, reader.byte_headers().map_err(csv_error)?, POD_COLUMNS)?;
-    let mut fields = csv::ByteRecord::new();
-    while reader.read_byte_record(&mut fields).map_err(csv_error)? {
-        let line = fields.position().map_or(0, |p| p.line());
-        let record = Record {
-            at: At { file: path, line },
-            fields: &fields,
-        };
+    let mut file = HeadedCsv::open(path)?;
+    let cols = columns(path, file.header()?, POD_COLUMNS)?;
+    while let Some(record) = file.next_record()? {
         let pod = match pod(&record, &cols) {
             Ok(pod) => pod,
             Err(e) => match meta.reject(e) {
@@ -170,21 +163,14 @@ const NODE_COLUMNS: [&str; 3] = ["cpu_milli", "memory_mib", "gpu"];
 /// Reads a node list: one [`Machine`] per distinct (cores, MiB, GPUs, GPU model), capacity
 /// `[cores, MiB, GPUs]`.
 pub(crate) fn read_machines(path: &Path) -> Result<Vec<Machine>, TraceError> {
-    let mut reader = csv_reader(open_file(path)?, true);
-    let csv_error = |e: csv::Error| TraceError::io(path, e.into());
-    let header = reader.byte_headers().map_err(csv_error)?;
+    let mut file = HeadedCsv::open(path)?;
+    let header = file.header()?;
     let model = header.iter().position(|h| h.trim_ascii() == b"model");
     let model = model.map(|i| Col::new(i + 1, "model"));
     let cols = columns(path, header, NODE_COLUMNS)?;
     let mut machines: Vec<Machine> = Vec::new();
     let mut kinds: HashMap<String, usize> = HashMap::new();
-    let mut fields = csv::ByteRecord::new();
-    while reader.read_byte_record(&mut fields).map_err(csv_error)? {
-        let line = fields.position().map_or(0, |p| p.line());
-        let record = Record {
-            at: At { file: path, line },
-            fields: &fields,
-        };
+    while let Some(record) = file.next_record()? {
         let node = node(&record, &cols, model)?;
         match kinds.get(&node.name) {
             Some(&i) => machines[i].count = machines[i].count.saturating_add(1),

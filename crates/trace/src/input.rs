@@ -225,7 +225,16 @@ pub(crate) struct Record<'a> {
     pub fields: &'a csv::ByteRecord,
 }
 
-impl Record<'_> {
+impl<'a> Record<'a> {
+    /// The record just read from `file` into `fields`, at the reader's position.
+    fn read(file: &'a Path, fields: &'a csv::ByteRecord) -> Record<'a> {
+        let line = fields.position().map_or(0, |p| p.line());
+        Record {
+            at: At { file, line },
+            fields,
+        }
+    }
+
     /// The raw bytes of field `col` (empty when the record is shorter).
     pub fn raw(&self, col: Col) -> &[u8] {
         col.number
@@ -272,13 +281,43 @@ impl CsvFiles {
             match reader.read_byte_record(&mut self.record) {
                 Err(e) => return Some(Err(TraceError::io(path, e.into()))),
                 Ok(false) => self.reader = None,
-                Ok(true) => {
-                    let line = self.record.position().map_or(0, |p| p.line());
-                    let at = At { file: path, line };
-                    let fields = &self.record;
-                    return Some(Ok(Record { at, fields }));
-                }
+                Ok(true) => return Some(Ok(Record::read(path, &self.record))),
             }
+        }
+    }
+}
+
+/// One CSV file with a header row, read record by record.
+pub(crate) struct HeadedCsv<'p> {
+    path: &'p Path,
+    reader: csv::Reader<Input>,
+    record: csv::ByteRecord,
+}
+
+impl<'p> HeadedCsv<'p> {
+    /// Opens `path` (plain or gzip).
+    pub fn open(path: &'p Path) -> Result<HeadedCsv<'p>, TraceError> {
+        Ok(HeadedCsv {
+            path,
+            reader: csv_reader(open_file(path)?, true),
+            record: csv::ByteRecord::new(),
+        })
+    }
+
+    /// The header row.
+    pub fn header(&mut self) -> Result<&csv::ByteRecord, TraceError> {
+        let path = self.path;
+        self.reader
+            .byte_headers()
+            .map_err(|e| TraceError::io(path, e.into()))
+    }
+
+    /// The next record, or `None` after the last.
+    pub fn next_record(&mut self) -> Result<Option<Record<'_>>, TraceError> {
+        match self.reader.read_byte_record(&mut self.record) {
+            Err(e) => Err(TraceError::io(self.path, e.into())),
+            Ok(false) => Ok(None),
+            Ok(true) => Ok(Some(Record::read(self.path, &self.record))),
         }
     }
 }
