@@ -45,11 +45,10 @@ pub fn run(args: Args) -> Result<()> {
         .solve(rule)
         .with_context(|| format!("{name}: cannot allocate"))?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&outcome)?);
+        crate::output::write_json(std::path::Path::new("-"), &outcome)
     } else {
-        print!("{}", table(&outcome));
+        crate::output::print(&table(&outcome))
     }
-    Ok(())
 }
 
 fn read_instance(path: Option<&std::path::Path>) -> Result<(String, String)> {

@@ -42,8 +42,39 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", message(&err));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The error and its causes on one line, each cause shown once: a cause whose text the message
+/// already carries (many errors print their source in their own text) is not repeated.
+fn message(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain().map(ToString::to_string) {
+        if !text.contains(&cause) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&cause);
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::message;
+
+    #[test]
+    fn causes_are_shown_once() {
+        let io = std::io::Error::other("trailing comma at line 3 column 56");
+        let err = anyhow::Error::new(io).context("f.json: trailing comma at line 3 column 56");
+        let err = err.context("reading f.json");
+        assert_eq!(
+            message(&err),
+            "reading f.json: f.json: trailing comma at line 3 column 56"
+        );
     }
 }

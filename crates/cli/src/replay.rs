@@ -31,7 +31,12 @@ pub struct Args {
     policies: Vec<String>,
     /// Pool capacity as a fraction of the trace's mean requested amount R (the SDRF paper uses
     /// 0.5 to 1.0).
-    #[arg(long, default_value_t = 1.0, conflicts_with = "machines")]
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        conflicts_with = "machines",
+        allow_negative_numbers = true
+    )]
     capacity_fraction: f64,
     /// An explicit pool instead, in the trace's units, e.g. `cpu=120,mem=80` (every resource
     /// of the trace must be named).
@@ -59,6 +64,11 @@ pub fn run(args: Args) -> Result<()> {
         .map(|p| p.parse())
         .collect::<Result<_, _>>()
         .context("--policy")?;
+    let outputs = Outputs {
+        json: args.json.clone(),
+        report: args.report.clone(),
+    };
+    outputs.check()?;
     let workload = args.trace.scan()?;
     let (capacity, fraction) = match &args.capacity {
         Some(spec) => (workload.pool(spec)?, None),
@@ -87,10 +97,6 @@ pub fn run(args: Args) -> Result<()> {
         input: workload.input.clone(),
         setting: workload.setting(&args.cluster, &capacity, fraction),
         policies: results,
-    };
-    let outputs = Outputs {
-        json: args.json,
-        report: args.report,
     };
     outputs.write(
         &summary,

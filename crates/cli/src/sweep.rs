@@ -28,7 +28,12 @@ pub struct Args {
     #[command(flatten)]
     cluster: ClusterArgs,
     /// Capacity fractions of R.
-    #[arg(long, value_delimiter = ',', default_value = "0.5,0.6,0.7,0.8,0.9,1.0")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0.5,0.6,0.7,0.8,0.9,1.0",
+        allow_negative_numbers = true
+    )]
     fractions: Vec<f64>,
     /// The k of δ = 1 − 10⁻ᵏ for each SDRF run.
     #[arg(long, value_delimiter = ',', default_value = "1,2,3,4,5,6,7",
@@ -82,8 +87,15 @@ pub fn run(args: Args) -> Result<()> {
         report,
     }) = args.merge
     {
-        return Outputs { json, report }.write(&merge(&shards)?, sweep_html, sweep_table);
+        let outputs = Outputs { json, report };
+        outputs.check()?;
+        return outputs.write(&merge(&shards)?, sweep_html, sweep_table);
     }
+    let outputs = Outputs {
+        json: args.json.clone(),
+        report: args.report.clone(),
+    };
+    outputs.check()?;
     let Some(trace) = &args.trace else {
         bail!("give the trace files to sweep over")
     };
@@ -138,11 +150,7 @@ pub fn run(args: Args) -> Result<()> {
         shards,
         cells,
     };
-    Outputs {
-        json: args.json,
-        report: args.report,
-    }
-    .write(&summary, sweep_html, sweep_table)
+    outputs.write(&summary, sweep_html, sweep_table)
 }
 
 /// Every cell of the grid, in a fixed order: by fraction, baseline first, then ε descending.

@@ -15,7 +15,8 @@ use std::path::PathBuf;
 /// Where the tasks come from.
 #[derive(clap::Args, Clone)]
 pub struct TraceArgs {
-    /// Trace files, read in the order given (for Google, every task_events part in order).
+    /// Trace files, read in the order given (for Google, every task_events part in order);
+    /// `-` reads the trace from standard input.
     #[arg(required = true)]
     pub traces: Vec<PathBuf>,
     /// Trace format; detected from the file names and contents when omitted.
@@ -78,7 +79,7 @@ pub struct ClusterArgs {
     pub machines: Option<PathBuf>,
     /// Run until this long after the first arrival (e.g. `90m`, `6h`, `3600`); default: the
     /// trace's last event, as the SDRF paper counts completions.
-    #[arg(long, value_parser = parse_duration, conflicts_with = "drain")]
+    #[arg(long, value_parser = parse_duration, conflicts_with = "drain", allow_negative_numbers = true)]
     pub horizon: Option<u64>,
     /// Run until every task has finished (the SDRF paper's waiting times).
     #[arg(long)]
@@ -98,7 +99,9 @@ pub enum RuleArg {
     Skip,
 }
 
-/// A duration in seconds, or with a unit (`90s`, `15m`, `6h`, `2d`), as microseconds.
+/// A duration in seconds, or with a unit (`90s`, `15m`, `6h`, `2d`), as microseconds; at most
+/// [`Time::LONGEST_INPUT_S`] (about 317 years), so that the end of a run is a time the engine
+/// can hold.
 pub fn parse_duration(text: &str) -> Result<u64, String> {
     let seconds = match text.parse::<f64>() {
         Ok(s) => s,
@@ -106,10 +109,13 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
             .map_err(|e| format!("{e}: expected e.g. 3600, 90m, 6h or 2d"))?
             .as_secs_f64(),
     };
-    if !(seconds.is_finite() && seconds >= 0.0) {
-        return Err(format!("expected a non-negative duration, found {text:?}"));
+    match Time::from_input_secs(seconds) {
+        Some(t) => Ok(t.as_micros()),
+        None => Err(format!(
+            "expected a duration from 0 to {:e} s (about 317 years), found {text:?}",
+            Time::LONGEST_INPUT_S
+        )),
     }
-    Ok((seconds * 1e6).round() as u64)
 }
 
 /// A trace measured by a first pass.
@@ -128,8 +134,15 @@ pub struct Workload {
     pub load: Load,
     /// The format as detected.
     pub format: Format,
+    /// The trace's resources that tasks request (indices into the reader's resources): the
+    /// resources of the replay.
+    keep: Vec<usize>,
     /// The tasks themselves, when the trace is small enough to keep (see [`KEEP_AT_MOST`]).
     kept: Option<Vec<Arrival>>,
+    /// The trace as the user named it (`-` for standard input).
+    names: Vec<String>,
+    /// Standard input saved to a file, so that it can be read more than once.
+    _stdin: Option<tempfile::TempPath>,
 }
 
 /// The most machines a run places tasks on (one capacity vector each).
@@ -180,14 +193,37 @@ impl TraceArgs {
         )?)
     }
 
+    /// Saves standard input to a temporary file when a trace is `-`, and names that file
+    /// instead: a trace is read more than once.
+    fn with_stdin(&self) -> Result<(TraceArgs, Option<tempfile::TempPath>)> {
+        let mut trace = self.clone();
+        let stdin = trace.traces.iter().filter(|p| p.as_os_str() == "-").count();
+        if stdin == 0 {
+            return Ok((trace, None));
+        }
+        if stdin > 1 {
+            bail!("standard input (-) can be given once");
+        }
+        let mut file = tempfile::NamedTempFile::new().context("saving standard input")?;
+        std::io::copy(&mut std::io::stdin().lock(), &mut file).context("saving standard input")?;
+        let path = file.into_temp_path();
+        for p in &mut trace.traces {
+            if p.as_os_str() == "-" {
+                *p = path.to_path_buf();
+            }
+        }
+        Ok((trace, Some(path)))
+    }
+
     /// The first pass: reads the whole trace once to learn its users, span and mean demand.
     pub fn scan(&self) -> Result<Workload> {
-        let mut source = self.open()?;
+        let (trace, stdin) = self.with_stdin()?;
+        let mut source = trace.open()?;
         let mut load = Load::new(source.resources().len());
         let mut kept = Some(Vec::new());
         let bar = spinner("reading trace");
         for task in source.by_ref() {
-            let task = task?;
+            let task = task.map_err(|e| self.explain(e))?;
             load.add(
                 task.submit,
                 task.start.unwrap_or(task.submit),
@@ -197,45 +233,115 @@ impl TraceArgs {
             kept = kept
                 .filter(|k: &Vec<Arrival>| k.len() < KEEP_AT_MOST)
                 .map(|mut k| {
-                    k.push(Arrival {
-                        user: task.user,
-                        submit: task.submit,
-                        runtime: task.runtime,
-                        demand: task.demand,
-                    });
+                    k.push(arrival(task));
                     k
                 });
             bar.inc(1);
         }
         bar.finish_and_clear();
+        let names: Vec<String> = self
+            .traces
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
         let stats = source.stats();
+        if stats.tasks_yielded == 0 {
+            bail!(
+                "{}: no task to replay: {} found, {}",
+                names.join(", "),
+                stats.tasks_found,
+                skipped_in_words(&stats.tasks_skipped)
+            );
+        }
+        let keep = load.requested();
+        let resources = source.resources();
+        let unused: Vec<String> = (0..resources.len())
+            .filter(|r| !keep.contains(r))
+            .map(|r| resources[r].clone())
+            .collect();
+        if keep.is_empty() {
+            bail!("{}: no task requests any resource", names.join(", "));
+        }
+        for note in &stats.notes {
+            eprintln!("note: {note}");
+        }
+        if !unused.is_empty() {
+            eprintln!(
+                "note: no task requests {}, so the replay leaves it out",
+                unused.join(" or ")
+            );
+        }
+        if stats.duplicate_ids > 0 {
+            eprintln!(
+                "note: {} records repeat the id of an earlier record; each is replayed as a task of its own",
+                stats.duplicate_ids
+            );
+        }
         let input = InputCounts {
             records_read: stats.records_read,
             tasks_found: stats.tasks_found,
             tasks_skipped: stats.tasks_skipped.clone(),
+            duplicate_ids: stats.duplicate_ids,
+            resources_unused: unused,
+            notes: stats.notes.clone(),
         };
-        if stats.tasks_yielded == 0 {
-            bail!(
-                "no task to replay: {} found, all skipped ({:?})",
-                stats.tasks_found,
-                stats.tasks_skipped
-            );
-        }
         let format = match self.format() {
             Some(f) => f,
-            None => Format::detect(&self.traces[0])?,
+            None => Format::detect(&trace.traces[0])?,
         };
+        if let Some(kept) = &mut kept {
+            kept.iter_mut()
+                .for_each(|a| a.demand = project(&a.demand, &keep));
+        }
         Ok(Workload {
-            trace: self.clone(),
-            resources: source.resources().to_vec(),
-            units: source.units().to_vec(),
+            resources: project(resources, &keep),
+            units: project(source.units(), &keep),
             users: source.users().to_vec(),
             input,
-            load,
+            load: load.project(&keep),
             format,
+            keep,
             kept,
+            names,
+            trace,
+            _stdin: stdin,
         })
     }
+
+    /// A reader's error, with the way past it when `--lenient` would skip the record.
+    fn explain(&self, error: fairshare_trace::TraceError) -> anyhow::Error {
+        match error.skip_reason() {
+            Some(_) if !self.lenient => {
+                anyhow::anyhow!("{error} (--lenient skips such records and counts them)")
+            }
+            _ => error.into(),
+        }
+    }
+}
+
+/// The task as the engine receives it.
+fn arrival(task: fairshare_trace::Task) -> Arrival {
+    Arrival {
+        user: task.user,
+        submit: task.submit,
+        runtime: task.runtime,
+        demand: task.demand,
+    }
+}
+
+/// The entries of `values` at the indices `keep`.
+fn project<T: Clone>(values: &[T], keep: &[usize]) -> Vec<T> {
+    keep.iter().map(|&r| values[r].clone()).collect()
+}
+
+/// Skip counts as words: `12 skipped (no runtime: 10, zero request: 2)`.
+fn skipped_in_words(skipped: &std::collections::BTreeMap<String, u64>) -> String {
+    if skipped.is_empty() {
+        return "none skipped".into();
+    }
+    let total: u64 = skipped.values().sum();
+    let reasons: Vec<String> = skipped.iter().map(|(r, n)| format!("{r}: {n}")).collect();
+    format!("{total} skipped ({})", reasons.join(", "))
 }
 
 impl Workload {
@@ -257,31 +363,7 @@ impl Workload {
     /// The cluster's capacity: machines from a file, or a pool of `fraction` × R.
     pub fn capacity(&self, args: &ClusterArgs, fraction: f64) -> Result<Capacity> {
         if let Some(path) = &args.machines {
-            let kinds = fairshare_trace::read_machines(path, self.format)?;
-            let total: u64 = kinds.iter().map(|k| u64::from(k.count)).sum();
-            if total > MOST_MACHINES {
-                bail!(
-                    "{}: {total} machines; at most {MOST_MACHINES} can be simulated",
-                    path.display()
-                );
-            }
-            let mut machines = Vec::new();
-            for mut kind in kinds {
-                // Machine lists give resources in the reader's order (CPU first); a trace read
-                // with fewer resources (e.g. SWF without memory) uses the leading ones.
-                if kind.capacity.len() < self.resources.len() {
-                    bail!(
-                        "{}: machines list {} resources, the trace {} ({})",
-                        path.display(),
-                        kind.capacity.len(),
-                        self.resources.len(),
-                        self.resources.join(", ")
-                    );
-                }
-                kind.capacity.truncate(self.resources.len());
-                machines.extend(std::iter::repeat_n(kind.capacity, kind.count as usize));
-            }
-            return Ok(Capacity::Machines(machines));
+            return self.machines(path);
         }
         let pool: Vec<f64> = self
             .load
@@ -291,27 +373,70 @@ impl Workload {
             .collect();
         if let Some(r) = pool.iter().position(|c| !(c.is_finite() && *c > 0.0)) {
             let name = &self.resources[r];
-            bail!("the trace's mean request of {name} is {}, so a fraction of it gives no usable capacity", pool[r] / fraction);
+            bail!(
+                "the trace's mean request R of {name} is {}, so {fraction} × R gives no usable capacity; give one with --capacity",
+                pool[r] / fraction
+            );
         }
         Ok(Capacity::Pool(pool))
     }
 
-    /// A pool written as `name=amount,...`, naming every resource of the trace once.
+    /// The machines listed in `path`, over the resources of the replay.
+    fn machines(&self, path: &std::path::Path) -> Result<Capacity> {
+        let shown = path.display();
+        let kinds = fairshare_trace::read_machines(path, self.format)?;
+        let total: u64 = kinds.iter().map(|k| u64::from(k.count)).sum();
+        if total == 0 {
+            bail!("{shown}: lists no machines");
+        }
+        if total > MOST_MACHINES {
+            bail!("{shown}: {total} machines; at most {MOST_MACHINES} can be simulated");
+        }
+        let read = self.keep.iter().max().map_or(0, |r| r + 1);
+        let mut machines = Vec::new();
+        for kind in kinds {
+            // Machine lists give resources in the reader's order (CPU first); a trace read
+            // with fewer resources (e.g. SWF without memory) uses the leading ones.
+            if kind.capacity.len() < read {
+                bail!(
+                    "{shown}: machines list {} resources, the trace {} ({})",
+                    kind.capacity.len(),
+                    self.resources.len(),
+                    self.resources.join(", ")
+                );
+            }
+            let capacity = project(&kind.capacity, &self.keep);
+            machines.extend(std::iter::repeat_n(capacity, kind.count as usize));
+        }
+        for (r, name) in self.resources.iter().enumerate() {
+            if machines.iter().all(|m| m[r] <= 0.0) {
+                bail!("{shown}: no machine has any {name}, yet the trace's tasks request it");
+            }
+        }
+        Ok(Capacity::Machines(machines))
+    }
+
+    /// A pool written as `name=amount,...`, naming every resource of the replay once
+    /// (resources of the trace that no task requests may be named, and are left out).
     pub fn pool(&self, spec: &str) -> Result<Capacity> {
         let mut pool = vec![None; self.resources.len()];
         for part in spec.split(',') {
             let (name, amount) = part
                 .split_once('=')
                 .with_context(|| format!("--capacity: expected NAME=AMOUNT, found {part:?}"))?;
-            let Some(r) = self.resources.iter().position(|n| n == name.trim()) else {
-                bail!(
-                    "--capacity: unknown resource {name:?}; the trace has {}",
-                    self.resources.join(", ")
-                );
-            };
+            let name = name.trim();
             let amount: f64 = amount.trim().parse().with_context(|| {
                 format!("--capacity: {name}: expected a number, found {amount:?}")
             })?;
+            if self.input.resources_unused.iter().any(|u| u == name) && amount >= 0.0 {
+                continue;
+            }
+            let Some(r) = self.resources.iter().position(|n| n == name) else {
+                bail!(
+                    "--capacity: unknown resource {name:?}; the replay has {}",
+                    self.resources.join(", ")
+                );
+            };
             if !(amount.is_finite() && amount > 0.0) {
                 bail!("--capacity: {name} must be a positive amount, found {amount}");
             }
@@ -373,12 +498,7 @@ impl Workload {
             }
         };
         Setting {
-            trace: self
-                .trace
-                .traces
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect(),
+            trace: self.names.clone(),
             format: self.format.to_string(),
             resources: self.resources.clone(),
             units: self.units.clone(),
@@ -416,10 +536,8 @@ impl Workload {
             None => {
                 let arrivals = self.trace.open()?.map(|task| {
                     task.map(|t| Arrival {
-                        user: t.user,
-                        submit: t.submit,
-                        runtime: t.runtime,
-                        demand: t.demand,
+                        demand: project(&t.demand, &self.keep),
+                        ..arrival(t)
                     })
                 });
                 cluster::run(config, arrivals, progress).map_err(|e| anyhow::anyhow!("{e}"))

@@ -27,9 +27,16 @@ pub enum InstanceError {
         /// What is wrong and what was expected.
         problem: String,
     },
-    /// The allocator refused the instance.
-    #[error("{0}")]
-    Alloc(#[from] AllocError),
+    /// The allocator refused the instance because of one user.
+    #[error("user \"{id}\" (users[{index}]): {problem}")]
+    User {
+        /// The user's id.
+        id: String,
+        /// Its position in `users`.
+        index: usize,
+        /// What the allocator found wrong.
+        problem: String,
+    },
 }
 
 /// Whether demands are indivisible tasks or one divisible amount.
@@ -228,6 +235,18 @@ impl Instance {
         Ok(v)
     }
 
+    /// The allocator's error about one client, told with the user's id.
+    fn user_error(&self, error: AllocError) -> InstanceError {
+        let index = error.client();
+        let text = error.to_string();
+        let prefix = format!("client {index}: ");
+        InstanceError::User {
+            id: self.ids.get(index).cloned().unwrap_or_default(),
+            index,
+            problem: text.strip_prefix(&prefix).unwrap_or(&text).to_owned(),
+        }
+    }
+
     /// Solves the instance with the given blocking rule (task mode).
     pub fn solve(&self, rule: Blocking) -> Result<Outcome, InstanceError> {
         let (allocations, tasks, unfit, level, bottlenecks) = match self.mode {
@@ -237,12 +256,14 @@ impl Instance {
                     self.resources.capacities(),
                     &self.task_clients(),
                     rule,
-                )?;
+                )
+                .map_err(|e| self.user_error(e))?;
                 let tasks = fill.tasks.into_iter().map(Some).collect();
                 (fill.allocations, tasks, fill.unfit, None, None)
             }
             Mode::Divisible => {
-                let fill = water_fill(&self.policy, &self.divisible_clients()?)?;
+                let fill = water_fill(&self.policy, &self.divisible_clients()?)
+                    .map_err(|e| self.user_error(e))?;
                 let allocations = fill
                     .allocations
                     .iter()

@@ -18,6 +18,18 @@ impl Time {
     /// The origin.
     pub const ZERO: Time = Time(0);
 
+    /// The largest time or duration an input may give, in seconds (10¹⁰ s, about 317 years):
+    /// far beyond any trace, yet small enough that a time plus a duration plus a horizon never
+    /// reaches the end of [`Time`] (about 584,000 years), so arithmetic on inputs stays exact.
+    pub const LONGEST_INPUT_S: f64 = 1e10;
+
+    /// A time or duration read from an input, in seconds: `None` unless it is a number from 0
+    /// to [`Time::LONGEST_INPUT_S`].
+    pub fn from_input_secs(secs: f64) -> Option<Time> {
+        (secs.is_finite() && (0.0..=Self::LONGEST_INPUT_S).contains(&secs))
+            .then(|| Time::from_secs_f64(secs))
+    }
+
     /// A time from whole microseconds.
     pub fn from_micros(micros: u64) -> Time {
         Time(micros)
@@ -204,6 +216,14 @@ mod tests {
         assert_eq!(Time::from_secs_f64(-3.0), Time::ZERO);
         assert_eq!(Time(2_500_000).as_secs_f64(), 2.5);
         assert_eq!(Time(u64::MAX).plus_micros(5), Time(u64::MAX));
+        assert_eq!(Time::from_input_secs(1.5), Some(Time(1_500_000)));
+        assert_eq!(
+            Time::from_input_secs(Time::LONGEST_INPUT_S),
+            Some(Time(10u64.pow(16)))
+        );
+        for bad in [-1.0, 1e308, f64::NAN, f64::INFINITY, 1.8e13] {
+            assert_eq!(Time::from_input_secs(bad), None, "{bad}");
+        }
         assert_eq!(Time(1_000_000).to_string(), "1.000000 s");
     }
 

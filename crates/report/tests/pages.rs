@@ -92,6 +92,7 @@ fn input() -> InputCounts {
         records_read: 1000,
         tasks_found: 180,
         tasks_skipped: [("zero demand".into(), 10), ("no finish".into(), 5)].into(),
+        ..InputCounts::default()
     }
 }
 

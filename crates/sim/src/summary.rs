@@ -15,6 +15,16 @@ pub struct InputCounts {
     pub tasks_found: u64,
     /// Tasks not replayed, by reason.
     pub tasks_skipped: BTreeMap<String, u64>,
+    /// Records whose job id or pod name an earlier record already had (replayed as tasks of
+    /// their own).
+    #[serde(default)]
+    pub duplicate_ids: u64,
+    /// Resources of the trace that no task requests, left out of the replay.
+    #[serde(default)]
+    pub resources_unused: Vec<String>,
+    /// What the reader decided about the input as a whole, in words.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// The setting every policy of a replay shares.

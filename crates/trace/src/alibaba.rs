@@ -6,7 +6,7 @@
 //!
 //! | task | from |
 //! |---|---|
-//! | `id` | the row's rank among the data rows of all files given (from 0) |
+//! | `id` | the row's rank among the data rows of all files given (from 0); a `name` repeated across rows is counted in [`crate::ReadStats::duplicate_ids`] |
 //! | `user` | `qos` (LS, BE, Burstable, Guaranteed): the trace has no tenant column; listed in order of first appearance in the file |
 //! | `submit` | `creation_time`, seconds |
 //! | `start` | `scheduled_time`, seconds |
@@ -34,10 +34,10 @@
 //! `G2 x8 96c 384GiB` or `cpu 32c 256GiB`.
 
 use crate::input::{columns, Col, HeadedCsv, Record};
-use crate::source::{micros, Machine, Meta, Reader, Source, Task};
+use crate::source::{Machine, Meta, Reader, Source, Task};
 use crate::{ReadOptions, TraceError};
 use fairshare_core::model::Time;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 const POD_COLUMNS: [&str; 8] = [
@@ -55,9 +55,9 @@ const POD_COLUMNS: [&str; 8] = [
 struct Pod<'r> {
     demand: Vec<f64>,
     qos: &'r str,
-    creation: f64,
-    scheduled: Option<f64>,
-    deletion: Option<f64>,
+    creation: Time,
+    scheduled: Option<Time>,
+    deletion: Option<Time>,
 }
 
 /// Yields the pods loaded and sorted when the source was opened.
@@ -74,9 +74,10 @@ pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<AlibabaRe
         options.lenient,
     );
     let mut tasks = Vec::new();
+    let mut names = HashSet::new();
     let error = paths
         .iter()
-        .try_for_each(|path| read_pods(path, &mut meta, &mut tasks))
+        .try_for_each(|path| read_pods(path, &mut meta, &mut tasks, &mut names))
         .err();
     tasks.sort_by_key(|task| task.submit);
     meta.holding(tasks.len());
@@ -94,10 +95,23 @@ impl Reader for AlibabaReader {
 }
 
 /// Reads the pod list `path` into `tasks`; `Err` for an error that ends the stream.
-fn read_pods(path: &Path, meta: &mut Meta, tasks: &mut Vec<Task>) -> Result<(), TraceError> {
+fn read_pods(
+    path: &Path,
+    meta: &mut Meta,
+    tasks: &mut Vec<Task>,
+    names: &mut HashSet<Vec<u8>>,
+) -> Result<(), TraceError> {
     let mut file = HeadedCsv::open(path)?;
-    let cols = columns(path, file.header()?, POD_COLUMNS)?;
+    let header = file.header()?;
+    let name = header.iter().position(|h| h.trim_ascii() == b"name");
+    let name = name.map(|i| Col::new(i + 1, "name"));
+    let cols = columns(path, header, POD_COLUMNS)?;
     while let Some(record) = file.next_record()? {
+        if let Some(col) = name {
+            if !names.insert(record.raw(col).to_vec()) {
+                meta.duplicate();
+            }
+        }
         let pod = match pod(&record, &cols) {
             Ok(pod) => pod,
             Err(e) => match meta.reject(e) {
@@ -124,7 +138,7 @@ fn pod<'r>(record: &'r Record, cols: &[Col; 8]) -> Result<Pod<'r>, TraceError> {
     let [cpu, mem, num_gpu, gpu_milli, qos, creation, scheduled, deletion] = *cols;
     let at = record.at;
     let amount = |col: Col| at.amount(col, record.raw(col));
-    let optional = |col: Col| at.optional_amount(col, record.raw(col));
+    let optional = |col: Col| at.optional_seconds(col, record.raw(col));
     Ok(Pod {
         demand: vec![
             amount(cpu)? / 1000.0,
@@ -132,7 +146,7 @@ fn pod<'r>(record: &'r Record, cols: &[Col; 8]) -> Result<Pod<'r>, TraceError> {
             amount(num_gpu)? * amount(gpu_milli)? / 1000.0,
         ],
         qos: at.text(qos, record.raw(qos))?,
-        creation: amount(creation)?,
+        creation: at.seconds(creation, record.raw(creation))?,
         scheduled: optional(scheduled)?,
         deletion: optional(deletion)?,
     })
@@ -151,9 +165,9 @@ fn task(pod: &Pod, id: u64) -> Result<Task, &'static str> {
     Ok(Task {
         id,
         user: 0,
-        submit: Time::from_secs_f64(pod.creation),
-        start: Some(Time::from_secs_f64(scheduled)),
-        runtime: micros(deletion - scheduled),
+        submit: pod.creation,
+        start: Some(scheduled),
+        runtime: deletion.as_micros() - scheduled.as_micros(),
         demand: pod.demand.clone(),
     })
 }

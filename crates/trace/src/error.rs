@@ -70,10 +70,12 @@ pub enum TraceError {
         column: &'static str,
     },
     /// The first line of a file matches none of the formats.
-    #[error("{}: cannot tell the trace format from the first line; name the format explicitly", path.display())]
+    #[error("{}: the first line \"{line}\" fits none of the trace formats read here: SWF starts with a `;` header or whitespace-separated numbers; an Alibaba GPU 2023 pod list with a CSV header naming creation_time; a Google 2011 task_events part with comma-separated fields starting with a time in microseconds (if it is one of these, --format names it)", path.display())]
     UnknownFormat {
         /// The file.
         path: PathBuf,
+        /// The start of its first non-blank line.
+        line: String,
     },
     /// A format name that is not one of `swf`, `google`, `alibaba`.
     #[error("unknown trace format \"{0}\" (expected swf, google or alibaba)")]

@@ -13,7 +13,10 @@
 //!
 //! The filter, step by step:
 //!
-//! 1. An event whose missing-info field is non-empty is dropped (ignored: "missing info").
+//! 1. An event whose missing-info field is non-empty is dropped (ignored: "missing info"), and
+//!    so is an event at time 2⁶³ − 1, which the trace uses for "after the end of the trace
+//!    window" (ignored: "after the trace window"); its task then has no known end. Other times
+//!    must be at most 10¹⁶ µs (about 317 years).
 //! 2. SUBMIT at time 0 — the task was there before the trace began — is not followed: the task
 //!    is skipped as "submitted before the trace", and its later events are ignored ("untracked
 //!    task"). SUBMIT at any other time makes the task *pending* with that submit time and user.
@@ -161,16 +164,25 @@ fn request(record: &Record, col: Col) -> Result<f64, TraceError> {
         .unwrap_or(0.0))
 }
 
-/// The event of `record`, or `None` when it has missing info.
-fn parse<'r>(record: &'r Record) -> Result<Option<(Time, Key, Kind<'r>)>, TraceError> {
+/// The time the trace gives events that happened after its window (2⁶³ − 1 µs).
+const AFTER_THE_WINDOW: &[u8] = b"9223372036854775807";
+
+/// The event of `record`, or the reason it is ignored (missing info, after the window).
+type Parsed<'r> = Result<(Time, Key, Kind<'r>), &'static str>;
+
+/// The event of `record`, or the reason to ignore it.
+fn parse<'r>(record: &'r Record) -> Result<Parsed<'r>, TraceError> {
     let at = record.at;
     if record.fields.len() != FIELDS {
         return Err(at.count_error("13", record.fields.len()));
     }
     if !record.raw(MISSING).is_empty() {
-        return Ok(None);
+        return Ok(Err("missing info"));
     }
-    let time = Time::from_micros(at.integer(TIME, record.raw(TIME))?);
+    if record.raw(TIME) == AFTER_THE_WINDOW {
+        return Ok(Err("after the trace window"));
+    }
+    let time = at.micros(TIME, record.raw(TIME))?;
     let key = (
         at.integer(JOB, record.raw(JOB))?,
         at.integer(INDEX, record.raw(INDEX))?,
@@ -187,16 +199,19 @@ fn parse<'r>(record: &'r Record) -> Result<Option<(Time, Key, Kind<'r>)>, TraceE
         Ok(7 | 8) => Kind::Update,
         _ => return Err(at.error(EVENT, "an event type from 0 to 8", record.raw(EVENT))),
     };
-    Ok(Some((time, key, kind)))
+    Ok(Ok((time, key, kind)))
 }
 
 impl Tasks {
     /// Applies the event of `record`.
     fn apply(&mut self, record: &Record, meta: &mut Meta) -> Result<(), TraceError> {
-        let Some((time, key, kind)) = parse(record)? else {
-            meta.read();
-            meta.ignore("missing info");
-            return Ok(());
+        let (time, key, kind) = match parse(record)? {
+            Ok(event) => event,
+            Err(reason) => {
+                meta.read();
+                meta.ignore(reason);
+                return Ok(());
+            }
         };
         if time < self.last_time {
             return Err(TraceError::OutOfOrder {

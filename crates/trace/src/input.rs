@@ -5,12 +5,18 @@
 //! or an error naming file, line and field — so they live here once.
 
 use crate::TraceError;
+use fairshare_core::model::Time;
 use flate2::bufread::MultiGzDecoder;
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+
+/// The largest amount a record may ask for or a machine may hold, in the trace's own units
+/// (10¹⁵: a petabyte in KB). Larger values are errors, not clamped, so that every amount, and
+/// every sum of a trace's amounts, stays a finite number.
+pub(crate) const LARGEST_AMOUNT: f64 = 1e15;
 
 /// A boxed reader of one file's decompressed bytes.
 pub(crate) type Input = Box<dyn BufRead + Send>;
@@ -129,13 +135,14 @@ impl At<'_> {
         }
     }
 
-    /// Field `col` as a finite number that is not negative.
+    /// Field `col` as an amount: a number from 0 to [`LARGEST_AMOUNT`].
     pub fn amount(&self, col: Col, raw: impl AsRef<[u8]>) -> Result<f64, TraceError> {
-        let x: f64 = self.parse(col, &raw, "a number >= 0")?;
-        if x.is_finite() && x >= 0.0 {
+        const EXPECTED: &str = "a number from 0 to 1e15";
+        let x: f64 = self.parse(col, &raw, EXPECTED)?;
+        if (0.0..=LARGEST_AMOUNT).contains(&x) {
             Ok(x)
         } else {
-            Err(self.error(col, "a number >= 0", raw))
+            Err(self.error(col, EXPECTED, raw))
         }
     }
 
@@ -145,6 +152,49 @@ impl At<'_> {
             Ok(None)
         } else {
             self.amount(col, raw).map(Some)
+        }
+    }
+
+    /// Field `col` as seconds from 0 to [`Time::LONGEST_INPUT_S`].
+    pub fn seconds(&self, col: Col, raw: impl AsRef<[u8]>) -> Result<Time, TraceError> {
+        const EXPECTED: &str = "seconds from 0 to 1e10";
+        let x: f64 = self.parse(col, &raw, EXPECTED)?;
+        Time::from_input_secs(x).ok_or_else(|| self.error(col, EXPECTED, raw))
+    }
+
+    /// Field `col` as seconds, or `None` when the field is empty.
+    pub fn optional_seconds(&self, col: Col, raw: &[u8]) -> Result<Option<Time>, TraceError> {
+        if raw.is_empty() {
+            Ok(None)
+        } else {
+            self.seconds(col, raw).map(Some)
+        }
+    }
+
+    /// Field `col` as whole microseconds from 0 to [`Time::LONGEST_INPUT_S`] seconds.
+    pub fn micros(&self, col: Col, raw: impl AsRef<[u8]>) -> Result<Time, TraceError> {
+        const EXPECTED: &str = "whole microseconds from 0 to 1e16";
+        let micros: u64 = self.parse(col, &raw, EXPECTED)?;
+        Time::from_input_secs(micros as f64 / 1e6)
+            .map(|_| Time::from_micros(micros))
+            .ok_or_else(|| self.error(col, EXPECTED, raw))
+    }
+
+    /// An SWF field that is `-1` (any negative number) when missing: `None` then, else the
+    /// amount.
+    pub fn missing_or_amount(&self, col: Col, raw: &str) -> Result<Option<f64>, TraceError> {
+        match self.number(col, raw)? {
+            x if x < 0.0 => Ok(None),
+            _ => self.amount(col, raw).map(Some),
+        }
+    }
+
+    /// An SWF time field that is `-1` (any negative number) when missing: `None` then, else the
+    /// seconds.
+    pub fn missing_or_seconds(&self, col: Col, raw: &str) -> Result<Option<Time>, TraceError> {
+        match self.number(col, raw)? {
+            x if x < 0.0 => Ok(None),
+            _ => self.seconds(col, raw).map(Some),
         }
     }
 

@@ -90,6 +90,7 @@ impl Format {
         };
         format.ok_or_else(|| TraceError::UnknownFormat {
             path: path.to_path_buf(),
+            line: line.chars().take(80).collect(),
         })
     }
 }

@@ -42,6 +42,12 @@ pub struct ReadStats {
     pub tasks_skipped: BTreeMap<String, u64>,
     /// The most tasks held in memory at once (in flight or waiting to be yielded in order).
     pub peak_held: u64,
+    /// Records whose job id (SWF) or pod name (Alibaba) an earlier record already had; they are
+    /// read as tasks of their own, and counted here so that a merged or repeated log shows.
+    pub duplicate_ids: u64,
+    /// What the reader decided about the input as a whole, in words (e.g. whether an SWF log's
+    /// memory is a resource, and why), for the user to see.
+    pub notes: Vec<String>,
 }
 
 impl ReadStats {
@@ -138,6 +144,16 @@ impl Meta {
         bump(&mut self.stats.records_ignored, reason, 1);
     }
 
+    /// Counts one record whose id an earlier record already had.
+    pub fn duplicate(&mut self) {
+        self.stats.duplicate_ids += 1;
+    }
+
+    /// Records a decision about the whole input.
+    pub fn note(&mut self, note: String) {
+        self.stats.notes.push(note);
+    }
+
     /// Notes that `n` tasks are held in memory now.
     pub fn holding(&mut self, n: usize) {
         self.stats.peak_held = self.stats.peak_held.max(n as u64);
@@ -154,11 +170,6 @@ impl Meta {
         self.skip(&reason, 1);
         (!self.lenient).then_some(error)
     }
-}
-
-/// Whole microseconds in `secs` seconds (negative gives 0).
-pub(crate) fn micros(secs: f64) -> u64 {
-    Time::from_secs_f64(secs).as_micros()
 }
 
 /// Adds `n` to the count under `key`.

@@ -11,7 +11,7 @@
 //! | task | from |
 //! |---|---|
 //! | `id` | field 1, job number |
-//! | `submit` | field 2, seconds (no offset applied) |
+//! | `submit` | field 2, seconds (no offset applied); `-1` → skipped as "no submit time" |
 //! | `start` | submit + field 3 (wait) when the wait is known (≥ 0) |
 //! | `runtime` | field 4, seconds; `-1` → skipped as "no runtime" |
 //! | `user` | field 12, as written (`-1` is a user of its own) |
@@ -19,10 +19,15 @@
 //! | mem | field 10 (requested) or 7 (used), see [`MemoryField`] and [`MemoryLayout`]; reported in KB; `-1` → "no memory" |
 //!
 //! The resources are `["cpu", "mem"]` in processors and KB, or `["cpu"]` alone when memory is
-//! omitted. With [`MemoryField::Auto`] memory is a resource when the first data line of the
-//! input holds a requested or used memory value (not `-1`); SWF headers do not say whether a log
-//! records memory, and logs that do record it on nearly every job. Fields not listed above are
-//! not checked.
+//! omitted. SWF headers do not say whether a log records memory, so with [`MemoryField::Auto`]
+//! the reader first counts the job lines of the whole input that hold a requested or used memory
+//! value (not `-1`): memory is a resource when at least half of them do (logs that record memory
+//! record it on nearly every job). When some jobs record it and others do not, the decision and
+//! its counts are reported in [`crate::ReadStats::notes`]. Fields not listed above are not checked.
+//!
+//! Any negative value is read as missing, like `-1`. Times must be at most 10¹⁰ s and amounts
+//! at most 10¹⁵ (see [`fairshare_core::model::Time::LONGEST_INPUT_S`]); larger values are errors
+//! naming the line and field, never clamped.
 //!
 //! The defaults ([`SwfOptions::default`], all `Auto`) read the shared logs as intended: the
 //! extended wagap log gives requested CPUs and requested memory in bytes per node × nodes;
@@ -30,9 +35,10 @@
 //! (KB per processor × processors); KTH-SP2 (no memory at all) gives CPUs only.
 
 use crate::input::{is_comment, At, Col, Line, Lines};
-use crate::source::{micros, Machine, Meta, Reader, Source, Task};
+use crate::source::{Machine, Meta, Reader, Source, Task};
 use crate::{ReadOptions, TraceError};
 use fairshare_core::model::Time;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// Which field gives a job's processor count.
@@ -96,23 +102,23 @@ const REQUESTED_MEMORY: Col = Col::new(10, "requested memory");
 const USER: Col = Col::new(12, "user id");
 const NODESPEC: Col = Col::new(21, "nodespec");
 
-/// The fields of one job line that a task needs.
+/// The fields of one job line that a task needs; `None` where the log says `-1` (missing).
 #[derive(Debug)]
 struct Job {
     id: u64,
-    submit: Time,
-    wait: f64,
-    runtime: f64,
-    allocated: f64,
-    used_memory: f64,
-    requested: f64,
-    requested_memory: f64,
+    submit: Option<Time>,
+    wait: Option<Time>,
+    runtime: Option<Time>,
+    allocated: Option<f64>,
+    used_memory: Option<f64>,
+    requested: Option<f64>,
+    requested_memory: Option<f64>,
     user: String,
     nodes: Option<f64>,
 }
 
-/// Parses one line: `None` for a blank or comment line.
-fn parse(line: &Line) -> Result<Option<Job>, TraceError> {
+/// The whitespace-separated fields of a job line, or `None` for a blank or comment line.
+fn fields<'l>(line: &'l Line) -> Result<Option<Vec<&'l str>>, TraceError> {
     if is_comment(&line.text) {
         return Ok(None);
     }
@@ -120,17 +126,27 @@ fn parse(line: &Line) -> Result<Option<Job>, TraceError> {
     if fields.len() != 18 && fields.len() != 21 {
         return Err(line.at.count_error("18 or 21", fields.len()));
     }
+    Ok(Some(fields))
+}
+
+/// Parses one line: `None` for a blank or comment line.
+fn parse(line: &Line) -> Result<Option<Job>, TraceError> {
+    let Some(fields) = fields(line)? else {
+        return Ok(None);
+    };
     let at = line.at;
     let get = |col: Col| fields.get(col.number - 1).copied().unwrap_or("");
+    let seconds = |col: Col| at.missing_or_seconds(col, get(col));
+    let amount = |col: Col| at.missing_or_amount(col, get(col));
     Ok(Some(Job {
         id: at.integer(JOB, get(JOB))?,
-        submit: Time::from_secs_f64(at.amount(SUBMIT, get(SUBMIT))?),
-        wait: at.number(WAIT, get(WAIT))?,
-        runtime: at.number(RUNTIME, get(RUNTIME))?,
-        allocated: at.number(ALLOCATED, get(ALLOCATED))?,
-        used_memory: at.number(USED_MEMORY, get(USED_MEMORY))?,
-        requested: at.number(REQUESTED, get(REQUESTED))?,
-        requested_memory: at.number(REQUESTED_MEMORY, get(REQUESTED_MEMORY))?,
+        submit: seconds(SUBMIT)?,
+        wait: seconds(WAIT)?,
+        runtime: seconds(RUNTIME)?,
+        allocated: amount(ALLOCATED)?,
+        used_memory: amount(USED_MEMORY)?,
+        requested: amount(REQUESTED)?,
+        requested_memory: amount(REQUESTED_MEMORY)?,
         user: at.number(USER, get(USER)).map(|_| get(USER).to_owned())?,
         nodes: fields
             .get(NODESPEC.number - 1)
@@ -153,38 +169,75 @@ fn nodes(spec: &str) -> Option<f64> {
 /// Reads SWF job lines as tasks.
 pub(crate) struct SwfReader {
     lines: Lines,
-    peeked: Option<Result<Job, TraceError>>,
     last_submit: Time,
     options: SwfOptions,
     memory: bool,
+    ids: HashSet<u64>,
 }
 
 /// A source of the tasks of the SWF files `paths`, in the order given.
 pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<SwfReader> {
-    let mut reader = SwfReader {
+    let (memory, note) = match options.swf.memory {
+        MemoryField::Omit => (false, None),
+        MemoryField::Requested | MemoryField::Used => (true, None),
+        MemoryField::Auto => {
+            let (with, jobs) = memory_recorded(paths);
+            let memory = 2 * with >= jobs && with > 0;
+            let partial = with > 0 && with < jobs;
+            (memory, partial.then(|| memory_note(memory, with, jobs)))
+        }
+    };
+    let reader = SwfReader {
         lines: Lines::new(paths),
-        peeked: None,
         last_submit: Time::ZERO,
         options: options.swf,
-        memory: false,
+        memory,
+        ids: HashSet::new(),
     };
-    reader.peeked = reader.read_job();
-    reader.memory = match options.swf.memory {
-        MemoryField::Omit => false,
-        MemoryField::Requested | MemoryField::Used => true,
-        MemoryField::Auto => matches!(&reader.peeked,
-            Some(Ok(job)) if job.requested_memory >= 0.0 || job.used_memory >= 0.0),
-    };
-    let meta = if reader.memory {
+    let mut meta = if memory {
         Meta::new(&["cpu", "mem"], &["processors", "KB"], options.lenient)
     } else {
         Meta::new(&["cpu"], &["processors"], options.lenient)
     };
+    if let Some(note) = note {
+        meta.note(note);
+    }
     Source::new(reader, meta)
 }
 
+/// Of the job lines of `paths`, how many record memory (requested or used, not `-1`), and how
+/// many there are. A line that cannot be read is not counted; the reading pass reports it.
+fn memory_recorded(paths: &[PathBuf]) -> (u64, u64) {
+    let mut lines = Lines::new(paths);
+    let (mut with, mut jobs) = (0, 0);
+    while let Some(Ok(line)) = lines.next_line() {
+        let Ok(Some(fields)) = fields(&line) else {
+            continue;
+        };
+        jobs += 1;
+        let recorded = |col: Col| {
+            fields[col.number - 1]
+                .parse::<f64>()
+                .is_ok_and(|x| x >= 0.0)
+        };
+        with += u64::from(recorded(REQUESTED_MEMORY) || recorded(USED_MEMORY));
+    }
+    (with, jobs)
+}
+
+/// What the automatic memory rule decided for a log that records memory on some jobs only.
+fn memory_note(memory: bool, with: u64, jobs: u64) -> String {
+    let seen = format!("memory is recorded on {with} of {jobs} jobs");
+    if memory {
+        format!("{seen}, so it is a resource (jobs without it are skipped as \"no memory\")")
+    } else {
+        format!("{seen}, fewer than half, so it is not a resource (--swf-memory requested or used makes it one)")
+    }
+}
+
 impl SwfReader {
-    /// The next job line, checked to be in submit order.
+    /// The next job line, checked to be in submit order (a job without a submit time is
+    /// skipped later and does not take part).
     fn read_job(&mut self) -> Option<Result<Job, TraceError>> {
         loop {
             let line = match self.lines.next_line()? {
@@ -196,33 +249,31 @@ impl SwfReader {
                 Ok(Some(job)) => job,
                 Err(e) => return Some(Err(e)),
             };
-            if job.submit < self.last_submit {
-                return Some(Err(TraceError::OutOfOrder {
-                    file: line.at.file.to_path_buf(),
-                    line: line.at.line,
-                    time: job.submit,
-                    previous: self.last_submit,
-                }));
+            if let Some(submit) = job.submit {
+                if submit < self.last_submit {
+                    return Some(Err(TraceError::OutOfOrder {
+                        file: line.at.file.to_path_buf(),
+                        line: line.at.line,
+                        time: submit,
+                        previous: self.last_submit,
+                    }));
+                }
+                self.last_submit = submit;
             }
-            self.last_submit = job.submit;
             return Some(Ok(job));
         }
     }
 
     /// The task of `job`, or the reason to skip it.
     fn task(&self, job: &Job) -> Result<Task, &'static str> {
-        if job.runtime < 0.0 {
-            return Err("no runtime");
-        }
+        let submit = job.submit.ok_or("no submit time")?;
+        let runtime = job.runtime.ok_or("no runtime")?;
         let cpus = match self.options.cpus {
             CpuField::Requested => job.requested,
             CpuField::Allocated => job.allocated,
-            CpuField::Auto if job.requested >= 0.0 => job.requested,
-            CpuField::Auto => job.allocated,
+            CpuField::Auto => job.requested.or(job.allocated),
         };
-        if cpus < 0.0 {
-            return Err("no processor count");
-        }
+        let cpus = cpus.ok_or("no processor count")?;
         if cpus == 0.0 {
             return Err("zero request");
         }
@@ -233,9 +284,9 @@ impl SwfReader {
         Ok(Task {
             id: job.id,
             user: 0,
-            submit: job.submit,
-            start: (job.wait >= 0.0).then(|| job.submit.plus_micros(micros(job.wait))),
-            runtime: micros(job.runtime),
+            submit,
+            start: job.wait.map(|wait| submit.plus_micros(wait.as_micros())),
+            runtime: runtime.as_micros(),
             demand,
         })
     }
@@ -245,16 +296,14 @@ impl SwfReader {
         let requested = match self.options.memory {
             MemoryField::Requested => true,
             MemoryField::Used => false,
-            MemoryField::Auto | MemoryField::Omit => job.requested_memory >= 0.0,
+            MemoryField::Auto | MemoryField::Omit => job.requested_memory.is_some(),
         };
         let value = if requested {
             job.requested_memory
         } else {
             job.used_memory
         };
-        if value < 0.0 {
-            return Err("no memory");
-        }
+        let value = value.ok_or("no memory")?;
         let per_node = match self.options.memory_layout {
             MemoryLayout::KbPerProcessor => false,
             MemoryLayout::BytesPerNode => true,
@@ -272,7 +321,7 @@ impl SwfReader {
 impl Reader for SwfReader {
     fn next_task(&mut self, meta: &mut Meta) -> Option<Result<Task, TraceError>> {
         loop {
-            let job = match self.peeked.take().or_else(|| self.read_job())? {
+            let job = match self.read_job()? {
                 Ok(job) => job,
                 Err(e) => match meta.reject(e) {
                     Some(e) => return Some(Err(e)),
@@ -281,6 +330,9 @@ impl Reader for SwfReader {
             };
             meta.read();
             meta.found();
+            if !self.ids.insert(job.id) {
+                meta.duplicate();
+            }
             match self.task(&job) {
                 Ok(task) => {
                     let user = meta.user(&job.user);

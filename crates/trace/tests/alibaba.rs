@@ -63,7 +63,7 @@ fn bad_rows_strict_and_lenient() {
     let strict = read(&[&path], Some(Format::Alibaba), &ReadOptions::default());
     assert!(strict.tasks.is_empty(), "the error comes first");
     let expected = format!(
-        "{}:3: field 2 (cpu_milli): expected a number >= 0, found \"lots\"",
+        "{}:3: field 2 (cpu_milli): expected a number from 0 to 1e15, found \"lots\"",
         path.display()
     );
     assert_eq!(strict.error.unwrap().to_string(), expected);
@@ -112,4 +112,21 @@ fn node_list_groups_identical_nodes() {
         ]
     );
     assert!(read_machines(&path, Format::Google).is_err());
+}
+
+#[test]
+fn amounts_too_large_to_add_up_are_refused_and_names_repeated_are_counted() {
+    let dir = TempDir::new().unwrap();
+    let rows = "p0,1000,10,1,1000,,LS,Running,10,20,10\np0,1000,1e308,0,0,,LS,Running,10,20,10\np1,1000,10,1,1e308,,LS,Running,10,20,10\n";
+    let path = write(&dir, "pods.csv", &(HEADER.to_owned() + rows));
+    let strict = read(&[&path], Some(Format::Alibaba), &ReadOptions::default());
+    let expected = "field 3 (memory_mib): expected a number from 0 to 1e15, found \"1e308\"";
+    assert_eq!(
+        strict.error.unwrap().to_string(),
+        format!("{}:3: {expected}", path.display())
+    );
+    let lenient = read_lenient(&[path], Some(Format::Alibaba));
+    assert_eq!(lenient.tasks.len(), 1);
+    assert_eq!(skipped(&lenient, "malformed: field 5 (gpu_milli)"), 1);
+    assert_eq!(lenient.stats.duplicate_ids, 1, "p0 twice");
 }

@@ -179,8 +179,8 @@ fn strict_errors_name_file_line_and_field() {
     let dir = TempDir::new().unwrap();
     let cases = [
         ("9,,1,0,42,9,u,0,0,,,,\n", "field 6 (event type): expected an event type from 0 to 8, found \"9\""),
-        ("x,,1,0,42,0,u,0,0,,,,\n", "field 1 (time): expected a whole number >= 0, found \"x\""),
-        ("9,,1,0,42,1,u,0,0,0.5,big,,\n", "field 11 (memory request): expected a number >= 0, found \"big\""),
+        ("x,,1,0,42,0,u,0,0,,,,\n", "field 1 (time): expected whole microseconds from 0 to 1e16, found \"x\""),
+        ("9,,1,0,42,1,u,0,0,0.5,big,,\n", "field 11 (memory request): expected a number from 0 to 1e15, found \"big\""),
         ("9,,1,0,42\n", "expected 13 fields, found 5"),
         ("5,,1,0,42,0,u,0,0,,,,\n", "time 0.000005 s is earlier than the previous record's 0.000007 s; the records must be in time order"),
     ];
@@ -217,4 +217,25 @@ fn tasks_stream_out_before_the_rest_is_read() {
         "the finished task came out before the bad line was met"
     );
     assert!(read.error.is_some());
+}
+
+#[test]
+fn events_after_the_window_are_ignored_and_absurd_times_refused() {
+    let dir = TempDir::new().unwrap();
+    let after = "9223372036854775807";
+    let text = bare(10, 1, SUBMIT)
+        + &ev(20, 1, SCHEDULE, "0.1", "0.1")
+        + &format!("{after},,1,0,42,{FINISH},u1,2,0,,,0.001,0\n");
+    let after = read_ok(&[write(&dir, "after.csv", &text)], Some(Format::Google));
+    assert!(after.tasks.is_empty());
+    assert_eq!(after.stats.records_ignored["after the trace window"], 1);
+    assert_eq!(skipped(&after, "no known end"), 1, "the task's end is not known");
+    let text = bare(10, 1, SUBMIT) + &bare(20_000_000_000_000_000, 2, SUBMIT);
+    let path = write(&dir, "far.csv", &text);
+    let error = read(&[&path], Some(Format::Google), &ReadOptions::default());
+    let message = error.error.unwrap().to_string();
+    assert!(
+        message.ends_with(":2: field 1 (time): expected whole microseconds from 0 to 1e16, found \"20000000000000000\""),
+        "{message}"
+    );
 }

@@ -87,13 +87,76 @@ fn extended_log_reads_bytes_per_node_times_nodes() {
 }
 
 #[test]
-fn memory_is_omitted_when_the_first_job_has_none() {
+fn memory_is_decided_from_every_job_not_the_first() {
     let dir = TempDir::new().unwrap();
-    let text = job(1, 0, 0, 10, 4, -1, 4, -1, 1) + &job(2, 5, 0, 10, 2, 100, 2, -1, 1);
-    let path = write(&dir, "kth.swf", &text);
+    let text = job(1, 0, 0, 10, 4, -1, 4, -1, 1)
+        + &job(2, 5, 0, 10, 2, 100, 2, -1, 1)
+        + &job(3, 6, 0, 10, 1, 50, 1, -1, 2);
+    let path = write(&dir, "mostly.swf", &text);
+    let read = read_ok(&[path], None);
+    assert_eq!(read.resources, ["cpu", "mem"]);
+    assert_eq!(read.tasks[0].demand, [2.0, 200.0]);
+    assert_eq!(skipped(&read, "no memory"), 1);
+    assert_eq!(read.stats.notes.len(), 1, "the decision is reported");
+    assert!(read.stats.notes[0].contains("2 of 3 jobs"), "{:?}", read.stats.notes);
+}
+
+#[test]
+fn memory_recorded_on_few_jobs_is_not_a_resource() {
+    let dir = TempDir::new().unwrap();
+    let text = job(1, 0, 0, 10, 4, 100, 4, -1, 1)
+        + &job(2, 5, 0, 10, 2, -1, 2, -1, 1)
+        + &job(3, 6, 0, 10, 1, -1, 1, -1, 2);
+    let path = write(&dir, "few.swf", &text);
     let read = read_ok(&[path], None);
     assert_eq!(read.resources, ["cpu"]);
-    assert_eq!(read.tasks[1].demand, [2.0]);
+    assert_eq!(read.tasks.len(), 3);
+    assert!(read.stats.notes[0].contains("1 of 3 jobs"), "{:?}", read.stats.notes);
+    let none = write(&dir, "kth.swf", &job(1, 0, 0, 10, 4, -1, 4, -1, 1));
+    let read = read_ok(&[none], None);
+    assert_eq!(read.resources, ["cpu"]);
+    assert!(read.stats.notes.is_empty(), "nothing to say when no job has memory");
+}
+
+#[test]
+fn a_missing_submit_time_skips_the_job_without_breaking_the_order() {
+    let dir = TempDir::new().unwrap();
+    let text = job(1, 50, 0, 10, 4, 10, 4, -1, 1)
+        + &job(2, -1, 0, 10, 2, 10, 2, -1, 1)
+        + &job(3, 60, 0, 10, 1, 10, 1, -1, 2);
+    let path = write(&dir, "archive.swf", &text);
+    let read = read_ok(&[path], None);
+    assert_eq!(read.tasks.len(), 2);
+    assert_eq!(skipped(&read, "no submit time"), 1);
+}
+
+#[test]
+fn times_and_amounts_that_cannot_be_represented_are_errors_not_clamped() {
+    let dir = TempDir::new().unwrap();
+    let text = job(1, 0, 0, 10, 4, 10, 4, -1, 1) + &job(2, 5, 0, 10, 2, 10, 2, -1, 1);
+    let huge_run = text.replacen("2 5 0 10 2", "2 5 0 1e308 2", 1);
+    let path = write(&dir, "run.swf", &huge_run);
+    let error = read(&[&path], None, &ReadOptions::default()).error.unwrap();
+    let expected = "field 4 (run time): expected seconds from 0 to 1e10, found \"1e308\"";
+    assert_eq!(error.to_string(), format!("{}:2: {expected}", path.display()));
+    let lenient = read_lenient(&[path], None);
+    assert_eq!(lenient.tasks.len(), 1);
+    assert_eq!(skipped(&lenient, "malformed: field 4 (run time)"), 1);
+    let huge_memory = text.replacen("2 5 0 10 2 -1 10", "2 5 0 10 2 -1 1e300", 1);
+    let path = write(&dir, "mem.swf", &huge_memory);
+    let error = read(&[&path], None, &ReadOptions::default()).error.unwrap();
+    assert!(error.to_string().contains(":2: field 7 (used memory): expected a number from 0 to 1e15"), "{error}");
+}
+
+#[test]
+fn repeated_job_ids_are_counted() {
+    let dir = TempDir::new().unwrap();
+    let text = job(1, 0, 0, 10, 4, 10, 4, -1, 1)
+        + &job(1, 5, 0, 10, 2, 10, 2, -1, 1)
+        + &job(2, 6, 0, 10, 2, 10, 2, -1, 1);
+    let read = read_ok(&[write(&dir, "twice.swf", &text)], None);
+    assert_eq!(read.tasks.len(), 3, "each is still a task");
+    assert_eq!(read.stats.duplicate_ids, 1);
 }
 
 #[test]

@@ -56,6 +56,18 @@ pub enum AllocError {
     },
 }
 
+impl AllocError {
+    /// The position of the client the error is about.
+    pub fn client(&self) -> usize {
+        match self {
+            AllocError::WrongLength { client, .. }
+            | AllocError::BadValue { client, .. }
+            | AllocError::BadWeight { client, .. }
+            | AllocError::Unbounded { client, .. } => *client,
+        }
+    }
+}
+
 fn check_vector(
     client: usize,
     field: &'static str,

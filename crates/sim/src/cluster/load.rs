@@ -9,6 +9,8 @@ use fairshare_core::model::Time;
 pub struct Load {
     /// Σ demand × runtime per resource, resource-microseconds.
     area: Vec<f64>,
+    /// Per resource, whether any task asked for a positive amount of it.
+    requested: Vec<bool>,
     first: Option<Time>,
     last: Option<Time>,
     first_submit: Option<Time>,
@@ -19,6 +21,7 @@ impl Load {
     pub fn new(resources: usize) -> Self {
         Load {
             area: vec![0.0; resources],
+            requested: vec![false; resources],
             ..Load::default()
         }
     }
@@ -29,6 +32,10 @@ impl Load {
             .iter_mut()
             .zip(demand)
             .for_each(|(a, d)| *a += d * runtime as f64);
+        self.requested
+            .iter_mut()
+            .zip(demand)
+            .for_each(|(r, d)| *r |= *d > 0.0);
         let end = start.plus_micros(runtime);
         self.first = Some(self.first.map_or(start, |f| f.min(start)));
         self.last = Some(self.last.map_or(end, |l| l.max(end)));
@@ -43,6 +50,23 @@ impl Load {
             _ => return vec![0.0; self.area.len()],
         };
         self.area.iter().map(|a| a / span).collect()
+    }
+
+    /// The resources some task asked for a positive amount of, in order: a resource nobody
+    /// requests is not a resource of a replay.
+    pub fn requested(&self) -> Vec<usize> {
+        (0..self.requested.len())
+            .filter(|&r| self.requested[r])
+            .collect()
+    }
+
+    /// The same load over the resources `keep` only (indices, in the order given).
+    pub fn project(&self, keep: &[usize]) -> Load {
+        Load {
+            area: keep.iter().map(|&r| self.area[r]).collect(),
+            requested: keep.iter().map(|&r| self.requested[r]).collect(),
+            ..self.clone()
+        }
     }
 
     /// The first arrival (simulations start there).
@@ -75,5 +99,17 @@ mod tests {
         assert_eq!(load.last_event(), Some(Time::from_secs_f64(20.0)));
         assert_eq!(load.first_submit(), Some(Time::ZERO));
         assert_eq!(Load::new(2).mean_demand(), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn resources_nobody_requests_can_be_left_out() {
+        let mut load = Load::new(3);
+        load.add(Time::ZERO, Time::ZERO, 10_000_000, &[2.0, 0.0, 1.0]);
+        load.add(Time::ZERO, Time::ZERO, 10_000_000, &[4.0, 0.0, 0.0]);
+        assert_eq!(load.requested(), vec![0, 2]);
+        let kept = load.project(&load.requested());
+        assert_eq!(kept.mean_demand(), vec![6.0, 1.0]);
+        assert_eq!(kept.requested(), vec![0, 1]);
+        assert_eq!(kept.last_event(), load.last_event());
     }
 }

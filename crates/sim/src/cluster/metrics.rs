@@ -10,6 +10,11 @@ use fairshare_core::policy::dominant_share;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+/// The most timeline samples a run keeps. When a run outlasts them (a long `--horizon`, a long
+/// drain), every other sample is dropped and the step doubles, so the timeline always covers
+/// the whole run with between half and all of this many samples, whatever its length.
+pub const MOST_SAMPLES: usize = 1024;
+
 /// Below this runtime, slowdown is computed as if the task ran this long (bounded slowdown).
 pub const SLOWDOWN_FLOOR_S: f64 = 10.0;
 
@@ -167,7 +172,10 @@ impl Recorder {
         let now = self.secs(t);
         while self.next_sample <= now {
             self.sample(self.next_sample);
-            self.next_sample += self.sample_every;
+            if self.timeline.times_s.len() >= MOST_SAMPLES {
+                self.thin();
+            }
+            self.next_sample = self.timeline.times_s.len() as f64 * self.sample_every;
         }
         let dt = now - self.last;
         self.use_integral
@@ -175,6 +183,16 @@ impl Recorder {
             .zip(&self.used)
             .for_each(|(i, u)| *i += u * dt);
         self.last = now;
+    }
+
+    /// Keeps every other sample (the first, third, …) and doubles the step between samples.
+    fn thin(&mut self) {
+        let series = self.timeline.utilization.iter_mut();
+        series
+            .chain(&mut self.samples_by_user)
+            .chain([&mut self.timeline.times_s])
+            .for_each(every_other);
+        self.sample_every *= 2.0;
     }
 
     fn sample(&mut self, at: f64) {
@@ -360,6 +378,15 @@ impl Recorder {
     }
 }
 
+/// Keeps the first, third, fifth, … of `values`.
+fn every_other(values: &mut Vec<f64>) {
+    let mut keep = false;
+    values.retain(|_| {
+        keep = !keep;
+        keep
+    });
+}
+
 fn mean(values: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = values.fold((0.0, 0u64), |(s, n), v| (s + v, n + 1));
     if n > 0 {
@@ -399,6 +426,32 @@ mod tests {
         assert_eq!(jain([1.0, 1.0, 1.0].into_iter()), 1.0);
         assert!((jain([1.0, 0.0, 0.0, 0.0].into_iter()) - 0.25).abs() < 1e-15);
         assert!((jain([1.0, 2.0].into_iter()) - 0.9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_long_run_keeps_a_bounded_timeline_over_its_whole_length() {
+        let names = ["cpu".to_owned()];
+        let mut recorder = Recorder::new(1, &names, Time::ZERO, 1.0);
+        let year = 365.0 * 86_400.0;
+        recorder.advance(Time::from_secs_f64(1_000.0 * year));
+        let times = &recorder.timeline.times_s;
+        assert!(
+            (MOST_SAMPLES / 2..MOST_SAMPLES).contains(&times.len()),
+            "{}",
+            times.len()
+        );
+        assert_eq!(times.len(), recorder.timeline.utilization[0].len());
+        assert_eq!(times.len(), recorder.samples_by_user[0].len());
+        let step = times[1] - times[0];
+        assert!(
+            times.windows(2).all(|w| w[1] - w[0] == step),
+            "evenly spaced"
+        );
+        assert!(
+            *times.last().unwrap() + step > 1_000.0 * year,
+            "covers the run"
+        );
+        assert_eq!(times[0], 0.0);
     }
 
     #[test]

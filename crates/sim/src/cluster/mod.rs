@@ -12,7 +12,9 @@ mod ranking;
 mod space;
 
 pub use load::Load;
-pub use metrics::{jain, PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S};
+pub use metrics::{
+    jain, PolicyResult, ShareSeries, Timeline, UserResult, MOST_SAMPLES, SLOWDOWN_FLOOR_S,
+};
 pub use space::Capacity;
 
 use crate::policy::PolicySpec;
