@@ -1,0 +1,272 @@
+//! The command line on hostile or unusual input: every input is replayed correctly or refused
+//! with a message naming what is wrong, before any long work, and output to a closed pipe ends
+//! quietly. Each test writes its own small files.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn fairshare(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .args(args)
+        .output()
+        .expect("fairshare runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// An SWF log of `jobs` jobs by three users, every job with memory.
+fn swf(jobs: u64) -> String {
+    let mut text = String::from("; written by the input tests\n");
+    for job in 1..=jobs {
+        let (cpus, user) = (1 + job % 4, 1 + job % 3);
+        text += &format!(
+            "{job} {} 0 {} {cpus} -1 1000 {cpus} -1 -1 1 {user} 1 -1 1 -1 -1 -1\n",
+            job * 10,
+            60 + job % 7 * 30
+        );
+    }
+    text
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let log = write(dir.path(), "log.swf", &swf(200));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .args(["replay", log.to_str().unwrap(), "--json", "-"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away at once, as `| head -0` would
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+}
+
+#[test]
+fn a_trace_on_standard_input_replays_like_the_file() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let text = swf(120);
+    let log = write(dir.path(), "log.swf", &text);
+    let from_file = fairshare(&["replay", log.to_str().unwrap(), "--json", "-"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .args(["replay", "-", "--json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let from_stdin = child.wait_with_output().unwrap();
+    assert!(from_stdin.status.success());
+    let strip = |o: &Output| {
+        let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["setting"]["trace"] = serde_json::Value::Null;
+        for p in v["policies"].as_array_mut().unwrap() {
+            p["wall_s"] = serde_json::Value::Null;
+            p["events_per_s"] = serde_json::Value::Null;
+        }
+        v
+    };
+    assert_eq!(strip(&from_file), strip(&from_stdin));
+}
+
+#[test]
+fn unwritable_outputs_are_refused_before_the_work() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let log = write(dir.path(), "log.swf", &swf(50));
+    let report = dir.path().join("no/such/folder/r.html");
+    for command in ["replay", "sweep"] {
+        let output = fairshare(&[
+            command,
+            log.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ]);
+        assert!(!output.status.success());
+        assert!(
+            stderr(&output).contains("does not exist"),
+            "{}",
+            stderr(&output)
+        );
+        assert!(
+            output.stdout.is_empty(),
+            "{command} ran before checking its output"
+        );
+    }
+}
+
+#[test]
+fn absurd_horizons_are_refused_and_long_ones_stay_small() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let log = write(dir.path(), "log.swf", &swf(50));
+    let log = log.to_str().unwrap();
+    for horizon in ["18446744073709551615", "1e308", "-5", "400y"] {
+        let output = fairshare(&["replay", log, "--horizon", horizon]);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{horizon}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains("expected a duration from 0 to 1e10 s"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    let output = fairshare(&["replay", log, "--horizon", "300y", "--json", "-"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let times = summary["policies"][0]["timeline"]["times_s"]
+        .as_array()
+        .unwrap();
+    assert!(times.len() <= 1024, "{} samples", times.len());
+    let last = times.last().unwrap().as_f64().unwrap();
+    assert!(
+        last > 299.0 * 365.0 * 86_400.0,
+        "the timeline covers the horizon: {last}"
+    );
+}
+
+#[test]
+fn record_errors_say_that_lenient_would_skip_them() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let text = swf(20).replacen("\n5 50 0 ", "\n5 50 0 1e308x", 1);
+    let log = write(dir.path(), "log.swf", &text);
+    let output = fairshare(&["replay", log.to_str().unwrap()]);
+    let message = stderr(&output);
+    assert!(
+        message.contains("log.swf:6: field 4 (run time)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("--lenient skips such records"),
+        "{message}"
+    );
+    let lenient = fairshare(&["replay", log.to_str().unwrap(), "--lenient"]);
+    assert!(lenient.status.success(), "{}", stderr(&lenient));
+}
+
+#[test]
+fn nothing_to_replay_names_the_file_and_the_reasons() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let text = "1 10 0 -1 4 -1 -1 4 -1 -1 1 1 1 -1 1 -1 -1 -1\n";
+    let log = write(dir.path(), "empty.swf", text);
+    let message = stderr(&fairshare(&["replay", log.to_str().unwrap()]));
+    assert!(
+        message.contains("empty.swf: no task to replay: 1 found, 1 skipped (no runtime: 1)"),
+        "{message}"
+    );
+}
+
+const PODS: &str = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
+
+#[test]
+fn cpu_only_alibaba_pods_replay_without_a_gpu_resource() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let mut pods = PODS.to_owned();
+    for i in 0..30 {
+        let qos = ["LS", "BE"][i % 2];
+        pods += &format!(
+            "p{i},{},2048,0,0,,{qos},Running,{},{},{}\n",
+            1000 + i * 100,
+            i * 10,
+            i * 10 + 300,
+            i * 10
+        );
+    }
+    let pods = write(dir.path(), "pods.csv", &pods);
+    let nodes = write(
+        dir.path(),
+        "nodes.csv",
+        "sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,0,\nn1,32000,262144,0,\n",
+    );
+    let pods = pods.to_str().unwrap();
+    for extra in [
+        vec![],
+        vec!["--machines", nodes.to_str().unwrap()],
+        vec!["--capacity", "cpu=10,mem=9000"],
+        vec!["--capacity", "cpu=10,mem=9000,gpu=0"],
+    ] {
+        let mut args = vec!["replay", pods, "--json", "-"];
+        args.extend(extra.iter().copied());
+        let output = fairshare(&args);
+        assert!(output.status.success(), "{extra:?}: {}", stderr(&output));
+        let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            summary["setting"]["resources"],
+            serde_json::json!(["cpu", "mem"])
+        );
+        assert_eq!(summary["resources_unused"], serde_json::json!(["gpu"]));
+        assert!(stderr(&output).contains("no task requests gpu"));
+    }
+}
+
+#[test]
+fn gpu_pods_on_nodes_without_gpus_are_refused_naming_the_file_and_resource() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let pods = PODS.to_owned() + "p0,1000,2048,1,500,,LS,Running,0,100,0\n";
+    let pods = write(dir.path(), "pods.csv", &pods);
+    let nodes = write(
+        dir.path(),
+        "nodes.csv",
+        "sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,0,\n",
+    );
+    let output = fairshare(&[
+        "replay",
+        pods.to_str().unwrap(),
+        "--machines",
+        nodes.to_str().unwrap(),
+    ]);
+    let message = stderr(&output);
+    assert!(
+        message.contains("nodes.csv: no machine has any gpu"),
+        "{message}"
+    );
+}
+
+#[test]
+fn negative_fractions_get_the_programs_own_message() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let log = write(dir.path(), "log.swf", &swf(20));
+    let output = fairshare(&["replay", log.to_str().unwrap(), "--capacity-fraction", "-1"]);
+    assert_eq!(
+        stderr(&output).trim(),
+        "error: --capacity-fraction must be a positive number, found -1"
+    );
+}
+
+#[test]
+fn formats_that_fit_nothing_are_named_with_what_each_format_expects() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let log = write(
+        dir.path(),
+        "batch_task.csv",
+        "M1,1,j_1,1,Terminated,157213,157295,100,0.3\n",
+    );
+    let message = stderr(&fairshare(&["replay", log.to_str().unwrap()]));
+    for expected in [
+        "fits none of the trace formats",
+        "SWF",
+        "Alibaba",
+        "Google",
+        "--format",
+    ] {
+        assert!(message.contains(expected), "{expected}: {message}");
+    }
+}
