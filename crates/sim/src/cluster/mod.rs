@@ -219,7 +219,7 @@ impl Engine {
     fn new(config: &ClusterConfig) -> Result<Engine, SimError> {
         let m = config.resources.len();
         let users = config.users.len();
-        let space = Space::new(&config.capacity, m)?;
+        let space = Space::new(&config.capacity, &config.resources)?;
         Ok(Engine {
             queues: vec![VecDeque::new(); users],
             allocation: vec![vec![0.0; m]; users],

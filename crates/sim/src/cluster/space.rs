@@ -23,7 +23,8 @@ pub(super) struct Space {
 }
 
 impl Space {
-    pub(super) fn new(capacity: &Capacity, resources: usize) -> Result<Space, super::SimError> {
+    pub(super) fn new(capacity: &Capacity, names: &[String]) -> Result<Space, super::SimError> {
+        let resources = names.len();
         let bad = |what: String| Err(super::SimError::Capacity(what));
         let machines: Vec<Vec<f64>> = match capacity {
             Capacity::Pool(total) => vec![total.clone()],
@@ -41,8 +42,11 @@ impl Space {
             }
             total.iter_mut().zip(m).for_each(|(t, c)| *t += c);
         }
-        if let Some(r) = total.iter().position(|t| *t <= 0.0) {
-            return bad(format!("resource {r} has no capacity"));
+        if let Some(r) = total.iter().position(|t| !(t.is_finite() && *t > 0.0)) {
+            return bad(format!(
+                "{} has a total capacity of {}; expected a positive finite amount",
+                names[r], total[r]
+            ));
         }
         let share = |m: &Vec<f64>| {
             m.iter()
@@ -134,12 +138,17 @@ impl Room for Space {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use fairshare_core::alloc::tasks::fits;
+
+    fn names() -> Vec<String> {
+        vec!["cpu".into(), "mem".into()]
+    }
 
     #[test]
     fn machines_place_first_fit_and_release() {
         let mut space =
-            Space::new(&Capacity::Machines(vec![vec![4.0, 4.0], vec![4.0, 4.0]]), 2).unwrap();
+            Space::new(&Capacity::Machines(vec![vec![4.0, 4.0], vec![4.0, 4.0]]), &names()).unwrap();
         let task = space.normalise(&[2.5, 1.0]).unwrap();
         assert_eq!(space.place(&task), Some(0));
         assert_eq!(space.place(&task), Some(1));
@@ -156,8 +165,12 @@ mod tests {
 
     #[test]
     fn pool_checks_capacity() {
-        assert!(Space::new(&Capacity::Pool(vec![1.0, 0.0]), 2).is_err());
-        assert!(Space::new(&Capacity::Pool(vec![1.0]), 2).is_err());
-        assert!(Space::new(&Capacity::Machines(vec![]), 2).is_err());
+        let no_gpu = Space::new(&Capacity::Pool(vec![1.0, 0.0]), &names()).err();
+        let expected = "capacity: mem has a total capacity of 0; expected a positive finite amount";
+        assert_eq!(no_gpu.unwrap().to_string(), expected);
+        let huge = Capacity::Machines(vec![vec![1.0, f64::MAX], vec![1.0, f64::MAX]]);
+        assert!(Space::new(&huge, &names()).is_err(), "a sum that overflows");
+        assert!(Space::new(&Capacity::Pool(vec![1.0]), &names()).is_err());
+        assert!(Space::new(&Capacity::Machines(vec![]), &names()).is_err());
     }
 }
