@@ -270,3 +270,14 @@ fn formats_that_fit_nothing_are_named_with_what_each_format_expects() {
         assert!(message.contains(expected), "{expected}: {message}");
     }
 }
+
+#[test]
+fn allocation_errors_name_the_user_by_id() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let instance = r#"{"policy": "drf", "mode": "tasks", "capacity": {"cpu": 10},
+        "users": [{"id": "bob", "demand": {"cpu": 1}, "tasks": 2}, {"id": "alice", "demand": {"cpu": 0}}]}"#;
+    let path = write(dir.path(), "i.json", instance);
+    let message = stderr(&fairshare(&["allocate", path.to_str().unwrap()]));
+    assert!(message.contains("user \"alice\" (users[1]): a task that needs nothing"), "{message}");
+    assert!(!message.contains("client 1"), "{message}");
+}

@@ -235,10 +235,12 @@ impl Instance {
         Ok(v)
     }
 
-    /// The allocator's error about one client, told with the user's id.
+    /// The allocator's error, told with the user's id when it is about a user.
     fn user_error(&self, error: AllocError) -> InstanceError {
-        let index = error.client();
         let text = error.to_string();
+        let Some(index) = error.client() else {
+            return field("capacity", text);
+        };
         let prefix = format!("client {index}: ");
         InstanceError::User {
             id: self.ids.get(index).cloned().unwrap_or_default(),
