@@ -281,3 +281,15 @@ fn allocation_errors_name_the_user_by_id() {
     assert!(message.contains("user \"alice\" (users[1]): a task that needs nothing"), "{message}");
     assert!(!message.contains("client 1"), "{message}");
 }
+
+#[test]
+fn a_bad_program_line_is_told_once() {
+    let dir = tempfile::TempDir::new().unwrap();
+    write(dir.path(), "p.prog", "# Priority:\n50\n# Requests:\nloop 2\ncpu 1 x\n");
+    let scenario = "[[process]]\nname = \"a\"\nprogram_file = \"p.prog\"\n";
+    let path = write(dir.path(), "s.toml", scenario);
+    let message = stderr(&fairshare(&["simulate", path.to_str().unwrap()]));
+    let expected = "p.prog:5: process \"a\": expected `RESOURCE MEAN WIDTH DIST`, found 3 field(s)";
+    assert!(message.trim().ends_with(expected), "{message}");
+    assert_eq!(message.matches("expected").count(), 1, "{message}");
+}

@@ -14,12 +14,12 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum TraceError {
     /// A file could not be opened, read or decompressed.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// What the system said.
-        source: std::io::Error,
+        /// What the system said (shown in the message, so not a separate cause).
+        error: std::io::Error,
     },
     /// A field did not hold what its column needs.
     #[error("{}:{line}: field {field} ({name}): expected {expected}, found \"{found}\"", file.display())]
@@ -93,7 +93,7 @@ impl TraceError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> TraceError {
         TraceError::Io {
             path: path.into(),
-            source,
+            error: source,
         }
     }
 

@@ -200,12 +200,12 @@ impl fmt::Display for Location {
 #[derive(Debug, Error)]
 pub enum ScenarioError {
     /// The scenario file could not be read.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// What the system said.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The TOML is malformed, has an unknown key, or a value out of range.
     #[error("{at}: {message}")]
@@ -216,27 +216,27 @@ pub enum ScenarioError {
         message: String,
     },
     /// A line of a program written in the scenario file.
-    #[error("{at}: process \"{process}\": program {source}")]
+    #[error("{at}: process \"{process}\": program {error}")]
     Program {
         /// Where, in the scenario file.
         at: Location,
         /// The process.
         process: String,
         /// The error, with the line within the program (boxed: it is the largest).
-        source: Box<ProgramError>,
+        error: Box<ProgramError>,
     },
     /// A line of a process's `program_file`.
-    #[error("{at}: process \"{process}\": {}", source.kind)]
+    #[error("{at}: process \"{process}\": {}", error.kind)]
     ProgramFile {
         /// Where, in the program file.
         at: Location,
         /// The process.
         process: String,
         /// The error, with its line in the program file (boxed: it is the largest).
-        source: Box<ProgramError>,
+        error: Box<ProgramError>,
     },
     /// A process's `program_file` could not be read.
-    #[error("{at}: process \"{process}\": cannot read program_file {}: {source}", path.display())]
+    #[error("{at}: process \"{process}\": cannot read program_file {}: {error}", path.display())]
     ProgramFileIo {
         /// Where the scenario names the file.
         at: Location,
@@ -245,7 +245,7 @@ pub enum ScenarioError {
         /// The program file, resolved against the scenario's folder.
         path: PathBuf,
         /// What the system said.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A process with neither `program` nor `program_file`.
     #[error("{at}: process \"{process}\": expected `program` or `program_file`")]
@@ -310,9 +310,9 @@ pub enum ScenarioError {
 impl Scenario {
     /// Reads and checks the scenario file at `path`.
     pub fn read(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| ScenarioError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         Scenario::from_toml(&text, path)
     }
@@ -478,10 +478,10 @@ impl Loader<'_> {
             file: self.origin.to_path_buf(),
             first: first_program_line(self.text, program),
         };
-        let parsed = parse_body(program.get_ref()).map_err(|source| ScenarioError::Program {
-            at: program_at.locate(source.line),
+        let parsed = parse_body(program.get_ref()).map_err(|error| ScenarioError::Program {
+            at: program_at.locate(error.line),
             process: process.to_owned(),
-            source: Box::new(source),
+            error: Box::new(error),
         })?;
         Ok((parsed, program_at))
     }
@@ -495,17 +495,17 @@ impl Loader<'_> {
         let folder = self.origin.parent().unwrap_or(Path::new(""));
         let path = folder.join(file.get_ref());
         let text =
-            std::fs::read_to_string(&path).map_err(|source| ScenarioError::ProgramFileIo {
+            std::fs::read_to_string(&path).map_err(|error| ScenarioError::ProgramFileIo {
                 at: self.at(file.span()),
                 process: process.to_owned(),
                 path: path.clone(),
-                source,
+                error,
             })?;
         let program_at = ProgramAt::File(path);
         let (priority, parsed) = parse_file(&text).map_err(|error| ScenarioError::ProgramFile {
             at: program_at.locate(error.line),
             process: process.to_owned(),
-            source: Box::new(error),
+            error: Box::new(error),
         })?;
         Ok((priority, parsed, program_at))
     }
