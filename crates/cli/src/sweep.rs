@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use fairshare_report::{sweep_html, sweep_table};
 use fairshare_sim::cluster::Timeline;
 use fairshare_sim::policy::PolicySpec;
+use fairshare_sim::shard::read_shard;
 use fairshare_sim::summary::{SweepCell, SweepSummary};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -183,8 +184,7 @@ fn merge(paths: &[PathBuf]) -> Result<SweepSummary> {
     for path in paths {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let part: SweepSummary = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not a sweep output", path.display()))?;
+        let part = read_shard(&text).with_context(|| path.display().to_string())?;
         merged = Some(match merged {
             None => part,
             Some(mut all) => {

@@ -10,4 +10,5 @@
 pub mod cluster;
 pub mod policy;
 pub mod process;
+pub mod shard;
 pub mod summary;
