@@ -98,6 +98,11 @@ pub fn run(args: Args) -> Result<()> {
         setting: workload.setting(&args.cluster, &capacity, fraction),
         policies: results,
     };
+    if args.json.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+        for warning in fairshare_report::replay_warnings(&summary) {
+            eprintln!("warning: {warning}");
+        }
+    }
     outputs.write(
         &summary,
         fairshare_report::replay_html,

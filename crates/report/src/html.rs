@@ -11,7 +11,7 @@ th{background:#f4f4f4}th:first-child,td:first-child{text-align:left}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1.2em;margin:.6em 0}dt{font-weight:600}dd{margin:0}
 figure{margin:1.2em 0;display:inline-block;vertical-align:top}figcaption.title{font-weight:600;margin:0 0 .2em 1em}figcaption{max-width:900px;font-size:.95em;color:#333;margin-top:.3em}
 .legend span{display:inline-block;margin-right:1.2em}.swatch{display:inline-block;width:1.6em;height:.35em;vertical-align:middle;margin-right:.4em}
-.note{color:#666;font-size:.9em}.scroll{overflow-x:auto}";
+.note{color:#666;font-size:.9em}.warning{color:#8a4b00;background:#fff4e0;padding:.4em .8em;border-left:4px solid #e69a28}.scroll{overflow-x:auto}";
 
 /// `text` with the characters HTML gives meaning to replaced by entities.
 pub fn escape(text: &str) -> String {

@@ -17,7 +17,7 @@ mod text;
 
 pub mod svg;
 
-pub use replay::{replay_html, replay_table, TOP_USERS};
+pub use replay::{replay_html, replay_table, replay_warnings, NEVER_FIT_WARNING, TOP_USERS};
 pub use simulate::{simulate_html, simulate_table};
 pub use sweep::{sweep_html, sweep_table};
 pub use text::table;

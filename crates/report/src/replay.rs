@@ -15,14 +15,42 @@ const FLOOR: f64 = -100.0;
 /// colour each).
 pub const TOP_USERS: usize = 8;
 
-/// The replay as text: setting, input counts, then one row per policy.
+/// Above this fraction of the submitted tasks, tasks that can never fit earn a warning.
+pub const NEVER_FIT_WARNING: f64 = 0.01;
+
+/// The replay as text: setting, input counts, one row per policy, then any warnings.
 pub fn replay_table(summary: &ReplaySummary) -> String {
+    let warnings: String = replay_warnings(summary)
+        .iter()
+        .map(|w| format!("\nwarning: {w}"))
+        .collect();
     format!(
-        "{}\n{}\n{}",
+        "{}\n{}\n{}{warnings}{}",
         setting::setting_text(&summary.setting),
         setting::input_table(&summary.input),
-        text::table(&headers(summary), &rows(summary))
+        text::table(&headers(summary), &rows(summary)),
+        if warnings.is_empty() { "" } else { "\n" }
     )
+}
+
+/// What a reader of the results must know to trust them: policies under which more than
+/// [`NEVER_FIT_WARNING`] of the tasks can never fit the capacity (they are counted apart and
+/// left out of the waits, so the waits describe only the tasks that fit).
+pub fn replay_warnings(summary: &ReplaySummary) -> Vec<String> {
+    summary
+        .policies
+        .iter()
+        .filter(|p| p.tasks_never_fit as f64 > NEVER_FIT_WARNING * p.tasks_submitted as f64)
+        .map(|p| {
+            format!(
+                "under {}, {} of {} tasks ({}) can never fit the capacity: they are counted as \"never fit\", not unfinished, and left out of every wait",
+                p.policy,
+                p.tasks_never_fit,
+                p.tasks_submitted,
+                percent(p.tasks_never_fit as f64 / p.tasks_submitted as f64)
+            )
+        })
+        .collect()
 }
 
 /// The replay as a self-contained HTML page.
@@ -31,8 +59,12 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
         String::from("<h1>fairshare replay</h1>\n"),
         setting::section(&summary.setting, &summary.input),
         format!(
-            "<h2>Policies</h2>\n{}",
-            html::table(&headers(summary), &rows(summary))
+            "<h2>Policies</h2>\n{}{}",
+            html::table(&headers(summary), &rows(summary)),
+            replay_warnings(summary)
+                .iter()
+                .map(|w| format!("<p class=\"warning\">Warning: {}</p>\n", html::escape(w)))
+                .collect::<String>()
         ),
         utilisation_section(summary),
         share_section(summary),
@@ -48,6 +80,7 @@ fn headers(summary: &ReplaySummary) -> Vec<String> {
         "submitted",
         "completed",
         "unfinished",
+        "never fit",
         "mean wait",
         "p95 wait",
         "user-mean wait",
@@ -72,6 +105,7 @@ fn rows(summary: &ReplaySummary) -> Vec<Vec<String>> {
             p.tasks_submitted.to_string(),
             p.tasks_completed.to_string(),
             p.tasks_unfinished.to_string(),
+            p.tasks_never_fit.to_string(),
             format!("{} s", fixed(p.mean_wait_s, 1)),
             format!("{} s", fixed(p.p95_wait_s, 1)),
             format!("{} s", fixed(p.user_mean_wait_s, 1)),

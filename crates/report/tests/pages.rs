@@ -6,6 +6,7 @@ use fairshare_sim::summary::{InputCounts, ReplaySummary, Setting, SweepCell, Swe
 
 fn user(id: &str, submitted: u64, completed: u64, wait: f64) -> UserResult {
     UserResult {
+        tasks_never_fit: 0,
         id: id.into(),
         tasks_submitted: submitted,
         tasks_started: completed,
@@ -272,4 +273,21 @@ fn runs_without_live_tree_events_are_counted_not_drawn() {
     let html = sweep_html(&s);
     check_page(&html, 3);
     assert!(html.contains("a log scale cannot show: 1."), "{html}");
+}
+
+#[test]
+fn tasks_that_never_fit_are_shown_and_warned_about() {
+    let mut summary = sample_replay();
+    let quiet = replay_table(&summary);
+    assert!(quiet.contains("never fit"), "a column of its own:\n{quiet}");
+    assert!(!quiet.contains("warning"), "{quiet}");
+    let drf = &mut summary.policies[0];
+    drf.tasks_never_fit = drf.tasks_submitted / 10;
+    drf.tasks_unfinished -= drf.tasks_never_fit.min(drf.tasks_unfinished);
+    assert_eq!((drf.tasks_never_fit, drf.tasks_submitted), (16, 165));
+    let expected = "warning: under drf, 16 of 165 tasks (9.7 %) can never fit the capacity";
+    let table = replay_table(&summary);
+    assert!(table.contains(expected), "{table}");
+    let page = replay_html(&summary);
+    assert!(page.contains("<p class=\"warning\">Warning: under drf,"));
 }

@@ -98,7 +98,10 @@ fn horizon_counts_reconcile() {
     );
     assert_eq!(r.tasks_submitted, 10);
     assert_eq!(r.tasks_completed, 2);
-    assert_eq!(r.tasks_submitted, r.tasks_completed + r.tasks_unfinished);
+    assert_eq!(
+        r.tasks_submitted,
+        r.tasks_completed + r.tasks_unfinished + r.tasks_never_fit
+    );
     assert_eq!(r.tasks_started, 6);
     // Still waiting at 105 s: four tasks, each counting 5 s of wait so far.
     assert!(
@@ -113,11 +116,27 @@ fn horizon_counts_reconcile() {
 
 #[test]
 fn oversized_tasks_never_run_and_do_not_block() {
-    let tasks = [task(0, 0.0, 1.0, 3.0), task(1, 0.0, 1.0, 1.0)];
+    // User 0's only task needs 3 of 2 CPUs; user 1's two 2-CPU tasks run one after the other.
+    let tasks = [
+        task(0, 0.0, 1.0, 3.0),
+        task(1, 0.0, 1.0, 2.0),
+        task(1, 0.0, 1.0, 2.0),
+    ];
     let r = replay("drf", 2.0, Stop::Drain, &tasks);
     assert_eq!(r.tasks_never_fit, 1);
-    assert_eq!(r.tasks_completed, 1);
-    assert_eq!(r.tasks_unfinished, 1);
+    assert_eq!(r.users[0].tasks_never_fit, 1);
+    assert_eq!(r.tasks_completed, 2);
+    assert_eq!(r.tasks_unfinished, 0, "a task that can never fit is not unfinished");
+    assert_eq!(
+        r.tasks_submitted,
+        r.tasks_completed + r.tasks_unfinished + r.tasks_never_fit
+    );
+    assert_eq!(r.mean_wait_s, 0.5, "waits over the two tasks that fit");
+    assert_eq!(r.users[1].mean_wait_s, 0.5);
+    assert_eq!(
+        r.user_mean_wait_s, 0.5,
+        "a user none of whose tasks can fit has no wait to average in"
+    );
 }
 
 #[test]

@@ -107,7 +107,10 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
 fn assert_sound(r: &PolicyResult, read: u64) {
     assert_eq!(r.tasks_submitted, read, "every task read is submitted");
     assert!(r.tasks_completed <= r.tasks_started && r.tasks_started <= r.tasks_submitted);
-    assert_eq!(r.tasks_submitted, r.tasks_completed + r.tasks_unfinished);
+    assert_eq!(
+        r.tasks_submitted,
+        r.tasks_completed + r.tasks_unfinished + r.tasks_never_fit
+    );
     for (name, v) in [
         ("mean_wait_s", r.mean_wait_s),
         ("p95_wait_s", r.p95_wait_s),

@@ -29,7 +29,12 @@ pub struct UserResult {
     pub tasks_started: u64,
     /// Tasks finished within the horizon.
     pub tasks_completed: u64,
-    /// Mean wait of the user's tasks, seconds (a task still waiting counts its wait so far).
+    /// Tasks larger than the whole capacity (or than every machine), which can never start;
+    /// they are left out of the waits.
+    #[serde(default)]
+    pub tasks_never_fit: u64,
+    /// Mean wait of the user's tasks that can fit, seconds (a task still waiting counts its
+    /// wait so far).
     pub mean_wait_s: f64,
     /// Time-averaged dominant share.
     pub mean_dominant_share: f64,
@@ -66,13 +71,16 @@ pub struct PolicyResult {
     pub tasks_started: u64,
     /// Tasks finished within the horizon.
     pub tasks_completed: u64,
-    /// Submitted but not finished within the horizon (submitted = completed + unfinished).
+    /// Submitted, able to fit, but not finished within the horizon
+    /// (submitted = completed + unfinished + never fit).
     pub tasks_unfinished: u64,
-    /// Of the unfinished, tasks larger than the whole capacity, which can never start.
+    /// Submitted tasks larger than the whole capacity (or than every machine), which can never
+    /// start: not unfinished, and left out of every wait and slowdown.
     pub tasks_never_fit: u64,
     /// Tasks that arrive after the horizon (not submitted).
     pub tasks_beyond_horizon: u64,
-    /// Mean wait over submitted tasks, seconds (a task still waiting counts its wait so far).
+    /// Mean wait over submitted tasks that can fit, seconds (a task still waiting counts its
+    /// wait so far).
     pub mean_wait_s: f64,
     /// 95th percentile of the waits, seconds.
     pub p95_wait_s: f64,
@@ -108,6 +116,7 @@ pub struct PolicyResult {
 #[derive(Debug, Clone, Default)]
 struct UserTally {
     submitted: u64,
+    never_fit: u64,
     started: u64,
     completed: u64,
     wait_sum: f64,
@@ -131,7 +140,6 @@ pub struct Recorder {
     next_sample: f64,
     timeline: Timeline,
     samples_by_user: Vec<Vec<f64>>,
-    never_fit: u64,
     beyond_horizon: u64,
     events: u64,
 }
@@ -157,7 +165,6 @@ impl Recorder {
                 ..Timeline::default()
             },
             samples_by_user: vec![Vec::new(); users],
-            never_fit: 0,
             beyond_horizon: 0,
             events: 0,
         }
@@ -215,9 +222,9 @@ impl Recorder {
         self.users[user as usize].submitted += 1;
     }
 
-    /// A task arrived that can never fit.
-    pub fn never_fits(&mut self) {
-        self.never_fit += 1;
+    /// A task of `user` arrived that can never fit.
+    pub fn never_fits(&mut self, user: u32) {
+        self.users[user as usize].never_fit += 1;
     }
 
     /// A task arrived after the horizon.
@@ -277,10 +284,11 @@ impl Recorder {
 
     fn result(self, span: f64, names: &[String], top: usize) -> PolicyResult {
         let sum = |f: fn(&UserTally) -> u64| self.users.iter().map(f).sum::<u64>();
-        let (submitted, started, completed) = (
+        let (submitted, started, completed, never_fit) = (
             sum(|u| u.submitted),
             sum(|u| u.started),
             sum(|u| u.completed),
+            sum(|u| u.never_fit),
         );
         let active: Vec<&UserTally> = self.users.iter().filter(|u| u.submitted > 0).collect();
         let mean_share = |u: &UserTally| {
@@ -300,7 +308,11 @@ impl Recorder {
                 tasks_submitted: u.submitted,
                 tasks_started: u.started,
                 tasks_completed: u.completed,
-                mean_wait_s: u.wait_sum / u.submitted as f64,
+                tasks_never_fit: u.never_fit,
+                mean_wait_s: match u.submitted - u.never_fit {
+                    0 => 0.0,
+                    fit => u.wait_sum / fit as f64,
+                },
                 mean_dominant_share: mean_share(u),
             })
             .collect::<Vec<_>>();
@@ -310,12 +322,17 @@ impl Recorder {
             tasks_submitted: submitted,
             tasks_started: started,
             tasks_completed: completed,
-            tasks_unfinished: submitted - completed,
-            tasks_never_fit: self.never_fit,
+            tasks_unfinished: submitted - completed - never_fit,
+            tasks_never_fit: never_fit,
             tasks_beyond_horizon: self.beyond_horizon,
             mean_wait_s: mean(self.waits.iter().map(|w| *w as f64)),
             p95_wait_s: percentile(self.waits.clone(), 0.95),
-            user_mean_wait_s: mean(users.iter().map(|u| u.mean_wait_s)),
+            user_mean_wait_s: mean(
+                users
+                    .iter()
+                    .filter(|u| u.tasks_submitted > u.tasks_never_fit)
+                    .map(|u| u.mean_wait_s),
+            ),
             mean_slowdown: if started > 0 {
                 self.slowdown_sum / started as f64
             } else {

@@ -264,7 +264,7 @@ impl Engine {
                 problem,
             })?;
         if !self.space.could_ever_fit(&demand) {
-            self.recorder.never_fits();
+            self.recorder.never_fits(a.user);
             return Ok(());
         }
         self.seq += 1;
