@@ -29,8 +29,12 @@ pub const GREY: usize = usize::MAX;
 
 /// Values of this magnitude or more (or not finite) are not drawn.
 const LIMIT: f64 = 1e15;
-/// Width of the legend column beside a chart, pixels.
-const LEGEND_W: u32 = 230;
+/// Narrowest legend column beside a chart, pixels; it widens to its longest label.
+const LEGEND_MIN_W: u32 = 150;
+/// Widest share of a chart's width the legend column (or a bar chart's labels) may take.
+const SIDE_SHARE: f64 = 0.4;
+/// Approximate width of one character of tick and legend text, pixels.
+const CHAR_W: u32 = 8;
 /// Font family of every text.
 const FONT: &str = "sans-serif";
 /// Font sizes as plotters takes them (it draws them at about 0.8×).
@@ -134,7 +138,9 @@ impl Axis {
         };
         match self.scale {
             Scale::Log => (lo.floor(), hi.ceil().max(lo.floor() + 1.0)),
-            _ if hi - lo < 1e-12 => (lo - 1.0, hi + 1.0),
+            // All values equal: zero gets 0…1 (not −1…1), others ±10 % around the value.
+            _ if hi - lo < 1e-12 && lo.abs() < 1e-12 => (0.0, 1.0),
+            _ if hi - lo < 1e-12 => (lo - 0.1 * lo.abs(), hi + 0.1 * hi.abs()),
             _ => {
                 let pad = (hi - lo) * 0.05;
                 (if self.zero && lo == 0.0 { lo } else { lo - pad }, hi + pad)
@@ -394,8 +400,14 @@ pub fn bar_chart(c: &BarChart) -> String {
         if hi > 0.0 { hi + room } else { hi },
     );
     let yr = (-0.5, n as f64 - 0.5);
-    let names: Vec<String> = c.bars.iter().map(|b| truncate(&b.label, 32)).collect();
-    let label_w = names.iter().map(|s| s.chars().count()).max().unwrap_or(4) as u32 * 8 + 16;
+    let most = (f64::from(c.width) * SIDE_SHARE) as u32 / CHAR_W;
+    let names: Vec<String> = c
+        .bars
+        .iter()
+        .map(|b| shorten_middle(&b.label, most as usize))
+        .collect();
+    let longest = names.iter().map(|s| s.chars().count()).max().unwrap_or(4) as u32;
+    let label_w = longest * CHAR_W + 16;
     let row = |v: f64| n as f64 - 1.0 - v;
     render((c.width, height), |root| {
         let mut chart = lane_frame(root, &c.x, xr, &names, label_w)?;
@@ -506,28 +518,69 @@ fn with_legend<'a>(
     if entries.is_empty() {
         return Ok(root.clone());
     }
-    let (plot, side) = root.split_horizontally(width.saturating_sub(LEGEND_W));
+    let widest = (f64::from(width) * SIDE_SHARE) as u32;
+    let longest = entries.iter().map(|(l, _)| l.chars().count()).max();
+    let side_w = (longest.unwrap_or(0) as u32 * CHAR_W + 48)
+        .max(LEGEND_MIN_W)
+        .min(widest);
+    let (plot, side) = root.split_horizontally(width.saturating_sub(side_w));
     let text = TextStyle::from((FONT, TICK_PT)).pos(Pos::new(HPos::Left, VPos::Center));
-    let row = |i: usize| 24 + 24 * i as i32;
-    // As many rows as fit; when some do not, the last row says how many are left out.
-    let fit = (side.dim_in_pixel().1 as usize).saturating_sub(12) / 24;
-    let shown = if entries.len() > fit {
-        fit.saturating_sub(1)
-    } else {
+    // Labels too long for the column wrap onto further lines rather than being cut, so
+    // names that differ only at the end (sdrf:delta=0.9999 and 0.999999) stay apart.
+    let per_line = (side_w.saturating_sub(48) / CHAR_W).max(8) as usize;
+    let lines: Vec<Vec<String>> = entries.iter().map(|(l, _)| wrap(l, per_line)).collect();
+    let heights: Vec<i32> = lines.iter().map(|l| 4 + 20 * l.len() as i32).collect();
+    let room = (side.dim_in_pixel().1 as i32).saturating_sub(12);
+    let used = |k: usize| heights[..k].iter().sum::<i32>();
+    // Every entry when all fit; otherwise as many as leave a row saying how many are left out.
+    let shown = if used(entries.len()) <= room {
         entries.len()
+    } else {
+        (0..entries.len())
+            .rev()
+            .find(|k| used(*k) + 24 <= room)
+            .unwrap_or(0)
     };
-    for (i, (label, c)) in entries.iter().take(shown).enumerate() {
-        side.draw(&PathElement::new(
-            vec![(6, row(i)), (30, row(i))],
-            colour(*c).stroke_width(3),
-        ))?;
-        side.draw(&Text::new(truncate(label, 26), (38, row(i)), text.clone()))?;
+    let top = |i: usize| 24 + used(i);
+    for (i, (_, c)) in entries.iter().take(shown).enumerate() {
+        let line = colour(*c).stroke_width(3);
+        side.draw(&PathElement::new(vec![(6, top(i)), (30, top(i))], line))?;
+        for (k, text_line) in lines[i].iter().enumerate() {
+            let at = (38, top(i) + 20 * k as i32);
+            side.draw(&Text::new(text_line.clone(), at, text.clone()))?;
+        }
     }
     if shown < entries.len() {
         let more = format!("… and {} more", entries.len() - shown);
-        side.draw(&Text::new(more, (6, row(shown)), text))?;
+        side.draw(&Text::new(more, (6, top(shown)), text))?;
     }
     Ok(plot)
+}
+
+/// `text` split into lines of at most `width` characters, breaking after a separator
+/// (`,` `:` `=` `/` or a space) where one is near, else anywhere.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut rest: Vec<char> = text.chars().collect();
+    while rest.len() > width {
+        let head = &rest[..width];
+        let cut = head
+            .iter()
+            .rposition(|c| matches!(c, ',' | ':' | '=' | '/' | ' '))
+            .filter(|p| *p + 1 >= width / 2)
+            .map_or(width, |p| p + 1);
+        lines.push(
+            rest[..cut]
+                .iter()
+                .collect::<String>()
+                .trim_end()
+                .to_string(),
+        );
+        rest.drain(..cut);
+    }
+    lines.push(rest.into_iter().collect());
+    lines
 }
 
 /// Builds the axes of a chart with one horizontal lane per name, the first on top, over the
@@ -603,6 +656,20 @@ pub fn truncate(text: &str, max: usize) -> String {
     }
     let head: String = text.chars().take(max.saturating_sub(1)).collect();
     format!("{head}…")
+}
+
+/// `text` cut to `max` characters by taking out its middle, so both its start and its end
+/// (where variants of one policy differ) stay readable.
+pub fn shorten_middle(text: &str, max: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= max {
+        return text.to_string();
+    }
+    let keep = max.saturating_sub(1);
+    let (head, tail) = (keep - keep / 2, keep / 2);
+    let start: String = chars[..head].iter().collect();
+    let end: String = chars[chars.len() - tail..].iter().collect();
+    format!("{start}…{end}")
 }
 
 /// δ = 1 − 10⁻ᵏ written with superscripts.
@@ -696,6 +763,70 @@ mod tests {
                 legend: true,
             };
             assert!(!line_chart(&chart).contains("NaN"));
+        }
+    }
+
+    #[test]
+    fn equal_values_get_an_axis_around_them() {
+        let y = Axis::new("y");
+        assert_eq!(y.span(&[0.0, 0.0]), (0.0, 1.0), "all zero: 0…1, not −1…1");
+        assert_eq!(y.clone().with_zero().span(&[0.0]), (0.0, 1.0));
+        assert_eq!(y.span(&[5.0, 5.0]), (4.5, 5.5));
+        assert_eq!(y.span(&[-2.0]), (-2.2, -1.8));
+    }
+
+    #[test]
+    fn long_labels_wrap_at_separators() {
+        assert_eq!(
+            wrap("sdrf:delta=0.999999,form=max-of-sums", 24),
+            ["sdrf:delta=0.999999,", "form=max-of-sums"]
+        );
+        assert_eq!(wrap("short", 24), ["short"]);
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(shorten_middle("sdrf:delta=0.999999", 12), "sdrf:d…99999");
+        assert_eq!(shorten_middle("drf", 12), "drf");
+    }
+
+    #[test]
+    fn legends_and_bar_labels_keep_policy_names_whole() {
+        let names = [
+            "sdrf:delta=0.9999 94.0 %",
+            "sdrf:delta=0.999999 93.3 %",
+            "sdrf:delta=0.999999,form=max-of-sums 84.0 %",
+        ];
+        let series = names.iter().enumerate().map(|(i, n)| Series {
+            label: n.to_string(),
+            colour: i,
+            points: vec![(0.0, 1.0), (1.0, 2.0)],
+        });
+        let chart = LineChart {
+            size: (1180, 340),
+            x: Axis::new("x"),
+            y: Axis::new("y"),
+            series: series.collect(),
+            hline: None,
+            markers: false,
+            legend: true,
+        };
+        let bars = names.iter().enumerate().map(|(i, n)| Bar {
+            label: n.to_string(),
+            value: i as f64,
+            text: String::new(),
+            colour: i,
+        });
+        let bar = BarChart {
+            width: 1180,
+            x: Axis::new("x"),
+            bars: bars.collect(),
+        };
+        for svg in [line_chart(&chart), bar_chart(&bar)] {
+            for name in names {
+                assert!(
+                    svg.contains(&format!(">\n{name}\n<")),
+                    "{name} cut in\n{svg}"
+                );
+            }
+            assert!(!svg.contains('…'));
         }
     }
 
