@@ -7,7 +7,7 @@ body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#222;margin
 h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.6em 0;font-size:.86em}
 th,td{padding:.25em .5em;border-bottom:1px solid #e4e4e4;text-align:right;white-space:nowrap}
-th{background:#f4f4f4}th:first-child,td:first-child{text-align:left}
+th{background:#f4f4f4}th.l,td.l{text-align:left}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1.2em;margin:.6em 0}dt{font-weight:600}dd{margin:0}
 figure{margin:1.2em 0;display:inline-block;vertical-align:top}figcaption.title{font-weight:600;margin:0 0 .2em 1em}figcaption{max-width:900px;font-size:.95em;color:#333;margin-top:.3em}
 .legend span{display:inline-block;margin-right:1.2em}.swatch{display:inline-block;width:1.6em;height:.35em;vertical-align:middle;margin-right:.4em}
@@ -37,11 +37,21 @@ pub fn page(title: &str, body: &str) -> String {
     )
 }
 
-/// A table of plain-text cells under plain-text headers.
+/// A table of plain-text cells under plain-text headers, the first column (names) aligned
+/// left and the others (numbers) right.
 pub fn table(headers: &[String], rows: &[Vec<String>]) -> String {
+    table_left(headers, rows, 1)
+}
+
+/// A table like [`table`] whose first `left` columns hold words, aligned left.
+pub fn table_left(headers: &[String], rows: &[Vec<String>], left: usize) -> String {
     let cells = |tag: &str, row: &[String]| {
         row.iter()
-            .map(|c| format!("<{tag}>{}</{tag}>", escape(c)))
+            .enumerate()
+            .map(|(c, text)| {
+                let class = if c < left { " class=\"l\"" } else { "" };
+                format!("<{tag}{class}>{}</{tag}>", escape(text))
+            })
             .collect::<String>()
     };
     let body: String = rows

@@ -4,8 +4,8 @@
 use crate::html;
 use crate::setting;
 use crate::svg::{self, Axis, Bar, BarChart, LineChart, Series};
-use crate::text::{self, fixed, in_unit, percent, strings, time_unit};
-use fairshare_sim::cluster::PolicyResult;
+use crate::text::{self, duration, fixed, in_unit, percent, strings, time_unit};
+use fairshare_sim::cluster::{PolicyResult, UserResult};
 use fairshare_sim::summary::ReplaySummary;
 
 /// Reduction bars are cut here (%), so one very slow policy does not flatten the others.
@@ -18,20 +18,31 @@ pub const TOP_USERS: usize = 8;
 /// Above this fraction of the submitted tasks, tasks that can never fit earn a warning.
 pub const NEVER_FIT_WARNING: f64 = 0.01;
 
-/// The replay as text: setting, input counts, one row per policy, then any warnings.
+/// The replay as text: setting, input counts, two tables with one row per policy (tasks and
+/// waits; use and fairness), then any warnings.
 pub fn replay_table(summary: &ReplaySummary) -> String {
     let warnings: String = replay_warnings(summary)
         .iter()
         .map(|w| format!("\nwarning: {w}"))
         .collect();
     format!(
-        "{}\n{}\n{}{warnings}{}",
-        setting::setting_text(&summary.setting),
+        "{}\n{}\n{TASKS_TITLE}:\n{}{NEVER_FIT_NOTE}.\n\n{USE_TITLE}:\n{}{warnings}{}",
+        setting::setting_text(&setting::setting_items(&summary.setting)),
         setting::input_table(&summary.input),
-        text::table(&headers(summary), &rows(summary)),
+        text::table(&task_headers(), &task_rows(&summary.policies)),
+        text::table(&use_headers(summary), &use_rows(summary)),
         if warnings.is_empty() { "" } else { "\n" }
     )
 }
+
+/// Title of the table of tasks and waits, with how the counts add up.
+const TASKS_TITLE: &str = "Tasks and waits (submitted = completed + unfinished + never fit)";
+/// What "never fit" means, said under the table of tasks and waits.
+const NEVER_FIT_NOTE: &str =
+    "Never fit: larger than the capacity, so never started; not unfinished, and left out of the waits";
+/// Title of the table of use and fairness.
+const USE_TITLE: &str =
+    "Use and fairness (mean share in use; Jain's index of the users' mean dominant shares)";
 
 /// What a reader of the results must know to trust them: policies under which more than
 /// [`NEVER_FIT_WARNING`] of the tasks can never fit the capacity (they are counted apart and
@@ -57,10 +68,14 @@ pub fn replay_warnings(summary: &ReplaySummary) -> Vec<String> {
 pub fn replay_html(summary: &ReplaySummary) -> String {
     let body = [
         String::from("<h1>fairshare replay</h1>\n"),
-        setting::section(&summary.setting, &summary.input),
+        setting::section(&setting::setting_items(&summary.setting), &summary.input),
         format!(
-            "<h2>Policies</h2>\n{}{}",
-            html::table(&headers(summary), &rows(summary)),
+            "<h2>Policies</h2>\n<p>{}.</p>\n{}<p class=\"note\">{}.</p>\n<p>{}.</p>\n{}{}",
+            html::escape(TASKS_TITLE),
+            html::table(&task_headers(), &task_rows(&summary.policies)),
+            html::escape(NEVER_FIT_NOTE),
+            html::escape(USE_TITLE),
+            html::table(&use_headers(summary), &use_rows(summary)),
             replay_warnings(summary)
                 .iter()
                 .map(|w| format!("<p class=\"warning\">Warning: {}</p>\n", html::escape(w)))
@@ -73,9 +88,9 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
     html::page("fairshare replay", &body.concat())
 }
 
-/// Column titles of the policy table.
-fn headers(summary: &ReplaySummary) -> Vec<String> {
-    let mut h = strings(&[
+/// Column titles of the table of tasks and waits.
+fn task_headers() -> Vec<String> {
+    strings(&[
         "policy",
         "submitted",
         "completed",
@@ -84,7 +99,29 @@ fn headers(summary: &ReplaySummary) -> Vec<String> {
         "mean wait",
         "p95 wait",
         "user-mean wait",
-    ]);
+    ])
+}
+
+/// One row per policy, matching [`task_headers`].
+fn task_rows(policies: &[PolicyResult]) -> Vec<Vec<String>> {
+    let row = |p: &PolicyResult| {
+        vec![
+            p.policy.clone(),
+            p.tasks_submitted.to_string(),
+            p.tasks_completed.to_string(),
+            p.tasks_unfinished.to_string(),
+            p.tasks_never_fit.to_string(),
+            duration(p.mean_wait_s),
+            duration(p.p95_wait_s),
+            duration(p.user_mean_wait_s),
+        ]
+    };
+    policies.iter().map(row).collect()
+}
+
+/// Column titles of the table of use and fairness.
+fn use_headers(summary: &ReplaySummary) -> Vec<String> {
+    let mut h = vec![String::from("policy")];
     h.extend(
         summary
             .setting
@@ -96,20 +133,11 @@ fn headers(summary: &ReplaySummary) -> Vec<String> {
     h
 }
 
-/// One row per policy, matching [`headers`].
-fn rows(summary: &ReplaySummary) -> Vec<Vec<String>> {
+/// One row per policy, matching [`use_headers`].
+fn use_rows(summary: &ReplaySummary) -> Vec<Vec<String>> {
     let resources = summary.setting.resources.len();
     let row = |p: &PolicyResult| {
-        let mut r = vec![
-            p.policy.clone(),
-            p.tasks_submitted.to_string(),
-            p.tasks_completed.to_string(),
-            p.tasks_unfinished.to_string(),
-            p.tasks_never_fit.to_string(),
-            format!("{} s", fixed(p.mean_wait_s, 1)),
-            format!("{} s", fixed(p.p95_wait_s, 1)),
-            format!("{} s", fixed(p.user_mean_wait_s, 1)),
-        ];
+        let mut r = vec![p.policy.clone()];
         r.extend((0..resources).map(|i| {
             p.utilization
                 .get_index(i)
@@ -213,16 +241,57 @@ fn share_section(summary: &ReplaySummary) -> String {
             html::panel(&p.policy, &svg::line_chart(&chart))
         })
         .collect();
-    let legend: Vec<(String, usize)> = users
-        .iter()
-        .enumerate()
-        .map(|(i, u)| (u.clone(), i))
-        .collect();
+    let names = short_names(&users);
+    let legend: Vec<(String, usize)> = names.iter().cloned().zip(0..).collect();
     format!(
-        "<h2>Dominant share over time</h2>\n<p>The dominant share of the {} users with the most tasks, one chart per policy and the same colour for the same user everywhere: under a fair policy the lines of busy users stay close together.</p>\n{}{figures}",
+        "<h2>Dominant share over time</h2>\n<p>The dominant share of the {} users with the most tasks, one chart per policy and the same colour for the same user everywhere: under a fair policy the lines of busy users stay close together.</p>\n{}{}{figures}",
         users.len(),
-        html::legend(&legend)
+        html::legend(&legend),
+        user_table(&users, &names, &summary.policies)
     )
+}
+
+/// User ids longer than this are shown by a short alias (u1, u2, …) in legends.
+const LONGEST_ID: usize = 12;
+
+/// What legends call `users`: their ids, or u1, u2, … in order when any id is longer than
+/// [`LONGEST_ID`] (hashed ids of 44 characters would fill the legend).
+fn short_names(users: &[String]) -> Vec<String> {
+    if users.iter().all(|u| u.chars().count() <= LONGEST_ID) {
+        return users.to_vec();
+    }
+    (1..=users.len()).map(|i| format!("u{i}")).collect()
+}
+
+/// The drawn users: the name the legend uses (when it is an alias), their full id and tasks.
+fn user_table(users: &[String], names: &[String], policies: &[PolicyResult]) -> String {
+    let aliased = users != names;
+    let mut headers = Vec::new();
+    if aliased {
+        headers.push(String::from("alias"));
+    }
+    headers.extend(strings(&["user", "tasks submitted", "never fit"]));
+    let rows: Vec<Vec<String>> = users
+        .iter()
+        .zip(names)
+        .map(|(id, name)| {
+            let result = policies.iter().flat_map(|p| &p.users).find(|u| u.id == *id);
+            let count = |f: fn(&UserResult) -> u64| {
+                result.map_or(String::from("–"), |u| f(u).to_string())
+            };
+            let mut row = Vec::new();
+            if aliased {
+                row.push(name.clone());
+            }
+            row.extend([
+                id.clone(),
+                count(|u| u.tasks_submitted),
+                count(|u| u.tasks_never_fit),
+            ]);
+            row
+        })
+        .collect();
+    html::table_left(&headers, &rows, if aliased { 2 } else { 1 })
 }
 
 /// The users that have a dominant-share series, in order of first appearance, at most

@@ -2,7 +2,7 @@
 //! reason a task was skipped) and the setting every run was simulated in.
 
 use crate::html;
-use crate::text::{duration, fixed, strings};
+use crate::text::{amount, duration, fixed, strings};
 use fairshare_sim::summary::{InputCounts, Setting};
 
 /// Tasks submitted to the simulator: those found minus those skipped.
@@ -64,6 +64,20 @@ fn trace_files(files: &[String]) -> String {
     }
 }
 
+/// One amount per resource of `setting`, each in a unit a person reads (`4.03 TiB`).
+pub fn amount_list(setting: &Setting, values: &[f64]) -> Vec<String> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(r, v)| amount(*v, setting.units.get(r).map_or("", String::as_str)))
+        .collect()
+}
+
+/// [`amount_list`] on one line: `1013.19 processors / 4.03 TiB`.
+fn amounts(setting: &Setting, values: &[f64]) -> String {
+    amount_list(setting, values).join(" / ")
+}
+
 /// The setting as (term, description) pairs.
 pub fn setting_items(s: &Setting) -> Vec<(&'static str, String)> {
     let resources = s
@@ -74,19 +88,12 @@ pub fn setting_items(s: &Setting) -> Vec<(&'static str, String)> {
             Some(u) if !u.is_empty() => format!("{r} ({u})"),
             _ => r.clone(),
         });
-    let amounts = |values: &[f64]| {
-        values
-            .iter()
-            .map(|v| fixed(*v, 2))
-            .collect::<Vec<_>>()
-            .join(" / ")
-    };
     let mut items = vec![
         ("trace", trace_files(&s.trace)),
         ("format", s.format.clone()),
         ("resources", resources.collect::<Vec<_>>().join(", ")),
-        ("mean demand", amounts(&s.mean_demand)),
-        ("capacity", amounts(&s.capacity)),
+        ("mean demand", amounts(s, &s.mean_demand)),
+        ("capacity", amounts(s, &s.capacity)),
     ];
     if let Some(f) = s.capacity_fraction {
         items.push((
@@ -114,18 +121,18 @@ pub fn setting_items(s: &Setting) -> Vec<(&'static str, String)> {
     items
 }
 
-/// The setting and the input counts as HTML.
-pub fn section(setting: &Setting, input: &InputCounts) -> String {
+/// The setting (as [`setting_items`] gives it) and the input counts as HTML.
+pub fn section(items: &[(&str, String)], input: &InputCounts) -> String {
     format!(
         "<h2>Setting</h2>\n{}<h2>Input</h2>\n{}",
-        html::definitions(&setting_items(setting)),
+        html::definitions(items),
         html::table(&strings(&["input", "count"]), &input_rows(input))
     )
 }
 
-/// The setting as text lines.
-pub fn setting_text(setting: &Setting) -> String {
-    setting_items(setting)
+/// The setting (as [`setting_items`] gives it) as text lines.
+pub fn setting_text(items: &[(&str, String)]) -> String {
+    items
         .iter()
         .map(|(t, d)| format!("{t:<18} {d}\n"))
         .collect()

@@ -2,10 +2,11 @@
 //! terminal table and as a page.
 
 use crate::html;
+use crate::replay::NEVER_FIT_WARNING;
 use crate::setting;
 use crate::svg::{self, delta_label, Axis, Bubble, BubbleChart, LineChart, Scale, Series, GREY};
-use crate::text::{self, fixed};
-use fairshare_sim::cluster::PolicyResult;
+use crate::text::{self, duration, fixed, percent};
+use fairshare_sim::cluster::{PolicyResult, UserResult};
 use fairshare_sim::summary::{SweepCell, SweepSummary};
 
 /// The ε the paper finds best (δ = 1 − 10⁻⁶), used for Figure 5.
@@ -49,6 +50,16 @@ impl<'a> Grid<'a> {
             .map(|c| &c.result)
     }
 
+    /// The most tasks that can never fit at `fraction` over its cells (all cells of one
+    /// fraction share the capacity), with the tasks submitted there.
+    fn never_fit(&self, fraction: f64) -> Option<(u64, u64)> {
+        self.cells
+            .iter()
+            .filter(|c| c.fraction == fraction)
+            .map(|c| (c.result.tasks_never_fit, c.result.tasks_submitted))
+            .max()
+    }
+
     /// `1 − W̄(SDRF) / W̄(DRF)` at `fraction`, when both runs exist and DRF waited at all.
     fn reduction(&self, fraction: f64, epsilon: f64) -> Option<f64> {
         let drf = self.result(fraction, None)?.user_mean_wait_s;
@@ -73,21 +84,117 @@ fn delta_name(epsilon: f64) -> String {
     }
 }
 
-/// The grid as text: one row per fraction, one reduction column per δ.
+/// The sweep as text: setting, input counts, the capacities of the grid, any warnings, then
+/// the grid with one row per fraction and one reduction column per δ.
 pub fn sweep_table(summary: &SweepSummary) -> String {
     let grid = Grid::new(&summary.cells);
-    let shards = format!(
-        "shards {:?} of {}, {} cells\n",
-        summary.shard_ids,
-        summary.shards,
-        summary.cells.len()
-    );
-    let title =
-        "Reduction of the users' mean waiting time vs DRF at the same capacity (1 − W/W_DRF):\n";
+    let warnings: String = sweep_warnings(&grid)
+        .iter()
+        .map(|w| format!("warning: {w}\n"))
+        .collect();
     format!(
-        "{shards}{title}{}",
+        "{}\n{}\n{}\nCapacities of the grid:\n{}{warnings}\n{REDUCTION_TITLE}:\n{}",
+        setting::setting_text(&sweep_setting(summary, &grid)),
+        setting::input_table(&summary.input),
+        shards_text(summary),
+        text::table(&capacity_headers(summary), &capacity_rows(summary, &grid)),
         text::table(&grid_headers(&grid), &grid_rows(&grid))
     )
+}
+
+/// Title of the grid of reductions.
+const REDUCTION_TITLE: &str =
+    "Reduction of the users' mean waiting time vs DRF at the same capacity (1 − W/W_DRF)";
+
+/// Which part of the grid this output holds, in the terms of `--shard i/n`.
+fn shards_text(summary: &SweepSummary) -> String {
+    let n = summary.shards;
+    let name = |i: &usize| format!("{i}/{n}");
+    let missing: Vec<String> = (0..n)
+        .filter(|i| !summary.shard_ids.contains(i))
+        .map(|i| name(&i))
+        .collect();
+    let held: Vec<String> = summary.shard_ids.iter().map(name).collect();
+    let cells = summary.cells.len();
+    match (n, held.len(), missing.len()) {
+        (1, _, 0) => format!("The whole grid in one run (not split into shards): {cells} cells"),
+        (_, _, 0) => format!("All {n} shards merged: the whole grid, {cells} cells"),
+        (_, 1, _) => format!(
+            "Shard {} only (--shard {}): part of the grid, {cells} cells",
+            held[0], held[0]
+        ),
+        _ => format!(
+            "Shards {} merged, {} missing: part of the grid, {cells} cells",
+            held.join(", "),
+            missing.join(", ")
+        ),
+    }
+}
+
+/// The setting of a sweep: the shared items, with the capacity given as the grid's range.
+fn sweep_setting<'a>(summary: &'a SweepSummary, grid: &Grid) -> Vec<(&'a str, String)> {
+    let mut items = setting::setting_items(&summary.setting);
+    let range = match (grid.fractions.first(), grid.fractions.last()) {
+        (Some(lo), Some(hi)) => format!(
+            "{} to {} × mean demand, {} fractions (capacities of the grid below)",
+            fixed(*lo, 2),
+            fixed(*hi, 2),
+            grid.fractions.len()
+        ),
+        _ => String::from("– (no cells)"),
+    };
+    for item in items.iter_mut().filter(|(t, _)| *t == "capacity") {
+        item.1 = range.clone();
+    }
+    items
+}
+
+/// Column titles of the capacity table: the fraction, each resource with its unit, never fit.
+fn capacity_headers(summary: &SweepSummary) -> Vec<String> {
+    let mut h = vec![String::from("fraction")];
+    h.extend(
+        summary
+            .setting
+            .resources
+            .iter()
+            .map(|r| format!("capacity {r}")),
+    );
+    h.push(String::from("tasks never fit"));
+    h
+}
+
+/// One row per fraction: the pool it simulates (the fraction × the mean demand, which is the
+/// setting's capacity at fraction 1) and the tasks that can never fit it.
+fn capacity_rows(summary: &SweepSummary, grid: &Grid) -> Vec<Vec<String>> {
+    let setting = &summary.setting;
+    let row = |f: &f64| {
+        let capacity: Vec<f64> = setting.capacity.iter().map(|c| c * f).collect();
+        let mut r = vec![fixed(*f, 2)];
+        r.extend(setting::amount_list(setting, &capacity));
+        r.push(
+            grid.never_fit(*f)
+                .map_or(String::from("–"), |(n, of)| format!("{n} of {of}")),
+        );
+        r
+    };
+    grid.fractions.iter().map(row).collect()
+}
+
+/// Fractions at which more than [`NEVER_FIT_WARNING`] of the tasks can never fit.
+fn sweep_warnings(grid: &Grid) -> Vec<String> {
+    grid.fractions
+        .iter()
+        .filter_map(|f| {
+            let (n, of) = grid.never_fit(*f)?;
+            (n as f64 > NEVER_FIT_WARNING * of as f64).then(|| {
+                format!(
+                    "at capacity {} × mean demand, {n} of {of} tasks ({}) can never fit: they are counted apart, not as unfinished, and left out of every wait, so the waits there describe only the tasks that fit",
+                    fixed(*f, 2),
+                    percent(n as f64 / of as f64)
+                )
+            })
+        })
+        .collect()
 }
 
 /// Column titles of the grid table.
@@ -104,9 +211,9 @@ fn grid_headers(grid: &Grid) -> Vec<String> {
 /// One row per fraction, matching [`grid_headers`].
 fn grid_rows(grid: &Grid) -> Vec<Vec<String>> {
     let row = |f: &f64| {
-        let drf = grid.result(*f, None).map_or(String::from("–"), |r| {
-            format!("{} s", fixed(r.user_mean_wait_s, 1))
-        });
+        let drf = grid
+            .result(*f, None)
+            .map_or(String::from("–"), |r| duration(r.user_mean_wait_s));
         let mut r = vec![fixed(*f, 2), drf];
         r.extend(grid.epsilons.iter().map(|e| {
             grid.reduction(*f, *e).map_or(String::from("–"), |x| {
@@ -121,18 +228,21 @@ fn grid_rows(grid: &Grid) -> Vec<Vec<String>> {
 /// The sweep as a self-contained HTML page with Figures 4–6.
 pub fn sweep_html(summary: &SweepSummary) -> String {
     let grid = Grid::new(&summary.cells);
-    let shards = format!(
-        "<p class=\"note\">Shards {:?} of {}; {} cells.</p>\n",
-        summary.shard_ids,
-        summary.shards,
-        summary.cells.len()
-    );
+    let warnings: String = sweep_warnings(&grid)
+        .iter()
+        .map(|w| format!("<p class=\"warning\">Warning: {}</p>\n", html::escape(w)))
+        .collect();
     let body = [
         String::from("<h1>fairshare sweep</h1>\n"),
-        shards,
-        setting::section(&summary.setting, &summary.input),
+        format!("<p class=\"note\">{}.</p>\n", html::escape(&shards_text(summary))),
+        setting::section(&sweep_setting(summary, &grid), &summary.input),
         format!(
-            "<h2>Reduction of mean waiting time vs DRF</h2>\n{}",
+            "<h2>Capacities</h2>\n<p>Each fraction simulates a pool of that fraction of the trace's mean demand. Tasks that never fit are larger than that pool: they never start and are left out of the waits.</p>\n{}{warnings}",
+            html::table(&capacity_headers(summary), &capacity_rows(summary, &grid))
+        ),
+        format!(
+            "<h2>Reduction of mean waiting time vs DRF</h2>\n<p>{}.</p>\n{}",
+            html::escape(REDUCTION_TITLE),
             html::table(&grid_headers(&grid), &grid_rows(&grid))
         ),
         format!("<h2>Figure 4 — waiting time</h2>\n{}", figure4(&grid)),
@@ -231,8 +341,8 @@ fn figure5(grid: &Grid) -> String {
     let (above, below, on) = (count(2), count(1), count(GREY));
     let chart = BubbleChart {
         size: (860, 620),
-        x: Axis::new("tasks completed / submitted under DRF").range(-0.03, 1.03),
-        y: Axis::new("tasks completed / submitted under SDRF").range(-0.03, 1.03),
+        x: Axis::new("tasks completed / tasks that fit, under DRF").range(-0.03, 1.03),
+        y: Axis::new("tasks completed / tasks that fit, under SDRF").range(-0.03, 1.03),
         bubbles,
         legend: vec![
             (format!("SDRF better: {above}"), 2),
@@ -246,7 +356,7 @@ fn figure5(grid: &Grid) -> String {
         " (the paper's δ = 1−10⁻⁶ at the smallest capacity is not in this sweep; this is the nearest cell present)"
     };
     let caption = format!(
-        "Each bubble is a user (area ∝ log(1 + tasks submitted)) at δ = {} and capacity {}{fallback}: bubbles above the diagonal completed a larger share of their tasks under SDRF than under DRF. Above the line: {above}; below: {below}; on it: {on}.",
+        "Each bubble is a user (area ∝ log(1 + tasks submitted)) at δ = {} and capacity {}{fallback}: bubbles above the diagonal completed a larger share of their tasks that fit the capacity under SDRF than under DRF (tasks that never fit are left out; users with none that fit are not drawn). Above the line: {above}; below: {below}; on it: {on}.",
         delta_name(epsilon),
         fixed(fraction, 2)
     );
@@ -256,19 +366,14 @@ fn figure5(grid: &Grid) -> String {
 /// One bubble per user present in both runs with tasks submitted: green above the diagonal,
 /// red below, grey on it.
 fn user_bubbles(drf: &PolicyResult, sdrf: &PolicyResult) -> Vec<Bubble> {
-    let ratio = |done: u64, of: u64| done as f64 / of as f64;
+    let fitting = |u: &UserResult| u.tasks_submitted.saturating_sub(u.tasks_never_fit);
+    let ratio = |u: &UserResult| u.tasks_completed as f64 / fitting(u) as f64;
     drf.users
         .iter()
-        .filter(|u| u.tasks_submitted > 0)
+        .filter(|u| fitting(u) > 0)
         .filter_map(|d| {
-            let s = sdrf
-                .users
-                .iter()
-                .find(|s| s.id == d.id && s.tasks_submitted > 0)?;
-            let (x, y) = (
-                ratio(d.tasks_completed, d.tasks_submitted),
-                ratio(s.tasks_completed, s.tasks_submitted),
-            );
+            let s = sdrf.users.iter().find(|s| s.id == d.id && fitting(s) > 0)?;
+            let (x, y) = (ratio(d), ratio(s));
             let colour = if y > x + 1e-9 {
                 2
             } else if y < x - 1e-9 {

@@ -139,7 +139,12 @@ fn sample_sweep() -> SweepSummary {
     }
     SweepSummary {
         input: input(),
-        setting: setting(),
+        // A sweep's setting gives the capacity at fraction 1, the mean demand.
+        setting: Setting {
+            capacity: setting().mean_demand,
+            capacity_fraction: None,
+            ..setting()
+        },
         shard_ids: vec![0, 1],
         shards: 2,
         cells,
@@ -218,7 +223,7 @@ fn replay_table_lists_inputs_and_policies() {
         "sdrf:delta=0.999999",
         "util memory",
         "1234",
-        "60.0 s",
+        "1.00 min",
     ] {
         assert!(t.contains(expected), "{expected} missing from\n{t}");
     }
@@ -290,4 +295,132 @@ fn tasks_that_never_fit_are_shown_and_warned_about() {
     assert!(table.contains(expected), "{table}");
     let page = replay_html(&summary);
     assert!(page.contains("<p class=\"warning\">Warning: under drf,"));
+}
+
+#[test]
+fn five_policies_with_long_names_fit_a_terminal() {
+    let mut s = sample_replay();
+    for name in ["sdrf:delta=0.9999", "sdrf:delta=0.999999,form=max-of-sums"] {
+        s.policies.push(policy(name, 50.0, users(), Some(7)));
+    }
+    let table = replay_table(&s);
+    let widest = table.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 120, "{widest} characters wide:\n{table}");
+    for name in ["sdrf:delta=0.9999 ", "sdrf:delta=0.999999,form=max-of-sums"] {
+        assert_eq!(
+            table.matches(name).count(),
+            2,
+            "{name} whole in both tables"
+        );
+    }
+}
+
+#[test]
+fn hashed_user_ids_get_short_aliases_in_legends() {
+    let hashed = |i: usize| format!("{i}Jq9YeclsPWsAT6TX/r9X5OilZpSEb2PBGliYAOMxM=");
+    let mut s = sample_replay();
+    for p in &mut s.policies {
+        for (i, u) in p.users.iter_mut().enumerate() {
+            u.id = hashed(i);
+        }
+        for (i, series) in p.timeline.dominant_share.iter_mut().enumerate() {
+            series.id = hashed(i);
+        }
+    }
+    let html = replay_html(&s);
+    let legend = html
+        .split("<p class=\"legend\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</p>").next())
+        .expect("a legend");
+    assert!(legend.contains("u1") && legend.contains("u4"), "{legend}");
+    assert!(!legend.contains(&hashed(0)), "{legend}");
+    assert!(
+        html.contains(&format!(
+            "<td class=\"l\">u1</td><td class=\"l\">{}</td>",
+            hashed(0)
+        )),
+        "the alias table maps u1 to its id"
+    );
+}
+
+#[test]
+fn short_user_ids_are_shown_as_they_are() {
+    let html = replay_html(&sample_replay());
+    assert!(html.contains("alice</span>"), "alice in the legend");
+    assert!(!html.contains(">u1<"));
+}
+
+#[test]
+fn memory_and_long_durations_are_in_units_a_person_reads() {
+    let mut s = sample_replay();
+    s.setting.units = vec!["processors".into(), "KB".into()];
+    s.setting.mean_demand = vec![1013.19, 4_327_511_465.89];
+    s.setting.capacity = s.setting.mean_demand.clone();
+    s.policies[0].mean_wait_s = 1_699_061.9;
+    let table = replay_table(&s);
+    let html = replay_html(&s);
+    for page in [&table, &html] {
+        assert!(page.contains("1013.19 processors / 4.03 TiB"), "{page}");
+        assert!(!page.contains("4327511465"), "raw KB in\n{page}");
+        assert!(page.contains("19.7 d"), "{page}");
+    }
+}
+
+#[test]
+fn sweep_setting_shows_every_capacity_and_which_shards() {
+    let s = sample_sweep();
+    let table = sweep_table(&s);
+    let html = sweep_html(&s);
+    for page in [&table, &html] {
+        assert!(
+            page.contains("All 2 shards merged: the whole grid, 24 cells"),
+            "{page}"
+        );
+        assert!(
+            page.contains("0.50 to 1.00 × mean demand, 3 fractions"),
+            "{page}"
+        );
+        for capacity in ["6.25", "6.19", "12.50", "8.25"] {
+            assert!(
+                page.contains(capacity),
+                "capacity {capacity} missing from\n{page}"
+            );
+        }
+        assert!(!page.contains("[0, 1]"), "{page}");
+    }
+    let mut one = sample_sweep();
+    (one.shard_ids, one.shards) = (vec![0], 1);
+    assert!(sweep_table(&one).contains("The whole grid in one run"));
+    let mut part = sample_sweep();
+    (part.shard_ids, part.shards) = (vec![1], 4);
+    assert!(sweep_table(&part).contains("Shard 1/4 only (--shard 1/4)"));
+    (part.shard_ids, part.shards) = (vec![0, 2], 4);
+    assert!(sweep_table(&part).contains("Shards 0/4, 2/4 merged, 1/4, 3/4 missing"));
+}
+
+#[test]
+fn sweep_warns_where_tasks_never_fit_and_leaves_them_out_of_figure_5() {
+    let mut s = sample_sweep();
+    for cell in s.cells.iter_mut().filter(|c| c.fraction == 0.5) {
+        cell.result.tasks_never_fit = 20;
+        // None of Carol's 5 tasks fits: she has no completion ratio to compare.
+        let carol = &mut cell.result.users[2];
+        (
+            carol.tasks_never_fit,
+            carol.tasks_started,
+            carol.tasks_completed,
+        ) = (5, 0, 0);
+    }
+    let table = sweep_table(&s);
+    let expected =
+        "warning: at capacity 0.50 × mean demand, 20 of 165 tasks (12.1 %) can never fit";
+    assert!(table.contains(expected), "{table}");
+    assert!(table.contains("20 of 165"), "{table}");
+    let html = sweep_html(&s);
+    assert!(html.contains("<p class=\"warning\">Warning: at capacity 0.50"));
+    assert!(
+        html.contains("Above the line: 1; below: 0; on it: 1."),
+        "Carol is not drawn: {html}"
+    );
 }
