@@ -82,7 +82,7 @@ pub struct PolicyResult {
     /// Mean wait over submitted tasks that can fit, seconds (a task still waiting counts its
     /// wait so far).
     pub mean_wait_s: f64,
-    /// 95th percentile of the waits, seconds.
+    /// 95th percentile of the waits of the submitted tasks that can fit, seconds.
     pub p95_wait_s: f64,
     /// Mean over users of each user's mean wait, seconds (SDRF paper, Figure 4).
     pub user_mean_wait_s: f64,
@@ -90,7 +90,8 @@ pub struct PolicyResult {
     pub mean_slowdown: f64,
     /// Mean fraction of each resource in use, by resource name.
     pub utilization: IndexMap<String, f64>,
-    /// Jain's fairness index of the users' time-averaged dominant shares.
+    /// Jain's fairness index of the time-averaged dominant shares of the users with a task
+    /// that can fit.
     pub jain_index: f64,
     /// Swap events the live tree processed (SDRF only).
     pub livetree_events: Option<u64>,
@@ -290,7 +291,13 @@ impl Recorder {
             sum(|u| u.completed),
             sum(|u| u.never_fit),
         );
-        let active: Vec<&UserTally> = self.users.iter().filter(|u| u.submitted > 0).collect();
+        // Users with a task that fits; one whose every task is too large is at share 0 under
+        // every policy, which says nothing about the policy's fairness.
+        let active: Vec<&UserTally> = self
+            .users
+            .iter()
+            .filter(|u| u.submitted > u.never_fit)
+            .collect();
         let mean_share = |u: &UserTally| {
             if span > 0.0 {
                 u.share_integral / span
@@ -469,6 +476,24 @@ mod tests {
             "covers the run"
         );
         assert_eq!(times[0], 0.0);
+    }
+
+    #[test]
+    fn users_none_of_whose_tasks_fit_are_left_out_of_jain() {
+        let names = ["cpu".to_owned()];
+        let users = ["fits".to_owned(), "too large".to_owned()];
+        let mut recorder = Recorder::new(2, &names, Time::ZERO, 1.0);
+        recorder.submitted(0);
+        recorder.started(0, 0.0, 10.0);
+        recorder.allocation(0, Time::ZERO, &[0.5]);
+        recorder.submitted(1);
+        recorder.never_fits(1);
+        let result = recorder.finish(Time::from_secs_f64(10.0), std::iter::empty(), &users, 2);
+        assert_eq!(result.users.len(), 2, "both users are reported");
+        assert_eq!(
+            result.jain_index, 1.0,
+            "only the user with a task that fits"
+        );
     }
 
     #[test]
