@@ -13,6 +13,10 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+/// Version of the layout of every JSON document `fairshare` writes (`docs/json.md`): each
+/// carries it first as `schema_version`, and a document read back must carry the same.
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// Why an instance file cannot be used.
 #[derive(Debug, Error)]
 pub enum InstanceError {
@@ -127,6 +131,8 @@ pub struct UserOutcome {
 /// The answer to an instance.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Outcome {
+    /// Layout version of this JSON document ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
     /// Policy used.
     pub policy: String,
     /// Mode used.
@@ -316,6 +322,7 @@ impl Instance {
             })
             .collect();
         Outcome {
+            schema_version: SCHEMA_VERSION,
             policy: self.policy.to_string(),
             mode: self.mode,
             rule: (self.mode == Mode::Tasks).then_some(rule),
@@ -380,6 +387,16 @@ mod tests {
         assert_eq!(out.users[0].allocation["mem"], 12.0);
         assert!((out.users[0].dominant_share - 2.0 / 3.0).abs() < 1e-12);
         assert!((out.utilization["cpu"] - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_answer_names_its_layout_first() {
+        let out = Instance::from_json(TEXTBOOK)
+            .unwrap()
+            .solve(Blocking::HeadOfLine)
+            .unwrap();
+        let json = serde_json::to_string(&out).unwrap();
+        assert!(json.starts_with("{\"schema_version\":1,"), "{json}");
     }
 
     #[test]

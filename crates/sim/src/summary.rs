@@ -1,10 +1,75 @@
 //! The documents a replay or a sweep produces: what was read, what was simulated, and the
 //! results per policy. They are what `--json` writes, what `sweep merge` joins and what the
 //! report draws.
+//!
+//! Every document `fairshare` writes starts with `schema_version` ([`SCHEMA_VERSION`], the
+//! layout `docs/json.md` describes). The documents of this crate carry it in their JSON only,
+//! not as a field: their derives are `remote = "Self"`, and [`versioned_json!`] wraps them,
+//! writing the version first and refusing a document of another version on reading.
 
 use crate::cluster::PolicyResult;
+use crate::process::result::SimulationResult;
+pub use fairshare_core::instance::SCHEMA_VERSION;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+/// A document's JSON: the layout version, then the document's own fields.
+#[derive(Serialize, Deserialize)]
+struct Versioned<T> {
+    schema_version: u32,
+    #[serde(flatten)]
+    fields: T,
+}
+
+/// Refuses a document written in another layout than this program's.
+fn check_version<E: serde::de::Error>(found: u32) -> Result<(), E> {
+    if found == SCHEMA_VERSION {
+        Ok(())
+    } else {
+        Err(E::custom(format!(
+            "schema_version {found}: this fairshare reads schema_version {SCHEMA_VERSION}"
+        )))
+    }
+}
+
+/// Implements `Serialize` and `Deserialize` for document types whose derives carry
+/// `#[serde(remote = "Self")]` (which turns them into inherent functions), through
+/// [`Versioned`].
+macro_rules! versioned_json {
+    ($($t:ty),*) => {$(
+        impl Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                struct Fields<'a>(&'a $t);
+                impl Serialize for Fields<'_> {
+                    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                        <$t>::serialize(self.0, s)
+                    }
+                }
+                let document = Versioned {
+                    schema_version: SCHEMA_VERSION,
+                    fields: Fields(self),
+                };
+                document.serialize(serializer)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct Fields($t);
+                impl<'de> Deserialize<'de> for Fields {
+                    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                        <$t>::deserialize(d).map(Fields)
+                    }
+                }
+                let document = Versioned::<Fields>::deserialize(deserializer)?;
+                check_version(document.schema_version)?;
+                Ok(document.fields.0)
+            }
+        }
+    )*};
+}
+
+versioned_json!(ReplaySummary, SweepSummary, SimulationResult);
 
 /// What the trace reader saw.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -56,8 +121,9 @@ pub struct Setting {
     pub rule: String,
 }
 
-/// The output of `fairshare replay`.
+/// The output of `fairshare replay` (its JSON starts with `schema_version`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub struct ReplaySummary {
     /// What was read.
     #[serde(flatten)]
@@ -79,8 +145,10 @@ pub struct SweepCell {
     pub result: PolicyResult,
 }
 
-/// The output of `fairshare sweep` (one shard or merged).
+/// The output of `fairshare sweep`, one shard or merged (its JSON starts with
+/// `schema_version`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub struct SweepSummary {
     /// What was read.
     #[serde(flatten)]
@@ -93,4 +161,78 @@ pub struct SweepSummary {
     pub shards: usize,
     /// The cells, ordered by fraction, then baseline first, then ε descending.
     pub cells: Vec<SweepCell>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::process::result::Cumulative;
+
+    fn sweep() -> SweepSummary {
+        SweepSummary {
+            input: InputCounts {
+                records_read: 3,
+                ..InputCounts::default()
+            },
+            setting: Setting::default(),
+            shard_ids: vec![0],
+            shards: 1,
+            cells: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_document_starts_with_its_layout_version() {
+        let replay = ReplaySummary {
+            input: InputCounts::default(),
+            setting: Setting::default(),
+            policies: Vec::new(),
+        };
+        let simulation = SimulationResult {
+            scenario: "s.toml".into(),
+            policy: "bottleneck".into(),
+            runs: 1,
+            seed: 0,
+            end_s: 0.0,
+            processes: Vec::new(),
+            resources: Vec::new(),
+            timeline: Vec::new(),
+            cumulative: Cumulative::default(),
+            events: 0,
+            wall_s: 0.0,
+            events_per_s: 0.0,
+        };
+        for json in [
+            serde_json::to_string(&replay).unwrap(),
+            serde_json::to_string(&sweep()).unwrap(),
+            serde_json::to_string(&simulation).unwrap(),
+        ] {
+            assert!(json.starts_with("{\"schema_version\":1,"), "{json}");
+        }
+        let flattened = serde_json::to_value(sweep()).unwrap();
+        assert_eq!(flattened["records_read"], 3, "input counts stay at the top");
+    }
+
+    #[test]
+    fn a_document_reads_back_as_written() {
+        let json = serde_json::to_string(&sweep()).unwrap();
+        assert_eq!(
+            serde_json::from_str::<SweepSummary>(&json).unwrap(),
+            sweep()
+        );
+    }
+
+    #[test]
+    fn another_or_no_layout_version_is_refused() {
+        let mut json = serde_json::to_value(sweep()).unwrap();
+        json["schema_version"] = 2.into();
+        let error = serde_json::from_value::<SweepSummary>(json.clone()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "schema_version 2: this fairshare reads schema_version 1"
+        );
+        json.as_object_mut().unwrap().remove("schema_version");
+        let error = serde_json::from_value::<SweepSummary>(json).unwrap_err();
+        assert!(error.to_string().contains("schema_version"), "{error}");
+    }
 }

@@ -120,6 +120,8 @@ pub struct Cumulative {
 
 /// The output of `fairshare simulate`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Its JSON starts with `schema_version`: `crate::summary` implements serde through these derives.
+#[serde(remote = "Self")]
 pub struct SimulationResult {
     /// The scenario file.
     pub scenario: String,
