@@ -11,9 +11,18 @@ mod workload;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// What `--help` says after the subcommands: the exit codes and where the JSON is described.
+const AFTER_HELP: &str = "\
+Exit status:
+  0  success (also when standard output is closed early, as by `| head`)
+  1  error: an input, a setting or an output that cannot be used (the message says which)
+  2  usage: unknown option, missing or malformed argument
+
+Every --json output starts with \"schema_version\": 1; docs/json.md describes each field and its unit.";
+
 /// Multi-resource fair sharing: who goes next, and how much each client gets.
 #[derive(Parser)]
-#[command(name = "fairshare", version, about, long_about = None)]
+#[command(name = "fairshare", version, about, long_about = None, after_help = AFTER_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -65,7 +74,16 @@ fn message(err: &anyhow::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::message;
+    use super::{message, Cli};
+    use clap::CommandFactory;
+
+    #[test]
+    fn help_gives_the_exit_codes_and_the_json_layout() {
+        let help = Cli::command().render_long_help().to_string();
+        for line in ["  0  success", "  1  error", "  2  usage", "docs/json.md"] {
+            assert!(help.contains(line), "{line} missing from\n{help}");
+        }
+    }
 
     #[test]
     fn causes_are_shown_once() {
