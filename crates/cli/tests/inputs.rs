@@ -278,14 +278,21 @@ fn allocation_errors_name_the_user_by_id() {
         "users": [{"id": "bob", "demand": {"cpu": 1}, "tasks": 2}, {"id": "alice", "demand": {"cpu": 0}}]}"#;
     let path = write(dir.path(), "i.json", instance);
     let message = stderr(&fairshare(&["allocate", path.to_str().unwrap()]));
-    assert!(message.contains("user \"alice\" (users[1]): a task that needs nothing"), "{message}");
+    assert!(
+        message.contains("user \"alice\" (users[1]): a task that needs nothing"),
+        "{message}"
+    );
     assert!(!message.contains("client 1"), "{message}");
 }
 
 #[test]
 fn a_bad_program_line_is_told_once() {
     let dir = tempfile::TempDir::new().unwrap();
-    write(dir.path(), "p.prog", "# Priority:\n50\n# Requests:\nloop 2\ncpu 1 x\n");
+    write(
+        dir.path(),
+        "p.prog",
+        "# Priority:\n50\n# Requests:\nloop 2\ncpu 1 x\n",
+    );
     let scenario = "[[process]]\nname = \"a\"\nprogram_file = \"p.prog\"\n";
     let path = write(dir.path(), "s.toml", scenario);
     let message = stderr(&fairshare(&["simulate", path.to_str().unwrap()]));

@@ -126,7 +126,10 @@ fn oversized_tasks_never_run_and_do_not_block() {
     assert_eq!(r.tasks_never_fit, 1);
     assert_eq!(r.users[0].tasks_never_fit, 1);
     assert_eq!(r.tasks_completed, 2);
-    assert_eq!(r.tasks_unfinished, 0, "a task that can never fit is not unfinished");
+    assert_eq!(
+        r.tasks_unfinished, 0,
+        "a task that can never fit is not unfinished"
+    );
     assert_eq!(
         r.tasks_submitted,
         r.tasks_completed + r.tasks_unfinished + r.tasks_never_fit

@@ -229,7 +229,11 @@ fn events_after_the_window_are_ignored_and_absurd_times_refused() {
     let after = read_ok(&[write(&dir, "after.csv", &text)], Some(Format::Google));
     assert!(after.tasks.is_empty());
     assert_eq!(after.stats.records_ignored["after the trace window"], 1);
-    assert_eq!(skipped(&after, "no known end"), 1, "the task's end is not known");
+    assert_eq!(
+        skipped(&after, "no known end"),
+        1,
+        "the task's end is not known"
+    );
     let text = bare(10, 1, SUBMIT) + &bare(20_000_000_000_000_000, 2, SUBMIT);
     let path = write(&dir, "far.csv", &text);
     let error = read(&[&path], Some(Format::Google), &ReadOptions::default());

@@ -98,7 +98,11 @@ fn memory_is_decided_from_every_job_not_the_first() {
     assert_eq!(read.tasks[0].demand, [2.0, 200.0]);
     assert_eq!(skipped(&read, "no memory"), 1);
     assert_eq!(read.stats.notes.len(), 1, "the decision is reported");
-    assert!(read.stats.notes[0].contains("2 of 3 jobs"), "{:?}", read.stats.notes);
+    assert!(
+        read.stats.notes[0].contains("2 of 3 jobs"),
+        "{:?}",
+        read.stats.notes
+    );
 }
 
 #[test]
@@ -111,11 +115,18 @@ fn memory_recorded_on_few_jobs_is_not_a_resource() {
     let read = read_ok(&[path], None);
     assert_eq!(read.resources, ["cpu"]);
     assert_eq!(read.tasks.len(), 3);
-    assert!(read.stats.notes[0].contains("1 of 3 jobs"), "{:?}", read.stats.notes);
+    assert!(
+        read.stats.notes[0].contains("1 of 3 jobs"),
+        "{:?}",
+        read.stats.notes
+    );
     let none = write(&dir, "kth.swf", &job(1, 0, 0, 10, 4, -1, 4, -1, 1));
     let read = read_ok(&[none], None);
     assert_eq!(read.resources, ["cpu"]);
-    assert!(read.stats.notes.is_empty(), "nothing to say when no job has memory");
+    assert!(
+        read.stats.notes.is_empty(),
+        "nothing to say when no job has memory"
+    );
 }
 
 #[test]
@@ -138,14 +149,22 @@ fn times_and_amounts_that_cannot_be_represented_are_errors_not_clamped() {
     let path = write(&dir, "run.swf", &huge_run);
     let error = read(&[&path], None, &ReadOptions::default()).error.unwrap();
     let expected = "field 4 (run time): expected seconds from 0 to 1e10, found \"1e308\"";
-    assert_eq!(error.to_string(), format!("{}:2: {expected}", path.display()));
+    assert_eq!(
+        error.to_string(),
+        format!("{}:2: {expected}", path.display())
+    );
     let lenient = read_lenient(&[path], None);
     assert_eq!(lenient.tasks.len(), 1);
     assert_eq!(skipped(&lenient, "malformed: field 4 (run time)"), 1);
     let huge_memory = text.replacen("2 5 0 10 2 -1 10", "2 5 0 10 2 -1 1e300", 1);
     let path = write(&dir, "mem.swf", &huge_memory);
     let error = read(&[&path], None, &ReadOptions::default()).error.unwrap();
-    assert!(error.to_string().contains(":2: field 7 (used memory): expected a number from 0 to 1e15"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains(":2: field 7 (used memory): expected a number from 0 to 1e15"),
+        "{error}"
+    );
 }
 
 #[test]

@@ -147,8 +147,11 @@ mod tests {
 
     #[test]
     fn machines_place_first_fit_and_release() {
-        let mut space =
-            Space::new(&Capacity::Machines(vec![vec![4.0, 4.0], vec![4.0, 4.0]]), &names()).unwrap();
+        let mut space = Space::new(
+            &Capacity::Machines(vec![vec![4.0, 4.0], vec![4.0, 4.0]]),
+            &names(),
+        )
+        .unwrap();
         let task = space.normalise(&[2.5, 1.0]).unwrap();
         assert_eq!(space.place(&task), Some(0));
         assert_eq!(space.place(&task), Some(1));
