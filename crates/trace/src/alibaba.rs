@@ -138,7 +138,7 @@ fn pod<'r>(record: &'r Record, cols: &[Col; 8]) -> Result<Pod<'r>, TraceError> {
     let [cpu, mem, num_gpu, gpu_milli, qos, creation, scheduled, deletion] = *cols;
     let at = record.at;
     let amount = |col: Col| at.amount(col, record.raw(col));
-    let optional = |col: Col| at.optional_seconds(col, record.raw(col));
+    let optional = |col: Col| at.optional(record.raw(col), |r| at.seconds(col, r));
     Ok(Pod {
         demand: vec![
             amount(cpu)? / 1000.0,

@@ -158,9 +158,9 @@ impl Reader for GoogleReader {
 
 /// A request field: a number ≥ 0, or 0 when empty.
 fn request(record: &Record, col: Col) -> Result<f64, TraceError> {
-    Ok(record
-        .at
-        .optional_amount(col, record.raw(col))?
+    let at = record.at;
+    Ok(at
+        .optional(record.raw(col), |r| at.amount(col, r))?
         .unwrap_or(0.0))
 }
 

@@ -146,29 +146,11 @@ impl At<'_> {
         }
     }
 
-    /// Field `col` as an amount, or `None` when the field is empty.
-    pub fn optional_amount(&self, col: Col, raw: &[u8]) -> Result<Option<f64>, TraceError> {
-        if raw.is_empty() {
-            Ok(None)
-        } else {
-            self.amount(col, raw).map(Some)
-        }
-    }
-
     /// Field `col` as seconds from 0 to [`Time::LONGEST_INPUT_S`].
     pub fn seconds(&self, col: Col, raw: impl AsRef<[u8]>) -> Result<Time, TraceError> {
         const EXPECTED: &str = "seconds from 0 to 1e10";
         let x: f64 = self.parse(col, &raw, EXPECTED)?;
         Time::from_input_secs(x).ok_or_else(|| self.error(col, EXPECTED, raw))
-    }
-
-    /// Field `col` as seconds, or `None` when the field is empty.
-    pub fn optional_seconds(&self, col: Col, raw: &[u8]) -> Result<Option<Time>, TraceError> {
-        if raw.is_empty() {
-            Ok(None)
-        } else {
-            self.seconds(col, raw).map(Some)
-        }
     }
 
     /// Field `col` as whole microseconds from 0 to [`Time::LONGEST_INPUT_S`] seconds.
@@ -180,22 +162,26 @@ impl At<'_> {
             .ok_or_else(|| self.error(col, EXPECTED, raw))
     }
 
-    /// An SWF field that is `-1` (any negative number) when missing: `None` then, else the
-    /// amount.
-    pub fn missing_or_amount(&self, col: Col, raw: &str) -> Result<Option<f64>, TraceError> {
-        match self.number(col, raw)? {
-            x if x < 0.0 => Ok(None),
-            _ => self.amount(col, raw).map(Some),
-        }
+    /// A field that may be empty: `None` then, else what `read` makes of it.
+    pub fn optional<T>(
+        &self,
+        raw: &[u8],
+        read: impl FnOnce(&[u8]) -> Result<T, TraceError>,
+    ) -> Result<Option<T>, TraceError> {
+        (!raw.is_empty()).then(|| read(raw)).transpose()
     }
 
-    /// An SWF time field that is `-1` (any negative number) when missing: `None` then, else the
-    /// seconds.
-    pub fn missing_or_seconds(&self, col: Col, raw: &str) -> Result<Option<Time>, TraceError> {
-        match self.number(col, raw)? {
-            x if x < 0.0 => Ok(None),
-            _ => self.seconds(col, raw).map(Some),
-        }
+    /// An SWF field, `-1` (any negative number) when missing: `None` then, else what `read`
+    /// makes of it.
+    pub fn unless_negative<T>(
+        &self,
+        col: Col,
+        raw: &str,
+        read: impl FnOnce(&str) -> Result<T, TraceError>,
+    ) -> Result<Option<T>, TraceError> {
+        (self.number(col, raw)? >= 0.0)
+            .then(|| read(raw))
+            .transpose()
     }
 
     /// Field `col` as a non-negative integer.

@@ -136,8 +136,8 @@ fn parse(line: &Line) -> Result<Option<Job>, TraceError> {
     };
     let at = line.at;
     let get = |col: Col| fields.get(col.number - 1).copied().unwrap_or("");
-    let seconds = |col: Col| at.missing_or_seconds(col, get(col));
-    let amount = |col: Col| at.missing_or_amount(col, get(col));
+    let seconds = |col: Col| at.unless_negative(col, get(col), |r| at.seconds(col, r));
+    let amount = |col: Col| at.unless_negative(col, get(col), |r| at.amount(col, r));
     Ok(Some(Job {
         id: at.integer(JOB, get(JOB))?,
         submit: seconds(SUBMIT)?,
