@@ -2,8 +2,9 @@
 
 use crate::output::Outputs;
 use anyhow::{Context, Result};
-use fairshare_sim::process::simulate;
-use fairshare_trace::scenario::{ProcessPolicy, Scenario};
+use fairshare_sim::process::{simulate_with_progress, Progress};
+use fairshare_trace::scenario::{check_runs, ProcessPolicy, Scenario, MAX_RUNS};
+use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
 /// Run a scenario of processes cycling over resources under bottleneck-based global priorities
@@ -12,6 +13,7 @@ use std::path::PathBuf;
 /// The scenario is a TOML file: `[simulation]` parameters, optional `[[resource]]` lanes, and
 /// `[[process]]` entries with an entitlement and a program in the paper's syntax (`loop K`,
 /// then `RESOURCE MEAN WIDTH DIST` lines). The paper's experiments are in examples/bottleneck/.
+/// A scenario that would not finish is refused; the limits are in docs/bottleneck.md.
 #[derive(clap::Args)]
 pub struct Args {
     /// Scenario file (TOML).
@@ -19,7 +21,7 @@ pub struct Args {
     /// Override the scenario's ranking policy: bottleneck, per-resource, drf or fifo.
     #[arg(long)]
     policy: Option<String>,
-    /// Override the number of independent runs (seeds seed, seed + 1, …).
+    /// Override the number of independent runs (seeds seed, seed + 1, …), at most 1000.
     #[arg(long)]
     runs: Option<u32>,
     /// Write the result as JSON to this file (`-` for standard output).
@@ -32,6 +34,11 @@ pub struct Args {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> Result<()> {
+    let outputs = Outputs {
+        json: args.json,
+        report: args.report,
+    };
+    outputs.check()?;
     let mut scenario = Scenario::read(&args.scenario)?;
     if let Some(policy) = &args.policy {
         scenario.simulation.policy = ProcessPolicy::ALL
@@ -42,17 +49,42 @@ pub fn run(args: Args) -> Result<()> {
             })?;
     }
     if let Some(runs) = args.runs {
-        anyhow::ensure!(runs >= 1, "--runs must be at least 1");
+        anyhow::ensure!(
+            check_runs(runs).is_ok(),
+            "--runs {runs}: expected a whole number from 1 to {MAX_RUNS}"
+        );
         scenario.simulation.runs = runs;
     }
-    let result = simulate(&scenario, &args.scenario.display().to_string());
-    Outputs {
-        json: args.json,
-        report: args.report,
-    }
-    .write(
-        &result,
+    let name = args.scenario.display().to_string();
+    let bar = bar(scenario.simulation.runs);
+    let result = simulate_with_progress(&scenario, &name, &mut |p| show(&bar, p))
+        .with_context(|| format!("simulating {name}"));
+    bar.finish_and_clear();
+    outputs.write(
+        &result?,
         fairshare_report::simulate_html,
         fairshare_report::simulate_table,
     )
+}
+
+/// A bar over the runs (hidden when standard error is not a terminal).
+fn bar(runs: u32) -> ProgressBar {
+    let bar = ProgressBar::new(u64::from(runs));
+    bar.set_style(
+        ProgressStyle::with_template(
+            "simulate [{bar:30}] {pos}/{len} runs, {msg}, {elapsed} elapsed",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+/// Shows where the simulation is: runs finished, and how far the current one has got.
+fn show(bar: &ProgressBar, p: Progress) {
+    bar.set_position(u64::from(p.finished));
+    bar.set_message(format!(
+        "{:.1} s simulated, {} events",
+        p.simulated_s, p.events
+    ));
 }

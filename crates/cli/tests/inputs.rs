@@ -300,3 +300,54 @@ fn a_bad_program_line_is_told_once() {
     assert!(message.trim().ends_with(expected), "{message}");
     assert_eq!(message.matches("expected").count(), 1, "{message}");
 }
+
+#[test]
+fn simulations_that_would_not_finish_are_refused_before_running() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let scenario = |settings: &str, start: &str, program: &str| {
+        format!("[simulation]\n{settings}\n[[process]]\nname = \"red\"\nentitlement = 1\nstart = {start}\nprogram = \"{program}\"\n")
+    };
+    let cases = [
+        (scenario("", "1.9e13", "CPU_CS 1 0 NORM"), "start"),
+        (
+            scenario("quantum = 1e-300", "0", "CPU_CS 1 0 NORM"),
+            "quantum",
+        ),
+        (
+            scenario("", "0", "loop 4000000000\\nCPU_CS 1e9 0 NORM"),
+            "past the latest instant",
+        ),
+        (
+            scenario("", "0", "loop 4000000000\\nCPU_CS 0.01 0 NORM"),
+            "engine events",
+        ),
+    ];
+    for (k, (text, expected)) in cases.iter().enumerate() {
+        let file = write(dir.path(), &format!("s{k}.toml"), text);
+        let output = fairshare(&["simulate", file.to_str().unwrap(), "--json", "-"]);
+        assert_eq!(output.status.code(), Some(1), "{text}");
+        assert!(output.stdout.is_empty(), "{text}");
+        assert!(
+            stderr(&output).contains(expected),
+            "{text}: {}",
+            stderr(&output)
+        );
+    }
+    let fine = write(
+        dir.path(),
+        "fine.toml",
+        &scenario("", "0", "CPU_CS 1 0 NORM"),
+    );
+    let output = fairshare(&["simulate", fine.to_str().unwrap(), "--runs", "1000000"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("1 to 1000"), "{}", stderr(&output));
+    let report = dir.path().join("missing/report.html");
+    let output = fairshare(&[
+        "simulate",
+        fine.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("missing"), "{}", stderr(&output));
+}

@@ -15,6 +15,7 @@ fn process(name: &str, entitlement: f64, finish: Option<f64>) -> ProcessResult {
             .collect(),
         finish_time_spread: None,
         consumed_spread: None,
+        per_run: vec![],
     }
 }
 
@@ -57,11 +58,13 @@ fn sample() -> SimulationResult {
                 name: "CPU_CS".into(),
                 busy_s: 10.0,
                 bottleneck_intervals: vec![[2.71, 10.0]],
+                per_run: vec![],
             },
             ResourceResult {
                 name: "DISK".into(),
                 busy_s: 5.0,
                 bottleneck_intervals: vec![],
+                per_run: vec![],
             },
         ],
         timeline,
@@ -134,6 +137,7 @@ fn one_gantt_lane_per_resource() {
         name: "NET".into(),
         busy_s: 0.0,
         bottleneck_intervals: vec![],
+        per_run: vec![],
     });
     assert_eq!(lanes(&simulate_html(&r)), 3);
 }

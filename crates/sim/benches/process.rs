@@ -6,7 +6,7 @@
 //! Run with `cargo bench -p fairshare-sim --bench process`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use fairshare_sim::process::{simulate, Runs};
+use fairshare_sim::process::{engine_events, simulate};
 use fairshare_trace::scenario::Scenario;
 use std::path::Path;
 use std::time::Duration;
@@ -35,11 +35,11 @@ fn process(c: &mut Criterion) {
     let mut group = c.benchmark_group("process_100x5_10000s");
     for policy in ["bottleneck", "fifo"] {
         let scenario = scenario(policy);
-        let events = Runs::of(&scenario).events();
+        let events = engine_events(&scenario, 7).expect("the bench scenario is within the limits");
         eprintln!("{policy}: {events} events per run");
         group.throughput(Throughput::Elements(events));
         group.bench_function(format!("{policy}/engine"), |b| {
-            b.iter(|| Runs::of(&scenario))
+            b.iter(|| engine_events(&scenario, 7))
         });
         group.bench_function(format!("{policy}/simulate"), |b| {
             b.iter(|| simulate(&scenario, "bench"))

@@ -27,7 +27,7 @@ fn run(prefix: &str) -> SimulationResult {
         })
         .unwrap_or_else(|| panic!("no scenario {prefix}*.toml"));
     let scenario = Scenario::read(&path).expect("the shipped scenario parses");
-    simulate(&scenario, &path.display().to_string())
+    simulate(&scenario, &path.display().to_string()).expect("the shipped scenario runs")
 }
 
 fn finish(r: &SimulationResult, name: &str) -> f64 {
@@ -402,10 +402,10 @@ fn same_seed_same_result_and_other_seeds_differ() {
         (r.wall_s, r.events_per_s) = (0.0, 0.0);
         serde_json::to_string(&r).unwrap()
     };
-    let a = strip(simulate(&scenario, "a"));
-    assert_eq!(a, strip(simulate(&scenario, "a")));
+    let a = strip(simulate(&scenario, "a").unwrap());
+    assert_eq!(a, strip(simulate(&scenario, "a").unwrap()));
     scenario.simulation.seed += 1;
-    assert_ne!(a, strip(simulate(&scenario, "a")));
+    assert_ne!(a, strip(simulate(&scenario, "a").unwrap()));
 }
 
 #[test]
@@ -420,9 +420,9 @@ fn a_one_second_priority_interval_serves_in_blocks() {
             .map(|s| s.end - s.start)
             .fold(0.0, f64::max)
     };
-    let every_dispatch = simulate(&scenario, "fig02");
+    let every_dispatch = simulate(&scenario, "fig02").unwrap();
     scenario.simulation.priority_interval = 1.0;
-    let frozen = simulate(&scenario, "fig02");
+    let frozen = simulate(&scenario, "fig02").unwrap();
     assert!(
         longest(&every_dispatch) < 0.35,
         "{}",
@@ -444,7 +444,7 @@ fn per_resource_accounting_cuts_figure_12s_green() {
     let path = examples().join("fig12-new-bottleneck.toml");
     let mut scenario = Scenario::read(&path).unwrap();
     scenario.simulation.accounting = fairshare_trace::scenario::Accounting::PerResource;
-    let r = simulate(&scenario, "fig12");
+    let r = simulate(&scenario, "fig12").unwrap();
     let green = share(&r, "green", "CPU_CS", 8.0, 24.0);
     assert!(
         green < share(&run("fig12"), "green", "CPU_CS", 8.0, 24.0),
@@ -468,11 +468,22 @@ fn fig11_randomised_processes_progress_at_largely_the_same_rate() {
 
 #[test]
 fn very_long_runs_are_sampled_sparsely_not_exhaustively() {
-    let text = "[[process]]\nname = \"late\"\nentitlement = 1\nstart = 1e12\nprogram = \"CPU_CS 1 0 NORM\"\n";
+    let text = "[[process]]\nname = \"late\"\nentitlement = 1\nstart = 9e8\nprogram = \"CPU_CS 1 0 NORM\"\n";
     let scenario = Scenario::from_toml(text, std::path::Path::new("late.toml")).unwrap();
-    let r = simulate(&scenario, "late");
+    let r = simulate(&scenario, "late").unwrap();
     let finish = r.processes[0].finish_time.expect("it finishes");
-    assert!((finish - (1e12 + 1.0)).abs() < 1e-3, "{finish}");
+    assert!((finish - (9e8 + 1.0)).abs() < 1e-3, "{finish}");
     let samples = r.cumulative.times_s.len();
     assert!(samples <= MAX_SERVICE_VALUES + 1, "{samples}");
+}
+
+#[test]
+fn a_start_past_the_latest_instant_is_refused_before_running() {
+    let text = "[[process]]\nname = \"late\"\nstart = 1.9e13\nprogram = \"CPU_CS 1 0 NORM\"\n";
+    let err = Scenario::from_toml(text, std::path::Path::new("late.toml")).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("start") && message.contains("1e9"),
+        "{message}"
+    );
 }

@@ -84,21 +84,58 @@ fn every_simulation_key_is_read() {
 #[test]
 fn out_of_range_settings_are_named_by_line_and_column() {
     let cases = [
-        ("window = 0", "expected a number > 0, found 0"),
-        ("window = -1", "expected a number > 0, found -1"),
-        ("duration = 0.0", "expected a number > 0, found 0"),
-        ("quantum = nan", "expected a number > 0, found NaN"),
+        (
+            "window = 0",
+            "window: expected a number from 0.001 to 1e9 (seconds), found 0",
+        ),
+        (
+            "window = -1",
+            "window: expected a number from 0.001 to 1e9 (seconds), found -1",
+        ),
+        (
+            "duration = 0.0",
+            "duration: expected a number > 0 and ≤ 1e9 (seconds), found 0",
+        ),
+        (
+            "duration = 2e9",
+            "duration: expected a number > 0 and ≤ 1e9 (seconds), found 2000000000",
+        ),
+        (
+            "quantum = nan",
+            "quantum: expected a number from 0.001 to 1e9 (seconds), found NaN",
+        ),
+        (
+            "quantum = 1e-300",
+            "quantum: expected a number from 0.001 to 1e9 (seconds), found 1e-300",
+        ),
         (
             "bottleneck_threshold = 0",
-            "expected a number > 0 and ≤ 1, found 0",
+            "bottleneck_threshold: expected a number > 0 and ≤ 1, found 0",
         ),
         (
             "bottleneck_threshold = 1.5",
-            "expected a number > 0 and ≤ 1, found 1.5",
+            "bottleneck_threshold: expected a number > 0 and ≤ 1, found 1.5",
         ),
-        ("grace = -0.5", "expected a number ≥ 0, found -0.5"),
-        ("priority_interval = -1", "expected a number ≥ 0, found -1"),
-        ("runs = 0", "expected a whole number ≥ 1, found 0"),
+        (
+            "grace = -0.5",
+            "grace: expected a number from 0 to 1e9 (seconds), found -0.5",
+        ),
+        (
+            "priority_interval = -1",
+            "priority_interval: expected 0, or a number from 0.001 to 1e9 (seconds), found -1",
+        ),
+        (
+            "priority_interval = 1e-6",
+            "priority_interval: expected 0, or a number from 0.001 to 1e9 (seconds), found 1e-6",
+        ),
+        (
+            "runs = 0",
+            "runs: expected a whole number from 1 to 1000, found 0",
+        ),
+        (
+            "runs = 1000000",
+            "runs: expected a whole number from 1 to 1000, found 1000000",
+        ),
     ];
     for (line, expected) in cases {
         let column = line.find('=').unwrap() + 3;
@@ -157,7 +194,11 @@ fn process_values_are_checked() {
     );
     assert_eq!(
         message(&process("entitlement = 1\nstart = -1")),
-        format!("{ORIGIN}:4:9: expected a number ≥ 0, found -1")
+        format!("{ORIGIN}:4:9: start: expected a number from 0 to 1e9 (seconds), found -1")
+    );
+    assert_eq!(
+        message(&process("entitlement = 1\nstart = 1.9e13")),
+        format!("{ORIGIN}:4:9: start: expected a number from 0 to 1e9 (seconds), found 1.9e13")
     );
     assert_eq!(
         message(&process("")),
@@ -175,6 +216,61 @@ fn process_values_are_checked() {
         ),
         (2.5, 4.0)
     );
+}
+
+#[test]
+fn programs_that_would_not_finish_are_refused_naming_the_process() {
+    let process = |name: &str, keys: &str, program: &str| {
+        format!("[[process]]\nname = \"{name}\"\nentitlement = 1\n{keys}\nprogram = \"\"\"\n{program}\"\"\"\n")
+    };
+    // 4·10⁹ one-second requests: 4·10⁹ s at the mean, past the latest instant of a run.
+    let long = process("long", "", "loop 4000000000\nCPU 1 0 NORM");
+    let text = format!("{}{long}", process("short", "", "CPU 1 0 NORM"));
+    assert_eq!(
+        message(&text),
+        format!("{ORIGIN}:8: process \"long\": starting at 0 s, its program takes 4.000e9 s at the mean request lengths, past the latest instant a run may reach (1e9 s); set [simulation] duration, or shorten the program")
+    );
+    // A late start counts too.
+    let late = process("late", "start = 9e8", "loop 2\nCPU 1e8 0 NORM");
+    assert!(message(&late).contains("process \"late\": starting at 900000000 s"));
+    // Short requests, but far too many of them: 3·10⁶ requests, 10⁶ quanta more.
+    let busy = process(
+        "busy",
+        "",
+        "loop 1000000\nCPU_CS 0.1 0 NORM\nDISK 0.001 0 NORM\nidle 0.001 0 NORM",
+    );
+    assert_eq!(
+        message(&busy),
+        format!("{ORIGIN}:2: the programs cause about 4.000e6 engine events per run at the mean request lengths (process \"busy\" alone 4.000e6), more than the 2000000 a run may handle; set [simulation] duration, or lower the loop counts")
+    );
+    // With a duration, the run stops in time: the engine's own limits apply while it runs.
+    assert!(load(&format!("[simulation]\nduration = 60\n{busy}")).is_ok());
+    assert!(load(&format!("[simulation]\nduration = 60\n{long}")).is_ok());
+}
+
+#[test]
+fn settings_changed_after_loading_are_checked_by_the_same_rules() {
+    let mut scenario = load(&with_head("")).unwrap();
+    assert!(scenario.check().is_ok());
+    scenario.simulation.quantum = 1e-300;
+    assert_eq!(
+        scenario.check().unwrap_err().to_string(),
+        "quantum: expected a number from 0.001 to 1e9 (seconds), found 1e-300"
+    );
+    scenario.simulation.quantum = 0.1;
+    scenario.simulation.runs = fairshare_trace::scenario::MAX_RUNS + 1;
+    assert!(scenario
+        .check()
+        .unwrap_err()
+        .to_string()
+        .starts_with("runs: "));
+    scenario.simulation.runs = 1;
+    scenario.processes[0].start = 1.9e13;
+    assert!(scenario
+        .check()
+        .unwrap_err()
+        .to_string()
+        .starts_with("start: "));
 }
 
 #[test]
@@ -209,7 +305,7 @@ fn program_errors_are_reported_at_their_line_in_the_scenario_file() {
     let text = "[[process]]\nname = \"red\"\nentitlement = 33\nprogram = \"\"\"\nloop 1\nCPU_CS 2 0 NORM\nloop 40\nDISK 0.1 -0.05 NORM\n\"\"\"\n";
     assert_eq!(
         message(text),
-        format!("{ORIGIN}:8: process \"red\": program line 4: width: expected a number ≥ 0 (seconds), found \"-0.05\"")
+        format!("{ORIGIN}:8: process \"red\": program line 4: width: expected a number from 0 to 1e9 (seconds), found \"-0.05\"")
     );
     // A literal string starting on the key's line: program line 1 is that line.
     let text = "[[process]]\nname = \"red\"\nentitlement = 1\nprogram = '''loop 1\nCPU_CS 2 0 NORMAL\nCPU_CS 2 0\n'''\n";

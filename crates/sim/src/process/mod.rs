@@ -9,22 +9,27 @@
 //! reused for as long as its windows say their readings hold. At each instant the engine ends
 //! grants, ends idle periods, updates the active set, then dispatches every free resource in
 //! lane order (§3.2).
+//!
+//! A run stops with an error rather than run on without end: after
+//! [`MAX_EVENTS_PER_RUN`] events, or when something falls due after [`MAX_TIME_S`].
 
+mod curves;
 pub mod result;
+mod summary;
 
 use fairshare_core::model::Time;
 use fairshare_core::policy::bottleneck::{global_priority, is_bottleneck};
 use fairshare_core::window::{RateWindow, ServiceWindow};
-use fairshare_trace::scenario::{Accounting, Dist, ProcessPolicy, Scenario};
+use fairshare_trace::scenario::{
+    is_time_sliced, Accounting, Dist, ProcessPolicy, Scenario, MAX_EVENTS_PER_RUN, MAX_TIME_S,
+};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp, Normal};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-mod summary;
-
-pub use summary::{simulate, Runs};
+pub use summary::{engine_events, simulate, simulate_with_progress, Progress, SimulateError};
 
 /// What a process is doing.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -171,8 +176,8 @@ struct Engine<'a> {
     grace: Vec<Vec<u64>>,
     /// Per process: its slots' allocation rates need recomputing.
     dirty: bool,
-    /// With a priority interval: each process's priority computed when first needed after the
-    /// last snapshot (spec §2.7: on entry) and kept until the next.
+    /// With a priority interval (spec §2.7): each active process's priority, taken at the last
+    /// snapshot, or on entry for a process that became active since; `None` while inactive.
     frozen: Option<Vec<Option<f64>>>,
     /// The bottlenecks priorities are computed against: of the last snapshot with a priority
     /// interval, else of the current instant once `fresh`.
@@ -191,8 +196,9 @@ struct Engine<'a> {
 /// rates change, which invalidates every queue.
 #[derive(Debug, Clone, Copy)]
 struct Waiting {
-    /// Arrival order in the queue: ties go to the earlier.
-    stamp: u64,
+    /// When it entered the queue, µs: ties go to the earlier entry, then to the lower process
+    /// index (spec §2.5).
+    entered: u64,
     process: usize,
     priority: f64,
     valid_before: u64,
@@ -206,7 +212,7 @@ fn first_served(queue: &[Waiting]) -> usize {
     for (k, w) in queue.iter().enumerate().skip(1) {
         let leader = &queue[best];
         let wins = if (w.priority - leader.priority).abs() <= bar {
-            w.stamp < leader.stamp
+            (w.entered, w.process) < (leader.entered, leader.process)
         } else {
             w.priority > leader.priority
         };
@@ -220,13 +226,26 @@ fn first_served(queue: &[Waiting]) -> usize {
 /// Everything one run produced.
 pub(crate) struct Run {
     grants: Vec<Vec<Grant>>,
-    finish: Vec<Option<f64>>,
-    end: f64,
+    finish: Vec<Option<Time>>,
+    end: Time,
     events: u64,
+}
+
+/// Why a run was stopped before its end.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Stop {
+    /// It reached [`MAX_EVENTS_PER_RUN`] at this instant.
+    TooManyEvents(Time),
+    /// At the first instant, something (of this process, if known) fell due at the second,
+    /// after [`MAX_TIME_S`].
+    TooLate(Time, Time, Option<usize>),
 }
 
 /// The engine's clock only moves forward, so its windows never refuse a reading.
 const FORWARD: &str = "the engine's clock only moves forward";
+
+/// Events between two progress reports.
+const PROGRESS_EVERY: u64 = 1 << 16;
 
 fn micros(seconds: f64) -> u64 {
     (seconds.max(0.0) * 1e6).round() as u64
@@ -261,7 +280,7 @@ impl<'a> Engine<'a> {
             .resources
             .iter()
             .map(|name| Res {
-                sliced: name.ends_with("_CS"),
+                sliced: is_time_sliced(name),
                 queue: Vec::new(),
                 holder: None,
                 since: Time::ZERO,
@@ -300,28 +319,51 @@ impl<'a> Engine<'a> {
         self.events.push(Reverse((at, self.seq, event)));
     }
 
-    fn run(mut self) -> Run {
+    /// Runs to the end of every program (or the scenario's duration), telling `progress` the
+    /// instant and the events handled every [`PROGRESS_EVERY`] events.
+    fn run(mut self, progress: &mut dyn FnMut(Time, u64)) -> Result<Run, Stop> {
         let sim = &self.scenario.simulation;
         let stop = sim.duration.map(|d| Time(micros(d)));
+        let latest = Time(micros(MAX_TIME_S));
         for (i, p) in self.scenario.processes.iter().enumerate() {
             self.schedule(Time(micros(p.start)), Event::IdleEnd(i));
         }
         if sim.priority_interval > 0.0 {
-            self.frozen = Some(Vec::new());
+            self.frozen = Some(vec![None; self.procs.len()]);
             self.schedule(Time::ZERO, Event::Snapshot);
         }
-        while let Some(Reverse((t, _, _))) = self.events.peek().copied() {
+        let mut report = PROGRESS_EVERY;
+        while let Some(Reverse((t, _, event))) = self.events.peek().copied() {
             if stop.is_some_and(|s| t > s) || self.live == 0 {
                 break;
             }
+            if t > latest {
+                return Err(Stop::TooLate(self.now, t, self.owner(event)));
+            }
             self.now = t;
             self.instant();
+            if self.handled > MAX_EVENTS_PER_RUN {
+                return Err(Stop::TooManyEvents(self.now));
+            }
+            if self.handled >= report {
+                progress(self.now, self.handled);
+                report = self.handled + PROGRESS_EVERY;
+            }
         }
         let end = match stop {
             Some(s) if self.live > 0 => s,
             _ => self.now,
         };
-        self.close(end)
+        Ok(self.close(end))
+    }
+
+    /// The process an event is about, if any.
+    fn owner(&self, event: Event) -> Option<usize> {
+        match event {
+            Event::GrantEnd(j) => self.res[j].holder,
+            Event::IdleEnd(i) | Event::GraceEnd(i, _, _) => Some(i),
+            Event::Snapshot => None,
+        }
     }
 
     /// Everything due now, in the spec's order, then one dispatch of every free resource.
@@ -344,16 +386,20 @@ impl<'a> Engine<'a> {
             Event::Snapshot => (3, 0),
         };
         due.sort_by_key(|e| (order(e, &self.res), *e));
+        let mut snapshot = false;
         for event in due.drain(..) {
             match event {
                 Event::GrantEnd(j) => self.end_grant(j),
                 Event::IdleEnd(i) => self.proceed(i),
                 Event::GraceEnd(i, slot, token) => self.end_grace(i, slot, token),
-                Event::Snapshot => self.snapshot(),
+                Event::Snapshot => snapshot = true,
             }
         }
         self.due = due;
         self.refresh_rates();
+        if self.frozen.is_some() {
+            self.freeze(snapshot);
+        }
         for j in 0..self.res.len() {
             self.dispatch(j);
         }
@@ -364,8 +410,7 @@ impl<'a> Engine<'a> {
             return;
         };
         let since = std::mem::replace(&mut self.res[j].since, self.now);
-        let (start, now) = (since.as_secs_f64(), self.now.as_secs_f64());
-        log_grant(&mut self.grants[j], start, now, i);
+        log_grant(&mut self.grants[j], since, self.now, i);
         self.consumption[i].stop(self.now).expect(FORWARD);
         self.busy[j].stop(self.now).expect(FORWARD);
         let p = &mut self.procs[i];
@@ -395,6 +440,12 @@ impl<'a> Engine<'a> {
                 return;
             };
             if length == 0 {
+                // Completes at once; counted as an event, so that a program of countless empty
+                // requests meets the limit on events too.
+                self.handled += 1;
+                if self.handled > MAX_EVENTS_PER_RUN {
+                    return;
+                }
                 continue;
             }
             p.remaining = length;
@@ -422,9 +473,8 @@ impl<'a> Engine<'a> {
     }
 
     fn enqueue(&mut self, i: usize, j: usize) {
-        self.seq += 1;
         self.res[j].queue.push(Waiting {
-            stamp: self.seq,
+            entered: self.now.as_micros(),
             process: i,
             priority: 0.0,
             valid_before: 0,
@@ -529,12 +579,29 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn snapshot(&mut self) {
-        self.set_bottlenecks();
-        self.forget_priorities();
-        self.frozen = Some(vec![None; self.procs.len()]);
-        let every = micros(self.scenario.simulation.priority_interval).max(1);
-        self.schedule(self.now.plus_micros(every), Event::Snapshot);
+    /// With a priority interval (spec §2.7), after the active set is updated: at a snapshot,
+    /// the bottlenecks and every active process's priority are taken anew; between snapshots, a
+    /// process that became active gets its priority now, on entry, and one that left the active
+    /// set loses it.
+    fn freeze(&mut self, snapshot: bool) {
+        if snapshot {
+            self.set_bottlenecks();
+            self.forget_priorities();
+            let every = micros(self.scenario.simulation.priority_interval).max(1);
+            self.schedule(self.now.plus_micros(every), Event::Snapshot);
+        }
+        for i in 0..self.procs.len() {
+            let active = self.active[i].iter().any(|a| *a);
+            let held = self.frozen.as_ref().and_then(|f| f[i]);
+            let priority = match (active, held) {
+                (false, _) => None,
+                (true, Some(p)) if !snapshot => Some(p),
+                (true, _) => Some(self.current_priority(i, 0).0),
+            };
+            if let Some(frozen) = self.frozen.as_mut() {
+                frozen[i] = priority;
+            }
+        }
     }
 
     /// The bottlenecks now become the ones priorities are computed against (only the
@@ -572,22 +639,20 @@ impl<'a> Engine<'a> {
     }
 
     /// The priority of process `i` at resource `j` (higher is served first) and the instant
-    /// before which it holds. With a priority interval, the value of the first need after the
-    /// last snapshot, held until the next.
+    /// before which it holds. With a priority interval, the one frozen by [`Engine::freeze`]
+    /// (per-resource lags are always current: they are one priority per resource).
     fn priority(&mut self, i: usize, j: usize) -> (f64, u64) {
         let sim = &self.scenario.simulation;
         if sim.policy == ProcessPolicy::Fifo {
             return (0.0, u64::MAX);
         }
-        if self.frozen.is_none() || sim.policy == ProcessPolicy::PerResource {
+        if sim.policy == ProcessPolicy::PerResource {
             return self.current_priority(i, j);
         }
-        let held = self.frozen.as_ref().and_then(|cache| cache[i]);
-        let p = held.unwrap_or_else(|| self.current_priority(i, j).0);
-        if let Some(cache) = self.frozen.as_mut() {
-            cache[i] = Some(p);
+        match self.frozen.as_ref().and_then(|frozen| frozen[i]) {
+            Some(p) => (p, u64::MAX),
+            None => self.current_priority(i, j),
         }
-        (p, u64::MAX)
     }
 
     /// Process `i`'s priority at resource `j` from its windows now, and the instant before
@@ -667,37 +732,31 @@ impl<'a> Engine<'a> {
 
     /// Ends the run at `end`: grants still open count up to it.
     fn close(mut self, end: Time) -> Run {
-        let end_s = end.as_secs_f64();
         for j in 0..self.res.len() {
             if let Some(i) = self.res[j].holder {
-                let start = self.res[j].since.as_secs_f64();
-                log_grant(&mut self.grants[j], start, end_s, i);
+                log_grant(&mut self.grants[j], self.res[j].since, end, i);
             }
         }
         Run {
-            finish: self
-                .procs
-                .iter()
-                .map(|p| p.finish.map(Time::as_secs_f64))
-                .collect(),
+            finish: self.procs.iter().map(|p| p.finish).collect(),
             grants: self.grants,
-            end: end_s,
+            end,
             events: self.handled,
         }
     }
 }
 
-/// Service of one process by one resource: `[start, end)` in seconds, and the process.
-type Grant = (f64, f64, usize);
+/// Service of one process by one resource: `[start, end)`, and the process.
+type Grant = (Time, Time, usize);
 
 /// Appends the grant of `[start, end)` to `process`, as one with the previous grant when that
 /// went to the same process and ended at `start` (consecutive quanta).
-fn log_grant(grants: &mut Vec<Grant>, start: f64, end: f64, process: usize) {
+fn log_grant(grants: &mut Vec<Grant>, start: Time, end: Time, process: usize) {
     if end <= start {
         return;
     }
     match grants.last_mut() {
-        Some(last) if last.2 == process && (last.1 - start).abs() < 1e-9 => last.1 = end,
+        Some(last) if last.2 == process && last.1 == start => last.1 = end,
         _ => grants.push((start, end, process)),
     }
 }

@@ -1,29 +1,20 @@
 //! What a process simulation produces: per process, per resource, the Gantt chart, cumulative
-//! service over time and the bottleneck intervals — for one run, and averaged over several.
+//! service over time and the bottleneck intervals — for the first run in detail, and for every
+//! run in a summary.
 //!
-//! Sampled series (cumulative service, bottleneck status) are derived after the run from the
-//! exact service intervals, so sampling never perturbs the simulation.
+//! Everything is derived after each run from the exact service intervals, so measuring never
+//! perturbs the simulation: bottleneck intervals exactly (where the busy time in the window
+//! crosses the threshold), cumulative service at sample times.
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// Seconds between samples of cumulative service (spec `bottleneck.md` §3.5).
+/// Seconds between samples of cumulative service (spec `bottleneck.md` §3.5); longer runs
+/// with more processes are sampled at a power-of-two multiple of it.
 pub const SERVICE_SAMPLE_S: f64 = 0.1;
-/// Seconds between samples of bottleneck status (spec §3.5).
-pub const BOTTLENECK_SAMPLE_S: f64 = 0.01;
-/// Most values of cumulative service over all processes together; longer runs with more
-/// processes are sampled more sparsely.
+/// Most values of cumulative service over all processes together.
 pub const MAX_SERVICE_VALUES: usize = 1_000_000;
-/// Most samples of bottleneck status over all resources together; longer runs with more
-/// resources are sampled more sparsely.
-pub const MAX_BOTTLENECK_SAMPLES: usize = 1_000_000;
-
-/// The sampling step for a run of `end` seconds: `base`, or coarser so that at most `most`
-/// samples are taken.
-pub fn sample_step(end: f64, base: f64, most: usize) -> f64 {
-    base.max(end / most as f64)
-}
 
 /// One bar of the Gantt chart: `process` held `resource` over `[start, end)` seconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,8 +24,10 @@ pub struct Segment {
     /// Process name (shared by all the process's segments).
     pub process: Arc<str>,
     /// Start, seconds.
+    #[serde(rename = "start_s")]
     pub start: f64,
     /// End, seconds.
+    #[serde(rename = "end_s")]
     pub end: f64,
 }
 
@@ -71,6 +64,28 @@ impl Spread {
     }
 }
 
+/// One process in one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessRun {
+    /// When its last request completed, or `None` if it had not by the end of the run.
+    #[serde(rename = "finish_time_s")]
+    pub finish_time: Option<f64>,
+    /// Seconds of service from each resource.
+    #[serde(rename = "consumed_s")]
+    pub consumed: IndexMap<String, f64>,
+}
+
+/// One resource in one run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ResourceRun {
+    /// Seconds it was busy.
+    pub busy_s: f64,
+    /// Seconds it was a bottleneck.
+    pub bottleneck_s: f64,
+    /// When it first became a bottleneck, or `None` if it never did.
+    pub bottleneck_from_s: Option<f64>,
+}
+
 /// One process's results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProcessResult {
@@ -79,27 +94,39 @@ pub struct ProcessResult {
     /// Entitlement, normalised over all processes.
     pub entitlement: f64,
     /// When its last request completed (first run), or `None` if it had not by the end.
+    #[serde(rename = "finish_time_s")]
     pub finish_time: Option<f64>,
     /// Seconds of service from each resource (first run).
+    #[serde(rename = "consumed_s")]
     pub consumed: IndexMap<String, f64>,
     /// Over all runs: finish time (runs that finished).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "finish_time_spread_s",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub finish_time_spread: Option<Spread>,
     /// Over all runs: seconds of service per resource.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "consumed_spread_s", skip_serializing_if = "Option::is_none")]
     pub consumed_spread: Option<IndexMap<String, Spread>>,
+    /// Every run, in order (seeds `seed`, `seed + 1`, …).
+    #[serde(default)]
+    pub per_run: Vec<ProcessRun>,
 }
 
-/// One resource's results (first run).
+/// One resource's results: the first run in detail, every run in summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceResult {
     /// Resource name.
     pub name: String,
-    /// Seconds it was busy.
+    /// Seconds it was busy (first run).
     pub busy_s: f64,
-    /// `[start, end]` intervals during which it was a bottleneck (sampled every 10 ms, more
-    /// sparsely in very long runs).
+    /// `[start, end]` intervals during which it was a bottleneck (first run): exact, from the
+    /// instants at which its busy time in the window crosses the threshold.
+    #[serde(rename = "bottleneck_intervals_s")]
     pub bottleneck_intervals: Vec<[f64; 2]>,
+    /// Every run, in order (seeds `seed`, `seed + 1`, …).
+    #[serde(default)]
+    pub per_run: Vec<ResourceRun>,
 }
 
 /// Cumulative service of each process over time, all resources together.
@@ -109,12 +136,13 @@ pub struct Cumulative {
     pub times_s: Vec<f64>,
     /// Per process (in process order), seconds of service received up to each sample time:
     /// the first run's values.
+    #[serde(rename = "service_s")]
     pub service: Vec<Vec<f64>>,
     /// Per process, mean over runs at each sample time (several runs only).
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    #[serde(rename = "mean_s", skip_serializing_if = "Vec::is_empty", default)]
     pub mean: Vec<Vec<f64>>,
     /// Per process, standard deviation over runs at each sample time (several runs only).
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    #[serde(rename = "std_s", skip_serializing_if = "Vec::is_empty", default)]
     pub std: Vec<Vec<f64>>,
 }
 
@@ -206,29 +234,82 @@ impl<'a> ServedBefore<'a> {
     }
 }
 
-/// Intervals in which a resource with busy periods `busy` was a bottleneck: busy for more than
-/// `threshold` of the previous `window` seconds, sampled every `step` seconds up to `end`.
+/// Intervals in which a resource with the sorted, disjoint busy periods `busy` (µs) was a
+/// bottleneck up to `end` (µs): busy for more than `threshold` of the previous `window` µs.
+/// Exact: the busy time in the window is linear between the instants at which a busy period
+/// starts or ends or leaves the window, so each crossing of the threshold is solved for.
+/// Returned in seconds.
 pub fn bottleneck_intervals(
-    busy: &Intervals,
-    window: f64,
+    busy: &[(u64, u64)],
+    window: u64,
     threshold: f64,
-    step: f64,
-    end: f64,
+    end: u64,
 ) -> Vec<[f64; 2]> {
+    let bar = threshold * window as f64;
+    let mut instants: Vec<u64> = busy
+        .iter()
+        .flat_map(|&(s, e)| [s, e, s.saturating_add(window), e.saturating_add(window)])
+        .filter(|t| *t <= end)
+        .chain([0, end])
+        .collect();
+    instants.sort_unstable();
+    instants.dedup();
+    let (mut upto, mut before) = (Covered::new(busy), Covered::new(busy));
+    let mut level = |t: u64| (upto.at(t) - before.at(t.saturating_sub(window))) as f64;
     let mut out: Vec<[f64; 2]> = Vec::new();
-    let steps = (end / step).floor() as usize;
-    let (mut upto, mut before) = (ServedBefore::new(busy), ServedBefore::new(busy));
-    for k in 0..=steps {
-        let t = k as f64 * step;
-        let used = upto.at(t) - before.at(t - window);
-        if used > threshold * window {
+    let mut last = (0.0, level(0));
+    for &t in instants.iter().skip(1) {
+        let next = (t as f64, level(t));
+        if let Some([from, to]) = above(last, next, bar) {
             match out.last_mut() {
-                Some(iv) if (iv[1] - (t - step)).abs() < 1e-9 => iv[1] = t,
-                _ => out.push([t, t]),
+                Some(iv) if iv[1] == from => iv[1] = to,
+                _ => out.push([from, to]),
             }
         }
+        last = next;
     }
-    out
+    out.iter().map(|[s, e]| [s / 1e6, e / 1e6]).collect()
+}
+
+/// The part of `[a, b]` in which the line from `(a, at_a)` to `(b, at_b)` lies above `bar`.
+fn above((a, at_a): (f64, f64), (b, at_b): (f64, f64), bar: f64) -> Option<[f64; 2]> {
+    let cross = || a + (bar - at_a) * (b - a) / (at_b - at_a);
+    match (at_a > bar, at_b > bar) {
+        (true, true) => Some([a, b]),
+        (false, true) => Some([cross(), b]),
+        (true, false) => Some([a, cross()]),
+        (false, false) => None,
+    }
+}
+
+/// Busy time of sorted, disjoint periods (µs) before instants asked in ascending order.
+struct Covered<'a> {
+    periods: &'a [(u64, u64)],
+    next: usize,
+    done: u64,
+}
+
+impl<'a> Covered<'a> {
+    fn new(periods: &'a [(u64, u64)]) -> Self {
+        Covered {
+            periods,
+            next: 0,
+            done: 0,
+        }
+    }
+
+    /// Busy time before `t` (no earlier than the last instant asked).
+    fn at(&mut self, t: u64) -> u64 {
+        while let Some(&(s, e)) = self.periods.get(self.next).filter(|p| p.1 <= t) {
+            self.done += e - s;
+            self.next += 1;
+        }
+        let partial = self
+            .periods
+            .get(self.next)
+            .map_or(0, |(s, _)| t.saturating_sub(*s));
+        self.done + partial
+    }
 }
 
 #[cfg(test)]
@@ -236,13 +317,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_resource_busy_from_zero_is_a_bottleneck_from_2_7_s() {
-        let iv = bottleneck_intervals(&vec![(0.0, 10.0)], 3.0, 0.9, 0.01, 10.0);
-        assert_eq!(iv.len(), 1);
-        assert!(
-            (iv[0][0] - 2.71).abs() < 1e-9 && (iv[0][1] - 10.0).abs() < 1e-9,
-            "{iv:?}"
-        );
+    fn a_resource_busy_from_zero_is_a_bottleneck_from_exactly_2_7_s() {
+        let iv = bottleneck_intervals(&[(0, 10_000_000)], 3_000_000, 0.9, 10_000_000);
+        assert_eq!(iv, vec![[2.7, 10.0]]);
+        // Idle from 10 s: busy time in the window falls below 2.7 s at 10.3 s.
+        let iv = bottleneck_intervals(&[(0, 10_000_000)], 3_000_000, 0.9, 20_000_000);
+        assert_eq!(iv, vec![[2.7, 10.3]]);
+    }
+
+    #[test]
+    fn bottleneck_intervals_by_hand() {
+        // Busy 0–3 s, idle 3–3.5 s, busy 3.5–10 s; window 3 s, threshold 0.9 (2.7 s). The
+        // busy time in the window rises to 3 s at 3 s, falls to 2.5 s at 3.5 s (crossing at
+        // 3.3 s), stays there while busy time leaves as it enters, and rises again once the
+        // idle gap leaves the window at 6 s (crossing at 6.2 s).
+        let busy = [(0, 3_000_000), (3_500_000, 10_000_000)];
+        let iv = bottleneck_intervals(&busy, 3_000_000, 0.9, 10_000_000);
+        assert_eq!(iv.len(), 2, "{iv:?}");
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(close(iv[0][0], 2.7) && close(iv[0][1], 3.3), "{iv:?}");
+        assert!(close(iv[1][0], 6.2) && close(iv[1][1], 10.0), "{iv:?}");
+        // Exactly at the threshold is not above it.
+        assert!(bottleneck_intervals(&[(0, 2_700_000)], 3_000_000, 0.9, 9_000_000).is_empty());
     }
 
     #[test]

@@ -29,8 +29,12 @@
 //! line in the scenario file. An `entitlement` in the TOML overrides a program file's
 //! `# Priority:`, so one program file can serve several scenarios with other weights.
 
+mod limits;
 mod program;
 
+pub use limits::{
+    check_runs, is_time_sliced, LimitError, MAX_EVENTS_PER_RUN, MAX_RUNS, MAX_TIME_S, MIN_STEP_S,
+};
 pub use program::{
     parse_program_file, Block, Dist, Program, ProgramError, ProgramErrorKind, Request,
 };
@@ -63,25 +67,25 @@ pub struct Simulation {
     /// The seed of the first run.
     pub seed: u64,
     /// The number of independent runs, seeded `seed`, `seed + 1`, …
-    #[serde(deserialize_with = "at_least_one")]
+    #[serde(deserialize_with = "runs")]
     pub runs: u32,
     /// The simulated time, seconds; `None` runs until every program ends.
-    #[serde(deserialize_with = "positive_option")]
+    #[serde(deserialize_with = "duration")]
     pub duration: Option<f64>,
     /// The accounting window T, seconds.
-    #[serde(deserialize_with = "positive")]
+    #[serde(deserialize_with = "window")]
     pub window: f64,
     /// The fraction of the window a resource must be busy to be a bottleneck.
-    #[serde(deserialize_with = "fraction")]
+    #[serde(deserialize_with = "threshold")]
     pub bottleneck_threshold: f64,
     /// The grace period G of a suspension, seconds.
-    #[serde(deserialize_with = "non_negative")]
+    #[serde(deserialize_with = "grace")]
     pub grace: f64,
     /// The quantum Q of time-sliced (`_CS`) resources, seconds.
-    #[serde(deserialize_with = "positive")]
+    #[serde(deserialize_with = "quantum")]
     pub quantum: f64,
     /// How often priorities are recomputed, seconds; 0 at every dispatch decision.
-    #[serde(deserialize_with = "non_negative")]
+    #[serde(deserialize_with = "priority_interval")]
     pub priority_interval: f64,
     /// The policy that orders the queues.
     pub policy: ProcessPolicy,
@@ -305,6 +309,14 @@ pub enum ScenarioError {
         /// The scenario file.
         file: PathBuf,
     },
+    /// A scenario the simulator would not finish, or whose output would not be bounded.
+    #[error("{at}: {error}")]
+    Limit {
+        /// Where: the process concerned, or the file.
+        at: Location,
+        /// What exceeds which limit.
+        error: LimitError,
+    },
 }
 
 impl Scenario {
@@ -331,17 +343,33 @@ impl Scenario {
         }
         let loader = Loader { text, origin };
         let mut processes = Vec::with_capacity(raw.process.len());
+        let mut named = Vec::with_capacity(raw.process.len());
         let mut uses = Vec::new();
         for process in raw.process {
+            named.push(loader.at(process.name.span()));
             let (spec, used) = loader.process(process, &processes)?;
             processes.push(spec);
             uses.extend(used);
         }
-        Ok(Scenario {
+        let scenario = Scenario {
             simulation: raw.simulation,
             resources: loader.resources(raw.resource, uses)?,
             processes,
-        })
+        };
+        scenario.check().map_err(|error| {
+            let process = match &error {
+                LimitError::TooLong { process, .. } | LimitError::TooManyEvents { process, .. } => {
+                    scenario.processes.iter().position(|p| &p.name == process)
+                }
+                LimitError::Setting { .. } => None,
+            };
+            let at = process.and_then(|i| named.get(i).cloned());
+            ScenarioError::Limit {
+                at: at.unwrap_or_else(|| locate(text, origin, None)),
+                error,
+            }
+        })?;
+        Ok(scenario)
     }
 }
 
@@ -373,7 +401,7 @@ struct RawProcess {
     name: Spanned<String>,
     #[serde(default, deserialize_with = "positive_option")]
     entitlement: Option<f64>,
-    #[serde(default, deserialize_with = "non_negative")]
+    #[serde(default, deserialize_with = "start")]
     start: f64,
     program: Option<Spanned<String>>,
     program_file: Option<Spanned<String>>,
@@ -581,50 +609,61 @@ fn first_program_line(text: &str, program: &Spanned<String>) -> Option<usize> {
     exact.then_some(line + usize::from(trimmed))
 }
 
-/// Reads a number and checks it is finite and `valid`.
-fn checked<'de, D: Deserializer<'de>>(
-    deserializer: D,
-    expected: &str,
-    valid: fn(f64) -> bool,
-) -> Result<f64, D::Error> {
+/// Reads a number and checks it is finite and > 0.
+fn checked<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
     let value = f64::deserialize(deserializer)?;
-    if value.is_finite() && valid(value) {
+    if value.is_finite() && value > 0.0 {
         Ok(value)
     } else {
         Err(D::Error::custom(format!(
-            "expected {expected}, found {value}"
+            "expected a number > 0, found {value}"
         )))
     }
 }
 
-/// A number > 0.
-fn positive<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
-    checked(deserializer, "a number > 0", |v| v > 0.0)
-}
-
-/// A number > 0, present.
+/// An entitlement: a number > 0, present.
 fn positive_option<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
-    positive(deserializer).map(Some)
+    checked(deserializer).map(Some)
 }
 
-/// A number ≥ 0.
-fn non_negative<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
-    checked(deserializer, "a number ≥ 0", |v| v >= 0.0)
+/// `duration`, present.
+fn duration<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    limits::DURATION.read(deserializer).map(Some)
 }
 
-/// A number in (0, 1].
-fn fraction<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
-    checked(deserializer, "a number > 0 and ≤ 1", |v| {
-        v > 0.0 && v <= 1.0
-    })
+/// `window`.
+fn window<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    limits::WINDOW.read(deserializer)
 }
 
-/// A whole number ≥ 1.
-fn at_least_one<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
-    match u32::deserialize(deserializer)? {
-        0 => Err(D::Error::custom("expected a whole number ≥ 1, found 0")),
-        runs => Ok(runs),
-    }
+/// `bottleneck_threshold`.
+fn threshold<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    limits::THRESHOLD.read(deserializer)
+}
+
+/// `grace`.
+fn grace<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    limits::GRACE.read(deserializer)
+}
+
+/// `quantum`.
+fn quantum<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    limits::QUANTUM.read(deserializer)
+}
+
+/// `priority_interval`.
+fn priority_interval<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    limits::PRIORITY_INTERVAL.read(deserializer)
+}
+
+/// A process's `start`.
+fn start<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    limits::START.read(deserializer)
+}
+
+/// `runs`: from 1 to [`MAX_RUNS`].
+fn runs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    check_runs(u32::deserialize(deserializer)?).map_err(|e| D::Error::custom(e.to_string()))
 }
 
 /// A resource name: `[A-Za-z0-9_.-]+`, not `idle`.

@@ -5,6 +5,7 @@
 //! line based, so every error carries the line it was found on; the scenario loader moves that
 //! line into the scenario file when the program sits inside one.
 
+use super::limits::{request_value, REQUEST_EXPECTED};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -332,10 +333,8 @@ impl Parser {
                 kind: ProgramErrorKind::Name(name.to_owned()),
             });
         }
-        let mean = number(line, mean, "mean", "a number ≥ 0 (seconds)", |v| v >= 0.0)?;
-        let width = number(line, width, "width", "a number ≥ 0 (seconds)", |v| {
-            v >= 0.0
-        })?;
+        let mean = number(line, mean, "mean", REQUEST_EXPECTED, request_value)?;
+        let width = number(line, width, "width", REQUEST_EXPECTED, request_value)?;
         let dist = dist(kind).ok_or_else(|| ProgramError {
             line,
             kind: ProgramErrorKind::Dist(kind.to_owned()),
@@ -462,10 +461,12 @@ mod tests {
         let cases = [
             ("loop 1\nCPU 1 0\n", 2, "expected `RESOURCE MEAN WIDTH DIST`, found 3 field(s)"),
             ("CPU 1 0 NORM extra\n", 1, "expected `RESOURCE MEAN WIDTH DIST`, found 5 field(s)"),
-            ("\n\nCPU -1 0 NORM", 3, "mean: expected a number ≥ 0 (seconds), found \"-1\""),
-            ("CPU 1 -0.5 NORM", 1, "width: expected a number ≥ 0 (seconds), found \"-0.5\""),
-            ("CPU nan 0 NORM", 1, "mean: expected a number ≥ 0 (seconds), found \"nan\""),
-            ("CPU 1 inf NORM", 1, "width: expected a number ≥ 0 (seconds), found \"inf\""),
+            ("\n\nCPU -1 0 NORM", 3, "mean: expected a number from 0 to 1e9 (seconds), found \"-1\""),
+            ("CPU 1 -0.5 NORM", 1, "width: expected a number from 0 to 1e9 (seconds), found \"-0.5\""),
+            ("CPU nan 0 NORM", 1, "mean: expected a number from 0 to 1e9 (seconds), found \"nan\""),
+            ("CPU 1 inf NORM", 1, "width: expected a number from 0 to 1e9 (seconds), found \"inf\""),
+            ("CPU 1e300 0 NORM", 1, "mean: expected a number from 0 to 1e9 (seconds), found \"1e300\""),
+            ("CPU 1 2e9 NORM", 1, "width: expected a number from 0 to 1e9 (seconds), found \"2e9\""),
             ("CPU 1 0 GAUSS", 1, "distribution: expected NORM, UNIF or EXP (or NORMAL, UNIFORM, EXPONENTIAL), found \"GAUSS\""),
             ("C/PU 1 0 NORM", 1, "resource name \"C/PU\": expected letters, digits, `_`, `.` or `-`"),
             ("# c\nloop -1", 2, "loop count: expected a whole number ≥ 0, found \"-1\""),
