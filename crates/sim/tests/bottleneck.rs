@@ -487,3 +487,58 @@ fn a_start_past_the_latest_instant_is_refused_before_running() {
         "{message}"
     );
 }
+
+/// The Gantt segments of `resource`, in order, as (process, start, end).
+fn segments(r: &SimulationResult, resource: &str) -> Vec<(String, f64, f64)> {
+    r.timeline
+        .iter()
+        .filter(|s| &*s.resource == resource)
+        .map(|s| (s.process.to_string(), s.start, s.end))
+        .collect()
+}
+
+fn scenario(text: &str) -> Scenario {
+    Scenario::from_toml(text, std::path::Path::new("rule.toml")).expect("the scenario parses")
+}
+
+#[test]
+fn requests_queued_at_the_same_instant_are_served_by_process_index() {
+    // Spec §2.5: under FIFO every priority ties, and requests that enter a queue at the same
+    // instant are ordered by process index, whatever order the engine handles their events in.
+    // P1's CPU grant ends at 1 s (an event handled before P0's end of idleness at 1 s).
+    let r = simulate(
+        &scenario(
+            "[simulation]\npolicy = \"fifo\"\n\
+             [[process]]\nname = \"P0\"\nentitlement = 1\nprogram = \"idle 1 0 NORM\\nDISK 1 0 NORM\"\n\
+             [[process]]\nname = \"P1\"\nentitlement = 1\nprogram = \"CPU_CS 1 0 NORM\\nDISK 1 0 NORM\"\n",
+        ),
+        "same instant",
+    )
+    .unwrap();
+    let disk = segments(&r, "DISK");
+    assert_eq!(disk.len(), 2, "{disk:?}");
+    assert_eq!((disk[0].0.as_str(), disk[0].1), ("P0", 1.0), "{disk:?}");
+    assert_eq!((disk[1].0.as_str(), disk[1].1), ("P1", 2.0), "{disk:?}");
+}
+
+#[test]
+fn between_snapshots_a_process_keeps_the_priority_it_entered_with() {
+    // Spec §2.7, with one snapshot (at 0) in the run. H holds the disk until 6 s; A enters its
+    // queue at 2.9 s (priority 0 from the snapshot), B at 3.5 s, straight from its start: its
+    // priority is taken on entry, 0 as well, and the tie goes to A, the earlier entry. Computed
+    // only when the disk frees at 6 s, B's priority would have grown with 2.5 s of allocation
+    // and nothing consumed, and B would be served before A.
+    let text = |interval: &str| {
+        format!(
+            "[simulation]\npriority_interval = {interval}\n\
+             [[process]]\nname = \"H\"\nentitlement = 1\nprogram = \"DISK 6 0 NORM\"\n\
+             [[process]]\nname = \"A\"\nentitlement = 1\nprogram = \"CPU_CS 2.9 0 NORM\\nDISK 1 0 NORM\"\n\
+             [[process]]\nname = \"B\"\nentitlement = 1\nstart = 3.5\nprogram = \"DISK 1 0 NORM\"\n"
+        )
+    };
+    let order = |interval: &str| -> Vec<String> {
+        let r = simulate(&scenario(&text(interval)), "entry").unwrap();
+        segments(&r, "DISK").into_iter().map(|s| s.0).collect()
+    };
+    assert_eq!(order("100"), ["H", "A", "B"]);
+}
