@@ -29,7 +29,9 @@ use rand_distr::{Distribution, Exp, Normal};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-pub use summary::{engine_events, simulate, simulate_with_progress, Progress, SimulateError};
+pub use summary::{
+    engine_events, simulate, simulate_each, simulate_with_progress, Progress, SimulateError,
+};
 
 /// What a process is doing.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -178,6 +178,50 @@ pub struct SimulationResult {
     pub events_per_s: f64,
 }
 
+impl SimulationResult {
+    /// When process `name` completed in the first run (`None` if it had not, or there is no
+    /// such process).
+    pub fn finish(&self, name: &str) -> Option<f64> {
+        self.processes.iter().find(|p| p.name == name)?.finish_time
+    }
+
+    /// The fraction of `[from, to]` seconds during which `process` held `resource` in the first
+    /// run.
+    pub fn share(&self, process: &str, resource: &str, from: f64, to: f64) -> f64 {
+        let held: f64 = self
+            .timeline
+            .iter()
+            .filter(|s| &*s.process == process && &*s.resource == resource)
+            .map(|s| (s.end.min(to) - s.start.max(from)).max(0.0))
+            .sum();
+        held / (to - from)
+    }
+
+    /// Seconds of `[from, to]` during which `resource` was a bottleneck in the first run (0 if
+    /// there is no such resource).
+    pub fn bottleneck_time(&self, resource: &str, from: f64, to: f64) -> f64 {
+        self.bottleneck_intervals(resource)
+            .iter()
+            .map(|[s, e]| (e.min(to) - s.max(from)).max(0.0))
+            .sum()
+    }
+
+    /// When `resource` first became a bottleneck at or after `from` seconds in the first run.
+    pub fn bottleneck_onset(&self, resource: &str, from: f64) -> Option<f64> {
+        self.bottleneck_intervals(resource)
+            .iter()
+            .find(|[_, e]| *e > from)
+            .map(|[s, _]| s.max(from))
+    }
+
+    fn bottleneck_intervals(&self, resource: &str) -> &[[f64; 2]] {
+        self.resources
+            .iter()
+            .find(|r| r.name == resource)
+            .map_or(&[], |r| &r.bottleneck_intervals)
+    }
+}
+
 /// Service intervals `[start, end)` of one process on one resource, as the engine records them.
 pub type Intervals = Vec<(f64, f64)>;
 

@@ -107,6 +107,23 @@ pub fn simulate_with_progress(
     Ok(summary.finish(name, wall_s))
 }
 
+/// Every run of `scenario` in detail, one result per seed (`seed`, `seed + 1`, …), for
+/// measuring what a summary keeps of the first run only (shares over an interval, Gantt
+/// charts).
+pub fn simulate_each(
+    scenario: &Scenario,
+    name: &str,
+) -> Result<Vec<SimulationResult>, SimulateError> {
+    (0..scenario.simulation.runs)
+        .map(|k| {
+            let mut one = scenario.clone();
+            one.simulation.seed = scenario.simulation.seed.wrapping_add(u64::from(k));
+            one.simulation.runs = 1;
+            simulate(&one, name)
+        })
+        .collect()
+}
+
 /// Runs the engine once with `seed`, without summarising, and returns the events it handled
 /// (for measuring the engine's throughput).
 pub fn engine_events(scenario: &Scenario, seed: u64) -> Result<u64, SimulateError> {

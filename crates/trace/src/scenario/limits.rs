@@ -24,7 +24,7 @@ pub const MIN_STEP_S: f64 = 1e-3;
 /// The most independent runs of one scenario (the paper's randomised figures use 20).
 pub const MAX_RUNS: u32 = 1_000;
 
-/// The most engine events one run may handle: about 3,600 in the largest shipped scenario, about
+/// The most engine events one run may handle: 2,408 in the largest shipped scenario, about
 /// 543,000 in the 10,000-s, 100-process benchmark scenario. The first run's Gantt chart in the
 /// JSON holds about one segment per event (≈ 170 bytes each), so this also bounds the output.
 pub const MAX_EVENTS_PER_RUN: u64 = 2_000_000;
