@@ -133,14 +133,7 @@ const ROWS: &[Row] = &[
         "11 rand",
         "fig11-ring-rand",
         "last completion ÷ first",
-        |r| {
-            let last = r
-                .processes
-                .iter()
-                .filter_map(|p| p.finish_time)
-                .fold(0.0, f64::max);
-            Some(last / first_completion(r))
-        },
+        |r| Some(completion_spread(r)),
     ),
     row("11 rand", "fig11-ring-rand", "R0 busy fraction", |r| {
         Some(busy_fraction(r, "R0_CS"))
@@ -166,14 +159,7 @@ const ROWS: &[Row] = &[
             "11 rand",
             "fig11-ring-rand",
             "Q 0.1: last completion ÷ first",
-            |r| {
-                let last = r
-                    .processes
-                    .iter()
-                    .filter_map(|p| p.finish_time)
-                    .fold(0.0, f64::max);
-                Some(last / first_completion(r))
-            },
+            |r| Some(completion_spread(r)),
         ),
     ),
     row("12", "fig12", "CPU blue share, 8–24 s", |r| {

@@ -454,15 +454,13 @@ fn fig10b_small_weight_gets_more_than_a_third_of_the_others_service() {
 #[test]
 fn fig11_randomised_processes_progress_at_largely_the_same_rate() {
     let runs = each_run("fig11-ring-rand", None);
-    let spread = |r: &SimulationResult| {
-        let last = r
-            .processes
-            .iter()
-            .filter_map(|p| p.finish_time)
-            .fold(0.0, f64::max);
-        last / first_completion(r)
-    };
-    every_run(&runs, spread, 1.0, 1.05, "last completion over first");
+    every_run(
+        &runs,
+        completion_spread,
+        1.0,
+        1.05,
+        "last completion over first",
+    );
     // With the 0.2-s quantum of the scenario the ring's resources stay bottlenecks.
     let r0 = mean(
         runs.iter()

@@ -242,39 +242,42 @@ pub fn cumulative(per_process: &[Vec<Intervals>], times: &[f64]) -> Vec<Vec<f64>
 
 /// Adds to `total[k]` the service in `intervals` before `times[k]`.
 fn add_served(intervals: &Intervals, times: &[f64], total: &mut [f64]) {
-    let mut served = ServedBefore::new(intervals);
+    let mut served = CoveredBefore::new(intervals);
     for (t, sum) in times.iter().zip(total) {
         *sum += served.at(*t);
     }
 }
 
-/// Time covered by sorted, disjoint intervals before instants asked in ascending order.
-struct ServedBefore<'a> {
-    intervals: &'a Intervals,
+/// Time covered by sorted, disjoint intervals (seconds, or µs) before instants asked in
+/// ascending order.
+struct CoveredBefore<'a, T> {
+    intervals: &'a [(T, T)],
     next: usize,
-    done: f64,
+    done: T,
 }
 
-impl<'a> ServedBefore<'a> {
-    fn new(intervals: &'a Intervals) -> Self {
-        ServedBefore {
+impl<'a, T> CoveredBefore<'a, T>
+where
+    T: Copy + Default + PartialOrd + std::ops::Add<Output = T> + std::ops::Sub<Output = T>,
+{
+    fn new(intervals: &'a [(T, T)]) -> Self {
+        CoveredBefore {
             intervals,
             next: 0,
-            done: 0.0,
+            done: T::default(),
         }
     }
 
     /// Covered time before `t` (no earlier than the last instant asked).
-    fn at(&mut self, t: f64) -> f64 {
+    fn at(&mut self, t: T) -> T {
         while let Some(&(start, end)) = self.intervals.get(self.next).filter(|iv| iv.1 <= t) {
-            self.done += end - start;
+            self.done = self.done + (end - start);
             self.next += 1;
         }
-        let partial = self
-            .intervals
-            .get(self.next)
-            .map_or(0.0, |(s, _)| (t - s).max(0.0));
-        self.done + partial
+        match self.intervals.get(self.next) {
+            Some(&(start, _)) if t > start => self.done + (t - start),
+            _ => self.done,
+        }
     }
 }
 
@@ -298,7 +301,7 @@ pub fn bottleneck_intervals(
         .collect();
     instants.sort_unstable();
     instants.dedup();
-    let (mut upto, mut before) = (Covered::new(busy), Covered::new(busy));
+    let (mut upto, mut before) = (CoveredBefore::new(busy), CoveredBefore::new(busy));
     let mut level = |t: u64| (upto.at(t) - before.at(t.saturating_sub(window))) as f64;
     let mut out: Vec<[f64; 2]> = Vec::new();
     let mut last = (0.0, level(0));
@@ -323,36 +326,6 @@ fn above((a, at_a): (f64, f64), (b, at_b): (f64, f64), bar: f64) -> Option<[f64;
         (false, true) => Some([cross(), b]),
         (true, false) => Some([a, cross()]),
         (false, false) => None,
-    }
-}
-
-/// Busy time of sorted, disjoint periods (µs) before instants asked in ascending order.
-struct Covered<'a> {
-    periods: &'a [(u64, u64)],
-    next: usize,
-    done: u64,
-}
-
-impl<'a> Covered<'a> {
-    fn new(periods: &'a [(u64, u64)]) -> Self {
-        Covered {
-            periods,
-            next: 0,
-            done: 0,
-        }
-    }
-
-    /// Busy time before `t` (no earlier than the last instant asked).
-    fn at(&mut self, t: u64) -> u64 {
-        while let Some(&(s, e)) = self.periods.get(self.next).filter(|p| p.1 <= t) {
-            self.done += e - s;
-            self.next += 1;
-        }
-        let partial = self
-            .periods
-            .get(self.next)
-            .map_or(0, |(s, _)| t.saturating_sub(*s));
-        self.done + partial
     }
 }
 

@@ -57,6 +57,16 @@ pub fn first_completion(r: &SimulationResult) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The last completion over the first: 1 when every process progresses at the same rate.
+pub fn completion_spread(r: &SimulationResult) -> f64 {
+    let last = r
+        .processes
+        .iter()
+        .filter_map(|p| p.finish_time)
+        .fold(0.0, f64::max);
+    last / first_completion(r)
+}
+
 /// Seconds `name` spent waiting in queues: from 0 to its completion, less its service (for a
 /// process that starts at 0 and never suspends).
 pub fn total_wait(r: &SimulationResult, name: &str) -> f64 {
