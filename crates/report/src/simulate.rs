@@ -7,7 +7,7 @@ use crate::html;
 use crate::svg::{self, Axis, Band, Gantt, LineChart, Series, Span, GREY};
 use crate::text::{self, fixed, percent, strings};
 use fairshare_sim::process::result::{
-    ProcessResult, ResourceResult, SimulationResult, Spread, SERVICE_SAMPLE_S,
+    ProcessResult, ResourceResult, ResourceRun, SimulationResult, Spread, SERVICE_SAMPLE_S,
 };
 
 /// Width of every chart, pixels.
@@ -30,13 +30,14 @@ pub fn simulate_table(result: &SimulationResult) -> String {
         .iter()
         .map(|(t, d)| format!("{t:<10} {d}\n"))
         .collect();
-    let processes: String = process_tables(result)
-        .iter()
-        .map(|(title, h, rows)| format!("\n{title}\n{}", text::table(h, rows)))
-        .collect();
+    let tables = |tables: Vec<Titled>| -> String {
+        let table = |(title, h, rows): &Titled| format!("\n{title}\n{}", text::table(h, rows));
+        tables.iter().map(table).collect()
+    };
     format!(
-        "{run}{processes}\n{}",
-        text::table(&resource_headers(), &resource_rows(result))
+        "{run}{}{}",
+        tables(process_tables(result)),
+        tables(resource_tables(result))
     )
 }
 
@@ -47,25 +48,22 @@ pub fn simulate_html(result: &SimulationResult) -> String {
         format!("<h2>Run</h2>\n{}", html::definitions(&run_items(result))),
         gantt_section(result),
         cumulative_section(result),
-        processes_section(result),
-        format!(
-            "<h2>Resources</h2>\n{}",
-            html::table(&resource_headers(), &resource_rows(result))
-        ),
+        tables_section("Processes", process_tables(result)),
+        tables_section("Resources", resource_tables(result)),
     ];
     html::page("fairshare simulate", &body.concat())
 }
 
-/// The process tables as HTML.
-fn processes_section(r: &SimulationResult) -> String {
-    let tables = process_tables(r).into_iter().map(|(title, h, rows)| {
+/// Titled tables as an HTML section headed `head`.
+fn tables_section(head: &str, tables: Vec<Titled>) -> String {
+    let tables = tables.into_iter().map(|(title, h, rows)| {
         format!(
             "<p class=\"note\">{}</p>\n{}",
             html::escape(&title),
             html::table(&h, &rows)
         )
     });
-    format!("<h2>Processes</h2>\n{}", tables.collect::<String>())
+    format!("<h2>{head}</h2>\n{}", tables.collect::<String>())
 }
 
 /// What was simulated, as (term, description) pairs.
@@ -155,16 +153,59 @@ fn spread_rows(r: &SimulationResult) -> Vec<Vec<String>> {
     r.processes.iter().map(row).collect()
 }
 
-/// Column titles of the resource table.
-fn resource_headers() -> Vec<String> {
-    strings(&[
+/// The resource tables: the first run, and over all runs when there are several.
+fn resource_tables(r: &SimulationResult) -> Vec<Titled> {
+    let first = strings(&[
         "resource",
         "busy (s)",
         "busy",
         "bottleneck (s)",
         "bottleneck",
         "bottleneck intervals",
-    ])
+    ]);
+    let mut tables = vec![(
+        format!("First run (seed {})", r.seed),
+        first,
+        resource_rows(r),
+    )];
+    if several(r) {
+        let spread = strings(&[
+            "resource",
+            "busy mean ± std (s)",
+            "bottleneck mean ± std (s)",
+            "runs with a bottleneck",
+            "a bottleneck from, mean ± std (s)",
+        ]);
+        let title = format!(
+            "Over the {} runs (first onset over the runs that had one)",
+            r.runs
+        );
+        tables.push((title, spread, resource_spread_rows(r)));
+    }
+    tables
+}
+
+/// One row per resource over all runs: busy and bottleneck time, and when it first became a
+/// bottleneck.
+fn resource_spread_rows(r: &SimulationResult) -> Vec<Vec<String>> {
+    let row = |res: &ResourceResult| {
+        let of = |value: fn(&ResourceRun) -> Option<f64>| {
+            let values: Vec<f64> = res.per_run.iter().filter_map(value).collect();
+            (!values.is_empty()).then(|| Spread::of(&values))
+        };
+        let onsets = res
+            .per_run
+            .iter()
+            .filter(|run| run.bottleneck_from_s.is_some());
+        vec![
+            res.name.clone(),
+            of(|run| Some(run.busy_s)).map_or(dash(), mean_std),
+            of(|run| Some(run.bottleneck_s)).map_or(dash(), mean_std),
+            format!("{} of {}", onsets.count(), res.per_run.len()),
+            of(|run| run.bottleneck_from_s).map_or(dash(), mean_std),
+        ]
+    };
+    r.resources.iter().map(row).collect()
 }
 
 /// One row per resource (first run): busy and bottleneck time, also as shares of the run.
@@ -215,9 +256,20 @@ fn dash() -> String {
 
 /// The legend every chart shares: process names with their entitlements, in process order.
 fn process_legend(r: &SimulationResult) -> Vec<(String, usize)> {
-    let entry =
-        |(i, p): (usize, &ProcessResult)| (format!("{} ({})", p.name, percent(p.entitlement)), i);
-    r.processes.iter().enumerate().map(entry).collect()
+    let entry = |(p, colour): (&ProcessResult, usize)| {
+        (format!("{} ({})", p.name, percent(p.entitlement)), colour)
+    };
+    r.processes
+        .iter()
+        .zip(process_colours(r))
+        .map(entry)
+        .collect()
+}
+
+/// Each process's colour, the same on every chart: its name's when it is a colour name.
+fn process_colours(r: &SimulationResult) -> Vec<usize> {
+    let names: Vec<&str> = r.processes.iter().map(|p| p.name.as_str()).collect();
+    svg::colours_for(&names)
 }
 
 /// The last second to draw, the same on every chart: the first run's end, or the last thing
@@ -237,7 +289,11 @@ fn run_end(r: &SimulationResult) -> f64 {
 /// the same process merged; segments on unknown resources are dropped, unknown processes grey.
 fn gantt_bars(r: &SimulationResult) -> Vec<Span> {
     let lane = |name: &str| r.resources.iter().position(|res| res.name == name);
-    let colour = |name: &str| r.processes.iter().position(|p| p.name == name);
+    let colours = process_colours(r);
+    let colour = |name: &str| {
+        let i = r.processes.iter().position(|p| p.name == name)?;
+        colours.get(i).copied()
+    };
     let mut bars: Vec<Span> = r
         .timeline
         .iter()
@@ -362,16 +418,16 @@ fn cumulative_section(r: &SimulationResult) -> String {
     let averaged = several(r) && !c.mean.is_empty();
     let lines = if averaged { &c.mean } else { &c.service };
     let picks = sampled(n, n.div_ceil(MAX_POINTS));
-    let series = r
-        .processes
-        .iter()
-        .zip(lines)
-        .enumerate()
-        .map(|(i, (p, values))| Series {
-            label: format!("{} ({})", p.name, percent(p.entitlement)),
-            colour: i,
-            points: points(&c.times_s, values, &picks),
-        });
+    let series =
+        r.processes
+            .iter()
+            .zip(lines)
+            .zip(process_colours(r))
+            .map(|((p, values), colour)| Series {
+                label: format!("{} ({})", p.name, percent(p.entitlement)),
+                colour,
+                points: points(&c.times_s, values, &picks),
+            });
     let chart = LineChart {
         size: (WIDTH, 420),
         x: Axis::new("time (s)").range(0.0, run_end(r)),
@@ -404,8 +460,8 @@ fn bands(r: &SimulationResult) -> Vec<Band> {
     };
     let step = (BAND_STEP_S / sampled_every).round().max(1.0) as usize;
     let picks = sampled(n, step.max(n.div_ceil(MAX_BAND_POINTS)));
-    let band = |(i, (mean, std)): (usize, (&Vec<f64>, &Vec<f64>))| Band {
-        colour: i,
+    let band = |((mean, std), colour): ((&Vec<f64>, &Vec<f64>), usize)| Band {
+        colour,
         points: picks
             .iter()
             .filter_map(|k| {
@@ -418,7 +474,7 @@ fn bands(r: &SimulationResult) -> Vec<Band> {
         .iter()
         .zip(&c.std)
         .take(r.processes.len())
-        .enumerate()
+        .zip(process_colours(r))
         .map(band)
         .collect()
 }

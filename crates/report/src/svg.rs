@@ -41,6 +41,42 @@ const FONT: &str = "sans-serif";
 const TICK_PT: f64 = 16.5;
 const DESC_PT: f64 = 17.5;
 
+/// Colour names and the palette colour each is drawn in (Okabe–Ito's vermillion for red, its
+/// reddish purple for purple and pink, its sky blue for cyan).
+const NAMED: [(&str, usize); 9] = [
+    ("blue", 0),
+    ("red", 1),
+    ("green", 2),
+    ("purple", 3),
+    ("pink", 3),
+    ("orange", 4),
+    ("cyan", 5),
+    ("black", 6),
+    ("yellow", 7),
+];
+
+/// A palette colour for each name: its own colour when the name is a colour's (any case; grey
+/// is kept for bottlenecks and reference lines), else the first palette colours no name claims, in order, cycling when they run
+/// out. The same names always get the same colours.
+pub fn colours_for(names: &[&str]) -> Vec<usize> {
+    let named = |name: &str| {
+        let name = name.to_ascii_lowercase();
+        NAMED.iter().find(|(n, _)| *n == name).map(|(_, i)| *i)
+    };
+    let claimed: Vec<usize> = names.iter().filter_map(|n| named(n)).collect();
+    let mut free = (0..PALETTE.len())
+        .filter(|i| !claimed.contains(i))
+        .collect::<Vec<_>>();
+    if free.is_empty() {
+        free = (0..PALETTE.len()).collect();
+    }
+    let mut next = free.iter().cycle();
+    names
+        .iter()
+        .map(|n| named(n).unwrap_or_else(|| *next.next().expect("a free colour")))
+        .collect()
+}
+
 /// The palette colour `i` (cycling), or grey for [`GREY`].
 pub fn colour(i: usize) -> RGBColor {
     if i == GREY {

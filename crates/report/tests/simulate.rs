@@ -2,7 +2,7 @@
 
 use fairshare_report::{simulate_html, simulate_table};
 use fairshare_sim::process::result::{
-    Cumulative, ProcessResult, ResourceResult, Segment, SimulationResult, Spread,
+    Cumulative, ProcessResult, ResourceResult, ResourceRun, Segment, SimulationResult, Spread,
 };
 
 fn process(name: &str, entitlement: f64, finish: Option<f64>) -> ProcessResult {
@@ -248,4 +248,77 @@ fn a_long_run_is_cut_and_says_so() {
     let page = simulate_html(&r);
     assert!(page.contains("only its first 2000.0 s of 3000.0 s are drawn"));
     assert!(page.len() < 5_000_000, "{} bytes", page.len());
+}
+
+/// The number of shapes filled with `hex`.
+fn filled(page: &str, hex: &str) -> usize {
+    page.matches(&format!("fill=\"{hex}\"")).count()
+}
+
+/// The sample with its two processes renamed `first` and `second`, the second's disk use
+/// dropped so that the first has twice its bars.
+fn named(first: &str, second: &str) -> SimulationResult {
+    let mut r = sample();
+    let second_name = r.processes[1].name.clone();
+    r.timeline
+        .retain(|s| !(*s.process == *second_name && &*s.resource == "DISK"));
+    let old: Vec<String> = r.processes.iter().map(|p| p.name.clone()).collect();
+    for (p, name) in r.processes.iter_mut().zip([first, second]) {
+        p.name = name.into();
+    }
+    for s in &mut r.timeline {
+        s.process = if *s.process == *old[0] { first } else { second }.into();
+    }
+    r
+}
+
+const RED: &str = "#D55E00";
+const BLUE: &str = "#0072B2";
+
+#[test]
+fn processes_named_after_colours_are_drawn_in_them_whatever_their_order() {
+    // By position "red", the first process, would take the palette's first colour, blue.
+    let page = simulate_html(&named("red", "blue"));
+    let (red, blue) = (filled(&page, RED), filled(&page, BLUE));
+    assert!(red >= 100 && red > blue + 40, "red {red}, blue {blue}");
+}
+
+#[test]
+fn other_names_take_colours_no_named_process_uses() {
+    // "blue" claims the palette's first colour, so "worker" (first) takes the next, not blue.
+    let page = simulate_html(&named("worker", "blue"));
+    let (worker, blue) = (filled(&page, RED), filled(&page, BLUE));
+    assert!(
+        worker >= 100 && worker > blue + 40,
+        "worker {worker}, blue {blue}"
+    );
+}
+
+#[test]
+fn several_runs_summarise_each_resource_over_the_runs() {
+    let mut r = several_runs();
+    let run = |bottleneck_from_s: Option<f64>| ResourceRun {
+        busy_s: 10.0,
+        bottleneck_s: if bottleneck_from_s.is_some() {
+            4.0
+        } else {
+            0.0
+        },
+        bottleneck_from_s,
+    };
+    r.resources[0].per_run = vec![run(Some(2.0)), run(Some(4.0)), run(None)];
+    r.resources[1].per_run = vec![run(None); 3];
+    for page in [simulate_html(&r), simulate_table(&r)] {
+        assert!(page.contains("runs with a bottleneck"), "{page}");
+        // Onset over the two runs that had one: 3 ± 1 s; bottleneck time over all three.
+        assert!(
+            page.contains("2 of 3") && page.contains("3.00 ± 1.00"),
+            "{page}"
+        );
+        assert!(
+            page.contains("2.67 ± 1.89") && page.contains("0 of 3"),
+            "{page}"
+        );
+    }
+    assert!(!simulate_table(&sample()).contains("runs with a bottleneck"));
 }
