@@ -14,8 +14,9 @@ use std::collections::BTreeSet;
 /// Slack allowed when testing whether a task fits (spec `sdrf.md` §6.3, ε_fit).
 pub const FIT_SLACK: f64 = 1e-9;
 
-/// Most tasks one call to [`fill_tasks`] will place before refusing the instance.
-pub const MAX_PLACEMENTS: u64 = 100_000_000;
+/// Most tasks one call to [`fill_tasks`] may place: the instance is refused when the tasks that
+/// could fit number more (about half a second of placing, one task at a time).
+pub const MAX_PLACEMENTS: u64 = 10_000_000;
 
 /// What a pass does when the chosen client's next task does not fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -354,5 +355,24 @@ mod tests {
         );
         assert!(matches!(err, Err(AllocError::Unbounded { .. })));
         assert!(fill_tasks(&Policy::Drf, &[0.0], &[client(&[1.0], &[])], Blocking::Skip).is_err());
+    }
+
+    #[test]
+    fn refuses_more_placements_than_the_limit_before_placing_any() {
+        // Found by the fuzzer: one user whose task takes 8 of 566,666,666 of memory and none of
+        // the CPU would have 70,833,333 tasks placed one at a time (4 s; 21 s in a fuzz build).
+        let fill = |mem: f64| {
+            fill_tasks(
+                &Policy::Sdrf(crate::policy::PriorityForm::SumOfMaxes),
+                &[4.0, 566_666_666.0],
+                &[client(&[0.0, mem], &[])],
+                Blocking::HeadOfLine,
+            )
+        };
+        assert!(matches!(
+            fill(8.0),
+            Err(AllocError::Unbounded { client: 0, .. })
+        ));
+        assert_eq!(fill(566_666.666).unwrap().tasks, vec![1000]);
     }
 }
