@@ -1,6 +1,8 @@
 //! The pieces every HTML page is made of: escaping, the page frame with its inline style,
 //! tables, definition lists and figures. Kept apart so the pages only say what they show.
 
+use crate::svg::Colour;
+
 /// Page style: readable type, compact tables, figures that wrap on narrow screens.
 const STYLE: &str = "\
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#222;margin:2em auto;max-width:1240px;padding:0 1em;line-height:1.4}
@@ -89,8 +91,8 @@ pub fn panel(title: &str, svg: &str) -> String {
     )
 }
 
-/// A colour legend in HTML: (plain-text label, palette index) pairs.
-pub fn legend(entries: &[(String, usize)]) -> String {
+/// A colour legend in HTML: (plain-text label, colour) pairs.
+pub fn legend(entries: &[(String, Colour)]) -> String {
     let items: String = entries
         .iter()
         .map(|(label, c)| {

@@ -3,7 +3,7 @@
 
 use crate::html;
 use crate::setting;
-use crate::svg::{self, Axis, Bar, BarChart, LineChart, Series};
+use crate::svg::{self, Axis, Bar, BarChart, Colour, LineChart, Series};
 use crate::text::{self, duration, fixed, in_unit, percent, strings, time_unit};
 use fairshare_sim::cluster::{PolicyResult, UserResult};
 use fairshare_sim::summary::ReplaySummary;
@@ -176,7 +176,7 @@ fn utilisation_section(summary: &ReplaySummary) -> String {
         .map(|(r, name)| {
             let series = summary.policies.iter().enumerate().map(|(i, p)| Series {
                 label: format!("{} {}", p.policy, p.utilization.get_index(r).map_or(String::new(), |(_, u)| percent(*u))),
-                colour: i,
+                colour: Colour::Palette(i),
                 points: timeline_points(&p.timeline.times_s, p.timeline.utilization.get(r).map_or(&[], Vec::as_slice), unit),
             });
             let chart = LineChart {
@@ -222,7 +222,7 @@ fn share_section(summary: &ReplaySummary) -> String {
         .iter()
         .map(|p| {
             let series = p.timeline.dominant_share.iter().filter_map(|s| {
-                let colour = users.iter().position(|u| *u == s.id)?;
+                let colour = Colour::Palette(users.iter().position(|u| *u == s.id)?);
                 Some(Series {
                     label: s.id.clone(),
                     colour,
@@ -242,7 +242,11 @@ fn share_section(summary: &ReplaySummary) -> String {
         })
         .collect();
     let names = short_names(&users);
-    let legend: Vec<(String, usize)> = names.iter().cloned().zip(0..).collect();
+    let legend: Vec<(String, Colour)> = names
+        .iter()
+        .cloned()
+        .zip((0..).map(Colour::Palette))
+        .collect();
     format!(
         "<h2>Dominant share over time</h2>\n<p>The dominant share of the {} users with the most tasks, one chart per policy and the same colour for the same user everywhere: under a fair policy the lines of busy users stay close together.</p>\n{}{}{figures}",
         users.len(),
@@ -321,7 +325,7 @@ fn wait_section(policies: &[PolicyResult]) -> String {
             in_unit(p.mean_wait_s, unit),
             in_unit(p.p95_wait_s, unit)
         ),
-        colour: i,
+        colour: Colour::Palette(i),
     });
     let chart = BarChart {
         width: 1180,
@@ -350,7 +354,7 @@ fn reduction_figure(policies: &[PolicyResult]) -> String {
             label: p.policy.clone(),
             value: reduction.max(FLOOR),
             text: format!("{} %", fixed(reduction, 1)),
-            colour: if reduction >= 0.0 { 2 } else { 1 },
+            colour: Colour::Palette(if reduction >= 0.0 { 2 } else { 1 }),
         }
     });
     let chart = BarChart {

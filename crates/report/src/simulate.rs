@@ -1,10 +1,11 @@
 //! The simulate report: what the process-level simulator of the bottleneck paper measured, as a
 //! terminal table and as a page drawing what the paper draws — who held each resource when (a
 //! Gantt chart with the bottleneck intervals above each lane), cumulative service per process,
-//! and the tables behind them. Each process keeps one palette colour on the whole page.
+//! and the tables behind them. Each process keeps one colour on the whole page, its own when
+//! it is named after a colour.
 
 use crate::html;
-use crate::svg::{self, Axis, Band, Gantt, LineChart, Series, Span, GREY};
+use crate::svg::{self, Axis, Band, Colour, Gantt, LineChart, Series, Span, GREY};
 use crate::text::{self, fixed, percent, strings};
 use fairshare_sim::process::result::{
     ProcessResult, ResourceResult, ResourceRun, SimulationResult, Spread, SERVICE_SAMPLE_S,
@@ -255,8 +256,8 @@ fn dash() -> String {
 }
 
 /// The legend every chart shares: process names with their entitlements, in process order.
-fn process_legend(r: &SimulationResult) -> Vec<(String, usize)> {
-    let entry = |(p, colour): (&ProcessResult, usize)| {
+fn process_legend(r: &SimulationResult) -> Vec<(String, Colour)> {
+    let entry = |(p, colour): (&ProcessResult, Colour)| {
         (format!("{} ({})", p.name, percent(p.entitlement)), colour)
     };
     r.processes
@@ -266,8 +267,9 @@ fn process_legend(r: &SimulationResult) -> Vec<(String, usize)> {
         .collect()
 }
 
-/// Each process's colour, the same on every chart: its name's when it is a colour name.
-fn process_colours(r: &SimulationResult) -> Vec<usize> {
+/// Each process's colour, the same on every chart: its name's when it is a colour name (see
+/// [`svg::colours_for`]).
+fn process_colours(r: &SimulationResult) -> Vec<Colour> {
     let names: Vec<&str> = r.processes.iter().map(|p| p.name.as_str()).collect();
     svg::colours_for(&names)
 }
@@ -460,7 +462,7 @@ fn bands(r: &SimulationResult) -> Vec<Band> {
     };
     let step = (BAND_STEP_S / sampled_every).round().max(1.0) as usize;
     let picks = sampled(n, step.max(n.div_ceil(MAX_BAND_POINTS)));
-    let band = |((mean, std), colour): ((&Vec<f64>, &Vec<f64>), usize)| Band {
+    let band = |((mean, std), colour): ((&Vec<f64>, &Vec<f64>), Colour)| Band {
         colour,
         points: picks
             .iter()

@@ -24,8 +24,17 @@ pub const PALETTE: [(u8, u8, u8); 8] = [
     (240, 228, 66),
 ];
 
-/// Neutral grey for reference lines and points on them.
-pub const GREY: usize = usize::MAX;
+/// A colour to draw in: a palette colour or an explicit shade.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Colour {
+    /// Palette colour `i` (see [`PALETTE`]), cycling.
+    Palette(usize),
+    /// An explicit (red, green, blue) shade.
+    Rgb(u8, u8, u8),
+}
+
+/// Neutral grey for reference lines, bottleneck strips and points on them.
+pub const GREY: Colour = Colour::Rgb(120, 120, 120);
 
 /// Values of this magnitude or more (or not finite) are not drawn.
 const LIMIT: f64 = 1e15;
@@ -35,60 +44,84 @@ const LEGEND_MIN_W: u32 = 150;
 const SIDE_SHARE: f64 = 0.4;
 /// Approximate width of one character of tick and legend text, pixels.
 const CHAR_W: u32 = 8;
+/// Space around a chart's plot, pixels; more on the right when the last x tick label needs it.
+const MARGIN: u32 = 12;
+/// Longest lane name a Gantt chart writes; longer ones are cut, whole in a tooltip.
+const LANE_NAME_MAX: usize = 24;
 /// Font family of every text.
 const FONT: &str = "sans-serif";
 /// Font sizes as plotters takes them (it draws them at about 0.8×).
 const TICK_PT: f64 = 16.5;
 const DESC_PT: f64 = 17.5;
 
-/// Colour names and the palette colour each is drawn in (Okabe–Ito's vermillion for red, its
-/// reddish purple for purple and pink, its sky blue for cyan).
-const NAMED: [(&str, usize); 9] = [
-    ("blue", 0),
-    ("red", 1),
-    ("green", 2),
-    ("purple", 3),
-    ("pink", 3),
-    ("orange", 4),
-    ("cyan", 5),
-    ("black", 6),
-    ("yellow", 7),
+/// Colour names (matched in any case), the shade a name is drawn in, and the palette colour the
+/// name keeps from other names: its own, or the one it resembles. Okabe–Ito supplies blue,
+/// vermillion for red, bluish green for green, reddish purple for purple, orange, sky blue for
+/// cyan, black and yellow; the rest are explicit: pink #F095BE (lighter than purple), magenta
+/// #C51B8A (more saturated), brown #8C510A, grey #A0A0A0 (lighter than bottleneck strips).
+const NAMED: [(&str, Colour, Option<usize>); 13] = [
+    ("blue", Colour::Palette(0), Some(0)),
+    ("red", Colour::Palette(1), Some(1)),
+    ("green", Colour::Palette(2), Some(2)),
+    ("purple", Colour::Palette(3), Some(3)),
+    ("orange", Colour::Palette(4), Some(4)),
+    ("cyan", Colour::Palette(5), Some(5)),
+    ("black", Colour::Palette(6), Some(6)),
+    ("yellow", Colour::Palette(7), Some(7)),
+    ("pink", Colour::Rgb(240, 149, 190), Some(3)),
+    ("magenta", Colour::Rgb(197, 27, 138), Some(3)),
+    ("brown", Colour::Rgb(140, 81, 10), None),
+    ("grey", Colour::Rgb(160, 160, 160), None),
+    ("gray", Colour::Rgb(160, 160, 160), None),
 ];
 
-/// A palette colour for each name: its own colour when the name is a colour's (any case; grey
-/// is kept for bottlenecks and reference lines), else the first palette colours no name claims, in order, cycling when they run
-/// out. The same names always get the same colours.
-pub fn colours_for(names: &[&str]) -> Vec<usize> {
-    let named = |name: &str| {
-        let name = name.to_ascii_lowercase();
-        NAMED.iter().find(|(n, _)| *n == name).map(|(_, i)| *i)
-    };
-    let claimed: Vec<usize> = names.iter().filter_map(|n| named(n)).collect();
-    let mut free = (0..PALETTE.len())
-        .filter(|i| !claimed.contains(i))
-        .collect::<Vec<_>>();
-    if free.is_empty() {
-        free = (0..PALETTE.len()).collect();
+/// A colour for each name: its own shade when the name is a colour's (see [`NAMED`]), else the
+/// first colour no colour name takes or keeps: the palette's in order, then the explicit shades
+/// of [`NAMED`], cycling over the palette only when all are taken. The same names always get
+/// the same colours.
+pub fn colours_for(names: &[&str]) -> Vec<Colour> {
+    let named = |name: &str| NAMED.iter().find(|(n, ..)| n.eq_ignore_ascii_case(name));
+    let taken: Vec<Colour> = names
+        .iter()
+        .filter_map(|n| named(n))
+        .flat_map(|(_, shade, kept)| [Some(*shade), kept.map(Colour::Palette)])
+        .flatten()
+        .collect();
+    let palette = (0..PALETTE.len()).map(Colour::Palette);
+    let explicit = NAMED.map(|(_, shade, _)| shade);
+    let mut free: Vec<Colour> = Vec::new();
+    for c in palette.clone().chain(explicit) {
+        if !taken.contains(&c) && !free.contains(&c) {
+            free.push(c);
+        }
     }
-    let mut next = free.iter().cycle();
+    if free.is_empty() {
+        free = palette.collect();
+    }
+    let mut next = free.into_iter().cycle();
     names
         .iter()
-        .map(|n| named(n).unwrap_or_else(|| *next.next().expect("a free colour")))
+        .map(|n| match named(n) {
+            Some((_, shade, _)) => *shade,
+            None => next.next().expect("a free colour"),
+        })
         .collect()
 }
 
-/// The palette colour `i` (cycling), or grey for [`GREY`].
-pub fn colour(i: usize) -> RGBColor {
-    if i == GREY {
-        return RGBColor(120, 120, 120);
+/// The colour `c` as plotters draws it.
+pub fn colour(c: Colour) -> RGBColor {
+    match c {
+        Colour::Palette(i) => {
+            let (r, g, b) = PALETTE[i % PALETTE.len()];
+            RGBColor(r, g, b)
+        }
+        Colour::Rgb(r, g, b) => RGBColor(r, g, b),
     }
-    let (r, g, b) = PALETTE[i % PALETTE.len()];
-    RGBColor(r, g, b)
 }
 
-/// The palette colour `i` as a CSS hex string.
-pub fn hex(i: usize) -> String {
-    let RGBColor(r, g, b) = colour(i);
+/// The colour `c` as a CSS hex string.
+pub fn hex(c: Colour) -> String {
+    let RGBColor(r, g, b) = colour(c);
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
@@ -184,11 +217,11 @@ impl Axis {
         }
     }
 
-    /// The tick label of drawn value `v`.
-    fn tick(&self, v: f64) -> String {
+    /// The tick label of drawn value `v` on drawn range `range`.
+    fn tick(&self, v: f64, range: (f64, f64)) -> String {
         let whole = (v - v.round()).abs() < 1e-9;
         match self.scale {
-            Scale::Linear => number(v),
+            Scale::Linear => number_on(v, range),
             Scale::Log if whole => number(10f64.powi(v.round() as i32)),
             Scale::Delta if whole => delta_label(v.round() as i32),
             _ => String::new(),
@@ -204,13 +237,13 @@ impl Axis {
     }
 }
 
-/// A named series of points in one palette colour.
+/// A named series of points in one colour.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
     /// Legend text.
     pub label: String,
-    /// Palette index (see [`colour`]).
-    pub colour: usize,
+    /// Colour.
+    pub colour: Colour,
     /// The (x, y) points, in drawing order.
     pub points: Vec<(f64, f64)>,
 }
@@ -243,8 +276,8 @@ pub struct Bubble {
     pub y: f64,
     /// Relative area; the largest bubble gets the largest radius.
     pub weight: f64,
-    /// Palette index.
-    pub colour: usize,
+    /// Colour.
+    pub colour: Colour,
 }
 
 /// A bubble scatter with the y = x diagonal.
@@ -258,8 +291,8 @@ pub struct BubbleChart {
     pub y: Axis,
     /// The bubbles, drawn in order.
     pub bubbles: Vec<Bubble>,
-    /// Legend entries (text, palette index).
-    pub legend: Vec<(String, usize)>,
+    /// Legend entries (text, colour).
+    pub legend: Vec<(String, Colour)>,
 }
 
 /// One bar of a horizontal bar chart.
@@ -271,8 +304,8 @@ pub struct Bar {
     pub value: f64,
     /// Text written at the end of the bar.
     pub text: String,
-    /// Palette index.
-    pub colour: usize,
+    /// Colour.
+    pub colour: Colour,
 }
 
 /// A horizontal bar chart, first bar on top, with a zero line.
@@ -289,8 +322,8 @@ pub struct BarChart {
 /// A shaded band around a series: at each x, the range from `lo` to `hi`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Band {
-    /// Palette index (drawn translucent).
-    pub colour: usize,
+    /// Colour (drawn translucent).
+    pub colour: Colour,
     /// The (x, lo, hi) points, in drawing order.
     pub points: Vec<(f64, f64, f64)>,
 }
@@ -304,8 +337,8 @@ pub struct Span {
     pub start: f64,
     /// End on the x axis.
     pub end: f64,
-    /// Palette index.
-    pub colour: usize,
+    /// Colour.
+    pub colour: Colour,
 }
 
 /// A Gantt chart: one lane per row, bars coloured by holder, blank where the lane is idle, and
@@ -322,8 +355,8 @@ pub struct Gantt {
     pub bars: Vec<Span>,
     /// Marks drawn in the thin strip above their lane.
     pub marks: Vec<Span>,
-    /// Legend entries (text, palette index).
-    pub legend: Vec<(String, usize)>,
+    /// Legend entries (text, colour).
+    pub legend: Vec<(String, Colour)>,
 }
 
 /// Lane geometry in lane units (lanes are one unit apart): bar bottom and top, mark strip
@@ -344,7 +377,7 @@ pub fn line_chart(c: &LineChart) -> String {
 
 /// Draws a line chart with translucent bands under its lines.
 pub fn line_chart_with_bands(c: &LineChart, bands: &[Band]) -> String {
-    let bands: Vec<(usize, Vec<(f64, f64)>)> = bands
+    let bands: Vec<(Colour, Vec<(f64, f64)>)> = bands
         .iter()
         .map(|b| (b.colour, outline(&c.x, &c.y, &b.points)))
         .collect();
@@ -358,7 +391,7 @@ pub fn line_chart_with_bands(c: &LineChart, bands: &[Band]) -> String {
     ys.extend(bands.iter().flat_map(|b| &b.1).map(|p| p.1));
     ys.extend(c.hline.and_then(|h| c.y.map(h)));
     let (xr, yr) = (c.x.span(&xs), c.y.span(&ys));
-    let legend: Vec<(String, usize)> = c
+    let legend: Vec<(String, Colour)> = c
         .series
         .iter()
         .map(|s| (s.label.clone(), s.colour))
@@ -476,11 +509,11 @@ pub fn gantt_chart(c: &Gantt) -> String {
     let ends = c.bars.iter().chain(&c.marks).flat_map(|b| [b.start, b.end]);
     let xs: Vec<f64> = ends.filter_map(|v| c.x.map(v)).collect();
     let xr = c.x.clone().with_zero().span(&xs);
-    let names: Vec<String> = c.lanes.iter().map(|s| truncate(s, 24)).collect();
-    let label_w =
-        (names.iter().map(|s| s.chars().count()).max().unwrap_or(4) as u32 * 8 + 16).max(70);
+    let names: Vec<String> = c.lanes.iter().map(|s| truncate(s, LANE_NAME_MAX)).collect();
+    let longest = names.iter().map(|s| s.chars().count()).max().unwrap_or(4) as u32;
+    let label_w = (longest * CHAR_W + 16).max(70);
     let row = |lane: usize| n.saturating_sub(lane + 1) as f64;
-    render((c.width, height), |root| {
+    let svg = render((c.width, height), |root| {
         let plot = with_legend(root, c.width, &c.legend)?;
         let mut chart = lane_frame(&plot, &c.x, xr, &names, label_w)?;
         let pixel = (xr.1 - xr.0) / f64::from(chart.plotting_area().dim_in_pixel().0.max(1));
@@ -502,7 +535,46 @@ pub fn gantt_chart(c: &Gantt) -> String {
         chart.draw_series(c.bars.iter().filter(drawable).map(|s| rect(s, BAR)))?;
         chart.draw_series(c.marks.iter().filter(drawable).map(|s| rect(s, MARK)))?;
         Ok(())
+    });
+    with_lane_tooltips(svg, &c.lanes)
+}
+
+/// `svg` with each cut lane name holding its whole name as a tooltip (a `<title>`). Lane names
+/// are written bottom lane first, so a name cut like another's takes the right one's tooltip.
+fn with_lane_tooltips(mut svg: String, lanes: &[String]) -> String {
+    for whole in lanes.iter().rev() {
+        let cut = truncate(whole, LANE_NAME_MAX);
+        if cut != *whole {
+            let cut = xml_escape(&cut);
+            // The label right after its tag's last attribute: not one titled already.
+            let label = format!("\">\n{cut}\n</text>");
+            let titled = format!("\"><title>{}</title>\n{cut}\n</text>", xml_escape(whole));
+            svg = svg.replacen(&label, &titled, 1);
+        }
+    }
+    svg
+}
+
+/// `text` escaped as plotters escapes SVG text, so what it wrote can be found.
+fn xml_escape(text: &str) -> String {
+    text.chars().fold(String::new(), |mut out, c| {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            _ => out.push(c),
+        }
+        out
     })
+}
+
+/// The right margin of a chart: wide enough for half the x axis's last tick label, which is
+/// centred on the plot's right edge, so the label stays inside the chart.
+fn right_margin(x: &Axis, xr: (f64, f64)) -> u32 {
+    let last = x.tick(xr.1, xr).chars().count() as u32;
+    MARGIN.max(last * CHAR_W / 2 + 2)
 }
 
 /// The outline of a band (lower edge forwards, upper edge back), non-drawable points dropped.
@@ -549,7 +621,7 @@ fn render(size: (u32, u32), draw: impl FnOnce(&Area) -> Drawn) -> String {
 fn with_legend<'a>(
     root: &Area<'a>,
     width: u32,
-    entries: &[(String, usize)],
+    entries: &[(String, Colour)],
 ) -> Result<Area<'a>, DrawingAreaErrorKind<std::io::Error>> {
     if entries.is_empty() {
         return Ok(root.clone());
@@ -636,7 +708,8 @@ fn lane_frame<'a, 'b>(
         name.flatten().unwrap_or_default()
     };
     let mut chart = ChartBuilder::on(area)
-        .margin(12)
+        .margin(MARGIN)
+        .margin_right(right_margin(x, xr))
         .x_label_area_size(50)
         .y_label_area_size(label_w)
         .build_cartesian_2d(xr.0..xr.1, -0.5..n as f64 - 0.5)?;
@@ -646,7 +719,7 @@ fn lane_frame<'a, 'b>(
         .y_labels(n)
         .y_label_formatter(&name_of)
         .x_labels(x.ticks(xr))
-        .x_label_formatter(&|v| x.tick(*v))
+        .x_label_formatter(&|v| x.tick(*v, xr))
         .x_desc(x.label.as_str())
         .label_style((FONT, TICK_PT))
         .axis_desc_style((FONT, DESC_PT))
@@ -665,7 +738,8 @@ fn frame<'a, 'b>(
     yr: (f64, f64),
 ) -> Result<Chart<'a, 'b>, DrawingAreaErrorKind<std::io::Error>> {
     let mut chart = ChartBuilder::on(area)
-        .margin(12)
+        .margin(MARGIN)
+        .margin_right(right_margin(x, xr))
         .x_label_area_size(50)
         .y_label_area_size(70)
         .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
@@ -673,8 +747,8 @@ fn frame<'a, 'b>(
         .configure_mesh()
         .x_labels(x.ticks(xr))
         .y_labels(y.ticks(yr))
-        .x_label_formatter(&|v| x.tick(*v))
-        .y_label_formatter(&|v| y.tick(*v))
+        .x_label_formatter(&|v| x.tick(*v, xr))
+        .y_label_formatter(&|v| y.tick(*v, yr))
         .x_desc(x.label.as_str())
         .y_desc(y.label.as_str())
         .label_style((FONT, TICK_PT))
@@ -740,6 +814,29 @@ pub fn number(v: f64) -> String {
     }
 }
 
+/// `v` as a tick of a linear axis over `(lo, hi)`: in the unit (k, M) its larger end is written
+/// in, so all its ticks share one (2k … 10k, not 2000 … 10k), with the decimals its spacing
+/// needs.
+fn number_on(v: f64, (lo, hi): (f64, f64)) -> String {
+    let (unit, suffix, digits) = match lo.abs().max(hi.abs()) {
+        top if top >= 1e6 => (1e6, "M", 2),
+        top if top >= 1e4 => (1e3, "k", 1),
+        _ => return number(v),
+    };
+    let spacing = ((hi - lo) / 10.0 / unit).abs();
+    let needed = if spacing > 0.0 {
+        -spacing.log10().floor()
+    } else {
+        0.0
+    };
+    let s = trimmed(v / unit, digits.max(needed.clamp(0.0, 9.0) as usize));
+    match s.as_str() {
+        "0" | "-0" => String::from("0"),
+        _ if v.is_finite() => format!("{s}{suffix}"),
+        _ => number(v),
+    }
+}
+
 /// `v` with at most `digits` decimals, trailing zeros removed.
 fn trimmed(v: f64, digits: usize) -> String {
     let s = format!("{v:.digits$}");
@@ -765,6 +862,48 @@ mod tests {
     }
 
     #[test]
+    fn ticks_of_one_linear_axis_share_a_unit() {
+        let ticks = |range: (f64, f64), values: &[f64]| -> Vec<String> {
+            values
+                .iter()
+                .map(|v| Axis::new("t").tick(*v, range))
+                .collect()
+        };
+        let long = ticks((0.0, 10_000.9), &[0.0, 2_000.0, 8_000.0, 10_000.0]);
+        assert_eq!(long, ["0", "2k", "8k", "10k"]);
+        let fine = ticks((9_990.0, 10_010.0), &[9_995.0, 10_005.0]);
+        assert_eq!(fine, ["9.995k", "10.005k"]);
+        assert_eq!(ticks((0.0, 1.3e6), &[2e5, 1.2e6]), ["0.2M", "1.2M"]);
+        assert_eq!(ticks((0.0, 16.9), &[0.0, 2.5, 16.0]), ["0", "2.5", "16"]);
+    }
+
+    #[test]
+    fn the_last_x_tick_label_fits_a_chart_without_legend() {
+        for end in [1_000.0, 10_000.0, 2e6] {
+            let chart = LineChart {
+                size: (600, 300),
+                x: Axis::new("time (s)").range(0.0, end),
+                y: Axis::new("y"),
+                series: vec![],
+                hline: None,
+                markers: false,
+                legend: false,
+            };
+            let svg = line_chart(&chart);
+            let label = number_on(end, (0.0, end));
+            let tag = format!(">\n{label}\n</text>");
+            let at = svg.find(&tag).expect("the last tick label");
+            let x: f64 = svg[..at]
+                .rsplit("<text x=\"")
+                .next()
+                .and_then(|t| t.split('"').next()?.parse().ok())
+                .expect("its x");
+            let right = x + (label.chars().count() as u32 * CHAR_W) as f64 / 2.0;
+            assert!(right <= 600.0, "{label} ends at {right}");
+        }
+    }
+
+    #[test]
     fn delta_labels_use_superscripts() {
         assert_eq!(delta_label(6), "1−10⁻⁶");
         assert_eq!(delta_label(12), "1−10⁻¹²");
@@ -776,8 +915,8 @@ mod tests {
         assert_eq!(y.map(0.0), None);
         assert_eq!(y.map(100.0), Some(2.0));
         assert_eq!(y.span(&[2.0, 3.5]), (2.0, 4.0));
-        assert_eq!(y.tick(3.0), "1000");
-        assert_eq!(y.tick(3.5), "");
+        assert_eq!(y.tick(3.0, (2.0, 4.0)), "1000");
+        assert_eq!(y.tick(3.5, (2.0, 4.0)), "");
     }
 
     #[test]
@@ -785,7 +924,7 @@ mod tests {
         let points = vec![(0.0, 1e300), (1.0, -1e300), (2.0, 1e14), (3.0, 1e14 + 0.01)];
         let series = vec![Series {
             label: "x".into(),
-            colour: 9,
+            colour: Colour::Palette(9),
             points,
         }];
         for scale in [Scale::Linear, Scale::Log, Scale::Delta] {
@@ -832,7 +971,7 @@ mod tests {
         ];
         let series = names.iter().enumerate().map(|(i, n)| Series {
             label: n.to_string(),
-            colour: i,
+            colour: Colour::Palette(i),
             points: vec![(0.0, 1.0), (1.0, 2.0)],
         });
         let chart = LineChart {
@@ -848,7 +987,7 @@ mod tests {
             label: n.to_string(),
             value: i as f64,
             text: String::new(),
-            colour: i,
+            colour: Colour::Palette(i),
         });
         let bar = BarChart {
             width: 1180,
@@ -874,7 +1013,7 @@ mod tests {
             y: Axis::new("y"),
             series: vec![Series {
                 label: "a".into(),
-                colour: 0,
+                colour: Colour::Palette(0),
                 points: vec![(f64::NAN, 1.0), (0.0, f64::INFINITY)],
             }],
             hline: Some(0.0),

@@ -4,13 +4,18 @@
 use crate::html;
 use crate::replay::NEVER_FIT_WARNING;
 use crate::setting;
-use crate::svg::{self, delta_label, Axis, Bubble, BubbleChart, LineChart, Scale, Series, GREY};
+use crate::svg::{
+    self, delta_label, Axis, Bubble, BubbleChart, Colour, LineChart, Scale, Series, GREY,
+};
 use crate::text::{self, duration, fixed, percent};
 use fairshare_sim::cluster::{PolicyResult, UserResult};
 use fairshare_sim::summary::{SweepCell, SweepSummary};
 
 /// The ε the paper finds best (δ = 1 − 10⁻⁶), used for Figure 5.
 const BEST_EPSILON: f64 = 1e-6;
+/// Figure 5's colours of users better off under SDRF (bluish green) and under DRF (vermillion).
+const BETTER: Colour = Colour::Palette(2);
+const WORSE: Colour = Colour::Palette(1);
 
 /// The grid of a sweep: its fractions (ascending) and SDRF ε (descending, δ ascending).
 struct Grid<'a> {
@@ -273,7 +278,7 @@ fn figure4(grid: &Grid) -> String {
         .enumerate()
         .map(|(i, e)| Series {
             label: format!("δ = {}", delta_name(*e)),
-            colour: i,
+            colour: Colour::Palette(i),
             points: grid
                 .fractions
                 .iter()
@@ -337,16 +342,16 @@ fn figure5(grid: &Grid) -> String {
         return String::new();
     };
     let bubbles = user_bubbles(drf, sdrf);
-    let count = |c: usize| bubbles.iter().filter(|b| b.colour == c).count();
-    let (above, below, on) = (count(2), count(1), count(GREY));
+    let count = |c: Colour| bubbles.iter().filter(|b| b.colour == c).count();
+    let (above, below, on) = (count(BETTER), count(WORSE), count(GREY));
     let chart = BubbleChart {
         size: (860, 620),
         x: Axis::new("tasks completed / tasks that fit, under DRF").range(-0.03, 1.03),
         y: Axis::new("tasks completed / tasks that fit, under SDRF").range(-0.03, 1.03),
         bubbles,
         legend: vec![
-            (format!("SDRF better: {above}"), 2),
-            (format!("DRF better: {below}"), 1),
+            (format!("SDRF better: {above}"), BETTER),
+            (format!("DRF better: {below}"), WORSE),
             (format!("equal: {on}"), GREY),
         ],
     };
@@ -375,9 +380,9 @@ fn user_bubbles(drf: &PolicyResult, sdrf: &PolicyResult) -> Vec<Bubble> {
             let s = sdrf.users.iter().find(|s| s.id == d.id && fitting(s) > 0)?;
             let (x, y) = (ratio(d), ratio(s));
             let colour = if y > x + 1e-9 {
-                2
+                BETTER
             } else if y < x - 1e-9 {
-                1
+                WORSE
             } else {
                 GREY
             };
@@ -399,7 +404,7 @@ fn figure6(grid: &Grid) -> String {
         .enumerate()
         .map(|(i, f)| Series {
             label: format!("capacity {}", fixed(*f, 2)),
-            colour: i,
+            colour: Colour::Palette(i),
             points: grid
                 .epsilons
                 .iter()

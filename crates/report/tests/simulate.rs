@@ -158,8 +158,9 @@ fn touching_bars_of_one_process_are_merged() {
     r.timeline = (0..50)
         .map(|k| segment("CPU_CS", "red", 0.1 * k as f64, 0.1 * (k + 1) as f64))
         .collect();
-    let red = |p: &str| p.matches("fill=\"#0072B2\"").count();
+    let red = |p: &str| filled(p, RED);
     let one = red(&simulate_html(&r));
+    assert!(one > 0, "no red bar");
     r.timeline.truncate(1);
     assert_eq!(one, red(&simulate_html(&r)));
 }
@@ -321,4 +322,232 @@ fn several_runs_summarise_each_resource_over_the_runs() {
         );
     }
     assert!(!simulate_table(&sample()).contains("runs with a bottleneck"));
+}
+
+/// The sample with one process per name, served in turn on the CPU in 0.1 s quanta.
+fn with_processes(names: &[&str]) -> SimulationResult {
+    let mut r = sample();
+    let share = 1.0 / names.len() as f64;
+    r.processes = names.iter().map(|n| process(n, share, Some(9.0))).collect();
+    r.timeline = (0..100)
+        .map(|k| {
+            let t = 0.1 * k as f64;
+            segment("CPU_CS", names[k % names.len()], t, t + 0.1)
+        })
+        .collect();
+    let service: Vec<f64> = r.cumulative.times_s.iter().map(|t| t * share).collect();
+    r.cumulative.service = vec![service; names.len()];
+    r
+}
+
+/// (first line of the label, colour) of every legend entry on the page, chart after chart.
+fn legend_entries(page: &str) -> Vec<(String, String)> {
+    let entry = |tag: &str| {
+        let colour = tag.split("stroke=\"").nth(1)?.get(..7)?;
+        let label = tag
+            .split("<text")
+            .nth(1)?
+            .split(">\n")
+            .nth(1)?
+            .lines()
+            .next()?;
+        Some((label.to_string(), colour.to_string()))
+    };
+    let swatches = page
+        .split("<polyline")
+        .filter(|t| t.contains("stroke-width=\"3\""));
+    swatches.filter_map(entry).collect()
+}
+
+/// The colours the legends give process `name` (entries read `name (share)`).
+fn colours_of(page: &str, name: &str) -> Vec<String> {
+    let prefix = format!("{name} (");
+    let entries = legend_entries(page).into_iter();
+    entries
+        .filter(|(l, _)| l.starts_with(&prefix))
+        .map(|e| e.1)
+        .collect()
+}
+
+/// Every colour name and its shade, in assorted cases.
+const SHADES: [(&str, &str); 13] = [
+    ("red", RED),
+    ("Blue", BLUE),
+    ("GREEN", "#009E73"),
+    ("purple", "#CC79A7"),
+    ("orange", "#E69F00"),
+    ("cyan", "#56B4E9"),
+    ("black", "#000000"),
+    ("yellow", "#F0E442"),
+    ("pink", "#F095BE"),
+    ("Magenta", "#C51B8A"),
+    ("brown", "#8C510A"),
+    ("grey", "#A0A0A0"),
+    ("GRAY", "#A0A0A0"),
+];
+
+#[test]
+fn every_colour_name_is_drawn_in_its_shade_in_any_case() {
+    for (name, shade) in SHADES {
+        for (first, second) in [(name, "worker"), ("worker", name)] {
+            let page = simulate_html(&named(first, second));
+            // Both legends (Gantt chart and cumulative service) give the name its shade.
+            assert_eq!(colours_of(&page, name), [shade, shade], "{name}");
+            if shade != "#000000" {
+                // Text is black too, so only other shades count bars.
+                assert!(filled(&page, shade) >= 50, "{name}: no bar in {shade}");
+            }
+        }
+    }
+}
+
+#[test]
+fn processes_keep_one_colour_each_and_none_shares_a_colour() {
+    let names = [
+        "pink", "p10", "purple", "Magenta", "p20", "red", "P0", "blue",
+    ];
+    let page = simulate_html(&with_processes(&names));
+    let mut seen: Vec<String> = Vec::new();
+    for name in names {
+        let colours = colours_of(&page, name);
+        // The cumulative service's legend lists every process, the Gantt chart's those it has
+        // room for.
+        assert!(!colours.is_empty(), "{name} in no legend");
+        assert!(
+            colours.iter().all(|c| *c == colours[0]),
+            "{name}: {colours:?}"
+        );
+        assert!(!seen.contains(&colours[0]), "{name} shares {}", colours[0]);
+        seen.push(colours[0].clone());
+    }
+    // p10, p20 and P0 take none of the palette colours the colour names use or resemble
+    // (pink and magenta resemble purple's reddish purple).
+    let named_palette = ["#CC79A7", RED, BLUE];
+    for name in ["p10", "p20", "P0"] {
+        let colour = &colours_of(&page, name)[0];
+        assert!(
+            !named_palette.contains(&colour.as_str()),
+            "{name}: {colour}"
+        );
+    }
+}
+
+#[test]
+fn other_names_take_the_other_shades_once_colour_names_hold_the_palette() {
+    let names = [
+        "red", "blue", "green", "purple", "orange", "cyan", "black", "yellow", "w1", "w2",
+    ];
+    let page = simulate_html(&with_processes(&names));
+    let first = |name: &str| colours_of(&page, name)[0].clone();
+    let shades: Vec<String> = names.iter().map(|n| first(n)).collect();
+    for (i, shade) in shades.iter().enumerate() {
+        assert!(!shades[..i].contains(shade), "{} shares {shade}", names[i]);
+    }
+    // The first explicit shades of the colour table: pink's and magenta's.
+    assert_eq!([first("w1"), first("w2")], ["#F095BE", "#C51B8A"]);
+}
+
+/// The first SVG of the page: the Gantt chart.
+fn gantt_svg(page: &str) -> &str {
+    let start = page.find("<svg").expect("an SVG");
+    let end = page[start..].find("</svg>").expect("a closed SVG") + start;
+    &page[start..end]
+}
+
+#[test]
+fn a_long_lane_name_is_cut_and_kept_whole_in_a_tooltip() {
+    let long = "DISK_with_a_rather_long_descriptive_name";
+    assert_eq!(long.chars().count(), 40);
+    let mut r = sample();
+    r.resources[1].name = long.into();
+    for s in r.timeline.iter_mut().filter(|s| &*s.resource == "DISK") {
+        s.resource = long.into();
+    }
+    let page = simulate_html(&r);
+    let gantt = gantt_svg(&page);
+    assert_eq!(lanes(gantt), 2);
+    let cut = "DISK_with_a_rather_long…";
+    assert_eq!(cut.chars().count(), 24);
+    let label = format!("><title>{long}</title>\n{cut}\n</text>");
+    assert!(gantt.contains(&label), "{gantt}");
+    assert!(!gantt.contains(&format!(">\n{long}\n<")), "written whole");
+}
+
+#[test]
+fn lane_names_cut_alike_keep_their_own_tooltips() {
+    let (top, bottom) = (
+        "DISK_with_a_rather_long_top_lane",
+        "DISK_with_a_rather_long_bottom_lane",
+    );
+    let mut r = sample();
+    r.resources[0].name = top.into();
+    r.resources[1].name = bottom.into();
+    let page = simulate_html(&r);
+    let gantt = gantt_svg(&page);
+    let y_of = |name: &str| -> f64 {
+        let at = gantt.find(&format!("<title>{name}</title>")).expect(name);
+        let y = gantt[..at]
+            .rsplit(" y=\"")
+            .next()
+            .and_then(|t| t.split('"').next());
+        y.and_then(|y| y.parse().ok()).expect("a y")
+    };
+    assert!(y_of(top) < y_of(bottom), "tooltips swapped");
+    assert_eq!(gantt.matches("<title>").count(), 2, "{gantt}");
+}
+
+/// Approximate width of a character of chart text, pixels (a little wider than a digit).
+const CHAR_PX: f64 = 8.0;
+
+/// The right end of every centred text of `svg` (x tick labels and the x axis title), pixels.
+fn centred_text_ends(svg: &str) -> Vec<(String, f64)> {
+    let end = |tag: &str| {
+        if !tag.contains("text-anchor=\"middle\"") {
+            return None;
+        }
+        let x: f64 = tag.split("x=\"").nth(1)?.split('"').next()?.parse().ok()?;
+        let text = tag.split(">\n").nth(1)?.lines().next()?;
+        Some((
+            text.to_string(),
+            x + text.chars().count() as f64 * CHAR_PX / 2.0,
+        ))
+    };
+    svg.split("<text").skip(1).filter_map(end).collect()
+}
+
+/// Where the legend column starts (its swatches are 6 pixels in), else the SVG's width.
+fn chart_right(svg: &str) -> f64 {
+    let width = svg
+        .split("width=\"")
+        .nth(1)
+        .and_then(|w| w.split('"').next());
+    let width: f64 = width.and_then(|w| w.parse().ok()).expect("an SVG width");
+    let swatch_x = |tag: &str| -> Option<f64> {
+        let points = tag.split("points=\"").nth(1)?;
+        Some(points.split(',').next()?.parse::<f64>().ok()? - 6.0)
+    };
+    let swatches = svg
+        .split("<polyline")
+        .filter(|t| t.contains("stroke-width=\"3\""));
+    swatches.filter_map(swatch_x).fold(width, f64::min)
+}
+
+#[test]
+fn x_tick_labels_stay_inside_their_chart() {
+    for end in [1_000.0, 10_000.0, 12_500.0] {
+        let mut r = sample();
+        r.end_s = end;
+        r.timeline.push(segment("CPU_CS", "red", 10.0, end));
+        let page = simulate_html(&r);
+        let svgs: Vec<&str> = page.split("<svg").skip(1).collect();
+        assert_eq!(svgs.len(), 2);
+        for svg in svgs {
+            let right = chart_right(svg);
+            let ends = centred_text_ends(svg);
+            assert!(ends.len() > 5, "{ends:?}");
+            for (text, x) in ends {
+                assert!(x <= right, "run of {end} s: {text} ends at {x} > {right}");
+            }
+        }
+    }
 }
