@@ -630,3 +630,13 @@ fn fig14_randomised_both_resources_stay_bottlenecks_with_a_quantum_no_request_ex
         ) < 0.2
     );
 }
+
+#[test]
+fn a_resource_never_a_bottleneck_is_written_as_zero_not_minus_zero() {
+    let r = run("fig12");
+    let json = serde_json::to_string(&r).unwrap();
+    assert!(!json.contains("-0.0"), "negative zero in the JSON");
+    assert!(r
+        .bottleneck_time("DISK_CS", 0.0, r.end_s)
+        .is_sign_positive());
+}

@@ -203,7 +203,7 @@ impl SimulationResult {
         self.bottleneck_intervals(resource)
             .iter()
             .map(|[s, e]| (e.min(to) - s.max(from)).max(0.0))
-            .sum()
+            .fold(0.0, |a, b| a + b)
     }
 
     /// When `resource` first became a bottleneck at or after `from` seconds in the first run.

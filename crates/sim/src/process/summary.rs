@@ -212,7 +212,8 @@ impl<'a> Summary<'a> {
                 bottleneck_intervals(&busy, window, sim.bottleneck_threshold, run.end.as_micros());
             runs.push(ResourceRun {
                 busy_s: busy.iter().map(|(s, e)| e - s).sum::<u64>() as f64 / 1e6,
-                bottleneck_s: during.iter().map(|[s, e]| e - s).sum(),
+                // Folded from 0: an empty float sum is −0, which JSON would show as -0.0.
+                bottleneck_s: during.iter().map(|[s, e]| e - s).fold(0.0, |a, b| a + b),
                 bottleneck_from_s: during.first().map(|iv| iv[0]),
             });
             intervals.push(during);
