@@ -147,15 +147,9 @@ fn fig11_converges_to_the_symmetric_solution() {
 #[test]
 fn fig14_deterministic_both_resources_stay_bottlenecks_and_the_third_gets_ahead() {
     let r = run("fig14-complementary-det");
-    let first_end = r
-        .processes
-        .iter()
-        .filter_map(|p| p.finish_time)
-        .fold(f64::INFINITY, f64::min);
     for res in ["CPU_CS", "NET_CS"] {
-        let t = r.bottleneck_time(res, 3.0, first_end);
         within(
-            t / (first_end - 3.0),
+            bottleneck_until_first_completion(&r, res),
             0.95,
             1.0,
             &format!("{res} a bottleneck until a process ends"),
