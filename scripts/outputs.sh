@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Writes every user-visible output of one `fairshare` binary into a folder, so two builds can be
+# compared byte for byte (`diff -r`): replay and sweep of every shared trace (text, JSON, HTML),
+# every shipped scenario under every process policy, every allocate example under both rules.
+# Wall-clock figures (run time, events per second) are the only values that differ between two
+# identical runs; they are masked as "WALL" so the rest must match exactly.
+#
+#   scripts/outputs.sh target/release/fairshare /tmp/outputs-after
+#   diff -r /tmp/outputs-before /tmp/outputs-after
+set -euo pipefail
+bin=$(realpath "$1")
+out=$2
+root=$(cd "$(dirname "$0")/.." && pwd)
+traces=$root/../shared/traces
+mkdir -p "$out"
+cd "$root"
+
+# Masks what a clock decides: "wall_s"/"events_per_s" values in JSON and the run-time cells of
+# the tables and reports.
+mask() {
+  sed -E -e 's/"(wall_s|events_per_s)": ?[-0-9.e+]+/"\1":WALL/g' \
+         -e 's/( (–|[0-9]+) +)[0-9]+\.[0-9]{2} s$/\1WALL s/' \
+         -e 's#(<td>(–|[0-9]+)</td><td>)[0-9]+\.[0-9]{2} s</td></tr>#\1WALL s</td></tr>#' \
+         -e 's#in [0-9.]+ s wall \([^)]*\)#in WALL s wall (WALL/s)#'
+}
+
+# run NAME ARGS...: text to NAME.txt, JSON to NAME.json, HTML to NAME.html, exit status kept.
+run() {
+  local name=$1; shift
+  local status=0
+  "$bin" "$@" --json "$out/$name.json" --report "$out/$name.html" >"$out/$name.txt" 2>"$out/$name.err" || status=$?
+  echo "$status" >"$out/$name.status"
+  for f in "$out/$name".{txt,json,html,err}; do
+    [ -f "$f" ] && mask <"$f" >"$f.masked" && mv "$f.masked" "$f"
+  done
+  # Progress bars go to standard error only on a terminal; keep the messages, not the bars.
+  return 0
+}
+
+if [ -d "$traces" ]; then
+  G=$(ls "$traces"/google-2011/task_events/*.csv.gz)
+  S=$traces/swf
+  A=$traces/alibaba-gpu-2023
+  # shellcheck disable=SC2086
+  run replay-google replay $G --capacity-fraction 0.5 --policy fifo --policy drf --policy asset \
+      --policy sdrf:delta=0.9999 --policy sdrf:delta=0.9999,form=max-of-sums
+  # shellcheck disable=SC2086
+  run replay-google-skip replay $G --capacity-fraction 0.7 --rule skip --drain --policy drf --policy sdrf:delta=0.999
+  run replay-kth replay "$S/KTH-SP2-1996-2.1-cln.swf.gz" --capacity cpu=100 --drain --policy fifo --policy drf
+  run replay-metacentrum replay "$S/METACENTRUM-2009-2.swf.gz" --policy drf --policy sdrf:delta=0.99999
+  run replay-wagap replay "$S/wagap-2013.swf" --policy fifo --policy drf
+  run replay-wagap-machines replay "$S/wagap-2013.swf" --machines "$S/wagap-2013.swf.machines" --policy drf --policy sdrf
+  run replay-alibaba replay "$A/openb_pod_list_default.csv" --policy drf --policy sdrf:delta=0.999
+  run replay-alibaba-nodes replay "$A/openb_pod_list_default.csv" --machines "$A/openb_node_list_all_node.csv" --policy drf
+  # shellcheck disable=SC2086
+  run sweep-google sweep $G --drain
+  run sweep-kth sweep "$S/KTH-SP2-1996-2.1-cln.swf.gz" --fractions 0.5,1.0 --nines 3,5
+  # shellcheck disable=SC2086
+  "$bin" sweep $G --shard 1/3 --json "$out/shard1.json" >/dev/null 2>&1 || true
+  # shellcheck disable=SC2086
+  "$bin" sweep $G --shard 0/3 --json "$out/shard0.json" >/dev/null 2>&1 || true
+  # shellcheck disable=SC2086
+  "$bin" sweep $G --shard 2/3 --json "$out/shard2.json" >/dev/null 2>&1 || true
+  run sweep-merged sweep merge "$out"/shard?.json
+  for f in "$out"/shard?.json; do mask <"$f" >"$f.m" && mv "$f.m" "$f"; done
+else
+  echo "outputs.sh: ../shared/traces absent; traces skipped" >&2
+fi
+
+for scenario in examples/bottleneck/*.toml; do
+  base=$(basename "$scenario" .toml)
+  for policy in bottleneck per-resource drf fifo; do
+    run "simulate-$base-$policy" simulate "$scenario" --policy "$policy"
+  done
+done
+
+for instance in examples/allocate/*.json; do
+  base=$(basename "$instance" .json)
+  for rule in head-of-line skip; do
+    "$bin" allocate "$instance" --rule "$rule" >"$out/allocate-$base-$rule.txt" 2>&1 || echo "exit $?" >>"$out/allocate-$base-$rule.txt"
+    "$bin" allocate "$instance" --rule "$rule" --json >"$out/allocate-$base-$rule.json" 2>&1 || echo "exit $?" >>"$out/allocate-$base-$rule.json"
+  done
+done
+for command in "" allocate replay sweep "sweep merge" simulate; do
+  # shellcheck disable=SC2086
+  "$bin" $command --help >"$out/help-${command// /-}.txt" 2>&1 || true
+done
+echo "outputs written to $out ($(ls "$out" | wc -l) files)"
