@@ -1,6 +1,6 @@
 //! Program files (`program_file`) and program bodies in the paper's syntax.
 #![no_main]
-use fairshare_trace::scenario::{parse_program_file, Program};
+use fairshare_sim::scenario::{parse_program_file, Program};
 
 /// Every request of an accepted program has a finite, non-negative mean and width.
 fn sound(program: &Program) {

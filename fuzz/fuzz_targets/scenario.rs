@@ -1,6 +1,6 @@
 //! Bottleneck scenario files (TOML with programs in the paper's syntax).
 #![no_main]
-use fairshare_trace::scenario::Scenario;
+use fairshare_sim::scenario::Scenario;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

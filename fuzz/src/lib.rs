@@ -7,7 +7,7 @@
 //! reading only stops on errors that are not about one record.
 
 use fairshare_core::model::Time;
-use fairshare_trace::{open, read_machines, Format, Machine, ReadOptions, TaskSource, TraceError};
+use fairshare_trace::{open, read_machines, Format, NodeType, ReadOptions, TaskSource, TraceError};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -77,12 +77,12 @@ pub fn record_error_names_its_line(error: &TraceError, path: &Path) {
 pub fn machines(name: &str, format: Format, data: &[u8]) {
     let path = file(name, data);
     match read_machines(&path, format) {
-        Ok(machines) => machines.iter().for_each(sound_machine),
+        Ok(machines) => machines.types.iter().for_each(sound_machine),
         Err(error) => record_error_names_its_line(&error, &path),
     }
 }
 
-fn sound_machine(machine: &Machine) {
+fn sound_machine(machine: &NodeType) {
     assert!(
         machine.capacity.iter().all(|c| c.is_finite() && *c >= 0.0),
         "{machine:?}"

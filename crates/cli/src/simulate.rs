@@ -3,7 +3,7 @@
 use crate::output::Outputs;
 use anyhow::{Context, Result};
 use fairshare_sim::process::{simulate_with_progress, Progress};
-use fairshare_trace::scenario::{check_runs, ProcessPolicy, Scenario, MAX_RUNS};
+use fairshare_sim::scenario::{check_runs, ProcessPolicy, Scenario, MAX_RUNS};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 

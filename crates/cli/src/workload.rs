@@ -3,10 +3,10 @@
 
 use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::Blocking;
-use fairshare_core::model::Time;
-use fairshare_sim::cluster::{self, Arrival, Capacity, ClusterConfig, Load, PolicyResult, Stop};
+use fairshare_core::model::{Task, Time};
+use fairshare_sim::cluster::{self, Capacity, ClusterConfig, Load, PolicyResult, Stop};
 use fairshare_sim::policy::PolicySpec;
-use fairshare_sim::summary::{InputCounts, Setting};
+use fairshare_sim::summary::{ReadStats, Setting};
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions, TaskSource};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -129,7 +129,7 @@ pub struct Workload {
     /// User names, in order of first appearance.
     pub users: Vec<String>,
     /// What the reader saw.
-    pub input: InputCounts,
+    pub input: ReadStats,
     /// R, first arrival and last event.
     pub load: Load,
     /// The format as detected.
@@ -138,7 +138,7 @@ pub struct Workload {
     /// resources of the replay.
     keep: Vec<usize>,
     /// The tasks themselves, when the trace is small enough to keep (see [`KEEP_AT_MOST`]).
-    kept: Option<Vec<Arrival>>,
+    kept: Option<Vec<Task>>,
     /// The trace as the user named it (`-` for standard input).
     names: Vec<String>,
     /// Standard input saved to a file, so that it can be read more than once.
@@ -231,9 +231,9 @@ impl TraceArgs {
                 &task.demand,
             );
             kept = kept
-                .filter(|k: &Vec<Arrival>| k.len() < KEEP_AT_MOST)
+                .filter(|k: &Vec<Task>| k.len() < KEEP_AT_MOST)
                 .map(|mut k| {
-                    k.push(arrival(task));
+                    k.push(task);
                     k
                 });
             bar.inc(1);
@@ -277,13 +277,9 @@ impl TraceArgs {
                 stats.duplicate_ids
             );
         }
-        let input = InputCounts {
-            records_read: stats.records_read,
-            tasks_found: stats.tasks_found,
-            tasks_skipped: stats.tasks_skipped.clone(),
-            duplicate_ids: stats.duplicate_ids,
+        let input = ReadStats {
             resources_unused: unused,
-            notes: stats.notes.clone(),
+            ..stats.clone()
         };
         let format = match self.format() {
             Some(f) => f,
@@ -316,16 +312,6 @@ impl TraceArgs {
             }
             _ => error.into(),
         }
-    }
-}
-
-/// The task as the engine receives it.
-fn arrival(task: fairshare_trace::Task) -> Arrival {
-    Arrival {
-        user: task.user,
-        submit: task.submit,
-        runtime: task.runtime,
-        demand: task.demand,
     }
 }
 
@@ -385,7 +371,7 @@ impl Workload {
     fn machines(&self, path: &std::path::Path) -> Result<Capacity> {
         let shown = path.display();
         let kinds = fairshare_trace::read_machines(path, self.format)?;
-        let total: u64 = kinds.iter().map(|k| u64::from(k.count)).sum();
+        let total = kinds.nodes();
         if total == 0 {
             bail!("{shown}: lists no machines");
         }
@@ -394,7 +380,7 @@ impl Workload {
         }
         let read = self.keep.iter().max().map_or(0, |r| r + 1);
         let mut machines = Vec::new();
-        for kind in kinds {
+        for kind in kinds.types {
             // Machine lists give resources in the reader's order (CPU first); a trace read
             // with fewer resources (e.g. SWF without memory) uses the leading ones.
             if kind.capacity.len() < read {
@@ -535,9 +521,9 @@ impl Workload {
             .map_err(|e| anyhow::anyhow!("{e}")),
             None => {
                 let arrivals = self.trace.open()?.map(|task| {
-                    task.map(|t| Arrival {
+                    task.map(|t| Task {
                         demand: project(&t.demand, &self.keep),
-                        ..arrival(t)
+                        ..t
                     })
                 });
                 cluster::run(config, arrivals, progress).map_err(|e| anyhow::anyhow!("{e}"))

@@ -3,17 +3,17 @@
 
 use crate::html;
 use crate::text::{amount, duration, fixed, strings};
-use fairshare_sim::summary::{InputCounts, Setting};
+use fairshare_sim::summary::{ReadStats, Setting};
 
 /// Tasks submitted to the simulator: those found minus those skipped.
-pub fn submitted(input: &InputCounts) -> u64 {
+pub fn submitted(input: &ReadStats) -> u64 {
     input
         .tasks_found
         .saturating_sub(input.tasks_skipped.values().sum())
 }
 
 /// The input counts as (label, value) rows, skip reasons last.
-pub fn input_rows(input: &InputCounts) -> Vec<Vec<String>> {
+pub fn input_rows(input: &ReadStats) -> Vec<Vec<String>> {
     let skipped: u64 = input.tasks_skipped.values().sum();
     let mut rows = vec![
         strings(&["records read", &input.records_read.to_string()]),
@@ -31,7 +31,7 @@ pub fn input_rows(input: &InputCounts) -> Vec<Vec<String>> {
 }
 
 /// The input counts as a text table.
-pub fn input_table(input: &InputCounts) -> String {
+pub fn input_table(input: &ReadStats) -> String {
     crate::text::table(&strings(&["input", "count"]), &input_rows(input))
 }
 
@@ -122,7 +122,7 @@ pub fn setting_items(s: &Setting) -> Vec<(&'static str, String)> {
 }
 
 /// The setting (as [`setting_items`] gives it) and the input counts as HTML.
-pub fn section(items: &[(&str, String)], input: &InputCounts) -> String {
+pub fn section(items: &[(&str, String)], input: &ReadStats) -> String {
     format!(
         "<h2>Setting</h2>\n{}<h2>Input</h2>\n{}",
         html::definitions(items),

@@ -2,7 +2,7 @@
 
 use fairshare_report::{replay_html, replay_table, sweep_html, sweep_table};
 use fairshare_sim::cluster::{PolicyResult, ShareSeries, Timeline, UserResult};
-use fairshare_sim::summary::{InputCounts, ReplaySummary, Setting, SweepCell, SweepSummary};
+use fairshare_sim::summary::{ReadStats, ReplaySummary, Setting, SweepCell, SweepSummary};
 
 fn user(id: &str, submitted: u64, completed: u64, wait: f64) -> UserResult {
     UserResult {
@@ -88,12 +88,12 @@ fn setting() -> Setting {
     }
 }
 
-fn input() -> InputCounts {
-    InputCounts {
+fn input() -> ReadStats {
+    ReadStats {
         records_read: 1000,
         tasks_found: 180,
         tasks_skipped: [("zero demand".into(), 10), ("no finish".into(), 5)].into(),
-        ..InputCounts::default()
+        ..ReadStats::default()
     }
 }
 
@@ -194,7 +194,7 @@ fn single_policy_and_empty_users_and_zero_tasks() {
     let mut s = sample_replay();
     s.policies = vec![policy("drf", 0.0, vec![], None)];
     s.policies[0].timeline = Timeline::default();
-    s.input = InputCounts::default();
+    s.input = ReadStats::default();
     s.setting = Setting::default();
     let html = replay_html(&s);
     check_page(&html, 1 + 1);

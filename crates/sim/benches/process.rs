@@ -7,7 +7,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fairshare_sim::process::{engine_events, simulate};
-use fairshare_trace::scenario::Scenario;
+use fairshare_sim::scenario::Scenario;
 use std::path::Path;
 use std::time::Duration;
 

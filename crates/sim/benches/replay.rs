@@ -7,7 +7,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::Time;
-use fairshare_sim::cluster::{run, Arrival, Capacity, ClusterConfig, Load, Stop};
+use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Load, Stop};
 use fairshare_trace::{open, Format, ReadOptions, TaskSource};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -61,14 +61,7 @@ fn replay(c: &mut Criterion) {
         };
         group.bench_function(policy, |b| {
             b.iter(|| {
-                let arrivals = source(&parts).map(|task| {
-                    task.map(|t| Arrival {
-                        user: t.user,
-                        submit: t.submit,
-                        runtime: t.runtime,
-                        demand: t.demand,
-                    })
-                });
+                let arrivals = source(&parts);
                 let result = run(&config, arrivals, |_| {}).expect("replay runs");
                 assert!(result.tasks_submitted > 0);
             })

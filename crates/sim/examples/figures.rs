@@ -9,7 +9,7 @@
 mod figures;
 
 use fairshare_sim::process::result::{SimulationResult, Spread};
-use fairshare_trace::scenario::ProcessPolicy;
+use fairshare_sim::scenario::ProcessPolicy;
 use figures::*;
 use std::collections::HashMap;
 

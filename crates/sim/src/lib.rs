@@ -10,5 +10,6 @@
 pub mod cluster;
 pub mod policy;
 pub mod process;
+pub mod scenario;
 pub mod shard;
 pub mod summary;

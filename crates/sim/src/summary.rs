@@ -11,7 +11,6 @@ use crate::cluster::PolicyResult;
 use crate::process::result::SimulationResult;
 pub use fairshare_core::instance::SCHEMA_VERSION;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// A document's JSON: the layout version, then the document's own fields.
 #[derive(Serialize, Deserialize)]
@@ -71,26 +70,7 @@ macro_rules! versioned_json {
 
 versioned_json!(ReplaySummary, SweepSummary, SimulationResult);
 
-/// What the trace reader saw.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct InputCounts {
-    /// Lines or events read.
-    pub records_read: u64,
-    /// Tasks identified in the input (submitted + skipped).
-    pub tasks_found: u64,
-    /// Tasks not replayed, by reason.
-    pub tasks_skipped: BTreeMap<String, u64>,
-    /// Records whose job id or pod name an earlier record already had (replayed as tasks of
-    /// their own).
-    #[serde(default)]
-    pub duplicate_ids: u64,
-    /// Resources of the trace that no task requests, left out of the replay.
-    #[serde(default)]
-    pub resources_unused: Vec<String>,
-    /// What the reader decided about the input as a whole, in words.
-    #[serde(default)]
-    pub notes: Vec<String>,
-}
+pub use fairshare_core::model::ReadStats;
 
 /// The setting every policy of a replay shares.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -127,7 +107,7 @@ pub struct Setting {
 pub struct ReplaySummary {
     /// What was read.
     #[serde(flatten)]
-    pub input: InputCounts,
+    pub input: ReadStats,
     /// What was simulated.
     pub setting: Setting,
     /// One result per policy, in the order given.
@@ -152,7 +132,7 @@ pub struct SweepCell {
 pub struct SweepSummary {
     /// What was read.
     #[serde(flatten)]
-    pub input: InputCounts,
+    pub input: ReadStats,
     /// The shared setting (its capacity is that of fraction 1).
     pub setting: Setting,
     /// Shards joined in this file, e.g. `[0, 1, 2]` of `shards`.
@@ -170,9 +150,9 @@ mod tests {
 
     fn sweep() -> SweepSummary {
         SweepSummary {
-            input: InputCounts {
+            input: ReadStats {
                 records_read: 3,
-                ..InputCounts::default()
+                ..ReadStats::default()
             },
             setting: Setting::default(),
             shard_ids: vec![0],
@@ -184,7 +164,7 @@ mod tests {
     #[test]
     fn every_document_starts_with_its_layout_version() {
         let replay = ReplaySummary {
-            input: InputCounts::default(),
+            input: ReadStats::default(),
             setting: Setting::default(),
             policies: Vec::new(),
         };

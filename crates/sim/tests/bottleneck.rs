@@ -14,7 +14,7 @@ mod figures;
 
 use fairshare_sim::process::result::{SimulationResult, MAX_SERVICE_VALUES};
 use fairshare_sim::process::simulate;
-use fairshare_trace::scenario::{ProcessPolicy, Scenario};
+use fairshare_sim::scenario::{ProcessPolicy, Scenario};
 use figures::*;
 
 fn within(value: f64, low: f64, high: f64, what: &str) {
@@ -538,7 +538,7 @@ fn fig12_per_resource_accounting_cuts_green() {
     // Spec §2.6: RSVT-like per-resource allocation cut green to 0.17–0.20 of the CPU in the
     // pre-study (paper: 0.33); the global default keeps more.
     let (mut scenario, name) = scenario("fig12");
-    scenario.simulation.accounting = fairshare_trace::scenario::Accounting::PerResource;
+    scenario.simulation.accounting = fairshare_sim::scenario::Accounting::PerResource;
     let per_resource = fairshare_sim::process::simulate_each(&scenario, &name).unwrap();
     let green = |runs: &[SimulationResult]| {
         mean(runs.iter().map(|r| r.share("green", "CPU_CS", 8.0, 24.0)))

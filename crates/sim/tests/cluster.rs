@@ -2,20 +2,21 @@
 
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::Time;
-use fairshare_sim::cluster::{run, Arrival, Capacity, ClusterConfig, PolicyResult, Stop};
+use fairshare_sim::cluster::{run, Capacity, ClusterConfig, PolicyResult, Stop, Task};
 use std::convert::Infallible;
 
 fn secs(s: f64) -> Time {
     Time::from_secs_f64(s)
 }
 
-fn task(user: u32, submit: f64, runtime: f64, demand: f64) -> Arrival {
-    Arrival {
+fn task(user: u32, submit: f64, runtime: f64, demand: f64) -> Task {
+    Task::new(
+        0,
         user,
-        submit: secs(submit),
-        runtime: secs(runtime).as_micros(),
-        demand: vec![demand],
-    }
+        secs(submit),
+        secs(runtime).as_micros(),
+        vec![demand],
+    )
 }
 
 fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
@@ -32,7 +33,7 @@ fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
     }
 }
 
-fn replay(policy: &str, capacity: f64, stop: Stop, tasks: &[Arrival]) -> PolicyResult {
+fn replay(policy: &str, capacity: f64, stop: Stop, tasks: &[Task]) -> PolicyResult {
     let arrivals = tasks.iter().cloned().map(Ok::<_, Infallible>);
     run(&config(policy, capacity, stop), arrivals, |_| {}).unwrap()
 }
@@ -44,7 +45,7 @@ fn waits(result: &PolicyResult) -> Vec<f64> {
 #[test]
 fn fifo_and_drf_differ() {
     // Capacity 4; A queues four 1-CPU tasks of 10 s at t = 0, B one, after A's.
-    let tasks: Vec<Arrival> = (0..4)
+    let tasks: Vec<Task> = (0..4)
         .map(|_| task(0, 0.0, 10.0, 1.0))
         .chain([task(1, 0.0, 10.0, 1.0)])
         .collect();
@@ -61,7 +62,7 @@ fn fifo_and_drf_differ() {
 }
 
 /// A hogs the whole cluster for 100 s, then A and B both queue four half-unit tasks.
-fn hog_then_compete() -> Vec<Arrival> {
+fn hog_then_compete() -> Vec<Task> {
     let mut tasks = vec![task(0, 0.0, 100.0, 1.0), task(0, 0.0, 100.0, 1.0)];
     tasks.extend((0..4).map(|_| task(0, 100.0, 10.0, 0.5)));
     tasks.extend((0..4).map(|_| task(1, 100.0, 10.0, 0.5)));

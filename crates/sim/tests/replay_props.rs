@@ -3,7 +3,7 @@
 //! numbers, no negative wait, no utilisation above 100 %, and counts that reconcile.
 
 use fairshare_core::alloc::tasks::Blocking;
-use fairshare_sim::cluster::{run, Arrival, Capacity, ClusterConfig, Load, PolicyResult, Stop};
+use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Load, PolicyResult, Stop, Task};
 use fairshare_trace::{open, Format, ReadOptions};
 use proptest::prelude::*;
 
@@ -92,11 +92,9 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
         top_users: 3,
     };
     let arrivals = tasks.iter().map(|t| {
-        Ok::<_, std::convert::Infallible>(Arrival {
-            user: t.user,
-            submit: t.submit,
-            runtime: t.runtime,
+        Ok::<_, std::convert::Infallible>(Task {
             demand: keep.iter().map(|&r| t.demand[r]).collect(),
+            ..t.clone()
         })
     });
     let result = run(&config, arrivals, |_| {}).unwrap();

@@ -3,7 +3,7 @@
 
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::Time;
-use fairshare_sim::cluster::{run, Arrival, Capacity, ClusterConfig, Stop};
+use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Stop, Task};
 use fairshare_sim::shard::read_shard;
 use fairshare_sim::summary::{Setting, SweepCell, SweepSummary};
 use serde_json::Value;
@@ -23,12 +23,13 @@ fn shard() -> Value {
         top_users: 2,
     };
     let arrivals = (0..6).map(|i| {
-        Ok::<_, Infallible>(Arrival {
-            user: i % 2,
-            submit: Time::from_secs_f64(f64::from(i)),
-            runtime: 5_000_000,
-            demand: vec![1.0],
-        })
+        Ok::<_, Infallible>(Task::new(
+            u64::from(i),
+            i % 2,
+            Time::from_secs_f64(f64::from(i)),
+            5_000_000,
+            vec![1.0],
+        ))
     });
     let result = run(&config, arrivals, |_| {}).unwrap();
     let summary = SweepSummary {

@@ -29,13 +29,14 @@
 //! loads it whole and sorts it by creation time (ties in file order): memory is the whole pod
 //! list (8,152 pods in the shared file).
 //!
-//! The node list (`sn, cpu_milli, memory_mib, gpu, model`) becomes one [`Machine`] per distinct
+//! The node list (`sn, cpu_milli, memory_mib, gpu, model`) becomes one [`NodeType`] per distinct
 //! (cores, memory, GPUs, GPU model), with its count, in order of first appearance, named like
 //! `G2 x8 96c 384GiB` or `cpu 32c 256GiB`.
 
 use crate::input::{columns, Col, HeadedCsv, Record};
-use crate::source::{Machine, Meta, Reader, Source, Task};
+use crate::source::{Meta, Reader, Source, Task};
 use crate::{ReadOptions, TraceError};
+use fairshare_core::model::NodeType;
 use fairshare_core::model::Time;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -169,20 +170,23 @@ fn task(pod: &Pod, id: u64) -> Result<Task, &'static str> {
         start: Some(scheduled),
         runtime: deletion.as_micros() - scheduled.as_micros(),
         demand: pod.demand.clone(),
+        walltime: None,
+        queue: None,
+        partition: None,
     })
 }
 
 const NODE_COLUMNS: [&str; 3] = ["cpu_milli", "memory_mib", "gpu"];
 
-/// Reads a node list: one [`Machine`] per distinct (cores, MiB, GPUs, GPU model), capacity
+/// Reads a node list: one [`NodeType`] per distinct (cores, MiB, GPUs, GPU model), capacity
 /// `[cores, MiB, GPUs]`.
-pub(crate) fn read_machines(path: &Path) -> Result<Vec<Machine>, TraceError> {
+pub(crate) fn read_machines(path: &Path) -> Result<Vec<NodeType>, TraceError> {
     let mut file = HeadedCsv::open(path)?;
     let header = file.header()?;
     let model = header.iter().position(|h| h.trim_ascii() == b"model");
     let model = model.map(|i| Col::new(i + 1, "model"));
     let cols = columns(path, header, NODE_COLUMNS)?;
-    let mut machines: Vec<Machine> = Vec::new();
+    let mut machines: Vec<NodeType> = Vec::new();
     let mut kinds: HashMap<String, usize> = HashMap::new();
     while let Some(record) = file.next_record()? {
         let node = node(&record, &cols, model)?;
@@ -198,7 +202,7 @@ pub(crate) fn read_machines(path: &Path) -> Result<Vec<Machine>, TraceError> {
 }
 
 /// The machine of one node row, counted once.
-fn node(record: &Record, cols: &[Col; 3], model: Option<Col>) -> Result<Machine, TraceError> {
+fn node(record: &Record, cols: &[Col; 3], model: Option<Col>) -> Result<NodeType, TraceError> {
     let [cpu, mem, gpu] = *cols;
     let at = record.at;
     let amount = |col: Col| at.amount(col, record.raw(col));
@@ -213,9 +217,5 @@ fn node(record: &Record, cols: &[Col; 3], model: Option<Col>) -> Result<Machine,
         (model, true) => format!("{model} x{}", capacity[2]),
     };
     let name = format!("{label} {}c {}GiB", capacity[0], capacity[1] / 1024.0);
-    Ok(Machine {
-        name,
-        count: 1,
-        capacity,
-    })
+    Ok(NodeType::new(name, 1, capacity))
 }

@@ -311,6 +311,9 @@ impl Tasks {
                     start: Some(run.start),
                     runtime: time.as_micros().saturating_sub(run.start.as_micros()),
                     demand: vec![run.cpu, run.mem],
+                    walltime: None,
+                    queue: None,
+                    partition: None,
                 };
                 self.ready.insert(task.order, done);
             }

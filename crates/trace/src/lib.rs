@@ -49,12 +49,12 @@ pub mod alibaba;
 mod error;
 pub mod google;
 mod input;
-pub mod scenario;
 mod source;
 pub mod swf;
 
 pub use error::TraceError;
-pub use source::{Machine, ReadStats, Task, TaskSource};
+pub use fairshare_core::model::{MachineCatalogue, NodeType};
+pub use source::{ReadStats, Task, TaskSource};
 pub use swf::{CpuField, MemoryField, MemoryLayout, SwfOptions};
 
 use std::fmt;
@@ -148,10 +148,10 @@ pub fn open(
 
 /// Reads the machines of a cluster: an SWF `.machines` file (capacity `[processors, KB]`) or an
 /// Alibaba node list (capacity `[cores, MiB, GPUs]`); the Google trace has none here.
-pub fn read_machines(path: &Path, format: Format) -> Result<Vec<Machine>, TraceError> {
+pub fn read_machines(path: &Path, format: Format) -> Result<MachineCatalogue, TraceError> {
     match format {
-        Format::Swf => swf::read_machines(path),
-        Format::Alibaba => alibaba::read_machines(path),
+        Format::Swf => swf::read_machines(path).map(MachineCatalogue::new),
+        Format::Alibaba => alibaba::read_machines(path).map(MachineCatalogue::new),
         Format::Google => Err(TraceError::NoMachineList(format)),
     }
 }

@@ -6,61 +6,8 @@
 //! account add up: every task found is either yielded or skipped under a named reason.
 
 use crate::TraceError;
-use fairshare_core::model::Time;
-use serde::Serialize;
+pub use fairshare_core::model::{ReadStats, Task};
 use std::collections::{BTreeMap, HashMap};
-
-/// One task as the simulator needs it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Task {
-    /// Unique within the trace; what it is depends on the format (see each reader).
-    pub id: u64,
-    /// The submitting user or tenant: an index into [`TaskSource::users`].
-    pub user: u32,
-    /// When the task was submitted.
-    pub submit: Time,
-    /// When it started in the original trace, if known.
-    pub start: Option<Time>,
-    /// How long it ran, in microseconds.
-    pub runtime: u64,
-    /// What it asked for, one amount per resource of [`TaskSource::resources`], in raw units.
-    pub demand: Vec<f64>,
-}
-
-/// What a reader has read, yielded and left out so far.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct ReadStats {
-    /// Records read: data lines, events or rows (comment lines are not records).
-    pub records_read: u64,
-    /// Records that carry no task of their own and were set aside, by reason.
-    pub records_ignored: BTreeMap<String, u64>,
-    /// Tasks met in the trace (a malformed record counts as one task, skipped).
-    pub tasks_found: u64,
-    /// Tasks handed to the caller.
-    pub tasks_yielded: u64,
-    /// Tasks left out, by reason.
-    pub tasks_skipped: BTreeMap<String, u64>,
-    /// The most tasks held in memory at once (in flight or waiting to be yielded in order).
-    pub peak_held: u64,
-    /// Records whose job id (SWF) or pod name (Alibaba) an earlier record already had; they are
-    /// read as tasks of their own, and counted here so that a merged or repeated log shows.
-    pub duplicate_ids: u64,
-    /// What the reader decided about the input as a whole, in words (e.g. whether an SWF log's
-    /// memory is a resource, and why), for the user to see.
-    pub notes: Vec<String>,
-}
-
-impl ReadStats {
-    /// The number of tasks skipped for any reason.
-    pub fn skipped(&self) -> u64 {
-        self.tasks_skipped.values().sum()
-    }
-
-    /// Whether every task found was yielded or skipped (true once a stream has ended normally).
-    pub fn reconciles(&self) -> bool {
-        self.tasks_found == self.tasks_yielded + self.skipped()
-    }
-}
 
 /// A stream of tasks in non-decreasing submit order, with what describes them.
 ///
@@ -73,27 +20,21 @@ pub trait TaskSource: Iterator<Item = Result<Task, TraceError>> {
     fn units(&self) -> &[String];
     /// User or tenant names; [`Task::user`] indexes this list, which grows as the stream goes on.
     fn users(&self) -> &[String];
+    /// Queue names; [`Task::queue`] indexes this list (empty when the format has no queues).
+    fn queues(&self) -> &[String];
+    /// Partition names; [`Task::partition`] indexes this list (empty when the format has none).
+    fn partitions(&self) -> &[String];
     /// What has been read, yielded and skipped so far.
     fn stats(&self) -> &ReadStats;
-}
-
-/// A kind of machine of a cluster and how many of it there are.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Machine {
-    /// A name for the kind.
-    pub name: String,
-    /// How many machines of this kind.
-    pub count: u32,
-    /// The capacity of one machine, in the resources and units of the matching trace.
-    pub capacity: Vec<f64>,
 }
 
 /// What a source knows besides its tasks, and the counting every reader shares.
 pub(crate) struct Meta {
     resources: Vec<String>,
     units: Vec<String>,
-    users: Vec<String>,
-    user_index: HashMap<String, u32>,
+    users: Names,
+    queues: Names,
+    partitions: Names,
     lenient: bool,
     pub stats: ReadStats,
 }
@@ -104,8 +45,9 @@ impl Meta {
         Meta {
             resources: resources.iter().map(|&r| r.to_owned()).collect(),
             units: units.iter().map(|&u| u.to_owned()).collect(),
-            users: Vec::new(),
-            user_index: HashMap::new(),
+            users: Names::default(),
+            queues: Names::default(),
+            partitions: Names::default(),
             lenient,
             stats: ReadStats::default(),
         }
@@ -113,13 +55,17 @@ impl Meta {
 
     /// The index of user `name`, adding it on first sight.
     pub fn user(&mut self, name: &str) -> u32 {
-        if let Some(&i) = self.user_index.get(name) {
-            return i;
-        }
-        let i = u32::try_from(self.users.len()).unwrap_or(u32::MAX);
-        self.users.push(name.to_owned());
-        self.user_index.insert(name.to_owned(), i);
-        i
+        self.users.index(name)
+    }
+
+    /// The index of queue `name`, adding it on first sight.
+    pub fn queue(&mut self, name: &str) -> u32 {
+        self.queues.index(name)
+    }
+
+    /// The index of partition `name`, adding it on first sight.
+    pub fn partition(&mut self, name: &str) -> u32 {
+        self.partitions.index(name)
     }
 
     /// Counts one record read.
@@ -169,6 +115,26 @@ impl Meta {
         self.found();
         self.skip(&reason, 1);
         (!self.lenient).then_some(error)
+    }
+}
+
+/// Names in order of first sight, each with its index.
+#[derive(Default)]
+pub(crate) struct Names {
+    names: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Names {
+    /// The index of `name`, adding it on first sight.
+    fn index(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        self.names.push(name.to_owned());
+        self.index.insert(name.to_owned(), i);
+        i
     }
 }
 
@@ -233,7 +199,15 @@ impl<R: Reader> TaskSource for Source<R> {
     }
 
     fn users(&self) -> &[String] {
-        &self.meta.users
+        &self.meta.users.names
+    }
+
+    fn queues(&self) -> &[String] {
+        &self.meta.queues.names
+    }
+
+    fn partitions(&self) -> &[String] {
+        &self.meta.partitions.names
     }
 
     fn stats(&self) -> &ReadStats {

@@ -35,8 +35,9 @@
 //! (KB per processor × processors); KTH-SP2 (no memory at all) gives CPUs only.
 
 use crate::input::{is_comment, At, Col, Line, Lines};
-use crate::source::{Machine, Meta, Reader, Source, Task};
+use crate::source::{Meta, Reader, Source, Task};
 use crate::{ReadOptions, TraceError};
+use fairshare_core::model::NodeType;
 use fairshare_core::model::Time;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -98,8 +99,12 @@ const RUNTIME: Col = Col::new(4, "run time");
 const ALLOCATED: Col = Col::new(5, "allocated processors");
 const USED_MEMORY: Col = Col::new(7, "used memory");
 const REQUESTED: Col = Col::new(8, "requested processors");
+const REQUESTED_TIME: Col = Col::new(9, "requested time");
 const REQUESTED_MEMORY: Col = Col::new(10, "requested memory");
 const USER: Col = Col::new(12, "user id");
+const QUEUE: Col = Col::new(15, "queue number");
+const PARTITION: Col = Col::new(16, "partition number");
+const QUEUE_NAME: Col = Col::new(20, "queue name");
 const NODESPEC: Col = Col::new(21, "nodespec");
 
 /// The fields of one job line that a task needs; `None` where the log says `-1` (missing).
@@ -113,7 +118,10 @@ struct Job {
     used_memory: Option<f64>,
     requested: Option<f64>,
     requested_memory: Option<f64>,
+    requested_time: Option<Time>,
     user: String,
+    queue: Option<String>,
+    partition: Option<String>,
     nodes: Option<f64>,
 }
 
@@ -147,12 +155,25 @@ fn parse(line: &Line) -> Result<Option<Job>, TraceError> {
         used_memory: amount(USED_MEMORY)?,
         requested: amount(REQUESTED)?,
         requested_memory: amount(REQUESTED_MEMORY)?,
+        requested_time: seconds(REQUESTED_TIME)?,
         user: at.number(USER, get(USER)).map(|_| get(USER).to_owned())?,
+        queue: fields
+            .get(QUEUE_NAME.number - 1)
+            .copied()
+            .or_else(|| recorded(get(QUEUE)))
+            .map(str::to_owned),
+        partition: recorded(get(PARTITION)).map(str::to_owned),
         nodes: fields
             .get(NODESPEC.number - 1)
             .map(|spec| nodes(spec).ok_or_else(|| at.error(NODESPEC, "a PBS nodespec", spec)))
             .transpose()?,
     }))
+}
+
+/// A queue or partition field as a name, or `None` where the log says it is missing (a
+/// negative number, as `-1`).
+fn recorded(field: &str) -> Option<&str> {
+    (!field.starts_with('-')).then_some(field)
 }
 
 /// The nodes a PBS nodespec asks for: over its `+`-separated chunks, the sum of each chunk's
@@ -288,6 +309,9 @@ impl SwfReader {
             start: job.wait.map(|wait| submit.plus_micros(wait.as_micros())),
             runtime: runtime.as_micros(),
             demand,
+            walltime: job.requested_time.map(Time::as_micros),
+            queue: None,
+            partition: None,
         })
     }
 
@@ -335,8 +359,13 @@ impl Reader for SwfReader {
             }
             match self.task(&job) {
                 Ok(task) => {
-                    let user = meta.user(&job.user);
-                    return Some(Ok(Task { user, ..task }));
+                    let task = Task {
+                        user: meta.user(&job.user),
+                        queue: job.queue.as_deref().map(|q| meta.queue(q)),
+                        partition: job.partition.as_deref().map(|p| meta.partition(p)),
+                        ..task
+                    };
+                    return Some(Ok(task));
                 }
                 Err(reason) => meta.skip(reason, 1),
             }
@@ -350,8 +379,8 @@ const MACHINE_CPUS: Col = Col::new(4, "cpus per node");
 const MACHINE_MEMORY: Col = Col::new(6, "memory per node (KB)");
 
 /// Reads a `.machines` file beside an SWF log: lines `id name nodes cpus_per_node ? ram_kb`,
-/// each one [`Machine`] with capacity `[cpus, KB]`.
-pub(crate) fn read_machines(path: &Path) -> Result<Vec<Machine>, TraceError> {
+/// each one [`NodeType`] with capacity `[cpus, KB]`.
+pub(crate) fn read_machines(path: &Path) -> Result<Vec<NodeType>, TraceError> {
     let mut lines = Lines::new(&[path.to_path_buf()]);
     let mut machines = Vec::new();
     while let Some(line) = lines.next_line() {
@@ -368,17 +397,17 @@ pub(crate) fn read_machines(path: &Path) -> Result<Vec<Machine>, TraceError> {
     Ok(machines)
 }
 
-/// One machine line's [`Machine`].
-fn machine(at: At, fields: &[&str]) -> Result<Machine, TraceError> {
+/// One machine line's [`NodeType`].
+fn machine(at: At, fields: &[&str]) -> Result<NodeType, TraceError> {
     let get = |col: Col| fields.get(col.number - 1).copied().unwrap_or("");
-    Ok(Machine {
-        name: get(MACHINE_NAME).to_owned(),
-        count: at.integer(MACHINE_NODES, get(MACHINE_NODES))?,
-        capacity: vec![
+    Ok(NodeType::new(
+        get(MACHINE_NAME),
+        at.integer(MACHINE_NODES, get(MACHINE_NODES))?,
+        vec![
             at.amount(MACHINE_CPUS, get(MACHINE_CPUS))?,
             at.amount(MACHINE_MEMORY, get(MACHINE_MEMORY))?,
         ],
-    })
+    ))
 }
 
 #[cfg(test)]

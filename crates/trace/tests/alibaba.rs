@@ -98,7 +98,7 @@ fn node_list_groups_identical_nodes() {
     let dir = TempDir::new().unwrap();
     let text = "sn,cpu_milli,memory_mib,gpu,model\nn0,96000,393216,8,G2\nn1,32000,262144,0,\nn2,96000,393216,8,G2\nn3,96000,393216,8,T4\n";
     let path = write(&dir, "nodes.csv", text);
-    let machines = read_machines(&path, Format::Alibaba).unwrap();
+    let machines = read_machines(&path, Format::Alibaba).unwrap().types;
     let got: Vec<(&str, u32, &[f64])> = machines
         .iter()
         .map(|m| (m.name.as_str(), m.count, &m.capacity[..]))

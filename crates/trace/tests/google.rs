@@ -70,12 +70,8 @@ fn every_transition() {
     assert_eq!(read.units, ["fraction of largest machine"; 2]);
     let us = Time::from_micros;
     let task = |id, user, runtime, demand: [f64; 2]| Task {
-        id,
-        user,
-        submit: us(10),
         start: Some(us(20)),
-        runtime,
-        demand: demand.to_vec(),
+        ..Task::new(id, user, us(10), runtime, demand.to_vec())
     };
     assert_eq!(
         read.tasks,

@@ -69,8 +69,9 @@ fn swf_logs_reconcile() {
 #[test]
 fn swf_machines() {
     let Some(dir) = traces() else { return };
-    let machines =
-        read_machines(&dir.join("swf/wagap-2013.swf.machines"), Format::Swf).expect("read");
+    let machines = read_machines(&dir.join("swf/wagap-2013.swf.machines"), Format::Swf)
+        .expect("read")
+        .types;
     eprintln!("wagap machines: {machines:?}");
     assert_eq!(machines.len(), 2);
     assert_eq!(
@@ -109,7 +110,7 @@ fn alibaba_reconciles() {
     assert_eq!(alibaba.resources(), ["cpu", "mem", "gpu"]);
     assert_eq!(stats.tasks_found, 8_152);
     let nodes = dir.join("alibaba-gpu-2023/openb_node_list_all_node.csv");
-    let machines = read_machines(&nodes, Format::Alibaba).expect("read");
+    let machines = read_machines(&nodes, Format::Alibaba).expect("read").types;
     let total: u32 = machines.iter().map(|m| m.count).sum();
     eprintln!("alibaba machines: {} kinds, {total} nodes", machines.len());
     for m in &machines {

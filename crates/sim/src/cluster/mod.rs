@@ -3,7 +3,7 @@
 //! Tasks arrive at their submit time into per-user FIFO queues and run for their recorded
 //! runtime once placed. At every instant with an arrival or a finish the engine processes all
 //! finishes, then all arrivals, then runs one pass of progressive filling (SDRF's Algorithm 1)
-//! in the policy's order (spec `sdrf.md` §8.3). Arrivals are pulled from an iterator as they
+//! in the policy's order (spec `sdrf.md` §8.3). Tasks are pulled from an iterator as they
 //! come due, so a trace is never held in memory.
 
 mod load;
@@ -19,6 +19,7 @@ pub use space::Capacity;
 
 use crate::policy::PolicySpec;
 use fairshare_core::alloc::tasks::{progressive_fill, Blocking, TaskQueue};
+pub use fairshare_core::model::Task;
 use fairshare_core::model::Time;
 use metrics::Recorder;
 use ranking::Ranking;
@@ -26,19 +27,6 @@ use space::Space;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use thiserror::Error;
-
-/// One task as the engine receives it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Arrival {
-    /// Index of the user (below [`ClusterConfig::users`]).
-    pub user: u32,
-    /// Arrival time.
-    pub submit: Time,
-    /// How long it runs once started, microseconds.
-    pub runtime: u64,
-    /// Demand per resource, in the capacity's units.
-    pub demand: Vec<f64>,
-}
 
 /// When a run ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,7 +118,7 @@ struct Engine {
 /// Replays `arrivals` (in submit order) under `config`.
 pub fn run<E>(
     config: &ClusterConfig,
-    arrivals: impl Iterator<Item = Result<Arrival, E>>,
+    arrivals: impl Iterator<Item = Result<Task, E>>,
     mut progress: impl FnMut(Time),
 ) -> Result<PolicyResult, RunError<E>> {
     let started = std::time::Instant::now();
@@ -246,7 +234,7 @@ impl Engine {
             .map(|p| (p.submit, p.seq))
     }
 
-    fn arrive(&mut self, a: Arrival) -> Result<(), SimError> {
+    fn arrive(&mut self, a: Task) -> Result<(), SimError> {
         let u = a.user as usize;
         if u >= self.queues.len() {
             return Err(SimError::BadArrival {

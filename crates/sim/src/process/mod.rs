@@ -17,12 +17,12 @@ mod curves;
 pub mod result;
 mod summary;
 
+use crate::scenario::{
+    is_time_sliced, Accounting, Dist, ProcessPolicy, Scenario, MAX_EVENTS_PER_RUN, MAX_TIME_S,
+};
 use fairshare_core::model::Time;
 use fairshare_core::policy::bottleneck::{global_priority, is_bottleneck};
 use fairshare_core::window::{RateWindow, ServiceWindow};
-use fairshare_trace::scenario::{
-    is_time_sliced, Accounting, Dist, ProcessPolicy, Scenario, MAX_EVENTS_PER_RUN, MAX_TIME_S,
-};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp, Normal};

@@ -9,8 +9,8 @@ use super::result::{
     ResourceResult, ResourceRun, Segment, SimulationResult, Spread,
 };
 use super::{micros, Engine, Grant, Run, Stop};
+use crate::scenario::{LimitError, Scenario, MAX_EVENTS_PER_RUN, MAX_TIME_S};
 use fairshare_core::model::Time;
-use fairshare_trace::scenario::{LimitError, Scenario, MAX_EVENTS_PER_RUN, MAX_TIME_S};
 use indexmap::IndexMap;
 use std::sync::Arc;
 use std::time::Instant;

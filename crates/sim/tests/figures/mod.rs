@@ -6,7 +6,7 @@
 
 use fairshare_sim::process::result::SimulationResult;
 use fairshare_sim::process::{simulate, simulate_each};
-use fairshare_trace::scenario::{ProcessPolicy, Scenario};
+use fairshare_sim::scenario::{ProcessPolicy, Scenario};
 use std::path::PathBuf;
 
 /// The folder of the shipped scenarios.

@@ -1,6 +1,6 @@
 //! Scenario files: the TOML format, its errors, and the paper's scenarios as shipped.
 
-use fairshare_trace::scenario::{
+use fairshare_sim::scenario::{
     Accounting, Dist, GapForm, ProcessPolicy, Scenario, ScenarioError, Simulation,
 };
 use std::path::{Path, PathBuf};
@@ -258,7 +258,7 @@ fn settings_changed_after_loading_are_checked_by_the_same_rules() {
         "quantum: expected a number from 0.001 to 1e9 (seconds), found 1e-300"
     );
     scenario.simulation.quantum = 0.1;
-    scenario.simulation.runs = fairshare_trace::scenario::MAX_RUNS + 1;
+    scenario.simulation.runs = fairshare_sim::scenario::MAX_RUNS + 1;
     assert!(scenario
         .check()
         .unwrap_err()
@@ -676,7 +676,7 @@ fn shipped_scenarios_use_the_papers_resources_in_lane_order() {
         resources("fig13-bottleneck-shift.toml"),
         ["CPU_CS", "DISK_CS", "NET_CS"]
     );
-    let (priority, program) = fairshare_trace::scenario::parse_program_file(
+    let (priority, program) = fairshare_sim::scenario::parse_program_file(
         &std::fs::read_to_string(examples().join("fig01-program.prog")).unwrap(),
     )
     .unwrap();

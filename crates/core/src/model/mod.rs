@@ -1,8 +1,19 @@
-//! The shared model: named resources with capacities, and client weights.
+//! The shared model: named resources with capacities, client weights, the tasks and job
+//! requests users submit, the machines of a cluster and the accounts that share it.
 //!
 //! Policies and allocators work in *normalised* units (every capacity is 1, an amount is a
 //! fraction of its resource), as the papers do. This module owns the conversion between what
 //! operators write (cores, GiB) and those fractions, and the checks that make it safe.
+
+mod account;
+mod input;
+mod job;
+mod machine;
+
+pub use account::{Account, AccountError, AccountTree};
+pub use input::ReadStats;
+pub use job::{Chunk, JobRequest, Task};
+pub use machine::{MachineCatalogue, NodeType};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

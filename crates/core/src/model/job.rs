@@ -1,0 +1,163 @@
+//! What users submit: tasks as traces record them, and the job requests of batch systems.
+//!
+//! A [`Task`] is one unit of work as a trace reader yields it and as the cluster engine
+//! replays it: who, when, for how long, and how much of each resource. A [`JobRequest`] is
+//! what a batch system is asked for: one or more chunks of nodes with a demand per node,
+//! perhaps whole nodes, a walltime, a queue, a partition and an account. Readers fill in what
+//! their format records; the rest stays `None`.
+
+use super::Time;
+use serde::Serialize;
+
+/// One task: who submitted it, when, how long it ran and what it asked for.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Task {
+    /// Unique within its trace; what it is depends on the format (see each reader).
+    pub id: u64,
+    /// The submitting user or tenant: an index into the source's user names.
+    pub user: u32,
+    /// When the task was submitted.
+    pub submit: Time,
+    /// When it started in the original trace, if known.
+    pub start: Option<Time>,
+    /// How long it ran, in microseconds.
+    pub runtime: u64,
+    /// What it asked for, one amount per resource of its source, in the source's units.
+    pub demand: Vec<f64>,
+    /// The walltime the user requested, in microseconds, when the trace records one (SWF
+    /// field 9).
+    pub walltime: Option<u64>,
+    /// The queue it was submitted to: an index into the source's queue names (SWF field 15,
+    /// or the queue name of the Alea extension).
+    pub queue: Option<u32>,
+    /// The partition it ran in: an index into the source's partition names (SWF field 16).
+    pub partition: Option<u32>,
+}
+
+impl Task {
+    /// A task of `user` submitted at `submit`, running `runtime` microseconds with `demand`,
+    /// with no recorded start, walltime, queue or partition.
+    pub fn new(id: u64, user: u32, submit: Time, runtime: u64, demand: Vec<f64>) -> Task {
+        Task {
+            id,
+            user,
+            submit,
+            start: None,
+            runtime,
+            demand,
+            walltime: None,
+            queue: None,
+            partition: None,
+        }
+    }
+}
+
+/// Nodes of one shape within a job request: `nodes` nodes, each giving `per_node`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Chunk {
+    /// How many nodes of this shape.
+    pub nodes: u32,
+    /// The demand on each of those nodes, one amount per resource.
+    pub per_node: Vec<f64>,
+    /// Node properties the chunk requires (architecture, cluster name, …).
+    pub properties: Vec<String>,
+}
+
+/// What a batch system is asked for by one job.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JobRequest {
+    /// The submitting user: an index into the source's user names.
+    pub user: u32,
+    /// The chunks of nodes the job needs, all at once.
+    pub chunks: Vec<Chunk>,
+    /// Whether the job takes its nodes whole, sharing them with nobody.
+    pub exclusive: bool,
+    /// Requested walltime, in microseconds, when known.
+    pub walltime: Option<u64>,
+    /// Queue, as an index into the source's queue names.
+    pub queue: Option<u32>,
+    /// Partition, as an index into the source's partition names.
+    pub partition: Option<u32>,
+    /// The account charged: an index into an [`AccountTree`](super::AccountTree).
+    pub account: Option<usize>,
+}
+
+impl JobRequest {
+    /// The request a task makes: one chunk of one node giving its whole demand, not exclusive,
+    /// with the task's walltime, queue and partition and no account.
+    pub fn of_task(task: &Task) -> JobRequest {
+        JobRequest {
+            user: task.user,
+            chunks: vec![Chunk {
+                nodes: 1,
+                per_node: task.demand.clone(),
+                properties: Vec::new(),
+            }],
+            exclusive: false,
+            walltime: task.walltime,
+            queue: task.queue,
+            partition: task.partition,
+            account: None,
+        }
+    }
+
+    /// The whole demand: each chunk's per-node demand times its node count, summed.
+    pub fn total(&self) -> Vec<f64> {
+        let resources = self
+            .chunks
+            .iter()
+            .map(|c| c.per_node.len())
+            .max()
+            .unwrap_or(0);
+        let mut total = vec![0.0; resources];
+        for chunk in &self.chunks {
+            for (t, d) in total.iter_mut().zip(&chunk.per_node) {
+                *t += f64::from(chunk.nodes) * d;
+            }
+        }
+        total
+    }
+
+    /// How many nodes the request spans.
+    pub fn nodes(&self) -> u64 {
+        self.chunks.iter().map(|c| u64::from(c.nodes)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_is_a_one_node_request() {
+        let mut task = Task::new(7, 2, Time::from_micros(5), 60, vec![4.0, 8.0]);
+        task.walltime = Some(120);
+        let request = JobRequest::of_task(&task);
+        assert_eq!(request.nodes(), 1);
+        assert_eq!(request.total(), vec![4.0, 8.0]);
+        assert_eq!(request.walltime, Some(120));
+        assert_eq!(request.user, 2);
+    }
+
+    #[test]
+    fn chunks_add_up() {
+        let request = JobRequest {
+            chunks: vec![
+                Chunk {
+                    nodes: 2,
+                    per_node: vec![8.0, 16.0],
+                    properties: vec!["x86_64".into()],
+                },
+                Chunk {
+                    nodes: 1,
+                    per_node: vec![1.0, 2.0],
+                    properties: Vec::new(),
+                },
+            ],
+            exclusive: true,
+            ..JobRequest::of_task(&Task::new(0, 0, Time::ZERO, 1, vec![0.0, 0.0]))
+        };
+        assert_eq!(request.nodes(), 3);
+        assert_eq!(request.total(), vec![17.0, 34.0]);
+    }
+}
