@@ -79,23 +79,26 @@ pub fn run(args: Args) -> Result<()> {
                 .is_none()
                 .then_some(args.capacity_fraction);
             (
-                workload.capacity(&args.cluster, args.capacity_fraction)?,
+                args.cluster.capacity(&workload, args.capacity_fraction)?,
                 fraction,
             )
         }
     };
+    let replay = args.cluster.replay();
     let bars = MultiProgress::new();
     let results = policies
         .par_iter()
         .map(|policy| {
             let bar = bars.add(sim_bar(&policy.name, workload.span_s()));
-            let config = workload.config(&args.cluster, policy.clone(), capacity.clone());
-            workload.run(&config, &bar)
+            let config = workload.config(&replay, policy.clone(), capacity.clone());
+            let result = workload.run(&config, &mut |s| bar.set_position(s));
+            bar.finish_and_clear();
+            result
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>, _>>()?;
     let summary = ReplaySummary {
         input: workload.input.clone(),
-        setting: workload.setting(&args.cluster, &capacity, fraction),
+        setting: workload.setting(&replay, &capacity, fraction),
         policies: results,
     };
     if args.json.as_deref().is_some_and(|p| p.as_os_str() == "-") {

@@ -4,11 +4,10 @@
 use crate::output::Outputs;
 use crate::workload::{ClusterArgs, TraceArgs};
 use anyhow::{bail, Context, Result};
+use fairshare_lab::sweep;
 use fairshare_report::{sweep_html, sweep_table};
-use fairshare_sim::cluster::Timeline;
 use fairshare_sim::policy::PolicySpec;
-use fairshare_sim::shard::read_shard;
-use fairshare_sim::summary::{SweepCell, SweepSummary};
+use fairshare_sim::summary::SweepSummary;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -111,15 +110,14 @@ pub fn run(args: Args) -> Result<()> {
         bail!("a sweep varies a pool's capacity; --machines does not apply");
     }
     let baseline: PolicySpec = args.baseline.parse().context("--baseline")?;
-    let grid = grid(&args.fractions, &args.nines, &baseline);
     let (shard, shards) = args.shard;
-    let mine: Vec<_> = grid
-        .into_iter()
-        .enumerate()
-        .filter(|(j, _)| j % shards == shard)
-        .map(|(_, c)| c)
-        .collect();
+    let mine = sweep::shard(
+        sweep::grid(&args.fractions, &args.nines, &baseline),
+        shard,
+        shards,
+    );
     let workload = trace.scan()?;
+    let replay = args.cluster.replay();
     let bar = ProgressBar::new(mine.len() as u64);
     bar.set_style(
         ProgressStyle::with_template(
@@ -129,119 +127,32 @@ pub fn run(args: Args) -> Result<()> {
     );
     let cells = mine
         .par_iter()
-        .map(|(fraction, epsilon, policy)| {
-            let capacity = workload.capacity(&args.cluster, *fraction)?;
-            let config = workload.config(&args.cluster, policy.clone(), capacity);
-            let mut result = workload.run(&config, &ProgressBar::hidden())?;
-            result.timeline = Timeline::default();
+        .map(|cell| {
+            let result = sweep::run_cell(&workload, &replay, cell);
             bar.inc(1);
-            Ok(SweepCell {
-                fraction: *fraction,
-                epsilon: *epsilon,
-                result,
-            })
+            result
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>, _>>()?;
     bar.finish_and_clear();
-    let capacity = workload.capacity(&args.cluster, 1.0)?;
-    let summary = SweepSummary {
-        input: workload.input.clone(),
-        setting: workload.setting(&args.cluster, &capacity, None),
-        shard_ids: vec![shard],
-        shards,
-        cells,
-    };
+    let summary = sweep::summary(&workload, &replay, shard, shards, cells)?;
     outputs.write(&summary, sweep_html, sweep_table)
 }
 
-/// Every cell of the grid, in a fixed order: by fraction, baseline first, then ε descending.
-fn grid(
-    fractions: &[f64],
-    nines: &[u32],
-    baseline: &PolicySpec,
-) -> Vec<(f64, Option<f64>, PolicySpec)> {
-    let mut ks = nines.to_vec();
-    ks.sort_unstable();
-    ks.dedup();
-    fractions
-        .iter()
-        .flat_map(|f| {
-            let sdrf = ks.iter().map(move |k| {
-                (
-                    *f,
-                    Some(10f64.powi(-(*k as i32))),
-                    PolicySpec::sdrf_with_nines(*k),
-                )
-            });
-            std::iter::once((*f, None, baseline.clone())).chain(sdrf)
-        })
-        .collect()
-}
-
-/// Joins shard outputs of one sweep.
+/// Joins shard outputs of one sweep, warning about missing shards.
 fn merge(paths: &[PathBuf]) -> Result<SweepSummary> {
-    let mut merged: Option<SweepSummary> = None;
-    for path in paths {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let part = read_shard(&text).with_context(|| path.display().to_string())?;
-        merged = Some(match merged {
-            None => part,
-            Some(mut all) => {
-                if all.setting != part.setting
-                    || all.shards != part.shards
-                    || all.input != part.input
-                {
-                    bail!(
-                        "{}: comes from a different sweep (trace, input, setting or shard count differ)",
-                        path.display()
-                    );
-                }
-                if let Some(dup) = part.shard_ids.iter().find(|s| all.shard_ids.contains(s)) {
-                    bail!("{}: shard {dup} is already in the merge", path.display());
-                }
-                all.shard_ids.extend(part.shard_ids);
-                all.cells.extend(part.cells);
-                all
-            }
-        });
-    }
-    let mut merged = merged.context("no shard outputs given")?;
-    merged.shard_ids.sort_unstable();
-    merged.cells.sort_by(|a, b| {
-        let key = |c: &SweepCell| (c.fraction, c.epsilon.map_or(f64::INFINITY, |e| e));
-        let (ka, kb) = (key(a), key(b));
-        ka.0.total_cmp(&kb.0).then(kb.1.total_cmp(&ka.1))
-    });
-    let missing: Vec<usize> = (0..merged.shards)
-        .filter(|s| !merged.shard_ids.contains(s))
-        .collect();
-    if !missing.is_empty() {
+    let merged = sweep::merge(paths)?;
+    if !merged.missing.is_empty() {
         eprintln!(
-            "warning: shards {missing:?} of {} are missing; the grid is incomplete",
-            merged.shards
+            "warning: shards {:?} of {} are missing; the grid is incomplete",
+            merged.missing, merged.summary.shards
         );
     }
-    Ok(merged)
+    Ok(merged.summary)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn grid_has_the_papers_48_cells_in_order() {
-        let grid = grid(
-            &[0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
-            &[7, 1, 2, 3, 4, 5, 6],
-            &"drf".parse().unwrap(),
-        );
-        assert_eq!(grid.len(), 48);
-        assert_eq!(grid[0].2.name, "drf");
-        assert_eq!(grid[1].2.name, "sdrf:delta=0.9");
-        assert_eq!(grid[7].2.name, "sdrf:delta=0.9999999");
-        assert_eq!(grid[8].0, 0.6);
-    }
 
     #[test]
     fn shards_parse() {

@@ -3,12 +3,11 @@
 
 use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::Blocking;
-use fairshare_core::model::{Task, Time};
-use fairshare_sim::cluster::{self, Capacity, ClusterConfig, Load, PolicyResult, Stop};
-use fairshare_sim::policy::PolicySpec;
-use fairshare_sim::summary::{ReadStats, Setting};
+use fairshare_core::model::Time;
+use fairshare_lab::{Replay, StopRule, TraceSpec, Workload};
+use fairshare_sim::cluster::Capacity;
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
-use fairshare_trace::{Format, ReadOptions, TaskSource};
+use fairshare_trace::{Format, ReadOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -118,40 +117,6 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
     }
 }
 
-/// A trace measured by a first pass.
-pub struct Workload {
-    /// How to open it again.
-    pub trace: TraceArgs,
-    /// Resource names and units.
-    pub resources: Vec<String>,
-    /// Units of each resource.
-    pub units: Vec<String>,
-    /// User names, in order of first appearance.
-    pub users: Vec<String>,
-    /// What the reader saw.
-    pub input: ReadStats,
-    /// R, first arrival and last event.
-    pub load: Load,
-    /// The format as detected.
-    pub format: Format,
-    /// The trace's resources that tasks request (indices into the reader's resources): the
-    /// resources of the replay.
-    keep: Vec<usize>,
-    /// The tasks themselves, when the trace is small enough to keep (see [`KEEP_AT_MOST`]).
-    kept: Option<Vec<Task>>,
-    /// The trace as the user named it (`-` for standard input).
-    names: Vec<String>,
-    /// Standard input saved to a file, so that it can be read more than once.
-    _stdin: Option<tempfile::TempPath>,
-}
-
-/// The most machines a run places tasks on (one capacity vector each).
-pub const MOST_MACHINES: u64 = 1_000_000;
-
-/// Traces of at most this many tasks are kept in memory after the first pass (≈ 70 MiB), so
-/// each run replays them without parsing again; larger traces are streamed from disk each time.
-pub const KEEP_AT_MOST: usize = 1_000_000;
-
 impl TraceArgs {
     fn options(&self) -> ReadOptions {
         let cpus = match self.swf_cpus {
@@ -184,22 +149,40 @@ impl TraceArgs {
         })
     }
 
-    /// Opens the trace for one streaming pass.
-    pub fn open(&self) -> Result<Box<dyn TaskSource>> {
-        Ok(fairshare_trace::open(
-            &self.traces,
-            self.format(),
-            &self.options(),
-        )?)
+    /// The first pass over the trace (standard input saved to a file first, since a trace is
+    /// read more than once), with a spinner and the reader's notes on standard error.
+    pub fn scan(&self) -> Result<Scanned> {
+        let (paths, stdin) = self.with_stdin()?;
+        let trace = TraceSpec {
+            paths,
+            shown: self
+                .traces
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            format: self.format(),
+            options: self.options(),
+        };
+        let bar = spinner("reading trace");
+        let workload = Workload::scan(&trace, &mut |n| bar.set_position(n));
+        bar.finish_and_clear();
+        let workload = workload?;
+        for note in workload.notes() {
+            eprintln!("note: {note}");
+        }
+        Ok(Scanned {
+            workload,
+            _stdin: stdin,
+        })
     }
 
-    /// Saves standard input to a temporary file when a trace is `-`, and names that file
-    /// instead: a trace is read more than once.
-    fn with_stdin(&self) -> Result<(TraceArgs, Option<tempfile::TempPath>)> {
-        let mut trace = self.clone();
-        let stdin = trace.traces.iter().filter(|p| p.as_os_str() == "-").count();
+    /// The trace's paths, standard input (`-`) saved to a temporary file that lives as long
+    /// as the returned path.
+    fn with_stdin(&self) -> Result<(Vec<PathBuf>, Option<tempfile::TempPath>)> {
+        let mut paths = self.traces.clone();
+        let stdin = paths.iter().filter(|p| p.as_os_str() == "-").count();
         if stdin == 0 {
-            return Ok((trace, None));
+            return Ok((paths, None));
         }
         if stdin > 1 {
             bail!("standard input (-) can be given once");
@@ -207,331 +190,54 @@ impl TraceArgs {
         let mut file = tempfile::NamedTempFile::new().context("saving standard input")?;
         std::io::copy(&mut std::io::stdin().lock(), &mut file).context("saving standard input")?;
         let path = file.into_temp_path();
-        for p in &mut trace.traces {
+        for p in &mut paths {
             if p.as_os_str() == "-" {
                 *p = path.to_path_buf();
             }
         }
-        Ok((trace, Some(path)))
-    }
-
-    /// The first pass: reads the whole trace once to learn its users, span and mean demand.
-    pub fn scan(&self) -> Result<Workload> {
-        let (trace, stdin) = self.with_stdin()?;
-        let mut source = trace.open()?;
-        let mut load = Load::new(source.resources().len());
-        let mut kept = Some(Vec::new());
-        let bar = spinner("reading trace");
-        for task in source.by_ref() {
-            let task = task.map_err(|e| self.explain(e))?;
-            load.add(
-                task.submit,
-                task.start.unwrap_or(task.submit),
-                task.runtime,
-                &task.demand,
-            );
-            kept = kept
-                .filter(|k: &Vec<Task>| k.len() < KEEP_AT_MOST)
-                .map(|mut k| {
-                    k.push(task);
-                    k
-                });
-            bar.inc(1);
-        }
-        bar.finish_and_clear();
-        let names: Vec<String> = self
-            .traces
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        let stats = source.stats();
-        if stats.tasks_yielded == 0 {
-            bail!(
-                "{}: no task to replay: {} found, {}",
-                names.join(", "),
-                stats.tasks_found,
-                skipped_in_words(&stats.tasks_skipped)
-            );
-        }
-        let keep = load.requested();
-        let resources = source.resources();
-        let unused: Vec<String> = (0..resources.len())
-            .filter(|r| !keep.contains(r))
-            .map(|r| resources[r].clone())
-            .collect();
-        if keep.is_empty() {
-            bail!("{}: no task requests any resource", names.join(", "));
-        }
-        for note in &stats.notes {
-            eprintln!("note: {note}");
-        }
-        if !unused.is_empty() {
-            eprintln!(
-                "note: no task requests {}, so the replay leaves it out",
-                unused.join(" or ")
-            );
-        }
-        if stats.duplicate_ids > 0 {
-            eprintln!(
-                "note: {} records repeat the id of an earlier record; each is replayed as a task of its own",
-                stats.duplicate_ids
-            );
-        }
-        let input = ReadStats {
-            resources_unused: unused,
-            ..stats.clone()
-        };
-        let format = match self.format() {
-            Some(f) => f,
-            None => Format::detect(&trace.traces[0])?,
-        };
-        if let Some(kept) = &mut kept {
-            kept.iter_mut()
-                .for_each(|a| a.demand = project(&a.demand, &keep));
-        }
-        Ok(Workload {
-            resources: project(resources, &keep),
-            units: project(source.units(), &keep),
-            users: source.users().to_vec(),
-            input,
-            load: load.project(&keep),
-            format,
-            keep,
-            kept,
-            names,
-            trace,
-            _stdin: stdin,
-        })
-    }
-
-    /// A reader's error, with the way past it when `--lenient` would skip the record.
-    fn explain(&self, error: fairshare_trace::TraceError) -> anyhow::Error {
-        match error.skip_reason() {
-            Some(_) if !self.lenient => {
-                anyhow::anyhow!("{error} (--lenient skips such records and counts them)")
-            }
-            _ => error.into(),
-        }
+        Ok((paths, Some(path)))
     }
 }
 
-/// The entries of `values` at the indices `keep`.
-fn project<T: Clone>(values: &[T], keep: &[usize]) -> Vec<T> {
-    keep.iter().map(|&r| values[r].clone()).collect()
+/// A measured workload, with the saved standard input it may read from.
+pub struct Scanned {
+    /// The workload.
+    pub workload: Workload,
+    /// Standard input saved to a file, removed when the workload is done with.
+    _stdin: Option<tempfile::TempPath>,
 }
 
-/// Skip counts as words: `12 skipped (no runtime: 10, zero request: 2)`.
-fn skipped_in_words(skipped: &std::collections::BTreeMap<String, u64>) -> String {
-    if skipped.is_empty() {
-        return "none skipped".into();
+impl std::ops::Deref for Scanned {
+    type Target = Workload;
+
+    fn deref(&self) -> &Workload {
+        &self.workload
     }
-    let total: u64 = skipped.values().sum();
-    let reasons: Vec<String> = skipped.iter().map(|(r, n)| format!("{r}: {n}")).collect();
-    format!("{total} skipped ({})", reasons.join(", "))
 }
 
-impl Workload {
-    /// When simulations start.
-    pub fn origin(&self) -> Time {
-        self.load.first_submit().unwrap_or(Time::ZERO)
-    }
-
-    /// Seconds from the first arrival to the last event.
-    pub fn span_s(&self) -> f64 {
-        let last = self
-            .load
-            .last_event()
-            .unwrap_or(self.origin())
-            .max(self.origin());
-        (last.as_micros() - self.origin().as_micros()) as f64 / 1e6
-    }
-
-    /// The cluster's capacity: machines from a file, or a pool of `fraction` × R.
-    pub fn capacity(&self, args: &ClusterArgs, fraction: f64) -> Result<Capacity> {
-        if let Some(path) = &args.machines {
-            return self.machines(path);
-        }
-        let pool: Vec<f64> = self
-            .load
-            .mean_demand()
-            .iter()
-            .map(|r| r * fraction)
-            .collect();
-        if let Some(r) = pool.iter().position(|c| !(c.is_finite() && *c > 0.0)) {
-            let name = &self.resources[r];
-            bail!(
-                "the trace's mean request R of {name} is {}, so {fraction} × R gives no usable capacity; give one with --capacity",
-                pool[r] / fraction
-            );
-        }
-        Ok(Capacity::Pool(pool))
-    }
-
-    /// The machines listed in `path`, over the resources of the replay.
-    fn machines(&self, path: &std::path::Path) -> Result<Capacity> {
-        let shown = path.display();
-        let kinds = fairshare_trace::read_machines(path, self.format)?;
-        let total = kinds.nodes();
-        if total == 0 {
-            bail!("{shown}: lists no machines");
-        }
-        if total > MOST_MACHINES {
-            bail!("{shown}: {total} machines; at most {MOST_MACHINES} can be simulated");
-        }
-        let read = self.keep.iter().max().map_or(0, |r| r + 1);
-        let mut machines = Vec::new();
-        for kind in kinds.types {
-            // Machine lists give resources in the reader's order (CPU first); a trace read
-            // with fewer resources (e.g. SWF without memory) uses the leading ones.
-            if kind.capacity.len() < read {
-                bail!(
-                    "{shown}: machines list {} resources, the trace {} ({})",
-                    kind.capacity.len(),
-                    self.resources.len(),
-                    self.resources.join(", ")
-                );
-            }
-            let capacity = project(&kind.capacity, &self.keep);
-            machines.extend(std::iter::repeat_n(capacity, kind.count as usize));
-        }
-        for (r, name) in self.resources.iter().enumerate() {
-            if machines.iter().all(|m| m[r] <= 0.0) {
-                bail!("{shown}: no machine has any {name}, yet the trace's tasks request it");
-            }
-        }
-        Ok(Capacity::Machines(machines))
-    }
-
-    /// A pool written as `name=amount,...`, naming every resource of the replay once
-    /// (resources of the trace that no task requests may be named, and are left out).
-    pub fn pool(&self, spec: &str) -> Result<Capacity> {
-        let mut pool = vec![None; self.resources.len()];
-        for part in spec.split(',') {
-            let (name, amount) = part
-                .split_once('=')
-                .with_context(|| format!("--capacity: expected NAME=AMOUNT, found {part:?}"))?;
-            let name = name.trim();
-            let amount: f64 = amount.trim().parse().with_context(|| {
-                format!("--capacity: {name}: expected a number, found {amount:?}")
-            })?;
-            if self.input.resources_unused.iter().any(|u| u == name) && amount >= 0.0 {
-                continue;
-            }
-            let Some(r) = self.resources.iter().position(|n| n == name) else {
-                bail!(
-                    "--capacity: unknown resource {name:?}; the replay has {}",
-                    self.resources.join(", ")
-                );
-            };
-            if !(amount.is_finite() && amount > 0.0) {
-                bail!("--capacity: {name} must be a positive amount, found {amount}");
-            }
-            pool[r] = Some(amount);
-        }
-        match pool.iter().position(Option::is_none) {
-            Some(r) => bail!("--capacity: give an amount for {} too", self.resources[r]),
-            None => Ok(Capacity::Pool(pool.into_iter().flatten().collect())),
-        }
-    }
-
-    /// When runs end: `--drain`, `--horizon`, or the trace's last event.
-    fn stop(&self, args: &ClusterArgs) -> Stop {
-        match (args.drain, args.horizon) {
-            (true, _) => Stop::Drain,
-            (false, Some(h)) => Stop::Horizon(self.origin().plus_micros(h)),
-            (false, None) => Stop::Horizon(self.load.last_event().unwrap_or(self.origin())),
-        }
-    }
-
-    /// The engine's configuration for one policy at one capacity.
-    pub fn config(
-        &self,
-        args: &ClusterArgs,
-        policy: PolicySpec,
-        capacity: Capacity,
-    ) -> ClusterConfig {
-        let stop = self.stop(args);
-        ClusterConfig {
-            policy,
-            capacity,
-            resources: self.resources.clone(),
-            users: self.users.clone(),
-            blocking: match args.rule {
+impl ClusterArgs {
+    /// How every run is set up.
+    pub fn replay(&self) -> Replay {
+        Replay {
+            stop: match (self.drain, self.horizon) {
+                (true, _) => StopRule::Drain,
+                (false, Some(h)) => StopRule::After(h),
+                (false, None) => StopRule::LastEvent,
+            },
+            blocking: match self.rule {
                 RuleArg::HeadOfLine => Blocking::HeadOfLine,
                 RuleArg::Skip => Blocking::Skip,
             },
-            stop,
-            origin: self.origin(),
-            sample_every: (self.span_s() / 200.0).max(1.0),
-            top_users: fairshare_report::TOP_USERS,
+            ..Replay::default()
         }
     }
 
-    /// What every run of this workload shares, for the summaries.
-    pub fn setting(
-        &self,
-        args: &ClusterArgs,
-        capacity: &Capacity,
-        fraction: Option<f64>,
-    ) -> Setting {
-        let (pool, machines) = match capacity {
-            Capacity::Pool(p) => (p.clone(), None),
-            Capacity::Machines(m) => {
-                let mut total = vec![0.0; self.resources.len()];
-                m.iter()
-                    .for_each(|c| total.iter_mut().zip(c).for_each(|(t, v)| *t += v));
-                (total, Some(m.len()))
-            }
-        };
-        Setting {
-            trace: self.names.clone(),
-            format: self.format.to_string(),
-            resources: self.resources.clone(),
-            units: self.units.clone(),
-            mean_demand: self.load.mean_demand(),
-            capacity: pool,
-            capacity_fraction: fraction,
-            machines,
-            users: self.users.len(),
-            span_s: self.span_s(),
-            horizon_s: match self.stop(args) {
-                Stop::Drain => None,
-                Stop::Horizon(h) => {
-                    Some((h.as_micros().saturating_sub(self.origin().as_micros())) as f64 / 1e6)
-                }
-            },
-            rule: match args.rule {
-                RuleArg::HeadOfLine => "head-of-line".into(),
-                RuleArg::Skip => "skip".into(),
-            },
-        }
-    }
-
-    /// Replays the trace through the engine under `config`: from memory when it was kept,
-    /// otherwise streamed from disk once more.
-    pub fn run(&self, config: &ClusterConfig, bar: &ProgressBar) -> Result<PolicyResult> {
-        let origin = self.origin().as_micros();
-        let progress = |t: Time| bar.set_position(t.as_micros().saturating_sub(origin) / 1_000_000);
-        let result = match &self.kept {
-            Some(kept) => cluster::run(
-                config,
-                kept.iter().cloned().map(Ok::<_, anyhow::Error>),
-                progress,
-            )
-            .map_err(|e| anyhow::anyhow!("{e}")),
-            None => {
-                let arrivals = self.trace.open()?.map(|task| {
-                    task.map(|t| Task {
-                        demand: project(&t.demand, &self.keep),
-                        ..t
-                    })
-                });
-                cluster::run(config, arrivals, progress).map_err(|e| anyhow::anyhow!("{e}"))
-            }
-        }
-        .with_context(|| format!("replaying under {}", config.policy))?;
-        bar.finish_and_clear();
-        Ok(result)
+    /// The capacity: the machines of `--machines`, or a pool of `fraction` × R.
+    pub fn capacity(&self, workload: &Workload, fraction: f64) -> Result<Capacity> {
+        Ok(match &self.machines {
+            Some(path) => workload.machines(path)?,
+            None => workload.pool_of_mean(fraction)?,
+        })
     }
 }
 

@@ -11,9 +11,7 @@ use fairshare_sim::summary::ReplaySummary;
 /// Reduction bars are cut here (%), so one very slow policy does not flatten the others.
 const FLOOR: f64 = -100.0;
 
-/// Users whose dominant share over time a replay keeps and the report draws (one palette
-/// colour each).
-pub const TOP_USERS: usize = 8;
+pub use fairshare_sim::cluster::TOP_USERS;
 
 /// Above this fraction of the submitted tasks, tasks that can never fit earn a warning.
 pub const NEVER_FIT_WARNING: f64 = 0.01;

@@ -29,6 +29,44 @@ pub enum Blocking {
     Skip,
 }
 
+impl Blocking {
+    /// Every rule, in the order help texts list them.
+    pub const ALL: [Blocking; 2] = [Blocking::HeadOfLine, Blocking::Skip];
+
+    /// The rule's name as users write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Blocking::HeadOfLine => "head-of-line",
+            Blocking::Skip => "skip",
+        }
+    }
+
+    /// What the rule does, in one line.
+    pub fn about(self) -> &'static str {
+        match self {
+            Blocking::HeadOfLine => "Stop the pass",
+            Blocking::Skip => "Skip the user for the rest of the pass",
+        }
+    }
+}
+
+impl std::fmt::Display for Blocking {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Blocking {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Blocking::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| format!("expected head-of-line or skip, found {s:?}"))
+    }
+}
+
 /// The clients waiting in one pass, in priority order.
 pub trait TaskQueue {
     /// The waiting client with the lowest priority, if any.

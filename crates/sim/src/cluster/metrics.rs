@@ -15,6 +15,10 @@ use serde::{Deserialize, Serialize};
 /// the whole run with between half and all of this many samples, whatever its length.
 pub const MOST_SAMPLES: usize = 1024;
 
+/// Users whose dominant share over time a replay keeps by default, and the report draws (one
+/// palette colour each).
+pub const TOP_USERS: usize = 8;
+
 /// Below this runtime, slowdown is computed as if the task ran this long (bounded slowdown).
 pub const SLOWDOWN_FLOOR_S: f64 = 10.0;
 

@@ -14,6 +14,7 @@ mod space;
 pub use load::Load;
 pub use metrics::{
     jain, PolicyResult, ShareSeries, Timeline, UserResult, MOST_SAMPLES, SLOWDOWN_FLOOR_S,
+    TOP_USERS,
 };
 pub use space::Capacity;
 

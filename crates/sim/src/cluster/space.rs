@@ -3,14 +3,46 @@
 //! both.
 
 use fairshare_core::alloc::tasks::{Pool, Room, FIT_SLACK};
+use fairshare_core::model::MachineCatalogue;
 
 /// The capacity a run is given, in raw units.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Capacity {
     /// One pool per resource.
     Pool(Vec<f64>),
-    /// One capacity vector per machine.
-    Machines(Vec<Vec<f64>>),
+    /// The machines of a catalogue, each node a place of its own.
+    Machines(MachineCatalogue),
+}
+
+impl Capacity {
+    /// Every node's capacity vector, in catalogue order (the pool is one node).
+    pub fn nodes(&self) -> Vec<Vec<f64>> {
+        match self {
+            Capacity::Pool(total) => vec![total.clone()],
+            Capacity::Machines(catalogue) => catalogue
+                .expand()
+                .map(|t| catalogue.types[t].capacity.clone())
+                .collect(),
+        }
+    }
+
+    /// The total of each resource, summed node by node in catalogue order.
+    pub fn total(&self) -> Vec<f64> {
+        let nodes = self.nodes();
+        let mut total = vec![0.0; nodes.first().map_or(0, Vec::len)];
+        for node in &nodes {
+            total.iter_mut().zip(node).for_each(|(t, c)| *t += c);
+        }
+        total
+    }
+
+    /// How many machines, or `None` for a pool.
+    pub fn machines(&self) -> Option<usize> {
+        match self {
+            Capacity::Pool(_) => None,
+            Capacity::Machines(catalogue) => Some(catalogue.expand().count()),
+        }
+    }
 }
 
 /// Free room during a run, normalised by the total capacity.
@@ -26,10 +58,7 @@ impl Space {
     pub(super) fn new(capacity: &Capacity, names: &[String]) -> Result<Space, super::SimError> {
         let resources = names.len();
         let bad = |what: String| Err(super::SimError::Capacity(what));
-        let machines: Vec<Vec<f64>> = match capacity {
-            Capacity::Pool(total) => vec![total.clone()],
-            Capacity::Machines(m) => m.clone(),
-        };
+        let machines = capacity.nodes();
         if machines.is_empty() {
             return bad("no machines".into());
         }
@@ -141,17 +170,24 @@ mod tests {
 
     use fairshare_core::alloc::tasks::fits;
 
+    /// One machine per capacity vector.
+    fn machines(nodes: Vec<Vec<f64>>) -> Capacity {
+        let types = nodes
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| fairshare_core::model::NodeType::new(format!("m{i}"), 1, c))
+            .collect();
+        Capacity::Machines(MachineCatalogue::new(types))
+    }
+
     fn names() -> Vec<String> {
         vec!["cpu".into(), "mem".into()]
     }
 
     #[test]
     fn machines_place_first_fit_and_release() {
-        let mut space = Space::new(
-            &Capacity::Machines(vec![vec![4.0, 4.0], vec![4.0, 4.0]]),
-            &names(),
-        )
-        .unwrap();
+        let mut space =
+            Space::new(&machines(vec![vec![4.0, 4.0], vec![4.0, 4.0]]), &names()).unwrap();
         let task = space.normalise(&[2.5, 1.0]).unwrap();
         assert_eq!(space.place(&task), Some(0));
         assert_eq!(space.place(&task), Some(1));
@@ -171,9 +207,9 @@ mod tests {
         let no_gpu = Space::new(&Capacity::Pool(vec![1.0, 0.0]), &names()).err();
         let expected = "capacity: mem has a total capacity of 0; expected a positive finite amount";
         assert_eq!(no_gpu.unwrap().to_string(), expected);
-        let huge = Capacity::Machines(vec![vec![1.0, f64::MAX], vec![1.0, f64::MAX]]);
+        let huge = machines(vec![vec![1.0, f64::MAX], vec![1.0, f64::MAX]]);
         assert!(Space::new(&huge, &names()).is_err(), "a sum that overflows");
         assert!(Space::new(&Capacity::Pool(vec![1.0]), &names()).is_err());
-        assert!(Space::new(&Capacity::Machines(vec![]), &names()).is_err());
+        assert!(Space::new(&machines(vec![]), &names()).is_err());
     }
 }

@@ -2,7 +2,7 @@
 //! DRF and one SDRF (δ = 1 − 10⁻⁶) run at capacity fraction 0.5, as `fairshare replay` does
 //! after its first pass. Skips with a message when `../shared/traces` is absent.
 //!
-//! Run with `cargo bench -p fairshare-sim --bench replay`.
+//! Run with `cargo bench -p fairshare-lab --bench replay`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairshare_core::alloc::tasks::Blocking;

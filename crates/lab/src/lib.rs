@@ -1,0 +1,29 @@
+//! # fairshare-lab
+//!
+//! Experiments with fairshare's policies on real traces, as a library: what `fairshare replay`
+//! and `fairshare sweep` do, for a notebook, a test or a service to call directly.
+//!
+//! A [`Workload`] is a trace measured by one streaming pass (its users, its span, the mean
+//! requested amount R of each resource) and kept in memory when small enough; it then gives
+//! the capacity of a run (a pool of a fraction of R, an explicit pool, or a machine list), the
+//! engine's configuration for a policy, and the replay itself. [`sweep`] is the SDRF paper's
+//! grid of discount factors × capacities, split in shards and merged.
+//!
+//! ```no_run
+//! use fairshare_lab::{Replay, TraceSpec, Workload};
+//!
+//! let trace = TraceSpec::new(vec!["wagap-2013.swf".into()]);
+//! let workload = Workload::scan(&trace, &mut |_| {})?;
+//! let capacity = workload.pool_of_mean(0.5)?;
+//! let settings = Replay::default();
+//! let policy = "sdrf:delta=0.9999".parse()?;
+//! let result = workload.run(&workload.config(&settings, policy, capacity), &mut |_| {})?;
+//! println!("{} tasks completed", result.tasks_completed);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![warn(missing_docs)]
+
+pub mod sweep;
+mod workload;
+
+pub use workload::{LabError, Replay, StopRule, TraceSpec, Workload, KEEP_AT_MOST, MOST_MACHINES};

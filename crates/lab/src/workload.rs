@@ -1,0 +1,431 @@
+//! A trace measured once and replayed under any policy: the replay's first pass and
+//! keep-in-memory rule, the capacity (a pool from R, an explicit pool, machines from a file),
+//! the stop rule and the run configuration, and the replay from memory or from disk.
+
+use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::model::{ReadStats, Task, Time};
+use fairshare_sim::cluster::{self, Capacity, ClusterConfig, Load, PolicyResult, Stop, TOP_USERS};
+use fairshare_sim::policy::PolicySpec;
+use fairshare_sim::summary::Setting;
+use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Where the tasks come from: files, their format and how to read them.
+#[derive(Debug, Clone)]
+pub struct TraceSpec {
+    /// Trace files, read in the order given.
+    pub paths: Vec<PathBuf>,
+    /// The files as the user named them, for the summaries (e.g. `-` for standard input saved
+    /// to a file).
+    pub shown: Vec<String>,
+    /// The format; detected from the first file when `None`.
+    pub format: Option<Format>,
+    /// Strictness and SWF field choices.
+    pub options: ReadOptions,
+}
+
+impl TraceSpec {
+    /// The trace in `paths`, format detected, read strictly with the default field choices.
+    pub fn new(paths: Vec<PathBuf>) -> TraceSpec {
+        TraceSpec {
+            shown: paths.iter().map(|p| p.display().to_string()).collect(),
+            paths,
+            format: None,
+            options: ReadOptions::default(),
+        }
+    }
+
+    /// Opens the trace for one streaming pass.
+    pub fn open(&self) -> Result<Box<dyn TaskSource + Send>, LabError> {
+        Ok(fairshare_trace::open(
+            &self.paths,
+            self.format,
+            &self.options,
+        )?)
+    }
+}
+
+/// When the runs of a replay end, measured from the trace's first arrival.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StopRule {
+    /// At the trace's last event, as the SDRF paper counts completions.
+    #[default]
+    LastEvent,
+    /// This many microseconds after the first arrival.
+    After(u64),
+    /// When every task has finished (the SDRF paper's waiting times).
+    Drain,
+}
+
+/// How every run of a replay is set up, whatever its policy and capacity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Replay {
+    /// When runs end.
+    pub stop: StopRule,
+    /// What a pass does when the chosen user's task does not fit.
+    pub blocking: Blocking,
+    /// How many users' dominant shares the timelines keep.
+    pub top_users: usize,
+}
+
+impl Default for Replay {
+    /// Until the last event, head-of-line, the [`TOP_USERS`] heaviest users in the timelines.
+    fn default() -> Replay {
+        Replay {
+            stop: StopRule::LastEvent,
+            blocking: Blocking::HeadOfLine,
+            top_users: TOP_USERS,
+        }
+    }
+}
+
+/// Why a replay cannot be set up or run.
+#[derive(Debug, Error)]
+pub enum LabError {
+    /// The trace cannot be read.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// A record that lenient reading would skip stopped a strict read.
+    #[error("{0} (--lenient skips such records and counts them)")]
+    Record(TraceError),
+    /// The trace, a capacity or a machine list cannot be used, and why.
+    #[error("{0}")]
+    Unusable(String),
+    /// A run stopped: the engine refused its input or reading failed.
+    #[error("replaying under {policy}: {message}")]
+    Run {
+        /// The policy of the run.
+        policy: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// Fails with [`LabError::Unusable`] and this message.
+macro_rules! unusable {
+    ($($arg:tt)*) => { return Err(LabError::Unusable(format!($($arg)*))) };
+}
+
+/// A trace measured by a first pass.
+pub struct Workload {
+    /// How to open it again.
+    pub trace: TraceSpec,
+    /// Resource names of the replay: the trace's resources that some task requests.
+    pub resources: Vec<String>,
+    /// Units of each resource.
+    pub units: Vec<String>,
+    /// User names, in order of first appearance.
+    pub users: Vec<String>,
+    /// What the reader saw, and the resources the replay leaves out.
+    pub input: ReadStats,
+    /// R, first arrival and last event.
+    pub load: Load,
+    /// The format as detected.
+    pub format: Format,
+    /// The trace's resources that tasks request (indices into the reader's resources).
+    keep: Vec<usize>,
+    /// The tasks themselves, when the trace is small enough to keep (see [`KEEP_AT_MOST`]).
+    kept: Option<Vec<Task>>,
+}
+
+/// The most machines a run places tasks on (one capacity vector each).
+pub const MOST_MACHINES: u64 = 1_000_000;
+
+/// Traces of at most this many tasks are kept in memory after the first pass (≈ 70 MiB), so
+/// each run replays them without parsing again; larger traces are streamed from disk each time.
+pub const KEEP_AT_MOST: usize = 1_000_000;
+
+impl Workload {
+    /// The first pass: reads the whole trace once to learn its users, span and mean demand,
+    /// calling `progress` with the number of tasks read so far.
+    pub fn scan(trace: &TraceSpec, progress: &mut dyn FnMut(u64)) -> Result<Workload, LabError> {
+        let mut source = trace.open()?;
+        let mut load = Load::new(source.resources().len());
+        let mut kept = Some(Vec::new());
+        let mut read = 0;
+        for task in source.by_ref() {
+            let task = task.map_err(|e| explain(trace, e))?;
+            load.add(
+                task.submit,
+                task.start.unwrap_or(task.submit),
+                task.runtime,
+                &task.demand,
+            );
+            kept = kept
+                .filter(|k: &Vec<Task>| k.len() < KEEP_AT_MOST)
+                .map(|mut k| {
+                    k.push(task);
+                    k
+                });
+            read += 1;
+            progress(read);
+        }
+        let names = trace.shown.join(", ");
+        let stats = source.stats();
+        if stats.tasks_yielded == 0 {
+            unusable!(
+                "{names}: no task to replay: {} found, {}",
+                stats.tasks_found,
+                skipped_in_words(&stats.tasks_skipped)
+            );
+        }
+        let keep = load.requested();
+        let resources = source.resources();
+        if keep.is_empty() {
+            unusable!("{names}: no task requests any resource");
+        }
+        let input = ReadStats {
+            resources_unused: (0..resources.len())
+                .filter(|r| !keep.contains(r))
+                .map(|r| resources[r].clone())
+                .collect(),
+            ..stats.clone()
+        };
+        let format = match trace.format {
+            Some(f) => f,
+            None => Format::detect(&trace.paths[0])?,
+        };
+        if let Some(kept) = &mut kept {
+            kept.iter_mut()
+                .for_each(|a| a.demand = project(&a.demand, &keep));
+        }
+        Ok(Workload {
+            resources: project(resources, &keep),
+            units: project(source.units(), &keep),
+            users: source.users().to_vec(),
+            input,
+            load: load.project(&keep),
+            format,
+            keep,
+            kept,
+            trace: trace.clone(),
+        })
+    }
+
+    /// What a person should read before the results: the reader's notes, the resources left
+    /// out and the records that repeat an id.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = self.input.notes.clone();
+        if !self.input.resources_unused.is_empty() {
+            notes.push(format!(
+                "no task requests {}, so the replay leaves it out",
+                self.input.resources_unused.join(" or ")
+            ));
+        }
+        if self.input.duplicate_ids > 0 {
+            notes.push(format!(
+                "{} records repeat the id of an earlier record; each is replayed as a task of its own",
+                self.input.duplicate_ids
+            ));
+        }
+        notes
+    }
+    /// When simulations start.
+    pub fn origin(&self) -> Time {
+        self.load.first_submit().unwrap_or(Time::ZERO)
+    }
+
+    /// Seconds from the first arrival to the last event.
+    pub fn span_s(&self) -> f64 {
+        let last = self
+            .load
+            .last_event()
+            .unwrap_or(self.origin())
+            .max(self.origin());
+        (last.as_micros() - self.origin().as_micros()) as f64 / 1e6
+    }
+
+    /// A pool of `fraction` × R, R being the trace's mean requested amount of each resource.
+    pub fn pool_of_mean(&self, fraction: f64) -> Result<Capacity, LabError> {
+        let pool: Vec<f64> = self
+            .load
+            .mean_demand()
+            .iter()
+            .map(|r| r * fraction)
+            .collect();
+        if let Some(r) = pool.iter().position(|c| !(c.is_finite() && *c > 0.0)) {
+            let name = &self.resources[r];
+            unusable!(
+                "the trace's mean request R of {name} is {}, so {fraction} × R gives no usable capacity; give one with --capacity",
+                pool[r] / fraction
+            );
+        }
+        Ok(Capacity::Pool(pool))
+    }
+
+    /// The machines listed in `path` (an SWF `.machines` file, an Alibaba node list), over the
+    /// resources of the replay.
+    pub fn machines(&self, path: &std::path::Path) -> Result<Capacity, LabError> {
+        let shown = path.display();
+        let catalogue = fairshare_trace::read_machines(path, self.format)?;
+        let total = catalogue.nodes();
+        if total == 0 {
+            unusable!("{shown}: lists no machines");
+        }
+        if total > MOST_MACHINES {
+            unusable!("{shown}: {total} machines; at most {MOST_MACHINES} can be simulated");
+        }
+        // Machine lists give resources in the reader's order (CPU first); a trace read with
+        // fewer resources (e.g. SWF without memory) uses the leading ones.
+        let Some(catalogue) = catalogue.project(&self.keep) else {
+            let listed = catalogue
+                .types
+                .iter()
+                .map(|t| t.capacity.len())
+                .min()
+                .unwrap_or(0);
+            unusable!(
+                "{shown}: machines list {listed} resources, the trace {} ({})",
+                self.resources.len(),
+                self.resources.join(", ")
+            );
+        };
+        for (r, name) in self.resources.iter().enumerate() {
+            if catalogue
+                .types
+                .iter()
+                .all(|t| t.count == 0 || t.capacity[r] <= 0.0)
+            {
+                unusable!("{shown}: no machine has any {name}, yet the trace's tasks request it");
+            }
+        }
+        Ok(Capacity::Machines(catalogue))
+    }
+
+    /// A pool written as `name=amount,...`, naming every resource of the replay once
+    /// (resources of the trace that no task requests may be named, and are left out).
+    pub fn pool(&self, spec: &str) -> Result<Capacity, LabError> {
+        let mut pool = vec![None; self.resources.len()];
+        for part in spec.split(',') {
+            let Some((name, amount)) = part.split_once('=') else {
+                unusable!("--capacity: expected NAME=AMOUNT, found {part:?}");
+            };
+            let name = name.trim();
+            let Ok(amount) = amount.trim().parse::<f64>() else {
+                unusable!("--capacity: {name}: expected a number, found {amount:?}");
+            };
+            if self.input.resources_unused.iter().any(|u| u == name) && amount >= 0.0 {
+                continue;
+            }
+            let Some(r) = self.resources.iter().position(|n| n == name) else {
+                unusable!(
+                    "--capacity: unknown resource {name:?}; the replay has {}",
+                    self.resources.join(", ")
+                );
+            };
+            if !(amount.is_finite() && amount > 0.0) {
+                unusable!("--capacity: {name} must be a positive amount, found {amount}");
+            }
+            pool[r] = Some(amount);
+        }
+        match pool.iter().position(Option::is_none) {
+            Some(r) => unusable!("--capacity: give an amount for {} too", self.resources[r]),
+            None => Ok(Capacity::Pool(pool.into_iter().flatten().collect())),
+        }
+    }
+
+    /// When runs end, as the engine counts time.
+    fn stop(&self, rule: StopRule) -> Stop {
+        match rule {
+            StopRule::Drain => Stop::Drain,
+            StopRule::After(h) => Stop::Horizon(self.origin().plus_micros(h)),
+            StopRule::LastEvent => Stop::Horizon(self.load.last_event().unwrap_or(self.origin())),
+        }
+    }
+
+    /// The engine's configuration for one policy at one capacity.
+    pub fn config(&self, replay: &Replay, policy: PolicySpec, capacity: Capacity) -> ClusterConfig {
+        ClusterConfig {
+            policy,
+            capacity,
+            resources: self.resources.clone(),
+            users: self.users.clone(),
+            blocking: replay.blocking,
+            stop: self.stop(replay.stop),
+            origin: self.origin(),
+            sample_every: (self.span_s() / 200.0).max(1.0),
+            top_users: replay.top_users,
+        }
+    }
+
+    /// What every run of this workload shares, for the summaries; `fraction` is the pool's
+    /// fraction of R, when it was given as one.
+    pub fn setting(&self, replay: &Replay, capacity: &Capacity, fraction: Option<f64>) -> Setting {
+        Setting {
+            trace: self.trace.shown.clone(),
+            format: self.format.to_string(),
+            resources: self.resources.clone(),
+            units: self.units.clone(),
+            mean_demand: self.load.mean_demand(),
+            capacity: capacity.total(),
+            capacity_fraction: fraction,
+            machines: capacity.machines(),
+            users: self.users.len(),
+            span_s: self.span_s(),
+            horizon_s: match self.stop(replay.stop) {
+                Stop::Drain => None,
+                Stop::Horizon(h) => {
+                    Some((h.as_micros().saturating_sub(self.origin().as_micros())) as f64 / 1e6)
+                }
+            },
+            rule: replay.blocking.to_string(),
+        }
+    }
+
+    /// Replays the trace through the engine under `config`, from memory when it was kept,
+    /// otherwise streamed from disk once more; `progress` hears the simulated seconds since
+    /// the first arrival.
+    pub fn run(
+        &self,
+        config: &ClusterConfig,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<PolicyResult, LabError> {
+        let origin = self.origin().as_micros();
+        let progress = |t: Time| progress(t.as_micros().saturating_sub(origin) / 1_000_000);
+        let failed = |message: String| LabError::Run {
+            policy: config.policy.to_string(),
+            message,
+        };
+        match &self.kept {
+            Some(kept) => cluster::run(
+                config,
+                kept.iter().cloned().map(Ok::<_, TraceError>),
+                progress,
+            )
+            .map_err(|e| failed(e.to_string())),
+            None => {
+                let arrivals = self.trace.open()?.map(|task| {
+                    task.map(|t| Task {
+                        demand: project(&t.demand, &self.keep),
+                        ..t
+                    })
+                });
+                cluster::run(config, arrivals, progress).map_err(|e| failed(e.to_string()))
+            }
+        }
+    }
+}
+
+/// A reader's error, with the way past it when lenient reading would skip the record.
+fn explain(trace: &TraceSpec, error: TraceError) -> LabError {
+    match error.skip_reason() {
+        Some(_) if !trace.options.lenient => LabError::Record(error),
+        _ => error.into(),
+    }
+}
+
+/// The entries of `values` at the indices `keep`.
+fn project<T: Clone>(values: &[T], keep: &[usize]) -> Vec<T> {
+    keep.iter().map(|&r| values[r].clone()).collect()
+}
+
+/// Skip counts as words: `12 skipped (no runtime: 10, zero request: 2)`.
+fn skipped_in_words(skipped: &std::collections::BTreeMap<String, u64>) -> String {
+    if skipped.is_empty() {
+        return "none skipped".into();
+    }
+    let total: u64 = skipped.values().sum();
+    let reasons: Vec<String> = skipped.iter().map(|(r, n)| format!("{r}: {n}")).collect();
+    format!("{total} skipped ({})", reasons.join(", "))
+}
