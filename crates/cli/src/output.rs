@@ -5,6 +5,7 @@
 //! program quietly, as Unix tools do, instead of panicking.
 
 use anyhow::{bail, Context, Result};
+use fairshare_sim::stats::RunStats;
 use serde::Serialize;
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
@@ -82,6 +83,9 @@ pub struct Outputs {
     pub json: Option<PathBuf>,
     /// HTML report file.
     pub report: Option<PathBuf>,
+    /// Wall-clock figures of the runs (JSON), kept apart so the other outputs are the same
+    /// byte for byte whenever the input is.
+    pub stats: Option<PathBuf>,
 }
 
 impl Outputs {
@@ -96,7 +100,18 @@ impl Outputs {
             }
             check_writable(path, "--report")?;
         }
+        if let Some(path) = &self.stats {
+            check_writable(path, "--stats")?;
+        }
         Ok(())
+    }
+
+    /// Writes the runs' wall-clock figures where `--stats` asked.
+    pub fn write_stats(&self, stats: &[RunStats]) -> Result<()> {
+        match &self.stats {
+            Some(path) => write_json(path, &stats),
+            None => Ok(()),
+        }
     }
 
     /// Writes `summary` as asked, rendering the report and the table with the given functions.

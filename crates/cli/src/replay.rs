@@ -4,6 +4,7 @@ use crate::output::Outputs;
 use crate::workload::{sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_sim::policy::PolicySpec;
+use fairshare_sim::stats::{timed, RunStats};
 use fairshare_sim::summary::ReplaySummary;
 use indicatif::MultiProgress;
 use rayon::prelude::*;
@@ -48,6 +49,10 @@ pub struct Args {
     /// Write a self-contained HTML report with plots to this file.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Write each run's wall-clock time and events per second as JSON to this file (the
+    /// summary itself holds no clock reading, so it is the same whenever the input is).
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
 }
 
 /// Runs the subcommand.
@@ -67,6 +72,7 @@ pub fn run(args: Args) -> Result<()> {
     let outputs = Outputs {
         json: args.json.clone(),
         report: args.report.clone(),
+        stats: args.stats.clone(),
     };
     outputs.check()?;
     let workload = args.trace.scan()?;
@@ -91,11 +97,14 @@ pub fn run(args: Args) -> Result<()> {
         .map(|policy| {
             let bar = bars.add(sim_bar(&policy.name, workload.span_s()));
             let config = workload.config(&replay, policy.clone(), capacity.clone());
-            let result = workload.run(&config, &mut |s| bar.set_position(s));
+            let (result, wall_s) = timed(|| workload.run(&config, &mut |s| bar.set_position(s)));
             bar.finish_and_clear();
-            result
+            let result = result?;
+            let stats = RunStats::new(&policy.name, result.events, wall_s);
+            Ok((result, stats))
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, fairshare_lab::LabError>>()?;
+    let (results, stats): (Vec<_>, Vec<_>) = results.into_iter().unzip();
     let summary = ReplaySummary {
         input: workload.input.clone(),
         setting: workload.setting(&replay, &capacity, fraction),
@@ -106,9 +115,8 @@ pub fn run(args: Args) -> Result<()> {
             eprintln!("warning: {warning}");
         }
     }
-    outputs.write(
-        &summary,
-        fairshare_report::replay_html,
-        fairshare_report::replay_table,
-    )
+    outputs.write_stats(&stats)?;
+    outputs.write(&summary, fairshare_report::replay_html, |s| {
+        fairshare_report::replay_table(s, &stats)
+    })
 }

@@ -4,6 +4,7 @@ use crate::output::Outputs;
 use anyhow::{Context, Result};
 use fairshare_sim::process::{simulate_with_progress, Progress};
 use fairshare_sim::scenario::{check_runs, ProcessPolicy, Scenario, MAX_RUNS};
+use fairshare_sim::stats::{timed, RunStats};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -30,6 +31,10 @@ pub struct Args {
     /// Write a self-contained HTML report (Gantt chart, cumulative service) to this file.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Write the wall-clock time and events per second as JSON to this file (the result
+    /// itself holds no clock reading, so it is the same whenever the scenario and seed are).
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
 }
 
 /// Runs the subcommand.
@@ -37,6 +42,7 @@ pub fn run(args: Args) -> Result<()> {
     let outputs = Outputs {
         json: args.json,
         report: args.report,
+        stats: args.stats,
     };
     outputs.check()?;
     let mut scenario = Scenario::read(&args.scenario)?;
@@ -57,14 +63,15 @@ pub fn run(args: Args) -> Result<()> {
     }
     let name = args.scenario.display().to_string();
     let bar = bar(scenario.simulation.runs);
-    let result = simulate_with_progress(&scenario, &name, &mut |p| show(&bar, p))
-        .with_context(|| format!("simulating {name}"));
+    let (result, wall_s) =
+        timed(|| simulate_with_progress(&scenario, &name, &mut |p| show(&bar, p)));
     bar.finish_and_clear();
-    outputs.write(
-        &result?,
-        fairshare_report::simulate_html,
-        fairshare_report::simulate_table,
-    )
+    let result = result.with_context(|| format!("simulating {name}"))?;
+    let stats = RunStats::new(&name, result.events, wall_s);
+    outputs.write_stats(std::slice::from_ref(&stats))?;
+    outputs.write(&result, fairshare_report::simulate_html, |r| {
+        fairshare_report::simulate_table(r, Some(&stats))
+    })
 }
 
 /// A bar over the runs (hidden when standard error is not a terminal).

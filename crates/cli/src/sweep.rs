@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use fairshare_lab::sweep;
 use fairshare_report::{sweep_html, sweep_table};
 use fairshare_sim::policy::PolicySpec;
+use fairshare_sim::stats::{timed, RunStats};
 use fairshare_sim::summary::SweepSummary;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -51,6 +52,9 @@ pub struct Args {
     /// Write a self-contained HTML report (Figures 4–6 of the SDRF paper) to this file.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Write each cell's wall-clock time and events per second as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
 }
 
 #[derive(clap::Subcommand)]
@@ -87,13 +91,18 @@ pub fn run(args: Args) -> Result<()> {
         report,
     }) = args.merge
     {
-        let outputs = Outputs { json, report };
+        let outputs = Outputs {
+            json,
+            report,
+            stats: None,
+        };
         outputs.check()?;
         return outputs.write(&merge(&shards)?, sweep_html, sweep_table);
     }
     let outputs = Outputs {
         json: args.json.clone(),
         report: args.report.clone(),
+        stats: args.stats.clone(),
     };
     outputs.check()?;
     let Some(trace) = &args.trace else {
@@ -128,12 +137,17 @@ pub fn run(args: Args) -> Result<()> {
     let cells = mine
         .par_iter()
         .map(|cell| {
-            let result = sweep::run_cell(&workload, &replay, cell);
+            let (result, wall_s) = timed(|| sweep::run_cell(&workload, &replay, cell));
             bar.inc(1);
-            result
+            let result = result?;
+            let run = format!("{} at {}", cell.policy, cell.fraction);
+            let stats = RunStats::new(run, result.result.events, wall_s);
+            Ok((result, stats))
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, fairshare_lab::LabError>>()?;
     bar.finish_and_clear();
+    let (cells, stats): (Vec<_>, Vec<_>) = cells.into_iter().unzip();
+    outputs.write_stats(&stats)?;
     let summary = sweep::summary(&workload, &replay, shard, shards, cells)?;
     outputs.write(&summary, sweep_html, sweep_table)
 }

@@ -6,6 +6,7 @@ use crate::setting;
 use crate::svg::{self, Axis, Bar, BarChart, Colour, LineChart, Series};
 use crate::text::{self, duration, fixed, in_unit, percent, strings, time_unit};
 use fairshare_sim::cluster::{PolicyResult, UserResult};
+use fairshare_sim::stats::RunStats;
 use fairshare_sim::summary::ReplaySummary;
 
 /// Reduction bars are cut here (%), so one very slow policy does not flatten the others.
@@ -17,8 +18,9 @@ pub use fairshare_sim::cluster::TOP_USERS;
 pub const NEVER_FIT_WARNING: f64 = 0.01;
 
 /// The replay as text: setting, input counts, two tables with one row per policy (tasks and
-/// waits; use and fairness), then any warnings.
-pub fn replay_table(summary: &ReplaySummary) -> String {
+/// waits; use and fairness, with each run's wall-clock time from `stats` when given), then any
+/// warnings.
+pub fn replay_table(summary: &ReplaySummary, stats: &[RunStats]) -> String {
     let warnings: String = replay_warnings(summary)
         .iter()
         .map(|w| format!("\nwarning: {w}"))
@@ -28,7 +30,7 @@ pub fn replay_table(summary: &ReplaySummary) -> String {
         setting::setting_text(&setting::setting_items(&summary.setting)),
         setting::input_table(&summary.input),
         text::table(&task_headers(), &task_rows(&summary.policies)),
-        text::table(&use_headers(summary), &use_rows(summary)),
+        text::table(&use_headers(summary, stats), &use_rows(summary, stats)),
         if warnings.is_empty() { "" } else { "\n" }
     )
 }
@@ -73,7 +75,7 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
             html::table(&task_headers(), &task_rows(&summary.policies)),
             html::escape(NEVER_FIT_NOTE),
             html::escape(USE_TITLE),
-            html::table(&use_headers(summary), &use_rows(summary)),
+            html::table(&use_headers(summary, &[]), &use_rows(summary, &[])),
             replay_warnings(summary)
                 .iter()
                 .map(|w| format!("<p class=\"warning\">Warning: {}</p>\n", html::escape(w)))
@@ -117,8 +119,8 @@ fn task_rows(policies: &[PolicyResult]) -> Vec<Vec<String>> {
     policies.iter().map(row).collect()
 }
 
-/// Column titles of the table of use and fairness.
-fn use_headers(summary: &ReplaySummary) -> Vec<String> {
+/// Column titles of the table of use and fairness (a wall-clock column when `stats` are given).
+fn use_headers(summary: &ReplaySummary, stats: &[RunStats]) -> Vec<String> {
     let mut h = vec![String::from("policy")];
     h.extend(
         summary
@@ -127,14 +129,17 @@ fn use_headers(summary: &ReplaySummary) -> Vec<String> {
             .iter()
             .map(|r| format!("util {r}")),
     );
-    h.extend(strings(&["Jain", "live-tree events", "wall"]));
+    h.extend(strings(&["Jain", "live-tree events"]));
+    if !stats.is_empty() {
+        h.push("wall".into());
+    }
     h
 }
 
 /// One row per policy, matching [`use_headers`].
-fn use_rows(summary: &ReplaySummary) -> Vec<Vec<String>> {
+fn use_rows(summary: &ReplaySummary, stats: &[RunStats]) -> Vec<Vec<String>> {
     let resources = summary.setting.resources.len();
-    let row = |p: &PolicyResult| {
+    let row = |(i, p): (usize, &PolicyResult)| {
         let mut r = vec![p.policy.clone()];
         r.extend((0..resources).map(|i| {
             p.utilization
@@ -146,10 +151,14 @@ fn use_rows(summary: &ReplaySummary) -> Vec<Vec<String>> {
             p.livetree_events
                 .map_or(String::from("–"), |e| e.to_string()),
         );
-        r.push(format!("{} s", fixed(p.wall_s, 2)));
+        if let Some(s) = stats.get(i) {
+            r.push(format!("{} s", fixed(s.wall_s, 2)));
+        } else if !stats.is_empty() {
+            r.push(String::from("–"));
+        }
         r
     };
-    summary.policies.iter().map(row).collect()
+    summary.policies.iter().enumerate().map(row).collect()
 }
 
 /// A time unit fitting the longest timeline: (seconds per unit, axis title).

@@ -10,6 +10,7 @@ use crate::text::{self, fixed, percent, strings};
 use fairshare_sim::process::result::{
     ProcessResult, ResourceResult, ResourceRun, SimulationResult, Spread, SERVICE_SAMPLE_S,
 };
+use fairshare_sim::stats::RunStats;
 
 /// Width of every chart, pixels.
 const WIDTH: u32 = 1180;
@@ -25,9 +26,10 @@ const MAX_BAND_POINTS: usize = 200;
 /// Bars closer than this (seconds) count as touching when merged.
 const TOUCH_S: f64 = 1e-9;
 
-/// The simulation as text: the run, the process tables, then one row per resource.
-pub fn simulate_table(result: &SimulationResult) -> String {
-    let run: String = run_items(result)
+/// The simulation as text: the run (with its wall-clock time from `stats` when given), the
+/// process tables, then one row per resource.
+pub fn simulate_table(result: &SimulationResult, stats: Option<&RunStats>) -> String {
+    let run: String = run_items(result, stats)
         .iter()
         .map(|(t, d)| format!("{t:<10} {d}\n"))
         .collect();
@@ -46,7 +48,10 @@ pub fn simulate_table(result: &SimulationResult) -> String {
 pub fn simulate_html(result: &SimulationResult) -> String {
     let body = [
         String::from("<h1>fairshare simulate</h1>\n"),
-        format!("<h2>Run</h2>\n{}", html::definitions(&run_items(result))),
+        format!(
+            "<h2>Run</h2>\n{}",
+            html::definitions(&run_items(result, None))
+        ),
         gantt_section(result),
         cumulative_section(result),
         tables_section("Processes", process_tables(result)),
@@ -68,7 +73,7 @@ fn tables_section(head: &str, tables: Vec<Titled>) -> String {
 }
 
 /// What was simulated, as (term, description) pairs.
-fn run_items(r: &SimulationResult) -> Vec<(&'static str, String)> {
+fn run_items(r: &SimulationResult, stats: Option<&RunStats>) -> Vec<(&'static str, String)> {
     vec![
         ("scenario", r.scenario.clone()),
         ("policy", r.policy.clone()),
@@ -84,12 +89,15 @@ fn run_items(r: &SimulationResult) -> Vec<(&'static str, String)> {
         ("simulated", format!("{} s (first run)", fixed(r.end_s, 2))),
         (
             "events",
-            format!(
-                "{} in {} s wall ({}/s)",
-                r.events,
-                fixed(r.wall_s, 3),
-                svg::number(r.events_per_s)
-            ),
+            match stats {
+                Some(s) => format!(
+                    "{} in {} s wall ({}/s)",
+                    r.events,
+                    fixed(s.wall_s, 3),
+                    svg::number(s.events_per_s)
+                ),
+                None => r.events.to_string(),
+            },
         ),
     ]
 }

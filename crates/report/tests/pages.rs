@@ -51,8 +51,6 @@ fn policy(name: &str, wait: f64, users: Vec<UserResult>, livetree: Option<u64>) 
         livetree: None,
         simulated_s: 30_000.0,
         events: 1000,
-        wall_s: 0.25,
-        events_per_s: 4000.0,
         users: users.clone(),
         timeline: Timeline {
             utilization: vec![wave(wait / 50.0), wave(1.0 + wait / 50.0)],
@@ -198,7 +196,7 @@ fn single_policy_and_empty_users_and_zero_tasks() {
     s.setting = Setting::default();
     let html = replay_html(&s);
     check_page(&html, 1 + 1);
-    assert!(replay_table(&s).contains("drf"));
+    assert!(replay_table(&s, &[]).contains("drf"));
 }
 
 #[test]
@@ -210,12 +208,12 @@ fn nan_metrics_never_reach_the_page() {
         p.timeline.utilization[0][3] = f64::NAN;
     }
     check_page(&replay_html(&s), 2 + 3 + 1);
-    assert!(!replay_table(&s).contains("NaN"));
+    assert!(!replay_table(&s, &[]).contains("NaN"));
 }
 
 #[test]
 fn replay_table_lists_inputs_and_policies() {
-    let t = replay_table(&sample_replay());
+    let t = replay_table(&sample_replay(), &[]);
     for expected in [
         "tasks submitted",
         "165",
@@ -283,7 +281,7 @@ fn runs_without_live_tree_events_are_counted_not_drawn() {
 #[test]
 fn tasks_that_never_fit_are_shown_and_warned_about() {
     let mut summary = sample_replay();
-    let quiet = replay_table(&summary);
+    let quiet = replay_table(&summary, &[]);
     assert!(quiet.contains("never fit"), "a column of its own:\n{quiet}");
     assert!(!quiet.contains("warning"), "{quiet}");
     let drf = &mut summary.policies[0];
@@ -291,7 +289,7 @@ fn tasks_that_never_fit_are_shown_and_warned_about() {
     drf.tasks_unfinished -= drf.tasks_never_fit.min(drf.tasks_unfinished);
     assert_eq!((drf.tasks_never_fit, drf.tasks_submitted), (16, 165));
     let expected = "warning: under drf, 16 of 165 tasks (9.7 %) can never fit the capacity";
-    let table = replay_table(&summary);
+    let table = replay_table(&summary, &[]);
     assert!(table.contains(expected), "{table}");
     let page = replay_html(&summary);
     assert!(page.contains("<p class=\"warning\">Warning: under drf,"));
@@ -303,7 +301,7 @@ fn five_policies_with_long_names_fit_a_terminal() {
     for name in ["sdrf:delta=0.9999", "sdrf:delta=0.999999,form=max-of-sums"] {
         s.policies.push(policy(name, 50.0, users(), Some(7)));
     }
-    let table = replay_table(&s);
+    let table = replay_table(&s, &[]);
     let widest = table.lines().map(|l| l.chars().count()).max().unwrap();
     assert!(widest <= 120, "{widest} characters wide:\n{table}");
     for name in ["sdrf:delta=0.9999 ", "sdrf:delta=0.999999,form=max-of-sums"] {
@@ -358,7 +356,7 @@ fn memory_and_long_durations_are_in_units_a_person_reads() {
     s.setting.mean_demand = vec![1013.19, 4_327_511_465.89];
     s.setting.capacity = s.setting.mean_demand.clone();
     s.policies[0].mean_wait_s = 1_699_061.9;
-    let table = replay_table(&s);
+    let table = replay_table(&s, &[]);
     let html = replay_html(&s);
     for page in [&table, &html] {
         assert!(page.contains("1013.19 processors / 4.03 TiB"), "{page}");

@@ -75,8 +75,6 @@ fn sample() -> SimulationResult {
             std: vec![],
         },
         events: 400,
-        wall_s: 0.01,
-        events_per_s: 40_000.0,
     }
 }
 
@@ -124,7 +122,7 @@ fn the_page_is_self_contained_and_clean() {
         let page = simulate_html(&r);
         assert!(page.starts_with("<!DOCTYPE html>"));
         assert_clean(&page);
-        assert!(!simulate_table(&r).contains("NaN"));
+        assert!(!simulate_table(&r, None).contains("NaN"));
     }
 }
 
@@ -171,14 +169,14 @@ fn names_are_escaped() {
     let page = simulate_html(&r);
     assert!(!page.contains("<b>blue</b>") && page.contains("&lt;b&gt;blue&lt;/b&gt;"));
     assert!(!page.contains("fig<2>") && page.contains("fig&lt;2&gt;.toml"));
-    assert!(simulate_table(&r).contains("<b>blue</b>"));
+    assert!(simulate_table(&r, None).contains("<b>blue</b>"));
 }
 
 #[test]
 fn output_is_deterministic() {
     for r in [sample(), several_runs()] {
         assert_eq!(simulate_html(&r), simulate_html(&r.clone()));
-        assert_eq!(simulate_table(&r), simulate_table(&r.clone()));
+        assert_eq!(simulate_table(&r, None), simulate_table(&r.clone(), None));
     }
 }
 
@@ -186,7 +184,7 @@ fn output_is_deterministic() {
 fn several_runs_show_spreads_and_a_band() {
     let one = sample();
     let five = several_runs();
-    let (table1, table5) = (simulate_table(&one), simulate_table(&five));
+    let (table1, table5) = (simulate_table(&one, None), simulate_table(&five, None));
     assert!(!table1.contains('±') && table5.contains("9.40 ± 0.20"));
     assert!(table5.contains("9.10–9.80"));
     assert!(!simulate_html(&one).contains("<polygon"));
@@ -195,7 +193,7 @@ fn several_runs_show_spreads_and_a_band() {
 
 #[test]
 fn an_unfinished_process_says_so() {
-    let table = simulate_table(&sample());
+    let table = simulate_table(&sample(), None);
     let blue = table.lines().find(|l| l.contains("blue")).unwrap_or("");
     assert!(blue.contains("unfinished"), "{table}");
 }
@@ -215,7 +213,7 @@ fn empty_and_zero_length_runs_render() {
     assert_clean(&page);
     assert_eq!(lanes(&page), 2);
     assert!(page.contains("run lasted no time"));
-    assert!(!simulate_table(&r).contains("NaN"));
+    assert!(!simulate_table(&r, None).contains("NaN"));
     r.resources.clear();
     r.processes.clear();
     assert_clean(&simulate_html(&r));
@@ -233,7 +231,7 @@ fn non_finite_and_unknown_inputs_do_not_leak() {
         .bottleneck_intervals
         .push([f64::NEG_INFINITY, 1.0]);
     assert_clean(&simulate_html(&r));
-    assert!(!simulate_table(&r).contains("NaN"));
+    assert!(!simulate_table(&r, None).contains("NaN"));
 }
 
 #[test]
@@ -309,7 +307,7 @@ fn several_runs_summarise_each_resource_over_the_runs() {
     };
     r.resources[0].per_run = vec![run(Some(2.0)), run(Some(4.0)), run(None)];
     r.resources[1].per_run = vec![run(None); 3];
-    for page in [simulate_html(&r), simulate_table(&r)] {
+    for page in [simulate_html(&r), simulate_table(&r, None)] {
         assert!(page.contains("runs with a bottleneck"), "{page}");
         // Onset over the two runs that had one: 3 ± 1 s; bottleneck time over all three.
         assert!(
@@ -321,7 +319,7 @@ fn several_runs_summarise_each_resource_over_the_runs() {
             "{page}"
         );
     }
-    assert!(!simulate_table(&sample()).contains("runs with a bottleneck"));
+    assert!(!simulate_table(&sample(), None).contains("runs with a bottleneck"));
 }
 
 /// The sample with one process per name, served in turn on the CPU in 0.1 s quanta.

@@ -179,8 +179,6 @@ mod tests {
             timeline: Vec::new(),
             cumulative: Cumulative::default(),
             events: 0,
-            wall_s: 0.0,
-            events_per_s: 0.0,
         };
         for json in [
             serde_json::to_string(&replay).unwrap(),

@@ -107,10 +107,6 @@ pub struct PolicyResult {
     pub simulated_s: f64,
     /// Engine events (arrivals and finishes) processed.
     pub events: u64,
-    /// Wall-clock time of the run, seconds (the only field that differs between runs).
-    pub wall_s: f64,
-    /// Engine events per wall-clock second.
-    pub events_per_s: f64,
     /// Per user, in order of first appearance.
     pub users: Vec<UserResult>,
     /// Regular samples for plots.
@@ -365,8 +361,6 @@ impl Recorder {
             livetree: None,
             simulated_s: span,
             events: self.events,
-            wall_s: 0.0,
-            events_per_s: 0.0,
             users,
             timeline,
         }

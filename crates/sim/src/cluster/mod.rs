@@ -122,7 +122,6 @@ pub fn run<E>(
     arrivals: impl Iterator<Item = Result<Task, E>>,
     mut progress: impl FnMut(Time),
 ) -> Result<PolicyResult, RunError<E>> {
-    let started = std::time::Instant::now();
     let mut engine = Engine::new(config).map_err(RunError::Sim)?;
     let mut arrivals = arrivals.peekable();
     let mut last_submit = Time::ZERO;
@@ -183,14 +182,7 @@ pub fn run<E>(
         rest.map_err(RunError::Input)?;
         engine.recorder.beyond_horizon();
     }
-    let mut result = engine.conclude(config, end);
-    result.wall_s = started.elapsed().as_secs_f64();
-    result.events_per_s = if result.wall_s > 0.0 {
-        result.events as f64 / result.wall_s
-    } else {
-        0.0
-    };
-    Ok(result)
+    Ok(engine.conclude(config, end))
 }
 
 /// Why a run stopped early: the engine refused, or the input failed.

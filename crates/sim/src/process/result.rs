@@ -171,11 +171,6 @@ pub struct SimulationResult {
     pub cumulative: Cumulative,
     /// Engine events processed over all runs.
     pub events: u64,
-    /// Wall-clock seconds the engine took for all runs, summarising excluded (the only field
-    /// that differs between identical runs, with `events_per_s`).
-    pub wall_s: f64,
-    /// Engine events per wall-clock second of the engine.
-    pub events_per_s: f64,
 }
 
 impl SimulationResult {

@@ -13,7 +13,6 @@ use crate::scenario::{LimitError, Scenario, MAX_EVENTS_PER_RUN, MAX_TIME_S};
 use fairshare_core::model::Time;
 use indexmap::IndexMap;
 use std::sync::Arc;
-use std::time::Instant;
 use thiserror::Error;
 
 /// Where a simulation is: reported every 65,536 events of a run and at the end of each run.
@@ -80,10 +79,8 @@ pub fn simulate_with_progress(
     scenario.check()?;
     let sim = &scenario.simulation;
     let mut summary = Summary::new(scenario);
-    let mut wall_s = 0.0;
     for k in 0..sim.runs {
         let seed = sim.seed.wrapping_add(u64::from(k));
-        let started = Instant::now();
         let mut tell = |now: Time, events: u64| {
             progress(Progress {
                 finished: k,
@@ -95,7 +92,6 @@ pub fn simulate_with_progress(
         let run = Engine::new(scenario, seed)
             .run(&mut tell)
             .map_err(|stop| stopped(scenario, stop, k, seed))?;
-        wall_s += started.elapsed().as_secs_f64();
         progress(Progress {
             finished: k + 1,
             runs: sim.runs,
@@ -104,7 +100,7 @@ pub fn simulate_with_progress(
         });
         summary.add(run);
     }
-    Ok(summary.finish(name, wall_s))
+    Ok(summary.finish(name))
 }
 
 /// Every run of `scenario` in detail, one result per seed (`seed`, `seed + 1`, …), for
@@ -229,8 +225,8 @@ impl<'a> Summary<'a> {
         }
     }
 
-    /// The result of all runs, named `name`, the engine having taken `wall_s` seconds.
-    fn finish(self, name: &str, wall_s: f64) -> SimulationResult {
+    /// The result of all runs, named `name`.
+    fn finish(self, name: &str) -> SimulationResult {
         let scenario = self.scenario;
         let sim = &scenario.simulation;
         let several = sim.runs > 1;
@@ -276,12 +272,6 @@ impl<'a> Summary<'a> {
                 times_s: times,
             },
             events: self.events,
-            wall_s,
-            events_per_s: if wall_s > 0.0 {
-                self.events as f64 / wall_s
-            } else {
-                0.0
-            },
         }
     }
 }
