@@ -57,6 +57,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// The long help of a `--policy` option: `what`, then every policy `engine` runs, from the
+/// policy registry.
+fn policy_help(engine: fairshare_core::policy::Engine, what: &str) -> String {
+    format!(
+        "{what}:\n{}",
+        fairshare_core::policy::registry::help(engine)
+    )
+}
+
 /// The error and its causes on one line, each cause shown once: a cause whose text the message
 /// already carries (many errors print their source in their own text) is not repeated.
 fn message(err: &anyhow::Error) -> String {

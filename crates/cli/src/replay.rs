@@ -1,9 +1,10 @@
 //! `fairshare replay`: one trace, several policies side by side.
 
 use crate::output::Outputs;
+use crate::policy_help;
 use crate::workload::{sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
-use fairshare_sim::policy::PolicySpec;
+use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_sim::stats::{timed, RunStats};
 use fairshare_sim::summary::ReplaySummary;
 use indicatif::MultiProgress;
@@ -26,9 +27,12 @@ pub struct Args {
     trace: TraceArgs,
     #[command(flatten)]
     cluster: ClusterArgs,
-    /// A policy to replay under (repeat for several): fifo, drf, weighted-drf, asset, or
-    /// sdrf[:delta=D|:epsilon=E][,form=sum-of-maxes|max-of-sums] (default δ = 1 − 10⁻⁶).
-    #[arg(long = "policy", default_values = ["drf", "sdrf:delta=0.999999"])]
+    /// A policy to replay under (repeat for several).
+    #[arg(
+        long = "policy",
+        default_values = ["drf", "sdrf:delta=0.999999"],
+        long_help = policy_help(Engine::Replay, "A policy to replay under (repeat for several)")
+    )]
     policies: Vec<String>,
     /// Pool capacity as a fraction of the trace's mean requested amount R (the SDRF paper uses
     /// 0.5 to 1.0).

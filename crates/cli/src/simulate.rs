@@ -1,7 +1,9 @@
 //! `fairshare simulate`: run a process-level scenario (the bottleneck paper's simulator).
 
 use crate::output::Outputs;
+use crate::policy_help;
 use anyhow::{Context, Result};
+use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_sim::process::{simulate_with_progress, Progress};
 use fairshare_sim::scenario::{check_runs, ProcessPolicy, Scenario, MAX_RUNS};
 use fairshare_sim::stats::{timed, RunStats};
@@ -19,8 +21,8 @@ use std::path::PathBuf;
 pub struct Args {
     /// Scenario file (TOML).
     scenario: PathBuf,
-    /// Override the scenario's ranking policy: bottleneck, per-resource, drf or fifo.
-    #[arg(long)]
+    /// Override the scenario's ranking policy.
+    #[arg(long, long_help = policy_help(Engine::Simulate, "Override the scenario's ranking policy"))]
     policy: Option<String>,
     /// Override the number of independent runs (seeds seed, seed + 1, …), at most 1000.
     #[arg(long)]
@@ -47,12 +49,9 @@ pub fn run(args: Args) -> Result<()> {
     outputs.check()?;
     let mut scenario = Scenario::read(&args.scenario)?;
     if let Some(policy) = &args.policy {
-        scenario.simulation.policy = ProcessPolicy::ALL
-            .into_iter()
-            .find(|p| p.name() == policy)
-            .with_context(|| {
-                format!("--policy {policy:?}: expected bottleneck, per-resource, drf or fifo")
-            })?;
+        let spec = PolicySpec::parse_for(policy, Engine::Simulate).context("--policy")?;
+        scenario.simulation.policy = ProcessPolicy::of(&spec)
+            .context("--policy: the registry and the process engine disagree")?;
     }
     if let Some(runs) = args.runs {
         anyhow::ensure!(

@@ -2,11 +2,12 @@
 //! parallel, splittable into shards for a batch system, and `sweep merge` to join them.
 
 use crate::output::Outputs;
+use crate::policy_help;
 use crate::workload::{ClusterArgs, TraceArgs};
 use anyhow::{bail, Context, Result};
+use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_lab::sweep;
 use fairshare_report::{sweep_html, sweep_table};
-use fairshare_sim::policy::PolicySpec;
 use fairshare_sim::stats::{timed, RunStats};
 use fairshare_sim::summary::SweepSummary;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -41,7 +42,11 @@ pub struct Args {
           value_parser = clap::value_parser!(u32).range(1..=15))]
     nines: Vec<u32>,
     /// The policy SDRF is compared with at each fraction.
-    #[arg(long, default_value = "drf")]
+    #[arg(
+        long,
+        default_value = "drf",
+        long_help = policy_help(Engine::Replay, "The policy SDRF is compared with at each fraction")
+    )]
     baseline: String,
     /// Run only shard i of n (0-based), e.g. `--shard 2/8`.
     #[arg(long, value_parser = parse_shard, default_value = "0/1")]

@@ -80,7 +80,7 @@ fn one() -> f64 {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InstanceSpec {
-    /// Policy name (see [`Policy::NAMES`]).
+    /// Policy name (see [`crate::policy::registry`]).
     pub policy: String,
     /// Task or divisible mode.
     pub mode: Mode,

@@ -36,4 +36,5 @@ pub mod ledger;
 pub mod livetree;
 pub mod model;
 pub mod policy;
+pub mod rank;
 pub mod window;

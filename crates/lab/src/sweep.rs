@@ -2,8 +2,8 @@
 //! fraction of R — run over a [`Workload`], split in shards for a batch system, and merged.
 
 use crate::workload::{LabError, Replay, Workload};
+use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::Timeline;
-use fairshare_sim::policy::PolicySpec;
 use fairshare_sim::shard::read_shard;
 use fairshare_sim::summary::{SweepCell, SweepSummary};
 use std::path::PathBuf;

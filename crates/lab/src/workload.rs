@@ -4,8 +4,8 @@
 
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::{ReadStats, Task, Time};
+use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{self, Capacity, ClusterConfig, Load, PolicyResult, Stop, TOP_USERS};
-use fairshare_sim::policy::PolicySpec;
 use fairshare_sim::summary::Setting;
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
 use std::path::PathBuf;

@@ -9,7 +9,6 @@
 #![warn(missing_docs)]
 
 pub mod cluster;
-pub mod policy;
 pub mod process;
 pub mod scenario;
 pub mod shard;

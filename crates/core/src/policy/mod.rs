@@ -10,14 +10,15 @@
 mod asset;
 pub mod bottleneck;
 mod drf;
+pub mod registry;
 mod sdrf;
 
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
 pub use asset::asset_share;
 pub use drf::dominant_share;
+pub use registry::{Engine, PolicyError, PolicyKind, PolicySpec};
 pub use sdrf::PriorityForm;
 
 /// A priority with a total order (`f64::total_cmp`), so priorities can key ordered sets.
@@ -49,9 +50,9 @@ pub struct ClientView<'a> {
     pub commitment: &'a [f64],
 }
 
-/// A fair-share policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// A fair-share allocation policy: how one client's priority follows from what it holds, what
+/// it owes and its weight. Written and parsed through the [`registry`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Policy {
     /// Dominant Resource Fairness: equalise dominant shares, weights ignored.
     Drf,
@@ -64,15 +65,6 @@ pub enum Policy {
 }
 
 impl Policy {
-    /// Every policy name the parser accepts, for help texts and error messages.
-    pub const NAMES: &'static [&'static str] = &[
-        "drf",
-        "weighted-drf (or wdrf)",
-        "asset",
-        "sdrf",
-        "sdrf:form=max-of-sums",
-    ];
-
     /// The priority of a client: lower is served first.
     pub fn priority(&self, client: &ClientView) -> f64 {
         match self {
@@ -124,26 +116,22 @@ impl fmt::Display for Policy {
     }
 }
 
-/// A policy name that is not known.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown policy {given:?}: expected one of {}", Policy::NAMES.join(", "))]
-pub struct UnknownPolicy {
-    /// The name as given.
-    pub given: String,
-}
-
 impl FromStr for Policy {
-    type Err = UnknownPolicy;
+    type Err = PolicyError;
 
+    /// A policy usable in an instance file (see [`registry`]): its commitments are given, so
+    /// SDRF's discount does not apply there.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "drf" => Ok(Policy::Drf),
-            "weighted-drf" | "wdrf" => Ok(Policy::WeightedDrf),
-            "asset" => Ok(Policy::Asset),
-            "sdrf" | "sdrf:form=sum-of-maxes" => Ok(Policy::Sdrf(PriorityForm::SumOfMaxes)),
-            "sdrf:form=max-of-sums" => Ok(Policy::Sdrf(PriorityForm::MaxOfSums)),
-            _ => Err(UnknownPolicy {
+        let spec = PolicySpec::parse_for(s, Engine::Allocate)?;
+        match spec.kind {
+            PolicyKind::Stateless(policy) => Ok(policy),
+            PolicyKind::Sdrf {
+                epsilon: None,
+                form,
+            } => Ok(Policy::Sdrf(form)),
+            _ => Err(PolicyError::Parameter {
                 given: s.to_owned(),
+                problem: "an instance gives each user's commitment, so delta and epsilon do not apply; write sdrf or sdrf:form=…".into(),
             }),
         }
     }
@@ -166,6 +154,13 @@ mod tests {
             assert_eq!(policy.to_string(), name);
         }
         assert!("fifo2".parse::<Policy>().is_err());
+        assert!("fifo".parse::<Policy>().is_err(), "fifo does not allocate");
+        assert!("sdrf:delta=0.9".parse::<Policy>().is_err());
+        assert_eq!(
+            "wdrf".parse::<Policy>().unwrap(),
+            Policy::WeightedDrf,
+            "aliases parse"
+        );
     }
 
     #[test]

@@ -8,7 +8,6 @@
 
 mod load;
 mod metrics;
-mod ranking;
 mod space;
 
 pub use load::Load;
@@ -18,12 +17,12 @@ pub use metrics::{
 };
 pub use space::Capacity;
 
-use crate::policy::PolicySpec;
 use fairshare_core::alloc::tasks::{progressive_fill, Blocking, TaskQueue};
 pub use fairshare_core::model::Task;
 use fairshare_core::model::Time;
+use fairshare_core::policy::{Policy, PolicyKind, PolicySpec};
+use fairshare_core::rank::{Ranker, Share};
 use metrics::Recorder;
-use ranking::Ranking;
 use space::Space;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -83,6 +82,14 @@ pub enum SimError {
     /// The capacity is unusable.
     #[error("capacity: {0}")]
     Capacity(String),
+    /// The policy cannot rank this engine's users.
+    #[error("policy {policy}: {problem}")]
+    Policy {
+        /// The policy as written.
+        policy: String,
+        /// Why it cannot be used.
+        problem: String,
+    },
 }
 
 /// A task waiting in a user's queue.
@@ -110,7 +117,7 @@ struct Engine {
     free_slots: Vec<usize>,
     finishes: BinaryHeap<Reverse<(Time, u64, usize)>>,
     space: Space,
-    ranking: Box<dyn Ranking>,
+    ranking: Box<dyn Ranker>,
     recorder: Recorder,
     now: Time,
     seq: u64,
@@ -153,7 +160,7 @@ pub fn run<E>(
                 got: t,
             }));
         }
-        engine.at(t);
+        engine.at(t).map_err(RunError::Sim)?;
         while engine
             .finishes
             .peek()
@@ -196,6 +203,29 @@ pub enum RunError<E> {
     Input(E),
 }
 
+/// The ranker of `policy` for `users` users with equal shares over `resources` resources.
+///
+/// Weighted DRF is refused: a replay has no weight source yet (accounts and shares come with
+/// batch scheduling), and with equal weights it would silently be DRF.
+fn ranker(
+    policy: &PolicySpec,
+    resources: usize,
+    users: usize,
+) -> Result<Box<dyn Ranker>, SimError> {
+    let refuse = |problem: &str| SimError::Policy {
+        policy: policy.name.clone(),
+        problem: problem.into(),
+    };
+    if policy.kind == PolicyKind::Stateless(Policy::WeightedDrf) {
+        return Err(refuse(
+            "a replay has no user weights yet, so weighted DRF would be DRF; use drf",
+        ));
+    }
+    policy
+        .ranker(resources, &Share::equal(users))
+        .ok_or_else(|| refuse("ranks processes, not users; the process engine (simulate) runs it"))
+}
+
 impl Engine {
     fn new(config: &ClusterConfig) -> Result<Engine, SimError> {
         let m = config.resources.len();
@@ -208,17 +238,21 @@ impl Engine {
             free_slots: Vec::new(),
             finishes: BinaryHeap::new(),
             space,
-            ranking: ranking::for_policy(config.policy.ranking, users, m),
+            ranking: ranker(&config.policy, m, users)?,
             recorder: Recorder::new(users, &config.resources, config.origin, config.sample_every),
             now: config.origin,
             seq: 0,
         })
     }
 
-    fn at(&mut self, t: Time) {
+    fn at(&mut self, t: Time) -> Result<(), SimError> {
+        self.ranking.advance(t).map_err(|e| SimError::OutOfOrder {
+            previous: e.previous,
+            got: e.now,
+        })?;
         self.now = t;
         self.recorder.advance(t);
-        self.ranking.advance(t);
+        Ok(())
     }
 
     fn head(&self, user: u32) -> Option<(Time, u64)> {

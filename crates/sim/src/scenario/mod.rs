@@ -136,7 +136,19 @@ impl ProcessPolicy {
         ProcessPolicy::Fifo,
     ];
 
-    /// The policy's name as written in a scenario.
+    /// The process policy a registered policy means, if it runs in the process engine.
+    pub fn of(spec: &fairshare_core::policy::PolicySpec) -> Option<ProcessPolicy> {
+        use fairshare_core::policy::{Policy, PolicyKind};
+        match spec.kind {
+            PolicyKind::Bottleneck => Some(ProcessPolicy::Bottleneck),
+            PolicyKind::PerResource => Some(ProcessPolicy::PerResource),
+            PolicyKind::Stateless(Policy::Drf) => Some(ProcessPolicy::Drf),
+            PolicyKind::Fifo => Some(ProcessPolicy::Fifo),
+            _ => None,
+        }
+    }
+
+    /// The policy's name as written in a scenario (its name in the policy registry).
     pub fn name(self) -> &'static str {
         match self {
             ProcessPolicy::Bottleneck => "bottleneck",

@@ -1,0 +1,472 @@
+//! The policy registry: every policy fairshare knows, with its name, parameters, one-line doc
+//! and constructor — the only place policy names are listed.
+//!
+//! A policy is written `name` or `name:key=value,key=value` (`sdrf:delta=0.999999,form=max-of-sums`)
+//! everywhere: instance files, `--policy`, `--baseline`, scenario overrides. Help texts and
+//! error messages are built from [`POLICIES`], so they cannot drift from what the parser takes.
+//! Adding a policy is one [`Entry`] here and one file with its priority.
+
+use super::{Policy, PriorityForm};
+use crate::decay::tau_from_epsilon;
+use crate::rank::{FifoRanker, Ranker, SdrfRanker, Share, StatelessRanker};
+use std::fmt;
+use std::str::FromStr;
+use thiserror::Error;
+
+/// Where a policy can be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// One-shot allocation of an instance file (`fairshare allocate`).
+    Allocate,
+    /// The cluster engine: trace replays and sweeps (through a [`Ranker`]).
+    Replay,
+    /// The process engine: scenarios of processes cycling over resource queues.
+    Simulate,
+}
+
+impl Engine {
+    /// The `fairshare` subcommand that runs this engine.
+    pub fn command(self) -> &'static str {
+        match self {
+            Engine::Allocate => "allocate",
+            Engine::Replay => "replay and sweep",
+            Engine::Simulate => "simulate",
+        }
+    }
+}
+
+/// A parameter a policy takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Param {
+    /// Its key, as written after the colon.
+    pub key: &'static str,
+    /// How its value is written, e.g. `D` or `sum-of-maxes|max-of-sums`.
+    pub value: &'static str,
+    /// What it means, in one line.
+    pub about: &'static str,
+}
+
+/// What a policy specification means.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PolicyKind {
+    /// First come, first served.
+    Fifo,
+    /// A stateless allocation policy: priorities from holdings and weights alone.
+    Stateless(Policy),
+    /// Stateful DRF.
+    Sdrf {
+        /// ε = 1 − δ, when given (δ = 1 − 10⁻⁶ otherwise).
+        epsilon: Option<f64>,
+        /// How allocation and commitment combine.
+        form: PriorityForm,
+    },
+    /// Bottleneck-based global priorities (the process engine).
+    Bottleneck,
+    /// Each resource ranks processes by their gap on that resource alone (the process engine).
+    PerResource,
+}
+
+/// One registered policy.
+pub struct Entry {
+    /// Its name.
+    pub name: &'static str,
+    /// Other names it is known by.
+    pub aliases: &'static [&'static str],
+    /// The parameters it takes.
+    pub params: &'static [Param],
+    /// What it does, in one line.
+    pub about: &'static str,
+    /// Where it can be used.
+    pub engines: &'static [Engine],
+    /// Builds it from its parameters (already split into key and value).
+    build: fn(&[(&str, &str)]) -> Result<PolicyKind, String>,
+}
+
+/// The SDRF discount ε when none is given: δ = 1 − 10⁻⁶, the paper's best.
+pub const DEFAULT_SDRF_EPSILON: f64 = 1e-6;
+
+/// Every policy, in the order help texts list them.
+pub const POLICIES: &[Entry] = &[
+    Entry {
+        name: "fifo",
+        aliases: &[],
+        params: &[],
+        about: "first come, first served across all users",
+        engines: &[Engine::Replay, Engine::Simulate],
+        build: |_| Ok(PolicyKind::Fifo),
+    },
+    Entry {
+        name: "drf",
+        aliases: &[],
+        params: &[],
+        about: "Dominant Resource Fairness: equalise dominant shares",
+        engines: &[Engine::Allocate, Engine::Replay, Engine::Simulate],
+        build: |_| Ok(PolicyKind::Stateless(Policy::Drf)),
+    },
+    Entry {
+        name: "weighted-drf",
+        aliases: &["wdrf"],
+        params: &[],
+        about:
+            "weighted DRF: equalise dominant share divided by weight; replays have no weights yet",
+        engines: &[Engine::Allocate],
+        build: |_| Ok(PolicyKind::Stateless(Policy::WeightedDrf)),
+    },
+    Entry {
+        name: "asset",
+        aliases: &[],
+        params: &[],
+        about: "asset fairness: equalise the sum of shares over all resources",
+        engines: &[Engine::Allocate, Engine::Replay],
+        build: |_| Ok(PolicyKind::Stateless(Policy::Asset)),
+    },
+    Entry {
+        name: "sdrf",
+        aliases: &[],
+        params: &[
+            Param {
+                key: "delta",
+                value: "D",
+                about: "discount factor δ per second (default 0.999999)",
+            },
+            Param {
+                key: "epsilon",
+                value: "E",
+                about: "ε = 1 − δ, for δ too close to 1 to write",
+            },
+            Param {
+                key: "form",
+                value: "sum-of-maxes|max-of-sums",
+                about: "Eq. 5's water level (default) or Algorithm 1 as printed",
+            },
+        ],
+        about: "Stateful DRF: DRF plus decaying commitments for past over-use",
+        engines: &[Engine::Allocate, Engine::Replay],
+        build: build_sdrf,
+    },
+    Entry {
+        name: "bottleneck",
+        aliases: &[],
+        params: &[],
+        about: "one global priority per process from its bottleneck resources",
+        engines: &[Engine::Simulate],
+        build: |_| Ok(PolicyKind::Bottleneck),
+    },
+    Entry {
+        name: "per-resource",
+        aliases: &[],
+        params: &[],
+        about: "each resource ranks processes by their gap on that resource alone",
+        engines: &[Engine::Simulate],
+        build: |_| Ok(PolicyKind::PerResource),
+    },
+];
+
+/// SDRF's parameters: `delta` or `epsilon`, and `form`.
+fn build_sdrf(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
+    let mut epsilon = None;
+    let mut form = PriorityForm::SumOfMaxes;
+    for &(key, value) in params {
+        let number = || {
+            value
+                .parse::<f64>()
+                .map_err(|_| format!("{key}: expected a number, found {value:?}"))
+        };
+        match key {
+            "delta" => epsilon = Some(1.0 - number()?),
+            "epsilon" => epsilon = Some(number()?),
+            "form" => {
+                form = match value {
+                    "sum-of-maxes" => PriorityForm::SumOfMaxes,
+                    "max-of-sums" => PriorityForm::MaxOfSums,
+                    _ => {
+                        return Err(format!(
+                            "form: expected sum-of-maxes or max-of-sums, found {value:?}"
+                        ))
+                    }
+                }
+            }
+            _ => unreachable!("keys are checked against the entry's parameters"),
+        }
+    }
+    if let Some(e) = epsilon.filter(|e| !(0.0..=1.0).contains(e)) {
+        return Err(format!("delta must lie in [0, 1], found {}", 1.0 - e));
+    }
+    Ok(PolicyKind::Sdrf { epsilon, form })
+}
+
+/// A policy specification that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PolicyError {
+    /// No policy has this name (here).
+    #[error("unknown policy {given:?}: expected {expected}")]
+    Unknown {
+        /// The specification as given.
+        given: String,
+        /// The policies that can be used here, as `--help` writes them.
+        expected: String,
+    },
+    /// The policy exists but not where it was asked for.
+    #[error("policy {given:?} {reason}; expected {expected}")]
+    Elsewhere {
+        /// The specification as given.
+        given: String,
+        /// Where it can be used instead, in words.
+        reason: String,
+        /// The policies that can be used here.
+        expected: String,
+    },
+    /// The name is known but its parameters are wrong.
+    #[error("policy {given:?}: {problem}")]
+    Parameter {
+        /// The specification as given.
+        given: String,
+        /// What is wrong and what was expected.
+        problem: String,
+    },
+}
+
+/// A parsed policy specification, remembering how it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicySpec {
+    /// The specification as given, e.g. `sdrf:delta=0.999999`.
+    pub name: String,
+    /// What it means.
+    pub kind: PolicyKind,
+}
+
+impl PolicySpec {
+    /// Parses `text` as a policy usable in `engine`.
+    pub fn parse_for(text: &str, engine: Engine) -> Result<PolicySpec, PolicyError> {
+        let (base, params) = text.split_once(':').unwrap_or((text, ""));
+        let entry = POLICIES
+            .iter()
+            .find(|e| e.name == base || e.aliases.contains(&base))
+            .ok_or_else(|| PolicyError::Unknown {
+                given: text.into(),
+                expected: names(engine),
+            })?;
+        if !entry.engines.contains(&engine) {
+            return Err(PolicyError::Elsewhere {
+                given: text.into(),
+                reason: format!(
+                    "runs only in {} ({})",
+                    or_list(entry.engines.iter().map(|e| e.command())),
+                    entry.about
+                ),
+                expected: names(engine),
+            });
+        }
+        let problem = |problem: String| PolicyError::Parameter {
+            given: text.into(),
+            problem,
+        };
+        let mut pairs = Vec::new();
+        for param in params.split(',').filter(|p| !p.is_empty()) {
+            let (key, value) = param
+                .split_once('=')
+                .ok_or_else(|| problem(format!("expected key=value, found {param:?}")))?;
+            if !entry.params.iter().any(|p| p.key == key) {
+                return Err(problem(match entry.params {
+                    [] => format!("{} takes no parameters", entry.name),
+                    keys => format!(
+                        "unknown parameter {key:?} (expected {})",
+                        or_list(keys.iter().map(|p| p.key))
+                    ),
+                }));
+            }
+            pairs.push((key, value));
+        }
+        let kind = (entry.build)(&pairs).map_err(problem)?;
+        Ok(PolicySpec {
+            name: text.into(),
+            kind,
+        })
+    }
+
+    /// SDRF's time constant τ in seconds (∞ for policies without commitments).
+    pub fn tau(&self) -> f64 {
+        match self.kind {
+            PolicyKind::Sdrf { epsilon, .. } => {
+                tau_from_epsilon(epsilon.unwrap_or(DEFAULT_SDRF_EPSILON))
+            }
+            _ => f64::INFINITY,
+        }
+    }
+
+    /// The SDRF specification for δ = 1 − 10^−`k`, written the way the paper writes it.
+    pub fn sdrf_with_nines(k: u32) -> PolicySpec {
+        PolicySpec {
+            name: format!("sdrf:delta=0.{}", "9".repeat(k as usize)),
+            kind: PolicyKind::Sdrf {
+                epsilon: Some(10f64.powi(-(k as i32))),
+                form: PriorityForm::SumOfMaxes,
+            },
+        }
+    }
+
+    /// The ranker of this policy for clients with these shares over `resources` resources;
+    /// `None` for the process engine's policies, which rank processes, not clients.
+    pub fn ranker(&self, resources: usize, shares: &[Share]) -> Option<Box<dyn Ranker>> {
+        Some(match self.kind {
+            PolicyKind::Fifo => Box::new(FifoRanker::new(shares.len())),
+            PolicyKind::Stateless(policy) => Box::new(StatelessRanker::new(policy, shares)),
+            PolicyKind::Sdrf { form, .. } => {
+                Box::new(SdrfRanker::new(resources, self.tau(), form, shares))
+            }
+            PolicyKind::Bottleneck | PolicyKind::PerResource => return None,
+        })
+    }
+}
+
+impl fmt::Display for PolicySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+impl FromStr for PolicySpec {
+    type Err = PolicyError;
+
+    /// A policy for the cluster engine (see [`PolicySpec::parse_for`] for the others).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        PolicySpec::parse_for(s, Engine::Replay)
+    }
+}
+
+/// The policies usable in `engine`, as help texts and errors write them: `fifo, drf, … or
+/// sdrf[:delta=D|epsilon=E][,form=…]`.
+pub fn names(engine: Engine) -> String {
+    or_list(
+        POLICIES
+            .iter()
+            .filter(|e| e.engines.contains(&engine))
+            .map(written),
+    )
+}
+
+/// One line per policy usable in `engine`: its written form and what it does.
+pub fn help(engine: Engine) -> String {
+    POLICIES
+        .iter()
+        .filter(|e| e.engines.contains(&engine))
+        .map(|e| {
+            let params: String = e
+                .params
+                .iter()
+                .map(|p| format!("\n      {}={}: {}", p.key, p.value, p.about))
+                .collect();
+            format!("  {}: {}{params}", written(e), e.about)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// How an entry is written, with its parameters: `sdrf[:delta=D][,epsilon=E][,form=…]`.
+fn written(entry: &Entry) -> String {
+    let params: String = entry
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("[{}{}={}]", if i == 0 { ":" } else { "," }, p.key, p.value))
+        .collect();
+    format!("{}{params}", entry.name)
+}
+
+/// `a, b or c`.
+fn or_list(items: impl Iterator<Item = impl Into<String>>) -> String {
+    let items: Vec<String> = items.map(Into::into).collect();
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_form() {
+        let kind = |s: &str| s.parse::<PolicySpec>().unwrap().kind;
+        assert_eq!(kind("fifo"), PolicyKind::Fifo);
+        assert_eq!(kind("drf"), PolicyKind::Stateless(Policy::Drf));
+        assert_eq!(
+            PolicySpec::parse_for("wdrf", Engine::Allocate)
+                .unwrap()
+                .kind,
+            PolicyKind::Stateless(Policy::WeightedDrf)
+        );
+        let sdrf: PolicySpec = "sdrf:delta=0.999999".parse().unwrap();
+        assert!((sdrf.tau() - 999_999.5).abs() < 1e-2, "{}", sdrf.tau());
+        assert_eq!(sdrf.to_string(), "sdrf:delta=0.999999");
+        assert_eq!(
+            kind("sdrf:epsilon=1e-3,form=max-of-sums"),
+            PolicyKind::Sdrf {
+                epsilon: Some(1e-3),
+                form: PriorityForm::MaxOfSums
+            }
+        );
+        assert_eq!(PolicySpec::sdrf_with_nines(3).name, "sdrf:delta=0.999");
+        assert_eq!(
+            "sdrf".parse::<PolicySpec>().unwrap().tau(),
+            tau_from_epsilon(DEFAULT_SDRF_EPSILON)
+        );
+    }
+
+    #[test]
+    fn rejects_nonsense_and_says_what_is_expected() {
+        for bad in [
+            "fair",
+            "drf:delta=0.9",
+            "sdrf:delta=x",
+            "sdrf:delta=2",
+            "sdrf:gamma=1",
+            "sdrf:form=best",
+            "sdrf:delta",
+            "bottleneck",
+        ] {
+            assert!(bad.parse::<PolicySpec>().is_err(), "{bad}");
+        }
+        let unknown = "fair".parse::<PolicySpec>().unwrap_err().to_string();
+        assert_eq!(
+            unknown,
+            "unknown policy \"fair\": expected fifo, drf, asset or sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums]"
+        );
+        let simulate = PolicySpec::parse_for("asset", Engine::Simulate).unwrap_err();
+        assert!(simulate
+            .to_string()
+            .ends_with("fifo, drf, bottleneck or per-resource"));
+        let elsewhere = "weighted-drf"
+            .parse::<PolicySpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(elsewhere.starts_with("policy \"weighted-drf\" runs only in allocate"));
+        let param = "drf:delta=0.9"
+            .parse::<PolicySpec>()
+            .unwrap_err()
+            .to_string();
+        assert_eq!(param, "policy \"drf:delta=0.9\": drf takes no parameters");
+    }
+
+    #[test]
+    fn every_name_is_unique_and_every_entry_parses_in_its_engines() {
+        let mut names: Vec<&str> = POLICIES
+            .iter()
+            .flat_map(|e| std::iter::once(e.name).chain(e.aliases.iter().copied()))
+            .collect();
+        let all = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all);
+        for entry in POLICIES {
+            for engine in entry.engines {
+                let spec = PolicySpec::parse_for(entry.name, *engine).unwrap();
+                if *engine == Engine::Replay {
+                    assert!(spec.ranker(2, &Share::equal(3)).is_some(), "{}", entry.name);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! Rankers: the clients that wait, in the order a scheduler serves them.
+//!
+//! A scheduler that embeds fairshare keeps one [`Ranker`]: it tells it when time moves
+//! ([`Ranker::advance`]), what a client holds and whether it waits ([`Ranker::update`]), and
+//! asks whom to serve next ([`Ranker::first`], [`Ranker::iter`]). The ranker keeps whatever
+//! state its policy needs — nothing for DRF, the decaying commitments and the kinetic live tree
+//! for SDRF — so the scheduler never needs to know the excess rule `max(o − e, 0)` or how a
+//! discount factor δ becomes a time constant τ.
+//!
+//! ```
+//! use fairshare_core::model::Time;
+//! use fairshare_core::policy::PriorityForm;
+//! use fairshare_core::rank::{Ranker, SdrfRanker, Share};
+//!
+//! // Two clients sharing two resources under SDRF with δ = 1 − 10⁻³ per second.
+//! let mut ranker = SdrfRanker::with_delta(2, 0.999, PriorityForm::SumOfMaxes, &Share::equal(2));
+//! ranker.update(0, &[0.9, 0.2], None); // client 0 holds most of the CPU, waits for nothing
+//! ranker.advance(Time::from_secs_f64(3600.0)).unwrap(); // an hour later its commitment has grown
+//! ranker.update(0, &[0.0, 0.0], Some((Time::from_secs_f64(3600.0), 1))); // now it waits
+//! ranker.update(1, &[0.0, 0.0], Some((Time::from_secs_f64(3600.0), 2))); // and so does client 1
+//! assert_eq!(ranker.first(), Some(1)); // the client that did not hog goes first
+//! ```
+
+mod ordered;
+mod sdrf;
+
+pub use ordered::{FifoRanker, StatelessRanker};
+pub use sdrf::SdrfRanker;
+
+use crate::livetree::LiveTreeCounters;
+use crate::model::{relative_weights, ModelError, Time};
+use thiserror::Error;
+
+/// The head task of a waiting client: when it arrived, and a sequence number that breaks ties.
+pub type Head = (Time, u64);
+
+/// What a ranker knows of a client besides its holdings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Share {
+    /// Relative weight ρ = n·w (1 for everyone when weights are equal).
+    pub weight: f64,
+    /// The fraction of every resource the client is entitled to (1/n when weights are equal);
+    /// what it holds beyond this is excess, which SDRF turns into commitments.
+    pub entitlement: f64,
+}
+
+impl Share {
+    /// `clients` clients with equal weights: ρ = 1 and entitlement 1/n each.
+    pub fn equal(clients: usize) -> Vec<Share> {
+        let entitlement = 1.0 / clients.max(1) as f64;
+        vec![
+            Share {
+                weight: 1.0,
+                entitlement,
+            };
+            clients
+        ]
+    }
+
+    /// Clients with these weights (positive, finite): ρ = n·w/Σw, entitlement w/Σw.
+    pub fn weighted(weights: &[f64]) -> Result<Vec<Share>, ModelError> {
+        let n = weights.len() as f64;
+        Ok(relative_weights(weights)?
+            .into_iter()
+            .map(|weight| Share {
+                weight,
+                entitlement: weight / n,
+            })
+            .collect())
+    }
+}
+
+/// A ranker told that time went backwards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("time went backwards: {now} after {previous}")]
+pub struct TimeWentBack {
+    /// The ranker's time.
+    pub previous: Time,
+    /// The earlier time it was given.
+    pub now: Time,
+}
+
+/// The clients with work waiting, in the order a scheduler serves them.
+///
+/// Clients are numbered `0..n` when the ranker is built. A client waits while it has a head
+/// task ([`Ranker::update`] with `Some(head)`); only waiting clients are ranked.
+pub trait Ranker {
+    /// Brings time-dependent priorities to `now`; time never goes backwards.
+    fn advance(&mut self, now: Time) -> Result<(), TimeWentBack>;
+    /// A client's holdings (fractions of each resource's capacity) or head task changed;
+    /// `head` is `None` when it has nothing waiting.
+    fn update(&mut self, client: u32, holdings: &[f64], head: Option<Head>);
+    /// The waiting client to serve first.
+    fn first(&self) -> Option<u32>;
+    /// Every waiting client, first to last (those set aside excluded).
+    fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_>;
+    /// A waiting client's priority now (lower is served first), `None` if it is not waiting.
+    fn priority(&self, client: u32) -> Option<f64>;
+    /// Takes a client out of the current pass (a scheduler's skip rule).
+    fn set_aside(&mut self, client: u32);
+    /// Brings back every client set aside, once the pass is over.
+    fn restore(&mut self);
+    /// Live-tree counters, for rankers that keep one.
+    fn livetree(&self) -> Option<LiveTreeCounters>;
+}
+
+/// The time after `previous`, or the error when `now` is earlier.
+fn forward(previous: Time, now: Time) -> Result<Time, TimeWentBack> {
+    if now < previous {
+        Err(TimeWentBack { previous, now })
+    } else {
+        Ok(now)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,185 @@
+//! Every ranker against an obviously-correct reference: all priorities recomputed from scratch,
+//! the smallest served.
+
+use super::*;
+use crate::decay::{exp_advance, tau_from_epsilon};
+use crate::policy::{ClientView, Policy, PriorityForm};
+use proptest::prelude::*;
+
+/// The obvious SDRF ranking: every client's commitments advanced by the closed form, every
+/// priority recomputed, the smallest taken.
+struct Naive {
+    tau: f64,
+    now: f64,
+    shares: Vec<Share>,
+    commitment: Vec<Vec<f64>>,
+    excess: Vec<Vec<f64>>,
+    holdings: Vec<Vec<f64>>,
+    waiting: Vec<bool>,
+}
+
+impl Naive {
+    fn new(tau: f64, shares: Vec<Share>) -> Naive {
+        let zeros = vec![vec![0.0; 2]; shares.len()];
+        Naive {
+            tau,
+            now: 0.0,
+            waiting: vec![false; shares.len()],
+            shares,
+            commitment: zeros.clone(),
+            excess: zeros.clone(),
+            holdings: zeros,
+        }
+    }
+
+    fn advance(&mut self, now: f64) {
+        for (c, e) in self.commitment.iter_mut().zip(&self.excess) {
+            c.iter_mut()
+                .zip(e)
+                .for_each(|(c, e)| *c = exp_advance(*c, *e, now - self.now, self.tau));
+        }
+        self.now = now;
+    }
+
+    fn update(&mut self, client: usize, holdings: &[f64], waiting: bool) {
+        let entitled = self.shares[client].entitlement;
+        self.excess[client] = holdings.iter().map(|o| (o - entitled).max(0.0)).collect();
+        self.holdings[client] = holdings.to_vec();
+        self.waiting[client] = waiting;
+    }
+
+    fn priority(&self, client: usize) -> f64 {
+        let view = ClientView {
+            weight: self.shares[client].weight,
+            allocation: &self.holdings[client],
+            commitment: &self.commitment[client],
+        };
+        PriorityForm::SumOfMaxes.priority(&view)
+    }
+
+    fn lowest(&self) -> Option<f64> {
+        (0..self.waiting.len())
+            .filter(|c| self.waiting[*c])
+            .map(|c| self.priority(c))
+            .min_by(f64::total_cmp)
+    }
+}
+
+/// Shares for five clients: equal, or from weights 1..=5.
+fn shares(weighted: bool) -> Vec<Share> {
+    if weighted {
+        Share::weighted(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap()
+    } else {
+        Share::equal(5)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Whatever clients do, the SDRF ranker serves a client whose priority is the lowest, and
+    /// its own priority and order agree with the reference.
+    #[test]
+    fn sdrf_serves_the_lowest_priority(
+        epsilon in prop_oneof![Just(0.1), Just(1e-3), Just(1e-6)],
+        weighted in any::<bool>(),
+        ops in prop::collection::vec((0u32..5, prop::collection::vec(0.0..0.6f64, 2), any::<bool>(), 0.0..50.0f64), 1..80),
+    ) {
+        let tau = tau_from_epsilon(epsilon);
+        let mut ranker = SdrfRanker::new(2, tau, PriorityForm::SumOfMaxes, &shares(weighted));
+        let mut naive = Naive::new(tau, shares(weighted));
+        let mut now = 0.0;
+        for (seq, (client, holdings, waiting, dt)) in ops.into_iter().enumerate() {
+            now += dt;
+            ranker.advance(Time::from_secs_f64(now)).unwrap();
+            naive.advance(Time::from_secs_f64(now).as_secs_f64());
+            ranker.update(client, &holdings, waiting.then_some((Time::ZERO, seq as u64)));
+            naive.update(client as usize, &holdings, waiting);
+            match (ranker.first(), naive.lowest()) {
+                (Some(first), Some(lowest)) => {
+                    let got = naive.priority(first as usize);
+                    prop_assert!(naive.waiting[first as usize], "served a client with nothing waiting");
+                    prop_assert!(got <= lowest + 1e-9 * (1.0 + lowest), "served {got}, lowest {lowest}");
+                    let own = ranker.priority(first).unwrap();
+                    prop_assert!((own - got).abs() <= 1e-9 * (1.0 + got), "ranker says {own}, reference {got}");
+                }
+                (None, None) => {}
+                (got, want) => prop_assert!(false, "ranker {got:?}, reference {want:?}"),
+            }
+            let order: Vec<u32> = ranker.iter().collect();
+            let waiting = naive.waiting.iter().filter(|w| **w).count();
+            prop_assert_eq!(order.len(), waiting);
+        }
+    }
+
+    /// A stateless ranker's order is the policy's priorities, recomputed, ties by client.
+    #[test]
+    fn stateless_orders_by_the_policy(
+        policy in prop_oneof![Just(Policy::Drf), Just(Policy::WeightedDrf), Just(Policy::Asset)],
+        weighted in any::<bool>(),
+        ops in prop::collection::vec((0u32..5, prop::collection::vec(0.0..0.6f64, 2), any::<bool>()), 1..60),
+    ) {
+        let shares = shares(weighted);
+        let mut ranker = StatelessRanker::new(policy, &shares);
+        let mut held = vec![(vec![0.0; 2], false); 5];
+        for (seq, (client, holdings, waiting)) in ops.into_iter().enumerate() {
+            ranker.update(client, &holdings, waiting.then_some((Time::ZERO, seq as u64)));
+            held[client as usize] = (holdings, waiting);
+            let mut expected: Vec<(f64, u32)> = (0..5u32)
+                .filter(|c| held[*c as usize].1)
+                .map(|c| {
+                    let view = ClientView { weight: shares[c as usize].weight, allocation: &held[c as usize].0, commitment: &[] };
+                    (policy.priority(&view), c)
+                })
+                .collect();
+            expected.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let order: Vec<u32> = ranker.iter().collect();
+            prop_assert_eq!(order, expected.iter().map(|(_, c)| *c).collect::<Vec<_>>());
+        }
+    }
+}
+
+#[test]
+fn fifo_serves_the_oldest_head_and_skips_those_set_aside() {
+    let mut ranker = FifoRanker::new(3);
+    let at = |s: f64, seq| Some((Time::from_secs_f64(s), seq));
+    ranker.update(0, &[0.5], at(3.0, 3));
+    ranker.update(1, &[0.0], at(1.0, 1));
+    ranker.update(2, &[0.0], at(2.0, 2));
+    assert_eq!(ranker.iter().collect::<Vec<_>>(), [1, 2, 0]);
+    assert_eq!(ranker.priority(2), Some(2.0));
+    ranker.set_aside(1);
+    assert_eq!(ranker.first(), Some(2));
+    ranker.restore();
+    assert_eq!(ranker.first(), Some(1));
+    ranker.update(1, &[0.0], None);
+    assert_eq!(ranker.priority(1), None);
+}
+
+#[test]
+fn weights_and_entitlements_are_honoured() {
+    // Same holdings; client 1 has three times the weight, so weighted DRF serves it first.
+    let shares = Share::weighted(&[1.0, 3.0]).unwrap();
+    assert_eq!(shares[1].entitlement, 0.75);
+    let mut wdrf = StatelessRanker::new(Policy::WeightedDrf, &shares);
+    wdrf.update(0, &[0.3], Some((Time::ZERO, 0)));
+    wdrf.update(1, &[0.3], Some((Time::ZERO, 1)));
+    assert_eq!(wdrf.first(), Some(1));
+    // Holding 0.6 is excess for client 0 (entitled to 0.25) but not for client 1 (0.75):
+    // after a while only client 0 has a commitment.
+    let mut sdrf = SdrfRanker::new(1, 100.0, PriorityForm::SumOfMaxes, &shares);
+    sdrf.update(0, &[0.6], None);
+    sdrf.update(1, &[0.6], None);
+    sdrf.advance(Time::from_secs_f64(1000.0)).unwrap();
+    assert!(sdrf.commitment(0)[0] > 0.3);
+    assert_eq!(sdrf.commitment(1)[0], 0.0);
+}
+
+#[test]
+fn time_going_backwards_is_an_error() {
+    let mut ranker = SdrfRanker::with_delta(1, 0.999, PriorityForm::SumOfMaxes, &Share::equal(1));
+    ranker.advance(Time::from_secs_f64(10.0)).unwrap();
+    let error = ranker.advance(Time::from_secs_f64(5.0)).unwrap_err();
+    assert_eq!(error.previous, Time::from_secs_f64(10.0));
+    assert!(FifoRanker::new(1).advance(Time::ZERO).is_ok());
+}
