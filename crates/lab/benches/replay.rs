@@ -5,11 +5,11 @@
 //! Run with `cargo bench -p fairshare-lab --bench replay`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::Time;
-use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Load, Stop};
+use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Fill, FirstFit, Load, Stop};
 use fairshare_trace::{open, Format, ReadOptions, TaskSource};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 fn google_parts() -> Option<Vec<PathBuf>> {
@@ -53,7 +53,8 @@ fn replay(c: &mut Criterion) {
             capacity: Capacity::Pool(load.mean_demand().iter().map(|r| r * 0.5).collect()),
             resources: vec!["cpu".into(), "mem".into()],
             users: users.clone(),
-            blocking: Blocking::HeadOfLine,
+            discipline: Arc::new(Fill::default()),
+            placement: Arc::new(FirstFit),
             stop: Stop::Horizon(load.last_event().unwrap_or(Time::ZERO)),
             origin: load.first_submit().unwrap_or(Time::ZERO),
             sample_every: 175.0,

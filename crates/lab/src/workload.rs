@@ -5,10 +5,13 @@
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
-use fairshare_sim::cluster::{self, Capacity, ClusterConfig, Load, PolicyResult, Stop, TOP_USERS};
+use fairshare_sim::cluster::{
+    self, Capacity, ClusterConfig, Fill, FirstFit, Load, PolicyResult, Stop, TOP_USERS,
+};
 use fairshare_sim::summary::Setting;
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
 use std::path::PathBuf;
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Where the tasks come from: files, their format and how to read them.
@@ -341,7 +344,10 @@ impl Workload {
             capacity,
             resources: self.resources.clone(),
             users: self.users.clone(),
-            blocking: replay.blocking,
+            discipline: Arc::new(Fill {
+                blocking: replay.blocking,
+            }),
+            placement: Arc::new(FirstFit),
             stop: self.stop(replay.stop),
             origin: self.origin(),
             sample_every: (self.span_s() / 200.0).max(1.0),

@@ -2,10 +2,12 @@
 //! replay read through the trace reader and run through the cluster engine reports only finite
 //! numbers, no negative wait, no utilisation above 100 %, and counts that reconcile.
 
-use fairshare_core::alloc::tasks::Blocking;
-use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Load, PolicyResult, Stop, Task};
+use fairshare_sim::cluster::{
+    run, Capacity, ClusterConfig, Fill, FirstFit, Load, PolicyResult, Stop, Task,
+};
 use fairshare_trace::{open, Format, ReadOptions};
 use proptest::prelude::*;
+use std::sync::Arc;
 
 /// One SWF job line: submit gap, wait, runtime, processors, memory per processor and user, any
 /// of which may be `-1` (missing).
@@ -85,7 +87,8 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
             .map(|&r| source.resources()[r].clone())
             .collect(),
         users: source.users().to_vec(),
-        blocking: Blocking::HeadOfLine,
+        discipline: Arc::new(Fill::default()),
+        placement: Arc::new(FirstFit),
         stop: Stop::Drain,
         origin: load.first_submit().unwrap(),
         sample_every: 10.0,

@@ -1,9 +1,11 @@
 //! The cluster engine on tiny workloads whose schedules are worked out by hand.
 
-use fairshare_core::alloc::tasks::Blocking;
-use fairshare_core::model::Time;
-use fairshare_sim::cluster::{run, Capacity, ClusterConfig, PolicyResult, Stop, Task};
+use fairshare_core::model::{MachineCatalogue, NodeType, Time};
+use fairshare_sim::cluster::{
+    run, Capacity, ClusterConfig, Fill, FirstFit, Node, Placement, PolicyResult, Stop, Task,
+};
 use std::convert::Infallible;
+use std::sync::Arc;
 
 fn secs(s: f64) -> Time {
     Time::from_secs_f64(s)
@@ -25,7 +27,8 @@ fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
         capacity: Capacity::Pool(vec![capacity]),
         resources: vec!["cpu".into()],
         users: vec!["A".into(), "B".into()],
-        blocking: Blocking::HeadOfLine,
+        discipline: Arc::new(Fill::default()),
+        placement: Arc::new(FirstFit),
         stop,
         origin: Time::ZERO,
         sample_every: 1.0,
@@ -175,4 +178,38 @@ fn arrivals_out_of_order_are_refused() {
     let tasks = [task(0, 5.0, 1.0, 1.0), task(1, 1.0, 1.0, 1.0)];
     let arrivals = tasks.iter().cloned().map(Ok::<_, Infallible>);
     assert!(run(&config("drf", 2.0, Stop::Drain), arrivals, |_| {}).is_err());
+}
+
+/// The last node with room: a placement written outside the engine.
+#[derive(Debug)]
+struct LastFit;
+
+impl Placement for LastFit {
+    fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize> {
+        nodes.iter().rposition(|n| n.has_room(demand))
+    }
+}
+
+#[test]
+fn placement_is_pluggable_and_node_speed_shortens_runtimes() {
+    // Two one-CPU nodes, the second twice as fast; one 10-s task at t = 0, run for 7 s.
+    let mut fast = NodeType::new("fast", 1, vec![1.0]);
+    fast.speed = 2.0;
+    let catalogue = MachineCatalogue::new(vec![NodeType::new("slow", 1, vec![1.0]), fast]);
+    let mut config = ClusterConfig::new(
+        "fifo".parse().unwrap(),
+        Capacity::Machines(catalogue),
+        vec!["cpu".into()],
+        vec!["A".into()],
+    );
+    config.stop = Stop::Horizon(secs(7.0));
+    let tasks = [Ok::<_, Infallible>(task(0, 0.0, 10.0, 1.0))];
+    let first_fit = run(&config, tasks.clone().into_iter(), |_| {}).unwrap();
+    assert_eq!(
+        first_fit.tasks_completed, 0,
+        "on the slow node it runs 10 s"
+    );
+    config.placement = Arc::new(LastFit);
+    let last_fit = run(&config, tasks.into_iter(), |_| {}).unwrap();
+    assert_eq!(last_fit.tasks_completed, 1, "on the fast node it runs 5 s");
 }

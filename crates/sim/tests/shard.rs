@@ -1,13 +1,13 @@
 //! Shards of a sweep are checked like any input before a merge: a real run's output passes,
 //! and each impossible value is refused with the JSON path of its field.
 
-use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::Time;
-use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Stop, Task};
+use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Fill, FirstFit, Stop, Task};
 use fairshare_sim::shard::read_shard;
 use fairshare_sim::summary::{Setting, SweepCell, SweepSummary};
 use serde_json::Value;
 use std::convert::Infallible;
+use std::sync::Arc;
 
 /// The JSON of a one-cell sweep made by a real run of two users on a 2-CPU pool.
 fn shard() -> Value {
@@ -16,7 +16,8 @@ fn shard() -> Value {
         capacity: Capacity::Pool(vec![2.0]),
         resources: vec!["cpu".into()],
         users: vec!["A".into(), "B".into()],
-        blocking: Blocking::HeadOfLine,
+        discipline: Arc::new(Fill::default()),
+        placement: Arc::new(FirstFit),
         stop: Stop::Drain,
         origin: Time::ZERO,
         sample_every: 1.0,

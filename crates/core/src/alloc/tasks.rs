@@ -105,8 +105,8 @@ impl Room for Pool {
 
 /// Runs one pass of Algorithm 1 into `room`. Returns the number of tasks started.
 pub fn progressive_fill(
-    queue: &mut impl TaskQueue,
-    room: &mut impl Room,
+    queue: &mut (impl TaskQueue + ?Sized),
+    room: &mut (impl Room + ?Sized),
     blocking: Blocking,
 ) -> u64 {
     let mut started = 0;

@@ -8,6 +8,7 @@
 
 mod load;
 mod metrics;
+mod seams;
 mod space;
 
 pub use load::Load;
@@ -15,9 +16,11 @@ pub use metrics::{
     jain, PolicyResult, ShareSeries, Timeline, UserResult, MOST_SAMPLES, SLOWDOWN_FLOOR_S,
     TOP_USERS,
 };
+pub use seams::{Discipline, Fill, FirstFit, Node, Placement};
 pub use space::Capacity;
+use std::sync::Arc;
 
-use fairshare_core::alloc::tasks::{progressive_fill, Blocking, TaskQueue};
+use fairshare_core::alloc::tasks::TaskQueue;
 pub use fairshare_core::model::Task;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{Policy, PolicyKind, PolicySpec};
@@ -48,8 +51,10 @@ pub struct ClusterConfig {
     pub resources: Vec<String>,
     /// User names; their number is n, and every user's entitlement is 1/n.
     pub users: Vec<String>,
-    /// What a pass does when the chosen user's task does not fit.
-    pub blocking: Blocking,
+    /// What a scheduling pass may start.
+    pub discipline: Arc<dyn Discipline>,
+    /// Which node a task starts on.
+    pub placement: Arc<dyn Placement>,
     /// When the run ends.
     pub stop: Stop,
     /// Time of the first event (timelines count from it).
@@ -58,6 +63,32 @@ pub struct ClusterConfig {
     pub sample_every: f64,
     /// How many users' dominant shares the timeline keeps.
     pub top_users: usize,
+}
+
+impl ClusterConfig {
+    /// A run of `users` under `policy` on `capacity` over `resources`, with the SDRF paper's
+    /// simulator: progressive filling with the head-of-line rule, first fit, until every task
+    /// has finished, time counted from zero, a sample a second, the [`TOP_USERS`] heaviest
+    /// users kept in the timeline.
+    pub fn new(
+        policy: PolicySpec,
+        capacity: Capacity,
+        resources: Vec<String>,
+        users: Vec<String>,
+    ) -> ClusterConfig {
+        ClusterConfig {
+            policy,
+            capacity,
+            resources,
+            users,
+            discipline: Arc::new(Fill::default()),
+            placement: Arc::new(FirstFit),
+            stop: Stop::Drain,
+            origin: Time::ZERO,
+            sample_every: 1.0,
+            top_users: TOP_USERS,
+        }
+    }
 }
 
 /// A run that cannot proceed.
@@ -117,6 +148,8 @@ struct Engine {
     free_slots: Vec<usize>,
     finishes: BinaryHeap<Reverse<(Time, u64, usize)>>,
     space: Space,
+    /// Each node's speed (the space is lent out during a pass).
+    speeds: Vec<f64>,
     ranking: Box<dyn Ranker>,
     recorder: Recorder,
     now: Time,
@@ -178,7 +211,7 @@ pub fn run<E>(
             last_submit = a.submit;
             engine.arrive(a).map_err(RunError::Sim)?;
         }
-        engine.pass(config.blocking);
+        engine.pass(config.discipline.as_ref());
         progress(t);
     }
     let end = match config.stop {
@@ -230,13 +263,18 @@ impl Engine {
     fn new(config: &ClusterConfig) -> Result<Engine, SimError> {
         let m = config.resources.len();
         let users = config.users.len();
-        let space = Space::new(&config.capacity, &config.resources)?;
+        let space = Space::new(
+            &config.capacity,
+            &config.resources,
+            Arc::clone(&config.placement),
+        )?;
         Ok(Engine {
             queues: vec![VecDeque::new(); users],
             allocation: vec![vec![0.0; m]; users],
             running: Vec::new(),
             free_slots: Vec::new(),
             finishes: BinaryHeap::new(),
+            speeds: space.speeds(),
             space,
             ranking: ranker(&config.policy, m, users)?,
             recorder: Recorder::new(users, &config.resources, config.origin, config.sample_every),
@@ -321,9 +359,9 @@ impl Engine {
     }
 
     /// One pass of Algorithm 1; time stands still during it, so use is recorded after it.
-    fn pass(&mut self, blocking: Blocking) {
+    fn pass(&mut self, discipline: &dyn Discipline) {
         let mut space = std::mem::take(&mut self.space);
-        progressive_fill(self, &mut space, blocking);
+        discipline.pass(self, &mut space);
         self.space = space;
         self.ranking.restore();
         self.recorder.used(self.space.used());
@@ -374,7 +412,8 @@ impl TaskQueue for Engine {
             self.running.push(None);
         }
         self.finishes.push(Reverse((
-            self.now.plus_micros(task.runtime),
+            self.now
+                .plus_micros(on_node(task.runtime, self.speeds[place])),
             task.seq,
             slot,
         )));
@@ -389,5 +428,15 @@ impl TaskQueue for Engine {
 
     fn skip(&mut self, client: usize) {
         self.ranking.set_aside(client as u32);
+    }
+}
+
+/// How long a task of `runtime` microseconds runs on a node of relative `speed` (exactly
+/// `runtime` at speed 1).
+fn on_node(runtime: u64, speed: f64) -> u64 {
+    if speed == 1.0 {
+        runtime
+    } else {
+        (runtime as f64 / speed).round() as u64
     }
 }

@@ -1,9 +1,11 @@
-//! Where tasks run: one pool per resource (the SDRF evaluation's model) or a set of machines
-//! (first fit). Amounts are normalised by the total capacity, so shares mean the same thing in
+//! Where tasks run: one pool per resource (the SDRF evaluation's model, one node) or the nodes
+//! of a machine catalogue, each task placed by the run's [`Placement`]. Amounts are normalised by the total capacity, so shares mean the same thing in
 //! both.
 
-use fairshare_core::alloc::tasks::{Pool, Room, FIT_SLACK};
+use super::seams::{FirstFit, Node, Placement};
+use fairshare_core::alloc::tasks::Room;
 use fairshare_core::model::MachineCatalogue;
+use std::sync::Arc;
 
 /// The capacity a run is given, in raw units.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,13 +17,19 @@ pub enum Capacity {
 }
 
 impl Capacity {
-    /// Every node's capacity vector, in catalogue order (the pool is one node).
-    pub fn nodes(&self) -> Vec<Vec<f64>> {
+    /// Every node's capacity vector and speed, in catalogue order (the pool is one node of
+    /// speed 1).
+    pub fn nodes(&self) -> Vec<(Vec<f64>, f64)> {
         match self {
-            Capacity::Pool(total) => vec![total.clone()],
+            Capacity::Pool(total) => vec![(total.clone(), 1.0)],
             Capacity::Machines(catalogue) => catalogue
                 .expand()
-                .map(|t| catalogue.types[t].capacity.clone())
+                .map(|t| {
+                    (
+                        catalogue.types[t].capacity.clone(),
+                        catalogue.types[t].speed,
+                    )
+                })
                 .collect(),
         }
     }
@@ -29,8 +37,8 @@ impl Capacity {
     /// The total of each resource, summed node by node in catalogue order.
     pub fn total(&self) -> Vec<f64> {
         let nodes = self.nodes();
-        let mut total = vec![0.0; nodes.first().map_or(0, Vec::len)];
-        for node in &nodes {
+        let mut total = vec![0.0; nodes.first().map_or(0, |(c, _)| c.len())];
+        for (node, _) in &nodes {
             total.iter_mut().zip(node).for_each(|(t, c)| *t += c);
         }
         total
@@ -45,29 +53,48 @@ impl Capacity {
     }
 }
 
-/// Free room during a run, normalised by the total capacity.
-#[derive(Debug, Clone, Default)]
+/// Free room during a run, normalised by the total capacity: the nodes (one for a pool) and
+/// what is in use over all of them.
+#[derive(Debug, Clone)]
 pub(super) struct Space {
     total: Vec<f64>,
-    pool: Pool,
-    /// Per machine, its capacity and its use (empty for a pool).
-    machines: Vec<(Vec<f64>, Vec<f64>)>,
+    used: Vec<f64>,
+    nodes: Vec<Node>,
+    placement: Arc<dyn Placement>,
+}
+
+impl Default for Space {
+    fn default() -> Space {
+        Space {
+            total: Vec::new(),
+            used: Vec::new(),
+            nodes: Vec::new(),
+            placement: Arc::new(FirstFit),
+        }
+    }
 }
 
 impl Space {
-    pub(super) fn new(capacity: &Capacity, names: &[String]) -> Result<Space, super::SimError> {
+    pub(super) fn new(
+        capacity: &Capacity,
+        names: &[String],
+        placement: Arc<dyn Placement>,
+    ) -> Result<Space, super::SimError> {
         let resources = names.len();
         let bad = |what: String| Err(super::SimError::Capacity(what));
-        let machines = capacity.nodes();
-        if machines.is_empty() {
+        let nodes = capacity.nodes();
+        if nodes.is_empty() {
             return bad("no machines".into());
         }
         let mut total = vec![0.0; resources];
-        for m in &machines {
+        for (m, speed) in &nodes {
             if m.len() != resources || m.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
                 return bad(format!(
                     "expected {resources} finite non-negative amounts, found {m:?}"
                 ));
+            }
+            if !(speed.is_finite() && *speed > 0.0) {
+                return bad(format!("a node's speed must be positive, found {speed}"));
             }
             total.iter_mut().zip(m).for_each(|(t, c)| *t += c);
         }
@@ -77,25 +104,19 @@ impl Space {
                 names[r], total[r]
             ));
         }
-        let share = |m: &Vec<f64>| {
-            m.iter()
-                .zip(&total)
-                .map(|(c, t)| c / t)
-                .collect::<Vec<f64>>()
-        };
-        let machines = match capacity {
-            Capacity::Pool(_) => Vec::new(),
-            Capacity::Machines(_) => machines
-                .iter()
-                .map(|m| (share(m), vec![0.0; resources]))
-                .collect(),
-        };
-        Ok(Space {
-            pool: Pool {
+        let nodes = nodes
+            .into_iter()
+            .map(|(m, speed)| Node {
+                capacity: m.iter().zip(&total).map(|(c, t)| c / t).collect(),
                 used: vec![0.0; resources],
-            },
+                speed,
+            })
+            .collect();
+        Ok(Space {
+            used: vec![0.0; resources],
             total,
-            machines,
+            nodes,
+            placement,
         })
     }
 
@@ -113,53 +134,45 @@ impl Space {
 
     /// Whether a task of this demand fits in an empty cluster.
     pub(super) fn could_ever_fit(&self, demand: &[f64]) -> bool {
-        if self.machines.is_empty() {
-            demand.iter().all(|d| *d <= 1.0 + FIT_SLACK)
-        } else {
-            self.machines
-                .iter()
-                .any(|(cap, _)| demand.iter().zip(cap).all(|(d, c)| *d <= c + FIT_SLACK))
-        }
+        self.nodes.iter().any(|n| n.could_hold(demand))
     }
 
     /// Fraction of each resource in use.
     pub(super) fn used(&self) -> &[f64] {
-        &self.pool.used
+        &self.used
+    }
+
+    /// Every node's speed, in node order.
+    pub(super) fn speeds(&self) -> Vec<f64> {
+        self.nodes.iter().map(|n| n.speed).collect()
     }
 
     /// Frees what a task held.
     pub(super) fn release(&mut self, place: usize, demand: &[f64]) {
-        if let Some((_, used)) = self.machines.get_mut(place) {
-            used.iter_mut()
-                .zip(demand)
-                .for_each(|(u, d)| *u = (*u - d).max(0.0));
+        if let Some(node) = self.nodes.get_mut(place) {
+            release(&mut node.used, demand);
         }
-        self.pool
-            .used
-            .iter_mut()
-            .zip(demand)
-            .for_each(|(u, d)| *u = (*u - d).max(0.0));
+        release(&mut self.used, demand);
     }
+}
+
+/// Takes `demand` off `used`, never below zero.
+fn release(used: &mut [f64], demand: &[f64]) {
+    used.iter_mut()
+        .zip(demand)
+        .for_each(|(u, d)| *u = (*u - d).max(0.0));
+}
+
+/// Adds `demand` to `used`.
+fn take(used: &mut [f64], demand: &[f64]) {
+    used.iter_mut().zip(demand).for_each(|(u, d)| *u += d);
 }
 
 impl Room for Space {
     fn place(&mut self, demand: &[f64]) -> Option<usize> {
-        if self.machines.is_empty() {
-            return self.pool.place(demand);
-        }
-        let place = self.machines.iter().position(|(cap, used)| {
-            used.iter()
-                .zip(demand)
-                .zip(cap)
-                .all(|((u, d), c)| u + d <= c + FIT_SLACK)
-        })?;
-        let (_, used) = &mut self.machines[place];
-        used.iter_mut().zip(demand).for_each(|(u, d)| *u += d);
-        self.pool
-            .used
-            .iter_mut()
-            .zip(demand)
-            .for_each(|(u, d)| *u += d);
+        let place = self.placement.select_node(demand, &self.nodes)?;
+        take(&mut self.nodes[place].used, demand);
+        take(&mut self.used, demand);
         Some(place)
     }
 }
@@ -169,6 +182,15 @@ mod tests {
     use super::*;
 
     use fairshare_core::alloc::tasks::fits;
+
+    impl Space {
+        fn new_first_fit(
+            capacity: &Capacity,
+            names: &[String],
+        ) -> Result<Space, super::super::SimError> {
+            Space::new(capacity, names, Arc::new(FirstFit))
+        }
+    }
 
     /// One machine per capacity vector.
     fn machines(nodes: Vec<Vec<f64>>) -> Capacity {
@@ -187,7 +209,8 @@ mod tests {
     #[test]
     fn machines_place_first_fit_and_release() {
         let mut space =
-            Space::new(&machines(vec![vec![4.0, 4.0], vec![4.0, 4.0]]), &names()).unwrap();
+            Space::new_first_fit(&machines(vec![vec![4.0, 4.0], vec![4.0, 4.0]]), &names())
+                .unwrap();
         let task = space.normalise(&[2.5, 1.0]).unwrap();
         assert_eq!(space.place(&task), Some(0));
         assert_eq!(space.place(&task), Some(1));
@@ -204,12 +227,15 @@ mod tests {
 
     #[test]
     fn pool_checks_capacity() {
-        let no_gpu = Space::new(&Capacity::Pool(vec![1.0, 0.0]), &names()).err();
+        let no_gpu = Space::new_first_fit(&Capacity::Pool(vec![1.0, 0.0]), &names()).err();
         let expected = "capacity: mem has a total capacity of 0; expected a positive finite amount";
         assert_eq!(no_gpu.unwrap().to_string(), expected);
         let huge = machines(vec![vec![1.0, f64::MAX], vec![1.0, f64::MAX]]);
-        assert!(Space::new(&huge, &names()).is_err(), "a sum that overflows");
-        assert!(Space::new(&Capacity::Pool(vec![1.0]), &names()).is_err());
-        assert!(Space::new(&machines(vec![]), &names()).is_err());
+        assert!(
+            Space::new_first_fit(&huge, &names()).is_err(),
+            "a sum that overflows"
+        );
+        assert!(Space::new_first_fit(&Capacity::Pool(vec![1.0]), &names()).is_err());
+        assert!(Space::new_first_fit(&machines(vec![]), &names()).is_err());
     }
 }
