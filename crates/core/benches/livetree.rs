@@ -157,7 +157,7 @@ impl TreeSim {
                 excess: world.excess[r].to_vec(),
                 commitment,
             };
-            tree.insert(i as u32, member);
+            tree.insert(i as u32, member).unwrap();
         }
         TreeSim { world, tree }
     }
@@ -170,13 +170,13 @@ impl TreeSim {
             self.world.release(j);
             self.sync(j);
         }
-        self.tree.advance(self.world.now);
+        self.tree.advance(self.world.now).unwrap();
     }
 
     fn sync(&mut self, i: usize) {
         let r = self.world.range(i);
         let (allocation, excess) = (&self.world.allocation[r.clone()], &self.world.excess[r]);
-        self.tree.update(i as u32, allocation, excess);
+        self.tree.update(i as u32, allocation, excess).unwrap();
     }
 }
 

@@ -244,9 +244,7 @@ impl Instance {
     /// The allocator's error, told with the user's id when it is about a user.
     fn user_error(&self, error: AllocError) -> InstanceError {
         let text = error.to_string();
-        let Some(index) = error.client() else {
-            return field("capacity", text);
-        };
+        let index = error.client();
         let prefix = format!("client {index}: ");
         InstanceError::User {
             id: self.ids.get(index).cloned().unwrap_or_default(),
@@ -259,24 +257,15 @@ impl Instance {
     pub fn solve(&self, rule: Blocking) -> Result<Outcome, InstanceError> {
         let (allocations, tasks, unfit, level, bottlenecks) = match self.mode {
             Mode::Tasks => {
-                let fill = fill_tasks(
-                    &self.policy,
-                    self.resources.capacities(),
-                    &self.task_clients(),
-                    rule,
-                )
-                .map_err(|e| self.user_error(e))?;
+                let fill = fill_tasks(&self.policy, &self.resources, &self.task_clients(), rule)
+                    .map_err(|e| self.user_error(e))?;
                 let tasks = fill.tasks.into_iter().map(Some).collect();
                 (fill.allocations, tasks, fill.unfit, None, None)
             }
             Mode::Divisible => {
-                let fill = water_fill(&self.policy, &self.divisible_clients()?)
+                let fill = water_fill(&self.policy, &self.resources, &self.divisible_clients())
                     .map_err(|e| self.user_error(e))?;
-                let allocations = fill
-                    .allocations
-                    .iter()
-                    .map(|o| self.resources.denormalise(o).unwrap_or_default())
-                    .collect();
+                let allocations = fill.allocations;
                 let names = fill
                     .bottlenecks
                     .iter()
@@ -344,18 +333,12 @@ impl Instance {
             .collect()
     }
 
-    fn divisible_clients(&self) -> Result<Vec<DivisibleClient>, InstanceError> {
+    fn divisible_clients(&self) -> Vec<DivisibleClient> {
         (0..self.ids.len())
-            .map(|i| {
-                let demand = self
-                    .resources
-                    .normalise(&self.demands[i])
-                    .map_err(|e| field("demand", e))?;
-                Ok(DivisibleClient {
-                    demand,
-                    weight: self.weights[i],
-                    commitment: self.commitments[i].clone(),
-                })
+            .map(|i| DivisibleClient {
+                demand: self.demands[i].clone(),
+                weight: self.weights[i],
+                commitment: self.commitments[i].clone(),
             })
             .collect()
     }

@@ -16,10 +16,11 @@
 //!
 //! ```
 //! use fairshare_core::alloc::tasks::{fill_tasks, Blocking, TaskClient};
+//! use fairshare_core::model::ResourceSet;
 //! use fairshare_core::policy::Policy;
 //!
 //! // The textbook DRF case: ⟨9 CPU, 18 GB⟩, A runs ⟨1, 4⟩ tasks, B runs ⟨3, 1⟩ tasks.
-//! let capacity = [9.0, 18.0];
+//! let capacity = ResourceSet::new([("cpu", 9.0), ("mem", 18.0)]).unwrap();
 //! let clients = [
 //!     TaskClient::new(vec![1.0, 4.0]),
 //!     TaskClient::new(vec![3.0, 1.0]),
@@ -38,3 +39,12 @@ pub mod model;
 pub mod policy;
 pub mod rank;
 pub mod window;
+
+/// What most embedders need, in one import: `use fairshare_core::prelude::*;`.
+pub mod prelude {
+    pub use crate::alloc::divisible::{water_fill, DivisibleClient, WaterFill};
+    pub use crate::alloc::tasks::{fill_tasks, Blocking, TaskClient, TaskFill};
+    pub use crate::model::{ResourceSet, Task, Time};
+    pub use crate::policy::{Policy, PolicySpec, PriorityForm};
+    pub use crate::rank::{FifoRanker, RankError, Ranker, SdrfRanker, Share, StatelessRanker};
+}

@@ -4,8 +4,21 @@
 
 use fairshare_core::alloc::divisible::{water_fill, DivisibleClient, WaterFill};
 use fairshare_core::alloc::tasks::{fill_tasks, fits, Blocking, TaskClient, TaskFill};
+use fairshare_core::alloc::AllocError;
+use fairshare_core::model::ResourceSet;
 use fairshare_core::policy::{dominant_share, Policy, PriorityForm};
 use proptest::prelude::*;
+
+/// Resources of these capacities.
+fn units(capacities: &[f64]) -> ResourceSet {
+    ResourceSet::from_capacities(capacities).expect("positive capacities")
+}
+
+/// Water-filling on resources of capacity 1, so demands and allocations are fractions.
+fn unit_fill(policy: &Policy, clients: &[DivisibleClient]) -> Result<WaterFill, AllocError> {
+    let m = clients.first().map_or(1, |c| c.demand.len());
+    water_fill(policy, &units(&vec![1.0; m]), clients)
+}
 
 const EPS: f64 = 1e-9;
 const SDRF: Policy = Policy::Sdrf(PriorityForm::SumOfMaxes);
@@ -162,7 +175,7 @@ proptest! {
         clients in divisible_instance(true, true),
     ) {
         for policy in ALL {
-            let fill = water_fill(&policy, &clients).unwrap();
+            let fill = unit_fill(&policy, &clients).unwrap();
             check_divisible(&policy, &clients, &fill)?;
         }
     }
@@ -172,7 +185,7 @@ proptest! {
         // P6: a user with no commitment gets at least what its slice ⟨w, …, w⟩ would give.
         let n = clients.len() as f64;
         for policy in [Policy::Drf, Policy::WeightedDrf, SDRF] {
-            let fill = water_fill(&policy, &clients).unwrap();
+            let fill = unit_fill(&policy, &clients).unwrap();
             for (c, o) in clients.iter().zip(&fill.allocations) {
                 if policy.uses_commitments() && dominant_share(&c.commitment) > 0.0 {
                     continue;
@@ -193,11 +206,11 @@ proptest! {
         // P2: misreporting the demand vector never raises true utility (commitments fixed).
         let i = who.index(clients.len());
         for policy in ALL {
-            let honest = utility(&water_fill(&policy, &clients).unwrap().allocations[i], &clients[i].demand);
+            let honest = utility(&unit_fill(&policy, &clients).unwrap().allocations[i], &clients[i].demand);
             for lie in lies(&clients[i].demand, &seed) {
                 let mut told = clients.clone();
                 told[i].demand = lie;
-                let fill = water_fill(&policy, &told).unwrap();
+                let fill = unit_fill(&policy, &told).unwrap();
                 let got = utility(&fill.allocations[i], &clients[i].demand);
                 prop_assert!(got <= honest + EPS, "{policy}: lying gives {got} > {honest}");
             }
@@ -207,8 +220,8 @@ proptest! {
     #[test]
     fn divisible_sdrf_without_commitments_is_drf(clients in divisible_instance(false, true)) {
         for (sdrf, drf) in [(SDRF, Policy::WeightedDrf), (SDRF_PRINTED, Policy::WeightedDrf)] {
-            let a = water_fill(&sdrf, &clients).unwrap();
-            let b = water_fill(&drf, &clients).unwrap();
+            let a = unit_fill(&sdrf, &clients).unwrap();
+            let b = unit_fill(&drf, &clients).unwrap();
             prop_assert_eq!(a, b);
         }
     }
@@ -303,7 +316,7 @@ proptest! {
     fn tasks_are_feasible_bottlenecked_and_wasteless((capacity, clients) in task_instance(true, true)) {
         for policy in ALL {
             for blocking in [Blocking::HeadOfLine, Blocking::Skip] {
-                let fill = fill_tasks(&policy, &capacity, &clients, blocking).unwrap();
+                let fill = fill_tasks(&policy, &units(&capacity), &clients, blocking).unwrap();
                 check_tasks(&capacity, &clients, &fill, blocking)?;
             }
         }
@@ -319,7 +332,7 @@ proptest! {
         let largest = dominant.iter().copied().fold(0.0, f64::max);
         for policy in [Policy::Drf, Policy::WeightedDrf, SDRF, SDRF_PRINTED] {
             for blocking in [Blocking::HeadOfLine, Blocking::Skip] {
-                let fill = fill_tasks(&policy, &capacity, &clients, blocking).unwrap();
+                let fill = fill_tasks(&policy, &units(&capacity), &clients, blocking).unwrap();
                 for (i, c) in clients.iter().enumerate() {
                     let w = if policy.uses_weights() { c.weight / n } else { 1.0 / n };
                     let others: f64 = dominant.iter().sum::<f64>() - dominant[i];
@@ -337,9 +350,9 @@ proptest! {
     #[test]
     fn tasks_sdrf_without_commitments_is_drf((capacity, clients) in task_instance(false, true)) {
         for blocking in [Blocking::HeadOfLine, Blocking::Skip] {
-            let drf = fill_tasks(&Policy::WeightedDrf, &capacity, &clients, blocking).unwrap();
+            let drf = fill_tasks(&Policy::WeightedDrf, &units(&capacity), &clients, blocking).unwrap();
             for sdrf in [SDRF, SDRF_PRINTED] {
-                prop_assert_eq!(&fill_tasks(&sdrf, &capacity, &clients, blocking).unwrap(), &drf);
+                prop_assert_eq!(&fill_tasks(&sdrf, &units(&capacity), &clients, blocking).unwrap(), &drf);
             }
         }
     }
@@ -366,11 +379,11 @@ proptest! {
         let truth = &clients[i].demand;
         let blocking = Blocking::HeadOfLine;
         for policy in ALL {
-            let honest = fill_tasks(&policy, &capacity, &clients, blocking).unwrap().tasks[i];
+            let honest = fill_tasks(&policy, &units(&capacity), &clients, blocking).unwrap().tasks[i];
             for lie in lies(&shares(truth, &capacity), &seed) {
                 let mut told = clients.clone();
                 told[i].demand = lie.iter().zip(&capacity).map(|(s, c)| s * c).collect();
-                let fill = fill_tasks(&policy, &capacity, &told, blocking).unwrap();
+                let fill = fill_tasks(&policy, &units(&capacity), &told, blocking).unwrap();
                 let runnable = fill.allocations[i]
                     .iter()
                     .zip(truth)

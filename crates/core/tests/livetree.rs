@@ -165,7 +165,7 @@ fn apply(tree: &mut LiveTree, reference: &mut Reference, op: Op) {
                 since: reference.now,
             };
             reference.clients.insert(id, client);
-            tree.insert(id, member);
+            tree.insert(id, member).unwrap();
         }
         Op::Remove(id) => {
             let expected = reference
@@ -185,12 +185,12 @@ fn apply(tree: &mut LiveTree, reference: &mut Reference, op: Op) {
                 let client = reference.clients.get_mut(&id).expect("known client");
                 (client.allocation, client.excess) = (allocation.clone(), excess.clone());
             }
-            let known = tree.update(id, &allocation, &excess);
+            let known = tree.update(id, &allocation, &excess).unwrap();
             assert_eq!(known, reference.clients.contains_key(&id));
         }
         Op::Advance(dt) => {
             reference.now += dt;
-            tree.advance(reference.now);
+            tree.advance(reference.now).unwrap();
         }
     }
 }
@@ -305,15 +305,15 @@ fn counters_count_what_happened() {
         commitment: vec![c],
     };
     let mut tree = LiveTree::new(1, 10.0, PriorityForm::SumOfMaxes);
-    tree.insert(1, member(0.0));
-    tree.insert(2, member(0.5));
-    tree.insert(2, member(0.5)); // replaces: one more insert, no removal
+    tree.insert(1, member(0.0)).unwrap();
+    tree.insert(2, member(0.5)).unwrap();
+    tree.insert(2, member(0.5)).unwrap(); // replaces: one more insert, no removal
     assert_eq!(tree.len(), 2);
     // 1 holds 0.2 and now starts to accumulate, 2 decays from 0.7 towards 0.2 + 0.
-    assert!(tree.update(1, &[0.3], &[0.3]));
-    assert!(!tree.update(9, &[0.3], &[0.3]));
+    assert!(tree.update(1, &[0.3], &[0.3]).unwrap());
+    assert!(!tree.update(9, &[0.3], &[0.3]).unwrap());
     assert_eq!(tree.iter().collect::<Vec<_>>(), vec![1, 2]);
-    tree.advance(100.0);
+    tree.advance(100.0).unwrap();
     assert_eq!(tree.iter().collect::<Vec<_>>(), vec![2, 1]);
     assert!(tree.remove(2).is_some());
     assert!(tree.remove(2).is_none());

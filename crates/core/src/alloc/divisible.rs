@@ -7,24 +7,38 @@
 //! walking the breakpoints (spec `sdrf.md` §4.2), never by bisection.
 
 use super::AllocError;
+use crate::model::ResourceSet;
 use crate::policy::{dominant_share, Policy};
 
-/// One client's input to water-filling, in normalised units (fractions of each capacity).
+/// One client's input to water-filling.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DivisibleClient {
-    /// Declared demand θ̂ per resource (non-negative).
+    /// Declared demand θ̂ per resource (non-negative), in the resources' units.
     pub demand: Vec<f64>,
     /// Relative weight ρ (see [`crate::model::relative_weights`]).
     pub weight: f64,
-    /// Commitments per resource (only SDRF reads them).
+    /// Commitments per resource, fractions of each capacity (only SDRF reads them).
     pub commitment: Vec<f64>,
+}
+
+impl DivisibleClient {
+    /// A client demanding `demand` (in the resources' units), weight 1, no commitment.
+    pub fn new(demand: Vec<f64>) -> DivisibleClient {
+        DivisibleClient {
+            demand,
+            weight: 1.0,
+            commitment: Vec::new(),
+        }
+    }
 }
 
 /// The result of water-filling.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WaterFill {
-    /// Allocation per client per resource, a fraction of each capacity.
+    /// Allocation per client per resource, in the resources' units.
     pub allocations: Vec<Vec<f64>>,
+    /// The same allocations as fractions of each capacity.
+    pub shares: Vec<Vec<f64>>,
     /// The water level x*: the common priority of every client that is neither empty nor full.
     pub level: f64,
     /// Resources saturated at the level (empty when every client is satisfied).
@@ -71,12 +85,56 @@ impl Tank {
     }
 }
 
-/// Water-fills `clients` on resources of capacity 1 under `policy` (Eq. 5, exactly).
+/// Water-fills `clients` on `resources` under `policy` (Eq. 5, exactly).
 ///
 /// Clients whose demand is zero get nothing. Demand components may be zero; Eq. 5 then stops at
 /// the first saturated resource (clients that do not need it could use more; spec §4.2).
-pub fn water_fill(policy: &Policy, clients: &[DivisibleClient]) -> Result<WaterFill, AllocError> {
-    let resources = check(clients)?;
+pub fn water_fill(
+    policy: &Policy,
+    resources: &ResourceSet,
+    clients: &[DivisibleClient],
+) -> Result<WaterFill, AllocError> {
+    check(clients, resources.len())?;
+    let normalised: Vec<DivisibleClient> = clients
+        .iter()
+        .map(|c| DivisibleClient {
+            demand: c
+                .demand
+                .iter()
+                .zip(resources.capacities())
+                .map(|(d, k)| d / k)
+                .collect(),
+            ..c.clone()
+        })
+        .collect();
+    let shares = fill_fractions(policy, &normalised, resources.len());
+    let allocations = shares
+        .allocations
+        .iter()
+        .map(|o| {
+            o.iter()
+                .zip(resources.capacities())
+                .map(|(s, k)| s * k)
+                .collect()
+        })
+        .collect();
+    Ok(WaterFill {
+        allocations,
+        shares: shares.allocations,
+        level: shares.level,
+        bottlenecks: shares.bottlenecks,
+    })
+}
+
+/// Water-filling on capacities of 1: allocations as fractions.
+struct Fractions {
+    allocations: Vec<Vec<f64>>,
+    level: f64,
+    bottlenecks: Vec<usize>,
+}
+
+/// Water-fills checked clients whose demands are fractions of each capacity.
+fn fill_fractions(policy: &Policy, clients: &[DivisibleClient], resources: usize) -> Fractions {
     let tanks: Vec<Option<Tank>> = clients
         .iter()
         .map(|c| (dominant_share(&c.demand) > 0.0).then(|| Tank::new(policy, c)))
@@ -103,11 +161,11 @@ pub fn water_fill(policy: &Policy, clients: &[DivisibleClient]) -> Result<WaterF
     } else {
         allocations(&tanks, level, resources)
     };
-    Ok(WaterFill {
+    Fractions {
         allocations,
         level,
         bottlenecks,
-    })
+    }
 }
 
 /// Walks the breakpoints upwards until the first resource's use reaches 1 (spec §4.2 step 4).
@@ -172,8 +230,7 @@ fn column_sums<'a>(rows: impl Iterator<Item = &'a [f64]>, resources: usize) -> V
     sums
 }
 
-fn check(clients: &[DivisibleClient]) -> Result<usize, AllocError> {
-    let resources = clients.first().map_or(0, |c| c.demand.len());
+fn check(clients: &[DivisibleClient], resources: usize) -> Result<(), AllocError> {
     for (client, c) in clients.iter().enumerate() {
         super::check_vector(client, "demand", &c.demand, resources)?;
         if !c.commitment.is_empty() {
@@ -181,7 +238,7 @@ fn check(clients: &[DivisibleClient]) -> Result<usize, AllocError> {
         }
         super::check_weight(client, c.weight)?;
     }
-    Ok(resources)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -190,6 +247,17 @@ mod tests {
     use crate::policy::PriorityForm;
 
     const SDRF: Policy = Policy::Sdrf(PriorityForm::SumOfMaxes);
+
+    /// Water-fills on resources of capacity 1 (as many as the first client's demand has), so
+    /// demands and allocations are fractions.
+    fn unit_fill(policy: &Policy, clients: &[DivisibleClient]) -> Result<WaterFill, AllocError> {
+        let m = clients.first().map_or(1, |c| c.demand.len());
+        water_fill(
+            policy,
+            &ResourceSet::from_capacities(&vec![1.0; m]).unwrap(),
+            clients,
+        )
+    }
 
     fn client(demand: &[f64], commitment: &[f64]) -> DivisibleClient {
         DivisibleClient {
@@ -214,7 +282,7 @@ mod tests {
             client(&[0.2], &[0.10]),
             client(&[0.6], &[0.15]),
         ];
-        let fill = water_fill(&SDRF, &clients).unwrap();
+        let fill = unit_fill(&SDRF, &clients).unwrap();
         assert!((fill.level - 0.45).abs() < 1e-12);
         let got: Vec<f64> = fill.allocations.iter().map(|o| o[0]).collect();
         assert_close(&got, &[0.40, 0.10, 0.20, 0.30]);
@@ -229,14 +297,14 @@ mod tests {
             client(&[0.1, 0.2], &[0.0, 0.0]),
             client(&[0.3, 0.6], &[0.05, 0.10]),
         ];
-        let fill = water_fill(&SDRF, &clients).unwrap();
+        let fill = unit_fill(&SDRF, &clients).unwrap();
         assert!((fill.level - 2.0 / 3.0).abs() < 1e-12, "{}", fill.level);
         assert_eq!(fill.bottlenecks, vec![1]);
         assert_close(&fill.allocations[0], &[7.0 / 15.0, 7.0 / 30.0]);
         assert_close(&fill.allocations[1], &[0.1, 0.2]);
         assert_close(&fill.allocations[2], &[17.0 / 60.0, 17.0 / 30.0]);
         // DRF ignores the commitments: x* = 8/15.
-        let drf = water_fill(&Policy::Drf, &clients).unwrap();
+        let drf = unit_fill(&Policy::Drf, &clients).unwrap();
         assert!((drf.level - 8.0 / 15.0).abs() < 1e-12);
         assert_close(&drf.allocations[0], &[8.0 / 15.0, 4.0 / 15.0]);
     }
@@ -244,7 +312,7 @@ mod tests {
     #[test]
     fn greedy_user_yields_to_sporadic_user() {
         // Spec §4.3 motivating case: A has c = 0.5, B none; both want everything.
-        let fill = water_fill(&SDRF, &[client(&[1.0], &[0.5]), client(&[1.0], &[0.0])]).unwrap();
+        let fill = unit_fill(&SDRF, &[client(&[1.0], &[0.5]), client(&[1.0], &[0.0])]).unwrap();
         assert_close(
             &[fill.allocations[0][0], fill.allocations[1][0]],
             &[0.25, 0.75],
@@ -253,7 +321,7 @@ mod tests {
 
     #[test]
     fn everyone_satisfied_when_demand_fits() {
-        let fill = water_fill(
+        let fill = unit_fill(
             &Policy::Drf,
             &[client(&[0.2, 0.1], &[]), client(&[0.3, 0.5], &[])],
         )
@@ -267,7 +335,7 @@ mod tests {
     fn asset_fairness_equalises_sums_of_shares() {
         // One resource each: 0.5/0.5; A needs both resources equally → sums equal.
         let clients = [client(&[1.0, 1.0], &[]), client(&[1.0, 0.0], &[])];
-        let fill = water_fill(&Policy::Asset, &clients).unwrap();
+        let fill = unit_fill(&Policy::Asset, &clients).unwrap();
         let sums: Vec<f64> = fill.allocations.iter().map(|o| o.iter().sum()).collect();
         assert!((sums[0] - sums[1]).abs() < 1e-12, "{sums:?}");
         assert!((fill.allocations[0][0] + fill.allocations[1][0] - 1.0).abs() < 1e-12);
@@ -279,12 +347,12 @@ mod tests {
         heavy.weight = 1.5;
         let mut light = client(&[1.0], &[]);
         light.weight = 0.5;
-        let fill = water_fill(&Policy::WeightedDrf, &[heavy.clone(), light.clone()]).unwrap();
+        let fill = unit_fill(&Policy::WeightedDrf, &[heavy.clone(), light.clone()]).unwrap();
         assert_close(
             &[fill.allocations[0][0], fill.allocations[1][0]],
             &[0.75, 0.25],
         );
-        let plain = water_fill(&Policy::Drf, &[heavy, light]).unwrap();
+        let plain = unit_fill(&Policy::Drf, &[heavy, light]).unwrap();
         assert_close(
             &[plain.allocations[0][0], plain.allocations[1][0]],
             &[0.5, 0.5],
@@ -293,8 +361,8 @@ mod tests {
 
     #[test]
     fn rejects_bad_vectors() {
-        assert!(water_fill(&SDRF, &[client(&[f64::NAN], &[])]).is_err());
-        assert!(water_fill(&SDRF, &[client(&[0.5], &[]), client(&[0.5, 0.1], &[])]).is_err());
-        assert!(water_fill(&SDRF, &[client(&[-0.5], &[])]).is_err());
+        assert!(unit_fill(&SDRF, &[client(&[f64::NAN], &[])]).is_err());
+        assert!(unit_fill(&SDRF, &[client(&[0.5], &[]), client(&[0.5, 0.1], &[])]).is_err());
+        assert!(unit_fill(&SDRF, &[client(&[-0.5], &[])]).is_err());
     }
 }

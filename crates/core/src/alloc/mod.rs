@@ -57,17 +57,13 @@ pub enum AllocError {
 }
 
 impl AllocError {
-    /// The position of the client the error is about, or `None` when it is about the
-    /// capacity.
-    pub fn client(&self) -> Option<usize> {
+    /// The position of the client the error is about.
+    pub fn client(&self) -> usize {
         match self {
-            AllocError::BadValue {
-                field: "capacity", ..
-            } => None,
             AllocError::WrongLength { client, .. }
             | AllocError::BadValue { client, .. }
             | AllocError::BadWeight { client, .. }
-            | AllocError::Unbounded { client, .. } => Some(*client),
+            | AllocError::Unbounded { client, .. } => *client,
         }
     }
 }

@@ -7,6 +7,7 @@
 //! here and the trace simulator (with the live tree) share it.
 
 use super::{check_vector, check_weight, AllocError};
+use crate::model::ResourceSet;
 use crate::policy::{ClientView, Policy, PriorityKey};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -166,13 +167,15 @@ pub struct TaskFill {
     pub unfit: Vec<usize>,
 }
 
-/// Places tasks on an empty system of capacity `capacity` by progressive filling.
+/// Places tasks on empty `resources` by progressive filling; demands and allocations are in
+/// the resources' units, commitments fractions of each capacity.
 pub fn fill_tasks(
     policy: &Policy,
-    capacity: &[f64],
+    resources: &ResourceSet,
     clients: &[TaskClient],
     blocking: Blocking,
 ) -> Result<TaskFill, AllocError> {
+    let capacity = resources.capacities();
     let mut queue = StaticQueue::new(policy, capacity, clients)?;
     let mut pool = Pool {
         used: vec![0.0; capacity.len()],
@@ -207,7 +210,6 @@ impl<'a> StaticQueue<'a> {
         capacity: &[f64],
         clients: &'a [TaskClient],
     ) -> Result<Self, AllocError> {
-        check_capacity(capacity)?;
         let mut queue = StaticQueue {
             policy,
             demand: Vec::with_capacity(clients.len()),
@@ -303,18 +305,6 @@ fn most_tasks(i: usize, demand: &[f64], tasks: Option<u64>) -> Result<u64, Alloc
     }
 }
 
-fn check_capacity(capacity: &[f64]) -> Result<(), AllocError> {
-    match capacity.iter().position(|c| !(c.is_finite() && *c > 0.0)) {
-        Some(resource) => Err(AllocError::BadValue {
-            client: 0,
-            field: "capacity",
-            resource,
-            value: capacity[resource],
-        }),
-        None => Ok(()),
-    }
-}
-
 fn check_client(i: usize, c: &TaskClient, resources: usize) -> Result<(), AllocError> {
     check_vector(i, "demand", &c.demand, resources)?;
     if !c.commitment.is_empty() {
@@ -328,6 +318,11 @@ mod tests {
     use super::*;
     use crate::policy::PriorityForm;
 
+    /// Resources of these capacities.
+    fn units(capacities: &[f64]) -> ResourceSet {
+        ResourceSet::from_capacities(capacities).unwrap()
+    }
+
     fn client(demand: &[f64], commitment: &[f64]) -> TaskClient {
         TaskClient {
             commitment: commitment.to_vec(),
@@ -339,7 +334,7 @@ mod tests {
     fn textbook_drf_case() {
         let clients = [client(&[1.0, 4.0], &[]), client(&[3.0, 1.0], &[])];
         for blocking in [Blocking::HeadOfLine, Blocking::Skip] {
-            let fill = fill_tasks(&Policy::Drf, &[9.0, 18.0], &clients, blocking).unwrap();
+            let fill = fill_tasks(&Policy::Drf, &units(&[9.0, 18.0]), &clients, blocking).unwrap();
             assert_eq!(fill.tasks, vec![3, 2]);
             assert_eq!(fill.allocations, vec![vec![3.0, 12.0], vec![6.0, 2.0]]);
         }
@@ -353,16 +348,22 @@ mod tests {
             client(&[0.1, 0.3], &[0.0, 0.0]),
         ];
         let policy = Policy::Sdrf(PriorityForm::MaxOfSums);
-        let hol = fill_tasks(&policy, &[1.0, 1.0], &clients, Blocking::HeadOfLine).unwrap();
+        let hol = fill_tasks(&policy, &units(&[1.0, 1.0]), &clients, Blocking::HeadOfLine).unwrap();
         assert_eq!(hol.tasks, vec![3, 2]);
-        let skip = fill_tasks(&policy, &[1.0, 1.0], &clients, Blocking::Skip).unwrap();
+        let skip = fill_tasks(&policy, &units(&[1.0, 1.0]), &clients, Blocking::Skip).unwrap();
         assert_eq!(skip.tasks, vec![4, 2]);
     }
 
     #[test]
     fn oversized_tasks_are_reported_not_run() {
         let clients = [client(&[10.0, 1.0], &[]), client(&[1.0, 1.0], &[])];
-        let fill = fill_tasks(&Policy::Drf, &[9.0, 18.0], &clients, Blocking::HeadOfLine).unwrap();
+        let fill = fill_tasks(
+            &Policy::Drf,
+            &units(&[9.0, 18.0]),
+            &clients,
+            Blocking::HeadOfLine,
+        )
+        .unwrap();
         assert_eq!(fill.unfit, vec![0]);
         assert_eq!(fill.tasks, vec![0, 9]);
     }
@@ -373,7 +374,7 @@ mod tests {
         a.tasks = Some(2);
         let fill = fill_tasks(
             &Policy::Drf,
-            &[9.0, 9.0],
+            &units(&[9.0, 9.0]),
             &[a, client(&[1.0, 1.0], &[])],
             Blocking::HeadOfLine,
         )
@@ -383,16 +384,27 @@ mod tests {
 
     #[test]
     fn refuses_endless_instances() {
-        let err = fill_tasks(&Policy::Drf, &[1.0], &[client(&[0.0], &[])], Blocking::Skip);
+        let err = fill_tasks(
+            &Policy::Drf,
+            &units(&[1.0]),
+            &[client(&[0.0], &[])],
+            Blocking::Skip,
+        );
         assert!(matches!(err, Err(AllocError::Unbounded { .. })));
         let err = fill_tasks(
             &Policy::Drf,
-            &[1.0],
+            &units(&[1.0]),
             &[client(&[1e-12], &[])],
             Blocking::Skip,
         );
         assert!(matches!(err, Err(AllocError::Unbounded { .. })));
-        assert!(fill_tasks(&Policy::Drf, &[0.0], &[client(&[1.0], &[])], Blocking::Skip).is_err());
+        let empty = ResourceSet::from_capacities(&[0.0])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            empty,
+            "capacity of resource \"r1\" must be a positive finite number, found 0"
+        );
     }
 
     #[test]
@@ -402,7 +414,7 @@ mod tests {
         let fill = |mem: f64| {
             fill_tasks(
                 &Policy::Sdrf(crate::policy::PriorityForm::SumOfMaxes),
-                &[4.0, 566_666_666.0],
+                &units(&[4.0, 566_666_666.0]),
                 &[client(&[0.0, mem], &[])],
                 Blocking::HeadOfLine,
             )

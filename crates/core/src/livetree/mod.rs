@@ -32,15 +32,15 @@
 //!     allocation: vec![0.40, 0.10],
 //!     excess: vec![0.15, 0.0],
 //!     commitment: vec![0.05, 0.20],
-//! });
+//! }).unwrap();
 //! tree.insert(1, Member {
 //!     weight: 1.0,
 //!     allocation: vec![0.20, 0.30],
 //!     excess: vec![0.0, 0.05],
 //!     commitment: vec![0.30, 0.10],
-//! });
+//! }).unwrap();
 //! assert_eq!(tree.first(), Some(0));
-//! tree.advance(20.0); // they swap at t* = 13.3531 s
+//! tree.advance(20.0).unwrap(); // they swap at t* = 13.3531 s
 //! assert_eq!(tree.first(), Some(1));
 //! assert_eq!(tree.counters().events, 1);
 //! ```
@@ -89,9 +89,48 @@ pub struct LiveTreeCounters {
     pub events: u64,
 }
 
+/// An input the live tree refuses.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LiveTreeError {
+    /// Time must be finite and must not go backwards.
+    #[error("time {t} s: expected a finite time not before the tree's {now} s")]
+    Time {
+        /// The tree's time.
+        now: f64,
+        /// The time given.
+        t: f64,
+    },
+    /// A vector has another length than the tree's resources (empty means zeros, except for
+    /// the allocation).
+    #[error("client {id}: {field} has {found} amounts, expected {expected}")]
+    WrongLength {
+        /// The client.
+        id: u32,
+        /// Which vector.
+        field: &'static str,
+        /// Amounts given.
+        found: usize,
+        /// The tree's resources.
+        expected: usize,
+    },
+    /// Weights must be positive and amounts finite and not negative.
+    #[error(
+        "client {id}: {field} must be finite and not negative (a weight positive), found {value}"
+    )]
+    BadValue {
+        /// The client.
+        id: u32,
+        /// Which value.
+        field: &'static str,
+        /// The value given.
+        value: f64,
+    },
+}
+
 /// SDRF clients in priority order at a current time that only moves forward.
 #[derive(Debug, Clone)]
 pub struct LiveTree {
+    resources: usize,
     tau: f64,
     now: f64,
     t_ref: f64,
@@ -115,6 +154,7 @@ impl LiveTree {
     /// with time constant `tau` seconds, and priorities of the given form.
     pub fn new(resources: usize, tau: f64, form: PriorityForm) -> Self {
         LiveTree {
+            resources: resources.max(1),
             tau: if tau >= 0.0 { tau } else { 0.0 },
             now: 0.0,
             t_ref: 0.0,
@@ -130,15 +170,23 @@ impl LiveTree {
         }
     }
 
+    /// The number of resources every client's vectors have.
+    pub fn resources(&self) -> usize {
+        self.resources
+    }
+
     /// The current time in seconds.
     pub fn now(&self) -> f64 {
         self.now
     }
 
-    /// Bring the order to time `t`; times not after now, and non-finite times, are ignored.
-    pub fn advance(&mut self, t: f64) {
-        if !(t > self.now && t.is_finite()) {
-            return;
+    /// Brings the order to time `t` seconds (now or later, finite).
+    pub fn advance(&mut self, t: f64) -> Result<(), LiveTreeError> {
+        if !(t >= self.now && t.is_finite()) {
+            return Err(LiveTreeError::Time { now: self.now, t });
+        }
+        if t == self.now {
+            return Ok(());
         }
         while let Some((_, slot)) = self.events.peek().filter(|&(due, _)| due < t) {
             self.counters.events += 1;
@@ -147,10 +195,44 @@ impl LiveTree {
         self.now = t;
         self.rebase();
         self.put_back();
+        Ok(())
     }
 
-    /// Insert client `id` at the current time, replacing any client with that id.
-    pub fn insert(&mut self, id: u32, member: Member) {
+    /// Checks one of a client's vectors: `resources` finite non-negative amounts (or none,
+    /// meaning zeros, where `empty_is_zero`).
+    fn check(
+        &self,
+        id: u32,
+        field: &'static str,
+        v: &[f64],
+        empty_is_zero: bool,
+    ) -> Result<(), LiveTreeError> {
+        if v.len() != self.resources && !(empty_is_zero && v.is_empty()) {
+            return Err(LiveTreeError::WrongLength {
+                id,
+                field,
+                found: v.len(),
+                expected: self.resources,
+            });
+        }
+        match v.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
+            Some(&value) => Err(LiveTreeError::BadValue { id, field, value }),
+            None => Ok(()),
+        }
+    }
+
+    /// Inserts client `id` at the current time, replacing any client with that id.
+    pub fn insert(&mut self, id: u32, member: Member) -> Result<(), LiveTreeError> {
+        if !(member.weight.is_finite() && member.weight > 0.0) {
+            return Err(LiveTreeError::BadValue {
+                id,
+                field: "weight",
+                value: member.weight,
+            });
+        }
+        self.check(id, "allocation", &member.allocation, false)?;
+        self.check(id, "excess", &member.excess, true)?;
+        self.check(id, "commitment", &member.commitment, true)?;
         self.remove_quietly(id);
         let slot = self.members.add(id, member.weight);
         let commitment = Some(member.commitment.as_slice());
@@ -160,6 +242,7 @@ impl LiveTree {
         self.note_fresh(slot);
         self.place(slot);
         self.counters.inserts += 1;
+        Ok(())
     }
 
     /// Remove client `id`, returning its commitments at the current time.
@@ -171,15 +254,22 @@ impl LiveTree {
 
     /// Change the allocation and excess of client `id` from now on, and reposition it. Its
     /// commitments are first brought to now under the old excess (Eq. 6). False if unknown.
-    pub fn update(&mut self, id: u32, allocation: &[f64], excess: &[f64]) -> bool {
+    pub fn update(
+        &mut self,
+        id: u32,
+        allocation: &[f64],
+        excess: &[f64],
+    ) -> Result<bool, LiveTreeError> {
+        self.check(id, "allocation", allocation, false)?;
+        self.check(id, "excess", excess, true)?;
         let Some(&slot) = self.slots.get(&id) else {
-            return false;
+            return Ok(false);
         };
         self.members.anchor(slot, self.x, allocation, excess, None);
         self.note_fresh(slot);
         self.reposition(slot);
         self.counters.updates += 1;
-        true
+        Ok(true)
     }
 
     /// The client with the lowest priority now (ties: §7.6).

@@ -11,7 +11,8 @@ fn worked_example(tau: f64, form: PriorityForm) -> LiveTree {
             excess: vec![0.15, 0.0],
             commitment: vec![0.05, 0.20],
         },
-    );
+    )
+    .unwrap();
     tree.insert(
         1,
         Member {
@@ -20,7 +21,8 @@ fn worked_example(tau: f64, form: PriorityForm) -> LiveTree {
             excess: vec![0.0, 0.05],
             commitment: vec![0.30, 0.10],
         },
-    );
+    )
+    .unwrap();
     tree
 }
 
@@ -39,18 +41,18 @@ fn worked_example_swaps_once_at_the_crossing() {
     assert_eq!(tree.members.id(slot), 0);
 
     // Just before t*, A is still first; at t* both priorities are 0.4625.
-    tree.advance(13.353);
+    tree.advance(13.353).unwrap();
     assert_eq!(tree.first(), Some(0));
-    tree.advance(due);
+    tree.advance(due).unwrap();
     assert!(close(tree.priority(0).unwrap(), 0.4625));
     assert!(close(tree.priority(1).unwrap(), 0.4625));
     assert!(close(tree.commitment(0).unwrap()[0], 0.0625));
 
     // After it B is first, and nothing else ever happens.
-    tree.advance(due + 1e-6);
+    tree.advance(due + 1e-6).unwrap();
     assert_eq!(tree.iter().collect::<Vec<_>>(), vec![1, 0]);
     assert_eq!(tree.events.peek(), None);
-    tree.advance(1e6);
+    tree.advance(1e6).unwrap();
     assert_eq!(tree.iter().collect::<Vec<_>>(), vec![1, 0]);
     assert!(close(tree.priority(0).unwrap(), 0.55));
     assert!(close(tree.priority(1).unwrap(), 0.35));
@@ -65,7 +67,7 @@ fn sum_of_maxes_ties_the_same_users_at_time_zero() {
     // B's dominant commitment falls faster (slope 0.30 against A's 0.20), so B leads at the
     // tie (rule 2; here 0.4 + 0.2 > 0.3 + 0.3 in floating point already) and from then on.
     assert_eq!(tree.first(), Some(1));
-    tree.advance(1e6);
+    tree.advance(1e6).unwrap();
     assert_eq!(tree.first(), Some(1));
     assert_eq!(tree.counters().events, 0);
 }
@@ -79,10 +81,10 @@ fn exact_ties_go_to_the_larger_slope_then_the_smaller_id() {
         commitment: vec![commitment],
     };
     let mut tree = LiveTree::new(1, 10.0, PriorityForm::SumOfMaxes);
-    tree.insert(7, member(0.5, 0.5)); // constant
-    tree.insert(3, member(0.5, 0.5)); // identical: the smaller id first
-    tree.insert(9, member(0.5, 0.0)); // decays: first
-    tree.insert(1, member(0.5, 1.0)); // grows: last
+    tree.insert(7, member(0.5, 0.5)).unwrap(); // constant
+    tree.insert(3, member(0.5, 0.5)).unwrap(); // identical: the smaller id first
+    tree.insert(9, member(0.5, 0.0)).unwrap(); // decays: first
+    tree.insert(1, member(0.5, 1.0)).unwrap(); // grows: last
     assert_eq!(tree.iter().collect::<Vec<_>>(), vec![9, 3, 7, 1]);
 }
 
@@ -95,22 +97,22 @@ fn update_reanchors_with_the_old_excess() {
         excess: vec![0.2],
         commitment: vec![0.0],
     };
-    tree.insert(4, member);
-    tree.advance(10.0);
+    tree.insert(4, member).unwrap();
+    tree.advance(10.0).unwrap();
     let before = tree.commitment(4).unwrap()[0];
     assert!(close(
         before,
         crate::decay::exp_advance(0.0, 0.2, 10.0, 10.0)
     ));
-    assert!(tree.update(4, &[0.1], &[0.0]));
+    assert!(tree.update(4, &[0.1], &[0.0]).unwrap());
     assert!(close(tree.commitment(4).unwrap()[0], before));
     assert!(close(tree.priority(4).unwrap(), (0.1 + before) / 2.0));
-    tree.advance(20.0);
+    tree.advance(20.0).unwrap();
     assert!(close(
         tree.commitment(4).unwrap()[0],
         before * (-1.0f64).exp()
     ));
-    assert!(!tree.update(5, &[0.1], &[0.0]));
+    assert!(!tree.update(5, &[0.1], &[0.0]).unwrap());
     assert_eq!(tree.allocation(4), Some(vec![0.1]));
 }
 
@@ -123,10 +125,10 @@ fn zero_tau_commitments_jump_to_the_excess_at_the_next_instant() {
         excess: vec![excess],
         commitment: vec![commitment],
     };
-    tree.insert(0, member(0.3, 0.0, 0.0));
-    tree.insert(1, member(0.1, 0.0, 0.5)); // 0.6 now, 0.1 from the next instant
+    tree.insert(0, member(0.3, 0.0, 0.0)).unwrap();
+    tree.insert(1, member(0.1, 0.0, 0.5)).unwrap(); // 0.6 now, 0.1 from the next instant
     assert_eq!(tree.iter().collect::<Vec<_>>(), vec![0, 1]);
-    tree.advance(1e-9);
+    tree.advance(1e-9).unwrap();
     assert_eq!(tree.iter().collect::<Vec<_>>(), vec![1, 0]);
     assert_eq!(tree.commitment(1), Some(vec![0.0]));
     assert_eq!(tree.counters().events, 1);
@@ -136,8 +138,8 @@ fn zero_tau_commitments_jump_to_the_excess_at_the_next_instant() {
 #[test]
 fn infinite_tau_freezes_commitments() {
     let mut tree = worked_example(f64::INFINITY, PriorityForm::MaxOfSums);
-    tree.update(0, &[0.40, 0.10], &[0.15, 0.0]);
-    tree.advance(1e9);
+    tree.update(0, &[0.40, 0.10], &[0.15, 0.0]).unwrap();
+    tree.advance(1e9).unwrap();
     assert_eq!(tree.commitment(0), Some(vec![0.05, 0.20]));
     assert_eq!(tree.counters().events, 0);
 }
@@ -153,33 +155,66 @@ fn rebasing_keeps_commitments_exact_over_a_month() {
         excess: vec![0.25],
         commitment: vec![1.0],
     };
-    tree.insert(0, member);
+    tree.insert(0, member).unwrap();
     let (mut c, mut t) = (1.0, 0.0);
     for step in 0..2_600_000 / 60 {
         t += 60.0;
-        tree.advance(t);
+        tree.advance(t).unwrap();
         let excess = if step % 2 == 0 { 0.0 } else { 0.25 };
         c = crate::decay::exp_advance(c, if step % 2 == 0 { 0.25 } else { 0.0 }, 60.0, tau);
-        tree.update(0, &[0.5], &[excess]);
+        tree.update(0, &[0.5], &[excess]).unwrap();
         assert!((tree.commitment(0).unwrap()[0] - c).abs() < 1e-12, "at {t}");
     }
     assert!(tree.x > (-REBASE).exp());
 }
 
 #[test]
-fn bad_inputs_do_not_panic() {
+fn bad_inputs_are_refused_and_leave_the_tree_as_it_was() {
     let mut tree = LiveTree::new(0, -5.0, PriorityForm::SumOfMaxes);
-    let member = Member {
+    let nan_weight = Member {
         weight: f64::NAN,
+        allocation: vec![0.5],
+        ..Member::default()
+    };
+    assert!(matches!(
+        tree.insert(u32::MAX, nan_weight),
+        Err(LiveTreeError::BadValue {
+            field: "weight",
+            ..
+        })
+    ));
+    let infinite = Member {
+        weight: 1.0,
         allocation: vec![f64::INFINITY],
         ..Member::default()
     };
-    tree.insert(u32::MAX, member);
-    tree.advance(f64::NAN);
-    tree.advance(f64::INFINITY);
-    tree.advance(-1.0);
-    assert!(tree.update(u32::MAX, &[-1.0, 2.0, 3.0], &[]));
-    assert_eq!(tree.priority(u32::MAX), Some(0.0));
+    assert!(tree.insert(u32::MAX, infinite).is_err());
+    assert!(tree.is_empty());
+    let member = Member {
+        weight: 1.0,
+        allocation: vec![0.5],
+        ..Member::default()
+    };
+    tree.insert(u32::MAX, member).unwrap();
+    for t in [f64::NAN, f64::INFINITY, -1.0] {
+        assert!(
+            matches!(tree.advance(t), Err(LiveTreeError::Time { .. })),
+            "{t}"
+        );
+    }
+    assert!(matches!(
+        tree.update(u32::MAX, &[-1.0], &[]),
+        Err(LiveTreeError::BadValue { .. })
+    ));
+    assert!(matches!(
+        tree.update(u32::MAX, &[0.1, 0.2, 0.3], &[]),
+        Err(LiveTreeError::WrongLength {
+            found: 3,
+            expected: 1,
+            ..
+        })
+    ));
+    assert_eq!(tree.priority(u32::MAX), Some(0.5));
     assert_eq!(tree.now(), 0.0);
     assert_eq!(tree.remove(u32::MAX), Some(vec![0.0]));
     assert_eq!(tree.remove(u32::MAX), None);

@@ -116,6 +116,17 @@ pub struct ResourceSet {
 }
 
 impl ResourceSet {
+    /// Resources named `r1`, `r2`, … with these capacities (positive), for callers whose
+    /// resources have no names.
+    pub fn from_capacities(capacities: &[f64]) -> Result<Self, ModelError> {
+        ResourceSet::new(
+            capacities
+                .iter()
+                .enumerate()
+                .map(|(r, c)| (format!("r{}", r + 1), *c)),
+        )
+    }
+
     /// A resource set from `(name, capacity)` pairs; names unique, capacities positive.
     pub fn new<S: Into<String>>(
         resources: impl IntoIterator<Item = (S, f64)>,

@@ -14,11 +14,12 @@
 //!
 //! // Two clients sharing two resources under SDRF with δ = 1 − 10⁻³ per second.
 //! let mut ranker = SdrfRanker::with_delta(2, 0.999, PriorityForm::SumOfMaxes, &Share::equal(2));
-//! ranker.update(0, &[0.9, 0.2], None); // client 0 holds most of the CPU, waits for nothing
-//! ranker.advance(Time::from_secs_f64(3600.0)).unwrap(); // an hour later its commitment has grown
-//! ranker.update(0, &[0.0, 0.0], Some((Time::from_secs_f64(3600.0), 1))); // now it waits
-//! ranker.update(1, &[0.0, 0.0], Some((Time::from_secs_f64(3600.0), 2))); // and so does client 1
+//! ranker.update(0, &[0.9, 0.2], None)?; // client 0 holds most of the CPU, waits for nothing
+//! ranker.advance(Time::from_secs_f64(3600.0))?; // an hour later its commitment has grown
+//! ranker.update(0, &[0.0, 0.0], Some((Time::from_secs_f64(3600.0), 1)))?; // now it waits
+//! ranker.update(1, &[0.0, 0.0], Some((Time::from_secs_f64(3600.0), 2)))?; // and so does client 1
 //! assert_eq!(ranker.first(), Some(1)); // the client that did not hog goes first
+//! # Ok::<(), fairshare_core::rank::RankError>(())
 //! ```
 
 mod ordered;
@@ -70,14 +71,25 @@ impl Share {
     }
 }
 
-/// A ranker told that time went backwards.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
-#[error("time went backwards: {now} after {previous}")]
-pub struct TimeWentBack {
-    /// The ranker's time.
-    pub previous: Time,
-    /// The earlier time it was given.
-    pub now: Time,
+/// An input a ranker refuses.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RankError {
+    /// Time must not go backwards.
+    #[error("time went backwards: {now} after {previous}")]
+    TimeWentBack {
+        /// The ranker's time.
+        previous: Time,
+        /// The earlier time it was given.
+        now: Time,
+    },
+    /// A client that is not one of the ranker's, or holdings it cannot use.
+    #[error("client {client}: {problem}")]
+    Input {
+        /// The client.
+        client: u32,
+        /// What is wrong and what was expected.
+        problem: String,
+    },
 }
 
 /// The clients with work waiting, in the order a scheduler serves them.
@@ -86,10 +98,15 @@ pub struct TimeWentBack {
 /// task ([`Ranker::update`] with `Some(head)`); only waiting clients are ranked.
 pub trait Ranker {
     /// Brings time-dependent priorities to `now`; time never goes backwards.
-    fn advance(&mut self, now: Time) -> Result<(), TimeWentBack>;
-    /// A client's holdings (fractions of each resource's capacity) or head task changed;
-    /// `head` is `None` when it has nothing waiting.
-    fn update(&mut self, client: u32, holdings: &[f64], head: Option<Head>);
+    fn advance(&mut self, now: Time) -> Result<(), RankError>;
+    /// A client's holdings (fractions of each resource's capacity, finite, not negative) or
+    /// head task changed; `head` is `None` when it has nothing waiting.
+    fn update(
+        &mut self,
+        client: u32,
+        holdings: &[f64],
+        head: Option<Head>,
+    ) -> Result<(), RankError>;
     /// The waiting client to serve first.
     fn first(&self) -> Option<u32>;
     /// Every waiting client, first to last (those set aside excluded).
@@ -105,11 +122,34 @@ pub trait Ranker {
 }
 
 /// The time after `previous`, or the error when `now` is earlier.
-fn forward(previous: Time, now: Time) -> Result<Time, TimeWentBack> {
+fn forward(previous: Time, now: Time) -> Result<Time, RankError> {
     if now < previous {
-        Err(TimeWentBack { previous, now })
+        Err(RankError::TimeWentBack { previous, now })
     } else {
         Ok(now)
+    }
+}
+
+/// Checks that `client` is one of `clients` and that its holdings are `resources` (when the
+/// ranker knows how many) finite, non-negative amounts.
+fn check_holdings(
+    client: u32,
+    holdings: &[f64],
+    clients: usize,
+    resources: Option<usize>,
+) -> Result<(), RankError> {
+    let problem = |problem: String| Err(RankError::Input { client, problem });
+    if client as usize >= clients {
+        return problem(format!("no such client; the ranker has {clients}"));
+    }
+    if let Some(m) = resources.filter(|m| *m != holdings.len()) {
+        return problem(format!("expected {m} holdings, found {}", holdings.len()));
+    }
+    match holdings.iter().find(|h| !(h.is_finite() && **h >= 0.0)) {
+        Some(h) => problem(format!(
+            "holdings must be finite and not negative, found {h}"
+        )),
+        None => Ok(()),
     }
 }
 

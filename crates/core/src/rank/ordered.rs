@@ -1,7 +1,7 @@
 //! Rankers whose keys change only when a client does: FIFO by head-task arrival, and the
 //! stateless policies (DRF, weighted DRF, asset), whose priorities move only with holdings.
 
-use super::{forward, Head, Ranker, Share, TimeWentBack};
+use super::{check_holdings, forward, Head, RankError, Ranker, Share};
 use crate::livetree::LiveTreeCounters;
 use crate::model::Time;
 use crate::policy::{ClientView, Policy, PriorityKey};
@@ -101,13 +101,20 @@ fn arrival(_: u32, _: &[f64], head: &Head) -> Head {
 }
 
 impl Ranker for FifoRanker {
-    fn advance(&mut self, now: Time) -> Result<(), TimeWentBack> {
+    fn advance(&mut self, now: Time) -> Result<(), RankError> {
         self.inner.now = forward(self.inner.now, now)?;
         Ok(())
     }
 
-    fn update(&mut self, client: u32, holdings: &[f64], head: Option<Head>) {
+    fn update(
+        &mut self,
+        client: u32,
+        holdings: &[f64],
+        head: Option<Head>,
+    ) -> Result<(), RankError> {
+        check_holdings(client, holdings, self.inner.heads.len(), None)?;
         self.inner.update(client, holdings, head, arrival);
+        Ok(())
     }
 
     fn first(&self) -> Option<u32> {
@@ -171,14 +178,21 @@ impl StatelessRanker {
 }
 
 impl Ranker for StatelessRanker {
-    fn advance(&mut self, now: Time) -> Result<(), TimeWentBack> {
+    fn advance(&mut self, now: Time) -> Result<(), RankError> {
         self.inner.now = forward(self.inner.now, now)?;
         Ok(())
     }
 
-    fn update(&mut self, client: u32, holdings: &[f64], head: Option<Head>) {
+    fn update(
+        &mut self,
+        client: u32,
+        holdings: &[f64],
+        head: Option<Head>,
+    ) -> Result<(), RankError> {
+        check_holdings(client, holdings, self.shares.len(), None)?;
         let key = Self::key(self.policy, &self.shares);
         self.inner.update(client, holdings, head, key);
+        Ok(())
     }
 
     fn first(&self) -> Option<u32> {

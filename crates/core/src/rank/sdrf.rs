@@ -6,9 +6,9 @@
 //! stops waiting leaves the tree with its commitment, which is brought forward in closed form
 //! when it returns.
 
-use super::{forward, Head, Ranker, Share, TimeWentBack};
+use super::{check_holdings, forward, Head, RankError, Ranker, Share};
 use crate::decay::{exp_advance, tau_from_epsilon};
-use crate::livetree::{LiveTree, LiveTreeCounters, Member};
+use crate::livetree::{LiveTree, LiveTreeCounters, LiveTreeError, Member};
 use crate::model::Time;
 use crate::policy::PriorityForm;
 
@@ -79,6 +79,14 @@ impl SdrfRanker {
         self.anchor[c] = self.now;
     }
 
+    /// A tree error as a ranker error about `client`.
+    fn tree_error(client: u32) -> impl Fn(LiveTreeError) -> RankError {
+        move |e| RankError::Input {
+            client,
+            problem: e.to_string(),
+        }
+    }
+
     fn leave_tree(&mut self, client: u32) {
         if let Some(c) = self.tree.remove(client) {
             self.commitment[client as usize] = c;
@@ -86,7 +94,7 @@ impl SdrfRanker {
         }
     }
 
-    fn enter_tree(&mut self, client: u32) {
+    fn enter_tree(&mut self, client: u32) -> Result<(), RankError> {
         let c = client as usize;
         self.reanchor(c);
         let member = Member {
@@ -95,7 +103,9 @@ impl SdrfRanker {
             excess: self.excess[c].clone(),
             commitment: self.commitment[c].clone(),
         };
-        self.tree.insert(client, member);
+        self.tree
+            .insert(client, member)
+            .map_err(Self::tree_error(client))
     }
 
     fn set_holdings(&mut self, c: usize, holdings: &[f64]) {
@@ -109,20 +119,31 @@ impl SdrfRanker {
 }
 
 impl Ranker for SdrfRanker {
-    fn advance(&mut self, now: Time) -> Result<(), TimeWentBack> {
+    fn advance(&mut self, now: Time) -> Result<(), RankError> {
+        let previous = self.time;
         self.time = forward(self.time, now)?;
         self.now = now.as_secs_f64();
-        self.tree.advance(self.now);
-        Ok(())
+        self.tree
+            .advance(self.now)
+            .map_err(|_| RankError::TimeWentBack { previous, now })
     }
 
-    fn update(&mut self, client: u32, holdings: &[f64], head: Option<Head>) {
+    fn update(
+        &mut self,
+        client: u32,
+        holdings: &[f64],
+        head: Option<Head>,
+    ) -> Result<(), RankError> {
+        let resources = self.tree.resources();
+        check_holdings(client, holdings, self.shares.len(), Some(resources))?;
         let c = client as usize;
         if self.tree.contains(client) {
             if head.is_some() {
                 self.set_holdings(c, holdings);
                 let (o, e) = (&self.holdings[c], &self.excess[c]);
-                self.tree.update(client, o, e);
+                self.tree
+                    .update(client, o, e)
+                    .map_err(Self::tree_error(client))?;
             } else {
                 self.leave_tree(client);
                 self.set_holdings(c, holdings);
@@ -131,10 +152,11 @@ impl Ranker for SdrfRanker {
             self.reanchor(c);
             self.set_holdings(c, holdings);
             if head.is_some() {
-                self.enter_tree(client);
+                self.enter_tree(client)?;
             }
         }
         self.waiting[c] = head.is_some();
+        Ok(())
     }
 
     fn first(&self) -> Option<u32> {
@@ -157,7 +179,8 @@ impl Ranker for SdrfRanker {
     fn restore(&mut self) {
         for client in std::mem::take(&mut self.aside) {
             if self.waiting[client as usize] {
-                self.enter_tree(client);
+                // Holdings were checked when they were set, so the tree takes the client back.
+                let _ = self.enter_tree(client);
             }
         }
     }

@@ -93,7 +93,7 @@ proptest! {
             now += dt;
             ranker.advance(Time::from_secs_f64(now)).unwrap();
             naive.advance(Time::from_secs_f64(now).as_secs_f64());
-            ranker.update(client, &holdings, waiting.then_some((Time::ZERO, seq as u64)));
+            ranker.update(client, &holdings, waiting.then_some((Time::ZERO, seq as u64))).unwrap();
             naive.update(client as usize, &holdings, waiting);
             match (ranker.first(), naive.lowest()) {
                 (Some(first), Some(lowest)) => {
@@ -123,7 +123,7 @@ proptest! {
         let mut ranker = StatelessRanker::new(policy, &shares);
         let mut held = vec![(vec![0.0; 2], false); 5];
         for (seq, (client, holdings, waiting)) in ops.into_iter().enumerate() {
-            ranker.update(client, &holdings, waiting.then_some((Time::ZERO, seq as u64)));
+            ranker.update(client, &holdings, waiting.then_some((Time::ZERO, seq as u64))).unwrap();
             held[client as usize] = (holdings, waiting);
             let mut expected: Vec<(f64, u32)> = (0..5u32)
                 .filter(|c| held[*c as usize].1)
@@ -143,16 +143,16 @@ proptest! {
 fn fifo_serves_the_oldest_head_and_skips_those_set_aside() {
     let mut ranker = FifoRanker::new(3);
     let at = |s: f64, seq| Some((Time::from_secs_f64(s), seq));
-    ranker.update(0, &[0.5], at(3.0, 3));
-    ranker.update(1, &[0.0], at(1.0, 1));
-    ranker.update(2, &[0.0], at(2.0, 2));
+    ranker.update(0, &[0.5], at(3.0, 3)).unwrap();
+    ranker.update(1, &[0.0], at(1.0, 1)).unwrap();
+    ranker.update(2, &[0.0], at(2.0, 2)).unwrap();
     assert_eq!(ranker.iter().collect::<Vec<_>>(), [1, 2, 0]);
     assert_eq!(ranker.priority(2), Some(2.0));
     ranker.set_aside(1);
     assert_eq!(ranker.first(), Some(2));
     ranker.restore();
     assert_eq!(ranker.first(), Some(1));
-    ranker.update(1, &[0.0], None);
+    ranker.update(1, &[0.0], None).unwrap();
     assert_eq!(ranker.priority(1), None);
 }
 
@@ -162,14 +162,14 @@ fn weights_and_entitlements_are_honoured() {
     let shares = Share::weighted(&[1.0, 3.0]).unwrap();
     assert_eq!(shares[1].entitlement, 0.75);
     let mut wdrf = StatelessRanker::new(Policy::WeightedDrf, &shares);
-    wdrf.update(0, &[0.3], Some((Time::ZERO, 0)));
-    wdrf.update(1, &[0.3], Some((Time::ZERO, 1)));
+    wdrf.update(0, &[0.3], Some((Time::ZERO, 0))).unwrap();
+    wdrf.update(1, &[0.3], Some((Time::ZERO, 1))).unwrap();
     assert_eq!(wdrf.first(), Some(1));
     // Holding 0.6 is excess for client 0 (entitled to 0.25) but not for client 1 (0.75):
     // after a while only client 0 has a commitment.
     let mut sdrf = SdrfRanker::new(1, 100.0, PriorityForm::SumOfMaxes, &shares);
-    sdrf.update(0, &[0.6], None);
-    sdrf.update(1, &[0.6], None);
+    sdrf.update(0, &[0.6], None).unwrap();
+    sdrf.update(1, &[0.6], None).unwrap();
     sdrf.advance(Time::from_secs_f64(1000.0)).unwrap();
     assert!(sdrf.commitment(0)[0] > 0.3);
     assert_eq!(sdrf.commitment(1)[0], 0.0);
@@ -180,6 +180,28 @@ fn time_going_backwards_is_an_error() {
     let mut ranker = SdrfRanker::with_delta(1, 0.999, PriorityForm::SumOfMaxes, &Share::equal(1));
     ranker.advance(Time::from_secs_f64(10.0)).unwrap();
     let error = ranker.advance(Time::from_secs_f64(5.0)).unwrap_err();
-    assert_eq!(error.previous, Time::from_secs_f64(10.0));
+    assert_eq!(
+        error,
+        RankError::TimeWentBack {
+            previous: Time::from_secs_f64(10.0),
+            now: Time::from_secs_f64(5.0)
+        }
+    );
     assert!(FifoRanker::new(1).advance(Time::ZERO).is_ok());
+}
+
+#[test]
+fn unknown_clients_and_bad_holdings_are_refused() {
+    let mut sdrf = SdrfRanker::new(2, 10.0, PriorityForm::SumOfMaxes, &Share::equal(2));
+    assert!(sdrf.update(2, &[0.1, 0.1], None).is_err(), "no client 2");
+    assert!(
+        sdrf.update(0, &[0.1], None).is_err(),
+        "one holding for two resources"
+    );
+    assert!(sdrf.update(0, &[f64::NAN, 0.1], None).is_err());
+    let mut fifo = FifoRanker::new(1);
+    assert!(fifo.update(1, &[], None).is_err());
+    let mut drf = StatelessRanker::new(Policy::Drf, &Share::equal(1));
+    assert!(drf.update(0, &[-0.5], Some((Time::ZERO, 0))).is_err());
+    assert_eq!(drf.first(), None, "a refused update changes nothing");
 }

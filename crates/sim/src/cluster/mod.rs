@@ -24,7 +24,7 @@ use fairshare_core::alloc::tasks::TaskQueue;
 pub use fairshare_core::model::Task;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{Policy, PolicyKind, PolicySpec};
-use fairshare_core::rank::{Ranker, Share};
+use fairshare_core::rank::{RankError, Ranker, Share};
 use metrics::Recorder;
 use space::Space;
 use std::cmp::Reverse;
@@ -113,6 +113,9 @@ pub enum SimError {
     /// The capacity is unusable.
     #[error("capacity: {0}")]
     Capacity(String),
+    /// The ranker refused what the engine told it.
+    #[error("ranking: {0}")]
+    Rank(RankError),
     /// The policy cannot rank this engine's users.
     #[error("policy {policy}: {problem}")]
     Policy {
@@ -154,6 +157,8 @@ struct Engine {
     recorder: Recorder,
     now: Time,
     seq: u64,
+    /// The first refusal by the ranker, which ends the run.
+    fault: Option<SimError>,
 }
 
 /// Replays `arrivals` (in submit order) under `config`.
@@ -212,6 +217,9 @@ pub fn run<E>(
             engine.arrive(a).map_err(RunError::Sim)?;
         }
         engine.pass(config.discipline.as_ref());
+        if let Some(fault) = engine.fault.take() {
+            return Err(RunError::Sim(fault));
+        }
         progress(t);
     }
     let end = match config.stop {
@@ -280,14 +288,12 @@ impl Engine {
             recorder: Recorder::new(users, &config.resources, config.origin, config.sample_every),
             now: config.origin,
             seq: 0,
+            fault: None,
         })
     }
 
     fn at(&mut self, t: Time) -> Result<(), SimError> {
-        self.ranking.advance(t).map_err(|e| SimError::OutOfOrder {
-            previous: e.previous,
-            got: e.now,
-        })?;
+        self.ranking.advance(t).map_err(SimError::Rank)?;
         self.now = t;
         self.recorder.advance(t);
         Ok(())
@@ -329,8 +335,7 @@ impl Engine {
             demand,
         });
         if was_idle {
-            self.ranking
-                .update(a.user, &self.allocation[u], self.head(a.user));
+            self.rerank(a.user);
         }
         Ok(())
     }
@@ -354,8 +359,20 @@ impl Engine {
             .for_each(|(o, d)| *o = (*o - d).max(0.0));
         self.recorder
             .allocation(task.user, self.now, &self.allocation[u]);
-        self.ranking
-            .update(task.user, &self.allocation[u], self.head(task.user));
+        self.rerank(task.user);
+    }
+
+    /// Tells the ranker what `user` holds and waits for now. The engine's holdings are
+    /// normalised from checked demands, so the ranker accepts them; should it not, the first
+    /// refusal is kept and ends the run.
+    fn rerank(&mut self, user: u32) {
+        let head = self.head(user);
+        let result = self
+            .ranking
+            .update(user, &self.allocation[user as usize], head);
+        if let Err(e) = result {
+            self.fault.get_or_insert(SimError::Rank(e));
+        }
     }
 
     /// One pass of Algorithm 1; time stands still during it, so use is recorded after it.
@@ -422,8 +439,7 @@ impl TaskQueue for Engine {
             place,
             demand: task.demand,
         });
-        self.ranking
-            .update(user, &self.allocation[client], self.head(user));
+        self.rerank(user);
     }
 
     fn skip(&mut self, client: usize) {
