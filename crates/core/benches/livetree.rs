@@ -1,7 +1,7 @@
 //! Scheduling decisions per second: the live tree against recompute-and-sort and
 //! recompute-into-a-heap.
 //!
-//! One decision is what Algorithm 1 does per task (spec `sdrf.md` §6.3): take the client with
+//! One decision is what Algorithm 1 does per task (docs/mechanisms.md, SDRF §6.3): take the client with
 //! the lowest SDRF priority, give it one task (its allocation grows by its demand vector and its
 //! excess becomes `max(o − 1/n, 0)`), and advance time by a step (see [`STEPS`]). Every 16th decision a
 //! pseudo-random client also releases all its tasks, so allocations stay bounded (about 16 tasks

@@ -82,7 +82,7 @@ mod tests {
 
     #[test]
     fn one_step_equals_the_discrete_recursion() {
-        // δ = 0.9, n = 4: the spec's §3.1 table, stepping one second at a time.
+        // δ = 0.9, n = 4: the example of docs/mechanisms.md, SDRF §3.1, stepping one second at a time.
         let tau = tau_from_epsilon(0.1);
         let mut c = 0.0;
         let mut seen = vec![c];

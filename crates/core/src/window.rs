@@ -1,4 +1,4 @@
-//! Exact sliding windows for the bottleneck mechanism (spec `bottleneck.md` §2): what a client
+//! Exact sliding windows for the bottleneck mechanism (docs/mechanisms.md, bottleneck §2): what a client
 //! was entitled to, what each resource gave it and how busy each resource was, over the last
 //! `window` microseconds.
 //!

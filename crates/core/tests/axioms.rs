@@ -1,5 +1,5 @@
 //! The fairness axioms of DRF and SDRF, checked on random instances for every allocator
-//! (spec `sdrf.md` §5): feasibility, the bottleneck property, no waste, sharing incentive,
+//! (docs/mechanisms.md, SDRF §5): feasibility, the bottleneck property, no waste, sharing incentive,
 //! strategy-proofness in a stage, and "SDRF without commitments is DRF".
 
 use fairshare_core::alloc::divisible::{water_fill, DivisibleClient, WaterFill};
@@ -31,7 +31,7 @@ const ALL: [Policy; 5] = [
     SDRF_PRINTED,
 ];
 
-/// A commitment: 0 with probability 0.3, else U(0, 0.3) (spec §5), or always 0.
+/// A commitment: 0 with probability 0.3, else U(0, 0.3) (docs/mechanisms.md, SDRF §5), or always 0.
 fn commitment(with_commitments: bool) -> BoxedStrategy<f64> {
     if with_commitments {
         prop_oneof![3 => Just(0.0), 7 => 0.0..0.3f64].boxed()
@@ -49,7 +49,7 @@ fn weight(weighted: bool) -> BoxedStrategy<f64> {
     }
 }
 
-/// A random divisible instance: n ∈ [1, 8] users, m ∈ [1, 4] resources (spec §5 generators).
+/// A random divisible instance: n ∈ [1, 8] users, m ∈ [1, 4] resources (docs/mechanisms.md, SDRF §5 generators).
 fn divisible_instance(
     with_commitments: bool,
     weighted: bool,
@@ -145,7 +145,7 @@ fn check_divisible(
     Ok(())
 }
 
-/// Lies a user may tell about its demand vector (spec §5 P2).
+/// Lies a user may tell about its demand vector (docs/mechanisms.md, SDRF §5 P2).
 fn lies(truth: &[f64], seed: &[f64]) -> Vec<Vec<f64>> {
     let mut out = vec![truth
         .iter()

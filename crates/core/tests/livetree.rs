@@ -6,7 +6,7 @@ use fairshare_core::policy::{ClientView, PriorityForm};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
-/// A client of the reference: its commitment anchored at `since`, as in spec §3.2.
+/// A client of the reference: its commitment anchored at `since`, as in docs/mechanisms.md, SDRF §3.2.
 #[derive(Debug, Clone)]
 struct Client {
     weight: f64,
@@ -149,7 +149,7 @@ fn scenario() -> impl Strategy<Value = (usize, f64, PriorityForm, Vec<Op>)> {
     })
 }
 
-/// Priorities closer than this are interchangeable in the order (spec §7.7).
+/// Priorities closer than this are interchangeable in the order (docs/mechanisms.md, SDRF §7.7).
 fn tolerance(p: f64) -> f64 {
     1e-9 * p.abs().max(1.0)
 }

@@ -75,9 +75,9 @@ const NAMED: [(&str, Colour, Option<usize>); 13] = [
     ("gray", Colour::Rgb(160, 160, 160), None),
 ];
 
-/// A colour for each name: its own shade when the name is a colour's (see [`NAMED`]), else the
+/// A colour for each name: its own shade when the name is a colour's (see `NAMED`), else the
 /// first colour no colour name takes or keeps: the palette's in order, then the explicit shades
-/// of [`NAMED`], cycling over the palette only when all are taken. The same names always get
+/// of `NAMED`, cycling over the palette only when all are taken. The same names always get
 /// the same colours.
 pub fn colours_for(names: &[&str]) -> Vec<Colour> {
     let named = |name: &str| NAMED.iter().find(|(n, ..)| n.eq_ignore_ascii_case(name));

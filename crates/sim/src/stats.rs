@@ -1,7 +1,7 @@
 //! How long runs took on the wall clock, kept apart from the result documents.
 //!
 //! A result document ([`PolicyResult`](crate::cluster::PolicyResult),
-//! [`SimulationResult`](crate::process::SimulationResult), the summaries) depends only on its
+//! [`SimulationResult`](crate::process::result::SimulationResult), the summaries) depends only on its
 //! input and seed, so two runs give the same JSON byte for byte. What the machine decides —
 //! seconds taken, events per second — lives here, for the terminal and for `--stats`.
 

@@ -4,7 +4,7 @@
 //!
 //! Every document `fairshare` writes starts with `schema_version` ([`SCHEMA_VERSION`], the
 //! layout `docs/json.md` describes). The documents of this crate carry it in their JSON only,
-//! not as a field: their derives are `remote = "Self"`, and [`versioned_json!`] wraps them,
+//! not as a field: their derives are `remote = "Self"`, and `versioned_json!` wraps them,
 //! writing the version first and refusing a document of another version on reading.
 
 use crate::cluster::PolicyResult;

@@ -1,5 +1,5 @@
 //! The bottleneck paper's experiments (Zeldes & Feitelson, Figs. 2–14), run from the shipped
-//! scenarios in `examples/bottleneck/`, against what the paper states — or, where the spec
+//! scenarios in `examples/bottleneck/`, against what the paper states — or, where docs/mechanisms.md
 //! records that the mechanism as specified gives another number, what the spec derives.
 //!
 //! Randomised figures are asserted over every one of their 20 runs (seeds 0–19), or on the mean
@@ -7,7 +7,7 @@
 //! measures' statistics for `docs/bottleneck.md`.
 //!
 //! Tolerances: deterministic scenarios are exact up to the 0.1-s quantum and the 3-s window's
-//! quantisation (spec §5, Fig. 3: up to ±1.5 s on completion times); shares are measured over
+//! quantisation (docs/mechanisms.md, bottleneck §5, Fig. 3: up to ±1.5 s on completion times); shares are measured over
 //! intervals of several seconds, where one quantum more or less moves a share by ≈ 0.1 / length.
 
 mod figures;
@@ -56,7 +56,7 @@ fn fig02_late_arrival_gets_two_quanta_for_one() {
 #[test]
 fn fig03_four_entitlements_finish_in_order() {
     let r = run("fig03");
-    // Ideal 25, 30, 35, 40 s; order exact, each within ±1.5 s (spec §5).
+    // Ideal 25, 30, 35, 40 s; order exact, each within ±1.5 s (docs/mechanisms.md, bottleneck §5).
     let times: Vec<f64> = ["p40", "p30", "p20", "p10"]
         .iter()
         .map(|p| finish(&r, p))
@@ -173,7 +173,7 @@ fn same_seed_same_result_and_other_seeds_differ() {
 
 #[test]
 fn a_one_second_priority_interval_serves_in_blocks() {
-    // Spec §2.7: with priorities frozen for 1 s, Fig. 2 shows 1-s blocks instead of 2:1 quanta.
+    // docs/mechanisms.md, bottleneck §2.7: with priorities frozen for 1 s, Fig. 2 shows 1-s blocks instead of 2:1 quanta.
     let path = examples().join("fig02-late-arrival.toml");
     let mut scenario = Scenario::read(&path).unwrap();
     let longest = |r: &SimulationResult| {
@@ -237,7 +237,7 @@ fn from_text(text: &str) -> Scenario {
 
 #[test]
 fn requests_queued_at_the_same_instant_are_served_by_process_index() {
-    // Spec §2.5: under FIFO every priority ties, and requests that enter a queue at the same
+    // docs/mechanisms.md, bottleneck §2.5: under FIFO every priority ties, and requests that enter a queue at the same
     // instant are ordered by process index, whatever order the engine handles their events in.
     // P1's CPU grant ends at 1 s (an event handled before P0's end of idleness at 1 s).
     let r = simulate(
@@ -257,7 +257,7 @@ fn requests_queued_at_the_same_instant_are_served_by_process_index() {
 
 #[test]
 fn between_snapshots_a_process_keeps_the_priority_it_entered_with() {
-    // Spec §2.7, with one snapshot (at 0) in the run. H holds the disk until 6 s; A enters its
+    // docs/mechanisms.md, bottleneck §2.7, with one snapshot (at 0) in the run. H holds the disk until 6 s; A enters its
     // queue at 2.9 s (priority 0 from the snapshot), B at 3.5 s, straight from its start: its
     // priority is taken on entry, 0 as well, and the tie goes to A, the earlier entry. Computed
     // only when the disk frees at 6 s, B's priority would have grown with 2.5 s of allocation
@@ -327,7 +327,7 @@ fn fig04_idle_network_goes_to_blue_and_disk_splits_two_to_one() {
 #[test]
 fn fig05_short_absences_are_made_up_fig06_long_ones_are_not() {
     // Fig. 5: red's 0.5-s disk visits are shorter than the grace period, so its allocation kept
-    // growing: on return it holds the CPU alone for a while (spec §2.8c: ≈1.17 s when the
+    // growing: on return it holds the CPU alone for a while (docs/mechanisms.md, bottleneck §2.8(c): ≈1.17 s when the
     // visit and the CPU burst take their means; 0.81 s on average over the 20 runs, 0.44–1.50).
     let short = each_run("fig05", None);
     let catch_up = |r: &SimulationResult| red_catch_up(r, Some("DISK_CS")).unwrap_or(f64::NAN);
@@ -532,7 +532,7 @@ fn fig12_cpu_split_after_the_cpu_bound_process_arrives() {
 
 #[test]
 fn fig12_per_resource_accounting_cuts_green() {
-    // Spec §2.6: RSVT-like per-resource allocation cut green to 0.17–0.20 of the CPU in the
+    // docs/mechanisms.md, bottleneck §2.6: RSVT-like per-resource allocation cut green to 0.17–0.20 of the CPU in the
     // pre-study (paper: 0.33); the global default keeps more.
     let (mut scenario, name) = scenario("fig12");
     scenario.simulation.accounting = fairshare_sim::scenario::Accounting::PerResource;
@@ -609,7 +609,7 @@ fn fig14_randomised_both_resources_stay_bottlenecks_with_a_quantum_no_request_ex
         0.47,
         "both's network",
     );
-    // With the spec's 0.1-s quantum no bottleneck forms and `both` falls to 0.29.
+    // With the 0.1-s quantum of docs/mechanisms.md, bottleneck §5, no bottleneck forms and `both` falls to 0.29.
     let (mut scenario, name) = scenario("fig14-complementary-rand");
     scenario.simulation.quantum = 0.1;
     let short = fairshare_sim::process::simulate_each(&scenario, &name).unwrap();

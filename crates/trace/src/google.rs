@@ -1,7 +1,7 @@
 //! The Google cluster trace 2011 (clusterdata-2011-2): the `task_events` table.
 //!
 //! This is the workload of the SDRF paper's evaluation, so it is read exactly as that paper's
-//! code filtered it (`spec/sdrf.md` §8.1). The table is a log of events, not of tasks: a task's
+//! code filtered it (docs/mechanisms.md, SDRF §8.1). The table is a log of events, not of tasks: a task's
 //! life is rebuilt by a state machine, keyed by (job id, task index), over the events in time
 //! order. Parts (`part-00000-of-00500.csv.gz`, …) are read in the order given, as one stream.
 //!
@@ -109,7 +109,7 @@ struct Tasks {
     last_time: Time,
     exhausted: bool,
     /// Every user seen in a SUBMIT, by name; only users with a task that is kept become users of
-    /// the stream (spec §8.2: n counts the users of the filtered trace).
+    /// the stream (docs/mechanisms.md, SDRF §8.2: n counts the users of the filtered trace).
     seen: HashMap<String, u32>,
     seen_names: Vec<String>,
 }

@@ -78,7 +78,7 @@ fn every_transition() {
         [task(1, 0, 10, [0.5, 0.25]), task(2, 1, 11, [0.1, 0.2])]
     );
     assert_eq!(read.users[read.tasks[0].user as usize], "u2");
-    // Only users with a kept task are users of the filtered trace (they set n, spec §8.2).
+    // Only users with a kept task are users of the filtered trace (they set n, docs/mechanisms.md, SDRF §8.2).
     assert_eq!(read.users, ["u2", "u3"]);
     let stats = &read.stats;
     assert_eq!(stats.records_read, 31);

@@ -4,7 +4,7 @@
 //! Each client is a "tank" whose base sits at its commitment level; a common water level x
 //! rises and every tank between its base and its brim fills at a rate set by its weight. Resource
 //! use is piecewise linear in x, so the level where the first resource fills is found exactly by
-//! walking the breakpoints (spec `sdrf.md` §4.2), never by bisection.
+//! walking the breakpoints (docs/mechanisms.md, SDRF §4.2), never by bisection.
 
 use super::AllocError;
 use crate::model::ResourceSet;
@@ -88,7 +88,7 @@ impl Tank {
 /// Water-fills `clients` on `resources` under `policy` (Eq. 5, exactly).
 ///
 /// Clients whose demand is zero get nothing. Demand components may be zero; Eq. 5 then stops at
-/// the first saturated resource (clients that do not need it could use more; spec §4.2).
+/// the first saturated resource (clients that do not need it could use more; docs/mechanisms.md, SDRF §4.2).
 pub fn water_fill(
     policy: &Policy,
     resources: &ResourceSet,
@@ -168,7 +168,7 @@ fn fill_fractions(policy: &Policy, clients: &[DivisibleClient], resources: usize
     }
 }
 
-/// Walks the breakpoints upwards until the first resource's use reaches 1 (spec §4.2 step 4).
+/// Walks the breakpoints upwards until the first resource's use reaches 1 (docs/mechanisms.md, SDRF §4.2 step 4).
 fn rising_level(tanks: &[Option<Tank>], resources: usize) -> f64 {
     let mut events: Vec<(f64, usize, f64)> = Vec::with_capacity(2 * tanks.len());
     for (i, tank) in tanks.iter().enumerate() {
@@ -275,7 +275,7 @@ mod tests {
 
     #[test]
     fn one_resource_stateful_max_min() {
-        // Spec §4.3: x* = 0.45, o = (0.40, 0.10, 0.20, 0.30).
+        // docs/mechanisms.md, SDRF §4.3: x* = 0.45, o = (0.40, 0.10, 0.20, 0.30).
         let clients = [
             client(&[0.5], &[0.05]),
             client(&[0.1], &[0.0]),
@@ -291,7 +291,7 @@ mod tests {
 
     #[test]
     fn three_users_two_resources_water_level() {
-        // Spec §4.4: x* = 2/3, bottleneck MEM.
+        // docs/mechanisms.md, SDRF §4.4: x* = 2/3, bottleneck MEM.
         let clients = [
             client(&[0.8, 0.4], &[0.20, 0.10]),
             client(&[0.1, 0.2], &[0.0, 0.0]),
@@ -311,7 +311,7 @@ mod tests {
 
     #[test]
     fn greedy_user_yields_to_sporadic_user() {
-        // Spec §4.3 motivating case: A has c = 0.5, B none; both want everything.
+        // docs/mechanisms.md, SDRF §4.3 motivating case: A has c = 0.5, B none; both want everything.
         let fill = unit_fill(&SDRF, &[client(&[1.0], &[0.5]), client(&[1.0], &[0.0])]).unwrap();
         assert_close(
             &[fill.allocations[0][0], fill.allocations[1][0]],

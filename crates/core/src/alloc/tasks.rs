@@ -12,7 +12,7 @@ use crate::policy::{ClientView, Policy, PriorityKey};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
-/// Slack allowed when testing whether a task fits (spec `sdrf.md` §6.3, ε_fit).
+/// Slack allowed when testing whether a task fits (docs/mechanisms.md, SDRF §6.3, ε_fit).
 pub const FIT_SLACK: f64 = 1e-9;
 
 /// Most tasks one call to [`fill_tasks`] may place: the instance is refused when the tasks that
@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn algorithm_1_worked_example() {
-        // Spec §6.4 (MaxOfSums): HOL stops with A 3 tasks, B 2; skip gives A one more.
+        // docs/mechanisms.md, SDRF §6.4 (MaxOfSums): HOL stops with A 3 tasks, B 2; skip gives A one more.
         let clients = [
             client(&[0.2, 0.1], &[0.12, 0.0]),
             client(&[0.1, 0.3], &[0.0, 0.0]),

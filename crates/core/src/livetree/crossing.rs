@@ -1,4 +1,4 @@
-//! When two SDRF priorities cross (spec `sdrf.md` §7.4–7.5).
+//! When two SDRF priorities cross (docs/mechanisms.md, SDRF §7.4–7.5).
 //!
 //! Between allocation changes every priority is the maximum of m lines in the decay variable
 //! `x = e^(−(t−t_ref)/τ)`, a convex piecewise-linear function of x. The time at which two

@@ -1,4 +1,4 @@
-//! Per-client state in flat arrays, and the comparator of spec `sdrf.md` §7.6.
+//! Per-client state in flat arrays, and the comparator of docs/mechanisms.md, SDRF §7.6.
 //!
 //! Every scheduling decision compares one client against O(log n) others, so a client's
 //! priority must be cheap to evaluate at the current time: each client keeps its priority as m

@@ -2,7 +2,7 @@
 //!
 //! Under SDRF a client's priority drifts between allocation changes, because its commitments
 //! relax towards its excess use (Eq. 6), so a static priority queue goes stale and re-sorting at
-//! every decision costs O(n log n). The live tree (spec `sdrf.md` §7) is a kinetic sorted
+//! every decision costs O(n log n). The live tree (docs/mechanisms.md, SDRF §7) is a kinetic sorted
 //! structure: it keeps the clients sorted at its current time and only does work when two
 //! *neighbours* swap, at times it computes exactly in advance.
 //!
@@ -12,11 +12,11 @@
 //!   `x = e^(−(t − t_ref)/τ)` shared by all clients (§7.4), so evaluating a priority at the
 //!   current time costs m multiply-adds. `t_ref` is rebased to the current time when
 //!   `(now − t_ref)/τ` exceeds 32, which bounds every slope (§7.7).
-//! * **Order.** A treap over stable slots, threaded by a linked list ([`order`]): insertion
+//! * **Order.** A treap over stable slots, threaded by a linked list (module `order`): insertion
 //!   compares at the current time, neighbours and the first client are O(1).
 //! * **Events.** An indexed heap holding at most one event per client: "this client and its
-//!   successor swap then" ([`events`]), computed exactly for any number of resources
-//!   ([`crossing`]).
+//!   successor swap then" (module `events`), computed exactly for any number of resources
+//!   (module `crossing`).
 //! * **Batch advance** (§7.7): events due before the target time lift both clients out of the
 //!   order; they are re-inserted at the target time by walking from a neighbour that stayed
 //!   (they rarely move far), and only then are the changed neighbourhoods rescheduled.
@@ -25,7 +25,7 @@
 //! use fairshare_core::livetree::{LiveTree, Member};
 //! use fairshare_core::policy::PriorityForm;
 //!
-//! // Spec §7.5: A is ahead at t = 0, but its commitment grows while B's decays.
+//! // docs/mechanisms.md, SDRF §7.5: A is ahead at t = 0, but its commitment grows while B's decays.
 //! let mut tree = LiveTree::new(2, 100.0, PriorityForm::MaxOfSums);
 //! tree.insert(0, Member {
 //!     weight: 1.0,
@@ -85,7 +85,7 @@ pub struct LiveTreeCounters {
     pub removals: u64,
     /// Clients updated by [`LiveTree::update`].
     pub updates: u64,
-    /// Swap events popped by [`LiveTree::advance`] (spec §7.8), whether or not they swapped.
+    /// Swap events popped by [`LiveTree::advance`] (docs/mechanisms.md, SDRF §7.8), whether or not they swapped.
     pub events: u64,
 }
 

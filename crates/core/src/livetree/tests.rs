@@ -1,6 +1,6 @@
 use super::*;
 
-/// The two users of the worked example of spec §7.5 (n = 4, ρ = 1).
+/// The two users of the worked example of docs/mechanisms.md, SDRF §7.5 (n = 4, ρ = 1).
 fn worked_example(tau: f64, form: PriorityForm) -> LiveTree {
     let mut tree = LiveTree::new(2, tau, form);
     tree.insert(

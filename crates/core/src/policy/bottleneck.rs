@@ -1,12 +1,12 @@
 //! Bottleneck-based global priorities (Zeldes & Feitelson): a client's single, system-wide
 //! priority is its smallest gap between what it was entitled to and what it consumed, taken over
-//! the *bottleneck* resources only, and every resource queue serves by that one number (spec
-//! `bottleneck.md` §2). Allocation, consumption and busy time are windowed integrals that the
-//! caller keeps (see [`crate::ledger`] with a sliding window); this module only ranks.
+//! the *bottleneck* resources only, and every resource queue serves by that one number
+//! (docs/mechanisms.md, bottleneck §2). Allocation, consumption and busy time are windowed
+//! integrals that the caller keeps (see [`crate::ledger`] with a sliding window); this module only ranks.
 
 use serde::{Deserialize, Serialize};
 
-/// How a gap is turned into a priority (spec §2.4).
+/// How a gap is turned into a priority (docs/mechanisms.md, bottleneck §2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GapForm {
@@ -65,7 +65,7 @@ mod tests {
 
     #[test]
     fn one_priority_evaluation_by_hand() {
-        // Spec §2.8(b): X, Y, Z with e' = 0.5, 0.3, 0.2 at t = 10 s, window 3 s.
+        // docs/mechanisms.md, bottleneck §2.8(b): X, Y, Z with e' = 0.5, 0.3, 0.2 at t = 10 s, window 3 s.
         let j = [3.0, 2.75].map(|busy| is_bottleneck(busy, 3.0, 0.9));
         assert_eq!(j, [true, true]);
         let clients = [

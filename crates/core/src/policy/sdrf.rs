@@ -1,6 +1,6 @@
 //! Stateful DRF (Sadok, Campista, Costa): DRF that remembers past over-use through decaying
 //! commitments. The paper's Algorithm 1 and its Eq. 5 rank clients differently once commitments
-//! are non-zero, so both forms are offered (spec `sdrf.md` §6.2).
+//! are non-zero, so both forms are offered (docs/mechanisms.md, SDRF §6.2).
 
 use super::{dominant_share, ClientView};
 use serde::{Deserialize, Serialize};

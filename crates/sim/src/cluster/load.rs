@@ -1,5 +1,5 @@
 //! The load a trace put on its own cluster: the SDRF paper's R, the time-weighted mean of the
-//! resources requested by running tasks in the trace's original timing (spec `sdrf.md` §8.2).
+//! resources requested by running tasks in the trace's original timing (docs/mechanisms.md, SDRF §8.2).
 //! Simulated capacities are set as fractions of it.
 
 use fairshare_core::model::Time;

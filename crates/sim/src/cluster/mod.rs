@@ -3,7 +3,7 @@
 //! Tasks arrive at their submit time into per-user FIFO queues and run for their recorded
 //! runtime once placed. At every instant with an arrival or a finish the engine processes all
 //! finishes, then all arrivals, then runs one pass of progressive filling (SDRF's Algorithm 1)
-//! in the policy's order (spec `sdrf.md` §8.3). Tasks are pulled from an iterator as they
+//! in the policy's order (docs/mechanisms.md, SDRF §8.3). Tasks are pulled from an iterator as they
 //! come due, so a trace is never held in memory.
 
 mod load;

@@ -1,6 +1,6 @@
 //! Where tasks run: one pool per resource (the SDRF evaluation's model, one node) or the nodes
-//! of a machine catalogue, each task placed by the run's [`Placement`]. Amounts are normalised by the total capacity, so shares mean the same thing in
-//! both.
+//! of a machine catalogue, each task placed by the run's [`Placement`]. Amounts are normalised
+//! by the total capacity, so shares mean the same thing in both.
 
 use super::seams::{FirstFit, Node, Placement};
 use fairshare_core::alloc::tasks::Room;

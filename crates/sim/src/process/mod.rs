@@ -1,5 +1,5 @@
 //! The `process` engine: clients cycling over resource queues, as in the bottleneck paper's
-//! simulator (spec `bottleneck.md` §3).
+//! simulator (docs/mechanisms.md, bottleneck §3).
 //!
 //! Each process runs its program one request at a time. Every resource has its own queue, all
 //! ordered by the same global priority; resources whose name ends in `_CS` are time-sliced in
@@ -81,7 +81,7 @@ struct Cursor {
 
 impl Cursor {
     /// Process `i`'s program, drawing from its own stream of the run's seed, so adding a
-    /// process does not change the others' samples (spec §3.4).
+    /// process does not change the others' samples (docs/mechanisms.md, bottleneck §3.4).
     fn new(scenario: &Scenario, i: usize, seed: u64) -> Cursor {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(i as u64);
@@ -178,7 +178,7 @@ struct Engine<'a> {
     grace: Vec<Vec<u64>>,
     /// Per process: its slots' allocation rates need recomputing.
     dirty: bool,
-    /// With a priority interval (spec §2.7): each active process's priority, taken at the last
+    /// With a priority interval (docs/mechanisms.md, bottleneck §2.7): each active process's priority, taken at the last
     /// snapshot, or on entry for a process that became active since; `None` while inactive.
     frozen: Option<Vec<Option<f64>>>,
     /// The bottlenecks priorities are computed against: of the last snapshot with a priority
@@ -199,7 +199,7 @@ struct Engine<'a> {
 #[derive(Debug, Clone, Copy)]
 struct Waiting {
     /// When it entered the queue, µs: ties go to the earlier entry, then to the lower process
-    /// index (spec §2.5).
+    /// index (docs/mechanisms.md, bottleneck §2.5).
     entered: u64,
     process: usize,
     priority: f64,
@@ -368,7 +368,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Everything due now, in the spec's order, then one dispatch of every free resource.
+    /// Everything due now, in the order of docs/mechanisms.md, bottleneck §3, then one dispatch of every free resource.
     fn instant(&mut self) {
         let mut due = std::mem::take(&mut self.due);
         while let Some(Reverse((t, _, e))) = self.events.peek().copied() {
@@ -581,7 +581,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// With a priority interval (spec §2.7), after the active set is updated: at a snapshot,
+    /// With a priority interval (docs/mechanisms.md, bottleneck §2.7), after the active set is updated: at a snapshot,
     /// the bottlenecks and every active process's priority are taken anew; between snapshots, a
     /// process that became active gets its priority now, on entry, and one that left the active
     /// set loses it.

@@ -10,7 +10,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// Seconds between samples of cumulative service (spec `bottleneck.md` §3.5); longer runs
+/// Seconds between samples of cumulative service (docs/mechanisms.md, bottleneck §3.5); longer runs
 /// with more processes are sampled at a power-of-two multiple of it.
 pub const SERVICE_SAMPLE_S: f64 = 0.1;
 /// Most values of cumulative service over all processes together.

@@ -165,7 +165,7 @@ impl fmt::Display for ProcessPolicy {
     }
 }
 
-/// How allocation is accounted (spec §2.6).
+/// How allocation is accounted (docs/mechanisms.md, bottleneck §2.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Accounting {
