@@ -19,8 +19,8 @@ fn main() -> Result<(), RankError> {
     sdrf.update(1, &[0.1, 0.1], None)?;
     sdrf.advance(hour(2.0))?;
     // Both release everything and queue one task each, `hog` first.
-    sdrf.update(0, &[0.0, 0.0], Some((hour(2.0), 1)))?;
-    sdrf.update(1, &[0.0, 0.0], Some((hour(2.0), 2)))?;
+    sdrf.update(0, &[0.0, 0.0], Some(Head::new(hour(2.0), 1)))?;
+    sdrf.update(1, &[0.0, 0.0], Some(Head::new(hour(2.0), 2)))?;
     for client in sdrf.iter() {
         let priority = sdrf.priority(client).unwrap_or(f64::NAN);
         println!("{:>5}: priority {priority:.4}", users[client as usize]);

@@ -1,33 +1,80 @@
 //! # fairshare-core
 //!
 //! The fairness core of fairshare: who goes next, and how much each client gets, when many
-//! clients share several resources and the past matters.
+//! clients share several resources and the past matters. It is pure — no I/O, no clock, no
+//! randomness: time comes in as an argument — so the same code runs in a simulator, a daemon
+//! and a node agent. This page is a tour; `use fairshare_core::prelude::*` brings in what it
+//! uses.
 //!
-//! Every mechanism is three steps, and the modules follow them:
+//! ## 1. Resources and one-shot allocation
 //!
-//! 1. **Account** — [`ledger`] records consumption under a [`decay`] model; [`window`] keeps
-//!    the exact sliding windows of the bottleneck mechanism.
-//! 2. **Rank** — a [`policy`] turns allocations, commitments and weights into one priority per
-//!    client; [`livetree`] keeps clients ordered while SDRF priorities drift with time.
-//! 3. **Apply** — [`alloc`] turns priorities into allocations: exact water-filling for divisible
-//!    demands, progressive filling for indivisible tasks.
-//!
-//! Nothing here does I/O, reads a clock or draws random numbers: time comes in as an argument.
+//! A [`ResourceSet`](model::ResourceSet) names the resources and their capacities; allocators
+//! take demands in its units. [`fill_tasks`](alloc::tasks::fill_tasks) places indivisible
+//! tasks one at a time (progressive filling, SDRF's Algorithm 1);
+//! [`water_fill`](alloc::divisible::water_fill) solves divisible demands exactly.
 //!
 //! ```
-//! use fairshare_core::alloc::tasks::{fill_tasks, Blocking, TaskClient};
-//! use fairshare_core::model::ResourceSet;
-//! use fairshare_core::policy::Policy;
+//! use fairshare_core::prelude::*;
 //!
 //! // The textbook DRF case: ⟨9 CPU, 18 GB⟩, A runs ⟨1, 4⟩ tasks, B runs ⟨3, 1⟩ tasks.
-//! let capacity = ResourceSet::new([("cpu", 9.0), ("mem", 18.0)]).unwrap();
+//! let capacity = ResourceSet::new([("cpu", 9.0), ("mem", 18.0)])?;
 //! let clients = [
 //!     TaskClient::new(vec![1.0, 4.0]),
 //!     TaskClient::new(vec![3.0, 1.0]),
 //! ];
-//! let placed = fill_tasks(&Policy::Drf, &capacity, &clients, Blocking::HeadOfLine).unwrap();
+//! let placed = fill_tasks(&Policy::Drf, &capacity, &clients, Blocking::HeadOfLine)?;
 //! assert_eq!(placed.tasks, vec![3, 2]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! ## 2. Policies, by name
+//!
+//! Every policy is registered once in [`policy::registry`] — name, parameters, one-line doc —
+//! and written the same way everywhere: `drf`, `asset`, `sdrf:delta=0.999999,form=max-of-sums`.
+//! A [`PolicySpec`](policy::PolicySpec) is what a parsed name means.
+//!
+//! ```
+//! use fairshare_core::policy::{registry, Engine, PolicySpec};
+//!
+//! let spec: PolicySpec = "sdrf:delta=0.9999".parse()?;
+//! assert!((spec.tau() - 9999.5).abs() < 0.01); // δ per second becomes a time constant
+//! println!("{}", registry::help(Engine::Replay)); // what --help lists
+//! # Ok::<(), fairshare_core::policy::PolicyError>(())
+//! ```
+//!
+//! ## 3. A scheduler's queue that remembers
+//!
+//! A [`Ranker`](rank::Ranker) keeps the waiting clients in the order to serve them. Tell it
+//! when time moves and what each client holds; ask who is first. The SDRF ranker keeps the
+//! decaying commitments and the kinetic [`livetree`] behind that interface.
+//!
+//! ```
+//! use fairshare_core::prelude::*;
+//!
+//! let shares = Share::weighted(&[1.0, 1.0])?; // or Share::equal(2)
+//! let mut queue = PolicySpec::parse_for("sdrf:delta=0.999", fairshare_core::policy::Engine::Replay)?
+//!     .ranker(1, &shares)
+//!     .expect("sdrf ranks clients");
+//! queue.update(0, &[0.9], None)?; // client 0 holds 90 % for ten minutes
+//! queue.advance(Time::from_secs_f64(600.0))?;
+//! queue.update(0, &[0.0], Some(Head::new(Time::from_secs_f64(600.0), 1)))?;
+//! queue.update(1, &[0.0], Some(Head::new(Time::from_secs_f64(600.0), 2)))?;
+//! assert_eq!(queue.first(), Some(1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## 4. The three steps under every mechanism
+//!
+//! 1. **Account** — [`ledger`] records consumption under a [`decay`] model; [`window`] keeps
+//!    the exact sliding windows of the bottleneck mechanism.
+//! 2. **Rank** — a [`policy`] turns allocations, commitments and weights into one priority per
+//!    client; [`rank`] and [`livetree`] keep clients ordered while priorities drift.
+//! 3. **Apply** — [`alloc`] turns priorities into allocations.
+//!
+//! [`model`] holds what the rest shares: [`Time`](model::Time) (integer microseconds), tasks
+//! and job requests, the machine catalogue, the account tree and a reader's counts.
+//! `docs/mechanisms.md` in the repository explains each mechanism and the section numbers the
+//! documentation cites.
 #![warn(missing_docs)]
 
 pub mod alloc;
@@ -46,5 +93,7 @@ pub mod prelude {
     pub use crate::alloc::tasks::{fill_tasks, Blocking, TaskClient, TaskFill};
     pub use crate::model::{ResourceSet, Task, Time};
     pub use crate::policy::{Policy, PolicySpec, PriorityForm};
-    pub use crate::rank::{FifoRanker, RankError, Ranker, SdrfRanker, Share, StatelessRanker};
+    pub use crate::rank::{
+        FifoRanker, Head, RankError, Ranker, SdrfRanker, Share, StatelessRanker,
+    };
 }

@@ -64,7 +64,12 @@ pub enum PolicyKind {
     Bottleneck,
     /// Each resource ranks processes by their gap on that resource alone (the process engine).
     PerResource,
+    /// A policy that is only a ranker: its registry entry, by name, builds it.
+    Ranked(&'static str),
 }
+
+/// Builds a ranker for clients with these shares over this many resources.
+pub type RankerFn = fn(usize, &[Share]) -> Box<dyn Ranker>;
 
 /// One registered policy.
 pub struct Entry {
@@ -80,6 +85,8 @@ pub struct Entry {
     pub engines: &'static [Engine],
     /// Builds it from its parameters (already split into key and value).
     build: fn(&[(&str, &str)]) -> Result<PolicyKind, String>,
+    /// For a policy that is only a ranker ([`PolicyKind::Ranked`]): its constructor.
+    ranker: Option<RankerFn>,
 }
 
 /// The SDRF discount ε when none is given: δ = 1 − 10⁻⁶, the paper's best.
@@ -94,6 +101,7 @@ pub const POLICIES: &[Entry] = &[
         about: "first come, first served across all users",
         engines: &[Engine::Replay, Engine::Simulate],
         build: |_| Ok(PolicyKind::Fifo),
+        ranker: None,
     },
     Entry {
         name: "drf",
@@ -102,6 +110,7 @@ pub const POLICIES: &[Entry] = &[
         about: "Dominant Resource Fairness: equalise dominant shares",
         engines: &[Engine::Allocate, Engine::Replay, Engine::Simulate],
         build: |_| Ok(PolicyKind::Stateless(Policy::Drf)),
+        ranker: None,
     },
     Entry {
         name: "weighted-drf",
@@ -111,6 +120,7 @@ pub const POLICIES: &[Entry] = &[
             "weighted DRF: equalise dominant share divided by weight; replays have no weights yet",
         engines: &[Engine::Allocate],
         build: |_| Ok(PolicyKind::Stateless(Policy::WeightedDrf)),
+        ranker: None,
     },
     Entry {
         name: "asset",
@@ -119,6 +129,7 @@ pub const POLICIES: &[Entry] = &[
         about: "asset fairness: equalise the sum of shares over all resources",
         engines: &[Engine::Allocate, Engine::Replay],
         build: |_| Ok(PolicyKind::Stateless(Policy::Asset)),
+        ranker: None,
     },
     Entry {
         name: "sdrf",
@@ -143,6 +154,7 @@ pub const POLICIES: &[Entry] = &[
         about: "Stateful DRF: DRF plus decaying commitments for past over-use",
         engines: &[Engine::Allocate, Engine::Replay],
         build: build_sdrf,
+        ranker: None,
     },
     Entry {
         name: "bottleneck",
@@ -151,6 +163,7 @@ pub const POLICIES: &[Entry] = &[
         about: "one global priority per process from its bottleneck resources",
         engines: &[Engine::Simulate],
         build: |_| Ok(PolicyKind::Bottleneck),
+        ranker: None,
     },
     Entry {
         name: "per-resource",
@@ -159,6 +172,7 @@ pub const POLICIES: &[Entry] = &[
         about: "each resource ranks processes by their gap on that resource alone",
         engines: &[Engine::Simulate],
         build: |_| Ok(PolicyKind::PerResource),
+        ranker: None,
     },
 ];
 
@@ -313,6 +327,10 @@ impl PolicySpec {
             PolicyKind::Stateless(policy) => Box::new(StatelessRanker::new(policy, shares)),
             PolicyKind::Sdrf { form, .. } => {
                 Box::new(SdrfRanker::new(resources, self.tau(), form, shares))
+            }
+            PolicyKind::Ranked(name) => {
+                let build = POLICIES.iter().find(|e| e.name == name)?.ranker?;
+                build(resources, shares)
             }
             PolicyKind::Bottleneck | PolicyKind::PerResource => return None,
         })

@@ -10,14 +10,14 @@
 //! ```
 //! use fairshare_core::model::Time;
 //! use fairshare_core::policy::PriorityForm;
-//! use fairshare_core::rank::{Ranker, SdrfRanker, Share};
+//! use fairshare_core::rank::{Head, Ranker, SdrfRanker, Share};
 //!
 //! // Two clients sharing two resources under SDRF with δ = 1 − 10⁻³ per second.
 //! let mut ranker = SdrfRanker::with_delta(2, 0.999, PriorityForm::SumOfMaxes, &Share::equal(2));
 //! ranker.update(0, &[0.9, 0.2], None)?; // client 0 holds most of the CPU, waits for nothing
 //! ranker.advance(Time::from_secs_f64(3600.0))?; // an hour later its commitment has grown
-//! ranker.update(0, &[0.0, 0.0], Some((Time::from_secs_f64(3600.0), 1)))?; // now it waits
-//! ranker.update(1, &[0.0, 0.0], Some((Time::from_secs_f64(3600.0), 2)))?; // and so does client 1
+//! ranker.update(0, &[0.0, 0.0], Some(Head::new(Time::from_secs_f64(3600.0), 1)))?; // now it waits
+//! ranker.update(1, &[0.0, 0.0], Some(Head::new(Time::from_secs_f64(3600.0), 2)))?; // and so does client 1
 //! assert_eq!(ranker.first(), Some(1)); // the client that did not hog goes first
 //! # Ok::<(), fairshare_core::rank::RankError>(())
 //! ```
@@ -32,8 +32,33 @@ use crate::livetree::LiveTreeCounters;
 use crate::model::{relative_weights, ModelError, Time};
 use thiserror::Error;
 
-/// The head task of a waiting client: when it arrived, and a sequence number that breaks ties.
-pub type Head = (Time, u64);
+/// The head task of a waiting client: what a ranker may order waiting clients by besides
+/// their holdings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Head {
+    /// When the task arrived.
+    pub arrival: Time,
+    /// A sequence number unique to the task, breaking ties between equal arrivals.
+    pub seq: u64,
+    /// The task's size: its dominant share (largest fraction of any resource it asks for).
+    pub size: f64,
+}
+
+impl Head {
+    /// The head task that arrived at `arrival` with sequence number `seq`, of size 0.
+    pub fn new(arrival: Time, seq: u64) -> Head {
+        Head {
+            arrival,
+            seq,
+            size: 0.0,
+        }
+    }
+
+    /// The same task, of size `size` (its dominant share).
+    pub fn with_size(self, size: f64) -> Head {
+        Head { size, ..self }
+    }
+}
 
 /// What a ranker knows of a client besides its holdings.
 #[derive(Debug, Clone, Copy, PartialEq)]

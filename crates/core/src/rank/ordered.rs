@@ -7,9 +7,10 @@ use crate::model::Time;
 use crate::policy::{ClientView, Policy, PriorityKey};
 use std::collections::BTreeSet;
 
-/// Waiting clients in an ordered set under a key computed from holdings and head task.
+/// Waiting clients in an ordered set under a key computed from holdings and head task: the
+/// shape of every ranker whose keys change only when a client does.
 #[derive(Debug, Clone)]
-struct Ordered<K> {
+pub(super) struct Ordered<K> {
     now: Time,
     keys: Vec<Option<K>>,
     heads: Vec<Option<Head>>,
@@ -19,7 +20,8 @@ struct Ordered<K> {
 }
 
 impl<K: Ord + Copy> Ordered<K> {
-    fn new(clients: usize) -> Self {
+    /// No client waiting, of `clients`.
+    pub(super) fn new(clients: usize) -> Self {
         Ordered {
             now: Time::ZERO,
             keys: vec![None; clients],
@@ -28,6 +30,22 @@ impl<K: Ord + Copy> Ordered<K> {
             order: BTreeSet::new(),
             aside: Vec::new(),
         }
+    }
+
+    /// Moves time forward (the keys do not depend on it).
+    pub(super) fn advance(&mut self, now: Time) -> Result<(), RankError> {
+        self.now = forward(self.now, now)?;
+        Ok(())
+    }
+
+    /// The key of a waiting client.
+    pub(super) fn key(&self, client: u32) -> Option<K> {
+        self.keys.get(client as usize).copied().flatten()
+    }
+
+    /// How many clients there are.
+    pub(super) fn clients(&self) -> usize {
+        self.heads.len()
     }
 
     fn take_out(&mut self, client: u32) {
@@ -45,7 +63,7 @@ impl<K: Ord + Copy> Ordered<K> {
         }
     }
 
-    fn update(
+    pub(super) fn update(
         &mut self,
         client: u32,
         holdings: &[f64],
@@ -60,22 +78,22 @@ impl<K: Ord + Copy> Ordered<K> {
         self.put_in(client, key_of);
     }
 
-    fn set_aside(&mut self, client: u32) {
+    pub(super) fn set_aside(&mut self, client: u32) {
         self.take_out(client);
         self.aside.push(client);
     }
 
-    fn restore(&mut self, key_of: impl Fn(u32, &[f64], &Head) -> K) {
+    pub(super) fn restore(&mut self, key_of: impl Fn(u32, &[f64], &Head) -> K) {
         for client in std::mem::take(&mut self.aside) {
             self.put_in(client, &key_of);
         }
     }
 
-    fn first(&self) -> Option<u32> {
+    pub(super) fn first(&self) -> Option<u32> {
         self.order.first().map(|(_, c)| *c)
     }
 
-    fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
+    pub(super) fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
         Box::new(self.order.iter().map(|(_, c)| *c))
     }
 }
@@ -83,7 +101,7 @@ impl<K: Ord + Copy> Ordered<K> {
 /// First come, first served: waiting clients by the arrival of their head task.
 #[derive(Debug, Clone)]
 pub struct FifoRanker {
-    inner: Ordered<Head>,
+    inner: Ordered<(Time, u64)>,
 }
 
 impl FifoRanker {
@@ -95,15 +113,14 @@ impl FifoRanker {
     }
 }
 
-/// The FIFO key: the head task itself.
-fn arrival(_: u32, _: &[f64], head: &Head) -> Head {
-    *head
+/// The FIFO key: when the head task arrived, then its sequence number.
+fn arrival(_: u32, _: &[f64], head: &Head) -> (Time, u64) {
+    (head.arrival, head.seq)
 }
 
 impl Ranker for FifoRanker {
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
-        self.inner.now = forward(self.inner.now, now)?;
-        Ok(())
+        self.inner.advance(now)
     }
 
     fn update(
@@ -112,7 +129,7 @@ impl Ranker for FifoRanker {
         holdings: &[f64],
         head: Option<Head>,
     ) -> Result<(), RankError> {
-        check_holdings(client, holdings, self.inner.heads.len(), None)?;
+        check_holdings(client, holdings, self.inner.clients(), None)?;
         self.inner.update(client, holdings, head, arrival);
         Ok(())
     }
@@ -127,7 +144,7 @@ impl Ranker for FifoRanker {
 
     /// The head task's arrival, in seconds.
     fn priority(&self, client: u32) -> Option<f64> {
-        let (time, _) = self.inner.keys.get(client as usize).copied().flatten()?;
+        let (time, _) = self.inner.key(client)?;
         Some(time.as_secs_f64())
     }
 
@@ -179,8 +196,7 @@ impl StatelessRanker {
 
 impl Ranker for StatelessRanker {
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
-        self.inner.now = forward(self.inner.now, now)?;
-        Ok(())
+        self.inner.advance(now)
     }
 
     fn update(
@@ -204,8 +220,7 @@ impl Ranker for StatelessRanker {
     }
 
     fn priority(&self, client: u32) -> Option<f64> {
-        let key = self.inner.keys.get(client as usize).copied().flatten()?;
-        Some(key.0)
+        Some(self.inner.key(client)?.0)
     }
 
     fn set_aside(&mut self, client: u32) {

@@ -93,7 +93,7 @@ proptest! {
             now += dt;
             ranker.advance(Time::from_secs_f64(now)).unwrap();
             naive.advance(Time::from_secs_f64(now).as_secs_f64());
-            ranker.update(client, &holdings, waiting.then_some((Time::ZERO, seq as u64))).unwrap();
+            ranker.update(client, &holdings, waiting.then_some(Head::new(Time::ZERO, seq as u64))).unwrap();
             naive.update(client as usize, &holdings, waiting);
             match (ranker.first(), naive.lowest()) {
                 (Some(first), Some(lowest)) => {
@@ -123,7 +123,7 @@ proptest! {
         let mut ranker = StatelessRanker::new(policy, &shares);
         let mut held = vec![(vec![0.0; 2], false); 5];
         for (seq, (client, holdings, waiting)) in ops.into_iter().enumerate() {
-            ranker.update(client, &holdings, waiting.then_some((Time::ZERO, seq as u64))).unwrap();
+            ranker.update(client, &holdings, waiting.then_some(Head::new(Time::ZERO, seq as u64))).unwrap();
             held[client as usize] = (holdings, waiting);
             let mut expected: Vec<(f64, u32)> = (0..5u32)
                 .filter(|c| held[*c as usize].1)
@@ -142,7 +142,7 @@ proptest! {
 #[test]
 fn fifo_serves_the_oldest_head_and_skips_those_set_aside() {
     let mut ranker = FifoRanker::new(3);
-    let at = |s: f64, seq| Some((Time::from_secs_f64(s), seq));
+    let at = |s: f64, seq| Some(Head::new(Time::from_secs_f64(s), seq));
     ranker.update(0, &[0.5], at(3.0, 3)).unwrap();
     ranker.update(1, &[0.0], at(1.0, 1)).unwrap();
     ranker.update(2, &[0.0], at(2.0, 2)).unwrap();
@@ -162,8 +162,10 @@ fn weights_and_entitlements_are_honoured() {
     let shares = Share::weighted(&[1.0, 3.0]).unwrap();
     assert_eq!(shares[1].entitlement, 0.75);
     let mut wdrf = StatelessRanker::new(Policy::WeightedDrf, &shares);
-    wdrf.update(0, &[0.3], Some((Time::ZERO, 0))).unwrap();
-    wdrf.update(1, &[0.3], Some((Time::ZERO, 1))).unwrap();
+    wdrf.update(0, &[0.3], Some(Head::new(Time::ZERO, 0)))
+        .unwrap();
+    wdrf.update(1, &[0.3], Some(Head::new(Time::ZERO, 1)))
+        .unwrap();
     assert_eq!(wdrf.first(), Some(1));
     // Holding 0.6 is excess for client 0 (entitled to 0.25) but not for client 1 (0.75):
     // after a while only client 0 has a commitment.
@@ -202,6 +204,8 @@ fn unknown_clients_and_bad_holdings_are_refused() {
     let mut fifo = FifoRanker::new(1);
     assert!(fifo.update(1, &[], None).is_err());
     let mut drf = StatelessRanker::new(Policy::Drf, &Share::equal(1));
-    assert!(drf.update(0, &[-0.5], Some((Time::ZERO, 0))).is_err());
+    assert!(drf
+        .update(0, &[-0.5], Some(Head::new(Time::ZERO, 0)))
+        .is_err());
     assert_eq!(drf.first(), None, "a refused update changes nothing");
 }

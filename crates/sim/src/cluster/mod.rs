@@ -23,8 +23,9 @@ use std::sync::Arc;
 use fairshare_core::alloc::tasks::TaskQueue;
 pub use fairshare_core::model::Task;
 use fairshare_core::model::Time;
+use fairshare_core::policy::dominant_share;
 use fairshare_core::policy::{Policy, PolicyKind, PolicySpec};
-use fairshare_core::rank::{RankError, Ranker, Share};
+use fairshare_core::rank::{Head, RankError, Ranker, Share};
 use metrics::Recorder;
 use space::Space;
 use std::cmp::Reverse;
@@ -299,10 +300,10 @@ impl Engine {
         Ok(())
     }
 
-    fn head(&self, user: u32) -> Option<(Time, u64)> {
+    fn head(&self, user: u32) -> Option<Head> {
         self.queues[user as usize]
             .front()
-            .map(|p| (p.submit, p.seq))
+            .map(|p| Head::new(p.submit, p.seq).with_size(dominant_share(&p.demand)))
     }
 
     fn arrive(&mut self, a: Task) -> Result<(), SimError> {
