@@ -157,6 +157,15 @@ pub const POLICIES: &[Entry] = &[
         ranker: None,
     },
     Entry {
+        name: "smallest-first",
+        aliases: &[],
+        params: &[],
+        about: "FIFO by size: the user whose next task is smallest goes first",
+        engines: &[Engine::Replay],
+        build: |_| Ok(PolicyKind::Ranked("smallest-first")),
+        ranker: Some(crate::rank::smallest::smallest_first),
+    },
+    Entry {
         name: "bottleneck",
         aliases: &[],
         params: &[],

@@ -24,6 +24,7 @@
 
 mod ordered;
 mod sdrf;
+pub mod smallest;
 
 pub use ordered::{FifoRanker, StatelessRanker};
 pub use sdrf::SdrfRanker;

@@ -209,3 +209,15 @@ fn unknown_clients_and_bad_holdings_are_refused() {
         .is_err());
     assert_eq!(drf.first(), None, "a refused update changes nothing");
 }
+
+#[test]
+fn smallest_first_orders_by_head_size_then_arrival() {
+    let spec: crate::policy::PolicySpec = "smallest-first".parse().unwrap();
+    let mut ranker = spec.ranker(2, &Share::equal(3)).unwrap();
+    let head = |s: f64, seq, size| Some(Head::new(Time::from_secs_f64(s), seq).with_size(size));
+    ranker.update(0, &[0.0, 0.0], head(1.0, 1, 0.5)).unwrap();
+    ranker.update(1, &[0.9, 0.9], head(3.0, 3, 0.1)).unwrap();
+    ranker.update(2, &[0.0, 0.0], head(2.0, 2, 0.1)).unwrap();
+    assert_eq!(ranker.iter().collect::<Vec<_>>(), [2, 1, 0]);
+    assert_eq!(ranker.priority(0), Some(0.5));
+}
