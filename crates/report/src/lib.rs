@@ -8,16 +8,28 @@
 //! precision and nothing reads a clock.
 #![warn(missing_docs)]
 
-mod html;
+//!
+//! The generic parts — [`table`], the HTML page and the [`svg`] charts — need nothing else;
+//! the pages of replays, sweeps and simulations come with the `simulation` feature (on by
+//! default), which brings in the simulator's result types.
+
+pub mod html;
+#[cfg(feature = "simulation")]
 mod replay;
+#[cfg(feature = "simulation")]
 mod setting;
+#[cfg(feature = "simulation")]
 mod simulate;
+#[cfg(feature = "simulation")]
 mod sweep;
-mod text;
+pub mod text;
 
 pub mod svg;
 
+#[cfg(feature = "simulation")]
 pub use replay::{replay_html, replay_table, replay_warnings, NEVER_FIT_WARNING, TOP_USERS};
+#[cfg(feature = "simulation")]
 pub use simulate::{simulate_html, simulate_table};
+#[cfg(feature = "simulation")]
 pub use sweep::{sweep_html, sweep_table};
 pub use text::table;
