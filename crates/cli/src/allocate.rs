@@ -21,15 +21,8 @@ pub struct Args {
     json: bool,
     /// In task mode, what to do when the chosen user's next task does not fit: stop the pass
     /// (head-of-line, the paper's rule) or skip that user and try the next.
-    #[arg(long, value_enum, default_value = "head-of-line")]
-    rule: Rule,
-}
-
-/// Blocking rule as written on the command line.
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Rule {
-    HeadOfLine,
-    Skip,
+    #[arg(long, value_parser = crate::choice::<Blocking>(), default_value = "head-of-line")]
+    rule: Blocking,
 }
 
 /// Runs the subcommand.
@@ -37,12 +30,8 @@ pub fn run(args: Args) -> Result<()> {
     let (name, text) = read_instance(args.instance.as_deref())?;
     let instance =
         Instance::from_json(&text).with_context(|| format!("{name}: not a usable instance"))?;
-    let rule = match args.rule {
-        Rule::HeadOfLine => Blocking::HeadOfLine,
-        Rule::Skip => Blocking::Skip,
-    };
     let outcome = instance
-        .solve(rule)
+        .solve(args.rule)
         .with_context(|| format!("{name}: cannot allocate"))?;
     if args.json {
         crate::output::write_json(std::path::Path::new("-"), &outcome)

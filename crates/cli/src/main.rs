@@ -8,7 +8,9 @@ mod simulate;
 mod sweep;
 mod workload;
 
+use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand};
+use fairshare_core::choice::Choice;
 use std::process::ExitCode;
 
 /// What `--help` says after the subcommands: the exit codes and where the JSON is described.
@@ -55,6 +57,16 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A value parser for a library's named options: the possible values and their help come
+/// from the type's [`Choice`] list, so the command line mirrors nothing.
+fn choice<T: Choice + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    let values = T::ALL
+        .iter()
+        .map(|c| clap::builder::PossibleValue::new(c.name()).help(c.about()));
+    clap::builder::PossibleValuesParser::new(values)
+        .try_map(|name| T::named(&name).ok_or(format!("expected {}", T::names())))
 }
 
 /// The long help of a `--policy` option: `what`, then every policy `engine` runs, from the

@@ -1,6 +1,7 @@
 //! What `replay` and `sweep` share: the trace and cluster options, the first pass that measures
 //! a trace (its users, its span, its mean demand R), and running one policy over it.
 
+use crate::choice;
 use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::Time;
@@ -19,55 +20,20 @@ pub struct TraceArgs {
     #[arg(required = true)]
     pub traces: Vec<PathBuf>,
     /// Trace format; detected from the file names and contents when omitted.
-    #[arg(long, value_enum)]
-    pub format: Option<FormatArg>,
+    #[arg(long, value_parser = choice::<Format>())]
+    pub format: Option<Format>,
     /// Skip malformed records (they are counted, with the reason) instead of stopping at the
     /// first one.
     #[arg(long)]
     pub lenient: bool,
     /// SWF: which processor count makes the CPU demand (auto: requested when present, else
     /// allocated).
-    #[arg(long, value_enum, default_value = "auto")]
-    pub swf_cpus: SwfCpus,
+    #[arg(long, value_parser = choice::<CpuField>(), default_value = "auto")]
+    pub swf_cpus: CpuField,
     /// SWF: which memory field makes the memory demand (auto: requested when present, else
     /// used; none: CPUs only).
-    #[arg(long, value_enum, default_value = "auto")]
-    pub swf_memory: SwfMemory,
-}
-
-/// Trace formats on the command line.
-#[derive(clap::ValueEnum, Clone, Copy)]
-pub enum FormatArg {
-    /// Standard Workload Format (18 fields, or the 21-field Alea extension), plain or gzip.
-    Swf,
-    /// Google cluster trace 2011 task_events parts.
-    Google,
-    /// Alibaba GPU 2023 pod list.
-    Alibaba,
-}
-
-/// SWF processor fields on the command line.
-#[derive(clap::ValueEnum, Clone, Copy)]
-pub enum SwfCpus {
-    /// Requested when present, else allocated.
-    Auto,
-    /// Field 8, requested processors.
-    Requested,
-    /// Field 5, allocated processors.
-    Allocated,
-}
-
-/// SWF memory fields on the command line.
-#[derive(clap::ValueEnum, Clone, Copy)]
-pub enum SwfMemory {
-    /// Requested when present, else used.
-    Auto,
-    /// Field 10, requested memory.
-    Requested,
-    /// Field 7, used memory.
-    Used,
-    /// No memory resource.
-    None,
+    #[arg(long, value_parser = choice::<MemoryField>(), default_value = "auto")]
+    pub swf_memory: MemoryField,
 }
 
 /// How the simulated cluster is set up and when runs end.
@@ -85,17 +51,8 @@ pub struct ClusterArgs {
     pub drain: bool,
     /// What a pass does when the chosen user's next task does not fit: stop (head-of-line, the
     /// paper's rule) or skip that user and try the next.
-    #[arg(long, value_enum, default_value = "head-of-line")]
-    pub rule: RuleArg,
-}
-
-/// Blocking rules on the command line.
-#[derive(clap::ValueEnum, Clone, Copy)]
-pub enum RuleArg {
-    /// Stop the pass.
-    HeadOfLine,
-    /// Skip the user for the rest of the pass.
-    Skip,
+    #[arg(long, value_parser = choice::<Blocking>(), default_value = "head-of-line")]
+    pub rule: Blocking,
 }
 
 /// A duration in seconds, or with a unit (`90s`, `15m`, `6h`, `2d`), as microseconds; at most
@@ -119,34 +76,14 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
 
 impl TraceArgs {
     fn options(&self) -> ReadOptions {
-        let cpus = match self.swf_cpus {
-            SwfCpus::Auto => CpuField::Auto,
-            SwfCpus::Requested => CpuField::Requested,
-            SwfCpus::Allocated => CpuField::Allocated,
-        };
-        let memory = match self.swf_memory {
-            SwfMemory::Auto => MemoryField::Auto,
-            SwfMemory::Requested => MemoryField::Requested,
-            SwfMemory::Used => MemoryField::Used,
-            SwfMemory::None => MemoryField::Omit,
-        };
-        let swf = SwfOptions {
-            cpus,
-            memory,
-            ..SwfOptions::default()
-        };
         ReadOptions {
             lenient: self.lenient,
-            swf,
+            swf: SwfOptions {
+                cpus: self.swf_cpus,
+                memory: self.swf_memory,
+                ..SwfOptions::default()
+            },
         }
-    }
-
-    fn format(&self) -> Option<Format> {
-        self.format.map(|f| match f {
-            FormatArg::Swf => Format::Swf,
-            FormatArg::Google => Format::Google,
-            FormatArg::Alibaba => Format::Alibaba,
-        })
     }
 
     /// The first pass over the trace (standard input saved to a file first, since a trace is
@@ -160,7 +97,7 @@ impl TraceArgs {
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect(),
-            format: self.format(),
+            format: self.format,
             options: self.options(),
         };
         let bar = spinner("reading trace");
@@ -224,10 +161,7 @@ impl ClusterArgs {
                 (false, Some(h)) => StopRule::After(h),
                 (false, None) => StopRule::LastEvent,
             },
-            blocking: match self.rule {
-                RuleArg::HeadOfLine => Blocking::HeadOfLine,
-                RuleArg::Skip => Blocking::Skip,
-            },
+            blocking: self.rule,
             ..Replay::default()
         }
     }

@@ -78,6 +78,7 @@
 #![warn(missing_docs)]
 
 pub mod alloc;
+pub mod choice;
 pub mod decay;
 pub mod instance;
 pub mod ledger;

@@ -57,6 +57,7 @@ pub use fairshare_core::model::{MachineCatalogue, NodeType};
 pub use source::{ReadStats, Task, TaskSource};
 pub use swf::{CpuField, MemoryField, MemoryLayout, SwfOptions};
 
+use fairshare_core::choice::Choice;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -95,13 +96,31 @@ impl Format {
     }
 }
 
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Choice for Format {
+    const ALL: &'static [Format] = &[Format::Swf, Format::Google, Format::Alibaba];
+
+    fn name(self) -> &'static str {
+        match self {
             Format::Swf => "swf",
             Format::Google => "google",
             Format::Alibaba => "alibaba",
-        })
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            Format::Swf => {
+                "Standard Workload Format (18 fields, or the 21-field Alea extension), plain or gzip"
+            }
+            Format::Google => "Google cluster trace 2011 task_events parts",
+            Format::Alibaba => "Alibaba GPU 2023 pod list",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 

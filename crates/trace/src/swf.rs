@@ -37,6 +37,7 @@
 use crate::input::{is_comment, At, Col, Line, Lines};
 use crate::source::{Meta, Reader, Source, Task};
 use crate::{ReadOptions, TraceError};
+use fairshare_core::choice::Choice;
 use fairshare_core::model::NodeType;
 use fairshare_core::model::Time;
 use std::collections::HashSet;
@@ -66,6 +67,53 @@ pub enum MemoryField {
     /// Per job: requested when present, else used; a resource only if the first job has either.
     #[default]
     Auto,
+}
+
+impl Choice for CpuField {
+    const ALL: &'static [CpuField] = &[CpuField::Auto, CpuField::Requested, CpuField::Allocated];
+
+    fn name(self) -> &'static str {
+        match self {
+            CpuField::Auto => "auto",
+            CpuField::Requested => "requested",
+            CpuField::Allocated => "allocated",
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            CpuField::Auto => "Requested when present, else allocated",
+            CpuField::Requested => "Field 8, requested processors",
+            CpuField::Allocated => "Field 5, allocated processors",
+        }
+    }
+}
+
+impl Choice for MemoryField {
+    const ALL: &'static [MemoryField] = &[
+        MemoryField::Auto,
+        MemoryField::Requested,
+        MemoryField::Used,
+        MemoryField::Omit,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            MemoryField::Auto => "auto",
+            MemoryField::Requested => "requested",
+            MemoryField::Used => "used",
+            MemoryField::Omit => "none",
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            MemoryField::Auto => "Requested when present, else used",
+            MemoryField::Requested => "Field 10, requested memory",
+            MemoryField::Used => "Field 7, used memory",
+            MemoryField::Omit => "No memory resource",
+        }
+    }
 }
 
 /// How the chosen memory field is measured.

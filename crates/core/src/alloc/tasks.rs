@@ -7,6 +7,7 @@
 //! here and the trace simulator (with the live tree) share it.
 
 use super::{check_vector, check_weight, AllocError};
+use crate::choice::Choice;
 use crate::model::ResourceSet;
 use crate::policy::{ClientView, Policy, PriorityKey};
 use serde::{Deserialize, Serialize};
@@ -30,20 +31,17 @@ pub enum Blocking {
     Skip,
 }
 
-impl Blocking {
-    /// Every rule, in the order help texts list them.
-    pub const ALL: [Blocking; 2] = [Blocking::HeadOfLine, Blocking::Skip];
+impl Choice for Blocking {
+    const ALL: &'static [Blocking] = &[Blocking::HeadOfLine, Blocking::Skip];
 
-    /// The rule's name as users write it.
-    pub fn name(self) -> &'static str {
+    fn name(self) -> &'static str {
         match self {
             Blocking::HeadOfLine => "head-of-line",
             Blocking::Skip => "skip",
         }
     }
 
-    /// What the rule does, in one line.
-    pub fn about(self) -> &'static str {
+    fn about(self) -> &'static str {
         match self {
             Blocking::HeadOfLine => "Stop the pass",
             Blocking::Skip => "Skip the user for the rest of the pass",
@@ -61,10 +59,7 @@ impl std::str::FromStr for Blocking {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Blocking::ALL
-            .into_iter()
-            .find(|b| b.name() == s)
-            .ok_or_else(|| format!("expected head-of-line or skip, found {s:?}"))
+        Blocking::named(s).ok_or_else(|| format!("expected {}, found {s:?}", Blocking::names()))
     }
 }
 
