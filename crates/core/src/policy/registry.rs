@@ -459,7 +459,7 @@ mod tests {
         let unknown = "fair".parse::<PolicySpec>().unwrap_err().to_string();
         assert_eq!(
             unknown,
-            "unknown policy \"fair\": expected fifo, drf, asset or sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums]"
+            "unknown policy \"fair\": expected fifo, drf, asset, sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums] or smallest-first"
         );
         let simulate = PolicySpec::parse_for("asset", Engine::Simulate).unwrap_err();
         assert!(simulate

@@ -7,17 +7,18 @@
 //! come due, so a trace is never held in memory.
 
 mod load;
-mod metrics;
+mod recorder;
+mod result;
 mod seams;
 mod space;
+mod statistics;
 
 pub use load::Load;
-pub use metrics::{
-    jain, PolicyResult, ShareSeries, Timeline, UserResult, MOST_SAMPLES, SLOWDOWN_FLOOR_S,
-    TOP_USERS,
-};
+pub use recorder::MOST_SAMPLES;
+pub use result::{PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S, TOP_USERS};
 pub use seams::{Discipline, Fill, FirstFit, Node, Placement};
 pub use space::Capacity;
+pub use statistics::jain;
 use std::sync::Arc;
 
 use fairshare_core::alloc::tasks::TaskQueue;
@@ -26,7 +27,7 @@ use fairshare_core::model::Time;
 use fairshare_core::policy::dominant_share;
 use fairshare_core::policy::{Policy, PolicyKind, PolicySpec};
 use fairshare_core::rank::{Head, RankError, Ranker, Share};
-use metrics::Recorder;
+use recorder::Recorder;
 use space::Space;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};

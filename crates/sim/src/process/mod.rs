@@ -14,18 +14,16 @@
 //! [`MAX_EVENTS_PER_RUN`] events, or when something falls due after [`MAX_TIME_S`].
 
 mod curves;
+mod priority;
+mod program;
 pub mod result;
 mod summary;
 
-use crate::scenario::{
-    is_time_sliced, Accounting, Dist, ProcessPolicy, Scenario, MAX_EVENTS_PER_RUN, MAX_TIME_S,
-};
+use program::{micros, Cursor};
+
+use crate::scenario::{is_time_sliced, Accounting, Scenario, MAX_EVENTS_PER_RUN, MAX_TIME_S};
 use fairshare_core::model::Time;
-use fairshare_core::policy::bottleneck::{global_priority, is_bottleneck};
 use fairshare_core::window::{RateWindow, ServiceWindow};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, Exp, Normal};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -59,73 +57,6 @@ enum Event {
     GraceEnd(usize, Option<usize>, u64),
     /// Priorities are recomputed (with a priority interval).
     Snapshot,
-}
-
-/// A request with its resource resolved to a lane index (`None` = idle).
-#[derive(Debug, Clone, Copy)]
-struct Step {
-    resource: Option<usize>,
-    mean: f64,
-    width: f64,
-    dist: Dist,
-}
-
-/// Where a process is in its program: blocks of steps, each repeated, sampled as issued.
-struct Cursor {
-    blocks: Vec<(u32, Vec<Step>)>,
-    block: usize,
-    round: u32,
-    step: usize,
-    rng: ChaCha8Rng,
-}
-
-impl Cursor {
-    /// Process `i`'s program, drawing from its own stream of the run's seed, so adding a
-    /// process does not change the others' samples (docs/mechanisms.md, bottleneck §3.4).
-    fn new(scenario: &Scenario, i: usize, seed: u64) -> Cursor {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        rng.set_stream(i as u64);
-        let lane = |name: &String| scenario.resources.iter().position(|n| n == name);
-        let blocks = scenario.processes[i]
-            .program
-            .blocks
-            .iter()
-            .map(|b| {
-                let steps = b.requests.iter().map(|r| Step {
-                    resource: r.resource.as_ref().and_then(lane),
-                    mean: r.mean,
-                    width: r.width,
-                    dist: r.dist,
-                });
-                (b.repeat, steps.collect())
-            })
-            .collect();
-        Cursor {
-            blocks,
-            block: 0,
-            round: 0,
-            step: 0,
-            rng,
-        }
-    }
-
-    /// The next request and its sampled length in µs, or `None` at the end of the program.
-    fn next(&mut self) -> Option<(Option<usize>, u64)> {
-        loop {
-            let (repeat, steps) = self.blocks.get(self.block)?;
-            if self.round >= *repeat || steps.is_empty() {
-                (self.block, self.round, self.step) = (self.block + 1, 0, 0);
-                continue;
-            }
-            let step = steps[self.step];
-            self.step += 1;
-            if self.step == steps.len() {
-                (self.round, self.step) = (self.round + 1, 0);
-            }
-            let length = micros(sample(step.dist, step.mean, step.width, &mut self.rng));
-            return Some((step.resource, length));
-        }
-    }
 }
 
 /// One process during a run.
@@ -248,10 +179,6 @@ const FORWARD: &str = "the engine's clock only moves forward";
 
 /// Events between two progress reports.
 const PROGRESS_EVERY: u64 = 1 << 16;
-
-fn micros(seconds: f64) -> u64 {
-    (seconds.max(0.0) * 1e6).round() as u64
-}
 
 impl<'a> Engine<'a> {
     fn new(scenario: &'a Scenario, seed: u64) -> Engine<'a> {
@@ -606,98 +533,6 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// The bottlenecks now become the ones priorities are computed against (only the
-    /// bottleneck policy looks at them).
-    fn set_bottlenecks(&mut self) {
-        self.fresh = true;
-        if self.scenario.simulation.policy != ProcessPolicy::Bottleneck {
-            return;
-        }
-        let sim = &self.scenario.simulation;
-        let mut changed = false;
-        for (j, (busy, r)) in self.busy.iter_mut().zip(&mut self.res).enumerate() {
-            // Busy time in the window never falls while the resource is busy and never rises
-            // while it is idle: a busy bottleneck, or an idle resource that is not one, keeps
-            // its status for as long as it stays so.
-            if r.since < r.checked && self.bottleneck[j] == r.holder.is_some() {
-                continue;
-            }
-            r.checked = self.now;
-            let seconds = busy.amount(self.now, 0).expect(FORWARD) as f64 / 1e6;
-            let now = is_bottleneck(seconds, sim.window, sim.bottleneck_threshold);
-            changed |= self.bottleneck[j] != now;
-            self.bottleneck[j] = now;
-        }
-        if changed {
-            self.forget_priorities();
-        }
-    }
-
-    /// Priorities computed so far no longer hold.
-    fn forget_priorities(&mut self) {
-        for waiting in self.res.iter_mut().flat_map(|r| &mut r.queue) {
-            waiting.valid_before = 0;
-        }
-    }
-
-    /// The priority of process `i` at resource `j` (higher is served first) and the instant
-    /// before which it holds. With a priority interval, the one frozen by [`Engine::freeze`]
-    /// (per-resource lags are always current: they are one priority per resource).
-    fn priority(&mut self, i: usize, j: usize) -> (f64, u64) {
-        let sim = &self.scenario.simulation;
-        if sim.policy == ProcessPolicy::Fifo {
-            return (0.0, u64::MAX);
-        }
-        if sim.policy == ProcessPolicy::PerResource {
-            return self.current_priority(i, j);
-        }
-        match self.frozen.as_ref().and_then(|frozen| frozen[i]) {
-            Some(p) => (p, u64::MAX),
-            None => self.current_priority(i, j),
-        }
-    }
-
-    /// Process `i`'s priority at resource `j` from its windows now, and the instant before
-    /// which they keep their readings.
-    fn current_priority(&mut self, i: usize, j: usize) -> (f64, u64) {
-        let sim = &self.scenario.simulation;
-        let share = self.shares[i];
-        for (a, window) in self.allocated.iter_mut().zip(&mut self.allocation[i]) {
-            *a = window.integral(self.now).expect(FORWARD);
-        }
-        self.consumption[i]
-            .seconds(self.now, &mut self.consumed)
-            .expect(FORWARD);
-        let (allocation, consumption) = (&self.allocated, &self.consumed);
-        let p = match sim.policy {
-            ProcessPolicy::Bottleneck => global_priority(
-                allocation,
-                consumption,
-                &self.bottleneck,
-                share,
-                sim.priority_form,
-            ),
-            ProcessPolicy::PerResource => {
-                self.only.fill(false);
-                self.only[j] = true;
-                global_priority(
-                    allocation,
-                    consumption,
-                    &self.only,
-                    share,
-                    sim.priority_form,
-                )
-            }
-            ProcessPolicy::Drf => -consumption.iter().copied().fold(0.0, f64::max) / share,
-            ProcessPolicy::Fifo => 0.0,
-        };
-        let until = self.allocation[i]
-            .iter()
-            .map(RateWindow::steady_until)
-            .fold(self.consumption[i].steady_until(), Time::min);
-        (p, until.as_micros().saturating_add(1))
-    }
-
     /// Grants resource `j`, if free, to its best queued process (ties: first queued).
     fn dispatch(&mut self, j: usize) {
         if self.res[j].holder.is_some() || self.res[j].queue.is_empty() {
@@ -761,16 +596,4 @@ fn log_grant(grants: &mut Vec<Grant>, start: Time, end: Time, process: usize) {
         Some(last) if last.2 == process && last.1 == start => last.1 = end,
         _ => grants.push((start, end, process)),
     }
-}
-
-/// One duration: normal (sd = width), uniform on mean ± width, or exponential with the mean;
-/// negative samples are clamped to 0, and width 0 is deterministic.
-fn sample(dist: Dist, mean: f64, width: f64, rng: &mut ChaCha8Rng) -> f64 {
-    let value = match dist {
-        Dist::Normal if width > 0.0 => Normal::new(mean, width).map_or(mean, |d| d.sample(rng)),
-        Dist::Uniform if width > 0.0 => mean + width * (2.0 * rand::Rng::gen::<f64>(rng) - 1.0),
-        Dist::Exponential if mean > 0.0 => Exp::new(1.0 / mean).map_or(mean, |d| d.sample(rng)),
-        _ => mean,
-    };
-    value.max(0.0)
 }

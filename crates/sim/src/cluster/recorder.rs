@@ -1,117 +1,17 @@
-//! What a cluster replay measures: waits, slowdowns and completions per user and overall,
-//! utilisation and dominant shares over time, Jain's index, and the live tree's work.
-//!
-//! Everything is accumulated while the engine runs, so nothing needs the whole trace in memory
-//! except one number per task for the wait percentiles.
+//! Measuring a cluster replay as it runs: every event, start, finish and share change is
+//! folded into running tallies, so nothing needs the whole trace in memory except one number
+//! per task for the wait percentiles; the timeline keeps a bounded number of samples.
 
+use super::result::{PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S};
+use super::statistics::{jain, mean, percentile};
 use fairshare_core::livetree::LiveTreeCounters;
 use fairshare_core::model::Time;
 use fairshare_core::policy::dominant_share;
-use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
 
 /// The most timeline samples a run keeps. When a run outlasts them (a long `--horizon`, a long
 /// drain), every other sample is dropped and the step doubles, so the timeline always covers
 /// the whole run with between half and all of this many samples, whatever its length.
 pub const MOST_SAMPLES: usize = 1024;
-
-/// Users whose dominant share over time a replay keeps by default, and the report draws (one
-/// palette colour each).
-pub const TOP_USERS: usize = 8;
-
-/// Below this runtime, slowdown is computed as if the task ran this long (bounded slowdown).
-pub const SLOWDOWN_FLOOR_S: f64 = 10.0;
-
-/// One user's results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct UserResult {
-    /// The user's name in the trace.
-    pub id: String,
-    /// Tasks that arrived within the horizon.
-    pub tasks_submitted: u64,
-    /// Tasks started within the horizon.
-    pub tasks_started: u64,
-    /// Tasks finished within the horizon.
-    pub tasks_completed: u64,
-    /// Tasks larger than the whole capacity (or than every machine), which can never start;
-    /// they are left out of the waits.
-    #[serde(default)]
-    pub tasks_never_fit: u64,
-    /// Mean wait of the user's tasks that can fit, seconds (a task still waiting counts its
-    /// wait so far).
-    pub mean_wait_s: f64,
-    /// Time-averaged dominant share.
-    pub mean_dominant_share: f64,
-}
-
-/// A user's dominant share sampled over time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShareSeries {
-    /// The user's name.
-    pub id: String,
-    /// Dominant share at each sample time.
-    pub values: Vec<f64>,
-}
-
-/// Samples of the cluster's state at regular times, for plots.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Timeline {
-    /// Sample times, seconds from the first event.
-    pub times_s: Vec<f64>,
-    /// Per resource, the fraction in use at each sample time.
-    pub utilization: Vec<Vec<f64>>,
-    /// Dominant share over time of the users with the most tasks.
-    pub dominant_share: Vec<ShareSeries>,
-}
-
-/// The results of replaying one trace under one policy.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PolicyResult {
-    /// The policy, as specified.
-    pub policy: String,
-    /// Tasks that arrived within the horizon.
-    pub tasks_submitted: u64,
-    /// Tasks started within the horizon.
-    pub tasks_started: u64,
-    /// Tasks finished within the horizon.
-    pub tasks_completed: u64,
-    /// Submitted, able to fit, but not finished within the horizon
-    /// (submitted = completed + unfinished + never fit).
-    pub tasks_unfinished: u64,
-    /// Submitted tasks larger than the whole capacity (or than every machine), which can never
-    /// start: not unfinished, and left out of every wait and slowdown.
-    pub tasks_never_fit: u64,
-    /// Tasks that arrive after the horizon (not submitted).
-    pub tasks_beyond_horizon: u64,
-    /// Mean wait over submitted tasks that can fit, seconds (a task still waiting counts its
-    /// wait so far).
-    pub mean_wait_s: f64,
-    /// 95th percentile of the waits of the submitted tasks that can fit, seconds.
-    pub p95_wait_s: f64,
-    /// Mean over users of each user's mean wait, seconds (SDRF paper, Figure 4).
-    pub user_mean_wait_s: f64,
-    /// Mean bounded slowdown of started tasks: (wait + run) / max(run, 10 s).
-    pub mean_slowdown: f64,
-    /// Mean fraction of each resource in use, by resource name.
-    pub utilization: IndexMap<String, f64>,
-    /// Jain's fairness index of the time-averaged dominant shares of the users with a task
-    /// that can fit.
-    pub jain_index: f64,
-    /// Swap events the live tree processed (SDRF only).
-    pub livetree_events: Option<u64>,
-    /// Live-tree events per 1,000 tasks started (SDRF only).
-    pub livetree_events_per_1000_tasks: Option<f64>,
-    /// All live-tree counters (SDRF only).
-    pub livetree: Option<LiveTreeCounters>,
-    /// Simulated span, seconds from the first event to the end of the run.
-    pub simulated_s: f64,
-    /// Engine events (arrivals and finishes) processed.
-    pub events: u64,
-    /// Per user, in order of first appearance.
-    pub users: Vec<UserResult>,
-    /// Regular samples for plots.
-    pub timeline: Timeline,
-}
 
 /// Per-user accumulators.
 #[derive(Debug, Clone, Default)]
@@ -409,46 +309,9 @@ fn every_other(values: &mut Vec<f64>) {
     });
 }
 
-fn mean(values: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = values.fold((0.0, 0u64), |(s, n), v| (s + v, n + 1));
-    if n > 0 {
-        sum / n as f64
-    } else {
-        0.0
-    }
-}
-
-/// The `q` quantile (nearest rank) of `values`.
-fn percentile(mut values: Vec<f32>, q: f64) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    let rank = ((q * values.len() as f64).ceil() as usize).clamp(1, values.len()) - 1;
-    let (_, v, _) = values.select_nth_unstable_by(rank, f32::total_cmp);
-    *v as f64
-}
-
-/// Jain's fairness index (Σx)² / (n·Σx²): 1 when all equal, 1/n when one takes everything.
-pub fn jain(values: impl Iterator<Item = f64>) -> f64 {
-    let (sum, squares, n) =
-        values.fold((0.0, 0.0, 0usize), |(s, q, n), v| (s + v, q + v * v, n + 1));
-    if squares > 0.0 {
-        sum * sum / (n as f64 * squares)
-    } else {
-        1.0
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn jain_by_hand() {
-        assert_eq!(jain([1.0, 1.0, 1.0].into_iter()), 1.0);
-        assert!((jain([1.0, 0.0, 0.0, 0.0].into_iter()) - 0.25).abs() < 1e-15);
-        assert!((jain([1.0, 2.0].into_iter()) - 0.9).abs() < 1e-15);
-    }
 
     #[test]
     fn a_long_run_keeps_a_bounded_timeline_over_its_whole_length() {

@@ -1,0 +1,105 @@
+//! What a cluster replay reports: per-user and overall waits, slowdowns and completions,
+//! utilisation and dominant shares over time, Jain's index and the live tree's work — the
+//! document `--json` writes and the report draws.
+
+use fairshare_core::livetree::LiveTreeCounters;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+/// Users whose dominant share over time a replay keeps by default, and the report draws (one
+/// palette colour each).
+pub const TOP_USERS: usize = 8;
+
+/// Below this runtime, slowdown is computed as if the task ran this long (bounded slowdown).
+pub const SLOWDOWN_FLOOR_S: f64 = 10.0;
+
+/// One user's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UserResult {
+    /// The user's name in the trace.
+    pub id: String,
+    /// Tasks that arrived within the horizon.
+    pub tasks_submitted: u64,
+    /// Tasks started within the horizon.
+    pub tasks_started: u64,
+    /// Tasks finished within the horizon.
+    pub tasks_completed: u64,
+    /// Tasks larger than the whole capacity (or than every machine), which can never start;
+    /// they are left out of the waits.
+    #[serde(default)]
+    pub tasks_never_fit: u64,
+    /// Mean wait of the user's tasks that can fit, seconds (a task still waiting counts its
+    /// wait so far).
+    pub mean_wait_s: f64,
+    /// Time-averaged dominant share.
+    pub mean_dominant_share: f64,
+}
+
+/// A user's dominant share sampled over time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShareSeries {
+    /// The user's name.
+    pub id: String,
+    /// Dominant share at each sample time.
+    pub values: Vec<f64>,
+}
+
+/// Samples of the cluster's state at regular times, for plots.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Timeline {
+    /// Sample times, seconds from the first event.
+    pub times_s: Vec<f64>,
+    /// Per resource, the fraction in use at each sample time.
+    pub utilization: Vec<Vec<f64>>,
+    /// Dominant share over time of the users with the most tasks.
+    pub dominant_share: Vec<ShareSeries>,
+}
+
+/// The results of replaying one trace under one policy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PolicyResult {
+    /// The policy, as specified.
+    pub policy: String,
+    /// Tasks that arrived within the horizon.
+    pub tasks_submitted: u64,
+    /// Tasks started within the horizon.
+    pub tasks_started: u64,
+    /// Tasks finished within the horizon.
+    pub tasks_completed: u64,
+    /// Submitted, able to fit, but not finished within the horizon
+    /// (submitted = completed + unfinished + never fit).
+    pub tasks_unfinished: u64,
+    /// Submitted tasks larger than the whole capacity (or than every machine), which can never
+    /// start: not unfinished, and left out of every wait and slowdown.
+    pub tasks_never_fit: u64,
+    /// Tasks that arrive after the horizon (not submitted).
+    pub tasks_beyond_horizon: u64,
+    /// Mean wait over submitted tasks that can fit, seconds (a task still waiting counts its
+    /// wait so far).
+    pub mean_wait_s: f64,
+    /// 95th percentile of the waits of the submitted tasks that can fit, seconds.
+    pub p95_wait_s: f64,
+    /// Mean over users of each user's mean wait, seconds (SDRF paper, Figure 4).
+    pub user_mean_wait_s: f64,
+    /// Mean bounded slowdown of started tasks: (wait + run) / max(run, 10 s).
+    pub mean_slowdown: f64,
+    /// Mean fraction of each resource in use, by resource name.
+    pub utilization: IndexMap<String, f64>,
+    /// Jain's fairness index of the time-averaged dominant shares of the users with a task
+    /// that can fit.
+    pub jain_index: f64,
+    /// Swap events the live tree processed (SDRF only).
+    pub livetree_events: Option<u64>,
+    /// Live-tree events per 1,000 tasks started (SDRF only).
+    pub livetree_events_per_1000_tasks: Option<f64>,
+    /// All live-tree counters (SDRF only).
+    pub livetree: Option<LiveTreeCounters>,
+    /// Simulated span, seconds from the first event to the end of the run.
+    pub simulated_s: f64,
+    /// Engine events (arrivals and finishes) processed.
+    pub events: u64,
+    /// Per user, in order of first appearance.
+    pub users: Vec<UserResult>,
+    /// Regular samples for plots.
+    pub timeline: Timeline,
+}

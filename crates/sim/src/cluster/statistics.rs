@@ -1,0 +1,45 @@
+//! The statistics a replay's results are made of: means, nearest-rank percentiles and Jain's
+//! fairness index.
+
+/// The mean of `values` (0 for none).
+pub(super) fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0u64), |(s, n), v| (s + v, n + 1));
+    if n > 0 {
+        sum / n as f64
+    } else {
+        0.0
+    }
+}
+
+/// The `q` quantile (nearest rank) of `values`.
+pub(super) fn percentile(mut values: Vec<f32>, q: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let rank = ((q * values.len() as f64).ceil() as usize).clamp(1, values.len()) - 1;
+    let (_, v, _) = values.select_nth_unstable_by(rank, f32::total_cmp);
+    *v as f64
+}
+
+/// Jain's fairness index (Σx)² / (n·Σx²): 1 when all equal, 1/n when one takes everything.
+pub fn jain(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, squares, n) =
+        values.fold((0.0, 0.0, 0usize), |(s, q, n), v| (s + v, q + v * v, n + 1));
+    if squares > 0.0 {
+        sum * sum / (n as f64 * squares)
+    } else {
+        1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_by_hand() {
+        assert_eq!(jain([1.0, 1.0, 1.0].into_iter()), 1.0);
+        assert!((jain([1.0, 0.0, 0.0, 0.0].into_iter()) - 0.25).abs() < 1e-15);
+        assert!((jain([1.0, 2.0].into_iter()) - 0.9).abs() < 1e-15);
+    }
+}
