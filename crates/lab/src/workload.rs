@@ -135,7 +135,7 @@ pub struct Workload {
 /// The most machines a run places tasks on (one capacity vector each).
 pub const MOST_MACHINES: u64 = 1_000_000;
 
-/// Traces of at most this many tasks are kept in memory after the first pass (≈ 70 MiB), so
+/// Traces of at most this many tasks are kept in memory after the first pass (≈ 140 MiB), so
 /// each run replays them without parsing again; larger traces are streamed from disk each time.
 pub const KEEP_AT_MOST: usize = 1_000_000;
 
@@ -192,6 +192,7 @@ impl Workload {
         if let Some(kept) = &mut kept {
             kept.iter_mut()
                 .for_each(|a| a.demand = project(&a.demand, &keep));
+            kept.shrink_to_fit();
         }
         Ok(Workload {
             resources: project(resources, &keep),
