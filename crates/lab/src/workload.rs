@@ -143,6 +143,16 @@ impl Workload {
     /// The first pass: reads the whole trace once to learn its users, span and mean demand,
     /// calling `progress` with the number of tasks read so far.
     pub fn scan(trace: &TraceSpec, progress: &mut dyn FnMut(u64)) -> Result<Workload, LabError> {
+        Workload::scan_keeping(trace, KEEP_AT_MOST, progress)
+    }
+
+    /// [`Workload::scan`], keeping the tasks in memory only when there are at most
+    /// `keep_at_most` of them (0: always read them from disk again).
+    pub fn scan_keeping(
+        trace: &TraceSpec,
+        keep_at_most: usize,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<Workload, LabError> {
         let mut source = trace.open()?;
         let mut load = Load::new(source.resources().len());
         let mut kept = Some(Vec::new());
@@ -156,7 +166,7 @@ impl Workload {
                 &task.demand,
             );
             kept = kept
-                .filter(|k: &Vec<Task>| k.len() < KEEP_AT_MOST)
+                .filter(|k: &Vec<Task>| k.len() < keep_at_most)
                 .map(|mut k| {
                     k.push(task);
                     k

@@ -1,0 +1,115 @@
+//! The replay's orchestration as a library: a workload this test writes itself, measured,
+//! configured and replayed without the command line.
+
+use fairshare_lab::{LabError, Replay, StopRule, TraceSpec, Workload};
+use fairshare_sim::cluster::Capacity;
+use std::path::{Path, PathBuf};
+
+/// A small SWF workload: three users, 120 jobs with fixed pseudo-random sizes and runtimes.
+fn write_workload(dir: &Path) -> PathBuf {
+    let mut state = 7u64;
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    let mut text = String::from("; a workload written by the lab test\n");
+    for job in 1..=120 {
+        let (runtime, cpus, user) = (20 + next(200), 1 + next(6), 1 + next(3));
+        text += &format!(
+            "{job} {} 0 {runtime} {cpus} -1 -1 {cpus} 600 -1 1 {user} 1 -1 2 -1 -1 -1\n",
+            job * 5
+        );
+    }
+    let path = dir.join("workload.swf");
+    std::fs::write(&path, text).expect("write the workload");
+    path
+}
+
+fn scan(path: &Path, keep_at_most: usize) -> Workload {
+    let trace = TraceSpec::new(vec![path.to_path_buf()]);
+    let mut read = 0;
+    let workload = Workload::scan_keeping(&trace, keep_at_most, &mut |n| read = n).unwrap();
+    assert_eq!(read, 120, "progress hears every task");
+    workload
+}
+
+#[test]
+fn a_workload_is_measured_once_and_replayed_from_memory_or_disk_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_workload(dir.path());
+    let kept = scan(&path, 1_000);
+    let streamed = scan(&path, 0);
+    assert_eq!(kept.users.len(), 3);
+    assert_eq!(kept.resources, ["cpu"]);
+    assert_eq!(kept.input.tasks_found, 120);
+    assert_eq!(kept.span_s(), streamed.span_s());
+    let replay = Replay {
+        stop: StopRule::Drain,
+        ..Replay::default()
+    };
+    for policy in ["fifo", "drf", "sdrf:delta=0.999", "smallest-first"] {
+        let capacity = kept.pool_of_mean(0.5).unwrap();
+        let run = |w: &Workload| {
+            let config = w.config(&replay, policy.parse().unwrap(), capacity.clone());
+            serde_json::to_string(&w.run(&config, &mut |_| {}).unwrap()).unwrap()
+        };
+        let from_memory = run(&kept);
+        assert_eq!(from_memory, run(&streamed), "{policy}");
+        assert!(
+            from_memory.contains("\"tasks_completed\":120"),
+            "{policy} drains"
+        );
+    }
+}
+
+#[test]
+fn capacities_stop_rules_and_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let workload = scan(&write_workload(dir.path()), 1_000);
+    let Capacity::Pool(half) = workload.pool_of_mean(0.5).unwrap() else {
+        panic!("a pool")
+    };
+    let mean = workload.load.mean_demand()[0];
+    assert!((half[0] - 0.5 * mean).abs() < 1e-12);
+    assert_eq!(workload.pool("cpu=12").unwrap(), Capacity::Pool(vec![12.0]));
+    let unknown = workload.pool("gpu=1").unwrap_err().to_string();
+    assert!(unknown.contains("unknown resource \"gpu\""), "{unknown}");
+    assert!(workload.pool("cpu=x").is_err());
+    assert!(workload.pool("cpu=-1").is_err());
+    let replay = Replay {
+        stop: StopRule::After(60_000_000),
+        ..Replay::default()
+    };
+    let capacity = workload.pool("cpu=12").unwrap();
+    let setting = workload.setting(&replay, &capacity, None);
+    assert_eq!(setting.horizon_s, Some(60.0));
+    assert_eq!(setting.capacity, [12.0]);
+    assert_eq!(setting.rule, "head-of-line");
+    let config = workload.config(&replay, "drf".parse().unwrap(), capacity);
+    let early = workload.run(&config, &mut |_| {}).unwrap();
+    assert!(
+        early.tasks_completed < 120,
+        "a 60-s horizon ends the run early"
+    );
+}
+
+#[test]
+fn weighted_drf_is_refused_without_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let workload = scan(&write_workload(dir.path()), 1_000);
+    let spec = fairshare_core::policy::PolicySpec {
+        name: "weighted-drf".into(),
+        kind: fairshare_core::policy::PolicyKind::Stateless(
+            fairshare_core::policy::Policy::WeightedDrf,
+        ),
+    };
+    let config = workload.config(&Replay::default(), spec, workload.pool("cpu=12").unwrap());
+    let error = workload.run(&config, &mut |_| {}).unwrap_err();
+    assert!(matches!(error, LabError::Run { .. }));
+    assert!(error.to_string().contains("no user weights"), "{error}");
+    assert!("weighted-drf"
+        .parse::<fairshare_core::policy::PolicySpec>()
+        .is_err());
+}
