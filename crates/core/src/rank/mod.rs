@@ -26,7 +26,7 @@ mod ordered;
 mod sdrf;
 pub mod smallest;
 
-pub use ordered::{FifoRanker, StatelessRanker};
+pub use ordered::{FifoRanker, KeyFn, KeyedRanker, StatelessRanker};
 pub use sdrf::SdrfRanker;
 
 use crate::livetree::LiveTreeCounters;

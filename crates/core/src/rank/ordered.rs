@@ -6,6 +6,8 @@ use crate::livetree::LiveTreeCounters;
 use crate::model::Time;
 use crate::policy::{ClientView, Policy, PriorityKey};
 use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
 
 /// Waiting clients in an ordered set under a key computed from holdings and head task: the
 /// shape of every ranker whose keys change only when a client does.
@@ -98,27 +100,75 @@ impl<K: Ord + Copy> Ordered<K> {
     }
 }
 
-/// First come, first served: waiting clients by the arrival of their head task.
-#[derive(Debug, Clone)]
-pub struct FifoRanker {
-    inner: Ordered<(Time, u64)>,
+/// Computes a waiting client's key from its index, holdings and head task.
+pub type KeyFn<K> = Arc<dyn Fn(u32, &[f64], &Head) -> K + Send + Sync>;
+
+/// A ranker whose keys change only when a client does: waiting clients ordered by a key
+/// computed from holdings and head task, ties by client. FIFO, the stateless policies and
+/// smallest-first are all this with another key.
+#[derive(Clone)]
+pub struct KeyedRanker<K> {
+    inner: Ordered<K>,
+    key: KeyFn<K>,
+    priority: fn(&K) -> f64,
 }
 
-impl FifoRanker {
-    /// A FIFO ranker for `clients` clients.
-    pub fn new(clients: usize) -> FifoRanker {
-        FifoRanker {
+impl<K: Ord + Copy + 'static> KeyedRanker<K> {
+    /// A ranker of `clients` clients by `key`, whose priority (as [`Ranker::priority`]
+    /// reports it) is `priority` of the key.
+    pub fn with_key(clients: usize, key: KeyFn<K>, priority: fn(&K) -> f64) -> Self {
+        KeyedRanker {
             inner: Ordered::new(clients),
+            key,
+            priority,
         }
     }
 }
 
-/// The FIFO key: when the head task arrived, then its sequence number.
-fn arrival(_: u32, _: &[f64], head: &Head) -> (Time, u64) {
-    (head.arrival, head.seq)
+impl<K: fmt::Debug> fmt::Debug for KeyedRanker<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeyedRanker")
+            .field("order", &self.inner.order)
+            .finish_non_exhaustive()
+    }
 }
 
-impl Ranker for FifoRanker {
+/// First come, first served: waiting clients by the arrival of their head task.
+pub type FifoRanker = KeyedRanker<(Time, u64)>;
+
+impl FifoRanker {
+    /// A FIFO ranker for `clients` clients (its priority is the head task's arrival, seconds).
+    pub fn new(clients: usize) -> FifoRanker {
+        KeyedRanker::with_key(
+            clients,
+            Arc::new(|_, _, head: &Head| (head.arrival, head.seq)),
+            |(arrival, _)| arrival.as_secs_f64(),
+        )
+    }
+}
+
+/// A stateless policy (DRF, weighted DRF, asset fairness): priorities from holdings and
+/// weights alone.
+pub type StatelessRanker = KeyedRanker<PriorityKey>;
+
+impl StatelessRanker {
+    /// A ranker of clients with these shares under `policy` (commitments, which stateless
+    /// policies do not have, count as zero).
+    pub fn new(policy: Policy, shares: &[Share]) -> StatelessRanker {
+        let weights: Vec<f64> = shares.iter().map(|s| s.weight).collect();
+        let key = move |client: u32, holdings: &[f64], _: &Head| {
+            let view = ClientView {
+                weight: weights[client as usize],
+                allocation: holdings,
+                commitment: &[],
+            };
+            PriorityKey(policy.priority(&view))
+        };
+        KeyedRanker::with_key(shares.len(), Arc::new(key), |key| key.0)
+    }
+}
+
+impl<K: Ord + Copy + 'static> Ranker for KeyedRanker<K> {
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
         self.inner.advance(now)
     }
@@ -130,84 +180,7 @@ impl Ranker for FifoRanker {
         head: Option<Head>,
     ) -> Result<(), RankError> {
         check_holdings(client, holdings, self.inner.clients(), None)?;
-        self.inner.update(client, holdings, head, arrival);
-        Ok(())
-    }
-
-    fn first(&self) -> Option<u32> {
-        self.inner.first()
-    }
-
-    fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
-        self.inner.iter()
-    }
-
-    /// The head task's arrival, in seconds.
-    fn priority(&self, client: u32) -> Option<f64> {
-        let (time, _) = self.inner.key(client)?;
-        Some(time.as_secs_f64())
-    }
-
-    fn set_aside(&mut self, client: u32) {
-        self.inner.set_aside(client);
-    }
-
-    fn restore(&mut self) {
-        self.inner.restore(arrival);
-    }
-
-    fn livetree(&self) -> Option<LiveTreeCounters> {
-        None
-    }
-}
-
-/// A stateless policy (DRF, weighted DRF, asset fairness): priorities from holdings and
-/// weights alone.
-#[derive(Debug, Clone)]
-pub struct StatelessRanker {
-    policy: Policy,
-    shares: Vec<Share>,
-    inner: Ordered<PriorityKey>,
-}
-
-impl StatelessRanker {
-    /// A ranker of clients with these shares under `policy` (commitments, which stateless
-    /// policies do not have, count as zero).
-    pub fn new(policy: Policy, shares: &[Share]) -> StatelessRanker {
-        StatelessRanker {
-            policy,
-            shares: shares.to_vec(),
-            inner: Ordered::new(shares.len()),
-        }
-    }
-
-    /// The key of a client holding `holdings`.
-    fn key(policy: Policy, shares: &[Share]) -> impl Fn(u32, &[f64], &Head) -> PriorityKey + '_ {
-        move |client, holdings, _| {
-            let view = ClientView {
-                weight: shares[client as usize].weight,
-                allocation: holdings,
-                commitment: &[],
-            };
-            PriorityKey(policy.priority(&view))
-        }
-    }
-}
-
-impl Ranker for StatelessRanker {
-    fn advance(&mut self, now: Time) -> Result<(), RankError> {
-        self.inner.advance(now)
-    }
-
-    fn update(
-        &mut self,
-        client: u32,
-        holdings: &[f64],
-        head: Option<Head>,
-    ) -> Result<(), RankError> {
-        check_holdings(client, holdings, self.shares.len(), None)?;
-        let key = Self::key(self.policy, &self.shares);
-        self.inner.update(client, holdings, head, key);
+        self.inner.update(client, holdings, head, self.key.as_ref());
         Ok(())
     }
 
@@ -220,7 +193,7 @@ impl Ranker for StatelessRanker {
     }
 
     fn priority(&self, client: u32) -> Option<f64> {
-        Some(self.inner.key(client)?.0)
+        self.inner.key(client).map(|k| (self.priority)(&k))
     }
 
     fn set_aside(&mut self, client: u32) {
@@ -228,8 +201,7 @@ impl Ranker for StatelessRanker {
     }
 
     fn restore(&mut self) {
-        let key = Self::key(self.policy, &self.shares);
-        self.inner.restore(key);
+        self.inner.restore(self.key.as_ref());
     }
 
     fn livetree(&self) -> Option<LiveTreeCounters> {
