@@ -68,6 +68,10 @@ pub enum PolicyKind {
     Ranked(&'static str),
 }
 
+/// Builds a policy from its parameters, already split into key and value; the error says
+/// which parameter is wrong and what was expected.
+pub type BuildFn = fn(&[(&str, &str)]) -> Result<PolicyKind, String>;
+
 /// Builds a ranker for clients with these shares over this many resources.
 pub type RankerFn = fn(usize, &[Share]) -> Box<dyn Ranker>;
 
@@ -83,8 +87,8 @@ pub struct Entry {
     pub about: &'static str,
     /// Where it can be used.
     pub engines: &'static [Engine],
-    /// Builds it from its parameters (already split into key and value).
-    build: fn(&[(&str, &str)]) -> Result<PolicyKind, String>,
+    /// Builds it from its parameters.
+    build: BuildFn,
     /// For a policy that is only a ranker ([`PolicyKind::Ranked`]): its constructor.
     ranker: Option<RankerFn>,
 }
