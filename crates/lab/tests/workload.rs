@@ -49,7 +49,13 @@ fn a_workload_is_measured_once_and_replayed_from_memory_or_disk_alike() {
         stop: StopRule::Drain,
         ..Replay::default()
     };
-    for policy in ["fifo", "drf", "sdrf:delta=0.999", "smallest-first"] {
+    for policy in [
+        "fifo",
+        "drf",
+        "sdrf:delta=0.999",
+        "smallest-first",
+        "decayed-usage:half-life=600",
+    ] {
         let capacity = kept.pool_of_mean(0.5).unwrap();
         let run = |w: &Workload| {
             let config = w.config(&replay, policy.parse().unwrap(), capacity.clone());

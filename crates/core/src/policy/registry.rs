@@ -8,7 +8,7 @@
 
 use super::{Policy, PriorityForm};
 use crate::decay::tau_from_epsilon;
-use crate::rank::{FifoRanker, Ranker, SdrfRanker, Share, StatelessRanker};
+use crate::rank::{FifoRanker, Ranker, SdrfRanker, Share, StatelessRanker, UsageRanker};
 use std::fmt;
 use std::str::FromStr;
 use thiserror::Error;
@@ -64,6 +64,11 @@ pub enum PolicyKind {
     Bottleneck,
     /// Each resource ranks processes by their gap on that resource alone (the process engine).
     PerResource,
+    /// Decayed usage over entitlement (classic fairshare).
+    DecayedUsage {
+        /// Seconds in which usage halves.
+        half_life: f64,
+    },
     /// A policy that is only a ranker: its registry entry, by name, builds it.
     Ranked(&'static str),
 }
@@ -92,6 +97,9 @@ pub struct Entry {
     /// For a policy that is only a ranker ([`PolicyKind::Ranked`]): its constructor.
     ranker: Option<RankerFn>,
 }
+
+/// Decayed usage's half-life when none is given: a week, Slurm's default.
+pub const DEFAULT_HALF_LIFE_S: f64 = 604_800.0;
 
 /// The SDRF discount ε when none is given: δ = 1 − 10⁻⁶, the paper's best.
 pub const DEFAULT_SDRF_EPSILON: f64 = 1e-6;
@@ -170,6 +178,19 @@ pub const POLICIES: &[Entry] = &[
         ranker: Some(crate::rank::smallest::smallest_first),
     },
     Entry {
+        name: "decayed-usage",
+        aliases: &[],
+        params: &[Param {
+            key: "half-life",
+            value: "SECONDS",
+            about: "usage halves every this many seconds (default 604800, a week, as Slurm)",
+        }],
+        about: "classic fairshare: the user with the least recent usage per entitlement goes first",
+        engines: &[Engine::Replay],
+        build: build_decayed_usage,
+        ranker: None,
+    },
+    Entry {
         name: "bottleneck",
         aliases: &[],
         params: &[],
@@ -188,6 +209,21 @@ pub const POLICIES: &[Entry] = &[
         ranker: None,
     },
 ];
+
+/// Decayed usage's parameter: `half-life` in seconds (positive).
+fn build_decayed_usage(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
+    let mut half_life = DEFAULT_HALF_LIFE_S;
+    for &(key, value) in params {
+        half_life = value
+            .parse::<f64>()
+            .ok()
+            .filter(|h| *h > 0.0 && !h.is_nan())
+            .ok_or_else(|| {
+                format!("{key}: expected a positive number of seconds, found {value:?}")
+            })?;
+    }
+    Ok(PolicyKind::DecayedUsage { half_life })
+}
 
 /// SDRF's parameters: `delta` or `epsilon`, and `form`.
 fn build_sdrf(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
@@ -341,6 +377,9 @@ impl PolicySpec {
             PolicyKind::Sdrf { form, .. } => {
                 Box::new(SdrfRanker::new(resources, self.tau(), form, shares))
             }
+            PolicyKind::DecayedUsage { half_life } => {
+                Box::new(UsageRanker::new(resources, half_life, shares))
+            }
             PolicyKind::Ranked(name) => {
                 let build = POLICIES.iter().find(|e| e.name == name)?.ranker?;
                 build(resources, shares)
@@ -463,7 +502,7 @@ mod tests {
         let unknown = "fair".parse::<PolicySpec>().unwrap_err().to_string();
         assert_eq!(
             unknown,
-            "unknown policy \"fair\": expected fifo, drf, asset, sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums] or smallest-first"
+            "unknown policy \"fair\": expected fifo, drf, asset, sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums], smallest-first or decayed-usage[:half-life=SECONDS]"
         );
         let simulate = PolicySpec::parse_for("asset", Engine::Simulate).unwrap_err();
         assert!(simulate

@@ -25,9 +25,11 @@
 mod ordered;
 mod sdrf;
 pub mod smallest;
+mod usage;
 
 pub use ordered::{FifoRanker, KeyFn, KeyedRanker, StatelessRanker};
 pub use sdrf::SdrfRanker;
+pub use usage::UsageRanker;
 
 use crate::livetree::LiveTreeCounters;
 use crate::model::{relative_weights, ModelError, Time};
@@ -137,6 +139,12 @@ pub trait Ranker {
     fn first(&self) -> Option<u32>;
     /// Every waiting client, first to last (those set aside excluded).
     fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_>;
+    /// Charges `usage` (fractions of each resource's capacity × seconds) to a client, on top
+    /// of what its holdings accrue — as a batch system charges a job its cost. Only rankers
+    /// that order by accumulated usage ([`UsageRanker`]) keep it; those whose order follows
+    /// holdings alone (FIFO, DRF, asset, SDRF, whose commitments come from holdings) check it
+    /// and are unchanged by it.
+    fn charge(&mut self, client: u32, usage: &[f64]) -> Result<(), RankError>;
     /// A waiting client's priority now (lower is served first), `None` if it is not waiting.
     fn priority(&self, client: u32) -> Option<f64>;
     /// Takes a client out of the current pass (a scheduler's skip rule).

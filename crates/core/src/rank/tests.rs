@@ -221,3 +221,74 @@ fn smallest_first_orders_by_head_size_then_arrival() {
     assert_eq!(ranker.iter().collect::<Vec<_>>(), [2, 1, 0]);
     assert_eq!(ranker.priority(0), Some(0.5));
 }
+
+#[test]
+fn decayed_usage_by_hand() {
+    // One resource, half-life 100 s; user 0 holds half of it for 100 s from zero usage:
+    // ∫₀¹⁰⁰ 0.5 · 2^(−(100 − s)/100) ds = 0.5 · 100/ln 2 · (1 − 1/2) ≈ 36.07.
+    let mut ranker = UsageRanker::new(1, 100.0, &Share::equal(2));
+    ranker.update(0, &[0.5], None).unwrap();
+    ranker.advance(Time::from_secs_f64(100.0)).unwrap();
+    let expected = 0.5 * 100.0 / std::f64::consts::LN_2 * 0.5;
+    assert!((ranker.usage(0)[0] - expected).abs() < 1e-9);
+    // A charge of 10 halves in one half-life.
+    ranker.charge(1, &[10.0]).unwrap();
+    ranker.advance(Time::from_secs_f64(200.0)).unwrap();
+    assert!((ranker.usage(1)[0] - 5.0).abs() < 1e-9);
+    // Both wait with nothing held: the user with less usage per entitlement goes first.
+    ranker
+        .update(0, &[0.0], Some(Head::new(Time::from_secs_f64(200.0), 1)))
+        .unwrap();
+    ranker
+        .update(1, &[0.0], Some(Head::new(Time::from_secs_f64(200.0), 2)))
+        .unwrap();
+    let (u0, u1) = (ranker.usage(0)[0], ranker.usage(1)[0]);
+    assert!(u1 < u0, "{u1} < {u0}");
+    assert_eq!(ranker.iter().collect::<Vec<_>>(), [1, 0]);
+    assert!((ranker.priority(1).unwrap() - u1 / 0.5).abs() < 1e-12);
+    assert!(ranker.charge(0, &[f64::NAN]).is_err());
+    assert!(ranker.charge(5, &[1.0]).is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// Usage is the same however often it is brought forward (the closed form composes), and
+    /// the ranker serves a waiting user whose priority is the lowest.
+    #[test]
+    fn decayed_usage_composes_and_serves_the_lowest(
+        half_life in prop_oneof![Just(10.0), Just(1000.0), Just(f64::INFINITY)],
+        ops in prop::collection::vec((0u32..4, prop::collection::vec(0.0..0.5f64, 2), any::<bool>(), 0.0..40.0f64), 1..50),
+    ) {
+        let shares = Share::weighted(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+        let mut often = UsageRanker::new(2, half_life, &shares);
+        let mut seldom = UsageRanker::new(2, half_life, &shares);
+        let mut state: Vec<(Vec<f64>, Option<Head>)> = vec![(vec![0.0; 2], None); 4];
+        let mut now = 0.0;
+        for (seq, (client, holdings, waiting, dt)) in ops.into_iter().enumerate() {
+            now += dt;
+            let t = Time::from_secs_f64(now);
+            often.advance(t).unwrap();
+            seldom.advance(t).unwrap();
+            // `often` re-anchors every user at every step; `seldom` only the one that changes.
+            for (c, (held, head)) in state.iter().enumerate() {
+                often.update(c as u32, held, *head).unwrap();
+            }
+            let head = waiting.then_some(Head::new(t, seq as u64));
+            often.update(client, &holdings, head).unwrap();
+            seldom.update(client, &holdings, head).unwrap();
+            state[client as usize] = (holdings, head);
+            for c in 0..4u32 {
+                for (a, b) in often.usage(c).iter().zip(seldom.usage(c)) {
+                    prop_assert!((a - b).abs() <= 1e-9 * (1.0 + a.abs()), "{a} vs {b}");
+                }
+            }
+            if let Some(first) = seldom.first() {
+                let lowest = (0..4u32)
+                    .filter_map(|c| seldom.priority(c))
+                    .fold(f64::INFINITY, f64::min);
+                prop_assert_eq!(seldom.priority(first), Some(lowest));
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! Decayed usage, the classic fairshare of batch systems: waiting users are served by how much
+//! they consumed recently, relative to what they are entitled to. Usage is what a user held
+//! over time (fractions of each resource × seconds) plus what it was charged, and it halves
+//! every half-life, as Slurm's `PriorityDecayHalfLife` does.
+//!
+//! Old usage decays by the same factor for everyone, but users that hold resources keep
+//! accruing while they wait, so the order drifts with time; the ranker computes each waiting
+//! user's usage in closed form when asked (O(n) per question), with no ticks.
+
+use super::{check_holdings, forward, Head, RankError, Ranker, Share};
+use crate::livetree::LiveTreeCounters;
+use crate::model::Time;
+use crate::policy::{dominant_share, PriorityKey};
+
+/// Users by decayed usage over entitlement, ties by user.
+#[derive(Debug, Clone)]
+pub struct UsageRanker {
+    half_life: f64,
+    now: Time,
+    shares: Vec<Share>,
+    resources: usize,
+    /// Per user: usage at `anchor`, and what it has held since.
+    usage: Vec<Vec<f64>>,
+    anchor: Vec<Time>,
+    holdings: Vec<Vec<f64>>,
+    heads: Vec<Option<Head>>,
+    aside: Vec<bool>,
+}
+
+impl UsageRanker {
+    /// Users with these shares over `resources` resources, usage halving every `half_life`
+    /// seconds (∞: never forgotten).
+    pub fn new(resources: usize, half_life: f64, shares: &[Share]) -> UsageRanker {
+        let n = shares.len();
+        UsageRanker {
+            half_life,
+            now: Time::ZERO,
+            shares: shares.to_vec(),
+            resources,
+            usage: vec![vec![0.0; resources]; n],
+            anchor: vec![Time::ZERO; n],
+            holdings: vec![vec![0.0; resources]; n],
+            heads: vec![None; n],
+            aside: vec![false; n],
+        }
+    }
+
+    /// A user's decayed usage now: the anchored usage decayed, plus its holdings integrated
+    /// under the same decay since the anchor.
+    pub fn usage(&self, client: u32) -> Vec<f64> {
+        let c = client as usize;
+        let dt = (self.now.as_micros() - self.anchor[c].as_micros()) as f64 / 1e6;
+        let (kept, accrued) = if self.half_life.is_finite() {
+            let kept = (-dt * std::f64::consts::LN_2 / self.half_life).exp();
+            (kept, (1.0 - kept) * self.half_life / std::f64::consts::LN_2)
+        } else {
+            (1.0, dt)
+        };
+        self.usage[c]
+            .iter()
+            .zip(&self.holdings[c])
+            .map(|(u, o)| u * kept + o * accrued)
+            .collect()
+    }
+
+    /// Brings a user's anchored usage to now.
+    fn anchor_now(&mut self, c: usize) {
+        self.usage[c] = self.usage(c as u32);
+        self.anchor[c] = self.now;
+    }
+
+    /// The waiting users that are not set aside, with their keys, first to last.
+    fn ranked(&self) -> Vec<(PriorityKey, u32)> {
+        let mut ranked: Vec<(PriorityKey, u32)> = (0..self.heads.len() as u32)
+            .filter(|&c| self.heads[c as usize].is_some() && !self.aside[c as usize])
+            .map(|c| (PriorityKey(self.level(c)), c))
+            .collect();
+        ranked.sort_unstable();
+        ranked
+    }
+
+    /// Dominant decayed usage over entitlement.
+    fn level(&self, client: u32) -> f64 {
+        dominant_share(&self.usage(client)) / self.shares[client as usize].entitlement
+    }
+}
+
+impl Ranker for UsageRanker {
+    fn advance(&mut self, now: Time) -> Result<(), RankError> {
+        self.now = forward(self.now, now)?;
+        Ok(())
+    }
+
+    fn update(
+        &mut self,
+        client: u32,
+        holdings: &[f64],
+        head: Option<Head>,
+    ) -> Result<(), RankError> {
+        check_holdings(client, holdings, self.heads.len(), Some(self.resources))?;
+        let c = client as usize;
+        self.anchor_now(c);
+        self.holdings[c] = holdings.to_vec();
+        self.heads[c] = head;
+        Ok(())
+    }
+
+    fn charge(&mut self, client: u32, usage: &[f64]) -> Result<(), RankError> {
+        check_holdings(client, usage, self.heads.len(), Some(self.resources))?;
+        let c = client as usize;
+        self.anchor_now(c);
+        self.usage[c]
+            .iter_mut()
+            .zip(usage)
+            .for_each(|(u, x)| *u += x);
+        Ok(())
+    }
+
+    fn first(&self) -> Option<u32> {
+        self.ranked().first().map(|(_, c)| *c)
+    }
+
+    fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
+        Box::new(self.ranked().into_iter().map(|(_, c)| c))
+    }
+
+    fn priority(&self, client: u32) -> Option<f64> {
+        self.heads.get(client as usize)?.as_ref()?;
+        Some(self.level(client))
+    }
+
+    fn set_aside(&mut self, client: u32) {
+        if let Some(aside) = self.aside.get_mut(client as usize) {
+            *aside = true;
+        }
+    }
+
+    fn restore(&mut self) {
+        self.aside.iter_mut().for_each(|a| *a = false);
+    }
+
+    fn livetree(&self) -> Option<LiveTreeCounters> {
+        None
+    }
+}
