@@ -682,3 +682,20 @@ fn shipped_scenarios_use_the_papers_resources_in_lane_order() {
     .unwrap();
     assert_eq!((priority, program.len()), (34.0, 81));
 }
+
+#[test]
+fn every_process_policy_is_the_registrys_under_the_same_name() {
+    use fairshare_core::policy::{Engine, PolicySpec};
+    for policy in ProcessPolicy::ALL {
+        let spec = PolicySpec::parse_for(policy.name(), Engine::Simulate).unwrap();
+        assert_eq!(ProcessPolicy::of(&spec), Some(policy));
+        let toml = format!("\"{}\"", policy.name());
+        let read: ProcessPolicy = toml::from_str(&format!("p = {toml}"))
+            .map(|t: std::collections::HashMap<String, ProcessPolicy>| t["p"])
+            .unwrap();
+        assert_eq!(
+            read, policy,
+            "a scenario file spells it as the registry does"
+        );
+    }
+}
