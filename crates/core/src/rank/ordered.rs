@@ -80,9 +80,12 @@ impl<K: Ord + Copy> Ordered<K> {
         self.put_in(client, key_of);
     }
 
+    /// Takes a waiting client out until [`Ordered::restore`]; others are ignored.
     pub(super) fn set_aside(&mut self, client: u32) {
-        self.take_out(client);
-        self.aside.push(client);
+        if self.key(client).is_some() {
+            self.take_out(client);
+            self.aside.push(client);
+        }
     }
 
     pub(super) fn restore(&mut self, key_of: impl Fn(u32, &[f64], &Head) -> K) {

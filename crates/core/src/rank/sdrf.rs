@@ -59,15 +59,17 @@ impl SdrfRanker {
         SdrfRanker::new(resources, tau_from_epsilon(1.0 - delta), form, shares)
     }
 
-    /// A client's commitments now.
-    pub fn commitment(&mut self, client: u32) -> Vec<f64> {
-        match self.tree.commitment(client) {
-            Some(c) => c,
-            None => {
-                self.reanchor(client as usize);
-                self.commitment[client as usize].clone()
-            }
+    /// A client's commitments now (`None` for a client the ranker does not have).
+    pub fn commitment(&mut self, client: u32) -> Option<Vec<f64>> {
+        if let Some(c) = self.tree.commitment(client) {
+            return Some(c);
         }
+        let c = client as usize;
+        if c >= self.commitment.len() {
+            return None;
+        }
+        self.reanchor(c);
+        Some(self.commitment[c].clone())
     }
 
     /// Brings a client's own commitment record to now (only valid outside the tree).
@@ -181,8 +183,10 @@ impl Ranker for SdrfRanker {
     }
 
     fn set_aside(&mut self, client: u32) {
-        self.leave_tree(client);
-        self.aside.push(client);
+        if self.tree.contains(client) {
+            self.leave_tree(client);
+            self.aside.push(client);
+        }
     }
 
     fn restore(&mut self) {

@@ -173,8 +173,9 @@ fn weights_and_entitlements_are_honoured() {
     sdrf.update(0, &[0.6], None).unwrap();
     sdrf.update(1, &[0.6], None).unwrap();
     sdrf.advance(Time::from_secs_f64(1000.0)).unwrap();
-    assert!(sdrf.commitment(0)[0] > 0.3);
-    assert_eq!(sdrf.commitment(1)[0], 0.0);
+    assert!(sdrf.commitment(0).unwrap()[0] > 0.3);
+    assert_eq!(sdrf.commitment(1).unwrap()[0], 0.0);
+    assert_eq!(sdrf.commitment(2), None);
 }
 
 #[test]
@@ -203,6 +204,12 @@ fn unknown_clients_and_bad_holdings_are_refused() {
     assert!(sdrf.update(0, &[f64::NAN, 0.1], None).is_err());
     let mut fifo = FifoRanker::new(1);
     assert!(fifo.update(1, &[], None).is_err());
+    // Setting aside a client that is not waiting, or not there at all, changes nothing.
+    fifo.set_aside(7);
+    fifo.restore();
+    sdrf.set_aside(9);
+    sdrf.restore();
+    assert_eq!(fifo.first(), None);
     let mut drf = StatelessRanker::new(Policy::Drf, &Share::equal(1));
     assert!(drf
         .update(0, &[-0.5], Some(Head::new(Time::ZERO, 0)))
