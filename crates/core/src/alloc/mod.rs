@@ -6,6 +6,7 @@
 
 pub mod divisible;
 pub mod tasks;
+pub mod weighted;
 
 use thiserror::Error;
 
