@@ -10,6 +10,7 @@
 
 pub mod cluster;
 pub mod process;
+pub mod runtime;
 pub mod scenario;
 pub mod shard;
 pub mod stats;

@@ -32,6 +32,7 @@
 mod limits;
 mod program;
 mod read;
+pub(crate) use read::{locate, one_line};
 
 pub use limits::{
     check_runs, is_time_sliced, LimitError, MAX_EVENTS_PER_RUN, MAX_RUNS, MAX_TIME_S, MIN_STEP_S,

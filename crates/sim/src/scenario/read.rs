@@ -265,7 +265,7 @@ impl Loader<'_> {
 }
 
 /// The location of byte `span.start` of `text`, or just the file without a span.
-fn locate(text: &str, file: &Path, span: Option<Range<usize>>) -> Location {
+pub(crate) fn locate(text: &str, file: &Path, span: Option<Range<usize>>) -> Location {
     let before = span.and_then(|span| text.get(..span.start));
     Location {
         file: file.to_path_buf(),
@@ -275,7 +275,7 @@ fn locate(text: &str, file: &Path, span: Option<Range<usize>>) -> Location {
 }
 
 /// A possibly multi-line message on one line.
-fn one_line(message: &str) -> String {
+pub(crate) fn one_line(message: &str) -> String {
     let parts: Vec<&str> = message
         .lines()
         .map(str::trim)

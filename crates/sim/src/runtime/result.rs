@@ -1,0 +1,190 @@
+//! A recorded run: every interval's shares, knobs and heaviness, per user and per workload, as
+//! reports draw them and `--json` writes them.
+
+use super::engine::{RuntimePolicy, Tick};
+use super::RuntimeScenario;
+use fairshare_core::heaviness::knobs::KnobValues;
+use fairshare_core::heaviness::ResourceKind;
+use serde::Serialize;
+
+/// One run of a runtime scenario under one policy.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuntimeRun {
+    /// The scenario.
+    pub scenario: String,
+    /// The policy: `off`, `heaviness`, `drf-heaviness` or `asset-heaviness`.
+    pub policy: String,
+    /// The heaviness function, when the service ran.
+    pub metric: Option<String>,
+    /// The knob profile.
+    pub profile: String,
+    /// μ, seconds.
+    pub interval_s: f64,
+    /// The number of intervals.
+    pub ticks: u32,
+    /// The resources.
+    pub resources: Vec<String>,
+    /// The nodes.
+    pub nodes: Vec<String>,
+    /// Per user.
+    pub users: Vec<UserSeries>,
+    /// Per workload.
+    pub workloads: Vec<WorkloadSeries>,
+}
+
+/// A user over time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UserSeries {
+    /// The user.
+    pub name: String,
+    /// `share[r][k]`: the fraction of the cloud's supply of resource r the user's workloads got
+    /// in interval k + 1 (CPU counted in reference CPUs).
+    pub share: Vec<Vec<f64>>,
+    /// `heaviness[k]`: h_u at the end of interval k + 1 (`None` without the service, or while
+    /// the user runs nothing).
+    pub heaviness: Vec<Option<f64>>,
+}
+
+/// A workload over time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkloadSeries {
+    /// The workload.
+    pub name: String,
+    /// Its owner.
+    pub owner: String,
+    /// Its node.
+    pub node: String,
+    /// `share[r][k]`: the fraction of its node's supply of resource r it got in interval k + 1.
+    pub share: Vec<Vec<f64>>,
+    /// `knobs[k]`: the knob values it ran under in interval k + 1 (`None`: kernel defaults).
+    pub knobs: Vec<Option<KnobValues>>,
+    /// `priority_input[k]`: its h_p at the end of interval k + 1.
+    pub priority_input: Vec<Option<f64>>,
+}
+
+impl RuntimeRun {
+    /// The position of a resource by name.
+    pub fn resource(&self, name: &str) -> Option<usize> {
+        self.resources.iter().position(|r| r == name)
+    }
+
+    /// The mean of `series` over intervals `from..=to` (1-based, inclusive).
+    pub fn mean(series: &[f64], from: u32, to: u32) -> f64 {
+        let window = &series[(from as usize - 1)..(to as usize)];
+        window.iter().sum::<f64>() / window.len() as f64
+    }
+
+    /// The intervals counted as steady state: the last quarter of the run.
+    pub fn steady(&self) -> (u32, u32) {
+        (self.ticks - self.ticks / 4, self.ticks)
+    }
+}
+
+/// Records the intervals of a run into a [`RuntimeRun`].
+pub(super) struct Recorder<'a> {
+    scenario: &'a RuntimeScenario,
+    run: RuntimeRun,
+    cloud: Vec<f64>,
+}
+
+impl<'a> Recorder<'a> {
+    /// An empty record of `scenario` under `policy`.
+    pub(super) fn new(scenario: &'a RuntimeScenario, policy: RuntimePolicy) -> Recorder<'a> {
+        let m = scenario.resources.len();
+        let ticks = scenario.ticks() as usize;
+        let series = || vec![Vec::with_capacity(ticks); m];
+        let mut cloud = vec![0.0; m];
+        for node in &scenario.nodes {
+            for (r, res) in scenario.resources.iter().enumerate() {
+                cloud[r] += node.supply[r] * speed(res.kind, node.speed);
+            }
+        }
+        let run = RuntimeRun {
+            scenario: scenario.name.clone(),
+            policy: policy.name().to_string(),
+            metric: policy
+                .metric(scenario.heaviness.metric)
+                .map(|m| m.name().to_string()),
+            profile: scenario.profile.name.clone(),
+            interval_s: scenario.heaviness.update_interval_s,
+            ticks: scenario.ticks(),
+            resources: scenario.resources.iter().map(|r| r.name.clone()).collect(),
+            nodes: scenario.nodes.iter().map(|n| n.name.clone()).collect(),
+            users: scenario
+                .users
+                .iter()
+                .map(|u| UserSeries {
+                    name: u.name.clone(),
+                    share: series(),
+                    heaviness: Vec::with_capacity(ticks),
+                })
+                .collect(),
+            workloads: scenario
+                .workloads
+                .iter()
+                .map(|w| WorkloadSeries {
+                    name: w.name.clone(),
+                    owner: scenario.users[w.owner].name.clone(),
+                    node: scenario.nodes[w.node].name.clone(),
+                    share: series(),
+                    knobs: Vec::with_capacity(ticks),
+                    priority_input: Vec::with_capacity(ticks),
+                })
+                .collect(),
+        };
+        Recorder {
+            scenario,
+            run,
+            cloud,
+        }
+    }
+
+    /// Records one interval.
+    pub(super) fn record(&mut self, tick: &Tick) {
+        let s = self.scenario;
+        let m = s.resources.len();
+        let mut user_sum = vec![vec![0.0; m]; s.users.len()];
+        for (i, (spec, series)) in s.workloads.iter().zip(&mut self.run.workloads).enumerate() {
+            let node = &s.nodes[spec.node];
+            for r in 0..m {
+                let got = tick.allocation[i][r];
+                series.share[r].push(fraction(got, node.supply[r]));
+                user_sum[spec.owner][r] += got * speed(s.resources[r].kind, node.speed);
+            }
+            series.knobs.push(tick.knobs[i]);
+            series.priority_input.push(tick.priority_input[i]);
+        }
+        for (u, series) in self.run.users.iter_mut().enumerate() {
+            for r in 0..m {
+                series.share[r].push(fraction(user_sum[u][r], self.cloud[r]));
+            }
+            let h = tick
+                .users
+                .and_then(|users| users[u].active.then_some(users[u].heaviness));
+            series.heaviness.push(h);
+        }
+    }
+
+    /// The finished record.
+    pub(super) fn finish(self) -> RuntimeRun {
+        self.run
+    }
+}
+
+/// A node's speed factor where it applies (CPU), else 1.
+fn speed(kind: ResourceKind, speed: f64) -> f64 {
+    if kind == ResourceKind::Cpu {
+        speed
+    } else {
+        1.0
+    }
+}
+
+/// `part / whole`, 0 when the whole is 0.
+fn fraction(part: f64, whole: f64) -> f64 {
+    if whole > 0.0 {
+        part / whole
+    } else {
+        0.0
+    }
+}
