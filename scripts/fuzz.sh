@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-600}"
 shift || true
-all=(swf swf_machines google alibaba_pods alibaba_nodes scenario program instance shard)
+all=(swf swf_machines google alibaba_pods alibaba_nodes scenario program instance shard runtime runtime_series)
 targets=("${@:-${all[@]}}")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
@@ -29,6 +29,7 @@ seed_dirs() {
   case "$target" in
     instance) echo examples/allocate ;;
     scenario) echo examples/bottleneck ;;
+    runtime) echo examples/runtime ;;
     program) echo examples/bottleneck ;;
     shard)
       local dir=fuzz/corpus/shard-seed

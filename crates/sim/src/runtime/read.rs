@@ -209,6 +209,16 @@ impl Loader<'_> {
             .check()
             .map_err(|e| self.invalid(runtime_span.clone(), format!("[priority]: {e}")))?;
         let duration_s = self.positive(&runtime.duration_s, "duration_s")?;
+        let ticks = (duration_s / raw.heaviness.update_interval_s).ceil();
+        if ticks > f64::from(MAX_TICKS) {
+            return Err(self.invalid(
+                runtime.duration_s.span(),
+                format!(
+                    "duration_s / update_interval_s = {ticks} intervals, more than the \
+                     {MAX_TICKS} a run may have"
+                ),
+            ));
+        }
         let policy = match &runtime.policy {
             Some(p) => p
                 .get_ref()
@@ -240,16 +250,6 @@ impl Loader<'_> {
             users,
             workloads,
         };
-        if scenario.ticks() > MAX_TICKS {
-            return Err(self.invalid(
-                runtime.duration_s.span(),
-                format!(
-                    "duration_s / update_interval_s = {} intervals, more than the {MAX_TICKS} a \
-                     run may have",
-                    scenario.ticks()
-                ),
-            ));
-        }
         self.first_round(&scenario, runtime_span)?;
         Ok(scenario)
     }
