@@ -1,28 +1,39 @@
-//! `fairshare simulate`: run a process-level scenario (the bottleneck paper's simulator).
+//! `fairshare simulate`: run a scenario — processes cycling over resource queues (the bottleneck
+//! paper's simulator) or workloads running on nodes under the runtime fairness service (the
+//! heaviness paper's), told apart by the file's tables.
 
 use crate::output::Outputs;
 use crate::policy_help;
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_sim::process::{simulate_with_progress, Progress};
+use fairshare_sim::runtime::{compare, RuntimePolicy, RuntimeScenario};
 use fairshare_sim::scenario::{check_runs, ProcessPolicy, Scenario, MAX_RUNS};
 use fairshare_sim::stats::{timed, RunStats};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// Run a scenario of processes cycling over resources under bottleneck-based global priorities
-/// (or per-resource lags, DRF, FIFO), and show who got what, when.
+/// Run a scenario and show who got what, when: processes cycling over resources under
+/// bottleneck-based global priorities, or workloads on a cloud's nodes under the runtime
+/// fairness service.
 ///
-/// The scenario is a TOML file: `[simulation]` parameters, optional `[[resource]]` lanes, and
-/// `[[process]]` entries with an entitlement and a program in the paper's syntax (`loop K`,
-/// then `RESOURCE MEAN WIDTH DIST` lines). The paper's experiments are in examples/bottleneck/.
-/// A scenario that would not finish is refused; the limits are in docs/bottleneck.md.
+/// A process scenario is a TOML file with `[simulation]` parameters, optional `[[resource]]`
+/// lanes, and `[[process]]` entries with an entitlement and a program in the paper's syntax
+/// (`loop K`, then `RESOURCE MEAN WIDTH DIST` lines); the paper's experiments are in
+/// examples/bottleneck/ and the limits in docs/bottleneck.md.
+///
+/// A runtime scenario has a `[runtime]` table, `[[resource]]`s with a kind, `[[node]]`s with
+/// their supply, and `[[workload]]`s with an owner, a node, a virtual size and a demand
+/// (constant, stepped, or a CSV series). Every interval the nodes are divided by weighted
+/// max–min under the knobs the service set from heaviness; the run is shown beside one
+/// without the service (policy `off`). The paper's experiments are in examples/runtime/, the
+/// format in docs/runtime.md.
 #[derive(clap::Args)]
 pub struct Args {
     /// Scenario file (TOML).
     scenario: PathBuf,
-    /// Override the scenario's ranking policy.
-    #[arg(long, long_help = policy_help(Engine::Simulate, "Override the scenario's ranking policy"))]
+    /// Override the scenario's policy.
+    #[arg(long, long_help = simulate_policy_help())]
     policy: Option<String>,
     /// Override the number of independent runs (seeds seed, seed + 1, …), at most 1000.
     #[arg(long)]
@@ -30,11 +41,13 @@ pub struct Args {
     /// Write the result as JSON to this file (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Write a self-contained HTML report (Gantt chart, cumulative service) to this file.
+    /// Write a self-contained HTML report to this file (processes: Gantt chart and cumulative
+    /// service; runtime: shares, heaviness and CPU weights over time).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
-    /// Write the wall-clock time and events per second as JSON to this file (the result
-    /// itself holds no clock reading, so it is the same whenever the scenario and seed are).
+    /// Write the wall-clock time and events (intervals, for a runtime scenario) per second as
+    /// JSON to this file (the result itself holds no clock reading, so it is the same whenever
+    /// the scenario and seed are).
     #[arg(long, value_name = "FILE")]
     stats: Option<PathBuf>,
 }
@@ -47,7 +60,18 @@ pub fn run(args: Args) -> Result<()> {
         stats: args.stats,
     };
     outputs.check()?;
-    let mut scenario = Scenario::read(&args.scenario)?;
+    let text = std::fs::read_to_string(&args.scenario)
+        .with_context(|| format!("cannot read {}", args.scenario.display()))?;
+    if RuntimeScenario::is_runtime(&text) {
+        return runtime(
+            &args.scenario,
+            args.policy.as_deref(),
+            args.runs,
+            &text,
+            &outputs,
+        );
+    }
+    let mut scenario = Scenario::from_toml(&text, &args.scenario)?;
     if let Some(policy) = &args.policy {
         let spec = PolicySpec::parse_for(policy, Engine::Simulate).context("--policy")?;
         scenario.simulation.policy = ProcessPolicy::of(&spec)
@@ -71,6 +95,47 @@ pub fn run(args: Args) -> Result<()> {
     outputs.write(&result, fairshare_report::simulate_html, |r| {
         fairshare_report::simulate_table(r, Some(&stats))
     })
+}
+
+/// The help of `--policy`: the process policies of the registry, then the runtime ones.
+fn simulate_policy_help() -> String {
+    let runtime: Vec<&str> = RuntimePolicy::ALL.iter().map(|p| p.name()).collect();
+    format!(
+        "{}\n\nFor a runtime scenario: {} (off: no service, every weight equal; the others \
+         compute heaviness with the scenario's metric, DRF or asset fairness).",
+        policy_help(Engine::Simulate, "Override the scenario's policy"),
+        runtime.join(", ")
+    )
+}
+
+/// Runs a runtime scenario under its policy and beside it without the service.
+fn runtime(
+    path: &Path,
+    policy: Option<&str>,
+    runs: Option<u32>,
+    text: &str,
+    outputs: &Outputs,
+) -> Result<()> {
+    let mut scenario = RuntimeScenario::from_toml(text, path)?;
+    if let Some(policy) = policy {
+        scenario.policy = policy
+            .parse()
+            .map_err(|e: String| anyhow::anyhow!("--policy: {e}"))?;
+    }
+    anyhow::ensure!(
+        runs.is_none(),
+        "--runs: a runtime scenario is deterministic and runs once"
+    );
+    let name = path.display().to_string();
+    let (result, wall_s) = timed(|| compare(&scenario));
+    let result = result.with_context(|| format!("simulating {name}"))?;
+    let intervals = u64::from(scenario.ticks()) * (1 + u64::from(result.baseline.is_some()));
+    outputs.write_stats(&[RunStats::new(&name, intervals, wall_s)])?;
+    outputs.write(
+        &result,
+        fairshare_report::runtime_html,
+        fairshare_report::runtime_table,
+    )
 }
 
 /// A bar over the runs (hidden when standard error is not a terminal).

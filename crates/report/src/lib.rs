@@ -1,7 +1,7 @@
 //! # fairshare-report
 //!
 //! Turns what the simulators measured into something a person reads: plain-text tables for the
-//! terminal and one self-contained HTML page per replay, sweep or process simulation. A page
+//! terminal and one self-contained HTML page per replay, sweep, process or runtime simulation. A page
 //! carries its CSS and its plots (inline SVG) inside it, loads nothing from the network and
 //! needs no script, so it can be mailed, archived or opened offline and always looks the same.
 //! The same summary always gives byte-identical output: numbers are written with fixed
@@ -17,6 +17,8 @@ pub mod html;
 #[cfg(feature = "simulation")]
 mod replay;
 #[cfg(feature = "simulation")]
+mod runtime;
+#[cfg(feature = "simulation")]
 mod setting;
 #[cfg(feature = "simulation")]
 mod simulate;
@@ -28,6 +30,8 @@ pub mod svg;
 
 #[cfg(feature = "simulation")]
 pub use replay::{replay_html, replay_table, replay_warnings, NEVER_FIT_WARNING, TOP_USERS};
+#[cfg(feature = "simulation")]
+pub use runtime::{runtime_html, runtime_table};
 #[cfg(feature = "simulation")]
 pub use simulate::{simulate_html, simulate_table};
 #[cfg(feature = "simulation")]

@@ -1,7 +1,7 @@
 //! The interval loop: divide every node by the current knobs, let the service measure, compute
 //! heaviness and set the knobs of the next interval.
 
-use super::result::{Recorder, RuntimeRun};
+use super::result::{Recorder, RuntimeComparison, RuntimeRun};
 use super::RuntimeScenario;
 use fairshare_core::alloc::weighted::{protected_max_min, weighted_max_min};
 use fairshare_core::heaviness::knobs::{priority, KnobValues, PriorityMemory};
@@ -122,6 +122,16 @@ pub fn run(
     let mut recorder = Recorder::new(scenario, policy);
     run_observed(scenario, policy, &mut |tick| recorder.record(tick))?;
     Ok(recorder.finish())
+}
+
+/// Runs the scenario under its policy and, when it asks for a baseline and the policy is not
+/// already `off`, without the service too.
+pub fn compare(scenario: &RuntimeScenario) -> Result<RuntimeComparison, HeavinessError> {
+    let service = run(scenario, scenario.policy)?;
+    let baseline = (scenario.baseline && scenario.policy != RuntimePolicy::Off)
+        .then(|| run(scenario, RuntimePolicy::Off))
+        .transpose()?;
+    Ok(RuntimeComparison { service, baseline })
 }
 
 /// Runs the scenario under `policy`, handing every interval to `observe`.

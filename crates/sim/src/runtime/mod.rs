@@ -17,9 +17,9 @@ mod engine;
 mod read;
 mod result;
 
-pub use engine::{run, run_observed, RuntimePolicy, Tick, MAX_RECORDED, MAX_TICKS};
+pub use engine::{compare, run, run_observed, RuntimePolicy, Tick, MAX_RECORDED, MAX_TICKS};
 pub use read::{read_series, RuntimeError, MAX_NODES, MAX_WORKLOADS};
-pub use result::{RuntimeRun, UserSeries, WorkloadSeries};
+pub use result::{RuntimeComparison, RuntimeRun, UserSeries, WorkloadSeries};
 
 use fairshare_core::heaviness::knobs::{KnobProfile, PriorityConfig};
 use fairshare_core::heaviness::{Cloud, HeavinessConfig, Node, Resource, User, Workload};

@@ -32,6 +32,16 @@ pub struct RuntimeRun {
     pub workloads: Vec<WorkloadSeries>,
 }
 
+/// A scenario run under its policy, with the run without the service beside it when the
+/// scenario asks for a baseline: what `fairshare simulate` writes and reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuntimeComparison {
+    /// The run under the scenario's policy.
+    pub service: RuntimeRun,
+    /// The run with policy `off` (every weight equal), if made.
+    pub baseline: Option<RuntimeRun>,
+}
+
 /// A user over time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UserSeries {
