@@ -288,10 +288,9 @@ impl<'a> Service<'a> {
             .iter()
             .map(|&i| {
                 let spec = &s.workloads[i];
-                let usage = match &self.smoothed[i] {
-                    None => None,
-                    Some(previous) => Some(smooth(previous.as_deref(), &allocation[i], decay)),
-                };
+                let usage = self.smoothed[i]
+                    .as_ref()
+                    .map(|previous| smooth(previous.as_deref(), &allocation[i], decay));
                 self.smoothed[i] = Some(usage.clone());
                 Workload {
                     owner: spec.owner,

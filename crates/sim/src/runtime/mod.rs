@@ -124,7 +124,7 @@ pub struct WorkloadSpec {
 impl WorkloadSpec {
     /// Whether the workload runs in the interval starting at `t` seconds.
     pub fn runs_at(&self, t: f64) -> bool {
-        self.start_s <= t && self.stop_s.map_or(true, |stop| t < stop)
+        self.start_s <= t && self.stop_s.is_none_or(|stop| t < stop)
     }
 }
 

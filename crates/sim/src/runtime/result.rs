@@ -156,17 +156,20 @@ impl<'a> Recorder<'a> {
         let mut user_sum = vec![vec![0.0; m]; s.users.len()];
         for (i, (spec, series)) in s.workloads.iter().zip(&mut self.run.workloads).enumerate() {
             let node = &s.nodes[spec.node];
-            for r in 0..m {
+            let sum = &mut user_sum[spec.owner];
+            for (r, resource) in s.resources.iter().enumerate() {
                 let got = tick.allocation[i][r];
                 series.share[r].push(fraction(got, node.supply[r]));
-                user_sum[spec.owner][r] += got * speed(s.resources[r].kind, node.speed);
+                sum[r] += got * speed(resource.kind, node.speed);
             }
             series.knobs.push(tick.knobs[i]);
             series.priority_input.push(tick.priority_input[i]);
         }
         for (u, series) in self.run.users.iter_mut().enumerate() {
-            for r in 0..m {
-                series.share[r].push(fraction(user_sum[u][r], self.cloud[r]));
+            for ((share, &got), &supply) in
+                series.share.iter_mut().zip(&user_sum[u]).zip(&self.cloud)
+            {
+                share.push(fraction(got, supply));
             }
             let h = tick
                 .users
