@@ -23,6 +23,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod cloud;
 pub mod sweep;
 mod workload;
 

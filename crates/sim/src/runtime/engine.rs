@@ -220,14 +220,19 @@ fn divide(
     allocation
 }
 
-/// The weight (or, for memory, the protected bytes) a workload's knobs give on a resource.
+/// The weight (or, for memory, the protected bytes) a workload's knobs give on a resource. A
+/// workload the service has not set yet (just started, or no service) runs at the knobs of the
+/// neutral priority 0 without memory protection: among equals, as the kernel's defaults are;
+/// among workloads the service has set, neither favoured nor held back.
 fn knob_of(scenario: &RuntimeScenario, kind: ResourceKind, knobs: Option<&KnobValues>) -> f64 {
-    let Some(k) = knobs else {
-        return if kind == ResourceKind::Memory {
-            0.0
-        } else {
-            1.0
-        };
+    let neutral;
+    let k = match knobs {
+        Some(k) => k,
+        None if kind == ResourceKind::Memory => return 0.0,
+        None => {
+            neutral = scenario.profile.values(0, None);
+            &neutral
+        }
     };
     match kind {
         ResourceKind::Cpu => k.cpu as f64,
