@@ -3,9 +3,9 @@
 //! runtime policy; prints how far each policy keeps users from their fair share and, with an
 //! output folder, draws it as SVG.
 //!
-//!     cargo run --release -p fairshare-lab --example runtime_cloud -- [HOURS] [OUT_DIR]
+//!     cargo run --release -p fairshare-lab --example runtime_cloud -- [HOURS] [OUT_DIR] [SEED]
 //!
-//! HOURS defaults to 6 (arrival after half of them). The traces are read from
+//! HOURS defaults to 6 (arrival after half of them), SEED to 1; OUT_DIR `-` draws nothing. The traces are read from
 //! ../shared/traces/alibaba-gpu-2023 (or $FAIRSHARE_TRACES/alibaba-gpu-2023).
 
 use fairshare_lab::cloud::{build_cloud, measure, CloudSpec, PolicyOutcome};
@@ -17,13 +17,15 @@ use std::time::Instant;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let hours: f64 = args.next().map_or(Ok(6.0), |h| h.parse())?;
-    let out = args.next().map(PathBuf::from);
+    let out = args.next().filter(|o| o != "-").map(PathBuf::from);
+    let seed: u64 = args.next().map_or(Ok(1), |s| s.parse())?;
     let traces = std::env::var_os("FAIRSHARE_TRACES")
         .map_or_else(|| PathBuf::from("../shared/traces"), PathBuf::from)
         .join("alibaba-gpu-2023");
     let spec = CloudSpec {
         duration_s: hours * 3600.0,
         arrival_s: hours * 1800.0,
+        seed,
         ..CloudSpec::default()
     };
     let scenario = build_cloud(
@@ -105,15 +107,14 @@ fn draw(outcomes: &[PolicyOutcome], interval_s: f64, out: &std::path::Path) -> s
             legend: true,
         })
     };
-    // A minute's mean per point keeps the lines readable.
+    // 48 means over the run keep the lines readable.
     let smoothed = |v: &[f64]| -> Vec<(f64, f64)> {
-        v.chunks(6)
+        let width = v.len().div_ceil(48).max(1);
+        v.chunks(width)
             .enumerate()
             .map(|(i, c)| {
-                (
-                    hours(i * 6 + c.len() - 1),
-                    c.iter().sum::<f64>() / c.len() as f64,
-                )
+                let mean = c.iter().sum::<f64>() / c.len() as f64;
+                (hours(i * width + c.len() - 1), mean)
             })
             .collect()
     };

@@ -177,13 +177,15 @@ impl Cloud {
     pub fn check(&self) -> Result<(), HeavinessError> {
         let m = self.resources.len();
         for (i, node) in self.nodes.iter().enumerate() {
-            let what = format!("node {i}");
+            let what = || format!("node {i}");
             vector(&what, "supply", &node.supply, m)?;
-            finite(&what, "speed".into(), node.speed)?;
+            if !(node.speed.is_finite() && node.speed >= 0.0) {
+                return Err(bad(&what, "speed".into(), node.speed));
+            }
         }
         for (i, user) in self.users.iter().enumerate() {
             if let Some(quota) = &user.quota {
-                vector(&format!("user {i}"), "quota", quota, m)?;
+                vector(&|| format!("user {i}"), "quota", quota, m)?;
             }
         }
         for (i, w) in self.workloads.iter().enumerate() {
@@ -205,7 +207,7 @@ impl Cloud {
         if w.node >= self.nodes.len() {
             return Err(index("node", w.node, self.nodes.len()));
         }
-        let what = format!("workload {i}");
+        let what = || format!("workload {i}");
         vector(&what, "size", &w.size, m)?;
         match &w.usage {
             Some(usage) => vector(&what, "usage", usage, m),
@@ -214,30 +216,33 @@ impl Cloud {
     }
 }
 
-/// Checks a vector's length and that every component is finite and ≥ 0.
-fn vector(what: &str, field: &'static str, v: &[f64], m: usize) -> Result<(), HeavinessError> {
+/// Checks a vector's length and that every component is finite and ≥ 0; `what` names its
+/// owner, and is called only to report an error.
+fn vector(
+    what: &dyn Fn() -> String,
+    field: &'static str,
+    v: &[f64],
+    m: usize,
+) -> Result<(), HeavinessError> {
     if v.len() != m {
         return Err(HeavinessError::WrongLength {
-            what: what.to_string(),
+            what: what(),
             field,
             found: v.len(),
             expected: m,
         });
     }
-    v.iter()
-        .enumerate()
-        .try_for_each(|(r, &x)| finite(what, format!("{field}[{r}]"), x))
+    match v.iter().position(|x| !(x.is_finite() && *x >= 0.0)) {
+        Some(r) => Err(bad(what, format!("{field}[{r}]"), v[r])),
+        None => Ok(()),
+    }
 }
 
-/// Checks that one number is finite and ≥ 0.
-fn finite(what: &str, field: String, value: f64) -> Result<(), HeavinessError> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(())
-    } else {
-        Err(HeavinessError::BadValue {
-            what: what.to_string(),
-            field,
-            value,
-        })
+/// The error for a number that is not finite and ≥ 0.
+fn bad(what: &dyn Fn() -> String, field: String, value: f64) -> HeavinessError {
+    HeavinessError::BadValue {
+        what: what(),
+        field,
+        value,
     }
 }

@@ -93,18 +93,16 @@ pub fn heaviness(cloud: &Cloud, config: &HeavinessConfig) -> Result<Heaviness, H
         })
         .collect();
     let rho = redistribution(cloud, &endowments, &usages);
-    let workloads: Vec<WorkloadHeaviness> = (0..cloud.workloads.len())
-        .map(|i| {
-            let (static_part, dynamic) = vm_heaviness(
-                &config.metric,
-                &w,
-                &endowments[i],
-                &usages[i],
-                &rho[cloud.workloads[i].node],
-            );
+    let workloads: Vec<WorkloadHeaviness> = endowments
+        .into_iter()
+        .zip(usages)
+        .zip(&cloud.workloads)
+        .map(|((endowment, usage), v)| {
+            let (static_part, dynamic) =
+                vm_heaviness(&config.metric, &w, &endowment, &usage, &rho[v.node]);
             WorkloadHeaviness {
-                endowment: endowments[i].clone(),
-                usage: usages[i].clone(),
+                endowment,
+                usage,
                 static_part,
                 dynamic,
                 heaviness: static_part + dynamic,
