@@ -27,7 +27,10 @@ fn cloud(nodes: usize, users: usize, workloads: usize) -> Cloud {
     Cloud {
         resources: kinds
             .iter()
-            .map(|&(name, kind)| Resource { name: name.into(), kind })
+            .map(|&(name, kind)| Resource {
+                name: name.into(),
+                kind,
+            })
             .collect(),
         nodes: (0..nodes)
             .map(|_| Node {
