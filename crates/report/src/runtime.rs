@@ -242,20 +242,33 @@ fn left_out(total: usize, what: &str) -> String {
     }
 }
 
-/// Each user's share of resource `r` of the cloud over time.
-fn user_share_figure(run: &RuntimeRun, r: usize) -> String {
-    let names: Vec<&String> = run.users.iter().map(|u| &u.name).collect();
-    let series = run
-        .users
+/// One line per named series of per-interval values (the first [`MAX_LINES`]), each in its
+/// name's colour.
+fn lines<'a>(
+    run: &RuntimeRun,
+    named: impl ExactSizeIterator<Item = (&'a String, Vec<Option<f64>>)>,
+) -> Vec<Series> {
+    let named: Vec<(&String, Vec<Option<f64>>)> = named.take(MAX_LINES).collect();
+    let names: Vec<&String> = named.iter().map(|(n, _)| *n).collect();
+    named
         .iter()
         .zip(colours(&names))
-        .take(MAX_LINES)
-        .map(|(u, colour)| Series {
-            label: u.name.clone(),
+        .map(|((name, values), colour)| Series {
+            label: (*name).clone(),
             colour,
-            points: points(run, u.share[r].iter().map(|&v| Some(v))),
+            points: points(run, values.iter().copied()),
         })
-        .collect();
+        .collect()
+}
+
+/// Each user's share of resource `r` of the cloud over time.
+fn user_share_figure(run: &RuntimeRun, r: usize) -> String {
+    let series = lines(
+        run,
+        run.users
+            .iter()
+            .map(|u| (&u.name, u.share[r].iter().map(|&v| Some(v)).collect())),
+    );
     let y = Axis::new(&format!("share of the cloud's {}", run.resources[r])).with_zero();
     html::figure(
         &chart(run, y, series, None),
@@ -271,18 +284,10 @@ fn user_share_figure(run: &RuntimeRun, r: usize) -> String {
 
 /// Each user's heaviness over time.
 fn heaviness_figure(run: &RuntimeRun) -> String {
-    let names: Vec<&String> = run.users.iter().map(|u| &u.name).collect();
-    let series = run
-        .users
-        .iter()
-        .zip(colours(&names))
-        .take(MAX_LINES)
-        .map(|(u, colour)| Series {
-            label: u.name.clone(),
-            colour,
-            points: points(run, u.heaviness.iter().copied()),
-        })
-        .collect();
+    let series = lines(
+        run,
+        run.users.iter().map(|u| (&u.name, u.heaviness.clone())),
+    );
     html::figure(
         &chart(run, Axis::new("user heaviness h_u"), series, Some(0.0)),
         &format!(
@@ -295,25 +300,16 @@ fn heaviness_figure(run: &RuntimeRun) -> String {
 
 /// Each workload's CPU weight over time.
 fn cpu_knob_figure(run: &RuntimeRun) -> String {
-    let names: Vec<&String> = run.workloads.iter().map(|w| &w.name).collect();
-    let series = run
-        .workloads
-        .iter()
-        .zip(colours(&names))
-        .take(MAX_LINES)
-        .map(|(w, colour)| Series {
-            label: w.name.clone(),
-            colour,
-            points: points(run, w.knobs.iter().map(|k| k.map(|k| k.cpu as f64))),
-        })
-        .collect();
+    let series = lines(
+        run,
+        run.workloads.iter().map(|w| {
+            let cpu = w.knobs.iter().map(|k| k.map(|k| k.cpu as f64)).collect();
+            (&w.name, cpu)
+        }),
+    );
+    let y = Axis::new(&format!("CPU weight ({})", run.profile)).with_zero();
     html::figure(
-        &chart(
-            run,
-            Axis::new(&format!("CPU weight ({})", run.profile)).with_zero(),
-            series,
-            None,
-        ),
+        &chart(run, y, series, None),
         &format!(
             "The CPU weight each workload ran under, set from the previous interval's \
              measurements (none before the service first saw it).{}",
