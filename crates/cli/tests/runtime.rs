@@ -39,6 +39,7 @@ fn e1_runs_with_its_baseline_and_writes_the_same_bytes_twice() {
     assert!(row.contains("49.7 %") && row.contains("33.3 %"), "{row}");
     let document: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(document["schema_version"], 1);
     assert_eq!(document["service"]["policy"], "heaviness");
     assert_eq!(document["baseline"]["policy"], "off");
     assert_eq!(document["service"]["ticks"], 90);

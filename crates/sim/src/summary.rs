@@ -9,6 +9,7 @@
 
 use crate::cluster::PolicyResult;
 use crate::process::result::SimulationResult;
+use crate::runtime::RuntimeComparison;
 pub use fairshare_core::instance::SCHEMA_VERSION;
 use serde::{Deserialize, Serialize};
 
@@ -68,7 +69,12 @@ macro_rules! versioned_json {
     )*};
 }
 
-versioned_json!(ReplaySummary, SweepSummary, SimulationResult);
+versioned_json!(
+    ReplaySummary,
+    SweepSummary,
+    SimulationResult,
+    RuntimeComparison
+);
 
 pub use fairshare_core::model::ReadStats;
 

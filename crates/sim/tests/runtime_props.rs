@@ -5,7 +5,8 @@
 use fairshare_core::heaviness::knobs::{KnobProfile, PriorityConfig};
 use fairshare_core::heaviness::{HeavinessConfig, Resource, ResourceKind};
 use fairshare_sim::runtime::{
-    run, run_observed, Demand, NodeSpec, RuntimePolicy, RuntimeScenario, UserSpec, WorkloadSpec,
+    compare, run, run_observed, Demand, NodeSpec, RuntimeComparison, RuntimePolicy,
+    RuntimeScenario, UserSpec, WorkloadSpec,
 };
 use proptest::prelude::*;
 
@@ -133,9 +134,15 @@ proptest! {
     }
 
     #[test]
-    fn the_same_scenario_runs_the_same_way(s in scenarios()) {
+    fn the_same_scenario_runs_the_same_way_and_its_document_reads_back(s in scenarios()) {
         let first = serde_json::to_string(&run(&s, RuntimePolicy::Heaviness).unwrap()).unwrap();
         let second = serde_json::to_string(&run(&s, RuntimePolicy::Heaviness).unwrap()).unwrap();
         prop_assert_eq!(first, second);
+        let both = compare(&s).unwrap();
+        let text = serde_json::to_string(&both).unwrap();
+        let versioned = text.starts_with(r#"{"schema_version":1,"#);
+        prop_assert!(versioned, "{}", &text[..40]);
+        let back: RuntimeComparison = serde_json::from_str(&text).unwrap();
+        prop_assert_eq!(back, both);
     }
 }

@@ -163,7 +163,7 @@ pub struct NamedKnob {
 }
 
 /// The values to write for one workload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KnobValues {
     /// The priority they come from, −50 (highest) to 50.
     pub priority: i32,

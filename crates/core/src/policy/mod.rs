@@ -3,9 +3,10 @@
 //! A policy is a pure function of what a client holds (its normalised allocation), what it owes
 //! from the past (its commitments) and its relative weight. Allocators, the live tree and the
 //! simulators all rank clients through this one place, so a policy means the same thing
-//! everywhere. A new allocation policy is one file here plus a variant of [`Policy`], whose
-//! priorities are served lowest first. [`bottleneck`] ranks processes by windowed service gaps
-//! instead; its priorities are served highest first, as in its paper.
+//! everywhere. A new allocation policy is one file here, a variant of [`Policy`] (priorities
+//! are served lowest first) and its entry in the [`registry`] (docs/architecture.md, "Adding a
+//! policy"). [`bottleneck`] ranks processes by windowed service gaps instead; its priorities
+//! are served highest first, as in its paper.
 
 mod asset;
 pub mod bottleneck;

@@ -237,11 +237,11 @@ fn decayed_usage_by_hand() {
     ranker.update(0, &[0.5], None).unwrap();
     ranker.advance(Time::from_secs_f64(100.0)).unwrap();
     let expected = 0.5 * 100.0 / std::f64::consts::LN_2 * 0.5;
-    assert!((ranker.usage(0)[0] - expected).abs() < 1e-9);
+    assert!((ranker.usage(0).unwrap()[0] - expected).abs() < 1e-9);
     // A charge of 10 halves in one half-life.
     ranker.charge(1, &[10.0]).unwrap();
     ranker.advance(Time::from_secs_f64(200.0)).unwrap();
-    assert!((ranker.usage(1)[0] - 5.0).abs() < 1e-9);
+    assert!((ranker.usage(1).unwrap()[0] - 5.0).abs() < 1e-9);
     // Both wait with nothing held: the user with less usage per entitlement goes first.
     ranker
         .update(0, &[0.0], Some(Head::new(Time::from_secs_f64(200.0), 1)))
@@ -249,11 +249,16 @@ fn decayed_usage_by_hand() {
     ranker
         .update(1, &[0.0], Some(Head::new(Time::from_secs_f64(200.0), 2)))
         .unwrap();
-    let (u0, u1) = (ranker.usage(0)[0], ranker.usage(1)[0]);
+    let (u0, u1) = (ranker.usage(0).unwrap()[0], ranker.usage(1).unwrap()[0]);
     assert!(u1 < u0, "{u1} < {u0}");
     assert_eq!(ranker.iter().collect::<Vec<_>>(), [1, 0]);
     assert!((ranker.priority(1).unwrap() - u1 / 0.5).abs() < 1e-12);
     assert!(ranker.charge(0, &[f64::NAN]).is_err());
+    assert_eq!(
+        ranker.usage(2),
+        None,
+        "an unknown client has no usage, not a panic"
+    );
     assert!(ranker.charge(5, &[1.0]).is_err());
 }
 
@@ -286,7 +291,7 @@ proptest! {
             seldom.update(client, &holdings, head).unwrap();
             state[client as usize] = (holdings, head);
             for c in 0..4u32 {
-                for (a, b) in often.usage(c).iter().zip(seldom.usage(c)) {
+                for (a, b) in often.usage(c).unwrap().iter().zip(seldom.usage(c).unwrap()) {
                     prop_assert!((a - b).abs() <= 1e-9 * (1.0 + a.abs()), "{a} vs {b}");
                 }
             }

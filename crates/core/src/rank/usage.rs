@@ -5,7 +5,8 @@
 //!
 //! Old usage decays by the same factor for everyone, but users that hold resources keep
 //! accruing while they wait, so the order drifts with time; the ranker computes each waiting
-//! user's usage in closed form when asked (O(n) per question), with no ticks.
+//! user's usage in closed form when asked, with no ticks: O(m) per user for m resources, and
+//! O(n log n) to order the n waiting users (they are evaluated and sorted at each question).
 
 use super::{check_holdings, forward, Head, RankError, Ranker, Share};
 use crate::livetree::LiveTreeCounters;
@@ -46,9 +47,13 @@ impl UsageRanker {
     }
 
     /// A user's decayed usage now: the anchored usage decayed, plus its holdings integrated
-    /// under the same decay since the anchor.
-    pub fn usage(&self, client: u32) -> Vec<f64> {
-        let c = client as usize;
+    /// under the same decay since the anchor; `None` for a client the ranker does not have.
+    pub fn usage(&self, client: u32) -> Option<Vec<f64>> {
+        ((client as usize) < self.shares.len()).then(|| self.usage_of(client as usize))
+    }
+
+    /// [`UsageRanker::usage`] of a client known to be there.
+    fn usage_of(&self, c: usize) -> Vec<f64> {
         let dt = (self.now.as_micros() - self.anchor[c].as_micros()) as f64 / 1e6;
         let (kept, accrued) = if self.half_life.is_finite() {
             let kept = (-dt * std::f64::consts::LN_2 / self.half_life).exp();
@@ -65,7 +70,7 @@ impl UsageRanker {
 
     /// Brings a user's anchored usage to now.
     fn anchor_now(&mut self, c: usize) {
-        self.usage[c] = self.usage(c as u32);
+        self.usage[c] = self.usage_of(c);
         self.anchor[c] = self.now;
     }
 
@@ -81,7 +86,7 @@ impl UsageRanker {
 
     /// Dominant decayed usage over entitlement.
     fn level(&self, client: u32) -> f64 {
-        dominant_share(&self.usage(client)) / self.shares[client as usize].entitlement
+        dominant_share(&self.usage_of(client as usize)) / self.shares[client as usize].entitlement
     }
 }
 

@@ -5,10 +5,10 @@ use super::engine::{RuntimePolicy, Tick};
 use super::RuntimeScenario;
 use fairshare_core::heaviness::knobs::KnobValues;
 use fairshare_core::heaviness::ResourceKind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One run of a runtime scenario under one policy.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RuntimeRun {
     /// The scenario.
     pub scenario: String,
@@ -34,7 +34,9 @@ pub struct RuntimeRun {
 
 /// A scenario run under its policy, with the run without the service beside it when the
 /// scenario asks for a baseline: what `fairshare simulate` writes and reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// Its JSON starts with `schema_version`: `crate::summary` implements serde through these derives.
+#[serde(remote = "Self")]
 pub struct RuntimeComparison {
     /// The run under the scenario's policy.
     pub service: RuntimeRun,
@@ -43,7 +45,7 @@ pub struct RuntimeComparison {
 }
 
 /// A user over time.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UserSeries {
     /// The user.
     pub name: String,
@@ -56,7 +58,7 @@ pub struct UserSeries {
 }
 
 /// A workload over time.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadSeries {
     /// The workload.
     pub name: String,
