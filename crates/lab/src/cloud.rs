@@ -35,8 +35,8 @@ const MIB: f64 = 1_048_576.0;
 /// phases of exponential length (mean `phase_s`), busy wanting all its VCPUs, quiet a tenth;
 /// a third of the VMs (chosen at random) are disk-heavy, wanting `disk_heavy` B/s when busy,
 /// the others a fiftieth of it; every VM uses 60 % of its memory and 1 MB/s each way on the
-/// network. Owners are drawn with Zipf weights 1/k, so user 1 owns about 14 % of the VMs and
-/// user 20 under 1 %; the last user's VMs all start at `arrival_s`. VMs go to the node with
+/// network. Owners are drawn with Zipf weights 1/k, so user 1 owns about 28 % of the VMs and
+/// user 20 about 1.4 %; the last user's VMs all start at `arrival_s`. VMs go to the node with
 /// the lowest VCPUs-per-core ratio so far, as a spreading placement does.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CloudSpec {
@@ -105,6 +105,18 @@ pub fn build_cloud(
         return Err(LabError::Unusable(
             "a cloud needs at least one node, one user and one workload".into(),
         ));
+    }
+    let positive = [
+        spec.duration_s,
+        spec.phase_s,
+        spec.disk,
+        spec.disk_heavy,
+        spec.network,
+    ];
+    if !positive.iter().all(|v| v.is_finite() && *v > 0.0) || !(spec.arrival_s >= 0.0) {
+        return Err(LabError::Unusable(format!(
+            "duration, phase, disk and network must be positive and the arrival ≥ 0: {spec:?}"
+        )));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
     let nodes = draw_nodes(&read_machines(node_list, Format::Alibaba)?, spec, &mut rng)?;
@@ -233,7 +245,8 @@ fn column(source: &dyn TaskSource, name: &str) -> Result<usize, LabError> {
         .ok_or_else(|| LabError::Unusable(format!("the pod list has no {name} column")))
 }
 
-/// Each workload's owner, drawn with weights 1/k; every user owns at least one.
+/// Each workload's owner, drawn with weights 1/k; every user owns at least one when there are
+/// at least as many workloads as users.
 fn draw_owners(spec: &CloudSpec, rng: &mut ChaCha8Rng) -> Vec<usize> {
     let weights: Vec<f64> = (1..=spec.users).map(|k| 1.0 / k as f64).collect();
     let total: f64 = weights.iter().sum();
@@ -302,12 +315,18 @@ pub struct PolicyOutcome {
     pub convergence: Option<u32>,
 }
 
-/// Runs `scenario` under `policy` and measures it against the users' entitlements.
+/// Runs `scenario` under `policy` and measures it against the users' entitlements; the last
+/// user is the one arriving at `arrival_s`, as [`build_cloud`] makes it.
 pub fn measure(
     scenario: &RuntimeScenario,
     policy: RuntimePolicy,
     arrival_s: f64,
 ) -> Result<PolicyOutcome, LabError> {
+    if scenario.users.is_empty() {
+        return Err(LabError::Unusable(
+            "a cloud without users has nothing to measure".into(),
+        ));
+    }
     let cpu = resource(scenario, "cpu")?;
     let disk = resource(scenario, "disk_write")?;
     let arriving = scenario.users.len() - 1;
@@ -394,7 +413,11 @@ impl Owed {
             .zip(&self.delivered)
             .map(|(o, d)| (o - d).max(0.0))
             .sum();
-        missing / self.supply
+        if self.supply > 0.0 {
+            missing / self.supply
+        } else {
+            0.0
+        }
     }
 
     /// The least fraction of what they were owed any owed user got (1 when nobody was owed).

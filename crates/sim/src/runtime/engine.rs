@@ -6,7 +6,8 @@ use super::RuntimeScenario;
 use fairshare_core::alloc::weighted::{protected_max_min, weighted_max_min};
 use fairshare_core::heaviness::knobs::{priority, KnobValues, PriorityMemory};
 use fairshare_core::heaviness::{
-    heaviness, smooth, HeavinessError, Metric, ResourceKind, UserHeaviness, Workload,
+    heaviness, smooth, HeavinessConfig, HeavinessError, Metric, ResourceKind, UserHeaviness,
+    Workload,
 };
 use serde::Serialize;
 use std::fmt;
@@ -96,7 +97,8 @@ pub struct Tick<'a> {
     pub demand: &'a [Vec<f64>],
     /// What each running workload got per resource.
     pub allocation: &'a [Vec<f64>],
-    /// The knob values each workload ran under (`None`: the kernel's defaults).
+    /// The knob values each workload ran under (`None`: not set by the service; it ran at the
+    /// neutral priority's weights without memory protection).
     pub knobs: &'a [Option<KnobValues>],
     /// Each user's heaviness as the service computed it at the end of the interval (`None`
     /// without the service).
@@ -248,7 +250,7 @@ fn knob_of(scenario: &RuntimeScenario, kind: ResourceKind, knobs: Option<&KnobVa
 /// The fairness service's state between rounds.
 struct Service<'a> {
     scenario: &'a RuntimeScenario,
-    config: fairshare_core::heaviness::HeavinessConfig,
+    config: HeavinessConfig,
     /// Per workload: `None` unseen; `Some(None)` seen once (no measured interval yet);
     /// `Some(Some(d))` its smoothed demand.
     smoothed: Vec<Option<Option<Vec<f64>>>>,
@@ -267,7 +269,7 @@ impl<'a> Service<'a> {
         let n = scenario.workloads.len();
         Service {
             scenario,
-            config: fairshare_core::heaviness::HeavinessConfig {
+            config: HeavinessConfig {
                 metric,
                 ..scenario.heaviness.clone()
             },
@@ -316,7 +318,9 @@ impl<'a> Service<'a> {
         for (&i, w) in running.iter().zip(&h.workloads) {
             let (p, memory) = priority(w.priority_input, self.memory[i], &s.priority);
             self.memory[i] = Some(memory);
-            let bytes = memory_r.map(|r| s.workloads[i].size[r] as u64);
+            let bytes = memory_r
+                .map(|r| s.workloads[i].size[r] as u64)
+                .filter(|&b| b > 0);
             knobs[i] = Some(s.profile.values(p, bytes));
             priority_input[i] = Some(w.priority_input);
         }

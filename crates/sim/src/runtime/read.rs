@@ -5,7 +5,7 @@ use super::*;
 use crate::scenario::{locate, one_line, Location};
 use fairshare_core::heaviness::{heaviness, ResourceKind, Workload};
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -285,7 +285,7 @@ impl Loader<'_> {
         &self,
         name: &Spanned<String>,
         what: &str,
-        seen: &[String],
+        seen: &HashSet<String>,
     ) -> Result<String, RuntimeError> {
         let n = name.get_ref().trim();
         if n.is_empty() {
@@ -294,7 +294,7 @@ impl Loader<'_> {
                 format!("expected a {what} name, found a blank one"),
             ));
         }
-        if seen.iter().any(|s| s == n) {
+        if seen.contains(n) {
             return Err(self.invalid(name.span(), format!("{what} \"{n}\" is declared twice")));
         }
         Ok(n.to_string())
@@ -313,11 +313,11 @@ impl Loader<'_> {
                  (cpu, memory, disk, network or other)",
             ));
         }
-        let mut names: Vec<String> = Vec::with_capacity(raw.len());
+        let mut names: HashSet<String> = HashSet::with_capacity(raw.len());
         let mut resources = Vec::with_capacity(raw.len());
         for r in raw {
             let name = self.name(&r.name, "resource", &names)?;
-            names.push(name.clone());
+            names.insert(name.clone());
             resources.push(Resource { name, kind: r.kind });
         }
         Ok(resources)
@@ -357,7 +357,8 @@ impl Loader<'_> {
     ) -> Result<usize, RuntimeError> {
         let Some(c) = count else { return Ok(1) };
         let n = *c.get_ref();
-        if n < 1 || so_far as i64 + n > max as i64 {
+        let room = max.saturating_sub(so_far) as u64;
+        if n < 1 || n as u64 > room {
             return Err(self.invalid(
                 c.span(),
                 format!("count must be at least 1 and keep the scenario within {max} {what}s, found {n}"),
@@ -374,7 +375,7 @@ impl Loader<'_> {
         runtime_span: Range<usize>,
     ) -> Result<Vec<NodeSpec>, RuntimeError> {
         let mut nodes: Vec<NodeSpec> = Vec::new();
-        let mut names: Vec<String> = Vec::new();
+        let mut names: HashSet<String> = HashSet::new();
         for n in raw {
             let name = self.name(&n.name, "node", &names)?;
             let supply = self.vector(&n.supply, resources, "supply")?;
@@ -384,12 +385,11 @@ impl Loader<'_> {
             };
             let count = self.count(&n.count, nodes.len(), MAX_NODES, "node")?;
             for copy in expanded(&name, count) {
-                if names.contains(&copy) {
+                if !names.insert(copy.clone()) {
                     return Err(
                         self.invalid(n.name.span(), format!("node \"{copy}\" is declared twice"))
                     );
                 }
-                names.push(copy.clone());
                 nodes.push(NodeSpec {
                     name: copy,
                     supply: supply.clone(),
@@ -424,10 +424,10 @@ impl Loader<'_> {
         resources: &[Resource],
     ) -> Result<Vec<UserSpec>, RuntimeError> {
         let mut users: Vec<UserSpec> = Vec::new();
-        let mut names: Vec<String> = Vec::new();
+        let mut names: HashSet<String> = HashSet::new();
         for u in raw {
             let name = self.name(&u.name, "user", &names)?;
-            names.push(name.clone());
+            names.insert(name.clone());
             let quota = u
                 .quota
                 .as_ref()
@@ -447,7 +447,7 @@ impl Loader<'_> {
         users: &mut Vec<UserSpec>,
     ) -> Result<Vec<WorkloadSpec>, RuntimeError> {
         let mut workloads: Vec<WorkloadSpec> = Vec::new();
-        let mut names: Vec<String> = Vec::new();
+        let mut names: HashSet<String> = HashSet::new();
         for w in raw {
             let name = self.name(&w.name, "workload", &names)?;
             let owner_name = w.owner.get_ref().trim();
@@ -500,13 +500,12 @@ impl Loader<'_> {
             };
             let count = self.count(&w.count, workloads.len(), MAX_WORKLOADS, "workload")?;
             for copy in expanded(&name, count) {
-                if names.contains(&copy) {
+                if !names.insert(copy.clone()) {
                     return Err(self.invalid(
                         w.name.span(),
                         format!("workload \"{copy}\" is declared twice"),
                     ));
                 }
-                names.push(copy.clone());
                 workloads.push(WorkloadSpec {
                     name: copy,
                     owner,

@@ -68,7 +68,8 @@ pub struct WorkloadSeries {
     pub node: String,
     /// `share[r][k]`: the fraction of its node's supply of resource r it got in interval k + 1.
     pub share: Vec<Vec<f64>>,
-    /// `knobs[k]`: the knob values it ran under in interval k + 1 (`None`: kernel defaults).
+    /// `knobs[k]`: the knob values it ran under in interval k + 1 (`None`: not set by the
+    /// service, so it ran at the neutral priority's weights without memory protection).
     pub knobs: Vec<Option<KnobValues>>,
     /// `priority_input[k]`: its h_p at the end of interval k + 1.
     pub priority_input: Vec<Option<f64>>,
@@ -80,15 +81,17 @@ impl RuntimeRun {
         self.resources.iter().position(|r| r == name)
     }
 
-    /// The mean of `series` over intervals `from..=to` (1-based, inclusive).
+    /// The mean of `series` over intervals `from..=to` (1-based, inclusive); the window must
+    /// lie in the series (`1 ≤ from ≤ to ≤ len`), as [`RuntimeRun::steady`]'s does.
     pub fn mean(series: &[f64], from: u32, to: u32) -> f64 {
         let window = &series[(from as usize - 1)..(to as usize)];
         window.iter().sum::<f64>() / window.len() as f64
     }
 
-    /// The intervals counted as steady state: the last quarter of the run.
+    /// The intervals counted as steady state: the last quarter of the run (rounded down, at
+    /// least the last interval).
     pub fn steady(&self) -> (u32, u32) {
-        (self.ticks - self.ticks / 4, self.ticks)
+        (self.ticks + 1 - (self.ticks / 4).max(1), self.ticks)
     }
 }
 
