@@ -113,7 +113,8 @@ pub fn build_cloud(
         spec.disk_heavy,
         spec.network,
     ];
-    if !positive.iter().all(|v| v.is_finite() && *v > 0.0) || !(spec.arrival_s >= 0.0) {
+    let arrival_ok = spec.arrival_s.is_finite() && spec.arrival_s >= 0.0;
+    if !positive.iter().all(|v| v.is_finite() && *v > 0.0) || !arrival_ok {
         return Err(LabError::Unusable(format!(
             "duration, phase, disk and network must be positive and the arrival ≥ 0: {spec:?}"
         )));
