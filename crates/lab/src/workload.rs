@@ -252,6 +252,9 @@ impl Workload {
 
     /// A pool of `fraction` × R, R being the trace's mean requested amount of each resource.
     pub fn pool_of_mean(&self, fraction: f64) -> Result<Capacity, LabError> {
+        if !(fraction.is_finite() && fraction > 0.0) {
+            unusable!("a capacity fraction must be a number > 0, found {fraction}");
+        }
         let pool: Vec<f64> = self
             .load
             .mean_demand()

@@ -79,6 +79,10 @@ fn capacities_stop_rules_and_settings() {
     };
     let mean = workload.load.mean_demand()[0];
     assert!((half[0] - 0.5 * mean).abs() < 1e-12);
+    for fraction in [0.0, -1.0, f64::NAN] {
+        let refused = workload.pool_of_mean(fraction).unwrap_err().to_string();
+        assert!(refused.contains("must be a number > 0"), "{refused}");
+    }
     assert_eq!(workload.pool("cpu=12").unwrap(), Capacity::Pool(vec![12.0]));
     let unknown = workload.pool("gpu=1").unwrap_err().to_string();
     assert!(unknown.contains("unknown resource \"gpu\""), "{unknown}");

@@ -208,6 +208,7 @@ fn parse(line: &Line) -> Result<Option<Job>, TraceError> {
         queue: fields
             .get(QUEUE_NAME.number - 1)
             .copied()
+            .and_then(recorded)
             .or_else(|| recorded(get(QUEUE)))
             .map(str::to_owned),
         partition: recorded(get(PARTITION)).map(str::to_owned),

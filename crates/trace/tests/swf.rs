@@ -394,27 +394,48 @@ fn machines_file() {
 fn requested_walltime_queue_and_partition_are_read() {
     let dir = TempDir::new().unwrap();
     // Fields 9 (requested time), 15 (queue) and 16 (partition); -1 means not recorded. The
-    // 21-field Alea line names its queue in field 20, which wins over field 15.
+    // 21-field Alea line names its queue in field 20, which wins over field 15 unless it is
+    // itself not recorded.
     let text = format!(
-        "{HEADER}{}{}{}",
+        "{HEADER}{}{}{}{}",
         "1 0 0 10 1 -1 -1 1 3600 -1 1 7 1 -1 4 2 -1 -1\n",
         "2 5 0 10 1 -1 -1 1 -1 -1 1 7 1 -1 -1 -1 -1 -1\n",
         "3 6 0 10 1 -1 -1 1 60 -1 1 8 1 -1 3 1 -1 -1 -1 long 1:ppn=1\n",
+        "4 7 0 10 1 -1 -1 1 60 -1 1 8 1 -1 3 1 -1 -1 -1 -1 1:ppn=1\n",
     );
     let path = write(&dir, "log.swf", &text);
     let mut source =
         fairshare_trace::open(&[path], Some(Format::Swf), &ReadOptions::default()).expect("open");
     let tasks: Vec<_> = source.by_ref().map(|t| t.expect("task")).collect();
     let walltimes: Vec<_> = tasks.iter().map(|t| t.walltime).collect();
-    assert_eq!(walltimes, [Some(3_600_000_000), None, Some(60_000_000)]);
+    assert_eq!(
+        walltimes,
+        [
+            Some(3_600_000_000),
+            None,
+            Some(60_000_000),
+            Some(60_000_000)
+        ]
+    );
     let queues: Vec<_> = tasks
         .iter()
         .map(|t| t.queue.map(|q| source.queues()[q as usize].clone()))
         .collect();
-    assert_eq!(queues, [Some("4".into()), None, Some("long".into())]);
+    assert_eq!(
+        queues,
+        [
+            Some("4".into()),
+            None,
+            Some("long".into()),
+            Some("3".into())
+        ]
+    );
     let partitions: Vec<_> = tasks
         .iter()
         .map(|t| t.partition.map(|p| source.partitions()[p as usize].clone()))
         .collect();
-    assert_eq!(partitions, [Some("2".into()), None, Some("1".into())]);
+    assert_eq!(
+        partitions,
+        [Some("2".into()), None, Some("1".into()), Some("1".into())]
+    );
 }

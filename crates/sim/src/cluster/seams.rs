@@ -4,9 +4,9 @@
 //! The engine ranks users through the policy's [`Ranker`](fairshare_core::rank::Ranker), then
 //! hands the ranked queue and the free room to its [`Discipline`]; the room asks its
 //! [`Placement`] for a node each time a task is to start. Today's implementations reproduce the
-//! SDRF paper's simulator — progressive filling ([`Fill`]) and first fit ([`FirstFit`]); batch
-//! disciplines (backfilling with reservations) and parallel-job placements slot in beside them
-//! without touching the engine.
+//! SDRF paper's simulator — progressive filling ([`Fill`]) and first fit ([`FirstFit`]).
+//! Parallel-job placements can slot in beside them; backfilling with reservations will also
+//! need the running tasks' expected ends, which a pass does not see yet.
 
 use fairshare_core::alloc::tasks::{progressive_fill, Blocking, Room, TaskQueue, FIT_SLACK};
 use std::fmt;
@@ -64,8 +64,6 @@ pub trait Discipline: fmt::Debug + Send + Sync {
     /// Starts what may start now, taking users from `queue` in rank order and room from
     /// `room`; returns how many tasks started.
     fn pass(&self, queue: &mut dyn TaskQueue, room: &mut dyn Room) -> u64;
-    /// The discipline's name, as summaries show it.
-    fn name(&self) -> String;
 }
 
 /// Progressive filling (SDRF's Algorithm 1): serve the first user's next task while it fits;
@@ -79,9 +77,5 @@ pub struct Fill {
 impl Discipline for Fill {
     fn pass(&self, queue: &mut dyn TaskQueue, room: &mut dyn Room) -> u64 {
         progressive_fill(queue, room, self.blocking)
-    }
-
-    fn name(&self) -> String {
-        self.blocking.to_string()
     }
 }
