@@ -169,9 +169,11 @@ fn take(used: &mut [f64], demand: &[f64]) {
 }
 
 impl Room for Space {
+    /// Places `demand` on the node the placement selects; a placement that names a node that
+    /// does not exist has placed nothing.
     fn place(&mut self, demand: &[f64]) -> Option<usize> {
         let place = self.placement.select_node(demand, &self.nodes)?;
-        take(&mut self.nodes[place].used, demand);
+        take(&mut self.nodes.get_mut(place)?.used, demand);
         take(&mut self.used, demand);
         Some(place)
     }
@@ -223,6 +225,29 @@ mod tests {
         space.release(0, &task);
         assert_eq!(space.place(&task), Some(0));
         assert!(!space.could_ever_fit(&space.normalise(&[5.0, 1.0]).unwrap()));
+    }
+
+    /// A placement that names a node past the end.
+    #[derive(Debug)]
+    struct PastTheEnd;
+
+    impl Placement for PastTheEnd {
+        fn select_node(&self, _: &[f64], nodes: &[Node]) -> Option<usize> {
+            Some(nodes.len())
+        }
+    }
+
+    #[test]
+    fn a_placement_naming_no_node_places_nothing() {
+        let mut space = Space::new(
+            &machines(vec![vec![4.0, 4.0]]),
+            &names(),
+            Arc::new(PastTheEnd),
+        )
+        .unwrap();
+        let task = space.normalise(&[1.0, 1.0]).unwrap();
+        assert_eq!(space.place(&task), None);
+        assert_eq!(space.used(), &[0.0, 0.0]);
     }
 
     #[test]
