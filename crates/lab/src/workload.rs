@@ -132,8 +132,8 @@ pub struct Workload {
     kept: Option<Vec<Task>>,
 }
 
-/// The most machines a run places tasks on (one capacity vector each).
-pub const MOST_MACHINES: u64 = 1_000_000;
+/// The most machines a run places tasks on (one capacity vector each): the engine's limit.
+pub const MOST_MACHINES: u64 = fairshare_sim::cluster::MOST_MACHINES;
 
 /// Traces of at most this many tasks are kept in memory after the first pass (≈ 140 MiB), so
 /// each run replays them without parsing again; larger traces are streamed from disk each time.

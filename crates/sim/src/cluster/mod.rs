@@ -17,7 +17,7 @@ pub use load::Load;
 pub use recorder::MOST_SAMPLES;
 pub use result::{PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S, TOP_USERS};
 pub use seams::{Discipline, Fill, FirstFit, Node, Placement};
-pub use space::Capacity;
+pub use space::{Capacity, MOST_MACHINES};
 pub use statistics::jain;
 use std::sync::Arc;
 

@@ -16,6 +16,9 @@ pub enum Capacity {
     Machines(MachineCatalogue),
 }
 
+/// The most machines a run places tasks on (one capacity vector each).
+pub const MOST_MACHINES: u64 = 1_000_000;
+
 impl Capacity {
     /// Every node's capacity vector and speed, in catalogue order (the pool is one node of
     /// speed 1).
@@ -82,6 +85,14 @@ impl Space {
     ) -> Result<Space, super::SimError> {
         let resources = names.len();
         let bad = |what: String| Err(super::SimError::Capacity(what));
+        if let Capacity::Machines(catalogue) = capacity {
+            if catalogue.nodes() > MOST_MACHINES {
+                return bad(format!(
+                    "{} machines; at most {MOST_MACHINES} can be simulated",
+                    catalogue.nodes()
+                ));
+            }
+        }
         let nodes = capacity.nodes();
         if nodes.is_empty() {
             return bad("no machines".into());
@@ -261,6 +272,10 @@ mod tests {
             "a sum that overflows"
         );
         assert!(Space::new_first_fit(&Capacity::Pool(vec![1.0]), &names()).is_err());
+        let many = fairshare_core::model::NodeType::new("m", u32::MAX, vec![1.0, 1.0]);
+        let catalogue = fairshare_core::model::MachineCatalogue::new(vec![many]);
+        let refused = Space::new_first_fit(&Capacity::Machines(catalogue), &names()).err();
+        assert!(refused.unwrap().to_string().contains("at most 1000000"));
         assert!(Space::new_first_fit(&machines(vec![]), &names()).is_err());
     }
 }
