@@ -26,6 +26,16 @@ impl ResourceKind {
     pub fn has_virtual(self) -> bool {
         matches!(self, ResourceKind::Cpu | ResourceKind::Memory)
     }
+
+    /// `amount` of this resource on a node of this speed, in reference units: CPU scaled by the
+    /// speed, everything else as it is.
+    pub fn at_speed(self, amount: f64, speed: f64) -> f64 {
+        if self == ResourceKind::Cpu {
+            amount * speed
+        } else {
+            amount
+        }
+    }
 }
 
 /// One physical resource the service measures.

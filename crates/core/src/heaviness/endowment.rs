@@ -4,21 +4,12 @@
 use super::cloud::{Cloud, HeavinessError, ResourceKind};
 use super::config::{EndowmentMode, HeavinessConfig};
 
-/// The supply of resource `r` on a node of this speed, in reference units.
-pub(super) fn scaled(kind: ResourceKind, amount: f64, speed: f64) -> f64 {
-    if kind == ResourceKind::Cpu {
-        amount * speed
-    } else {
-        amount
-    }
-}
-
 /// The cloud's resource supply (CRS): Σ over nodes, CPU scaled by each node's speed.
 pub fn cloud_supply(cloud: &Cloud) -> Vec<f64> {
     let mut crs = vec![0.0; cloud.resources.len()];
     for node in &cloud.nodes {
         for (r, resource) in cloud.resources.iter().enumerate() {
-            crs[r] += scaled(resource.kind, node.supply[r], node.speed);
+            crs[r] += resource.kind.at_speed(node.supply[r], node.speed);
         }
     }
     crs
@@ -59,7 +50,7 @@ pub fn workload_endowments(cloud: &Cloud, config: &HeavinessConfig) -> Vec<Vec<f
                 } else {
                     supply / count[w.node] as f64
                 };
-                scaled(kind, physical, node.speed)
+                kind.at_speed(physical, node.speed)
             })
             .collect()
     };

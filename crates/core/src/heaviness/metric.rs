@@ -3,7 +3,7 @@
 
 use super::cloud::{Cloud, HeavinessError};
 use super::config::{HeavinessConfig, Metric};
-use super::endowment::{cloud_supply, scaled, user_endowments, workload_endowments};
+use super::endowment::{cloud_supply, user_endowments, workload_endowments};
 use serde::Serialize;
 
 /// The metric's answer for one interval.
@@ -87,7 +87,7 @@ pub fn heaviness(cloud: &Cloud, config: &HeavinessConfig) -> Result<Heaviness, H
             Some(u) => u
                 .iter()
                 .zip(&cloud.resources)
-                .map(|(&x, res)| scaled(res.kind, x, cloud.nodes[v.node].speed))
+                .map(|(&x, res)| res.kind.at_speed(x, cloud.nodes[v.node].speed))
                 .collect(),
             None => e.clone(),
         })

@@ -195,6 +195,7 @@ fn divide(
     knobs: &[Option<KnobValues>],
 ) -> Vec<Vec<f64>> {
     let m = scenario.resources.len();
+    let neutral = scenario.profile.values(0, None);
     let mut allocation = vec![vec![0.0; m]; scenario.workloads.len()];
     let mut on_node: Vec<Vec<usize>> = vec![Vec::new(); scenario.nodes.len()];
     for (i, w) in scenario.workloads.iter().enumerate() {
@@ -207,7 +208,7 @@ fn divide(
             let wanted: Vec<f64> = here.iter().map(|&i| demand[i][r]).collect();
             let weights: Vec<f64> = here
                 .iter()
-                .map(|&i| knob_of(scenario, resource.kind, knobs[i].as_ref()))
+                .map(|&i| knob_of(scenario, resource.kind, knobs[i].as_ref(), &neutral))
                 .collect();
             let shares = if resource.kind == ResourceKind::Memory {
                 protected_max_min(node.supply[r], &wanted, &weights)
@@ -223,18 +224,19 @@ fn divide(
 }
 
 /// The weight (or, for memory, the protected bytes) a workload's knobs give on a resource. A
-/// workload the service has not set yet (just started, or no service) runs at the knobs of the
-/// neutral priority 0 without memory protection: among equals, as the kernel's defaults are;
+/// workload the service has not set yet (just started, or no service) runs at the `neutral`
+/// knobs of priority 0 without memory protection: among equals, as the kernel's defaults are;
 /// among workloads the service has set, neither favoured nor held back.
-fn knob_of(scenario: &RuntimeScenario, kind: ResourceKind, knobs: Option<&KnobValues>) -> f64 {
-    let neutral;
+fn knob_of(
+    scenario: &RuntimeScenario,
+    kind: ResourceKind,
+    knobs: Option<&KnobValues>,
+    neutral: &KnobValues,
+) -> f64 {
     let k = match knobs {
         Some(k) => k,
         None if kind == ResourceKind::Memory => return 0.0,
-        None => {
-            neutral = scenario.profile.values(0, None);
-            &neutral
-        }
+        None => neutral,
     };
     match kind {
         ResourceKind::Cpu => k.cpu as f64,

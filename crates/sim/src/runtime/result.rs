@@ -3,8 +3,8 @@
 
 use super::engine::{RuntimePolicy, Tick};
 use super::RuntimeScenario;
+use fairshare_core::heaviness::cloud_supply;
 use fairshare_core::heaviness::knobs::KnobValues;
-use fairshare_core::heaviness::ResourceKind;
 use serde::{Deserialize, Serialize};
 
 /// One run of a runtime scenario under one policy.
@@ -108,12 +108,7 @@ impl<'a> Recorder<'a> {
         let m = scenario.resources.len();
         let ticks = scenario.ticks() as usize;
         let series = || vec![Vec::with_capacity(ticks); m];
-        let mut cloud = vec![0.0; m];
-        for node in &scenario.nodes {
-            for (r, res) in scenario.resources.iter().enumerate() {
-                cloud[r] += node.supply[r] * speed(res.kind, node.speed);
-            }
-        }
+        let cloud = cloud_supply(&scenario.cloud(Vec::new()));
         let run = RuntimeRun {
             scenario: scenario.name.clone(),
             policy: policy.name().to_string(),
@@ -165,7 +160,7 @@ impl<'a> Recorder<'a> {
             for (r, resource) in s.resources.iter().enumerate() {
                 let got = tick.allocation[i][r];
                 series.share[r].push(fraction(got, node.supply[r]));
-                sum[r] += got * speed(resource.kind, node.speed);
+                sum[r] += resource.kind.at_speed(got, node.speed);
             }
             series.knobs.push(tick.knobs[i]);
             series.priority_input.push(tick.priority_input[i]);
@@ -186,15 +181,6 @@ impl<'a> Recorder<'a> {
     /// The finished record.
     pub(super) fn finish(self) -> RuntimeRun {
         self.run
-    }
-}
-
-/// A node's speed factor where it applies (CPU), else 1.
-fn speed(kind: ResourceKind, speed: f64) -> f64 {
-    if kind == ResourceKind::Cpu {
-        speed
-    } else {
-        1.0
     }
 }
 
