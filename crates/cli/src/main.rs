@@ -2,8 +2,10 @@
 //! itself lives in `fairshare-core` and its siblings.
 
 mod allocate;
+mod operator;
 mod output;
 mod replay;
+mod serve;
 mod simulate;
 mod sweep;
 mod workload;
@@ -40,6 +42,16 @@ enum Command {
     Sweep(Box<sweep::Args>),
     /// Run a process-level scenario under bottleneck-based global priorities (or a baseline).
     Simulate(simulate::Args),
+    /// Run the fairness service: collect nodes' usage reports, serve heaviness-based priorities.
+    Serve(Box<serve::Args>),
+    /// Make bearer tokens for the fairness service.
+    Token(serve::TokenArgs),
+    /// The fairness service's current ranking, refreshing like top.
+    Top(operator::TopArgs),
+    /// Why a user is as heavy as the fairness service says.
+    Explain(operator::ExplainArgs),
+    /// The nodes the fairness service knows and their latest reports.
+    Nodes(operator::NodesArgs),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +61,11 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(*args),
         Command::Sweep(args) => sweep::run(*args),
         Command::Simulate(args) => simulate::run(args),
+        Command::Serve(args) => serve::run(*args),
+        Command::Token(args) => serve::token_command(args),
+        Command::Top(args) => operator::top(args),
+        Command::Explain(args) => operator::explain(args),
+        Command::Nodes(args) => operator::nodes(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

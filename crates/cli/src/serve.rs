@@ -1,0 +1,275 @@
+//! `fairshare serve` (the fairness service daemon) and `fairshare token new`: the configuration
+//! file, then flags and environment variables over it, then the daemon until SIGTERM.
+
+use anyhow::{bail, Context, Result};
+use fairshare_core::heaviness::{Resource, ResourceKind};
+use fairshare_service::config::{RateLimit, TlsConfig};
+use fairshare_service::{Role, ServiceConfig, TokenDigest, TokenEntry};
+use std::io::IsTerminal;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// What `fairshare serve --help` says after the options.
+const SERVE_AFTER_HELP: &str = "\
+Every option can also be given in the environment (shown as [env: …]) or in the TOML file of
+--config; an option on the command line wins over the environment, which wins over the file.
+The file alone holds the [heaviness] and [priority] tables (docs/service.md lists them).
+
+Without any [[tokens]] the API is open, which is allowed only on a loopback address.
+Make a token with `fairshare token new --role admin` and paste the [[tokens]] entry it prints.
+
+The API is described at /v1/openapi.json; /healthz, /readyz and /metrics need no token.";
+
+/// Arguments of `fairshare serve`.
+#[derive(clap::Args)]
+#[command(after_help = SERVE_AFTER_HELP)]
+pub struct Args {
+    /// The TOML configuration file.
+    #[arg(long, env = "FAIRSHARE_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Address and port to listen on [default: 127.0.0.1:7878].
+    #[arg(long, env = "FAIRSHARE_LISTEN", value_name = "ADDR:PORT")]
+    listen: Option<SocketAddr>,
+    /// sqlite:PATH (embedded; default sqlite:fairshare.db) or postgres://USER:PASSWORD@HOST/DB.
+    #[arg(long, env = "FAIRSHARE_DATABASE", value_name = "URL")]
+    database: Option<String>,
+    /// Seconds between two priority cycles (μ) [default: 10].
+    #[arg(long, env = "FAIRSHARE_INTERVAL", value_name = "SECONDS")]
+    interval: Option<f64>,
+    /// Knob profile of the values served: cgroup-v2, cgroup-v1, libvirt or paper [default: cgroup-v2].
+    #[arg(long, env = "FAIRSHARE_PROFILE")]
+    profile: Option<String>,
+    /// Resources reports measure, as NAME=KIND (kind: cpu, memory, disk, network, other)
+    /// [default: cpu=cpu,mem=memory,disk=disk,net=network].
+    #[arg(
+        long,
+        env = "FAIRSHARE_RESOURCES",
+        value_delimiter = ',',
+        value_name = "NAME=KIND"
+    )]
+    resources: Vec<String>,
+    /// A token, as ROLE:SHA256 (repeatable; adds to the file's [[tokens]]).
+    #[arg(
+        long = "token-sha256",
+        env = "FAIRSHARE_TOKENS",
+        value_delimiter = ',',
+        value_name = "ROLE:HEX"
+    )]
+    tokens: Vec<String>,
+    /// Requests per second per token; 0 turns the limit off [default: 1000].
+    #[arg(long, env = "FAIRSHARE_RATE_LIMIT", value_name = "PER_SECOND")]
+    rate_limit: Option<u32>,
+    /// Requests a token may make at once above its rate [default: 2000].
+    #[arg(long, env = "FAIRSHARE_RATE_BURST", value_name = "REQUESTS")]
+    rate_burst: Option<u32>,
+    /// Seconds counted reports are kept (to recognise retries) [default: 86400].
+    #[arg(long, env = "FAIRSHARE_REPORT_RETENTION", value_name = "SECONDS")]
+    report_retention: Option<u64>,
+    /// TLS certificate chain (PEM); needs --tls-key.
+    #[arg(
+        long,
+        env = "FAIRSHARE_TLS_CERT",
+        value_name = "FILE",
+        requires = "tls_key"
+    )]
+    tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM); needs --tls-cert.
+    #[arg(
+        long,
+        env = "FAIRSHARE_TLS_KEY",
+        value_name = "FILE",
+        requires = "tls_cert"
+    )]
+    tls_key: Option<PathBuf>,
+    /// Log lines as JSON objects.
+    #[arg(long, env = "FAIRSHARE_LOG_JSON")]
+    log_json: bool,
+    /// Log filter, as RUST_LOG takes it (e.g. info, debug, fairshare_service=debug).
+    #[arg(long, env = "FAIRSHARE_LOG", default_value = "info")]
+    log: String,
+    /// Check the configuration, print it as TOML, and exit.
+    #[arg(long)]
+    check: bool,
+}
+
+/// Runs `fairshare serve`.
+pub fn run(args: Args) -> Result<()> {
+    let config = configuration(&args)?;
+    config.check()?;
+    if args.check {
+        print!(
+            "{}",
+            toml::to_string(&config).context("printing the configuration")?
+        );
+        return Ok(());
+    }
+    logging(&args.log, config.log_json)?;
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async {
+        let running = fairshare_service::start(config, true).await?;
+        running.wait().await?;
+        tracing::info!("stopped");
+        Ok(())
+    })
+}
+
+/// The file's settings with the flags and environment over them.
+fn configuration(args: &Args) -> Result<ServiceConfig> {
+    let mut c = match &args.config {
+        Some(path) => ServiceConfig::from_file(path)?,
+        None => ServiceConfig::default(),
+    };
+    if let Some(v) = args.listen {
+        c.listen = v;
+    }
+    if let Some(v) = &args.database {
+        c.database = v.clone();
+    }
+    if let Some(v) = args.interval {
+        c.heaviness.update_interval_s = v;
+    }
+    if let Some(v) = &args.profile {
+        c.profile = v.clone();
+    }
+    if !args.resources.is_empty() {
+        c.resources = args
+            .resources
+            .iter()
+            .map(|r| resource(r))
+            .collect::<Result<_>>()?;
+    }
+    for t in &args.tokens {
+        c.tokens.push(token(t)?);
+    }
+    let RateLimit { per_second, burst } = c.rate_limit;
+    c.rate_limit = RateLimit {
+        per_second: args.rate_limit.unwrap_or(per_second),
+        burst: args.rate_burst.unwrap_or(burst),
+    };
+    if let Some(v) = args.report_retention {
+        c.report_retention_s = v;
+    }
+    if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+        c.tls = Some(TlsConfig {
+            cert: cert.clone(),
+            key: key.clone(),
+        });
+    }
+    c.log_json |= args.log_json;
+    Ok(c)
+}
+
+fn resource(text: &str) -> Result<Resource> {
+    let Some((name, kind)) = text.split_once('=') else {
+        bail!("--resources: {text:?} must be NAME=KIND, e.g. cpu=cpu or mem=memory");
+    };
+    let kind: ResourceKind = serde_json::from_value(serde_json::Value::String(kind.into()))
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "--resources: kind {kind:?} of {name:?} is not one of cpu, memory, disk, network, other"
+            )
+        })?;
+    Ok(Resource::new(name, kind))
+}
+
+fn token(text: &str) -> Result<TokenEntry> {
+    let Some((role, digest)) = text.split_once(':') else {
+        bail!("--token-sha256: {text:?} must be ROLE:SHA256");
+    };
+    let role: Role = role
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--token-sha256: {e}"))?;
+    let sha256: TokenDigest = digest
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--token-sha256: {e}"))?;
+    Ok(TokenEntry {
+        role,
+        sha256,
+        name: None,
+    })
+}
+
+/// Structured logs on standard error: text for a terminal or journald, JSON on request.
+fn logging(filter: &str, json: bool) -> Result<()> {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .with_context(|| format!("--log {filter:?}"))?;
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if json {
+        builder.json().init();
+    } else {
+        builder.with_ansi(std::io::stderr().is_terminal()).init();
+    }
+    Ok(())
+}
+
+/// Arguments of `fairshare token`.
+#[derive(clap::Args)]
+pub struct TokenArgs {
+    #[command(subcommand)]
+    command: TokenCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum TokenCommand {
+    /// Print a fresh random token and the [[tokens]] entry (its SHA-256 digest) to paste into
+    /// the daemon's configuration; only the digest is ever stored.
+    New {
+        /// What the token may do: admin (register, remove, and everything below), agent
+        /// (report usage, and read) or reader (read).
+        #[arg(long)]
+        role: Role,
+        /// A name for the token in logs.
+        #[arg(long)]
+        name: Option<String>,
+    },
+}
+
+/// Runs `fairshare token …`.
+pub fn token_command(args: TokenArgs) -> Result<()> {
+    let TokenCommand::New { role, name } = args.command;
+    let token = fairshare_service::new_token();
+    let entry = TokenEntry {
+        role,
+        sha256: TokenDigest::of(&token),
+        name,
+    };
+    let toml = toml::to_string(&entry).context("printing the entry")?;
+    crate::output::print(&format!(
+        "token (give it to the client; it is not stored anywhere):\n{token}\n\n\
+         entry for the daemon's configuration file:\n[[tokens]]\n{toml}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_name_their_mistakes() {
+        assert!(resource("gpu")
+            .unwrap_err()
+            .to_string()
+            .contains("NAME=KIND"));
+        assert!(resource("gpu=accelerator")
+            .unwrap_err()
+            .to_string()
+            .contains("not one of"));
+        assert_eq!(resource("gpu=other").unwrap().kind, ResourceKind::Other);
+        assert!(token("admin")
+            .unwrap_err()
+            .to_string()
+            .contains("ROLE:SHA256"));
+        assert!(token("root:00")
+            .unwrap_err()
+            .to_string()
+            .contains("admin, agent, reader"));
+        assert!(token("agent:00")
+            .unwrap_err()
+            .to_string()
+            .contains("64 hex digits"));
+        let hex = TokenDigest::of("x").to_hex();
+        assert_eq!(token(&format!("agent:{hex}")).unwrap().role, Role::Agent);
+    }
+}

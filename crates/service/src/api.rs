@@ -1,0 +1,517 @@
+//! The HTTP API under `/v1`, its OpenAPI document (generated from these handlers), and the
+//! health and metrics endpoints. Every handler authorises first, then checks its input fully,
+//! then acts; every error is a JSON [`ErrorBody`].
+
+use crate::auth::Role;
+use crate::model::{
+    check_id, ErrorBody, Explanation, Health, NodeSpec, NodeStatus, Priorities, UsageAck,
+    UsageReport, UserSpec, WorkloadSpec,
+};
+use crate::server::Shared;
+use crate::store::StoreError;
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, FromRequest, MatchedPath, Path, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put};
+use axum::{Json, Router};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{IntoParams, Modify, OpenApi};
+
+/// The largest request body accepted.
+pub const BODY_LIMIT: usize = 1 << 20;
+
+/// An error answer: a status and a JSON body naming the problem.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    status: StatusCode,
+    kind: &'static str,
+    message: String,
+    retry_after: Option<Duration>,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            kind,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    /// 400: the body or a parameter cannot be read.
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
+    }
+
+    /// 422: readable, but a value is out of range or names something unknown.
+    pub fn invalid(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", message)
+    }
+
+    /// 404.
+    pub fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, "not_found", message)
+    }
+
+    /// 503: the database or the service cannot answer now.
+    pub fn unavailable(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        match e {
+            StoreError::Invalid(m) => ApiError::invalid(m),
+            StoreError::Conflict(m) => ApiError::new(StatusCode::CONFLICT, "conflict", m),
+            StoreError::Database(e) => {
+                tracing::error!(error = %e, "database error");
+                ApiError::unavailable(format!("database: {e}"))
+            }
+            e => {
+                tracing::error!(error = %e, "store error");
+                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = ErrorBody {
+            error: self.kind.to_string(),
+            message: self.message,
+        };
+        let mut response = (self.status, Json(body)).into_response();
+        let headers = response.headers_mut();
+        if self.status == StatusCode::UNAUTHORIZED {
+            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if let Some(wait) = self.retry_after {
+            let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        response
+    }
+}
+
+/// A JSON body read strictly: size-limited, JSON content type, unknown fields refused.
+pub struct Body<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
+            let ct = ct.to_str().unwrap_or_default();
+            if !ct.starts_with("application/json") {
+                return Err(ApiError::new(
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "unsupported_media_type",
+                    format!("the body must be application/json, not {ct:?}"),
+                ));
+            }
+        }
+        let bytes = axum::body::Bytes::from_request(req, state)
+            .await
+            .map_err(|e| {
+                if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::new(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        "too_large",
+                        format!("the body is larger than {BODY_LIMIT} bytes"),
+                    )
+                } else {
+                    ApiError::bad_request(e.body_text())
+                }
+            })?;
+        serde_json::from_slice(&bytes)
+            .map(Body)
+            .map_err(|e| ApiError::bad_request(format!("body: {e}")))
+    }
+}
+
+/// A path's id, checked.
+fn id(what: &str, path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    let Path(id) = path.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    check_id(what, &id).map_err(ApiError::invalid)?;
+    Ok(id)
+}
+
+impl Shared {
+    /// Admits a request with these headers if its token's role is at least `needed` and its
+    /// rate allows.
+    fn authorize(&self, headers: &HeaderMap, needed: Role) -> Result<(), ApiError> {
+        let token = if self.digests.is_empty() {
+            None
+        } else {
+            let presented = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "))
+                .ok_or_else(|| {
+                    ApiError::new(
+                        StatusCode::UNAUTHORIZED,
+                        "unauthorized",
+                        "an Authorization: Bearer token is needed",
+                    )
+                })?;
+            let i = crate::auth::identify(&self.digests, presented.trim()).ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::UNAUTHORIZED,
+                    "unauthorized",
+                    "the token is not valid",
+                )
+            })?;
+            if self.roles[i] < needed {
+                return Err(ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "forbidden",
+                    format!(
+                        "this needs the {} role; token {} is a {}",
+                        needed.name(),
+                        self.token_names[i],
+                        self.roles[i].name()
+                    ),
+                ));
+            }
+            Some(i)
+        };
+        self.admit(token.unwrap_or(usize::MAX))
+    }
+
+    fn admit(&self, key: usize) -> Result<(), ApiError> {
+        let Some(limiter) = &self.limiter else {
+            return Ok(());
+        };
+        limiter.check_key(&key).map_err(|not_until| {
+            self.metrics.rate_limited.inc();
+            let wait = not_until.wait_time_from(governor::clock::Clock::now(
+                &governor::clock::DefaultClock::default(),
+            ));
+            ApiError {
+                retry_after: Some(wait),
+                ..ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "rate_limited",
+                    "this token's request rate is over its limit; retry later",
+                )
+            }
+        })
+    }
+}
+
+type AppState = State<Arc<Shared>>;
+
+/// `?node=` on `GET /v1/priorities`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct NodeFilter {
+    /// Only this node's workloads and the users owning them.
+    node: Option<String>,
+}
+
+#[utoipa::path(put, path = "/v1/nodes/{id}", tag = "registry",
+    params(("id" = String, Path, description = "The node's id")),
+    request_body = NodeSpec,
+    responses(
+        (status = 204, description = "Registered or updated"),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody), (status = 422, body = ErrorBody),
+        (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn put_node(
+    State(s): AppState,
+    headers: HeaderMap,
+    path: Result<Path<String>, PathRejection>,
+    Body(spec): Body<NodeSpec>,
+) -> Result<StatusCode, ApiError> {
+    s.authorize(&headers, Role::Admin)?;
+    let id = id("node", path)?;
+    spec.check(&s.settings.resources)
+        .map_err(ApiError::invalid)?;
+    s.store.put_node(&id, &spec).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(get, path = "/v1/nodes", tag = "registry",
+    responses((status = 200, body = [NodeStatus]), (status = 401, body = ErrorBody),
+        (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn list_nodes(
+    State(s): AppState,
+    headers: HeaderMap,
+) -> Result<Json<Vec<NodeStatus>>, ApiError> {
+    s.authorize(&headers, Role::Reader)?;
+    Ok(Json(s.store.nodes().await?))
+}
+
+#[utoipa::path(put, path = "/v1/users/{id}", tag = "registry",
+    params(("id" = String, Path, description = "The user's id")),
+    request_body = UserSpec,
+    responses(
+        (status = 204, description = "Registered or updated"),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "Some users have a quota and this one would not, or the reverse"),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody), (status = 422, body = ErrorBody),
+        (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn put_user(
+    State(s): AppState,
+    headers: HeaderMap,
+    path: Result<Path<String>, PathRejection>,
+    Body(spec): Body<UserSpec>,
+) -> Result<StatusCode, ApiError> {
+    s.authorize(&headers, Role::Admin)?;
+    let id = id("user", path)?;
+    spec.check(&s.settings.resources)
+        .map_err(ApiError::invalid)?;
+    s.store.put_user(&id, &spec).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(get, path = "/v1/users/{id}", tag = "priorities",
+    params(("id" = String, Path, description = "The user's id")),
+    responses((status = 200, body = Explanation), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody),
+        (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn explain_user(
+    State(s): AppState,
+    headers: HeaderMap,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Json<Explanation>, ApiError> {
+    s.authorize(&headers, Role::Reader)?;
+    let id = id("user", path)?;
+    if let Some(e) = s.snapshot().explain(&id) {
+        return Ok(Json(e));
+    }
+    if s.store.user_exists(&id).await? {
+        return Err(ApiError::not_found(format!(
+            "user {id:?} is registered but no cycle has counted them yet; ask again after the next cycle"
+        )));
+    }
+    Err(ApiError::not_found(format!(
+        "user {id:?} is not registered"
+    )))
+}
+
+#[utoipa::path(put, path = "/v1/workloads/{id}", tag = "registry",
+    params(("id" = String, Path, description = "The workload's id")),
+    request_body = WorkloadSpec,
+    responses(
+        (status = 204, description = "Registered, moved or resized"),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody), (status = 422, body = ErrorBody),
+        (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn put_workload(
+    State(s): AppState,
+    headers: HeaderMap,
+    path: Result<Path<String>, PathRejection>,
+    Body(spec): Body<WorkloadSpec>,
+) -> Result<StatusCode, ApiError> {
+    s.authorize(&headers, Role::Admin)?;
+    let id = id("workload", path)?;
+    spec.check(&s.settings.resources)
+        .map_err(ApiError::invalid)?;
+    s.store.put_workload(&id, &spec).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(delete, path = "/v1/workloads/{id}", tag = "registry",
+    params(("id" = String, Path, description = "The workload's id")),
+    responses((status = 204, description = "Removed"), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody), (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn delete_workload(
+    State(s): AppState,
+    headers: HeaderMap,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<StatusCode, ApiError> {
+    s.authorize(&headers, Role::Admin)?;
+    let id = id("workload", path)?;
+    if s.store.delete_workload(&id).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found(format!(
+            "workload {id:?} is not registered"
+        )))
+    }
+}
+
+#[utoipa::path(post, path = "/v1/usage", tag = "usage",
+    request_body = UsageReport,
+    responses(
+        (status = 200, body = UsageAck, description = "Stored durably, or a duplicate of a stored report"),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "The same (node, seq) was stored with different contents"),
+        (status = 413, body = ErrorBody), (status = 415, body = ErrorBody), (status = 422, body = ErrorBody),
+        (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn post_usage(
+    State(s): AppState,
+    headers: HeaderMap,
+    Body(report): Body<UsageReport>,
+) -> Result<Json<UsageAck>, ApiError> {
+    s.authorize(&headers, Role::Agent)?;
+    let resources = &s.settings.resources;
+    let amounts = report.check(resources).map_err(ApiError::invalid)?;
+    let rates = report.rates(&amounts, resources);
+    s.store.check_report(&report, &rates, resources).await?;
+    let samples = report.samples.len() as u64;
+    let ack = s.write(report).await?;
+    if ack.duplicate {
+        s.metrics.reports_duplicate.inc();
+    } else {
+        s.metrics.reports_stored.inc();
+        s.metrics.samples_stored.inc_by(samples);
+    }
+    Ok(Json(ack))
+}
+
+#[utoipa::path(get, path = "/v1/priorities", tag = "priorities",
+    params(NodeFilter),
+    responses((status = 200, body = Priorities), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 422, body = ErrorBody),
+        (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn priorities(
+    State(s): AppState,
+    headers: HeaderMap,
+    query: Result<Query<NodeFilter>, QueryRejection>,
+) -> Result<Json<Priorities>, ApiError> {
+    s.authorize(&headers, Role::Reader)?;
+    let Query(filter) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    if let Some(node) = &filter.node {
+        check_id("node", node).map_err(ApiError::invalid)?;
+    }
+    Ok(Json(s.snapshot().priorities(filter.node.as_deref())))
+}
+
+#[utoipa::path(get, path = "/healthz", tag = "operations",
+    responses((status = 200, body = Health, description = "The process is alive")))]
+async fn healthz(State(s): AppState) -> Json<Health> {
+    Json(s.health("ok"))
+}
+
+#[utoipa::path(get, path = "/readyz", tag = "operations",
+    responses((status = 200, body = Health, description = "The database answers"),
+        (status = 503, body = Health, description = "The database does not answer")))]
+async fn readyz(State(s): AppState) -> (StatusCode, Json<Health>) {
+    match s.store.ping().await {
+        Ok(()) => (StatusCode::OK, Json(s.health("ok"))),
+        Err(e) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(s.health(&format!("database: {e}"))),
+        ),
+    }
+}
+
+#[utoipa::path(get, path = "/metrics", tag = "operations",
+    responses((status = 200, content_type = "text/plain", body = String,
+        description = "Prometheus text exposition")))]
+async fn metrics(State(s): AppState) -> impl IntoResponse {
+    s.refresh_age();
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        s.metrics.render(),
+    )
+}
+
+#[utoipa::path(get, path = "/v1/openapi.json", tag = "operations",
+    responses((status = 200, content_type = "application/json", body = Object,
+        description = "This document")))]
+async fn openapi() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}
+
+/// Counts and times every request by its route (not its raw path, which would be unbounded).
+async fn observe(State(s): AppState, request: Request, next: Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |m| m.as_str())
+        .to_string();
+    let method = request.method().to_string();
+    let start = Instant::now();
+    let response = next.run(request).await;
+    s.metrics
+        .latency
+        .with_label_values(&[&method, &route])
+        .observe(start.elapsed().as_secs_f64());
+    s.metrics
+        .requests
+        .with_label_values(&[&method, &route, response.status().as_str()])
+        .inc();
+    response
+}
+
+async fn fallback() -> ApiError {
+    ApiError::not_found("no such endpoint; the API is described at /v1/openapi.json")
+}
+
+/// The bearer scheme in the document.
+struct BearerScheme;
+
+impl Modify for BearerScheme {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+/// The OpenAPI document of the API.
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "fairshare fairness service", description = "Collects what every node's workloads consumed, computes each user's heaviness over the whole cloud, and serves the priorities and knob values every node applies."),
+    paths(put_node, list_nodes, put_user, explain_user, put_workload, delete_workload, post_usage,
+        priorities, healthz, readyz, metrics, openapi),
+    modifiers(&BearerScheme)
+)]
+pub struct ApiDoc;
+
+/// The whole application.
+pub fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/v1/nodes", get(list_nodes))
+        .route("/v1/nodes/{id}", put(put_node))
+        .route("/v1/users/{id}", put(put_user).get(explain_user))
+        .route(
+            "/v1/workloads/{id}",
+            put(put_workload).delete(delete_workload),
+        )
+        .route("/v1/usage", post(post_usage))
+        .route("/v1/priorities", get(priorities))
+        .route("/v1/openapi.json", get(openapi))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .fallback(fallback)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn_with_state(shared.clone(), observe))
+        .with_state(shared)
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this endpoint does not take that method; see /v1/openapi.json",
+    )
+}

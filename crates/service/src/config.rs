@@ -1,0 +1,193 @@
+//! The daemon's settings: one TOML file whose every top-level setting the command line and the
+//! environment can override, checked before anything starts so a mistake is named up front.
+
+use crate::auth::{Role, TokenDigest};
+use fairshare_core::heaviness::knobs::{KnobProfile, PriorityConfig};
+use fairshare_core::heaviness::{HeavinessConfig, Resource, ResourceKind};
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Everything `fairshare serve` runs with.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServiceConfig {
+    /// The address to listen on.
+    pub listen: SocketAddr,
+    /// `sqlite:PATH` (the default, `fairshare.db` in the working directory) or `postgres://…`.
+    pub database: String,
+    /// Log lines as JSON objects instead of text.
+    pub log_json: bool,
+    /// TLS certificate and key; plain HTTP without them.
+    pub tls: Option<TlsConfig>,
+    /// Requests per second each token may make, with a burst; `per_second = 0` turns it off.
+    pub rate_limit: RateLimit,
+    /// The resources reports measure, in order.
+    pub resources: Vec<Resource>,
+    /// The knob profile whose values priorities become (`cgroup-v2`, `cgroup-v1`, `libvirt`, `paper`).
+    pub profile: String,
+    /// The heaviness metric; its `update_interval_s` is the period of the priority cycle.
+    pub heaviness: HeavinessConfig,
+    /// How heaviness becomes a priority.
+    pub priority: PriorityConfig,
+    /// How long reports are kept after they were counted, in seconds.
+    pub report_retention_s: u64,
+    /// The bearer tokens, by the SHA-256 digest of each.
+    pub tokens: Vec<TokenEntry>,
+}
+
+/// A certificate chain and its private key, both PEM files.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsConfig {
+    /// The certificate chain (PEM).
+    pub cert: PathBuf,
+    /// The private key (PEM).
+    pub key: PathBuf,
+}
+
+/// A token bucket per token.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RateLimit {
+    /// Sustained requests per second; 0 turns rate limiting off.
+    pub per_second: u32,
+    /// Requests allowed at once above the sustained rate.
+    pub burst: u32,
+}
+
+impl Default for RateLimit {
+    fn default() -> Self {
+        RateLimit {
+            per_second: 1000,
+            burst: 2000,
+        }
+    }
+}
+
+/// One `[[tokens]]` table.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenEntry {
+    /// What the token may do.
+    pub role: Role,
+    /// The hex SHA-256 digest of the token.
+    pub sha256: TokenDigest,
+    /// A name for logs and metrics (defaults to the digest's first 8 digits).
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+impl Default for ServiceConfig {
+    fn default() -> Self {
+        ServiceConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 7878)),
+            database: "sqlite:fairshare.db".into(),
+            log_json: false,
+            tls: None,
+            rate_limit: RateLimit::default(),
+            resources: vec![
+                Resource::new("cpu", ResourceKind::Cpu),
+                Resource::new("mem", ResourceKind::Memory),
+                Resource::new("disk", ResourceKind::Disk),
+                Resource::new("net", ResourceKind::Network),
+            ],
+            profile: "cgroup-v2".into(),
+            heaviness: HeavinessConfig::default(),
+            priority: PriorityConfig::default(),
+            report_retention_s: 86_400,
+            tokens: Vec::new(),
+        }
+    }
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML for this configuration.
+    #[error("{path}: {source}")]
+    Toml {
+        /// The file.
+        path: PathBuf,
+        /// Where and why.
+        source: toml::de::Error,
+    },
+    /// A value out of its range.
+    #[error("configuration: {0}")]
+    Invalid(String),
+}
+
+impl ServiceConfig {
+    /// Reads a TOML file; settings it leaves out keep their defaults.
+    pub fn from_file(path: &Path) -> Result<ServiceConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|source| ConfigError::Toml {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// The knob profile this configuration names.
+    pub fn knob_profile(&self) -> Result<KnobProfile, ConfigError> {
+        KnobProfile::named(&self.profile).ok_or_else(|| {
+            ConfigError::Invalid(format!(
+                "profile {:?} is not one of {}",
+                self.profile,
+                fairshare_core::heaviness::knobs::PROFILES.join(", ")
+            ))
+        })
+    }
+
+    /// Checks every value before the daemon starts.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let invalid = |m: String| Err(ConfigError::Invalid(m));
+        self.knob_profile()?;
+        self.heaviness
+            .check()
+            .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+        self.priority.check().map_err(ConfigError::Invalid)?;
+        if self.resources.is_empty() {
+            return invalid("resources: at least one resource is needed".into());
+        }
+        for (i, r) in self.resources.iter().enumerate() {
+            if !crate::model::valid_id(&r.name) {
+                return invalid(format!("resources[{i}]: {:?} is not a valid name", r.name));
+            }
+            if self.resources[..i].iter().any(|o| o.name == r.name) {
+                return invalid(format!("resources: {:?} is listed twice", r.name));
+            }
+        }
+        if self.rate_limit.per_second > 0 && self.rate_limit.burst == 0 {
+            return invalid("rate_limit.burst must be at least 1".into());
+        }
+        if self.tokens.is_empty() && !self.listen.ip().is_loopback() {
+            return invalid(format!(
+                "no [[tokens]] are configured, so the API would be open to anyone; \
+                 listen on a loopback address or add tokens (`fairshare token new --role admin`), \
+                 not {}",
+                self.listen
+            ));
+        }
+        Ok(())
+    }
+
+    /// The names tokens are known by, for logs and metrics.
+    pub fn token_name(&self, i: usize) -> String {
+        let t = &self.tokens[i];
+        t.name
+            .clone()
+            .unwrap_or_else(|| format!("{}…", &t.sha256.to_hex()[..8]))
+    }
+}

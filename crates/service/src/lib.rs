@@ -1,0 +1,18 @@
+//! The fairness service of spec `heaviness.md` as a daemon: nodes report what their workloads
+//! consumed, the service computes every user's heaviness over the whole cloud with the core's
+//! metric, and serves the priorities and knob values each node applies. State lives in SQLite
+//! (embedded) or PostgreSQL (several replicas, one computing at a time).
+
+pub mod api;
+pub mod auth;
+pub mod config;
+pub mod cycle;
+pub mod metrics;
+pub mod model;
+pub mod server;
+pub mod store;
+
+pub use api::ApiDoc;
+pub use auth::{new_token, Role, TokenDigest};
+pub use config::{ServiceConfig, TokenEntry};
+pub use server::{start, Running, ServeError};

@@ -1,0 +1,533 @@
+//! What crosses the wire: the API's request and response bodies, and the checks that turn a
+//! hostile body into a 4xx naming the problem before anything is stored.
+
+use fairshare_core::heaviness::knobs::KnobValues;
+use fairshare_core::heaviness::{Resource, ResourceKind};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use utoipa::ToSchema;
+
+/// A quantity per resource name.
+pub type PerResource = BTreeMap<String, f64>;
+
+/// The most a usage rate may exceed its node's supply by before the report is refused as absurd.
+pub const ABSURD_FACTOR: f64 = 2.0;
+/// The longest interval a usage report may cover, in seconds.
+pub const MAX_INTERVAL_S: f64 = 86_400.0;
+/// The most samples one usage report may carry.
+pub const MAX_SAMPLES: usize = 100_000;
+/// The largest number any quantity may have.
+pub const MAX_QUANTITY: f64 = 1e18;
+
+/// `PUT /v1/nodes/{id}`: a compute node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// Physical supply of every configured resource: CPUs, memory in bytes, disk and network
+    /// in bytes per second.
+    #[schema(example = json!({"cpu": 8, "mem": 34359738368u64, "disk": 200000000, "net": 125000000}))]
+    pub supply: PerResource,
+    /// How much one of its CPUs is worth against the reference machine (default 1).
+    #[serde(default = "one")]
+    #[schema(minimum = 0.0, maximum = 1000.0)]
+    pub speed: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// `PUT /v1/users/{id}`: a user (tenant, project).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UserSpec {
+    /// The user's quota of each resource with a virtual size (CPU, memory); leave it out for an
+    /// equal split of the cloud. Either every user has a quota or none has.
+    #[serde(default)]
+    #[schema(example = json!({"cpu": 16, "mem": 68719476736u64}))]
+    pub quota: Option<PerResource>,
+}
+
+/// `PUT /v1/workloads/{id}`: a VM, container or cgroup.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    /// The user who owns it (registered first).
+    pub owner: String,
+    /// The node it runs on (registered first).
+    pub node: String,
+    /// Its virtual size of every resource that has one (CPU, memory).
+    #[serde(rename = "virtual")]
+    #[schema(example = json!({"cpu": 2, "mem": 4294967296u64}))]
+    pub size: PerResource,
+}
+
+/// `POST /v1/usage`: what a node's workloads consumed in one interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UsageReport {
+    /// The reporting node.
+    pub node: String,
+    /// The report's number, increasing per node; a report with a number already stored is
+    /// acknowledged and not counted again.
+    #[schema(minimum = 0)]
+    pub seq: u64,
+    /// The interval's length in seconds.
+    #[schema(exclusive_minimum = 0.0, maximum = 86400.0)]
+    pub interval_s: f64,
+    /// One sample per workload measured.
+    pub samples: Vec<Sample>,
+}
+
+/// One workload's consumption in the interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Sample {
+    /// The workload.
+    pub workload: String,
+    /// Every configured resource: CPU-seconds, disk and network bytes moved during the
+    /// interval; memory as its mean level in bytes.
+    #[schema(example = json!({"cpu": 19.5, "mem": 2147483648u64, "disk": 1048576, "net": 52428}))]
+    pub usage: PerResource,
+}
+
+/// The answer to an accepted usage report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct UsageAck {
+    /// The node.
+    pub node: String,
+    /// The report's number.
+    pub seq: u64,
+    /// Whether this (node, seq) was stored before, so this copy was not counted again.
+    pub duplicate: bool,
+}
+
+/// Every error the API returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ErrorBody {
+    /// A stable machine-readable kind: `bad_request`, `invalid`, `unauthorized`, `forbidden`,
+    /// `not_found`, `conflict`, `too_large`, `rate_limited`, `unavailable`, `internal`.
+    pub error: String,
+    /// What is wrong and where, for a person.
+    pub message: String,
+}
+
+/// Whether a string may name a node, user, workload or resource: 1–128 characters of letters,
+/// digits and `. _ - : @`.
+pub fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-:@".contains(&b))
+}
+
+/// Checks an identifier, naming what it identifies.
+pub fn check_id(what: &str, id: &str) -> Result<(), String> {
+    if valid_id(id) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} id {id:?} must be 1–128 characters of letters, digits and . _ - : @"
+        ))
+    }
+}
+
+/// Checks one quantity: finite, ≥ 0 and not absurdly large.
+fn check_quantity(field: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() && (0.0..=MAX_QUANTITY).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{field} must be a number between 0 and {MAX_QUANTITY:e}, found {v}"
+        ))
+    }
+}
+
+/// Reads a per-resource map into the configured order: every name must be known; the
+/// resources `wanted` selects must all be there, and no other may be.
+fn per_resource(
+    field: &str,
+    map: &PerResource,
+    resources: &[Resource],
+    wanted: impl Fn(&Resource) -> bool,
+) -> Result<Vec<f64>, String> {
+    if let Some(name) = map
+        .keys()
+        .find(|n| !resources.iter().any(|r| &r.name == *n))
+    {
+        let known: Vec<&str> = resources.iter().map(|r| r.name.as_str()).collect();
+        return Err(format!(
+            "{field}: unknown resource {name:?} (the service measures {})",
+            known.join(", ")
+        ));
+    }
+    let mut out = vec![0.0; resources.len()];
+    for (r, resource) in resources.iter().enumerate() {
+        let field = format!("{field}.{}", resource.name);
+        match (map.get(&resource.name), wanted(resource)) {
+            (Some(&v), true) => {
+                check_quantity(&field, v)?;
+                out[r] = v;
+            }
+            (None, true) => return Err(format!("{field} is missing")),
+            (Some(_), false) => {
+                return Err(format!(
+                    "{field}: this resource has no virtual size, leave it out"
+                ))
+            }
+            (None, false) => {}
+        }
+    }
+    Ok(out)
+}
+
+impl NodeSpec {
+    /// The supply in the configured order, checked.
+    pub fn check(&self, resources: &[Resource]) -> Result<Vec<f64>, String> {
+        if !(self.speed.is_finite() && self.speed > 0.0 && self.speed <= 1000.0) {
+            return Err(format!(
+                "speed must be a number in (0, 1000], found {}",
+                self.speed
+            ));
+        }
+        let supply = per_resource("supply", &self.supply, resources, |_| true)?;
+        match supply.iter().position(|&s| s <= 0.0) {
+            Some(r) => Err(format!(
+                "supply.{} must be positive, found 0",
+                resources[r].name
+            )),
+            None => Ok(supply),
+        }
+    }
+}
+
+impl UserSpec {
+    /// The quota in the configured order (zero for resources without a virtual size), checked.
+    pub fn check(&self, resources: &[Resource]) -> Result<Option<Vec<f64>>, String> {
+        let Some(quota) = &self.quota else {
+            return Ok(None);
+        };
+        per_resource("quota", quota, resources, |r| r.kind.has_virtual()).map(Some)
+    }
+}
+
+impl WorkloadSpec {
+    /// The virtual size in the configured order, checked (references are checked by the store).
+    pub fn check(&self, resources: &[Resource]) -> Result<Vec<f64>, String> {
+        check_id("owner", &self.owner)?;
+        check_id("node", &self.node)?;
+        per_resource("virtual", &self.size, resources, |r| r.kind.has_virtual())
+    }
+}
+
+impl UsageReport {
+    /// Checks the report's own fields; that its workloads exist on its node, and that no rate
+    /// exceeds the node's supply absurdly, the store checks against the registry.
+    pub fn check(&self, resources: &[Resource]) -> Result<Vec<Vec<f64>>, String> {
+        check_id("node", &self.node)?;
+        if self.seq > i64::MAX as u64 {
+            return Err(format!(
+                "seq must be at most {}, found {}",
+                i64::MAX,
+                self.seq
+            ));
+        }
+        if !(self.interval_s.is_finite()
+            && self.interval_s > 0.0
+            && self.interval_s <= MAX_INTERVAL_S)
+        {
+            return Err(format!(
+                "interval_s must be a number in (0, {MAX_INTERVAL_S}], found {}",
+                self.interval_s
+            ));
+        }
+        if self.samples.len() > MAX_SAMPLES {
+            return Err(format!(
+                "samples: at most {MAX_SAMPLES} per report, found {}",
+                self.samples.len()
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        self.samples
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                check_id(&format!("samples[{i}].workload"), &s.workload)?;
+                if !seen.insert(s.workload.as_str()) {
+                    return Err(format!(
+                        "samples[{i}]: workload {:?} is reported twice",
+                        s.workload
+                    ));
+                }
+                per_resource(&format!("samples[{i}].usage"), &s.usage, resources, |_| {
+                    true
+                })
+            })
+            .collect()
+    }
+
+    /// Each sample's rate (per second; memory as its level), in the configured order.
+    pub fn rates(&self, amounts: &[Vec<f64>], resources: &[Resource]) -> Vec<Vec<f64>> {
+        amounts
+            .iter()
+            .map(|a| {
+                a.iter()
+                    .zip(resources)
+                    .map(|(&x, r)| rate(r.kind, x, self.interval_s))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// A sample's amount as a rate: per second for everything but memory, which is a level.
+pub fn rate(kind: ResourceKind, amount: f64, interval_s: f64) -> f64 {
+    if kind == ResourceKind::Memory {
+        amount
+    } else {
+        amount / interval_s
+    }
+}
+
+/// `GET /v1/priorities`: the latest cycle's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Priorities {
+    /// The cycle that computed it (0 before the first).
+    pub cycle: u64,
+    /// When, in milliseconds since the Unix epoch (0 before the first cycle).
+    pub computed_at_ms: i64,
+    /// The knob profile the values are for.
+    pub profile: String,
+    /// The resources, in the order of every vector of the explanation.
+    pub resources: Vec<String>,
+    /// Every active user (or, with `?node=`, those with a workload there), lightest first.
+    pub users: Vec<UserPriority>,
+    /// Every workload (or those on the node), by id.
+    pub workloads: Vec<WorkloadPriority>,
+}
+
+/// A user's place in the ranking.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct UserPriority {
+    /// The user.
+    pub user: String,
+    /// h_u: below 0 lighter than their share, above 0 heavier.
+    pub heaviness: f64,
+    /// 1 for the lightest active user.
+    pub rank: u64,
+}
+
+/// A workload's priority and the knob values its node applies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct WorkloadPriority {
+    /// The workload.
+    pub workload: String,
+    /// Its owner.
+    pub owner: String,
+    /// Its node.
+    pub node: String,
+    /// h_v = static + dynamic part.
+    pub heaviness: f64,
+    /// h_p, what its priority is set from (its owner's h_u plus its own part).
+    pub priority_input: f64,
+    /// Whether a usage report has been counted for it (if not, it counts as using its endowment).
+    pub measured: bool,
+    /// The priority and the knob values to apply.
+    pub knobs: Knobs,
+}
+
+/// The knob values of the configured profile for one workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Knobs {
+    /// Priority in [−50, 50], −50 the highest.
+    pub priority: i32,
+    /// CPU weight.
+    pub cpu: u64,
+    /// I/O weight.
+    pub io: u64,
+    /// Memory protection in the profile's unit, when the workload's memory size is known.
+    pub memory: Option<u64>,
+    /// Network weight, when the profile has one.
+    pub network: Option<u64>,
+}
+
+impl From<KnobValues> for Knobs {
+    fn from(k: KnobValues) -> Knobs {
+        Knobs {
+            priority: k.priority,
+            cpu: k.cpu,
+            io: k.io,
+            memory: k.memory,
+            network: k.network,
+        }
+    }
+}
+
+/// `GET /v1/users/{id}`: why a user is as heavy as they are.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Explanation {
+    /// The user.
+    pub user: String,
+    /// The cycle explained (0 before the first).
+    pub cycle: u64,
+    /// Whether the user owned a workload in that cycle (inactive users take no part).
+    pub active: bool,
+    /// What the user's workloads used, per resource (reference units: per second, memory as a level).
+    pub usage: PerResource,
+    /// The user's endowment (their share of the cloud), per resource.
+    pub endowment: PerResource,
+    /// s(ε_u): the endowment, normalised.
+    pub entitlement: f64,
+    /// Σ s(ε(v)): the static heaviness of the user's workloads' sizes.
+    pub static_part: f64,
+    /// Σ d(v): the dynamic heaviness of their load.
+    pub dynamic: f64,
+    /// The unused quota credit s(ε_u) − Σ s(ε(v)).
+    pub unused_quota: f64,
+    /// h_u = static part + dynamic − entitlement.
+    pub heaviness: f64,
+    /// 1 for the lightest active user, 0 for an inactive one.
+    pub rank: u64,
+    /// The user's workloads with their priorities.
+    pub workloads: Vec<WorkloadPriority>,
+}
+
+/// `GET /v1/nodes`: one node with what the service knows of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NodeStatus {
+    /// The node.
+    pub node: String,
+    /// Its supply per resource.
+    pub supply: PerResource,
+    /// Its speed factor.
+    pub speed: f64,
+    /// How many workloads are registered on it.
+    pub workloads: u64,
+    /// The highest report number stored from it.
+    pub last_seq: Option<u64>,
+    /// When its latest report arrived, in milliseconds since the Unix epoch.
+    pub last_report_ms: Option<i64>,
+}
+
+/// `GET /readyz` and `GET /healthz`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Health {
+    /// `ok`, or what is wrong.
+    pub status: String,
+    /// Whether this replica computes priorities now.
+    pub leader: bool,
+    /// The latest cycle.
+    pub cycle: u64,
+    /// Seconds since the latest cycle, when there was one.
+    pub last_cycle_age_s: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resources() -> Vec<Resource> {
+        vec![
+            Resource::new("cpu", ResourceKind::Cpu),
+            Resource::new("mem", ResourceKind::Memory),
+            Resource::new("disk", ResourceKind::Disk),
+        ]
+    }
+
+    fn map(pairs: &[(&str, f64)]) -> PerResource {
+        pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+    }
+
+    #[test]
+    fn a_node_needs_every_resource_positive() {
+        let r = resources();
+        let node = |s: PerResource, speed| NodeSpec { supply: s, speed };
+        let full = map(&[("cpu", 8.0), ("mem", 1e9), ("disk", 1e8)]);
+        assert_eq!(node(full.clone(), 1.0).check(&r), Ok(vec![8.0, 1e9, 1e8]));
+        let e = node(map(&[("cpu", 8.0), ("mem", 1e9)]), 1.0).check(&r);
+        assert_eq!(e, Err("supply.disk is missing".into()));
+        let e = node(map(&[("cpu", 8.0), ("mem", 1e9), ("disk", 0.0)]), 1.0).check(&r);
+        assert!(e.unwrap_err().contains("supply.disk must be positive"));
+        let mut gpu = full.clone();
+        gpu.insert("gpu".into(), 1.0);
+        assert!(node(gpu, 1.0)
+            .check(&r)
+            .unwrap_err()
+            .contains("unknown resource \"gpu\""));
+        assert!(node(full.clone(), 0.0)
+            .check(&r)
+            .unwrap_err()
+            .contains("speed"));
+        let mut neg = full;
+        neg.insert("cpu".into(), -1.0);
+        assert!(node(neg, 1.0)
+            .check(&r)
+            .unwrap_err()
+            .contains("supply.cpu must be"));
+    }
+
+    #[test]
+    fn virtual_sizes_cover_exactly_the_virtual_resources() {
+        let r = resources();
+        let w = |size| WorkloadSpec {
+            owner: "alice".into(),
+            node: "n1".into(),
+            size,
+        };
+        assert_eq!(
+            w(map(&[("cpu", 2.0), ("mem", 4e9)])).check(&r),
+            Ok(vec![2.0, 4e9, 0.0])
+        );
+        assert!(w(map(&[("cpu", 2.0)]))
+            .check(&r)
+            .unwrap_err()
+            .contains("virtual.mem is missing"));
+        let e = w(map(&[("cpu", 2.0), ("mem", 4e9), ("disk", 1.0)])).check(&r);
+        assert!(e.unwrap_err().contains("no virtual size"));
+    }
+
+    #[test]
+    fn a_report_is_checked_field_by_field_and_rates_divide_by_the_interval() {
+        let r = resources();
+        let sample = |w: &str, cpu| Sample {
+            workload: w.into(),
+            usage: map(&[("cpu", cpu), ("mem", 2e9), ("disk", 5e6)]),
+        };
+        let mut report = UsageReport {
+            node: "n1".into(),
+            seq: 42,
+            interval_s: 10.0,
+            samples: vec![sample("vm1", 19.5), sample("vm2", 0.0)],
+        };
+        let amounts = report.check(&r).unwrap();
+        assert_eq!(report.rates(&amounts, &r)[0], vec![1.95, 2e9, 5e5]);
+        report.samples[1].workload = "vm1".into();
+        assert!(report.check(&r).unwrap_err().contains("reported twice"));
+        report.samples[1] = sample("vm2", f64::INFINITY);
+        assert!(report
+            .check(&r)
+            .unwrap_err()
+            .contains("samples[1].usage.cpu"));
+        report.samples[1] = sample("vm 2", 1.0);
+        assert!(report
+            .check(&r)
+            .unwrap_err()
+            .contains("samples[1].workload"));
+        report.samples[1] = sample("vm2", 1.0);
+        report.interval_s = 0.0;
+        assert!(report.check(&r).unwrap_err().contains("interval_s"));
+        report.interval_s = 10.0;
+        report.seq = u64::MAX;
+        assert!(report.check(&r).unwrap_err().contains("seq"));
+    }
+
+    #[test]
+    fn ids_are_short_and_plain() {
+        assert!(valid_id("vm-1.alice@n1:x_y"));
+        assert!(!valid_id(""));
+        assert!(!valid_id("a b"));
+        assert!(!valid_id("a/b"));
+        assert!(!valid_id(&"a".repeat(129)));
+    }
+}

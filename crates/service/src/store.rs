@@ -1,0 +1,703 @@
+//! The daemon's durable state, in SQLite (embedded, WAL, every commit synced) or PostgreSQL
+//! (several replicas, one of them computing at a time). One set of portable SQL serves both;
+//! only the pragmas and the advisory lock are the backends' own.
+
+use crate::cycle::{Measured, Memory, NodeEntry, Registry, Snapshot, WorkloadEntry};
+use crate::model::{
+    NodeSpec, NodeStatus, PerResource, UsageAck, UsageReport, UserSpec, WorkloadSpec,
+};
+use fairshare_core::heaviness::Resource;
+use sqlx::any::AnyPoolOptions;
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyConnection, AnyPool, Connection, Executor, Row};
+use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
+use thiserror::Error;
+
+/// The schema, one migration per version; a version once released never changes.
+const MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "registry, reports and cycles",
+    "CREATE TABLE nodes (id TEXT PRIMARY KEY, spec TEXT NOT NULL, updated_ms BIGINT NOT NULL);
+     CREATE TABLE users (id TEXT PRIMARY KEY, spec TEXT NOT NULL, has_quota BIGINT NOT NULL, updated_ms BIGINT NOT NULL);
+     CREATE TABLE workloads (id TEXT PRIMARY KEY, owner TEXT NOT NULL REFERENCES users (id),
+         node TEXT NOT NULL REFERENCES nodes (id), spec TEXT NOT NULL, updated_ms BIGINT NOT NULL);
+     CREATE INDEX workloads_by_node ON workloads (node);
+     CREATE INDEX workloads_by_owner ON workloads (owner);
+     CREATE TABLE reports (node TEXT NOT NULL, seq BIGINT NOT NULL, interval_s DOUBLE PRECISION NOT NULL,
+         samples TEXT NOT NULL, received_ms BIGINT NOT NULL, cycle BIGINT, PRIMARY KEY (node, seq));
+     CREATE INDEX reports_by_cycle ON reports (cycle);
+     CREATE TABLE pruned (node TEXT PRIMARY KEY, max_seq BIGINT NOT NULL);
+     CREATE TABLE cycles (id BIGINT PRIMARY KEY, computed_ms BIGINT NOT NULL, seconds DOUBLE PRECISION NOT NULL,
+         snapshot TEXT NOT NULL, memory TEXT NOT NULL);",
+)];
+
+/// The advisory lock key of the replica that computes priorities ("fairshar" in ASCII).
+const LEADER_LOCK: i64 = 0x6661_6972_7368_6172;
+/// The advisory lock key that serialises migrations between replicas starting together.
+const MIGRATION_LOCK: i64 = LEADER_LOCK + 1;
+/// How many past cycles are kept besides the latest.
+const CYCLES_KEPT: i64 = 2;
+
+/// Which database holds the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// One embedded file.
+    Sqlite,
+    /// A server, shared by replicas.
+    Postgres,
+}
+
+/// What the store refuses or fails at.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The database failed.
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    /// The request names something that does not exist, or breaks a rule of the registry.
+    #[error("{0}")]
+    Invalid(String),
+    /// The request contradicts what is stored.
+    #[error("{0}")]
+    Conflict(String),
+    /// Stored data this version cannot read.
+    #[error("stored data: {0}")]
+    Corrupt(String),
+    /// The database URL is not one this daemon knows.
+    #[error("database {0:?}: expected sqlite:PATH or postgres://…")]
+    Url(String),
+}
+
+/// A pool of connections to the state.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("API types always serialise")
+}
+
+fn parse<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("{what}: {e}")))
+}
+
+impl Store {
+    /// Connects (creating an SQLite file if needed) and brings the schema up to date.
+    pub async fn open(url: &str) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let (backend, url) = if let Some(path) = url.strip_prefix("sqlite:") {
+            let sep = if path.contains('?') { '&' } else { '?' };
+            (Backend::Sqlite, format!("sqlite:{path}{sep}mode=rwc"))
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            (Backend::Postgres, url.to_string())
+        } else {
+            return Err(StoreError::Url(url.to_string()));
+        };
+        let pool = AnyPoolOptions::new()
+            .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
+            .acquire_timeout(Duration::from_secs(10))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        conn.execute(
+                            "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
+                             PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
+                        )
+                        .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect(&url)
+            .await?;
+        let store = Store { pool, backend };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Which database this is.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Closes every connection (SQLite checkpoints its WAL into the file).
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// Applies the migrations not applied yet, each in its own transaction.
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT pg_advisory_lock($1)")
+                .bind(MIGRATION_LOCK)
+                .execute(&mut *conn)
+                .await?;
+        }
+        let result = apply_migrations(&mut conn).await;
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT pg_advisory_unlock($1)")
+                .bind(MIGRATION_LOCK)
+                .execute(&mut *conn)
+                .await?;
+        }
+        result
+    }
+
+    /// Whether the database answers.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Registers or updates a node.
+    pub async fn put_node(&self, id: &str, spec: &NodeSpec) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO nodes (id, spec, updated_ms) VALUES ($1, $2, $3)
+             ON CONFLICT (id) DO UPDATE SET spec = excluded.spec, updated_ms = excluded.updated_ms",
+        )
+        .bind(id)
+        .bind(json(spec))
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Registers or updates a user; refuses to mix users with and without a quota.
+    pub async fn put_user(&self, id: &str, spec: &UserSpec) -> Result<(), StoreError> {
+        let has_quota = i64::from(spec.quota.is_some());
+        let mut tx = self.pool.begin().await?;
+        let other = sqlx::query("SELECT id FROM users WHERE has_quota <> $1 AND id <> $2 LIMIT 1")
+            .bind(has_quota)
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if let Some(row) = other {
+            let other: String = row.try_get(0)?;
+            let (with, without) = if has_quota == 1 {
+                ("", "out")
+            } else {
+                ("out", "")
+            };
+            return Err(StoreError::Conflict(format!(
+                "user {id:?} would be with{with} a quota while user {other:?} is with{without} one; \
+                 either every user has a quota or none has"
+            )));
+        }
+        sqlx::query(
+            "INSERT INTO users (id, spec, has_quota, updated_ms) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (id) DO UPDATE SET spec = excluded.spec, has_quota = excluded.has_quota,
+             updated_ms = excluded.updated_ms",
+        )
+        .bind(id)
+        .bind(json(spec))
+        .bind(has_quota)
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Registers, moves or resizes a workload; its owner and node must be registered.
+    pub async fn put_workload(&self, id: &str, spec: &WorkloadSpec) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        for (table, what, key) in [
+            ("users", "owner", &spec.owner),
+            ("nodes", "node", &spec.node),
+        ] {
+            let found = sqlx::query(&format!("SELECT 1 FROM {table} WHERE id = $1"))
+                .bind(key)
+                .fetch_optional(&mut *tx)
+                .await?;
+            if found.is_none() {
+                return Err(StoreError::Invalid(format!(
+                    "{what} {key:?} is not registered; PUT /v1/{table}/{key} first"
+                )));
+            }
+        }
+        sqlx::query(
+            "INSERT INTO workloads (id, owner, node, spec, updated_ms) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, node = excluded.node,
+             spec = excluded.spec, updated_ms = excluded.updated_ms",
+        )
+        .bind(id)
+        .bind(&spec.owner)
+        .bind(&spec.node)
+        .bind(json(spec))
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Removes a workload; whether it existed.
+    pub async fn delete_workload(&self, id: &str) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM workloads WHERE id = $1")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Whether a user is registered.
+    pub async fn user_exists(&self, id: &str) -> Result<bool, StoreError> {
+        let row = sqlx::query("SELECT 1 FROM users WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.is_some())
+    }
+
+    /// Checks a report against the registry: its node exists, every sample names a workload
+    /// registered on it, and no rate exceeds the node's supply absurdly.
+    pub async fn check_report(
+        &self,
+        report: &UsageReport,
+        rates: &[Vec<f64>],
+        resources: &[Resource],
+    ) -> Result<(), StoreError> {
+        let node = sqlx::query("SELECT spec FROM nodes WHERE id = $1")
+            .bind(&report.node)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| {
+                StoreError::Invalid(format!("node {:?} is not registered", report.node))
+            })?;
+        let spec: NodeSpec = parse("node", &node.try_get::<String, _>(0)?)?;
+        let supply = spec.check(resources).map_err(StoreError::Corrupt)?;
+        let rows = sqlx::query("SELECT id FROM workloads WHERE node = $1")
+            .bind(&report.node)
+            .fetch_all(&self.pool)
+            .await?;
+        let here: HashSet<String> = rows
+            .iter()
+            .map(|r| r.try_get(0))
+            .collect::<Result<_, _>>()?;
+        for (i, (sample, rate)) in report.samples.iter().zip(rates).enumerate() {
+            if !here.contains(&sample.workload) {
+                return Err(StoreError::Invalid(format!(
+                    "samples[{i}]: workload {:?} is not registered on node {:?}",
+                    sample.workload, report.node
+                )));
+            }
+            let limit = crate::model::ABSURD_FACTOR;
+            if let Some(r) = (0..supply.len()).find(|&r| rate[r] > limit * supply[r]) {
+                return Err(StoreError::Invalid(format!(
+                    "samples[{i}].usage.{}: {} per second is more than {limit} times the node's supply of {}",
+                    resources[r].name, rate[r], supply[r]
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores checked reports in one transaction (one sync for all of them): a report whose
+    /// (node, seq) is stored already is acknowledged as a duplicate if it is the same, and
+    /// refused if it differs.
+    pub async fn store_reports(
+        &self,
+        reports: &[UsageReport],
+    ) -> Result<Vec<Result<UsageAck, StoreError>>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let mut answers = Vec::with_capacity(reports.len());
+        let now = now_ms();
+        for report in reports {
+            answers.push(store_report(&mut tx, report, now).await?);
+        }
+        tx.commit().await?;
+        Ok(answers)
+    }
+
+    /// Everything registered, read consistently.
+    pub async fn registry(&self, resources: &[Resource]) -> Result<Registry, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let registry = read_registry(&mut tx, resources).await?;
+        tx.commit().await?;
+        Ok(registry)
+    }
+
+    /// The latest cycle's number (0 before the first).
+    pub async fn latest_cycle(&self) -> Result<u64, StoreError> {
+        let row = sqlx::query("SELECT id FROM cycles ORDER BY id DESC LIMIT 1")
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            Some(r) => r.try_get::<i64, _>(0)? as u64,
+            None => 0,
+        })
+    }
+
+    /// The latest cycle's snapshot, if there was a cycle.
+    pub async fn latest_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
+        let row = sqlx::query("SELECT snapshot FROM cycles ORDER BY id DESC LIMIT 1")
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| parse("cycle snapshot", &r.try_get::<String, _>(0)?))
+            .transpose()
+    }
+
+    /// Every node with its latest report.
+    pub async fn nodes(&self) -> Result<Vec<NodeStatus>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT n.id, n.spec,
+                (SELECT COUNT(*) FROM workloads w WHERE w.node = n.id),
+                (SELECT MAX(seq) FROM reports r WHERE r.node = n.id),
+                (SELECT MAX(received_ms) FROM reports r WHERE r.node = n.id)
+             FROM nodes n ORDER BY n.id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let spec: NodeSpec = parse("node", &row.try_get::<String, _>(1)?)?;
+                Ok(NodeStatus {
+                    node: row.try_get(0)?,
+                    supply: spec.supply,
+                    speed: spec.speed,
+                    workloads: row.try_get::<i64, _>(2)? as u64,
+                    last_seq: row.try_get::<Option<i64>, _>(3)?.map(|s| s as u64),
+                    last_report_ms: row.try_get(4)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Runs one cycle in one transaction: counts the reports not counted yet, computes with
+    /// `compute` (which also says how long it took), stores the snapshot and memory, and forgets old cycles and reports. A crash
+    /// at any point leaves either all of it or none.
+    pub async fn run_cycle<E>(
+        &self,
+        resources: &[Resource],
+        retention_ms: i64,
+        compute: impl FnOnce(u64, &Registry, &Memory, &Measured) -> Result<(Snapshot, Memory, f64), E>,
+    ) -> Result<Result<(Snapshot, f64), E>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let last = sqlx::query("SELECT id, memory FROM cycles ORDER BY id DESC LIMIT 1")
+            .fetch_optional(&mut *tx)
+            .await?;
+        let (cycle, memory) = match last {
+            Some(row) => (
+                row.try_get::<i64, _>(0)? as u64 + 1,
+                parse("cycle memory", &row.try_get::<String, _>(1)?)?,
+            ),
+            None => (1, Memory::new()),
+        };
+        let measured = claim_reports(&mut tx, cycle, resources).await?;
+        let registry = read_registry(&mut tx, resources).await?;
+        let (snapshot, memory, seconds) = match compute(cycle, &registry, &memory, &measured) {
+            Ok(done) => done,
+            Err(e) => return Ok(Err(e)),
+        };
+        sqlx::query(
+            "INSERT INTO cycles (id, computed_ms, seconds, snapshot, memory) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(cycle as i64)
+        .bind(snapshot.computed_at_ms)
+        .bind(seconds)
+        .bind(json(&snapshot))
+        .bind(json(&memory))
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM cycles WHERE id < $1")
+            .bind(cycle as i64 - CYCLES_KEPT)
+            .execute(&mut *tx)
+            .await?;
+        prune_reports(&mut tx, snapshot.computed_at_ms - retention_ms).await?;
+        tx.commit().await?;
+        Ok(Ok((snapshot, seconds)))
+    }
+
+    /// A dedicated connection for competing to compute priorities; `None` on SQLite, where the
+    /// one daemon always computes.
+    pub async fn leadership(&self) -> Result<Option<Leadership>, StoreError> {
+        if self.backend == Backend::Sqlite {
+            return Ok(None);
+        }
+        Ok(Some(Leadership {
+            conn: Some(self.pool.acquire().await?.detach()),
+            held: false,
+            pool: self.pool.clone(),
+        }))
+    }
+}
+
+/// A replica's claim to compute priorities: a PostgreSQL session advisory lock, released by the
+/// server when the replica's connection ends, however it ends.
+#[derive(Debug)]
+pub struct Leadership {
+    conn: Option<AnyConnection>,
+    held: bool,
+    pool: AnyPool,
+}
+
+impl Leadership {
+    /// Tries to take, or checks it still holds, the lock; whether this replica leads now.
+    pub async fn hold(&mut self) -> bool {
+        match self.try_hold().await {
+            Ok(held) => self.held = held,
+            Err(e) => {
+                tracing::warn!(error = %e, "leadership connection lost; reconnecting");
+                self.conn = None;
+                self.held = false;
+            }
+        }
+        self.held
+    }
+
+    async fn try_hold(&mut self) -> Result<bool, StoreError> {
+        if self.conn.is_none() {
+            self.conn = Some(self.pool.acquire().await?.detach());
+        }
+        let conn = self.conn.as_mut().expect("connected above");
+        if self.held {
+            conn.ping().await?;
+            return Ok(true);
+        }
+        let row = sqlx::query("SELECT pg_try_advisory_lock($1)")
+            .bind(LEADER_LOCK)
+            .fetch_one(&mut *conn)
+            .await?;
+        Ok(row.try_get::<bool, _>(0)?)
+    }
+
+    /// Lets another replica lead.
+    pub async fn release(mut self) {
+        if let Some(conn) = self.conn.take() {
+            let _closed = conn.close().await;
+        }
+    }
+}
+
+async fn apply_migrations(conn: &mut PoolConnection<Any>) -> Result<(), StoreError> {
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS fairshare_migrations \
+         (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_ms BIGINT NOT NULL)",
+    )
+    .await?;
+    let applied: HashSet<i64> = sqlx::query("SELECT version FROM fairshare_migrations")
+        .fetch_all(&mut **conn)
+        .await?
+        .iter()
+        .map(|r| r.try_get(0))
+        .collect::<Result<_, _>>()?;
+    let newest = MIGRATIONS.last().map_or(0, |m| m.0);
+    if let Some(&v) = applied.iter().find(|&&v| v > newest) {
+        return Err(StoreError::Corrupt(format!(
+            "the database has schema version {v}, newer than this fairshare knows ({newest}); \
+             run a newer fairshare"
+        )));
+    }
+    for &(version, name, sql) in MIGRATIONS.iter().filter(|m| !applied.contains(&m.0)) {
+        let mut tx = conn.begin().await?;
+        sqlx::raw_sql(sql).execute(&mut *tx).await?;
+        sqlx::query(
+            "INSERT INTO fairshare_migrations (version, name, applied_ms) VALUES ($1, $2, $3)",
+        )
+        .bind(version)
+        .bind(name)
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        tracing::info!(version, name, "database migrated");
+    }
+    Ok(())
+}
+
+async fn store_report(
+    tx: &mut sqlx::Transaction<'_, Any>,
+    report: &UsageReport,
+    now: i64,
+) -> Result<Result<UsageAck, StoreError>, StoreError> {
+    let ack = |duplicate| {
+        Ok(UsageAck {
+            node: report.node.clone(),
+            seq: report.seq,
+            duplicate,
+        })
+    };
+    let seq = report.seq as i64;
+    let pruned = sqlx::query("SELECT max_seq FROM pruned WHERE node = $1")
+        .bind(&report.node)
+        .fetch_optional(&mut **tx)
+        .await?;
+    if let Some(row) = pruned {
+        if seq <= row.try_get::<i64, _>(0)? {
+            return Ok(ack(true));
+        }
+    }
+    let samples = json(&report.samples);
+    let inserted = sqlx::query(
+        "INSERT INTO reports (node, seq, interval_s, samples, received_ms) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (node, seq) DO NOTHING",
+    )
+    .bind(&report.node)
+    .bind(seq)
+    .bind(report.interval_s)
+    .bind(&samples)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    if inserted.rows_affected() == 1 {
+        return Ok(ack(false));
+    }
+    let stored =
+        sqlx::query("SELECT interval_s, samples FROM reports WHERE node = $1 AND seq = $2")
+            .bind(&report.node)
+            .bind(seq)
+            .fetch_one(&mut **tx)
+            .await?;
+    let same = stored.try_get::<f64, _>(0)? == report.interval_s
+        && stored.try_get::<String, _>(1)? == samples;
+    Ok(if same {
+        ack(true)
+    } else {
+        Err(StoreError::Conflict(format!(
+            "node {:?} already reported seq {} with different contents; a retry must resend the same report",
+            report.node, report.seq
+        )))
+    })
+}
+
+async fn read_registry(
+    tx: &mut sqlx::Transaction<'_, Any>,
+    resources: &[Resource],
+) -> Result<Registry, StoreError> {
+    let mut registry = Registry::default();
+    for row in sqlx::query("SELECT id, spec FROM nodes")
+        .fetch_all(&mut **tx)
+        .await?
+    {
+        let id: String = row.try_get(0)?;
+        let spec: NodeSpec = parse("node", &row.try_get::<String, _>(1)?)?;
+        let supply = spec
+            .check(resources)
+            .map_err(|e| StoreError::Corrupt(format!("node {id:?}: {e}; PUT it again")))?;
+        registry.nodes.insert(
+            id,
+            NodeEntry {
+                supply,
+                speed: spec.speed,
+            },
+        );
+    }
+    for row in sqlx::query("SELECT id, spec FROM users")
+        .fetch_all(&mut **tx)
+        .await?
+    {
+        let id: String = row.try_get(0)?;
+        let spec: UserSpec = parse("user", &row.try_get::<String, _>(1)?)?;
+        let quota = spec
+            .check(resources)
+            .map_err(|e| StoreError::Corrupt(format!("user {id:?}: {e}; PUT it again")))?;
+        registry.users.insert(id, quota);
+    }
+    for row in sqlx::query("SELECT id, spec FROM workloads")
+        .fetch_all(&mut **tx)
+        .await?
+    {
+        let id: String = row.try_get(0)?;
+        let spec: WorkloadSpec = parse("workload", &row.try_get::<String, _>(1)?)?;
+        let size = spec
+            .check(resources)
+            .map_err(|e| StoreError::Corrupt(format!("workload {id:?}: {e}; PUT it again")))?;
+        registry.workloads.insert(
+            id,
+            WorkloadEntry {
+                owner: spec.owner,
+                node: spec.node,
+                size,
+            },
+        );
+    }
+    Ok(registry)
+}
+
+/// Marks every report not counted yet as counted by `cycle`, and adds up their samples.
+async fn claim_reports(
+    tx: &mut sqlx::Transaction<'_, Any>,
+    cycle: u64,
+    resources: &[Resource],
+) -> Result<Measured, StoreError> {
+    let rows = sqlx::query(
+        "UPDATE reports SET cycle = $1 WHERE cycle IS NULL RETURNING node, seq, interval_s, samples",
+    )
+    .bind(cycle as i64)
+    .fetch_all(&mut **tx)
+    .await?;
+    let mut measured = Measured::default();
+    for row in rows {
+        let report = UsageReport {
+            node: row.try_get(0)?,
+            seq: row.try_get::<i64, _>(1)? as u64,
+            interval_s: row.try_get(2)?,
+            samples: parse("report samples", &row.try_get::<String, _>(3)?)?,
+        };
+        let amounts: Vec<Vec<f64>> = report
+            .samples
+            .iter()
+            .map(|s| amounts_in_order(&s.usage, resources))
+            .collect();
+        for (sample, rates) in report.samples.iter().zip(report.rates(&amounts, resources)) {
+            measured.add(&sample.workload, &rates, report.interval_s);
+        }
+    }
+    Ok(measured)
+}
+
+/// A stored sample's amounts in the configured order (a resource it lacks counts as 0: it was
+/// stored under an older resource list).
+fn amounts_in_order(usage: &PerResource, resources: &[Resource]) -> Vec<f64> {
+    resources
+        .iter()
+        .map(|r| usage.get(&r.name).copied().unwrap_or(0.0))
+        .collect()
+}
+
+/// Forgets counted reports received before `before_ms`, remembering per node the highest
+/// number forgotten so that a late retry of one is still recognised.
+async fn prune_reports(
+    tx: &mut sqlx::Transaction<'_, Any>,
+    before_ms: i64,
+) -> Result<(), StoreError> {
+    let old = sqlx::query(
+        "SELECT node, MAX(seq) FROM reports WHERE cycle IS NOT NULL AND received_ms < $1 GROUP BY node",
+    )
+    .bind(before_ms)
+    .fetch_all(&mut **tx)
+    .await?;
+    let marks: BTreeMap<String, i64> = old
+        .iter()
+        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+        .collect::<Result<_, sqlx::Error>>()?;
+    for (node, max_seq) in &marks {
+        sqlx::query(
+            "INSERT INTO pruned (node, max_seq) VALUES ($1, $2)
+             ON CONFLICT (node) DO UPDATE SET max_seq = CASE WHEN excluded.max_seq > pruned.max_seq
+             THEN excluded.max_seq ELSE pruned.max_seq END",
+        )
+        .bind(node)
+        .bind(max_seq)
+        .execute(&mut **tx)
+        .await?;
+    }
+    if !marks.is_empty() {
+        sqlx::query("DELETE FROM reports WHERE cycle IS NOT NULL AND received_ms < $1")
+            .bind(before_ms)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
