@@ -132,9 +132,20 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
                     ApiError::bad_request(e.body_text())
                 }
             })?;
-        serde_json::from_slice(&bytes)
-            .map(Body)
-            .map_err(|e| ApiError::bad_request(format!("body: {e}")))
+        let mut reader = serde_json::Deserializer::from_slice(&bytes);
+        let value = serde_path_to_error::deserialize(&mut reader).map_err(|e| {
+            let at = e.path().to_string();
+            let at = if at == "." {
+                String::new()
+            } else {
+                format!(" {at}:")
+            };
+            ApiError::bad_request(format!("body:{at} {}", e.inner()))
+        })?;
+        reader
+            .end()
+            .map_err(|e| ApiError::bad_request(format!("body: {e}")))?;
+        Ok(Body(value))
     }
 }
 

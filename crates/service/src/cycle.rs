@@ -92,16 +92,6 @@ impl Measured {
         let (sum, covered) = self.per_workload.get(workload)?;
         Some(sum.iter().map(|s| s / covered).collect())
     }
-
-    /// How many workloads were measured.
-    pub fn len(&self) -> usize {
-        self.per_workload.len()
-    }
-
-    /// Whether nothing was measured.
-    pub fn is_empty(&self) -> bool {
-        self.per_workload.is_empty()
-    }
 }
 
 /// A user as a cycle left them.

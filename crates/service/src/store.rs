@@ -124,6 +124,15 @@ impl Store {
         Ok(store)
     }
 
+    /// A transaction that will write: on SQLite it takes the write lock at once, so it waits
+    /// for another writer (busy timeout) instead of failing when it upgrades from reading.
+    async fn write_tx(&self) -> Result<sqlx::Transaction<'static, Any>, StoreError> {
+        Ok(match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        })
+    }
+
     /// Which database this is.
     pub fn backend(&self) -> Backend {
         self.backend
@@ -176,7 +185,7 @@ impl Store {
     /// Registers or updates a user; refuses to mix users with and without a quota.
     pub async fn put_user(&self, id: &str, spec: &UserSpec) -> Result<(), StoreError> {
         let has_quota = i64::from(spec.quota.is_some());
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let other = sqlx::query("SELECT id FROM users WHERE has_quota <> $1 AND id <> $2 LIMIT 1")
             .bind(has_quota)
             .bind(id)
@@ -211,7 +220,7 @@ impl Store {
 
     /// Registers, moves or resizes a workload; its owner and node must be registered.
     pub async fn put_workload(&self, id: &str, spec: &WorkloadSpec) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         for (table, what, key) in [
             ("users", "owner", &spec.owner),
             ("nodes", "node", &spec.node),
@@ -310,7 +319,7 @@ impl Store {
         &self,
         reports: &[UsageReport],
     ) -> Result<Vec<Result<UsageAck, StoreError>>, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let mut answers = Vec::with_capacity(reports.len());
         let now = now_ms();
         for report in reports {
@@ -318,14 +327,6 @@ impl Store {
         }
         tx.commit().await?;
         Ok(answers)
-    }
-
-    /// Everything registered, read consistently.
-    pub async fn registry(&self, resources: &[Resource]) -> Result<Registry, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let registry = read_registry(&mut tx, resources).await?;
-        tx.commit().await?;
-        Ok(registry)
     }
 
     /// The latest cycle's number (0 before the first).
@@ -383,7 +384,7 @@ impl Store {
         retention_ms: i64,
         compute: impl FnOnce(u64, &Registry, &Memory, &Measured) -> Result<(Snapshot, Memory, f64), E>,
     ) -> Result<Result<(Snapshot, f64), E>, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let last = sqlx::query("SELECT id, memory FROM cycles ORDER BY id DESC LIMIT 1")
             .fetch_optional(&mut *tx)
             .await?;

@@ -1,0 +1,724 @@
+//! The fairness service end to end: the real `fairshare serve` on a loopback port, on SQLite
+//! and (when `FAIRSHARE_TEST_POSTGRES` is set) PostgreSQL — registration, reports, priorities
+//! checked against the core's metric, authentication, every class of bad input, restarts,
+//! crashes under load, and two replicas sharing one database.
+
+mod daemon;
+
+use daemon::*;
+use fairshare_core::heaviness::knobs::{priority, KnobProfile, PriorityConfig};
+use fairshare_core::heaviness::{
+    heaviness, Cloud, HeavinessConfig, Node, Resource, ResourceKind, User, Workload,
+};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// What the core computes for E1 on the test node: d1, d2 (of d) and e1 (of e) each using
+/// `cpu` CPUs, 1 GiB and no I/O.
+fn core_reference(cpu: [f64; 3]) -> (Vec<f64>, Vec<(f64, i32, u64)>) {
+    let resources = vec![
+        Resource::new("cpu", ResourceKind::Cpu),
+        Resource::new("mem", ResourceKind::Memory),
+        Resource::new("disk", ResourceKind::Disk),
+        Resource::new("net", ResourceKind::Network),
+    ];
+    let size = vec![2.0, 4294967296.0, 0.0, 0.0];
+    let w = |owner, c: f64| {
+        Workload::new(owner, 0, size.clone()).using(vec![c, 1073741824.0, 0.0, 0.0])
+    };
+    let cloud = Cloud {
+        resources,
+        nodes: vec![Node::new(vec![8.0, 34359738368.0, 2e8, 1.25e8])],
+        users: vec![User::default(), User::default()],
+        workloads: vec![w(0, cpu[0]), w(0, cpu[1]), w(1, cpu[2])],
+    };
+    let h = heaviness(&cloud, &HeavinessConfig::default()).unwrap();
+    let profile = KnobProfile::cgroup_v2();
+    let workloads = h
+        .workloads
+        .iter()
+        .map(|w| {
+            let (p, _) = priority(w.priority_input, None, &PriorityConfig::default());
+            (w.heaviness, p, profile.values(p, Some(4294967296)).cpu)
+        })
+        .collect();
+    (h.users.iter().map(|u| u.heaviness).collect(), workloads)
+}
+
+fn close(a: &Value, b: f64) -> bool {
+    (a.as_f64().unwrap() - b).abs() < 1e-9
+}
+
+#[test]
+fn registered_and_reported_workloads_get_the_cores_priorities() {
+    for backend in backends() {
+        let db = database(backend, "");
+        let daemon = Daemon::start(&db, 0.2);
+        register_e1(&daemon);
+        let ack = daemon.expect(
+            200,
+            "POST",
+            "/v1/usage",
+            AGENT,
+            Some(&report("n1", 1, &[("d1", 30.0), ("d2", 30.0), ("e1", 5.0)])),
+        );
+        assert_eq!(ack, json!({"node": "n1", "seq": 1, "duplicate": false}));
+        let before = daemon.expect(200, "GET", "/v1/priorities", READER, None)["cycle"]
+            .as_u64()
+            .unwrap();
+        let p = daemon.cycle_after(before + 1);
+        let (users, workloads) = core_reference([3.0, 3.0, 0.5]);
+        let user = |id: &str| {
+            p["users"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|u| u["user"] == id)
+                .unwrap()
+                .clone()
+        };
+        assert!(close(&user("d")["heaviness"], users[0]), "{backend}: {p}");
+        assert!(close(&user("e")["heaviness"], users[1]), "{backend}: {p}");
+        assert_eq!(
+            p["users"][0]["user"], "e",
+            "{backend}: the lighter user is ranked first"
+        );
+        for (i, id) in ["d1", "d2", "e1"].iter().enumerate() {
+            let w = p["workloads"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|w| w["workload"] == *id)
+                .unwrap();
+            let (h, prio, cpu) = workloads[i];
+            assert!(close(&w["heaviness"], h), "{backend} {id}: {w}");
+            assert_eq!(w["knobs"]["priority"], prio, "{backend} {id}");
+            assert_eq!(w["knobs"]["cpu"], cpu, "{backend} {id}");
+            assert_eq!(w["measured"], true);
+        }
+        assert!(
+            workloads[2].2 > workloads[0].2,
+            "e's workload gets the larger CPU weight"
+        );
+        let only = daemon.expect(200, "GET", "/v1/priorities?node=n1", READER, None);
+        assert_eq!(only["workloads"].as_array().unwrap().len(), 3);
+        let none = daemon.expect(200, "GET", "/v1/priorities?node=n2", READER, None);
+        assert_eq!(none["workloads"], json!([]), "{backend}");
+        assert_eq!(none["users"], json!([]), "{backend}");
+        let e = daemon.expect(200, "GET", "/v1/users/d", READER, None);
+        let sum = e["static_part"].as_f64().unwrap() + e["dynamic"].as_f64().unwrap()
+            - e["entitlement"].as_f64().unwrap();
+        assert!(close(&e["heaviness"], sum), "{backend}: {e}");
+        assert!(
+            close(&e["usage"]["cpu"], 6.0),
+            "{backend}: d used 3 + 3 CPUs: {e}"
+        );
+        assert_eq!(e["workloads"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            daemon.call("GET", "/v1/users/nobody", Some(READER), None).0,
+            404
+        );
+        assert_eq!(
+            daemon.expect(204, "DELETE", "/v1/workloads/d2", ADMIN, None),
+            Value::Null
+        );
+        assert_eq!(
+            daemon
+                .call("DELETE", "/v1/workloads/d2", Some(ADMIN), None)
+                .0,
+            404
+        );
+        let nodes = daemon.expect(200, "GET", "/v1/nodes", READER, None);
+        assert_eq!(nodes[0]["workloads"], 2, "{backend}: {nodes}");
+        assert_eq!(nodes[0]["last_seq"], 1, "{backend}: {nodes}");
+    }
+}
+
+#[test]
+fn a_repeated_report_is_acknowledged_and_stored_once() {
+    for backend in backends() {
+        let db = database(backend, "");
+        let daemon = Daemon::start(&db, 0.2);
+        register_e1(&daemon);
+        let r = report("n1", 7, &[("d1", 10.0), ("e1", 1.0)]);
+        for duplicate in [false, true, true] {
+            let ack = daemon.expect(200, "POST", "/v1/usage", AGENT, Some(&r));
+            assert_eq!(ack["duplicate"], duplicate, "{backend}");
+        }
+        let changed = report("n1", 7, &[("d1", 11.0), ("e1", 1.0)]);
+        let (status, body) = daemon.call("POST", "/v1/usage", Some(AGENT), Some(&changed));
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (409, Some("conflict")),
+            "{backend}"
+        );
+        let metrics = ureq::get(&format!("{}/metrics", daemon.url))
+            .call()
+            .unwrap()
+            .into_string()
+            .unwrap();
+        assert!(
+            metrics.contains("fairshare_usage_reports_stored_total 1\n"),
+            "{metrics}"
+        );
+        assert!(
+            metrics.contains("fairshare_usage_reports_duplicate_total 2\n"),
+            "{metrics}"
+        );
+        assert!(
+            metrics.contains("fairshare_usage_samples_stored_total 2\n"),
+            "{metrics}"
+        );
+        daemon.cycle_after(1);
+        let stored = stored_reports(&db.url);
+        assert_eq!(stored.len(), 1, "{backend}: {stored:?}");
+        assert!(stored[0].2.is_some(), "{backend}: counted by a cycle");
+    }
+}
+
+#[test]
+fn tokens_decide_who_may_do_what() {
+    let db = database("sqlite", "");
+    let daemon = Daemon::start(&db, 10.0);
+    let put = |token: Option<&str>| daemon.call("PUT", "/v1/nodes/n1", token, Some(&node()));
+    let (status, body) = put(None);
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("unauthorized"))
+    );
+    assert_eq!(put(Some("fs_not_a_token")).0, 401);
+    assert_eq!(
+        put(Some(&TokenDigestHex::admin())).0,
+        401,
+        "the digest itself is not a token"
+    );
+    let (status, body) = put(Some(READER));
+    assert_eq!(status, 403);
+    assert!(
+        body["message"].as_str().unwrap().contains("admin role"),
+        "{body}"
+    );
+    assert_eq!(put(Some(AGENT)).0, 403);
+    assert_eq!(put(Some(ADMIN)).0, 204);
+    let r = report("n1", 1, &[]);
+    assert_eq!(
+        daemon.call("POST", "/v1/usage", Some(READER), Some(&r)).0,
+        403
+    );
+    assert_eq!(
+        daemon.call("POST", "/v1/usage", Some(AGENT), Some(&r)).0,
+        200
+    );
+    assert_eq!(
+        daemon
+            .call(
+                "POST",
+                "/v1/usage",
+                Some(ADMIN),
+                Some(&report("n1", 2, &[]))
+            )
+            .0,
+        200
+    );
+    for token in [READER, AGENT, ADMIN] {
+        assert_eq!(
+            daemon.call("GET", "/v1/priorities", Some(token), None).0,
+            200
+        );
+    }
+    assert_eq!(daemon.call("GET", "/v1/priorities", None, None).0, 401);
+    for open in ["/healthz", "/readyz", "/metrics", "/v1/openapi.json"] {
+        let response = ureq::get(&format!("{}{open}", daemon.url)).call().unwrap();
+        assert_eq!(response.status(), 200, "{open}");
+    }
+    let unauthorized = ureq::get(&format!("{}/v1/nodes", daemon.url))
+        .call()
+        .unwrap_err();
+    match unauthorized {
+        ureq::Error::Status(401, r) => assert_eq!(r.header("www-authenticate"), Some("Bearer")),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The admin token's digest, to show a digest is not accepted in place of the token.
+struct TokenDigestHex;
+
+impl TokenDigestHex {
+    fn admin() -> String {
+        fairshare_service::TokenDigest::of(ADMIN).to_hex()
+    }
+}
+
+/// Sends a raw body with a content type; the status and JSON answer.
+fn raw(daemon: &Daemon, method: &str, path: &str, content_type: &str, body: &[u8]) -> (u16, Value) {
+    let result = ureq::request(method, &format!("{}{path}", daemon.url))
+        .set("Authorization", &format!("Bearer {ADMIN}"))
+        .set("Content-Type", content_type)
+        .send_bytes(body);
+    let response = match result {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{e}"),
+    };
+    let status = response.status();
+    (
+        status,
+        serde_json::from_str(&response.into_string().unwrap()).unwrap_or(Value::Null),
+    )
+}
+
+#[test]
+fn every_class_of_bad_input_gets_a_named_4xx_and_stores_nothing() {
+    for backend in backends() {
+        let db = database(backend, "");
+        let daemon = Daemon::start(&db, 10.0);
+        register_e1(&daemon);
+        let json = "application/json";
+        let cases: Vec<(&str, &str, &str, Vec<u8>, u16, &str)> = vec![
+            (
+                "PUT",
+                "/v1/nodes/n2",
+                json,
+                b"{\"supply\": {\"cpu\": 8,".to_vec(),
+                400,
+                "EOF",
+            ),
+            (
+                "PUT",
+                "/v1/nodes/n2",
+                json,
+                b"{\"supply\": {}, \"colour\": 1}".to_vec(),
+                400,
+                "unknown field `colour`",
+            ),
+            (
+                "PUT",
+                "/v1/nodes/n2",
+                json,
+                b"{\"supply\": {\"cpu\": NaN}}".to_vec(),
+                400,
+                "expected value",
+            ),
+            (
+                "PUT",
+                "/v1/nodes/n2",
+                json,
+                b"{\"supply\": {\"cpu\": 1e999}}".to_vec(),
+                400,
+                "out of range",
+            ),
+            (
+                "PUT",
+                "/v1/nodes/n2",
+                json,
+                br#"{"supply": {"cpu": -8, "mem": 1, "disk": 1, "net": 1}}"#.to_vec(),
+                422,
+                "supply.cpu",
+            ),
+            (
+                "PUT",
+                "/v1/nodes/n2",
+                json,
+                br#"{"supply": {"cpu": 8, "mem": 1, "disk": 1, "net": 1}, "speed": 1e9}"#.to_vec(),
+                422,
+                "speed",
+            ),
+            (
+                "PUT",
+                "/v1/nodes/n2",
+                json,
+                br#"{"supply": {"cpu": 8, "mem": 1, "disk": 1, "net": 1, "gpu": 1}}"#.to_vec(),
+                422,
+                "unknown resource \"gpu\"",
+            ),
+            (
+                "PUT",
+                "/v1/nodes/n2",
+                json,
+                br#"{"supply": {"cpu": 8, "mem": 1, "disk": 1}}"#.to_vec(),
+                422,
+                "supply.net is missing",
+            ),
+            (
+                "PUT",
+                "/v1/nodes/n%202",
+                json,
+                br#"{"supply": {"cpu": 8, "mem": 1, "disk": 1, "net": 1}}"#.to_vec(),
+                422,
+                "node id",
+            ),
+            (
+                "PUT",
+                "/v1/nodes/n2",
+                "text/plain",
+                br#"{"supply": {"cpu": 8, "mem": 1, "disk": 1, "net": 1}}"#.to_vec(),
+                415,
+                "application/json",
+            ),
+            (
+                "PUT",
+                "/v1/nodes/n2",
+                json,
+                vec![b' '; (1 << 20) + 1],
+                413,
+                "larger than",
+            ),
+            (
+                "PUT",
+                "/v1/workloads/w9",
+                json,
+                workload("nobody", "n1").to_string().into_bytes(),
+                422,
+                "owner \"nobody\" is not registered",
+            ),
+            (
+                "PUT",
+                "/v1/workloads/w9",
+                json,
+                workload("d", "n9").to_string().into_bytes(),
+                422,
+                "node \"n9\" is not registered",
+            ),
+            (
+                "PUT",
+                "/v1/workloads/w9",
+                json,
+                br#"{"owner": "d", "node": "n1", "virtual": {"cpu": 2}}"#.to_vec(),
+                422,
+                "virtual.mem is missing",
+            ),
+            (
+                "PUT",
+                "/v1/users/u9",
+                json,
+                br#"{"quota": {"cpu": 4, "mem": 1}}"#.to_vec(),
+                409,
+                "either every user has a quota",
+            ),
+            (
+                "POST",
+                "/v1/usage",
+                json,
+                report("n9", 1, &[]).to_string().into_bytes(),
+                422,
+                "node \"n9\" is not registered",
+            ),
+            (
+                "POST",
+                "/v1/usage",
+                json,
+                report("n1", 1, &[("ghost", 1.0)]).to_string().into_bytes(),
+                422,
+                "workload \"ghost\"",
+            ),
+            (
+                "POST",
+                "/v1/usage",
+                json,
+                report("n1", 1, &[("d1", 1e6)]).to_string().into_bytes(),
+                422,
+                "more than 2 times",
+            ),
+            (
+                "POST",
+                "/v1/usage",
+                json,
+                report("n1", 1, &[("d1", -1.0)]).to_string().into_bytes(),
+                422,
+                "usage.cpu",
+            ),
+            (
+                "POST",
+                "/v1/usage",
+                json,
+                report("n1", 1, &[("d1", 1.0), ("d1", 1.0)])
+                    .to_string()
+                    .into_bytes(),
+                422,
+                "reported twice",
+            ),
+            (
+                "POST",
+                "/v1/usage",
+                json,
+                br#"{"node": "n1", "seq": -1, "interval_s": 10, "samples": []}"#.to_vec(),
+                400,
+                "seq",
+            ),
+            (
+                "POST",
+                "/v1/usage",
+                json,
+                br#"{"node": "n1", "seq": 1, "interval_s": 0, "samples": []}"#.to_vec(),
+                422,
+                "interval_s",
+            ),
+            (
+                "POST",
+                "/v1/nowhere",
+                json,
+                b"{}".to_vec(),
+                404,
+                "no such endpoint",
+            ),
+            ("DELETE", "/v1/usage", json, Vec::new(), 405, "method"),
+        ];
+        for (method, path, content_type, body, status, needle) in &cases {
+            let (got, answer) = raw(&daemon, method, path, content_type, body);
+            assert_eq!(got, *status, "{backend} {method} {path}: {answer}");
+            let message = answer["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains(needle),
+                "{backend} {method} {path}: {needle:?} not in {message:?}"
+            );
+            assert!(answer["error"].is_string(), "{backend}: a JSON error body");
+        }
+        let nodes = daemon.expect(200, "GET", "/v1/nodes", READER, None);
+        assert_eq!(
+            nodes.as_array().unwrap().len(),
+            1,
+            "{backend}: only n1 registered: {nodes}"
+        );
+        assert_eq!(
+            nodes[0]["last_seq"],
+            Value::Null,
+            "{backend}: no report stored"
+        );
+        assert!(stored_reports(&db.url).is_empty(), "{backend}");
+        let p = daemon.cycle_after(0);
+        assert_eq!(
+            p["workloads"].as_array().unwrap().len(),
+            3,
+            "{backend}: no workload w9"
+        );
+    }
+}
+
+#[test]
+fn a_restart_on_the_same_database_serves_the_same_priorities() {
+    for backend in backends() {
+        let db = database(backend, "");
+        let daemon = Daemon::start(&db, 0.2);
+        register_e1(&daemon);
+        daemon.expect(
+            200,
+            "POST",
+            "/v1/usage",
+            AGENT,
+            Some(&report("n1", 1, &[("d1", 20.0), ("d2", 5.0), ("e1", 1.0)])),
+        );
+        daemon.cycle_after(1);
+        let status = daemon.terminate();
+        assert!(
+            status.success(),
+            "{backend}: SIGTERM exits cleanly: {status:?}"
+        );
+        let daemon = Daemon::start(&db, 0.2);
+        let first = daemon.expect(200, "GET", "/v1/priorities", READER, None);
+        assert!(first["cycle"].as_u64().unwrap() >= 2);
+        let status = daemon.terminate();
+        assert!(status.success());
+        let daemon = Daemon::start(&db, 1000.0);
+        let again = daemon.expect(200, "GET", "/v1/priorities", READER, None);
+        assert_eq!(again, first, "{backend}: the same cycle, byte for byte");
+        let d = daemon.expect(200, "GET", "/v1/users/d", READER, None);
+        assert_eq!(d["cycle"], first["cycle"]);
+    }
+}
+
+#[test]
+fn each_token_has_its_own_rate_limit() {
+    let db = database("sqlite", "");
+    let daemon = Daemon::start_with(&db, &["--rate-limit", "1", "--rate-burst", "3"]);
+    let statuses: Vec<u16> = (0..4)
+        .map(|_| daemon.call("GET", "/v1/nodes", Some(READER), None).0)
+        .collect();
+    assert_eq!(statuses, [200, 200, 200, 429]);
+    let response = ureq::get(&format!("{}/v1/nodes", daemon.url))
+        .set("Authorization", &format!("Bearer {READER}"))
+        .call()
+        .unwrap_err();
+    match response {
+        ureq::Error::Status(429, r) => assert!(r.header("retry-after").is_some()),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        daemon.call("GET", "/v1/nodes", Some(AGENT), None).0,
+        200,
+        "another token is not limited"
+    );
+}
+
+/// One load client: its own node with five workloads, reports numbered from 1, each retried
+/// until it gets an answer; returns the numbers acknowledged.
+fn client(
+    url: std::sync::Arc<std::sync::Mutex<String>>,
+    node: String,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> Vec<u64> {
+    let mut acked = Vec::new();
+    let mut seq = 1;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        let workloads: Vec<String> = (0..5).map(|i| format!("{node}-w{i}")).collect();
+        let samples: Vec<(&str, f64)> = workloads
+            .iter()
+            .map(|w| (w.as_str(), seq as f64 % 7.0))
+            .collect();
+        let body = report(&node, seq, &samples);
+        let base = url.lock().unwrap().clone();
+        let answer = ureq::post(&format!("{base}/v1/usage"))
+            .set("Authorization", &format!("Bearer {AGENT}"))
+            .timeout(Duration::from_secs(5))
+            .send_json(&body);
+        match answer {
+            Ok(r) if r.status() == 200 => {
+                acked.push(seq);
+                seq += 1;
+            }
+            Ok(r) => panic!("{node} seq {seq}: {}", r.status()),
+            Err(ureq::Error::Status(code, r)) => {
+                panic!("{node} seq {seq}: {code} {}", r.into_string().unwrap())
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+    acked
+}
+
+#[test]
+fn killed_under_load_the_daemon_keeps_every_acknowledged_report_once() {
+    for backend in backends() {
+        let db = database(backend, "");
+        let mut daemon = Daemon::start(&db, 0.2);
+        let clients = 4;
+        for c in 0..clients {
+            daemon.expect(204, "PUT", &format!("/v1/nodes/n{c}"), ADMIN, Some(&node()));
+            daemon.expect(
+                204,
+                "PUT",
+                &format!("/v1/users/u{c}"),
+                ADMIN,
+                Some(&json!({})),
+            );
+            for i in 0..5 {
+                daemon.expect(
+                    204,
+                    "PUT",
+                    &format!("/v1/workloads/n{c}-w{i}"),
+                    ADMIN,
+                    Some(&workload(&format!("u{c}"), &format!("n{c}"))),
+                );
+            }
+        }
+        let url = std::sync::Arc::new(std::sync::Mutex::new(daemon.url.clone()));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let threads: Vec<_> = (0..clients)
+            .map(|c| {
+                let (url, stop) = (url.clone(), stop.clone());
+                std::thread::spawn(move || client(url, format!("n{c}"), stop))
+            })
+            .collect();
+        for _round in 0..3 {
+            std::thread::sleep(Duration::from_millis(400));
+            daemon.kill();
+            daemon = Daemon::start(&db, 0.2);
+            *url.lock().unwrap() = daemon.url.clone();
+        }
+        std::thread::sleep(Duration::from_millis(400));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let acked: Vec<Vec<u64>> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        let last = daemon.expect(200, "GET", "/v1/priorities", READER, None)["cycle"]
+            .as_u64()
+            .unwrap();
+        daemon.cycle_after(last + 1);
+        let stored = stored_reports(&db.url);
+        let total: usize = acked.iter().map(Vec::len).sum();
+        assert!(
+            total >= 40,
+            "{backend}: a real load, {total} reports acknowledged"
+        );
+        for (c, seqs) in acked.iter().enumerate() {
+            let node = format!("n{c}");
+            let mine: Vec<i64> = stored.iter().filter(|r| r.0 == node).map(|r| r.1).collect();
+            for s in seqs {
+                assert!(
+                    mine.contains(&(*s as i64)),
+                    "{backend}: {node} seq {s} acknowledged but lost"
+                );
+            }
+            let expected: Vec<i64> = (1..=seqs.len() as i64).collect();
+            assert!(
+                mine.starts_with(&expected),
+                "{backend}: {node} stored {mine:?}"
+            );
+        }
+        assert!(
+            stored.iter().all(|r| r.2.is_some()),
+            "{backend}: every stored report counted by a cycle"
+        );
+        eprintln!("{backend}: {total} reports acknowledged across 3 SIGKILLs, all stored once");
+    }
+}
+
+#[test]
+fn two_replicas_compute_one_at_a_time_and_the_survivor_takes_over() {
+    if !backends().contains(&"postgres") {
+        return;
+    }
+    let db = database("postgres", "");
+    let a = Daemon::start(&db, 0.3);
+    let b = Daemon::start(&db, 0.3);
+    register_e1(&a);
+    b.expect(
+        200,
+        "POST",
+        "/v1/usage",
+        AGENT,
+        Some(&report("n1", 1, &[("d1", 5.0)])),
+    );
+    let leaders = |daemons: &[&Daemon]| -> Vec<bool> {
+        daemons
+            .iter()
+            .map(|d| d.expect(200, "GET", "/healthz", READER, None)["leader"] == true)
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while leaders(&[&a, &b]).iter().filter(|l| **l).count() != 1 {
+        assert!(Instant::now() < deadline, "no leader");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for _ in 0..20 {
+        let l = leaders(&[&a, &b]);
+        assert_eq!(
+            l.iter().filter(|l| **l).count(),
+            1,
+            "exactly one leads: {l:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (leader, follower) = if leaders(&[&a, &b])[0] {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let seen = follower.cycle_after(1)["cycle"].as_u64().unwrap();
+    assert!(seen >= 2, "the follower serves the leader's cycles");
+    leader.kill();
+    let killed = Instant::now();
+    while !leaders(&[&follower])[0] {
+        assert!(
+            killed.elapsed() < Duration::from_secs(5),
+            "no takeover:\n{}",
+            follower.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let took = killed.elapsed();
+    let later = follower.cycle_after(seen + 1);
+    assert!(later["cycle"].as_u64().unwrap() > seen);
+    eprintln!("takeover {took:?} after SIGKILL of the leader (cycle 0.3 s)");
+    assert!(
+        took < Duration::from_millis(1500),
+        "taken over within about one cycle: {took:?}"
+    );
+}
