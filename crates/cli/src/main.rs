@@ -15,6 +15,11 @@ use clap::{Parser, Subcommand};
 use fairshare_core::choice::Choice;
 use std::process::ExitCode;
 
+/// mimalloc rather than the system allocator: the daemon's priority cycle allocates per
+/// workload, and with glibc's allocator it took three times as long (docs/benchmarks.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// What `--help` says after the subcommands: the exit codes and where the JSON is described.
 const AFTER_HELP: &str = "\
 Exit status:

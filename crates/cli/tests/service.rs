@@ -722,3 +722,48 @@ fn two_replicas_compute_one_at_a_time_and_the_survivor_takes_over() {
         "taken over within about one cycle: {took:?}"
     );
 }
+
+#[test]
+fn with_a_certificate_the_daemon_speaks_only_tls() {
+    let db = database("sqlite", "");
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+    let (cert_path, key_path) = (
+        db.dir.path().join("cert.pem"),
+        db.dir.path().join("key.pem"),
+    );
+    std::fs::write(&cert_path, cert.cert.pem()).unwrap();
+    std::fs::write(&key_path, cert.key_pair.serialize_pem()).unwrap();
+    let daemon = Daemon::start_with(
+        &db,
+        &[
+            "--tls-cert",
+            cert_path.to_str().unwrap(),
+            "--tls-key",
+            key_path.to_str().unwrap(),
+        ],
+    );
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(cert.cert.der().clone()).unwrap();
+    let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let agent = ureq::AgentBuilder::new()
+        .tls_config(std::sync::Arc::new(tls))
+        .build();
+    let port = daemon.url.rsplit(':').next().unwrap();
+    let answer = agent
+        .get(&format!("https://localhost:{port}/v1/nodes"))
+        .set("Authorization", &format!("Bearer {READER}"))
+        .call()
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    assert_eq!(answer.into_json::<Value>().unwrap(), json!([]));
+    let plain = ureq::get(&format!("http://localhost:{port}/healthz"))
+        .timeout(Duration::from_secs(5))
+        .call();
+    assert!(plain.is_err(), "plain HTTP is not answered");
+}

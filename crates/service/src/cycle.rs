@@ -9,8 +9,14 @@ use fairshare_core::heaviness::{
     heaviness, smooth, Cloud, HeavinessConfig, HeavinessError, Node, Resource, ResourceKind, User,
     Workload,
 };
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A node's, user's or workload's id, shared rather than copied between the registry, the
+/// memory and the snapshot.
+pub type Id = Arc<str>;
 
 /// What the cycle computes with, fixed for the daemon's life.
 #[derive(Debug, Clone)]
@@ -38,9 +44,9 @@ pub struct NodeEntry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkloadEntry {
     /// Its owner's id.
-    pub owner: String,
+    pub owner: Id,
     /// Its node's id.
-    pub node: String,
+    pub node: Id,
     /// Virtual size per resource.
     pub size: Vec<f64>,
 }
@@ -49,11 +55,11 @@ pub struct WorkloadEntry {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Registry {
     /// Nodes.
-    pub nodes: BTreeMap<String, NodeEntry>,
+    pub nodes: BTreeMap<Id, NodeEntry>,
     /// Users and their quotas.
-    pub users: BTreeMap<String, Option<Vec<f64>>>,
+    pub users: BTreeMap<Id, Option<Vec<f64>>>,
     /// Workloads.
-    pub workloads: BTreeMap<String, WorkloadEntry>,
+    pub workloads: BTreeMap<Id, WorkloadEntry>,
 }
 
 /// What a workload remembers from one cycle to the next.
@@ -65,13 +71,14 @@ pub struct WorkloadMemory {
     pub priority: Option<PriorityMemory>,
 }
 
-/// Every workload's memory, by id.
-pub type Memory = BTreeMap<String, WorkloadMemory>;
+/// Every workload's memory, sorted by id.
+pub type Memory = Vec<(Id, WorkloadMemory)>;
 
-/// The usage counted in one cycle: per workload, rates weighted by the seconds they cover.
+/// The usage counted in one cycle: per workload (sorted by id, so a cycle walks it beside the
+/// registry instead of looking every workload up), rates weighted by the seconds they cover.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Measured {
-    per_workload: HashMap<String, (Vec<f64>, f64)>,
+    per_workload: BTreeMap<String, (Vec<f64>, f64)>,
 }
 
 impl Measured {
@@ -87,10 +94,9 @@ impl Measured {
         *covered += seconds;
     }
 
-    /// The workload's mean rate over what was counted, if anything was.
-    pub fn mean(&self, workload: &str) -> Option<Vec<f64>> {
-        let (sum, covered) = self.per_workload.get(workload)?;
-        Some(sum.iter().map(|s| s / covered).collect())
+    /// Each counted workload's summed rates and the seconds they cover, by id.
+    fn sorted(&self) -> impl Iterator<Item = (&str, &(Vec<f64>, f64))> {
+        self.per_workload.iter().map(|(id, m)| (id.as_str(), m))
     }
 }
 
@@ -129,9 +135,9 @@ pub struct Snapshot {
     /// The resources' names.
     pub resources: Vec<String>,
     /// Every registered user.
-    pub users: BTreeMap<String, UserRecord>,
-    /// Every registered workload.
-    pub workloads: BTreeMap<String, WorkloadPriority>,
+    pub users: BTreeMap<Id, UserRecord>,
+    /// Every registered workload, sorted by id.
+    pub workloads: Vec<WorkloadPriority>,
 }
 
 /// The snapshot and memory a cycle produced.
@@ -152,28 +158,21 @@ pub fn compute(
     cycle: u64,
     now_ms: i64,
 ) -> Result<Outcome, HeavinessError> {
+    let ids = || registry.workloads.keys().map(|id| &**id);
+    let remembered = aligned(ids(), previous.iter().map(|(id, m)| (&**id, m)));
+    let counted = aligned(ids(), measured.sorted());
     let decay = settings.heaviness.resource_decay_factor;
-    let mut memory = Memory::new();
-    let cloud = cloud(settings, registry, |id| {
-        let before = previous.get(id).and_then(|m| m.smoothed.as_deref());
-        let smoothed = match measured.mean(id) {
-            Some(raw) => Some(smooth(before, &raw, decay)),
-            None => before.map(<[f64]>::to_vec),
+    let mut raw = Vec::new();
+    let usage = remembered.iter().zip(counted).map(|(before, counted)| {
+        let before = before.and_then(|m| m.smoothed.as_deref());
+        let Some((sum, covered)) = counted else {
+            return before.map(<[f64]>::to_vec);
         };
-        memory.insert(
-            id.to_string(),
-            WorkloadMemory {
-                smoothed: smoothed.clone(),
-                priority: previous.get(id).and_then(|m| m.priority),
-            },
-        );
-        smoothed
+        raw.clear();
+        raw.extend(sum.iter().map(|s| s / covered));
+        Some(smooth(before, &raw, decay))
     });
-    let h = if registry.nodes.is_empty() {
-        None
-    } else {
-        Some(heaviness(&cloud, &settings.heaviness)?)
-    };
+    let mut cloud = cloud(settings, registry, usage);
     let mut snapshot = Snapshot {
         cycle,
         computed_at_ms: now_ms,
@@ -181,56 +180,95 @@ pub fn compute(
         resources: settings.resources.iter().map(|r| r.name.clone()).collect(),
         ..Snapshot::default()
     };
-    let Some(h) = h else {
-        return Ok(Outcome { snapshot, memory });
-    };
-    for ((id, _), u) in registry.users.iter().zip(h.users) {
-        snapshot.users.insert(id.clone(), user_record(u));
+    if registry.nodes.is_empty() {
+        let memory = registry
+            .workloads
+            .keys()
+            .zip(cloud.workloads)
+            .map(|(id, w)| {
+                (
+                    id.clone(),
+                    WorkloadMemory {
+                        smoothed: w.usage,
+                        priority: None,
+                    },
+                )
+            });
+        return Ok(Outcome {
+            snapshot,
+            memory: memory.collect(),
+        });
     }
+    let h = heaviness(&cloud, &settings.heaviness)?;
+    snapshot.users = registry
+        .users
+        .keys()
+        .cloned()
+        .zip(h.users.into_iter().map(user_record))
+        .collect();
     let memory_r = settings
         .resources
         .iter()
         .position(|r| r.kind == ResourceKind::Memory);
-    for ((id, w), wh) in registry.workloads.iter().zip(&h.workloads) {
-        let remembered = memory
-            .get_mut(id)
-            .expect("every workload has a memory entry");
-        let (p, pm) = priority(wh.priority_input, remembered.priority, &settings.priority);
-        remembered.priority = Some(pm);
+    let mut memory = Vec::with_capacity(registry.workloads.len());
+    let mut workloads = Vec::with_capacity(registry.workloads.len());
+    for (i, ((id, w), wh)) in registry.workloads.iter().zip(&h.workloads).enumerate() {
+        let before = remembered[i].and_then(|m| m.priority);
+        let (p, pm) = priority(wh.priority_input, before, &settings.priority);
+        let smoothed = cloud.workloads[i].usage.take();
         let bytes = memory_r.map(|r| w.size[r] as u64).filter(|&b| b > 0);
-        snapshot.workloads.insert(
+        workloads.push(WorkloadPriority {
+            workload: id.clone(),
+            owner: w.owner.clone(),
+            node: w.node.clone(),
+            heaviness: wh.heaviness,
+            priority_input: wh.priority_input,
+            measured: smoothed.is_some(),
+            knobs: Knobs::from(settings.profile.values(p, bytes)),
+        });
+        memory.push((
             id.clone(),
-            WorkloadPriority {
-                workload: id.clone(),
-                owner: w.owner.clone(),
-                node: w.node.clone(),
-                heaviness: wh.heaviness,
-                priority_input: wh.priority_input,
-                measured: remembered.smoothed.is_some(),
-                knobs: Knobs::from(settings.profile.values(p, bytes)),
+            WorkloadMemory {
+                smoothed,
+                priority: Some(pm),
             },
-        );
+        ));
     }
+    snapshot.workloads = workloads;
     Ok(Outcome { snapshot, memory })
 }
 
-/// The core's view of the registry; `usage` gives each workload's smoothed usage by id.
+/// For each id of `ids` (sorted), its value in `sorted` (sorted by the same ids), found by
+/// walking both together: no lookup, no random access per workload.
+fn aligned<'a, 'b, V: 'b>(
+    ids: impl Iterator<Item = &'a str>,
+    sorted: impl Iterator<Item = (&'b str, &'b V)>,
+) -> Vec<Option<&'b V>> {
+    let mut sorted = sorted.peekable();
+    ids.map(|id| {
+        while sorted.next_if(|(other, _)| *other < id).is_some() {}
+        sorted.next_if(|(other, _)| *other == id).map(|(_, v)| v)
+    })
+    .collect()
+}
+
+/// The core's view of the registry, with each workload's smoothed usage in registry order.
 fn cloud(
     settings: &Settings,
     registry: &Registry,
-    mut usage: impl FnMut(&str) -> Option<Vec<f64>>,
+    usage: impl Iterator<Item = Option<Vec<f64>>>,
 ) -> Cloud {
-    let node_index: HashMap<&str, usize> = registry
+    let node_index: FxHashMap<&str, usize> = registry
         .nodes
         .keys()
         .enumerate()
-        .map(|(i, id)| (id.as_str(), i))
+        .map(|(i, id)| (&**id, i))
         .collect();
-    let user_index: HashMap<&str, usize> = registry
+    let user_index: FxHashMap<&str, usize> = registry
         .users
         .keys()
         .enumerate()
-        .map(|(i, id)| (id.as_str(), i))
+        .map(|(i, id)| (&**id, i))
         .collect();
     Cloud {
         resources: settings.resources.clone(),
@@ -251,12 +289,13 @@ fn cloud(
             .collect(),
         workloads: registry
             .workloads
-            .iter()
-            .map(|(id, w)| Workload {
-                owner: user_index[w.owner.as_str()],
-                node: node_index[w.node.as_str()],
+            .values()
+            .zip(usage)
+            .map(|(w, usage)| Workload {
+                owner: user_index[&*w.owner],
+                node: node_index[&*w.node],
                 size: w.size.clone(),
-                usage: usage(id),
+                usage,
             })
             .collect(),
     }
@@ -281,8 +320,8 @@ impl Snapshot {
     pub fn priorities(&self, node: Option<&str>) -> Priorities {
         let workloads: Vec<WorkloadPriority> = self
             .workloads
-            .values()
-            .filter(|w| node.is_none_or(|n| w.node == n))
+            .iter()
+            .filter(|w| node.is_none_or(|n| &*w.node == n))
             .cloned()
             .collect();
         let mut users: Vec<UserPriority> = self
@@ -333,8 +372,8 @@ impl Snapshot {
             rank: u.rank,
             workloads: self
                 .workloads
-                .values()
-                .filter(|w| w.owner == user)
+                .iter()
+                .filter(|w| &*w.owner == user)
                 .cloned()
                 .collect(),
         })

@@ -5,6 +5,10 @@ use fairshare_core::heaviness::knobs::KnobValues;
 use fairshare_core::heaviness::{Resource, ResourceKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A shared id (see `cycle::Id`).
+pub type Id = Arc<str>;
 use utoipa::ToSchema;
 
 /// A quantity per resource name.
@@ -311,7 +315,8 @@ pub struct Priorities {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct UserPriority {
     /// The user.
-    pub user: String,
+    #[schema(value_type = String)]
+    pub user: Id,
     /// h_u: below 0 lighter than their share, above 0 heavier.
     pub heaviness: f64,
     /// 1 for the lightest active user.
@@ -322,11 +327,14 @@ pub struct UserPriority {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct WorkloadPriority {
     /// The workload.
-    pub workload: String,
+    #[schema(value_type = String)]
+    pub workload: Id,
     /// Its owner.
-    pub owner: String,
+    #[schema(value_type = String)]
+    pub owner: Id,
     /// Its node.
-    pub node: String,
+    #[schema(value_type = String)]
+    pub node: Id,
     /// h_v = static + dynamic part.
     pub heaviness: f64,
     /// h_p, what its priority is set from (its owner's h_u plus its own part).

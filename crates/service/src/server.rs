@@ -143,7 +143,10 @@ pub async fn start(config: ServiceConfig, signals: bool) -> Result<Running, Serv
         profile: config.knob_profile()?,
     };
     let tls = match &config.tls {
-        Some(t) => Some(
+        Some(t) => Some({
+            // One process-wide crypto provider; a second installation attempt changes nothing.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+
             RustlsConfig::from_pem_file(&t.cert, &t.key)
                 .await
                 .map_err(|e| {
@@ -152,8 +155,8 @@ pub async fn start(config: ServiceConfig, signals: bool) -> Result<Running, Serv
                         t.cert.display(),
                         t.key.display()
                     ))
-                })?,
-        ),
+                })?
+        }),
         None => None,
     };
     let store = Store::open(&config.database).await?;

@@ -587,7 +587,7 @@ async fn read_registry(
             .check(resources)
             .map_err(|e| StoreError::Corrupt(format!("node {id:?}: {e}; PUT it again")))?;
         registry.nodes.insert(
-            id,
+            id.into(),
             NodeEntry {
                 supply,
                 speed: spec.speed,
@@ -603,7 +603,7 @@ async fn read_registry(
         let quota = spec
             .check(resources)
             .map_err(|e| StoreError::Corrupt(format!("user {id:?}: {e}; PUT it again")))?;
-        registry.users.insert(id, quota);
+        registry.users.insert(id.into(), quota);
     }
     for row in sqlx::query("SELECT id, spec FROM workloads")
         .fetch_all(&mut **tx)
@@ -614,16 +614,23 @@ async fn read_registry(
         let size = spec
             .check(resources)
             .map_err(|e| StoreError::Corrupt(format!("workload {id:?}: {e}; PUT it again")))?;
-        registry.workloads.insert(
-            id,
-            WorkloadEntry {
-                owner: spec.owner,
-                node: spec.node,
-                size,
-            },
-        );
+        let missing = |what: &str, key: &str| {
+            StoreError::Corrupt(format!("workload {id:?}: {what} {key:?} is not registered"))
+        };
+        let owner =
+            shared_id(&registry.users, &spec.owner).ok_or_else(|| missing("owner", &spec.owner))?;
+        let node =
+            shared_id(&registry.nodes, &spec.node).ok_or_else(|| missing("node", &spec.node))?;
+        registry
+            .workloads
+            .insert(id.into(), WorkloadEntry { owner, node, size });
     }
     Ok(registry)
+}
+
+/// The registry's own copy of an id, so workloads share their owner's and node's.
+fn shared_id<V>(map: &BTreeMap<crate::cycle::Id, V>, key: &str) -> Option<crate::cycle::Id> {
+    map.get_key_value(key).map(|(k, _)| k.clone())
 }
 
 /// Marks every report not counted yet as counted by `cycle`, and adds up their samples.
