@@ -134,7 +134,7 @@ fn ranking(p: &Priorities, limit: usize, now_ms: i64) -> String {
             };
             vec![
                 u.rank.to_string(),
-                u.user.clone(),
+                u.user.to_string(),
                 fixed(u.heaviness, 4),
                 mine.len().to_string(),
                 fixed(mean(&|w| f64::from(w.knobs.priority)), 1),
@@ -232,8 +232,8 @@ fn explanation(e: &Explanation) -> String {
         .iter()
         .map(|w| {
             vec![
-                w.workload.clone(),
-                w.node.clone(),
+                w.workload.to_string(),
+                w.node.to_string(),
                 fixed(w.heaviness, 4),
                 w.knobs.priority.to_string(),
                 w.knobs.cpu.to_string(),
