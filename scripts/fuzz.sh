@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-600}"
 shift || true
-all=(swf swf_machines google alibaba_pods alibaba_nodes scenario program instance shard runtime runtime_series)
+all=(swf swf_machines google alibaba_pods alibaba_nodes scenario program instance shard runtime runtime_series service_bodies service_config)
 targets=("${@:-${all[@]}}")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
@@ -30,6 +30,7 @@ seed_dirs() {
     instance) echo examples/allocate ;;
     scenario) echo examples/bottleneck ;;
     runtime) echo examples/runtime ;;
+    service_config) echo deploy ;;
     program) echo examples/bottleneck ;;
     shard)
       local dir=fuzz/corpus/shard-seed

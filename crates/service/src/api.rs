@@ -132,21 +132,26 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
                     ApiError::bad_request(e.body_text())
                 }
             })?;
-        let mut reader = serde_json::Deserializer::from_slice(&bytes);
-        let value = serde_path_to_error::deserialize(&mut reader).map_err(|e| {
-            let at = e.path().to_string();
-            let at = if at == "." {
-                String::new()
-            } else {
-                format!(" {at}:")
-            };
-            ApiError::bad_request(format!("body:{at} {}", e.inner()))
-        })?;
-        reader
-            .end()
-            .map_err(|e| ApiError::bad_request(format!("body: {e}")))?;
-        Ok(Body(value))
+        parse_json(&bytes).map(Body)
     }
+}
+
+/// Reads a JSON body strictly; the error names the field where reading stopped.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let mut reader = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut reader).map_err(|e| {
+        let at = e.path().to_string();
+        let at = if at == "." {
+            String::new()
+        } else {
+            format!(" {at}:")
+        };
+        ApiError::bad_request(format!("body:{at} {}", e.inner()))
+    })?;
+    reader
+        .end()
+        .map_err(|e| ApiError::bad_request(format!("body: {e}")))?;
+    Ok(value)
 }
 
 /// A path's id, checked.

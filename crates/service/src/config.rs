@@ -191,3 +191,39 @@ impl ServiceConfig {
             .unwrap_or_else(|| format!("{}…", &t.sha256.to_hex()[..8]))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_configuration_reads_and_keeps_the_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/fairshare.toml");
+        let config = ServiceConfig::from_file(&path).unwrap();
+        config.check().unwrap();
+        let defaults = ServiceConfig::default();
+        assert_eq!(config.resources, defaults.resources);
+        assert_eq!(config.heaviness, defaults.heaviness);
+        assert_eq!(config.priority, defaults.priority);
+        assert_eq!(config.listen, defaults.listen);
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let bad = |text: &str| {
+            let c: Result<ServiceConfig, _> = toml::from_str(text);
+            match c {
+                Err(e) => e.to_string(),
+                Ok(c) => c.check().unwrap_err().to_string(),
+            }
+        };
+        assert!(bad("colour = 1").contains("unknown field `colour`"));
+        assert!(bad("profile = \"k8s\"").contains("not one of"));
+        assert!(bad("listen = \"0.0.0.0:7878\"").contains("no [[tokens]]"));
+        assert!(bad("[[tokens]]\nrole = \"root\"\nsha256 = \"00\"").contains("unknown variant `root`"));
+        assert!(bad("[[tokens]]\nrole = \"admin\"\nsha256 = \"00\"").contains("64 hex digits"));
+        assert!(bad("[heaviness]\nupdate_interval_s = 0").contains("update_interval_s"));
+        let twice = "[[resources]]\nname = \"cpu\"\nkind = \"cpu\"\n[[resources]]\nname = \"cpu\"\nkind = \"memory\"";
+        assert!(bad(twice).contains("listed twice"));
+    }
+}
