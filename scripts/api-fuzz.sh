@@ -35,7 +35,10 @@ put /v1/users/bob '{}'
 put /v1/workloads/vm1 '{"owner": "alice", "node": "n1", "virtual": {"cpu": 2, "mem": 4294967296}}'
 put /v1/workloads/vm2 '{"owner": "bob", "node": "n1", "virtual": {"cpu": 2, "mem": 4294967296}}'
 
-schemathesis run "$base/v1/openapi.json" -H "$auth" --checks all \
+# positive_data_acceptance is left out: whether a schema-valid body is accepted depends on the
+# registry (a workload's owner must be registered) and on the configured resource names, which
+# the document cannot express; such bodies get a 422 naming the problem.
+schemathesis run "$base/v1/openapi.json" -H "$auth" --checks all --exclude-checks positive_data_acceptance \
   --max-examples "$examples" --seed 1 --suppress-health-check all || status=$?
 echo "daemon log: $(grep -c ' ERROR ' "$dir/daemon.log" || true) error lines"
 curl -s "$base/metrics" | grep '^fairshare_http_requests_total' |

@@ -154,9 +154,20 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     Ok(value)
 }
 
+/// The id of a node, user or workload in a path.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct IdPath {
+    /// 1–128 letters, digits and `. _ - : @`.
+    #[param(pattern = r"^[A-Za-z0-9._:@-]{1,128}$")]
+    id: String,
+}
+
+type PathId = Result<Path<IdPath>, PathRejection>;
+
 /// A path's id, checked.
-fn id(what: &str, path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
-    let Path(id) = path.map_err(|e| ApiError::bad_request(e.body_text()))?;
+fn id(what: &str, path: PathId) -> Result<String, ApiError> {
+    let Path(IdPath { id }) = path.map_err(|e| ApiError::bad_request(e.body_text()))?;
     check_id(what, &id).map_err(ApiError::invalid)?;
     Ok(id)
 }
@@ -235,7 +246,7 @@ pub struct NodeFilter {
 }
 
 #[utoipa::path(put, path = "/v1/nodes/{id}", tag = "registry",
-    params(("id" = String, Path, description = "The node's id")),
+    params(IdPath),
     request_body = NodeSpec,
     responses(
         (status = 204, description = "Registered or updated"),
@@ -246,7 +257,7 @@ pub struct NodeFilter {
 async fn put_node(
     State(s): AppState,
     headers: HeaderMap,
-    path: Result<Path<String>, PathRejection>,
+    path: PathId,
     Body(spec): Body<NodeSpec>,
 ) -> Result<StatusCode, ApiError> {
     s.authorize(&headers, Role::Admin)?;
@@ -270,7 +281,7 @@ async fn list_nodes(
 }
 
 #[utoipa::path(put, path = "/v1/users/{id}", tag = "registry",
-    params(("id" = String, Path, description = "The user's id")),
+    params(IdPath),
     request_body = UserSpec,
     responses(
         (status = 204, description = "Registered or updated"),
@@ -282,7 +293,7 @@ async fn list_nodes(
 async fn put_user(
     State(s): AppState,
     headers: HeaderMap,
-    path: Result<Path<String>, PathRejection>,
+    path: PathId,
     Body(spec): Body<UserSpec>,
 ) -> Result<StatusCode, ApiError> {
     s.authorize(&headers, Role::Admin)?;
@@ -294,7 +305,7 @@ async fn put_user(
 }
 
 #[utoipa::path(get, path = "/v1/users/{id}", tag = "priorities",
-    params(("id" = String, Path, description = "The user's id")),
+    params(IdPath),
     responses((status = 200, body = Explanation), (status = 400, body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody),
         (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)),
@@ -302,7 +313,7 @@ async fn put_user(
 async fn explain_user(
     State(s): AppState,
     headers: HeaderMap,
-    path: Result<Path<String>, PathRejection>,
+    path: PathId,
 ) -> Result<Json<Explanation>, ApiError> {
     s.authorize(&headers, Role::Reader)?;
     let id = id("user", path)?;
@@ -320,7 +331,7 @@ async fn explain_user(
 }
 
 #[utoipa::path(put, path = "/v1/workloads/{id}", tag = "registry",
-    params(("id" = String, Path, description = "The workload's id")),
+    params(IdPath),
     request_body = WorkloadSpec,
     responses(
         (status = 204, description = "Registered, moved or resized"),
@@ -331,7 +342,7 @@ async fn explain_user(
 async fn put_workload(
     State(s): AppState,
     headers: HeaderMap,
-    path: Result<Path<String>, PathRejection>,
+    path: PathId,
     Body(spec): Body<WorkloadSpec>,
 ) -> Result<StatusCode, ApiError> {
     s.authorize(&headers, Role::Admin)?;
@@ -343,7 +354,7 @@ async fn put_workload(
 }
 
 #[utoipa::path(delete, path = "/v1/workloads/{id}", tag = "registry",
-    params(("id" = String, Path, description = "The workload's id")),
+    params(IdPath),
     responses((status = 204, description = "Removed"), (status = 400, body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 422, body = ErrorBody), (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)),
@@ -351,7 +362,7 @@ async fn put_workload(
 async fn delete_workload(
     State(s): AppState,
     headers: HeaderMap,
-    path: Result<Path<String>, PathRejection>,
+    path: PathId,
 ) -> Result<StatusCode, ApiError> {
     s.authorize(&headers, Role::Admin)?;
     let id = id("workload", path)?;

@@ -220,7 +220,9 @@ mod tests {
         assert!(bad("colour = 1").contains("unknown field `colour`"));
         assert!(bad("profile = \"k8s\"").contains("not one of"));
         assert!(bad("listen = \"0.0.0.0:7878\"").contains("no [[tokens]]"));
-        assert!(bad("[[tokens]]\nrole = \"root\"\nsha256 = \"00\"").contains("unknown variant `root`"));
+        assert!(
+            bad("[[tokens]]\nrole = \"root\"\nsha256 = \"00\"").contains("unknown variant `root`")
+        );
         assert!(bad("[[tokens]]\nrole = \"admin\"\nsha256 = \"00\"").contains("64 hex digits"));
         assert!(bad("[heaviness]\nupdate_interval_s = 0").contains("update_interval_s"));
         let twice = "[[resources]]\nname = \"cpu\"\nkind = \"cpu\"\n[[resources]]\nname = \"cpu\"\nkind = \"memory\"";

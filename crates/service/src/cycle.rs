@@ -379,3 +379,130 @@ impl Snapshot {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The sorted walk finds exactly what a lookup per id finds.
+        #[test]
+        fn aligned_agrees_with_a_lookup_per_id(
+            ids in proptest::collection::btree_set("[a-e]{1,3}", 0..30),
+            values in proptest::collection::btree_map("[a-e]{1,3}", 0u32..100, 0..30),
+        ) {
+            let walked = aligned(ids.iter().map(String::as_str), values.iter().map(|(k, v)| (k.as_str(), v)));
+            let looked_up: Vec<Option<&u32>> = ids.iter().map(|id| values.get(id)).collect();
+            prop_assert_eq!(walked, looked_up);
+        }
+
+        /// Counting a report twice changes no mean; counting two intervals weighs each by its length.
+        #[test]
+        fn measured_means_weigh_intervals(a in 0.0f64..100.0, b in 0.0f64..100.0, s in 0.1f64..100.0, t in 0.1f64..100.0) {
+            let mut m = Measured::default();
+            m.add("w", &[a], s);
+            m.add("w", &[b], t);
+            let counted = aligned(["w"].into_iter(), m.sorted());
+            let (sum, covered) = counted[0].unwrap();
+            prop_assert!((sum[0] / covered - (a * s + b * t) / (s + t)).abs() < 1e-9);
+        }
+    }
+
+    fn settings() -> Settings {
+        Settings {
+            resources: vec![
+                Resource::new("cpu", ResourceKind::Cpu),
+                Resource::new("mem", ResourceKind::Memory),
+            ],
+            heaviness: HeavinessConfig::default(),
+            priority: PriorityConfig::default(),
+            profile: KnobProfile::cgroup_v2(),
+        }
+    }
+
+    fn registry() -> Registry {
+        let mut r = Registry::default();
+        r.nodes.insert(
+            "n1".into(),
+            NodeEntry {
+                supply: vec![4.0, 16.0],
+                speed: 1.0,
+            },
+        );
+        for u in ["d", "e"] {
+            r.users.insert(u.into(), None);
+        }
+        for (w, owner) in [("d1", "d"), ("d2", "d"), ("e1", "e")] {
+            let entry = WorkloadEntry {
+                owner: owner.into(),
+                node: "n1".into(),
+                size: vec![1.0, 4.0],
+            };
+            r.workloads.insert(w.into(), entry);
+        }
+        r
+    }
+
+    #[test]
+    fn an_unmeasured_workload_keeps_its_smoothed_usage_and_a_new_one_counts_as_its_endowment() {
+        let (settings, registry) = (settings(), registry());
+        let mut measured = Measured::default();
+        measured.add("d1", &[1.0, 2.0], 10.0);
+        let first = compute(&settings, &registry, &Memory::new(), &measured, 1, 0).unwrap();
+        let memory =
+            |o: &Outcome, id: &str| o.memory.iter().find(|(k, _)| &**k == id).unwrap().1.clone();
+        assert_eq!(memory(&first, "d1").smoothed, Some(vec![1.0, 2.0]));
+        assert_eq!(memory(&first, "e1").smoothed, None);
+        assert!(
+            !first
+                .snapshot
+                .workloads
+                .iter()
+                .find(|w| &*w.workload == "e1")
+                .unwrap()
+                .measured
+        );
+        let mut later = Measured::default();
+        later.add("e1", &[0.5, 1.0], 10.0);
+        let second = compute(&settings, &registry, &first.memory, &later, 2, 0).unwrap();
+        assert_eq!(
+            memory(&second, "d1").smoothed,
+            Some(vec![1.0, 2.0]),
+            "kept, not decayed"
+        );
+        assert_eq!(
+            memory(&second, "e1").smoothed,
+            Some(vec![0.5, 1.0]),
+            "first measurement as is"
+        );
+        let mut third = Measured::default();
+        third.add("e1", &[1.5, 1.0], 10.0);
+        let third = compute(&settings, &registry, &second.memory, &third, 3, 0).unwrap();
+        assert_eq!(
+            memory(&third, "e1").smoothed,
+            Some(vec![1.0, 1.0]),
+            "δ = 0.5 smoothing"
+        );
+        let p = third.snapshot.priorities(None);
+        assert_eq!(p.users.len(), 2);
+        assert_eq!(p.workloads.len(), 3);
+        assert!(third.snapshot.explain("nobody").is_none());
+    }
+
+    #[test]
+    fn an_empty_cloud_has_an_empty_answer() {
+        let settings = settings();
+        let outcome = compute(
+            &settings,
+            &Registry::default(),
+            &Memory::new(),
+            &Measured::default(),
+            1,
+            5,
+        )
+        .unwrap();
+        assert_eq!(outcome.snapshot.cycle, 1);
+        assert!(outcome.snapshot.workloads.is_empty() && outcome.memory.is_empty());
+    }
+}

@@ -16,6 +16,8 @@ pub type PerResource = BTreeMap<String, f64>;
 
 /// The most a usage rate may exceed its node's supply by before the report is refused as absurd.
 pub const ABSURD_FACTOR: f64 = 2.0;
+/// The shortest interval a usage report may cover, in seconds.
+pub const MIN_INTERVAL_S: f64 = 0.001;
 /// The longest interval a usage report may cover, in seconds.
 pub const MAX_INTERVAL_S: f64 = 86_400.0;
 /// The most samples one usage report may carry.
@@ -57,8 +59,10 @@ pub struct UserSpec {
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSpec {
     /// The user who owns it (registered first).
+    #[schema(pattern = r"^[A-Za-z0-9._:@-]{1,128}$")]
     pub owner: String,
     /// The node it runs on (registered first).
+    #[schema(pattern = r"^[A-Za-z0-9._:@-]{1,128}$")]
     pub node: String,
     /// Its virtual size of every resource that has one (CPU, memory).
     #[serde(rename = "virtual")]
@@ -71,13 +75,15 @@ pub struct WorkloadSpec {
 #[serde(deny_unknown_fields)]
 pub struct UsageReport {
     /// The reporting node.
+    #[schema(pattern = r"^[A-Za-z0-9._:@-]{1,128}$")]
     pub node: String,
     /// The report's number, increasing per node; a report with a number already stored is
     /// acknowledged and not counted again.
-    #[schema(minimum = 0)]
+    #[schema(minimum = 0, maximum = 9223372036854775807i64)]
+    #[serde(deserialize_with = "whole_number")]
     pub seq: u64,
     /// The interval's length in seconds.
-    #[schema(exclusive_minimum = 0.0, maximum = 86400.0)]
+    #[schema(minimum = 0.001, maximum = 86400.0)]
     pub interval_s: f64,
     /// One sample per workload measured.
     pub samples: Vec<Sample>,
@@ -88,6 +94,7 @@ pub struct UsageReport {
 #[serde(deny_unknown_fields)]
 pub struct Sample {
     /// The workload.
+    #[schema(pattern = r"^[A-Za-z0-9._:@-]{1,128}$")]
     pub workload: String,
     /// Every configured resource: CPU-seconds, disk and network bytes moved during the
     /// interval; memory as its mean level in bytes.
@@ -114,6 +121,21 @@ pub struct ErrorBody {
     pub error: String,
     /// What is wrong and where, for a person.
     pub message: String,
+}
+
+/// A whole number ≥ 0, also when written with a zero fraction (`42.0`), as JSON Schema's
+/// `integer` allows.
+fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let n = serde_json::Number::deserialize(d)?;
+    if let Some(u) = n.as_u64() {
+        return Ok(u);
+    }
+    match n.as_f64() {
+        Some(f) if f.fract() == 0.0 && f >= 0.0 && f < 2f64.powi(64) => Ok(f as u64),
+        _ => Err(serde::de::Error::custom(format!(
+            "expected a whole number ≥ 0, found {n}"
+        ))),
+    }
 }
 
 /// Whether a string may name a node, user, workload or resource: 1–128 characters of letters,
@@ -237,12 +259,9 @@ impl UsageReport {
                 self.seq
             ));
         }
-        if !(self.interval_s.is_finite()
-            && self.interval_s > 0.0
-            && self.interval_s <= MAX_INTERVAL_S)
-        {
+        if !(MIN_INTERVAL_S..=MAX_INTERVAL_S).contains(&self.interval_s) {
             return Err(format!(
-                "interval_s must be a number in (0, {MAX_INTERVAL_S}], found {}",
+                "interval_s must be a number in [{MIN_INTERVAL_S}, {MAX_INTERVAL_S}], found {}",
                 self.interval_s
             ));
         }
@@ -528,6 +547,61 @@ mod tests {
         report.interval_s = 10.0;
         report.seq = u64::MAX;
         assert!(report.check(&r).unwrap_err().contains("seq"));
+        let read = |seq: &str| {
+            let text =
+                format!(r#"{{"node": "n1", "seq": {seq}, "interval_s": 10, "samples": []}}"#);
+            serde_json::from_str::<UsageReport>(&text).map(|r| r.seq)
+        };
+        assert_eq!(read("42").unwrap(), 42);
+        assert_eq!(
+            read("42.0").unwrap(),
+            42,
+            "JSON Schema's integer allows a zero fraction"
+        );
+        assert!(read("42.5").is_err());
+        assert!(read("-1").is_err());
+        assert!(read("1e30").is_err());
+    }
+
+    proptest::proptest! {
+        /// A report passes exactly when every amount is a finite number in range, and then
+        /// every rate is finite and ≥ 0.
+        #[test]
+        fn reports_pass_exactly_when_every_amount_is_in_range(
+            amounts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    0.0f64..1e6,
+                    proptest::num::f64::ANY,
+                    proptest::strategy::Just(f64::NAN),
+                    proptest::strategy::Just(-1.0),
+                    proptest::strategy::Just(2e18),
+                ],
+                3..=3,
+            ),
+            interval in proptest::prop_oneof![0.001f64..86400.0, proptest::num::f64::ANY],
+        ) {
+            let r = resources();
+            let report = UsageReport {
+                node: "n1".into(),
+                seq: 1,
+                interval_s: interval,
+                samples: vec![Sample {
+                    workload: "w".into(),
+                    usage: map(&[("cpu", amounts[0]), ("mem", amounts[1]), ("disk", amounts[2])]),
+                }],
+            };
+            let in_range = |v: f64| v.is_finite() && (0.0..=MAX_QUANTITY).contains(&v);
+            let valid = amounts.iter().all(|&v| in_range(v))
+                && (MIN_INTERVAL_S..=MAX_INTERVAL_S).contains(&interval);
+            match report.check(&r) {
+                Ok(a) => {
+                    proptest::prop_assert!(valid);
+                    let rates = report.rates(&a, &r);
+                    proptest::prop_assert!(rates[0].iter().all(|x| x.is_finite() && *x >= 0.0));
+                }
+                Err(_) => proptest::prop_assert!(!valid),
+            }
+        }
     }
 
     #[test]
