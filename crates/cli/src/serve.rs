@@ -48,7 +48,7 @@ pub struct Args {
         value_name = "NAME=KIND"
     )]
     resources: Vec<String>,
-    /// A token, as ROLE:SHA256 (repeatable; adds to the file's [[tokens]]).
+    /// A token, as ROLE:SHA256 (repeatable; adds to the tokens of the file).
     #[arg(
         long = "token-sha256",
         env = "FAIRSHARE_TOKENS",
@@ -213,7 +213,7 @@ pub struct TokenArgs {
 
 #[derive(clap::Subcommand)]
 enum TokenCommand {
-    /// Print a fresh random token and the [[tokens]] entry (its SHA-256 digest) to paste into
+    /// Print a fresh random token and the tokens entry (its SHA-256 digest) to paste into
     /// the daemon's configuration; only the digest is ever stored.
     New {
         /// What the token may do: admin (register, remove, and everything below), agent

@@ -267,6 +267,17 @@ fn raw(daemon: &Daemon, method: &str, path: &str, content_type: &str, body: &[u8
     )
 }
 
+/// A request that must be refused: method, path, content type, body, status, and a phrase the
+/// message must contain.
+type BadInput = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Vec<u8>,
+    u16,
+    &'static str,
+);
+
 #[test]
 fn every_class_of_bad_input_gets_a_named_4xx_and_stores_nothing() {
     for backend in backends() {
@@ -274,7 +285,7 @@ fn every_class_of_bad_input_gets_a_named_4xx_and_stores_nothing() {
         let daemon = Daemon::start(&db, 10.0);
         register_e1(&daemon);
         let json = "application/json";
-        let cases: Vec<(&str, &str, &str, Vec<u8>, u16, &str)> = vec![
+        let cases: Vec<BadInput> = vec![
             (
                 "PUT",
                 "/v1/nodes/n2",
