@@ -4,7 +4,7 @@ use fairshare_service::ServiceConfig;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let path = fairshare_fuzz::file("fairshare.toml", data);
-    if let Ok(config) = ServiceConfig::from_file(&path) {
+    if let Ok(config) = ServiceConfig::load(Some(&path), &[]) {
         let _ = config.check();
     }
 });

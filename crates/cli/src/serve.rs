@@ -13,7 +13,9 @@ use std::path::PathBuf;
 const SERVE_AFTER_HELP: &str = "\
 Every option can also be given in the environment (shown as [env: …]) or in the TOML file of
 --config; an option on the command line wins over the environment, which wins over the file.
-The file alone holds the [heaviness] and [priority] tables (docs/service.md lists them).
+The [heaviness] and [priority] tables take --heaviness and --priority as inline TOML tables,
+whose keys replace the file's one by one: --heaviness '{normalizer = 2, metric = {kind = \"drf\"}}'
+(docs/service.md lists every key; --check prints the result).
 
 Without any [[tokens]] the API is open, which is allowed only on a loopback address.
 Make a token with `fairshare token new --role admin` and paste the [[tokens]] entry it prints.
@@ -81,6 +83,12 @@ pub struct Args {
         requires = "tls_cert"
     )]
     tls_key: Option<PathBuf>,
+    /// Settings of the heaviness metric, as an inline TOML table over the file's [heaviness].
+    #[arg(long, env = "FAIRSHARE_HEAVINESS", value_name = "TOML")]
+    heaviness: Option<String>,
+    /// Settings of heaviness to priority, as an inline TOML table over the file's [priority].
+    #[arg(long, env = "FAIRSHARE_PRIORITY", value_name = "TOML")]
+    priority: Option<String>,
     /// Log lines as JSON objects.
     #[arg(long, env = "FAIRSHARE_LOG_JSON")]
     log_json: bool,
@@ -115,10 +123,12 @@ pub fn run(args: Args) -> Result<()> {
 
 /// The file's settings with the flags and environment over them.
 fn configuration(args: &Args) -> Result<ServiceConfig> {
-    let mut c = match &args.config {
-        Some(path) => ServiceConfig::from_file(path)?,
-        None => ServiceConfig::default(),
-    };
+    let overlays: Vec<(&str, &str)> =
+        [("heaviness", &args.heaviness), ("priority", &args.priority)]
+            .into_iter()
+            .filter_map(|(key, inline)| Some((key, inline.as_deref()?)))
+            .collect();
+    let mut c = ServiceConfig::load(args.config.as_deref(), &overlays)?;
     if let Some(v) = args.listen {
         c.listen = v;
     }

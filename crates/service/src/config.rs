@@ -127,16 +127,32 @@ pub enum ConfigError {
 }
 
 impl ServiceConfig {
-    /// Reads a TOML file; settings it leaves out keep their defaults.
-    pub fn from_file(path: &Path) -> Result<ServiceConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        toml::from_str(&text).map_err(|source| ConfigError::Toml {
-            path: path.to_path_buf(),
-            source,
-        })
+    /// Reads a TOML file (none: every default) with `overlays` laid over it: each is a table's
+    /// name and an inline TOML table whose keys replace that table's one by one (how the
+    /// command line and the environment set `[heaviness]` and `[priority]`).
+    pub fn load(
+        path: Option<&Path>,
+        overlays: &[(&str, &str)],
+    ) -> Result<ServiceConfig, ConfigError> {
+        let source = path.map_or_else(|| PathBuf::from("(command line)"), Path::to_path_buf);
+        let toml_error = |source_error| ConfigError::Toml {
+            path: source.clone(),
+            source: source_error,
+        };
+        let mut table = match path {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+                toml::from_str::<toml::Table>(&text).map_err(toml_error)?
+            }
+            None => toml::Table::new(),
+        };
+        for (key, inline) in overlays {
+            overlay(&mut table, key, inline)?;
+        }
+        table.try_into().map_err(toml_error)
     }
 
     /// The knob profile this configuration names.
@@ -192,6 +208,27 @@ impl ServiceConfig {
     }
 }
 
+/// Replaces the keys of the `key` table with those of an inline TOML table.
+fn overlay(table: &mut toml::Table, key: &str, inline: &str) -> Result<(), ConfigError> {
+    let wrong = || {
+        ConfigError::Invalid(format!(
+            "{key}: {inline:?} must be an inline TOML table such as {{normalizer = 2}}"
+        ))
+    };
+    let given: toml::Table = toml::from_str(&format!("{key} = {inline}")).map_err(|_| wrong())?;
+    let Some(toml::Value::Table(given)) = given.get(key).cloned() else {
+        return Err(wrong());
+    };
+    let slot = table
+        .entry(key)
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    let existing = slot.as_table_mut().ok_or_else(|| {
+        ConfigError::Invalid(format!("{key} in the configuration file is not a table"))
+    })?;
+    existing.extend(given);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,13 +236,45 @@ mod tests {
     #[test]
     fn the_example_configuration_reads_and_keeps_the_defaults() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/fairshare.toml");
-        let config = ServiceConfig::from_file(&path).unwrap();
+        let config = ServiceConfig::load(Some(&path), &[]).unwrap();
         config.check().unwrap();
         let defaults = ServiceConfig::default();
         assert_eq!(config.resources, defaults.resources);
         assert_eq!(config.heaviness, defaults.heaviness);
         assert_eq!(config.priority, defaults.priority);
         assert_eq!(config.listen, defaults.listen);
+    }
+
+    #[test]
+    fn inline_tables_replace_the_files_keys_one_by_one() {
+        let dir = std::env::temp_dir().join(format!("fairshare-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("fairshare.toml");
+        std::fs::write(
+            &path,
+            "[heaviness]\nnormalizer = 3.0\nresource_decay_factor = 0.25\n",
+        )
+        .unwrap();
+        let overlays = [
+            ("heaviness", "{normalizer = 2.0, metric = {kind = \"drf\"}}"),
+            ("priority", "{smoothing = \"blend10\"}"),
+        ];
+        let c = ServiceConfig::load(Some(&path), &overlays).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(c.heaviness.normalizer, 2.0);
+        assert_eq!(
+            c.heaviness.resource_decay_factor, 0.25,
+            "kept from the file"
+        );
+        assert_eq!(c.heaviness.metric, fairshare_core::heaviness::Metric::Drf);
+        assert_eq!(
+            c.priority.smoothing,
+            fairshare_core::heaviness::knobs::PrioritySmoothing::Blend10
+        );
+        let e = ServiceConfig::load(None, &[("heaviness", "normalizer = 2")]).unwrap_err();
+        assert!(e.to_string().contains("inline TOML table"), "{e}");
+        let e = ServiceConfig::load(None, &[("heaviness", "{colour = 1}")]).unwrap_err();
+        assert!(e.to_string().contains("unknown field `colour`"), "{e}");
     }
 
     #[test]

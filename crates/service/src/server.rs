@@ -266,9 +266,10 @@ async fn run(
     let (served, ()) = tokio::join!(server, shutdown);
     let _ = cycle_stop.send(true);
     let _ = cycles.await;
+    // The last sender of the writer's queue goes with `shared`: the writer commits what is
+    // queued, then closes the database.
     drop(shared);
     let _ = writer.await;
-    // The writer's last clone of the store is gone with it; close the pool cleanly.
     served.map_err(|e| ServeError::Io(format!("server: {e}")))
 }
 
