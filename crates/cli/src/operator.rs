@@ -2,7 +2,7 @@
 //! `fairshare explain USER` and `fairshare nodes`, each also as `--json`.
 
 use anyhow::{bail, Context, Result};
-use fairshare_report::text::{fixed, table};
+use fairshare_report::text::{fixed, significant, table};
 use fairshare_service::model::{ErrorBody, Explanation, NodeStatus, Priorities};
 use serde::de::DeserializeOwned;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -114,8 +114,8 @@ fn ranking(p: &Priorities, limit: usize, now_ms: i64) -> String {
         p.profile
     );
     let headers: Vec<String> = [
-        "rank",
         "user",
+        "rank",
         "heaviness",
         "workloads",
         "mean priority",
@@ -133,8 +133,8 @@ fn ranking(p: &Priorities, limit: usize, now_ms: i64) -> String {
                 mine.iter().map(f).sum::<f64>() / mine.len().max(1) as f64
             };
             vec![
-                u.rank.to_string(),
                 u.user.to_string(),
+                u.rank.to_string(),
                 fixed(u.heaviness, 4),
                 mine.len().to_string(),
                 fixed(mean(&|w| f64::from(w.knobs.priority)), 1),
@@ -178,13 +178,15 @@ fn explanation(e: &Explanation) -> String {
         .collect();
     let row = |name: &str, m: &std::collections::BTreeMap<String, f64>| {
         std::iter::once(name.to_string())
-            .chain(resources.iter().map(|r| fixed(m[*r], 3)))
+            .chain(resources.iter().map(|r| significant(m[*r])))
             .collect::<Vec<_>>()
     };
     let per_resource = table(
         &headers,
         &[row("usage", &e.usage), row("endowment", &e.endowment)],
     );
+    let units =
+        "(per second, memory as a level, in the units nodes report; CPU at reference speed)";
     let terms = [
         (
             "static part",
@@ -248,7 +250,7 @@ fn explanation(e: &Explanation) -> String {
         "inactive (no workload), takes no part".into()
     };
     format!(
-        "user {} — cycle {}, {status}\n\n{per_resource}\n{lines}\n{}",
+        "user {} — cycle {}, {status}\n\n{per_resource}{units}\n\n{lines}\n{}",
         e.user,
         e.cycle,
         table(&wl_headers, &wl_rows)
@@ -345,7 +347,8 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("-0.3000"), "{text}");
-        assert!(!text.contains(" d "), "{text}");
+        assert!(text.contains("\ne "), "{text}");
+        assert!(!text.contains("\nd "), "{text}");
         assert!(text.contains("… and 1 more"), "{text}");
     }
 }
