@@ -7,7 +7,7 @@ use crate::model::{Explanation, Knobs, Priorities, UserPriority, WorkloadPriorit
 use fairshare_core::heaviness::knobs::{priority, KnobProfile, PriorityConfig, PriorityMemory};
 use fairshare_core::heaviness::{
     heaviness, smooth, Cloud, HeavinessConfig, HeavinessError, Node, Resource, ResourceKind, User,
-    Workload,
+    UserHeaviness, Workload,
 };
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -100,29 +100,6 @@ impl Measured {
     }
 }
 
-/// A user as a cycle left them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct UserRecord {
-    /// Whether they owned a workload.
-    pub active: bool,
-    /// Their workloads' usage summed, per resource.
-    pub usage: Vec<f64>,
-    /// Their endowment, per resource.
-    pub endowment: Vec<f64>,
-    /// s(ε_u).
-    pub entitlement: f64,
-    /// Σ s(ε(v)).
-    pub static_part: f64,
-    /// Σ d(v).
-    pub dynamic: f64,
-    /// s(ε_u) − Σ s(ε(v)).
-    pub unused_quota: f64,
-    /// h_u.
-    pub heaviness: f64,
-    /// 1 for the lightest active user, 0 for an inactive one.
-    pub rank: u64,
-}
-
 /// A cycle's answer, as stored and served.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -135,7 +112,7 @@ pub struct Snapshot {
     /// The resources' names.
     pub resources: Vec<String>,
     /// Every registered user.
-    pub users: BTreeMap<Id, UserRecord>,
+    pub users: BTreeMap<Id, UserHeaviness>,
     /// Every registered workload, sorted by id.
     pub workloads: Vec<WorkloadPriority>,
 }
@@ -200,12 +177,7 @@ pub fn compute(
         });
     }
     let h = heaviness(&cloud, &settings.heaviness)?;
-    snapshot.users = registry
-        .users
-        .keys()
-        .cloned()
-        .zip(h.users.into_iter().map(user_record))
-        .collect();
+    snapshot.users = registry.users.keys().cloned().zip(h.users).collect();
     let memory_r = settings
         .resources
         .iter()
@@ -301,20 +273,6 @@ fn cloud(
     }
 }
 
-fn user_record(u: fairshare_core::heaviness::UserHeaviness) -> UserRecord {
-    UserRecord {
-        active: u.active,
-        usage: u.usage,
-        endowment: u.endowment,
-        entitlement: u.entitlement,
-        static_part: u.static_part,
-        dynamic: u.dynamic,
-        unused_quota: u.unused_quota,
-        heaviness: u.heaviness,
-        rank: u.rank as u64,
-    }
-}
-
 impl Snapshot {
     /// The ranking, for the whole cloud or one node.
     pub fn priorities(&self, node: Option<&str>) -> Priorities {
@@ -334,7 +292,7 @@ impl Snapshot {
             .map(|(id, u)| UserPriority {
                 user: id.clone(),
                 heaviness: u.heaviness,
-                rank: u.rank,
+                rank: u.rank as u64,
             })
             .collect();
         users.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.user.cmp(&b.user)));
@@ -369,7 +327,7 @@ impl Snapshot {
             dynamic: u.dynamic,
             unused_quota: u.unused_quota,
             heaviness: u.heaviness,
-            rank: u.rank,
+            rank: u.rank as u64,
             workloads: self
                 .workloads
                 .iter()

@@ -4,7 +4,7 @@
 use super::cloud::{Cloud, HeavinessError};
 use super::config::{HeavinessConfig, Metric};
 use super::endowment::{cloud_supply, user_endowments, workload_endowments};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The metric's answer for one interval.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -18,7 +18,7 @@ pub struct Heaviness {
 }
 
 /// A user's heaviness and how it came about — what an operator asks "why is alice heavy?".
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UserHeaviness {
     /// Whether the user owned a workload in the interval (others take no part: all zero).
     pub active: bool,
