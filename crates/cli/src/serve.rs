@@ -83,10 +83,10 @@ pub struct Args {
         requires = "tls_cert"
     )]
     tls_key: Option<PathBuf>,
-    /// Settings of the heaviness metric, as an inline TOML table over the file's [heaviness].
+    /// Settings of the heaviness metric, as an inline TOML table over the file's heaviness table.
     #[arg(long, env = "FAIRSHARE_HEAVINESS", value_name = "TOML")]
     heaviness: Option<String>,
-    /// Settings of heaviness to priority, as an inline TOML table over the file's [priority].
+    /// Settings of heaviness to priority, as an inline TOML table over the file's priority table.
     #[arg(long, env = "FAIRSHARE_PRIORITY", value_name = "TOML")]
     priority: Option<String>,
     /// Log lines as JSON objects.

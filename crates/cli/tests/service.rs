@@ -200,6 +200,14 @@ fn tokens_decide_who_may_do_what() {
     );
     assert_eq!(put(Some(AGENT)).0, 403);
     assert_eq!(put(Some(ADMIN)).0, 204);
+    let broken = json!({"colour": 1});
+    let (status, _) = daemon.call("PUT", "/v1/nodes/n1", None, Some(&broken));
+    assert_eq!(status, 401, "the token is checked before the body is read");
+    let lower = ureq::get(&format!("{}/v1/nodes", daemon.url))
+        .set("Authorization", &format!("bearer {READER}"))
+        .call()
+        .unwrap();
+    assert_eq!(lower.status(), 200, "the scheme's case does not matter");
     let r = report("n1", 1, &[]);
     assert_eq!(
         daemon.call("POST", "/v1/usage", Some(READER), Some(&r)).0,

@@ -1,6 +1,6 @@
 //! The HTTP API under `/v1`, its OpenAPI document (generated from these handlers), and the
-//! health and metrics endpoints. Every handler authorises first, then checks its input fully,
-//! then acts; every error is a JSON [`ErrorBody`].
+//! health and metrics endpoints. A request's token and role are checked before its body is
+//! read, then its input fully, then it acts; every error is a JSON [`ErrorBody`].
 
 use crate::auth::Role;
 use crate::model::{
@@ -10,7 +10,10 @@ use crate::model::{
 use crate::server::Shared;
 use crate::store::StoreError;
 use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{DefaultBodyLimit, FromRequest, MatchedPath, Path, Query, Request, State};
+use axum::extract::{
+    DefaultBodyLimit, FromRequest, FromRequestParts, MatchedPath, Path, Query, Request, State,
+};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -18,6 +21,7 @@ use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -73,11 +77,15 @@ impl From<StoreError> for ApiError {
             StoreError::Conflict(m) => ApiError::new(StatusCode::CONFLICT, "conflict", m),
             StoreError::Database(e) => {
                 tracing::error!(error = %e, "database error");
-                ApiError::unavailable(format!("database: {e}"))
+                ApiError::unavailable("the database did not answer; the daemon's log says why")
             }
             e => {
                 tracing::error!(error = %e, "store error");
-                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "the stored state could not be read; the daemon's log says why",
+                )
             }
         }
     }
@@ -182,7 +190,10 @@ impl Shared {
             let presented = headers
                 .get(header::AUTHORIZATION)
                 .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "))
+                .and_then(|v| {
+                    let (scheme, token) = v.split_once(' ')?;
+                    scheme.eq_ignore_ascii_case("bearer").then_some(token)
+                })
                 .ok_or_else(|| {
                     ApiError::new(
                         StatusCode::UNAUTHORIZED,
@@ -237,6 +248,46 @@ impl Shared {
 
 type AppState = State<Arc<Shared>>;
 
+/// A role a handler needs.
+pub trait Needs {
+    /// The least role admitted.
+    const ROLE: Role;
+}
+
+/// Needs the admin role.
+pub struct AdminRole;
+/// Needs the agent role (or admin).
+pub struct AgentRole;
+/// Needs the reader role (or higher).
+pub struct ReaderRole;
+
+impl Needs for AdminRole {
+    const ROLE: Role = Role::Admin;
+}
+impl Needs for AgentRole {
+    const ROLE: Role = Role::Agent;
+}
+impl Needs for ReaderRole {
+    const ROLE: Role = Role::Reader;
+}
+
+/// A request whose token holds the role `R` needs and is within its rate; as an extractor
+/// before the body, it refuses a request before reading a byte of it.
+pub struct Authorized<R>(PhantomData<R>);
+
+impl<R: Needs> FromRequestParts<Arc<Shared>> for Authorized<R> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> Result<Self, ApiError> {
+        shared.authorize(&parts.headers, R::ROLE)?;
+        Ok(Authorized(PhantomData))
+    }
+}
+
+type Admin = Authorized<AdminRole>;
+type Agent = Authorized<AgentRole>;
+type Reader = Authorized<ReaderRole>;
+
 /// `?node=` on `GET /v1/priorities`.
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -256,11 +307,10 @@ pub struct NodeFilter {
     security(("bearer" = [])))]
 async fn put_node(
     State(s): AppState,
-    headers: HeaderMap,
+    _: Admin,
     path: PathId,
     Body(spec): Body<NodeSpec>,
 ) -> Result<StatusCode, ApiError> {
-    s.authorize(&headers, Role::Admin)?;
     let id = id("node", path)?;
     spec.check(&s.settings.resources)
         .map_err(ApiError::invalid)?;
@@ -272,11 +322,7 @@ async fn put_node(
     responses((status = 200, body = [NodeStatus]), (status = 401, body = ErrorBody),
         (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)),
     security(("bearer" = [])))]
-async fn list_nodes(
-    State(s): AppState,
-    headers: HeaderMap,
-) -> Result<Json<Vec<NodeStatus>>, ApiError> {
-    s.authorize(&headers, Role::Reader)?;
+async fn list_nodes(State(s): AppState, _: Reader) -> Result<Json<Vec<NodeStatus>>, ApiError> {
     Ok(Json(s.store.nodes().await?))
 }
 
@@ -292,11 +338,10 @@ async fn list_nodes(
     security(("bearer" = [])))]
 async fn put_user(
     State(s): AppState,
-    headers: HeaderMap,
+    _: Admin,
     path: PathId,
     Body(spec): Body<UserSpec>,
 ) -> Result<StatusCode, ApiError> {
-    s.authorize(&headers, Role::Admin)?;
     let id = id("user", path)?;
     spec.check(&s.settings.resources)
         .map_err(ApiError::invalid)?;
@@ -312,10 +357,9 @@ async fn put_user(
     security(("bearer" = [])))]
 async fn explain_user(
     State(s): AppState,
-    headers: HeaderMap,
+    _: Reader,
     path: PathId,
 ) -> Result<Json<Explanation>, ApiError> {
-    s.authorize(&headers, Role::Reader)?;
     let id = id("user", path)?;
     if let Some(e) = s.snapshot().explain(&id) {
         return Ok(Json(e));
@@ -341,11 +385,10 @@ async fn explain_user(
     security(("bearer" = [])))]
 async fn put_workload(
     State(s): AppState,
-    headers: HeaderMap,
+    _: Admin,
     path: PathId,
     Body(spec): Body<WorkloadSpec>,
 ) -> Result<StatusCode, ApiError> {
-    s.authorize(&headers, Role::Admin)?;
     let id = id("workload", path)?;
     spec.check(&s.settings.resources)
         .map_err(ApiError::invalid)?;
@@ -361,10 +404,9 @@ async fn put_workload(
     security(("bearer" = [])))]
 async fn delete_workload(
     State(s): AppState,
-    headers: HeaderMap,
+    _: Admin,
     path: PathId,
 ) -> Result<StatusCode, ApiError> {
-    s.authorize(&headers, Role::Admin)?;
     let id = id("workload", path)?;
     if s.store.delete_workload(&id).await? {
         Ok(StatusCode::NO_CONTENT)
@@ -386,10 +428,9 @@ async fn delete_workload(
     security(("bearer" = [])))]
 async fn post_usage(
     State(s): AppState,
-    headers: HeaderMap,
+    _: Agent,
     Body(report): Body<UsageReport>,
 ) -> Result<Json<UsageAck>, ApiError> {
-    s.authorize(&headers, Role::Agent)?;
     let resources = &s.settings.resources;
     let amounts = report.check(resources).map_err(ApiError::invalid)?;
     let rates = report.rates(&amounts, resources);
@@ -413,10 +454,9 @@ async fn post_usage(
     security(("bearer" = [])))]
 async fn priorities(
     State(s): AppState,
-    headers: HeaderMap,
+    _: Reader,
     query: Result<Query<NodeFilter>, QueryRejection>,
 ) -> Result<Json<Priorities>, ApiError> {
-    s.authorize(&headers, Role::Reader)?;
     let Query(filter) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
     if let Some(node) = &filter.node {
         check_id("node", node).map_err(ApiError::invalid)?;
@@ -436,10 +476,13 @@ async fn healthz(State(s): AppState) -> Json<Health> {
 async fn readyz(State(s): AppState) -> (StatusCode, Json<Health>) {
     match s.store.ping().await {
         Ok(()) => (StatusCode::OK, Json(s.health("ok"))),
-        Err(e) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(s.health(&format!("database: {e}"))),
-        ),
+        Err(e) => {
+            tracing::warn!(error = %e, "not ready: the database does not answer");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                Json(s.health("the database does not answer")),
+            )
+        }
     }
 }
 
@@ -471,16 +514,25 @@ async fn observe(State(s): AppState, request: Request, next: Next) -> Response {
         .get::<MatchedPath>()
         .map_or("unmatched", |m| m.as_str())
         .to_string();
-    let method = request.method().to_string();
+    let method: &'static str = match request.method().as_str() {
+        "GET" => "GET",
+        "PUT" => "PUT",
+        "POST" => "POST",
+        "DELETE" => "DELETE",
+        "HEAD" => "HEAD",
+        "OPTIONS" => "OPTIONS",
+        "PATCH" => "PATCH",
+        _ => "other",
+    };
     let start = Instant::now();
     let response = next.run(request).await;
     s.metrics
         .latency
-        .with_label_values(&[&method, &route])
+        .with_label_values(&[method, &route])
         .observe(start.elapsed().as_secs_f64());
     s.metrics
         .requests
-        .with_label_values(&[&method, &route, response.status().as_str()])
+        .with_label_values(&[method, &route, response.status().as_str()])
         .inc();
     response
 }

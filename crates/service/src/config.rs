@@ -74,7 +74,7 @@ pub struct TokenEntry {
     pub role: Role,
     /// The hex SHA-256 digest of the token.
     pub sha256: TokenDigest,
-    /// A name for logs and metrics (defaults to the digest's first 8 digits).
+    /// A name the daemon's messages use for the token (defaults to the digest's first 8 digits).
     #[serde(default)]
     pub name: Option<String>,
 }
@@ -185,6 +185,18 @@ impl ServiceConfig {
                 return invalid(format!("resources: {:?} is listed twice", r.name));
             }
         }
+        if self.heaviness.update_interval_s > 86_400.0 {
+            return invalid(format!(
+                "heaviness.update_interval_s must be at most 86400 (one day), found {}",
+                self.heaviness.update_interval_s
+            ));
+        }
+        if self.report_retention_s > 10 * 365 * 86_400 {
+            return invalid(format!(
+                "report_retention_s must be at most ten years, found {}",
+                self.report_retention_s
+            ));
+        }
         if self.rate_limit.per_second > 0 && self.rate_limit.burst == 0 {
             return invalid("rate_limit.burst must be at least 1".into());
         }
@@ -199,7 +211,7 @@ impl ServiceConfig {
         Ok(())
     }
 
-    /// The names tokens are known by, for logs and metrics.
+    /// The name messages give token `i`.
     pub fn token_name(&self, i: usize) -> String {
         let t = &self.tokens[i];
         t.name
@@ -294,6 +306,8 @@ mod tests {
         );
         assert!(bad("[[tokens]]\nrole = \"admin\"\nsha256 = \"00\"").contains("64 hex digits"));
         assert!(bad("[heaviness]\nupdate_interval_s = 0").contains("update_interval_s"));
+        assert!(bad("[heaviness]\nupdate_interval_s = 1e300").contains("at most 86400"));
+        assert!(bad("report_retention_s = 999999999999").contains("ten years"));
         let twice = "[[resources]]\nname = \"cpu\"\nkind = \"cpu\"\n[[resources]]\nname = \"cpu\"\nkind = \"memory\"";
         assert!(bad(twice).contains("listed twice"));
     }

@@ -3,6 +3,7 @@
 //! and knob values come out. The metric and the knob mapping are the core's; this module only
 //! names things by their ids and keeps the memory between cycles.
 
+pub use crate::model::Id;
 use crate::model::{Explanation, Knobs, Priorities, UserPriority, WorkloadPriority};
 use fairshare_core::heaviness::knobs::{priority, KnobProfile, PriorityConfig, PriorityMemory};
 use fairshare_core::heaviness::{
@@ -12,11 +13,6 @@ use fairshare_core::heaviness::{
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::sync::Arc;
-
-/// A node's, user's or workload's id, shared rather than copied between the registry, the
-/// memory and the snapshot.
-pub type Id = Arc<str>;
 
 /// What the cycle computes with, fixed for the daemon's life.
 #[derive(Debug, Clone)]

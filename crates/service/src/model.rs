@@ -6,10 +6,11 @@ use fairshare_core::heaviness::{Resource, ResourceKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// A shared id (see `cycle::Id`).
-pub type Id = Arc<str>;
 use utoipa::ToSchema;
+
+/// A node's, user's or workload's id, shared rather than copied between the registry, the
+/// cycle's memory and the snapshot.
+pub type Id = Arc<str>;
 
 /// A quantity per resource name.
 pub type PerResource = BTreeMap<String, f64>;

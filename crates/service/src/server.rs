@@ -8,7 +8,7 @@ use crate::config::{ConfigError, ServiceConfig};
 use crate::cycle::{compute, Settings, Snapshot};
 use crate::metrics::Metrics;
 use crate::model::{Health, UsageAck, UsageReport};
-use crate::store::{now_ms, Store, StoreError};
+use crate::store::{now_ms, redact, Store, StoreError};
 use axum_server::tls_rustls::RustlsConfig;
 use axum_server::Handle;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
@@ -202,18 +202,6 @@ pub async fn start(config: ServiceConfig, signals: bool) -> Result<Running, Serv
     Ok(Running { addr, stop, done })
 }
 
-/// The database URL without its password, for logs.
-fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let userinfo = &url[scheme + 3..at];
-            let user = userinfo.split(':').next().unwrap_or_default();
-            format!("{}{user}:…{}", &url[..scheme + 3], &url[at..])
-        }
-        _ => url.to_string(),
-    }
-}
-
 fn limiter(config: &ServiceConfig) -> Option<DefaultKeyedRateLimiter<usize>> {
     let per_second = NonZeroU32::new(config.rate_limit.per_second)?;
     let burst = NonZeroU32::new(config.rate_limit.burst).unwrap_or(per_second);
@@ -322,18 +310,13 @@ async fn group_commit(store: Store, mut writes: mpsc::Receiver<WriteRequest>) {
 /// newest stored one.
 async fn cycle_loop(shared: Arc<Shared>, mut stopped: watch::Receiver<bool>, retention_s: u64) {
     let period = Duration::from_secs_f64(shared.settings.heaviness.update_interval_s);
-    let mut leadership = match shared.store.leadership().await {
-        Ok(l) => l,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot open the leadership connection; not computing");
-            return;
-        }
-    };
+    let mut leadership = shared.store.leadership();
+    let patience = period.clamp(Duration::from_secs(1), Duration::from_secs(10));
     let mut next_cycle = Instant::now() + period;
     loop {
         let leading = match &mut leadership {
             None => true,
-            Some(l) => l.hold().await,
+            Some(l) => l.hold(patience).await,
         };
         let was = shared
             .leader

@@ -36,6 +36,12 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[(
 const LEADER_LOCK: i64 = 0x6661_6972_7368_6172;
 /// The advisory lock key that serialises migrations between replicas starting together.
 const MIGRATION_LOCK: i64 = LEADER_LOCK + 1;
+/// The advisory lock key that orders user registrations, so that two concurrent ones cannot
+/// both pass the every-user-or-none quota rule.
+const USERS_LOCK: i64 = LEADER_LOCK + 2;
+/// The advisory lock key between storing reports (shared) and a cycle (exclusive, for the
+/// whole cycle): a report cannot be stored again while the cycle forgets its first copy.
+const REPORTS_LOCK: i64 = LEADER_LOCK + 3;
 /// How many past cycles are kept besides the latest.
 const CYCLES_KEPT: i64 = 2;
 
@@ -63,7 +69,7 @@ pub enum StoreError {
     /// Stored data this version cannot read.
     #[error("stored data: {0}")]
     Corrupt(String),
-    /// The database URL is not one this daemon knows.
+    /// The database URL (its password left out) is not one this daemon knows.
     #[error("database {0:?}: expected sqlite:PATH or postgres://…")]
     Url(String),
 }
@@ -73,6 +79,23 @@ pub enum StoreError {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+}
+
+/// A database URL without its password (in the user part or as a `password=` parameter), for
+/// logs and messages.
+pub fn redact(url: &str) -> String {
+    let mut out = url.to_string();
+    if let (Some(scheme), Some(at)) = (out.find("://"), out.rfind('@')) {
+        let user_part = out.get(scheme + 3..at).unwrap_or_default();
+        if let Some(colon) = user_part.find(':') {
+            out.replace_range(scheme + 3 + colon + 1..at, "…");
+        }
+    }
+    if let Some(p) = out.find("password=") {
+        let end = out[p..].find('&').map_or(out.len(), |e| p + e);
+        out.replace_range(p + "password=".len()..end, "…");
+    }
+    out
 }
 
 /// Milliseconds since the Unix epoch.
@@ -100,7 +123,7 @@ impl Store {
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             (Backend::Postgres, url.to_string())
         } else {
-            return Err(StoreError::Url(url.to_string()));
+            return Err(StoreError::Url(redact(url)));
         };
         let pool = AnyPoolOptions::new()
             .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
@@ -133,9 +156,23 @@ impl Store {
         })
     }
 
-    /// Which database this is.
-    pub fn backend(&self) -> Backend {
-        self.backend
+    /// A write transaction holding a PostgreSQL transaction-level advisory lock (`shared` or
+    /// exclusive) until it ends; on SQLite, `BEGIN IMMEDIATE` already orders every writer.
+    async fn locked_tx(
+        &self,
+        key: i64,
+        shared: bool,
+    ) -> Result<sqlx::Transaction<'static, Any>, StoreError> {
+        let mut tx = self.write_tx().await?;
+        if self.backend == Backend::Postgres {
+            let lock = if shared {
+                "SELECT pg_advisory_xact_lock_shared($1)"
+            } else {
+                "SELECT pg_advisory_xact_lock($1)"
+            };
+            sqlx::query(lock).bind(key).execute(&mut *tx).await?;
+        }
+        Ok(tx)
     }
 
     /// Closes every connection (SQLite checkpoints its WAL into the file).
@@ -154,10 +191,13 @@ impl Store {
         }
         let result = apply_migrations(&mut conn).await;
         if self.backend == Backend::Postgres {
-            sqlx::query("SELECT pg_advisory_unlock($1)")
+            let unlocked = sqlx::query("SELECT pg_advisory_unlock($1)")
                 .bind(MIGRATION_LOCK)
                 .execute(&mut *conn)
-                .await?;
+                .await;
+            result?;
+            unlocked?;
+            return Ok(());
         }
         result
     }
@@ -185,7 +225,7 @@ impl Store {
     /// Registers or updates a user; refuses to mix users with and without a quota.
     pub async fn put_user(&self, id: &str, spec: &UserSpec) -> Result<(), StoreError> {
         let has_quota = i64::from(spec.quota.is_some());
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.locked_tx(USERS_LOCK, false).await?;
         let other = sqlx::query("SELECT id FROM users WHERE has_quota <> $1 AND id <> $2 LIMIT 1")
             .bind(has_quota)
             .bind(id)
@@ -319,7 +359,7 @@ impl Store {
         &self,
         reports: &[UsageReport],
     ) -> Result<Vec<Result<UsageAck, StoreError>>, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.locked_tx(REPORTS_LOCK, true).await?;
         let mut answers = Vec::with_capacity(reports.len());
         let now = now_ms();
         for report in reports {
@@ -354,7 +394,8 @@ impl Store {
         let rows = sqlx::query(
             "SELECT n.id, n.spec,
                 (SELECT COUNT(*) FROM workloads w WHERE w.node = n.id),
-                (SELECT MAX(seq) FROM reports r WHERE r.node = n.id),
+                COALESCE((SELECT MAX(seq) FROM reports r WHERE r.node = n.id),
+                         (SELECT max_seq FROM pruned p WHERE p.node = n.id)),
                 (SELECT MAX(received_ms) FROM reports r WHERE r.node = n.id)
              FROM nodes n ORDER BY n.id",
         )
@@ -384,7 +425,7 @@ impl Store {
         retention_ms: i64,
         compute: impl FnOnce(u64, &Registry, &Memory, &Measured) -> Result<(Snapshot, Memory, f64), E>,
     ) -> Result<Result<(Snapshot, f64), E>, StoreError> {
-        let mut tx = self.write_tx().await?;
+        let mut tx = self.locked_tx(REPORTS_LOCK, false).await?;
         let last = sqlx::query("SELECT id, memory FROM cycles ORDER BY id DESC LIMIT 1")
             .fetch_optional(&mut *tx)
             .await?;
@@ -420,17 +461,14 @@ impl Store {
         Ok(Ok((snapshot, seconds)))
     }
 
-    /// A dedicated connection for competing to compute priorities; `None` on SQLite, where the
-    /// one daemon always computes.
-    pub async fn leadership(&self) -> Result<Option<Leadership>, StoreError> {
-        if self.backend == Backend::Sqlite {
-            return Ok(None);
-        }
-        Ok(Some(Leadership {
-            conn: Some(self.pool.acquire().await?.detach()),
+    /// A claim to compute priorities, on a connection of its own (opened at the first attempt);
+    /// `None` on SQLite, where the one daemon always computes.
+    pub fn leadership(&self) -> Option<Leadership> {
+        (self.backend == Backend::Postgres).then(|| Leadership {
+            conn: None,
             held: false,
             pool: self.pool.clone(),
-        }))
+        })
     }
 }
 
@@ -444,17 +482,25 @@ pub struct Leadership {
 }
 
 impl Leadership {
-    /// Tries to take, or checks it still holds, the lock; whether this replica leads now.
-    pub async fn hold(&mut self) -> bool {
-        match self.try_hold().await {
-            Ok(held) => self.held = held,
-            Err(e) => {
-                tracing::warn!(error = %e, "leadership connection lost; reconnecting");
-                self.conn = None;
-                self.held = false;
-            }
+    /// Tries to take, or checks it still holds, the lock, waiting at most `patience`; whether
+    /// this replica leads now. A connection that does not answer in time is dropped, and with
+    /// it the claim: better no leader for a cycle than two.
+    pub async fn hold(&mut self, patience: Duration) -> bool {
+        match tokio::time::timeout(patience, self.try_hold()).await {
+            Ok(Ok(held)) => self.held = held,
+            Ok(Err(e)) => self.lose(&e.to_string()),
+            Err(_) => self.lose("no answer in time"),
         }
         self.held
+    }
+
+    fn lose(&mut self, why: &str) {
+        tracing::warn!(
+            why,
+            "leadership connection dropped; reconnecting at the next attempt"
+        );
+        self.conn = None;
+        self.held = false;
     }
 
     async fn try_hold(&mut self) -> Result<bool, StoreError> {
@@ -708,4 +754,24 @@ async fn prune_reports(
             .await?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn passwords_are_left_out_of_database_urls() {
+        assert_eq!(
+            redact("postgres://fs:s3cret@db/fairshare"),
+            "postgres://fs:…@db/fairshare"
+        );
+        assert_eq!(
+            redact("postgres://db/fairshare?user=fs&password=s3cret&sslmode=disable"),
+            "postgres://db/fairshare?user=fs&password=…&sslmode=disable"
+        );
+        assert_eq!(redact("postgres://fs@db/x"), "postgres://fs@db/x");
+        assert_eq!(redact("sqlite:/var/lib/a@b.db"), "sqlite:/var/lib/a@b.db");
+        assert_eq!(redact("x@y://z"), "x@y://z");
+    }
 }
