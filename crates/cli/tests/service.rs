@@ -786,3 +786,41 @@ fn with_a_certificate_the_daemon_speaks_only_tls() {
         .call();
     assert!(plain.is_err(), "plain HTTP is not answered");
 }
+
+#[test]
+fn a_retry_of_a_counted_and_forgotten_report_is_still_recognised() {
+    for backend in backends() {
+        let db = database(backend, "");
+        let daemon = Daemon::start_with(&db, &["--interval", "0.2", "--report-retention", "0"]);
+        register_e1(&daemon);
+        let first = report("n1", 5, &[("d1", 10.0)]);
+        daemon.expect(200, "POST", "/v1/usage", AGENT, Some(&first));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !stored_reports(&db.url).is_empty() {
+            assert!(
+                Instant::now() < deadline,
+                "{backend}: the counted report was never forgotten"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let ack = daemon.expect(200, "POST", "/v1/usage", AGENT, Some(&first));
+        assert_eq!(
+            ack["duplicate"], true,
+            "{backend}: a late retry is not counted again"
+        );
+        assert!(stored_reports(&db.url).is_empty(), "{backend}");
+        let nodes = daemon.expect(200, "GET", "/v1/nodes", READER, None);
+        assert_eq!(
+            nodes[0]["last_seq"], 5,
+            "{backend}: the forgotten number is still given"
+        );
+        let next = daemon.expect(
+            200,
+            "POST",
+            "/v1/usage",
+            AGENT,
+            Some(&report("n1", 6, &[("d1", 1.0)])),
+        );
+        assert_eq!(next["duplicate"], false, "{backend}");
+    }
+}

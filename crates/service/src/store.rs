@@ -39,9 +39,6 @@ const MIGRATION_LOCK: i64 = LEADER_LOCK + 1;
 /// The advisory lock key that orders user registrations, so that two concurrent ones cannot
 /// both pass the every-user-or-none quota rule.
 const USERS_LOCK: i64 = LEADER_LOCK + 2;
-/// The advisory lock key between storing reports (shared) and a cycle (exclusive, for the
-/// whole cycle): a report cannot be stored again while the cycle forgets its first copy.
-const REPORTS_LOCK: i64 = LEADER_LOCK + 3;
 /// How many past cycles are kept besides the latest.
 const CYCLES_KEPT: i64 = 2;
 
@@ -156,21 +153,15 @@ impl Store {
         })
     }
 
-    /// A write transaction holding a PostgreSQL transaction-level advisory lock (`shared` or
-    /// exclusive) until it ends; on SQLite, `BEGIN IMMEDIATE` already orders every writer.
-    async fn locked_tx(
-        &self,
-        key: i64,
-        shared: bool,
-    ) -> Result<sqlx::Transaction<'static, Any>, StoreError> {
+    /// A write transaction holding a PostgreSQL transaction-level advisory lock until it ends;
+    /// on SQLite, `BEGIN IMMEDIATE` already orders every writer.
+    async fn locked_tx(&self, key: i64) -> Result<sqlx::Transaction<'static, Any>, StoreError> {
         let mut tx = self.write_tx().await?;
         if self.backend == Backend::Postgres {
-            let lock = if shared {
-                "SELECT pg_advisory_xact_lock_shared($1)"
-            } else {
-                "SELECT pg_advisory_xact_lock($1)"
-            };
-            sqlx::query(lock).bind(key).execute(&mut *tx).await?;
+            sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                .bind(key)
+                .execute(&mut *tx)
+                .await?;
         }
         Ok(tx)
     }
@@ -225,7 +216,7 @@ impl Store {
     /// Registers or updates a user; refuses to mix users with and without a quota.
     pub async fn put_user(&self, id: &str, spec: &UserSpec) -> Result<(), StoreError> {
         let has_quota = i64::from(spec.quota.is_some());
-        let mut tx = self.locked_tx(USERS_LOCK, false).await?;
+        let mut tx = self.locked_tx(USERS_LOCK).await?;
         let other = sqlx::query("SELECT id FROM users WHERE has_quota <> $1 AND id <> $2 LIMIT 1")
             .bind(has_quota)
             .bind(id)
@@ -359,12 +350,13 @@ impl Store {
         &self,
         reports: &[UsageReport],
     ) -> Result<Vec<Result<UsageAck, StoreError>>, StoreError> {
-        let mut tx = self.locked_tx(REPORTS_LOCK, true).await?;
+        let mut tx = self.write_tx().await?;
         let mut answers = Vec::with_capacity(reports.len());
         let now = now_ms();
         for report in reports {
             answers.push(store_report(&mut tx, report, now).await?);
         }
+        forget_retries_of_forgotten(&mut tx, reports, &mut answers).await?;
         tx.commit().await?;
         Ok(answers)
     }
@@ -417,15 +409,15 @@ impl Store {
     }
 
     /// Runs one cycle in one transaction: counts the reports not counted yet, computes with
-    /// `compute` (which also says how long it took), stores the snapshot and memory, and forgets old cycles and reports. A crash
-    /// at any point leaves either all of it or none.
+    /// `compute` (which also says how long it took), stores the snapshot and memory, and
+    /// forgets old cycles and counted reports. A crash at any point leaves all of it or none.
     pub async fn run_cycle<E>(
         &self,
         resources: &[Resource],
         retention_ms: i64,
         compute: impl FnOnce(u64, &Registry, &Memory, &Measured) -> Result<(Snapshot, Memory, f64), E>,
     ) -> Result<Result<(Snapshot, f64), E>, StoreError> {
-        let mut tx = self.locked_tx(REPORTS_LOCK, false).await?;
+        let mut tx = self.write_tx().await?;
         let last = sqlx::query("SELECT id, memory FROM cycles ORDER BY id DESC LIMIT 1")
             .fetch_optional(&mut *tx)
             .await?;
@@ -576,15 +568,6 @@ async fn store_report(
         })
     };
     let seq = report.seq as i64;
-    let pruned = sqlx::query("SELECT max_seq FROM pruned WHERE node = $1")
-        .bind(&report.node)
-        .fetch_optional(&mut **tx)
-        .await?;
-    if let Some(row) = pruned {
-        if seq <= row.try_get::<i64, _>(0)? {
-            return Ok(ack(true));
-        }
-    }
     let samples = json(&report.samples);
     let inserted = sqlx::query(
         "INSERT INTO reports (node, seq, interval_s, samples, received_ms) VALUES ($1, $2, $3, $4, $5)
@@ -616,6 +599,43 @@ async fn store_report(
             report.node, report.seq
         )))
     })
+}
+
+/// Takes back the reports of a group that were stored anew although their first copy was
+/// counted and forgotten (numbered at or below their node's watermark): they are retries, and
+/// are acknowledged as duplicates. The watermarks are read after the inserts, which wait for a
+/// cycle forgetting a first copy to commit, so they already cover it.
+async fn forget_retries_of_forgotten(
+    tx: &mut sqlx::Transaction<'_, Any>,
+    reports: &[UsageReport],
+    answers: &mut [Result<UsageAck, StoreError>],
+) -> Result<(), StoreError> {
+    let stored_anew = |a: &Result<UsageAck, StoreError>| matches!(a, Ok(ack) if !ack.duplicate);
+    if !answers.iter().any(stored_anew) {
+        return Ok(());
+    }
+    let marks: BTreeMap<String, i64> = sqlx::query("SELECT node, max_seq FROM pruned")
+        .fetch_all(&mut **tx)
+        .await?
+        .iter()
+        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+        .collect::<Result<_, sqlx::Error>>()?;
+    for (report, answer) in reports.iter().zip(answers) {
+        let forgotten = marks
+            .get(&report.node)
+            .is_some_and(|&mark| report.seq as i64 <= mark);
+        if let (true, Ok(ack)) = (forgotten, answer) {
+            if !ack.duplicate {
+                sqlx::query("DELETE FROM reports WHERE node = $1 AND seq = $2")
+                    .bind(&report.node)
+                    .bind(report.seq as i64)
+                    .execute(&mut **tx)
+                    .await?;
+                ack.duplicate = true;
+            }
+        }
+    }
+    Ok(())
 }
 
 async fn read_registry(
