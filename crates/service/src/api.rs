@@ -146,6 +146,10 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
 
 /// Reads a JSON body strictly; the error names the field where reading stopped.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    // Every body is an object; serde would also read a struct from an array of its fields.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(ApiError::bad_request("body: expected a JSON object"));
+    }
     let mut reader = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut reader).map_err(|e| {
         let at = e.path().to_string();
@@ -593,4 +597,21 @@ async fn method_not_allowed() -> ApiError {
         "method_not_allowed",
         "this endpoint does not take that method; see /v1/openapi.json",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_json;
+    use crate::model::UserSpec;
+
+    #[test]
+    fn a_body_is_an_object() {
+        assert!(parse_json::<UserSpec>(b" {}").is_ok());
+        for body in [&b"[]"[..], b"null", b"", b"  [{}]"] {
+            let e = parse_json::<UserSpec>(body).unwrap_err();
+            assert_eq!(e.message, "body: expected a JSON object");
+        }
+        let e = parse_json::<UserSpec>(br#"{"quota": {"cpu": "x"}}"#).unwrap_err();
+        assert!(e.message.starts_with("body: quota.cpu:"), "{}", e.message);
+    }
 }
