@@ -154,22 +154,10 @@ pub fn compute(
         ..Snapshot::default()
     };
     if registry.nodes.is_empty() {
-        let memory = registry
-            .workloads
-            .keys()
-            .zip(cloud.workloads)
-            .map(|(id, w)| {
-                (
-                    id.clone(),
-                    WorkloadMemory {
-                        smoothed: w.usage,
-                        priority: None,
-                    },
-                )
-            });
+        // No node means no workload (each names a registered node) and no supply to share.
         return Ok(Outcome {
             snapshot,
-            memory: memory.collect(),
+            memory: Memory::new(),
         });
     }
     let h = heaviness(&cloud, &settings.heaviness)?;

@@ -643,43 +643,22 @@ async fn read_registry(
     resources: &[Resource],
 ) -> Result<Registry, StoreError> {
     let mut registry = Registry::default();
-    for row in sqlx::query("SELECT id, spec FROM nodes")
-        .fetch_all(&mut **tx)
-        .await?
+    for (id, spec, supply) in
+        registered(tx, "nodes", "node", |s: &NodeSpec| s.check(resources)).await?
     {
-        let id: String = row.try_get(0)?;
-        let spec: NodeSpec = parse("node", &row.try_get::<String, _>(1)?)?;
-        let supply = spec
-            .check(resources)
-            .map_err(|e| StoreError::Corrupt(format!("node {id:?}: {e}; PUT it again")))?;
-        registry.nodes.insert(
-            id.into(),
-            NodeEntry {
-                supply,
-                speed: spec.speed,
-            },
-        );
+        let speed = spec.speed;
+        registry
+            .nodes
+            .insert(id.into(), NodeEntry { supply, speed });
     }
-    for row in sqlx::query("SELECT id, spec FROM users")
-        .fetch_all(&mut **tx)
-        .await?
+    for (id, _, quota) in registered(tx, "users", "user", |s: &UserSpec| s.check(resources)).await?
     {
-        let id: String = row.try_get(0)?;
-        let spec: UserSpec = parse("user", &row.try_get::<String, _>(1)?)?;
-        let quota = spec
-            .check(resources)
-            .map_err(|e| StoreError::Corrupt(format!("user {id:?}: {e}; PUT it again")))?;
         registry.users.insert(id.into(), quota);
     }
-    for row in sqlx::query("SELECT id, spec FROM workloads")
-        .fetch_all(&mut **tx)
-        .await?
-    {
-        let id: String = row.try_get(0)?;
-        let spec: WorkloadSpec = parse("workload", &row.try_get::<String, _>(1)?)?;
-        let size = spec
-            .check(resources)
-            .map_err(|e| StoreError::Corrupt(format!("workload {id:?}: {e}; PUT it again")))?;
+    let workloads = registered(tx, "workloads", "workload", |s: &WorkloadSpec| {
+        s.check(resources)
+    });
+    for (id, spec, size) in workloads.await? {
         let missing = |what: &str, key: &str| {
             StoreError::Corrupt(format!("workload {id:?}: {what} {key:?} is not registered"))
         };
@@ -692,6 +671,28 @@ async fn read_registry(
             .insert(id.into(), WorkloadEntry { owner, node, size });
     }
     Ok(registry)
+}
+
+/// Every row of a registry table: its id, its stored spec, and what `check` makes of the spec
+/// under this configuration; a spec it refuses is named, with the way to mend it.
+async fn registered<S: serde::de::DeserializeOwned, T>(
+    tx: &mut sqlx::Transaction<'_, Any>,
+    table: &str,
+    what: &str,
+    check: impl Fn(&S) -> Result<T, String>,
+) -> Result<Vec<(String, S, T)>, StoreError> {
+    let rows = sqlx::query(&format!("SELECT id, spec FROM {table}"))
+        .fetch_all(&mut **tx)
+        .await?;
+    rows.iter()
+        .map(|row| {
+            let id: String = row.try_get(0)?;
+            let spec: S = parse(what, &row.try_get::<String, _>(1)?)?;
+            let checked = check(&spec)
+                .map_err(|e| StoreError::Corrupt(format!("{what} {id:?}: {e}; PUT it again")))?;
+            Ok((id, spec, checked))
+        })
+        .collect()
 }
 
 /// The registry's own copy of an id, so workloads share their owner's and node's.
