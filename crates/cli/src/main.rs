@@ -1,6 +1,7 @@
 //! `fairshare`: the one binary. It parses arguments and calls the library crates; the work
 //! itself lives in `fairshare-core` and its siblings.
 
+mod agent;
 mod allocate;
 mod operator;
 mod output;
@@ -57,6 +58,8 @@ enum Command {
     Explain(operator::ExplainArgs),
     /// The nodes the fairness service knows and their latest reports.
     Nodes(operator::NodesArgs),
+    /// The node agent: measure workloads through cgroups, apply fairness priorities.
+    Agent(Box<agent::Args>),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
         Command::Top(args) => operator::top(args),
         Command::Explain(args) => operator::explain(args),
         Command::Nodes(args) => operator::nodes(args),
+        Command::Agent(args) => agent::run(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

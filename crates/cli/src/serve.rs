@@ -200,7 +200,7 @@ fn token(text: &str) -> Result<TokenEntry> {
 }
 
 /// Structured logs on standard error: text for a terminal or journald, JSON on request.
-fn logging(filter: &str, json: bool) -> Result<()> {
+pub fn logging(filter: &str, json: bool) -> Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .with_context(|| format!("--log {filter:?}"))?;
     let builder = tracing_subscriber::fmt()

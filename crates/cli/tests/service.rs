@@ -195,11 +195,19 @@ fn tokens_decide_who_may_do_what() {
     let (status, body) = put(Some(READER));
     assert_eq!(status, 403);
     assert!(
-        body["message"].as_str().unwrap().contains("admin role"),
+        body["message"].as_str().unwrap().contains("agent role"),
         "{body}"
     );
-    assert_eq!(put(Some(AGENT)).0, 403);
+    assert_eq!(put(Some(AGENT)).0, 204, "an agent registers its node");
     assert_eq!(put(Some(ADMIN)).0, 204);
+    // An agent adds a user without a quota, never changes one an admin set.
+    let user = |token, body: Value| daemon.call("PUT", "/v1/users/u", Some(token), Some(&body));
+    assert_eq!(user(READER, json!({})).0, 403);
+    assert_eq!(user(AGENT, json!({"quota": {"cpu": 1, "mem": 1}})).0, 403);
+    assert_eq!(user(ADMIN, json!({"quota": {"cpu": 1, "mem": 1}})).0, 204);
+    assert_eq!(user(AGENT, json!({})).0, 204, "present: left as it is");
+    let (status, body) = daemon.call("PUT", "/v1/users/v", Some(AGENT), Some(&json!({})));
+    assert_eq!(status, 409, "quotas in use: an agent cannot add a user without one: {body}");
     let broken = json!({"colour": 1});
     let (status, _) = daemon.call("PUT", "/v1/nodes/n1", None, Some(&broken));
     assert_eq!(status, 401, "the token is checked before the body is read");

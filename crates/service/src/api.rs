@@ -186,8 +186,8 @@ fn id(what: &str, path: PathId) -> Result<String, ApiError> {
 
 impl Shared {
     /// Admits a request with these headers if its token's role is at least `needed` and its
-    /// rate allows.
-    fn authorize(&self, headers: &HeaderMap, needed: Role) -> Result<(), ApiError> {
+    /// rate allows; answers the token's role (admin when the API is open).
+    fn authorize(&self, headers: &HeaderMap, needed: Role) -> Result<Role, ApiError> {
         let token = if self.digests.is_empty() {
             None
         } else {
@@ -226,7 +226,8 @@ impl Shared {
             }
             Some(i)
         };
-        self.admit(token.unwrap_or(usize::MAX))
+        self.admit(token.unwrap_or(usize::MAX))?;
+        Ok(token.map_or(Role::Admin, |i| self.roles[i]))
     }
 
     fn admit(&self, key: usize) -> Result<(), ApiError> {
@@ -258,16 +259,11 @@ pub trait Needs {
     const ROLE: Role;
 }
 
-/// Needs the admin role.
-pub struct AdminRole;
 /// Needs the agent role (or admin).
 pub struct AgentRole;
 /// Needs the reader role (or higher).
 pub struct ReaderRole;
 
-impl Needs for AdminRole {
-    const ROLE: Role = Role::Admin;
-}
 impl Needs for AgentRole {
     const ROLE: Role = Role::Agent;
 }
@@ -275,20 +271,19 @@ impl Needs for ReaderRole {
     const ROLE: Role = Role::Reader;
 }
 
-/// A request whose token holds the role `R` needs and is within its rate; as an extractor
-/// before the body, it refuses a request before reading a byte of it.
-pub struct Authorized<R>(PhantomData<R>);
+/// A request whose token holds the role `R` needs (the token's own role inside) and is within
+/// its rate; as an extractor before the body, it refuses a request before reading a byte of it.
+pub struct Authorized<R>(Role, PhantomData<R>);
 
 impl<R: Needs> FromRequestParts<Arc<Shared>> for Authorized<R> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> Result<Self, ApiError> {
-        shared.authorize(&parts.headers, R::ROLE)?;
-        Ok(Authorized(PhantomData))
+        let role = shared.authorize(&parts.headers, R::ROLE)?;
+        Ok(Authorized(role, PhantomData))
     }
 }
 
-type Admin = Authorized<AdminRole>;
 type Agent = Authorized<AgentRole>;
 type Reader = Authorized<ReaderRole>;
 
@@ -311,7 +306,7 @@ pub struct NodeFilter {
     security(("bearer" = [])))]
 async fn put_node(
     State(s): AppState,
-    _: Admin,
+    _: Agent,
     path: PathId,
     Body(spec): Body<NodeSpec>,
 ) -> Result<StatusCode, ApiError> {
@@ -342,14 +337,25 @@ async fn list_nodes(State(s): AppState, _: Reader) -> Result<Json<Vec<NodeStatus
     security(("bearer" = [])))]
 async fn put_user(
     State(s): AppState,
-    _: Admin,
+    Authorized(role, _): Agent,
     path: PathId,
     Body(spec): Body<UserSpec>,
 ) -> Result<StatusCode, ApiError> {
     let id = id("user", path)?;
-    spec.check(&s.settings.resources)
+    let quota = spec
+        .check(&s.settings.resources)
         .map_err(ApiError::invalid)?;
-    s.store.put_user(&id, &spec).await?;
+    if role == Role::Admin {
+        s.store.put_user(&id, &spec).await?;
+    } else if quota.is_some() {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "an agent may only add a user without a quota; quotas need the admin role",
+        ));
+    } else {
+        s.store.add_user(&id).await?;
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -389,7 +395,7 @@ async fn explain_user(
     security(("bearer" = [])))]
 async fn put_workload(
     State(s): AppState,
-    _: Admin,
+    _: Agent,
     path: PathId,
     Body(spec): Body<WorkloadSpec>,
 ) -> Result<StatusCode, ApiError> {
@@ -408,7 +414,7 @@ async fn put_workload(
     security(("bearer" = [])))]
 async fn delete_workload(
     State(s): AppState,
-    _: Admin,
+    _: Agent,
     path: PathId,
 ) -> Result<StatusCode, ApiError> {
     let id = id("workload", path)?;

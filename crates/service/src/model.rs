@@ -45,7 +45,7 @@ fn one() -> f64 {
 }
 
 /// `PUT /v1/users/{id}`: a user (tenant, project).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UserSpec {
     /// The user's quota of each resource with a virtual size (CPU, memory); leave it out for an

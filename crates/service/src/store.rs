@@ -213,10 +213,30 @@ impl Store {
         Ok(())
     }
 
+    /// Adds a user without a quota if absent (what an agent may do); an existing user is left
+    /// as it is.
+    pub async fn add_user(&self, id: &str) -> Result<(), StoreError> {
+        self.write_user(id, &UserSpec::default(), false).await
+    }
+
     /// Registers or updates a user; refuses to mix users with and without a quota.
     pub async fn put_user(&self, id: &str, spec: &UserSpec) -> Result<(), StoreError> {
+        self.write_user(id, spec, true).await
+    }
+
+    /// Writes a user, replacing one already there or leaving it, under the users' lock.
+    async fn write_user(&self, id: &str, spec: &UserSpec, replace: bool) -> Result<(), StoreError> {
         let has_quota = i64::from(spec.quota.is_some());
         let mut tx = self.locked_tx(USERS_LOCK).await?;
+        if !replace {
+            let found = sqlx::query("SELECT 1 FROM users WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
+            if found.is_some() {
+                return Ok(());
+            }
+        }
         let other = sqlx::query("SELECT id FROM users WHERE has_quota <> $1 AND id <> $2 LIMIT 1")
             .bind(has_quota)
             .bind(id)

@@ -1,0 +1,761 @@
+//! One agent cycle: list the workloads, read their counters, turn them into the interval's
+//! usage, get priorities (from the daemon, or computed here by the daemon's own cycle function
+//! when standalone), and write each workload's knobs. Everything that can go wrong on a live
+//! host — a cgroup removed mid-cycle, a daemon down, a knob the kernel refuses — is handled
+//! here without stopping the loop, and each kind of trouble is said once, not every cycle.
+
+use crate::cgroup::{self, KnobKind, Layout, Place};
+use crate::config::AgentConfig;
+use crate::link::{Link, LinkError};
+use crate::meter::{usage, Reading, Usage};
+use crate::owner::Owners;
+use fairshare_core::heaviness::knobs::KnobRange;
+use fairshare_core::heaviness::{HeavinessError, ResourceKind};
+use fairshare_service::cycle::{
+    compute, Measured, Memory, NodeEntry, Registry, Settings, WorkloadEntry,
+};
+use fairshare_service::model::{rate, valid_id, NodeSpec, Sample, WorkloadSpec};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::ErrorKind;
+use std::time::Instant;
+
+/// A workload found this cycle.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Workload {
+    /// Its id at the daemon: `node:cgroup-name`.
+    pub id: String,
+    /// Its cgroup's path below each hierarchy's root.
+    pub cgroup: String,
+    /// Its owner.
+    pub owner: String,
+    /// Virtual CPUs.
+    pub cpu_size: f64,
+    /// Virtual memory, bytes.
+    pub memory_size: f64,
+    #[serde(skip)]
+    inode: u64,
+}
+
+/// The node's supply, resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Supply {
+    /// CPUs.
+    pub cpu: f64,
+    /// Memory bytes.
+    pub memory: f64,
+    /// Disk bytes per second.
+    pub disk: f64,
+    /// Network bytes per second.
+    pub network: f64,
+    /// CPU speed factor.
+    pub speed: f64,
+}
+
+/// One knob write, done or (dry run) to be done.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Write {
+    /// The workload.
+    pub workload: String,
+    /// Its owner.
+    pub owner: String,
+    /// The priority the value comes from, −50 (highest) to 50.
+    pub priority: i32,
+    /// The file written.
+    pub file: String,
+    /// The value.
+    pub value: u64,
+}
+
+/// Where a cycle's priorities came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// Computed here (standalone).
+    Local,
+    /// Fetched from the daemon this cycle.
+    Daemon,
+    /// The last ones known (the daemon did not answer, or nothing measured yet).
+    Last,
+}
+
+/// What one cycle did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CycleReport {
+    /// The cycle's number, from 1.
+    pub cycle: u64,
+    /// Seconds since the previous reading (none on the first cycle).
+    pub interval_s: Option<f64>,
+    /// The workloads found.
+    pub workloads: Vec<Workload>,
+    /// Workloads measured over the interval.
+    pub measured: usize,
+    /// Users' heaviness (standalone), lightest first.
+    pub users: Vec<(String, f64)>,
+    /// Where the priorities came from.
+    pub source: Source,
+    /// The knob writes (in a dry run, the ones that would be done).
+    pub writes: Vec<Write>,
+    /// Writes the kernel refused.
+    pub refused: usize,
+    /// Workloads that disappeared during the cycle.
+    pub vanished: usize,
+    /// Reports waiting for the daemon.
+    pub pending_reports: usize,
+    /// Why the daemon was not reached, if it was not.
+    pub daemon_error: Option<String>,
+}
+
+/// Standalone mode: the daemon's cycle, run on this node alone.
+#[derive(Debug)]
+struct Local {
+    settings: Settings,
+    memory: Memory,
+    cycle: u64,
+}
+
+#[derive(Debug)]
+enum Mode {
+    Standalone(Box<Local>),
+    Daemon(Box<Link>),
+}
+
+/// The agent: its configuration, what the host offers, and what it remembers between cycles.
+#[derive(Debug)]
+pub struct Agent {
+    config: AgentConfig,
+    layout: Layout,
+    owners: Owners,
+    node: String,
+    supply: Supply,
+    mode: Mode,
+    dry_run: bool,
+    last: BTreeMap<String, Reading>,
+    last_at: Option<Instant>,
+    priorities: BTreeMap<String, i32>,
+    written: BTreeMap<(String, KnobKind), u64>,
+    said: BTreeSet<String>,
+    cycles: u64,
+}
+
+impl Agent {
+    /// An agent for this configuration on the host's cgroups as detected; `token` for the
+    /// daemon; `dry_run` writes nothing and tells the daemon nothing.
+    pub fn new(
+        config: AgentConfig,
+        layout: Layout,
+        node: String,
+        supply: Supply,
+        token: Option<String>,
+        dry_run: bool,
+    ) -> Result<Agent, String> {
+        let owners = Owners::new(&config.owner)?;
+        let mode = match &config.daemon {
+            Some(daemon) => Mode::Daemon(Box::new(Link::new(
+                daemon,
+                token,
+                &node,
+                config.buffer_reports,
+                now_ms().max(0) as u64,
+            ))),
+            None => Mode::Standalone(Box::new(Local {
+                settings: Settings {
+                    resources: config.resources.clone(),
+                    heaviness: config.heaviness.clone(),
+                    priority: config.priority,
+                    profile: layout.profile.clone(),
+                },
+                memory: Memory::new(),
+                cycle: 0,
+            })),
+        };
+        Ok(Agent {
+            config,
+            layout,
+            owners,
+            node,
+            supply,
+            mode,
+            dry_run,
+            last: BTreeMap::new(),
+            last_at: None,
+            priorities: BTreeMap::new(),
+            written: BTreeMap::new(),
+            said: BTreeSet::new(),
+            cycles: 0,
+        })
+    }
+
+    /// What was detected: lines an operator reads at start-up.
+    pub fn describe(&self) -> Vec<String> {
+        describe(&self.layout, &self.config, &self.node, &self.supply)
+    }
+
+    /// The link to the daemon, in daemon mode.
+    pub fn link(&self) -> Option<&Link> {
+        match &self.mode {
+            Mode::Daemon(link) => Some(link),
+            Mode::Standalone(_) => None,
+        }
+    }
+
+    /// One cycle at `now`.
+    pub fn cycle(&mut self, now: Instant) -> CycleReport {
+        self.cycles += 1;
+        if let Err(e) = self.owners.refresh() {
+            self.say_once("owners", &format!("{e}; keeping the last mapping"));
+        }
+        let workloads = self.discover();
+        let mut vanished = 0;
+        let mut present = Vec::with_capacity(workloads.len());
+        let mut readings = BTreeMap::new();
+        for w in workloads {
+            match self.read(&w) {
+                Some(r) => {
+                    readings.insert(w.id.clone(), r);
+                    present.push(w);
+                }
+                None => vanished += 1,
+            }
+        }
+        let interval_s = self.last_at.map(|t| now.duration_since(t).as_secs_f64());
+        let mut measured = Vec::new();
+        if let Some(interval) = interval_s.filter(|&s| s > 0.0) {
+            for w in &present {
+                if let (Some(before), Some(now)) = (self.last.get(&w.id), readings.get(&w.id)) {
+                    let u = usage(before, now);
+                    if u.reset {
+                        tracing::info!(workload = %w.id, "the cgroup was recreated; its counters start again from zero");
+                    }
+                    measured.push((w.id.clone(), self.amounts(&w.id, &u, interval)));
+                }
+            }
+        }
+        self.last = readings;
+        self.last_at = Some(now);
+        let mut report = CycleReport {
+            cycle: self.cycles,
+            interval_s,
+            measured: measured.len(),
+            workloads: Vec::new(),
+            users: Vec::new(),
+            source: Source::Last,
+            writes: Vec::new(),
+            refused: 0,
+            vanished,
+            pending_reports: 0,
+            daemon_error: None,
+        };
+        self.decide(&present, measured, interval_s, now, &mut report);
+        self.apply(&present, &mut report);
+        report.workloads = present;
+        report
+    }
+
+    /// Between cycles: when the daemon was down and a retry is due, sync again and apply
+    /// the priorities it gives. `None` when nothing was due.
+    pub fn retry(&mut self, now: Instant) -> Option<CycleReport> {
+        let Mode::Daemon(link) = &self.mode else {
+            return None;
+        };
+        if link.failures() == 0 || !link.due(now) || self.dry_run {
+            return None;
+        }
+        let present: Vec<Workload> = self.discover();
+        let mut report = CycleReport {
+            cycle: self.cycles,
+            interval_s: None,
+            measured: 0,
+            workloads: Vec::new(),
+            users: Vec::new(),
+            source: Source::Last,
+            writes: Vec::new(),
+            refused: 0,
+            vanished: 0,
+            pending_reports: 0,
+            daemon_error: None,
+        };
+        self.exchange(&present, now, &mut report);
+        self.apply(&present, &mut report);
+        report.workloads = present;
+        Some(report)
+    }
+
+    /// When the loop should wake for a retry, if one is pending.
+    pub fn retry_at(&self) -> Option<Instant> {
+        self.link()
+            .filter(|l| l.failures() > 0)
+            .and_then(Link::retry_at)
+    }
+
+    /// The workloads under every parent whose owner the rule names.
+    fn discover(&mut self) -> Vec<Workload> {
+        let mut found = Vec::new();
+        let mut ids = BTreeSet::new();
+        for parent in self.config.parents.clone() {
+            let children = match self.layout.children(&parent) {
+                Ok(c) => c,
+                Err(e) => {
+                    self.say_once(&format!("list {parent}"), &format!("{parent}: {e}"));
+                    continue;
+                }
+            };
+            for (name, inode) in children {
+                let cgroup = format!("{parent}/{name}");
+                let Some(owner) = self.owners.owner_of(&name) else {
+                    self.say_once(&format!("owner {cgroup}"), &format!("{cgroup}: the owner rule names no owner; left alone"));
+                    continue;
+                };
+                let owner = sanitize(&owner);
+                let id = sanitize(&format!("{}:{name}", self.node));
+                if !valid_id(&id) || !valid_id(&owner) {
+                    self.say_once(&format!("id {cgroup}"), &format!("{cgroup}: its id {id:?} or owner {owner:?} is longer than 128 characters; left alone"));
+                    continue;
+                }
+                if !ids.insert(id.clone()) {
+                    self.say_once(&format!("twice {cgroup}"), &format!("{cgroup}: another parent has a child of the same name; only the first is a workload"));
+                    continue;
+                }
+                let (cpu_size, memory_size) = self.size(&cgroup);
+                found.push(Workload {
+                    id,
+                    cgroup,
+                    owner,
+                    cpu_size,
+                    memory_size,
+                    inode,
+                });
+            }
+        }
+        found
+    }
+
+    /// A workload's virtual size: its cgroup's limits where set and wanted, else the default.
+    fn size(&self, cgroup: &str) -> (f64, f64) {
+        let size = self.config.size;
+        let limit = |place: &Option<Place>| {
+            let place = place.as_ref().filter(|_| size.from_limits)?;
+            cgroup::read(place, cgroup).ok().flatten().filter(|v| *v > 0.0)
+        };
+        (
+            limit(&self.layout.cpu_limit).unwrap_or(size.cpu),
+            limit(&self.layout.memory_limit).unwrap_or(size.memory),
+        )
+    }
+
+    /// A workload's counters; `None` when its cgroup is gone. A counter that cannot be read
+    /// counts as 0, said once.
+    fn read(&mut self, w: &Workload) -> Option<Reading> {
+        let mut values = [0.0; 3];
+        let mut trouble = Vec::new();
+        let places = [
+            &self.layout.cpu_usage,
+            &self.layout.io_usage,
+            &self.layout.memory_usage,
+        ];
+        for (value, place) in values.iter_mut().zip(places) {
+            let Some(place) = place else { continue };
+            match cgroup::read(place, &w.cgroup) {
+                Ok(v) => *value = v.unwrap_or(0.0),
+                Err(_) if !cgroup::exists(&self.layout, &w.cgroup) => return None,
+                Err(e) => trouble.push((
+                    format!("read {} {}", w.cgroup, place.file),
+                    format!("{}: {e}; counted as 0", place.path(&w.cgroup).display()),
+                )),
+            }
+        }
+        for (key, message) in trouble {
+            self.say_once(&key, &message);
+        }
+        let [cpu_s, io_bytes, memory_bytes] = values;
+        Some(Reading {
+            inode: w.inode,
+            cpu_s,
+            io_bytes,
+            memory_bytes,
+        })
+    }
+
+    /// A usage as the amounts of every configured resource, each at most what the node could
+    /// have given in the interval (a report over it would be refused as absurd).
+    fn amounts(&mut self, id: &str, u: &Usage, interval: f64) -> Vec<f64> {
+        let resources = self.config.resources.clone();
+        resources
+            .iter()
+            .map(|r| {
+                let (amount, most) = match r.kind {
+                    ResourceKind::Cpu => (u.cpu_s, self.supply.cpu * interval),
+                    ResourceKind::Memory => (u.memory_bytes, self.supply.memory),
+                    ResourceKind::Disk => (u.io_bytes, self.supply.disk * interval),
+                    ResourceKind::Network | ResourceKind::Other => (0.0, 0.0),
+                };
+                if amount > most {
+                    self.say_once(
+                        &format!("over {}", r.name),
+                        &format!("workload {id} used more {} than the node's configured supply gives; counted at the supply (set supply.{} to the node's real value)", r.name, kind_key(r.kind)),
+                    );
+                }
+                amount.min(most)
+            })
+            .collect()
+    }
+
+    /// This cycle's priorities, into `self.priorities`.
+    fn decide(
+        &mut self,
+        present: &[Workload],
+        measured: Vec<(String, Vec<f64>)>,
+        interval_s: Option<f64>,
+        now: Instant,
+        report: &mut CycleReport,
+    ) {
+        match &mut self.mode {
+            Mode::Standalone(local) => {
+                let Some(interval) = interval_s else { return };
+                let registry = registry(&self.node, &self.supply, &self.config, present);
+                match local.decide(&registry, &measured, interval) {
+                    Ok((priorities, users)) => {
+                        self.priorities = priorities;
+                        report.users = users;
+                        report.source = Source::Local;
+                    }
+                    Err(e) => {
+                        let message = format!("heaviness could not be computed: {e}; keeping the last priorities");
+                        self.say_once("heaviness", &message);
+                    }
+                }
+            }
+            Mode::Daemon(link) => {
+                if let (Some(interval), false) = (interval_s, self.dry_run) {
+                    let samples = measured
+                        .into_iter()
+                        .filter(|(id, _)| !link.refused.contains_key(id))
+                        .map(|(id, amounts)| Sample {
+                            workload: id,
+                            usage: named(&self.config.resources, &amounts),
+                        })
+                        .collect();
+                    link.queue(interval, samples, now_ms().max(0) as u64);
+                }
+                self.exchange(present, now, report);
+            }
+        }
+    }
+
+    /// Syncs with the daemon if due: registrations, buffered reports, priorities.
+    fn exchange(&mut self, present: &[Workload], now: Instant, report: &mut CycleReport) {
+        let Mode::Daemon(link) = &mut self.mode else {
+            return;
+        };
+        if self.dry_run {
+            match link.fetch() {
+                Ok(p) => {
+                    self.priorities = p;
+                    report.source = Source::Daemon;
+                }
+                Err(e) => report.daemon_error = Some(e.to_string()),
+            }
+            return;
+        }
+        if link.due(now) {
+            let node = node_spec(&self.supply, &self.config);
+            let specs = present
+                .iter()
+                .map(|w| (w.id.clone(), workload_spec(&self.node, &self.config, w)))
+                .collect();
+            let was_down = link.failures();
+            match link.sync(&node, &specs, now) {
+                Ok(done) => {
+                    if was_down > 0 {
+                        tracing::info!(failures = was_down, sent = done.sent, "the daemon answers again; the buffered reports were sent");
+                    }
+                    self.priorities = done.priorities;
+                    report.source = Source::Daemon;
+                }
+                Err(e) => {
+                    let wait = link.retry_at().map(|t| t.saturating_duration_since(now));
+                    if was_down == 0 {
+                        tracing::warn!(error = %e, retry_in = ?wait, "the daemon cannot be reached; keeping the last priorities and buffering reports");
+                    } else {
+                        tracing::debug!(error = %e, failures = link.failures(), retry_in = ?wait, "the daemon still cannot be reached");
+                    }
+                    if matches!(e, LinkError::Refused(_)) {
+                        tracing::error!(error = %e, "the daemon refused a request");
+                    }
+                    report.daemon_error = Some(e.to_string());
+                }
+            }
+        }
+        report.pending_reports = link.pending();
+        if link.dropped > 0 {
+            let dropped = link.dropped;
+            self.say_once("dropped", &format!("the report buffer is full: {dropped} reports of the oldest intervals were dropped (buffer_reports = {})", self.config.buffer_reports));
+        }
+    }
+
+    /// Writes every present workload's knobs from its priority (0, neutral, if it has none
+    /// yet), each value clamped to the knob's range, skipping values already written except
+    /// every `rewrite_every` cycles.
+    fn apply(&mut self, present: &[Workload], report: &mut CycleReport) {
+        let rewrite = self.cycles % self.config.rewrite_every == 1 || self.config.rewrite_every == 1;
+        let knobs = self.layout.knobs.clone();
+        for w in present {
+            let priority = self.priorities.get(&w.id).copied().unwrap_or(0);
+            let values = self.layout.profile.values(priority, Some(w.memory_size as u64));
+            for knob in &knobs {
+                let (value, range) = match knob.kind {
+                    KnobKind::Cpu => (values.cpu, knob.range),
+                    KnobKind::Io => (values.io, knob.range),
+                    KnobKind::Memory => {
+                        let hi = w.memory_size as u64;
+                        (values.memory.unwrap_or(hi), KnobRange { lo: knob.range.lo.min(hi), hi })
+                    }
+                };
+                let value = value.clamp(range.lo, range.hi.max(range.lo));
+                let key = (w.id.clone(), knob.kind);
+                if !rewrite && !self.dry_run && self.written.get(&key) == Some(&value) {
+                    continue;
+                }
+                let write = Write {
+                    workload: w.id.clone(),
+                    owner: w.owner.clone(),
+                    priority,
+                    file: knob.file.clone(),
+                    value,
+                };
+                if self.dry_run {
+                    report.writes.push(write);
+                    continue;
+                }
+                match cgroup::write(knob, &w.cgroup, value) {
+                    Ok(()) => {
+                        self.written.insert(key, value);
+                        report.writes.push(write);
+                    }
+                    Err(_) if !cgroup::exists(&self.layout, &w.cgroup) => {
+                        report.vanished += 1;
+                        break;
+                    }
+                    Err(e) => {
+                        report.refused += 1;
+                        let io = if e.kind() == ErrorKind::NotFound { "no such file".to_string() } else { e.to_string() };
+                        self.say_once(
+                            &format!("refused {}", knob.file),
+                            &format!("the kernel refused {value} for {} of {}: {io}; further refusals of {} are not reported", knob.file, w.cgroup, knob.file),
+                        );
+                    }
+                }
+            }
+        }
+        let present: BTreeSet<&str> = present.iter().map(|w| w.id.as_str()).collect();
+        self.written.retain(|(id, _), _| present.contains(id.as_str()));
+    }
+
+    /// Logs `message` the first time `key` comes up.
+    fn say_once(&mut self, key: &str, message: &str) {
+        if self.said.insert(key.to_string()) {
+            tracing::warn!("{message}");
+        }
+    }
+}
+
+impl Local {
+    /// Runs the daemon's cycle on this node's registry and the interval's amounts.
+    #[allow(clippy::type_complexity)]
+    fn decide(
+        &mut self,
+        registry: &Registry,
+        measured: &[(String, Vec<f64>)],
+        interval: f64,
+    ) -> Result<(BTreeMap<String, i32>, Vec<(String, f64)>), HeavinessError> {
+        let mut counted = Measured::default();
+        for (id, amounts) in measured {
+            let rates: Vec<f64> = amounts
+                .iter()
+                .zip(&self.settings.resources)
+                .map(|(&a, r)| rate(r.kind, a, interval))
+                .collect();
+            counted.add(id, &rates, interval);
+        }
+        self.cycle += 1;
+        let out = compute(&self.settings, registry, &self.memory, &counted, self.cycle, now_ms())?;
+        self.memory = out.memory;
+        let priorities = out
+            .snapshot
+            .workloads
+            .iter()
+            .map(|w| (w.workload.to_string(), w.knobs.priority))
+            .collect();
+        let mut users: Vec<(String, f64)> = out
+            .snapshot
+            .users
+            .iter()
+            .map(|(u, h)| (u.to_string(), h.heaviness))
+            .collect();
+        users.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+        Ok((priorities, users))
+    }
+}
+
+/// This node, its owners and workloads as the daemon's cycle sees a registry.
+fn registry(node: &str, supply: &Supply, config: &AgentConfig, present: &[Workload]) -> Registry {
+    let node_id: fairshare_service::model::Id = node.into();
+    let mut registry = Registry::default();
+    registry.nodes.insert(
+        node_id.clone(),
+        NodeEntry {
+            supply: supply_vector(supply, config),
+            speed: supply.speed,
+        },
+    );
+    for w in present {
+        registry.users.insert(w.owner.as_str().into(), None);
+        registry.workloads.insert(
+            w.id.as_str().into(),
+            WorkloadEntry {
+                owner: w.owner.as_str().into(),
+                node: node_id.clone(),
+                size: size_vector(config, w),
+            },
+        );
+    }
+    registry
+}
+
+fn supply_vector(supply: &Supply, config: &AgentConfig) -> Vec<f64> {
+    config
+        .resources
+        .iter()
+        .map(|r| match r.kind {
+            ResourceKind::Cpu => supply.cpu,
+            ResourceKind::Memory => supply.memory,
+            ResourceKind::Disk => supply.disk,
+            ResourceKind::Network => supply.network,
+            ResourceKind::Other => 1.0,
+        })
+        .collect()
+}
+
+fn size_vector(config: &AgentConfig, w: &Workload) -> Vec<f64> {
+    config
+        .resources
+        .iter()
+        .map(|r| match r.kind {
+            ResourceKind::Cpu => w.cpu_size,
+            ResourceKind::Memory => w.memory_size,
+            _ => 0.0,
+        })
+        .collect()
+}
+
+/// Values by resource name, as the API's bodies carry them.
+fn named(resources: &[fairshare_core::heaviness::Resource], values: &[f64]) -> BTreeMap<String, f64> {
+    resources
+        .iter()
+        .zip(values)
+        .map(|(r, &v)| (r.name.clone(), v))
+        .collect()
+}
+
+/// The node as `PUT /v1/nodes/{id}` registers it.
+pub fn node_spec(supply: &Supply, config: &AgentConfig) -> NodeSpec {
+    NodeSpec {
+        supply: named(&config.resources, &supply_vector(supply, config)),
+        speed: supply.speed,
+    }
+}
+
+fn workload_spec(node: &str, config: &AgentConfig, w: &Workload) -> WorkloadSpec {
+    let size = size_vector(config, w);
+    WorkloadSpec {
+        owner: w.owner.clone(),
+        node: node.to_string(),
+        size: config
+            .resources
+            .iter()
+            .zip(size)
+            .filter(|(r, _)| r.kind.has_virtual())
+            .map(|(r, v)| (r.name.clone(), v))
+            .collect(),
+    }
+}
+
+/// An id made of the characters the daemon accepts: any other becomes `_`.
+fn sanitize(raw: &str) -> String {
+    raw.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-:@".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn kind_key(kind: ResourceKind) -> &'static str {
+    match kind {
+        ResourceKind::Cpu => "cpu",
+        ResourceKind::Memory => "memory",
+        ResourceKind::Disk => "disk",
+        ResourceKind::Network => "network",
+        ResourceKind::Other => "other",
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// The start-up description of what was found and what can be controlled.
+pub fn describe(layout: &Layout, config: &AgentConfig, node: &str, supply: &Supply) -> Vec<String> {
+    let mut lines = Vec::new();
+    let version = match (layout.version, &layout.hybrid) {
+        (cgroup::Version::V2, _) => format!("cgroup v2 (unified) at {}", layout.primary.display()),
+        (cgroup::Version::V1, Some((tree, controllers))) => format!(
+            "cgroup v1 controllers, hybrid: a v2 tree at {} with {}",
+            tree.display(),
+            if controllers.is_empty() { "no controllers (used for nothing)".to_string() } else { format!("controllers {}", controllers.join(" ")) }
+        ),
+        (cgroup::Version::V1, None) => "cgroup v1".to_string(),
+    };
+    lines.push(version);
+    lines.push(format!("workloads: the children of {} under {}", config.parents.join(", "), layout.primary.display()));
+    let measure = |name: &str, place: &Option<Place>| match place {
+        Some(p) => format!("{name} from {} ({})", p.file, p.mount.display()),
+        None => format!("{name}: not measured (counted as 0)"),
+    };
+    lines.push(format!(
+        "measuring: {}; {}; {}; network: not measured by cgroups (counted as 0)",
+        measure("cpu", &layout.cpu_usage),
+        measure("memory", &layout.memory_usage),
+        measure("io", &layout.io_usage)
+    ));
+    let controlled: Vec<String> = layout.knobs.iter().map(|k| format!("{} ({})", k.file, k.mount.display())).collect();
+    let missing: Vec<&str> = [(KnobKind::Cpu, "CPU weight"), (KnobKind::Io, "I/O weight"), (KnobKind::Memory, "memory protection")]
+        .into_iter()
+        .filter(|(k, _)| !layout.knobs.iter().any(|x| x.kind == *k))
+        .map(|(_, n)| n)
+        .collect();
+    lines.push(format!(
+        "controlling: {}{}",
+        if controlled.is_empty() { "nothing".to_string() } else { controlled.join(", ") },
+        if missing.is_empty() { String::new() } else { format!("; no file for: {}", missing.join(", ")) }
+    ));
+    lines.push(format!(
+        "node {node}: {} CPUs (speed {}), {:.0} MiB, disk {:.0} MB/s, network {:.0} MB/s",
+        supply.cpu,
+        supply.speed,
+        supply.memory / 1048576.0,
+        supply.disk / 1e6,
+        supply.network / 1e6
+    ));
+    lines.push(match &config.daemon {
+        Some(d) => format!("priorities from the daemon at {} every {} s", d.url, config.interval_s),
+        None => format!("standalone: heaviness computed on this node every {} s", config.interval_s),
+    });
+    lines
+}

@@ -1,0 +1,173 @@
+//! `fairshare agent`: the node agent. It reads its file, detects the host's cgroups, says what
+//! it found, and runs cycles until SIGTERM — or one (`--once`), or without writing
+//! (`--dry-run`), or only checks that the node is ready (`--check`).
+
+use anyhow::{bail, Context, Result};
+use fairshare_agent::cgroup::Layout;
+use fairshare_agent::run::{self, CheckItem};
+use fairshare_agent::{Agent, AgentConfig, CycleReport};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What `fairshare agent --help` says after the options.
+const AGENT_AFTER_HELP: &str = "\
+Every child cgroup of the configured parents is a workload; its owner comes from a regular
+expression on its name or a mapping file. Every interval the agent reads the counters, reports
+the usage to the daemon (or, without [daemon], computes the node's heaviness itself) and writes
+cpu.weight/io.weight/memory.low (cgroup v2) or cpu.shares/blkio.weight/memory.soft_limit_in_bytes
+(cgroup v1). The token comes from FAIRSHARE_TOKEN or daemon.token_file.
+
+  fairshare agent --config /etc/fairshare/agent.toml --check     is this node ready?
+  fairshare agent --config agent.toml --once --dry-run           what would be written
+
+docs/agent.md describes every key of the file; deploy/agent.toml is an example.";
+
+/// Arguments of `fairshare agent`.
+#[derive(clap::Args)]
+#[command(after_help = AGENT_AFTER_HELP)]
+pub struct Args {
+    /// The TOML configuration file.
+    #[arg(long, env = "FAIRSHARE_AGENT_CONFIG", value_name = "FILE", default_value = "/etc/fairshare/agent.toml")]
+    config: PathBuf,
+    /// Seconds between two cycles (μ), over the file's interval_s.
+    #[arg(long, value_name = "SECONDS")]
+    interval: Option<f64>,
+    /// Run one full cycle (two readings one interval apart, then the writes), then exit.
+    #[arg(long)]
+    once: bool,
+    /// Write nothing and report nothing: print what would be written each cycle.
+    #[arg(long)]
+    dry_run: bool,
+    /// Check whether the node is ready (cgroups, permissions, daemon, token) and exit:
+    /// status 0 when nothing failed.
+    #[arg(long)]
+    check: bool,
+    /// Print cycles (with --once or --dry-run) or the check as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Log filter (RUST_LOG syntax).
+    #[arg(long, env = "FAIRSHARE_LOG", default_value = "info")]
+    log: String,
+    /// Log lines as JSON objects.
+    #[arg(long, env = "FAIRSHARE_LOG_JSON")]
+    log_json: bool,
+}
+
+/// Runs `fairshare agent`.
+pub fn run(args: Args) -> Result<()> {
+    let mut config = AgentConfig::load(&args.config)?;
+    if let Some(interval) = args.interval {
+        config.interval_s = interval;
+        config.check().map_err(anyhow::Error::msg).context("--interval")?;
+    }
+    let node = config.node.clone().unwrap_or_else(run::host_name);
+    let token = run::token(&config).map_err(anyhow::Error::msg)?;
+    if args.check {
+        return check(&config, &node, token, args.json);
+    }
+    crate::serve::logging(&args.log, args.log_json)?;
+    let layout = Layout::detect(&config.cgroup_root)?;
+    let supply = run::supply(&config);
+    let interval = Duration::from_secs_f64(config.interval_s);
+    let mut agent = Agent::new(config, layout, node, supply, token, args.dry_run)
+        .map_err(anyhow::Error::msg)?;
+    for line in agent.describe() {
+        tracing::info!("{line}");
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(signal, Arc::clone(&stop)).context("installing the signal handler")?;
+    }
+    let print = args.once || args.dry_run;
+    let mut out = std::io::stdout().lock();
+    let mut show = |report: &CycleReport| {
+        if print {
+            let shown = if args.json { json_line(report) } else { text(report) };
+            // A closed standard output (as by `| head`) ends nothing but the printing.
+            let _ = out.write_all(shown.as_bytes()).and_then(|()| out.flush());
+        } else {
+            log_cycle(report);
+        }
+    };
+    if args.once {
+        if let Some(report) = run::once(&mut agent, interval, &stop) {
+            show(&report);
+        }
+    } else {
+        run::run(&mut agent, interval, &stop, &mut show);
+        tracing::info!("stopped");
+    }
+    Ok(())
+}
+
+fn check(config: &AgentConfig, node: &str, token: Option<String>, json: bool) -> Result<()> {
+    let items = run::check(config, node, token);
+    if json {
+        let doc = serde_json::json!({"schema_version": 1, "node": node, "checks": items});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        let width = items.iter().map(|i| i.what.chars().count()).max().unwrap_or(0);
+        for CheckItem { what, status, detail } in &items {
+            println!("{status:>4}  {what:<width$}  {detail}");
+        }
+    }
+    let failed = items.iter().filter(|i| i.status == "fail").count();
+    if failed > 0 {
+        bail!("node {node} is not ready: {failed} check(s) failed");
+    }
+    Ok(())
+}
+
+/// One cycle as a JSON line.
+fn json_line(report: &CycleReport) -> String {
+    let mut doc = serde_json::to_value(report).unwrap_or_default();
+    doc["schema_version"] = 1.into();
+    format!("{doc}\n")
+}
+
+/// One cycle as a few lines for a person.
+fn text(report: &CycleReport) -> String {
+    let mut s = format!(
+        "cycle {}: {} workloads, {} measured over {}, priorities {}\n",
+        report.cycle,
+        report.workloads.len(),
+        report.measured,
+        report.interval_s.map_or("no interval yet".to_string(), |i| format!("{i:.1} s")),
+        match report.source {
+            fairshare_agent::Source::Local => "computed here",
+            fairshare_agent::Source::Daemon => "from the daemon",
+            fairshare_agent::Source::Last => "kept from before",
+        }
+    );
+    for (user, h) in &report.users {
+        s.push_str(&format!("  user {user:<20} heaviness {h:>8.4}\n"));
+    }
+    for w in &report.writes {
+        s.push_str(&format!(
+            "  {:<32} {:<12} priority {:>3}  {} = {}\n",
+            w.workload, w.owner, w.priority, w.file, w.value
+        ));
+    }
+    if let Some(e) = &report.daemon_error {
+        s.push_str(&format!("  daemon: {e} ({} reports waiting)\n", report.pending_reports));
+    }
+    s
+}
+
+/// A cycle in the log: what changed, at info; the rest at debug.
+fn log_cycle(report: &CycleReport) {
+    tracing::debug!(
+        cycle = report.cycle,
+        workloads = report.workloads.len(),
+        measured = report.measured,
+        source = ?report.source,
+        pending = report.pending_reports,
+        "cycle"
+    );
+    for w in &report.writes {
+        tracing::info!(workload = %w.workload, owner = %w.owner, priority = w.priority, file = %w.file, value = w.value, "knob written");
+    }
+}
