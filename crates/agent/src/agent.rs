@@ -67,6 +67,15 @@ pub struct Write {
     pub value: u64,
 }
 
+/// One workload's usage over an interval.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Measurement {
+    /// The workload.
+    pub workload: String,
+    /// Amount per resource name.
+    pub usage: BTreeMap<String, f64>,
+}
+
 /// Where a cycle's priorities came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -88,8 +97,9 @@ pub struct CycleReport {
     pub interval_s: Option<f64>,
     /// The workloads found.
     pub workloads: Vec<Workload>,
-    /// Workloads measured over the interval.
-    pub measured: usize,
+    /// What each workload measured over the interval used, by resource (CPU-seconds, bytes
+    /// moved, memory bytes in use).
+    pub measured: Vec<Measurement>,
     /// Users' heaviness (standalone), lightest first.
     pub users: Vec<(String, f64)>,
     /// Where the priorities came from.
@@ -236,7 +246,13 @@ impl Agent {
         let mut report = CycleReport {
             cycle: self.cycles,
             interval_s,
-            measured: measured.len(),
+            measured: measured
+                .iter()
+                .map(|(id, amounts)| Measurement {
+                    workload: id.clone(),
+                    usage: named(&self.config.resources, amounts),
+                })
+                .collect(),
             workloads: Vec::new(),
             users: Vec::new(),
             source: Source::Last,
@@ -265,7 +281,7 @@ impl Agent {
         let mut report = CycleReport {
             cycle: self.cycles,
             interval_s: None,
-            measured: 0,
+            measured: Vec::new(),
             workloads: Vec::new(),
             users: Vec::new(),
             source: Source::Last,

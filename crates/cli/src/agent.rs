@@ -134,7 +134,7 @@ fn text(report: &CycleReport) -> String {
         "cycle {}: {} workloads, {} measured over {}, priorities {}\n",
         report.cycle,
         report.workloads.len(),
-        report.measured,
+        report.measured.len(),
         report.interval_s.map_or("no interval yet".to_string(), |i| format!("{i:.1} s")),
         match report.source {
             fairshare_agent::Source::Local => "computed here",
@@ -162,7 +162,7 @@ fn log_cycle(report: &CycleReport) {
     tracing::debug!(
         cycle = report.cycle,
         workloads = report.workloads.len(),
-        measured = report.measured,
+        measured = report.measured.len(),
         source = ?report.source,
         pending = report.pending_reports,
         "cycle"
