@@ -116,6 +116,16 @@ pub struct CycleReport {
     pub daemon_error: Option<String>,
 }
 
+/// What reading a workload's counters gave.
+enum Read {
+    /// Every counter.
+    Counters(Reading),
+    /// The cgroup is there but a counter could not be read.
+    Unreadable,
+    /// The cgroup is gone.
+    Gone,
+}
+
 /// Standalone mode: the daemon's cycle, run on this node alone.
 #[derive(Debug)]
 struct Local {
@@ -219,14 +229,23 @@ impl Agent {
         let mut vanished = 0;
         let mut present = Vec::with_capacity(workloads.len());
         let mut readings = BTreeMap::new();
+        let mut carried = BTreeMap::new();
         for w in workloads {
             match self.read(&w) {
-                Some(r) => {
+                Read::Counters(r) => {
                     readings.insert(w.id.clone(), r);
-                    present.push(w);
                 }
-                None => vanished += 1,
+                Read::Unreadable => {
+                    if let Some(before) = self.last.remove(&w.id) {
+                        carried.insert(w.id.clone(), before);
+                    }
+                }
+                Read::Gone => {
+                    vanished += 1;
+                    continue;
+                }
             }
+            present.push(w);
         }
         let interval_s = self.last_at.map(|t| now.duration_since(t).as_secs_f64());
         let mut measured = Vec::new();
@@ -241,6 +260,7 @@ impl Agent {
                 }
             }
         }
+        readings.append(&mut carried);
         self.last = readings;
         self.last_at = Some(now);
         let mut report = CycleReport {
@@ -359,32 +379,35 @@ impl Agent {
         )
     }
 
-    /// A workload's counters; `None` when its cgroup is gone. A counter that cannot be read
-    /// counts as 0, said once.
-    fn read(&mut self, w: &Workload) -> Option<Reading> {
+    /// A workload's counters. A counter that cannot be read leaves the workload unmeasured
+    /// this cycle (said once): its previous reading stays, so the next good one covers both
+    /// intervals and nothing is lost or counted twice.
+    fn read(&mut self, w: &Workload) -> Read {
         let mut values = [0.0; 3];
-        let mut trouble = Vec::new();
         let places = [
             &self.layout.cpu_usage,
             &self.layout.io_usage,
             &self.layout.memory_usage,
         ];
+        let mut trouble = None;
         for (value, place) in values.iter_mut().zip(places) {
             let Some(place) = place else { continue };
             match cgroup::read(place, &w.cgroup) {
                 Ok(v) => *value = v.unwrap_or(0.0),
-                Err(_) if !cgroup::exists(&self.layout, &w.cgroup) => return None,
-                Err(e) => trouble.push((
-                    format!("read {} {}", w.cgroup, place.file),
-                    format!("{}: {e}; counted as 0", place.path(&w.cgroup).display()),
-                )),
+                Err(_) if !cgroup::exists(&self.layout, &w.cgroup) => return Read::Gone,
+                Err(e) => {
+                    trouble = Some(format!("{}: {e}", place.path(&w.cgroup).display()));
+                    break;
+                }
             }
         }
-        for (key, message) in trouble {
-            self.say_once(&key, &message);
+        if let Some(trouble) = trouble {
+            let message = format!("{trouble}; the workload is not measured until it can be read");
+            self.say_once(&trouble, &message);
+            return Read::Unreadable;
         }
         let [cpu_s, io_bytes, memory_bytes] = values;
-        Some(Reading {
+        Read::Counters(Reading {
             inode: w.inode,
             cpu_s,
             io_bytes,

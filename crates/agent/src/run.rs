@@ -172,8 +172,13 @@ fn check_parent(layout: &Layout, parent: &str) -> Vec<CheckItem> {
     if !dir.is_dir() {
         return vec![item(&what, "warn", format!("{} does not exist yet: no workloads until it does", dir.display()))];
     }
-    let children = layout.children(parent).map(|c| c.len()).unwrap_or(0);
-    let mut items = vec![item(&what, "ok", format!("{} with {children} children", dir.display()))];
+    let children = layout.children(parent).unwrap_or_default();
+    let mut items = vec![item(&what, "ok", format!("{} with {} children", dir.display(), children.len()))];
+    // The knobs written are the children's; without a child yet, the parent's tell the same.
+    let sample = match children.first() {
+        Some((name, _)) => format!("{parent}/{name}"),
+        None => parent.to_string(),
+    };
     if layout.version == Version::V2 {
         let enabled = std::fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
         for knob in &layout.knobs {
@@ -188,16 +193,15 @@ fn check_parent(layout: &Layout, parent: &str) -> Vec<CheckItem> {
         }
     }
     for knob in &layout.knobs {
-        let file = knob.mount.join(parent).join(&knob.file);
+        let file = knob.mount.join(&sample).join(&knob.file);
         items.push(writable(&file, &knob.file));
     }
     if let Some(place) = &layout.cpu_usage {
-        let readable = cgroup::read(place, parent).is_ok();
-        items.push(item(
-            &format!("counter {}", place.file),
-            if readable { "ok" } else { "warn" },
-            if readable { format!("{} readable", place.path(parent).display()) } else { format!("{} cannot be read", place.path(parent).display()) },
-        ));
+        let path = place.path(&sample);
+        items.push(match cgroup::read(place, &sample) {
+            Ok(_) => item(&format!("counter {}", place.file), "ok", format!("{} readable", path.display())),
+            Err(e) => item(&format!("counter {}", place.file), "warn", format!("{}: {e}", path.display())),
+        });
     }
     items
 }

@@ -217,3 +217,19 @@ fn limits_give_the_virtual_size() {
     let report = no_limits.cycle(Instant::now());
     assert!(report.workloads.iter().all(|w| w.cpu_size == 1.0));
 }
+
+#[test]
+fn an_unreadable_counter_loses_nothing_and_counts_nothing_twice() {
+    let (_dir, tree) = three(Shape::V2);
+    let mut a = agent(&tree, "", false);
+    let t0 = Instant::now();
+    a.cycle(t0);
+    tree.set("fs/user-e.1", 3.0, 0, 0).unwrap();
+    std::fs::write(tree.root.join("fs/user-e.1/cpu.stat"), "garbage\n").unwrap();
+    let second = a.cycle(t0 + Duration::from_secs(10));
+    assert!(second.measured.iter().all(|m| m.workload != "n1:user-e.1"), "not measured while unreadable");
+    assert_eq!(second.workloads.len(), 3, "still a workload: its knobs are still written");
+    tree.set("fs/user-e.1", 5.0, 0, 0).unwrap();
+    let third = a.cycle(t0 + Duration::from_secs(20));
+    assert!((usage(&third, "n1:user-e.1", "cpu") - 5.0).abs() < 1e-9, "both intervals, once");
+}

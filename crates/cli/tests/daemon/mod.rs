@@ -126,11 +126,19 @@ impl Daemon {
         Daemon::start_with(db, &["--interval", &interval.to_string()])
     }
 
-    /// Starts the daemon on `db` with these extra flags.
+    /// Starts the daemon on `db` with these extra flags (a free loopback port unless they
+    /// give `--listen`).
     pub fn start_with(db: &Database, flags: &[&str]) -> Daemon {
         let config: PathBuf = db.dir.path().join("fairshare.toml");
+        let listen = if flags.contains(&"--listen") {
+            &[][..]
+        } else {
+            &["--listen", "127.0.0.1:0"][..]
+        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--database", &db.url])
+            .arg("serve")
+            .args(listen)
+            .args(["--database", &db.url])
             .arg("--config")
             .arg(&config)
             .args(flags)
