@@ -4,7 +4,7 @@
 //! host — a cgroup removed mid-cycle, a daemon down, a knob the kernel refuses — is handled
 //! here without stopping the loop, and each kind of trouble is said once, not every cycle.
 
-use crate::cgroup::{self, KnobKind, Layout, Place};
+use crate::cgroup::{self, KnobKind, Layout, OpenCounters, Place};
 use crate::config::AgentConfig;
 use crate::link::{Link, LinkError};
 use crate::meter::{usage, Reading, Usage};
@@ -156,6 +156,8 @@ pub struct Agent {
     written: BTreeMap<(String, KnobKind), u64>,
     said: BTreeSet<String>,
     cycles: u64,
+    files: OpenCounters,
+    sizes: BTreeMap<String, (u64, f64, f64)>,
 }
 
 impl Agent {
@@ -203,6 +205,8 @@ impl Agent {
             written: BTreeMap::new(),
             said: BTreeSet::new(),
             cycles: 0,
+            files: OpenCounters::default(),
+            sizes: BTreeMap::new(),
         })
     }
 
@@ -284,6 +288,9 @@ impl Agent {
         };
         self.decide(&present, measured, interval_s, now, &mut report);
         self.apply(&present, &mut report);
+        let kept: BTreeSet<&str> = present.iter().map(|w| w.cgroup.as_str()).collect();
+        self.files.retain(|rel| kept.contains(rel));
+        self.sizes.retain(|rel, _| kept.contains(rel.as_str()));
         report.workloads = present;
         report
     }
@@ -352,7 +359,7 @@ impl Agent {
                     self.say_once(&format!("twice {cgroup}"), &format!("{cgroup}: another parent has a child of the same name; only the first is a workload"));
                     continue;
                 }
-                let (cpu_size, memory_size) = self.size(&cgroup);
+                let (cpu_size, memory_size) = self.size(&cgroup, inode);
                 found.push(Workload {
                     id,
                     cgroup,
@@ -366,8 +373,21 @@ impl Agent {
         found
     }
 
-    /// A workload's virtual size: its cgroup's limits where set and wanted, else the default.
-    fn size(&self, cgroup: &str) -> (f64, f64) {
+    /// A workload's virtual size: its cgroup's limits where set and wanted, else the default;
+    /// read when the cgroup is first seen and again every `rewrite_every` cycles.
+    fn size(&mut self, cgroup: &str, inode: u64) -> (f64, f64) {
+        let fresh = self.cycles % self.config.rewrite_every != 1 && self.config.rewrite_every > 1;
+        match self.sizes.get(cgroup) {
+            Some(&(known, cpu, memory)) if known == inode && fresh => return (cpu, memory),
+            _ => {}
+        }
+        let (cpu, memory) = self.limits(cgroup);
+        self.sizes.insert(cgroup.to_string(), (inode, cpu, memory));
+        (cpu, memory)
+    }
+
+    /// A workload's size read from its cgroup's limits.
+    fn limits(&self, cgroup: &str) -> (f64, f64) {
         let size = self.config.size;
         let limit = |place: &Option<Place>| {
             let place = place.as_ref().filter(|_| size.from_limits)?;
@@ -390,9 +410,9 @@ impl Agent {
             &self.layout.memory_usage,
         ];
         let mut trouble = None;
-        for (value, place) in values.iter_mut().zip(places) {
+        for (slot, (value, place)) in values.iter_mut().zip(places).enumerate() {
             let Some(place) = place else { continue };
-            match cgroup::read(place, &w.cgroup) {
+            match self.files.read(place, slot, &w.cgroup, w.inode) {
                 Ok(v) => *value = v.unwrap_or(0.0),
                 Err(_) if !cgroup::exists(&self.layout, &w.cgroup) => return Read::Gone,
                 Err(e) => {

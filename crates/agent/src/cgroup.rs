@@ -4,6 +4,7 @@
 //! writing these files serves them all. The parsers are pure functions of a file's text.
 
 use fairshare_core::heaviness::knobs::{KnobProfile, KnobRange};
+use std::collections::HashMap;
 use std::fs;
 use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
@@ -232,7 +233,7 @@ impl Layout {
     /// The children of a parent cgroup (relative path), sorted by name: `(name, inode)`.
     /// A parent that does not exist has no children.
     pub fn children(&self, parent: &str) -> io::Result<Vec<(String, u64)>> {
-        use std::os::unix::fs::MetadataExt;
+        use std::os::unix::fs::DirEntryExt;
         let dir = self.primary.join(parent);
         let entries = match fs::read_dir(&dir) {
             Ok(entries) => entries,
@@ -242,10 +243,10 @@ impl Layout {
         let mut children = Vec::new();
         for entry in entries {
             let entry = entry?;
-            let Ok(meta) = entry.metadata() else { continue };
-            if meta.is_dir() {
+            // The directory entry's own type and inode: no stat per child.
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 if let Some(name) = entry.file_name().to_str() {
-                    children.push((name.to_string(), meta.ino()));
+                    children.push((name.to_string(), entry.ino()));
                 }
             }
         }
@@ -380,6 +381,69 @@ fn sum_lines(text: &str, line: impl Fn(&str) -> Option<u64>) -> Option<f64> {
 fn clip(text: &str) -> &str {
     let end = text.char_indices().nth(80).map_or(text.len(), |(i, _)| i);
     &text[..end]
+}
+
+/// Counter files kept open between cycles and read again in place (a read at offset 0 makes
+/// the kernel regenerate the contents): a cycle then costs one system call per counter, not
+/// an open, a path walk, a read and a close. A file that cannot be kept open (too many open
+/// files, say) is read by path instead.
+#[derive(Debug, Default)]
+pub struct OpenCounters {
+    open: HashMap<String, (u64, [Option<fs::File>; 3])>,
+    buf: Vec<u8>,
+}
+
+impl OpenCounters {
+    /// Reads counter `slot` (one of three per cgroup) of the cgroup at `rel`, whose
+    /// directory has inode `inode` (a new inode drops the files of the old cgroup).
+    pub fn read(&mut self, place: &Place, slot: usize, rel: &str, inode: u64) -> io::Result<Option<f64>> {
+        let entry = self.open.entry(rel.to_string()).or_insert_with(|| (inode, Default::default()));
+        if entry.0 != inode {
+            *entry = (inode, Default::default());
+        }
+        if entry.1[slot].is_none() {
+            entry.1[slot] = fs::File::open(place.path(rel)).ok();
+        }
+        let Some(file) = &entry.1[slot] else {
+            return read(place, rel);
+        };
+        if read_at_zero(file, &mut self.buf).is_err() {
+            entry.1[slot] = None;
+            return read(place, rel);
+        }
+        let text = std::str::from_utf8(&self.buf).unwrap_or_default();
+        match parse(place.format, text) {
+            Some(v) => Ok(Some(v)),
+            None => Err(io::Error::new(
+                ErrorKind::InvalidData,
+                format!("unexpected contents {:?}", clip(text)),
+            )),
+        }
+    }
+
+    /// Closes the files of cgroups not in `keep`.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.open.retain(|rel, _| keep(rel));
+    }
+}
+
+/// The whole file, read from offset 0 into `buf`.
+fn read_at_zero(file: &fs::File, buf: &mut Vec<u8>) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    buf.clear();
+    let mut at = 0;
+    loop {
+        if buf.len() == at {
+            buf.resize(at + 4096.max(at), 0);
+        }
+        let n = file.read_at(&mut buf[at..], at as u64)?;
+        if n == 0 {
+            break;
+        }
+        at += n;
+    }
+    buf.truncate(at);
+    Ok(())
 }
 
 /// Writes a knob's value to the cgroup at `rel`.

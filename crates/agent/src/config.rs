@@ -289,6 +289,14 @@ mod tests {
     }
 
     #[test]
+    fn the_example_in_deploy_is_valid() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/agent.toml");
+        let c = AgentConfig::load(&path).unwrap();
+        assert_eq!(c.parents, ["user.slice"]);
+        assert!(c.daemon.is_some_and(|d| d.register));
+    }
+
+    #[test]
     fn mistakes_name_their_key() {
         for (text, key) in [
             ("", "parents"),
