@@ -77,27 +77,22 @@ impl FakeTree {
         Ok(())
     }
 
-    /// Replaces a file at once, as the kernel's counter files never show half a value.
-    fn put(path: PathBuf, text: String) -> io::Result<()> {
-        let tmp = path.with_extension("tmp-write");
-        fs::write(&tmp, text)?;
-        fs::rename(tmp, path)
-    }
-
     /// Sets `rel`'s counters: CPU-seconds and bytes moved since it was made, memory in use.
+    /// Files are rewritten in place, as the kernel's stay the same file (the agent keeps them
+    /// open); a reader may see one half written, which the agent must survive.
     pub fn set(&self, rel: &str, cpu_s: f64, io_bytes: u64, memory_bytes: u64) -> io::Result<()> {
         let r = |sub: &str| self.root.join(sub).join(rel);
         match self.shape {
             Shape::V2 => {
                 let d = self.root.join(rel);
-                Self::put(d.join("cpu.stat"), format!("usage_usec {}\nuser_usec 0\nsystem_usec 0\n", (cpu_s * 1e6).round() as u64))?;
-                Self::put(d.join("io.stat"), format!("8:0 rbytes={io_bytes} wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n"))?;
-                Self::put(d.join("memory.current"), format!("{memory_bytes}\n"))
+                fs::write(d.join("cpu.stat"), format!("usage_usec {}\nuser_usec 0\nsystem_usec 0\n", (cpu_s * 1e6).round() as u64))?;
+                fs::write(d.join("io.stat"), format!("8:0 rbytes={io_bytes} wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n"))?;
+                fs::write(d.join("memory.current"), format!("{memory_bytes}\n"))
             }
             Shape::V1 | Shape::Hybrid => {
-                Self::put(r("cpuacct").join("cpuacct.usage"), format!("{}\n", (cpu_s * 1e9).round() as u64))?;
-                Self::put(r("blkio").join("blkio.throttle.io_service_bytes"), format!("8:0 Read {io_bytes}\n8:0 Write 0\n8:0 Total {io_bytes}\nTotal {io_bytes}\n"))?;
-                Self::put(r("memory").join("memory.usage_in_bytes"), format!("{memory_bytes}\n"))
+                fs::write(r("cpuacct").join("cpuacct.usage"), format!("{}\n", (cpu_s * 1e9).round() as u64))?;
+                fs::write(r("blkio").join("blkio.throttle.io_service_bytes"), format!("8:0 Read {io_bytes}\n8:0 Write 0\n8:0 Total {io_bytes}\nTotal {io_bytes}\n"))?;
+                fs::write(r("memory").join("memory.usage_in_bytes"), format!("{memory_bytes}\n"))
             }
         }
     }
