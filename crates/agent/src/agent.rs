@@ -346,7 +346,10 @@ impl Agent {
             for (name, inode) in children {
                 let cgroup = format!("{parent}/{name}");
                 let Some(owner) = self.owners.owner_of(&name) else {
-                    self.say_once(&format!("owner {cgroup}"), &format!("{cgroup}: the owner rule names no owner; left alone"));
+                    self.say_once(
+                        &format!("owner {cgroup}"),
+                        &format!("{cgroup}: the owner rule names no owner; left alone"),
+                    );
                     continue;
                 };
                 let owner = sanitize(&owner);
@@ -391,7 +394,10 @@ impl Agent {
         let size = self.config.size;
         let limit = |place: &Option<Place>| {
             let place = place.as_ref().filter(|_| size.from_limits)?;
-            cgroup::read(place, cgroup).ok().flatten().filter(|v| *v > 0.0)
+            cgroup::read(place, cgroup)
+                .ok()
+                .flatten()
+                .filter(|v| *v > 0.0)
         };
         (
             limit(&self.layout.cpu_limit).unwrap_or(size.cpu),
@@ -479,7 +485,9 @@ impl Agent {
                         report.source = Source::Local;
                     }
                     Err(e) => {
-                        let message = format!("heaviness could not be computed: {e}; keeping the last priorities");
+                        let message = format!(
+                            "heaviness could not be computed: {e}; keeping the last priorities"
+                        );
                         self.say_once("heaviness", &message);
                     }
                 }
@@ -526,7 +534,11 @@ impl Agent {
             match link.sync(&node, &specs, now) {
                 Ok(done) => {
                     if was_down > 0 {
-                        tracing::info!(failures = was_down, sent = done.sent, "the daemon answers again; the buffered reports were sent");
+                        tracing::info!(
+                            failures = was_down,
+                            sent = done.sent,
+                            "the daemon answers again; the buffered reports were sent"
+                        );
                     }
                     self.priorities = done.priorities;
                     report.source = Source::Daemon;
@@ -556,18 +568,28 @@ impl Agent {
     /// yet), each value clamped to the knob's range, skipping values already written except
     /// every `rewrite_every` cycles.
     fn apply(&mut self, present: &[Workload], report: &mut CycleReport) {
-        let rewrite = self.cycles % self.config.rewrite_every == 1 || self.config.rewrite_every == 1;
+        let rewrite =
+            self.cycles % self.config.rewrite_every == 1 || self.config.rewrite_every == 1;
         let knobs = self.layout.knobs.clone();
         for w in present {
             let priority = self.priorities.get(&w.id).copied().unwrap_or(0);
-            let values = self.layout.profile.values(priority, Some(w.memory_size as u64));
+            let values = self
+                .layout
+                .profile
+                .values(priority, Some(w.memory_size as u64));
             for knob in &knobs {
                 let (value, range) = match knob.kind {
                     KnobKind::Cpu => (values.cpu, knob.range),
                     KnobKind::Io => (values.io, knob.range),
                     KnobKind::Memory => {
                         let hi = w.memory_size as u64;
-                        (values.memory.unwrap_or(hi), KnobRange { lo: knob.range.lo.min(hi), hi })
+                        (
+                            values.memory.unwrap_or(hi),
+                            KnobRange {
+                                lo: knob.range.lo.min(hi),
+                                hi,
+                            },
+                        )
                     }
                 };
                 let value = value.clamp(range.lo, range.hi.max(range.lo));
@@ -597,7 +619,11 @@ impl Agent {
                     }
                     Err(e) => {
                         report.refused += 1;
-                        let io = if e.kind() == ErrorKind::NotFound { "no such file".to_string() } else { e.to_string() };
+                        let io = if e.kind() == ErrorKind::NotFound {
+                            "no such file".to_string()
+                        } else {
+                            e.to_string()
+                        };
                         self.say_once(
                             &format!("refused {}", knob.file),
                             &format!("the kernel refused {value} for {} of {}: {io}; further refusals of {} are not reported", knob.file, w.cgroup, knob.file),
@@ -607,7 +633,8 @@ impl Agent {
             }
         }
         let present: BTreeSet<&str> = present.iter().map(|w| w.id.as_str()).collect();
-        self.written.retain(|(id, _), _| present.contains(id.as_str()));
+        self.written
+            .retain(|(id, _), _| present.contains(id.as_str()));
     }
 
     /// Logs `message` the first time `key` comes up.
@@ -637,7 +664,14 @@ impl Local {
             counted.add(id, &rates, interval);
         }
         self.cycle += 1;
-        let out = compute(&self.settings, registry, &self.memory, &counted, self.cycle, now_ms())?;
+        let out = compute(
+            &self.settings,
+            registry,
+            &self.memory,
+            &counted,
+            self.cycle,
+            now_ms(),
+        )?;
         self.memory = out.memory;
         let priorities = out
             .snapshot
@@ -708,7 +742,10 @@ fn size_vector(config: &AgentConfig, w: &Workload) -> Vec<f64> {
 }
 
 /// Values by resource name, as the API's bodies carry them.
-fn named(resources: &[fairshare_core::heaviness::Resource], values: &[f64]) -> BTreeMap<String, f64> {
+fn named(
+    resources: &[fairshare_core::heaviness::Resource],
+    values: &[f64],
+) -> BTreeMap<String, f64> {
     resources
         .iter()
         .zip(values)
@@ -777,12 +814,20 @@ pub fn describe(layout: &Layout, config: &AgentConfig, node: &str, supply: &Supp
         (cgroup::Version::V1, Some((tree, controllers))) => format!(
             "cgroup v1 controllers, hybrid: a v2 tree at {} with {}",
             tree.display(),
-            if controllers.is_empty() { "no controllers (used for nothing)".to_string() } else { format!("controllers {}", controllers.join(" ")) }
+            if controllers.is_empty() {
+                "no controllers (used for nothing)".to_string()
+            } else {
+                format!("controllers {}", controllers.join(" "))
+            }
         ),
         (cgroup::Version::V1, None) => "cgroup v1".to_string(),
     };
     lines.push(version);
-    lines.push(format!("workloads: the children of {} under {}", config.parents.join(", "), layout.primary.display()));
+    lines.push(format!(
+        "workloads: the children of {} under {}",
+        config.parents.join(", "),
+        layout.primary.display()
+    ));
     let measure = |name: &str, place: &Option<Place>| match place {
         Some(p) => format!("{name} from {} ({})", p.file, p.mount.display()),
         None => format!("{name}: not measured (counted as 0)"),
@@ -793,16 +838,32 @@ pub fn describe(layout: &Layout, config: &AgentConfig, node: &str, supply: &Supp
         measure("memory", &layout.memory_usage),
         measure("io", &layout.io_usage)
     ));
-    let controlled: Vec<String> = layout.knobs.iter().map(|k| format!("{} ({})", k.file, k.mount.display())).collect();
-    let missing: Vec<&str> = [(KnobKind::Cpu, "CPU weight"), (KnobKind::Io, "I/O weight"), (KnobKind::Memory, "memory protection")]
-        .into_iter()
-        .filter(|(k, _)| !layout.knobs.iter().any(|x| x.kind == *k))
-        .map(|(_, n)| n)
+    let controlled: Vec<String> = layout
+        .knobs
+        .iter()
+        .map(|k| format!("{} ({})", k.file, k.mount.display()))
         .collect();
+    let missing: Vec<&str> = [
+        (KnobKind::Cpu, "CPU weight"),
+        (KnobKind::Io, "I/O weight"),
+        (KnobKind::Memory, "memory protection"),
+    ]
+    .into_iter()
+    .filter(|(k, _)| !layout.knobs.iter().any(|x| x.kind == *k))
+    .map(|(_, n)| n)
+    .collect();
     lines.push(format!(
         "controlling: {}{}",
-        if controlled.is_empty() { "nothing".to_string() } else { controlled.join(", ") },
-        if missing.is_empty() { String::new() } else { format!("; no file for: {}", missing.join(", ")) }
+        if controlled.is_empty() {
+            "nothing".to_string()
+        } else {
+            controlled.join(", ")
+        },
+        if missing.is_empty() {
+            String::new()
+        } else {
+            format!("; no file for: {}", missing.join(", "))
+        }
     ));
     lines.push(format!(
         "node {node}: {} CPUs (speed {}), {:.0} MiB, disk {:.0} MB/s, network {:.0} MB/s",
@@ -813,8 +874,14 @@ pub fn describe(layout: &Layout, config: &AgentConfig, node: &str, supply: &Supp
         supply.network / 1e6
     ));
     lines.push(match &config.daemon {
-        Some(d) => format!("priorities from the daemon at {} every {} s", d.url, config.interval_s),
-        None => format!("standalone: heaviness computed on this node every {} s", config.interval_s),
+        Some(d) => format!(
+            "priorities from the daemon at {} every {} s",
+            d.url, config.interval_s
+        ),
+        None => format!(
+            "standalone: heaviness computed on this node every {} s",
+            config.interval_s
+        ),
     });
     lines
 }

@@ -153,7 +153,11 @@ impl Layout {
         let cpuacct = with("cpuacct.usage");
         let memory = with("memory.usage_in_bytes");
         let blkio = with("blkio.throttle.io_service_bytes");
-        let Some(primary) = cpu.clone().or(cpuacct.clone()).or(memory.clone()).or(blkio.clone())
+        let Some(primary) = cpu
+            .clone()
+            .or(cpuacct.clone())
+            .or(memory.clone())
+            .or(blkio.clone())
         else {
             return Err(CgroupError::NotFound(root.into()));
         };
@@ -172,7 +176,10 @@ impl Layout {
                 cpu_usage = Some(Place::new(m, "cpu.stat", Format::UsageUsec));
             }
         }
-        if let Some(m) = blkio.as_deref().filter(|m| m.join("blkio.weight").is_file()) {
+        if let Some(m) = blkio
+            .as_deref()
+            .filter(|m| m.join("blkio.weight").is_file())
+        {
             knobs.push(knob(KnobKind::Io, m, &profile.io.name, profile.io.range));
         }
         if let Some(m) = &memory {
@@ -206,7 +213,12 @@ impl Layout {
         let profile = KnobProfile::cgroup_v2();
         let mut knobs = Vec::new();
         if has("cpu") {
-            knobs.push(knob(KnobKind::Cpu, root, &profile.cpu.name, profile.cpu.range));
+            knobs.push(knob(
+                KnobKind::Cpu,
+                root,
+                &profile.cpu.name,
+                profile.cpu.range,
+            ));
         }
         if has("io") {
             knobs.push(knob(KnobKind::Io, root, &profile.io.name, profile.io.range));
@@ -318,7 +330,8 @@ fn memory_limit(v: f64) -> Option<f64> {
 }
 
 fn is_unlimited(format: Format, text: &str) -> bool {
-    matches!(format, Format::MemoryLimit | Format::CpuMax) && text.split_whitespace().next() == Some("max")
+    matches!(format, Format::MemoryLimit | Format::CpuMax)
+        && text.split_whitespace().next() == Some("max")
 }
 
 /// Parses a counter or limit file's text; `None` when it does not have the expected shape.
@@ -396,8 +409,17 @@ pub struct OpenCounters {
 impl OpenCounters {
     /// Reads counter `slot` (one of three per cgroup) of the cgroup at `rel`, whose
     /// directory has inode `inode` (a new inode drops the files of the old cgroup).
-    pub fn read(&mut self, place: &Place, slot: usize, rel: &str, inode: u64) -> io::Result<Option<f64>> {
-        let entry = self.open.entry(rel.to_string()).or_insert_with(|| (inode, Default::default()));
+    pub fn read(
+        &mut self,
+        place: &Place,
+        slot: usize,
+        rel: &str,
+        inode: u64,
+    ) -> io::Result<Option<f64>> {
+        let entry = self
+            .open
+            .entry(rel.to_string())
+            .or_insert_with(|| (inode, Default::default()));
         if entry.0 != inode {
             *entry = (inode, Default::default());
         }
@@ -466,9 +488,14 @@ mod tests {
         let stat = "usage_usec 1500000\nuser_usec 1000000\nsystem_usec 500000\n";
         assert_eq!(parse(Format::UsageUsec, stat), Some(1.5));
         assert_eq!(parse(Format::UsageUsec, "nr_periods 0\n"), None);
-        let blkio = "8:0 Read 100\n8:0 Write 20\n8:0 Sync 120\n8:0 Total 120\n8:16 Read 5\nTotal 125\n";
+        let blkio =
+            "8:0 Read 100\n8:0 Write 20\n8:0 Sync 120\n8:0 Total 120\n8:16 Read 5\nTotal 125\n";
         assert_eq!(parse(Format::BlkioBytes, blkio), Some(125.0));
-        assert_eq!(parse(Format::BlkioBytes, "Total 0\n"), Some(0.0), "a fresh cgroup");
+        assert_eq!(
+            parse(Format::BlkioBytes, "Total 0\n"),
+            Some(0.0),
+            "a fresh cgroup"
+        );
         let io = "8:0 rbytes=100 wbytes=20 rios=3 wios=1 dbytes=7 dios=1\n8:16 rbytes=5 wbytes=0\n";
         assert_eq!(parse(Format::IoStat, io), Some(125.0));
         assert_eq!(parse(Format::IoStat, ""), Some(0.0));

@@ -198,12 +198,15 @@ impl AgentConfig {
             ));
         }
         if self.parents.is_empty() {
-            return Err("parents: name at least one parent cgroup, e.g. parents = [\"user.slice\"]".into());
+            return Err(
+                "parents: name at least one parent cgroup, e.g. parents = [\"user.slice\"]".into(),
+            );
         }
         for (i, p) in self.parents.iter().enumerate() {
-            let bad = p.is_empty() || Path::new(p).components().any(|c| {
-                !matches!(c, std::path::Component::Normal(_))
-            });
+            let bad = p.is_empty()
+                || Path::new(p)
+                    .components()
+                    .any(|c| !matches!(c, std::path::Component::Normal(_)));
             if bad {
                 return Err(format!(
                     "parents[{i}]: {p:?} must be a relative path below the cgroup root, without `..`"
@@ -306,8 +309,14 @@ mod tests {
             ("parents = [\"a\"]\nsize = { cpu = -1 }", "size.cpu"),
             ("parents = [\"a\"]\nbuffer_reports = 0", "buffer_reports"),
             ("parents = [\"a\"]\nnode = \"a b\"", "node"),
-            ("parents = [\"a\"]\n[daemon]\nurl = \"ftp://x\"", "daemon.url"),
-            ("parents = [\"a\"]\nowner = { regex = \"(\" }", "owner.regex"),
+            (
+                "parents = [\"a\"]\n[daemon]\nurl = \"ftp://x\"",
+                "daemon.url",
+            ),
+            (
+                "parents = [\"a\"]\nowner = { regex = \"(\" }",
+                "owner.regex",
+            ),
             ("parents = [\"a\"]\ncolour = 1", "colour"),
         ] {
             let err = parse(text).unwrap_err();

@@ -36,7 +36,10 @@ impl FakeTree {
         fs::create_dir_all(root)?;
         match shape {
             Shape::V2 => {
-                fs::write(root.join("cgroup.controllers"), "cpuset cpu io memory pids\n")?;
+                fs::write(
+                    root.join("cgroup.controllers"),
+                    "cpuset cpu io memory pids\n",
+                )?;
                 fs::write(root.join("cpu.stat"), "usage_usec 0\n")?;
             }
             Shape::V1 | Shape::Hybrid => {
@@ -85,14 +88,29 @@ impl FakeTree {
         match self.shape {
             Shape::V2 => {
                 let d = self.root.join(rel);
-                fs::write(d.join("cpu.stat"), format!("usage_usec {}\nuser_usec 0\nsystem_usec 0\n", (cpu_s * 1e6).round() as u64))?;
-                fs::write(d.join("io.stat"), format!("8:0 rbytes={io_bytes} wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n"))?;
+                fs::write(
+                    d.join("cpu.stat"),
+                    format!(
+                        "usage_usec {}\nuser_usec 0\nsystem_usec 0\n",
+                        (cpu_s * 1e6).round() as u64
+                    ),
+                )?;
+                fs::write(
+                    d.join("io.stat"),
+                    format!("8:0 rbytes={io_bytes} wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n"),
+                )?;
                 fs::write(d.join("memory.current"), format!("{memory_bytes}\n"))
             }
             Shape::V1 | Shape::Hybrid => {
-                fs::write(r("cpuacct").join("cpuacct.usage"), format!("{}\n", (cpu_s * 1e9).round() as u64))?;
+                fs::write(
+                    r("cpuacct").join("cpuacct.usage"),
+                    format!("{}\n", (cpu_s * 1e9).round() as u64),
+                )?;
                 fs::write(r("blkio").join("blkio.throttle.io_service_bytes"), format!("8:0 Read {io_bytes}\n8:0 Write 0\n8:0 Total {io_bytes}\nTotal {io_bytes}\n"))?;
-                fs::write(r("memory").join("memory.usage_in_bytes"), format!("{memory_bytes}\n"))
+                fs::write(
+                    r("memory").join("memory.usage_in_bytes"),
+                    format!("{memory_bytes}\n"),
+                )
             }
         }
     }
@@ -105,7 +123,11 @@ impl FakeTree {
             (_, "blkio") => self.root.join("blkio"),
             _ => self.root.join("memory"),
         };
-        fs::read_to_string(dir.join(rel).join(file)).ok()?.trim().parse().ok()
+        fs::read_to_string(dir.join(rel).join(file))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
     }
 
     fn hierarchies(&self) -> Vec<(PathBuf, Vec<(&'static str, &'static str)>)> {
@@ -133,8 +155,32 @@ const V2_FILES: &[(&str, &str)] = &[
 ];
 
 const V1_FILES: &[(&str, &[(&str, &str)])] = &[
-    ("cpu", &[("cpu.shares", "1024\n"), ("cpu.cfs_quota_us", "-1\n"), ("cpu.cfs_period_us", "100000\n"), ("cpu.stat", "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n")]),
+    (
+        "cpu",
+        &[
+            ("cpu.shares", "1024\n"),
+            ("cpu.cfs_quota_us", "-1\n"),
+            ("cpu.cfs_period_us", "100000\n"),
+            (
+                "cpu.stat",
+                "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n",
+            ),
+        ],
+    ),
     ("cpuacct", &[("cpuacct.usage", "0\n")]),
-    ("memory", &[("memory.usage_in_bytes", "0\n"), ("memory.limit_in_bytes", "9223372036854771712\n"), ("memory.soft_limit_in_bytes", "9223372036854771712\n")]),
-    ("blkio", &[("blkio.throttle.io_service_bytes", "Total 0\n"), ("blkio.weight", "500\n")]),
+    (
+        "memory",
+        &[
+            ("memory.usage_in_bytes", "0\n"),
+            ("memory.limit_in_bytes", "9223372036854771712\n"),
+            ("memory.soft_limit_in_bytes", "9223372036854771712\n"),
+        ],
+    ),
+    (
+        "blkio",
+        &[
+            ("blkio.throttle.io_service_bytes", "Total 0\n"),
+            ("blkio.weight", "500\n"),
+        ],
+    ),
 ];

@@ -5,7 +5,9 @@
 //! report keeps its sequence number through every retry, so the daemon counts it once.
 
 use crate::config::DaemonConfig;
-use fairshare_service::model::{NodeSpec, Priorities, UsageAck, UsageReport, UserSpec, WorkloadSpec};
+use fairshare_service::model::{
+    NodeSpec, Priorities, UsageAck, UsageReport, UserSpec, WorkloadSpec,
+};
 use rand::Rng;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -97,7 +99,12 @@ impl Link {
 
     /// Queues one interval's samples as reports (split to stay small), numbered from
     /// `now_seq` or above the previous number. The oldest reports go when the buffer is full.
-    pub fn queue(&mut self, interval_s: f64, samples: Vec<fairshare_service::model::Sample>, now_seq: u64) {
+    pub fn queue(
+        &mut self,
+        interval_s: f64,
+        samples: Vec<fairshare_service::model::Sample>,
+        now_seq: u64,
+    ) {
         let mut samples = samples;
         loop {
             let rest = samples.split_off(samples.len().min(SAMPLES_PER_REPORT));
@@ -241,7 +248,11 @@ impl Link {
 
     fn add_user(&mut self, owner: &str) -> Result<(), LinkError> {
         if !self.users.contains(owner) {
-            self.call::<_, ()>("PUT", &format!("/v1/users/{owner}"), Some(&UserSpec::default()))?;
+            self.call::<_, ()>(
+                "PUT",
+                &format!("/v1/users/{owner}"),
+                Some(&UserSpec::default()),
+            )?;
             self.users.insert(owner.to_string());
         }
         Ok(())
@@ -284,9 +295,8 @@ impl Link {
         };
         let what = format!("{method} {path}");
         match response {
-            Ok(r) if r.status() == 204 => {
-                serde_json::from_value(serde_json::Value::Null).map_err(|e| LinkError::Unavailable(format!("{what}: {e}")))
-            }
+            Ok(r) if r.status() == 204 => serde_json::from_value(serde_json::Value::Null)
+                .map_err(|e| LinkError::Unavailable(format!("{what}: {e}"))),
             Ok(r) => r
                 .into_json()
                 .map_err(|e| LinkError::Unavailable(format!("{what}: unreadable answer: {e}"))),
@@ -314,7 +324,8 @@ impl Link {
             .call()
             .map(|_| format!("{} answers", self.base))
             .map_err(|e| format!("{}: {e}", self.base));
-        let token = match self.call::<_, ()>("PUT", &format!("/v1/nodes/{}", self.node), Some(node)) {
+        let token = match self.call::<_, ()>("PUT", &format!("/v1/nodes/{}", self.node), Some(node))
+        {
             Ok(()) => Ok("the token may register this node and report usage".to_string()),
             Err(e) => Err(e.to_string()),
         };

@@ -32,9 +32,8 @@ pub struct Usage {
 
 /// The usage between two readings of the same workload name.
 pub fn usage(before: &Reading, now: &Reading) -> Usage {
-    let reset = before.inode != now.inode
-        || now.cpu_s < before.cpu_s
-        || now.io_bytes < before.io_bytes;
+    let reset =
+        before.inode != now.inode || now.cpu_s < before.cpu_s || now.io_bytes < before.io_bytes;
     if reset {
         // The counters started at zero sometime in the interval.
         return Usage {

@@ -161,6 +161,10 @@ mod tests {
             .unwrap();
         let err = o.refresh().unwrap_err();
         assert!(err.contains("owners.toml"), "{err}");
-        assert_eq!(o.owner_of("vm-2").as_deref(), Some("bob"), "the last mapping stays");
+        assert_eq!(
+            o.owner_of("vm-2").as_deref(),
+            Some("bob"),
+            "the last mapping stays"
+        );
     }
 }

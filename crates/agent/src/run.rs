@@ -19,7 +19,13 @@ pub fn host_name() -> String {
     let name: String = raw
         .trim()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(128)
         .collect();
     if name.is_empty() {
@@ -35,7 +41,9 @@ pub fn supply(config: &AgentConfig) -> Supply {
     let cpus = || std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64);
     Supply {
         cpu: s.cpu.unwrap_or_else(cpus),
-        memory: s.memory.unwrap_or_else(|| mem_total().unwrap_or(1024.0 * 1048576.0)),
+        memory: s
+            .memory
+            .unwrap_or_else(|| mem_total().unwrap_or(1024.0 * 1048576.0)),
         disk: s.disk.unwrap_or(500e6),
         network: s.network.unwrap_or(1.25e9),
         speed: s.speed.unwrap_or(1.0),
@@ -58,8 +66,8 @@ pub fn token(config: &AgentConfig) -> Result<Option<String>, String> {
     let Some(path) = config.daemon.as_ref().and_then(|d| d.token_file.as_ref()) else {
         return Ok(None);
     };
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("daemon.token_file {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("daemon.token_file {}: {e}", path.display()))?;
     Ok(Some(text.trim().to_string()).filter(|t| !t.is_empty()))
 }
 
@@ -141,12 +149,20 @@ pub fn check(config: &AgentConfig, node: &str, token: Option<String>) -> Vec<Che
     };
     let lines = describe(&layout, config, node, &supply);
     items.push(item("cgroups", "ok", lines[0].clone()));
-    items.push(item("measuring", "ok", lines[2].trim_start_matches("measuring: ")));
+    items.push(item(
+        "measuring",
+        "ok",
+        lines[2].trim_start_matches("measuring: "),
+    ));
     for parent in &config.parents {
         items.extend(check_parent(&layout, parent));
     }
     if layout.knobs.is_empty() {
-        items.push(item("knobs", "fail", "no knob file: no cpu, io or memory controller is available"));
+        items.push(item(
+            "knobs",
+            "fail",
+            "no knob file: no cpu, io or memory controller is available",
+        ));
     }
     if let Some(daemon) = &config.daemon {
         let link = Link::new(daemon, token, node, 1, 0);
@@ -170,25 +186,41 @@ fn check_parent(layout: &Layout, parent: &str) -> Vec<CheckItem> {
     let what = format!("parent {parent}");
     let dir = layout.primary.join(parent);
     if !dir.is_dir() {
-        return vec![item(&what, "warn", format!("{} does not exist yet: no workloads until it does", dir.display()))];
+        return vec![item(
+            &what,
+            "warn",
+            format!(
+                "{} does not exist yet: no workloads until it does",
+                dir.display()
+            ),
+        )];
     }
     let children = layout.children(parent).unwrap_or_default();
-    let mut items = vec![item(&what, "ok", format!("{} with {} children", dir.display(), children.len()))];
+    let mut items = vec![item(
+        &what,
+        "ok",
+        format!("{} with {} children", dir.display(), children.len()),
+    )];
     // The knobs written are the children's; without a child yet, the parent's tell the same.
     let sample = match children.first() {
         Some((name, _)) => format!("{parent}/{name}"),
         None => parent.to_string(),
     };
     if layout.version == Version::V2 {
-        let enabled = std::fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
+        let enabled =
+            std::fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
         for knob in &layout.knobs {
             let controller = knob.file.split('.').next().unwrap_or_default();
             if !enabled.split_whitespace().any(|c| c == controller) {
-                items.push(item(&what, "warn", format!(
-                    "its children have no {} (echo +{controller} > {})",
-                    knob.file,
-                    dir.join("cgroup.subtree_control").display()
-                )));
+                items.push(item(
+                    &what,
+                    "warn",
+                    format!(
+                        "its children have no {} (echo +{controller} > {})",
+                        knob.file,
+                        dir.join("cgroup.subtree_control").display()
+                    ),
+                ));
             }
         }
     }
@@ -199,8 +231,16 @@ fn check_parent(layout: &Layout, parent: &str) -> Vec<CheckItem> {
     if let Some(place) = &layout.cpu_usage {
         let path = place.path(&sample);
         items.push(match cgroup::read(place, &sample) {
-            Ok(_) => item(&format!("counter {}", place.file), "ok", format!("{} readable", path.display())),
-            Err(e) => item(&format!("counter {}", place.file), "warn", format!("{}: {e}", path.display())),
+            Ok(_) => item(
+                &format!("counter {}", place.file),
+                "ok",
+                format!("{} readable", path.display()),
+            ),
+            Err(e) => item(
+                &format!("counter {}", place.file),
+                "warn",
+                format!("{}: {e}", path.display()),
+            ),
         });
     }
     items
@@ -209,7 +249,15 @@ fn check_parent(layout: &Layout, parent: &str) -> Vec<CheckItem> {
 /// Whether a knob file may be opened for writing (nothing is written).
 fn writable(file: &Path, name: &str) -> CheckItem {
     match std::fs::OpenOptions::new().write(true).open(file) {
-        Ok(_) => item(&format!("knob {name}"), "ok", format!("{} writable", file.display())),
-        Err(e) => item(&format!("knob {name}"), "fail", format!("{}: {e}", file.display())),
+        Ok(_) => item(
+            &format!("knob {name}"),
+            "ok",
+            format!("{} writable", file.display()),
+        ),
+        Err(e) => item(
+            &format!("knob {name}"),
+            "fail",
+            format!("{}: {e}", file.display()),
+        ),
     }
 }

@@ -67,7 +67,10 @@ fn each_shape_is_told_apart_and_says_what_it_controls() {
             }
             Shape::V1 | Shape::Hybrid => {
                 assert_eq!(layout.version, Version::V1);
-                assert_eq!(files, ["cpu.shares", "blkio.weight", "memory.soft_limit_in_bytes"]);
+                assert_eq!(
+                    files,
+                    ["cpu.shares", "blkio.weight", "memory.soft_limit_in_bytes"]
+                );
                 assert_eq!(layout.cpu_usage.as_ref().unwrap().file, "cpuacct.usage");
                 assert_eq!(layout.primary, tree.root.join("cpu"));
                 let hybrid = layout.hybrid.as_ref().map(|(p, c)| (p.clone(), c.len()));
@@ -76,8 +79,20 @@ fn each_shape_is_told_apart_and_says_what_it_controls() {
             }
         }
         let lines = agent(&tree, "", false).describe();
-        assert!(lines[0].contains(if shape == Shape::Hybrid { "hybrid" } else { "cgroup v" }), "{lines:?}");
-        assert!(lines.iter().any(|l| l.starts_with("controlling: ") && l.contains(cpu_knob(shape))), "{lines:?}");
+        assert!(
+            lines[0].contains(if shape == Shape::Hybrid {
+                "hybrid"
+            } else {
+                "cgroup v"
+            }),
+            "{lines:?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("controlling: ") && l.contains(cpu_knob(shape))),
+            "{lines:?}"
+        );
     }
 }
 
@@ -111,7 +126,10 @@ fn the_lighter_user_gets_the_higher_weight_on_every_shape() {
         assert_eq!(usage(&report, "n1:user-e.1", "mem"), (1u64 << 28) as f64);
         let e = tree.knob("fs/user-e.1", cpu_knob(shape)).unwrap();
         let d = tree.knob("fs/user-d.1", cpu_knob(shape)).unwrap();
-        assert!(e > neutral && neutral > d, "{shape:?}: e {e}, neutral {neutral}, d {d}");
+        assert!(
+            e > neutral && neutral > d,
+            "{shape:?}: e {e}, neutral {neutral}, d {d}"
+        );
         let users: Vec<&str> = report.users.iter().map(|(u, _)| u.as_str()).collect();
         assert_eq!(users, ["e", "d"], "lightest first");
         // Every value lies in its knob's range.
@@ -119,7 +137,11 @@ fn the_lighter_user_gets_the_higher_weight_on_every_shape() {
         for knob in &layout.knobs {
             for w in ["user-d.1", "user-d.2", "user-e.1"] {
                 let v = tree.knob(&format!("fs/{w}"), &knob.file).unwrap();
-                assert!(v >= knob.range.lo && v <= knob.range.hi.min(1 << 30), "{} = {v}", knob.file);
+                assert!(
+                    v >= knob.range.lo && v <= knob.range.hi.min(1 << 30),
+                    "{} = {v}",
+                    knob.file
+                );
             }
         }
     }
@@ -136,7 +158,10 @@ fn a_recreated_cgroup_counts_from_zero() {
     tree.add("fs/user-e.1").unwrap();
     tree.set("fs/user-e.1", 2.0, 0, 0).unwrap();
     let report = a.cycle(t0 + Duration::from_secs(10));
-    assert!((usage(&report, "n1:user-e.1", "cpu") - 2.0).abs() < 1e-9, "{report:?}");
+    assert!(
+        (usage(&report, "n1:user-e.1", "cpu") - 2.0).abs() < 1e-9,
+        "{report:?}"
+    );
 }
 
 #[test]
@@ -164,7 +189,10 @@ fn a_refused_knob_is_counted_every_cycle_and_the_rest_still_written() {
     for i in 0..3 {
         let report = a.cycle(t0 + Duration::from_secs(10 * i));
         assert_eq!(report.refused, 1, "cycle {i}");
-        assert!(report.writes.iter().any(|w| w.workload == "n1:user-d.1" && w.file == "cpu.weight"));
+        assert!(report
+            .writes
+            .iter()
+            .any(|w| w.workload == "n1:user-d.1" && w.file == "cpu.weight"));
     }
 }
 
@@ -199,7 +227,11 @@ fn cgroups_no_rule_claims_are_left_alone() {
     let mut a = agent(&tree, "", false);
     let report = a.cycle(Instant::now());
     assert_eq!(report.workloads.len(), 3);
-    assert_eq!(tree.knob("fs/system.slice", "cpu.weight"), Some(100), "untouched");
+    assert_eq!(
+        tree.knob("fs/system.slice", "cpu.weight"),
+        Some(100),
+        "untouched"
+    );
 }
 
 #[test]
@@ -212,7 +244,11 @@ fn limits_give_the_virtual_size() {
     let e = report.workloads.iter().find(|w| w.owner == "e").unwrap();
     assert_eq!((e.cpu_size, e.memory_size), (2.0, 2147483648.0));
     let d = report.workloads.iter().find(|w| w.owner == "d").unwrap();
-    assert_eq!((d.cpu_size, d.memory_size), (1.0, 1073741824.0), "the defaults");
+    assert_eq!(
+        (d.cpu_size, d.memory_size),
+        (1.0, 1073741824.0),
+        "the defaults"
+    );
     let mut no_limits = agent(&tree, "size = { from_limits = false }", false);
     let report = no_limits.cycle(Instant::now());
     assert!(report.workloads.iter().all(|w| w.cpu_size == 1.0));
@@ -227,9 +263,19 @@ fn an_unreadable_counter_loses_nothing_and_counts_nothing_twice() {
     tree.set("fs/user-e.1", 3.0, 0, 0).unwrap();
     std::fs::write(tree.root.join("fs/user-e.1/cpu.stat"), "garbage\n").unwrap();
     let second = a.cycle(t0 + Duration::from_secs(10));
-    assert!(second.measured.iter().all(|m| m.workload != "n1:user-e.1"), "not measured while unreadable");
-    assert_eq!(second.workloads.len(), 3, "still a workload: its knobs are still written");
+    assert!(
+        second.measured.iter().all(|m| m.workload != "n1:user-e.1"),
+        "not measured while unreadable"
+    );
+    assert_eq!(
+        second.workloads.len(),
+        3,
+        "still a workload: its knobs are still written"
+    );
     tree.set("fs/user-e.1", 5.0, 0, 0).unwrap();
     let third = a.cycle(t0 + Duration::from_secs(20));
-    assert!((usage(&third, "n1:user-e.1", "cpu") - 5.0).abs() < 1e-9, "both intervals, once");
+    assert!(
+        (usage(&third, "n1:user-e.1", "cpu") - 5.0).abs() < 1e-9,
+        "both intervals, once"
+    );
 }

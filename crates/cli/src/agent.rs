@@ -30,7 +30,12 @@ docs/agent.md describes every key of the file; deploy/agent.toml is an example."
 #[command(after_help = AGENT_AFTER_HELP)]
 pub struct Args {
     /// The TOML configuration file.
-    #[arg(long, env = "FAIRSHARE_AGENT_CONFIG", value_name = "FILE", default_value = "/etc/fairshare/agent.toml")]
+    #[arg(
+        long,
+        env = "FAIRSHARE_AGENT_CONFIG",
+        value_name = "FILE",
+        default_value = "/etc/fairshare/agent.toml"
+    )]
     config: PathBuf,
     /// Seconds between two cycles (μ), over the file's interval_s.
     #[arg(long, value_name = "SECONDS")]
@@ -61,7 +66,10 @@ pub fn run(args: Args) -> Result<()> {
     let mut config = AgentConfig::load(&args.config)?;
     if let Some(interval) = args.interval {
         config.interval_s = interval;
-        config.check().map_err(anyhow::Error::msg).context("--interval")?;
+        config
+            .check()
+            .map_err(anyhow::Error::msg)
+            .context("--interval")?;
     }
     let node = config.node.clone().unwrap_or_else(run::host_name);
     let token = run::token(&config).map_err(anyhow::Error::msg)?;
@@ -79,13 +87,18 @@ pub fn run(args: Args) -> Result<()> {
     }
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(signal, Arc::clone(&stop)).context("installing the signal handler")?;
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .context("installing the signal handler")?;
     }
     let print = args.once || args.dry_run;
     let mut out = std::io::stdout().lock();
     let mut show = |report: &CycleReport| {
         if print {
-            let shown = if args.json { json_line(report) } else { text(report) };
+            let shown = if args.json {
+                json_line(report)
+            } else {
+                text(report)
+            };
             // A closed standard output (as by `| head`) ends nothing but the printing.
             let _ = out.write_all(shown.as_bytes()).and_then(|()| out.flush());
         } else {
@@ -109,8 +122,17 @@ fn check(config: &AgentConfig, node: &str, token: Option<String>, json: bool) ->
         let doc = serde_json::json!({"schema_version": 1, "node": node, "checks": items});
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        let width = items.iter().map(|i| i.what.chars().count()).max().unwrap_or(0);
-        for CheckItem { what, status, detail } in &items {
+        let width = items
+            .iter()
+            .map(|i| i.what.chars().count())
+            .max()
+            .unwrap_or(0);
+        for CheckItem {
+            what,
+            status,
+            detail,
+        } in &items
+        {
             println!("{status:>4}  {what:<width$}  {detail}");
         }
     }
@@ -135,7 +157,9 @@ fn text(report: &CycleReport) -> String {
         report.cycle,
         report.workloads.len(),
         report.measured.len(),
-        report.interval_s.map_or("no interval yet".to_string(), |i| format!("{i:.1} s")),
+        report
+            .interval_s
+            .map_or("no interval yet".to_string(), |i| format!("{i:.1} s")),
         match report.source {
             fairshare_agent::Source::Local => "computed here",
             fairshare_agent::Source::Daemon => "from the daemon",
@@ -152,7 +176,10 @@ fn text(report: &CycleReport) -> String {
         ));
     }
     if let Some(e) = &report.daemon_error {
-        s.push_str(&format!("  daemon: {e} ({} reports waiting)\n", report.pending_reports));
+        s.push_str(&format!(
+            "  daemon: {e} ({} reports waiting)\n",
+            report.pending_reports
+        ));
     }
     s
 }

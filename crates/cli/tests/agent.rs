@@ -26,7 +26,12 @@ impl AgentProcess {
     fn start(config: &Path, token: Option<&str>) -> AgentProcess {
         let mut command = Command::new(env!("CARGO_BIN_EXE_fairshare"));
         command
-            .args(["agent", "--log", "fairshare=debug,fairshare_agent=debug", "--config"])
+            .args([
+                "agent",
+                "--log",
+                "fairshare=debug,fairshare_agent=debug",
+                "--config",
+            ])
             .arg(config)
             .env_remove("FAIRSHARE_TOKEN")
             .stdout(Stdio::null())
@@ -61,7 +66,11 @@ impl AgentProcess {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status;
             }
-            assert!(Instant::now() < deadline, "no exit 10 s after SIGTERM:\n{}", self.log());
+            assert!(
+                Instant::now() < deadline,
+                "no exit 10 s after SIGTERM:\n{}",
+                self.log()
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -87,7 +96,10 @@ fn wait_for(secs: u64, what: &str, mut ready: impl FnMut() -> bool) {
 fn stored_cpu(url: &str) -> (BTreeMap<String, f64>, Vec<(i64, i64)>) {
     use sqlx::{Connection, Row};
     sqlx::any::install_default_drivers();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let rows = rt.block_on(async {
         let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
         sqlx::query("SELECT seq, received_ms, samples FROM reports ORDER BY seq")
@@ -95,15 +107,21 @@ fn stored_cpu(url: &str) -> (BTreeMap<String, f64>, Vec<(i64, i64)>) {
             .await
             .unwrap()
             .iter()
-            .map(|r| (r.get::<i64, _>(0), r.get::<i64, _>(1), r.get::<String, _>(2)))
+            .map(|r| {
+                (
+                    r.get::<i64, _>(0),
+                    r.get::<i64, _>(1),
+                    r.get::<String, _>(2),
+                )
+            })
             .collect::<Vec<_>>()
     });
     let mut cpu = BTreeMap::new();
     for (_, _, samples) in &rows {
         let samples: Value = serde_json::from_str(samples).unwrap();
         for s in samples.as_array().unwrap() {
-            *cpu.entry(s["workload"].as_str().unwrap().to_string()).or_insert(0.0) +=
-                s["usage"]["cpu"].as_f64().unwrap();
+            *cpu.entry(s["workload"].as_str().unwrap().to_string())
+                .or_insert(0.0) += s["usage"]["cpu"].as_f64().unwrap();
         }
     }
     (cpu, rows.iter().map(|(seq, at, _)| (*seq, *at)).collect())
@@ -165,30 +183,54 @@ fn an_outage_loses_no_interval_and_counts_none_twice() {
     let expected: BTreeMap<String, f64> = workloads
         .iter()
         .zip(total)
-        .map(|(w, t)| (format!("n-agent:{}", w.trim_start_matches("fs/")), t as f64 / 1e6))
+        .map(|(w, t)| {
+            (
+                format!("n-agent:{}", w.trim_start_matches("fs/")),
+                t as f64 / 1e6,
+            )
+        })
         .collect();
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let (cpu, _) = stored_cpu(&db.url);
-        if expected.iter().all(|(w, t)| (cpu.get(w).copied().unwrap_or(0.0) - t).abs() < 1e-9) {
+        if expected
+            .iter()
+            .all(|(w, t)| (cpu.get(w).copied().unwrap_or(0.0) - t).abs() < 1e-9)
+        {
             break;
         }
-        assert!(Instant::now() < deadline, "stored {cpu:?}, expected {expected:?}\n{}", agent.log());
+        assert!(
+            Instant::now() < deadline,
+            "stored {cpu:?}, expected {expected:?}\n{}",
+            agent.log()
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let (cpu, reports) = stored_cpu(&db.url);
     for (w, t) in &expected {
-        assert!((cpu[w] - t).abs() < 1e-9, "{w}: stored {} CPU-s, counters advanced {t}", cpu[w]);
+        assert!(
+            (cpu[w] - t).abs() < 1e-9,
+            "{w}: stored {} CPU-s, counters advanced {t}",
+            cpu[w]
+        );
     }
     let buffered = reports
         .iter()
         .filter(|(seq, at)| *seq > down_at && *seq < up_at && *at >= up_at)
         .count();
-    assert!(buffered >= 5, "reports made while the daemon was down and sent after: {buffered}\n{}", agent.log());
+    assert!(
+        buffered >= 5,
+        "reports made while the daemon was down and sent after: {buffered}\n{}",
+        agent.log()
+    );
     let log = agent.log();
     assert!(log.contains("the daemon cannot be reached"), "{log}");
     assert!(log.contains("the daemon answers again"), "{log}");
-    assert_eq!(log.matches("the daemon cannot be reached").count(), 1, "said once per outage");
+    assert_eq!(
+        log.matches("the daemon cannot be reached").count(),
+        1,
+        "said once per outage"
+    );
     assert!(agent.terminate().success());
     drop(daemon);
 }
@@ -203,7 +245,10 @@ fn check_once_and_dry_run_on_a_fake_tree() {
     let config = dir.path().join("agent.toml");
     std::fs::write(
         &config,
-        format!("node = \"n1\"\ninterval_s = 0.2\ncgroup_root = {:?}\nparents = [\"fs\", \"absent\"]\n", tree.root),
+        format!(
+            "node = \"n1\"\ninterval_s = 0.2\ncgroup_root = {:?}\nparents = [\"fs\", \"absent\"]\n",
+            tree.root
+        ),
     )
     .unwrap();
     let run = |args: &[&str]| {
@@ -216,19 +261,45 @@ fn check_once_and_dry_run_on_a_fake_tree() {
             .unwrap()
     };
     let check = run(&["--check", "--json"]);
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
     let doc: Value = serde_json::from_slice(&check.stdout).unwrap();
-    let by_what = |what: &str| doc["checks"].as_array().unwrap().iter().find(|c| c["what"] == what).cloned().unwrap();
-    assert!(by_what("cgroups")["detail"].as_str().unwrap().contains("hybrid"), "{doc}");
+    let by_what = |what: &str| {
+        doc["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["what"] == what)
+            .cloned()
+            .unwrap()
+    };
+    assert!(
+        by_what("cgroups")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("hybrid"),
+        "{doc}"
+    );
     assert_eq!(by_what("knob cpu.shares")["status"], "ok");
     assert_eq!(by_what("parent absent")["status"], "warn");
     let before = tree.knob("fs/user-e.1", "cpu.shares");
     let once = run(&["--once", "--dry-run", "--json"]);
-    assert!(once.status.success(), "{}", String::from_utf8_lossy(&once.stderr));
+    assert!(
+        once.status.success(),
+        "{}",
+        String::from_utf8_lossy(&once.stderr)
+    );
     let cycle: Value = serde_json::from_slice(&once.stdout).unwrap();
     assert_eq!(cycle["cycle"], 2);
     assert_eq!(cycle["writes"].as_array().unwrap().len(), 9, "{cycle}");
-    assert_eq!(tree.knob("fs/user-e.1", "cpu.shares"), before, "a dry run writes nothing");
+    assert_eq!(
+        tree.knob("fs/user-e.1", "cpu.shares"),
+        before,
+        "a dry run writes nothing"
+    );
     let text = run(&["--once"]);
     let out = String::from_utf8_lossy(&text.stdout);
     assert!(out.contains("cycle 2: 3 workloads, 3 measured"), "{out}");
@@ -260,7 +331,9 @@ impl Experiment {
     fn start(name: &str) -> Result<Experiment, String> {
         let root = Path::new("/sys/fs/cgroup");
         let layout = Layout::detect(root).map_err(|e| e.to_string())?;
-        if !layout.knobs.iter().any(|k| k.kind == cgroup::KnobKind::Cpu) || layout.cpu_usage.is_none() {
+        if !layout.knobs.iter().any(|k| k.kind == cgroup::KnobKind::Cpu)
+            || layout.cpu_usage.is_none()
+        {
             return Err("no cpu controller with a usage counter".into());
         }
         let mut hierarchies: Vec<PathBuf> = layout.knobs.iter().map(|k| k.mount.clone()).collect();
@@ -269,9 +342,15 @@ impl Experiment {
         hierarchies.sort();
         hierarchies.dedup();
         let parent = format!("fairshare-test-{name}-{}", std::process::id());
-        let mut ex = Experiment { layout, parent, hierarchies, processes: Vec::new() };
+        let mut ex = Experiment {
+            layout,
+            parent,
+            hierarchies,
+            processes: Vec::new(),
+        };
         for h in ex.hierarchies.clone() {
-            std::fs::create_dir(h.join(&ex.parent)).map_err(|e| format!("{}: {e}", h.join(&ex.parent).display()))?;
+            std::fs::create_dir(h.join(&ex.parent))
+                .map_err(|e| format!("{}: {e}", h.join(&ex.parent).display()))?;
             if ex.layout.version == Version::V2 {
                 std::fs::write(h.join(&ex.parent).join("cgroup.subtree_control"), "+cpu")
                     .map_err(|e| format!("enabling cpu for the children: {e}"))?;
@@ -289,7 +368,8 @@ impl Experiment {
             let pid = child.id().to_string();
             ex.processes.push(child);
             for h in &ex.hierarchies {
-                std::fs::write(h.join(&ex.parent).join(c).join("cgroup.procs"), &pid).map_err(|e| e.to_string())?;
+                std::fs::write(h.join(&ex.parent).join(c).join("cgroup.procs"), &pid)
+                    .map_err(|e| e.to_string())?;
             }
         }
         Ok(ex)
@@ -298,7 +378,11 @@ impl Experiment {
     /// Each child's CPU-seconds so far, from its cgroup's own counter.
     fn cpu(&self) -> [f64; 3] {
         let place = self.layout.cpu_usage.as_ref().unwrap();
-        CHILDREN.map(|c| cgroup::read(place, &format!("{}/{c}", self.parent)).unwrap().unwrap())
+        CHILDREN.map(|c| {
+            cgroup::read(place, &format!("{}/{c}", self.parent))
+                .unwrap()
+                .unwrap()
+        })
     }
 
     /// The shares of d and e of the three children's CPU time, measured every second for
@@ -325,7 +409,10 @@ impl Experiment {
         let daemon = daemon.map_or(String::new(), |url| format!("[daemon]\nurl = \"{url}\"\n"));
         std::fs::write(
             &path,
-            format!("node = \"exp\"\ninterval_s = 1\nparents = [\"{}\"]\n[supply]\ncpu = 1\n{daemon}", self.parent),
+            format!(
+                "node = \"exp\"\ninterval_s = 1\nparents = [\"{}\"]\n[supply]\ncpu = 1\n{daemon}",
+                self.parent
+            ),
         )
         .unwrap();
         path
@@ -351,7 +438,11 @@ fn first_allowed_cpu() -> String {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            let list = s.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?.trim().to_string();
+            let list = s
+                .lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?
+                .trim()
+                .to_string();
             Some(list.split([',', '-']).next()?.to_string())
         })
         .unwrap_or_else(|| "0".into())
@@ -359,9 +450,14 @@ fn first_allowed_cpu() -> String {
 
 /// Writes the measured shares where `FAIRSHARE_AGENT_EXPERIMENT_OUT` says, for docs/agent.md.
 fn record(mode: &str, before: &[(f64, f64)], with: &[(f64, f64)]) {
-    let Ok(dir) = std::env::var("FAIRSHARE_AGENT_EXPERIMENT_OUT") else { return };
+    let Ok(dir) = std::env::var("FAIRSHARE_AGENT_EXPERIMENT_OUT") else {
+        return;
+    };
     let mut csv = String::from("second,phase,d_share,e_share\n");
-    let rows = before.iter().map(|r| ("without", r)).chain(with.iter().map(|r| ("with", r)));
+    let rows = before
+        .iter()
+        .map(|r| ("without", r))
+        .chain(with.iter().map(|r| ("with", r)));
     for (t, (phase, (d, e))) in rows.enumerate() {
         csv.push_str(&format!("{},{phase},{d:.4},{e:.4}\n", t + 1));
     }
@@ -382,7 +478,10 @@ fn experiment(mode: &str) {
     };
     std::thread::sleep(Duration::from_secs(2));
     let (before, e_before) = ex.shares(8);
-    assert!((0.25..0.42).contains(&e_before), "without the agent e should get about a third, got {e_before:.3}");
+    assert!(
+        (0.25..0.42).contains(&e_before),
+        "without the agent e should get about a third, got {e_before:.3}"
+    );
     let dir = tempfile::tempdir().unwrap();
     let db;
     let mut service = None;
@@ -399,7 +498,11 @@ fn experiment(mode: &str) {
     let (with, e_with) = ex.shares(30);
     eprintln!("{mode}: user e's share of CPU {e_before:.3} without the agent, {e_with:.3} over the 30 s with it");
     record(mode, &before, &with);
-    assert!(e_with >= 0.45, "{mode}: user e got {e_with:.3} of the CPU with the agent\n{}", agent.log());
+    assert!(
+        e_with >= 0.45,
+        "{mode}: user e got {e_with:.3} of the CPU with the agent\n{}",
+        agent.log()
+    );
     assert!(agent.terminate().success());
     drop(service);
 }

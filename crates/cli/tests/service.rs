@@ -207,7 +207,10 @@ fn tokens_decide_who_may_do_what() {
     assert_eq!(user(ADMIN, json!({"quota": {"cpu": 1, "mem": 1}})).0, 204);
     assert_eq!(user(AGENT, json!({})).0, 204, "present: left as it is");
     let (status, body) = daemon.call("PUT", "/v1/users/v", Some(AGENT), Some(&json!({})));
-    assert_eq!(status, 409, "quotas in use: an agent cannot add a user without one: {body}");
+    assert_eq!(
+        status, 409,
+        "quotas in use: an agent cannot add a user without one: {body}"
+    );
     let broken = json!({"colour": 1});
     let (status, _) = daemon.call("PUT", "/v1/nodes/n1", None, Some(&broken));
     assert_eq!(status, 401, "the token is checked before the body is read");
