@@ -4,7 +4,7 @@
 
 use crate::owner::OwnerRule;
 use fairshare_core::heaviness::knobs::PriorityConfig;
-use fairshare_core::heaviness::{HeavinessConfig, Resource, ResourceKind};
+use fairshare_core::heaviness::{HeavinessConfig, Resource};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -117,12 +117,8 @@ impl Default for AgentConfig {
             owner: OwnerRule::default(),
             size: SizeConfig::default(),
             supply: SupplyConfig::default(),
-            resources: vec![
-                Resource::new("cpu", ResourceKind::Cpu),
-                Resource::new("mem", ResourceKind::Memory),
-                Resource::new("disk", ResourceKind::Disk),
-                Resource::new("net", ResourceKind::Network),
-            ],
+            // The daemon's own default names, so that the defaults of both agree.
+            resources: fairshare_service::ServiceConfig::default().resources,
             buffer_reports: 360,
             rewrite_every: 30,
             daemon: None,
