@@ -6,12 +6,11 @@ use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{
-    self, Capacity, ClusterConfig, Fill, FirstFit, Load, PolicyResult, Stop, TOP_USERS,
+    self, Capacity, ClusterConfig, Fit, Load, PolicyResult, Scheduler, Stop, TOP_USERS,
 };
 use fairshare_sim::summary::Setting;
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
 use std::path::PathBuf;
-use std::sync::Arc;
 use thiserror::Error;
 
 /// Where the tasks come from: files, their format and how to read them.
@@ -66,19 +65,29 @@ pub enum StopRule {
 pub struct Replay {
     /// When runs end.
     pub stop: StopRule,
-    /// What a pass does when the chosen user's task does not fit.
+    /// What a pass does when the chosen user's task does not fit (under [`Scheduler::Fill`]).
     pub blocking: Blocking,
+    /// The discipline: what may start in a pass.
+    pub scheduler: Scheduler,
+    /// Which nodes a job starts on.
+    pub fit: Fit,
     /// How many users' dominant shares the timelines keep.
     pub top_users: usize,
+    /// Whether results list every job.
+    pub record_jobs: bool,
 }
 
 impl Default for Replay {
-    /// Until the last event, head-of-line, the [`TOP_USERS`] heaviest users in the timelines.
+    /// Until the last event, progressive filling with the head-of-line rule, first fit, the
+    /// [`TOP_USERS`] heaviest users in the timelines, no job list.
     fn default() -> Replay {
         Replay {
             stop: StopRule::LastEvent,
             blocking: Blocking::HeadOfLine,
+            scheduler: Scheduler::Fill,
+            fit: Fit::First,
             top_users: TOP_USERS,
+            record_jobs: false,
         }
     }
 }
@@ -358,14 +367,13 @@ impl Workload {
             capacity,
             resources: self.resources.clone(),
             users: self.users.clone(),
-            discipline: Arc::new(Fill {
-                blocking: replay.blocking,
-            }),
-            placement: Arc::new(FirstFit),
+            discipline: replay.scheduler.discipline(replay.blocking),
+            placement: replay.fit.placement(),
             stop: self.stop(replay.stop),
             origin: self.origin(),
             sample_every: (self.span_s() / 200.0).max(1.0),
             top_users: replay.top_users,
+            record_jobs: replay.record_jobs,
         }
     }
 

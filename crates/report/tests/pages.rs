@@ -57,6 +57,8 @@ fn policy(name: &str, wait: f64, users: Vec<UserResult>, livetree: Option<u64>) 
             times_s: times.clone(),
             dominant_share: shares.collect(),
         },
+        tasks_with_unknown_properties: 0,
+        jobs: Vec::new(),
     }
 }
 

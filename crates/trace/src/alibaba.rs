@@ -173,6 +173,9 @@ fn task(pod: &Pod, id: u64) -> Result<Task, &'static str> {
         walltime: None,
         queue: None,
         partition: None,
+        nodes: Some(1),
+        exclusive: false,
+        properties: Vec::new(),
     })
 }
 

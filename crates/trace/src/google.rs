@@ -314,6 +314,9 @@ impl Tasks {
                     walltime: None,
                     queue: None,
                     partition: None,
+                    nodes: Some(1),
+                    exclusive: false,
+                    properties: Vec::new(),
                 };
                 self.ready.insert(task.order, done);
             }

@@ -15,7 +15,9 @@
 //! | `start` | submit + field 3 (wait) when the wait is known (≥ 0) |
 //! | `runtime` | field 4, seconds; `-1` → skipped as "no runtime" |
 //! | `user` | field 12, as written (`-1` is a user of its own) |
-//! | cpu | field 8 (requested) or 5 (allocated), see [`CpuField`]; `-1` → "no processor count", `0` → "zero request" |
+//! | cpu | field 5 (allocated) or 8 (requested), see [`CpuField`]; `-1` → "no processor count", `0` → "zero request" |
+//! | `walltime` | field 9, requested time, when recorded |
+//! | `nodes`, `exclusive`, `properties` | the nodespec (field 21): node count, `#excl`, and the `:`-separated words that are neither counts nor `key=value` (`x86_64`, `cl_zewura`); `None`, `false` and none without one |
 //! | mem | field 10 (requested) or 7 (used), see [`MemoryField`] and [`MemoryLayout`]; reported in KB; `-1` → "no memory" |
 //!
 //! The resources are `["cpu", "mem"]` in processors and KB, or `["cpu"]` alone when memory is
@@ -29,8 +31,13 @@
 //! at most 10¹⁵ (see [`fairshare_core::model::Time::LONGEST_INPUT_S`]); larger values are errors
 //! naming the line and field, never clamped.
 //!
+//! The processor count is the *allocated* one by default, as the Parallel Workloads Archive's
+//! guidelines ask of simulations, the requested one only where the allocated is missing; how
+//! many jobs record two different counts is a note. A header's `MaxProcs` and `MaxNodes` are
+//! kept in [`crate::ReadStats`] as the machine the log declares.
+//!
 //! The defaults ([`SwfOptions::default`], all `Auto`) read the shared logs as intended: the
-//! extended wagap log gives requested CPUs and requested memory in bytes per node × nodes;
+//! extended wagap log gives allocated CPUs and requested memory in bytes per node × nodes;
 //! METACENTRUM-2009-2 (requested fields all `-1`) gives allocated processors and used memory
 //! (KB per processor × processors); KTH-SP2 (no memory at all) gives CPUs only.
 
@@ -50,7 +57,7 @@ pub enum CpuField {
     Requested,
     /// Field 5, allocated processors.
     Allocated,
-    /// Per job: requested when present, else allocated.
+    /// Per job: allocated when present, else requested.
     #[default]
     Auto,
 }
@@ -82,7 +89,7 @@ impl Choice for CpuField {
 
     fn about(self) -> &'static str {
         match self {
-            CpuField::Auto => "Requested when present, else allocated",
+            CpuField::Auto => "Allocated when present, else requested",
             CpuField::Requested => "Field 8, requested processors",
             CpuField::Allocated => "Field 5, allocated processors",
         }
@@ -171,6 +178,16 @@ struct Job {
     queue: Option<String>,
     partition: Option<String>,
     nodes: Option<f64>,
+    spec: Option<Nodespec>,
+}
+
+/// What a PBS nodespec asks of nodes besides their number.
+#[derive(Debug, Clone, PartialEq)]
+struct Nodespec {
+    /// Whether the job takes its nodes whole (`#excl`).
+    exclusive: bool,
+    /// The node properties it requires.
+    properties: Vec<String>,
 }
 
 /// The whitespace-separated fields of a job line, or `None` for a blank or comment line.
@@ -216,6 +233,7 @@ fn parse(line: &Line) -> Result<Option<Job>, TraceError> {
             .get(NODESPEC.number - 1)
             .map(|spec| nodes(spec).ok_or_else(|| at.error(NODESPEC, "a PBS nodespec", spec)))
             .transpose()?,
+        spec: fields.get(NODESPEC.number - 1).map(|spec| nodespec(spec)),
     }))
 }
 
@@ -236,6 +254,27 @@ fn nodes(spec: &str) -> Option<f64> {
         .sum()
 }
 
+/// The exclusivity and properties of a nodespec: `#excl` anywhere, and each chunk's words after
+/// its count that are neither `key=value` settings nor numbers (host names count as
+/// properties; a catalogue that does not know one does not enforce it).
+fn nodespec(spec: &str) -> Nodespec {
+    let mut properties: Vec<String> = Vec::new();
+    for chunk in spec.split('+') {
+        let words = chunk.split('#').next().unwrap_or("").split(':');
+        for word in words.skip(1) {
+            let word = word.trim_start_matches('^');
+            let setting = word.contains('=') || word.parse::<f64>().is_ok() || word.is_empty();
+            if !setting && !properties.iter().any(|p| p == word) {
+                properties.push(word.to_owned());
+            }
+        }
+    }
+    Nodespec {
+        exclusive: spec.split('#').skip(1).any(|flag| flag == "excl"),
+        properties,
+    }
+}
+
 /// Reads SWF job lines as tasks.
 pub(crate) struct SwfReader {
     lines: Lines,
@@ -247,11 +286,12 @@ pub(crate) struct SwfReader {
 
 /// A source of the tasks of the SWF files `paths`, in the order given.
 pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<SwfReader> {
+    let survey = survey(paths);
     let (memory, note) = match options.swf.memory {
         MemoryField::Omit => (false, None),
         MemoryField::Requested | MemoryField::Used => (true, None),
         MemoryField::Auto => {
-            let (with, jobs) = memory_recorded(paths);
+            let (with, jobs) = (survey.with_memory, survey.jobs);
             let memory = 2 * with >= jobs && with > 0;
             let partial = with > 0 && with < jobs;
             (memory, partial.then(|| memory_note(memory, with, jobs)))
@@ -272,27 +312,74 @@ pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<SwfReader
     if let Some(note) = note {
         meta.note(note);
     }
+    if survey.cpus_differ > 0 {
+        meta.note(cpus_note(options.swf.cpus, survey.cpus_differ, survey.jobs));
+    }
+    meta.stats.declared_processors = survey.max_procs;
+    meta.stats.declared_nodes = survey.max_nodes;
     Source::new(reader, meta)
 }
 
-/// Of the job lines of `paths`, how many record memory (requested or used, not `-1`), and how
-/// many there are. A line that cannot be read is not counted; the reading pass reports it.
-fn memory_recorded(paths: &[PathBuf]) -> (u64, u64) {
+/// What a first look over a whole log tells before it is read: how many job lines there are,
+/// how many record memory (requested or used, not `-1`), how many record two different
+/// processor counts, and the machine its header declares.
+#[derive(Debug, Default)]
+struct Survey {
+    jobs: u64,
+    with_memory: u64,
+    cpus_differ: u64,
+    max_procs: Option<u64>,
+    max_nodes: Option<u64>,
+}
+
+/// Surveys the job lines and header of `paths`. A line that cannot be read is not counted;
+/// the reading pass reports it.
+fn survey(paths: &[PathBuf]) -> Survey {
     let mut lines = Lines::new(paths);
-    let (mut with, mut jobs) = (0, 0);
+    let mut survey = Survey::default();
     while let Some(Ok(line)) = lines.next_line() {
+        if let Some((key, value)) = header(&line.text) {
+            match key {
+                "MaxProcs" => survey.max_procs = Some(value),
+                "MaxNodes" => survey.max_nodes = Some(value),
+                _ => {}
+            }
+        }
         let Ok(Some(fields)) = fields(&line) else {
             continue;
         };
-        jobs += 1;
+        survey.jobs += 1;
         let recorded = |col: Col| {
             fields[col.number - 1]
                 .parse::<f64>()
-                .is_ok_and(|x| x >= 0.0)
+                .ok()
+                .filter(|x| *x >= 0.0)
         };
-        with += u64::from(recorded(REQUESTED_MEMORY) || recorded(USED_MEMORY));
+        let memory = recorded(REQUESTED_MEMORY).or(recorded(USED_MEMORY));
+        survey.with_memory += u64::from(memory.is_some());
+        if let (Some(a), Some(r)) = (recorded(ALLOCATED), recorded(REQUESTED)) {
+            survey.cpus_differ += u64::from(a != r);
+        }
     }
-    (with, jobs)
+    survey
+}
+
+/// A header line's `; Key: number`, as key and positive number.
+fn header(text: &str) -> Option<(&str, u64)> {
+    let (key, value) = text.strip_prefix(';')?.split_once(':')?;
+    let value = value.trim().parse::<u64>().ok().filter(|v| *v > 0)?;
+    Some((key.trim(), value))
+}
+
+/// How many jobs record two processor counts, and which one the replay uses.
+fn cpus_note(choice: CpuField, differ: u64, jobs: u64) -> String {
+    let used = match choice {
+        CpuField::Requested => "the requested count (--swf-cpus requested)",
+        CpuField::Allocated | CpuField::Auto => {
+            "the allocated count (field 5; --swf-cpus requested uses field 8)"
+        }
+    };
+    format!("{differ} of {jobs} jobs were allocated a processor count other than they requested; the replay uses {used}")
 }
 
 /// What the automatic memory rule decided for a log that records memory on some jobs only.
@@ -341,7 +428,7 @@ impl SwfReader {
         let cpus = match self.options.cpus {
             CpuField::Requested => job.requested,
             CpuField::Allocated => job.allocated,
-            CpuField::Auto => job.requested.or(job.allocated),
+            CpuField::Auto => job.allocated.or(job.requested),
         };
         let cpus = cpus.ok_or("no processor count")?;
         if cpus == 0.0 {
@@ -361,6 +448,12 @@ impl SwfReader {
             walltime: job.requested_time.map(Time::as_micros),
             queue: None,
             partition: None,
+            nodes: job.nodes.map(|n| n as u32),
+            exclusive: job.spec.as_ref().is_some_and(|s| s.exclusive),
+            properties: job
+                .spec
+                .as_ref()
+                .map_or_else(Vec::new, |s| s.properties.clone()),
         })
     }
 
@@ -428,7 +521,8 @@ const MACHINE_CPUS: Col = Col::new(4, "cpus per node");
 const MACHINE_MEMORY: Col = Col::new(6, "memory per node (KB)");
 
 /// Reads a `.machines` file beside an SWF log: lines `id name nodes cpus_per_node ? ram_kb`,
-/// each one [`NodeType`] with capacity `[cpus, KB]`.
+/// each one [`NodeType`] with capacity `[cpus, KB]` and the properties a nodespec may ask for:
+/// its name, `cl_NAME` (MetaCentrum's cluster property) and `nodecpusN`.
 pub(crate) fn read_machines(path: &Path) -> Result<Vec<NodeType>, TraceError> {
     let mut lines = Lines::new(&[path.to_path_buf()]);
     let mut machines = Vec::new();
@@ -449,19 +543,51 @@ pub(crate) fn read_machines(path: &Path) -> Result<Vec<NodeType>, TraceError> {
 /// One machine line's [`NodeType`].
 fn machine(at: At, fields: &[&str]) -> Result<NodeType, TraceError> {
     let get = |col: Col| fields.get(col.number - 1).copied().unwrap_or("");
-    Ok(NodeType::new(
-        get(MACHINE_NAME),
+    let name = get(MACHINE_NAME);
+    let cpus = at.amount(MACHINE_CPUS, get(MACHINE_CPUS))?;
+    let mut node = NodeType::new(
+        name,
         at.integer(MACHINE_NODES, get(MACHINE_NODES))?,
-        vec![
-            at.amount(MACHINE_CPUS, get(MACHINE_CPUS))?,
-            at.amount(MACHINE_MEMORY, get(MACHINE_MEMORY))?,
-        ],
-    ))
+        vec![cpus, at.amount(MACHINE_MEMORY, get(MACHINE_MEMORY))?],
+    );
+    node.properties = vec![
+        name.to_owned(),
+        format!("cl_{name}"),
+        format!("nodecpus{cpus}"),
+    ];
+    Ok(node)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::nodes;
+    use super::{header, nodes, nodespec, Nodespec};
+
+    #[test]
+    fn nodespec_properties_and_exclusivity() {
+        let spec = |exclusive, properties: &[&str]| Nodespec {
+            exclusive,
+            properties: properties.iter().map(|p| p.to_string()).collect(),
+        };
+        assert_eq!(
+            nodespec("1:ppn=64:x86_64:cl_zewura#excl"),
+            spec(true, &["x86_64", "cl_zewura"])
+        );
+        assert_eq!(nodespec("1:ppn=12"), spec(false, &[]));
+        assert_eq!(
+            nodespec("2:ppn=2:nfs4+1:ppn=1:nfs4:^zegox20.cerit-sc.cz:mem=3gb"),
+            spec(false, &["nfs4", "zegox20.cerit-sc.cz"])
+        );
+        assert_eq!(nodespec("zewura19.cerit-sc.cz:ppn=12"), spec(false, &[]));
+    }
+
+    #[test]
+    fn header_lines() {
+        assert_eq!(header("; MaxProcs: 100"), Some(("MaxProcs", 100)));
+        assert_eq!(header(";MaxNodes:128 "), Some(("MaxNodes", 128)));
+        assert_eq!(header("; MaxNodes: -1"), None);
+        assert_eq!(header("; Note: uses the EASY scheduler"), None);
+        assert_eq!(header("1 2 3"), None);
+    }
 
     #[test]
     fn nodespec_node_counts() {

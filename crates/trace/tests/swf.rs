@@ -29,7 +29,7 @@ fn job(
 const HEADER: &str = "; Version: 2.2\n; MaxProcs: 100\n;\n";
 
 #[test]
-fn standard_log_uses_requested_then_allocated_and_kb_per_processor() {
+fn standard_log_uses_allocated_then_requested_and_kb_per_processor() {
     let dir = TempDir::new().unwrap();
     let text = format!(
         "{HEADER}{}{}\n{}",
@@ -57,8 +57,8 @@ fn standard_log_uses_requested_then_allocated_and_kb_per_processor() {
     assert_eq!(a.runtime, 100_000_000);
     assert_eq!(
         a.demand,
-        [2.0, 2.0 * 1000.0],
-        "requested CPUs, used memory x CPUs"
+        [4.0, 4.0 * 1000.0],
+        "allocated CPUs, used memory x CPUs"
     );
     assert_eq!(
         (b.start, b.demand.clone()),
@@ -67,6 +67,18 @@ fn standard_log_uses_requested_then_allocated_and_kb_per_processor() {
     );
     assert_eq!((c.runtime, c.user), (0, 0));
     assert_eq!(read.stats.records_read, 3);
+    let differ = "1 of 3 jobs were allocated a processor count other than they requested";
+    assert!(
+        read.stats.notes.iter().any(|n| n.starts_with(differ)),
+        "{:?}",
+        read.stats.notes
+    );
+    assert_eq!(
+        read.stats.declared_processors,
+        Some(100),
+        "the header's MaxProcs"
+    );
+    assert_eq!(read.stats.declared_nodes, None);
 }
 
 #[test]
@@ -84,6 +96,21 @@ fn extended_log_reads_bytes_per_node_times_nodes() {
     let mem: Vec<f64> = read.tasks.iter().map(|t| t.demand[1]).collect();
     assert_eq!(mem, [67_108_864.0, 8.0 * 8_388_608.0, 4.0, 2.0]);
     assert_eq!(read.tasks[0].demand[0], 64.0);
+    let shape: Vec<_> = read
+        .tasks
+        .iter()
+        .map(|t| (t.nodes, t.exclusive, t.properties.join(",")))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            (Some(1), true, "x86_64,cl_zewura".to_owned()),
+            (Some(8), false, "x86_64,cl_zegox".to_owned()),
+            (Some(4), false, String::new()),
+            (Some(1), false, "brno".to_owned()),
+        ]
+    );
+    assert_eq!(read.tasks[0].walltime, Some(86_400_000_000));
 }
 
 #[test]
@@ -212,7 +239,7 @@ fn explicit_field_choices() {
     );
     assert_eq!(
         pick(CpuField::Auto, MemoryField::Omit, MemoryLayout::Auto),
-        [2.0]
+        [4.0]
     );
     let per_node = read(
         &[&path],

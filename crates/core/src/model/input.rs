@@ -39,6 +39,12 @@ pub struct ReadStats {
     /// memory is a resource, and why), for the user to see.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Processors of the machine the log's header declares (SWF `MaxProcs`), if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_processors: Option<u64>,
+    /// Nodes of the machine the log's header declares (SWF `MaxNodes`), if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_nodes: Option<u64>,
 }
 
 impl ReadStats {

@@ -32,11 +32,18 @@ pub struct Task {
     pub queue: Option<u32>,
     /// The partition it ran in: an index into the source's partition names (SWF field 16).
     pub partition: Option<u32>,
+    /// How many nodes it spans, its demand split evenly over them; `None` when the trace gives
+    /// only a processor count, so any nodes with enough free processors may hold it.
+    pub nodes: Option<u32>,
+    /// Whether it takes its nodes whole, sharing them with nobody.
+    pub exclusive: bool,
+    /// Node properties it requires (architecture, cluster name, …).
+    pub properties: Vec<String>,
 }
 
 impl Task {
-    /// A task of `user` submitted at `submit`, running `runtime` microseconds with `demand`,
-    /// with no recorded start, walltime, queue or partition.
+    /// A task of `user` submitted at `submit`, running `runtime` microseconds with `demand` on
+    /// one node, with no recorded start, walltime, queue, partition or property.
     pub fn new(id: u64, user: u32, submit: Time, runtime: u64, demand: Vec<f64>) -> Task {
         Task {
             id,
@@ -48,6 +55,9 @@ impl Task {
             walltime: None,
             queue: None,
             partition: None,
+            nodes: Some(1),
+            exclusive: false,
+            properties: Vec::new(),
         }
     }
 }

@@ -1,12 +1,21 @@
-//! The `cluster` engine: trace-driven task scheduling under any policy.
+//! The `cluster` engine: trace-driven job scheduling under any policy, discipline and
+//! placement.
 //!
-//! Tasks arrive at their submit time into per-user FIFO queues and run for their recorded
+//! Jobs arrive at their submit time into per-user FIFO queues and run for their recorded
 //! runtime once placed. At every instant with an arrival or a finish the engine processes all
-//! finishes, then all arrivals, then runs one pass of progressive filling (SDRF's Algorithm 1)
-//! in the policy's order (docs/mechanisms.md, SDRF §8.3). Tasks are pulled from an iterator as they
-//! come due, so a trace is never held in memory.
+//! finishes, then all arrivals, then runs one scheduling pass: the policy orders the users by
+//! their oldest waiting job, the [`Discipline`] decides what starts (progressive filling as in
+//! SDRF's Algorithm 1, docs/mechanisms.md §8.3, or EASY or conservative backfilling), and the
+//! [`Placement`] chooses nodes. Jobs are pulled from an iterator as they come due, so a trace
+//! is never held in memory.
+//!
+//! Backfilling plans with each job's requested walltime. A job that ran longer than it asked
+//! for is replayed for its whole recorded runtime, its request raised to that runtime (the
+//! workload counts such jobs); a job without a request is planned with its runtime, a perfect
+//! estimate. So no plan is ever overrun and no recorded work is cut short.
 
 mod load;
+mod profile;
 mod recorder;
 mod result;
 mod seams;
@@ -15,20 +24,24 @@ mod statistics;
 
 pub use load::Load;
 pub use recorder::MOST_SAMPLES;
-pub use result::{PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S, TOP_USERS};
-pub use seams::{Discipline, Fill, FirstFit, Node, Placement};
+pub use result::{
+    JobRecord, PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S, TOP_USERS,
+};
+pub use seams::{
+    BestFit, Conservative, Discipline, Easy, Fill, FirstFit, Fit, Node, Pass, Placement,
+    Reservations, Scheduler,
+};
 pub use space::{Capacity, MOST_MACHINES};
 pub use statistics::jain;
 use std::sync::Arc;
 
-use fairshare_core::alloc::tasks::TaskQueue;
 pub use fairshare_core::model::Task;
 use fairshare_core::model::Time;
 use fairshare_core::policy::dominant_share;
 use fairshare_core::policy::{Policy, PolicyKind, PolicySpec};
 use fairshare_core::rank::{Head, RankError, Ranker, Share};
 use recorder::Recorder;
-use space::Space;
+use space::{held, Placed, Request, Space};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use thiserror::Error;
@@ -65,6 +78,8 @@ pub struct ClusterConfig {
     pub sample_every: f64,
     /// How many users' dominant shares the timeline keeps.
     pub top_users: usize,
+    /// Whether the result lists every job's submit, start, end, nodes and first reservation.
+    pub record_jobs: bool,
 }
 
 impl ClusterConfig {
@@ -89,6 +104,7 @@ impl ClusterConfig {
             origin: Time::ZERO,
             sample_every: 1.0,
             top_users: TOP_USERS,
+            record_jobs: false,
         }
     }
 }
@@ -128,21 +144,32 @@ pub enum SimError {
     },
 }
 
-/// A task waiting in a user's queue.
+/// A job waiting in a user's queue.
 #[derive(Debug, Clone)]
 struct Pending {
+    id: u64,
     seq: u64,
     submit: Time,
     runtime: u64,
-    demand: Vec<f64>,
+    /// The walltime backfilling plans with, never below the runtime.
+    walltime: u64,
+    request: Request,
+    /// Its dominant share, which some policies order by.
+    size: f64,
+    /// Its reservation: when, and where.
+    reservation: Option<(Time, Placed)>,
+    /// The first reservation it was given.
+    first_reserved: Option<Time>,
 }
 
-/// A task running somewhere.
+/// A job running somewhere.
 #[derive(Debug, Clone)]
 struct Running {
     user: u32,
-    place: usize,
-    demand: Vec<f64>,
+    placed: Placed,
+    /// When its walltime runs out (the availability profile holds it until then).
+    planned_end: Time,
+    record: Option<JobRecord>,
 }
 
 /// The engine's state between events.
@@ -153,14 +180,29 @@ struct Engine {
     free_slots: Vec<usize>,
     finishes: BinaryHeap<Reverse<(Time, u64, usize)>>,
     space: Space,
-    /// Each node's speed (the space is lent out during a pass).
-    speeds: Vec<f64>,
     ranking: Box<dyn Ranker>,
     recorder: Recorder,
     now: Time,
     seq: u64,
     /// The first refusal by the ranker, which ends the run.
     fault: Option<SimError>,
+    /// How long the discipline's reservations last.
+    reservations: Reservations,
+    /// Per user, the index of its candidate job in the current pass.
+    cursor: Vec<usize>,
+    /// Users whose candidate moved past their oldest job in the current pass.
+    moved: Vec<u32>,
+    /// Waiting jobs without a reservation.
+    unreserved: u64,
+    /// Waiting jobs that need none of resource 0 (while there are some, the cluster is never
+    /// too full to start one).
+    free_of_first: u64,
+    /// Whether a job ended before its walltime since the last pass (reservations may move up).
+    ended_early: bool,
+    /// Jobs that name a property no node declares (not enforced).
+    unknown_properties: u64,
+    record_jobs: bool,
+    jobs: Vec<JobRecord>,
 }
 
 /// Replays `arrivals` (in submit order) under `config`.
@@ -273,10 +315,12 @@ impl Engine {
     fn new(config: &ClusterConfig) -> Result<Engine, SimError> {
         let m = config.resources.len();
         let users = config.users.len();
+        let reservations = config.discipline.reservations();
         let space = Space::new(
             &config.capacity,
             &config.resources,
             Arc::clone(&config.placement),
+            reservations != Reservations::None,
         )?;
         Ok(Engine {
             queues: vec![VecDeque::new(); users],
@@ -284,13 +328,21 @@ impl Engine {
             running: Vec::new(),
             free_slots: Vec::new(),
             finishes: BinaryHeap::new(),
-            speeds: space.speeds(),
             space,
             ranking: ranker(&config.policy, m, users)?,
             recorder: Recorder::new(users, &config.resources, config.origin, config.sample_every),
             now: config.origin,
             seq: 0,
             fault: None,
+            reservations,
+            cursor: vec![0; users],
+            moved: Vec::new(),
+            unreserved: 0,
+            free_of_first: 0,
+            ended_early: false,
+            unknown_properties: 0,
+            record_jobs: config.record_jobs,
+            jobs: Vec::new(),
         })
     }
 
@@ -301,10 +353,14 @@ impl Engine {
         Ok(())
     }
 
+    /// The user's candidate job: its oldest, or in a pass the one its cursor points at.
+    fn candidate(&self, user: u32) -> Option<&Pending> {
+        self.queues[user as usize].get(self.cursor[user as usize])
+    }
+
     fn head(&self, user: u32) -> Option<Head> {
-        self.queues[user as usize]
-            .front()
-            .map(|p| Head::new(p.submit, p.seq).with_size(dominant_share(&p.demand)))
+        self.candidate(user)
+            .map(|p| Head::new(p.submit, p.seq).with_size(p.size))
     }
 
     fn arrive(&mut self, a: Task) -> Result<(), SimError> {
@@ -317,24 +373,35 @@ impl Engine {
         }
         self.recorder.event();
         self.recorder.submitted(a.user);
-        let demand = self
-            .space
-            .normalise(&a.demand)
-            .map_err(|problem| SimError::BadArrival {
-                user: a.user,
-                problem,
-            })?;
-        if !self.space.could_ever_fit(&demand) {
+        let bad = |problem| SimError::BadArrival {
+            user: a.user,
+            problem,
+        };
+        let demand = self.space.normalise(&a.demand).map_err(bad)?;
+        let size = dominant_share(&demand);
+        let cpus = a.demand.first().copied().unwrap_or(0.0);
+        let (request, unknown) =
+            self.space
+                .request(cpus, demand, a.nodes, a.exclusive, &a.properties);
+        self.unknown_properties += u64::from(unknown);
+        if !self.space.could_ever_fit(&request) {
             self.recorder.never_fits(a.user);
             return Ok(());
         }
         self.seq += 1;
+        self.unreserved += 1;
+        self.free_of_first += u64::from(request.total()[0] <= 0.0);
         let was_idle = self.queues[u].is_empty();
         self.queues[u].push_back(Pending {
+            id: a.id,
             seq: self.seq,
             submit: a.submit,
             runtime: a.runtime,
-            demand,
+            walltime: a.walltime.unwrap_or(a.runtime).max(a.runtime),
+            request,
+            size,
+            reservation: None,
+            first_reserved: None,
         });
         if was_idle {
             self.rerank(a.user);
@@ -346,22 +413,29 @@ impl Engine {
         let Some(Reverse((_, _, slot))) = self.finishes.pop() else {
             return;
         };
-        let Some(task) = self.running[slot].take() else {
+        let Some(job) = self.running[slot].take() else {
             return;
         };
         self.free_slots.push(slot);
         self.recorder.event();
-        self.recorder.completed(task.user);
-        self.space.release(task.place, &task.demand);
+        self.recorder.completed(job.user);
+        self.space.release(&job.placed);
+        if job.planned_end > self.now {
+            self.space
+                .expect(&job.placed, self.now, job.planned_end, -1.0);
+            self.ended_early = true;
+        }
         self.recorder.used(self.space.used());
-        let u = task.user as usize;
+        let u = job.user as usize;
+        let holding = held(&job.placed, self.allocation[u].len());
         self.allocation[u]
             .iter_mut()
-            .zip(&task.demand)
+            .zip(&holding)
             .for_each(|(o, d)| *o = (*o - d).max(0.0));
         self.recorder
-            .allocation(task.user, self.now, &self.allocation[u]);
-        self.rerank(task.user);
+            .allocation(job.user, self.now, &self.allocation[u]);
+        self.jobs.extend(job.record);
+        self.rerank(job.user);
     }
 
     /// Tells the ranker what `user` holds and waits for now. The engine's holdings are
@@ -377,13 +451,134 @@ impl Engine {
         }
     }
 
-    /// One pass of Algorithm 1; time stands still during it, so use is recorded after it.
+    /// One scheduling pass; time stands still during it, so use is recorded after it.
     fn pass(&mut self, discipline: &dyn Discipline) {
-        let mut space = std::mem::take(&mut self.space);
-        discipline.pass(self, &mut space);
-        self.space = space;
+        if self.reservations != Reservations::None {
+            self.space.forget_before(self.now);
+            if self.reservations == Reservations::UntilStart && self.ended_early {
+                self.compress();
+            }
+            self.ended_early = false;
+        }
+        discipline.pass(self);
+        if self.reservations == Reservations::ForThePass {
+            self.drop_reservations();
+        }
+        for user in std::mem::take(&mut self.moved) {
+            self.cursor[user as usize] = 0;
+            self.rerank(user);
+        }
         self.ranking.restore();
         self.recorder.used(self.space.used());
+    }
+
+    /// Every waiting job with a reservation, as (user, index in its queue), by reserved start.
+    fn reserved(&self) -> Vec<(u32, usize)> {
+        let mut reserved: Vec<(Time, u64, u32, usize)> = Vec::new();
+        for (u, queue) in self.queues.iter().enumerate() {
+            for (i, job) in queue.iter().enumerate() {
+                if let Some((t, _)) = &job.reservation {
+                    reserved.push((*t, job.seq, u as u32, i));
+                }
+            }
+        }
+        reserved.sort_unstable();
+        reserved.into_iter().map(|(_, _, u, i)| (u, i)).collect()
+    }
+
+    /// Takes a job's reservation out of the availability profile and off the job.
+    fn unreserve(&mut self, user: u32, index: usize) -> Option<(Time, Placed)> {
+        let job = &mut self.queues[user as usize][index];
+        let (t, placed) = job.reservation.take()?;
+        let end = t.plus_micros(job.walltime);
+        self.unreserved += 1;
+        self.space.expect(&placed, t, end, -1.0);
+        Some((t, placed))
+    }
+
+    /// Drops every reservation (EASY's last only for the pass that made it).
+    fn drop_reservations(&mut self) {
+        for (user, index) in self.reserved() {
+            self.unreserve(user, index);
+        }
+    }
+
+    /// Moves every reservation as early as it now fits, in the order of their starts: jobs
+    /// that ended before their walltime leave room, and no reservation ever moves later.
+    fn compress(&mut self) {
+        let reserved = self.reserved();
+        let old: Vec<_> = reserved
+            .iter()
+            .map(|&(u, i)| self.unreserve(u, i))
+            .collect();
+        for ((user, index), old) in reserved.into_iter().zip(old) {
+            let job = &self.queues[user as usize][index];
+            let (request, walltime) = (job.request.clone(), job.walltime);
+            let found = self.space.earliest(&request, self.now, walltime);
+            let kept = match (found, old) {
+                (Some(new), Some(old)) if new.0 > old.0 => old,
+                (Some(new), _) => new,
+                (None, old) => match old {
+                    Some(old) => old,
+                    None => continue,
+                },
+            };
+            self.hold(user, index, kept);
+        }
+    }
+
+    /// Gives a waiting job the reservation `(t, placed)` and enters it in the profile.
+    fn hold(&mut self, user: u32, index: usize, (t, placed): (Time, Placed)) {
+        let job = &mut self.queues[user as usize][index];
+        self.space
+            .expect(&placed, t, t.plus_micros(job.walltime), 1.0);
+        job.first_reserved.get_or_insert(t);
+        job.reservation = Some((t, placed));
+        self.unreserved -= 1;
+    }
+
+    /// Starts the job at `index` of `user`'s queue on `placed` now.
+    fn launch(&mut self, user: u32, index: usize, placed: Placed) {
+        let Some(job) = self.queues[user as usize].remove(index) else {
+            return;
+        };
+        self.unreserved -= 1;
+        self.free_of_first -= u64::from(job.request.total()[0] <= 0.0);
+        let wait = (self.now.as_micros() - job.submit.as_micros()) as f64 / 1e6;
+        self.recorder.started(user, wait, job.runtime as f64 / 1e6);
+        let client = user as usize;
+        let holding = held(&placed, self.allocation[client].len());
+        self.allocation[client]
+            .iter_mut()
+            .zip(&holding)
+            .for_each(|(o, d)| *o += d);
+        self.recorder
+            .allocation(user, self.now, &self.allocation[client]);
+        self.space.take(&placed);
+        let speed = self.space.speed(&placed);
+        let end = self.now.plus_micros(on_node(job.runtime, speed));
+        let planned_end = self.now.plus_micros(on_node(job.walltime, speed)).max(end);
+        self.space.expect(&placed, self.now, planned_end, 1.0);
+        let slot = self.free_slots.pop().unwrap_or(self.running.len());
+        if slot == self.running.len() {
+            self.running.push(None);
+        }
+        self.finishes.push(Reverse((end, job.seq, slot)));
+        let record = self.record_jobs.then(|| JobRecord {
+            id: job.id,
+            user,
+            submit: job.submit,
+            start: self.now,
+            end,
+            nodes: placed.iter().map(|(n, _)| *n).collect(),
+            first_reserved: job.first_reserved,
+        });
+        self.running[slot] = Some(Running {
+            user,
+            placed,
+            planned_end,
+            record,
+        });
     }
 
     fn conclude(self, config: &ClusterConfig, end: Time) -> PolicyResult {
@@ -398,54 +593,86 @@ impl Engine {
             .finish(end, waiting, &config.users, config.top_users);
         Recorder::with_livetree(&mut result, counters);
         result.policy = config.policy.name.clone();
+        result.tasks_with_unknown_properties = self.unknown_properties;
+        let mut jobs = self.jobs;
+        jobs.sort_unstable_by_key(|j| (j.start, j.id));
+        result.jobs = jobs;
         result
     }
 }
 
-impl TaskQueue for Engine {
-    fn first(&mut self) -> Option<usize> {
-        self.ranking.first().map(|u| u as usize)
+impl Pass for Engine {
+    fn first(&mut self) -> Option<u32> {
+        self.ranking.first()
     }
 
-    fn head(&self, client: usize) -> &[f64] {
-        self.queues[client]
-            .front()
-            .map_or(&[], |p| p.demand.as_slice())
+    fn start(&mut self, user: u32) -> bool {
+        let index = self.cursor[user as usize];
+        let Some(job) = self.candidate(user) else {
+            return false;
+        };
+        let (request, walltime) = (job.request.clone(), job.walltime);
+        let placed = if self.reservations == Reservations::None {
+            self.space.fit_now(&request)
+        } else {
+            let own = self.unreserve(user, index);
+            let placed = self.space.fit_during(&request, self.now, walltime);
+            if placed.is_none() {
+                if let Some(own) = own {
+                    self.hold(user, index, own);
+                }
+            }
+            placed
+        };
+        let Some(placed) = placed else {
+            return false;
+        };
+        self.launch(user, index, placed);
+        if index > 0 && self.candidate(user).is_none() {
+            self.set_aside(user);
+        } else {
+            self.rerank(user);
+        }
+        true
     }
 
-    fn start(&mut self, client: usize, place: usize) {
-        let Some(task) = self.queues[client].pop_front() else {
+    fn reserve(&mut self, user: u32) {
+        let index = self.cursor[user as usize];
+        let Some(job) = self.candidate(user) else {
             return;
         };
-        let user = client as u32;
-        let wait = (self.now.as_micros() - task.submit.as_micros()) as f64 / 1e6;
-        self.recorder.started(user, wait, task.runtime as f64 / 1e6);
-        self.allocation[client]
-            .iter_mut()
-            .zip(&task.demand)
-            .for_each(|(o, d)| *o += d);
-        self.recorder
-            .allocation(user, self.now, &self.allocation[client]);
-        let slot = self.free_slots.pop().unwrap_or(self.running.len());
-        if slot == self.running.len() {
-            self.running.push(None);
+        if job.reservation.is_some() {
+            return;
         }
-        self.finishes.push(Reverse((
-            self.now
-                .plus_micros(on_node(task.runtime, self.speeds[place])),
-            task.seq,
-            slot,
-        )));
-        self.running[slot] = Some(Running {
-            user,
-            place,
-            demand: task.demand,
-        });
-        self.rerank(user);
+        let (request, walltime) = (job.request.clone(), job.walltime);
+        if let Some(found) = self.space.earliest(&request, self.now, walltime) {
+            self.hold(user, index, found);
+        }
     }
 
-    fn skip(&mut self, client: usize) {
-        self.ranking.set_aside(client as u32);
+    fn pass_over(&mut self, user: u32) {
+        let u = user as usize;
+        if self.cursor[u] == 0 {
+            self.moved.push(user);
+        }
+        self.cursor[u] += 1;
+        if self.candidate(user).is_some() {
+            self.rerank(user);
+        } else {
+            self.set_aside(user);
+        }
+    }
+
+    fn set_aside(&mut self, user: u32) {
+        self.ranking.set_aside(user);
+    }
+
+    fn full(&self) -> bool {
+        self.free_of_first == 0 && self.space.full()
+    }
+
+    fn unreserved(&self) -> u64 {
+        self.unreserved
     }
 }
 

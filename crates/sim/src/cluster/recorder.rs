@@ -263,6 +263,8 @@ impl Recorder {
             events: self.events,
             users,
             timeline,
+            tasks_with_unknown_properties: 0,
+            jobs: Vec::new(),
         }
     }
 

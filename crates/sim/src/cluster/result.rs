@@ -3,6 +3,7 @@
 //! document `--json` writes and the report draws.
 
 use fairshare_core::livetree::LiveTreeCounters;
+use fairshare_core::model::Time;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
@@ -102,4 +103,35 @@ pub struct PolicyResult {
     pub users: Vec<UserResult>,
     /// Regular samples for plots.
     pub timeline: Timeline,
+    /// Submitted tasks that name a node property no machine declares; such a property is not
+    /// enforced.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tasks_with_unknown_properties: u64,
+    /// Every job that finished, by start, when the run was asked to record them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<JobRecord>,
+}
+
+/// Whether a count is zero (such counts are left out of the JSON).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// One finished job: when it came, ran and ended, on which nodes, and its first reservation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobRecord {
+    /// Its id in the trace.
+    pub id: u64,
+    /// Its user's index.
+    pub user: u32,
+    /// When it was submitted.
+    pub submit: Time,
+    /// When it started.
+    pub start: Time,
+    /// When it ended.
+    pub end: Time,
+    /// The nodes it held (indices in catalogue order; 0 for a pool).
+    pub nodes: Vec<usize>,
+    /// The first reservation it was given, if backfilling gave it one.
+    pub first_reserved: Option<Time>,
 }

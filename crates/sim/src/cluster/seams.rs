@@ -1,15 +1,19 @@
 //! The cluster engine's pluggable parts besides the policy: the **discipline** decides what
-//! may start in a scheduling pass, the **placement** decides on which node.
+//! may start in a scheduling pass, the **placement** decides on which nodes.
 //!
-//! The engine ranks users through the policy's [`Ranker`](fairshare_core::rank::Ranker), then
-//! hands the ranked queue and the free room to its [`Discipline`]; the room asks its
-//! [`Placement`] for a node each time a task is to start. Today's implementations reproduce the
-//! SDRF paper's simulator — progressive filling ([`Fill`]) and first fit ([`FirstFit`]).
-//! Parallel-job placements can slot in beside them; backfilling with reservations will also
-//! need the running tasks' expected ends, which a pass does not see yet.
+//! The engine ranks users through the policy's [`Ranker`](fairshare_core::rank::Ranker) and
+//! hands the discipline a [`Pass`]: the waiting jobs in the policy's order, one candidate per
+//! user, and the means to start a candidate now, reserve it a later start, pass over it to the
+//! user's next job, or set the user aside. [`Fill`] is the SDRF paper's progressive filling;
+//! [`Easy`] and [`Conservative`] are the backfilling of batch systems, which reserve starts
+//! from the running jobs' requested walltimes and let later jobs jump ahead only where they
+//! delay no reservation. Each starting job asks the [`Placement`] for nodes one at a time:
+//! [`FirstFit`] or [`BestFit`].
 
-use fairshare_core::alloc::tasks::{progressive_fill, Blocking, Room, TaskQueue, FIT_SLACK};
+use fairshare_core::alloc::tasks::{Blocking, FIT_SLACK};
+use fairshare_core::choice::Choice;
 use std::fmt;
+use std::sync::Arc;
 
 /// A node as a placement sees it: capacity and use as fractions of the cluster's total, and
 /// its speed.
@@ -21,16 +25,26 @@ pub struct Node {
     pub used: Vec<f64>,
     /// Relative speed: a task runs `runtime / speed` here.
     pub speed: f64,
+    /// Whether the job being placed may not use this node (its properties do not match, the
+    /// job already holds it, or the job wants it whole and it is not empty).
+    pub closed: bool,
 }
 
 impl Node {
     /// Whether a task of normalised `demand` fits beside what runs here now.
     pub fn has_room(&self, demand: &[f64]) -> bool {
-        self.used
-            .iter()
-            .zip(demand)
-            .zip(&self.capacity)
-            .all(|((u, d), c)| u + d <= c + FIT_SLACK)
+        !self.closed
+            && self
+                .used
+                .iter()
+                .zip(demand)
+                .zip(&self.capacity)
+                .all(|((u, d), c)| u + d <= c + FIT_SLACK)
+    }
+
+    /// Whether nothing runs here.
+    pub fn is_empty(&self) -> bool {
+        self.used.iter().all(|u| *u <= FIT_SLACK)
     }
 
     /// Whether a task of normalised `demand` fits on the node when it is empty.
@@ -42,10 +56,10 @@ impl Node {
     }
 }
 
-/// Chooses the node a task starts on.
+/// Chooses the node a task, or one node's part of a parallel job, starts on.
 pub trait Placement: fmt::Debug + Send + Sync {
-    /// The node for a task of normalised `demand`, given every node's state; `None` when no
-    /// node has room now.
+    /// A node with room ([`Node::has_room`]) for normalised `demand`, given every node's state;
+    /// `None` when no node has room.
     fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize>;
 }
 
@@ -59,11 +73,65 @@ impl Placement for FirstFit {
     }
 }
 
-/// Runs one scheduling pass: starts tasks from the ranked queue while it allows.
+/// The node with room whose free amount left after the task is smallest (summed over
+/// resources, in fractions of the cluster), the first such in catalogue order on ties: packs
+/// small jobs onto busy nodes and keeps empty nodes for wide ones.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BestFit;
+
+impl Placement for BestFit {
+    fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize> {
+        let left = |n: &Node| -> f64 {
+            let free = n.capacity.iter().zip(&n.used).zip(demand);
+            free.map(|((c, u), d)| c - u - d).sum()
+        };
+        let fitting = nodes.iter().enumerate().filter(|(_, n)| n.has_room(demand));
+        fitting
+            .min_by(|(i, a), (j, b)| left(a).total_cmp(&left(b)).then(i.cmp(j)))
+            .map(|(i, _)| i)
+    }
+}
+
+/// One scheduling pass as a discipline drives it: the waiting jobs in the policy's order, one
+/// candidate per user (the user's oldest job not yet passed over in this pass).
+pub trait Pass {
+    /// The user whose candidate comes first in the policy's order, if any is left.
+    fn first(&mut self) -> Option<u32>;
+    /// Starts the user's candidate now if it has room and delays no reservation; whether it
+    /// started.
+    fn start(&mut self, user: u32) -> bool;
+    /// Gives the user's candidate a reservation at the earliest time it fits without delaying
+    /// another; a candidate that holds one keeps it.
+    fn reserve(&mut self, user: u32);
+    /// Leaves the user's candidate waiting: the user's next job is its candidate for the rest
+    /// of the pass (none left: the user is set aside).
+    fn pass_over(&mut self, user: u32);
+    /// Takes the user out of the rest of the pass.
+    fn set_aside(&mut self, user: u32);
+    /// Whether nothing more can start now, whatever the order (no node has any free room).
+    fn full(&self) -> bool;
+    /// How many waiting jobs hold no reservation.
+    fn unreserved(&self) -> u64;
+}
+
+/// How long a discipline's reservations last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reservations {
+    /// None are made.
+    None,
+    /// Made in a pass and dropped when it ends (the next pass computes them again).
+    ForThePass,
+    /// Kept until the job starts, moved only earlier when jobs end before their walltime.
+    UntilStart,
+}
+
+/// Runs one scheduling pass: starts jobs in the policy's order while it allows.
 pub trait Discipline: fmt::Debug + Send + Sync {
-    /// Starts what may start now, taking users from `queue` in rank order and room from
-    /// `room`; returns how many tasks started.
-    fn pass(&self, queue: &mut dyn TaskQueue, room: &mut dyn Room) -> u64;
+    /// Whether and how long the discipline's reservations last; the engine keeps the
+    /// availability profile only for disciplines that make them.
+    fn reservations(&self) -> Reservations;
+    /// Starts what may start now.
+    fn pass(&self, pass: &mut dyn Pass);
 }
 
 /// Progressive filling (SDRF's Algorithm 1): serve the first user's next task while it fits;
@@ -75,7 +143,155 @@ pub struct Fill {
 }
 
 impl Discipline for Fill {
-    fn pass(&self, queue: &mut dyn TaskQueue, room: &mut dyn Room) -> u64 {
-        progressive_fill(queue, room, self.blocking)
+    fn reservations(&self) -> Reservations {
+        Reservations::None
+    }
+
+    fn pass(&self, pass: &mut dyn Pass) {
+        while let Some(user) = pass.first() {
+            if pass.start(user) {
+                continue;
+            }
+            match self.blocking {
+                Blocking::HeadOfLine => break,
+                Blocking::Skip => pass.set_aside(user),
+            }
+        }
+    }
+}
+
+/// EASY backfilling (Lifka's, as Slurm, Maui and the Alea simulator run it): jobs start in the
+/// policy's order while they fit; the first that does not gets a reservation at the earliest
+/// time enough resources free up by the running jobs' walltimes; every later job may start now
+/// only if it does not delay that reservation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Easy;
+
+impl Discipline for Easy {
+    fn reservations(&self) -> Reservations {
+        Reservations::ForThePass
+    }
+
+    fn pass(&self, pass: &mut dyn Pass) {
+        let mut reserved = false;
+        while let Some(user) = pass.first() {
+            if pass.start(user) {
+                continue;
+            }
+            if !reserved {
+                pass.reserve(user);
+                reserved = true;
+            }
+            if pass.full() {
+                break;
+            }
+            pass.pass_over(user);
+        }
+    }
+}
+
+/// Conservative backfilling (Mu'alem and Feitelson): every waiting job holds a reservation,
+/// made in the policy's order when it is first met and only ever moved earlier; a job may start
+/// now only if it delays no reservation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Conservative;
+
+impl Discipline for Conservative {
+    fn reservations(&self) -> Reservations {
+        Reservations::UntilStart
+    }
+
+    fn pass(&self, pass: &mut dyn Pass) {
+        while let Some(user) = pass.first() {
+            if pass.start(user) {
+                continue;
+            }
+            pass.reserve(user);
+            if pass.full() && pass.unreserved() == 0 {
+                break;
+            }
+            pass.pass_over(user);
+        }
+    }
+}
+
+/// The disciplines by name, as `--scheduler` chooses them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scheduler {
+    /// [`Fill`], with a [`Blocking`] rule.
+    #[default]
+    Fill,
+    /// [`Easy`].
+    Easy,
+    /// [`Conservative`].
+    Conservative,
+}
+
+impl Scheduler {
+    /// The discipline, filling by `blocking` when it is [`Scheduler::Fill`].
+    pub fn discipline(self, blocking: Blocking) -> Arc<dyn Discipline> {
+        match self {
+            Scheduler::Fill => Arc::new(Fill { blocking }),
+            Scheduler::Easy => Arc::new(Easy),
+            Scheduler::Conservative => Arc::new(Conservative),
+        }
+    }
+}
+
+impl Choice for Scheduler {
+    const ALL: &'static [Scheduler] = &[Scheduler::Fill, Scheduler::Easy, Scheduler::Conservative];
+
+    fn name(self) -> &'static str {
+        match self {
+            Scheduler::Fill => "fill",
+            Scheduler::Easy => "easy",
+            Scheduler::Conservative => "conservative",
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            Scheduler::Fill => "Progressive filling in the policy's order (the SDRF paper's simulator; --rule says what a blocked job does)",
+            Scheduler::Easy => "EASY backfilling: the first blocked job is reserved a start, later jobs may not delay it",
+            Scheduler::Conservative => "Conservative backfilling: every waiting job holds a reservation none may delay",
+        }
+    }
+}
+
+/// The placements by name, as `--placement` chooses them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fit {
+    /// [`FirstFit`].
+    #[default]
+    First,
+    /// [`BestFit`].
+    Best,
+}
+
+impl Fit {
+    /// The placement.
+    pub fn placement(self) -> Arc<dyn Placement> {
+        match self {
+            Fit::First => Arc::new(FirstFit),
+            Fit::Best => Arc::new(BestFit),
+        }
+    }
+}
+
+impl Choice for Fit {
+    const ALL: &'static [Fit] = &[Fit::First, Fit::Best];
+
+    fn name(self) -> &'static str {
+        match self {
+            Fit::First => "first",
+            Fit::Best => "best",
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            Fit::First => "The first node, in catalogue order, with room",
+            Fit::Best => "The node with room that is left fullest",
+        }
     }
 }

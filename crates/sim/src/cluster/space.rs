@@ -1,10 +1,19 @@
-//! Where tasks run: one pool per resource (the SDRF evaluation's model, one node) or the nodes
-//! of a machine catalogue, each task placed by the run's [`Placement`]. Amounts are normalised
-//! by the total capacity, so shares mean the same thing in both.
+//! Where jobs run: one pool per resource (the SDRF evaluation's model, one node) or the nodes
+//! of a machine catalogue. Amounts are normalised by the total capacity, so shares mean the
+//! same thing in both.
+//!
+//! A job asks for a [`Request`]: a number of distinct nodes each giving the same amount, or a
+//! number of processors anywhere (an SWF log that records only a processor count), perhaps
+//! whole nodes, perhaps only nodes with given properties. The space turns a request into a
+//! [`Placed`] list of nodes and amounts by asking the run's [`Placement`] for one node at a
+//! time, against the nodes' use now or, for backfilling, their most expected use over a window
+//! of the availability profile.
 
-use super::seams::{FirstFit, Node, Placement};
-use fairshare_core::alloc::tasks::Room;
-use fairshare_core::model::MachineCatalogue;
+use super::profile::Skyline;
+use super::seams::{Node, Placement};
+use fairshare_core::alloc::tasks::FIT_SLACK;
+use fairshare_core::model::{MachineCatalogue, Time};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The capacity a run is given, in raw units.
@@ -56,32 +65,87 @@ impl Capacity {
     }
 }
 
+/// What a job asks of the nodes, in normalised units.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Request {
+    /// How its demand is divided over nodes.
+    pub shape: Shape,
+    /// Whether it takes its nodes whole.
+    pub exclusive: bool,
+    /// Which nodes its properties allow (`None`: all).
+    pub eligible: Option<Arc<[bool]>>,
+}
+
+/// How a job's demand is divided over nodes.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Shape {
+    /// `nodes` distinct nodes, each giving `per_node`.
+    Nodes {
+        /// How many nodes.
+        nodes: u32,
+        /// The demand on each.
+        per_node: Vec<f64>,
+    },
+    /// `units` processors on any nodes, each processor with `per_unit`.
+    Spread {
+        /// How many processors.
+        units: u32,
+        /// The demand of each.
+        per_unit: Vec<f64>,
+    },
+}
+
+impl Request {
+    /// The whole demand, summed over nodes.
+    pub(super) fn total(&self) -> Vec<f64> {
+        let (count, each) = match &self.shape {
+            Shape::Nodes { nodes, per_node } => (*nodes, per_node),
+            Shape::Spread { units, per_unit } => (*units, per_unit),
+        };
+        each.iter().map(|d| d * f64::from(count)).collect()
+    }
+}
+
+/// Where a job runs: each node it holds and what it holds there.
+pub(super) type Placed = Vec<(usize, Vec<f64>)>;
+
+/// The total of each resource over `placed`.
+pub(super) fn held(placed: &Placed, resources: usize) -> Vec<f64> {
+    let mut total = vec![0.0; resources];
+    for (_, amount) in placed {
+        total.iter_mut().zip(amount).for_each(|(t, a)| *t += a);
+    }
+    total
+}
+
 /// Free room during a run, normalised by the total capacity: the nodes (one for a pool) and
-/// what is in use over all of them.
+/// what is in use over all of them, and each node's expected use over time when backfilling
+/// needs it.
 #[derive(Debug, Clone)]
 pub(super) struct Space {
     total: Vec<f64>,
     used: Vec<f64>,
     nodes: Vec<Node>,
+    /// A copy of the nodes that placements are tried on.
+    scratch: Vec<Node>,
     placement: Arc<dyn Placement>,
-}
-
-impl Default for Space {
-    fn default() -> Space {
-        Space {
-            total: Vec::new(),
-            used: Vec::new(),
-            nodes: Vec::new(),
-            placement: Arc::new(FirstFit),
-        }
-    }
+    /// Each node's expected use over time (empty when the discipline makes no reservations).
+    profile: Vec<Skyline>,
+    /// Each node's properties.
+    properties: Vec<Arc<[String]>>,
+    /// Which nodes each set of properties allows, as met.
+    eligibility: HashMap<Vec<String>, Option<Arc<[bool]>>>,
+    pool: bool,
 }
 
 impl Space {
+    /// The nodes of `capacity` over the resources `names`, placed on by `placement`, with an
+    /// availability profile when `profiled`.
     pub(super) fn new(
         capacity: &Capacity,
         names: &[String],
         placement: Arc<dyn Placement>,
+        profiled: bool,
     ) -> Result<Space, super::SimError> {
         let resources = names.len();
         let bad = |what: String| Err(super::SimError::Capacity(what));
@@ -115,19 +179,40 @@ impl Space {
                 names[r], total[r]
             ));
         }
-        let nodes = nodes
+        let nodes: Vec<Node> = nodes
             .into_iter()
             .map(|(m, speed)| Node {
                 capacity: m.iter().zip(&total).map(|(c, t)| c / t).collect(),
                 used: vec![0.0; resources],
                 speed,
+                closed: false,
             })
             .collect();
+        let properties = match capacity {
+            Capacity::Pool(_) => vec![Arc::from(Vec::new())],
+            Capacity::Machines(catalogue) => {
+                let types: Vec<Arc<[String]>> = catalogue
+                    .types
+                    .iter()
+                    .map(|t| Arc::from(t.properties.clone()))
+                    .collect();
+                catalogue.expand().map(|t| Arc::clone(&types[t])).collect()
+            }
+        };
+        let profile = match profiled {
+            true => vec![Skyline::empty(resources); nodes.len()],
+            false => Vec::new(),
+        };
         Ok(Space {
             used: vec![0.0; resources],
             total,
+            scratch: nodes.clone(),
             nodes,
             placement,
+            profile,
+            properties,
+            eligibility: HashMap::new(),
+            pool: matches!(capacity, Capacity::Pool(_)),
         })
     }
 
@@ -143,9 +228,91 @@ impl Space {
         Ok(demand.iter().zip(&self.total).map(|(d, t)| d / t).collect())
     }
 
-    /// Whether a task of this demand fits in an empty cluster.
-    pub(super) fn could_ever_fit(&self, demand: &[f64]) -> bool {
-        self.nodes.iter().any(|n| n.could_hold(demand))
+    /// The request of a task of normalised `demand` spanning `nodes` nodes (`None`: any nodes
+    /// with free processors, resource 0 counting them), perhaps `exclusive`, requiring
+    /// `properties`; also whether some property is one no node declares (and so is not
+    /// enforced). On a pool every task is one piece on the one node.
+    pub(super) fn request(
+        &mut self,
+        raw_cpus: f64,
+        demand: Vec<f64>,
+        nodes: Option<u32>,
+        exclusive: bool,
+        properties: &[String],
+    ) -> (Request, bool) {
+        if self.pool {
+            let shape = Shape::Nodes {
+                nodes: 1,
+                per_node: demand,
+            };
+            return (
+                Request {
+                    shape,
+                    exclusive: false,
+                    eligible: None,
+                },
+                false,
+            );
+        }
+        let units = raw_cpus.round();
+        let shape = match nodes {
+            Some(n) if n > 0 => Shape::Nodes {
+                nodes: n,
+                per_node: demand.iter().map(|d| d / f64::from(n)).collect(),
+            },
+            None if units >= 1.0 && units == raw_cpus && units <= f64::from(u32::MAX) => {
+                Shape::Spread {
+                    units: units as u32,
+                    per_unit: demand.iter().map(|d| d / units).collect(),
+                }
+            }
+            _ => Shape::Nodes {
+                nodes: 1,
+                per_node: demand,
+            },
+        };
+        let unknown = properties
+            .iter()
+            .any(|p| !self.properties.iter().any(|node| node.contains(p)));
+        let eligible = self.eligible(properties);
+        let request = Request {
+            shape,
+            exclusive,
+            eligible,
+        };
+        (request, unknown)
+    }
+
+    /// Which nodes declare every one of `properties` that some node declares (`None`: all).
+    fn eligible(&mut self, properties: &[String]) -> Option<Arc<[bool]>> {
+        if properties.is_empty() {
+            return None;
+        }
+        if let Some(known) = self.eligibility.get(properties) {
+            return known.clone();
+        }
+        let known: Vec<&String> = properties
+            .iter()
+            .filter(|p| self.properties.iter().any(|node| node.contains(p)))
+            .collect();
+        let eligible = (!known.is_empty()).then(|| {
+            let allowed = self.properties.iter();
+            allowed
+                .map(|node| known.iter().all(|p| node.contains(p)))
+                .collect::<Arc<[bool]>>()
+        });
+        self.eligibility
+            .insert(properties.to_vec(), eligible.clone());
+        eligible
+    }
+
+    /// Whether `request` fits in an empty cluster.
+    pub(super) fn could_ever_fit(&mut self, request: &Request) -> bool {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.iter_mut().for_each(|n| n.used.fill(0.0));
+        let placed = fit(self.placement.as_ref(), request, &mut scratch);
+        self.scratch = scratch;
+        placed.is_some()
     }
 
     /// Fraction of each resource in use.
@@ -153,18 +320,155 @@ impl Space {
         &self.used
     }
 
-    /// Every node's speed, in node order.
-    pub(super) fn speeds(&self) -> Vec<f64> {
-        self.nodes.iter().map(|n| n.speed).collect()
+    /// Whether no node has room for any job needing resource 0.
+    pub(super) fn full(&self) -> bool {
+        self.nodes
+            .iter()
+            .all(|n| n.capacity[0] - n.used[0] <= FIT_SLACK)
     }
 
-    /// Frees what a task held.
-    pub(super) fn release(&mut self, place: usize, demand: &[f64]) {
-        if let Some(node) = self.nodes.get_mut(place) {
-            release(&mut node.used, demand);
+    /// Where `request` fits beside what runs now, without taking it. A one-node request on
+    /// every node asks the placement directly, as the SDRF paper's simulator does.
+    pub(super) fn fit_now(&mut self, request: &Request) -> Option<Placed> {
+        if let (Shape::Nodes { nodes: 1, per_node }, false, None) =
+            (&request.shape, request.exclusive, &request.eligible)
+        {
+            let node = self.placement.select_node(per_node, &self.nodes)?;
+            return (node < self.nodes.len()).then(|| vec![(node, per_node.clone())]);
         }
-        release(&mut self.used, demand);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch
+            .iter_mut()
+            .zip(&self.nodes)
+            .for_each(|(s, n)| s.used.clone_from(&n.used));
+        let placed = fit(self.placement.as_ref(), request, &mut scratch);
+        self.scratch = scratch;
+        placed
     }
+
+    /// Where `request` fits from `from` for `length` by the availability profile (every node's
+    /// most expected use over that window), without taking it.
+    pub(super) fn fit_during(
+        &mut self,
+        request: &Request,
+        from: Time,
+        length: u64,
+    ) -> Option<Placed> {
+        let to = from.plus_micros(length.max(1));
+        let mut scratch = std::mem::take(&mut self.scratch);
+        for (s, line) in scratch.iter_mut().zip(&self.profile) {
+            s.used = line.peak(from, to);
+        }
+        let placed = fit(self.placement.as_ref(), request, &mut scratch);
+        self.scratch = scratch;
+        placed
+    }
+
+    /// The earliest time from `now` at which `request` fits for `length` by the availability
+    /// profile, and where; `None` if it never does.
+    pub(super) fn earliest(
+        &mut self,
+        request: &Request,
+        now: Time,
+        length: u64,
+    ) -> Option<(Time, Placed)> {
+        let mut times: Vec<Time> = self
+            .profile
+            .iter()
+            .flat_map(|line| line.changes_after(now))
+            .collect();
+        times.sort_unstable();
+        times.dedup();
+        std::iter::once(now)
+            .chain(times)
+            .find_map(|t| Some((t, self.fit_during(request, t, length)?)))
+    }
+
+    /// Takes `placed` from the nodes now.
+    pub(super) fn take(&mut self, placed: &Placed) {
+        for (node, amount) in placed {
+            take(&mut self.nodes[*node].used, amount);
+            take(&mut self.used, amount);
+        }
+    }
+
+    /// Frees what `placed` held.
+    pub(super) fn release(&mut self, placed: &Placed) {
+        for (node, amount) in placed {
+            release(&mut self.nodes[*node].used, amount);
+            release(&mut self.used, amount);
+        }
+    }
+
+    /// Adds `placed` to the availability profile over `[from, to)` (`sign` −1 takes it away).
+    pub(super) fn expect(&mut self, placed: &Placed, from: Time, to: Time, sign: f64) {
+        if self.profile.is_empty() {
+            return;
+        }
+        for (node, amount) in placed {
+            self.profile[*node].add(from, to, amount, sign);
+        }
+    }
+
+    /// Forgets the availability profile before `t`.
+    pub(super) fn forget_before(&mut self, t: Time) {
+        self.profile.iter_mut().for_each(|l| l.forget_before(t));
+    }
+
+    /// The slowest speed among `placed`'s nodes.
+    pub(super) fn speed(&self, placed: &Placed) -> f64 {
+        placed
+            .iter()
+            .map(|(n, _)| self.nodes[*n].speed)
+            .fold(f64::INFINITY, f64::min)
+    }
+}
+
+/// Places `request` on `nodes` (whose `used` say what is taken; changed as the job is placed)
+/// by asking `placement` for one node at a time.
+fn fit(placement: &dyn Placement, request: &Request, nodes: &mut [Node]) -> Option<Placed> {
+    for (i, node) in nodes.iter_mut().enumerate() {
+        let allowed = request.eligible.as_ref().is_none_or(|e| e[i]);
+        node.closed = !allowed || (request.exclusive && !node.is_empty());
+    }
+    let (mut left, each, spread) = match &request.shape {
+        Shape::Nodes { nodes, per_node } => (*nodes, per_node, false),
+        Shape::Spread { units, per_unit } => (*units, per_unit, true),
+    };
+    let mut placed = Vec::new();
+    while left > 0 {
+        let node = placement.select_node(each, nodes)?;
+        let chosen = nodes.get_mut(node)?;
+        if !chosen.has_room(each) {
+            return None;
+        }
+        let count = if spread {
+            units_that_fit(chosen, each).min(left)
+        } else {
+            1
+        };
+        let amount: Vec<f64> = if request.exclusive {
+            chosen.capacity.clone()
+        } else {
+            each.iter().map(|d| d * f64::from(count)).collect()
+        };
+        take(&mut chosen.used, &amount);
+        chosen.closed = true;
+        placed.push((node, amount));
+        left -= count;
+    }
+    Some(placed)
+}
+
+/// How many units of `each` fit on `node` beside what it holds (at least one, as the
+/// placement chose it).
+fn units_that_fit(node: &Node, each: &[f64]) -> u32 {
+    let free = node.capacity.iter().zip(&node.used).zip(each);
+    let fits = free
+        .filter(|(_, d)| **d > 0.0)
+        .map(|((c, u), d)| ((c - u + FIT_SLACK) / d).floor())
+        .fold(f64::from(u32::MAX), f64::min);
+    (fits.max(1.0)) as u32
 }
 
 /// Takes `demand` off `used`, never below zero.
@@ -179,38 +483,22 @@ fn take(used: &mut [f64], demand: &[f64]) {
     used.iter_mut().zip(demand).for_each(|(u, d)| *u += d);
 }
 
-impl Room for Space {
-    /// Places `demand` on the node the placement selects; a placement that names a node that
-    /// does not exist has placed nothing.
-    fn place(&mut self, demand: &[f64]) -> Option<usize> {
-        let place = self.placement.select_node(demand, &self.nodes)?;
-        take(&mut self.nodes.get_mut(place)?.used, demand);
-        take(&mut self.used, demand);
-        Some(place)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::seams::{BestFit, FirstFit};
     use super::*;
+    use fairshare_core::model::NodeType;
 
-    use fairshare_core::alloc::tasks::fits;
-
-    impl Space {
-        fn new_first_fit(
-            capacity: &Capacity,
-            names: &[String],
-        ) -> Result<Space, super::super::SimError> {
-            Space::new(capacity, names, Arc::new(FirstFit))
-        }
-    }
-
-    /// One machine per capacity vector.
+    /// One machine per capacity vector, the i-th with property `p{i}`.
     fn machines(nodes: Vec<Vec<f64>>) -> Capacity {
         let types = nodes
             .into_iter()
             .enumerate()
-            .map(|(i, c)| fairshare_core::model::NodeType::new(format!("m{i}"), 1, c))
+            .map(|(i, c)| {
+                let mut node = NodeType::new(format!("m{i}"), 1, c);
+                node.properties = vec![format!("p{i}")];
+                node
+            })
             .collect();
         Capacity::Machines(MachineCatalogue::new(types))
     }
@@ -219,63 +507,127 @@ mod tests {
         vec!["cpu".into(), "mem".into()]
     }
 
+    fn space(nodes: Vec<Vec<f64>>, placement: Arc<dyn Placement>) -> Space {
+        Space::new(&machines(nodes), &names(), placement, true).unwrap()
+    }
+
+    /// The request of `cpus` processors with `mem` in raw units.
+    fn request(space: &mut Space, raw: [f64; 2], nodes: Option<u32>, exclusive: bool) -> Request {
+        let demand = space.normalise(&raw).unwrap();
+        space.request(raw[0], demand, nodes, exclusive, &[]).0
+    }
+
     #[test]
-    fn machines_place_first_fit_and_release() {
-        let mut space =
-            Space::new_first_fit(&machines(vec![vec![4.0, 4.0], vec![4.0, 4.0]]), &names())
-                .unwrap();
-        let task = space.normalise(&[2.5, 1.0]).unwrap();
-        assert_eq!(space.place(&task), Some(0));
-        assert_eq!(space.place(&task), Some(1));
+    fn one_node_tasks_place_first_fit_and_release() {
+        let mut space = space(vec![vec![4.0, 4.0], vec![4.0, 4.0]], Arc::new(FirstFit));
+        let task = request(&mut space, [2.5, 1.0], Some(1), false);
+        let first = space.fit_now(&task).unwrap();
+        assert_eq!(first[0].0, 0);
+        space.take(&first);
+        let second = space.fit_now(&task).unwrap();
+        assert_eq!(second[0].0, 1);
+        space.take(&second);
         assert_eq!(
-            space.place(&task),
+            space.fit_now(&task),
             None,
-            "pooled room remains but no machine has it"
+            "room is left, but on no one node"
         );
-        assert!(fits(space.used(), &task));
-        space.release(0, &task);
-        assert_eq!(space.place(&task), Some(0));
-        assert!(!space.could_ever_fit(&space.normalise(&[5.0, 1.0]).unwrap()));
-    }
-
-    /// A placement that names a node past the end.
-    #[derive(Debug)]
-    struct PastTheEnd;
-
-    impl Placement for PastTheEnd {
-        fn select_node(&self, _: &[f64], nodes: &[Node]) -> Option<usize> {
-            Some(nodes.len())
-        }
+        space.release(&first);
+        assert_eq!(space.fit_now(&task).unwrap()[0].0, 0);
+        let too_big = request(&mut space, [5.0, 1.0], Some(1), false);
+        assert!(!space.could_ever_fit(&too_big));
     }
 
     #[test]
-    fn a_placement_naming_no_node_places_nothing() {
-        let mut space = Space::new(
-            &machines(vec![vec![4.0, 4.0]]),
-            &names(),
-            Arc::new(PastTheEnd),
-        )
-        .unwrap();
-        let task = space.normalise(&[1.0, 1.0]).unwrap();
-        assert_eq!(space.place(&task), None);
-        assert_eq!(space.used(), &[0.0, 0.0]);
+    fn a_parallel_job_spreads_its_processors_over_nodes_of_two_sizes() {
+        // 8 + 4 processors; a 10-processor job takes all 8 of the first and 2 of the second.
+        let mut space = space(vec![vec![8.0, 8.0], vec![4.0, 4.0]], Arc::new(FirstFit));
+        let job = request(&mut space, [10.0, 10.0], None, false);
+        let placed = space.fit_now(&job).unwrap();
+        let nodes: Vec<usize> = placed.iter().map(|(n, _)| *n).collect();
+        assert_eq!(nodes, vec![0, 1]);
+        assert!((placed[0].1[0] - 8.0 / 12.0).abs() < 1e-12);
+        assert!((placed[1].1[0] - 2.0 / 12.0).abs() < 1e-12);
+        // Asked as 2 nodes × 5, it cannot use the 4-processor node: never fits.
+        let shaped = request(&mut space, [10.0, 2.0], Some(2), false);
+        assert!(!space.could_ever_fit(&shaped));
+        // 2 nodes × 3 fits on both.
+        let small = request(&mut space, [6.0, 2.0], Some(2), false);
+        assert_eq!(space.fit_now(&small).map(|p| p.len()), Some(2));
+    }
+
+    #[test]
+    fn an_exclusive_job_takes_empty_nodes_whole() {
+        let mut space = space(vec![vec![4.0, 4.0], vec![4.0, 4.0]], Arc::new(FirstFit));
+        let small = request(&mut space, [1.0, 1.0], Some(1), false);
+        let placed = space.fit_now(&small).unwrap();
+        space.take(&placed);
+        let exclusive = request(&mut space, [1.0, 1.0], Some(1), true);
+        let whole = space.fit_now(&exclusive).unwrap();
+        assert_eq!(whole[0].0, 1, "the busy node is not empty");
+        assert_eq!(
+            whole[0].1,
+            vec![0.5, 0.5],
+            "the whole node: half the cluster"
+        );
+        space.take(&whole);
+        assert_eq!(space.fit_now(&exclusive), None);
+        assert_eq!(
+            space.fit_now(&small).unwrap()[0].0,
+            0,
+            "nobody shares node 1"
+        );
+    }
+
+    #[test]
+    fn properties_restrict_the_nodes_and_unknown_ones_are_not_enforced() {
+        let mut space = space(vec![vec![4.0, 4.0], vec![4.0, 4.0]], Arc::new(FirstFit));
+        let demand = space.normalise(&[1.0, 1.0]).unwrap();
+        let (on_p1, unknown) = space.request(1.0, demand.clone(), Some(1), false, &["p1".into()]);
+        assert!(!unknown);
+        assert_eq!(space.fit_now(&on_p1).unwrap()[0].0, 1);
+        let (anywhere, unknown) = space.request(1.0, demand, Some(1), false, &["x86_64".into()]);
+        assert!(unknown);
+        assert_eq!(space.fit_now(&anywhere).unwrap()[0].0, 0);
+    }
+
+    #[test]
+    fn best_fit_packs_the_busiest_node() {
+        let mut space = space(vec![vec![8.0, 8.0], vec![8.0, 8.0]], Arc::new(BestFit));
+        let big = request(&mut space, [6.0, 6.0], Some(1), false);
+        let placed = space.fit_now(&big).unwrap();
+        space.take(&placed);
+        let small = request(&mut space, [1.0, 1.0], Some(1), false);
+        assert_eq!(space.fit_now(&small).unwrap()[0].0, placed[0].0);
+    }
+
+    #[test]
+    fn the_earliest_start_follows_the_profile() {
+        let mut space = space(vec![vec![4.0, 4.0]], Arc::new(FirstFit));
+        let t = Time::from_micros;
+        let half = request(&mut space, [2.0, 2.0], Some(1), false);
+        let busy = space.fit_now(&half).unwrap();
+        space.take(&busy);
+        space.expect(&busy, t(0), t(100), 1.0);
+        space.expect(&busy, t(0), t(50), 1.0);
+        let whole = request(&mut space, [4.0, 4.0], Some(1), false);
+        assert_eq!(space.earliest(&whole, t(0), 10).map(|f| f.0), Some(t(100)));
+        assert_eq!(space.earliest(&half, t(0), 10).map(|f| f.0), Some(t(50)));
     }
 
     #[test]
     fn pool_checks_capacity() {
-        let no_gpu = Space::new_first_fit(&Capacity::Pool(vec![1.0, 0.0]), &names()).err();
+        let pool =
+            |c: Vec<f64>| Space::new(&Capacity::Pool(c), &names(), Arc::new(FirstFit), false);
         let expected = "capacity: mem has a total capacity of 0; expected a positive finite amount";
-        assert_eq!(no_gpu.unwrap().to_string(), expected);
+        assert_eq!(pool(vec![1.0, 0.0]).err().unwrap().to_string(), expected);
         let huge = machines(vec![vec![1.0, f64::MAX], vec![1.0, f64::MAX]]);
-        assert!(
-            Space::new_first_fit(&huge, &names()).is_err(),
-            "a sum that overflows"
-        );
-        assert!(Space::new_first_fit(&Capacity::Pool(vec![1.0]), &names()).is_err());
-        let many = fairshare_core::model::NodeType::new("m", u32::MAX, vec![1.0, 1.0]);
-        let catalogue = fairshare_core::model::MachineCatalogue::new(vec![many]);
-        let refused = Space::new_first_fit(&Capacity::Machines(catalogue), &names()).err();
+        assert!(Space::new(&huge, &names(), Arc::new(FirstFit), false).is_err());
+        assert!(pool(vec![1.0]).is_err());
+        let many = NodeType::new("m", u32::MAX, vec![1.0, 1.0]);
+        let catalogue = Capacity::Machines(MachineCatalogue::new(vec![many]));
+        let refused = Space::new(&catalogue, &names(), Arc::new(FirstFit), false).err();
         assert!(refused.unwrap().to_string().contains("at most 1000000"));
-        assert!(Space::new_first_fit(&machines(vec![]), &names()).is_err());
+        assert!(Space::new(&machines(vec![]), &names(), Arc::new(FirstFit), false).is_err());
     }
 }

@@ -1,0 +1,175 @@
+//! What each node is expected to hold over time: the availability profile that backfilling
+//! reasons with. Running jobs hold their nodes until their requested walltime runs out, and
+//! reserved jobs from their reservation for their walltime; a scheduler knows nothing finer, so
+//! this is what "does this job delay that reservation?" is answered against.
+//!
+//! Each node's use is a step function of time ([`Skyline`]): a sorted list of times, each with
+//! the use from then until the next. Adding and removing a job's interval splits steps; steps
+//! in the past are folded away at each pass, so a skyline holds only what is still to come.
+
+use fairshare_core::alloc::tasks::FIT_SLACK;
+use fairshare_core::model::Time;
+
+/// One node's expected use over time.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Skyline {
+    /// `(from, use)`: the use of each resource from `from` until the next step; the first step
+    /// reaches back to the start of time, the last forward to its end.
+    steps: Vec<(Time, Vec<f64>)>,
+}
+
+impl Skyline {
+    /// A node expected to stay empty, over `resources` resources.
+    pub(super) fn empty(resources: usize) -> Skyline {
+        Skyline {
+            steps: vec![(Time::ZERO, vec![0.0; resources])],
+        }
+    }
+
+    /// The index of the step in force at `t`.
+    fn at(&self, t: Time) -> usize {
+        self.steps.partition_point(|(from, _)| *from <= t) - 1
+    }
+
+    /// Makes a step begin at `t` (splitting the one in force) and returns its index.
+    fn split(&mut self, t: Time) -> usize {
+        let i = self.at(t);
+        if self.steps[i].0 == t {
+            return i;
+        }
+        let use_then = self.steps[i].1.clone();
+        self.steps.insert(i + 1, (t, use_then));
+        i + 1
+    }
+
+    /// Adds `amount` (or takes it away, with `sign` −1) over `[from, to)`.
+    pub(super) fn add(&mut self, from: Time, to: Time, amount: &[f64], sign: f64) {
+        if to <= from {
+            return;
+        }
+        let first = self.split(from);
+        let end = self.split(to);
+        for (_, used) in &mut self.steps[first..end] {
+            used.iter_mut().zip(amount).for_each(|(u, a)| {
+                *u += sign * a;
+                if u.abs() <= FIT_SLACK * 1e-3 {
+                    *u = 0.0;
+                }
+            });
+        }
+        self.merge(first.saturating_sub(1), end + 1);
+    }
+
+    /// Joins neighbouring steps of equal use within `[lo, hi)`.
+    fn merge(&mut self, lo: usize, hi: usize) {
+        let hi = hi.min(self.steps.len());
+        let mut i = lo.max(1);
+        let mut end = hi;
+        while i < end {
+            if self.steps[i].1 == self.steps[i - 1].1 {
+                self.steps.remove(i);
+                end -= 1;
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// The most of each resource in use at any time in `[from, to)`.
+    pub(super) fn peak(&self, from: Time, to: Time) -> Vec<f64> {
+        let first = self.at(from);
+        let mut peak = self.steps[first].1.clone();
+        for (start, used) in &self.steps[first + 1..] {
+            if *start >= to {
+                break;
+            }
+            peak.iter_mut().zip(used).for_each(|(p, u)| *p = p.max(*u));
+        }
+        peak
+    }
+
+    /// The times after `t` at which use changes.
+    pub(super) fn changes_after(&self, t: Time) -> impl Iterator<Item = Time> + '_ {
+        let first = self.at(t) + 1;
+        self.steps[first..].iter().map(|(from, _)| *from)
+    }
+
+    /// Forgets what lies before `t`.
+    pub(super) fn forget_before(&mut self, t: Time) {
+        let i = self.at(t);
+        if i > 0 {
+            self.steps.drain(..i);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn t(s: u64) -> Time {
+        Time::from_micros(s)
+    }
+
+    #[test]
+    fn intervals_add_split_and_merge_back() {
+        let mut line = Skyline::empty(1);
+        line.add(t(10), t(20), &[2.0], 1.0);
+        line.add(t(15), t(30), &[1.0], 1.0);
+        assert_eq!(line.peak(t(0), t(10)), vec![0.0]);
+        assert_eq!(line.peak(t(0), t(11)), vec![2.0]);
+        assert_eq!(line.peak(t(12), t(16)), vec![3.0]);
+        assert_eq!(line.peak(t(20), t(40)), vec![1.0]);
+        assert_eq!(
+            line.changes_after(t(12)).collect::<Vec<_>>(),
+            vec![t(15), t(20), t(30)]
+        );
+        line.add(t(15), t(30), &[1.0], -1.0);
+        line.add(t(10), t(20), &[2.0], -1.0);
+        assert_eq!(
+            line,
+            Skyline::empty(1),
+            "removing everything leaves one step"
+        );
+        line.add(t(5), t(8), &[1.0], 1.0);
+        line.forget_before(t(6));
+        assert_eq!(line.peak(t(6), t(7)), vec![1.0]);
+        assert_eq!(line.changes_after(t(6)).collect::<Vec<_>>(), vec![t(8)]);
+    }
+
+    proptest! {
+        /// The skyline's peak over any window equals the most use summed from the intervals
+        /// active at any instant of it, however they were added and partly taken away.
+        #[test]
+        fn peak_matches_the_intervals(
+            intervals in prop::collection::vec((0u64..50, 1u64..30, 1u32..5), 1..20),
+            removed in prop::collection::vec(any::<bool>(), 20),
+            window in (0u64..80, 1u64..40),
+        ) {
+            let mut line = Skyline::empty(1);
+            for &(from, len, amount) in &intervals {
+                line.add(t(from), t(from + len), &[f64::from(amount)], 1.0);
+            }
+            let kept: Vec<_> = intervals
+                .iter()
+                .zip(&removed)
+                .filter(|(_, gone)| !**gone)
+                .map(|(i, _)| *i)
+                .collect();
+            for (&(from, len, amount), _) in intervals.iter().zip(&removed).filter(|(_, g)| **g) {
+                line.add(t(from), t(from + len), &[f64::from(amount)], -1.0);
+            }
+            let (from, len) = window;
+            let naive = (from..from + len)
+                .map(|instant| {
+                    kept.iter()
+                        .filter(|(f, l, _)| *f <= instant && instant < f + l)
+                        .map(|(_, _, a)| f64::from(*a))
+                        .sum::<f64>()
+                })
+                .fold(0.0, f64::max);
+            prop_assert_eq!(line.peak(t(from), t(from + len)), vec![naive]);
+        }
+    }
+}
