@@ -201,6 +201,8 @@ struct Engine {
     ended_early: bool,
     /// Jobs that name a property no node declares (not enforced).
     unknown_properties: u64,
+    /// Reserved starts, at which a pass must run even if nothing arrives or ends then.
+    wakeups: BinaryHeap<Reverse<Time>>,
     record_jobs: bool,
     jobs: Vec<JobRecord>,
 }
@@ -228,7 +230,9 @@ pub fn run<E>(
             None => None,
         };
         let next_finish = engine.finishes.peek().map(|Reverse((t, _, _))| *t);
-        let Some(t) = next_arrival.into_iter().chain(next_finish).min() else {
+        let next_wakeup = engine.wakeups.peek().map(|Reverse(t)| *t);
+        let events = next_arrival.into_iter().chain(next_finish);
+        let Some(t) = events.chain(next_wakeup).min() else {
             break;
         };
         if let Stop::Horizon(h) = config.stop {
@@ -259,6 +263,9 @@ pub fn run<E>(
             }
             last_submit = a.submit;
             engine.arrive(a).map_err(RunError::Sim)?;
+        }
+        while engine.wakeups.peek().is_some_and(|Reverse(w)| *w <= t) {
+            engine.wakeups.pop();
         }
         engine.pass(config.discipline.as_ref());
         if let Some(fault) = engine.fault.take() {
@@ -341,6 +348,7 @@ impl Engine {
             free_of_first: 0,
             ended_early: false,
             unknown_properties: 0,
+            wakeups: BinaryHeap::new(),
             record_jobs: config.record_jobs,
             jobs: Vec::new(),
         })
@@ -503,25 +511,19 @@ impl Engine {
         }
     }
 
-    /// Moves every reservation as early as it now fits, in the order of their starts: jobs
-    /// that ended before their walltime leave room, and no reservation ever moves later.
+    /// Moves every reservation as early as it now fits, in the order of their starts, each
+    /// against all the others: jobs that ended before their walltime leave room, and since a
+    /// job's own slot stays free while the others move, no reservation ever moves later.
     fn compress(&mut self) {
-        let reserved = self.reserved();
-        let old: Vec<_> = reserved
-            .iter()
-            .map(|&(u, i)| self.unreserve(u, i))
-            .collect();
-        for ((user, index), old) in reserved.into_iter().zip(old) {
+        for (user, index) in self.reserved() {
+            let Some(old) = self.unreserve(user, index) else {
+                continue;
+            };
             let job = &self.queues[user as usize][index];
             let (request, walltime) = (job.request.clone(), job.walltime);
-            let found = self.space.earliest(&request, self.now, walltime);
-            let kept = match (found, old) {
-                (Some(new), Some(old)) if new.0 > old.0 => old,
-                (Some(new), _) => new,
-                (None, old) => match old {
-                    Some(old) => old,
-                    None => continue,
-                },
+            let kept = match self.space.earliest(&request, self.now, walltime) {
+                Some(new) if new.0 <= old.0 => new,
+                _ => old,
             };
             self.hold(user, index, kept);
         }
@@ -534,6 +536,9 @@ impl Engine {
             .expect(&placed, t, t.plus_micros(job.walltime), 1.0);
         job.first_reserved.get_or_insert(t);
         job.reservation = Some((t, placed));
+        if t > self.now {
+            self.wakeups.push(Reverse(t));
+        }
         self.unreserved -= 1;
     }
 
@@ -570,7 +575,7 @@ impl Engine {
             submit: job.submit,
             start: self.now,
             end,
-            nodes: placed.iter().map(|(n, _)| *n).collect(),
+            placed: placed.clone(),
             first_reserved: job.first_reserved,
         });
         self.running[slot] = Some(Running {

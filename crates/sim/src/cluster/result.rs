@@ -118,7 +118,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// One finished job: when it came, ran and ended, on which nodes, and its first reservation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobRecord {
     /// Its id in the trace.
     pub id: u64,
@@ -130,8 +130,9 @@ pub struct JobRecord {
     pub start: Time,
     /// When it ended.
     pub end: Time,
-    /// The nodes it held (indices in catalogue order; 0 for a pool).
-    pub nodes: Vec<usize>,
+    /// The nodes it held (indices in catalogue order; 0 for a pool), each with what it held
+    /// there as fractions of the cluster's total of each resource.
+    pub placed: Vec<(usize, Vec<f64>)>,
     /// The first reservation it was given, if backfilling gave it one.
     pub first_reserved: Option<Time>,
 }

@@ -1,0 +1,208 @@
+//! Batch schedules worked out by hand: EASY and conservative backfilling against progressive
+//! filling, a parallel job over nodes of two sizes, an exclusive job, a reservation that moves
+//! up when a job ends before its walltime.
+
+use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::model::{MachineCatalogue, NodeType, Time};
+use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Fit, PolicyResult, Scheduler, Task};
+use std::convert::Infallible;
+
+/// A job of its own user `id`, submitted at `submit` s, running `runtime` s on `cpus`
+/// processors with `walltime` s requested, spread over any nodes.
+fn job(id: u64, submit: f64, runtime: f64, walltime: f64, cpus: f64) -> Task {
+    let mut task = Task::new(
+        id,
+        id as u32,
+        Time::from_secs_f64(submit),
+        Time::from_secs_f64(runtime).as_micros(),
+        vec![cpus],
+    );
+    task.walltime = Some(Time::from_secs_f64(walltime).as_micros());
+    task.nodes = None;
+    task
+}
+
+fn replay(
+    capacity: Capacity,
+    scheduler: Scheduler,
+    blocking: Blocking,
+    jobs: &[Task],
+) -> PolicyResult {
+    let users = (0..jobs.len()).map(|u| format!("u{u}")).collect();
+    let mut config =
+        ClusterConfig::new("fifo".parse().unwrap(), capacity, vec!["cpu".into()], users);
+    config.discipline = scheduler.discipline(blocking);
+    config.placement = Fit::First.placement();
+    config.record_jobs = true;
+    run(
+        &config,
+        jobs.iter().cloned().map(Ok::<_, Infallible>),
+        |_| {},
+    )
+    .unwrap()
+}
+
+/// Each job's start, in seconds, by id.
+fn starts(result: &PolicyResult) -> Vec<f64> {
+    let mut starts: Vec<(u64, f64)> = result
+        .jobs
+        .iter()
+        .map(|j| (j.id, j.start.as_secs_f64()))
+        .collect();
+    starts.sort_by_key(|s| s.0);
+    starts.into_iter().map(|s| s.1).collect()
+}
+
+fn pool(cpus: f64) -> Capacity {
+    Capacity::Pool(vec![cpus])
+}
+
+/// The textbook case on 4 processors: a wide job waits for a running one and is reserved its
+/// end; a short narrow job that ends before then is backfilled; a long narrow one is not.
+#[test]
+fn easy_backfills_the_short_narrow_job_and_not_the_long_one() {
+    let jobs = [
+        job(0, 0.0, 10.0, 10.0, 2.0),
+        job(1, 1.0, 5.0, 5.0, 4.0),   // wide: reserved at 10
+        job(2, 2.0, 5.0, 5.0, 1.0),   // short narrow: ends at 7, backfilled
+        job(3, 3.0, 20.0, 20.0, 1.0), // long narrow: would hold a CPU at 10
+    ];
+    let easy = replay(pool(4.0), Scheduler::Easy, Blocking::HeadOfLine, &jobs);
+    assert_eq!(starts(&easy), [0.0, 10.0, 2.0, 15.0]);
+    assert_eq!(
+        easy.jobs.iter().find(|j| j.id == 1).unwrap().first_reserved,
+        Some(Time::from_secs_f64(10.0))
+    );
+    let conservative = replay(
+        pool(4.0),
+        Scheduler::Conservative,
+        Blocking::HeadOfLine,
+        &jobs,
+    );
+    assert_eq!(starts(&conservative), [0.0, 10.0, 2.0, 15.0]);
+    let fill = replay(pool(4.0), Scheduler::Fill, Blocking::HeadOfLine, &jobs);
+    assert_eq!(
+        starts(&fill),
+        [0.0, 10.0, 15.0, 15.0],
+        "nothing passes the wide job"
+    );
+    let skip = replay(pool(4.0), Scheduler::Fill, Blocking::Skip, &jobs);
+    assert_eq!(
+        starts(&skip),
+        [0.0, 23.0, 2.0, 3.0],
+        "the skip rule starves the wide job"
+    );
+}
+
+/// EASY protects only the first blocked job: a long narrow job that fits beside the first
+/// one's reservation starts, and delays the second blocked job, which conservative protects.
+#[test]
+fn conservative_protects_every_reservation_easy_only_the_first() {
+    let jobs = [
+        job(0, 0.0, 10.0, 10.0, 2.0),
+        job(1, 1.0, 10.0, 10.0, 3.0), // reserved [10, 20) under both
+        job(2, 2.0, 10.0, 10.0, 4.0), // conservative reserves [20, 30)
+        job(3, 3.0, 30.0, 30.0, 1.0), // fits now and beside job 1, not beside job 2
+    ];
+    let easy = replay(pool(4.0), Scheduler::Easy, Blocking::HeadOfLine, &jobs);
+    assert_eq!(starts(&easy), [0.0, 10.0, 33.0, 3.0]);
+    let conservative = replay(
+        pool(4.0),
+        Scheduler::Conservative,
+        Blocking::HeadOfLine,
+        &jobs,
+    );
+    assert_eq!(starts(&conservative), [0.0, 10.0, 20.0, 30.0]);
+    let reserved: Vec<Option<f64>> = {
+        let mut jobs = conservative.jobs.clone();
+        jobs.sort_by_key(|j| j.id);
+        jobs.iter()
+            .map(|j| j.first_reserved.map(Time::as_secs_f64))
+            .collect()
+    };
+    assert_eq!(reserved, [None, Some(10.0), Some(20.0), Some(30.0)]);
+}
+
+/// A running job that ends before its walltime lets the reservation behind it move up.
+#[test]
+fn reservations_move_up_when_a_job_ends_early() {
+    let jobs = [
+        job(0, 0.0, 6.0, 10.0, 2.0), // asks 10 s, ends at 6
+        job(1, 1.0, 5.0, 5.0, 4.0),  // reserved at 10, starts at 6
+        job(2, 2.0, 20.0, 20.0, 4.0),
+    ];
+    for scheduler in [Scheduler::Easy, Scheduler::Conservative] {
+        let result = replay(pool(4.0), scheduler, Blocking::HeadOfLine, &jobs);
+        assert_eq!(starts(&result), [0.0, 6.0, 11.0], "{scheduler:?}");
+        let first = result
+            .jobs
+            .iter()
+            .find(|j| j.id == 1)
+            .unwrap()
+            .first_reserved;
+        assert_eq!(first, Some(Time::from_secs_f64(10.0)));
+    }
+}
+
+/// Two node types: one of 8 processors, two of 4. A 12-processor job spreads over the big
+/// node and one small one; asked as 2 nodes × 6 it can never run; 2 × 4 waits while only one
+/// node has 4 free, then takes the first two nodes.
+#[test]
+fn a_parallel_job_on_nodes_of_two_sizes() {
+    let catalogue = MachineCatalogue::new(vec![
+        NodeType::new("big", 1, vec![8.0]),
+        NodeType::new("small", 2, vec![4.0]),
+    ]);
+    let machines = Capacity::Machines(catalogue);
+    let mut shaped = job(1, 1.0, 10.0, 10.0, 12.0);
+    shaped.nodes = Some(2);
+    let mut pair = job(2, 2.0, 10.0, 10.0, 8.0);
+    pair.nodes = Some(2);
+    let jobs = [job(0, 0.0, 10.0, 10.0, 12.0), shaped, pair];
+    let result = replay(machines, Scheduler::Easy, Blocking::HeadOfLine, &jobs);
+    assert_eq!(
+        result.tasks_never_fit, 1,
+        "2 nodes × 6 processors: only one node has 6"
+    );
+    let mut records = result.jobs.clone();
+    records.sort_by_key(|j| j.id);
+    let nodes = |j: usize| {
+        records[j]
+            .placed
+            .iter()
+            .map(|(n, _)| *n)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        nodes(0),
+        [0, 1],
+        "8 on the big node, 4 on the first small one"
+    );
+    assert!((records[0].placed[0].1[0] - 0.5).abs() < 1e-12);
+    assert_eq!(records[1].id, 2);
+    assert_eq!(nodes(1), [0, 1], "two distinct nodes, once job 0 has ended");
+    assert_eq!(records[1].start.as_secs_f64(), 10.0);
+}
+
+/// An exclusive one-processor job takes a whole node: the next job goes to the other node,
+/// and a job needing both nodes waits for the exclusive one to end.
+#[test]
+fn an_exclusive_job_holds_its_node_whole() {
+    let machines = Capacity::Machines(MachineCatalogue::new(vec![NodeType::new(
+        "n",
+        2,
+        vec![4.0],
+    )]));
+    let mut exclusive = job(0, 0.0, 10.0, 10.0, 1.0);
+    exclusive.exclusive = true;
+    exclusive.nodes = Some(1);
+    let mut one = job(1, 1.0, 5.0, 5.0, 1.0);
+    one.nodes = Some(1);
+    let jobs = [exclusive, one, job(2, 2.0, 5.0, 5.0, 6.0)];
+    let result = replay(machines, Scheduler::Easy, Blocking::HeadOfLine, &jobs);
+    let mut records = result.jobs.clone();
+    records.sort_by_key(|j| j.id);
+    assert_eq!(records[0].placed, [(0, vec![0.5])], "the whole first node");
+    assert_eq!(records[1].placed[0].0, 1, "not beside the exclusive job");
+    assert_eq!(starts(&result), [0.0, 1.0, 10.0]);
+}
