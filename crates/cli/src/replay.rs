@@ -5,6 +5,8 @@ use crate::policy_help;
 use crate::workload::{sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
+use fairshare_lab::Workload;
+use fairshare_sim::cluster::Capacity;
 use fairshare_sim::stats::{timed, RunStats};
 use fairshare_sim::summary::ReplaySummary;
 use indicatif::MultiProgress;
@@ -35,14 +37,11 @@ pub struct Args {
     )]
     policies: Vec<String>,
     /// Pool capacity as a fraction of the trace's mean requested amount R (the SDRF paper uses
-    /// 0.5 to 1.0).
-    #[arg(
-        long,
-        default_value_t = 1.0,
-        conflicts_with = "machines",
-        allow_negative_numbers = true
-    )]
-    capacity_fraction: f64,
+    /// 0.5 to 1.0). Without it, --capacity or --machines, the trace's own machine is used: a
+    /// `.machines` file beside an SWF log, else its header's MaxProcs; a trace that says
+    /// nothing about its machine (Google, Alibaba) gets 1.0 × R.
+    #[arg(long, conflicts_with = "machines", allow_negative_numbers = true)]
+    capacity_fraction: Option<f64>,
     /// An explicit pool instead, in the trace's units, e.g. `cpu=120,mem=80` (every resource
     /// of the trace must be named).
     #[arg(long, value_name = "NAME=AMOUNT,...", conflicts_with_all = ["machines", "capacity_fraction"])]
@@ -61,11 +60,11 @@ pub struct Args {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> Result<()> {
-    if !(args.capacity_fraction.is_finite() && args.capacity_fraction > 0.0) {
-        anyhow::bail!(
-            "--capacity-fraction must be a positive number, found {}",
-            args.capacity_fraction
-        );
+    if let Some(f) = args
+        .capacity_fraction
+        .filter(|f| !(f.is_finite() && *f > 0.0))
+    {
+        anyhow::bail!("--capacity-fraction must be a positive number, found {f}");
     }
     let policies: Vec<PolicySpec> = args
         .policies
@@ -80,20 +79,8 @@ pub fn run(args: Args) -> Result<()> {
     };
     outputs.check()?;
     let workload = args.trace.scan()?;
-    let (capacity, fraction) = match &args.capacity {
-        Some(spec) => (workload.pool(spec)?, None),
-        None => {
-            let fraction = args
-                .cluster
-                .machines
-                .is_none()
-                .then_some(args.capacity_fraction);
-            (
-                args.cluster.capacity(&workload, args.capacity_fraction)?,
-                fraction,
-            )
-        }
-    };
+    let (capacity, fraction, source) = capacity(&args, &workload)?;
+    eprintln!("note: capacity: {source}");
     let replay = args.cluster.replay();
     let bars = MultiProgress::new();
     let results = policies
@@ -111,7 +98,7 @@ pub fn run(args: Args) -> Result<()> {
     let (results, stats): (Vec<_>, Vec<_>) = results.into_iter().unzip();
     let summary = ReplaySummary {
         input: workload.input.clone(),
-        setting: workload.setting(&replay, &capacity, fraction),
+        setting: workload.setting(&replay, &capacity, fraction, &source),
         policies: results,
     };
     if args.json.as_deref().is_some_and(|p| p.as_os_str() == "-") {
@@ -123,4 +110,26 @@ pub fn run(args: Args) -> Result<()> {
     outputs.write(&summary, fairshare_report::replay_html, |s| {
         fairshare_report::replay_table(s, &stats)
     })
+}
+
+/// The capacity of the runs, its fraction of R when it is one, and where it came from: an
+/// explicit pool, a machine list, a fraction of R, or the trace's own machine (a fraction 1.0
+/// of R when the trace says nothing of it).
+fn capacity(args: &Args, workload: &Workload) -> Result<(Capacity, Option<f64>, String)> {
+    if let Some(spec) = &args.capacity {
+        return Ok((workload.pool(spec)?, None, format!("--capacity {spec}")));
+    }
+    if let Some(path) = &args.cluster.machines {
+        let source = format!("--machines {}", path.display());
+        return Ok((workload.machines(path)?, None, source));
+    }
+    if let Some(f) = args.capacity_fraction {
+        let source = format!("--capacity-fraction {f} of the mean demand R");
+        return Ok((workload.pool_of_mean(f)?, Some(f), source));
+    }
+    if let Some((capacity, source)) = workload.own_machine()? {
+        return Ok((capacity, None, source));
+    }
+    let source = "the trace says nothing about its machine: 1.0 × the mean demand R";
+    Ok((workload.pool_of_mean(1.0)?, Some(1.0), source.into()))
 }

@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::Time;
 use fairshare_lab::{Replay, StopRule, TraceSpec, Workload};
-use fairshare_sim::cluster::Capacity;
+use fairshare_sim::cluster::{Fit, Scheduler};
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -50,9 +50,17 @@ pub struct ClusterArgs {
     #[arg(long)]
     pub drain: bool,
     /// What a pass does when the chosen user's next task does not fit: stop (head-of-line, the
-    /// paper's rule) or skip that user and try the next.
+    /// paper's rule) or skip that user and try the next (with `--scheduler fill`).
     #[arg(long, value_parser = choice::<Blocking>(), default_value = "head-of-line")]
     pub rule: Blocking,
+    /// What may start in a scheduling pass: progressive filling in the policy's order (the
+    /// SDRF paper's simulator), or EASY or conservative backfilling as batch systems run it,
+    /// planned with the jobs' requested walltimes.
+    #[arg(long, value_parser = choice::<Scheduler>(), default_value = "fill")]
+    pub scheduler: Scheduler,
+    /// Which nodes a job starts on, when the capacity is machines.
+    #[arg(long, value_parser = choice::<Fit>(), default_value = "first")]
+    pub placement: Fit,
 }
 
 /// A duration in seconds, or with a unit (`90s`, `15m`, `6h`, `2d`), as microseconds; at most
@@ -162,16 +170,10 @@ impl ClusterArgs {
                 (false, None) => StopRule::LastEvent,
             },
             blocking: self.rule,
+            scheduler: self.scheduler,
+            fit: self.placement,
             ..Replay::default()
         }
-    }
-
-    /// The capacity: the machines of `--machines`, or a pool of `fraction` × R.
-    pub fn capacity(&self, workload: &Workload, fraction: f64) -> Result<Capacity> {
-        Ok(match &self.machines {
-            Some(path) => workload.machines(path)?,
-            None => workload.pool_of_mean(fraction)?,
-        })
     }
 }
 

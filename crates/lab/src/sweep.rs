@@ -75,7 +75,7 @@ pub fn summary(
     let capacity = workload.pool_of_mean(1.0)?;
     Ok(SweepSummary {
         input: workload.input.clone(),
-        setting: workload.setting(replay, &capacity, None),
+        setting: workload.setting(replay, &capacity, None, "fractions of the mean demand R"),
         shard_ids: vec![shard],
         shards,
         cells,

@@ -3,12 +3,13 @@
 //! the stop rule and the run configuration, and the replay from memory or from disk.
 
 use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::choice::Choice;
 use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{
-    self, Capacity, ClusterConfig, Fit, Load, PolicyResult, Scheduler, Stop, TOP_USERS,
+    self, AsRecorded, Capacity, ClusterConfig, Fit, Load, PolicyResult, Scheduler, Stop, TOP_USERS,
 };
-use fairshare_sim::summary::Setting;
+use fairshare_sim::summary::{Recorded, Setting};
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
 use std::path::PathBuf;
 use thiserror::Error;
@@ -133,6 +134,8 @@ pub struct Workload {
     pub input: ReadStats,
     /// R, first arrival and last event.
     pub load: Load,
+    /// The trace's own schedule and walltimes.
+    pub recorded: Recorded,
     /// The format as detected.
     pub format: Format,
     /// The trace's resources that tasks request (indices into the reader's resources).
@@ -164,6 +167,7 @@ impl Workload {
     ) -> Result<Workload, LabError> {
         let mut source = trace.open()?;
         let mut load = Load::new(source.resources().len());
+        let mut recorded = AsRecorded::default();
         let mut kept = Some(Vec::new());
         let mut read = 0;
         for task in source.by_ref() {
@@ -174,6 +178,7 @@ impl Workload {
                 task.runtime,
                 &task.demand,
             );
+            recorded.add(&task);
             kept = kept
                 .filter(|k: &Vec<Task>| k.len() < keep_at_most)
                 .map(|mut k| {
@@ -219,6 +224,7 @@ impl Workload {
             users: source.users().to_vec(),
             input,
             load: load.project(&keep),
+            recorded: recorded.finish(),
             format,
             keep,
             kept,
@@ -378,8 +384,15 @@ impl Workload {
     }
 
     /// What every run of this workload shares, for the summaries; `fraction` is the pool's
-    /// fraction of R, when it was given as one.
-    pub fn setting(&self, replay: &Replay, capacity: &Capacity, fraction: Option<f64>) -> Setting {
+    /// fraction of R, when it was given as one, and `source` says in words where the capacity
+    /// came from.
+    pub fn setting(
+        &self,
+        replay: &Replay,
+        capacity: &Capacity,
+        fraction: Option<f64>,
+        source: &str,
+    ) -> Setting {
         Setting {
             trace: self.trace.shown.clone(),
             format: self.format.to_string(),
@@ -398,6 +411,35 @@ impl Workload {
                 }
             },
             rule: replay.blocking.to_string(),
+            scheduler: replay.scheduler.name().into(),
+            placement: replay.fit.name().into(),
+            capacity_source: source.into(),
+            recorded: self.recorded.clone(),
+        }
+    }
+
+    /// The trace's own machine, and where it was found: a `.machines` file beside the first
+    /// trace file (SWF), else the processors an SWF header declares (`MaxProcs`) when the
+    /// replay has no other resource; `None` when the trace says nothing about its machine.
+    pub fn own_machine(&self) -> Result<Option<(Capacity, String)>, LabError> {
+        if self.format != Format::Swf {
+            return Ok(None);
+        }
+        let beside = self.trace.paths.first().map(|p| {
+            let mut name = p.as_os_str().to_owned();
+            name.push(".machines");
+            PathBuf::from(name)
+        });
+        if let Some(path) = beside.filter(|p| p.is_file()) {
+            let source = format!("{}, found beside the log", path.display());
+            return Ok(Some((self.machines(&path)?, source)));
+        }
+        match self.input.declared_processors {
+            Some(procs) if self.resources == ["cpu"] => {
+                let source = format!("the log's header (MaxProcs: {procs})");
+                Ok(Some((Capacity::Pool(vec![procs as f64]), source)))
+            }
+            _ => Ok(None),
         }
     }
 

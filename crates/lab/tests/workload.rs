@@ -93,7 +93,7 @@ fn capacities_stop_rules_and_settings() {
         ..Replay::default()
     };
     let capacity = workload.pool("cpu=12").unwrap();
-    let setting = workload.setting(&replay, &capacity, None);
+    let setting = workload.setting(&replay, &capacity, None, "test");
     assert_eq!(setting.horizon_s, Some(60.0));
     assert_eq!(setting.capacity, [12.0]);
     assert_eq!(setting.rule, "head-of-line");

@@ -29,7 +29,7 @@ pub fn replay_table(summary: &ReplaySummary, stats: &[RunStats]) -> String {
         "{}\n{}\n{TASKS_TITLE}:\n{}{NEVER_FIT_NOTE}.\n\n{USE_TITLE}:\n{}{warnings}{}",
         setting::setting_text(&setting::setting_items(&summary.setting)),
         setting::input_table(&summary.input),
-        text::table(&task_headers(), &task_rows(&summary.policies)),
+        text::table(&task_headers(), &task_rows(summary)),
         text::table(&use_headers(summary, stats), &use_rows(summary, stats)),
         if warnings.is_empty() { "" } else { "\n" }
     )
@@ -42,7 +42,7 @@ const NEVER_FIT_NOTE: &str =
     "Never fit: larger than the capacity, so never started; not unfinished, and left out of the waits";
 /// Title of the table of use and fairness.
 const USE_TITLE: &str =
-    "Use and fairness (mean share in use; Jain's index of the users' mean dominant shares)";
+    "Use and fairness (mean share in use; mean bounded slowdown; Jain's index of the users' mean dominant shares)";
 
 /// What a reader of the results must know to trust them: policies under which more than
 /// [`NEVER_FIT_WARNING`] of the tasks can never fit the capacity (they are counted apart and
@@ -72,7 +72,7 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
         format!(
             "<h2>Policies</h2>\n<p>{}.</p>\n{}<p class=\"note\">{}.</p>\n<p>{}.</p>\n{}{}",
             html::escape(TASKS_TITLE),
-            html::table(&task_headers(), &task_rows(&summary.policies)),
+            html::table(&task_headers(), &task_rows(summary)),
             html::escape(NEVER_FIT_NOTE),
             html::escape(USE_TITLE),
             html::table(&use_headers(summary, &[]), &use_rows(summary, &[])),
@@ -102,8 +102,9 @@ fn task_headers() -> Vec<String> {
     ])
 }
 
-/// One row per policy, matching [`task_headers`].
-fn task_rows(policies: &[PolicyResult]) -> Vec<Vec<String>> {
+/// One row per policy, matching [`task_headers`], then the trace's own schedule as recorded
+/// (when it records starts) for every replay to be read against.
+fn task_rows(summary: &ReplaySummary) -> Vec<Vec<String>> {
     let row = |p: &PolicyResult| {
         vec![
             p.policy.clone(),
@@ -116,7 +117,22 @@ fn task_rows(policies: &[PolicyResult]) -> Vec<Vec<String>> {
             duration(p.user_mean_wait_s),
         ]
     };
-    policies.iter().map(row).collect()
+    let mut rows: Vec<Vec<String>> = summary.policies.iter().map(row).collect();
+    let r = &summary.setting.recorded;
+    if r.started > 0 {
+        let none = String::from("–");
+        rows.push(vec![
+            String::from("as recorded"),
+            r.jobs.to_string(),
+            r.started.to_string(),
+            none.clone(),
+            none.clone(),
+            duration(r.mean_wait_s),
+            duration(r.p95_wait_s),
+            none,
+        ]);
+    }
+    rows
 }
 
 /// Column titles of the table of use and fairness (a wall-clock column when `stats` are given).
@@ -129,7 +145,7 @@ fn use_headers(summary: &ReplaySummary, stats: &[RunStats]) -> Vec<String> {
             .iter()
             .map(|r| format!("util {r}")),
     );
-    h.extend(strings(&["Jain", "live-tree events"]));
+    h.extend(strings(&["slowdown", "Jain", "live-tree events"]));
     if !stats.is_empty() {
         h.push("wall".into());
     }
@@ -146,6 +162,7 @@ fn use_rows(summary: &ReplaySummary, stats: &[RunStats]) -> Vec<Vec<String>> {
                 .get_index(i)
                 .map_or(String::from("–"), |(_, u)| percent(*u))
         }));
+        r.push(fixed(p.mean_slowdown, 2));
         r.push(fixed(p.jain_index, 3));
         r.push(
             p.livetree_events
@@ -158,7 +175,19 @@ fn use_rows(summary: &ReplaySummary, stats: &[RunStats]) -> Vec<Vec<String>> {
         }
         r
     };
-    summary.policies.iter().enumerate().map(row).collect()
+    let mut rows: Vec<Vec<String>> = summary.policies.iter().enumerate().map(row).collect();
+    let recorded = &summary.setting.recorded;
+    if recorded.started > 0 {
+        let mut r = vec![String::from("as recorded")];
+        r.extend((0..resources).map(|_| String::from("–")));
+        r.push(fixed(recorded.mean_slowdown, 2));
+        r.extend([String::from("–"), String::from("–")]);
+        if !stats.is_empty() {
+            r.push(String::from("–"));
+        }
+        rows.push(r);
+    }
+    rows
 }
 
 /// A time unit fitting the longest timeline: (seconds per unit, axis title).

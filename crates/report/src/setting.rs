@@ -116,8 +116,28 @@ pub fn setting_items(s: &Setting) -> Vec<(&'static str, String)> {
                 format!("{} ({} s)", duration(h), fixed(h, 0))
             }),
         ),
-        ("rule", s.rule.clone()),
     ]);
+    if s.scheduler == "fill" {
+        items.push(("scheduler", format!("fill (rule {})", s.rule)));
+    } else {
+        items.push(("scheduler", s.scheduler.clone()));
+    }
+    if s.machines.is_some() {
+        items.push(("placement", format!("{} fit", s.placement)));
+    }
+    if !s.capacity_source.is_empty() {
+        items.push(("capacity from", s.capacity_source.clone()));
+    }
+    let r = &s.recorded;
+    if r.walltime_missing + r.walltime_exceeded > 0 {
+        items.push((
+            "walltimes",
+            format!(
+                "{} of {} jobs request none (planned with their runtime, a perfect estimate); {} ran longer than requested (request raised to the runtime)",
+                r.walltime_missing, r.jobs, r.walltime_exceeded
+            ),
+        ));
+    }
     items
 }
 

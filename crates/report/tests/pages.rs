@@ -42,6 +42,8 @@ fn policy(name: &str, wait: f64, users: Vec<UserResult>, livetree: Option<u64>) 
         p95_wait_s: 3.0 * wait,
         user_mean_wait_s: wait * 1.1,
         mean_slowdown: 2.0,
+        mean_response_s: 0.0,
+        makespan_s: 0.0,
         utilization: [("cpu".to_string(), 0.8), ("memory".to_string(), 0.6)]
             .into_iter()
             .collect(),
@@ -85,6 +87,10 @@ fn setting() -> Setting {
         span_s: 30_000.0,
         horizon_s: Some(30_000.0),
         rule: "skip-blocked".into(),
+        scheduler: "fill".into(),
+        placement: "first".into(),
+        capacity_source: "--capacity-fraction 0.5 of the mean demand R".into(),
+        recorded: Default::default(),
     }
 }
 

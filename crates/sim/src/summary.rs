@@ -105,6 +105,51 @@ pub struct Setting {
     pub horizon_s: Option<f64>,
     /// Blocking rule of the passes.
     pub rule: String,
+    /// The discipline: `fill`, `easy` or `conservative`.
+    #[serde(default = "fill")]
+    pub scheduler: String,
+    /// The placement: `first` or `best` fit.
+    #[serde(default = "first")]
+    pub placement: String,
+    /// Where the capacity came from, in words.
+    #[serde(default)]
+    pub capacity_source: String,
+    /// What the trace says of the jobs' walltimes and of its own schedule.
+    #[serde(default)]
+    pub recorded: Recorded,
+}
+
+/// The default discipline of documents written before there was a choice.
+fn fill() -> String {
+    "fill".into()
+}
+
+/// The default placement of documents written before there was a choice.
+fn first() -> String {
+    "first".into()
+}
+
+/// What a trace records of its jobs' requests and of the schedule its own scheduler made:
+/// every replay is read beside it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Recorded {
+    /// Jobs read.
+    pub jobs: u64,
+    /// Jobs without a requested walltime: planned with their runtime, a perfect estimate.
+    pub walltime_missing: u64,
+    /// Jobs that ran longer than they requested: their request is raised to their runtime, so
+    /// the recorded work is replayed whole.
+    pub walltime_exceeded: u64,
+    /// Jobs whose start the trace records.
+    pub started: u64,
+    /// Their mean wait, seconds.
+    pub mean_wait_s: f64,
+    /// The 95th percentile of their waits, seconds.
+    pub p95_wait_s: f64,
+    /// Their mean bounded slowdown.
+    pub mean_slowdown: f64,
+    /// Their mean response time (wait + run), seconds.
+    pub mean_response_s: f64,
 }
 
 /// The output of `fairshare replay` (its JSON starts with `schema_version`).

@@ -2,7 +2,9 @@
 //! resources requested by running tasks in the trace's original timing (docs/mechanisms.md, SDRF §8.2).
 //! Simulated capacities are set as fractions of it.
 
-use fairshare_core::model::Time;
+use super::statistics::{bounded_slowdown, mean, percentile};
+use crate::summary::Recorded;
+use fairshare_core::model::{Task, Time};
 
 /// Accumulates R over a stream of tasks, without holding them.
 #[derive(Debug, Clone, Default)]
@@ -80,6 +82,49 @@ impl Load {
     }
 }
 
+/// Accumulates what a trace records of its own schedule and of its jobs' walltimes, task by
+/// task, into a [`Recorded`] (one number per started task is kept, for the percentile).
+#[derive(Debug, Clone, Default)]
+pub struct AsRecorded {
+    recorded: Recorded,
+    waits: Vec<f32>,
+    slowdowns: f64,
+    responses: f64,
+}
+
+impl AsRecorded {
+    /// Counts one task.
+    pub fn add(&mut self, task: &Task) {
+        let r = &mut self.recorded;
+        r.jobs += 1;
+        match task.walltime {
+            None => r.walltime_missing += 1,
+            Some(w) if w < task.runtime => r.walltime_exceeded += 1,
+            Some(_) => {}
+        }
+        if let Some(start) = task.start {
+            let wait = start.as_micros().saturating_sub(task.submit.as_micros()) as f64 / 1e6;
+            let run = task.runtime as f64 / 1e6;
+            r.started += 1;
+            self.waits.push(wait as f32);
+            self.slowdowns += bounded_slowdown(wait, run);
+            self.responses += wait + run;
+        }
+    }
+
+    /// What was recorded.
+    pub fn finish(self) -> Recorded {
+        let started = self.recorded.started.max(1) as f64;
+        Recorded {
+            mean_wait_s: mean(self.waits.iter().map(|w| f64::from(*w))),
+            p95_wait_s: percentile(self.waits, 0.95),
+            mean_slowdown: self.slowdowns / started,
+            mean_response_s: self.responses / started,
+            ..self.recorded
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +144,26 @@ mod tests {
         assert_eq!(load.last_event(), Some(Time::from_secs_f64(20.0)));
         assert_eq!(load.first_submit(), Some(Time::ZERO));
         assert_eq!(Load::new(2).mean_demand(), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn as_recorded_by_hand() {
+        let mut recorded = AsRecorded::default();
+        let mut late = Task::new(0, 0, Time::ZERO, 20_000_000, vec![1.0]);
+        late.start = Some(Time::from_secs_f64(20.0));
+        late.walltime = Some(10_000_000);
+        let mut prompt = Task::new(1, 0, Time::ZERO, 5_000_000, vec![1.0]);
+        prompt.start = Some(Time::ZERO);
+        recorded.add(&late);
+        recorded.add(&prompt);
+        recorded.add(&Task::new(2, 0, Time::ZERO, 1, vec![1.0]));
+        let r = recorded.finish();
+        assert_eq!((r.jobs, r.started), (3, 2));
+        assert_eq!((r.walltime_missing, r.walltime_exceeded), (2, 1));
+        assert_eq!(r.mean_wait_s, 10.0);
+        // (20 + 20) / 20 = 2 and max(1, 5 / 10) = 1.
+        assert_eq!(r.mean_slowdown, 1.5);
+        assert_eq!(r.mean_response_s, 22.5);
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod seams;
 mod space;
 mod statistics;
 
+pub use load::AsRecorded;
 pub use load::Load;
 pub use recorder::MOST_SAMPLES;
 pub use result::{
@@ -32,7 +33,7 @@ pub use seams::{
     Reservations, Scheduler,
 };
 pub use space::{Capacity, MOST_MACHINES};
-pub use statistics::jain;
+pub use statistics::{bounded_slowdown, jain};
 use std::sync::Arc;
 
 pub use fairshare_core::model::Task;
@@ -197,8 +198,10 @@ struct Engine {
     /// Waiting jobs that need none of resource 0 (while there are some, the cluster is never
     /// too full to start one).
     free_of_first: u64,
-    /// Whether a job ended before its walltime since the last pass (reservations may move up).
-    ended_early: bool,
+    /// The nodes that jobs ending before their walltime since the last pass freed, each with
+    /// the time until which it would have been held: only a reservation that can use such
+    /// room can move up.
+    freed: Vec<(usize, Time)>,
     /// Jobs that name a property no node declares (not enforced).
     unknown_properties: u64,
     /// Reserved starts, at which a pass must run even if nothing arrives or ends then.
@@ -346,7 +349,7 @@ impl Engine {
             moved: Vec::new(),
             unreserved: 0,
             free_of_first: 0,
-            ended_early: false,
+            freed: Vec::new(),
             unknown_properties: 0,
             wakeups: BinaryHeap::new(),
             record_jobs: config.record_jobs,
@@ -431,7 +434,9 @@ impl Engine {
         if job.planned_end > self.now {
             self.space
                 .expect(&job.placed, self.now, job.planned_end, -1.0);
-            self.ended_early = true;
+            let end = job.planned_end;
+            self.freed
+                .extend(job.placed.iter().map(|(node, _)| (*node, end)));
         }
         self.recorder.used(self.space.used());
         let u = job.user as usize;
@@ -463,10 +468,10 @@ impl Engine {
     fn pass(&mut self, discipline: &dyn Discipline) {
         if self.reservations != Reservations::None {
             self.space.forget_before(self.now);
-            if self.reservations == Reservations::UntilStart && self.ended_early {
-                self.compress();
+            let freed = std::mem::take(&mut self.freed);
+            if self.reservations == Reservations::UntilStart && !freed.is_empty() {
+                self.compress(freed);
             }
-            self.ended_early = false;
         }
         discipline.pass(self);
         if self.reservations == Reservations::ForThePass {
@@ -512,20 +517,62 @@ impl Engine {
     }
 
     /// Moves every reservation as early as it now fits, in the order of their starts, each
-    /// against all the others: jobs that ended before their walltime leave room, and since a
-    /// job's own slot stays free while the others move, no reservation ever moves later.
-    fn compress(&mut self) {
+    /// against all the others, until none can move: jobs that ended before their walltime left
+    /// room on the `freed` nodes, and since a job's own slot stays free while the others move,
+    /// no reservation ever moves later. Before that room was freed no reservation could start
+    /// earlier, so only starts at which a job could use freed room are tried; a reservation
+    /// that moves frees its old slot, which earlier ones get to try in the next round.
+    fn compress(&mut self, mut freed: Vec<(usize, Time)>) {
+        while !freed.is_empty() {
+            let mut moved = Vec::new();
+            for (user, index) in self.reserved() {
+                let Some(old) = self.unreserve(user, index) else {
+                    continue;
+                };
+                let job = &self.queues[user as usize][index];
+                let (request, walltime) = (job.request.clone(), job.walltime);
+                let found =
+                    self.space
+                        .earliest(&request, self.now, walltime, Some(old.0), Some(&freed));
+                let kept = match found {
+                    Some(earlier) => {
+                        let end = old.0.plus_micros(walltime);
+                        let slot = old.1.iter().map(|(node, _)| (*node, end));
+                        freed.extend(slot.clone());
+                        moved.extend(slot);
+                        earlier
+                    }
+                    None => old,
+                };
+                self.hold(user, index, kept);
+            }
+            freed = moved;
+        }
+        #[cfg(debug_assertions)]
+        self.assert_compressed();
+    }
+
+    /// Checks, in debug builds (and so in every test), that compression left no reservation
+    /// able to start earlier, by trying every earlier start.
+    #[cfg(debug_assertions)]
+    fn assert_compressed(&mut self) {
         for (user, index) in self.reserved() {
             let Some(old) = self.unreserve(user, index) else {
                 continue;
             };
             let job = &self.queues[user as usize][index];
             let (request, walltime) = (job.request.clone(), job.walltime);
-            let kept = match self.space.earliest(&request, self.now, walltime) {
-                Some(new) if new.0 <= old.0 => new,
-                _ => old,
-            };
-            self.hold(user, index, kept);
+            let earlier = self
+                .space
+                .earliest(&request, self.now, walltime, Some(old.0), None);
+            assert!(
+                earlier.is_none(),
+                "job {} could start at {:?}, before its reservation at {}",
+                job.id,
+                earlier.map(|e| e.0),
+                old.0
+            );
+            self.hold(user, index, old);
         }
     }
 
@@ -606,6 +653,18 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// Re-ranks a user whose candidate at `index` just started (or sets the user aside when
+    /// no job is left for it in this pass).
+    fn after_start(&mut self, user: u32, index: usize) {
+        if index > 0 && self.candidate(user).is_none() {
+            self.set_aside(user);
+        } else {
+            self.rerank(user);
+        }
+    }
+}
+
 impl Pass for Engine {
     fn first(&mut self) -> Option<u32> {
         self.ranking.first()
@@ -616,11 +675,25 @@ impl Pass for Engine {
         let Some(job) = self.candidate(user) else {
             return false;
         };
+        if self.reservations == Reservations::UntilStart
+            && job.reservation.as_ref().is_some_and(|(t, _)| *t > self.now)
+        {
+            // Reservations are compressed before the pass: one that could start now would.
+            return false;
+        }
         let (request, walltime) = (job.request.clone(), job.walltime);
         let placed = if self.reservations == Reservations::None {
             self.space.fit_now(&request)
         } else {
             let own = self.unreserve(user, index);
+            if let Some((_, placed)) = own.as_ref().filter(|(t, _)| *t <= self.now) {
+                // Its reserved nodes are free for it now: starting elsewhere would free room
+                // that no reservation was moved into.
+                let placed = placed.clone();
+                self.launch(user, index, placed);
+                self.after_start(user, index);
+                return true;
+            }
             let placed = self.space.fit_during(&request, self.now, walltime);
             if placed.is_none() {
                 if let Some(own) = own {
@@ -633,11 +706,7 @@ impl Pass for Engine {
             return false;
         };
         self.launch(user, index, placed);
-        if index > 0 && self.candidate(user).is_none() {
-            self.set_aside(user);
-        } else {
-            self.rerank(user);
-        }
+        self.after_start(user, index);
         true
     }
 
@@ -650,7 +719,10 @@ impl Pass for Engine {
             return;
         }
         let (request, walltime) = (job.request.clone(), job.walltime);
-        if let Some(found) = self.space.earliest(&request, self.now, walltime) {
+        if let Some(found) = self
+            .space
+            .earliest(&request, self.now, walltime, None, None)
+        {
             self.hold(user, index, found);
         }
     }

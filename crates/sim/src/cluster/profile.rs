@@ -76,16 +76,23 @@ impl Skyline {
     }
 
     /// The most of each resource in use at any time in `[from, to)`.
+    #[cfg(test)]
     pub(super) fn peak(&self, from: Time, to: Time) -> Vec<f64> {
+        let mut peak = Vec::new();
+        self.peak_into(from, to, &mut peak);
+        peak
+    }
+
+    /// Writes into `peak` the most of each resource in use at any time in `[from, to)`.
+    pub(super) fn peak_into(&self, from: Time, to: Time, peak: &mut Vec<f64>) {
         let first = self.at(from);
-        let mut peak = self.steps[first].1.clone();
+        peak.clone_from(&self.steps[first].1);
         for (start, used) in &self.steps[first + 1..] {
             if *start >= to {
                 break;
             }
             peak.iter_mut().zip(used).for_each(|(p, u)| *p = p.max(*u));
         }
-        peak
     }
 
     /// The times after `t` at which use changes.

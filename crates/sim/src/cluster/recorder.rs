@@ -2,8 +2,8 @@
 //! folded into running tallies, so nothing needs the whole trace in memory except one number
 //! per task for the wait percentiles; the timeline keeps a bounded number of samples.
 
-use super::result::{PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S};
-use super::statistics::{jain, mean, percentile};
+use super::result::{PolicyResult, ShareSeries, Timeline, UserResult};
+use super::statistics::{bounded_slowdown, jain, mean, percentile};
 use fairshare_core::livetree::LiveTreeCounters;
 use fairshare_core::model::Time;
 use fairshare_core::policy::dominant_share;
@@ -34,6 +34,8 @@ pub struct Recorder {
     users: Vec<UserTally>,
     waits: Vec<f32>,
     slowdown_sum: f64,
+    response_sum: f64,
+    last_finish: f64,
     use_integral: Vec<f64>,
     used: Vec<f64>,
     last: f64,
@@ -56,6 +58,8 @@ impl Recorder {
             users: vec![UserTally::default(); users],
             waits: Vec::new(),
             slowdown_sum: 0.0,
+            response_sum: 0.0,
+            last_finish: 0.0,
             use_integral: vec![0.0; resources],
             used: vec![0.0; resources],
             last: 0.0,
@@ -139,11 +143,13 @@ impl Recorder {
         tally.started += 1;
         tally.wait_sum += wait;
         self.waits.push(wait as f32);
-        self.slowdown_sum += (wait + run) / run.max(SLOWDOWN_FLOOR_S);
+        self.slowdown_sum += bounded_slowdown(wait, run);
+        self.response_sum += wait + run;
     }
 
     /// A task finished.
     pub fn completed(&mut self, user: u32) {
+        self.last_finish = self.last;
         self.users[user as usize].completed += 1;
     }
 
@@ -263,6 +269,12 @@ impl Recorder {
             events: self.events,
             users,
             timeline,
+            mean_response_s: if started > 0 {
+                self.response_sum / started as f64
+            } else {
+                0.0
+            },
+            makespan_s: self.last_finish,
             tasks_with_unknown_properties: 0,
             jobs: Vec::new(),
         }

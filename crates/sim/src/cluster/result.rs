@@ -82,8 +82,14 @@ pub struct PolicyResult {
     pub p95_wait_s: f64,
     /// Mean over users of each user's mean wait, seconds (SDRF paper, Figure 4).
     pub user_mean_wait_s: f64,
-    /// Mean bounded slowdown of started tasks: (wait + run) / max(run, 10 s).
+    /// Mean bounded slowdown of started tasks: max(1, (wait + run) / max(run, 10 s)).
     pub mean_slowdown: f64,
+    /// Mean response time (wait + run) of started tasks, seconds.
+    #[serde(default)]
+    pub mean_response_s: f64,
+    /// Seconds from the first event to the last finish.
+    #[serde(default)]
+    pub makespan_s: f64,
     /// Mean fraction of each resource in use, by resource name.
     pub utilization: IndexMap<String, f64>,
     /// Jain's fairness index of the time-averaged dominant shares of the users with a task

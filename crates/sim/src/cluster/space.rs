@@ -356,32 +356,67 @@ impl Space {
     ) -> Option<Placed> {
         let to = from.plus_micros(length.max(1));
         let mut scratch = std::mem::take(&mut self.scratch);
-        for (s, line) in scratch.iter_mut().zip(&self.profile) {
-            s.used = line.peak(from, to);
+        for (i, (s, line)) in scratch.iter_mut().zip(&self.profile).enumerate() {
+            if request.eligible.as_ref().is_none_or(|e| e[i]) {
+                line.peak_into(from, to, &mut s.used);
+            }
         }
         let placed = fit(self.placement.as_ref(), request, &mut scratch);
         self.scratch = scratch;
         placed
     }
 
-    /// The earliest time from `now` at which `request` fits for `length` by the availability
-    /// profile, and where; `None` if it never does.
+    /// The earliest time from `now`, and before `before` when given, at which `request` fits
+    /// for `length` by the availability profile, and where; `None` if there is none. With
+    /// `through`, only starts at which the job could use one of these nodes (each free up to
+    /// its time) are tried: after room is freed there, no other start can have become possible.
     pub(super) fn earliest(
         &mut self,
         request: &Request,
         now: Time,
         length: u64,
+        before: Option<Time>,
+        through: Option<&[(usize, Time)]>,
     ) -> Option<(Time, Placed)> {
-        let mut times: Vec<Time> = self
-            .profile
-            .iter()
-            .flat_map(|line| line.changes_after(now))
+        let eligible = |i: &usize| request.eligible.as_ref().is_none_or(|e| e[*i]);
+        let mut times: Vec<Time> = (0..self.profile.len())
+            .filter(eligible)
+            .flat_map(|i| self.profile[i].changes_after(now))
+            .filter(|t| before.is_none_or(|b| *t < b))
             .collect();
         times.sort_unstable();
         times.dedup();
-        std::iter::once(now)
-            .chain(times)
-            .find_map(|t| Some((t, self.fit_during(request, t, length)?)))
+        let mut starts = std::iter::once(now)
+            .filter(|t| before.is_none_or(|b| *t < b))
+            .chain(times);
+        starts.find_map(|t| {
+            if let Some(freed) = through {
+                let usable = freed.iter().any(|&(node, until)| {
+                    t < until && eligible(&node) && self.could_take_part(request, node, t, length)
+                });
+                if !usable {
+                    return None;
+                }
+            }
+            Some((t, self.fit_during(request, t, length)?))
+        })
+    }
+
+    /// Whether `node` could hold its part of `request` (one node's share, or one processor)
+    /// from `from` for `length` by the availability profile.
+    fn could_take_part(&mut self, request: &Request, node: usize, from: Time, length: u64) -> bool {
+        let to = from.plus_micros(length.max(1));
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let probe = &mut scratch[node];
+        self.profile[node].peak_into(from, to, &mut probe.used);
+        probe.closed = false;
+        let part = match &request.shape {
+            Shape::Nodes { per_node, .. } => per_node,
+            Shape::Spread { per_unit, .. } => per_unit,
+        };
+        let fits = probe.has_room(part) && (!request.exclusive || probe.is_empty());
+        self.scratch = scratch;
+        fits
     }
 
     /// Takes `placed` from the nodes now.
@@ -611,8 +646,14 @@ mod tests {
         space.expect(&busy, t(0), t(100), 1.0);
         space.expect(&busy, t(0), t(50), 1.0);
         let whole = request(&mut space, [4.0, 4.0], Some(1), false);
-        assert_eq!(space.earliest(&whole, t(0), 10).map(|f| f.0), Some(t(100)));
-        assert_eq!(space.earliest(&half, t(0), 10).map(|f| f.0), Some(t(50)));
+        assert_eq!(
+            space.earliest(&whole, t(0), 10, None, None).map(|f| f.0),
+            Some(t(100))
+        );
+        assert_eq!(
+            space.earliest(&half, t(0), 10, None, None).map(|f| f.0),
+            Some(t(50))
+        );
     }
 
     #[test]

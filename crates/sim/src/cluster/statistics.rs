@@ -2,7 +2,7 @@
 //! fairness index.
 
 /// The mean of `values` (0 for none).
-pub(super) fn mean(values: impl Iterator<Item = f64>) -> f64 {
+pub(crate) fn mean(values: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = values.fold((0.0, 0u64), |(s, n), v| (s + v, n + 1));
     if n > 0 {
         sum / n as f64
@@ -11,8 +11,14 @@ pub(super) fn mean(values: impl Iterator<Item = f64>) -> f64 {
     }
 }
 
+/// Bounded slowdown: `max(1, (wait + run) / max(run, 10 s))`, the usual definition, which
+/// keeps very short jobs from dominating a mean.
+pub fn bounded_slowdown(wait: f64, run: f64) -> f64 {
+    ((wait + run) / run.max(super::SLOWDOWN_FLOOR_S)).max(1.0)
+}
+
 /// The `q` quantile (nearest rank) of `values`.
-pub(super) fn percentile(mut values: Vec<f32>, q: f64) -> f64 {
+pub(crate) fn percentile(mut values: Vec<f32>, q: f64) -> f64 {
     if values.is_empty() {
         return 0.0;
     }
