@@ -5,7 +5,7 @@ use crate::policy_help;
 use crate::workload::{sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
-use fairshare_lab::Workload;
+use fairshare_lab::{account_results, ShareSource, Workload};
 use fairshare_sim::cluster::Capacity;
 use fairshare_sim::stats::{timed, RunStats};
 use fairshare_sim::summary::ReplaySummary;
@@ -46,6 +46,13 @@ pub struct Args {
     /// of the trace must be named).
     #[arg(long, value_name = "NAME=AMOUNT,...", conflicts_with_all = ["machines", "capacity_fraction"])]
     capacity: Option<String>,
+    /// Where users' entitlements come from: `equal` (1/n each, the SDRF paper's figures), a
+    /// share file (TOML: accounts with shares, nested, users under accounts; see
+    /// docs/batch.md), or `usage:FACTOR` (each user's own mean usage × FACTOR, the SDRF
+    /// authors' "reserved share" mode). Weighted DRF and SDRF read them; a share file also
+    /// gives results per account.
+    #[arg(long, value_name = "equal|FILE|usage:FACTOR", default_value = "equal")]
+    shares: ShareSource,
     /// Write the summary as JSON to this file (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -81,24 +88,36 @@ pub fn run(args: Args) -> Result<()> {
     let workload = args.trace.scan()?;
     let (capacity, fraction, source) = capacity(&args, &workload)?;
     eprintln!("note: capacity: {source}");
+    let entitled = workload.entitled(&args.shares, &capacity)?;
+    if entitled.shares.is_some() {
+        eprintln!("note: shares: {}", entitled.source);
+    }
     let replay = args.cluster.replay();
     let bars = MultiProgress::new();
     let results = policies
         .par_iter()
         .map(|policy| {
             let bar = bars.add(sim_bar(&policy.name, workload.span_s()));
-            let config = workload.config(&replay, policy.clone(), capacity.clone());
+            let mut config = workload.config(&replay, policy.clone(), capacity.clone());
+            config.shares.clone_from(&entitled.shares);
             let (result, wall_s) = timed(|| workload.run(&config, &mut |s| bar.set_position(s)));
             bar.finish_and_clear();
-            let result = result?;
+            let mut result = result?;
+            if let Some(tree) = &entitled.accounts {
+                result.accounts = account_results(&result, tree, &workload.users);
+            }
             let stats = RunStats::new(&policy.name, result.events, wall_s);
             Ok((result, stats))
         })
         .collect::<Result<Vec<_>, fairshare_lab::LabError>>()?;
     let (results, stats): (Vec<_>, Vec<_>) = results.into_iter().unzip();
+    let mut setting = workload.setting(&replay, &capacity, fraction, &source);
+    if entitled.shares.is_some() {
+        setting.shares = entitled.source.clone();
+    }
     let summary = ReplaySummary {
         input: workload.input.clone(),
-        setting: workload.setting(&replay, &capacity, fraction, &source),
+        setting,
         policies: results,
     };
     if args.json.as_deref().is_some_and(|p| p.as_os_str() == "-") {

@@ -24,7 +24,9 @@
 #![warn(missing_docs)]
 
 pub mod cloud;
+pub mod shares;
 pub mod sweep;
 mod workload;
 
+pub use shares::{account_results, Entitled, ShareSource};
 pub use workload::{LabError, Replay, StopRule, TraceSpec, Workload, KEEP_AT_MOST, MOST_MACHINES};

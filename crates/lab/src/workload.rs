@@ -179,6 +179,7 @@ impl Workload {
                 &task.demand,
             );
             recorded.add(&task);
+            load.add_to_user(task.user, task.runtime, &task.demand);
             kept = kept
                 .filter(|k: &Vec<Task>| k.len() < keep_at_most)
                 .map(|mut k| {
@@ -380,6 +381,7 @@ impl Workload {
             sample_every: (self.span_s() / 200.0).max(1.0),
             top_users: replay.top_users,
             record_jobs: replay.record_jobs,
+            shares: None,
         }
     }
 
@@ -414,6 +416,7 @@ impl Workload {
             scheduler: replay.scheduler.name().into(),
             placement: replay.fit.name().into(),
             capacity_source: source.into(),
+            shares: String::new(),
             recorded: self.recorded.clone(),
         }
     }

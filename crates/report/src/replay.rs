@@ -25,8 +25,17 @@ pub fn replay_table(summary: &ReplaySummary, stats: &[RunStats]) -> String {
         .iter()
         .map(|w| format!("\nwarning: {w}"))
         .collect();
+    let accounts = account_rows(&summary.policies);
+    let accounts = if accounts.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n{ACCOUNTS_TITLE}:\n{}",
+            text::table(&account_headers(), &accounts)
+        )
+    };
     format!(
-        "{}\n{}\n{TASKS_TITLE}:\n{}{NEVER_FIT_NOTE}.\n\n{USE_TITLE}:\n{}{warnings}{}",
+        "{}\n{}\n{TASKS_TITLE}:\n{}{NEVER_FIT_NOTE}.\n\n{USE_TITLE}:\n{}{accounts}{warnings}{}",
         setting::setting_text(&setting::setting_items(&summary.setting)),
         setting::input_table(&summary.input),
         text::table(&task_headers(), &task_rows(summary)),
@@ -40,6 +49,43 @@ const TASKS_TITLE: &str = "Tasks and waits (submitted = completed + unfinished +
 /// What "never fit" means, said under the table of tasks and waits.
 const NEVER_FIT_NOTE: &str =
     "Never fit: larger than the capacity, so never started; not unfinished, and left out of the waits";
+/// Title of the table of accounts.
+const ACCOUNTS_TITLE: &str =
+    "Accounts (entitled: share of the cluster by the share tree; delivered: share of the processors its users held)";
+
+/// Column titles of the table of accounts.
+fn account_headers() -> Vec<String> {
+    strings(&[
+        "policy",
+        "account",
+        "parent",
+        "users",
+        "tasks",
+        "entitled",
+        "delivered",
+        "mean wait",
+    ])
+}
+
+/// One row per policy and account, matching [`account_headers`].
+fn account_rows(policies: &[PolicyResult]) -> Vec<Vec<String>> {
+    let rows = policies.iter().flat_map(|p| {
+        p.accounts.iter().map(|a| {
+            vec![
+                p.policy.clone(),
+                a.name.clone(),
+                a.parent.clone().unwrap_or_else(|| String::from("–")),
+                a.users.to_string(),
+                a.tasks_submitted.to_string(),
+                percent(a.entitlement),
+                percent(a.delivered),
+                duration(a.mean_wait_s),
+            ]
+        })
+    });
+    rows.collect()
+}
+
 /// Title of the table of use and fairness.
 const USE_TITLE: &str =
     "Use and fairness (mean share in use; mean bounded slowdown; Jain's index of the users' mean dominant shares)";
@@ -81,11 +127,25 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
                 .map(|w| format!("<p class=\"warning\">Warning: {}</p>\n", html::escape(w)))
                 .collect::<String>()
         ),
+        account_section(&summary.policies),
         utilisation_section(summary),
         share_section(summary),
         wait_section(&summary.policies),
     ];
     html::page("fairshare replay", &body.concat())
+}
+
+/// The table of accounts, when the replay had a share file.
+fn account_section(policies: &[PolicyResult]) -> String {
+    let rows = account_rows(policies);
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<h2>Accounts</h2>\n<p>{}.</p>\n{}",
+        html::escape(ACCOUNTS_TITLE),
+        html::table(&account_headers(), &rows)
+    )
 }
 
 /// Column titles of the table of tasks and waits.

@@ -128,6 +128,9 @@ pub fn setting_items(s: &Setting) -> Vec<(&'static str, String)> {
     if !s.capacity_source.is_empty() {
         items.push(("capacity from", s.capacity_source.clone()));
     }
+    if !s.shares.is_empty() {
+        items.push(("shares", s.shares.clone()));
+    }
     let r = &s.recorded;
     if r.walltime_missing + r.walltime_exceeded > 0 {
         items.push((

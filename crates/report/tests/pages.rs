@@ -13,6 +13,7 @@ fn user(id: &str, submitted: u64, completed: u64, wait: f64) -> UserResult {
         tasks_completed: completed,
         mean_wait_s: wait,
         mean_dominant_share: 0.2,
+        mean_held: Vec::new(),
     }
 }
 
@@ -60,6 +61,7 @@ fn policy(name: &str, wait: f64, users: Vec<UserResult>, livetree: Option<u64>) 
             dominant_share: shares.collect(),
         },
         tasks_with_unknown_properties: 0,
+        accounts: Vec::new(),
         jobs: Vec::new(),
     }
 }
@@ -90,6 +92,7 @@ fn setting() -> Setting {
         scheduler: "fill".into(),
         placement: "first".into(),
         capacity_source: "--capacity-fraction 0.5 of the mean demand R".into(),
+        shares: String::new(),
         recorded: Default::default(),
     }
 }

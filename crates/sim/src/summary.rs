@@ -114,6 +114,9 @@ pub struct Setting {
     /// Where the capacity came from, in words.
     #[serde(default)]
     pub capacity_source: String,
+    /// Where the users' shares came from, in words (empty: equal).
+    #[serde(default)]
+    pub shares: String,
     /// What the trace says of the jobs' walltimes and of its own schedule.
     #[serde(default)]
     pub recorded: Recorded,

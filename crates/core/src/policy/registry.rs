@@ -128,9 +128,8 @@ pub const POLICIES: &[Entry] = &[
         name: "weighted-drf",
         aliases: &["wdrf"],
         params: &[],
-        about:
-            "weighted DRF: equalise dominant share divided by weight; replays have no weights yet",
-        engines: &[Engine::Allocate],
+        about: "weighted DRF: equalise dominant share divided by weight (replays take weights from --shares)",
+        engines: &[Engine::Allocate, Engine::Replay],
         build: |_| Ok(PolicyKind::Stateless(Policy::WeightedDrf)),
         ranker: None,
     },

@@ -16,6 +16,8 @@ pub struct Load {
     first: Option<Time>,
     last: Option<Time>,
     first_submit: Option<Time>,
+    /// Σ demand × runtime per user and resource.
+    by_user: Vec<Vec<f64>>,
 }
 
 impl Load {
@@ -25,6 +27,29 @@ impl Load {
             area: vec![0.0; resources],
             requested: vec![false; resources],
             ..Load::default()
+        }
+    }
+
+    /// Adds a task of `user` to the user's own load, besides [`Load::add`].
+    pub fn add_to_user(&mut self, user: u32, runtime: u64, demand: &[f64]) {
+        let user = user as usize;
+        if self.by_user.len() <= user {
+            self.by_user.resize(user + 1, vec![0.0; self.area.len()]);
+        }
+        let area = self.by_user[user].iter_mut().zip(demand);
+        area.for_each(|(a, d)| *a += d * runtime as f64);
+    }
+
+    /// A user's own R: its tasks' mean requested amount of each resource over the trace's span
+    /// (zero for a user without tasks).
+    pub fn user_mean_demand(&self, user: usize) -> Vec<f64> {
+        let span = match (self.first, self.last) {
+            (Some(f), Some(l)) if l > f => (l.as_micros() - f.as_micros()) as f64,
+            _ => return vec![0.0; self.area.len()],
+        };
+        match self.by_user.get(user) {
+            Some(area) => area.iter().map(|a| a / span).collect(),
+            None => vec![0.0; self.area.len()],
         }
     }
 
@@ -67,6 +92,11 @@ impl Load {
         Load {
             area: keep.iter().map(|&r| self.area[r]).collect(),
             requested: keep.iter().map(|&r| self.requested[r]).collect(),
+            by_user: self
+                .by_user
+                .iter()
+                .map(|area| keep.iter().map(|&r| area[r]).collect())
+                .collect(),
             ..self.clone()
         }
     }

@@ -26,7 +26,8 @@ pub use load::AsRecorded;
 pub use load::Load;
 pub use recorder::MOST_SAMPLES;
 pub use result::{
-    JobRecord, PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S, TOP_USERS,
+    AccountResult, JobRecord, PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S,
+    TOP_USERS,
 };
 pub use seams::{
     BestFit, Conservative, Discipline, Easy, Fill, FirstFit, Fit, Node, Pass, Placement,
@@ -65,8 +66,10 @@ pub struct ClusterConfig {
     pub capacity: Capacity,
     /// Resource names, for the results.
     pub resources: Vec<String>,
-    /// User names; their number is n, and every user's entitlement is 1/n.
+    /// User names; their number is n.
     pub users: Vec<String>,
+    /// Each user's weight and entitlement; `None`: equal shares, 1/n each.
+    pub shares: Option<Vec<Share>>,
     /// What a scheduling pass may start.
     pub discipline: Arc<dyn Discipline>,
     /// Which node a task starts on.
@@ -99,6 +102,7 @@ impl ClusterConfig {
             capacity,
             resources,
             users,
+            shares: None,
             discipline: Arc::new(Fill::default()),
             placement: Arc::new(FirstFit),
             stop: Stop::Drain,
@@ -298,26 +302,35 @@ pub enum RunError<E> {
     Input(E),
 }
 
-/// The ranker of `policy` for `users` users with equal shares over `resources` resources.
+/// The ranker of `policy` for users with `shares` (`None`: `users` users with equal shares)
+/// over `resources` resources.
 ///
-/// Weighted DRF is refused: a replay has no weight source yet (accounts and shares come with
-/// batch scheduling), and with equal weights it would silently be DRF.
+/// Weighted DRF is refused without shares: with equal weights it would silently be DRF.
 fn ranker(
     policy: &PolicySpec,
     resources: usize,
     users: usize,
+    shares: Option<&[Share]>,
 ) -> Result<Box<dyn Ranker>, SimError> {
     let refuse = |problem: &str| SimError::Policy {
         policy: policy.name.clone(),
         problem: problem.into(),
     };
-    if policy.kind == PolicyKind::Stateless(Policy::WeightedDrf) {
+    if policy.kind == PolicyKind::Stateless(Policy::WeightedDrf) && shares.is_none() {
         return Err(refuse(
-            "a replay has no user weights yet, so weighted DRF would be DRF; use drf",
+            "without shares every weight is equal, so weighted DRF would be DRF; give --shares or use drf",
         ));
     }
+    let equal = Share::equal(users);
+    let shares = shares.unwrap_or(&equal);
+    if shares.len() != users {
+        return Err(refuse(&format!(
+            "{} shares for {users} users",
+            shares.len()
+        )));
+    }
     policy
-        .ranker(resources, &Share::equal(users))
+        .ranker(resources, shares)
         .ok_or_else(|| refuse("ranks processes, not users; the process engine (simulate) runs it"))
 }
 
@@ -339,7 +352,7 @@ impl Engine {
             free_slots: Vec::new(),
             finishes: BinaryHeap::new(),
             space,
-            ranking: ranker(&config.policy, m, users)?,
+            ranking: ranker(&config.policy, m, users, config.shares.as_deref())?,
             recorder: Recorder::new(users, &config.resources, config.origin, config.sample_every),
             now: config.origin,
             seq: 0,

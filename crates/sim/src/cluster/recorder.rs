@@ -24,6 +24,9 @@ struct UserTally {
     share_integral: f64,
     share: f64,
     since: f64,
+    /// What the user holds of each resource, and its integral over time.
+    held: Vec<f64>,
+    held_integral: Vec<f64>,
 }
 
 /// Accumulates metrics while the engine runs.
@@ -157,8 +160,13 @@ impl Recorder {
     pub fn allocation(&mut self, user: u32, t: Time, allocation: &[f64]) {
         let now = self.secs(t);
         let tally = &mut self.users[user as usize];
-        tally.share_integral += tally.share * (now - tally.since);
+        let dt = now - tally.since;
+        tally.share_integral += tally.share * dt;
         tally.share = dominant_share(allocation);
+        tally.held_integral.resize(allocation.len(), 0.0);
+        let held = tally.held_integral.iter_mut().zip(&tally.held);
+        held.for_each(|(i, h)| *i += h * dt);
+        tally.held = allocation.to_vec();
         tally.since = now;
     }
 
@@ -183,7 +191,10 @@ impl Recorder {
             self.waits.push(wait as f32);
         }
         for tally in &mut self.users {
-            tally.share_integral += tally.share * (span - tally.since);
+            let dt = span - tally.since;
+            tally.share_integral += tally.share * dt;
+            let held = tally.held_integral.iter_mut().zip(&tally.held);
+            held.for_each(|(i, h)| *i += h * dt);
             tally.since = span;
         }
         self.result(span, names, top)
@@ -227,6 +238,11 @@ impl Recorder {
                     fit => u.wait_sum / fit as f64,
                 },
                 mean_dominant_share: mean_share(u),
+                mean_held: u
+                    .held_integral
+                    .iter()
+                    .map(|i| if span > 0.0 { i / span } else { 0.0 })
+                    .collect(),
             })
             .collect::<Vec<_>>();
         let timeline = self.top_series(names, top);
@@ -276,6 +292,7 @@ impl Recorder {
             },
             makespan_s: self.last_finish,
             tasks_with_unknown_properties: 0,
+            accounts: Vec::new(),
             jobs: Vec::new(),
         }
     }

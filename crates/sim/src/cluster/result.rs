@@ -34,6 +34,30 @@ pub struct UserResult {
     pub mean_wait_s: f64,
     /// Time-averaged dominant share.
     pub mean_dominant_share: f64,
+    /// Time-averaged fraction of each resource held (empty for a user who never held any).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mean_held: Vec<f64>,
+}
+
+/// One account's results: its users' jobs and waits, and what it received against what it
+/// is entitled to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccountResult {
+    /// The account's name.
+    pub name: String,
+    /// Its parent account, `None` for the root.
+    pub parent: Option<String>,
+    /// Its fraction of the cluster by the share tree.
+    pub entitlement: f64,
+    /// Trace users charging it directly.
+    pub users: usize,
+    /// Their tasks submitted.
+    pub tasks_submitted: u64,
+    /// Their mean wait, seconds, weighted by tasks.
+    pub mean_wait_s: f64,
+    /// Its users' (and sub-accounts') share of the first resource (processors) delivered to
+    /// all users; compare with `entitlement`.
+    pub delivered: f64,
 }
 
 /// A user's dominant share sampled over time.
@@ -113,6 +137,9 @@ pub struct PolicyResult {
     /// enforced.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tasks_with_unknown_properties: u64,
+    /// Per account, root first, when the replay had a share file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accounts: Vec<AccountResult>,
     /// Every job that finished, by start, when the run was asked to record them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobRecord>,

@@ -1,0 +1,195 @@
+//! Where users' entitlements come from in a replay: equal shares, a site's share file (accounts
+//! and users, normalised down the tree as Slurm normalises shares), or each user's own mean
+//! usage scaled by a factor (the "reserved share" mode of the SDRF authors' simulator, beside
+//! the equal shares the paper's figures use). Policies read the result as weights and
+//! entitlements; with a share file, results are also gathered per account.
+
+use crate::{LabError, Workload};
+use fairshare_core::policy::dominant_share;
+use fairshare_core::rank::Share;
+use fairshare_sim::cluster::{AccountResult, Capacity, PolicyResult};
+use fairshare_trace::Shares;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+/// Where entitlements come from.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum ShareSource {
+    /// Every user 1/n.
+    #[default]
+    Equal,
+    /// A share file.
+    File(PathBuf),
+    /// Each user's own mean usage (its dominant share of the capacity) times this factor.
+    Usage(f64),
+}
+
+impl FromStr for ShareSource {
+    type Err = String;
+
+    /// `equal`, `usage:FACTOR`, or the path of a share file.
+    fn from_str(s: &str) -> Result<ShareSource, String> {
+        if s == "equal" {
+            return Ok(ShareSource::Equal);
+        }
+        if let Some(factor) = s.strip_prefix("usage:") {
+            return match factor.parse::<f64>() {
+                Ok(f) if f.is_finite() && f > 0.0 => Ok(ShareSource::Usage(f)),
+                _ => Err(format!(
+                    "usage:FACTOR needs a positive factor, found {factor:?}"
+                )),
+            };
+        }
+        Ok(ShareSource::File(PathBuf::from(s)))
+    }
+}
+
+/// The users' shares for a replay, and the account tree when they came from a share file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entitled {
+    /// Each user's weight and entitlement (`None`: equal).
+    pub shares: Option<Vec<Share>>,
+    /// The accounts, with the trace's users placed in them.
+    pub accounts: Option<Shares>,
+    /// Where they came from, in words.
+    pub source: String,
+}
+
+impl Workload {
+    /// The users' shares from `source` on `capacity`.
+    pub fn entitled(
+        &self,
+        source: &ShareSource,
+        capacity: &Capacity,
+    ) -> Result<Entitled, LabError> {
+        match source {
+            ShareSource::Equal => Ok(Entitled {
+                shares: None,
+                accounts: None,
+                source: format!("equal: 1/{} each", self.users.len()),
+            }),
+            ShareSource::File(path) => {
+                let tree = fairshare_trace::read_shares(path, &self.users)?;
+                let weights = tree.entitlements();
+                let shares = Share::weighted(&weights)
+                    .map_err(|e| LabError::Unusable(format!("{}: {e}", path.display())))?;
+                let source = format!(
+                    "{} ({} of {} users not listed, placed by its defaults)",
+                    path.display(),
+                    tree.unlisted,
+                    self.users.len()
+                );
+                Ok(Entitled {
+                    shares: Some(shares),
+                    accounts: Some(tree),
+                    source,
+                })
+            }
+            ShareSource::Usage(factor) => self.by_usage(*factor, capacity),
+        }
+    }
+
+    /// Each user entitled to `factor` × its own mean dominant share of `capacity`.
+    fn by_usage(&self, factor: f64, capacity: &Capacity) -> Result<Entitled, LabError> {
+        let total = capacity.total();
+        let entitlement: Vec<f64> = (0..self.users.len())
+            .map(|u| {
+                let mean = self.load.user_mean_demand(u);
+                let share: Vec<f64> = mean.iter().zip(&total).map(|(m, c)| m / c).collect();
+                factor * dominant_share(&share)
+            })
+            .collect();
+        let sum: f64 = entitlement.iter().sum();
+        if !(sum.is_finite() && sum > 0.0) {
+            return Err(LabError::Unusable(
+                "usage shares: no user has any recorded usage".into(),
+            ));
+        }
+        let n = self.users.len() as f64;
+        let shares = entitlement
+            .iter()
+            .map(|e| Share {
+                weight: (n * e / sum).max(f64::MIN_POSITIVE),
+                entitlement: *e,
+            })
+            .collect();
+        Ok(Entitled {
+            shares: Some(shares),
+            accounts: None,
+            source: format!("each user's own mean usage × {factor}"),
+        })
+    }
+}
+
+/// Gathers a result's users into the accounts of `tree` (every account, root first), with
+/// `users` the trace's user names.
+pub fn account_results(
+    result: &PolicyResult,
+    tree: &Shares,
+    users: &[String],
+) -> Vec<AccountResult> {
+    let accounts = tree.tree.accounts();
+    let leaves: std::collections::HashSet<usize> = tree.leaf.iter().copied().collect();
+    let index: std::collections::HashMap<&str, usize> = users
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.as_str(), i))
+        .collect();
+    let delivered_total: f64 = result
+        .users
+        .iter()
+        .map(|u| u.mean_held.first().copied().unwrap_or(0.0))
+        .sum();
+    let mut rows: Vec<AccountResult> = accounts
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !leaves.contains(i))
+        .map(|(i, a)| AccountResult {
+            name: a.name.clone(),
+            parent: a.parent.map(|p| accounts[p].name.clone()),
+            entitlement: tree.tree.entitlement(i),
+            users: tree
+                .leaf
+                .iter()
+                .filter(|&&l| accounts[l].parent == Some(i))
+                .count(),
+            tasks_submitted: 0,
+            mean_wait_s: 0.0,
+            delivered: 0.0,
+        })
+        .collect();
+    let row_of = |account: usize| {
+        accounts[..account]
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !leaves.contains(i))
+            .count()
+    };
+    let mut waits = vec![(0.0, 0u64); rows.len()];
+    for user in &result.users {
+        let Some(&u) = index.get(user.id.as_str()) else {
+            continue;
+        };
+        let held = user.mean_held.first().copied().unwrap_or(0.0);
+        let mut at = Some(tree.account_of(u));
+        let direct = row_of(tree.account_of(u));
+        rows[direct].tasks_submitted += user.tasks_submitted;
+        let fit = user.tasks_submitted - user.tasks_never_fit;
+        waits[direct].0 += user.mean_wait_s * fit as f64;
+        waits[direct].1 += fit;
+        while let Some(account) = at {
+            rows[row_of(account)].delivered += if delivered_total > 0.0 {
+                held / delivered_total
+            } else {
+                0.0
+            };
+            at = accounts[account].parent;
+        }
+    }
+    for (row, (sum, fit)) in rows.iter_mut().zip(waits) {
+        if fit > 0 {
+            row.mean_wait_s = sum / fit as f64;
+        }
+    }
+    rows
+}

@@ -1,0 +1,285 @@
+//! Share files: the accounts of a site, their shares, and which account each user charges.
+//!
+//! Batch systems divide a cluster along a tree of accounts (Slurm's associations, PBS's
+//! fairshare groups): each account has shares among its siblings, users sit under accounts
+//! with shares of their own, and a user's entitlement is its share of its account's,
+//! normalised down the tree from the root as Slurm normalises shares. A share file says this
+//! in TOML:
+//!
+//! ```toml
+//! [defaults]            # for users the file does not list (these are the defaults)
+//! account = "root"      # the account they fall under
+//! shares = 1            # their shares there
+//!
+//! [accounts]            # any order; `parent` defaults to the root
+//! physics = { shares = 3 }
+//! theory = { parent = "physics", shares = 1 }
+//! biology = { shares = 1 }
+//!
+//! [users]
+//! alice = { account = "physics", shares = 2 }
+//! "1029" = { account = "biology" }   # shares default to 1
+//! ```
+//!
+//! Users and accounts are nodes of one [`AccountTree`], users as leaves, so a user and an
+//! account may not share a name. The root is named `root`.
+
+use crate::TraceError;
+use fairshare_core::model::{AccountError, AccountTree};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What a share file says, before the trace's users are placed in it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShareFile {
+    /// Where users the file does not list go.
+    #[serde(default)]
+    pub defaults: Defaults,
+    /// Accounts by name.
+    #[serde(default)]
+    pub accounts: BTreeMap<String, AccountEntry>,
+    /// Users by name (as the trace names them).
+    #[serde(default)]
+    pub users: BTreeMap<String, UserEntry>,
+}
+
+/// Where users a share file does not list go.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    /// Their account (default: the root).
+    #[serde(default = "root")]
+    pub account: String,
+    /// Their shares there (default 1).
+    #[serde(default = "one")]
+    pub shares: f64,
+}
+
+impl Default for Defaults {
+    fn default() -> Defaults {
+        Defaults {
+            account: root(),
+            shares: 1.0,
+        }
+    }
+}
+
+/// One account of a share file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountEntry {
+    /// Its parent account (default: the root).
+    #[serde(default = "root")]
+    pub parent: String,
+    /// Its shares among its siblings (default 1).
+    #[serde(default = "one")]
+    pub shares: f64,
+}
+
+/// One user of a share file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserEntry {
+    /// Its account (default: the root).
+    #[serde(default = "root")]
+    pub account: String,
+    /// Its shares among its account's children (default 1).
+    #[serde(default = "one")]
+    pub shares: f64,
+}
+
+fn root() -> String {
+    "root".into()
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// The accounts with a trace's users placed in them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shares {
+    /// Accounts and users, users as leaves.
+    pub tree: AccountTree,
+    /// Each trace user's leaf in the tree, in the trace's user order.
+    pub leaf: Vec<usize>,
+    /// How many trace users the file does not list (placed by its defaults).
+    pub unlisted: usize,
+}
+
+impl Shares {
+    /// Each trace user's entitlement: its fraction of the whole cluster, down the tree.
+    pub fn entitlements(&self) -> Vec<f64> {
+        self.leaf
+            .iter()
+            .map(|&l| self.tree.entitlement(l))
+            .collect()
+    }
+
+    /// The account each trace user charges (its leaf's parent).
+    pub fn account_of(&self, user: usize) -> usize {
+        self.tree.accounts()[self.leaf[user]].parent.unwrap_or(0)
+    }
+}
+
+/// Reads the share file at `path` and places the trace's `users` in it.
+pub fn read_shares(path: &Path, users: &[String]) -> Result<Shares, TraceError> {
+    let text = std::fs::read_to_string(path).map_err(|error| TraceError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    let file: ShareFile = toml::from_str(&text).map_err(|e| bad(path, e.to_string()))?;
+    place(&file, users).map_err(|message| bad(path, message))
+}
+
+fn bad(path: &Path, message: String) -> TraceError {
+    TraceError::Shares {
+        path: PathBuf::from(path),
+        message: message.trim_end().to_owned(),
+    }
+}
+
+/// The tree of `file` with `users` placed in it.
+pub fn place(file: &ShareFile, users: &[String]) -> Result<Shares, String> {
+    let mut tree = AccountTree::new("root");
+    let mut pending: Vec<(&String, &AccountEntry)> = file.accounts.iter().collect();
+    while !pending.is_empty() {
+        let before = pending.len();
+        let mut waiting = Vec::new();
+        for (name, entry) in pending {
+            match tree.index_of(&entry.parent) {
+                Some(parent) => {
+                    tree.add(name.as_str(), parent, entry.shares)
+                        .map_err(|e| account_error(e, "account"))?;
+                }
+                None => waiting.push((name, entry)),
+            }
+        }
+        if waiting.len() == before {
+            let (name, entry) = waiting[0];
+            return Err(format!(
+                "account {name:?}: its parent {:?} is not an account of the file (or the parents form a cycle)",
+                entry.parent
+            ));
+        }
+        pending = waiting;
+    }
+    let default_account = account(&tree, &file.defaults.account, "[defaults]")?;
+    let mut leaf = Vec::with_capacity(users.len());
+    let mut unlisted = 0;
+    for user in users {
+        let (parent, shares) = match file.users.get(user) {
+            Some(entry) => {
+                let parent = account(&tree, &entry.account, &format!("user {user:?}"))?;
+                (parent, entry.shares)
+            }
+            None => {
+                unlisted += 1;
+                (default_account, file.defaults.shares)
+            }
+        };
+        let index = tree
+            .add(user.as_str(), parent, shares)
+            .map_err(|e| account_error(e, "user"))?;
+        leaf.push(index);
+    }
+    for (name, entry) in &file.users {
+        if !users.contains(name) {
+            let parent = account(&tree, &entry.account, &format!("user {name:?}"))?;
+            tree.add(name.as_str(), parent, entry.shares)
+                .map_err(|e| account_error(e, "user"))?;
+        }
+    }
+    Ok(Shares {
+        tree,
+        leaf,
+        unlisted,
+    })
+}
+
+/// The index of account `name`, or the error naming `whose` reference it was.
+fn account(tree: &AccountTree, name: &str, whose: &str) -> Result<usize, String> {
+    tree.index_of(name)
+        .ok_or_else(|| format!("{whose}: no account {name:?} in the file"))
+}
+
+/// An account error in the words of a share file.
+fn account_error(error: AccountError, what: &str) -> String {
+    match error {
+        AccountError::Duplicate(name) => {
+            format!("{what} {name:?}: the name is already an account or a user of the file")
+        }
+        other => format!("{what}: {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn users(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    fn parse(text: &str) -> ShareFile {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn shares_normalise_down_the_tree_as_slurm_does() {
+        let file = parse(
+            r#"
+            [accounts]
+            theory = { parent = "physics", shares = 1 }
+            physics = { shares = 3 }
+            biology = { shares = 1 }
+            [users]
+            alice = { account = "theory", shares = 2 }
+            bob = { account = "theory" }
+            carol = { account = "biology" }
+            "#,
+        );
+        let shares = place(&file, &users(&["carol", "alice", "bob", "dave"])).unwrap();
+        // root: physics 3, biology 1, dave 1 (a default) → 3/5, 1/5, 1/5.
+        // physics: theory alone → 3/5; theory: alice 2, bob 1 → 2/5, 1/5.
+        let e = shares.entitlements();
+        let expected = [0.2, 0.4, 0.2, 0.2];
+        for (got, want) in e.iter().zip(expected) {
+            assert!((got - want).abs() < 1e-12, "{e:?}");
+        }
+        assert_eq!(shares.unlisted, 1);
+        let theory = shares.tree.index_of("theory").unwrap();
+        assert_eq!(shares.account_of(1), theory);
+        assert_eq!(shares.account_of(3), 0, "dave is under the root");
+    }
+
+    #[test]
+    fn listed_users_absent_from_the_trace_still_take_their_shares() {
+        let file = parse("[users]\nalice = {}\nghost = { shares = 3 }\n");
+        let shares = place(&file, &users(&["alice"])).unwrap();
+        assert_eq!(shares.entitlements(), vec![0.25]);
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let unknown = place(
+            &parse("[users]\nalice = { account = \"x\" }"),
+            &users(&["alice"]),
+        );
+        assert_eq!(
+            unknown.unwrap_err(),
+            "user \"alice\": no account \"x\" in the file"
+        );
+        let cycle = parse("[accounts]\na = { parent = \"b\" }\nb = { parent = \"a\" }");
+        assert!(place(&cycle, &[]).unwrap_err().contains("cycle"));
+        let clash = parse("[accounts]\nalice = {}");
+        assert!(place(&clash, &users(&["alice"]))
+            .unwrap_err()
+            .contains("already an account"));
+        let zero = parse("[accounts]\na = { shares = 0 }");
+        assert!(place(&zero, &[]).unwrap_err().contains("positive"));
+        assert!(toml::from_str::<ShareFile>("[users]\nalice = { acount = \"a\" }").is_err());
+    }
+}
