@@ -293,3 +293,55 @@ fn every_shared_trace_replays_and_reconciles() {
         );
     }
 }
+
+/// The textbook EASY case as an SWF log on a 4-processor machine its header declares: the
+/// replay finds the machine in the header, backfills the short narrow job, reserves the wide
+/// one, and reads the log's own waits as the "as recorded" row.
+#[test]
+fn easy_backfilling_on_the_machine_the_header_declares() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("easy.swf");
+    let line = |id: u32, submit: u32, wait: u32, run: u32, cpus: u32, walltime: u32| {
+        format!(
+            "{id} {submit} {wait} {run} {cpus} -1 -1 {cpus} {walltime} -1 1 {id} 1 1 1 1 -1 -1\n"
+        )
+    };
+    let text = String::from("; MaxProcs: 4\n; MaxNodes: 4\n")
+        + &line(1, 0, 0, 10, 2, 10)
+        + &line(2, 1, 9, 5, 4, 5)
+        + &line(3, 2, 0, 5, 1, 5)
+        + &line(4, 3, 12, 20, 1, 20);
+    std::fs::write(&log, text).unwrap();
+    let path = log.to_str().unwrap();
+    let out = fairshare(&[
+        "replay",
+        path,
+        "--drain",
+        "--policy",
+        "fifo",
+        "--scheduler",
+        "easy",
+        "--json",
+        "-",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let setting = &summary["setting"];
+    assert_eq!(setting["scheduler"], "easy");
+    assert_eq!(setting["capacity_source"], "the log's header (MaxProcs: 4)");
+    assert_eq!(
+        summary["policies"][0]["mean_wait_s"], 5.25,
+        "(0 + 9 + 0 + 12) / 4"
+    );
+    assert_eq!(setting["recorded"]["mean_wait_s"], 5.25);
+    let fill = fairshare(&["replay", path, "--drain", "--policy", "fifo", "--json", "-"]);
+    let fill: serde_json::Value = serde_json::from_slice(&fill.stdout).unwrap();
+    assert_eq!(
+        fill["policies"][0]["mean_wait_s"], 8.5,
+        "(0 + 9 + 13 + 12) / 4 without backfilling"
+    );
+}

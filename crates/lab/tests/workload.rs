@@ -106,7 +106,7 @@ fn capacities_stop_rules_and_settings() {
 }
 
 #[test]
-fn weighted_drf_is_refused_without_weights() {
+fn weighted_drf_needs_shares() {
     let dir = tempfile::tempdir().unwrap();
     let workload = scan(&write_workload(dir.path()), 1_000);
     let spec = fairshare_core::policy::PolicySpec {
@@ -118,8 +118,15 @@ fn weighted_drf_is_refused_without_weights() {
     let config = workload.config(&Replay::default(), spec, workload.pool("cpu=12").unwrap());
     let error = workload.run(&config, &mut |_| {}).unwrap_err();
     assert!(matches!(error, LabError::Run { .. }));
-    assert!(error.to_string().contains("no user weights"), "{error}");
-    assert!("weighted-drf"
-        .parse::<fairshare_core::policy::PolicySpec>()
-        .is_err());
+    assert!(error.to_string().contains("without shares"), "{error}");
+    let capacity = workload.pool("cpu=12").unwrap();
+    let usage = fairshare_lab::ShareSource::Usage(1.0);
+    let entitled = workload.entitled(&usage, &capacity).unwrap();
+    let mut weighted = config.clone();
+    weighted.shares = entitled.shares;
+    let result = workload.run(&weighted, &mut |_| {}).unwrap();
+    assert_eq!(
+        result.tasks_completed + result.tasks_unfinished,
+        result.tasks_submitted
+    );
 }

@@ -501,17 +501,20 @@ mod tests {
         let unknown = "fair".parse::<PolicySpec>().unwrap_err().to_string();
         assert_eq!(
             unknown,
-            "unknown policy \"fair\": expected fifo, drf, asset, sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums], smallest-first or decayed-usage[:half-life=SECONDS]"
+            "unknown policy \"fair\": expected fifo, drf, weighted-drf, asset, sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums], smallest-first or decayed-usage[:half-life=SECONDS]"
         );
         let simulate = PolicySpec::parse_for("asset", Engine::Simulate).unwrap_err();
         assert!(simulate
             .to_string()
             .ends_with("fifo, drf, bottleneck or per-resource"));
-        let elsewhere = "weighted-drf"
-            .parse::<PolicySpec>()
+        let elsewhere = PolicySpec::parse_for("weighted-drf", Engine::Simulate)
             .unwrap_err()
             .to_string();
-        assert!(elsewhere.starts_with("policy \"weighted-drf\" runs only in allocate"));
+        assert!(
+            elsewhere
+                .starts_with("policy \"weighted-drf\" runs only in allocate or replay and sweep"),
+            "{elsewhere}"
+        );
         let param = "drf:delta=0.9"
             .parse::<PolicySpec>()
             .unwrap_err()
