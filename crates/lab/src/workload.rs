@@ -7,7 +7,8 @@ use fairshare_core::choice::Choice;
 use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{
-    self, AsRecorded, Capacity, ClusterConfig, Fit, Load, PolicyResult, Scheduler, Stop, TOP_USERS,
+    self, AsRecorded, Capacity, ClusterConfig, Fit, Load, PolicyResult, RecordedPeak, Scheduler,
+    Stop, TOP_USERS,
 };
 use fairshare_sim::summary::{Recorded, Setting};
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
@@ -136,6 +137,8 @@ pub struct Workload {
     pub load: Load,
     /// The trace's own schedule and walltimes.
     pub recorded: Recorded,
+    /// The most of each resource the trace's own schedule ran at once (SWF logs only).
+    pub recorded_peak: Option<Vec<f64>>,
     /// The format as detected.
     pub format: Format,
     /// The trace's resources that tasks request (indices into the reader's resources).
@@ -168,6 +171,12 @@ impl Workload {
         let mut source = trace.open()?;
         let mut load = Load::new(source.resources().len());
         let mut recorded = AsRecorded::default();
+        let mut peak = RecordedPeak::default();
+        let format = match trace.format {
+            Some(f) => f,
+            None => Format::detect(&trace.paths[0])?,
+        };
+        let swf = format == Format::Swf;
         let mut kept = Some(Vec::new());
         let mut read = 0;
         for task in source.by_ref() {
@@ -179,6 +188,9 @@ impl Workload {
                 &task.demand,
             );
             recorded.add(&task);
+            if let (true, Some(start)) = (swf, task.start) {
+                peak.add(start, task.runtime, &task.demand);
+            }
             load.add_to_user(task.user, task.runtime, &task.demand);
             kept = kept
                 .filter(|k: &Vec<Task>| k.len() < keep_at_most)
@@ -210,10 +222,6 @@ impl Workload {
                 .collect(),
             ..stats.clone()
         };
-        let format = match trace.format {
-            Some(f) => f,
-            None => Format::detect(&trace.paths[0])?,
-        };
         if let Some(kept) = &mut kept {
             kept.iter_mut()
                 .for_each(|a| a.demand = project(&a.demand, &keep));
@@ -226,6 +234,7 @@ impl Workload {
             input,
             load: load.project(&keep),
             recorded: recorded.finish(),
+            recorded_peak: peak.finish().map(|p| project(&p, &keep)),
             format,
             keep,
             kept,
@@ -423,7 +432,8 @@ impl Workload {
 
     /// The trace's own machine, and where it was found: a `.machines` file beside the first
     /// trace file (SWF), else the processors an SWF header declares (`MaxProcs`) when the
-    /// replay has no other resource; `None` when the trace says nothing about its machine.
+    /// replay has no other resource, else the most of each resource the log's own schedule
+    /// ran at once; `None` when the trace says nothing about its machine.
     pub fn own_machine(&self) -> Result<Option<(Capacity, String)>, LabError> {
         if self.format != Format::Swf {
             return Ok(None);
@@ -437,13 +447,19 @@ impl Workload {
             let source = format!("{}, found beside the log", path.display());
             return Ok(Some((self.machines(&path)?, source)));
         }
-        match self.input.declared_processors {
-            Some(procs) if self.resources == ["cpu"] => {
-                let source = format!("the log's header (MaxProcs: {procs})");
-                Ok(Some((Capacity::Pool(vec![procs as f64]), source)))
-            }
-            _ => Ok(None),
+        if let (Some(procs), true) = (self.input.declared_processors, self.resources == ["cpu"]) {
+            let source = format!("the log's header (MaxProcs: {procs})");
+            return Ok(Some((Capacity::Pool(vec![procs as f64]), source)));
         }
+        let peak = self
+            .recorded_peak
+            .clone()
+            .filter(|p| p.iter().all(|x| *x > 0.0));
+        Ok(peak.map(|peak| {
+            let source =
+                "no machine declared: the most of each resource the log's own schedule ran at once";
+            (Capacity::Pool(peak), source.to_owned())
+        }))
     }
 
     /// Replays the trace through the engine under `config`, from memory when it was kept,

@@ -112,6 +112,38 @@ impl Load {
     }
 }
 
+/// The most of each resource a trace's own schedule ran at once: the smallest pool on which
+/// the recorded schedule fits, what an SWF log that declares no machine tells of it.
+#[derive(Debug, Clone, Default)]
+pub struct RecordedPeak {
+    /// (time, +1 start or −1 end, the task's demand), one pair per task with a recorded start.
+    events: Vec<(Time, i8, Vec<f64>)>,
+}
+
+impl RecordedPeak {
+    /// Adds a task that ran from `start` for `runtime` µs with `demand`.
+    pub fn add(&mut self, start: Time, runtime: u64, demand: &[f64]) {
+        self.events.push((start, 1, demand.to_vec()));
+        self.events
+            .push((start.plus_micros(runtime), -1, demand.to_vec()));
+    }
+
+    /// Per resource, the most in use at once (ends before starts at the same instant); `None`
+    /// when no task recorded a start.
+    pub fn finish(mut self) -> Option<Vec<f64>> {
+        let resources = self.events.first()?.2.len();
+        self.events.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let (mut used, mut peak) = (vec![0.0; resources], vec![0.0f64; resources]);
+        for (_, sign, demand) in &self.events {
+            for ((u, p), d) in used.iter_mut().zip(&mut peak).zip(demand) {
+                *u += f64::from(*sign) * d;
+                *p = p.max(*u);
+            }
+        }
+        Some(peak)
+    }
+}
+
 /// Accumulates what a trace records of its own schedule and of its jobs' walltimes, task by
 /// task, into a [`Recorded`] (one number per started task is kept, for the percentile).
 #[derive(Debug, Clone, Default)]
@@ -174,6 +206,18 @@ mod tests {
         assert_eq!(load.last_event(), Some(Time::from_secs_f64(20.0)));
         assert_eq!(load.first_submit(), Some(Time::ZERO));
         assert_eq!(Load::new(2).mean_demand(), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn recorded_peak_by_hand() {
+        let mut peak = RecordedPeak::default();
+        assert_eq!(peak.clone().finish(), None);
+        let t = Time::from_micros;
+        peak.add(t(0), 10, &[2.0, 1.0]);
+        peak.add(t(5), 10, &[3.0, 1.0]);
+        peak.add(t(10), 10, &[4.0, 5.0]);
+        // 2 + 3 at 5; at 10 the first ends as the third starts: 3 + 4 = 7 processors, 6 memory.
+        assert_eq!(peak.finish(), Some(vec![7.0, 6.0]));
     }
 
     #[test]

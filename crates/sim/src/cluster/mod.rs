@@ -21,9 +21,10 @@ mod result;
 mod seams;
 mod space;
 mod statistics;
+mod waiting;
 
-pub use load::AsRecorded;
 pub use load::Load;
+pub use load::{AsRecorded, RecordedPeak};
 pub use recorder::MOST_SAMPLES;
 pub use result::{
     AccountResult, JobRecord, PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S,
@@ -47,6 +48,7 @@ use space::{held, Placed, Request, Space};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use thiserror::Error;
+use waiting::Smallest;
 
 /// When a run ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,9 +201,8 @@ struct Engine {
     moved: Vec<u32>,
     /// Waiting jobs without a reservation.
     unreserved: u64,
-    /// Waiting jobs that need none of resource 0 (while there are some, the cluster is never
-    /// too full to start one).
-    free_of_first: u64,
+    /// The least any waiting job needs on one node, which says when nothing can start.
+    smallest: Smallest,
     /// The nodes that jobs ending before their walltime since the last pass freed, each with
     /// the time until which it would have been held: only a reservation that can use such
     /// room can move up.
@@ -361,7 +362,7 @@ impl Engine {
             cursor: vec![0; users],
             moved: Vec::new(),
             unreserved: 0,
-            free_of_first: 0,
+            smallest: Smallest::default(),
             freed: Vec::new(),
             unknown_properties: 0,
             wakeups: BinaryHeap::new(),
@@ -414,7 +415,7 @@ impl Engine {
         }
         self.seq += 1;
         self.unreserved += 1;
-        self.free_of_first += u64::from(request.total()[0] <= 0.0);
+        self.smallest.add(&request);
         let was_idle = self.queues[u].is_empty();
         self.queues[u].push_back(Pending {
             id: a.id,
@@ -608,7 +609,7 @@ impl Engine {
             return;
         };
         self.unreserved -= 1;
-        self.free_of_first -= u64::from(job.request.total()[0] <= 0.0);
+        self.smallest.remove(&job.request);
         let wait = (self.now.as_micros() - job.submit.as_micros()) as f64 / 1e6;
         self.recorder.started(user, wait, job.runtime as f64 / 1e6);
         let client = user as usize;
@@ -758,7 +759,9 @@ impl Pass for Engine {
     }
 
     fn full(&self) -> bool {
-        self.free_of_first == 0 && self.space.full()
+        self.smallest
+            .least()
+            .is_none_or(|least| self.space.too_full_for(&least))
     }
 
     fn unreserved(&self) -> u64 {

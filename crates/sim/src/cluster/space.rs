@@ -95,17 +95,6 @@ pub(super) enum Shape {
     },
 }
 
-impl Request {
-    /// The whole demand, summed over nodes.
-    pub(super) fn total(&self) -> Vec<f64> {
-        let (count, each) = match &self.shape {
-            Shape::Nodes { nodes, per_node } => (*nodes, per_node),
-            Shape::Spread { units, per_unit } => (*units, per_unit),
-        };
-        each.iter().map(|d| d * f64::from(count)).collect()
-    }
-}
-
 /// Where a job runs: each node it holds and what it holds there.
 pub(super) type Placed = Vec<(usize, Vec<f64>)>;
 
@@ -320,11 +309,13 @@ impl Space {
         &self.used
     }
 
-    /// Whether no node has room for any job needing resource 0.
-    pub(super) fn full(&self) -> bool {
-        self.nodes
-            .iter()
-            .all(|n| n.capacity[0] - n.used[0] <= FIT_SLACK)
+    /// Whether every node lacks room now for `least` of some resource (so that no job needing
+    /// at least that much of each can start).
+    pub(super) fn too_full_for(&self, least: &[f64]) -> bool {
+        self.nodes.iter().all(|n| {
+            let free = n.capacity.iter().zip(&n.used).zip(least);
+            free.clone().any(|((c, u), l)| c - u + FIT_SLACK < *l)
+        })
     }
 
     /// Where `request` fits beside what runs now, without taking it. A one-node request on
