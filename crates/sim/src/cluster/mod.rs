@@ -448,9 +448,9 @@ impl Engine {
         if job.planned_end > self.now {
             self.space
                 .expect(&job.placed, self.now, job.planned_end, -1.0);
-            let end = job.planned_end;
-            self.freed
-                .extend(job.placed.iter().map(|(node, _)| (*node, end)));
+            for &(node, _) in &job.placed {
+                free_until(&mut self.freed, node, job.planned_end);
+            }
         }
         self.recorder.used(self.space.used());
         let u = job.user as usize;
@@ -551,9 +551,10 @@ impl Engine {
                 let kept = match found {
                     Some(earlier) => {
                         let end = old.0.plus_micros(walltime);
-                        let slot = old.1.iter().map(|(node, _)| (*node, end));
-                        freed.extend(slot.clone());
-                        moved.extend(slot);
+                        for &(node, _) in &old.1 {
+                            free_until(&mut freed, node, end);
+                            free_until(&mut moved, node, end);
+                        }
                         earlier
                     }
                     None => old,
@@ -766,6 +767,14 @@ impl Pass for Engine {
 
     fn unreserved(&self) -> u64 {
         self.unreserved
+    }
+}
+
+/// Notes that `node` has room freed until `until`, once per node (the latest time kept).
+fn free_until(freed: &mut Vec<(usize, Time)>, node: usize, until: Time) {
+    match freed.iter_mut().find(|(n, _)| *n == node) {
+        Some((_, t)) => *t = (*t).max(until),
+        None => freed.push((node, until)),
     }
 }
 

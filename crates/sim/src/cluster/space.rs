@@ -370,10 +370,18 @@ impl Space {
         through: Option<&[(usize, Time)]>,
     ) -> Option<(Time, Placed)> {
         let eligible = |i: &usize| request.eligible.as_ref().is_none_or(|e| e[*i]);
+        let freed_until = through.map(|f| f.iter().map(|(_, until)| *until).max());
+        let before = match freed_until {
+            Some(None) => return None,
+            Some(Some(until)) => Some(before.map_or(until, |b| b.min(until))),
+            None => before,
+        };
         let mut times: Vec<Time> = (0..self.profile.len())
             .filter(eligible)
-            .flat_map(|i| self.profile[i].changes_after(now))
-            .filter(|t| before.is_none_or(|b| *t < b))
+            .flat_map(|i| {
+                let changes = self.profile[i].changes_after(now);
+                changes.take_while(|t| before.is_none_or(|b| *t < b))
+            })
             .collect();
         times.sort_unstable();
         times.dedup();
