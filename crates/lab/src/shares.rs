@@ -129,7 +129,8 @@ pub fn account_results(
     users: &[String],
 ) -> Vec<AccountResult> {
     let accounts = tree.tree.accounts();
-    let leaves: std::collections::HashSet<usize> = tree.leaf.iter().copied().collect();
+    let leaves: std::collections::HashSet<usize> =
+        tree.leaf.iter().chain(&tree.absent).copied().collect();
     let index: std::collections::HashMap<&str, usize> = users
         .iter()
         .enumerate()
@@ -155,6 +156,7 @@ pub fn account_results(
                 .count(),
             tasks_submitted: 0,
             mean_wait_s: 0.0,
+            mean_slowdown: 0.0,
             delivered: 0.0,
         })
         .collect();
@@ -166,6 +168,7 @@ pub fn account_results(
             .count()
     };
     let mut waits = vec![(0.0, 0u64); rows.len()];
+    let mut slowdowns = vec![(0.0, 0u64); rows.len()];
     for user in &result.users {
         let Some(&u) = index.get(user.id.as_str()) else {
             continue;
@@ -177,6 +180,8 @@ pub fn account_results(
         let fit = user.tasks_submitted - user.tasks_never_fit;
         waits[direct].0 += user.mean_wait_s * fit as f64;
         waits[direct].1 += fit;
+        slowdowns[direct].0 += user.mean_slowdown * user.tasks_started as f64;
+        slowdowns[direct].1 += user.tasks_started;
         while let Some(account) = at {
             rows[row_of(account)].delivered += if delivered_total > 0.0 {
                 held / delivered_total
@@ -186,9 +191,12 @@ pub fn account_results(
             at = accounts[account].parent;
         }
     }
-    for (row, (sum, fit)) in rows.iter_mut().zip(waits) {
+    for ((row, (wait, fit)), (slowdown, started)) in rows.iter_mut().zip(waits).zip(slowdowns) {
         if fit > 0 {
-            row.mean_wait_s = sum / fit as f64;
+            row.mean_wait_s = wait / fit as f64;
+        }
+        if started > 0 {
+            row.mean_slowdown = slowdown / started as f64;
         }
     }
     rows

@@ -3,7 +3,7 @@
 
 use crate::html;
 use crate::setting;
-use crate::svg::{self, Axis, Bar, BarChart, Colour, LineChart, Series};
+use crate::svg::{self, Axis, Bar, BarChart, Colour, LineChart, Scale, Series};
 use crate::text::{self, duration, fixed, in_unit, percent, strings, time_unit};
 use fairshare_sim::cluster::{PolicyResult, UserResult};
 use fairshare_sim::stats::RunStats;
@@ -64,6 +64,7 @@ fn account_headers() -> Vec<String> {
         "entitled",
         "delivered",
         "mean wait",
+        "slowdown",
     ])
 }
 
@@ -80,6 +81,7 @@ fn account_rows(policies: &[PolicyResult]) -> Vec<Vec<String>> {
                 percent(a.entitlement),
                 percent(a.delivered),
                 duration(a.mean_wait_s),
+                fixed(a.mean_slowdown, 1),
             ]
         })
     });
@@ -128,11 +130,85 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
                 .collect::<String>()
         ),
         account_section(&summary.policies),
+        distribution_section(summary),
         utilisation_section(summary),
         share_section(summary),
         wait_section(&summary.policies),
     ];
     html::page("fairshare replay", &body.concat())
+}
+
+/// One row of the distribution charts: a policy, or the trace as recorded.
+struct Distribution<'a> {
+    label: &'a str,
+    waits: &'a [f64],
+    slowdowns: &'a [f64],
+}
+
+/// The distributions of waits and bounded slowdowns under each policy, and as the trace
+/// recorded them: percentiles of the tasks against the wait (or slowdown) they got.
+fn distribution_section(summary: &ReplaySummary) -> String {
+    let recorded = &summary.setting.recorded;
+    let policies = summary.policies.iter().map(|p| Distribution {
+        label: &p.policy,
+        waits: &p.wait_quantiles_s,
+        slowdowns: &p.slowdown_quantiles,
+    });
+    let as_recorded = Distribution {
+        label: "as recorded",
+        waits: &recorded.wait_quantiles_s,
+        slowdowns: &recorded.slowdown_quantiles,
+    };
+    let rows: Vec<Distribution> = policies
+        .chain(std::iter::once(as_recorded))
+        .filter(|d| !d.waits.is_empty())
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let longest = rows
+        .iter()
+        .flat_map(|d| d.waits.iter().copied())
+        .fold(0.0, f64::max);
+    let unit = time_unit(longest);
+    let has_recorded = recorded.started > 0;
+    let chart = |values: fn(&Distribution, f64) -> Vec<f64>, y: Axis| {
+        let series = rows.iter().enumerate().map(|(i, row)| Series {
+            label: row.label.to_owned(),
+            colour: if has_recorded && i + 1 == rows.len() {
+                svg::GREY
+            } else {
+                Colour::Palette(i)
+            },
+            points: values(row, unit.0)
+                .into_iter()
+                .enumerate()
+                .map(|(q, v)| (5.0 * q as f64, v))
+                .collect(),
+        });
+        svg::line_chart(&LineChart {
+            size: (1180, 340),
+            x: Axis::new("tasks, by percentile of their wait or slowdown (%)").range(0.0, 100.0),
+            y,
+            series: series.collect(),
+            hline: None,
+            markers: true,
+            legend: true,
+        })
+    };
+    let waits = chart(
+        |d, unit| d.waits.iter().map(|w| w / unit).collect(),
+        Axis::new(&format!("wait ({})", unit.1)).with_zero(),
+    );
+    let slowdowns = chart(
+        |d, _| d.slowdowns.to_vec(),
+        Axis::new("bounded slowdown").scale(Scale::Log),
+    );
+    format!(
+        "<h2>Distribution of waits and slowdowns</h2>\n{}{}",
+        html::figure(&waits, "Each policy's tasks ordered by their wait, every 5th percentile, beside the waits the trace recorded (grey): a curve that stays low for longer serves more tasks promptly."),
+        html::figure(&slowdowns, "The same for bounded slowdown, max(1, (wait + run) / max(run, 10 s)), on a log scale.")
+    )
 }
 
 /// The table of accounts, when the replay had a share file.

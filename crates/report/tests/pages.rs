@@ -13,6 +13,7 @@ fn user(id: &str, submitted: u64, completed: u64, wait: f64) -> UserResult {
         tasks_completed: completed,
         mean_wait_s: wait,
         mean_dominant_share: 0.2,
+        mean_slowdown: 1.0,
         mean_held: Vec::new(),
     }
 }
@@ -41,6 +42,8 @@ fn policy(name: &str, wait: f64, users: Vec<UserResult>, livetree: Option<u64>) 
         tasks_beyond_horizon: 0,
         mean_wait_s: wait,
         p95_wait_s: 3.0 * wait,
+        wait_quantiles_s: (0..21).map(|q| wait * f64::from(q) / 10.0).collect(),
+        slowdown_quantiles: (0..21).map(|q| 1.0 + f64::from(q)).collect(),
         user_mean_wait_s: wait * 1.1,
         mean_slowdown: 2.0,
         mean_response_s: 0.0,
@@ -178,8 +181,9 @@ fn check_page(html: &str, figures: usize) {
 #[test]
 fn replay_page_has_one_plot_per_figure() {
     let s = sample_replay();
-    // 2 resources + 3 dominant-share charts + waits + reduction vs DRF.
-    check_page(&replay_html(&s), 2 + 3 + 2);
+    // Wait and slowdown distributions + 2 resources + 3 dominant-share charts + waits +
+    // reduction vs DRF.
+    check_page(&replay_html(&s), 2 + 2 + 3 + 2);
     assert!(replay_html(&s).contains("&lt;b&gt;bob&lt;/b&gt;"));
 }
 
@@ -194,7 +198,7 @@ fn replay_without_drf_has_no_reduction_plot() {
     let mut s = sample_replay();
     s.policies.remove(0);
     let html = replay_html(&s);
-    check_page(&html, 2 + 2 + 1);
+    check_page(&html, 2 + 2 + 2 + 1);
     assert!(html.contains("No DRF run"));
 }
 
@@ -203,6 +207,8 @@ fn single_policy_and_empty_users_and_zero_tasks() {
     let mut s = sample_replay();
     s.policies = vec![policy("drf", 0.0, vec![], None)];
     s.policies[0].timeline = Timeline::default();
+    s.policies[0].wait_quantiles_s.clear();
+    s.policies[0].slowdown_quantiles.clear();
     s.input = ReadStats::default();
     s.setting = Setting::default();
     let html = replay_html(&s);
@@ -218,7 +224,7 @@ fn nan_metrics_never_reach_the_page() {
         p.user_mean_wait_s = f64::INFINITY;
         p.timeline.utilization[0][3] = f64::NAN;
     }
-    check_page(&replay_html(&s), 2 + 3 + 1);
+    check_page(&replay_html(&s), 2 + 2 + 3 + 1);
     assert!(!replay_table(&s, &[]).contains("NaN"));
 }
 

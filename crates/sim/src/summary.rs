@@ -153,6 +153,12 @@ pub struct Recorded {
     pub mean_slowdown: f64,
     /// Their mean response time (wait + run), seconds.
     pub mean_response_s: f64,
+    /// Their waits' 0th, 5th, …, 100th percentiles, seconds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wait_quantiles_s: Vec<f64>,
+    /// Their bounded slowdowns' 0th, 5th, …, 100th percentiles.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slowdown_quantiles: Vec<f64>,
 }
 
 /// The output of `fairshare replay` (its JSON starts with `schema_version`).

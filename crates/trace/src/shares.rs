@@ -107,6 +107,9 @@ pub struct Shares {
     pub leaf: Vec<usize>,
     /// How many trace users the file does not list (placed by its defaults).
     pub unlisted: usize,
+    /// The leaves of users the file lists but the trace does not have (they still take their
+    /// shares).
+    pub absent: Vec<usize>,
 }
 
 impl Shares {
@@ -185,17 +188,21 @@ pub fn place(file: &ShareFile, users: &[String]) -> Result<Shares, String> {
             .map_err(|e| account_error(e, "user"))?;
         leaf.push(index);
     }
+    let mut absent = Vec::new();
     for (name, entry) in &file.users {
         if !users.contains(name) {
             let parent = account(&tree, &entry.account, &format!("user {name:?}"))?;
-            tree.add(name.as_str(), parent, entry.shares)
+            let index = tree
+                .add(name.as_str(), parent, entry.shares)
                 .map_err(|e| account_error(e, "user"))?;
+            absent.push(index);
         }
     }
     Ok(Shares {
         tree,
         leaf,
         unlisted,
+        absent,
     })
 }
 
@@ -260,6 +267,7 @@ mod tests {
         let file = parse("[users]\nalice = {}\nghost = { shares = 3 }\n");
         let shares = place(&file, &users(&["alice"])).unwrap();
         assert_eq!(shares.entitlements(), vec![0.25]);
+        assert_eq!(shares.absent, vec![2], "ghost is a leaf after alice");
     }
 
     #[test]

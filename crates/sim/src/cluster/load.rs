@@ -2,7 +2,7 @@
 //! resources requested by running tasks in the trace's original timing (docs/mechanisms.md, SDRF §8.2).
 //! Simulated capacities are set as fractions of it.
 
-use super::statistics::{bounded_slowdown, mean, percentile};
+use super::statistics::{bounded_slowdown, mean, percentile, quantiles};
 use crate::summary::Recorded;
 use fairshare_core::model::{Task, Time};
 
@@ -132,7 +132,7 @@ impl RecordedPeak {
     /// when no task recorded a start.
     pub fn finish(mut self) -> Option<Vec<f64>> {
         let resources = self.events.first()?.2.len();
-        self.events.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        self.events.sort_by_key(|a| (a.0, a.1));
         let (mut used, mut peak) = (vec![0.0; resources], vec![0.0f64; resources]);
         for (_, sign, demand) in &self.events {
             for ((u, p), d) in used.iter_mut().zip(&mut peak).zip(demand) {
@@ -150,7 +150,7 @@ impl RecordedPeak {
 pub struct AsRecorded {
     recorded: Recorded,
     waits: Vec<f32>,
-    slowdowns: f64,
+    slowdowns: Vec<f32>,
     responses: f64,
 }
 
@@ -169,7 +169,7 @@ impl AsRecorded {
             let run = task.runtime as f64 / 1e6;
             r.started += 1;
             self.waits.push(wait as f32);
-            self.slowdowns += bounded_slowdown(wait, run);
+            self.slowdowns.push(bounded_slowdown(wait, run) as f32);
             self.responses += wait + run;
         }
     }
@@ -179,9 +179,11 @@ impl AsRecorded {
         let started = self.recorded.started.max(1) as f64;
         Recorded {
             mean_wait_s: mean(self.waits.iter().map(|w| f64::from(*w))),
-            p95_wait_s: percentile(self.waits, 0.95),
-            mean_slowdown: self.slowdowns / started,
+            p95_wait_s: percentile(self.waits.clone(), 0.95),
+            mean_slowdown: mean(self.slowdowns.iter().map(|s| f64::from(*s))),
             mean_response_s: self.responses / started,
+            wait_quantiles_s: quantiles(self.waits),
+            slowdown_quantiles: quantiles(self.slowdowns),
             ..self.recorded
         }
     }

@@ -686,8 +686,8 @@ impl Pass for Engine {
     }
 
     fn start(&mut self, user: u32) -> bool {
-        let index = self.cursor[user as usize];
-        let Some(job) = self.candidate(user) else {
+        let (u, index) = (user as usize, self.cursor[user as usize]);
+        let Some(job) = self.queues[u].get(index) else {
             return false;
         };
         if self.reservations == Reservations::UntilStart
@@ -696,9 +696,9 @@ impl Pass for Engine {
             // Reservations are compressed before the pass: one that could start now would.
             return false;
         }
-        let (request, walltime) = (job.request.clone(), job.walltime);
+        let walltime = job.walltime;
         let placed = if self.reservations == Reservations::None {
-            self.space.fit_now(&request)
+            self.space.fit_now(&self.queues[u][index].request)
         } else {
             let own = self.unreserve(user, index);
             if let Some((_, placed)) = own.as_ref().filter(|(t, _)| *t <= self.now) {
@@ -709,7 +709,8 @@ impl Pass for Engine {
                 self.after_start(user, index);
                 return true;
             }
-            let placed = self.space.fit_during(&request, self.now, walltime);
+            let request = &self.queues[u][index].request;
+            let placed = self.space.fit_during(request, self.now, walltime);
             if placed.is_none() {
                 if let Some(own) = own {
                     self.hold(user, index, own);

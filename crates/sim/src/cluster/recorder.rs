@@ -3,7 +3,7 @@
 //! per task for the wait percentiles; the timeline keeps a bounded number of samples.
 
 use super::result::{PolicyResult, ShareSeries, Timeline, UserResult};
-use super::statistics::{bounded_slowdown, jain, mean, percentile};
+use super::statistics::{bounded_slowdown, jain, mean, percentile, quantiles};
 use fairshare_core::livetree::LiveTreeCounters;
 use fairshare_core::model::Time;
 use fairshare_core::policy::dominant_share;
@@ -21,6 +21,7 @@ struct UserTally {
     started: u64,
     completed: u64,
     wait_sum: f64,
+    slowdown_sum: f64,
     share_integral: f64,
     share: f64,
     since: f64,
@@ -36,6 +37,7 @@ pub struct Recorder {
     resources: Vec<String>,
     users: Vec<UserTally>,
     waits: Vec<f32>,
+    slowdowns: Vec<f32>,
     slowdown_sum: f64,
     response_sum: f64,
     last_finish: f64,
@@ -60,6 +62,7 @@ impl Recorder {
             resources: names.to_vec(),
             users: vec![UserTally::default(); users],
             waits: Vec::new(),
+            slowdowns: Vec::new(),
             slowdown_sum: 0.0,
             response_sum: 0.0,
             last_finish: 0.0,
@@ -146,7 +149,10 @@ impl Recorder {
         tally.started += 1;
         tally.wait_sum += wait;
         self.waits.push(wait as f32);
-        self.slowdown_sum += bounded_slowdown(wait, run);
+        let slowdown = bounded_slowdown(wait, run);
+        tally.slowdown_sum += slowdown;
+        self.slowdown_sum += slowdown;
+        self.slowdowns.push(slowdown as f32);
         self.response_sum += wait + run;
     }
 
@@ -238,6 +244,11 @@ impl Recorder {
                     fit => u.wait_sum / fit as f64,
                 },
                 mean_dominant_share: mean_share(u),
+                mean_slowdown: if u.started > 0 {
+                    u.slowdown_sum / u.started as f64
+                } else {
+                    0.0
+                },
                 mean_held: u
                     .held_integral
                     .iter()
@@ -256,6 +267,8 @@ impl Recorder {
             tasks_beyond_horizon: self.beyond_horizon,
             mean_wait_s: mean(self.waits.iter().map(|w| *w as f64)),
             p95_wait_s: percentile(self.waits.clone(), 0.95),
+            wait_quantiles_s: quantiles(self.waits.clone()),
+            slowdown_quantiles: quantiles(self.slowdowns.clone()),
             user_mean_wait_s: mean(
                 users
                     .iter()

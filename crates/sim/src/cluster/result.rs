@@ -34,6 +34,9 @@ pub struct UserResult {
     pub mean_wait_s: f64,
     /// Time-averaged dominant share.
     pub mean_dominant_share: f64,
+    /// Mean bounded slowdown of the user's started tasks.
+    #[serde(default)]
+    pub mean_slowdown: f64,
     /// Time-averaged fraction of each resource held (empty for a user who never held any).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mean_held: Vec<f64>,
@@ -55,6 +58,9 @@ pub struct AccountResult {
     pub tasks_submitted: u64,
     /// Their mean wait, seconds, weighted by tasks.
     pub mean_wait_s: f64,
+    /// Their mean bounded slowdown, weighted by started tasks.
+    #[serde(default)]
+    pub mean_slowdown: f64,
     /// Its users' (and sub-accounts') share of the first resource (processors) delivered to
     /// all users; compare with `entitlement`.
     pub delivered: f64,
@@ -104,6 +110,12 @@ pub struct PolicyResult {
     pub mean_wait_s: f64,
     /// 95th percentile of the waits of the submitted tasks that can fit, seconds.
     pub p95_wait_s: f64,
+    /// The waits' 0th, 5th, …, 100th percentiles, seconds (the distribution the report draws).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wait_quantiles_s: Vec<f64>,
+    /// The bounded slowdowns' 0th, 5th, …, 100th percentiles, of started tasks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slowdown_quantiles: Vec<f64>,
     /// Mean over users of each user's mean wait, seconds (SDRF paper, Figure 4).
     pub user_mean_wait_s: f64,
     /// Mean bounded slowdown of started tasks: max(1, (wait + run) / max(run, 10 s)).

@@ -27,6 +27,26 @@ pub(crate) fn percentile(mut values: Vec<f32>, q: f64) -> f64 {
     *v as f64
 }
 
+/// How many points a distribution is summarised by: the 0th, 5th, …, 100th percentiles.
+pub const QUANTILES: usize = 21;
+
+/// The [`QUANTILES`] evenly spaced quantiles (nearest rank) of `values`, from the least to the
+/// greatest; empty for no values.
+pub(crate) fn quantiles(mut values: Vec<f32>) -> Vec<f64> {
+    if values.is_empty() {
+        return Vec::new();
+    }
+    values.sort_unstable_by(f32::total_cmp);
+    let n = values.len();
+    (0..QUANTILES)
+        .map(|i| {
+            let q = i as f64 / (QUANTILES - 1) as f64;
+            let rank = ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
+            f64::from(values[rank])
+        })
+        .collect()
+}
+
 /// Jain's fairness index (Σx)² / (n·Σx²): 1 when all equal, 1/n when one takes everything.
 pub fn jain(values: impl Iterator<Item = f64>) -> f64 {
     let (sum, squares, n) =
@@ -41,6 +61,14 @@ pub fn jain(values: impl Iterator<Item = f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantiles_by_hand() {
+        assert!(quantiles(Vec::new()).is_empty());
+        let q = quantiles((1..=100).rev().map(|v| v as f32).collect());
+        assert_eq!(q.len(), QUANTILES);
+        assert_eq!((q[0], q[10], q[19], q[20]), (1.0, 50.0, 95.0, 100.0));
+    }
 
     #[test]
     fn jain_by_hand() {
