@@ -3,8 +3,9 @@
 //! Repeatedly give the next task to the client with the lowest priority, while it fits. What
 //! happens when the chosen client's task does not fit is the [`Blocking`] rule: the paper stops
 //! (head-of-line); the skip rule sets that client aside and tries the next one. The pass itself
-//! ([`progressive_fill`]) is written against the [`TaskQueue`] trait so the one-shot allocator
-//! here and the trace simulator (with the live tree) share it.
+//! ([`progressive_fill`]) is written against the [`TaskQueue`] and [`Room`] traits; the trace
+//! simulator's `Fill` discipline runs the same loop over its own jobs and nodes (and a property
+//! test checks it against first-come-first-served).
 
 use super::{check_vector, check_weight, AllocError};
 use crate::choice::Choice;

@@ -26,15 +26,22 @@ impl Skyline {
         }
     }
 
-    /// The index of the step in force at `t`.
+    /// The index of the step in force at `t` (the first step for a time already forgotten).
     fn at(&self, t: Time) -> usize {
-        self.steps.partition_point(|(from, _)| *from <= t) - 1
+        self.steps
+            .partition_point(|(from, _)| *from <= t)
+            .saturating_sub(1)
     }
 
     /// Makes a step begin at `t` (splitting the one in force) and returns its index.
     fn split(&mut self, t: Time) -> usize {
         let i = self.at(t);
         if self.steps[i].0 == t {
+            return i;
+        }
+        if t < self.steps[i].0 {
+            let use_then = self.steps[i].1.clone();
+            self.steps.insert(i, (t, use_then));
             return i;
         }
         let use_then = self.steps[i].1.clone();
@@ -143,6 +150,12 @@ mod tests {
         line.forget_before(t(6));
         assert_eq!(line.peak(t(6), t(7)), vec![1.0]);
         assert_eq!(line.changes_after(t(6)).collect::<Vec<_>>(), vec![t(8)]);
+        line.add(t(2), t(4), &[2.0], 1.0);
+        assert_eq!(
+            line.peak(t(0), t(3)),
+            vec![3.0],
+            "a forgotten time reads as the first step"
+        );
     }
 
     proptest! {
