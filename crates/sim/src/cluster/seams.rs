@@ -46,14 +46,6 @@ impl Node {
     pub fn is_empty(&self) -> bool {
         self.used.iter().all(|u| *u <= FIT_SLACK)
     }
-
-    /// Whether a task of normalised `demand` fits on the node when it is empty.
-    pub fn could_hold(&self, demand: &[f64]) -> bool {
-        demand
-            .iter()
-            .zip(&self.capacity)
-            .all(|(d, c)| *d <= c + FIT_SLACK)
-    }
 }
 
 /// Chooses the node a task, or one node's part of a parallel job, starts on.
