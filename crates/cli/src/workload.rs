@@ -26,8 +26,8 @@ pub struct TraceArgs {
     /// first one.
     #[arg(long)]
     pub lenient: bool,
-    /// SWF: which processor count makes the CPU demand (auto: requested when present, else
-    /// allocated).
+    /// SWF: which processor count makes the CPU demand (auto: allocated, field 5, when
+    /// present, else requested, field 8, as the Parallel Workloads Archive advises).
     #[arg(long, value_parser = choice::<CpuField>(), default_value = "auto")]
     pub swf_cpus: CpuField,
     /// SWF: which memory field makes the memory demand (auto: requested when present, else

@@ -345,3 +345,66 @@ fn easy_backfilling_on_the_machine_the_header_declares() {
         "(0 + 9 + 13 + 12) / 4 without backfilling"
     );
 }
+
+/// Two accounts sharing a 4-processor machine 3 : 1, each with one user and one 10 s job
+/// taking the whole machine: the first account is delivered everything until its job ends,
+/// then its share of the processor-time falls as 10 s / t, and both end at half.
+#[test]
+fn accounts_are_followed_against_their_entitlement_over_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("accounts.swf");
+    let line = |id: u32| format!("{id} 0 0 10 4 -1 -1 4 10 -1 1 {id} 1 1 1 1 -1 -1\n");
+    std::fs::write(&log, String::from("; MaxProcs: 4\n") + &line(1) + &line(2)).unwrap();
+    let shares = dir.path().join("shares.toml");
+    std::fs::write(
+        &shares,
+        "[accounts]\na = { shares = 3 }\nb = { shares = 1 }\n\n[users]\n\"1\" = { account = \"a\" }\n\"2\" = { account = \"b\" }\n",
+    )
+    .unwrap();
+    let out = fairshare(&[
+        "replay",
+        log.to_str().unwrap(),
+        "--drain",
+        "--policy",
+        "fifo",
+        "--shares",
+        shares.to_str().unwrap(),
+        "--json",
+        "-",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let policy = &summary["policies"][0];
+    let times: Vec<f64> = policy["timeline"]["times_s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_f64().unwrap())
+        .collect();
+    assert!(times.len() > 2 && times.iter().any(|t| *t > 10.0));
+    let account = |name: &str| {
+        let accounts = policy["accounts"].as_array().unwrap();
+        accounts.iter().find(|a| a["name"] == name).unwrap().clone()
+    };
+    let (a, b) = (account("a"), account("b"));
+    assert_eq!(a["entitlement"], 0.75);
+    assert_eq!(b["entitlement"], 0.25);
+    assert_eq!(a["delivered"], 0.5);
+    let over_time = |account: &Value| account["delivered_over_time"].as_array().unwrap().clone();
+    let (a_series, b_series) = (over_time(&a), over_time(&b));
+    assert_eq!(a_series.len(), times.len());
+    for ((t, a), b) in times.iter().zip(&a_series).zip(&b_series) {
+        if *t == 0.0 {
+            assert!(a.is_null() && b.is_null(), "nothing delivered at 0");
+            continue;
+        }
+        let expected = if *t <= 10.0 { 1.0 } else { 10.0 / t };
+        let (a, b) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+        assert!((a - expected).abs() < 1e-9, "a at {t}: {a}, not {expected}");
+        assert!((a + b - 1.0).abs() < 1e-9, "the two make the whole at {t}");
+    }
+}

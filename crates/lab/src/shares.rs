@@ -158,6 +158,7 @@ pub fn account_results(
             mean_wait_s: 0.0,
             mean_slowdown: 0.0,
             delivered: 0.0,
+            delivered_over_time: Vec::new(),
         })
         .collect();
     let row_of = |account: usize| {
@@ -167,6 +168,9 @@ pub fn account_results(
             .filter(|(i, _)| !leaves.contains(i))
             .count()
     };
+    let received = &result.timeline.received_by_user;
+    let samples = result.timeline.times_s.len();
+    let mut received_by_row = vec![vec![0.0; samples]; rows.len()];
     let mut waits = vec![(0.0, 0u64); rows.len()];
     let mut slowdowns = vec![(0.0, 0u64); rows.len()];
     for user in &result.users {
@@ -183,13 +187,28 @@ pub fn account_results(
         slowdowns[direct].0 += user.mean_slowdown * user.tasks_started as f64;
         slowdowns[direct].1 += user.tasks_started;
         while let Some(account) = at {
-            rows[row_of(account)].delivered += if delivered_total > 0.0 {
+            let row = row_of(account);
+            rows[row].delivered += if delivered_total > 0.0 {
                 held / delivered_total
             } else {
                 0.0
             };
+            if let Some(series) = received.get(u) {
+                let sums = received_by_row[row].iter_mut().zip(series);
+                sums.for_each(|(sum, r)| *sum += r);
+            }
             at = accounts[account].parent;
         }
+    }
+    let received_total: Vec<f64> = (0..samples)
+        .map(|k| received.iter().filter_map(|s| s.get(k)).sum())
+        .collect();
+    for (row, sums) in rows.iter_mut().zip(received_by_row) {
+        row.delivered_over_time = sums
+            .iter()
+            .zip(&received_total)
+            .map(|(r, total)| (*total > 0.0).then(|| r / total))
+            .collect();
     }
     for ((row, (wait, fit)), (slowdown, started)) in rows.iter_mut().zip(waits).zip(slowdowns) {
         if fit > 0 {

@@ -130,6 +130,7 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
                 .collect::<String>()
         ),
         account_section(&summary.policies),
+        deviation_section(summary),
         distribution_section(summary),
         utilisation_section(summary),
         share_section(summary),
@@ -221,6 +222,65 @@ fn account_section(policies: &[PolicyResult]) -> String {
         "<h2>Accounts</h2>\n<p>{}.</p>\n{}",
         html::escape(ACCOUNTS_TITLE),
         html::table(&account_headers(), &rows)
+    )
+}
+
+/// Accounts whose deviation over time the report draws (one palette colour each).
+const DRAWN_ACCOUNTS: usize = 8;
+
+/// One small chart per policy: each account's share of the processor-time delivered so far,
+/// less its entitlement, over time (the fairshare deviation), one colour per account.
+fn deviation_section(summary: &ReplaySummary) -> String {
+    let Some(first) = summary.policies.first() else {
+        return String::new();
+    };
+    let drawn: Vec<&str> = first
+        .accounts
+        .iter()
+        .filter(|a| a.parent.is_some())
+        .take(DRAWN_ACCOUNTS)
+        .map(|a| a.name.as_str())
+        .collect();
+    if drawn.is_empty() {
+        return String::new();
+    }
+    let (unit, x_label) = time_axis(&summary.policies);
+    let figures: String = summary
+        .policies
+        .iter()
+        .map(|p| {
+            let series = p.accounts.iter().filter_map(|a| {
+                let colour = Colour::Palette(drawn.iter().position(|d| *d == a.name)?);
+                let points = p.timeline.times_s.iter().zip(&a.delivered_over_time);
+                let points = points
+                    .filter_map(|(t, d)| Some((t / unit, 100.0 * (d.as_ref()? - a.entitlement))));
+                Some(Series {
+                    label: a.name.clone(),
+                    colour,
+                    points: points.collect(),
+                })
+            });
+            let chart = LineChart {
+                size: (580, 300),
+                x: Axis::new(&x_label).with_zero(),
+                y: Axis::new("delivered − entitled (percentage points)"),
+                series: series.collect(),
+                hline: Some(0.0),
+                markers: false,
+                legend: false,
+            };
+            html::panel(&p.policy, &svg::line_chart(&chart))
+        })
+        .collect();
+    let legend: Vec<(String, Colour)> = drawn
+        .iter()
+        .map(|d| d.to_string())
+        .zip((0..).map(Colour::Palette))
+        .collect();
+    format!(
+        "<h2>Accounts against their entitlement over time</h2>\n<p>Each account's share of the processor-time delivered from the start until then, less the share its entitlement promises, one chart per policy (the first {} accounts below the root): a fair-share policy brings the lines to the zero line, a line above it marks an account served beyond its share.</p>\n{}{figures}",
+        drawn.len(),
+        html::legend(&legend),
     )
 }
 

@@ -30,6 +30,16 @@ struct UserTally {
     held_integral: Vec<f64>,
 }
 
+impl UserTally {
+    /// The processor-seconds (fractions of the cluster's processors × seconds) the user has
+    /// received from the start until `at`, which is not before its last change.
+    fn received_until(&self, at: f64) -> f64 {
+        let before = self.held_integral.first().copied().unwrap_or(0.0);
+        let now = self.held.first().copied().unwrap_or(0.0);
+        before + now * (at - self.since).max(0.0)
+    }
+}
+
 /// Accumulates metrics while the engine runs.
 #[derive(Debug, Clone)]
 pub struct Recorder {
@@ -48,6 +58,8 @@ pub struct Recorder {
     next_sample: f64,
     timeline: Timeline,
     samples_by_user: Vec<Vec<f64>>,
+    /// Per user, the processor-seconds received so far at each sample.
+    received_by_user: Vec<Vec<f64>>,
     beyond_horizon: u64,
     events: u64,
 }
@@ -76,6 +88,7 @@ impl Recorder {
                 ..Timeline::default()
             },
             samples_by_user: vec![Vec::new(); users],
+            received_by_user: vec![Vec::new(); users],
             beyond_horizon: 0,
             events: 0,
         }
@@ -108,6 +121,7 @@ impl Recorder {
         let series = self.timeline.utilization.iter_mut();
         series
             .chain(&mut self.samples_by_user)
+            .chain(&mut self.received_by_user)
             .chain([&mut self.timeline.times_s])
             .for_each(every_other);
         self.sample_every *= 2.0;
@@ -120,6 +134,9 @@ impl Recorder {
         }
         for (series, tally) in self.samples_by_user.iter_mut().zip(&self.users) {
             series.push(tally.share);
+        }
+        for (series, tally) in self.received_by_user.iter_mut().zip(&self.users) {
+            series.push(tally.received_until(at));
         }
     }
 
@@ -326,6 +343,7 @@ impl Recorder {
             .collect();
         Timeline {
             dominant_share,
+            received_by_user: self.received_by_user.clone(),
             ..self.timeline.clone()
         }
     }

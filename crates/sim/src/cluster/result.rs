@@ -64,6 +64,10 @@ pub struct AccountResult {
     /// Its users' (and sub-accounts') share of the first resource (processors) delivered to
     /// all users; compare with `entitlement`.
     pub delivered: f64,
+    /// The same share counted from the start until each timeline sample (`null` before
+    /// anything was delivered): how the account's deviation from its entitlement evolved.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delivered_over_time: Vec<Option<f64>>,
 }
 
 /// A user's dominant share sampled over time.
@@ -84,6 +88,11 @@ pub struct Timeline {
     pub utilization: Vec<Vec<f64>>,
     /// Dominant share over time of the users with the most tasks.
     pub dominant_share: Vec<ShareSeries>,
+    /// Per user (by index), the processor-seconds received from the start until each sample,
+    /// in fractions of the cluster's processors: what per-account shares over time are
+    /// gathered from. Not written out.
+    #[serde(skip)]
+    pub received_by_user: Vec<Vec<f64>>,
 }
 
 /// The results of replaying one trace under one policy.
