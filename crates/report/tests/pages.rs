@@ -62,6 +62,7 @@ fn policy(name: &str, wait: f64, users: Vec<UserResult>, livetree: Option<u64>) 
             utilization: vec![wave(wait / 50.0), wave(1.0 + wait / 50.0)],
             times_s: times.clone(),
             dominant_share: shares.collect(),
+            received_by_user: Vec::new(),
         },
         tasks_with_unknown_properties: 0,
         accounts: Vec::new(),
