@@ -2,10 +2,10 @@
 
 use crate::output::Outputs;
 use crate::policy_help;
-use crate::workload::{sim_bar, ClusterArgs, TraceArgs};
+use crate::workload::{parse_duration, sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
-use fairshare_lab::{account_results, ShareSource, Workload};
+use fairshare_lab::{account_results, Replay, ShareSource, Workload};
 use fairshare_sim::cluster::Capacity;
 use fairshare_sim::stats::{timed, RunStats};
 use fairshare_sim::summary::ReplaySummary;
@@ -59,6 +59,11 @@ pub struct Args {
     /// Write a self-contained HTML report with plots to this file.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// The window of the report's view of the machines (each node's processors and the jobs
+    /// that held them), as START+LENGTH after the first event, e.g. `40d+12h`; its jobs are
+    /// also listed in the JSON. Default with --report: the day in the middle of the trace.
+    #[arg(long, value_name = "START+LENGTH", value_parser = parse_window)]
+    gantt: Option<(u64, u64)>,
     /// Write each run's wall-clock time and events per second as JSON to this file (the
     /// summary itself holds no clock reading, so it is the same whenever the input is).
     #[arg(long, value_name = "FILE")]
@@ -92,7 +97,12 @@ pub fn run(args: Args) -> Result<()> {
     if entitled.shares.is_some() {
         eprintln!("note: shares: {}", entitled.source);
     }
-    let replay = args.cluster.replay();
+    let replay = Replay {
+        jobs_during: args
+            .gantt
+            .or_else(|| args.report.as_ref().map(|_| middle_day(&workload))),
+        ..args.cluster.replay()
+    };
     let bars = MultiProgress::new();
     let results = policies
         .par_iter()
@@ -129,6 +139,29 @@ pub fn run(args: Args) -> Result<()> {
     outputs.write(&summary, fairshare_report::replay_html, |s| {
         fairshare_report::replay_table(s, &stats)
     })
+}
+
+/// `START+LENGTH` (durations, e.g. `40d+12h`) as the window `(start, end)` in microseconds.
+fn parse_window(text: &str) -> Result<(u64, u64), String> {
+    let Some((start, length)) = text.split_once('+') else {
+        return Err(format!(
+            "expected START+LENGTH, e.g. 40d+12h, found {text:?}"
+        ));
+    };
+    let (start, length) = (parse_duration(start)?, parse_duration(length)?);
+    if length == 0 {
+        return Err("the window's LENGTH must be more than 0".into());
+    }
+    Ok((start, start.saturating_add(length)))
+}
+
+/// A day (or the whole trace, when shorter) around the middle of the trace's span.
+fn middle_day(workload: &Workload) -> (u64, u64) {
+    const DAY: u64 = 86_400_000_000;
+    let span = (workload.span_s() * 1e6) as u64;
+    let length = DAY.min(span).max(1);
+    let start = (span / 2).saturating_sub(length / 2);
+    (start, start + length)
 }
 
 /// The capacity of the runs, its fraction of R when it is one, and where it came from: an

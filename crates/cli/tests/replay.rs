@@ -321,6 +321,8 @@ fn easy_backfilling_on_the_machine_the_header_declares() {
         "fifo",
         "--scheduler",
         "easy",
+        "--gantt",
+        "0+4",
         "--json",
         "-",
     ]);
@@ -338,6 +340,28 @@ fn easy_backfilling_on_the_machine_the_header_declares() {
         "(0 + 9 + 0 + 12) / 4"
     );
     assert_eq!(setting["recorded"]["mean_wait_s"], 5.25);
+    let view = &setting["machine_view"];
+    assert_eq!(
+        view["nodes"],
+        serde_json::json!([{"name": "pool", "processors": 4.0}])
+    );
+    let listed: Vec<u64> = summary["policies"][0]["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        listed,
+        [1, 3],
+        "the jobs running in the first 4 s, by start"
+    );
+    let bad = fairshare(&["replay", path, "--gantt", "5d"]);
+    let said = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        !bad.status.success() && said.contains("expected START+LENGTH"),
+        "{said}"
+    );
     let fill = fairshare(&["replay", path, "--drain", "--policy", "fifo", "--json", "-"]);
     let fill: serde_json::Value = serde_json::from_slice(&fill.stdout).unwrap();
     assert_eq!(

@@ -59,7 +59,7 @@ fn replay(c: &mut Criterion) {
             origin: load.first_submit().unwrap_or(Time::ZERO),
             sample_every: 175.0,
             top_users: 8,
-            record_jobs: false,
+            record_jobs: None,
             shares: None,
         };
         group.bench_function(policy, |b| {

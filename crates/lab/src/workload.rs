@@ -8,9 +8,9 @@ use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{
     self, AsRecorded, Capacity, ClusterConfig, Fit, Load, PolicyResult, RecordedPeak, Scheduler,
-    Stop, TOP_USERS,
+    Stop, Window, TOP_USERS,
 };
-use fairshare_sim::summary::{Recorded, Setting};
+use fairshare_sim::summary::{MachineView, NodeLane, Recorded, Setting};
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
 use std::path::PathBuf;
 use thiserror::Error;
@@ -75,8 +75,9 @@ pub struct Replay {
     pub fit: Fit,
     /// How many users' dominant shares the timelines keep.
     pub top_users: usize,
-    /// Whether results list every job.
-    pub record_jobs: bool,
+    /// Results list the jobs running during this span, `(from, to)` in microseconds after
+    /// the first arrival (for the page's view of the machines); `None`: no job list.
+    pub jobs_during: Option<(u64, u64)>,
 }
 
 impl Default for Replay {
@@ -89,7 +90,7 @@ impl Default for Replay {
             scheduler: Scheduler::Fill,
             fit: Fit::First,
             top_users: TOP_USERS,
-            record_jobs: false,
+            jobs_during: None,
         }
     }
 }
@@ -389,7 +390,10 @@ impl Workload {
             origin: self.origin(),
             sample_every: (self.span_s() / 200.0).max(1.0),
             top_users: replay.top_users,
-            record_jobs: replay.record_jobs,
+            record_jobs: replay.jobs_during.map(|(from, to)| Window {
+                from: self.origin().plus_micros(from),
+                to: self.origin().plus_micros(to),
+            }),
             shares: None,
         }
     }
@@ -427,6 +431,17 @@ impl Workload {
             capacity_source: source.into(),
             shares: String::new(),
             recorded: self.recorded.clone(),
+            machine_view: replay.jobs_during.map(|(from, to)| MachineView {
+                origin: self.origin(),
+                users: self.users.clone(),
+                from_s: from as f64 / 1e6,
+                to_s: to as f64 / 1e6,
+                nodes: capacity
+                    .named_nodes()
+                    .into_iter()
+                    .map(|(name, processors)| NodeLane { name, processors })
+                    .collect(),
+            }),
         }
     }
 

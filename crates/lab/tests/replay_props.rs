@@ -93,7 +93,7 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
         origin: load.first_submit().unwrap(),
         sample_every: 10.0,
         top_users: 3,
-        record_jobs: false,
+        record_jobs: None,
         shares: None,
     };
     let arrivals = tasks.iter().map(|t| {

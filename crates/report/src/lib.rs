@@ -15,6 +15,8 @@
 
 pub mod html;
 #[cfg(feature = "simulation")]
+mod occupancy;
+#[cfg(feature = "simulation")]
 mod replay;
 #[cfg(feature = "simulation")]
 mod runtime;

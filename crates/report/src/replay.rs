@@ -133,6 +133,7 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
         deviation_section(summary),
         distribution_section(summary),
         utilisation_section(summary),
+        crate::occupancy::section(summary),
         share_section(summary),
         wait_section(&summary.policies),
     ];

@@ -314,6 +314,7 @@ fn gantt_bars(r: &SimulationResult) -> Vec<Span> {
                 lane: lane(&s.resource)?,
                 start: s.start,
                 end: s.end,
+                part: (0.0, 1.0),
                 colour,
             })
         })
@@ -349,6 +350,7 @@ fn bottleneck_marks(r: &SimulationResult) -> Vec<Span> {
             lane,
             start: *start,
             end: *end,
+            part: (0.0, 1.0),
             colour: GREY,
         }));
     }
@@ -368,6 +370,7 @@ fn gantt_section(r: &SimulationResult) -> String {
     legend.push((String::from("bottleneck"), GREY));
     let chart = Gantt {
         width: WIDTH,
+        lane_px: 64,
         x: Axis::new("time (s)").range(0.0, cut.unwrap_or(end)),
         lanes: r.resources.iter().map(|res| res.name.clone()).collect(),
         bars,

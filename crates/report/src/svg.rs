@@ -337,6 +337,8 @@ pub struct Span {
     pub start: f64,
     /// End on the x axis.
     pub end: f64,
+    /// Which part of the bar's height it fills, from 0 (bottom) to 1 (top): `(0, 1)` for all.
+    pub part: (f64, f64),
     /// Colour.
     pub colour: Colour,
 }
@@ -347,6 +349,8 @@ pub struct Span {
 pub struct Gantt {
     /// Width in pixels; the height follows from the number of lanes.
     pub width: u32,
+    /// Height of one lane in pixels.
+    pub lane_px: u32,
     /// The x axis (time); its range, when fixed, is the part drawn.
     pub x: Axis,
     /// Lane names, top to bottom.
@@ -360,8 +364,9 @@ pub struct Gantt {
 }
 
 /// Lane geometry in lane units (lanes are one unit apart): bar bottom and top, mark strip
-/// bottom and top.
+/// bottom and top, and the bar of a chart without marks.
 const BAR: (f64, f64) = (-0.3, 0.22);
+const BAR_ALONE: (f64, f64) = (-0.42, 0.42);
 const MARK: (f64, f64) = (0.28, 0.4);
 /// Background of a lane, so idle time reads as blank.
 const LANE_BG: RGBColor = RGBColor(244, 244, 244);
@@ -505,7 +510,7 @@ pub fn bar_chart(c: &BarChart) -> String {
 /// Draws a Gantt chart.
 pub fn gantt_chart(c: &Gantt) -> String {
     let n = c.lanes.len().max(1);
-    let height = 70 + 64 * n as u32;
+    let height = 70 + c.lane_px * n as u32;
     let ends = c.bars.iter().chain(&c.marks).flat_map(|b| [b.start, b.end]);
     let xs: Vec<f64> = ends.filter_map(|v| c.x.map(v)).collect();
     let xr = c.x.clone().with_zero().span(&xs);
@@ -521,18 +526,20 @@ pub fn gantt_chart(c: &Gantt) -> String {
             let (a, b) = (s.start.max(xr.0), s.end.min(xr.1));
             let b = b.max(a + pixel).min(xr.1);
             let y = row(s.lane);
-            Rectangle::new([(a, y + lo), (b, y + hi)], colour(s.colour).filled())
+            let (bottom, top) = (lo + (hi - lo) * s.part.0, lo + (hi - lo) * s.part.1);
+            Rectangle::new([(a, y + bottom), (b, y + top)], colour(s.colour).filled())
         };
+        let bar = if c.marks.is_empty() { BAR_ALONE } else { BAR };
         let background = (0..c.lanes.len()).map(|i| {
             let y = row(i);
-            Rectangle::new([(xr.0, y + BAR.0), (xr.1, y + BAR.1)], LANE_BG.filled())
+            Rectangle::new([(xr.0, y + bar.0), (xr.1, y + bar.1)], LANE_BG.filled())
         });
         chart.draw_series(background)?;
         let drawable = |s: &&Span| {
             let finite = c.x.map(s.start).is_some() && c.x.map(s.end).is_some();
             finite && s.lane < c.lanes.len() && s.start < xr.1 && s.end > xr.0
         };
-        chart.draw_series(c.bars.iter().filter(drawable).map(|s| rect(s, BAR)))?;
+        chart.draw_series(c.bars.iter().filter(drawable).map(|s| rect(s, bar)))?;
         chart.draw_series(c.marks.iter().filter(drawable).map(|s| rect(s, MARK)))?;
         Ok(())
     });

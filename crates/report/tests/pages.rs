@@ -1,8 +1,13 @@
 //! Behaviour of the pages and tables on small synthetic summaries.
 
+use fairshare_core::model::Time;
 use fairshare_report::{replay_html, replay_table, sweep_html, sweep_table};
-use fairshare_sim::cluster::{PolicyResult, ShareSeries, Timeline, UserResult};
-use fairshare_sim::summary::{ReadStats, ReplaySummary, Setting, SweepCell, SweepSummary};
+use fairshare_sim::cluster::{
+    AccountResult, JobRecord, PolicyResult, ShareSeries, Timeline, UserResult,
+};
+use fairshare_sim::summary::{
+    MachineView, NodeLane, ReadStats, ReplaySummary, Setting, SweepCell, SweepSummary,
+};
 
 fn user(id: &str, submitted: u64, completed: u64, wait: f64) -> UserResult {
     UserResult {
@@ -98,6 +103,7 @@ fn setting() -> Setting {
         capacity_source: "--capacity-fraction 0.5 of the mean demand R".into(),
         shares: String::new(),
         recorded: Default::default(),
+        machine_view: None,
     }
 }
 
@@ -186,6 +192,64 @@ fn replay_page_has_one_plot_per_figure() {
     // reduction vs DRF.
     check_page(&replay_html(&s), 2 + 2 + 3 + 2);
     assert!(replay_html(&s).contains("&lt;b&gt;bob&lt;/b&gt;"));
+}
+
+/// An account of the sample replay, delivered `delivered` at every sample after the first.
+fn account(name: &str, parent: Option<&str>, entitlement: f64, delivered: f64) -> AccountResult {
+    AccountResult {
+        name: name.into(),
+        parent: parent.map(Into::into),
+        entitlement,
+        users: 1,
+        tasks_submitted: 10,
+        mean_wait_s: 5.0,
+        mean_slowdown: 1.5,
+        delivered,
+        delivered_over_time: (0..50).map(|i| (i > 0).then_some(delivered)).collect(),
+    }
+}
+
+#[test]
+fn accounts_over_time_and_the_machines_get_one_chart_per_policy() {
+    let mut s = sample_replay();
+    s.setting.machine_view = Some(MachineView {
+        origin: Time::ZERO,
+        from_s: 0.0,
+        to_s: 3_600.0,
+        nodes: vec![
+            NodeLane {
+                name: "zewura-1".into(),
+                processors: 80.0,
+            },
+            NodeLane {
+                name: "zegox-1".into(),
+                processors: 12.0,
+            },
+        ],
+        users: vec!["alice".into(), "<b>bob</b>".into()],
+    });
+    s.setting.capacity = vec![92.0, 1.0];
+    for p in &mut s.policies {
+        p.accounts = vec![
+            account("root", None, 1.0, 1.0),
+            account("physics", Some("root"), 0.6, 0.7),
+            account("<i>chem</i>", Some("root"), 0.4, 0.3),
+        ];
+        p.jobs = vec![JobRecord {
+            id: 1,
+            user: 1,
+            submit: Time::ZERO,
+            start: Time::from_secs_f64(60.0),
+            end: Time::from_secs_f64(1_800.0),
+            placed: vec![(0, vec![40.0 / 92.0]), (1, vec![12.0 / 92.0])],
+            first_reserved: None,
+        }];
+    }
+    let html = replay_html(&s);
+    check_page(&html, 2 + 2 + 3 + 2 + 3 + 3);
+    assert!(html.contains("Accounts against their entitlement over time"));
+    assert!(html.contains("The machines, 1.00 h from 0.00 s on"));
+    assert!(html.contains("&lt;i&gt;chem&lt;/i&gt;") && !html.contains("<i>"));
 }
 
 #[test]

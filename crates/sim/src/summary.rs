@@ -11,6 +11,7 @@ use crate::cluster::PolicyResult;
 use crate::process::result::SimulationResult;
 use crate::runtime::RuntimeComparison;
 pub use fairshare_core::instance::SCHEMA_VERSION;
+use fairshare_core::model::Time;
 use serde::{Deserialize, Serialize};
 
 /// A document's JSON: the layout version, then the document's own fields.
@@ -120,6 +121,34 @@ pub struct Setting {
     /// What the trace says of the jobs' walltimes and of its own schedule.
     #[serde(default)]
     pub recorded: Recorded,
+    /// The window in which each policy's jobs were recorded, node by node, when they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_view: Option<MachineView>,
+}
+
+/// A window of the replay whose jobs each result lists, and the nodes they ran on: what the
+/// page's view of the machines draws.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MachineView {
+    /// The first event, on the trace's clock (the jobs' times count from it).
+    pub origin: Time,
+    /// Start of the window, seconds after the first event.
+    pub from_s: f64,
+    /// End of the window, seconds after the first event.
+    pub to_s: f64,
+    /// Every node, in catalogue order (the order of `JobRecord::placed`'s indices).
+    pub nodes: Vec<NodeLane>,
+    /// Every user's name, by the index `JobRecord::user` gives.
+    pub users: Vec<String>,
+}
+
+/// One node of a [`MachineView`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NodeLane {
+    /// Its name: its type's, numbered from 1 (`pool` for a pool).
+    pub name: String,
+    /// Its processors (the replay's first resource).
+    pub processors: f64,
 }
 
 /// The default discipline of documents written before there was a choice.

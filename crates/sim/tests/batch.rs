@@ -4,7 +4,9 @@
 
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
-use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Fit, PolicyResult, Scheduler, Task};
+use fairshare_sim::cluster::{
+    run, Capacity, ClusterConfig, Fit, PolicyResult, Scheduler, Task, Window,
+};
 use std::convert::Infallible;
 
 /// A job of its own user `id`, submitted at `submit` s, running `runtime` s on `cpus`
@@ -33,7 +35,7 @@ fn replay(
         ClusterConfig::new("fifo".parse().unwrap(), capacity, vec!["cpu".into()], users);
     config.discipline = scheduler.discipline(blocking);
     config.placement = Fit::First.placement();
-    config.record_jobs = true;
+    config.record_jobs = Some(Window::ALL);
     run(
         &config,
         jobs.iter().cloned().map(Ok::<_, Infallible>),

@@ -6,7 +6,7 @@
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, Fit, JobRecord, PolicyResult, Scheduler, Task,
+    run, Capacity, ClusterConfig, Fit, JobRecord, PolicyResult, Scheduler, Task, Window,
 };
 use proptest::prelude::*;
 use std::convert::Infallible;
@@ -103,7 +103,7 @@ fn replay(
     );
     config.discipline = scheduler.discipline(Blocking::HeadOfLine);
     config.placement = fit.placement();
-    config.record_jobs = true;
+    config.record_jobs = Some(Window::ALL);
     run(
         &config,
         tasks.iter().cloned().map(Ok::<_, Infallible>),
@@ -212,7 +212,7 @@ proptest! {
             .collect();
         let users = (0..3).map(|u| format!("u{u}")).collect();
         let mut config = ClusterConfig::new("fifo".parse().unwrap(), Capacity::Pool(vec![f64::from(cpus)]), vec!["cpu".into()], users);
-        config.record_jobs = true;
+        config.record_jobs = Some(Window::ALL);
         let result = run(&config, tasks.iter().cloned().map(Ok::<_, Infallible>), |_| {}).unwrap();
         let mut engine: Vec<(u64, Time)> = result.jobs.iter().map(|j| (j.id, j.start)).collect();
         engine.sort_unstable();

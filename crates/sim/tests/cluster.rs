@@ -33,7 +33,7 @@ fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
         origin: Time::ZERO,
         sample_every: 1.0,
         top_users: 2,
-        record_jobs: false,
+        record_jobs: None,
         shares: None,
     }
 }

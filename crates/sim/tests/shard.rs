@@ -22,7 +22,7 @@ fn shard() -> Value {
         origin: Time::ZERO,
         sample_every: 1.0,
         top_users: 2,
-        record_jobs: false,
+        record_jobs: None,
         shares: None,
     };
     let arrivals = (0..6).map(|i| {

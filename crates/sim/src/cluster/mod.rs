@@ -84,8 +84,32 @@ pub struct ClusterConfig {
     pub sample_every: f64,
     /// How many users' dominant shares the timeline keeps.
     pub top_users: usize,
-    /// Whether the result lists every job's submit, start, end, nodes and first reservation.
-    pub record_jobs: bool,
+    /// Which jobs the result lists (submit, start, end, nodes and first reservation): those
+    /// running at some time in this window; `None`: none.
+    pub record_jobs: Option<Window>,
+}
+
+/// A span of simulated time, `[from, to)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// Its start.
+    pub from: Time,
+    /// Its end (excluded).
+    pub to: Time,
+}
+
+impl Window {
+    /// All of time.
+    pub const ALL: Window = Window {
+        from: Time::ZERO,
+        to: Time(u64::MAX),
+    };
+
+    /// Whether something running over `[start, end)` runs during the window (a job that
+    /// runs no time at all counts at its start).
+    pub fn overlaps(&self, start: Time, end: Time) -> bool {
+        start < self.to && (end > self.from || (start == end && start >= self.from))
+    }
 }
 
 impl ClusterConfig {
@@ -111,7 +135,7 @@ impl ClusterConfig {
             origin: Time::ZERO,
             sample_every: 1.0,
             top_users: TOP_USERS,
-            record_jobs: false,
+            record_jobs: None,
         }
     }
 }
@@ -211,7 +235,7 @@ struct Engine {
     unknown_properties: u64,
     /// Reserved starts, at which a pass must run even if nothing arrives or ends then.
     wakeups: BinaryHeap<Reverse<Time>>,
-    record_jobs: bool,
+    record_jobs: Option<Window>,
     jobs: Vec<JobRecord>,
 }
 
@@ -631,7 +655,8 @@ impl Engine {
             self.running.push(None);
         }
         self.finishes.push(Reverse((end, job.seq, slot)));
-        let record = self.record_jobs.then(|| JobRecord {
+        let recorded = self.record_jobs.filter(|w| w.overlaps(self.now, end));
+        let record = recorded.map(|_| JobRecord {
             id: job.id,
             user,
             submit: job.submit,

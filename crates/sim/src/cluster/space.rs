@@ -56,6 +56,22 @@ impl Capacity {
         total
     }
 
+    /// Every node's name (its type's, numbered from 1 within the type; `pool` for a pool) and
+    /// amount of the first resource, in catalogue order.
+    pub fn named_nodes(&self) -> Vec<(String, f64)> {
+        let first = |c: &[f64]| c.first().copied().unwrap_or(0.0);
+        match self {
+            Capacity::Pool(total) => vec![("pool".into(), first(total))],
+            Capacity::Machines(catalogue) => catalogue
+                .types
+                .iter()
+                .flat_map(|t| {
+                    (1..=t.count).map(|k| (format!("{}-{k}", t.name), first(&t.capacity)))
+                })
+                .collect(),
+        }
+    }
+
     /// How many machines, or `None` for a pool.
     pub fn machines(&self) -> Option<usize> {
         match self {
