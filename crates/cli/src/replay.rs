@@ -5,7 +5,7 @@ use crate::policy_help;
 use crate::workload::{parse_duration, sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
-use fairshare_lab::{account_results, Replay, ShareSource, Workload};
+use fairshare_lab::{account_results, Queues, Replay, ShareSource, Workload};
 use fairshare_sim::cluster::Capacity;
 use fairshare_sim::stats::{timed, RunStats};
 use fairshare_sim::summary::ReplaySummary;
@@ -53,6 +53,12 @@ pub struct Args {
     /// gives results per account.
     #[arg(long, value_name = "equal|FILE|usage:FACTOR", default_value = "equal")]
     shares: ShareSource,
+    /// The site's queues: one line per queue with its name (as the log writes it), the most
+    /// processors its running jobs may hold at once (-1: no limit) and its priority (higher
+    /// queues are served first); see docs/batch.md. Default: a `.queues` file beside the log,
+    /// if there is one.
+    #[arg(long, value_name = "FILE")]
+    queues: Option<PathBuf>,
     /// Write the summary as JSON to this file (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -97,6 +103,10 @@ pub fn run(args: Args) -> Result<()> {
     if entitled.shares.is_some() {
         eprintln!("note: shares: {}", entitled.source);
     }
+    let queues = workload.queue_limits(args.queues.as_deref())?;
+    if let Some(q) = &queues {
+        eprintln!("note: queues: {}", queues_in_words(q));
+    }
     let replay = Replay {
         jobs_during: args
             .gantt
@@ -110,6 +120,9 @@ pub fn run(args: Args) -> Result<()> {
             let bar = bars.add(sim_bar(&policy.name, workload.span_s()));
             let mut config = workload.config(&replay, policy.clone(), capacity.clone());
             config.shares.clone_from(&entitled.shares);
+            if let Some(q) = &queues {
+                config.queues.clone_from(&q.limits);
+            }
             let (result, wall_s) = timed(|| workload.run(&config, &mut |s| bar.set_position(s)));
             bar.finish_and_clear();
             let mut result = result?;
@@ -125,6 +138,9 @@ pub fn run(args: Args) -> Result<()> {
     if entitled.shares.is_some() {
         setting.shares = entitled.source.clone();
     }
+    if let Some(q) = &queues {
+        setting.queues = queues_in_words(q);
+    }
     let summary = ReplaySummary {
         input: workload.input.clone(),
         setting,
@@ -139,6 +155,21 @@ pub fn run(args: Args) -> Result<()> {
     outputs.write(&summary, fairshare_report::replay_html, |s| {
         fairshare_report::replay_table(s, &stats)
     })
+}
+
+/// Where the queue limits came from and what did not match, in words.
+fn queues_in_words(q: &Queues) -> String {
+    let mut words = q.source.clone();
+    if !q.unlisted.is_empty() {
+        words += &format!(
+            "; not listed, so unlimited at priority 0: {}",
+            q.unlisted.join(", ")
+        );
+    }
+    if !q.unused.is_empty() {
+        words += &format!("; named by no job: {}", q.unused.join(", "));
+    }
+    words
 }
 
 /// `START+LENGTH` (durations, e.g. `40d+12h`) as the window `(start, end)` in microseconds.

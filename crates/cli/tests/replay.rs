@@ -432,3 +432,77 @@ fn accounts_are_followed_against_their_entitlement_over_time() {
         assert!((a + b - 1.0).abs() < 1e-9, "the two make the whole at {t}");
     }
 }
+
+/// A `.queues` file beside the log holds queue 1 to 2 of the machine's 4 processors: its
+/// second job waits for its first while a job of queue 2 starts; the summary says where the
+/// limits came from and which queues did not match.
+#[test]
+fn a_queues_file_beside_the_log_limits_its_queues() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("queued.swf");
+    let line = |id: u32, submit: u32, cpus: u32, queue: u32| {
+        format!("{id} {submit} 0 10 {cpus} -1 -1 {cpus} 10 -1 1 {id} 1 1 {queue} 1 -1 -1\n")
+    };
+    let text =
+        String::from("; MaxProcs: 4\n") + &line(1, 0, 2, 1) + &line(2, 1, 1, 1) + &line(3, 2, 1, 2);
+    std::fs::write(&log, text).unwrap();
+    let path = log.to_str().unwrap();
+    let mean_wait = |args: &[&str]| {
+        let out = fairshare(
+            &[
+                &[
+                    "replay",
+                    path,
+                    "--drain",
+                    "--policy",
+                    "fifo",
+                    "--scheduler",
+                    "easy",
+                    "--json",
+                    "-",
+                ],
+                args,
+            ]
+            .concat(),
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            summary["policies"][0]["mean_wait_s"].as_f64().unwrap(),
+            summary["setting"]["queues"].clone(),
+        )
+    };
+    assert_eq!(mean_wait(&[]), (0.0, Value::Null), "no queues file yet");
+    std::fs::write(
+        dir.path().join("queued.swf.queues"),
+        "# name limit priority\n1 2 0\n7 -1 1\n",
+    )
+    .unwrap();
+    let (wait, said) = mean_wait(&[]);
+    assert_eq!(wait, 3.0, "(0 + 9 + 0) / 3");
+    let said = said.as_str().unwrap();
+    assert!(
+        said.ends_with(
+            "queued.swf.queues; not listed, so unlimited at priority 0: 2; named by no job: 7"
+        ),
+        "{said}"
+    );
+    let elsewhere = dir.path().join("site.queues");
+    std::fs::write(&elsewhere, "1 -1 0\n").unwrap();
+    assert_eq!(
+        mean_wait(&["--queues", elsewhere.to_str().unwrap()]).0,
+        0.0,
+        "--queues wins"
+    );
+    std::fs::write(&elsewhere, "1 many 0\n").unwrap();
+    let bad = fairshare(&["replay", path, "--queues", elsewhere.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        !bad.status.success() && said.contains("site.queues:1: field 2 (processor limit)"),
+        "{said}"
+    );
+}

@@ -60,6 +60,7 @@ fn replay(c: &mut Criterion) {
             sample_every: 175.0,
             top_users: 8,
             record_jobs: None,
+            queues: Vec::new(),
             shares: None,
         };
         group.bench_function(policy, |b| {

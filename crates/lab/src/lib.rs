@@ -29,4 +29,6 @@ pub mod sweep;
 mod workload;
 
 pub use shares::{account_results, Entitled, ShareSource};
-pub use workload::{LabError, Replay, StopRule, TraceSpec, Workload, KEEP_AT_MOST, MOST_MACHINES};
+pub use workload::{
+    LabError, Queues, Replay, StopRule, TraceSpec, Workload, KEEP_AT_MOST, MOST_MACHINES,
+};

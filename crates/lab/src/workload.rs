@@ -7,12 +7,12 @@ use fairshare_core::choice::Choice;
 use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{
-    self, AsRecorded, Capacity, ClusterConfig, Fit, Load, PolicyResult, RecordedPeak, Scheduler,
-    Stop, Window, TOP_USERS,
+    self, AsRecorded, Capacity, ClusterConfig, Fit, Load, PolicyResult, QueueLimit, RecordedPeak,
+    Scheduler, Stop, Window, TOP_USERS,
 };
 use fairshare_sim::summary::{MachineView, NodeLane, Recorded, Setting};
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Where the tasks come from: files, their format and how to read them.
@@ -95,6 +95,19 @@ impl Default for Replay {
     }
 }
 
+/// A site's queue limits matched to a trace's queues.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Queues {
+    /// By the trace's queue index.
+    pub limits: Vec<QueueLimit>,
+    /// The file they came from.
+    pub source: String,
+    /// The trace's queues the file does not list (no limit, priority 0).
+    pub unlisted: Vec<String>,
+    /// Queues the file lists that no job of the trace names.
+    pub unused: Vec<String>,
+}
+
 /// Why a replay cannot be set up or run.
 #[derive(Debug, Error)]
 pub enum LabError {
@@ -140,6 +153,8 @@ pub struct Workload {
     pub recorded: Recorded,
     /// The most of each resource the trace's own schedule ran at once (SWF logs only).
     pub recorded_peak: Option<Vec<f64>>,
+    /// The trace's queue names, by the index its tasks carry.
+    pub queues: Vec<String>,
     /// The format as detected.
     pub format: Format,
     /// The trace's resources that tasks request (indices into the reader's resources).
@@ -236,6 +251,7 @@ impl Workload {
             load: load.project(&keep),
             recorded: recorded.finish(),
             recorded_peak: peak.finish().map(|p| project(&p, &keep)),
+            queues: source.queues().to_vec(),
             format,
             keep,
             kept,
@@ -394,6 +410,7 @@ impl Workload {
                 from: self.origin().plus_micros(from),
                 to: self.origin().plus_micros(to),
             }),
+            queues: Vec::new(),
             shares: None,
         }
     }
@@ -430,6 +447,7 @@ impl Workload {
             placement: replay.fit.name().into(),
             capacity_source: source.into(),
             shares: String::new(),
+            queues: String::new(),
             recorded: self.recorded.clone(),
             machine_view: replay.jobs_during.map(|(from, to)| MachineView {
                 origin: self.origin(),
@@ -474,6 +492,48 @@ impl Workload {
             let source =
                 "no machine declared: the most of each resource the log's own schedule ran at once";
             (Capacity::Pool(peak), source.to_owned())
+        }))
+    }
+
+    /// The site's queue limits, from `path` or else a `.queues` file beside the first trace
+    /// file, by the trace's queue index, with where they came from and what did not match;
+    /// `None` when there is no such file.
+    pub fn queue_limits(&self, path: Option<&Path>) -> Result<Option<Queues>, LabError> {
+        let beside = self.trace.paths.first().map(|p| {
+            let mut name = p.as_os_str().to_owned();
+            name.push(".queues");
+            PathBuf::from(name)
+        });
+        let Some(path) = path
+            .map(Path::to_path_buf)
+            .or(beside.filter(|p| p.is_file()))
+        else {
+            return Ok(None);
+        };
+        let rules = fairshare_trace::read_queues(&path)?;
+        let rule = |name: &String| rules.iter().find(|r| r.name == *name);
+        let limits = self
+            .queues
+            .iter()
+            .map(|name| {
+                rule(name).map_or_else(QueueLimit::default, |r| QueueLimit {
+                    processors: r.processor_limit,
+                    priority: r.priority,
+                })
+            })
+            .collect();
+        let unlisted: Vec<String> = self
+            .queues
+            .iter()
+            .filter(|q| rule(q).is_none())
+            .cloned()
+            .collect();
+        let unused = rules.iter().filter(|r| !self.queues.contains(&r.name));
+        Ok(Some(Queues {
+            limits,
+            source: path.display().to_string(),
+            unlisted,
+            unused: unused.map(|r| r.name.clone()).collect(),
         }))
     }
 

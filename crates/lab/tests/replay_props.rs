@@ -94,6 +94,7 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
         sample_every: 10.0,
         top_users: 3,
         record_jobs: None,
+        queues: Vec::new(),
         shares: None,
     };
     let arrivals = tasks.iter().map(|t| {

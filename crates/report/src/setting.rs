@@ -128,6 +128,9 @@ pub fn setting_items(s: &Setting) -> Vec<(&'static str, String)> {
     if !s.capacity_source.is_empty() {
         items.push(("capacity from", s.capacity_source.clone()));
     }
+    if !s.queues.is_empty() {
+        items.push(("queues", s.queues.clone()));
+    }
     if !s.shares.is_empty() {
         items.push(("shares", s.shares.clone()));
     }

@@ -102,6 +102,7 @@ fn setting() -> Setting {
         placement: "first".into(),
         capacity_source: "--capacity-fraction 0.5 of the mean demand R".into(),
         shares: String::new(),
+        queues: String::new(),
         recorded: Default::default(),
         machine_view: None,
     }

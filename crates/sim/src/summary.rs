@@ -118,6 +118,9 @@ pub struct Setting {
     /// Where the users' shares came from, in words (empty: equal).
     #[serde(default)]
     pub shares: String,
+    /// Where the queues' limits and priorities came from, in words (empty: none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub queues: String,
     /// What the trace says of the jobs' walltimes and of its own schedule.
     #[serde(default)]
     pub recorded: Recorded,

@@ -5,7 +5,7 @@
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, Fit, PolicyResult, Scheduler, Task, Window,
+    run, Capacity, ClusterConfig, Fit, PolicyResult, QueueLimit, Scheduler, Task, Window,
 };
 use std::convert::Infallible;
 
@@ -30,9 +30,20 @@ fn replay(
     blocking: Blocking,
     jobs: &[Task],
 ) -> PolicyResult {
+    replay_with_queues(capacity, scheduler, blocking, jobs, &[])
+}
+
+fn replay_with_queues(
+    capacity: Capacity,
+    scheduler: Scheduler,
+    blocking: Blocking,
+    jobs: &[Task],
+    queues: &[QueueLimit],
+) -> PolicyResult {
     let users = (0..jobs.len()).map(|u| format!("u{u}")).collect();
     let mut config =
         ClusterConfig::new("fifo".parse().unwrap(), capacity, vec!["cpu".into()], users);
+    config.queues = queues.to_vec();
     config.discipline = scheduler.discipline(blocking);
     config.placement = Fit::First.placement();
     config.record_jobs = Some(Window::ALL);
@@ -207,4 +218,101 @@ fn an_exclusive_job_holds_its_node_whole() {
     assert_eq!(records[0].placed, [(0, vec![0.5])], "the whole first node");
     assert_eq!(records[1].placed[0].0, 1, "not beside the exclusive job");
     assert_eq!(starts(&result), [0.0, 1.0, 10.0]);
+}
+
+/// `task` in queue `queue`.
+fn in_queue(mut task: Task, queue: u32) -> Task {
+    task.queue = Some(queue);
+    task
+}
+
+/// A queue limited to 2 of 4 processors: its second job waits for its first although the
+/// machine has room, gets no reservation, and a job of another queue starts past it.
+#[test]
+fn a_queue_at_its_limit_holds_its_jobs_back() {
+    let limited = QueueLimit {
+        processors: Some(2.0),
+        priority: 0,
+    };
+    let jobs = [
+        in_queue(job(0, 0.0, 10.0, 10.0, 2.0), 0),
+        in_queue(job(1, 1.0, 10.0, 10.0, 1.0), 0),
+        in_queue(job(2, 2.0, 10.0, 10.0, 1.0), 1),
+    ];
+    for scheduler in [Scheduler::Fill, Scheduler::Easy, Scheduler::Conservative] {
+        let blocking = Blocking::Skip;
+        let limits = [limited, QueueLimit::default()];
+        let result = replay_with_queues(pool(4.0), scheduler, blocking, &jobs, &limits);
+        assert_eq!(starts(&result), [0.0, 10.0, 2.0], "{scheduler:?}");
+        let unlimited = replay(pool(4.0), scheduler, blocking, &jobs);
+        assert_eq!(starts(&unlimited), [0.0, 1.0, 2.0], "{scheduler:?}");
+    }
+    let fill = replay_with_queues(
+        pool(4.0),
+        Scheduler::Fill,
+        Blocking::HeadOfLine,
+        &jobs,
+        &[limited],
+    );
+    assert_eq!(
+        starts(&fill),
+        [0.0, 10.0, 10.0],
+        "head-of-line stops at the held-back job"
+    );
+}
+
+/// A high-priority queue goes first: on a machine busy until 10, a job submitted at 2 to a
+/// queue of priority 5 starts before one submitted at 1 to a queue of priority 0, under
+/// filling and EASY; without the queues the order of arrival holds. Conservative backfilling
+/// never delays a reservation, so the job reserved at 1 keeps its start.
+#[test]
+fn higher_priority_queues_are_served_first() {
+    let urgent = QueueLimit {
+        processors: None,
+        priority: 5,
+    };
+    let jobs = [
+        in_queue(job(0, 0.0, 10.0, 10.0, 2.0), 0),
+        in_queue(job(1, 1.0, 10.0, 10.0, 2.0), 0),
+        in_queue(job(2, 2.0, 10.0, 10.0, 2.0), 1),
+    ];
+    for scheduler in [Scheduler::Fill, Scheduler::Easy, Scheduler::Conservative] {
+        let limits = [QueueLimit::default(), urgent];
+        let blocking = Blocking::HeadOfLine;
+        let result = replay_with_queues(pool(2.0), scheduler, blocking, &jobs, &limits);
+        let expected = match scheduler {
+            Scheduler::Conservative => [0.0, 10.0, 20.0],
+            _ => [0.0, 20.0, 10.0],
+        };
+        assert_eq!(starts(&result), expected, "{scheduler:?}");
+        let plain = replay(pool(2.0), scheduler, blocking, &jobs);
+        assert_eq!(starts(&plain), [0.0, 10.0, 20.0], "{scheduler:?}");
+    }
+}
+
+/// One user's own jobs follow their queues' priorities too, and a pass goes down the tiers:
+/// the user's urgent job (submitted last) starts first, then, in the order of arrival, its
+/// own plain job and the other user's.
+#[test]
+fn a_users_own_urgent_job_goes_before_its_older_plain_one() {
+    let urgent = QueueLimit {
+        processors: None,
+        priority: 1,
+    };
+    let mut jobs = [
+        in_queue(job(0, 0.0, 10.0, 10.0, 2.0), 0),
+        in_queue(job(1, 1.0, 10.0, 10.0, 2.0), 0),
+        in_queue(job(2, 2.0, 10.0, 10.0, 2.0), 0),
+        in_queue(job(3, 3.0, 10.0, 10.0, 2.0), 1),
+    ];
+    jobs[3].user = 1;
+    let limits = [QueueLimit::default(), urgent];
+    let result = replay_with_queues(
+        pool(2.0),
+        Scheduler::Easy,
+        Blocking::HeadOfLine,
+        &jobs,
+        &limits,
+    );
+    assert_eq!(starts(&result), [0.0, 20.0, 30.0, 10.0]);
 }

@@ -6,7 +6,7 @@
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, Fit, JobRecord, PolicyResult, Scheduler, Task, Window,
+    run, Capacity, ClusterConfig, Fit, JobRecord, PolicyResult, QueueLimit, Scheduler, Task, Window,
 };
 use proptest::prelude::*;
 use std::convert::Infallible;
@@ -94,6 +94,17 @@ fn replay(
     fit: Fit,
     tasks: &[Task],
 ) -> PolicyResult {
+    replay_with_queues(capacity, policy, scheduler, fit, tasks, &[])
+}
+
+fn replay_with_queues(
+    capacity: &Capacity,
+    policy: &str,
+    scheduler: Scheduler,
+    fit: Fit,
+    tasks: &[Task],
+    queues: &[QueueLimit],
+) -> PolicyResult {
     let users = (0..3).map(|u| format!("u{u}")).collect();
     let mut config = ClusterConfig::new(
         policy.parse().unwrap(),
@@ -104,6 +115,7 @@ fn replay(
     config.discipline = scheduler.discipline(Blocking::HeadOfLine);
     config.placement = fit.placement();
     config.record_jobs = Some(Window::ALL);
+    config.queues = queues.to_vec();
     run(
         &config,
         tasks.iter().cloned().map(Ok::<_, Infallible>),
@@ -198,6 +210,41 @@ proptest! {
             if let (true, Some(reserved)) = (promised, job.first_reserved) {
                 prop_assert!(job.start <= reserved, "job {} started at {} after its reservation at {}", job.id, job.start, reserved);
             }
+        }
+    }
+
+    #[test]
+    fn queues_never_hold_more_than_their_limit(
+        types in prop::collection::vec(node_type(), 1..3),
+        specs in prop::collection::vec((job_spec(), 0u32..3), 1..25),
+        limits in prop::collection::vec((prop::option::of(1u32..12), 0i32..3), 3),
+        scheduler in prop::sample::select(vec![Scheduler::Fill, Scheduler::Easy, Scheduler::Conservative]),
+        policy in prop::sample::select(vec!["fifo", "drf"]),
+    ) {
+        let catalogue = catalogue(&types);
+        let nodes = nodes(&catalogue);
+        let (specs, queues): (Vec<JobSpec>, Vec<u32>) = specs.into_iter().unzip();
+        let mut tasks = tasks(&specs);
+        tasks.iter_mut().zip(&queues).for_each(|(t, q)| t.queue = Some(*q));
+        let limits: Vec<QueueLimit> = limits
+            .iter()
+            .map(|&(processors, priority)| QueueLimit { processors: processors.map(f64::from), priority })
+            .collect();
+        let capacity = Capacity::Machines(catalogue);
+        let result = replay_with_queues(&capacity, policy, scheduler, Fit::First, &tasks, &limits);
+        prop_assert_eq!(result.tasks_completed + result.tasks_never_fit, result.tasks_submitted, "every job that fits runs");
+        check_nodes(&result.jobs, &tasks, &nodes)?;
+        for job in &result.jobs {
+            let queue = tasks[job.id as usize].queue.unwrap() as usize;
+            let Some(limit) = limits[queue].processors else { continue };
+            let held: f64 = result
+                .jobs
+                .iter()
+                .filter(|j| tasks[j.id as usize].queue == Some(queue as u32))
+                .filter(|j| j.start <= job.start && job.start < j.end)
+                .map(|j| tasks[j.id as usize].demand[0])
+                .sum();
+            prop_assert!(held <= limit + SLACK, "queue {queue} holds {held} of {limit} at {}", job.start);
         }
     }
 

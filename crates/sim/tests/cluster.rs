@@ -34,6 +34,7 @@ fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
         sample_every: 1.0,
         top_users: 2,
         record_jobs: None,
+        queues: Vec::new(),
         shares: None,
     }
 }

@@ -23,6 +23,7 @@ fn shard() -> Value {
         sample_every: 1.0,
         top_users: 2,
         record_jobs: None,
+        queues: Vec::new(),
         shares: None,
     };
     let arrivals = (0..6).map(|i| {

@@ -49,12 +49,14 @@ pub mod alibaba;
 mod error;
 pub mod google;
 mod input;
+pub mod queues;
 pub mod shares;
 mod source;
 pub mod swf;
 
 pub use error::TraceError;
 pub use fairshare_core::model::{MachineCatalogue, NodeType};
+pub use queues::{read_queues, QueueRule};
 pub use shares::{read_shares, Shares};
 pub use source::{ReadStats, Task, TaskSource};
 pub use swf::{CpuField, MemoryField, MemoryLayout, SwfOptions};

@@ -87,6 +87,20 @@ pub struct ClusterConfig {
     /// Which jobs the result lists (submit, start, end, nodes and first reservation): those
     /// running at some time in this window; `None`: none.
     pub record_jobs: Option<Window>,
+    /// The site's queues, by the trace's queue index: how many processors each may hold and
+    /// which go first. A job of a queue not listed (or of none) has no limit and priority 0.
+    pub queues: Vec<QueueLimit>,
+}
+
+/// What a site allows one queue.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct QueueLimit {
+    /// The most processors (the first resource, in the trace's units) its running jobs may
+    /// hold at once; `None`: no limit.
+    pub processors: Option<f64>,
+    /// Its priority: a pass considers the jobs of higher-priority queues first, each queue's
+    /// in the policy's order.
+    pub priority: i32,
 }
 
 /// A span of simulated time, `[from, to)`.
@@ -136,6 +150,7 @@ impl ClusterConfig {
             sample_every: 1.0,
             top_users: TOP_USERS,
             record_jobs: None,
+            queues: Vec::new(),
         }
     }
 }
@@ -187,6 +202,11 @@ struct Pending {
     request: Request,
     /// Its dominant share, which some policies order by.
     size: f64,
+    /// Its queue (the trace's index), and the processors it counts against the queue's limit.
+    queue: Option<u32>,
+    processors: f64,
+    /// Its queue's priority.
+    priority: i32,
     /// Its reservation: when, and where.
     reservation: Option<(Time, Placed)>,
     /// The first reservation it was given.
@@ -197,6 +217,8 @@ struct Pending {
 #[derive(Debug, Clone)]
 struct Running {
     user: u32,
+    queue: Option<u32>,
+    processors: f64,
     placed: Placed,
     /// When its walltime runs out (the availability profile holds it until then).
     planned_end: Time,
@@ -237,6 +259,13 @@ struct Engine {
     wakeups: BinaryHeap<Reverse<Time>>,
     record_jobs: Option<Window>,
     jobs: Vec<JobRecord>,
+    /// The site's queues, and the processors each one's running jobs hold.
+    queue_limits: Vec<QueueLimit>,
+    queue_held: Vec<f64>,
+    /// Whether queues differ in priority, so a pass goes through them tier by tier.
+    tiered: bool,
+    /// In a tiered pass, the priority whose jobs are being considered.
+    tier: Option<i32>,
 }
 
 /// Replays `arrivals` (in submit order) under `config`.
@@ -392,6 +421,10 @@ impl Engine {
             wakeups: BinaryHeap::new(),
             record_jobs: config.record_jobs,
             jobs: Vec::new(),
+            queue_held: vec![0.0; config.queues.len()],
+            tiered: config.queues.iter().any(|q| q.priority != 0),
+            queue_limits: config.queues.clone(),
+            tier: None,
         })
     }
 
@@ -402,9 +435,26 @@ impl Engine {
         Ok(())
     }
 
-    /// The user's candidate job: its oldest, or in a pass the one its cursor points at.
+    /// The user's candidate job: its first (its oldest of the highest priority), or in a pass
+    /// the one its cursor points at, if it belongs to the tier being considered.
     fn candidate(&self, user: u32) -> Option<&Pending> {
-        self.queues[user as usize].get(self.cursor[user as usize])
+        let job = self.queues[user as usize].get(self.cursor[user as usize])?;
+        self.tier.is_none_or(|t| job.priority == t).then_some(job)
+    }
+
+    /// The queue rule of a job's queue (none: no limit, priority 0).
+    fn queue_rule(&self, queue: Option<u32>) -> QueueLimit {
+        let rule = queue.and_then(|q| self.queue_limits.get(q as usize));
+        rule.copied().unwrap_or_default()
+    }
+
+    /// Whether a job's queue leaves room for it to start now.
+    fn queue_allows(&self, job: &Pending) -> bool {
+        let Some(q) = job.queue.map(|q| q as usize) else {
+            return true;
+        };
+        let limit = self.queue_limits.get(q).and_then(|rule| rule.processors);
+        limit.is_none_or(|limit| self.queue_held[q] + job.processors <= limit + 1e-9)
     }
 
     fn head(&self, user: u32) -> Option<Head> {
@@ -433,26 +483,41 @@ impl Engine {
             self.space
                 .request(cpus, demand, a.nodes, a.exclusive, &a.properties);
         self.unknown_properties += u64::from(unknown);
-        if !self.space.could_ever_fit(&request) {
+        let rule = self.queue_rule(a.queue);
+        let within_queue = rule.processors.is_none_or(|limit| cpus <= limit + 1e-9);
+        if !(within_queue && self.space.could_ever_fit(&request)) {
             self.recorder.never_fits(a.user);
             return Ok(());
         }
         self.seq += 1;
         self.unreserved += 1;
         self.smallest.add(&request);
-        let was_idle = self.queues[u].is_empty();
-        self.queues[u].push_back(Pending {
-            id: a.id,
-            seq: self.seq,
-            submit: a.submit,
-            runtime: a.runtime,
-            walltime: a.walltime.unwrap_or(a.runtime).max(a.runtime),
-            request,
-            size,
-            reservation: None,
-            first_reserved: None,
-        });
-        if was_idle {
+        let priority = rule.priority;
+        let queue = &self.queues[u];
+        let at = queue.len()
+            - queue
+                .iter()
+                .rev()
+                .take_while(|j| j.priority < priority)
+                .count();
+        self.queues[u].insert(
+            at,
+            Pending {
+                id: a.id,
+                seq: self.seq,
+                submit: a.submit,
+                runtime: a.runtime,
+                walltime: a.walltime.unwrap_or(a.runtime).max(a.runtime),
+                request,
+                size,
+                queue: a.queue,
+                processors: cpus,
+                priority,
+                reservation: None,
+                first_reserved: None,
+            },
+        );
+        if at == 0 {
             self.rerank(a.user);
         }
         Ok(())
@@ -468,6 +533,9 @@ impl Engine {
         self.free_slots.push(slot);
         self.recorder.event();
         self.recorder.completed(job.user);
+        if let Some(held) = job.queue.and_then(|q| self.queue_held.get_mut(q as usize)) {
+            *held = (*held - job.processors).max(0.0);
+        }
         self.space.release(&job.placed);
         if job.planned_end > self.now {
             self.space
@@ -511,16 +579,50 @@ impl Engine {
                 self.compress(freed);
             }
         }
+        if self.tiered {
+            if let Some(top) = self.next_tier(i32::MAX) {
+                self.enter_tier(top);
+            }
+        }
         discipline.pass(self);
         if self.reservations == Reservations::ForThePass {
             self.drop_reservations();
         }
+        self.tier = None;
         for user in std::mem::take(&mut self.moved) {
             self.cursor[user as usize] = 0;
             self.rerank(user);
         }
         self.ranking.restore();
         self.recorder.used(self.space.used());
+    }
+
+    /// The highest priority below `below` of any waiting job.
+    fn next_tier(&self, below: i32) -> Option<i32> {
+        let priorities = self.queues.iter().flatten().map(|j| j.priority);
+        priorities.filter(|p| *p < below).max()
+    }
+
+    /// Starts considering the jobs of priority `tier`: every user's candidate becomes its
+    /// oldest job of that priority, and users without one are set aside.
+    fn enter_tier(&mut self, tier: i32) {
+        self.ranking.restore();
+        self.tier = Some(tier);
+        for user in 0..self.queues.len() as u32 {
+            let u = user as usize;
+            if self.queues[u].is_empty() {
+                continue;
+            }
+            let first = self.queues[u].iter().position(|j| j.priority == tier);
+            self.cursor[u] = first.unwrap_or(0);
+            if self.cursor[u] != 0 {
+                self.moved.push(user);
+            }
+            match first {
+                Some(_) => self.rerank(user),
+                None => self.set_aside(user),
+            }
+        }
     }
 
     /// Every waiting job with a reservation, as (user, index in its queue), by reserved start.
@@ -645,6 +747,9 @@ impl Engine {
             .for_each(|(o, d)| *o += d);
         self.recorder
             .allocation(user, self.now, &self.allocation[client]);
+        if let Some(held) = job.queue.and_then(|q| self.queue_held.get_mut(q as usize)) {
+            *held += job.processors;
+        }
         self.space.take(&placed);
         let speed = self.space.speed(&placed);
         let end = self.now.plus_micros(on_node(job.runtime, speed));
@@ -667,6 +772,8 @@ impl Engine {
         });
         self.running[slot] = Some(Running {
             user,
+            queue: job.queue,
+            processors: job.processors,
             placed,
             planned_end,
             record,
@@ -694,11 +801,14 @@ impl Engine {
 }
 
 impl Engine {
-    /// Re-ranks a user whose candidate at `index` just started (or sets the user aside when
-    /// no job is left for it in this pass).
+    /// Re-ranks a user whose candidate at `index` just started, or sets the user aside when
+    /// no job is left for it in this pass (or tier) but it still waits (it is re-ranked when
+    /// the pass ends).
     fn after_start(&mut self, user: u32, index: usize) {
-        if index > 0 && self.candidate(user).is_none() {
+        let waits = self.queues[user as usize].len() > self.cursor[user as usize];
+        if self.candidate(user).is_none() && (index > 0 || waits) {
             self.set_aside(user);
+            self.moved.push(user);
         } else {
             self.rerank(user);
         }
@@ -707,7 +817,13 @@ impl Engine {
 
 impl Pass for Engine {
     fn first(&mut self) -> Option<u32> {
-        self.ranking.first()
+        loop {
+            if let Some(user) = self.ranking.first() {
+                return Some(user);
+            }
+            let lower = self.next_tier(self.tier?)?;
+            self.enter_tier(lower);
+        }
     }
 
     fn start(&mut self, user: u32) -> bool {
@@ -715,6 +831,17 @@ impl Pass for Engine {
         let Some(job) = self.queues[u].get(index) else {
             return false;
         };
+        if !self.queue_allows(job) {
+            // Its queue is full: it waits without a reservation until a job of its queue ends,
+            // and the room it leaves lets later reservations move up.
+            let walltime = job.walltime;
+            if let Some((t, placed)) = self.unreserve(user, index) {
+                for &(node, _) in &placed {
+                    free_until(&mut self.freed, node, t.plus_micros(walltime));
+                }
+            }
+            return false;
+        }
         if self.reservations == Reservations::UntilStart
             && job.reservation.as_ref().is_some_and(|(t, _)| *t > self.now)
         {
@@ -751,21 +878,22 @@ impl Pass for Engine {
         true
     }
 
-    fn reserve(&mut self, user: u32) {
+    fn reserve(&mut self, user: u32) -> bool {
         let index = self.cursor[user as usize];
         let Some(job) = self.candidate(user) else {
-            return;
+            return false;
         };
         if job.reservation.is_some() {
-            return;
+            return true;
+        }
+        if !self.queue_allows(job) {
+            return false;
         }
         let (request, walltime) = (job.request.clone(), job.walltime);
-        if let Some(found) = self
+        let found = self
             .space
-            .earliest(&request, self.now, walltime, None, None)
-        {
-            self.hold(user, index, found);
-        }
+            .earliest(&request, self.now, walltime, None, None);
+        found.map(|found| self.hold(user, index, found)).is_some()
     }
 
     fn pass_over(&mut self, user: u32) {

@@ -93,8 +93,9 @@ pub trait Pass {
     /// started.
     fn start(&mut self, user: u32) -> bool;
     /// Gives the user's candidate a reservation at the earliest time it fits without delaying
-    /// another; a candidate that holds one keeps it.
-    fn reserve(&mut self, user: u32);
+    /// another; a candidate that holds one keeps it. False when it gets none: its queue is at
+    /// its limit, so no time can be promised.
+    fn reserve(&mut self, user: u32) -> bool;
     /// Leaves the user's candidate waiting: the user's next job is its candidate for the rest
     /// of the pass (none left: the user is set aside).
     fn pass_over(&mut self, user: u32);
@@ -171,8 +172,7 @@ impl Discipline for Easy {
                 continue;
             }
             if !reserved {
-                pass.reserve(user);
-                reserved = true;
+                reserved = pass.reserve(user);
             }
             if pass.full() {
                 break;
