@@ -694,7 +694,7 @@ impl Engine {
     }
 
     /// Checks, in debug builds (and so in every test), that compression left no reservation
-    /// able to start earlier, by trying every earlier start.
+    /// able to start earlier, by trying every earlier start in full.
     #[cfg(debug_assertions)]
     fn assert_compressed(&mut self) {
         for (user, index) in self.reserved() {
@@ -705,7 +705,7 @@ impl Engine {
             let (request, walltime) = (job.request.clone(), job.walltime);
             let earlier = self
                 .space
-                .earliest(&request, self.now, walltime, Some(old.0), None);
+                .earliest_by_trying_every_start(&request, self.now, walltime, old.0);
             assert!(
                 earlier.is_none(),
                 "job {} could start at {:?}, before its reservation at {}",
@@ -889,10 +889,18 @@ impl Pass for Engine {
         if !self.queue_allows(job) {
             return false;
         }
-        let (request, walltime) = (job.request.clone(), job.walltime);
+        let (request, walltime, id) = (job.request.clone(), job.walltime, job.id);
         let found = self
             .space
             .earliest(&request, self.now, walltime, None, None);
+        #[cfg(debug_assertions)]
+        {
+            let never = Time(u64::MAX);
+            let naive = self
+                .space
+                .earliest_by_trying_every_start(&request, self.now, walltime, never);
+            assert_eq!(found, naive, "job {id}: pruned and full searches differ");
+        }
         found.map(|found| self.hold(user, index, found)).is_some()
     }
 

@@ -102,6 +102,35 @@ impl Skyline {
         }
     }
 
+    /// The earliest time from `from`, and before `before` when given, that is `from` or a time
+    /// at which use changes, such that `fits` holds for the use at every moment of the
+    /// `length` that follows; `None` if there is none. Each step that does not fit is jumped
+    /// past: no start before its end can avoid it.
+    pub(super) fn first_room(
+        &self,
+        from: Time,
+        before: Option<Time>,
+        length: u64,
+        fits: impl Fn(&[f64]) -> bool,
+    ) -> Option<Time> {
+        let (mut i, mut t) = (self.at(from), from);
+        loop {
+            if before.is_some_and(|b| t >= b) {
+                return None;
+            }
+            let end = t.plus_micros(length.max(1));
+            let window = self.steps[i + 1..]
+                .iter()
+                .take_while(|(start, _)| *start < end);
+            let last = i + window.count();
+            let Some(bad) = (i..=last).rev().find(|k| !fits(&self.steps[*k].1)) else {
+                return Some(t);
+            };
+            i = bad + 1;
+            t = self.steps.get(i)?.0;
+        }
+    }
+
     /// The times after `t` at which use changes.
     pub(super) fn changes_after(&self, t: Time) -> impl Iterator<Item = Time> + '_ {
         let first = self.at(t) + 1;
@@ -113,6 +142,38 @@ impl Skyline {
         let i = self.at(t);
         if i > 0 {
             self.steps.drain(..i);
+        }
+    }
+}
+
+#[cfg(test)]
+mod first_room_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `first_room` finds what trying `from` and every later change, with `peak`, finds.
+        #[test]
+        fn first_room_is_the_first_start_that_fits(
+            jobs in prop::collection::vec((0u64..40, 1u64..20, 1u32..4), 0..12),
+            from in 0u64..30,
+            length in 1u64..15,
+            limit in 0u32..6,
+            before in prop::option::of(0u64..60),
+        ) {
+            let secs = |s: u64| Time::from_secs_f64(s as f64);
+            let mut sky = Skyline::empty(1);
+            for (start, run, amount) in &jobs {
+                sky.add(secs(*start), secs(start + run), &[f64::from(*amount)], 1.0);
+            }
+            let (from, before) = (secs(from), before.map(secs));
+            let fits = |used: &[f64]| used[0] <= f64::from(limit);
+            let length = secs(length).as_micros();
+            let naive = std::iter::once(from)
+                .chain(sky.changes_after(from))
+                .take_while(|t| before.is_none_or(|b| *t < b))
+                .find(|t| fits(&sky.peak(*t, t.plus_micros(length))));
+            prop_assert_eq!(sky.first_room(from, before, length, fits), naive);
         }
     }
 }

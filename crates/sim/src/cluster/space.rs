@@ -123,6 +123,50 @@ pub(super) fn held(placed: &Placed, resources: usize) -> Vec<f64> {
     total
 }
 
+/// For a set of nodes, the next start at which each could take its part of a job: what
+/// [`Space::earliest`] prunes its candidate starts with.
+struct Openings {
+    /// Each node, the time its room must start before, and its next opening once looked up
+    /// (`Some(None)`: none before that time).
+    nodes: Vec<(usize, Option<Time>, Option<Option<Time>>)>,
+}
+
+impl Openings {
+    /// The nodes, each with the time a start on it must come before.
+    fn new(nodes: impl Iterator<Item = (usize, Option<Time>)>) -> Openings {
+        Openings {
+            nodes: nodes.map(|(n, before)| (n, before, None)).collect(),
+        }
+    }
+
+    /// How many of the nodes could take their part of `request` from `t` for `length`,
+    /// counting no further than `enough`. Starts must be asked in increasing order: a node's
+    /// next opening is looked up again only once `t` has passed it, since use is constant
+    /// between a node's own changes and a later start's window holds all that an earlier
+    /// one's did from `t` on.
+    fn open_at(
+        &mut self,
+        space: &Space,
+        request: &Request,
+        t: Time,
+        length: u64,
+        enough: usize,
+    ) -> usize {
+        let mut open = 0;
+        for (node, before, next) in &mut self.nodes {
+            if open >= enough {
+                break;
+            }
+            if next.is_none_or(|n| n.is_some_and(|n| n < t)) {
+                let fits = |used: &[f64]| space.part_fits(request, *node, used);
+                *next = Some(space.profile[*node].first_room(t, *before, length, fits));
+            }
+            open += usize::from(*next == Some(Some(t)));
+        }
+        open
+    }
+}
+
 /// Free room during a run, normalised by the total capacity: the nodes (one for a pool) and
 /// what is in use over all of them, and each node's expected use over time when backfilling
 /// needs it.
@@ -377,6 +421,11 @@ impl Space {
     /// for `length` by the availability profile, and where; `None` if there is none. With
     /// `through`, only starts at which the job could use one of these nodes (each free up to
     /// its time) are tried: after room is freed there, no other start can have become possible.
+    ///
+    /// Candidate starts are `now` and the times at which some eligible node's use changes.
+    /// Each node keeps the next start at which it could take its part of the job
+    /// ([`Skyline::first_room`], moved on only when the candidates pass it), so a start is
+    /// tried in full only when enough nodes could take part then.
     pub(super) fn earliest(
         &mut self,
         request: &Request,
@@ -392,46 +441,85 @@ impl Space {
             Some(Some(until)) => Some(before.map_or(until, |b| b.min(until))),
             None => before,
         };
-        let mut times: Vec<Time> = (0..self.profile.len())
-            .filter(eligible)
-            .flat_map(|i| {
+        let nodes: Vec<usize> = (0..self.profile.len()).filter(eligible).collect();
+        let mut times: Vec<Time> = nodes
+            .iter()
+            .flat_map(|&i| {
                 let changes = self.profile[i].changes_after(now);
                 changes.take_while(|t| before.is_none_or(|b| *t < b))
             })
             .collect();
         times.sort_unstable();
         times.dedup();
-        let mut starts = std::iter::once(now)
+        let starts = std::iter::once(now)
             .filter(|t| before.is_none_or(|b| *t < b))
             .chain(times);
-        starts.find_map(|t| {
-            if let Some(freed) = through {
-                let usable = freed.iter().any(|&(node, until)| {
-                    t < until && eligible(&node) && self.could_take_part(request, node, t, length)
-                });
-                if !usable {
-                    return None;
+        let mut any = Openings::new(nodes.iter().map(|&n| (n, before)));
+        let mut freed = through.map(|f| {
+            let usable = f.iter().filter(|(n, _)| eligible(n));
+            Openings::new(
+                usable.map(|&(n, until)| (n, Some(before.map_or(until, |b| b.min(until))))),
+            )
+        });
+        let needed = match &request.shape {
+            Shape::Nodes { nodes, .. } => *nodes as usize,
+            Shape::Spread { .. } => 1,
+        };
+        for t in starts {
+            if let Some(freed) = &mut freed {
+                if freed.open_at(self, request, t, length, 1) == 0 {
+                    continue;
                 }
             }
-            Some((t, self.fit_during(request, t, length)?))
-        })
+            if any.open_at(self, request, t, length, needed) < needed {
+                continue;
+            }
+            if let Some(placed) = self.fit_during(request, t, length) {
+                return Some((t, placed));
+            }
+        }
+        None
     }
 
-    /// Whether `node` could hold its part of `request` (one node's share, or one processor)
-    /// from `from` for `length` by the availability profile.
-    fn could_take_part(&mut self, request: &Request, node: usize, from: Time, length: u64) -> bool {
-        let to = from.plus_micros(length.max(1));
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let probe = &mut scratch[node];
-        self.profile[node].peak_into(from, to, &mut probe.used);
-        probe.closed = false;
+    /// Whether `used` leaves node `node` room for its part of `request` (one node's share, or
+    /// one processor): the planning view, in which no node is closed.
+    fn part_fits(&self, request: &Request, node: usize, used: &[f64]) -> bool {
         let part = match &request.shape {
             Shape::Nodes { per_node, .. } => per_node,
             Shape::Spread { per_unit, .. } => per_unit,
         };
-        let fits = probe.has_room(part) && (!request.exclusive || probe.is_empty());
-        self.scratch = scratch;
-        fits
+        let capacity = &self.nodes[node].capacity;
+        let room = used
+            .iter()
+            .zip(part)
+            .zip(capacity)
+            .all(|((u, d), c)| u + d <= c + FIT_SLACK);
+        room && (!request.exclusive || used.iter().all(|u| *u <= FIT_SLACK))
+    }
+
+    /// The earliest start before `before` at which `request` fits, found the obvious way:
+    /// trying `now` and every later time at which some node's use changes, in full. The
+    /// reference [`Space::earliest`] is checked against in debug builds.
+    #[cfg(debug_assertions)]
+    pub(super) fn earliest_by_trying_every_start(
+        &mut self,
+        request: &Request,
+        now: Time,
+        length: u64,
+        before: Time,
+    ) -> Option<(Time, Placed)> {
+        let mut times: Vec<Time> = self
+            .profile
+            .iter()
+            .flat_map(|p| p.changes_after(now))
+            .collect();
+        times.push(now);
+        times.sort_unstable();
+        times.dedup();
+        times
+            .into_iter()
+            .take_while(|t| *t < before)
+            .find_map(|t| Some((t, self.fit_during(request, t, length)?)))
     }
 
     /// Takes `placed` from the nodes now.
