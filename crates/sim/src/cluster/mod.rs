@@ -889,7 +889,7 @@ impl Pass for Engine {
         if !self.queue_allows(job) {
             return false;
         }
-        let (request, walltime, id) = (job.request.clone(), job.walltime, job.id);
+        let (request, walltime) = (job.request.clone(), job.walltime);
         let found = self
             .space
             .earliest(&request, self.now, walltime, None, None);
@@ -899,7 +899,7 @@ impl Pass for Engine {
             let naive = self
                 .space
                 .earliest_by_trying_every_start(&request, self.now, walltime, never);
-            assert_eq!(found, naive, "job {id}: pruned and full searches differ");
+            assert_eq!(found, naive, "pruned and full searches differ");
         }
         found.map(|found| self.hold(user, index, found)).is_some()
     }
