@@ -86,16 +86,24 @@ impl Skyline {
     #[cfg(test)]
     pub(super) fn peak(&self, from: Time, to: Time) -> Vec<f64> {
         let mut peak = Vec::new();
-        self.peak_into(from, to, &mut peak);
+        self.peak_into(from, to, &mut peak, |_| false);
         peak
     }
 
-    /// Writes into `peak` the most of each resource in use at any time in `[from, to)`.
-    pub(super) fn peak_into(&self, from: Time, to: Time, peak: &mut Vec<f64>) {
+    /// Writes into `peak` the most of each resource in use at any time in `[from, to)`, or
+    /// stops early, with a peak no higher than the true one, once `enough` says the peak so
+    /// far settles what the caller wants to know.
+    pub(super) fn peak_into(
+        &self,
+        from: Time,
+        to: Time,
+        peak: &mut Vec<f64>,
+        enough: impl Fn(&[f64]) -> bool,
+    ) {
         let first = self.at(from);
         peak.clone_from(&self.steps[first].1);
         for (start, used) in &self.steps[first + 1..] {
-            if *start >= to {
+            if *start >= to || enough(peak) {
                 break;
             }
             peak.iter_mut().zip(used).for_each(|(p, u)| *p = p.max(*u));

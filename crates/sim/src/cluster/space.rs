@@ -158,7 +158,8 @@ impl Openings {
                 break;
             }
             if next.is_none_or(|n| n.is_some_and(|n| n < t)) {
-                let fits = |used: &[f64]| space.part_fits(request, *node, used);
+                let capacity = &space.nodes[*node].capacity;
+                let fits = |used: &[f64]| part_fits(request, capacity, used);
                 *next = Some(space.profile[*node].first_room(t, *before, length, fits));
             }
             open += usize::from(*next == Some(Some(t)));
@@ -409,7 +410,10 @@ impl Space {
         let mut scratch = std::mem::take(&mut self.scratch);
         for (i, (s, line)) in scratch.iter_mut().zip(&self.profile).enumerate() {
             if request.eligible.as_ref().is_none_or(|e| e[i]) {
-                line.peak_into(from, to, &mut s.used);
+                // Once the node has no room for one part of the job, how much more it
+                // would hold changes nothing: the placement passes it by.
+                let full = |peak: &[f64]| !part_fits(request, &s.capacity, peak);
+                line.peak_into(from, to, &mut s.used, full);
             }
         }
         let placed = fit(self.placement.as_ref(), request, &mut scratch);
@@ -479,22 +483,6 @@ impl Space {
             }
         }
         None
-    }
-
-    /// Whether `used` leaves node `node` room for its part of `request` (one node's share, or
-    /// one processor): the planning view, in which no node is closed.
-    fn part_fits(&self, request: &Request, node: usize, used: &[f64]) -> bool {
-        let part = match &request.shape {
-            Shape::Nodes { per_node, .. } => per_node,
-            Shape::Spread { per_unit, .. } => per_unit,
-        };
-        let capacity = &self.nodes[node].capacity;
-        let room = used
-            .iter()
-            .zip(part)
-            .zip(capacity)
-            .all(|((u, d), c)| u + d <= c + FIT_SLACK);
-        room && (!request.exclusive || used.iter().all(|u| *u <= FIT_SLACK))
     }
 
     /// The earliest start before `before` at which `request` fits, found the obvious way:
@@ -596,6 +584,21 @@ fn fit(placement: &dyn Placement, request: &Request, nodes: &mut [Node]) -> Opti
         left -= count;
     }
     Some(placed)
+}
+
+/// Whether a node of `capacity` using `used` has room for its part of `request` (one node's
+/// share, or one processor): the planning view, in which no node is closed.
+fn part_fits(request: &Request, capacity: &[f64], used: &[f64]) -> bool {
+    let part = match &request.shape {
+        Shape::Nodes { per_node, .. } => per_node,
+        Shape::Spread { per_unit, .. } => per_unit,
+    };
+    let room = used
+        .iter()
+        .zip(part)
+        .zip(capacity)
+        .all(|((u, d), c)| u + d <= c + FIT_SLACK);
+    room && (!request.exclusive || used.iter().all(|u| *u <= FIT_SLACK))
 }
 
 /// How many units of `each` fit on `node` beside what it holds (at least one, as the
