@@ -139,7 +139,14 @@ impl Skyline {
         }
     }
 
-    /// The times after `t` at which use changes.
+    /// The first time after `t` at which use changes.
+    pub(super) fn next_change_after(&self, t: Time) -> Option<Time> {
+        self.steps.get(self.at(t) + 1).map(|(from, _)| *from)
+    }
+
+    /// The times after `t` at which use changes (for the full searches that check the
+    /// pruned one).
+    #[cfg(any(test, debug_assertions))]
     pub(super) fn changes_after(&self, t: Time) -> impl Iterator<Item = Time> + '_ {
         let first = self.at(t) + 1;
         self.steps[first..].iter().map(|(from, _)| *from)

@@ -139,6 +139,22 @@ impl Openings {
         }
     }
 
+    /// The earliest time from `t` at which one of the nodes could take its part of `request`
+    /// for `length`; `None` if none can before its time.
+    fn next_opening(
+        &mut self,
+        space: &Space,
+        request: &Request,
+        t: Time,
+        length: u64,
+    ) -> Option<Time> {
+        self.open_at(space, request, t, length, usize::MAX);
+        self.nodes
+            .iter()
+            .filter_map(|(_, _, next)| next.flatten())
+            .min()
+    }
+
     /// How many of the nodes could take their part of `request` from `t` for `length`,
     /// counting no further than `enough`. Starts must be asked in increasing order: a node's
     /// next opening is looked up again only once `t` has passed it, since use is constant
@@ -446,18 +462,6 @@ impl Space {
             None => before,
         };
         let nodes: Vec<usize> = (0..self.profile.len()).filter(eligible).collect();
-        let mut times: Vec<Time> = nodes
-            .iter()
-            .flat_map(|&i| {
-                let changes = self.profile[i].changes_after(now);
-                changes.take_while(|t| before.is_none_or(|b| *t < b))
-            })
-            .collect();
-        times.sort_unstable();
-        times.dedup();
-        let starts = std::iter::once(now)
-            .filter(|t| before.is_none_or(|b| *t < b))
-            .chain(times);
         let mut any = Openings::new(nodes.iter().map(|&n| (n, before)));
         let mut freed = through.map(|f| {
             let usable = f.iter().filter(|(n, _)| eligible(n));
@@ -469,20 +473,25 @@ impl Space {
             Shape::Nodes { nodes, .. } => *nodes as usize,
             Shape::Spread { .. } => 1,
         };
-        for t in starts {
+        let mut t = now;
+        loop {
             if let Some(freed) = &mut freed {
-                if freed.open_at(self, request, t, length, 1) == 0 {
-                    continue;
+                // No start before a freed node opens can use it.
+                t = t.max(freed.next_opening(self, request, t, length)?);
+            }
+            if before.is_some_and(|b| t >= b) {
+                return None;
+            }
+            if any.open_at(self, request, t, length, needed) >= needed {
+                if let Some(placed) = self.fit_during(request, t, length) {
+                    return Some((t, placed));
                 }
             }
-            if any.open_at(self, request, t, length, needed) < needed {
-                continue;
-            }
-            if let Some(placed) = self.fit_during(request, t, length) {
-                return Some((t, placed));
-            }
+            let changes = nodes
+                .iter()
+                .filter_map(|&n| self.profile[n].next_change_after(t));
+            t = changes.min()?;
         }
-        None
     }
 
     /// The earliest start before `before` at which `request` fits, found the obvious way:
