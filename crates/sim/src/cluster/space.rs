@@ -129,6 +129,8 @@ struct Openings {
     /// Each node, the time its room must start before, and its next opening once looked up
     /// (`Some(None)`: none before that time).
     nodes: Vec<(usize, Option<Time>, Option<Option<Time>>)>,
+    /// The next openings, gathered to pick the k-th.
+    open: Vec<Time>,
 }
 
 impl Openings {
@@ -136,51 +138,36 @@ impl Openings {
     fn new(nodes: impl Iterator<Item = (usize, Option<Time>)>) -> Openings {
         Openings {
             nodes: nodes.map(|(n, before)| (n, before, None)).collect(),
+            open: Vec::new(),
         }
     }
 
-    /// The earliest time from `t` at which one of the nodes could take its part of `request`
-    /// for `length`; `None` if none can before its time.
-    fn next_opening(
+    /// The earliest time from `t` at which `k` of the nodes could each take their part of
+    /// `request` for `length` at once; `None` if fewer than `k` ever can before their times.
+    /// Times must be asked in increasing order: a node's next opening is looked up again only
+    /// once `t` has passed it, since use is constant between a node's own changes and a later
+    /// start's window holds all that an earlier one's did from `t` on.
+    fn opening(
         &mut self,
         space: &Space,
         request: &Request,
         t: Time,
         length: u64,
+        k: usize,
     ) -> Option<Time> {
-        self.open_at(space, request, t, length, usize::MAX);
-        self.nodes
-            .iter()
-            .filter_map(|(_, _, next)| next.flatten())
-            .min()
-    }
-
-    /// How many of the nodes could take their part of `request` from `t` for `length`,
-    /// counting no further than `enough`. Starts must be asked in increasing order: a node's
-    /// next opening is looked up again only once `t` has passed it, since use is constant
-    /// between a node's own changes and a later start's window holds all that an earlier
-    /// one's did from `t` on.
-    fn open_at(
-        &mut self,
-        space: &Space,
-        request: &Request,
-        t: Time,
-        length: u64,
-        enough: usize,
-    ) -> usize {
-        let mut open = 0;
+        self.open.clear();
         for (node, before, next) in &mut self.nodes {
-            if open >= enough {
-                break;
-            }
             if next.is_none_or(|n| n.is_some_and(|n| n < t)) {
                 let capacity = &space.nodes[*node].capacity;
                 let fits = |used: &[f64]| part_fits(request, capacity, used);
                 *next = Some(space.profile[*node].first_room(t, *before, length, fits));
             }
-            open += usize::from(*next == Some(Some(t)));
+            self.open.extend(next.flatten());
         }
-        open
+        match k.checked_sub(1) {
+            None => Some(t),
+            Some(k) => (k < self.open.len()).then(|| *self.open.select_nth_unstable(k).1),
+        }
     }
 }
 
@@ -475,17 +462,23 @@ impl Space {
         };
         let mut t = now;
         loop {
-            if let Some(freed) = &mut freed {
-                // No start before a freed node opens can use it.
-                t = t.max(freed.next_opening(self, request, t, length)?);
+            // No start before a freed node opens can use it, and none before `needed` nodes
+            // are open at once can hold the job: jump to where both hold.
+            loop {
+                let from = t;
+                if let Some(freed) = &mut freed {
+                    t = t.max(freed.opening(self, request, t, length, 1)?);
+                }
+                t = t.max(any.opening(self, request, t, length, needed)?);
+                if t == from {
+                    break;
+                }
             }
             if before.is_some_and(|b| t >= b) {
                 return None;
             }
-            if any.open_at(self, request, t, length, needed) >= needed {
-                if let Some(placed) = self.fit_during(request, t, length) {
-                    return Some((t, placed));
-                }
+            if let Some(placed) = self.fit_during(request, t, length) {
+                return Some((t, placed));
             }
             let changes = nodes
                 .iter()
