@@ -808,7 +808,10 @@ impl Engine {
         let waits = self.queues[user as usize].len() > self.cursor[user as usize];
         if self.candidate(user).is_none() && (index > 0 || waits) {
             self.set_aside(user);
-            self.moved.push(user);
+            if index == 0 {
+                // Moved past its tier with its cursor where it was (a moved cursor is listed).
+                self.moved.push(user);
+            }
         } else {
             self.rerank(user);
         }
