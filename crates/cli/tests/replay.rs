@@ -418,6 +418,8 @@ fn accounts_are_followed_against_their_entitlement_over_time() {
     assert_eq!(a["entitlement"], 0.75);
     assert_eq!(b["entitlement"], 0.25);
     assert_eq!(a["delivered"], 0.5);
+    assert_eq!(a["mean_response_s"], 10.0, "ran at once for 10 s");
+    assert_eq!(b["mean_response_s"], 20.0, "waited 10 s, ran 10 s");
     let over_time = |account: &Value| account["delivered_over_time"].as_array().unwrap().clone();
     let (a_series, b_series) = (over_time(&a), over_time(&b));
     assert_eq!(a_series.len(), times.len());

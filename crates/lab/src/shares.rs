@@ -157,6 +157,7 @@ pub fn account_results(
             tasks_submitted: 0,
             mean_wait_s: 0.0,
             mean_slowdown: 0.0,
+            mean_response_s: 0.0,
             delivered: 0.0,
             delivered_over_time: Vec::new(),
         })
@@ -173,6 +174,7 @@ pub fn account_results(
     let mut received_by_row = vec![vec![0.0; samples]; rows.len()];
     let mut waits = vec![(0.0, 0u64); rows.len()];
     let mut slowdowns = vec![(0.0, 0u64); rows.len()];
+    let mut responses = vec![0.0; rows.len()];
     for user in &result.users {
         let Some(&u) = index.get(user.id.as_str()) else {
             continue;
@@ -186,6 +188,7 @@ pub fn account_results(
         waits[direct].1 += fit;
         slowdowns[direct].0 += user.mean_slowdown * user.tasks_started as f64;
         slowdowns[direct].1 += user.tasks_started;
+        responses[direct] += user.mean_response_s * user.tasks_started as f64;
         while let Some(account) = at {
             let row = row_of(account);
             rows[row].delivered += if delivered_total > 0.0 {
@@ -210,12 +213,14 @@ pub fn account_results(
             .map(|(r, total)| (*total > 0.0).then(|| r / total))
             .collect();
     }
-    for ((row, (wait, fit)), (slowdown, started)) in rows.iter_mut().zip(waits).zip(slowdowns) {
+    let sums = waits.into_iter().zip(slowdowns).zip(responses);
+    for (row, (((wait, fit), (slowdown, started)), response)) in rows.iter_mut().zip(sums) {
         if fit > 0 {
             row.mean_wait_s = wait / fit as f64;
         }
         if started > 0 {
             row.mean_slowdown = slowdown / started as f64;
+            row.mean_response_s = response / started as f64;
         }
     }
     rows

@@ -65,6 +65,7 @@ fn account_headers() -> Vec<String> {
         "delivered",
         "mean wait",
         "slowdown",
+        "response",
     ])
 }
 
@@ -82,6 +83,7 @@ fn account_rows(policies: &[PolicyResult]) -> Vec<Vec<String>> {
                 percent(a.delivered),
                 duration(a.mean_wait_s),
                 fixed(a.mean_slowdown, 1),
+                duration(a.mean_response_s),
             ]
         })
     });

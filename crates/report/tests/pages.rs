@@ -19,6 +19,7 @@ fn user(id: &str, submitted: u64, completed: u64, wait: f64) -> UserResult {
         mean_wait_s: wait,
         mean_dominant_share: 0.2,
         mean_slowdown: 1.0,
+        mean_response_s: wait + 60.0,
         mean_held: Vec::new(),
     }
 }
@@ -205,6 +206,7 @@ fn account(name: &str, parent: Option<&str>, entitlement: f64, delivered: f64) -
         tasks_submitted: 10,
         mean_wait_s: 5.0,
         mean_slowdown: 1.5,
+        mean_response_s: 65.0,
         delivered,
         delivered_over_time: (0..50).map(|i| (i > 0).then_some(delivered)).collect(),
     }

@@ -22,6 +22,7 @@ struct UserTally {
     completed: u64,
     wait_sum: f64,
     slowdown_sum: f64,
+    response_sum: f64,
     share_integral: f64,
     share: f64,
     since: f64,
@@ -168,6 +169,7 @@ impl Recorder {
         self.waits.push(wait as f32);
         let slowdown = bounded_slowdown(wait, run);
         tally.slowdown_sum += slowdown;
+        tally.response_sum += wait + run;
         self.slowdown_sum += slowdown;
         self.slowdowns.push(slowdown as f32);
         self.response_sum += wait + run;
@@ -263,6 +265,11 @@ impl Recorder {
                 mean_dominant_share: mean_share(u),
                 mean_slowdown: if u.started > 0 {
                     u.slowdown_sum / u.started as f64
+                } else {
+                    0.0
+                },
+                mean_response_s: if u.started > 0 {
+                    u.response_sum / u.started as f64
                 } else {
                     0.0
                 },

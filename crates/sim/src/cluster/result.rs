@@ -37,6 +37,9 @@ pub struct UserResult {
     /// Mean bounded slowdown of the user's started tasks.
     #[serde(default)]
     pub mean_slowdown: f64,
+    /// Mean response time (wait + run) of the user's started tasks, seconds.
+    #[serde(default)]
+    pub mean_response_s: f64,
     /// Time-averaged fraction of each resource held (empty for a user who never held any).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mean_held: Vec<f64>,
@@ -61,6 +64,9 @@ pub struct AccountResult {
     /// Their mean bounded slowdown, weighted by started tasks.
     #[serde(default)]
     pub mean_slowdown: f64,
+    /// Their mean response time (wait + run), seconds, weighted by started tasks.
+    #[serde(default)]
+    pub mean_response_s: f64,
     /// Its users' (and sub-accounts') share of the first resource (processors) delivered to
     /// all users; compare with `entitlement`.
     pub delivered: f64,
