@@ -174,7 +174,7 @@ fn queues_in_words(q: &Queues) -> String {
 
 /// `START+LENGTH` (durations, e.g. `40d+12h`) as the window `(start, end)` in microseconds.
 fn parse_window(text: &str) -> Result<(u64, u64), String> {
-    let Some((start, length)) = text.split_once('+') else {
+    let Some((start, length)) = text.rsplit_once('+') else {
         return Err(format!(
             "expected START+LENGTH, e.g. 40d+12h, found {text:?}"
         ));

@@ -2,11 +2,12 @@
 //! processors of every node under each policy, so an administrator sees packing, backfilled
 //! jobs and idle nodes as a batch system's own node view would show them.
 //!
-//! A node's processors are drawn as slots stacked up its lane (one per processor, or
-//! [`SLOTS_WHEN_FRACTIONAL`] when a node's processors are not a whole number). Jobs are laid
-//! in start order, each on the lowest slots free when it starts, in as many contiguous runs as
-//! those slots form; a node never holds more than its processors, so every job finds its
-//! slots.
+//! A node's processors are drawn as slots stacked up its lane: one per processor, or
+//! [`MOST_SLOTS`] when a node's processors are not a whole number or are more than that. Jobs
+//! are laid in start order, each on the lowest slots free when it starts, in as many
+//! contiguous runs as those slots form. A node never holds more than its processors, so with
+//! one slot per processor every job finds its slots; with fewer, each job takes at least one
+//! and, should rounding leave too few free, is drawn on those there are.
 
 use crate::html;
 use crate::svg::{self, Axis, Colour, Gantt, Span};
@@ -19,8 +20,9 @@ use std::collections::HashMap;
 /// The most nodes the view draws (the first ones, in catalogue order).
 pub const MOST_LANES: usize = 96;
 
-/// Slots drawn for a node whose processors are not a whole number (or are very many).
-pub const SLOTS_WHEN_FRACTIONAL: usize = 256;
+/// The most slots a node is drawn with, and the slots of a node whose processors are not a
+/// whole number.
+pub const MOST_SLOTS: usize = 4096;
 
 /// Users drawn in a colour of their own; the others share grey.
 const COLOURED_USERS: usize = 8;
@@ -44,10 +46,10 @@ pub struct Block {
 fn slots_of(processors: f64) -> usize {
     let whole = (processors - processors.round()).abs() < 1e-6;
     let n = processors.round() as usize;
-    if whole && (1..=4096).contains(&n) {
+    if whole && (1..=MOST_SLOTS).contains(&n) {
         n
     } else {
-        SLOTS_WHEN_FRACTIONAL
+        MOST_SLOTS
     }
 }
 
@@ -73,7 +75,7 @@ pub fn blocks(view: &MachineView, total: f64, jobs: &[JobRecord]) -> Vec<Block> 
         let slots = slots_of(view.nodes[node].processors);
         let per_slot = view.nodes[node].processors / slots as f64;
         let mut free_at = vec![Time::ZERO; slots];
-        for (job, processors) in held {
+        for (job, processors) in held.into_iter().filter(|(_, p)| *p > 0.0) {
             let need = ((processors / per_slot).round() as usize).clamp(1, slots);
             let taken: Vec<usize> = (0..slots)
                 .filter(|s| free_at[*s] <= job.start)

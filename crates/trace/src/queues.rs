@@ -12,7 +12,7 @@
 //! Three whitespace-separated fields per line: the queue's name as the log writes it (SWF
 //! field 20 of the Alea extension, else the queue number of field 15), the most processors its
 //! running jobs may hold at once (`-1`: no limit), and its priority (a whole number, higher
-//! first). Lines starting with `#` or `;` and blank lines are comments.
+//! first). Anything from a `#` or `;` to the end of its line is a comment.
 
 use crate::input::{At, Col, Lines};
 use crate::TraceError;
@@ -39,8 +39,13 @@ pub fn read_queues(path: &Path) -> Result<Vec<QueueRule>, TraceError> {
     let mut queues: Vec<QueueRule> = Vec::new();
     while let Some(line) = lines.next_line() {
         let line = line?;
-        let text = line.text.trim_start();
-        if text.is_empty() || text.starts_with('#') || text.starts_with(';') {
+        let text = line
+            .text
+            .split(['#', ';'])
+            .next()
+            .unwrap_or_default()
+            .trim();
+        if text.is_empty() {
             continue;
         }
         let fields: Vec<&str> = text.split_ascii_whitespace().collect();
@@ -95,7 +100,7 @@ mod tests {
     #[test]
     fn queues_with_and_without_limits() {
         let queues =
-            read("# name limit priority\n\nq_2h -1 3\n  q_1d 512 2\n; old\nbackfill 64 -1\n")
+            read("# name limit priority\n\nq_2h -1 3  # no limit\n  q_1d 512 2\n; old\nbackfill 64 -1;\n")
                 .unwrap();
         let rule = |name: &str, processor_limit, priority| QueueRule {
             name: name.into(),

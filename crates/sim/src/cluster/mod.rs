@@ -580,7 +580,7 @@ impl Engine {
             }
         }
         if self.tiered {
-            if let Some(top) = self.next_tier(i32::MAX) {
+            if let Some(top) = self.next_tier(None) {
                 self.enter_tier(top);
             }
         }
@@ -597,10 +597,10 @@ impl Engine {
         self.recorder.used(self.space.used());
     }
 
-    /// The highest priority below `below` of any waiting job.
-    fn next_tier(&self, below: i32) -> Option<i32> {
+    /// The highest priority of any waiting job, below `below` when given.
+    fn next_tier(&self, below: Option<i32>) -> Option<i32> {
         let priorities = self.queues.iter().flatten().map(|j| j.priority);
-        priorities.filter(|p| *p < below).max()
+        priorities.filter(|p| below.is_none_or(|b| *p < b)).max()
     }
 
     /// Starts considering the jobs of priority `tier`: every user's candidate becomes its
@@ -794,6 +794,8 @@ impl Engine {
         result.policy = config.policy.name.clone();
         result.tasks_with_unknown_properties = self.unknown_properties;
         let mut jobs = self.jobs;
+        let still_running = self.running.into_iter().flatten();
+        jobs.extend(still_running.filter_map(|r| r.record));
         jobs.sort_unstable_by_key(|j| (j.start, j.id));
         result.jobs = jobs;
         result
@@ -824,7 +826,7 @@ impl Pass for Engine {
             if let Some(user) = self.ranking.first() {
                 return Some(user);
             }
-            let lower = self.next_tier(self.tier?)?;
+            let lower = self.next_tier(Some(self.tier?))?;
             self.enter_tier(lower);
         }
     }
@@ -835,15 +837,18 @@ impl Pass for Engine {
             return false;
         };
         if !self.queue_allows(job) {
-            // Its queue is full: it waits without a reservation until a job of its queue ends,
-            // and the room it leaves lets later reservations move up.
+            // Its queue is full: it waits, without a reservation, until a job of its queue
+            // ends, and the pass goes on past it. The room it leaves lets reservations move
+            // up, at once.
             let walltime = job.walltime;
             if let Some((t, placed)) = self.unreserve(user, index) {
                 for &(node, _) in &placed {
                     free_until(&mut self.freed, node, t.plus_micros(walltime));
                 }
+                self.wakeups.push(Reverse(self.now));
             }
-            return false;
+            self.pass_over(user);
+            return true;
         }
         if self.reservations == Reservations::UntilStart
             && job.reservation.as_ref().is_some_and(|(t, _)| *t > self.now)

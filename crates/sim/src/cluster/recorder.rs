@@ -225,7 +225,8 @@ impl Recorder {
         self.result(span, names, top)
     }
 
-    fn result(self, span: f64, names: &[String], top: usize) -> PolicyResult {
+    fn result(mut self, span: f64, names: &[String], top: usize) -> PolicyResult {
+        let received_by_user = std::mem::take(&mut self.received_by_user);
         let sum = |f: fn(&UserTally) -> u64| self.users.iter().map(f).sum::<u64>();
         let (submitted, started, completed, never_fit) = (
             sum(|u| u.submitted),
@@ -280,7 +281,8 @@ impl Recorder {
                     .collect(),
             })
             .collect::<Vec<_>>();
-        let timeline = self.top_series(names, top);
+        let mut timeline = self.top_series(names, top);
+        timeline.received_by_user = received_by_user;
         PolicyResult {
             policy: String::new(),
             tasks_submitted: submitted,
@@ -350,7 +352,6 @@ impl Recorder {
             .collect();
         Timeline {
             dominant_share,
-            received_by_user: self.received_by_user.clone(),
             ..self.timeline.clone()
         }
     }

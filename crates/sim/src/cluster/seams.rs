@@ -89,12 +89,13 @@ impl Placement for BestFit {
 pub trait Pass {
     /// The user whose candidate comes first in the policy's order, if any is left.
     fn first(&mut self) -> Option<u32>;
-    /// Starts the user's candidate now if it has room and delays no reservation; whether it
-    /// started.
+    /// Starts the user's candidate now if it has room and delays no reservation; whether the
+    /// pass may go on to the next choice: true when the candidate started, or when its queue
+    /// is at its limit and it was passed over (a held-back job blocks nobody).
     fn start(&mut self, user: u32) -> bool;
     /// Gives the user's candidate a reservation at the earliest time it fits without delaying
-    /// another; a candidate that holds one keeps it. False when it gets none: its queue is at
-    /// its limit, so no time can be promised.
+    /// another; a candidate that holds one keeps it. Whether it holds one: not when its queue
+    /// is at its limit (no time can be promised) or no time fits.
     fn reserve(&mut self, user: u32) -> bool;
     /// Leaves the user's candidate waiting: the user's next job is its candidate for the rest
     /// of the pass (none left: the user is set aside).
