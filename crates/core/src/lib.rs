@@ -85,6 +85,7 @@ pub mod instance;
 pub mod ledger;
 pub mod livetree;
 pub mod model;
+pub mod penalty;
 pub mod policy;
 pub mod rank;
 pub mod window;
