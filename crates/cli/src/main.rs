@@ -5,6 +5,7 @@ mod agent;
 mod allocate;
 mod operator;
 mod output;
+mod penalty;
 mod replay;
 mod serve;
 mod simulate;
@@ -46,6 +47,8 @@ enum Command {
     Replay(Box<replay::Args>),
     /// Run the SDRF paper's grid of discount factors × capacity fractions over a trace.
     Sweep(Box<sweep::Args>),
+    /// Explain one job's charge on a cluster of different machines (MetaCentrum's Processor Equivalent).
+    Penalty(Box<penalty::Args>),
     /// Run a process-level scenario under bottleneck-based global priorities (or a baseline).
     Simulate(simulate::Args),
     /// Run the fairness service: collect nodes' usage reports, serve heaviness-based priorities.
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
         Command::Allocate(args) => allocate::run(args),
         Command::Replay(args) => replay::run(*args),
         Command::Sweep(args) => sweep::run(*args),
+        Command::Penalty(args) => penalty::run(*args),
         Command::Simulate(args) => simulate::run(args),
         Command::Serve(args) => serve::run(*args),
         Command::Token(args) => serve::token_command(args),

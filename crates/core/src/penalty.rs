@@ -31,6 +31,24 @@ pub enum PeMode {
     Additive,
 }
 
+impl crate::choice::Choice for PeMode {
+    const ALL: &'static [PeMode] = &[PeMode::Max, PeMode::Additive];
+
+    fn name(self) -> &'static str {
+        match self {
+            PeMode::Max => "max",
+            PeMode::Additive => "additive",
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            PeMode::Max => "The largest fraction of any resource asked for, on each machine, times its processors (the paper's)",
+            PeMode::Additive => "Processors plus each other resource's worth in processors on the whole cluster (MetaCentrum since 2023)",
+        }
+    }
+}
+
 /// Why a machine cannot run a job's part, even when empty.
 #[derive(Debug, Clone, PartialEq, Serialize, Error)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
