@@ -80,6 +80,7 @@
 pub mod alloc;
 pub mod choice;
 pub mod decay;
+pub mod fairshare;
 pub mod heaviness;
 pub mod instance;
 pub mod ledger;

@@ -1,0 +1,494 @@
+//! The fairshare factors production batch systems compute from decayed usage and a share
+//! tree (`spec/metacentrum.md` §5–§7): MetaCentrum's `percentage / usage` (reference T), PBS
+//! Pro's `2^(−usage share / percentage)`, Slurm's classic `2^(−effective usage / shares)` and
+//! Slurm's Fair Tree ranking. Sites run one of these every day; comparing them on the same
+//! history needs them side by side, as pure functions of the tree and its usage.
+//!
+//! Usage decays with time ([`UsageDecay`]): continuously with a half-life (Slurm, HTCondor,
+//! Volcano, Kueue) or in steps (PBS, MetaCentrum's 72 h halving; a factor of 0 resets usage
+//! at every period).
+
+use serde::Serialize;
+use thiserror::Error;
+
+/// How accumulated usage fades.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum UsageDecay {
+    /// `U(t) = U(t₀) · 2^(−(t − t₀) / half_life)`.
+    Continuous {
+        /// Seconds for usage to halve.
+        half_life_s: f64,
+    },
+    /// `U ← U · factor` at every multiple of `period` seconds from time 0 (factor 0.5 every
+    /// 72 h: MetaCentrum; 0 resets usage at every period).
+    Step {
+        /// Seconds between steps.
+        period_s: f64,
+        /// What usage is multiplied by at each step, from 0 to 1.
+        factor: f64,
+    },
+}
+
+impl UsageDecay {
+    /// What usage held at `from_s` is multiplied by when it is read at `to_s` (seconds on one
+    /// clock, `from_s ≤ to_s`).
+    pub fn factor(&self, from_s: f64, to_s: f64) -> f64 {
+        let elapsed = (to_s - from_s).max(0.0);
+        match *self {
+            UsageDecay::Continuous { half_life_s } => (-elapsed / half_life_s).exp2(),
+            UsageDecay::Step { period_s, factor } => {
+                let steps = (to_s / period_s).floor() - (from_s / period_s).floor();
+                if steps <= 0.0 {
+                    1.0
+                } else {
+                    factor.powf(steps)
+                }
+            }
+        }
+    }
+}
+
+/// The fairshare function that turns shares and usage into a priority factor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FairshareFunction {
+    /// MetaCentrum (reference T): normalised shares / raw usage, usage never below 1 (T starts
+    /// every usage at 1); larger goes first.
+    MetaCentrum,
+    /// PBS Pro and the fairshare simulator: `2^(−usage share / normalised shares)`.
+    Pbs,
+    /// Slurm classic: `2^(−effective usage / normalised shares)`, effective usage taking in the
+    /// parent account's (children of the root use their own normalised usage).
+    SlurmClassic,
+    /// Slurm Fair Tree: users ranked by a depth-first walk visiting siblings in decreasing
+    /// level fairshare (shares / usage among siblings, infinite without usage); the factor is
+    /// the rank from the last user (1 for the first, 1/n for the last).
+    FairTree,
+}
+
+/// One association of a share tree: an account or a user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Association {
+    /// Its parent's index; `None` for the root (index 0).
+    pub parent: Option<usize>,
+    /// Its shares among its siblings.
+    pub shares: f64,
+    /// The (decayed) usage charged to it directly: a user's own; 0 for an account.
+    pub usage: f64,
+    /// Whether it is a user (a leaf that jobs are charged to).
+    pub user: bool,
+}
+
+/// What the fairshare function makes of one association: the columns of `sshare -l`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Standing {
+    /// Its shares as a fraction of the whole cluster, normalised down the tree.
+    pub normalized_shares: f64,
+    /// Its usage and its descendants'.
+    pub raw_usage: f64,
+    /// That usage as a fraction of all usage.
+    pub normalized_usage: f64,
+    /// Slurm classic's effective usage.
+    pub effective_usage: f64,
+    /// Its shares over its usage among its siblings (Fair Tree's level fairshare).
+    pub level_fs: f64,
+    /// Its fairshare factor under the chosen function (larger goes first).
+    pub factor: f64,
+    /// Users only: the place in the order the factor gives, 1 first.
+    pub rank: Option<usize>,
+}
+
+/// Why a share tree cannot be used.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum TreeError {
+    /// A parent must come before its children, and only the first association is the root.
+    #[error("association {0}: its parent must come before it, and only association 0 has none")]
+    Order(usize),
+    /// Shares and usage must be finite and not negative.
+    #[error("association {0}: shares and usage must be numbers >= 0")]
+    Value(usize),
+}
+
+/// Every association's standing under `function` (`tree[0]` is the root; parents precede
+/// their children).
+pub fn standings(
+    tree: &[Association],
+    function: FairshareFunction,
+) -> Result<Vec<Standing>, TreeError> {
+    validate(tree)?;
+    let n = tree.len();
+    let mut raw = tree.iter().map(|a| a.usage).collect::<Vec<f64>>();
+    for i in (1..n).rev() {
+        if let Some(p) = tree[i].parent {
+            raw[p] += raw[i];
+        }
+    }
+    let total = raw.first().copied().unwrap_or(0.0);
+    let sibling_sum = |i: usize, value: &dyn Fn(usize) -> f64| -> f64 {
+        (0..n)
+            .filter(|j| tree[*j].parent == tree[i].parent)
+            .map(value)
+            .sum()
+    };
+    let mut standings: Vec<Standing> = Vec::with_capacity(n);
+    for i in 0..n {
+        let (normalized_shares, effective_parent) = match tree[i].parent {
+            None => (1.0, None),
+            Some(p) => {
+                let siblings = sibling_sum(i, &|j| tree[j].shares);
+                let share = if siblings > 0.0 {
+                    tree[i].shares / siblings
+                } else {
+                    0.0
+                };
+                let parent_is_root = tree[p].parent.is_none();
+                let parent_effective = (!parent_is_root).then(|| standings[p].effective_usage);
+                (share * standings[p].normalized_shares, parent_effective)
+            }
+        };
+        let normalized_usage = if total > 0.0 { raw[i] / total } else { 0.0 };
+        let effective_usage = match effective_parent {
+            None => normalized_usage,
+            Some(parent) => {
+                let siblings = sibling_sum(i, &|j| tree[j].shares);
+                let weight = if siblings > 0.0 {
+                    tree[i].shares / siblings
+                } else {
+                    0.0
+                };
+                normalized_usage + (parent - normalized_usage) * weight
+            }
+        };
+        let level_shares = sibling_sum(i, &|j| tree[j].shares);
+        let level_usage = sibling_sum(i, &|j| raw[j]);
+        let s = if level_shares > 0.0 {
+            tree[i].shares / level_shares
+        } else {
+            0.0
+        };
+        let level_fs = if raw[i] > 0.0 {
+            s / (raw[i] / level_usage)
+        } else {
+            f64::INFINITY
+        };
+        let factor = match function {
+            FairshareFunction::MetaCentrum => normalized_shares / raw[i].max(1.0),
+            FairshareFunction::Pbs => exp2_ratio(normalized_usage, normalized_shares),
+            FairshareFunction::SlurmClassic => exp2_ratio(effective_usage, normalized_shares),
+            FairshareFunction::FairTree => 0.0,
+        };
+        standings.push(Standing {
+            normalized_shares,
+            raw_usage: raw[i],
+            normalized_usage,
+            effective_usage,
+            level_fs,
+            factor,
+            rank: None,
+        });
+    }
+    let order = match function {
+        FairshareFunction::FairTree => fair_tree_order(tree, &standings),
+        _ => factor_order(tree, &standings),
+    };
+    let users = order.len();
+    for (place, &i) in order.iter().enumerate() {
+        standings[i].rank = Some(place + 1);
+        if function == FairshareFunction::FairTree {
+            standings[i].factor = (users - place) as f64 / users as f64;
+        }
+    }
+    Ok(standings)
+}
+
+/// `2^(−usage / shares)`, 0 for an association without shares that has usage.
+fn exp2_ratio(usage: f64, shares: f64) -> f64 {
+    if shares > 0.0 {
+        (-usage / shares).exp2()
+    } else if usage > 0.0 {
+        0.0
+    } else {
+        1.0
+    }
+}
+
+/// Refuses a tree whose parents do not precede their children or whose numbers are unusable.
+fn validate(tree: &[Association]) -> Result<(), TreeError> {
+    for (i, a) in tree.iter().enumerate() {
+        let ordered = match a.parent {
+            None => i == 0,
+            Some(p) => p < i,
+        };
+        if !ordered {
+            return Err(TreeError::Order(i));
+        }
+        let usable = |x: f64| x.is_finite() && x >= 0.0;
+        if !(usable(a.shares) && usable(a.usage)) {
+            return Err(TreeError::Value(i));
+        }
+    }
+    Ok(())
+}
+
+/// The users by decreasing factor (ties in tree order).
+fn factor_order(tree: &[Association], standings: &[Standing]) -> Vec<usize> {
+    let mut users: Vec<usize> = (0..tree.len()).filter(|i| tree[*i].user).collect();
+    users.sort_by(|a, b| {
+        standings[*b]
+            .factor
+            .total_cmp(&standings[*a].factor)
+            .then(a.cmp(b))
+    });
+    users
+}
+
+/// Fair Tree's order: depth first from the root, siblings in decreasing level fairshare
+/// (ties in tree order), users listed as they are reached.
+fn fair_tree_order(tree: &[Association], standings: &[Standing]) -> Vec<usize> {
+    let children = |p: usize| {
+        let mut kids: Vec<usize> = (0..tree.len())
+            .filter(|i| tree[*i].parent == Some(p))
+            .collect();
+        kids.sort_by(|a, b| {
+            standings[*b]
+                .level_fs
+                .total_cmp(&standings[*a].level_fs)
+                .then(a.cmp(b))
+        });
+        kids
+    };
+    let mut order = Vec::new();
+    let mut stack: Vec<usize> = if tree.is_empty() { Vec::new() } else { vec![0] };
+    while let Some(i) = stack.pop() {
+        if tree[i].user {
+            order.push(i);
+        }
+        stack.extend(children(i).into_iter().rev());
+    }
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn account(parent: Option<usize>, shares: f64) -> Association {
+        Association {
+            parent,
+            shares,
+            usage: 0.0,
+            user: false,
+        }
+    }
+
+    fn user(parent: usize, shares: f64, usage: f64) -> Association {
+        Association {
+            parent: Some(parent),
+            shares,
+            usage,
+            user: true,
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-4
+    }
+
+    /// Spec §6: a 72 h half-life, continuous and stepwise.
+    #[test]
+    fn decays_match_their_closed_forms() {
+        let h = 3600.0;
+        let continuous = UsageDecay::Continuous {
+            half_life_s: 72.0 * h,
+        };
+        assert!(close(continuous.factor(0.0, 24.0 * h), 0.7937));
+        assert!(close(continuous.factor(0.0, 72.0 * h), 0.5));
+        assert!(close(continuous.factor(10.0 * h, 154.0 * h), 0.25));
+        let step = UsageDecay::Step {
+            period_s: 72.0 * h,
+            factor: 0.5,
+        };
+        assert_eq!(step.factor(0.0, 71.9 * h), 1.0);
+        assert_eq!(step.factor(0.0, 72.0 * h), 0.5);
+        assert_eq!(step.factor(70.0 * h, 74.0 * h), 0.5, "one boundary crossed");
+        assert_eq!(step.factor(0.0, 216.0 * h), 0.125);
+        let reset = UsageDecay::Step {
+            period_s: 24.0 * h,
+            factor: 0.0,
+        };
+        assert_eq!(reset.factor(1.0 * h, 23.0 * h), 1.0);
+        assert_eq!(reset.factor(1.0 * h, 25.0 * h), 0.0);
+    }
+
+    /// Spec §8.5: two users with equal shares and usages 1000 and 4000.
+    #[test]
+    fn two_users_under_every_function() {
+        let tree = [
+            account(None, 1.0),
+            user(0, 1.0, 1000.0),
+            user(0, 1.0, 4000.0),
+        ];
+        let factor = |f| {
+            standings(&tree, f)
+                .unwrap()
+                .iter()
+                .map(|s| s.factor)
+                .collect::<Vec<f64>>()
+        };
+        let t = factor(FairshareFunction::MetaCentrum);
+        assert!(close(t[1], 5.0e-4) && close(t[2] * 1e4, 1.25), "{t:?}");
+        let pbs = factor(FairshareFunction::Pbs);
+        assert!(close(pbs[1], 0.7579) && close(pbs[2], 0.3299), "{pbs:?}");
+        let s = standings(&tree, FairshareFunction::FairTree).unwrap();
+        assert!(close(s[1].level_fs, 2.5) && close(s[2].level_fs, 0.625));
+        assert_eq!((s[1].rank, s[2].rank), (Some(1), Some(2)));
+        // Children of the root: Slurm classic's effective usage is their normalised usage.
+        let classic = standings(&tree, FairshareFunction::SlurmClassic).unwrap();
+        assert!(close(classic[1].effective_usage, 0.2));
+        assert!(close(classic[1].factor, 0.7579));
+        // After one 72 h halving: T doubles but keeps 4 : 1; the others do not move.
+        let halved = [
+            account(None, 1.0),
+            user(0, 1.0, 500.0),
+            user(0, 1.0, 2000.0),
+        ];
+        let t2: Vec<f64> = standings(&halved, FairshareFunction::MetaCentrum)
+            .unwrap()
+            .iter()
+            .map(|s| s.factor)
+            .collect();
+        assert!(close(t2[1] / t[1], 2.0) && close(t2[1] / t2[2], 4.0));
+        let pbs2: Vec<f64> = standings(&halved, FairshareFunction::Pbs)
+            .unwrap()
+            .iter()
+            .map(|s| s.factor)
+            .collect();
+        assert!(close(pbs2[1], pbs[1]) && close(pbs2[2], pbs[2]));
+    }
+
+    /// Under an account, Slurm classic's effective usage moves towards the parent's by the
+    /// user's share of its siblings' shares; Fair Tree keeps a whole account's users together.
+    #[test]
+    fn accounts_shape_the_factors() {
+        // root ─ physics (shares 1, usage 900: alice 800, bob 100) and chemistry (1, usage 100: carol).
+        let tree = [
+            account(None, 1.0),
+            account(Some(0), 1.0),
+            account(Some(0), 1.0),
+            user(1, 1.0, 800.0),
+            user(1, 1.0, 100.0),
+            user(2, 1.0, 100.0),
+        ];
+        let s = standings(&tree, FairshareFunction::SlurmClassic).unwrap();
+        assert!(close(s[1].effective_usage, 0.9), "first level: its own");
+        // bob: 0.1 + (0.9 − 0.1) · 1/2 = 0.5; normalised shares 1/4: 2^(−2).
+        assert!(close(s[4].effective_usage, 0.5) && close(s[4].factor, 0.25));
+        let fair_tree = standings(&tree, FairshareFunction::FairTree).unwrap();
+        // chemistry (0.5 / 0.1 = 5) before physics (0.5 / 0.9); in physics bob before alice.
+        assert_eq!(fair_tree[5].rank, Some(1));
+        assert_eq!(fair_tree[4].rank, Some(2));
+        assert_eq!(fair_tree[3].rank, Some(3));
+        assert!(close(fair_tree[5].factor, 1.0) && close(fair_tree[3].factor, 1.0 / 3.0));
+    }
+
+    #[test]
+    fn unusable_trees_are_refused() {
+        assert_eq!(
+            standings(&[user(0, 1.0, 1.0)], FairshareFunction::Pbs),
+            Err(TreeError::Order(0))
+        );
+        let negative = [account(None, 1.0), user(0, -1.0, 1.0)];
+        assert_eq!(
+            standings(&negative, FairshareFunction::Pbs),
+            Err(TreeError::Value(1))
+        );
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A root, two accounts, and users under them with shares and usage.
+    fn tree() -> impl Strategy<Value = Vec<Association>> {
+        prop::collection::vec((0usize..2, 1u32..10, 0u32..1000), 2..8).prop_map(|users| {
+            let mut tree = vec![
+                Association {
+                    parent: None,
+                    shares: 1.0,
+                    usage: 0.0,
+                    user: false,
+                },
+                Association {
+                    parent: Some(0),
+                    shares: 2.0,
+                    usage: 0.0,
+                    user: false,
+                },
+                Association {
+                    parent: Some(0),
+                    shares: 1.0,
+                    usage: 0.0,
+                    user: false,
+                },
+            ];
+            tree.extend(
+                users
+                    .into_iter()
+                    .map(|(account, shares, usage)| Association {
+                        parent: Some(1 + account),
+                        shares: f64::from(shares),
+                        usage: f64::from(usage),
+                        user: true,
+                    }),
+            );
+            tree
+        })
+    }
+
+    fn ranks(tree: &[Association], f: FairshareFunction) -> Vec<Option<usize>> {
+        standings(tree, f).unwrap().iter().map(|s| s.rank).collect()
+    }
+
+    proptest! {
+        /// Decaying every usage by the same factor never reverses two users' order (MetaCentrum's
+        /// included, as long as no usage falls to its floor of 1).
+        #[test]
+        fn a_uniform_decay_never_reverses_an_order(
+            mut tree in tree(),
+            decay in prop::sample::select(vec![0.5, 0.25, 0.125]),
+        ) {
+            for a in tree.iter_mut().filter(|a| a.user) {
+                a.usage = 8.0 + a.usage * 8.0;
+            }
+            let decayed: Vec<Association> = tree.iter().map(|a| Association { usage: a.usage * decay, ..a.clone() }).collect();
+            for f in [FairshareFunction::MetaCentrum, FairshareFunction::Pbs, FairshareFunction::SlurmClassic, FairshareFunction::FairTree] {
+                let before = standings(&tree, f).unwrap();
+                let after = standings(&decayed, f).unwrap();
+                for i in 0..tree.len() {
+                    for j in 0..tree.len() {
+                        if tree[i].user && tree[j].user && before[i].factor > before[j].factor * (1.0 + 1e-12) {
+                            prop_assert!(after[i].factor >= after[j].factor * (1.0 - 1e-12), "{f:?}: {i} and {j} reversed");
+                        }
+                    }
+                }
+                prop_assert_eq!(ranks(&tree, f), ranks(&decayed, f));
+            }
+        }
+
+        /// Under Fair Tree a user without usage ranks above every sibling with usage.
+        #[test]
+        fn fair_tree_puts_an_idle_user_above_its_busy_siblings(mut tree in tree(), idle in 3usize..10) {
+            let idle = 3 + (idle - 3) % (tree.len() - 3);
+            tree[idle].usage = 0.0;
+            let s = standings(&tree, FairshareFunction::FairTree).unwrap();
+            for (i, a) in tree.iter().enumerate() {
+                if a.user && i != idle && a.parent == tree[idle].parent && a.usage > 0.0 {
+                    prop_assert!(s[idle].rank < s[i].rank, "idle {idle} at {:?}, busy {i} at {:?}", s[idle].rank, s[i].rank);
+                }
+            }
+        }
+    }
+}
