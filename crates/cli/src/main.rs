@@ -6,6 +6,7 @@ mod allocate;
 mod operator;
 mod output;
 mod penalty;
+mod priorities;
 mod replay;
 mod serve;
 mod simulate;
@@ -49,6 +50,8 @@ enum Command {
     Sweep(Box<sweep::Args>),
     /// Explain one job's charge on a cluster of different machines (MetaCentrum's Processor Equivalent).
     Penalty(Box<penalty::Args>),
+    /// Each account's and user's fairshare standing at a moment of an accounting log (sshare -l).
+    Priorities(Box<priorities::Args>),
     /// Run a process-level scenario under bottleneck-based global priorities (or a baseline).
     Simulate(simulate::Args),
     /// Run the fairness service: collect nodes' usage reports, serve heaviness-based priorities.
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(*args),
         Command::Sweep(args) => sweep::run(*args),
         Command::Penalty(args) => penalty::run(*args),
+        Command::Priorities(args) => priorities::run(*args),
         Command::Simulate(args) => simulate::run(args),
         Command::Serve(args) => serve::run(*args),
         Command::Token(args) => serve::token_command(args),

@@ -49,6 +49,40 @@ impl UsageDecay {
     }
 }
 
+impl UsageDecay {
+    /// The usage a job adds by `at_s` while it runs from `start_s` to `end_s` at `rate` (for
+    /// instance processors), charged as it runs and decayed from each moment to `at_s`: the
+    /// integral of `rate · factor(t, at_s)` over the part of the run before `at_s`.
+    pub fn accrued(&self, rate: f64, start_s: f64, end_s: f64, at_s: f64) -> f64 {
+        let (a, b) = (start_s, end_s.min(at_s));
+        if b <= a {
+            return 0.0;
+        }
+        match *self {
+            UsageDecay::Continuous { half_life_s } => {
+                let weight = |t: f64| (-(at_s - t) / half_life_s).exp2();
+                rate * half_life_s / std::f64::consts::LN_2 * (weight(b) - weight(a))
+            }
+            UsageDecay::Step { period_s, .. } => {
+                let (first, last) = (
+                    (a / period_s).floor(),
+                    ((b / period_s).ceil() - 1.0).max(0.0),
+                );
+                let mut total = 0.0;
+                let mut k = first;
+                while k <= last {
+                    let (from, to) = ((k * period_s).max(a), ((k + 1.0) * period_s).min(b));
+                    if to > from {
+                        total += (to - from) * self.factor(from, at_s);
+                    }
+                    k += 1.0;
+                }
+                rate * total
+            }
+        }
+    }
+}
+
 /// The fairshare function that turns shares and usage into a priority factor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -65,6 +99,78 @@ pub enum FairshareFunction {
     /// level fairshare (shares / usage among siblings, infinite without usage); the factor is
     /// the rank from the last user (1 for the first, 1/n for the last).
     FairTree,
+}
+
+impl crate::choice::Choice for FairshareFunction {
+    const ALL: &'static [FairshareFunction] = &[
+        FairshareFunction::FairTree,
+        FairshareFunction::SlurmClassic,
+        FairshareFunction::Pbs,
+        FairshareFunction::MetaCentrum,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            FairshareFunction::MetaCentrum => "metacentrum",
+            FairshareFunction::Pbs => "pbs",
+            FairshareFunction::SlurmClassic => "slurm-classic",
+            FairshareFunction::FairTree => "fair-tree",
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            FairshareFunction::MetaCentrum => {
+                "MetaCentrum (PBS/TORQUE scheduler): normalised shares / usage"
+            }
+            FairshareFunction::Pbs => "PBS Pro: 2^(-usage share / normalised shares)",
+            FairshareFunction::SlurmClassic => {
+                "Slurm classic: 2^(-effective usage / normalised shares)"
+            }
+            FairshareFunction::FairTree => {
+                "Slurm Fair Tree (Slurm's default): depth-first ranking by level fairshare"
+            }
+        }
+    }
+}
+
+impl std::str::FromStr for UsageDecay {
+    type Err = String;
+
+    /// `half-life:SECONDS`, `step:SECONDS:FACTOR` or `reset:SECONDS`, durations in seconds
+    /// (a front end converts `7d` and the like first).
+    fn from_str(s: &str) -> Result<UsageDecay, String> {
+        let parts: Vec<&str> = s.split(':').collect();
+        let number = |x: &str, what: &str| {
+            x.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .ok_or_else(|| format!("{what} must be a number > 0, found {x:?}"))
+        };
+        match parts.as_slice() {
+            ["half-life", h] => Ok(UsageDecay::Continuous {
+                half_life_s: number(h, "a half-life")?,
+            }),
+            ["step", p, f] => {
+                let factor: f64 = f
+                    .parse()
+                    .ok()
+                    .filter(|v: &f64| (0.0..=1.0).contains(v))
+                    .ok_or_else(|| format!("a step factor must be from 0 to 1, found {f:?}"))?;
+                Ok(UsageDecay::Step {
+                    period_s: number(p, "a step period")?,
+                    factor,
+                })
+            }
+            ["reset", p] => Ok(UsageDecay::Step {
+                period_s: number(p, "a reset period")?,
+                factor: 0.0,
+            }),
+            _ => Err(format!(
+                "expected half-life:SECONDS, step:SECONDS:FACTOR or reset:SECONDS, found {s:?}"
+            )),
+        }
+    }
 }
 
 /// One association of a share tree: an account or a user.
@@ -453,6 +559,28 @@ mod properties {
     }
 
     proptest! {
+        /// A job's accrued usage equals summing its rate, decayed, over many small slices.
+        #[test]
+        fn accrual_is_the_integral_of_the_decayed_rate(
+            start in 0u32..500, run in 1u32..300, after in 0u32..400,
+            decay in prop::sample::select(vec![
+                UsageDecay::Continuous { half_life_s: 97.0 },
+                UsageDecay::Step { period_s: 60.0, factor: 0.5 },
+                UsageDecay::Step { period_s: 45.0, factor: 0.0 },
+            ]),
+        ) {
+            let (start, end) = (f64::from(start), f64::from(start + run));
+            let at = start + f64::from(after);
+            let slices = 20_000;
+            let dt = (end.min(at) - start).max(0.0) / f64::from(slices);
+            let sum: f64 = (0..slices).map(|k| {
+                let t = start + (f64::from(k) + 0.5) * dt;
+                2.0 * decay.factor(t, at) * dt
+            }).sum();
+            let exact = decay.accrued(2.0, start, end, at);
+            prop_assert!((exact - sum).abs() <= 1e-3 * sum.max(1.0) + 2.0 * 2.0 * dt, "{exact} vs {sum}");
+        }
+
         /// Decaying every usage by the same factor never reverses two users' order (MetaCentrum's
         /// included, as long as no usage falls to its floor of 1).
         #[test]

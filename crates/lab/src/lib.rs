@@ -24,10 +24,12 @@
 #![warn(missing_docs)]
 
 pub mod cloud;
+mod priorities;
 pub mod shares;
 pub mod sweep;
 mod workload;
 
+pub use priorities::{Priorities, PriorityRow};
 pub use shares::{account_results, Entitled, ShareSource};
 pub use workload::{
     LabError, Queues, Replay, StopRule, TraceSpec, Workload, KEEP_AT_MOST, MOST_MACHINES,

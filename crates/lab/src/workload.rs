@@ -551,23 +551,23 @@ impl Workload {
             policy: config.policy.to_string(),
             message,
         };
-        match &self.kept {
-            Some(kept) => cluster::run(
-                config,
-                kept.iter().cloned().map(Ok::<_, TraceError>),
-                progress,
-            )
-            .map_err(|e| failed(e.to_string())),
-            None => {
-                let arrivals = self.trace.open()?.map(|task| {
-                    task.map(|t| Task {
-                        demand: project(&t.demand, &self.keep),
-                        ..t
-                    })
-                });
-                cluster::run(config, arrivals, progress).map_err(|e| failed(e.to_string()))
-            }
-        }
+        cluster::run(config, self.tasks()?, progress).map_err(|e| failed(e.to_string()))
+    }
+
+    /// The trace's tasks, over the replay's resources: from memory when they were kept,
+    /// otherwise read from disk once more.
+    pub fn tasks(
+        &self,
+    ) -> Result<Box<dyn Iterator<Item = Result<Task, TraceError>> + '_>, LabError> {
+        Ok(match &self.kept {
+            Some(kept) => Box::new(kept.iter().cloned().map(Ok)),
+            None => Box::new(self.trace.open()?.map(|task| {
+                task.map(|t| Task {
+                    demand: project(&t.demand, &self.keep),
+                    ..t
+                })
+            })),
+        })
     }
 }
 

@@ -1,0 +1,169 @@
+//! The operator's `sshare -l` on history: at a chosen moment of an accounting log, what each
+//! account and user had used (decayed), what they are entitled to, and the fairshare factor and
+//! rank a site's function gives them — how an administrator checks a fairshare policy on their
+//! own cluster's history before switching to it.
+//!
+//! Usage is the log's own schedule: every job with a recorded start is charged its processors
+//! (the replay's first resource) for as long as it ran before the moment, as it ran, each
+//! instant decayed to the moment ([`UsageDecay::accrued`]).
+
+use crate::{LabError, Workload};
+use fairshare_core::fairshare::{standings, Association, FairshareFunction, Standing, UsageDecay};
+use fairshare_core::model::Time;
+use fairshare_trace::Shares;
+use serde::Serialize;
+
+/// One account or user of the table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PriorityRow {
+    /// Its name (a user's as the trace writes it).
+    pub name: String,
+    /// Its parent account's name, `None` for the root.
+    pub parent: Option<String>,
+    /// Its depth below the root.
+    pub depth: usize,
+    /// Whether it is a user.
+    pub user: bool,
+    /// Its shares among its siblings, as the share file gives them.
+    pub raw_shares: f64,
+    /// What the fairshare function makes of it.
+    #[serde(flatten)]
+    pub standing: Standing,
+}
+
+/// The table at one moment.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Priorities {
+    /// The moment, seconds after the trace's first event.
+    pub at_s: f64,
+    /// Jobs charged (started before the moment).
+    pub jobs_charged: u64,
+    /// Jobs without a recorded start, which cannot be charged.
+    pub jobs_without_start: u64,
+    /// Accounts and users, each account followed by its children (depth first).
+    pub rows: Vec<PriorityRow>,
+}
+
+impl Workload {
+    /// The standings of every account and user of `tree` (or, without one, of every user
+    /// under the root with equal shares) `at_s` seconds after the first event, under
+    /// `function`, usage decaying by `decay`.
+    pub fn priorities(
+        &self,
+        tree: Option<&Shares>,
+        at_s: f64,
+        decay: UsageDecay,
+        function: FairshareFunction,
+    ) -> Result<Priorities, LabError> {
+        let origin = self.origin();
+        let secs = |t: Time| (t.as_micros() as f64 - origin.as_micros() as f64) / 1e6;
+        let mut usage = vec![0.0; self.users.len()];
+        let (mut charged, mut without_start) = (0, 0);
+        for task in self.tasks()? {
+            let task = task?;
+            let Some(start) = task.start else {
+                without_start += 1;
+                continue;
+            };
+            let start_s = secs(start);
+            if start_s >= at_s {
+                continue;
+            }
+            let end_s = start_s + task.runtime as f64 / 1e6;
+            let processors = task.demand.first().copied().unwrap_or(0.0);
+            if let Some(u) = usage.get_mut(task.user as usize) {
+                *u += decay.accrued(processors, start_s, end_s, at_s);
+                charged += 1;
+            }
+        }
+        let (associations, names, parents) = self.associations(tree, &usage);
+        let standings = standings(&associations, function)
+            .map_err(|e| LabError::Unusable(format!("the share tree: {e}")))?;
+        let rows = depth_first(&associations)
+            .into_iter()
+            .map(|(i, depth)| PriorityRow {
+                name: names[i].clone(),
+                parent: parents[i].map(|p| names[p].clone()),
+                depth,
+                user: associations[i].user,
+                raw_shares: associations[i].shares,
+                standing: standings[i].clone(),
+            })
+            .collect();
+        Ok(Priorities {
+            at_s,
+            jobs_charged: charged,
+            jobs_without_start: without_start,
+            rows,
+        })
+    }
+
+    /// The share tree as associations with `usage` on the trace's users, with names and
+    /// parent indices.
+    fn associations(
+        &self,
+        tree: Option<&Shares>,
+        usage: &[f64],
+    ) -> (Vec<Association>, Vec<String>, Vec<Option<usize>>) {
+        let Some(tree) = tree else {
+            let root = Association {
+                parent: None,
+                shares: 1.0,
+                usage: 0.0,
+                user: false,
+            };
+            let users = usage.iter().map(|u| Association {
+                parent: Some(0),
+                shares: 1.0,
+                usage: *u,
+                user: true,
+            });
+            let associations: Vec<Association> = std::iter::once(root).chain(users).collect();
+            let names = std::iter::once("root".to_owned()).chain(self.users.iter().cloned());
+            let parents = associations.iter().map(|a| a.parent).collect();
+            return (associations, names.collect(), parents);
+        };
+        let accounts = tree.tree.accounts();
+        let mut associations: Vec<Association> = accounts
+            .iter()
+            .map(|a| Association {
+                parent: a.parent,
+                shares: a.shares,
+                usage: 0.0,
+                user: false,
+            })
+            .collect();
+        for (u, &leaf) in tree.leaf.iter().enumerate() {
+            associations[leaf].user = true;
+            associations[leaf].usage = usage.get(u).copied().unwrap_or(0.0);
+        }
+        for &leaf in &tree.absent {
+            associations[leaf].user = true;
+        }
+        let names = accounts.iter().map(|a| a.name.clone()).collect();
+        let parents = accounts.iter().map(|a| a.parent).collect();
+        (associations, names, parents)
+    }
+}
+
+/// Every association with its depth, each followed by its children, in tree order.
+fn depth_first(tree: &[Association]) -> Vec<(usize, usize)> {
+    let mut order = Vec::with_capacity(tree.len());
+    let mut stack: Vec<(usize, usize)> = if tree.is_empty() {
+        Vec::new()
+    } else {
+        vec![(0, 0)]
+    };
+    while let Some((i, depth)) = stack.pop() {
+        order.push((i, depth));
+        let children = (0..tree.len()).filter(|c| tree[*c].parent == Some(i));
+        stack.extend(
+            children
+                .map(|c| (c, depth + 1))
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev(),
+        );
+    }
+    order
+}
