@@ -6,6 +6,7 @@ use crate::choice;
 use crate::output::{print, write_json};
 use crate::workload::parse_duration;
 use anyhow::{bail, Context, Result};
+use fairshare_core::choice::Choice;
 use fairshare_core::model::{Chunk, JobRequest, MachineCatalogue};
 use fairshare_core::penalty::{self, Charge, PeMode, Unsuitable};
 use fairshare_report::text::{fixed, table};
@@ -55,7 +56,8 @@ pub struct Args {
     /// The queue's price factor.
     #[arg(long, default_value_t = 1.0)]
     queue_cost: f64,
-    /// The SPEC of the machine that runs the job; default: each machine's own relative speed.
+    /// The SPEC of the machine that runs the job; default: each machine's relative speed as the
+    /// list gives it (1 for every machine of an SWF `.machines` file or Alibaba node list).
     #[arg(long)]
     spec: Option<f64>,
     /// How GPUs and other resources a job need not ask for enter the PE.
@@ -78,7 +80,7 @@ struct MachineLine {
     /// Why it cannot, when it cannot.
     unsuitable: Option<String>,
     /// How many of the job's nodes are priced on this machine.
-    priced_nodes: usize,
+    priced_nodes: u32,
     /// The penalty if the job runs here (its PE × walltime × this SPEC × queue cost).
     penalty_if_run_here: Option<f64>,
 }
@@ -219,7 +221,11 @@ fn explain(
                 spec,
                 pe_per_node: verdict.pe.as_ref().ok().copied(),
                 unsuitable: verdict.pe.as_ref().err().map(|e| reason(e, &resources)),
-                priced_nodes: charge.priced_on[0].iter().filter(|m| **m == i).count(),
+                priced_nodes: charge.priced_on[0]
+                    .iter()
+                    .filter(|(m, _)| *m == i)
+                    .map(|(_, nodes)| *nodes)
+                    .sum(),
                 penalty_if_run_here: suitable
                     .then(|| charge.penalty(walltime_s, spec, args.queue_cost)),
             }
@@ -291,14 +297,18 @@ fn text(e: &Explanation) -> String {
         .map(|(r, a)| format!("{r} {}", fixed(*a, 1)))
         .collect();
     format!(
-        "job: {} node(s) of {}{}, walltime {} s, queue cost {}, PE mode {}\n\n{}\n* the machines the job is priced on (the cheapest that could run it)\n\nPE (charged)          {}\nMaui PE (system-wide) {}\npenalty = PE × walltime × SPEC of the machine that runs it × queue cost\n",
+        "job: {} node(s) of {}{}, walltime {} s, queue cost {}, PE mode {}\n\n{}\n* the machines the job is priced on (the cheapest that could run it){}\n\nPE (charged)          {}\nMaui PE (system-wide) {}\npenalty = PE × walltime × SPEC of the machine that runs it × queue cost\n",
         e.nodes,
         request.join(", "),
         if e.exclusive { ", exclusive" } else { "" },
         fixed(e.walltime_s, 0),
         fixed(e.queue_cost, 2),
-        match e.mode { PeMode::Max => "max", PeMode::Additive => "additive" },
+        e.mode.name(),
         table(&headers, &rows),
+        match e.mode {
+            PeMode::Additive => "; in additive mode they only show that it fits: its PE counts its total against the whole cluster's",
+            PeMode::Max => "",
+        },
         fixed(e.pe, 4),
         fixed(e.maui_pe, 4),
     )

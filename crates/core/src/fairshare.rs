@@ -17,13 +17,13 @@ use thiserror::Error;
 pub enum UsageDecay {
     /// `U(t) = U(t₀) · 2^(−(t − t₀) / half_life)`.
     Continuous {
-        /// Seconds for usage to halve.
+        /// Seconds for usage to halve (> 0).
         half_life_s: f64,
     },
     /// `U ← U · factor` at every multiple of `period` seconds from time 0 (factor 0.5 every
     /// 72 h: MetaCentrum; 0 resets usage at every period).
     Step {
-        /// Seconds between steps.
+        /// Seconds between steps (> 0).
         period_s: f64,
         /// What usage is multiplied by at each step, from 0 to 1.
         factor: f64,
@@ -35,6 +35,9 @@ impl UsageDecay {
     /// clock, `from_s ≤ to_s`).
     pub fn factor(&self, from_s: f64, to_s: f64) -> f64 {
         let elapsed = (to_s - from_s).max(0.0);
+        if !self.decays() {
+            return 1.0;
+        }
         match *self {
             UsageDecay::Continuous { half_life_s } => (-elapsed / half_life_s).exp2(),
             UsageDecay::Step { period_s, factor } => {
@@ -58,28 +61,46 @@ impl UsageDecay {
         if b <= a {
             return 0.0;
         }
+        if !self.decays() {
+            return rate * (b - a);
+        }
         match *self {
             UsageDecay::Continuous { half_life_s } => {
-                let weight = |t: f64| (-(at_s - t) / half_life_s).exp2();
-                rate * half_life_s / std::f64::consts::LN_2 * (weight(b) - weight(a))
+                // 2^(−(at−b)/h) − 2^(−(at−a)/h), written so that long half-lives keep precision.
+                let k = std::f64::consts::LN_2 / half_life_s;
+                let newest = (-(at_s - b) * k).exp();
+                rate / k * newest * -(-(b - a) * k).exp_m1()
             }
-            UsageDecay::Step { period_s, .. } => {
-                let (first, last) = (
-                    (a / period_s).floor(),
-                    ((b / period_s).ceil() - 1.0).max(0.0),
-                );
-                let mut total = 0.0;
-                let mut k = first;
-                while k <= last {
-                    let (from, to) = ((k * period_s).max(a), ((k + 1.0) * period_s).min(b));
-                    if to > from {
-                        total += (to - from) * self.factor(from, at_s);
-                    }
-                    k += 1.0;
+            UsageDecay::Step { period_s, factor } => {
+                let period = |t: f64| (t / period_s).floor();
+                let (first, last, now) = (period(a), period(b), period(at_s));
+                let weight = |k: f64| factor.powf(now - k);
+                if first == last {
+                    return rate * (b - a) * weight(first);
                 }
-                rate * total
+                let head = ((first + 1.0) * period_s - a) * weight(first);
+                let tail = (b - last * period_s) * weight(last);
+                // Whole periods first + 1 … last − 1: a geometric series.
+                let whole = last - first - 1.0;
+                let series = if factor == 1.0 {
+                    whole
+                } else {
+                    (1.0 - factor.powf(whole)) / (1.0 - factor)
+                };
+                let middle = period_s * weight(last - 1.0) * series;
+                rate * (head + middle + tail)
             }
         }
+    }
+
+    /// Whether the decay's period or half-life is a positive number; one that is not (which
+    /// [`UsageDecay::from_str`](std::str::FromStr) refuses) is taken as no decay at all.
+    fn decays(&self) -> bool {
+        let length = match *self {
+            UsageDecay::Continuous { half_life_s } => half_life_s,
+            UsageDecay::Step { period_s, .. } => period_s,
+        };
+        length.is_finite() && length > 0.0
     }
 }
 
@@ -231,52 +252,42 @@ pub fn standings(
         }
     }
     let total = raw.first().copied().unwrap_or(0.0);
-    let sibling_sum = |i: usize, value: &dyn Fn(usize) -> f64| -> f64 {
-        (0..n)
-            .filter(|j| tree[*j].parent == tree[i].parent)
-            .map(value)
-            .sum()
-    };
+    // Per parent, its children's shares and usage (the root, having no siblings, alone).
+    let (mut child_shares, mut child_usage) = (vec![0.0; n], vec![0.0; n]);
+    for (i, a) in tree.iter().enumerate() {
+        if let Some(p) = a.parent {
+            child_shares[p] += a.shares;
+            child_usage[p] += raw[i];
+        }
+    }
     let mut standings: Vec<Standing> = Vec::with_capacity(n);
     for i in 0..n {
+        let (level_shares, level_usage) = match tree[i].parent {
+            None => (tree[i].shares, raw[i]),
+            Some(p) => (child_shares[p], child_usage[p]),
+        };
+        let weight = if level_shares > 0.0 {
+            tree[i].shares / level_shares
+        } else {
+            0.0
+        };
         let (normalized_shares, effective_parent) = match tree[i].parent {
             None => (1.0, None),
             Some(p) => {
-                let siblings = sibling_sum(i, &|j| tree[j].shares);
-                let share = if siblings > 0.0 {
-                    tree[i].shares / siblings
-                } else {
-                    0.0
-                };
                 let parent_is_root = tree[p].parent.is_none();
                 let parent_effective = (!parent_is_root).then(|| standings[p].effective_usage);
-                (share * standings[p].normalized_shares, parent_effective)
+                (weight * standings[p].normalized_shares, parent_effective)
             }
         };
         let normalized_usage = if total > 0.0 { raw[i] / total } else { 0.0 };
         let effective_usage = match effective_parent {
             None => normalized_usage,
-            Some(parent) => {
-                let siblings = sibling_sum(i, &|j| tree[j].shares);
-                let weight = if siblings > 0.0 {
-                    tree[i].shares / siblings
-                } else {
-                    0.0
-                };
-                normalized_usage + (parent - normalized_usage) * weight
-            }
+            Some(parent) => normalized_usage + (parent - normalized_usage) * weight,
         };
-        let level_shares = sibling_sum(i, &|j| tree[j].shares);
-        let level_usage = sibling_sum(i, &|j| raw[j]);
-        let s = if level_shares > 0.0 {
-            tree[i].shares / level_shares
-        } else {
-            0.0
-        };
-        let level_fs = if raw[i] > 0.0 {
-            s / (raw[i] / level_usage)
-        } else {
-            f64::INFINITY
+        let level_fs = match (weight > 0.0, raw[i] > 0.0) {
+            (false, _) => 0.0,
+            (true, true) => weight / (raw[i] / level_usage),
+            (true, false) => f64::INFINITY,
         };
         let factor = match function {
             FairshareFunction::MetaCentrum => normalized_shares / raw[i].max(1.0),
@@ -294,28 +305,46 @@ pub fn standings(
             rank: None,
         });
     }
-    let order = match function {
-        FairshareFunction::FairTree => fair_tree_order(tree, &standings),
-        _ => factor_order(tree, &standings),
-    };
-    let users = order.len();
-    for (place, &i) in order.iter().enumerate() {
-        standings[i].rank = Some(place + 1);
-        if function == FairshareFunction::FairTree {
-            standings[i].factor = (users - place) as f64 / users as f64;
+    match function {
+        FairshareFunction::FairTree => rank_fair_tree(tree, &mut standings),
+        _ => {
+            for (place, &i) in factor_order(tree, &standings).iter().enumerate() {
+                standings[i].rank = Some(place + 1);
+            }
         }
     }
     Ok(standings)
 }
 
-/// `2^(−usage / shares)`, 0 for an association without shares that has usage.
+/// Fair Tree's ranks and factors: users in the depth-first order; sibling users whose level
+/// fairshare ties share the first one's rank, as Slurm allows ties. The factor is
+/// `(users − rank + 1) / users`; accounts keep factor 0 (only users are ranked).
+fn rank_fair_tree(tree: &[Association], standings: &mut [Standing]) {
+    let order = fair_tree_order(tree, standings);
+    let users = order.len() as f64;
+    let mut previous: Option<(usize, usize)> = None;
+    for (place, &i) in order.iter().enumerate() {
+        let rank = match previous {
+            Some((p, rank))
+                if tree[p].parent == tree[i].parent
+                    && standings[p].level_fs == standings[i].level_fs =>
+            {
+                rank
+            }
+            _ => place + 1,
+        };
+        standings[i].rank = Some(rank);
+        standings[i].factor = (users - rank as f64 + 1.0) / users;
+        previous = Some((i, rank));
+    }
+}
+
+/// `2^(−usage / shares)`; 0 for an association without shares, as Slurm gives it.
 fn exp2_ratio(usage: f64, shares: f64) -> f64 {
     if shares > 0.0 {
         (-usage / shares).exp2()
-    } else if usage > 0.0 {
-        0.0
     } else {
-        1.0
+        0.0
     }
 }
 
@@ -349,28 +378,30 @@ fn factor_order(tree: &[Association], standings: &[Standing]) -> Vec<usize> {
     users
 }
 
-/// Fair Tree's order: depth first from the root, siblings in decreasing level fairshare
-/// (ties in tree order), users listed as they are reached.
+/// Fair Tree's order: depth first from the root, siblings in decreasing level fairshare (on a
+/// tie users before accounts, as Slurm does, then tree order), users listed as reached.
 fn fair_tree_order(tree: &[Association], standings: &[Standing]) -> Vec<usize> {
-    let children = |p: usize| {
-        let mut kids: Vec<usize> = (0..tree.len())
-            .filter(|i| tree[*i].parent == Some(p))
-            .collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); tree.len()];
+    for (i, a) in tree.iter().enumerate() {
+        if let Some(p) = a.parent {
+            children[p].push(i);
+        }
+    }
+    for kids in &mut children {
         kids.sort_by(|a, b| {
-            standings[*b]
-                .level_fs
-                .total_cmp(&standings[*a].level_fs)
+            let by_level = standings[*b].level_fs.total_cmp(&standings[*a].level_fs);
+            by_level
+                .then(tree[*b].user.cmp(&tree[*a].user))
                 .then(a.cmp(b))
         });
-        kids
-    };
+    }
     let mut order = Vec::new();
     let mut stack: Vec<usize> = if tree.is_empty() { Vec::new() } else { vec![0] };
     while let Some(i) = stack.pop() {
         if tree[i].user {
             order.push(i);
         }
-        stack.extend(children(i).into_iter().rev());
+        stack.extend(children[i].iter().rev());
     }
     order
 }
@@ -496,6 +527,56 @@ mod tests {
         assert_eq!(fair_tree[4].rank, Some(2));
         assert_eq!(fair_tree[3].rank, Some(3));
         assert!(close(fair_tree[5].factor, 1.0) && close(fair_tree[3].factor, 1.0 / 3.0));
+    }
+
+    /// Idle sibling users tie (and share a rank) under Fair Tree; a user without shares is
+    /// last under every function, as Slurm puts it.
+    #[test]
+    fn ties_and_users_without_shares() {
+        let tree = [
+            account(None, 1.0),
+            user(0, 1.0, 0.0),
+            user(0, 1.0, 0.0),
+            user(0, 1.0, 50.0),
+            user(0, 0.0, 0.0),
+        ];
+        let s = standings(&tree, FairshareFunction::FairTree).unwrap();
+        let ranks: Vec<Option<usize>> = s.iter().map(|x| x.rank).collect();
+        assert_eq!(ranks, [None, Some(1), Some(1), Some(3), Some(4)]);
+        assert_eq!(s[1].factor, s[2].factor);
+        assert_eq!(s[4].level_fs, 0.0);
+        for f in [FairshareFunction::Pbs, FairshareFunction::SlurmClassic] {
+            assert_eq!(standings(&tree, f).unwrap()[4].factor, 0.0, "{f:?}");
+        }
+    }
+
+    /// Step accrual in closed form: whole periods as a geometric series, and a tiny period
+    /// costs no more than a large one.
+    #[test]
+    fn step_accrual_needs_no_loop() {
+        let halving = UsageDecay::Step {
+            period_s: 10.0,
+            factor: 0.5,
+        };
+        // [5, 35) read at 35: 5 s at ×1/8, 10 s at ×1/4, 10 s at ×1/2, 5 s at ×1.
+        assert_eq!(
+            halving.accrued(1.0, 5.0, 35.0, 35.0),
+            5.0 / 8.0 + 2.5 + 5.0 + 5.0
+        );
+        let tiny = UsageDecay::Step {
+            period_s: 1e-6,
+            factor: 0.5,
+        };
+        assert!(tiny.accrued(1.0, 0.0, 86_400.0, 86_400.0) < 1e-5);
+        let none = UsageDecay::Step {
+            period_s: 0.0,
+            factor: 0.5,
+        };
+        assert_eq!(
+            none.accrued(2.0, 0.0, 10.0, 20.0),
+            20.0,
+            "no usable period: no decay"
+        );
     }
 
     #[test]

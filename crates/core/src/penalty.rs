@@ -85,8 +85,8 @@ pub struct Charge {
     pub pe: f64,
     /// For each chunk, every machine type's verdict.
     pub machines: Vec<Vec<MachinePe>>,
-    /// For each chunk, the machine types its nodes were priced on, one entry per node.
-    pub priced_on: Vec<Vec<usize>>,
+    /// For each chunk, the machine types its nodes were priced on, with how many nodes each.
+    pub priced_on: Vec<Vec<(usize, u32)>>,
 }
 
 impl Charge {
@@ -100,8 +100,9 @@ impl Charge {
 /// Why a job cannot be charged.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum ChargeError {
-    /// No set of distinct nodes in the catalogue can run a chunk of the job, even empty: the
-    /// job is unsatisfiable and is reported, never charged.
+    /// A chunk of the job finds too few suitable nodes, even empty, among those the earlier
+    /// chunks did not take (chunks are priced in turn on the cheapest nodes left, as reference
+    /// T prices them): the job is unsatisfiable and is reported, never charged.
     #[error("chunk {chunk} ({nodes} nodes) fits on only {suitable} nodes of the cluster")]
     Unsatisfiable {
         /// The chunk's position in the request.
@@ -157,9 +158,10 @@ pub fn node_pe(chunk: &Chunk, machine: &NodeType, exclusive: bool) -> f64 {
     largest * processors * machine.cost
 }
 
-/// Prices `job` on `catalogue` under `mode`: per chunk, its nodes on the cheapest distinct
-/// suitable nodes (reference T), summed; under [`PeMode::Additive`], the job's total against
-/// the whole catalogue's, once it is known to fit.
+/// Prices `job` on `catalogue` under `mode`: per chunk in turn, its nodes on the cheapest
+/// suitable nodes the earlier chunks left (reference T), summed; under [`PeMode::Additive`],
+/// the job's total against the whole catalogue's (exclusive or not, whatever the node cost),
+/// once the nodes show it fits.
 pub fn charge(
     job: &JobRequest,
     catalogue: &MachineCatalogue,
@@ -185,19 +187,21 @@ pub fn charge(
             .filter_map(|v| v.pe.as_ref().ok().map(|pe| (*pe, v.machine)))
             .collect();
         cheapest.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut nodes = Vec::new();
+        let (mut needed, mut nodes) = (chunk.nodes, Vec::new());
         for (cost, machine) in cheapest {
-            while nodes.len() < chunk.nodes as usize && left[machine] > 0 {
-                left[machine] -= 1;
-                nodes.push(machine);
-                pe += cost;
+            let taken = u64::from(needed).min(left[machine]) as u32;
+            if taken > 0 {
+                left[machine] -= u64::from(taken);
+                needed -= taken;
+                nodes.push((machine, taken));
+                pe += cost * f64::from(taken);
             }
         }
-        if nodes.len() < chunk.nodes as usize {
+        if needed > 0 {
             return Err(ChargeError::Unsatisfiable {
                 chunk: c,
                 nodes: chunk.nodes,
-                suitable: nodes.len() as u64,
+                suitable: u64::from(chunk.nodes - needed),
             });
         }
         machines.push(verdicts);
@@ -213,14 +217,17 @@ pub fn charge(
     })
 }
 
-/// Refuses what cannot be priced: no chunk, a negative or non-finite amount, a machine type
-/// without processors.
+/// Refuses what cannot be priced: no chunk, a chunk of no nodes, a negative or non-finite
+/// amount or cost.
 fn check(job: &JobRequest, catalogue: &MachineCatalogue) -> Result<(), ChargeError> {
     let invalid = |what: String| Err(ChargeError::Invalid(what));
     if job.chunks.is_empty() {
         return invalid("the job asks for no nodes".into());
     }
     for chunk in &job.chunks {
+        if chunk.nodes == 0 {
+            return invalid("a chunk asks for no nodes".into());
+        }
         if let Some(a) = chunk
             .per_node
             .iter()
@@ -230,11 +237,10 @@ fn check(job: &JobRequest, catalogue: &MachineCatalogue) -> Result<(), ChargeErr
         }
     }
     for t in &catalogue.types {
-        let processors = t.capacity.first().copied().unwrap_or(0.0);
         let amounts_ok = t.capacity.iter().all(|a| a.is_finite() && *a >= 0.0);
-        if !(processors > 0.0 && amounts_ok && t.cost.is_finite() && t.cost >= 0.0) {
+        if !(amounts_ok && t.cost.is_finite() && t.cost >= 0.0) {
             return invalid(format!(
-                "machine {}: needs processors > 0 and amounts and cost >= 0",
+                "machine {}: amounts and cost must be numbers >= 0",
                 t.name
             ));
         }
@@ -326,7 +332,7 @@ mod tests {
         let pe = |m: usize| c.machines[0][m].pe.clone().unwrap();
         assert!(close(pe(0), 10.0, 1e-12), "{}", pe(0));
         assert!(close(pe(1), 8.5333, 1e-4), "{}", pe(1));
-        assert_eq!(c.priced_on, [vec![1]], "priced on B");
+        assert_eq!(c.priced_on, [vec![(1, 1)]], "priced on B");
         assert!(close(c.penalty(7200.0, 1.0, 1.0), 61_440.0, 1e-6));
         assert!(close(c.penalty(7200.0, 10.0, 1.0), 614_400.0, 1e-5));
     }
@@ -372,7 +378,7 @@ mod tests {
             Err(Unsuitable::TooSmall { resource: 1, .. })
         ));
         assert!(close(c.pe, 23.767, 1e-3), "{}", c.pe);
-        assert_eq!(c.priced_on, [vec![0]]);
+        assert_eq!(c.priced_on, [vec![(0, 1)]]);
     }
 
     /// Spec §8.4: GPUs count only for jobs that ask for them; an exclusive job pays the node.
@@ -453,7 +459,7 @@ mod tests {
             PeMode::Max,
         )
         .unwrap();
-        assert_eq!(c.priced_on, [vec![1, 1, 0]]);
+        assert_eq!(c.priced_on, [vec![(1, 2), (0, 1)]]);
         assert!(close(c.pe, 8.0 + 8.0 + 9.375, 1e-12));
     }
 
