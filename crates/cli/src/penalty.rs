@@ -10,7 +10,7 @@ use fairshare_core::choice::Choice;
 use fairshare_core::model::{Chunk, JobRequest, MachineCatalogue};
 use fairshare_core::penalty::{self, Charge, PeMode, Unsuitable};
 use fairshare_report::text::{fixed, table};
-use fairshare_trace::Format;
+use fairshare_trace::{parse_size, Format, CATALOGUE_RESOURCES};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -27,8 +27,9 @@ use std::path::PathBuf;
 ///   --cpus 4 --mem 64GiB --walltime 2h
 #[derive(clap::Args)]
 pub struct Args {
-    /// The cluster's machines: an SWF `.machines` file (processors, memory in KB) or an
-    /// Alibaba node list (`.csv`: cores, memory in MiB, GPUs).
+    /// The cluster's machines: a TOML catalogue (`.toml`: processors, memory, GPUs, scratch,
+    /// SPEC, cost and properties; see docs/metacentrum.md), an SWF `.machines` file
+    /// (processors, memory in KB) or an Alibaba node list (`.csv`: cores, memory in MiB, GPUs).
     #[arg(long, value_name = "FILE")]
     machines: PathBuf,
     /// Processors on each node.
@@ -38,9 +39,12 @@ pub struct Args {
     /// 1024 with or without `i`, as PBS reads them; a bare number is bytes).
     #[arg(long, value_parser = parse_size, default_value = "0")]
     mem: f64,
-    /// GPUs on each node (machine lists that have GPUs: the Alibaba node list).
+    /// GPUs on each node (machine lists that have GPUs: a catalogue, the Alibaba node list).
     #[arg(long, default_value_t = 0.0)]
     gpus: f64,
+    /// Scratch space on each node, a size as for --mem (a catalogue only).
+    #[arg(long, value_parser = parse_size, default_value = "0")]
+    scratch: f64,
     /// How many nodes, each with the amounts above.
     #[arg(long, default_value_t = 1)]
     nodes: u32,
@@ -56,8 +60,8 @@ pub struct Args {
     /// The queue's price factor.
     #[arg(long, default_value_t = 1.0)]
     queue_cost: f64,
-    /// The SPEC of the machine that runs the job; default: each machine's relative speed as the
-    /// list gives it (1 for every machine of an SWF `.machines` file or Alibaba node list).
+    /// The SPEC of the machine that runs the job; default: each machine's SPEC as a catalogue
+    /// gives it (1 for every machine of an SWF `.machines` file or Alibaba node list).
     #[arg(long)]
     spec: Option<f64>,
     /// How GPUs and other resources a job need not ask for enter the PE.
@@ -167,30 +171,39 @@ pub fn run(args: Args) -> Result<()> {
 /// The machines of the file and the request per node in their units.
 fn cluster_and_request(args: &Args) -> Result<(MachineCatalogue, Vec<String>, Vec<f64>)> {
     let path = &args.machines;
-    let format = if path.extension().is_some_and(|e| e == "csv") {
-        Format::Alibaba
-    } else {
-        Format::Swf
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let names = |n: &[&str]| n.iter().map(|r| r.to_string()).collect::<Vec<String>>();
+    let (catalogue, resources, per_node) = match extension {
+        "toml" => (
+            fairshare_trace::read_catalogue(path)?,
+            names(&CATALOGUE_RESOURCES),
+            vec![args.cpus, args.mem / KIB, args.gpus, args.scratch / KIB],
+        ),
+        "csv" => (
+            fairshare_trace::read_machines(path, Format::Alibaba)?,
+            names(&["cpu", "memory (MiB)", "gpu"]),
+            vec![args.cpus, args.mem / MIB, args.gpus],
+        ),
+        _ => (
+            fairshare_trace::read_machines(path, Format::Swf)?,
+            names(&["cpu", "memory (KB)"]),
+            vec![args.cpus, args.mem / KIB],
+        ),
     };
-    let catalogue = fairshare_trace::read_machines(path, format)?;
     if catalogue.nodes() == 0 {
         bail!("{}: lists no machines", path.display());
     }
-    let (resources, per_node) = match format {
-        Format::Alibaba => (
-            ["cpu", "memory (MiB)", "gpu"].map(String::from).to_vec(),
-            vec![args.cpus, args.mem / MIB, args.gpus],
-        ),
-        _ => {
-            if args.gpus > 0.0 {
-                bail!("{}: an SWF machine list has no GPUs, so no machine could run a job asking for {}", path.display(), args.gpus);
-            }
-            (
-                ["cpu", "memory (KB)"].map(String::from).to_vec(),
-                vec![args.cpus, args.mem / KIB],
-            )
-        }
-    };
+    let listed = per_node.len();
+    if let Some(extra) = [(args.gpus, "GPUs", 2), (args.scratch, "scratch", 3)]
+        .iter()
+        .find(|(amount, _, at)| *amount > 0.0 && *at >= listed)
+    {
+        bail!(
+            "{}: this kind of machine list has no {}, so no machine could run a job asking for it; a TOML catalogue can say",
+            path.display(),
+            extra.1
+        );
+    }
     Ok((catalogue, resources, per_node))
 }
 
@@ -212,7 +225,7 @@ fn explain(
         .zip(&charge.machines[0])
         .enumerate()
         .map(|(i, (t, verdict))| {
-            let spec = args.spec.unwrap_or(t.speed);
+            let spec = args.spec.unwrap_or(t.spec);
             let suitable = verdict.pe.is_ok();
             MachineLine {
                 name: t.name.clone(),
@@ -312,56 +325,4 @@ fn text(e: &Explanation) -> String {
         fixed(e.pe, 4),
         fixed(e.maui_pe, 4),
     )
-}
-
-/// A size such as `64GiB`, `512M`, `1.5TB` or `1048576`, in bytes; K, M, G and T are powers
-/// of 1024, with or without `i` and `B`, as PBS reads them.
-fn parse_size(text: &str) -> Result<f64, String> {
-    let t = text.trim();
-    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let amount: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("expected a size such as 64GiB, 512MiB or 4096, found {text:?}"))?;
-    let power = match unit
-        .to_ascii_lowercase()
-        .trim_end_matches('b')
-        .trim_end_matches('i')
-    {
-        "" => 0,
-        "k" => 1,
-        "m" => 2,
-        "g" => 3,
-        "t" => 4,
-        _ => {
-            return Err(format!(
-                "unknown unit {unit:?} in {text:?}: use K, M, G or T (KiB, MiB, GiB, TiB)"
-            ))
-        }
-    };
-    let bytes = amount * 1024f64.powi(power);
-    if bytes.is_finite() && bytes >= 0.0 {
-        Ok(bytes)
-    } else {
-        Err(format!("expected a size >= 0, found {text:?}"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_size;
-
-    #[test]
-    fn sizes_in_binary_units() {
-        assert_eq!(parse_size("64GiB"), Ok(64.0 * 1024f64.powi(3)));
-        assert_eq!(parse_size("64gb"), Ok(64.0 * 1024f64.powi(3)));
-        assert_eq!(parse_size("1.5T"), Ok(1.5 * 1024f64.powi(4)));
-        assert_eq!(parse_size("4096"), Ok(4096.0));
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("5 parsecs")
-            .unwrap_err()
-            .contains("unknown unit"));
-        assert!(parse_size("-1G").is_err());
-    }
 }

@@ -91,3 +91,51 @@ fn an_unsatisfiable_job_is_explained_and_not_charged() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown unit"));
 }
+
+/// A TOML catalogue brings GPUs, scratch and SPEC (the spec's §8.4): one GPU on a
+/// 32-processor, 4-GPU node costs 8 processors; two cost 16; the penalty takes the SPEC.
+#[test]
+fn a_catalogue_prices_gpus_and_scratch() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cluster.toml");
+    std::fs::write(
+        &path,
+        "[[machine]]\nname = \"g\"\ncount = 2\ncpus = 32\nmemory = \"256GiB\"\ngpus = 4\nscratch = \"1TiB\"\nspec = 10\n",
+    )
+    .unwrap();
+    let machines = path.to_str().unwrap();
+    let explain = |extra: &[&str]| {
+        let base = [
+            "penalty",
+            "--machines",
+            machines,
+            "--cpus",
+            "8",
+            "--mem",
+            "32GiB",
+            "--json",
+            "-",
+        ];
+        let out = fairshare(&[&base[..], extra].concat());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let one = explain(&["--gpus", "1"]);
+    assert_eq!(one["pe"], 8.0);
+    assert_eq!(
+        one["machines"][0]["penalty_if_run_here"],
+        8.0 * 3600.0 * 10.0
+    );
+    assert_eq!(explain(&["--gpus", "2"])["pe"], 16.0);
+    assert_eq!(
+        explain(&["--scratch", "512GiB"])["pe"],
+        16.0,
+        "half the scratch"
+    );
+    let too_much = fairshare(&["penalty", "--machines", machines, "--scratch", "2TiB"]);
+    assert!(String::from_utf8_lossy(&too_much.stderr).contains("scratch (KB): needs"));
+}

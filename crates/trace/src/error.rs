@@ -86,6 +86,14 @@ pub enum TraceError {
     /// No trace file was given.
     #[error("no trace files given")]
     NoInput,
+    /// A machine catalogue (TOML) is malformed or inconsistent.
+    #[error("{}: {message}", path.display())]
+    Catalogue {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where (TOML's own messages give the line and column).
+        message: String,
+    },
     /// A share file is malformed or inconsistent.
     #[error("{}: {message}", path.display())]
     Shares {

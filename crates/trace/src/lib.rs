@@ -46,6 +46,7 @@
 #![warn(missing_docs)]
 
 pub mod alibaba;
+pub mod catalogue;
 mod error;
 pub mod google;
 mod input;
@@ -54,6 +55,7 @@ pub mod shares;
 mod source;
 pub mod swf;
 
+pub use catalogue::{parse_size, read_catalogue, CATALOGUE_RESOURCES};
 pub use error::TraceError;
 pub use fairshare_core::model::{MachineCatalogue, NodeType};
 pub use queues::{read_queues, QueueRule};

@@ -19,6 +19,9 @@ pub struct NodeType {
     pub speed: f64,
     /// Relative cost of one node (1 unless a site says otherwise).
     pub cost: f64,
+    /// SPEC speed per processor, which a penalty multiplies a job's walltime by (1 unless a
+    /// catalogue says otherwise; MetaCentrum's scheduler defaults to 10).
+    pub spec: f64,
     /// Properties jobs may require (architecture, cluster, …).
     pub properties: Vec<String>,
 }
@@ -33,6 +36,7 @@ impl NodeType {
             capacity,
             speed: 1.0,
             cost: 1.0,
+            spec: 1.0,
             properties: Vec::new(),
         }
     }
