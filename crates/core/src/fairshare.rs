@@ -378,15 +378,21 @@ fn factor_order(tree: &[Association], standings: &[Standing]) -> Vec<usize> {
     users
 }
 
-/// Fair Tree's order: depth first from the root, siblings in decreasing level fairshare (on a
-/// tie users before accounts, as Slurm does, then tree order), users listed as reached.
-fn fair_tree_order(tree: &[Association], standings: &[Standing]) -> Vec<usize> {
+/// Each association's children, in tree order.
+pub fn children(tree: &[Association]) -> Vec<Vec<usize>> {
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); tree.len()];
     for (i, a) in tree.iter().enumerate() {
         if let Some(p) = a.parent {
             children[p].push(i);
         }
     }
+    children
+}
+
+/// Fair Tree's order: depth first from the root, siblings in decreasing level fairshare (on a
+/// tie users before accounts, as Slurm does, then tree order), users listed as reached.
+fn fair_tree_order(tree: &[Association], standings: &[Standing]) -> Vec<usize> {
+    let mut children = children(tree);
     for kids in &mut children {
         kids.sort_by(|a, b| {
             let by_level = standings[*b].level_fs.total_cmp(&standings[*a].level_fs);

@@ -8,7 +8,9 @@
 //! instant decayed to the moment ([`UsageDecay::accrued`]).
 
 use crate::{LabError, Workload};
-use fairshare_core::fairshare::{standings, Association, FairshareFunction, Standing, UsageDecay};
+use fairshare_core::fairshare::{
+    children, standings, Association, FairshareFunction, Standing, UsageDecay,
+};
 use fairshare_core::model::Time;
 use fairshare_trace::Shares;
 use serde::Serialize;
@@ -148,6 +150,7 @@ impl Workload {
 
 /// Every association with its depth, each followed by its children, in tree order.
 fn depth_first(tree: &[Association]) -> Vec<(usize, usize)> {
+    let children = children(tree);
     let mut order = Vec::with_capacity(tree.len());
     let mut stack: Vec<(usize, usize)> = if tree.is_empty() {
         Vec::new()
@@ -156,14 +159,7 @@ fn depth_first(tree: &[Association]) -> Vec<(usize, usize)> {
     };
     while let Some((i, depth)) = stack.pop() {
         order.push((i, depth));
-        let children = (0..tree.len()).filter(|c| tree[*c].parent == Some(i));
-        stack.extend(
-            children
-                .map(|c| (c, depth + 1))
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev(),
-        );
+        stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
     }
     order
 }

@@ -463,6 +463,15 @@ impl Workload {
         }
     }
 
+    /// The file beside the first trace file named like it with `suffix` added
+    /// (`log.swf.machines`), if there is one.
+    fn beside(&self, suffix: &str) -> Option<PathBuf> {
+        let first = self.trace.paths.first()?;
+        let mut name = first.as_os_str().to_owned();
+        name.push(suffix);
+        Some(PathBuf::from(name)).filter(|p| p.is_file())
+    }
+
     /// The trace's own machine, and where it was found: a `.machines` file beside the first
     /// trace file (SWF), else the processors an SWF header declares (`MaxProcs`) when the
     /// replay has no other resource, else the most of each resource the log's own schedule
@@ -471,12 +480,7 @@ impl Workload {
         if self.format != Format::Swf {
             return Ok(None);
         }
-        let beside = self.trace.paths.first().map(|p| {
-            let mut name = p.as_os_str().to_owned();
-            name.push(".machines");
-            PathBuf::from(name)
-        });
-        if let Some(path) = beside.filter(|p| p.is_file()) {
+        if let Some(path) = self.beside(".machines") {
             let source = format!("{}, found beside the log", path.display());
             return Ok(Some((self.machines(&path)?, source)));
         }
@@ -499,14 +503,9 @@ impl Workload {
     /// file, by the trace's queue index, with where they came from and what did not match;
     /// `None` when there is no such file.
     pub fn queue_limits(&self, path: Option<&Path>) -> Result<Option<Queues>, LabError> {
-        let beside = self.trace.paths.first().map(|p| {
-            let mut name = p.as_os_str().to_owned();
-            name.push(".queues");
-            PathBuf::from(name)
-        });
         let Some(path) = path
             .map(Path::to_path_buf)
-            .or(beside.filter(|p| p.is_file()))
+            .or_else(|| self.beside(".queues"))
         else {
             return Ok(None);
         };
