@@ -103,6 +103,7 @@ pub fn run(args: Args) -> Result<()> {
     if entitled.shares.is_some() {
         eprintln!("note: shares: {}", entitled.source);
     }
+    let accounts = entitled.ranked_accounts()?;
     let queues = workload.queue_limits(args.queues.as_deref())?;
     if let Some(q) = &queues {
         eprintln!("note: queues: {}", queues_in_words(q));
@@ -120,6 +121,7 @@ pub fn run(args: Args) -> Result<()> {
             let bar = bars.add(sim_bar(&policy.name, workload.span_s()));
             let mut config = workload.config(&replay, policy.clone(), capacity.clone());
             config.shares.clone_from(&entitled.shares);
+            config.accounts.clone_from(&accounts);
             if let Some(q) = &queues {
                 config.queues.clone_from(&q.limits);
             }

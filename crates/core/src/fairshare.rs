@@ -235,6 +235,9 @@ pub enum TreeError {
     /// Shares and usage must be finite and not negative.
     #[error("association {0}: shares and usage must be numbers >= 0")]
     Value(usize),
+    /// A client must be placed at an association of the tree other than the root.
+    #[error("a client is placed at association {0}, which is the root or not in the tree")]
+    Leaf(usize),
 }
 
 /// Every association's standing under `function` (`tree[0]` is the root; parents precede

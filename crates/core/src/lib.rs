@@ -53,7 +53,7 @@
 //!
 //! let shares = Share::weighted(&[1.0, 1.0])?; // or Share::equal(2)
 //! let mut queue = PolicySpec::parse_for("sdrf:delta=0.999", fairshare_core::policy::Engine::Replay)?
-//!     .ranker(1, &shares)
+//!     .ranker(1, &shares, None)
 //!     .expect("sdrf ranks clients");
 //! queue.update(0, &[0.9], None)?; // client 0 holds 90 % for ten minutes
 //! queue.advance(Time::from_secs_f64(600.0))?;

@@ -14,7 +14,7 @@
 //! a job and a catalogue must use the same positions and units. Everything here is a pure
 //! function of the request and the catalogue.
 
-use crate::model::{Chunk, JobRequest, MachineCatalogue, NodeType};
+use crate::model::{Chunk, JobRequest, MachineCatalogue, NodeType, Task};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -284,6 +284,117 @@ pub fn additive_pe(request: &[f64], totals: &[f64]) -> f64 {
         .filter(|(r, t)| **r > 0.0 && **t > 0.0)
         .map(|(r, t)| (r / t * processors).round());
     request.first().copied().unwrap_or(0.0) + others.sum::<f64>()
+}
+
+/// What a fairshare policy charges a job for each second it runs: the usage metrics sites
+/// choose between (`spec/metacentrum.md` §5, and Slurm's TRES billing).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum UsageMetric {
+    /// Its processors: CPU time, the single-resource classic the paper calls unacceptable.
+    CpuTime,
+    /// Maui's system-wide PE ([`maui_pe`]).
+    MauiPe,
+    /// The heterogeneous PE (the paper's): the cheapest PE over the machines that could run
+    /// it ([`charge`]), times the SPEC of the machine it ran on.
+    Pe(PeMode),
+    /// Its dominant share: its largest fraction of any resource of the whole system.
+    DominantShare,
+    /// Slurm's TRES billing: the sum of each resource's amount times its weight, weights in
+    /// the order of the resources (missing ones weigh 0).
+    Tres([f64; MOST_TRES]),
+}
+
+/// The most resources a TRES billing gives weights to.
+pub const MOST_TRES: usize = 4;
+
+impl UsageMetric {
+    /// Usage per second of running of `task` on `catalogue` whose whole amounts are `totals`
+    /// ([`totals`]), before any SPEC ([`UsageMetric::uses_spec`]).
+    pub fn rate(
+        &self,
+        task: &Task,
+        catalogue: &MachineCatalogue,
+        totals: &[f64],
+    ) -> Result<f64, ChargeError> {
+        let demand = &task.demand;
+        Ok(match self {
+            UsageMetric::CpuTime => demand.first().copied().unwrap_or(0.0),
+            UsageMetric::MauiPe => maui_pe(demand, totals),
+            UsageMetric::Pe(mode) => task_pe(task, catalogue, *mode)?,
+            UsageMetric::DominantShare => {
+                let processors = totals.first().copied().filter(|p| *p > 0.0);
+                maui_pe(demand, totals) / processors.unwrap_or(1.0)
+            }
+            UsageMetric::Tres(weights) => demand.iter().zip(weights).map(|(a, w)| a * w).sum(),
+        })
+    }
+
+    /// Whether the charge is multiplied by the SPEC of the machine that ran the job
+    /// (MetaCentrum's heterogeneous PE is; the others are not).
+    pub fn uses_spec(&self) -> bool {
+        matches!(self, UsageMetric::Pe(_))
+    }
+}
+
+impl std::str::FromStr for UsageMetric {
+    type Err = String;
+
+    /// `cpu`, `maui-pe`, `pe`, `pe-additive`, `dominant` or `tres:W+W+…` (one weight per
+    /// resource, in the trace's units and order).
+    fn from_str(s: &str) -> Result<UsageMetric, String> {
+        Ok(match s {
+            "cpu" => UsageMetric::CpuTime,
+            "maui-pe" => UsageMetric::MauiPe,
+            "pe" => UsageMetric::Pe(PeMode::Max),
+            "pe-additive" => UsageMetric::Pe(PeMode::Additive),
+            "dominant" => UsageMetric::DominantShare,
+            _ => match s.strip_prefix("tres:") {
+                Some(weights) => UsageMetric::Tres(tres_weights(weights)?),
+                None => {
+                    return Err(format!(
+                    "expected cpu, maui-pe, pe, pe-additive, dominant or tres:W+W+…, found {s:?}"
+                ))
+                }
+            },
+        })
+    }
+}
+
+/// A task's heterogeneous PE. A task that names no nodes asks for processors on any nodes,
+/// so one processor's part is priced on the cheapest machine and paid for each processor
+/// (unless it takes its node whole).
+fn task_pe(task: &Task, catalogue: &MachineCatalogue, mode: PeMode) -> Result<f64, ChargeError> {
+    let processors = task.demand.first().copied().unwrap_or(0.0);
+    let whole = task.nodes.is_some() || task.exclusive || processors <= 1.0;
+    if whole || mode == PeMode::Additive {
+        return Ok(charge(&JobRequest::of_task(task), catalogue, mode)?.pe);
+    }
+    let mut one = JobRequest::of_task(task);
+    one.chunks[0]
+        .per_node
+        .iter_mut()
+        .for_each(|d| *d /= processors);
+    Ok(charge(&one, catalogue, mode)?.pe * processors)
+}
+
+/// `W+W+…`: at most [`MOST_TRES`] weights, each a number >= 0.
+fn tres_weights(text: &str) -> Result<[f64; MOST_TRES], String> {
+    let mut weights = [0.0; MOST_TRES];
+    let given: Vec<&str> = text.split('+').collect();
+    if given.len() > MOST_TRES {
+        return Err(format!(
+            "TRES billing takes at most {MOST_TRES} weights, found {}",
+            given.len()
+        ));
+    }
+    for (w, g) in weights.iter_mut().zip(given) {
+        *w = g
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| format!("a TRES weight must be a number >= 0, found {g:?}"))?;
+    }
+    Ok(weights)
 }
 
 #[cfg(test)]

@@ -62,6 +62,7 @@ fn replay(c: &mut Criterion) {
             record_jobs: None,
             queues: Vec::new(),
             shares: None,
+            accounts: None,
         };
         group.bench_function(policy, |b| {
             b.iter(|| {

@@ -125,23 +125,11 @@ impl Workload {
             let parents = associations.iter().map(|a| a.parent).collect();
             return (associations, names.collect(), parents);
         };
-        let accounts = tree.tree.accounts();
-        let mut associations: Vec<Association> = accounts
-            .iter()
-            .map(|a| Association {
-                parent: a.parent,
-                shares: a.shares,
-                usage: 0.0,
-                user: false,
-            })
-            .collect();
+        let mut associations = crate::shares::associations(tree);
         for (u, &leaf) in tree.leaf.iter().enumerate() {
-            associations[leaf].user = true;
             associations[leaf].usage = usage.get(u).copied().unwrap_or(0.0);
         }
-        for &leaf in &tree.absent {
-            associations[leaf].user = true;
-        }
+        let accounts = tree.tree.accounts();
         let names = accounts.iter().map(|a| a.name.clone()).collect();
         let parents = accounts.iter().map(|a| a.parent).collect();
         (associations, names, parents)

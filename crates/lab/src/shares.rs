@@ -5,8 +5,9 @@
 //! entitlements; with a share file, results are also gathered per account.
 
 use crate::{LabError, Workload};
+use fairshare_core::fairshare::Association;
 use fairshare_core::policy::dominant_share;
-use fairshare_core::rank::Share;
+use fairshare_core::rank::{Accounts, Share};
 use fairshare_sim::cluster::{AccountResult, Capacity, PolicyResult};
 use fairshare_trace::Shares;
 use std::path::PathBuf;
@@ -118,6 +119,35 @@ impl Workload {
             accounts: None,
             source: format!("each user's own mean usage × {factor}"),
         })
+    }
+}
+
+/// The accounts and users of `tree` as associations (no usage yet): the trace's users and the
+/// users the file lists but the trace lacks are users, the rest accounts.
+pub fn associations(tree: &Shares) -> Vec<Association> {
+    let mut associations: Vec<Association> = (tree.tree.accounts().iter())
+        .map(|a| Association {
+            parent: a.parent,
+            shares: a.shares,
+            usage: 0.0,
+            user: false,
+        })
+        .collect();
+    for &leaf in tree.leaf.iter().chain(&tree.absent) {
+        associations[leaf].user = true;
+    }
+    associations
+}
+
+impl Entitled {
+    /// The account tree as fairshare policies rank by it, when the shares came from a file.
+    pub fn ranked_accounts(&self) -> Result<Option<Accounts>, LabError> {
+        let Some(tree) = &self.accounts else {
+            return Ok(None);
+        };
+        Accounts::new(associations(tree), tree.leaf.clone())
+            .map(Some)
+            .map_err(|e| LabError::Unusable(format!("the share tree: {e}")))
     }
 }
 

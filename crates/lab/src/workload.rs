@@ -412,6 +412,7 @@ impl Workload {
             }),
             queues: Vec::new(),
             shares: None,
+            accounts: None,
         }
     }
 

@@ -96,6 +96,7 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
         record_jobs: None,
         queues: Vec::new(),
         shares: None,
+        accounts: None,
     };
     let arrivals = tasks.iter().map(|t| {
         Ok::<_, std::convert::Infallible>(Task {

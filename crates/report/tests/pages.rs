@@ -21,6 +21,7 @@ fn user(id: &str, submitted: u64, completed: u64, wait: f64) -> UserResult {
         mean_slowdown: 1.0,
         mean_response_s: wait + 60.0,
         mean_held: Vec::new(),
+        charged: None,
     }
 }
 
@@ -71,6 +72,7 @@ fn policy(name: &str, wait: f64, users: Vec<UserResult>, livetree: Option<u64>) 
             received_by_user: Vec::new(),
         },
         tasks_with_unknown_properties: 0,
+        tasks_priced_system_wide: 0,
         accounts: Vec::new(),
         jobs: Vec::new(),
     }

@@ -25,6 +25,7 @@ fn shard() -> Value {
         record_jobs: None,
         queues: Vec::new(),
         shares: None,
+        accounts: None,
     };
     let arrivals = (0..6).map(|i| {
         Ok::<_, Infallible>(Task::new(

@@ -93,17 +93,19 @@ pub struct JobRequest {
 }
 
 impl JobRequest {
-    /// The request a task makes: one chunk of one node giving its whole demand, not exclusive,
-    /// with the task's walltime, queue and partition and no account.
+    /// The request a task makes: its demand split evenly over its nodes (one node when the
+    /// trace gives none), with its exclusivity, properties, walltime, queue and partition and
+    /// no account.
     pub fn of_task(task: &Task) -> JobRequest {
+        let nodes = task.nodes.unwrap_or(1).max(1);
         JobRequest {
             user: task.user,
             chunks: vec![Chunk {
-                nodes: 1,
-                per_node: task.demand.clone(),
-                properties: Vec::new(),
+                nodes,
+                per_node: task.demand.iter().map(|d| d / f64::from(nodes)).collect(),
+                properties: task.properties.clone(),
             }],
-            exclusive: false,
+            exclusive: task.exclusive,
             walltime: task.walltime,
             queue: task.queue,
             partition: task.partition,
@@ -147,6 +149,20 @@ mod tests {
         assert_eq!(request.total(), vec![4.0, 8.0]);
         assert_eq!(request.walltime, Some(120));
         assert_eq!(request.user, 2);
+    }
+
+    #[test]
+    fn a_parallel_task_splits_its_demand_over_its_nodes() {
+        let mut task = Task::new(7, 2, Time::ZERO, 60, vec![8.0, 32.0]);
+        task.nodes = Some(4);
+        task.exclusive = true;
+        task.properties = vec!["cl_zewura".into()];
+        let request = JobRequest::of_task(&task);
+        assert_eq!(request.chunks[0].per_node, vec![2.0, 8.0]);
+        assert_eq!(request.nodes(), 4);
+        assert_eq!(request.total(), vec![8.0, 32.0]);
+        assert!(request.exclusive);
+        assert_eq!(request.chunks[0].properties, task.properties);
     }
 
     #[test]

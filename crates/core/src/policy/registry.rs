@@ -7,8 +7,13 @@
 //! Adding a policy is one [`Entry`] here and one file with its priority.
 
 use super::{Policy, PriorityForm};
+use crate::choice::Choice;
 use crate::decay::tau_from_epsilon;
-use crate::rank::{FifoRanker, Ranker, SdrfRanker, Share, StatelessRanker, UsageRanker};
+use crate::fairshare::FairshareFunction;
+use crate::rank::{
+    Accounts, Charging, FairshareRanker, FairshareSettings, FifoRanker, Ranker, SdrfRanker, Share,
+    StatelessRanker, UsageRanker,
+};
 use std::fmt;
 use std::str::FromStr;
 use thiserror::Error;
@@ -69,6 +74,8 @@ pub enum PolicyKind {
         /// Seconds in which usage halves.
         half_life: f64,
     },
+    /// A production fairshare factor over job-charged, decayed usage.
+    Fairshare(FairshareSettings),
     /// A policy that is only a ranker: its registry entry, by name, builds it.
     Ranked(&'static str),
 }
@@ -190,6 +197,31 @@ pub const POLICIES: &[Entry] = &[
         ranker: None,
     },
     Entry {
+        name: "fairshare",
+        aliases: &[],
+        params: FAIRSHARE_PARAMS,
+        about: "a production fairshare factor (Slurm Fair Tree by default) over decayed, job-charged usage and the account tree of --shares",
+        engines: &[Engine::Replay],
+        build: |params| build_fairshare(FairshareSettings::default(), params),
+        ranker: None,
+    },
+    Entry {
+        name: "kueue-afs",
+        aliases: &[],
+        params: FAIRSHARE_PARAMS,
+        about: "Kueue-style admission fair sharing: least decayed usage per share first, each start charged 300 s of its usage at once",
+        engines: &[Engine::Replay],
+        build: |params| {
+            let kueue = FairshareSettings {
+                function: FairshareFunction::MetaCentrum,
+                entry_penalty_s: 300.0,
+                ..FairshareSettings::default()
+            };
+            build_fairshare(kueue, params)
+        },
+        ranker: None,
+    },
+    Entry {
         name: "bottleneck",
         aliases: &[],
         params: &[],
@@ -208,6 +240,77 @@ pub const POLICIES: &[Entry] = &[
         ranker: None,
     },
 ];
+
+/// The parameters of the fairshare policies.
+const FAIRSHARE_PARAMS: &[Param] = &[
+    Param {
+        key: "function",
+        value: "fair-tree|slurm-classic|pbs|metacentrum",
+        about: "the factor that orders users (default fair-tree)",
+    },
+    Param {
+        key: "usage",
+        value: "cpu|maui-pe|pe|pe-additive|dominant|tres:W+W+…",
+        about: "what a job is charged per second it runs (default cpu; pe: the cheapest Processor Equivalent × SPEC)",
+    },
+    Param {
+        key: "decay",
+        value: "half-life:S|step:S:F|reset:S",
+        about: "how usage fades, in seconds (default half-life:604800, Slurm's week)",
+    },
+    Param {
+        key: "charge",
+        value: "running|finish",
+        about: "charge jobs as they run (default, Slurm) or when they finish (Alea)",
+    },
+    Param {
+        key: "refresh",
+        value: "S",
+        about: "seconds between recomputations of the factors (default 300, Slurm's PriorityCalcPeriod; 0: every decision)",
+    },
+    Param {
+        key: "entry-penalty",
+        value: "S",
+        about: "seconds of a job's usage charged at once when it starts (Kueue's entry penalty)",
+    },
+];
+
+/// A fairshare policy's parameters over `settings`.
+fn build_fairshare(
+    mut settings: FairshareSettings,
+    params: &[(&str, &str)],
+) -> Result<PolicyKind, String> {
+    for &(key, value) in params {
+        let seconds = || {
+            value
+                .parse::<f64>()
+                .ok()
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .ok_or_else(|| format!("{key}: expected a number of seconds >= 0, found {value:?}"))
+        };
+        match key {
+            "function" => {
+                settings.function = FairshareFunction::named(value).ok_or_else(|| {
+                    format!(
+                        "function: expected {}, found {value:?}",
+                        FairshareFunction::names()
+                    )
+                })?
+            }
+            "usage" => settings.metric = value.parse().map_err(|e| format!("usage: {e}"))?,
+            "decay" => settings.decay = value.parse().map_err(|e| format!("decay: {e}"))?,
+            "charge" => {
+                settings.charging = Charging::named(value).ok_or_else(|| {
+                    format!("charge: expected {}, found {value:?}", Charging::names())
+                })?
+            }
+            "refresh" => settings.refresh_s = seconds()?,
+            "entry-penalty" => settings.entry_penalty_s = seconds()?,
+            _ => unreachable!("keys are checked against the entry's parameters"),
+        }
+    }
+    Ok(PolicyKind::Fairshare(settings))
+}
 
 /// Decayed usage's parameter: `half-life` in seconds (positive).
 fn build_decayed_usage(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
@@ -367,9 +470,16 @@ impl PolicySpec {
         }
     }
 
-    /// The ranker of this policy for clients with these shares over `resources` resources;
-    /// `None` for the process engine's policies, which rank processes, not clients.
-    pub fn ranker(&self, resources: usize, shares: &[Share]) -> Option<Box<dyn Ranker>> {
+    /// The ranker of this policy for clients with these shares over `resources` resources,
+    /// placed in `accounts` when a fairshare policy should see the account tree (otherwise
+    /// every client is a user of the root with its weight as its shares); `None` for the
+    /// process engine's policies, which rank processes, not clients.
+    pub fn ranker(
+        &self,
+        resources: usize,
+        shares: &[Share],
+        accounts: Option<&Accounts>,
+    ) -> Option<Box<dyn Ranker>> {
         Some(match self.kind {
             PolicyKind::Fifo => Box::new(FifoRanker::new(shares.len())),
             PolicyKind::Stateless(policy) => Box::new(StatelessRanker::new(policy, shares)),
@@ -378,6 +488,13 @@ impl PolicySpec {
             }
             PolicyKind::DecayedUsage { half_life } => {
                 Box::new(UsageRanker::new(resources, half_life, shares))
+            }
+            PolicyKind::Fairshare(settings) => {
+                let accounts = accounts
+                    .filter(|a| a.clients() == shares.len())
+                    .cloned()
+                    .unwrap_or_else(|| Accounts::flat(shares));
+                Box::new(FairshareRanker::new(settings, accounts))
             }
             PolicyKind::Ranked(name) => {
                 let build = POLICIES.iter().find(|e| e.name == name)?.ranker?;
@@ -499,9 +616,11 @@ mod tests {
             assert!(bad.parse::<PolicySpec>().is_err(), "{bad}");
         }
         let unknown = "fair".parse::<PolicySpec>().unwrap_err().to_string();
-        assert_eq!(
-            unknown,
-            "unknown policy \"fair\": expected fifo, drf, weighted-drf, asset, sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums], smallest-first or decayed-usage[:half-life=SECONDS]"
+        assert!(
+            unknown.starts_with(
+                "unknown policy \"fair\": expected fifo, drf, weighted-drf, asset, sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums], smallest-first, decayed-usage[:half-life=SECONDS], fairshare[:function=fair-tree|slurm-classic|pbs|metacentrum]"
+            ),
+            "{unknown}"
         );
         let simulate = PolicySpec::parse_for("asset", Engine::Simulate).unwrap_err();
         assert!(simulate
@@ -536,9 +655,56 @@ mod tests {
             for engine in entry.engines {
                 let spec = PolicySpec::parse_for(entry.name, *engine).unwrap();
                 if *engine == Engine::Replay {
-                    assert!(spec.ranker(2, &Share::equal(3)).is_some(), "{}", entry.name);
+                    assert!(
+                        spec.ranker(2, &Share::equal(3), None).is_some(),
+                        "{}",
+                        entry.name
+                    );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn fairshare_parameters_parse_and_bad_ones_say_what_was_expected() {
+        let spec: PolicySpec =
+            "fairshare:function=pbs,usage=tres:1+0.5,decay=step:259200:0.5,charge=finish,refresh=3600,entry-penalty=60"
+                .parse()
+                .unwrap();
+        let PolicyKind::Fairshare(s) = spec.kind else {
+            panic!("{:?}", spec.kind)
+        };
+        assert_eq!(s.function, FairshareFunction::Pbs);
+        assert_eq!(
+            s.metric,
+            crate::penalty::UsageMetric::Tres([1.0, 0.5, 0.0, 0.0])
+        );
+        assert_eq!(s.charging, Charging::AtFinish);
+        assert_eq!((s.refresh_s, s.entry_penalty_s), (3600.0, 60.0));
+        let kueue: PolicySpec = "kueue-afs".parse().unwrap();
+        let PolicyKind::Fairshare(k) = kueue.kind else {
+            panic!("{:?}", kueue.kind)
+        };
+        assert_eq!(k.entry_penalty_s, 300.0);
+        for (bad, says) in [
+            (
+                "fairshare:function=lottery",
+                "expected fair-tree, slurm-classic, pbs or metacentrum",
+            ),
+            ("fairshare:usage=gpu", "expected cpu, maui-pe"),
+            (
+                "fairshare:usage=tres:1+x",
+                "a TRES weight must be a number >= 0",
+            ),
+            ("fairshare:decay=half-life:0", "must be a number > 0"),
+            ("fairshare:charge=never", "expected running or finish"),
+            (
+                "fairshare:refresh=-1",
+                "refresh: expected a number of seconds >= 0",
+            ),
+        ] {
+            let error = bad.parse::<PolicySpec>().unwrap_err().to_string();
+            assert!(error.contains(says), "{bad}: {error}");
         }
     }
 }

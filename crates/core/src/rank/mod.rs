@@ -22,11 +22,13 @@
 //! # Ok::<(), fairshare_core::rank::RankError>(())
 //! ```
 
+mod fairshare;
 mod ordered;
 mod sdrf;
 pub mod smallest;
 mod usage;
 
+pub use fairshare::{Accounts, Charging, FairshareRanker, FairshareSettings};
 pub use ordered::{FifoRanker, KeyFn, KeyedRanker, StatelessRanker};
 pub use sdrf::SdrfRanker;
 pub use usage::UsageRanker;
@@ -61,6 +63,15 @@ impl Head {
     pub fn with_size(self, size: f64) -> Head {
         Head { size, ..self }
     }
+}
+
+/// A job's usage as the engine meters it, for rankers that charge jobs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JobUsage {
+    /// Usage per second while it runs: the policy's metric, SPEC included.
+    pub rate: f64,
+    /// The walltime it asked for, in seconds.
+    pub walltime_s: f64,
 }
 
 /// What a ranker knows of a client besides its holdings.
@@ -139,12 +150,17 @@ pub trait Ranker {
     fn first(&self) -> Option<u32>;
     /// Every waiting client, first to last (those set aside excluded).
     fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_>;
-    /// Charges `usage` (fractions of each resource's capacity × seconds) to a client, on top
-    /// of what its holdings accrue — as a batch system charges a job its cost. Only rankers
-    /// that order by accumulated usage ([`UsageRanker`]) keep it; those whose order follows
-    /// holdings alone (FIFO, DRF, asset, SDRF, whose commitments come from holdings) check it
-    /// and are unchanged by it.
-    fn charge(&mut self, client: u32, usage: &[f64]) -> Result<(), RankError>;
+    /// A job of `client` started, accruing `job.rate` usage per second while it runs. Only
+    /// rankers that charge jobs ([`FairshareRanker`]) keep it; the others order by holdings.
+    fn job_started(&mut self, client: u32, job: JobUsage) -> Result<(), RankError> {
+        let _ = (client, job);
+        Ok(())
+    }
+    /// A job of `client` that started with `job` finished after running `ran_s` seconds.
+    fn job_finished(&mut self, client: u32, job: JobUsage, ran_s: f64) -> Result<(), RankError> {
+        let _ = (client, job, ran_s);
+        Ok(())
+    }
     /// A waiting client's priority now (lower is served first), `None` if it is not waiting.
     fn priority(&self, client: u32) -> Option<f64>;
     /// Takes a client out of the current pass (a scheduler's skip rule).

@@ -187,10 +187,6 @@ impl<K: Ord + Copy + 'static> Ranker for KeyedRanker<K> {
         Ok(())
     }
 
-    fn charge(&mut self, client: u32, usage: &[f64]) -> Result<(), RankError> {
-        check_holdings(client, usage, self.inner.clients(), None)
-    }
-
     fn first(&self) -> Option<u32> {
         self.inner.first()
     }

@@ -161,15 +161,6 @@ impl Ranker for SdrfRanker {
         Ok(())
     }
 
-    fn charge(&mut self, client: u32, usage: &[f64]) -> Result<(), RankError> {
-        check_holdings(
-            client,
-            usage,
-            self.shares.len(),
-            Some(self.tree.resources()),
-        )
-    }
-
     fn first(&self) -> Option<u32> {
         self.tree.first()
     }

@@ -220,7 +220,7 @@ fn unknown_clients_and_bad_holdings_are_refused() {
 #[test]
 fn smallest_first_orders_by_head_size_then_arrival() {
     let spec: crate::policy::PolicySpec = "smallest-first".parse().unwrap();
-    let mut ranker = spec.ranker(2, &Share::equal(3)).unwrap();
+    let mut ranker = spec.ranker(2, &Share::equal(3), None).unwrap();
     let head = |s: f64, seq, size| Some(Head::new(Time::from_secs_f64(s), seq).with_size(size));
     ranker.update(0, &[0.0, 0.0], head(1.0, 1, 0.5)).unwrap();
     ranker.update(1, &[0.9, 0.9], head(3.0, 3, 0.1)).unwrap();
@@ -238,10 +238,11 @@ fn decayed_usage_by_hand() {
     ranker.advance(Time::from_secs_f64(100.0)).unwrap();
     let expected = 0.5 * 100.0 / std::f64::consts::LN_2 * 0.5;
     assert!((ranker.usage(0).unwrap()[0] - expected).abs() < 1e-9);
-    // A charge of 10 halves in one half-life.
-    ranker.charge(1, &[10.0]).unwrap();
+    // User 1 holds a fifth for 100 s more: it accrues less than user 0 had, which halved.
+    ranker.update(1, &[0.2], None).unwrap();
+    ranker.update(0, &[0.0], None).unwrap();
     ranker.advance(Time::from_secs_f64(200.0)).unwrap();
-    assert!((ranker.usage(1).unwrap()[0] - 5.0).abs() < 1e-9);
+    assert!((ranker.usage(0).unwrap()[0] - expected / 2.0).abs() < 1e-9);
     // Both wait with nothing held: the user with less usage per entitlement goes first.
     ranker
         .update(0, &[0.0], Some(Head::new(Time::from_secs_f64(200.0), 1)))
@@ -253,13 +254,13 @@ fn decayed_usage_by_hand() {
     assert!(u1 < u0, "{u1} < {u0}");
     assert_eq!(ranker.iter().collect::<Vec<_>>(), [1, 0]);
     assert!((ranker.priority(1).unwrap() - u1 / 0.5).abs() < 1e-12);
-    assert!(ranker.charge(0, &[f64::NAN]).is_err());
+    assert!(ranker.update(0, &[f64::NAN], None).is_err());
     assert_eq!(
         ranker.usage(2),
         None,
         "an unknown client has no usage, not a panic"
     );
-    assert!(ranker.charge(5, &[1.0]).is_err());
+    assert!(ranker.update(5, &[1.0], None).is_err());
 }
 
 proptest! {
@@ -301,6 +302,269 @@ proptest! {
                     .fold(f64::INFINITY, f64::min);
                 prop_assert_eq!(seldom.priority(first), Some(lowest));
             }
+        }
+    }
+}
+
+/// Fairshare settings for tests: no decay unless given, factors at every decision.
+fn fairshare(function: crate::fairshare::FairshareFunction) -> FairshareSettings {
+    FairshareSettings {
+        function,
+        decay: crate::fairshare::UsageDecay::Continuous {
+            half_life_s: f64::INFINITY,
+        },
+        refresh_s: 0.0,
+        ..FairshareSettings::default()
+    }
+}
+
+/// A job of `rate` usage per second.
+fn job(rate: f64) -> JobUsage {
+    JobUsage {
+        rate,
+        walltime_s: 3600.0,
+    }
+}
+
+/// Every client waiting, the head of client `c` arriving at time `c`.
+fn all_waiting(ranker: &mut dyn Ranker, clients: u32) {
+    for c in 0..clients {
+        let head = Head::new(Time::from_secs_f64(f64::from(c)), u64::from(c));
+        ranker.update(c, &[0.0], Some(head)).unwrap();
+    }
+}
+
+#[test]
+fn fairshare_charges_running_jobs_and_serves_the_least_charged() {
+    use crate::fairshare::FairshareFunction::Pbs;
+    let mut ranker = FairshareRanker::new(fairshare(Pbs), Accounts::flat(&Share::equal(2)));
+    all_waiting(&mut ranker, 2);
+    // Equal usage (none): the older head first.
+    assert_eq!(ranker.iter().collect::<Vec<_>>(), [0, 1]);
+    ranker.job_started(0, job(4.0)).unwrap();
+    ranker.job_started(1, job(1.0)).unwrap();
+    ranker.advance(Time::from_secs_f64(100.0)).unwrap();
+    assert_eq!(ranker.usage(0), Some(400.0));
+    assert_eq!(ranker.usage(1), Some(100.0));
+    // PBS: 2^(−usage share / shares) = 2^(−0.8/0.5) and 2^(−0.2/0.5).
+    assert_eq!(ranker.iter().collect::<Vec<_>>(), [1, 0]);
+    assert!((ranker.priority(0).unwrap() + (-1.6f64).exp2()).abs() < 1e-12);
+    assert!((ranker.priority(1).unwrap() + (-0.4f64).exp2()).abs() < 1e-12);
+    // Finished jobs accrue nothing more.
+    ranker.job_finished(0, job(4.0), 100.0).unwrap();
+    ranker.advance(Time::from_secs_f64(500.0)).unwrap();
+    assert_eq!(ranker.usage(0), Some(400.0));
+    assert_eq!(ranker.usage(1), Some(500.0));
+    assert_eq!(ranker.first(), Some(0));
+}
+
+#[test]
+fn fairshare_charged_at_finish_sees_nothing_until_then() {
+    use crate::fairshare::FairshareFunction::MetaCentrum;
+    let settings = FairshareSettings {
+        charging: Charging::AtFinish,
+        ..fairshare(MetaCentrum)
+    };
+    let mut ranker = FairshareRanker::new(settings, Accounts::flat(&Share::equal(2)));
+    all_waiting(&mut ranker, 2);
+    ranker.job_started(0, job(4.0)).unwrap();
+    ranker.advance(Time::from_secs_f64(100.0)).unwrap();
+    assert_eq!(ranker.usage(0), Some(0.0));
+    assert_eq!(
+        ranker.first(),
+        Some(0),
+        "nothing charged yet: arrival order"
+    );
+    ranker.job_finished(0, job(4.0), 100.0).unwrap();
+    assert_eq!(ranker.usage(0), Some(400.0));
+    assert_eq!(ranker.first(), Some(1));
+}
+
+#[test]
+fn fairshare_refreshed_periodically_keeps_its_order_until_the_period_ends() {
+    use crate::fairshare::FairshareFunction::Pbs;
+    let settings = FairshareSettings {
+        refresh_s: 3600.0,
+        ..fairshare(Pbs)
+    };
+    let mut ranker = FairshareRanker::new(settings, Accounts::flat(&Share::equal(2)));
+    all_waiting(&mut ranker, 2);
+    assert_eq!(ranker.first(), Some(0));
+    ranker.job_started(0, job(1.0)).unwrap();
+    ranker.advance(Time::from_secs_f64(3599.0)).unwrap();
+    assert_eq!(ranker.first(), Some(0), "the factors of time 0 still hold");
+    ranker.advance(Time::from_secs_f64(3600.0)).unwrap();
+    assert_eq!(ranker.first(), Some(1), "recomputed at the hour");
+}
+
+#[test]
+fn an_entry_penalty_charges_a_start_at_once() {
+    use crate::fairshare::FairshareFunction::MetaCentrum;
+    let settings = FairshareSettings {
+        entry_penalty_s: 300.0,
+        ..fairshare(MetaCentrum)
+    };
+    let mut ranker = FairshareRanker::new(settings, Accounts::flat(&Share::equal(2)));
+    all_waiting(&mut ranker, 2);
+    ranker.job_started(0, job(2.0)).unwrap();
+    assert_eq!(ranker.usage(0), Some(600.0));
+    assert_eq!(
+        ranker.first(),
+        Some(1),
+        "user 0 pays before any time passes"
+    );
+}
+
+#[test]
+fn fairshare_ranks_through_the_account_tree() {
+    use crate::fairshare::{Association, FairshareFunction::FairTree};
+    // root → A (1 share) → a1, a2; root → B (1 share) → b. Clients a1, a2, b.
+    let node = |parent: Option<usize>, user: bool| Association {
+        parent,
+        shares: 1.0,
+        usage: 0.0,
+        user,
+    };
+    let tree = vec![
+        node(None, false),
+        node(Some(0), false),
+        node(Some(1), true),
+        node(Some(1), true),
+        node(Some(0), false),
+        node(Some(4), true),
+    ];
+    let accounts = Accounts::new(tree, vec![2, 3, 5]).unwrap();
+    let mut ranker = FairshareRanker::new(fairshare(FairTree), accounts);
+    all_waiting(&mut ranker, 3);
+    // a1 used 10, b used 30: A's level fairshare (0.5 / 0.25) beats B's (0.5 / 0.75), and
+    // within A the idle a2 goes before a1.
+    ranker.job_started(0, job(1.0)).unwrap();
+    ranker.job_started(2, job(3.0)).unwrap();
+    ranker.advance(Time::from_secs_f64(10.0)).unwrap();
+    assert_eq!(ranker.iter().collect::<Vec<_>>(), [1, 0, 2]);
+    // A client placed at the root, or outside the tree, is refused.
+    assert!(Accounts::new(vec![node(None, false)], vec![0]).is_err());
+    assert!(Accounts::new(vec![node(None, false)], vec![3]).is_err());
+}
+
+#[test]
+fn fairshare_refuses_bad_jobs_and_unknown_clients() {
+    use crate::fairshare::FairshareFunction::FairTree;
+    let mut ranker = FairshareRanker::new(fairshare(FairTree), Accounts::flat(&Share::equal(2)));
+    assert!(ranker.job_started(0, job(f64::NAN)).is_err());
+    assert!(ranker.job_started(2, job(1.0)).is_err());
+    assert!(ranker.job_finished(0, job(-1.0), 1.0).is_err());
+    assert_eq!(ranker.usage(2), None);
+}
+
+/// One job of the reference: user, rate, start and (when finished) end.
+type RefJob = (u32, f64, f64, Option<f64>);
+
+/// The obvious fairshare: every job's usage integrated and decayed from scratch, the factors
+/// recomputed, the waiting users sorted by them.
+fn reference_order(
+    settings: &FairshareSettings,
+    shares: &[Share],
+    jobs: &[RefJob],
+    heads: &[Option<Head>],
+    now: f64,
+) -> Vec<u32> {
+    use crate::fairshare::{standings, FairshareFunction};
+    let decay = settings.decay;
+    let mut usage = vec![0.0; shares.len()];
+    for &(user, rate, start, end) in jobs {
+        usage[user as usize] += match (settings.charging, end) {
+            (Charging::Running, _) => decay.accrued(rate, start, end.unwrap_or(now), now),
+            (Charging::AtFinish, Some(end)) => rate * (end - start) * decay.factor(end, now),
+            (Charging::AtFinish, None) => 0.0,
+        };
+    }
+    use crate::fairshare::Association;
+    let root = Association {
+        parent: None,
+        shares: 1.0,
+        usage: 0.0,
+        user: false,
+    };
+    let users = shares.iter().zip(&usage).map(|(s, used)| Association {
+        parent: Some(0),
+        shares: s.weight,
+        usage: *used,
+        user: true,
+    });
+    let tree: Vec<Association> = std::iter::once(root).chain(users).collect();
+    let standings = standings(&tree, settings.function).unwrap();
+    let key = |u: usize| match settings.function {
+        FairshareFunction::FairTree => standings[u + 1].rank.unwrap() as f64,
+        _ => -standings[u + 1].factor,
+    };
+    let mut waiting: Vec<(f64, Head, u32)> = (0..shares.len())
+        .filter_map(|u| Some((key(u), heads[u]?, u as u32)))
+        .collect();
+    waiting.sort_by(|a, b| {
+        a.0.total_cmp(&b.0)
+            .then(a.1.arrival.cmp(&b.1.arrival))
+            .then(a.1.seq.cmp(&b.1.seq))
+    });
+    waiting.into_iter().map(|(.., u)| u).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The fairshare ranker, which keeps usage in closed form and anchors only the users that
+    /// change, orders waiting users exactly as recomputing every job's decayed usage does.
+    #[test]
+    fn fairshare_matches_the_reference(
+        function in prop_oneof![
+            Just(crate::fairshare::FairshareFunction::FairTree),
+            Just(crate::fairshare::FairshareFunction::SlurmClassic),
+            Just(crate::fairshare::FairshareFunction::Pbs),
+            Just(crate::fairshare::FairshareFunction::MetaCentrum),
+        ],
+        decay in prop_oneof![
+            Just(crate::fairshare::UsageDecay::Continuous { half_life_s: 50.0 }),
+            Just(crate::fairshare::UsageDecay::Step { period_s: 30.0, factor: 0.5 }),
+            Just(crate::fairshare::UsageDecay::Continuous { half_life_s: f64::INFINITY }),
+        ],
+        at_finish in any::<bool>(),
+        ops in prop::collection::vec((0u32..4, 0.5..8.0f64, 0u8..3, 0.0..20.0f64), 1..40),
+    ) {
+        let settings = FairshareSettings {
+            decay,
+            charging: if at_finish { Charging::AtFinish } else { Charging::Running },
+            ..fairshare(function)
+        };
+        let shares = Share::weighted(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+        let mut ranker = FairshareRanker::new(settings, Accounts::flat(&shares));
+        let mut jobs: Vec<RefJob> = Vec::new();
+        let mut heads: Vec<Option<Head>> = vec![None; 4];
+        let mut now = 0.0;
+        for (seq, (user, rate, action, dt)) in ops.into_iter().enumerate() {
+            now += dt.round();
+            ranker.advance(Time::from_secs_f64(now)).unwrap();
+            match action {
+                0 => {
+                    ranker.job_started(user, job(rate)).unwrap();
+                    jobs.push((user, rate, now, None));
+                }
+                1 => {
+                    let open = jobs.iter().position(|j| j.0 == user && j.3.is_none());
+                    if let Some(i) = open {
+                        ranker.job_finished(user, job(jobs[i].1), now - jobs[i].2).unwrap();
+                        jobs[i].3 = Some(now);
+                    }
+                }
+                _ => {
+                    let head = heads[user as usize]
+                        .is_none()
+                        .then(|| Head::new(Time::from_secs_f64(now), seq as u64));
+                    ranker.update(user, &[0.0], head).unwrap();
+                    heads[user as usize] = head;
+                }
+            }
+            let expected = reference_order(&settings, &shares, &jobs, &heads, now);
+            prop_assert_eq!(ranker.iter().collect::<Vec<_>>(), expected);
         }
     }
 }

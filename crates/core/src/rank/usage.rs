@@ -1,6 +1,6 @@
 //! Decayed usage, the classic fairshare of batch systems: waiting users are served by how much
 //! they consumed recently, relative to what they are entitled to. Usage is what a user held
-//! over time (fractions of each resource × seconds) plus what it was charged, and it halves
+//! over time (fractions of each resource × seconds), and it halves
 //! every half-life, as Slurm's `PriorityDecayHalfLife` does.
 //!
 //! Old usage decays by the same factor for everyone, but users that hold resources keep
@@ -107,17 +107,6 @@ impl Ranker for UsageRanker {
         self.anchor_now(c);
         self.holdings[c] = holdings.to_vec();
         self.heads[c] = head;
-        Ok(())
-    }
-
-    fn charge(&mut self, client: u32, usage: &[f64]) -> Result<(), RankError> {
-        check_holdings(client, usage, self.heads.len(), Some(self.resources))?;
-        let c = client as usize;
-        self.anchor_now(c);
-        self.usage[c]
-            .iter_mut()
-            .zip(usage)
-            .for_each(|(u, x)| *u += x);
         Ok(())
     }
 

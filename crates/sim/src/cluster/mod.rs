@@ -15,6 +15,7 @@
 //! estimate. So no plan is ever overrun and no recorded work is cut short.
 
 mod load;
+mod meter;
 mod profile;
 mod recorder;
 mod result;
@@ -42,7 +43,8 @@ pub use fairshare_core::model::Task;
 use fairshare_core::model::Time;
 use fairshare_core::policy::dominant_share;
 use fairshare_core::policy::{Policy, PolicyKind, PolicySpec};
-use fairshare_core::rank::{Head, RankError, Ranker, Share};
+use fairshare_core::rank::{Accounts, Head, JobUsage, RankError, Ranker, Share};
+use meter::Meter;
 use recorder::Recorder;
 use space::{held, Placed, Request, Space};
 use std::cmp::Reverse;
@@ -72,6 +74,9 @@ pub struct ClusterConfig {
     pub users: Vec<String>,
     /// Each user's weight and entitlement; `None`: equal shares, 1/n each.
     pub shares: Option<Vec<Share>>,
+    /// The account tree with the users placed in it, which fairshare policies rank by;
+    /// `None`: every user under the root, with its weight as its shares.
+    pub accounts: Option<Accounts>,
     /// What a scheduling pass may start.
     pub discipline: Arc<dyn Discipline>,
     /// Which node a task starts on.
@@ -143,6 +148,7 @@ impl ClusterConfig {
             resources,
             users,
             shares: None,
+            accounts: None,
             discipline: Arc::new(Fill::default()),
             placement: Arc::new(FirstFit),
             stop: Stop::Drain,
@@ -207,6 +213,8 @@ struct Pending {
     processors: f64,
     /// Its queue's priority.
     priority: i32,
+    /// What a fairshare policy charges it per second it runs, before SPEC.
+    rate: f64,
     /// Its reservation: when, and where.
     reservation: Option<(Time, Placed)>,
     /// The first reservation it was given.
@@ -222,6 +230,9 @@ struct Running {
     placed: Placed,
     /// When its walltime runs out (the availability profile holds it until then).
     planned_end: Time,
+    /// When it started, and what a fairshare policy charges it.
+    started: Time,
+    usage: Option<JobUsage>,
     record: Option<JobRecord>,
 }
 
@@ -234,6 +245,8 @@ struct Engine {
     finishes: BinaryHeap<Reverse<(Time, u64, usize)>>,
     space: Space,
     ranking: Box<dyn Ranker>,
+    /// What jobs are charged, when the policy charges them.
+    meter: Option<Meter>,
     recorder: Recorder,
     now: Time,
     seq: u64,
@@ -356,35 +369,38 @@ pub enum RunError<E> {
     Input(E),
 }
 
-/// The ranker of `policy` for users with `shares` (`None`: `users` users with equal shares)
-/// over `resources` resources.
+/// The ranker of `config`'s policy over `resources` resources, for its users with its shares
+/// (`None`: equal) in its account tree.
 ///
 /// Weighted DRF is refused without shares: with equal weights it would silently be DRF.
-fn ranker(
-    policy: &PolicySpec,
-    resources: usize,
-    users: usize,
-    shares: Option<&[Share]>,
-) -> Result<Box<dyn Ranker>, SimError> {
+fn ranker(config: &ClusterConfig, resources: usize) -> Result<Box<dyn Ranker>, SimError> {
+    let policy = &config.policy;
+    let users = config.users.len();
     let refuse = |problem: &str| SimError::Policy {
         policy: policy.name.clone(),
         problem: problem.into(),
     };
-    if policy.kind == PolicyKind::Stateless(Policy::WeightedDrf) && shares.is_none() {
+    if policy.kind == PolicyKind::Stateless(Policy::WeightedDrf) && config.shares.is_none() {
         return Err(refuse(
             "without shares every weight is equal, so weighted DRF would be DRF; give --shares or use drf",
         ));
     }
     let equal = Share::equal(users);
-    let shares = shares.unwrap_or(&equal);
+    let shares = config.shares.as_deref().unwrap_or(&equal);
     if shares.len() != users {
         return Err(refuse(&format!(
             "{} shares for {users} users",
             shares.len()
         )));
     }
+    if let Some(accounts) = config.accounts.as_ref().filter(|a| a.clients() != users) {
+        return Err(refuse(&format!(
+            "the account tree places {} users, the run has {users}",
+            accounts.clients()
+        )));
+    }
     policy
-        .ranker(resources, shares)
+        .ranker(resources, shares, config.accounts.as_ref())
         .ok_or_else(|| refuse("ranks processes, not users; the process engine (simulate) runs it"))
 }
 
@@ -406,7 +422,13 @@ impl Engine {
             free_slots: Vec::new(),
             finishes: BinaryHeap::new(),
             space,
-            ranking: ranker(&config.policy, m, users, config.shares.as_deref())?,
+            ranking: ranker(config, m)?,
+            meter: match config.policy.kind {
+                PolicyKind::Fairshare(settings) => {
+                    Some(Meter::new(settings.metric, &config.capacity, users))
+                }
+                _ => None,
+            },
             recorder: Recorder::new(users, &config.resources, config.origin, config.sample_every),
             now: config.origin,
             seq: 0,
@@ -477,6 +499,7 @@ impl Engine {
             problem,
         };
         let demand = self.space.normalise(&a.demand).map_err(bad)?;
+        let rate = self.meter.as_mut().map_or(0.0, |m| m.price(&a));
         let size = dominant_share(&demand);
         let cpus = a.demand.first().copied().unwrap_or(0.0);
         let (request, unknown) =
@@ -513,6 +536,7 @@ impl Engine {
                 queue: a.queue,
                 processors: cpus,
                 priority,
+                rate,
                 reservation: None,
                 first_reserved: None,
             },
@@ -554,6 +578,13 @@ impl Engine {
         self.recorder
             .allocation(job.user, self.now, &self.allocation[u]);
         self.jobs.extend(job.record);
+        if let (Some(meter), Some(usage)) = (self.meter.as_mut(), job.usage) {
+            let ran_s = (self.now.as_micros() - job.started.as_micros()) as f64 / 1e6;
+            meter.charge(job.user, usage, ran_s);
+            if let Err(e) = self.ranking.job_finished(job.user, usage, ran_s) {
+                self.fault.get_or_insert(SimError::Rank(e));
+            }
+        }
         self.rerank(job.user);
     }
 
@@ -770,12 +801,23 @@ impl Engine {
             placed: placed.clone(),
             first_reserved: job.first_reserved,
         });
+        let usage = self
+            .meter
+            .as_ref()
+            .map(|m| m.usage(job.rate, job.walltime, &placed));
+        if let Some(usage) = usage {
+            if let Err(e) = self.ranking.job_started(user, usage) {
+                self.fault.get_or_insert(SimError::Rank(e));
+            }
+        }
         self.running[slot] = Some(Running {
             user,
             queue: job.queue,
             processors: job.processors,
             placed,
             planned_end,
+            started: self.now,
+            usage,
             record,
         });
     }
@@ -793,6 +835,17 @@ impl Engine {
         Recorder::with_livetree(&mut result, counters);
         result.policy = config.policy.name.clone();
         result.tasks_with_unknown_properties = self.unknown_properties;
+        if let Some(meter) = self.meter {
+            let (charged, system_wide) = meter.totals();
+            let index: std::collections::HashMap<&str, usize> = (config.users.iter())
+                .enumerate()
+                .map(|(u, name)| (name.as_str(), u))
+                .collect();
+            for user in &mut result.users {
+                user.charged = index.get(user.id.as_str()).map(|&u| charged[u]);
+            }
+            result.tasks_priced_system_wide = system_wide;
+        }
         let mut jobs = self.jobs;
         let still_running = self.running.into_iter().flatten();
         jobs.extend(still_running.filter_map(|r| r.record));

@@ -279,12 +279,14 @@ impl Recorder {
                     .iter()
                     .map(|i| if span > 0.0 { i / span } else { 0.0 })
                     .collect(),
+                charged: None,
             })
             .collect::<Vec<_>>();
         let mut timeline = self.top_series(names, top);
         timeline.received_by_user = received_by_user;
         PolicyResult {
             policy: String::new(),
+            tasks_priced_system_wide: 0,
             tasks_submitted: submitted,
             tasks_started: started,
             tasks_completed: completed,

@@ -43,6 +43,10 @@ pub struct UserResult {
     /// Time-averaged fraction of each resource held (empty for a user who never held any).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mean_held: Vec<f64>,
+    /// What a fairshare policy charged the user's finished jobs (its usage metric × seconds
+    /// run, undecayed); `None` under other policies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub charged: Option<f64>,
 }
 
 /// One account's results: its users' jobs and waits, and what it received against what it
@@ -164,6 +168,10 @@ pub struct PolicyResult {
     /// enforced.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tasks_with_unknown_properties: u64,
+    /// Jobs a fairshare policy's metric could not price on any machine (a property or size the
+    /// engine does not enforce), charged Maui's system-wide PE instead.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tasks_priced_system_wide: u64,
     /// Per account, root first, when the replay had a share file.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub accounts: Vec<AccountResult>,

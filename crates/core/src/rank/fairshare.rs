@@ -1,0 +1,366 @@
+//! The production fairshare factors as a ranker, so that the batch engine replays them like
+//! any other policy: MetaCentrum's `shares / usage`, PBS Pro's and Slurm classic's `2^(−U/S)`,
+//! Slurm's Fair Tree, and a Kueue-style order with an entry penalty (`spec/metacentrum.md`
+//! §5–§7; the factors themselves are [`crate::fairshare`]'s).
+//!
+//! Usage is charged by jobs, as batch systems charge it: the engine meters each job with the
+//! policy's [`UsageMetric`](crate::penalty::UsageMetric) and reports its starts and finishes;
+//! the ranker charges the job as it runs (Slurm) or all at once when it finishes (the Alea
+//! simulator), decays it, and recomputes every user's factor up the account tree at every
+//! decision or every so many seconds (Slurm's `PriorityCalcPeriod`, Alea's hourly refresh).
+//! Each user's usage is kept in closed form ([`UsageDecay::factor`] and
+//! [`UsageDecay::accrued`]), so time passing costs nothing until priorities are recomputed.
+
+use super::{check_holdings, forward, Head, JobUsage, RankError, Ranker, Share};
+use crate::choice::Choice;
+use crate::fairshare::{standings, Association, FairshareFunction, TreeError, UsageDecay};
+use crate::livetree::LiveTreeCounters;
+use crate::model::Time;
+use crate::penalty::UsageMetric;
+use crate::policy::PriorityKey;
+use std::cell::RefCell;
+
+/// When a job's usage is charged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Charging {
+    /// Second by second as it runs (Slurm; reference T's per-cycle accrual).
+    #[default]
+    Running,
+    /// All at once when it finishes (the Alea simulator).
+    AtFinish,
+}
+
+impl Choice for Charging {
+    const ALL: &'static [Charging] = &[Charging::Running, Charging::AtFinish];
+
+    fn name(self) -> &'static str {
+        match self {
+            Charging::Running => "running",
+            Charging::AtFinish => "finish",
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            Charging::Running => "usage accrues while a job runs (Slurm)",
+            Charging::AtFinish => "a job is charged when it finishes (the Alea simulator)",
+        }
+    }
+}
+
+/// What a fairshare policy computes, from what, and when.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FairshareSettings {
+    /// The factor that orders users.
+    pub function: FairshareFunction,
+    /// What a job is charged per second it runs.
+    pub metric: UsageMetric,
+    /// How usage fades.
+    pub decay: UsageDecay,
+    /// When a job's usage counts.
+    pub charging: Charging,
+    /// Seconds between recomputations of the factors (0: at every decision).
+    pub refresh_s: f64,
+    /// Seconds of its usage a job is charged at once when it starts, on top of its usage
+    /// (Kueue's entry penalty, which keeps one queue from taking every admission before its
+    /// usage shows; 0: none).
+    pub entry_penalty_s: f64,
+}
+
+impl Default for FairshareSettings {
+    /// Slurm's defaults: Fair Tree, CPU time, a 7-day half-life, usage accrued as jobs run,
+    /// factors recomputed every 5 minutes (`PriorityCalcPeriod`), no entry penalty.
+    fn default() -> FairshareSettings {
+        FairshareSettings {
+            function: FairshareFunction::FairTree,
+            metric: UsageMetric::CpuTime,
+            decay: UsageDecay::Continuous {
+                half_life_s: 7.0 * 86_400.0,
+            },
+            charging: Charging::Running,
+            refresh_s: 300.0,
+            entry_penalty_s: 0.0,
+        }
+    }
+}
+
+/// A share tree with a ranker's clients placed in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accounts {
+    tree: Vec<Association>,
+    leaf: Vec<usize>,
+}
+
+impl Accounts {
+    /// `tree` (the root first, parents before children; usage is ignored) with client `c` at
+    /// association `leaf[c]`, which becomes a user.
+    pub fn new(mut tree: Vec<Association>, leaf: Vec<usize>) -> Result<Accounts, TreeError> {
+        tree.iter_mut().for_each(|a| a.usage = 0.0);
+        if let Some(bad) = leaf.iter().position(|&l| l >= tree.len() || l == 0) {
+            return Err(TreeError::Leaf(leaf[bad]));
+        }
+        for &l in &leaf {
+            tree[l].user = true;
+        }
+        standings(&tree, FairshareFunction::Pbs)?;
+        Ok(Accounts { tree, leaf })
+    }
+
+    /// Every client a user under the root, with its weight as its shares.
+    pub fn flat(shares: &[Share]) -> Accounts {
+        let root = Association {
+            parent: None,
+            shares: 1.0,
+            usage: 0.0,
+            user: false,
+        };
+        let users = shares.iter().map(|s| Association {
+            parent: Some(0),
+            shares: s.weight,
+            usage: 0.0,
+            user: true,
+        });
+        Accounts {
+            tree: std::iter::once(root).chain(users).collect(),
+            leaf: (1..=shares.len()).collect(),
+        }
+    }
+
+    /// How many clients are placed in the tree.
+    pub fn clients(&self) -> usize {
+        self.leaf.len()
+    }
+}
+
+/// Users ordered by a production fairshare factor over their decayed, job-charged usage.
+#[derive(Debug, Clone)]
+pub struct FairshareRanker {
+    settings: FairshareSettings,
+    accounts: Accounts,
+    clock: Time,
+    /// The clock in seconds.
+    now: f64,
+    /// Per client: usage at `anchor`, and the usage per second its running jobs accrue.
+    usage: Vec<f64>,
+    anchor: Vec<f64>,
+    rate: Vec<f64>,
+    running: Vec<u32>,
+    heads: Vec<Option<Head>>,
+    aside: Vec<bool>,
+    keys: RefCell<Keys>,
+}
+
+/// Every client's sort key (lower first) as last computed.
+#[derive(Debug, Clone, Default)]
+struct Keys {
+    /// When they were computed; `None`: they must be (again).
+    at: Option<f64>,
+    key: Vec<f64>,
+}
+
+impl FairshareRanker {
+    /// The clients of `accounts` under `settings`, with no usage.
+    pub fn new(settings: FairshareSettings, accounts: Accounts) -> FairshareRanker {
+        let n = accounts.clients();
+        FairshareRanker {
+            settings,
+            accounts,
+            clock: Time::ZERO,
+            now: 0.0,
+            usage: vec![0.0; n],
+            anchor: vec![0.0; n],
+            rate: vec![0.0; n],
+            running: vec![0; n],
+            heads: vec![None; n],
+            aside: vec![false; n],
+            keys: RefCell::new(Keys::default()),
+        }
+    }
+
+    /// A client's decayed usage now; `None` for a client the ranker does not have.
+    pub fn usage(&self, client: u32) -> Option<f64> {
+        ((client as usize) < self.usage.len()).then(|| self.usage_of(client as usize))
+    }
+
+    /// [`FairshareRanker::usage`] of a client known to be there.
+    fn usage_of(&self, c: usize) -> f64 {
+        let decay = &self.settings.decay;
+        let (from, to) = (self.anchor[c], self.now);
+        self.usage[c] * decay.factor(from, to) + decay.accrued(self.rate[c], from, to, to)
+    }
+
+    /// Brings a client's anchored usage to now.
+    fn anchor_now(&mut self, c: usize) {
+        self.usage[c] = self.usage_of(c);
+        self.anchor[c] = self.now;
+    }
+
+    /// Adds `amount` to a client's usage now; the factors must be recomputed.
+    fn add(&mut self, c: usize, amount: f64) {
+        if amount > 0.0 {
+            self.anchor_now(c);
+            self.usage[c] += amount;
+            self.stale();
+        }
+    }
+
+    /// Marks the factors for recomputation at the next decision, unless they are refreshed
+    /// periodically.
+    fn stale(&self) {
+        if self.settings.refresh_s <= 0.0 {
+            self.keys.borrow_mut().at = None;
+        }
+    }
+
+    /// The keys, recomputed first when they are stale or a refresh period has begun.
+    fn keys(&self) -> std::cell::Ref<'_, Keys> {
+        let due = match self.keys.borrow().at {
+            None => true,
+            Some(at) => {
+                let period = self.settings.refresh_s;
+                period > 0.0 && (self.now / period).floor() > (at / period).floor()
+            }
+        };
+        if due {
+            let key = self.compute_keys();
+            *self.keys.borrow_mut() = Keys {
+                at: Some(self.now),
+                key,
+            };
+        }
+        self.keys.borrow()
+    }
+
+    /// Every client's key from the factors of the whole tree now: its Fair Tree rank, or its
+    /// factor negated (larger factors first).
+    fn compute_keys(&self) -> Vec<f64> {
+        let mut tree = self.accounts.tree.clone();
+        for (c, &leaf) in self.accounts.leaf.iter().enumerate() {
+            tree[leaf].usage += self.usage_of(c);
+        }
+        let Ok(standings) = standings(&tree, self.settings.function) else {
+            return vec![0.0; self.usage.len()];
+        };
+        self.accounts
+            .leaf
+            .iter()
+            .map(|&leaf| {
+                let s = &standings[leaf];
+                match (self.settings.function, s.rank) {
+                    (FairshareFunction::FairTree, Some(rank)) => rank as f64,
+                    _ => -s.factor,
+                }
+            })
+            .collect()
+    }
+
+    /// The waiting clients that are not set aside, first to last: by key, then by their head
+    /// task's arrival.
+    fn ranked(&self) -> Vec<u32> {
+        let keys = self.keys();
+        let mut ranked: Vec<(PriorityKey, Time, u64, u32)> = self
+            .heads
+            .iter()
+            .enumerate()
+            .filter(|(c, _)| !self.aside[*c])
+            .filter_map(|(c, head)| {
+                let head = head.as_ref()?;
+                Some((PriorityKey(keys.key[c]), head.arrival, head.seq, c as u32))
+            })
+            .collect();
+        ranked.sort_unstable();
+        ranked.into_iter().map(|(.., c)| c).collect()
+    }
+
+    /// Checks a job's usage and the client.
+    fn check_job(&self, client: u32, job: &JobUsage) -> Result<usize, RankError> {
+        check_holdings(client, &[job.rate], self.heads.len(), None)?;
+        Ok(client as usize)
+    }
+}
+
+impl Ranker for FairshareRanker {
+    fn advance(&mut self, now: Time) -> Result<(), RankError> {
+        if forward(self.clock, now)? > self.clock {
+            self.clock = now;
+            self.now = now.as_micros() as f64 / 1e6;
+            if self.rate.iter().any(|r| *r > 0.0) || self.decays() {
+                self.stale();
+            }
+        }
+        Ok(())
+    }
+
+    fn update(
+        &mut self,
+        client: u32,
+        holdings: &[f64],
+        head: Option<Head>,
+    ) -> Result<(), RankError> {
+        check_holdings(client, holdings, self.heads.len(), None)?;
+        self.heads[client as usize] = head;
+        Ok(())
+    }
+
+    fn job_started(&mut self, client: u32, job: JobUsage) -> Result<(), RankError> {
+        let c = self.check_job(client, &job)?;
+        if self.settings.charging == Charging::Running {
+            self.anchor_now(c);
+            self.rate[c] += job.rate;
+            self.running[c] += 1;
+        }
+        self.add(c, job.rate * self.settings.entry_penalty_s);
+        Ok(())
+    }
+
+    fn job_finished(&mut self, client: u32, job: JobUsage, ran_s: f64) -> Result<(), RankError> {
+        let c = self.check_job(client, &job)?;
+        match self.settings.charging {
+            Charging::Running => {
+                self.anchor_now(c);
+                self.running[c] = self.running[c].saturating_sub(1);
+                self.rate[c] = if self.running[c] == 0 {
+                    0.0
+                } else {
+                    (self.rate[c] - job.rate).max(0.0)
+                };
+            }
+            Charging::AtFinish => self.add(c, job.rate * ran_s.max(0.0)),
+        }
+        Ok(())
+    }
+
+    fn first(&self) -> Option<u32> {
+        self.ranked().first().copied()
+    }
+
+    fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
+        Box::new(self.ranked().into_iter())
+    }
+
+    fn priority(&self, client: u32) -> Option<f64> {
+        self.heads.get(client as usize)?.as_ref()?;
+        Some(self.keys().key[client as usize])
+    }
+
+    fn set_aside(&mut self, client: u32) {
+        if let Some(aside) = self.aside.get_mut(client as usize) {
+            *aside = true;
+        }
+    }
+
+    fn restore(&mut self) {
+        self.aside.iter_mut().for_each(|a| *a = false);
+    }
+
+    fn livetree(&self) -> Option<LiveTreeCounters> {
+        None
+    }
+}
+
+impl FairshareRanker {
+    /// Whether usage changes with time alone (it decays).
+    fn decays(&self) -> bool {
+        self.settings.decay.factor(0.0, f64::MAX) < 1.0
+    }
+}

@@ -1,0 +1,86 @@
+//! What a fairshare policy charges each job: its [`UsageMetric`] per second of running, priced
+//! once when the job arrives (the price depends on what it asked for, not where it runs) and
+//! multiplied by the SPEC of the node it starts on when the metric says so. The engine hands
+//! the result to the ranker as a [`JobUsage`]; the meter also totals what each user was
+//! charged, undecayed, for the results.
+
+use super::space::Placed;
+use super::Capacity;
+use fairshare_core::model::{MachineCatalogue, NodeType, Task};
+use fairshare_core::penalty::{totals, UsageMetric};
+use fairshare_core::rank::JobUsage;
+
+/// Prices jobs under one metric on one cluster.
+#[derive(Debug, Clone)]
+pub(super) struct Meter {
+    metric: UsageMetric,
+    catalogue: MachineCatalogue,
+    totals: Vec<f64>,
+    /// Each node's SPEC, in the engine's node order.
+    spec: Vec<f64>,
+    /// Per user, every charge so far (usage per second × seconds run), undecayed.
+    charged: Vec<f64>,
+    /// Jobs no machine could run by the metric's rules (a property or size the engine does not
+    /// enforce), priced with Maui's system-wide PE instead.
+    priced_system_wide: u64,
+}
+
+impl Meter {
+    /// A meter of `metric` on `capacity` (a pool is priced as one machine) for `users` users.
+    pub(super) fn new(metric: UsageMetric, capacity: &Capacity, users: usize) -> Meter {
+        let catalogue = match capacity {
+            Capacity::Machines(catalogue) => catalogue.clone(),
+            Capacity::Pool(total) => MachineCatalogue {
+                types: vec![NodeType::new("pool", 1, total.clone())],
+            },
+        };
+        let spec = catalogue
+            .expand()
+            .map(|t| catalogue.types[t].spec)
+            .collect();
+        Meter {
+            metric,
+            totals: totals(&catalogue),
+            catalogue,
+            spec,
+            charged: vec![0.0; users],
+            priced_system_wide: 0,
+        }
+    }
+
+    /// A task's usage per second, before SPEC.
+    pub(super) fn price(&mut self, task: &Task) -> f64 {
+        match self.metric.rate(task, &self.catalogue, &self.totals) {
+            Ok(rate) if rate.is_finite() && rate >= 0.0 => rate,
+            _ => {
+                self.priced_system_wide += 1;
+                let fallback = UsageMetric::MauiPe.rate(task, &self.catalogue, &self.totals);
+                fallback.ok().filter(|r| r.is_finite()).unwrap_or(0.0)
+            }
+        }
+    }
+
+    /// The usage of a job priced `rate` that starts on `placed` (its first node's SPEC).
+    pub(super) fn usage(&self, rate: f64, walltime_us: u64, placed: &Placed) -> JobUsage {
+        let spec = match (self.metric.uses_spec(), placed.first()) {
+            (true, Some(&(node, _))) => self.spec.get(node).copied().unwrap_or(1.0),
+            _ => 1.0,
+        };
+        JobUsage {
+            rate: rate * spec,
+            walltime_s: walltime_us as f64 / 1e6,
+        }
+    }
+
+    /// Totals a finished job's charge.
+    pub(super) fn charge(&mut self, user: u32, usage: JobUsage, ran_s: f64) {
+        if let Some(c) = self.charged.get_mut(user as usize) {
+            *c += usage.rate * ran_s;
+        }
+    }
+
+    /// Per user, what it was charged, and how many jobs were priced system-wide.
+    pub(super) fn totals(self) -> (Vec<f64>, u64) {
+        (self.charged, self.priced_system_wide)
+    }
+}
