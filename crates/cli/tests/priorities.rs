@@ -96,3 +96,85 @@ fn the_spec_example_under_pbs_and_metacentrum() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("expected half-life:SECONDS"));
 }
+
+/// The operator's case: a Slurm accounting dump and the site's share file. Physics (alice,
+/// bob) and chemistry (carol) have one share each. By two hours alice used 8 processors for
+/// 2 h (57,600 s), bob 2 for 1 h (7,200 s), carol 4 for 1 h (14,400 s); a step, a pending job
+/// and a running one are not charged.
+#[test]
+fn a_sacct_dump_gives_the_expected_tree_and_fair_tree_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("jobs.txt");
+    let rows = [
+        "JobID|User|Account|Submit|Start|End|AllocTRES|Partition|State",
+        "11|alice|physics|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T02:00:00|cpu=8,mem=16G,node=1|batch|COMPLETED",
+        "11.batch||physics|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T02:00:00|cpu=8,mem=16G,node=1||COMPLETED",
+        "12|bob|physics|2024-01-01T00:10:00|2024-01-01T00:20:00|2024-01-01T01:20:00|cpu=2,mem=4G,node=1|batch|COMPLETED",
+        "13|carol|chemistry|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|cpu=4,mem=4G,node=1|batch|COMPLETED",
+        "14|carol|chemistry|2024-01-01T00:30:00|Unknown|Unknown||batch|PENDING",
+        "15|bob|physics|2024-01-01T01:30:00|2024-01-01T01:31:00|Unknown|cpu=64,node=1|batch|RUNNING",
+    ];
+    std::fs::write(&dump, rows.join("\n") + "\n").unwrap();
+    let shares = dir.path().join("shares.toml");
+    std::fs::write(
+        &shares,
+        "[accounts]\nphysics = { shares = 1 }\nchemistry = { shares = 1 }\n\n[users]\nalice = { account = \"physics\" }\nbob = { account = \"physics\" }\ncarol = { account = \"chemistry\" }\n",
+    )
+    .unwrap();
+    let out = fairshare(&[
+        "priorities",
+        dump.to_str().unwrap(),
+        "--shares",
+        shares.to_str().unwrap(),
+        "--at",
+        "2h",
+        "--policy",
+        "fair-tree",
+        "--decay",
+        "half-life:100000d",
+        "--json",
+        "-",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["jobs_charged"], 3);
+    let rows: Vec<(String, u64, Option<u64>, f64)> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_owned(),
+                r["depth"].as_u64().unwrap(),
+                r["rank"].as_u64(),
+                r["raw_usage"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let names: Vec<(&str, u64, Option<u64>)> = rows
+        .iter()
+        .map(|(n, d, r, _)| (n.as_str(), *d, *r))
+        .collect();
+    // The tree in the share file's order. Chemistry's level fairshare 0.5 / (14,400 / 79,200) = 2.75 beats physics' 0.611; in
+    // physics bob's 0.5 / (7,200 / 64,800) = 4.5 beats alice's 0.5625.
+    assert_eq!(
+        names,
+        [
+            ("root", 0, None),
+            ("chemistry", 1, None),
+            ("carol", 2, Some(1)),
+            ("physics", 1, None),
+            ("alice", 2, Some(3)),
+            ("bob", 2, Some(2)),
+        ]
+    );
+    let usage: Vec<f64> = rows.iter().map(|r| r.3).collect();
+    let expected = [79_200.0, 14_400.0, 14_400.0, 64_800.0, 57_600.0, 7_200.0];
+    for (u, e) in usage.iter().zip(expected) {
+        assert!((u - e).abs() < 1e-3 * e, "{usage:?}");
+    }
+}

@@ -441,6 +441,96 @@ mod tests {
         (a - b).abs() < 1e-4
     }
 
+    /// The tree of Slurm's classic fairshare example (Figure 3 of
+    /// <https://slurm.schedmd.com/classic_fair_share.html>, section "Example"): root → A (40)
+    /// → B (30) → user 1, A → C (10) → users 2 and 3; root → D (60) → E (25) → user 4, D → F
+    /// (35) → user 5; usage 0.2, 0.25, 0, 0.25, 0. With `rest`, an account without shares
+    /// holds the 0.3 of the machine's usage the page leaves to nobody, so that the users'
+    /// normalised usage is the page's own numbers.
+    fn slurm_example(rest: bool) -> (Vec<Association>, [usize; 5]) {
+        let mut tree = vec![
+            account(None, 1.0),
+            account(Some(0), 40.0), // 1 A
+            account(Some(1), 30.0), // 2 B
+            account(Some(1), 10.0), // 3 C
+            account(Some(0), 60.0), // 4 D
+            account(Some(4), 25.0), // 5 E
+            account(Some(4), 35.0), // 6 F
+            user(2, 1.0, 0.2),
+            user(3, 1.0, 0.25),
+            user(3, 1.0, 0.0),
+            user(5, 1.0, 0.25),
+            user(6, 1.0, 0.0),
+        ];
+        if rest {
+            tree.push(account(Some(0), 0.0));
+            tree.push(user(12, 1.0, 0.3));
+        }
+        (tree, [7, 8, 9, 10, 11])
+    }
+
+    /// Slurm classic, recomputed from <https://slurm.schedmd.com/classic_fair_share.html>
+    /// ("The Slurm Fair-Share Formula" and "Example"): normalised shares 0.3, 0.05, 0.05,
+    /// 0.25, 0.35; effective usage 0.3875, 0.275, 0.15, 0.25, 0.1458; factors 0.408479,
+    /// 0.022097, 0.125, 0.5, 0.749154; accounts just under the root use their own usage.
+    #[test]
+    fn slurm_classic_matches_slurms_worked_example() {
+        let (tree, users) = slurm_example(true);
+        let s = standings(&tree, FairshareFunction::SlurmClassic).unwrap();
+        let column = |f: fn(&Standing) -> f64| users.map(|u| f(&s[u]));
+        let expect = |got: [f64; 5], want: [f64; 5]| {
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() < 1e-4, "{got:?} vs {want:?}");
+            }
+        };
+        expect(
+            column(|x| x.normalized_shares),
+            [0.3, 0.05, 0.05, 0.25, 0.35],
+        );
+        expect(column(|x| x.normalized_usage), [0.2, 0.25, 0.0, 0.25, 0.0]);
+        expect(
+            column(|x| x.effective_usage),
+            [0.3875, 0.275, 0.15, 0.25, 0.25 * 35.0 / 60.0],
+        );
+        expect(
+            column(|x| x.factor),
+            [0.408479, 0.022097, 0.125, 0.5, 0.749154],
+        );
+        let accounts = [2, 3, 5, 6].map(|a| s[a].effective_usage);
+        expect(
+            [
+                accounts[0],
+                accounts[1],
+                accounts[2],
+                accounts[3],
+                s[1].effective_usage,
+            ],
+            [0.3875, 0.3, 0.25, 0.25 * 35.0 / 60.0, 0.45],
+        );
+        // User 5 is the most under-served, as the page concludes.
+        assert_eq!(s[11].rank, Some(1));
+    }
+
+    /// Fair Tree on the same tree (no worked numbers on
+    /// <https://slurm.schedmd.com/fair_tree.html>, so recomputed from its "Level Fairshare
+    /// Calculation" and "Algorithm": LF = S / U among siblings, ∞ without usage, siblings
+    /// visited in decreasing LF, users ranked in pre-order, factor rank / user count). At the
+    /// root D (0.6 / (0.25 / 0.7) = 1.68) goes before A (0.4 / (0.45 / 0.7) = 0.62); in D, F
+    /// (no usage) before E; in A, B (0.75 / (0.2 / 0.45) = 1.69) before C (0.45); in C, user 3
+    /// (no usage) before user 2.
+    #[test]
+    fn fair_tree_ranks_slurms_example_tree_as_its_algorithm_says() {
+        let (tree, users) = slurm_example(false);
+        let s = standings(&tree, FairshareFunction::FairTree).unwrap();
+        assert!((s[4].level_fs - 0.6 / (0.25 / 0.7)).abs() < 1e-9);
+        assert!((s[1].level_fs - 0.4 / (0.45 / 0.7)).abs() < 1e-9);
+        assert!((s[2].level_fs - 0.75 / (0.2 / 0.45)).abs() < 1e-9);
+        assert!(s[6].level_fs.is_infinite() && s[9].level_fs.is_infinite());
+        assert_eq!(users.map(|u| s[u].rank), [3, 5, 4, 2, 1].map(Some));
+        let factors = users.map(|u| s[u].factor);
+        assert_eq!(factors, [0.6, 0.2, 0.4, 0.8, 1.0]);
+    }
+
     /// Spec §6: a 72 h half-life, continuous and stepwise.
     #[test]
     fn decays_match_their_closed_forms() {

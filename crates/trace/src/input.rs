@@ -331,11 +331,25 @@ pub(crate) struct HeadedCsv<'p> {
 }
 
 impl<'p> HeadedCsv<'p> {
-    /// Opens `path` (plain or gzip).
+    /// Opens `path` (plain or gzip), comma-separated.
     pub fn open(path: &'p Path) -> Result<HeadedCsv<'p>, TraceError> {
+        HeadedCsv::open_with(path, b',')
+    }
+
+    /// Opens `path` (plain or gzip), its fields separated by `delimiter`.
+    pub fn open_with(path: &'p Path, delimiter: u8) -> Result<HeadedCsv<'p>, TraceError> {
+        let mut reader = csv_reader(open_file(path)?, true);
+        if delimiter != b',' {
+            reader = csv::ReaderBuilder::new()
+                .has_headers(true)
+                .flexible(true)
+                .delimiter(delimiter)
+                .quoting(false)
+                .from_reader(open_file(path)?);
+        }
         Ok(HeadedCsv {
             path,
-            reader: csv_reader(open_file(path)?, true),
+            reader,
             record: csv::ByteRecord::new(),
         })
     }

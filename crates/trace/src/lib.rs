@@ -3,7 +3,7 @@
 //! Streaming readers of real cluster workload traces, so that fair-share policies can be
 //! replayed on what clusters actually ran.
 //!
-//! Three formats become one stream of [`Task`]s — submit time, original start, runtime, and a
+//! Four formats become one stream of [`Task`]s — submit time, original start, runtime, and a
 //! demand vector over named resources — behind the [`TaskSource`] trait:
 //!
 //! | [`Format`] | files | resources |
@@ -11,6 +11,7 @@
 //! | [`Format::Swf`] ([`swf`]) | Parallel Workloads Archive logs and the Alea extension | `cpu` (processors), `mem` (KB) if recorded |
 //! | [`Format::Google`] ([`google`]) | Google 2011 `task_events` parts | `cpu`, `mem` (fractions of the largest machine) |
 //! | [`Format::Alibaba`] ([`alibaba`]) | Alibaba GPU 2023 pod list | `cpu` (cores), `mem` (MiB), `gpu` (GPUs) |
+//! | [`Format::Sacct`] ([`sacct`]) | Slurm accounting dumps (`sacct --parsable2`) | `cpu` (processors), `mem` (KB), `gpu` (GPUs) |
 //!
 //! ```no_run
 //! use fairshare_trace::{open, ReadOptions, TaskSource};
@@ -39,7 +40,7 @@
 //! - **Streaming.** Files are read as the stream is pulled, plain or gzip (recognised by its
 //!   magic bytes), several files in the order given. SWF holds one line at a time; Google holds
 //!   the tasks in flight and a reorder buffer (see [`google`]); Alibaba's pod list, a snapshot
-//!   rather than a log, is loaded and sorted whole.
+//!   rather than a log, and sacct dumps, listed by job id, are loaded and sorted whole.
 //!
 //! [`read_machines`] reads the cluster beside a trace: an SWF `.machines` file or the Alibaba
 //! node list.
@@ -51,6 +52,7 @@ mod error;
 pub mod google;
 mod input;
 pub mod queues;
+pub mod sacct;
 pub mod shares;
 mod source;
 pub mod swf;
@@ -77,17 +79,22 @@ pub enum Format {
     Google,
     /// Alibaba GPU cluster trace 2023.
     Alibaba,
+    /// A Slurm accounting dump (`sacct --parsable2`).
+    Sacct,
 }
 
 impl Format {
     /// The format of `path`, told from its first non-blank line: a `;` comment or
-    /// whitespace-separated fields starting with a number is SWF, a CSV header with
+    /// whitespace-separated fields starting with a number is SWF, a `|`-separated header with
+    /// `JobID` is a sacct dump, a CSV header with
     /// `creation_time` is Alibaba, CSV starting with an integer is Google.
     pub fn detect(path: &Path) -> Result<Format, TraceError> {
         let line = input::first_line(path)?;
         let is_number = |field: Option<&str>| field.is_some_and(|f| f.parse::<f64>().is_ok());
         let format = if line.starts_with(';') {
             Some(Format::Swf)
+        } else if line.split('|').any(|h| h.trim() == "JobID") {
+            Some(Format::Sacct)
         } else if line.split(',').any(|h| h.trim() == "creation_time") {
             Some(Format::Alibaba)
         } else if line.split_ascii_whitespace().nth(1).is_some() {
@@ -103,13 +110,14 @@ impl Format {
 }
 
 impl Choice for Format {
-    const ALL: &'static [Format] = &[Format::Swf, Format::Google, Format::Alibaba];
+    const ALL: &'static [Format] = &[Format::Swf, Format::Google, Format::Alibaba, Format::Sacct];
 
     fn name(self) -> &'static str {
         match self {
             Format::Swf => "swf",
             Format::Google => "google",
             Format::Alibaba => "alibaba",
+            Format::Sacct => "sacct",
         }
     }
 
@@ -120,6 +128,7 @@ impl Choice for Format {
             }
             Format::Google => "Google cluster trace 2011 task_events parts",
             Format::Alibaba => "Alibaba GPU 2023 pod list",
+            Format::Sacct => "Slurm accounting dump: sacct --parsable2 with JobID, User, Submit, Start, End, AllocTRES",
         }
     }
 }
@@ -138,6 +147,7 @@ impl FromStr for Format {
             "swf" => Ok(Format::Swf),
             "google" => Ok(Format::Google),
             "alibaba" => Ok(Format::Alibaba),
+            "sacct" => Ok(Format::Sacct),
             _ => Err(TraceError::UnknownFormatName(s.to_owned())),
         }
     }
@@ -168,6 +178,7 @@ pub fn open(
         Format::Swf => Box::new(swf::open(paths, options)),
         Format::Google => Box::new(google::open(paths, options)),
         Format::Alibaba => Box::new(alibaba::open(paths, options)),
+        Format::Sacct => Box::new(sacct::open(paths, options)),
     })
 }
 
@@ -177,7 +188,7 @@ pub fn read_machines(path: &Path, format: Format) -> Result<MachineCatalogue, Tr
     match format {
         Format::Swf => swf::read_machines(path).map(MachineCatalogue::new),
         Format::Alibaba => alibaba::read_machines(path).map(MachineCatalogue::new),
-        Format::Google => Err(TraceError::NoMachineList(format)),
+        Format::Google | Format::Sacct => Err(TraceError::NoMachineList(format)),
     }
 }
 
@@ -187,7 +198,7 @@ mod tests {
 
     #[test]
     fn format_names_round_trip() {
-        for format in [Format::Swf, Format::Google, Format::Alibaba] {
+        for format in [Format::Swf, Format::Google, Format::Alibaba, Format::Sacct] {
             assert_eq!(format.to_string().parse::<Format>().unwrap(), format);
         }
         assert_eq!("SWF".parse::<Format>().unwrap(), Format::Swf);

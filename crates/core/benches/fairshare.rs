@@ -1,0 +1,70 @@
+//! Fairshare factors for a large site: 100,000 users under a 4-level account tree (10
+//! divisions × 10 departments × 10 groups × 100 users), every factor recomputed from the
+//! users' usage under each function. The budget is 50 ms (docs/benchmarks.md).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use fairshare_core::choice::Choice;
+use fairshare_core::fairshare::{standings, Association, FairshareFunction};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::hint::black_box;
+
+/// The seeded tree: accounts of 1–10 shares, users of 1–4 shares, a tenth of the users idle
+/// and the rest with usage spread over six orders of magnitude.
+fn site() -> Vec<Association> {
+    let mut rng = ChaCha8Rng::seed_from_u64(14);
+    let mut tree = vec![Association {
+        parent: None,
+        shares: 1.0,
+        usage: 0.0,
+        user: false,
+    }];
+    let mut level = vec![0];
+    for fan_out in [10, 10, 10] {
+        let mut next = Vec::new();
+        for &parent in &level {
+            for _ in 0..fan_out {
+                next.push(tree.len());
+                tree.push(Association {
+                    parent: Some(parent),
+                    shares: rng.random_range(1..=10) as f64,
+                    usage: 0.0,
+                    user: false,
+                });
+            }
+        }
+        level = next;
+    }
+    for &group in &level {
+        for _ in 0..100 {
+            let idle = rng.random_bool(0.1);
+            tree.push(Association {
+                parent: Some(group),
+                shares: rng.random_range(1..=4) as f64,
+                usage: if idle {
+                    0.0
+                } else {
+                    10f64.powf(rng.random_range(0.0..6.0))
+                },
+                user: true,
+            });
+        }
+    }
+    tree
+}
+
+fn bench(c: &mut Criterion) {
+    let tree = site();
+    let users = tree.iter().filter(|a| a.user).count();
+    assert_eq!(users, 100_000);
+    let mut group = c.benchmark_group("standings_100k_users_4_levels");
+    for &function in FairshareFunction::ALL {
+        group.bench_function(function.name(), |b| {
+            b.iter(|| standings(black_box(&tree), function).expect("a valid tree"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

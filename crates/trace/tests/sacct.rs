@@ -1,0 +1,126 @@
+//! The Slurm accounting reader on a hand-written `sacct --parsable2` dump.
+
+mod common;
+
+use common::{read, read_lenient, read_ok, skipped, write};
+use fairshare_core::model::Time;
+use fairshare_trace::{Format, ReadOptions};
+use tempfile::TempDir;
+
+const HEADER: &str = "JobID|User|Account|Submit|Start|End|AllocTRES|Partition|State\n";
+
+/// Seconds since the epoch of 2024-01-01T00:00:00 plus `s`.
+fn at(s: u64) -> Time {
+    Time::from_micros((1_704_067_200 + s) * 1_000_000)
+}
+
+#[test]
+fn jobs_sorted_by_submit_with_steps_ignored_and_unfinished_skipped() {
+    let dir = TempDir::new().unwrap();
+    let rows = [
+        "12|bob|physics|2024-01-01T00:10:00|2024-01-01T00:20:00|2024-01-01T01:20:00|billing=2,cpu=2,mem=3900M,node=1|gpu|COMPLETED",
+        "12.batch||physics|2024-01-01T00:20:00|2024-01-01T00:20:00|2024-01-01T01:20:00|cpu=2,mem=3900M,node=1||COMPLETED",
+        "11|alice|physics|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T02:00:00|cpu=8,gres/gpu=2,mem=16G,node=2|gpu|COMPLETED",
+        "13|carol|chemistry|2024-01-01T00:30:00|Unknown|Unknown||cpu|PENDING",
+        "14|carol|chemistry|2024-01-01T00:40:00|2024-01-01T00:41:00|Unknown|cpu=1,mem=1G,node=1|cpu|RUNNING",
+        "15|carol|chemistry|2024-01-01T00:50:00|None|2024-01-01T00:50:00||cpu|CANCELLED by 0",
+    ];
+    let path = write(
+        &dir,
+        "jobs.sacct",
+        &(HEADER.to_owned() + &rows.join("\n") + "\n"),
+    );
+    let read = read_ok(&[&path], None);
+    assert_eq!(read.resources, ["cpu", "mem", "gpu"]);
+    assert_eq!(read.units, ["processors", "KB", "GPUs"]);
+    let got: Vec<(Time, Option<Time>, u64, Vec<f64>, Option<u32>)> = read
+        .tasks
+        .iter()
+        .map(|t| (t.submit, t.start, t.runtime, t.demand.clone(), t.nodes))
+        .collect();
+    let gib = 1024.0 * 1024.0;
+    assert_eq!(
+        got,
+        [
+            (
+                at(0),
+                Some(at(0)),
+                7_200_000_000,
+                vec![8.0, 16.0 * gib, 2.0],
+                Some(2)
+            ),
+            (
+                at(600),
+                Some(at(1200)),
+                3_600_000_000,
+                vec![2.0, 3900.0 * 1024.0, 0.0],
+                Some(1)
+            ),
+        ]
+    );
+    let users: Vec<&str> = read
+        .tasks
+        .iter()
+        .map(|t| read.users[t.user as usize].as_str())
+        .collect();
+    assert_eq!(users, ["alice", "bob"]);
+    assert_eq!(read.stats.records_ignored.get("job step"), Some(&1));
+    assert_eq!(skipped(&read, "never started"), 2);
+    assert_eq!(skipped(&read, "no end (still running)"), 1);
+    assert!(read.stats.reconciles());
+}
+
+#[test]
+fn a_bad_time_or_tres_names_file_line_and_field() {
+    let dir = TempDir::new().unwrap();
+    let bad_time =
+        "1|ann|a|2024-13-45T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|cpu=1|p|COMPLETED\n";
+    let path = write(&dir, "bad.sacct", &(HEADER.to_owned() + bad_time));
+    let error = read(&[&path], Some(Format::Sacct), &ReadOptions::default())
+        .error
+        .expect("an error");
+    let text = error.to_string();
+    assert!(text.contains("bad.sacct:2: field 4 (Submit)"), "{text}");
+    let bad_tres = "1|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|cpu=lots|p|COMPLETED\n";
+    let path = write(
+        &dir,
+        "tres.sacct",
+        &(HEADER.to_owned() + bad_tres + bad_time),
+    );
+    let text = read(&[&path], None, &ReadOptions::default())
+        .error
+        .unwrap()
+        .to_string();
+    assert!(text.contains("tres.sacct:2: field 7 (AllocTRES)"), "{text}");
+    // Found by fuzzing: a year the engine cannot hold is an error, not a task beyond its clock.
+    let far =
+        "1|ann|a|4048-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|cpu=1|p|COMPLETED\n";
+    let path = write(&dir, "far.sacct", &(HEADER.to_owned() + far));
+    let text = read(&[&path], None, &ReadOptions::default())
+        .error
+        .unwrap()
+        .to_string();
+    assert!(text.contains("far.sacct:2: field 4 (Submit)"), "{text}");
+    let path = write(
+        &dir,
+        "tres.sacct",
+        &(HEADER.to_owned() + bad_tres + bad_time),
+    );
+    let lenient = read_lenient(&[&path], None);
+    assert!(lenient.tasks.is_empty());
+    assert_eq!(lenient.stats.tasks_found, 2);
+    assert!(lenient.stats.reconciles());
+}
+
+#[test]
+fn a_dump_without_a_needed_column_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let path = write(
+        &dir,
+        "short.sacct",
+        "JobID|User|Submit\n1|ann|2024-01-01T00:00:00\n",
+    );
+    let error = read(&[&path], None, &ReadOptions::default()).error;
+    let text = error.map(|e| e.to_string()).unwrap_or_default();
+    assert!(text.contains("Start"), "{text}");
+}
