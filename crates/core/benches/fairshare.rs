@@ -27,7 +27,7 @@ fn site() -> Vec<Association> {
                 next.push(tree.len());
                 tree.push(Association {
                     parent: Some(parent),
-                    shares: rng.random_range(1..=10) as f64,
+                    shares: rng.gen_range(1..=10) as f64,
                     usage: 0.0,
                     user: false,
                 });
@@ -37,14 +37,14 @@ fn site() -> Vec<Association> {
     }
     for &group in &level {
         for _ in 0..100 {
-            let idle = rng.random_bool(0.1);
+            let idle = rng.gen_bool(0.1);
             tree.push(Association {
                 parent: Some(group),
-                shares: rng.random_range(1..=4) as f64,
+                shares: rng.gen_range(1..=4) as f64,
                 usage: if idle {
                     0.0
                 } else {
-                    10f64.powf(rng.random_range(0.0..6.0))
+                    10f64.powf(rng.gen_range(0.0..6.0))
                 },
                 user: true,
             });

@@ -13,6 +13,8 @@
 //! the pages of replays, sweeps and simulations come with the `simulation` feature (on by
 //! default), which brings in the simulator's result types.
 
+#[cfg(feature = "simulation")]
+mod charges;
 pub mod html;
 #[cfg(feature = "simulation")]
 mod occupancy;

@@ -137,6 +137,7 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
         utilisation_section(summary),
         crate::occupancy::section(summary),
         share_section(summary),
+        crate::charges::section(&summary.policies),
         wait_section(&summary.policies),
     ];
     html::page("fairshare replay", &body.concat())

@@ -509,3 +509,35 @@ fn sweep_warns_where_tasks_never_fit_and_leaves_them_out_of_figure_5() {
         "Carol is not drawn: {html}"
     );
 }
+
+#[test]
+fn charges_get_a_table_and_one_chart_per_distinct_metric() {
+    let charged = |name: &str, charges: [f64; 3]| {
+        let mut users = users();
+        for (u, c) in users.iter_mut().zip(charges) {
+            u.charged = Some(c);
+        }
+        policy(name, 50.0, users, None)
+    };
+    let mut s = sample_replay();
+    s.policies
+        .push(charged("fairshare:usage=cpu", [10.0, 20.0, 70.0]));
+    // The same shares in other units: no chart of its own.
+    s.policies
+        .push(charged("fairshare:usage=dominant", [1.0, 2.0, 7.0]));
+    s.policies
+        .push(charged("fairshare:usage=pe", [40.0, 20.0, 40.0]));
+    let html = replay_html(&s);
+    check_page(&html, 2 + 2 + 6 + 2 + 1);
+    assert!(html.contains("What each user was charged"));
+    assert!(html.contains("% charged, fairshare:usage=pe"));
+    assert!(!html.contains("% charged, fairshare:usage=dominant"));
+    assert!(html.contains("charged more: 1"), "alice: 10 % → 40 %");
+    assert!(html.contains("charged less: 1"), "carol: 70 % → 40 %");
+    assert!(
+        html.contains("within 5 %: 2"),
+        "bob, and dave who was never charged"
+    );
+    assert!(html.contains("40.00 %"));
+    assert!(!replay_html(&sample_replay()).contains("What each user was charged"));
+}

@@ -14,6 +14,9 @@ fn at(s: u64) -> Time {
     Time::from_micros((1_704_067_200 + s) * 1_000_000)
 }
 
+/// What a test looks at in a task: submit, start, runtime, demand, nodes.
+type Seen = (Time, Option<Time>, u64, Vec<f64>, Option<u32>);
+
 #[test]
 fn jobs_sorted_by_submit_with_steps_ignored_and_unfinished_skipped() {
     let dir = TempDir::new().unwrap();
@@ -33,7 +36,7 @@ fn jobs_sorted_by_submit_with_steps_ignored_and_unfinished_skipped() {
     let read = read_ok(&[&path], None);
     assert_eq!(read.resources, ["cpu", "mem", "gpu"]);
     assert_eq!(read.units, ["processors", "KB", "GPUs"]);
-    let got: Vec<(Time, Option<Time>, u64, Vec<f64>, Option<u32>)> = read
+    let got: Vec<Seen> = read
         .tasks
         .iter()
         .map(|t| (t.submit, t.start, t.runtime, t.demand.clone(), t.nodes))
