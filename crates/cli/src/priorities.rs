@@ -6,6 +6,7 @@ use crate::output::{print, write_json};
 use crate::workload::{parse_duration, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_core::fairshare::{FairshareFunction, UsageDecay};
+use fairshare_core::penalty::UsageMetric;
 use fairshare_lab::Priorities;
 use fairshare_report::text::{fixed, table};
 use serde::Serialize;
@@ -15,9 +16,11 @@ use std::path::PathBuf;
 /// and normalised shares, raw, normalised and effective usage, level fairshare, factor and
 /// rank, as a tree.
 ///
-/// Usage is what the log's own schedule ran: each job is charged its processors for as long
-/// as it ran before the moment, decayed from each instant to the moment. This is how an
-/// administrator checks a fairshare function on their own cluster's history before switching.
+/// Usage is what the log's own schedule ran: each job is charged its usage metric (by default
+/// its processors) for as long as it ran before the moment, decayed from each instant to the
+/// moment. This is how an administrator checks a fairshare function on their own cluster's
+/// history before switching. The log may be a Slurm accounting dump (`sacct --allusers
+/// --parsable2 --format=JobID,User,Account,Submit,Start,End,AllocTRES,Partition,State`).
 ///
 /// Example: fairshare priorities ../shared/traces/swf/wagap-2013.swf --shares shares.toml
 ///   --at 40d --policy fair-tree --decay half-life:7d
@@ -40,6 +43,16 @@ pub struct Args {
     /// (MetaCentrum: step:72h:0.5) or `reset:DURATION`.
     #[arg(long, value_parser = parse_decay, default_value = "half-life:7d")]
     decay: UsageDecay,
+    /// What a job is charged per second it ran: `cpu` (CPU time), `maui-pe` (Maui's
+    /// system-wide Processor Equivalent), `pe` (the cheapest PE over the machines that could
+    /// run it), `pe-additive`, `dominant` (dominant share) or `tres:W+W+…` (Slurm's TRES
+    /// billing, one weight per resource of the log, in its order and units).
+    #[arg(long, default_value = "cpu", value_name = "METRIC")]
+    usage: UsageMetric,
+    /// The machines the PE metrics price jobs on (SWF `.machines`, Alibaba node list or TOML
+    /// catalogue); default: the log's own machine, as `replay` finds it.
+    #[arg(long, value_name = "FILE")]
+    machines: Option<PathBuf>,
     /// Write the table as JSON to this file (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -52,6 +65,7 @@ struct Document<'a> {
     trace: Vec<String>,
     policy: FairshareFunction,
     decay: UsageDecay,
+    usage: String,
     #[serde(flatten)]
     priorities: &'a Priorities,
 }
@@ -68,8 +82,16 @@ pub fn run(args: Args) -> Result<()> {
         Some(at) => at as f64 / 1e6,
         None => workload.span_s(),
     };
+    let capacity = match &args.machines {
+        Some(path) => workload.machines(path)?,
+        None => match workload.own_machine()? {
+            Some((capacity, _)) => capacity,
+            None => workload.pool_of_mean(1.0)?,
+        },
+    };
+    let charged = (args.usage, &capacity);
     let priorities = workload
-        .priorities(tree.as_ref(), at_s, args.decay, args.policy)
+        .priorities(tree.as_ref(), at_s, args.decay, args.policy, charged)
         .context("computing the standings")?;
     if let Some(path) = &args.json {
         let document = Document {
@@ -77,6 +99,7 @@ pub fn run(args: Args) -> Result<()> {
             trace: workload.trace.shown.clone(),
             policy: args.policy,
             decay: args.decay,
+            usage: args.usage.to_string(),
             priorities: &priorities,
         };
         write_json(path, &document)?;
@@ -84,7 +107,7 @@ pub fn run(args: Args) -> Result<()> {
             return Ok(());
         }
     }
-    print(&text(&priorities))
+    print(&text(&priorities, &args.usage))
 }
 
 /// `half-life:7d`, `step:72h:0.5` or `reset:30d`, durations as `--horizon` reads them.
@@ -106,7 +129,7 @@ fn factor(f: f64) -> String {
 }
 
 /// The standings as an indented tree.
-fn text(p: &Priorities) -> String {
+fn text(p: &Priorities, usage: &UsageMetric) -> String {
     let headers: Vec<String> = [
         "account / user",
         "raw shares",
@@ -147,10 +170,14 @@ fn text(p: &Priorities) -> String {
         })
         .collect();
     format!(
-        "at {} s after the first event: {} jobs charged (processor-seconds, decayed), {} without a recorded start\n\n{}",
+        "at {} s after the first event: {} jobs charged ({usage} × seconds, decayed), {} without a recorded start{}\n\n{}",
         fixed(p.at_s, 0),
         p.jobs_charged,
         p.jobs_without_start,
+        match p.jobs_priced_system_wide {
+            0 => String::new(),
+            n => format!(", {n} priced with Maui's system-wide PE (no machine could run them)"),
+        },
         table(&headers, &rows)
     )
 }

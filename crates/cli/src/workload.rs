@@ -39,7 +39,7 @@ pub struct TraceArgs {
 /// How the simulated cluster is set up and when runs end.
 #[derive(clap::Args, Clone)]
 pub struct ClusterArgs {
-    /// Use the machines listed in FILE (SWF `.machines`, Alibaba node list) instead of a pool.
+    /// Use the machines listed in FILE (SWF `.machines`, Alibaba node list, or a TOML catalogue with GPUs, scratch, SPEC and properties for SWF and sacct logs) instead of a pool.
     #[arg(long, value_name = "FILE")]
     pub machines: Option<PathBuf>,
     /// Run until this long after the first arrival (e.g. `90m`, `6h`, `3600`); default: the

@@ -178,3 +178,61 @@ fn a_sacct_dump_gives_the_expected_tree_and_fair_tree_ranking() {
         assert!((u - e).abs() < 1e-3 * e, "{usage:?}");
     }
 }
+
+/// `--usage pe` on a sacct dump priced on a TOML catalogue: one node type of 12 processors and
+/// 120 GiB. Alice ran 1 processor with 60 GiB for an hour (half the node's memory: a PE of 6),
+/// bob 1 processor with 1 GiB (a PE of 1). Under CPU time both used 3,600 processor-seconds.
+#[test]
+fn the_pe_charges_a_sacct_dump_on_a_catalogue() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("jobs.txt");
+    let rows = [
+        "JobID|User|Account|Submit|Start|End|AllocTRES|Partition|State",
+        "1|alice|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|cpu=1,mem=60G,node=1|p|COMPLETED",
+        "2|bob|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|cpu=1,mem=1G,node=1|p|COMPLETED",
+    ];
+    std::fs::write(&dump, rows.join("\n") + "\n").unwrap();
+    let catalogue = dir.path().join("cluster.toml");
+    std::fs::write(
+        &catalogue,
+        "[[machine]]\nname = \"node\"\ncount = 4\ncpus = 12\nmemory = \"120GiB\"\n",
+    )
+    .unwrap();
+    let usage = |metric: &str| {
+        let out = fairshare(&[
+            "priorities",
+            dump.to_str().unwrap(),
+            "--machines",
+            catalogue.to_str().unwrap(),
+            "--usage",
+            metric,
+            "--at",
+            "1h",
+            "--decay",
+            "half-life:100000d",
+            "--json",
+            "-",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["usage"], metric);
+        let raw = |name: &str| {
+            let rows = doc["rows"].as_array().unwrap();
+            let row = rows.iter().find(|r| r["name"] == name).unwrap();
+            row["raw_usage"].as_f64().unwrap()
+        };
+        (raw("alice"), raw("bob"))
+    };
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-3 * b;
+    let (alice, bob) = usage("pe");
+    assert!(
+        close(alice, 6.0 * 3600.0) && close(bob, 3600.0),
+        "{alice} {bob}"
+    );
+    let (alice, bob) = usage("cpu");
+    assert!(close(alice, 3600.0) && close(bob, 3600.0), "{alice} {bob}");
+}

@@ -1,10 +1,15 @@
 //! Fairshare factors for a large site: 100,000 users under a 4-level account tree (10
 //! divisions × 10 departments × 10 groups × 100 users), every factor recomputed from the
-//! users' usage under each function. The budget is 50 ms (docs/benchmarks.md).
+//! users' usage under each function, and one decision of the batch engine's fairshare ranker
+//! at that size. The budget is 50 ms (docs/benchmarks.md).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairshare_core::choice::Choice;
 use fairshare_core::fairshare::{standings, Association, FairshareFunction};
+use fairshare_core::model::Time;
+use fairshare_core::rank::{
+    Accounts, Charging, FairshareRanker, FairshareSettings, Head, JobUsage, Ranker,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
@@ -64,6 +69,47 @@ fn bench(c: &mut Criterion) {
         });
     }
     group.finish();
+    ranker(c, tree);
+}
+
+/// The same site as a ranker in the batch engine: every user charged its usage, half of
+/// them waiting; each decision after time moves recomputes every factor and orders the
+/// waiting users.
+fn ranker(c: &mut Criterion, tree: Vec<Association>) {
+    let leaf: Vec<usize> = (0..tree.len()).filter(|&i| tree[i].user).collect();
+    let usage: Vec<f64> = leaf.iter().map(|&l| tree[l].usage).collect();
+    let accounts = Accounts::new(tree, leaf).expect("a valid tree");
+    let settings = FairshareSettings {
+        refresh_s: 0.0,
+        charging: Charging::AtFinish,
+        ..FairshareSettings::default()
+    };
+    let mut ranker = FairshareRanker::new(settings, accounts);
+    for (c, u) in usage.iter().enumerate() {
+        let job = JobUsage {
+            rate: *u,
+            walltime_s: 1.0,
+        };
+        ranker
+            .job_finished(c as u32, job, 1.0)
+            .expect("a valid charge");
+        if c % 2 == 0 {
+            let head = Head::new(Time::ZERO, c as u64);
+            ranker
+                .update(c as u32, &[0.0], Some(head))
+                .expect("a client");
+        }
+    }
+    let mut now = 0.0;
+    c.bench_function("fairshare_ranker_100k_users_decision", |b| {
+        b.iter(|| {
+            now += 1.0;
+            ranker
+                .advance(Time::from_secs_f64(now))
+                .expect("time moves on");
+            black_box(ranker.first())
+        })
+    });
 }
 
 criterion_group!(benches, bench);

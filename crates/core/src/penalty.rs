@@ -329,6 +329,18 @@ impl UsageMetric {
         })
     }
 
+    /// [`UsageMetric::rate`], or, for a task the metric cannot price (a property or size no
+    /// machine offers), Maui's system-wide PE; the flag says which.
+    pub fn price(&self, task: &Task, catalogue: &MachineCatalogue, totals: &[f64]) -> (f64, bool) {
+        match self.rate(task, catalogue, totals) {
+            Ok(rate) if rate.is_finite() && rate >= 0.0 => (rate, false),
+            _ => {
+                let maui = maui_pe(&task.demand, totals);
+                (if maui.is_finite() { maui } else { 0.0 }, true)
+            }
+        }
+    }
+
     /// Whether the charge is multiplied by the SPEC of the machine that ran the job
     /// (MetaCentrum's heterogeneous PE is; the others are not).
     pub fn uses_spec(&self) -> bool {
@@ -360,21 +372,43 @@ impl std::str::FromStr for UsageMetric {
     }
 }
 
-/// A task's heterogeneous PE. A task that names no nodes asks for processors on any nodes,
-/// so one processor's part is priced on the cheapest machine and paid for each processor
-/// (unless it takes its node whole).
+/// A task's heterogeneous PE. A property no machine of the catalogue declares is not
+/// required (the batch engine does not enforce it either: logs name properties, such as
+/// `x86_64` or a site, that machine lists leave out). A task that names no nodes asks for
+/// processors on any nodes, so one processor's part is priced on the cheapest machine and
+/// paid for each processor (unless it takes its node whole).
 fn task_pe(task: &Task, catalogue: &MachineCatalogue, mode: PeMode) -> Result<f64, ChargeError> {
+    let mut job = JobRequest::of_task(task);
+    let declared = |p: &String| catalogue.types.iter().any(|t| t.properties.contains(p));
+    job.chunks[0].properties.retain(declared);
     let processors = task.demand.first().copied().unwrap_or(0.0);
     let whole = task.nodes.is_some() || task.exclusive || processors <= 1.0;
     if whole || mode == PeMode::Additive {
-        return Ok(charge(&JobRequest::of_task(task), catalogue, mode)?.pe);
+        return Ok(charge(&job, catalogue, mode)?.pe);
     }
-    let mut one = JobRequest::of_task(task);
-    one.chunks[0]
+    job.chunks[0]
         .per_node
         .iter_mut()
         .for_each(|d| *d /= processors);
-    Ok(charge(&one, catalogue, mode)?.pe * processors)
+    Ok(charge(&job, catalogue, mode)?.pe * processors)
+}
+
+impl std::fmt::Display for UsageMetric {
+    /// The metric as [`UsageMetric::from_str`](std::str::FromStr) reads it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UsageMetric::CpuTime => f.write_str("cpu"),
+            UsageMetric::MauiPe => f.write_str("maui-pe"),
+            UsageMetric::Pe(PeMode::Max) => f.write_str("pe"),
+            UsageMetric::Pe(PeMode::Additive) => f.write_str("pe-additive"),
+            UsageMetric::DominantShare => f.write_str("dominant"),
+            UsageMetric::Tres(weights) => {
+                let last = weights.iter().rposition(|w| *w != 0.0).map_or(1, |i| i + 1);
+                let written: Vec<String> = weights[..last].iter().map(f64::to_string).collect();
+                write!(f, "tres:{}", written.join("+"))
+            }
+        }
+    }
 }
 
 /// `W+W+…`: at most [`MOST_TRES`] weights, each a number >= 0.
@@ -449,6 +483,54 @@ mod tests {
     }
 
     /// Spec §8.1 and §8.2 with the exact wagap-2013 machines (KiB).
+    /// The metrics on one task: CPU time, Maui's PE, the cheapest PE (an undeclared property
+    /// ignored, a declared one enforced), a spread task paid per processor, TRES billing.
+    #[test]
+    fn usage_metrics_price_a_task() {
+        let mut small = NodeType::new("small", 4, vec![12.0, 90.0]);
+        small.properties = vec!["small".into()];
+        let mut big = NodeType::new("big", 1, vec![80.0, 505.0]);
+        big.properties = vec!["big".into()];
+        let catalogue = MachineCatalogue {
+            types: vec![small, big],
+        };
+        let totals = totals(&catalogue);
+        let mut task = Task::new(0, 0, crate::model::Time::ZERO, 1, vec![1.0, 45.0]);
+        task.nodes = Some(1);
+        task.properties = vec!["x86_64".into()];
+        let rate =
+            |metric: UsageMetric, task: &Task| metric.rate(task, &catalogue, &totals).unwrap();
+        assert_eq!(rate(UsageMetric::CpuTime, &task), 1.0);
+        // Half a small node's memory: 6 processors there, 45/505 × 80 = 7.13 on the big one.
+        assert_eq!(rate(UsageMetric::Pe(PeMode::Max), &task), 6.0);
+        assert!((rate(UsageMetric::MauiPe, &task) - 45.0 / 865.0 * 128.0).abs() < 1e-9);
+        assert!((rate(UsageMetric::DominantShare, &task) - 45.0 / 865.0).abs() < 1e-12);
+        assert_eq!(
+            rate(UsageMetric::Tres([2.0, 0.5, 0.0, 0.0]), &task),
+            2.0 + 22.5
+        );
+        task.properties = vec!["big".into()];
+        assert!((rate(UsageMetric::Pe(PeMode::Max), &task) - 45.0 / 505.0 * 80.0).abs() < 1e-9);
+        // Four processors on any nodes, 2 each of memory: each processor pays max(1/12, 2/90) × 12.
+        let mut spread = Task::new(1, 0, crate::model::Time::ZERO, 1, vec![4.0, 8.0]);
+        spread.nodes = None;
+        assert!((rate(UsageMetric::Pe(PeMode::Max), &spread) - 4.0).abs() < 1e-9);
+        // More memory than any machine: not priced by the PE, so Maui's PE stands in.
+        let huge = Task::new(2, 0, crate::model::Time::ZERO, 1, vec![1.0, 600.0]);
+        let (price, system_wide) = UsageMetric::Pe(PeMode::Max).price(&huge, &catalogue, &totals);
+        assert!(system_wide && (price - 600.0 / 865.0 * 128.0).abs() < 1e-9);
+        for text in [
+            "cpu",
+            "maui-pe",
+            "pe",
+            "pe-additive",
+            "dominant",
+            "tres:1+0.25",
+        ] {
+            assert_eq!(text.parse::<UsageMetric>().unwrap().to_string(), text);
+        }
+    }
+
     #[test]
     fn wagap_machines_and_the_system_wide_pe() {
         let catalogue = MachineCatalogue::new(vec![

@@ -3,15 +3,19 @@
 //! rank a site's function gives them — how an administrator checks a fairshare policy on their
 //! own cluster's history before switching to it.
 //!
-//! Usage is the log's own schedule: every job with a recorded start is charged its processors
-//! (the replay's first resource) for as long as it ran before the moment, as it ran, each
-//! instant decayed to the moment ([`UsageDecay::accrued`]).
+//! Usage is the log's own schedule: every job with a recorded start is charged its usage
+//! metric (processors for CPU time, its Processor Equivalent on the cluster's machines, …) for
+//! as long as it ran before the moment, as it ran, each instant decayed to the moment
+//! ([`UsageDecay::accrued`]). A log does not say which machine ran a job, so no SPEC is
+//! applied.
 
 use crate::{LabError, Workload};
 use fairshare_core::fairshare::{
     children, standings, Association, FairshareFunction, Standing, UsageDecay,
 };
 use fairshare_core::model::Time;
+use fairshare_core::penalty::{totals, UsageMetric};
+use fairshare_sim::cluster::Capacity;
 use fairshare_trace::Shares;
 use serde::Serialize;
 
@@ -42,6 +46,8 @@ pub struct Priorities {
     pub jobs_charged: u64,
     /// Jobs without a recorded start, which cannot be charged.
     pub jobs_without_start: u64,
+    /// Jobs the usage metric could not price on any machine, charged Maui's system-wide PE.
+    pub jobs_priced_system_wide: u64,
     /// Accounts and users, each account followed by its children (depth first).
     pub rows: Vec<PriorityRow>,
 }
@@ -49,14 +55,18 @@ pub struct Priorities {
 impl Workload {
     /// The standings of every account and user of `tree` (or, without one, of every user
     /// under the root with equal shares) `at_s` seconds after the first event, under
-    /// `function`, usage decaying by `decay`.
+    /// `function`, jobs charged `metric` on `capacity`, usage decaying by `decay`.
     pub fn priorities(
         &self,
         tree: Option<&Shares>,
         at_s: f64,
         decay: UsageDecay,
         function: FairshareFunction,
+        (metric, capacity): (UsageMetric, &Capacity),
     ) -> Result<Priorities, LabError> {
+        let catalogue = capacity.catalogue();
+        let totals = totals(&catalogue);
+        let mut system_wide = 0;
         let origin = self.origin();
         let secs = |t: Time| (t.as_micros() as f64 - origin.as_micros() as f64) / 1e6;
         let mut usage = vec![0.0; self.users.len()];
@@ -72,9 +82,10 @@ impl Workload {
                 continue;
             }
             let end_s = start_s + task.runtime as f64 / 1e6;
-            let processors = task.demand.first().copied().unwrap_or(0.0);
+            let (rate, fallback) = metric.price(&task, &catalogue, &totals);
+            system_wide += u64::from(fallback);
             if let Some(u) = usage.get_mut(task.user as usize) {
-                *u += decay.accrued(processors, start_s, end_s, at_s);
+                *u += decay.accrued(rate, start_s, end_s, at_s);
                 charged += 1;
             }
         }
@@ -96,6 +107,7 @@ impl Workload {
             at_s,
             jobs_charged: charged,
             jobs_without_start: without_start,
+            jobs_priced_system_wide: system_wide,
             rows,
         })
     }

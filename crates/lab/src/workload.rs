@@ -313,11 +313,22 @@ impl Workload {
         Ok(Capacity::Pool(pool))
     }
 
-    /// The machines listed in `path` (an SWF `.machines` file, an Alibaba node list), over the
-    /// resources of the replay.
+    /// The machines listed in `path` (an SWF `.machines` file, an Alibaba node list, or a TOML
+    /// catalogue for traces whose memory is in KB: SWF and sacct), over the resources of the
+    /// replay.
     pub fn machines(&self, path: &std::path::Path) -> Result<Capacity, LabError> {
         let shown = path.display();
-        let catalogue = fairshare_trace::read_machines(path, self.format)?;
+        let catalogue = if path.extension().is_some_and(|e| e == "toml") {
+            if !matches!(self.format, Format::Swf | Format::Sacct) {
+                unusable!(
+                    "{shown}: a TOML catalogue gives memory in KB and the {} trace's units differ; use its own machine list",
+                    self.format
+                );
+            }
+            fairshare_trace::read_catalogue(path)?
+        } else {
+            fairshare_trace::read_machines(path, self.format)?
+        };
         let total = catalogue.nodes();
         if total == 0 {
             unusable!("{shown}: lists no machines");

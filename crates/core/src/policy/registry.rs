@@ -208,7 +208,7 @@ pub const POLICIES: &[Entry] = &[
     Entry {
         name: "kueue-afs",
         aliases: &[],
-        params: FAIRSHARE_PARAMS,
+        params: KUEUE_PARAMS,
         about: "Kueue-style admission fair sharing: least decayed usage per share first, each start charged 300 s of its usage at once",
         engines: &[Engine::Replay],
         build: |params| {
@@ -272,6 +272,18 @@ const FAIRSHARE_PARAMS: &[Param] = &[
         key: "entry-penalty",
         value: "S",
         about: "seconds of a job's usage charged at once when it starts (Kueue's entry penalty)",
+    },
+];
+
+/// The parameters of the Kueue-style policy: the fairshare ones it does not fix.
+const KUEUE_PARAMS: &[Param] = &[
+    FAIRSHARE_PARAMS[1],
+    FAIRSHARE_PARAMS[2],
+    FAIRSHARE_PARAMS[4],
+    Param {
+        key: "entry-penalty",
+        value: "S",
+        about: "seconds of a job's usage charged at once when it starts (default 300)",
     },
 ];
 

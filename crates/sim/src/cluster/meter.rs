@@ -6,7 +6,7 @@
 
 use super::space::Placed;
 use super::Capacity;
-use fairshare_core::model::{MachineCatalogue, NodeType, Task};
+use fairshare_core::model::{MachineCatalogue, Task};
 use fairshare_core::penalty::{totals, UsageMetric};
 use fairshare_core::rank::JobUsage;
 
@@ -28,12 +28,7 @@ pub(super) struct Meter {
 impl Meter {
     /// A meter of `metric` on `capacity` (a pool is priced as one machine) for `users` users.
     pub(super) fn new(metric: UsageMetric, capacity: &Capacity, users: usize) -> Meter {
-        let catalogue = match capacity {
-            Capacity::Machines(catalogue) => catalogue.clone(),
-            Capacity::Pool(total) => MachineCatalogue {
-                types: vec![NodeType::new("pool", 1, total.clone())],
-            },
-        };
+        let catalogue = capacity.catalogue();
         let spec = catalogue
             .expand()
             .map(|t| catalogue.types[t].spec)
@@ -50,14 +45,9 @@ impl Meter {
 
     /// A task's usage per second, before SPEC.
     pub(super) fn price(&mut self, task: &Task) -> f64 {
-        match self.metric.rate(task, &self.catalogue, &self.totals) {
-            Ok(rate) if rate.is_finite() && rate >= 0.0 => rate,
-            _ => {
-                self.priced_system_wide += 1;
-                let fallback = UsageMetric::MauiPe.rate(task, &self.catalogue, &self.totals);
-                fallback.ok().filter(|r| r.is_finite()).unwrap_or(0.0)
-            }
-        }
+        let (rate, system_wide) = self.metric.price(task, &self.catalogue, &self.totals);
+        self.priced_system_wide += u64::from(system_wide);
+        rate
     }
 
     /// The usage of a job priced `rate` that starts on `placed` (its first node's SPEC).

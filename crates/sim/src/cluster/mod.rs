@@ -499,7 +499,6 @@ impl Engine {
             problem,
         };
         let demand = self.space.normalise(&a.demand).map_err(bad)?;
-        let rate = self.meter.as_mut().map_or(0.0, |m| m.price(&a));
         let size = dominant_share(&demand);
         let cpus = a.demand.first().copied().unwrap_or(0.0);
         let (request, unknown) =
@@ -512,6 +511,7 @@ impl Engine {
             self.recorder.never_fits(a.user);
             return Ok(());
         }
+        let rate = self.meter.as_mut().map_or(0.0, |m| m.price(&a));
         self.seq += 1;
         self.unreserved += 1;
         self.smallest.add(&request);

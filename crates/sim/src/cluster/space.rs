@@ -12,7 +12,7 @@
 use super::profile::Skyline;
 use super::seams::{Node, Placement};
 use fairshare_core::alloc::tasks::FIT_SLACK;
-use fairshare_core::model::{MachineCatalogue, Time};
+use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -43,6 +43,16 @@ impl Capacity {
                     )
                 })
                 .collect(),
+        }
+    }
+
+    /// The machines as a catalogue: a pool is one node holding all of it.
+    pub fn catalogue(&self) -> MachineCatalogue {
+        match self {
+            Capacity::Machines(catalogue) => catalogue.clone(),
+            Capacity::Pool(total) => MachineCatalogue {
+                types: vec![NodeType::new("pool", 1, total.clone())],
+            },
         }
     }
 
