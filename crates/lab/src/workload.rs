@@ -530,6 +530,7 @@ impl Workload {
                 rule(name).map_or_else(QueueLimit::default, |r| QueueLimit {
                     processors: r.processor_limit,
                     priority: r.priority,
+                    cost: r.cost,
                 })
             })
             .collect();

@@ -234,6 +234,7 @@ fn a_queue_at_its_limit_holds_its_jobs_back() {
     let limited = QueueLimit {
         processors: Some(2.0),
         priority: 0,
+        cost: 1.0,
     };
     let jobs = [
         in_queue(job(0, 0.0, 10.0, 10.0, 2.0), 0),
@@ -275,6 +276,7 @@ fn higher_priority_queues_are_served_first() {
         let urgent = QueueLimit {
             processors: None,
             priority,
+            cost: 1.0,
         };
         let limits = [QueueLimit::default(), urgent];
         let blocking = Blocking::HeadOfLine;
@@ -297,6 +299,7 @@ fn a_users_own_urgent_job_goes_before_its_older_plain_one() {
     let urgent = QueueLimit {
         processors: None,
         priority: 1,
+        cost: 1.0,
     };
     let mut jobs = [
         in_queue(job(0, 0.0, 10.0, 10.0, 2.0), 0),

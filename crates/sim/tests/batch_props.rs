@@ -228,7 +228,7 @@ proptest! {
         tasks.iter_mut().zip(&queues).for_each(|(t, q)| t.queue = Some(*q));
         let limits: Vec<QueueLimit> = limits
             .iter()
-            .map(|&(processors, priority)| QueueLimit { processors: processors.map(f64::from), priority })
+            .map(|&(processors, priority)| QueueLimit { processors: processors.map(f64::from), priority, cost: 1.0 })
             .collect();
         let capacity = Capacity::Machines(catalogue);
         let result = replay_with_queues(&capacity, policy, scheduler, Fit::First, &tasks, &limits);

@@ -3,7 +3,9 @@
 //! waits behind a light user, while CPU time charges both alike.
 
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
-use fairshare_sim::cluster::{run, Capacity, ClusterConfig, PolicyResult, Task, Window};
+use fairshare_sim::cluster::{
+    run, Capacity, ClusterConfig, PolicyResult, QueueLimit, Task, Window,
+};
 use std::convert::Infallible;
 
 /// A one-node job of `user` submitted at `submit` s, running `runtime` s on `cpus` processors
@@ -24,12 +26,18 @@ fn job(id: u64, user: u32, submit: f64, runtime: f64, cpus: f64, mem: f64) -> Ta
 /// node's 120 memory; a third user then fills the node from 150 s to 250 s, while heavy
 /// (200 s) and light (201 s) each queue a whole-node job.
 fn replay(policy: &str) -> PolicyResult {
+    replay_in_queues(policy, &[])
+}
+
+/// [`replay`] with heavy's jobs in queue 0 and the others in queue 1, of these costs.
+fn replay_in_queues(policy: &str, queues: &[QueueLimit]) -> PolicyResult {
     let node = NodeType::new("node", 1, vec![12.0, 120.0]);
     let capacity = Capacity::Machines(MachineCatalogue { types: vec![node] });
     let users = vec!["heavy".into(), "light".into(), "blocker".into()];
     let resources = vec!["cpu".into(), "mem".into()];
     let mut config = ClusterConfig::new(policy.parse().unwrap(), capacity, resources, users);
     config.record_jobs = Some(Window::ALL);
+    config.queues = queues.to_vec();
     let jobs = [
         job(0, 0, 0.0, 100.0, 1.0, 100.0),
         job(1, 1, 0.0, 100.0, 1.0, 1.0),
@@ -37,7 +45,11 @@ fn replay(policy: &str) -> PolicyResult {
         job(3, 0, 200.0, 10.0, 12.0, 0.0),
         job(4, 1, 201.0, 10.0, 12.0, 0.0),
     ];
-    run(&config, jobs.into_iter().map(Ok::<_, Infallible>), |_| {}).unwrap()
+    let jobs = jobs.into_iter().map(|mut job| {
+        job.queue = Some(u32::from(job.user != 0));
+        Ok::<_, Infallible>(job)
+    });
+    run(&config, jobs, |_| {}).unwrap()
 }
 
 /// When each job started, by id.
@@ -79,4 +91,18 @@ fn the_pe_charges_the_memory_held_and_serves_the_light_user_first() {
 fn other_policies_report_no_charges() {
     let result = replay("drf");
     assert!(result.users.iter().all(|u| u.charged.is_none()));
+}
+
+#[test]
+fn a_queue_cost_multiplies_the_charge() {
+    let cost = |cost| QueueLimit {
+        cost,
+        ..QueueLimit::default()
+    };
+    let result = replay_in_queues("fairshare:usage=pe,refresh=0", &[cost(0.05), cost(1.0)]);
+    assert!((charged(&result, "heavy") - 0.05 * (1000.0 + 120.0)).abs() < 1e-9);
+    assert!((charged(&result, "light") - (100.0 + 120.0)).abs() < 1e-9);
+    // Heavy's cheap queue makes its 1,000 processor-seconds of PE count as 50: it goes first,
+    // where without the cost it waits behind light.
+    assert_eq!((start(&result, 3), start(&result, 4)), (250.0, 260.0));
 }

@@ -34,7 +34,7 @@
 //! `G2 x8 96c 384GiB` or `cpu 32c 256GiB`.
 
 use crate::input::{columns, Col, HeadedCsv, Record};
-use crate::source::{Meta, Reader, Source, Task};
+use crate::source::{Loaded, Meta, Source, Task};
 use crate::{ReadOptions, TraceError};
 use fairshare_core::model::NodeType;
 use fairshare_core::model::Time;
@@ -61,14 +61,8 @@ struct Pod<'r> {
     deletion: Option<Time>,
 }
 
-/// Yields the pods loaded and sorted when the source was opened.
-pub(crate) struct AlibabaReader {
-    tasks: std::vec::IntoIter<Task>,
-    error: Option<TraceError>,
-}
-
 /// A source of the pods of the pod lists `paths`, sorted by creation time.
-pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<AlibabaReader> {
+pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<Loaded> {
     let mut meta = Meta::new(
         &["cpu", "mem", "gpu"],
         &["cores", "MiB", "GPUs"],
@@ -80,19 +74,7 @@ pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<AlibabaRe
         .iter()
         .try_for_each(|path| read_pods(path, &mut meta, &mut tasks, &mut names))
         .err();
-    tasks.sort_by_key(|task| task.submit);
-    meta.holding(tasks.len());
-    let tasks = tasks.into_iter();
-    Source::new(AlibabaReader { tasks, error }, meta)
-}
-
-impl Reader for AlibabaReader {
-    fn next_task(&mut self, _meta: &mut Meta) -> Option<Result<Task, TraceError>> {
-        match self.error.take() {
-            Some(e) => Some(Err(e)),
-            None => self.tasks.next().map(Ok),
-        }
-    }
+    Loaded::source(tasks, error, meta)
 }
 
 /// Reads the pod list `path` into `tasks`; `Err` for an error that ends the stream.

@@ -3,16 +3,18 @@
 //! allowed it and serves higher-priority queues first, as PBS and Slurm partitions do.
 //!
 //! ```text
-//! # name     processors   priority
+//! # name     processors   priority   cost
 //! q_2h       -1           3
-//! q_1d       512          2
-//! backfill   64           0
+//! q_1d       512          2          1.5
+//! backfill   64           0          0.5
 //! ```
 //!
-//! Three whitespace-separated fields per line: the queue's name as the log writes it (SWF
-//! field 20 of the Alea extension, else the queue number of field 15), the most processors its
-//! running jobs may hold at once (`-1`: no limit), and its priority (a whole number, higher
-//! first). Anything from a `#` or `;` to the end of its line is a comment.
+//! Three or four whitespace-separated fields per line: the queue's name as the log writes it
+//! (SWF field 20 of the Alea extension, else the queue number of field 15), the most
+//! processors its running jobs may hold at once (`-1`: no limit), its priority (a whole
+//! number, higher first), and optionally its cost (a number >= 0, default 1), which a
+//! fairshare policy multiplies its jobs' charges by, as MetaCentrum's penalty does. Anything
+//! from a `#` or `;` to the end of its line is a comment.
 
 use crate::input::{At, Col, Lines};
 use crate::TraceError;
@@ -21,6 +23,7 @@ use std::path::Path;
 const NAME: Col = Col::new(1, "queue name");
 const LIMIT: Col = Col::new(2, "processor limit");
 const PRIORITY: Col = Col::new(3, "priority");
+const COST: Col = Col::new(4, "cost");
 
 /// One queue of a site.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +34,8 @@ pub struct QueueRule {
     pub processor_limit: Option<f64>,
     /// Its priority: jobs of higher-priority queues are considered first.
     pub priority: i32,
+    /// What its jobs' fairshare charges are multiplied by (1 unless the file says otherwise).
+    pub cost: f64,
 }
 
 /// Reads a `.queues` file.
@@ -49,10 +54,11 @@ pub fn read_queues(path: &Path) -> Result<Vec<QueueRule>, TraceError> {
             continue;
         }
         let fields: Vec<&str> = text.split_ascii_whitespace().collect();
-        if fields.len() != 3 {
-            return Err(line
-                .at
-                .count_error("3 (name, processor limit, priority)", fields.len()));
+        if !(3..=4).contains(&fields.len()) {
+            return Err(line.at.count_error(
+                "3 or 4 (name, processor limit, priority, cost)",
+                fields.len(),
+            ));
         }
         let rule = queue(line.at, &fields)?;
         if queues.iter().any(|q| q.name == rule.name) {
@@ -79,10 +85,17 @@ fn queue(at: At, fields: &[&str]) -> Result<QueueRule, TraceError> {
     let priority = fields[2]
         .parse::<i32>()
         .map_err(|_| at.error(PRIORITY, "a whole number (higher first)", fields[2]))?;
+    let cost = match fields.get(3) {
+        None => 1.0,
+        Some(cost) => at
+            .amount(COST, cost)
+            .map_err(|_| at.error(COST, "a number >= 0 (default 1)", cost))?,
+    };
     Ok(QueueRule {
         name: fields[0].to_owned(),
         processor_limit,
         priority,
+        cost,
     })
 }
 
@@ -100,19 +113,20 @@ mod tests {
     #[test]
     fn queues_with_and_without_limits() {
         let queues =
-            read("# name limit priority\n\nq_2h -1 3  # no limit\n  q_1d 512 2\n; old\nbackfill 64 -1;\n")
+            read("# name limit priority\n\nq_2h -1 3  # no limit\n  q_1d 512 2 1.5\n; old\nbackfill 64 -1 0;\n")
                 .unwrap();
-        let rule = |name: &str, processor_limit, priority| QueueRule {
+        let rule = |name: &str, processor_limit, priority, cost| QueueRule {
             name: name.into(),
             processor_limit,
             priority,
+            cost,
         };
         assert_eq!(
             queues,
             [
-                rule("q_2h", None, 3),
-                rule("q_1d", Some(512.0), 2),
-                rule("backfill", Some(64.0), -1)
+                rule("q_2h", None, 3, 1.0),
+                rule("q_1d", Some(512.0), 2, 1.5),
+                rule("backfill", Some(64.0), -1, 0.0)
             ]
         );
     }
@@ -120,8 +134,12 @@ mod tests {
     #[test]
     fn bad_lines_say_where_and_what() {
         let said = |text: &str| read(text).unwrap_err().to_string();
-        assert!(said("q 1\n")
-            .contains(":1: expected 3 (name, processor limit, priority) fields, found 2"));
+        assert!(said("q 1\n").contains(
+            ":1: expected 3 or 4 (name, processor limit, priority, cost) fields, found 2"
+        ));
+        assert!(said("q 1 1 1 1\n").contains("found 5"));
+        assert!(said("q 1 1 -2\n")
+            .contains("field 4 (cost): expected a number >= 0 (default 1), found \"-2\""));
         assert!(said("q -5 1\n").contains(":1: field 2 (processor limit): expected a number of processors from 0 to 1e15, or -1 for no limit, found \"-5\""));
         assert!(said("q 5 high\n").contains(
             "field 3 (priority): expected a whole number (higher first), found \"high\""

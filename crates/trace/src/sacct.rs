@@ -24,21 +24,15 @@
 //! general (`sacct` lists by job id), so it is loaded whole and sorted.
 
 use crate::input::{columns, Col, HeadedCsv, Record};
-use crate::source::{Meta, Reader, Source, Task};
+use crate::source::{Loaded, Meta, Source, Task};
 use crate::{parse_size, ReadOptions, TraceError};
 use fairshare_core::model::Time;
 use std::path::{Path, PathBuf};
 
 const COLUMNS: [&str; 6] = ["JobID", "User", "Submit", "Start", "End", "AllocTRES"];
 
-/// Yields the jobs loaded and sorted when the source was opened.
-pub(crate) struct SacctReader {
-    tasks: std::vec::IntoIter<Task>,
-    error: Option<TraceError>,
-}
-
 /// A source of the jobs of the sacct dumps `paths`, sorted by submit time.
-pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<SacctReader> {
+pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<Loaded> {
     let mut meta = Meta::new(
         &["cpu", "mem", "gpu"],
         &["processors", "KB", "GPUs"],
@@ -49,24 +43,7 @@ pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<SacctRead
         .iter()
         .try_for_each(|path| read_jobs(path, &mut meta, &mut tasks))
         .err();
-    tasks.sort_by_key(|task: &Task| task.submit);
-    meta.holding(tasks.len());
-    Source::new(
-        SacctReader {
-            tasks: tasks.into_iter(),
-            error,
-        },
-        meta,
-    )
-}
-
-impl Reader for SacctReader {
-    fn next_task(&mut self, _meta: &mut Meta) -> Option<Result<Task, TraceError>> {
-        match self.error.take() {
-            Some(e) => Some(Err(e)),
-            None => self.tasks.next().map(Ok),
-        }
-    }
+    Loaded::source(tasks, error, meta)
 }
 
 /// Reads the dump `path` into `tasks`; `Err` for an error that ends the stream.

@@ -155,6 +155,37 @@ pub(crate) trait Reader {
     fn next_task(&mut self, meta: &mut Meta) -> Option<Result<Task, TraceError>>;
 }
 
+/// The reader of formats that are snapshots rather than logs (the Alibaba pod list, sacct
+/// dumps): every task is loaded first, then yielded in submit order (ties in load order),
+/// then the error that stopped the loading, if any.
+pub(crate) struct Loaded {
+    tasks: std::vec::IntoIter<Task>,
+    error: Option<TraceError>,
+}
+
+impl Loaded {
+    /// The source of `tasks`, sorted, followed by `error`.
+    pub fn source(
+        mut tasks: Vec<Task>,
+        error: Option<TraceError>,
+        mut meta: Meta,
+    ) -> Source<Loaded> {
+        tasks.sort_by_key(|task| task.submit);
+        meta.holding(tasks.len());
+        let tasks = tasks.into_iter();
+        Source::new(Loaded { tasks, error }, meta)
+    }
+}
+
+impl Reader for Loaded {
+    fn next_task(&mut self, _meta: &mut Meta) -> Option<Result<Task, TraceError>> {
+        match self.error.take() {
+            Some(e) => Some(Err(e)),
+            None => self.tasks.next().map(Ok),
+        }
+    }
+}
+
 /// A [`TaskSource`] made of a format's reader and its metadata.
 pub(crate) struct Source<R> {
     reader: R,

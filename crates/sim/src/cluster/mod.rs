@@ -98,7 +98,7 @@ pub struct ClusterConfig {
 }
 
 /// What a site allows one queue.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct QueueLimit {
     /// The most processors (the first resource, in the trace's units) its running jobs may
     /// hold at once; `None`: no limit.
@@ -106,6 +106,19 @@ pub struct QueueLimit {
     /// Its priority: a pass considers the jobs of higher-priority queues first, each queue's
     /// in the policy's order.
     pub priority: i32,
+    /// What a fairshare policy multiplies its jobs' charges by.
+    pub cost: f64,
+}
+
+impl Default for QueueLimit {
+    /// No limit, priority 0, cost 1.
+    fn default() -> QueueLimit {
+        QueueLimit {
+            processors: None,
+            priority: 0,
+            cost: 1.0,
+        }
+    }
 }
 
 /// A span of simulated time, `[from, to)`.
@@ -511,7 +524,7 @@ impl Engine {
             self.recorder.never_fits(a.user);
             return Ok(());
         }
-        let rate = self.meter.as_mut().map_or(0.0, |m| m.price(&a));
+        let rate = self.meter.as_mut().map_or(0.0, |m| m.price(&a)) * rule.cost;
         self.seq += 1;
         self.unreserved += 1;
         self.smallest.add(&request);
