@@ -9,6 +9,7 @@ use fairshare_core::fairshare::{FairshareFunction, UsageDecay};
 use fairshare_core::penalty::UsageMetric;
 use fairshare_lab::Priorities;
 use fairshare_report::text::{fixed, table};
+use fairshare_sim::cluster::Capacity;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -82,14 +83,8 @@ pub fn run(args: Args) -> Result<()> {
         Some(at) => at as f64 / 1e6,
         None => workload.span_s(),
     };
-    let capacity = match &args.machines {
-        Some(path) => workload.machines(path)?,
-        None => match workload.own_machine()? {
-            Some((capacity, _)) => capacity,
-            None => workload.pool_of_mean(1.0)?,
-        },
-    };
-    let charged = (args.usage, &capacity);
+    let capacity = machines(&args, &workload)?;
+    let charged = (args.usage, capacity.as_ref());
     let priorities = workload
         .priorities(tree.as_ref(), at_s, args.decay, args.policy, charged)
         .context("computing the standings")?;
@@ -108,6 +103,24 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     print(&text(&priorities, &args.usage))
+}
+
+/// The machines the usage metric prices jobs on: `--machines`, else the log's own (as
+/// `replay` finds it); none for metrics that need none.
+fn machines(args: &Args, workload: &fairshare_lab::Workload) -> Result<Option<Capacity>> {
+    if let Some(path) = &args.machines {
+        return Ok(Some(workload.machines(path)?));
+    }
+    if !args.usage.needs_machines() {
+        return Ok(None);
+    }
+    match workload.own_machine()? {
+        Some((capacity, _)) => Ok(Some(capacity)),
+        None => anyhow::bail!(
+            "--usage {} prices jobs on the cluster's machines, and the log says nothing about them: give --machines FILE",
+            args.usage
+        ),
+    }
 }
 
 /// `half-life:7d`, `step:72h:0.5` or `reset:30d`, durations as `--horizon` reads them.

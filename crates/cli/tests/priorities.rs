@@ -235,4 +235,9 @@ fn the_pe_charges_a_sacct_dump_on_a_catalogue() {
     );
     let (alice, bob) = usage("cpu");
     assert!(close(alice, 3600.0) && close(bob, 3600.0), "{alice} {bob}");
+    // A dump says nothing about the machines: the PE needs them given.
+    let out = fairshare(&["priorities", dump.to_str().unwrap(), "--usage", "pe"]);
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("give --machines FILE"), "{said}");
 }

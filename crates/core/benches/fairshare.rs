@@ -7,9 +7,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use fairshare_core::choice::Choice;
 use fairshare_core::fairshare::{standings, Association, FairshareFunction};
 use fairshare_core::model::Time;
-use fairshare_core::rank::{
-    Accounts, Charging, FairshareRanker, FairshareSettings, Head, JobUsage, Ranker,
-};
+use fairshare_core::rank::{Accounts, Charging, FairshareRanker, FairshareSettings, Head, Ranker};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
@@ -86,12 +84,8 @@ fn ranker(c: &mut Criterion, tree: Vec<Association>) {
     };
     let mut ranker = FairshareRanker::new(settings, accounts);
     for (c, u) in usage.iter().enumerate() {
-        let job = JobUsage {
-            rate: *u,
-            walltime_s: 1.0,
-        };
         ranker
-            .job_finished(c as u32, job, 1.0)
+            .job_finished(c as u32, *u, 1.0)
             .expect("a valid charge");
         if c % 2 == 0 {
             let head = Head::new(Time::ZERO, c as u64);

@@ -341,6 +341,42 @@ impl UsageMetric {
         }
     }
 
+    /// The metric on a pool, which has no machines to choose between: the heterogeneous PE is
+    /// then Maui's system-wide PE (the two agree on one machine, and a pool takes jobs of any
+    /// number of nodes, which one machine's catalogue could not price).
+    pub fn on_a_pool(self) -> UsageMetric {
+        match self {
+            UsageMetric::Pe(PeMode::Max) => UsageMetric::MauiPe,
+            other => other,
+        }
+    }
+
+    /// Refuses TRES weights for more resources than `resources` has: the weights go by
+    /// position, so one too many would weigh nothing, silently.
+    pub fn check_resources(&self, resources: &[String]) -> Result<(), String> {
+        let UsageMetric::Tres(weights) = self else {
+            return Ok(());
+        };
+        let given = weights.iter().rposition(|w| *w != 0.0).map_or(0, |i| i + 1);
+        if given > resources.len() {
+            return Err(format!(
+                "TRES billing weighs {given} resources, there are {} ({}): one weight per resource, in that order",
+                resources.len(),
+                resources.join(", ")
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the metric prices jobs on the cluster's machines (the PE metrics and the
+    /// dominant share), rather than by what they asked for alone.
+    pub fn needs_machines(&self) -> bool {
+        matches!(
+            self,
+            UsageMetric::MauiPe | UsageMetric::Pe(_) | UsageMetric::DominantShare
+        )
+    }
+
     /// Whether the charge is multiplied by the SPEC of the machine that ran the job
     /// (MetaCentrum's heterogeneous PE is; the others are not).
     pub fn uses_spec(&self) -> bool {
@@ -482,7 +518,6 @@ mod tests {
         assert!(close(c.penalty(7200.0, 10.0, 1.0), 614_400.0, 1e-5));
     }
 
-    /// Spec §8.1 and §8.2 with the exact wagap-2013 machines (KiB).
     /// The metrics on one task: CPU time, Maui's PE, the cheapest PE (an undeclared property
     /// ignored, a declared one enforced), a spread task paid per processor, TRES billing.
     #[test]
@@ -531,6 +566,7 @@ mod tests {
         }
     }
 
+    /// Spec §8.1 and §8.2 with the exact wagap-2013 machines (KiB).
     #[test]
     fn wagap_machines_and_the_system_wide_pe() {
         let catalogue = MachineCatalogue::new(vec![

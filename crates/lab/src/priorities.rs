@@ -13,7 +13,7 @@ use crate::{LabError, Workload};
 use fairshare_core::fairshare::{
     children, standings, Association, FairshareFunction, Standing, UsageDecay,
 };
-use fairshare_core::model::Time;
+use fairshare_core::model::{MachineCatalogue, Time};
 use fairshare_core::penalty::{totals, UsageMetric};
 use fairshare_sim::cluster::Capacity;
 use fairshare_trace::Shares;
@@ -55,20 +55,34 @@ pub struct Priorities {
 impl Workload {
     /// The standings of every account and user of `tree` (or, without one, of every user
     /// under the root with equal shares) `at_s` seconds after the first event, under
-    /// `function`, jobs charged `metric` on `capacity`, usage decaying by `decay`.
+    /// `function`, jobs charged `metric` (on `capacity`, which the metrics that price jobs on
+    /// machines need), usage decaying by `decay`.
     pub fn priorities(
         &self,
         tree: Option<&Shares>,
         at_s: f64,
         decay: UsageDecay,
         function: FairshareFunction,
-        (metric, capacity): (UsageMetric, &Capacity),
+        (metric, capacity): (UsageMetric, Option<&Capacity>),
     ) -> Result<Priorities, LabError> {
-        let catalogue = capacity.catalogue();
+        metric
+            .check_resources(&self.resources)
+            .map_err(|e| LabError::Unusable(format!("--usage: {e}")))?;
+        let (catalogue, metric) = match capacity {
+            Some(capacity) => capacity.pricing(metric),
+            None if metric.needs_machines() => {
+                return Err(LabError::Unusable(format!(
+                    "the {metric} usage metric prices jobs on the cluster's machines: give them"
+                )))
+            }
+            None => (MachineCatalogue { types: Vec::new() }, metric),
+        };
         let totals = totals(&catalogue);
         let mut system_wide = 0;
-        let origin = self.origin();
-        let secs = |t: Time| (t.as_micros() as f64 - origin.as_micros() as f64) / 1e6;
+        // Decay runs on the log's own clock, as the batch engine's fairshare ranker does, so
+        // that stepwise periods fall at the same instants in both.
+        let secs = |t: Time| t.as_micros() as f64 / 1e6;
+        let at = secs(self.origin()) + at_s;
         let mut usage = vec![0.0; self.users.len()];
         let (mut charged, mut without_start) = (0, 0);
         for task in self.tasks()? {
@@ -78,14 +92,14 @@ impl Workload {
                 continue;
             };
             let start_s = secs(start);
-            if start_s >= at_s {
+            if start_s >= at {
                 continue;
             }
             let end_s = start_s + task.runtime as f64 / 1e6;
             let (rate, fallback) = metric.price(&task, &catalogue, &totals);
             system_wide += u64::from(fallback);
             if let Some(u) = usage.get_mut(task.user as usize) {
-                *u += decay.accrued(rate, start_s, end_s, at_s);
+                *u += decay.accrued(rate, start_s, end_s, at);
                 charged += 1;
             }
         }

@@ -7,6 +7,7 @@ use crate::html;
 use crate::svg::{self, Axis, Bubble, BubbleChart, Colour, Scale, GREY};
 use crate::text::{fixed, in_unit, time_unit};
 use fairshare_sim::cluster::PolicyResult;
+use std::collections::HashMap;
 
 /// Shares of all charges below this (%) are drawn at it, on the log axes.
 const FLOOR_PCT: f64 = 1e-3;
@@ -70,15 +71,14 @@ fn distinct<'a>(charged: &[&'a PolicyResult]) -> Vec<&'a PolicyResult> {
 /// The users with the largest share under any metric: their shares, and their mean wait
 /// under every charged policy.
 fn table(metrics: &[&PolicyResult], charged: &[&PolicyResult]) -> String {
-    let mut top: Vec<(&str, f64)> = Vec::new();
+    let mut largest: HashMap<&str, f64> = HashMap::new();
     for p in metrics {
         for (id, share) in shares(p) {
-            match top.iter_mut().find(|t| t.0 == id) {
-                Some(t) => t.1 = t.1.max(share),
-                None => top.push((id, share)),
-            }
+            let most = largest.entry(id).or_insert(share);
+            *most = most.max(share);
         }
     }
+    let mut top: Vec<(&str, f64)> = largest.into_iter().collect();
     top.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
     top.truncate(LISTED);
     let longest = charged
@@ -91,19 +91,23 @@ fn table(metrics: &[&PolicyResult], charged: &[&PolicyResult]) -> String {
         .chain(metrics.iter().map(|p| format!("% charged, {}", p.policy)))
         .chain(charged.iter().map(|p| format!("mean wait, {}", p.policy)))
         .collect();
+    let metric_shares: Vec<HashMap<&str, f64>> = metrics
+        .iter()
+        .map(|p| shares(p).into_iter().collect())
+        .collect();
     let rows = top
         .iter()
         .map(|(id, _)| {
-            let share = |p: &PolicyResult| {
-                let s = shares(p).into_iter().find(|s| s.0 == *id);
-                s.map_or("–".to_owned(), |s| format!("{} %", fixed(s.1, 2)))
+            let share = |shares: &HashMap<&str, f64>| {
+                let s = shares.get(id);
+                s.map_or("–".to_owned(), |s| format!("{} %", fixed(*s, 2)))
             };
             let wait = |p: &PolicyResult| {
                 let u = p.users.iter().find(|u| u.id == *id);
                 u.map_or("–".to_owned(), |u| in_unit(u.mean_wait_s, unit))
             };
             std::iter::once(id.to_string())
-                .chain(metrics.iter().map(|p| share(p)))
+                .chain(metric_shares.iter().map(share))
                 .chain(charged.iter().map(|p| wait(p)))
                 .collect()
         })
@@ -114,12 +118,14 @@ fn table(metrics: &[&PolicyResult], charged: &[&PolicyResult]) -> String {
 /// One bubble per user: its share of all charges under `reference` (x) and under `policy`
 /// (y), on log axes, area by its jobs.
 fn figure(reference: &PolicyResult, policy: &PolicyResult) -> String {
-    let base = shares(reference);
+    let base: HashMap<&str, f64> = shares(reference).into_iter().collect();
+    let jobs: HashMap<&str, u64> = (policy.users.iter())
+        .map(|u| (u.id.as_str(), u.tasks_submitted))
+        .collect();
     let bubbles: Vec<Bubble> = shares(policy)
         .into_iter()
         .filter_map(|(id, y)| {
-            let x = base.iter().find(|b| b.0 == id)?.1;
-            let jobs = policy.users.iter().find(|u| u.id == id)?.tasks_submitted;
+            let (x, jobs) = (*base.get(id)?, *jobs.get(id)?);
             let colour = if (y - x).abs() <= 0.05 * x.max(y) {
                 GREY
             } else if y > x {

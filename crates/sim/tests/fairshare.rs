@@ -106,3 +106,68 @@ fn a_queue_cost_multiplies_the_charge() {
     // where without the cost it waits behind light.
     assert_eq!((start(&result, 3), start(&result, 4)), (250.0, 260.0));
 }
+
+#[test]
+fn tres_weights_go_by_position_and_may_not_outnumber_the_resources() {
+    let result = replay("fairshare:usage=tres:2+0.5,refresh=0");
+    // Heavy: 2 × 1 + 0.5 × 100 per second for 100 s, then 2 × 12 for 10 s.
+    assert_eq!(charged(&result, "heavy"), 5200.0 + 240.0);
+    let node = NodeType::new("node", 1, vec![12.0, 120.0]);
+    let capacity = Capacity::Machines(MachineCatalogue { types: vec![node] });
+    let config = ClusterConfig::new(
+        "fairshare:usage=tres:1+1+1".parse().unwrap(),
+        capacity,
+        vec!["cpu".into(), "mem".into()],
+        vec!["heavy".into()],
+    );
+    let error = run(
+        &config,
+        std::iter::empty::<Result<Task, Infallible>>(),
+        |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("TRES billing weighs 3 resources, there are 2 (cpu, mem)"),
+        "{error}"
+    );
+}
+
+#[test]
+fn jobs_still_running_at_the_horizon_are_charged_until_then() {
+    let node = NodeType::new("node", 1, vec![12.0, 120.0]);
+    let capacity = Capacity::Machines(MachineCatalogue { types: vec![node] });
+    let mut config = ClusterConfig::new(
+        "fairshare:usage=cpu".parse().unwrap(),
+        capacity,
+        vec!["cpu".into(), "mem".into()],
+        vec!["long".into()],
+    );
+    config.stop = fairshare_sim::cluster::Stop::Horizon(Time::from_secs_f64(50.0));
+    let jobs = [job(0, 0, 0.0, 100.0, 4.0, 1.0)];
+    let result = run(&config, jobs.into_iter().map(Ok::<_, Infallible>), |_| {}).unwrap();
+    assert_eq!(charged(&result, "long"), 4.0 * 50.0);
+}
+
+/// Kueue's entry penalty counts within the pass: on 2 processors, user a's two jobs and user
+/// b's one arrive together; without the penalty a's older jobs take both processors, with it
+/// b's job starts second.
+#[test]
+fn the_entry_penalty_counts_within_a_pass() {
+    let starts = |policy: &str| {
+        let capacity = Capacity::Pool(vec![2.0, 100.0]);
+        let users = vec!["a".into(), "b".into()];
+        let resources = vec!["cpu".into(), "mem".into()];
+        let mut config = ClusterConfig::new(policy.parse().unwrap(), capacity, resources, users);
+        config.record_jobs = Some(Window::ALL);
+        let jobs = [
+            job(0, 0, 0.0, 100.0, 1.0, 1.0),
+            job(1, 0, 0.0, 100.0, 1.0, 1.0),
+            job(2, 1, 0.0, 100.0, 1.0, 1.0),
+        ];
+        let result = run(&config, jobs.into_iter().map(Ok::<_, Infallible>), |_| {}).unwrap();
+        [0, 1, 2].map(|id| start(&result, id))
+    };
+    assert_eq!(starts("fairshare:function=metacentrum"), [0.0, 0.0, 100.0]);
+    assert_eq!(starts("kueue-afs"), [0.0, 100.0, 0.0]);
+}

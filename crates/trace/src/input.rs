@@ -338,15 +338,12 @@ impl<'p> HeadedCsv<'p> {
 
     /// Opens `path` (plain or gzip), its fields separated by `delimiter`.
     pub fn open_with(path: &'p Path, delimiter: u8) -> Result<HeadedCsv<'p>, TraceError> {
-        let mut reader = csv_reader(open_file(path)?, true);
-        if delimiter != b',' {
-            reader = csv::ReaderBuilder::new()
-                .has_headers(true)
-                .flexible(true)
-                .delimiter(delimiter)
-                .quoting(false)
-                .from_reader(open_file(path)?);
-        }
+        let reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .flexible(true)
+            .delimiter(delimiter)
+            .quoting(delimiter == b',')
+            .from_reader(open_file(path)?);
         Ok(HeadedCsv {
             path,
             reader,

@@ -19,8 +19,12 @@
 //!
 //! Job steps (`123.batch`, `123.0`, `123.extern`) repeat their job's allocation and are
 //! ignored. Jobs that never started (`Start` is `Unknown` or `None`), that have not ended
-//! (`End` `Unknown`: still running when the dump was taken) or that were allocated nothing are
-//! skipped with the reason. Like the Alibaba pod list, the dump is not in submit order in
+//! (`End` `Unknown`: still running when the dump was taken, so their usage so far is not
+//! counted) or that were allocated nothing are skipped with the reason. `sacct` prints local
+//! time and the reader takes it as UTC: dump with `TZ=UTC sacct …` so that jobs spanning a
+//! daylight-saving change keep their true length. The `Account` column is not read: accounts
+//! come from a share file (`--shares`). sacct dumps record partitions, not queues, so a
+//! `.queues` file does not apply to them. Like the Alibaba pod list, the dump is not in submit order in
 //! general (`sacct` lists by job id), so it is loaded whole and sorted.
 
 use crate::input::{columns, Col, HeadedCsv, Record};
@@ -179,7 +183,12 @@ fn alloc_tres(text: &str) -> Result<(Vec<f64>, Option<u32>), &'static str> {
                     parse_size(&size).map_err(|_| "a memory size such as 16G or 3900M")? / 1024.0;
             }
             "gres/gpu" => demand[2] = number()?,
-            "node" => nodes = Some(number()? as u32).filter(|n| *n > 0),
+            "node" => {
+                let n = value
+                    .parse::<u32>()
+                    .map_err(|_| "a whole number of nodes")?;
+                nodes = Some(n).filter(|n| *n > 0);
+            }
             _ => {}
         }
     }
@@ -203,5 +212,7 @@ mod tests {
         assert!(alloc_tres("cpu").is_err());
         assert!(alloc_tres("cpu=-1").is_err());
         assert!(alloc_tres("mem=12Q").is_err());
+        assert!(alloc_tres("node=2.5").is_err());
+        assert!(alloc_tres("node=99999999999").is_err());
     }
 }

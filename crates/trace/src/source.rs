@@ -156,15 +156,16 @@ pub(crate) trait Reader {
 }
 
 /// The reader of formats that are snapshots rather than logs (the Alibaba pod list, sacct
-/// dumps): every task is loaded first, then yielded in submit order (ties in load order),
-/// then the error that stopped the loading, if any.
+/// dumps): every task is loaded first and yielded in submit order (ties in load order). An
+/// error that stopped the loading comes first and ends the stream, since the tasks loaded
+/// before it are not the ones that come before it in submit order.
 pub(crate) struct Loaded {
     tasks: std::vec::IntoIter<Task>,
     error: Option<TraceError>,
 }
 
 impl Loaded {
-    /// The source of `tasks`, sorted, followed by `error`.
+    /// The source of `tasks`, sorted, or of `error` alone when there is one.
     pub fn source(
         mut tasks: Vec<Task>,
         error: Option<TraceError>,

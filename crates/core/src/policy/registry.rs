@@ -316,7 +316,14 @@ fn build_fairshare(
                     format!("charge: expected {}, found {value:?}", Charging::names())
                 })?
             }
-            "refresh" => settings.refresh_s = seconds()?,
+            "refresh" => {
+                settings.refresh_s = seconds()?;
+                if settings.refresh_s > 0.0 && settings.refresh_s < 1e-3 {
+                    return Err(format!(
+                        "refresh: expected 0 or at least 0.001 seconds, found {value:?}"
+                    ));
+                }
+            }
             "entry-penalty" => settings.entry_penalty_s = seconds()?,
             _ => unreachable!("keys are checked against the entry's parameters"),
         }
@@ -484,8 +491,9 @@ impl PolicySpec {
 
     /// The ranker of this policy for clients with these shares over `resources` resources,
     /// placed in `accounts` when a fairshare policy should see the account tree (otherwise
-    /// every client is a user of the root with its weight as its shares); `None` for the
-    /// process engine's policies, which rank processes, not clients.
+    /// every client is a user of the root with its weight as its shares; the caller checks
+    /// that `accounts` places as many clients as there are shares); `None` for the process
+    /// engine's policies, which rank processes, not clients.
     pub fn ranker(
         &self,
         resources: usize,
@@ -502,10 +510,7 @@ impl PolicySpec {
                 Box::new(UsageRanker::new(resources, half_life, shares))
             }
             PolicyKind::Fairshare(settings) => {
-                let accounts = accounts
-                    .filter(|a| a.clients() == shares.len())
-                    .cloned()
-                    .unwrap_or_else(|| Accounts::flat(shares));
+                let accounts = accounts.cloned().unwrap_or_else(|| Accounts::flat(shares));
                 Box::new(FairshareRanker::new(settings, accounts))
             }
             PolicyKind::Ranked(name) => {
@@ -713,6 +718,10 @@ mod tests {
             (
                 "fairshare:refresh=-1",
                 "refresh: expected a number of seconds >= 0",
+            ),
+            (
+                "fairshare:refresh=1e-300",
+                "expected 0 or at least 0.001 seconds",
             ),
         ] {
             let error = bad.parse::<PolicySpec>().unwrap_err().to_string();

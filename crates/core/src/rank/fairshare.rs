@@ -11,7 +11,7 @@
 //! Each user's usage is kept in closed form ([`UsageDecay::factor`] and
 //! [`UsageDecay::accrued`]), so time passing costs nothing until priorities are recomputed.
 
-use super::{check_holdings, forward, Head, JobUsage, RankError, Ranker, Share};
+use super::{check_holdings, forward, Head, RankError, Ranker, Share};
 use crate::choice::Choice;
 use crate::fairshare::{standings, Association, FairshareFunction, TreeError, UsageDecay};
 use crate::livetree::LiveTreeCounters;
@@ -195,21 +195,35 @@ impl FairshareRanker {
         self.anchor[c] = self.now;
     }
 
-    /// Adds `amount` to a client's usage now; the factors must be recomputed.
-    fn add(&mut self, c: usize, amount: f64) {
+    /// Adds `amount` to a client's usage now (refused when the sum is no longer a finite
+    /// number); the factors must be recomputed.
+    fn add(&mut self, c: usize, amount: f64) -> Result<(), RankError> {
         if amount > 0.0 {
             self.anchor_now(c);
-            self.usage[c] += amount;
+            let usage = self.usage[c] + amount;
+            if !usage.is_finite() {
+                return Err(RankError::Input {
+                    client: c as u32,
+                    problem: format!("usage {usage} after a charge of {amount}"),
+                });
+            }
+            self.usage[c] = usage;
             self.stale();
         }
+        Ok(())
     }
 
     /// Marks the factors for recomputation at the next decision, unless they are refreshed
     /// periodically.
     fn stale(&self) {
         if self.settings.refresh_s <= 0.0 {
-            self.keys.borrow_mut().at = None;
+            self.recompute();
         }
+    }
+
+    /// Marks the factors for recomputation at the next decision, whatever the refresh.
+    fn recompute(&self) {
+        self.keys.borrow_mut().at = None;
     }
 
     /// The keys, recomputed first when they are stale or a refresh period has begun.
@@ -238,7 +252,11 @@ impl FairshareRanker {
         for (c, &leaf) in self.accounts.leaf.iter().enumerate() {
             tree[leaf].usage += self.usage_of(c);
         }
+        // The tree was checked when the accounts were built and every charge is checked to
+        // keep usage finite, so the standings cannot be refused; should they be, every client
+        // ties and arrival order decides.
         let Ok(standings) = standings(&tree, self.settings.function) else {
+            debug_assert!(false, "standings refused a checked tree");
             return vec![0.0; self.usage.len()];
         };
         self.accounts
@@ -258,26 +276,35 @@ impl FairshareRanker {
     /// task's arrival.
     fn ranked(&self) -> Vec<u32> {
         let keys = self.keys();
-        let mut ranked: Vec<(PriorityKey, Time, u64, u32)> = self
-            .heads
-            .iter()
-            .enumerate()
-            .filter(|(c, _)| !self.aside[*c])
-            .filter_map(|(c, head)| {
-                let head = head.as_ref()?;
-                Some((PriorityKey(keys.key[c]), head.arrival, head.seq, c as u32))
-            })
-            .collect();
+        let mut ranked: Vec<Rank> = self.waiting(&keys.key).collect();
         ranked.sort_unstable();
         ranked.into_iter().map(|(.., c)| c).collect()
     }
 
-    /// Checks a job's usage and the client.
-    fn check_job(&self, client: u32, job: &JobUsage) -> Result<usize, RankError> {
-        check_holdings(client, &[job.rate], self.heads.len(), None)?;
+    /// Each waiting client that is not set aside, with what orders it under `key`.
+    fn waiting<'a>(&'a self, key: &'a [f64]) -> impl Iterator<Item = Rank> + 'a {
+        (self.heads.iter().enumerate())
+            .filter(|(c, _)| !self.aside[*c])
+            .filter_map(|(c, head)| {
+                let head = head.as_ref()?;
+                Some((PriorityKey(key[c]), head.arrival, head.seq, c as u32))
+            })
+    }
+
+    /// Checks a job's rate and the client.
+    fn check_job(&self, client: u32, rate: f64) -> Result<usize, RankError> {
+        check_holdings(client, &[rate], self.heads.len(), None)?;
         Ok(client as usize)
     }
+
+    /// Whether usage changes with time alone (it decays).
+    fn decays(&self) -> bool {
+        self.settings.decay.factor(0.0, f64::MAX) < 1.0
+    }
 }
+
+/// What orders a waiting client: its key, its head task's arrival and sequence number.
+type Rank = (PriorityKey, Time, u64, u32);
 
 impl Ranker for FairshareRanker {
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
@@ -302,19 +329,25 @@ impl Ranker for FairshareRanker {
         Ok(())
     }
 
-    fn job_started(&mut self, client: u32, job: JobUsage) -> Result<(), RankError> {
-        let c = self.check_job(client, &job)?;
+    fn job_started(&mut self, client: u32, rate: f64) -> Result<(), RankError> {
+        let c = self.check_job(client, rate)?;
         if self.settings.charging == Charging::Running {
             self.anchor_now(c);
-            self.rate[c] += job.rate;
+            self.rate[c] += rate;
             self.running[c] += 1;
         }
-        self.add(c, job.rate * self.settings.entry_penalty_s);
+        let penalty = rate * self.settings.entry_penalty_s;
+        self.add(c, penalty)?;
+        if penalty > 0.0 {
+            // The penalty exists to count before the next refresh: a client just admitted
+            // must not take the next start too.
+            self.recompute();
+        }
         Ok(())
     }
 
-    fn job_finished(&mut self, client: u32, job: JobUsage, ran_s: f64) -> Result<(), RankError> {
-        let c = self.check_job(client, &job)?;
+    fn job_finished(&mut self, client: u32, rate: f64, ran_s: f64) -> Result<(), RankError> {
+        let c = self.check_job(client, rate)?;
         match self.settings.charging {
             Charging::Running => {
                 self.anchor_now(c);
@@ -322,16 +355,17 @@ impl Ranker for FairshareRanker {
                 self.rate[c] = if self.running[c] == 0 {
                     0.0
                 } else {
-                    (self.rate[c] - job.rate).max(0.0)
+                    (self.rate[c] - rate).max(0.0)
                 };
+                Ok(())
             }
-            Charging::AtFinish => self.add(c, job.rate * ran_s.max(0.0)),
+            Charging::AtFinish => self.add(c, rate * ran_s.max(0.0)),
         }
-        Ok(())
     }
 
     fn first(&self) -> Option<u32> {
-        self.ranked().first().copied()
+        let keys = self.keys();
+        self.waiting(&keys.key).min().map(|(.., c)| c)
     }
 
     fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
@@ -355,12 +389,5 @@ impl Ranker for FairshareRanker {
 
     fn livetree(&self) -> Option<LiveTreeCounters> {
         None
-    }
-}
-
-impl FairshareRanker {
-    /// Whether usage changes with time alone (it decays).
-    fn decays(&self) -> bool {
-        self.settings.decay.factor(0.0, f64::MAX) < 1.0
     }
 }

@@ -65,15 +65,6 @@ impl Head {
     }
 }
 
-/// A job's usage as the engine meters it, for rankers that charge jobs.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct JobUsage {
-    /// Usage per second while it runs: the policy's metric, SPEC included.
-    pub rate: f64,
-    /// The walltime it asked for, in seconds.
-    pub walltime_s: f64,
-}
-
 /// What a ranker knows of a client besides its holdings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Share {
@@ -150,15 +141,16 @@ pub trait Ranker {
     fn first(&self) -> Option<u32>;
     /// Every waiting client, first to last (those set aside excluded).
     fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_>;
-    /// A job of `client` started, accruing `job.rate` usage per second while it runs. Only
-    /// rankers that charge jobs ([`FairshareRanker`]) keep it; the others order by holdings.
-    fn job_started(&mut self, client: u32, job: JobUsage) -> Result<(), RankError> {
-        let _ = (client, job);
+    /// A job of `client` started, accruing `rate` usage per second while it runs (the
+    /// policy's metric as the engine prices it). Only rankers that charge jobs
+    /// ([`FairshareRanker`]) keep it; the others order by holdings.
+    fn job_started(&mut self, client: u32, rate: f64) -> Result<(), RankError> {
+        let _ = (client, rate);
         Ok(())
     }
-    /// A job of `client` that started with `job` finished after running `ran_s` seconds.
-    fn job_finished(&mut self, client: u32, job: JobUsage, ran_s: f64) -> Result<(), RankError> {
-        let _ = (client, job, ran_s);
+    /// A job of `client` that started at `rate` finished after running `ran_s` seconds.
+    fn job_finished(&mut self, client: u32, rate: f64, ran_s: f64) -> Result<(), RankError> {
+        let _ = (client, rate, ran_s);
         Ok(())
     }
     /// A waiting client's priority now (lower is served first), `None` if it is not waiting.

@@ -318,14 +318,6 @@ fn fairshare(function: crate::fairshare::FairshareFunction) -> FairshareSettings
     }
 }
 
-/// A job of `rate` usage per second.
-fn job(rate: f64) -> JobUsage {
-    JobUsage {
-        rate,
-        walltime_s: 3600.0,
-    }
-}
-
 /// Every client waiting, the head of client `c` arriving at time `c`.
 fn all_waiting(ranker: &mut dyn Ranker, clients: u32) {
     for c in 0..clients {
@@ -341,8 +333,8 @@ fn fairshare_charges_running_jobs_and_serves_the_least_charged() {
     all_waiting(&mut ranker, 2);
     // Equal usage (none): the older head first.
     assert_eq!(ranker.iter().collect::<Vec<_>>(), [0, 1]);
-    ranker.job_started(0, job(4.0)).unwrap();
-    ranker.job_started(1, job(1.0)).unwrap();
+    ranker.job_started(0, 4.0).unwrap();
+    ranker.job_started(1, 1.0).unwrap();
     ranker.advance(Time::from_secs_f64(100.0)).unwrap();
     assert_eq!(ranker.usage(0), Some(400.0));
     assert_eq!(ranker.usage(1), Some(100.0));
@@ -351,7 +343,7 @@ fn fairshare_charges_running_jobs_and_serves_the_least_charged() {
     assert!((ranker.priority(0).unwrap() + (-1.6f64).exp2()).abs() < 1e-12);
     assert!((ranker.priority(1).unwrap() + (-0.4f64).exp2()).abs() < 1e-12);
     // Finished jobs accrue nothing more.
-    ranker.job_finished(0, job(4.0), 100.0).unwrap();
+    ranker.job_finished(0, 4.0, 100.0).unwrap();
     ranker.advance(Time::from_secs_f64(500.0)).unwrap();
     assert_eq!(ranker.usage(0), Some(400.0));
     assert_eq!(ranker.usage(1), Some(500.0));
@@ -367,7 +359,7 @@ fn fairshare_charged_at_finish_sees_nothing_until_then() {
     };
     let mut ranker = FairshareRanker::new(settings, Accounts::flat(&Share::equal(2)));
     all_waiting(&mut ranker, 2);
-    ranker.job_started(0, job(4.0)).unwrap();
+    ranker.job_started(0, 4.0).unwrap();
     ranker.advance(Time::from_secs_f64(100.0)).unwrap();
     assert_eq!(ranker.usage(0), Some(0.0));
     assert_eq!(
@@ -375,7 +367,7 @@ fn fairshare_charged_at_finish_sees_nothing_until_then() {
         Some(0),
         "nothing charged yet: arrival order"
     );
-    ranker.job_finished(0, job(4.0), 100.0).unwrap();
+    ranker.job_finished(0, 4.0, 100.0).unwrap();
     assert_eq!(ranker.usage(0), Some(400.0));
     assert_eq!(ranker.first(), Some(1));
 }
@@ -390,7 +382,7 @@ fn fairshare_refreshed_periodically_keeps_its_order_until_the_period_ends() {
     let mut ranker = FairshareRanker::new(settings, Accounts::flat(&Share::equal(2)));
     all_waiting(&mut ranker, 2);
     assert_eq!(ranker.first(), Some(0));
-    ranker.job_started(0, job(1.0)).unwrap();
+    ranker.job_started(0, 1.0).unwrap();
     ranker.advance(Time::from_secs_f64(3599.0)).unwrap();
     assert_eq!(ranker.first(), Some(0), "the factors of time 0 still hold");
     ranker.advance(Time::from_secs_f64(3600.0)).unwrap();
@@ -400,19 +392,25 @@ fn fairshare_refreshed_periodically_keeps_its_order_until_the_period_ends() {
 #[test]
 fn an_entry_penalty_charges_a_start_at_once() {
     use crate::fairshare::FairshareFunction::MetaCentrum;
-    let settings = FairshareSettings {
-        entry_penalty_s: 300.0,
-        ..fairshare(MetaCentrum)
-    };
-    let mut ranker = FairshareRanker::new(settings, Accounts::flat(&Share::equal(2)));
-    all_waiting(&mut ranker, 2);
-    ranker.job_started(0, job(2.0)).unwrap();
-    assert_eq!(ranker.usage(0), Some(600.0));
-    assert_eq!(
-        ranker.first(),
-        Some(1),
-        "user 0 pays before any time passes"
-    );
+    // At every decision, and with factors otherwise refreshed every 5 minutes (kueue-afs's
+    // default): the penalty counts at once either way.
+    for refresh_s in [0.0, 300.0] {
+        let settings = FairshareSettings {
+            entry_penalty_s: 300.0,
+            refresh_s,
+            ..fairshare(MetaCentrum)
+        };
+        let mut ranker = FairshareRanker::new(settings, Accounts::flat(&Share::equal(2)));
+        all_waiting(&mut ranker, 2);
+        assert_eq!(ranker.first(), Some(0));
+        ranker.job_started(0, 2.0).unwrap();
+        assert_eq!(ranker.usage(0), Some(600.0));
+        assert_eq!(
+            ranker.first(),
+            Some(1),
+            "user 0 pays before any time passes"
+        );
+    }
 }
 
 #[test]
@@ -438,8 +436,8 @@ fn fairshare_ranks_through_the_account_tree() {
     all_waiting(&mut ranker, 3);
     // a1 used 10, b used 30: A's level fairshare (0.5 / 0.25) beats B's (0.5 / 0.75), and
     // within A the idle a2 goes before a1.
-    ranker.job_started(0, job(1.0)).unwrap();
-    ranker.job_started(2, job(3.0)).unwrap();
+    ranker.job_started(0, 1.0).unwrap();
+    ranker.job_started(2, 3.0).unwrap();
     ranker.advance(Time::from_secs_f64(10.0)).unwrap();
     assert_eq!(ranker.iter().collect::<Vec<_>>(), [1, 0, 2]);
     // A client placed at the root, or outside the tree, is refused.
@@ -451,9 +449,9 @@ fn fairshare_ranks_through_the_account_tree() {
 fn fairshare_refuses_bad_jobs_and_unknown_clients() {
     use crate::fairshare::FairshareFunction::FairTree;
     let mut ranker = FairshareRanker::new(fairshare(FairTree), Accounts::flat(&Share::equal(2)));
-    assert!(ranker.job_started(0, job(f64::NAN)).is_err());
-    assert!(ranker.job_started(2, job(1.0)).is_err());
-    assert!(ranker.job_finished(0, job(-1.0), 1.0).is_err());
+    assert!(ranker.job_started(0, f64::NAN).is_err());
+    assert!(ranker.job_started(2, 1.0).is_err());
+    assert!(ranker.job_finished(0, -1.0, 1.0).is_err());
     assert_eq!(ranker.usage(2), None);
 }
 
@@ -545,13 +543,13 @@ proptest! {
             ranker.advance(Time::from_secs_f64(now)).unwrap();
             match action {
                 0 => {
-                    ranker.job_started(user, job(rate)).unwrap();
+                    ranker.job_started(user, rate).unwrap();
                     jobs.push((user, rate, now, None));
                 }
                 1 => {
                     let open = jobs.iter().position(|j| j.0 == user && j.3.is_none());
                     if let Some(i) = open {
-                        ranker.job_finished(user, job(jobs[i].1), now - jobs[i].2).unwrap();
+                        ranker.job_finished(user, jobs[i].1, now - jobs[i].2).unwrap();
                         jobs[i].3 = Some(now);
                     }
                 }

@@ -1,14 +1,13 @@
 //! What a fairshare policy charges each job: its [`UsageMetric`] per second of running, priced
 //! once when the job arrives (the price depends on what it asked for, not where it runs) and
 //! multiplied by the SPEC of the node it starts on when the metric says so. The engine hands
-//! the result to the ranker as a [`JobUsage`]; the meter also totals what each user was
-//! charged, undecayed, for the results.
+//! that rate to the ranker; the meter also totals what each user was charged, undecayed, for
+//! the results.
 
 use super::space::Placed;
 use super::Capacity;
 use fairshare_core::model::{MachineCatalogue, Task};
 use fairshare_core::penalty::{totals, UsageMetric};
-use fairshare_core::rank::JobUsage;
 
 /// Prices jobs under one metric on one cluster.
 #[derive(Debug, Clone)]
@@ -20,15 +19,16 @@ pub(super) struct Meter {
     spec: Vec<f64>,
     /// Per user, every charge so far (usage per second × seconds run), undecayed.
     charged: Vec<f64>,
-    /// Jobs no machine could run by the metric's rules (a property or size the engine does not
-    /// enforce), priced with Maui's system-wide PE instead.
+    /// Jobs the metric could not price on any machine (a size or a combination of declared
+    /// properties no machine offers, which the engine places by other rules), priced with
+    /// Maui's system-wide PE instead.
     priced_system_wide: u64,
 }
 
 impl Meter {
     /// A meter of `metric` on `capacity` (a pool is priced as one machine) for `users` users.
     pub(super) fn new(metric: UsageMetric, capacity: &Capacity, users: usize) -> Meter {
-        let catalogue = capacity.catalogue();
+        let (catalogue, metric) = capacity.pricing(metric);
         let spec = catalogue
             .expand()
             .map(|t| catalogue.types[t].spec)
@@ -50,22 +50,19 @@ impl Meter {
         rate
     }
 
-    /// The usage of a job priced `rate` that starts on `placed` (its first node's SPEC).
-    pub(super) fn usage(&self, rate: f64, walltime_us: u64, placed: &Placed) -> JobUsage {
-        let spec = match (self.metric.uses_spec(), placed.first()) {
-            (true, Some(&(node, _))) => self.spec.get(node).copied().unwrap_or(1.0),
-            _ => 1.0,
-        };
-        JobUsage {
-            rate: rate * spec,
-            walltime_s: walltime_us as f64 / 1e6,
+    /// The usage per second of a job priced `rate` that starts on `placed` (times its first
+    /// node's SPEC when the metric says so).
+    pub(super) fn rate_on(&self, rate: f64, placed: &Placed) -> f64 {
+        match (self.metric.uses_spec(), placed.first()) {
+            (true, Some(&(node, _))) => rate * self.spec.get(node).copied().unwrap_or(1.0),
+            _ => rate,
         }
     }
 
-    /// Totals a finished job's charge.
-    pub(super) fn charge(&mut self, user: u32, usage: JobUsage, ran_s: f64) {
+    /// Totals what a job charged at `rate` accrued in `ran_s` seconds.
+    pub(super) fn charge(&mut self, user: u32, rate: f64, ran_s: f64) {
         if let Some(c) = self.charged.get_mut(user as usize) {
-            *c += usage.rate * ran_s;
+            *c += rate * ran_s;
         }
     }
 

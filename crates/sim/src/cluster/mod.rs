@@ -43,7 +43,7 @@ pub use fairshare_core::model::Task;
 use fairshare_core::model::Time;
 use fairshare_core::policy::dominant_share;
 use fairshare_core::policy::{Policy, PolicyKind, PolicySpec};
-use fairshare_core::rank::{Accounts, Head, JobUsage, RankError, Ranker, Share};
+use fairshare_core::rank::{Accounts, Head, RankError, Ranker, Share};
 use meter::Meter;
 use recorder::Recorder;
 use space::{held, Placed, Request, Space};
@@ -243,9 +243,9 @@ struct Running {
     placed: Placed,
     /// When its walltime runs out (the availability profile holds it until then).
     planned_end: Time,
-    /// When it started, and what a fairshare policy charges it.
+    /// When it started, and what a fairshare policy charges it per second.
     started: Time,
-    usage: Option<JobUsage>,
+    rate: Option<f64>,
     record: Option<JobRecord>,
 }
 
@@ -405,6 +405,12 @@ fn ranker(config: &ClusterConfig, resources: usize) -> Result<Box<dyn Ranker>, S
             "{} shares for {users} users",
             shares.len()
         )));
+    }
+    if let PolicyKind::Fairshare(settings) = policy.kind {
+        settings
+            .metric
+            .check_resources(&config.resources)
+            .map_err(|problem| refuse(&problem))?;
     }
     if let Some(accounts) = config.accounts.as_ref().filter(|a| a.clients() != users) {
         return Err(refuse(&format!(
@@ -591,10 +597,10 @@ impl Engine {
         self.recorder
             .allocation(job.user, self.now, &self.allocation[u]);
         self.jobs.extend(job.record);
-        if let (Some(meter), Some(usage)) = (self.meter.as_mut(), job.usage) {
+        if let (Some(meter), Some(rate)) = (self.meter.as_mut(), job.rate) {
             let ran_s = (self.now.as_micros() - job.started.as_micros()) as f64 / 1e6;
-            meter.charge(job.user, usage, ran_s);
-            if let Err(e) = self.ranking.job_finished(job.user, usage, ran_s) {
+            meter.charge(job.user, rate, ran_s);
+            if let Err(e) = self.ranking.job_finished(job.user, rate, ran_s) {
                 self.fault.get_or_insert(SimError::Rank(e));
             }
         }
@@ -814,12 +820,9 @@ impl Engine {
             placed: placed.clone(),
             first_reserved: job.first_reserved,
         });
-        let usage = self
-            .meter
-            .as_ref()
-            .map(|m| m.usage(job.rate, job.walltime, &placed));
-        if let Some(usage) = usage {
-            if let Err(e) = self.ranking.job_started(user, usage) {
+        let rate = self.meter.as_ref().map(|m| m.rate_on(job.rate, &placed));
+        if let Some(rate) = rate {
+            if let Err(e) = self.ranking.job_started(user, rate) {
                 self.fault.get_or_insert(SimError::Rank(e));
             }
         }
@@ -830,7 +833,7 @@ impl Engine {
             placed,
             planned_end,
             started: self.now,
-            usage,
+            rate,
             record,
         });
     }
@@ -848,7 +851,11 @@ impl Engine {
         Recorder::with_livetree(&mut result, counters);
         result.policy = config.policy.name.clone();
         result.tasks_with_unknown_properties = self.unknown_properties;
-        if let Some(meter) = self.meter {
+        if let Some(mut meter) = self.meter {
+            for job in self.running.iter().flatten() {
+                let ran_s = (end.as_micros().saturating_sub(job.started.as_micros())) as f64 / 1e6;
+                meter.charge(job.user, job.rate.unwrap_or(0.0), ran_s);
+            }
             let (charged, system_wide) = meter.totals();
             let index: std::collections::HashMap<&str, usize> = (config.users.iter())
                 .enumerate()

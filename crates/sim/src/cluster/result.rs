@@ -43,8 +43,8 @@ pub struct UserResult {
     /// Time-averaged fraction of each resource held (empty for a user who never held any).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mean_held: Vec<f64>,
-    /// What a fairshare policy charged the user's finished jobs (its usage metric × seconds
-    /// run, undecayed); `None` under other policies.
+    /// What a fairshare policy charged the user's jobs (its usage metric × seconds run until
+    /// they finished or the run ended, undecayed); `None` under other policies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub charged: Option<f64>,
 }

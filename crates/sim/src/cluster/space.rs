@@ -13,6 +13,7 @@ use super::profile::Skyline;
 use super::seams::{Node, Placement};
 use fairshare_core::alloc::tasks::FIT_SLACK;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
+use fairshare_core::penalty::UsageMetric;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -43,6 +44,15 @@ impl Capacity {
                     )
                 })
                 .collect(),
+        }
+    }
+
+    /// The catalogue `metric` prices jobs on, and the metric to price them by there (on a
+    /// pool, [`UsageMetric::on_a_pool`]).
+    pub fn pricing(&self, metric: UsageMetric) -> (MachineCatalogue, UsageMetric) {
+        match self {
+            Capacity::Machines(_) => (self.catalogue(), metric),
+            Capacity::Pool(_) => (self.catalogue(), metric.on_a_pool()),
         }
     }
 
