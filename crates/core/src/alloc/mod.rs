@@ -2,8 +2,10 @@
 //!
 //! [`divisible`] solves the continuous problem exactly (water-filling); [`tasks`] places
 //! indivisible tasks one at a time by progressive filling (SDRF's Algorithm 1). Both read
-//! priorities through [`crate::policy::Policy`], so every policy works with both.
+//! priorities through [`crate::policy::Policy`], so every policy works with both. [`baa`]
+//! divides resources by bottleneck sets instead of priorities.
 
+pub mod baa;
 pub mod divisible;
 pub mod tasks;
 pub mod weighted;
