@@ -16,6 +16,7 @@
 //! fixed cluster, k/n while users who each bring 1/n join).
 
 pub mod lp;
+pub mod time;
 
 use lp::Programme;
 use thiserror::Error;
