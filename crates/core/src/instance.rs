@@ -4,11 +4,13 @@
 //! An instance names its resources, so every error can name the user and the field at fault.
 //! Parsing works on a string; reading the file is the caller's business.
 
+use crate::alloc::baa::{self, time::BaaTime, BaaError};
 use crate::alloc::divisible::{water_fill, DivisibleClient};
 use crate::alloc::tasks::{fill_tasks, Blocking, TaskClient};
 use crate::alloc::AllocError;
 use crate::model::{relative_weights, ResourceSet};
-use crate::policy::{dominant_share, Policy};
+use crate::policy::registry::BaaPolicy;
+use crate::policy::{dominant_share, Engine, Policy, PolicyKind, PolicySpec};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -93,8 +95,8 @@ pub struct InstanceSpec {
 /// A checked instance, with vectors in resource order.
 #[derive(Debug, Clone)]
 pub struct Instance {
-    /// The policy.
-    pub policy: Policy,
+    /// What divides the resources.
+    pub allocator: Allocator,
     /// Task or divisible mode.
     pub mode: Mode,
     /// Resources and capacities.
@@ -109,6 +111,30 @@ pub struct Instance {
     pub tasks: Vec<Option<u64>>,
     /// Commitments, fractions of capacity.
     pub commitments: Vec<Vec<f64>>,
+}
+
+/// What divides an instance's resources.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Allocator {
+    /// A priority policy, in either mode.
+    Priority(Policy),
+    /// Bottleneck-aware allocation, in divisible mode (each user's demand the most it could
+    /// use, in the proportions its tasks run in); written as `text`.
+    Baa {
+        /// Its settings.
+        policy: BaaPolicy,
+        /// The policy as the file writes it.
+        text: String,
+    },
+}
+
+impl std::fmt::Display for Allocator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Allocator::Priority(policy) => policy.fmt(f),
+            Allocator::Baa { text, .. } => f.write_str(text),
+        }
+    }
 }
 
 /// One user's share of the answer.
@@ -161,14 +187,14 @@ impl Instance {
 
     /// Checks an instance as written.
     pub fn from_spec(spec: InstanceSpec) -> Result<Instance, InstanceError> {
-        let policy = spec.policy.parse().map_err(|e| field("policy", e))?;
+        let allocator = allocator(&spec)?;
         let resources = ResourceSet::new(spec.capacity.iter().map(|(k, v)| (k.clone(), *v)))
             .map_err(|e| field("capacity", e))?;
         if spec.users.is_empty() {
             return Err(field("users", "at least one user is needed"));
         }
         let mut instance = Instance {
-            policy,
+            allocator,
             mode: spec.mode,
             weights: Vec::new(),
             ids: Vec::new(),
@@ -255,15 +281,19 @@ impl Instance {
 
     /// Solves the instance with the given blocking rule (task mode).
     pub fn solve(&self, rule: Blocking) -> Result<Outcome, InstanceError> {
+        let policy = match &self.allocator {
+            Allocator::Priority(policy) => policy,
+            Allocator::Baa { policy, .. } => return self.solve_baa(policy),
+        };
         let (allocations, tasks, unfit, level, bottlenecks) = match self.mode {
             Mode::Tasks => {
-                let fill = fill_tasks(&self.policy, &self.resources, &self.task_clients(), rule)
+                let fill = fill_tasks(policy, &self.resources, &self.task_clients(), rule)
                     .map_err(|e| self.user_error(e))?;
                 let tasks = fill.tasks.into_iter().map(Some).collect();
                 (fill.allocations, tasks, fill.unfit, None, None)
             }
             Mode::Divisible => {
-                let fill = water_fill(&self.policy, &self.resources, &self.divisible_clients())
+                let fill = water_fill(policy, &self.resources, &self.divisible_clients())
                     .map_err(|e| self.user_error(e))?;
                 let allocations = fill.allocations;
                 let names = fill
@@ -312,7 +342,7 @@ impl Instance {
             .collect();
         Outcome {
             schema_version: SCHEMA_VERSION,
-            policy: self.policy.to_string(),
+            policy: self.allocator.to_string(),
             mode: self.mode,
             rule: (self.mode == Mode::Tasks).then_some(rule),
             users,
@@ -320,6 +350,66 @@ impl Instance {
             bottlenecks,
             utilization: names.iter().cloned().zip(used).collect(),
         }
+    }
+
+    /// BAA on the users' demands: static, or one epoch of BAA-T from no history.
+    fn solve_baa(&self, policy: &BaaPolicy) -> Result<Outcome, InstanceError> {
+        let capacity = self.resources.capacities().to_vec();
+        let baa_error = |e: BaaError| {
+            match e {
+            BaaError::Demand { user, .. } => InstanceError::User {
+                id: self.ids[user].clone(),
+                index: user,
+                problem: "BAA needs a positive demand of every resource (the proportions its tasks run in)".into(),
+            },
+            other => field("policy", other),
+        }
+        };
+        let shares = match policy.time {
+            None => {
+                baa::allocate(
+                    &self.demands,
+                    &capacity,
+                    policy.classification,
+                    policy.solver,
+                )
+                .map_err(baa_error)?
+                .allocations
+            }
+            Some(settings) => {
+                let mut baa =
+                    BaaTime::new(vec![1.0; capacity.len()], settings).map_err(baa_error)?;
+                for demand in &self.demands {
+                    let share: Vec<f64> =
+                        demand.iter().zip(&capacity).map(|(d, c)| d / c).collect();
+                    let set = baa::bottleneck(demand, &capacity, settings.classification)
+                        .map_err(baa_error)?;
+                    let cap = share.get(set).copied().unwrap_or(0.0);
+                    baa.join(share, cap).map_err(baa_error)?;
+                }
+                baa.epoch(1.0).map_err(baa_error)?.allocations
+            }
+        };
+        let allocations = shares
+            .iter()
+            .map(|s| s.iter().zip(&capacity).map(|(x, c)| x * c).collect())
+            .collect();
+        let outcome = self.outcome(
+            allocations,
+            vec![None; self.ids.len()],
+            &[],
+            None,
+            None,
+            Blocking::default(),
+        );
+        let full = (outcome.utilization.iter())
+            .filter(|(_, u)| **u >= 1.0 - 1e-9)
+            .map(|(name, _)| name.clone())
+            .collect();
+        Ok(Outcome {
+            bottlenecks: Some(full),
+            ..outcome
+        })
     }
 
     fn task_clients(&self) -> Vec<TaskClient> {
@@ -342,6 +432,41 @@ impl Instance {
             })
             .collect()
     }
+}
+
+/// The instance's allocator: BAA (divisible mode, equal weights, no commitments) or a priority
+/// policy.
+fn allocator(spec: &InstanceSpec) -> Result<Allocator, InstanceError> {
+    let parsed = PolicySpec::parse_for(&spec.policy, Engine::Allocate);
+    let Ok(PolicySpec {
+        kind: PolicyKind::Baa(policy),
+        name,
+    }) = parsed
+    else {
+        let policy = spec.policy.parse().map_err(|e| field("policy", e))?;
+        return Ok(Allocator::Priority(policy));
+    };
+    if spec.mode != Mode::Divisible {
+        return Err(field(
+            "mode",
+            format!("{name} divides divisible demands: write \"mode\": \"divisible\""),
+        ));
+    }
+    for (i, user) in spec.users.iter().enumerate() {
+        if user.weight != 1.0 {
+            return Err(field(
+                format!("users[{i}].weight"),
+                format!("{name} has no weights"),
+            ));
+        }
+        if user.commitment.values().any(|c| *c != 0.0) {
+            return Err(field(
+                format!("users[{i}].commitment"),
+                format!("{name} reads no commitments"),
+            ));
+        }
+    }
+    Ok(Allocator::Baa { policy, text: name })
 }
 
 fn field(path: impl Into<String>, problem: impl ToString) -> InstanceError {
@@ -428,5 +553,33 @@ mod tests {
         let twice = TEXTBOOK.replace("\"B\"", "\"A\"");
         assert!(error_of(&twice).starts_with("users[1].id"));
         assert!(error_of("{").contains("EOF"));
+    }
+
+    /// The acceptance: the seed's four users of spec §4.1, demands far above the
+    /// capacity, under static BAA and BAA-T with no history.
+    #[test]
+    fn baa_gives_the_seeds_users_what_the_spec_computes() {
+        for policy in ["baa", "baa-time"] {
+            let text = include_str!("../../../examples/allocate/baa-seed.json")
+                .replace("\"baa\"", &format!("\"{policy}\""));
+            let outcome = Instance::from_json(&text)
+                .unwrap()
+                .solve(Blocking::default())
+                .unwrap();
+            let expected = [[25.0, 100.0], [25.0, 37.5], [25.0, 10.714], [25.0, 2.778]];
+            for (user, want) in outcome.users.iter().zip(expected) {
+                let got = [user.allocation["cpu"], user.allocation["mem"]];
+                assert!(
+                    (got[0] - want[0]).abs() < 1e-3 && (got[1] - want[1]).abs() < 1e-3,
+                    "{policy} {}: {got:?}",
+                    user.id
+                );
+            }
+            assert_eq!(outcome.bottlenecks, Some(vec!["cpu".to_string()]));
+        }
+        let tasks =
+            include_str!("../../../examples/allocate/baa-seed.json").replace("divisible", "tasks");
+        let error = Instance::from_json(&tasks).unwrap_err().to_string();
+        assert!(error.contains("baa divides divisible demands"), "{error}");
     }
 }

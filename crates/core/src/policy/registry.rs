@@ -7,6 +7,8 @@
 //! Adding a policy is one [`Entry`] here and one file with its priority.
 
 use super::{Policy, PriorityForm};
+use crate::alloc::baa::time::{Origin, TimeSettings};
+use crate::alloc::baa::{Classification, Solver};
 use crate::choice::Choice;
 use crate::decay::tau_from_epsilon;
 use crate::fairshare::FairshareFunction;
@@ -76,6 +78,8 @@ pub enum PolicyKind {
     },
     /// A production fairshare factor over job-charged, decayed usage.
     Fairshare(FairshareSettings),
+    /// Bottleneck-aware allocation of divisible demands (one-shot allocation).
+    Baa(BaaPolicy),
     /// A policy that is only a ranker: its registry entry, by name, builds it.
     Ranked(&'static str),
 }
@@ -222,6 +226,24 @@ pub const POLICIES: &[Entry] = &[
         ranker: None,
     },
     Entry {
+        name: "baa",
+        aliases: &[],
+        params: STATIC_BAA_PARAMS,
+        about: "bottleneck-aware allocation (Wang & Varman): equal bottleneck shares within each bottleneck set, set levels maximising utilisation without envy (divisible mode)",
+        engines: &[Engine::Allocate],
+        build: |params| build_baa(None, params),
+        ranker: None,
+    },
+    Entry {
+        name: "baa-time",
+        aliases: &[],
+        params: BAA_PARAMS,
+        about: "BAA with the time constraint (seed 002): equal cumulative bottleneck shares within a set; with no history, one epoch (divisible mode)",
+        engines: &[Engine::Allocate],
+        build: |params| build_baa(Some(TimeSettings::default()), params),
+        ranker: None,
+    },
+    Entry {
         name: "bottleneck",
         aliases: &[],
         params: &[],
@@ -240,6 +262,96 @@ pub const POLICIES: &[Entry] = &[
         ranker: None,
     },
 ];
+
+/// BAA as an instance file names it: static, or with the time constraint's settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BaaPolicy {
+    /// How users are put into sets.
+    pub classification: Classification,
+    /// How the levels are chosen.
+    pub solver: Solver,
+    /// The time constraint's settings (`None`: static BAA).
+    pub time: Option<TimeSettings>,
+}
+
+/// The parameters of the BAA policies (static BAA takes the first two).
+const BAA_PARAMS: &[Param] = &[
+    Param {
+        key: "solver",
+        value: "exact|greedy",
+        about: "the levels' optimum (default) or the paper's greedy raise",
+    },
+    Param {
+        key: "classification",
+        value: "capacity|paper",
+        about: "bottleneck by load on capacity (default) or the seed's example rule (memory part >= 0.3 is the CPU set)",
+    },
+    Param {
+        key: "origin",
+        value: "arrival|global",
+        about: "where a newcomer's cumulative count starts (default arrival)",
+    },
+    Param {
+        key: "catch-up",
+        value: "G",
+        about: "the most a member may get in one epoch, in levels (default 2; inf: no cap)",
+    },
+];
+
+/// The parameters of static BAA.
+const STATIC_BAA_PARAMS: &[Param] = &[BAA_PARAMS[0], BAA_PARAMS[1]];
+
+/// BAA's parameters over `time` (`None`: static BAA).
+fn build_baa(time: Option<TimeSettings>, params: &[(&str, &str)]) -> Result<PolicyKind, String> {
+    let mut baa = BaaPolicy {
+        classification: Classification::Capacity,
+        solver: Solver::Exact,
+        time,
+    };
+    for &(key, value) in params {
+        match (key, value) {
+            ("solver", "exact") => baa.solver = Solver::Exact,
+            ("solver", "greedy") => baa.solver = Solver::Greedy,
+            ("classification", "capacity") => baa.classification = Classification::Capacity,
+            ("classification", "paper") => {
+                baa.classification = Classification::PaperExample { theta: 0.3 }
+            }
+            ("origin", "arrival" | "global") => {
+                if let Some(t) = baa.time.as_mut() {
+                    t.origin = if value == "global" {
+                        Origin::Global
+                    } else {
+                        Origin::Arrival
+                    };
+                }
+            }
+            ("catch-up", _) => {
+                let g = value
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|g| *g >= 1.0)
+                    .ok_or_else(|| {
+                        format!("catch-up: expected a number >= 1 (or inf), found {value:?}")
+                    })?;
+                if let Some(t) = baa.time.as_mut() {
+                    t.catch_up = g;
+                }
+            }
+            _ => {
+                let expected = BAA_PARAMS
+                    .iter()
+                    .find(|p| p.key == key)
+                    .map_or("", |p| p.value);
+                return Err(format!("{key}: expected {expected}, found {value:?}"));
+            }
+        }
+    }
+    if let Some(t) = baa.time.as_mut() {
+        t.classification = baa.classification;
+        t.solver = baa.solver;
+    }
+    Ok(PolicyKind::Baa(baa))
+}
 
 /// The parameters of the fairshare policies.
 const FAIRSHARE_PARAMS: &[Param] = &[
@@ -517,7 +629,7 @@ impl PolicySpec {
                 let build = POLICIES.iter().find(|e| e.name == name)?.ranker?;
                 build(resources, shares)
             }
-            PolicyKind::Bottleneck | PolicyKind::PerResource => return None,
+            PolicyKind::Bottleneck | PolicyKind::PerResource | PolicyKind::Baa(_) => return None,
         })
     }
 }

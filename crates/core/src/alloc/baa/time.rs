@@ -225,7 +225,7 @@ impl BaaTime {
 pub fn water_fill(keys: &[f64], caps: &[f64], budget: f64) -> Vec<f64> {
     let total: f64 = caps.iter().sum();
     let target = budget.min(total);
-    if !(target > 0.0) {
+    if target.is_nan() || target <= 0.0 {
         return vec![0.0; keys.len()];
     }
     let mut events: Vec<(f64, f64)> = Vec::with_capacity(2 * keys.len());
