@@ -23,6 +23,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod baa;
 pub mod cloud;
 mod priorities;
 pub mod shares;

@@ -14,6 +14,8 @@
 //! default), which brings in the simulator's result types.
 
 #[cfg(feature = "simulation")]
+mod baa;
+#[cfg(feature = "simulation")]
 mod charges;
 pub mod html;
 #[cfg(feature = "simulation")]
@@ -32,6 +34,8 @@ pub mod text;
 
 pub mod svg;
 
+#[cfg(feature = "simulation")]
+pub use baa::{baa_html, baa_table};
 #[cfg(feature = "simulation")]
 pub use replay::{replay_html, replay_table, replay_warnings, NEVER_FIT_WARNING, TOP_USERS};
 #[cfg(feature = "simulation")]

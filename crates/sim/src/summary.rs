@@ -235,6 +235,52 @@ pub struct SweepSummary {
     pub cells: Vec<SweepCell>,
 }
 
+/// The BAA-T paper's experiment (`fairshare baa experiment`, `spec/baa.md` §8): users who each
+/// bring 1/n of the resources join one by one, and after each join (then for some epochs
+/// without joins) each policy's use of the resources and of the two bottleneck sets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaaSummary {
+    /// Layout version of this JSON document ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// Where the users' demands came from, in words.
+    pub source: String,
+    /// The seed of the sampling.
+    pub seed: u64,
+    /// How many users join.
+    pub users: usize,
+    /// Per epoch, how many users have joined.
+    pub joined: Vec<usize>,
+    /// Per epoch, how many users are in the CPU set and in the memory set.
+    pub cpu_set: Vec<usize>,
+    /// See `cpu_set`.
+    pub memory_set: Vec<usize>,
+    /// One series per policy, in the order run.
+    pub policies: Vec<BaaSeries>,
+}
+
+/// One policy's use over the epochs of a [`BaaSummary`], each a fraction of the capacity
+/// present then.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaaSeries {
+    /// The policy.
+    pub policy: String,
+    /// CPU in use.
+    pub cpu: Vec<f64>,
+    /// Memory in use.
+    pub memory: Vec<f64>,
+    /// CPU held by the CPU set's users.
+    pub cpu_set_cpu: Vec<f64>,
+    /// Memory held by the CPU set's users.
+    pub cpu_set_memory: Vec<f64>,
+    /// CPU held by the memory set's users.
+    pub memory_set_cpu: Vec<f64>,
+    /// Memory held by the memory set's users.
+    pub memory_set_memory: Vec<f64>,
+    /// Epochs in which some CPU-set user held less CPU than some memory-set user, or some
+    /// memory-set user less memory than some CPU-set user (envy across sets).
+    pub envious_epochs: usize,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

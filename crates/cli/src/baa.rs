@@ -1,0 +1,84 @@
+//! `fairshare baa`: the BAA-T paper's experiment — users sampled from a trace's task requests
+//! join one by one, each bringing 1/n of the CPU and memory, and BAA-T, static BAA and DRF
+//! divide what is there (`spec/baa.md` §8, docs/reproduce.md).
+
+use crate::output::Outputs;
+use anyhow::{bail, Context, Result};
+use fairshare_lab::baa::{experiment, generated, sample};
+use fairshare_trace::ReadOptions;
+use std::path::PathBuf;
+
+/// Run the BAA-T paper's experiment: n users join one per epoch, each bringing 1/n of the CPU
+/// and memory, and BAA-T, static BAA and DRF divide what the users present brought; prints
+/// the utilisation after 10 and 100 joins, after the last and at the end, and writes the
+/// paper's three figures with --report.
+///
+/// Example: fairshare baa ../shared/traces/google-2011/task_events/*.csv.gz --report baa.html
+#[derive(clap::Args)]
+pub struct Args {
+    /// Traces whose task requests (CPU and memory, both > 0) the users' demands are drawn
+    /// from, with replacement (the Google 2011 task_events parts, or any trace `replay` reads
+    /// with CPU and memory); without any, demands are drawn from LogNormal(−3, 1).
+    traces: Vec<PathBuf>,
+    /// How many users join.
+    #[arg(long, default_value_t = 1000)]
+    users: usize,
+    /// The seed of the sampling.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Epochs that pass without joins after the last user joined.
+    #[arg(long, default_value_t = 50)]
+    tail: usize,
+    /// Write the results as JSON to this file (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write an HTML report with the paper's three figures to this file.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> Result<()> {
+    if args.users == 0 {
+        bail!("--users: at least one user must join");
+    }
+    let outputs = Outputs {
+        json: args.json.clone(),
+        report: args.report.clone(),
+        stats: None,
+    };
+    outputs.check()?;
+    let (demands, source) = if args.traces.is_empty() {
+        eprintln!("note: no trace given: demands drawn from LogNormal(-3, 1) for CPU and memory");
+        (
+            generated(args.users, args.seed),
+            "LogNormal(−3, 1)".to_owned(),
+        )
+    } else {
+        let tasks = fairshare_trace::open(&args.traces, None, &ReadOptions::default())
+            .context("opening the traces")?;
+        if tasks.resources().len() < 2 {
+            bail!(
+                "the traces record {} only: the experiment needs CPU and memory",
+                tasks.resources().join(", ")
+            );
+        }
+        eprintln!(
+            "note: reading the task requests of {} file(s)",
+            args.traces.len()
+        );
+        let (demands, pool) = sample(tasks, args.users, args.seed)?;
+        let first = args.traces[0].display();
+        let files = match args.traces.len() {
+            1 => format!("{first}"),
+            n => format!("{first} and {} more file(s)", n - 1),
+        };
+        (demands, format!("{pool} task requests of {files}"))
+    };
+    let summary = experiment(&demands, source, args.seed, args.tail)?;
+    outputs.write(
+        &summary,
+        fairshare_report::baa_html,
+        fairshare_report::baa_table,
+    )
+}
