@@ -16,7 +16,11 @@ fn baa(args: &[&str]) -> std::process::Output {
 /// The JSON of `fairshare baa ARGS --json -`.
 fn summary(args: &[&str]) -> Value {
     let out = baa(&[args, &["--json", "-"]].concat());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -28,14 +32,24 @@ fn generated_users_join_one_by_one_and_the_answer_is_reproducible() {
     let policies: Vec<&str> = (doc["policies"].as_array().unwrap().iter())
         .map(|p| p["policy"].as_str().unwrap())
         .collect();
-    assert_eq!(policies, ["baa-time", "baa-time:origin=global", "baa", "drf"]);
+    assert_eq!(
+        policies,
+        ["baa-time", "baa-time:origin=global", "baa", "drf"]
+    );
     for p in doc["policies"].as_array().unwrap() {
         for k in ["cpu", "memory"] {
-            assert!(p[k].as_array().unwrap().iter().all(|u| u.as_f64().unwrap() <= 1.0 + 1e-9));
+            assert!(p[k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|u| u.as_f64().unwrap() <= 1.0 + 1e-9));
         }
     }
     assert_eq!(doc["policies"][2]["envious_epochs"], 0);
-    assert_eq!(doc, summary(&["--users", "40", "--tail", "3", "--seed", "5"]));
+    assert_eq!(
+        doc,
+        summary(&["--users", "40", "--tail", "3", "--seed", "5"])
+    );
     let out = baa(&["--users", "0"]);
     assert_eq!(out.status.code(), Some(1));
 }
