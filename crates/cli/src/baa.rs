@@ -1,21 +1,72 @@
-//! `fairshare baa`: the BAA-T paper's experiment — users sampled from a trace's task requests
-//! join one by one, each bringing 1/n of the CPU and memory, and BAA-T, static BAA and DRF
-//! divide what is there (`spec/baa.md` §8, docs/reproduce.md).
+//! `fairshare baa`: bottleneck-aware allocation over time. `experiment` is the BAA-T paper's
+//! experiment — users sampled from a trace's task requests join one by one, each bringing 1/n
+//! of the CPU and memory, and BAA-T, static BAA and DRF divide what is there (`spec/baa.md`
+//! §8, docs/reproduce.md); `timeline` runs a small scenario of joins, departures and demand
+//! caps and prints what each user received.
 
 use crate::output::Outputs;
 use anyhow::{bail, Context, Result};
-use fairshare_lab::baa::{experiment, generated, sample};
+use fairshare_lab::baa::{experiment, generated, sample, timeline};
 use fairshare_trace::ReadOptions;
 use std::path::PathBuf;
+
+/// What `fairshare baa` does.
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// The BAA-T paper's experiment: users join one by one; BAA-T, BAA and DRF divide what they bring.
+    Experiment(Box<ExperimentArgs>),
+    /// Run a timeline of joins, departures and demand caps (TOML) and print what each user received.
+    Timeline(TimelineArgs),
+}
+
+/// Runs a timeline (TOML: `policy`, `[capacity]`, `[[user]]` with `demand`, `join`, `leave`,
+/// `cap`; see examples/baa/) epoch by epoch under `baa` or `baa-time`, and prints what each
+/// user held of its bottleneck in each epoch and in all.
+///
+/// Example: fairshare baa timeline examples/baa/seed-shortfall.toml
+#[derive(clap::Args)]
+pub struct TimelineArgs {
+    /// The timeline file.
+    timeline: PathBuf,
+    /// Write the results as JSON to this file (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+/// Runs the subcommand.
+pub fn run(command: Command) -> Result<()> {
+    match command {
+        Command::Experiment(args) => run_experiment(*args),
+        Command::Timeline(args) => run_timeline(args),
+    }
+}
+
+/// Runs a timeline.
+fn run_timeline(args: TimelineArgs) -> Result<()> {
+    let outputs = Outputs {
+        json: args.json,
+        report: None,
+        stats: None,
+    };
+    outputs.check()?;
+    let read = fairshare_trace::read_timeline(&args.timeline)?;
+    let summary =
+        timeline(&read).with_context(|| format!("{}: cannot run", args.timeline.display()))?;
+    outputs.write(
+        &summary,
+        |_| String::new(),
+        fairshare_report::timeline_table,
+    )
+}
 
 /// Run the BAA-T paper's experiment: n users join one per epoch, each bringing 1/n of the CPU
 /// and memory, and BAA-T, static BAA and DRF divide what the users present brought; prints
 /// the utilisation after 10 and 100 joins, after the last and at the end, and writes the
 /// paper's three figures with --report.
 ///
-/// Example: fairshare baa ../shared/traces/google-2011/task_events/*.csv.gz --report baa.html
+/// Example: fairshare baa experiment ../shared/traces/google-2011/task_events/*.csv.gz --report baa.html
 #[derive(clap::Args)]
-pub struct Args {
+pub struct ExperimentArgs {
     /// Traces whose task requests (CPU and memory, both > 0) the users' demands are drawn
     /// from, with replacement (the Google 2011 task_events parts, or any trace `replay` reads
     /// with CPU and memory); without any, demands are drawn from LogNormal(−3, 1).
@@ -37,8 +88,8 @@ pub struct Args {
     report: Option<PathBuf>,
 }
 
-/// Runs the subcommand.
-pub fn run(args: Args) -> Result<()> {
+/// Runs the experiment.
+fn run_experiment(args: ExperimentArgs) -> Result<()> {
     if args.users == 0 {
         bail!("--users: at least one user must join");
     }

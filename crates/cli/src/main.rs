@@ -53,8 +53,9 @@ enum Command {
     Penalty(Box<penalty::Args>),
     /// Each account's and user's fairshare standing at a moment of an accounting log (sshare -l).
     Priorities(Box<priorities::Args>),
-    /// The BAA-T paper's experiment: users join one by one; BAA-T, BAA and DRF divide what they bring.
-    Baa(Box<baa::Args>),
+    /// Bottleneck-aware allocation over time: the BAA-T paper's experiment, or a timeline of joins.
+    #[command(subcommand)]
+    Baa(baa::Command),
     /// Run a process-level scenario under bottleneck-based global priorities (or a baseline).
     Simulate(simulate::Args),
     /// Run the fairness service: collect nodes' usage reports, serve heaviness-based priorities.
@@ -79,7 +80,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => sweep::run(*args),
         Command::Penalty(args) => penalty::run(*args),
         Command::Priorities(args) => priorities::run(*args),
-        Command::Baa(args) => baa::run(*args),
+        Command::Baa(command) => baa::run(command),
         Command::Simulate(args) => simulate::run(args),
         Command::Serve(args) => serve::run(*args),
         Command::Token(args) => serve::token_command(args),

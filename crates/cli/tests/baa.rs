@@ -7,7 +7,7 @@ use std::process::Command;
 
 fn baa(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_fairshare"))
-        .arg("baa")
+        .args(["baa", "experiment"])
         .args(args)
         .output()
         .expect("fairshare runs")
@@ -68,4 +68,61 @@ fn google_task_requests() {
     let last = |k: &str| baa[k].as_array().unwrap().last().unwrap().as_f64().unwrap();
     assert!(last("cpu").max(last("memory")) >= 1.0 - 1e-9);
     assert_eq!(baa["envious_epochs"], 0);
+}
+
+/// The JSON of `fairshare baa timeline FILE --json -`.
+fn timeline(file: &Path) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .args(["baa", "timeline"])
+        .arg(file)
+        .args(["--json", "-"])
+        .output()
+        .expect("fairshare runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The spec's §5.1 examples, shipped in examples/baa/: a shortfall repaid, and a late joiner
+/// catching up from time 0.
+#[test]
+fn the_example_timelines_give_the_specs_numbers() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/baa");
+    let held = |doc: &Value, epoch: usize| -> Vec<f64> {
+        (doc["allocations"][epoch].as_array().unwrap().iter())
+            .map(|u| u[0].as_f64().unwrap())
+            .collect()
+    };
+    let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+    let doc = timeline(&examples.join("seed-shortfall.toml"));
+    assert!(close(&held(&doc, 0), &[40.0, 60.0]) && close(&held(&doc, 1), &[60.0, 40.0]));
+    assert!(close(&held(&doc, 2), &[50.0, 50.0]));
+    let doc = timeline(&examples.join("late-joiner.toml"));
+    let (a, b) = (50.0 / 3.0, 200.0 / 3.0);
+    assert!(close(&held(&doc, 2), &[a, a, b]) && close(&held(&doc, 3), &[a, a, b]));
+    let received: Vec<f64> = (doc["received"].as_array().unwrap().iter())
+        .map(|r| r.as_f64().unwrap())
+        .collect();
+    assert!(close(&received, &[500.0 / 3.0; 3]), "{received:?}");
+}
+
+#[test]
+fn a_timeline_under_another_policy_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.toml");
+    std::fs::write(
+        &file,
+        "policy = \"drf\"\n[capacity]\ncpu = 1\n[[user]]\nid = \"a\"\ndemand = { cpu = 1 }\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .args(["baa", "timeline"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a timeline runs baa or baa-time"));
 }

@@ -10,8 +10,9 @@ use fairshare_core::alloc::baa::{self, Classification, Solver};
 use fairshare_core::alloc::divisible::{water_fill, DivisibleClient};
 use fairshare_core::model::{ResourceSet, Task};
 use fairshare_core::policy::Policy;
-use fairshare_sim::summary::{BaaSeries, BaaSummary, SCHEMA_VERSION};
-use fairshare_trace::TraceError;
+use fairshare_core::policy::{Engine, PolicyKind, PolicySpec};
+use fairshare_sim::summary::{BaaSeries, BaaSummary, TimelineSummary, SCHEMA_VERSION};
+use fairshare_trace::{Timeline, TraceError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, LogNormal};
@@ -137,6 +138,79 @@ pub fn experiment(
         }
     }
     Ok(summary)
+}
+
+/// Runs a timeline under its policy (`baa`: the levels alone each epoch; `baa-time`: the
+/// time constraint), one unit of time per epoch.
+pub fn timeline(t: &Timeline) -> Result<TimelineSummary, LabError> {
+    let spec = PolicySpec::parse_for(&t.policy, Engine::Allocate)
+        .map_err(|e| LabError::Unusable(format!("policy: {e}")))?;
+    let PolicyKind::Baa(policy) = spec.kind else {
+        return Err(LabError::Unusable(format!(
+            "policy: a timeline runs baa or baa-time, found {:?}",
+            t.policy
+        )));
+    };
+    // Static BAA keeps no history: nobody gets more than its level (catch-up 1).
+    let settings = policy.time.unwrap_or(TimeSettings {
+        classification: policy.classification,
+        solver: policy.solver,
+        catch_up: 1.0,
+        ..TimeSettings::default()
+    });
+    let failed = |e: baa::BaaError| LabError::Unusable(format!("BAA: {e}"));
+    let m = t.capacity.len();
+    let mut run = BaaTime::new(vec![1.0; m], settings).map_err(failed)?;
+    let mut index: Vec<Option<usize>> = vec![None; t.users.len()];
+    let mut allocations = Vec::new();
+    for epoch in 0..t.epochs {
+        for (u, user) in t.users.iter().enumerate() {
+            if user.join == epoch {
+                let share = user
+                    .demand
+                    .iter()
+                    .zip(&t.capacity)
+                    .map(|(d, c)| d / c)
+                    .collect();
+                index[u] = Some(run.join(share, f64::INFINITY).map_err(failed)?);
+            }
+            if let Some(i) = index[u] {
+                if user.leave == Some(epoch) {
+                    run.leave(i);
+                }
+                let set = run.sets()[i];
+                run.set_cap(i, user.cap_at(epoch) / t.capacity[set]);
+            }
+        }
+        let shares = run.epoch(1.0).map_err(failed)?.allocations;
+        let absolute = (index.iter())
+            .map(|i| match i {
+                Some(i) => shares[*i]
+                    .iter()
+                    .zip(&t.capacity)
+                    .map(|(x, c)| x * c)
+                    .collect(),
+                None => vec![0.0; m],
+            })
+            .collect();
+        allocations.push(absolute);
+    }
+    let (received, sets) = (run.received(), run.sets());
+    let of_user = |u: usize| index[u].map(|i| (received[i] * t.capacity[sets[i]], sets[i]));
+    let bottleneck = (0..t.users.len())
+        .map(|u| of_user(u).map_or_else(|| "–".to_owned(), |(_, r)| t.resources[r].clone()))
+        .collect();
+    Ok(TimelineSummary {
+        schema_version: SCHEMA_VERSION,
+        policy: t.policy.clone(),
+        resources: t.resources.clone(),
+        users: t.users.iter().map(|u| u.id.clone()).collect(),
+        bottleneck,
+        allocations,
+        received: (0..t.users.len())
+            .map(|u| of_user(u).map_or(0.0, |(r, _)| r))
+            .collect(),
+    })
 }
 
 /// An empty series for `policy`.

@@ -5,7 +5,7 @@
 use crate::html;
 use crate::svg::{self, Axis, Colour, LineChart, Series};
 use crate::text::{self, fixed, percent};
-use fairshare_sim::summary::{BaaSeries, BaaSummary};
+use fairshare_sim::summary::{BaaSeries, BaaSummary, TimelineSummary};
 
 /// Two named series of one policy.
 type Pair<'a> = [(&'static str, &'a [f64]); 2];
@@ -157,4 +157,35 @@ pub fn baa_html(s: &BaaSummary) -> String {
         ),
     ];
     html::page("fairshare baa", &body.concat())
+}
+
+/// A timeline run as a terminal table: each user's bottleneck, what it held of it in each
+/// epoch, and in all.
+pub fn timeline_table(t: &TimelineSummary) -> String {
+    let epochs = t.allocations.len();
+    let headers: Vec<String> = ["user", "bottleneck"]
+        .iter()
+        .map(|h| h.to_string())
+        .chain((1..=epochs).map(|e| format!("epoch {e}")))
+        .chain(std::iter::once("received".to_string()))
+        .collect();
+    let rows: Vec<Vec<String>> = (t.users.iter().enumerate())
+        .map(|(u, id)| {
+            let r = t.resources.iter().position(|n| *n == t.bottleneck[u]);
+            let held = t.allocations.iter().map(|epoch| match r {
+                Some(r) => fixed(epoch[u][r], 3),
+                None => "–".to_string(),
+            });
+            [id.clone(), t.bottleneck[u].clone()]
+                .into_iter()
+                .chain(held)
+                .chain(std::iter::once(fixed(t.received[u], 3)))
+                .collect()
+        })
+        .collect();
+    format!(
+        "{} over {epochs} epochs: what each user held of its bottleneck, epoch by epoch, and in all\n\n{}",
+        t.policy,
+        text::table(&headers, &rows)
+    )
 }

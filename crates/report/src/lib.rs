@@ -35,7 +35,7 @@ pub mod text;
 pub mod svg;
 
 #[cfg(feature = "simulation")]
-pub use baa::{baa_html, baa_table};
+pub use baa::{baa_html, baa_table, timeline_table};
 #[cfg(feature = "simulation")]
 pub use replay::{replay_html, replay_table, replay_warnings, NEVER_FIT_WARNING, TOP_USERS};
 #[cfg(feature = "simulation")]

@@ -258,6 +258,27 @@ pub struct BaaSummary {
     pub policies: Vec<BaaSeries>,
 }
 
+/// A BAA timeline run (`fairshare baa timeline`): each user's allocation epoch by epoch and
+/// what it received of its bottleneck in all.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelineSummary {
+    /// Layout version of this JSON document ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// The policy as the timeline writes it.
+    pub policy: String,
+    /// Resource names, in order.
+    pub resources: Vec<String>,
+    /// User names, in the timeline's order.
+    pub users: Vec<String>,
+    /// Each user's bottleneck resource.
+    pub bottleneck: Vec<String>,
+    /// Per epoch, per user, per resource: what it held (zero before it joined and after it
+    /// left), in the timeline's units.
+    pub allocations: Vec<Vec<Vec<f64>>>,
+    /// Per user, what it received of its bottleneck over all epochs.
+    pub received: Vec<f64>,
+}
+
 /// One policy's use over the epochs of a [`BaaSummary`], each a fraction of the capacity
 /// present then.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -94,6 +94,14 @@ pub enum TraceError {
         /// What is wrong, and where (TOML's own messages give the line and column).
         message: String,
     },
+    /// A BAA timeline (TOML) is malformed or inconsistent.
+    #[error("{}: {message}", path.display())]
+    Timeline {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        message: String,
+    },
     /// A share file is malformed or inconsistent.
     #[error("{}: {message}", path.display())]
     Shares {

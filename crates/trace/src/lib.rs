@@ -56,6 +56,7 @@ pub mod sacct;
 pub mod shares;
 mod source;
 pub mod swf;
+pub mod timeline;
 
 pub use catalogue::{parse_size, read_catalogue, CATALOGUE_RESOURCES};
 pub use error::TraceError;
@@ -64,6 +65,7 @@ pub use queues::{read_queues, QueueRule};
 pub use shares::{read_shares, Shares};
 pub use source::{ReadStats, Task, TaskSource};
 pub use swf::{CpuField, MemoryField, MemoryLayout, SwfOptions};
+pub use timeline::{read_timeline, Timeline, TimelineUser};
 
 use fairshare_core::choice::Choice;
 use std::fmt;

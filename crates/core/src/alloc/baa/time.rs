@@ -141,6 +141,13 @@ impl BaaTime {
         }
     }
 
+    /// A user's cap from now on: the most of its bottleneck it can use per unit of time.
+    pub fn set_cap(&mut self, user: usize, cap: f64) {
+        if let Some(member) = self.members.get_mut(user) {
+            member.cap = cap.max(0.0);
+        }
+    }
+
     /// The capacity per unit of time from now on (as users who each bring a share join).
     pub fn set_capacity(&mut self, capacity: Vec<f64>) -> Result<(), BaaError> {
         if capacity.len() != self.capacity.len()
@@ -294,7 +301,7 @@ mod tests {
         baa.join(vec![1.0], f64::INFINITY).unwrap();
         let bottleneck = |e: &Epoch| e.allocations.iter().map(|a| a[0]).collect::<Vec<_>>();
         assert!(close(&bottleneck(&baa.epoch(1.0).unwrap()), &[40.0, 60.0]));
-        baa.members[first].cap = f64::INFINITY;
+        baa.set_cap(first, f64::INFINITY);
         assert!(close(&bottleneck(&baa.epoch(1.0).unwrap()), &[60.0, 40.0]));
         assert!(close(&baa.received(), &[100.0, 100.0]));
         assert!(close(&bottleneck(&baa.epoch(1.0).unwrap()), &[50.0, 50.0]));
