@@ -256,6 +256,13 @@ impl Instance {
                     format!("expected a non-negative number, found {value}"),
                 ));
             }
+            let capacity = self.resources.capacities()[r];
+            if !(value / capacity).is_finite() {
+                return Err(field(
+                    path,
+                    format!("{value} is too large a multiple of the capacity {capacity} to compute with"),
+                ));
+            }
             if name == "commitment" && *value > 1.0 {
                 return Err(field(
                     path,
@@ -581,5 +588,17 @@ mod tests {
             include_str!("../../../examples/allocate/baa-seed.json").replace("divisible", "tasks");
         let error = Instance::from_json(&tasks).unwrap_err().to_string();
         assert!(error.contains("baa divides divisible demands"), "{error}");
+    }
+
+    /// Found by fuzzing: a subnormal capacity made every share infinite; such a capacity, and
+    /// a demand too large a multiple of its capacity, are refused.
+    #[test]
+    fn capacities_and_demands_that_overflow_are_refused() {
+        let tiny = r#"{"policy":"sdrf","mode":"divisible", "capacity":{"cpu":464454e-329},"users":[{"id":"","demand":{"cpu":5}}]}"#;
+        let error = Instance::from_json(tiny).unwrap_err().to_string();
+        assert!(error.contains("capacity"), "{error}");
+        let huge = r#"{"policy":"drf","mode":"divisible", "capacity":{"cpu":1e-300},"users":[{"id":"a","demand":{"cpu":1e300}}]}"#;
+        let error = Instance::from_json(huge).unwrap_err().to_string();
+        assert!(error.contains("users[0].demand.cpu"), "{error}");
     }
 }

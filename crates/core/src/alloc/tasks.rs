@@ -399,7 +399,7 @@ mod tests {
             .to_string();
         assert_eq!(
             empty,
-            "capacity of resource \"r1\" must be a positive finite number, found 0"
+            "capacity of resource \"r1\" must be a positive finite number (at least 2.2e-308), found 0"
         );
     }
 

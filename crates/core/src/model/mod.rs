@@ -79,8 +79,8 @@ pub enum ModelError {
     /// Two resources share a name.
     #[error("resource {0:?} is listed twice")]
     DuplicateResource(String),
-    /// A capacity is zero, negative or not a number.
-    #[error("capacity of resource {name:?} must be a positive finite number, found {value}")]
+    /// A capacity is zero, negative, subnormal or not a number.
+    #[error("capacity of resource {name:?} must be a positive finite number (at least 2.2e-308), found {value}")]
     BadCapacity {
         /// Resource name.
         name: String,
@@ -127,7 +127,8 @@ impl ResourceSet {
         )
     }
 
-    /// A resource set from `(name, capacity)` pairs; names unique, capacities positive.
+    /// A resource set from `(name, capacity)` pairs; names unique, capacities positive normal
+    /// numbers (not subnormal: dividing by one overflows).
     pub fn new<S: Into<String>>(
         resources: impl IntoIterator<Item = (S, f64)>,
     ) -> Result<Self, ModelError> {
@@ -138,7 +139,8 @@ impl ResourceSet {
             if names.contains(&name) {
                 return Err(ModelError::DuplicateResource(name));
             }
-            if !(capacity.is_finite() && capacity > 0.0) {
+            // A subnormal capacity would turn ordinary demands into infinite shares.
+            if !(capacity.is_normal() && capacity > 0.0) {
                 return Err(ModelError::BadCapacity {
                     name,
                     value: capacity,
