@@ -67,19 +67,19 @@ fn run_timeline(args: TimelineArgs) -> Result<()> {
 /// Example: fairshare baa experiment ../shared/traces/google-2011/task_events/*.csv.gz --report baa.html
 #[derive(clap::Args)]
 pub struct ExperimentArgs {
-    /// Traces whose task requests (CPU and memory, both > 0) the users' demands are drawn
-    /// from, with replacement (the Google 2011 task_events parts, or any trace `replay` reads
-    /// with CPU and memory); without any, demands are drawn from LogNormal(−3, 1).
+    /// Google 2011 task_events parts whose task requests (CPU and memory, both > 0, as
+    /// fractions of the largest machine) the users' demands are drawn from, with replacement;
+    /// without any, demands are drawn from LogNormal(−3, 1).
     traces: Vec<PathBuf>,
-    /// How many users join.
-    #[arg(long, default_value_t = 1000)]
-    users: usize,
+    /// How many users join (at most 100,000).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    users: u32,
     /// The seed of the sampling.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Epochs that pass without joins after the last user joined.
-    #[arg(long, default_value_t = 50)]
-    tail: usize,
+    /// Epochs that pass without joins after the last user joined (at most 100,000).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    tail: u32,
     /// Write the results as JSON to this file (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -90,35 +90,31 @@ pub struct ExperimentArgs {
 
 /// Runs the experiment.
 fn run_experiment(args: ExperimentArgs) -> Result<()> {
-    if args.users == 0 {
-        bail!("--users: at least one user must join");
-    }
     let outputs = Outputs {
         json: args.json.clone(),
         report: args.report.clone(),
         stats: None,
     };
     outputs.check()?;
+    let users = args.users as usize;
     let (demands, source) = if args.traces.is_empty() {
         eprintln!("note: no trace given: demands drawn from LogNormal(-3, 1) for CPU and memory");
-        (
-            generated(args.users, args.seed),
-            "LogNormal(−3, 1)".to_owned(),
-        )
+        (generated(users, args.seed), "LogNormal(−3, 1)".to_owned())
     } else {
-        let tasks = fairshare_trace::open(&args.traces, None, &ReadOptions::default())
-            .context("opening the traces")?;
-        if tasks.resources().len() < 2 {
+        let format = fairshare_trace::Format::detect(&args.traces[0])?;
+        if format != fairshare_trace::Format::Google {
             bail!(
-                "the traces record {} only: the experiment needs CPU and memory",
-                tasks.resources().join(", ")
+                "{}: a {format} trace; the experiment draws from the Google 2011 task requests, whose CPU and memory are fractions of the largest machine (other traces' units are not comparable across resources)",
+                args.traces[0].display()
             );
         }
+        let tasks = fairshare_trace::open(&args.traces, Some(format), &ReadOptions::default())
+            .context("opening the traces")?;
         eprintln!(
             "note: reading the task requests of {} file(s)",
             args.traces.len()
         );
-        let (demands, pool) = sample(tasks, args.users, args.seed)?;
+        let (demands, pool) = sample(tasks, users, args.seed)?;
         let first = args.traces[0].display();
         let files = match args.traces.len() {
             1 => format!("{first}"),
@@ -126,7 +122,7 @@ fn run_experiment(args: ExperimentArgs) -> Result<()> {
         };
         (demands, format!("{pool} task requests of {files}"))
     };
-    let summary = experiment(&demands, source, args.seed, args.tail)?;
+    let summary = experiment(&demands, source, args.seed, args.tail as usize)?;
     outputs.write(
         &summary,
         fairshare_report::baa_html,

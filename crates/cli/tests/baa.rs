@@ -51,7 +51,15 @@ fn generated_users_join_one_by_one_and_the_answer_is_reproducible() {
         summary(&["--users", "40", "--tail", "3", "--seed", "5"])
     );
     let out = baa(&["--users", "0"]);
+    assert_eq!(out.status.code(), Some(2), "--users must be at least 1");
+    let dir = tempfile::tempdir().unwrap();
+    let swf = dir.path().join("log.swf");
+    std::fs::write(&swf, "1 0 0 10 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1 -1\n").unwrap();
+    let out = baa(&[swf.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("draws from the Google 2011 task requests")
+    );
 }
 
 #[test]
@@ -100,6 +108,13 @@ fn the_example_timelines_give_the_specs_numbers() {
     let doc = timeline(&examples.join("seed-shortfall.toml"));
     assert!(close(&held(&doc, 0), &[40.0, 60.0]) && close(&held(&doc, 1), &[60.0, 40.0]));
     assert!(close(&held(&doc, 2), &[50.0, 50.0]));
+    // Static BAA keeps no memory: u1's shortfall is never repaid.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(examples.join("seed-shortfall.toml")).unwrap();
+    let still = dir.path().join("static.toml");
+    std::fs::write(&still, text.replace("baa-time:catch-up=1.2", "baa")).unwrap();
+    let doc = timeline(&still);
+    assert!(close(&held(&doc, 0), &[40.0, 50.0]) && close(&held(&doc, 1), &[50.0, 50.0]));
     let doc = timeline(&examples.join("late-joiner.toml"));
     let (a, b) = (50.0 / 3.0, 200.0 / 3.0);
     assert!(close(&held(&doc, 2), &[a, a, b]) && close(&held(&doc, 3), &[a, a, b]));

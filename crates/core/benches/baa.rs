@@ -44,16 +44,16 @@ fn bench(c: &mut Criterion) {
                 black_box(written)
             })
         });
-        let mut timed = BaaTime::new(vec![1.0, 1.0], TimeSettings::default()).expect("a capacity");
-        for d in &users[..n] {
-            timed.join(d.clone(), f64::INFINITY).expect("a demand");
+        let mut timed = BaaTime::new(2, 1.0, TimeSettings::default()).expect("a capacity");
+        for (d, &r) in users[..n].iter().zip(&sets) {
+            timed.join(d.clone(), r, f64::INFINITY).expect("a demand");
         }
         timed.epoch(1.0).expect("an epoch");
         group.bench_with_input(BenchmarkId::new("baa_time", n), &n, |b, &n| {
             b.iter(|| {
                 let mut timed = timed.clone();
                 timed
-                    .join(users[n].clone(), f64::INFINITY)
+                    .join(users[n].clone(), sets[n], f64::INFINITY)
                     .expect("a demand");
                 black_box(timed.epoch(1.0).expect("an epoch").kept)
             })

@@ -113,6 +113,10 @@ pub struct Instance {
     pub commitments: Vec<Vec<f64>>,
 }
 
+/// Why BAA refuses a user's demand.
+const DEMAND_FOR_BAA: &str =
+    "BAA needs a positive demand of every resource (the proportions its tasks run in)";
+
 /// What divides an instance's resources.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Allocator {
@@ -362,15 +366,13 @@ impl Instance {
     /// BAA on the users' demands: static, or one epoch of BAA-T from no history.
     fn solve_baa(&self, policy: &BaaPolicy) -> Result<Outcome, InstanceError> {
         let capacity = self.resources.capacities().to_vec();
-        let baa_error = |e: BaaError| {
-            match e {
+        let baa_error = |e: BaaError| match e {
             BaaError::Demand { user, .. } => InstanceError::User {
                 id: self.ids[user].clone(),
                 index: user,
-                problem: "BAA needs a positive demand of every resource (the proportions its tasks run in)".into(),
+                problem: DEMAND_FOR_BAA.into(),
             },
             other => field("policy", other),
-        }
         };
         let shares = match policy.time {
             None => {
@@ -384,15 +386,14 @@ impl Instance {
                 .allocations
             }
             Some(settings) => {
-                let mut baa =
-                    BaaTime::new(vec![1.0; capacity.len()], settings).map_err(baa_error)?;
+                let mut baa = BaaTime::new(capacity.len(), 1.0, settings).map_err(baa_error)?;
                 for demand in &self.demands {
                     let share: Vec<f64> =
                         demand.iter().zip(&capacity).map(|(d, c)| d / c).collect();
-                    let set = baa::bottleneck(demand, &capacity, settings.classification)
+                    let set = baa::bottleneck(demand, &capacity, policy.classification)
                         .map_err(baa_error)?;
-                    let cap = share.get(set).copied().unwrap_or(0.0);
-                    baa.join(share, cap).map_err(baa_error)?;
+                    let cap = share[set];
+                    baa.join(share, set, cap).map_err(baa_error)?;
                 }
                 baa.epoch(1.0).map_err(baa_error)?.allocations
             }
@@ -600,5 +601,32 @@ mod tests {
         let huge = r#"{"policy":"drf","mode":"divisible", "capacity":{"cpu":1e-300},"users":[{"id":"a","demand":{"cpu":1e300}}]}"#;
         let error = Instance::from_json(huge).unwrap_err().to_string();
         assert!(error.contains("users[0].demand.cpu"), "{error}");
+    }
+
+    /// A user that needs less than its level: static BAA leaves the rest idle, BAA-T gives it
+    /// to the set's other member, up to the catch-up cap (docs/baa.md).
+    #[test]
+    fn a_small_demand_leaves_idle_budget_or_shares_it() {
+        let held = |policy: &str| {
+            let text = format!(
+                r#"{{"policy":"{policy}","mode":"divisible","capacity":{{"cpu":100}},"users":[{{"id":"a","demand":{{"cpu":10}}}},{{"id":"b","demand":{{"cpu":1000}}}}]}}"#
+            );
+            let outcome = Instance::from_json(&text)
+                .unwrap()
+                .solve(Blocking::default())
+                .unwrap();
+            outcome
+                .users
+                .iter()
+                .map(|u| u.allocation["cpu"])
+                .collect::<Vec<f64>>()
+        };
+        let close = |a: Vec<f64>, b: [f64; 2]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9);
+        assert!(close(held("baa"), [10.0, 50.0]), "{:?}", held("baa"));
+        assert!(
+            close(held("baa-time"), [10.0, 90.0]),
+            "{:?}",
+            held("baa-time")
+        );
     }
 }

@@ -82,9 +82,8 @@ pub fn experiment(
         origin: Origin::Global,
         ..TimeSettings::default()
     };
-    let mut timed =
-        BaaTime::new(vec![1.0 / n as f64; 2], TimeSettings::default()).map_err(failed)?;
-    let mut from_zero = BaaTime::new(vec![1.0 / n as f64; 2], global).map_err(failed)?;
+    let mut timed = BaaTime::new(2, 1.0 / n as f64, TimeSettings::default()).map_err(failed)?;
+    let mut from_zero = BaaTime::new(2, 1.0 / n as f64, global).map_err(failed)?;
     let mut summary = BaaSummary {
         schema_version: SCHEMA_VERSION,
         source,
@@ -102,8 +101,8 @@ pub fn experiment(
         let share = k as f64 / n as f64;
         if epoch < n {
             for baa in [&mut timed, &mut from_zero] {
-                baa.set_capacity(vec![share; 2]).map_err(failed)?;
-                baa.join(demands[epoch].clone(), f64::INFINITY)
+                baa.set_scale(share).map_err(failed)?;
+                baa.join(demands[epoch].clone(), sets[epoch], f64::INFINITY)
                     .map_err(failed)?;
             }
         }
@@ -153,32 +152,36 @@ pub fn timeline(t: &Timeline) -> Result<TimelineSummary, LabError> {
     };
     // Static BAA keeps no history: nobody gets more than its level (catch-up 1).
     let settings = policy.time.unwrap_or(TimeSettings {
-        classification: policy.classification,
         solver: policy.solver,
         catch_up: 1.0,
         ..TimeSettings::default()
     });
     let failed = |e: baa::BaaError| LabError::Unusable(format!("BAA: {e}"));
     let m = t.capacity.len();
-    let mut run = BaaTime::new(vec![1.0; m], settings).map_err(failed)?;
+    let mut run = BaaTime::new(m, 1.0, settings).map_err(failed)?;
     let mut index: Vec<Option<usize>> = vec![None; t.users.len()];
     let mut allocations = Vec::new();
     for epoch in 0..t.epochs {
+        // Departures first, so that a newcomer's key never comes from a user leaving now.
+        for (u, user) in t.users.iter().enumerate() {
+            if let (Some(i), Some(true)) = (index[u], user.leave.map(|l| l == epoch)) {
+                run.leave(i);
+            }
+        }
         for (u, user) in t.users.iter().enumerate() {
             if user.join == epoch {
+                let set = baa::bottleneck(&user.demand, &t.capacity, policy.classification)
+                    .map_err(failed)?;
                 let share = user
                     .demand
                     .iter()
                     .zip(&t.capacity)
                     .map(|(d, c)| d / c)
                     .collect();
-                index[u] = Some(run.join(share, f64::INFINITY).map_err(failed)?);
+                index[u] = Some(run.join(share, set, f64::INFINITY).map_err(failed)?);
             }
             if let Some(i) = index[u] {
-                if user.leave == Some(epoch) {
-                    run.leave(i);
-                }
-                let set = run.sets()[i];
+                let set = run.set_of(i).unwrap_or(0);
                 run.set_cap(i, user.cap_at(epoch) / t.capacity[set]);
             }
         }

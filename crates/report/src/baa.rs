@@ -20,6 +20,7 @@ fn shown(s: &BaaSummary) -> Vec<usize> {
         .into_iter()
         .filter(|e| *e <= last)
         .collect();
+    epochs.sort_unstable();
     epochs.dedup();
     epochs
 }

@@ -33,6 +33,10 @@ pub const MOST_EPOCHS: u64 = 1_000_000;
 /// The most users a timeline may list.
 pub const MOST_USERS: usize = 100_000;
 
+/// The most user-epochs (users × epochs) a timeline may run: its results hold one allocation
+/// per user per epoch.
+pub const MOST_USER_EPOCHS: u64 = 10_000_000;
+
 /// A timeline, checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timeline {
@@ -64,7 +68,7 @@ pub struct TimelineUser {
 }
 
 impl TimelineUser {
-    /// Its cap in epoch `epoch` (∞ before it joins).
+    /// Its cap in epoch `epoch` (its first cap up to its join, its last after the list).
     pub fn cap_at(&self, epoch: u64) -> f64 {
         let i = epoch.saturating_sub(self.join) as usize;
         self.cap
@@ -140,20 +144,31 @@ fn check(file: File) -> Result<Timeline, String> {
     }
     let resources: Vec<String> = file.capacity.keys().cloned().collect();
     let mut users: Vec<TimelineUser> = Vec::with_capacity(file.user.len());
+    let mut seen = std::collections::HashSet::new();
     for (i, entry) in file.user.into_iter().enumerate() {
-        if users.iter().any(|u| u.id == entry.id) {
+        if !seen.insert(entry.id.clone()) {
             return Err(format!("user[{i}]: {:?} is listed twice", entry.id));
         }
         users.push(user(i, entry, &resources)?);
     }
     let last = (users.iter())
-        .map(|u| u.leave.unwrap_or(u.join + 1).max(u.join + 1))
+        .map(|u| {
+            u.leave
+                .unwrap_or(u.join.saturating_add(1))
+                .max(u.join.saturating_add(1))
+        })
         .max()
         .unwrap_or(1);
     let epochs = file.epochs.unwrap_or(last);
     if epochs == 0 || epochs > MOST_EPOCHS {
         return Err(format!(
             "epochs: expected 1 to {MOST_EPOCHS}, found {epochs}"
+        ));
+    }
+    if epochs.saturating_mul(users.len() as u64) > MOST_USER_EPOCHS {
+        return Err(format!(
+            "{epochs} epochs × {} users: at most {MOST_USER_EPOCHS} user-epochs",
+            users.len()
         ));
     }
     Ok(Timeline {

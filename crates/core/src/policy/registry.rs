@@ -347,7 +347,6 @@ fn build_baa(time: Option<TimeSettings>, params: &[(&str, &str)]) -> Result<Poli
         }
     }
     if let Some(t) = baa.time.as_mut() {
-        t.classification = baa.classification;
         t.solver = baa.solver;
     }
     Ok(PolicyKind::Baa(baa))

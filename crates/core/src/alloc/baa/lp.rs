@@ -24,8 +24,31 @@ pub struct Programme {
 /// stops: the programmes are in fractions of capacity, so 1e-12 is far below any share.
 const EPS: f64 = 1e-12;
 
+/// The most pivots, and rounds of the greedy raise, before giving up: far more than a
+/// programme of a few sets needs.
+const MOST_STEPS: usize = 10_000;
+
+/// Why a programme has no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LpError {
+    /// The floors themselves break a constraint.
+    Infeasible,
+    /// The simplex did not finish within its step limit (never seen on BAA's programmes).
+    NoConvergence,
+}
+
+impl std::fmt::Display for LpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LpError::Infeasible => "the equal-share floors break a capacity or envy constraint",
+            LpError::NoConvergence => "the simplex did not converge",
+        })
+    }
+}
+
 impl Programme {
     /// Whether `p` meets every constraint and floor (within `tolerance`).
+    #[cfg(test)]
     pub fn feasible(&self, p: &[f64], tolerance: f64) -> bool {
         let floors = p
             .iter()
@@ -50,9 +73,9 @@ impl Programme {
             .then(|| b.iter().map(|x| x.max(0.0)).collect())
     }
 
-    /// The optimum, by the simplex; `None` when the floors are infeasible.
-    pub fn solve(&self) -> Option<Vec<f64>> {
-        let b = self.shifted_bounds()?;
+    /// The optimum, by the simplex.
+    pub fn solve(&self) -> Result<Vec<f64>, LpError> {
+        let b = self.shifted_bounds().ok_or(LpError::Infeasible)?;
         let (n, m) = (self.objective.len(), self.rows.len());
         // Tableau: m rows of [A | I | b], then the objective row of reduced costs.
         let width = n + m + 1;
@@ -64,11 +87,18 @@ impl Programme {
         }
         t[m][..n].copy_from_slice(&self.objective);
         let mut basis: Vec<usize> = (n..n + m).collect();
+        let mut steps = 0;
         while let Some(enter) = (0..n + m).find(|&j| t[m][j] > EPS) {
+            steps += 1;
+            if steps > MOST_STEPS {
+                return Err(LpError::NoConvergence);
+            }
             let leave = (0..m).filter(|&i| t[i][enter] > EPS).min_by(|&a, &c| {
                 let (ra, rc) = (t[a][width - 1] / t[a][enter], t[c][width - 1] / t[c][enter]);
                 ra.total_cmp(&rc).then(basis[a].cmp(&basis[c]))
-            })?;
+            });
+            // No row limits the entering variable: unbounded, which capacity rows prevent.
+            let leave = leave.ok_or(LpError::NoConvergence)?;
             pivot(&mut t, leave, enter);
             basis[leave] = enter;
         }
@@ -78,28 +108,30 @@ impl Programme {
                 q[v] = t[i][width - 1];
             }
         }
-        Some(q.iter().zip(&self.floor).map(|(q, lo)| q + lo).collect())
+        Ok(q.iter().zip(&self.floor).map(|(q, lo)| q + lo).collect())
     }
 
     /// The paper's greedy raise: from the floors, each variable in `order` in turn is raised
     /// by the most every constraint allows with the others fixed, round after round, until no
-    /// variable can move. `None` when the floors are infeasible.
-    pub fn greedy(&self, order: &[usize]) -> Option<Vec<f64>> {
-        self.shifted_bounds()?;
+    /// variable can rise by more than a billionth of its value (two envy constraints can let
+    /// two sets push each other up by ever smaller steps), or after [`MOST_STEPS`] rounds.
+    pub fn greedy(&self, order: &[usize]) -> Result<Vec<f64>, LpError> {
+        self.shifted_bounds().ok_or(LpError::Infeasible)?;
         let mut p = self.floor.clone();
-        loop {
+        for _ in 0..MOST_STEPS {
             let mut moved = false;
             for &v in order {
                 let step = self.room(&p, v);
-                if step > EPS {
+                if step > EPS.max(1e-9 * p[v].abs()) {
                     p[v] += step;
                     moved = true;
                 }
             }
             if !moved {
-                return Some(p);
+                break;
             }
         }
+        Ok(p)
     }
 
     /// How far variable `v` can rise from `p` with the others fixed.
@@ -173,8 +205,8 @@ mod tests {
             bounds: vec![1.0],
             floor: vec![2.0],
         };
-        assert_eq!(programme.solve(), None);
-        assert_eq!(programme.greedy(&[0]), None);
+        assert_eq!(programme.solve(), Err(LpError::Infeasible));
+        assert_eq!(programme.greedy(&[0]), Err(LpError::Infeasible));
     }
 
     /// The reference: every vertex, i.e. every choice of as many tight constraints (floors

@@ -115,11 +115,6 @@ impl SetSums {
         }
     }
 
-    /// How many users each set has.
-    pub fn count(&self) -> &[usize] {
-        &self.count
-    }
-
     /// The levels' programme on `capacity` for `n_fair` entitled users, the objective
     /// weighing resource k by `omega[k]`, with the non-empty sets it has variables for.
     fn programme(&self, capacity: &[f64], n_fair: usize, omega: &[f64]) -> (Programme, Vec<usize>) {
@@ -171,18 +166,16 @@ impl SetSums {
         let solved = match solver {
             Solver::Exact => programme.solve(),
             Solver::Greedy => {
+                // Algorithm 3: the set whose members use most of the other resources per unit
+                // of their own (M against H) rises first.
                 let mut order: Vec<usize> = (0..sets.len()).collect();
-                let weight = |v: usize| programme.objective[v];
-                order.sort_by(|a, b| weight(*b).total_cmp(&weight(*a)).then(a.cmp(b)));
+                let others =
+                    |v: usize| programme.objective[v] - self.count[sets[v]] as f64 * omega[sets[v]];
+                order.sort_by(|a, b| others(*b).total_cmp(&others(*a)).then(a.cmp(b)));
                 programme.greedy(&order)
             }
         };
-        let p = solved.ok_or_else(|| {
-            BaaError::Infeasible(format!(
-                "the floors {:?} break a capacity or envy constraint",
-                programme.floor
-            ))
-        })?;
+        let p = solved.map_err(|e| BaaError::Infeasible(e.to_string()))?;
         let mut level = vec![0.0; capacity.len()];
         for (v, &r) in sets.iter().enumerate() {
             level[r] = p[v];

@@ -224,3 +224,25 @@ fn a_user_gains_by_misreporting_its_demand() {
     let (honest, dishonest) = (run(&truth), run(&lie));
     assert!(dishonest > 1.05 * honest, "{honest} vs {dishonest}");
 }
+
+/// Two sets whose envy constraints let each other rise by ever smaller steps: the greedy raise
+/// stops in bounded time, at a feasible point (found in review: it used to run for about
+/// 3e10 rounds).
+#[test]
+fn the_greedy_raise_ends_when_two_sets_push_each_other() {
+    let users: Vec<Vec<f64>> = [[1.0, 1.0], [1.0, 0.001], [1.0, 1.0 + 1e-11], [0.001, 1.0]]
+        .iter()
+        .map(|d| d.iter().map(|x| x * 1e4).collect())
+        .collect();
+    let baa = allocate(
+        &users,
+        &[1.0, 1.0],
+        Classification::Capacity,
+        Solver::Greedy,
+    )
+    .unwrap();
+    for k in 0..2 {
+        let used: f64 = baa.allocations.iter().map(|a| a[k]).sum();
+        assert!(used <= 1.0 + 1e-9, "{used}");
+    }
+}

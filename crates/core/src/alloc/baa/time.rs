@@ -10,7 +10,7 @@
 //! resources, so when the water-filled allocation would exceed a capacity it is blended with
 //! the level allocation, in closed form, until it fits.
 
-use super::{at_level, bottleneck, BaaError, Classification, SetSums, Solver};
+use super::{at_level, BaaError, SetSums, Solver};
 
 /// Where a newcomer's key starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,8 +27,6 @@ pub enum Origin {
 /// BAA-T's choices.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TimeSettings {
-    /// How users are put into sets.
-    pub classification: Classification,
     /// How the levels are chosen.
     pub solver: Solver,
     /// Where a newcomer's key starts.
@@ -38,10 +36,9 @@ pub struct TimeSettings {
 }
 
 impl Default for TimeSettings {
-    /// The spec's defaults: capacity-consistent sets, the exact levels, `Arrival`, γ = 2.
+    /// The spec's defaults: the exact levels, `Arrival`, γ = 2.
     fn default() -> TimeSettings {
         TimeSettings {
-            classification: Classification::Capacity,
             solver: Solver::Exact,
             origin: Origin::Arrival,
             catch_up: 2.0,
@@ -86,28 +83,37 @@ pub struct BaaTime {
 }
 
 impl BaaTime {
-    /// No users yet, on `capacity` per unit of time (fractions of a reference capacity).
-    pub fn new(capacity: Vec<f64>, settings: TimeSettings) -> Result<BaaTime, BaaError> {
-        if capacity.is_empty() || !capacity.iter().all(|c| c.is_finite() && *c > 0.0) {
+    /// No users yet, over `resources` resources each of capacity `scale` per unit of time
+    /// (fractions of a reference capacity: BAA's floors and sets assume every resource scales
+    /// alike).
+    pub fn new(resources: usize, scale: f64, settings: TimeSettings) -> Result<BaaTime, BaaError> {
+        let capacity = vec![scale; resources];
+        let catch_up = settings.catch_up;
+        if resources == 0
+            || !(scale.is_normal() && scale > 0.0)
+            || catch_up.is_nan()
+            || catch_up < 1.0
+        {
             return Err(BaaError::Capacity(capacity));
         }
         Ok(BaaTime {
-            sums: SetSums::new(capacity.len()),
+            sums: SetSums::new(resources),
             settings,
             capacity,
             members: Vec::new(),
         })
     }
 
-    /// A user of `demand` (fractions of capacity, all positive) that can use at most `cap`
-    /// of its bottleneck per unit of time joins; its index. O(m) besides the set's lowest key.
-    pub fn join(&mut self, demand: Vec<f64>, cap: f64) -> Result<usize, BaaError> {
+    /// A user of `demand` (fractions of capacity, all positive) in bottleneck set `set`
+    /// (classified by the caller, [`super::bottleneck`]) that can use at most `cap` of its
+    /// bottleneck per unit of time joins; its index. O(m) besides the set's lowest key.
+    pub fn join(&mut self, demand: Vec<f64>, set: usize, cap: f64) -> Result<usize, BaaError> {
         let user = self.members.len();
         let m = self.capacity.len();
-        if demand.len() != m || !demand.iter().all(|d| d.is_finite() && *d > 0.0) {
+        let valid = demand.len() == m && demand.iter().all(|d| d.is_finite() && *d > 0.0);
+        if !valid || set >= m {
             return Err(BaaError::Demand { user, demand });
         }
-        let set = bottleneck(&demand, &vec![1.0; m], self.settings.classification)?;
         let key = match self.settings.origin {
             Origin::Global => 0.0,
             Origin::Arrival => (self.members.iter())
@@ -148,15 +154,19 @@ impl BaaTime {
         }
     }
 
-    /// The capacity per unit of time from now on (as users who each bring a share join).
-    pub fn set_capacity(&mut self, capacity: Vec<f64>) -> Result<(), BaaError> {
-        if capacity.len() != self.capacity.len()
-            || !capacity.iter().all(|c| c.is_finite() && *c > 0.0)
-        {
-            return Err(BaaError::Capacity(capacity));
+    /// Every resource's capacity per unit of time from now on (as users who each bring a
+    /// share join).
+    pub fn set_scale(&mut self, scale: f64) -> Result<(), BaaError> {
+        if !(scale.is_normal() && scale > 0.0) {
+            return Err(BaaError::Capacity(vec![scale; self.capacity.len()]));
         }
-        self.capacity = capacity;
+        self.capacity.iter_mut().for_each(|c| *c = scale);
         Ok(())
+    }
+
+    /// User `user`'s bottleneck set.
+    pub fn set_of(&self, user: usize) -> Option<usize> {
+        self.members.get(user).map(|o| o.set)
     }
 
     /// What each user received of its bottleneck so far.
@@ -172,6 +182,11 @@ impl BaaTime {
     /// One epoch of length `dt`: levels for the users present, each set's budget water-filled
     /// over its members' keys, blended back to fit the capacities when needed.
     pub fn epoch(&mut self, dt: f64) -> Result<Epoch, BaaError> {
+        if !(dt.is_normal() && dt > 0.0) {
+            return Err(BaaError::Infeasible(format!(
+                "an epoch must last a positive time, found {dt}"
+            )));
+        }
         let m = self.capacity.len();
         let present = self.members.iter().filter(|o| o.present).count();
         let omega = vec![1.0; m];
@@ -230,7 +245,7 @@ impl BaaTime {
 /// The amounts `y_i = clamp(L − key_i, 0, cap_i)` whose sum is `budget` (or every cap, when
 /// the caps add up to less), found exactly by walking the breakpoints of the sum in `L`.
 pub fn water_fill(keys: &[f64], caps: &[f64], budget: f64) -> Vec<f64> {
-    let total: f64 = caps.iter().sum();
+    let total: f64 = caps.iter().filter(|c| **c > 0.0).sum();
     let target = budget.min(total);
     if target.is_nan() || target <= 0.0 {
         return vec![0.0; keys.len()];
@@ -261,7 +276,7 @@ pub fn water_fill(keys: &[f64], caps: &[f64], budget: f64) -> Vec<f64> {
     };
     keys.iter()
         .zip(caps)
-        .map(|(k, c)| (level - k).clamp(0.0, *c))
+        .map(|(k, c)| (level - k).clamp(0.0, c.max(0.0)))
         .collect()
 }
 
@@ -296,9 +311,9 @@ mod tests {
             catch_up: 1.2,
             ..TimeSettings::default()
         };
-        let mut baa = BaaTime::new(vec![100.0], settings).unwrap();
-        let first = baa.join(vec![1.0], 40.0).unwrap();
-        baa.join(vec![1.0], f64::INFINITY).unwrap();
+        let mut baa = BaaTime::new(1, 100.0, settings).unwrap();
+        let first = baa.join(vec![1.0], 0, 40.0).unwrap();
+        baa.join(vec![1.0], 0, f64::INFINITY).unwrap();
         let bottleneck = |e: &Epoch| e.allocations.iter().map(|a| a[0]).collect::<Vec<_>>();
         assert!(close(&bottleneck(&baa.epoch(1.0).unwrap()), &[40.0, 60.0]));
         baa.set_cap(first, f64::INFINITY);
@@ -316,12 +331,12 @@ mod tests {
                 catch_up,
                 ..TimeSettings::default()
             };
-            let mut baa = BaaTime::new(vec![100.0], settings).unwrap();
-            baa.join(vec![1.0], f64::INFINITY).unwrap();
-            baa.join(vec![1.0], f64::INFINITY).unwrap();
+            let mut baa = BaaTime::new(1, 100.0, settings).unwrap();
+            baa.join(vec![1.0], 0, f64::INFINITY).unwrap();
+            baa.join(vec![1.0], 0, f64::INFINITY).unwrap();
             baa.epoch(1.0).unwrap();
             baa.epoch(1.0).unwrap();
-            baa.join(vec![1.0], f64::INFINITY).unwrap();
+            baa.join(vec![1.0], 0, f64::INFINITY).unwrap();
             let third = baa.epoch(1.0).unwrap();
             let fourth = baa.epoch(1.0).unwrap();
             let shares = |e: &Epoch| e.allocations.iter().map(|a| a[0]).collect::<Vec<_>>();
@@ -363,6 +378,47 @@ mod tests {
         assert!(close(&water_fill(&[3.0], &[1.0], 0.0), &[0.0]));
     }
 
+    /// A user that leaves stops receiving, and the others share its part from then on.
+    #[test]
+    fn a_departure_frees_its_share() {
+        let mut baa = BaaTime::new(1, 90.0, TimeSettings::default()).unwrap();
+        for _ in 0..3 {
+            baa.join(vec![1.0], 0, f64::INFINITY).unwrap();
+        }
+        let shares = |e: Epoch| e.allocations.iter().map(|a| a[0]).collect::<Vec<_>>();
+        assert!(close(&shares(baa.epoch(1.0).unwrap()), &[30.0, 30.0, 30.0]));
+        baa.leave(1);
+        assert!(close(&shares(baa.epoch(1.0).unwrap()), &[45.0, 0.0, 45.0]));
+        assert!(close(&baa.received(), &[75.0, 30.0, 75.0]));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Water-filling hands out exactly the budget (or every cap, when they add up to
+        /// less), never more than a cap, and tops nobody up above the level of a member that
+        /// is below its cap (a common water level).
+        #[test]
+        fn water_filling_is_exact_and_fills_the_lowest_first(
+            members in prop::collection::vec((0.0..100.0f64, prop_oneof![Just(f64::INFINITY), 0.0..50.0f64]), 1..10),
+            budget in 0.0..300.0f64,
+        ) {
+            let (keys, caps): (Vec<f64>, Vec<f64>) = members.into_iter().unzip();
+            let y = water_fill(&keys, &caps, budget);
+            let total: f64 = caps.iter().sum();
+            let given: f64 = y.iter().sum();
+            prop_assert!((given - budget.min(total)).abs() < 1e-6 * (1.0 + budget), "{given} of {budget}");
+            for i in 0..y.len() {
+                prop_assert!(y[i] >= 0.0 && y[i] <= caps[i] + 1e-9);
+                for j in 0..y.len() {
+                    if y[j] > 1e-9 && y[i] < caps[i] - 1e-9 {
+                        prop_assert!(keys[i] + y[i] >= keys[j] + y[j] - 1e-6, "{keys:?} {caps:?} {y:?}");
+                    }
+                }
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -381,10 +437,11 @@ mod tests {
                 catch_up: if unlimited_catch_up { f64::INFINITY } else { 2.0 },
                 ..TimeSettings::default()
             };
-            let mut baa = BaaTime::new(vec![1.0, 1.0], settings).unwrap();
+            let mut baa = BaaTime::new(2, 1.0, settings).unwrap();
             let mut joined_at = Vec::new();
             for (epoch, (demand, wait)) in joins.iter().enumerate() {
-                baa.join(demand.clone(), f64::INFINITY).unwrap();
+                let set = super::super::bottleneck(demand, &[1.0, 1.0], super::super::Classification::Capacity).unwrap();
+                baa.join(demand.clone(), set, f64::INFINITY).unwrap();
                 joined_at.push(epoch);
                 for _ in 0..=*wait {
                     let e = baa.epoch(1.0).unwrap();
