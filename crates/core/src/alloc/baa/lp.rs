@@ -114,7 +114,7 @@ impl Programme {
     /// The paper's greedy raise: from the floors, each variable in `order` in turn is raised
     /// by the most every constraint allows with the others fixed, round after round, until no
     /// variable can rise by more than a billionth of its value (two envy constraints can let
-    /// two sets push each other up by ever smaller steps), or after [`MOST_STEPS`] rounds.
+    /// two sets push each other up by ever smaller steps), or after 10,000 rounds.
     pub fn greedy(&self, order: &[usize]) -> Result<Vec<f64>, LpError> {
         self.shifted_bounds().ok_or(LpError::Infeasible)?;
         let mut p = self.floor.clone();
