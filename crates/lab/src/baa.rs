@@ -115,9 +115,21 @@ pub fn experiment(
                 .map(|x| x.iter().map(|v| v / share).collect())
                 .collect()
         };
+        let (arrival, global) = (
+            timed.epoch(1.0).map_err(failed)?,
+            from_zero.epoch(1.0).map_err(failed)?,
+        );
+        for (s, (run, epoch)) in summary
+            .policies
+            .iter_mut()
+            .zip([(&timed, &arrival), (&from_zero, &global)])
+        {
+            s.spread.push(run.spread());
+            s.kept.push(epoch.kept);
+        }
         let allocations = [
-            of_capacity(timed.epoch(1.0).map_err(failed)?.allocations),
-            of_capacity(from_zero.epoch(1.0).map_err(failed)?.allocations),
+            of_capacity(arrival.allocations),
+            of_capacity(global.allocations),
             baa::allocate(
                 &present,
                 &[share, share],
@@ -227,6 +239,8 @@ fn series(policy: &str) -> BaaSeries {
         memory_set_cpu: Vec::new(),
         memory_set_memory: Vec::new(),
         envious_epochs: 0,
+        spread: Vec::new(),
+        kept: Vec::new(),
     }
 }
 
@@ -302,6 +316,12 @@ mod tests {
             assert!((a - b).abs() < 1e-9);
         }
         assert_eq!(fixed.envious_epochs, 0);
+        // From arrival with unlimited demands every member of a set is even; from time 0 the
+        // newcomers lag, and the series are kept for BAA-T only.
+        assert!(timed.spread.iter().all(|s| *s < 1e-9));
+        assert!(summary.policies[1].spread.iter().any(|s| *s > 0.01));
+        assert_eq!(timed.kept.len(), 65);
+        assert!(fixed.spread.is_empty() && fixed.kept.is_empty());
         assert_eq!(
             summary,
             experiment(&demands, "generated".into(), 7, 5).unwrap()

@@ -65,10 +65,23 @@ fn table(s: &BaaSummary) -> String {
     let envy: Vec<String> = (s.policies.iter())
         .map(|p| format!("{} {}", p.policy, p.envious_epochs))
         .collect();
+    let timed: Vec<String> = (s.policies.iter())
+        .filter(|p| !p.spread.is_empty())
+        .map(|p| {
+            let blended = p.kept.iter().filter(|k| **k < 1.0 - 1e-12).count();
+            let last = p.spread.last().copied().unwrap_or(0.0);
+            format!(
+                "{} spread {} at the end, {blended} epochs blended",
+                p.policy,
+                fixed(last, 3)
+            )
+        })
+        .collect();
     format!(
-        "{}\nepochs with envy across sets: {}\n",
+        "{}\nepochs with envy across sets: {}\nwithin-set spread of what BAA-T's members received since their origin: {}\n",
         text::table(&headers, &rows),
-        envy.join(", ")
+        envy.join(", "),
+        timed.join("; ")
     )
 }
 

@@ -300,6 +300,14 @@ pub struct BaaSeries {
     /// Epochs in which some CPU-set user held less CPU than some memory-set user, or some
     /// memory-set user less memory than some CPU-set user (envy across sets).
     pub envious_epochs: usize,
+    /// BAA-T only, per epoch: the within-set spread of what members have received since their
+    /// origin, `(max − min) / max`, the largest over the sets.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spread: Vec<f64>,
+    /// BAA-T only, per epoch: how much of the water-filled allocation was kept when blending
+    /// it back to fit the capacities (1: all of it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<f64>,
 }
 
 #[cfg(test)]

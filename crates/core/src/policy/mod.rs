@@ -130,9 +130,13 @@ impl FromStr for Policy {
                 epsilon: None,
                 form,
             } => Ok(Policy::Sdrf(form)),
-            _ => Err(PolicyError::Parameter {
+            PolicyKind::Sdrf { .. } => Err(PolicyError::Parameter {
                 given: s.to_owned(),
                 problem: "an instance gives each user's commitment, so delta and epsilon do not apply; write sdrf or sdrf:form=…".into(),
+            }),
+            _ => Err(PolicyError::Parameter {
+                given: s.to_owned(),
+                problem: "divides resources without priorities (BAA); an instance file runs it in divisible mode".into(),
             }),
         }
     }

@@ -169,6 +169,21 @@ impl BaaTime {
         self.members.get(user).map(|o| o.set)
     }
 
+    /// The within-set spread of the keys, `(max K − min K) / max K` over each set's present
+    /// members, the largest over the sets (0 when every set's members are even).
+    pub fn spread(&self) -> f64 {
+        let mut low = vec![f64::INFINITY; self.capacity.len()];
+        let mut high = vec![0.0f64; self.capacity.len()];
+        for o in self.members.iter().filter(|o| o.present) {
+            low[o.set] = low[o.set].min(o.key);
+            high[o.set] = high[o.set].max(o.key);
+        }
+        (low.iter().zip(&high))
+            .filter(|(_, h)| **h > 0.0)
+            .map(|(l, h)| (h - l) / h)
+            .fold(0.0, f64::max)
+    }
+
     /// What each user received of its bottleneck so far.
     pub fn received(&self) -> Vec<f64> {
         self.members.iter().map(|o| o.received).collect()
@@ -378,6 +393,23 @@ mod tests {
         assert!(close(&water_fill(&[3.0], &[1.0], 0.0), &[0.0]));
     }
 
+    /// Without catch-up a shortfall stays: keys 40 and 50 after one epoch, a spread of 0.2.
+    #[test]
+    fn the_spread_measures_what_is_not_repaid() {
+        let settings = TimeSettings {
+            catch_up: 1.0,
+            ..TimeSettings::default()
+        };
+        let mut baa = BaaTime::new(1, 100.0, settings).unwrap();
+        let first = baa.join(vec![1.0], 0, 40.0).unwrap();
+        baa.join(vec![1.0], 0, f64::INFINITY).unwrap();
+        baa.epoch(1.0).unwrap();
+        assert!((baa.spread() - 0.2).abs() < 1e-12);
+        baa.set_cap(first, f64::INFINITY);
+        baa.epoch(1.0).unwrap();
+        assert!((baa.spread() - 0.1).abs() < 1e-12, "keys 90 and 100");
+    }
+
     /// A user that leaves stops receiving, and the others share its part from then on.
     #[test]
     fn a_departure_frees_its_share() {
@@ -385,11 +417,14 @@ mod tests {
         for _ in 0..3 {
             baa.join(vec![1.0], 0, f64::INFINITY).unwrap();
         }
+        assert_eq!(baa.spread(), 0.0);
         let shares = |e: Epoch| e.allocations.iter().map(|a| a[0]).collect::<Vec<_>>();
         assert!(close(&shares(baa.epoch(1.0).unwrap()), &[30.0, 30.0, 30.0]));
         baa.leave(1);
         assert!(close(&shares(baa.epoch(1.0).unwrap()), &[45.0, 0.0, 45.0]));
         assert!(close(&baa.received(), &[75.0, 30.0, 75.0]));
+        // The two present members are even: the one who left does not count.
+        assert_eq!(baa.spread(), 0.0);
     }
 
     proptest! {
