@@ -352,7 +352,7 @@ fn exp2_ratio(usage: f64, shares: f64) -> f64 {
 }
 
 /// Refuses a tree whose parents do not precede their children or whose numbers are unusable.
-fn validate(tree: &[Association]) -> Result<(), TreeError> {
+pub(crate) fn validate(tree: &[Association]) -> Result<(), TreeError> {
     for (i, a) in tree.iter().enumerate() {
         let ordered = match a.parent {
             None => i == 0,

@@ -55,17 +55,17 @@ fn shares(policy: &PolicyResult) -> Vec<(&str, f64)> {
 
 /// The charged policies whose shares differ from every earlier one's.
 fn distinct<'a>(charged: &[&'a PolicyResult]) -> Vec<&'a PolicyResult> {
-    let mut kept: Vec<&PolicyResult> = Vec::new();
+    let mut kept: Vec<(&PolicyResult, Vec<(&str, f64)>)> = Vec::new();
     for p in charged {
-        let same = |k: &&PolicyResult| {
-            let (a, b) = (shares(k), shares(p));
+        let b = shares(p);
+        let same = |(_, a): &(&PolicyResult, Vec<(&str, f64)>)| {
             a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| (x.1 - y.1).abs() < 1e-9)
         };
         if !kept.iter().any(same) {
-            kept.push(p);
+            kept.push((p, b));
         }
     }
-    kept
+    kept.into_iter().map(|(p, _)| p).collect()
 }
 
 /// The users with the largest share under any metric: their shares, and their mean wait

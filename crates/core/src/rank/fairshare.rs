@@ -13,7 +13,9 @@
 
 use super::{check_holdings, forward, Head, RankError, Ranker, Share};
 use crate::choice::Choice;
-use crate::fairshare::{standings, Association, FairshareFunction, TreeError, UsageDecay};
+use crate::fairshare::{
+    standings, validate, Association, FairshareFunction, TreeError, UsageDecay,
+};
 use crate::livetree::LiveTreeCounters;
 use crate::model::Time;
 use crate::penalty::UsageMetric;
@@ -102,7 +104,7 @@ impl Accounts {
         for &l in &leaf {
             tree[l].user = true;
         }
-        standings(&tree, FairshareFunction::Pbs)?;
+        validate(&tree)?;
         Ok(Accounts { tree, leaf })
     }
 
