@@ -6,7 +6,10 @@
 //!
 //! Usage decays with time ([`UsageDecay`]): continuously with a half-life (Slurm, HTCondor,
 //! Volcano, Kueue) or in steps (PBS, MetaCentrum's 72 h halving; a factor of 0 resets usage
-//! at every period).
+//! at every period), or as Slurm's `priority/multifactor` does it tick by tick
+//! ([`UsageDecay::Slurm`]), so that a site can reproduce `sshare` exactly.
+
+mod slurm;
 
 use serde::Serialize;
 use thiserror::Error;
@@ -28,6 +31,19 @@ pub enum UsageDecay {
         /// What usage is multiplied by at each step, from 0 to 1.
         factor: f64,
     },
+    /// Slurm's own accounting (`priority/multifactor`): at every tick, `period_s` apart, all
+    /// usage is multiplied by `d^period` with `d = 1 − 0.693 / half_life` per second, then
+    /// each running job adds `rate · Δ · d^Δ` for the `Δ` seconds it ran since the previous
+    /// tick; a job that ends between ticks adds its last `Δ` that way when it ends
+    /// (`AccountingStorageEnforce=limits`). Ticks fall at `offset_s + k · period_s`.
+    Slurm {
+        /// `PriorityDecayHalfLife`, in seconds (> 0.693).
+        half_life_s: f64,
+        /// `PriorityCalcPeriod`, in seconds (> 0).
+        period_s: f64,
+        /// Where the ticks fall: one tick's time, or any time that many periods from one.
+        offset_s: f64,
+    },
 }
 
 impl UsageDecay {
@@ -48,6 +64,7 @@ impl UsageDecay {
                     factor.powf(steps)
                 }
             }
+            UsageDecay::Slurm { .. } => slurm::Ticks::of(self).factor(from_s, to_s),
         }
     }
 }
@@ -90,17 +107,25 @@ impl UsageDecay {
                 let middle = period_s * weight(last - 1.0) * series;
                 rate * (head + middle + tail)
             }
+            UsageDecay::Slurm { .. } => slurm::Ticks::of(self).accrued(rate, start_s, end_s, at_s),
         }
     }
 
     /// Whether the decay's period or half-life is a positive number; one that is not (which
     /// [`UsageDecay::from_str`](std::str::FromStr) refuses) is taken as no decay at all.
     fn decays(&self) -> bool {
-        let length = match *self {
-            UsageDecay::Continuous { half_life_s } => half_life_s,
-            UsageDecay::Step { period_s, .. } => period_s,
-        };
-        length.is_finite() && length > 0.0
+        let usable = |length: f64| length.is_finite() && length > 0.0;
+        match *self {
+            UsageDecay::Continuous { half_life_s } => usable(half_life_s),
+            UsageDecay::Step { period_s, .. } => usable(period_s),
+            UsageDecay::Slurm {
+                half_life_s,
+                period_s,
+                offset_s,
+            } => {
+                usable(half_life_s - slurm::SLURM_LN_2) && usable(period_s) && offset_s.is_finite()
+            }
+        }
     }
 }
 
@@ -158,9 +183,13 @@ impl crate::choice::Choice for FairshareFunction {
 impl std::str::FromStr for UsageDecay {
     type Err = String;
 
-    /// `half-life:SECONDS`, `step:SECONDS:FACTOR` or `reset:SECONDS`, durations in seconds
-    /// (a front end converts `7d` and the like first).
+    /// `half-life:SECONDS`, `step:SECONDS:FACTOR`, `reset:SECONDS` or
+    /// `slurm[:half-life=SECONDS,period=SECONDS,offset=SECONDS]`, durations in seconds (a
+    /// front end converts `7d` and the like first).
     fn from_str(s: &str) -> Result<UsageDecay, String> {
+        if let Some(rest) = s.strip_prefix("slurm") {
+            return slurm::parse(rest.strip_prefix(':').unwrap_or(rest));
+        }
         let parts: Vec<&str> = s.split(':').collect();
         let number = |x: &str, what: &str| {
             x.parse::<f64>()
@@ -188,7 +217,7 @@ impl std::str::FromStr for UsageDecay {
                 factor: 0.0,
             }),
             _ => Err(format!(
-                "expected half-life:SECONDS, step:SECONDS:FACTOR or reset:SECONDS, found {s:?}"
+                "expected half-life:SECONDS, step:SECONDS:FACTOR, reset:SECONDS or slurm:half-life=SECONDS,period=SECONDS, found {s:?}"
             )),
         }
     }
@@ -207,16 +236,19 @@ pub struct Association {
     pub user: bool,
 }
 
-/// What the fairshare function makes of one association: the columns of `sshare -l`.
+/// What the fairshare function makes of one association: the columns of `sshare -l`, as
+/// Slurm fills them under that function.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Standing {
-    /// Its shares as a fraction of the whole cluster, normalised down the tree.
+    /// Its shares as a fraction of the whole cluster, normalised down the tree; under Fair
+    /// Tree, as a fraction of its siblings' (what `sshare` prints there).
     pub normalized_shares: f64,
     /// Its usage and its descendants'.
     pub raw_usage: f64,
     /// That usage as a fraction of all usage.
     pub normalized_usage: f64,
-    /// Slurm classic's effective usage.
+    /// Slurm classic's effective usage; under Fair Tree, its usage over its parent's (0 when
+    /// the parent has none).
     pub effective_usage: f64,
     /// Its shares over its usage among its siblings (Fair Tree's level fairshare).
     pub level_fs: f64,
@@ -309,7 +341,10 @@ pub fn standings(
         });
     }
     match function {
-        FairshareFunction::FairTree => rank_fair_tree(tree, &mut standings),
+        FairshareFunction::FairTree => {
+            as_fair_tree_shows(tree, &raw, &mut standings);
+            rank_fair_tree(tree, &mut standings)
+        }
         _ => {
             for (place, &i) in factor_order(tree, &standings).iter().enumerate() {
                 standings[i].rank = Some(place + 1);
@@ -317,6 +352,28 @@ pub fn standings(
         }
     }
     Ok(standings)
+}
+
+/// The two columns Fair Tree computes its own way, as `sshare -l` prints them: the shares among
+/// siblings (`NormShares`) and the usage over the parent's (`EffectvUsage`, 0 when the parent
+/// has none). The classic values only serve classic's factor, which Fair Tree does not use.
+fn as_fair_tree_shows(tree: &[Association], raw: &[f64], standings: &mut [Standing]) {
+    let mut siblings = vec![0.0; tree.len()];
+    for a in tree {
+        if let Some(p) = a.parent {
+            siblings[p] += a.shares;
+        }
+    }
+    for (i, a) in tree.iter().enumerate() {
+        let Some(p) = a.parent else { continue };
+        let s = &mut standings[i];
+        s.normalized_shares = if siblings[p] > 0.0 {
+            a.shares / siblings[p]
+        } else {
+            0.0
+        };
+        s.effective_usage = if raw[p] > 0.0 { raw[i] / raw[p] } else { 0.0 };
+    }
 }
 
 /// Fair Tree's ranks and factors: users in the depth-first order; sibling users whose level
@@ -529,6 +586,13 @@ mod tests {
         assert_eq!(users.map(|u| s[u].rank), [3, 5, 4, 2, 1].map(Some));
         let factors = users.map(|u| s[u].factor);
         assert_eq!(factors, [0.6, 0.2, 0.4, 0.8, 1.0]);
+        // sshare's Fair Tree columns: shares among siblings, usage over the parent's.
+        assert!((s[2].normalized_shares - 0.75).abs() < 1e-12);
+        assert!((s[2].effective_usage - 0.2 / 0.45).abs() < 1e-12);
+        assert!((s[4].normalized_shares - 0.6).abs() < 1e-12);
+        assert!((s[4].effective_usage - 0.25 / 0.7).abs() < 1e-12);
+        let classic = standings(&tree, FairshareFunction::SlurmClassic).unwrap();
+        assert!((classic[2].normalized_shares - 0.75 * 0.4).abs() < 1e-12);
     }
 
     /// Spec §6: a 72 h half-life, continuous and stepwise.

@@ -11,7 +11,7 @@ use crate::alloc::baa::time::{Origin, TimeSettings};
 use crate::alloc::baa::{Classification, Solver};
 use crate::choice::Choice;
 use crate::decay::tau_from_epsilon;
-use crate::fairshare::FairshareFunction;
+use crate::fairshare::{FairshareFunction, UsageDecay};
 use crate::rank::{
     Accounts, Charging, FairshareRanker, FairshareSettings, FifoRanker, Ranker, SdrfRanker, Share,
     StatelessRanker, UsageRanker,
@@ -398,6 +398,18 @@ const KUEUE_PARAMS: &[Param] = &[
     },
 ];
 
+/// A decay the batch engine's ranker can keep in closed form: Slurm's tick-by-tick accounting
+/// charges each job by the seconds it ran between ticks, which an aggregate rate cannot give.
+fn engine_decay(value: &str) -> Result<UsageDecay, String> {
+    match value.parse().map_err(|e| format!("decay: {e}"))? {
+        UsageDecay::Slurm { .. } => Err(
+            "decay: slurm's tick-by-tick accounting is for `fairshare priorities`; the batch engine takes half-life:S, step:S:F or reset:S"
+                .to_owned(),
+        ),
+        decay => Ok(decay),
+    }
+}
+
 /// A fairshare policy's parameters over `settings`.
 fn build_fairshare(
     mut settings: FairshareSettings,
@@ -421,7 +433,7 @@ fn build_fairshare(
                 })?
             }
             "usage" => settings.metric = value.parse().map_err(|e| format!("usage: {e}"))?,
-            "decay" => settings.decay = value.parse().map_err(|e| format!("decay: {e}"))?,
+            "decay" => settings.decay = engine_decay(value)?,
             "charge" => {
                 settings.charging = Charging::named(value).ok_or_else(|| {
                     format!("charge: expected {}, found {value:?}", Charging::names())
@@ -825,6 +837,7 @@ mod tests {
                 "a TRES weight must be a number >= 0",
             ),
             ("fairshare:decay=half-life:0", "must be a number > 0"),
+            ("fairshare:decay=slurm", "is for `fairshare priorities`"),
             ("fairshare:charge=never", "expected running or finish"),
             (
                 "fairshare:refresh=-1",

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Takes what Slurm says at one moment into DIR: the accounting dump (sacct, UTC), the
+# standings (sshare -a -l), the moment, and the time of the last decay tick.
+set -euo pipefail
+dir=$1
+mkdir -p "$dir"
+TZ=UTC sacct --allusers --parsable2 --starttime=now-1days \
+  --format=JobID,User,Account,Submit,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State > "$dir/sacct.txt"
+sshare -a -l -P > "$dir/sshare.txt"
+date -u +%Y-%m-%dT%H:%M:%S > "$dir/moment.txt"
+TZ=UTC date -u -r /var/spool/slurmctld/priority_last_decay_ran +%Y-%m-%dT%H:%M:%S > "$dir/last-tick.txt"
+scontrol show config | grep -E 'PriorityDecayHalfLife|PriorityCalcPeriod|PriorityFlags' > "$dir/config.txt"

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Brings up a one-host Slurm 22.05 (Debian's slurm-wlm, slurmdbd, munge, MariaDB) on loopback,
+# as root, for fairshare's tests against a real Slurm: priority/multifactor with a 10-minute
+# half-life and a 1-minute calculation period, accounts `physics` (3 shares) and `chemistry`
+# (1 share), users alice and bob under physics, carol and dave under chemistry.
+#
+# Usage: scripts/slurm/up.sh [fair-tree|classic]   (idempotent; prints the cluster's state)
+set -euo pipefail
+mode=${1:-fair-tree}
+host=$(hostname)
+export DEBIAN_FRONTEND=noninteractive
+
+if ! command -v slurmctld >/dev/null || ! command -v slurmdbd >/dev/null || ! command -v mariadbd >/dev/null; then
+  apt-get update -qq || true
+  apt-get install -y -qq slurm-wlm slurmdbd munge mariadb-server >/dev/null
+fi
+
+# munge: a key owned by munge, mode 400.
+[ -s /etc/munge/munge.key ] || dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
+chown munge:munge /etc/munge/munge.key && chmod 400 /etc/munge/munge.key
+mkdir -p /run/munge && chown munge:munge /run/munge
+pgrep -x munged >/dev/null || su munge -s /bin/sh -c /usr/sbin/munged
+
+# MariaDB with a database and a user for slurmdbd.
+mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld
+if ! pgrep -x mariadbd >/dev/null; then
+  (mysqld_safe --bind-address=127.0.0.1 >/dev/null 2>&1 &)
+  for _ in $(seq 60); do mysqladmin ping >/dev/null 2>&1 && break; sleep 1; done
+fi
+mysql -e "CREATE DATABASE IF NOT EXISTS slurm_acct_db; CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY 'slurm'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost'; FLUSH PRIVILEGES;"
+
+mkdir -p /var/spool/slurmctld /var/spool/slurmd /var/log/slurm /run/slurm
+chown slurm:slurm /var/spool/slurmctld /var/log/slurm /run/slurm
+
+cat > /etc/slurm/slurmdbd.conf <<CONF
+AuthType=auth/munge
+DbdHost=localhost
+DbdAddr=127.0.0.1
+SlurmUser=slurm
+StorageType=accounting_storage/mysql
+StorageHost=localhost
+StorageUser=slurm
+StoragePass=slurm
+StorageLoc=slurm_acct_db
+LogFile=/var/log/slurm/slurmdbd.log
+PidFile=/run/slurm/slurmdbd.pid
+CONF
+chown slurm:slurm /etc/slurm/slurmdbd.conf && chmod 600 /etc/slurm/slurmdbd.conf
+
+flags=""
+[ "$mode" = classic ] && flags="PriorityFlags=NO_FAIR_TREE"
+cat > /etc/slurm/slurm.conf <<CONF
+ClusterName=fairshare
+SlurmctldHost=$host(127.0.0.1)
+SlurmUser=slurm
+AuthType=auth/munge
+StateSaveLocation=/var/spool/slurmctld
+SlurmdSpoolDir=/var/spool/slurmd
+SlurmctldPidFile=/run/slurm/slurmctld.pid
+SlurmdPidFile=/run/slurm/slurmd.pid
+SlurmctldLogFile=/var/log/slurm/slurmctld.log
+SlurmdLogFile=/var/log/slurm/slurmd.log
+SlurmdParameters=config_overrides
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/backfill
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStorageEnforce=associations,limits
+PriorityType=priority/multifactor
+PriorityDecayHalfLife=00:10:00
+PriorityCalcPeriod=00:01:00
+PriorityWeightFairshare=100000
+PriorityWeightAge=0
+PriorityWeightJobSize=0
+PriorityWeightPartition=0
+PriorityWeightQOS=0
+$flags
+ReturnToService=2
+NodeName=$host NodeAddr=127.0.0.1 CPUs=8 RealMemory=2000 State=UNKNOWN
+PartitionName=main Nodes=$host Default=YES MaxTime=INFINITE State=UP
+CONF
+
+pgrep -x slurmdbd >/dev/null || slurmdbd
+for _ in $(seq 30); do sacctmgr -n show cluster >/dev/null 2>&1 && break; sleep 1; done
+sacctmgr -i add cluster fairshare >/dev/null 2>&1 || true
+sacctmgr -i add account physics fairshare=3 >/dev/null 2>&1 || true
+sacctmgr -i add account chemistry fairshare=1 >/dev/null 2>&1 || true
+for pair in alice:physics bob:physics carol:chemistry dave:chemistry; do
+  user=${pair%%:*} account=${pair##*:}
+  id "$user" >/dev/null 2>&1 || useradd -m "$user"
+  sacctmgr -i add user "$user" account="$account" fairshare=1 >/dev/null 2>&1 || true
+done
+
+if pgrep -x slurmctld >/dev/null; then
+  scontrol reconfigure
+else
+  slurmctld
+fi
+pgrep -x slurmd >/dev/null || slurmd -N "$host"
+for _ in $(seq 30); do scontrol ping 2>/dev/null | grep -q UP && sinfo -h -o %T | grep -qE 'idle|mixed|alloc' && break; sleep 1; done
+scontrol ping
+sinfo
