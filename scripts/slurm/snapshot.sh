@@ -4,7 +4,7 @@
 set -euo pipefail
 dir=$1
 mkdir -p "$dir"
-TZ=UTC sacct --allusers --parsable2 --starttime=now-1days \
+TZ=UTC sacct --allusers --parsable2 --starttime=now-1days --endtime=now+1days \
   --format=JobID,User,Account,Submit,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State > "$dir/sacct.txt"
 sshare -a -l -P > "$dir/sshare.txt"
 date -u +%Y-%m-%dT%H:%M:%S > "$dir/moment.txt"

@@ -6,8 +6,9 @@ use crate::output::{print, write_json};
 use crate::workload::{parse_duration, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_core::fairshare::{FairshareFunction, UsageDecay};
+use fairshare_core::model::Time;
 use fairshare_core::penalty::UsageMetric;
-use fairshare_lab::Priorities;
+use fairshare_lab::{Priorities, PriorityRow};
 use fairshare_report::text::{fixed, table};
 use fairshare_sim::cluster::Capacity;
 use serde::Serialize;
@@ -20,11 +21,17 @@ use std::path::PathBuf;
 /// Usage is what the log's own schedule ran: each job is charged its usage metric (by default
 /// its processors) for as long as it ran before the moment, decayed from each instant to the
 /// moment. This is how an administrator checks a fairshare function on their own cluster's
-/// history before switching. The log may be a Slurm accounting dump (`sacct --allusers
-/// --parsable2 --format=JobID,User,Account,Submit,Start,End,AllocTRES,Partition,State`).
+/// history before switching. The log may be a Slurm accounting dump (`TZ=UTC sacct --allusers
+/// --parsable2 --format=JobID,User,Account,Submit,Start,End,Elapsed,Timelimit,AllocTRES,
+/// Partition,State`): jobs still running are charged up to the moment it was taken, which is
+/// then the default `--at`, and `--decay slurm:…` charges usage tick by tick as Slurm does, so
+/// that the table is `sshare -l`'s, column by column.
 ///
 /// Example: fairshare priorities ../shared/traces/swf/wagap-2013.swf --shares shares.toml
 ///   --at 40d --policy fair-tree --decay half-life:7d
+///
+/// Example: fairshare priorities dump.sacct --shares shares.toml
+///   --decay slurm:half-life=10m,period=1m,tick=2026-11-24T02:52:57
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -33,15 +40,20 @@ pub struct Args {
     /// Without it every user has one share under the root.
     #[arg(long, value_name = "FILE")]
     shares: Option<PathBuf>,
-    /// The moment, as a duration after the log's first event (e.g. `40d`, `960h`); default:
-    /// the log's last event.
-    #[arg(long, value_parser = parse_duration)]
-    at: Option<u64>,
+    /// The moment: a duration after the log's first event, kept or not (e.g. `40d`, `960h`,
+    /// `30`), or a date (`2026-11-23T23:16:57`, UTC, or with an offset such as `+01:00`);
+    /// default: the log's last event, kept or not — for a Slurm dump, the moment it was taken
+    /// (the latest of its times and of each running job's start plus elapsed time).
+    #[arg(long, value_parser = parse_moment, value_name = "DURATION|DATE")]
+    at: Option<Moment>,
     /// The fairshare function.
     #[arg(long, value_parser = choice::<FairshareFunction>(), default_value = "fair-tree")]
     policy: FairshareFunction,
     /// How usage fades: `half-life:DURATION` (Slurm's default is 7d), `step:DURATION:FACTOR`
-    /// (MetaCentrum: step:72h:0.5) or `reset:DURATION`.
+    /// (MetaCentrum: step:72h:0.5), `reset:DURATION`, or Slurm's own tick-by-tick accounting,
+    /// `slurm:half-life=DURATION,period=DURATION,tick=DATE` (PriorityDecayHalfLife,
+    /// PriorityCalcPeriod and the time of any one decay tick, e.g. the modification time of
+    /// StateSaveLocation/priority_last_decay_ran; defaults 7d, 5m and the epoch).
     #[arg(long, value_parser = parse_decay, default_value = "half-life:7d")]
     decay: UsageDecay,
     /// What a job is charged per second it ran: `cpu` (CPU time), `maui-pe` (Maui's
@@ -79,9 +91,20 @@ pub fn run(args: Args) -> Result<()> {
         .as_ref()
         .map(|path| fairshare_trace::read_shares(path, &workload.users))
         .transpose()?;
+    let first = workload.first_event().as_micros();
     let at_s = match args.at {
-        Some(at) => at as f64 / 1e6,
-        None => workload.span_s(),
+        Some(Moment::After(micros)) => micros as f64 / 1e6,
+        Some(Moment::Date(date)) => {
+            let at = date.as_micros();
+            anyhow::ensure!(
+                at >= first,
+                "--at {}: before the log's first event, {}",
+                date_text(at as f64 / 1e6),
+                date_text(first as f64 / 1e6)
+            );
+            (at - first) as f64 / 1e6
+        }
+        None => (workload.last_event().as_micros() - first) as f64 / 1e6,
     };
     let capacity = machines(&args, &workload)?;
     let charged = (args.usage, capacity.as_ref());
@@ -102,7 +125,58 @@ pub fn run(args: Args) -> Result<()> {
             return Ok(());
         }
     }
-    print(&text(&priorities, &args.usage))
+    let dated = workload.format == fairshare_trace::Format::Sacct;
+    print(&text(&priorities, &args, dated))
+}
+
+/// A moment of the log: a duration after its first event, or a date.
+#[derive(Debug, Clone, Copy)]
+enum Moment {
+    /// Microseconds after the first event.
+    After(u64),
+    /// A date, on the Unix clock.
+    Date(Time),
+}
+
+/// `40d`, `30` or `2026-11-23T23:16:57[Z|±HH:MM]`.
+fn parse_moment(text: &str) -> Result<Moment, String> {
+    if text.contains('-') && text.contains(':') {
+        parse_date(text).map(Moment::Date)
+    } else {
+        parse_duration(text).map(Moment::After)
+    }
+}
+
+/// `2026-11-23T23:16:57` (UTC), with `Z` or with an offset such as `+01:00`.
+fn parse_date(text: &str) -> Result<Time, String> {
+    let expected = || {
+        format!("expected a date such as 2026-11-23T23:16:57, 2026-11-23T23:16:57Z or 2026-11-24T00:16:57+01:00, found {text:?}")
+    };
+    let (clock, offset_s) = match text.len().checked_sub(6).map(|i| text.split_at(i)) {
+        Some((clock, zone))
+            if clock.len() > 10 && (zone.starts_with('+') || zone.starts_with('-')) =>
+        {
+            let (h, m) = zone[1..].split_once(':').ok_or_else(expected)?;
+            let minutes = h.parse::<i64>().map_err(|_| expected())? * 60
+                + m.parse::<i64>().map_err(|_| expected())?;
+            let sign = if zone.starts_with('-') { -1 } else { 1 };
+            (clock, sign * minutes * 60)
+        }
+        _ => (text, 0),
+    };
+    let utc = humantime::parse_rfc3339_weak(clock).map_err(|_| expected())?;
+    let secs = utc
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|_| expected())?
+        .as_secs() as i64
+        - offset_s;
+    Time::from_input_secs(secs as f64).ok_or_else(expected)
+}
+
+/// Seconds after the Unix epoch as a UTC date.
+fn date_text(secs: f64) -> String {
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(secs.max(0.0));
+    humantime::format_rfc3339_seconds(time).to_string()
 }
 
 /// The machines the usage metric prices jobs on: `--machines`, else the log's own (as
@@ -123,13 +197,36 @@ fn machines(args: &Args, workload: &fairshare_lab::Workload) -> Result<Option<Ca
     }
 }
 
-/// `half-life:7d`, `step:72h:0.5` or `reset:30d`, durations as `--horizon` reads them.
+/// `half-life:7d`, `step:72h:0.5`, `reset:30d` or `slurm:half-life=10m,period=1m,tick=DATE`,
+/// durations as `--horizon` reads them.
 fn parse_decay(text: &str) -> Result<UsageDecay, String> {
+    if let Some(rest) = text.strip_prefix("slurm:") {
+        return slurm_decay(rest);
+    }
     let mut parts: Vec<String> = text.split(':').map(String::from).collect();
     if let Some(duration) = parts.get_mut(1) {
         *duration = (parse_duration(duration)? as f64 / 1e6).to_string();
     }
     parts.join(":").parse()
+}
+
+/// Slurm's accounting: `half-life=10m,period=1m,tick=DATE` (or `offset=SECONDS`) in the
+/// core's seconds.
+fn slurm_decay(text: &str) -> Result<UsageDecay, String> {
+    let mut seconds = Vec::new();
+    for item in text.split(',').filter(|i| !i.is_empty()) {
+        let (key, value) = item
+            .split_once('=')
+            .ok_or_else(|| format!("slurm: expected key=value, found {item:?}"))?;
+        let value = match key {
+            "half-life" | "period" => (parse_duration(value)? as f64 / 1e6).to_string(),
+            "tick" => (parse_date(value)?.as_micros() / 1_000_000).to_string(),
+            _ => value.to_owned(),
+        };
+        let key = if key == "tick" { "offset" } else { key };
+        seconds.push(format!("{key}={value}"));
+    }
+    format!("slurm:{}", seconds.join(",")).parse()
 }
 
 /// A factor with four significant digits (MetaCentrum's are tiny: shares over usage).
@@ -141,56 +238,104 @@ fn factor(f: f64) -> String {
     }
 }
 
-/// The standings as an indented tree.
-fn text(p: &Priorities, usage: &UsageMetric) -> String {
-    let headers: Vec<String> = [
-        "account / user",
-        "raw shares",
-        "norm shares",
-        "raw usage",
-        "norm usage",
-        "effective usage",
-        "level FS",
-        "fairshare",
-        "rank",
-    ]
-    .map(String::from)
-    .to_vec();
-    let rows: Vec<Vec<String>> = p
-        .rows
-        .iter()
-        .map(|r| {
-            let s = &r.standing;
-            vec![
-                format!("{}{}", "  ".repeat(r.depth), r.name),
-                fixed(r.raw_shares, 0),
-                fixed(s.normalized_shares, 4),
-                fixed(s.raw_usage, 0),
-                fixed(s.normalized_usage, 4),
-                fixed(s.effective_usage, 4),
-                if s.level_fs.is_finite() {
-                    fixed(s.level_fs, 3)
-                } else {
-                    "inf".into()
-                },
-                if r.user {
-                    factor(s.factor)
-                } else {
-                    String::new()
-                },
-                s.rank.map_or(String::new(), |k| k.to_string()),
-            ]
-        })
-        .collect();
-    format!(
-        "at {} s after the first event: {} jobs charged ({usage} × seconds, decayed), {} without a recorded start{}\n\n{}",
-        fixed(p.at_s, 0),
-        p.jobs_charged,
-        p.jobs_without_start,
-        match p.jobs_priced_system_wide {
-            0 => String::new(),
-            n => format!(", {n} priced with Maui's system-wide PE (no machine could run them)"),
+/// The standings as an indented tree, with the columns `sshare -l` prints under the policy
+/// (Slurm's names; `EffectvUsage` only under Slurm's functions, `LevelFS` under Fair Tree).
+fn text(p: &Priorities, args: &Args, dated: bool) -> String {
+    let slurm = matches!(
+        args.policy,
+        FairshareFunction::FairTree | FairshareFunction::SlurmClassic
+    );
+    let fair_tree = args.policy == FairshareFunction::FairTree;
+    let mut headers = vec![
+        "Account / User",
+        "RawShares",
+        "NormShares",
+        "RawUsage",
+        "NormUsage",
+    ];
+    headers.extend(slurm.then_some("EffectvUsage"));
+    headers.push("FairShare");
+    headers.extend(fair_tree.then_some("LevelFS"));
+    headers.push("rank");
+    let rows: Vec<Vec<String>> = p.rows.iter().map(|r| row(r, slurm, fair_tree)).collect();
+    let headers: Vec<String> = headers.into_iter().map(String::from).collect();
+    format!("{}\n\n{}", summary(p, args, dated), table(&headers, &rows))
+}
+
+/// One association's cells.
+fn row(r: &PriorityRow, slurm: bool, fair_tree: bool) -> Vec<String> {
+    let s = &r.standing;
+    let root = r.parent.is_none();
+    let mut cells = vec![
+        format!("{}{}", "  ".repeat(r.depth), r.name),
+        if root {
+            String::new()
+        } else {
+            fixed(r.raw_shares, 0)
         },
-        table(&headers, &rows)
+        if root {
+            String::new()
+        } else {
+            fixed(s.normalized_shares, 6)
+        },
+        fixed(s.raw_usage.floor(), 0),
+        fixed(s.normalized_usage, 6),
+    ];
+    if slurm {
+        cells.push(fixed(s.effective_usage, 6));
+    }
+    cells.push(if r.user || !fair_tree {
+        factor(s.factor)
+    } else {
+        String::new()
+    });
+    if fair_tree {
+        cells.push(match (root, s.level_fs.is_finite()) {
+            (true, _) => String::new(),
+            (false, true) => fixed(s.level_fs, 6),
+            (false, false) => "inf".into(),
+        });
+    }
+    cells.push(s.rank.map_or(String::new(), |k| k.to_string()));
+    cells
+}
+
+/// The line above the table: the moment, what was charged and what was not.
+fn summary(p: &Priorities, args: &Args, dated: bool) -> String {
+    let moment = if dated {
+        format!(
+            "at {}, {} s after the log's first event",
+            date_text(p.at_log_s),
+            fixed(p.at_s, 0)
+        )
+    } else {
+        format!("at {} s after the log's first event", fixed(p.at_s, 0))
+    };
+    let without_start = match p.jobs_without_start {
+        0 => String::new(),
+        n => format!(
+            "; {n} jobs never started (cancelled while they waited, or still waiting) and are charged nothing"
+        ),
+    };
+    let system_wide = match p.jobs_priced_system_wide {
+        0 => String::new(),
+        n => format!("; {n} priced with Maui's system-wide PE (no machine could run them)"),
+    };
+    format!(
+        "{moment}: {} jobs charged ({} × seconds, decayed by {}){without_start}{system_wide}",
+        p.jobs_charged,
+        args.usage,
+        decay_text(&args.decay)
     )
+}
+
+/// The decay as the summary names it.
+fn decay_text(decay: &UsageDecay) -> String {
+    match *decay {
+        UsageDecay::Continuous { half_life_s } => format!("half-life {half_life_s} s"),
+        UsageDecay::Step { period_s, factor } => format!("× {factor} every {period_s} s"),
+        UsageDecay::Slurm { half_life_s, period_s, .. } => format!(
+            "Slurm's ticks every {period_s} s, half-life {half_life_s} s; factors as computed at the last tick"
+        ),
+    }
 }

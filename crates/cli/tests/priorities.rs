@@ -99,8 +99,9 @@ fn the_spec_example_under_pbs_and_metacentrum() {
 
 /// The operator's case: a Slurm accounting dump and the site's share file. Physics (alice,
 /// bob) and chemistry (carol) have one share each. By two hours alice used 8 processors for
-/// 2 h (57,600 s), bob 2 for 1 h (7,200 s), carol 4 for 1 h (14,400 s); a step, a pending job
-/// and a running one are not charged.
+/// 2 h (57,600 s), bob 2 for 1 h (7,200 s) and, still running when the dump was taken (its
+/// latest time, 02:00), 64 from 01:31 (111,360 s), carol 4 for 1 h (14,400 s); a step is
+/// ignored and the pending job is counted as never started, charged nothing.
 #[test]
 fn a_sacct_dump_gives_the_expected_tree_and_fair_tree_ranking() {
     let dir = tempfile::tempdir().unwrap();
@@ -141,7 +142,8 @@ fn a_sacct_dump_gives_the_expected_tree_and_fair_tree_ranking() {
         String::from_utf8_lossy(&out.stderr)
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["jobs_charged"], 3);
+    assert_eq!(doc["jobs_charged"], 4);
+    assert_eq!(doc["jobs_without_start"], 1);
     let rows: Vec<(String, u64, Option<u64>, f64)> = doc["rows"]
         .as_array()
         .unwrap()
@@ -159,8 +161,9 @@ fn a_sacct_dump_gives_the_expected_tree_and_fair_tree_ranking() {
         .iter()
         .map(|(n, d, r, _)| (n.as_str(), *d, *r))
         .collect();
-    // The tree in the share file's order. Chemistry's level fairshare 0.5 / (14,400 / 79,200) = 2.75 beats physics' 0.611; in
-    // physics bob's 0.5 / (7,200 / 64,800) = 4.5 beats alice's 0.5625.
+    // The tree in the share file's order. Chemistry's level fairshare 0.5 / (14,400 /
+    // 190,560) = 6.6 beats physics' 0.54; in physics alice's 0.5 / (57,600 / 176,160) = 1.53
+    // beats bob's 0.74.
     assert_eq!(
         names,
         [
@@ -168,12 +171,14 @@ fn a_sacct_dump_gives_the_expected_tree_and_fair_tree_ranking() {
             ("chemistry", 1, None),
             ("carol", 2, Some(1)),
             ("physics", 1, None),
-            ("alice", 2, Some(3)),
-            ("bob", 2, Some(2)),
+            ("alice", 2, Some(2)),
+            ("bob", 2, Some(3)),
         ]
     );
     let usage: Vec<f64> = rows.iter().map(|r| r.3).collect();
-    let expected = [79_200.0, 14_400.0, 14_400.0, 64_800.0, 57_600.0, 7_200.0];
+    let expected = [
+        190_560.0, 14_400.0, 14_400.0, 176_160.0, 57_600.0, 118_560.0,
+    ];
     for (u, e) in usage.iter().zip(expected) {
         assert!((u - e).abs() < 1e-3 * e, "{usage:?}");
     }
@@ -240,4 +245,170 @@ fn the_pe_charges_a_sacct_dump_on_a_catalogue() {
     assert_eq!(out.status.code(), Some(1));
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("give --machines FILE"), "{said}");
+}
+
+/// What a real Slurm 22.05 (Debian's slurm-wlm, one host, `scripts/slurm/up.sh`: Fair Tree,
+/// `PriorityDecayHalfLife=00:10:00`, `PriorityCalcPeriod=00:01:00`, accounts physics 3 and
+/// chemistry 1) recorded of `scripts/slurm/jobs.sh`, dumped at 03:02:38 while bob's job 7 ran,
+/// its last decay tick at 03:01:57. Job 1 was cancelled while it waited (22.05 writes Start =
+/// End and nothing allocated).
+const SLURM_DUMP: &str = "\
+JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State
+1|dave|chemistry|2026-11-24T02:51:19|2026-11-24T02:51:21|2026-11-24T02:51:21|00:00:00|00:05:00||main|CANCELLED by 0
+2|alice|physics|2026-11-24T02:51:21|2026-11-24T02:51:22|2026-11-24T02:58:22|00:07:00|00:10:00|billing=4,cpu=4,node=1|main|COMPLETED
+2.batch||physics|2026-11-24T02:51:22|2026-11-24T02:51:22|2026-11-24T02:58:22|00:07:00||cpu=4,mem=0,node=1||COMPLETED
+3|bob|physics|2026-11-24T02:51:21|2026-11-24T02:51:22|2026-11-24T02:53:02|00:01:40|00:05:00|billing=2,cpu=2,node=1|main|COMPLETED
+3.batch||physics|2026-11-24T02:51:22|2026-11-24T02:51:22|2026-11-24T02:53:02|00:01:40||cpu=2,mem=0,node=1||COMPLETED
+4|carol|chemistry|2026-11-24T02:51:21|2026-11-24T02:51:22|2026-11-24T02:55:12|00:03:50|00:05:00|billing=2,cpu=2,node=1|main|COMPLETED
+4.batch||chemistry|2026-11-24T02:51:22|2026-11-24T02:51:22|2026-11-24T02:55:12|00:03:50||cpu=2,mem=0,node=1||COMPLETED
+5|dave|chemistry|2026-11-24T02:51:26|2026-11-24T02:53:02|2026-11-24T02:53:32|00:00:30|00:01:00|billing=1,cpu=1,node=1|main|COMPLETED
+5.batch||chemistry|2026-11-24T02:53:02|2026-11-24T02:53:02|2026-11-24T02:53:32|00:00:30||cpu=1,mem=0,node=1||COMPLETED
+6|carol|chemistry|2026-11-24T02:51:26|2026-11-24T02:58:23|2026-11-24T03:01:43|00:03:20|00:10:00|billing=4,cpu=4,node=1|main|COMPLETED
+6.batch||chemistry|2026-11-24T02:58:23|2026-11-24T02:58:23|2026-11-24T03:01:43|00:03:20||cpu=4,mem=0,node=1||COMPLETED
+7|bob|physics|2026-11-24T02:51:26|2026-11-24T02:53:57|Unknown|00:08:41|00:15:00|billing=1,cpu=1,node=1|main|RUNNING
+7.batch||physics|2026-11-24T02:53:57|2026-11-24T02:53:57|Unknown|00:08:41||cpu=1,mem=0,node=1||RUNNING
+";
+
+/// `sshare -a -l -P` at that moment (Account|User|RawShares|NormShares|RawUsage|NormUsage|
+/// EffectvUsage|FairShare|LevelFS), less its TRES columns.
+const SLURM_SSHARE: &str = "\
+root|||0.000000|2390||1.000000||
+ chemistry||1|0.250000|933|0.390351|0.390351||0.640449
+  chemistry|carol|1|0.500000|917|0.383858|0.983365|0.250000|0.508458
+  chemistry|dave|1|0.500000|15|0.006493|0.016635|0.500000|30.057361
+ physics||3|0.750000|1457|0.609649|0.609649||1.230217
+  physics|alice|1|0.500000|1002|0.419467|0.688048|0.750000|0.726694
+  physics|bob|1|0.500000|454|0.190181|0.311952|1.000000|1.602809
+";
+
+/// The share file of that cluster.
+const SLURM_SHARES: &str = "[accounts]\nphysics = { shares = 3 }\nchemistry = { shares = 1 }\n\n[users]\nalice = { account = \"physics\" }\nbob = { account = \"physics\" }\ncarol = { account = \"chemistry\" }\ndave = { account = \"chemistry\" }\n";
+
+/// `fairshare priorities` on the real dump, with `extra` arguments, as JSON.
+fn on_the_slurm_dump(dir: &std::path::Path, extra: &[&str]) -> Value {
+    let dump = dir.join("slurm.sacct");
+    let shares = dir.join("shares.toml");
+    std::fs::write(&dump, SLURM_DUMP).unwrap();
+    std::fs::write(&shares, SLURM_SHARES).unwrap();
+    let mut args = vec![
+        "priorities",
+        dump.to_str().unwrap(),
+        "--shares",
+        shares.to_str().unwrap(),
+        "--json",
+        "-",
+    ];
+    args.extend_from_slice(extra);
+    let out = fairshare(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Under Slurm's own accounting the table is `sshare -l`'s, column by column, to sshare's six
+/// decimals: NormShares among siblings and EffectvUsage over the parent's usage (Fair Tree),
+/// RawUsage as charged by the moment (bob's running job to the last tick only), the rest as
+/// computed at the last tick. The user factors differ only in sshare's count of users (it has
+/// no root user here, so both count four).
+#[test]
+fn slurm_accounting_reproduces_a_real_sshare() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = on_the_slurm_dump(
+        dir.path(),
+        &[
+            "--decay",
+            "slurm:half-life=10m,period=1m,tick=2026-11-24T03:01:57",
+        ],
+    );
+    let rows = doc["rows"].as_array().unwrap();
+    let expected: Vec<Vec<&str>> = SLURM_SSHARE
+        .lines()
+        .map(|l| l.split('|').collect())
+        .collect();
+    assert_eq!(rows.len(), expected.len());
+    for (row, want) in rows.iter().zip(&expected) {
+        let name = row["name"].as_str().unwrap();
+        assert_eq!(
+            name,
+            if want[1].is_empty() {
+                want[0].trim()
+            } else {
+                want[1]
+            }
+        );
+        let number = |key: &str| row[key].as_f64().unwrap();
+        let close = |got: f64, sshare: &str, digits: i32| {
+            let want: f64 = sshare.parse().unwrap();
+            assert!(
+                (got - want).abs() <= 0.5 * 10f64.powi(-digits) + 1e-9,
+                "{name}: {got} against sshare's {want}"
+            );
+        };
+        assert_eq!(
+            number("raw_usage").floor(),
+            want[4].parse::<f64>().unwrap(),
+            "{name}: RawUsage"
+        );
+        close(number("effective_usage"), want[6], 6);
+        if name != "root" {
+            close(number("normalized_shares"), want[3], 6);
+            close(number("normalized_usage"), want[5], 6);
+            close(number("level_fs"), want[8], 6);
+        }
+        if !want[7].is_empty() {
+            close(number("factor"), want[7], 6);
+        }
+    }
+    assert_eq!(
+        doc["jobs_without_start"], 1,
+        "job 1, cancelled while it waited"
+    );
+    assert_eq!(doc["jobs_charged"], 6);
+}
+
+/// The moment: `--at` counts from the log's first event (job 1's submit, 02:51:19, though job
+/// 1 is not replayed), a date is read as UTC or with its offset, and the default is when the
+/// dump was taken (bob's start 02:53:57 plus his elapsed 8:41 = 03:02:38).
+#[test]
+fn the_moment_counts_from_the_first_event_and_defaults_to_the_dump() {
+    let dir = tempfile::tempdir().unwrap();
+    let default = on_the_slurm_dump(dir.path(), &[]);
+    assert_eq!(default["at_s"], 679.0);
+    let after = on_the_slurm_dump(dir.path(), &["--at", "30"]);
+    assert_eq!(after["at_s"], 30.0);
+    let date = on_the_slurm_dump(dir.path(), &["--at", "2026-11-24T02:52:19"]);
+    assert_eq!(date["at_s"], 60.0);
+    let offset = on_the_slurm_dump(dir.path(), &["--at", "2026-11-24T03:52:19+01:00"]);
+    assert_eq!(offset["at_s"], 60.0);
+    let dump = dir.path().join("slurm.sacct");
+    let early = fairshare(&[
+        "priorities",
+        dump.to_str().unwrap(),
+        "--at",
+        "2026-11-24T02:00:00",
+    ]);
+    assert_eq!(early.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&early.stderr)
+        .contains("before the log's first event, 2026-11-24T02:51:19Z"));
+    let text = fairshare(&[
+        "priorities",
+        dump.to_str().unwrap(),
+        "--policy",
+        "slurm-classic",
+    ]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.starts_with(
+            "at 2026-11-24T03:02:38Z, 679 s after the log's first event: 6 jobs charged"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("1 jobs never started (cancelled while they waited, or still waiting) and are charged nothing"), "{text}");
+    assert!(
+        text.contains("EffectvUsage") && !text.contains("LevelFS"),
+        "classic has no LevelFS column: {text}"
+    );
 }

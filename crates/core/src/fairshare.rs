@@ -111,6 +111,16 @@ impl UsageDecay {
         }
     }
 
+    /// When the fairshare factors were last computed at `at_s`: Slurm's last tick at or before
+    /// it (its decay thread computes them there, and `sshare` shows them until the next one);
+    /// `at_s` itself for the other decays, which are read continuously.
+    pub fn computed_at(&self, at_s: f64) -> f64 {
+        match self {
+            UsageDecay::Slurm { .. } if self.decays() => slurm::Ticks::of(self).last_time(at_s),
+            _ => at_s,
+        }
+    }
+
     /// Whether the decay's period or half-life is a positive number; one that is not (which
     /// [`UsageDecay::from_str`](std::str::FromStr) refuses) is taken as no decay at all.
     fn decays(&self) -> bool {

@@ -6,8 +6,11 @@
 //! Usage is the log's own schedule: every job with a recorded start is charged its usage
 //! metric (processors for CPU time, its Processor Equivalent on the cluster's machines, …) for
 //! as long as it ran before the moment, as it ran, each instant decayed to the moment
-//! ([`UsageDecay::accrued`]). A log does not say which machine ran a job, so no SPEC is
-//! applied.
+//! ([`UsageDecay::accrued`]); a job still running when a Slurm dump was taken runs until that
+//! moment. A log does not say which machine ran a job, so no SPEC is applied.
+//!
+//! Under Slurm's own accounting ([`UsageDecay::Slurm`]) the table is what `sshare` shows: raw
+//! usage as charged by the moment, everything else as Slurm computed it at its last tick.
 
 use crate::{LabError, Workload};
 use fairshare_core::fairshare::{
@@ -16,6 +19,7 @@ use fairshare_core::fairshare::{
 use fairshare_core::model::{MachineCatalogue, Time};
 use fairshare_core::penalty::{totals, UsageMetric};
 use fairshare_sim::cluster::Capacity;
+use fairshare_trace::sacct::NEVER_STARTED;
 use fairshare_trace::Shares;
 use serde::Serialize;
 
@@ -40,11 +44,15 @@ pub struct PriorityRow {
 /// The table at one moment.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Priorities {
-    /// The moment, seconds after the trace's first event.
+    /// The moment, seconds after the log's first event (kept or not).
     pub at_s: f64,
+    /// The moment on the log's own clock, in seconds (after the Unix epoch for logs of dates,
+    /// such as Slurm dumps).
+    pub at_log_s: f64,
     /// Jobs charged (started before the moment).
     pub jobs_charged: u64,
-    /// Jobs without a recorded start, which cannot be charged.
+    /// Jobs without a recorded start, charged nothing: cancelled while they waited, or still
+    /// waiting when the log was taken.
     pub jobs_without_start: u64,
     /// Jobs the usage metric could not price on any machine, charged Maui's system-wide PE.
     pub jobs_priced_system_wide: u64,
@@ -54,7 +62,7 @@ pub struct Priorities {
 
 impl Workload {
     /// The standings of every account and user of `tree` (or, without one, of every user
-    /// under the root with equal shares) `at_s` seconds after the first event, under
+    /// under the root with equal shares) `at_s` seconds after the log's first event, under
     /// `function`, jobs charged `metric` (on `capacity`, which the metrics that price jobs on
     /// machines need), usage decaying by `decay`.
     pub fn priorities(
@@ -82,9 +90,12 @@ impl Workload {
         // Decay runs on the log's own clock, as the batch engine's fairshare ranker does, so
         // that stepwise periods fall at the same instants in both.
         let secs = |t: Time| t.as_micros() as f64 / 1e6;
-        let at = secs(self.origin()) + at_s;
+        let at = secs(self.first_event()) + at_s;
+        let computed = decay.computed_at(at);
         let mut usage = vec![0.0; self.users.len()];
-        let (mut charged, mut without_start) = (0, 0);
+        let mut usage_computed = vec![0.0; self.users.len()];
+        let never_started = self.input.tasks_skipped.get(NEVER_STARTED);
+        let (mut charged, mut without_start) = (0, never_started.copied().unwrap_or(0));
         for task in self.tasks()? {
             let task = task?;
             let Some(start) = task.start else {
@@ -98,14 +109,32 @@ impl Workload {
             let end_s = start_s + task.runtime as f64 / 1e6;
             let (rate, fallback) = metric.price(&task, &catalogue, &totals);
             system_wide += u64::from(fallback);
+            let charge = |at: f64| match task.running {
+                // Still running when the log was taken: as it stood then, not ended, decayed on.
+                true => {
+                    let taken = at.min(end_s);
+                    decay.accrued(rate, start_s, f64::INFINITY, taken) * decay.factor(taken, at)
+                }
+                false => decay.accrued(rate, start_s, end_s, at),
+            };
             if let Some(u) = usage.get_mut(task.user as usize) {
-                *u += decay.accrued(rate, start_s, end_s, at);
+                *u += charge(at);
+                usage_computed[task.user as usize] += charge(computed);
                 charged += 1;
             }
         }
-        let (associations, names, parents) = self.associations(tree, &usage);
-        let standings = standings(&associations, function)
-            .map_err(|e| LabError::Unusable(format!("the share tree: {e}")))?;
+        let table = |usage: &[f64]| {
+            let (associations, names, parents) = self.associations(tree, usage);
+            standings(&associations, function)
+                .map(|s| (s, associations, names, parents))
+                .map_err(|e| LabError::Unusable(format!("the share tree: {e}")))
+        };
+        let (mut standings, associations, names, parents) = table(&usage_computed)?;
+        if computed != at {
+            for (s, now) in standings.iter_mut().zip(table(&usage)?.0) {
+                s.raw_usage = now.raw_usage;
+            }
+        }
         let rows = depth_first(&associations)
             .into_iter()
             .map(|(i, depth)| PriorityRow {
@@ -119,6 +148,7 @@ impl Workload {
             .collect();
         Ok(Priorities {
             at_s,
+            at_log_s: at,
             jobs_charged: charged,
             jobs_without_start: without_start,
             jobs_priced_system_wide: system_wide,

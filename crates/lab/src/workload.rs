@@ -282,6 +282,20 @@ impl Workload {
         self.load.first_submit().unwrap_or(Time::ZERO)
     }
 
+    /// The log's first event, kept or not: the earliest time any record gives where the reader
+    /// tracks it (Slurm dumps), else the first arrival.
+    pub fn first_event(&self) -> Time {
+        let origin = self.origin();
+        self.input.first_event.map_or(origin, |f| f.min(origin))
+    }
+
+    /// The log's last event, kept or not: for a Slurm dump, the moment it was taken as far as
+    /// it tells (a running job's start plus its elapsed time).
+    pub fn last_event(&self) -> Time {
+        let last = self.load.last_event().unwrap_or(self.origin());
+        self.input.last_event.map_or(last, |l| l.max(last))
+    }
+
     /// Seconds from the first arrival to the last event.
     pub fn span_s(&self) -> f64 {
         let last = self

@@ -158,6 +158,7 @@ fn task(pod: &Pod, id: u64) -> Result<Task, &'static str> {
         nodes: Some(1),
         exclusive: false,
         properties: Vec::new(),
+        running: false,
     })
 }
 

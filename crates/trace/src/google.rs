@@ -317,6 +317,7 @@ impl Tasks {
                     nodes: Some(1),
                     exclusive: false,
                     properties: Vec::new(),
+                    running: false,
                 };
                 self.ready.insert(task.order, done);
             }

@@ -1,8 +1,10 @@
 //! Slurm accounting dumps: `sacct --allusers --parsable2 --format=JobID,User,Account,Submit,
-//! Start,End,AllocTRES,Partition,State` — the history every Slurm site already has, so an
-//! administrator can replay it or check a fairshare policy on it (`fairshare priorities`).
+//! Start,End,Elapsed,Timelimit,AllocTRES,Partition,State` — the history every Slurm site
+//! already has, so an administrator can replay it or check a fairshare policy on it
+//! (`fairshare priorities`).
 //!
 //! The file is `|`-separated with a header; columns are found by name, in any order.
+//! `Elapsed`, `Timelimit`, `Partition` and `State` are optional.
 //!
 //! | task | from |
 //! |---|---|
@@ -10,22 +12,35 @@
 //! | `user` | `User` |
 //! | `submit` | `Submit` (`YYYY-MM-DDTHH:MM:SS`, read as UTC) |
 //! | `start` | `Start` |
-//! | `runtime` | `End` − `Start` |
+//! | `runtime` | `End` − `Start`; for a job still running, the dump's moment − `Start` |
+//! | `walltime` | `Timelimit` (`[D-]HH:MM:SS`; `UNLIMITED` and `Partition_Limit` are none) |
 //! | cpu | `cpu=` of `AllocTRES`, processors |
 //! | mem | `mem=` of `AllocTRES` (`16G`, `3900M`; a bare number is MiB, as Slurm writes it), KB |
 //! | gpu | `gres/gpu=` of `AllocTRES`, GPUs |
 //! | nodes | `node=` of `AllocTRES` |
 //! | partition | `Partition`, when the column is there |
 //!
+//! How jobs are read, by what the dump says of them (its `State` is not needed for this):
+//!
+//! - **Ended** (`COMPLETED`, `FAILED`, `TIMEOUT`, `CANCELLED` after it started, `NODE_FAIL`,
+//!   `OUT_OF_MEMORY`, `PREEMPTED`, …: a `Start`, an `End` and an allocation): replayed from its
+//!   recorded start for `End` − `Start`.
+//! - **Still running** (`RUNNING`: `End` is `Unknown`): replayed and charged from its start up
+//!   to the moment the dump was taken, which is the latest of the dump's times and of each
+//!   running job's `Start` + `Elapsed` (sacct computes `Elapsed` when it prints).
+//! - **Never started** (`PENDING`, or `CANCELLED` while waiting: no `Start`, or, as Slurm 22.05
+//!   writes it, `Start` = `End` with nothing allocated): skipped as "never started", and
+//!   counted there, so that `fairshare priorities` can say how many were charged nothing.
+//!
 //! Job steps (`123.batch`, `123.0`, `123.extern`) repeat their job's allocation and are
-//! ignored. Jobs that never started (`Start` is `Unknown` or `None`), that have not ended
-//! (`End` `Unknown`: still running when the dump was taken, so their usage so far is not
-//! counted) or that were allocated nothing are skipped with the reason. `sacct` prints local
-//! time and the reader takes it as UTC: dump with `TZ=UTC sacct …` so that jobs spanning a
+//! ignored. Every record's times, kept or not, count for the log's first event and its
+//! moment ([`ReadStats::first_event`](fairshare_core::model::ReadStats::first_event),
+//! [`last_event`](fairshare_core::model::ReadStats::last_event)). `sacct` prints local time and
+//! the reader takes it as UTC: dump with `TZ=UTC sacct …` so that jobs spanning a
 //! daylight-saving change keep their true length. The `Account` column is not read: accounts
 //! come from a share file (`--shares`). sacct dumps record partitions, not queues, so a
-//! `.queues` file does not apply to them. Like the Alibaba pod list, the dump is not in submit order in
-//! general (`sacct` lists by job id), so it is loaded whole and sorted.
+//! `.queues` file does not apply to them. Like the Alibaba pod list, the dump is not in submit
+//! order in general (`sacct` lists by job id), so it is loaded whole and sorted.
 
 use crate::input::{columns, Col, HeadedCsv, Record};
 use crate::source::{Loaded, Meta, Source, Task};
@@ -35,6 +50,10 @@ use std::path::{Path, PathBuf};
 
 const COLUMNS: [&str; 6] = ["JobID", "User", "Submit", "Start", "End", "AllocTRES"];
 
+/// Why a job that never started is skipped (jobs cancelled while they waited, and jobs still
+/// pending): `fairshare priorities` counts them among the jobs charged nothing.
+pub const NEVER_STARTED: &str = "never started";
+
 /// A source of the jobs of the sacct dumps `paths`, sorted by submit time.
 pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<Loaded> {
     let mut meta = Meta::new(
@@ -42,27 +61,76 @@ pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<Loaded> {
         &["processors", "KB", "GPUs"],
         options.lenient,
     );
-    let mut tasks = Vec::new();
+    let mut dump = Dump::default();
     let error = paths
         .iter()
-        .try_for_each(|path| read_jobs(path, &mut meta, &mut tasks))
+        .try_for_each(|path| read_jobs(path, &mut meta, &mut dump))
         .err();
+    let tasks = dump.until_taken(&mut meta);
     Loaded::source(tasks, error, meta)
 }
 
-/// Reads the dump `path` into `tasks`; `Err` for an error that ends the stream.
-fn read_jobs(path: &Path, meta: &mut Meta, tasks: &mut Vec<Task>) -> Result<(), TraceError> {
+/// The jobs read so far, with the ones still running.
+#[derive(Default)]
+struct Dump {
+    tasks: Vec<Task>,
+    /// Indices into `tasks` of jobs still running when the dump was taken.
+    running: Vec<usize>,
+}
+
+impl Dump {
+    /// The tasks, each running job's runtime set to last until the dump's moment.
+    fn until_taken(mut self, meta: &mut Meta) -> Vec<Task> {
+        let Some(moment) = meta.stats.last_event else {
+            return self.tasks;
+        };
+        for &i in &self.running {
+            let task = &mut self.tasks[i];
+            let start = task.start.unwrap_or(task.submit);
+            task.runtime = moment.as_micros().saturating_sub(start.as_micros());
+            task.running = true;
+        }
+        if !self.running.is_empty() {
+            meta.note(format!(
+                "{} jobs were still running when the dump was taken; each counts up to that moment, {} s after the Unix epoch",
+                self.running.len(),
+                moment.as_micros() / 1_000_000
+            ));
+        }
+        self.tasks
+    }
+}
+
+/// The optional columns, where the header has them.
+#[derive(Clone, Copy)]
+struct Optional {
+    partition: Option<Col>,
+    elapsed: Option<Col>,
+    limit: Option<Col>,
+}
+
+/// Reads the dump `path` into `dump`; `Err` for an error that ends the stream.
+fn read_jobs(path: &Path, meta: &mut Meta, dump: &mut Dump) -> Result<(), TraceError> {
     let mut file = HeadedCsv::open_with(path, b'|')?;
     let header = file.header()?;
-    let partition = header.iter().position(|h| h.trim_ascii() == b"Partition");
-    let partition = partition.map(|i| Col::new(i + 1, "Partition"));
+    let find = |name: &'static str| {
+        let i = header
+            .iter()
+            .position(|h| h.trim_ascii() == name.as_bytes());
+        i.map(|i| Col::new(i + 1, name))
+    };
+    let optional = Optional {
+        partition: find("Partition"),
+        elapsed: find("Elapsed"),
+        limit: find("Timelimit"),
+    };
     let cols = columns(path, header, COLUMNS)?;
     while let Some(record) = file.next_record()? {
         if record.raw(cols[0]).contains(&b'.') {
             meta.ignore("job step");
             continue;
         }
-        let job = match job(&record, &cols, partition) {
+        let job = match job(&record, &cols, optional) {
             Ok(job) => job,
             Err(e) => match meta.reject(e) {
                 Some(e) => return Err(e),
@@ -71,13 +139,19 @@ fn read_jobs(path: &Path, meta: &mut Meta, tasks: &mut Vec<Task>) -> Result<(), 
         };
         meta.read();
         meta.found();
+        job.events().for_each(|t| meta.event(t));
         let id = meta.stats.tasks_found - 1;
         match job.task(id) {
-            Ok(task) => tasks.push(Task {
-                user: meta.user(job.user),
-                partition: job.partition.map(|p| meta.partition(p)),
-                ..task
-            }),
+            Ok(task) => {
+                if job.end.is_none() {
+                    dump.running.push(dump.tasks.len());
+                }
+                dump.tasks.push(Task {
+                    user: meta.user(job.user),
+                    partition: job.partition.map(|p| meta.partition(p)),
+                    ..task
+                });
+            }
             Err(reason) => meta.skip(reason, 1),
         }
     }
@@ -90,17 +164,17 @@ struct Job<'r> {
     submit: Time,
     start: Option<Time>,
     end: Option<Time>,
+    /// Seconds it has run, as sacct computed them when it printed.
+    elapsed: Option<u64>,
+    /// The walltime it asked for, in seconds.
+    limit: Option<u64>,
     demand: Vec<f64>,
     nodes: Option<u32>,
     partition: Option<&'r str>,
 }
 
 /// The job of one record.
-fn job<'r>(
-    record: &'r Record,
-    cols: &[Col; 6],
-    partition: Option<Col>,
-) -> Result<Job<'r>, TraceError> {
+fn job<'r>(record: &'r Record, cols: &[Col; 6], optional: Optional) -> Result<Job<'r>, TraceError> {
     let [_, user, submit, start, end, tres] = *cols;
     let at = record.at;
     let time = |col: Col| {
@@ -115,6 +189,19 @@ fn job<'r>(
         time.map(Some)
             .ok_or_else(|| at.error(col, "a time from 1970 to about 317 years later", raw))
     };
+    let duration = |col: Option<Col>| match col {
+        None => Ok(None),
+        Some(col) => {
+            let raw = at.text(col, record.raw(col))?.trim();
+            slurm_duration(raw).map_err(|_| {
+                at.error(
+                    col,
+                    "a duration such as 1-02:03:04, 30:00 or UNLIMITED",
+                    raw,
+                )
+            })
+        }
+    };
     let allocated = at.text(tres, record.raw(tres))?;
     let (demand, nodes) =
         alloc_tres(allocated).map_err(|expected| at.error(tres, expected, allocated))?;
@@ -124,34 +211,87 @@ fn job<'r>(
         submit: time(submit)?.ok_or_else(|| at.error(submit, "a submit time", ""))?,
         start: time(start)?,
         end: time(end)?,
+        elapsed: duration(optional.elapsed)?,
+        limit: duration(optional.limit)?,
         demand,
         nodes,
-        partition: partition.map(text).transpose()?.filter(|p| !p.is_empty()),
+        partition: optional
+            .partition
+            .map(text)
+            .transpose()?
+            .filter(|p| !p.is_empty()),
     })
 }
 
 impl Job<'_> {
-    /// The task of this job, or the reason to skip it.
+    /// Every time the record gives or implies: submit, start, end, and for a job still running
+    /// its start plus its elapsed time (when the dump was taken).
+    fn events(&self) -> impl Iterator<Item = Time> {
+        let taken = match (self.start, self.end, self.elapsed) {
+            (Some(start), None, Some(elapsed)) => Some(start.plus_micros(elapsed * 1_000_000)),
+            _ => None,
+        };
+        [Some(self.submit), self.start, self.end, taken]
+            .into_iter()
+            .flatten()
+    }
+
+    /// The task of this job, or the reason to skip it. A job still running gets its runtime
+    /// once the dump's moment is known.
     fn task(&self, id: u64) -> Result<Task, &'static str> {
-        let start = self.start.ok_or("never started")?;
-        let end = self.end.ok_or("no end (still running)")?;
-        if end < start {
-            return Err("ended before it started");
+        let nothing_allocated = self.demand.iter().all(|&x| x == 0.0);
+        let start = self.start.ok_or(NEVER_STARTED)?;
+        if nothing_allocated && self.end.is_none_or(|end| end <= start) {
+            return Err(NEVER_STARTED);
         }
-        if self.demand.iter().all(|&x| x == 0.0) {
+        if nothing_allocated {
             return Err("nothing allocated");
         }
-        let mut task = Task::new(
-            id,
-            0,
-            self.submit,
-            end.as_micros() - start.as_micros(),
-            self.demand.clone(),
-        );
+        let runtime = match self.end {
+            Some(end) if end < start => return Err("ended before it started"),
+            Some(end) => end.as_micros() - start.as_micros(),
+            None => 0,
+        };
+        let mut task = Task::new(id, 0, self.submit, runtime, self.demand.clone());
         task.start = Some(start);
         task.nodes = self.nodes;
+        task.walltime = self.limit.map(|s| s * 1_000_000);
         Ok(task)
     }
+}
+
+/// A Slurm duration as sacct and sbatch write it — `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,
+/// `D-HH:MM` or `D-HH:MM:SS` — in seconds; `None` for no limit (`UNLIMITED`,
+/// `Partition_Limit`, `INVALID` or empty).
+fn slurm_duration(text: &str) -> Result<Option<u64>, ()> {
+    if matches!(
+        text,
+        "" | "UNLIMITED" | "Partition_Limit" | "INVALID" | "NONE"
+    ) {
+        return Ok(None);
+    }
+    let (days, clock) = match text.split_once('-') {
+        Some((d, rest)) => (d.parse::<u64>().map_err(|_| ())?, rest),
+        None => (0, text),
+    };
+    let parts = clock
+        .split(':')
+        .map(|p| p.parse::<u64>().map_err(|_| ()))
+        .collect::<Result<Vec<u64>, ()>>()?;
+    let (h, m, s) = match (text.contains('-'), parts.as_slice()) {
+        (false, [m]) => (0, *m, 0),
+        (false, [m, s]) => (0, *m, *s),
+        (true, [h]) => (*h, 0, 0),
+        (true, [h, m]) => (*h, *m, 0),
+        (_, [h, m, s]) => (*h, *m, *s),
+        _ => return Err(()),
+    };
+    let seconds = ((days * 24 + h) * 60 + m)
+        .checked_mul(60)
+        .and_then(|x| x.checked_add(s))
+        .filter(|&x| (x as f64) <= Time::LONGEST_INPUT_S)
+        .ok_or(())?;
+    Ok(Some(seconds))
 }
 
 /// `cpu=4,mem=16G,node=1,billing=4,gres/gpu=2` as `[processors, KB, GPUs]` and the nodes;
@@ -214,5 +354,21 @@ mod tests {
         assert!(alloc_tres("mem=12Q").is_err());
         assert!(alloc_tres("node=2.5").is_err());
         assert!(alloc_tres("node=99999999999").is_err());
+    }
+
+    #[test]
+    fn slurm_durations_read_as_sacct_and_sbatch_write_them() {
+        assert_eq!(slurm_duration("00:10:00"), Ok(Some(600)));
+        assert_eq!(slurm_duration("1-02:03:04"), Ok(Some(93_784)));
+        assert_eq!(slurm_duration("30"), Ok(Some(1_800)));
+        assert_eq!(slurm_duration("30:15"), Ok(Some(1_815)));
+        assert_eq!(slurm_duration("2-12"), Ok(Some(216_000)));
+        assert_eq!(slurm_duration("2-12:30"), Ok(Some(217_800)));
+        for none in ["UNLIMITED", "Partition_Limit", ""] {
+            assert_eq!(slurm_duration(none), Ok(None));
+        }
+        for bad in ["1:2:3:4", "ten", "-5", "1-", "99999999999999-00:00:00"] {
+            assert_eq!(slurm_duration(bad), Err(()), "{bad}");
+        }
     }
 }

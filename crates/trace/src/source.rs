@@ -6,6 +6,7 @@
 //! account add up: every task found is either yielded or skipped under a named reason.
 
 use crate::TraceError;
+use fairshare_core::model::Time;
 pub use fairshare_core::model::{ReadStats, Task};
 use std::collections::{BTreeMap, HashMap};
 
@@ -66,6 +67,13 @@ impl Meta {
     /// The index of partition `name`, adding it on first sight.
     pub fn partition(&mut self, name: &str) -> u32 {
         self.partitions.index(name)
+    }
+
+    /// Widens the span of times the input gives to take in `t`.
+    pub fn event(&mut self, t: Time) {
+        let stats = &mut self.stats;
+        stats.first_event = Some(stats.first_event.map_or(t, |f| f.min(t)));
+        stats.last_event = Some(stats.last_event.map_or(t, |l| l.max(t)));
     }
 
     /// Counts one record read.

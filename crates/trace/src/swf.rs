@@ -454,6 +454,7 @@ impl SwfReader {
                 .spec
                 .as_ref()
                 .map_or_else(Vec::new, |s| s.properties.clone()),
+            running: false,
         })
     }
 

@@ -18,7 +18,7 @@ fn at(s: u64) -> Time {
 type Seen = (Time, Option<Time>, u64, Vec<f64>, Option<u32>);
 
 #[test]
-fn jobs_sorted_by_submit_with_steps_ignored_and_unfinished_skipped() {
+fn jobs_sorted_by_submit_steps_ignored_running_ones_until_the_dump() {
     let dir = TempDir::new().unwrap();
     let rows = [
         "12|bob|physics|2024-01-01T00:10:00|2024-01-01T00:20:00|2024-01-01T01:20:00|billing=2,cpu=2,mem=3900M,node=1|gpu|COMPLETED",
@@ -59,6 +59,14 @@ fn jobs_sorted_by_submit_with_steps_ignored_and_unfinished_skipped() {
                 vec![2.0, 3900.0 * 1024.0, 0.0],
                 Some(1)
             ),
+            // Still running: until the dump's latest time, alice's end at 02:00.
+            (
+                at(2400),
+                Some(at(2460)),
+                (7200 - 2460) * 1_000_000,
+                vec![1.0, gib, 0.0],
+                Some(1)
+            ),
         ]
     );
     let users: Vec<&str> = read
@@ -66,11 +74,51 @@ fn jobs_sorted_by_submit_with_steps_ignored_and_unfinished_skipped() {
         .iter()
         .map(|t| read.users[t.user as usize].as_str())
         .collect();
-    assert_eq!(users, ["alice", "bob"]);
+    assert_eq!(users, ["alice", "bob", "carol"]);
     assert_eq!(read.stats.records_ignored.get("job step"), Some(&1));
     assert_eq!(skipped(&read, "never started"), 2);
-    assert_eq!(skipped(&read, "no end (still running)"), 1);
+    assert_eq!(read.stats.first_event, Some(at(0)));
+    assert_eq!(read.stats.last_event, Some(at(7200)));
     assert!(read.stats.reconciles());
+}
+
+/// Slurm 22.05 writes a job cancelled while it waited with `Start` = `End` (the cancel) and
+/// nothing allocated; `Elapsed` of a running job dates the dump; `Timelimit` is the walltime.
+#[test]
+fn elapsed_dates_the_dump_and_timelimit_is_the_walltime() {
+    let dir = TempDir::new().unwrap();
+    let header =
+        "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State\n";
+    let rows = [
+        "1|dave|chemistry|2024-01-01T00:00:00|2024-01-01T00:00:02|2024-01-01T00:00:02|00:00:00|00:05:00||main|CANCELLED by 0",
+        "2|alice|physics|2024-01-01T00:00:10|2024-01-01T00:00:11|Unknown|00:02:26|00:10:00|billing=4,cpu=4,node=1|main|RUNNING",
+        "3|bob|physics|2024-01-01T00:00:10|2024-01-01T00:00:11|2024-01-01T00:01:51|00:01:40|UNLIMITED|billing=2,cpu=2,node=1|main|COMPLETED",
+        "4|carol|chemistry|2024-01-01T00:00:15|Unknown|Unknown|00:00:00|1-00:00:00||main|PENDING",
+    ];
+    let path = write(
+        &dir,
+        "live.sacct",
+        &(header.to_owned() + &rows.join("\n") + "\n"),
+    );
+    let dump = read_ok(&[&path], None);
+    let got: Vec<(u64, Option<u64>)> = dump.tasks.iter().map(|t| (t.runtime, t.walltime)).collect();
+    assert_eq!(got, [(146_000_000, Some(600_000_000)), (100_000_000, None)]);
+    assert_eq!(skipped(&dump, "never started"), 2);
+    assert_eq!(dump.stats.first_event, Some(at(0)));
+    assert_eq!(dump.stats.last_event, Some(at(11 + 146)));
+    assert!(dump
+        .stats
+        .notes
+        .iter()
+        .any(|n| n.contains("1 jobs were still running")));
+    let bad = "5|erin|x|2024-01-01T00:00:00|2024-01-01T00:00:01|Unknown|00:00:09|ten minutes|cpu=1|main|RUNNING\n";
+    let path = write(&dir, "bad.sacct", &(header.to_owned() + bad));
+    let error = read(&[&path], None, &ReadOptions::default()).error;
+    let error = error.expect("an error").to_string();
+    assert!(
+        error.contains("bad.sacct") && error.contains("Timelimit") && error.contains("UNLIMITED"),
+        "{error}"
+    );
 }
 
 #[test]

@@ -58,6 +58,11 @@ impl Ticks {
         ((t - self.offset) / self.period).floor()
     }
 
+    /// The time of the last tick at or before `t`.
+    pub(super) fn last_time(&self, t: f64) -> f64 {
+        self.time(self.last(t))
+    }
+
     /// The time of tick `k`.
     fn time(&self, k: f64) -> f64 {
         self.offset + k * self.period

@@ -3,6 +3,7 @@
 //! Readers count as they read; a replay adds which resources it left out; the summaries carry
 //! the same record into their JSON, so a reader's count and a report's row are one value.
 
+use super::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -45,6 +46,14 @@ pub struct ReadStats {
     /// Nodes of the machine the log's header declares (SWF `MaxNodes`), if it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub declared_nodes: Option<u64>,
+    /// The earliest time any record gives, yielded or skipped (readers that track it: Slurm
+    /// accounting dumps).
+    #[serde(skip)]
+    pub first_event: Option<Time>,
+    /// The latest time any record gives or implies, yielded or skipped: for a Slurm dump, the
+    /// moment it was taken as far as it tells (a running job's start plus its elapsed time).
+    #[serde(skip)]
+    pub last_event: Option<Time>,
 }
 
 impl ReadStats {

@@ -39,6 +39,9 @@ pub struct Task {
     pub exclusive: bool,
     /// Node properties it requires (architecture, cluster name, …).
     pub properties: Vec<String>,
+    /// Whether it was still running when the log was taken: `runtime` then lasts until that
+    /// moment, and the job has not ended (Slurm dumps).
+    pub running: bool,
 }
 
 impl Task {
@@ -58,6 +61,7 @@ impl Task {
             nodes: Some(1),
             exclusive: false,
             properties: Vec::new(),
+            running: false,
         }
     }
 }
