@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::Time;
 use fairshare_lab::{Replay, StopRule, TraceSpec, Workload};
-use fairshare_sim::cluster::{Fit, Scheduler};
+use fairshare_sim::cluster::{Fit, Overrun, Scheduler};
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -61,6 +61,11 @@ pub struct ClusterArgs {
     /// Which nodes a job starts on, when the capacity is machines.
     #[arg(long, value_parser = choice::<Fit>(), default_value = "first")]
     pub placement: Fit,
+    /// What happens to a job that ran longer than the walltime it asked for: killed at its
+    /// request, as batch systems do (the results count them), or run in full with its request
+    /// raised to its runtime.
+    #[arg(long, value_parser = choice::<Overrun>(), default_value = "kill")]
+    pub overrun: Overrun,
 }
 
 /// A duration in seconds, or with a unit (`90s`, `15m`, `6h`, `2d`), as microseconds; at most
@@ -172,6 +177,7 @@ impl ClusterArgs {
             blocking: self.rule,
             scheduler: self.scheduler,
             fit: self.placement,
+            overrun: self.overrun,
             ..Replay::default()
         }
     }

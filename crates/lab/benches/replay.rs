@@ -63,6 +63,7 @@ fn replay(c: &mut Criterion) {
             queues: Vec::new(),
             shares: None,
             accounts: None,
+            overrun: fairshare_sim::cluster::Overrun::Kill,
         };
         group.bench_function(policy, |b| {
             b.iter(|| {

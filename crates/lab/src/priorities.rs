@@ -10,7 +10,8 @@
 //! moment. A log does not say which machine ran a job, so no SPEC is applied.
 //!
 //! Under Slurm's own accounting ([`UsageDecay::Slurm`]) the table is what `sshare` shows: raw
-//! usage as charged by the moment, everything else as Slurm computed it at its last tick.
+//! usage as charged by the moment, everything else as Slurm computed it at its last tick
+//! ([`UsageDecay::computed_at`]).
 
 use crate::{LabError, Workload};
 use fairshare_core::fairshare::{
@@ -91,7 +92,7 @@ impl Workload {
         // that stepwise periods fall at the same instants in both.
         let secs = |t: Time| t.as_micros() as f64 / 1e6;
         let at = secs(self.first_event()) + at_s;
-        let computed = decay.computed_at(at);
+        let computed = decay.computed_at(at, function);
         let mut usage = vec![0.0; self.users.len()];
         let mut usage_computed = vec![0.0; self.users.len()];
         let never_started = self.input.tasks_skipped.get(NEVER_STARTED);

@@ -7,8 +7,8 @@ use fairshare_core::choice::Choice;
 use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{
-    self, AsRecorded, Capacity, ClusterConfig, Fit, Load, PolicyResult, QueueLimit, RecordedPeak,
-    Scheduler, Stop, Window, TOP_USERS,
+    self, AsRecorded, Capacity, ClusterConfig, Fit, Load, Overrun, PolicyResult, QueueLimit,
+    RecordedPeak, Scheduler, Stop, Window, TOP_USERS,
 };
 use fairshare_sim::summary::{MachineView, NodeLane, Recorded, Setting};
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
@@ -78,11 +78,13 @@ pub struct Replay {
     /// Results list the jobs running during this span, `(from, to)` in microseconds after
     /// the first arrival (for the page's view of the machines); `None`: no job list.
     pub jobs_during: Option<(u64, u64)>,
+    /// What happens to a job that ran longer than its walltime request.
+    pub overrun: Overrun,
 }
 
 impl Default for Replay {
     /// Until the last event, progressive filling with the head-of-line rule, first fit, the
-    /// [`TOP_USERS`] heaviest users in the timelines, no job list.
+    /// [`TOP_USERS`] heaviest users in the timelines, no job list, overruns killed.
     fn default() -> Replay {
         Replay {
             stop: StopRule::LastEvent,
@@ -91,6 +93,7 @@ impl Default for Replay {
             fit: Fit::First,
             top_users: TOP_USERS,
             jobs_during: None,
+            overrun: Overrun::Kill,
         }
     }
 }
@@ -438,6 +441,7 @@ impl Workload {
             queues: Vec::new(),
             shares: None,
             accounts: None,
+            overrun: replay.overrun,
         }
     }
 
@@ -470,6 +474,7 @@ impl Workload {
             },
             rule: replay.blocking.to_string(),
             scheduler: replay.scheduler.name().into(),
+            overrun: replay.overrun.name().into(),
             placement: replay.fit.name().into(),
             capacity_source: source.into(),
             shares: String::new(),

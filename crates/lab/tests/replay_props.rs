@@ -97,6 +97,7 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
         queues: Vec::new(),
         shares: None,
         accounts: None,
+        overrun: fairshare_sim::cluster::Overrun::Kill,
     };
     let arrivals = tasks.iter().map(|t| {
         Ok::<_, std::convert::Infallible>(Task {

@@ -139,8 +139,14 @@ pub fn setting_items(s: &Setting) -> Vec<(&'static str, String)> {
         items.push((
             "walltimes",
             format!(
-                "{} of {} jobs request none (planned with their runtime, a perfect estimate); {} ran longer than requested (request raised to the runtime)",
-                r.walltime_missing, r.jobs, r.walltime_exceeded
+                "{} of {} jobs request none (planned with their runtime, a perfect estimate); {} ran longer than requested ({})",
+                r.walltime_missing,
+                r.jobs,
+                r.walltime_exceeded,
+                match s.overrun.as_str() {
+                    "kill" => "killed at the request, --overrun kill",
+                    _ => "run in full, the request raised to the runtime, --overrun extend",
+                }
             ),
         ));
     }

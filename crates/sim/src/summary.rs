@@ -112,6 +112,9 @@ pub struct Setting {
     /// The placement: `first` or `best` fit.
     #[serde(default = "first")]
     pub placement: String,
+    /// What happens to a job that ran longer than its walltime request: `kill` or `extend`.
+    #[serde(default = "extend")]
+    pub overrun: String,
     /// Where the capacity came from, in words.
     #[serde(default)]
     pub capacity_source: String,
@@ -162,6 +165,11 @@ fn fill() -> String {
 /// The default placement of documents written before there was a choice.
 fn first() -> String {
     "first".into()
+}
+
+/// The overrun rule of documents written before there was a choice: jobs ran in full.
+fn extend() -> String {
+    "extend".into()
 }
 
 /// What a trace records of its jobs' requests and of the schedule its own scheduler made:

@@ -318,3 +318,45 @@ fn a_users_own_urgent_job_goes_before_its_older_plain_one() {
     );
     assert_eq!(starts(&result), [0.0, 20.0, 30.0, 10.0]);
 }
+
+/// A job that ran 100 s on a 60 s request: killed at 60 s under `kill` (the default, as sites
+/// do), so the whole-machine job behind it starts at 60 s; run in full under `extend`, so it
+/// starts at 100 s. Only `kill` counts it.
+#[test]
+fn an_overrun_is_killed_at_its_walltime_unless_extended() {
+    use fairshare_sim::cluster::Overrun;
+    let jobs = [job(0, 0.0, 100.0, 60.0, 4.0), job(1, 1.0, 10.0, 10.0, 4.0)];
+    let users = vec!["u0".to_owned(), "u1".to_owned()];
+    let mut config = ClusterConfig::new(
+        "fifo".parse().unwrap(),
+        pool(4.0),
+        vec!["cpu".into()],
+        users,
+    );
+    config.discipline = Scheduler::Easy.discipline(Blocking::HeadOfLine);
+    config.record_jobs = Some(Window::ALL);
+    let run_with = |overrun| {
+        let config = ClusterConfig {
+            overrun,
+            ..config.clone()
+        };
+        run(
+            &config,
+            jobs.iter().cloned().map(Ok::<_, Infallible>),
+            |_| {},
+        )
+        .unwrap()
+    };
+    let killed = run_with(Overrun::Kill);
+    assert_eq!(starts(&killed), [0.0, 60.0]);
+    assert_eq!(killed.tasks_killed_at_walltime, 1);
+    let ends: Vec<f64> = killed
+        .jobs
+        .iter()
+        .map(|j| j.end.as_micros() as f64 / 1e6)
+        .collect();
+    assert!(ends.contains(&60.0) && ends.contains(&70.0), "{ends:?}");
+    let extended = run_with(Overrun::Extend);
+    assert_eq!(starts(&extended), [0.0, 100.0]);
+    assert_eq!(extended.tasks_killed_at_walltime, 0);
+}

@@ -35,6 +35,7 @@ fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
         top_users: 2,
         record_jobs: None,
         queues: Vec::new(),
+        overrun: fairshare_sim::cluster::Overrun::Kill,
         shares: None,
         accounts: None,
     }

@@ -24,6 +24,7 @@ fn shard() -> Value {
         top_users: 2,
         record_jobs: None,
         queues: Vec::new(),
+        overrun: fairshare_sim::cluster::Overrun::Kill,
         shares: None,
         accounts: None,
     };

@@ -32,7 +32,7 @@ pub use result::{
     TOP_USERS,
 };
 pub use seams::{
-    BestFit, Conservative, Discipline, Easy, Fill, FirstFit, Fit, Node, Pass, Placement,
+    BestFit, Conservative, Discipline, Easy, Fill, FirstFit, Fit, Node, Overrun, Pass, Placement,
     Reservations, Scheduler,
 };
 pub use space::{Capacity, MOST_MACHINES};
@@ -95,6 +95,8 @@ pub struct ClusterConfig {
     /// The site's queues, by the trace's queue index: how many processors each may hold and
     /// which go first. A job of a queue not listed (or of none) has no limit and priority 0.
     pub queues: Vec<QueueLimit>,
+    /// What happens to a job that ran longer than its walltime request.
+    pub overrun: Overrun,
 }
 
 /// What a site allows one queue.
@@ -170,6 +172,7 @@ impl ClusterConfig {
             top_users: TOP_USERS,
             record_jobs: None,
             queues: Vec::new(),
+            overrun: Overrun::Kill,
         }
     }
 }
@@ -292,6 +295,8 @@ struct Engine {
     tiered: bool,
     /// In a tiered pass, the priority whose jobs are being considered.
     tier: Option<i32>,
+    /// What happens to a job that ran longer than its walltime request.
+    overrun: Overrun,
 }
 
 /// Replays `arrivals` (in submit order) under `config`.
@@ -466,6 +471,7 @@ impl Engine {
             tiered: config.queues.iter().any(|q| q.priority != 0),
             queue_limits: config.queues.clone(),
             tier: None,
+            overrun: config.overrun,
         })
     }
 
@@ -531,6 +537,13 @@ impl Engine {
             return Ok(());
         }
         let rate = self.meter.as_mut().map_or(0.0, |m| m.price(&a)) * rule.cost;
+        let (runtime, walltime) = match (a.walltime, self.overrun) {
+            (Some(limit), Overrun::Kill) if limit < a.runtime => {
+                self.recorder.killed_at_walltime();
+                (limit, limit)
+            }
+            (limit, _) => (a.runtime, limit.unwrap_or(a.runtime).max(a.runtime)),
+        };
         self.seq += 1;
         self.unreserved += 1;
         self.smallest.add(&request);
@@ -548,8 +561,8 @@ impl Engine {
                 id: a.id,
                 seq: self.seq,
                 submit: a.submit,
-                runtime: a.runtime,
-                walltime: a.walltime.unwrap_or(a.runtime).max(a.runtime),
+                runtime,
+                walltime,
                 request,
                 size,
                 queue: a.queue,

@@ -62,6 +62,7 @@ pub struct Recorder {
     /// Per user, the processor-seconds received so far at each sample.
     received_by_user: Vec<Vec<f64>>,
     beyond_horizon: u64,
+    killed_at_walltime: u64,
     events: u64,
 }
 
@@ -91,6 +92,7 @@ impl Recorder {
             samples_by_user: vec![Vec::new(); users],
             received_by_user: vec![Vec::new(); users],
             beyond_horizon: 0,
+            killed_at_walltime: 0,
             events: 0,
         }
     }
@@ -159,6 +161,11 @@ impl Recorder {
     /// A task arrived after the horizon.
     pub fn beyond_horizon(&mut self) {
         self.beyond_horizon += 1;
+    }
+
+    /// A submitted task ran longer than its walltime request and is killed at it.
+    pub fn killed_at_walltime(&mut self) {
+        self.killed_at_walltime += 1;
     }
 
     /// A task started after waiting `wait` seconds; it will run `run` seconds.
@@ -293,6 +300,7 @@ impl Recorder {
             tasks_unfinished: submitted - completed - never_fit,
             tasks_never_fit: never_fit,
             tasks_beyond_horizon: self.beyond_horizon,
+            tasks_killed_at_walltime: self.killed_at_walltime,
             mean_wait_s: mean(self.waits.iter().map(|w| *w as f64)),
             p95_wait_s: percentile(self.waits.clone(), 0.95),
             wait_quantiles_s: quantiles(self.waits.clone()),

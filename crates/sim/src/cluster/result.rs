@@ -124,6 +124,10 @@ pub struct PolicyResult {
     pub tasks_never_fit: u64,
     /// Tasks that arrive after the horizon (not submitted).
     pub tasks_beyond_horizon: u64,
+    /// Submitted tasks whose recorded runtime exceeds their walltime request, each run only
+    /// until that request (`--overrun kill`; 0 under `extend`).
+    #[serde(default)]
+    pub tasks_killed_at_walltime: u64,
     /// Mean wait over submitted tasks that can fit, seconds (a task still waiting counts its
     /// wait so far).
     pub mean_wait_s: f64,
