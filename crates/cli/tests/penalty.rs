@@ -139,3 +139,48 @@ fn a_catalogue_prices_gpus_and_scratch() {
     let too_much = fairshare(&["penalty", "--machines", machines, "--scratch", "2TiB"]);
     assert!(String::from_utf8_lossy(&too_much.stderr).contains("scratch (KB): needs"));
 }
+
+/// In additive mode the per-node column is the additive figure too, in the table and the JSON
+/// (it showed max mode's 12 beside an additive charge of 156).
+#[test]
+fn additive_mode_shows_additive_figures_per_node() {
+    let catalogue = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/catalogue.toml");
+    let args = [
+        "penalty",
+        "--machines",
+        catalogue,
+        "--cpus",
+        "2",
+        "--mem",
+        "64GiB",
+        "--gpus",
+        "1",
+        "--mode",
+        "additive",
+    ];
+    let json = fairshare(&[&args[..], &["--json", "-"]].concat());
+    assert!(
+        json.status.success(),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let charged = doc["pe"].as_f64().unwrap();
+    assert_eq!(charged, 156.0);
+    let per_node: Vec<f64> = doc["machines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["pe_per_node"].as_f64())
+        .collect();
+    assert!(
+        !per_node.is_empty() && per_node.iter().all(|pe| *pe == charged),
+        "{per_node:?}"
+    );
+    let table = fairshare(&args);
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        table.contains("156.0000") && !table.contains("12.0000"),
+        "{table}"
+    );
+}

@@ -74,7 +74,8 @@ pub enum Unsuitable {
 pub struct MachinePe {
     /// The machine type's index in the catalogue.
     pub machine: usize,
-    /// Its PE for one node's part of the job, or why it cannot run it.
+    /// Its PE for one node's part of the job under the mode (additive: that part against the
+    /// whole catalogue, the same on every machine that can run it), or why it cannot run it.
     pub pe: Result<f64, Unsuitable>,
 }
 
@@ -208,7 +209,14 @@ pub fn charge(
         priced_on.push(nodes);
     }
     if mode == PeMode::Additive {
-        pe = additive_pe(&job.total(), &totals(catalogue));
+        let totals = totals(catalogue);
+        pe = additive_pe(&job.total(), &totals);
+        for (chunk, verdicts) in job.chunks.iter().zip(&mut machines) {
+            let per_node = additive_pe(&chunk.per_node, &totals);
+            for pe in verdicts.iter_mut().filter_map(|v| v.pe.as_mut().ok()) {
+                *pe = per_node;
+            }
+        }
     }
     Ok(Charge {
         pe,

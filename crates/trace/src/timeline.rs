@@ -249,6 +249,17 @@ mod tests {
         assert_eq!((t.users[1].join, t.users[1].leave), (2, Some(4)));
     }
 
+    /// docs/baa.md's example: a cap list counts from the user's join, not from epoch 0.
+    #[test]
+    fn a_cap_list_counts_from_the_join() {
+        let t = read(
+            "policy = \"baa-time\"\n[capacity]\ncpu = 100\n[[user]]\nid = \"late\"\ndemand = { cpu = 1 }\njoin = 3\ncap = [40, 10]\n",
+        )
+        .unwrap();
+        let caps: Vec<f64> = (3..6).map(|e| t.users[0].cap_at(e)).collect();
+        assert_eq!(caps, [40.0, 10.0, 10.0]);
+    }
+
     #[test]
     fn bad_timelines_say_what_is_wrong() {
         let said = |text: &str| read(text).unwrap_err().to_string();
