@@ -6,7 +6,7 @@
 
 use crate::output::Outputs;
 use anyhow::{bail, Context, Result};
-use fairshare_lab::baa::{experiment, generated, sample, timeline};
+use fairshare_lab::baa::{experiment, generated, sample, task_requests, timeline};
 use fairshare_trace::ReadOptions;
 use std::path::PathBuf;
 
@@ -67,10 +67,14 @@ fn run_timeline(args: TimelineArgs) -> Result<()> {
 /// Example: fairshare baa experiment ../shared/traces/google-2011/task_events/*.csv.gz --report baa.html
 #[derive(clap::Args)]
 pub struct ExperimentArgs {
-    /// Google 2011 task_events parts whose task requests (CPU and memory, both > 0, as
-    /// fractions of the largest machine) the users' demands are drawn from, with replacement;
-    /// without any, demands are drawn from LogNormal(−3, 1).
+    /// Google 2011 task_events parts whose requests (CPU and memory, both > 0, as fractions
+    /// of the largest machine) the users' demands are drawn from, with replacement; without
+    /// any, demands are drawn from LogNormal(−3, 1).
     traces: Vec<PathBuf>,
+    /// Which requests the users are drawn from: every SUBMIT event that asks for both, as the
+    /// spec samples (resubmissions count again), or the completed tasks a replay would run.
+    #[arg(long, value_enum, default_value = "submits")]
+    pool: Pool,
     /// How many users join (at most 100,000).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     users: u32,
@@ -86,6 +90,25 @@ pub struct ExperimentArgs {
     /// Write an HTML report with the paper's three figures to this file.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+}
+
+/// The requests the experiment's users are drawn from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Pool {
+    /// Every SUBMIT event that asks for CPU and memory (the spec's pool).
+    Submits,
+    /// The completed tasks that ask for both.
+    Tasks,
+}
+
+impl Pool {
+    /// What the pool is, in words.
+    fn about(self) -> &'static str {
+        match self {
+            Pool::Submits => "SUBMIT events",
+            Pool::Tasks => "completed tasks",
+        }
+    }
 }
 
 /// Runs the experiment.
@@ -108,19 +131,31 @@ fn run_experiment(args: ExperimentArgs) -> Result<()> {
                 args.traces[0].display()
             );
         }
-        let tasks = fairshare_trace::open(&args.traces, Some(format), &ReadOptions::default())
-            .context("opening the traces")?;
         eprintln!(
-            "note: reading the task requests of {} file(s)",
+            "note: reading the {} of {} file(s)",
+            args.pool.about(),
             args.traces.len()
         );
-        let (demands, pool) = sample(tasks, users, args.seed)?;
+        let (pool, what) = match args.pool {
+            Pool::Submits => {
+                let pool = fairshare_trace::google::submit_requests(&args.traces)?;
+                let what = format!("SUBMIT events ({} distinct tasks)", pool.tasks);
+                (pool.requests, what)
+            }
+            Pool::Tasks => {
+                let tasks =
+                    fairshare_trace::open(&args.traces, Some(format), &ReadOptions::default())
+                        .context("opening the traces")?;
+                (task_requests(tasks)?, "completed task requests".to_owned())
+            }
+        };
+        let demands = sample(&pool, users, args.seed)?;
         let first = args.traces[0].display();
         let files = match args.traces.len() {
             1 => format!("{first}"),
             n => format!("{first} and {} more file(s)", n - 1),
         };
-        (demands, format!("{pool} task requests of {files}"))
+        (demands, format!("{} {what} of {files}", pool.len()))
     };
     let summary = experiment(&demands, source, args.seed, args.tail as usize)?;
     outputs.write(

@@ -21,32 +21,33 @@ use rand_distr::{Distribution, LogNormal};
 /// could use everything (the paper's "infinitely many tasks").
 const UNBOUNDED: f64 = 1e6;
 
-/// `users` demands (CPU, memory), drawn uniformly with replacement and seeded, from the tasks
-/// of `tasks` that request both; with how many such tasks there were.
-pub fn sample(
+/// The (CPU, memory) requests of the tasks of `tasks` that request both: the completed tasks
+/// a replay would run, a narrower pool than the SUBMIT events the spec samples.
+pub fn task_requests(
     tasks: impl Iterator<Item = Result<Task, TraceError>>,
-    users: usize,
-    seed: u64,
-) -> Result<(Vec<Vec<f64>>, usize), LabError> {
-    let mut pool: Vec<[f64; 2]> = Vec::new();
+) -> Result<Vec<[f64; 2]>, LabError> {
+    let mut pool = Vec::new();
     for task in tasks {
-        let task = task?;
-        if let [cpu, mem, ..] = task.demand[..] {
+        if let [cpu, mem, ..] = task?.demand[..] {
             if cpu > 0.0 && mem > 0.0 {
                 pool.push([cpu, mem]);
             }
         }
     }
+    Ok(pool)
+}
+
+/// `users` demands (CPU, memory), drawn uniformly with replacement and seeded from `pool`.
+pub fn sample(pool: &[[f64; 2]], users: usize, seed: u64) -> Result<Vec<Vec<f64>>, LabError> {
     if pool.is_empty() {
         return Err(LabError::Unusable(
-            "no task requests both CPU and memory".into(),
+            "no request asks for both CPU and memory".into(),
         ));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let drawn = (0..users)
+    Ok((0..users)
         .map(|_| pool[rng.gen_range(0..pool.len())].to_vec())
-        .collect();
-    Ok((drawn, pool.len()))
+        .collect())
 }
 
 /// `users` demands drawn from LogNormal(−3, 1) for both resources, seeded: the spec's

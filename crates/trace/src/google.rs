@@ -52,7 +52,7 @@ use crate::input::{Col, CsvFiles, Record};
 use crate::source::{Meta, Reader, Source, Task};
 use crate::{ReadOptions, TraceError};
 use fairshare_core::model::Time;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 const FIELDS: usize = 13;
@@ -154,6 +154,46 @@ impl Reader for GoogleReader {
             meta.holding(self.tasks.in_flight.len() + self.tasks.ready.len());
         }
     }
+}
+
+/// The requests of the SUBMIT events of a trace: the pool the BAA-T paper's experiment draws
+/// its users from (`spec/baa.md` §8).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SubmitPool {
+    /// `[cpu, mem]` of every SUBMIT event that asks for both (> 0), in file order;
+    /// resubmissions count again.
+    pub requests: Vec<[f64; 2]>,
+    /// How many distinct tasks (job id, task index) those events belong to.
+    pub tasks: usize,
+}
+
+/// The CPU and memory requests of every SUBMIT event of the parts `paths` that asks for both,
+/// whatever happened to its task afterwards. A malformed record is an error naming file, line
+/// and field.
+pub fn submit_requests(paths: &[PathBuf]) -> Result<SubmitPool, TraceError> {
+    let mut events = CsvFiles::new(paths);
+    let mut pool = SubmitPool::default();
+    let mut tasks = HashSet::new();
+    while let Some(record) = events.next_record() {
+        let record = record?;
+        let at = record.at;
+        if record.fields.len() != FIELDS {
+            return Err(at.count_error("13", record.fields.len()));
+        }
+        if at.integer::<u8>(EVENT, record.raw(EVENT))? != 0 {
+            continue;
+        }
+        let (cpu, mem) = (request(&record, CPU)?, request(&record, MEMORY)?);
+        if cpu > 0.0 && mem > 0.0 {
+            pool.requests.push([cpu, mem]);
+            tasks.insert((
+                at.integer::<u64>(JOB, record.raw(JOB))?,
+                at.integer::<u64>(INDEX, record.raw(INDEX))?,
+            ));
+        }
+    }
+    pool.tasks = tasks.len();
+    Ok(pool)
 }
 
 /// A request field: a number ≥ 0, or 0 when empty.
