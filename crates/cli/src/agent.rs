@@ -47,8 +47,9 @@ pub struct Args {
     /// Write nothing and report nothing: print what would be written each cycle.
     #[arg(long)]
     dry_run: bool,
-    /// Check whether the node is ready (cgroups, permissions, daemon, token) and exit:
-    /// status 0 when nothing failed.
+    /// Check, read-only, whether the node is ready (cgroups, every workload's counters and
+    /// knobs, the file limit, daemon, token) and exit: status 1 when a workload could not be
+    /// measured or steered. Nothing is written and nothing registered at the daemon.
     #[arg(long)]
     check: bool,
     /// Print cycles (with --once or --dry-run) or the check as JSON.
