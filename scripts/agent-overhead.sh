@@ -34,8 +34,8 @@ for h in "${H[@]}"; do
 done
 printf 'node = "overhead"\ninterval_s = 0.1\nparents = ["%s"]\n' "$P" > "$CONF"
 (
-  [ -n "${NOFILE_HARD:-}" ] && ulimit -Hn "$NOFILE_HARD"
-  [ -n "${NOFILE:-}" ] && ulimit -Sn "$NOFILE"
+  if [ -n "${NOFILE:-}" ]; then ulimit -Sn "$NOFILE"; fi
+  if [ -n "${NOFILE_HARD:-}" ]; then ulimit -Hn "$NOFILE_HARD"; fi
   exec "$BIN" agent --config "$CONF" --log info --log-json
 ) 2> "$LOG" &
 AG=$!
@@ -58,6 +58,9 @@ n = int(sys.argv[1])
 cycles = [json.loads(l)["fields"] for l in sys.stdin]
 full = sum(1 for c in cycles if c["workloads"] == n)
 measured = sum(1 for c in cycles[1:] if c["measured"] == n)
+written = sum(c["written"] for c in cycles)
+refused = sum(c["refused"] for c in cycles)
+first = cycles[0]["written"]
 print(f"cycles logged: {len(cycles)}; with all {n} workloads: {full}; all measured: {measured} of {len(cycles) - 1};"
-      f" knobs written {sum(c[\"written\"] for c in cycles)} (first cycle {cycles[0][\"written\"]}), refused {sum(c[\"refused\"] for c in cycles)}")
+      f" knobs written {written} (first cycle {first}), refused {refused}")
 ' "$N"

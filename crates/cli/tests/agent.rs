@@ -378,9 +378,11 @@ fn sigterm_writes_the_kernels_defaults_back() {
             assert_eq!(tree.knob("fs/user-e.1", "blkio.weight"), Some(500));
             // -1 is how v1 is told "unlimited"; a real kernel reads it back as a huge number.
             assert_eq!(soft, None, "the fake file holds \"-1\"");
-            let text =
-                std::fs::read_to_string(tree.root.join("memory/fs/user-e.1/memory.soft_limit_in_bytes"))
-                    .unwrap();
+            let text = std::fs::read_to_string(
+                tree.root
+                    .join("memory/fs/user-e.1/memory.soft_limit_in_bytes"),
+            )
+            .unwrap();
             assert_eq!(text, "-1");
         } else {
             assert!(shares[2] > Some(1100), "kept: {shares:?}");
