@@ -2,8 +2,12 @@
 # CPU time of one `fairshare agent` cycle over N workloads on this machine's real cgroup v1
 # tree (root, with cpu, cpuacct, memory and blkio mounted under /sys/fs/cgroup): makes N idle
 # child cgroups under a fresh parent, runs the agent standalone at μ = 0.1 s for SECONDS, and
-# divides the agent's user+system time (/proc/PID/stat) by the cycles run. Cleans up on exit.
-# Usage: scripts/agent-overhead.sh [N=200] [SECONDS=10]
+# divides the agent's user+system time (/proc/PID/stat) by the cycles run. It also says how
+# many files the agent holds open and, from its per-cycle log lines, that every cycle found
+# and measured all N workloads and that no knob write was refused. NOFILE=1024 runs it under
+# that soft limit on open files (the agent raises it to the hard one; NOFILE_HARD=1024 caps
+# that too, as a unit without LimitNOFILE would). Cleans up on exit.
+# Usage: [NOFILE=…] [NOFILE_HARD=…] scripts/agent-overhead.sh [N=200] [SECONDS=10]
 set -euo pipefail
 N=${1:-200}
 SECONDS_RUN=${2:-10}
@@ -12,29 +16,51 @@ P=fairshare-overhead-$$
 ROOT=/sys/fs/cgroup
 H=(cpu cpuacct memory blkio)
 [ -x "$BIN" ] || { echo "build first: cargo build --release -p fairshare" >&2; exit 1; }
+CONF=$(mktemp)
+LOG=$(mktemp)
 cleanup() {
-  [ -n "${AG:-}" ] && kill "$AG" 2>/dev/null && wait "$AG" 2>/dev/null || true
+  if [ -n "${AG:-}" ]; then kill "$AG" 2>/dev/null || true; wait "$AG" 2>/dev/null || true; fi
   for h in "${H[@]}"; do
     [ -d "$ROOT/$h/$P" ] || continue
-    find "$ROOT/$h/$P" -mindepth 1 -maxdepth 1 -type d -exec rmdir {} +
+    find "$ROOT/$h/$P" -mindepth 1 -maxdepth 1 -type d -print0 | xargs -0 -r rmdir
     rmdir "$ROOT/$h/$P"
   done
-  rm -f "$CONF"
+  rm -f "$CONF" "$LOG"
 }
-CONF=$(mktemp)
 trap cleanup EXIT
 for h in "${H[@]}"; do
   mkdir "$ROOT/$h/$P"
-  for i in $(seq 0 $((N - 1))); do mkdir "$ROOT/$h/$P/user-u$((i % 20)).w$i"; done
+  for i in $(seq 0 $((N - 1))); do echo "$ROOT/$h/$P/user-u$((i % 20)).w$i"; done | xargs mkdir
 done
 printf 'node = "overhead"\ninterval_s = 0.1\nparents = ["%s"]\n' "$P" > "$CONF"
-"$BIN" agent --config "$CONF" --log warn &
+(
+  if [ -n "${NOFILE:-}" ]; then ulimit -Sn "$NOFILE"; fi
+  if [ -n "${NOFILE_HARD:-}" ]; then ulimit -Hn "$NOFILE_HARD"; fi
+  exec "$BIN" agent --config "$CONF" --log info --log-json
+) 2> "$LOG" &
 AG=$!
-sleep 2
+sleep 3
 t0=$(awk '{print $14 + $15}' /proc/$AG/stat)
+c0=$(grep -c '"message":"cycle"' "$LOG" || true)
 sleep "$SECONDS_RUN"
 t1=$(awk '{print $14 + $15}' /proc/$AG/stat)
+c1=$(grep -c '"message":"cycle"' "$LOG" || true)
+fds=$(ls /proc/$AG/fd | wc -l)
+limit=$(awk '/Max open files/ {print $4 " soft, " $5 " hard"}' /proc/$AG/limits)
 tck=$(getconf CLK_TCK)
-cycles=$((SECONDS_RUN * 10))
+cycles=$((c1 - c0))
 awk -v d=$((t1 - t0)) -v tck="$tck" -v c="$cycles" -v n="$N" \
   'BEGIN { printf "%d workloads: %.2f s of CPU over %d cycles = %.2f ms per cycle\n", n, d / tck, c, 1000 * d / tck / c }'
+echo "open files: $fds (limit $limit)"
+grep '"message":"cycle"' "$LOG" | python3 -c '
+import json, sys
+n = int(sys.argv[1])
+cycles = [json.loads(l)["fields"] for l in sys.stdin]
+full = sum(1 for c in cycles if c["workloads"] == n)
+measured = sum(1 for c in cycles[1:] if c["measured"] == n)
+written = sum(c["written"] for c in cycles)
+refused = sum(c["refused"] for c in cycles)
+first = cycles[0]["written"]
+print(f"cycles logged: {len(cycles)}; with all {n} workloads: {full}; all measured: {measured} of {len(cycles) - 1};"
+      f" knobs written {written} (first cycle {first}), refused {refused}")
+' "$N"

@@ -4,12 +4,11 @@
 //! host — a cgroup removed mid-cycle, a daemon down, a knob the kernel refuses — is handled
 //! here without stopping the loop, and each kind of trouble is said once, not every cycle.
 
-use crate::cgroup::{self, KnobKind, Layout, OpenCounters, Place};
+use crate::cgroup::{self, Knob, KnobKind, Layout, OpenCounters, Place};
 use crate::config::AgentConfig;
 use crate::link::{Link, LinkError};
 use crate::meter::{usage, Reading, Usage};
 use crate::owner::Owners;
-use fairshare_core::heaviness::knobs::KnobRange;
 use fairshare_core::heaviness::{HeavinessError, ResourceKind};
 use fairshare_service::cycle::{
     compute, Measured, Memory, NodeEntry, Registry, Settings, WorkloadEntry,
@@ -108,6 +107,8 @@ pub struct CycleReport {
     pub writes: Vec<Write>,
     /// Writes the kernel refused.
     pub refused: usize,
+    /// Knobs left as written because the new value lay within `knob_step` of the old.
+    pub held: usize,
     /// Workloads that disappeared during the cycle.
     pub vanished: usize,
     /// Reports waiting for the daemon.
@@ -158,6 +159,18 @@ pub struct Agent {
     cycles: u64,
     files: OpenCounters,
     sizes: BTreeMap<String, (u64, f64, f64)>,
+    listed: BTreeMap<String, Vec<(String, u64)>>,
+    managed: Vec<Workload>,
+}
+
+/// File descriptors kept free for listings, knob writes, reads by path, the daemon's
+/// connections and the log, beyond the counter files kept open.
+pub const FILE_RESERVE: u64 = 128;
+
+/// Counter files the agent may keep open: its soft file limit less [`FILE_RESERVE`].
+pub fn file_budget() -> usize {
+    let soft = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(1024, |(soft, _)| soft);
+    usize::try_from(soft.saturating_sub(FILE_RESERVE)).unwrap_or(usize::MAX)
 }
 
 impl Agent {
@@ -205,8 +218,10 @@ impl Agent {
             written: BTreeMap::new(),
             said: BTreeSet::new(),
             cycles: 0,
-            files: OpenCounters::default(),
+            files: OpenCounters::with_budget(file_budget()),
             sizes: BTreeMap::new(),
+            listed: BTreeMap::new(),
+            managed: Vec::new(),
         })
     }
 
@@ -282,6 +297,7 @@ impl Agent {
             source: Source::Last,
             writes: Vec::new(),
             refused: 0,
+            held: 0,
             vanished,
             pending_reports: 0,
             daemon_error: None,
@@ -291,8 +307,32 @@ impl Agent {
         let kept: BTreeSet<&str> = present.iter().map(|w| w.cgroup.as_str()).collect();
         self.files.retain(|rel| kept.contains(rel));
         self.sizes.retain(|rel, _| kept.contains(rel.as_str()));
+        self.managed.clone_from(&present);
         report.workloads = present;
         report
+    }
+
+    /// Writes the kernel's defaults back to every knob of the workloads of the last cycle
+    /// (`on_exit = "restore"`, when the agent stops), so that nothing stays weighted by
+    /// priorities no one updates. Returns the knobs reset; a dry run resets nothing.
+    pub fn restore(&mut self) -> usize {
+        if self.dry_run {
+            return 0;
+        }
+        let mut done = 0;
+        for w in &self.managed {
+            for knob in &self.layout.knobs {
+                match cgroup::reset(knob, &w.cgroup) {
+                    Ok(()) => done += 1,
+                    Err(_) if !cgroup::exists(&self.layout, &w.cgroup) => break,
+                    Err(e) => {
+                        tracing::warn!(cgroup = %w.cgroup, file = %knob.file, error = %e, "the kernel's default could not be written back")
+                    }
+                }
+            }
+        }
+        self.written.clear();
+        done
     }
 
     /// Between cycles: when the daemon was down and a retry is due, sync again and apply
@@ -314,11 +354,12 @@ impl Agent {
             source: Source::Last,
             writes: Vec::new(),
             refused: 0,
+            held: 0,
             vanished: 0,
             pending_reports: 0,
             daemon_error: None,
         };
-        self.exchange(&present, now, &mut report);
+        self.exchange(&present, now, false, &mut report);
         self.apply(&present, &mut report);
         report.workloads = present;
         Some(report)
@@ -336,13 +377,7 @@ impl Agent {
         let mut found = Vec::new();
         let mut ids = BTreeSet::new();
         for parent in self.config.parents.clone() {
-            let children = match self.layout.children(&parent) {
-                Ok(c) => c,
-                Err(e) => {
-                    self.say_once(&format!("list {parent}"), &format!("{parent}: {e}"));
-                    continue;
-                }
-            };
+            let children = self.list(&parent);
             for (name, inode) in children {
                 let cgroup = format!("{parent}/{name}");
                 let Some(owner) = self.owners.owner_of(&name) else {
@@ -352,10 +387,10 @@ impl Agent {
                     );
                     continue;
                 };
-                let owner = sanitize(&owner);
-                let id = sanitize(&format!("{}:{name}", self.node));
+                let owner = escape(&owner);
+                let id = format!("{}:{}", self.node, escape(&name));
                 if !valid_id(&id) || !valid_id(&owner) {
-                    self.say_once(&format!("id {cgroup}"), &format!("{cgroup}: its id {id:?} or owner {owner:?} is longer than 128 characters; left alone"));
+                    self.say_once(&format!("id {cgroup}"), &format!("{cgroup}: its id {id:?} or owner {owner:?} is longer than 128 characters once escaped; left alone"));
                     continue;
                 }
                 if !ids.insert(id.clone()) {
@@ -374,6 +409,29 @@ impl Agent {
             }
         }
         found
+    }
+
+    /// The children of a parent, or, when it cannot be listed (out of file descriptors, say),
+    /// the children of its last listing: a failed listing never drops a workload.
+    fn list(&mut self, parent: &str) -> Vec<(String, u64)> {
+        match self.layout.children(parent) {
+            Ok(children) => {
+                self.listed.insert(parent.to_string(), children.clone());
+                children
+            }
+            Err(e) => {
+                let why = if cgroup::out_of_files(&e) {
+                    format!("{e}: the agent has too many files open (raise LimitNOFILE)")
+                } else {
+                    e.to_string()
+                };
+                self.say_once(
+                    &format!("list {parent}"),
+                    &format!("{parent} cannot be listed: {why}; keeping its last listing"),
+                );
+                self.listed.get(parent).cloned().unwrap_or_default()
+            }
+        }
     }
 
     /// A workload's virtual size: its cgroup's limits where set and wanted, else the default;
@@ -504,13 +562,21 @@ impl Agent {
                         .collect();
                     link.queue(interval, samples, now_ms().max(0) as u64);
                 }
-                self.exchange(present, now, report);
+                self.exchange(present, now, true, report);
             }
         }
     }
 
-    /// Syncs with the daemon if due: registrations, buffered reports, priorities.
-    fn exchange(&mut self, present: &[Workload], now: Instant, report: &mut CycleReport) {
+    /// Syncs with the daemon — every cycle (`cycle`), between cycles only when a retry is
+    /// due: registrations, buffered reports, priorities. Trying at every cycle whatever the
+    /// backoff makes the agent recover within one interval of the daemon's return.
+    fn exchange(
+        &mut self,
+        present: &[Workload],
+        now: Instant,
+        cycle: bool,
+        report: &mut CycleReport,
+    ) {
         let Mode::Daemon(link) = &mut self.mode else {
             return;
         };
@@ -524,7 +590,7 @@ impl Agent {
             }
             return;
         }
-        if link.due(now) {
+        if cycle || link.due(now) {
             let node = node_spec(&self.supply, &self.config);
             let specs = present
                 .iter()
@@ -565,36 +631,29 @@ impl Agent {
     }
 
     /// Writes every present workload's knobs from its priority (0, neutral, if it has none
-    /// yet), each value clamped to the knob's range, skipping values already written except
-    /// every `rewrite_every` cycles.
+    /// yet), each value clamped to the knob's range. A value within `knob_step` of the one
+    /// written is not a change: nothing is written except every `rewrite_every` cycles,
+    /// when the value held is written again.
     fn apply(&mut self, present: &[Workload], report: &mut CycleReport) {
         let rewrite =
             self.cycles % self.config.rewrite_every == 1 || self.config.rewrite_every == 1;
         let knobs = self.layout.knobs.clone();
         for w in present {
             let priority = self.priorities.get(&w.id).copied().unwrap_or(0);
-            let values = self
-                .layout
-                .profile
-                .values(priority, Some(w.memory_size as u64));
             for knob in &knobs {
-                let (value, range) = match knob.kind {
-                    KnobKind::Cpu => (values.cpu, knob.range),
-                    KnobKind::Io => (values.io, knob.range),
-                    KnobKind::Memory => {
-                        let hi = w.memory_size as u64;
-                        (
-                            values.memory.unwrap_or(hi),
-                            KnobRange {
-                                lo: knob.range.lo.min(hi),
-                                hi,
-                            },
-                        )
-                    }
-                };
-                let value = value.clamp(range.lo, range.hi.max(range.lo));
                 let key = (w.id.clone(), knob.kind);
-                if !rewrite && !self.dry_run && self.written.get(&key) == Some(&value) {
+                let new = knob.value(priority, w.memory_size as u64);
+                let before = self.written.get(&key).copied();
+                let value = match before {
+                    Some(old) if self.within_step(knob, w, old, new) => {
+                        if old != new {
+                            report.held += 1;
+                        }
+                        old
+                    }
+                    _ => new,
+                };
+                if !rewrite && !self.dry_run && before == Some(value) {
                     continue;
                 }
                 let write = Write {
@@ -612,6 +671,13 @@ impl Agent {
                     Ok(()) => {
                         self.written.insert(key, value);
                         report.writes.push(write);
+                    }
+                    Err(e) if cgroup::out_of_files(&e) => {
+                        report.refused += 1;
+                        self.say_once(
+                            "write: out of files",
+                            &format!("{} of {} could not be opened: {e}: the agent has too many files open (raise LimitNOFILE)", knob.file, w.cgroup),
+                        );
                     }
                     Err(_) if !cgroup::exists(&self.layout, &w.cgroup) => {
                         report.vanished += 1;
@@ -635,6 +701,12 @@ impl Agent {
         let present: BTreeSet<&str> = present.iter().map(|w| w.id.as_str()).collect();
         self.written
             .retain(|(id, _), _| present.contains(id.as_str()));
+    }
+
+    /// Whether `new` lies within `knob_step` of the knob's full scale from `old`.
+    fn within_step(&self, knob: &Knob, w: &Workload, old: u64, new: u64) -> bool {
+        let scale = knob.full_scale(w.memory_size as u64) as f64;
+        (old.abs_diff(new) as f64) <= self.config.knob_step * scale
     }
 
     /// Logs `message` the first time `key` comes up.
@@ -776,17 +848,19 @@ fn workload_spec(node: &str, config: &AgentConfig, w: &Workload) -> WorkloadSpec
     }
 }
 
-/// An id made of the characters the daemon accepts: any other becomes `_`.
-fn sanitize(raw: &str) -> String {
-    raw.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-:@".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+/// A name as an id the daemon accepts, one to one: letters, digits and `. _ - @` stay, and
+/// every other byte (`:` included) becomes `:` and two upper-case hex digits, so `a b` is
+/// `a:20b`, `a_b` stays `a_b` and `ü` is `:C3:BC`. Two names never share an id.
+pub fn escape(raw: &str) -> String {
+    let mut id = String::with_capacity(raw.len());
+    for b in raw.bytes() {
+        if b.is_ascii_alphanumeric() || b"._-@".contains(&b) {
+            id.push(char::from(b));
+        } else {
+            id.push_str(&format!(":{b:02X}"));
+        }
+    }
+    id
 }
 
 fn kind_key(kind: ResourceKind) -> &'static str {

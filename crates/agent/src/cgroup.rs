@@ -76,7 +76,7 @@ pub enum KnobKind {
     Memory,
 }
 
-/// A knob file and its valid range.
+/// A knob file, its valid range and the kernel's own default.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Knob {
     /// What it steers.
@@ -87,6 +87,37 @@ pub struct Knob {
     pub file: String,
     /// Its valid values (memory: from the floor up to the workload's size).
     pub range: KnobRange,
+    /// A weight's kernel default (`cpu.shares` 1024, `cpu.weight` 100, …), which a neutral
+    /// workload gets; `None` for memory protection.
+    pub default: Option<u64>,
+    /// What the kernel gives a new cgroup, as written back when the agent stops.
+    pub reset: String,
+}
+
+impl Knob {
+    /// The value for a priority (−50 highest … 50 lowest): a weight is its kernel default
+    /// times (50 − p)/50, so a neutral workload weighs as much as a cgroup nobody steers and
+    /// the highest priority twice that; memory protection runs linearly from the floor (10 MiB)
+    /// up to the workload's memory size. Clamped to the knob's range.
+    pub fn value(&self, priority: i32, memory_size: u64) -> u64 {
+        let p = u64::from((50 - priority.clamp(-50, 50)).unsigned_abs());
+        match self.default {
+            Some(neutral) => {
+                let v = u128::from(neutral) * u128::from(p) / 50;
+                (v.min(u128::from(u64::MAX)) as u64).clamp(self.range.lo, self.range.hi)
+            }
+            None => KnobRange {
+                lo: self.range.lo.min(memory_size),
+                hi: memory_size,
+            }
+            .value(priority),
+        }
+    }
+
+    /// The value of the highest priority: the scale a change is measured against.
+    pub fn full_scale(&self, memory_size: u64) -> u64 {
+        self.value(-50, memory_size)
+    }
 }
 
 /// What the host offers: the version, where workloads are listed, each quantity's file and
@@ -171,19 +202,16 @@ impl Layout {
             .as_deref()
             .map(|m| Place::new(m, "cpuacct.usage", Format::Nanoseconds));
         if let Some(m) = &cpu {
-            knobs.push(knob(KnobKind::Cpu, m, &profile.cpu.name, profile.cpu.range));
+            knobs.push(cpu_knob(Version::V1, m));
             if cpu_usage.is_none() && has_usage_usec(m) {
                 cpu_usage = Some(Place::new(m, "cpu.stat", Format::UsageUsec));
             }
         }
-        if let Some(m) = blkio
-            .as_deref()
-            .filter(|m| m.join("blkio.weight").is_file())
-        {
-            knobs.push(knob(KnobKind::Io, m, &profile.io.name, profile.io.range));
+        if let Some(m) = &blkio {
+            knobs.extend(v1_io_knob(m));
         }
         if let Some(m) = &memory {
-            knobs.push(memory_knob(m, &profile));
+            knobs.push(memory_knob(m, &profile, "-1"));
         }
         Ok(Layout {
             version: Version::V1,
@@ -213,18 +241,13 @@ impl Layout {
         let profile = KnobProfile::cgroup_v2();
         let mut knobs = Vec::new();
         if has("cpu") {
-            knobs.push(knob(
-                KnobKind::Cpu,
-                root,
-                &profile.cpu.name,
-                profile.cpu.range,
-            ));
+            knobs.push(cpu_knob(Version::V2, root));
         }
         if has("io") {
-            knobs.push(knob(KnobKind::Io, root, &profile.io.name, profile.io.range));
+            knobs.push(v2_io_knob(root));
         }
         if has("memory") {
-            knobs.push(memory_knob(root, &profile));
+            knobs.push(memory_knob(root, &profile, "0"));
         }
         let place = |on: bool, file, format| on.then(|| Place::new(root, file, format));
         Layout {
@@ -267,25 +290,104 @@ impl Layout {
     }
 }
 
-fn knob(kind: KnobKind, mount: &Path, file: &str, range: KnobRange) -> Knob {
+/// The CPU weight knob of a version in the hierarchy at `mount`: v1 `cpu.shares` 2–262144,
+/// default 1024; v2 `cpu.weight` 1–10000, default 100.
+pub fn cpu_knob(version: Version, mount: &Path) -> Knob {
+    match version {
+        Version::V1 => weight_knob(KnobKind::Cpu, mount, "cpu.shares", (2, 262_144), 1024),
+        Version::V2 => weight_knob(KnobKind::Cpu, mount, "cpu.weight", (1, 10_000), 100),
+    }
+}
+
+/// A weight knob with its kernel range and default; the default is written back on reset.
+fn weight_knob(
+    kind: KnobKind,
+    mount: &Path,
+    file: &str,
+    (lo, hi): (u64, u64),
+    default: u64,
+) -> Knob {
     Knob {
         kind,
         mount: mount.to_path_buf(),
         file: file.to_string(),
-        range,
+        range: KnobRange { lo, hi },
+        default: Some(default),
+        reset: default.to_string(),
     }
 }
 
-fn memory_knob(mount: &Path, profile: &KnobProfile) -> Knob {
-    knob(
-        KnobKind::Memory,
-        mount,
-        &profile.memory,
-        KnobRange {
+/// v1's I/O weight: `blkio.weight` (CFQ's, 10–1000, default 500) where the root has it, else
+/// BFQ's `blkio.bfq.weight` (1–1000, default 100; only non-root cgroups have the file) where
+/// BFQ is loaded, else none.
+fn v1_io_knob(mount: &Path) -> Option<Knob> {
+    if mount.join("blkio.weight").is_file() {
+        Some(weight_knob(
+            KnobKind::Io,
+            mount,
+            "blkio.weight",
+            (10, 1000),
+            500,
+        ))
+    } else if mount.join("blkio.bfq.io_service_bytes").is_file() {
+        Some(weight_knob(
+            KnobKind::Io,
+            mount,
+            "blkio.bfq.weight",
+            (1, 1000),
+            100,
+        ))
+    } else {
+        None
+    }
+}
+
+/// v2's I/O weight: `io.weight` (1–10000, default 100), or BFQ's `io.bfq.weight` (1–1000,
+/// default 100) where cgroups below the root (which has neither) have that file and not the
+/// plain one.
+fn v2_io_knob(root: &Path) -> Knob {
+    let below = subdirs(root).into_iter().flat_map(|d| {
+        let mut level = subdirs(&d);
+        level.push(d);
+        level
+    });
+    let (mut plain, mut bfq) = (false, false);
+    for dir in below {
+        plain |= dir.join("io.weight").is_file();
+        bfq |= dir.join("io.bfq.weight").is_file();
+    }
+    if bfq && !plain {
+        weight_knob(KnobKind::Io, root, "io.bfq.weight", (1, 1000), 100)
+    } else {
+        weight_knob(KnobKind::Io, root, "io.weight", (1, 10_000), 100)
+    }
+}
+
+/// Memory protection from the profile's floor up to the workload's size; `reset` is the
+/// kernel's "none" (`memory.low` 0, v1's soft limit −1, unlimited).
+fn memory_knob(mount: &Path, profile: &KnobProfile, reset: &str) -> Knob {
+    Knob {
+        kind: KnobKind::Memory,
+        mount: mount.to_path_buf(),
+        file: profile.memory.clone(),
+        range: KnobRange {
             lo: profile.memory_floor,
             hi: u64::MAX,
         },
-    )
+        default: None,
+        reset: reset.to_string(),
+    }
+}
+
+/// The directories in `dir`.
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect()
 }
 
 fn read_words(path: &Path) -> Vec<String> {
@@ -398,15 +500,33 @@ fn clip(text: &str) -> &str {
 
 /// Counter files kept open between cycles and read again in place (a read at offset 0 makes
 /// the kernel regenerate the contents): a cycle then costs one system call per counter, not
-/// an open, a path walk, a read and a close. A file that cannot be kept open (too many open
-/// files, say) is read by path instead.
-#[derive(Debug, Default)]
+/// an open, a path walk, a read and a close. At most `budget` files are kept open (the
+/// process's file limit less a reserve); beyond that, or when an open fails, a counter is
+/// read by path, so that any number of workloads is measured.
+#[derive(Debug)]
 pub struct OpenCounters {
     open: HashMap<String, (u64, [Option<fs::File>; 3])>,
     buf: Vec<u8>,
+    budget: usize,
+    held: usize,
 }
 
 impl OpenCounters {
+    /// No file open yet; at most `budget` will be kept open.
+    pub fn with_budget(budget: usize) -> OpenCounters {
+        OpenCounters {
+            open: HashMap::new(),
+            buf: Vec::new(),
+            budget,
+            held: 0,
+        }
+    }
+
+    /// Files kept open now.
+    pub fn held(&self) -> usize {
+        self.held
+    }
+
     /// Reads counter `slot` (one of three per cgroup) of the cgroup at `rel`, whose
     /// directory has inode `inode` (a new inode drops the files of the old cgroup).
     pub fn read(
@@ -421,16 +541,26 @@ impl OpenCounters {
             .entry(rel.to_string())
             .or_insert_with(|| (inode, Default::default()));
         if entry.0 != inode {
+            self.held -= entry.1.iter().flatten().count();
             *entry = (inode, Default::default());
         }
-        if entry.1[slot].is_none() {
-            entry.1[slot] = fs::File::open(place.path(rel)).ok();
+        if entry.1[slot].is_none() && self.held < self.budget {
+            match fs::File::open(place.path(rel)) {
+                Ok(file) => {
+                    entry.1[slot] = Some(file);
+                    self.held += 1;
+                }
+                // Out of descriptors: keep no more than are open now.
+                Err(e) if out_of_files(&e) => self.budget = self.held,
+                Err(_) => {}
+            }
         }
         let Some(file) = &entry.1[slot] else {
             return read(place, rel);
         };
         if read_at_zero(file, &mut self.buf).is_err() {
             entry.1[slot] = None;
+            self.held -= 1;
             return read(place, rel);
         }
         let text = std::str::from_utf8(&self.buf).unwrap_or_default();
@@ -446,6 +576,11 @@ impl OpenCounters {
     /// Closes the files of cgroups not in `keep`.
     pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
         self.open.retain(|rel, _| keep(rel));
+        self.held = self
+            .open
+            .values()
+            .map(|(_, files)| files.iter().flatten().count())
+            .sum();
     }
 }
 
@@ -471,6 +606,17 @@ fn read_at_zero(file: &fs::File, buf: &mut Vec<u8>) -> io::Result<()> {
 /// Writes a knob's value to the cgroup at `rel`.
 pub fn write(knob: &Knob, rel: &str, value: u64) -> io::Result<()> {
     fs::write(knob.mount.join(rel).join(&knob.file), value.to_string())
+}
+
+/// Writes the kernel's default back to a knob of the cgroup at `rel`.
+pub fn reset(knob: &Knob, rel: &str) -> io::Result<()> {
+    fs::write(knob.mount.join(rel).join(&knob.file), &knob.reset)
+}
+
+/// Whether an error means this process has run out of file descriptors (EMFILE, ENFILE):
+/// the agent's trouble, not the kernel refusing a value or a cgroup gone.
+pub fn out_of_files(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
 }
 
 /// Whether the cgroup at `rel` still exists in the listed hierarchy.

@@ -37,12 +37,30 @@ pub struct AgentConfig {
     /// Every how many cycles each knob is written again even if unchanged, to repair a value
     /// someone else wrote.
     pub rewrite_every: u64,
+    /// Hysteresis: a knob is written only when its new value differs from the one written by
+    /// more than this fraction of its full scale (the highest priority's value); the default
+    /// 0.015 lets a priority move by one (1 % of the scale) without writing anything.
+    pub knob_step: f64,
+    /// What becomes of the knobs when the agent stops on SIGTERM or SIGINT.
+    pub on_exit: OnExit,
     /// The fairness daemon; without it the agent computes its node's heaviness itself.
     pub daemon: Option<DaemonConfig>,
     /// The metric, in standalone mode (the daemon has its own).
     pub heaviness: HeavinessConfig,
     /// Heaviness to priority, in standalone mode.
     pub priority: PriorityConfig,
+}
+
+/// What the agent does with the knobs it wrote when it stops.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnExit {
+    /// Write the kernel's defaults back (`cpu.shares` 1024, `cpu.weight` 100, no memory
+    /// protection, …): with no agent to update them, priorities would go stale.
+    #[default]
+    Restore,
+    /// Leave the last values written (a restart that follows at once changes little).
+    Keep,
 }
 
 /// A workload's virtual size when its cgroup does not limit it.
@@ -121,6 +139,8 @@ impl Default for AgentConfig {
             resources: fairshare_service::ServiceConfig::default().resources,
             buffer_reports: 360,
             rewrite_every: 30,
+            knob_step: 0.015,
+            on_exit: OnExit::Restore,
             daemon: None,
             heaviness: HeavinessConfig::default(),
             priority: PriorityConfig::default(),
@@ -253,6 +273,12 @@ impl AgentConfig {
         if self.rewrite_every == 0 {
             return Err("rewrite_every must be at least 1 (1: write every cycle)".into());
         }
+        if !(self.knob_step.is_finite() && (0.0..=1.0).contains(&self.knob_step)) {
+            return Err(format!(
+                "knob_step must lie in [0, 1] (a fraction of a knob's scale), found {}",
+                self.knob_step
+            ));
+        }
         if let Some(d) = &self.daemon {
             if !(d.url.starts_with("http://") || d.url.starts_with("https://")) {
                 return Err(format!(
@@ -314,6 +340,8 @@ mod tests {
                 "owner.regex",
             ),
             ("parents = [\"a\"]\ncolour = 1", "colour"),
+            ("parents = [\"a\"]\nknob_step = 2", "knob_step"),
+            ("parents = [\"a\"]\non_exit = \"drop\"", "on_exit"),
         ] {
             let err = parse(text).unwrap_err();
             assert!(err.contains(key), "{text:?}: {err}");

@@ -115,7 +115,8 @@ impl FakeTree {
         }
     }
 
-    /// A knob's value as last written to `rel`, read back.
+    /// A knob's value as last written to `rel`, read back (the last word: v2's `io.weight`
+    /// reads `default 100`).
     pub fn knob(&self, rel: &str, file: &str) -> Option<u64> {
         let dir = match (self.shape, file.split('.').next()?) {
             (Shape::V2, _) => self.root.clone(),
@@ -125,7 +126,8 @@ impl FakeTree {
         };
         fs::read_to_string(dir.join(rel).join(file))
             .ok()?
-            .trim()
+            .split_whitespace()
+            .last()?
             .parse()
             .ok()
     }

@@ -315,18 +315,22 @@ impl Link {
         }
     }
 
-    /// Asks the daemon's health endpoint and an agent-role request: `(reachable, token
-    /// accepted)` with what was seen.
-    pub fn probe(&self, node: &NodeSpec) -> (Result<String, String>, Result<String, String>) {
+    /// Asks the daemon's health endpoint and, read-only, for this node's priorities (what
+    /// every cycle asks): `(reachable, token accepted)` with what was seen. Nothing is
+    /// registered or changed at the daemon.
+    pub fn probe(&self) -> (Result<String, String>, Result<String, String>) {
         let health = self
             .http
             .get(&format!("{}/healthz", self.base))
             .call()
             .map(|_| format!("{} answers", self.base))
             .map_err(|e| format!("{}: {e}", self.base));
-        let token = match self.call::<_, ()>("PUT", &format!("/v1/nodes/{}", self.node), Some(node))
-        {
-            Ok(()) => Ok("the token may register this node and report usage".to_string()),
+        let token = match self.fetch() {
+            Ok(p) => Ok(format!(
+                "the token is accepted (GET /v1/priorities?node={}: {} workloads known there)",
+                self.node,
+                p.len()
+            )),
             Err(e) => Err(e.to_string()),
         };
         (health, token)

@@ -2,10 +2,11 @@
 //! that wakes every μ seconds (and between, for a retry the daemon's backoff asks for) until
 //! told to stop, and the readiness check of `fairshare agent --check`.
 
-use crate::agent::{describe, node_spec, Agent, CycleReport, Supply};
+use crate::agent::{describe, Agent, CycleReport, Supply, FILE_RESERVE};
 use crate::cgroup::{self, Layout, Version};
 use crate::config::AgentConfig;
 use crate::link::Link;
+use crate::owner::Owners;
 use serde::Serialize;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -135,8 +136,11 @@ fn item(what: &str, status: &'static str, detail: impl Into<String>) -> CheckIte
     }
 }
 
-/// Whether this node is ready: cgroup version and controllers, the parents, permission to
-/// write each knob, the counters, and (with a daemon) that it answers and takes the token.
+/// Whether this node is ready, read-only: cgroup version and controllers, the file limit,
+/// each parent, every workload's counters (each must be readable) and knobs (each must be
+/// writable), and (with a daemon) that it answers and takes the token. Nothing is written
+/// to the cgroups and nothing registered at the daemon. A `fail` means a workload could not
+/// be measured or steered.
 pub fn check(config: &AgentConfig, node: &str, token: Option<String>) -> Vec<CheckItem> {
     let supply = supply(config);
     let mut items = Vec::new();
@@ -154,9 +158,6 @@ pub fn check(config: &AgentConfig, node: &str, token: Option<String>) -> Vec<Che
         "ok",
         lines[2].trim_start_matches("measuring: "),
     ));
-    for parent in &config.parents {
-        items.extend(check_parent(&layout, parent));
-    }
     if layout.knobs.is_empty() {
         items.push(item(
             "knobs",
@@ -164,9 +165,24 @@ pub fn check(config: &AgentConfig, node: &str, token: Option<String>) -> Vec<Che
             "no knob file: no cpu, io or memory controller is available",
         ));
     }
+    let owners = Owners::new(&config.owner).and_then(|mut o| o.refresh().map(|()| o));
+    let owners = match owners {
+        Ok(o) => o,
+        Err(e) => {
+            items.push(item("owner", "fail", e));
+            return items;
+        }
+    };
+    let mut workloads = 0;
+    for parent in &config.parents {
+        let (parent_items, found) = check_parent(&layout, &owners, parent);
+        items.extend(parent_items);
+        workloads += found;
+    }
+    items.push(check_file_limit(workloads));
     if let Some(daemon) = &config.daemon {
         let link = Link::new(daemon, token, node, 1, 0);
-        let (reach, accepted) = link.probe(&node_spec(&supply, config));
+        let (reach, accepted) = link.probe();
         items.push(match reach {
             Ok(d) => item("daemon", "ok", d),
             Err(e) => item("daemon", "fail", e),
@@ -181,83 +197,149 @@ pub fn check(config: &AgentConfig, node: &str, token: Option<String>) -> Vec<Che
     items
 }
 
-/// A parent's checks: it exists, its children get the controllers, each knob is writable.
-fn check_parent(layout: &Layout, parent: &str) -> Vec<CheckItem> {
+/// Raises this process's soft limit on open files to its hard limit, so that the counters
+/// of many workloads can stay open; returns the new limit.
+pub fn raise_file_limit() -> std::io::Result<u64> {
+    rlimit::increase_nofile_limit(u64::MAX)
+}
+
+/// Whether the agent can keep every workload's three counters open: it raises its soft
+/// limit to the hard one, so that is the limit that counts.
+fn check_file_limit(workloads: usize) -> CheckItem {
+    let hard = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(1024, |(_, hard)| hard);
+    let needed = 3 * workloads as u64 + FILE_RESERVE;
+    let detail = format!(
+        "{workloads} workloads need about {needed} open files (3 each and {FILE_RESERVE} more); the agent raises its limit to {hard} (its hard limit here; under systemd, LimitNOFILE)"
+    );
+    if needed > hard {
+        item("file limit", "warn", format!("{detail}: the counters beyond are read by path, at more CPU per cycle; raise LimitNOFILE"))
+    } else {
+        item("file limit", "ok", detail)
+    }
+}
+
+/// A parent's checks: it exists in every hierarchy used, and every child the owner rule
+/// claims can be measured (each counter readable) and steered (each knob writable); the
+/// count of those workloads. Without children, the parent's own files stand for theirs.
+fn check_parent(layout: &Layout, owners: &Owners, parent: &str) -> (Vec<CheckItem>, usize) {
     let what = format!("parent {parent}");
     let dir = layout.primary.join(parent);
     if !dir.is_dir() {
-        return vec![item(
-            &what,
-            "warn",
-            format!(
-                "{} does not exist yet: no workloads until it does",
-                dir.display()
-            ),
-        )];
+        let detail = format!(
+            "{} does not exist (misspelled?): no workload can be found there",
+            dir.display()
+        );
+        return (vec![item(&what, "fail", detail)], 0);
     }
     let children = layout.children(parent).unwrap_or_default();
+    let claimed: Vec<String> = children
+        .iter()
+        .filter(|(name, _)| owners.owner_of(name).is_some())
+        .map(|(name, _)| format!("{parent}/{name}"))
+        .collect();
     let mut items = vec![item(
         &what,
         "ok",
-        format!("{} with {} children", dir.display(), children.len()),
+        format!(
+            "{} with {} children, {} of them workloads (the owner rule names an owner)",
+            dir.display(),
+            children.len(),
+            claimed.len()
+        ),
     )];
-    // The knobs written are the children's; without a child yet, the parent's tell the same.
-    let sample = match children.first() {
-        Some((name, _)) => format!("{parent}/{name}"),
-        None => parent.to_string(),
-    };
     if layout.version == Version::V2 {
-        let enabled =
-            std::fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
-        for knob in &layout.knobs {
+        items.extend(check_subtree_control(layout, &dir, &what));
+    }
+    let cgroups = if claimed.is_empty() {
+        vec![parent.to_string()]
+    } else {
+        claimed.clone()
+    };
+    let places = [&layout.cpu_usage, &layout.memory_usage, &layout.io_usage];
+    for place in places.into_iter().flatten() {
+        let failed = failures(&cgroups, |rel| {
+            cgroup::read(place, rel)
+                .map(drop)
+                .map_err(|e| format!("{}: {e}", place.path(rel).display()))
+        });
+        items.push(verdict(
+            &format!("counter {}", place.file),
+            &cgroups,
+            failed,
+            "readable",
+        ));
+    }
+    for knob in &layout.knobs {
+        let failed = failures(&cgroups, |rel| {
+            writable(&knob.mount.join(rel).join(&knob.file))
+        });
+        items.push(verdict(
+            &format!("knob {}", knob.file),
+            &cgroups,
+            failed,
+            "writable",
+        ));
+    }
+    (items, claimed.len())
+}
+
+/// The v2 controllers a parent does not give its children.
+fn check_subtree_control(layout: &Layout, dir: &Path, what: &str) -> Vec<CheckItem> {
+    let control = dir.join("cgroup.subtree_control");
+    let enabled = std::fs::read_to_string(&control).unwrap_or_default();
+    layout
+        .knobs
+        .iter()
+        .filter_map(|knob| {
             let controller = knob.file.split('.').next().unwrap_or_default();
-            if !enabled.split_whitespace().any(|c| c == controller) {
-                items.push(item(
-                    &what,
-                    "warn",
+            (!enabled.split_whitespace().any(|c| c == controller)).then(|| {
+                item(
+                    what,
+                    "fail",
                     format!(
                         "its children have no {} (echo +{controller} > {})",
                         knob.file,
-                        dir.join("cgroup.subtree_control").display()
+                        control.display()
                     ),
-                ));
-            }
-        }
+                )
+            })
+        })
+        .collect()
+}
+
+/// The errors of `test` over the cgroups.
+fn failures(cgroups: &[String], test: impl Fn(&str) -> Result<(), String>) -> Vec<String> {
+    cgroups.iter().filter_map(|rel| test(rel).err()).collect()
+}
+
+/// One line for a file checked in every cgroup: ok, or a failure naming the first few.
+fn verdict(what: &str, cgroups: &[String], failed: Vec<String>, good: &str) -> CheckItem {
+    const SHOWN: usize = 3;
+    if failed.is_empty() {
+        return item(
+            what,
+            "ok",
+            format!("{good} in all {} checked", cgroups.len()),
+        );
     }
-    for knob in &layout.knobs {
-        let file = knob.mount.join(&sample).join(&knob.file);
-        items.push(writable(&file, &knob.file));
+    let more = failed.len().saturating_sub(SHOWN);
+    let mut detail = format!(
+        "{} of {} cgroups cannot be used: {}",
+        failed.len(),
+        cgroups.len(),
+        failed[..failed.len().min(SHOWN)].join("; ")
+    );
+    if more > 0 {
+        detail.push_str(&format!("; … {more} more"));
     }
-    if let Some(place) = &layout.cpu_usage {
-        let path = place.path(&sample);
-        items.push(match cgroup::read(place, &sample) {
-            Ok(_) => item(
-                &format!("counter {}", place.file),
-                "ok",
-                format!("{} readable", path.display()),
-            ),
-            Err(e) => item(
-                &format!("counter {}", place.file),
-                "warn",
-                format!("{}: {e}", path.display()),
-            ),
-        });
-    }
-    items
+    item(what, "fail", detail)
 }
 
 /// Whether a knob file may be opened for writing (nothing is written).
-fn writable(file: &Path, name: &str) -> CheckItem {
-    match std::fs::OpenOptions::new().write(true).open(file) {
-        Ok(_) => item(
-            &format!("knob {name}"),
-            "ok",
-            format!("{} writable", file.display()),
-        ),
-        Err(e) => item(
-            &format!("knob {name}"),
-            "fail",
-            format!("{}: {e}", file.display()),
-        ),
-    }
+fn writable(file: &Path) -> Result<(), String> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(file)
+        .map(drop)
+        .map_err(|e| format!("{}: {e}", file.display()))
 }

@@ -279,3 +279,146 @@ fn an_unreadable_counter_loses_nothing_and_counts_nothing_twice() {
         "both intervals, once"
     );
 }
+
+/// The kernel's default weights, which a cgroup nobody steers has.
+fn kernel_default(shape: Shape, file: &str) -> u64 {
+    match (shape, file) {
+        (Shape::V2, _) => 100,
+        (_, "cpu.shares") => 1024,
+        _ => 500,
+    }
+}
+
+#[test]
+fn a_neutral_workload_weighs_what_the_kernel_gives_a_cgroup_nobody_steers() {
+    for shape in SHAPES {
+        let (_dir, tree) = three(shape);
+        tree.add("fs/system.slice").unwrap();
+        let mut a = agent(&tree, "", false);
+        a.cycle(Instant::now());
+        let io = if shape == Shape::V2 {
+            "io.weight"
+        } else {
+            "blkio.weight"
+        };
+        for file in [cpu_knob(shape), io] {
+            let neutral = tree.knob("fs/user-e.1", file).unwrap();
+            assert_eq!(neutral, kernel_default(shape, file), "{shape:?} {file}");
+            assert_eq!(
+                tree.knob("fs/system.slice", file),
+                Some(neutral),
+                "{shape:?}: the unmanaged sibling weighs as much as a neutral workload"
+            );
+        }
+    }
+}
+
+#[test]
+fn weights_stay_near_the_kernel_default_under_load() {
+    let (_dir, tree) = three(Shape::V1);
+    let mut a = agent(&tree, "", false);
+    let t0 = Instant::now();
+    a.cycle(t0);
+    for w in ["user-d.1", "user-d.2", "user-e.1"] {
+        tree.set(&format!("fs/{w}"), 10.0, 0, 0).unwrap();
+    }
+    a.cycle(t0 + Duration::from_secs(10));
+    let e = tree.knob("fs/user-e.1", "cpu.shares").unwrap();
+    let d = tree.knob("fs/user-d.1", "cpu.shares").unwrap();
+    // The highest priority gets twice the default, a heavier one less than the default: an
+    // unmanaged sibling at 1024 keeps a share of the same order as theirs.
+    assert!((1024..=2048).contains(&e) && d < 1024, "e {e}, d {d}");
+}
+
+#[test]
+fn names_that_differ_never_share_a_workload_or_an_owner() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = FakeTree::new(dir.path(), Shape::V2).unwrap();
+    let names = [
+        "user-g.a b",
+        "user-g.a_b",
+        "user-ü.1",
+        "user-é.1",
+        "user-g.a:b",
+    ];
+    for n in names {
+        tree.add(&format!("fs/{n}")).unwrap();
+    }
+    let mut a = agent(&tree, "", false);
+    let report = a.cycle(Instant::now());
+    let mut ids: Vec<&str> = report.workloads.iter().map(|w| w.id.as_str()).collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        [
+            "n1:user-:C3:A9.1",
+            "n1:user-:C3:BC.1",
+            "n1:user-g.a:20b",
+            "n1:user-g.a:3Ab",
+            "n1:user-g.a_b"
+        ]
+    );
+    let owners: std::collections::BTreeSet<&str> =
+        report.workloads.iter().map(|w| w.owner.as_str()).collect();
+    assert_eq!(owners.len(), 3, "g, ü and é: {owners:?}");
+    assert!(ids.iter().all(|id| fairshare_service::model::valid_id(id)));
+    // Every one of them is steered: each got its knobs.
+    for n in names {
+        assert_eq!(
+            tree.knob(&format!("fs/{n}"), "cpu.weight"),
+            Some(100),
+            "{n}"
+        );
+    }
+}
+
+#[test]
+fn bfq_weights_are_written_where_the_plain_ones_are_absent() {
+    // v1: BFQ loaded, no CFQ (no blkio.weight at the root; BFQ's file only in children).
+    let (_dir, tree) = three(Shape::V1);
+    let blkio = tree.root.join("blkio");
+    std::fs::remove_file(blkio.join("blkio.weight")).unwrap();
+    std::fs::write(blkio.join("blkio.bfq.io_service_bytes"), "Total 0\n").unwrap();
+    for w in ["user-d.1", "user-d.2", "user-e.1"] {
+        let d = blkio.join("fs").join(w);
+        std::fs::remove_file(d.join("blkio.weight")).unwrap();
+        std::fs::write(d.join("blkio.bfq.weight"), "100\n").unwrap();
+    }
+    let mut a = agent(&tree, "", false);
+    let report = a.cycle(Instant::now());
+    assert_eq!(report.refused, 0, "{report:?}");
+    assert!(report.writes.iter().any(|w| w.file == "blkio.bfq.weight"));
+    assert_eq!(tree.knob("fs/user-e.1", "blkio.bfq.weight"), Some(100));
+    // v2: io.bfq.weight where a child has it and not io.weight.
+    let (_dir2, tree) = three(Shape::V2);
+    for w in ["user-d.1", "user-d.2", "user-e.1"] {
+        let d = tree.root.join("fs").join(w);
+        std::fs::remove_file(d.join("io.weight")).unwrap();
+        std::fs::write(d.join("io.bfq.weight"), "default 100\n").unwrap();
+    }
+    let layout = Layout::detect(&tree.root).unwrap();
+    assert!(
+        layout.knobs.iter().any(|k| k.file == "io.bfq.weight"),
+        "{:?}",
+        layout.knobs
+    );
+}
+
+#[test]
+fn a_listing_that_fails_forgets_no_workload() {
+    let (_dir, tree) = three(Shape::V1);
+    let mut a = agent(&tree, "", false);
+    let t0 = Instant::now();
+    assert_eq!(a.cycle(t0).workloads.len(), 3);
+    // The workloads' directory cannot be listed (here: it is made a file for a moment;
+    // on a host, the agent out of file descriptors), but its cgroups are still there.
+    let fs_dir = tree.root.join("cpu/fs");
+    let aside = tree.root.join("cpu/fs.aside");
+    std::fs::rename(&fs_dir, &aside).unwrap();
+    std::fs::write(&fs_dir, "").unwrap();
+    let report = a.cycle(t0 + Duration::from_secs(10));
+    std::fs::remove_file(&fs_dir).unwrap();
+    std::fs::rename(&aside, &fs_dir).unwrap();
+    assert_eq!(report.workloads.len(), 3, "{report:?}");
+    assert_eq!(a.cycle(t0 + Duration::from_secs(20)).workloads.len(), 3);
+}

@@ -4,6 +4,7 @@
 
 use anyhow::{bail, Context, Result};
 use fairshare_agent::cgroup::Layout;
+use fairshare_agent::config::OnExit;
 use fairshare_agent::run::{self, CheckItem};
 use fairshare_agent::{Agent, AgentConfig, CycleReport};
 use std::io::Write as _;
@@ -46,8 +47,9 @@ pub struct Args {
     /// Write nothing and report nothing: print what would be written each cycle.
     #[arg(long)]
     dry_run: bool,
-    /// Check whether the node is ready (cgroups, permissions, daemon, token) and exit:
-    /// status 0 when nothing failed.
+    /// Check, read-only, whether the node is ready (cgroups, every workload's counters and
+    /// knobs, the file limit, daemon, token) and exit: status 1 when a workload could not be
+    /// measured or steered. Nothing is written and nothing registered at the daemon.
     #[arg(long)]
     check: bool,
     /// Print cycles (with --once or --dry-run) or the check as JSON.
@@ -77,7 +79,15 @@ pub fn run(args: Args) -> Result<()> {
         return check(&config, &node, token, args.json);
     }
     crate::serve::logging(&args.log, args.log_json)?;
+    match run::raise_file_limit() {
+        Ok(limit) => tracing::info!(
+            limit,
+            "open files: the soft limit is raised to the hard one"
+        ),
+        Err(e) => tracing::warn!(error = %e, "the limit on open files could not be raised"),
+    }
     let layout = Layout::detect(&config.cgroup_root)?;
+    let on_exit = config.on_exit;
     let supply = run::supply(&config);
     let interval = Duration::from_secs_f64(config.interval_s);
     let mut agent = Agent::new(config, layout, node, supply, token, args.dry_run)
@@ -111,7 +121,15 @@ pub fn run(args: Args) -> Result<()> {
         }
     } else {
         run::run(&mut agent, interval, &stop, &mut show);
-        tracing::info!("stopped");
+        if on_exit == OnExit::Restore {
+            let reset = agent.restore();
+            tracing::info!(
+                knobs = reset,
+                "stopped; the kernel's defaults are written back (on_exit = \"restore\")"
+            );
+        } else {
+            tracing::info!("stopped; the knobs keep their last values (on_exit = \"keep\")");
+        }
     }
     Ok(())
 }
@@ -184,17 +202,20 @@ fn text(report: &CycleReport) -> String {
     s
 }
 
-/// A cycle in the log: what changed, at info; the rest at debug.
+/// A cycle in the log: one summary line at info; each knob written at debug.
 fn log_cycle(report: &CycleReport) {
-    tracing::debug!(
+    tracing::info!(
         cycle = report.cycle,
         workloads = report.workloads.len(),
         measured = report.measured.len(),
         source = ?report.source,
+        written = report.writes.len(),
+        held = report.held,
+        refused = report.refused,
         pending = report.pending_reports,
         "cycle"
     );
     for w in &report.writes {
-        tracing::info!(workload = %w.workload, owner = %w.owner, priority = w.priority, file = %w.file, value = w.value, "knob written");
+        tracing::debug!(workload = %w.workload, owner = %w.owner, priority = w.priority, file = %w.file, value = w.value, "knob written");
     }
 }

@@ -2,9 +2,11 @@
 //! `fairshare explain USER` and `fairshare nodes`, each also as `--json`.
 
 use anyhow::{bail, Context, Result};
+use fairshare_agent::cgroup::{cpu_knob, Version};
 use fairshare_report::text::{fixed, significant, table};
 use fairshare_service::model::{ErrorBody, Explanation, NodeStatus, Priorities};
 use serde::de::DeserializeOwned;
+use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Where the daemon is and who is asking.
@@ -107,11 +109,10 @@ fn ranking(p: &Priorities, limit: usize, now_ms: i64) -> String {
     };
     let measured = p.workloads.iter().filter(|w| w.measured).count();
     let header = format!(
-        "fairshare top — cycle {} ({age}), {} active users, {} workloads ({measured} measured), knobs {}\n\n",
+        "fairshare top — cycle {} ({age}), {} active users, {} workloads ({measured} measured); CPU weights as node agents write them\n\n",
         p.cycle,
         p.users.len(),
         p.workloads.len(),
-        p.profile
     );
     let headers: Vec<String> = [
         "user",
@@ -119,7 +120,8 @@ fn ranking(p: &Priorities, limit: usize, now_ms: i64) -> String {
         "heaviness",
         "workloads",
         "mean priority",
-        "mean cpu weight",
+        "mean cpu.shares (v1)",
+        "mean cpu.weight (v2)",
     ]
     .map(String::from)
     .to_vec();
@@ -138,7 +140,8 @@ fn ranking(p: &Priorities, limit: usize, now_ms: i64) -> String {
                 fixed(u.heaviness, 4),
                 mine.len().to_string(),
                 fixed(mean(&|w| f64::from(w.knobs.priority)), 1),
-                fixed(mean(&|w| w.knobs.cpu as f64), 0),
+                fixed(mean(&|w| written(Version::V1, w.knobs.priority)), 0),
+                fixed(mean(&|w| written(Version::V2, w.knobs.priority)), 0),
             ]
         })
         .collect();
@@ -149,6 +152,13 @@ fn ranking(p: &Priorities, limit: usize, now_ms: i64) -> String {
         String::new()
     };
     format!("{header}{}{tail}", table(&headers, &rows))
+}
+
+/// The CPU weight a node agent writes for a priority on a cgroup version (the daemon's own
+/// knob values are those of its profile, which agents do not use; within the agent's
+/// `knob_step` of this, the value written before is kept).
+fn written(version: Version, priority: i32) -> f64 {
+    cpu_knob(version, Path::new("")).value(priority, 0) as f64
 }
 
 /// Arguments of `fairshare explain`.
@@ -223,8 +233,8 @@ fn explanation(e: &Explanation) -> String {
         "node",
         "heaviness",
         "priority",
-        "cpu",
-        "io",
+        "cpu.shares (v1)",
+        "cpu.weight (v2)",
         "measured",
     ]
     .map(String::from)
@@ -238,8 +248,8 @@ fn explanation(e: &Explanation) -> String {
                 w.node.to_string(),
                 fixed(w.heaviness, 4),
                 w.knobs.priority.to_string(),
-                w.knobs.cpu.to_string(),
-                w.knobs.io.to_string(),
+                written(Version::V1, w.knobs.priority).to_string(),
+                written(Version::V2, w.knobs.priority).to_string(),
                 if w.measured { "yes" } else { "not yet" }.into(),
             ]
         })
@@ -350,5 +360,8 @@ mod tests {
         assert!(text.contains("\ne "), "{text}");
         assert!(!text.contains("\nd "), "{text}");
         assert!(text.contains("… and 1 more"), "{text}");
+        // e's priority −30 is written as cpu.shares 1024·80/50 = 1638, cpu.weight 160, not
+        // the daemon's profile value (100 here).
+        assert!(text.contains("1638") && text.contains("160"), "{text}");
     }
 }

@@ -246,7 +246,7 @@ fn check_once_and_dry_run_on_a_fake_tree() {
     std::fs::write(
         &config,
         format!(
-            "node = \"n1\"\ninterval_s = 0.2\ncgroup_root = {:?}\nparents = [\"fs\", \"absent\"]\n",
+            "node = \"n1\"\ninterval_s = 0.2\ncgroup_root = {:?}\nparents = [\"fs\"]\n",
             tree.root
         ),
     )
@@ -284,7 +284,7 @@ fn check_once_and_dry_run_on_a_fake_tree() {
         "{doc}"
     );
     assert_eq!(by_what("knob cpu.shares")["status"], "ok");
-    assert_eq!(by_what("parent absent")["status"], "warn");
+    assert_eq!(by_what("counter cpuacct.usage")["status"], "ok");
     let before = tree.knob("fs/user-e.1", "cpu.shares");
     let once = run(&["--once", "--dry-run", "--json"]);
     assert!(
@@ -305,12 +305,89 @@ fn check_once_and_dry_run_on_a_fake_tree() {
     assert!(out.contains("cycle 2: 3 workloads, 3 measured"), "{out}");
     assert!(out.contains("cpu.shares = "), "{out}");
     assert_ne!(tree.knob("fs/user-e.1", "cpu.shares"), before);
+    // A misspelled parent, or a child missing from a hierarchy, fails the check, exit 1.
+    let misspelled = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("[\"fs\"]", "[\"fs\", \"absent\"]");
+    std::fs::write(&config, misspelled).unwrap();
+    let absent = run(&["--check"]);
+    assert_eq!(absent.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&absent.stdout);
+    assert!(out.contains("fail  parent absent"), "{out}");
+    let fine = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace(", \"absent\"", "");
+    std::fs::write(&config, fine).unwrap();
+    std::fs::remove_dir_all(tree.root.join("cpuacct/fs/user-d.2")).unwrap();
+    let unmeasured = run(&["--check"]);
+    assert_eq!(unmeasured.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&unmeasured.stdout);
+    assert!(
+        out.contains("fail  counter cpuacct.usage") && out.contains("user-d.2"),
+        "{out}"
+    );
     // A daemon that does not answer fails the check, exit status 1.
     std::fs::write(&config, format!("cgroup_root = {:?}\nparents = [\"fs\"]\n[daemon]\nurl = \"http://127.0.0.1:9\"\ntimeout_s = 1\n", tree.root)).unwrap();
     let down = run(&["--check"]);
     assert_eq!(down.status.code(), Some(1));
     let out = String::from_utf8_lossy(&down.stdout);
     assert!(out.contains("fail  daemon"), "{out}");
+}
+
+#[test]
+fn sigterm_writes_the_kernels_defaults_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = FakeTree::new(&dir.path().join("cgroup"), Shape::V1).unwrap();
+    let workloads = ["fs/user-d.1", "fs/user-d.2", "fs/user-e.1"];
+    for w in workloads {
+        tree.add(w).unwrap();
+    }
+    let config = dir.path().join("agent.toml");
+    let write_config = |extra: &str| {
+        std::fs::write(
+            &config,
+            format!(
+                "node = \"n1\"\ninterval_s = 0.2\ncgroup_root = {:?}\nparents = [\"fs\"]\n{extra}",
+                tree.root
+            ),
+        )
+        .unwrap()
+    };
+    for (on_exit, restored) in [("", true), ("on_exit = \"keep\"", false)] {
+        write_config(on_exit);
+        let agent = AgentProcess::start(&config, None);
+        // Every workload busy: d's two weigh more than e's one, and the knobs move off the
+        // defaults.
+        let mut cpu = 0.0;
+        wait_for(20, "weights off the defaults", || {
+            cpu += 0.2;
+            for w in workloads {
+                tree.set(w, cpu, 0, 1 << 28).unwrap();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            tree.knob("fs/user-e.1", "cpu.shares") > Some(1100)
+        });
+        assert!(agent.terminate().success());
+        let shares: Vec<Option<u64>> = workloads
+            .iter()
+            .map(|w| tree.knob(w, "cpu.shares"))
+            .collect();
+        let soft = tree.knob("fs/user-e.1", "memory.soft_limit_in_bytes");
+        if restored {
+            assert_eq!(shares, [Some(1024); 3], "{on_exit:?}");
+            assert_eq!(tree.knob("fs/user-e.1", "blkio.weight"), Some(500));
+            // -1 is how v1 is told "unlimited"; a real kernel reads it back as a huge number.
+            assert_eq!(soft, None, "the fake file holds \"-1\"");
+            let text = std::fs::read_to_string(
+                tree.root
+                    .join("memory/fs/user-e.1/memory.soft_limit_in_bytes"),
+            )
+            .unwrap();
+            assert_eq!(text, "-1");
+        } else {
+            assert!(shares[2] > Some(1100), "kept: {shares:?}");
+        }
+    }
 }
 
 // ---- The real experiment -------------------------------------------------------------
