@@ -111,20 +111,13 @@ impl UsageDecay {
         }
     }
 
-    /// The moment whose usage `function`'s factors shown at `at_s` were computed from: under
-    /// Slurm's accounting, its last tick at or before `at_s` (its decay thread computes them
-    /// there, and `sshare` shows them until the next one), and under classic just before that
-    /// tick (classic computes effective usage before the tick's decay and charges); `at_s`
-    /// itself for the other decays, which are read continuously.
-    pub fn computed_at(&self, at_s: f64, function: FairshareFunction) -> f64 {
+    /// The moment whose usage the factors shown at `at_s` were computed from: under Slurm's
+    /// accounting, its last tick at or before `at_s` (its decay thread computes them there,
+    /// and `sshare` shows them until the next one); `at_s` itself for the other decays, which
+    /// are read continuously.
+    pub fn computed_at(&self, at_s: f64) -> f64 {
         match self {
-            UsageDecay::Slurm { .. } if self.decays() => {
-                let tick = slurm::Ticks::of(self).last_time(at_s);
-                match function {
-                    FairshareFunction::SlurmClassic => tick - slurm::BEFORE_A_TICK_S,
-                    _ => tick,
-                }
-            }
+            UsageDecay::Slurm { .. } if self.decays() => slurm::Ticks::of(self).last_time(at_s),
             _ => at_s,
         }
     }

@@ -92,7 +92,7 @@ impl Workload {
         // that stepwise periods fall at the same instants in both.
         let secs = |t: Time| t.as_micros() as f64 / 1e6;
         let at = secs(self.first_event()) + at_s;
-        let computed = decay.computed_at(at, function);
+        let computed = decay.computed_at(at);
         let mut usage = vec![0.0; self.users.len()];
         let mut usage_computed = vec![0.0; self.users.len()];
         let never_started = self.input.tasks_skipped.get(NEVER_STARTED);

@@ -17,10 +17,6 @@ use super::UsageDecay;
 /// The `ln 2` Slurm's decay factor is written with: `d = 1 − 0.693 / half-life`.
 pub(super) const SLURM_LN_2: f64 = 0.693;
 
-/// How long before a tick "just before it" is: shorter than any time a log records (sacct
-/// writes whole seconds), yet far above `f64`'s resolution of today's epoch seconds.
-pub(super) const BEFORE_A_TICK_S: f64 = 1e-3;
-
 /// Slurm's tick schedule and per-second decay factor.
 pub(super) struct Ticks {
     /// `ln d`, d the per-second decay factor.
