@@ -239,3 +239,31 @@ fn events_after_the_window_are_ignored_and_absurd_times_refused() {
         "{message}"
     );
 }
+
+/// The BAA-T experiment's pool: every SUBMIT event that asks for CPU and memory, resubmissions
+/// again, whatever became of the task; a bad line names its field.
+#[test]
+fn submit_requests_pool_every_submit_asking_for_both() {
+    let dir = TempDir::new().unwrap();
+    let events = [
+        ev(0, 1, SUBMIT, "0.1", "0.2"),    // before the trace: still a request
+        ev(10, 2, SUBMIT, "0.3", "0.4"),   // 2
+        bare(11, 3, SUBMIT),               // no request
+        ev(12, 4, SUBMIT, "0", "0.1"),     // zero CPU
+        bare(13, 2, EVICT),                // 2 evicted …
+        ev(14, 2, SUBMIT, "0.3", "0.5"),   // … and resubmitted: counted again
+        ev(15, 2, SCHEDULE, "0.9", "0.9"), // not a SUBMIT
+    ];
+    let path = write(&dir, "part.csv", &events.concat());
+    let pool = fairshare_trace::google::submit_requests(&[path]).unwrap();
+    assert_eq!(pool.requests, [[0.1, 0.2], [0.3, 0.4], [0.3, 0.5]]);
+    assert_eq!(pool.tasks, 2);
+    let bad = write(&dir, "bad.csv", "10,,2,0,42,zero,u2,2,0,0.1,0.1,0,0\n");
+    let error = fairshare_trace::google::submit_requests(&[bad])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("bad.csv") && error.contains("event type"),
+        "{error}"
+    );
+}

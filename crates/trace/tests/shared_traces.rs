@@ -98,6 +98,9 @@ fn google_parts_reconcile() {
     let (google, stats) = read(&parts, Format::Google);
     assert_eq!(google.resources(), ["cpu", "mem"]);
     assert!(stats.tasks_yielded > 100_000, "{stats:?}");
+    // The BAA-T experiment's pool (spec/baa.md §8): every SUBMIT event asking for both.
+    let pool = fairshare_trace::google::submit_requests(&parts).unwrap();
+    assert_eq!((pool.requests.len(), pool.tasks), (469_074, 369_782));
 }
 
 #[test]
