@@ -71,7 +71,20 @@ fn google_task_requests() {
         return;
     }
     let doc = summary(&[part.to_str().unwrap(), "--users", "200", "--tail", "0"]);
-    assert!(doc["source"].as_str().unwrap().contains("task requests of"));
+    assert!(doc["source"].as_str().unwrap().contains("SUBMIT events"));
+    let tasks = summary(&[
+        part.to_str().unwrap(),
+        "--users",
+        "200",
+        "--tail",
+        "0",
+        "--pool",
+        "tasks",
+    ]);
+    assert!(tasks["source"]
+        .as_str()
+        .unwrap()
+        .contains("completed task requests of"));
     let baa = &doc["policies"][2];
     let last = |k: &str| baa[k].as_array().unwrap().last().unwrap().as_f64().unwrap();
     assert!(last("cpu").max(last("memory")) >= 1.0 - 1e-9);

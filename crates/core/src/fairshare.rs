@@ -365,6 +365,41 @@ pub fn standings(
     Ok(standings)
 }
 
+/// Slurm classic's standings as slurmctld leaves them for `sshare` between two ticks, from the
+/// tree's usage just `before` its last tick and just `after` it. At each tick classic computes
+/// every association's effective usage first, from the usage before the tick's decay and
+/// charges; then, for each job in its list, it recomputes that user's normalised and effective
+/// usage from the new usage but with its parent's effective usage as already computed. So
+/// accounts show the usage one tick late, and users a mix.
+pub fn slurm_classic_between_ticks(
+    before: &[Association],
+    after: &[Association],
+) -> Result<Vec<Standing>, TreeError> {
+    let lagged = standings(before, FairshareFunction::SlurmClassic)?;
+    let mut shown = standings(after, FairshareFunction::SlurmClassic)?;
+    for (i, a) in after.iter().enumerate() {
+        let parent = a.parent.filter(|_| a.user);
+        let Some(p) = parent else {
+            shown[i] = Standing {
+                raw_usage: shown[i].raw_usage,
+                ..lagged[i].clone()
+            };
+            continue;
+        };
+        let (own, of_parent) = (shown[i].normalized_shares, shown[p].normalized_shares);
+        let s = &mut shown[i];
+        if after[p].parent.is_some() && of_parent > 0.0 {
+            s.effective_usage = s.normalized_usage
+                + (lagged[p].effective_usage - s.normalized_usage) * own / of_parent;
+        }
+        s.factor = exp2_ratio(s.effective_usage, own);
+    }
+    for (place, &i) in factor_order(after, &shown).iter().enumerate() {
+        shown[i].rank = Some(place + 1);
+    }
+    Ok(shown)
+}
+
 /// The two columns Fair Tree computes its own way, as `sshare -l` prints them: the shares among
 /// siblings (`NormShares`) and the usage over the parent's (`EffectvUsage`, 0 when the parent
 /// has none). The classic values only serve classic's factor, which Fair Tree does not use.

@@ -15,7 +15,8 @@
 
 use crate::{LabError, Workload};
 use fairshare_core::fairshare::{
-    children, standings, Association, FairshareFunction, Standing, UsageDecay,
+    children, slurm_classic_between_ticks, standings, Association, FairshareFunction, Standing,
+    TreeError, UsageDecay,
 };
 use fairshare_core::model::{MachineCatalogue, Time};
 use fairshare_core::penalty::{totals, UsageMetric};
@@ -23,6 +24,10 @@ use fairshare_sim::cluster::Capacity;
 use fairshare_trace::sacct::NEVER_STARTED;
 use fairshare_trace::Shares;
 use serde::Serialize;
+
+/// How long before Slurm's last tick classic's lagging accounts are read: shorter than any
+/// time a log records (sacct writes whole seconds).
+const BEFORE_A_TICK_S: f64 = 1e-3;
 
 /// One account or user of the table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -93,8 +98,12 @@ impl Workload {
         let secs = |t: Time| t.as_micros() as f64 / 1e6;
         let at = secs(self.first_event()) + at_s;
         let computed = decay.computed_at(at);
+        // Slurm classic shows accounts as they stood just before its last tick.
+        let lagging = computed != at && function == FairshareFunction::SlurmClassic;
+        let before = computed - BEFORE_A_TICK_S;
         let mut usage = vec![0.0; self.users.len()];
         let mut usage_computed = vec![0.0; self.users.len()];
+        let mut usage_before = vec![0.0; self.users.len()];
         let never_started = self.input.tasks_skipped.get(NEVER_STARTED);
         let (mut charged, mut without_start) = (0, never_started.copied().unwrap_or(0));
         for task in self.tasks()? {
@@ -118,21 +127,28 @@ impl Workload {
                 }
                 false => decay.accrued(rate, start_s, end_s, at),
             };
-            if let Some(u) = usage.get_mut(task.user as usize) {
-                *u += charge(at);
-                usage_computed[task.user as usize] += charge(computed);
+            let u = task.user as usize;
+            if u < usage.len() {
+                usage[u] += charge(at);
+                usage_computed[u] += charge(computed);
+                if lagging {
+                    usage_before[u] += charge(before);
+                }
                 charged += 1;
             }
         }
-        let table = |usage: &[f64]| {
-            let (associations, names, parents) = self.associations(tree, usage);
+        let shares = |usage: &[f64]| self.associations(tree, usage);
+        let unusable = |e: TreeError| LabError::Unusable(format!("the share tree: {e}"));
+        let (associations, names, parents) = shares(&usage_computed);
+        let mut standings = if lagging {
+            slurm_classic_between_ticks(&shares(&usage_before).0, &associations)
+        } else {
             standings(&associations, function)
-                .map(|s| (s, associations, names, parents))
-                .map_err(|e| LabError::Unusable(format!("the share tree: {e}")))
-        };
-        let (mut standings, associations, names, parents) = table(&usage_computed)?;
+        }
+        .map_err(unusable)?;
         if computed != at {
-            for (s, now) in standings.iter_mut().zip(table(&usage)?.0) {
+            let now = fairshare_core::fairshare::standings(&shares(&usage).0, function);
+            for (s, now) in standings.iter_mut().zip(now.map_err(unusable)?) {
                 s.raw_usage = now.raw_usage;
             }
         }
