@@ -37,6 +37,20 @@ pub fn trace(name: &str, format: Format, data: &[u8]) {
     }
 }
 
+/// Reads `data` as Google parts into the BAA experiment's SUBMIT pool: every request kept is
+/// positive and finite, no more tasks than requests, and an error names the file.
+pub fn submit_pool(name: &str, data: &[u8]) {
+    let path = file(name, data);
+    match fairshare_trace::google::submit_requests(std::slice::from_ref(&path)) {
+        Ok(pool) => {
+            assert!(pool.tasks <= pool.requests.len());
+            let usable = |x: f64| x.is_finite() && x > 0.0;
+            assert!(pool.requests.iter().all(|[c, m]| usable(*c) && usable(*m)));
+        }
+        Err(error) => record_error_names_its_line(&error, &path),
+    }
+}
+
 /// Pulls the whole stream and checks every task, the error if any, and the final counts.
 fn drain(mut source: Box<dyn TaskSource + Send>, path: &Path, lenient: bool) {
     let mut last = Time::ZERO;

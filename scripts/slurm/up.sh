@@ -4,8 +4,12 @@
 # half-life and a 1-minute calculation period, accounts `physics` (3 shares) and `chemistry`
 # (1 share), users alice and bob under physics, carol and dave under chemistry.
 #
-# Usage: scripts/slurm/up.sh [fair-tree|classic]   (idempotent; prints the cluster's state)
+# Usage: scripts/slurm/up.sh [--fresh] [fair-tree|classic]   (idempotent; prints the state)
+#   --fresh  stops the daemons and wipes the cluster's state and accounting first, so that
+#            usage and jobs start from nothing (what a test that compares with sshare needs).
 set -euo pipefail
+fresh=false
+if [ "${1:-}" = --fresh ]; then fresh=true; shift; fi
 mode=${1:-fair-tree}
 host=$(hostname)
 export DEBIAN_FRONTEND=noninteractive
@@ -29,6 +33,14 @@ if ! pgrep -x mariadbd >/dev/null; then
 fi
 mysql -e "CREATE DATABASE IF NOT EXISTS slurm_acct_db; CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY 'slurm'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost'; FLUSH PRIVILEGES;"
 
+if $fresh; then
+  pkill -x slurmctld || true
+  pkill -x slurmd || true
+  pkill -x slurmdbd || true
+  for _ in $(seq 30); do pgrep -x 'slurmctld|slurmd|slurmdbd' >/dev/null || break; sleep 1; done
+  rm -rf /var/spool/slurmctld /var/spool/slurmd
+  mysql -e "DROP DATABASE IF EXISTS slurm_acct_db; CREATE DATABASE slurm_acct_db;"
+fi
 mkdir -p /var/spool/slurmctld /var/spool/slurmd /var/log/slurm /run/slurm
 chown slurm:slurm /var/spool/slurmctld /var/log/slurm /run/slurm
 
