@@ -321,7 +321,10 @@ pub fn stored_reports(url: &str) -> Vec<(String, i64, Option<i64>)> {
         .unwrap();
     rt.block_on(async {
         let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
-        sqlx::query("SELECT node, seq, cycle FROM reports ORDER BY node, seq")
+        sqlx::query(
+            "SELECT r.node, r.seq, c.cycle FROM reports r
+             JOIN report_cycles c ON c.node = r.node AND c.seq = r.seq ORDER BY r.node, r.seq",
+        )
             .fetch_all(&mut conn)
             .await
             .unwrap()
