@@ -232,7 +232,10 @@ impl Caller {
         Caller {
             role: t.role,
             name: config.token_name(i),
-            nodes: t.nodes.as_ref().map(|n| Arc::new(n.iter().cloned().collect())),
+            nodes: t
+                .nodes
+                .as_ref()
+                .map(|n| Arc::new(n.iter().cloned().collect())),
         }
     }
 
@@ -252,7 +255,11 @@ impl Caller {
                 "token {} may act only for node{} {}, not for node {node:?}",
                 self.name,
                 if nodes.len() == 1 { "" } else { "s" },
-                nodes.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
+                nodes
+                    .iter()
+                    .map(|n| format!("{n:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
             _ => Ok(()),
         }
@@ -411,7 +418,9 @@ async fn delete_node(
     if s.store.delete_node(&id).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
-        Err(ApiError::not_found(format!("node {id:?} is not registered")))
+        Err(ApiError::not_found(format!(
+            "node {id:?} is not registered"
+        )))
     }
 }
 
@@ -516,7 +525,9 @@ async fn delete_workload(
     path: PathId,
 ) -> Result<StatusCode, ApiError> {
     let id = id("workload", path)?;
-    let deleted = s.store.delete_workload(&id, |node| caller.may_act_for(node));
+    let deleted = s
+        .store
+        .delete_workload(&id, |node| caller.may_act_for(node));
     if deleted.await? {
         Ok(StatusCode::NO_CONTENT)
     } else {

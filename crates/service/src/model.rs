@@ -429,7 +429,11 @@ pub struct Explanation {
 impl Explanation {
     /// A registered user cycle `cycle` did not count (registered since, or no node to share):
     /// no workload, no usage, no part in the ranking.
-    pub fn uncounted(user: &str, cycle: u64, resources: impl Iterator<Item = String>) -> Explanation {
+    pub fn uncounted(
+        user: &str,
+        cycle: u64,
+        resources: impl Iterator<Item = String>,
+    ) -> Explanation {
         let zero: PerResource = resources.map(|r| (r, 0.0)).collect();
         Explanation {
             user: user.to_string(),
@@ -503,7 +507,9 @@ mod tests {
         let e = node(map(&[("cpu", 8.0), ("mem", 1e9)]), 1.0).check(&r);
         assert_eq!(e, Err("supply.disk is missing".into()));
         let e = node(map(&[("cpu", 8.0), ("mem", 1e9), ("disk", 0.0)]), 1.0).check(&r);
-        assert!(e.unwrap_err().contains("supply.disk must be at least 0.001"));
+        assert!(e
+            .unwrap_err()
+            .contains("supply.disk must be at least 0.001"));
         let e = node(map(&[("cpu", 1e-300), ("mem", 1e9), ("disk", 1e8)]), 1.0).check(&r);
         assert!(e.unwrap_err().contains("found 1e-300"));
         let mut gpu = full.clone();

@@ -3,9 +3,7 @@
 //! only the pragmas and the advisory lock are the backends' own.
 
 use crate::cycle::{Measured, Memory, NodeEntry, Registry, Snapshot, WorkloadEntry};
-use crate::model::{
-    NodeSpec, NodeStatus, PerResource, UsageAck, UsageReport, UserSpec, WorkloadSpec,
-};
+use crate::model::{NodeSpec, NodeStatus, UsageAck, UsageReport, UserSpec, WorkloadSpec};
 use fairshare_core::heaviness::Resource;
 use sqlx::any::AnyPoolOptions;
 use sqlx::pool::PoolConnection;
@@ -85,6 +83,9 @@ pub enum StoreError {
     /// Stored data this version cannot read.
     #[error("stored data: {0}")]
     Corrupt(String),
+    /// The thread that reads a cycle's reports could not run.
+    #[error("the cycle's thread: {0}")]
+    Thread(String),
     /// The database did not answer in time.
     #[error("the database did not answer within {0:?}")]
     Unanswered(Duration),
@@ -185,16 +186,30 @@ fn json<T: serde::Serialize>(value: &T) -> String {
 /// Whether a cycle's answer holds only finite numbers; the first one that is not, named.
 /// (serde_json writes NaN and infinity as `null`, which no later read accepts.)
 fn check_finite(snapshot: &Snapshot, memory: &Memory) -> Result<(), StoreError> {
-    let bad = |what: String| Err(StoreError::NotFinite(format!("cycle {}: {what}", snapshot.cycle)));
+    let bad = |what: String| {
+        Err(StoreError::NotFinite(format!(
+            "cycle {}: {what}",
+            snapshot.cycle
+        )))
+    };
     for (id, u) in &snapshot.users {
-        let numbers = [u.entitlement, u.static_part, u.dynamic, u.unused_quota, u.heaviness];
+        let numbers = [
+            u.entitlement,
+            u.static_part,
+            u.dynamic,
+            u.unused_quota,
+            u.heaviness,
+        ];
         let all = numbers.iter().chain(&u.usage).chain(&u.endowment);
         if let Some(x) = all.copied().find(|x| !x.is_finite()) {
             return bad(format!("user {id:?} has {x}"));
         }
     }
     for w in &snapshot.workloads {
-        if let Some(x) = [w.heaviness, w.priority_input].into_iter().find(|x| !x.is_finite()) {
+        if let Some(x) = [w.heaviness, w.priority_input]
+            .into_iter()
+            .find(|x| !x.is_finite())
+        {
             return bad(format!("workload {:?} has {x}", w.workload));
         }
     }
@@ -546,7 +561,11 @@ impl Store {
             return Ok(None);
         };
         let id: i64 = row.try_get(0)?;
-        parse(&format!("cycle {id}'s snapshot"), &row.try_get::<String, _>(1)?).map(Some)
+        parse(
+            &format!("cycle {id}'s snapshot"),
+            &row.try_get::<String, _>(1)?,
+        )
+        .map(Some)
     }
 
     /// Every node with its latest report.
@@ -607,17 +626,13 @@ impl Store {
             .execute(&mut *conn)
             .await?;
         let (registry, memory, reports) = self.read_cycle_input(conn, last, resources).await?;
-        let measured = tokio::task::spawn_blocking({
-            let resources = resources.to_vec();
-            move || measure(&reports, &resources)
-        })
-        .await
-        .map_err(|e| StoreError::Corrupt(format!("reading the counted reports failed: {e}")))??;
-        let (snapshot, memory, seconds) =
-            match compute(cycle as u64, &registry, &memory, &measured) {
-                Ok(done) => done,
-                Err(e) => return Ok(Err(e)),
-            };
+        let resources_owned = resources.to_vec();
+        let measured = in_background(move || measure(&reports, &resources_owned)).await??;
+        let (snapshot, memory, seconds) = match compute(cycle as u64, &registry, &memory, &measured)
+        {
+            Ok(done) => done,
+            Err(e) => return Ok(Err(e)),
+        };
         check_finite(&snapshot, &memory)?;
         self.store_cycle(conn, &snapshot, &memory, seconds).await?;
         self.prune(conn, snapshot.computed_at_ms - retention_ms)
@@ -705,6 +720,13 @@ impl Store {
     /// Forgets counted reports received before `before_ms`, remembering per node the highest
     /// number forgotten so that a late retry of one is still recognised.
     async fn prune(&self, conn: &mut AnyConnection, before_ms: i64) -> Result<(), StoreError> {
+        let old = sqlx::query("SELECT 1 FROM reports WHERE received_ms < $1 LIMIT 1")
+            .bind(before_ms)
+            .fetch_optional(&mut *conn)
+            .await?;
+        if old.is_none() {
+            return Ok(());
+        }
         let mut tx = self.write_tx_on(conn).await?;
         prune_reports(&mut tx, before_ms).await?;
         tx.commit().await?;
@@ -971,27 +993,85 @@ fn shared_id<V>(map: &BTreeMap<crate::cycle::Id, V>, key: &str) -> Option<crate:
     map.get_key_value(key).map(|(k, _)| k.clone())
 }
 
+/// How much lower than the request handlers' the priority of a cycle's background work is.
+const BACKGROUND_NICE: i32 = 10;
+
+/// Runs `work` on a thread of its own at a lower CPU priority (nice +10; Linux renices one
+/// thread), so that requests keep being answered promptly while a cycle reads its reports.
+async fn in_background<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, StoreError> {
+    let (done, result) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("fairshare-cycle".into())
+        .spawn(move || {
+            let me = rustix::thread::gettid();
+            if let Err(e) = rustix::process::setpriority_process(Some(me), BACKGROUND_NICE) {
+                tracing::debug!(error = %e, "the cycle's thread keeps the daemon's priority");
+            }
+            let _ = done.send(work());
+        })
+        .map_err(|e| StoreError::Thread(e.to_string()))?;
+    result
+        .await
+        .map_err(|_| StoreError::Thread("it stopped before answering".into()))
+}
+
 /// Adds up the samples of the reports a cycle counts, each given as its interval and its
-/// stored samples (CPU work: run it off the async threads).
+/// stored samples (CPU work: run it off the async threads). Samples are read in place, without
+/// copying ids or building a map per sample: a cycle may count millions.
 fn measure(reports: &[(f64, String)], resources: &[Resource]) -> Result<Measured, StoreError> {
     let mut measured = Measured::default();
+    let mut rates = vec![0.0; resources.len()];
     for (interval_s, samples) in reports {
-        let report = UsageReport {
-            node: String::new(),
-            seq: 0,
-            interval_s: *interval_s,
-            samples: parse("report samples", samples)?,
-        };
-        let amounts: Vec<Vec<f64>> = report
-            .samples
-            .iter()
-            .map(|s| amounts_in_order(&s.usage, resources))
-            .collect();
-        for (sample, rates) in report.samples.iter().zip(report.rates(&amounts, resources)) {
-            measured.add(&sample.workload, &rates, report.interval_s);
+        let samples: Vec<StoredSample> = serde_json::from_str(samples)
+            .map_err(|e| StoreError::Corrupt(format!("report samples: {e}")))?;
+        for sample in &samples {
+            for (rate, r) in rates.iter_mut().zip(resources) {
+                // A resource the sample lacks counts as 0: it was stored under an older list.
+                let amount = sample.usage.0.iter().find(|(name, _)| *name == r.name);
+                *rate = crate::model::rate(r.kind, amount.map_or(0.0, |a| a.1), *interval_s);
+            }
+            measured.add(sample.workload, &rates, *interval_s);
         }
     }
     Ok(measured)
+}
+
+/// A stored sample, read in place (ids are plain characters, never escaped in JSON).
+#[derive(serde::Deserialize)]
+struct StoredSample<'a> {
+    workload: &'a str,
+    #[serde(borrow)]
+    usage: Amounts<'a>,
+}
+
+/// A sample's amounts by resource name, in the order stored.
+struct Amounts<'a>(Vec<(&'a str, f64)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Amounts<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(PairsVisitor)
+    }
+}
+
+/// Reads an object into [`Amounts`].
+struct PairsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for PairsVisitor {
+    type Value = Amounts<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object of amounts by resource")
+    }
+
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Amounts<'de>, M::Error> {
+        let mut pairs = Vec::with_capacity(map.size_hint().unwrap_or(8));
+        while let Some(pair) = map.next_entry()? {
+            pairs.push(pair);
+        }
+        Ok(Amounts(pairs))
+    }
 }
 
 /// What the workloads remembered after cycle `id`; memory that cannot be read (stored by a
@@ -1004,7 +1084,10 @@ async fn previous_memory(
         .bind(id)
         .fetch_one(&mut **tx)
         .await?;
-    match parse(&format!("cycle {id}'s memory"), &row.try_get::<String, _>(0)?) {
+    match parse(
+        &format!("cycle {id}'s memory"),
+        &row.try_get::<String, _>(0)?,
+    ) {
         Ok(memory) => Ok(memory),
         Err(e) => {
             tracing::error!(error = %e, "starting this cycle without the previous one's memory");
@@ -1023,15 +1106,6 @@ async fn workload_node(
         .fetch_optional(&mut **tx)
         .await?;
     Ok(row.map(|r| r.try_get(0)).transpose()?)
-}
-
-/// A stored sample's amounts in the configured order (a resource it lacks counts as 0: it was
-/// stored under an older resource list).
-fn amounts_in_order(usage: &PerResource, resources: &[Resource]) -> Vec<f64> {
-    resources
-        .iter()
-        .map(|r| usage.get(&r.name).copied().unwrap_or(0.0))
-        .collect()
 }
 
 /// Forgets counted reports received before `before_ms`, remembering per node the highest
