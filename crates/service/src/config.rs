@@ -341,6 +341,7 @@ mod tests {
         assert_eq!(config.heaviness, defaults.heaviness);
         assert_eq!(config.priority, defaults.priority);
         assert_eq!(config.listen, defaults.listen);
+        assert_eq!(config.limits, defaults.limits);
     }
 
     #[test]
