@@ -1332,7 +1332,7 @@ fn healthz_stops_claiming_leadership_when_the_lock_connection_is_lost() {
     psql(
         &db.url,
         "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' \
-         AND classid = 1717659762 AND objid = 1936220530 AND granted",
+         AND classid = 1717660018 AND objid = 1936220530 AND granted",
     )
     .unwrap();
     let cut = Instant::now();
