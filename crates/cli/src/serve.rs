@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use fairshare_core::heaviness::{Resource, ResourceKind};
-use fairshare_service::config::{RateLimit, TlsConfig};
+use fairshare_service::config::{Limits, RateLimit, TlsConfig};
 use fairshare_service::{Role, ServiceConfig, TokenDigest, TokenEntry};
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -64,6 +64,19 @@ pub struct Args {
     /// Requests a token may make at once above its rate [default: 2000].
     #[arg(long, env = "FAIRSHARE_RATE_BURST", value_name = "REQUESTS")]
     rate_burst: Option<u32>,
+    /// Connections open at once; one above it is closed when accepted [default: 512].
+    #[arg(long, env = "FAIRSHARE_MAX_CONNECTIONS", value_name = "COUNT")]
+    max_connections: Option<usize>,
+    /// Seconds a client has to send a request's headers, also the longest an HTTP/1
+    /// connection waits for its next request [default: 20].
+    #[arg(long, env = "FAIRSHARE_HEADER_TIMEOUT", value_name = "SECONDS")]
+    header_timeout: Option<f64>,
+    /// Seconds a client has to send a request's body [default: 20].
+    #[arg(long, env = "FAIRSHARE_BODY_TIMEOUT", value_name = "SECONDS")]
+    body_timeout: Option<f64>,
+    /// Seconds a connection may go without a byte read or written [default: 60].
+    #[arg(long, env = "FAIRSHARE_IDLE_TIMEOUT", value_name = "SECONDS")]
+    idle_timeout: Option<f64>,
     /// Seconds counted reports are kept (to recognise retries) [default: 86400].
     #[arg(long, env = "FAIRSHARE_REPORT_RETENTION", value_name = "SECONDS")]
     report_retention: Option<u64>,
@@ -156,6 +169,18 @@ fn configuration(args: &Args) -> Result<ServiceConfig> {
         per_second: args.rate_limit.unwrap_or(per_second),
         burst: args.rate_burst.unwrap_or(burst),
     };
+    let Limits {
+        max_connections,
+        header_timeout_s,
+        body_timeout_s,
+        idle_timeout_s,
+    } = c.limits;
+    c.limits = Limits {
+        max_connections: args.max_connections.unwrap_or(max_connections),
+        header_timeout_s: args.header_timeout.unwrap_or(header_timeout_s),
+        body_timeout_s: args.body_timeout.unwrap_or(body_timeout_s),
+        idle_timeout_s: args.idle_timeout.unwrap_or(idle_timeout_s),
+    };
     if let Some(v) = args.report_retention {
         c.report_retention_s = v;
     }
@@ -196,6 +221,7 @@ fn token(text: &str) -> Result<TokenEntry> {
         role,
         sha256,
         name: None,
+        nodes: None,
     })
 }
 
@@ -233,23 +259,43 @@ enum TokenCommand {
         /// A name for the token in logs.
         #[arg(long)]
         name: Option<String>,
+        /// For an agent token: a node it may act for (repeatable); without any, every node.
+        #[arg(long = "node", value_name = "NODE")]
+        nodes: Vec<String>,
     },
 }
 
 /// Runs `fairshare token …`.
 pub fn token_command(args: TokenArgs) -> Result<()> {
-    let TokenCommand::New { role, name } = args.command;
+    let TokenCommand::New { role, name, nodes } = args.command;
+    let entry = token_entry(role, name, nodes)?;
     let token = fairshare_service::new_token();
     let entry = TokenEntry {
-        role,
         sha256: TokenDigest::of(&token),
-        name,
+        ..entry
     };
     let toml = toml::to_string(&entry).context("printing the entry")?;
     crate::output::print(&format!(
         "token (give it to the client; it is not stored anywhere):\n{token}\n\n\
          entry for the daemon's configuration file:\n[[tokens]]\n{toml}"
     ))
+}
+
+/// The entry of a new token (its digest filled in later), its node list checked as the daemon
+/// will check it.
+fn token_entry(role: Role, name: Option<String>, nodes: Vec<String>) -> Result<TokenEntry> {
+    let entry = TokenEntry {
+        role,
+        sha256: TokenDigest::of(""),
+        name,
+        nodes: (!nodes.is_empty()).then_some(nodes),
+    };
+    let config = ServiceConfig {
+        tokens: vec![entry.clone()],
+        ..ServiceConfig::default()
+    };
+    config.check().map_err(|e| anyhow::anyhow!("--node: {e}"))?;
+    Ok(entry)
 }
 
 #[cfg(test)]
@@ -281,5 +327,11 @@ mod tests {
             .contains("64 hex digits"));
         let hex = TokenDigest::of("x").to_hex();
         assert_eq!(token(&format!("agent:{hex}")).unwrap().role, Role::Agent);
+        let bound = token_entry(Role::Agent, None, vec!["n1".into()]).unwrap();
+        assert_eq!(bound.nodes, Some(vec!["n1".to_string()]));
+        let e = token_entry(Role::Admin, None, vec!["n1".into()]).unwrap_err();
+        assert!(e.to_string().contains("agent tokens only"), "{e}");
+        let e = token_entry(Role::Agent, None, vec!["n 1".into()]).unwrap_err();
+        assert!(e.to_string().contains("not a valid node id"), "{e}");
     }
 }

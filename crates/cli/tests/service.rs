@@ -835,3 +835,519 @@ fn a_retry_of_a_counted_and_forgotten_report_is_still_recognised() {
         assert_eq!(next["duplicate"], false, "{backend}");
     }
 }
+
+/// Runs one SQL statement on the daemon's database (SQLite or PostgreSQL).
+fn sql(url: &str, statement: &str) {
+    use sqlx::Connection;
+    sqlx::any::install_default_drivers();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
+        sqlx::raw_sql(statement).execute(&mut conn).await.unwrap();
+    });
+}
+
+#[test]
+fn a_vanishing_supply_is_refused_and_an_unreadable_stored_cycle_is_recomputed() {
+    for backend in backends() {
+        let db = database(backend, "");
+        let daemon = Daemon::start(&db, 0.2);
+        register_e1(&daemon);
+        let tiny =
+            json!({"supply": {"cpu": 1e-300, "mem": 34359738368u64, "disk": 2e8, "net": 1.25e8}});
+        let (status, body) = daemon.call("PUT", "/v1/nodes/n1", Some(ADMIN), Some(&tiny));
+        assert_eq!(status, 422, "{backend}: {body}");
+        let message = body["message"].as_str().unwrap();
+        assert!(
+            message.contains("supply.cpu must be at least 0.001"),
+            "{message}"
+        );
+        daemon.expect(
+            200,
+            "POST",
+            "/v1/usage",
+            AGENT,
+            Some(&report("n1", 1, &[("d1", 20.0)])),
+        );
+        daemon.cycle_after(1);
+        assert!(daemon.terminate().success());
+        // What an earlier version stored after a NaN: `null` where a number belongs.
+        sql(
+            &db.url,
+            "UPDATE cycles SET snapshot = '{\"cycle\": null}', memory = '[[\"d1\", {\"smoothed\": [null, 1, 0, 0], \"priority\": null}]]'",
+        );
+        let daemon = Daemon::start(&db, 0.2);
+        let p = daemon.cycle_after(0);
+        assert_eq!(
+            p["workloads"].as_array().unwrap().len(),
+            3,
+            "{backend}: {p}"
+        );
+        let log = daemon.log();
+        assert!(
+            log.contains("the latest stored cycle cannot be read"),
+            "{backend}: {log}"
+        );
+        assert!(
+            log.contains("without the previous one's memory"),
+            "{backend}: {log}"
+        );
+        assert!(daemon.terminate().success(), "{backend}");
+    }
+}
+
+#[test]
+fn a_second_daemon_on_one_sqlite_file_refuses_to_start() {
+    let db = database("sqlite", "");
+    let first = Daemon::start(&db, 0.2);
+    let (status, log) = Daemon::refused(&db, &[]);
+    assert!(!status.success(), "{log}");
+    assert!(
+        log.contains("is in use by another fairshare serve"),
+        "{log}"
+    );
+    assert!(log.contains("PostgreSQL"), "{log}");
+    first.expect(200, "GET", "/v1/nodes", READER, None);
+    assert!(first.terminate().success());
+    let again = Daemon::start(&db, 0.2);
+    again.expect(200, "GET", "/v1/nodes", READER, None);
+}
+
+/// Whether the daemon closed this connection within `within` (reading until end of file,
+/// an error, or the time is up; what the daemon sent is discarded).
+fn closed_within(stream: &mut std::net::TcpStream, within: Duration) -> bool {
+    use std::io::Read;
+    let deadline = Instant::now() + within;
+    let mut buf = [0u8; 4096];
+    while Instant::now() < deadline {
+        stream
+            .set_read_timeout(Some(deadline - Instant::now() + Duration::from_millis(1)))
+            .unwrap();
+        match stream.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return false,
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => return false,
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+#[test]
+fn slow_headers_idle_and_surplus_connections_are_closed() {
+    use std::io::Write;
+    use std::net::TcpStream;
+    let db = database("sqlite", "");
+    let daemon = Daemon::start_with(
+        &db,
+        &[
+            "--header-timeout",
+            "1",
+            "--idle-timeout",
+            "2",
+            "--max-connections",
+            "8",
+        ],
+    );
+    // Headers one byte every 0.3 s: cut off at the header timeout.
+    let mut slow = TcpStream::connect(daemon.addr()).unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    let started = Instant::now();
+    let mut closed = false;
+    for byte in b"X-Slow: 1234567890\r\n".iter().cycle().take(30) {
+        if slow.write_all(&[*byte]).is_err() || closed_within(&mut slow, Duration::from_millis(300))
+        {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "slow headers held for {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    // An HTTP/2 connection that says nothing after its preface: cut off at the idle timeout.
+    let mut h2 = TcpStream::connect(daemon.addr()).unwrap();
+    h2.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+        .unwrap();
+    let started = Instant::now();
+    assert!(
+        closed_within(&mut h2, Duration::from_secs(5)),
+        "idle HTTP/2 connection held"
+    );
+    assert!(
+        started.elapsed() > Duration::from_millis(1500),
+        "{:?}",
+        started.elapsed()
+    );
+    // Eight idle connections fill the limit: a ninth is closed at once, unanswered.
+    let idle: Vec<TcpStream> = (0..8)
+        .map(|_| TcpStream::connect(daemon.addr()).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut ninth = TcpStream::connect(daemon.addr()).unwrap();
+    let _ = ninth.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    let mut answer = String::new();
+    ninth
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    let _ = std::io::Read::read_to_string(&mut ninth, &mut answer);
+    assert!(
+        answer.is_empty(),
+        "a connection over the limit was served: {answer}"
+    );
+    drop(idle);
+    std::thread::sleep(Duration::from_millis(200));
+    daemon.expect(200, "GET", "/healthz", READER, None);
+    let metrics = ureq::get(&format!("{}/metrics", daemon.url))
+        .call()
+        .unwrap()
+        .into_string()
+        .unwrap();
+    assert!(
+        metrics.contains("fairshare_connections_refused_total 1\n"),
+        "{metrics}"
+    );
+}
+
+#[test]
+fn a_body_sent_too_slowly_is_answered_408() {
+    use std::io::{Read, Write};
+    let db = database("sqlite", "");
+    let daemon = Daemon::start_with(&db, &["--body-timeout", "1"]);
+    let mut stream = std::net::TcpStream::connect(daemon.addr()).unwrap();
+    let head = format!(
+        "POST /v1/usage HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {AGENT}\r\n\
+         Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{"
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 1024];
+    while started.elapsed() < Duration::from_secs(6) {
+        let _ = stream.write_all(b" ");
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&buf[..n]),
+            Err(_) => {}
+        }
+    }
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.starts_with("HTTP/1.1 408"),
+        "no 408 in {:?}: {answer:?}",
+        started.elapsed()
+    );
+    assert!(answer.contains("body_timeout_s"), "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// The token of an agent bound to node n1.
+const AGENT_N1: &str = "fs_test_agent_n1_0123456789abcdef0123456789abc";
+
+#[test]
+fn an_agent_token_bound_to_nodes_acts_only_for_them() {
+    for backend in backends() {
+        let bound = format!(
+            "[[tokens]]\nrole = \"agent\"\nname = \"agent-n1\"\nsha256 = \"{}\"\nnodes = [\"n1\"]\n",
+            fairshare_service::TokenDigest::of(AGENT_N1).to_hex()
+        );
+        let db = database(backend, &bound);
+        let daemon = Daemon::start(&db, 10.0);
+        register_e1(&daemon);
+        daemon.expect(204, "PUT", "/v1/nodes/n2", ADMIN, Some(&node()));
+        daemon.expect(
+            204,
+            "PUT",
+            "/v1/workloads/x2",
+            ADMIN,
+            Some(&workload("d", "n2")),
+        );
+        let forbidden = |method: &str, path: &str, body: Option<&Value>| {
+            let (status, answer) = daemon.call(method, path, Some(AGENT_N1), body);
+            assert_eq!(status, 403, "{backend} {method} {path}: {answer}");
+            let message = answer["message"].as_str().unwrap();
+            assert!(
+                message.contains("agent-n1 may act only for node \"n1\""),
+                "{message}"
+            );
+        };
+        forbidden("PUT", "/v1/nodes/n2", Some(&node()));
+        forbidden("POST", "/v1/usage", Some(&report("n2", 1, &[("x2", 1.0)])));
+        forbidden("PUT", "/v1/workloads/x3", Some(&workload("d", "n2")));
+        forbidden("PUT", "/v1/workloads/x2", Some(&workload("d", "n1")));
+        forbidden("PUT", "/v1/workloads/d1", Some(&workload("d", "n2")));
+        forbidden("DELETE", "/v1/workloads/x2", None);
+        forbidden("DELETE", "/v1/nodes/n2", None);
+        daemon.expect(204, "PUT", "/v1/nodes/n1", AGENT_N1, Some(&node()));
+        daemon.expect(
+            200,
+            "POST",
+            "/v1/usage",
+            AGENT_N1,
+            Some(&report("n1", 1, &[("d1", 1.0)])),
+        );
+        daemon.expect(
+            204,
+            "PUT",
+            "/v1/workloads/x1",
+            AGENT_N1,
+            Some(&workload("e", "n1")),
+        );
+        daemon.expect(204, "DELETE", "/v1/workloads/x1", AGENT_N1, None);
+        daemon.expect(200, "GET", "/v1/priorities", AGENT_N1, None);
+        // The unbound agent token acts for every node, as before.
+        daemon.expect(
+            200,
+            "POST",
+            "/v1/usage",
+            AGENT,
+            Some(&report("n2", 1, &[("x2", 1.0)])),
+        );
+        let nodes = daemon.expect(200, "GET", "/v1/nodes", READER, None);
+        assert_eq!(
+            nodes[1]["workloads"], 1,
+            "{backend}: x2 stayed on n2: {nodes}"
+        );
+    }
+}
+
+#[test]
+fn token_new_binds_an_agent_to_its_nodes() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_fairshare"))
+            .args(["token", "new"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--role", "agent", "--node", "n1", "--node", "n2"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("nodes = [\"n1\", \"n2\"]"), "{text}");
+    let out = run(&["--role", "admin", "--node", "n1"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("agent tokens only"));
+}
+
+#[test]
+fn a_registered_user_without_workloads_is_explained_with_zero_usage() {
+    for backend in backends() {
+        let db = database(backend, "");
+        let daemon = Daemon::start(&db, 0.2);
+        daemon.expect(204, "PUT", "/v1/users/idle", ADMIN, Some(&json!({})));
+        daemon.cycle_after(1);
+        let e = daemon.expect(200, "GET", "/v1/users/idle", READER, None);
+        assert_eq!(e["active"], false, "{backend}: {e}");
+        assert_eq!(e["heaviness"], 0.0, "{backend}: {e}");
+        assert_eq!(e["usage"]["cpu"], 0.0, "{backend}: {e}");
+        assert_eq!(e["workloads"], json!([]), "{backend}: {e}");
+        assert_eq!(
+            daemon.call("GET", "/v1/users/nobody", Some(READER), None).0,
+            404
+        );
+    }
+}
+
+#[test]
+fn a_node_is_deleted_with_its_workloads() {
+    for backend in backends() {
+        let db = database(backend, "");
+        let daemon = Daemon::start(&db, 0.2);
+        register_e1(&daemon);
+        daemon.expect(204, "PUT", "/v1/nodes/n2", ADMIN, Some(&node()));
+        daemon.expect(
+            204,
+            "PUT",
+            "/v1/workloads/x2",
+            ADMIN,
+            Some(&workload("e", "n2")),
+        );
+        daemon.expect(
+            200,
+            "POST",
+            "/v1/usage",
+            AGENT,
+            Some(&report("n1", 3, &[("d1", 5.0)])),
+        );
+        daemon.expect(204, "DELETE", "/v1/nodes/n1", ADMIN, None);
+        let (status, body) = daemon.call("DELETE", "/v1/nodes/n1", Some(ADMIN), None);
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (404, Some("not_found")),
+            "{backend}"
+        );
+        assert_eq!(
+            daemon.call("DELETE", "/v1/nodes/n2", Some(READER), None).0,
+            403
+        );
+        let nodes = daemon.expect(200, "GET", "/v1/nodes", READER, None);
+        assert_eq!(nodes.as_array().unwrap().len(), 1, "{backend}: {nodes}");
+        assert_eq!(nodes[0]["node"], "n2");
+        let before = daemon.expect(200, "GET", "/v1/priorities", READER, None)["cycle"]
+            .as_u64()
+            .unwrap();
+        let p = daemon.cycle_after(before);
+        let workloads: Vec<&str> = p["workloads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["workload"].as_str().unwrap())
+            .collect();
+        assert_eq!(workloads, ["x2"], "{backend}: n1's workloads went with it");
+        // Registered again, the node goes on numbering its reports where it was.
+        daemon.expect(204, "PUT", "/v1/nodes/n1", AGENT, Some(&node()));
+        let nodes = daemon.expect(200, "GET", "/v1/nodes", READER, None);
+        assert_eq!(nodes[0]["last_seq"], 3, "{backend}: {nodes}");
+    }
+    let db = database("sqlite", "");
+    let daemon = Daemon::start(&db, 10.0);
+    let doc: Value = ureq::get(&format!("{}/v1/openapi.json", daemon.url))
+        .call()
+        .unwrap()
+        .into_json()
+        .unwrap();
+    assert!(
+        doc["paths"]["/v1/nodes/{id}"]["delete"].is_object(),
+        "{doc}"
+    );
+}
+
+/// A TCP relay from a loopback port to `target` that can be cut: every connection through it
+/// closed and new ones refused, as when the database's host goes away.
+struct Relay {
+    port: u16,
+    cut: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Relay {
+    fn to(target: &str) -> Relay {
+        use std::net::{Shutdown, TcpListener, TcpStream};
+        use std::sync::atomic::Ordering;
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let cut = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let target = target.to_string();
+        let flag = cut.clone();
+        std::thread::spawn(move || {
+            let mut open: Vec<TcpStream> = Vec::new();
+            listener.set_nonblocking(true).unwrap();
+            loop {
+                if flag.load(Ordering::Relaxed) {
+                    for s in &open {
+                        let _ = s.shutdown(Shutdown::Both);
+                    }
+                    return; // the listener goes too: connections are refused
+                }
+                match listener.accept() {
+                    Ok((client, _)) => {
+                        client.set_nonblocking(false).unwrap();
+                        let server = TcpStream::connect(&target).unwrap();
+                        for (mut from, mut to) in [
+                            (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                            (server.try_clone().unwrap(), client.try_clone().unwrap()),
+                        ] {
+                            std::thread::spawn(move || {
+                                let _ = std::io::copy(&mut from, &mut to);
+                                let _ = to.shutdown(Shutdown::Both);
+                            });
+                        }
+                        open.extend([client, server]);
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        });
+        Relay { port, cut }
+    }
+
+    fn cut(&self) {
+        self.cut.store(true, std::sync::atomic::Ordering::Relaxed);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn in_a_database_outage_readyz_and_writes_answer_503_within_a_second() {
+    if !backends().contains(&"postgres") {
+        return;
+    }
+    let mut db = database("postgres", "");
+    let relay = Relay::to("127.0.0.1:5432");
+    db.url = db
+        .url
+        .replacen("127.0.0.1/", &format!("127.0.0.1:{}/", relay.port), 1);
+    let daemon = Daemon::start(&db, 10.0);
+    register_e1(&daemon);
+    daemon.expect(200, "GET", "/readyz", READER, None);
+    relay.cut();
+    for (method, path, body) in [
+        ("GET", "/readyz", None),
+        ("POST", "/v1/usage", Some(report("n1", 1, &[("d1", 1.0)]))),
+        ("PUT", "/v1/nodes/n1", Some(node())),
+        ("GET", "/readyz", None),
+    ] {
+        let started = Instant::now();
+        let (status, answer) = daemon.call(method, path, Some(ADMIN), body.as_ref());
+        let took = started.elapsed();
+        assert_eq!(status, 503, "{method} {path}: {answer}");
+        assert!(
+            took < Duration::from_millis(1500),
+            "{method} {path} took {took:?}"
+        );
+    }
+}
+
+#[test]
+fn healthz_stops_claiming_leadership_when_the_lock_connection_is_lost() {
+    if !backends().contains(&"postgres") {
+        return;
+    }
+    let db = database("postgres", "");
+    let a = Daemon::start(&db, 30.0);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let leads = |d: &Daemon| d.expect(200, "GET", "/healthz", READER, None)["leader"] == true;
+    while !leads(&a) {
+        assert!(Instant::now() < deadline, "no leader");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let b = Daemon::start(&db, 30.0);
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(leads(&a) && !leads(&b), "a leads, b follows");
+    // End a's lock session, as a failover or an administrator's pg_terminate_backend does.
+    // The advisory lock key 0x6661697273686172 is (classid, objid) = (0x66616972, 0x73686172).
+    psql(
+        &db.url,
+        "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' \
+         AND classid = 1717660018 AND objid = 1936220530 AND granted",
+    )
+    .unwrap();
+    let cut = Instant::now();
+    let mut both_until = None;
+    while cut.elapsed() < Duration::from_secs(3) {
+        if leads(&a) && leads(&b) {
+            both_until = Some(cut.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(leads(&a) != leads(&b), "exactly one leads at the end");
+    // a notices at its next check (every 0.5 s), b may take the lock before that.
+    let both_until = both_until.unwrap_or_default();
+    assert!(
+        both_until < Duration::from_millis(1000),
+        "both said they lead until {both_until:?} after a's lock session ended"
+    );
+}

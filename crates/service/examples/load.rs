@@ -4,7 +4,10 @@
 //! of docs/benchmarks.md.
 //!
 //! `cargo run --release -p fairshare-service --example load -- [--database URL] [--seconds N]
-//! [--clients C] [--samples S]`; the default database is a fresh SQLite file.
+//! [--clients C] [--samples S] [--interval SECONDS] [--p99-target-ms MS]`; the default database
+//! is a fresh SQLite file, the default cycle interval 10 s (pass a short one, such as 2, so that
+//! several cycles fall inside the run). With `--p99-target-ms` it fails (exit status 1) when the
+//! 99th percentile is above the target.
 
 use fairshare_service::config::RateLimit;
 use fairshare_service::ServiceConfig;
@@ -19,6 +22,8 @@ struct Options {
     seconds: f64,
     clients: usize,
     samples: usize,
+    interval: f64,
+    p99_target_ms: Option<f64>,
 }
 
 fn options() -> Options {
@@ -27,6 +32,8 @@ fn options() -> Options {
         seconds: 20.0,
         clients: 16,
         samples: 100,
+        interval: 10.0,
+        p99_target_ms: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
@@ -38,6 +45,10 @@ fn options() -> Options {
             "--seconds" => o.seconds = value.parse().expect("--seconds: a number"),
             "--clients" => o.clients = value.parse().expect("--clients: a count"),
             "--samples" => o.samples = value.parse().expect("--samples: a count"),
+            "--interval" => o.interval = value.parse().expect("--interval: seconds"),
+            "--p99-target-ms" => {
+                o.p99_target_ms = Some(value.parse().expect("--p99-target-ms: milliseconds"))
+            }
             other => panic!("unknown option {other}"),
         }
     }
@@ -98,7 +109,7 @@ fn main() {
     let o = options();
     let dir = std::env::temp_dir().join(format!("fairshare-load-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary folder");
-    let config = ServiceConfig {
+    let mut config = ServiceConfig {
         listen: "127.0.0.1:0".parse().expect("an address"),
         database: o
             .database
@@ -110,12 +121,14 @@ fn main() {
         },
         ..ServiceConfig::default()
     };
+    config.heaviness.update_interval_s = o.interval;
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let running = runtime
         .block_on(fairshare_service::start(config.clone(), false))
         .expect("the daemon starts");
     let base = format!("http://{}", running.addr);
     register(&base, &o);
+    let first_cycle = cycle(&base);
     let until = Instant::now() + Duration::from_secs_f64(o.seconds);
     let started = Instant::now();
     let threads: Vec<_> = (0..o.clients)
@@ -130,23 +143,41 @@ fn main() {
         .flat_map(|t| t.join().expect("a client"))
         .collect();
     let elapsed = started.elapsed().as_secs_f64();
+    let cycles = cycle(&base) - first_cycle;
     latencies.sort();
     let at =
         |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e3;
     let reports = latencies.len();
     println!(
         "database {}\n{} clients × {} samples for {:.1} s: {reports} reports, {:.0} samples/s\n\
+         cycles computed during the run: {cycles} (every {} s)\n\
          latency ms: p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}",
         config.database.split('@').next_back().unwrap_or_default(),
         o.clients,
         o.samples,
         elapsed,
         (reports * o.samples) as f64 / elapsed,
+        o.interval,
         at(0.5),
         at(0.9),
         at(0.99),
         at(1.0)
     );
+    let p99 = at(0.99);
     runtime.block_on(running.stop()).expect("a clean stop");
     let _ = std::fs::remove_dir_all(&dir);
+    if let Some(target) = o.p99_target_ms.filter(|&t| p99 > t) {
+        eprintln!("p99 {p99:.2} ms is above the target of {target} ms");
+        std::process::exit(1);
+    }
+}
+
+/// The daemon's latest cycle.
+fn cycle(base: &str) -> u64 {
+    let health: Value = ureq::get(&format!("{base}/healthz"))
+        .call()
+        .expect("/healthz answers")
+        .into_json()
+        .expect("a JSON answer");
+    health["cycle"].as_u64().unwrap_or_default()
 }

@@ -3,6 +3,7 @@
 //! read, then its input fully, then it acts; every error is a JSON [`ErrorBody`].
 
 use crate::auth::Role;
+use crate::config::ServiceConfig;
 use crate::model::{
     check_id, ErrorBody, Explanation, Health, NodeSpec, NodeStatus, Priorities, UsageAck,
     UsageReport, UserSpec, WorkloadSpec,
@@ -21,6 +22,7 @@ use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use std::collections::BTreeSet;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,6 +31,8 @@ use utoipa::{IntoParams, Modify, OpenApi};
 
 /// The largest request body accepted.
 pub const BODY_LIMIT: usize = 1 << 20;
+/// How long `/readyz` waits for the database to answer.
+const READY_WITHIN: Duration = Duration::from_secs(1);
 
 /// An error answer: a status and a JSON body naming the problem.
 #[derive(Debug, Clone)]
@@ -68,6 +72,23 @@ impl ApiError {
     pub fn unavailable(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
     }
+
+    /// 408: the body did not arrive in time; the connection is closed.
+    fn body_too_slow(limit: Duration) -> ApiError {
+        ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            format!(
+                "the body did not arrive within {} s (limits.body_timeout_s)",
+                limit.as_secs_f64()
+            ),
+        )
+    }
+
+    /// 403: the token may not do this.
+    pub fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, "forbidden", message)
+    }
 }
 
 impl From<StoreError> for ApiError {
@@ -75,7 +96,8 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::Invalid(m) => ApiError::invalid(m),
             StoreError::Conflict(m) => ApiError::new(StatusCode::CONFLICT, "conflict", m),
-            StoreError::Database(e) => {
+            StoreError::Forbidden(m) => ApiError::forbidden(m),
+            e @ (StoreError::Database(_) | StoreError::Unanswered(_)) => {
                 tracing::error!(error = %e, "database error");
                 ApiError::unavailable("the database did not answer; the daemon's log says why")
             }
@@ -102,6 +124,10 @@ impl IntoResponse for ApiError {
         if self.status == StatusCode::UNAUTHORIZED {
             headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
+        if self.status == StatusCode::REQUEST_TIMEOUT {
+            // The rest of the body may still come: the connection cannot carry another request.
+            headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
         if let Some(wait) = self.retry_after {
             let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
             headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
@@ -113,10 +139,10 @@ impl IntoResponse for ApiError {
 /// A JSON body read strictly: size-limited, JSON content type, unknown fields refused.
 pub struct Body<T>(pub T);
 
-impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
+impl<T: DeserializeOwned> FromRequest<Arc<Shared>> for Body<T> {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+    async fn from_request(req: Request, shared: &Arc<Shared>) -> Result<Self, ApiError> {
         if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
             let ct = ct.to_str().unwrap_or_default();
             if !ct.starts_with("application/json") {
@@ -127,8 +153,11 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
                 ));
             }
         }
-        let bytes = axum::body::Bytes::from_request(req, state)
+        let limit = shared.body_timeout;
+        let read = axum::body::Bytes::from_request(req, shared);
+        let bytes = tokio::time::timeout(limit, read)
             .await
+            .map_err(|_| ApiError::body_too_slow(limit))?
             .map_err(|e| {
                 if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
                     ApiError::new(
@@ -184,10 +213,68 @@ fn id(what: &str, path: PathId) -> Result<String, ApiError> {
     Ok(id)
 }
 
+/// Who a request's token is: its role, its name, and for a bound agent token the nodes it
+/// may act for.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// What the token may do.
+    pub role: Role,
+    /// The name messages give it.
+    pub name: String,
+    /// The only nodes it may act for; `None`: every node.
+    pub nodes: Option<Arc<BTreeSet<String>>>,
+}
+
+impl Caller {
+    /// Configured token `i`.
+    pub fn of(config: &ServiceConfig, i: usize) -> Caller {
+        let t = &config.tokens[i];
+        Caller {
+            role: t.role,
+            name: config.token_name(i),
+            nodes: t
+                .nodes
+                .as_ref()
+                .map(|n| Arc::new(n.iter().cloned().collect())),
+        }
+    }
+
+    /// Anyone, when the API is open (no tokens configured, loopback only).
+    fn open() -> Caller {
+        Caller {
+            role: Role::Admin,
+            name: "open API".into(),
+            nodes: None,
+        }
+    }
+
+    /// Whether this caller may act for `node`; the refusal says which nodes it may.
+    pub fn may_act_for(&self, node: &str) -> Result<(), String> {
+        match &self.nodes {
+            Some(nodes) if !nodes.contains(node) => Err(format!(
+                "token {} may act only for node{} {}, not for node {node:?}",
+                self.name,
+                if nodes.len() == 1 { "" } else { "s" },
+                nodes
+                    .iter()
+                    .map(|n| format!("{n:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`Caller::may_act_for`] as an API error.
+    fn check_node(&self, node: &str) -> Result<(), ApiError> {
+        self.may_act_for(node).map_err(ApiError::forbidden)
+    }
+}
+
 impl Shared {
     /// Admits a request with these headers if its token's role is at least `needed` and its
-    /// rate allows; answers the token's role (admin when the API is open).
-    fn authorize(&self, headers: &HeaderMap, needed: Role) -> Result<Role, ApiError> {
+    /// rate allows; answers who the token is (an admin when the API is open).
+    fn authorize(&self, headers: &HeaderMap, needed: Role) -> Result<Caller, ApiError> {
         let token = if self.digests.is_empty() {
             None
         } else {
@@ -212,22 +299,19 @@ impl Shared {
                     "the token is not valid",
                 )
             })?;
-            if self.roles[i] < needed {
-                return Err(ApiError::new(
-                    StatusCode::FORBIDDEN,
-                    "forbidden",
-                    format!(
-                        "this needs the {} role; token {} is a {}",
-                        needed.name(),
-                        self.token_names[i],
-                        self.roles[i].name()
-                    ),
-                ));
+            let caller = &self.callers[i];
+            if caller.role < needed {
+                return Err(ApiError::forbidden(format!(
+                    "this needs the {} role; token {} is a {}",
+                    needed.name(),
+                    caller.name,
+                    caller.role.name()
+                )));
             }
             Some(i)
         };
         self.admit(token.unwrap_or(usize::MAX))?;
-        Ok(token.map_or(Role::Admin, |i| self.roles[i]))
+        Ok(token.map_or_else(Caller::open, |i| self.callers[i].clone()))
     }
 
     fn admit(&self, key: usize) -> Result<(), ApiError> {
@@ -271,16 +355,16 @@ impl Needs for ReaderRole {
     const ROLE: Role = Role::Reader;
 }
 
-/// A request whose token holds the role `R` needs (the token's own role inside) and is within
+/// A request whose token holds the role `R` needs (who the token is inside) and is within
 /// its rate; as an extractor before the body, it refuses a request before reading a byte of it.
-pub struct Authorized<R>(Role, PhantomData<R>);
+pub struct Authorized<R>(Caller, PhantomData<R>);
 
 impl<R: Needs> FromRequestParts<Arc<Shared>> for Authorized<R> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> Result<Self, ApiError> {
-        let role = shared.authorize(&parts.headers, R::ROLE)?;
-        Ok(Authorized(role, PhantomData))
+        let caller = shared.authorize(&parts.headers, R::ROLE)?;
+        Ok(Authorized(caller, PhantomData))
     }
 }
 
@@ -306,15 +390,38 @@ pub struct NodeFilter {
     security(("bearer" = [])))]
 async fn put_node(
     State(s): AppState,
-    _: Agent,
+    Authorized(caller, _): Agent,
     path: PathId,
     Body(spec): Body<NodeSpec>,
 ) -> Result<StatusCode, ApiError> {
     let id = id("node", path)?;
+    caller.check_node(&id)?;
     spec.check(&s.settings.resources)
         .map_err(ApiError::invalid)?;
     s.store.put_node(&id, &spec).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(delete, path = "/v1/nodes/{id}", tag = "registry",
+    params(IdPath),
+    responses((status = 204, description = "Removed, with every workload on it"), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody), (status = 429, body = ErrorBody), (status = 503, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn delete_node(
+    State(s): AppState,
+    Authorized(caller, _): Agent,
+    path: PathId,
+) -> Result<StatusCode, ApiError> {
+    let id = id("node", path)?;
+    caller.check_node(&id)?;
+    if s.store.delete_node(&id).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found(format!(
+            "node {id:?} is not registered"
+        )))
+    }
 }
 
 #[utoipa::path(get, path = "/v1/nodes", tag = "registry",
@@ -337,7 +444,7 @@ async fn list_nodes(State(s): AppState, _: Reader) -> Result<Json<Vec<NodeStatus
     security(("bearer" = [])))]
 async fn put_user(
     State(s): AppState,
-    Authorized(role, _): Agent,
+    Authorized(caller, _): Agent,
     path: PathId,
     Body(spec): Body<UserSpec>,
 ) -> Result<StatusCode, ApiError> {
@@ -345,12 +452,10 @@ async fn put_user(
     let quota = spec
         .check(&s.settings.resources)
         .map_err(ApiError::invalid)?;
-    if role == Role::Admin {
+    if caller.role == Role::Admin {
         s.store.put_user(&id, &spec).await?;
     } else if quota.is_some() {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "forbidden",
+        return Err(ApiError::forbidden(
             "an agent may only add a user without a quota; quotas need the admin role",
         ));
     } else {
@@ -371,13 +476,13 @@ async fn explain_user(
     path: PathId,
 ) -> Result<Json<Explanation>, ApiError> {
     let id = id("user", path)?;
-    if let Some(e) = s.snapshot().explain(&id) {
+    let snapshot = s.snapshot();
+    if let Some(e) = snapshot.explain(&id) {
         return Ok(Json(e));
     }
     if s.store.user_exists(&id).await? {
-        return Err(ApiError::not_found(format!(
-            "user {id:?} is registered but no cycle has counted them yet; ask again after the next cycle"
-        )));
+        let names = s.settings.resources.iter().map(|r| r.name.clone());
+        return Ok(Json(Explanation::uncounted(&id, snapshot.cycle, names)));
     }
     Err(ApiError::not_found(format!(
         "user {id:?} is not registered"
@@ -395,14 +500,16 @@ async fn explain_user(
     security(("bearer" = [])))]
 async fn put_workload(
     State(s): AppState,
-    _: Agent,
+    Authorized(caller, _): Agent,
     path: PathId,
     Body(spec): Body<WorkloadSpec>,
 ) -> Result<StatusCode, ApiError> {
     let id = id("workload", path)?;
     spec.check(&s.settings.resources)
         .map_err(ApiError::invalid)?;
-    s.store.put_workload(&id, &spec).await?;
+    s.store
+        .put_workload(&id, &spec, |node| caller.may_act_for(node))
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -414,11 +521,14 @@ async fn put_workload(
     security(("bearer" = [])))]
 async fn delete_workload(
     State(s): AppState,
-    _: Agent,
+    Authorized(caller, _): Agent,
     path: PathId,
 ) -> Result<StatusCode, ApiError> {
     let id = id("workload", path)?;
-    if s.store.delete_workload(&id).await? {
+    let deleted = s
+        .store
+        .delete_workload(&id, |node| caller.may_act_for(node));
+    if deleted.await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(ApiError::not_found(format!(
@@ -438,9 +548,10 @@ async fn delete_workload(
     security(("bearer" = [])))]
 async fn post_usage(
     State(s): AppState,
-    _: Agent,
+    Authorized(caller, _): Agent,
     Body(report): Body<UsageReport>,
 ) -> Result<Json<UsageAck>, ApiError> {
+    caller.check_node(&report.node)?;
     let resources = &s.settings.resources;
     let amounts = report.check(resources).map_err(ApiError::invalid)?;
     let rates = report.rates(&amounts, resources);
@@ -484,7 +595,8 @@ async fn healthz(State(s): AppState) -> Json<Health> {
     responses((status = 200, body = Health, description = "The database answers"),
         (status = 503, body = Health, description = "The database does not answer")))]
 async fn readyz(State(s): AppState) -> (StatusCode, Json<Health>) {
-    match s.store.ping().await {
+    let ping = tokio::time::timeout(READY_WITHIN, s.store.ping()).await;
+    match ping.unwrap_or_else(|_| Err(StoreError::Unanswered(READY_WITHIN))) {
         Ok(()) => (StatusCode::OK, Json(s.health("ok"))),
         Err(e) => {
             tracing::warn!(error = %e, "not ready: the database does not answer");
@@ -500,7 +612,7 @@ async fn readyz(State(s): AppState) -> (StatusCode, Json<Health>) {
     responses((status = 200, content_type = "text/plain", body = String,
         description = "Prometheus text exposition")))]
 async fn metrics(State(s): AppState) -> impl IntoResponse {
-    s.refresh_age();
+    s.refresh_gauges();
     (
         [(
             header::CONTENT_TYPE,
@@ -568,7 +680,7 @@ impl Modify for BearerScheme {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "fairshare fairness service", description = "Collects what every node's workloads consumed, computes each user's heaviness over the whole cloud, and serves the priorities and knob values every node applies."),
-    paths(put_node, list_nodes, put_user, explain_user, put_workload, delete_workload, post_usage,
+    paths(put_node, delete_node, list_nodes, put_user, explain_user, put_workload, delete_workload, post_usage,
         priorities, healthz, readyz, metrics, openapi),
     modifiers(&BearerScheme)
 )]
@@ -578,7 +690,7 @@ pub struct ApiDoc;
 pub fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/v1/nodes", get(list_nodes))
-        .route("/v1/nodes/{id}", put(put_node))
+        .route("/v1/nodes/{id}", put(put_node).delete(delete_node))
         .route("/v1/users/{id}", put(put_user).get(explain_user))
         .route(
             "/v1/workloads/{id}",

@@ -23,6 +23,8 @@ pub struct ServiceConfig {
     pub tls: Option<TlsConfig>,
     /// Requests per second each token may make, with a burst; `per_second = 0` turns it off.
     pub rate_limit: RateLimit,
+    /// How many connections may be open at once, and how long a client may take.
+    pub limits: Limits,
     /// The resources reports measure, in order.
     pub resources: Vec<Resource>,
     /// The knob profile whose values priorities become (`cgroup-v2`, `cgroup-v1`, `libvirt`, `paper`).
@@ -66,6 +68,58 @@ impl Default for RateLimit {
     }
 }
 
+/// The bounds on connections: what keeps idle, slow or too many clients from holding the
+/// daemon's sockets, tasks and file descriptors.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Connections open at once; a connection above it is closed as soon as it is accepted.
+    pub max_connections: usize,
+    /// Seconds a client has to send a request's headers (HTTP/1), counted from when the daemon
+    /// starts waiting for them: on a kept-alive connection, from the previous answer.
+    pub header_timeout_s: f64,
+    /// Seconds a client has to send a request's whole body, from when its handler starts
+    /// reading it; then the answer is 408 and the connection is closed.
+    pub body_timeout_s: f64,
+    /// Seconds a connection (HTTP/1 or HTTP/2) may go without a byte read; then it is closed.
+    pub idle_timeout_s: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: 512,
+            header_timeout_s: 20.0,
+            body_timeout_s: 20.0,
+            idle_timeout_s: 60.0,
+        }
+    }
+}
+
+impl Limits {
+    /// Checks every bound.
+    fn check(&self) -> Result<(), ConfigError> {
+        if !(1..=1_000_000).contains(&self.max_connections) {
+            return Err(ConfigError::Invalid(format!(
+                "limits.max_connections must be between 1 and 1000000, found {}",
+                self.max_connections
+            )));
+        }
+        for (name, v) in [
+            ("header_timeout_s", self.header_timeout_s),
+            ("body_timeout_s", self.body_timeout_s),
+            ("idle_timeout_s", self.idle_timeout_s),
+        ] {
+            if !(0.1..=3600.0).contains(&v) {
+                return Err(ConfigError::Invalid(format!(
+                    "limits.{name} must be a number of seconds in [0.1, 3600], found {v}"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// One `[[tokens]]` table.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -77,6 +131,10 @@ pub struct TokenEntry {
     /// A name the daemon's messages use for the token (defaults to the digest's first 8 digits).
     #[serde(default)]
     pub name: Option<String>,
+    /// For an agent token: the only nodes it may act for (report, register, change, delete,
+    /// and register, move or delete workloads on); every node when left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<String>>,
 }
 
 impl Default for ServiceConfig {
@@ -87,6 +145,7 @@ impl Default for ServiceConfig {
             log_json: false,
             tls: None,
             rate_limit: RateLimit::default(),
+            limits: Limits::default(),
             resources: vec![
                 Resource::new("cpu", ResourceKind::Cpu),
                 Resource::new("mem", ResourceKind::Memory),
@@ -200,6 +259,10 @@ impl ServiceConfig {
         if self.rate_limit.per_second > 0 && self.rate_limit.burst == 0 {
             return invalid("rate_limit.burst must be at least 1".into());
         }
+        self.limits.check()?;
+        for i in 0..self.tokens.len() {
+            self.check_token_nodes(i)?;
+        }
         if self.tokens.is_empty() && !self.listen.ip().is_loopback() {
             return invalid(format!(
                 "no [[tokens]] are configured, so the API would be open to anyone; \
@@ -209,6 +272,29 @@ impl ServiceConfig {
             ));
         }
         Ok(())
+    }
+
+    /// Checks token `i`'s node list: only an agent's, not empty, every id valid.
+    fn check_token_nodes(&self, i: usize) -> Result<(), ConfigError> {
+        let t = &self.tokens[i];
+        let Some(nodes) = &t.nodes else {
+            return Ok(());
+        };
+        let name = self.token_name(i);
+        let invalid = |m: String| Err(ConfigError::Invalid(format!("tokens[{i}] ({name}): {m}")));
+        if t.role != Role::Agent {
+            return invalid(format!(
+                "nodes binds agent tokens only; a {} token acts for every node",
+                t.role.name()
+            ));
+        }
+        if nodes.is_empty() {
+            return invalid("nodes is empty: name at least one node, or leave nodes out".into());
+        }
+        match nodes.iter().find(|n| !crate::model::valid_id(n)) {
+            Some(n) => invalid(format!("nodes: {n:?} is not a valid node id")),
+            None => Ok(()),
+        }
     }
 
     /// The name messages give token `i`.
@@ -255,6 +341,7 @@ mod tests {
         assert_eq!(config.heaviness, defaults.heaviness);
         assert_eq!(config.priority, defaults.priority);
         assert_eq!(config.listen, defaults.listen);
+        assert_eq!(config.limits, defaults.limits);
     }
 
     #[test]
@@ -310,5 +397,14 @@ mod tests {
         assert!(bad("report_retention_s = 999999999999").contains("ten years"));
         let twice = "[[resources]]\nname = \"cpu\"\nkind = \"cpu\"\n[[resources]]\nname = \"cpu\"\nkind = \"memory\"";
         assert!(bad(twice).contains("listed twice"));
+        assert!(bad("[limits]\nheader_timeout_s = 0").contains("limits.header_timeout_s"));
+        assert!(bad("[limits]\nmax_connections = 0").contains("limits.max_connections"));
+        let digest = "0".repeat(64);
+        let token = |role: &str, nodes: &str| {
+            format!("[[tokens]]\nrole = \"{role}\"\nsha256 = \"{digest}\"\nnodes = {nodes}")
+        };
+        assert!(bad(&token("admin", "[\"n1\"]")).contains("binds agent tokens only"));
+        assert!(bad(&token("agent", "[]")).contains("nodes is empty"));
+        assert!(bad(&token("agent", "[\"n 1\"]")).contains("not a valid node id"));
     }
 }

@@ -80,10 +80,13 @@ pub struct Measured {
 impl Measured {
     /// Counts one sample of `rates` covering `seconds`.
     pub fn add(&mut self, workload: &str, rates: &[f64], seconds: f64) {
-        let (sum, covered) = self
-            .per_workload
-            .entry(workload.to_string())
-            .or_insert_with(|| (vec![0.0; rates.len()], 0.0));
+        if !self.per_workload.contains_key(workload) {
+            let empty = (vec![0.0; rates.len()], 0.0);
+            self.per_workload.insert(workload.to_string(), empty);
+        }
+        let Some((sum, covered)) = self.per_workload.get_mut(workload) else {
+            return;
+        };
         for (s, r) in sum.iter_mut().zip(rates) {
             *s += r * seconds;
         }

@@ -37,6 +37,10 @@ pub struct Metrics {
     pub cycle: IntGauge,
     /// 1 while this replica computes priorities.
     pub leader: IntGauge,
+    /// Connections open now.
+    pub connections_open: IntGauge,
+    /// Connections closed at once because `limits.max_connections` were open.
+    pub connections_refused: IntCounter,
 }
 
 impl Metrics {
@@ -102,6 +106,15 @@ impl Metrics {
                 "1 while this replica computes priorities",
             )
             .expect("valid metric"),
+            connections_open: IntGauge::new(
+                "fairshare_connections_open",
+                "Client connections open now",
+            )
+            .expect("valid metric"),
+            connections_refused: counter(
+                "fairshare_connections_refused_total",
+                "Connections closed at once because limits.max_connections were open",
+            ),
             registry,
         };
         metrics.register_all();
@@ -121,6 +134,8 @@ impl Metrics {
             Box::new(self.last_cycle_age.clone()),
             Box::new(self.cycle.clone()),
             Box::new(self.leader.clone()),
+            Box::new(self.connections_open.clone()),
+            Box::new(self.connections_refused.clone()),
         ];
         for c in all {
             self.registry

@@ -25,6 +25,10 @@ pub const MAX_INTERVAL_S: f64 = 86_400.0;
 pub const MAX_SAMPLES: usize = 100_000;
 /// The largest number any quantity may have.
 pub const MAX_QUANTITY: f64 = 1e18;
+/// The smallest supply a node may have of a resource: the metric divides by the cloud's
+/// supply, so a vanishing one (1e-300) makes heaviness infinite or NaN. Against quantities of
+/// at most [`MAX_QUANTITY`], this keeps every share finite.
+pub const MIN_SUPPLY: f64 = 1e-3;
 
 /// `PUT /v1/nodes/{id}`: a compute node.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -219,10 +223,11 @@ impl NodeSpec {
             ));
         }
         let supply = per_resource("supply", &self.supply, resources, |_| true)?;
-        match supply.iter().position(|&s| s <= 0.0) {
+        match supply.iter().position(|&s| s < MIN_SUPPLY) {
             Some(r) => Err(format!(
-                "supply.{} must be positive, found 0",
-                resources[r].name
+                "supply.{} must be at least {MIN_SUPPLY} (a smaller supply cannot give a finite \
+                 heaviness), found {:?}",
+                resources[r].name, supply[r]
             )),
             None => Ok(supply),
         }
@@ -421,6 +426,32 @@ pub struct Explanation {
     pub workloads: Vec<WorkloadPriority>,
 }
 
+impl Explanation {
+    /// A registered user cycle `cycle` did not count (registered since, or no node to share):
+    /// no workload, no usage, no part in the ranking.
+    pub fn uncounted(
+        user: &str,
+        cycle: u64,
+        resources: impl Iterator<Item = String>,
+    ) -> Explanation {
+        let zero: PerResource = resources.map(|r| (r, 0.0)).collect();
+        Explanation {
+            user: user.to_string(),
+            cycle,
+            active: false,
+            usage: zero.clone(),
+            endowment: zero,
+            entitlement: 0.0,
+            static_part: 0.0,
+            dynamic: 0.0,
+            unused_quota: 0.0,
+            heaviness: 0.0,
+            rank: 0,
+            workloads: Vec::new(),
+        }
+    }
+}
+
 /// `GET /v1/nodes`: one node with what the service knows of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct NodeStatus {
@@ -476,7 +507,11 @@ mod tests {
         let e = node(map(&[("cpu", 8.0), ("mem", 1e9)]), 1.0).check(&r);
         assert_eq!(e, Err("supply.disk is missing".into()));
         let e = node(map(&[("cpu", 8.0), ("mem", 1e9), ("disk", 0.0)]), 1.0).check(&r);
-        assert!(e.unwrap_err().contains("supply.disk must be positive"));
+        assert!(e
+            .unwrap_err()
+            .contains("supply.disk must be at least 0.001"));
+        let e = node(map(&[("cpu", 1e-300), ("mem", 1e9), ("disk", 1e8)]), 1.0).check(&r);
+        assert!(e.unwrap_err().contains("found 1e-300"));
         let mut gpu = full.clone();
         gpu.insert("gpu".into(), 1.0);
         assert!(node(gpu, 1.0)

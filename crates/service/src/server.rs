@@ -2,28 +2,44 @@
 //! groups (one sync for many, so 200 means durable without one fsync per request), the cycle
 //! that computes priorities where this replica leads, and a graceful start and stop.
 
-use crate::api::{router, ApiError};
-use crate::auth::{Role, TokenDigest};
-use crate::config::{ConfigError, ServiceConfig};
+use crate::api::{router, ApiError, Caller};
+use crate::auth::TokenDigest;
+use crate::config::{ConfigError, Limits, ServiceConfig};
 use crate::cycle::{compute, Settings, Snapshot};
 use crate::metrics::Metrics;
 use crate::model::{Health, UsageAck, UsageReport};
-use crate::store::{now_ms, redact, Store, StoreError};
-use axum_server::tls_rustls::RustlsConfig;
+use crate::store::{now_ms, redact, Leadership, Store, StoreError};
+use axum_server::accept::Accept;
+use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 use axum_server::Handle;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use thiserror::Error;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
+use tokio_io_timeout::TimeoutStream;
 
 /// The most reports one group commit writes.
 const GROUP_MAX: usize = 1024;
-/// How often a replica that does not lead looks for a newer cycle.
-const FOLLOW_PERIOD: Duration = Duration::from_millis(500);
+/// How often a replica checks its claim to lead (or tries to take it), and one that does not
+/// lead looks for a newer cycle.
+const CHECK_PERIOD: Duration = Duration::from_millis(500);
+/// How long a check of the claim may go unanswered before `/healthz` stops saying this replica
+/// leads (the check itself may wait longer before the claim is dropped).
+const UNCONFIRMED_AFTER: Duration = Duration::from_secs(1);
+/// File descriptors kept beside the connections: database files and connections, the listener,
+/// logs.
+const FD_RESERVE: u64 = 128;
 
 /// Why the daemon could not start or stopped with an error.
 #[derive(Debug, Error)]
@@ -47,19 +63,21 @@ pub struct Shared {
     pub settings: Settings,
     /// The state.
     pub store: Store,
-    /// The configured tokens' digests, roles and names, in the same order.
+    /// The configured tokens' digests.
     pub digests: Vec<TokenDigest>,
-    /// See `digests`.
-    pub roles: Vec<Role>,
-    /// See `digests`.
-    pub token_names: Vec<String>,
+    /// Who each token is and what it may do, in the order of `digests`.
+    pub callers: Vec<Caller>,
     /// Per-token rate limit, if on.
     pub limiter: Option<DefaultKeyedRateLimiter<usize>>,
+    /// How long a request's body may take to arrive.
+    pub body_timeout: Duration,
     /// Metrics.
     pub metrics: Metrics,
     writer: mpsc::Sender<WriteRequest>,
     snapshot: RwLock<Arc<Snapshot>>,
-    leader: std::sync::atomic::AtomicBool,
+    leader: AtomicBool,
+    connections: Arc<Semaphore>,
+    max_connections: usize,
 }
 
 impl Shared {
@@ -89,17 +107,26 @@ impl Shared {
         let snapshot = self.snapshot();
         Health {
             status: status.to_string(),
-            leader: self.leader.load(std::sync::atomic::Ordering::Relaxed),
+            leader: self.leader.load(Ordering::Relaxed),
             cycle: snapshot.cycle,
             last_cycle_age_s: cycle_age(&snapshot),
         }
     }
 
-    /// Updates the last-cycle-age gauge before a scrape.
-    pub fn refresh_age(&self) {
+    /// Updates the gauges read at a scrape: the last cycle's age, the connections open.
+    pub fn refresh_gauges(&self) {
         if let Some(age) = cycle_age(&self.snapshot()) {
             self.metrics.last_cycle_age.set(age);
         }
+        let open = self.max_connections - self.connections.available_permits();
+        self.metrics.connections_open.set(open as i64);
+    }
+
+    fn set_leader(&self, leading: bool) {
+        if self.leader.swap(leading, Ordering::Relaxed) != leading {
+            tracing::info!(leading, "leadership changed");
+        }
+        self.metrics.leader.set(i64::from(leading));
     }
 }
 
@@ -159,22 +186,31 @@ pub async fn start(config: ServiceConfig, signals: bool) -> Result<Running, Serv
         }),
         None => None,
     };
+    file_limit(config.limits.max_connections)?;
     let store = Store::open(&config.database).await?;
-    let snapshot = store.latest_snapshot().await?.unwrap_or_default();
+    let snapshot = match store.latest_snapshot().await {
+        Err(StoreError::Corrupt(e)) => {
+            tracing::error!(error = %e, "the latest stored cycle cannot be read; serving none until the next cycle computes one");
+            Snapshot::default()
+        }
+        other => other?.unwrap_or_default(),
+    };
     let (writer, writes) = mpsc::channel(4 * GROUP_MAX);
     let shared = Arc::new(Shared {
         settings,
         digests: config.tokens.iter().map(|t| t.sha256).collect(),
-        roles: config.tokens.iter().map(|t| t.role).collect(),
-        token_names: (0..config.tokens.len())
-            .map(|i| config.token_name(i))
+        callers: (0..config.tokens.len())
+            .map(|i| Caller::of(&config, i))
             .collect(),
         limiter: limiter(&config),
+        body_timeout: Duration::from_secs_f64(config.limits.body_timeout_s),
         metrics: Metrics::new(),
         store: store.clone(),
         writer,
         snapshot: RwLock::new(Arc::new(snapshot)),
         leader: false.into(),
+        connections: Arc::new(Semaphore::new(config.limits.max_connections)),
+        max_connections: config.limits.max_connections,
     });
     shared.metrics.cycle.set(shared.snapshot().cycle as i64);
     let listener = std::net::TcpListener::bind(config.listen)
@@ -191,8 +227,11 @@ pub async fn start(config: ServiceConfig, signals: bool) -> Result<Running, Serv
     let (stop, stopped) = watch::channel(false);
     let done = tokio::spawn(run(
         shared,
-        listener,
-        tls,
+        Listening {
+            listener,
+            tls,
+            limits: config.limits,
+        },
         writes,
         stopped,
         signals,
@@ -200,6 +239,28 @@ pub async fn start(config: ServiceConfig, signals: bool) -> Result<Running, Serv
     ));
     tracing::info!(%addr, database = %redact(&config.database), tls = config.tls.is_some(), "listening");
     Ok(Running { addr, stop, done })
+}
+
+/// Makes sure the process may open `max_connections` sockets and its own files: raises the
+/// soft limit on open files up to the hard one if needed, and refuses to start below it.
+fn file_limit(max_connections: usize) -> Result<(), ServeError> {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let needed = max_connections as u64 + FD_RESERVE;
+    let mut limit = getrlimit(Resource::Nofile);
+    if limit.current.is_none_or(|c| c >= needed) {
+        return Ok(());
+    }
+    let raised = limit.maximum.map_or(needed, |m| m.min(needed));
+    limit.current = Some(raised);
+    let _ = setrlimit(Resource::Nofile, limit);
+    match getrlimit(Resource::Nofile).current {
+        Some(c) if c < needed => Err(ServeError::Io(format!(
+            "limits.max_connections = {max_connections} needs {needed} open files, but this \
+             process may open only {c} (ulimit -n; LimitNOFILE= in a systemd unit): raise that \
+             limit or lower max_connections"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn limiter(config: &ServiceConfig) -> Option<DefaultKeyedRateLimiter<usize>> {
@@ -210,10 +271,16 @@ fn limiter(config: &ServiceConfig) -> Option<DefaultKeyedRateLimiter<usize>> {
     ))
 }
 
-async fn run(
-    shared: Arc<Shared>,
+/// The bound socket, and how connections to it are served.
+struct Listening {
     listener: std::net::TcpListener,
     tls: Option<RustlsConfig>,
+    limits: Limits,
+}
+
+async fn run(
+    shared: Arc<Shared>,
+    listening: Listening,
     writes: mpsc::Receiver<WriteRequest>,
     mut stopped: watch::Receiver<bool>,
     signals: bool,
@@ -223,26 +290,7 @@ async fn run(
     let (cycle_stop, cycle_stopped) = watch::channel(false);
     let cycles = tokio::spawn(cycle_loop(shared.clone(), cycle_stopped, retention_s));
     let handle = Handle::new();
-    let app = router(shared.clone()).into_make_service();
-    let server = {
-        let handle = handle.clone();
-        async move {
-            match tls {
-                Some(tls) => {
-                    axum_server::from_tcp_rustls(listener, tls)
-                        .handle(handle)
-                        .serve(app)
-                        .await
-                }
-                None => {
-                    axum_server::from_tcp(listener)
-                        .handle(handle)
-                        .serve(app)
-                        .await
-                }
-            }
-        }
-    };
+    let server = serve(shared.clone(), listening, handle.clone());
     let shutdown = async move {
         tokio::select! {
             _ = stopped.wait_for(|s| *s) => {}
@@ -259,6 +307,116 @@ async fn run(
     drop(shared);
     let _ = writer.await;
     served.map_err(|e| ServeError::Io(format!("server: {e}")))
+}
+
+/// Serves the API on the socket, plain or TLS, with the connection limits.
+async fn serve(shared: Arc<Shared>, l: Listening, handle: Handle) -> std::io::Result<()> {
+    let app = router(shared.clone()).into_make_service();
+    let guard = Guard {
+        shared,
+        idle: Duration::from_secs_f64(l.limits.idle_timeout_s),
+    };
+    let header_timeout = Duration::from_secs_f64(l.limits.header_timeout_s);
+    match l.tls {
+        Some(tls) => {
+            let acceptor = RustlsAcceptor::new(tls).acceptor(guard);
+            let mut server = axum_server::from_tcp(l.listener).acceptor(acceptor);
+            http_timeouts(server.http_builder(), header_timeout);
+            server.handle(handle).serve(app).await
+        }
+        None => {
+            let mut server = axum_server::from_tcp(l.listener).acceptor(guard);
+            http_timeouts(server.http_builder(), header_timeout);
+            server.handle(handle).serve(app).await
+        }
+    }
+}
+
+/// HTTP/1 requests must bring their headers within `header_timeout`.
+fn http_timeouts(builder: &mut Builder<TokioExecutor>, header_timeout: Duration) {
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout);
+    builder.http2().timer(TokioTimer::new());
+}
+
+/// Admits an accepted connection if the limit allows (else closes it at once), and closes it
+/// when nothing was read from or written to it for the idle timeout.
+#[derive(Clone)]
+struct Guard {
+    shared: Arc<Shared>,
+    idle: Duration,
+}
+
+impl<S: Send + 'static> Accept<TcpStream, S> for Guard {
+    type Stream = Guarded;
+    type Service = S;
+    type Future = std::future::Ready<std::io::Result<(Guarded, S)>>;
+
+    fn accept(&self, stream: TcpStream, service: S) -> Self::Future {
+        let Ok(permit) = self.shared.connections.clone().try_acquire_owned() else {
+            self.shared.metrics.connections_refused.inc();
+            tracing::debug!("a connection over limits.max_connections closed");
+            return std::future::ready(Err(std::io::ErrorKind::ConnectionRefused.into()));
+        };
+        let mut io = TimeoutStream::new(stream);
+        io.set_read_timeout(Some(self.idle));
+        io.set_write_timeout(Some(self.idle));
+        std::future::ready(Ok((
+            Guarded {
+                io: Box::pin(io),
+                _permit: permit,
+            },
+            service,
+        )))
+    }
+}
+
+/// A connection counted against the limit until it closes.
+struct Guarded {
+    io: Pin<Box<TimeoutStream<TcpStream>>>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl AsyncRead for Guarded {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        self.io.as_mut().poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Guarded {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.io.as_mut().poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        self.io.as_mut().poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.io.as_mut().poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.io.as_mut().poll_shutdown(cx)
+    }
 }
 
 /// SIGTERM or Ctrl-C.
@@ -306,35 +464,30 @@ async fn group_commit(store: Store, mut writes: mpsc::Receiver<WriteRequest>) {
     store.close().await;
 }
 
-/// Every μ seconds: lead if possible; the leader computes a cycle, the others follow the
-/// newest stored one.
+/// Every μ seconds the leader computes a cycle; between cycles, every [`CHECK_PERIOD`], each
+/// replica checks its claim to lead (or tries to take it), and one that does not lead follows
+/// the newest stored cycle.
 async fn cycle_loop(shared: Arc<Shared>, mut stopped: watch::Receiver<bool>, retention_s: u64) {
     let period = Duration::from_secs_f64(shared.settings.heaviness.update_interval_s);
     let mut leadership = shared.store.leadership();
     let patience = period.clamp(Duration::from_secs(1), Duration::from_secs(10));
     let mut next_cycle = Instant::now() + period;
+    let mut unreadable = None;
     loop {
         let leading = match &mut leadership {
             None => true,
-            Some(l) => l.hold(patience).await,
+            Some(l) => check_claim(&shared, l, patience).await,
         };
-        let was = shared
-            .leader
-            .swap(leading, std::sync::atomic::Ordering::Relaxed);
-        if leading != was {
-            tracing::info!(leading, "leadership changed");
-        }
-        shared.metrics.leader.set(i64::from(leading));
+        shared.set_leader(leading);
         if leading && Instant::now() >= next_cycle {
             next_cycle = Instant::now() + period;
-            one_cycle(&shared, retention_s).await;
+            one_cycle(&shared, leadership.as_mut(), retention_s).await;
         } else if !leading {
-            follow(&shared).await;
+            follow(&shared, &mut unreadable).await;
         }
-        let wake = if leading {
-            next_cycle
-        } else {
-            Instant::now() + FOLLOW_PERIOD.min(period)
+        let wake = match &leadership {
+            None => next_cycle,
+            Some(_) => next_cycle.min(Instant::now() + CHECK_PERIOD),
         };
         tokio::select! {
             _ = tokio::time::sleep_until(wake.into()) => {}
@@ -346,12 +499,42 @@ async fn cycle_loop(shared: Arc<Shared>, mut stopped: watch::Receiver<bool>, ret
     }
 }
 
-/// Computes and stores one cycle, and serves it.
-async fn one_cycle(shared: &Shared, retention_s: u64) {
+/// Checks (or tries to take) the claim to lead; while a check goes unanswered for longer than
+/// [`UNCONFIRMED_AFTER`], this replica no longer says it leads.
+async fn check_claim(shared: &Shared, l: &mut Leadership, patience: Duration) -> bool {
+    let check = l.hold(patience);
+    tokio::pin!(check);
+    tokio::select! {
+        leading = &mut check => leading,
+        _ = tokio::time::sleep(UNCONFIRMED_AFTER) => {
+            shared.set_leader(false);
+            check.await
+        }
+    }
+}
+
+/// Computes and stores one cycle, and serves it; on PostgreSQL on the leader's own connection.
+async fn one_cycle(shared: &Shared, leadership: Option<&mut Leadership>, retention_s: u64) {
+    let mut pooled = None;
+    let conn = match leadership {
+        Some(l) => l.connection(),
+        None => match shared.store.connection().await {
+            Ok(c) => Some(&mut **pooled.insert(c)),
+            Err(e) => {
+                shared.metrics.cycle_errors.inc();
+                tracing::error!(error = %e, "cycle failed: no database connection");
+                return;
+            }
+        },
+    };
+    let Some(conn) = conn else {
+        return;
+    };
     let settings = &shared.settings;
     let result = shared
         .store
         .run_cycle(
+            conn,
             &settings.resources,
             retention_s.saturating_mul(1000) as i64,
             |cycle, registry, memory, measured| {
@@ -385,16 +568,24 @@ async fn one_cycle(shared: &Shared, retention_s: u64) {
     }
 }
 
-/// Loads a newer cycle another replica computed.
-async fn follow(shared: &Shared) {
+/// Loads a newer cycle another replica computed; one it cannot read is reported once (`unreadable`
+/// remembers it) and skipped until the leader computes the next.
+async fn follow(shared: &Shared, unreadable: &mut Option<u64>) {
     let known = shared.snapshot().cycle;
-    match shared.store.latest_cycle().await {
-        Ok(latest) if latest > known => match shared.store.latest_snapshot().await {
-            Ok(Some(snapshot)) => shared.set_snapshot(snapshot),
-            Ok(None) => {}
-            Err(e) => tracing::warn!(error = %e, "cannot load the latest cycle"),
-        },
-        Ok(_) => {}
-        Err(e) => tracing::warn!(error = %e, "cannot read the latest cycle"),
+    let latest = match shared.store.latest_cycle().await {
+        Ok(latest) => latest,
+        Err(e) => return tracing::warn!(error = %e, "cannot read the latest cycle"),
+    };
+    if latest <= known || *unreadable == Some(latest) {
+        return;
+    }
+    match shared.store.latest_snapshot().await {
+        Ok(Some(snapshot)) => shared.set_snapshot(snapshot),
+        Ok(None) => {}
+        Err(StoreError::Corrupt(e)) => {
+            *unreadable = Some(latest);
+            tracing::error!(error = %e, "the latest stored cycle cannot be read; waiting for the next");
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot load the latest cycle"),
     }
 }

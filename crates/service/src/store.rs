@@ -3,19 +3,19 @@
 //! only the pragmas and the advisory lock are the backends' own.
 
 use crate::cycle::{Measured, Memory, NodeEntry, Registry, Snapshot, WorkloadEntry};
-use crate::model::{
-    NodeSpec, NodeStatus, PerResource, UsageAck, UsageReport, UserSpec, WorkloadSpec,
-};
+use crate::model::{NodeSpec, NodeStatus, UsageAck, UsageReport, UserSpec, WorkloadSpec};
 use fairshare_core::heaviness::Resource;
 use sqlx::any::AnyPoolOptions;
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, Connection, Executor, Row};
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
 
 /// The schema, one migration per version; a version once released never changes.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
     1,
     "registry, reports and cycles",
     "CREATE TABLE nodes (id TEXT PRIMARY KEY, spec TEXT NOT NULL, updated_ms BIGINT NOT NULL);
@@ -30,7 +30,21 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[(
      CREATE TABLE pruned (node TEXT PRIMARY KEY, max_seq BIGINT NOT NULL);
      CREATE TABLE cycles (id BIGINT PRIMARY KEY, computed_ms BIGINT NOT NULL, seconds DOUBLE PRECISION NOT NULL,
          snapshot TEXT NOT NULL, memory TEXT NOT NULL);",
-)];
+    ),
+    (
+        2,
+        "which cycle counted each report, in a narrow table of its own",
+        // A cycle marks the reports it counts; marking them in `reports` rewrote every
+        // report's samples (SQLite rewrites a whole row), holding the write lock that long.
+        "CREATE TABLE report_cycles (node TEXT NOT NULL, seq BIGINT NOT NULL, cycle BIGINT,
+             PRIMARY KEY (node, seq));
+         CREATE INDEX report_cycles_by_cycle ON report_cycles (cycle);
+         INSERT INTO report_cycles (node, seq, cycle) SELECT node, seq, cycle FROM reports;
+         DROP INDEX reports_by_cycle;
+         ALTER TABLE reports DROP COLUMN cycle;
+         CREATE INDEX reports_by_received ON reports (received_ms);",
+    ),
+];
 
 /// The advisory lock key of the replica that computes priorities ("fairshar" in ASCII).
 const LEADER_LOCK: i64 = 0x6661_6972_7368_6172;
@@ -41,6 +55,9 @@ const MIGRATION_LOCK: i64 = LEADER_LOCK + 1;
 const USERS_LOCK: i64 = LEADER_LOCK + 2;
 /// How many past cycles are kept besides the latest.
 const CYCLES_KEPT: i64 = 2;
+/// How long a request waits for a database connection before it is answered 503: during an
+/// outage the answer comes this fast instead of after the connection's own retries.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Which database holds the state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +83,35 @@ pub enum StoreError {
     /// Stored data this version cannot read.
     #[error("stored data: {0}")]
     Corrupt(String),
+    /// The thread that reads a cycle's reports could not run.
+    #[error("the cycle's thread: {0}")]
+    Thread(String),
+    /// The database did not answer in time.
+    #[error("the database did not answer within {0:?}")]
+    Unanswered(Duration),
+    /// The request acts for a node its token may not act for.
+    #[error("{0}")]
+    Forbidden(String),
+    /// A number that is not finite was about to be stored.
+    #[error("not stored: {0}")]
+    NotFinite(String),
+    /// Another daemon holds the SQLite file.
+    #[error(
+        "{path} is in use by another fairshare serve (it holds {path}.lock); one daemon serves \
+         an SQLite file — stop the other, or use PostgreSQL to run several replicas"
+    )]
+    InUse {
+        /// The database file.
+        path: String,
+    },
+    /// The SQLite file's lock file could not be opened or locked.
+    #[error("{path}.lock: {source}")]
+    Lock {
+        /// The database file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The database URL (its password left out) is not one this daemon knows.
     #[error("database {0:?}: expected sqlite:PATH or postgres://…")]
     Url(String),
@@ -76,6 +122,37 @@ pub enum StoreError {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// On SQLite, the open lock file that keeps a second daemon off the database file.
+    _lock: Option<Arc<std::fs::File>>,
+}
+
+/// The database file an `sqlite:` URL's path names (`None` for an in-memory database).
+fn sqlite_file(path: &str) -> Option<&str> {
+    let path = path.split('?').next().unwrap_or_default();
+    let path = path.strip_prefix("//").unwrap_or(path);
+    (!path.is_empty() && path != ":memory:").then_some(path)
+}
+
+/// Takes the lock file beside an SQLite database for this process's life, refusing when another
+/// daemon holds it (the kernel frees the lock when its holder exits, however it exits).
+fn lock_sqlite(path: &str) -> Result<std::fs::File, StoreError> {
+    let lock_error = |source| StoreError::Lock {
+        path: path.to_string(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(format!("{path}.lock"))
+        .map_err(lock_error)?;
+    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(file),
+        Err(rustix::io::Errno::WOULDBLOCK) => Err(StoreError::InUse {
+            path: path.to_string(),
+        }),
+        Err(e) => Err(lock_error(e.into())),
+    }
 }
 
 /// A database URL without its password (in the user part or as a `password=` parameter), for
@@ -106,6 +183,46 @@ fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("API types always serialise")
 }
 
+/// Whether a cycle's answer holds only finite numbers; the first one that is not, named.
+/// (serde_json writes NaN and infinity as `null`, which no later read accepts.)
+fn check_finite(snapshot: &Snapshot, memory: &Memory) -> Result<(), StoreError> {
+    let bad = |what: String| {
+        Err(StoreError::NotFinite(format!(
+            "cycle {}: {what}",
+            snapshot.cycle
+        )))
+    };
+    for (id, u) in &snapshot.users {
+        let numbers = [
+            u.entitlement,
+            u.static_part,
+            u.dynamic,
+            u.unused_quota,
+            u.heaviness,
+        ];
+        let all = numbers.iter().chain(&u.usage).chain(&u.endowment);
+        if let Some(x) = all.copied().find(|x| !x.is_finite()) {
+            return bad(format!("user {id:?} has {x}"));
+        }
+    }
+    for w in &snapshot.workloads {
+        if let Some(x) = [w.heaviness, w.priority_input]
+            .into_iter()
+            .find(|x| !x.is_finite())
+        {
+            return bad(format!("workload {:?} has {x}", w.workload));
+        }
+    }
+    for (id, m) in memory {
+        let smoothed = m.smoothed.iter().flatten().copied();
+        let remembered = m.priority.iter().flat_map(|p| [p.target, p.smoothed]);
+        if let Some(x) = smoothed.chain(remembered).find(|x| !x.is_finite()) {
+            return bad(format!("workload {id:?} would remember {x}"));
+        }
+    }
+    Ok(())
+}
+
 fn parse<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("{what}: {e}")))
 }
@@ -114,7 +231,9 @@ impl Store {
     /// Connects (creating an SQLite file if needed) and brings the schema up to date.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
+        let mut lock = None;
         let (backend, url) = if let Some(path) = url.strip_prefix("sqlite:") {
+            lock = sqlite_file(path).map(lock_sqlite).transpose()?;
             let sep = if path.contains('?') { '&' } else { '?' };
             (Backend::Sqlite, format!("sqlite:{path}{sep}mode=rwc"))
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
@@ -124,7 +243,7 @@ impl Store {
         };
         let pool = AnyPoolOptions::new()
             .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
-            .acquire_timeout(Duration::from_secs(10))
+            .acquire_timeout(ACQUIRE_TIMEOUT)
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
@@ -139,7 +258,11 @@ impl Store {
             })
             .connect(&url)
             .await?;
-        let store = Store { pool, backend };
+        let store = Store {
+            pool,
+            backend,
+            _lock: lock.map(Arc::new),
+        };
         store.migrate().await?;
         Ok(store)
     }
@@ -269,9 +392,19 @@ impl Store {
         Ok(())
     }
 
-    /// Registers, moves or resizes a workload; its owner and node must be registered.
-    pub async fn put_workload(&self, id: &str, spec: &WorkloadSpec) -> Result<(), StoreError> {
+    /// Registers, moves or resizes a workload; its owner and node must be registered, and
+    /// `may_act_for` must allow its node and, for a workload already registered, its old node.
+    pub async fn put_workload(
+        &self,
+        id: &str,
+        spec: &WorkloadSpec,
+        may_act_for: impl Fn(&str) -> Result<(), String>,
+    ) -> Result<(), StoreError> {
+        may_act_for(&spec.node).map_err(StoreError::Forbidden)?;
         let mut tx = self.write_tx().await?;
+        if let Some(old) = workload_node(&mut tx, id).await? {
+            may_act_for(&old).map_err(StoreError::Forbidden)?;
+        }
         for (table, what, key) in [
             ("users", "owner", &spec.owner),
             ("nodes", "node", &spec.node),
@@ -302,12 +435,38 @@ impl Store {
         Ok(())
     }
 
-    /// Removes a workload; whether it existed.
-    pub async fn delete_workload(&self, id: &str) -> Result<bool, StoreError> {
-        let done = sqlx::query("DELETE FROM workloads WHERE id = $1")
+    /// Removes a workload if `may_act_for` allows its node; whether it existed.
+    pub async fn delete_workload(
+        &self,
+        id: &str,
+        may_act_for: impl Fn(&str) -> Result<(), String>,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let Some(node) = workload_node(&mut tx, id).await? else {
+            return Ok(false);
+        };
+        may_act_for(&node).map_err(StoreError::Forbidden)?;
+        sqlx::query("DELETE FROM workloads WHERE id = $1")
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Removes a node and every workload on it; whether it existed. Its reports stay (until
+    /// their retention ends), so a node registered again under its id goes on numbering.
+    pub async fn delete_node(&self, id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.write_tx().await?;
+        sqlx::query("DELETE FROM workloads WHERE node = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        let done = sqlx::query("DELETE FROM nodes WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
         Ok(done.rows_affected() > 0)
     }
 
@@ -392,13 +551,21 @@ impl Store {
         })
     }
 
-    /// The latest cycle's snapshot, if there was a cycle.
+    /// The latest cycle's snapshot, if there was a cycle. A stored snapshot this version cannot
+    /// read is `Corrupt`: the caller reports it, and the next cycle computes a new one.
     pub async fn latest_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
-        let row = sqlx::query("SELECT snapshot FROM cycles ORDER BY id DESC LIMIT 1")
+        let row = sqlx::query("SELECT id, snapshot FROM cycles ORDER BY id DESC LIMIT 1")
             .fetch_optional(&self.pool)
             .await?;
-        row.map(|r| parse("cycle snapshot", &r.try_get::<String, _>(0)?))
-            .transpose()
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let id: i64 = row.try_get(0)?;
+        parse(
+            &format!("cycle {id}'s snapshot"),
+            &row.try_get::<String, _>(1)?,
+        )
+        .map(Some)
     }
 
     /// Every node with its latest report.
@@ -428,49 +595,142 @@ impl Store {
             .collect()
     }
 
-    /// Runs one cycle in one transaction: counts the reports not counted yet, computes with
-    /// `compute` (which also says how long it took), stores the snapshot and memory, and
-    /// forgets old cycles and counted reports. A crash at any point leaves all of it or none.
+    /// A connection of the pool, for the work of a cycle on SQLite (on PostgreSQL the cycle
+    /// runs on the leader's own connection, see [`Leadership::connection`]).
+    pub async fn connection(&self) -> Result<PoolConnection<Any>, StoreError> {
+        Ok(self.pool.acquire().await?)
+    }
+
+    /// Runs one cycle on `conn` without holding the write lock while it reads and computes:
+    /// it marks the reports not counted yet as this cycle's (one short statement on a narrow
+    /// table), reads them, the registry and the previous memory, computes with `compute` (which
+    /// also says how long it took), and stores the snapshot and memory in one short transaction
+    /// — all of a cycle or none: reports marked by a cycle that never stored are counted by the
+    /// next attempt, which has the same number. A previous memory that cannot be read is
+    /// reported and the cycle starts afresh; a result with a number that is not finite is not
+    /// stored. Then it forgets old cycles and old counted reports.
     pub async fn run_cycle<E>(
         &self,
+        conn: &mut AnyConnection,
         resources: &[Resource],
         retention_ms: i64,
         compute: impl FnOnce(u64, &Registry, &Memory, &Measured) -> Result<(Snapshot, Memory, f64), E>,
     ) -> Result<Result<(Snapshot, f64), E>, StoreError> {
-        let mut tx = self.write_tx().await?;
-        let last = sqlx::query("SELECT id, memory FROM cycles ORDER BY id DESC LIMIT 1")
-            .fetch_optional(&mut *tx)
+        let last: Option<i64> = sqlx::query("SELECT MAX(id) FROM cycles")
+            .fetch_one(&mut *conn)
+            .await?
+            .try_get(0)?;
+        let cycle = last.unwrap_or(0) + 1;
+        sqlx::query("UPDATE report_cycles SET cycle = $1 WHERE cycle IS NULL")
+            .bind(cycle)
+            .execute(&mut *conn)
             .await?;
-        let (cycle, memory) = match last {
-            Some(row) => (
-                row.try_get::<i64, _>(0)? as u64 + 1,
-                parse("cycle memory", &row.try_get::<String, _>(1)?)?,
-            ),
-            None => (1, Memory::new()),
-        };
-        let measured = claim_reports(&mut tx, cycle, resources).await?;
-        let registry = read_registry(&mut tx, resources).await?;
-        let (snapshot, memory, seconds) = match compute(cycle, &registry, &memory, &measured) {
+        let (registry, memory, reports) = self.read_cycle_input(conn, last, resources).await?;
+        let resources_owned = resources.to_vec();
+        let measured = in_background(move || measure(&reports, &resources_owned)).await??;
+        let (snapshot, memory, seconds) = match compute(cycle as u64, &registry, &memory, &measured)
+        {
             Ok(done) => done,
             Err(e) => return Ok(Err(e)),
         };
+        check_finite(&snapshot, &memory)?;
+        self.store_cycle(conn, &snapshot, &memory, seconds).await?;
+        self.prune(conn, snapshot.computed_at_ms - retention_ms)
+            .await?;
+        Ok(Ok((snapshot, seconds)))
+    }
+
+    /// What a cycle computes from, read in one read transaction (a consistent view, no write
+    /// lock): the registry, the previous cycle's memory, and the interval and samples of each
+    /// report marked as this cycle's.
+    async fn read_cycle_input(
+        &self,
+        conn: &mut AnyConnection,
+        last: Option<i64>,
+        resources: &[Resource],
+    ) -> Result<(Registry, Memory, Vec<(f64, String)>), StoreError> {
+        let mut tx = match self.backend {
+            Backend::Sqlite => conn.begin().await?,
+            Backend::Postgres => {
+                conn.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    .await?
+            }
+        };
+        let memory = match last {
+            Some(id) => previous_memory(&mut tx, id).await?,
+            None => Memory::new(),
+        };
+        let cycle = last.unwrap_or(0) + 1;
+        let rows = sqlx::query(
+            "SELECT r.interval_s, r.samples FROM report_cycles c
+             JOIN reports r ON r.node = c.node AND r.seq = c.seq WHERE c.cycle = $1",
+        )
+        .bind(cycle)
+        .fetch_all(&mut *tx)
+        .await?;
+        let reports = rows
+            .iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+            .collect::<Result<_, sqlx::Error>>()?;
+        let registry = read_registry(&mut tx, resources).await?;
+        tx.commit().await?;
+        Ok((registry, memory, reports))
+    }
+
+    /// Stores a cycle's snapshot and memory and forgets the cycles before the ones kept, in one
+    /// short write transaction.
+    async fn store_cycle(
+        &self,
+        conn: &mut AnyConnection,
+        snapshot: &Snapshot,
+        memory: &Memory,
+        seconds: f64,
+    ) -> Result<(), StoreError> {
+        let (snapshot_json, memory_json) = (json(snapshot), json(memory));
+        let mut tx = self.write_tx_on(conn).await?;
         sqlx::query(
             "INSERT INTO cycles (id, computed_ms, seconds, snapshot, memory) VALUES ($1, $2, $3, $4, $5)",
         )
-        .bind(cycle as i64)
+        .bind(snapshot.cycle as i64)
         .bind(snapshot.computed_at_ms)
         .bind(seconds)
-        .bind(json(&snapshot))
-        .bind(json(&memory))
+        .bind(snapshot_json)
+        .bind(memory_json)
         .execute(&mut *tx)
         .await?;
         sqlx::query("DELETE FROM cycles WHERE id < $1")
-            .bind(cycle as i64 - CYCLES_KEPT)
+            .bind(snapshot.cycle as i64 - CYCLES_KEPT)
             .execute(&mut *tx)
             .await?;
-        prune_reports(&mut tx, snapshot.computed_at_ms - retention_ms).await?;
         tx.commit().await?;
-        Ok(Ok((snapshot, seconds)))
+        Ok(())
+    }
+
+    /// A write transaction on a given connection (see [`Store::write_tx`]).
+    async fn write_tx_on<'c>(
+        &self,
+        conn: &'c mut AnyConnection,
+    ) -> Result<sqlx::Transaction<'c, Any>, StoreError> {
+        Ok(match self.backend {
+            Backend::Sqlite => conn.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => conn.begin().await?,
+        })
+    }
+
+    /// Forgets counted reports received before `before_ms`, remembering per node the highest
+    /// number forgotten so that a late retry of one is still recognised.
+    async fn prune(&self, conn: &mut AnyConnection, before_ms: i64) -> Result<(), StoreError> {
+        let old = sqlx::query("SELECT 1 FROM reports WHERE received_ms < $1 LIMIT 1")
+            .bind(before_ms)
+            .fetch_optional(&mut *conn)
+            .await?;
+        if old.is_none() {
+            return Ok(());
+        }
+        let mut tx = self.write_tx_on(conn).await?;
+        prune_reports(&mut tx, before_ms).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// A claim to compute priorities, on a connection of its own (opened at the first attempt);
@@ -529,6 +789,12 @@ impl Leadership {
             .fetch_one(&mut *conn)
             .await?;
         Ok(row.try_get::<bool, _>(0)?)
+    }
+
+    /// The connection holding the lock, while it is held: a cycle's work runs on it, so that
+    /// a replica whose claim is gone (its session ended) cannot store a cycle.
+    pub fn connection(&mut self) -> Option<&mut AnyConnection> {
+        self.conn.as_mut().filter(|_| self.held)
     }
 
     /// Lets another replica lead.
@@ -601,6 +867,11 @@ async fn store_report(
     .execute(&mut **tx)
     .await?;
     if inserted.rows_affected() == 1 {
+        sqlx::query("INSERT INTO report_cycles (node, seq) VALUES ($1, $2)")
+            .bind(&report.node)
+            .bind(seq)
+            .execute(&mut **tx)
+            .await?;
         return Ok(ack(false));
     }
     let stored =
@@ -646,11 +917,13 @@ async fn forget_retries_of_forgotten(
             .is_some_and(|&mark| report.seq as i64 <= mark);
         if let (true, Ok(ack)) = (forgotten, answer) {
             if !ack.duplicate {
-                sqlx::query("DELETE FROM reports WHERE node = $1 AND seq = $2")
-                    .bind(&report.node)
-                    .bind(report.seq as i64)
-                    .execute(&mut **tx)
-                    .await?;
+                for table in ["reports", "report_cycles"] {
+                    sqlx::query(&format!("DELETE FROM {table} WHERE node = $1 AND seq = $2"))
+                        .bind(&report.node)
+                        .bind(report.seq as i64)
+                        .execute(&mut **tx)
+                        .await?;
+                }
                 ack.duplicate = true;
             }
         }
@@ -720,45 +993,119 @@ fn shared_id<V>(map: &BTreeMap<crate::cycle::Id, V>, key: &str) -> Option<crate:
     map.get_key_value(key).map(|(k, _)| k.clone())
 }
 
-/// Marks every report not counted yet as counted by `cycle`, and adds up their samples.
-async fn claim_reports(
-    tx: &mut sqlx::Transaction<'_, Any>,
-    cycle: u64,
-    resources: &[Resource],
-) -> Result<Measured, StoreError> {
-    let rows = sqlx::query(
-        "UPDATE reports SET cycle = $1 WHERE cycle IS NULL RETURNING node, seq, interval_s, samples",
-    )
-    .bind(cycle as i64)
-    .fetch_all(&mut **tx)
-    .await?;
+/// How much lower than the request handlers' the priority of a cycle's background work is.
+const BACKGROUND_NICE: i32 = 10;
+
+/// Runs `work` on a thread of its own at a lower CPU priority (nice +10; Linux renices one
+/// thread), so that requests keep being answered promptly while a cycle reads its reports.
+async fn in_background<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, StoreError> {
+    let (done, result) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("fairshare-cycle".into())
+        .spawn(move || {
+            let me = rustix::thread::gettid();
+            if let Err(e) = rustix::process::setpriority_process(Some(me), BACKGROUND_NICE) {
+                tracing::debug!(error = %e, "the cycle's thread keeps the daemon's priority");
+            }
+            let _ = done.send(work());
+        })
+        .map_err(|e| StoreError::Thread(e.to_string()))?;
+    result
+        .await
+        .map_err(|_| StoreError::Thread("it stopped before answering".into()))
+}
+
+/// Adds up the samples of the reports a cycle counts, each given as its interval and its
+/// stored samples (CPU work: run it off the async threads). Samples are read in place, without
+/// copying ids or building a map per sample: a cycle may count millions.
+fn measure(reports: &[(f64, String)], resources: &[Resource]) -> Result<Measured, StoreError> {
     let mut measured = Measured::default();
-    for row in rows {
-        let report = UsageReport {
-            node: row.try_get(0)?,
-            seq: row.try_get::<i64, _>(1)? as u64,
-            interval_s: row.try_get(2)?,
-            samples: parse("report samples", &row.try_get::<String, _>(3)?)?,
-        };
-        let amounts: Vec<Vec<f64>> = report
-            .samples
-            .iter()
-            .map(|s| amounts_in_order(&s.usage, resources))
-            .collect();
-        for (sample, rates) in report.samples.iter().zip(report.rates(&amounts, resources)) {
-            measured.add(&sample.workload, &rates, report.interval_s);
+    let mut rates = vec![0.0; resources.len()];
+    for (interval_s, samples) in reports {
+        let samples: Vec<StoredSample> = serde_json::from_str(samples)
+            .map_err(|e| StoreError::Corrupt(format!("report samples: {e}")))?;
+        for sample in &samples {
+            for (rate, r) in rates.iter_mut().zip(resources) {
+                // A resource the sample lacks counts as 0: it was stored under an older list.
+                let amount = sample.usage.0.iter().find(|(name, _)| *name == r.name);
+                *rate = crate::model::rate(r.kind, amount.map_or(0.0, |a| a.1), *interval_s);
+            }
+            measured.add(sample.workload, &rates, *interval_s);
         }
     }
     Ok(measured)
 }
 
-/// A stored sample's amounts in the configured order (a resource it lacks counts as 0: it was
-/// stored under an older resource list).
-fn amounts_in_order(usage: &PerResource, resources: &[Resource]) -> Vec<f64> {
-    resources
-        .iter()
-        .map(|r| usage.get(&r.name).copied().unwrap_or(0.0))
-        .collect()
+/// A stored sample, read in place (ids are plain characters, never escaped in JSON).
+#[derive(serde::Deserialize)]
+struct StoredSample<'a> {
+    workload: &'a str,
+    #[serde(borrow)]
+    usage: Amounts<'a>,
+}
+
+/// A sample's amounts by resource name, in the order stored.
+struct Amounts<'a>(Vec<(&'a str, f64)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Amounts<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(PairsVisitor)
+    }
+}
+
+/// Reads an object into [`Amounts`].
+struct PairsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for PairsVisitor {
+    type Value = Amounts<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object of amounts by resource")
+    }
+
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Amounts<'de>, M::Error> {
+        let mut pairs = Vec::with_capacity(map.size_hint().unwrap_or(8));
+        while let Some(pair) = map.next_entry()? {
+            pairs.push(pair);
+        }
+        Ok(Amounts(pairs))
+    }
+}
+
+/// What the workloads remembered after cycle `id`; memory that cannot be read (stored by a
+/// faulty version) is reported and the cycle starts afresh (every workload unmeasured).
+async fn previous_memory(
+    tx: &mut sqlx::Transaction<'_, Any>,
+    id: i64,
+) -> Result<Memory, StoreError> {
+    let row = sqlx::query("SELECT memory FROM cycles WHERE id = $1")
+        .bind(id)
+        .fetch_one(&mut **tx)
+        .await?;
+    match parse(
+        &format!("cycle {id}'s memory"),
+        &row.try_get::<String, _>(0)?,
+    ) {
+        Ok(memory) => Ok(memory),
+        Err(e) => {
+            tracing::error!(error = %e, "starting this cycle without the previous one's memory");
+            Ok(Memory::new())
+        }
+    }
+}
+
+/// The node a workload is registered on, if it is.
+async fn workload_node(
+    tx: &mut sqlx::Transaction<'_, Any>,
+    id: &str,
+) -> Result<Option<String>, StoreError> {
+    let row = sqlx::query("SELECT node FROM workloads WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await?;
+    Ok(row.map(|r| r.try_get(0)).transpose()?)
 }
 
 /// Forgets counted reports received before `before_ms`, remembering per node the highest
@@ -768,7 +1115,8 @@ async fn prune_reports(
     before_ms: i64,
 ) -> Result<(), StoreError> {
     let old = sqlx::query(
-        "SELECT node, MAX(seq) FROM reports WHERE cycle IS NOT NULL AND received_ms < $1 GROUP BY node",
+        "SELECT r.node, MAX(r.seq) FROM reports r JOIN report_cycles c ON c.node = r.node AND c.seq = r.seq
+         WHERE c.cycle IS NOT NULL AND r.received_ms < $1 GROUP BY r.node",
     )
     .bind(before_ms)
     .fetch_all(&mut **tx)
@@ -789,10 +1137,21 @@ async fn prune_reports(
         .await?;
     }
     if !marks.is_empty() {
-        sqlx::query("DELETE FROM reports WHERE cycle IS NOT NULL AND received_ms < $1")
-            .bind(before_ms)
-            .execute(&mut **tx)
-            .await?;
+        // The counted ones among the old: their marks go first, as the reports identify them.
+        sqlx::query(
+            "DELETE FROM report_cycles WHERE cycle IS NOT NULL AND EXISTS (SELECT 1 FROM reports r
+             WHERE r.node = report_cycles.node AND r.seq = report_cycles.seq AND r.received_ms < $1)",
+        )
+        .bind(before_ms)
+        .execute(&mut **tx)
+        .await?;
+        sqlx::query(
+            "DELETE FROM reports WHERE received_ms < $1 AND NOT EXISTS (SELECT 1 FROM report_cycles c
+             WHERE c.node = reports.node AND c.seq = reports.seq)",
+        )
+        .bind(before_ms)
+        .execute(&mut **tx)
+        .await?;
     }
     Ok(())
 }

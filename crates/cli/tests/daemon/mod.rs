@@ -178,6 +178,43 @@ impl Daemon {
         }
     }
 
+    /// Runs `fairshare serve` on `db` expecting it to refuse to start: its exit status and what
+    /// it printed (it must exit within 30 s).
+    pub fn refused(db: &Database, flags: &[&str]) -> (ExitStatus, String) {
+        let config: PathBuf = db.dir.path().join("fairshare.toml");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--database", &db.url])
+            .arg("--config")
+            .arg(&config)
+            .args(flags)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the fairshare binary starts");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let out = child.wait_with_output().unwrap();
+                panic!(
+                    "still running after 30 s:\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// `host:port` of the daemon.
+    pub fn addr(&self) -> &str {
+        self.url.trim_start_matches("http://")
+    }
+
     /// What the daemon logged so far.
     pub fn log(&self) -> String {
         self.log.lock().unwrap().clone()
@@ -321,12 +358,15 @@ pub fn stored_reports(url: &str) -> Vec<(String, i64, Option<i64>)> {
         .unwrap();
     rt.block_on(async {
         let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
-        sqlx::query("SELECT node, seq, cycle FROM reports ORDER BY node, seq")
-            .fetch_all(&mut conn)
-            .await
-            .unwrap()
-            .iter()
-            .map(|r| (r.get(0), r.get(1), r.get(2)))
-            .collect()
+        sqlx::query(
+            "SELECT r.node, r.seq, c.cycle FROM reports r
+             JOIN report_cycles c ON c.node = r.node AND c.seq = r.seq ORDER BY r.node, r.seq",
+        )
+        .fetch_all(&mut conn)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect()
     })
 }
