@@ -140,7 +140,7 @@ enum Moment {
 
 /// `40d`, `30` or `2026-11-23T23:16:57[Z|±HH:MM]`.
 fn parse_moment(text: &str) -> Result<Moment, String> {
-    if text.contains('-') && text.contains(':') {
+    if text.as_bytes().get(4) == Some(&b'-') {
         parse_date(text).map(Moment::Date)
     } else {
         parse_duration(text).map(Moment::After)
@@ -152,7 +152,11 @@ fn parse_date(text: &str) -> Result<Time, String> {
     let expected = || {
         format!("expected a date such as 2026-11-23T23:16:57, 2026-11-23T23:16:57Z or 2026-11-24T00:16:57+01:00, found {text:?}")
     };
-    let (clock, offset_s) = match text.len().checked_sub(6).map(|i| text.split_at(i)) {
+    let split = text
+        .len()
+        .checked_sub(6)
+        .filter(|&i| text.is_char_boundary(i));
+    let (clock, offset_s) = match split.map(|i| text.split_at(i)) {
         Some((clock, zone))
             if clock.len() > 10 && (zone.starts_with('+') || zone.starts_with('-')) =>
         {
@@ -337,5 +341,38 @@ fn decay_text(decay: &UsageDecay) -> String {
         UsageDecay::Slurm { half_life_s, period_s, .. } => format!(
             "Slurm's ticks every {period_s} s, half-life {half_life_s} s; factors as computed at the last tick"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_read_in_utc_or_with_an_offset() {
+        let utc = parse_date("2026-11-23T23:16:57").unwrap();
+        assert_eq!(parse_date("2026-11-23T23:16:57Z"), Ok(utc));
+        assert_eq!(parse_date("2026-11-24T00:16:57+01:00"), Ok(utc));
+        assert_eq!(parse_date("2026-11-23T17:46:57-05:30"), Ok(utc));
+        for bad in [
+            "2026-11-23",
+            "2026-11-23T25:00:00",
+            "2026-11-23T23:16:57+1:00",
+            "2026-11-23T23:16:5é",
+            "1969-12-31T23:59:59Z",
+        ] {
+            assert!(parse_date(bad).is_err(), "{bad}");
+        }
+        assert!(matches!(
+            parse_moment("2026-11-23T23:16:57"),
+            Ok(Moment::Date(_))
+        ));
+        assert!(matches!(
+            parse_moment("90m"),
+            Ok(Moment::After(5_400_000_000))
+        ));
+        assert!(parse_moment("2026-11-23")
+            .unwrap_err()
+            .contains("expected a date"));
     }
 }

@@ -270,7 +270,8 @@ proptest! {
 
 /// First-come-first-served on one pool, the obvious way: each job in submit order starts at
 /// the first moment, no earlier than its submission or the previous job's start, at which the
-/// jobs already started leave it room.
+/// jobs already started leave it room; it runs until its runtime or walltime, whichever comes
+/// first.
 fn fcfs(tasks: &[Task], capacity: f64) -> Vec<Time> {
     let mut started: Vec<(Time, Time, f64)> = Vec::new();
     let mut previous = Time::ZERO;
@@ -293,7 +294,9 @@ fn fcfs(tasks: &[Task], capacity: f64) -> Vec<Time> {
                 .min()
                 .expect("something ends");
         }
-        started.push((t, t.plus_micros(task.runtime), need));
+        // A job that ran past its walltime request is killed at it (the engine's default).
+        let runtime = task.walltime.map_or(task.runtime, |w| w.min(task.runtime));
+        started.push((t, t.plus_micros(runtime), need));
         previous = t;
     }
     started.into_iter().map(|j| j.0).collect()
