@@ -457,54 +457,63 @@ fn slurm_classic_reproduces_a_real_sshare_between_ticks() {
     let shares = dir.path().join("shares.toml");
     std::fs::write(&dump, SLURM_CLASSIC_DUMP).unwrap();
     std::fs::write(&shares, SLURM_SHARES).unwrap();
-    let out = fairshare(&[
-        "priorities",
-        dump.to_str().unwrap(),
-        "--shares",
-        shares.to_str().unwrap(),
-        "--policy",
-        "slurm-classic",
-        "--decay",
-        "slurm:half-life=10m,period=1m,tick=2026-11-24T03:12:57",
-        "--json",
-        "-",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rows = doc["rows"].as_array().unwrap();
-    for (row, want) in rows.iter().zip(SLURM_CLASSIC_SSHARE.lines()) {
-        let want: Vec<&str> = want.split('|').collect();
-        let name = row["name"].as_str().unwrap();
-        assert_eq!(
-            name,
-            if want[1].is_empty() {
-                want[0].trim()
-            } else {
-                want[1]
+    // At the dump's moment, and exactly at the last tick (no job ended in between, so sshare
+    // showed the same there).
+    for at in ["2026-11-24T03:13:13", "2026-11-24T03:12:57"] {
+        let out = fairshare(&[
+            "priorities",
+            dump.to_str().unwrap(),
+            "--shares",
+            shares.to_str().unwrap(),
+            "--policy",
+            "slurm-classic",
+            "--decay",
+            "slurm:half-life=10m,period=1m,tick=2026-11-24T03:12:57",
+            "--at",
+            at,
+            "--json",
+            "-",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rows = doc["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), SLURM_CLASSIC_SSHARE.lines().count());
+        for (row, want) in rows.iter().zip(SLURM_CLASSIC_SSHARE.lines()) {
+            let want: Vec<&str> = want.split('|').collect();
+            let name = row["name"].as_str().unwrap();
+            assert_eq!(
+                name,
+                if want[1].is_empty() {
+                    want[0].trim()
+                } else {
+                    want[1]
+                }
+            );
+            let number = |key: &str| row[key].as_f64().unwrap();
+            for (key, column) in [("normalized_usage", 5), ("effective_usage", 6)] {
+                if let Ok(sshare) = want[column].parse::<f64>() {
+                    let got = number(key);
+                    assert!(
+                        (got - sshare).abs() <= 5e-7,
+                        "{at} {name} {key}: {got} against {sshare}"
+                    );
+                }
             }
-        );
-        let number = |key: &str| row[key].as_f64().unwrap();
-        assert_eq!(
-            number("raw_usage").floor(),
-            want[4].parse::<f64>().unwrap(),
-            "{name}"
-        );
-        for (key, column) in [("normalized_usage", 5), ("effective_usage", 6)] {
-            if let Ok(sshare) = want[column].parse::<f64>() {
-                assert!(
-                    (number(key) - sshare).abs() <= 5e-7,
-                    "{name} {key}: {} against {sshare}",
-                    number(key)
+            if at.ends_with("13:13") {
+                assert_eq!(
+                    number("raw_usage").floor(),
+                    want[4].parse::<f64>().unwrap(),
+                    "{name}"
                 );
             }
         }
+        assert_eq!(
+            doc["jobs_without_start"], 3,
+            "jobs 1, 8 (Start=None) and 14 (pending)"
+        );
     }
-    assert_eq!(
-        doc["jobs_without_start"], 3,
-        "jobs 1, 8 (Start=None) and 14 (pending)"
-    );
 }

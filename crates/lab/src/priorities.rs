@@ -99,7 +99,8 @@ impl Workload {
         let at = secs(self.first_event()) + at_s;
         let computed = decay.computed_at(at);
         // Slurm classic shows accounts as they stood just before its last tick.
-        let lagging = computed != at && function == FairshareFunction::SlurmClassic;
+        let slurm = matches!(decay, UsageDecay::Slurm { .. });
+        let lagging = slurm && function == FairshareFunction::SlurmClassic;
         let before = computed - BEFORE_A_TICK_S;
         let mut usage = vec![0.0; self.users.len()];
         let mut usage_computed = vec![0.0; self.users.len()];
@@ -146,7 +147,7 @@ impl Workload {
             standings(&associations, function)
         }
         .map_err(unusable)?;
-        if computed != at {
+        if slurm {
             let now = fairshare_core::fairshare::standings(&shares(&usage).0, function);
             for (s, now) in standings.iter_mut().zip(now.map_err(unusable)?) {
                 s.raw_usage = now.raw_usage;

@@ -133,6 +133,22 @@ fn sqlite_file(path: &str) -> Option<&str> {
     (!path.is_empty() && path != ":memory:").then_some(path)
 }
 
+/// The lock file of the SQLite database at `path`, beside the file the path resolves to, so
+/// that two daemons reaching one database through different paths or links share one lock.
+fn lock_path(path: &str) -> std::path::PathBuf {
+    let path = std::path::Path::new(path);
+    let resolved = std::fs::canonicalize(path).ok().or_else(|| {
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let dir = std::fs::canonicalize(parent.unwrap_or(std::path::Path::new("."))).ok()?;
+        Some(dir.join(path.file_name()?))
+    });
+    let mut lock = resolved
+        .unwrap_or_else(|| path.to_path_buf())
+        .into_os_string();
+    lock.push(".lock");
+    lock.into()
+}
+
 /// Takes the lock file beside an SQLite database for this process's life, refusing when another
 /// daemon holds it (the kernel frees the lock when its holder exits, however it exits).
 fn lock_sqlite(path: &str) -> Result<std::fs::File, StoreError> {
@@ -144,7 +160,7 @@ fn lock_sqlite(path: &str) -> Result<std::fs::File, StoreError> {
         .create(true)
         .truncate(false)
         .write(true)
-        .open(format!("{path}.lock"))
+        .open(lock_path(path))
         .map_err(lock_error)?;
     match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
         Ok(()) => Ok(file),
@@ -1158,7 +1174,21 @@ async fn prune_reports(
 
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use super::{lock_path, redact};
+
+    /// Two paths to one database, one through a link, share one lock file.
+    #[test]
+    fn a_link_to_the_database_shares_its_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("fairshare.db");
+        std::fs::write(&db, b"").unwrap();
+        let link = dir.path().join("link.db");
+        std::os::unix::fs::symlink(&db, &link).unwrap();
+        let lock = |p: &std::path::Path| lock_path(p.to_str().unwrap());
+        assert_eq!(lock(&link), lock(&db));
+        let fresh = dir.path().join("new.db");
+        assert_eq!(lock(&fresh).file_name().unwrap(), "new.db.lock");
+    }
 
     #[test]
     fn passwords_are_left_out_of_database_urls() {

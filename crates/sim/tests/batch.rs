@@ -359,4 +359,17 @@ fn an_overrun_is_killed_at_its_walltime_unless_extended() {
     let extended = run_with(Overrun::Extend);
     assert_eq!(starts(&extended), [0.0, 100.0]);
     assert_eq!(extended.tasks_killed_at_walltime, 0);
+    // A request of 0 is no request (Slurm's --time=0; logs writing 0 for unknown): not killed.
+    let mut unknown = jobs.clone();
+    unknown[0].walltime = Some(0);
+    let result = run(
+        &config,
+        unknown.iter().cloned().map(Ok::<_, Infallible>),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(
+        (starts(&result), result.tasks_killed_at_walltime),
+        (vec![0.0, 100.0], 0)
+    );
 }

@@ -286,12 +286,13 @@ fn slurm_duration(text: &str) -> Result<Option<u64>, ()> {
         (_, [h, m, s]) => (*h, *m, *s),
         _ => return Err(()),
     };
-    let seconds = ((days * 24 + h) * 60 + m)
-        .checked_mul(60)
-        .and_then(|x| x.checked_add(s))
-        .filter(|&x| (x as f64) <= Time::LONGEST_INPUT_S)
-        .ok_or(())?;
-    Ok(Some(seconds))
+    // In u128 every step is exact: four u64 terms cannot overflow it.
+    let seconds =
+        ((u128::from(days) * 24 + u128::from(h)) * 60 + u128::from(m)) * 60 + u128::from(s);
+    let longest = Time::LONGEST_INPUT_S as u128;
+    (seconds <= longest)
+        .then_some(Some(seconds as u64))
+        .ok_or(())
 }
 
 /// `cpu=4,mem=16G,node=1,billing=4,gres/gpu=2` as `[processors, KB, GPUs]` and the nodes;
@@ -367,7 +368,16 @@ mod tests {
         for none in ["UNLIMITED", "Partition_Limit", ""] {
             assert_eq!(slurm_duration(none), Ok(None));
         }
-        for bad in ["1:2:3:4", "ten", "-5", "1-", "99999999999999-00:00:00"] {
+        for bad in [
+            "1:2:3:4",
+            "ten",
+            "-5",
+            "1-",
+            "99999999999999-00:00:00",
+            "1000000000000000000-00:00:00",
+            "0-18446744073709551615",
+            "18446744073709551615:18446744073709551615",
+        ] {
             assert_eq!(slurm_duration(bad), Err(()), "{bad}");
         }
     }

@@ -159,7 +159,7 @@ impl AsRecorded {
     pub fn add(&mut self, task: &Task) {
         let r = &mut self.recorded;
         r.jobs += 1;
-        match task.walltime {
+        match task.walltime.filter(|w| *w > 0) {
             None => r.walltime_missing += 1,
             Some(w) if w < task.runtime => r.walltime_exceeded += 1,
             Some(_) => {}

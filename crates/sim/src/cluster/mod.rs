@@ -537,7 +537,8 @@ impl Engine {
             return Ok(());
         }
         let rate = self.meter.as_mut().map_or(0.0, |m| m.price(&a)) * rule.cost;
-        let (runtime, walltime) = match (a.walltime, self.overrun) {
+        // A request of 0 is no request (Slurm's --time=0, and logs that write 0 for unknown).
+        let (runtime, walltime) = match (a.walltime.filter(|w| *w > 0), self.overrun) {
             (Some(limit), Overrun::Kill) if limit < a.runtime => {
                 self.recorder.killed_at_walltime();
                 (limit, limit)
