@@ -1,11 +1,14 @@
 //! Every request body of the fairness service's API, read as the daemon reads it and checked;
-//! a usage report that passes is also turned into rates and counted, and a registry built
+//! a usage report that passes is also turned into rates and counted (its knob values written
+//! stored and read back as the cycle reads them), and a registry built
 //! from the bodies that pass goes through one priority cycle.
 #![no_main]
 use fairshare_service::api::parse_json;
 use fairshare_service::config::ServiceConfig;
 use fairshare_service::cycle::{compute, Measured, Memory, NodeEntry, Registry, Settings, WorkloadEntry};
-use fairshare_service::model::{NodeSpec, UsageReport, UserSpec, WorkloadSpec};
+use fairshare_service::model::{
+    KnobsWritten, NodeSpec, UsageReport, UserSpec, WorkloadSpec, MAX_KNOB_VALUE,
+};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let config = ServiceConfig::default();
@@ -39,6 +42,13 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             for (sample, rates) in report.samples.iter().zip(report.rates(&amounts, resources)) {
                 assert!(rates.iter().all(|r| r.is_finite() && *r >= 0.0), "{rates:?}");
                 measured.add(&sample.workload, &rates, report.interval_s);
+            }
+            // The knob values written, stored as JSON, read back as the cycle reads them.
+            for knobs in report.written.iter().flat_map(|w| w.values()) {
+                let stored = serde_json::to_string(knobs).expect("knob values serialise");
+                let read: KnobsWritten = serde_json::from_str(&stored).expect("checked values read back");
+                assert_eq!(read.len(), knobs.len());
+                assert!(read.values().all(|&v| v <= MAX_KNOB_VALUE), "{read:?}");
             }
         }
     }

@@ -13,7 +13,7 @@ use fairshare_core::heaviness::{HeavinessError, ResourceKind};
 use fairshare_service::cycle::{
     compute, Measured, Memory, NodeEntry, Registry, Settings, WorkloadEntry,
 };
-use fairshare_service::model::{rate, valid_id, NodeSpec, Sample, WorkloadSpec};
+use fairshare_service::model::{rate, valid_id, KnobsWritten, NodeSpec, Sample, WorkloadSpec};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::ErrorKind;
@@ -560,7 +560,9 @@ impl Agent {
                             usage: named(&self.config.resources, &amounts),
                         })
                         .collect();
-                    link.queue(interval, samples, now_ms().max(0) as u64);
+                    let mut written = in_force(&self.written, &self.layout.knobs);
+                    written.retain(|id, _| !link.refused.contains_key(id));
+                    link.queue(interval, samples, written, now_ms().max(0) as u64);
                 }
                 self.exchange(present, now, true, report);
             }
@@ -760,6 +762,22 @@ impl Local {
         users.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
         Ok((priorities, users))
     }
+}
+
+/// The values in force in each workload's knob files, as last written: workload → file → value.
+fn in_force(
+    written: &BTreeMap<(String, KnobKind), u64>,
+    knobs: &[Knob],
+) -> BTreeMap<String, KnobsWritten> {
+    let mut out: BTreeMap<String, KnobsWritten> = BTreeMap::new();
+    for ((id, kind), &value) in written {
+        if let Some(knob) = knobs.iter().find(|k| k.kind == *kind) {
+            out.entry(id.clone())
+                .or_default()
+                .insert(knob.file.clone(), value);
+        }
+    }
+    out
 }
 
 /// This node, its owners and workloads as the daemon's cycle sees a registry.

@@ -6,7 +6,7 @@
 
 use crate::config::DaemonConfig;
 use fairshare_service::model::{
-    NodeSpec, Priorities, UsageAck, UsageReport, UserSpec, WorkloadSpec,
+    KnobsWritten, NodeSpec, Priorities, UsageAck, UsageReport, UserSpec, WorkloadSpec,
 };
 use rand::Rng;
 use serde::de::DeserializeOwned;
@@ -40,6 +40,16 @@ pub struct Synced {
     pub refused: usize,
     /// Workload id → priority, from the daemon's latest cycle.
     pub priorities: BTreeMap<String, i32>,
+}
+
+/// Knob values as a report's `written` carries them.
+fn numbers(
+    written: Vec<(String, KnobsWritten)>,
+) -> BTreeMap<String, BTreeMap<String, serde_json::Number>> {
+    written
+        .into_iter()
+        .map(|(id, knobs)| (id, knobs.into_iter().map(|(f, v)| (f, v.into())).collect()))
+        .collect()
 }
 
 /// The link to the daemon, with the reports not yet acknowledged.
@@ -97,17 +107,22 @@ impl Link {
         }
     }
 
-    /// Queues one interval's samples as reports (split to stay small), numbered from
-    /// `now_seq` or above the previous number. The oldest reports go when the buffer is full.
+    /// Queues one interval's samples, with the knob values in force (`written`: workload →
+    /// file → value), as reports (each with at most [`SAMPLES_PER_REPORT`] of either, to stay
+    /// small), numbered from `now_seq` or above the previous number. The oldest reports go when
+    /// the buffer is full.
     pub fn queue(
         &mut self,
         interval_s: f64,
         samples: Vec<fairshare_service::model::Sample>,
+        written: BTreeMap<String, KnobsWritten>,
         now_seq: u64,
     ) {
         let mut samples = samples;
+        let mut written: Vec<_> = written.into_iter().collect();
         loop {
             let rest = samples.split_off(samples.len().min(SAMPLES_PER_REPORT));
+            let rest_written = written.split_off(written.len().min(SAMPLES_PER_REPORT));
             let seq = self.next_seq.max(now_seq);
             self.next_seq = seq + 1;
             self.buffer.push_back(UsageReport {
@@ -115,15 +130,17 @@ impl Link {
                 seq,
                 interval_s,
                 samples,
+                written: (!written.is_empty()).then(|| numbers(written)),
             });
             if self.buffer.len() > self.capacity {
                 self.buffer.pop_front();
                 self.dropped += 1;
             }
-            if rest.is_empty() {
+            if rest.is_empty() && rest_written.is_empty() {
                 break;
             }
             samples = rest;
+            written = rest_written;
         }
     }
 

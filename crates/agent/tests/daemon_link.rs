@@ -18,6 +18,7 @@ struct State {
     down: bool,
     priorities: Vec<(String, i32)>,
     requests: Vec<String>,
+    reports: Vec<serde_json::Value>,
 }
 
 /// A stand-in daemon on a loopback port, serving until the test ends.
@@ -47,6 +48,10 @@ impl FakeDaemon {
 
     fn requests(&self) -> Vec<String> {
         self.state.lock().unwrap().requests.clone()
+    }
+
+    fn reports(&self) -> Vec<serde_json::Value> {
+        self.state.lock().unwrap().reports.clone()
     }
 }
 
@@ -100,6 +105,7 @@ fn answer(request: &str, body: &[u8], state: &Mutex<State>) -> (&'static str, St
         let report: serde_json::Value = serde_json::from_slice(body).unwrap();
         let ack =
             serde_json::json!({"node": report["node"], "seq": report["seq"], "duplicate": false});
+        state.reports.push(report);
         return ("200 OK", ack.to_string());
     }
     if request.starts_with("GET /healthz") {
@@ -131,6 +137,7 @@ fn priorities(of: &[(String, i32)]) -> Priorities {
                     memory: None,
                     network: None,
                 },
+                written: None,
             })
             .collect(),
     }
@@ -221,6 +228,38 @@ fn a_priority_that_flaps_by_one_writes_nothing() {
     assert!(cpu_writes[1..7].iter().all(Vec::is_empty), "{cpu_writes:?}");
     assert_eq!(cpu_writes[7], [757], "{cpu_writes:?}");
     assert_eq!(tree.knob("fs/user-d.1", "cpu.shares"), Some(757));
+}
+
+#[test]
+fn each_report_says_what_is_in_force_held_values_included() {
+    let (_dir, tree) = tree();
+    let daemon = FakeDaemon::start();
+    let mut a = agent(&tree, &daemon, "");
+    let t0 = Instant::now();
+    // Priority 10 writes cpu.shares 819; 11 would be 798, within knob_step: 819 is held.
+    for (i, p) in [10, 11, 11].into_iter().enumerate() {
+        daemon.set(|s| s.priorities = vec![("n1:user-d.1".into(), p)]);
+        a.cycle(t0 + Duration::from_secs(i as u64));
+    }
+    let reports = daemon.reports();
+    assert_eq!(reports.len(), 2, "none on the first cycle: {reports:?}");
+    assert_eq!(
+        reports[0]["written"]["n1:user-d.1"]["cpu.shares"], 819,
+        "{}",
+        reports[0]
+    );
+    let last = &reports[1]["written"]["n1:user-d.1"];
+    assert_eq!(
+        last["cpu.shares"], 819,
+        "held, not the computed 798: {last}"
+    );
+    for file in ["cpu.shares", "blkio.weight", "memory.soft_limit_in_bytes"] {
+        assert_eq!(
+            last[file].as_u64(),
+            tree.knob("fs/user-d.1", file),
+            "{file} as in the file"
+        );
+    }
 }
 
 #[test]

@@ -4,8 +4,9 @@
 use anyhow::{bail, Context, Result};
 use fairshare_agent::cgroup::{cpu_knob, Version};
 use fairshare_report::text::{fixed, significant, table};
-use fairshare_service::model::{ErrorBody, Explanation, NodeStatus, Priorities};
+use fairshare_service::model::{ErrorBody, Explanation, NodeStatus, Priorities, WorkloadPriority};
 use serde::de::DeserializeOwned;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -109,7 +110,7 @@ fn ranking(p: &Priorities, limit: usize, now_ms: i64) -> String {
     };
     let measured = p.workloads.iter().filter(|w| w.measured).count();
     let header = format!(
-        "fairshare top — cycle {} ({age}), {} active users, {} workloads ({measured} measured); CPU weights as node agents write them\n\n",
+        "fairshare top — cycle {} ({age}), {} active users, {} workloads ({measured} measured); CPU weights as node agents reported writing them, else computed\n\n",
         p.cycle,
         p.users.len(),
         p.workloads.len(),
@@ -120,8 +121,7 @@ fn ranking(p: &Priorities, limit: usize, now_ms: i64) -> String {
         "heaviness",
         "workloads",
         "mean priority",
-        "mean cpu.shares (v1)",
-        "mean cpu.weight (v2)",
+        "mean CPU weight",
     ]
     .map(String::from)
     .to_vec();
@@ -131,17 +131,13 @@ fn ranking(p: &Priorities, limit: usize, now_ms: i64) -> String {
         .take(limit)
         .map(|u| {
             let mine: Vec<_> = p.workloads.iter().filter(|w| w.owner == u.user).collect();
-            let mean = |f: &dyn Fn(&&fairshare_service::model::WorkloadPriority) -> f64| {
-                mine.iter().map(f).sum::<f64>() / mine.len().max(1) as f64
-            };
             vec![
                 u.user.to_string(),
                 u.rank.to_string(),
                 fixed(u.heaviness, 4),
                 mine.len().to_string(),
-                fixed(mean(&|w| f64::from(w.knobs.priority)), 1),
-                fixed(mean(&|w| written(Version::V1, w.knobs.priority)), 0),
-                fixed(mean(&|w| written(Version::V2, w.knobs.priority)), 0),
+                fixed(mean(mine.iter().map(|w| f64::from(w.knobs.priority))), 1),
+                cpu_weight(&mine),
             ]
         })
         .collect();
@@ -154,11 +150,78 @@ fn ranking(p: &Priorities, limit: usize, now_ms: i64) -> String {
     format!("{header}{}{tail}", table(&headers, &rows))
 }
 
-/// The CPU weight a node agent writes for a priority on a cgroup version (the daemon's own
+/// The CPU weight a node agent computes for a priority on a cgroup version (the daemon's own
 /// knob values are those of its profile, which agents do not use; within the agent's
 /// `knob_step` of this, the value written before is kept).
-fn written(version: Version, priority: i32) -> f64 {
+fn computed(version: Version, priority: i32) -> f64 {
     cpu_knob(version, Path::new("")).value(priority, 0) as f64
+}
+
+/// The mean of some numbers (0 for none).
+fn mean(values: impl ExactSizeIterator<Item = f64>) -> f64 {
+    let n = values.len().max(1);
+    values.sum::<f64>() / n as f64
+}
+
+/// Where a workload's CPU weight is shown from.
+enum Cpu<'a> {
+    /// What its node's agent reported in force: the file, its cgroup version, the value.
+    Written(&'a str, &'static str, u64),
+    /// Its agent reported knob values, none of them a CPU weight.
+    NotWritten,
+    /// Nothing reported: the priority an agent computes its values from.
+    Computed(i32),
+}
+
+/// Where this workload's CPU weight is shown from.
+fn cpu_of(w: &WorkloadPriority) -> Cpu<'_> {
+    let Some(written) = &w.written else {
+        return Cpu::Computed(w.knobs.priority);
+    };
+    [(Version::V1, "v1"), (Version::V2, "v2")]
+        .into_iter()
+        .find_map(|(version, name)| {
+            let file = cpu_knob(version, Path::new("")).file;
+            let (file, &value) = written.get_key_value(&file)?;
+            Some(Cpu::Written(file, name, value))
+        })
+        .unwrap_or(Cpu::NotWritten)
+}
+
+/// The mean CPU weight of some workloads: per file written, as reported (`cpu.shares 1597 (v1,
+/// written)`), and for those with nothing reported, as an agent would compute it on either
+/// version, labelled so.
+fn cpu_weight(workloads: &[&WorkloadPriority]) -> String {
+    let mut written: BTreeMap<(&str, &str), Vec<f64>> = BTreeMap::new();
+    let (mut not_written, mut priorities) = (0, Vec::new());
+    for w in workloads {
+        match cpu_of(w) {
+            Cpu::Written(file, version, v) => {
+                written.entry((file, version)).or_default().push(v as f64)
+            }
+            Cpu::NotWritten => not_written += 1,
+            Cpu::Computed(p) => priorities.push(p),
+        }
+    }
+    let mut parts: Vec<String> = written
+        .iter()
+        .map(|((file, version), values)| {
+            let value = fixed(mean(values.iter().copied()), 0);
+            format!("{file} {value} ({version}, written)")
+        })
+        .collect();
+    if not_written > 0 {
+        parts.push("none written".into());
+    }
+    if !priorities.is_empty() {
+        let on = |v| fixed(mean(priorities.iter().map(|&p| computed(v, p))), 0);
+        parts.push(format!(
+            "cpu.shares {} (v1) / cpu.weight {} (v2), computed",
+            on(Version::V1),
+            on(Version::V2)
+        ));
+    }
+    parts.join("; ")
 }
 
 /// Arguments of `fairshare explain`.
@@ -233,8 +296,7 @@ fn explanation(e: &Explanation) -> String {
         "node",
         "heaviness",
         "priority",
-        "cpu.shares (v1)",
-        "cpu.weight (v2)",
+        "CPU weight",
         "measured",
     ]
     .map(String::from)
@@ -248,8 +310,7 @@ fn explanation(e: &Explanation) -> String {
                 w.node.to_string(),
                 fixed(w.heaviness, 4),
                 w.knobs.priority.to_string(),
-                written(Version::V1, w.knobs.priority).to_string(),
-                written(Version::V2, w.knobs.priority).to_string(),
+                cpu_weight(&[w]),
                 if w.measured { "yes" } else { "not yet" }.into(),
             ]
         })
@@ -313,7 +374,7 @@ pub fn nodes(args: NodesArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fairshare_service::model::{Knobs, UserPriority, WorkloadPriority};
+    use fairshare_service::model::{Knobs, UserPriority};
 
     #[test]
     fn the_ranking_names_the_cycle_and_lists_users_lightest_first() {
@@ -331,6 +392,7 @@ mod tests {
                 memory: None,
                 network: None,
             },
+            written: None,
         };
         let p = Priorities {
             cycle: 7,
@@ -360,8 +422,53 @@ mod tests {
         assert!(text.contains("\ne "), "{text}");
         assert!(!text.contains("\nd "), "{text}");
         assert!(text.contains("… and 1 more"), "{text}");
-        // e's priority −30 is written as cpu.shares 1024·80/50 = 1638, cpu.weight 160, not
-        // the daemon's profile value (100 here).
-        assert!(text.contains("1638") && text.contains("160"), "{text}");
+        // Nothing reported: e's priority −30 is computed as cpu.shares 1024·80/50 = 1638,
+        // cpu.weight 160, not the daemon's profile value (100 here).
+        assert!(
+            text.contains("cpu.shares 1638 (v1) / cpu.weight 160 (v2), computed"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn written_values_are_shown_as_written_and_the_rest_as_computed() {
+        let w = |id: &str, node: &str, written: Option<&[(&str, u64)]>| WorkloadPriority {
+            workload: id.into(),
+            owner: "d".into(),
+            node: node.into(),
+            heaviness: 0.0,
+            priority_input: 0.0,
+            measured: true,
+            knobs: Knobs {
+                priority: 10,
+                cpu: 5000,
+                io: 5000,
+                memory: None,
+                network: None,
+            },
+            written: written.map(|k| k.iter().map(|&(f, v)| (f.to_string(), v)).collect()),
+        };
+        let v1 = w(
+            "d1",
+            "old",
+            Some(&[("cpu.shares", 204_472), ("blkio.weight", 500)]),
+        );
+        let v2 = w("d2", "new", Some(&[("cpu.weight", 90)]));
+        let no_cpu = w("d3", "new", Some(&[("io.weight", 90)]));
+        let none = w("d4", "new", None);
+        assert_eq!(cpu_weight(&[&v1]), "cpu.shares 204472 (v1, written)");
+        assert_eq!(
+            cpu_weight(&[&v1, &v2, &no_cpu, &none]),
+            "cpu.shares 204472 (v1, written); cpu.weight 90 (v2, written); none written; \
+             cpu.shares 819 (v1) / cpu.weight 80 (v2), computed"
+        );
+        let e = Explanation {
+            workloads: vec![v1],
+            ..Explanation::uncounted("d", 3, ["cpu".to_string()].into_iter())
+        };
+        let text = explanation(&e);
+        assert!(text.contains("d1 "), "{text}");
+        assert!(text.contains("cpu.shares 204472 (v1, written)"), "{text}");
+        assert!(!text.contains("5000"), "{text}");
     }
 }

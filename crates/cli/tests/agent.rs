@@ -235,6 +235,125 @@ fn an_outage_loses_no_interval_and_counts_none_twice() {
     drop(daemon);
 }
 
+/// Runs `fairshare ARGS --server URL --token READER`: its standard output (it must succeed).
+fn operator(url: &str, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .args(args)
+        .args(["--server", url, "--token", READER])
+        .env_remove("FAIRSHARE_TOKEN")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn top_and_explain_show_the_cpu_shares_a_v1_node_holds() {
+    let db = database("sqlite", "");
+    let daemon = Daemon::start(&db, 0.3);
+    let dir = tempfile::tempdir().unwrap();
+    let tree = FakeTree::new(&dir.path().join("cgroup"), Shape::V1).unwrap();
+    let workloads = ["fs/user-d.1", "fs/user-d.2", "fs/user-e.1"];
+    for w in workloads {
+        tree.add(w).unwrap();
+    }
+    // knob_step = 1: every knob keeps the value written first (priority 0, cpu.shares 1024),
+    // whatever the priorities the daemon computes later.
+    let config = dir.path().join("agent.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "node = \"n-v1\"\ninterval_s = 0.2\nknob_step = 1\ncgroup_root = {:?}\n\
+             parents = [\"fs\"]\n[supply]\ncpu = 4\n[daemon]\nurl = \"{}\"\ntimeout_s = 1\n",
+            tree.root, daemon.url
+        ),
+    )
+    .unwrap();
+    let agent = AgentProcess::start(&config, Some(AGENT));
+    // A workload no agent reports for: its weights can only be computed.
+    wait_for(30, "the agent registers its node and workloads", || {
+        let (status, nodes) = daemon.call("GET", "/v1/nodes", Some(READER), None);
+        status == 200 && nodes[0]["workloads"] == 3
+    });
+    daemon.expect(
+        204,
+        "PUT",
+        "/v1/users/f",
+        ADMIN,
+        Some(&serde_json::json!({})),
+    );
+    daemon.expect(
+        204,
+        "PUT",
+        "/v1/workloads/f1",
+        ADMIN,
+        Some(&serde_json::json!(
+        {"owner": "f", "node": "n-v1", "virtual": {"cpu": 1, "mem": 1073741824u64}})),
+    );
+    let e1 = "n-v1:user-e.1";
+    let shares = |p: &Value| -> Option<(i32, u64)> {
+        let w = p["workloads"]
+            .as_array()?
+            .iter()
+            .find(|w| w["workload"] == e1)?;
+        let priority = w["knobs"]["priority"].as_i64()? as i32;
+        Some((priority, w["written"]["cpu.shares"].as_u64()?))
+    };
+    // User d's two workloads busy, e's idle: e is lighter, with a priority below 0, whose
+    // computed cpu.shares is above 1024.
+    let mut cpu = 0.0;
+    let mut top = Value::Null;
+    wait_for(
+        30,
+        "top --json shows e1's cpu.shares with a priority off 0",
+        || {
+            cpu += 0.05;
+            for w in &workloads[..2] {
+                tree.set(w, cpu, 0, 1 << 28).unwrap();
+            }
+            top = serde_json::from_str(&operator(&daemon.url, &["top", "--json"])).unwrap();
+            shares(&top).is_some_and(|(p, _)| p < 0)
+        },
+    );
+    let (priority, written) = shares(&top).unwrap();
+    let computed = cgroup::cpu_knob(Version::V1, Path::new("")).value(priority, 0);
+    assert_eq!(
+        Some(written),
+        tree.knob("fs/user-e.1", "cpu.shares"),
+        "{top}"
+    );
+    assert_ne!(written, computed, "held by the hysteresis: {top}");
+    let text = operator(&daemon.url, &["top", "--once"]);
+    let line = |user: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{user} ")))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        line("e").contains(&format!("cpu.shares {written} (v1, written)")),
+        "{text}"
+    );
+    assert!(!line("e").contains("computed"), "{text}");
+    assert!(line("f").contains("computed"), "{text}");
+    let explained = operator(&daemon.url, &["explain", "e"]);
+    assert!(
+        explained.contains(&format!("cpu.shares {written} (v1, written)")),
+        "{explained}"
+    );
+    let json: Value =
+        serde_json::from_str(&operator(&daemon.url, &["explain", "e", "--json"])).unwrap();
+    assert_eq!(json["workloads"][0]["written"]["cpu.shares"], written);
+    let f = operator(&daemon.url, &["explain", "f"]);
+    assert!(f.contains("cpu.weight") && f.contains("computed"), "{f}");
+    assert!(agent.terminate().success());
+    drop(daemon);
+}
+
 #[test]
 fn check_once_and_dry_run_on_a_fake_tree() {
     let dir = tempfile::tempdir().unwrap();

@@ -471,6 +471,26 @@ fn every_class_of_bad_input_gets_a_named_4xx_and_stores_nothing() {
                 "POST",
                 "/v1/usage",
                 json,
+                br#"{"node": "n1", "seq": 1, "interval_s": 10, "samples": [],
+                    "written": {"d1": {"cpu.shares": -1}}}"#
+                    .to_vec(),
+                422,
+                r#"written["d1"]["cpu.shares"] must be a whole number"#,
+            ),
+            (
+                "POST",
+                "/v1/usage",
+                json,
+                br#"{"node": "n1", "seq": 1, "interval_s": 10, "samples": [],
+                    "written": {"ghost": {"cpu.shares": 2}}}"#
+                    .to_vec(),
+                422,
+                r#"written["ghost"]: workload "ghost" is not registered on node "n1""#,
+            ),
+            (
+                "POST",
+                "/v1/usage",
+                json,
                 br#"{"node": "n1", "seq": -1, "interval_s": 10, "samples": []}"#.to_vec(),
                 400,
                 "seq",

@@ -719,8 +719,18 @@ async fn method_not_allowed() -> ApiError {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_json;
+    use super::{parse_json, ApiDoc};
     use crate::model::UserSpec;
+    use utoipa::OpenApi;
+
+    #[test]
+    fn the_document_describes_the_knob_values_written() {
+        let doc = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        for schema in ["UsageReport", "WorkloadPriority"] {
+            let written = &doc["components"]["schemas"][schema]["properties"]["written"];
+            assert!(written.is_object(), "{schema}: {written}");
+        }
+    }
 
     #[test]
     fn a_body_is_an_object() {

@@ -184,6 +184,7 @@ pub fn compute(
             priority_input: wh.priority_input,
             measured: smoothed.is_some(),
             knobs: Knobs::from(settings.profile.values(p, bytes)),
+            written: None,
         });
         memory.push((
             id.clone(),

@@ -29,6 +29,16 @@ pub const MAX_QUANTITY: f64 = 1e18;
 /// supply, so a vanishing one (1e-300) makes heaviness infinite or NaN. Against quantities of
 /// at most [`MAX_QUANTITY`], this keeps every share finite.
 pub const MIN_SUPPLY: f64 = 1e-3;
+/// The most knob files one workload's written values may name.
+pub const MAX_KNOBS: usize = 16;
+/// The longest knob file name accepted.
+pub const MAX_KNOB_NAME: usize = 64;
+/// The largest knob value accepted (v1's "no limit" is just below it).
+pub const MAX_KNOB_VALUE: u64 = i64::MAX as u64;
+
+/// A workload's knob files and the value in force in each, as its node's agent last wrote them
+/// (`cpu.shares` on a cgroup v1 node, `cpu.weight` on a v2 one).
+pub type KnobsWritten = BTreeMap<String, u64>;
 
 /// `PUT /v1/nodes/{id}`: a compute node.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -92,6 +102,12 @@ pub struct UsageReport {
     pub interval_s: f64,
     /// One sample per workload measured.
     pub samples: Vec<Sample>,
+    /// What is in force in each workload's knob files, as the agent last wrote them (its
+    /// hysteresis and each knob's range applied): workload → file → value. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<BTreeMap<String, BTreeMap<String, u64>>>,
+        example = json!({"vm1": {"cpu.shares": 1597, "blkio.weight": 500, "memory.soft_limit_in_bytes": 3221225472u64}}))]
+    pub written: Option<BTreeMap<String, BTreeMap<String, serde_json::Number>>>,
 }
 
 /// One workload's consumption in the interval.
@@ -293,7 +309,35 @@ impl UsageReport {
                     true
                 })
             })
-            .collect()
+            .collect::<Result<_, _>>()
+            .and_then(|amounts| self.check_written().map(|()| amounts))
+    }
+
+    /// Checks the knob values written: at most [`MAX_SAMPLES`] workloads, each with at most
+    /// [`MAX_KNOBS`] plain file names, each value a whole number in [0, [`MAX_KNOB_VALUE`]].
+    fn check_written(&self) -> Result<(), String> {
+        let Some(written) = &self.written else {
+            return Ok(());
+        };
+        if written.len() > MAX_SAMPLES {
+            return Err(format!(
+                "written: at most {MAX_SAMPLES} workloads per report, found {}",
+                written.len()
+            ));
+        }
+        for (workload, knobs) in written {
+            check_id("written workload", workload)?;
+            if knobs.len() > MAX_KNOBS {
+                return Err(format!(
+                    "written[{workload:?}]: at most {MAX_KNOBS} knobs, found {}",
+                    knobs.len()
+                ));
+            }
+            for (file, value) in knobs {
+                check_knob(workload, file, value)?;
+            }
+        }
+        Ok(())
     }
 
     /// Each sample's rate (per second; memory as its level), in the configured order.
@@ -307,6 +351,24 @@ impl UsageReport {
                     .collect()
             })
             .collect()
+    }
+}
+
+/// Checks one knob written: a plain file name and a whole number in range.
+fn check_knob(workload: &str, file: &str, value: &serde_json::Number) -> Result<(), String> {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b == b'.' || b == b'_';
+    if file.is_empty() || file.len() > MAX_KNOB_NAME || !file.bytes().all(plain) {
+        return Err(format!(
+            "written[{workload:?}]: knob {file:?} must be 1–{MAX_KNOB_NAME} characters of \
+             letters, digits, . and _"
+        ));
+    }
+    match value.as_u64() {
+        Some(v) if v <= MAX_KNOB_VALUE => Ok(()),
+        _ => Err(format!(
+            "written[{workload:?}][{file:?}] must be a whole number in [0, {MAX_KNOB_VALUE}], \
+             found {value}"
+        )),
     }
 }
 
@@ -366,8 +428,13 @@ pub struct WorkloadPriority {
     pub priority_input: f64,
     /// Whether a usage report has been counted for it (if not, it counts as using its endowment).
     pub measured: bool,
-    /// The priority and the knob values to apply.
+    /// The priority and the knob values of the daemon's profile.
     pub knobs: Knobs,
+    /// What its node's agent last reported to be in force in its knob files (absent until an
+    /// agent reports it, or when it was reported from another node than the workload's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = json!({"cpu.shares": 1597, "blkio.weight": 500}))]
+    pub written: Option<KnobsWritten>,
 }
 
 /// The knob values of the configured profile for one workload.
@@ -562,6 +629,7 @@ mod tests {
             seq: 42,
             interval_s: 10.0,
             samples: vec![sample("vm1", 19.5), sample("vm2", 0.0)],
+            written: None,
         };
         let amounts = report.check(&r).unwrap();
         assert_eq!(report.rates(&amounts, &r)[0], vec![1.95, 2e9, 5e5]);
@@ -599,6 +667,53 @@ mod tests {
         assert!(read("1e30").is_err());
     }
 
+    #[test]
+    fn knob_values_written_are_whole_numbers_under_plain_names() {
+        let r = resources();
+        let read = |written: &str| {
+            let text = format!(
+                r#"{{"node": "n1", "seq": 1, "interval_s": 10, "samples": [], "written": {written}}}"#
+            );
+            serde_json::from_str::<UsageReport>(&text)
+                .unwrap()
+                .check(&r)
+                .map(|_| ())
+        };
+        assert_eq!(
+            read(r#"{"vm1": {"cpu.shares": 204472, "blkio.weight": 500}}"#),
+            Ok(())
+        );
+        assert_eq!(
+            read(r#"{"vm1": {"memory.low": 9223372036854775807}}"#),
+            Ok(())
+        );
+        for (bad, needle) in [
+            (
+                r#"{"vm1": {"cpu.shares": -1}}"#,
+                r#"written["vm1"]["cpu.shares"] must be"#,
+            ),
+            (r#"{"vm1": {"cpu.shares": 1.5}}"#, "found 1.5"),
+            (
+                r#"{"vm1": {"cpu.shares": 9223372036854775808}}"#,
+                "found 9223",
+            ),
+            (r#"{"vm1": {"cpu/shares": 1}}"#, r#"knob "cpu/shares""#),
+            (r#"{"vm1": {"": 1}}"#, r#"knob """#),
+            (r#"{"vm 1": {}}"#, "written workload id"),
+        ] {
+            let e = read(bad).unwrap_err();
+            assert!(e.contains(needle), "{bad}: {e}");
+        }
+        let many: BTreeMap<String, u64> = (0..=MAX_KNOBS).map(|i| (format!("k{i}"), 1)).collect();
+        let e = read(&format!(
+            "{{\"vm1\": {}}}",
+            serde_json::to_string(&many).unwrap()
+        ));
+        assert!(e.unwrap_err().contains("at most 16 knobs"));
+        let long = "k".repeat(MAX_KNOB_NAME + 1);
+        assert!(read(&format!("{{\"vm1\": {{\"{long}\": 1}}}}")).is_err());
+    }
+
     proptest::proptest! {
         /// A report passes exactly when every amount is a finite number in range, and then
         /// every rate is finite and ≥ 0.
@@ -625,6 +740,7 @@ mod tests {
                     workload: "w".into(),
                     usage: map(&[("cpu", amounts[0]), ("mem", amounts[1]), ("disk", amounts[2])]),
                 }],
+                written: None,
             };
             let in_range = |v: f64| v.is_finite() && (0.0..=MAX_QUANTITY).contains(&v);
             let valid = amounts.iter().all(|&v| in_range(v))

@@ -44,6 +44,13 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
          ALTER TABLE reports DROP COLUMN cycle;
          CREATE INDEX reports_by_received ON reports (received_ms);",
     ),
+    (
+        3,
+        "the knob values each workload's agent last reported in force",
+        "CREATE TABLE knobs_written (workload TEXT PRIMARY KEY, node TEXT NOT NULL,
+             seq BIGINT NOT NULL, knobs TEXT NOT NULL);
+         CREATE INDEX knobs_written_by_node ON knobs_written (node);",
+    ),
 ];
 
 /// The advisory lock key of the replica that computes priorities ("fairshar" in ASCII).
@@ -462,10 +469,12 @@ impl Store {
             return Ok(false);
         };
         may_act_for(&node).map_err(StoreError::Forbidden)?;
-        sqlx::query("DELETE FROM workloads WHERE id = $1")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        for sql in [
+            "DELETE FROM workloads WHERE id = $1",
+            "DELETE FROM knobs_written WHERE workload = $1",
+        ] {
+            sqlx::query(sql).bind(id).execute(&mut *tx).await?;
+        }
         tx.commit().await?;
         Ok(true)
     }
@@ -474,10 +483,12 @@ impl Store {
     /// their retention ends), so a node registered again under its id goes on numbering.
     pub async fn delete_node(&self, id: &str) -> Result<bool, StoreError> {
         let mut tx = self.write_tx().await?;
-        sqlx::query("DELETE FROM workloads WHERE node = $1")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        for table in ["workloads", "knobs_written"] {
+            sqlx::query(&format!("DELETE FROM {table} WHERE node = $1"))
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
         let done = sqlx::query("DELETE FROM nodes WHERE id = $1")
             .bind(id)
             .execute(&mut *tx)
@@ -535,12 +546,24 @@ impl Store {
                 )));
             }
         }
+        if let Some(w) = report
+            .written
+            .iter()
+            .flat_map(|w| w.keys())
+            .find(|w| !here.contains(*w))
+        {
+            return Err(StoreError::Invalid(format!(
+                "written[{w:?}]: workload {w:?} is not registered on node {:?}",
+                report.node
+            )));
+        }
         Ok(())
     }
 
     /// Stores checked reports in one transaction (one sync for all of them): a report whose
     /// (node, seq) is stored already is acknowledged as a duplicate if it is the same, and
-    /// refused if it differs.
+    /// refused if it differs; the knob values written of each report stored anew are kept as
+    /// its workloads' latest.
     pub async fn store_reports(
         &self,
         reports: &[UsageReport],
@@ -552,6 +575,11 @@ impl Store {
             answers.push(store_report(&mut tx, report, now).await?);
         }
         forget_retries_of_forgotten(&mut tx, reports, &mut answers).await?;
+        for (report, answer) in reports.iter().zip(&answers) {
+            if matches!(answer, Ok(ack) if !ack.duplicate) {
+                store_written(&mut tx, report).await?;
+            }
+        }
         tx.commit().await?;
         Ok(answers)
     }
@@ -620,7 +648,8 @@ impl Store {
     /// Runs one cycle on `conn` without holding the write lock while it reads and computes:
     /// it marks the reports not counted yet as this cycle's (one short statement on a narrow
     /// table), reads them, the registry and the previous memory, computes with `compute` (which
-    /// also says how long it took), and stores the snapshot and memory in one short transaction
+    /// also says how long it took), gives each workload the knob values last reported in force
+    /// for it, and stores the snapshot and memory in one short transaction
     /// — all of a cycle or none: reports marked by a cycle that never stored are counted by the
     /// next attempt, which has the same number. A previous memory that cannot be read is
     /// reported and the cycle starts afresh; a result with a number that is not finite is not
@@ -641,14 +670,16 @@ impl Store {
             .bind(cycle)
             .execute(&mut *conn)
             .await?;
-        let (registry, memory, reports) = self.read_cycle_input(conn, last, resources).await?;
+        let (registry, memory, reports, written) =
+            self.read_cycle_input(conn, last, resources).await?;
         let resources_owned = resources.to_vec();
         let measured = in_background(move || measure(&reports, &resources_owned)).await??;
-        let (snapshot, memory, seconds) = match compute(cycle as u64, &registry, &memory, &measured)
-        {
-            Ok(done) => done,
-            Err(e) => return Ok(Err(e)),
-        };
+        let (mut snapshot, memory, seconds) =
+            match compute(cycle as u64, &registry, &memory, &measured) {
+                Ok(done) => done,
+                Err(e) => return Ok(Err(e)),
+            };
+        attach_written(&mut snapshot, &written);
         check_finite(&snapshot, &memory)?;
         self.store_cycle(conn, &snapshot, &memory, seconds).await?;
         self.prune(conn, snapshot.computed_at_ms - retention_ms)
@@ -657,14 +688,14 @@ impl Store {
     }
 
     /// What a cycle computes from, read in one read transaction (a consistent view, no write
-    /// lock): the registry, the previous cycle's memory, and the interval and samples of each
-    /// report marked as this cycle's.
+    /// lock): the registry, the previous cycle's memory, the interval and samples of each
+    /// report marked as this cycle's, and the knob values the agents last reported in force.
     async fn read_cycle_input(
         &self,
         conn: &mut AnyConnection,
         last: Option<i64>,
         resources: &[Resource],
-    ) -> Result<(Registry, Memory, Vec<(f64, String)>), StoreError> {
+    ) -> Result<(Registry, Memory, Vec<(f64, String)>, Written), StoreError> {
         let mut tx = match self.backend {
             Backend::Sqlite => conn.begin().await?,
             Backend::Postgres => {
@@ -689,8 +720,14 @@ impl Store {
             .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
             .collect::<Result<_, sqlx::Error>>()?;
         let registry = read_registry(&mut tx, resources).await?;
+        let written = sqlx::query("SELECT workload, node, knobs FROM knobs_written")
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(|r| Ok((r.try_get(0)?, (r.try_get(1)?, r.try_get(2)?))))
+            .collect::<Result<_, sqlx::Error>>()?;
         tx.commit().await?;
-        Ok((registry, memory, reports))
+        Ok((registry, memory, reports, written))
     }
 
     /// Stores a cycle's snapshot and memory and forgets the cycles before the ones kept, in one
@@ -908,6 +945,49 @@ async fn store_report(
     })
 }
 
+/// How many workloads' knob values one statement stores.
+const WRITTEN_PER_STATEMENT: usize = 100;
+
+/// Stores the knob values a report stored anew says are in force, a few workloads per
+/// statement. A workload's values are replaced by those of a later report of its node, or of any
+/// report from another node (it moved); unchanged values are not written again.
+async fn store_written(
+    tx: &mut sqlx::Transaction<'_, Any>,
+    report: &UsageReport,
+) -> Result<(), StoreError> {
+    let rows: Vec<_> = report.written.iter().flatten().collect();
+    for chunk in rows.chunks(WRITTEN_PER_STATEMENT) {
+        let values: Vec<String> = (0..chunk.len())
+            .map(|i| {
+                format!(
+                    "(${}, ${}, ${}, ${})",
+                    4 * i + 1,
+                    4 * i + 2,
+                    4 * i + 3,
+                    4 * i + 4
+                )
+            })
+            .collect();
+        let sql = format!(
+            "INSERT INTO knobs_written (workload, node, seq, knobs) VALUES {}
+             ON CONFLICT (workload) DO UPDATE SET node = excluded.node, seq = excluded.seq,
+             knobs = excluded.knobs WHERE knobs_written.node <> excluded.node
+             OR (knobs_written.seq < excluded.seq AND knobs_written.knobs <> excluded.knobs)",
+            values.join(", ")
+        );
+        let mut query = sqlx::query(&sql);
+        for (workload, knobs) in chunk {
+            query = query
+                .bind(workload.as_str())
+                .bind(report.node.as_str())
+                .bind(report.seq as i64)
+                .bind(json(knobs));
+        }
+        query.execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
 /// Takes back the reports of a group that were stored anew although their first copy was
 /// counted and forgotten (numbered at or below their node's watermark): they are retries, and
 /// are acknowledged as duplicates. The watermarks are read after the inserts, which wait for a
@@ -1007,6 +1087,29 @@ async fn registered<S: serde::de::DeserializeOwned, T>(
 /// The registry's own copy of an id, so workloads share their owner's and node's.
 fn shared_id<V>(map: &BTreeMap<crate::cycle::Id, V>, key: &str) -> Option<crate::cycle::Id> {
     map.get_key_value(key).map(|(k, _)| k.clone())
+}
+
+/// The knob values each workload's agent last reported in force: workload → (node, values as
+/// stored JSON).
+type Written = BTreeMap<String, (String, String)>;
+
+/// Gives each workload of a cycle's answer the knob values last reported in force for it, when
+/// they came from the node it is on; values that cannot be read are said and left out.
+fn attach_written(snapshot: &mut Snapshot, written: &Written) {
+    for w in &mut snapshot.workloads {
+        let Some((node, knobs)) = written.get(&*w.workload) else {
+            continue;
+        };
+        if **node != *w.node {
+            continue;
+        }
+        match serde_json::from_str(knobs) {
+            Ok(knobs) => w.written = Some(knobs),
+            Err(e) => {
+                tracing::warn!(workload = %w.workload, error = %e, "stored knob values cannot be read; left out")
+            }
+        }
+    }
 }
 
 /// How much lower than the request handlers' the priority of a cycle's background work is.
