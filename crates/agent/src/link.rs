@@ -71,6 +71,9 @@ pub struct Link {
     workloads: BTreeMap<String, WorkloadSpec>,
     /// Workloads the daemon refused to register, with why; left out of reports.
     pub refused: BTreeMap<String, String>,
+    /// Whether reports carry the knob values written: false once a daemon older than this
+    /// agent refused the field, so its usage still arrives.
+    send_written: bool,
     failures: u32,
     retry_at: Option<Instant>,
 }
@@ -102,6 +105,7 @@ impl Link {
             users: BTreeSet::new(),
             workloads: BTreeMap::new(),
             refused: BTreeMap::new(),
+            send_written: true,
             failures: 0,
             retry_at: None,
         }
@@ -130,7 +134,7 @@ impl Link {
                 seq,
                 interval_s,
                 samples,
-                written: (!written.is_empty()).then(|| numbers(written)),
+                written: (self.send_written && !written.is_empty()).then(|| numbers(written)),
             });
             if self.buffer.len() > self.capacity {
                 self.buffer.pop_front();
@@ -207,6 +211,14 @@ impl Link {
         while let Some(report) = self.buffer.front() {
             match self.call::<_, UsageAck>("POST", "/v1/usage", Some(report)) {
                 Ok(_) => done.sent += 1,
+                Err(LinkError::Refused(why))
+                    if report.written.is_some() && why.contains("unknown field `written`") =>
+                {
+                    tracing::warn!(%why, "the daemon is older than this agent and takes no knob values written: reports go without them (upgrade the daemon to see them in top and explain)");
+                    self.send_written = false;
+                    self.buffer.iter_mut().for_each(|r| r.written = None);
+                    continue;
+                }
                 Err(LinkError::Refused(why)) => {
                     tracing::error!(seq = report.seq, %why, "the daemon refused a usage report; it is dropped");
                     done.refused += 1;

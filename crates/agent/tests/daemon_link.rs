@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 #[derive(Default)]
 struct State {
     down: bool,
+    /// Answers as a daemon older than the agent: a report with `written` is refused.
+    old: bool,
     priorities: Vec<(String, i32)>,
     requests: Vec<String>,
     reports: Vec<serde_json::Value>,
@@ -103,6 +105,10 @@ fn answer(request: &str, body: &[u8], state: &Mutex<State>) -> (&'static str, St
     }
     if request.starts_with("POST /v1/usage") {
         let report: serde_json::Value = serde_json::from_slice(body).unwrap();
+        if state.old && report.get("written").is_some() {
+            let refusal = "{\"error\":\"invalid_json\",\"message\":\"Failed to deserialize the JSON body into the target type: unknown field `written`, expected one of `node`, `seq`, `interval_s`, `samples`\"}";
+            return ("400 Bad Request", refusal.into());
+        }
         let ack =
             serde_json::json!({"node": report["node"], "seq": report["seq"], "duplicate": false});
         state.reports.push(report);
@@ -284,4 +290,29 @@ fn the_check_registers_nothing_and_fails_on_what_it_cannot_measure() {
         .unwrap();
     assert_eq!(counter.status, "fail", "{items:?}");
     assert!(counter.detail.contains("user-d.1"), "{counter:?}");
+}
+
+/// A daemon older than the agent refuses reports that carry `written`: the agent sends the
+/// same reports without it, and goes on without it, so no usage is lost.
+#[test]
+fn a_daemon_older_than_the_agent_still_gets_every_report() {
+    let (_dir, tree) = tree();
+    let daemon = FakeDaemon::start();
+    daemon.set(|s| {
+        s.old = true;
+        s.priorities = vec![("n1:user-d.1".into(), 10)];
+    });
+    let mut a = agent(&tree, &daemon, "");
+    let t0 = Instant::now();
+    for i in 0..4 {
+        a.cycle(t0 + Duration::from_secs(i));
+    }
+    let reports = daemon.reports();
+    assert_eq!(reports.len(), 3, "one a cycle after the first: {reports:?}");
+    assert!(
+        reports.iter().all(|r| r.get("written").is_none()),
+        "{reports:?}"
+    );
+    let seqs: Vec<u64> = reports.iter().map(|r| r["seq"].as_u64().unwrap()).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
 }
