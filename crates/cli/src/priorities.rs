@@ -233,12 +233,13 @@ fn slurm_decay(text: &str) -> Result<UsageDecay, String> {
     format!("slurm:{}", seconds.join(",")).parse()
 }
 
-/// A factor with four significant digits (MetaCentrum's are tiny: shares over usage).
+/// A factor with sshare's six decimals, or four significant digits where that shows nothing
+/// (MetaCentrum's are tiny: shares over usage).
 fn factor(f: f64) -> String {
-    if f != 0.0 && f.abs() < 0.001 {
+    if f != 0.0 && f.abs() < 1e-4 {
         format!("{f:.3e}")
     } else {
-        format!("{f:.4}")
+        format!("{f:.6}")
     }
 }
 
@@ -335,11 +336,18 @@ fn summary(p: &Priorities, args: &Args, dated: bool) -> String {
 
 /// The decay as the summary names it.
 fn decay_text(decay: &UsageDecay) -> String {
+    let span = |s: f64| humantime::format_duration(std::time::Duration::from_secs_f64(s));
     match *decay {
-        UsageDecay::Continuous { half_life_s } => format!("half-life {half_life_s} s"),
-        UsageDecay::Step { period_s, factor } => format!("× {factor} every {period_s} s"),
-        UsageDecay::Slurm { half_life_s, period_s, .. } => format!(
-            "Slurm's ticks every {period_s} s, half-life {half_life_s} s; factors as computed at the last tick"
+        UsageDecay::Continuous { half_life_s } => format!("half-life {}", span(half_life_s)),
+        UsageDecay::Step { period_s, factor } => format!("× {factor} every {}", span(period_s)),
+        UsageDecay::Slurm {
+            half_life_s,
+            period_s,
+            ..
+        } => format!(
+            "Slurm's ticks every {}, half-life {}; factors as computed at the last tick",
+            span(period_s),
+            span(half_life_s)
         ),
     }
 }

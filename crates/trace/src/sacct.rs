@@ -91,10 +91,11 @@ impl Dump {
             task.running = true;
         }
         if !self.running.is_empty() {
+            let secs = std::time::Duration::from_micros(moment.as_micros());
             meta.note(format!(
-                "{} jobs were still running when the dump was taken; each counts up to that moment, {} s after the Unix epoch",
+                "{} jobs were still running when the dump was taken; each counts up to that moment, {}",
                 self.running.len(),
-                moment.as_micros() / 1_000_000
+                humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + secs)
             ));
         }
         self.tasks
