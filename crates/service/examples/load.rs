@@ -26,7 +26,11 @@ struct Options {
     p99_target_ms: Option<f64>,
 }
 
-fn options() -> Options {
+/// How to call it, for `--help` and mistakes.
+const USAGE: &str = "usage: load [--database URL] [--seconds N] [--clients C] [--samples S] [--interval SECONDS] [--p99-target-ms MS]";
+
+/// The options, or what is wrong with them.
+fn options() -> Result<Options, String> {
     let mut o = Options {
         database: None,
         seconds: 20.0,
@@ -37,22 +41,26 @@ fn options() -> Options {
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
-        let value = pair
-            .get(1)
-            .unwrap_or_else(|| panic!("{} needs a value", pair[0]));
-        match pair[0].as_str() {
+        let (key, value) = (pair[0].as_str(), pair.get(1));
+        let value = value.ok_or_else(|| format!("{key} needs a value"))?;
+        let number = |what: &str| {
+            value
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .ok_or_else(|| format!("{key}: expected {what} > 0, found {value:?}"))
+        };
+        match key {
             "--database" => o.database = Some(value.clone()),
-            "--seconds" => o.seconds = value.parse().expect("--seconds: a number"),
-            "--clients" => o.clients = value.parse().expect("--clients: a count"),
-            "--samples" => o.samples = value.parse().expect("--samples: a count"),
-            "--interval" => o.interval = value.parse().expect("--interval: seconds"),
-            "--p99-target-ms" => {
-                o.p99_target_ms = Some(value.parse().expect("--p99-target-ms: milliseconds"))
-            }
-            other => panic!("unknown option {other}"),
+            "--seconds" => o.seconds = number("seconds")?,
+            "--clients" => o.clients = number("a count")? as usize,
+            "--samples" => o.samples = number("a count")? as usize,
+            "--interval" => o.interval = number("seconds")?,
+            "--p99-target-ms" => o.p99_target_ms = Some(number("milliseconds")?),
+            other => return Err(format!("unknown option {other}")),
         }
     }
-    o
+    Ok(o)
 }
 
 fn put(base: &str, path: &str, body: Value) {
@@ -106,7 +114,14 @@ fn client(base: String, c: usize, samples: usize, until: Instant) -> Vec<Duratio
 }
 
 fn main() {
-    let o = options();
+    if std::env::args().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return;
+    }
+    let o = options().unwrap_or_else(|e| {
+        eprintln!("{e}\n{USAGE}");
+        std::process::exit(2)
+    });
     let dir = std::env::temp_dir().join(format!("fairshare-load-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let mut config = ServiceConfig {
