@@ -22,6 +22,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
+
+/// How long a report waits for its group commit before it is answered 503: a database that
+/// stops answering without closing its connections (dropped packets) would otherwise hold
+/// every writer until TCP gives up.
+const WRITE_DEADLINE: Duration = Duration::from_secs(2);
 use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
@@ -98,8 +103,16 @@ impl Shared {
             .send((report, tx))
             .await
             .map_err(|_| ApiError::unavailable("the service is shutting down"))?;
-        rx.await
-            .map_err(|_| ApiError::unavailable("the service is shutting down"))?
+        match tokio::time::timeout(WRITE_DEADLINE, rx).await {
+            Ok(answer) => {
+                answer.map_err(|_| ApiError::unavailable("the service is shutting down"))?
+            }
+            // The report may still be stored: a retry with its number is recognised.
+            Err(_) => Err(ApiError::unavailable(format!(
+                "the database did not store the report within {} s; send it again",
+                WRITE_DEADLINE.as_secs()
+            ))),
+        }
     }
 
     /// Health as `/healthz` and `/readyz` print it.
