@@ -344,9 +344,9 @@ impl Link {
         }
     }
 
-    /// Asks the daemon's health endpoint and, read-only, for this node's priorities (what
-    /// every cycle asks): `(reachable, token accepted)` with what was seen. Nothing is
-    /// registered or changed at the daemon.
+    /// Asks the daemon's health endpoint, read-only for this node's priorities (what every
+    /// cycle asks), and whether the token may act for this node (`GET /v1/access`): `(reachable,
+    /// token accepted)` with what was seen. Nothing is registered or changed at the daemon.
     pub fn probe(&self) -> (Result<String, String>, Result<String, String>) {
         let health = self
             .http
@@ -354,14 +354,22 @@ impl Link {
             .call()
             .map(|_| format!("{} answers", self.base))
             .map_err(|e| format!("{}: {e}", self.base));
-        let token = match self.fetch() {
-            Ok(p) => Ok(format!(
-                "the token is accepted (GET /v1/priorities?node={}: {} workloads known there)",
-                self.node,
-                p.len()
-            )),
-            Err(e) => Err(e.to_string()),
-        };
-        (health, token)
+        let access = format!("/v1/access?node={}", self.node);
+        let token = self.fetch().and_then(|p| {
+            let known = format!("{} workloads known there", p.len());
+            match self.call::<(), ()>("GET", &access, None) {
+                Ok(()) => Ok(format!(
+                    "the token may report and register for node {} ({known})",
+                    self.node
+                )),
+                // A daemon older than this agent has no such check: reading is all it proves.
+                Err(LinkError::NotFound(_)) => Ok(format!(
+                    "the token may read (GET /v1/priorities: {known}); this daemon cannot say whether it may act for node {}",
+                    self.node
+                )),
+                Err(e) => Err(e),
+            }
+        });
+        (health, token.map_err(|e| e.to_string()))
     }
 }

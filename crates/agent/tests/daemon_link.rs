@@ -18,6 +18,8 @@ struct State {
     down: bool,
     /// Answers as a daemon older than the agent: a report with `written` is refused.
     old: bool,
+    /// The nodes the agent's token may act for (`GET /v1/access`); `None`: every node.
+    bound_to: Option<String>,
     priorities: Vec<(String, i32)>,
     requests: Vec<String>,
     reports: Vec<serde_json::Value>,
@@ -113,6 +115,15 @@ fn answer(request: &str, body: &[u8], state: &Mutex<State>) -> (&'static str, St
             serde_json::json!({"node": report["node"], "seq": report["seq"], "duplicate": false});
         state.reports.push(report);
         return ("200 OK", ack.to_string());
+    }
+    if let Some(node) = request.strip_prefix("GET /v1/access?node=") {
+        return match &state.bound_to {
+            Some(bound) if bound != node => (
+                "403 Forbidden",
+                format!("{{\"error\":\"forbidden\",\"message\":\"token agent may act only for node {bound:?}, not for node {node:?}\"}}"),
+            ),
+            _ => ("204 No Content", String::new()),
+        };
     }
     if request.starts_with("GET /healthz") {
         return ("200 OK", "{}".into());
@@ -290,6 +301,15 @@ fn the_check_registers_nothing_and_fails_on_what_it_cannot_measure() {
         .unwrap();
     assert_eq!(counter.status, "fail", "{items:?}");
     assert!(counter.detail.contains("user-d.1"), "{counter:?}");
+    // A token bound to another node reads priorities but may not act here: a failure.
+    daemon.set(|s| s.bound_to = Some("node-17".into()));
+    let items = run::check(&config, "n1", Some("token".into()));
+    let token = items.iter().find(|i| i.what == "token").unwrap();
+    assert_eq!(token.status, "fail", "{items:?}");
+    assert!(
+        token.detail.contains("403") && token.detail.contains("node-17"),
+        "{token:?}"
+    );
 }
 
 /// A daemon older than the agent refuses reports that carry `written`: the agent sends the

@@ -1096,6 +1096,12 @@ fn an_agent_token_bound_to_nodes_acts_only_for_them() {
             ADMIN,
             Some(&workload("d", "n2")),
         );
+        // What an agent's --check asks, changing nothing.
+        daemon.expect(204, "GET", "/v1/access?node=n1", AGENT_N1, None);
+        daemon.expect(403, "GET", "/v1/access?node=n2", AGENT_N1, None);
+        daemon.expect(204, "GET", "/v1/access?node=n2", ADMIN, None);
+        daemon.expect(403, "GET", "/v1/access?node=n1", READER, None);
+        daemon.expect(422, "GET", "/v1/access?node=a%20b", ADMIN, None);
         let forbidden = |method: &str, path: &str, body: Option<&Value>| {
             let (status, answer) = daemon.call(method, path, Some(AGENT_N1), body);
             assert_eq!(status, 403, "{backend} {method} {path}: {answer}");

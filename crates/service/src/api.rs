@@ -585,6 +585,33 @@ async fn priorities(
     Ok(Json(s.snapshot().priorities(filter.node.as_deref())))
 }
 
+/// `?node=` on `GET /v1/access`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct AccessQuery {
+    /// The node an agent would report and register for.
+    node: String,
+}
+
+#[utoipa::path(get, path = "/v1/access", tag = "registry",
+    params(AccessQuery),
+    responses((status = 204, description = "The token may report, register and delete for this node"),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "Not an agent or admin token, or bound to other nodes"),
+        (status = 422, body = ErrorBody), (status = 429, body = ErrorBody)),
+    security(("bearer" = [])))]
+/// Whether the caller's token may act for a node, changing nothing: what an agent's `--check`
+/// asks.
+async fn access(
+    Authorized(caller, _): Agent,
+    query: Result<Query<AccessQuery>, QueryRejection>,
+) -> Result<StatusCode, ApiError> {
+    let Query(AccessQuery { node }) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    check_id("node", &node).map_err(ApiError::invalid)?;
+    caller.check_node(&node)?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
 #[utoipa::path(get, path = "/healthz", tag = "operations",
     responses((status = 200, body = Health, description = "The process is alive")))]
 async fn healthz(State(s): AppState) -> Json<Health> {
@@ -681,7 +708,7 @@ impl Modify for BearerScheme {
 #[openapi(
     info(title = "fairshare fairness service", description = "Collects what every node's workloads consumed, computes each user's heaviness over the whole cloud, and serves the priorities and knob values every node applies."),
     paths(put_node, delete_node, list_nodes, put_user, explain_user, put_workload, delete_workload, post_usage,
-        priorities, healthz, readyz, metrics, openapi),
+        priorities, access, healthz, readyz, metrics, openapi),
     modifiers(&BearerScheme)
 )]
 pub struct ApiDoc;
@@ -698,6 +725,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         )
         .route("/v1/usage", post(post_usage))
         .route("/v1/priorities", get(priorities))
+        .route("/v1/access", get(access))
         .route("/v1/openapi.json", get(openapi))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
