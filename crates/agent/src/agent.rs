@@ -169,7 +169,8 @@ pub const FILE_RESERVE: u64 = 128;
 
 /// Counter files the agent may keep open: its soft file limit less [`FILE_RESERVE`].
 pub fn file_budget() -> usize {
-    let soft = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(1024, |(soft, _)| soft);
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    let soft = limit.current.unwrap_or(u64::MAX);
     usize::try_from(soft.saturating_sub(FILE_RESERVE)).unwrap_or(usize::MAX)
 }
 

@@ -616,7 +616,8 @@ pub fn reset(knob: &Knob, rel: &str) -> io::Result<()> {
 /// Whether an error means this process has run out of file descriptors (EMFILE, ENFILE):
 /// the agent's trouble, not the kernel refusing a value or a cgroup gone.
 pub fn out_of_files(e: &io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+    use rustix::io::Errno;
+    matches!(Errno::from_io_error(e), Some(Errno::MFILE | Errno::NFILE))
 }
 
 /// Whether the cgroup at `rel` still exists in the listed hierarchy.

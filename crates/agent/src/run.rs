@@ -200,13 +200,18 @@ pub fn check(config: &AgentConfig, node: &str, token: Option<String>) -> Vec<Che
 /// Raises this process's soft limit on open files to its hard limit, so that the counters
 /// of many workloads can stay open; returns the new limit.
 pub fn raise_file_limit() -> std::io::Result<u64> {
-    rlimit::increase_nofile_limit(u64::MAX)
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let mut limit = getrlimit(Resource::Nofile);
+    limit.current = limit.maximum;
+    setrlimit(Resource::Nofile, limit)?;
+    Ok(getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX))
 }
 
 /// Whether the agent can keep every workload's three counters open: it raises its soft
 /// limit to the hard one, so that is the limit that counts.
 fn check_file_limit(workloads: usize) -> CheckItem {
-    let hard = rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(1024, |(_, hard)| hard);
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    let hard = limit.maximum.unwrap_or(u64::MAX);
     let needed = 3 * workloads as u64 + FILE_RESERVE;
     let detail = format!(
         "{workloads} workloads need about {needed} open files (3 each and {FILE_RESERVE} more); the agent raises its limit to {hard} (its hard limit here; under systemd, LimitNOFILE)"

@@ -14,8 +14,10 @@ const SOFT_LIMIT: u64 = 256;
 
 #[test]
 fn more_workloads_than_open_files_are_all_measured_and_steered() {
-    let (_, hard) = rlimit::getrlimit(rlimit::Resource::NOFILE).unwrap();
-    rlimit::setrlimit(rlimit::Resource::NOFILE, SOFT_LIMIT, hard).unwrap();
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let mut limit = getrlimit(Resource::Nofile);
+    limit.current = Some(SOFT_LIMIT);
+    setrlimit(Resource::Nofile, limit).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let tree = FakeTree::new(dir.path(), Shape::V1).unwrap();
     let names: Vec<String> = (0..WORKLOADS)
