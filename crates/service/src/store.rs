@@ -773,10 +773,15 @@ impl Store {
     /// Forgets counted reports received before `before_ms`, remembering per node the highest
     /// number forgotten so that a late retry of one is still recognised.
     async fn prune(&self, conn: &mut AnyConnection, before_ms: i64) -> Result<(), StoreError> {
-        let old = sqlx::query("SELECT 1 FROM reports WHERE received_ms < $1 LIMIT 1")
-            .bind(before_ms)
-            .fetch_optional(&mut *conn)
-            .await?;
+        // Only counted reports are forgotten: old uncounted ones must not take the write lock
+        // every cycle for nothing.
+        let old = sqlx::query(
+            "SELECT 1 FROM reports r JOIN report_cycles c ON c.node = r.node AND c.seq = r.seq
+             WHERE c.cycle IS NOT NULL AND r.received_ms < $1 LIMIT 1",
+        )
+        .bind(before_ms)
+        .fetch_optional(&mut *conn)
+        .await?;
         if old.is_none() {
             return Ok(());
         }
