@@ -341,6 +341,15 @@ pub fn standings(
             FairshareFunction::SlurmClassic => exp2_ratio(effective_usage, normalized_shares),
             FairshareFunction::FairTree => 0.0,
         };
+        // Fair Tree shows its own two columns, as `sshare -l` prints them: the shares among
+        // siblings and the usage over the parent's (0 when the parent has none). Nothing under
+        // Fair Tree reads the classic values they replace.
+        let (normalized_shares, effective_usage) = match (function, tree[i].parent) {
+            (FairshareFunction::FairTree, Some(p)) => {
+                (weight, if raw[p] > 0.0 { raw[i] / raw[p] } else { 0.0 })
+            }
+            _ => (normalized_shares, effective_usage),
+        };
         standings.push(Standing {
             normalized_shares,
             raw_usage: raw[i],
@@ -352,10 +361,7 @@ pub fn standings(
         });
     }
     match function {
-        FairshareFunction::FairTree => {
-            as_fair_tree_shows(tree, &raw, &mut standings);
-            rank_fair_tree(tree, &mut standings)
-        }
+        FairshareFunction::FairTree => rank_fair_tree(tree, &mut standings),
         _ => {
             for (place, &i) in factor_order(tree, &standings).iter().enumerate() {
                 standings[i].rank = Some(place + 1);
@@ -398,28 +404,6 @@ pub fn slurm_classic_between_ticks(
         shown[i].rank = Some(place + 1);
     }
     Ok(shown)
-}
-
-/// The two columns Fair Tree computes its own way, as `sshare -l` prints them: the shares among
-/// siblings (`NormShares`) and the usage over the parent's (`EffectvUsage`, 0 when the parent
-/// has none). The classic values only serve classic's factor, which Fair Tree does not use.
-fn as_fair_tree_shows(tree: &[Association], raw: &[f64], standings: &mut [Standing]) {
-    let mut siblings = vec![0.0; tree.len()];
-    for a in tree {
-        if let Some(p) = a.parent {
-            siblings[p] += a.shares;
-        }
-    }
-    for (i, a) in tree.iter().enumerate() {
-        let Some(p) = a.parent else { continue };
-        let s = &mut standings[i];
-        s.normalized_shares = if siblings[p] > 0.0 {
-            a.shares / siblings[p]
-        } else {
-            0.0
-        };
-        s.effective_usage = if raw[p] > 0.0 { raw[i] / raw[p] } else { 0.0 };
-    }
 }
 
 /// Fair Tree's ranks and factors: users in the depth-first order; sibling users whose level
