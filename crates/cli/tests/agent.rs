@@ -84,6 +84,15 @@ impl Drop for AgentProcess {
 }
 
 /// Waits up to `secs` for `ready`, polling.
+/// A fake cgroup tree of `shape` under `dir` with `workloads` under it.
+fn fake_tree(dir: &Path, shape: Shape, workloads: &[&str]) -> FakeTree {
+    let tree = FakeTree::new(&dir.join("cgroup"), shape).unwrap();
+    for w in workloads {
+        tree.add(w).unwrap();
+    }
+    tree
+}
+
 fn wait_for(secs: u64, what: &str, mut ready: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(secs);
     while !ready() {
@@ -140,11 +149,8 @@ fn an_outage_loses_no_interval_and_counts_none_twice() {
     let daemon = Daemon::start(&db, 0.5);
     let addr = daemon.url.trim_start_matches("http://").to_string();
     let dir = tempfile::tempdir().unwrap();
-    let tree = FakeTree::new(&dir.path().join("cgroup"), Shape::V2).unwrap();
     let workloads = ["fs/user-a.1", "fs/user-b.1"];
-    for w in workloads {
-        tree.add(w).unwrap();
-    }
+    let tree = fake_tree(dir.path(), Shape::V2, &workloads);
     let config = dir.path().join("agent.toml");
     std::fs::write(
         &config,
@@ -256,11 +262,8 @@ fn top_and_explain_show_the_cpu_shares_a_v1_node_holds() {
     let db = database("sqlite", "");
     let daemon = Daemon::start(&db, 0.3);
     let dir = tempfile::tempdir().unwrap();
-    let tree = FakeTree::new(&dir.path().join("cgroup"), Shape::V1).unwrap();
     let workloads = ["fs/user-d.1", "fs/user-d.2", "fs/user-e.1"];
-    for w in workloads {
-        tree.add(w).unwrap();
-    }
+    let tree = fake_tree(dir.path(), Shape::V1, &workloads);
     // knob_step = 1: every knob keeps the value written first (priority 0, cpu.shares 1024),
     // whatever the priorities the daemon computes later.
     let config = dir.path().join("agent.toml");
@@ -357,10 +360,11 @@ fn top_and_explain_show_the_cpu_shares_a_v1_node_holds() {
 #[test]
 fn check_once_and_dry_run_on_a_fake_tree() {
     let dir = tempfile::tempdir().unwrap();
-    let tree = FakeTree::new(&dir.path().join("cgroup"), Shape::Hybrid).unwrap();
-    for w in ["fs/user-d.1", "fs/user-d.2", "fs/user-e.1"] {
-        tree.add(w).unwrap();
-    }
+    let tree = fake_tree(
+        dir.path(),
+        Shape::Hybrid,
+        &["fs/user-d.1", "fs/user-d.2", "fs/user-e.1"],
+    );
     let config = dir.path().join("agent.toml");
     std::fs::write(
         &config,
@@ -456,11 +460,8 @@ fn check_once_and_dry_run_on_a_fake_tree() {
 #[test]
 fn sigterm_writes_the_kernels_defaults_back() {
     let dir = tempfile::tempdir().unwrap();
-    let tree = FakeTree::new(&dir.path().join("cgroup"), Shape::V1).unwrap();
     let workloads = ["fs/user-d.1", "fs/user-d.2", "fs/user-e.1"];
-    for w in workloads {
-        tree.add(w).unwrap();
-    }
+    let tree = fake_tree(dir.path(), Shape::V1, &workloads);
     let config = dir.path().join("agent.toml");
     let write_config = |extra: &str| {
         std::fs::write(

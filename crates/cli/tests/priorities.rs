@@ -323,6 +323,15 @@ fn beside_sshare<'a>(doc: &'a Value, sshare: &'a str) -> Vec<(&'a Value, Vec<&'a
     rows.iter().zip(lines).collect()
 }
 
+/// Asserts that `row`'s raw usage is sshare's `RawUsage` cell, which sshare prints whole.
+fn as_sshare_counts(row: &Value, cell: &str) {
+    let (got, want) = (
+        row["raw_usage"].as_f64().unwrap(),
+        cell.parse::<f64>().unwrap(),
+    );
+    assert_eq!(got.floor(), want, "{} RawUsage: {got}", row["name"]);
+}
+
 /// Asserts that `row[key]` equals sshare's `cell` to sshare's six printed decimals.
 fn as_sshare_prints(row: &Value, key: &str, cell: &str) {
     let (got, want) = (row[key].as_f64().unwrap(), cell.parse::<f64>().unwrap());
@@ -346,13 +355,7 @@ fn slurm_accounting_reproduces_a_real_sshare() {
     ];
     let doc = on_the_cluster(SLURM_DUMP, &tick);
     for (row, want) in beside_sshare(&doc, SLURM_SSHARE) {
-        let raw: f64 = want[4].parse().unwrap();
-        assert_eq!(
-            row["raw_usage"].as_f64().unwrap().floor(),
-            raw,
-            "{}",
-            row["name"]
-        );
+        as_sshare_counts(row, want[4]);
         as_sshare_prints(row, "effective_usage", want[6]);
         if row["parent"].is_string() {
             as_sshare_prints(row, "normalized_shares", want[3]);
@@ -474,13 +477,7 @@ fn slurm_classic_reproduces_a_real_sshare_between_ticks() {
             }
             as_sshare_prints(row, "effective_usage", want[6]);
             if at.ends_with("13:13") {
-                let raw: f64 = want[4].parse().unwrap();
-                assert_eq!(
-                    row["raw_usage"].as_f64().unwrap().floor(),
-                    raw,
-                    "{}",
-                    row["name"]
-                );
+                as_sshare_counts(row, want[4]);
             }
         }
         assert_eq!(

@@ -856,20 +856,6 @@ fn a_retry_of_a_counted_and_forgotten_report_is_still_recognised() {
     }
 }
 
-/// Runs one SQL statement on the daemon's database (SQLite or PostgreSQL).
-fn sql(url: &str, statement: &str) {
-    use sqlx::Connection;
-    sqlx::any::install_default_drivers();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
-        sqlx::raw_sql(statement).execute(&mut conn).await.unwrap();
-    });
-}
-
 #[test]
 fn a_vanishing_supply_is_refused_and_an_unreadable_stored_cycle_is_recomputed() {
     for backend in backends() {
@@ -898,7 +884,8 @@ fn a_vanishing_supply_is_refused_and_an_unreadable_stored_cycle_is_recomputed() 
         sql(
             &db.url,
             "UPDATE cycles SET snapshot = '{\"cycle\": null}', memory = '[[\"d1\", {\"smoothed\": [null, 1, 0, 0], \"priority\": null}]]'",
-        );
+        )
+        .unwrap();
         let daemon = Daemon::start(&db, 0.2);
         let p = daemon.cycle_after(0);
         assert_eq!(
@@ -1355,10 +1342,11 @@ fn forward(
     }
 }
 
-#[test]
-fn in_a_database_outage_readyz_and_writes_answer_503_within_a_second() {
+/// A daemon on PostgreSQL reached through a [`Relay`], ready, with user e and workload d1 on
+/// node n1; `None` (the test skips) without a PostgreSQL server.
+fn behind_a_relay() -> Option<(Relay, Database, Daemon)> {
     if !backends().contains(&"postgres") {
-        return;
+        return None;
     }
     let mut db = database("postgres", "");
     let relay = Relay::to("127.0.0.1:5432");
@@ -1368,6 +1356,14 @@ fn in_a_database_outage_readyz_and_writes_answer_503_within_a_second() {
     let daemon = Daemon::start(&db, 10.0);
     register_e1(&daemon);
     daemon.expect(200, "GET", "/readyz", READER, None);
+    Some((relay, db, daemon))
+}
+
+#[test]
+fn in_a_database_outage_readyz_and_writes_answer_503_within_a_second() {
+    let Some((relay, _db, daemon)) = behind_a_relay() else {
+        return;
+    };
     relay.cut();
     for (method, path, body) in [
         ("GET", "/readyz", None),
@@ -1404,7 +1400,7 @@ fn healthz_stops_claiming_leadership_when_the_lock_connection_is_lost() {
     assert!(leads(&a) && !leads(&b), "a leads, b follows");
     // End a's lock session, as a failover or an administrator's pg_terminate_backend does.
     // The advisory lock key 0x6661697273686172 is (classid, objid) = (0x66616972, 0x73686172).
-    psql(
+    sql(
         &db.url,
         "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' \
          AND classid = 1717660018 AND objid = 1936220530 AND granted",
@@ -1433,17 +1429,9 @@ fn healthz_stops_claiming_leadership_when_the_lock_connection_is_lost() {
 /// waiting until TCP gives up.
 #[test]
 fn a_database_that_stops_answering_gets_503_not_a_hang() {
-    if !backends().contains(&"postgres") {
+    let Some((relay, _db, daemon)) = behind_a_relay() else {
         return;
-    }
-    let mut db = database("postgres", "");
-    let relay = Relay::to("127.0.0.1:5432");
-    db.url = db
-        .url
-        .replacen("127.0.0.1/", &format!("127.0.0.1:{}/", relay.port), 1);
-    let daemon = Daemon::start(&db, 10.0);
-    register_e1(&daemon);
-    daemon.expect(200, "GET", "/readyz", READER, None);
+    };
     relay.stall();
     for (method, path, body, within) in [
         (

@@ -6,7 +6,6 @@
 use fairshare_service::TokenDigest;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -30,7 +29,7 @@ pub struct Database {
 impl Drop for Database {
     fn drop(&mut self) {
         if let Some((admin_url, name)) = &self.drop_pg {
-            let _ = psql(
+            let _ = sql(
                 admin_url,
                 &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
             );
@@ -67,7 +66,7 @@ pub fn database(backend: &str, extra_config: &str) -> Database {
                 .to_lowercase()
                 .replace(['.', '-'], "")
         );
-        psql(&admin, &format!("CREATE DATABASE {name}")).expect("creating a test database");
+        sql(&admin, &format!("CREATE DATABASE {name}")).expect("creating a test database");
         let base = &admin[..admin.rfind('/').expect("a URL with a database")];
         (format!("{base}/{name}"), Some((admin, name)))
     } else {
@@ -93,23 +92,50 @@ pub fn database(backend: &str, extra_config: &str) -> Database {
     Database { url, dir, drop_pg }
 }
 
-/// Runs one SQL statement on a PostgreSQL server (through sqlx, no psql needed).
-pub fn psql(url: &str, sql: &str) -> Result<(), String> {
+/// Runs `work` on a fresh connection to the database at `url` (SQLite or PostgreSQL, through
+/// sqlx: no client program needed), on a runtime of its own.
+pub fn on_database<T>(
+    url: &str,
+    work: impl AsyncFnOnce(&mut sqlx::AnyConnection) -> T,
+) -> Result<T, String> {
     use sqlx::Connection;
+    sqlx::any::install_default_drivers();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let mut conn = sqlx::PgConnection::connect(url)
+        let mut conn = sqlx::AnyConnection::connect(url)
             .await
             .map_err(|e| e.to_string())?;
-        sqlx::raw_sql(sql)
-            .execute(&mut conn)
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok(())
+        Ok(work(&mut conn).await)
     })
+}
+
+/// Runs SQL statements on the database at `url`.
+pub fn sql(url: &str, statements: &str) -> Result<(), String> {
+    on_database(url, async |conn| {
+        sqlx::raw_sql(statements).execute(conn).await.map(|_| ())
+    })?
+    .map_err(|e| e.to_string())
+}
+
+/// `fairshare serve` on `db` with its configuration file and `flags` (on a free loopback port
+/// unless they give `--listen`), its log on standard error.
+fn serve(db: &Database, flags: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_fairshare"));
+    command.arg("serve");
+    if !flags.contains(&"--listen") {
+        command.args(["--listen", "127.0.0.1:0"]);
+    }
+    command
+        .args(["--database", &db.url])
+        .arg("--config")
+        .arg(db.dir.path().join("fairshare.toml"))
+        .args(flags)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    command
 }
 
 /// A running `fairshare serve`.
@@ -129,21 +155,7 @@ impl Daemon {
     /// Starts the daemon on `db` with these extra flags (a free loopback port unless they
     /// give `--listen`).
     pub fn start_with(db: &Database, flags: &[&str]) -> Daemon {
-        let config: PathBuf = db.dir.path().join("fairshare.toml");
-        let listen = if flags.contains(&"--listen") {
-            &[][..]
-        } else {
-            &["--listen", "127.0.0.1:0"][..]
-        };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
-            .arg("serve")
-            .args(listen)
-            .args(["--database", &db.url])
-            .arg("--config")
-            .arg(&config)
-            .args(flags)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
+        let mut child = serve(db, flags)
             .spawn()
             .expect("the fairshare binary starts");
         let stderr = BufReader::new(child.stderr.take().unwrap());
@@ -181,14 +193,7 @@ impl Daemon {
     /// Runs `fairshare serve` on `db` expecting it to refuse to start: its exit status and what
     /// it printed (it must exit within 30 s).
     pub fn refused(db: &Database, flags: &[&str]) -> (ExitStatus, String) {
-        let config: PathBuf = db.dir.path().join("fairshare.toml");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--database", &db.url])
-            .arg("--config")
-            .arg(&config)
-            .args(flags)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
+        let mut child = serve(db, flags)
             .spawn()
             .expect("the fairshare binary starts");
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -350,23 +355,18 @@ pub fn register_e1(daemon: &Daemon) {
 
 /// The reports table: every (node, seq) stored, and the cycle that counted it.
 pub fn stored_reports(url: &str) -> Vec<(String, i64, Option<i64>)> {
-    use sqlx::{Connection, Row};
-    sqlx::any::install_default_drivers();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
+    use sqlx::Row;
+    on_database(url, async |conn| {
         sqlx::query(
             "SELECT r.node, r.seq, c.cycle FROM reports r
              JOIN report_cycles c ON c.node = r.node AND c.seq = r.seq ORDER BY r.node, r.seq",
         )
-        .fetch_all(&mut conn)
+        .fetch_all(conn)
         .await
         .unwrap()
         .iter()
         .map(|r| (r.get(0), r.get(1), r.get(2)))
         .collect()
     })
+    .unwrap()
 }
