@@ -97,9 +97,10 @@ impl Workload {
         // that stepwise periods fall at the same instants in both.
         let secs = |t: Time| t.as_micros() as f64 / 1e6;
         let at = secs(self.first_event()) + at_s;
-        let computed = decay.computed_at(at);
-        // Slurm classic shows accounts as they stood just before its last tick.
+        // Slurm shows the factors as computed at its last tick; classic shows accounts as they
+        // stood just before it.
         let slurm = matches!(decay, UsageDecay::Slurm { .. });
+        let computed = decay.computed_at(at);
         let lagging = slurm && function == FairshareFunction::SlurmClassic;
         let before = computed - BEFORE_A_TICK_S;
         let mut usage = vec![0.0; self.users.len()];
@@ -131,7 +132,9 @@ impl Workload {
             let u = task.user as usize;
             if u < usage.len() {
                 usage[u] += charge(at);
-                usage_computed[u] += charge(computed);
+                if slurm {
+                    usage_computed[u] += charge(computed);
+                }
                 if lagging {
                     usage_before[u] += charge(before);
                 }
@@ -140,7 +143,9 @@ impl Workload {
         }
         let shares = |usage: &[f64]| self.associations(tree, usage);
         let unusable = |e: TreeError| LabError::Unusable(format!("the share tree: {e}"));
-        let (associations, names, parents) = shares(&usage_computed);
+        // Other decays are read at the moment itself.
+        let computed_usage = if slurm { &usage_computed } else { &usage };
+        let (associations, names, parents) = shares(computed_usage);
         let mut standings = if lagging {
             slurm_classic_between_ticks(&shares(&usage_before).0, &associations)
         } else {
