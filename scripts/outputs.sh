@@ -61,6 +61,30 @@ if [ -d "$traces" ]; then
   "$bin" sweep $G --shard 0/3 --json "$out/shard0.json" >/dev/null 2>&1 || true
   # shellcheck disable=SC2086
   "$bin" sweep $G --shard 2/3 --json "$out/shard2.json" >/dev/null 2>&1 || true
+  run replay-wagap-fairshare replay "$S/wagap-2013.swf" --machines "$S/wagap-2013.swf.machines" \
+      --queues examples/wagap-2013.queues --scheduler easy --policy fairshare \
+      --policy fairshare:function=slurm-classic,usage=pe --policy fairshare:function=pbs,decay=step:259200:0.5,charge=finish \
+      --policy fairshare:function=metacentrum,usage=maui-pe --policy kueue-afs --policy decayed-usage \
+      --policy decayed-usage:half-life=3600
+  run replay-kth-shares replay "$S/KTH-SP2-1996-2.1-cln.swf.gz" --shares examples/shares.toml --capacity cpu=100 \
+      --scheduler conservative --policy fairshare --policy weighted-drf --policy sdrf
+  for function in fair-tree slurm-classic pbs metacentrum; do
+    "$bin" priorities "$S/KTH-SP2-1996-2.1-cln.swf.gz" --shares examples/shares.toml --policy "$function" \
+        >"$out/priorities-kth-$function.txt" 2>&1 || echo "exit $?" >>"$out/priorities-kth-$function.txt"
+    "$bin" priorities "$S/KTH-SP2-1996-2.1-cln.swf.gz" --shares examples/shares.toml --policy "$function" \
+        --at 30d --json - >"$out/priorities-kth-$function.json" 2>&1 || echo "exit $?" >>"$out/priorities-kth-$function.json"
+  done
+  "$bin" priorities "$S/wagap-2013.swf" --usage pe --machines "$S/wagap-2013.swf.machines" \
+      >"$out/priorities-wagap-pe.txt" 2>&1 || echo "exit $?" >>"$out/priorities-wagap-pe.txt"
+  for request in "--cpus 1 --mem 150GiB" "--cpus 4 --mem 64GiB --walltime 2h --nodes 2" "--cpus 100" "--cpus 2 --exclusive"; do
+    name=$(echo "$request" | tr -c 'a-zA-Z0-9\n' '_')
+    # shellcheck disable=SC2086
+    "$bin" penalty --machines "$S/wagap-2013.swf.machines" $request >"$out/penalty-wagap-$name.txt" 2>&1 || echo "exit $?" >>"$out/penalty-wagap-$name.txt"
+    # shellcheck disable=SC2086
+    "$bin" penalty --machines examples/catalogue.toml $request --gpus 1 --json - >"$out/penalty-catalogue-$name.json" 2>&1 || echo "exit $?" >>"$out/penalty-catalogue-$name.json"
+    # shellcheck disable=SC2086
+    "$bin" penalty --machines "$A/openb_node_list_all_node.csv" $request >"$out/penalty-alibaba-$name.txt" 2>&1 || echo "exit $?" >>"$out/penalty-alibaba-$name.txt"
+  done
   run sweep-merged sweep merge "$out"/shard?.json
   for f in "$out"/shard?.json; do mask <"$f" >"$f.m" && mv "$f.m" "$f"; done
 else

@@ -8,7 +8,7 @@ use crate::workload::parse_duration;
 use anyhow::{bail, Context, Result};
 use fairshare_core::choice::Choice;
 use fairshare_core::model::{Chunk, JobRequest, MachineCatalogue};
-use fairshare_core::penalty::{self, Charge, PeMode, Unsuitable};
+use fairshare_core::usage::penalty::{self, Charge, PeMode, Unsuitable};
 use fairshare_report::text::{fixed, table};
 use fairshare_trace::{parse_size, Format, CATALOGUE_RESOURCES};
 use serde::Serialize;

@@ -5,9 +5,10 @@ use crate::choice;
 use crate::output::{print, write_json};
 use crate::workload::{parse_duration, TraceArgs};
 use anyhow::{Context, Result};
-use fairshare_core::fairshare::{FairshareFunction, UsageDecay};
 use fairshare_core::model::Time;
-use fairshare_core::penalty::UsageMetric;
+use fairshare_core::priority::fairshare::FairshareFunction;
+use fairshare_core::usage::decay::Decay;
+use fairshare_core::usage::penalty::UsageMetric;
 use fairshare_lab::{Priorities, PriorityRow};
 use fairshare_report::text::{fixed, table};
 use fairshare_sim::cluster::Capacity;
@@ -55,7 +56,7 @@ pub struct Args {
     /// PriorityCalcPeriod and the time of any one decay tick, e.g. the modification time of
     /// StateSaveLocation/priority_last_decay_ran; defaults 7d, 5m and the epoch).
     #[arg(long, value_parser = parse_decay, default_value = "half-life:7d")]
-    decay: UsageDecay,
+    decay: Decay,
     /// What a job is charged per second it ran: `cpu` (CPU time), `maui-pe` (Maui's
     /// system-wide Processor Equivalent), `pe` (the cheapest PE over the machines that could
     /// run it), `pe-additive`, `dominant` (dominant share) or `tres:W+W+…` (Slurm's TRES
@@ -77,7 +78,7 @@ struct Document<'a> {
     schema_version: u32,
     trace: Vec<String>,
     policy: FairshareFunction,
-    decay: UsageDecay,
+    decay: Decay,
     usage: String,
     #[serde(flatten)]
     priorities: &'a Priorities,
@@ -203,7 +204,7 @@ fn machines(args: &Args, workload: &fairshare_lab::Workload) -> Result<Option<Ca
 
 /// `half-life:7d`, `step:72h:0.5`, `reset:30d` or `slurm:half-life=10m,period=1m,tick=DATE`,
 /// durations as `--horizon` reads them.
-fn parse_decay(text: &str) -> Result<UsageDecay, String> {
+fn parse_decay(text: &str) -> Result<Decay, String> {
     if let Some(rest) = text.strip_prefix("slurm:") {
         return slurm_decay(rest);
     }
@@ -216,7 +217,7 @@ fn parse_decay(text: &str) -> Result<UsageDecay, String> {
 
 /// Slurm's accounting: `half-life=10m,period=1m,tick=DATE` (or `offset=SECONDS`) in the
 /// core's seconds.
-fn slurm_decay(text: &str) -> Result<UsageDecay, String> {
+fn slurm_decay(text: &str) -> Result<Decay, String> {
     let mut seconds = Vec::new();
     for item in text.split(',').filter(|i| !i.is_empty()) {
         let (key, value) = item
@@ -335,12 +336,12 @@ fn summary(p: &Priorities, args: &Args, dated: bool) -> String {
 }
 
 /// The decay as the summary names it.
-fn decay_text(decay: &UsageDecay) -> String {
+fn decay_text(decay: &Decay) -> String {
     let span = |s: f64| humantime::format_duration(std::time::Duration::from_secs_f64(s));
     match *decay {
-        UsageDecay::Continuous { half_life_s } => format!("half-life {}", span(half_life_s)),
-        UsageDecay::Step { period_s, factor } => format!("× {factor} every {}", span(period_s)),
-        UsageDecay::Slurm {
+        Decay::Continuous { half_life_s } => format!("half-life {}", span(half_life_s)),
+        Decay::Step { period_s, factor } => format!("× {factor} every {}", span(period_s)),
+        Decay::Slurm {
             half_life_s,
             period_s,
             ..

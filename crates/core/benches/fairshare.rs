@@ -5,8 +5,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairshare_core::choice::Choice;
-use fairshare_core::fairshare::{standings, Association, FairshareFunction};
 use fairshare_core::model::Time;
+use fairshare_core::priority::fairshare::{standings, Association, FairshareFunction};
 use fairshare_core::rank::{Accounts, Charging, FairshareRanker, FairshareSettings, Head, Ranker};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -23,9 +23,9 @@
 //! `cargo bench -p fairshare-core --bench livetree`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use fairshare_core::decay::{exp_progress, tau_from_epsilon};
-use fairshare_core::livetree::{LiveTree, Member};
-use fairshare_core::policy::{ClientView, PriorityForm};
+use fairshare_core::priority::{ClientView, PriorityForm};
+use fairshare_core::rank::livetree::{LiveTree, Member};
+use fairshare_core::usage::decay::{exp_progress, tau_from_epsilon};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;

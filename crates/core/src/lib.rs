@@ -46,7 +46,7 @@
 //!
 //! A [`Ranker`](rank::Ranker) keeps the waiting clients in the order to serve them. Tell it
 //! when time moves and what each client holds; ask who is first. The SDRF ranker keeps the
-//! decaying commitments and the kinetic [`livetree`] behind that interface.
+//! decaying commitments and the kinetic [`livetree`](rank::livetree) behind that interface.
 //!
 //! ```
 //! use fairshare_core::prelude::*;
@@ -63,40 +63,51 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! ## 4. The three steps under every mechanism
+//! ## 4. The folders: account, rank, apply
 //!
-//! 1. **Account** — [`ledger`] records consumption under a [`decay`] model; [`window`] keeps
-//!    the exact sliding windows of the bottleneck mechanism.
-//! 2. **Rank** — a [`policy`] turns allocations, commitments and weights into one priority per
-//!    client; [`rank`] and [`livetree`] keep clients ordered while priorities drift.
-//! 3. **Apply** — [`alloc`] turns priorities into allocations.
+//! Every mechanism takes the same three steps, and the modules are laid out in that order;
+//! each uses only the ones above it in this list.
 //!
-//! [`model`] holds what the rest shares: [`Time`](model::Time) (integer microseconds), tasks
-//! and job requests, the machine catalogue, the account tree and a reader's counts.
+//! - [`model`] — what the rest shares: [`Time`](model::Time) (integer microseconds), tasks and
+//!   job requests, the machine catalogue, the account tree, a reader's counts ([`choice`]: the
+//!   named options every front end offers).
+//! - [`usage`] — **account**: what a job is charged ([`usage::penalty`]: CPU time, the
+//!   Processor Equivalents, dominant share, TRES billing), how the past is forgotten (one
+//!   [`Decay`](usage::decay::Decay)), every client's decayed usage ([`usage::ledger`]) and the
+//!   bottleneck mechanism's exact windows ([`usage::window`]).
+//! - [`priority`] — one number per client: DRF, asset fairness, SDRF's two forms, the
+//!   bottleneck gaps and the production fairshare factors over a share tree
+//!   ([`priority::fairshare`]).
+//! - [`rank`] — **rank**: the rankers that keep waiting clients in order while priorities
+//!   drift, with the kinetic [`livetree`](rank::livetree) behind SDRF.
+//! - [`alloc`] — **apply**: water-filling, task filling, bottleneck-aware allocation (BAA).
+//! - [`policy`] — policies by name: the [`registry`](policy::registry) and the
+//!   [`PolicySpec`](policy::PolicySpec) that builds a ranker, a priority or an allocator.
+//! - [`instance`] — the one-shot allocation files `fairshare allocate` reads.
+//! - [`heaviness`] — the runtime side: a workload's heaviness over its consumption, and the
+//!   knobs (CPU, I/O, memory, network weights) it maps to.
+//!
 //! `docs/mechanisms.md` in the repository explains each mechanism and the section numbers the
 //! documentation cites.
 #![warn(missing_docs)]
 
 pub mod alloc;
 pub mod choice;
-pub mod decay;
-pub mod fairshare;
 pub mod heaviness;
 pub mod instance;
-pub mod ledger;
-pub mod livetree;
 pub mod model;
-pub mod penalty;
 pub mod policy;
+pub mod priority;
 pub mod rank;
-pub mod window;
+pub mod usage;
 
 /// What most embedders need, in one import: `use fairshare_core::prelude::*;`.
 pub mod prelude {
     pub use crate::alloc::divisible::{water_fill, DivisibleClient, WaterFill};
     pub use crate::alloc::tasks::{fill_tasks, Blocking, TaskClient, TaskFill};
     pub use crate::model::{ResourceSet, Task, Time};
-    pub use crate::policy::{Policy, PolicySpec, PriorityForm};
+    pub use crate::policy::PolicySpec;
+    pub use crate::priority::{Policy, PriorityForm};
     pub use crate::rank::{
         FifoRanker, Head, RankError, Ranker, SdrfRanker, Share, StatelessRanker,
     };

@@ -6,7 +6,7 @@ use fairshare_core::alloc::divisible::{water_fill, DivisibleClient, WaterFill};
 use fairshare_core::alloc::tasks::{fill_tasks, fits, Blocking, TaskClient, TaskFill};
 use fairshare_core::alloc::AllocError;
 use fairshare_core::model::ResourceSet;
-use fairshare_core::policy::{dominant_share, Policy, PriorityForm};
+use fairshare_core::priority::{dominant_share, Policy, PriorityForm};
 use proptest::prelude::*;
 
 /// Resources of these capacities.

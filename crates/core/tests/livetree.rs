@@ -1,8 +1,8 @@
 //! The live tree against a naive reference: recompute every priority at now and sort.
 
-use fairshare_core::decay::exp_advance;
-use fairshare_core::livetree::{LiveTree, LiveTreeCounters, Member};
-use fairshare_core::policy::{ClientView, PriorityForm};
+use fairshare_core::priority::{ClientView, PriorityForm};
+use fairshare_core::rank::livetree::{LiveTree, LiveTreeCounters, Member};
+use fairshare_core::usage::decay::exp_advance;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -253,7 +253,7 @@ proptest! {
 #[test]
 fn matches_the_reference_on_a_busy_long_run() {
     // Many clients, τ = 9.49 s, a day of small steps: many events and rebases.
-    let tau = fairshare_core::decay::tau_from_epsilon(0.1);
+    let tau = fairshare_core::usage::decay::tau_from_epsilon(0.1);
     let form = PriorityForm::SumOfMaxes;
     let mut tree = LiveTree::new(2, tau, form);
     let mut reference = Reference {

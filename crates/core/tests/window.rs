@@ -2,7 +2,7 @@
 //! window directly.
 
 use fairshare_core::model::Time;
-use fairshare_core::window::{RateWindow, ServiceWindow};
+use fairshare_core::usage::window::{RateWindow, ServiceWindow};
 use proptest::prelude::*;
 
 /// Overlap in µs of `[start, end)` with `[from, to)`.

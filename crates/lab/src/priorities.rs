@@ -6,20 +6,21 @@
 //! Usage is the log's own schedule: every job with a recorded start is charged its usage
 //! metric (processors for CPU time, its Processor Equivalent on the cluster's machines, …) for
 //! as long as it ran before the moment, as it ran, each instant decayed to the moment
-//! ([`UsageDecay::accrued`]); a job still running when a Slurm dump was taken runs until that
+//! ([`Decay::accrued`]); a job still running when a Slurm dump was taken runs until that
 //! moment. A log does not say which machine ran a job, so no SPEC is applied.
 //!
-//! Under Slurm's own accounting ([`UsageDecay::Slurm`]) the table is what `sshare` shows: raw
+//! Under Slurm's own accounting ([`Decay::Slurm`]) the table is what `sshare` shows: raw
 //! usage as charged by the moment, everything else as Slurm computed it at its last tick
-//! ([`UsageDecay::computed_at`]).
+//! ([`Decay::computed_at`]).
 
 use crate::{LabError, Workload};
-use fairshare_core::fairshare::{
-    children, slurm_classic_between_ticks, standings, Association, FairshareFunction, Standing,
-    TreeError, UsageDecay,
-};
 use fairshare_core::model::{MachineCatalogue, Time};
-use fairshare_core::penalty::{totals, UsageMetric};
+use fairshare_core::priority::fairshare::{
+    children, slurm_classic_between_ticks, standings, Association, FairshareFunction, Standing,
+    TreeError,
+};
+use fairshare_core::usage::decay::Decay;
+use fairshare_core::usage::penalty::{totals, UsageMetric};
 use fairshare_sim::cluster::Capacity;
 use fairshare_trace::sacct::NEVER_STARTED;
 use fairshare_trace::Shares;
@@ -75,7 +76,7 @@ impl Workload {
         &self,
         tree: Option<&Shares>,
         at_s: f64,
-        decay: UsageDecay,
+        decay: Decay,
         function: FairshareFunction,
         (metric, capacity): (UsageMetric, Option<&Capacity>),
     ) -> Result<Priorities, LabError> {
@@ -99,7 +100,7 @@ impl Workload {
         let at = secs(self.first_event()) + at_s;
         // Slurm shows the factors as computed at its last tick; classic shows accounts as they
         // stood just before it.
-        let slurm = matches!(decay, UsageDecay::Slurm { .. });
+        let slurm = matches!(decay, Decay::Slurm { .. });
         let computed = decay.computed_at(at);
         let lagging = slurm && function == FairshareFunction::SlurmClassic;
         let before = computed - BEFORE_A_TICK_S;
@@ -153,7 +154,7 @@ impl Workload {
         }
         .map_err(unusable)?;
         if slurm {
-            let now = fairshare_core::fairshare::standings(&shares(&usage).0, function);
+            let now = fairshare_core::priority::fairshare::standings(&shares(&usage).0, function);
             for (s, now) in standings.iter_mut().zip(now.map_err(unusable)?) {
                 s.raw_usage = now.raw_usage;
             }

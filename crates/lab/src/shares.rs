@@ -5,8 +5,8 @@
 //! entitlements; with a share file, results are also gathered per account.
 
 use crate::{LabError, Workload};
-use fairshare_core::fairshare::Association;
-use fairshare_core::policy::dominant_share;
+use fairshare_core::priority::dominant_share;
+use fairshare_core::priority::fairshare::Association;
 use fairshare_core::rank::{Accounts, Share};
 use fairshare_sim::cluster::{AccountResult, Capacity, PolicyResult};
 use fairshare_trace::Shares;

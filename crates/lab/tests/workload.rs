@@ -112,7 +112,7 @@ fn weighted_drf_needs_shares() {
     let spec = fairshare_core::policy::PolicySpec {
         name: "weighted-drf".into(),
         kind: fairshare_core::policy::PolicyKind::Stateless(
-            fairshare_core::policy::Policy::WeightedDrf,
+            fairshare_core::priority::Policy::WeightedDrf,
         ),
     };
     let config = workload.config(&Replay::default(), spec, workload.pool("cpu=12").unwrap());

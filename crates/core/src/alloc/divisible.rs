@@ -8,7 +8,7 @@
 
 use super::AllocError;
 use crate::model::ResourceSet;
-use crate::policy::{dominant_share, Policy};
+use crate::priority::{dominant_share, Policy};
 
 /// One client's input to water-filling.
 #[derive(Debug, Clone, PartialEq)]
@@ -244,7 +244,7 @@ fn check(clients: &[DivisibleClient], resources: usize) -> Result<(), AllocError
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::PriorityForm;
+    use crate::priority::PriorityForm;
 
     const SDRF: Policy = Policy::Sdrf(PriorityForm::SumOfMaxes);
 

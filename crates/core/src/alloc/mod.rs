@@ -2,7 +2,7 @@
 //!
 //! [`divisible`] solves the continuous problem exactly (water-filling); [`tasks`] places
 //! indivisible tasks one at a time by progressive filling (SDRF's Algorithm 1). Both read
-//! priorities through [`crate::policy::Policy`], so every policy works with both. [`baa`]
+//! priorities through [`crate::priority::Policy`], so every policy works with both. [`baa`]
 //! divides resources by bottleneck sets instead of priorities.
 
 pub mod baa;

@@ -10,7 +10,7 @@
 use super::{check_vector, check_weight, AllocError};
 use crate::choice::Choice;
 use crate::model::ResourceSet;
-use crate::policy::{ClientView, Policy, PriorityKey};
+use crate::priority::{ClientView, Policy, PriorityKey};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -312,7 +312,7 @@ fn check_client(i: usize, c: &TaskClient, resources: usize) -> Result<(), AllocE
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::PriorityForm;
+    use crate::priority::PriorityForm;
 
     /// Resources of these capacities.
     fn units(capacities: &[f64]) -> ResourceSet {
@@ -409,7 +409,7 @@ mod tests {
         // the CPU would have 70,833,333 tasks placed one at a time (4 s; 21 s in a fuzz build).
         let fill = |mem: f64| {
             fill_tasks(
-                &Policy::Sdrf(crate::policy::PriorityForm::SumOfMaxes),
+                &Policy::Sdrf(crate::priority::PriorityForm::SumOfMaxes),
                 &units(&[4.0, 566_666_666.0]),
                 &[client(&[0.0, mem], &[])],
                 Blocking::HeadOfLine,

@@ -10,12 +10,13 @@ use super::{Policy, PriorityForm};
 use crate::alloc::baa::time::{Origin, TimeSettings};
 use crate::alloc::baa::{Classification, Solver};
 use crate::choice::Choice;
-use crate::decay::tau_from_epsilon;
-use crate::fairshare::{FairshareFunction, UsageDecay};
+use crate::priority::fairshare::FairshareFunction;
 use crate::rank::{
     Accounts, Charging, FairshareRanker, FairshareSettings, FifoRanker, Ranker, SdrfRanker, Share,
     StatelessRanker, UsageRanker,
 };
+use crate::usage::decay::tau_from_epsilon;
+use crate::usage::decay::Decay;
 use std::fmt;
 use std::str::FromStr;
 use thiserror::Error;
@@ -400,9 +401,9 @@ const KUEUE_PARAMS: &[Param] = &[
 
 /// A decay the batch engine's ranker can keep in closed form: Slurm's tick-by-tick accounting
 /// charges each job by the seconds it ran between ticks, which an aggregate rate cannot give.
-fn engine_decay(value: &str) -> Result<UsageDecay, String> {
+fn engine_decay(value: &str) -> Result<Decay, String> {
     match value.parse().map_err(|e| format!("decay: {e}"))? {
-        UsageDecay::Slurm { .. } => Err(
+        Decay::Slurm { .. } => Err(
             "decay: slurm's tick-by-tick accounting is for `fairshare priorities`; the batch engine takes half-life:S, step:S:F or reset:S"
                 .to_owned(),
         ),
@@ -817,7 +818,7 @@ mod tests {
         assert_eq!(s.function, FairshareFunction::Pbs);
         assert_eq!(
             s.metric,
-            crate::penalty::UsageMetric::Tres([1.0, 0.5, 0.0, 0.0])
+            crate::usage::penalty::UsageMetric::Tres([1.0, 0.5, 0.0, 0.0])
         );
         assert_eq!(s.charging, Charging::AtFinish);
         assert_eq!((s.refresh_s, s.entry_penalty_s), (3600.0, 60.0));

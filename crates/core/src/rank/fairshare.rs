@@ -1,25 +1,25 @@
 //! The production fairshare factors as a ranker, so that the batch engine replays them like
 //! any other policy: MetaCentrum's `shares / usage`, PBS Pro's and Slurm classic's `2^(−U/S)`,
 //! Slurm's Fair Tree, and a Kueue-style order with an entry penalty (`spec/metacentrum.md`
-//! §5–§7; the factors themselves are [`crate::fairshare`]'s).
+//! §5–§7; the factors themselves are [`crate::priority::fairshare`]'s).
 //!
 //! Usage is charged by jobs, as batch systems charge it: the engine meters each job with the
-//! policy's [`UsageMetric`](crate::penalty::UsageMetric) and reports its starts and finishes;
+//! policy's [`UsageMetric`](crate::usage::penalty::UsageMetric) and reports its starts and finishes;
 //! the ranker charges the job as it runs (Slurm) or all at once when it finishes (the Alea
 //! simulator), decays it, and recomputes every user's factor up the account tree at every
 //! decision or every so many seconds (Slurm's `PriorityCalcPeriod`, Alea's hourly refresh).
-//! Each user's usage is kept in closed form ([`UsageDecay::factor`] and
-//! [`UsageDecay::accrued`]), so time passing costs nothing until priorities are recomputed.
+//! Each user's usage is kept in the [`Ledger`], in closed form, so time passing costs nothing
+//! until priorities are recomputed.
 
 use super::{check_holdings, forward, Head, RankError, Ranker, Share};
 use crate::choice::Choice;
-use crate::fairshare::{
-    standings, validate, Association, FairshareFunction, TreeError, UsageDecay,
-};
-use crate::livetree::LiveTreeCounters;
 use crate::model::Time;
-use crate::penalty::UsageMetric;
-use crate::policy::PriorityKey;
+use crate::priority::fairshare::{standings, validate, Association, FairshareFunction, TreeError};
+use crate::priority::PriorityKey;
+use crate::rank::livetree::LiveTreeCounters;
+use crate::usage::decay::Decay;
+use crate::usage::ledger::{Ledger, LedgerError};
+use crate::usage::penalty::UsageMetric;
 use std::cell::RefCell;
 
 /// When a job's usage is charged.
@@ -58,7 +58,7 @@ pub struct FairshareSettings {
     /// What a job is charged per second it runs.
     pub metric: UsageMetric,
     /// How usage fades.
-    pub decay: UsageDecay,
+    pub decay: Decay,
     /// When a job's usage counts.
     pub charging: Charging,
     /// Seconds between recomputations of the factors (0: at every decision).
@@ -76,7 +76,7 @@ impl Default for FairshareSettings {
         FairshareSettings {
             function: FairshareFunction::FairTree,
             metric: UsageMetric::CpuTime,
-            decay: UsageDecay::Continuous {
+            decay: Decay::Continuous {
                 half_life_s: 7.0 * 86_400.0,
             },
             charging: Charging::Running,
@@ -142,10 +142,8 @@ pub struct FairshareRanker {
     clock: Time,
     /// The clock in seconds.
     now: f64,
-    /// Per client: usage at `anchor`, and the usage per second its running jobs accrue.
-    usage: Vec<f64>,
-    anchor: Vec<f64>,
-    rate: Vec<f64>,
+    /// Per client: its usage, and the usage per second its running jobs accrue.
+    ledger: Ledger,
     running: Vec<u32>,
     heads: Vec<Option<Head>>,
     aside: Vec<bool>,
@@ -169,9 +167,7 @@ impl FairshareRanker {
             accounts,
             clock: Time::ZERO,
             now: 0.0,
-            usage: vec![0.0; n],
-            anchor: vec![0.0; n],
-            rate: vec![0.0; n],
+            ledger: Ledger::new(settings.decay, n, 1),
             running: vec![0; n],
             heads: vec![None; n],
             aside: vec![false; n],
@@ -181,35 +177,33 @@ impl FairshareRanker {
 
     /// A client's decayed usage now; `None` for a client the ranker does not have.
     pub fn usage(&self, client: u32) -> Option<f64> {
-        ((client as usize) < self.usage.len()).then(|| self.usage_of(client as usize))
+        ((client as usize) < self.ledger.clients()).then(|| self.usage_of(client as usize))
     }
 
     /// [`FairshareRanker::usage`] of a client known to be there.
     fn usage_of(&self, c: usize) -> f64 {
-        let decay = &self.settings.decay;
-        let (from, to) = (self.anchor[c], self.now);
-        self.usage[c] * decay.factor(from, to) + decay.accrued(self.rate[c], from, to, to)
+        self.ledger.usage_at(c, self.now).sum()
     }
 
-    /// Brings a client's anchored usage to now.
-    fn anchor_now(&mut self, c: usize) {
-        self.usage[c] = self.usage_of(c);
-        self.anchor[c] = self.now;
+    /// The rate a client's running jobs accrue.
+    fn rate(&self, c: usize) -> f64 {
+        self.ledger.rate(c)[0]
+    }
+
+    /// From now on a client's running jobs accrue `rate`.
+    fn set_rate(&mut self, c: usize, rate: f64) -> Result<(), RankError> {
+        let now = self.now;
+        self.ledger
+            .set_rate(c, now, &[rate])
+            .map_err(|e| ledger_error(c, e))
     }
 
     /// Adds `amount` to a client's usage now (refused when the sum is no longer a finite
     /// number); the factors must be recomputed.
     fn add(&mut self, c: usize, amount: f64) -> Result<(), RankError> {
         if amount > 0.0 {
-            self.anchor_now(c);
-            let usage = self.usage[c] + amount;
-            if !usage.is_finite() {
-                return Err(RankError::Input {
-                    client: c as u32,
-                    problem: format!("usage {usage} after a charge of {amount}"),
-                });
-            }
-            self.usage[c] = usage;
+            let now = self.now;
+            (self.ledger.charge(c, now, &[amount])).map_err(|e| ledger_error(c, e))?;
             self.stale();
         }
         Ok(())
@@ -259,7 +253,7 @@ impl FairshareRanker {
         // ties and arrival order decides.
         let Ok(standings) = standings(&tree, self.settings.function) else {
             debug_assert!(false, "standings refused a checked tree");
-            return vec![0.0; self.usage.len()];
+            return vec![0.0; self.ledger.clients()];
         };
         self.accounts
             .leaf
@@ -313,7 +307,7 @@ impl Ranker for FairshareRanker {
         if forward(self.clock, now)? > self.clock {
             self.clock = now;
             self.now = now.as_micros() as f64 / 1e6;
-            if self.rate.iter().any(|r| *r > 0.0) || self.decays() {
+            if (0..self.ledger.clients()).any(|c| self.rate(c) > 0.0) || self.decays() {
                 self.stale();
             }
         }
@@ -334,8 +328,7 @@ impl Ranker for FairshareRanker {
     fn job_started(&mut self, client: u32, rate: f64) -> Result<(), RankError> {
         let c = self.check_job(client, rate)?;
         if self.settings.charging == Charging::Running {
-            self.anchor_now(c);
-            self.rate[c] += rate;
+            self.set_rate(c, self.rate(c) + rate)?;
             self.running[c] += 1;
         }
         let penalty = rate * self.settings.entry_penalty_s;
@@ -352,14 +345,13 @@ impl Ranker for FairshareRanker {
         let c = self.check_job(client, rate)?;
         match self.settings.charging {
             Charging::Running => {
-                self.anchor_now(c);
                 self.running[c] = self.running[c].saturating_sub(1);
-                self.rate[c] = if self.running[c] == 0 {
+                let left = if self.running[c] == 0 {
                     0.0
                 } else {
-                    (self.rate[c] - rate).max(0.0)
+                    (self.rate(c) - rate).max(0.0)
                 };
-                Ok(())
+                self.set_rate(c, left)
             }
             Charging::AtFinish => self.add(c, rate * ran_s.max(0.0)),
         }
@@ -391,5 +383,13 @@ impl Ranker for FairshareRanker {
 
     fn livetree(&self) -> Option<LiveTreeCounters> {
         None
+    }
+}
+
+/// A ledger's refusal as the ranker's: the client and what was wrong.
+fn ledger_error(c: usize, error: LedgerError) -> RankError {
+    RankError::Input {
+        client: c as u32,
+        problem: error.to_string(),
     }
 }

@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use fairshare_core::model::Time;
-//! use fairshare_core::policy::PriorityForm;
+//! use fairshare_core::priority::PriorityForm;
 //! use fairshare_core::rank::{Head, Ranker, SdrfRanker, Share};
 //!
 //! // Two clients sharing two resources under SDRF with δ = 1 − 10⁻³ per second.
@@ -23,6 +23,7 @@
 //! ```
 
 mod fairshare;
+pub mod livetree;
 mod ordered;
 mod sdrf;
 pub mod smallest;
@@ -33,8 +34,8 @@ pub use ordered::{FifoRanker, KeyFn, KeyedRanker, StatelessRanker};
 pub use sdrf::SdrfRanker;
 pub use usage::UsageRanker;
 
-use crate::livetree::LiveTreeCounters;
 use crate::model::{relative_weights, ModelError, Time};
+use crate::rank::livetree::LiveTreeCounters;
 use thiserror::Error;
 
 /// The head task of a waiting client: what a ranker may order waiting clients by besides

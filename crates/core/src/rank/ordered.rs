@@ -2,9 +2,9 @@
 //! stateless policies (DRF, weighted DRF, asset), whose priorities move only with holdings.
 
 use super::{check_holdings, forward, Head, RankError, Ranker, Share};
-use crate::livetree::LiveTreeCounters;
 use crate::model::Time;
-use crate::policy::{ClientView, Policy, PriorityKey};
+use crate::priority::{ClientView, Policy, PriorityKey};
+use crate::rank::livetree::LiveTreeCounters;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;

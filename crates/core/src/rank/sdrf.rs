@@ -7,10 +7,10 @@
 //! when it returns.
 
 use super::{check_holdings, forward, Head, RankError, Ranker, Share};
-use crate::decay::{exp_advance, tau_from_epsilon};
-use crate::livetree::{LiveTree, LiveTreeCounters, LiveTreeError, Member};
 use crate::model::Time;
-use crate::policy::PriorityForm;
+use crate::priority::PriorityForm;
+use crate::rank::livetree::{LiveTree, LiveTreeCounters, LiveTreeError, Member};
+use crate::usage::decay::{exp_advance, tau_from_epsilon};
 
 /// SDRF over the live tree.
 #[derive(Debug, Clone)]

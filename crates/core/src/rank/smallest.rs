@@ -2,7 +2,7 @@
 //! size being the task's dominant share — and among equal sizes, the one that came first.
 
 use super::{Head, KeyedRanker, Ranker, Share};
-use crate::policy::PriorityKey;
+use crate::priority::PriorityKey;
 use std::sync::Arc;
 
 /// The ranker for `shares.len()` users; its priority is the size of a user's next task.

@@ -2,8 +2,8 @@
 //! the smallest served.
 
 use super::*;
-use crate::decay::{exp_advance, tau_from_epsilon};
-use crate::policy::{ClientView, Policy, PriorityForm};
+use crate::priority::{ClientView, Policy, PriorityForm};
+use crate::usage::decay::{exp_advance, tau_from_epsilon};
 use proptest::prelude::*;
 
 /// The obvious SDRF ranking: every client's commitments advanced by the closed form, every
@@ -307,10 +307,10 @@ proptest! {
 }
 
 /// Fairshare settings for tests: no decay unless given, factors at every decision.
-fn fairshare(function: crate::fairshare::FairshareFunction) -> FairshareSettings {
+fn fairshare(function: crate::priority::fairshare::FairshareFunction) -> FairshareSettings {
     FairshareSettings {
         function,
-        decay: crate::fairshare::UsageDecay::Continuous {
+        decay: crate::usage::decay::Decay::Continuous {
             half_life_s: f64::INFINITY,
         },
         refresh_s: 0.0,
@@ -328,7 +328,7 @@ fn all_waiting(ranker: &mut dyn Ranker, clients: u32) {
 
 #[test]
 fn fairshare_charges_running_jobs_and_serves_the_least_charged() {
-    use crate::fairshare::FairshareFunction::Pbs;
+    use crate::priority::fairshare::FairshareFunction::Pbs;
     let mut ranker = FairshareRanker::new(fairshare(Pbs), Accounts::flat(&Share::equal(2)));
     all_waiting(&mut ranker, 2);
     // Equal usage (none): the older head first.
@@ -352,7 +352,7 @@ fn fairshare_charges_running_jobs_and_serves_the_least_charged() {
 
 #[test]
 fn fairshare_charged_at_finish_sees_nothing_until_then() {
-    use crate::fairshare::FairshareFunction::MetaCentrum;
+    use crate::priority::fairshare::FairshareFunction::MetaCentrum;
     let settings = FairshareSettings {
         charging: Charging::AtFinish,
         ..fairshare(MetaCentrum)
@@ -374,7 +374,7 @@ fn fairshare_charged_at_finish_sees_nothing_until_then() {
 
 #[test]
 fn fairshare_refreshed_periodically_keeps_its_order_until_the_period_ends() {
-    use crate::fairshare::FairshareFunction::Pbs;
+    use crate::priority::fairshare::FairshareFunction::Pbs;
     let settings = FairshareSettings {
         refresh_s: 3600.0,
         ..fairshare(Pbs)
@@ -391,7 +391,7 @@ fn fairshare_refreshed_periodically_keeps_its_order_until_the_period_ends() {
 
 #[test]
 fn an_entry_penalty_charges_a_start_at_once() {
-    use crate::fairshare::FairshareFunction::MetaCentrum;
+    use crate::priority::fairshare::FairshareFunction::MetaCentrum;
     // At every decision, and with factors otherwise refreshed every 5 minutes (kueue-afs's
     // default): the penalty counts at once either way.
     for refresh_s in [0.0, 300.0] {
@@ -415,7 +415,7 @@ fn an_entry_penalty_charges_a_start_at_once() {
 
 #[test]
 fn fairshare_ranks_through_the_account_tree() {
-    use crate::fairshare::{Association, FairshareFunction::FairTree};
+    use crate::priority::fairshare::{Association, FairshareFunction::FairTree};
     // root → A (1 share) → a1, a2; root → B (1 share) → b. Clients a1, a2, b.
     let node = |parent: Option<usize>, user: bool| Association {
         parent,
@@ -447,7 +447,7 @@ fn fairshare_ranks_through_the_account_tree() {
 
 #[test]
 fn fairshare_refuses_bad_jobs_and_unknown_clients() {
-    use crate::fairshare::FairshareFunction::FairTree;
+    use crate::priority::fairshare::FairshareFunction::FairTree;
     let mut ranker = FairshareRanker::new(fairshare(FairTree), Accounts::flat(&Share::equal(2)));
     assert!(ranker.job_started(0, f64::NAN).is_err());
     assert!(ranker.job_started(2, 1.0).is_err());
@@ -467,7 +467,7 @@ fn reference_order(
     heads: &[Option<Head>],
     now: f64,
 ) -> Vec<u32> {
-    use crate::fairshare::{standings, FairshareFunction};
+    use crate::priority::fairshare::{standings, FairshareFunction};
     let decay = settings.decay;
     let mut usage = vec![0.0; shares.len()];
     for &(user, rate, start, end) in jobs {
@@ -477,7 +477,7 @@ fn reference_order(
             (Charging::AtFinish, None) => 0.0,
         };
     }
-    use crate::fairshare::Association;
+    use crate::priority::fairshare::Association;
     let root = Association {
         parent: None,
         shares: 1.0,
@@ -515,15 +515,15 @@ proptest! {
     #[test]
     fn fairshare_matches_the_reference(
         function in prop_oneof![
-            Just(crate::fairshare::FairshareFunction::FairTree),
-            Just(crate::fairshare::FairshareFunction::SlurmClassic),
-            Just(crate::fairshare::FairshareFunction::Pbs),
-            Just(crate::fairshare::FairshareFunction::MetaCentrum),
+            Just(crate::priority::fairshare::FairshareFunction::FairTree),
+            Just(crate::priority::fairshare::FairshareFunction::SlurmClassic),
+            Just(crate::priority::fairshare::FairshareFunction::Pbs),
+            Just(crate::priority::fairshare::FairshareFunction::MetaCentrum),
         ],
         decay in prop_oneof![
-            Just(crate::fairshare::UsageDecay::Continuous { half_life_s: 50.0 }),
-            Just(crate::fairshare::UsageDecay::Step { period_s: 30.0, factor: 0.5 }),
-            Just(crate::fairshare::UsageDecay::Continuous { half_life_s: f64::INFINITY }),
+            Just(crate::usage::decay::Decay::Continuous { half_life_s: 50.0 }),
+            Just(crate::usage::decay::Decay::Step { period_s: 30.0, factor: 0.5 }),
+            Just(crate::usage::decay::Decay::Continuous { half_life_s: f64::INFINITY }),
         ],
         at_finish in any::<bool>(),
         ops in prop::collection::vec((0u32..4, 0.5..8.0f64, 0u8..3, 0.0..20.0f64), 1..40),

@@ -4,26 +4,25 @@
 //! every half-life, as Slurm's `PriorityDecayHalfLife` does.
 //!
 //! Old usage decays by the same factor for everyone, but users that hold resources keep
-//! accruing while they wait, so the order drifts with time; the ranker computes each waiting
+//! accruing while they wait, so the order drifts with time; the [`Ledger`] gives each waiting
 //! user's usage in closed form when asked, with no ticks: O(m) per user for m resources, and
 //! O(n log n) to order the n waiting users (they are evaluated and sorted at each question).
 
 use super::{check_holdings, forward, Head, RankError, Ranker, Share};
-use crate::livetree::LiveTreeCounters;
 use crate::model::Time;
-use crate::policy::{dominant_share, PriorityKey};
+use crate::priority::PriorityKey;
+use crate::rank::livetree::LiveTreeCounters;
+use crate::usage::decay::Decay;
+use crate::usage::ledger::Ledger;
 
 /// Users by decayed usage over entitlement, ties by user.
 #[derive(Debug, Clone)]
 pub struct UsageRanker {
-    half_life: f64,
     now: Time,
     shares: Vec<Share>,
     resources: usize,
-    /// Per user: usage at `anchor`, and what it has held since.
-    usage: Vec<Vec<f64>>,
-    anchor: Vec<Time>,
-    holdings: Vec<Vec<f64>>,
+    /// Per user: its usage, accruing what it holds.
+    ledger: Ledger,
     heads: Vec<Option<Head>>,
     aside: Vec<bool>,
 }
@@ -34,44 +33,30 @@ impl UsageRanker {
     pub fn new(resources: usize, half_life: f64, shares: &[Share]) -> UsageRanker {
         let n = shares.len();
         UsageRanker {
-            half_life,
             now: Time::ZERO,
             shares: shares.to_vec(),
             resources,
-            usage: vec![vec![0.0; resources]; n],
-            anchor: vec![Time::ZERO; n],
-            holdings: vec![vec![0.0; resources]; n],
+            ledger: Ledger::new(
+                Decay::Continuous {
+                    half_life_s: half_life,
+                },
+                n,
+                resources,
+            ),
             heads: vec![None; n],
             aside: vec![false; n],
         }
     }
 
-    /// A user's decayed usage now: the anchored usage decayed, plus its holdings integrated
-    /// under the same decay since the anchor; `None` for a client the ranker does not have.
+    /// A user's decayed usage now: what it held, integrated under the decay; `None` for a
+    /// client the ranker does not have.
     pub fn usage(&self, client: u32) -> Option<Vec<f64>> {
-        ((client as usize) < self.shares.len()).then(|| self.usage_of(client as usize))
+        ((client as usize) < self.shares.len()).then(|| self.usage_of(client as usize).collect())
     }
 
     /// [`UsageRanker::usage`] of a client known to be there.
-    fn usage_of(&self, c: usize) -> Vec<f64> {
-        let dt = (self.now.as_micros() - self.anchor[c].as_micros()) as f64 / 1e6;
-        let (kept, accrued) = if self.half_life.is_finite() {
-            let kept = (-dt * std::f64::consts::LN_2 / self.half_life).exp();
-            (kept, (1.0 - kept) * self.half_life / std::f64::consts::LN_2)
-        } else {
-            (1.0, dt)
-        };
-        self.usage[c]
-            .iter()
-            .zip(&self.holdings[c])
-            .map(|(u, o)| u * kept + o * accrued)
-            .collect()
-    }
-
-    /// Brings a user's anchored usage to now.
-    fn anchor_now(&mut self, c: usize) {
-        self.usage[c] = self.usage_of(c);
-        self.anchor[c] = self.now;
+    fn usage_of(&self, c: usize) -> impl Iterator<Item = f64> + '_ {
+        self.ledger.usage_at(c, self.now.as_secs_f64())
     }
 
     /// The waiting users that are not set aside, with their keys, first to last.
@@ -86,7 +71,8 @@ impl UsageRanker {
 
     /// Dominant decayed usage over entitlement.
     fn level(&self, client: u32) -> f64 {
-        dominant_share(&self.usage_of(client as usize)) / self.shares[client as usize].entitlement
+        let dominant = self.usage_of(client as usize).fold(0.0, f64::max);
+        dominant / self.shares[client as usize].entitlement
     }
 }
 
@@ -104,8 +90,11 @@ impl Ranker for UsageRanker {
     ) -> Result<(), RankError> {
         check_holdings(client, holdings, self.heads.len(), Some(self.resources))?;
         let c = client as usize;
-        self.anchor_now(c);
-        self.holdings[c] = holdings.to_vec();
+        let now = self.now.as_secs_f64();
+        (self.ledger.set_rate(c, now, holdings)).map_err(|e| RankError::Input {
+            client,
+            problem: e.to_string(),
+        })?;
         self.heads[c] = head;
         Ok(())
     }

@@ -7,7 +7,7 @@
 use super::space::Placed;
 use super::Capacity;
 use fairshare_core::model::{MachineCatalogue, Task};
-use fairshare_core::penalty::{totals, UsageMetric};
+use fairshare_core::usage::penalty::{totals, UsageMetric};
 
 /// Prices jobs under one metric on one cluster.
 #[derive(Debug, Clone)]

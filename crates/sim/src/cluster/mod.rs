@@ -41,8 +41,9 @@ use std::sync::Arc;
 
 pub use fairshare_core::model::Task;
 use fairshare_core::model::Time;
-use fairshare_core::policy::dominant_share;
-use fairshare_core::policy::{Policy, PolicyKind, PolicySpec};
+use fairshare_core::policy::{PolicyKind, PolicySpec};
+use fairshare_core::priority::dominant_share;
+use fairshare_core::priority::Policy;
 use fairshare_core::rank::{Accounts, Head, RankError, Ranker, Share};
 use meter::Meter;
 use recorder::Recorder;

@@ -4,9 +4,9 @@
 
 use super::result::{PolicyResult, ShareSeries, Timeline, UserResult};
 use super::statistics::{bounded_slowdown, jain, mean, percentile, quantiles};
-use fairshare_core::livetree::LiveTreeCounters;
 use fairshare_core::model::Time;
-use fairshare_core::policy::dominant_share;
+use fairshare_core::priority::dominant_share;
+use fairshare_core::rank::livetree::LiveTreeCounters;
 
 /// The most timeline samples a run keeps. When a run outlasts them (a long `--horizon`, a long
 /// drain), every other sample is dropped and the step doubles, so the timeline always covers

@@ -2,8 +2,8 @@
 //! utilisation and dominant shares over time, Jain's index and the live tree's work — the
 //! document `--json` writes and the report draws.
 
-use fairshare_core::livetree::LiveTreeCounters;
 use fairshare_core::model::Time;
+use fairshare_core::rank::livetree::LiveTreeCounters;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 

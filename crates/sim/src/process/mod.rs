@@ -5,7 +5,7 @@
 //! ordered by the same global priority; resources whose name ends in `_CS` are time-sliced in
 //! quanta and put the client back at the tail after each quantum, the others serve a request to
 //! completion; `idle` only delays. Allocation, consumption and busy time are kept in exact
-//! sliding windows ([`fairshare_core::window`]; no ticks), and a waiting process's priority is
+//! sliding windows ([`fairshare_core::usage::window`]; no ticks), and a waiting process's priority is
 //! reused for as long as its windows say their readings hold. At each instant the engine ends
 //! grants, ends idle periods, updates the active set, then dispatches every free resource in
 //! lane order (§3.2).
@@ -23,7 +23,7 @@ use program::{micros, Cursor};
 
 use crate::scenario::{is_time_sliced, Accounting, Scenario, MAX_EVENTS_PER_RUN, MAX_TIME_S};
 use fairshare_core::model::Time;
-use fairshare_core::window::{RateWindow, ServiceWindow};
+use fairshare_core::usage::window::{RateWindow, ServiceWindow};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

@@ -5,8 +5,8 @@
 use super::{Engine, FORWARD};
 use crate::scenario::ProcessPolicy;
 use fairshare_core::model::Time;
-use fairshare_core::policy::bottleneck::{global_priority, is_bottleneck};
-use fairshare_core::window::RateWindow;
+use fairshare_core::priority::bottleneck::{global_priority, is_bottleneck};
+use fairshare_core::usage::window::RateWindow;
 
 impl Engine<'_> {
     /// The bottlenecks now become the ones priorities are computed against (only the

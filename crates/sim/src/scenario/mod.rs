@@ -41,7 +41,7 @@ pub use program::{
     parse_program_file, Block, Dist, Program, ProgramError, ProgramErrorKind, Request,
 };
 
-pub use fairshare_core::policy::bottleneck::GapForm;
+pub use fairshare_core::priority::bottleneck::GapForm;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -136,7 +136,8 @@ impl ProcessPolicy {
 
     /// The process policy a registered policy means, if it runs in the process engine.
     pub fn of(spec: &fairshare_core::policy::PolicySpec) -> Option<ProcessPolicy> {
-        use fairshare_core::policy::{Policy, PolicyKind};
+        use fairshare_core::policy::PolicyKind;
+        use fairshare_core::priority::Policy;
         match spec.kind {
             PolicyKind::Bottleneck => Some(ProcessPolicy::Bottleneck),
             PolicyKind::PerResource => Some(ProcessPolicy::PerResource),

@@ -4,141 +4,11 @@
 //! Slurm's Fair Tree ranking. Sites run one of these every day; comparing them on the same
 //! history needs them side by side, as pure functions of the tree and its usage.
 //!
-//! Usage decays with time ([`UsageDecay`]): continuously with a half-life (Slurm, HTCondor,
-//! Volcano, Kueue) or in steps (PBS, MetaCentrum's 72 h halving; a factor of 0 resets usage
-//! at every period), or as Slurm's `priority/multifactor` does it tick by tick
-//! ([`UsageDecay::Slurm`]), so that a site can reproduce `sshare` exactly.
-
-mod slurm;
+//! The usage they read is decayed by [`crate::usage::decay::Decay`]; what one sees between
+//! two of Slurm's ticks is [`slurm_classic_between_ticks`].
 
 use serde::Serialize;
 use thiserror::Error;
-
-/// How accumulated usage fades.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum UsageDecay {
-    /// `U(t) = U(t₀) · 2^(−(t − t₀) / half_life)`.
-    Continuous {
-        /// Seconds for usage to halve (> 0).
-        half_life_s: f64,
-    },
-    /// `U ← U · factor` at every multiple of `period` seconds from time 0 (factor 0.5 every
-    /// 72 h: MetaCentrum; 0 resets usage at every period).
-    Step {
-        /// Seconds between steps (> 0).
-        period_s: f64,
-        /// What usage is multiplied by at each step, from 0 to 1.
-        factor: f64,
-    },
-    /// Slurm's own accounting (`priority/multifactor`): at every tick, `period_s` apart, all
-    /// usage is multiplied by `d^period` with `d = 1 − 0.693 / half_life` per second, then
-    /// each running job adds `rate · Δ · d^Δ` for the `Δ` seconds it ran since the previous
-    /// tick; a job that ends between ticks adds its last `Δ` that way when it ends
-    /// (`AccountingStorageEnforce=limits`). Ticks fall at `offset_s + k · period_s`.
-    Slurm {
-        /// `PriorityDecayHalfLife`, in seconds (> 0.693).
-        half_life_s: f64,
-        /// `PriorityCalcPeriod`, in seconds (> 0).
-        period_s: f64,
-        /// Where the ticks fall: one tick's time, or any time that many periods from one.
-        offset_s: f64,
-    },
-}
-
-impl UsageDecay {
-    /// What usage held at `from_s` is multiplied by when it is read at `to_s` (seconds on one
-    /// clock, `from_s ≤ to_s`).
-    pub fn factor(&self, from_s: f64, to_s: f64) -> f64 {
-        let elapsed = (to_s - from_s).max(0.0);
-        if !self.decays() {
-            return 1.0;
-        }
-        match *self {
-            UsageDecay::Continuous { half_life_s } => (-elapsed / half_life_s).exp2(),
-            UsageDecay::Step { period_s, factor } => {
-                let steps = (to_s / period_s).floor() - (from_s / period_s).floor();
-                if steps <= 0.0 {
-                    1.0
-                } else {
-                    factor.powf(steps)
-                }
-            }
-            UsageDecay::Slurm { .. } => slurm::Ticks::of(self).factor(from_s, to_s),
-        }
-    }
-}
-
-impl UsageDecay {
-    /// The usage a job adds by `at_s` while it runs from `start_s` to `end_s` at `rate` (for
-    /// instance processors), charged as it runs and decayed from each moment to `at_s`: the
-    /// integral of `rate · factor(t, at_s)` over the part of the run before `at_s`.
-    pub fn accrued(&self, rate: f64, start_s: f64, end_s: f64, at_s: f64) -> f64 {
-        let (a, b) = (start_s, end_s.min(at_s));
-        if b <= a {
-            return 0.0;
-        }
-        if !self.decays() {
-            return rate * (b - a);
-        }
-        match *self {
-            UsageDecay::Continuous { half_life_s } => {
-                // 2^(−(at−b)/h) − 2^(−(at−a)/h), written so that long half-lives keep precision.
-                let k = std::f64::consts::LN_2 / half_life_s;
-                let newest = (-(at_s - b) * k).exp();
-                rate / k * newest * -(-(b - a) * k).exp_m1()
-            }
-            UsageDecay::Step { period_s, factor } => {
-                let period = |t: f64| (t / period_s).floor();
-                let (first, last, now) = (period(a), period(b), period(at_s));
-                let weight = |k: f64| factor.powf(now - k);
-                if first == last {
-                    return rate * (b - a) * weight(first);
-                }
-                let head = ((first + 1.0) * period_s - a) * weight(first);
-                let tail = (b - last * period_s) * weight(last);
-                // Whole periods first + 1 … last − 1: a geometric series.
-                let whole = last - first - 1.0;
-                let series = if factor == 1.0 {
-                    whole
-                } else {
-                    (1.0 - factor.powf(whole)) / (1.0 - factor)
-                };
-                let middle = period_s * weight(last - 1.0) * series;
-                rate * (head + middle + tail)
-            }
-            UsageDecay::Slurm { .. } => slurm::Ticks::of(self).accrued(rate, start_s, end_s, at_s),
-        }
-    }
-
-    /// The moment whose usage the factors shown at `at_s` were computed from: under Slurm's
-    /// accounting, its last tick at or before `at_s` (its decay thread computes them there,
-    /// and `sshare` shows them until the next one); `at_s` itself for the other decays, which
-    /// are read continuously.
-    pub fn computed_at(&self, at_s: f64) -> f64 {
-        match self {
-            UsageDecay::Slurm { .. } if self.decays() => slurm::Ticks::of(self).last_time(at_s),
-            _ => at_s,
-        }
-    }
-
-    /// Whether the decay's period or half-life is a positive number; one that is not (which
-    /// [`UsageDecay::from_str`](std::str::FromStr) refuses) is taken as no decay at all.
-    fn decays(&self) -> bool {
-        let usable = |length: f64| length.is_finite() && length > 0.0;
-        match *self {
-            UsageDecay::Continuous { half_life_s } => usable(half_life_s),
-            UsageDecay::Step { period_s, .. } => usable(period_s),
-            UsageDecay::Slurm {
-                half_life_s,
-                period_s,
-                offset_s,
-            } => {
-                usable(half_life_s - slurm::SLURM_LN_2) && usable(period_s) && offset_s.is_finite()
-            }
-        }
-    }
-}
 
 /// The fairshare function that turns shares and usage into a priority factor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -187,49 +57,6 @@ impl crate::choice::Choice for FairshareFunction {
             FairshareFunction::FairTree => {
                 "Slurm Fair Tree (Slurm's default): depth-first ranking by level fairshare"
             }
-        }
-    }
-}
-
-impl std::str::FromStr for UsageDecay {
-    type Err = String;
-
-    /// `half-life:SECONDS`, `step:SECONDS:FACTOR`, `reset:SECONDS` or
-    /// `slurm[:half-life=SECONDS,period=SECONDS,offset=SECONDS]`, durations in seconds (a
-    /// front end converts `7d` and the like first).
-    fn from_str(s: &str) -> Result<UsageDecay, String> {
-        if let Some(rest) = s.strip_prefix("slurm") {
-            return slurm::parse(rest.strip_prefix(':').unwrap_or(rest));
-        }
-        let parts: Vec<&str> = s.split(':').collect();
-        let number = |x: &str, what: &str| {
-            x.parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v > 0.0)
-                .ok_or_else(|| format!("{what} must be a number > 0, found {x:?}"))
-        };
-        match parts.as_slice() {
-            ["half-life", h] => Ok(UsageDecay::Continuous {
-                half_life_s: number(h, "a half-life")?,
-            }),
-            ["step", p, f] => {
-                let factor: f64 = f
-                    .parse()
-                    .ok()
-                    .filter(|v: &f64| (0.0..=1.0).contains(v))
-                    .ok_or_else(|| format!("a step factor must be from 0 to 1, found {f:?}"))?;
-                Ok(UsageDecay::Step {
-                    period_s: number(p, "a step period")?,
-                    factor,
-                })
-            }
-            ["reset", p] => Ok(UsageDecay::Step {
-                period_s: number(p, "a reset period")?,
-                factor: 0.0,
-            }),
-            _ => Err(format!(
-                "expected half-life:SECONDS, step:SECONDS:FACTOR, reset:SECONDS or slurm:half-life=SECONDS,period=SECONDS, found {s:?}"
-            )),
         }
     }
 }
@@ -625,32 +452,6 @@ mod tests {
         assert!((classic[2].normalized_shares - 0.75 * 0.4).abs() < 1e-12);
     }
 
-    /// Spec §6: a 72 h half-life, continuous and stepwise.
-    #[test]
-    fn decays_match_their_closed_forms() {
-        let h = 3600.0;
-        let continuous = UsageDecay::Continuous {
-            half_life_s: 72.0 * h,
-        };
-        assert!(close(continuous.factor(0.0, 24.0 * h), 0.7937));
-        assert!(close(continuous.factor(0.0, 72.0 * h), 0.5));
-        assert!(close(continuous.factor(10.0 * h, 154.0 * h), 0.25));
-        let step = UsageDecay::Step {
-            period_s: 72.0 * h,
-            factor: 0.5,
-        };
-        assert_eq!(step.factor(0.0, 71.9 * h), 1.0);
-        assert_eq!(step.factor(0.0, 72.0 * h), 0.5);
-        assert_eq!(step.factor(70.0 * h, 74.0 * h), 0.5, "one boundary crossed");
-        assert_eq!(step.factor(0.0, 216.0 * h), 0.125);
-        let reset = UsageDecay::Step {
-            period_s: 24.0 * h,
-            factor: 0.0,
-        };
-        assert_eq!(reset.factor(1.0 * h, 23.0 * h), 1.0);
-        assert_eq!(reset.factor(1.0 * h, 25.0 * h), 0.0);
-    }
-
     /// Spec §8.5: two users with equal shares and usages 1000 and 4000.
     #[test]
     fn two_users_under_every_function() {
@@ -743,35 +544,6 @@ mod tests {
         }
     }
 
-    /// Step accrual in closed form: whole periods as a geometric series, and a tiny period
-    /// costs no more than a large one.
-    #[test]
-    fn step_accrual_needs_no_loop() {
-        let halving = UsageDecay::Step {
-            period_s: 10.0,
-            factor: 0.5,
-        };
-        // [5, 35) read at 35: 5 s at ×1/8, 10 s at ×1/4, 10 s at ×1/2, 5 s at ×1.
-        assert_eq!(
-            halving.accrued(1.0, 5.0, 35.0, 35.0),
-            5.0 / 8.0 + 2.5 + 5.0 + 5.0
-        );
-        let tiny = UsageDecay::Step {
-            period_s: 1e-6,
-            factor: 0.5,
-        };
-        assert!(tiny.accrued(1.0, 0.0, 86_400.0, 86_400.0) < 1e-5);
-        let none = UsageDecay::Step {
-            period_s: 0.0,
-            factor: 0.5,
-        };
-        assert_eq!(
-            none.accrued(2.0, 0.0, 10.0, 20.0),
-            20.0,
-            "no usable period: no decay"
-        );
-    }
-
     #[test]
     fn unusable_trees_are_refused() {
         assert_eq!(
@@ -833,28 +605,6 @@ mod properties {
     }
 
     proptest! {
-        /// A job's accrued usage equals summing its rate, decayed, over many small slices.
-        #[test]
-        fn accrual_is_the_integral_of_the_decayed_rate(
-            start in 0u32..500, run in 1u32..300, after in 0u32..400,
-            decay in prop::sample::select(vec![
-                UsageDecay::Continuous { half_life_s: 97.0 },
-                UsageDecay::Step { period_s: 60.0, factor: 0.5 },
-                UsageDecay::Step { period_s: 45.0, factor: 0.0 },
-            ]),
-        ) {
-            let (start, end) = (f64::from(start), f64::from(start + run));
-            let at = start + f64::from(after);
-            let slices = 20_000;
-            let dt = (end.min(at) - start).max(0.0) / f64::from(slices);
-            let sum: f64 = (0..slices).map(|k| {
-                let t = start + (f64::from(k) + 0.5) * dt;
-                2.0 * decay.factor(t, at) * dt
-            }).sum();
-            let exact = decay.accrued(2.0, start, end, at);
-            prop_assert!((exact - sum).abs() <= 1e-3 * sum.max(1.0) + 2.0 * 2.0 * dt, "{exact} vs {sum}");
-        }
-
         /// Decaying every usage by the same factor never reverses two users' order (MetaCentrum's
         /// included, as long as no usage falls to its floor of 1).
         #[test]

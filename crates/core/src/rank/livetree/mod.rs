@@ -22,8 +22,8 @@
 //!   (they rarely move far), and only then are the changed neighbourhoods rescheduled.
 //!
 //! ```
-//! use fairshare_core::livetree::{LiveTree, Member};
-//! use fairshare_core::policy::PriorityForm;
+//! use fairshare_core::rank::livetree::{LiveTree, Member};
+//! use fairshare_core::priority::PriorityForm;
 //!
 //! // docs/mechanisms.md, SDRF §7.5: A is ahead at t = 0, but its commitment grows while B's decays.
 //! let mut tree = LiveTree::new(2, 100.0, PriorityForm::MaxOfSums);
@@ -50,7 +50,7 @@ mod events;
 mod members;
 mod order;
 
-use crate::policy::PriorityForm;
+use crate::priority::PriorityForm;
 use events::Events;
 use members::Members;
 use order::{Order, NIL};

@@ -6,7 +6,7 @@
 //! evaluation is m multiply-adds with no exponential.
 
 use super::crossing::Line;
-use crate::policy::PriorityForm;
+use crate::priority::PriorityForm;
 
 /// Where a client stands at the current time: compared by value, then larger slope, then id.
 #[derive(Debug, Clone, Copy)]

@@ -12,8 +12,6 @@
 //! A job spanning many ticks is charged in O(1): its first partial period, the whole periods
 //! between (a geometric series) and its last partial period.
 
-use super::UsageDecay;
-
 /// The `ln 2` Slurm's decay factor is written with: `d = 1 − 0.693 / half-life`.
 pub(super) const SLURM_LN_2: f64 = 0.693;
 
@@ -28,23 +26,13 @@ pub(super) struct Ticks {
 }
 
 impl Ticks {
-    /// The ticks of `decay`, which must be [`UsageDecay::Slurm`] (anything else never decays).
-    pub(super) fn of(decay: &UsageDecay) -> Ticks {
-        match *decay {
-            UsageDecay::Slurm {
-                half_life_s,
-                period_s,
-                offset_s,
-            } => Ticks {
-                ln_d: (1.0 - SLURM_LN_2 / half_life_s).ln(),
-                period: period_s,
-                offset: offset_s,
-            },
-            _ => Ticks {
-                ln_d: 0.0,
-                period: f64::INFINITY,
-                offset: 0.0,
-            },
+    /// Slurm's ticks under `PriorityDecayHalfLife` = `half_life_s` and `PriorityCalcPeriod` =
+    /// `period_s`, one of them at `offset_s`.
+    pub(super) fn new(half_life_s: f64, period_s: f64, offset_s: f64) -> Ticks {
+        Ticks {
+            ln_d: (1.0 - SLURM_LN_2 / half_life_s).ln(),
+            period: period_s,
+            offset: offset_s,
         }
     }
 
@@ -126,50 +114,18 @@ impl Ticks {
     }
 }
 
-/// `half-life=SECONDS,period=SECONDS,offset=SECONDS`, each optional (Slurm's defaults: 7 days,
-/// 5 minutes; offset 0).
-pub(super) fn parse(text: &str) -> Result<UsageDecay, String> {
-    let (mut half_life_s, mut period_s, mut offset_s) = (604_800.0, 300.0, 0.0);
-    for item in text.split(',').filter(|i| !i.is_empty()) {
-        let (key, value) = item
-            .split_once('=')
-            .ok_or_else(|| format!("slurm: expected key=SECONDS, found {item:?}"))?;
-        let number = value
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite())
-            .ok_or_else(|| format!("slurm: {key} must be a number of seconds, found {value:?}"))?;
-        match key {
-            "half-life" if number > SLURM_LN_2 => half_life_s = number,
-            "half-life" => {
-                return Err(format!(
-                    "slurm: half-life must be more than {SLURM_LN_2} s, found {value:?}"
-                ))
-            }
-            "period" if number > 0.0 => period_s = number,
-            "period" => return Err(format!("slurm: period must be > 0, found {value:?}")),
-            "offset" => offset_s = number,
-            _ => {
-                return Err(format!(
-                    "slurm: expected half-life, period or offset, found {key:?}"
-                ))
-            }
-        }
-    }
-    Ok(UsageDecay::Slurm {
-        half_life_s,
-        period_s,
-        offset_s,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::usage::decay::Decay;
+
+    fn parse(text: &str) -> Result<Decay, String> {
+        format!("slurm:{text}").parse()
+    }
 
     /// Slurm's ticks, simulated one by one as its decay thread runs them.
-    fn simulated(decay: &UsageDecay, rate: f64, start: f64, end: f64, at: f64) -> f64 {
-        let UsageDecay::Slurm {
+    fn simulated(decay: &Decay, rate: f64, start: f64, end: f64, at: f64) -> f64 {
+        let Decay::Slurm {
             half_life_s,
             period_s,
             offset_s,
@@ -231,7 +187,7 @@ mod tests {
     #[test]
     fn a_full_period_is_charged_less_than_the_integral() {
         let slurm = parse("half-life=600,period=60").unwrap();
-        let continuous = UsageDecay::Continuous { half_life_s: 600.0 };
+        let continuous = Decay::Continuous { half_life_s: 600.0 };
         // One job over one whole period, read at the tick that ends it.
         let ticked = slurm.accrued(1.0, 0.0, 60.0, 60.0);
         assert!((ticked - 60.0 * (1.0 - 0.693 / 600.0_f64).powf(60.0)).abs() < 1e-12);

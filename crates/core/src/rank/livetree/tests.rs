@@ -102,7 +102,7 @@ fn update_reanchors_with_the_old_excess() {
     let before = tree.commitment(4).unwrap()[0];
     assert!(close(
         before,
-        crate::decay::exp_advance(0.0, 0.2, 10.0, 10.0)
+        crate::usage::decay::exp_advance(0.0, 0.2, 10.0, 10.0)
     ));
     assert!(tree.update(4, &[0.1], &[0.0]).unwrap());
     assert!(close(tree.commitment(4).unwrap()[0], before));
@@ -147,7 +147,7 @@ fn infinite_tau_freezes_commitments() {
 #[test]
 fn rebasing_keeps_commitments_exact_over_a_month() {
     // τ = 9.49 s over one month, stepping a minute at a time: hundreds of rebases.
-    let tau = crate::decay::tau_from_epsilon(0.1);
+    let tau = crate::usage::decay::tau_from_epsilon(0.1);
     let mut tree = LiveTree::new(1, tau, PriorityForm::SumOfMaxes);
     let member = Member {
         weight: 1.0,
@@ -161,7 +161,7 @@ fn rebasing_keeps_commitments_exact_over_a_month() {
         t += 60.0;
         tree.advance(t).unwrap();
         let excess = if step % 2 == 0 { 0.0 } else { 0.25 };
-        c = crate::decay::exp_advance(c, if step % 2 == 0 { 0.25 } else { 0.0 }, 60.0, tau);
+        c = crate::usage::decay::exp_advance(c, if step % 2 == 0 { 0.25 } else { 0.0 }, 60.0, tau);
         tree.update(0, &[0.5], &[excess]).unwrap();
         assert!((tree.commitment(0).unwrap()[0] - c).abs() < 1e-12, "at {t}");
     }

@@ -2,14 +2,14 @@
 //! was entitled to, what each resource gave it and how busy each resource was, over the last
 //! `window` microseconds.
 //!
-//! The general [`crate::ledger::Ledger`] keeps a running sum of any rate vector. These two
+//! The general [`crate::usage::ledger::Ledger`] keeps a running sum of any rate vector. These two
 //! structures use what the mechanism guarantees instead — a client is served by at most one
 //! resource at a time, at rate 1; entitlement rates change only when clients come and go — and
 //! answer in integer microseconds (service) or with one product per rate segment (entitlement),
 //! with no drift however long the run. Reading costs amortised O(1); time never goes backwards.
 
-use crate::ledger::LedgerError;
 use crate::model::Time;
+use crate::usage::ledger::LedgerError;
 use std::collections::VecDeque;
 
 /// Service a client received from each of several resources, one resource at a time.
