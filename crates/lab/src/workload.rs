@@ -8,9 +8,9 @@ use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{
     self, AsRecorded, Capacity, ClusterConfig, Fit, Load, Overrun, PolicyResult, QueueLimit,
-    RecordedPeak, Scheduler, Stop, Window, TOP_USERS,
+    Recorded, RecordedPeak, Scheduler, Stop, Window, TOP_USERS,
 };
-use fairshare_sim::summary::{MachineView, NodeLane, Recorded, Setting};
+use fairshare_sim::summary::{MachineView, NodeLane, Setting};
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
 use std::path::{Path, PathBuf};
 use thiserror::Error;

@@ -7,7 +7,7 @@
 //! not as a field: their derives are `remote = "Self"`, and `versioned_json!` wraps them,
 //! writing the version first and refusing a document of another version on reading.
 
-use crate::cluster::PolicyResult;
+use crate::cluster::{PolicyResult, Recorded};
 use crate::process::result::SimulationResult;
 use crate::runtime::RuntimeComparison;
 pub use fairshare_core::instance::SCHEMA_VERSION;
@@ -170,35 +170,6 @@ fn first() -> String {
 /// The overrun rule of documents written before there was a choice: jobs ran in full.
 fn extend() -> String {
     "extend".into()
-}
-
-/// What a trace records of its jobs' requests and of the schedule its own scheduler made:
-/// every replay is read beside it.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Recorded {
-    /// Jobs read.
-    pub jobs: u64,
-    /// Jobs without a requested walltime: planned with their runtime, a perfect estimate.
-    pub walltime_missing: u64,
-    /// Jobs that ran longer than they requested: their request is raised to their runtime, so
-    /// the recorded work is replayed whole.
-    pub walltime_exceeded: u64,
-    /// Jobs whose start the trace records.
-    pub started: u64,
-    /// Their mean wait, seconds.
-    pub mean_wait_s: f64,
-    /// The 95th percentile of their waits, seconds.
-    pub p95_wait_s: f64,
-    /// Their mean bounded slowdown.
-    pub mean_slowdown: f64,
-    /// Their mean response time (wait + run), seconds.
-    pub mean_response_s: f64,
-    /// Their waits' 0th, 5th, …, 100th percentiles, seconds.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub wait_quantiles_s: Vec<f64>,
-    /// Their bounded slowdowns' 0th, 5th, …, 100th percentiles.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub slowdown_quantiles: Vec<f64>,
 }
 
 /// The output of `fairshare replay` (its JSON starts with `schema_version`).

@@ -25,7 +25,7 @@ mod statistics;
 mod waiting;
 
 pub use load::Load;
-pub use load::{AsRecorded, RecordedPeak};
+pub use load::{AsRecorded, Recorded, RecordedPeak};
 pub use recorder::MOST_SAMPLES;
 pub use result::{
     AccountResult, JobRecord, PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S,

@@ -29,6 +29,7 @@
 //! line in the scenario file. An `entitlement` in the TOML overrides a program file's
 //! `# Priority:`, so one program file can serve several scenarios with other weights.
 
+mod check;
 mod limits;
 mod program;
 mod read;
