@@ -67,7 +67,7 @@ pub enum StopRule {
 pub struct Replay {
     /// When runs end.
     pub stop: StopRule,
-    /// What a pass does when the chosen user's task does not fit (under [`Scheduler::Fill`]).
+    /// What a pass does when the chosen user's task does not fit (under [`Scheduler::FILL`]).
     pub blocking: Blocking,
     /// The discipline: what may start in a pass.
     pub scheduler: Scheduler,
@@ -89,8 +89,8 @@ impl Default for Replay {
         Replay {
             stop: StopRule::LastEvent,
             blocking: Blocking::HeadOfLine,
-            scheduler: Scheduler::Fill,
-            fit: Fit::First,
+            scheduler: Scheduler::FILL,
+            fit: Fit::FIRST,
             top_users: TOP_USERS,
             jobs_during: None,
             overrun: Overrun::Kill,
