@@ -14,6 +14,8 @@
 //! default), which brings in the simulator's result types.
 
 #[cfg(feature = "simulation")]
+mod accounts;
+#[cfg(feature = "simulation")]
 mod baa;
 #[cfg(feature = "simulation")]
 mod charges;
@@ -37,7 +39,10 @@ pub mod svg;
 #[cfg(feature = "simulation")]
 pub use baa::{baa_html, baa_table, timeline_table};
 #[cfg(feature = "simulation")]
-pub use replay::{replay_html, replay_table, replay_warnings, NEVER_FIT_WARNING, TOP_USERS};
+pub use replay::{
+    replay_html, replay_table, replay_warnings, NEVER_FIT_WARNING, SECTIONS as REPLAY_SECTIONS,
+    TEXT_TABLES as REPLAY_TEXT_TABLES, TOP_USERS,
+};
 #[cfg(feature = "simulation")]
 pub use runtime::{runtime_html, runtime_table};
 #[cfg(feature = "simulation")]
