@@ -26,11 +26,13 @@
 pub mod baa;
 pub mod cloud;
 mod priorities;
+mod replay;
 pub mod shares;
 pub mod sweep;
 mod workload;
 
 pub use priorities::{Priorities, PriorityRow};
+pub use replay::{CapacitySource, ReplayPlan, ReplayRequest};
 pub use shares::{account_results, Entitled, ShareSource};
 pub use workload::{
     LabError, Queues, Replay, StopRule, TraceSpec, Workload, KEEP_AT_MOST, MOST_MACHINES,
