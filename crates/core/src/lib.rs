@@ -79,6 +79,7 @@
 
 pub mod alloc;
 pub mod choice;
+pub mod config;
 pub mod decay;
 pub mod fairshare;
 pub mod heaviness;
