@@ -4,7 +4,7 @@
 
 use crate::api::{router, ApiError, Caller};
 use crate::auth::TokenDigest;
-use crate::config::{ConfigError, Limits, ServiceConfig};
+use crate::config::{Limits, ServiceConfig};
 use crate::cycle::{compute, Settings, Snapshot};
 use crate::metrics::Metrics;
 use crate::model::{Health, UsageAck, UsageReport};
@@ -12,6 +12,7 @@ use crate::store::{now_ms, redact, Leadership, Store, StoreError};
 use axum_server::accept::Accept;
 use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 use axum_server::Handle;
+use fairshare_core::config::ConfigError;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
