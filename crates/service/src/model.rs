@@ -437,10 +437,6 @@ pub struct WorkloadPriority {
     pub written: Option<KnobsWritten>,
 }
 
-/// The knob values of a workload, by the name the API gives them: the core's type itself,
-/// whose schema the core derives (its `openapi` feature).
-pub use fairshare_core::heaviness::knobs::KnobValues as Knobs;
-
 /// `GET /v1/users/{id}`: why a user is as heavy as they are.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Explanation {
