@@ -76,7 +76,7 @@ pub struct Measurement {
 }
 
 /// Where a cycle's priorities came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// Computed here (standalone).
@@ -84,11 +84,12 @@ pub enum Source {
     /// Fetched from the daemon this cycle.
     Daemon,
     /// The last ones known (the daemon did not answer, or nothing measured yet).
+    #[default]
     Last,
 }
 
 /// What one cycle did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct CycleReport {
     /// The cycle's number, from 1.
     pub cycle: u64,
@@ -293,15 +294,8 @@ impl Agent {
                     usage: named(&self.config.resources, amounts),
                 })
                 .collect(),
-            workloads: Vec::new(),
-            users: Vec::new(),
-            source: Source::Last,
-            writes: Vec::new(),
-            refused: 0,
-            held: 0,
             vanished,
-            pending_reports: 0,
-            daemon_error: None,
+            ..CycleReport::default()
         };
         self.decide(&present, measured, interval_s, now, &mut report);
         self.apply(&present, &mut report);
@@ -348,17 +342,7 @@ impl Agent {
         let present: Vec<Workload> = self.discover();
         let mut report = CycleReport {
             cycle: self.cycles,
-            interval_s: None,
-            measured: Vec::new(),
-            workloads: Vec::new(),
-            users: Vec::new(),
-            source: Source::Last,
-            writes: Vec::new(),
-            refused: 0,
-            held: 0,
-            vanished: 0,
-            pending_reports: 0,
-            daemon_error: None,
+            ..CycleReport::default()
         };
         self.exchange(&present, now, false, &mut report);
         self.apply(&present, &mut report);

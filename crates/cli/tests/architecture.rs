@@ -5,7 +5,8 @@
 //!
 //! 1. **Crate layers.** Every workspace crate may depend (normal dependencies, not
 //!    dev-dependencies) only on the crates [`LAYERS`] allows:
-//!    core → trace, sim → lab, report; service → agent; cli on top of all.
+//!    core → trace, sim → lab → report; core → service → agent; report also draws the
+//!    service's API answers; cli on top of all.
 //! 2. **Module circles.** Inside every crate's `src/`, at every level of the module tree, the
 //!    child modules of one module are siblings, and sibling `A` depends on sibling `B` when any
 //!    file under `A` names a path into `B` (`use crate::…`, `use super::…`, `use self::…`, or
@@ -18,7 +19,7 @@
 //! it comes from, so `super::Name` re-exported from a sibling counts as an edge to that sibling.
 //! Glob imports (`use super::*`) are not followed.
 //!
-//! Run it with `cbuild test -p fairshare --test architecture`.
+//! Run it with `cargo test -p fairshare --test architecture`.
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -31,7 +32,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("trace", &["core"]),
     ("sim", &["core"]),
     ("lab", &["core", "trace", "sim"]),
-    ("report", &["core", "sim"]),
+    ("report", &["core", "sim", "lab", "service"]),
     ("service", &["core"]),
     ("agent", &["core", "service"]),
     (

@@ -145,21 +145,10 @@ fn task(pod: &Pod, id: u64) -> Result<Task, &'static str> {
     if pod.demand.iter().all(|&x| x == 0.0) {
         return Err("zero request");
     }
-    Ok(Task {
-        id,
-        user: 0,
-        submit: pod.creation,
-        start: Some(scheduled),
-        runtime: deletion.as_micros() - scheduled.as_micros(),
-        demand: pod.demand.clone(),
-        walltime: None,
-        queue: None,
-        partition: None,
-        nodes: Some(1),
-        exclusive: false,
-        properties: Vec::new(),
-        running: false,
-    })
+    let runtime = deletion.as_micros() - scheduled.as_micros();
+    let mut task = Task::new(id, 0, pod.creation, runtime, pod.demand.clone());
+    task.start = Some(scheduled);
+    Ok(task)
 }
 
 const NODE_COLUMNS: [&str; 3] = ["cpu_milli", "memory_mib", "gpu"];

@@ -344,21 +344,11 @@ impl Tasks {
         match task.running {
             None => meta.skip("failed before it started", 1),
             Some(run) if run.cpu > 0.0 && run.mem > 0.0 => {
-                let done = Task {
-                    id: task.order.1,
-                    user: meta.user(&self.seen_names[task.user as usize]),
-                    submit: task.order.0,
-                    start: Some(run.start),
-                    runtime: time.as_micros().saturating_sub(run.start.as_micros()),
-                    demand: vec![run.cpu, run.mem],
-                    walltime: None,
-                    queue: None,
-                    partition: None,
-                    nodes: Some(1),
-                    exclusive: false,
-                    properties: Vec::new(),
-                    running: false,
-                };
+                let user = meta.user(&self.seen_names[task.user as usize]);
+                let runtime = time.as_micros().saturating_sub(run.start.as_micros());
+                let demand = vec![run.cpu, run.mem];
+                let mut done = Task::new(task.order.1, user, task.order.0, runtime, demand);
+                done.start = Some(run.start);
                 self.ready.insert(task.order, done);
             }
             Some(_) => meta.skip("zero request", 1),

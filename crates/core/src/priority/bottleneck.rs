@@ -2,7 +2,7 @@
 //! priority is its smallest gap between what it was entitled to and what it consumed, taken over
 //! the *bottleneck* resources only, and every resource queue serves by that one number
 //! (docs/mechanisms.md, bottleneck §2). Allocation, consumption and busy time are windowed
-//! integrals that the caller keeps (see [`crate::usage::ledger`] with a sliding window); this module only ranks.
+//! integrals that the caller keeps (see [`crate::usage::window`]); this module only ranks.
 
 use serde::{Deserialize, Serialize};
 

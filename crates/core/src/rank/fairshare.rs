@@ -16,7 +16,6 @@ use crate::choice::Choice;
 use crate::model::Time;
 use crate::priority::fairshare::{standings, validate, Association, FairshareFunction, TreeError};
 use crate::priority::PriorityKey;
-use crate::rank::livetree::LiveTreeCounters;
 use crate::usage::decay::Decay;
 use crate::usage::ledger::{Ledger, LedgerError};
 use crate::usage::penalty::UsageMetric;
@@ -379,10 +378,6 @@ impl Ranker for FairshareRanker {
 
     fn restore(&mut self) {
         self.aside.iter_mut().for_each(|a| *a = false);
-    }
-
-    fn livetree(&self) -> Option<LiveTreeCounters> {
-        None
     }
 }
 

@@ -160,8 +160,10 @@ pub trait Ranker {
     fn set_aside(&mut self, client: u32);
     /// Brings back every client set aside, once the pass is over.
     fn restore(&mut self);
-    /// Live-tree counters, for rankers that keep one.
-    fn livetree(&self) -> Option<LiveTreeCounters>;
+    /// Live-tree counters, for rankers that keep one (none by default).
+    fn livetree(&self) -> Option<LiveTreeCounters> {
+        None
+    }
 }
 
 /// The time after `previous`, or the error when `now` is earlier.

@@ -4,7 +4,6 @@
 use super::{check_holdings, forward, Head, RankError, Ranker, Share};
 use crate::model::Time;
 use crate::priority::{ClientView, Policy, PriorityKey};
-use crate::rank::livetree::LiveTreeCounters;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
@@ -205,9 +204,5 @@ impl<K: Ord + Copy + 'static> Ranker for KeyedRanker<K> {
 
     fn restore(&mut self) {
         self.inner.restore(self.key.as_ref());
-    }
-
-    fn livetree(&self) -> Option<LiveTreeCounters> {
-        None
     }
 }

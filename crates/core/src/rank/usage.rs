@@ -11,7 +11,6 @@
 use super::{check_holdings, forward, Head, RankError, Ranker, Share};
 use crate::model::Time;
 use crate::priority::PriorityKey;
-use crate::rank::livetree::LiveTreeCounters;
 use crate::usage::decay::Decay;
 use crate::usage::ledger::Ledger;
 
@@ -120,9 +119,5 @@ impl Ranker for UsageRanker {
 
     fn restore(&mut self) {
         self.aside.iter_mut().for_each(|a| *a = false);
-    }
-
-    fn livetree(&self) -> Option<LiveTreeCounters> {
-        None
     }
 }

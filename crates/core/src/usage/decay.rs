@@ -3,7 +3,7 @@
 //! Every mechanism that remembers consumption forgets it under one of these models: a
 //! continuous half-life (Slurm, HTCondor, Volcano, Kueue), steps (PBS, MetaCentrum's 72 h
 //! halving; a factor of 0 resets usage at every period), or Slurm's own tick-by-tick
-//! accounting ([`Decay::Slurm`], [`super::slurm`]), so that a site can reproduce `sshare`
+//! accounting ([`Decay::Slurm`], in closed form in the `slurm` module), so that a site can reproduce `sshare`
 //! exactly. Each model answers two questions in closed form — how much of what was held at one
 //! moment is left at a later one ([`Decay::factor`]), and how much a constant rate adds
 //! ([`Decay::accrued`]) — which is all the [`Ledger`](super::ledger::Ledger) needs. SDRF's

@@ -5,7 +5,7 @@
 //!   with (CPU time, Maui's and MetaCentrum's Processor Equivalent, dominant share, Slurm's
 //!   TRES billing).
 //! - [`decay`]: the one type of every forgetting model (half-life, steps, Slurm's ticks, with
-//!   [`slurm`]'s closed forms), and the exponential average of SDRF's commitments.
+//!   its `slurm` module's closed forms), and the exponential average of SDRF's commitments.
 //! - [`ledger`]: every client's decayed usage, in closed form; the rankers that keep usage keep
 //!   it there.
 //! - [`window`]: the exact sliding windows of the bottleneck mechanism.
