@@ -806,6 +806,28 @@ mod tests {
         }
     }
 
+    /// The seam for a ranking policy (docs/architecture.md, "Seams"): `smallest-first` is one
+    /// file (`rank/smallest.rs`) and one entry here, and that is enough for every front end —
+    /// the parser, the ranker it builds, `--help` and the error for a misspelt name.
+    #[test]
+    fn a_ranked_policy_is_its_file_and_its_entry() {
+        let spec = PolicySpec::parse_for("smallest-first", Engine::Replay).unwrap();
+        let mut ranker = spec.ranker(1, &Share::equal(2), None).expect("it ranks");
+        let head = |size: f64, seq| crate::rank::Head {
+            size,
+            ..crate::rank::Head::new(crate::model::Time::ZERO, seq)
+        };
+        ranker.update(0, &[0.0], Some(head(0.5, 1))).unwrap();
+        ranker.update(1, &[0.0], Some(head(0.1, 2))).unwrap();
+        assert_eq!(ranker.first(), Some(1), "the smaller next task goes first");
+        assert!(help(Engine::Replay).contains("smallest-first: FIFO by size"));
+        let misspelt = PolicySpec::parse_for("smalest-first", Engine::Replay).unwrap_err();
+        assert!(
+            misspelt.to_string().contains("smallest-first"),
+            "{misspelt}"
+        );
+    }
+
     #[test]
     fn fairshare_parameters_parse_and_bad_ones_say_what_was_expected() {
         let spec: PolicySpec =
