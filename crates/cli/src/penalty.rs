@@ -180,12 +180,12 @@ fn cluster_and_request(args: &Args) -> Result<(MachineCatalogue, Vec<String>, Ve
             vec![args.cpus, args.mem / KIB, args.gpus, args.scratch / KIB],
         ),
         "csv" => (
-            fairshare_trace::read_machines(path, Format::Alibaba)?,
+            fairshare_trace::read_machines(path, Format::ALIBABA)?,
             names(&["cpu", "memory (MiB)", "gpu"]),
             vec![args.cpus, args.mem / MIB, args.gpus],
         ),
         _ => (
-            fairshare_trace::read_machines(path, Format::Swf)?,
+            fairshare_trace::read_machines(path, Format::SWF)?,
             names(&["cpu", "memory (KB)"]),
             vec![args.cpus, args.mem / KIB],
         ),

@@ -126,7 +126,7 @@ pub fn run(args: Args) -> Result<()> {
             return Ok(());
         }
     }
-    let dated = workload.format == fairshare_trace::Format::Sacct;
+    let dated = workload.format == fairshare_trace::Format::SACCT;
     print(&text(&priorities, &args, dated))
 }
 
