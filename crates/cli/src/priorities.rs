@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use fairshare_core::model::Time;
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::usage::decay::Decay;
-use fairshare_core::usage::penalty::UsageMetric;
+use fairshare_core::usage::metric::UsageMetric;
 use fairshare_lab::{Priorities, PriorityRow};
 use fairshare_report::text::{fixed, table};
 use fairshare_sim::cluster::Capacity;

@@ -20,7 +20,8 @@ use fairshare_core::priority::fairshare::{
     TreeError,
 };
 use fairshare_core::usage::decay::Decay;
-use fairshare_core::usage::penalty::{totals, UsageMetric};
+use fairshare_core::usage::metric::UsageMetric;
+use fairshare_core::usage::penalty::totals;
 use fairshare_sim::cluster::Capacity;
 use fairshare_trace::sacct::NEVER_STARTED;
 use fairshare_trace::Shares;
