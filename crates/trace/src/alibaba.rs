@@ -71,6 +71,7 @@ pub const FORMAT: Format = Format {
         let header = line.split(',').any(|h| h.trim() == "creation_time");
         header.then_some(Format::HEADER + 1)
     },
+    sample: "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time",
     open: |paths, options| Box::new(open(paths, options)),
     machines: Some(read_machines),
 };

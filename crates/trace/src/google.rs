@@ -130,6 +130,7 @@ pub const FORMAT: Format = Format {
         let one_word = line.split_ascii_whitespace().nth(1).is_none();
         (one_word && is_number(line.split(',').next())).then_some(Format::RECORD)
     },
+    sample: "0,2,3418309,0,4155527081,0,70s3v5qRyCO/1PCdI6fVXnrW8FU/w+5CKRSa72xgcIo=,3,9,,,,",
     open: |paths, options| Box::new(open(paths, options)),
     machines: None,
 };

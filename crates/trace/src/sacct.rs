@@ -64,6 +64,7 @@ pub const FORMAT: Format = Format {
         let header = line.split('|').any(|h| h.trim() == "JobID");
         header.then_some(Format::HEADER)
     },
+    sample: "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State",
     open: |paths, options| Box::new(open(paths, options)),
     machines: None,
 };

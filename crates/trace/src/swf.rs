@@ -298,6 +298,7 @@ pub const FORMAT: Format = Format {
             (fields.next().is_some() && is_number(first)).then_some(Format::RECORD)
         }
     },
+    sample: "; Version: 2.2",
     open: |paths, options| Box::new(open(paths, options)),
     machines: Some(read_machines),
 };
