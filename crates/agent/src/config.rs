@@ -3,11 +3,11 @@
 //! to compute alone. Every key has a default but `parents`; a mistake names the key.
 
 use crate::owner::OwnerRule;
+use fairshare_core::config::{ConfigError, Location};
 use fairshare_core::heaviness::knobs::PriorityConfig;
 use fairshare_core::heaviness::{HeavinessConfig, Resource};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use thiserror::Error;
 
 /// The most reports kept while the daemon cannot be reached, whatever the file says.
 pub const MAX_BUFFER: usize = 100_000;
@@ -158,50 +158,17 @@ impl Default for SizeConfig {
     }
 }
 
-/// A configuration that cannot be used.
-#[derive(Debug, Error)]
-pub enum ConfigError {
-    /// The file could not be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file is not valid TOML for this configuration.
-    #[error("{path}: {message}")]
-    Toml {
-        /// The file.
-        path: PathBuf,
-        /// Where and what.
-        message: String,
-    },
-    /// A value out of range.
-    #[error("{path}: {message}")]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// Which key and why.
-        message: String,
-    },
-}
-
 impl AgentConfig {
     /// Reads and checks a configuration file.
     pub fn load(path: &Path) -> Result<AgentConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            path: path.into(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::io(path, e))?;
         let config: AgentConfig = toml::from_str(&text).map_err(|e| ConfigError::Toml {
-            path: path.into(),
+            at: Location::file(path),
             message: e.to_string(),
         })?;
-        config.check().map_err(|message| ConfigError::Invalid {
-            path: path.into(),
-            message,
-        })?;
+        config
+            .check()
+            .map_err(|message| ConfigError::invalid(Location::file(path), message))?;
         Ok(config)
     }
 

@@ -6,7 +6,8 @@ use fairshare_agent::agent::Supply;
 use fairshare_agent::cgroup::Layout;
 use fairshare_agent::fake::{FakeTree, Shape};
 use fairshare_agent::{run, Agent, AgentConfig, Source};
-use fairshare_service::model::{Knobs, Priorities, WorkloadPriority};
+use fairshare_core::heaviness::knobs::KnobValues;
+use fairshare_service::model::{Priorities, WorkloadPriority};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
@@ -147,7 +148,7 @@ fn priorities(of: &[(String, i32)]) -> Priorities {
                 heaviness: 0.0,
                 priority_input: 0.0,
                 measured: true,
-                knobs: Knobs {
+                knobs: KnobValues {
                     priority: *p,
                     cpu: 5000,
                     io: 5000,

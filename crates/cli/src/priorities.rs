@@ -4,15 +4,13 @@
 use crate::choice;
 use crate::output::{print, write_json};
 use crate::workload::{parse_duration, TraceArgs};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use fairshare_core::model::Time;
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::usage::decay::Decay;
 use fairshare_core::usage::metric::UsageMetric;
-use fairshare_lab::{Priorities, PriorityRow};
-use fairshare_report::text::{fixed, table};
-use fairshare_sim::cluster::Capacity;
-use serde::Serialize;
+use fairshare_lab::{Moment, PrioritiesRequest};
+use fairshare_report::priorities_table;
 use std::path::PathBuf;
 
 /// Show each account's and user's fairshare standing at a moment of an accounting log: raw
@@ -72,71 +70,24 @@ pub struct Args {
     json: Option<PathBuf>,
 }
 
-/// What `--json` writes.
-#[derive(Serialize)]
-struct Document<'a> {
-    schema_version: u32,
-    trace: Vec<String>,
-    policy: FairshareFunction,
-    decay: Decay,
-    usage: String,
-    #[serde(flatten)]
-    priorities: &'a Priorities,
-}
-
 /// Runs the subcommand.
 pub fn run(args: Args) -> Result<()> {
     let workload = args.trace.scan()?;
-    let tree = args
-        .shares
-        .as_ref()
-        .map(|path| fairshare_trace::read_shares(path, &workload.users))
-        .transpose()?;
-    let first = workload.first_event().as_micros();
-    let at_s = match args.at {
-        Some(Moment::After(micros)) => micros as f64 / 1e6,
-        Some(Moment::Date(date)) => {
-            let at = date.as_micros();
-            anyhow::ensure!(
-                at >= first,
-                "--at {}: before the log's first event, {}",
-                date_text(at as f64 / 1e6),
-                date_text(first as f64 / 1e6)
-            );
-            (at - first) as f64 / 1e6
-        }
-        None => (workload.last_event().as_micros() - first) as f64 / 1e6,
-    };
-    let capacity = machines(&args, &workload)?;
-    let charged = (args.usage, capacity.as_ref());
-    let priorities = workload
-        .priorities(tree.as_ref(), at_s, args.decay, args.policy, charged)
-        .context("computing the standings")?;
+    let document = workload.standings(&PrioritiesRequest {
+        shares: args.shares,
+        at: args.at,
+        function: args.policy,
+        decay: args.decay,
+        usage: args.usage,
+        machines: args.machines,
+    })?;
     if let Some(path) = &args.json {
-        let document = Document {
-            schema_version: fairshare_core::instance::SCHEMA_VERSION,
-            trace: workload.trace.shown.clone(),
-            policy: args.policy,
-            decay: args.decay,
-            usage: args.usage.to_string(),
-            priorities: &priorities,
-        };
         write_json(path, &document)?;
         if path.as_os_str() == "-" {
             return Ok(());
         }
     }
-    let dated = workload.format == fairshare_trace::Format::SACCT;
-    print(&text(&priorities, &args, dated))
-}
-
-/// A moment of the log: a duration after its first event, or a date.
-#[derive(Debug, Clone, Copy)]
-enum Moment {
-    /// Microseconds after the first event.
-    After(u64),
-    /// A date, on the Unix clock.
-    Date(Time),
+    print(&priorities_table(&document))
 }
 
 /// `40d`, `30` or `2026-11-23T23:16:57[Z|±HH:MM]`.
@@ -178,30 +129,6 @@ fn parse_date(text: &str) -> Result<Time, String> {
     Time::from_input_secs(secs as f64).ok_or_else(expected)
 }
 
-/// Seconds after the Unix epoch as a UTC date.
-fn date_text(secs: f64) -> String {
-    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(secs.max(0.0));
-    humantime::format_rfc3339_seconds(time).to_string()
-}
-
-/// The machines the usage metric prices jobs on: `--machines`, else the log's own (as
-/// `replay` finds it); none for metrics that need none.
-fn machines(args: &Args, workload: &fairshare_lab::Workload) -> Result<Option<Capacity>> {
-    if let Some(path) = &args.machines {
-        return Ok(Some(workload.machines(path)?));
-    }
-    if !args.usage.needs_machines() {
-        return Ok(None);
-    }
-    match workload.own_machine()? {
-        Some((capacity, _)) => Ok(Some(capacity)),
-        None => anyhow::bail!(
-            "--usage {} prices jobs on the cluster's machines, and the log says nothing about them: give --machines FILE",
-            args.usage
-        ),
-    }
-}
-
 /// `half-life:7d`, `step:72h:0.5`, `reset:30d` or `slurm:half-life=10m,period=1m,tick=DATE`,
 /// durations as `--horizon` reads them.
 fn parse_decay(text: &str) -> Result<Decay, String> {
@@ -232,125 +159,6 @@ fn slurm_decay(text: &str) -> Result<Decay, String> {
         seconds.push(format!("{key}={value}"));
     }
     format!("slurm:{}", seconds.join(",")).parse()
-}
-
-/// A factor with sshare's six decimals, or four significant digits where that shows nothing
-/// (MetaCentrum's are tiny: shares over usage).
-fn factor(f: f64) -> String {
-    if f != 0.0 && f.abs() < 1e-4 {
-        format!("{f:.3e}")
-    } else {
-        format!("{f:.6}")
-    }
-}
-
-/// The standings as an indented tree, with the columns `sshare -l` prints under the policy
-/// (Slurm's names; `EffectvUsage` only under Slurm's functions, `LevelFS` under Fair Tree).
-fn text(p: &Priorities, args: &Args, dated: bool) -> String {
-    let slurm = matches!(
-        args.policy,
-        FairshareFunction::FairTree | FairshareFunction::SlurmClassic
-    );
-    let fair_tree = args.policy == FairshareFunction::FairTree;
-    let mut headers = vec![
-        "Account / User",
-        "RawShares",
-        "NormShares",
-        "RawUsage",
-        "NormUsage",
-    ];
-    headers.extend(slurm.then_some("EffectvUsage"));
-    headers.push("FairShare");
-    headers.extend(fair_tree.then_some("LevelFS"));
-    headers.push("rank");
-    let rows: Vec<Vec<String>> = p.rows.iter().map(|r| row(r, slurm, fair_tree)).collect();
-    let headers: Vec<String> = headers.into_iter().map(String::from).collect();
-    format!("{}\n\n{}", summary(p, args, dated), table(&headers, &rows))
-}
-
-/// One association's cells.
-fn row(r: &PriorityRow, slurm: bool, fair_tree: bool) -> Vec<String> {
-    let s = &r.standing;
-    let root = r.parent.is_none();
-    let mut cells = vec![
-        format!("{}{}", "  ".repeat(r.depth), r.name),
-        if root {
-            String::new()
-        } else {
-            fixed(r.raw_shares, 0)
-        },
-        if root {
-            String::new()
-        } else {
-            fixed(s.normalized_shares, 6)
-        },
-        fixed(s.raw_usage.floor(), 0),
-        fixed(s.normalized_usage, 6),
-    ];
-    if slurm {
-        cells.push(fixed(s.effective_usage, 6));
-    }
-    cells.push(if r.user || !fair_tree {
-        factor(s.factor)
-    } else {
-        String::new()
-    });
-    if fair_tree {
-        cells.push(match (root, s.level_fs.is_finite()) {
-            (true, _) => String::new(),
-            (false, true) => fixed(s.level_fs, 6),
-            (false, false) => "inf".into(),
-        });
-    }
-    cells.push(s.rank.map_or(String::new(), |k| k.to_string()));
-    cells
-}
-
-/// The line above the table: the moment, what was charged and what was not.
-fn summary(p: &Priorities, args: &Args, dated: bool) -> String {
-    let moment = if dated {
-        format!(
-            "at {}, {} s after the log's first event",
-            date_text(p.at_log_s),
-            fixed(p.at_s, 0)
-        )
-    } else {
-        format!("at {} s after the log's first event", fixed(p.at_s, 0))
-    };
-    let without_start = match p.jobs_without_start {
-        0 => String::new(),
-        n => format!(
-            "; {n} jobs never started (cancelled while they waited, or still waiting) and are charged nothing"
-        ),
-    };
-    let system_wide = match p.jobs_priced_system_wide {
-        0 => String::new(),
-        n => format!("; {n} priced with Maui's system-wide PE (no machine could run them)"),
-    };
-    format!(
-        "{moment}: {} jobs charged ({} × seconds, decayed by {}){without_start}{system_wide}",
-        p.jobs_charged,
-        args.usage,
-        decay_text(&args.decay)
-    )
-}
-
-/// The decay as the summary names it.
-fn decay_text(decay: &Decay) -> String {
-    let span = |s: f64| humantime::format_duration(std::time::Duration::from_secs_f64(s));
-    match *decay {
-        Decay::Continuous { half_life_s } => format!("half-life {}", span(half_life_s)),
-        Decay::Step { period_s, factor } => format!("× {factor} every {}", span(period_s)),
-        Decay::Slurm {
-            half_life_s,
-            period_s,
-            ..
-        } => format!(
-            "Slurm's ticks every {}, half-life {}; factors as computed at the last tick",
-            span(period_s),
-            span(half_life_s)
-        ),
-    }
 }
 
 #[cfg(test)]

@@ -5,10 +5,8 @@ use crate::policy_help;
 use crate::workload::{parse_duration, sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
-use fairshare_lab::{account_results, Queues, Replay, ShareSource, Workload};
-use fairshare_sim::cluster::Capacity;
+use fairshare_lab::{CapacitySource, Replay, ReplayPlan, ReplayRequest, ShareSource};
 use fairshare_sim::stats::{timed, RunStats};
-use fairshare_sim::summary::ReplaySummary;
 use indicatif::MultiProgress;
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -97,57 +95,34 @@ pub fn run(args: Args) -> Result<()> {
     };
     outputs.check()?;
     let workload = args.trace.scan()?;
-    let (capacity, fraction, source) = capacity(&args, &workload)?;
-    eprintln!("note: capacity: {source}");
-    let entitled = workload.entitled(&args.shares, &capacity)?;
-    if entitled.shares.is_some() {
-        eprintln!("note: shares: {}", entitled.source);
-    }
-    let accounts = entitled.ranked_accounts()?;
-    let queues = workload.queue_limits(args.queues.as_deref())?;
-    if let Some(q) = &queues {
-        eprintln!("note: queues: {}", queues_in_words(q));
-    }
-    let replay = Replay {
-        jobs_during: args
-            .gantt
-            .or_else(|| args.report.as_ref().map(|_| middle_day(&workload))),
-        ..args.cluster.replay()
+    let request = ReplayRequest {
+        capacity: capacity_source(&args),
+        shares: args.shares.clone(),
+        queues: args.queues.clone(),
+        replay: Replay {
+            jobs_during: (args.gantt)
+                .or_else(|| args.report.as_ref().map(|_| workload.middle_day())),
+            ..args.cluster.replay()
+        },
     };
+    let plan = ReplayPlan::new(&workload, request)?;
+    for note in plan.notes() {
+        eprintln!("note: {note}");
+    }
     let bars = MultiProgress::new();
     let results = policies
         .par_iter()
         .map(|policy| {
             let bar = bars.add(sim_bar(&policy.name, workload.span_s()));
-            let mut config = workload.config(&replay, policy.clone(), capacity.clone());
-            config.shares.clone_from(&entitled.shares);
-            config.accounts.clone_from(&accounts);
-            if let Some(q) = &queues {
-                config.queues.clone_from(&q.limits);
-            }
-            let (result, wall_s) = timed(|| workload.run(&config, &mut |s| bar.set_position(s)));
+            let (result, wall_s) = timed(|| plan.run(policy, &mut |s| bar.set_position(s)));
             bar.finish_and_clear();
-            let mut result = result?;
-            if let Some(tree) = &entitled.accounts {
-                result.accounts = account_results(&result, tree, &workload.users);
-            }
+            let result = result?;
             let stats = RunStats::new(&policy.name, result.events, wall_s);
             Ok((result, stats))
         })
         .collect::<Result<Vec<_>, fairshare_lab::LabError>>()?;
     let (results, stats): (Vec<_>, Vec<_>) = results.into_iter().unzip();
-    let mut setting = workload.setting(&replay, &capacity, fraction, &source);
-    if entitled.shares.is_some() {
-        setting.shares = entitled.source.clone();
-    }
-    if let Some(q) = &queues {
-        setting.queues = queues_in_words(q);
-    }
-    let summary = ReplaySummary {
-        input: workload.input.clone(),
-        setting,
-        policies: results,
-    };
+    let summary = plan.summary(results);
     if args.json.as_deref().is_some_and(|p| p.as_os_str() == "-") {
         for warning in fairshare_report::replay_warnings(&summary) {
             eprintln!("warning: {warning}");
@@ -157,21 +132,6 @@ pub fn run(args: Args) -> Result<()> {
     outputs.write(&summary, fairshare_report::replay_html, |s| {
         fairshare_report::replay_table(s, &stats)
     })
-}
-
-/// Where the queue limits came from and what did not match, in words.
-fn queues_in_words(q: &Queues) -> String {
-    let mut words = q.source.clone();
-    if !q.unlisted.is_empty() {
-        words += &format!(
-            "; not listed, so unlimited at priority 0: {}",
-            q.unlisted.join(", ")
-        );
-    }
-    if !q.unused.is_empty() {
-        words += &format!("; named by no job: {}", q.unused.join(", "));
-    }
-    words
 }
 
 /// `START+LENGTH` (durations, e.g. `40d+12h`) as the window `(start, end)` in microseconds.
@@ -188,33 +148,16 @@ fn parse_window(text: &str) -> Result<(u64, u64), String> {
     Ok((start, start.saturating_add(length)))
 }
 
-/// A day (or the whole trace, when shorter) around the middle of the trace's span.
-fn middle_day(workload: &Workload) -> (u64, u64) {
-    const DAY: u64 = 86_400_000_000;
-    let span = (workload.span_s() * 1e6) as u64;
-    let length = DAY.min(span).max(1);
-    let start = (span / 2).saturating_sub(length / 2);
-    (start, start + length)
-}
-
-/// The capacity of the runs, its fraction of R when it is one, and where it came from: an
-/// explicit pool, a machine list, a fraction of R, or the trace's own machine (a fraction 1.0
-/// of R when the trace says nothing of it).
-fn capacity(args: &Args, workload: &Workload) -> Result<(Capacity, Option<f64>, String)> {
-    if let Some(spec) = &args.capacity {
-        return Ok((workload.pool(spec)?, None, format!("--capacity {spec}")));
+/// Where the capacity comes from, by the options given.
+fn capacity_source(args: &Args) -> CapacitySource {
+    match (
+        &args.capacity,
+        &args.cluster.machines,
+        args.capacity_fraction,
+    ) {
+        (Some(spec), ..) => CapacitySource::Pool(spec.clone()),
+        (None, Some(path), _) => CapacitySource::Machines(path.clone()),
+        (None, None, Some(f)) => CapacitySource::FractionOfMean(f),
+        (None, None, None) => CapacitySource::Own,
     }
-    if let Some(path) = &args.cluster.machines {
-        let source = format!("--machines {}", path.display());
-        return Ok((workload.machines(path)?, None, source));
-    }
-    if let Some(f) = args.capacity_fraction {
-        let source = format!("--capacity-fraction {f} of the mean demand R");
-        return Ok((workload.pool_of_mean(f)?, Some(f), source));
-    }
-    if let Some((capacity, source)) = workload.own_machine()? {
-        return Ok((capacity, None, source));
-    }
-    let source = "the trace says nothing about its machine: 1.0 × the mean demand R";
-    Ok((workload.pool_of_mean(1.0)?, Some(1.0), source.into()))
 }

@@ -93,6 +93,7 @@
 
 pub mod alloc;
 pub mod choice;
+pub mod config;
 pub mod heaviness;
 pub mod instance;
 pub mod model;

@@ -25,12 +25,17 @@
 
 pub mod baa;
 pub mod cloud;
+pub mod penalty;
 mod priorities;
+mod replay;
 pub mod shares;
 pub mod sweep;
 mod workload;
 
-pub use priorities::{Priorities, PriorityRow};
+pub use priorities::{
+    utc_date, Moment, Priorities, PrioritiesDocument, PrioritiesRequest, PriorityRow,
+};
+pub use replay::{CapacitySource, ReplayPlan, ReplayRequest};
 pub use shares::{account_results, Entitled, ShareSource};
 pub use workload::{
     LabError, Queues, Replay, StopRule, TraceSpec, Workload, KEEP_AT_MOST, MOST_MACHINES,

@@ -12,6 +12,10 @@
 //! Under Slurm's own accounting ([`Decay::Slurm`]) the table is what `sshare` shows: raw
 //! usage as charged by the moment, everything else as Slurm computed it at its last tick
 //! ([`Decay::computed_at`]).
+//!
+//! [`Workload::standings`] is the whole of `fairshare priorities` as one call: the share file
+//! read, the moment resolved, the machines found, the standings computed, returned as the
+//! [`PrioritiesDocument`] that `--json` writes and `fairshare-report` renders.
 
 use crate::{LabError, Workload};
 use fairshare_core::model::{MachineCatalogue, Time};
@@ -25,7 +29,8 @@ use fairshare_core::usage::penalty::totals;
 use fairshare_sim::cluster::Capacity;
 use fairshare_trace::sacct::NEVER_STARTED;
 use fairshare_trace::Shares;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+use std::path::PathBuf;
 
 /// How long before Slurm's last tick classic's lagging accounts are read: shorter than any
 /// time a log records (sacct writes whole seconds).
@@ -68,7 +73,134 @@ pub struct Priorities {
     pub rows: Vec<PriorityRow>,
 }
 
+/// A moment of a log: a duration after its first event, or a date.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Moment {
+    /// Microseconds after the log's first event (kept or not).
+    After(u64),
+    /// A date, on the Unix clock.
+    Date(Time),
+}
+
+/// What `fairshare priorities` asks of a log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrioritiesRequest {
+    /// The share file; `None`: every user has one share under the root.
+    pub shares: Option<PathBuf>,
+    /// The moment; `None`: the log's last event, kept or not (for a Slurm dump, when it was
+    /// taken).
+    pub at: Option<Moment>,
+    /// The fairshare function.
+    pub function: FairshareFunction,
+    /// How usage fades.
+    pub decay: Decay,
+    /// What a job is charged per second it ran.
+    pub usage: UsageMetric,
+    /// The machines the PE metrics price jobs on; `None`: the log's own, where it has one.
+    pub machines: Option<PathBuf>,
+}
+
+/// The standings with the setting they were computed under: what `fairshare priorities`
+/// shows, and writes with `--json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PrioritiesDocument {
+    /// Layout version of this JSON document.
+    pub schema_version: u32,
+    /// The log's files, as given.
+    pub trace: Vec<String>,
+    /// The fairshare function.
+    pub policy: FairshareFunction,
+    /// How usage faded.
+    pub decay: Decay,
+    /// What jobs were charged, as `--usage` names it.
+    #[serde(serialize_with = "as_text")]
+    pub usage: UsageMetric,
+    /// The standings.
+    #[serde(flatten)]
+    pub priorities: Priorities,
+    /// Whether the log's clock is dates (a Slurm dump), so that the moment can be shown as one.
+    #[serde(skip)]
+    pub dated: bool,
+}
+
+/// A value as its text.
+fn as_text<S: Serializer>(value: &UsageMetric, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+/// Seconds after the Unix epoch as a UTC date, `2026-11-24T03:02:38Z`: how a moment of a log
+/// of dates is named.
+pub fn utc_date(secs: f64) -> String {
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(secs.max(0.0));
+    humantime::format_rfc3339_seconds(time).to_string()
+}
+
 impl Workload {
+    /// The standings `request` asks for, with the setting: the share file read against the
+    /// log's users, the moment resolved from the log's first event, the machines of `--machines`
+    /// or the log's own for the metrics that price jobs on machines.
+    pub fn standings(&self, request: &PrioritiesRequest) -> Result<PrioritiesDocument, LabError> {
+        let tree = request
+            .shares
+            .as_ref()
+            .map(|path| fairshare_trace::read_shares(path, &self.users))
+            .transpose()?;
+        let first = self.first_event().as_micros();
+        let at_s = match request.at {
+            Some(Moment::After(micros)) => micros as f64 / 1e6,
+            Some(Moment::Date(date)) => {
+                let at = date.as_micros();
+                if at < first {
+                    return Err(LabError::Unusable(format!(
+                        "--at {}: before the log's first event, {}",
+                        utc_date(at as f64 / 1e6),
+                        utc_date(first as f64 / 1e6)
+                    )));
+                }
+                (at - first) as f64 / 1e6
+            }
+            None => (self.last_event().as_micros() - first) as f64 / 1e6,
+        };
+        let capacity = self.pricing_machines(request)?;
+        let charged = (request.usage, capacity.as_ref());
+        let priorities = self
+            .priorities(
+                tree.as_ref(),
+                at_s,
+                request.decay,
+                request.function,
+                charged,
+            )
+            .map_err(|e| LabError::Unusable(format!("computing the standings: {e}")))?;
+        Ok(PrioritiesDocument {
+            schema_version: fairshare_core::instance::SCHEMA_VERSION,
+            trace: self.trace.shown.clone(),
+            policy: request.function,
+            decay: request.decay,
+            usage: request.usage,
+            priorities,
+            dated: self.format == fairshare_trace::Format::SACCT,
+        })
+    }
+
+    /// The machines the usage metric prices jobs on: the request's, else the log's own (as a
+    /// replay finds it); none for metrics that need none.
+    fn pricing_machines(&self, request: &PrioritiesRequest) -> Result<Option<Capacity>, LabError> {
+        if let Some(path) = &request.machines {
+            return Ok(Some(self.machines(path)?));
+        }
+        if !request.usage.needs_machines() {
+            return Ok(None);
+        }
+        match self.own_machine()? {
+            Some((capacity, _)) => Ok(Some(capacity)),
+            None => Err(LabError::Unusable(format!(
+                "--usage {} prices jobs on the cluster's machines, and the log says nothing about them: give --machines FILE",
+                request.usage
+            ))),
+        }
+    }
+
     /// The standings of every account and user of `tree` (or, without one, of every user
     /// under the root with equal shares) `at_s` seconds after the log's first event, under
     /// `function`, jobs charged `metric` (on `capacity`, which the metrics that price jobs on

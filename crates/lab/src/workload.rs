@@ -67,7 +67,7 @@ pub enum StopRule {
 pub struct Replay {
     /// When runs end.
     pub stop: StopRule,
-    /// What a pass does when the chosen user's task does not fit (under [`Scheduler::Fill`]).
+    /// What a pass does when the chosen user's task does not fit (under [`Scheduler::FILL`]).
     pub blocking: Blocking,
     /// The discipline: what may start in a pass.
     pub scheduler: Scheduler,
@@ -89,8 +89,8 @@ impl Default for Replay {
         Replay {
             stop: StopRule::LastEvent,
             blocking: Blocking::HeadOfLine,
-            scheduler: Scheduler::Fill,
-            fit: Fit::First,
+            scheduler: Scheduler::FILL,
+            fit: Fit::FIRST,
             top_users: TOP_USERS,
             jobs_during: None,
             overrun: Overrun::Kill,
@@ -109,6 +109,23 @@ pub struct Queues {
     pub unlisted: Vec<String>,
     /// Queues the file lists that no job of the trace names.
     pub unused: Vec<String>,
+}
+
+impl Queues {
+    /// Where the limits came from and what did not match, in words.
+    pub fn in_words(&self) -> String {
+        let mut words = self.source.clone();
+        if !self.unlisted.is_empty() {
+            words += &format!(
+                "; not listed, so unlimited at priority 0: {}",
+                self.unlisted.join(", ")
+            );
+        }
+        if !self.unused.is_empty() {
+            words += &format!("; named by no job: {}", self.unused.join(", "));
+        }
+        words
+    }
 }
 
 /// Why a replay cannot be set up or run.
@@ -566,6 +583,17 @@ impl Workload {
             unlisted,
             unused: unused.map(|r| r.name.clone()).collect(),
         }))
+    }
+
+    /// A day (or the whole trace, when shorter) around the middle of the trace's span, as
+    /// microseconds `(start, end)` after the first event: the default window of a report's view
+    /// of the machines.
+    pub fn middle_day(&self) -> (u64, u64) {
+        const DAY: u64 = 86_400_000_000;
+        let span = (self.span_s() * 1e6) as u64;
+        let length = DAY.min(span).max(1);
+        let start = (span / 2).saturating_sub(length / 2);
+        (start, start + length)
     }
 
     /// Replays the trace through the engine under `config`, from memory when it was kept,

@@ -7,6 +7,7 @@ use crate::html;
 use crate::svg::{self, Axis, Bubble, BubbleChart, Colour, Scale, GREY};
 use crate::text::{fixed, in_unit, time_unit};
 use fairshare_sim::cluster::PolicyResult;
+use fairshare_sim::summary::ReplaySummary;
 use std::collections::HashMap;
 
 /// Shares of all charges below this (%) are drawn at it, on the log axes.
@@ -20,8 +21,9 @@ const MORE: Colour = Colour::Palette(1);
 const LESS: Colour = Colour::Palette(2);
 
 /// The section, or nothing when no policy charged users.
-pub fn section(policies: &[PolicyResult]) -> String {
-    let charged: Vec<&PolicyResult> = policies
+pub fn section(summary: &ReplaySummary) -> String {
+    let charged: Vec<&PolicyResult> = summary
+        .policies
         .iter()
         .filter(|p| p.users.iter().any(|u| u.charged.is_some()))
         .collect();

@@ -11,8 +11,12 @@
 //!
 //! The generic parts — [`table`], the HTML page and the [`svg`] charts — need nothing else;
 //! the pages of replays, sweeps and simulations come with the `simulation` feature (on by
-//! default), which brings in the simulator's result types.
+//! default), which brings in the simulator's result types. The `lab` feature adds the tables
+//! of `fairshare penalty` and `fairshare priorities` (from the lab's results), the `service`
+//! feature those of `fairshare top`, `explain` and `nodes` (from the daemon's answers).
 
+#[cfg(feature = "simulation")]
+mod accounts;
 #[cfg(feature = "simulation")]
 mod baa;
 #[cfg(feature = "simulation")]
@@ -20,6 +24,12 @@ mod charges;
 pub mod html;
 #[cfg(feature = "simulation")]
 mod occupancy;
+#[cfg(feature = "service")]
+mod operator;
+#[cfg(feature = "lab")]
+mod penalty;
+#[cfg(feature = "lab")]
+mod priorities;
 #[cfg(feature = "simulation")]
 mod replay;
 #[cfg(feature = "simulation")]
@@ -36,8 +46,17 @@ pub mod svg;
 
 #[cfg(feature = "simulation")]
 pub use baa::{baa_html, baa_table, timeline_table};
+#[cfg(feature = "service")]
+pub use operator::{explain_table, nodes_table, top_table, CpuKnob};
+#[cfg(feature = "lab")]
+pub use penalty::penalty_table;
+#[cfg(feature = "lab")]
+pub use priorities::priorities_table;
 #[cfg(feature = "simulation")]
-pub use replay::{replay_html, replay_table, replay_warnings, NEVER_FIT_WARNING, TOP_USERS};
+pub use replay::{
+    replay_html, replay_table, replay_warnings, NEVER_FIT_WARNING, SECTIONS as REPLAY_SECTIONS,
+    TEXT_TABLES as REPLAY_TEXT_TABLES, TOP_USERS,
+};
 #[cfg(feature = "simulation")]
 pub use runtime::{runtime_html, runtime_table};
 #[cfg(feature = "simulation")]

@@ -5,6 +5,7 @@ use crate::html;
 use crate::setting;
 use crate::svg::{self, Axis, Bar, BarChart, Colour, LineChart, Scale, Series};
 use crate::text::{self, duration, fixed, in_unit, percent, strings, time_unit};
+use crate::{accounts, charges, occupancy};
 use fairshare_sim::cluster::{PolicyResult, UserResult};
 use fairshare_sim::stats::RunStats;
 use fairshare_sim::summary::ReplaySummary;
@@ -25,17 +26,9 @@ pub fn replay_table(summary: &ReplaySummary, stats: &[RunStats]) -> String {
         .iter()
         .map(|w| format!("\nwarning: {w}"))
         .collect();
-    let accounts = account_rows(&summary.policies);
-    let accounts = if accounts.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "\n{ACCOUNTS_TITLE}:\n{}",
-            text::table(&account_headers(), &accounts)
-        )
-    };
+    let tables: String = TEXT_TABLES.iter().map(|table| table(summary)).collect();
     format!(
-        "{}\n{}\n{TASKS_TITLE}:\n{}{NEVER_FIT_NOTE}.\n\n{USE_TITLE}:\n{}{accounts}{warnings}{}",
+        "{}\n{}\n{TASKS_TITLE}:\n{}{NEVER_FIT_NOTE}.\n\n{USE_TITLE}:\n{}{tables}{warnings}{}",
         setting::setting_text(&setting::setting_items(&summary.setting)),
         setting::input_table(&summary.input),
         text::table(&task_headers(), &task_rows(summary)),
@@ -49,47 +42,6 @@ const TASKS_TITLE: &str = "Tasks and waits (submitted = completed + unfinished +
 /// What "never fit" means, said under the table of tasks and waits.
 const NEVER_FIT_NOTE: &str =
     "Never fit: larger than the capacity, so never started; not unfinished, and left out of the waits";
-/// Title of the table of accounts.
-const ACCOUNTS_TITLE: &str =
-    "Accounts (entitled: share of the cluster by the share tree; delivered: share of the processors its users held)";
-
-/// Column titles of the table of accounts.
-fn account_headers() -> Vec<String> {
-    strings(&[
-        "policy",
-        "account",
-        "parent",
-        "users",
-        "tasks",
-        "entitled",
-        "delivered",
-        "mean wait",
-        "slowdown",
-        "response",
-    ])
-}
-
-/// One row per policy and account, matching [`account_headers`].
-fn account_rows(policies: &[PolicyResult]) -> Vec<Vec<String>> {
-    let rows = policies.iter().flat_map(|p| {
-        p.accounts.iter().map(|a| {
-            vec![
-                p.policy.clone(),
-                a.name.clone(),
-                a.parent.clone().unwrap_or_else(|| String::from("–")),
-                a.users.to_string(),
-                a.tasks_submitted.to_string(),
-                percent(a.entitlement),
-                percent(a.delivered),
-                duration(a.mean_wait_s),
-                fixed(a.mean_slowdown, 1),
-                duration(a.mean_response_s),
-            ]
-        })
-    });
-    rows.collect()
-}
-
 /// Title of the table of use and fairness.
 const USE_TITLE: &str =
     "Use and fairness (mean share in use; mean bounded slowdown; Jain's index of the users' mean dominant shares)";
@@ -131,17 +83,27 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
                 .map(|w| format!("<p class=\"warning\">Warning: {}</p>\n", html::escape(w)))
                 .collect::<String>()
         ),
-        account_section(&summary.policies),
-        deviation_section(summary),
-        distribution_section(summary),
-        utilisation_section(summary),
-        crate::occupancy::section(summary),
-        share_section(summary),
-        crate::charges::section(&summary.policies),
-        wait_section(&summary.policies),
     ];
-    html::page("fairshare replay", &body.concat())
+    let sections: String = SECTIONS.iter().map(|section| section(summary)).collect();
+    html::page("fairshare replay", &(body.concat() + &sections))
 }
+
+/// The terminal's tables after the policies', in order; each gives nothing when it has
+/// nothing to show. A new table is one file with its `text` and one line here.
+pub const TEXT_TABLES: &[fn(&ReplaySummary) -> String] = &[accounts::text];
+
+/// The page's sections after the policies, in order; each gives nothing when it has nothing
+/// to show. A new table or chart is one file with its `section` and one line here.
+pub const SECTIONS: &[fn(&ReplaySummary) -> String] = &[
+    accounts::section,
+    deviation_section,
+    distribution_section,
+    utilisation_section,
+    occupancy::section,
+    share_section,
+    charges::section,
+    |summary| wait_section(&summary.policies),
+];
 
 /// One row of the distribution charts: a policy, or the trace as recorded.
 struct Distribution<'a> {
@@ -213,19 +175,6 @@ fn distribution_section(summary: &ReplaySummary) -> String {
         "<h2>Distribution of waits and slowdowns</h2>\n{}{}",
         html::figure(&waits, "Each policy's tasks ordered by their wait, every 5th percentile, beside the waits the trace recorded (grey): a curve that stays low for longer serves more tasks promptly."),
         html::figure(&slowdowns, "The same for bounded slowdown, max(1, (wait + run) / max(run, 10 s)), on a log scale.")
-    )
-}
-
-/// The table of accounts, when the replay had a share file.
-fn account_section(policies: &[PolicyResult]) -> String {
-    let rows = account_rows(policies);
-    if rows.is_empty() {
-        return String::new();
-    }
-    format!(
-        "<h2>Accounts</h2>\n<p>{}.</p>\n{}",
-        html::escape(ACCOUNTS_TITLE),
-        html::table(&account_headers(), &rows)
     )
 }
 

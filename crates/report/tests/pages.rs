@@ -1,7 +1,9 @@
 //! Behaviour of the pages and tables on small synthetic summaries.
 
 use fairshare_core::model::Time;
-use fairshare_report::{replay_html, replay_table, sweep_html, sweep_table};
+use fairshare_report::{
+    replay_html, replay_table, sweep_html, sweep_table, REPLAY_SECTIONS, REPLAY_TEXT_TABLES,
+};
 use fairshare_sim::cluster::{
     AccountResult, JobRecord, PolicyResult, ShareSeries, Timeline, UserResult,
 };
@@ -254,6 +256,7 @@ fn accounts_over_time_and_the_machines_get_one_chart_per_policy() {
     }
     let html = replay_html(&s);
     check_page(&html, 2 + 2 + 3 + 2 + 3 + 3);
+    sections_are_the_registered_ones(&s, &html);
     assert!(html.contains("Accounts against their entitlement over time"));
     assert!(html.contains("The machines, 1.00 h from 0.00 s on"));
     assert!(html.contains("&lt;i&gt;chem&lt;/i&gt;") && !html.contains("<i>"));
@@ -542,4 +545,22 @@ fn charges_get_a_table_and_one_chart_per_distinct_metric() {
     );
     assert!(html.contains("40.00 %"));
     assert!(!replay_html(&sample_replay()).contains("What each user was charged"));
+}
+
+/// The seam for a new table: the page ends with the registered sections, in order, and the
+/// terminal's text holds the registered tables, so one file and one line in the list add one.
+fn sections_are_the_registered_ones(summary: &ReplaySummary, html: &str) {
+    let sections: Vec<String> = REPLAY_SECTIONS.iter().map(|s| s(summary)).collect();
+    assert!(
+        sections.iter().filter(|s| !s.is_empty()).count() >= 4,
+        "most sections draw here"
+    );
+    let body_end = html.rfind("</body>").expect("a page");
+    assert!(html[..body_end]
+        .trim_end()
+        .ends_with(sections.concat().trim_end()));
+    let text = replay_table(summary, &[]);
+    for table in REPLAY_TEXT_TABLES.iter().map(|t| t(summary)) {
+        assert!(!table.is_empty() && text.contains(&table), "{table}");
+    }
 }

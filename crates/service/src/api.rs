@@ -3,26 +3,25 @@
 //! read, then its input fully, then it acts; every error is a JSON [`ErrorBody`].
 
 use crate::auth::Role;
-use crate::config::ServiceConfig;
+use crate::error::ApiError;
 use crate::model::{
     check_id, ErrorBody, Explanation, Health, NodeSpec, NodeStatus, Priorities, UsageAck,
     UsageReport, UserSpec, WorkloadSpec,
 };
-use crate::server::Shared;
+use crate::state::{Caller, Shared};
 use crate::store::StoreError;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{
     DefaultBodyLimit, FromRequest, FromRequestParts, MatchedPath, Path, Query, Request, State,
 };
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use std::collections::BTreeSet;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,108 +32,6 @@ use utoipa::{IntoParams, Modify, OpenApi};
 pub const BODY_LIMIT: usize = 1 << 20;
 /// How long `/readyz` waits for the database to answer.
 const READY_WITHIN: Duration = Duration::from_secs(1);
-
-/// An error answer: a status and a JSON body naming the problem.
-#[derive(Debug, Clone)]
-pub struct ApiError {
-    status: StatusCode,
-    kind: &'static str,
-    message: String,
-    retry_after: Option<Duration>,
-}
-
-impl ApiError {
-    fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError {
-            status,
-            kind,
-            message: message.into(),
-            retry_after: None,
-        }
-    }
-
-    /// 400: the body or a parameter cannot be read.
-    pub fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
-    }
-
-    /// 422: readable, but a value is out of range or names something unknown.
-    pub fn invalid(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", message)
-    }
-
-    /// 404.
-    pub fn not_found(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, "not_found", message)
-    }
-
-    /// 503: the database or the service cannot answer now.
-    pub fn unavailable(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
-    }
-
-    /// 408: the body did not arrive in time; the connection is closed.
-    fn body_too_slow(limit: Duration) -> ApiError {
-        ApiError::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "request_timeout",
-            format!(
-                "the body did not arrive within {} s (limits.body_timeout_s)",
-                limit.as_secs_f64()
-            ),
-        )
-    }
-
-    /// 403: the token may not do this.
-    pub fn forbidden(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::FORBIDDEN, "forbidden", message)
-    }
-}
-
-impl From<StoreError> for ApiError {
-    fn from(e: StoreError) -> ApiError {
-        match e {
-            StoreError::Invalid(m) => ApiError::invalid(m),
-            StoreError::Conflict(m) => ApiError::new(StatusCode::CONFLICT, "conflict", m),
-            StoreError::Forbidden(m) => ApiError::forbidden(m),
-            e @ (StoreError::Database(_) | StoreError::Unanswered(_)) => {
-                tracing::error!(error = %e, "database error");
-                ApiError::unavailable("the database did not answer; the daemon's log says why")
-            }
-            e => {
-                tracing::error!(error = %e, "store error");
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal",
-                    "the stored state could not be read; the daemon's log says why",
-                )
-            }
-        }
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = ErrorBody {
-            error: self.kind.to_string(),
-            message: self.message,
-        };
-        let mut response = (self.status, Json(body)).into_response();
-        let headers = response.headers_mut();
-        if self.status == StatusCode::UNAUTHORIZED {
-            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        }
-        if self.status == StatusCode::REQUEST_TIMEOUT {
-            // The rest of the body may still come: the connection cannot carry another request.
-            headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
-        }
-        if let Some(wait) = self.retry_after {
-            let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
-            headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
-        }
-        response
-    }
-}
 
 /// A JSON body read strictly: size-limited, JSON content type, unknown fields refused.
 pub struct Body<T>(pub T);
@@ -213,64 +110,6 @@ fn id(what: &str, path: PathId) -> Result<String, ApiError> {
     Ok(id)
 }
 
-/// Who a request's token is: its role, its name, and for a bound agent token the nodes it
-/// may act for.
-#[derive(Debug, Clone)]
-pub struct Caller {
-    /// What the token may do.
-    pub role: Role,
-    /// The name messages give it.
-    pub name: String,
-    /// The only nodes it may act for; `None`: every node.
-    pub nodes: Option<Arc<BTreeSet<String>>>,
-}
-
-impl Caller {
-    /// Configured token `i`.
-    pub fn of(config: &ServiceConfig, i: usize) -> Caller {
-        let t = &config.tokens[i];
-        Caller {
-            role: t.role,
-            name: config.token_name(i),
-            nodes: t
-                .nodes
-                .as_ref()
-                .map(|n| Arc::new(n.iter().cloned().collect())),
-        }
-    }
-
-    /// Anyone, when the API is open (no tokens configured, loopback only).
-    fn open() -> Caller {
-        Caller {
-            role: Role::Admin,
-            name: "open API".into(),
-            nodes: None,
-        }
-    }
-
-    /// Whether this caller may act for `node`; the refusal says which nodes it may.
-    pub fn may_act_for(&self, node: &str) -> Result<(), String> {
-        match &self.nodes {
-            Some(nodes) if !nodes.contains(node) => Err(format!(
-                "token {} may act only for node{} {}, not for node {node:?}",
-                self.name,
-                if nodes.len() == 1 { "" } else { "s" },
-                nodes
-                    .iter()
-                    .map(|n| format!("{n:?}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-            _ => Ok(()),
-        }
-    }
-
-    /// [`Caller::may_act_for`] as an API error.
-    fn check_node(&self, node: &str) -> Result<(), ApiError> {
-        self.may_act_for(node).map_err(ApiError::forbidden)
-    }
-}
-
 impl Shared {
     /// Admits a request with these headers if its token's role is at least `needed` and its
     /// rate allows; answers who the token is (an admin when the API is open).
@@ -323,14 +162,7 @@ impl Shared {
             let wait = not_until.wait_time_from(governor::clock::Clock::now(
                 &governor::clock::DefaultClock::default(),
             ));
-            ApiError {
-                retry_after: Some(wait),
-                ..ApiError::new(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    "rate_limited",
-                    "this token's request rate is over its limit; retry later",
-                )
-            }
+            ApiError::rate_limited(wait)
         })
     }
 }
@@ -765,9 +597,13 @@ mod tests {
         assert!(parse_json::<UserSpec>(b" {}").is_ok());
         for body in [&b"[]"[..], b"null", b"", b"  [{}]"] {
             let e = parse_json::<UserSpec>(body).unwrap_err();
-            assert_eq!(e.message, "body: expected a JSON object");
+            assert_eq!(e.message(), "body: expected a JSON object");
         }
         let e = parse_json::<UserSpec>(br#"{"quota": {"cpu": "x"}}"#).unwrap_err();
-        assert!(e.message.starts_with("body: quota.cpu:"), "{}", e.message);
+        assert!(
+            e.message().starts_with("body: quota.cpu:"),
+            "{}",
+            e.message()
+        );
     }
 }

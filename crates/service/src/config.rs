@@ -2,12 +2,12 @@
 //! environment can override, checked before anything starts so a mistake is named up front.
 
 use crate::auth::{Role, TokenDigest};
+use fairshare_core::config::{ConfigError, Location};
 use fairshare_core::heaviness::knobs::{KnobProfile, PriorityConfig};
 use fairshare_core::heaviness::{HeavinessConfig, Resource, ResourceKind};
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use thiserror::Error;
 
 /// Everything `fairshare serve` runs with.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -100,7 +100,7 @@ impl Limits {
     /// Checks every bound.
     fn check(&self) -> Result<(), ConfigError> {
         if !(1..=1_000_000).contains(&self.max_connections) {
-            return Err(ConfigError::Invalid(format!(
+            return Err(invalid_setting(format!(
                 "limits.max_connections must be between 1 and 1000000, found {}",
                 self.max_connections
             )));
@@ -111,7 +111,7 @@ impl Limits {
             ("idle_timeout_s", self.idle_timeout_s),
         ] {
             if !(0.1..=3600.0).contains(&v) {
-                return Err(ConfigError::Invalid(format!(
+                return Err(invalid_setting(format!(
                     "limits.{name} must be a number of seconds in [0.1, 3600], found {v}"
                 )));
             }
@@ -161,28 +161,10 @@ impl Default for ServiceConfig {
     }
 }
 
-/// A configuration that cannot be used.
-#[derive(Debug, Error)]
-pub enum ConfigError {
-    /// The file could not be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file is not valid TOML for this configuration.
-    #[error("{path}: {source}")]
-    Toml {
-        /// The file.
-        path: PathBuf,
-        /// Where and why.
-        source: toml::de::Error,
-    },
-    /// A value out of its range.
-    #[error("configuration: {0}")]
-    Invalid(String),
+/// A value out of its range, found when the file, the environment and the command line are
+/// put together: reported against the whole `configuration`, not a file.
+fn invalid_setting(message: impl Into<String>) -> ConfigError {
+    ConfigError::invalid(Location::file("configuration"), message)
 }
 
 impl ServiceConfig {
@@ -194,16 +176,13 @@ impl ServiceConfig {
         overlays: &[(&str, &str)],
     ) -> Result<ServiceConfig, ConfigError> {
         let source = path.map_or_else(|| PathBuf::from("(command line)"), Path::to_path_buf);
-        let toml_error = |source_error| ConfigError::Toml {
-            path: source.clone(),
-            source: source_error,
+        let toml_error = |e: toml::de::Error| ConfigError::Toml {
+            at: Location::file(&source),
+            message: e.to_string(),
         };
         let mut table = match path {
             Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
+                let text = std::fs::read_to_string(path).map_err(|e| ConfigError::io(path, e))?;
                 toml::from_str::<toml::Table>(&text).map_err(toml_error)?
             }
             None => toml::Table::new(),
@@ -217,7 +196,7 @@ impl ServiceConfig {
     /// The knob profile this configuration names.
     pub fn knob_profile(&self) -> Result<KnobProfile, ConfigError> {
         KnobProfile::named(&self.profile).ok_or_else(|| {
-            ConfigError::Invalid(format!(
+            invalid_setting(format!(
                 "profile {:?} is not one of {}",
                 self.profile,
                 fairshare_core::heaviness::knobs::PROFILES.join(", ")
@@ -227,12 +206,12 @@ impl ServiceConfig {
 
     /// Checks every value before the daemon starts.
     pub fn check(&self) -> Result<(), ConfigError> {
-        let invalid = |m: String| Err(ConfigError::Invalid(m));
+        let invalid = |m: String| Err(invalid_setting(m));
         self.knob_profile()?;
         self.heaviness
             .check()
-            .map_err(|e| ConfigError::Invalid(e.to_string()))?;
-        self.priority.check().map_err(ConfigError::Invalid)?;
+            .map_err(|e| invalid_setting(e.to_string()))?;
+        self.priority.check().map_err(invalid_setting)?;
         if self.resources.is_empty() {
             return invalid("resources: at least one resource is needed".into());
         }
@@ -281,7 +260,7 @@ impl ServiceConfig {
             return Ok(());
         };
         let name = self.token_name(i);
-        let invalid = |m: String| Err(ConfigError::Invalid(format!("tokens[{i}] ({name}): {m}")));
+        let invalid = |m: String| Err(invalid_setting(format!("tokens[{i}] ({name}): {m}")));
         if t.role != Role::Agent {
             return invalid(format!(
                 "nodes binds agent tokens only; a {} token acts for every node",
@@ -309,7 +288,7 @@ impl ServiceConfig {
 /// Replaces the keys of the `key` table with those of an inline TOML table.
 fn overlay(table: &mut toml::Table, key: &str, inline: &str) -> Result<(), ConfigError> {
     let wrong = || {
-        ConfigError::Invalid(format!(
+        invalid_setting(format!(
             "{key}: {inline:?} must be an inline TOML table such as {{normalizer = 2}}"
         ))
     };
@@ -321,7 +300,7 @@ fn overlay(table: &mut toml::Table, key: &str, inline: &str) -> Result<(), Confi
         .entry(key)
         .or_insert_with(|| toml::Value::Table(toml::Table::new()));
     let existing = slot.as_table_mut().ok_or_else(|| {
-        ConfigError::Invalid(format!("{key} in the configuration file is not a table"))
+        invalid_setting(format!("{key} in the configuration file is not a table"))
     })?;
     existing.extend(given);
     Ok(())

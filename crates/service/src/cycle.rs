@@ -4,7 +4,7 @@
 //! names things by their ids and keeps the memory between cycles.
 
 pub use crate::model::Id;
-use crate::model::{Explanation, Knobs, Priorities, UserPriority, WorkloadPriority};
+use crate::model::{Explanation, Priorities, UserPriority, WorkloadPriority};
 use fairshare_core::heaviness::knobs::{priority, KnobProfile, PriorityConfig, PriorityMemory};
 use fairshare_core::heaviness::{
     heaviness, smooth, Cloud, HeavinessConfig, HeavinessError, Node, Resource, ResourceKind, User,
@@ -183,7 +183,7 @@ pub fn compute(
             heaviness: wh.heaviness,
             priority_input: wh.priority_input,
             measured: smoothed.is_some(),
-            knobs: Knobs::from(settings.profile.values(p, bytes)),
+            knobs: settings.profile.values(p, bytes),
             written: None,
         });
         memory.push((

@@ -7,9 +7,11 @@ pub mod api;
 pub mod auth;
 pub mod config;
 pub mod cycle;
+pub mod error;
 pub mod metrics;
 pub mod model;
 pub mod server;
+pub mod state;
 pub mod store;
 
 pub use api::ApiDoc;

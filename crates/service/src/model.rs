@@ -429,39 +429,12 @@ pub struct WorkloadPriority {
     /// Whether a usage report has been counted for it (if not, it counts as using its endowment).
     pub measured: bool,
     /// The priority and the knob values of the daemon's profile.
-    pub knobs: Knobs,
+    pub knobs: KnobValues,
     /// What its node's agent last reported to be in force in its knob files (absent until an
     /// agent reports it, or when it was reported from another node than the workload's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = json!({"cpu.shares": 1597, "blkio.weight": 500}))]
     pub written: Option<KnobsWritten>,
-}
-
-/// The knob values of the configured profile for one workload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct Knobs {
-    /// Priority in [−50, 50], −50 the highest.
-    pub priority: i32,
-    /// CPU weight.
-    pub cpu: u64,
-    /// I/O weight.
-    pub io: u64,
-    /// Memory protection in the profile's unit, when the workload's memory size is known.
-    pub memory: Option<u64>,
-    /// Network weight, when the profile has one.
-    pub network: Option<u64>,
-}
-
-impl From<KnobValues> for Knobs {
-    fn from(k: KnobValues) -> Knobs {
-        Knobs {
-            priority: k.priority,
-            cpu: k.cpu,
-            io: k.io,
-            memory: k.memory,
-            network: k.network,
-        }
-    }
 }
 
 /// `GET /v1/users/{id}`: why a user is as heavy as they are.

@@ -2,35 +2,31 @@
 //! groups (one sync for many, so 200 means durable without one fsync per request), the cycle
 //! that computes priorities where this replica leads, and a graceful start and stop.
 
-use crate::api::{router, ApiError, Caller};
-use crate::auth::TokenDigest;
-use crate::config::{ConfigError, Limits, ServiceConfig};
+use crate::api::router;
+use crate::config::{Limits, ServiceConfig};
 use crate::cycle::{compute, Settings, Snapshot};
+use crate::error::ApiError;
 use crate::metrics::Metrics;
-use crate::model::{Health, UsageAck, UsageReport};
+use crate::state::{Caller, Shared, WriteRequest};
 use crate::store::{now_ms, redact, Leadership, Store, StoreError};
 use axum_server::accept::Accept;
 use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 use axum_server::Handle;
+use fairshare_core::config::ConfigError;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-/// How long a report waits for its group commit before it is answered 503: a database that
-/// stops answering without closing its connections (dropped packets) would otherwise hold
-/// every writer until TCP gives up.
-const WRITE_DEADLINE: Duration = Duration::from_secs(2);
 use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tokio_io_timeout::TimeoutStream;
 
@@ -58,93 +54,6 @@ pub enum ServeError {
     /// The address could not be bound, or TLS files could not be read.
     #[error("{0}")]
     Io(String),
-}
-
-type WriteRequest = (UsageReport, oneshot::Sender<Result<UsageAck, ApiError>>);
-
-/// What every handler and task shares.
-pub struct Shared {
-    /// Computation settings.
-    pub settings: Settings,
-    /// The state.
-    pub store: Store,
-    /// The configured tokens' digests.
-    pub digests: Vec<TokenDigest>,
-    /// Who each token is and what it may do, in the order of `digests`.
-    pub callers: Vec<Caller>,
-    /// Per-token rate limit, if on.
-    pub limiter: Option<DefaultKeyedRateLimiter<usize>>,
-    /// How long a request's body may take to arrive.
-    pub body_timeout: Duration,
-    /// Metrics.
-    pub metrics: Metrics,
-    writer: mpsc::Sender<WriteRequest>,
-    snapshot: RwLock<Arc<Snapshot>>,
-    leader: AtomicBool,
-    connections: Arc<Semaphore>,
-    max_connections: usize,
-}
-
-impl Shared {
-    /// The latest snapshot this replica knows.
-    pub fn snapshot(&self) -> Arc<Snapshot> {
-        self.snapshot.read().expect("no writer panics").clone()
-    }
-
-    fn set_snapshot(&self, snapshot: Snapshot) {
-        self.metrics.cycle.set(snapshot.cycle as i64);
-        *self.snapshot.write().expect("no writer panics") = Arc::new(snapshot);
-    }
-
-    /// Hands a checked report to the group-commit writer and waits until it is durable.
-    pub async fn write(&self, report: UsageReport) -> Result<UsageAck, ApiError> {
-        let (tx, rx) = oneshot::channel();
-        self.writer
-            .send((report, tx))
-            .await
-            .map_err(|_| ApiError::unavailable("the service is shutting down"))?;
-        match tokio::time::timeout(WRITE_DEADLINE, rx).await {
-            Ok(answer) => {
-                answer.map_err(|_| ApiError::unavailable("the service is shutting down"))?
-            }
-            // The report may still be stored: a retry with its number is recognised.
-            Err(_) => Err(ApiError::unavailable(format!(
-                "the database did not store the report within {} s; send it again",
-                WRITE_DEADLINE.as_secs()
-            ))),
-        }
-    }
-
-    /// Health as `/healthz` and `/readyz` print it.
-    pub fn health(&self, status: &str) -> Health {
-        let snapshot = self.snapshot();
-        Health {
-            status: status.to_string(),
-            leader: self.leader.load(Ordering::Relaxed),
-            cycle: snapshot.cycle,
-            last_cycle_age_s: cycle_age(&snapshot),
-        }
-    }
-
-    /// Updates the gauges read at a scrape: the last cycle's age, the connections open.
-    pub fn refresh_gauges(&self) {
-        if let Some(age) = cycle_age(&self.snapshot()) {
-            self.metrics.last_cycle_age.set(age);
-        }
-        let open = self.max_connections - self.connections.available_permits();
-        self.metrics.connections_open.set(open as i64);
-    }
-
-    fn set_leader(&self, leading: bool) {
-        if self.leader.swap(leading, Ordering::Relaxed) != leading {
-            tracing::info!(leading, "leadership changed");
-        }
-        self.metrics.leader.set(i64::from(leading));
-    }
-}
-
-fn cycle_age(snapshot: &Snapshot) -> Option<f64> {
-    (snapshot.cycle > 0).then(|| (now_ms() - snapshot.computed_at_ms).max(0) as f64 / 1000.0)
 }
 
 /// A daemon started in this process: its address, and how to stop it.

@@ -73,7 +73,7 @@ fn backfill(c: &mut Criterion) {
     for load in [0.8, 1.0, 1.2] {
         let tasks = jobs(load);
         let easy = run(
-            &config(Scheduler::Easy),
+            &config(Scheduler::EASY),
             tasks.iter().cloned().map(Ok::<_, Infallible>),
             |_| {},
         )
@@ -83,7 +83,7 @@ fn backfill(c: &mut Criterion) {
             "load {load}: mean waiting jobs under EASY ≈ {:.0}",
             easy.mean_wait_s * JOBS as f64 / span
         );
-        for scheduler in [Scheduler::Easy, Scheduler::Conservative] {
+        for scheduler in [Scheduler::EASY, Scheduler::CONSERVATIVE] {
             let config = config(scheduler);
             group.bench_with_input(
                 BenchmarkId::new(format!("{scheduler:?}"), load),

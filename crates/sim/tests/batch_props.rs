@@ -188,8 +188,8 @@ proptest! {
     fn schedules_are_sound(
         types in prop::collection::vec(node_type(), 1..3),
         specs in prop::collection::vec(job_spec(), 1..25),
-        scheduler in prop::sample::select(vec![Scheduler::Fill, Scheduler::Easy, Scheduler::Conservative]),
-        fit in prop::sample::select(vec![Fit::First, Fit::Best]),
+        scheduler in prop::sample::select(vec![Scheduler::FILL, Scheduler::EASY, Scheduler::CONSERVATIVE]),
+        fit in prop::sample::select(vec![Fit::FIRST, Fit::BEST]),
         policy in prop::sample::select(vec!["fifo", "drf"]),
     ) {
         let catalogue = catalogue(&types);
@@ -206,7 +206,7 @@ proptest! {
             if some_fast && !task.properties.is_empty() {
                 prop_assert!(job.placed.iter().all(|(n, _)| nodes[*n].1), "job {} off its property", job.id);
             }
-            let promised = scheduler == Scheduler::Conservative || (scheduler == Scheduler::Easy && policy == "fifo");
+            let promised = scheduler == Scheduler::CONSERVATIVE || (scheduler == Scheduler::EASY && policy == "fifo");
             if let (true, Some(reserved)) = (promised, job.first_reserved) {
                 prop_assert!(job.start <= reserved, "job {} started at {} after its reservation at {}", job.id, job.start, reserved);
             }
@@ -218,7 +218,7 @@ proptest! {
         types in prop::collection::vec(node_type(), 1..3),
         specs in prop::collection::vec((job_spec(), 0u32..3), 1..25),
         limits in prop::collection::vec((prop::option::of(1u32..12), 0i32..3), 3),
-        scheduler in prop::sample::select(vec![Scheduler::Fill, Scheduler::Easy, Scheduler::Conservative]),
+        scheduler in prop::sample::select(vec![Scheduler::FILL, Scheduler::EASY, Scheduler::CONSERVATIVE]),
         policy in prop::sample::select(vec!["fifo", "drf"]),
     ) {
         let catalogue = catalogue(&types);
@@ -231,7 +231,7 @@ proptest! {
             .map(|&(processors, priority)| QueueLimit { processors: processors.map(f64::from), priority, cost: 1.0 })
             .collect();
         let capacity = Capacity::Machines(catalogue);
-        let result = replay_with_queues(&capacity, policy, scheduler, Fit::First, &tasks, &limits);
+        let result = replay_with_queues(&capacity, policy, scheduler, Fit::FIRST, &tasks, &limits);
         prop_assert_eq!(result.tasks_completed + result.tasks_never_fit, result.tasks_submitted, "every job that fits runs");
         check_nodes(&result.jobs, &tasks, &nodes)?;
         for job in &result.jobs {

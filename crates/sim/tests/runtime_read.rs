@@ -1,6 +1,7 @@
 //! Runtime scenario files: what is accepted, and every mistake reported at its line.
 
-use fairshare_sim::runtime::{RuntimeError, RuntimePolicy, RuntimeScenario};
+use fairshare_core::config::ConfigError;
+use fairshare_sim::runtime::{RuntimePolicy, RuntimeScenario};
 use std::path::Path;
 
 const HEAD: &str = r#"[runtime]
@@ -18,7 +19,7 @@ name = "n"
 supply = { cpu = 4, mem = 8e9 }
 "#;
 
-fn read(text: &str) -> Result<RuntimeScenario, RuntimeError> {
+fn read(text: &str) -> Result<RuntimeScenario, ConfigError> {
     RuntimeScenario::from_toml(text, Path::new("s.toml"))
 }
 

@@ -1,5 +1,6 @@
 //! Scenario files: the TOML format, its errors, and the paper's scenarios as shipped.
 
+use fairshare_core::config::ConfigError;
 use fairshare_sim::scenario::{
     Accounting, Dist, GapForm, ProcessPolicy, Scenario, ScenarioError, Simulation,
 };
@@ -449,7 +450,10 @@ fn program_files_give_priority_and_program() {
 #[test]
 fn an_unreadable_scenario_is_an_io_error() {
     let error = Scenario::read(Path::new("no/such/scenario.toml")).unwrap_err();
-    assert!(matches!(error, ScenarioError::Io { .. }), "{error}");
+    assert!(
+        matches!(error, ScenarioError::Config(ConfigError::Io { .. })),
+        "{error}"
+    );
     assert!(error.to_string().starts_with("no/such/scenario.toml: "));
 }
 

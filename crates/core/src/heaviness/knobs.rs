@@ -162,10 +162,13 @@ pub struct NamedKnob {
     pub range: KnobRange,
 }
 
-/// The values to write for one workload.
+/// The knob values of a profile for one workload: what to write.
+// The daemon's API sends this type as it is; with the `openapi` feature it has a schema, named
+// `Knobs` as the API has always called it, whose descriptions are these doc comments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = Knobs))]
 pub struct KnobValues {
-    /// The priority they come from, −50 (highest) to 50.
+    /// The priority they come from, in [−50, 50], −50 the highest.
     pub priority: i32,
     /// The CPU weight.
     pub cpu: u64,
@@ -173,7 +176,7 @@ pub struct KnobValues {
     pub io: u64,
     /// The memory protection in the profile's unit, when the workload's memory size is known.
     pub memory: Option<u64>,
-    /// The network class, when the profile has one.
+    /// The network weight (the paper's traffic class), when the profile has one.
     pub network: Option<u64>,
 }
 

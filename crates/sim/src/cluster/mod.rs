@@ -14,26 +14,27 @@
 //! workload counts such jobs); a job without a request is planned with its runtime, a perfect
 //! estimate. So no plan is ever overrun and no recorded work is cut short.
 
+mod discipline;
 mod load;
 mod meter;
+mod overrun;
+mod placement;
 mod profile;
 mod recorder;
 mod result;
-mod seams;
 mod space;
 mod statistics;
 mod waiting;
 
+pub use discipline::{Conservative, Discipline, Easy, Fill, Pass, Reservations, Scheduler};
 pub use load::Load;
 pub use load::{AsRecorded, Recorded, RecordedPeak};
+pub use overrun::Overrun;
+pub use placement::{BestFit, FirstFit, Fit, Node, Placement};
 pub use recorder::MOST_SAMPLES;
 pub use result::{
     AccountResult, JobRecord, PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S,
     TOP_USERS,
-};
-pub use seams::{
-    BestFit, Conservative, Discipline, Easy, Fill, FirstFit, Fit, Node, Overrun, Pass, Placement,
-    Reservations, Scheduler,
 };
 pub use space::{Capacity, MOST_MACHINES};
 pub use statistics::{bounded_slowdown, jain};

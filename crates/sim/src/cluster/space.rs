@@ -9,8 +9,8 @@
 //! time, against the nodes' use now or, for backfilling, their most expected use over a window
 //! of the availability profile.
 
+use super::placement::{Node, Placement};
 use super::profile::Skyline;
-use super::seams::{Node, Placement};
 use fairshare_core::alloc::tasks::FIT_SLACK;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_core::usage::metric::UsageMetric;
@@ -648,7 +648,7 @@ fn take(used: &mut [f64], demand: &[f64]) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::seams::{BestFit, FirstFit};
+    use super::super::placement::{BestFit, FirstFit};
     use super::*;
     use fairshare_core::model::NodeType;
 

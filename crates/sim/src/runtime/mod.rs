@@ -18,7 +18,7 @@ mod read;
 mod result;
 
 pub use engine::{compare, run, run_observed, RuntimePolicy, Tick, MAX_RECORDED, MAX_TICKS};
-pub use read::{read_series, RuntimeError, MAX_NODES, MAX_WORKLOADS};
+pub use read::{read_series, MAX_NODES, MAX_WORKLOADS};
 pub use result::{RuntimeComparison, RuntimeRun, UserSeries, WorkloadSeries};
 
 use fairshare_core::heaviness::knobs::{KnobProfile, PriorityConfig};

@@ -2,47 +2,19 @@
 //! beside the scenario, every value checked, and each mistake reported at its line.
 
 use super::*;
-use crate::scenario::{locate, one_line, Location};
+use crate::scenario::parse_toml;
+use fairshare_core::config::{one_line, ConfigError, Location};
 use fairshare_core::heaviness::{heaviness, ResourceKind, Workload};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use toml::Spanned;
 
 /// At most this many nodes after `count` is expanded.
 pub const MAX_NODES: usize = 100_000;
 /// At most this many workloads after `count` is expanded.
 pub const MAX_WORKLOADS: usize = 1_000_000;
-
-/// Why a runtime scenario could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum RuntimeError {
-    /// A file could not be read.
-    #[error("{}: {error}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the system said.
-        error: std::io::Error,
-    },
-    /// The TOML is malformed, has an unknown key, or a value of the wrong type.
-    #[error("{at}: {message}")]
-    Toml {
-        /// Where.
-        at: Location,
-        /// What was expected.
-        message: String,
-    },
-    /// A value is well-formed but wrong: an unknown name, a duplicate, a number out of range.
-    #[error("{at}: {message}")]
-    Invalid {
-        /// Where.
-        at: Location,
-        /// What is wrong and what was expected.
-        message: String,
-    },
-}
 
 impl RuntimeScenario {
     /// Whether a scenario text is a runtime scenario (it has `[runtime]` or `[[workload]]`
@@ -54,28 +26,22 @@ impl RuntimeScenario {
     }
 
     /// Reads and checks the runtime scenario file at `path`.
-    pub fn read(path: &Path) -> Result<RuntimeScenario, RuntimeError> {
+    pub fn read(path: &Path) -> Result<RuntimeScenario, ConfigError> {
         let text = read_text(path)?;
         RuntimeScenario::from_toml(&text, path)
     }
 
     /// Parses and checks scenario `text`; `origin` is its file, named in errors and the folder
     /// `series` files are read from (the only file I/O).
-    pub fn from_toml(text: &str, origin: &Path) -> Result<RuntimeScenario, RuntimeError> {
-        let raw: RawScenario = toml::from_str(text).map_err(|error| RuntimeError::Toml {
-            at: locate(text, origin, error.span()),
-            message: one_line(error.message()),
-        })?;
+    pub fn from_toml(text: &str, origin: &Path) -> Result<RuntimeScenario, ConfigError> {
+        let raw: RawScenario = parse_toml(text, origin)?;
         Loader { text, origin }.load(raw)
     }
 }
 
 /// Reads a whole file.
-fn read_text(path: &Path) -> Result<String, RuntimeError> {
-    std::fs::read_to_string(path).map_err(|error| RuntimeError::Io {
-        path: path.to_path_buf(),
-        error,
-    })
+fn read_text(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError::io(path, e))
 }
 
 /// The file as written.
@@ -187,19 +153,16 @@ struct Loader<'a> {
 impl Loader<'_> {
     /// Where the value with this span starts.
     fn at(&self, span: Range<usize>) -> Location {
-        locate(self.text, self.origin, Some(span))
+        Location::in_text(self.text, self.origin, Some(span))
     }
 
-    /// An [`RuntimeError::Invalid`] at `span`.
-    fn invalid(&self, span: Range<usize>, message: impl Into<String>) -> RuntimeError {
-        RuntimeError::Invalid {
-            at: self.at(span),
-            message: message.into(),
-        }
+    /// A [`ConfigError::Invalid`] at `span`.
+    fn invalid(&self, span: Range<usize>, message: impl Into<String>) -> ConfigError {
+        ConfigError::invalid(self.at(span), message)
     }
 
     /// Builds and checks the whole scenario.
-    fn load(&self, raw: RawScenario) -> Result<RuntimeScenario, RuntimeError> {
+    fn load(&self, raw: RawScenario) -> Result<RuntimeScenario, ConfigError> {
         let runtime_span = raw.runtime.span();
         let runtime = raw.runtime.into_inner();
         raw.heaviness
@@ -255,7 +218,7 @@ impl Loader<'_> {
     }
 
     /// A finite number > 0.
-    fn positive(&self, value: &Spanned<f64>, name: &str) -> Result<f64, RuntimeError> {
+    fn positive(&self, value: &Spanned<f64>, name: &str) -> Result<f64, ConfigError> {
         let v = *value.get_ref();
         if v.is_finite() && v > 0.0 {
             Ok(v)
@@ -268,7 +231,7 @@ impl Loader<'_> {
     }
 
     /// A finite number ≥ 0.
-    fn amount(&self, value: &Spanned<f64>, name: &str) -> Result<f64, RuntimeError> {
+    fn amount(&self, value: &Spanned<f64>, name: &str) -> Result<f64, ConfigError> {
         let v = *value.get_ref();
         if v.is_finite() && v >= 0.0 {
             Ok(v)
@@ -286,7 +249,7 @@ impl Loader<'_> {
         name: &Spanned<String>,
         what: &str,
         seen: &HashSet<String>,
-    ) -> Result<String, RuntimeError> {
+    ) -> Result<String, ConfigError> {
         let n = name.get_ref().trim();
         if n.is_empty() {
             return Err(self.invalid(
@@ -305,7 +268,7 @@ impl Loader<'_> {
         &self,
         raw: Vec<RawResource>,
         runtime_span: Range<usize>,
-    ) -> Result<Vec<Resource>, RuntimeError> {
+    ) -> Result<Vec<Resource>, ConfigError> {
         if raw.is_empty() {
             return Err(self.invalid(
                 runtime_span,
@@ -329,7 +292,7 @@ impl Loader<'_> {
         table: &Amounts,
         resources: &[Resource],
         field: &str,
-    ) -> Result<Vec<f64>, RuntimeError> {
+    ) -> Result<Vec<f64>, ConfigError> {
         let mut v = vec![0.0; resources.len()];
         for (name, amount) in table.get_ref() {
             let Some(r) = resources.iter().position(|res| &res.name == name) else {
@@ -354,7 +317,7 @@ impl Loader<'_> {
         so_far: usize,
         max: usize,
         what: &str,
-    ) -> Result<usize, RuntimeError> {
+    ) -> Result<usize, ConfigError> {
         let Some(c) = count else { return Ok(1) };
         let n = *c.get_ref();
         let room = max.saturating_sub(so_far) as u64;
@@ -373,7 +336,7 @@ impl Loader<'_> {
         raw: Vec<RawNode>,
         resources: &[Resource],
         runtime_span: Range<usize>,
-    ) -> Result<Vec<NodeSpec>, RuntimeError> {
+    ) -> Result<Vec<NodeSpec>, ConfigError> {
         let mut nodes: Vec<NodeSpec> = Vec::new();
         let mut names: HashSet<String> = HashSet::new();
         for n in raw {
@@ -422,7 +385,7 @@ impl Loader<'_> {
         &self,
         raw: Vec<RawUser>,
         resources: &[Resource],
-    ) -> Result<Vec<UserSpec>, RuntimeError> {
+    ) -> Result<Vec<UserSpec>, ConfigError> {
         let mut users: Vec<UserSpec> = Vec::new();
         let mut names: HashSet<String> = HashSet::new();
         for u in raw {
@@ -445,7 +408,7 @@ impl Loader<'_> {
         resources: &[Resource],
         nodes: &[NodeSpec],
         users: &mut Vec<UserSpec>,
-    ) -> Result<Vec<WorkloadSpec>, RuntimeError> {
+    ) -> Result<Vec<WorkloadSpec>, ConfigError> {
         let mut workloads: Vec<WorkloadSpec> = Vec::new();
         let mut names: HashSet<String> = HashSet::new();
         for w in raw {
@@ -521,7 +484,7 @@ impl Loader<'_> {
     }
 
     /// A workload's demand: exactly one of `demand`, `steps` or `series`.
-    fn demand(&self, w: &RawWorkload, resources: &[Resource]) -> Result<Demand, RuntimeError> {
+    fn demand(&self, w: &RawWorkload, resources: &[Resource]) -> Result<Demand, ConfigError> {
         match (&w.demand, &w.steps, &w.series) {
             (Some(d), None, None) => Ok(Demand {
                 steps: vec![(0.0, self.vector(d, resources, "demand")?)],
@@ -544,7 +507,7 @@ impl Loader<'_> {
         &self,
         steps: &Spanned<Vec<RawStep>>,
         resources: &[Resource],
-    ) -> Result<Demand, RuntimeError> {
+    ) -> Result<Demand, ConfigError> {
         if steps.get_ref().is_empty() {
             return Err(self.invalid(
                 steps.span(),
@@ -571,7 +534,7 @@ impl Loader<'_> {
         &self,
         file: &Spanned<String>,
         resources: &[Resource],
-    ) -> Result<Demand, RuntimeError> {
+    ) -> Result<Demand, ConfigError> {
         let path = self
             .origin
             .parent()
@@ -593,18 +556,9 @@ fn expanded(name: &str, count: usize) -> Vec<String> {
 
 /// Parses a demand series: a header `time_s,<resource>,…` (resources not named are 0) and rows
 /// of numbers, times increasing.
-pub fn read_series(
-    text: &str,
-    path: &Path,
-    resources: &[Resource],
-) -> Result<Demand, RuntimeError> {
-    let at = |line: u64, message: String| RuntimeError::Invalid {
-        at: Location {
-            file: path.to_path_buf(),
-            line: Some(line as usize),
-            column: None,
-        },
-        message,
+pub fn read_series(text: &str, path: &Path, resources: &[Resource]) -> Result<Demand, ConfigError> {
+    let at = |line: u64, message: String| {
+        ConfigError::invalid(Location::line(path, line as usize), message)
     };
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
@@ -640,7 +594,7 @@ pub fn read_series(
             at(line, one_line(&e.to_string()))
         })?;
         let line = record.position().map_or(0, |p| p.line());
-        let number = |i: usize, field: &str| -> Result<f64, RuntimeError> {
+        let number = |i: usize, field: &str| -> Result<f64, ConfigError> {
             let cell = record.get(i).unwrap_or("");
             match cell.parse::<f64>() {
                 Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
@@ -672,7 +626,7 @@ pub fn read_series(
 impl Loader<'_> {
     /// Computes one round of heaviness with every workload seen for the first time, so a
     /// scenario the metric cannot handle is refused before it runs.
-    fn first_round(&self, s: &RuntimeScenario, span: Range<usize>) -> Result<(), RuntimeError> {
+    fn first_round(&self, s: &RuntimeScenario, span: Range<usize>) -> Result<(), ConfigError> {
         let workloads = s
             .workloads
             .iter()

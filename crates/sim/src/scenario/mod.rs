@@ -33,7 +33,7 @@ mod check;
 mod limits;
 mod program;
 mod read;
-pub(crate) use read::{locate, one_line};
+pub(crate) use read::parse_toml;
 
 pub use limits::{
     check_runs, is_time_sliced, LimitError, MAX_EVENTS_PER_RUN, MAX_RUNS, MAX_TIME_S, MIN_STEP_S,
@@ -42,6 +42,7 @@ pub use program::{
     parse_program_file, Block, Dist, Program, ProgramError, ProgramErrorKind, Request,
 };
 
+use fairshare_core::config::{ConfigError, Location};
 pub use fairshare_core::priority::bottleneck::GapForm;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -188,49 +189,13 @@ pub struct ProcessSpec {
     pub program: Program,
 }
 
-/// Where something is in a file: `file[:line[:column]]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Location {
-    /// The file.
-    pub file: PathBuf,
-    /// The line, from 1, if known.
-    pub line: Option<usize>,
-    /// The column, from 1, if known.
-    pub column: Option<usize>,
-}
-
-impl fmt::Display for Location {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-            if let Some(column) = self.column {
-                write!(f, ":{column}")?;
-            }
-        }
-        Ok(())
-    }
-}
-
 /// Everything that can be wrong with a scenario.
 #[derive(Debug, Error)]
 pub enum ScenarioError {
-    /// The scenario file could not be read.
-    #[error("{}: {error}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the system said.
-        error: std::io::Error,
-    },
-    /// The TOML is malformed, has an unknown key, or a value out of range.
-    #[error("{at}: {message}")]
-    Toml {
-        /// Where.
-        at: Location,
-        /// What was expected.
-        message: String,
-    },
+    /// The scenario file could not be read, or its TOML is malformed, has an unknown key, or a
+    /// value out of range: what every configuration reader reports.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     /// A line of a program written in the scenario file.
     #[error("{at}: process \"{process}\": program {error}")]
     Program {

@@ -11,20 +11,14 @@ use toml::Spanned;
 impl Scenario {
     /// Reads and checks the scenario file at `path`.
     pub fn read(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|error| ScenarioError::Io {
-            path: path.to_path_buf(),
-            error,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::io(path, e))?;
         Scenario::from_toml(&text, path)
     }
 
     /// Parses and checks scenario `text`; `origin` is its file, named in errors and the folder
     /// `program_file`s are read from (the only file I/O).
     pub fn from_toml(text: &str, origin: &Path) -> Result<Scenario, ScenarioError> {
-        let raw: RawScenario = toml::from_str(text).map_err(|error| ScenarioError::Toml {
-            at: locate(text, origin, error.span()),
-            message: one_line(error.message()),
-        })?;
+        let raw: RawScenario = parse_toml(text, origin)?;
         if raw.process.is_empty() {
             return Err(ScenarioError::NoProcesses {
                 file: origin.to_path_buf(),
@@ -54,7 +48,7 @@ impl Scenario {
             };
             let at = process.and_then(|i| named.get(i).cloned());
             ScenarioError::Limit {
-                at: at.unwrap_or_else(|| locate(text, origin, None)),
+                at: at.unwrap_or_else(|| Location::file(origin)),
                 error,
             }
         })?;
@@ -137,7 +131,7 @@ impl Loader<'_> {
     fn at(&self, span: Range<usize>) -> Location {
         Location {
             column: None,
-            ..locate(self.text, self.origin, Some(span))
+            ..Location::in_text(self.text, self.origin, Some(span))
         }
     }
 
@@ -264,24 +258,14 @@ impl Loader<'_> {
     }
 }
 
-/// The location of byte `span.start` of `text`, or just the file without a span.
-pub(crate) fn locate(text: &str, file: &Path, span: Option<Range<usize>>) -> Location {
-    let before = span.and_then(|span| text.get(..span.start));
-    Location {
-        file: file.to_path_buf(),
-        line: before.map(|before| before.matches('\n').count() + 1),
-        column: before.map(|before| before.rsplit('\n').next().unwrap_or("").chars().count() + 1),
-    }
-}
-
-/// A possibly multi-line message on one line.
-pub(crate) fn one_line(message: &str) -> String {
-    let parts: Vec<&str> = message
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    parts.join(": ")
+/// Parses scenario `text`, the whole of file `origin`; a mistake is reported at its line and
+/// column.
+pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    origin: &Path,
+) -> Result<T, ConfigError> {
+    toml::from_str(text)
+        .map_err(|error| ConfigError::toml_in(text, origin, error.span(), error.message()))
 }
 
 /// The scenario-file line of a TOML program string's first line, when its lines map one to
@@ -294,7 +278,7 @@ fn first_program_line(text: &str, program: &Spanned<String>) -> Option<usize> {
         .any(|opening| literal.starts_with(opening));
     let newlines = |s: &str| s.matches('\n').count();
     let exact = newlines(literal) == newlines(program.get_ref()) + usize::from(trimmed);
-    let line = locate(text, Path::new(""), Some(span)).line?;
+    let line = Location::in_text(text, Path::new(""), Some(span)).line?;
     exact.then_some(line + usize::from(trimmed))
 }
 

@@ -1,0 +1,154 @@
+//! A replay as three calls: [`ReplayPlan::new`] assembles, once, what every policy of a replay
+//! shares — the capacity, the users' shares and account tree, the site's queue limits and the
+//! engine's settings — [`ReplayPlan::run`] runs one policy under it (with the results per
+//! account), and [`ReplayPlan::summary`] gathers the runs into the document the report draws
+//! and `--json` writes. The command line, the tests and the Python bindings all replay through
+//! it, so none repeats the assembly.
+
+use crate::shares::{account_results, Entitled, ShareSource};
+use crate::{LabError, Queues, Replay, Workload};
+use fairshare_core::policy::PolicySpec;
+use fairshare_core::rank::Accounts;
+use fairshare_sim::cluster::{Capacity, PolicyResult};
+use fairshare_sim::summary::ReplaySummary;
+use std::path::PathBuf;
+
+/// Where a replay's capacity comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CapacitySource {
+    /// An explicit pool in the trace's units, as `cpu=120,mem=80`.
+    Pool(String),
+    /// A machine list or catalogue file.
+    Machines(PathBuf),
+    /// A pool of this fraction of the trace's mean requested amount R.
+    FractionOfMean(f64),
+    /// The trace's own machine (a `.machines` file beside an SWF log, its header's MaxProcs),
+    /// else a pool of 1.0 × R.
+    Own,
+}
+
+/// What a replay is asked for beyond its trace and its policies.
+#[derive(Debug, Clone)]
+pub struct ReplayRequest {
+    /// The capacity.
+    pub capacity: CapacitySource,
+    /// The users' entitlements.
+    pub shares: ShareSource,
+    /// The site's queue file; `None`: a `.queues` file beside the log, if there is one.
+    pub queues: Option<PathBuf>,
+    /// The engine's settings.
+    pub replay: Replay,
+}
+
+/// What every policy of one replay runs under.
+pub struct ReplayPlan<'w> {
+    workload: &'w Workload,
+    replay: Replay,
+    capacity: Capacity,
+    /// The capacity's fraction of R, when it is one.
+    fraction: Option<f64>,
+    /// Where the capacity came from, in words.
+    capacity_source: String,
+    entitled: Entitled,
+    accounts: Option<Accounts>,
+    queues: Option<Queues>,
+}
+
+impl<'w> ReplayPlan<'w> {
+    /// Reads and checks the capacity, the shares and the queues of `request` for `workload`.
+    pub fn new(workload: &'w Workload, request: ReplayRequest) -> Result<Self, LabError> {
+        let (capacity, fraction, capacity_source) = capacity(workload, &request.capacity)?;
+        let entitled = workload.entitled(&request.shares, &capacity)?;
+        let accounts = entitled.ranked_accounts()?;
+        let queues = workload.queue_limits(request.queues.as_deref())?;
+        Ok(ReplayPlan {
+            workload,
+            replay: request.replay,
+            capacity,
+            fraction,
+            capacity_source,
+            entitled,
+            accounts,
+            queues,
+        })
+    }
+
+    /// What the plan took from where, for a person to read before the runs: the capacity,
+    /// the shares when not equal, the queues when there are any.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = vec![format!("capacity: {}", self.capacity_source)];
+        if self.entitled.shares.is_some() {
+            notes.push(format!("shares: {}", self.entitled.source));
+        }
+        if let Some(queues) = &self.queues {
+            notes.push(format!("queues: {}", queues.in_words()));
+        }
+        notes
+    }
+
+    /// Replays `policy`, with each account's results when the shares came with accounts;
+    /// `progress` hears the simulated seconds since the first arrival.
+    pub fn run(
+        &self,
+        policy: &PolicySpec,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<PolicyResult, LabError> {
+        let workload = self.workload;
+        let mut config = workload.config(&self.replay, policy.clone(), self.capacity.clone());
+        config.shares.clone_from(&self.entitled.shares);
+        config.accounts.clone_from(&self.accounts);
+        if let Some(queues) = &self.queues {
+            config.queues.clone_from(&queues.limits);
+        }
+        let mut result = workload.run(&config, progress)?;
+        if let Some(tree) = &self.entitled.accounts {
+            result.accounts = account_results(&result, tree, &workload.users);
+        }
+        Ok(result)
+    }
+
+    /// The replay's document: what was read, the setting, and `results` (one per policy, in
+    /// the order they are to be shown).
+    pub fn summary(&self, results: Vec<PolicyResult>) -> ReplaySummary {
+        let workload = self.workload;
+        let capacity = &self.capacity;
+        let source = &self.capacity_source;
+        let mut setting = workload.setting(&self.replay, capacity, self.fraction, source);
+        if self.entitled.shares.is_some() {
+            setting.shares = self.entitled.source.clone();
+        }
+        if let Some(queues) = &self.queues {
+            setting.queues = queues.in_words();
+        }
+        ReplaySummary {
+            input: workload.input.clone(),
+            setting,
+            policies: results,
+        }
+    }
+}
+
+/// The capacity of `source`, its fraction of R when it is one, and where it came from in words.
+fn capacity(
+    workload: &Workload,
+    source: &CapacitySource,
+) -> Result<(Capacity, Option<f64>, String), LabError> {
+    Ok(match source {
+        CapacitySource::Pool(spec) => (workload.pool(spec)?, None, format!("--capacity {spec}")),
+        CapacitySource::Machines(path) => {
+            let words = format!("--machines {}", path.display());
+            (workload.machines(path)?, None, words)
+        }
+        CapacitySource::FractionOfMean(f) => {
+            let words = format!("--capacity-fraction {f} of the mean demand R");
+            (workload.pool_of_mean(*f)?, Some(*f), words)
+        }
+        CapacitySource::Own => match workload.own_machine()? {
+            Some((capacity, words)) => (capacity, None, words),
+            None => {
+                let words = "the trace says nothing about its machine: 1.0 × the mean demand R";
+                (workload.pool_of_mean(1.0)?, Some(1.0), words.into())
+            }
+        },
+    })
+}

@@ -1,0 +1,125 @@
+//! Disciplines: what a scheduling pass may start. The engine ranks users through the
+//! policy's [`Ranker`](fairshare_core::rank::Ranker) and hands the [`Discipline`] a [`Pass`]:
+//! the waiting jobs in the policy's order, one candidate per user, and the means to start a
+//! candidate now, reserve it a later start, pass over it to the user's next job, or set the
+//! user aside. [`Fill`] is the SDRF paper's progressive filling; [`Easy`] and
+//! [`Conservative`] are the backfilling of batch systems, which reserve starts from the
+//! running jobs' requested walltimes and let later jobs jump ahead only where they delay no
+//! reservation. A new discipline is one file here with its type and its [`Scheduler`] entry,
+//! and one line in [`Scheduler::ALL`](Choice::ALL).
+
+mod conservative;
+mod easy;
+mod fill;
+
+pub use conservative::Conservative;
+pub use easy::Easy;
+pub use fill::Fill;
+
+use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::choice::Choice;
+use std::fmt;
+use std::sync::Arc;
+
+/// One scheduling pass as a discipline drives it: the waiting jobs in the policy's order, one
+/// candidate per user (the user's oldest job not yet passed over in this pass).
+pub trait Pass {
+    /// The user whose candidate comes first in the policy's order, if any is left.
+    fn first(&mut self) -> Option<u32>;
+    /// Starts the user's candidate now if it has room and delays no reservation; whether the
+    /// pass may go on to the next choice: true when the candidate started, or when its queue
+    /// is at its limit and it was passed over (a held-back job blocks nobody).
+    fn start(&mut self, user: u32) -> bool;
+    /// Gives the user's candidate a reservation at the earliest time it fits without delaying
+    /// another; a candidate that holds one keeps it. Whether it holds one: not when its queue
+    /// is at its limit (no time can be promised) or no time fits.
+    fn reserve(&mut self, user: u32) -> bool;
+    /// Leaves the user's candidate waiting: the user's next job is its candidate for the rest
+    /// of the pass (none left: the user is set aside).
+    fn pass_over(&mut self, user: u32);
+    /// Takes the user out of the rest of the pass.
+    fn set_aside(&mut self, user: u32);
+    /// Whether nothing more can start now, whatever the order (no node has any free room).
+    fn full(&self) -> bool;
+    /// How many waiting jobs hold no reservation.
+    fn unreserved(&self) -> u64;
+}
+
+/// How long a discipline's reservations last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reservations {
+    /// None are made.
+    None,
+    /// Made in a pass and dropped when it ends (the next pass computes them again).
+    ForThePass,
+    /// Kept until the job starts, moved only earlier when jobs end before their walltime.
+    UntilStart,
+}
+
+/// Runs one scheduling pass: starts jobs in the policy's order while it allows.
+pub trait Discipline: fmt::Debug + Send + Sync {
+    /// Whether and how long the discipline's reservations last; the engine keeps the
+    /// availability profile only for disciplines that make them.
+    fn reservations(&self) -> Reservations;
+    /// Starts what may start now.
+    fn pass(&self, pass: &mut dyn Pass);
+}
+
+/// A discipline fairshare knows, as `--scheduler` chooses it: its name, one line of help, and how
+/// to build it. Each discipline declares its own in its file; [`Scheduler::ALL`](Choice::ALL) lists them.
+#[derive(Clone, Copy)]
+pub struct Scheduler {
+    /// The name `--scheduler` takes.
+    pub name: &'static str,
+    /// One line of help.
+    pub about: &'static str,
+    /// Builds the discipline, with the blocking rule `--rule` gives (only filling reads it).
+    pub build: fn(Blocking) -> Arc<dyn Discipline>,
+}
+
+impl Choice for Scheduler {
+    const ALL: &'static [Scheduler] = &[fill::FILL, easy::EASY, conservative::CONSERVATIVE];
+
+    fn name(self) -> &'static str {
+        self.name
+    }
+
+    fn about(self) -> &'static str {
+        self.about
+    }
+}
+
+impl PartialEq for Scheduler {
+    fn eq(&self, other: &Scheduler) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Scheduler {}
+
+impl Default for Scheduler {
+    /// The first registered: progressive filling.
+    fn default() -> Scheduler {
+        Scheduler::ALL[0]
+    }
+}
+
+impl fmt::Debug for Scheduler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl Scheduler {
+    /// [`Fill`].
+    pub const FILL: Scheduler = fill::FILL;
+    /// [`Easy`].
+    pub const EASY: Scheduler = easy::EASY;
+    /// [`Conservative`].
+    pub const CONSERVATIVE: Scheduler = conservative::CONSERVATIVE;
+
+    /// The discipline, filling by `blocking` when it fills.
+    pub fn discipline(self, blocking: Blocking) -> Arc<dyn Discipline> {
+        (self.build)(blocking)
+    }
+}

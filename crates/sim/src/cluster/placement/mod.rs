@@ -1,0 +1,112 @@
+//! Placement: on which node a task, or one node's part of a parallel job, starts. The
+//! engine's space asks the [`Placement`] node by node, from every node's capacity, use and
+//! speed. A new rule is one file here with its type and its [`Fit`] entry, and one line in
+//! [`Fit::ALL`](Choice::ALL).
+
+mod best;
+mod first;
+
+pub use best::BestFit;
+pub use first::FirstFit;
+
+use fairshare_core::alloc::tasks::FIT_SLACK;
+use fairshare_core::choice::Choice;
+use std::fmt;
+use std::sync::Arc;
+
+/// A node as a placement sees it: capacity and use as fractions of the cluster's total, and
+/// its speed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// What the node offers, as a fraction of the cluster's total of each resource.
+    pub capacity: Vec<f64>,
+    /// What running tasks use of it, in the same units.
+    pub used: Vec<f64>,
+    /// Relative speed: a task runs `runtime / speed` here.
+    pub speed: f64,
+    /// Whether the job being placed may not use this node (its properties do not match, the
+    /// job already holds it, or the job wants it whole and it is not empty).
+    pub closed: bool,
+}
+
+impl Node {
+    /// Whether a task of normalised `demand` fits beside what runs here now.
+    pub fn has_room(&self, demand: &[f64]) -> bool {
+        !self.closed
+            && self
+                .used
+                .iter()
+                .zip(demand)
+                .zip(&self.capacity)
+                .all(|((u, d), c)| u + d <= c + FIT_SLACK)
+    }
+
+    /// Whether nothing runs here.
+    pub fn is_empty(&self) -> bool {
+        self.used.iter().all(|u| *u <= FIT_SLACK)
+    }
+}
+
+/// Chooses the node a task, or one node's part of a parallel job, starts on.
+pub trait Placement: fmt::Debug + Send + Sync {
+    /// A node with room ([`Node::has_room`]) for normalised `demand`, given every node's state;
+    /// `None` when no node has room.
+    fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize>;
+}
+
+/// A placement rule fairshare knows, as `--placement` chooses it: its name, one line of help, and how
+/// to build it. Each rule declares its own in its file; [`Fit::ALL`](Choice::ALL) lists them.
+#[derive(Clone, Copy)]
+pub struct Fit {
+    /// The name `--placement` takes.
+    pub name: &'static str,
+    /// One line of help.
+    pub about: &'static str,
+    /// Builds the rule.
+    pub build: fn() -> Arc<dyn Placement>,
+}
+
+impl Choice for Fit {
+    const ALL: &'static [Fit] = &[first::FIRST, best::BEST];
+
+    fn name(self) -> &'static str {
+        self.name
+    }
+
+    fn about(self) -> &'static str {
+        self.about
+    }
+}
+
+impl PartialEq for Fit {
+    fn eq(&self, other: &Fit) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Fit {}
+
+impl Default for Fit {
+    /// The first registered: first fit.
+    fn default() -> Fit {
+        Fit::ALL[0]
+    }
+}
+
+impl fmt::Debug for Fit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl Fit {
+    /// [`FirstFit`].
+    pub const FIRST: Fit = first::FIRST;
+    /// [`BestFit`].
+    pub const BEST: Fit = best::BEST;
+
+    /// The placement.
+    pub fn placement(self) -> Arc<dyn Placement> {
+        (self.build)()
+    }
+}

@@ -1,0 +1,132 @@
+//! The engine's seams, used from outside the crate as a newcomer would: a discipline and a
+//! placement written here, in one place each, plug into the engine through their registry
+//! entry's type alone (docs/architecture.md, "Seams"). Adding either to fairshare is this code
+//! in one file plus its line in `Scheduler::ALL` or `Fit::ALL`.
+
+use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::choice::Choice;
+use fairshare_core::model::{MachineCatalogue, NodeType, Time};
+use fairshare_sim::cluster::{
+    run, Capacity, ClusterConfig, Discipline, Fit, Node, Pass, Placement, PolicyResult,
+    Reservations, Scheduler, Task, Window,
+};
+use std::convert::Infallible;
+use std::sync::Arc;
+
+/// Starts only the first job of each pass: a strict one-at-a-time discipline.
+#[derive(Debug)]
+struct OneAtATime;
+
+impl Discipline for OneAtATime {
+    fn reservations(&self) -> Reservations {
+        Reservations::None
+    }
+
+    fn pass(&self, pass: &mut dyn Pass) {
+        if let Some(user) = pass.first() {
+            pass.start(user);
+        }
+    }
+}
+
+/// Its registry entry, as its file would declare it.
+const ONE_AT_A_TIME: Scheduler = Scheduler {
+    name: "one-at-a-time",
+    about: "Starts at most one job per pass",
+    build: |_| Arc::new(OneAtATime),
+};
+
+/// The last node with room: the mirror image of first fit.
+#[derive(Debug)]
+struct LastFit;
+
+impl Placement for LastFit {
+    fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize> {
+        nodes.iter().rposition(|n| n.has_room(demand))
+    }
+}
+
+/// Its registry entry.
+const LAST: Fit = Fit {
+    name: "last",
+    about: "The last node, in catalogue order, with room",
+    build: || Arc::new(LastFit),
+};
+
+/// Single-processor jobs of one user each, all submitted at 0, running 10 s.
+fn jobs(n: u64) -> Vec<Task> {
+    (0..n)
+        .map(|id| {
+            let mut task = Task::new(id, id as u32, Time::ZERO, 10_000_000, vec![1.0]);
+            task.nodes = None;
+            task
+        })
+        .collect()
+}
+
+fn replay(capacity: Capacity, scheduler: Scheduler, fit: Fit, jobs: &[Task]) -> PolicyResult {
+    let users = (0..jobs.len()).map(|u| format!("u{u}")).collect();
+    let mut config =
+        ClusterConfig::new("fifo".parse().unwrap(), capacity, vec!["cpu".into()], users);
+    config.discipline = scheduler.discipline(Blocking::HeadOfLine);
+    config.placement = fit.placement();
+    config.record_jobs = Some(Window::ALL);
+    run(
+        &config,
+        jobs.iter().cloned().map(Ok::<_, Infallible>),
+        |_| {},
+    )
+    .unwrap()
+}
+
+fn starts(result: &PolicyResult) -> Vec<f64> {
+    let mut jobs: Vec<_> = result.jobs.iter().map(|j| (j.id, j.start)).collect();
+    jobs.sort();
+    jobs.into_iter().map(|(_, s)| s.as_secs_f64()).collect()
+}
+
+#[test]
+fn a_discipline_written_outside_plugs_in_through_its_entry() {
+    let jobs = jobs(3);
+    let fill = replay(
+        Capacity::Pool(vec![4.0]),
+        Scheduler::FILL,
+        Fit::FIRST,
+        &jobs,
+    );
+    assert_eq!(starts(&fill), [0.0, 0.0, 0.0], "filling starts all three");
+    // One per pass: the engine passes again at each finish, so the jobs run one after another.
+    let one = replay(Capacity::Pool(vec![4.0]), ONE_AT_A_TIME, Fit::FIRST, &jobs);
+    assert_eq!(starts(&one), [0.0, 10.0, 20.0]);
+}
+
+#[test]
+fn a_placement_written_outside_plugs_in_through_its_entry() {
+    let machines = || {
+        let two = NodeType::new("n", 2, vec![1.0]);
+        Capacity::Machines(MachineCatalogue::new(vec![two]))
+    };
+    let mut jobs = jobs(1);
+    jobs[0].nodes = Some(1);
+    let node_of = |r: &PolicyResult| r.jobs[0].placed.iter().map(|p| p.0).collect::<Vec<_>>();
+    let first = replay(machines(), Scheduler::FILL, Fit::FIRST, &jobs);
+    assert_eq!(node_of(&first), [0]);
+    let last = replay(machines(), Scheduler::FILL, LAST, &jobs);
+    assert_eq!(node_of(&last), [1], "last fit takes the last node");
+}
+
+#[test]
+fn the_registries_are_the_only_lists() {
+    let names = |all: Vec<&str>| all.join(" ");
+    assert_eq!(
+        names(Scheduler::ALL.iter().map(|s| s.name()).collect()),
+        "fill easy conservative"
+    );
+    assert_eq!(
+        names(Fit::ALL.iter().map(|f| f.name()).collect()),
+        "first best"
+    );
+    assert_eq!(Scheduler::default(), Scheduler::FILL);
+    assert_eq!(Scheduler::named("easy"), Some(Scheduler::EASY));
+    assert!(Scheduler::ALL.iter().all(|s| !s.about().is_empty()));
+}
