@@ -1,5 +1,5 @@
 //! SWF `.machines` files.
 #![no_main]
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    fairshare_fuzz::machines("log.swf.machines", fairshare_trace::Format::Swf, data);
+    fairshare_fuzz::machines("log.swf.machines", fairshare_trace::Format::SWF, data);
 });

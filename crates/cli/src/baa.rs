@@ -125,7 +125,7 @@ fn run_experiment(args: ExperimentArgs) -> Result<()> {
         (generated(users, args.seed), "LogNormal(−3, 1)".to_owned())
     } else {
         let format = fairshare_trace::Format::detect(&args.traces[0])?;
-        if format != fairshare_trace::Format::Google {
+        if format != fairshare_trace::Format::GOOGLE {
             bail!(
                 "{}: a {format} trace; the experiment draws from the Google 2011 task requests, whose CPU and memory are fractions of the largest machine (other traces' units are not comparable across resources)",
                 args.traces[0].display()

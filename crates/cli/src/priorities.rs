@@ -8,7 +8,7 @@ use anyhow::Result;
 use fairshare_core::model::Time;
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::usage::decay::Decay;
-use fairshare_core::usage::penalty::UsageMetric;
+use fairshare_core::usage::metric::UsageMetric;
 use fairshare_lab::{Moment, PrioritiesRequest};
 use fairshare_report::priorities_table;
 use std::path::PathBuf;

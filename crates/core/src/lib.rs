@@ -71,8 +71,8 @@
 //! - [`model`] — what the rest shares: [`Time`](model::Time) (integer microseconds), tasks and
 //!   job requests, the machine catalogue, the account tree, a reader's counts ([`choice`]: the
 //!   named options every front end offers).
-//! - [`usage`] — **account**: what a job is charged ([`usage::penalty`]: CPU time, the
-//!   Processor Equivalents, dominant share, TRES billing), how the past is forgotten (one
+//! - [`usage`] — **account**: what a job is charged ([`usage::metric`]: CPU time, the
+//!   Processor Equivalents of [`usage::penalty`], dominant share, TRES billing), how the past is forgotten (one
 //!   [`Decay`](usage::decay::Decay)), every client's decayed usage ([`usage::ledger`]) and the
 //!   bottleneck mechanism's exact windows ([`usage::window`]).
 //! - [`priority`] — one number per client: DRF, asset fairness, SDRF's two forms, the

@@ -25,7 +25,7 @@ fn google_parts() -> Option<Vec<PathBuf>> {
 }
 
 fn source(parts: &[PathBuf]) -> Box<dyn TaskSource + Send> {
-    open(parts, Some(Format::Google), &ReadOptions::default())
+    open(parts, Some(Format::GOOGLE), &ReadOptions::default())
         .expect("the shared Google parts open")
 }
 

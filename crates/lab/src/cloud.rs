@@ -120,7 +120,7 @@ pub fn build_cloud(
         )));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
-    let nodes = draw_nodes(&read_machines(node_list, Format::Alibaba)?, spec, &mut rng)?;
+    let nodes = draw_nodes(&read_machines(node_list, Format::ALIBABA)?, spec, &mut rng)?;
     let sizes = draw_sizes(pods, spec, &mut rng)?;
     let users: Vec<UserSpec> = (1..=spec.users)
         .map(|u| UserSpec {
@@ -215,7 +215,7 @@ fn draw_sizes(
 ) -> Result<Vec<(f64, f64)>, LabError> {
     let source = open(
         &[pods.to_path_buf()],
-        Some(Format::Alibaba),
+        Some(Format::ALIBABA),
         &ReadOptions::default(),
     )?;
     let (cpu, mem) = (column(&*source, "cpu")?, column(&*source, "mem")?);

@@ -182,12 +182,12 @@ fn cluster_and_request(
             vec![r.cpus, r.memory_bytes / KIB, r.gpus, r.scratch_bytes / KIB],
         ),
         "csv" => (
-            fairshare_trace::read_machines(path, Format::Alibaba)?,
+            fairshare_trace::read_machines(path, Format::ALIBABA)?,
             names(&["cpu", "memory (MiB)", "gpu"]),
             vec![r.cpus, r.memory_bytes / MIB, r.gpus],
         ),
         _ => (
-            fairshare_trace::read_machines(path, Format::Swf)?,
+            fairshare_trace::read_machines(path, Format::SWF)?,
             names(&["cpu", "memory (KB)"]),
             vec![r.cpus, r.memory_bytes / KIB],
         ),

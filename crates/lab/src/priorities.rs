@@ -24,7 +24,8 @@ use fairshare_core::priority::fairshare::{
     TreeError,
 };
 use fairshare_core::usage::decay::Decay;
-use fairshare_core::usage::penalty::{totals, UsageMetric};
+use fairshare_core::usage::metric::UsageMetric;
+use fairshare_core::usage::penalty::totals;
 use fairshare_sim::cluster::Capacity;
 use fairshare_trace::sacct::NEVER_STARTED;
 use fairshare_trace::Shares;
@@ -178,7 +179,7 @@ impl Workload {
             decay: request.decay,
             usage: request.usage,
             priorities,
-            dated: self.format == fairshare_trace::Format::Sacct,
+            dated: self.format == fairshare_trace::Format::SACCT,
         })
     }
 

@@ -212,7 +212,7 @@ impl Workload {
             Some(f) => f,
             None => Format::detect(&trace.paths[0])?,
         };
-        let swf = format == Format::Swf;
+        let swf = format == Format::SWF;
         let mut kept = Some(Vec::new());
         let mut read = 0;
         for task in source.by_ref() {
@@ -353,7 +353,7 @@ impl Workload {
     pub fn machines(&self, path: &std::path::Path) -> Result<Capacity, LabError> {
         let shown = path.display();
         let catalogue = if path.extension().is_some_and(|e| e == "toml") {
-            if !matches!(self.format, Format::Swf | Format::Sacct) {
+            if self.format != Format::SWF && self.format != Format::SACCT {
                 unusable!(
                     "{shown}: a TOML catalogue gives memory in KB and the {} trace's units differ; use its own machine list",
                     self.format
@@ -525,7 +525,7 @@ impl Workload {
     /// replay has no other resource, else the most of each resource the log's own schedule
     /// ran at once; `None` when the trace says nothing about its machine.
     pub fn own_machine(&self) -> Result<Option<(Capacity, String)>, LabError> {
-        if self.format != Format::Swf {
+        if self.format != Format::SWF {
             return Ok(None);
         }
         if let Some(path) = self.beside(".machines") {

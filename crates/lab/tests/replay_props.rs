@@ -64,7 +64,7 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
     let dir = tempfile::TempDir::new().unwrap();
     let path = dir.path().join("log.swf");
     std::fs::write(&path, text).unwrap();
-    let mut source = open(&[path], Some(Format::Swf), &ReadOptions::default()).unwrap();
+    let mut source = open(&[path], Some(Format::SWF), &ReadOptions::default()).unwrap();
     let tasks: Vec<_> = source.by_ref().collect::<Result<_, _>>().unwrap();
     assert!(source.stats().reconciles(), "{:?}", source.stats());
     let mut load = Load::new(source.resources().len());

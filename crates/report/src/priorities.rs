@@ -138,7 +138,7 @@ fn decay_text(decay: &Decay) -> String {
 mod tests {
     use super::*;
     use fairshare_core::priority::fairshare::Standing;
-    use fairshare_core::usage::penalty::{PeMode, UsageMetric};
+    use fairshare_core::usage::metric::{cpu, pe, UsageMetric};
     use fairshare_lab::Priorities;
 
     /// An association: name, parent, depth, whether a user, raw shares.
@@ -183,7 +183,7 @@ mod tests {
             trace: vec!["log".into()],
             policy,
             decay,
-            usage: UsageMetric::CpuTime,
+            usage: UsageMetric::new(&cpu::CPU),
             priorities: Priorities {
                 at_s,
                 at_log_s,
@@ -361,7 +361,7 @@ root                                       5000   1.000000   0.000200
         );
         // Jobs no machine could run are counted in the summary, as on wagap-2013 under the PE
         // (`--usage pe --policy metacentrum --decay step:72h:0.5`).
-        d.usage = UsageMetric::Pe(PeMode::Max);
+        d.usage = UsageMetric::new(&pe::PE);
         d.decay = Decay::Step {
             period_s: 259_200.0,
             factor: 0.5,

@@ -32,11 +32,11 @@ fn bench(c: &mut Criterion) {
         })
         .collect();
     group.bench_function("google 7 parts", |b| {
-        b.iter(|| read_all(&google, Format::Google))
+        b.iter(|| read_all(&google, Format::GOOGLE))
     });
     for name in ["wagap-2013.swf", "METACENTRUM-2009-2.swf.gz"] {
         let paths = [dir.join("swf").join(name)];
-        group.bench_function(name, |b| b.iter(|| read_all(&paths, Format::Swf)));
+        group.bench_function(name, |b| b.iter(|| read_all(&paths, Format::SWF)));
     }
     group.finish();
 }

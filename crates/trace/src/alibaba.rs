@@ -35,7 +35,7 @@
 
 use crate::input::{columns, Col, HeadedCsv, Record};
 use crate::source::{Loaded, Meta, Source, Task};
-use crate::{ReadOptions, TraceError};
+use crate::{Format, ReadOptions, TraceError};
 use fairshare_core::model::NodeType;
 use fairshare_core::model::Time;
 use std::collections::{HashMap, HashSet};
@@ -60,6 +60,21 @@ struct Pod<'r> {
     scheduled: Option<Time>,
     deletion: Option<Time>,
 }
+
+/// The Alibaba GPU 2023 pod list in the format registry ([`crate::Format`]): a CSV header
+/// naming `creation_time`; machines in the node list.
+pub const FORMAT: Format = Format {
+    name: "alibaba",
+    about: "Alibaba GPU 2023 pod list",
+    // Ranked after sacct's header, so that a line naming both columns stays a sacct dump.
+    detect: |line| {
+        let header = line.split(',').any(|h| h.trim() == "creation_time");
+        header.then_some(Format::HEADER + 1)
+    },
+    sample: "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time",
+    open: |paths, options| Box::new(open(paths, options)),
+    machines: Some(read_machines),
+};
 
 /// A source of the pods of the pod lists `paths`, sorted by creation time.
 pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<Loaded> {

@@ -6,6 +6,7 @@
 //! wording serves both modes.
 
 use crate::Format;
+use fairshare_core::choice::Choice;
 use fairshare_core::model::Time;
 use std::path::PathBuf;
 use thiserror::Error;
@@ -77,8 +78,8 @@ pub enum TraceError {
         /// The start of its first non-blank line.
         line: String,
     },
-    /// A format name that is not one of `swf`, `google`, `alibaba`.
-    #[error("unknown trace format \"{0}\" (expected swf, google or alibaba)")]
+    /// A name that is none of the formats' ([`Format::ALL`](crate::Format)).
+    #[error("unknown trace format \"{0}\" (expected {names})", names = Format::names())]
     UnknownFormatName(String),
     /// The format has no machine list.
     #[error("the {0} format has no machine list")]

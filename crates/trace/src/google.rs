@@ -48,9 +48,9 @@
 //! 100 bytes a task), in the worst case until the end of the stream. [`crate::ReadStats::peak_held`]
 //! reports the most tasks held at once.
 
-use crate::input::{Col, CsvFiles, Record};
+use crate::input::{is_number, Col, CsvFiles, Record};
 use crate::source::{Meta, Reader, Source, Task};
-use crate::{ReadOptions, TraceError};
+use crate::{Format, ReadOptions, TraceError};
 use fairshare_core::model::Time;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -119,6 +119,21 @@ pub(crate) struct GoogleReader {
     events: CsvFiles,
     tasks: Tasks,
 }
+
+/// The Google 2011 `task_events` table in the format registry ([`crate::Format`]): one
+/// comma-separated field list (no whitespace between fields) starting with a number; no
+/// machine list.
+pub const FORMAT: Format = Format {
+    name: "google",
+    about: "Google cluster trace 2011 task_events parts",
+    detect: |line| {
+        let one_word = line.split_ascii_whitespace().nth(1).is_none();
+        (one_word && is_number(line.split(',').next())).then_some(Format::RECORD)
+    },
+    sample: "0,2,3418309,0,4155527081,0,70s3v5qRyCO/1PCdI6fVXnrW8FU/w+5CKRSa72xgcIo=,3,9,,,,",
+    open: |paths, options| Box::new(open(paths, options)),
+    machines: None,
+};
 
 /// A source of the tasks of the `task_events` parts `paths`, read in the order given.
 pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<GoogleReader> {

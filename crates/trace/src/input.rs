@@ -52,6 +52,11 @@ pub(crate) fn first_line(path: &Path) -> Result<String, TraceError> {
     }
 }
 
+/// Whether `field` is there and reads as a number (format detection's test of a record).
+pub(crate) fn is_number(field: Option<&str>) -> bool {
+    field.is_some_and(|f| f.parse::<f64>().is_ok())
+}
+
 /// Whether a line of a whitespace-separated file is blank or a `;` comment.
 pub(crate) fn is_comment(text: &str) -> bool {
     let text = text.trim_start();

@@ -44,7 +44,7 @@
 
 use crate::input::{columns, Col, HeadedCsv, Record};
 use crate::source::{Loaded, Meta, Source, Task};
-use crate::{parse_size, ReadOptions, TraceError};
+use crate::{parse_size, Format, ReadOptions, TraceError};
 use fairshare_core::model::Time;
 use std::path::{Path, PathBuf};
 
@@ -53,6 +53,21 @@ const COLUMNS: [&str; 6] = ["JobID", "User", "Submit", "Start", "End", "AllocTRE
 /// Why a job that never started is skipped (jobs cancelled while they waited, and jobs still
 /// pending): `fairshare priorities` counts them among the jobs charged nothing.
 pub const NEVER_STARTED: &str = "never started";
+
+/// Slurm accounting dumps in the format registry ([`crate::Format`]): a `|`-separated
+/// header naming `JobID`; no machine list.
+pub const FORMAT: Format = Format {
+    name: "sacct",
+    about:
+        "Slurm accounting dump: sacct --parsable2 with JobID, User, Submit, Start, End, AllocTRES",
+    detect: |line| {
+        let header = line.split('|').any(|h| h.trim() == "JobID");
+        header.then_some(Format::HEADER)
+    },
+    sample: "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State",
+    open: |paths, options| Box::new(open(paths, options)),
+    machines: None,
+};
 
 /// A source of the jobs of the sacct dumps `paths`, sorted by submit time.
 pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<Loaded> {

@@ -41,9 +41,9 @@
 //! METACENTRUM-2009-2 (requested fields all `-1`) gives allocated processors and used memory
 //! (KB per processor × processors); KTH-SP2 (no memory at all) gives CPUs only.
 
-use crate::input::{is_comment, At, Col, Line, Lines};
+use crate::input::{is_comment, is_number, At, Col, Line, Lines};
 use crate::source::{Meta, Reader, Source, Task};
-use crate::{ReadOptions, TraceError};
+use crate::{Format, ReadOptions, TraceError};
 use fairshare_core::choice::Choice;
 use fairshare_core::model::NodeType;
 use fairshare_core::model::Time;
@@ -283,6 +283,25 @@ pub(crate) struct SwfReader {
     memory: bool,
     ids: HashSet<u64>,
 }
+
+/// The Standard Workload Format in the format registry ([`crate::Format`]): a `;` header
+/// line, or whitespace-separated fields starting with a number; machines in a `.machines` file.
+pub const FORMAT: Format = Format {
+    name: "swf",
+    about: "Standard Workload Format (18 fields, or the 21-field Alea extension), plain or gzip",
+    detect: |line| {
+        let mut fields = line.split_ascii_whitespace();
+        let first = fields.next();
+        if line.starts_with(';') {
+            Some(Format::MARKER)
+        } else {
+            (fields.next().is_some() && is_number(first)).then_some(Format::RECORD)
+        }
+    },
+    sample: "; Version: 2.2",
+    open: |paths, options| Box::new(open(paths, options)),
+    machines: Some(read_machines),
+};
 
 /// A source of the tasks of the SWF files `paths`, in the order given.
 pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<SwfReader> {

@@ -52,7 +52,7 @@ fn pods_sorted_by_creation_with_fractional_gpus() {
     assert_eq!(skipped(&read, "never scheduled"), 1);
     assert_eq!(skipped(&read, "no known end"), 2);
     assert_eq!(skipped(&read, "zero request"), 1);
-    assert_eq!(Format::detect(&path).unwrap(), Format::Alibaba);
+    assert_eq!(Format::detect(&path).unwrap(), Format::ALIBABA);
 }
 
 #[test]
@@ -60,14 +60,14 @@ fn bad_rows_strict_and_lenient() {
     let dir = TempDir::new().unwrap();
     let rows = "p0,1000,10,1,1000,,LS,Running,10,20,10\np1,lots,10,1,1000,,LS,Running,5,20,10\np2,1000,10,1,1000,,LS,Running,1,20,-3\n";
     let path = write(&dir, "pods.csv", &(HEADER.to_owned() + rows));
-    let strict = read(&[&path], Some(Format::Alibaba), &ReadOptions::default());
+    let strict = read(&[&path], Some(Format::ALIBABA), &ReadOptions::default());
     assert!(strict.tasks.is_empty(), "the error comes first");
     let expected = format!(
         "{}:3: field 2 (cpu_milli): expected a number from 0 to 1e15, found \"lots\"",
         path.display()
     );
     assert_eq!(strict.error.unwrap().to_string(), expected);
-    let lenient = read_lenient(&[path], Some(Format::Alibaba));
+    let lenient = read_lenient(&[path], Some(Format::ALIBABA));
     assert_eq!(lenient.tasks.len(), 1);
     assert_eq!(skipped(&lenient, "malformed: field 2 (cpu_milli)"), 1);
     assert_eq!(skipped(&lenient, "malformed: field 11 (scheduled_time)"), 1);
@@ -83,7 +83,7 @@ fn missing_column_is_reported() {
     );
     let read = read(
         &[&path],
-        Some(Format::Alibaba),
+        Some(Format::ALIBABA),
         &ReadOptions {
             lenient: true,
             ..Default::default()
@@ -98,7 +98,7 @@ fn node_list_groups_identical_nodes() {
     let dir = TempDir::new().unwrap();
     let text = "sn,cpu_milli,memory_mib,gpu,model\nn0,96000,393216,8,G2\nn1,32000,262144,0,\nn2,96000,393216,8,G2\nn3,96000,393216,8,T4\n";
     let path = write(&dir, "nodes.csv", text);
-    let machines = read_machines(&path, Format::Alibaba).unwrap().types;
+    let machines = read_machines(&path, Format::ALIBABA).unwrap().types;
     let got: Vec<(&str, u32, &[f64])> = machines
         .iter()
         .map(|m| (m.name.as_str(), m.count, &m.capacity[..]))
@@ -111,7 +111,7 @@ fn node_list_groups_identical_nodes() {
             ("T4 x8 96c 384GiB", 1, &[96.0, 393216.0, 8.0][..]),
         ]
     );
-    assert!(read_machines(&path, Format::Google).is_err());
+    assert!(read_machines(&path, Format::GOOGLE).is_err());
 }
 
 #[test]
@@ -119,13 +119,13 @@ fn amounts_too_large_to_add_up_are_refused_and_names_repeated_are_counted() {
     let dir = TempDir::new().unwrap();
     let rows = "p0,1000,10,1,1000,,LS,Running,10,20,10\np0,1000,1e308,0,0,,LS,Running,10,20,10\np1,1000,10,1,1e308,,LS,Running,10,20,10\n";
     let path = write(&dir, "pods.csv", &(HEADER.to_owned() + rows));
-    let strict = read(&[&path], Some(Format::Alibaba), &ReadOptions::default());
+    let strict = read(&[&path], Some(Format::ALIBABA), &ReadOptions::default());
     let expected = "field 3 (memory_mib): expected a number from 0 to 1e15, found \"1e308\"";
     assert_eq!(
         strict.error.unwrap().to_string(),
         format!("{}:3: {expected}", path.display())
     );
-    let lenient = read_lenient(&[path], Some(Format::Alibaba));
+    let lenient = read_lenient(&[path], Some(Format::ALIBABA));
     assert_eq!(lenient.tasks.len(), 1);
     assert_eq!(skipped(&lenient, "malformed: field 5 (gpu_milli)"), 1);
     assert_eq!(lenient.stats.duplicate_ids, 1, "p0 twice");

@@ -124,7 +124,7 @@ fn completed_tasks_wait_for_earlier_submissions() {
     ]
     .concat();
     let path = write(&dir, "events.csv", &events);
-    let read = read_ok(&[path], Some(Format::Google));
+    let read = read_ok(&[path], Some(Format::GOOGLE));
     let order: Vec<u64> = read.tasks.iter().map(|t| t.id).collect();
     assert_eq!(order, [0, 1, 2, 3], "submit order, ties in SUBMIT order");
     assert_eq!(read.stats.peak_held, 3);
@@ -143,7 +143,7 @@ fn a_task_never_ending_holds_the_buffer_until_the_end() {
     .concat();
     let path = write(&dir, "events.csv", &events);
     let mut source =
-        fairshare_trace::open(&[path], Some(Format::Google), &ReadOptions::default()).unwrap();
+        fairshare_trace::open(&[path], Some(Format::GOOGLE), &ReadOptions::default()).unwrap();
     let task = source.next().unwrap().unwrap();
     assert_eq!(task.id, 1);
     assert_eq!(source.stats().tasks_skipped.get("no known end"), Some(&1));
@@ -167,7 +167,7 @@ fn parts_are_one_stream_plain_or_gzip() {
         read.tasks.iter().map(|t| t.runtime).collect::<Vec<_>>(),
         [4, 2]
     );
-    assert_eq!(Format::detect(&paths[0]).unwrap(), Format::Google);
+    assert_eq!(Format::detect(&paths[0]).unwrap(), Format::GOOGLE);
 }
 
 #[test]
@@ -186,12 +186,12 @@ fn strict_errors_name_file_line_and_field() {
             "bad.csv",
             &(bare(7, 1, SUBMIT) + line + &bare(8, 2, SUBMIT)),
         );
-        let read = read(&[&path], Some(Format::Google), &ReadOptions::default());
+        let read = read(&[&path], Some(Format::GOOGLE), &ReadOptions::default());
         assert_eq!(
             read.error.unwrap().to_string(),
             format!("{}:2: {message}", path.display())
         );
-        let lenient = read_lenient(&[path], Some(Format::Google));
+        let lenient = read_lenient(&[path], Some(Format::GOOGLE));
         assert_eq!(lenient.stats.tasks_found, 3);
         assert_eq!(skipped(&lenient, "no known end"), 2);
         assert_eq!(lenient.stats.tasks_skipped.len(), 2, "{:?}", lenient.stats);
@@ -206,7 +206,7 @@ fn tasks_stream_out_before_the_rest_is_read() {
         + &bare(12, 1, FINISH)
         + "garbage\n";
     let path = write(&dir, "events.csv", &events);
-    let read = read(&[path], Some(Format::Google), &ReadOptions::default());
+    let read = read(&[path], Some(Format::GOOGLE), &ReadOptions::default());
     assert_eq!(
         read.tasks.len(),
         1,
@@ -222,7 +222,7 @@ fn events_after_the_window_are_ignored_and_absurd_times_refused() {
     let text = bare(10, 1, SUBMIT)
         + &ev(20, 1, SCHEDULE, "0.1", "0.1")
         + &format!("{after},,1,0,42,{FINISH},u1,2,0,,,0.001,0\n");
-    let after = read_ok(&[write(&dir, "after.csv", &text)], Some(Format::Google));
+    let after = read_ok(&[write(&dir, "after.csv", &text)], Some(Format::GOOGLE));
     assert!(after.tasks.is_empty());
     assert_eq!(after.stats.records_ignored["after the trace window"], 1);
     assert_eq!(
@@ -232,7 +232,7 @@ fn events_after_the_window_are_ignored_and_absurd_times_refused() {
     );
     let text = bare(10, 1, SUBMIT) + &bare(20_000_000_000_000_000, 2, SUBMIT);
     let path = write(&dir, "far.csv", &text);
-    let error = read(&[&path], Some(Format::Google), &ReadOptions::default());
+    let error = read(&[&path], Some(Format::GOOGLE), &ReadOptions::default());
     let message = error.error.unwrap().to_string();
     assert!(
         message.ends_with(":2: field 1 (time): expected whole microseconds from 0 to 1e16, found \"20000000000000000\""),

@@ -127,7 +127,7 @@ fn a_bad_time_or_tres_names_file_line_and_field() {
     let bad_time =
         "1|ann|a|2024-13-45T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|cpu=1|p|COMPLETED\n";
     let path = write(&dir, "bad.sacct", &(HEADER.to_owned() + bad_time));
-    let error = read(&[&path], Some(Format::Sacct), &ReadOptions::default())
+    let error = read(&[&path], Some(Format::SACCT), &ReadOptions::default())
         .error
         .expect("an error");
     let text = error.to_string();

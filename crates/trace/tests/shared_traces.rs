@@ -55,13 +55,13 @@ fn read(paths: &[PathBuf], format: Format) -> (Box<dyn TaskSource + Send>, ReadS
 #[test]
 fn swf_logs_reconcile() {
     let Some(dir) = traces() else { return };
-    let (wagap, stats) = read(&[dir.join("swf/wagap-2013.swf")], Format::Swf);
+    let (wagap, stats) = read(&[dir.join("swf/wagap-2013.swf")], Format::SWF);
     assert_eq!(wagap.resources(), ["cpu", "mem"]);
     assert_eq!(stats.tasks_found, 17_900);
-    let (meta, stats) = read(&[dir.join("swf/METACENTRUM-2009-2.swf.gz")], Format::Swf);
+    let (meta, stats) = read(&[dir.join("swf/METACENTRUM-2009-2.swf.gz")], Format::SWF);
     assert_eq!(meta.resources(), ["cpu", "mem"]);
     assert_eq!(stats.tasks_found, 103_656);
-    let (kth, stats) = read(&[dir.join("swf/KTH-SP2-1996-2.1-cln.swf.gz")], Format::Swf);
+    let (kth, stats) = read(&[dir.join("swf/KTH-SP2-1996-2.1-cln.swf.gz")], Format::SWF);
     assert_eq!(kth.resources(), ["cpu"]);
     assert_eq!(stats.tasks_found, 27_992);
 }
@@ -69,7 +69,7 @@ fn swf_logs_reconcile() {
 #[test]
 fn swf_machines() {
     let Some(dir) = traces() else { return };
-    let machines = read_machines(&dir.join("swf/wagap-2013.swf.machines"), Format::Swf)
+    let machines = read_machines(&dir.join("swf/wagap-2013.swf.machines"), Format::SWF)
         .expect("read")
         .types;
     eprintln!("wagap machines: {machines:?}");
@@ -95,7 +95,7 @@ fn google_parts_reconcile() {
             ))
         })
         .collect();
-    let (google, stats) = read(&parts, Format::Google);
+    let (google, stats) = read(&parts, Format::GOOGLE);
     assert_eq!(google.resources(), ["cpu", "mem"]);
     assert!(stats.tasks_yielded > 100_000, "{stats:?}");
     // The BAA-T experiment's pool (spec/baa.md §8): every SUBMIT event asking for both.
@@ -108,12 +108,12 @@ fn alibaba_reconciles() {
     let Some(dir) = traces() else { return };
     let (alibaba, stats) = read(
         &[dir.join("alibaba-gpu-2023/openb_pod_list_default.csv")],
-        Format::Alibaba,
+        Format::ALIBABA,
     );
     assert_eq!(alibaba.resources(), ["cpu", "mem", "gpu"]);
     assert_eq!(stats.tasks_found, 8_152);
     let nodes = dir.join("alibaba-gpu-2023/openb_node_list_all_node.csv");
-    let machines = read_machines(&nodes, Format::Alibaba).expect("read").types;
+    let machines = read_machines(&nodes, Format::ALIBABA).expect("read").types;
     let total: u32 = machines.iter().map(|m| m.count).sum();
     eprintln!("alibaba machines: {} kinds, {total} nodes", machines.len());
     for m in &machines {

@@ -92,7 +92,7 @@ fn extended_log_reads_bytes_per_node_times_nodes() {
         + &ext(2, 7, 1024, "1:ppn=1+3:ppn=2")
         + &ext(3, 12, 2048, "zewura19.cerit-sc.cz:ppn=12:brno");
     let path = write(&dir, "wagap.swf", &text);
-    let read = read_ok(&[path], Some(Format::Swf));
+    let read = read_ok(&[path], Some(Format::SWF));
     let mem: Vec<f64> = read.tasks.iter().map(|t| t.demand[1]).collect();
     assert_eq!(mem, [67_108_864.0, 8.0 * 8_388_608.0, 4.0, 2.0]);
     assert_eq!(read.tasks[0].demand[0], 64.0);
@@ -365,7 +365,7 @@ fn gzip_round_trip_and_several_files_in_order() {
         both.tasks.iter().map(|t| t.id).collect::<Vec<_>>(),
         [1, 2, 3]
     );
-    assert_eq!(Format::detect(&plain).unwrap(), Format::Swf);
+    assert_eq!(Format::detect(&plain).unwrap(), Format::SWF);
 }
 
 #[test]
@@ -374,7 +374,7 @@ fn missing_file_is_an_io_error_naming_it() {
     let path = dir.path().join("absent.swf");
     let read = read(
         &[&path],
-        Some(Format::Swf),
+        Some(Format::SWF),
         &ReadOptions {
             lenient: true,
             ..Default::default()
@@ -396,7 +396,7 @@ fn machines_file() {
         "c.swf.machines",
         "; two kinds\n0\tzewura\t20\t80\t1\t529426432\n1 zegox 48 12 1 94035968\n",
     );
-    let machines = read_machines(&path, Format::Swf).unwrap().types;
+    let machines = read_machines(&path, Format::SWF).unwrap().types;
     assert_eq!(machines.len(), 2);
     assert_eq!(
         (
@@ -407,7 +407,7 @@ fn machines_file() {
         ("zegox", 48, vec![12.0, 94_035_968.0])
     );
     let bad = write(&dir, "bad.machines", "0 zewura twenty 80 1 5\n");
-    let error = read_machines(&bad, Format::Swf).unwrap_err().to_string();
+    let error = read_machines(&bad, Format::SWF).unwrap_err().to_string();
     assert_eq!(
         error,
         format!(
@@ -432,7 +432,7 @@ fn requested_walltime_queue_and_partition_are_read() {
     );
     let path = write(&dir, "log.swf", &text);
     let mut source =
-        fairshare_trace::open(&[path], Some(Format::Swf), &ReadOptions::default()).expect("open");
+        fairshare_trace::open(&[path], Some(Format::SWF), &ReadOptions::default()).expect("open");
     let tasks: Vec<_> = source.by_ref().map(|t| t.expect("task")).collect();
     let walltimes: Vec<_> = tasks.iter().map(|t| t.walltime).collect();
     assert_eq!(

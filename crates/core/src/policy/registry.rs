@@ -362,7 +362,7 @@ const FAIRSHARE_PARAMS: &[Param] = &[
     },
     Param {
         key: "usage",
-        value: "cpu|maui-pe|pe|pe-additive|dominant|tres:W+W+…",
+        value: crate::usage::metric::WRITTEN,
         about: "what a job is charged per second it runs (default cpu; pe: the cheapest Processor Equivalent × SPEC)",
     },
     Param {
@@ -840,7 +840,10 @@ mod tests {
         assert_eq!(s.function, FairshareFunction::Pbs);
         assert_eq!(
             s.metric,
-            crate::usage::penalty::UsageMetric::Tres([1.0, 0.5, 0.0, 0.0])
+            crate::usage::metric::UsageMetric::with(
+                &crate::usage::metric::tres::TRES,
+                [1.0, 0.5, 0.0, 0.0]
+            )
         );
         assert_eq!(s.charging, Charging::AtFinish);
         assert_eq!((s.refresh_s, s.entry_penalty_s), (3600.0, 60.0));

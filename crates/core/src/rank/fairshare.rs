@@ -4,7 +4,7 @@
 //! §5–§7; the factors themselves are [`crate::priority::fairshare`]'s).
 //!
 //! Usage is charged by jobs, as batch systems charge it: the engine meters each job with the
-//! policy's [`UsageMetric`](crate::usage::penalty::UsageMetric) and reports its starts and finishes;
+//! policy's [`UsageMetric`](crate::usage::metric::UsageMetric) and reports its starts and finishes;
 //! the ranker charges the job as it runs (Slurm) or all at once when it finishes (the Alea
 //! simulator), decays it, and recomputes every user's factor up the account tree at every
 //! decision or every so many seconds (Slurm's `PriorityCalcPeriod`, Alea's hourly refresh).
@@ -18,7 +18,7 @@ use crate::priority::fairshare::{standings, validate, Association, FairshareFunc
 use crate::priority::PriorityKey;
 use crate::usage::decay::Decay;
 use crate::usage::ledger::{Ledger, LedgerError};
-use crate::usage::penalty::UsageMetric;
+use crate::usage::metric::{cpu, UsageMetric};
 use std::cell::RefCell;
 
 /// When a job's usage is charged.
@@ -74,7 +74,7 @@ impl Default for FairshareSettings {
     fn default() -> FairshareSettings {
         FairshareSettings {
             function: FairshareFunction::FairTree,
-            metric: UsageMetric::CpuTime,
+            metric: UsageMetric::new(&cpu::CPU),
             decay: Decay::Continuous {
                 half_life_s: 7.0 * 86_400.0,
             },

@@ -8,13 +8,14 @@
 //! where the job runs, so the job is charged its **cheapest** PE over every machine that could
 //! run it — a price fixed by what it asked for, not by where the scheduler put it. The penalty
 //! multiplies that by the walltime, the speed (SPEC) of the machine that ran the job and its
-//! queue's cost, and is what a fairshare policy accumulates as usage.
+//! queue's cost, and is what a fairshare policy accumulates as usage (the usage metrics that
+//! price jobs with it, and with the others, are in [`super::metric`]).
 //!
 //! Resources are positions in a vector, as everywhere in the core: position 0 is processors;
 //! a job and a catalogue must use the same positions and units. Everything here is a pure
 //! function of the request and the catalogue.
 
-use crate::model::{Chunk, JobRequest, MachineCatalogue, NodeType, Task};
+use crate::model::{Chunk, JobRequest, MachineCatalogue, NodeType};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -294,187 +295,6 @@ pub fn additive_pe(request: &[f64], totals: &[f64]) -> f64 {
     request.first().copied().unwrap_or(0.0) + others.sum::<f64>()
 }
 
-/// What a fairshare policy charges a job for each second it runs: the usage metrics sites
-/// choose between (`spec/metacentrum.md` §5, and Slurm's TRES billing).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum UsageMetric {
-    /// Its processors: CPU time, the single-resource classic the paper calls unacceptable.
-    CpuTime,
-    /// Maui's system-wide PE ([`maui_pe`]).
-    MauiPe,
-    /// The heterogeneous PE (the paper's): the cheapest PE over the machines that could run
-    /// it ([`charge`]), times the SPEC of the machine it ran on.
-    Pe(PeMode),
-    /// Its dominant share: its largest fraction of any resource of the whole system.
-    DominantShare,
-    /// Slurm's TRES billing: the sum of each resource's amount times its weight, weights in
-    /// the order of the resources (missing ones weigh 0).
-    Tres([f64; MOST_TRES]),
-}
-
-/// The most resources a TRES billing gives weights to.
-pub const MOST_TRES: usize = 4;
-
-impl UsageMetric {
-    /// Usage per second of running of `task` on `catalogue` whose whole amounts are `totals`
-    /// ([`totals`]), before any SPEC ([`UsageMetric::uses_spec`]).
-    pub fn rate(
-        &self,
-        task: &Task,
-        catalogue: &MachineCatalogue,
-        totals: &[f64],
-    ) -> Result<f64, ChargeError> {
-        let demand = &task.demand;
-        Ok(match self {
-            UsageMetric::CpuTime => demand.first().copied().unwrap_or(0.0),
-            UsageMetric::MauiPe => maui_pe(demand, totals),
-            UsageMetric::Pe(mode) => task_pe(task, catalogue, *mode)?,
-            UsageMetric::DominantShare => {
-                let processors = totals.first().copied().filter(|p| *p > 0.0);
-                maui_pe(demand, totals) / processors.unwrap_or(1.0)
-            }
-            UsageMetric::Tres(weights) => demand.iter().zip(weights).map(|(a, w)| a * w).sum(),
-        })
-    }
-
-    /// [`UsageMetric::rate`], or, for a task the metric cannot price (a property or size no
-    /// machine offers), Maui's system-wide PE; the flag says which.
-    pub fn price(&self, task: &Task, catalogue: &MachineCatalogue, totals: &[f64]) -> (f64, bool) {
-        match self.rate(task, catalogue, totals) {
-            Ok(rate) if rate.is_finite() && rate >= 0.0 => (rate, false),
-            _ => {
-                let maui = maui_pe(&task.demand, totals);
-                (if maui.is_finite() { maui } else { 0.0 }, true)
-            }
-        }
-    }
-
-    /// The metric on a pool, which has no machines to choose between: the heterogeneous PE is
-    /// then Maui's system-wide PE (the two agree on one machine, and a pool takes jobs of any
-    /// number of nodes, which one machine's catalogue could not price).
-    pub fn on_a_pool(self) -> UsageMetric {
-        match self {
-            UsageMetric::Pe(PeMode::Max) => UsageMetric::MauiPe,
-            other => other,
-        }
-    }
-
-    /// Refuses TRES weights for more resources than `resources` has: the weights go by
-    /// position, so one too many would weigh nothing, silently.
-    pub fn check_resources(&self, resources: &[String]) -> Result<(), String> {
-        let UsageMetric::Tres(weights) = self else {
-            return Ok(());
-        };
-        let given = weights.iter().rposition(|w| *w != 0.0).map_or(0, |i| i + 1);
-        if given > resources.len() {
-            return Err(format!(
-                "TRES billing weighs {given} resources, there are {} ({}): one weight per resource, in that order",
-                resources.len(),
-                resources.join(", ")
-            ));
-        }
-        Ok(())
-    }
-
-    /// Whether the metric prices jobs on the cluster's machines (the PE metrics and the
-    /// dominant share), rather than by what they asked for alone.
-    pub fn needs_machines(&self) -> bool {
-        matches!(
-            self,
-            UsageMetric::MauiPe | UsageMetric::Pe(_) | UsageMetric::DominantShare
-        )
-    }
-
-    /// Whether the charge is multiplied by the SPEC of the machine that ran the job
-    /// (MetaCentrum's heterogeneous PE is; the others are not).
-    pub fn uses_spec(&self) -> bool {
-        matches!(self, UsageMetric::Pe(_))
-    }
-}
-
-impl std::str::FromStr for UsageMetric {
-    type Err = String;
-
-    /// `cpu`, `maui-pe`, `pe`, `pe-additive`, `dominant` or `tres:W+W+…` (one weight per
-    /// resource, in the trace's units and order).
-    fn from_str(s: &str) -> Result<UsageMetric, String> {
-        Ok(match s {
-            "cpu" => UsageMetric::CpuTime,
-            "maui-pe" => UsageMetric::MauiPe,
-            "pe" => UsageMetric::Pe(PeMode::Max),
-            "pe-additive" => UsageMetric::Pe(PeMode::Additive),
-            "dominant" => UsageMetric::DominantShare,
-            _ => match s.strip_prefix("tres:") {
-                Some(weights) => UsageMetric::Tres(tres_weights(weights)?),
-                None => {
-                    return Err(format!(
-                    "expected cpu, maui-pe, pe, pe-additive, dominant or tres:W+W+…, found {s:?}"
-                ))
-                }
-            },
-        })
-    }
-}
-
-/// A task's heterogeneous PE. A property no machine of the catalogue declares is not
-/// required (the batch engine does not enforce it either: logs name properties, such as
-/// `x86_64` or a site, that machine lists leave out). A task that names no nodes asks for
-/// processors on any nodes, so one processor's part is priced on the cheapest machine and
-/// paid for each processor (unless it takes its node whole).
-fn task_pe(task: &Task, catalogue: &MachineCatalogue, mode: PeMode) -> Result<f64, ChargeError> {
-    let mut job = JobRequest::of_task(task);
-    let declared = |p: &String| catalogue.types.iter().any(|t| t.properties.contains(p));
-    job.chunks[0].properties.retain(declared);
-    let processors = task.demand.first().copied().unwrap_or(0.0);
-    let whole = task.nodes.is_some() || task.exclusive || processors <= 1.0;
-    if whole || mode == PeMode::Additive {
-        return Ok(charge(&job, catalogue, mode)?.pe);
-    }
-    job.chunks[0]
-        .per_node
-        .iter_mut()
-        .for_each(|d| *d /= processors);
-    Ok(charge(&job, catalogue, mode)?.pe * processors)
-}
-
-impl std::fmt::Display for UsageMetric {
-    /// The metric as [`UsageMetric::from_str`](std::str::FromStr) reads it.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            UsageMetric::CpuTime => f.write_str("cpu"),
-            UsageMetric::MauiPe => f.write_str("maui-pe"),
-            UsageMetric::Pe(PeMode::Max) => f.write_str("pe"),
-            UsageMetric::Pe(PeMode::Additive) => f.write_str("pe-additive"),
-            UsageMetric::DominantShare => f.write_str("dominant"),
-            UsageMetric::Tres(weights) => {
-                let last = weights.iter().rposition(|w| *w != 0.0).map_or(1, |i| i + 1);
-                let written: Vec<String> = weights[..last].iter().map(f64::to_string).collect();
-                write!(f, "tres:{}", written.join("+"))
-            }
-        }
-    }
-}
-
-/// `W+W+…`: at most [`MOST_TRES`] weights, each a number >= 0.
-fn tres_weights(text: &str) -> Result<[f64; MOST_TRES], String> {
-    let mut weights = [0.0; MOST_TRES];
-    let given: Vec<&str> = text.split('+').collect();
-    if given.len() > MOST_TRES {
-        return Err(format!(
-            "TRES billing takes at most {MOST_TRES} weights, found {}",
-            given.len()
-        ));
-    }
-    for (w, g) in weights.iter_mut().zip(given) {
-        *w = g
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v >= 0.0)
-            .ok_or_else(|| format!("a TRES weight must be a number >= 0, found {g:?}"))?;
-    }
-    Ok(weights)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -524,54 +344,6 @@ mod tests {
         assert_eq!(c.priced_on, [vec![(1, 1)]], "priced on B");
         assert!(close(c.penalty(7200.0, 1.0, 1.0), 61_440.0, 1e-6));
         assert!(close(c.penalty(7200.0, 10.0, 1.0), 614_400.0, 1e-5));
-    }
-
-    /// The metrics on one task: CPU time, Maui's PE, the cheapest PE (an undeclared property
-    /// ignored, a declared one enforced), a spread task paid per processor, TRES billing.
-    #[test]
-    fn usage_metrics_price_a_task() {
-        let mut small = NodeType::new("small", 4, vec![12.0, 90.0]);
-        small.properties = vec!["small".into()];
-        let mut big = NodeType::new("big", 1, vec![80.0, 505.0]);
-        big.properties = vec!["big".into()];
-        let catalogue = MachineCatalogue {
-            types: vec![small, big],
-        };
-        let totals = totals(&catalogue);
-        let mut task = Task::new(0, 0, crate::model::Time::ZERO, 1, vec![1.0, 45.0]);
-        task.nodes = Some(1);
-        task.properties = vec!["x86_64".into()];
-        let rate =
-            |metric: UsageMetric, task: &Task| metric.rate(task, &catalogue, &totals).unwrap();
-        assert_eq!(rate(UsageMetric::CpuTime, &task), 1.0);
-        // Half a small node's memory: 6 processors there, 45/505 × 80 = 7.13 on the big one.
-        assert_eq!(rate(UsageMetric::Pe(PeMode::Max), &task), 6.0);
-        assert!((rate(UsageMetric::MauiPe, &task) - 45.0 / 865.0 * 128.0).abs() < 1e-9);
-        assert!((rate(UsageMetric::DominantShare, &task) - 45.0 / 865.0).abs() < 1e-12);
-        assert_eq!(
-            rate(UsageMetric::Tres([2.0, 0.5, 0.0, 0.0]), &task),
-            2.0 + 22.5
-        );
-        task.properties = vec!["big".into()];
-        assert!((rate(UsageMetric::Pe(PeMode::Max), &task) - 45.0 / 505.0 * 80.0).abs() < 1e-9);
-        // Four processors on any nodes, 2 each of memory: each processor pays max(1/12, 2/90) × 12.
-        let mut spread = Task::new(1, 0, crate::model::Time::ZERO, 1, vec![4.0, 8.0]);
-        spread.nodes = None;
-        assert!((rate(UsageMetric::Pe(PeMode::Max), &spread) - 4.0).abs() < 1e-9);
-        // More memory than any machine: not priced by the PE, so Maui's PE stands in.
-        let huge = Task::new(2, 0, crate::model::Time::ZERO, 1, vec![1.0, 600.0]);
-        let (price, system_wide) = UsageMetric::Pe(PeMode::Max).price(&huge, &catalogue, &totals);
-        assert!(system_wide && (price - 600.0 / 865.0 * 128.0).abs() < 1e-9);
-        for text in [
-            "cpu",
-            "maui-pe",
-            "pe",
-            "pe-additive",
-            "dominant",
-            "tres:1+0.25",
-        ] {
-            assert_eq!(text.parse::<UsageMetric>().unwrap().to_string(), text);
-        }
     }
 
     /// Spec §8.1 and §8.2 with the exact wagap-2013 machines (KiB).

@@ -7,7 +7,8 @@
 use super::space::Placed;
 use super::Capacity;
 use fairshare_core::model::{MachineCatalogue, Task};
-use fairshare_core::usage::penalty::{totals, UsageMetric};
+use fairshare_core::usage::metric::UsageMetric;
+use fairshare_core::usage::penalty::totals;
 
 /// Prices jobs under one metric on one cluster.
 #[derive(Debug, Clone)]

@@ -13,7 +13,7 @@ use super::placement::{Node, Placement};
 use super::profile::Skyline;
 use fairshare_core::alloc::tasks::FIT_SLACK;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
-use fairshare_core::usage::penalty::UsageMetric;
+use fairshare_core::usage::metric::UsageMetric;
 use std::collections::HashMap;
 use std::sync::Arc;
 
