@@ -72,9 +72,9 @@
 //!   job requests, the machine catalogue, the account tree, a reader's counts ([`choice`]: the
 //!   named options every front end offers).
 //! - [`usage`] — **account**: what a job is charged ([`usage::metric`]: CPU time, the
-//!   Processor Equivalents of [`usage::penalty`], dominant share, TRES billing), how the past is forgotten (one
-//!   [`Decay`](usage::decay::Decay)), every client's decayed usage ([`usage::ledger`]) and the
-//!   bottleneck mechanism's exact windows ([`usage::window`]).
+//!   Processor Equivalents of [`usage::penalty`], dominant share, TRES billing), how the past
+//!   is forgotten (one [`Decay`](usage::decay::Decay)), every client's decayed usage
+//!   ([`usage::ledger`]) and the bottleneck mechanism's exact windows ([`usage::window`]).
 //! - [`priority`] — one number per client: DRF, asset fairness, SDRF's two forms, the
 //!   bottleneck gaps and the production fairshare factors over a share tree
 //!   ([`priority::fairshare`]).
