@@ -6,8 +6,10 @@
 //! A [`Workload`] is a trace measured by one streaming pass (its users, its span, the mean
 //! requested amount R of each resource) and kept in memory when small enough; it then gives
 //! the capacity of a run (a pool of a fraction of R, an explicit pool, or a machine list), the
-//! engine's configuration for a policy, and the replay itself. [`sweep`] is the SDRF paper's
-//! grid of discount factors × capacities, split in shards and merged.
+//! engine's configuration for a policy, and the replay itself. [`ReplayPlan`] is the whole of
+//! `fairshare replay` as three calls (assemble the capacity, shares, accounts and queues once;
+//! run each policy; gather the summary). [`sweep`] is the SDRF paper's grid of discount factors
+//! × capacities, split in shards and merged.
 //!
 //! ```no_run
 //! use fairshare_lab::{Replay, TraceSpec, Workload};
