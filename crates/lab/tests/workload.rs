@@ -130,3 +130,51 @@ fn weighted_drf_needs_shares() {
         result.tasks_submitted
     );
 }
+
+/// The replay as the command line runs it, through the library's one plan: a share file gives
+/// each policy its results per account, the queue file its limits, and the summary says where
+/// the capacity, the shares and the queues came from.
+#[test]
+fn a_replay_plan_assembles_shares_accounts_and_queues_once_for_every_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let workload = scan(&write_workload(dir.path()), 1_000);
+    let shares = dir.path().join("shares.toml");
+    std::fs::write(
+        &shares,
+        "[accounts]\nphysics = { shares = 3 }\nchemistry = { shares = 1 }\n\n[users]\n\"1\" = { account = \"physics\" }\n\"2\" = { account = \"physics\" }\n\"3\" = { account = \"chemistry\" }\n",
+    )
+    .unwrap();
+    let queues = dir.path().join("site.queues");
+    std::fs::write(&queues, "1 4 0\n").unwrap();
+    let request = fairshare_lab::ReplayRequest {
+        capacity: fairshare_lab::CapacitySource::Pool("cpu=12".into()),
+        shares: shares.to_str().unwrap().parse().unwrap(),
+        queues: Some(queues.clone()),
+        replay: Replay {
+            stop: StopRule::Drain,
+            ..Replay::default()
+        },
+    };
+    let plan = fairshare_lab::ReplayPlan::new(&workload, request).unwrap();
+    let notes = plan.notes();
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert_eq!(notes[0], "capacity: --capacity cpu=12");
+    assert!(notes[1].starts_with("shares: ") && notes[2].starts_with("queues: "));
+    let results: Vec<_> = ["weighted-drf", "fairshare"]
+        .iter()
+        .map(|p| plan.run(&p.parse().unwrap(), &mut |_| {}).unwrap())
+        .collect();
+    for result in &results {
+        let names: Vec<&str> = result.accounts.iter().map(|a| a.name.as_str()).collect();
+        assert!(
+            names.contains(&"physics") && names.contains(&"chemistry"),
+            "{names:?}"
+        );
+        assert_eq!(result.tasks_completed, 120, "drained");
+    }
+    let summary = plan.summary(results);
+    assert_eq!(summary.policies.len(), 2);
+    assert_eq!(summary.setting.shares, notes[1]["shares: ".len()..]);
+    assert_eq!(summary.setting.queues, notes[2]["queues: ".len()..]);
+    assert_eq!(summary.input.tasks_found, 120);
+}
