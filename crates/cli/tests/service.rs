@@ -1237,6 +1237,12 @@ fn a_node_is_deleted_with_its_workloads() {
         doc["paths"]["/v1/nodes/{id}"]["delete"].is_object(),
         "{doc}"
     );
+    // The knobs are the core's KnobValues, derived behind its openapi feature, under the
+    // schema name the API always gave them.
+    let knobs = &doc["components"]["schemas"]["Knobs"];
+    assert!(knobs["properties"]["cpu"].is_object(), "{knobs}");
+    let workload = &doc["components"]["schemas"]["WorkloadPriority"]["properties"]["knobs"];
+    assert!(workload.to_string().contains("Knobs"), "{workload}");
 }
 
 /// A TCP relay from a loopback port to `target` that can be cut: every connection through it

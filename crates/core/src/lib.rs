@@ -70,7 +70,7 @@
 //!
 //! - [`model`] — what the rest shares: [`Time`](model::Time) (integer microseconds), tasks and
 //!   job requests, the machine catalogue, the account tree, a reader's counts ([`choice`]: the
-//!   named options every front end offers).
+//!   named options every front end offers; [`config`]: the one error of every TOML reader).
 //! - [`usage`] — **account**: what a job is charged ([`usage::metric`]: CPU time, the
 //!   Processor Equivalents of [`usage::penalty`], dominant share, TRES billing), how the past
 //!   is forgotten (one [`Decay`](usage::decay::Decay)), every client's decayed usage

@@ -3,8 +3,8 @@
 //! the penalty a fairshare would add to its user's usage — MetaCentrum's pricing as an
 //! operator checks it before trusting a fairshare built on it.
 //!
-//! The module exists so that `fairshare penalty`, a notebook or the Python package get the
-//! same explanation from one call, [`explain`]: it reads the machine file (a TOML catalogue,
+//! The module exists so that `fairshare penalty` and any library caller get the same
+//! explanation from one call, [`explain`]: it reads the machine file (a TOML catalogue,
 //! an SWF `.machines` file or an Alibaba node list) through `fairshare-trace`, builds the job
 //! in the file's units, prices it with the core's penalty, and returns an [`Explanation`], the
 //! document `--json` writes. `fairshare-report` renders it as a table.

@@ -2,8 +2,8 @@
 //! shares — the capacity, the users' shares and account tree, the site's queue limits and the
 //! engine's settings — [`ReplayPlan::run`] runs one policy under it (with the results per
 //! account), and [`ReplayPlan::summary`] gathers the runs into the document the report draws
-//! and `--json` writes. The command line, the tests and the Python bindings all replay through
-//! it, so none repeats the assembly.
+//! and `--json` writes. The command line and the tests replay through it, and so can any
+//! library caller, so none repeats the assembly.
 
 use crate::shares::{account_results, Entitled, ShareSource};
 use crate::{LabError, Queues, Replay, Workload};

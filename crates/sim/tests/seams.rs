@@ -115,18 +115,26 @@ fn a_placement_written_outside_plugs_in_through_its_entry() {
     assert_eq!(node_of(&last), [1], "last fit takes the last node");
 }
 
+/// Every registered entry is found by its own name, names are unique, each has its line of
+/// help, and the first is the default: a new entry needs nothing more than its line.
 #[test]
 fn the_registries_are_the_only_lists() {
-    let names = |all: Vec<&str>| all.join(" ");
-    assert_eq!(
-        names(Scheduler::ALL.iter().map(|s| s.name()).collect()),
-        "fill easy conservative"
+    fn check<C: Choice + PartialEq + std::fmt::Debug + Default>(what: &str) {
+        for entry in C::ALL {
+            assert_eq!(C::named(entry.name()), Some(*entry), "{what} {entry:?}");
+            assert!(!entry.about().is_empty(), "{what} {entry:?} has no help");
+            assert!(C::names().contains(entry.name()), "{what} {entry:?}");
+        }
+        let mut names: Vec<&str> = C::ALL.iter().map(|c| c.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), C::ALL.len(), "{what} names are unique");
+        assert_eq!(C::default(), C::ALL[0], "{what}: the first is the default");
+    }
+    check::<Scheduler>("discipline");
+    check::<Fit>("placement");
+    assert!(
+        Scheduler::ALL.len() >= 3 && Fit::ALL.len() >= 2,
+        "the shipped ones are there"
     );
-    assert_eq!(
-        names(Fit::ALL.iter().map(|f| f.name()).collect()),
-        "first best"
-    );
-    assert_eq!(Scheduler::default(), Scheduler::FILL);
-    assert_eq!(Scheduler::named("easy"), Some(Scheduler::EASY));
-    assert!(Scheduler::ALL.iter().all(|s| !s.about().is_empty()));
 }

@@ -63,7 +63,11 @@ impl Decay {
                     factor.powf(steps)
                 }
             }
-            Decay::Slurm { .. } => self.ticks().factor(from_s, to_s),
+            Decay::Slurm {
+                half_life_s,
+                period_s,
+                offset_s,
+            } => slurm::Ticks::new(half_life_s, period_s, offset_s).factor(from_s, to_s),
         }
     }
 }
@@ -106,7 +110,12 @@ impl Decay {
                 let middle = period_s * weight(last - 1.0) * series;
                 rate * (head + middle + tail)
             }
-            Decay::Slurm { .. } => self.ticks().accrued(rate, start_s, end_s, at_s),
+            Decay::Slurm {
+                half_life_s,
+                period_s,
+                offset_s,
+            } => slurm::Ticks::new(half_life_s, period_s, offset_s)
+                .accrued(rate, start_s, end_s, at_s),
         }
     }
 
@@ -115,21 +124,15 @@ impl Decay {
     /// and `sshare` shows them until the next one); `at_s` itself for the other decays, which
     /// are read continuously.
     pub fn computed_at(&self, at_s: f64) -> f64 {
-        match self {
-            Decay::Slurm { .. } if self.decays() => self.ticks().last_time(at_s),
-            _ => at_s,
-        }
-    }
-
-    /// Slurm's tick schedule; a decay that is not [`Decay::Slurm`] never ticks.
-    fn ticks(&self) -> slurm::Ticks {
         match *self {
             Decay::Slurm {
                 half_life_s,
                 period_s,
                 offset_s,
-            } => slurm::Ticks::new(half_life_s, period_s, offset_s),
-            _ => slurm::Ticks::new(f64::INFINITY, f64::INFINITY, 0.0),
+            } if self.decays() => {
+                slurm::Ticks::new(half_life_s, period_s, offset_s).last_time(at_s)
+            }
+            _ => at_s,
         }
     }
 

@@ -85,11 +85,6 @@ impl Ledger {
         self.anchor.len()
     }
 
-    /// The decay it forgets under.
-    pub fn decay(&self) -> &Decay {
-        &self.decay
-    }
-
     /// The rate a client accrues now, per resource.
     pub fn rate(&self, client: usize) -> &[f64] {
         &self.rate[self.span(client)]
@@ -121,8 +116,9 @@ impl Ledger {
         Ok(())
     }
 
-    /// Adds `amount` to a client's usage at `at_s`, all at once; refused, with nothing
-    /// changed, when a sum would no longer be a finite number.
+    /// Adds `amount` to a client's usage at `at_s`, all at once. Refused when a sum would no
+    /// longer be a finite number: the client is then brought up to `at_s` (which changes no
+    /// value it reads) and nothing is added.
     pub fn charge(&mut self, client: usize, at_s: f64, amount: &[f64]) -> Result<(), LedgerError> {
         if amount.len() != self.resources {
             return Err(LedgerError::WrongLength {
@@ -227,6 +223,14 @@ mod tests {
             Err(LedgerError::NotFinite { .. })
         ));
         assert_eq!(ledger.usage_at(0, 10.0).next(), Some(1.0 + f64::MAX));
+        // A refused charge later on still brings the client up to then, which changes nothing
+        // it reads: an hour on, the usage has halved either way.
+        let mut clean = Ledger::new(Decay::Continuous { half_life_s: HOUR }, 1, 1);
+        clean.charge(0, 0.0, &[8.0]).unwrap();
+        let mut refused = clean.clone();
+        assert!(refused.charge(0, HOUR, &[f64::INFINITY]).is_err());
+        let read = |l: &Ledger| l.usage_at(0, 2.0 * HOUR).next().unwrap();
+        assert!((read(&refused) - 2.0).abs() < 1e-12 && (read(&clean) - 2.0).abs() < 1e-12);
         assert!(matches!(
             ledger.set_rate(0, 10.0, &[-1.0]),
             Err(LedgerError::BadRate { .. })

@@ -1,9 +1,10 @@
-//! Exact sliding windows for the bottleneck mechanism (docs/mechanisms.md, bottleneck §2): what a client
-//! was entitled to, what each resource gave it and how busy each resource was, over the last
-//! `window` microseconds.
+//! Exact sliding windows for the bottleneck mechanism (docs/mechanisms.md, bottleneck §2): what a
+//! client was entitled to, what each resource gave it and how busy each resource was, over the
+//! last `window` microseconds.
 //!
-//! The general [`crate::usage::ledger::Ledger`] keeps a running sum of any rate vector. These two
-//! structures use what the mechanism guarantees instead — a client is served by at most one
+//! A window forgets all at once what leaves it, which no [`Decay`](super::decay::Decay) does, so
+//! the mechanism keeps its own. These two structures use what the mechanism guarantees — a
+//! client is served by at most one
 //! resource at a time, at rate 1; entitlement rates change only when clients come and go — and
 //! answer in integer microseconds (service) or with one product per rate segment (entitlement),
 //! with no drift however long the run. Reading costs amortised O(1); time never goes backwards.

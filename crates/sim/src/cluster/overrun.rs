@@ -1,4 +1,5 @@
-//! What the engine does with a job that runs past the walltime it asked for.
+//! What the engine does with a job that runs past the walltime it asked for: a choice of its
+//! own, because sites kill such jobs and a replay may rather run them in full.
 
 use fairshare_core::choice::Choice;
 
