@@ -105,10 +105,7 @@ pub fn run(args: Args) -> Result<()> {
             ..args.cluster.replay()
         },
     };
-    let plan = ReplayPlan::new(&workload, request)?;
-    for note in plan.notes() {
-        eprintln!("note: {note}");
-    }
+    let plan = ReplayPlan::new(&workload, request, &mut |note| eprintln!("note: {note}"))?;
     let bars = MultiProgress::new();
     let results = policies
         .par_iter()

@@ -55,12 +55,25 @@ pub struct ReplayPlan<'w> {
 }
 
 impl<'w> ReplayPlan<'w> {
-    /// Reads and checks the capacity, the shares and the queues of `request` for `workload`.
-    pub fn new(workload: &'w Workload, request: ReplayRequest) -> Result<Self, LabError> {
+    /// Reads and checks the capacity, the shares and the queues of `request` for `workload`;
+    /// `note` hears, as each is read, what was taken from where (the capacity; the shares when
+    /// not equal; the queues when there are any), for a person to read before the runs.
+    pub fn new(
+        workload: &'w Workload,
+        request: ReplayRequest,
+        note: &mut dyn FnMut(String),
+    ) -> Result<Self, LabError> {
         let (capacity, fraction, capacity_source) = capacity(workload, &request.capacity)?;
+        note(format!("capacity: {capacity_source}"));
         let entitled = workload.entitled(&request.shares, &capacity)?;
+        if entitled.shares.is_some() {
+            note(format!("shares: {}", entitled.source));
+        }
         let accounts = entitled.ranked_accounts()?;
         let queues = workload.queue_limits(request.queues.as_deref())?;
+        if let Some(queues) = &queues {
+            note(format!("queues: {}", queues.in_words()));
+        }
         Ok(ReplayPlan {
             workload,
             replay: request.replay,
@@ -71,19 +84,6 @@ impl<'w> ReplayPlan<'w> {
             accounts,
             queues,
         })
-    }
-
-    /// What the plan took from where, for a person to read before the runs: the capacity,
-    /// the shares when not equal, the queues when there are any.
-    pub fn notes(&self) -> Vec<String> {
-        let mut notes = vec![format!("capacity: {}", self.capacity_source)];
-        if self.entitled.shares.is_some() {
-            notes.push(format!("shares: {}", self.entitled.source));
-        }
-        if let Some(queues) = &self.queues {
-            notes.push(format!("queues: {}", queues.in_words()));
-        }
-        notes
     }
 
     /// Replays `policy`, with each account's results when the shares came with accounts;

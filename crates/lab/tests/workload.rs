@@ -155,8 +155,8 @@ fn a_replay_plan_assembles_shares_accounts_and_queues_once_for_every_policy() {
             ..Replay::default()
         },
     };
-    let plan = fairshare_lab::ReplayPlan::new(&workload, request).unwrap();
-    let notes = plan.notes();
+    let mut notes = Vec::new();
+    let plan = fairshare_lab::ReplayPlan::new(&workload, request, &mut |n| notes.push(n)).unwrap();
     assert_eq!(notes.len(), 3, "{notes:?}");
     assert_eq!(notes[0], "capacity: --capacity cpu=12");
     assert!(notes[1].starts_with("shares: ") && notes[2].starts_with("queues: "));
