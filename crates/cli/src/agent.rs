@@ -5,8 +5,9 @@
 use anyhow::{bail, Context, Result};
 use fairshare_agent::cgroup::Layout;
 use fairshare_agent::config::OnExit;
-use fairshare_agent::run::{self, CheckItem};
+use fairshare_agent::run;
 use fairshare_agent::{Agent, AgentConfig, CycleReport};
+use fairshare_report::{check_table, cycle_text};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -107,7 +108,7 @@ pub fn run(args: Args) -> Result<()> {
             let shown = if args.json {
                 json_line(report)
             } else {
-                text(report)
+                cycle_text(report)
             };
             // A closed standard output (as by `| head`) ends nothing but the printing.
             let _ = out.write_all(shown.as_bytes()).and_then(|()| out.flush());
@@ -140,19 +141,7 @@ fn check(config: &AgentConfig, node: &str, token: Option<String>, json: bool) ->
         let doc = serde_json::json!({"schema_version": 1, "node": node, "checks": items});
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        let width = items
-            .iter()
-            .map(|i| i.what.chars().count())
-            .max()
-            .unwrap_or(0);
-        for CheckItem {
-            what,
-            status,
-            detail,
-        } in &items
-        {
-            println!("{status:>4}  {what:<width$}  {detail}");
-        }
+        print!("{}", check_table(&items));
     }
     let failed = items.iter().filter(|i| i.status == "fail").count();
     if failed > 0 {
@@ -166,40 +155,6 @@ fn json_line(report: &CycleReport) -> String {
     let mut doc = serde_json::to_value(report).unwrap_or_default();
     doc["schema_version"] = 1.into();
     format!("{doc}\n")
-}
-
-/// One cycle as a few lines for a person.
-fn text(report: &CycleReport) -> String {
-    let mut s = format!(
-        "cycle {}: {} workloads, {} measured over {}, priorities {}\n",
-        report.cycle,
-        report.workloads.len(),
-        report.measured.len(),
-        report
-            .interval_s
-            .map_or("no interval yet".to_string(), |i| format!("{i:.1} s")),
-        match report.source {
-            fairshare_agent::Source::Local => "computed here",
-            fairshare_agent::Source::Daemon => "from the daemon",
-            fairshare_agent::Source::Last => "kept from before",
-        }
-    );
-    for (user, h) in &report.users {
-        s.push_str(&format!("  user {user:<20} heaviness {h:>8.4}\n"));
-    }
-    for w in &report.writes {
-        s.push_str(&format!(
-            "  {:<32} {:<12} priority {:>3}  {} = {}\n",
-            w.workload, w.owner, w.priority, w.file, w.value
-        ));
-    }
-    if let Some(e) = &report.daemon_error {
-        s.push_str(&format!(
-            "  daemon: {e} ({} reports waiting)\n",
-            report.pending_reports
-        ));
-    }
-    s
 }
 
 /// A cycle in the log: one summary line at info; each knob written at debug.

@@ -2,7 +2,8 @@
 
 use anyhow::{Context, Result};
 use fairshare_core::alloc::tasks::Blocking;
-use fairshare_core::instance::{Instance, Outcome};
+use fairshare_core::instance::Instance;
+use fairshare_report::allocate_table;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
@@ -36,7 +37,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         crate::output::write_json(std::path::Path::new("-"), &outcome)
     } else {
-        crate::output::print(&table(&outcome))
+        crate::output::print(&allocate_table(&outcome))
     }
 }
 
@@ -60,52 +61,4 @@ fn read_instance(path: Option<&std::path::Path>) -> Result<(String, String)> {
             Ok(("<stdin>".into(), text))
         }
     }
-}
-
-/// A readable table: one row per user, one column per resource.
-fn table(outcome: &Outcome) -> String {
-    let resources: Vec<&String> = outcome.utilization.keys().collect();
-    let mut header = vec!["user".to_string()];
-    let with_tasks = outcome.users.iter().any(|u| u.tasks.is_some());
-    if with_tasks {
-        header.push("tasks".into());
-    }
-    header.extend(resources.iter().map(|r| r.to_string()));
-    header.push("dominant share".into());
-    let mut rows = Vec::new();
-    for user in &outcome.users {
-        let mut row = vec![user.id.clone()];
-        if with_tasks {
-            let tasks = user.tasks.unwrap_or(0).to_string();
-            row.push(if user.never_fits {
-                format!("{tasks} (never fits)")
-            } else {
-                tasks
-            });
-        }
-        row.extend(user.allocation.values().map(|v| format!("{v:.4}")));
-        row.push(format!("{:.4}", user.dominant_share));
-        rows.push(row);
-    }
-    let mut used = vec!["in use".to_string()];
-    if with_tasks {
-        used.push(String::new());
-    }
-    used.extend(
-        outcome
-            .utilization
-            .values()
-            .map(|u| format!("{:.1}%", 100.0 * u)),
-    );
-    used.push(String::new());
-    rows.push(used);
-    let mut out = format!("policy {}", outcome.policy);
-    if let Some(level) = outcome.level {
-        out += &format!(", water level {level:.4}");
-    }
-    if let Some(b) = outcome.bottlenecks.as_ref().filter(|b| !b.is_empty()) {
-        out += &format!(", bottleneck {}", b.join(", "));
-    }
-    out.push('\n');
-    out + &fairshare_report::table(&header, &rows)
 }

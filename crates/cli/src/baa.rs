@@ -4,10 +4,10 @@
 //! §8, docs/reproduce.md); `timeline` runs a small scenario of joins, departures and demand
 //! caps and prints what each user received.
 
+use crate::choice;
 use crate::output::Outputs;
-use anyhow::{bail, Context, Result};
-use fairshare_lab::baa::{experiment, generated, sample, task_requests, timeline};
-use fairshare_trace::ReadOptions;
+use anyhow::{Context, Result};
+use fairshare_lab::baa::{demands, experiment, timeline, Pool};
 use std::path::PathBuf;
 
 /// What `fairshare baa` does.
@@ -73,7 +73,7 @@ pub struct ExperimentArgs {
     traces: Vec<PathBuf>,
     /// Which requests the users are drawn from: every SUBMIT event that asks for both, as the
     /// spec samples (resubmissions count again), or the completed tasks a replay would run.
-    #[arg(long, value_enum, default_value = "submits")]
+    #[arg(long, value_parser = choice::<Pool>(), default_value = "submits")]
     pool: Pool,
     /// How many users join (at most 100,000).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -92,25 +92,6 @@ pub struct ExperimentArgs {
     report: Option<PathBuf>,
 }
 
-/// The requests the experiment's users are drawn from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Pool {
-    /// Every SUBMIT event that asks for CPU and memory (the spec's pool).
-    Submits,
-    /// The completed tasks that ask for both.
-    Tasks,
-}
-
-impl Pool {
-    /// What the pool is, in words.
-    fn about(self) -> &'static str {
-        match self {
-            Pool::Submits => "SUBMIT events",
-            Pool::Tasks => "completed tasks",
-        }
-    }
-}
-
 /// Runs the experiment.
 fn run_experiment(args: ExperimentArgs) -> Result<()> {
     let outputs = Outputs {
@@ -119,45 +100,19 @@ fn run_experiment(args: ExperimentArgs) -> Result<()> {
         stats: None,
     };
     outputs.check()?;
-    let users = args.users as usize;
-    let (demands, source) = if args.traces.is_empty() {
+    if args.traces.is_empty() {
         eprintln!("note: no trace given: demands drawn from LogNormal(-3, 1) for CPU and memory");
-        (generated(users, args.seed), "LogNormal(−3, 1)".to_owned())
-    } else {
-        let format = fairshare_trace::Format::detect(&args.traces[0])?;
-        if format != fairshare_trace::Format::GOOGLE {
-            bail!(
-                "{}: a {format} trace; the experiment draws from the Google 2011 task requests, whose CPU and memory are fractions of the largest machine (other traces' units are not comparable across resources)",
-                args.traces[0].display()
-            );
-        }
-        eprintln!(
-            "note: reading the {} of {} file(s)",
-            args.pool.about(),
-            args.traces.len()
-        );
-        let (pool, what) = match args.pool {
-            Pool::Submits => {
-                let pool = fairshare_trace::google::submit_requests(&args.traces)?;
-                let what = format!("SUBMIT events ({} distinct tasks)", pool.tasks);
-                (pool.requests, what)
-            }
-            Pool::Tasks => {
-                let tasks =
-                    fairshare_trace::open(&args.traces, Some(format), &ReadOptions::default())
-                        .context("opening the traces")?;
-                (task_requests(tasks)?, "completed task requests".to_owned())
-            }
-        };
-        let demands = sample(&pool, users, args.seed)?;
-        let first = args.traces[0].display();
-        let files = match args.traces.len() {
-            1 => format!("{first}"),
-            n => format!("{first} and {} more file(s)", n - 1),
-        };
-        (demands, format!("{} {what} of {files}", pool.len()))
-    };
-    let summary = experiment(&demands, source, args.seed, args.tail as usize)?;
+    }
+    let (pool, files) = (args.pool, args.traces.len());
+    let mut reading = || eprintln!("note: reading the {} of {files} file(s)", pool.in_words());
+    let drawn = demands(
+        &args.traces,
+        pool,
+        args.users as usize,
+        args.seed,
+        &mut reading,
+    )?;
+    let summary = experiment(&drawn.demands, drawn.source, args.seed, args.tail as usize)?;
     outputs.write(
         &summary,
         fairshare_report::baa_html,

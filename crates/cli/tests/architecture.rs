@@ -6,7 +6,7 @@
 //! 1. **Crate layers.** Every workspace crate may depend (normal dependencies, not
 //!    dev-dependencies) only on the crates [`LAYERS`] allows:
 //!    core → trace, sim → lab → report; core → service → agent; report also draws the
-//!    service's API answers; cli on top of all.
+//!    service's API answers and the agent's reports; cli on top of all.
 //! 2. **Module circles.** Inside every crate's `src/`, at every level of the module tree, the
 //!    child modules of one module are siblings, and sibling `A` depends on sibling `B` when any
 //!    file under `A` names a path into `B` (`use crate::…`, `use super::…`, `use self::…`, or
@@ -32,7 +32,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("trace", &["core"]),
     ("sim", &["core"]),
     ("lab", &["core", "trace", "sim"]),
-    ("report", &["core", "sim", "lab", "service"]),
+    ("report", &["core", "sim", "lab", "service", "agent"]),
     ("service", &["core"]),
     ("agent", &["core", "service"]),
     (

@@ -8,14 +8,16 @@ use crate::LabError;
 use fairshare_core::alloc::baa::time::{BaaTime, Origin, TimeSettings};
 use fairshare_core::alloc::baa::{self, Classification, Solver};
 use fairshare_core::alloc::divisible::{water_fill, DivisibleClient};
+use fairshare_core::choice::Choice;
 use fairshare_core::model::{ResourceSet, Task};
 use fairshare_core::policy::{Engine, PolicyKind, PolicySpec};
 use fairshare_core::priority::Policy;
 use fairshare_sim::summary::{BaaSeries, BaaSummary, TimelineSummary, SCHEMA_VERSION};
-use fairshare_trace::{Timeline, TraceError};
+use fairshare_trace::{Format, ReadOptions, Timeline, TraceError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, LogNormal};
+use std::path::PathBuf;
 
 /// Each user's demand is its request times this: far above the whole cluster, so every user
 /// could use everything (the paper's "infinitely many tasks").
@@ -58,6 +60,104 @@ pub fn generated(users: usize, seed: u64) -> Vec<Vec<f64>> {
     (0..users)
         .map(|_| vec![law.sample(&mut rng), law.sample(&mut rng)])
         .collect()
+}
+
+/// The requests of the Google 2011 trace the experiment's users are drawn from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pool {
+    /// Every SUBMIT event that asks for CPU and memory, as the spec samples (resubmissions
+    /// count again).
+    #[default]
+    Submits,
+    /// The completed tasks that ask for both: those a replay would run.
+    Tasks,
+}
+
+impl Choice for Pool {
+    const ALL: &'static [Pool] = &[Pool::Submits, Pool::Tasks];
+
+    fn name(self) -> &'static str {
+        match self {
+            Pool::Submits => "submits",
+            Pool::Tasks => "tasks",
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            Pool::Submits => "Every SUBMIT event that asks for CPU and memory (the spec's pool)",
+            Pool::Tasks => "The completed tasks that ask for both",
+        }
+    }
+}
+
+impl Pool {
+    /// What the pool is, in words: `SUBMIT events` or `completed tasks`.
+    pub fn in_words(self) -> &'static str {
+        match self {
+            Pool::Submits => "SUBMIT events",
+            Pool::Tasks => "completed tasks",
+        }
+    }
+}
+
+/// The experiment's users' demands and where they come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Demands {
+    /// One (CPU, memory) demand per user, in the order they join.
+    pub demands: Vec<Vec<f64>>,
+    /// Where the demands come from, in words (the summary's `source`).
+    pub source: String,
+}
+
+/// The demands of the experiment's `users`, seeded: drawn from the requests of `pool` in the
+/// Google 2011 `task_events` parts `traces` ([`sample`]), or from LogNormal(−3, 1) without
+/// any trace ([`generated`]).
+///
+/// A trace of another format is an error: only the Google trace gives CPU and memory as
+/// fractions of one machine, comparable across the two resources. `reading` is called once
+/// the first part is found to be Google's, just before the parts are read (the long part), so
+/// that a front end can say what it reads; it is not called without traces.
+pub fn demands(
+    traces: &[PathBuf],
+    pool: Pool,
+    users: usize,
+    seed: u64,
+    reading: &mut dyn FnMut(),
+) -> Result<Demands, LabError> {
+    let Some(first) = traces.first() else {
+        return Ok(Demands {
+            demands: generated(users, seed),
+            source: "LogNormal(−3, 1)".to_owned(),
+        });
+    };
+    let format = Format::detect(first)?;
+    if format != Format::GOOGLE {
+        return Err(LabError::Unusable(format!(
+            "{}: a {format} trace; the experiment draws from the Google 2011 task requests, whose CPU and memory are fractions of the largest machine (other traces' units are not comparable across resources)",
+            first.display()
+        )));
+    }
+    reading();
+    let (requests, what) = match pool {
+        Pool::Submits => {
+            let submits = fairshare_trace::google::submit_requests(traces)?;
+            let what = format!("SUBMIT events ({} distinct tasks)", submits.tasks);
+            (submits.requests, what)
+        }
+        Pool::Tasks => {
+            let tasks = fairshare_trace::open(traces, Some(format), &ReadOptions::default())?;
+            (task_requests(tasks)?, "completed task requests".to_owned())
+        }
+    };
+    let files = match traces.len() {
+        1 => first.display().to_string(),
+        n => format!("{} and {} more file(s)", first.display(), n - 1),
+    };
+    Ok(Demands {
+        demands: sample(&requests, users, seed)?,
+        source: format!("{} {what} of {files}", requests.len()),
+    })
 }
 
 /// The experiment: `demands` join one per epoch, then `tail` epochs pass without joins.
@@ -287,6 +387,86 @@ fn record(s: &mut BaaSeries, allocations: &[Vec<f64>], sets: &[usize]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Without traces the demands are LogNormal(−3, 1)'s, seeded, and nothing is read.
+    #[test]
+    fn demands_without_traces_are_generated() {
+        let d = demands(&[], Pool::Tasks, 5, 3, &mut || panic!("nothing to read")).unwrap();
+        assert_eq!(d.demands, generated(5, 3));
+        assert_eq!(d.source, "LogNormal(−3, 1)");
+    }
+
+    /// A trace that is not Google's is refused before anything is read, with the message the
+    /// command has always printed.
+    #[test]
+    fn demands_from_another_format_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let swf = dir.path().join("log.swf");
+        std::fs::write(&swf, "1 0 0 10 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1 -1\n").unwrap();
+        let error = demands(std::slice::from_ref(&swf), Pool::Submits, 5, 1, &mut || {
+            panic!("a SWF trace is not read")
+        })
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{}: a swf trace; the experiment draws from the Google 2011 task requests, whose CPU and memory are fractions of the largest machine (other traces' units are not comparable across resources)",
+                swf.display()
+            )
+        );
+    }
+
+    /// Google parts: every SUBMIT event asking for both, or the completed tasks alone; the
+    /// source says which, how many and from what; `reading` is heard once, before the reading.
+    #[test]
+    fn demands_from_google_parts_by_pool() {
+        let dir = tempfile::tempdir().unwrap();
+        let ev = |time: u64, job: u64, event: u8, cpu: &str, mem: &str| {
+            format!("{time},,{job},0,42,{event},u{job},2,0,{cpu},{mem},0.001,0\n")
+        };
+        let first = dir.path().join("part-0.csv");
+        let second = dir.path().join("part-1.csv");
+        let events = [
+            ev(0, 1, 0, "0.1", "0.2"), // a SUBMIT before the trace: a request all the same
+            ev(10, 2, 0, "0.3", "0.4"), // job 2 is submitted, scheduled and finishes
+            ev(20, 2, 1, "0.3", "0.4"),
+            ev(30, 2, 4, "0.3", "0.4"),
+        ];
+        std::fs::write(&first, events.concat()).unwrap();
+        std::fs::write(&second, ev(40, 3, 0, "0.5", "0.6")).unwrap(); // never runs
+        let parts = [first.clone(), second];
+        let mut heard = 0;
+        let submits = demands(&parts, Pool::Submits, 4, 9, &mut || heard += 1).unwrap();
+        assert_eq!(heard, 1);
+        assert_eq!(
+            submits.source,
+            format!(
+                "3 SUBMIT events (3 distinct tasks) of {} and 1 more file(s)",
+                first.display()
+            )
+        );
+        assert_eq!(
+            submits.demands,
+            sample(&[[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], 4, 9).unwrap()
+        );
+        let tasks = demands(&parts[..1], Pool::Tasks, 4, 9, &mut || heard += 1).unwrap();
+        assert_eq!(heard, 2);
+        assert_eq!(
+            tasks.source,
+            format!("1 completed task requests of {}", first.display())
+        );
+        assert_eq!(tasks.demands, vec![vec![0.3, 0.4]; 4]);
+    }
+
+    /// The pools' names and help, as `fairshare baa experiment --pool` offers them.
+    #[test]
+    fn pools_are_picked_by_name() {
+        assert_eq!(Pool::named("submits"), Some(Pool::Submits));
+        assert_eq!(Pool::named("tasks"), Some(Pool::Tasks));
+        assert_eq!(Pool::names(), "submits or tasks");
+        assert_eq!(Pool::default(), Pool::Submits);
+        assert_eq!(Pool::Tasks.in_words(), "completed tasks");
+    }
 
     /// The spec's expectations (§8) on the generated users: capacity never exceeded, some
     /// resource full at every epoch (but under BAA-T from time 0, whose catch-up is blended

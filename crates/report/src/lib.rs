@@ -13,10 +13,16 @@
 //! the pages of replays, sweeps and simulations come with the `simulation` feature (on by
 //! default), which brings in the simulator's result types. The `lab` feature adds the tables
 //! of `fairshare penalty` and `fairshare priorities` (from the lab's results), the `service`
-//! feature those of `fairshare top`, `explain` and `nodes` (from the daemon's answers).
+//! feature those of `fairshare top`, `explain` and `nodes` (from the daemon's answers), the
+//! `agent` feature the readiness check and the cycles of `fairshare agent` (from the node
+//! agent's reports).
 
 #[cfg(feature = "simulation")]
 mod accounts;
+#[cfg(feature = "agent")]
+mod agent;
+#[cfg(feature = "simulation")]
+mod allocate;
 #[cfg(feature = "simulation")]
 mod baa;
 #[cfg(feature = "simulation")]
@@ -44,6 +50,10 @@ pub mod text;
 
 pub mod svg;
 
+#[cfg(feature = "agent")]
+pub use agent::{check_table, cycle_text};
+#[cfg(feature = "simulation")]
+pub use allocate::allocate_table;
 #[cfg(feature = "simulation")]
 pub use baa::{baa_html, baa_table, timeline_table};
 #[cfg(feature = "service")]
