@@ -35,6 +35,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("report", &["core", "sim", "lab", "service", "agent"]),
     ("service", &["core"]),
     ("agent", &["core", "service"]),
+    ("slurm", &["core", "trace", "lab"]),
     (
         "cli",
         &["core", "trace", "sim", "lab", "report", "service", "agent"],

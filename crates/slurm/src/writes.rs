@@ -1,0 +1,140 @@
+//! The writes a reconcile makes: only the jobs whose site factor differs from the one wanted,
+//! grouped by value so that one `scontrol update JobId=1,2,3 SiteFactor=N` sets them all.
+//!
+//! A reconcile must be idempotent — the same cluster state gives no write the second time — and
+//! must say what it leaves alone: a job fairshare cannot rank keeps whatever site factor it
+//! has. Both follow from comparing, job by job, what is wanted with what Slurm holds.
+
+use std::collections::BTreeMap;
+
+/// One pending job: what Slurm holds now, and what fairshare wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Job {
+    /// Slurm's job id.
+    pub id: u64,
+    /// The site factor Slurm holds for it now.
+    pub held: i64,
+    /// The site factor fairshare wants; `None`: fairshare cannot rank it, so it is left alone.
+    pub wanted: Option<i64>,
+}
+
+/// One `scontrol update` call: these jobs get this site factor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Write {
+    /// The site factor to set.
+    pub site_factor: i64,
+    /// The jobs, in increasing id.
+    pub jobs: Vec<u64>,
+}
+
+impl Write {
+    /// The arguments of the `scontrol` call that makes this write.
+    pub fn scontrol_args(&self) -> Vec<String> {
+        let ids: Vec<String> = self.jobs.iter().map(u64::to_string).collect();
+        vec![
+            "update".into(),
+            format!("JobId={}", ids.join(",")),
+            format!("SiteFactor={}", self.site_factor),
+        ]
+    }
+}
+
+/// The writes that bring `jobs` to the site factors wanted, at most `per_call` jobs per call
+/// (at least one), in increasing site factor and job id: none for a job that already holds
+/// what is wanted or that fairshare cannot rank.
+pub fn writes(jobs: &[Job], per_call: usize) -> Vec<Write> {
+    let mut by_value: BTreeMap<i64, Vec<u64>> = BTreeMap::new();
+    for job in jobs {
+        if let Some(wanted) = job.wanted.filter(|w| *w != job.held) {
+            by_value.entry(wanted).or_default().push(job.id);
+        }
+    }
+    let per_call = per_call.max(1);
+    let mut writes = Vec::new();
+    for (site_factor, mut ids) in by_value {
+        ids.sort_unstable();
+        ids.dedup();
+        for chunk in ids.chunks(per_call) {
+            writes.push(Write {
+                site_factor,
+                jobs: chunk.to_vec(),
+            });
+        }
+    }
+    writes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn job(id: u64, held: i64, wanted: Option<i64>) -> Job {
+        Job { id, held, wanted }
+    }
+
+    #[test]
+    fn only_what_differs_is_written_grouped_by_value() {
+        let jobs = [
+            job(7, 0, Some(500)),
+            job(3, 500, Some(500)),
+            job(5, 0, Some(500)),
+            job(4, 100, Some(0)),
+            job(9, 300, None),
+        ];
+        let got = writes(&jobs, 100);
+        assert_eq!(
+            got,
+            [
+                Write {
+                    site_factor: 0,
+                    jobs: vec![4]
+                },
+                Write {
+                    site_factor: 500,
+                    jobs: vec![5, 7]
+                },
+            ]
+        );
+        assert_eq!(
+            got[1].scontrol_args(),
+            ["update", "JobId=5,7", "SiteFactor=500"]
+        );
+    }
+
+    #[test]
+    fn long_lists_are_split_into_calls() {
+        let jobs: Vec<Job> = (1..=5).map(|id| job(id, 0, Some(1))).collect();
+        let sizes: Vec<usize> = writes(&jobs, 2).iter().map(|w| w.jobs.len()).collect();
+        assert_eq!(sizes, [2, 2, 1]);
+        assert_eq!(writes(&jobs, 0).len(), 5, "at least one job per call");
+    }
+
+    proptest! {
+        /// Applying the writes gives every rankable job what is wanted, leaves the others as
+        /// they were, and a second reconcile of the result writes nothing.
+        #[test]
+        fn writes_are_complete_minimal_and_idempotent(
+            jobs in prop::collection::vec((0i64..4, prop::option::of(0i64..4)), 0..40),
+            per_call in 1usize..7,
+        ) {
+            let jobs: Vec<Job> = jobs.iter().enumerate()
+                .map(|(i, &(held, wanted))| job(i as u64, held, wanted))
+                .collect();
+            let made = writes(&jobs, per_call);
+            let mut after = jobs.clone();
+            for w in &made {
+                prop_assert!(!w.jobs.is_empty() && w.jobs.len() <= per_call);
+                for id in &w.jobs {
+                    after[*id as usize].held = w.site_factor;
+                }
+            }
+            let changed = jobs.iter().filter(|j| j.wanted.is_some_and(|w| w != j.held)).count();
+            prop_assert_eq!(made.iter().map(|w| w.jobs.len()).sum::<usize>(), changed);
+            for (before, now) in jobs.iter().zip(&after) {
+                prop_assert_eq!(now.held, before.wanted.unwrap_or(before.held));
+            }
+            prop_assert!(writes(&after, per_call).is_empty());
+        }
+    }
+}
