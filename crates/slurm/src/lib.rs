@@ -11,11 +11,13 @@
 //! they need no extra daemon (as `slurmrestd` would, with its own authentication and a version
 //! per plugin), and an administrator can run the very same commands to see what fairshare saw.
 //!
+//! - [`command`]: running those commands, each bounded in time, every failure told apart.
 //! - [`site`]: from a policy's order of users to each user's site factor (Fair Tree's
 //!   `(n − i) / n` times a weight), and the two mappings beside Slurm's own factors.
 //! - [`writes`]: from the site factors wanted and those Slurm holds, the writes that change
 //!   only what differs, grouped so that one `scontrol` call sets many jobs.
 #![warn(missing_docs)]
 
+pub mod command;
 pub mod site;
 pub mod writes;
