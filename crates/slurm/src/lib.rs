@@ -12,12 +12,25 @@
 //! per plugin), and an administrator can run the very same commands to see what fairshare saw.
 //!
 //! - [`command`]: running those commands, each bounded in time, every failure told apart.
+//! - [`queue`]: the jobs of `squeue --json` (id, user, account, state, priority, request) and
+//!   the site factor each pending job holds, which Slurm 22.05 shows only in `sprio`.
+//! - [`assoc`]: the association tree of `sacctmgr show assoc`: accounts under accounts, users
+//!   under accounts, each with its shares or `parent`.
+//! - [`nodes`]: the nodes of `sinfo --json`: CPUs, memory, GPUs, features, partitions, state.
+//! - [`error`]: what a reader says when it cannot take an output: the record and the field.
 //! - [`site`]: from a policy's order of users to each user's site factor (Fair Tree's
 //!   `(n − i) / n` times a weight), and the two mappings beside Slurm's own factors.
 //! - [`writes`]: from the site factors wanted and those Slurm holds, the writes that change
 //!   only what differs, grouped so that one `scontrol` call sets many jobs.
 #![warn(missing_docs)]
 
+pub mod assoc;
 pub mod command;
+pub mod error;
+mod json;
+pub mod nodes;
+pub mod queue;
 pub mod site;
 pub mod writes;
+
+pub use error::{Problem, ReadError};

@@ -1,0 +1,211 @@
+//! The association tree — accounts under accounts, users under accounts, each with its shares —
+//! from `sacctmgr show assoc`.
+//!
+//! fairshare's policies divide the cluster along this tree, so it is read from Slurm rather
+//! than written twice. `sacctmgr -P` prints one `|`-separated line per association; a line with
+//! no user is an account (its parent in `ParentName`), a line with a user is that user under
+//! the line's account (`ParentName` empty). A share is a number or `parent`: the association
+//! then has no shares of its own and counts as part of its parent account.
+
+use crate::error::{Problem, ReadError};
+use std::collections::BTreeSet;
+
+/// The command, with its arguments, whose output [`parse_assoc`] reads.
+pub const SACCTMGR_COMMAND: [&str; 6] = [
+    "sacctmgr",
+    "show",
+    "assoc",
+    "--parsable2",
+    "--noheader",
+    "format=Cluster,Account,User,Partition,Share,ParentName",
+];
+
+/// The columns of [`SACCTMGR_COMMAND`]'s format, in order, as errors name them.
+const COLUMNS: [&str; 6] = [
+    "Cluster",
+    "Account",
+    "User",
+    "Partition",
+    "Share",
+    "ParentName",
+];
+
+/// An association's shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Share {
+    /// Its own raw shares.
+    Value(u32),
+    /// `parent`: none of its own; it counts as part of its parent account.
+    Parent,
+}
+
+/// An account: a node of the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    /// The cluster it belongs to.
+    pub cluster: String,
+    /// Its name.
+    pub name: String,
+    /// Its parent account; `None` for `root`.
+    pub parent: Option<String>,
+    /// Its shares among its siblings.
+    pub share: Share,
+}
+
+/// A user's association with one account (and possibly one partition): a leaf of the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserAssoc {
+    /// The cluster it belongs to.
+    pub cluster: String,
+    /// The account it sits under.
+    pub account: String,
+    /// The user's name.
+    pub user: String,
+    /// The partition it is limited to, if any.
+    pub partition: Option<String>,
+    /// Its shares among the account's children.
+    pub share: Share,
+}
+
+/// The association tree, in `sacctmgr`'s order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Associations {
+    /// Every account.
+    pub accounts: Vec<Account>,
+    /// Every user association.
+    pub users: Vec<UserAssoc>,
+}
+
+impl Associations {
+    /// The account named `name` in `cluster`.
+    pub fn account(&self, cluster: &str, name: &str) -> Option<&Account> {
+        self.accounts
+            .iter()
+            .find(|a| a.cluster == cluster && a.name == name)
+    }
+
+    /// The accounts whose parent is `name` in `cluster`.
+    pub fn child_accounts<'a>(
+        &'a self,
+        cluster: &'a str,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a Account> {
+        self.accounts
+            .iter()
+            .filter(move |a| a.cluster == cluster && a.parent.as_deref() == Some(name))
+    }
+
+    /// The user associations under the account `name` in `cluster`.
+    pub fn users_of<'a>(
+        &'a self,
+        cluster: &'a str,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a UserAssoc> {
+        self.users
+            .iter()
+            .filter(move |u| u.cluster == cluster && u.account == name)
+    }
+}
+
+/// The association tree in `sacctmgr`'s output `text` (see [`SACCTMGR_COMMAND`]). Every parent
+/// named must be an account listed, in the same cluster.
+pub fn parse_assoc(text: &str) -> Result<Associations, ReadError> {
+    let mut tree = Associations::default();
+    let mut lines = Lines::default();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record = format!("line {}", index + 1);
+        let columns: Vec<&str> = line.split('|').map(str::trim).collect();
+        if columns.len() != COLUMNS.len() {
+            let problem = Problem::Invalid(format!("{} columns, not 6", columns.len()));
+            return Err(ReadError::field_of(&record, "format", problem));
+        }
+        if add_line(&mut tree, &columns, &record)? {
+            lines.accounts.push(record);
+        } else {
+            lines.users.push(record);
+        }
+    }
+    check_parents(&tree, &lines)?;
+    Ok(tree)
+}
+
+/// The line of each account and of each user association, in `Associations`' order.
+#[derive(Default)]
+struct Lines {
+    accounts: Vec<String>,
+    users: Vec<String>,
+}
+
+/// Adds the association of one line's `columns` to `tree`; whether it is an account.
+fn add_line(tree: &mut Associations, columns: &[&str], record: &str) -> Result<bool, ReadError> {
+    let required = |i: usize| match columns[i] {
+        "" => Err(ReadError::field_of(record, COLUMNS[i], Problem::Missing)),
+        value => Ok(value.to_string()),
+    };
+    let cluster = required(0)?;
+    let account = required(1)?;
+    let share = share(columns[4], record)?;
+    let optional = |i: usize| Some(columns[i].to_string()).filter(|s| !s.is_empty());
+    if columns[2].is_empty() {
+        let parent = optional(5);
+        if parent.is_none() && account != "root" {
+            return Err(ReadError::field_of(record, "ParentName", Problem::Missing));
+        }
+        tree.accounts.push(Account {
+            cluster,
+            name: account,
+            parent,
+            share,
+        });
+        Ok(true)
+    } else {
+        tree.users.push(UserAssoc {
+            cluster,
+            account,
+            user: columns[2].to_string(),
+            partition: optional(3),
+            share,
+        });
+        Ok(false)
+    }
+}
+
+/// The share in the `Share` column `text`.
+fn share(text: &str, record: &str) -> Result<Share, ReadError> {
+    match text {
+        "" => Err(ReadError::field_of(record, "Share", Problem::Missing)),
+        "parent" => Ok(Share::Parent),
+        number => number.parse().map(Share::Value).map_err(|_| {
+            let problem = Problem::WrongType("a number or `parent`");
+            ReadError::field_of(record, "Share", problem)
+        }),
+    }
+}
+
+/// Every account's parent, and every user's account, is an account of the same cluster.
+fn check_parents(tree: &Associations, lines: &Lines) -> Result<(), ReadError> {
+    let known: BTreeSet<(&str, &str)> = tree
+        .accounts
+        .iter()
+        .map(|a| (a.cluster.as_str(), a.name.as_str()))
+        .collect();
+    let listed = |cluster: &str, name: &str, record: &str, field: &'static str| {
+        let problem = Problem::Invalid(format!("`{name}` is not an account listed"));
+        match known.contains(&(cluster, name)) {
+            true => Ok(()),
+            false => Err(ReadError::field_of(record, field, problem)),
+        }
+    };
+    for (account, record) in tree.accounts.iter().zip(&lines.accounts) {
+        if let Some(parent) = &account.parent {
+            listed(&account.cluster, parent, record, "ParentName")?;
+        }
+    }
+    for (user, record) in tree.users.iter().zip(&lines.users) {
+        listed(&user.cluster, &user.account, record, "Account")?;
+    }
+    Ok(())
+}

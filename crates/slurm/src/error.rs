@@ -1,0 +1,62 @@
+//! What can go wrong reading Slurm's outputs, in one type for every reader.
+//!
+//! A reconcile that misreads one job could set a wrong site factor on it, so the readers are
+//! strict about what they need and say exactly where they stopped: which record (a JSON array
+//! index with the job's id or node's name, or a line number) and which field. They are lenient
+//! about everything else: fields they do not use are never looked at.
+
+use thiserror::Error;
+
+/// An output of Slurm that a reader could not take.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ReadError {
+    /// The text is not JSON at all (or not an object at the top).
+    #[error("not Slurm's JSON: {0}")]
+    Json(String),
+    /// Slurm's JSON has a non-empty `errors` array: the command itself failed.
+    #[error("Slurm reported errors: {0}")]
+    Slurm(String),
+    /// A record lacks a field the reader needs, or has it in a form it cannot take.
+    #[error("{record}: field `{field}` {problem}")]
+    Field {
+        /// Which record: `job 3 (id 42)`, `node 0 (cn1)`, `line 5`.
+        record: String,
+        /// The field, as Slurm names it (a JSON key or a column of the format).
+        field: &'static str,
+        /// What is wrong with it.
+        problem: Problem,
+    },
+}
+
+/// What is wrong with one field.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Problem {
+    /// The field is absent (or `null`, or an empty column, where a value is required).
+    #[error("is missing")]
+    Missing,
+    /// The field holds another kind of value than the one expected.
+    #[error("is not {0}")]
+    WrongType(&'static str),
+    /// The field holds a value of the right kind that makes no sense.
+    #[error("is invalid: {0}")]
+    Invalid(String),
+}
+
+impl ReadError {
+    /// The field this error is about, if it is about one.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            ReadError::Field { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+
+    /// An error about `field` of `record`.
+    pub(crate) fn field_of(record: &str, field: &'static str, problem: Problem) -> Self {
+        ReadError::Field {
+            record: record.to_string(),
+            field,
+            problem,
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! The nodes of the cluster, from `sinfo --json`: what each offers (CPUs, memory, GPUs), where
+//! it serves (partitions, features), and whether it can take work (state).
+//!
+//! A policy that weighs jobs by the resources they hold needs the cluster's capacity, and
+//! `sinfo --json` (openapi v0.0.38 in Slurm 22.05) gives it per node in one call. GPUs come
+//! from the node's GRES string (`gpu:4`, `gpu:a100:4(S:0-1)`, several comma-separated).
+
+use crate::error::{Problem, ReadError};
+use crate::json::{records, split_list, Record};
+
+/// The command, with its arguments, whose output [`parse_nodes`] reads.
+pub const SINFO_COMMAND: [&str; 2] = ["sinfo", "--json"];
+
+/// One node of `sinfo --json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    /// Its name.
+    pub name: String,
+    /// Its CPUs.
+    pub cpus: u32,
+    /// Its real memory, in megabytes.
+    pub memory_mb: u64,
+    /// Its GPUs: the sum of the counts of its `gpu` GRES.
+    pub gpus: u64,
+    /// Its GRES string as Slurm gives it (empty if none).
+    pub gres: String,
+    /// Its features.
+    pub features: Vec<String>,
+    /// The partitions it belongs to.
+    pub partitions: Vec<String>,
+    /// Its base state, lowercase as Slurm prints it (`idle`, `mixed`, `allocated`, `down`…).
+    pub state: String,
+    /// The flags on that state (`DRAIN`, `COMPLETING`…).
+    pub state_flags: Vec<String>,
+}
+
+/// The nodes of `sinfo --json`'s output `text`, in its order.
+pub fn parse_nodes(text: &str) -> Result<Vec<Node>, ReadError> {
+    let nodes = records(text, "nodes")?;
+    nodes
+        .iter()
+        .enumerate()
+        .map(|(index, value)| {
+            let mut record = Record::new("node", index, value)?;
+            let name = record.str("name")?;
+            record.rename(name);
+            node(&record, name)
+        })
+        .collect()
+}
+
+/// The node `name` from its JSON record.
+fn node(record: &Record, name: &str) -> Result<Node, ReadError> {
+    let gres = record.opt_str("gres")?.unwrap_or_default();
+    let gres = if gres == "(null)" { "" } else { gres };
+    let gpus = gpus(gres).map_err(|problem| record.error("gres", problem))?;
+    Ok(Node {
+        name: name.to_string(),
+        cpus: record.u32("cpus")?,
+        memory_mb: record.u64("real_memory")?,
+        gpus,
+        gres: gres.to_string(),
+        features: record.strings("features")?,
+        partitions: record.strings("partitions")?,
+        state: record.str("state")?.to_string(),
+        state_flags: record.strings("state_flags")?,
+    })
+}
+
+/// The number of GPUs in a GRES string: the counts of its `gpu` items, `gpu:N` or
+/// `gpu:type:N`, each maybe followed by `(S:…)`; a `gpu` or `gpu:type` without count is one.
+pub fn gpus(gres: &str) -> Result<u64, Problem> {
+    let mut total: u64 = 0;
+    for item in split_list(&without_sockets(gres)) {
+        let parts: Vec<&str> = item.split(':').collect();
+        let count = match parts.as_slice() {
+            ["gpu"] => Some(1),
+            ["gpu", last] if !is_count(last) => Some(1),
+            ["gpu", n] | ["gpu", _, n] if is_count(n) => n.parse().ok(),
+            ["gpu", ..] => None,
+            _ => Some(0),
+        };
+        total = count
+            .and_then(|count| total.checked_add(count))
+            .ok_or_else(|| Problem::Invalid(format!("GPU count in `{item}`")))?;
+    }
+    Ok(total)
+}
+
+/// Whether `text` is a count: digits only.
+fn is_count(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `gres` without its parenthesised socket lists, whose commas do not separate items.
+fn without_sockets(gres: &str) -> String {
+    let mut depth = 0usize;
+    gres.chars()
+        .filter(|c| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                _ => return depth == 0,
+            }
+            false
+        })
+        .collect()
+}

@@ -1,0 +1,175 @@
+//! The queue as a reconcile sees it: `squeue --json` for the jobs, `sprio` for their site factors.
+//!
+//! Slurm 22.05's `squeue --json` (openapi v0.0.38) gives each job's priority but not the site
+//! factor inside it, and neither does `scontrol show job` nor any `squeue -O` field. `sprio`
+//! does: its `%S` column is the site factor as set by `scontrol update SiteFactor=N`, signed,
+//! for pending jobs only (the only ones whose priority still matters). So a reconcile runs both
+//! commands and joins them by job id; a job `sprio` does not list holds no site factor worth
+//! changing.
+
+use crate::error::{Problem, ReadError};
+use crate::json::{records, Record};
+use std::collections::BTreeMap;
+
+/// The command, with its arguments, whose output [`parse_queue`] reads.
+pub const SQUEUE_COMMAND: [&str; 2] = ["squeue", "--json"];
+
+/// The command, with its arguments, whose output [`parse_site_factors`] reads: no header, one
+/// `id|site factor` line per pending job and partition.
+pub const SPRIO_COMMAND: [&str; 4] = ["sprio", "--noheader", "--format", "%i|%S"];
+
+/// Where a job is in its life, as far as a reconcile cares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobState {
+    /// Waiting: its site factor still orders it.
+    Pending,
+    /// Started: its site factor no longer matters.
+    Running,
+    /// Anything else (`COMPLETED`, `CANCELLED`, `SUSPENDED`…), as Slurm spells it.
+    Other(String),
+}
+
+impl JobState {
+    /// The state Slurm names `raw`.
+    pub fn from_slurm(raw: &str) -> Self {
+        match raw {
+            "PENDING" => JobState::Pending,
+            "RUNNING" => JobState::Running,
+            _ => JobState::Other(raw.to_string()),
+        }
+    }
+}
+
+/// The memory a job asked for, in megabytes, as it asked for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Memory {
+    /// `--mem`: per node.
+    PerNode(u64),
+    /// `--mem-per-cpu`: per CPU.
+    PerCpu(u64),
+}
+
+/// One job of `squeue --json`, with what a reconcile needs of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedJob {
+    /// Slurm's job id.
+    pub id: u64,
+    /// The user's name.
+    pub user: String,
+    /// The account it is charged to.
+    pub account: String,
+    /// The partition (or partitions, comma-separated) it was submitted to.
+    pub partition: String,
+    /// Pending, running or other.
+    pub state: JobState,
+    /// Slurm's priority, the site factor included.
+    pub priority: u64,
+    /// When it was submitted, in unix seconds.
+    pub submit: u64,
+    /// When it started, in unix seconds; `None` while pending (Slurm's expected start is not
+    /// a start).
+    pub start: Option<u64>,
+    /// The CPUs it asked for.
+    pub cpus: u32,
+    /// The memory it asked for, if it asked (`None`: the partition's default).
+    pub memory: Option<Memory>,
+    /// The number of nodes it asked for.
+    pub nodes: u32,
+    /// The nodes it asked for by name (`--nodelist`), if any.
+    pub required_nodes: Option<String>,
+    /// Slurm's TRES request string, such as `cpu=2,mem=500M,node=1,billing=2`.
+    pub tres: String,
+}
+
+/// The jobs of `squeue --json`'s output `text`, in its order.
+pub fn parse_queue(text: &str) -> Result<Vec<QueuedJob>, ReadError> {
+    let jobs = records(text, "jobs")?;
+    jobs.iter()
+        .enumerate()
+        .map(|(index, value)| {
+            let mut record = Record::new("job", index, value)?;
+            let id = record.u64("job_id")?;
+            record.rename(&format!("id {id}"));
+            job(&record, id)
+        })
+        .collect()
+}
+
+/// The job `id` from its JSON record.
+fn job(record: &Record, id: u64) -> Result<QueuedJob, ReadError> {
+    let state = match record.strings("job_state")?.first() {
+        Some(raw) => JobState::from_slurm(raw),
+        None => return Err(record.error("job_state", Problem::Missing)),
+    };
+    let start = match state {
+        JobState::Pending => None,
+        _ => record.opt_u64("start_time")?.filter(|t| *t > 0),
+    };
+    Ok(QueuedJob {
+        id,
+        user: record.str("user_name")?.to_string(),
+        account: record.str("account")?.to_string(),
+        partition: record.str("partition")?.to_string(),
+        state,
+        priority: record.u64("priority")?,
+        submit: record.u64("submit_time")?,
+        start,
+        cpus: record.u32("cpus")?,
+        memory: memory(record)?,
+        nodes: record.u32("node_count")?,
+        required_nodes: record.opt_str("required_nodes")?.map(str::to_string),
+        tres: record
+            .opt_str("tres_req_str")?
+            .unwrap_or_default()
+            .to_string(),
+    })
+}
+
+/// The memory the job asked for: `memory_per_node` or `memory_per_cpu`, whichever is set.
+fn memory(record: &Record) -> Result<Option<Memory>, ReadError> {
+    if let Some(mb) = record.opt_u64("memory_per_node")? {
+        return Ok(Some(Memory::PerNode(mb)));
+    }
+    Ok(record.opt_u64("memory_per_cpu")?.map(Memory::PerCpu))
+}
+
+/// The site factor of each job in `sprio`'s output `text` (see [`SPRIO_COMMAND`]), by job id.
+/// A job listed once per partition must have the same site factor on every line.
+pub fn parse_site_factors(text: &str) -> Result<BTreeMap<u64, i64>, ReadError> {
+    let mut factors = BTreeMap::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record = format!("line {}", index + 1);
+        let (id, factor) = site_factor_line(line, &record)?;
+        if factors
+            .insert(id, factor)
+            .is_some_and(|before| before != factor)
+        {
+            let problem = Problem::Invalid(format!("job {id} has two site factors"));
+            return Err(ReadError::field_of(&record, "site factor", problem));
+        }
+    }
+    Ok(factors)
+}
+
+/// The job id and site factor of one `id|site factor` line.
+fn site_factor_line(line: &str, record: &str) -> Result<(u64, i64), ReadError> {
+    let mut columns = line.split('|').map(str::trim);
+    let id = columns.next().unwrap_or_default();
+    let Some(factor) = columns.next() else {
+        return Err(ReadError::field_of(record, "site factor", Problem::Missing));
+    };
+    if columns.next().is_some() {
+        let problem = Problem::Invalid("more than two columns".into());
+        return Err(ReadError::field_of(record, "site factor", problem));
+    }
+    let id = id
+        .parse()
+        .map_err(|_| ReadError::field_of(record, "job id", Problem::WrongType("a job id")))?;
+    let factor = factor.parse().map_err(|_| {
+        ReadError::field_of(record, "site factor", Problem::WrongType("an integer"))
+    })?;
+    Ok((id, factor))
+}

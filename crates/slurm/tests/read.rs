@@ -1,0 +1,331 @@
+//! The readers on outputs recorded from a real Slurm 22.05 (in `tests/data/`, users renamed
+//! u1…u4), on hand-made bad inputs whose errors must name the field, and on arbitrary bytes.
+
+use fairshare_slurm::assoc::{parse_assoc, Share};
+use fairshare_slurm::nodes::{gpus, parse_nodes};
+use fairshare_slurm::queue::{parse_queue, parse_site_factors, JobState, Memory};
+use fairshare_slurm::{Problem, ReadError};
+use proptest::prelude::*;
+
+/// A recorded output.
+fn data(name: &str) -> String {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The job `id` of the recorded queue.
+fn recorded_job(id: u64) -> fairshare_slurm::queue::QueuedJob {
+    let jobs = parse_queue(&data("squeue.json")).expect("the recorded queue reads");
+    jobs.into_iter()
+        .find(|j| j.id == id)
+        .expect("the job is recorded")
+}
+
+#[test]
+fn recorded_queue_reads_every_job_in_order() {
+    let jobs = parse_queue(&data("squeue.json")).unwrap();
+    let ids: Vec<u64> = jobs.iter().map(|j| j.id).collect();
+    assert_eq!(ids, [4, 7, 11, 8, 9, 10]);
+    let users: Vec<&str> = jobs.iter().map(|j| j.user.as_str()).collect();
+    assert_eq!(users, ["u3", "u2", "u3", "u1", "u2", "u4"]);
+    assert!(jobs.iter().all(|j| j.partition == "main" && j.nodes == 1));
+    assert!(jobs.iter().all(|j| j.required_nodes.is_none()));
+}
+
+#[test]
+fn recorded_pending_job_has_its_request_and_no_start() {
+    let job = recorded_job(9);
+    assert_eq!(job.state, JobState::Pending);
+    assert_eq!((job.user.as_str(), job.account.as_str()), ("u2", "physics"));
+    assert_eq!(job.priority, 50500, "fair-share 50000 plus site factor 500");
+    assert_eq!(job.submit, 1795500635);
+    assert_eq!(job.start, None, "Slurm's expected start is not a start");
+    assert_eq!(job.cpus, 1);
+    assert_eq!(job.memory, Some(Memory::PerNode(500)));
+    assert_eq!(job.tres, "cpu=1,mem=500M,node=1,billing=1");
+    let big = recorded_job(10);
+    assert_eq!((big.cpus, big.memory), (8, None));
+}
+
+#[test]
+fn recorded_running_and_finished_jobs_have_their_start() {
+    let running = recorded_job(11);
+    assert_eq!(running.state, JobState::Running);
+    assert_eq!(running.start, Some(1795500651));
+    assert_eq!(running.cpus, 3);
+    assert_eq!(running.memory, Some(Memory::PerCpu(100)));
+    let done = recorded_job(4);
+    assert_eq!(done.state, JobState::Other("COMPLETED".into()));
+    assert_eq!(done.start, Some(1795500233));
+}
+
+#[test]
+fn recorded_site_factors_are_signed_and_by_job() {
+    let factors = parse_site_factors(&data("sprio.txt")).unwrap();
+    let pairs: Vec<(u64, i64)> = factors.into_iter().collect();
+    assert_eq!(pairs, [(6, 0), (8, -300), (9, 500), (10, 0)]);
+}
+
+#[test]
+fn recorded_associations_form_the_tree() {
+    let tree = parse_assoc(&data("sacctmgr.txt")).unwrap();
+    assert_eq!(tree.accounts.len(), 3);
+    let root = tree.account("fairshare", "root").unwrap();
+    assert_eq!(
+        (root.parent.as_deref(), root.share),
+        (None, Share::Value(1))
+    );
+    let children: Vec<(&str, Share)> = tree
+        .child_accounts("fairshare", "root")
+        .map(|a| (a.name.as_str(), a.share))
+        .collect();
+    assert_eq!(
+        children,
+        [("chemistry", Share::Value(1)), ("physics", Share::Value(3))]
+    );
+    let physics: Vec<&str> = tree
+        .users_of("fairshare", "physics")
+        .map(|u| u.user.as_str())
+        .collect();
+    assert_eq!(physics, ["u1", "u2"]);
+    assert_eq!(tree.users.len(), 4);
+    assert!(tree
+        .users
+        .iter()
+        .all(|u| u.share == Share::Value(1) && u.partition.is_none()));
+}
+
+#[test]
+fn recorded_nodes_have_their_capacity() {
+    let nodes = parse_nodes(&data("sinfo.json")).unwrap();
+    assert_eq!(nodes.len(), 1);
+    let node = &nodes[0];
+    assert_eq!(node.name, "vm");
+    assert_eq!((node.cpus, node.memory_mb, node.gpus), (8, 2000, 0));
+    assert_eq!(node.partitions, ["main"]);
+    assert!(node.features.is_empty() && node.gres.is_empty());
+    assert_eq!(node.state, "mixed");
+    assert!(node.state_flags.is_empty());
+}
+
+#[test]
+fn gres_strings_give_their_gpus() {
+    assert_eq!(gpus(""), Ok(0));
+    assert_eq!(gpus("gpu:4"), Ok(4));
+    assert_eq!(gpus("gpu:a100:4(S:0-1)"), Ok(4));
+    assert_eq!(gpus("gpu:a100:2(S:0,1),gpu:v100:1(S:1),mps:400"), Ok(3));
+    assert_eq!(gpus("gpu"), Ok(1));
+    assert_eq!(gpus("gpu:k80"), Ok(1));
+    assert!(matches!(gpus("gpu:a:b:3"), Err(Problem::Invalid(_))));
+    assert!(matches!(
+        gpus("gpu:99999999999999999999"),
+        Err(Problem::Invalid(_))
+    ));
+}
+
+#[test]
+fn hand_made_nodes_read_gres_features_and_flags() {
+    let text = r#"{"errors": [], "nodes": [{"name": "g1", "cpus": 64, "real_memory": 512000,
+        "gres": "gpu:a100:4(S:0-1)", "features": "a100,ib", "partitions": ["gpu", "all"],
+        "state": "idle", "state_flags": ["DRAIN"], "unknown": {"x": 1}}]}"#;
+    let node = &parse_nodes(text).unwrap()[0];
+    assert_eq!((node.cpus, node.memory_mb, node.gpus), (64, 512000, 4));
+    assert_eq!(node.features, ["a100", "ib"]);
+    assert_eq!(node.partitions, ["gpu", "all"]);
+    assert_eq!(node.state_flags, ["DRAIN"]);
+}
+
+/// The recorded queue with job 9's `field` replaced by `value` (JSON text).
+fn queue_with(field: &str, value: &str) -> String {
+    let mut top: serde_json::Value = serde_json::from_str(&data("squeue.json")).unwrap();
+    let jobs = top["jobs"].as_array_mut().unwrap();
+    let job = jobs.iter_mut().find(|j| j["job_id"] == 9).unwrap();
+    let fields = job.as_object_mut().unwrap();
+    match value {
+        "absent" => fields.remove(field),
+        _ => fields.insert(field.into(), serde_json::from_str(value).unwrap()),
+    };
+    top.to_string()
+}
+
+/// The field and record of a reader's error.
+fn field_and_record(error: ReadError) -> (&'static str, String) {
+    match error {
+        ReadError::Field { record, field, .. } => (field, record),
+        other => panic!("not about a field: {other}"),
+    }
+}
+
+#[test]
+fn a_bad_job_field_names_the_job_and_the_field() {
+    for (field, value) in [
+        ("user_name", "absent"),
+        ("user_name", "3"),
+        ("priority", "\"high\""),
+        ("priority", "-1"),
+        ("cpus", "4294967296"),
+        ("submit_time", "null"),
+        ("job_state", "absent"),
+        ("memory_per_node", "1.5"),
+    ] {
+        let error = parse_queue(&queue_with(field, value)).unwrap_err();
+        let message = error.to_string();
+        assert_eq!(field_and_record(error), (field, "job 4 (id 9)".into()));
+        assert!(message.starts_with("job 4 (id 9): field"), "{message}");
+    }
+    let error = parse_queue(&queue_with("job_id", "absent")).unwrap_err();
+    assert_eq!(field_and_record(error), ("job_id", "job 4".into()));
+}
+
+#[test]
+fn optional_job_fields_may_be_missing_and_unknown_ones_are_ignored() {
+    let job = parse_queue(&queue_with("memory_per_node", "absent")).unwrap()[4].clone();
+    assert_eq!((job.id, job.memory), (9, None));
+    let job = parse_queue(&queue_with("tres_req_str", "null")).unwrap()[4].clone();
+    assert_eq!(job.tres, "");
+    let job = parse_queue(&queue_with("shiny_new_field", "[1, {}]")).unwrap()[4].clone();
+    assert_eq!(job, recorded_job(9));
+}
+
+#[test]
+fn later_slurm_shapes_of_numbers_and_states_are_taken() {
+    let text = r#"{"jobs": [{"job_id": 5, "user_name": "u1", "account": "a",
+        "partition": "p", "job_state": ["RUNNING"], "priority": {"set": true, "number": 7},
+        "submit_time": {"set": true, "infinite": false, "number": 10},
+        "start_time": {"set": true, "number": 12}, "cpus": {"set": true, "number": 2},
+        "memory_per_node": {"set": false, "number": 0}, "node_count": 1}]}"#;
+    let job = &parse_queue(text).unwrap()[0];
+    assert_eq!(job.state, JobState::Running);
+    assert_eq!((job.priority, job.submit, job.start), (7, 10, Some(12)));
+    assert_eq!((job.cpus, job.memory), (2, None));
+}
+
+#[test]
+fn slurm_errors_and_wrong_shapes_are_errors() {
+    let failed = r#"{"errors": [{"error": "Unable to contact slurm controller"}], "jobs": []}"#;
+    assert!(matches!(parse_queue(failed), Err(ReadError::Slurm(_))));
+    assert!(matches!(
+        parse_queue("squeue: error"),
+        Err(ReadError::Json(_))
+    ));
+    assert!(matches!(parse_queue("[]"), Err(ReadError::Json(_))));
+    assert_eq!(parse_queue("{}").unwrap_err().field(), Some("jobs"));
+    assert_eq!(
+        parse_nodes(r#"{"nodes": 3}"#).unwrap_err().field(),
+        Some("nodes")
+    );
+    assert!(matches!(
+        parse_queue(r#"{"jobs": [3]}"#),
+        Err(ReadError::Json(_))
+    ));
+    assert_eq!(parse_queue(r#"{"jobs": []}"#), Ok(vec![]));
+}
+
+#[test]
+fn a_bad_node_field_names_the_node_and_the_field() {
+    let node = |extra: &str| format!(r#"{{"nodes": [{{"name": "n1", {extra}}}]}}"#);
+    let complete = r#""cpus": 4, "real_memory": 100, "state": "idle""#;
+    assert!(parse_nodes(&node(complete)).is_ok());
+    for (text, field) in [
+        (node(r#""cpus": 4, "state": "idle""#), "real_memory"),
+        (
+            node(r#""cpus": "4", "real_memory": 100, "state": "idle""#),
+            "cpus",
+        ),
+        (node(&format!(r#"{complete}, "gres": "gpu:x:y:z""#)), "gres"),
+        (
+            node(&format!(r#"{complete}, "partitions": [1]"#)),
+            "partitions",
+        ),
+    ] {
+        let error = parse_nodes(&text).unwrap_err();
+        assert_eq!(field_and_record(error), (field, "node 0 (n1)".into()));
+    }
+    let error = parse_nodes(r#"{"nodes": [{"cpus": 4}]}"#).unwrap_err();
+    assert_eq!(field_and_record(error), ("name", "node 0".into()));
+}
+
+#[test]
+fn a_bad_association_line_names_the_line_and_the_field() {
+    let good = data("sacctmgr.txt");
+    for (bad, field) in [
+        ("fairshare|physics|u9||many|", "Share"),
+        ("fairshare|physics|u9||", "format"),
+        ("fairshare||u9||1|", "Account"),
+        ("|physics|u9||1|", "Cluster"),
+        ("fairshare|biology|||1|", "ParentName"),
+        ("fairshare|biology|||1|nowhere", "ParentName"),
+        ("fairshare|biology|u9||1|", "Account"),
+        ("fairshare|physics|u9|||", "Share"),
+    ] {
+        let text = format!("{good}{bad}\n");
+        let error = parse_assoc(&text).unwrap_err();
+        assert_eq!(field_and_record(error), (field, "line 8".into()), "{bad}");
+    }
+}
+
+#[test]
+fn hand_made_associations_take_parent_shares_sub_accounts_and_partitions() {
+    let text = "c|root|||1|\nc|physics|||3|root\nc|theory|||parent|physics\n\
+                c|theory|u1|gpu|parent|\nc|theory|u2||5|\n";
+    let tree = parse_assoc(text).unwrap();
+    let theory = tree.account("c", "theory").unwrap();
+    assert_eq!(
+        (theory.parent.as_deref(), theory.share),
+        (Some("physics"), Share::Parent)
+    );
+    let users: Vec<_> = tree.users_of("c", "theory").collect();
+    assert_eq!(users[0].share, Share::Parent);
+    assert_eq!(users[0].partition.as_deref(), Some("gpu"));
+    assert_eq!(users[1].share, Share::Value(5));
+}
+
+#[test]
+fn a_bad_sprio_line_names_the_line_and_the_field() {
+    for (text, field) in [
+        ("6|0\n7\n", "site factor"),
+        ("6|0\n7|x\n", "site factor"),
+        ("6|0\nseven|1\n", "job id"),
+        ("6|0\n7|1|2\n", "site factor"),
+        ("6|0\n6|1\n", "site factor"),
+    ] {
+        let error = parse_site_factors(text).unwrap_err();
+        assert_eq!(field_and_record(error), (field, "line 2".into()), "{text}");
+    }
+    let twice = parse_site_factors("6|5\n6|5\n\n").unwrap();
+    assert_eq!(twice.into_iter().collect::<Vec<_>>(), [(6, 5)]);
+}
+
+proptest! {
+    /// No reader panics, whatever the bytes.
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = parse_queue(&text);
+        let _ = parse_nodes(&text);
+        let _ = parse_assoc(&text);
+        let _ = parse_site_factors(&text);
+        let _ = gpus(&text);
+    }
+
+    /// No reader panics on lines made of the characters its format uses.
+    #[test]
+    fn format_like_text_never_panics(text in "[a-z0-9|:(),\n -]{0,200}") {
+        let _ = parse_assoc(&text);
+        let _ = parse_site_factors(&text);
+        let _ = gpus(&text);
+    }
+
+    /// No JSON reader panics on a recorded output with one byte changed.
+    #[test]
+    fn recorded_json_with_one_byte_changed_never_panics(at in any::<prop::sample::Index>(), byte in any::<u8>()) {
+        for name in ["squeue.json", "sinfo.json"] {
+            let mut bytes = data(name).into_bytes();
+            let i = at.index(bytes.len());
+            bytes[i] = byte;
+            let text = String::from_utf8_lossy(&bytes);
+            let _ = parse_queue(&text);
+            let _ = parse_nodes(&text);
+        }
+    }
+}
