@@ -149,9 +149,12 @@ impl Ledger {
         if at_s < now {
             return Err(LedgerError::TimeWentBackwards { now, asked: at_s });
         }
-        let span = self.span(client);
-        let current: Vec<f64> = self.usage_at(client, at_s).collect();
-        self.usage[span].copy_from_slice(&current);
+        // As `usage_at` reads it, written in place: no allocation on a job's start or end.
+        let kept = self.decay.factor(now, at_s);
+        for k in self.span(client) {
+            let accrued = self.decay.accrued(self.rate[k], now, at_s, at_s);
+            self.usage[k] = self.usage[k] * kept + accrued;
+        }
         self.anchor[client] = at_s;
         Ok(())
     }
