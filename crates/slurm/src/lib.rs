@@ -17,6 +17,10 @@
 //! - [`assoc`]: the association tree of `sacctmgr show assoc`: accounts under accounts, users
 //!   under accounts, each with its shares or `parent`.
 //! - [`nodes`]: the nodes of `sinfo --json`: CPUs, memory, GPUs, features, partitions, state.
+//! - [`accounting`]: what ran, from `sacct`: each job's user, account, times and allocated
+//!   TRES (read as the trace reader reads them), and how many never started.
+//! - [`sshare`]: what Slurm's own fair-share says, from `sshare`: each association's shares,
+//!   usage, level fair-share and factor, as a sanity check beside fairshare's Fair Tree.
 //! - [`error`]: what a reader says when it cannot take an output: the record and the field.
 //! - [`site`]: from a policy's order of users to each user's site factor (Fair Tree's
 //!   `(n − i) / n` times a weight), and the two mappings beside Slurm's own factors.
@@ -24,6 +28,7 @@
 //!   only what differs, grouped so that one `scontrol` call sets many jobs.
 #![warn(missing_docs)]
 
+pub mod accounting;
 pub mod assoc;
 pub mod command;
 pub mod error;
@@ -31,6 +36,7 @@ mod json;
 pub mod nodes;
 pub mod queue;
 pub mod site;
+pub mod sshare;
 pub mod writes;
 
 pub use error::{Problem, ReadError};

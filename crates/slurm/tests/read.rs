@@ -1,9 +1,12 @@
 //! The readers on outputs recorded from a real Slurm 22.05 (in `tests/data/`, users renamed
 //! u1…u4), on hand-made bad inputs whose errors must name the field, and on arbitrary bytes.
 
+use fairshare_core::model::Time;
+use fairshare_slurm::accounting::{parse_accounting, sacct_command, Allocation};
 use fairshare_slurm::assoc::{parse_assoc, Share};
 use fairshare_slurm::nodes::{gpus, parse_nodes};
 use fairshare_slurm::queue::{parse_queue, parse_site_factors, JobState, Memory};
+use fairshare_slurm::sshare::{parse_sshare, ShareRow, SSHARE_COMMAND};
 use fairshare_slurm::{Problem, ReadError};
 use proptest::prelude::*;
 
@@ -296,6 +299,326 @@ fn a_bad_sprio_line_names_the_line_and_the_field() {
     assert_eq!(twice.into_iter().collect::<Vec<_>>(), [(6, 5)]);
 }
 
+/// A time of the recorded dumps, `2026-11-24T` + `clock` UTC.
+fn at(clock: &str) -> Time {
+    let text = format!("2026-11-24T{clock}Z");
+    let time = humantime::parse_rfc3339(&text).unwrap();
+    let secs = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    Time::from_micros(secs * 1_000_000)
+}
+
+/// The allocation of job `id` in the recorded accounting.
+fn recorded_allocation(id: u64) -> Allocation {
+    let accounting = parse_accounting(&data("sacct.txt")).expect("the recorded dump reads");
+    accounting
+        .allocations
+        .into_iter()
+        .find(|a| a.id == id)
+        .expect("the job is recorded")
+}
+
+#[test]
+fn the_sacct_command_is_the_one_recorded() {
+    let command = sacct_command("2026-11-24T06:00:00", "2026-11-24T08:00:00");
+    assert_eq!(
+        command.join(" "),
+        "sacct --allusers --allocations --parsable2 --noheader \
+         --starttime=2026-11-24T06:00:00 --endtime=2026-11-24T08:00:00 \
+         --format=JobIDRaw,User,Account,Partition,Submit,Start,End,AllocTRES,NodeList,State"
+    );
+    assert_eq!(
+        SSHARE_COMMAND.join(" "),
+        "sshare --all --parsable2 --noheader \
+         --format=Account,User,RawShares,NormShares,RawUsage,EffectvUsage,LevelFS,FairShare"
+    );
+}
+
+#[test]
+fn recorded_accounting_lists_every_job_that_started_in_sacct_order() {
+    let accounting = parse_accounting(&data("sacct.txt")).unwrap();
+    let ids: Vec<u64> = accounting.allocations.iter().map(|a| a.id).collect();
+    assert_eq!(
+        ids,
+        [2, 3, 4, 5, 6, 7, 8, 11, 14, 15, 9],
+        "array tasks 9_0, 9_1 last"
+    );
+    let users: Vec<&str> = accounting
+        .allocations
+        .iter()
+        .map(|a| a.user.as_str())
+        .collect();
+    assert_eq!(
+        users,
+        ["u1", "u2", "u3", "u4", "u3", "u2", "u1", "u4", "u3", "u2", "u2"]
+    );
+    assert_eq!(
+        accounting.never_started, 4,
+        "1 (Start None), 10 (Start = End), 12 and 13 (pending)"
+    );
+    assert!(accounting.allocations.iter().all(|a| a.partition == "main"
+        && a.nodes == Some(1)
+        && a.first_node.as_deref() == Some("vm")));
+}
+
+#[test]
+fn recorded_allocations_have_their_times_and_demand() {
+    let timed_out = recorded_allocation(2);
+    assert_eq!(
+        (timed_out.user.as_str(), timed_out.account.as_str()),
+        ("u1", "physics")
+    );
+    assert_eq!(timed_out.submit, at("06:44:08"));
+    assert_eq!(timed_out.start, at("06:44:09"));
+    assert_eq!(timed_out.end, Some(at("06:54:21")));
+    assert_eq!(
+        timed_out.demand,
+        [4.0, 0.0, 0.0],
+        "CR_CPU: no mem= allocated"
+    );
+    let done = recorded_allocation(8);
+    assert_eq!(
+        (done.start, done.end),
+        (at("06:54:42"), Some(at("06:55:02")))
+    );
+    assert_eq!(done.demand, [2.0, 0.0, 0.0]);
+    let failed = recorded_allocation(14);
+    assert_eq!(
+        (failed.user.as_str(), failed.account.as_str()),
+        ("u3", "chemistry")
+    );
+    assert_eq!(failed.demand, [1.0, 0.0, 0.0]);
+}
+
+#[test]
+fn recorded_running_jobs_have_no_end() {
+    let accounting = parse_accounting(&data("sacct.txt")).unwrap();
+    let running: Vec<u64> = accounting
+        .allocations
+        .iter()
+        .filter(|a| a.end.is_none())
+        .map(|a| a.id)
+        .collect();
+    assert_eq!(running, [7, 11]);
+    let job = recorded_allocation(11);
+    assert_eq!(
+        (job.user.as_str(), job.account.as_str()),
+        ("u4", "chemistry")
+    );
+    assert_eq!((job.submit, job.start), (at("06:51:40"), at("06:51:41")));
+    assert_eq!(job.demand, [1.0, 0.0, 0.0]);
+}
+
+#[test]
+fn hand_made_accounting_takes_gpus_memory_host_lists_and_skips_steps() {
+    let text = "\
+        41|u1|physics|gpu|2026-11-24T05:00:00|2026-11-24T05:00:10|2026-11-24T06:00:10|\
+        billing=8,cpu=8,gres/gpu=2,mem=16G,node=3|cn[03-05,7],gpu1|COMPLETED\n\
+        41.batch|||||2026-11-24T05:00:10|2026-11-24T06:00:10|cpu=8|cn03|COMPLETED\n\
+        41.0|||||2026-11-24T05:00:10|Unknown|cpu=8|cn03|RUNNING\n\
+        \n\
+        42|u2|chemistry||2026-11-24T05:00:00|2026-11-24T05:01:00|2026-11-24T05:01:00|\
+        cpu=1|gpu1|COMPLETED\n\
+        43|u2|chemistry|main|2026-11-24T05:00:00|2026-11-24T05:01:00|Unknown||None assigned|RUNNING\n";
+    let accounting = parse_accounting(text).unwrap();
+    assert_eq!(
+        accounting.never_started, 1,
+        "43: running with nothing allocated"
+    );
+    let [gpu, zero] = accounting.allocations.as_slice() else {
+        panic!("{accounting:?}")
+    };
+    assert_eq!(gpu.id, 41);
+    assert_eq!(gpu.demand, [8.0, 16.0 * 1024.0 * 1024.0, 2.0]);
+    assert_eq!(gpu.nodes, Some(3));
+    assert_eq!(gpu.first_node.as_deref(), Some("cn03"));
+    assert_eq!(gpu.end, Some(at("06:00:10")));
+    assert_eq!((zero.id, zero.partition.as_str()), (42, ""));
+    assert_eq!(zero.end, Some(zero.start), "a job may end when it starts");
+    assert_eq!(parse_accounting(""), Ok(Default::default()));
+}
+
+#[test]
+fn a_bad_sacct_line_names_the_line_and_the_field() {
+    let good = data("sacct.txt");
+    let times = "2026-11-24T06:51:40|2026-11-24T06:54:21|2026-11-24T06:54:26";
+    for (bad, field) in [
+        (format!("16|u1|physics|main|{times}|cpu=1|vm"), "format"),
+        (
+            format!("16|u1|physics|main|{times}|cpu=1|vm|COMPLETED|x"),
+            "format",
+        ),
+        (
+            format!("x16|u1|physics|main|{times}|cpu=1|vm|COMPLETED"),
+            "JobIDRaw",
+        ),
+        (
+            format!("16+0|u1|physics|main|{times}|cpu=1|vm|COMPLETED"),
+            "JobIDRaw",
+        ),
+        (
+            format!("9_1|u1|physics|main|{times}|cpu=1|vm|COMPLETED"),
+            "JobIDRaw",
+        ),
+        (
+            format!("|u1|physics|main|{times}|cpu=1|vm|COMPLETED"),
+            "JobIDRaw",
+        ),
+        (
+            format!("16||physics|main|{times}|cpu=1|vm|COMPLETED"),
+            "User",
+        ),
+        (format!("16|u1||main|{times}|cpu=1|vm|COMPLETED"), "Account"),
+        (
+            format!("16|u1|physics|main|{times}|cpu=two|vm|COMPLETED"),
+            "AllocTRES",
+        ),
+        (
+            format!("16|u1|physics|main|{times}|mem=12Q|vm|COMPLETED"),
+            "AllocTRES",
+        ),
+        (
+            format!("16|u1|physics|main|{times}|cpu=1|vm[1-|COMPLETED"),
+            "NodeList",
+        ),
+        (
+            "16|u1|physics|main|Unknown|Unknown|Unknown||None assigned|PENDING".into(),
+            "Submit",
+        ),
+        (
+            "16|u1|physics|main|yesterday|Unknown|Unknown||None assigned|PENDING".into(),
+            "Submit",
+        ),
+        (
+            "16|u1|physics|main|2026-11-24T06:51:40|2026-13-01T00:00:00|Unknown|cpu=1|vm|RUNNING"
+                .into(),
+            "Start",
+        ),
+        (
+            "16|u1|physics|main|2026-11-24T06:51:40|1960-01-01T00:00:00|Unknown|cpu=1|vm|RUNNING"
+                .into(),
+            "Start",
+        ),
+        (
+            "16|u1|physics|main|2026-11-24T06:51:40|2026-11-24T06:54:21|2026-11-24T06:54:20|\
+             cpu=1|vm|COMPLETED"
+                .into(),
+            "End",
+        ),
+    ] {
+        let text = format!("{good}{bad}\n");
+        let error = parse_accounting(&text).unwrap_err();
+        let message = error.to_string();
+        assert_eq!(field_and_record(error), (field, "line 16".into()), "{bad}");
+        assert!(message.starts_with("line 16: field"), "{message}");
+    }
+}
+
+/// The recorded standing of `account`'s `user` (`None`: the account's own line).
+fn recorded_row(account: &str, user: Option<&str>) -> ShareRow {
+    let rows = parse_sshare(&data("sshare.txt")).expect("the recorded standings read");
+    rows.into_iter()
+        .find(|r| r.account == account && r.user.as_deref() == user)
+        .expect("the row is recorded")
+}
+
+#[test]
+fn recorded_standings_read_every_association_with_its_depth() {
+    let rows = parse_sshare(&data("sshare.txt")).unwrap();
+    let tree: Vec<(u32, &str, Option<&str>)> = rows
+        .iter()
+        .map(|r| (r.depth, r.account.as_str(), r.user.as_deref()))
+        .collect();
+    assert_eq!(
+        tree,
+        [
+            (0, "root", None),
+            (1, "chemistry", None),
+            (2, "chemistry", Some("u3")),
+            (2, "chemistry", Some("u4")),
+            (1, "physics", None),
+            (2, "physics", Some("u1")),
+            (2, "physics", Some("u2")),
+        ]
+    );
+    let root = &rows[0];
+    assert_eq!((root.raw_shares, root.norm_shares), (None, 0.0));
+    assert_eq!((root.raw_usage, root.effective_usage), (2556, 1.0));
+    assert_eq!((root.level_fs, root.fairshare), (None, None));
+}
+
+#[test]
+fn recorded_standings_have_slurms_fair_tree_factors() {
+    let factors: Vec<(&str, f64)> = [
+        ("physics", "u1"),
+        ("physics", "u2"),
+        ("chemistry", "u3"),
+        ("chemistry", "u4"),
+    ]
+    .iter()
+    .map(|&(account, user)| (user, recorded_row(account, Some(user)).fairshare.unwrap()))
+    .collect();
+    assert_eq!(
+        factors,
+        [("u1", 0.75), ("u2", 1.0), ("u3", 0.25), ("u4", 0.5)]
+    );
+    let physics = recorded_row("physics", None);
+    assert_eq!(physics.raw_shares, Some(Share::Value(3)));
+    assert_eq!((physics.norm_shares, physics.raw_usage), (0.75, 1525));
+    assert_eq!(
+        (physics.level_fs, physics.fairshare),
+        (Some(1.218534), None)
+    );
+    let u3 = recorded_row("chemistry", Some("u3"));
+    assert_eq!(u3.raw_shares, Some(Share::Value(1)));
+    assert_eq!(
+        (u3.raw_usage, u3.effective_usage, u3.level_fs),
+        (759, 0.714742, Some(0.699553))
+    );
+}
+
+#[test]
+fn hand_made_standings_take_no_usage_and_parent_shares() {
+    // A user with no usage, as the live 22.05 printed it before u4 ran anything.
+    let text = "root|||0.000000|1098|1.000000||\n \
+                chemistry||1|0.250000|74|0.068023|3.675201|\n  \
+                chemistry|u4|1|0.500000|0|0.000000|inf|1.000000\n  \
+                chemistry|u5|parent|0.500000|0|0.000000|inf|1.000000\n";
+    let rows = parse_sshare(text).unwrap();
+    assert_eq!(rows[2].level_fs, Some(f64::INFINITY));
+    assert_eq!((rows[2].raw_usage, rows[2].fairshare), (0, Some(1.0)));
+    assert_eq!(rows[3].raw_shares, Some(Share::Parent));
+    assert_eq!(parse_sshare("\n"), Ok(vec![]));
+}
+
+#[test]
+fn a_bad_sshare_line_names_the_line_and_the_field() {
+    let good = data("sshare.txt");
+    for (bad, field) in [
+        ("  physics|u9|1|0.5|0|0.0|inf", "format"),
+        ("  physics|u9|1|0.5|0|0.0|inf|1.0|x", "format"),
+        ("   |u9|1|0.5|0|0.0|inf|1.0", "Account"),
+        ("  physics|u9|many|0.5|0|0.0|inf|1.0", "RawShares"),
+        ("  physics|u9|-1|0.5|0|0.0|inf|1.0", "RawShares"),
+        ("  physics|u9|1||0|0.0|inf|1.0", "NormShares"),
+        ("  physics|u9|1|half|0|0.0|inf|1.0", "NormShares"),
+        ("  physics|u9|1|0.5||0.0|inf|1.0", "RawUsage"),
+        ("  physics|u9|1|0.5|1.5|0.0|inf|1.0", "RawUsage"),
+        ("  physics|u9|1|0.5|0|nan|inf|1.0", "EffectvUsage"),
+        ("  physics|u9|1|0.5|0|inf|inf|1.0", "EffectvUsage"),
+        ("  physics|u9|1|0.5|0|0.0|-1|1.0", "LevelFS"),
+        ("  physics|u9|1|0.5|0|0.0|NaN|1.0", "LevelFS"),
+        ("  physics|u9|1|0.5|0|0.0|inf|inf", "FairShare"),
+        ("  physics|u9|1|0.5|0|0.0|inf|-0.5", "FairShare"),
+    ] {
+        let text = format!("{good}{bad}\n");
+        let error = parse_sshare(&text).unwrap_err();
+        assert_eq!(field_and_record(error), (field, "line 8".into()), "{bad}");
+    }
+}
+
 proptest! {
     /// No reader panics, whatever the bytes.
     #[test]
@@ -306,6 +629,8 @@ proptest! {
         let _ = parse_assoc(&text);
         let _ = parse_site_factors(&text);
         let _ = gpus(&text);
+        let _ = parse_accounting(&text);
+        let _ = parse_sshare(&text);
     }
 
     /// No reader panics on lines made of the characters its format uses.
@@ -314,6 +639,45 @@ proptest! {
         let _ = parse_assoc(&text);
         let _ = parse_site_factors(&text);
         let _ = gpus(&text);
+    }
+
+    /// A line reader's error always names a line, on lines made of the characters sacct and
+    /// sshare print.
+    #[test]
+    fn line_readers_errors_name_a_line(text in "[a-zA-Z0-9|:=,.+_\\[\\]/\n -]{0,300}") {
+        for result in [
+            parse_accounting(&text).map(drop),
+            parse_sshare(&text).map(drop),
+            parse_assoc(&text).map(drop),
+            parse_site_factors(&text).map(drop),
+        ] {
+            if let Err(error) = result {
+                let (_, record) = field_and_record(error);
+                prop_assert!(record.starts_with("line "), "{}", record);
+            }
+        }
+    }
+
+    /// A recorded line output with one byte changed reads or names a line.
+    #[test]
+    fn recorded_lines_with_one_byte_changed_read_or_name_a_line(at in any::<prop::sample::Index>(), byte in any::<u8>()) {
+        for name in ["sacct.txt", "sshare.txt", "sacctmgr.txt", "sprio.txt"] {
+            let mut bytes = data(name).into_bytes();
+            let i = at.index(bytes.len());
+            bytes[i] = byte;
+            let text = String::from_utf8_lossy(&bytes);
+            for result in [
+                parse_accounting(&text).map(drop),
+                parse_sshare(&text).map(drop),
+                parse_assoc(&text).map(drop),
+                parse_site_factors(&text).map(drop),
+            ] {
+                if let Err(error) = result {
+                    let (_, record) = field_and_record(error);
+                    prop_assert!(record.starts_with("line "), "{}", record);
+                }
+            }
+        }
     }
 
     /// No JSON reader panics on a recorded output with one byte changed.

@@ -311,9 +311,11 @@ fn slurm_duration(text: &str) -> Result<Option<u64>, ()> {
         .ok_or(())
 }
 
-/// `cpu=4,mem=16G,node=1,billing=4,gres/gpu=2` as `[processors, KB, GPUs]` and the nodes;
-/// other TRES are ignored. The error says what was expected.
-fn alloc_tres(text: &str) -> Result<(Vec<f64>, Option<u32>), &'static str> {
+/// sacct's `AllocTRES`, such as `cpu=4,mem=16G,node=1,billing=4,gres/gpu=2`, as
+/// `[processors, KB, GPUs]` and the nodes (`None` when `node=` is absent or 0); other TRES are
+/// ignored, an empty text is nothing allocated. The error says what was expected. Public so
+/// that `fairshare-slurm`'s reader of `sacct` takes AllocTRES exactly as this reader does.
+pub fn alloc_tres(text: &str) -> Result<(Vec<f64>, Option<u32>), &'static str> {
     let mut demand = vec![0.0; 3];
     let mut nodes = None;
     for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {

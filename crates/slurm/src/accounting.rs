@@ -1,0 +1,260 @@
+//! What ran: each job's allocation — who, which account, when, how much — from `sacct`.
+//!
+//! A fairshare policy charges users for what they used, so the adapter needs the history the
+//! cluster already keeps, not a copy of its own. `sacct --allocations --parsable2` prints one
+//! `|`-separated line per job (steps repeat their job's allocation and are left out): the
+//! allocation's TRES are read by the very code of the trace reader
+//! ([`fairshare_trace::sacct::alloc_tres`]), so that replaying a dump and reading a live
+//! cluster charge a job alike.
+//!
+//! How a line is read, by what it says (its `State`, such as `CANCELLED by 0`, is in the format
+//! for whoever runs the same command, and is not read):
+//!
+//! - **Ran or running**: a `Start`, and TRES allocated (or an `End` after its `Start`): an
+//!   [`Allocation`]; `End` is `Unknown` while it runs.
+//! - **Never started** (pending, or cancelled while waiting): `Start` is `Unknown`, `None` or
+//!   empty, or — as Slurm 22.05 may also write a job cancelled while pending — `Start` = `End`
+//!   with nothing allocated. Counted in [`Accounting::never_started`], not listed.
+//! - **A step** (`123.batch`, `123.0`): ignored; `--allocations` should print none.
+//!
+//! `JobIDRaw` is always one number: each task of an array has its own job id there (the last
+//! task keeps the array's: `JobID` `9_0` is 15, `9_1` is 9), and so has each component of a
+//! heterogeneous job (`JobID` `12+1` is `JobIDRaw` 13), each its own record with its own
+//! allocation — as Slurm 22.05 printed them. A `+` or `_` in `JobIDRaw` is refused as not a
+//! job id rather than guessed at.
+//!
+//! `sacct` prints times in its local time zone without saying which; the reader takes them as
+//! UTC, so the caller runs the command with `TZ=UTC` in its environment.
+
+use crate::error::{Problem, ReadError};
+use fairshare_core::model::Time;
+use fairshare_trace::sacct::alloc_tres;
+
+/// The columns of `sacct`'s `--format`, in order, as errors name them.
+pub const SACCT_FORMAT: [&str; 10] = [
+    "JobIDRaw",
+    "User",
+    "Account",
+    "Partition",
+    "Submit",
+    "Start",
+    "End",
+    "AllocTRES",
+    "NodeList",
+    "State",
+];
+
+/// The command, with its arguments, whose output [`parse_accounting`] reads: every user's jobs
+/// (allocations only, no steps) that were in the system between `from` and `to`, times as
+/// sacct takes them (such as `2026-11-24T05:00:00`). Run it with `TZ=UTC`: the reader takes
+/// the times it prints as UTC. sacct places a job in the window by its eligible time, so a
+/// job cancelled while held (`--begin` later) is listed only once `to` reaches that time.
+pub fn sacct_command(from: &str, to: &str) -> Vec<String> {
+    [
+        "sacct",
+        "--allusers",
+        "--allocations",
+        "--parsable2",
+        "--noheader",
+    ]
+    .into_iter()
+    .map(str::to_string)
+    .chain([
+        format!("--starttime={from}"),
+        format!("--endtime={to}"),
+        format!("--format={}", SACCT_FORMAT.join(",")),
+    ])
+    .collect()
+}
+
+/// One job that started: what it was given, from when to when.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Allocation {
+    /// Slurm's job id (`JobIDRaw`).
+    pub id: u64,
+    /// The user's name.
+    pub user: String,
+    /// The account it is charged to.
+    pub account: String,
+    /// The partition it ran in (empty if sacct printed none).
+    pub partition: String,
+    /// When it was submitted.
+    pub submit: Time,
+    /// When it started.
+    pub start: Time,
+    /// When it ended; `None` while it runs.
+    pub end: Option<Time>,
+    /// What it was allocated, `[processors, KB, GPUs]`, as [`alloc_tres`] reads `AllocTRES`.
+    pub demand: Vec<f64>,
+    /// The nodes it was allocated (`node=` of `AllocTRES`), if said.
+    pub nodes: Option<u32>,
+    /// The first host of its `NodeList`, the host list expanded (`cn[03-05,7],gpu1` gives
+    /// `cn03`); `None` for `None assigned`.
+    pub first_node: Option<String>,
+}
+
+/// What `sacct`'s output says ran.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Accounting {
+    /// The jobs that started, in `sacct`'s order: by job id, an array's tasks together.
+    pub allocations: Vec<Allocation>,
+    /// How many jobs were listed that never started (pending, or cancelled while waiting).
+    pub never_started: u64,
+}
+
+/// The jobs in `sacct`'s output `text` (see [`sacct_command`]), times read as UTC.
+pub fn parse_accounting(text: &str) -> Result<Accounting, ReadError> {
+    let mut accounting = Accounting::default();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record = format!("line {}", index + 1);
+        let columns: Vec<&str> = line.split('|').map(str::trim).collect();
+        if columns.len() != SACCT_FORMAT.len() {
+            let problem = Problem::Invalid(format!("{} columns, not 10", columns.len()));
+            return Err(ReadError::field_of(&record, "format", problem));
+        }
+        if columns[0].contains('.') {
+            continue;
+        }
+        match allocation(&columns, &record)? {
+            Some(allocation) => accounting.allocations.push(allocation),
+            None => accounting.never_started += 1,
+        }
+    }
+    Ok(accounting)
+}
+
+/// The allocation of one job line's `columns`; `None` if the job never started.
+fn allocation(columns: &[&str], record: &str) -> Result<Option<Allocation>, ReadError> {
+    let error = |i: usize, problem| ReadError::field_of(record, SACCT_FORMAT[i], problem);
+    let required = |i: usize| match columns[i] {
+        "" => Err(error(i, Problem::Missing)),
+        value => Ok(value.to_string()),
+    };
+    let id = match columns[0] {
+        "" => return Err(error(0, Problem::Missing)),
+        id => id
+            .parse::<u64>()
+            .map_err(|_| error(0, Problem::WrongType("a job id")))?,
+    };
+    let user = required(1)?;
+    let account = required(2)?;
+    let time = |i: usize| time(columns[i]).map_err(|problem| error(i, problem));
+    let submit = time(4)?.ok_or_else(|| error(4, Problem::Missing))?;
+    let start = time(5)?;
+    let end = time(6)?;
+    let (demand, nodes) = alloc_tres(columns[7])
+        .map_err(|expected| error(7, Problem::Invalid(format!("expected {expected}"))))?;
+    let first_node = first_host(columns[8]).map_err(|problem| error(8, problem))?;
+    let nothing_allocated = demand.iter().all(|&x| x == 0.0);
+    let Some(start) = start else {
+        return Ok(None);
+    };
+    if nothing_allocated && end.is_none_or(|end| end <= start) {
+        return Ok(None);
+    }
+    if end.is_some_and(|end| end < start) {
+        return Err(error(6, Problem::Invalid("before Start".into())));
+    }
+    Ok(Some(Allocation {
+        id,
+        user,
+        account,
+        partition: columns[3].to_string(),
+        submit,
+        start,
+        end,
+        demand,
+        nodes,
+        first_node,
+    }))
+}
+
+/// A time as sacct prints it (`2026-11-24T05:00:00`), read as UTC; `None` for `Unknown`,
+/// `None` or empty.
+fn time(text: &str) -> Result<Option<Time>, Problem> {
+    if matches!(text, "" | "Unknown" | "None") {
+        return Ok(None);
+    }
+    let parsed = humantime::parse_rfc3339_weak(text)
+        .map_err(|_| Problem::WrongType("a time such as 2026-11-24T05:00:00"))?;
+    let secs = parsed.duration_since(std::time::UNIX_EPOCH).ok();
+    secs.and_then(|s| Time::from_input_secs(s.as_secs_f64()))
+        .map(Some)
+        .ok_or_else(|| Problem::Invalid(format!("{text} is not from 1970 to about 317 years on")))
+}
+
+/// The first host of a Slurm host list such as `cn[03-05,7],gpu1` (`cn03`): each bracket of
+/// its first name replaced by the first number of its ranges, padding kept. `None` for an
+/// empty list, `None assigned` or `(null)`.
+fn first_host(list: &str) -> Result<Option<String>, Problem> {
+    if matches!(list, "" | "None assigned" | "(null)") {
+        return Ok(None);
+    }
+    let bad = || Problem::Invalid(format!("`{list}` is not a host list"));
+    let mut host = String::new();
+    let mut rest = list;
+    loop {
+        let plain = rest.find([',', '[', ']']).unwrap_or(rest.len());
+        host.push_str(&rest[..plain]);
+        rest = &rest[plain..];
+        match rest.chars().next() {
+            None | Some(',') => break,
+            Some('[') => {
+                let close = rest.find(']').ok_or_else(bad)?;
+                host.push_str(first_of_ranges(&rest[1..close]).ok_or_else(bad)?);
+                rest = &rest[close + 1..];
+            }
+            Some(_) => return Err(bad()),
+        }
+    }
+    if host.is_empty() {
+        return Err(bad());
+    }
+    Ok(Some(host))
+}
+
+/// The first number of a bracket's ranges, such as `03` of `03-05,7`, if every range is
+/// `N` or `N-M` in digits.
+fn first_of_ranges(ranges: &str) -> Option<&str> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let valid = ranges.split(',').all(|range| match range.split_once('-') {
+        Some((low, high)) => digits(low) && digits(high),
+        None => digits(range),
+    });
+    let first = ranges.split([',', '-']).next()?;
+    valid.then_some(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_host_of_a_host_list() {
+        let first = |list| first_host(list).map(|h| h.unwrap_or_default());
+        assert_eq!(first("vm"), Ok("vm".into()));
+        assert_eq!(first("cn[03-05,7],gpu1"), Ok("cn03".into()));
+        assert_eq!(first("gpu1,cn[03-05]"), Ok("gpu1".into()));
+        assert_eq!(first("rack[2-3]-n[010-012]"), Ok("rack2-n010".into()));
+        assert_eq!(first("cn[7]-ib"), Ok("cn7-ib".into()));
+        assert_eq!(first_host("None assigned"), Ok(None));
+        assert_eq!(first_host(""), Ok(None));
+        for bad in ["cn[", "cn[]", "cn[a-b]", "cn]1", "cn[1-]", ",cn1", "[1-2"] {
+            assert!(first_host(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn sacct_times_read_as_utc() {
+        assert_eq!(
+            time("2026-11-24T05:00:00"),
+            Ok(Some(Time::from_micros(1_795_496_400_000_000)))
+        );
+        assert_eq!(time("Unknown"), Ok(None));
+        assert!(time("yesterday").is_err());
+        assert!(time("1969-12-31T23:59:59").is_err());
+    }
+}
