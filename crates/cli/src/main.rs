@@ -11,6 +11,7 @@ mod priorities;
 mod replay;
 mod serve;
 mod simulate;
+mod slurm;
 mod sweep;
 mod workload;
 
@@ -70,6 +71,9 @@ enum Command {
     Nodes(operator::NodesArgs),
     /// The node agent: measure workloads through cgroups, apply fairness priorities.
     Agent(Box<agent::Args>),
+    /// Apply a policy to a live Slurm queue: rank the waiting associations, set site factors.
+    #[command(subcommand)]
+    Slurm(slurm::Command),
 }
 
 fn main() -> ExitCode {
@@ -88,6 +92,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => operator::explain(args),
         Command::Nodes(args) => operator::nodes(args),
         Command::Agent(args) => agent::run(*args),
+        Command::Slurm(command) => slurm::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -32,13 +32,18 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("trace", &["core"]),
     ("sim", &["core"]),
     ("lab", &["core", "trace", "sim"]),
-    ("report", &["core", "sim", "lab", "service", "agent"]),
+    (
+        "report",
+        &["core", "sim", "lab", "service", "agent", "slurm"],
+    ),
     ("service", &["core"]),
     ("agent", &["core", "service"]),
     ("slurm", &["core", "trace", "lab"]),
     (
         "cli",
-        &["core", "trace", "sim", "lab", "report", "service", "agent"],
+        &[
+            "core", "trace", "sim", "lab", "report", "service", "agent", "slurm",
+        ],
     ),
 ];
 

@@ -15,7 +15,8 @@
 //! of `fairshare penalty` and `fairshare priorities` (from the lab's results), the `service`
 //! feature those of `fairshare top`, `explain` and `nodes` (from the daemon's answers), the
 //! `agent` feature the readiness check and the cycles of `fairshare agent` (from the node
-//! agent's reports).
+//! agent's reports), the `slurm` feature the status, syncs and passes of `fairshare slurm`
+//! (from the Slurm adapter's passes).
 
 #[cfg(feature = "simulation")]
 mod accounts;
@@ -44,6 +45,8 @@ mod runtime;
 mod setting;
 #[cfg(feature = "simulation")]
 mod simulate;
+#[cfg(feature = "slurm")]
+mod slurm;
 #[cfg(feature = "simulation")]
 mod sweep;
 pub mod text;
@@ -71,6 +74,8 @@ pub use replay::{
 pub use runtime::{runtime_html, runtime_table};
 #[cfg(feature = "simulation")]
 pub use simulate::{simulate_html, simulate_table};
+#[cfg(feature = "slurm")]
+pub use slurm::{slurm_pass_line, slurm_status, slurm_sync, writes_text};
 #[cfg(feature = "simulation")]
 pub use sweep::{sweep_html, sweep_table};
 pub use text::table;

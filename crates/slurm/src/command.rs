@@ -67,7 +67,8 @@ impl Default for Runner {
 }
 
 impl Runner {
-    /// Runs `program` with `args` and returns its standard output, or why it gave none.
+    /// Runs `program` with `args` and returns its standard output, or why it gave none. It
+    /// runs with `TZ=UTC`, so that the times Slurm prints are read as what they are.
     pub fn run(&self, program: &str, args: &[&str]) -> Result<String, CommandError> {
         let path = self
             .bin
@@ -79,6 +80,7 @@ impl Runner {
         let command = command.join(" ");
         let child = Command::new(&path)
             .args(args)
+            .env("TZ", "UTC")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

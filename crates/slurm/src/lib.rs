@@ -26,14 +26,28 @@
 //!   `(n − i) / n` times a weight), and the two mappings beside Slurm's own factors.
 //! - [`writes`]: from the site factors wanted and those Slurm holds, the writes that change
 //!   only what differs, grouped so that one `scontrol` call sets many jobs.
+//!
+//! On top of the readers, the reconcile:
+//! - [`clients`]: the associations as a ranker's clients, placed in the account tree.
+//! - [`machines`]: the cluster's resources and node types, from its nodes.
+//! - [`history`]: usage as the policy counts it, the accounting replayed through its ranker.
+//! - [`plan`]: the reconcile without I/O: the order, every pending job's site factor, the writes.
+//! - [`adapter`]: one pass against a live Slurm, its writes made and read back.
+//! - [`config`]: the adapter's configuration file.
 #![warn(missing_docs)]
 
 pub mod accounting;
+pub mod adapter;
 pub mod assoc;
+pub mod clients;
 pub mod command;
+pub mod config;
 pub mod error;
+pub mod history;
 mod json;
+pub mod machines;
 pub mod nodes;
+pub mod plan;
 pub mod queue;
 pub mod site;
 pub mod sshare;

@@ -81,6 +81,17 @@ pub struct QueuedJob {
     pub tres: String,
 }
 
+impl QueuedJob {
+    /// What it asks for, as `[processors, KB, GPUs]`: its TRES request, or its CPUs alone
+    /// where Slurm gives no readable request.
+    pub fn demand(&self) -> Vec<f64> {
+        match fairshare_trace::sacct::alloc_tres(&self.tres) {
+            Ok((demand, _)) if demand[0] > 0.0 => demand,
+            _ => vec![f64::from(self.cpus), 0.0, 0.0],
+        }
+    }
+}
+
 /// The jobs of `squeue --json`'s output `text`, in its order.
 pub fn parse_queue(text: &str) -> Result<Vec<QueuedJob>, ReadError> {
     let jobs = records(text, "jobs")?;

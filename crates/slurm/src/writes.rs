@@ -19,7 +19,7 @@ pub struct Job {
 }
 
 /// One `scontrol update` call: these jobs get this site factor.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Write {
     /// The site factor to set.
     pub site_factor: i64,

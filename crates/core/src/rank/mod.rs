@@ -22,6 +22,7 @@
 //! # Ok::<(), fairshare_core::rank::RankError>(())
 //! ```
 
+pub mod book;
 mod fairshare;
 pub mod livetree;
 mod ordered;
@@ -29,6 +30,7 @@ mod sdrf;
 pub mod smallest;
 mod usage;
 
+pub use book::Book;
 pub use fairshare::{Accounts, Charging, FairshareRanker, FairshareSettings};
 pub use ordered::{FifoRanker, KeyFn, KeyedRanker, StatelessRanker};
 pub use sdrf::SdrfRanker;

@@ -1,0 +1,313 @@
+//! `fairshare slurm`: a policy applied to a live Slurm queue through site factors. The command
+//! reads its file, builds the adapter and prints what the adapter saw and did; the work is in
+//! `fairshare-slurm`, the tables in `fairshare-report`.
+
+use anyhow::{bail, Context, Result};
+use fairshare_core::model::Time;
+use fairshare_report::{slurm_pass_line, slurm_status, slurm_sync, writes_text};
+use fairshare_slurm::adapter::{Adapter, Applied, Pass};
+use fairshare_slurm::command::Runner;
+use fairshare_slurm::config::SlurmConfig;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// Where the configuration is looked for when `--config` is not given.
+const DEFAULT_CONFIG: &str = "/etc/fairshare/slurm.toml";
+
+/// What `fairshare slurm --help` says after the subcommands.
+const SLURM_AFTER_HELP: &str = "\
+fairshare ranks the associations that wait under a policy and gives every pending job of the
+i-th of n associations the site factor weight × (n − i) / n (`scontrol update JobId=…
+SiteFactor=N`, which Slurm adds to the job's priority; `sprio` shows it as SITE). With
+PriorityWeightFairshare=0 (mapping `replace`) the order of jobs is fairshare's.
+
+  fairshare slurm status                         what fairshare sees and would set
+  fairshare slurm sync --dry-run                 what one reconcile would write
+  fairshare slurm sync --policy sdrf             rank by SDRF and write the site factors
+  fairshare slurm watch --interval 60s           the same every minute, until SIGTERM
+  fairshare slurm reset                          set every pending job's site factor back to 0
+
+The configuration (default /etc/fairshare/slurm.toml; deploy/slurm.toml is an example) names
+the policy, weight, mapping, interval, window and partitions; docs/slurm.md says how to set a
+cluster up, what each mode does to sprio, and how to roll back.";
+
+/// `fairshare slurm`'s subcommands.
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// What fairshare sees: the associations with their usage and rank, every pending job with
+    /// Slurm's priority and the site factor it holds and would get.
+    Status(Common),
+    /// One reconcile: read the cluster, rank, write the site factors that differ.
+    Sync(SyncArgs),
+    /// Reconcile every interval until SIGTERM or SIGINT, logging one line per pass.
+    Watch(WatchArgs),
+    /// Set the site factor of every pending job (of the configured partitions) back to 0.
+    Reset(ResetArgs),
+}
+
+/// What every subcommand takes.
+#[derive(clap::Args)]
+#[command(after_help = SLURM_AFTER_HELP)]
+pub struct Common {
+    /// The TOML configuration (without it, /etc/fairshare/slurm.toml if it exists, else the
+    /// defaults: Fair Tree, weight 100000, mapping replace).
+    #[arg(long, env = "FAIRSHARE_SLURM_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The policy, over the file's (spelled as in `fairshare replay --policy`: sdrf, drf,
+    /// fairshare:usage=pe, fairshare:function=fair-tree, kueue-afs, …).
+    #[arg(long)]
+    policy: Option<String>,
+    /// Print as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `fairshare slurm sync`.
+#[derive(clap::Args)]
+#[command(after_help = SLURM_AFTER_HELP)]
+pub struct SyncArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Write nothing: print the writes a sync would make.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Arguments of `fairshare slurm watch`.
+#[derive(clap::Args)]
+#[command(after_help = SLURM_AFTER_HELP)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Time between two passes (`60s`, `5m`), over the file's interval_s.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    interval: Option<Duration>,
+    /// Write nothing: log what each pass would write.
+    #[arg(long)]
+    dry_run: bool,
+    /// Log filter (RUST_LOG syntax).
+    #[arg(long, env = "FAIRSHARE_LOG", default_value = "info")]
+    log: String,
+    /// Log lines as JSON objects.
+    #[arg(long, env = "FAIRSHARE_LOG_JSON")]
+    log_json: bool,
+}
+
+/// Arguments of `fairshare slurm reset`.
+#[derive(clap::Args)]
+#[command(after_help = SLURM_AFTER_HELP)]
+pub struct ResetArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Write nothing: print the jobs whose site factor would be cleared.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Runs `fairshare slurm`.
+pub fn run(command: Command) -> Result<()> {
+    match command {
+        Command::Status(common) => status(&common),
+        Command::Sync(args) => sync(&args),
+        Command::Watch(args) => watch(&args),
+        Command::Reset(args) => reset(&args),
+    }
+}
+
+/// The configuration of `--config` (or the default file, or the defaults), `--policy` over it.
+fn config(common: &Common) -> Result<SlurmConfig> {
+    let mut config = match &common.config {
+        Some(path) => SlurmConfig::load(path)?,
+        None if Path::new(DEFAULT_CONFIG).exists() => SlurmConfig::load(Path::new(DEFAULT_CONFIG))?,
+        None => SlurmConfig::default(),
+    };
+    if let Some(policy) = &common.policy {
+        config.policy = policy.clone();
+        config
+            .check()
+            .map_err(anyhow::Error::msg)
+            .context("--policy")?;
+    }
+    Ok(config)
+}
+
+/// The adapter of `config`, on Slurm's real commands.
+fn adapter(config: SlurmConfig) -> Result<Adapter<Runner>> {
+    let runner = Runner {
+        bin: config.bin.clone(),
+        timeout: config.timeout(),
+    };
+    Adapter::new(runner, config).map_err(anyhow::Error::msg)
+}
+
+/// The clock, as the adapter counts time.
+fn now() -> Time {
+    let since = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
+    Time::from_micros(since.as_micros() as u64)
+}
+
+/// `status`: one pass, nothing written.
+fn status(common: &Common) -> Result<()> {
+    let mut adapter = adapter(config(common)?)?;
+    let pass = adapter.pass(now())?;
+    if common.json {
+        return crate::output::write_json(Path::new("-"), &Document::new(&pass, None));
+    }
+    crate::output::print(&slurm_status(&pass))
+}
+
+/// `sync`: one pass, its writes made (unless `--dry-run`) and read back.
+fn sync(args: &SyncArgs) -> Result<()> {
+    let mut adapter = adapter(config(&args.common)?)?;
+    let pass = adapter.pass(now())?;
+    let applied = match args.dry_run {
+        true => None,
+        false => Some(adapter.apply(&pass.plan)?),
+    };
+    show(&pass, applied.as_ref(), args.common.json)?;
+    match applied {
+        Some(a) if !a.complete() => {
+            bail!("the ranking is not fully applied (see above); run sync again")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Prints a sync, as text or JSON.
+fn show(pass: &Pass, applied: Option<&Applied>, json: bool) -> Result<()> {
+    if json {
+        return crate::output::write_json(Path::new("-"), &Document::new(pass, applied));
+    }
+    crate::output::print(&slurm_sync(pass, applied))
+}
+
+/// `reset`: every pending job's site factor back to 0.
+fn reset(args: &ResetArgs) -> Result<()> {
+    let adapter = adapter(config(&args.common)?)?;
+    let plan = adapter.reset_plan()?;
+    let applied = match args.dry_run {
+        true => None,
+        false => Some(adapter.apply(&plan)?),
+    };
+    if args.common.json {
+        #[derive(Serialize)]
+        struct Reset<'a> {
+            schema_version: u32,
+            writes: &'a [fairshare_slurm::writes::Write],
+            applied: Option<&'a Applied>,
+        }
+        let reset = Reset {
+            schema_version: fairshare_core::instance::SCHEMA_VERSION,
+            writes: &plan.writes,
+            applied: applied.as_ref(),
+        };
+        return crate::output::write_json(Path::new("-"), &reset);
+    }
+    crate::output::print(&writes_text(&plan, applied.as_ref()))?;
+    match applied {
+        Some(a) if !a.complete() => {
+            bail!("not every site factor was cleared (see above); run reset again")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `watch`: a pass every interval until SIGTERM or SIGINT; a pass that fails is logged and
+/// the next one tries again.
+fn watch(args: &WatchArgs) -> Result<()> {
+    let mut config = config(&args.common)?;
+    if let Some(interval) = args.interval {
+        config.interval_s = interval.as_secs_f64();
+        config
+            .check()
+            .map_err(anyhow::Error::msg)
+            .context("--interval")?;
+    }
+    crate::serve::logging(&args.log, args.log_json)?;
+    let interval = Duration::from_secs_f64(config.interval_s);
+    tracing::info!(
+        policy = %config.policy,
+        weight = config.weight,
+        mapping = %config.mapping,
+        interval_s = config.interval_s,
+        window_s = config.window_s,
+        dry_run = args.dry_run,
+        "watching Slurm"
+    );
+    let mut adapter = adapter(config)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .context("installing the signal handler")?;
+    }
+    while !stop.load(Ordering::Relaxed) {
+        let started = std::time::Instant::now();
+        one_pass(&mut adapter, args.dry_run);
+        while !stop.load(Ordering::Relaxed) && started.elapsed() < interval {
+            std::thread::sleep(Duration::from_millis(100).min(interval));
+        }
+    }
+    tracing::info!(
+        "stopped; the site factors keep their last values (`fairshare slurm reset` clears them)"
+    );
+    Ok(())
+}
+
+/// One pass of `watch`, logged; nothing it meets ends the loop.
+fn one_pass(adapter: &mut Adapter<Runner>, dry_run: bool) {
+    let pass = match adapter.pass(now()) {
+        Ok(pass) => pass,
+        Err(e) => {
+            tracing::warn!(error = %e, "pass failed; nothing written, the next pass tries again");
+            return;
+        }
+    };
+    if let Some(why) = &pass.rebuilt {
+        tracing::info!("{why}");
+    }
+    for note in &pass.notes {
+        tracing::warn!("{note}");
+    }
+    if let Some(check) = pass.fair_tree.as_ref().filter(|c| !c.agrees()) {
+        tracing::warn!(slurm = ?check.slurm, fairshare = ?check.fairshare, "Fair Tree order differs from sshare's");
+    }
+    let applied = match dry_run {
+        true => None,
+        false => match adapter.apply(&pass.plan) {
+            Ok(applied) => Some(applied),
+            Err(e) => {
+                tracing::warn!(error = %e, "writes made, reading them back failed; the next pass checks again");
+                return;
+            }
+        },
+    };
+    let line = slurm_pass_line(&pass, applied.as_ref());
+    match applied {
+        Some(a) if !a.complete() => tracing::warn!("{line}; the next pass retries"),
+        _ => tracing::info!("{line}"),
+    }
+}
+
+/// What `--json` prints: the pass and, for a sync, what its writes did.
+#[derive(Serialize)]
+struct Document<'a> {
+    schema_version: u32,
+    #[serde(flatten)]
+    pass: &'a Pass,
+    applied: Option<&'a Applied>,
+}
+
+impl<'a> Document<'a> {
+    fn new(pass: &'a Pass, applied: Option<&'a Applied>) -> Document<'a> {
+        Document {
+            schema_version: fairshare_core::instance::SCHEMA_VERSION,
+            pass,
+            applied,
+        }
+    }
+}

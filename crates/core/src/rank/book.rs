@@ -1,0 +1,156 @@
+//! The ranking side of a schedule: what each client holds, which job it waits with, and the
+//! charges of the jobs it runs, kept in one place and told to a [`Ranker`] as they change.
+//!
+//! A scheduler that starts jobs itself and an adapter that watches another scheduler start
+//! them need the same bookkeeping: a started job adds its holding (fractions of each
+//! resource) to its client's and, for policies that charge jobs, starts accruing its rate;
+//! a finished job takes both back. [`Book`] does exactly that, so the two never differ in
+//! how a ranker is told what happened.
+
+use super::{Head, RankError, Ranker};
+use crate::model::Time;
+
+/// A ranker with the holdings and heads it ranks by.
+pub struct Book {
+    ranker: Box<dyn Ranker>,
+    holdings: Vec<Vec<f64>>,
+    heads: Vec<Option<Head>>,
+}
+
+impl Book {
+    /// A book of `clients` clients over `resources` resources, holding nothing, waiting for
+    /// nothing, told to `ranker`.
+    pub fn new(ranker: Box<dyn Ranker>, clients: usize, resources: usize) -> Book {
+        Book {
+            ranker,
+            holdings: vec![vec![0.0; resources]; clients],
+            heads: vec![None; clients],
+        }
+    }
+
+    /// Brings the ranker's time-dependent priorities to `now`.
+    pub fn advance(&mut self, now: Time) -> Result<(), RankError> {
+        self.ranker.advance(now)
+    }
+
+    /// A job of `client` holding `holding` started now; `rate` is its usage per second for
+    /// policies that charge jobs (`None`: the policy charges nothing).
+    pub fn started(
+        &mut self,
+        client: u32,
+        holding: &[f64],
+        rate: Option<f64>,
+    ) -> Result<(), RankError> {
+        let held = self.client(client)?;
+        held.iter_mut().zip(holding).for_each(|(h, d)| *h += d);
+        if let Some(rate) = rate {
+            self.ranker.job_started(client, rate)?;
+        }
+        self.tell(client)
+    }
+
+    /// A job of `client` holding `holding` finished now, after `ran_s` seconds at `rate`.
+    pub fn finished(
+        &mut self,
+        client: u32,
+        holding: &[f64],
+        rate: Option<f64>,
+        ran_s: f64,
+    ) -> Result<(), RankError> {
+        let held = self.client(client)?;
+        held.iter_mut()
+            .zip(holding)
+            .for_each(|(h, d)| *h = (*h - d).max(0.0));
+        if let Some(rate) = rate {
+            self.ranker.job_finished(client, rate, ran_s)?;
+        }
+        self.tell(client)
+    }
+
+    /// `client` now waits with `head` first (`None`: it waits for nothing).
+    pub fn waits(&mut self, client: u32, head: Option<Head>) -> Result<(), RankError> {
+        self.client(client)?;
+        self.heads[client as usize] = head;
+        self.tell(client)
+    }
+
+    /// What `client` holds, as fractions of each resource (empty for a client not in the book).
+    pub fn holdings(&self, client: u32) -> &[f64] {
+        self.holdings
+            .get(client as usize)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The ranker, to ask whom it serves first or a client's priority.
+    pub fn ranker(&self) -> &dyn Ranker {
+        self.ranker.as_ref()
+    }
+
+    /// The waiting clients, first to last.
+    pub fn order(&self) -> Vec<u32> {
+        self.ranker.iter().collect()
+    }
+
+    /// The holdings of `client`, or the ranker's own error for a client it does not have.
+    fn client(&mut self, client: u32) -> Result<&mut Vec<f64>, RankError> {
+        let clients = self.holdings.len();
+        self.holdings
+            .get_mut(client as usize)
+            .ok_or_else(|| RankError::Input {
+                client,
+                problem: format!("no such client; the book has {clients}"),
+            })
+    }
+
+    /// Tells the ranker what `client` holds and waits with.
+    fn tell(&mut self, client: u32) -> Result<(), RankError> {
+        let c = client as usize;
+        self.ranker.update(client, &self.holdings[c], self.heads[c])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::priority::PriorityForm;
+    use crate::rank::{FifoRanker, SdrfRanker, Share};
+
+    fn secs(s: f64) -> Time {
+        Time::from_secs_f64(s)
+    }
+
+    #[test]
+    fn holdings_follow_starts_and_finishes() {
+        let mut book = Book::new(Box::new(FifoRanker::new(2)), 2, 2);
+        book.started(0, &[0.5, 0.25], None).unwrap();
+        book.started(0, &[0.25, 0.25], None).unwrap();
+        assert_eq!(book.holdings(0), &[0.75, 0.5]);
+        book.finished(0, &[0.5, 0.25], None, 10.0).unwrap();
+        assert_eq!(book.holdings(0), &[0.25, 0.25]);
+        assert_eq!(book.holdings(1), &[0.0, 0.0]);
+        assert!(book.started(2, &[0.1, 0.1], None).is_err());
+    }
+
+    #[test]
+    fn only_waiting_clients_are_ranked_and_sdrf_remembers_who_held() {
+        let mut book = Book::new(
+            Box::new(SdrfRanker::with_delta(
+                2,
+                0.99,
+                PriorityForm::SumOfMaxes,
+                &Share::equal(2),
+            )),
+            2,
+            2,
+        );
+        book.started(0, &[1.0, 1.0], None).unwrap();
+        book.advance(secs(600.0)).unwrap();
+        book.finished(0, &[1.0, 1.0], None, 600.0).unwrap();
+        assert!(book.order().is_empty());
+        book.waits(0, Some(Head::new(secs(600.0), 1))).unwrap();
+        book.waits(1, Some(Head::new(secs(600.0), 2))).unwrap();
+        assert_eq!(book.order(), vec![1, 0]);
+        book.waits(1, None).unwrap();
+        assert_eq!(book.order(), vec![0]);
+    }
+}

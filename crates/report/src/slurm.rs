@@ -1,0 +1,210 @@
+//! What `fairshare slurm` shows a person: the status (every association's usage and standing,
+//! every pending job with Slurm's priority and the site factor it holds and would get), what a
+//! sync did, and the one-line summary `watch` logs each pass. From the adapter's own [`Pass`]
+//! and [`Applied`], so that every table a person reads comes from this crate.
+
+use crate::text::{fixed, table};
+use fairshare_slurm::adapter::{Applied, Pass};
+use fairshare_slurm::plan::Plan;
+use std::fmt::Write as _;
+
+/// The whole status: a summary, the associations, the pending jobs, the notes.
+pub fn slurm_status(pass: &Pass) -> String {
+    let mut out = format!("{}\n", summary(pass));
+    let _ = write!(out, "\n{}", usage_table(pass));
+    let _ = write!(out, "\n{}", jobs_table(&pass.plan));
+    out.push_str(&notes(pass));
+    out
+}
+
+/// What a sync did (or, without `applied`, would do): the summary, the writes, the notes.
+pub fn slurm_sync(pass: &Pass, applied: Option<&Applied>) -> String {
+    let mut out = format!("{}\n", summary(pass));
+    out.push_str(&writes_text(&pass.plan, applied));
+    out.push_str(&notes(pass));
+    out
+}
+
+/// The writes of `plan` (none, or one line per `scontrol` call), and what became of them.
+pub fn writes_text(plan: &Plan, applied: Option<&Applied>) -> String {
+    let verb = if applied.is_some() {
+        "set"
+    } else {
+        "would set"
+    };
+    let mut out = String::new();
+    if plan.writes.is_empty() {
+        out.push_str("nothing to write: every ranked pending job holds its site factor\n");
+    }
+    for w in &plan.writes {
+        let ids: Vec<String> = w.jobs.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            out,
+            "  {verb} SiteFactor={} on {} job{}: {}",
+            w.site_factor,
+            w.jobs.len(),
+            if w.jobs.len() == 1 { "" } else { "s" },
+            ids.join(",")
+        );
+    }
+    if let Some(a) = applied {
+        out.push_str(&applied_text(a));
+    }
+    out
+}
+
+/// Whether the writes took, in words.
+fn applied_text(a: &Applied) -> String {
+    let mut out = format!(
+        "{} jobs set in {} scontrol call{}",
+        a.jobs,
+        a.calls,
+        if a.calls == 1 { "" } else { "s" }
+    );
+    if a.complete() {
+        out.push_str("; read back from sprio: all as written\n");
+        return out;
+    }
+    out.push_str("; NOT fully applied:\n");
+    for (w, e) in &a.failed {
+        let _ = writeln!(
+            out,
+            "  refused twice: SiteFactor={} on {} jobs: {e}",
+            w.site_factor,
+            w.jobs.len()
+        );
+    }
+    if !a.mismatched.is_empty() {
+        let ids: Vec<String> = a.mismatched.iter().map(u64::to_string).collect();
+        let _ = writeln!(out, "  read back different: jobs {}", ids.join(","));
+    }
+    out
+}
+
+/// One line for a pass of `watch`.
+pub fn slurm_pass_line(pass: &Pass, applied: Option<&Applied>) -> String {
+    let plan = &pass.plan;
+    let wrote = match applied {
+        Some(a) if a.complete() => format!("{} jobs set in {} calls", a.jobs, a.calls),
+        Some(a) => format!(
+            "{} jobs set in {} calls, {} writes refused, {} read back different",
+            a.jobs,
+            a.calls,
+            a.failed.len(),
+            a.mismatched.len()
+        ),
+        None => format!("{} jobs would be set (dry run)", plan.jobs_written()),
+    };
+    format!(
+        "{} pending jobs of {} associations ranked by {}, {} left alone; {wrote}; {} Slurm reads",
+        plan.jobs.len() - plan.left_alone(),
+        plan.standings.len(),
+        pass.policy,
+        plan.left_alone(),
+        pass.reads
+    )
+}
+
+/// The first lines: when, which policy and mapping, the history, the Fair Tree check.
+fn summary(pass: &Pass) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(pass.at_s.max(0.0));
+    let mut out = format!(
+        "at {}: policy {}, mapping {}; {} pending jobs, {} running as accounted",
+        humantime::format_rfc3339_seconds(at),
+        pass.policy,
+        pass.mapping,
+        pass.plan.jobs.len(),
+        pass.running
+    );
+    if let Some(why) = &pass.rebuilt {
+        let _ = write!(out, "\n{why}");
+    }
+    if let Some(check) = &pass.fair_tree {
+        let verdict = match check.agrees() {
+            true => "agrees with Slurm's own Fair Tree (sshare)".to_string(),
+            false => format!(
+                "DIFFERS from Slurm's own Fair Tree: sshare orders {}",
+                check.slurm.join(", ")
+            ),
+        };
+        let _ = write!(out, "\nFair Tree order {}", verdict);
+    }
+    out
+}
+
+/// Every association: its entitlement, what it was counted, what it holds, where it stands.
+fn usage_table(pass: &Pass) -> String {
+    let place = |account: &str, user: &str| {
+        let standing = pass.plan.standings.iter();
+        standing
+            .into_iter()
+            .find(|s| s.account == account && s.user == user)
+    };
+    let headers = [
+        "Account", "User", "Share", "Usage", "Holds", "Priority", "Rank", "Factor", "Site",
+    ];
+    let rows: Vec<Vec<String>> = (pass.usage.iter())
+        .map(|u| {
+            let s = place(&u.account, &u.user);
+            vec![
+                u.account.clone(),
+                u.user.clone(),
+                fixed(u.entitlement, 4),
+                format!("{:.0}", u.counted),
+                fixed(u.holding, 3),
+                u.priority.map_or(String::new(), |p| format!("{p:.4}")),
+                s.map_or(String::new(), |s| s.place.to_string()),
+                s.map_or(String::new(), |s| fixed(s.factor, 3)),
+                s.map_or(String::new(), |s| s.site_factor.to_string()),
+            ]
+        })
+        .collect();
+    let headers: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
+    table(&headers, &rows)
+}
+
+/// Every pending job: Slurm's priority, the site factor it holds and the one wanted.
+fn jobs_table(plan: &Plan) -> String {
+    if plan.jobs.is_empty() {
+        return "no pending job\n".into();
+    }
+    let headers = [
+        "Job",
+        "User",
+        "Account",
+        "Partition",
+        "Priority",
+        "Site now",
+        "Site wanted",
+        "Note",
+    ];
+    let rows: Vec<Vec<String>> = (plan.jobs.iter())
+        .map(|j| {
+            let number = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
+            vec![
+                j.id.to_string(),
+                j.user.clone(),
+                j.account.clone(),
+                j.partition.clone(),
+                j.priority.to_string(),
+                number(j.held),
+                number(j.wanted),
+                j.note.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    let headers: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
+    table(&headers, &rows)
+}
+
+/// The pass's notes, one per line after a blank line, or nothing.
+fn notes(pass: &Pass) -> String {
+    let mut out = String::new();
+    if !pass.notes.is_empty() {
+        out.push('\n');
+    }
+    for note in &pass.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    out
+}

@@ -1,0 +1,420 @@
+//! One reconcile against a live Slurm: read the cluster, bring the usage history up to now,
+//! rank, plan, and — unless asked only to look — write the site factors that differ, then read
+//! them back.
+//!
+//! Everything Slurm is asked goes through [`Slurm`], so that the same code runs against the
+//! real commands ([`Runner`]) and, in tests and benchmarks, against recorded outputs. The
+//! adapter keeps its history between passes (`watch`); it rebuilds it from `sacct` when it
+//! starts and whenever the association tree, the nodes or the policy change.
+
+use crate::accounting::{parse_accounting, sacct_command};
+use crate::assoc::{parse_assoc, SACCTMGR_COMMAND};
+use crate::clients::{Clients, ClientsError};
+use crate::command::{CommandError, Runner};
+use crate::config::SlurmConfig;
+use crate::history::{History, HistoryError, Step};
+use crate::machines::Machines;
+use crate::nodes::{parse_nodes, SINFO_COMMAND};
+use crate::plan::{heads, pending, plan, Plan, PlanSettings, PlannedJob};
+use crate::queue::{parse_queue, parse_site_factors, QueuedJob, SPRIO_COMMAND, SQUEUE_COMMAND};
+use crate::site::Mapping;
+use crate::sshare::{parse_sshare, SSHARE_COMMAND};
+use crate::writes::Write;
+use crate::ReadError;
+use fairshare_core::choice::Choice;
+use fairshare_core::model::Time;
+use fairshare_core::policy::{PolicyKind, PolicySpec};
+use fairshare_core::priority::dominant_share;
+use fairshare_core::priority::fairshare::FairshareFunction;
+use serde::Serialize;
+use std::cell::Cell;
+use std::collections::BTreeMap;
+
+/// Something that answers Slurm's commands: the real ones, or recorded outputs.
+pub trait Slurm {
+    /// The standard output of `command` (the program, then its arguments).
+    fn run(&self, command: &[&str]) -> Result<String, CommandError>;
+}
+
+impl Slurm for Runner {
+    fn run(&self, command: &[&str]) -> Result<String, CommandError> {
+        let (program, args) = command.split_first().expect("a command names its program");
+        Runner::run(self, program, args)
+    }
+}
+
+/// Why a pass could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum AdapterError {
+    /// A command gave no usable answer.
+    #[error(transparent)]
+    Command(#[from] CommandError),
+    /// A command's answer could not be read.
+    #[error("`{command}`: {error}")]
+    Read {
+        /// The command line.
+        command: String,
+        /// What was wrong with its output.
+        error: ReadError,
+    },
+    /// The association tree cannot be ranked.
+    #[error(transparent)]
+    Clients(#[from] ClientsError),
+    /// The nodes cannot make a cluster.
+    #[error("the cluster's nodes: {0}")]
+    Machines(String),
+    /// The policy cannot rank this cluster's history.
+    #[error(transparent)]
+    History(#[from] HistoryError),
+    /// Slurm is not configured so that site factors order jobs.
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// One association's usage and standing, for `status`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Usage {
+    /// The account.
+    pub account: String,
+    /// The user.
+    pub user: String,
+    /// Its entitlement: its fraction of the cluster down the tree.
+    pub entitlement: f64,
+    /// What it was counted over the history, undecayed (see [`History::counted`]).
+    pub counted: f64,
+    /// Its dominant share of the cluster now (largest fraction of any resource it holds).
+    pub holding: f64,
+    /// The ranker's priority for it when it waits (lower goes first).
+    pub priority: Option<f64>,
+}
+
+/// How Slurm's own Fair Tree ranks the waiting associations beside fairshare's order: the
+/// built-in check of `fairshare:function=fair-tree`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FairTreeCheck {
+    /// The waiting associations as `sshare`'s FairShare orders them (highest first), as
+    /// `user (account)`.
+    pub slurm: Vec<String>,
+    /// The same associations in fairshare's order.
+    pub fairshare: Vec<String>,
+}
+
+impl FairTreeCheck {
+    /// Whether both orders agree.
+    pub fn agrees(&self) -> bool {
+        self.slurm == self.fairshare
+    }
+}
+
+/// What one pass saw and planned.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pass {
+    /// When, in seconds after the Unix epoch.
+    pub at_s: f64,
+    /// The policy.
+    pub policy: String,
+    /// The mapping.
+    pub mapping: String,
+    /// Whether the history was (re)built from `sacct`'s window in this pass, and why.
+    pub rebuilt: Option<String>,
+    /// What the history took in.
+    #[serde(skip)]
+    pub step: Step,
+    /// Jobs running as the history holds them.
+    pub running: usize,
+    /// Every association's usage.
+    pub usage: Vec<Usage>,
+    /// The plan.
+    pub plan: Plan,
+    /// Things an administrator should know (a setting of Slurm, associations left out).
+    pub notes: Vec<String>,
+    /// Under Fair Tree, Slurm's order beside fairshare's.
+    pub fair_tree: Option<FairTreeCheck>,
+    /// Slurm commands run to read the cluster.
+    pub reads: u32,
+}
+
+/// What writing a plan did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Applied {
+    /// `scontrol` calls made (retries included).
+    pub calls: u32,
+    /// Jobs whose site factor was set.
+    pub jobs: usize,
+    /// Writes Slurm refused even after a retry, each with its message.
+    pub failed: Vec<(Write, String)>,
+    /// Jobs still pending whose site factor, read back, is not the one written.
+    pub mismatched: Vec<u64>,
+}
+
+impl Applied {
+    /// Whether every write took and reads back as written.
+    pub fn complete(&self) -> bool {
+        self.failed.is_empty() && self.mismatched.is_empty()
+    }
+}
+
+/// What the adapter keeps between passes.
+struct Kept {
+    clients: Clients,
+    machines: Machines,
+    history: History,
+}
+
+/// The adapter: a policy applied to one Slurm cluster.
+pub struct Adapter<S: Slurm> {
+    slurm: S,
+    config: SlurmConfig,
+    policy: PolicySpec,
+    mapping: Mapping,
+    kept: Option<Kept>,
+    calls: Cell<u32>,
+}
+
+impl<S: Slurm> Adapter<S> {
+    /// An adapter of `config` (checked) talking to `slurm`.
+    pub fn new(slurm: S, config: SlurmConfig) -> Result<Adapter<S>, String> {
+        config.check()?;
+        Ok(Adapter {
+            slurm,
+            policy: config.policy()?,
+            mapping: config.mapping()?,
+            config,
+            kept: None,
+            calls: Cell::new(0),
+        })
+    }
+
+    /// The settings plans are made under.
+    fn settings(&self) -> PlanSettings {
+        PlanSettings {
+            weight: self.config.weight,
+            partitions: self.config.partitions.clone(),
+            per_call: self.config.jobs_per_call,
+        }
+    }
+
+    /// Runs `command` and reads its output with `read`.
+    fn read<T>(
+        &self,
+        command: &[&str],
+        read: impl Fn(&str) -> Result<T, ReadError>,
+    ) -> Result<T, AdapterError> {
+        self.calls.set(self.calls.get() + 1);
+        let text = self.slurm.run(command)?;
+        read(&text).map_err(|error| AdapterError::Read {
+            command: command.join(" "),
+            error,
+        })
+    }
+
+    /// One pass at `now`: reads the cluster, brings the history to `now` and plans.
+    pub fn pass(&mut self, now: Time) -> Result<Pass, AdapterError> {
+        self.calls.set(0);
+        let mut notes = self.check_setup()?;
+        let tree = self.read(&SACCTMGR_COMMAND, parse_assoc)?;
+        let clients = Clients::of(&tree, self.config.cluster.as_deref())?;
+        let nodes = self.read(&SINFO_COMMAND, parse_nodes)?;
+        let machines =
+            Machines::of(&nodes, &self.config.partitions).map_err(AdapterError::Machines)?;
+        let rebuilt = self.keep(clients, machines, now)?;
+        let kept = self.kept.as_mut().expect("kept just now");
+        let from = Time(kept.history.now().as_micros().saturating_sub(1_000_000));
+        let command = sacct_command(&sacct_time(from), &sacct_time(now));
+        let command: Vec<&str> = command.iter().map(String::as_str).collect();
+        let accounting = self.read(&command, parse_accounting)?;
+        let kept = self.kept.as_mut().expect("kept just now");
+        let step = (kept.history)
+            .record(&accounting.allocations, &kept.clients, &kept.machines, now)
+            .map_err(HistoryError::from)?;
+        let jobs = self.read(&SQUEUE_COMMAND, parse_queue)?;
+        let held = self.read(&SPRIO_COMMAND, parse_site_factors)?;
+        let settings = self.settings();
+        let kept = self.kept.as_mut().expect("kept just now");
+        let heads = heads(&jobs, &kept.clients, &kept.machines, &settings);
+        let order = kept.history.order(&heads).map_err(HistoryError::from)?;
+        let plan = plan(&jobs, &held, &kept.clients, &order, &settings);
+        notes.extend(left_out(&kept.clients));
+        let usage = usage(kept);
+        let running = kept.history.running();
+        let fair_tree = self.fair_tree_check(&plan)?;
+        Ok(Pass {
+            at_s: now.as_secs_f64(),
+            policy: self.policy.name.clone(),
+            mapping: self.mapping.name().into(),
+            rebuilt,
+            step,
+            running,
+            usage,
+            plan,
+            notes,
+            fair_tree,
+            reads: self.calls.get(),
+        })
+    }
+
+    /// Keeps the history of `clients` on `machines`, rebuilt from the window before `now`
+    /// when there is none yet or either changed; why it was rebuilt, if it was.
+    fn keep(
+        &mut self,
+        clients: Clients,
+        machines: Machines,
+        now: Time,
+    ) -> Result<Option<String>, AdapterError> {
+        let why = match &self.kept {
+            None => "the adapter started",
+            Some(k) if k.clients != clients => "the association tree changed",
+            Some(k) if k.machines != machines => "the nodes changed",
+            Some(_) => return Ok(None),
+        };
+        let window = (self.config.window_s * 1e6) as u64;
+        let from = Time(now.as_micros().saturating_sub(window));
+        let history = History::new(&self.policy, &clients, &machines, from)?;
+        self.kept = Some(Kept {
+            clients,
+            machines,
+            history,
+        });
+        Ok(Some(format!(
+            "{why}: usage rebuilt from sacct since {}",
+            sacct_time(from)
+        )))
+    }
+
+    /// Reads Slurm's priority settings: an error where site factors cannot order jobs, a
+    /// note where the mapping and the settings disagree.
+    fn check_setup(&self) -> Result<Vec<String>, AdapterError> {
+        let config = self.read(&["scontrol", "show", "config"], |t| Ok(t.to_string()))?;
+        let value = |key: &str| setting(&config, key);
+        let kind = value("PriorityType").unwrap_or_default();
+        if kind != "priority/multifactor" {
+            return Err(AdapterError::Setup(format!(
+                "Slurm's PriorityType is {kind:?}: site factors order jobs only under priority/multifactor"
+            )));
+        }
+        let fairshare_weight = value("PriorityWeightFairShare").unwrap_or("0");
+        let mut notes = Vec::new();
+        if self.mapping == Mapping::Replace && fairshare_weight.trim() != "0" {
+            notes.push(format!(
+                "mapping replace, but Slurm's PriorityWeightFairshare is {fairshare_weight}: Slurm's own fairshare factor still weighs in; set PriorityWeightFairshare=0 (docs/slurm.md)"
+            ));
+        }
+        Ok(notes)
+    }
+
+    /// Under Fair Tree, `sshare`'s order of the associations that wait beside fairshare's.
+    fn fair_tree_check(&self, plan: &Plan) -> Result<Option<FairTreeCheck>, AdapterError> {
+        let fair_tree = matches!(self.policy.kind,
+            PolicyKind::Fairshare(s) if s.function == FairshareFunction::FairTree);
+        if !fair_tree {
+            return Ok(None);
+        }
+        let rows = self.read(&SSHARE_COMMAND, parse_sshare)?;
+        let label = |account: &str, user: &str| format!("{user} ({account})");
+        let fairshare: Vec<String> = (plan.standings.iter())
+            .map(|s| label(&s.account, &s.user))
+            .collect();
+        let mut slurm: Vec<(f64, String)> = rows
+            .iter()
+            .filter_map(|r| Some((r.fairshare?, label(&r.account, r.user.as_deref()?))))
+            .filter(|(_, name)| fairshare.contains(name))
+            .collect();
+        slurm.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        Ok(Some(FairTreeCheck {
+            slurm: slurm.into_iter().map(|(_, name)| name).collect(),
+            fairshare,
+        }))
+    }
+
+    /// Writes `plan`'s site factors, each refused call retried once, then reads them back.
+    pub fn apply(&self, plan: &Plan) -> Result<Applied, AdapterError> {
+        let mut applied = Applied::default();
+        for write in &plan.writes {
+            let args = write.scontrol_args();
+            let command: Vec<&str> = std::iter::once("scontrol")
+                .chain(args.iter().map(String::as_str))
+                .collect();
+            let mut outcome = self.slurm.run(&command);
+            applied.calls += 1;
+            if outcome.is_err() {
+                applied.calls += 1;
+                outcome = self.slurm.run(&command);
+            }
+            match outcome {
+                Ok(_) => applied.jobs += write.jobs.len(),
+                Err(e) => applied.failed.push((write.clone(), e.to_string())),
+            }
+        }
+        if !plan.writes.is_empty() {
+            let held = self.read(&SPRIO_COMMAND, parse_site_factors)?;
+            let refused = |w: &&Write| applied.failed.iter().any(|(f, _)| f == *w);
+            let written = plan.writes.iter().filter(|w| !refused(w));
+            for write in written {
+                let differs = |id: &&u64| held.get(id).is_some_and(|h| *h != write.site_factor);
+                applied.mismatched.extend(write.jobs.iter().filter(differs));
+            }
+        }
+        Ok(applied)
+    }
+
+    /// The writes that set every pending job's non-zero site factor (in the configured
+    /// partitions) back to 0: `fairshare slurm reset`.
+    pub fn reset_plan(&self) -> Result<Plan, AdapterError> {
+        let jobs = self.read(&SQUEUE_COMMAND, parse_queue)?;
+        let held = self.read(&SPRIO_COMMAND, parse_site_factors)?;
+        Ok(reset_plan(&jobs, &held, &self.settings()))
+    }
+}
+
+/// The plan that sets every pending job's site factor to 0.
+fn reset_plan(jobs: &[QueuedJob], held: &BTreeMap<u64, i64>, settings: &PlanSettings) -> Plan {
+    let jobs: Vec<PlannedJob> = pending(jobs, settings)
+        .map(|job| {
+            let held = held.get(&job.id).copied();
+            PlannedJob::of(job, held, held.map(|_| 0), None)
+        })
+        .collect();
+    Plan::of(Vec::new(), jobs, settings.per_call)
+}
+
+/// Every client's usage and standing.
+fn usage(kept: &Kept) -> Vec<Usage> {
+    let history = &kept.history;
+    (kept.clients.names.iter().enumerate())
+        .map(|(c, (account, user))| {
+            let client = c as u32;
+            Usage {
+                account: account.clone(),
+                user: user.clone(),
+                entitlement: kept.clients.entitlements[c],
+                counted: history.counted(client),
+                holding: dominant_share(history.holdings(client)),
+                priority: history.ranker().priority(client),
+            }
+        })
+        .collect()
+}
+
+/// One note per association left out of the ranking.
+fn left_out(clients: &Clients) -> Vec<String> {
+    (clients.left_out.iter())
+        .map(|(account, user, why)| format!("{user} under {account} is not ranked: {why}"))
+        .collect()
+}
+
+/// The value of `key` in `scontrol show config`'s output (`Key = Value` lines; keys compared
+/// without case, as slurm.conf reads them).
+fn setting<'a>(config: &'a str, key: &str) -> Option<&'a str> {
+    config.lines().find_map(|line| {
+        let (k, v) = line.split_once('=')?;
+        k.trim().eq_ignore_ascii_case(key).then(|| v.trim())
+    })
+}
+
+/// A time as `sacct` takes it, in UTC (the adapter runs Slurm's commands with `TZ=UTC`):
+/// `2026-11-24T07:00:00`.
+pub fn sacct_time(t: Time) -> String {
+    let secs = std::time::Duration::from_secs(t.as_micros() / 1_000_000);
+    let text = humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + secs).to_string();
+    text.trim_end_matches('Z').to_string()
+}

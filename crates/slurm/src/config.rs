@@ -1,0 +1,124 @@
+//! The adapter's configuration file (`slurm.toml`): which policy, how its factor becomes a site
+//! factor, how often, over how much history, which partitions. Every key has a default; a
+//! mistake names the key.
+
+use crate::site::Mapping;
+use fairshare_core::choice::Choice;
+use fairshare_core::config::{ConfigError, Location};
+use fairshare_core::policy::PolicySpec;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Everything `fairshare slurm` is told.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SlurmConfig {
+    /// The policy, as `fairshare replay --policy` spells it.
+    pub policy: String,
+    /// The site factor of the first-ranked association (fairshare's factors in [0, 1] are
+    /// multiplied by it).
+    pub weight: u32,
+    /// `replace` (the site sets `PriorityWeightFairshare=0`) or `add` (beside Slurm's factor).
+    pub mapping: String,
+    /// Seconds between two passes of `watch`.
+    pub interval_s: f64,
+    /// Seconds of accounting history read when the adapter starts.
+    pub window_s: f64,
+    /// The partitions whose pending jobs are ranked and whose nodes make the cluster; empty:
+    /// all.
+    pub partitions: Vec<String>,
+    /// The cluster of the association tree; `None`: the only one `sacctmgr` lists.
+    pub cluster: Option<String>,
+    /// The most jobs one `scontrol update` call sets.
+    pub jobs_per_call: usize,
+    /// Seconds one Slurm command may take before it is killed.
+    pub timeout_s: f64,
+    /// The folder of Slurm's commands; `None`: they are found on `PATH`.
+    pub bin: Option<PathBuf>,
+}
+
+impl Default for SlurmConfig {
+    /// Fair Tree over CPU time with Slurm's week half-life, a weight of 100,000, `replace`,
+    /// a pass a minute over four weeks of history, every partition, 500 jobs per call, 30 s
+    /// per command.
+    fn default() -> SlurmConfig {
+        SlurmConfig {
+            policy: "fairshare".into(),
+            weight: 100_000,
+            mapping: Mapping::Replace.name().into(),
+            interval_s: 60.0,
+            window_s: 28.0 * 86_400.0,
+            partitions: Vec::new(),
+            cluster: None,
+            jobs_per_call: 500,
+            timeout_s: 30.0,
+            bin: None,
+        }
+    }
+}
+
+impl SlurmConfig {
+    /// Reads and checks a configuration file.
+    pub fn load(path: &Path) -> Result<SlurmConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::io(path, e))?;
+        let config: SlurmConfig = toml::from_str(&text)
+            .map_err(|e| ConfigError::toml_in(&text, path, e.span(), e.message()))?;
+        config
+            .check()
+            .map_err(|message| ConfigError::invalid(Location::file(path), message))?;
+        Ok(config)
+    }
+
+    /// Checks every value; the error names the key.
+    pub fn check(&self) -> Result<(), String> {
+        self.policy()?;
+        self.mapping()?;
+        let seconds = |key: &str, v: f64, range: std::ops::RangeInclusive<f64>| match v.is_finite()
+            && range.contains(&v)
+        {
+            true => Ok(()),
+            false => Err(format!(
+                "{key} must lie in [{}, {}] seconds, found {v}",
+                range.start(),
+                range.end()
+            )),
+        };
+        seconds("interval_s", self.interval_s, 1.0..=86_400.0)?;
+        seconds("window_s", self.window_s, 0.0..=366.0 * 86_400.0)?;
+        seconds("timeout_s", self.timeout_s, 1.0..=3_600.0)?;
+        if self.weight == 0 {
+            return Err(
+                "weight must be at least 1 (the site factor of the first-ranked association)"
+                    .into(),
+            );
+        }
+        if self.jobs_per_call == 0 {
+            return Err("jobs_per_call must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The policy, parsed.
+    pub fn policy(&self) -> Result<PolicySpec, String> {
+        self.policy
+            .parse()
+            .map_err(|e| format!("policy = {:?}: {e}", self.policy))
+    }
+
+    /// The mapping, parsed.
+    pub fn mapping(&self) -> Result<Mapping, String> {
+        Mapping::named(&self.mapping).ok_or_else(|| {
+            format!(
+                "mapping = {:?}: expected one of {}",
+                self.mapping,
+                Mapping::names()
+            )
+        })
+    }
+
+    /// How long one Slurm command may take.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout_s)
+    }
+}

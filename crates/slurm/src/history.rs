@@ -1,0 +1,234 @@
+//! Usage, as the policy counts it: what ran on the cluster, from `sacct`, told to the policy's
+//! ranker in the order it happened.
+//!
+//! Every policy keeps its own memory of the past — SDRF its decaying commitments, the
+//! production fairshare functions their decayed usage — and all of them learn it the same
+//! way: a job started, holding so much of each resource and accruing so much usage per second;
+//! a job ended. So the history is replayed through the registry's ranker with the same
+//! bookkeeping a scheduler uses ([`Book`]), once from a window of the past when the adapter
+//! starts, and then pass by pass from what started or ended since.
+//!
+//! A job is known by its Slurm id, so a job `sacct` lists again (it was running at the last
+//! pass) is not charged twice. What `sacct` reports late — a job that started before the
+//! history's time but was not listed then — is charged from the history's time, and counted.
+
+use crate::accounting::Allocation;
+use crate::clients::Clients;
+use crate::machines::Machines;
+use fairshare_core::model::Time;
+use fairshare_core::policy::{PolicyKind, PolicySpec};
+use fairshare_core::rank::{Book, Head, RankError, Ranker};
+use fairshare_core::usage::metric::UsageMetric;
+use std::collections::BTreeMap;
+
+/// How long an ended job is remembered, so that `sacct` listing it again changes nothing.
+const REMEMBER_ENDED: u64 = 3_600 * 1_000_000;
+
+/// A running job as the history charges it.
+#[derive(Debug, Clone)]
+struct Charged {
+    client: u32,
+    holding: Vec<f64>,
+    /// Usage per second for policies that charge jobs.
+    rate: Option<f64>,
+    /// What the history counts per second for the table (the rate, or processors).
+    counted: f64,
+    start: Time,
+}
+
+/// What one step of the history took in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Step {
+    /// Jobs that started.
+    pub started: u64,
+    /// Jobs that ended.
+    pub ended: u64,
+    /// Jobs that began before the history's time (running when the window opened, or listed
+    /// late by `sacct`): charged from the history's time.
+    pub clamped: u64,
+    /// Jobs that started and ended before the history's time without being listed then.
+    pub missed: u64,
+    /// Jobs of an association that is not a client (left out of the tree, or unknown).
+    pub outside: u64,
+}
+
+/// The history of one policy on one cluster, up to a moment.
+pub struct History {
+    book: Book,
+    /// What the policy charges jobs per second, for policies that charge them.
+    metric: Option<UsageMetric>,
+    running: BTreeMap<u64, Charged>,
+    ended: BTreeMap<u64, Time>,
+    now: Time,
+    /// Per client, what it was counted over the history, undecayed.
+    counted: Vec<f64>,
+}
+
+/// Why a history cannot be kept for a policy.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HistoryError {
+    /// The policy does not rank clients, or cannot rank these.
+    #[error("policy {policy}: {problem}")]
+    Policy {
+        /// The policy as written.
+        policy: String,
+        /// Why not.
+        problem: String,
+    },
+    /// The ranker refused what it was told.
+    #[error("ranking: {0}")]
+    Rank(#[from] RankError),
+}
+
+impl History {
+    /// An empty history of `policy` for `clients` on `machines`, starting at `from`.
+    pub fn new(
+        policy: &PolicySpec,
+        clients: &Clients,
+        machines: &Machines,
+        from: Time,
+    ) -> Result<History, HistoryError> {
+        let refuse = |problem: String| HistoryError::Policy {
+            policy: policy.name.clone(),
+            problem,
+        };
+        let metric = match policy.kind {
+            PolicyKind::Fairshare(settings) => {
+                settings
+                    .metric
+                    .check_resources(&machines.resources)
+                    .map_err(refuse)?;
+                Some(settings.metric)
+            }
+            _ => None,
+        };
+        let m = machines.resources.len();
+        let ranker = policy
+            .ranker(m, &clients.shares(), Some(&clients.accounts))
+            .ok_or_else(|| refuse("ranks processes, not users; it cannot order a queue".into()))?;
+        let mut book = Book::new(ranker, clients.len(), m);
+        book.advance(from)?;
+        Ok(History {
+            book,
+            metric,
+            running: BTreeMap::new(),
+            ended: BTreeMap::new(),
+            now: from,
+            counted: vec![0.0; clients.len()],
+        })
+    }
+
+    /// The moment the history has reached.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// The jobs the history holds as running.
+    pub fn running(&self) -> usize {
+        self.running.len()
+    }
+
+    /// What `client` was counted over the history, undecayed: the policy's usage metric
+    /// (per second of running) for policies that charge jobs, processor-seconds otherwise.
+    pub fn counted(&self, client: u32) -> f64 {
+        self.counted.get(client as usize).copied().unwrap_or(0.0)
+    }
+
+    /// What `client` holds now, as fractions of each resource.
+    pub fn holdings(&self, client: u32) -> &[f64] {
+        self.book.holdings(client)
+    }
+
+    /// The ranker, to ask a waiting client's priority.
+    pub fn ranker(&self) -> &dyn Ranker {
+        self.book.ranker()
+    }
+
+    /// Takes in `allocations` (what `sacct` lists from about the history's time to `now`)
+    /// and brings the history to `now`; a `now` before the history's time changes nothing.
+    pub fn record(
+        &mut self,
+        allocations: &[Allocation],
+        clients: &Clients,
+        machines: &Machines,
+        now: Time,
+    ) -> Result<Step, RankError> {
+        let now = now.max(self.now);
+        let mut step = Step::default();
+        let mut events: Vec<(Time, bool, u64)> = Vec::new();
+        let mut new = BTreeMap::new();
+        for a in allocations {
+            let end = a.end.filter(|e| *e <= now);
+            if self.running.contains_key(&a.id) {
+                events.extend(end.map(|e| (e.max(self.now), false, a.id)));
+                continue;
+            }
+            if self.ended.contains_key(&a.id) || a.start > now {
+                continue;
+            }
+            let Some(client) = clients.client(&a.account, &a.user) else {
+                step.outside += 1;
+                continue;
+            };
+            if end.is_some_and(|e| e <= self.now) {
+                step.missed += 1;
+                continue;
+            }
+            if a.start < self.now {
+                step.clamped += 1;
+            }
+            let start = a.start.max(self.now);
+            events.push((start, true, a.id));
+            events.extend(end.map(|e| (e, false, a.id)));
+            new.insert(a.id, self.charged(client, a, machines, start));
+        }
+        // At one instant, ends come before starts, as in the batch engine.
+        events.sort_unstable();
+        for (t, start, id) in events {
+            self.book.advance(t)?;
+            if start {
+                let job = new.remove(&id).expect("every start event has its job");
+                self.book.started(job.client, &job.holding, job.rate)?;
+                self.running.insert(id, job);
+                step.started += 1;
+            } else if let Some(job) = self.running.remove(&id) {
+                let ran_s = (t.as_micros() - job.start.as_micros()) as f64 / 1e6;
+                self.book
+                    .finished(job.client, &job.holding, job.rate, ran_s)?;
+                self.counted[job.client as usize] += job.counted * ran_s;
+                self.ended.insert(id, t);
+                step.ended += 1;
+            }
+        }
+        self.book.advance(now)?;
+        self.now = now;
+        let forget = Time(now.as_micros().saturating_sub(REMEMBER_ENDED));
+        self.ended.retain(|_, end| *end >= forget);
+        Ok(step)
+    }
+
+    /// The clients with a pending job, first to last, each waiting with its head job:
+    /// `heads` holds each waiting client's oldest pending job; every other client waits for
+    /// nothing.
+    pub fn order(&mut self, heads: &BTreeMap<u32, Head>) -> Result<Vec<u32>, RankError> {
+        for client in 0..self.counted.len() as u32 {
+            self.book.waits(client, heads.get(&client).copied())?;
+        }
+        Ok(self.book.order())
+    }
+
+    /// The job `a` of `client`, started at `start`, as the history charges it.
+    fn charged(&self, client: u32, a: &Allocation, machines: &Machines, start: Time) -> Charged {
+        let rate = self.metric.map(|metric| {
+            let task = machines.task(&a.demand, a.nodes);
+            metric.price(&task, &machines.catalogue, &machines.totals).0
+        });
+        Charged {
+            client,
+            holding: machines.holding(&a.demand),
+            rate,
+            counted: rate.unwrap_or_else(|| a.demand.first().copied().unwrap_or(0.0)),
+            start,
+        }
+    }
+}

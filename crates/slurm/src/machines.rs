@@ -1,0 +1,100 @@
+//! The cluster as a policy sees it: which resources it has and how much of each, and its
+//! nodes grouped into types, read from `sinfo --json`.
+//!
+//! Rankers take holdings as fractions of the cluster, and MetaCentrum's Processor Equivalent
+//! prices a job on the machines that could run it, so both come from Slurm's own node list
+//! rather than from a file written twice. Resources are processors, memory (KB, as the
+//! accounting reader gives it) and GPUs; GPUs only where some node has one, since a resource
+//! of size 0 has no fractions. Slurm records no SPEC speed for its nodes, so every type has
+//! SPEC 1: the `pe` metric is the Processor Equivalent, not multiplied by a speed.
+
+use crate::nodes::Node;
+use fairshare_core::model::{MachineCatalogue, NodeType, Task};
+use fairshare_core::usage::penalty::totals;
+
+/// The resources fairshare knows from Slurm, in the order accounting gives them.
+const ALL: [&str; 3] = ["cpu", "mem", "gpu"];
+
+/// The cluster's resources and machines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Machines {
+    /// The resources kept (`cpu`, `mem`, and `gpu` where there are GPUs).
+    pub resources: Vec<String>,
+    /// Each kept resource's whole amount: processors, KB, GPUs.
+    pub totals: Vec<f64>,
+    /// The nodes, grouped into types of equal CPUs, memory, GPUs and features.
+    pub catalogue: MachineCatalogue,
+    /// Indices of the kept resources among processors, KB and GPUs.
+    keep: Vec<usize>,
+}
+
+impl Machines {
+    /// The machines of `nodes` that serve one of `partitions` (all of them when empty), or
+    /// why there are none.
+    pub fn of(nodes: &[Node], partitions: &[String]) -> Result<Machines, String> {
+        let serves = |n: &&Node| {
+            partitions.is_empty() || n.partitions.iter().any(|p| partitions.contains(p))
+        };
+        let chosen: Vec<&Node> = nodes.iter().filter(serves).collect();
+        if chosen.is_empty() {
+            return Err(match partitions.is_empty() {
+                true => "sinfo lists no node".into(),
+                false => format!("no node serves the partitions {}", partitions.join(", ")),
+            });
+        }
+        let gpus = chosen.iter().any(|n| n.gpus > 0);
+        let keep: Vec<usize> = if gpus { vec![0, 1, 2] } else { vec![0, 1] };
+        let mut catalogue = MachineCatalogue::default();
+        for node in chosen {
+            let capacity = [
+                f64::from(node.cpus),
+                node.memory_mb as f64 * 1024.0,
+                node.gpus as f64,
+            ];
+            let capacity: Vec<f64> = keep.iter().map(|&r| capacity[r]).collect();
+            let mut features = node.features.clone();
+            features.sort_unstable();
+            let same = |t: &NodeType| t.capacity == capacity && t.properties == features;
+            let at = match catalogue.types.iter().position(same) {
+                Some(at) => at,
+                None => {
+                    let mut kind = NodeType::new(node.name.clone(), 0, capacity);
+                    kind.properties = features;
+                    catalogue.types.push(kind);
+                    catalogue.types.len() - 1
+                }
+            };
+            catalogue.types[at].count += 1;
+        }
+        let totals = totals(&catalogue);
+        if totals.iter().any(|t| t.is_nan() || *t <= 0.0) {
+            return Err("the nodes offer no processors or no memory".into());
+        }
+        Ok(Machines {
+            resources: keep.iter().map(|&r| ALL[r].to_string()).collect(),
+            totals,
+            catalogue,
+            keep,
+        })
+    }
+
+    /// A demand of `[processors, KB, GPUs]` on the kept resources.
+    pub fn demand(&self, demand: &[f64]) -> Vec<f64> {
+        let amount = |r: usize| demand.get(r).copied().unwrap_or(0.0);
+        self.keep.iter().map(|&r| amount(r)).collect()
+    }
+
+    /// A demand of `[processors, KB, GPUs]` as fractions of the cluster, each at most 1.
+    pub fn holding(&self, demand: &[f64]) -> Vec<f64> {
+        let kept = self.demand(demand);
+        let fraction = kept.iter().zip(&self.totals).map(|(d, t)| (d / t).min(1.0));
+        fraction.collect()
+    }
+
+    /// A job's demand as a task the usage metrics price, on `nodes` nodes.
+    pub fn task(&self, demand: &[f64], nodes: Option<u32>) -> Task {
+        let mut task = Task::new(0, 0, Default::default(), 0, self.demand(demand));
+        task.nodes = nodes;
+        task
+    }
+}
