@@ -119,13 +119,9 @@ fn sync_orders_a_live_queue() {
         run("squeue", &["-h"]).trim().is_empty()
     });
     fairshare_weight(0);
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("slurm.toml");
-    std::fs::write(
-        &config,
-        "policy = \"sdrf\"\nweight = 1000\nwindow_s = 3600\n",
-    )
-    .unwrap();
+    // The history the test makes, and none of the jobs before it.
+    std::thread::sleep(Duration::from_secs(2));
+    let began = Instant::now();
 
     // bob's history: the whole machine for 15 s.
     let history = submit("bob", 8, 15);
@@ -148,6 +144,11 @@ fn sync_orders_a_live_queue() {
         || queued.iter().all(|id| sprio_site().contains_key(id)),
     );
 
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("slurm.toml");
+    let window = began.elapsed().as_secs() + 1;
+    let text = format!("policy = \"sdrf\"\nweight = 1000\nwindow_s = {window}\n");
+    std::fs::write(&config, text).unwrap();
     let first = fairshare(&config, &["sync"]);
     assert_eq!(first["applied"]["mismatched"], serde_json::json!([]));
     let planned = wanted(&first);
@@ -178,7 +179,8 @@ fn sync_orders_a_live_queue() {
         "idempotent"
     );
     let dry = fairshare(&config, &["reset", "--dry-run"]);
-    assert_eq!(dry["writes"].as_array().unwrap().len(), 3, "{dry}");
+    let reset = serde_json::json!([{ "jobs": queued, "site_factor": 0 }]);
+    assert_eq!(dry["writes"], reset, "one call clears all four");
     assert_eq!(sprio_site(), site, "a dry run changes nothing");
     fairshare(&config, &["reset"]);
     assert!(
