@@ -15,7 +15,9 @@ use std::path::Path;
 
 /// A recorded output.
 fn recorded(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
     std::fs::read_to_string(path).unwrap()
 }
 
@@ -66,7 +68,11 @@ impl Fake {
 
     fn writes(&self) -> Vec<String> {
         let calls = self.calls.borrow();
-        calls.iter().filter(|c| c.contains("update")).cloned().collect()
+        calls
+            .iter()
+            .filter(|c| c.contains("update"))
+            .cloned()
+            .collect()
     }
 }
 
@@ -109,7 +115,11 @@ impl Fake {
 /// Shortly after the recorded accounting's last event.
 fn now() -> Time {
     let at = humantime::parse_rfc3339("2026-11-24T06:58:00Z").unwrap();
-    Time::from_micros(at.duration_since(std::time::UNIX_EPOCH).unwrap().as_micros() as u64)
+    Time::from_micros(
+        at.duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_micros() as u64,
+    )
 }
 
 /// A configuration of `policy`, weight 1000, a day of history.
@@ -129,23 +139,37 @@ fn fair_tree_on_the_recorded_cluster_agrees_with_sshare_and_plans_three_writes()
     let fake = Fake::new();
     let mut adapter = Adapter::new(&fake, config(FAIR_TREE)).unwrap();
     let pass = adapter.pass(now()).unwrap();
-    let order: Vec<&str> = pass.plan.standings.iter().map(|s| s.user.as_str()).collect();
+    let order: Vec<&str> = pass
+        .plan
+        .standings
+        .iter()
+        .map(|s| s.user.as_str())
+        .collect();
     // sshare's FairShare: u2 1.0, u1 0.75, u4 0.5 (u3 waits for nothing).
     assert_eq!(order, ["u2", "u1", "u4"]);
     let check = pass.fair_tree.as_ref().unwrap();
     assert!(check.agrees(), "{check:?}");
-    let wanted: Vec<(u64, Option<i64>, Option<i64>)> =
-        (pass.plan.jobs.iter()).map(|j| (j.id, j.held, j.wanted)).collect();
+    let wanted: Vec<(u64, Option<i64>, Option<i64>)> = (pass.plan.jobs.iter())
+        .map(|j| (j.id, j.held, j.wanted))
+        .collect();
     assert_eq!(
         wanted,
-        [(8, Some(-300), Some(667)), (9, Some(500), Some(1000)), (10, Some(0), Some(333))]
+        [
+            (8, Some(-300), Some(667)),
+            (9, Some(500), Some(1000)),
+            (10, Some(0), Some(333))
+        ]
     );
     assert_eq!(pass.plan.writes.len(), 3);
     // scontrol show config, sacctmgr, sinfo, sacct, squeue, sprio, sshare.
     assert_eq!(pass.reads, 7);
     assert!(fake.writes().is_empty(), "a pass writes nothing");
     assert_eq!(pass.running, 2, "jobs 7 and 11 are still running");
-    assert!(pass.rebuilt.as_deref().unwrap().starts_with("the adapter started"));
+    assert!(pass
+        .rebuilt
+        .as_deref()
+        .unwrap()
+        .starts_with("the adapter started"));
 }
 
 #[test]
@@ -166,7 +190,10 @@ fn applied_writes_read_back_and_a_second_pass_or_a_restart_writes_nothing() {
     );
     let later = Time(now().as_micros() + 60_000_000);
     let second = adapter.pass(later).unwrap();
-    assert!(second.rebuilt.is_none(), "the history is carried on, not rebuilt");
+    assert!(
+        second.rebuilt.is_none(),
+        "the history is carried on, not rebuilt"
+    );
     assert!(second.plan.writes.is_empty(), "{:?}", second.plan.writes);
     let mut restarted = Adapter::new(&fake, config(FAIR_TREE)).unwrap();
     let again = restarted.pass(later).unwrap();
@@ -184,7 +211,10 @@ fn a_refused_write_is_retried_once_then_reported_not_applied() {
     let pass = adapter.pass(now()).unwrap();
     let applied = adapter.apply(&pass.plan).unwrap();
     assert!(!applied.complete());
-    assert_eq!((applied.calls, applied.jobs, applied.failed.len()), (6, 0, 3));
+    assert_eq!(
+        (applied.calls, applied.jobs, applied.failed.len()),
+        (6, 0, 3)
+    );
     assert!(applied.failed[0].1.contains("Access/permission denied"));
 }
 
@@ -208,13 +238,19 @@ fn garbage_from_slurm_is_an_error_that_names_the_command() {
     let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
     let error = adapter.pass(now()).unwrap_err();
     assert!(matches!(error, AdapterError::Read { .. }));
-    assert!(error.to_string().starts_with("`squeue --json`: not Slurm's JSON"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("`squeue --json`: not Slurm's JSON"),
+        "{error}"
+    );
 }
 
 #[test]
 fn priority_basic_is_refused_and_a_fairshare_weight_under_replace_is_said() {
     let mut fake = Fake::new();
-    fake.outputs.insert("scontrol", "PriorityType = priority/basic\n".into());
+    fake.outputs
+        .insert("scontrol", "PriorityType = priority/basic\n".into());
     let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
     assert!(matches!(adapter.pass(now()), Err(AdapterError::Setup(_))));
     let mut fake = Fake::new();
@@ -222,21 +258,36 @@ fn priority_basic_is_refused_and_a_fairshare_weight_under_replace_is_said() {
     fake.outputs.insert("scontrol", text.into());
     let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
     let pass = adapter.pass(now()).unwrap();
-    assert!(pass.notes[0].contains("PriorityWeightFairshare is 100000"), "{:?}", pass.notes);
+    assert!(
+        pass.notes[0].contains("PriorityWeightFairshare is 100000"),
+        "{:?}",
+        pass.notes
+    );
 }
 
 #[test]
 fn jobs_of_an_association_with_parent_shares_are_left_alone_and_said() {
     let mut fake = Fake::new();
-    let tree = recorded("sacctmgr.txt").replace("fairshare|chemistry|u4||1|", "fairshare|chemistry|u4||parent|");
+    let tree = recorded("sacctmgr.txt").replace(
+        "fairshare|chemistry|u4||1|",
+        "fairshare|chemistry|u4||parent|",
+    );
     fake.outputs.insert("sacctmgr", tree);
     let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
     let pass = adapter.pass(now()).unwrap();
     let job = pass.plan.jobs.iter().find(|j| j.id == 10).unwrap();
     assert_eq!(job.wanted, None);
     assert!(job.note.as_deref().unwrap().contains("parent"), "{job:?}");
-    assert!(pass.notes.iter().any(|n| n.starts_with("u4 under chemistry is not ranked")));
-    let written: Vec<u64> = pass.plan.writes.iter().flat_map(|w| w.jobs.clone()).collect();
+    assert!(pass
+        .notes
+        .iter()
+        .any(|n| n.starts_with("u4 under chemistry is not ranked")));
+    let written: Vec<u64> = pass
+        .plan
+        .writes
+        .iter()
+        .flat_map(|w| w.jobs.clone())
+        .collect();
     assert!(!written.contains(&10));
     assert_eq!(pass.plan.standings.len(), 2);
 }
@@ -254,7 +305,12 @@ fn every_policy_of_the_registry_that_replays_can_rank_the_cluster() {
         let pass = adapter
             .pass(now())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let ranked: Vec<&str> = pass.plan.standings.iter().map(|s| s.user.as_str()).collect();
+        let ranked: Vec<&str> = pass
+            .plan
+            .standings
+            .iter()
+            .map(|s| s.user.as_str())
+            .collect();
         let mut sorted = ranked.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, ["u1", "u2", "u4"], "{name}");
