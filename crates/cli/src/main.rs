@@ -72,8 +72,7 @@ enum Command {
     /// The node agent: measure workloads through cgroups, apply fairness priorities.
     Agent(Box<agent::Args>),
     /// Apply a policy to a live Slurm queue: rank the waiting associations, set site factors.
-    #[command(subcommand)]
-    Slurm(slurm::Command),
+    Slurm(slurm::Args),
 }
 
 fn main() -> ExitCode {
@@ -92,7 +91,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => operator::explain(args),
         Command::Nodes(args) => operator::nodes(args),
         Command::Agent(args) => agent::run(*args),
-        Command::Slurm(command) => slurm::run(command),
+        Command::Slurm(args) => slurm::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -34,9 +34,17 @@ The configuration (default /etc/fairshare/slurm.toml; deploy/slurm.toml is an ex
 the policy, weight, mapping, interval, window and partitions; docs/slurm.md says how to set a
 cluster up, what each mode does to sprio, and how to roll back.";
 
+/// Arguments of `fairshare slurm`.
+#[derive(clap::Args)]
+#[command(after_help = SLURM_AFTER_HELP)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
 /// `fairshare slurm`'s subcommands.
 #[derive(clap::Subcommand)]
-pub enum Command {
+enum Command {
     /// What fairshare sees: the associations with their usage and rank, every pending job with
     /// Slurm's priority and the site factor it holds and would get.
     Status(Common),
@@ -108,8 +116,8 @@ pub struct ResetArgs {
 }
 
 /// Runs `fairshare slurm`.
-pub fn run(command: Command) -> Result<()> {
-    match command {
+pub fn run(args: Args) -> Result<()> {
+    match args.command {
         Command::Status(common) => status(&common),
         Command::Sync(args) => sync(&args),
         Command::Watch(args) => watch(&args),
