@@ -1,0 +1,188 @@
+//! `fairshare slurm` as a person runs it, against stand-ins for Slurm's commands: a folder of
+//! scripts (`bin` in the configuration) that print the outputs recorded on the live Slurm 22.05
+//! and log every call. They check what the commands print, that `--dry-run` writes nothing,
+//! that `watch` logs a line per pass, survives a Slurm that stops answering, and stops cleanly
+//! on SIGTERM. Runs everywhere: no Slurm needed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A recorded output of the Slurm crate's tests.
+fn recorded(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../slurm/tests/data")
+        .join(name)
+}
+
+/// A folder of stand-in commands and a configuration naming it, in `dir`; `squeue_sleeps`
+/// makes `squeue` hang (a Slurm that stopped answering).
+fn stand_ins(dir: &Path, squeue_sleeps: bool) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = dir.join("calls.log");
+    let script = |name: &str, body: String| {
+        let path = bin.join(name);
+        let text = format!(
+            "#!/bin/sh\necho \"{name} $*\" >> {}\n{body}\n",
+            log.display()
+        );
+        std::fs::write(&path, text).unwrap();
+        let mode = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+        std::fs::set_permissions(&path, mode).unwrap();
+    };
+    let cat = |file: &str| format!("cat {}", recorded(file).display());
+    script(
+        "squeue",
+        match squeue_sleeps {
+            true => "sleep 5".into(),
+            false => cat("squeue.json"),
+        },
+    );
+    script("sprio", cat("sprio.txt"));
+    script("sacctmgr", cat("sacctmgr.txt"));
+    script("sinfo", cat("sinfo.json"));
+    script("sacct", cat("sacct.txt"));
+    script("sshare", cat("sshare.txt"));
+    script(
+        "scontrol",
+        "[ \"$1\" = show ] && printf 'PriorityType = priority/multifactor\\nPriorityWeightFairShare = 0\\n'; exit 0".into(),
+    );
+    let config = dir.join("slurm.toml");
+    let text = format!(
+        "policy = \"sdrf\"\nweight = 1000\nwindow_s = 86400\ntimeout_s = 1\nbin = \"{}\"\n",
+        bin.display()
+    );
+    std::fs::write(&config, text).unwrap();
+    config
+}
+
+/// `fairshare slurm ARGS… --config CONFIG`: its status, output and error output.
+fn fairshare(config: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .arg("slurm")
+        .args(args)
+        .args(["--config", config.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+/// The calls the stand-ins logged.
+fn calls(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("calls.log")).unwrap_or_default()
+}
+
+#[test]
+fn status_shows_every_association_and_pending_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = stand_ins(dir.path(), false);
+    let (ok, out, err) = fairshare(&config, &["status"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("policy sdrf, mapping replace; 3 pending jobs"),
+        "{out}"
+    );
+    for header in ["Account", "Usage", "Rank", "Site now", "Site wanted"] {
+        assert!(out.contains(header), "{header}: {out}");
+    }
+    assert_eq!(
+        out.matches("physics").count() + out.matches("chemistry").count(),
+        7,
+        "{out}"
+    );
+    assert!(
+        !calls(dir.path()).contains("update"),
+        "status writes nothing"
+    );
+}
+
+#[test]
+fn a_dry_run_prints_the_writes_and_makes_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = stand_ins(dir.path(), false);
+    let (ok, out, err) = fairshare(&config, &["sync", "--dry-run"]);
+    assert!(ok, "{err}");
+    assert_eq!(out.matches("would set SiteFactor=").count(), 3, "{out}");
+    assert!(!calls(dir.path()).contains("update"));
+    let (ok, json, _) = fairshare(&config, &["sync", "--dry-run", "--json"]);
+    assert!(ok);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["schema_version"], 1);
+    assert_eq!(json["applied"], serde_json::Value::Null);
+    assert_eq!(json["plan"]["writes"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn a_sync_whose_writes_do_not_read_back_fails_and_says_so() {
+    // The stand-in scontrol takes every write and changes nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let config = stand_ins(dir.path(), false);
+    let (ok, out, err) = fairshare(&config, &["sync"]);
+    assert!(!ok);
+    assert!(out.contains("NOT fully applied"), "{out}");
+    assert!(out.contains("read back different"), "{out}");
+    assert!(err.contains("not fully applied"), "{err}");
+    assert_eq!(calls(dir.path()).matches("scontrol update").count(), 3);
+}
+
+#[test]
+fn watch_logs_each_pass_survives_a_silent_slurm_and_stops_on_sigterm() {
+    for silent in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let config = stand_ins(dir.path(), silent);
+        let log = dir.path().join("watch.log");
+        let child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+            .args(["slurm", "watch", "--interval", "1s", "--dry-run"])
+            .args(["--config", config.to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut child = KillOnDrop(child);
+        let expected = match silent {
+            false => "3 jobs would be set (dry run)",
+            true => "pass failed; nothing written, the next pass tries again",
+        };
+        let start = Instant::now();
+        while std::fs::read_to_string(&log)
+            .unwrap()
+            .matches(expected)
+            .count()
+            < 2
+        {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "no two passes logged"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let pid = child.0.id().to_string();
+        assert!(Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success());
+        let status = child.0.wait().unwrap();
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(status.success(), "{status:?}: {text}");
+        assert!(
+            text.contains("stopped; the site factors keep their last values"),
+            "{text}"
+        );
+        if silent {
+            assert!(text.contains("no answer within 1 s; killed"), "{text}");
+        }
+    }
+}
+
+/// A child process killed when the test ends, even by a failed assertion.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
