@@ -278,6 +278,14 @@ fn one_pass(adapter: &mut Adapter<Runner>, dry_run: bool) {
     if let Some(why) = &pass.rebuilt {
         tracing::info!("{why}");
     }
+    let step = &pass.step;
+    if pass.rebuilt.is_none() && step.clamped + step.missed > 0 {
+        tracing::warn!(
+            charged_from_last_pass = step.clamped,
+            not_charged = step.missed,
+            "sacct listed jobs late"
+        );
+    }
     for note in &pass.notes {
         tracing::warn!("{note}");
     }

@@ -119,6 +119,16 @@ fn summary(pass: &Pass) -> String {
     if let Some(why) = &pass.rebuilt {
         let _ = write!(out, "\n{why}");
     }
+    let step = &pass.step;
+    if pass.rebuilt.is_none() && step.clamped + step.missed > 0 {
+        let _ = write!(
+            out,
+            "\nsacct listed {} jobs late: {} charged from the last pass on, {} that had already ended not charged",
+            step.clamped + step.missed,
+            step.clamped,
+            step.missed
+        );
+    }
     if let Some(check) = &pass.fair_tree {
         let verdict = match check.agrees() {
             true => "agrees with Slurm's own Fair Tree (sshare)".to_string(),

@@ -118,7 +118,6 @@ pub struct Pass {
     /// Whether the history was (re)built from `sacct`'s window in this pass, and why.
     pub rebuilt: Option<String>,
     /// What the history took in.
-    #[serde(skip)]
     pub step: Step,
     /// Jobs running as the history holds them.
     pub running: usize,
@@ -208,7 +207,8 @@ impl<S: Slurm> Adapter<S> {
         })
     }
 
-    /// One pass at `now`: reads the cluster, brings the history to `now` and plans.
+    /// One pass at `now`: reads the cluster, brings the history to `now` and plans. A
+    /// history the ranker refused midway is dropped, so the next pass rebuilds it.
     pub fn pass(&mut self, now: Time) -> Result<Pass, AdapterError> {
         self.calls.set(0);
         let mut notes = self.check_setup()?;
@@ -217,22 +217,23 @@ impl<S: Slurm> Adapter<S> {
         let nodes = self.read(&SINFO_COMMAND, parse_nodes)?;
         let machines =
             Machines::of(&nodes, &self.config.partitions).map_err(AdapterError::Machines)?;
-        let rebuilt = self.keep(clients, machines, now)?;
-        let kept = self.kept.as_mut().expect("kept just now");
-        let from = Time(kept.history.now().as_micros().saturating_sub(1_000_000));
+        let (rebuilt, since) = self.keep(clients, machines, now)?;
+        let from = Time(since.as_micros().saturating_sub(1_000_000));
         let command = sacct_command(&sacct_time(from), &sacct_time(now));
         let command: Vec<&str> = command.iter().map(String::as_str).collect();
         let accounting = self.read(&command, parse_accounting)?;
-        let kept = self.kept.as_mut().expect("kept just now");
-        let step = (kept.history)
-            .record(&accounting.allocations, &kept.clients, &kept.machines, now)
-            .map_err(HistoryError::from)?;
         let jobs = self.read(&SQUEUE_COMMAND, parse_queue)?;
         let held = self.read(&SPRIO_COMMAND, parse_site_factors)?;
         let settings = self.settings();
         let kept = self.kept.as_mut().expect("kept just now");
-        let heads = heads(&jobs, &kept.clients, &kept.machines, &settings);
-        let order = kept.history.order(&heads).map_err(HistoryError::from)?;
+        let ranked = rank(kept, &accounting.allocations, &jobs, now, &settings);
+        let (step, order) = match ranked {
+            Ok(ranked) => ranked,
+            Err(e) => {
+                self.kept = None;
+                return Err(HistoryError::from(e).into());
+            }
+        };
         let plan = plan(&jobs, &held, &kept.clients, &order, &settings);
         notes.extend(left_out(&kept.clients));
         let usage = usage(kept);
@@ -254,18 +255,19 @@ impl<S: Slurm> Adapter<S> {
     }
 
     /// Keeps the history of `clients` on `machines`, rebuilt from the window before `now`
-    /// when there is none yet or either changed; why it was rebuilt, if it was.
+    /// when there is none yet or either changed: why it was rebuilt, if it was, and the
+    /// moment the history has reached.
     fn keep(
         &mut self,
         clients: Clients,
         machines: Machines,
         now: Time,
-    ) -> Result<Option<String>, AdapterError> {
+    ) -> Result<(Option<String>, Time), AdapterError> {
         let why = match &self.kept {
-            None => "the adapter started",
+            None => "no history yet",
             Some(k) if k.clients != clients => "the association tree changed",
             Some(k) if k.machines != machines => "the nodes changed",
-            Some(_) => return Ok(None),
+            Some(k) => return Ok((None, k.history.now())),
         };
         let window = (self.config.window_s * 1e6) as u64;
         let from = Time(now.as_micros().saturating_sub(window));
@@ -275,10 +277,8 @@ impl<S: Slurm> Adapter<S> {
             machines,
             history,
         });
-        Ok(Some(format!(
-            "{why}: usage rebuilt from sacct since {}",
-            sacct_time(from)
-        )))
+        let why = format!("{why}: usage rebuilt from sacct since {}", sacct_time(from));
+        Ok((Some(why), from))
     }
 
     /// Reads Slurm's priority settings: an error where site factors cannot order jobs, a
@@ -375,6 +375,20 @@ fn reset_plan(jobs: &[QueuedJob], held: &BTreeMap<u64, i64>, settings: &PlanSett
         })
         .collect();
     Plan::of(Vec::new(), jobs, settings.per_call)
+}
+
+/// Brings `kept`'s history to `now` with `allocations` and ranks the clients that have pending
+/// jobs among `jobs`: what the history took in, and the order.
+fn rank(
+    kept: &mut Kept,
+    allocations: &[crate::accounting::Allocation],
+    jobs: &[QueuedJob],
+    now: Time,
+    settings: &PlanSettings,
+) -> Result<(Step, Vec<u32>), fairshare_core::rank::RankError> {
+    let step = (kept.history).record(allocations, &kept.clients, &kept.machines, now)?;
+    let heads = heads(jobs, &kept.clients, &kept.machines, settings);
+    Ok((step, kept.history.order(&heads)?))
 }
 
 /// Every client's usage and standing.

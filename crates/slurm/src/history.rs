@@ -37,7 +37,7 @@ struct Charged {
 }
 
 /// What one step of the history took in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Step {
     /// Jobs that started.
     pub started: u64,
