@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# The Slurm adapter's experiment (issue 29): the same workload on the real one-host Slurm of
+# scripts/slurm/up.sh, three times —
+#
+#   slurm  Slurm's own Fair Tree (PriorityWeightFairshare=100000), no adapter;
+#   sdrf   `fairshare slurm watch --interval 5s` with policy sdrf:delta=0.998845
+#          (1 − δ = ln 2 / 600: commitments halve in 10 minutes, like Slurm's half-life);
+#   pe     the same watch with fairshare:usage=pe,decay=half-life:600,refresh=5;
+#
+# the two watch runs with PriorityWeightFairshare=0 (mapping `replace`, weight 10000), so that a
+# pending job's priority is its site factor alone. Each run starts from a fresh cluster
+# (`up.sh --fresh fair-tree`: no jobs, no usage), submits the workload, waits until every job
+# has ended, stops the watcher with SIGTERM (it must exit 0 and log its stop line) and dumps
+# `sacct` in the format `fairshare replay` reads. Then each dump is replayed under the run's
+# policy (`fairshare replay --scheduler easy --gantt …`, which lists every job's predicted
+# start), and crates/report/examples/slurm_experiment.rs writes the tables and plots.
+#
+# The workload (deterministic; t in seconds from the run's start):
+#   t = 0        alice fills the machine: 2 jobs × 4 CPUs × 120 s (--mem=250M each);
+#   t = 30…170   alice, bob and carol each submit one 2-CPU, 20-s job (--mem=1000M) every 10 s,
+#                15 jobs each; within a tick the order of the three rotates, so no user is
+#                always first among equal priorities.
+# The stream asks for 1.5 times the machine (3 × 2 CPUs × 20 s every 10 s, on 8 CPUs), so a
+# backlog of about ten jobs per user builds while alice's fill runs and keeps growing until the
+# stream stops: who goes first decides every wait, and the last jobs end near t = 370 s.
+# The stream's jobs ask for half the node's memory per quarter of its CPUs, so a Processor
+# Equivalent that saw memory would charge them twice their CPUs; under the cluster's
+# SelectTypeParameters=CR_CPU, though, Slurm allocates and records no memory (sacct's AllocTRES
+# is `billing=2,cpu=2,node=1`), so `pe` prices CPUs alone here (see docs/slurm-experiment.md).
+#
+# Scaled down from a production cluster: minutes instead of days, a 10-minute half-life instead
+# of a week (PriorityCalcPeriod 1 minute), one 8-CPU node, three users in two accounts
+# (physics 3 shares: alice, bob; chemistry 1 share: carol), a watch every 5 s.
+#
+# Usage: scripts/slurm-experiment.sh [OUT_DIR]      (default /tmp/fairshare-slurm-experiment)
+#   RUNS="slurm sdrf pe"   the runs to make (default all three; others already in OUT_DIR are
+#                          kept and analysed too)
+#   FAIRSHARE=…            the fairshare binary (default $CARGO_TARGET_DIR or target/, debug)
+#   CARGO=…                how cargo is run for the analysis (default cargo; cbuild here)
+# Takes about 6.5 minutes per run (a fresh cluster, 6¼ minutes of workload, the dump), 20
+# minutes in all with the replays and the analysis (measured: 19.5). Safe to rerun: each run's
+# folder is rewritten and the cluster's jobs and accounting are wiped at each run's start; at
+# the end (also on failure or Ctrl-C) the watcher is stopped, the users' jobs are cancelled and
+# PriorityWeightFairshare is back at 100000. Needs root (it submits as the users with su and
+# edits slurm.conf).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=$(mkdir -p "${1:-/tmp/fairshare-slurm-experiment}" && cd "${1:-/tmp/fairshare-slurm-experiment}" && pwd)
+runs=${RUNS:-slurm sdrf pe}
+fairshare=${FAIRSHARE:-${CARGO_TARGET_DIR:-$root/target}/debug/fairshare}
+cargo=${CARGO:-cargo}
+conf=/etc/slurm/slurm.conf
+users=(alice bob carol)
+
+# The policies, as the watcher runs them and as the replay predicts each run.
+sdrf_policy="sdrf:delta=0.998845"
+pe_policy="fairshare:usage=pe,decay=half-life:600,refresh=5"
+slurm_policy="fairshare:function=fair-tree,decay=half-life:600,refresh=60"
+
+log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+now_ms() { date +%s%3N; }
+
+[ -x "$fairshare" ] || { log "no fairshare binary at $fairshare (build it, or set FAIRSHARE)"; exit 1; }
+[ "$(id -u)" = 0 ] || { log "run as root: it submits as the test users and edits $conf"; exit 1; }
+
+# Sets PriorityWeightFairshare and waits until slurmctld uses it.
+set_weight() {
+  sed -i "s/^PriorityWeightFairshare=.*/PriorityWeightFairshare=$1/" "$conf"
+  scontrol reconfigure
+  for _ in $(seq 60); do
+    scontrol show config | grep -Eq "^PriorityWeightFairShare += $1\$" && return 0
+    sleep 0.5
+  done
+  log "slurmctld did not take PriorityWeightFairshare=$1"
+  return 1
+}
+
+watcher=""
+sampler=""
+# Whatever happens: the watcher and sampler stopped, the queue emptied, the weight restored.
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  [ -n "$watcher" ] && kill -TERM "$watcher" 2>/dev/null && wait "$watcher" 2>/dev/null || true
+  [ -n "$sampler" ] && kill "$sampler" 2>/dev/null && wait "$sampler" 2>/dev/null || true
+  for u in alice bob carol dave; do scancel -u "$u" 2>/dev/null || true; done
+  if scontrol ping >/dev/null 2>&1; then
+    set_weight 100000 || rc=1
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Submits, as $1, a job of $2 CPUs and $4 of memory sleeping $3 seconds, named $5.
+submit() {
+  su "$1" -c "sbatch --parsable --chdir=/tmp -o /dev/null -J $5 -n $2 --mem=$4 -t 3 --wrap 'sleep $3'" >/dev/null
+}
+
+# Sleeps until $1 seconds after the run's start ($t0, milliseconds).
+at() {
+  local wait_ms=$((t0 + $1 * 1000 - $(now_ms)))
+  if [ "$wait_ms" -gt 0 ]; then sleep "$((wait_ms / 1000)).$(printf %03d $((wait_ms % 1000)))"; fi
+}
+
+# The workload, from t = 0.
+workload() {
+  at 0
+  submit alice 4 120 250M fill
+  submit alice 4 120 250M fill
+  for tick in $(seq 0 14); do
+    at $((30 + 10 * tick))
+    for k in 0 1 2; do
+      local u=${users[$(((tick + k) % 3))]}
+      submit "$u" 2 20 1000M "s$tick"
+    done
+  done
+}
+
+# Every 5 s while the run lasts: every pending job's priority and site factor (sprio).
+sample() {
+  while true; do
+    printf '# %s\n' "$(date -u +%Y-%m-%dT%H:%M:%S)"
+    sprio --noheader -o '%i|%u|%Y|%F|%S' 2>/dev/null || true
+    sleep 5
+  done
+}
+
+# One run: $1 its name, $2 the policy the watcher runs (empty: Slurm alone).
+run() {
+  local name=$1 policy=$2 dir="$out/$1" fresh_s
+  fresh_s=$(date +%s)
+  rm -rf "$dir" && mkdir -p "$dir"
+  log "$name: fresh cluster"
+  bash "$root/scripts/slurm/up.sh" --fresh fair-tree >"$dir/up.log" 2>&1
+  if [ -n "$policy" ]; then set_weight 0; else set_weight 100000; fi
+  sleep 2
+  local began_utc began_s
+  began_utc=$(TZ=UTC date -u -d "-5 seconds" +%Y-%m-%dT%H:%M:%S)
+  began_s=$(date +%s)
+  if [ -n "$policy" ]; then
+    cat >"$dir/slurm.toml" <<TOML
+# fairshare slurm watch's configuration for the experiment's $name run.
+policy = "$policy"
+weight = 10000
+mapping = "replace"
+interval_s = 5
+window_s = 3600
+TOML
+    "$fairshare" slurm watch --config "$dir/slurm.toml" --interval 5s >"$dir/watch.log" 2>&1 &
+    watcher=$!
+    sleep 3
+    kill -0 "$watcher" || { log "$name: the watcher did not start"; cat "$dir/watch.log" >&2; return 1; }
+  fi
+  sample >"$dir/sprio.log" &
+  sampler=$!
+  t0=$(now_ms)
+  log "$name: workload from $(date -u +%H:%M:%S)"
+  workload
+  log "$name: all submitted; waiting for the queue to empty"
+  local deadline=$(($(date +%s) + 900))
+  while [ -n "$(squeue -h -u alice,bob,carol,dave)" ]; do
+    [ "$(date +%s)" -lt "$deadline" ] || { log "$name: jobs still queued after 15 minutes"; return 1; }
+    sleep 2
+  done
+  kill "$sampler" && wait "$sampler" 2>/dev/null || true
+  sampler=""
+  if [ -n "$watcher" ]; then
+    local rc=0
+    kill -TERM "$watcher"
+    wait "$watcher" || rc=$?
+    watcher=""
+    [ "$rc" = 0 ] || { log "$name: the watcher exited $rc"; return 1; }
+    grep -q "stopped; the site factors keep their last values" "$dir/watch.log" \
+      || { log "$name: the watcher logged no stop line"; return 1; }
+    log "$name: watcher stopped (exit 0, stop line logged); $(grep -c 'pending jobs of' "$dir/watch.log") passes"
+  fi
+  # Jobs reach the accounting database a moment after they leave the queue.
+  sleep 3
+  TZ=UTC sacct --allusers --parsable2 \
+    --format=JobID,User,Account,Submit,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State \
+    -S "$began_utc" -E now >"$dir/sacct.txt"
+  local jobs
+  jobs=$(grep -cE '^[0-9]+\|' "$dir/sacct.txt")
+  [ "$jobs" = 47 ] || { log "$name: sacct lists $jobs jobs, not 47"; return 1; }
+  echo "$(($(date +%s) - began_s))" >"$dir/seconds"
+  echo "$(($(date +%s) - fresh_s))" >"$dir/took"
+  log "$name: done in $(cat "$dir/took") s ($(cat "$dir/seconds") s from the workload's start); $jobs jobs in $dir/sacct.txt"
+}
+
+# The replay of a run's dump under its policy: every job's predicted start in the JSON.
+replay() {
+  local name=$1 policy=$2 dir="$out/$1"
+  "$fairshare" replay "$dir/sacct.txt" --format sacct --policy "$policy" \
+    --capacity cpu=8,mem=2048000,gpu=0 --shares "$out/shares.toml" \
+    --scheduler easy --drain --gantt 0s+2h --json "$dir/replay.json" >"$dir/replay.txt" 2>&1
+}
+
+cat >"$out/shares.toml" <<'TOML'
+# The association tree of scripts/slurm/up.sh.
+[accounts]
+physics = { shares = 3 }
+chemistry = { shares = 1 }
+
+[users]
+alice = { account = "physics" }
+bob = { account = "physics" }
+carol = { account = "chemistry" }
+dave = { account = "chemistry" }
+TOML
+
+policy_of() {
+  case $1 in
+    slurm) echo "$slurm_policy" ;;
+    sdrf) echo "$sdrf_policy" ;;
+    pe) echo "$pe_policy" ;;
+    *) log "unknown run $1"; return 1 ;;
+  esac
+}
+
+for name in $runs; do
+  case $name in
+    slurm) run slurm "" ;;
+    sdrf) run sdrf "$sdrf_policy" ;;
+    pe) run pe "$pe_policy" ;;
+    *) log "unknown run $name (slurm, sdrf, pe)"; exit 1 ;;
+  esac
+done
+
+for name in slurm sdrf pe; do
+  [ -s "$out/$name/sacct.txt" ] || continue
+  replay "$name" "$(policy_of "$name")"
+  log "$name: replayed under $(policy_of "$name")"
+done
+
+(cd "$root" && "$cargo" run -q -p fairshare-report --features slurm \
+  --example slurm_experiment -- "$out")
+log "results: $out/results.md and $out/*.svg"
