@@ -290,7 +290,7 @@ fn one_pass(adapter: &mut Adapter<Runner>, dry_run: bool) {
         tracing::warn!("{note}");
     }
     if let Some(check) = pass.fair_tree.as_ref().filter(|c| !c.agrees()) {
-        tracing::warn!(slurm = ?check.slurm, fairshare = ?check.fairshare, "Fair Tree order differs from sshare's");
+        tracing::warn!(slurm = ?check.slurm, fairshare = ?check.fairshare, "Fair Tree order differs from sshare's (Slurm recomputes its factor once per PriorityCalcPeriod)");
     }
     let applied = match dry_run {
         true => None,

@@ -132,10 +132,15 @@ fn summary(pass: &Pass) -> String {
     if let Some(check) = &pass.fair_tree {
         let verdict = match check.agrees() {
             true => "agrees with Slurm's own Fair Tree (sshare)".to_string(),
-            false => format!(
-                "DIFFERS from Slurm's own Fair Tree: sshare orders {}",
-                check.slurm.join(", ")
-            ),
+            false => {
+                let slurm: Vec<String> = (check.slurm.iter())
+                    .map(|(name, v)| format!("{name} {v:.6}"))
+                    .collect();
+                format!(
+                    "DIFFERS from Slurm's own Fair Tree: sshare's FairShare is {}",
+                    slurm.join(", ")
+                )
+            }
         };
         let _ = write!(out, "\nFair Tree order {}", verdict);
     }

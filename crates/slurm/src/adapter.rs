@@ -92,17 +92,20 @@ pub struct Usage {
 /// built-in check of `fairshare:function=fair-tree`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FairTreeCheck {
-    /// The waiting associations as `sshare`'s FairShare orders them (highest first), as
-    /// `user (account)`.
-    pub slurm: Vec<String>,
+    /// The waiting associations, as `user (account)`, with `sshare`'s FairShare, highest first.
+    pub slurm: Vec<(String, f64)>,
     /// The same associations in fairshare's order.
     pub fairshare: Vec<String>,
 }
 
 impl FairTreeCheck {
-    /// Whether both orders agree.
+    /// Whether fairshare's order is one of Slurm's: along it, `sshare`'s FairShare never rises
+    /// (associations Slurm ties may come in any order; one `sshare` does not list is not
+    /// compared).
     pub fn agrees(&self) -> bool {
-        self.slurm == self.fairshare
+        let value = |name: &String| self.slurm.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+        let values: Vec<f64> = self.fairshare.iter().filter_map(value).collect();
+        values.windows(2).all(|w| w[1] <= w[0] + 1e-6)
     }
 }
 
@@ -321,7 +324,7 @@ impl<S: Slurm> Adapter<S> {
             .collect();
         slurm.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         Ok(Some(FairTreeCheck {
-            slurm: slurm.into_iter().map(|(_, name)| name).collect(),
+            slurm: slurm.into_iter().map(|(v, name)| (name, v)).collect(),
             fairshare,
         }))
     }

@@ -430,3 +430,17 @@ mod incremental {
         }
     }
 }
+
+#[test]
+fn the_fair_tree_check_takes_slurm_s_ties_as_either_order() {
+    use fairshare_slurm::adapter::FairTreeCheck;
+    let check = |slurm: &[(&str, f64)], fairshare: &[&str]| FairTreeCheck {
+        slurm: slurm.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        fairshare: fairshare.iter().map(|n| n.to_string()).collect(),
+    };
+    let tied = [("bob (physics)", 1.0), ("carol (chemistry)", 1.0)];
+    assert!(check(&tied, &["carol (chemistry)", "bob (physics)"]).agrees());
+    let apart = [("bob (physics)", 1.0), ("carol (chemistry)", 0.5)];
+    assert!(check(&apart, &["bob (physics)", "carol (chemistry)"]).agrees());
+    assert!(!check(&apart, &["carol (chemistry)", "bob (physics)"]).agrees());
+}
