@@ -13,7 +13,6 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
                 assert_eq!(job.demand.len(), 3, "{job:?}");
                 assert!(job.demand.iter().all(|x| x.is_finite() && *x >= 0.0));
                 assert!(!job.user.is_empty() && !job.account.is_empty());
-                assert!(job.first_node.as_ref().is_none_or(|n| !n.is_empty()));
             }
         }
         Err(ReadError::Field { record, .. }) => assert!(record.starts_with("line "), "{record}"),

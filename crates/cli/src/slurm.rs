@@ -175,7 +175,7 @@ fn sync(args: &SyncArgs) -> Result<()> {
     let pass = adapter.pass(now())?;
     let applied = match args.dry_run {
         true => None,
-        false => Some(adapter.apply(&pass.plan)?),
+        false => Some(adapter.apply(&pass.plan)),
     };
     show(&pass, applied.as_ref(), args.common.json)?;
     match applied {
@@ -200,7 +200,7 @@ fn reset(args: &ResetArgs) -> Result<()> {
     let plan = adapter.reset_plan()?;
     let applied = match args.dry_run {
         true => None,
-        false => Some(adapter.apply(&plan)?),
+        false => Some(adapter.apply(&plan)),
     };
     if args.common.json {
         #[derive(Serialize)]
@@ -214,9 +214,10 @@ fn reset(args: &ResetArgs) -> Result<()> {
             writes: &plan.writes,
             applied: applied.as_ref(),
         };
-        return crate::output::write_json(Path::new("-"), &reset);
+        crate::output::write_json(Path::new("-"), &reset)?;
+    } else {
+        crate::output::print(&writes_text(&plan, applied.as_ref()))?;
     }
-    crate::output::print(&writes_text(&plan, applied.as_ref()))?;
     match applied {
         Some(a) if !a.complete() => {
             bail!("not every site factor was cleared (see above); run reset again")
@@ -289,19 +290,10 @@ fn one_pass(adapter: &mut Adapter<Runner>, dry_run: bool) {
     for note in &pass.notes {
         tracing::warn!("{note}");
     }
-    if let Some(check) = pass.fair_tree.as_ref().filter(|c| !c.agrees()) {
+    if let Some(check) = pass.fair_tree.as_ref().filter(|c| !c.agrees) {
         tracing::warn!(slurm = ?check.slurm, fairshare = ?check.fairshare, "Fair Tree order differs from sshare's (Slurm recomputes its factor once per PriorityCalcPeriod)");
     }
-    let applied = match dry_run {
-        true => None,
-        false => match adapter.apply(&pass.plan) {
-            Ok(applied) => Some(applied),
-            Err(e) => {
-                tracing::warn!(error = %e, "writes made, reading them back failed; the next pass checks again");
-                return;
-            }
-        },
-    };
+    let applied = (!dry_run).then(|| adapter.apply(&pass.plan));
     let line = slurm_pass_line(&pass, applied.as_ref());
     match applied {
         Some(a) if !a.complete() => tracing::warn!("{line}; the next pass retries"),

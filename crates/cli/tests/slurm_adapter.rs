@@ -172,6 +172,25 @@ fn sync_orders_a_live_queue() {
     assert_eq!(planned[&queued[3]], 667);
     assert_eq!(planned[&queued[0]], 333);
 
+    // The built-in check: fairshare's Fair Tree over the whole history orders the waiting
+    // associations as Slurm's own does (sshare's FairShare).
+    let fair_tree = dir.path().join("fair-tree.toml");
+    let text = "policy = \"fairshare:function=fair-tree,decay=half-life:600,refresh=60\"\nwindow_s = 86400\n";
+    std::fs::write(&fair_tree, text).unwrap();
+    let status = fairshare(&fair_tree, &["status"]);
+    let check = &status["fair_tree"];
+    assert_eq!(check["fairshare"].as_array().unwrap().len(), 3, "{check}");
+    assert!(
+        status["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| !n.as_str().unwrap().contains("Fair Tree")),
+        "{status}"
+    );
+    eprintln!("Fair Tree check: {check}");
+    assert_eq!(check["agrees"], true, "{check}");
+
     let second = fairshare(&config, &["sync"]);
     assert_eq!(
         second["plan"]["writes"],

@@ -53,30 +53,42 @@ pub fn writes_text(plan: &Plan, applied: Option<&Applied>) -> String {
     out
 }
 
-/// Whether the writes took, in words.
+/// Whether the writes took, in words: the calls, what Slurm refused, what reads back.
 fn applied_text(a: &Applied) -> String {
     let mut out = format!(
-        "{} jobs set in {} scontrol call{}",
-        a.jobs,
+        "{} scontrol call{}",
         a.calls,
         if a.calls == 1 { "" } else { "s" }
     );
-    if a.complete() {
-        out.push_str("; read back from sprio: all as written\n");
-        return out;
-    }
-    out.push_str("; NOT fully applied:\n");
-    for (w, e) in &a.failed {
-        let _ = writeln!(
+    for r in &a.refused {
+        let _ = write!(
             out,
-            "  refused twice: SiteFactor={} on {} jobs: {e}",
-            w.site_factor,
-            w.jobs.len()
+            "\n  refused twice: SiteFactor={} on {} jobs: {}",
+            r.write.site_factor,
+            r.write.jobs.len(),
+            r.message
         );
     }
-    if !a.mismatched.is_empty() {
-        let ids: Vec<String> = a.mismatched.iter().map(u64::to_string).collect();
-        let _ = writeln!(out, "  read back different: jobs {}", ids.join(","));
+    match &a.unverified {
+        Some(why) => {
+            let _ = writeln!(out, "\nNOT verified: reading sprio back failed: {why}");
+        }
+        None if a.complete() => {
+            let _ = writeln!(
+                out,
+                "; read back from sprio: the {} jobs still pending hold what was written",
+                a.jobs
+            );
+        }
+        None => {
+            let ids: Vec<String> = a.mismatched.iter().map(u64::to_string).collect();
+            let _ = writeln!(
+                out,
+                "\nNOT fully applied: {} jobs as written, read back different: jobs {}",
+                a.jobs,
+                ids.join(",")
+            );
+        }
     }
     out
 }
@@ -85,13 +97,23 @@ fn applied_text(a: &Applied) -> String {
 pub fn slurm_pass_line(pass: &Pass, applied: Option<&Applied>) -> String {
     let plan = &pass.plan;
     let wrote = match applied {
-        Some(a) if a.complete() => format!("{} jobs set in {} calls", a.jobs, a.calls),
-        Some(a) => format!(
-            "{} jobs set in {} calls, {} writes refused, {} read back different",
+        Some(a) if a.complete() => format!(
+            "{} jobs set in {} calls ({} refused)",
             a.jobs,
             a.calls,
-            a.failed.len(),
-            a.mismatched.len()
+            a.refused.len()
+        ),
+        Some(a) => format!(
+            "{} jobs set in {} calls, {} refused, {} read back different{}",
+            a.jobs,
+            a.calls,
+            a.refused.len(),
+            a.mismatched.len(),
+            if a.unverified.is_some() {
+                ", NOT verified"
+            } else {
+                ""
+            }
         ),
         None => format!("{} jobs would be set (dry run)", plan.jobs_written()),
     };
@@ -130,7 +152,7 @@ fn summary(pass: &Pass) -> String {
         );
     }
     if let Some(check) = &pass.fair_tree {
-        let verdict = match check.agrees() {
+        let verdict = match check.agrees {
             true => "agrees with Slurm's own Fair Tree (sshare)".to_string(),
             false => {
                 let slurm: Vec<String> = (check.slurm.iter())
@@ -150,10 +172,7 @@ fn summary(pass: &Pass) -> String {
 /// Every association: its entitlement, what it was counted, what it holds, where it stands.
 fn usage_table(pass: &Pass) -> String {
     let place = |account: &str, user: &str| {
-        let standing = pass.plan.standings.iter();
-        standing
-            .into_iter()
-            .find(|s| s.account == account && s.user == user)
+        (pass.plan.standings.iter()).find(|s| s.account == account && s.user == user)
     };
     let headers = [
         "Account", "User", "Share", "Usage", "Holds", "Priority", "Rank", "Factor", "Site",

@@ -7,8 +7,8 @@
 //! ([`fairshare_trace::sacct::alloc_tres`]), so that replaying a dump and reading a live
 //! cluster charge a job alike.
 //!
-//! How a line is read, by what it says (its `State`, such as `CANCELLED by 0`, is in the format
-//! for whoever runs the same command, and is not read):
+//! How a line is read, by what it says (its `NodeList` and `State`, such as `CANCELLED by 0`,
+//! are in the format for whoever runs the same command, and are not read):
 //!
 //! - **Ran or running**: a `Start`, and TRES allocated (or an `End` after its `Start`): an
 //!   [`Allocation`]; `End` is `Unknown` while it runs.
@@ -88,9 +88,6 @@ pub struct Allocation {
     pub demand: Vec<f64>,
     /// The nodes it was allocated (`node=` of `AllocTRES`), if said.
     pub nodes: Option<u32>,
-    /// The first host of its `NodeList`, the host list expanded (`cn[03-05,7],gpu1` gives
-    /// `cn03`); `None` for `None assigned`.
-    pub first_node: Option<String>,
 }
 
 /// What `sacct`'s output says ran.
@@ -104,7 +101,18 @@ pub struct Accounting {
 
 /// The jobs in `sacct`'s output `text` (see [`sacct_command`]), times read as UTC.
 pub fn parse_accounting(text: &str) -> Result<Accounting, ReadError> {
+    let (accounting, mut rejected) = read_accounting(text);
+    match rejected.is_empty() {
+        true => Ok(accounting),
+        false => Err(rejected.swap_remove(0)),
+    }
+}
+
+/// The allocations of every line of `text` that reads, and why each other line does not: a
+/// reconcile skips one bad record rather than stop for as long as it stays in the window.
+pub fn read_accounting(text: &str) -> (Accounting, Vec<ReadError>) {
     let mut accounting = Accounting::default();
+    let mut rejected = Vec::new();
     for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -113,17 +121,19 @@ pub fn parse_accounting(text: &str) -> Result<Accounting, ReadError> {
         let columns: Vec<&str> = line.split('|').map(str::trim).collect();
         if columns.len() != SACCT_FORMAT.len() {
             let problem = Problem::Invalid(format!("{} columns, not 10", columns.len()));
-            return Err(ReadError::field_of(&record, "format", problem));
+            rejected.push(ReadError::field_of(&record, "format", problem));
+            continue;
         }
         if columns[0].contains('.') {
             continue;
         }
-        match allocation(&columns, &record)? {
-            Some(allocation) => accounting.allocations.push(allocation),
-            None => accounting.never_started += 1,
+        match allocation(&columns, &record) {
+            Ok(Some(allocation)) => accounting.allocations.push(allocation),
+            Ok(None) => accounting.never_started += 1,
+            Err(error) => rejected.push(error),
         }
     }
-    Ok(accounting)
+    (accounting, rejected)
 }
 
 /// The allocation of one job line's `columns`; `None` if the job never started.
@@ -147,7 +157,6 @@ fn allocation(columns: &[&str], record: &str) -> Result<Option<Allocation>, Read
     let end = time(6)?;
     let (demand, nodes) = alloc_tres(columns[7])
         .map_err(|expected| error(7, Problem::Invalid(format!("expected {expected}"))))?;
-    let first_node = first_host(columns[8]).map_err(|problem| error(8, problem))?;
     let nothing_allocated = demand.iter().all(|&x| x == 0.0);
     let Some(start) = start else {
         return Ok(None);
@@ -168,7 +177,6 @@ fn allocation(columns: &[&str], record: &str) -> Result<Option<Allocation>, Read
         end,
         demand,
         nodes,
-        first_node,
     }))
 }
 
@@ -186,66 +194,9 @@ fn time(text: &str) -> Result<Option<Time>, Problem> {
         .ok_or_else(|| Problem::Invalid(format!("{text} is not from 1970 to about 317 years on")))
 }
 
-/// The first host of a Slurm host list such as `cn[03-05,7],gpu1` (`cn03`): each bracket of
-/// its first name replaced by the first number of its ranges, padding kept. `None` for an
-/// empty list, `None assigned` or `(null)`.
-fn first_host(list: &str) -> Result<Option<String>, Problem> {
-    if matches!(list, "" | "None assigned" | "(null)") {
-        return Ok(None);
-    }
-    let bad = || Problem::Invalid(format!("`{list}` is not a host list"));
-    let mut host = String::new();
-    let mut rest = list;
-    loop {
-        let plain = rest.find([',', '[', ']']).unwrap_or(rest.len());
-        host.push_str(&rest[..plain]);
-        rest = &rest[plain..];
-        match rest.chars().next() {
-            None | Some(',') => break,
-            Some('[') => {
-                let close = rest.find(']').ok_or_else(bad)?;
-                host.push_str(first_of_ranges(&rest[1..close]).ok_or_else(bad)?);
-                rest = &rest[close + 1..];
-            }
-            Some(_) => return Err(bad()),
-        }
-    }
-    if host.is_empty() {
-        return Err(bad());
-    }
-    Ok(Some(host))
-}
-
-/// The first number of a bracket's ranges, such as `03` of `03-05,7`, if every range is
-/// `N` or `N-M` in digits.
-fn first_of_ranges(ranges: &str) -> Option<&str> {
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let valid = ranges.split(',').all(|range| match range.split_once('-') {
-        Some((low, high)) => digits(low) && digits(high),
-        None => digits(range),
-    });
-    let first = ranges.split([',', '-']).next()?;
-    valid.then_some(first)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_first_host_of_a_host_list() {
-        let first = |list| first_host(list).map(|h| h.unwrap_or_default());
-        assert_eq!(first("vm"), Ok("vm".into()));
-        assert_eq!(first("cn[03-05,7],gpu1"), Ok("cn03".into()));
-        assert_eq!(first("gpu1,cn[03-05]"), Ok("gpu1".into()));
-        assert_eq!(first("rack[2-3]-n[010-012]"), Ok("rack2-n010".into()));
-        assert_eq!(first("cn[7]-ib"), Ok("cn7-ib".into()));
-        assert_eq!(first_host("None assigned"), Ok(None));
-        assert_eq!(first_host(""), Ok(None));
-        for bad in ["cn[", "cn[]", "cn[a-b]", "cn]1", "cn[1-]", ",cn1", "[1-2"] {
-            assert!(first_host(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn sacct_times_read_as_utc() {

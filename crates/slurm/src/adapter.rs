@@ -5,9 +5,9 @@
 //! Everything Slurm is asked goes through [`Slurm`], so that the same code runs against the
 //! real commands ([`Runner`]) and, in tests and benchmarks, against recorded outputs. The
 //! adapter keeps its history between passes (`watch`); it rebuilds it from `sacct` when it
-//! starts and whenever the association tree, the nodes or the policy change.
+//! starts and whenever the association tree or the nodes change.
 
-use crate::accounting::{parse_accounting, sacct_command};
+use crate::accounting::{read_accounting, sacct_command};
 use crate::assoc::{parse_assoc, SACCTMGR_COMMAND};
 use crate::clients::{Clients, ClientsError};
 use crate::command::{CommandError, Runner};
@@ -15,7 +15,7 @@ use crate::config::SlurmConfig;
 use crate::history::{History, HistoryError, Step};
 use crate::machines::Machines;
 use crate::nodes::{parse_nodes, SINFO_COMMAND};
-use crate::plan::{heads, pending, plan, Plan, PlanSettings, PlannedJob};
+use crate::plan::{considered, heads, pending, plan, Plan, PlanSettings, PlannedJob};
 use crate::queue::{parse_queue, parse_site_factors, QueuedJob, SPRIO_COMMAND, SQUEUE_COMMAND};
 use crate::site::Mapping;
 use crate::sshare::{parse_sshare, SSHARE_COMMAND};
@@ -96,16 +96,23 @@ pub struct FairTreeCheck {
     pub slurm: Vec<(String, f64)>,
     /// The same associations in fairshare's order.
     pub fairshare: Vec<String>,
-}
-
-impl FairTreeCheck {
     /// Whether fairshare's order is one of Slurm's: along it, `sshare`'s FairShare never rises
     /// (associations Slurm ties may come in any order; one `sshare` does not list is not
     /// compared).
-    pub fn agrees(&self) -> bool {
-        let value = |name: &String| self.slurm.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
-        let values: Vec<f64> = self.fairshare.iter().filter_map(value).collect();
-        values.windows(2).all(|w| w[1] <= w[0] + 1e-6)
+    pub agrees: bool,
+}
+
+impl FairTreeCheck {
+    /// The check of fairshare's order `fairshare` against `sshare`'s FairShare `slurm`.
+    pub fn new(slurm: Vec<(String, f64)>, fairshare: Vec<String>) -> FairTreeCheck {
+        let value = |name: &String| slurm.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+        let values: Vec<f64> = fairshare.iter().filter_map(value).collect();
+        let agrees = values.windows(2).all(|w| w[1] <= w[0] + 1e-6);
+        FairTreeCheck {
+            slurm,
+            fairshare,
+            agrees,
+        }
     }
 }
 
@@ -136,23 +143,36 @@ pub struct Pass {
     pub reads: u32,
 }
 
-/// What writing a plan did.
+/// What writing a plan did, as `sprio` reads it back afterwards: a job that started or left
+/// the queue meanwhile no longer needs its factor, and a call Slurm refused for one such job
+/// (`Invalid job id`) may still have set the others.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Applied {
     /// `scontrol` calls made (retries included).
     pub calls: u32,
-    /// Jobs whose site factor was set.
+    /// Calls Slurm refused even after a retry, each with its message.
+    pub refused: Vec<Refusal>,
+    /// Jobs written that read back as written.
     pub jobs: usize,
-    /// Writes Slurm refused even after a retry, each with its message.
-    pub failed: Vec<(Write, String)>,
-    /// Jobs still pending whose site factor, read back, is not the one written.
+    /// Jobs written, still pending, whose site factor reads back other than written.
     pub mismatched: Vec<u64>,
+    /// Why the read-back could not be made, if it could not.
+    pub unverified: Option<String>,
+}
+
+/// A write Slurm refused, with its message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Refusal {
+    /// The write.
+    pub write: Write,
+    /// What Slurm said.
+    pub message: String,
 }
 
 impl Applied {
-    /// Whether every write took and reads back as written.
+    /// Whether every job still pending reads back as written.
     pub fn complete(&self) -> bool {
-        self.failed.is_empty() && self.mismatched.is_empty()
+        self.mismatched.is_empty() && self.unverified.is_none()
     }
 }
 
@@ -220,28 +240,48 @@ impl<S: Slurm> Adapter<S> {
         let nodes = self.read(&SINFO_COMMAND, parse_nodes)?;
         let machines =
             Machines::of(&nodes, &self.config.partitions).map_err(AdapterError::Machines)?;
-        let (rebuilt, since) = self.keep(clients, machines, now)?;
+        let fresh = self.fresh(clients, machines, now)?;
+        let since = match (&fresh, &self.kept) {
+            (Some((kept, _)), _) | (None, Some(kept)) => kept.history.now(),
+            (None, None) => unreachable!("a history is fresh when none is kept"),
+        };
         let from = Time(since.as_micros().saturating_sub(1_000_000));
         let command = sacct_command(&sacct_time(from), &sacct_time(now));
         let command: Vec<&str> = command.iter().map(String::as_str).collect();
-        let accounting = self.read(&command, parse_accounting)?;
+        let (mut accounting, rejected) = self.read(&command, |t| Ok(read_accounting(t)))?;
+        notes.extend(rejected.iter().map(|e| format!("sacct: skipped {e}")));
+        let settings = self.settings();
+        let partitions = &settings.partitions;
+        (accounting.allocations).retain(|a| considered(&a.partition, partitions));
         let jobs = self.read(&SQUEUE_COMMAND, parse_queue)?;
         let held = self.read(&SPRIO_COMMAND, parse_site_factors)?;
-        let settings = self.settings();
-        let kept = self.kept.as_mut().expect("kept just now");
-        let ranked = rank(kept, &accounting.allocations, &jobs, now, &settings);
-        let (step, order) = match ranked {
-            Ok(ranked) => ranked,
-            Err(e) => {
-                self.kept = None;
-                return Err(HistoryError::from(e).into());
-            }
+        let rebuilt = fresh.as_ref().map(|(_, why)| why.clone());
+        let mut kept = match fresh {
+            Some((kept, _)) => kept,
+            None => self.kept.take().expect("kept when not fresh"),
         };
+        // A history the ranker refused midway is not kept: the next pass rebuilds it.
+        let (step, order) = rank(
+            &mut kept,
+            &accounting.allocations,
+            (&jobs, &held),
+            now,
+            &settings,
+        )
+        .map_err(HistoryError::from)?;
         let plan = plan(&jobs, &held, &kept.clients, &order, &settings);
         notes.extend(left_out(&kept.clients));
-        let usage = usage(kept);
+        notes.extend(self.weight_note(plan.standings.len()));
+        let usage = usage(&kept);
         let running = kept.history.running();
-        let fair_tree = self.fair_tree_check(&plan)?;
+        self.kept = Some(kept);
+        let fair_tree = match self.fair_tree_check(&plan) {
+            Ok(check) => check,
+            Err(e) => {
+                notes.push(format!("the Fair Tree check could not be made: {e}"));
+                None
+            }
+        };
         Ok(Pass {
             at_s: now.as_secs_f64(),
             policy: self.policy.name.clone(),
@@ -257,31 +297,40 @@ impl<S: Slurm> Adapter<S> {
         })
     }
 
-    /// Keeps the history of `clients` on `machines`, rebuilt from the window before `now`
-    /// when there is none yet or either changed: why it was rebuilt, if it was, and the
-    /// moment the history has reached.
-    fn keep(
-        &mut self,
+    /// A history of `clients` on `machines` from the window before `now`, with why, when
+    /// there is none yet or either changed; `None` when the one kept still serves.
+    fn fresh(
+        &self,
         clients: Clients,
         machines: Machines,
         now: Time,
-    ) -> Result<(Option<String>, Time), AdapterError> {
+    ) -> Result<Option<(Kept, String)>, AdapterError> {
         let why = match &self.kept {
             None => "no history yet",
             Some(k) if k.clients != clients => "the association tree changed",
             Some(k) if k.machines != machines => "the nodes changed",
-            Some(k) => return Ok((None, k.history.now())),
+            Some(_) => return Ok(None),
         };
         let window = (self.config.window_s * 1e6) as u64;
         let from = Time(now.as_micros().saturating_sub(window));
         let history = History::new(&self.policy, &clients, &machines, from)?;
-        self.kept = Some(Kept {
+        let kept = Kept {
             clients,
             machines,
             history,
-        });
+        };
         let why = format!("{why}: usage rebuilt from sacct since {}", sacct_time(from));
-        Ok((Some(why), from))
+        Ok(Some((kept, why)))
+    }
+
+    /// A note when `ranked` associations leave adjacent ranks less than one apart.
+    fn weight_note(&self, ranked: usize) -> Option<String> {
+        (ranked as u64 > u64::from(self.config.weight)).then(|| {
+            format!(
+                "weight {} is below the {ranked} associations ranked: adjacent ranks may get the same site factor; raise it",
+                self.config.weight
+            )
+        })
     }
 
     /// Reads Slurm's priority settings: an error where site factors cannot order jobs, a
@@ -297,6 +346,12 @@ impl<S: Slurm> Adapter<S> {
         }
         let fairshare_weight = value("PriorityWeightFairShare").unwrap_or("0");
         let mut notes = Vec::new();
+        let plugin = value("PrioritySiteFactorPlugin").unwrap_or_default();
+        if !matches!(plugin, "" | "(null)" | "site_factor/none") {
+            notes.push(format!(
+                "Slurm's PrioritySiteFactorPlugin is {plugin}: it may overwrite the site factors fairshare writes"
+            ));
+        }
         if self.mapping == Mapping::Replace && fairshare_weight.trim() != "0" {
             notes.push(format!(
                 "mapping replace, but Slurm's PriorityWeightFairshare is {fairshare_weight}: Slurm's own fairshare factor still weighs in; set PriorityWeightFairshare=0 (docs/slurm.md)"
@@ -323,14 +378,12 @@ impl<S: Slurm> Adapter<S> {
             .filter(|(_, name)| fairshare.contains(name))
             .collect();
         slurm.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        Ok(Some(FairTreeCheck {
-            slurm: slurm.into_iter().map(|(v, name)| (name, v)).collect(),
-            fairshare,
-        }))
+        let slurm = slurm.into_iter().map(|(v, name)| (name, v)).collect();
+        Ok(Some(FairTreeCheck::new(slurm, fairshare)))
     }
 
     /// Writes `plan`'s site factors, each refused call retried once, then reads them back.
-    pub fn apply(&self, plan: &Plan) -> Result<Applied, AdapterError> {
+    pub fn apply(&self, plan: &Plan) -> Applied {
         let mut applied = Applied::default();
         for write in &plan.writes {
             let args = write.scontrol_args();
@@ -343,25 +396,33 @@ impl<S: Slurm> Adapter<S> {
                 applied.calls += 1;
                 outcome = self.slurm.run(&command);
             }
-            match outcome {
-                Ok(_) => applied.jobs += write.jobs.len(),
-                Err(e) => applied.failed.push((write.clone(), e.to_string())),
+            if let Err(e) = outcome {
+                let (write, message) = (write.clone(), e.to_string());
+                applied.refused.push(Refusal { write, message });
             }
         }
-        if !plan.writes.is_empty() {
-            let held = self.read(&SPRIO_COMMAND, parse_site_factors)?;
-            let refused = |w: &&Write| applied.failed.iter().any(|(f, _)| f == *w);
-            let written = plan.writes.iter().filter(|w| !refused(w));
-            for write in written {
-                let differs = |id: &&u64| held.get(id).is_some_and(|h| *h != write.site_factor);
-                applied.mismatched.extend(write.jobs.iter().filter(differs));
-            }
+        if plan.writes.is_empty() {
+            return applied;
         }
-        Ok(applied)
+        match self.read(&SPRIO_COMMAND, parse_site_factors) {
+            Ok(held) => {
+                for write in &plan.writes {
+                    for id in &write.jobs {
+                        match held.get(id) {
+                            Some(h) if *h != write.site_factor => applied.mismatched.push(*id),
+                            Some(_) => applied.jobs += 1,
+                            None => {}
+                        }
+                    }
+                }
+            }
+            Err(e) => applied.unverified = Some(e.to_string()),
+        }
+        applied
     }
 
-    /// The writes that set every pending job's non-zero site factor (in the configured
-    /// partitions) back to 0: `fairshare slurm reset`.
+    /// The writes that set the non-zero site factor of every pending job `sprio` lists (in the
+    /// configured partitions) back to 0: `fairshare slurm reset`.
     pub fn reset_plan(&self) -> Result<Plan, AdapterError> {
         let jobs = self.read(&SQUEUE_COMMAND, parse_queue)?;
         let held = self.read(&SPRIO_COMMAND, parse_site_factors)?;
@@ -381,16 +442,16 @@ fn reset_plan(jobs: &[QueuedJob], held: &BTreeMap<u64, i64>, settings: &PlanSett
 }
 
 /// Brings `kept`'s history to `now` with `allocations` and ranks the clients that have pending
-/// jobs among `jobs`: what the history took in, and the order.
+/// jobs among `jobs` that `sprio` lists (`held`): what the history took in, and the order.
 fn rank(
     kept: &mut Kept,
     allocations: &[crate::accounting::Allocation],
-    jobs: &[QueuedJob],
+    (jobs, held): (&[QueuedJob], &BTreeMap<u64, i64>),
     now: Time,
     settings: &PlanSettings,
 ) -> Result<(Step, Vec<u32>), fairshare_core::rank::RankError> {
     let step = (kept.history).record(allocations, &kept.clients, &kept.machines, now)?;
-    let heads = heads(jobs, &kept.clients, &kept.machines, settings);
+    let heads = heads(jobs, held, &kept.clients, &kept.machines, settings);
     Ok((step, kept.history.order(&heads)?))
 }
 

@@ -14,7 +14,7 @@
 use crate::assoc::{Associations, Share as AssocShare};
 use fairshare_core::priority::fairshare::Association;
 use fairshare_core::rank::{Accounts, Share};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The clients of one cluster's association tree.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +57,7 @@ impl Clients {
         let mut built = Builder::default();
         built.account(tree, &cluster, ("root", 1.0), None, Some(1.0));
         let Builder {
+            walked: _,
             associations,
             leaf,
             names,
@@ -137,6 +138,9 @@ fn only_cluster(tree: &Associations) -> Result<String, ClientsError> {
 /// The tree as it is walked, depth first.
 #[derive(Default)]
 struct Builder {
+    /// The accounts walked so far: a tree that names an account twice, or in a circle, is
+    /// walked once.
+    walked: BTreeSet<String>,
     associations: Vec<Association>,
     leaf: Vec<usize>,
     names: Vec<(String, String)>,
@@ -156,6 +160,9 @@ impl Builder {
         parent: Option<usize>,
         fraction: Option<f64>,
     ) {
+        if !self.walked.insert(name.to_string()) {
+            return;
+        }
         let at = self.associations.len();
         self.associations.push(Association {
             parent,

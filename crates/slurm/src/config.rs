@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The largest weight: Slurm holds a site factor as a signed 32-bit number.
+pub const MOST_WEIGHT: u32 = 1_000_000_000;
+
 /// Everything `fairshare slurm` is told.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

@@ -19,7 +19,7 @@ use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::rank::{Book, Head, RankError, Ranker};
 use fairshare_core::usage::metric::UsageMetric;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How long an ended job is remembered, so that `sacct` listing it again changes nothing.
 const REMEMBER_ENDED: u64 = 3_600 * 1_000_000;
@@ -50,6 +50,8 @@ pub struct Step {
     pub missed: u64,
     /// Jobs of an association that is not a client (left out of the tree, or unknown).
     pub outside: u64,
+    /// Running jobs `sacct` no longer listed: ended at the history's time.
+    pub unlisted: u64,
 }
 
 /// The history of one policy on one cluster, up to a moment.
@@ -146,6 +148,8 @@ impl History {
 
     /// Takes in `allocations` (what `sacct` lists from about the history's time to `now`)
     /// and brings the history to `now`; a `now` before the history's time changes nothing.
+    /// A running job `sacct` no longer lists (its end recorded too late for this window, or
+    /// purged) ends at the history's time.
     pub fn record(
         &mut self,
         allocations: &[Allocation],
@@ -155,23 +159,56 @@ impl History {
     ) -> Result<Step, RankError> {
         let now = now.max(self.now);
         let mut step = Step::default();
+        let (events, mut new) = self.events(allocations, clients, machines, now, &mut step);
+        for (t, start, id) in events {
+            self.book.advance(t)?;
+            match (start, new.remove(&id)) {
+                (true, Some(job)) => {
+                    self.book.started(job.client, &job.holding, job.rate)?;
+                    self.running.insert(id, job);
+                    step.started += 1;
+                }
+                _ => self.end(id, t, &mut step)?,
+            }
+        }
+        self.book.advance(now)?;
+        self.now = now;
+        let forget = Time(now.as_micros().saturating_sub(REMEMBER_ENDED));
+        self.ended.retain(|_, end| *end >= forget);
+        Ok(step)
+    }
+
+    /// The starts and ends `allocations` bring, in time order (at one instant ends before
+    /// starts, as in the batch engine), with the jobs that start; `step` counts the rest.
+    fn events(
+        &mut self,
+        allocations: &[Allocation],
+        clients: &Clients,
+        machines: &Machines,
+        now: Time,
+        step: &mut Step,
+    ) -> (Vec<(Time, bool, u64)>, BTreeMap<u64, Charged>) {
         let mut events: Vec<(Time, bool, u64)> = Vec::new();
         let mut new = BTreeMap::new();
+        let mut listed = BTreeSet::new();
         for a in allocations {
             let end = a.end.filter(|e| *e <= now);
+            listed.insert(a.id);
             if self.running.contains_key(&a.id) {
                 events.extend(end.map(|e| (e.max(self.now), false, a.id)));
                 continue;
             }
-            if self.ended.contains_key(&a.id) || a.start > now {
+            if self.ended.contains_key(&a.id) || new.contains_key(&a.id) || a.start > now {
                 continue;
             }
             let Some(client) = clients.client(&a.account, &a.user) else {
                 step.outside += 1;
                 continue;
             };
-            if end.is_some_and(|e| e <= self.now) {
-                step.missed += 1;
+            if end.is_some_and(|e| e <= self.now.max(a.start)) {
+                // Ended before the history's time unseen, or ran no time at all.
+                step.missed += u64::from(end.is_some_and(|e| e <= self.now));
+                self.ended.insert(a.id, end.unwrap_or(now));
                 continue;
             }
             if a.start < self.now {
@@ -182,29 +219,26 @@ impl History {
             events.extend(end.map(|e| (e, false, a.id)));
             new.insert(a.id, self.charged(client, a, machines, start));
         }
-        // At one instant, ends come before starts, as in the batch engine.
+        let unlisted = self.running.keys().filter(|id| !listed.contains(id));
+        let unlisted: Vec<(Time, bool, u64)> = unlisted.map(|&id| (self.now, false, id)).collect();
+        step.unlisted += unlisted.len() as u64;
+        events.extend(unlisted);
         events.sort_unstable();
-        for (t, start, id) in events {
-            self.book.advance(t)?;
-            if start {
-                let job = new.remove(&id).expect("every start event has its job");
-                self.book.started(job.client, &job.holding, job.rate)?;
-                self.running.insert(id, job);
-                step.started += 1;
-            } else if let Some(job) = self.running.remove(&id) {
-                let ran_s = (t.as_micros() - job.start.as_micros()) as f64 / 1e6;
-                self.book
-                    .finished(job.client, &job.holding, job.rate, ran_s)?;
-                self.counted[job.client as usize] += job.counted * ran_s;
-                self.ended.insert(id, t);
-                step.ended += 1;
-            }
-        }
-        self.book.advance(now)?;
-        self.now = now;
-        let forget = Time(now.as_micros().saturating_sub(REMEMBER_ENDED));
-        self.ended.retain(|_, end| *end >= forget);
-        Ok(step)
+        (events, new)
+    }
+
+    /// Ends the running job `id` at `t`, if it runs.
+    fn end(&mut self, id: u64, t: Time, step: &mut Step) -> Result<(), RankError> {
+        let Some(job) = self.running.remove(&id) else {
+            return Ok(());
+        };
+        let ran_s = (t.as_micros().saturating_sub(job.start.as_micros())) as f64 / 1e6;
+        self.book
+            .finished(job.client, &job.holding, job.rate, ran_s)?;
+        self.counted[job.client as usize] += job.counted * ran_s;
+        self.ended.insert(id, t);
+        step.ended += 1;
+        Ok(())
     }
 
     /// The clients with a pending job, first to last, each waiting with its head job:

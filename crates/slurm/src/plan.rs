@@ -90,7 +90,7 @@ impl Plan {
 }
 
 /// Whether a job of `partition` (Slurm writes several comma-separated) is considered.
-fn considered(partition: &str, partitions: &[String]) -> bool {
+pub fn considered(partition: &str, partitions: &[String]) -> bool {
     partitions.is_empty()
         || partition
             .split(',')
@@ -107,21 +107,27 @@ pub fn pending<'a>(
         .filter(|j| considered(&j.partition, &settings.partitions))
 }
 
-/// Each client's head: its oldest pending job (earliest submit, then lowest id), with the job's
+/// Each client's head: its oldest pending job that `sprio` lists in `held` (earliest submit,
+/// then lowest id; held jobs and jobs not yet eligible do not wait for a factor), with the job's
 /// dominant share of `machines` as its size.
 pub fn heads(
     jobs: &[QueuedJob],
+    held: &BTreeMap<u64, i64>,
     clients: &Clients,
     machines: &Machines,
     settings: &PlanSettings,
 ) -> BTreeMap<u32, Head> {
     let mut heads: BTreeMap<u32, Head> = BTreeMap::new();
-    for job in pending(jobs, settings) {
+    let listed = pending(jobs, settings).filter(|j| held.contains_key(&j.id));
+    for job in listed {
         let Some(client) = clients.client(&job.account, &job.user) else {
             continue;
         };
-        let head = Head::new(Time::from_micros(job.submit * 1_000_000), job.id)
-            .with_size(dominant_share(&machines.holding(&job.demand())));
+        let head = Head::new(
+            Time::from_micros(job.submit.saturating_mul(1_000_000)),
+            job.id,
+        )
+        .with_size(dominant_share(&machines.holding(&job.demand())));
         let older = |h: &Head| (head.arrival, head.seq) < (h.arrival, h.seq);
         if heads.get(&client).is_none_or(older) {
             heads.insert(client, head);

@@ -358,9 +358,10 @@ fn recorded_accounting_lists_every_job_that_started_in_sacct_order() {
         accounting.never_started, 4,
         "1 (Start None), 10 (Start = End), 12 and 13 (pending)"
     );
-    assert!(accounting.allocations.iter().all(|a| a.partition == "main"
-        && a.nodes == Some(1)
-        && a.first_node.as_deref() == Some("vm")));
+    assert!(accounting
+        .allocations
+        .iter()
+        .all(|a| a.partition == "main" && a.nodes == Some(1)));
 }
 
 #[test]
@@ -412,7 +413,7 @@ fn recorded_running_jobs_have_no_end() {
 }
 
 #[test]
-fn hand_made_accounting_takes_gpus_memory_host_lists_and_skips_steps() {
+fn hand_made_accounting_takes_gpus_memory_and_skips_steps() {
     let text = "\
         41|u1|physics|gpu|2026-11-24T05:00:00|2026-11-24T05:00:10|2026-11-24T06:00:10|\
         billing=8,cpu=8,gres/gpu=2,mem=16G,node=3|cn[03-05,7],gpu1|COMPLETED\n\
@@ -433,7 +434,6 @@ fn hand_made_accounting_takes_gpus_memory_host_lists_and_skips_steps() {
     assert_eq!(gpu.id, 41);
     assert_eq!(gpu.demand, [8.0, 16.0 * 1024.0 * 1024.0, 2.0]);
     assert_eq!(gpu.nodes, Some(3));
-    assert_eq!(gpu.first_node.as_deref(), Some("cn03"));
     assert_eq!(gpu.end, Some(at("06:00:10")));
     assert_eq!((zero.id, zero.partition.as_str()), (42, ""));
     assert_eq!(zero.end, Some(zero.start), "a job may end when it starts");
@@ -478,10 +478,6 @@ fn a_bad_sacct_line_names_the_line_and_the_field() {
         (
             format!("16|u1|physics|main|{times}|mem=12Q|vm|COMPLETED"),
             "AllocTRES",
-        ),
-        (
-            format!("16|u1|physics|main|{times}|cpu=1|vm[1-|COMPLETED"),
-            "NodeList",
         ),
         (
             "16|u1|physics|main|Unknown|Unknown|Unknown||None assigned|PENDING".into(),

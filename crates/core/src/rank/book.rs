@@ -4,8 +4,9 @@
 //! A scheduler that starts jobs itself and an adapter that watches another scheduler start
 //! them need the same bookkeeping: a started job adds its holding (fractions of each
 //! resource) to its client's and, for policies that charge jobs, starts accruing its rate;
-//! a finished job takes both back. [`Book`] does exactly that, so the two never differ in
-//! how a ranker is told what happened.
+//! a finished job takes both back. [`Book`] does exactly that for the Slurm adapter, which
+//! replays a cluster's accounting through a ranker; the batch engine (`fairshare-sim`) still
+//! keeps the same bookkeeping inline, interleaved with its scheduling pass.
 
 use super::{Head, RankError, Ranker};
 use crate::model::Time;
