@@ -24,6 +24,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// How long an ended job is remembered, so that `sacct` listing it again changes nothing.
 const REMEMBER_ENDED: u64 = 3_600 * 1_000_000;
 
+/// A start (`true`) or end of job `id` at a time; in time order, ends come first.
+type Event = (Time, bool, u64);
+
 /// A running job as the history charges it.
 #[derive(Debug, Clone)]
 struct Charged {
@@ -187,8 +190,8 @@ impl History {
         machines: &Machines,
         now: Time,
         step: &mut Step,
-    ) -> (Vec<(Time, bool, u64)>, BTreeMap<u64, Charged>) {
-        let mut events: Vec<(Time, bool, u64)> = Vec::new();
+    ) -> (Vec<Event>, BTreeMap<u64, Charged>) {
+        let mut events: Vec<Event> = Vec::new();
         let mut new = BTreeMap::new();
         let mut listed = BTreeSet::new();
         for a in allocations {
@@ -220,7 +223,7 @@ impl History {
             new.insert(a.id, self.charged(client, a, machines, start));
         }
         let unlisted = self.running.keys().filter(|id| !listed.contains(id));
-        let unlisted: Vec<(Time, bool, u64)> = unlisted.map(|&id| (self.now, false, id)).collect();
+        let unlisted: Vec<Event> = unlisted.map(|&id| (self.now, false, id)).collect();
         step.unlisted += unlisted.len() as u64;
         events.extend(unlisted);
         events.sort_unstable();
