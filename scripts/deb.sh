@@ -35,6 +35,12 @@ echo "$(ls "$generated/man" | wc -l) manual pages, $(ls "$generated/completions"
 echo "== cargo deb" >&2
 deb=$($cargo deb --locked --no-build -p fairshare | tail -1)
 [ -f "$deb" ] || { echo "cargo deb printed no package path (got: $deb)" >&2; exit 1; }
+version=$(dpkg-deb --field "$deb" Version)
+logged=$(sed -n '1s/^fairshare (\([^)]*\)).*/\1/p' deploy/debian/changelog)
+[ "$logged" = "$version" ] || {
+  echo "deploy/debian/changelog's last entry is $logged, the package is $version: add an entry" >&2
+  exit 1
+}
 size=$(stat -c %s "$deb")
 installed_kib=$(dpkg-deb --field "$deb" Installed-Size)
 echo "package: $deb" >&2
