@@ -4,6 +4,7 @@
 mod agent;
 mod allocate;
 mod baa;
+mod generate;
 mod operator;
 mod output;
 mod penalty;
@@ -16,7 +17,7 @@ mod sweep;
 mod workload;
 
 use clap::builder::TypedValueParser;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use fairshare_core::choice::Choice;
 use std::process::ExitCode;
 
@@ -34,14 +35,36 @@ Exit status:
 
 Every --json output starts with \"schema_version\": 1; docs/json.md describes each field and its unit.";
 
+/// What `--version` says: the version and the commit the binary was built from (build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("FAIRSHARE_COMMIT"),
+    ")"
+);
+
 /// Multi-resource fair sharing: who goes next, and how much each client gets.
+///
+/// `C` is the set of commands: [`Invocation`] when run, [`Command`] when documented.
 #[derive(Parser)]
-#[command(name = "fairshare", version, about, long_about = None, after_help = AFTER_HELP)]
-struct Cli {
+#[command(name = "fairshare", version = VERSION, about, long_about = None, after_help = AFTER_HELP)]
+struct Cli<C: Subcommand> {
     #[command(subcommand)]
-    command: Command,
+    command: C,
 }
 
+/// The command line as parsed: the public commands and the packagers' hidden `generate`.
+/// The manual pages and completions are made from `Cli<Command>`, which leaves it out.
+#[derive(Subcommand)]
+enum Invocation {
+    #[command(flatten)]
+    Public(Command),
+    /// Write the manual pages or shell completions (for packagers: scripts/deb.sh).
+    #[command(hide = true, subcommand)]
+    Generate(generate::What),
+}
+
+/// The public commands.
 #[derive(Subcommand)]
 enum Command {
     /// One-shot allocation of an instance file (JSON): see what a policy gives.
@@ -76,8 +99,22 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    let result = match Cli::<Invocation>::parse().command {
+        Invocation::Public(command) => run(command),
+        Invocation::Generate(what) => generate::run(what, Cli::<Command>::command()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {}", message(&err));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs one public command.
+fn run(command: Command) -> anyhow::Result<()> {
+    match command {
         Command::Allocate(args) => allocate::run(args),
         Command::Replay(args) => replay::run(*args),
         Command::Sweep(args) => sweep::run(*args),
@@ -92,13 +129,6 @@ fn main() -> ExitCode {
         Command::Nodes(args) => operator::nodes(args),
         Command::Agent(args) => agent::run(*args),
         Command::Slurm(args) => slurm::run(args),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("error: {}", message(&err));
-            ExitCode::FAILURE
-        }
     }
 }
 
@@ -138,15 +168,28 @@ fn message(err: &anyhow::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{message, Cli};
+    use super::{message, Cli, Command, Invocation};
     use clap::CommandFactory;
 
     #[test]
     fn help_gives_the_exit_codes_and_the_json_layout() {
-        let help = Cli::command().render_long_help().to_string();
+        let help = Cli::<Invocation>::command().render_long_help().to_string();
         for line in ["  0  success", "  1  error", "  2  usage", "docs/json.md"] {
             assert!(help.contains(line), "{line} missing from\n{help}");
         }
+    }
+
+    #[test]
+    fn generate_is_hidden_and_left_out_of_the_documented_command_line() {
+        let parsed = Cli::<Invocation>::command();
+        assert!(parsed.find_subcommand("generate").unwrap().is_hide_set());
+        let documented = Cli::<Command>::command();
+        assert!(documented.find_subcommand("generate").is_none());
+        assert_eq!(
+            documented.get_subcommands().count() + 1,
+            parsed.get_subcommands().count()
+        );
+        assert_eq!(documented.get_version(), parsed.get_version());
     }
 
     #[test]
