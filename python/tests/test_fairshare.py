@@ -1,0 +1,82 @@
+"""fairshare from Python against the ``fairshare`` command: the same inputs give the same JSON,
+to the byte, and bad inputs raise ``fairshare.InputError`` saying where and what."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+import fairshare
+from fairshare import _native
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+INSTANCES = sorted((ROOT / "examples" / "allocate").glob("*.json"))
+
+
+def cli() -> pathlib.Path:
+    """The ``fairshare`` binary the package is compared with (``FAIRSHARE_BIN``, else the
+    workspace's debug build)."""
+    path = pathlib.Path(os.environ.get("FAIRSHARE_BIN", ROOT / "target" / "debug" / "fairshare"))
+    if not path.exists():
+        pytest.skip(f"SKIPPED: no fairshare binary at {path} (cargo build -p fairshare, or set FAIRSHARE_BIN)")
+    return path
+
+
+def test_the_examples_are_there():
+    assert len(INSTANCES) >= 4, INSTANCES
+
+
+@pytest.mark.parametrize("path", INSTANCES, ids=lambda p: p.name)
+def test_allocate_is_the_cli_to_the_byte(path):
+    printed = subprocess.run(
+        [cli(), "allocate", path, "--json"], check=True, capture_output=True, text=True
+    ).stdout
+    assert _native.allocate_json(path.read_text()) + "\n" == printed
+    assert fairshare.allocate(path) == json.loads(printed)
+    assert fairshare.allocate(json.loads(path.read_text())) == json.loads(printed)
+
+
+@pytest.mark.parametrize("path", INSTANCES, ids=lambda p: p.name)
+def test_the_skip_rule_is_the_cli_s(path):
+    printed = subprocess.run(
+        [cli(), "allocate", path, "--json", "--rule", "skip"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert fairshare.allocate(path, rule="skip") == json.loads(printed)
+
+
+def test_policies_list_the_registry():
+    policies = {p["name"]: p for p in fairshare.policies()}
+    for name in ["fifo", "drf", "weighted-drf", "asset", "sdrf", "fairshare", "kueue-afs"]:
+        assert name in policies, name
+    sdrf = policies["sdrf"]
+    assert "replay" in sdrf["engines"]
+    assert [p["key"] for p in sdrf["params"]][:2] == ["delta", "epsilon"]
+    assert all(isinstance(p["about"], str) and p["about"] for p in policies.values())
+
+
+def test_a_bad_instance_is_an_input_error_that_says_what():
+    with pytest.raises(fairshare.InputError) as error:
+        fairshare.allocate({"policy": "drf", "capacity": {"cpu": 1}, "users": []})
+    assert "missing field `mode`" in str(error.value), error.value
+    assert isinstance(error.value, ValueError)
+
+
+def test_a_bad_file_is_an_input_error_that_names_it(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text("{ not json")
+    with pytest.raises(fairshare.InputError, match=str(broken)):
+        fairshare.allocate(broken)
+    with pytest.raises(fairshare.InputError, match="cannot read it"):
+        fairshare.allocate(tmp_path / "missing.json")
+
+
+def test_an_unknown_rule_names_the_choices():
+    with pytest.raises(fairshare.InputError, match="head-of-line or skip"):
+        fairshare.allocate(INSTANCES[0], rule="sideways")
