@@ -8,6 +8,14 @@ use fairshare_slurm::adapter::{Applied, Pass};
 use fairshare_slurm::plan::Plan;
 use std::fmt::Write as _;
 
+/// `n` and `noun`, the noun in the plural unless `n` is 1: `1 job`, `3 jobs`.
+fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
 /// The whole status: a summary, the associations, the pending jobs, the notes.
 pub fn slurm_status(pass: &Pass) -> String {
     let mut out = format!("{}\n", summary(pass));
@@ -34,16 +42,15 @@ pub fn writes_text(plan: &Plan, applied: Option<&Applied>) -> String {
     };
     let mut out = String::new();
     if plan.writes.is_empty() {
-        out.push_str("nothing to write: every ranked pending job holds its site factor\n");
+        out.push_str("nothing to write: every pending job already holds the site factor wanted\n");
     }
     for w in &plan.writes {
         let ids: Vec<String> = w.jobs.iter().map(u64::to_string).collect();
         let _ = writeln!(
             out,
-            "  {verb} SiteFactor={} on {} job{}: {}",
+            "  {verb} SiteFactor={} on {}: {}",
             w.site_factor,
-            w.jobs.len(),
-            if w.jobs.len() == 1 { "" } else { "s" },
+            count(w.jobs.len(), "job"),
             ids.join(",")
         );
     }
@@ -55,17 +62,13 @@ pub fn writes_text(plan: &Plan, applied: Option<&Applied>) -> String {
 
 /// Whether the writes took, in words: the calls, what Slurm refused, what reads back.
 fn applied_text(a: &Applied) -> String {
-    let mut out = format!(
-        "{} scontrol call{}",
-        a.calls,
-        if a.calls == 1 { "" } else { "s" }
-    );
+    let mut out = count(a.calls as usize, "scontrol call");
     for r in &a.refused {
         let _ = write!(
             out,
-            "\n  refused twice: SiteFactor={} on {} jobs: {}",
+            "\n  refused twice: SiteFactor={} on {}: {}",
             r.write.site_factor,
-            r.write.jobs.len(),
+            count(r.write.jobs.len(), "job"),
             r.message
         );
     }
@@ -76,16 +79,16 @@ fn applied_text(a: &Applied) -> String {
         None if a.complete() => {
             let _ = writeln!(
                 out,
-                "; read back from sprio: the {} jobs still pending hold what was written",
-                a.jobs
+                "; read back from sprio: {} still pending as written",
+                count(a.jobs, "job")
             );
         }
         None => {
             let ids: Vec<String> = a.mismatched.iter().map(u64::to_string).collect();
             let _ = writeln!(
                 out,
-                "\nNOT fully applied: {} jobs as written, read back different: jobs {}",
-                a.jobs,
+                "\nNOT fully applied: {} as written, read back different: jobs {}",
+                count(a.jobs, "job"),
                 ids.join(",")
             );
         }
@@ -98,15 +101,15 @@ pub fn slurm_pass_line(pass: &Pass, applied: Option<&Applied>) -> String {
     let plan = &pass.plan;
     let wrote = match applied {
         Some(a) if a.complete() => format!(
-            "{} jobs set in {} calls ({} refused)",
-            a.jobs,
-            a.calls,
+            "{} set in {} ({} refused)",
+            count(a.jobs, "job"),
+            count(a.calls as usize, "call"),
             a.refused.len()
         ),
         Some(a) => format!(
-            "{} jobs set in {} calls, {} refused, {} read back different{}",
-            a.jobs,
-            a.calls,
+            "{} set in {}, {} refused, {} read back different{}",
+            count(a.jobs, "job"),
+            count(a.calls as usize, "call"),
             a.refused.len(),
             a.mismatched.len(),
             if a.unverified.is_some() {
@@ -115,15 +118,18 @@ pub fn slurm_pass_line(pass: &Pass, applied: Option<&Applied>) -> String {
                 ""
             }
         ),
-        None => format!("{} jobs would be set (dry run)", plan.jobs_written()),
+        None => format!(
+            "{} would be set (dry run)",
+            count(plan.jobs_written(), "job")
+        ),
     };
     format!(
-        "{} pending jobs of {} associations ranked by {}, {} left alone; {wrote}; {} Slurm reads",
-        plan.jobs.len() - plan.left_alone(),
-        plan.standings.len(),
+        "{} of {} ranked by {}, {} left alone; {wrote}; {}",
+        count(plan.jobs.len() - plan.left_alone(), "pending job"),
+        count(plan.standings.len(), "association"),
         pass.policy,
         plan.left_alone(),
-        pass.reads
+        count(pass.reads as usize, "Slurm read")
     )
 }
 
@@ -131,11 +137,11 @@ pub fn slurm_pass_line(pass: &Pass, applied: Option<&Applied>) -> String {
 fn summary(pass: &Pass) -> String {
     let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(pass.at_s.max(0.0));
     let mut out = format!(
-        "at {}: policy {}, mapping {}; {} pending jobs, {} running as accounted",
+        "at {}: policy {}, mapping {}; {}, {} running as accounted",
         humantime::format_rfc3339_seconds(at),
         pass.policy,
         pass.mapping,
-        pass.plan.jobs.len(),
+        count(pass.plan.jobs.len(), "pending job"),
         pass.running
     );
     if let Some(why) = &pass.rebuilt {
@@ -145,8 +151,8 @@ fn summary(pass: &Pass) -> String {
     if pass.rebuilt.is_none() && step.clamped + step.missed > 0 {
         let _ = write!(
             out,
-            "\nsacct listed {} jobs late: {} charged from the last pass on, {} that had already ended not charged",
-            step.clamped + step.missed,
+            "\nsacct listed {} late: {} charged from the last pass on, {} that had already ended not charged",
+            count((step.clamped + step.missed) as usize, "job"),
             step.clamped,
             step.missed
         );
@@ -241,4 +247,16 @@ fn notes(pass: &Pass) -> String {
         let _ = writeln!(out, "note: {note}");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        assert_eq!(count(1, "job"), "1 job");
+        assert_eq!(count(0, "job"), "0 jobs");
+        assert_eq!(count(3, "scontrol call"), "3 scontrol calls");
+    }
 }
