@@ -27,6 +27,7 @@
 //! UTC, so the caller runs the command with `TZ=UTC` in its environment.
 
 use crate::error::{Problem, ReadError};
+use crate::lines::lines;
 use fairshare_core::model::Time;
 use fairshare_trace::sacct::alloc_tres;
 
@@ -113,11 +114,7 @@ pub fn parse_accounting(text: &str) -> Result<Accounting, ReadError> {
 pub fn read_accounting(text: &str) -> (Accounting, Vec<ReadError>) {
     let mut accounting = Accounting::default();
     let mut rejected = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record = format!("line {}", index + 1);
+    for (record, line) in lines(text) {
         let columns: Vec<&str> = line.split('|').map(str::trim).collect();
         if columns.len() != SACCT_FORMAT.len() {
             let problem = Problem::Invalid(format!("{} columns, not 10", columns.len()));

@@ -8,6 +8,7 @@
 //! then has no shares of its own and counts as part of its parent account.
 
 use crate::error::{Problem, ReadError};
+use crate::lines::lines;
 use std::collections::BTreeSet;
 
 /// The command, with its arguments, whose output [`parse_assoc`] reads.
@@ -111,24 +112,20 @@ impl Associations {
 /// named must be an account listed, in the same cluster.
 pub fn parse_assoc(text: &str) -> Result<Associations, ReadError> {
     let mut tree = Associations::default();
-    let mut lines = Lines::default();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record = format!("line {}", index + 1);
+    let mut named = Lines::default();
+    for (record, line) in lines(text) {
         let columns: Vec<&str> = line.split('|').map(str::trim).collect();
         if columns.len() != COLUMNS.len() {
             let problem = Problem::Invalid(format!("{} columns, not 6", columns.len()));
             return Err(ReadError::field_of(&record, "format", problem));
         }
         if add_line(&mut tree, &columns, &record)? {
-            lines.accounts.push(record);
+            named.accounts.push(record);
         } else {
-            lines.users.push(record);
+            named.users.push(record);
         }
     }
-    check_parents(&tree, &lines)?;
+    check_parents(&tree, &named)?;
     Ok(tree)
 }
 

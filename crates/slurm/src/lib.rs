@@ -45,6 +45,7 @@ pub mod config;
 pub mod error;
 pub mod history;
 mod json;
+mod lines;
 pub mod machines;
 pub mod nodes;
 pub mod plan;

@@ -9,6 +9,7 @@
 
 use crate::error::{Problem, ReadError};
 use crate::json::{records, Record};
+use crate::lines::lines;
 use std::collections::BTreeMap;
 
 /// The command, with its arguments, whose output [`parse_queue`] reads.
@@ -148,11 +149,7 @@ fn memory(record: &Record) -> Result<Option<Memory>, ReadError> {
 /// A job listed once per partition must have the same site factor on every line.
 pub fn parse_site_factors(text: &str) -> Result<BTreeMap<u64, i64>, ReadError> {
     let mut factors = BTreeMap::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record = format!("line {}", index + 1);
+    for (record, line) in lines(text) {
         let (id, factor) = site_factor_line(line, &record)?;
         if factors
             .insert(id, factor)

@@ -13,6 +13,7 @@
 
 use crate::assoc::Share;
 use crate::error::{Problem, ReadError};
+use crate::lines::lines;
 
 /// The command, with its arguments, whose output [`parse_sshare`] reads.
 pub const SSHARE_COMMAND: [&str; 5] = [
@@ -63,11 +64,7 @@ pub struct ShareRow {
 /// The standings in `sshare`'s output `text` (see [`SSHARE_COMMAND`]), in its order.
 pub fn parse_sshare(text: &str) -> Result<Vec<ShareRow>, ReadError> {
     let mut rows = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record = format!("line {}", index + 1);
+    for (record, line) in lines(text) {
         let columns: Vec<&str> = line.split('|').collect();
         if columns.len() != COLUMNS.len() {
             let problem = Problem::Invalid(format!("{} columns, not 8", columns.len()));

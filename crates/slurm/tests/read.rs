@@ -641,17 +641,7 @@ proptest! {
     /// sshare print.
     #[test]
     fn line_readers_errors_name_a_line(text in "[a-zA-Z0-9|:=,.+_\\[\\]/\n -]{0,300}") {
-        for result in [
-            parse_accounting(&text).map(drop),
-            parse_sshare(&text).map(drop),
-            parse_assoc(&text).map(drop),
-            parse_site_factors(&text).map(drop),
-        ] {
-            if let Err(error) = result {
-                let (_, record) = field_and_record(error);
-                prop_assert!(record.starts_with("line "), "{}", record);
-            }
-        }
+        every_line_error_names_a_line(&text)?;
     }
 
     /// A recorded line output with one byte changed reads or names a line.
@@ -662,17 +652,7 @@ proptest! {
             let i = at.index(bytes.len());
             bytes[i] = byte;
             let text = String::from_utf8_lossy(&bytes);
-            for result in [
-                parse_accounting(&text).map(drop),
-                parse_sshare(&text).map(drop),
-                parse_assoc(&text).map(drop),
-                parse_site_factors(&text).map(drop),
-            ] {
-                if let Err(error) = result {
-                    let (_, record) = field_and_record(error);
-                    prop_assert!(record.starts_with("line "), "{}", record);
-                }
-            }
+            every_line_error_names_a_line(&text)?;
         }
     }
 
@@ -688,4 +668,20 @@ proptest! {
             let _ = parse_nodes(&text);
         }
     }
+}
+
+/// Reads `text` with every line reader: each error it gives names a line.
+fn every_line_error_names_a_line(text: &str) -> Result<(), TestCaseError> {
+    for result in [
+        parse_accounting(text).map(drop),
+        parse_sshare(text).map(drop),
+        parse_assoc(text).map(drop),
+        parse_site_factors(text).map(drop),
+    ] {
+        if let Err(error) = result {
+            let (_, record) = field_and_record(error);
+            prop_assert!(record.starts_with("line "), "{}", record);
+        }
+    }
+    Ok(())
 }
