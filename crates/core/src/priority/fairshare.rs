@@ -233,27 +233,82 @@ pub fn slurm_classic_between_ticks(
     Ok(shown)
 }
 
-/// Fair Tree's ranks and factors: users in the depth-first order; sibling users whose level
-/// fairshare ties share the first one's rank, as Slurm allows ties. The factor is
+/// Fair Tree's ranks and factors, as Slurm's `_calc_tree_fs` gives them: depth first from the
+/// root, siblings in decreasing level fairshare (on a tie users before accounts, then tree
+/// order). A user whose level fairshare ties the previous sibling's shares the rank last given,
+/// and so does the first one reached under an account that tied its previous sibling (Slurm
+/// never merges tied accounts' children, whatever its comments say). The factor is
 /// `(users − rank + 1) / users`; accounts keep factor 0 (only users are ranked).
 fn rank_fair_tree(tree: &[Association], standings: &mut [Standing]) {
-    let order = fair_tree_order(tree, standings);
-    let users = order.len() as f64;
-    let mut previous: Option<(usize, usize)> = None;
-    for (place, &i) in order.iter().enumerate() {
-        let rank = match previous {
-            Some((p, rank))
-                if tree[p].parent == tree[i].parent
-                    && standings[p].level_fs == standings[i].level_fs =>
-            {
-                rank
-            }
-            _ => place + 1,
-        };
-        standings[i].rank = Some(rank);
-        standings[i].factor = (users - rank as f64 + 1.0) / users;
-        previous = Some((i, rank));
+    if tree.is_empty() {
+        return;
     }
+    let children = children(tree);
+    let users = tree.iter().filter(|a| a.user).count();
+    let keys: Vec<f64> = standings.iter().map(|s| level_key(s.level_fs)).collect();
+    let siblings = |kids: &[usize]| {
+        let mut kids = kids.to_vec();
+        kids.sort_by(|a, b| {
+            keys[*b]
+                .total_cmp(&keys[*a])
+                .then(tree[*b].user.cmp(&tree[*a].user))
+                .then(a.cmp(b))
+        });
+        kids
+    };
+    // Slurm's own counters: `rank` is the one given, `untied` the next one without a tie.
+    let (mut rank, mut untied) = (1, 1);
+    let mut stack = vec![Level::new(siblings(&[0]), false)];
+    while let Some(level) = stack.last_mut() {
+        let Some(&i) = level.kids.get(level.next) else {
+            stack.pop();
+            continue;
+        };
+        let tied = (level.next == 0 && level.starts_tied) || level.previous == Some(keys[i]);
+        level.next += 1;
+        level.previous = Some(keys[i]);
+        if tree[i].user {
+            if !tied {
+                rank = untied;
+            }
+            standings[i].rank = Some(rank);
+            standings[i].factor = (users - rank + 1) as f64 / users as f64;
+            untied += 1;
+        } else {
+            stack.push(Level::new(siblings(&children[i]), tied));
+        }
+    }
+}
+
+/// One level of Fair Tree's walk: the siblings in order and how far the walk has come.
+struct Level {
+    kids: Vec<usize>,
+    next: usize,
+    previous: Option<f64>,
+    starts_tied: bool,
+}
+
+impl Level {
+    fn new(kids: Vec<usize>, starts_tied: bool) -> Self {
+        Level {
+            kids,
+            next: 0,
+            previous: None,
+            starts_tied,
+        }
+    }
+}
+
+/// A level fairshare rounded to 40 bits of mantissa (about 12 digits), so that levels equal in
+/// exact arithmetic tie: Slurm computes them in `long double`, where such ties survive, while
+/// in `f64` they may land one rounding step apart (1.0 against 1.0000000000000002).
+fn level_key(level_fs: f64) -> f64 {
+    if !level_fs.is_finite() {
+        return level_fs;
+    }
+    const DROPPED: u32 = 12;
+    let bits = level_fs.to_bits() + (1 << (DROPPED - 1));
+    f64::from_bits(bits & !((1 << DROPPED) - 1))
 }
 
 /// `2^(−usage / shares)`; 0 for an association without shares, as Slurm gives it.
@@ -304,29 +359,6 @@ pub fn children(tree: &[Association]) -> Vec<Vec<usize>> {
         }
     }
     children
-}
-
-/// Fair Tree's order: depth first from the root, siblings in decreasing level fairshare (on a
-/// tie users before accounts, as Slurm does, then tree order), users listed as reached.
-fn fair_tree_order(tree: &[Association], standings: &[Standing]) -> Vec<usize> {
-    let mut children = children(tree);
-    for kids in &mut children {
-        kids.sort_by(|a, b| {
-            let by_level = standings[*b].level_fs.total_cmp(&standings[*a].level_fs);
-            by_level
-                .then(tree[*b].user.cmp(&tree[*a].user))
-                .then(a.cmp(b))
-        });
-    }
-    let mut order = Vec::new();
-    let mut stack: Vec<usize> = if tree.is_empty() { Vec::new() } else { vec![0] };
-    while let Some(i) = stack.pop() {
-        if tree[i].user {
-            order.push(i);
-        }
-        stack.extend(children[i].iter().rev());
-    }
-    order
 }
 
 #[cfg(test)]
@@ -544,6 +576,42 @@ mod tests {
         }
     }
 
+    /// Two accounts whose level fairshares tie, as a live Slurm 22.05 ranked them: the first
+    /// user reached under the second account shares the rank last given (bob with carol), and
+    /// the tied accounts' users are not merged (carol stays above alice).
+    #[test]
+    fn a_tied_account_passes_its_tie_to_its_first_user() {
+        let tree = [
+            account(None, 1.0),
+            account(Some(0), 1.0),
+            user(1, 1.0, 3.0),
+            user(1, 1.0, 0.0),
+            account(Some(0), 3.0),
+            user(4, 1.0, 6.0),
+            user(4, 1.0, 3.0),
+        ];
+        let s = standings(&tree, FairshareFunction::FairTree).unwrap();
+        assert_eq!(s[1].level_fs, s[4].level_fs);
+        let ranks: Vec<Option<usize>> = s.iter().map(|x| x.rank).collect();
+        assert_eq!(
+            ranks,
+            [None, None, Some(2), Some(1), None, Some(4), Some(2)]
+        );
+        let factors: Vec<f64> = s.iter().map(|x| x.factor).collect();
+        assert_eq!(factors, [0.0, 0.0, 0.75, 1.0, 0.0, 0.25, 0.75]);
+    }
+
+    /// Levels one rounding step apart tie; levels apart in the sixth digit do not.
+    #[test]
+    fn levels_a_rounding_step_apart_tie() {
+        let one = level_key(1.0);
+        assert_eq!(level_key(1.0000000000000002), one);
+        assert_eq!(level_key(0.9999999999999999), one);
+        assert_ne!(level_key(1.000001), one);
+        assert_eq!(level_key(f64::INFINITY), f64::INFINITY);
+        assert_eq!(level_key(0.0), 0.0);
+    }
+
     #[test]
     fn unusable_trees_are_refused() {
         assert_eq!(
@@ -628,6 +696,19 @@ mod properties {
                 }
                 prop_assert_eq!(ranks(&tree, f), ranks(&decayed, f));
             }
+        }
+
+        /// Fair Tree's ranks survive scaling every usage by a factor that is not a power of two,
+        /// though the level fairshares then move by rounding steps.
+        #[test]
+        fn fair_tree_ranks_do_not_see_rounding(mut tree in tree(), scale in 0.1f64..10.0) {
+            // Few distinct shares and usages, so that levels tie often.
+            for a in tree.iter_mut().filter(|a| a.user) {
+                a.shares = 1.0 + a.shares % 3.0;
+                a.usage %= 4.0;
+            }
+            let scaled: Vec<Association> = tree.iter().map(|a| Association { usage: a.usage * scale, ..a.clone() }).collect();
+            prop_assert_eq!(ranks(&tree, FairshareFunction::FairTree), ranks(&scaled, FairshareFunction::FairTree));
         }
 
         /// Under Fair Tree a user without usage ranks above every sibling with usage.
