@@ -4,9 +4,9 @@
 
 use crate::choice;
 use crate::output::{print, write_json};
-use crate::workload::parse_duration;
 use anyhow::Result;
 use fairshare_core::usage::penalty::PeMode;
+use fairshare_lab::input::parse_duration;
 use fairshare_lab::penalty::{explain, PenaltyRequest};
 use fairshare_report::penalty_table;
 use fairshare_trace::parse_size;

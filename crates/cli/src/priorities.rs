@@ -3,12 +3,12 @@
 
 use crate::choice;
 use crate::output::{print, write_json};
-use crate::workload::{parse_duration, TraceArgs};
+use crate::workload::TraceArgs;
 use anyhow::Result;
-use fairshare_core::model::Time;
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::usage::decay::Decay;
 use fairshare_core::usage::metric::UsageMetric;
+use fairshare_lab::input::{parse_decay, parse_moment};
 use fairshare_lab::{Moment, PrioritiesRequest};
 use fairshare_report::priorities_table;
 use std::path::PathBuf;
@@ -88,108 +88,4 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     print(&priorities_table(&document))
-}
-
-/// `40d`, `30` or `2026-11-23T23:16:57[Z|±HH:MM]`.
-fn parse_moment(text: &str) -> Result<Moment, String> {
-    if text.as_bytes().get(4) == Some(&b'-') {
-        parse_date(text).map(Moment::Date)
-    } else {
-        parse_duration(text).map(Moment::After)
-    }
-}
-
-/// `2026-11-23T23:16:57` (UTC), with `Z` or with an offset such as `+01:00`.
-fn parse_date(text: &str) -> Result<Time, String> {
-    let expected = || {
-        format!("expected a date such as 2026-11-23T23:16:57, 2026-11-23T23:16:57Z or 2026-11-24T00:16:57+01:00, found {text:?}")
-    };
-    let split = text
-        .len()
-        .checked_sub(6)
-        .filter(|&i| text.is_char_boundary(i));
-    let (clock, offset_s) = match split.map(|i| text.split_at(i)) {
-        Some((clock, zone))
-            if clock.len() > 10 && (zone.starts_with('+') || zone.starts_with('-')) =>
-        {
-            let (h, m) = zone[1..].split_once(':').ok_or_else(expected)?;
-            let minutes = h.parse::<i64>().map_err(|_| expected())? * 60
-                + m.parse::<i64>().map_err(|_| expected())?;
-            let sign = if zone.starts_with('-') { -1 } else { 1 };
-            (clock, sign * minutes * 60)
-        }
-        _ => (text, 0),
-    };
-    let utc = humantime::parse_rfc3339_weak(clock).map_err(|_| expected())?;
-    let secs = utc
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_err(|_| expected())?
-        .as_secs() as i64
-        - offset_s;
-    Time::from_input_secs(secs as f64).ok_or_else(expected)
-}
-
-/// `half-life:7d`, `step:72h:0.5`, `reset:30d` or `slurm:half-life=10m,period=1m,tick=DATE`,
-/// durations as `--horizon` reads them.
-fn parse_decay(text: &str) -> Result<Decay, String> {
-    if let Some(rest) = text.strip_prefix("slurm:") {
-        return slurm_decay(rest);
-    }
-    let mut parts: Vec<String> = text.split(':').map(String::from).collect();
-    if let Some(duration) = parts.get_mut(1) {
-        *duration = (parse_duration(duration)? as f64 / 1e6).to_string();
-    }
-    parts.join(":").parse()
-}
-
-/// Slurm's accounting: `half-life=10m,period=1m,tick=DATE` (or `offset=SECONDS`) in the
-/// core's seconds.
-fn slurm_decay(text: &str) -> Result<Decay, String> {
-    let mut seconds = Vec::new();
-    for item in text.split(',').filter(|i| !i.is_empty()) {
-        let (key, value) = item
-            .split_once('=')
-            .ok_or_else(|| format!("slurm: expected key=value, found {item:?}"))?;
-        let value = match key {
-            "half-life" | "period" => (parse_duration(value)? as f64 / 1e6).to_string(),
-            "tick" => (parse_date(value)?.as_micros() / 1_000_000).to_string(),
-            _ => value.to_owned(),
-        };
-        let key = if key == "tick" { "offset" } else { key };
-        seconds.push(format!("{key}={value}"));
-    }
-    format!("slurm:{}", seconds.join(",")).parse()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_read_in_utc_or_with_an_offset() {
-        let utc = parse_date("2026-11-23T23:16:57").unwrap();
-        assert_eq!(parse_date("2026-11-23T23:16:57Z"), Ok(utc));
-        assert_eq!(parse_date("2026-11-24T00:16:57+01:00"), Ok(utc));
-        assert_eq!(parse_date("2026-11-23T17:46:57-05:30"), Ok(utc));
-        for bad in [
-            "2026-11-23",
-            "2026-11-23T25:00:00",
-            "2026-11-23T23:16:57+1:00",
-            "2026-11-23T23:16:5é",
-            "1969-12-31T23:59:59Z",
-        ] {
-            assert!(parse_date(bad).is_err(), "{bad}");
-        }
-        assert!(matches!(
-            parse_moment("2026-11-23T23:16:57"),
-            Ok(Moment::Date(_))
-        ));
-        assert!(matches!(
-            parse_moment("90m"),
-            Ok(Moment::After(5_400_000_000))
-        ));
-        assert!(parse_moment("2026-11-23")
-            .unwrap_err()
-            .contains("expected a date"));
-    }
 }

@@ -2,9 +2,10 @@
 
 use crate::output::Outputs;
 use crate::policy_help;
-use crate::workload::{parse_duration, sim_bar, ClusterArgs, TraceArgs};
+use crate::workload::{sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
+use fairshare_lab::input::parse_window;
 use fairshare_lab::{CapacitySource, Replay, ReplayPlan, ReplayRequest, ShareSource};
 use fairshare_sim::stats::{timed, RunStats};
 use indicatif::MultiProgress;
@@ -129,20 +130,6 @@ pub fn run(args: Args) -> Result<()> {
     outputs.write(&summary, fairshare_report::replay_html, |s| {
         fairshare_report::replay_table(s, &stats)
     })
-}
-
-/// `START+LENGTH` (durations, e.g. `40d+12h`) as the window `(start, end)` in microseconds.
-fn parse_window(text: &str) -> Result<(u64, u64), String> {
-    let Some((start, length)) = text.rsplit_once('+') else {
-        return Err(format!(
-            "expected START+LENGTH, e.g. 40d+12h, found {text:?}"
-        ));
-    };
-    let (start, length) = (parse_duration(start)?, parse_duration(length)?);
-    if length == 0 {
-        return Err("the window's LENGTH must be more than 0".into());
-    }
-    Ok((start, start.saturating_add(length)))
 }
 
 /// Where the capacity comes from, by the options given.

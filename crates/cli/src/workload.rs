@@ -4,7 +4,7 @@
 use crate::choice;
 use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::Blocking;
-use fairshare_core::model::Time;
+use fairshare_lab::input::parse_duration;
 use fairshare_lab::{Replay, StopRule, TraceSpec, Workload};
 use fairshare_sim::cluster::{Fit, Overrun, Scheduler};
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
@@ -66,25 +66,6 @@ pub struct ClusterArgs {
     /// raised to its runtime.
     #[arg(long, value_parser = choice::<Overrun>(), default_value = "kill")]
     pub overrun: Overrun,
-}
-
-/// A duration in seconds, or with a unit (`90s`, `15m`, `6h`, `2d`), as microseconds; at most
-/// [`Time::LONGEST_INPUT_S`] (about 317 years), so that the end of a run is a time the engine
-/// can hold.
-pub fn parse_duration(text: &str) -> Result<u64, String> {
-    let seconds = match text.parse::<f64>() {
-        Ok(s) => s,
-        Err(_) => humantime::parse_duration(text)
-            .map_err(|e| format!("{e}: expected e.g. 3600, 90m, 6h or 2d"))?
-            .as_secs_f64(),
-    };
-    match Time::from_input_secs(seconds) {
-        Some(t) => Ok(t.as_micros()),
-        None => Err(format!(
-            "expected a duration from 0 to {:e} s (about 317 years), found {text:?}",
-            Time::LONGEST_INPUT_S
-        )),
-    }
 }
 
 impl TraceArgs {

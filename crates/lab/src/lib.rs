@@ -27,6 +27,7 @@
 
 pub mod baa;
 pub mod cloud;
+pub mod input;
 pub mod penalty;
 mod priorities;
 mod replay;
