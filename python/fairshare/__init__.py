@@ -12,9 +12,29 @@ import json
 import os
 from typing import Any, Mapping, Union
 
+from . import baa
+from ._documents import Document, Standings, Sweep, penalty, priorities, simulate, sweep
 from ._native import InputError, allocate_json, policies_json
+from ._reader import Trace, read
+from ._replay import Result, replay
 
-__all__ = ["InputError", "allocate", "policies"]
+__all__ = [
+    "Document",
+    "InputError",
+    "Result",
+    "Standings",
+    "Sweep",
+    "Trace",
+    "allocate",
+    "baa",
+    "penalty",
+    "policies",
+    "priorities",
+    "read",
+    "replay",
+    "simulate",
+    "sweep",
+]
 
 
 def policies() -> list[dict[str, Any]]:

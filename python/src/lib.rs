@@ -3,15 +3,24 @@
 //! CLI's to the last digit; the `fairshare` package around it turns that text into Python
 //! objects and its errors into `fairshare.InputError`.
 
+mod documents;
+mod progress;
+mod reader;
+mod replay;
+
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::choice::Choice;
 use fairshare_core::instance::Instance;
 use fairshare_core::policy::registry::POLICIES;
 use fairshare_core::policy::Engine;
+use fairshare_lab::TraceSpec;
+use fairshare_trace::swf::SwfOptions;
+use fairshare_trace::{Format, ReadOptions};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde::Serialize;
+use std::path::PathBuf;
 
 create_exception!(
     _native,
@@ -86,11 +95,136 @@ fn allocate_json(py: Python<'_>, text: &str, rule: &str) -> PyResult<String> {
     .map_err(InputError::new_err)
 }
 
+/// The error for `error`, an input fairshare cannot use.
+fn input_error(error: impl std::fmt::Display) -> PyErr {
+    InputError::new_err(error.to_string())
+}
+
+/// The option of `T` called `name`, or an error naming `field` and the options.
+fn named<T: Choice>(field: &str, name: &str) -> Result<T, String> {
+    T::named(name).ok_or_else(|| format!("{field} {name:?}: expected {}", T::names()))
+}
+
+/// Where the tasks come from, by the command line's names.
+pub struct TraceOptions {
+    /// The trace files, read in order.
+    pub paths: Vec<PathBuf>,
+    /// `--format`; detected when `None`.
+    pub format: Option<String>,
+    /// `--lenient`.
+    pub lenient: bool,
+    /// `--swf-cpus`.
+    pub swf_cpus: String,
+    /// `--swf-memory`.
+    pub swf_memory: String,
+}
+
+/// The lab's description of the trace, each option checked as the command line checks it.
+fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, String> {
+    if trace.paths.is_empty() {
+        return Err("traces: give at least one file".into());
+    }
+    let format = (trace.format.as_deref())
+        .map(|f| named::<Format>("format", f))
+        .transpose()?;
+    Ok(TraceSpec {
+        shown: (trace.paths.iter())
+            .map(|p| p.display().to_string())
+            .collect(),
+        paths: trace.paths.clone(),
+        format,
+        options: ReadOptions {
+            lenient: trace.lenient,
+            swf: SwfOptions {
+                cpus: named("swf_cpus", &trace.swf_cpus)?,
+                memory: named("swf_memory", &trace.swf_memory)?,
+                ..SwfOptions::default()
+            },
+        },
+    })
+}
+
+/// Replays `traces` under `policies` as `fairshare replay` does; `gantt` is a window
+/// `START+LENGTH`, `"day"` for the middle day (as `--report` lists), or `None`.
+#[pyfunction]
+#[pyo3(signature = (
+    traces, policies, *, format = None, lenient = false, swf_cpus = "auto".to_owned(),
+    swf_memory = "auto".to_owned(), capacity_fraction = None, capacity = None, machines = None,
+    shares = "equal".to_owned(), queues = None, horizon = None, drain = false,
+    rule = "head-of-line".to_owned(), scheduler = "fill".to_owned(), placement = "first".to_owned(),
+    overrun = "kill".to_owned(), gantt = None, progress = None
+))]
+#[allow(clippy::too_many_arguments)]
+fn replay_run(
+    py: Python<'_>,
+    traces: Vec<PathBuf>,
+    policies: Vec<String>,
+    format: Option<String>,
+    lenient: bool,
+    swf_cpus: String,
+    swf_memory: String,
+    capacity_fraction: Option<f64>,
+    capacity: Option<String>,
+    machines: Option<PathBuf>,
+    shares: String,
+    queues: Option<PathBuf>,
+    horizon: Option<String>,
+    drain: bool,
+    rule: String,
+    scheduler: String,
+    placement: String,
+    overrun: String,
+    gantt: Option<String>,
+    progress: Option<PyObject>,
+) -> PyResult<replay::Replayed> {
+    let trace = TraceOptions {
+        paths: traces,
+        format,
+        lenient,
+        swf_cpus,
+        swf_memory,
+    };
+    let cluster = replay::ClusterOptions {
+        capacity_fraction,
+        capacity,
+        machines,
+        horizon,
+        drain,
+        rule,
+        scheduler,
+        placement,
+        overrun,
+    };
+    let view = match gantt.as_deref() {
+        None => replay::MachineView::None,
+        Some("day") => replay::MachineView::MiddleDay,
+        Some(window) => replay::MachineView::Window(window.to_owned()),
+    };
+    let run = replay::Run {
+        trace: &trace,
+        policies: &policies,
+        cluster: &cluster,
+        shares: &shares,
+        queues,
+        view,
+    };
+    replay::replay(py, run, progress).map_err(InputError::new_err)
+}
+
 /// The module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add_function(wrap_pyfunction!(policies_json, m)?)?;
     m.add_function(wrap_pyfunction!(allocate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_run, m)?)?;
+    m.add_class::<replay::Replayed>()?;
+    m.add_function(wrap_pyfunction!(documents::priorities_run, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::penalty_run, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::simulate_run, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::sweep_run, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::baa_timeline_run, m)?)?;
+    m.add_class::<documents::Document>()?;
+    m.add_class::<reader::TraceReader>()?;
     Ok(())
 }

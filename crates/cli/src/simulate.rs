@@ -4,14 +4,14 @@
 
 use crate::output::Outputs;
 use crate::policy_help;
-use anyhow::{Context, Result};
-use fairshare_core::policy::{Engine, PolicySpec};
-use fairshare_sim::process::{simulate_with_progress, Progress};
-use fairshare_sim::runtime::{compare, RuntimePolicy, RuntimeScenario};
-use fairshare_sim::scenario::{check_runs, ProcessPolicy, Scenario, MAX_RUNS};
+use anyhow::Result;
+use fairshare_core::policy::Engine;
+use fairshare_lab::simulation::{Simulated, Simulation};
+use fairshare_sim::process::Progress;
+use fairshare_sim::runtime::RuntimePolicy;
 use fairshare_sim::stats::{timed, RunStats};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Run a scenario and show who got what, when: processes cycling over resources under
 /// bottleneck-based global priorities, or workloads on a cloud's nodes under the runtime
@@ -60,41 +60,26 @@ pub fn run(args: Args) -> Result<()> {
         stats: args.stats,
     };
     outputs.check()?;
-    let text = std::fs::read_to_string(&args.scenario)
-        .with_context(|| format!("cannot read {}", args.scenario.display()))?;
-    if RuntimeScenario::is_runtime(&text) {
-        return runtime(
-            &args.scenario,
-            args.policy.as_deref(),
-            args.runs,
-            &text,
-            &outputs,
-        );
-    }
-    let mut scenario = Scenario::from_toml(&text, &args.scenario)?;
-    if let Some(policy) = &args.policy {
-        let spec = PolicySpec::parse_for(policy, Engine::Simulate).context("--policy")?;
-        scenario.simulation.policy = ProcessPolicy::of(&spec)
-            .context("--policy: the registry and the process engine disagree")?;
-    }
-    if let Some(runs) = args.runs {
-        anyhow::ensure!(
-            check_runs(runs).is_ok(),
-            "--runs {runs}: expected a whole number from 1 to {MAX_RUNS}"
-        );
-        scenario.simulation.runs = runs;
-    }
+    let simulation = Simulation::read(&args.scenario, args.policy.as_deref(), args.runs)?;
     let name = args.scenario.display().to_string();
-    let bar = bar(scenario.simulation.runs);
-    let (result, wall_s) =
-        timed(|| simulate_with_progress(&scenario, &name, &mut |p| show(&bar, p)));
+    let bar = bar(simulation.runs());
+    let (result, wall_s) = timed(|| simulation.run(&name, &mut |p| show(&bar, p)));
     bar.finish_and_clear();
-    let result = result.with_context(|| format!("simulating {name}"))?;
-    let stats = RunStats::new(&name, result.events, wall_s);
+    let (result, events) = result?;
+    let stats = RunStats::new(&name, events, wall_s);
     outputs.write_stats(std::slice::from_ref(&stats))?;
-    outputs.write(&result, fairshare_report::simulate_html, |r| {
-        fairshare_report::simulate_table(r, Some(&stats))
-    })
+    match result {
+        Simulated::Processes(result) => {
+            outputs.write(&*result, fairshare_report::simulate_html, |r| {
+                fairshare_report::simulate_table(r, Some(&stats))
+            })
+        }
+        Simulated::Runtime(result) => outputs.write(
+            &*result,
+            fairshare_report::runtime_html,
+            fairshare_report::runtime_table,
+        ),
+    }
 }
 
 /// The help of `--policy`: the process policies of the registry, then the runtime ones.
@@ -105,36 +90,6 @@ fn simulate_policy_help() -> String {
          compute heaviness with the scenario's metric, DRF or asset fairness).",
         policy_help(Engine::Simulate, "Override the scenario's policy"),
         runtime.join(", ")
-    )
-}
-
-/// Runs a runtime scenario under its policy and beside it without the service.
-fn runtime(
-    path: &Path,
-    policy: Option<&str>,
-    runs: Option<u32>,
-    text: &str,
-    outputs: &Outputs,
-) -> Result<()> {
-    let mut scenario = RuntimeScenario::from_toml(text, path)?;
-    if let Some(policy) = policy {
-        scenario.policy = policy
-            .parse()
-            .map_err(|e: String| anyhow::anyhow!("--policy: {e}"))?;
-    }
-    anyhow::ensure!(
-        runs.is_none(),
-        "--runs: a runtime scenario is deterministic and runs once"
-    );
-    let name = path.display().to_string();
-    let (result, wall_s) = timed(|| compare(&scenario));
-    let result = result.with_context(|| format!("simulating {name}"))?;
-    let intervals = u64::from(scenario.ticks()) * (1 + u64::from(result.baseline.is_some()));
-    outputs.write_stats(&[RunStats::new(&name, intervals, wall_s)])?;
-    outputs.write(
-        &result,
-        fairshare_report::runtime_html,
-        fairshare_report::runtime_table,
     )
 }
 

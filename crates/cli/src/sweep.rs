@@ -4,8 +4,8 @@
 use crate::output::Outputs;
 use crate::policy_help;
 use crate::workload::{ClusterArgs, TraceArgs};
-use anyhow::{bail, Context, Result};
-use fairshare_core::policy::{Engine, PolicySpec};
+use anyhow::{bail, Result};
+use fairshare_core::policy::Engine;
 use fairshare_lab::sweep;
 use fairshare_report::{sweep_html, sweep_table};
 use fairshare_sim::stats::{timed, RunStats};
@@ -113,23 +113,11 @@ pub fn run(args: Args) -> Result<()> {
     let Some(trace) = &args.trace else {
         bail!("give the trace files to sweep over")
     };
-    if let Some(f) = args
-        .fractions
-        .iter()
-        .find(|f| !(f.is_finite() && **f > 0.0))
-    {
-        bail!("--fractions: every fraction must be positive, found {f}");
-    }
     if args.cluster.machines.is_some() {
         bail!("a sweep varies a pool's capacity; --machines does not apply");
     }
-    let baseline: PolicySpec = args.baseline.parse().context("--baseline")?;
+    let mine = sweep::plan(&args.fractions, &args.nines, &args.baseline, args.shard)?;
     let (shard, shards) = args.shard;
-    let mine = sweep::shard(
-        sweep::grid(&args.fractions, &args.nines, &baseline),
-        shard,
-        shards,
-    );
     let workload = trace.scan()?;
     let replay = args.cluster.replay();
     let bar = ProgressBar::new(mine.len() as u64);

@@ -32,6 +32,7 @@ pub mod penalty;
 mod priorities;
 mod replay;
 pub mod shares;
+pub mod simulation;
 pub mod sweep;
 mod workload;
 

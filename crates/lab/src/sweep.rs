@@ -42,6 +42,36 @@ pub fn grid(fractions: &[f64], nines: &[u32], baseline: &PolicySpec) -> Vec<Cell
         .collect()
 }
 
+/// The cells of shard `shard` of `shards` of the grid of `fractions` × `nines` against
+/// `baseline`, each option checked as `fairshare sweep` checks it.
+pub fn plan(
+    fractions: &[f64],
+    nines: &[u32],
+    baseline: &str,
+    (index, shards): (usize, usize),
+) -> Result<Vec<Cell>, LabError> {
+    let refuse = |message: String| Err(LabError::Unusable(message));
+    if let Some(f) = fractions.iter().find(|f| !(f.is_finite() && **f > 0.0)) {
+        return refuse(format!(
+            "--fractions: every fraction must be positive, found {f}"
+        ));
+    }
+    if let Some(k) = nines.iter().find(|k| !(1..=15).contains(*k)) {
+        return refuse(format!("--nines: each k must be from 1 to 15, found {k}"));
+    }
+    if fractions.is_empty() {
+        return refuse("--fractions: give at least one".into());
+    }
+    if index >= shards {
+        return refuse(format!(
+            "--shard {index}/{shards}: expected i/n with 0 ≤ i < n"
+        ));
+    }
+    let baseline: PolicySpec =
+        (baseline.parse()).map_err(|e| LabError::Unusable(format!("--baseline: {e}")))?;
+    Ok(shard(grid(fractions, nines, &baseline), index, shards))
+}
+
 /// The cells of shard `shard` of `shards`: cell j goes to shard j mod n.
 pub fn shard(grid: Vec<Cell>, shard: usize, shards: usize) -> Vec<Cell> {
     grid.into_iter()

@@ -1,0 +1,321 @@
+"""``fairshare.replay``: a trace replayed under several policies, with the results as the
+``fairshare replay`` command writes them and as pandas DataFrames."""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from functools import cached_property
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+
+from . import _native
+from ._frames import frame
+from ._progress import Bar, callback
+from ._native import InputError
+
+Path = Union[str, "os.PathLike[str]"]
+
+
+class Result:
+    """A finished replay: ``doc`` is the summary ``fairshare replay --json`` writes (``json()``
+    its text, to the byte), and its tables are pandas DataFrames, one row per policy, user,
+    account, sample or job, with a ``policy`` column (docs/python.md lists their columns)."""
+
+    def __init__(self, native: _native.Replayed) -> None:
+        self._native = native
+        self._json = native.json()
+        self.doc: dict[str, Any] = json.loads(self._json)
+        """The summary, as ``fairshare replay --json`` writes it."""
+        self.notes: list[str] = native.notes()
+        """What the reader and the assembly decided (capacity, shares, queues), in words."""
+        self.warnings: list[str] = native.warnings()
+        """What the results warn of, as the command line says it."""
+
+    def json(self) -> str:
+        """The summary's JSON text, byte for byte what ``fairshare replay --json`` writes."""
+        return self._json
+
+    def to_html(self, path: Path) -> None:
+        """Writes the self-contained HTML report ``fairshare replay --report`` writes."""
+        with open(os.fspath(path), "w", encoding="utf-8") as file:
+            file.write(self._native.html())
+
+    def table(self) -> str:
+        """The table ``fairshare replay`` prints."""
+        return self._native.table()
+
+    @cached_property
+    def stats(self) -> list[dict[str, Any]]:
+        """Each run's wall-clock seconds and events per second, as ``--stats`` writes them."""
+        return json.loads(self._native.stats())
+
+    def __repr__(self) -> str:
+        return self.table()
+
+    @property
+    def _resources(self) -> list[str]:
+        return self.doc["setting"]["resources"]
+
+    @cached_property
+    def summary(self):
+        """One row per policy: tasks, waits, slowdown, utilization of each resource, Jain's
+        index of the users' dominant shares."""
+        rows = []
+        for run in self.doc["policies"]:
+            row = {key: run.get(key, 0) for key in SUMMARY}
+            row.update({f"util_{r}": run["utilization"][r] for r in self._resources})
+            row["livetree_events"] = run.get("livetree_events")
+            rows.append(row)
+        return frame(rows, {**SUMMARY, **self._per_resource("util_"), "livetree_events": "Int64"})
+
+    @cached_property
+    def users(self):
+        """One row per policy and user: tasks, mean wait, slowdown and response, the
+        time-averaged dominant share and fraction held of each resource, and what a fairshare
+        policy charged (NaN under others)."""
+        rows = []
+        for run in self.doc["policies"]:
+            for user in run["users"]:
+                row = {key: user.get(key, 0) for key in USERS}
+                row.update(policy=run["policy"], user=user["id"])
+                held = user.get("mean_held") or [0.0] * len(self._resources)
+                row.update({f"held_{r}": v for r, v in zip(self._resources, held)})
+                row["charged"] = user.get("charged", float("nan"))
+                rows.append(row)
+        return frame(rows, {**USERS, **self._per_resource("held_"), "charged": "float64"})
+
+    @cached_property
+    def accounts(self):
+        """One row per policy and account of the share file (root first; empty without one):
+        entitlement against what was delivered, its users' tasks and waits."""
+        rows = []
+        for run in self.doc["policies"]:
+            for account in run.get("accounts", []):
+                row = {key: account.get(key, 0) for key in ACCOUNTS}
+                row.update(policy=run["policy"], account=account["name"])
+                row["parent"] = account["parent"]
+                rows.append(row)
+        return frame(rows, ACCOUNTS)
+
+    @cached_property
+    def timeline(self):
+        """One row per policy and sample: seconds from the first event and the fraction of each
+        resource in use."""
+        rows = []
+        for run in self.doc["policies"]:
+            line = run["timeline"]
+            for i, time in enumerate(line["times_s"]):
+                row = {"policy": run["policy"], "time_s": time}
+                row.update({f"util_{r}": v[i] for r, v in zip(self._resources, line["utilization"])})
+                rows.append(row)
+        return frame(rows, {**TIMELINE, **self._per_resource("util_")})
+
+    @cached_property
+    def shares(self):
+        """One row per policy, sample and user drawn (the users with the most tasks): the
+        user's dominant share at that time."""
+        rows = [
+            {"policy": run["policy"], "time_s": time, "user": series["id"], "dominant_share": value}
+            for run in self.doc["policies"]
+            for series in run["timeline"]["dominant_share"]
+            for time, value in zip(run["timeline"]["times_s"], series["values"])
+        ]
+        return frame(rows, SHARES)
+
+    @cached_property
+    def jobs(self):
+        """One row per policy and job of the view of the machines (the ``gantt`` window):
+        submit, start and end in seconds from the first event, the wait, the nodes it held and
+        its first reservation (NaN without one)."""
+        view = self.doc["setting"].get("machine_view")
+        if view is None:
+            return frame([], JOBS)
+        rows = [
+            _job(run["policy"], job, view) for run in self.doc["policies"] for job in run.get("jobs", [])
+        ]
+        return frame(rows, JOBS)
+
+    def _per_resource(self, prefix: str) -> dict[str, str]:
+        return {f"{prefix}{r}": "float64" for r in self._resources}
+
+
+def _job(policy: str, job: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
+    """One job of the view of the machines as a row of ``Result.jobs``."""
+    origin = view["origin"]
+    reserved = job.get("first_reserved")
+    return {
+        "policy": policy,
+        "id": job["id"],
+        "user": view["users"][job["user"]],
+        "submit_s": (job["submit"] - origin) / 1e6,
+        "start_s": (job["start"] - origin) / 1e6,
+        "end_s": (job["end"] - origin) / 1e6,
+        "wait_s": (job["start"] - job["submit"]) / 1e6,
+        "nodes": [view["nodes"][i]["name"] for i, _ in job["placed"]],
+        "first_reserved_s": float("nan") if reserved is None else (reserved - origin) / 1e6,
+    }
+
+
+_COUNT, _REAL, _TEXT = "int64", "float64", "string"
+
+SUMMARY = {
+    "policy": _TEXT,
+    **dict.fromkeys(
+        [
+            "tasks_submitted",
+            "tasks_started",
+            "tasks_completed",
+            "tasks_unfinished",
+            "tasks_never_fit",
+            "tasks_beyond_horizon",
+            "tasks_killed_at_walltime",
+        ],
+        _COUNT,
+    ),
+    **dict.fromkeys(
+        [
+            "mean_wait_s",
+            "p95_wait_s",
+            "user_mean_wait_s",
+            "mean_slowdown",
+            "mean_response_s",
+            "makespan_s",
+            "jain_index",
+            "simulated_s",
+        ],
+        _REAL,
+    ),
+    "events": _COUNT,
+}
+"""The columns of ``Result.summary`` before ``util_<resource>`` and ``livetree_events``."""
+
+USERS = {
+    "policy": _TEXT,
+    "user": _TEXT,
+    **dict.fromkeys(["tasks_submitted", "tasks_started", "tasks_completed", "tasks_never_fit"], _COUNT),
+    **dict.fromkeys(["mean_wait_s", "mean_dominant_share", "mean_slowdown", "mean_response_s"], _REAL),
+}
+"""The columns of ``Result.users`` before ``held_<resource>`` and ``charged``."""
+
+ACCOUNTS = {
+    "policy": _TEXT,
+    "account": _TEXT,
+    "parent": _TEXT,
+    "entitlement": _REAL,
+    "users": _COUNT,
+    "tasks_submitted": _COUNT,
+    "mean_wait_s": _REAL,
+    "mean_slowdown": _REAL,
+    "mean_response_s": _REAL,
+    "delivered": _REAL,
+}
+"""The columns of ``Result.accounts``."""
+
+TIMELINE = {"policy": _TEXT, "time_s": _REAL}
+"""The columns of ``Result.timeline`` before ``util_<resource>``."""
+
+SHARES = {"policy": _TEXT, "time_s": _REAL, "user": _TEXT, "dominant_share": _REAL}
+"""The columns of ``Result.shares``."""
+
+JOBS = {
+    "policy": _TEXT,
+    "id": _COUNT,
+    "user": _TEXT,
+    "submit_s": _REAL,
+    "start_s": _REAL,
+    "end_s": _REAL,
+    "wait_s": _REAL,
+    "nodes": "object",
+    "first_reserved_s": _REAL,
+}
+"""The columns of ``Result.jobs``."""
+
+
+def replay(
+    traces: Union[Path, Sequence[Path]],
+    policies: Iterable[str] = ("drf", "sdrf:delta=0.999999"),
+    *,
+    format: Optional[str] = None,
+    lenient: bool = False,
+    swf_cpus: str = "auto",
+    swf_memory: str = "auto",
+    capacity_fraction: Optional[float] = None,
+    capacity: Union[str, Mapping[str, float], None] = None,
+    machines: Optional[Path] = None,
+    shares: Union[str, Path] = "equal",
+    queues: Optional[Path] = None,
+    horizon: Union[str, int, None] = None,
+    drain: bool = False,
+    rule: str = "head-of-line",
+    scheduler: str = "fill",
+    placement: str = "first",
+    overrun: str = "kill",
+    gantt: Union[str, bool] = True,
+    progress: Union[bool, Callable[[int, int], Any]] = True,
+) -> Result:
+    """Replays a workload trace under each policy and compares who waited, who finished and
+    how full the cluster was, as ``fairshare replay`` does (same names, defaults, numbers).
+
+    ``traces`` is a trace file or a list of them (every Google ``task_events`` part, in order);
+    ``policies`` are policy specs such as ``"drf"`` or ``"sdrf:delta=0.999999"`` (see
+    ``fairshare.policies()``). The capacity is the trace's own machine unless one of
+    ``capacity_fraction`` (of the mean demand R), ``capacity`` (``"cpu=120,mem=80"`` or a dict)
+    or ``machines`` (a file) is given. ``shares`` is ``"equal"``, a share file or
+    ``"usage:FACTOR"``; ``horizon`` a duration (``"6h"``, seconds); ``drain`` runs until every
+    task has finished. ``rule``, ``scheduler``, ``placement`` and ``overrun`` take the names the
+    command line takes. ``gantt`` is the window whose jobs ``Result.jobs`` and the report's view
+    of the machines show: ``True`` for the day in the middle of the trace (as ``--report``),
+    ``"40d+12h"`` for another, ``False`` for none (as ``--json`` alone). ``progress`` shows a
+    bar when tqdm is installed, or is a callable given the simulated seconds done since its
+    last call and the total.
+
+    The work runs with the GIL released, one policy per core. Raises ``InputError`` for input
+    fairshare cannot use, saying where and what was expected."""
+    if isinstance(capacity, Mapping):
+        capacity = ",".join(f"{name}={amount}" for name, amount in capacity.items())
+    window = ("day" if gantt else None) if isinstance(gantt, bool) else gantt
+    bar = Bar("s", "simulated")
+    try:
+        native = _native.replay_run(
+            _paths(traces),
+            list(policies),
+            format=format,
+            lenient=lenient,
+            swf_cpus=swf_cpus,
+            swf_memory=swf_memory,
+            capacity_fraction=capacity_fraction,
+            capacity=capacity,
+            machines=_path(machines),
+            shares=os.fspath(shares),
+            queues=_path(queues),
+            horizon=None if horizon is None else str(horizon),
+            drain=drain,
+            rule=rule,
+            scheduler=scheduler,
+            placement=placement,
+            overrun=overrun,
+            gantt=window,
+            progress=callback(progress, bar),
+        )
+    finally:
+        bar.close()
+    result = Result(native)
+    for warning in result.warnings:
+        warnings.warn(warning, stacklevel=2)
+    return result
+
+
+def _path(path: Optional[Path]) -> Optional[str]:
+    """A path given or not, as text."""
+    return None if path is None else os.fspath(path)
+
+
+def _paths(traces: Union[Path, Sequence[Path]]) -> list[str]:
+    """One trace or several, as paths."""
+    if isinstance(traces, (str, os.PathLike)):
+        return [os.fspath(traces)]
+    return [os.fspath(p) for p in traces]
+
+
+__all__ = ["InputError", "Result", "replay"]

@@ -1,0 +1,234 @@
+//! `replay`: one trace, several policies side by side, as `fairshare replay` runs it (the
+//! same lab calls, in parallel where cores allow), with the GIL released while it runs.
+
+use crate::progress::Progress;
+use crate::{input_error, named, trace_spec, TraceOptions};
+use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::policy::PolicySpec;
+use fairshare_lab::input::{parse_duration, parse_window};
+use fairshare_lab::{
+    CapacitySource, LabError, Replay, ReplayPlan, ReplayRequest, ShareSource, StopRule, Workload,
+};
+use fairshare_sim::cluster::{Fit, Overrun, Scheduler};
+use fairshare_sim::stats::{timed, RunStats};
+use fairshare_sim::summary::ReplaySummary;
+use pyo3::prelude::*;
+use rayon::prelude::*;
+use std::path::PathBuf;
+
+/// A finished replay: the summary `fairshare replay --json` writes, what the runs took, and
+/// the notes the reading and the assembly made.
+#[pyclass(module = "fairshare._native", frozen)]
+pub struct Replayed {
+    summary: ReplaySummary,
+    stats: Vec<RunStats>,
+    notes: Vec<String>,
+}
+
+#[pymethods]
+impl Replayed {
+    /// The summary as `fairshare replay --json` writes it, to the byte.
+    fn json(&self) -> PyResult<String> {
+        let mut text = serde_json::to_string_pretty(&self.summary).map_err(input_error)?;
+        text.push('\n');
+        Ok(text)
+    }
+
+    /// The self-contained HTML report `fairshare replay --report` writes.
+    fn html(&self) -> String {
+        fairshare_report::replay_html(&self.summary)
+    }
+
+    /// The table `fairshare replay` prints.
+    fn table(&self) -> String {
+        fairshare_report::replay_table(&self.summary, &self.stats)
+    }
+
+    /// What the results warn of (many tasks that never fit, …), as the command line says it.
+    fn warnings(&self) -> Vec<String> {
+        fairshare_report::replay_warnings(&self.summary)
+    }
+
+    /// What the reader and the assembly decided (capacity, shares, queues), in words.
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
+    }
+
+    /// Each run's wall-clock seconds and events, as `--stats` writes them (JSON).
+    fn stats(&self) -> PyResult<String> {
+        serde_json::to_string_pretty(&self.stats).map_err(input_error)
+    }
+}
+
+/// The cluster and capacity options of a replay, by their command-line names.
+pub struct ClusterOptions {
+    /// `--capacity-fraction`.
+    pub capacity_fraction: Option<f64>,
+    /// `--capacity`.
+    pub capacity: Option<String>,
+    /// `--machines`.
+    pub machines: Option<PathBuf>,
+    /// `--horizon`, as a duration.
+    pub horizon: Option<String>,
+    /// `--drain`.
+    pub drain: bool,
+    /// `--rule`, `--scheduler`, `--placement`, `--overrun`.
+    pub rule: String,
+    /// `--scheduler`.
+    pub scheduler: String,
+    /// `--placement`.
+    pub placement: String,
+    /// `--overrun`.
+    pub overrun: String,
+}
+
+impl ClusterOptions {
+    /// The engine's settings, each option checked as the command line checks it.
+    pub(crate) fn replay(&self) -> Result<Replay, String> {
+        if self.drain && self.horizon.is_some() {
+            return Err("horizon and drain: give one or the other".into());
+        }
+        let stop = match (self.drain, &self.horizon) {
+            (true, _) => StopRule::Drain,
+            (false, Some(h)) => {
+                StopRule::After(parse_duration(h).map_err(|e| format!("horizon: {e}"))?)
+            }
+            (false, None) => StopRule::LastEvent,
+        };
+        Ok(Replay {
+            stop,
+            blocking: named::<Blocking>("rule", &self.rule)?,
+            scheduler: named::<Scheduler>("scheduler", &self.scheduler)?,
+            fit: named::<Fit>("placement", &self.placement)?,
+            overrun: named::<Overrun>("overrun", &self.overrun)?,
+            ..Replay::default()
+        })
+    }
+
+    /// Where the capacity comes from.
+    fn capacity(&self) -> Result<CapacitySource, String> {
+        let given = [
+            self.capacity.is_some(),
+            self.machines.is_some(),
+            self.capacity_fraction.is_some(),
+        ];
+        if given.iter().filter(|g| **g).count() > 1 {
+            return Err("capacity, machines and capacity_fraction: give at most one".into());
+        }
+        if let Some(f) = self
+            .capacity_fraction
+            .filter(|f| !(f.is_finite() && *f > 0.0))
+        {
+            return Err(format!(
+                "capacity_fraction must be a positive number, found {f}"
+            ));
+        }
+        Ok(
+            match (&self.capacity, &self.machines, self.capacity_fraction) {
+                (Some(spec), ..) => CapacitySource::Pool(spec.clone()),
+                (None, Some(path), _) => CapacitySource::Machines(path.clone()),
+                (None, None, Some(f)) => CapacitySource::FractionOfMean(f),
+                (None, None, None) => CapacitySource::Own,
+            },
+        )
+    }
+}
+
+/// The jobs a replay lists for the report's view of the machines (`--gantt`).
+pub enum MachineView {
+    /// Those of a window `START+LENGTH`.
+    Window(String),
+    /// Those of the day in the middle of the trace, as `--report` lists them.
+    MiddleDay,
+    /// None.
+    None,
+}
+
+/// What to replay, by the command line's names.
+pub struct Run<'a> {
+    /// The trace.
+    pub trace: &'a TraceOptions,
+    /// `--policy`, each.
+    pub policies: &'a [String],
+    /// The cluster and capacity.
+    pub cluster: &'a ClusterOptions,
+    /// `--shares`.
+    pub shares: &'a str,
+    /// `--queues`.
+    pub queues: Option<PathBuf>,
+    /// The jobs listed for the view of the machines.
+    pub view: MachineView,
+}
+
+/// Replays the trace under every policy, as `fairshare replay` does, reporting simulated
+/// seconds to `progress`.
+pub fn replay(
+    py: Python<'_>,
+    run: Run<'_>,
+    progress: Option<PyObject>,
+) -> Result<Replayed, String> {
+    let Run {
+        trace,
+        policies,
+        cluster,
+        shares,
+        queues,
+        view,
+    } = run;
+    let policies: Vec<PolicySpec> = (policies.iter())
+        .map(|p| p.parse().map_err(|e| format!("policy {p:?}: {e}")))
+        .collect::<Result<_, _>>()?;
+    if policies.is_empty() {
+        return Err("policies: give at least one".into());
+    }
+    let shares: ShareSource = shares.parse().map_err(|e| format!("shares: {e}"))?;
+    let middle_day = matches!(view, MachineView::MiddleDay);
+    let gantt = match view {
+        MachineView::Window(g) => Some(parse_window(&g).map_err(|e| format!("gantt: {e}"))?),
+        MachineView::MiddleDay | MachineView::None => None,
+    };
+    let replay = cluster.replay()?;
+    let capacity = cluster.capacity()?;
+    let spec = trace_spec(trace)?;
+    py.allow_threads(|| {
+        let workload = Workload::scan(&spec, &mut |_| {}).map_err(|e| e.to_string())?;
+        let mut notes: Vec<String> = workload.notes().to_vec();
+        let request = ReplayRequest {
+            capacity,
+            shares,
+            queues,
+            replay: Replay {
+                jobs_during: gantt.or_else(|| middle_day.then(|| workload.middle_day())),
+                ..replay
+            },
+        };
+        let plan = ReplayPlan::new(&workload, request, &mut |note| notes.push(note))
+            .map_err(|e| e.to_string())?;
+        let span = workload.span_s().ceil() as u64;
+        let progress = Progress::new(progress, span * policies.len() as u64);
+        let runs = (policies.par_iter())
+            .map(|policy| {
+                let mut seen = 0;
+                let (result, wall_s) = timed(|| {
+                    plan.run(policy, &mut |s| {
+                        let s = s.min(span);
+                        progress.advance(s.saturating_sub(seen));
+                        seen = seen.max(s);
+                    })
+                });
+                progress.advance(span.saturating_sub(seen));
+                let result = result?;
+                let stats = RunStats::new(&policy.name, result.events, wall_s);
+                Ok((result, stats))
+            })
+            .collect::<Result<Vec<_>, LabError>>()
+            .map_err(|e| e.to_string())?;
+        progress.finish()?;
+        let (results, stats): (Vec<_>, Vec<_>) = runs.into_iter().unzip();
+        Ok(Replayed {
+            summary: plan.summary(results),
+            stats,
+            notes,
+        })
+    })
+}

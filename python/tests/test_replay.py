@@ -1,0 +1,215 @@
+"""``fairshare.replay`` against ``fairshare replay``: the same trace and options give the same
+JSON and the same HTML report, to the byte; the tables are typed DataFrames holding the JSON's
+numbers; bad input raises ``fairshare.InputError`` saying where and what."""
+
+from __future__ import annotations
+
+import json
+import math
+import pathlib
+import re
+import subprocess
+
+import pytest
+
+import fairshare
+from test_fairshare import ROOT, cli
+
+SHARED = ROOT.parent / "shared" / "traces"
+WAGAP = SHARED / "swf" / "wagap-2013.swf"
+SHARES = ROOT / "examples" / "shares.toml"
+POLICIES = ["drf", "sdrf:delta=0.999999", "fairshare"]
+
+pd = pytest.importorskip("pandas", reason="SKIPPED: the tables need pandas (pip install pandas)")
+
+
+@pytest.fixture
+def small_log(tmp_path: pathlib.Path) -> pathlib.Path:
+    """A 40-job SWF log on an 8-processor machine, five users (ids 1 to 5, as the example
+    share file names them), jobs of 1 to 4 processors asking twice their runtime."""
+    lines = ["; MaxProcs: 8"]
+    for i in range(1, 41):
+        run, procs = 100 + (i * 37) % 900, 1 + i % 4
+        fields = [i, i * 60, -1, run, procs, -1, -1, procs, 2 * run, -1, 1, 1 + i % 5, 1, 1, 1, 1, -1, -1]
+        lines.append(" ".join(map(str, fields)))
+    path = tmp_path / "small.swf"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def cli_replay(tmp_path: pathlib.Path, args: list) -> tuple[str, str]:
+    """The JSON and the HTML report ``fairshare replay ARGS`` writes."""
+    out, page = tmp_path / "cli.json", tmp_path / "cli.html"
+    subprocess.run(
+        [cli(), "replay", *args, "--json", out, "--report", page], check=True, capture_output=True
+    )
+    return out.read_text(), page.read_text()
+
+
+def same_as_cli(tmp_path, result: fairshare.Result, args: list) -> None:
+    """Asserts that `result` is what the command writes for `args`, JSON and report."""
+    text, page = cli_replay(tmp_path, args)
+    assert result.json() == text
+    result.to_html(tmp_path / "py.html")
+    assert (tmp_path / "py.html").read_text() == page
+
+
+def test_a_replay_is_the_cli_s_to_the_byte(tmp_path, small_log):
+    result = fairshare.replay(small_log, POLICIES, shares=SHARES, progress=False)
+    args = [small_log, *[f"--policy={p}" for p in POLICIES], "--shares", SHARES]
+    same_as_cli(tmp_path, result, args)
+
+
+def test_the_defaults_are_the_cli_s(tmp_path, small_log):
+    same_as_cli(tmp_path, fairshare.replay(str(small_log), progress=False), [small_log])
+
+
+def test_cluster_options_are_the_cli_s(tmp_path, small_log):
+    result = fairshare.replay(
+        [small_log],
+        ["fifo", "drf"],
+        capacity={"cpu": 6},
+        scheduler="easy",
+        overrun="extend",
+        horizon="40m",
+        gantt="0+1h",
+        progress=False,
+    )
+    args = [small_log, "--policy=fifo", "--policy=drf", "--capacity=cpu=6", "--scheduler=easy"]
+    same_as_cli(tmp_path, result, [*args, "--overrun=extend", "--horizon=40m", "--gantt=0+1h"])
+
+
+def test_the_shared_wagap_log_is_the_cli_s(tmp_path):
+    if not WAGAP.exists():
+        pytest.skip(f"SKIPPED: {WAGAP} is not there (the shared traces sit beside the repository)")
+    queues = ROOT / "examples" / "wagap-2013.queues"
+    result = fairshare.replay(WAGAP, ["fifo", "fairshare"], scheduler="easy", queues=queues, progress=False)
+    args = [WAGAP, "--policy=fifo", "--policy=fairshare", "--scheduler=easy", "--queues", queues]
+    same_as_cli(tmp_path, result, args)
+    assert result.summary["tasks_submitted"].tolist() == [17898, 17898]
+
+
+def test_the_tables_hold_the_json_s_numbers(small_log):
+    result = fairshare.replay(small_log, POLICIES, shares=SHARES, progress=False)
+    doc = result.doc
+    summary = result.summary
+    assert summary["policy"].tolist() == POLICIES
+    for row, run in zip(summary.itertuples(), doc["policies"]):
+        assert row.mean_wait_s == run["mean_wait_s"] and row.jain_index == run["jain_index"]
+        assert row.util_cpu == run["utilization"]["cpu"]
+    users = result.users
+    assert len(users) == sum(len(run["users"]) for run in doc["policies"])
+    first = doc["policies"][0]["users"][0]
+    assert users.iloc[0]["user"] == first["id"] and users.iloc[0]["mean_wait_s"] == first["mean_wait_s"]
+    charged = users.set_index(["policy", "user"])["charged"]
+    assert math.isnan(charged["drf", "1"]) and charged["fairshare", "1"] > 0
+    accounts = result.accounts
+    assert accounts[accounts["policy"] == "drf"]["account"].tolist()[0] == "root"
+    assert pd.isna(accounts.iloc[0]["parent"])
+    assert len(result.timeline) == sum(len(run["timeline"]["times_s"]) for run in doc["policies"])
+    jobs = result.jobs
+    assert (jobs["wait_s"] == jobs["start_s"] - jobs["submit_s"]).all()
+    assert (jobs["end_s"] >= jobs["start_s"]).all() and set(jobs["policy"]) == set(POLICIES)
+    assert all(nodes == ["pool"] for nodes in jobs["nodes"])
+
+
+TYPES = {
+    "summary": {"policy": "string", "tasks_submitted": "int64", "mean_wait_s": "float64", "util_cpu": "float64", "livetree_events": "Int64"},
+    "users": {"user": "string", "tasks_started": "int64", "mean_dominant_share": "float64", "held_cpu": "float64", "charged": "float64"},
+    "accounts": {"account": "string", "parent": "string", "users": "int64", "delivered": "float64"},
+    "timeline": {"time_s": "float64", "util_cpu": "float64"},
+    "shares": {"time_s": "float64", "user": "string", "dominant_share": "float64"},
+    "jobs": {"id": "int64", "user": "string", "start_s": "float64", "nodes": "object"},
+}
+
+
+@pytest.mark.parametrize("table", sorted(TYPES))
+def test_every_table_has_its_documented_types(small_log, table):
+    result = fairshare.replay(small_log, ["drf"], shares=SHARES, progress=False)
+    frame = getattr(result, table)
+    assert len(frame) > 0
+    for column, dtype in TYPES[table].items():
+        assert str(frame[column].dtype) == dtype, (column, frame[column].dtype)
+    documented = documented_columns(table)
+    for column in frame.columns:
+        name = re.sub(r"^(util|held)_\w+$", r"\1_<resource>", column)
+        assert documented.get(name) == str(frame[column].dtype), (table, column, documented)
+
+
+def documented_columns(table: str) -> dict[str, str]:
+    """The columns docs/python.md lists under ``Result.<table>``: name and dtype."""
+    text = (ROOT / "docs" / "python.md").read_text()
+    section = text.split(f"### `Result.{table}`", 1)[1].split("###", 1)[0]
+    return dict(re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", section, re.MULTILINE))
+
+
+def test_without_a_window_there_are_no_jobs_but_the_columns_are_there(small_log):
+    jobs = fairshare.replay(small_log, ["drf"], gantt=False, progress=False).jobs
+    assert len(jobs) == 0 and "wait_s" in jobs.columns and str(jobs["id"].dtype) == "int64"
+
+
+def test_progress_reaches_the_total_from_the_worker_threads(small_log):
+    # The runs report from rayon's threads, which take the GIL to call back: this returns only
+    # because the replay runs with the GIL released.
+    told = []
+    fairshare.replay(small_log, ["drf", "fifo"], progress=lambda done, total: told.append((done, total)))
+    totals = {total for _, total in told}
+    assert len(totals) == 1 and sum(done for done, _ in told) == totals.pop()
+
+
+def test_a_progress_callback_that_raises_is_an_error(small_log):
+    def broken(done, total):
+        raise RuntimeError("no screen")
+
+    with pytest.raises(fairshare.InputError, match="progress callback.*no screen"):
+        fairshare.replay(small_log, ["drf"], progress=broken)
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"policies": ["drf", "nosuch"]}, "nosuch"),
+        ({"scheduler": "magic"}, "scheduler \"magic\": expected fill, easy or conservative"),
+        ({"capacity": "cpu=4", "capacity_fraction": 0.5}, "give at most one"),
+        ({"capacity_fraction": -1.0}, "positive number"),
+        ({"horizon": "soon"}, "horizon"),
+        ({"horizon": "1h", "drain": True}, "one or the other"),
+        ({"gantt": "tomorrow"}, "gantt"),
+        ({"policies": []}, "at least one"),
+        ({"format": "csv"}, "format \"csv\": expected"),
+        ({"swf_cpus": "most"}, "swf_cpus"),
+    ],
+)
+def test_bad_options_are_input_errors_that_say_what(small_log, options, says):
+    policies = options.pop("policies", ["drf"])
+    with pytest.raises(fairshare.InputError, match=says):
+        fairshare.replay(small_log, policies, progress=False, **options)
+
+
+def test_a_bad_record_is_an_input_error_naming_the_file_and_line(tmp_path, small_log):
+    lines = small_log.read_text().splitlines()
+    lines[5] = "7 four -1 100 1"
+    lines[9] = "9 540 -1 100 two -1 -1 2 200 -1 1 1 1 1 1 1 -1 -1"
+    bad = tmp_path / "bad.swf"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(fairshare.InputError, match=r"bad\.swf:6: expected 18 or 21 fields, found 5"):
+        fairshare.replay(bad, ["drf"], progress=False)
+    del lines[5]
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(fairshare.InputError, match=r"bad\.swf:9: .*two"):
+        fairshare.replay(bad, ["drf"], progress=False)
+    result = fairshare.replay(bad, ["drf"], lenient=True, progress=False)
+    assert result.doc["tasks_found"] == 38
+
+
+def test_a_missing_trace_is_an_input_error_naming_it(tmp_path):
+    with pytest.raises(fairshare.InputError, match="nothere.swf"):
+        fairshare.replay(tmp_path / "nothere.swf", progress=False)
+
+
+def test_warnings_are_python_warnings(tmp_path):
+    log = tmp_path / "big.swf"
+    log.write_text("; MaxProcs: 4\n" + "".join(f"{i} {i} -1 100 8 -1 -1 8 200 -1 1 1 1 1 1 1 -1 -1\n" for i in range(1, 5)))
+    with pytest.warns(UserWarning):
+        result = fairshare.replay(log, ["drf"], progress=False)
+    assert result.warnings and json.loads(result.json())["policies"][0]["tasks_never_fit"] == 4
