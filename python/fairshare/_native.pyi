@@ -53,3 +53,99 @@ def replay_run(
 ) -> Replayed:
     """Replays the traces under the policies as ``fairshare replay`` does; ``gantt`` is a
     window ``START+LENGTH``, ``"day"`` for the middle day, or ``None``."""
+
+class Document:
+    """A command's result as it writes it."""
+
+    def json(self) -> str:
+        """The JSON the command writes with ``--json``, to the byte."""
+    def table(self) -> str:
+        """The table the command prints."""
+    def html(self) -> Optional[str]:
+        """The HTML report the command writes with ``--report``, if it has one."""
+
+def priorities_run(
+    traces: list[str],
+    *,
+    format: Optional[str] = None,
+    lenient: bool = False,
+    swf_cpus: str = "auto",
+    swf_memory: str = "auto",
+    shares: Optional[str] = None,
+    at: Optional[str] = None,
+    policy: str = "fair-tree",
+    decay: str = "half-life:7d",
+    usage: str = "cpu",
+    machines: Optional[str] = None,
+) -> Document:
+    """``fairshare priorities``: each account's and user's fairshare standing at a moment."""
+
+def penalty_run(
+    machines: str,
+    *,
+    cpus: float = 1.0,
+    mem: str = "0",
+    gpus: float = 0.0,
+    scratch: str = "0",
+    nodes: int = 1,
+    exclusive: bool = False,
+    properties: list[str] = ...,
+    walltime: str = "1h",
+    queue_cost: float = 1.0,
+    spec: Optional[float] = None,
+    mode: str = "max",
+) -> Document:
+    """``fairshare penalty``: what one job is charged machine by machine."""
+
+def simulate_run(
+    scenario: str,
+    *,
+    policy: Optional[str] = None,
+    runs: Optional[int] = None,
+    progress: Optional[Callable[[int, int], Any]] = None,
+) -> Document:
+    """``fairshare simulate``: a process or runtime scenario, with its report."""
+
+def sweep_run(
+    traces: list[str],
+    *,
+    fractions: list[float],
+    nines: list[int],
+    baseline: str = "drf",
+    shard: tuple[int, int] = (0, 1),
+    format: Optional[str] = None,
+    lenient: bool = False,
+    swf_cpus: str = "auto",
+    swf_memory: str = "auto",
+    horizon: Optional[str] = None,
+    drain: bool = False,
+    rule: str = "head-of-line",
+    scheduler: str = "fill",
+    overrun: str = "kill",
+    progress: Optional[Callable[[int, int], Any]] = None,
+) -> Document:
+    """``fairshare sweep``: the SDRF paper's grid, or one shard of it."""
+
+def baa_timeline_run(timeline: str) -> Document:
+    """``fairshare baa timeline``: a timeline of joins, departures and caps, epoch by epoch."""
+
+class TraceReader:
+    """An open trace, read a chunk at a time."""
+
+    def __init__(
+        self,
+        traces: list[str],
+        *,
+        format: Optional[str] = None,
+        lenient: bool = False,
+        swf_cpus: str = "auto",
+        swf_memory: str = "auto",
+    ) -> None: ...
+    def resources(self) -> list[str]:
+        """The resources, in the order of the demand columns."""
+    def units(self) -> list[str]:
+        """The unit of each resource."""
+    def stats(self) -> str:
+        """What has been read, yielded and skipped so far (JSON)."""
+    def next_chunk(self, size: int) -> Optional[dict[str, list[Any]]]:
+        """Up to ``size`` more tasks as columns, or ``None`` at the end."""

@@ -4,26 +4,15 @@ to the byte, and bad inputs raise ``fairshare.InputError`` saying where and what
 from __future__ import annotations
 
 import json
-import os
-import pathlib
 import subprocess
 
 import pytest
 
 import fairshare
+from conftest import ROOT, cli
 from fairshare import _native
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 INSTANCES = sorted((ROOT / "examples" / "allocate").glob("*.json"))
-
-
-def cli() -> pathlib.Path:
-    """The ``fairshare`` binary the package is compared with (``FAIRSHARE_BIN``, else the
-    workspace's debug build)."""
-    path = pathlib.Path(os.environ.get("FAIRSHARE_BIN", ROOT / "target" / "debug" / "fairshare"))
-    if not path.exists():
-        pytest.skip(f"SKIPPED: no fairshare binary at {path} (cargo build -p fairshare, or set FAIRSHARE_BIN)")
-    return path
 
 
 def test_the_examples_are_there():

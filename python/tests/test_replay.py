@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 import fairshare
-from test_fairshare import ROOT, cli
+from conftest import ROOT, cli, documented_columns
 
 SHARED = ROOT.parent / "shared" / "traces"
 WAGAP = SHARED / "swf" / "wagap-2013.swf"
@@ -21,20 +21,6 @@ SHARES = ROOT / "examples" / "shares.toml"
 POLICIES = ["drf", "sdrf:delta=0.999999", "fairshare"]
 
 pd = pytest.importorskip("pandas", reason="SKIPPED: the tables need pandas (pip install pandas)")
-
-
-@pytest.fixture
-def small_log(tmp_path: pathlib.Path) -> pathlib.Path:
-    """A 40-job SWF log on an 8-processor machine, five users (ids 1 to 5, as the example
-    share file names them), jobs of 1 to 4 processors asking twice their runtime."""
-    lines = ["; MaxProcs: 8"]
-    for i in range(1, 41):
-        run, procs = 100 + (i * 37) % 900, 1 + i % 4
-        fields = [i, i * 60, -1, run, procs, -1, -1, procs, 2 * run, -1, 1, 1 + i % 5, 1, 1, 1, 1, -1, -1]
-        lines.append(" ".join(map(str, fields)))
-    path = tmp_path / "small.swf"
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 def cli_replay(tmp_path: pathlib.Path, args: list) -> tuple[str, str]:
@@ -130,17 +116,10 @@ def test_every_table_has_its_documented_types(small_log, table):
     assert len(frame) > 0
     for column, dtype in TYPES[table].items():
         assert str(frame[column].dtype) == dtype, (column, frame[column].dtype)
-    documented = documented_columns(table)
+    documented = documented_columns(f"Result.{table}")
     for column in frame.columns:
         name = re.sub(r"^(util|held)_\w+$", r"\1_<resource>", column)
         assert documented.get(name) == str(frame[column].dtype), (table, column, documented)
-
-
-def documented_columns(table: str) -> dict[str, str]:
-    """The columns docs/python.md lists under ``Result.<table>``: name and dtype."""
-    text = (ROOT / "docs" / "python.md").read_text()
-    section = text.split(f"### `Result.{table}`", 1)[1].split("###", 1)[0]
-    return dict(re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", section, re.MULTILINE))
 
 
 def test_without_a_window_there_are_no_jobs_but_the_columns_are_there(small_log):
@@ -199,7 +178,7 @@ def test_a_bad_record_is_an_input_error_naming_the_file_and_line(tmp_path, small
     with pytest.raises(fairshare.InputError, match=r"bad\.swf:9: .*two"):
         fairshare.replay(bad, ["drf"], progress=False)
     result = fairshare.replay(bad, ["drf"], lenient=True, progress=False)
-    assert result.doc["tasks_found"] == 38
+    assert result.doc["tasks_found"] == 39 and result.doc["tasks_skipped"] == {"malformed: field 5 (allocated processors)": 1}
 
 
 def test_a_missing_trace_is_an_input_error_naming_it(tmp_path):
