@@ -22,6 +22,12 @@ use pyo3::prelude::*;
 use serde::Serialize;
 use std::path::PathBuf;
 
+/// mimalloc for the library's own allocations, as the `fairshare` binary has: a replay
+/// allocates per task, and the system allocator made the same replay a third slower here
+/// than on the command line.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 create_exception!(
     _native,
     InputError,
