@@ -18,6 +18,12 @@ from ._native import InputError, allocate_json, policies_json
 from ._reader import Trace, read
 from ._replay import Result, replay
 
+# Where the input went wrong, when a reader knows: set on errors from the library, None on
+# the others.
+InputError.file = None
+InputError.line = None
+InputError.field = None
+
 __all__ = [
     "Document",
     "InputError",
@@ -62,9 +68,15 @@ def allocate(
             with open(path, encoding="utf-8") as file:
                 text = file.read()
         except OSError as error:
-            raise InputError(f"{path}: cannot read it: {error.strerror}") from error
+            raise _in_file(InputError(f"{path}: cannot read it: {error.strerror}"), path) from error
         try:
             return json.loads(allocate_json(text, rule))
         except InputError as error:
-            raise InputError(f"{path}: {error}") from None
+            raise _in_file(InputError(f"{path}: {error}"), path) from None
     return json.loads(allocate_json(text, rule))
+
+
+def _in_file(error: InputError, path: str) -> InputError:
+    """`error`, saying that it is in the file `path`."""
+    error.file = path
+    return error

@@ -6,6 +6,13 @@ from typing import Any, Callable, Optional
 class InputError(ValueError):
     """An input fairshare cannot use: the message says where and what was expected."""
 
+    file: Optional[str]
+    """The file the error is in, when known."""
+    line: Optional[int]
+    """Its line, from 1, when a reader knows it."""
+    field: Optional[str]
+    """The field (number and name, e.g. ``"5 (allocated processors)"``) or CSV column, when known."""
+
 def policies_json() -> str:
     """Every policy of the registry, as a JSON array."""
 

@@ -5,7 +5,7 @@
 
 use crate::progress::Progress;
 use crate::replay::ClusterOptions;
-use crate::{named, trace_spec, InputError, TraceOptions};
+use crate::{named, trace_spec, Failure, TraceOptions};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::usage::penalty::PeMode;
 use fairshare_lab::input::{parse_decay, parse_duration, parse_moment};
@@ -33,7 +33,7 @@ impl Document {
         value: &T,
         table: String,
         html: Option<String>,
-    ) -> Result<Document, String> {
+    ) -> Result<Document, Failure> {
         let mut json = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
         json.push('\n');
         Ok(Document { json, table, html })
@@ -61,9 +61,9 @@ impl Document {
 /// Runs `work` without the GIL, its error as an `InputError`.
 fn released<T: Send>(
     py: Python<'_>,
-    work: impl FnOnce() -> Result<T, String> + Send,
+    work: impl FnOnce() -> Result<T, Failure> + Send,
 ) -> PyResult<T> {
-    py.allow_threads(work).map_err(InputError::new_err)
+    py.allow_threads(work).map_err(PyErr::from)
 }
 
 /// `fairshare priorities`: each account's and user's fairshare standing at a moment of a log.
@@ -95,7 +95,7 @@ pub fn priorities_run(
         swf_cpus,
         swf_memory,
     });
-    let request = || -> Result<PrioritiesRequest, String> {
+    let request = || -> Result<PrioritiesRequest, Failure> {
         Ok(PrioritiesRequest {
             shares,
             at: at
@@ -109,13 +109,10 @@ pub fn priorities_run(
             machines,
         })
     };
-    let (spec, request) = (
-        spec.map_err(InputError::new_err)?,
-        request().map_err(InputError::new_err)?,
-    );
+    let (spec, request) = (spec.map_err(PyErr::from)?, request().map_err(PyErr::from)?);
     released(py, || {
-        let workload = Workload::scan(&spec, &mut |_| {}).map_err(|e| e.to_string())?;
-        let document = workload.standings(&request).map_err(|e| e.to_string())?;
+        let workload = Workload::scan(&spec, &mut |_| {})?;
+        let document = workload.standings(&request)?;
         Document::of(
             &document,
             fairshare_report::priorities_table(&document),
@@ -147,7 +144,7 @@ pub fn penalty_run(
     spec: Option<f64>,
     mode: String,
 ) -> PyResult<Document> {
-    let request = || -> Result<PenaltyRequest, String> {
+    let request = || -> Result<PenaltyRequest, Failure> {
         Ok(PenaltyRequest {
             machines,
             cpus,
@@ -163,9 +160,9 @@ pub fn penalty_run(
             mode: named::<PeMode>("mode", &mode)?,
         })
     };
-    let request = request().map_err(InputError::new_err)?;
+    let request = request().map_err(PyErr::from)?;
     released(py, || {
-        let explanation = explain(&request).map_err(|e| e.to_string())?;
+        let explanation = explain(&request)?;
         Document::of(
             &explanation,
             fairshare_report::penalty_table(&explanation),
@@ -186,8 +183,7 @@ pub fn simulate_run(
     progress: Option<PyObject>,
 ) -> PyResult<Document> {
     released(py, || {
-        let simulation =
-            Simulation::read(&scenario, policy.as_deref(), runs).map_err(|e| e.to_string())?;
+        let simulation = Simulation::read(&scenario, policy.as_deref(), runs)?;
         let name = scenario.display().to_string();
         let progress = Progress::new(progress, u64::from(simulation.runs()));
         let mut told = 0;
@@ -199,7 +195,7 @@ pub fn simulate_run(
         });
         progress.advance(u64::from(simulation.runs().saturating_sub(told)));
         progress.finish()?;
-        let (result, events) = result.map_err(|e| e.to_string())?;
+        let (result, events) = result?;
         let stats = RunStats::new(&name, events, wall_s);
         match result {
             Simulated::Processes(r) => Document::of(
@@ -263,10 +259,9 @@ pub fn sweep_run(
         swf_memory,
     };
     released(py, || {
-        let cells = sweep::plan(&fractions, &nines, &baseline, shard).map_err(|e| e.to_string())?;
+        let cells = sweep::plan(&fractions, &nines, &baseline, shard)?;
         let replay = cluster.replay()?;
-        let workload =
-            Workload::scan(&trace_spec(&trace)?, &mut |_| {}).map_err(|e| e.to_string())?;
+        let workload = Workload::scan(&trace_spec(&trace)?, &mut |_| {})?;
         let progress = Progress::new(progress, cells.len() as u64);
         let results = (cells.par_iter())
             .map(|cell| {
@@ -274,11 +269,9 @@ pub fn sweep_run(
                 progress.advance(1);
                 result
             })
-            .collect::<Result<Vec<_>, LabError>>()
-            .map_err(|e| e.to_string())?;
+            .collect::<Result<Vec<_>, LabError>>()?;
         progress.finish()?;
-        let summary = sweep::summary(&workload, &replay, shard.0, shard.1, results)
-            .map_err(|e| e.to_string())?;
+        let summary = sweep::summary(&workload, &replay, shard.0, shard.1, results)?;
         Document::of(
             &summary,
             fairshare_report::sweep_table(&summary),
@@ -291,7 +284,7 @@ pub fn sweep_run(
 #[pyfunction]
 pub fn baa_timeline_run(py: Python<'_>, timeline: PathBuf) -> PyResult<Document> {
     released(py, || {
-        let read = fairshare_trace::read_timeline(&timeline).map_err(|e| e.to_string())?;
+        let read = fairshare_trace::read_timeline(&timeline)?;
         let summary = fairshare_lab::baa::timeline(&read)
             .map_err(|e| format!("{}: cannot run: {e}", timeline.display()))?;
         Document::of(&summary, fairshare_report::timeline_table(&summary), None)

@@ -4,10 +4,12 @@
 //! objects and its errors into `fairshare.InputError`.
 
 mod documents;
+mod failure;
 mod progress;
 mod reader;
 mod replay;
 
+use failure::Failure;
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::choice::Choice;
 use fairshare_core::instance::Instance;
@@ -107,8 +109,8 @@ fn input_error(error: impl std::fmt::Display) -> PyErr {
 }
 
 /// The option of `T` called `name`, or an error naming `field` and the options.
-fn named<T: Choice>(field: &str, name: &str) -> Result<T, String> {
-    T::named(name).ok_or_else(|| format!("{field} {name:?}: expected {}", T::names()))
+fn named<T: Choice>(field: &str, name: &str) -> Result<T, Failure> {
+    (T::named(name)).ok_or_else(|| format!("{field} {name:?}: expected {}", T::names()).into())
 }
 
 /// Where the tasks come from, by the command line's names.
@@ -126,7 +128,7 @@ pub struct TraceOptions {
 }
 
 /// The lab's description of the trace, each option checked as the command line checks it.
-fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, String> {
+fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
     if trace.paths.is_empty() {
         return Err("traces: give at least one file".into());
     }
@@ -214,7 +216,7 @@ fn replay_run(
         queues,
         view,
     };
-    replay::replay(py, run, progress).map_err(InputError::new_err)
+    replay::replay(py, run, progress).map_err(PyErr::from)
 }
 
 /// The module.

@@ -2,7 +2,7 @@
 //! researcher reads a trace chunk by chunk as columns, the same tasks a replay would see,
 //! without holding the whole trace in memory.
 
-use crate::{input_error, trace_spec, TraceOptions};
+use crate::{input_error, trace_spec, Failure, TraceOptions};
 use fairshare_core::model::Task;
 use fairshare_trace::TaskSource;
 use pyo3::prelude::*;
@@ -39,9 +39,9 @@ impl TraceReader {
             swf_cpus,
             swf_memory,
         })
-        .map_err(input_error)?;
-        let source =
-            fairshare_trace::open(&spec.paths, spec.format, &spec.options).map_err(input_error)?;
+        .map_err(PyErr::from)?;
+        let source = fairshare_trace::open(&spec.paths, spec.format, &spec.options)
+            .map_err(Failure::from)?;
         Ok(TraceReader {
             source: Mutex::new(Some(source)),
         })
@@ -75,7 +75,7 @@ impl TraceReader {
             (tasks, source)
         });
         let source = slot.insert(source);
-        let tasks = tasks.map_err(input_error)?;
+        let tasks = tasks.map_err(Failure::from)?;
         if tasks.is_empty() {
             return Ok(None);
         }

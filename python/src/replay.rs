@@ -2,7 +2,7 @@
 //! same lab calls, in parallel where cores allow), with the GIL released while it runs.
 
 use crate::progress::Progress;
-use crate::{input_error, named, trace_spec, TraceOptions};
+use crate::{input_error, named, trace_spec, Failure, TraceOptions};
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::{parse_duration, parse_window};
@@ -84,7 +84,7 @@ pub struct ClusterOptions {
 
 impl ClusterOptions {
     /// The engine's settings, each option checked as the command line checks it.
-    pub(crate) fn replay(&self) -> Result<Replay, String> {
+    pub(crate) fn replay(&self) -> Result<Replay, Failure> {
         if self.drain && self.horizon.is_some() {
             return Err("horizon and drain: give one or the other".into());
         }
@@ -106,7 +106,7 @@ impl ClusterOptions {
     }
 
     /// Where the capacity comes from.
-    fn capacity(&self) -> Result<CapacitySource, String> {
+    fn capacity(&self) -> Result<CapacitySource, Failure> {
         let given = [
             self.capacity.is_some(),
             self.machines.is_some(),
@@ -119,9 +119,7 @@ impl ClusterOptions {
             .capacity_fraction
             .filter(|f| !(f.is_finite() && *f > 0.0))
         {
-            return Err(format!(
-                "capacity_fraction must be a positive number, found {f}"
-            ));
+            return Err(format!("capacity_fraction must be a positive number, found {f}").into());
         }
         Ok(
             match (&self.capacity, &self.machines, self.capacity_fraction) {
@@ -166,7 +164,7 @@ pub fn replay(
     py: Python<'_>,
     run: Run<'_>,
     progress: Option<PyObject>,
-) -> Result<Replayed, String> {
+) -> Result<Replayed, Failure> {
     let Run {
         trace,
         policies,
@@ -191,7 +189,7 @@ pub fn replay(
     let capacity = cluster.capacity()?;
     let spec = trace_spec(trace)?;
     py.allow_threads(|| {
-        let workload = Workload::scan(&spec, &mut |_| {}).map_err(|e| e.to_string())?;
+        let workload = Workload::scan(&spec, &mut |_| {})?;
         let mut notes: Vec<String> = workload.notes().to_vec();
         let request = ReplayRequest {
             capacity,
@@ -202,8 +200,7 @@ pub fn replay(
                 ..replay
             },
         };
-        let plan = ReplayPlan::new(&workload, request, &mut |note| notes.push(note))
-            .map_err(|e| e.to_string())?;
+        let plan = ReplayPlan::new(&workload, request, &mut |note| notes.push(note))?;
         let span = workload.span_s().ceil() as u64;
         let progress = Progress::new(progress, span * policies.len() as u64);
         let runs = (policies.par_iter())
@@ -221,8 +218,7 @@ pub fn replay(
                 let stats = RunStats::new(&policy.name, result.events, wall_s);
                 Ok((result, stats))
             })
-            .collect::<Result<Vec<_>, LabError>>()
-            .map_err(|e| e.to_string())?;
+            .collect::<Result<Vec<_>, LabError>>()?;
         progress.finish()?;
         let (results, stats): (Vec<_>, Vec<_>) = runs.into_iter().unzip();
         Ok(Replayed {

@@ -60,8 +60,9 @@ def test_a_bad_instance_is_an_input_error_that_says_what():
 def test_a_bad_file_is_an_input_error_that_names_it(tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text("{ not json")
-    with pytest.raises(fairshare.InputError, match=str(broken)):
+    with pytest.raises(fairshare.InputError, match=str(broken)) as caught:
         fairshare.allocate(broken)
+    assert caught.value.file == str(broken)
     with pytest.raises(fairshare.InputError, match="cannot read it"):
         fairshare.allocate(tmp_path / "missing.json")
 

@@ -52,8 +52,10 @@ def test_a_bad_record_stops_a_strict_read_and_is_counted_when_lenient(tmp_path, 
     lines[3] = "3 120 -1 100 one -1 -1 2 200 -1 1 1 1 1 1 1 -1 -1"
     bad = tmp_path / "bad.swf"
     bad.write_text("\n".join(lines) + "\n")
-    with pytest.raises(fairshare.InputError, match=r"bad\.swf:4"):
+    with pytest.raises(fairshare.InputError, match=r"bad\.swf:4") as caught:
         fairshare.read(bad).frame()
+    assert (caught.value.file, caught.value.line) == (str(bad), 4)
+    assert caught.value.field == "5 (allocated processors)"
     trace = fairshare.read(bad, lenient=True)
     assert len(trace.frame()) == 39 and sum(trace.stats["tasks_skipped"].values()) == 1
 

@@ -161,8 +161,9 @@ def test_a_progress_callback_that_raises_is_an_error(small_log):
 )
 def test_bad_options_are_input_errors_that_say_what(small_log, options, says):
     policies = options.pop("policies", ["drf"])
-    with pytest.raises(fairshare.InputError, match=says):
+    with pytest.raises(fairshare.InputError, match=says) as caught:
         fairshare.replay(small_log, policies, progress=False, **options)
+    assert (caught.value.file, caught.value.line, caught.value.field) == (None, None, None)
 
 
 def test_a_bad_record_is_an_input_error_naming_the_file_and_line(tmp_path, small_log):
@@ -171,19 +172,24 @@ def test_a_bad_record_is_an_input_error_naming_the_file_and_line(tmp_path, small
     lines[9] = "9 540 -1 100 two -1 -1 2 200 -1 1 1 1 1 1 1 -1 -1"
     bad = tmp_path / "bad.swf"
     bad.write_text("\n".join(lines) + "\n")
-    with pytest.raises(fairshare.InputError, match=r"bad\.swf:6: expected 18 or 21 fields, found 5"):
+    with pytest.raises(fairshare.InputError, match=r"bad\.swf:6: expected 18 or 21 fields, found 5") as caught:
         fairshare.replay(bad, ["drf"], progress=False)
+    assert (caught.value.file, caught.value.line, caught.value.field) == (str(bad), 6, None)
+    assert "lenient=True skips" in str(caught.value)
     del lines[5]
     bad.write_text("\n".join(lines) + "\n")
-    with pytest.raises(fairshare.InputError, match=r"bad\.swf:9: .*two"):
+    with pytest.raises(fairshare.InputError, match=r"bad\.swf:9: .*two") as caught:
         fairshare.replay(bad, ["drf"], progress=False)
+    assert (caught.value.file, caught.value.line) == (str(bad), 9)
+    assert caught.value.field == "5 (allocated processors)"
     result = fairshare.replay(bad, ["drf"], lenient=True, progress=False)
     assert result.doc["tasks_found"] == 39 and result.doc["tasks_skipped"] == {"malformed: field 5 (allocated processors)": 1}
 
 
 def test_a_missing_trace_is_an_input_error_naming_it(tmp_path):
-    with pytest.raises(fairshare.InputError, match="nothere.swf"):
+    with pytest.raises(fairshare.InputError, match="nothere.swf") as caught:
         fairshare.replay(tmp_path / "nothere.swf", progress=False)
+    assert caught.value.file == str(tmp_path / "nothere.swf") and caught.value.line is None
 
 
 def test_warnings_are_python_warnings(tmp_path):
@@ -192,3 +198,12 @@ def test_warnings_are_python_warnings(tmp_path):
     with pytest.warns(UserWarning):
         result = fairshare.replay(log, ["drf"], progress=False)
     assert result.warnings and json.loads(result.json())["policies"][0]["tasks_never_fit"] == 4
+
+
+@pytest.mark.parametrize("option", ["shares", "machines"])
+def test_a_wrong_share_file_or_catalogue_is_an_input_error_naming_it(tmp_path, small_log, option):
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text("[accounts\n")
+    with pytest.raises(fairshare.InputError, match="wrong.toml") as caught:
+        fairshare.replay(small_log, ["drf"], progress=False, **{option: wrong})
+    assert caught.value.file == str(wrong)
