@@ -139,6 +139,49 @@ else
   fail "fairshare serve --check --config /etc/fairshare/fairshare.toml (as fairshare): $out"
 fi
 
+echo "== the fairness service, started from its unit"
+# With systemd, `systemctl start`; without it (a container), the unit's own ExecStart as its User
+# and Group in its WorkingDirectory, which is what systemd would run. Either way the daemon
+# must answer /healthz on the configured address, create its database in the state folder as
+# the user fairshare, and stop cleanly on SIGTERM.
+unit_file=/usr/lib/systemd/system/fairshare.service
+unit_key() { sed -n "s/^$1=//p" "$unit_file" | head -1; }
+listen=$(sed -n 's/^listen = "\(.*\)"$/\1/p' /etc/fairshare/fairshare.toml)
+service_log=$(mktemp)
+if [ "$(ps -p 1 -o comm=)" = systemd ]; then
+  systemctl start fairshare || fail "systemctl start fairshare"
+  how="systemctl start fairshare"
+else
+  read -r -a exec_start <<<"$(unit_key ExecStart)"
+  (cd "$(unit_key WorkingDirectory)" &&
+    exec setpriv --reuid "$(unit_key User)" --regid "$(unit_key Group)" --init-groups "${exec_start[@]}") \
+    >"$service_log" 2>&1 &
+  service_pid=$!
+  how="its ExecStart as $(unit_key User):$(unit_key Group) in $(unit_key WorkingDirectory) (no systemd here)"
+fi
+health=""
+for _ in $(seq 1 100); do
+  health=$(curl -fsS "http://$listen/healthz" 2>/dev/null) && break
+  sleep 0.1
+done
+if [ -n "$health" ]; then
+  pass "fairshare.service started by $how; GET http://$listen/healthz: $(head -c 80 <<<"$health")"
+else
+  fail "fairshare.service started by $how did not answer http://$listen/healthz within 10 s: $(tail -5 "$service_log")"
+fi
+database=/var/lib/fairshare/fairshare.db
+owner=$(stat -c %U "$database" 2>&1)
+[ "$owner" = fairshare ] && pass "$database created, owned by fairshare" || fail "$database: '$owner', not a file owned by fairshare"
+if [ -n "${service_pid:-}" ]; then
+  kill -TERM "$service_pid"
+  wait "$service_pid"
+  status=$?
+  [ $status = 0 ] && pass "stopped by SIGTERM (the unit's KillSignal): exit 0" || fail "after SIGTERM the service exited with $status: $(tail -5 "$service_log")"
+else
+  systemctl stop fairshare || fail "systemctl stop fairshare"
+fi
+rm -f "$service_log"
+
 # The agent's check also asks the example's daemon (fairshare.example.org) and this host's
 # cgroups, so the node need not be ready here: the check must run (the file loads, every item
 # is checked) and end in success or "not ready", never in an error about the file.
