@@ -9,6 +9,7 @@ import math
 import pathlib
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -207,3 +208,20 @@ def test_a_wrong_share_file_or_catalogue_is_an_input_error_naming_it(tmp_path, s
     with pytest.raises(fairshare.InputError, match="wrong.toml") as caught:
         fairshare.replay(small_log, ["drf"], progress=False, **{option: wrong})
     assert caught.value.file == str(wrong)
+
+
+def test_without_pandas_the_results_are_there_and_a_table_says_how_to_get_it(small_log):
+    # A fresh interpreter in which `import pandas` fails, as where pandas is not installed.
+    script = f"""
+import sys
+sys.modules["pandas"] = None
+import fairshare
+result = fairshare.replay({str(small_log)!r}, ["drf"], progress=False)
+assert result.doc["policies"][0]["tasks_submitted"] == 40
+try:
+    result.summary
+except ImportError as error:
+    print(error)
+"""
+    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True)
+    assert "pip install pandas" in out.stdout
