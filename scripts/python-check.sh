@@ -6,15 +6,18 @@
 # Usage: scripts/python-check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore "maturin>=1.7,<2"
+# As environment, not options: `pip wheel` takes no --root-user-action, and pip ignores
+# variables for options a command does not have.
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
+python3 -m pip install -q "maturin>=1.7,<2"
 out=target/wheels
 rm -f "$out"/fairshare-*.whl
 # What `pip install ./python` does: a PEP 517 build with maturin, in release mode.
-python3 -m pip wheel -q --disable-pip-version-check --root-user-action=ignore --no-deps ./python -w "$out"
+python3 -m pip wheel -q --no-deps ./python -w "$out"
 wheel=$(ls "$out"/fairshare-*.whl)
 echo "wheel: $wheel ($(stat -c %s "$wheel") bytes)"
-python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --force-reinstall --no-deps "$wheel"
-python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore "$wheel[examples,test]"
+python3 -m pip install -q --force-reinstall --no-deps "$wheel"
+python3 -m pip install -q "$wheel[examples,test]"
 export FAIRSHARE_BIN=${FAIRSHARE_BIN:-$PWD/target/debug/fairshare}
 [ -x "$FAIRSHARE_BIN" ] || cargo build -q -p fairshare
 # From outside the source tree, so that the installed wheel is what is imported.
