@@ -9,9 +9,10 @@ use fairshare_core::model::Time;
 use flate2::bufread::MultiGzDecoder;
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, ErrorKind, Read};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::mpsc::{sync_channel, Receiver};
 
 /// The largest amount a record may ask for or a machine may hold, in the trace's own units
 /// (10¹⁵: a petabyte in KB). Larger values are errors, not clamped, so that every amount, and
@@ -23,16 +24,111 @@ pub(crate) type Input = Box<dyn BufRead + Send>;
 
 const BUFFER: usize = 1 << 16;
 
-/// Opens `path`, decompressing it when it starts with the gzip magic bytes.
+/// Opens `path`, decompressing it when it starts with the gzip magic bytes. A gzip file is
+/// inflated on a thread of its own, ahead of the reader: inflating is about half the cost of
+/// reading a compressed trace, and this way it runs beside the parsing instead of before it.
 pub(crate) fn open_file(path: &Path) -> Result<Input, TraceError> {
     let file = File::open(path).map_err(|e| TraceError::io(path, e))?;
     let mut reader = BufReader::with_capacity(BUFFER, file);
     let magic = reader.fill_buf().map_err(|e| TraceError::io(path, e))?;
     if magic.starts_with(&[0x1f, 0x8b]) {
-        let gz = MultiGzDecoder::new(reader);
-        Ok(Box::new(BufReader::with_capacity(BUFFER, gz)))
+        Ok(Box::new(Inflated::spawn(MultiGzDecoder::new(reader))))
     } else {
         Ok(Box::new(reader))
+    }
+}
+
+/// Bytes inflated ahead on another thread, handed over in chunks.
+struct Inflated {
+    chunks: Receiver<std::io::Result<Vec<u8>>>,
+    chunk: Vec<u8>,
+    at: usize,
+    /// Whether the end (an empty chunk) or an error has been handed over.
+    done: bool,
+}
+
+/// How much one chunk holds, and how many chunks may wait: 4 × 256 KiB ahead at most.
+const CHUNK: usize = 1 << 18;
+const CHUNKS_AHEAD: usize = 4;
+
+impl Inflated {
+    /// Starts inflating `source` on a thread that stops at its end (handed over as an empty
+    /// chunk), after its first error (handed over after the bytes before it), or when the
+    /// reader is dropped.
+    fn spawn(mut source: impl Read + Send + 'static) -> Inflated {
+        let (send, chunks) = sync_channel(CHUNKS_AHEAD);
+        std::thread::spawn(move || loop {
+            let mut chunk = vec![0; CHUNK];
+            let (n, error) = fill(&mut source, &mut chunk);
+            chunk.truncate(n);
+            if let Some(error) = error {
+                if n > 0 && send.send(Ok(chunk)).is_err() {
+                    return;
+                }
+                let _ = send.send(Err(error));
+                return;
+            }
+            if send.send(Ok(chunk)).is_err() || n == 0 {
+                return;
+            }
+        });
+        Inflated {
+            chunks,
+            chunk: Vec::new(),
+            at: 0,
+            done: false,
+        }
+    }
+
+    /// The next chunk from the inflating thread; empty at the end and after an error.
+    fn next_chunk(&mut self) -> std::io::Result<Vec<u8>> {
+        if self.done {
+            return Ok(Vec::new());
+        }
+        let next = self.chunks.recv().unwrap_or_else(|_| {
+            Err(std::io::Error::other("the inflating thread stopped before the end"))
+        });
+        self.done = !matches!(&next, Ok(chunk) if !chunk.is_empty());
+        next
+    }
+}
+
+/// Reads from `source` until `buf` is full, the source ends or fails: how much was read, and
+/// the failure if there was one.
+fn fill(source: &mut impl Read, buf: &mut [u8]) -> (usize, Option<std::io::Error>) {
+    let mut n = 0;
+    while n < buf.len() {
+        match source.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return (n, Some(e)),
+        }
+    }
+    (n, None)
+}
+
+impl Read for Inflated {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Inflated {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.at == self.chunk.len() {
+            self.chunk = self.next_chunk()?;
+            self.at = 0;
+        }
+        Ok(&self.chunk[self.at..])
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.at = (self.at + amount).min(self.chunk.len());
     }
 }
 
@@ -400,4 +496,69 @@ pub(crate) fn columns<const N: usize>(
         *col = Col::new(index + 1, name);
     }
     Ok(cols)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::write::GzEncoder;
+    use std::io::Write;
+
+    /// Lines enough to span several chunks of the inflating thread.
+    fn text() -> Vec<u8> {
+        let lines = (0..200_000).map(|i| format!("{i},{},{}\n", i * 7919 % 1000, i % 13));
+        lines.collect::<String>().into_bytes()
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(bytes).unwrap();
+        gz.finish().unwrap()
+    }
+
+    #[test]
+    fn a_gzip_file_reads_as_its_plain_bytes_across_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let (plain, packed) = (dir.path().join("t.csv"), dir.path().join("t.csv.gz"));
+        std::fs::write(&plain, text()).unwrap();
+        std::fs::write(&packed, gzip(&text())).unwrap();
+        assert!(text().len() > 3 * CHUNK);
+        let mut read = Vec::new();
+        open_file(&packed).unwrap().read_to_end(&mut read).unwrap();
+        assert_eq!(read, text());
+        let lines = |path: &Path| {
+            let mut lines = Lines::new(&[path.to_path_buf()]);
+            let mut n = 0;
+            while let Some(line) = lines.next_line() {
+                line.unwrap();
+                n += 1;
+            }
+            n
+        };
+        assert_eq!(lines(&packed), 200_000);
+        assert_eq!(lines(&plain), lines(&packed));
+    }
+
+    #[test]
+    fn a_truncated_gzip_file_is_an_error_after_its_good_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let packed = gzip(&text());
+        let cut = dir.path().join("cut.csv.gz");
+        std::fs::write(&cut, &packed[..packed.len() / 2]).unwrap();
+        let mut input = open_file(&cut).unwrap();
+        let mut read = Vec::new();
+        let error = input.read_to_end(&mut read).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::UnexpectedEof, "{error}");
+        assert!(!read.is_empty() && text().starts_with(&read));
+    }
+
+    #[test]
+    fn a_reader_dropped_early_stops_the_inflating() {
+        let dir = tempfile::tempdir().unwrap();
+        let packed = dir.path().join("t.csv.gz");
+        std::fs::write(&packed, gzip(&text())).unwrap();
+        for _ in 0..50 {
+            assert_eq!(first_line(&packed).unwrap(), "0,0,0");
+        }
+    }
 }
