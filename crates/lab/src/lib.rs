@@ -28,6 +28,7 @@
 pub mod baa;
 pub mod cloud;
 pub mod input;
+mod kept;
 pub mod penalty;
 mod priorities;
 mod replay;

@@ -2,6 +2,7 @@
 //! keep-in-memory rule, the capacity (a pool from R, an explicit pool, machines from a file),
 //! the stop rule and the run configuration, and the replay from memory or from disk.
 
+use crate::kept::Kept;
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::choice::Choice;
 use fairshare_core::model::{ReadStats, Task, Time};
@@ -179,15 +180,17 @@ pub struct Workload {
     pub format: Format,
     /// The trace's resources that tasks request (indices into the reader's resources).
     keep: Vec<usize>,
-    /// The tasks themselves, when the trace is small enough to keep (see [`KEEP_AT_MOST`]).
-    kept: Option<Vec<Task>>,
+    /// The tasks themselves, when the trace is small enough to keep (see [`KEEP_AT_MOST`]),
+    /// over all of the reader's resources.
+    kept: Option<Kept>,
 }
 
 /// The most machines a run places tasks on (one capacity vector each): the engine's limit.
 pub const MOST_MACHINES: u64 = fairshare_sim::cluster::MOST_MACHINES;
 
-/// Traces of at most this many tasks are kept in memory after the first pass (≈ 140 MiB), so
-/// each run replays them without parsing again; larger traces are streamed from disk each time.
+/// Traces of at most this many tasks are kept in memory after the first pass (≈ 64 MB with two
+/// resources), so each run replays them without parsing again; larger traces are streamed from
+/// disk each time.
 pub const KEEP_AT_MOST: usize = 1_000_000;
 
 impl Workload {
@@ -213,7 +216,7 @@ impl Workload {
             None => Format::detect(&trace.paths[0])?,
         };
         let swf = format == Format::SWF;
-        let mut kept = Some(Vec::new());
+        let mut kept = Some(Kept::new(source.resources().len()));
         let mut read = 0;
         for task in source.by_ref() {
             let task = task.map_err(|e| explain(trace, e))?;
@@ -229,11 +232,8 @@ impl Workload {
             }
             load.add_to_user(task.user, task.runtime, &task.demand);
             kept = kept
-                .filter(|k: &Vec<Task>| k.len() < keep_at_most)
-                .map(|mut k| {
-                    k.push(task);
-                    k
-                });
+                .filter(|k| k.len() < keep_at_most)
+                .and_then(|mut k| k.push(task).map(|()| k));
             read += 1;
             progress(read);
         }
@@ -259,8 +259,6 @@ impl Workload {
             ..stats.clone()
         };
         if let Some(kept) = &mut kept {
-            kept.iter_mut()
-                .for_each(|a| a.demand = project(&a.demand, &keep));
             kept.shrink_to_fit();
         }
         Ok(Workload {
@@ -619,7 +617,7 @@ impl Workload {
         &self,
     ) -> Result<Box<dyn Iterator<Item = Result<Task, TraceError>> + '_>, LabError> {
         Ok(match &self.kept {
-            Some(kept) => Box::new(kept.iter().cloned().map(Ok)),
+            Some(kept) => Box::new(kept.tasks(&self.keep).map(Ok)),
             None => Box::new(self.trace.open()?.map(|task| {
                 task.map(|t| Task {
                     demand: project(&t.demand, &self.keep),

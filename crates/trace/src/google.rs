@@ -45,7 +45,7 @@
 //! submitted before it, so the memory needed is the tasks in flight plus the completed tasks
 //! submitted after the oldest task still in flight. One long-running task submitted early holds
 //! back everything completed after it: on a whole month that can be most of the trace (about
-//! 100 bytes a task), in the worst case until the end of the stream. [`crate::ReadStats::peak_held`]
+//! 60 bytes a task), in the worst case until the end of the stream. [`crate::ReadStats::peak_held`]
 //! reports the most tasks held at once.
 
 use crate::input::{is_number, Col, CsvFiles, Record};
@@ -91,6 +91,25 @@ struct Running {
     mem: f64,
 }
 
+/// A completed task waiting in the reorder buffer, in a third of a [`Task`]'s space: the
+/// reorder buffer may hold a large part of the trace (module docs).
+struct Done {
+    /// Index into the stream's users.
+    user: u32,
+    runtime: u64,
+    run: Running,
+}
+
+impl Done {
+    /// The task, given its place in the output.
+    fn task(self, (submit, id): Order) -> Task {
+        let demand = vec![self.run.cpu, self.run.mem];
+        let mut task = Task::new(id, self.user, submit, self.runtime, demand);
+        task.start = Some(self.run.start);
+        task
+    }
+}
+
 /// A task pending (`running` is `None`) or running.
 struct InFlight {
     order: Order,
@@ -104,7 +123,7 @@ struct InFlight {
 struct Tasks {
     in_flight: HashMap<Key, InFlight>,
     unresolved: BTreeSet<Order>,
-    ready: BTreeMap<Order, Task>,
+    ready: BTreeMap<Order, Done>,
     submissions: u64,
     last_time: Time,
     exhausted: bool,
@@ -361,9 +380,7 @@ impl Tasks {
             Some(run) if run.cpu > 0.0 && run.mem > 0.0 => {
                 let user = meta.user(&self.seen_names[task.user as usize]);
                 let runtime = time.as_micros().saturating_sub(run.start.as_micros());
-                let demand = vec![run.cpu, run.mem];
-                let mut done = Task::new(task.order.1, user, task.order.0, runtime, demand);
-                done.start = Some(run.start);
+                let done = Done { user, runtime, run };
                 self.ready.insert(task.order, done);
             }
             Some(_) => meta.skip("zero request", 1),
@@ -391,6 +408,6 @@ impl Tasks {
         if self.unresolved.first().is_some_and(|&u| u < first) {
             return None;
         }
-        self.ready.pop_first().map(|(_, task)| task)
+        self.ready.pop_first().map(|(order, done)| done.task(order))
     }
 }

@@ -86,7 +86,9 @@ impl Inflated {
             return Ok(Vec::new());
         }
         let next = self.chunks.recv().unwrap_or_else(|_| {
-            Err(std::io::Error::other("the inflating thread stopped before the end"))
+            Err(std::io::Error::other(
+                "the inflating thread stopped before the end",
+            ))
         });
         self.done = !matches!(&next, Ok(chunk) if !chunk.is_empty());
         next

@@ -1,0 +1,225 @@
+//! Tasks kept in memory between the first pass and the runs, in a compact form.
+//!
+//! A [`Task`] is built for every format (walltime, queue, partition, nodes, properties, …) and
+//! takes about 150 bytes with its demand vector on the heap; most traces use few of its
+//! fields. A kept trace is stored here as one fixed-size head per task, its demands side by
+//! side in one vector, and the rarely set fields only for the tasks that have them: 48 bytes
+//! plus 8 per resource for a Google task. The runs get back the very same tasks.
+
+use fairshare_core::model::{Task, Time};
+
+/// The fields every task has.
+struct Head {
+    id: u64,
+    submit: Time,
+    start: Option<Time>,
+    runtime: u64,
+    user: u32,
+    /// Index into [`Kept::rest`], or [`Head::PLAIN`] when those fields are as [`Task::new`]
+    /// leaves them.
+    rest: u32,
+}
+
+impl Head {
+    /// The task's rarely set fields are as [`Task::new`] leaves them.
+    const PLAIN: u32 = u32::MAX;
+}
+
+/// The fields of a task that many formats never set.
+struct Rest {
+    walltime: Option<u64>,
+    queue: Option<u32>,
+    partition: Option<u32>,
+    nodes: Option<u32>,
+    exclusive: bool,
+    properties: Vec<String>,
+    running: bool,
+}
+
+impl Rest {
+    /// Whether every field is as [`Task::new`] leaves it, so that the task needs no `Rest`.
+    fn is_plain(&self) -> bool {
+        let new = Task::new(0, 0, Time::ZERO, 0, Vec::new());
+        self.walltime == new.walltime
+            && self.queue == new.queue
+            && self.partition == new.partition
+            && self.nodes == new.nodes
+            && self.exclusive == new.exclusive
+            && self.properties == new.properties
+            && self.running == new.running
+    }
+}
+
+/// Tasks in the order they were pushed, each `width` amounts wide.
+pub(crate) struct Kept {
+    width: usize,
+    heads: Vec<Head>,
+    demands: Vec<f64>,
+    rest: Vec<Rest>,
+}
+
+impl Kept {
+    /// An empty store for tasks of `width` resources.
+    pub fn new(width: usize) -> Kept {
+        Kept {
+            width,
+            heads: Vec::new(),
+            demands: Vec::new(),
+            rest: Vec::new(),
+        }
+    }
+
+    /// How many tasks are kept.
+    pub fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    /// Keeps `task`, whose demand must be `width` amounts wide; `None` (and nothing kept) when
+    /// it is not, or when the store holds as many tasks with rare fields as a `u32` counts.
+    pub fn push(&mut self, task: Task) -> Option<()> {
+        // Every field named, so that a field added to `Task` cannot be dropped here unseen.
+        let Task {
+            id,
+            user,
+            submit,
+            start,
+            runtime,
+            demand,
+            walltime,
+            queue,
+            partition,
+            nodes,
+            exclusive,
+            properties,
+            running,
+        } = task;
+        if demand.len() != self.width {
+            return None;
+        }
+        let rest = Rest {
+            walltime,
+            queue,
+            partition,
+            nodes,
+            exclusive,
+            properties,
+            running,
+        };
+        let rest = if rest.is_plain() {
+            Head::PLAIN
+        } else {
+            let index = u32::try_from(self.rest.len())
+                .ok()
+                .filter(|&i| i != Head::PLAIN)?;
+            self.rest.push(rest);
+            index
+        };
+        self.demands.extend_from_slice(&demand);
+        self.heads.push(Head {
+            id,
+            submit,
+            start,
+            runtime,
+            user,
+            rest,
+        });
+        Some(())
+    }
+
+    /// Gives back the memory reserved for tasks that never came.
+    pub fn shrink_to_fit(&mut self) {
+        self.heads.shrink_to_fit();
+        self.demands.shrink_to_fit();
+        self.rest.shrink_to_fit();
+    }
+
+    /// The tasks in the order they were pushed, with their demand restricted to the resources
+    /// `keep` (indices into the demand as pushed).
+    pub fn tasks<'a>(&'a self, keep: &'a [usize]) -> impl Iterator<Item = Task> + 'a {
+        let demands = self.demands.chunks_exact(self.width.max(1));
+        self.heads.iter().zip(demands).map(move |(head, demand)| {
+            let demand = keep.iter().map(|&r| demand[r]).collect();
+            let mut task = Task::new(head.id, head.user, head.submit, head.runtime, demand);
+            task.start = head.start;
+            if let Some(rest) = self.rest.get(head.rest as usize) {
+                task.walltime = rest.walltime;
+                task.queue = rest.queue;
+                task.partition = rest.partition;
+                task.nodes = rest.nodes;
+                task.exclusive = rest.exclusive;
+                task.properties = rest.properties.clone();
+                task.running = rest.running;
+            }
+            task
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Tasks with every field drawn, the rare ones set on some tasks only.
+    fn task() -> impl Strategy<Value = Task> {
+        let head = (
+            any::<u64>(),
+            0u32..50,
+            0u64..1 << 40,
+            any::<Option<u64>>(),
+            any::<u64>(),
+        );
+        let demand = prop::collection::vec(0.0f64..1e6, 3);
+        let rest = (
+            any::<Option<u64>>(),
+            any::<Option<u32>>(),
+            any::<Option<u32>>(),
+            any::<Option<u32>>(),
+            any::<bool>(),
+            prop::collection::vec("[a-z]{1,4}", 0..2),
+            any::<bool>(),
+        );
+        let rest = prop::option::weighted(0.3, rest);
+        (head, demand, rest).prop_map(|((id, user, submit, start, runtime), demand, rest)| {
+            let mut task = Task::new(id, user, Time(submit), runtime, demand);
+            task.start = start.map(Time);
+            if let Some((walltime, queue, partition, nodes, exclusive, properties, running)) = rest
+            {
+                task.walltime = walltime;
+                task.queue = queue;
+                task.partition = partition;
+                task.nodes = nodes;
+                task.exclusive = exclusive;
+                task.properties = properties;
+                task.running = running;
+            }
+            task
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn kept_tasks_come_back_as_they_were_pushed(tasks in prop::collection::vec(task(), 0..60)) {
+            let mut kept = Kept::new(3);
+            for task in &tasks {
+                prop_assert_eq!(kept.push(task.clone()), Some(()));
+            }
+            kept.shrink_to_fit();
+            prop_assert_eq!(kept.len(), tasks.len());
+            let all: Vec<Task> = kept.tasks(&[0, 1, 2]).collect();
+            prop_assert_eq!(&all, &tasks);
+            let projected: Vec<Task> = kept.tasks(&[2, 0]).collect();
+            for (back, task) in projected.iter().zip(&tasks) {
+                prop_assert_eq!(&back.demand, &vec![task.demand[2], task.demand[0]]);
+                prop_assert_eq!(back.id, task.id);
+            }
+        }
+    }
+
+    #[test]
+    fn a_task_of_another_width_is_refused() {
+        let mut kept = Kept::new(2);
+        assert_eq!(kept.push(Task::new(1, 0, Time(0), 5, vec![1.0])), None);
+        assert_eq!(kept.len(), 0);
+    }
+}
