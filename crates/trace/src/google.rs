@@ -52,7 +52,8 @@ use crate::input::{is_number, Col, CsvFiles, Record};
 use crate::source::{Meta, Reader, Source, Task};
 use crate::{Format, ReadOptions, TraceError};
 use fairshare_core::model::Time;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use rustc_hash::FxHashMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::PathBuf;
 
 const FIELDS: usize = 13;
@@ -121,7 +122,9 @@ struct InFlight {
 /// The state machine over task events, and the reorder buffer behind it.
 #[derive(Default)]
 struct Tasks {
-    in_flight: HashMap<Key, InFlight>,
+    /// Keyed with a fast hash: the keys are the trace's own numbers, and the map is only
+    /// looked up, counted and cleared, never walked, so its order cannot reach the output.
+    in_flight: FxHashMap<Key, InFlight>,
     unresolved: BTreeSet<Order>,
     ready: BTreeMap<Order, Done>,
     submissions: u64,
@@ -129,7 +132,7 @@ struct Tasks {
     exhausted: bool,
     /// Every user seen in a SUBMIT, by name; only users with a task that is kept become users of
     /// the stream (docs/mechanisms.md, SDRF §8.2: n counts the users of the filtered trace).
-    seen: HashMap<String, u32>,
+    seen: FxHashMap<String, u32>,
     seen_names: Vec<String>,
 }
 

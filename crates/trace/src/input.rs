@@ -12,7 +12,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, ErrorKind, Read};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 
 /// The largest amount a record may ask for or a machine may hold, in the trace's own units
 /// (10¹⁵: a petabyte in KB). Larger values are errors, not clamped, so that every amount, and
@@ -383,47 +384,144 @@ impl<'a> Record<'a> {
     }
 }
 
-/// The records of several header-less CSV files, one file after another.
+/// The records of several header-less CSV files, one file after another, split into fields on
+/// a thread of their own ahead of the reader (splitting is a fifth of the cost of reading a
+/// Google trace), handed over in batches that come back to be filled again.
 pub(crate) struct CsvFiles {
-    paths: Vec<PathBuf>,
-    next_file: usize,
-    reader: Option<csv::Reader<Input>>,
-    record: csv::ByteRecord,
+    paths: Arc<[PathBuf]>,
+    ahead: Option<Ahead>,
+    /// The batch being read, the file its records come from, and the next record's index.
+    batch: Vec<csv::ByteRecord>,
+    file: usize,
+    next: usize,
+    /// Whether the last batch, the end or an error, has been handed over.
+    done: bool,
 }
 
+/// The reading thread's two channels: batches to read, and batches read to fill again.
+struct Ahead {
+    batches: Receiver<Batch>,
+    spent: SyncSender<Vec<csv::ByteRecord>>,
+}
+
+/// What the reading thread hands over.
+enum Batch {
+    /// Records of file `0` (an index into the paths), in order.
+    Records(usize, Vec<csv::ByteRecord>),
+    /// The error that ended reading.
+    Failed(TraceError),
+    /// The end of the last file.
+    End,
+}
+
+/// How many records one batch holds, and how many batches may wait.
+const RECORDS: usize = 1024;
+const BATCHES_AHEAD: usize = 8;
+
 impl CsvFiles {
-    /// Records of `paths`, read in the order given.
+    /// Records of `paths`, read in the order given; reading starts at the first call to
+    /// [`CsvFiles::next_record`].
     pub fn new(paths: &[PathBuf]) -> CsvFiles {
         CsvFiles {
-            paths: paths.to_vec(),
-            next_file: 0,
-            reader: None,
-            record: csv::ByteRecord::new(),
+            paths: paths.into(),
+            ahead: None,
+            batch: Vec::new(),
+            file: 0,
+            next: 0,
+            done: false,
         }
     }
 
-    /// The next record, or `None` after the last record of the last file.
+    /// The next record, or `None` after the last record of the last file and after an error.
     pub fn next_record(&mut self) -> Option<Result<Record<'_>, TraceError>> {
+        while self.next == self.batch.len() {
+            if self.done {
+                return None;
+            }
+            match self.next_batch() {
+                Batch::Records(file, records) => {
+                    let spent = std::mem::replace(&mut self.batch, records);
+                    self.ahead_channels().spent.try_send(spent).ok();
+                    (self.file, self.next) = (file, 0);
+                }
+                Batch::Failed(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+                Batch::End => self.done = true,
+            }
+        }
+        self.next += 1;
+        let record = &self.batch[self.next - 1];
+        Some(Ok(Record::read(&self.paths[self.file], record)))
+    }
+
+    /// The reading thread's channels, starting it on first use.
+    fn ahead_channels(&mut self) -> &Ahead {
+        let paths = &self.paths;
+        self.ahead.get_or_insert_with(|| {
+            let (send, batches) = sync_channel(BATCHES_AHEAD);
+            let (spent, recycled) = sync_channel(BATCHES_AHEAD + 2);
+            let paths = Arc::clone(paths);
+            std::thread::spawn(move || read_ahead(&paths, &send, &recycled));
+            Ahead { batches, spent }
+        })
+    }
+
+    /// The next batch from the reading thread.
+    fn next_batch(&mut self) -> Batch {
+        let next = self.ahead_channels().batches.recv();
+        next.unwrap_or_else(|_| {
+            let error = std::io::Error::other("the reading thread stopped before the end");
+            Batch::Failed(TraceError::io(&self.paths[self.file], error))
+        })
+    }
+}
+
+/// Reads the records of `paths` in batches into `send`, filling the batches `recycled` hands
+/// back when there are any; stops after the end, an error, or when the reader is gone.
+fn read_ahead(
+    paths: &[PathBuf],
+    send: &SyncSender<Batch>,
+    recycled: &Receiver<Vec<csv::ByteRecord>>,
+) {
+    for (file, path) in paths.iter().enumerate() {
+        let mut reader = match open_file(path) {
+            Ok(input) => csv_reader(input, false),
+            Err(e) => {
+                let _ = send.send(Batch::Failed(e));
+                return;
+            }
+        };
         loop {
-            let reader = match self.reader.as_mut() {
-                Some(reader) => reader,
-                None => {
-                    let path = self.paths.get(self.next_file)?;
-                    self.next_file += 1;
-                    match open_file(path) {
-                        Ok(input) => self.reader.insert(csv_reader(input, false)),
-                        Err(e) => return Some(Err(e)),
+            let mut records = recycled.try_recv().unwrap_or_default();
+            records.resize_with(RECORDS, csv::ByteRecord::new);
+            let mut n = 0;
+            let mut failed = None;
+            while n < RECORDS {
+                match reader.read_byte_record(&mut records[n]) {
+                    Ok(true) => n += 1,
+                    Ok(false) => break,
+                    Err(e) => {
+                        failed = Some(TraceError::io(path, e.into()));
+                        break;
                     }
                 }
-            };
-            let path = &self.paths[self.next_file - 1];
-            match reader.read_byte_record(&mut self.record) {
-                Err(e) => return Some(Err(TraceError::io(path, e.into()))),
-                Ok(false) => self.reader = None,
-                Ok(true) => return Some(Ok(Record::read(path, &self.record))),
+            }
+            records.truncate(n);
+            if n > 0 && send.send(Batch::Records(file, records)).is_err() {
+                return;
+            }
+            if let Some(e) = failed {
+                let _ = send.send(Batch::Failed(e));
+                return;
+            }
+            if n < RECORDS {
+                break;
             }
         }
     }
+    let _ = send.send(Batch::End);
 }
 
 /// One CSV file with a header row, read record by record.
@@ -552,6 +650,78 @@ mod tests {
         let error = input.read_to_end(&mut read).unwrap_err();
         assert_eq!(error.kind(), ErrorKind::UnexpectedEof, "{error}");
         assert!(!read.is_empty() && text().starts_with(&read));
+    }
+
+    /// Every record of `files` as (file name, line, first field), or the error that ended them.
+    fn csv_records(files: &[PathBuf]) -> (Vec<(String, u64, String)>, Option<TraceError>) {
+        let mut csv = CsvFiles::new(files);
+        let mut seen = Vec::new();
+        while let Some(record) = csv.next_record() {
+            match record {
+                Ok(r) => seen.push((
+                    r.at.file
+                        .file_name()
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned(),
+                    r.at.line,
+                    String::from_utf8_lossy(r.raw(Col::new(1, "first"))).into_owned(),
+                )),
+                Err(e) => return (seen, Some(e)),
+            }
+        }
+        (seen, None)
+    }
+
+    #[test]
+    fn csv_files_read_ahead_give_every_record_in_order_with_its_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            dir.path().join("a.csv"),
+            dir.path().join("b.csv.gz"),
+            dir.path().join("c.csv"),
+        );
+        std::fs::write(&a, text()).unwrap();
+        std::fs::write(&b, gzip(b"x,1\ny,2\n")).unwrap();
+        std::fs::write(&c, "").unwrap();
+        let (seen, error) = csv_records(&[a.clone(), b, c, a]);
+        assert!(error.is_none(), "{error:?}");
+        assert_eq!(seen.len(), 2 * 200_000 + 2);
+        assert_eq!(seen[0], ("a.csv".into(), 1, "0".into()));
+        assert_eq!(
+            seen[RECORDS],
+            ("a.csv".into(), RECORDS as u64 + 1, RECORDS.to_string())
+        );
+        assert_eq!(seen[200_000], ("b.csv.gz".into(), 1, "x".into()));
+        assert_eq!(seen[200_001], ("b.csv.gz".into(), 2, "y".into()));
+        assert_eq!(seen[200_002], ("a.csv".into(), 1, "0".into()));
+        assert_eq!(
+            seen.last().unwrap(),
+            &("a.csv".into(), 200_000, "199999".into())
+        );
+    }
+
+    #[test]
+    fn csv_files_read_ahead_end_at_a_missing_file_after_the_records_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.csv");
+        std::fs::write(&a, "1,2\n3,4\n").unwrap();
+        let missing = dir.path().join("missing.csv");
+        let (seen, error) = csv_records(&[a, missing.clone()]);
+        assert_eq!(seen.len(), 2);
+        let error = error.expect("an error for the missing file").to_string();
+        assert!(error.contains("missing.csv"), "{error}");
+    }
+
+    #[test]
+    fn csv_files_dropped_early_stop_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.csv.gz");
+        std::fs::write(&a, gzip(&text())).unwrap();
+        for _ in 0..20 {
+            let mut csv = CsvFiles::new(std::slice::from_ref(&a));
+            assert!(csv.next_record().unwrap().is_ok());
+        }
     }
 
     #[test]
