@@ -732,6 +732,16 @@ impl Engine {
         while !freed.is_empty() {
             let mut moved = Vec::new();
             for (user, index) in self.reserved() {
+                let job = &self.queues[user as usize][index];
+                let stays = job.reservation.as_ref().is_none_or(|(t, placed)| {
+                    let (request, walltime) = (&job.request, job.walltime);
+                    !self
+                        .space
+                        .may_move(request, self.now, walltime, *t, &freed, placed)
+                });
+                if stays {
+                    continue;
+                }
                 let Some(old) = self.unreserve(user, index) else {
                     continue;
                 };
@@ -740,18 +750,18 @@ impl Engine {
                 let found =
                     self.space
                         .earliest(&request, self.now, walltime, Some(old.0), Some(&freed));
-                let kept = match found {
+                let (kept, held_before) = match found {
                     Some(earlier) => {
                         let end = old.0.plus_micros(walltime);
                         for &(node, _) in &old.1 {
                             free_until(&mut freed, node, end);
                             free_until(&mut moved, node, end);
                         }
-                        earlier
+                        (earlier, false)
                     }
-                    None => old,
+                    None => (old, true),
                 };
-                self.hold(user, index, kept);
+                self.hold(user, index, kept, held_before);
             }
             freed = moved;
         }
@@ -779,18 +789,20 @@ impl Engine {
                 earlier.map(|e| e.0),
                 old.0
             );
-            self.hold(user, index, old);
+            self.hold(user, index, old, true);
         }
     }
 
-    /// Gives a waiting job the reservation `(t, placed)` and enters it in the profile.
-    fn hold(&mut self, user: u32, index: usize, (t, placed): (Time, Placed)) {
+    /// Gives a waiting job the reservation `(t, placed)` and enters it in the profile, with a
+    /// wakeup at `t` unless it `held_before` a reservation starting then (whose wakeup, still
+    /// ahead, is in the heap already: one per hold would grow the heap with every compression).
+    fn hold(&mut self, user: u32, index: usize, (t, placed): (Time, Placed), held_before: bool) {
         let job = &mut self.queues[user as usize][index];
         self.space
             .expect(&placed, t, t.plus_micros(job.walltime), 1.0);
         job.first_reserved.get_or_insert(t);
         job.reservation = Some((t, placed));
-        if t > self.now {
+        if t > self.now && !held_before {
             self.wakeups.push(Reverse(t));
         }
         self.unreserved -= 1;
@@ -962,7 +974,7 @@ impl Pass for Engine {
             let placed = self.space.fit_during(request, self.now, walltime);
             if placed.is_none() {
                 if let Some(own) = own {
-                    self.hold(user, index, own);
+                    self.hold(user, index, own, true);
                 }
             }
             placed
@@ -998,7 +1010,9 @@ impl Pass for Engine {
                 .earliest_by_trying_every_start(&request, self.now, walltime, never);
             assert_eq!(found, naive, "pruned and full searches differ");
         }
-        found.map(|found| self.hold(user, index, found)).is_some()
+        found
+            .map(|found| self.hold(user, index, found, false))
+            .is_some()
     }
 
     fn pass_over(&mut self, user: u32) {

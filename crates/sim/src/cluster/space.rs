@@ -507,6 +507,38 @@ impl Space {
         }
     }
 
+    /// Whether [`Space::earliest`] could find a start before `before` for a job that holds
+    /// the reservation `own` (still in the profile), given room freed `through` these nodes:
+    /// `false` only when it surely finds none — no freed node the job may use is one of its
+    /// own, and none has room for its part before its time. Compression asks this first and
+    /// leaves the many reservations that cannot move where they are, rather than taking each
+    /// out of the profile and putting it back.
+    pub(super) fn may_move(
+        &self,
+        request: &Request,
+        now: Time,
+        length: u64,
+        before: Time,
+        through: &[(usize, Time)],
+        own: &Placed,
+    ) -> bool {
+        let eligible = |i: &usize| request.eligible.as_ref().is_none_or(|e| e[*i]);
+        let Some(until) = through.iter().map(|(_, until)| *until).max() else {
+            return false;
+        };
+        let before = before.min(until);
+        let usable: Vec<(usize, Time)> = through
+            .iter()
+            .copied()
+            .filter(|(n, _)| eligible(n))
+            .collect();
+        if usable.iter().any(|(n, _)| own.iter().any(|(o, _)| o == n)) {
+            return true;
+        }
+        let mut freed = Openings::new(usable.iter().map(|&(n, u)| (n, Some(before.min(u)))));
+        freed.opening(self, request, now, length, 1).is_some()
+    }
+
     /// The earliest start before `before` at which `request` fits, found the obvious way:
     /// trying `now` and every later time at which some node's use changes, in full. The
     /// reference [`Space::earliest`] is checked against in debug builds.
