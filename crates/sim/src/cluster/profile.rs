@@ -121,6 +121,25 @@ impl Skyline {
         length: u64,
         fits: impl Fn(&[f64]) -> bool,
     ) -> Option<Time> {
+        self.first_room_by(from, before, length, |_, used| fits(used))
+    }
+
+    /// [`Skyline::first_room`] with `fits` told the span `[start, end)` of each step it judges
+    /// (the last step reaches to `Time(u64::MAX)`).
+    pub(super) fn first_room_by(
+        &self,
+        from: Time,
+        before: Option<Time>,
+        length: u64,
+        fits: impl Fn((Time, Time), &[f64]) -> bool,
+    ) -> Option<Time> {
+        let span = |k: usize| {
+            let end = self
+                .steps
+                .get(k + 1)
+                .map_or(Time(u64::MAX), |(start, _)| *start);
+            (self.steps[k].0, end)
+        };
         let (mut i, mut t) = (self.at(from), from);
         loop {
             if before.is_some_and(|b| t >= b) {
@@ -131,7 +150,10 @@ impl Skyline {
                 .iter()
                 .take_while(|(start, _)| *start < end);
             let last = i + window.count();
-            let Some(bad) = (i..=last).rev().find(|k| !fits(&self.steps[*k].1)) else {
+            let Some(bad) = (i..=last)
+                .rev()
+                .find(|k| !fits(span(*k), &self.steps[*k].1))
+            else {
                 return Some(t);
             };
             i = bad + 1;

@@ -508,11 +508,12 @@ impl Space {
     }
 
     /// Whether [`Space::earliest`] could find a start before `before` for a job that holds
-    /// the reservation `own` (still in the profile), given room freed `through` these nodes:
-    /// `false` only when it surely finds none — no freed node the job may use is one of its
-    /// own, and none has room for its part before its time. Compression asks this first and
-    /// leaves the many reservations that cannot move where they are, rather than taking each
-    /// out of the profile and putting it back.
+    /// the reservation `own` from `before` for `length` (still in the profile), given room
+    /// freed `through` these nodes: `false` only when it surely finds none, because no freed
+    /// node the job may use has room for its part before its time — on its own nodes with its
+    /// own use taken off every step that overlaps its reservation, which can only add room.
+    /// Compression asks this first and leaves the many reservations that cannot move where
+    /// they are, rather than taking each out of the profile and putting it back.
     pub(super) fn may_move(
         &self,
         request: &Request,
@@ -522,21 +523,28 @@ impl Space {
         through: &[(usize, Time)],
         own: &Placed,
     ) -> bool {
-        let eligible = |i: &usize| request.eligible.as_ref().is_none_or(|e| e[*i]);
+        let eligible = |i: usize| request.eligible.as_ref().is_none_or(|e| e[i]);
         let Some(until) = through.iter().map(|(_, until)| *until).max() else {
             return false;
         };
+        let reserved = (before, before.plus_micros(length.max(1)));
         let before = before.min(until);
-        let usable: Vec<(usize, Time)> = through
+        through
             .iter()
-            .copied()
-            .filter(|(n, _)| eligible(n))
-            .collect();
-        if usable.iter().any(|(n, _)| own.iter().any(|(o, _)| o == n)) {
-            return true;
-        }
-        let mut freed = Openings::new(usable.iter().map(|&(n, u)| (n, Some(before.min(u)))));
-        freed.opening(self, request, now, length, 1).is_some()
+            .filter(|(n, _)| eligible(*n))
+            .any(|&(n, until)| {
+                let capacity = &self.nodes[n].capacity;
+                let mine = own.iter().find(|(o, _)| *o == n).map(|(_, amount)| amount);
+                let fits = |(from, to): (Time, Time), used: &[f64]| match mine {
+                    Some(mine) if from < reserved.1 && to > reserved.0 => {
+                        part_fits_without(request, capacity, used, mine)
+                    }
+                    _ => part_fits(request, capacity, used),
+                };
+                let room =
+                    self.profile[n].first_room_by(now, Some(before.min(until)), length, fits);
+                room.is_some()
+            })
     }
 
     /// The earliest start before `before` at which `request` fits, found the obvious way:
@@ -653,6 +661,20 @@ fn part_fits(request: &Request, capacity: &[f64], used: &[f64]) -> bool {
         .zip(capacity)
         .all(|((u, d), c)| u + d <= c + FIT_SLACK);
     room && (!request.exclusive || used.iter().all(|u| *u <= FIT_SLACK))
+}
+
+/// [`part_fits`] with `mine` taken off `used`.
+fn part_fits_without(request: &Request, capacity: &[f64], used: &[f64], mine: &[f64]) -> bool {
+    let part = match &request.shape {
+        Shape::Nodes { per_node, .. } => per_node,
+        Shape::Spread { per_unit, .. } => per_unit,
+    };
+    let left = || used.iter().zip(mine).map(|(u, m)| u - m);
+    let room = left()
+        .zip(part)
+        .zip(capacity)
+        .all(|((u, d), c)| u + d <= c + FIT_SLACK);
+    room && (!request.exclusive || left().all(|u| u <= FIT_SLACK))
 }
 
 /// How many units of `each` fit on `node` beside what it holds (at least one, as the
