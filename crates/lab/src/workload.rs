@@ -188,10 +188,10 @@ pub struct Workload {
 /// The most machines a run places tasks on (one capacity vector each): the engine's limit.
 pub const MOST_MACHINES: u64 = fairshare_sim::cluster::MOST_MACHINES;
 
-/// Traces of at most this many tasks are kept in memory after the first pass (≈ 64 MB with two
-/// resources), so each run replays them without parsing again; larger traces are streamed from
-/// disk each time.
-pub const KEEP_AT_MOST: usize = 1_000_000;
+/// Traces of at most this many tasks are kept in memory after the first pass (≈ 128 MB with two
+/// resources, 64 bytes a task), so each run replays them without parsing again; larger traces
+/// are streamed from disk each time.
+pub const KEEP_AT_MOST: usize = 2_000_000;
 
 impl Workload {
     /// The first pass: reads the whole trace once to learn its users, span and mean demand,
