@@ -72,11 +72,20 @@ impl<K: Ord + Copy> Ordered<K> {
         key_of: impl Fn(u32, &[f64], &Head) -> K,
     ) {
         let c = client as usize;
-        self.take_out(client);
         self.holdings[c].clear();
         self.holdings[c].extend_from_slice(holdings);
+        let key = head.as_ref().map(|h| key_of(client, &self.holdings[c], h));
         self.heads[c] = head;
-        self.put_in(client, key_of);
+        // The same key (a stateless policy's client passed over in a pass: its holdings, and
+        // so its key, did not change) leaves the order as it is.
+        if key == self.keys[c] {
+            return;
+        }
+        self.take_out(client);
+        if let Some(key) = key {
+            self.keys[c] = Some(key);
+            self.order.insert((key, client));
+        }
     }
 
     /// Takes a waiting client out until [`Ordered::restore`]; others are ignored.
