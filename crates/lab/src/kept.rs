@@ -6,6 +6,7 @@
 //! side in one vector, and the rarely set fields only for the tasks that have them: 48 bytes
 //! plus 8 per resource for a Google task. The runs get back the very same tasks.
 
+use crate::workload::project;
 use fairshare_core::model::{Task, Time};
 
 /// The fields every task has.
@@ -138,7 +139,7 @@ impl Kept {
     pub fn tasks<'a>(&'a self, keep: &'a [usize]) -> impl Iterator<Item = Task> + 'a {
         let demands = self.demands.chunks_exact(self.width.max(1));
         self.heads.iter().zip(demands).map(move |(head, demand)| {
-            let demand = keep.iter().map(|&r| demand[r]).collect();
+            let demand = project(demand, keep);
             let mut task = Task::new(head.id, head.user, head.submit, head.runtime, demand);
             task.start = head.start;
             if let Some(rest) = self.rest.get(head.rest as usize) {

@@ -637,7 +637,7 @@ fn explain(trace: &TraceSpec, error: TraceError) -> LabError {
 }
 
 /// The entries of `values` at the indices `keep`.
-fn project<T: Clone>(values: &[T], keep: &[usize]) -> Vec<T> {
+pub(crate) fn project<T: Clone>(values: &[T], keep: &[usize]) -> Vec<T> {
     keep.iter().map(|&r| values[r].clone()).collect()
 }
 

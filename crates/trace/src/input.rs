@@ -33,7 +33,7 @@ pub(crate) fn open_file(path: &Path) -> Result<Input, TraceError> {
 }
 
 /// Where a gzip file is inflated.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 pub(crate) enum Inflate {
     /// On a thread of its own, ahead of the reader.
     Ahead,

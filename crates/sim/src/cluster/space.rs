@@ -131,6 +131,16 @@ pub(super) enum Shape {
     },
 }
 
+impl Request {
+    /// What it needs on one node at the least: one node's share, or one processor's.
+    pub(super) fn piece(&self) -> &[f64] {
+        match &self.shape {
+            Shape::Nodes { per_node, .. } => per_node,
+            Shape::Spread { per_unit, .. } => per_unit,
+        }
+    }
+}
+
 /// Where a job runs: each node it holds and what it holds there.
 pub(super) type Placed = Vec<(usize, Vec<f64>)>;
 
@@ -651,30 +661,26 @@ fn fit(placement: &dyn Placement, request: &Request, nodes: &mut [Node]) -> Opti
 /// Whether a node of `capacity` using `used` has room for its part of `request` (one node's
 /// share, or one processor): the planning view, in which no node is closed.
 fn part_fits(request: &Request, capacity: &[f64], used: &[f64]) -> bool {
-    let part = match &request.shape {
-        Shape::Nodes { per_node, .. } => per_node,
-        Shape::Spread { per_unit, .. } => per_unit,
-    };
-    let room = used
-        .iter()
-        .zip(part)
-        .zip(capacity)
-        .all(|((u, d), c)| u + d <= c + FIT_SLACK);
-    room && (!request.exclusive || used.iter().all(|u| *u <= FIT_SLACK))
+    part_fits_beside(request, capacity, used.iter().copied())
 }
 
 /// [`part_fits`] with `mine` taken off `used`.
 fn part_fits_without(request: &Request, capacity: &[f64], used: &[f64], mine: &[f64]) -> bool {
-    let part = match &request.shape {
-        Shape::Nodes { per_node, .. } => per_node,
-        Shape::Spread { per_unit, .. } => per_unit,
-    };
-    let left = || used.iter().zip(mine).map(|(u, m)| u - m);
-    let room = left()
-        .zip(part)
+    part_fits_beside(request, capacity, used.iter().zip(mine).map(|(u, m)| u - m))
+}
+
+/// [`part_fits`] for a node using `used`, given resource by resource.
+fn part_fits_beside(
+    request: &Request,
+    capacity: &[f64],
+    used: impl Iterator<Item = f64> + Clone,
+) -> bool {
+    let room = used
+        .clone()
+        .zip(request.piece())
         .zip(capacity)
         .all(|((u, d), c)| u + d <= c + FIT_SLACK);
-    room && (!request.exclusive || left().all(|u| u <= FIT_SLACK))
+    room && (!request.exclusive || used.into_iter().all(|u| u <= FIT_SLACK))
 }
 
 /// How many units of `each` fit on `node` beside what it holds (at least one, as the

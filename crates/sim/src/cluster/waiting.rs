@@ -2,7 +2,7 @@
 //! waiting job can start now, so that backfilling stops scanning a long queue on a full
 //! machine.
 
-use super::space::{Request, Shape};
+use super::space::Request;
 use std::collections::BTreeMap;
 
 /// Per resource, the amounts the waiting jobs need on one node (a node's share of a
@@ -13,18 +13,10 @@ pub(super) struct Smallest {
     pieces: Vec<BTreeMap<u64, u32>>,
 }
 
-/// What `request` needs on one node at the least.
-fn piece(request: &Request) -> &[f64] {
-    match &request.shape {
-        Shape::Nodes { per_node, .. } => per_node,
-        Shape::Spread { per_unit, .. } => per_unit,
-    }
-}
-
 impl Smallest {
     /// Counts a job that starts waiting.
     pub(super) fn add(&mut self, request: &Request) {
-        let piece = piece(request);
+        let piece = request.piece();
         self.pieces.resize_with(piece.len(), BTreeMap::new);
         for (counts, amount) in self.pieces.iter_mut().zip(piece) {
             *counts.entry(amount.max(0.0).to_bits()).or_default() += 1;
@@ -33,7 +25,7 @@ impl Smallest {
 
     /// Forgets a job that stops waiting.
     pub(super) fn remove(&mut self, request: &Request) {
-        for (counts, amount) in self.pieces.iter_mut().zip(piece(request)) {
+        for (counts, amount) in self.pieces.iter_mut().zip(request.piece()) {
             let key = amount.max(0.0).to_bits();
             if let Some(n) = counts.get_mut(&key) {
                 *n -= 1;
@@ -59,6 +51,7 @@ impl Smallest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::space::Shape;
 
     fn spread(per_unit: Vec<f64>) -> Request {
         Request {
