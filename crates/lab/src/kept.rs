@@ -6,8 +6,12 @@
 //! side in one vector, and the rarely set fields only for the tasks that have them: 48 bytes
 //! plus 8 per resource for a Google task. The runs get back the very same tasks.
 
-use crate::workload::project;
 use fairshare_core::model::{Task, Time};
+
+/// The entries of `values` at the indices `keep`.
+pub(crate) fn project<T: Clone>(values: &[T], keep: &[usize]) -> Vec<T> {
+    keep.iter().map(|&r| values[r].clone()).collect()
+}
 
 /// The fields every task has.
 struct Head {

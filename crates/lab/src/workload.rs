@@ -2,7 +2,7 @@
 //! keep-in-memory rule, the capacity (a pool from R, an explicit pool, machines from a file),
 //! the stop rule and the run configuration, and the replay from memory or from disk.
 
-use crate::kept::Kept;
+use crate::kept::{project, Kept};
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::choice::Choice;
 use fairshare_core::model::{ReadStats, Task, Time};
@@ -634,11 +634,6 @@ fn explain(trace: &TraceSpec, error: TraceError) -> LabError {
         Some(_) if !trace.options.lenient => LabError::Record(error),
         _ => error.into(),
     }
-}
-
-/// The entries of `values` at the indices `keep`.
-pub(crate) fn project<T: Clone>(values: &[T], keep: &[usize]) -> Vec<T> {
-    keep.iter().map(|&r| values[r].clone()).collect()
 }
 
 /// Skip counts as words: `12 skipped (no runtime: 10, zero request: 2)`.
