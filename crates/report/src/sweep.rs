@@ -446,6 +446,6 @@ fn figure6(grid: &Grid) -> String {
         0 => String::new(),
         n => format!(" Runs with no events, which a log scale cannot show: {n}."),
     };
-    let caption = format!("Live-tree events (log scale) per δ, one line per capacity: the work SDRF's kinetic tree does grows as δ moves away from 1 (left) and as capacity gets scarcer (the paper: about 2·10⁴ events at δ = 1−10⁻⁶, 5·10⁶ at 1−10⁻¹).{missing}");
+    let caption = format!("Live-tree events (log scale) per δ, one line per capacity: the work SDRF's kinetic tree does grows as δ moves away from 1 (left) and as capacity gets scarcer. fairshare counts its tournament's certificates that fell due, fewer than the swap events of the paper's sorted order (about 2·10⁴ at δ = 1−10⁻⁶, 5·10⁶ at 1−10⁻¹, over a month).{missing}");
     html::figure(&svg::line_chart(&chart), &caption)
 }

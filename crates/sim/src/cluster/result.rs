@@ -154,7 +154,7 @@ pub struct PolicyResult {
     /// Jain's fairness index of the time-averaged dominant shares of the users with a task
     /// that can fit.
     pub jain_index: f64,
-    /// Swap events the live tree processed (SDRF only).
+    /// Certificates of the live tree that fell due (SDRF only; docs/mechanisms.md, SDRF §7.8).
     pub livetree_events: Option<u64>,
     /// Live-tree events per 1,000 tasks started (SDRF only).
     pub livetree_events_per_1000_tasks: Option<f64>,

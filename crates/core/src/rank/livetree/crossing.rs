@@ -16,9 +16,84 @@ pub(crate) struct Line {
     pub b: f64,
 }
 
+/// The line of a priority that attains it at some x: the highest, and of those the one with the
+/// smallest slope (it stays highest as x falls).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Top {
+    /// The priority at x.
+    pub value: f64,
+    /// The slope of the line attaining it.
+    pub slope: f64,
+    /// Which line that is.
+    pub line: usize,
+}
+
+/// The top of `lines` at x (`None` for no lines).
+pub(crate) fn top(lines: &[Line], x: f64) -> Option<Top> {
+    let first = lines.first()?;
+    let mut best = Top {
+        value: first.a + first.b * x,
+        slope: first.b,
+        line: 0,
+    };
+    for (line, l) in lines.iter().enumerate().skip(1) {
+        let value = l.a + l.b * x;
+        if value > best.value || (value == best.value && l.b < best.slope) {
+            best = Top {
+                value,
+                slope: l.b,
+                line,
+            };
+        }
+    }
+    Some(best)
+}
+
+/// Where the line on top hands over to another as x falls.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Handover {
+    /// The x (at the lines' own scale) below which line `to` is above it; ≤ 0 if none ever is.
+    pub at: f64,
+    /// The line that takes over.
+    pub to: usize,
+}
+
+/// For every line of `lines`, where it hands over when it is on top: the largest x at which a
+/// line of smaller slope overtakes it (ties: the smallest slope, which dominates below). It does
+/// not depend on the scale of the slopes, so it is computed once per change of the lines.
+pub(crate) fn handovers(lines: &[Line], out: &mut [Handover]) {
+    for (active, (i, handover)) in lines.iter().zip(out.iter_mut()).enumerate() {
+        // The best crossing so far as a fraction num/den with den > 0, compared by cross
+        // products: one division per line instead of one per candidate.
+        let (mut num, mut den, mut to) = (0.0, 1.0, active);
+        for (j, l) in lines.iter().enumerate() {
+            if l.b < i.b {
+                let (n, d) = (l.a - i.a, i.b - l.b);
+                let (ahead, level) = (n * den, num * d);
+                let tie = ahead == level && to != active && l.b < lines[to].b;
+                if ahead > level || tie {
+                    (num, den, to) = (n, d, j);
+                }
+            }
+        }
+        *handover = Handover { at: num / den, to };
+    }
+}
+
+/// A priority as [`crossing`] reads it: its lines, their handovers and the line on [`top`] now.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Priority<'a> {
+    /// The lines.
+    pub lines: &'a [Line],
+    /// Their handovers (see [`handovers`]).
+    pub handovers: &'a [Handover],
+    /// The line on top at the current x.
+    pub top: usize,
+}
+
 /// The upper envelope of a set of lines, read from x = 1 down to x = 0.
 struct Envelope<'a> {
-    lines: &'a [Line],
+    priority: Priority<'a>,
     scale: f64,
     active: usize,
     /// The x below which another line takes over (≤ 0 if none does) and which line.
@@ -26,30 +101,21 @@ struct Envelope<'a> {
 }
 
 impl<'a> Envelope<'a> {
-    /// The envelope of `lines` with slopes multiplied by `scale`; `None` for no lines.
-    fn new(lines: &'a [Line], scale: f64) -> Option<Self> {
-        let at_one = |l: &Line| l.a + l.b * scale;
-        let active = (0..lines.len()).reduce(|i, j| {
-            let (vi, vj) = (at_one(&lines[i]), at_one(&lines[j]));
-            if vj > vi || (vj == vi && lines[j].b < lines[i].b) {
-                j
-            } else {
-                i
-            }
-        })?;
+    /// The envelope of `priority` with slopes multiplied by `scale`, from its top at x = 1.
+    fn new(priority: Priority<'a>, scale: f64) -> Self {
         let mut envelope = Envelope {
-            lines,
+            priority,
             scale,
-            active,
-            next: (0.0, active),
+            active: priority.top,
+            next: (0.0, priority.top),
         };
         envelope.next = envelope.breakpoint();
-        Some(envelope)
+        envelope
     }
 
     /// The active line, with its slope scaled.
     fn line(&self) -> Line {
-        let l = self.lines[self.active];
+        let l = self.priority.lines[self.active];
         Line {
             a: l.a,
             b: l.b * self.scale,
@@ -62,34 +128,25 @@ impl<'a> Envelope<'a> {
         self.next = self.breakpoint();
     }
 
-    /// The largest x at which a line of smaller slope overtakes the active one (ties: the
-    /// smallest slope, which dominates below). Each step lowers the slope, so at most m − 1.
+    /// The active line's handover, in this envelope's x. Each step lowers the slope, so there
+    /// are at most m − 1.
     fn breakpoint(&self) -> (f64, usize) {
-        let i = self.lines[self.active];
-        let mut best = (0.0, self.active);
-        for (j, l) in self.lines.iter().enumerate() {
-            if l.b < i.b {
-                let x = (l.a - i.a) / ((i.b - l.b) * self.scale);
-                let tie = x == best.0 && best.1 != self.active && l.b < self.lines[best.1].b;
-                if x > best.0 || tie {
-                    best = (x, j);
-                }
-            }
-        }
-        best
+        let Handover { at, to } = self.priority.handovers[self.active];
+        (at / self.scale, to)
     }
 }
 
 /// The first instant after now at which `after` must overtake `before`, as `h = −ln x*`
 /// (the crossing is at `now + τ·h`), or `None` if the two never swap.
 ///
-/// Slopes are multiplied by `scale` (the decay variable at now), so x = 1 is now. `before`
+/// Slopes are multiplied by `scale` (the decay variable at now), so x = 1 is now; the tops are
+/// those at `scale`, where the caller has just compared the two. `before`
 /// precedes `after` now: on the first piece the difference is taken as ≤ 0 at x = 1 even if
 /// rounding made it a hair positive; if it then grows, the pair is due at once (`h = 0`).
 /// Roots are rounded towards now, never past the true crossing: an early event only re-sorts.
-pub(crate) fn crossing(before: &[Line], after: &[Line], scale: f64) -> Option<f64> {
-    let mut ea = Envelope::new(before, scale)?;
-    let mut eb = Envelope::new(after, scale)?;
+pub(crate) fn crossing(before: Priority<'_>, after: Priority<'_>, scale: f64) -> Option<f64> {
+    let mut ea = Envelope::new(before, scale);
+    let mut eb = Envelope::new(after, scale);
     let mut hi = 1.0;
     loop {
         let lo = ea.next.0.max(eb.next.0).max(0.0).min(hi);
@@ -144,6 +201,25 @@ mod tests {
         pairs.iter().map(|&(a, b)| Line { a, b }).collect()
     }
 
+    /// [`crossing`] with the handovers and tops found here.
+    fn cross(before: &[Line], after: &[Line], scale: f64) -> Option<f64> {
+        let (a, b) = (top(before, scale)?, top(after, scale)?);
+        let mut handed = vec![Handover { at: 0.0, to: 0 }; before.len() + after.len()];
+        let (ha, hb) = handed.split_at_mut(before.len());
+        handovers(before, ha);
+        handovers(after, hb);
+        let priority = |lines, handovers, top| Priority {
+            lines,
+            handovers,
+            top,
+        };
+        crossing(
+            priority(before, ha, a.line),
+            priority(after, hb, b.line),
+            scale,
+        )
+    }
+
     fn value(lines: &[Line], x: f64) -> f64 {
         lines
             .iter()
@@ -156,13 +232,13 @@ mod tests {
         // §7.5, MaxOfSums, τ = 100 s: A is first at t = 0 and B overtakes it at x* = 0.875.
         let a = lines(&[(0.55, -0.10), (0.10, 0.20)]);
         let b = lines(&[(0.20, 0.30), (0.35, 0.05)]);
-        let h = crossing(&a, &b, 1.0).expect("they cross");
+        let h = cross(&a, &b, 1.0).expect("they cross");
         assert!((100.0 * h - 13.3531).abs() < 1e-4, "t* = {}", 100.0 * h);
         let x = (-h).exp();
         assert!((value(&a, x) - 0.4625).abs() < 1e-12);
         assert!((value(&b, x) - 0.4625).abs() < 1e-12);
         // After the swap B stays ahead for good.
-        assert_eq!(crossing(&b, &a, x), None);
+        assert_eq!(cross(&b, &a, x), None);
     }
 
     #[test]
@@ -170,16 +246,16 @@ mod tests {
         // The same pair seen from x = 0.95: the crossing is at the same absolute x.
         let a = lines(&[(0.55, -0.10), (0.10, 0.20)]);
         let b = lines(&[(0.20, 0.30), (0.35, 0.05)]);
-        let h = crossing(&a, &b, 0.95).expect("they cross");
+        let h = cross(&a, &b, 0.95).expect("they cross");
         assert!(((-h).exp() * 0.95 - 0.875).abs() < 1e-12);
     }
 
     #[test]
     fn asymptotic_ties_and_identical_functions_never_swap() {
         let a = lines(&[(0.5, -0.1)]);
-        assert_eq!(crossing(&a, &lines(&[(0.5, 0.2)]), 1.0), None);
-        assert_eq!(crossing(&a, &a, 1.0), None);
-        assert_eq!(crossing(&a, &[], 1.0), None);
+        assert_eq!(cross(&a, &lines(&[(0.5, 0.2)]), 1.0), None);
+        assert_eq!(cross(&a, &a, 1.0), None);
+        assert_eq!(cross(&a, &[], 1.0), None);
     }
 
     #[test]
@@ -187,7 +263,7 @@ mod tests {
         // `before` leads by a rounding error at x = 1, and `after` falls away below it.
         let a = lines(&[(0.4 + 1e-16, 0.0)]);
         let b = lines(&[(0.3, 0.1)]);
-        assert_eq!(crossing(&a, &b, 1.0), Some(0.0));
+        assert_eq!(cross(&a, &b, 1.0), Some(0.0));
     }
 
     fn line_set() -> impl Strategy<Value = Vec<Line>> {
@@ -203,7 +279,7 @@ mod tests {
         fn crossing_matches_brute_force_sampling(a in line_set(), b in line_set()) {
             let (before, after) = if value(&a, 1.0) <= value(&b, 1.0) { (a, b) } else { (b, a) };
             let d = |x: f64| value(&before, x) - value(&after, x);
-            let found = crossing(&before, &after, 1.0);
+            let found = cross(&before, &after, 1.0);
             // No sign change on the grid before the computed crossing (or at all if none).
             let limit = found.unwrap_or(f64::INFINITY);
             for k in 1..=4000 {

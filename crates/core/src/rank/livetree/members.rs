@@ -5,11 +5,11 @@
 //! lines in the tree's decay variable x (§7.4), stored contiguously with stride m, and an
 //! evaluation is m multiply-adds with no exponential.
 
-use super::crossing::Line;
+use super::crossing::{self, Handover, Line, Priority};
 use crate::priority::PriorityForm;
 
 /// Where a client stands at the current time: compared by value, then larger slope, then id.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Key {
     /// The priority.
     pub value: f64,
@@ -17,16 +17,22 @@ pub(crate) struct Key {
     pub slope: f64,
     /// The client id.
     pub id: u32,
+    /// Which of the client's lines attains the priority.
+    pub line: u32,
 }
 
 impl Key {
-    /// Whether `self` comes before `other` in the order (§7.6).
-    pub(crate) fn precedes(&self, other: &Key) -> bool {
+    /// Where `self` stands against `other` in the order (§7.6).
+    pub(crate) fn order(&self, other: &Key) -> std::cmp::Ordering {
         self.value
             .total_cmp(&other.value)
             .then(other.slope.total_cmp(&self.slope))
             .then(self.id.cmp(&other.id))
-            .is_lt()
+    }
+
+    /// Whether `self` comes before `other` in the order (§7.6).
+    pub(crate) fn precedes(&self, other: &Key) -> bool {
+        self.order(other).is_lt()
     }
 }
 
@@ -43,6 +49,8 @@ pub(crate) struct Members {
     allocations: Vec<f64>,
     excesses: Vec<f64>,
     lines: Vec<Line>,
+    /// Each line's handover (module `crossing`), kept with the lines.
+    handovers: Vec<Handover>,
     free: Vec<u32>,
 }
 
@@ -57,6 +65,7 @@ impl Members {
             allocations: Vec::new(),
             excesses: Vec::new(),
             lines: Vec::new(),
+            handovers: Vec::new(),
             free: Vec::new(),
         }
     }
@@ -79,6 +88,8 @@ impl Members {
                 self.excesses.resize(self.excesses.len() + self.m, 0.0);
                 self.lines
                     .resize(self.lines.len() + self.m, Line { a: 0.0, b: 0.0 });
+                let none = Handover { at: 0.0, to: 0 };
+                self.handovers.resize(self.handovers.len() + self.m, none);
                 return (self.ids.len() - 1) as u32;
             }
         };
@@ -102,40 +113,25 @@ impl Members {
         &self.lines[self.range(slot)]
     }
 
+    /// The priority of the client in `slot` as crossings read it, with `key` its key now.
+    pub(crate) fn priority(&self, slot: u32, key: &Key) -> Priority<'_> {
+        Priority {
+            lines: self.lines(slot),
+            handovers: &self.handovers[self.range(slot)],
+            top: key.line as usize,
+        }
+    }
+
     /// The key of the client in `slot` at decay variable `x`.
     pub(crate) fn key(&self, slot: u32, x: f64) -> Key {
-        let (value, slope) = self.level(slot, x);
-        Key {
-            value,
-            slope,
-            id: self.id(slot),
-        }
-    }
-
-    /// Whether `key` comes before the client in `slot` at decay variable `x`; the hot path of
-    /// every insertion, so the id is only read on a tie.
-    pub(crate) fn precedes(&self, key: &Key, slot: u32, x: f64) -> bool {
-        let (value, slope) = self.level(slot, x);
-        key.value
-            .total_cmp(&value)
-            .then(slope.total_cmp(&key.slope))
-            .then_with(|| key.id.cmp(&self.id(slot)))
-            .is_lt()
-    }
-
-    /// The priority at decay variable `x`, and the smallest slope among the lines attaining it.
-    fn level(&self, slot: u32, x: f64) -> (f64, f64) {
-        let (mut value, mut slope) = (f64::NEG_INFINITY, f64::INFINITY);
-        for l in self.lines(slot) {
-            let v = l.a + l.b * x;
-            if v > value {
-                (value, slope) = (v, l.b);
-            } else if v == value {
-                slope = slope.min(l.b);
-            }
-        }
+        let top = crossing::top(self.lines(slot), x).expect("a client has at least one line");
         // `+ 0.0` turns −0 into +0, so that `total_cmp` agrees with `==` on zeros.
-        (value + 0.0, slope + 0.0)
+        Key {
+            value: top.value + 0.0,
+            slope: top.slope + 0.0,
+            id: self.id(slot),
+            line: top.line as u32,
+        }
     }
 
     /// The commitment of the client in `slot` on resource `r` at decay variable `x`.
@@ -188,17 +184,28 @@ impl Members {
             };
             self.lines[base + r].a = (held + self.excesses[base + r]) / rho;
         }
+        self.hand_over(slot);
+    }
+
+    /// Recompute the handovers of the client in `slot` from its lines.
+    fn hand_over(&mut self, slot: u32) {
+        let range = self.range(slot);
+        crossing::handovers(&self.lines[range.clone()], &mut self.handovers[range]);
     }
 
     /// Multiply the slopes of the client in `slot` by `factor` (rebasing the decay variable).
     pub(crate) fn scale(&mut self, slot: u32, factor: f64) {
         let range = self.range(slot);
         self.lines[range].iter_mut().for_each(|l| l.b *= factor);
+        self.hand_over(slot);
     }
 
     /// Multiply every slope by `factor`.
     pub(crate) fn scale_all(&mut self, factor: f64) {
         self.lines.iter_mut().for_each(|l| l.b *= factor);
+        for slot in 0..self.ids.len() as u32 {
+            self.hand_over(slot);
+        }
     }
 
     /// Whether the client in `slot` has a commitment that still moves.

@@ -12,14 +12,14 @@
 //!   `x = e^(−(t − t_ref)/τ)` shared by all clients (§7.4), so evaluating a priority at the
 //!   current time costs m multiply-adds. `t_ref` is rebased to the current time when
 //!   `(now − t_ref)/τ` exceeds 32, which bounds every slope (§7.7).
-//! * **Order.** A treap over stable slots, threaded by a linked list (module `order`): insertion
-//!   compares at the current time, neighbours and the first client are O(1).
-//! * **Events.** An indexed heap holding at most one event per client: "this client and its
-//!   successor swap then" (module `events`), computed exactly for any number of resources
-//!   (module `crossing`).
-//! * **Batch advance** (§7.7): events due before the target time lift both clients out of the
-//!   order; they are re-inserted at the target time by walking from a neighbour that stayed
-//!   (they rarely move far), and only then are the changed neighbourhoods rescheduled.
+//! * **Who goes next.** A kinetic tournament over the client slots (module `tournament`): every
+//!   match is decided by the comparator at the current time (§7.6) and holds one certificate, the
+//!   exact time its loser overtakes its winner (module `crossing`). A change of one client
+//!   replays the O(log n) matches on its path. Only the matches on the way to the winner carry
+//!   near-ties, so far fewer certificates fail than a sorted order's neighbour swaps.
+//! * **Batch advance** (§7.7): the matches whose certificates fall due by the target time are
+//!   replayed there, children before parents, found by descending only into subtrees with a due
+//!   certificate. The full order, which only reports ask for, is sorted at the current time.
 //!
 //! ```
 //! use fairshare_core::rank::livetree::{LiveTree, Member};
@@ -46,22 +46,19 @@
 //! ```
 
 mod crossing;
-mod events;
 mod members;
-mod order;
+mod tournament;
 
 use crate::priority::PriorityForm;
-use events::Events;
-use members::Members;
-use order::{Order, NIL};
+use members::{Key, Members};
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use tournament::{Outcome, Tournament, NIL};
 
 /// Rebase the reference time once the decay variable has fallen below `e^(−REBASE)`.
 const REBASE: f64 = 32.0;
-/// How far along the list a lifted client is looked for from its finger before descending.
-const REACH: usize = 8;
 
 /// One client as it enters the tree.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -85,7 +82,8 @@ pub struct LiveTreeCounters {
     pub removals: u64,
     /// Clients updated by [`LiveTree::update`].
     pub updates: u64,
-    /// Swap events popped by [`LiveTree::advance`] (docs/mechanisms.md, SDRF §7.8), whether or not they swapped.
+    /// Certificates that fell due in [`LiveTree::advance`] (docs/mechanisms.md, SDRF §7.8):
+    /// matches replayed because their loser may have overtaken their winner, whether or not it had.
     pub events: u64,
 }
 
@@ -138,12 +136,7 @@ pub struct LiveTree {
     x: f64,
     slots: HashMap<u32, u32, BuildHasherDefault<IdHasher>>,
     members: Members,
-    order: Order,
-    events: Events,
-    /// Clients lifted out of the order during an advance, each with a finger for re-insertion.
-    lifted: Vec<(u32, u32)>,
-    /// Scratch: clients whose successor changed during an advance.
-    touched: Vec<u32>,
+    tournament: Tournament,
     /// With τ = 0: clients anchored at the current instant, whose commitments jump at the next.
     fresh: Vec<u32>,
     counters: LiveTreeCounters,
@@ -161,10 +154,7 @@ impl LiveTree {
             x: 1.0,
             slots: HashMap::default(),
             members: Members::new(resources.max(1), form),
-            order: Order::new(),
-            events: Events::default(),
-            lifted: Vec::new(),
-            touched: Vec::new(),
+            tournament: Tournament::new(),
             fresh: Vec::new(),
             counters: LiveTreeCounters::default(),
         }
@@ -188,13 +178,10 @@ impl LiveTree {
         if t == self.now {
             return Ok(());
         }
-        while let Some((_, slot)) = self.events.peek().filter(|&(due, _)| due < t) {
-            self.counters.events += 1;
-            self.lift(slot);
-        }
         self.now = t;
         self.rebase();
-        self.put_back();
+        let (tournament, referee) = self.split();
+        self.counters.events += tournament.refresh(t, |a, b| referee.play(a, b));
         Ok(())
     }
 
@@ -240,7 +227,7 @@ impl LiveTree {
             .anchor(slot, self.x, &member.allocation, &member.excess, commitment);
         self.slots.insert(id, slot);
         self.note_fresh(slot);
-        self.place(slot);
+        self.enter(slot, true);
         self.counters.inserts += 1;
         Ok(())
     }
@@ -267,19 +254,23 @@ impl LiveTree {
         };
         self.members.anchor(slot, self.x, allocation, excess, None);
         self.note_fresh(slot);
-        self.reposition(slot);
+        self.enter(slot, true);
         self.counters.updates += 1;
         Ok(true)
     }
 
     /// The client with the lowest priority now (ties: §7.6).
     pub fn first(&self) -> Option<u32> {
-        self.order.first().map(|slot| self.members.id(slot))
+        self.tournament.first().map(|slot| self.members.id(slot))
     }
 
-    /// The client ids, lowest priority first.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.order.iter().map(|slot| self.members.id(slot))
+    /// The client ids, lowest priority first (sorted now: O(n log n)).
+    pub fn iter(&self) -> impl Iterator<Item = u32> {
+        let mut keys: Vec<Key> = (self.slots.values())
+            .map(|&slot| self.members.key(slot, self.x))
+            .collect();
+        keys.sort_unstable_by(Key::order);
+        keys.into_iter().map(|key| key.id)
     }
 
     /// The priority of client `id` now.
@@ -327,114 +318,28 @@ impl LiveTree {
     fn remove_quietly(&mut self, id: u32) -> Option<Vec<f64>> {
         let slot = self.slots.remove(&id)?;
         let commitment = self.members.commitments(slot, self.x);
-        self.detach(slot);
+        self.enter(slot, false);
         self.members.release(slot);
         Some(commitment)
     }
 
-    /// Take the client in `slot` out of the order, rescheduling its predecessor.
-    fn detach(&mut self, slot: u32) {
-        let prev = self.order.prev(slot);
-        self.events.clear(slot);
-        self.order.remove(slot);
-        self.schedule(prev);
+    /// Put the client in `slot` in the tournament as it stands now (or take it out).
+    fn enter(&mut self, slot: u32, present: bool) {
+        let (tournament, referee) = self.split();
+        tournament.set(slot, present, |a, b| referee.play(a, b));
     }
 
-    /// Insert the detached client in `slot` by comparisons at now, and schedule its events.
-    fn place(&mut self, slot: u32) {
-        let (members, x) = (&self.members, self.x);
-        let key = members.key(slot, x);
-        self.order.insert(slot, |n| members.precedes(&key, n, x));
-        self.schedule(self.order.prev(slot));
-        self.schedule(slot);
-    }
-
-    /// Move the client in `slot` to where its new key belongs.
-    fn reposition(&mut self, slot: u32) {
-        let (prev, next) = (self.order.prev(slot), self.order.next(slot));
-        let key = self.members.key(slot, self.x);
-        let after_prev = prev == NIL || self.members.key(prev, self.x).precedes(&key);
-        let before_next = next == NIL || key.precedes(&self.members.key(next, self.x));
-        if after_prev && before_next {
-            self.schedule(prev);
-            self.schedule(slot);
-        } else {
-            self.detach(slot);
-            self.place(slot);
-        }
-    }
-
-    /// Lift the client in `slot` and its successor out of the order (their swap is due), for
-    /// re-insertion at the end of the advance next to a client that stays: the one before, or
-    /// else the one after.
-    fn lift(&mut self, slot: u32) {
-        let (prev, next) = (self.order.prev(slot), self.order.next(slot));
-        let after = if next == NIL {
-            NIL
-        } else {
-            self.order.next(next)
+    /// The tournament, and who decides its matches at the current time.
+    fn split(&mut self) -> (&mut Tournament, Referee<'_>) {
+        let referee = Referee {
+            members: &self.members,
+            x: self.x,
+            now: self.now,
+            tau: self.tau,
+            last: Cell::new(NIL),
+            last_key: Cell::new(Key::default()),
         };
-        let finger = if prev == NIL { after } else { prev };
-        for s in [slot, next].into_iter().filter(|&s| s != NIL) {
-            self.events.clear(s);
-            self.order.remove(s);
-            self.lifted.push((s, finger));
-        }
-        self.schedule(prev);
-    }
-
-    /// Re-insert the lifted clients at now, then schedule every client whose successor changed.
-    ///
-    /// Clients go back in reverse order of lifting, so each one's finger is in the order by
-    /// then, and usually a step or two from its place.
-    fn put_back(&mut self) {
-        let (members, x) = (&self.members, self.x);
-        for &(slot, finger) in self.lifted.iter().rev() {
-            let key = members.key(slot, x);
-            let before = |n| members.precedes(&key, n, x);
-            let near = self.order.contains(finger);
-            if !(near && self.order.insert_near(slot, finger, REACH, before)) {
-                self.order.insert(slot, before);
-            }
-        }
-        let mut touched = std::mem::take(&mut self.touched);
-        touched.extend(
-            self.lifted
-                .drain(..)
-                .flat_map(|(s, _)| [self.order.prev(s), s]),
-        );
-        touched.sort_unstable();
-        touched.dedup();
-        for &slot in &touched {
-            self.schedule(slot);
-        }
-        touched.clear();
-        self.touched = touched;
-    }
-
-    /// Recompute the event of the client in `slot` with its current successor.
-    fn schedule(&mut self, slot: u32) {
-        if slot == NIL {
-            return;
-        }
-        match self.swap_time(slot, self.order.next(slot)) {
-            Some(time) => self.events.set(slot, self.members.id(slot), time),
-            None => self.events.clear(slot),
-        }
-    }
-
-    /// When the clients in `a` and its successor `b` swap, if they ever do.
-    fn swap_time(&self, a: u32, b: u32) -> Option<f64> {
-        if b == NIL || self.tau == f64::INFINITY {
-            return None;
-        }
-        let h = crossing::crossing(self.members.lines(a), self.members.lines(b), self.x)?;
-        let time = if self.tau == 0.0 {
-            self.now
-        } else {
-            self.now + self.tau * h
-        };
-        time.is_finite().then_some(time)
+        (&mut self.tournament, referee)
     }
 
     /// Recompute the decay variable at now, moving the reference time to now if it has fallen
@@ -460,6 +365,68 @@ impl LiveTree {
     fn note_fresh(&mut self, slot: u32) {
         if self.tau == 0.0 && self.members.moving(slot) {
             self.fresh.push(slot);
+        }
+    }
+}
+
+/// Decides matches between clients at the tree's current time.
+struct Referee<'a> {
+    members: &'a Members,
+    x: f64,
+    now: f64,
+    tau: f64,
+    /// The last winner (`NIL` before the first match): up a path, every match has the
+    /// previous one's winner.
+    last: Cell<u32>,
+    /// The last winner's key.
+    last_key: Cell<Key>,
+}
+
+impl Referee<'_> {
+    /// The winner of slots `a` and `b` now (§7.6), and when the loser overtakes it (§7.5).
+    fn play(&self, a: u32, b: u32) -> Outcome {
+        let (ka, kb) = (self.key(a), self.key(b));
+        let ((winner, w), (loser, l)) = if ka.precedes(&kb) {
+            ((a, ka), (b, kb))
+        } else {
+            ((b, kb), (a, ka))
+        };
+        self.last.set(winner);
+        self.last_key.set(w);
+        (winner, self.overtaking((winner, w), (loser, l)))
+    }
+
+    /// The key of the client in `slot` now.
+    fn key(&self, slot: u32) -> Key {
+        if self.last.get() == slot {
+            self.last_key.get()
+        } else {
+            self.members.key(slot, self.x)
+        }
+    }
+
+    /// When `loser` overtakes `winner`, which precedes it now (infinity: never); each comes
+    /// with its key now.
+    fn overtaking(&self, (winner, w): (u32, Key), (loser, l): (u32, Key)) -> f64 {
+        if self.tau == f64::INFINITY {
+            return f64::INFINITY;
+        }
+        let (before, after) = (
+            self.members.priority(winner, &w),
+            self.members.priority(loser, &l),
+        );
+        let Some(h) = crossing::crossing(before, after, self.x) else {
+            return f64::INFINITY;
+        };
+        let time = if self.tau == 0.0 {
+            self.now
+        } else {
+            self.now + self.tau * h
+        };
+        if time.is_finite() {
+            time
+        } else {
+            f64::INFINITY
         }
     }
 }

@@ -1,0 +1,223 @@
+//! The tournament: who is first, kept with one certificate per match.
+//!
+//! SDRF only ever asks "who goes next", so the live tree does not keep every client in order
+//! (that needs a certificate per adjacent pair, and at 100,000 near-tied clients most of them
+//! fail every millisecond). It keeps a kinetic tournament instead: a complete binary tree over
+//! the client slots in which every inner node holds the winner of the match between its two
+//! children's winners, and a certificate, the time at which that match's loser overtakes its
+//! winner. Every node also knows the earliest certificate below it, so an advance finds the
+//! failed matches by descending only where one is due, and replays them at the target time.
+//!
+//! The tree never compares by itself: every match is played by the caller's `play`, which
+//! compares two slots at the current time and computes their certificate (module `crossing`).
+
+/// Marks an empty leaf, or a match without players.
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// The outcome of a match: the winner and when the loser overtakes it (infinity: never).
+pub(crate) type Outcome = (u32, f64);
+
+/// One node of the tree: a leaf (a slot or `NIL`) or a match between its children's winners.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    /// The earliest certificate in this node's subtree, its own included.
+    due: f64,
+    /// When this match's loser overtakes its winner (infinity for a leaf or a walkover).
+    certificate: f64,
+    /// The slot that wins here (`NIL` if the subtree is empty).
+    winner: u32,
+}
+
+const EMPTY: Node = Node {
+    due: f64::INFINITY,
+    certificate: f64::INFINITY,
+    winner: NIL,
+};
+
+/// A kinetic tournament over slots `0..capacity`, root at index 1, leaf of slot s at
+/// `capacity + s` (so node i's children are 2i and 2i + 1).
+#[derive(Debug, Clone)]
+pub(crate) struct Tournament {
+    nodes: Vec<Node>,
+    capacity: usize,
+}
+
+impl Tournament {
+    /// A tournament without players.
+    pub(crate) fn new() -> Self {
+        Tournament {
+            nodes: vec![EMPTY; 2],
+            capacity: 1,
+        }
+    }
+
+    /// The slot that wins the whole tournament, if any.
+    pub(crate) fn first(&self) -> Option<u32> {
+        Some(self.nodes[1].winner).filter(|&w| w != NIL)
+    }
+
+    /// The earliest certificate of the whole tournament (infinity if none).
+    #[cfg(test)]
+    pub(crate) fn due(&self) -> f64 {
+        self.nodes[1].due
+    }
+
+    /// Puts slot `s` in (`present`) or out of the tournament, replaying the matches on its path.
+    pub(crate) fn set(&mut self, s: u32, present: bool, play: impl Fn(u32, u32) -> Outcome) {
+        if s as usize >= self.capacity {
+            self.grow(s as usize + 1, &play);
+        }
+        let mut i = self.capacity + s as usize;
+        self.nodes[i].winner = if present { s } else { NIL };
+        // Whether the winner coming up the path may differ from the one the parent last saw.
+        let mut changed = true;
+        while i > 1 {
+            i /= 2;
+            if changed {
+                let before = self.nodes[i].winner;
+                self.replay(i, &play);
+                let winner = self.nodes[i].winner;
+                changed = winner != before || winner == s;
+            } else {
+                let due = self.subtree_due(i);
+                if due == self.nodes[i].due {
+                    return;
+                }
+                self.nodes[i].due = due;
+            }
+        }
+    }
+
+    /// Replays every match whose certificate is due by `t` (and the matches above them), at the
+    /// caller's current time `t`; returns how many certificates were due.
+    pub(crate) fn refresh(&mut self, t: f64, play: impl Fn(u32, u32) -> Outcome) -> u64 {
+        if self.nodes[1].due > t {
+            return 0;
+        }
+        let mut failed = 0;
+        self.refresh_below(1, t, &play, &mut failed);
+        failed
+    }
+
+    /// [`Tournament::refresh`] of the subtree under node `i`, children before parents.
+    fn refresh_below(
+        &mut self,
+        i: usize,
+        t: f64,
+        play: &impl Fn(u32, u32) -> Outcome,
+        failed: &mut u64,
+    ) {
+        if i >= self.capacity {
+            return;
+        }
+        for child in [2 * i, 2 * i + 1] {
+            if self.nodes[child].due <= t {
+                self.refresh_below(child, t, play, failed);
+            }
+        }
+        if self.nodes[i].certificate <= t {
+            *failed += 1;
+        }
+        self.replay(i, play);
+    }
+
+    /// Plays the match at inner node `i` between its children's winners.
+    fn replay(&mut self, i: usize, play: &impl Fn(u32, u32) -> Outcome) {
+        let (a, b) = (self.nodes[2 * i].winner, self.nodes[2 * i + 1].winner);
+        let (winner, certificate) = match (a, b) {
+            (NIL, w) | (w, NIL) => (w, f64::INFINITY),
+            _ => play(a, b),
+        };
+        self.nodes[i].winner = winner;
+        self.nodes[i].certificate = certificate;
+        self.nodes[i].due = self.subtree_due(i);
+    }
+
+    /// The earliest of node `i`'s own certificate and its children's.
+    fn subtree_due(&self, i: usize) -> f64 {
+        let (left, right) = (self.nodes[2 * i].due, self.nodes[2 * i + 1].due);
+        self.nodes[i].certificate.min(left).min(right)
+    }
+
+    /// Makes room for slots `0..slots`, replaying every match of the larger tree.
+    fn grow(&mut self, slots: usize, play: &impl Fn(u32, u32) -> Outcome) {
+        let capacity = slots.next_power_of_two();
+        let mut nodes = vec![EMPTY; 2 * capacity];
+        nodes[capacity..capacity + self.capacity].copy_from_slice(&self.nodes[self.capacity..]);
+        (self.nodes, self.capacity) = (nodes, capacity);
+        for i in (1..capacity).rev() {
+            self.replay(i, play);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Players on lines `value(t) = a + b·t`: the smaller value wins, ties to the smaller slot.
+    fn play(lines: &[(f64, f64)], now: f64) -> impl Fn(u32, u32) -> Outcome + '_ {
+        move |a, b| {
+            let at = |s: u32| {
+                let (p, q) = lines[s as usize];
+                (p + q * now, s)
+            };
+            let (w, l) = if at(a) < at(b) { (a, b) } else { (b, a) };
+            let ((wa, wb), (la, lb)) = (lines[w as usize], lines[l as usize]);
+            // The loser overtakes when its line falls below the winner's.
+            let cross = if lb < wb {
+                ((la - wa) / (wb - lb)).max(now)
+            } else {
+                f64::INFINITY
+            };
+            (w, cross)
+        }
+    }
+
+    /// The first of the players present at time `t`, by brute force.
+    fn brute_first(lines: &[(f64, f64)], present: &[bool], t: f64) -> Option<u32> {
+        (0..lines.len() as u32)
+            .filter(|&s| present[s as usize])
+            .min_by(|&a, &b| {
+                let v = |s: u32| lines[s as usize].0 + lines[s as usize].1 * t;
+                v(a).total_cmp(&v(b)).then(a.cmp(&b))
+            })
+    }
+
+    #[test]
+    fn an_empty_tournament_has_no_winner() {
+        let mut tournament = Tournament::new();
+        assert_eq!(tournament.first(), None);
+        assert_eq!(tournament.due(), f64::INFINITY);
+        let lines = [(1.0, 0.0)];
+        tournament.set(0, true, play(&lines, 0.0));
+        assert_eq!(tournament.first(), Some(0));
+        tournament.set(0, false, play(&lines, 0.0));
+        assert_eq!(tournament.first(), None);
+    }
+
+    proptest! {
+        /// After any sequence of entries, exits and advances, the winner is the brute-force
+        /// minimum.
+        #[test]
+        fn the_winner_is_the_minimum(
+            lines in prop::collection::vec((0.0..1000.0f64, -50.0..50.0f64), 1..40),
+            ops in prop::collection::vec((0..40u32, any::<bool>(), 0..3u32), 1..80),
+        ) {
+            let mut present = vec![false; lines.len()];
+            let mut tournament = Tournament::new();
+            let mut now = 0.0;
+            for (s, enter, dt) in ops {
+                let s = s % lines.len() as u32;
+                if dt > 0 {
+                    now += dt as f64;
+                    tournament.refresh(now, play(&lines, now));
+                }
+                present[s as usize] = enter;
+                tournament.set(s, enter, play(&lines, now));
+                prop_assert_eq!(tournament.first(), brute_first(&lines, &present, now));
+            }
+        }
+    }
+}
