@@ -13,40 +13,50 @@ use fairshare_core::model::Time;
 /// One node's expected use over time.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Skyline {
-    /// `(from, use)`: the use of each resource from `from` until the next step; the first step
-    /// reaches back to the start of time, the last forward to its end.
-    steps: Vec<(Time, Vec<f64>)>,
+    /// Resources per step.
+    resources: usize,
+    /// When each step begins; the first step reaches back to the start of time, the last
+    /// forward to its end.
+    starts: Vec<Time>,
+    /// The use of each resource during each step, step after step (`resources` per step), so a
+    /// search walks one array instead of one allocation per step.
+    uses: Vec<f64>,
 }
 
 impl Skyline {
     /// A node expected to stay empty, over `resources` resources.
     pub(super) fn empty(resources: usize) -> Skyline {
         Skyline {
-            steps: vec![(Time::ZERO, vec![0.0; resources])],
+            resources,
+            starts: vec![Time::ZERO],
+            uses: vec![0.0; resources],
         }
+    }
+
+    /// The use during step `k`.
+    fn used(&self, k: usize) -> &[f64] {
+        &self.uses[k * self.resources..(k + 1) * self.resources]
     }
 
     /// The index of the step in force at `t` (the first step for a time already forgotten).
     fn at(&self, t: Time) -> usize {
-        self.steps
-            .partition_point(|(from, _)| *from <= t)
+        self.starts
+            .partition_point(|from| *from <= t)
             .saturating_sub(1)
     }
 
     /// Makes a step begin at `t` (splitting the one in force) and returns its index.
     fn split(&mut self, t: Time) -> usize {
         let i = self.at(t);
-        if self.steps[i].0 == t {
+        if self.starts[i] == t {
             return i;
         }
-        if t < self.steps[i].0 {
-            let use_then = self.steps[i].1.clone();
-            self.steps.insert(i, (t, use_then));
-            return i;
-        }
-        let use_then = self.steps[i].1.clone();
-        self.steps.insert(i + 1, (t, use_then));
-        i + 1
+        let at = if t < self.starts[i] { i } else { i + 1 };
+        let m = self.resources;
+        self.starts.insert(at, t);
+        let copy = i * m..(i + 1) * m;
+        self.uses.splice(at * m..at * m, self.uses[copy].to_vec());
+        at
     }
 
     /// Adds `amount` (or takes it away, with `sign` −1) over `[from, to)`.
@@ -56,7 +66,8 @@ impl Skyline {
         }
         let first = self.split(from);
         let end = self.split(to);
-        for (_, used) in &mut self.steps[first..end] {
+        let m = self.resources;
+        for used in self.uses[first * m..end * m].chunks_exact_mut(m.max(1)) {
             used.iter_mut().zip(amount).for_each(|(u, a)| {
                 *u += sign * a;
                 if u.abs() <= FIT_SLACK * 1e-3 {
@@ -69,12 +80,14 @@ impl Skyline {
 
     /// Joins neighbouring steps of equal use within `[lo, hi)`.
     fn merge(&mut self, lo: usize, hi: usize) {
-        let hi = hi.min(self.steps.len());
+        let hi = hi.min(self.starts.len());
         let mut i = lo.max(1);
         let mut end = hi;
+        let m = self.resources;
         while i < end {
-            if self.steps[i].1 == self.steps[i - 1].1 {
-                self.steps.remove(i);
+            if self.used(i) == self.used(i - 1) {
+                self.starts.remove(i);
+                self.uses.drain(i * m..(i + 1) * m);
                 end -= 1;
             } else {
                 i += 1;
@@ -101,12 +114,15 @@ impl Skyline {
         enough: impl Fn(&[f64]) -> bool,
     ) {
         let first = self.at(from);
-        peak.clone_from(&self.steps[first].1);
-        for (start, used) in &self.steps[first + 1..] {
-            if *start >= to || enough(peak) {
+        peak.clear();
+        peak.extend_from_slice(self.used(first));
+        for k in first + 1..self.starts.len() {
+            if self.starts[k] >= to || enough(peak) {
                 break;
             }
-            peak.iter_mut().zip(used).for_each(|(p, u)| *p = p.max(*u));
+            peak.iter_mut()
+                .zip(self.used(k))
+                .for_each(|(p, u)| *p = p.max(*u));
         }
     }
 
@@ -134,11 +150,8 @@ impl Skyline {
         fits: impl Fn((Time, Time), &[f64]) -> bool,
     ) -> Option<Time> {
         let span = |k: usize| {
-            let end = self
-                .steps
-                .get(k + 1)
-                .map_or(Time(u64::MAX), |(start, _)| *start);
-            (self.steps[k].0, end)
+            let end = self.starts.get(k + 1).copied().unwrap_or(Time(u64::MAX));
+            (self.starts[k], end)
         };
         let (mut i, mut t) = (self.at(from), from);
         loop {
@@ -146,24 +159,19 @@ impl Skyline {
                 return None;
             }
             let end = t.plus_micros(length.max(1));
-            let window = self.steps[i + 1..]
-                .iter()
-                .take_while(|(start, _)| *start < end);
+            let window = self.starts[i + 1..].iter().take_while(|start| **start < end);
             let last = i + window.count();
-            let Some(bad) = (i..=last)
-                .rev()
-                .find(|k| !fits(span(*k), &self.steps[*k].1))
-            else {
+            let Some(bad) = (i..=last).rev().find(|k| !fits(span(*k), self.used(*k))) else {
                 return Some(t);
             };
             i = bad + 1;
-            t = self.steps.get(i)?.0;
+            t = *self.starts.get(i)?;
         }
     }
 
     /// The first time after `t` at which use changes.
     pub(super) fn next_change_after(&self, t: Time) -> Option<Time> {
-        self.steps.get(self.at(t) + 1).map(|(from, _)| *from)
+        self.starts.get(self.at(t) + 1).copied()
     }
 
     /// The times after `t` at which use changes (for the full searches that check the
@@ -171,14 +179,15 @@ impl Skyline {
     #[cfg(any(test, debug_assertions))]
     pub(super) fn changes_after(&self, t: Time) -> impl Iterator<Item = Time> + '_ {
         let first = self.at(t) + 1;
-        self.steps[first..].iter().map(|(from, _)| *from)
+        self.starts[first..].iter().copied()
     }
 
     /// Forgets what lies before `t`.
     pub(super) fn forget_before(&mut self, t: Time) {
         let i = self.at(t);
         if i > 0 {
-            self.steps.drain(..i);
+            self.starts.drain(..i);
+            self.uses.drain(..i * self.resources);
         }
     }
 }
