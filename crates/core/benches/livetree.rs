@@ -11,8 +11,8 @@
 //! Methods:
 //! * `tree_step_1ms`, `tree_step_100ms` — [`LiveTree`]: `first`, `update`, `advance`, with
 //!   1 ms or 100 ms of simulated time per decision.
-//! * `tree_frozen` — the same with τ = ∞ (commitments frozen, so no swap events): the cost of
-//!   the order alone, to tell it apart from the cost of the events.
+//! * `tree_frozen` — the same with τ = ∞ (commitments frozen, so no events): the cost of
+//!   the tournament alone, to tell it apart from the cost of the events.
 //! * `sort` — decay every commitment over the step (one shared factor), recompute every
 //!   priority with [`PriorityForm::priority`], sort all clients, take the first.
 //! * `heap` — the same recomputation, then heapify into a `BinaryHeap` and pop the minimum.

@@ -1,8 +1,11 @@
 //! One priority cycle with its database round trip, as the leading replica runs it: mark the
 //! reports not counted yet, read them with the registry and the previous memory, compute, and
 //! store the snapshot and memory ([`Store::run_cycle`]). N nodes of 10 workloads each (N =
-//! 100, 1,000, 10,000), every node reporting once per cycle (10 samples); the reports are
-//! stored before each timed cycle and are not part of its time. On a fresh SQLite file, and
+//! 100, 1,000, 10,000), every node reporting once per cycle (10 samples), or one node in ten;
+//! the reports are stored before each timed cycle and are not part of its time. After each
+//! case it prints how many bytes the last cycle wrote (the server's write-ahead log on
+//! PostgreSQL, the process's writes on SQLite), beside the size of its snapshot and memory as
+//! JSON. On a fresh SQLite file, and
 //! on PostgreSQL as well when `FAIRSHARE_TEST_POSTGRES` names a server (a database is created
 //! for the bench and dropped after it).
 //!
@@ -73,10 +76,12 @@ async fn register(store: &Store, config: &ServiceConfig, nodes: usize) {
     }
 }
 
-/// One report per node, number `seq`, 10 s of usage that differs by workload and by cycle.
-fn reports(config: &ServiceConfig, nodes: usize, seq: u64) -> Vec<UsageReport> {
+/// One report from every `every`-th node, number `seq`, 10 s of usage that differs by
+/// workload and by cycle.
+fn reports(config: &ServiceConfig, nodes: usize, every: usize, seq: u64) -> Vec<UsageReport> {
     let gib = 1073741824.0;
     (0..nodes)
+        .step_by(every)
         .map(|n| UsageReport {
             node: format!("node-{n:05}"),
             seq,
@@ -98,20 +103,55 @@ fn reports(config: &ServiceConfig, nodes: usize, seq: u64) -> Vec<UsageReport> {
         .collect()
 }
 
-/// The bench on the database at `url` (created empty).
-fn on(c: &mut Criterion, rt: &Runtime, backend: &str, url: &dyn Fn(usize) -> String) {
+/// How many of the nodes report before each cycle: all of them, or one in ten (the others'
+/// workloads idle, so their memory does not change: what a cycle's writes could be
+/// proportional to).
+const REPORTING: [(&str, usize); 2] = [("all", 1), ("tenth", 10)];
+
+/// Bytes this process has handed to `write` so far (SQLite writes from the process itself).
+fn bytes_written() -> u64 {
+    let io = std::fs::read_to_string("/proc/self/io").unwrap_or_default();
+    let line = io.lines().find_map(|l| l.strip_prefix("wchar: "));
+    line.and_then(|v| v.trim().parse().ok()).unwrap_or(0)
+}
+
+/// The PostgreSQL server's write-ahead log position, in bytes (`None` on SQLite).
+async fn wal_position(store: &Store, backend: &str) -> Option<i64> {
+    use sqlx::Row;
+    if backend != "postgres" {
+        return None;
+    }
+    let mut conn = store.connection().await.unwrap();
+    let sql = "SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::BIGINT";
+    Some(
+        sqlx::query(sql)
+            .fetch_one(&mut *conn)
+            .await
+            .unwrap()
+            .get::<i64, _>(0),
+    )
+}
+
+/// The bench on the databases `url` names (each created empty).
+fn on(c: &mut Criterion, rt: &Runtime, backend: &str, url: &dyn Fn(&str) -> String) {
     let config = ServiceConfig::default();
     let settings = settings(&config);
     let mut group = c.benchmark_group(format!("cycle_with_database/{backend}"));
-    for nodes in [100, 1_000, 10_000] {
-        let url = url(nodes);
+    let cases = [100, 1_000, 10_000]
+        .into_iter()
+        .flat_map(|n| REPORTING.map(|r| (n, r)));
+    for (nodes, (reporting, every)) in cases {
+        let label = format!("{nodes}x{WORKLOADS_PER_NODE}-{reporting}");
+        let url = url(&label.replace('-', "_"));
         let store = rt.block_on(async {
             let store = Store::open(&url).await.unwrap();
             register(&store, &config, nodes).await;
             store
         });
         let mut seq = 0;
-        let id = BenchmarkId::from_parameter(format!("{nodes}x{WORKLOADS_PER_NODE}"));
+        // Bytes the last cycle wrote, and the size of its snapshot and memory as JSON.
+        let (mut written, mut whole) = (0, 0);
+        let id = BenchmarkId::from_parameter(&label);
         group.bench_function(id, |b| {
             b.iter_custom(|iterations| {
                 let mut spent = Duration::ZERO;
@@ -119,11 +159,12 @@ fn on(c: &mut Criterion, rt: &Runtime, backend: &str, url: &dyn Fn(usize) -> Str
                     seq += 1;
                     rt.block_on(async {
                         let answers = store
-                            .store_reports(&reports(&config, nodes, seq))
+                            .store_reports(&reports(&config, nodes, every, seq))
                             .await
                             .unwrap();
                         assert!(answers.iter().all(Result::is_ok));
                         let mut conn = store.connection().await.unwrap();
+                        let (wal, wrote) = (wal_position(&store, backend).await, bytes_written());
                         let start = Instant::now();
                         let cycle = store
                             .run_cycle(
@@ -139,6 +180,8 @@ fn on(c: &mut Criterion, rt: &Runtime, backend: &str, url: &dyn Fn(usize) -> Str
                                         cycle,
                                         now_ms(),
                                     )?;
+                                    whole = serde_json::to_string(&outcome.snapshot).unwrap().len()
+                                        + serde_json::to_string(&outcome.memory).unwrap().len();
                                     Ok::<_, fairshare_core::heaviness::HeavinessError>((
                                         outcome.snapshot,
                                         outcome.memory,
@@ -150,12 +193,23 @@ fn on(c: &mut Criterion, rt: &Runtime, backend: &str, url: &dyn Fn(usize) -> Str
                             .unwrap()
                             .unwrap();
                         spent += start.elapsed();
+                        written = match (wal, wal_position(&store, backend).await) {
+                            (Some(before), Some(after)) => (after - before) as u64,
+                            _ => bytes_written() - wrote,
+                        };
                         assert_eq!(cycle.0.workloads.len(), nodes * WORKLOADS_PER_NODE);
                     });
                 }
                 spent
             })
         });
+        if seq > 0 {
+            let (written, whole) = (written as f64 / 1e6, whole as f64 / 1e6);
+            eprintln!(
+                "{backend} {label}: the last cycle wrote {written:.1} MB (its snapshot and memory: \
+                 {whole:.1} MB of JSON)"
+            );
+        }
         rt.block_on(store.close());
     }
     group.finish();
@@ -167,10 +221,10 @@ fn cycle_db(c: &mut Criterion) {
         .build()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let sqlite = |nodes: usize| {
+    let sqlite = |label: &str| {
         format!(
             "sqlite:{}",
-            dir.path().join(format!("cycle-{nodes}.db")).display()
+            dir.path().join(format!("cycle-{label}.db")).display()
         )
     };
     on(c, &rt, "sqlite", &sqlite);
@@ -179,17 +233,19 @@ fn cycle_db(c: &mut Criterion) {
         return;
     };
     let base = admin[..admin.rfind('/').expect("a URL with a database")].to_string();
-    let name = |nodes: usize| format!("fairshare_cycle_bench_{}_{nodes}", std::process::id());
-    let postgres = |nodes: usize| {
-        pg(&rt, &admin, &format!("CREATE DATABASE {}", name(nodes)));
-        format!("{base}/{}", name(nodes))
+    let name = |label: &str| format!("fairshare_cycle_bench_{}_{label}", std::process::id());
+    let created = std::cell::RefCell::new(Vec::new());
+    let postgres = |label: &str| {
+        pg(&rt, &admin, &format!("CREATE DATABASE {}", name(label)));
+        created.borrow_mut().push(name(label));
+        format!("{base}/{}", name(label))
     };
     on(c, &rt, "postgres", &postgres);
-    for nodes in [100, 1_000, 10_000] {
+    for database in created.take() {
         pg(
             &rt,
             &admin,
-            &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", name(nodes)),
+            &format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"),
         );
     }
 }

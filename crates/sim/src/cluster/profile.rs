@@ -159,7 +159,9 @@ impl Skyline {
                 return None;
             }
             let end = t.plus_micros(length.max(1));
-            let window = self.starts[i + 1..].iter().take_while(|start| **start < end);
+            let window = self.starts[i + 1..]
+                .iter()
+                .take_while(|start| **start < end);
             let last = i + window.count();
             let Some(bad) = (i..=last).rev().find(|k| !fits(span(*k), self.used(*k))) else {
                 return Some(t);
