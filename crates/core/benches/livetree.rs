@@ -6,7 +6,7 @@
 //! excess becomes `max(o − 1/n, 0)`), and advance time by a step (see [`STEPS`]). Every 16th decision a
 //! pseudo-random client also releases all its tasks, so allocations stay bounded (about 16 tasks
 //! per client). Commitments use δ = 1 − 10⁻⁶ (τ ≈ 11.6 days); half the clients start with
-//! non-zero commitments, so swap events happen from the start.
+//! non-zero commitments, so events happen from the start.
 //!
 //! Methods:
 //! * `tree_step_1ms`, `tree_step_100ms` — [`LiveTree`]: `first`, `update`, `advance`, with
@@ -33,7 +33,7 @@ use std::time::Duration;
 const FORM: PriorityForm = PriorityForm::SumOfMaxes;
 /// Seconds of simulated time between two decisions: a scheduler deciding 1,000 times per
 /// second (the paper cites "hundreds of decisions per second" at peak), and one deciding 10
-/// times per second. Swap events per decision grow in proportion to the step.
+/// times per second. Events per decision grow with the step.
 const STEPS: [(&str, f64); 2] = [("1ms", 1e-3), ("100ms", 0.1)];
 /// Every this many decisions, one client releases all its tasks.
 const RELEASE_EVERY: u64 = 16;

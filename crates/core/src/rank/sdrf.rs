@@ -2,7 +2,7 @@
 //!
 //! A client's commitment relaxes towards its excess `max(o − e, 0)` (holdings beyond its
 //! entitlement) with time constant τ, whether or not it waits. Waiting clients live in the
-//! kinetic [`LiveTree`], which keeps them ordered as their priorities drift; a client that
+//! kinetic [`LiveTree`], which knows the first of them as their priorities drift; a client that
 //! stops waiting leaves the tree with its commitment, which is brought forward in closed form
 //! when it returns.
 
