@@ -140,11 +140,11 @@ impl Ranker for SdrfRanker {
         check_holdings(client, holdings, self.shares.len(), Some(resources))?;
         let c = client as usize;
         if self.tree.contains(client) {
-            if head.is_some() && self.holdings[c] == holdings {
-                // Only the head moved (a job passed over): the priority does not depend on it.
-                return Ok(());
-            }
             if head.is_some() {
+                if self.holdings[c] == holdings {
+                    // Only the head moved (a job passed over): the priority does not depend on it.
+                    return Ok(());
+                }
                 self.set_holdings(c, holdings);
                 let (o, e) = (&self.holdings[c], &self.excess[c]);
                 self.tree

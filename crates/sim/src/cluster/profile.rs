@@ -54,8 +54,9 @@ impl Skyline {
         let at = if t < self.starts[i] { i } else { i + 1 };
         let m = self.resources;
         self.starts.insert(at, t);
-        let copy = i * m..(i + 1) * m;
-        self.uses.splice(at * m..at * m, self.uses[copy].to_vec());
+        // The use in force, copied to the end and rotated into place: no allocation.
+        self.uses.extend_from_within(i * m..(i + 1) * m);
+        self.uses[at * m..].rotate_right(m);
         at
     }
 
