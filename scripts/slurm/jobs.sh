@@ -2,7 +2,22 @@
 # Submits fairshare's test workload to the one-host Slurm of up.sh: a job cancelled while it
 # waits (the log's first event), then jobs of alice, bob, carol and dave of different sizes and
 # lengths, some still running when the accounting is dumped. Prints the job ids.
+#
+# The workload starts just after a decay tick, so that no job ends in the same second as a
+# tick: the accounting dates ends to the second, and which of the two slurmctld saw first
+# decides whether that tick decays the job's last charge (one tick's decay, 6.7 % here).
 set -euo pipefail
+tick_file=/var/spool/slurmctld/priority_last_decay_ran
+tick() { stat -c %Y "$tick_file" 2>/dev/null || echo none; }
+before=$(tick)
+for _ in $(seq 150); do
+  [ "$(tick)" != "$before" ] && break
+  sleep 0.5
+done
+if [ "$(tick)" = "$before" ]; then
+  echo "jobs.sh: slurmctld ran no decay tick in 75 s ($tick_file unchanged)" >&2
+  exit 1
+fi
 submit() { # user cpus seconds limit-minutes
   su "$1" -c "sbatch --parsable --chdir=/tmp -o /dev/null -n $2 -t $4 --wrap 'sleep $3'"
 }

@@ -91,7 +91,8 @@ fn priorities_reproduce_a_live_sshare() {
         .skip(1)
         .map(|l| l.split('|').collect())
         .collect();
-    eprintln!("sshare:\n{sshare}\nfairshare: {json}");
+    let accounting = std::fs::read_to_string(&dump).unwrap();
+    eprintln!("last tick {tick}\nsacct:\n{accounting}\nsshare:\n{sshare}\nfairshare: {json}");
     assert_eq!(rows.len(), expected.len(), "the same accounts and users");
     for want in &expected {
         let name = if want[1].is_empty() {
