@@ -232,3 +232,75 @@ fn knob_values_written_are_kept_per_workload_and_served_by_the_next_cycle() {
         });
     });
 }
+
+/// Every write to the registry reaches the next cycle, though a cycle keeps the registry it
+/// read while the stored version stands; on PostgreSQL, writes through another replica too.
+#[test]
+fn every_registry_write_reaches_the_next_cycle() {
+    on_every_backend(|url| {
+        runtime().block_on(async {
+            let store = Store::open(url).await.unwrap();
+            // On SQLite one daemon holds the file; on PostgreSQL a second replica writes.
+            let other = if url.starts_with("sqlite:") {
+                store.clone()
+            } else {
+                Store::open(url).await.unwrap()
+            };
+            let resources = fairshare_service::ServiceConfig::default().resources;
+            let node = NodeSpec {
+                supply: resources.iter().map(|r| (r.name.clone(), 8.0)).collect(),
+                speed: 1.0,
+            };
+            let on = |owner: &str, node: &str| WorkloadSpec {
+                owner: owner.into(),
+                node: node.into(),
+                size: resources
+                    .iter()
+                    .filter(|r| r.kind.has_virtual())
+                    .map(|r| (r.name.clone(), 1.0))
+                    .collect(),
+            };
+            let seen = |s: &Snapshot| {
+                let users: Vec<String> = s.users.keys().map(|u| u.to_string()).collect();
+                let workloads: Vec<String> = s
+                    .workloads
+                    .iter()
+                    .map(|w| format!("{}@{}", w.workload, w.node))
+                    .collect();
+                (users.join(" "), workloads.join(" "))
+            };
+            let expect = |users: &str, workloads: &str| (users.into(), workloads.into());
+            store.put_node("n1", &node).await.unwrap();
+            other.put_user("a", &UserSpec::default()).await.unwrap();
+            other
+                .put_workload("a1", &on("a", "n1"), |_| Ok(()))
+                .await
+                .unwrap();
+            assert_eq!(seen(&cycle(&store).await), expect("a", "a1@n1"), "{url}");
+            assert_eq!(seen(&cycle(&store).await), expect("a", "a1@n1"), "{url}");
+            other.put_node("n2", &node).await.unwrap();
+            other
+                .put_workload("a1", &on("a", "n2"), |_| Ok(()))
+                .await
+                .unwrap();
+            assert_eq!(seen(&cycle(&store).await), expect("a", "a1@n2"), "{url}");
+            other.add_user("b").await.unwrap();
+            assert_eq!(seen(&cycle(&store).await), expect("a b", "a1@n2"), "{url}");
+            other
+                .put_workload("b1", &on("b", "n1"), |_| Ok(()))
+                .await
+                .unwrap();
+            assert_eq!(
+                seen(&cycle(&store).await),
+                expect("a b", "a1@n2 b1@n1"),
+                "{url}"
+            );
+            assert!(other.delete_workload("a1", |_| Ok(())).await.unwrap());
+            assert_eq!(seen(&cycle(&store).await), expect("a b", "b1@n1"), "{url}");
+            assert!(other.delete_node("n1").await.unwrap());
+            assert_eq!(seen(&cycle(&store).await), expect("a b", ""), "{url}");
+            other.close().await;
+            store.close().await;
+        });
+    });
+}
