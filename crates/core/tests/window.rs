@@ -127,4 +127,41 @@ proptest! {
             }
         }
     }
+
+    /// Far from time 0, after hundreds of rate changes and days-long stretches, a reading — a
+    /// difference of two large running integrals — stays within 10⁻¹² of what the window can
+    /// hold.
+    #[test]
+    fn rate_window_keeps_its_precision_over_a_long_run(
+        window in 1..5_000_000u64,
+        offset in 0..(1u64 << 45),
+        changes in prop::collection::vec(
+            (prop_oneof![8 => 0..400_000u64, 1 => 100_000_000_000..1_000_000_000_000u64], 0.0..4.0f64),
+            100..600,
+        ),
+    ) {
+        let mut fast = RateWindow::new(window);
+        let (mut now, mut history) = (offset, Vec::new());
+        for (k, (gap, rate)) in changes.into_iter().enumerate() {
+            now += gap;
+            history.push((now, rate));
+            fast.set(Time(now), rate).unwrap();
+            if k % 7 != 0 {
+                continue;
+            }
+            let from = now.saturating_sub(window);
+            let want: f64 = history
+                .iter()
+                .enumerate()
+                .map(|(k, &(s, r))| {
+                    let e = history.get(k + 1).map_or(now, |h| h.0);
+                    r * overlap(s, e, from, now) as f64
+                })
+                .sum::<f64>()
+                / 1e6;
+            let got = fast.integral(Time(now)).unwrap();
+            let room = 4.0 * window as f64 / 1e6;
+            prop_assert!((got - want).abs() <= 1e-12 * room, "{} vs {}", got, want);
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! Throughput of the `process` engine: 100 processes cycling over 5 resources (three
 //! time-sliced, two run-to-completion) for 10,000 simulated seconds under bottleneck-based
-//! global priorities, randomised request lengths. Reports engine events per second, for the
-//! engine alone (`engine`) and for the whole call that also derives the outputs (`simulate`).
+//! global priorities (with global accounting, and with one allocation per resource), and
+//! under FIFO, randomised request lengths. Reports engine events per second, for the engine
+//! alone (`engine`) and for the whole call that also derives the outputs (`simulate`).
 //!
 //! Run with `cargo bench -p fairshare-sim --bench process`.
 
@@ -13,9 +14,11 @@ use std::time::Duration;
 
 /// The scenario as TOML: process k has entitlement 1 + k mod 4 and visits the resources in an
 /// order and with lengths that depend on k, so queues form on every resource.
-fn scenario(policy: &str) -> Scenario {
+fn scenario(policy: &str, accounting: &str) -> Scenario {
     let resources = ["CPU_CS", "DISK_CS", "NET_CS", "GPU", "TAPE"];
-    let mut text = format!("[simulation]\nduration = 10000.0\nseed = 7\npolicy = \"{policy}\"\n");
+    let mut text = format!(
+        "[simulation]\nduration = 10000.0\nseed = 7\npolicy = \"{policy}\"\naccounting = \"{accounting}\"\n"
+    );
     for k in 0..100 {
         let mut program = String::from("loop 100000\n");
         for step in 0..3 {
@@ -33,15 +36,24 @@ fn scenario(policy: &str) -> Scenario {
 
 fn process(c: &mut Criterion) {
     let mut group = c.benchmark_group("process_100x5_10000s");
-    for policy in ["bottleneck", "fifo"] {
-        let scenario = scenario(policy);
+    let cases = [
+        ("bottleneck", "bottleneck", "global"),
+        (
+            "bottleneck-per-resource-accounting",
+            "bottleneck",
+            "per-resource",
+        ),
+        ("fifo", "fifo", "global"),
+    ];
+    for (name, policy, accounting) in cases {
+        let scenario = scenario(policy, accounting);
         let events = engine_events(&scenario, 7).expect("the bench scenario is within the limits");
-        eprintln!("{policy}: {events} events per run");
+        eprintln!("{name}: {events} events per run");
         group.throughput(Throughput::Elements(events));
-        group.bench_function(format!("{policy}/engine"), |b| {
+        group.bench_function(format!("{name}/engine"), |b| {
             b.iter(|| engine_events(&scenario, 7))
         });
-        group.bench_function(format!("{policy}/simulate"), |b| {
+        group.bench_function(format!("{name}/simulate"), |b| {
             b.iter(|| simulate(&scenario, "bench"))
         });
     }

@@ -6,8 +6,9 @@
 //! the mechanism keeps its own. These two structures use what the mechanism guarantees — a
 //! client is served by at most one
 //! resource at a time, at rate 1; entitlement rates change only when clients come and go — and
-//! answer in integer microseconds (service) or with one product per rate segment (entitlement),
-//! with no drift however long the run. Reading costs amortised O(1); time never goes backwards.
+//! answer in integer microseconds (service) or as a difference of running integrals kept in
+//! double-double precision (entitlement), with no drift however long the run. Reading costs
+//! amortised O(1); time never goes backwards.
 
 use crate::model::Time;
 use crate::usage::ledger::LedgerError;
@@ -184,15 +185,61 @@ impl ServiceWindow {
 
 /// The integral over the window of a piecewise-constant rate, such as a client's renormalised
 /// entitlement.
+///
+/// Each segment carries the running integral up to its start, kept as a double-double (a sum
+/// of two `f64`s), so that the whole segments inside the window are one difference of two
+/// running integrals — O(1) however many segments it spans — without the cancellation a plain
+/// running sum would suffer once it grows large against the window.
 #[derive(Debug, Clone)]
 pub struct RateWindow {
     window: u64,
     now: u64,
-    /// `(start, rate)` of every segment that may still overlap the window, oldest first; the
-    /// rate is 0 before the first.
-    segments: VecDeque<(u64, f64)>,
+    /// Every segment that may still overlap the window, oldest first; the rate is 0 before
+    /// the first.
+    segments: VecDeque<Segment>,
     /// The integral once one rate fills the whole window, kept until the rate changes.
     full: Option<f64>,
+}
+
+/// One constant-rate stretch of a [`RateWindow`].
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    /// Its start, µs.
+    start: u64,
+    /// Its rate.
+    rate: f64,
+    /// The running integral (rate × µs) from the first segment's start to this one's.
+    before: DoubleDouble,
+}
+
+/// A number kept as an unevaluated sum `hi + lo` with `|lo| ≤ ulp(hi) / 2`: twice an `f64`'s
+/// precision, for running sums that are read by difference.
+#[derive(Debug, Clone, Copy, Default)]
+struct DoubleDouble {
+    hi: f64,
+    lo: f64,
+}
+
+impl DoubleDouble {
+    /// `self + x`.
+    fn plus(self, x: f64) -> DoubleDouble {
+        let (s, e) = two_sum(self.hi, x);
+        let (hi, lo) = two_sum(s, e + self.lo);
+        DoubleDouble { hi, lo }
+    }
+
+    /// `self − other`, rounded to an `f64`.
+    fn minus(self, other: DoubleDouble) -> f64 {
+        let (s, e) = two_sum(self.hi, -other.hi);
+        s + (e + (self.lo - other.lo))
+    }
+}
+
+/// `a + b` and its rounding error, exactly (Knuth's TwoSum).
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
 }
 
 impl RateWindow {
@@ -208,7 +255,7 @@ impl RateWindow {
 
     /// The current rate.
     pub fn rate(&self) -> f64 {
-        self.segments.back().map_or(0.0, |s| s.1)
+        self.segments.back().map_or(0.0, |s| s.rate)
     }
 
     /// From `t` on, the rate is `rate` (finite, non-negative).
@@ -222,9 +269,19 @@ impl RateWindow {
         self.advance(t)?;
         if rate != self.rate() {
             self.full = None;
+            let now = self.now;
             match self.segments.back_mut() {
-                Some(last) if last.0 == self.now => last.1 = rate,
-                _ => self.segments.push_back((self.now, rate)),
+                Some(last) if last.start == now => last.rate = rate,
+                last => {
+                    let before = last.map_or(DoubleDouble::default(), |l| {
+                        l.before.plus(l.rate * (now - l.start) as f64)
+                    });
+                    self.segments.push_back(Segment {
+                        start: now,
+                        rate,
+                        before,
+                    });
+                }
             }
         }
         Ok(())
@@ -236,22 +293,26 @@ impl RateWindow {
         if let Some(full) = self.full {
             return Ok(full);
         }
+        let (Some(first), Some(last)) = (self.segments.front(), self.segments.back()) else {
+            return Ok(0.0);
+        };
         let from = self.now.saturating_sub(self.window);
-        let covered = |start: u64, end: u64| end.saturating_sub(start.max(from)) as f64;
-        if let (1, Some(&(start, rate))) = (self.segments.len(), self.segments.front()) {
-            let integral = rate * covered(start, self.now) / 1e6;
-            if start + self.window <= self.now {
+        if self.segments.len() == 1 {
+            let integral = first.rate * (self.now - first.start.max(from)) as f64 / 1e6;
+            if first.start + self.window <= self.now {
                 self.full = Some(integral);
             }
             return Ok(integral);
         }
-        let mut micros = 0.0;
-        let mut rest = self.segments.iter().peekable();
-        while let Some(&(start, rate)) = rest.next() {
-            let end = rest.peek().map_or(self.now, |s| s.0);
-            micros += rate * covered(start, end);
-        }
-        Ok(micros / 1e6)
+        // `advance` left no segment wholly before the window, so the second and later ones
+        // start inside it: the first one's part in the window, the whole segments from the
+        // second to the last (a difference of running integrals), and the last one's part.
+        // Every product is of a length within the window, however long ago the first began.
+        let second = self.segments[1];
+        let head = first.rate * (second.start - from.max(first.start)) as f64;
+        let middle = last.before.minus(second.before);
+        let tail = last.rate * (self.now - last.start) as f64;
+        Ok((head + middle + tail) / 1e6)
     }
 
     /// The last instant up to which [`Self::integral`] keeps its current reading if the rate
@@ -260,7 +321,7 @@ impl RateWindow {
     pub fn steady_until(&self) -> Time {
         let steady = match (self.segments.len(), self.segments.front()) {
             (0, _) => true,
-            (1, Some(&(start, rate))) => start + self.window <= self.now || rate == 0.0,
+            (1, Some(s)) => s.start + self.window <= self.now || s.rate == 0.0,
             _ => false,
         };
         Time(if steady { u64::MAX } else { self.now })
@@ -274,7 +335,7 @@ impl RateWindow {
         }
         self.now = t;
         let from = t.saturating_sub(self.window);
-        while self.segments.get(1).is_some_and(|next| next.0 <= from) {
+        while self.segments.get(1).is_some_and(|next| next.start <= from) {
             self.segments.pop_front();
         }
         Ok(())

@@ -107,8 +107,15 @@ struct Engine<'a> {
     active: Vec<Vec<bool>>,
     /// Per process and slot: the token of its running grace period.
     grace: Vec<Vec<u64>>,
-    /// Per process: its slots' allocation rates need recomputing.
-    dirty: bool,
+    /// Per slot: its active set changed, so its allocation rates need recomputing.
+    dirty: Vec<bool>,
+    /// Per process and slot: the allocation rate its window integrates now.
+    rates: Vec<Vec<f64>>,
+    /// Per process: how many times its allocation rates changed.
+    epochs: Vec<u64>,
+    /// The entitlements of the processes active anywhere, summed: what the shares are
+    /// renormalised over.
+    active_total: f64,
     /// With a priority interval (docs/mechanisms.md, bottleneck §2.7): each active process's priority, taken at the last
     /// snapshot, or on entry for a process that became active since; `None` while inactive.
     frozen: Option<Vec<Option<f64>>>,
@@ -125,8 +132,9 @@ struct Engine<'a> {
 }
 
 /// A process waiting in a resource's queue, with its priority as last computed: exact until
-/// `valid_before` (µs, exclusive; 0 = not computed) unless the bottlenecks or the entitlement
-/// rates change, which invalidates every queue.
+/// `valid_before` (µs, exclusive; 0 = not computed) while its process's allocation rates keep
+/// the `rates` epoch it was computed at, unless the bottlenecks or the shares change, which
+/// invalidates every queue.
 #[derive(Debug, Clone, Copy)]
 struct Waiting {
     /// When it entered the queue, µs: ties go to the earlier entry, then to the lower process
@@ -135,6 +143,7 @@ struct Waiting {
     process: usize,
     priority: f64,
     valid_before: u64,
+    rates: u64,
 }
 
 /// The place in `queue` (not empty) of the process served first: the highest priority, and
@@ -233,7 +242,10 @@ impl<'a> Engine<'a> {
             only: vec![false; m],
             active: vec![vec![false; slots]; n],
             grace: vec![vec![0; slots]; n],
-            dirty: false,
+            dirty: vec![false; slots],
+            rates: vec![vec![0.0; slots]; n],
+            epochs: vec![0; n],
+            active_total: 0.0,
             frozen: None,
             bottleneck: vec![false; m],
             fresh: false,
@@ -407,6 +419,7 @@ impl<'a> Engine<'a> {
             process: i,
             priority: 0.0,
             valid_before: 0,
+            rates: 0,
         });
         self.procs[i].state = State::Queued(j);
         self.activate(i, Some(j));
@@ -432,7 +445,7 @@ impl<'a> Engine<'a> {
             self.grace[i][s] += 1;
             if !self.active[i][s] {
                 self.active[i][s] = true;
-                self.dirty = true;
+                self.dirty[s] = true;
             }
         }
     }
@@ -446,7 +459,7 @@ impl<'a> Engine<'a> {
             self.grace[i][s] += 1;
             if self.active[i][s] {
                 self.active[i][s] = false;
-                self.dirty = true;
+                self.dirty[s] = true;
             }
         }
     }
@@ -469,26 +482,22 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// After the active sets changed: every slot's allocation rate becomes its renormalised
-    /// entitlement (0 when inactive).
+    /// After the active sets changed: every changed slot's allocation rates become the
+    /// renormalised entitlements (0 when inactive), and the shares are renormalised over the
+    /// processes active anywhere.
     fn refresh_rates(&mut self) {
-        if !std::mem::take(&mut self.dirty) {
+        if !self.dirty.contains(&true) {
             return;
         }
-        self.forget_priorities();
-        let slots = self.allocated.len();
-        let totals: Vec<f64> = (0..slots)
-            .map(|s| {
-                (0..self.procs.len())
-                    .filter(|k| self.active[*k][s])
-                    .map(|k| self.procs[k].entitlement)
-                    .sum()
-            })
-            .collect();
         let active_total: f64 = (0..self.procs.len())
             .filter(|k| self.active[*k].iter().any(|a| *a))
             .map(|k| self.procs[k].entitlement)
             .sum();
+        if active_total.to_bits()
+            != std::mem::replace(&mut self.active_total, active_total).to_bits()
+        {
+            self.forget_priorities();
+        }
         for (share, p) in self.shares.iter_mut().zip(&self.procs) {
             *share = if active_total > 0.0 {
                 p.entitlement / active_total
@@ -496,14 +505,30 @@ impl<'a> Engine<'a> {
                 1.0
             };
         }
-        for (i, windows) in self.allocation.iter_mut().enumerate() {
-            for (s, window) in windows.iter_mut().enumerate() {
-                let rate = if self.active[i][s] && totals[s] > 0.0 {
-                    self.procs[i].entitlement / totals[s]
-                } else {
-                    0.0
-                };
-                window.set(self.now, rate).expect(FORWARD);
+        for s in 0..self.dirty.len() {
+            if std::mem::take(&mut self.dirty[s]) {
+                self.refresh_slot(s);
+            }
+        }
+    }
+
+    /// Slot `s`'s allocation rates: each active process's entitlement over the total of the
+    /// processes active in it; only the windows whose rate changes are told.
+    fn refresh_slot(&mut self, s: usize) {
+        let total: f64 = (0..self.procs.len())
+            .filter(|k| self.active[*k][s])
+            .map(|k| self.procs[k].entitlement)
+            .sum();
+        for i in 0..self.procs.len() {
+            let rate = if self.active[i][s] && total > 0.0 {
+                self.procs[i].entitlement / total
+            } else {
+                0.0
+            };
+            if rate != self.rates[i][s] {
+                self.rates[i][s] = rate;
+                self.epochs[i] += 1;
+                self.allocation[i][s].set(self.now, rate).expect(FORWARD);
             }
         }
     }
@@ -543,8 +568,12 @@ impl<'a> Engine<'a> {
         }
         let mut queue = std::mem::take(&mut self.res[j].queue);
         let now = self.now.as_micros();
-        for w in queue.iter_mut().filter(|w| now >= w.valid_before) {
-            (w.priority, w.valid_before) = self.priority(w.process, j);
+        for w in &mut queue {
+            let epoch = self.epochs[w.process];
+            if now >= w.valid_before || w.rates != epoch {
+                (w.priority, w.valid_before) = self.priority(w.process, j);
+                w.rates = epoch;
+            }
         }
         let i = queue.swap_remove(first_served(&queue)).process;
         self.res[j].queue = queue;

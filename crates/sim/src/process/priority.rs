@@ -4,9 +4,7 @@
 
 use super::{Engine, FORWARD};
 use crate::scenario::ProcessPolicy;
-use fairshare_core::model::Time;
 use fairshare_core::priority::bottleneck::{global_priority, is_bottleneck};
-use fairshare_core::usage::window::RateWindow;
 
 impl Engine<'_> {
     /// The bottlenecks now become the ones priorities are computed against (only the
@@ -65,8 +63,14 @@ impl Engine<'_> {
     pub(super) fn current_priority(&mut self, i: usize, j: usize) -> (f64, u64) {
         let sim = &self.scenario.simulation;
         let share = self.shares[i];
-        for (a, window) in self.allocated.iter_mut().zip(&mut self.allocation[i]) {
-            *a = window.integral(self.now).expect(FORWARD);
+        let mut until = self.consumption[i].steady_until();
+        let slots = self.allocation[i].len();
+        for (s, window) in self.allocation[i].iter_mut().enumerate() {
+            self.allocated[s] = 0.0;
+            if reads_slot(sim.policy, &self.bottleneck, slots, s, j) {
+                self.allocated[s] = window.integral(self.now).expect(FORWARD);
+                until = until.min(window.steady_until());
+            }
         }
         self.consumption[i]
             .seconds(self.now, &mut self.consumed)
@@ -94,10 +98,26 @@ impl Engine<'_> {
             ProcessPolicy::Drf => -consumption.iter().copied().fold(0.0, f64::max) / share,
             ProcessPolicy::Fifo => 0.0,
         };
-        let until = self.allocation[i]
-            .iter()
-            .map(RateWindow::steady_until)
-            .fold(self.consumption[i].steady_until(), Time::min);
         (p, until.as_micros().saturating_add(1))
+    }
+}
+
+/// Whether a priority under `policy` at resource `j` reads the allocation of accounting slot
+/// `slot` of `slots` (one per resource, or one for all): the one global slot whenever it reads
+/// an allocation; per resource, bottleneck priorities read the bottlenecks' (every resource's
+/// when there is none), per-resource ones resource `j`'s. Slots it does not read need not be
+/// integrated, nor bound how long the priority holds.
+fn reads_slot(
+    policy: ProcessPolicy,
+    bottleneck: &[bool],
+    slots: usize,
+    slot: usize,
+    j: usize,
+) -> bool {
+    match policy {
+        ProcessPolicy::Fifo | ProcessPolicy::Drf => false,
+        _ if slots == 1 => true,
+        ProcessPolicy::Bottleneck => bottleneck[slot] || !bottleneck.contains(&true),
+        ProcessPolicy::PerResource => slot == j,
     }
 }
