@@ -111,11 +111,6 @@ struct Engine<'a> {
     dirty: Vec<bool>,
     /// Per process and slot: the allocation rate its window integrates now.
     rates: Vec<Vec<f64>>,
-    /// Per process: how many times its allocation rates changed.
-    epochs: Vec<u64>,
-    /// The entitlements of the processes active anywhere, summed: what the shares are
-    /// renormalised over.
-    active_total: f64,
     /// With a priority interval (docs/mechanisms.md, bottleneck §2.7): each active process's priority, taken at the last
     /// snapshot, or on entry for a process that became active since; `None` while inactive.
     frozen: Option<Vec<Option<f64>>>,
@@ -132,9 +127,8 @@ struct Engine<'a> {
 }
 
 /// A process waiting in a resource's queue, with its priority as last computed: exact until
-/// `valid_before` (µs, exclusive; 0 = not computed) while its process's allocation rates keep
-/// the `rates` epoch it was computed at, unless the bottlenecks or the shares change, which
-/// invalidates every queue.
+/// `valid_before` (µs, exclusive; 0 = not computed) unless the bottlenecks or the entitlement
+/// rates change, which invalidates every queue.
 #[derive(Debug, Clone, Copy)]
 struct Waiting {
     /// When it entered the queue, µs: ties go to the earlier entry, then to the lower process
@@ -143,7 +137,6 @@ struct Waiting {
     process: usize,
     priority: f64,
     valid_before: u64,
-    rates: u64,
 }
 
 /// The place in `queue` (not empty) of the process served first: the highest priority, and
@@ -244,8 +237,6 @@ impl<'a> Engine<'a> {
             grace: vec![vec![0; slots]; n],
             dirty: vec![false; slots],
             rates: vec![vec![0.0; slots]; n],
-            epochs: vec![0; n],
-            active_total: 0.0,
             frozen: None,
             bottleneck: vec![false; m],
             fresh: false,
@@ -419,7 +410,6 @@ impl<'a> Engine<'a> {
             process: i,
             priority: 0.0,
             valid_before: 0,
-            rates: 0,
         });
         self.procs[i].state = State::Queued(j);
         self.activate(i, Some(j));
@@ -489,15 +479,11 @@ impl<'a> Engine<'a> {
         if !self.dirty.contains(&true) {
             return;
         }
+        self.forget_priorities();
         let active_total: f64 = (0..self.procs.len())
             .filter(|k| self.active[*k].iter().any(|a| *a))
             .map(|k| self.procs[k].entitlement)
             .sum();
-        if active_total.to_bits()
-            != std::mem::replace(&mut self.active_total, active_total).to_bits()
-        {
-            self.forget_priorities();
-        }
         for (share, p) in self.shares.iter_mut().zip(&self.procs) {
             *share = if active_total > 0.0 {
                 p.entitlement / active_total
@@ -527,7 +513,6 @@ impl<'a> Engine<'a> {
             };
             if rate != self.rates[i][s] {
                 self.rates[i][s] = rate;
-                self.epochs[i] += 1;
                 self.allocation[i][s].set(self.now, rate).expect(FORWARD);
             }
         }
@@ -568,12 +553,8 @@ impl<'a> Engine<'a> {
         }
         let mut queue = std::mem::take(&mut self.res[j].queue);
         let now = self.now.as_micros();
-        for w in &mut queue {
-            let epoch = self.epochs[w.process];
-            if now >= w.valid_before || w.rates != epoch {
-                (w.priority, w.valid_before) = self.priority(w.process, j);
-                w.rates = epoch;
-            }
+        for w in queue.iter_mut().filter(|w| now >= w.valid_before) {
+            (w.priority, w.valid_before) = self.priority(w.process, j);
         }
         let i = queue.swap_remove(first_served(&queue)).process;
         self.res[j].queue = queue;
