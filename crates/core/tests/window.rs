@@ -10,6 +10,17 @@ fn overlap(start: u64, end: u64, from: u64, to: u64) -> u64 {
     end.min(to).saturating_sub(start.max(from))
 }
 
+/// The rate of `history` (`(start, rate)` changes, 0 before the first) integrated segment by
+/// segment over the `window` µs ending at `now`, in rate × seconds.
+fn integrated(history: &[(u64, f64)], window: u64, now: u64) -> f64 {
+    let from = now.saturating_sub(window);
+    let segments = history.iter().enumerate().map(|(k, &(start, rate))| {
+        let end = history.get(k + 1).map_or(now, |h| h.0);
+        rate * overlap(start, end, from, now) as f64
+    });
+    segments.sum::<f64>() / 1e6
+}
+
 /// One step of a client's life: after `gap` µs, start service on a resource, stop, or read.
 #[derive(Debug, Clone)]
 enum Step {
@@ -101,16 +112,7 @@ proptest! {
         for (gap, rate, read) in changes {
             now += gap;
             if read {
-                let from = now.saturating_sub(window);
-                let want: f64 = history
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &(s, r))| {
-                        let e = history.get(k + 1).map_or(now, |h| h.0);
-                        r * overlap(s, e, from, now) as f64
-                    })
-                    .sum::<f64>()
-                    / 1e6;
+                let want = integrated(&history, window, now);
                 let got = fast.integral(Time(now)).unwrap();
                 prop_assert!((got - want).abs() <= 1e-9 * want.max(1.0), "{} vs {}", got, want);
                 // A steady reading stays, bit for bit; an unsteady one moves within a window.
@@ -149,16 +151,7 @@ proptest! {
             if k % 7 != 0 {
                 continue;
             }
-            let from = now.saturating_sub(window);
-            let want: f64 = history
-                .iter()
-                .enumerate()
-                .map(|(k, &(s, r))| {
-                    let e = history.get(k + 1).map_or(now, |h| h.0);
-                    r * overlap(s, e, from, now) as f64
-                })
-                .sum::<f64>()
-                / 1e6;
+            let want = integrated(&history, window, now);
             let got = fast.integral(Time(now)).unwrap();
             let room = 4.0 * window as f64 / 1e6;
             prop_assert!((got - want).abs() <= 1e-12 * room, "{} vs {}", got, want);
