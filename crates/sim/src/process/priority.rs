@@ -63,6 +63,10 @@ impl Engine<'_> {
     pub(super) fn current_priority(&mut self, i: usize, j: usize) -> (f64, u64) {
         let sim = &self.scenario.simulation;
         let share = self.shares[i];
+        self.consumption[i]
+            .seconds(self.now, &mut self.consumed)
+            .expect(FORWARD);
+        // Read after the windows moved to now: until when their readings hold.
         let mut until = self.consumption[i].steady_until();
         let slots = self.allocation[i].len();
         for (s, window) in self.allocation[i].iter_mut().enumerate() {
@@ -72,9 +76,6 @@ impl Engine<'_> {
                 until = until.min(window.steady_until());
             }
         }
-        self.consumption[i]
-            .seconds(self.now, &mut self.consumed)
-            .expect(FORWARD);
         let (allocation, consumption) = (&self.allocated, &self.consumed);
         let p = match sim.policy {
             ProcessPolicy::Bottleneck => global_priority(
