@@ -155,6 +155,7 @@ pub(super) fn held(placed: &Placed, resources: usize) -> Vec<f64> {
 
 /// For a set of nodes, the next start at which each could take its part of a job: what
 /// [`Space::earliest`] prunes its candidate starts with.
+#[derive(Debug, Clone, Default)]
 struct Openings {
     /// Each node, the time its room must start before, and its next opening once looked up
     /// (`Some(None)`: none before that time).
@@ -164,12 +165,13 @@ struct Openings {
 }
 
 impl Openings {
-    /// The nodes, each with the time a start on it must come before.
-    fn new(nodes: impl Iterator<Item = (usize, Option<Time>)>) -> Openings {
-        Openings {
-            nodes: nodes.map(|(n, before)| (n, before, None)).collect(),
-            open: Vec::new(),
-        }
+    /// Starts over with these nodes, each with the time a start on it must come before
+    /// (keeping the buffers: searches run by the million).
+    fn reset(&mut self, nodes: impl Iterator<Item = (usize, Option<Time>)>) -> &mut Openings {
+        self.nodes.clear();
+        self.nodes
+            .extend(nodes.map(|(n, before)| (n, before, None)));
+        self
     }
 
     /// The earliest time from `t` at which `k` of the nodes could each take their part of
@@ -216,6 +218,9 @@ pub(super) struct Space {
     profile: Vec<Skyline>,
     /// Each node's properties.
     properties: Vec<Arc<[String]>>,
+    /// The buffers [`Space::earliest`] reuses: the eligible nodes, and openings on any of
+    /// them and on the freed ones.
+    searches: (Vec<usize>, Openings, Openings),
     /// Which nodes each set of properties allows, as met.
     eligibility: HashMap<Vec<String>, Option<Arc<[bool]>>>,
     pool: bool,
@@ -294,6 +299,7 @@ impl Space {
             placement,
             profile,
             properties,
+            searches: Default::default(),
             eligibility: HashMap::new(),
             pool: matches!(capacity, Capacity::Pool(_)),
         })
@@ -471,6 +477,22 @@ impl Space {
         before: Option<Time>,
         through: Option<&[(usize, Time)]>,
     ) -> Option<(Time, Placed)> {
+        let mut searches = std::mem::take(&mut self.searches);
+        let found = self.earliest_with(&mut searches, request, now, length, before, through);
+        self.searches = searches;
+        found
+    }
+
+    /// [`Space::earliest`] with its buffers.
+    fn earliest_with(
+        &mut self,
+        (nodes, any, freed): &mut (Vec<usize>, Openings, Openings),
+        request: &Request,
+        now: Time,
+        length: u64,
+        before: Option<Time>,
+        through: Option<&[(usize, Time)]>,
+    ) -> Option<(Time, Placed)> {
         let eligible = |i: &usize| request.eligible.as_ref().is_none_or(|e| e[*i]);
         let freed_until = through.map(|f| f.iter().map(|(_, until)| *until).max());
         let before = match freed_until {
@@ -478,13 +500,12 @@ impl Space {
             Some(Some(until)) => Some(before.map_or(until, |b| b.min(until))),
             None => before,
         };
-        let nodes: Vec<usize> = (0..self.profile.len()).filter(eligible).collect();
-        let mut any = Openings::new(nodes.iter().map(|&n| (n, before)));
+        nodes.clear();
+        nodes.extend((0..self.profile.len()).filter(eligible));
+        let any = any.reset(nodes.iter().map(|&n| (n, before)));
         let mut freed = through.map(|f| {
             let usable = f.iter().filter(|(n, _)| eligible(n));
-            Openings::new(
-                usable.map(|&(n, until)| (n, Some(before.map_or(until, |b| b.min(until))))),
-            )
+            freed.reset(usable.map(|&(n, until)| (n, Some(before.map_or(until, |b| b.min(until))))))
         });
         let needed = match &request.shape {
             Shape::Nodes { nodes, .. } => *nodes as usize,
