@@ -1035,7 +1035,7 @@ impl Pass for Engine {
     fn full(&self) -> bool {
         self.smallest
             .least()
-            .is_none_or(|least| self.space.too_full_for(&least))
+            .is_none_or(|least| self.space.too_full_for(least))
     }
 
     fn unreserved(&self) -> u64 {

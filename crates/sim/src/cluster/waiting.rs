@@ -11,6 +11,9 @@ use std::collections::BTreeMap;
 pub(super) struct Smallest {
     /// Per resource, amount (as ordered bits of a non-negative float) → how many jobs.
     pieces: Vec<BTreeMap<u64, u32>>,
+    /// The least of each resource, kept up to date: passes ask for it far more often than
+    /// jobs come and go.
+    least: Option<Vec<f64>>,
 }
 
 impl Smallest {
@@ -21,6 +24,7 @@ impl Smallest {
         for (counts, amount) in self.pieces.iter_mut().zip(piece) {
             *counts.entry(amount.max(0.0).to_bits()).or_default() += 1;
         }
+        self.find_least();
     }
 
     /// Forgets a job that stops waiting.
@@ -34,17 +38,25 @@ impl Smallest {
                 }
             }
         }
+        self.find_least();
     }
 
     /// The least any waiting job needs of each resource on one node; `None` when none waits.
-    pub(super) fn least(&self) -> Option<Vec<f64>> {
-        if self.pieces.is_empty() {
-            return None;
+    pub(super) fn least(&self) -> Option<&[f64]> {
+        self.least.as_deref()
+    }
+
+    /// Finds the least of each resource again, after a job came or went.
+    fn find_least(&mut self) {
+        let mut least = self.least.take().unwrap_or_default();
+        least.clear();
+        for counts in &self.pieces {
+            let Some(bits) = counts.keys().next() else {
+                return;
+            };
+            least.push(f64::from_bits(*bits));
         }
-        self.pieces
-            .iter()
-            .map(|counts| counts.keys().next().map(|bits| f64::from_bits(*bits)))
-            .collect()
+        self.least = (!least.is_empty()).then_some(least);
     }
 }
 
@@ -69,13 +81,13 @@ mod tests {
         smallest.add(&a);
         smallest.add(&b);
         smallest.add(&b);
-        assert_eq!(smallest.least(), Some(vec![0.2, 0.1]));
+        assert_eq!(smallest.least(), Some(&[0.2, 0.1][..]));
         smallest.remove(&a);
-        assert_eq!(smallest.least(), Some(vec![0.2, 0.3]));
+        assert_eq!(smallest.least(), Some(&[0.2, 0.3][..]));
         smallest.remove(&b);
         assert_eq!(
             smallest.least(),
-            Some(vec![0.2, 0.3]),
+            Some(&[0.2, 0.3][..]),
             "one of b's is still waiting"
         );
         smallest.remove(&b);
