@@ -109,7 +109,8 @@ struct Engine<'a> {
     grace: Vec<Vec<u64>>,
     /// Per slot: its active set changed, so its allocation rates need recomputing.
     dirty: Vec<bool>,
-    /// Per process and slot: the allocation rate its window integrates now.
+    /// Per process and slot: the allocation rate its window integrates now (the windows know
+    /// it too, but reading it from them scattered over the heap made the engine 7 % slower).
     rates: Vec<Vec<f64>>,
     /// With a priority interval (docs/mechanisms.md, bottleneck §2.7): each active process's priority, taken at the last
     /// snapshot, or on entry for a process that became active since; `None` while inactive.
