@@ -536,10 +536,13 @@ impl OpenCounters {
         rel: &str,
         inode: u64,
     ) -> io::Result<Option<f64>> {
-        let entry = self
-            .open
-            .entry(rel.to_string())
-            .or_insert_with(|| (inode, Default::default()));
+        // Looked up before inserting: a cycle reads every counter, and a key made for each
+        // read would be an allocation per counter.
+        if !self.open.contains_key(rel) {
+            self.open
+                .insert(rel.to_string(), (inode, Default::default()));
+        }
+        let entry = self.open.get_mut(rel).expect("inserted above");
         if entry.0 != inode {
             self.held -= entry.1.iter().flatten().count();
             *entry = (inode, Default::default());
@@ -584,7 +587,10 @@ impl OpenCounters {
     }
 }
 
-/// The whole file, read from offset 0 into `buf`.
+/// The whole file, read from offset 0 into `buf`. A read that leaves room in the buffer has
+/// reached the end: cgroupfs generates a counter file whole into as much room as it is given
+/// (and a file system's regular file is read short only at its end), so a counter costs one
+/// system call, not a second one to find the end.
 fn read_at_zero(file: &fs::File, buf: &mut Vec<u8>) -> io::Result<()> {
     use std::os::unix::fs::FileExt;
     buf.clear();
@@ -593,11 +599,12 @@ fn read_at_zero(file: &fs::File, buf: &mut Vec<u8>) -> io::Result<()> {
         if buf.len() == at {
             buf.resize(at + 4096.max(at), 0);
         }
+        let room = buf.len() - at;
         let n = file.read_at(&mut buf[at..], at as u64)?;
-        if n == 0 {
+        at += n;
+        if n == 0 || n < room {
             break;
         }
-        at += n;
     }
     buf.truncate(at);
     Ok(())
@@ -650,6 +657,19 @@ mod tests {
         assert_eq!(parse(Format::CpuMax, "max 100000\n"), None);
         assert_eq!(cfs_quota("-1\n", "100000\n"), None);
         assert_eq!(cfs_quota("50000\n", "100000\n"), Some(0.5));
+    }
+
+    #[test]
+    fn a_counter_file_is_read_whole_whatever_its_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut buf = Vec::new();
+        for len in [0, 1, 4095, 4096, 4097, 8192, 20_000] {
+            let path = dir.path().join(format!("counter-{len}"));
+            let text: Vec<u8> = (0..len).map(|i| b'0' + (i % 10) as u8).collect();
+            fs::write(&path, &text).unwrap();
+            read_at_zero(&fs::File::open(&path).unwrap(), &mut buf).unwrap();
+            assert_eq!(buf, text, "{len} bytes");
+        }
     }
 
     #[test]
