@@ -2,7 +2,7 @@
 //! window directly.
 
 use fairshare_core::model::Time;
-use fairshare_core::usage::window::{RateWindow, ServiceWindow};
+use fairshare_core::usage::window::{RateWindow, ServiceWindow, SharedWindow};
 use proptest::prelude::*;
 
 /// Overlap in µs of `[start, end)` with `[from, to)`.
@@ -156,5 +156,71 @@ proptest! {
             let room = 4.0 * window as f64 / 1e6;
             prop_assert!((got - want).abs() <= 1e-12 * room, "{} vs {}", got, want);
         }
+    }
+
+    /// Members join and leave (several in one instant, some back in the instant they left);
+    /// each one's reading equals its own rate `wᵢ / Σ w` kept and integrated segment by
+    /// segment, far from time 0 and across days-long stretches, and stays, bit for bit, for as
+    /// long as it says it will.
+    #[test]
+    fn shared_window_equals_each_members_own_rate_integrated(
+        window in 1..5_000_000u64,
+        offset in prop_oneof![Just(0u64), 0..(1u64 << 45)],
+        weights in prop::collection::vec(0.05..5.0f64, 1..6),
+        instants in prop::collection::vec(
+            (
+                prop_oneof![4 => gap(), 1 => 100_000_000_000..1_000_000_000_000u64],
+                prop::collection::vec((0..6usize, any::<bool>()), 0..4),
+                any::<bool>(),
+            ),
+            1..80,
+        ),
+    ) {
+        let n = weights.len();
+        let mut fast = SharedWindow::new(weights.clone(), window).unwrap();
+        let mut active = vec![false; n];
+        let mut history: Vec<Vec<(u64, f64)>> = vec![Vec::new(); n];
+        let mut now = offset;
+        for (gap, toggles, read) in instants {
+            now += gap;
+            for (member, on) in toggles {
+                let member = member % n;
+                active[member] = on;
+                fast.set_active(Time(now), member, on).unwrap();
+            }
+            fast.settle(Time(now)).unwrap();
+            let total: f64 = (0..n).filter(|k| active[*k]).map(|k| weights[k]).sum();
+            for k in 0..n {
+                let rate = if active[k] { weights[k] / total } else { 0.0 };
+                history[k].push((now, rate));
+            }
+            if !read {
+                continue;
+            }
+            for k in 0..n {
+                prop_assert_eq!(fast.is_active(k), active[k]);
+                let want = integrated(&history[k], window, now);
+                let got = fast.integral(Time(now), k).unwrap();
+                let room = window as f64 / 1e6;
+                prop_assert!((got - want).abs() <= 1e-12 * room, "member {}: {} vs {}", k, got, want);
+                // What it says holds, holds (saying less only costs the engine a reading).
+                let until = match fast.steady_until(k) {
+                    Time(u64::MAX) => now + 3 * window,
+                    Time(until) => until,
+                };
+                prop_assert!(until >= now);
+                prop_assert_eq!(fast.clone().integral(Time(until), k).unwrap(), got);
+            }
+        }
+    }
+
+    #[test]
+    fn shared_window_refuses_what_it_cannot_integrate(bad in prop_oneof![Just(f64::NAN), Just(-1.0), Just(f64::INFINITY)]) {
+        prop_assert!(SharedWindow::new(vec![1.0, bad], 1_000).is_err());
+        let mut w = SharedWindow::new(vec![1.0], 1_000).unwrap();
+        w.set_active(Time(10), 0, true).unwrap();
+        w.settle(Time(10)).unwrap();
+        prop_assert!(w.integral(Time(9), 0).is_err());
+        prop_assert!(w.set_active(Time(5), 0, false).is_err());
     }
 }

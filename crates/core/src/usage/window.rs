@@ -3,12 +3,13 @@
 //! last `window` microseconds.
 //!
 //! A window forgets all at once what leaves it, which no [`Decay`](super::decay::Decay) does, so
-//! the mechanism keeps its own. These two structures use what the mechanism guarantees — a
-//! client is served by at most one
-//! resource at a time, at rate 1; entitlement rates change only when clients come and go — and
-//! answer in integer microseconds (service) or as a difference of running integrals kept in
+//! the mechanism keeps its own. These structures use what the mechanism guarantees — a client
+//! is served by at most one resource at a time, at rate 1; entitlement rates change only when
+//! clients come and go, all of them at once, in proportion to their entitlements — and answer
+//! in integer microseconds (service) or as a difference of running integrals kept in
 //! double-double precision (entitlement), with no drift however long the run. Reading costs
-//! amortised O(1); time never goes backwards.
+//! amortised O(1) (O(log n) for a client that came or went inside the window); time never goes
+//! backwards.
 
 use crate::model::Time;
 use crate::usage::ledger::LedgerError;
@@ -197,6 +198,8 @@ pub struct RateWindow {
     /// Every segment that may still overlap the window, oldest first; the rate is 0 before
     /// the first.
     segments: VecDeque<Segment>,
+    /// Segments forgotten so far: the front segment is the `popped`-th ever kept (its id).
+    popped: u64,
     /// The integral once one rate fills the whole window, kept until the rate changes.
     full: Option<f64>,
 }
@@ -249,6 +252,7 @@ impl RateWindow {
             window: window.max(1),
             now: 0,
             segments: VecDeque::new(),
+            popped: 0,
             full: None,
         }
     }
@@ -270,7 +274,13 @@ impl RateWindow {
         if rate != self.rate() {
             self.full = None;
             let now = self.now;
+            let len = self.segments.len();
+            let before = len.checked_sub(2).map(|k| self.segments[k].rate);
             match self.segments.back_mut() {
+                // Set twice in one instant, back to the rate before: one segment again.
+                Some(last) if last.start == now && before == Some(rate) => {
+                    self.segments.pop_back();
+                }
                 Some(last) if last.start == now => last.rate = rate,
                 last => {
                     let before = last.map_or(DoubleDouble::default(), |l| {
@@ -337,8 +347,213 @@ impl RateWindow {
         let from = t.saturating_sub(self.window);
         while self.segments.get(1).is_some_and(|next| next.start <= from) {
             self.segments.pop_front();
+            self.popped += 1;
         }
         Ok(())
+    }
+}
+
+/// An instant, with the id of a segment that held it when it was marked: where to look for
+/// it later without a search.
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    at: u64,
+    segment: u64,
+}
+
+impl RateWindow {
+    /// The current time, marked.
+    fn mark(&self) -> Mark {
+        Mark {
+            at: self.now,
+            segment: self.popped + self.segments.len().saturating_sub(1) as u64,
+        }
+    }
+
+    /// The place of the last segment starting at or before `at` (at or after the first
+    /// segment's start): the marked one or the one after it (a segment started in the instant
+    /// of the mark) if either is, else found by binary search. Always the same segment for the
+    /// same instant, so that a reading is the same to the bit however it was found.
+    fn locate(&self, at: u64, hint: u64) -> usize {
+        let holds = |k: usize| {
+            self.segments.get(k).is_some_and(|s| s.start <= at)
+                && self.segments.get(k + 1).is_none_or(|next| next.start > at)
+        };
+        let marked = hint.checked_sub(self.popped).map(|k| k as usize);
+        match marked {
+            Some(k) if holds(k) => k,
+            Some(k) if holds(k + 1) => k + 1,
+            _ => self.segments.partition_point(|s| s.start <= at) - 1,
+        }
+    }
+
+    /// The rate integrated over `[x, y)`, within the window at the current time, in rate × µs:
+    /// as in [`Self::integral`], the whole segments between are one difference of running
+    /// integrals and the two ends are products of lengths within the window.
+    fn between(&self, x: Mark, y: Mark) -> f64 {
+        let Some(first) = self.segments.front() else {
+            return 0.0;
+        };
+        // The rate is 0 before the first segment.
+        let (x, y) = (
+            Mark {
+                at: x.at.max(first.start),
+                ..x
+            },
+            y,
+        );
+        if y.at <= x.at {
+            return 0.0;
+        }
+        let (k, l) = (self.locate(x.at, x.segment), self.locate(y.at, y.segment));
+        let (head, last) = (self.segments[k], self.segments[l]);
+        if k == l {
+            return head.rate * (y.at - x.at) as f64;
+        }
+        let next = self.segments[k + 1];
+        head.rate * (next.start - x.at) as f64
+            + last.before.minus(next.before)
+            + last.rate * (y.at - last.start) as f64
+    }
+}
+
+/// Entitlement shared out among the members active in one place, each in proportion to its
+/// weight (member `i` has the rate `wᵢ / Σ w` of the active members), integrated over a
+/// sliding window for each member.
+///
+/// When a member joins or leaves, every active member's rate changes; kept one rate window
+/// per member, that is one new segment per member at every join or leave. Here only the rate
+/// per unit of weight (`1 / Σ w`) is kept as a [`RateWindow`], with each member's active
+/// spans: a member's reading is its weight times the unit rate's integral over the parts of
+/// the window it was active in, O(1) for a member active over the whole window and
+/// O(log segments) for one whose span starts or ends inside it.
+#[derive(Debug, Clone)]
+pub struct SharedWindow {
+    unit: RateWindow,
+    weights: Vec<f64>,
+    active: Vec<bool>,
+    /// Per member: its active spans `[start, end)` that may overlap the window, oldest first;
+    /// the last one is open (no end) while the member is active.
+    spans: Vec<VecDeque<(Mark, Option<Mark>)>>,
+}
+
+impl SharedWindow {
+    /// Members of the given weights (finite, non-negative), none active yet, integrated over
+    /// `window` µs.
+    pub fn new(weights: Vec<f64>, window: u64) -> Result<SharedWindow, LedgerError> {
+        if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err(LedgerError::BadRate {
+                expected: weights.len(),
+                found: weights,
+            });
+        }
+        let n = weights.len();
+        Ok(SharedWindow {
+            unit: RateWindow::new(window),
+            weights,
+            active: vec![false; n],
+            spans: vec![VecDeque::new(); n],
+        })
+    }
+
+    /// Whether `member` is active.
+    pub fn is_active(&self, member: usize) -> bool {
+        self.active[member]
+    }
+
+    /// From `t` on, `member` is active (`true`) or not. The rates change only at the next
+    /// [`Self::settle`], which must come at the same instant, once every member that joins or
+    /// leaves then has.
+    pub fn set_active(&mut self, t: Time, member: usize, active: bool) -> Result<(), LedgerError> {
+        self.unit.advance(t)?;
+        if self.active[member] == active {
+            return Ok(());
+        }
+        self.active[member] = active;
+        let now = self.unit.mark();
+        let spans = &mut self.spans[member];
+        if active {
+            match spans.back_mut() {
+                // Back in the same instant it left: the span goes on.
+                Some(last) if last.1.is_some_and(|end| end.at == now.at) => last.1 = None,
+                _ => spans.push_back((now, None)),
+            }
+        } else if let Some(last) = spans.back_mut() {
+            if last.0.at == now.at {
+                // Gone in the same instant it came: the span never was.
+                spans.pop_back();
+            } else {
+                last.1 = Some(now);
+            }
+        }
+        Ok(())
+    }
+
+    /// The rates from `t` on: `1 / Σ w` per unit of weight over the active members (0 while
+    /// none is).
+    pub fn settle(&mut self, t: Time) -> Result<(), LedgerError> {
+        let total: f64 = self
+            .weights
+            .iter()
+            .zip(&self.active)
+            .filter(|(_, active)| **active)
+            .map(|(w, _)| w)
+            .sum();
+        self.unit
+            .set(t, if total > 0.0 { 1.0 / total } else { 0.0 })
+    }
+
+    /// `member`'s entitlement integrated over the window ending at `t`, in rate × seconds.
+    pub fn integral(&mut self, t: Time, member: usize) -> Result<f64, LedgerError> {
+        self.unit.advance(t)?;
+        let from = self.unit.now.saturating_sub(self.unit.window);
+        let spans = &mut self.spans[member];
+        while spans
+            .front()
+            .is_some_and(|span| span.1.is_some_and(|end| end.at <= from))
+        {
+            spans.pop_front();
+        }
+        let weight = self.weights[member];
+        match spans.front() {
+            None => Ok(0.0),
+            Some((start, None)) if start.at <= from => Ok(weight * self.unit.integral(t)?),
+            Some(_) => {
+                let unit = &self.unit;
+                let (edge, now) = (
+                    Mark {
+                        at: from,
+                        segment: unit.popped,
+                    },
+                    unit.mark(),
+                );
+                let part = |&(start, end): &(Mark, Option<Mark>)| {
+                    let start = if start.at < from { edge } else { start };
+                    unit.between(start, end.unwrap_or(now))
+                };
+                Ok(weight * spans.iter().map(part).sum::<f64>() / 1e6)
+            }
+        }
+    }
+
+    /// The last instant up to which `member`'s reading holds if no member joins or leaves and
+    /// the rates are not settled anew meanwhile: forever when it has not been active in the
+    /// window, or when it has been active over the whole window at one rate; until its oldest
+    /// span starts to leave the window when it is no longer active; else the current time.
+    pub fn steady_until(&self, member: usize) -> Time {
+        let (now, window) = (self.unit.now, self.unit.window);
+        let from = now.saturating_sub(window);
+        let mut inside = self.spans[member]
+            .iter()
+            .filter(|span| span.1.is_none_or(|end| end.at > from));
+        match (inside.next(), self.active[member]) {
+            (None, _) => Time(u64::MAX),
+            (Some((start, _)), false) => Time((start.at.max(from) + window).max(now)),
+            (Some((start, None)), true) if start.at <= from && inside.next().is_none() => {
+                self.unit.steady_until()
+            }
+            _ => Time(now),
+        }
     }
 }
 

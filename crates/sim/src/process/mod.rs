@@ -23,7 +23,7 @@ use program::{micros, Cursor};
 
 use crate::scenario::{is_time_sliced, Accounting, Scenario, MAX_EVENTS_PER_RUN, MAX_TIME_S};
 use fairshare_core::model::Time;
-use fairshare_core::usage::window::{RateWindow, ServiceWindow};
+use fairshare_core::usage::window::{ServiceWindow, SharedWindow};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -92,8 +92,9 @@ struct Engine<'a> {
     due: Vec<Event>,
     /// Processes whose program has not ended.
     live: usize,
-    /// Per process and accounting slot: entitled service in the window.
-    allocation: Vec<Vec<RateWindow>>,
+    /// Per accounting slot (1, or 1 per resource): which processes are active in it, and each
+    /// one's entitled service in the window.
+    allocation: Vec<SharedWindow>,
     /// Per process: service from each resource in the window.
     consumption: Vec<ServiceWindow>,
     /// Per resource: its busy time in the window.
@@ -103,15 +104,10 @@ struct Engine<'a> {
     allocated: Vec<f64>,
     consumed: Vec<f64>,
     only: Vec<bool>,
-    /// Per process and accounting slot (1, or 1 per resource): whether it is active.
-    active: Vec<Vec<bool>>,
     /// Per process and slot: the token of its running grace period.
     grace: Vec<Vec<u64>>,
     /// Per slot: its active set changed, so its allocation rates need recomputing.
     dirty: Vec<bool>,
-    /// Per process and slot: the allocation rate its window integrates now (the windows know
-    /// it too, but reading it from them scattered over the heap made the engine 7 % slower).
-    rates: Vec<Vec<f64>>,
     /// With a priority interval (docs/mechanisms.md, bottleneck §2.7): each active process's priority, taken at the last
     /// snapshot, or on entry for a process that became active since; `None` while inactive.
     frozen: Option<Vec<Option<f64>>>,
@@ -208,6 +204,9 @@ impl<'a> Engine<'a> {
             })
             .collect();
         let n = procs.len();
+        let entitlements = procs.iter().map(|p| p.entitlement).collect();
+        let shared = SharedWindow::new(entitlements, window)
+            .expect("entitlements are checked positive when the scenario is read");
         let res = scenario
             .resources
             .iter()
@@ -228,16 +227,14 @@ impl<'a> Engine<'a> {
             seq: 0,
             due: Vec::new(),
             live: n,
-            allocation: vec![vec![RateWindow::new(window); slots]; n],
+            allocation: vec![shared; slots],
             consumption: vec![ServiceWindow::new(m, window); n],
             busy: vec![ServiceWindow::new(1, window); m],
             allocated: vec![0.0; slots],
             consumed: vec![0.0; m],
             only: vec![false; m],
-            active: vec![vec![false; slots]; n],
             grace: vec![vec![0; slots]; n],
             dirty: vec![false; slots],
-            rates: vec![vec![0.0; slots]; n],
             frozen: None,
             bottleneck: vec![false; m],
             fresh: false,
@@ -418,13 +415,13 @@ impl<'a> Engine<'a> {
 
     /// The process left resource `j` for good (for now): per-resource grace starts.
     fn leave_resource(&mut self, i: usize, j: usize) {
-        if self.active[i].len() > 1 {
+        if self.allocation.len() > 1 {
             self.start_grace(i, Some(j));
         }
     }
 
-    fn slot(&self, i: usize, resource: Option<usize>) -> Option<usize> {
-        match (self.active[i].len(), resource) {
+    fn slot(&self, resource: Option<usize>) -> Option<usize> {
+        match (self.allocation.len(), resource) {
             (1, None) => Some(0),
             (1, Some(_)) | (_, None) => None,
             (_, Some(j)) => Some(j),
@@ -432,31 +429,25 @@ impl<'a> Engine<'a> {
     }
 
     fn activate(&mut self, i: usize, resource: Option<usize>) {
-        if let Some(s) = self.slot(i, resource) {
+        if let Some(s) = self.slot(resource) {
             self.grace[i][s] += 1;
-            if !self.active[i][s] {
-                self.active[i][s] = true;
-                self.dirty[s] = true;
-            }
+            self.set_active(i, s, true);
         }
     }
 
     fn deactivate(&mut self, i: usize, resource: Option<usize>) {
         let slots: Vec<usize> = match resource {
-            None => (0..self.active[i].len()).collect(),
+            None => (0..self.allocation.len()).collect(),
             Some(j) => vec![j],
         };
         for s in slots {
             self.grace[i][s] += 1;
-            if self.active[i][s] {
-                self.active[i][s] = false;
-                self.dirty[s] = true;
-            }
+            self.set_active(i, s, false);
         }
     }
 
     fn start_grace(&mut self, i: usize, resource: Option<usize>) {
-        let Some(s) = self.slot(i, resource).or(resource) else {
+        let Some(s) = self.slot(resource).or(resource) else {
             return;
         };
         self.grace[i][s] += 1;
@@ -465,11 +456,11 @@ impl<'a> Engine<'a> {
     }
 
     fn end_grace(&mut self, i: usize, resource: Option<usize>, token: u64) {
-        let Some(s) = self.slot(i, resource).or(resource) else {
+        let Some(s) = self.slot(resource).or(resource) else {
             return;
         };
         if self.grace[i][s] == token {
-            self.deactivate(i, Some(s).filter(|_| self.active[i].len() > 1));
+            self.deactivate(i, Some(s).filter(|_| self.allocation.len() > 1));
         }
     }
 
@@ -482,7 +473,7 @@ impl<'a> Engine<'a> {
         }
         self.forget_priorities();
         let active_total: f64 = (0..self.procs.len())
-            .filter(|k| self.active[*k].iter().any(|a| *a))
+            .filter(|k| self.active_anywhere(*k))
             .map(|k| self.procs[k].entitlement)
             .sum();
         for (share, p) in self.shares.iter_mut().zip(&self.procs) {
@@ -494,29 +485,24 @@ impl<'a> Engine<'a> {
         }
         for s in 0..self.dirty.len() {
             if std::mem::take(&mut self.dirty[s]) {
-                self.refresh_slot(s);
+                self.allocation[s].settle(self.now).expect(FORWARD);
             }
         }
     }
 
-    /// Slot `s`'s allocation rates: each active process's entitlement over the total of the
-    /// processes active in it; only the windows whose rate changes are told.
-    fn refresh_slot(&mut self, s: usize) {
-        let total: f64 = (0..self.procs.len())
-            .filter(|k| self.active[*k][s])
-            .map(|k| self.procs[k].entitlement)
-            .sum();
-        for i in 0..self.procs.len() {
-            let rate = if self.active[i][s] && total > 0.0 {
-                self.procs[i].entitlement / total
-            } else {
-                0.0
-            };
-            if rate != self.rates[i][s] {
-                self.rates[i][s] = rate;
-                self.allocation[i][s].set(self.now, rate).expect(FORWARD);
-            }
+    /// Process `i` becomes active in slot `s` (`true`) or leaves it.
+    fn set_active(&mut self, i: usize, s: usize, active: bool) {
+        if self.allocation[s].is_active(i) != active {
+            self.allocation[s]
+                .set_active(self.now, i, active)
+                .expect(FORWARD);
+            self.dirty[s] = true;
         }
+    }
+
+    /// Whether process `i` is active in any slot.
+    fn active_anywhere(&self, i: usize) -> bool {
+        self.allocation.iter().any(|slot| slot.is_active(i))
     }
 
     /// With a priority interval (docs/mechanisms.md, bottleneck §2.7), after the active set is updated: at a snapshot,
@@ -531,7 +517,7 @@ impl<'a> Engine<'a> {
             self.schedule(self.now.plus_micros(every), Event::Snapshot);
         }
         for i in 0..self.procs.len() {
-            let active = self.active[i].iter().any(|a| *a);
+            let active = self.active_anywhere(i);
             let held = self.frozen.as_ref().and_then(|f| f[i]);
             let priority = match (active, held) {
                 (false, _) => None,

@@ -68,12 +68,12 @@ impl Engine<'_> {
             .expect(FORWARD);
         // Read after the windows moved to now: until when their readings hold.
         let mut until = self.consumption[i].steady_until();
-        let slots = self.allocation[i].len();
-        for (s, window) in self.allocation[i].iter_mut().enumerate() {
+        let slots = self.allocation.len();
+        for (s, slot) in self.allocation.iter_mut().enumerate() {
             self.allocated[s] = 0.0;
             if reads_slot(sim.policy, &self.bottleneck, slots, s, j) {
-                self.allocated[s] = window.integral(self.now).expect(FORWARD);
-                until = until.min(window.steady_until());
+                self.allocated[s] = slot.integral(self.now, i).expect(FORWARD);
+                until = until.min(slot.steady_until(i));
             }
         }
         let (allocation, consumption) = (&self.allocated, &self.consumed);
