@@ -505,6 +505,13 @@ impl SharedWindow {
 
     /// `member`'s entitlement integrated over the window ending at `t`, in rate × seconds.
     pub fn integral(&mut self, t: Time, member: usize) -> Result<f64, LedgerError> {
+        if self.spans[member].is_empty() {
+            // Never active, or not since the window: nothing to move.
+            return match t.as_micros() < self.unit.now {
+                true => Err(backwards(self.unit.now, t.as_micros())),
+                false => Ok(0.0),
+            };
+        }
         self.unit.advance(t)?;
         let from = self.unit.now.saturating_sub(self.unit.window);
         let spans = &mut self.spans[member];

@@ -108,6 +108,11 @@ struct Engine<'a> {
     grace: Vec<Vec<u64>>,
     /// Per slot: its active set changed, so its allocation rates need recomputing.
     dirty: Vec<bool>,
+    /// Per process: the slots it is active in (what the slots say, counted where the shares
+    /// are renormalised: asking every slot there was a tenth of the engine's time).
+    active_slots: Vec<usize>,
+    /// Some process became active anywhere, or stopped being: the shares need renormalising.
+    regrouped: bool,
     /// With a priority interval (docs/mechanisms.md, bottleneck §2.7): each active process's priority, taken at the last
     /// snapshot, or on entry for a process that became active since; `None` while inactive.
     frozen: Option<Vec<Option<f64>>>,
@@ -235,6 +240,8 @@ impl<'a> Engine<'a> {
             only: vec![false; m],
             grace: vec![vec![0; slots]; n],
             dirty: vec![false; slots],
+            active_slots: vec![0; n],
+            regrouped: false,
             frozen: None,
             bottleneck: vec![false; m],
             fresh: false,
@@ -472,6 +479,19 @@ impl<'a> Engine<'a> {
             return;
         }
         self.forget_priorities();
+        if std::mem::take(&mut self.regrouped) {
+            self.renormalise_shares();
+        }
+        for s in 0..self.dirty.len() {
+            if std::mem::take(&mut self.dirty[s]) {
+                self.allocation[s].settle(self.now).expect(FORWARD);
+            }
+        }
+    }
+
+    /// Each process's share: its entitlement over the total of the processes active anywhere
+    /// (1 while none is).
+    fn renormalise_shares(&mut self) {
         let active_total: f64 = (0..self.procs.len())
             .filter(|k| self.active_anywhere(*k))
             .map(|k| self.procs[k].entitlement)
@@ -483,11 +503,6 @@ impl<'a> Engine<'a> {
                 1.0
             };
         }
-        for s in 0..self.dirty.len() {
-            if std::mem::take(&mut self.dirty[s]) {
-                self.allocation[s].settle(self.now).expect(FORWARD);
-            }
-        }
     }
 
     /// Process `i` becomes active in slot `s` (`true`) or leaves it.
@@ -496,13 +511,20 @@ impl<'a> Engine<'a> {
             self.allocation[s]
                 .set_active(self.now, i, active)
                 .expect(FORWARD);
+            let before = self.active_anywhere(i);
+            if active {
+                self.active_slots[i] += 1;
+            } else {
+                self.active_slots[i] -= 1;
+            }
+            self.regrouped |= before != self.active_anywhere(i);
             self.dirty[s] = true;
         }
     }
 
     /// Whether process `i` is active in any slot.
     fn active_anywhere(&self, i: usize) -> bool {
-        self.allocation.iter().any(|slot| slot.is_active(i))
+        self.active_slots[i] > 0
     }
 
     /// With a priority interval (docs/mechanisms.md, bottleneck §2.7), after the active set is updated: at a snapshot,
