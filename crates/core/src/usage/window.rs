@@ -503,17 +503,22 @@ impl SharedWindow {
             .set(t, if total > 0.0 { 1.0 / total } else { 0.0 })
     }
 
-    /// `member`'s entitlement integrated over the window ending at `t`, in rate × seconds.
-    pub fn integral(&mut self, t: Time, member: usize) -> Result<f64, LedgerError> {
+    /// `member`'s entitlement integrated over the window ending at `t`, in rate × seconds, and
+    /// the last instant up to which that reading holds if no member joins or leaves and the
+    /// rates are not settled anew meanwhile: forever when it has not been active in the window,
+    /// or when it has been active over the whole window at one rate; until its oldest span
+    /// starts to leave the window when it is no longer active; else `t` itself.
+    pub fn read(&mut self, t: Time, member: usize) -> Result<(f64, Time), LedgerError> {
         if self.spans[member].is_empty() {
             // Never active, or not since the window: nothing to move.
             return match t.as_micros() < self.unit.now {
                 true => Err(backwards(self.unit.now, t.as_micros())),
-                false => Ok(0.0),
+                false => Ok((0.0, Time(u64::MAX))),
             };
         }
         self.unit.advance(t)?;
-        let from = self.unit.now.saturating_sub(self.unit.window);
+        let (now, window) = (self.unit.now, self.unit.window);
+        let from = now.saturating_sub(window);
         let spans = &mut self.spans[member];
         while spans
             .front()
@@ -523,43 +528,30 @@ impl SharedWindow {
         }
         let weight = self.weights[member];
         match spans.front() {
-            None => Ok(0.0),
-            Some((start, None)) if start.at <= from => Ok(weight * self.unit.integral(t)?),
-            Some(_) => {
+            None => Ok((0.0, Time(u64::MAX))),
+            // Open, so the only span left: active over the whole window.
+            Some((start, None)) if start.at <= from => {
+                let value = weight * self.unit.integral(t)?;
+                Ok((value, self.unit.steady_until()))
+            }
+            Some(&(first, _)) => {
                 let unit = &self.unit;
-                let (edge, now) = (
-                    Mark {
-                        at: from,
-                        segment: unit.popped,
-                    },
-                    unit.mark(),
-                );
+                let edge = Mark {
+                    at: from,
+                    segment: unit.popped,
+                };
+                let current = unit.mark();
                 let part = |&(start, end): &(Mark, Option<Mark>)| {
                     let start = if start.at < from { edge } else { start };
-                    unit.between(start, end.unwrap_or(now))
+                    unit.between(start, end.unwrap_or(current))
                 };
-                Ok(weight * spans.iter().map(part).sum::<f64>() / 1e6)
+                let value = weight * spans.iter().map(part).sum::<f64>() / 1e6;
+                let until = match self.active[member] {
+                    true => now,
+                    false => (first.at.max(from) + window).max(now),
+                };
+                Ok((value, Time(until)))
             }
-        }
-    }
-
-    /// The last instant up to which `member`'s reading holds if no member joins or leaves and
-    /// the rates are not settled anew meanwhile: forever when it has not been active in the
-    /// window, or when it has been active over the whole window at one rate; until its oldest
-    /// span starts to leave the window when it is no longer active; else the current time.
-    pub fn steady_until(&self, member: usize) -> Time {
-        let (now, window) = (self.unit.now, self.unit.window);
-        let from = now.saturating_sub(window);
-        let mut inside = self.spans[member]
-            .iter()
-            .filter(|span| span.1.is_none_or(|end| end.at > from));
-        match (inside.next(), self.active[member]) {
-            (None, _) => Time(u64::MAX),
-            (Some((start, _)), false) => Time((start.at.max(from) + window).max(now)),
-            (Some((start, None)), true) if start.at <= from && inside.next().is_none() => {
-                self.unit.steady_until()
-            }
-            _ => Time(now),
         }
     }
 }

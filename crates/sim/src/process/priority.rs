@@ -72,8 +72,9 @@ impl Engine<'_> {
         for (s, slot) in self.allocation.iter_mut().enumerate() {
             self.allocated[s] = 0.0;
             if reads_slot(sim.policy, &self.bottleneck, slots, s, j) {
-                self.allocated[s] = slot.integral(self.now, i).expect(FORWARD);
-                until = until.min(slot.steady_until(i));
+                let (allocated, steady) = slot.read(self.now, i).expect(FORWARD);
+                self.allocated[s] = allocated;
+                until = until.min(steady);
             }
         }
         let (allocation, consumption) = (&self.allocated, &self.consumed);
