@@ -198,8 +198,6 @@ pub struct RateWindow {
     /// Every segment that may still overlap the window, oldest first; the rate is 0 before
     /// the first.
     segments: VecDeque<Segment>,
-    /// Segments forgotten so far: the front segment is the `popped`-th ever kept (its id).
-    popped: u64,
     /// The integral once one rate fills the whole window, kept until the rate changes.
     full: Option<f64>,
 }
@@ -211,8 +209,18 @@ struct Segment {
     start: u64,
     /// Its rate.
     rate: f64,
-    /// The running integral (rate × µs) from the first segment's start to this one's.
+    /// The running integral (rate × µs) from the first segment's start to this one's, of
+    /// exact products: read by difference anywhere inside a segment, it stays exact however
+    /// long ago the segment began.
     before: DoubleDouble,
+}
+
+impl Segment {
+    /// The running integral at `at`, inside this segment.
+    fn running(&self, at: u64) -> DoubleDouble {
+        self.before
+            .plus(DoubleDouble::product(self.rate, (at - self.start) as f64))
+    }
 }
 
 /// A number kept as an unevaluated sum `hi + lo` with `|lo| ≤ ulp(hi) / 2`: twice an `f64`'s
@@ -224,10 +232,19 @@ struct DoubleDouble {
 }
 
 impl DoubleDouble {
-    /// `self + x`.
-    fn plus(self, x: f64) -> DoubleDouble {
-        let (s, e) = two_sum(self.hi, x);
-        let (hi, lo) = two_sum(s, e + self.lo);
+    /// `a × b`, exactly (the product's rounding error found with a fused multiply-add).
+    fn product(a: f64, b: f64) -> DoubleDouble {
+        let hi = a * b;
+        DoubleDouble {
+            hi,
+            lo: a.mul_add(b, -hi),
+        }
+    }
+
+    /// `self + other`.
+    fn plus(self, other: DoubleDouble) -> DoubleDouble {
+        let (s, e) = two_sum(self.hi, other.hi);
+        let (hi, lo) = two_sum(s, e + (self.lo + other.lo));
         DoubleDouble { hi, lo }
     }
 
@@ -252,7 +269,6 @@ impl RateWindow {
             window: window.max(1),
             now: 0,
             segments: VecDeque::new(),
-            popped: 0,
             full: None,
         }
     }
@@ -283,9 +299,7 @@ impl RateWindow {
                 }
                 Some(last) if last.start == now => last.rate = rate,
                 last => {
-                    let before = last.map_or(DoubleDouble::default(), |l| {
-                        l.before.plus(l.rate * (now - l.start) as f64)
-                    });
+                    let before = last.map_or(DoubleDouble::default(), |l| l.running(now));
                     self.segments.push_back(Segment {
                         start: now,
                         rate,
@@ -347,74 +361,36 @@ impl RateWindow {
         let from = t.saturating_sub(self.window);
         while self.segments.get(1).is_some_and(|next| next.start <= from) {
             self.segments.pop_front();
-            self.popped += 1;
         }
         Ok(())
     }
 }
 
-/// An instant, with the id of a segment that held it when it was marked: where to look for
-/// it later without a search.
-#[derive(Debug, Clone, Copy)]
-struct Mark {
-    at: u64,
-    segment: u64,
+impl RateWindow {
+    /// The running integral at the current time.
+    fn running_now(&self) -> DoubleDouble {
+        self.segments
+            .back()
+            .map_or(DoubleDouble::default(), |last| last.running(self.now))
+    }
+
+    /// The running integral at the start of the window (at the first segment's start if the
+    /// window begins before it: the rate is 0 there).
+    fn running_at_window_start(&self) -> DoubleDouble {
+        let from = self.now.saturating_sub(self.window);
+        self.segments
+            .front()
+            .map_or(DoubleDouble::default(), |first| {
+                first.running(from.max(first.start))
+            })
+    }
 }
 
-impl RateWindow {
-    /// The current time, marked.
-    fn mark(&self) -> Mark {
-        Mark {
-            at: self.now,
-            segment: self.popped + self.segments.len().saturating_sub(1) as u64,
-        }
-    }
-
-    /// The place of the last segment starting at or before `at` (at or after the first
-    /// segment's start): the marked one or the one after it (a segment started in the instant
-    /// of the mark) if either is, else found by binary search. Always the same segment for the
-    /// same instant, so that a reading is the same to the bit however it was found.
-    fn locate(&self, at: u64, hint: u64) -> usize {
-        let holds = |k: usize| {
-            self.segments.get(k).is_some_and(|s| s.start <= at)
-                && self.segments.get(k + 1).is_none_or(|next| next.start > at)
-        };
-        let marked = hint.checked_sub(self.popped).map(|k| k as usize);
-        match marked {
-            Some(k) if holds(k) => k,
-            Some(k) if holds(k + 1) => k + 1,
-            _ => self.segments.partition_point(|s| s.start <= at) - 1,
-        }
-    }
-
-    /// The rate integrated over `[x, y)`, within the window at the current time, in rate × µs:
-    /// as in [`Self::integral`], the whole segments between are one difference of running
-    /// integrals and the two ends are products of lengths within the window.
-    fn between(&self, x: Mark, y: Mark) -> f64 {
-        let Some(first) = self.segments.front() else {
-            return 0.0;
-        };
-        // The rate is 0 before the first segment.
-        let (x, y) = (
-            Mark {
-                at: x.at.max(first.start),
-                ..x
-            },
-            y,
-        );
-        if y.at <= x.at {
-            return 0.0;
-        }
-        let (k, l) = (self.locate(x.at, x.segment), self.locate(y.at, y.segment));
-        let (head, last) = (self.segments[k], self.segments[l]);
-        if k == l {
-            return head.rate * (y.at - x.at) as f64;
-        }
-        let next = self.segments[k + 1];
-        head.rate * (next.start - x.at) as f64
-            + last.before.minus(next.before)
-            + last.rate * (y.at - last.start) as f64
-    }
+/// An end of an active span: the instant, and the unit rate's running integral there.
+#[derive(Debug, Clone, Copy)]
+struct Edge {
+    at: u64,
+    running: DoubleDouble,
 }
 
 /// Entitlement shared out among the members active in one place, each in proportion to its
@@ -432,9 +408,12 @@ pub struct SharedWindow {
     unit: RateWindow,
     weights: Vec<f64>,
     active: Vec<bool>,
-    /// Per member: its active spans `[start, end)` that may overlap the window, oldest first;
-    /// the last one is open (no end) while the member is active.
-    spans: Vec<VecDeque<(Mark, Option<Mark>)>>,
+    /// Per member: its active spans `[start, end)` that may overlap the window, oldest first,
+    /// each end with the unit rate's running integral there; the last one is open (no end)
+    /// while the member is active.
+    spans: Vec<VecDeque<(Edge, Option<Edge>)>>,
+    /// The unit rate's running integral at the start of the window and now, and when.
+    edges: Option<(u64, DoubleDouble, DoubleDouble)>,
 }
 
 impl SharedWindow {
@@ -453,6 +432,7 @@ impl SharedWindow {
             weights,
             active: vec![false; n],
             spans: vec![VecDeque::new(); n],
+            edges: None,
         })
     }
 
@@ -470,7 +450,10 @@ impl SharedWindow {
             return Ok(());
         }
         self.active[member] = active;
-        let now = self.unit.mark();
+        let now = Edge {
+            at: self.unit.now,
+            running: self.unit.running_now(),
+        };
         let spans = &mut self.spans[member];
         if active {
             match spans.back_mut() {
@@ -535,17 +518,19 @@ impl SharedWindow {
                 Ok((value, self.unit.steady_until()))
             }
             Some(&(first, _)) => {
-                let unit = &self.unit;
-                let edge = Mark {
-                    at: from,
-                    segment: unit.popped,
+                let (at_from, at_now) = match self.edges {
+                    Some((at, at_from, at_now)) if at == now => (at_from, at_now),
+                    _ => {
+                        let edges = (self.unit.running_at_window_start(), self.unit.running_now());
+                        self.edges = Some((now, edges.0, edges.1));
+                        edges
+                    }
                 };
-                let current = unit.mark();
-                let part = |&(start, end): &(Mark, Option<Mark>)| {
-                    let start = if start.at < from { edge } else { start };
-                    unit.between(start, end.unwrap_or(current))
+                let part = |&(start, end): &(Edge, Option<Edge>)| {
+                    let start = if start.at < from { at_from } else { start.running };
+                    end.map_or(at_now, |end| end.running).minus(start)
                 };
-                let value = weight * spans.iter().map(part).sum::<f64>() / 1e6;
+                let value = weight * self.spans[member].iter().map(part).sum::<f64>() / 1e6;
                 let until = match self.active[member] {
                     true => now,
                     false => (first.at.max(from) + window).max(now),
