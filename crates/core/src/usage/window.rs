@@ -527,10 +527,20 @@ impl SharedWindow {
                     }
                 };
                 let part = |&(start, end): &(Edge, Option<Edge>)| {
-                    let start = if start.at < from { at_from } else { start.running };
+                    let start = if start.at < from {
+                        at_from
+                    } else {
+                        start.running
+                    };
                     end.map_or(at_now, |end| end.running).minus(start)
                 };
-                let value = weight * self.spans[member].iter().map(part).sum::<f64>() / 1e6;
+                let spans = &self.spans[member];
+                // Mostly one span: summed without walking the ring's two halves.
+                let parts = match spans.len() {
+                    1 => part(&spans[0]),
+                    _ => spans.iter().map(part).sum::<f64>(),
+                };
+                let value = weight * parts / 1e6;
                 let until = match self.active[member] {
                     true => now,
                     false => (first.at.max(from) + window).max(now),

@@ -108,6 +108,9 @@ struct Engine<'a> {
     grace: Vec<Vec<u64>>,
     /// Per slot: its active set changed, so its allocation rates need recomputing.
     dirty: Vec<bool>,
+    /// Raised whenever the bottlenecks or the entitlement rates change: priorities computed
+    /// before no longer hold (one increment, not a pass over every queue).
+    epoch: u64,
     /// Per process: the slots it is active in (what the slots say, counted where the shares
     /// are renormalised: asking every slot there was a tenth of the engine's time).
     active_slots: Vec<usize>,
@@ -130,7 +133,7 @@ struct Engine<'a> {
 
 /// A process waiting in a resource's queue, with its priority as last computed: exact until
 /// `valid_before` (µs, exclusive; 0 = not computed) unless the bottlenecks or the entitlement
-/// rates change, which invalidates every queue.
+/// rates change, which moves the engine to a new epoch.
 #[derive(Debug, Clone, Copy)]
 struct Waiting {
     /// When it entered the queue, µs: ties go to the earlier entry, then to the lower process
@@ -139,6 +142,8 @@ struct Waiting {
     process: usize,
     priority: f64,
     valid_before: u64,
+    /// The engine's [`Engine::epoch`] when it was computed: from another, it no longer holds.
+    epoch: u64,
 }
 
 /// The place in `queue` (not empty) of the process served first: the highest priority, and
@@ -240,6 +245,7 @@ impl<'a> Engine<'a> {
             only: vec![false; m],
             grace: vec![vec![0; slots]; n],
             dirty: vec![false; slots],
+            epoch: 0,
             active_slots: vec![0; n],
             regrouped: false,
             frozen: None,
@@ -415,6 +421,7 @@ impl<'a> Engine<'a> {
             process: i,
             priority: 0.0,
             valid_before: 0,
+            epoch: 0,
         });
         self.procs[i].state = State::Queued(j);
         self.activate(i, Some(j));
@@ -562,8 +569,13 @@ impl<'a> Engine<'a> {
         }
         let mut queue = std::mem::take(&mut self.res[j].queue);
         let now = self.now.as_micros();
-        for w in queue.iter_mut().filter(|w| now >= w.valid_before) {
+        let epoch = self.epoch;
+        for w in queue
+            .iter_mut()
+            .filter(|w| now >= w.valid_before || w.epoch != epoch)
+        {
             (w.priority, w.valid_before) = self.priority(w.process, j);
+            w.epoch = epoch;
         }
         let i = queue.swap_remove(first_served(&queue)).process;
         self.res[j].queue = queue;

@@ -36,9 +36,7 @@ impl Engine<'_> {
 
     /// Priorities computed so far no longer hold.
     pub(super) fn forget_priorities(&mut self) {
-        for waiting in self.res.iter_mut().flat_map(|r| &mut r.queue) {
-            waiting.valid_before = 0;
-        }
+        self.epoch += 1;
     }
 
     /// The priority of process `i` at resource `j` (higher is served first) and the instant
