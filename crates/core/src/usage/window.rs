@@ -386,6 +386,55 @@ impl RateWindow {
     }
 }
 
+/// A member's active spans, oldest first: the first kept in place, where a reading finds it
+/// without following a pointer (most members have one span or none), the others after it.
+#[derive(Debug, Clone, Default)]
+struct Spans {
+    first: Option<Span>,
+    rest: VecDeque<Span>,
+}
+
+/// An active span `[start, end)`; no end while it goes on.
+type Span = (Edge, Option<Edge>);
+
+impl Spans {
+    fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+
+    fn front(&self) -> Option<&Span> {
+        self.first.as_ref()
+    }
+
+    fn back_mut(&mut self) -> Option<&mut Span> {
+        match self.rest.back_mut() {
+            Some(last) => Some(last),
+            None => self.first.as_mut(),
+        }
+    }
+
+    fn push_back(&mut self, span: Span) {
+        match self.first {
+            None => self.first = Some(span),
+            Some(_) => self.rest.push_back(span),
+        }
+    }
+
+    fn pop_back(&mut self) {
+        if self.rest.pop_back().is_none() {
+            self.first = None;
+        }
+    }
+
+    fn pop_front(&mut self) {
+        self.first = self.rest.pop_front();
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Span> {
+        self.first.iter().chain(&self.rest)
+    }
+}
+
 /// An end of an active span: the instant, and the unit rate's running integral there.
 #[derive(Debug, Clone, Copy)]
 struct Edge {
@@ -411,7 +460,7 @@ pub struct SharedWindow {
     /// Per member: its active spans `[start, end)` that may overlap the window, oldest first,
     /// each end with the unit rate's running integral there; the last one is open (no end)
     /// while the member is active.
-    spans: Vec<VecDeque<(Edge, Option<Edge>)>>,
+    spans: Vec<Spans>,
     /// The unit rate's running integral at the start of the window and now, and when.
     edges: Option<(u64, DoubleDouble, DoubleDouble)>,
 }
@@ -431,7 +480,7 @@ impl SharedWindow {
             unit: RateWindow::new(window),
             weights,
             active: vec![false; n],
-            spans: vec![VecDeque::new(); n],
+            spans: vec![Spans::default(); n],
             edges: None,
         })
     }
@@ -543,9 +592,10 @@ impl SharedWindow {
                 };
                 let spans = &self.spans[member];
                 // Mostly one span: summed without walking the ring's two halves.
-                let parts = match spans.len() {
-                    1 => part(&spans[0]),
-                    _ => spans.iter().map(part).sum::<f64>(),
+                let parts = if spans.rest.is_empty() {
+                    spans.first.as_ref().map_or(0.0, part)
+                } else {
+                    spans.iter().map(part).sum::<f64>()
                 };
                 let value = weight * parts / 1e6;
                 let until = match self.active[member] {
