@@ -457,6 +457,8 @@ pub struct SharedWindow {
     unit: RateWindow,
     weights: Vec<f64>,
     active: Vec<bool>,
+    /// Per member: its weight while it is active, else 0.
+    active_weights: Vec<f64>,
     /// Per member: its active spans `[start, end)` that may overlap the window, oldest first,
     /// each end with the unit rate's running integral there; the last one is open (no end)
     /// while the member is active.
@@ -480,6 +482,7 @@ impl SharedWindow {
             unit: RateWindow::new(window),
             weights,
             active: vec![false; n],
+            active_weights: vec![0.0; n],
             spans: vec![Spans::default(); n],
             edges: None,
         })
@@ -499,6 +502,7 @@ impl SharedWindow {
             return Ok(());
         }
         self.active[member] = active;
+        self.active_weights[member] = if active { self.weights[member] } else { 0.0 };
         let now = Edge {
             at: self.unit.now,
             running: self.unit.running_now(),
@@ -524,13 +528,9 @@ impl SharedWindow {
     /// The rates from `t` on: `1 / Σ w` per unit of weight over the active members (0 while
     /// none is).
     pub fn settle(&mut self, t: Time) -> Result<(), LedgerError> {
-        let total: f64 = self
-            .weights
-            .iter()
-            .zip(&self.active)
-            .filter(|(_, active)| **active)
-            .map(|(w, _)| w)
-            .sum();
+        // Adding 0 for an inactive member leaves the sum as it is, bit for bit (weights are not
+        // negative), and spares a branch no predictor guesses.
+        let total: f64 = self.active_weights.iter().sum();
         self.unit
             .set(t, if total > 0.0 { 1.0 / total } else { 0.0 })
     }
