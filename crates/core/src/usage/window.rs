@@ -8,8 +8,7 @@
 //! clients come and go, all of them at once, in proportion to their entitlements — and answer
 //! in integer microseconds (service) or as a difference of running integrals kept in
 //! double-double precision (entitlement), with no drift however long the run. Reading costs
-//! amortised O(1) (O(log n) for a client that came or went inside the window); time never goes
-//! backwards.
+//! amortised O(1); time never goes backwards.
 
 use crate::model::Time;
 use crate::usage::ledger::LedgerError;
@@ -291,10 +290,10 @@ impl RateWindow {
             self.full = None;
             let now = self.now;
             let len = self.segments.len();
-            let before = len.checked_sub(2).map(|k| self.segments[k].rate);
+            let previous_rate = len.checked_sub(2).map(|k| self.segments[k].rate);
             match self.segments.back_mut() {
                 // Set twice in one instant, back to the rate before: one segment again.
-                Some(last) if last.start == now && before == Some(rate) => {
+                Some(last) if last.start == now && previous_rate == Some(rate) => {
                     self.segments.pop_back();
                 }
                 Some(last) if last.start == now => last.rate = rate,
@@ -426,8 +425,14 @@ impl Spans {
         }
     }
 
-    fn pop_front(&mut self) {
-        self.first = self.rest.pop_front();
+    /// Forgets the spans that ended at or before `from`.
+    fn forget_before(&mut self, from: u64) {
+        while self
+            .first
+            .is_some_and(|span| span.1.is_some_and(|end| end.at <= from))
+        {
+            self.first = self.rest.pop_front();
+        }
     }
 
     fn iter(&self) -> impl Iterator<Item = &Span> {
@@ -449,9 +454,9 @@ struct Edge {
 /// When a member joins or leaves, every active member's rate changes; kept one rate window
 /// per member, that is one new segment per member at every join or leave. Here only the rate
 /// per unit of weight (`1 / Σ w`) is kept as a [`RateWindow`], with each member's active
-/// spans: a member's reading is its weight times the unit rate's integral over the parts of
-/// the window it was active in, O(1) for a member active over the whole window and
-/// O(log segments) for one whose span starts or ends inside it.
+/// spans, each end with the unit rate's running integral there: a member's reading is its
+/// weight times the unit rate's integral over the parts of the window it was active in, the
+/// whole window's integral or one difference of running integrals per span, amortised O(1).
 #[derive(Debug, Clone)]
 pub struct SharedWindow {
     unit: RateWindow,
@@ -508,6 +513,9 @@ impl SharedWindow {
             running: self.unit.running_now(),
         };
         let spans = &mut self.spans[member];
+        // Spans are also forgotten here, not only when read: a member whose readings are never
+        // asked for (a slot no priority reads) keeps no more than the window holds.
+        spans.forget_before(now.at.saturating_sub(self.unit.window));
         if active {
             match spans.back_mut() {
                 // Back in the same instant it left: the span goes on.
@@ -559,12 +567,7 @@ impl SharedWindow {
         let (now, window) = (self.unit.now, self.unit.window);
         let from = now.saturating_sub(window);
         let spans = &mut self.spans[member];
-        while spans
-            .front()
-            .is_some_and(|span| span.1.is_some_and(|end| end.at <= from))
-        {
-            spans.pop_front();
-        }
+        spans.forget_before(from);
         let weight = self.weights[member];
         match spans.front() {
             None => Ok((0.0, Time(u64::MAX))),
@@ -645,6 +648,17 @@ mod tests {
         assert!(w.amount(at(7.0), 2).is_err());
         assert!(w.start(at(7.0), 2).is_err());
         assert!(w.amounts(at(7.0), &mut [0; 3]).is_err());
+    }
+
+    #[test]
+    fn a_member_never_read_keeps_only_the_spans_in_its_window() {
+        // Window 1 ms, a join or leave every 0.1 ms for 1 s, and never a reading.
+        let mut w = SharedWindow::new(vec![1.0, 1.0], 1_000).unwrap();
+        for k in 0..10_000u64 {
+            w.set_active(Time(k * 100), 0, k % 2 == 0).unwrap();
+            w.settle(Time(k * 100)).unwrap();
+        }
+        assert!(w.spans[0].iter().count() <= 6, "{:?}", w.spans[0]);
     }
 
     #[test]
