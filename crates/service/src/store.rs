@@ -2,13 +2,15 @@
 //! (several replicas, one of them computing at a time). One set of portable SQL serves both;
 //! only the pragmas and the advisory lock are the backends' own.
 
-use crate::cycle::{Measured, Memory, NodeEntry, Registry, Snapshot, WorkloadEntry};
-use crate::model::{NodeSpec, NodeStatus, UsageAck, UsageReport, UserSpec, WorkloadSpec};
+use crate::cycle::{Id, Measured, Memory, NodeEntry, Registry, Snapshot, WorkloadEntry};
+use crate::model::{
+    NodeSpec, NodeStatus, UsageAck, UsageReport, UserSpec, WorkloadPriority, WorkloadSpec,
+};
 use fairshare_core::heaviness::Resource;
 use sqlx::any::AnyPoolOptions;
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, Connection, Executor, Row};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use thiserror::Error;
@@ -59,6 +61,15 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "CREATE TABLE registry_version (id BIGINT PRIMARY KEY, version BIGINT NOT NULL);
          INSERT INTO registry_version (id, version) VALUES (1, 0);",
     ),
+    (
+        5,
+        "the latest cycle's workloads and memory kept by node, rewritten only when they change",
+        // One document per cycle rewrote all of it (43 MB at 100,000 workloads) however little
+        // changed; a row per workload was slower to write. A node's workloads report together,
+        // so a node's part is what changes together. A cycle's own row keeps the rest.
+        "CREATE TABLE node_parts (node TEXT PRIMARY KEY, cycle BIGINT NOT NULL,
+             workloads TEXT NOT NULL, memory TEXT NOT NULL);",
+    ),
 ];
 
 /// The advisory lock key of the replica that computes priorities ("fairshar" in ASCII).
@@ -70,6 +81,8 @@ const MIGRATION_LOCK: i64 = LEADER_LOCK + 1;
 const USERS_LOCK: i64 = LEADER_LOCK + 2;
 /// How many past cycles are kept besides the latest.
 const CYCLES_KEPT: i64 = 2;
+/// How many nodes' parts one statement writes.
+const PARTS_PER_STATEMENT: usize = 200;
 /// How long a request waits for a database connection before it is answered 503: during an
 /// outage the answer comes this fast instead of after the connection's own retries.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(1);
@@ -141,6 +154,34 @@ pub struct Store {
     _lock: Option<Arc<std::fs::File>>,
     /// The registry as the last cycle read it, kept while its stored version stands.
     registry: Arc<Mutex<Option<ReadRegistry>>>,
+    /// The cycle this store stored last, while no other replica may have stored one since.
+    stored: Arc<Mutex<Option<Stored>>>,
+}
+
+/// A cycle as stored: what the next cycle starts from, and what it need not write again.
+#[derive(Debug, Default)]
+struct Stored {
+    /// Its number.
+    cycle: i64,
+    /// What its workloads remembered.
+    memory: Memory,
+    /// Each node's part, as stored.
+    parts: HashMap<Id, Part>,
+}
+
+/// One node's part of a cycle: its workloads' priorities and their memory, as stored JSON.
+#[derive(Debug, PartialEq)]
+struct Part {
+    workloads: String,
+    memory: String,
+}
+
+/// What a cycle computes from.
+struct CycleInput {
+    registry: Arc<Registry>,
+    previous: Stored,
+    reports: Vec<(f64, String)>,
+    written: Written,
 }
 
 /// A registry read from the database, and what it was read under.
@@ -307,6 +348,7 @@ impl Store {
             backend,
             _lock: lock.map(Arc::new),
             registry: Arc::default(),
+            stored: Arc::default(),
         };
         store.migrate().await?;
         Ok(store)
@@ -624,21 +666,33 @@ impl Store {
         })
     }
 
-    /// The latest cycle's snapshot, if there was a cycle. A stored snapshot this version cannot
-    /// read is `Corrupt`: the caller reports it, and the next cycle computes a new one.
+    /// The latest cycle's snapshot, if there was a cycle: its own row and every node's part,
+    /// read together. A stored snapshot this version cannot read is `Corrupt`: the caller
+    /// reports it, and the next cycle computes a new one.
     pub async fn latest_snapshot(&self) -> Result<Option<Snapshot>, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        let mut tx = self.read_tx_on(&mut conn).await?;
         let row = sqlx::query("SELECT id, snapshot FROM cycles ORDER BY id DESC LIMIT 1")
-            .fetch_optional(&self.pool)
+            .fetch_optional(&mut *tx)
             .await?;
         let Some(row) = row else {
             return Ok(None);
         };
         let id: i64 = row.try_get(0)?;
-        parse(
-            &format!("cycle {id}'s snapshot"),
-            &row.try_get::<String, _>(1)?,
-        )
-        .map(Some)
+        let what = format!("cycle {id}'s snapshot");
+        let mut snapshot: Snapshot = parse(&what, &row.try_get::<String, _>(1)?)?;
+        let parts = sqlx::query("SELECT workloads FROM node_parts")
+            .fetch_all(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        for part in parts {
+            let workloads: Vec<WorkloadPriority> = parse(&what, &part.try_get::<String, _>(0)?)?;
+            snapshot.workloads.extend(workloads);
+        }
+        snapshot
+            .workloads
+            .sort_unstable_by(|a, b| a.workload.cmp(&b.workload));
+        Ok(Some(snapshot))
     }
 
     /// Every node with its latest report.
@@ -677,12 +731,13 @@ impl Store {
     /// Runs one cycle on `conn` without holding the write lock while it reads and computes:
     /// it marks the reports not counted yet as this cycle's (one short statement on a narrow
     /// table), reads them, the registry and the previous memory, computes with `compute` (which
-    /// also says how long it took), gives each workload the knob values last reported in force
-    /// for it, and stores the snapshot and memory in one short transaction
-    /// — all of a cycle or none: reports marked by a cycle that never stored are counted by the
-    /// next attempt, which has the same number. A previous memory that cannot be read is
-    /// reported and the cycle starts afresh; a result with a number that is not finite is not
-    /// stored. Then it forgets old cycles and old counted reports.
+    /// also says how long it took, and gives one memory per snapshot workload, in the same
+    /// order), gives each workload the knob values last reported in force for it, and stores
+    /// the snapshot and memory in one short transaction, rewriting only the nodes' parts that
+    /// changed — all of a cycle or none: reports marked by a cycle that never stored are
+    /// counted by the next attempt, which has the same number. A previous memory that cannot
+    /// be read is reported and the cycle starts afresh; a result with a number that is not
+    /// finite is not stored. Then it forgets old cycles and old counted reports.
     pub async fn run_cycle<E>(
         &self,
         conn: &mut AnyConnection,
@@ -699,42 +754,46 @@ impl Store {
             .bind(cycle)
             .execute(&mut *conn)
             .await?;
-        let (registry, memory, reports, written) =
-            self.read_cycle_input(conn, last, resources).await?;
-        let resources_owned = resources.to_vec();
+        let input = self.read_cycle_input(conn, last, resources).await?;
+        let (reports, resources_owned) = (input.reports, resources.to_vec());
         let measured = in_background(move || measure(&reports, &resources_owned)).await??;
+        let previous = input.previous;
         let (mut snapshot, memory, seconds) =
-            match compute(cycle as u64, &registry, &memory, &measured) {
+            match compute(cycle as u64, &input.registry, &previous.memory, &measured) {
                 Ok(done) => done,
                 Err(e) => return Ok(Err(e)),
             };
-        attach_written(&mut snapshot, &written);
+        attach_written(&mut snapshot, &input.written);
         check_finite(&snapshot, &memory)?;
-        self.store_cycle(conn, &snapshot, &memory, seconds).await?;
+        let parts = node_parts(&snapshot, &memory)?;
+        self.store_cycle(conn, &mut snapshot, &parts, &previous.parts, seconds)
+            .await?;
+        *self.stored.lock().expect("stored cycle") = Some(Stored {
+            cycle,
+            memory,
+            parts,
+        });
         self.prune(conn, snapshot.computed_at_ms - retention_ms)
             .await?;
         Ok(Ok((snapshot, seconds)))
     }
 
     /// What a cycle computes from, read in one read transaction (a consistent view, no write
-    /// lock): the registry, the previous cycle's memory, the interval and samples of each
-    /// report marked as this cycle's, and the knob values the agents last reported in force.
+    /// lock): the registry, the previous cycle (kept from storing it when this store did and
+    /// nothing was stored since, read otherwise), the interval and samples of each report
+    /// marked as this cycle's, and the knob values the agents last reported in force.
     async fn read_cycle_input(
         &self,
         conn: &mut AnyConnection,
         last: Option<i64>,
         resources: &[Resource],
-    ) -> Result<(Arc<Registry>, Memory, Vec<(f64, String)>, Written), StoreError> {
-        let mut tx = match self.backend {
-            Backend::Sqlite => conn.begin().await?,
-            Backend::Postgres => {
-                conn.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                    .await?
-            }
-        };
-        let memory = match last {
-            Some(id) => previous_memory(&mut tx, id).await?,
-            None => Memory::new(),
+    ) -> Result<CycleInput, StoreError> {
+        let mut tx = self.read_tx_on(conn).await?;
+        // Taken, not copied: a cycle that fails from here on reads the previous one again.
+        let kept = self.stored.lock().expect("stored cycle").take();
+        let previous = match kept.filter(|kept| Some(kept.cycle) == last) {
+            Some(kept) => kept,
+            None => stored_cycle(&mut tx, last).await?,
         };
         let cycle = last.unwrap_or(0) + 1;
         let rows = sqlx::query(
@@ -756,7 +815,12 @@ impl Store {
             .map(|r| Ok((r.try_get(0)?, (r.try_get(1)?, r.try_get(2)?))))
             .collect::<Result<_, sqlx::Error>>()?;
         tx.commit().await?;
-        Ok((registry, memory, reports, written))
+        Ok(CycleInput {
+            registry,
+            previous,
+            reports,
+            written,
+        })
     }
 
     /// The registry as `tx` sees it: the one read last if the stored version has not moved
@@ -784,33 +848,75 @@ impl Store {
         Ok(registry)
     }
 
-    /// Stores a cycle's snapshot and memory and forgets the cycles before the ones kept, in one
-    /// short write transaction.
+    /// Stores a cycle in one short write transaction: its own row (the snapshot without its
+    /// workloads), the nodes' parts that differ from `before` (the parts as stored), the parts
+    /// of nodes gone; and forgets the cycles before the ones kept.
     async fn store_cycle(
         &self,
         conn: &mut AnyConnection,
-        snapshot: &Snapshot,
-        memory: &Memory,
+        snapshot: &mut Snapshot,
+        parts: &HashMap<Id, Part>,
+        before: &HashMap<Id, Part>,
         seconds: f64,
     ) -> Result<(), StoreError> {
-        let (snapshot_json, memory_json) = (json(snapshot), json(memory));
+        let workloads = std::mem::take(&mut snapshot.workloads);
+        let head = json(snapshot);
+        snapshot.workloads = workloads;
+        let cycle = snapshot.cycle as i64;
+        let changed: Vec<_> = parts
+            .iter()
+            .filter(|(node, part)| before.get(*node) != Some(part))
+            .collect();
+        let gone: Vec<_> = before.keys().filter(|n| !parts.contains_key(*n)).collect();
         let mut tx = self.write_tx_on(conn).await?;
         sqlx::query(
-            "INSERT INTO cycles (id, computed_ms, seconds, snapshot, memory) VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO cycles (id, computed_ms, seconds, snapshot, memory) VALUES ($1, $2, $3, $4, '[]')",
         )
-        .bind(snapshot.cycle as i64)
+        .bind(cycle)
         .bind(snapshot.computed_at_ms)
         .bind(seconds)
-        .bind(snapshot_json)
-        .bind(memory_json)
+        .bind(head)
         .execute(&mut *tx)
         .await?;
+        for batch in changed.chunks(PARTS_PER_STATEMENT) {
+            let statement = upsert_parts(batch.len());
+            let mut query = sqlx::query(&statement);
+            for (node, part) in batch {
+                query = query
+                    .bind(&***node)
+                    .bind(cycle)
+                    .bind(&part.workloads)
+                    .bind(&part.memory);
+            }
+            query.execute(&mut *tx).await?;
+        }
+        for node in gone {
+            sqlx::query("DELETE FROM node_parts WHERE node = $1")
+                .bind(&**node)
+                .execute(&mut *tx)
+                .await?;
+        }
         sqlx::query("DELETE FROM cycles WHERE id < $1")
-            .bind(snapshot.cycle as i64 - CYCLES_KEPT)
+            .bind(cycle - CYCLES_KEPT)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// A transaction that only reads, on a given connection: every statement in it sees the
+    /// same state (on PostgreSQL, one snapshot for the whole transaction).
+    async fn read_tx_on<'c>(
+        &self,
+        conn: &'c mut AnyConnection,
+    ) -> Result<sqlx::Transaction<'c, Any>, StoreError> {
+        Ok(match self.backend {
+            Backend::Sqlite => conn.begin().await?,
+            Backend::Postgres => {
+                conn.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    .await?
+            }
+        })
     }
 
     /// A write transaction on a given connection (see [`Store::write_tx`]).
@@ -1262,26 +1368,103 @@ impl<'de> serde::de::Visitor<'de> for PairsVisitor {
     }
 }
 
-/// What the workloads remembered after cycle `id`; memory that cannot be read (stored by a
-/// faulty version) is reported and the cycle starts afresh (every workload unmeasured).
-async fn previous_memory(
+/// Cycle `last` as stored: its workloads' memory (in its own row before migration 5, in the
+/// nodes' parts since) and the parts. Memory that cannot be read (stored by a faulty version)
+/// is reported and the cycle starts afresh (every workload unmeasured).
+async fn stored_cycle(
     tx: &mut sqlx::Transaction<'_, Any>,
-    id: i64,
-) -> Result<Memory, StoreError> {
-    let row = sqlx::query("SELECT memory FROM cycles WHERE id = $1")
+    last: Option<i64>,
+) -> Result<Stored, StoreError> {
+    let Some(id) = last else {
+        return Ok(Stored::default());
+    };
+    let own: String = sqlx::query("SELECT memory FROM cycles WHERE id = $1")
         .bind(id)
         .fetch_one(&mut **tx)
-        .await?;
-    match parse(
-        &format!("cycle {id}'s memory"),
-        &row.try_get::<String, _>(0)?,
-    ) {
-        Ok(memory) => Ok(memory),
+        .await?
+        .try_get(0)?;
+    let parts: HashMap<Id, Part> = sqlx::query("SELECT node, workloads, memory FROM node_parts")
+        .fetch_all(&mut **tx)
+        .await?
+        .iter()
+        .map(|r| {
+            let part = Part {
+                workloads: r.try_get(1)?,
+                memory: r.try_get(2)?,
+            };
+            Ok((Id::from(r.try_get::<String, _>(0)?), part))
+        })
+        .collect::<Result<_, sqlx::Error>>()?;
+    let what = format!("cycle {id}'s memory");
+    let texts = std::iter::once(&own).chain(parts.values().map(|p| &p.memory));
+    let memory = texts
+        .map(|text| parse::<Memory>(&what, text))
+        .collect::<Result<Vec<_>, _>>();
+    let memory = match memory {
+        Ok(memory) => {
+            let mut memory: Memory = memory.into_iter().flatten().collect();
+            memory.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            memory
+        }
         Err(e) => {
             tracing::error!(error = %e, "starting this cycle without the previous one's memory");
-            Ok(Memory::new())
+            Memory::new()
         }
+    };
+    Ok(Stored {
+        cycle: id,
+        memory,
+        parts,
+    })
+}
+
+/// A cycle's workloads and their memory split by node, as the JSON each node's part stores.
+/// `memory` must hold one entry per workload of `snapshot`, in the same order.
+fn node_parts(snapshot: &Snapshot, memory: &Memory) -> Result<HashMap<Id, Part>, StoreError> {
+    let aligned = snapshot.workloads.len() == memory.len()
+        && snapshot
+            .workloads
+            .iter()
+            .zip(memory)
+            .all(|(w, m)| w.workload == m.0);
+    if !aligned {
+        return Err(StoreError::Invalid(format!(
+            "cycle {}: the memory does not follow the snapshot's workloads",
+            snapshot.cycle
+        )));
     }
+    let mut by_node: BTreeMap<&Id, (Vec<&WorkloadPriority>, Vec<_>)> = BTreeMap::new();
+    for (w, m) in snapshot.workloads.iter().zip(memory) {
+        let (workloads, memory) = by_node.entry(&w.node).or_default();
+        workloads.push(w);
+        memory.push(m);
+    }
+    Ok(by_node
+        .into_iter()
+        .map(|(node, (workloads, memory))| {
+            let part = Part {
+                workloads: json(&workloads),
+                memory: json(&memory),
+            };
+            (Id::clone(node), part)
+        })
+        .collect())
+}
+
+/// The statement that writes `rows` nodes' parts, each over what was stored for it.
+fn upsert_parts(rows: usize) -> String {
+    let values: Vec<String> = (0..rows)
+        .map(|r| {
+            let p = 4 * r;
+            format!("(${}, ${}, ${}, ${})", p + 1, p + 2, p + 3, p + 4)
+        })
+        .collect();
+    format!(
+        "INSERT INTO node_parts (node, cycle, workloads, memory) VALUES {} \
+         ON CONFLICT (node) DO UPDATE SET cycle = excluded.cycle, \
+         workloads = excluded.workloads, memory = excluded.memory",
+        values.join(", ")
+    )
 }
 
 /// The node a workload is registered on, if it is.

@@ -304,3 +304,210 @@ fn every_registry_write_reaches_the_next_cycle() {
         });
     });
 }
+
+/// Registers nodes `n1`…`n{nodes}`, each with two workloads of a user of its own (`u1`…).
+async fn two_workloads_per_node(store: &Store, nodes: usize) {
+    let resources = fairshare_service::ServiceConfig::default().resources;
+    let node = NodeSpec {
+        supply: resources.iter().map(|r| (r.name.clone(), 8.0)).collect(),
+        speed: 1.0,
+    };
+    for n in 1..=nodes {
+        store.put_node(&format!("n{n}"), &node).await.unwrap();
+        store.add_user(&format!("u{n}")).await.unwrap();
+        for w in 1..=2 {
+            let spec = WorkloadSpec {
+                owner: format!("u{n}"),
+                node: format!("n{n}"),
+                size: resources
+                    .iter()
+                    .filter(|r| r.kind.has_virtual())
+                    .map(|r| (r.name.clone(), 1.0))
+                    .collect(),
+            };
+            let id = format!("n{n}-w{w}");
+            store.put_workload(&id, &spec, |_| Ok(())).await.unwrap();
+        }
+    }
+}
+
+/// Report `seq` of node `node`: its two workloads used `load` of every resource.
+fn usage(node: &str, seq: u64, load: f64) -> UsageReport {
+    let resources = fairshare_service::ServiceConfig::default().resources;
+    let samples = (1..=2).map(|w| fairshare_service::model::Sample {
+        workload: format!("{node}-w{w}"),
+        usage: resources.iter().map(|r| (r.name.clone(), load)).collect(),
+    });
+    UsageReport {
+        node: node.into(),
+        seq,
+        interval_s: 10.0,
+        samples: samples.collect(),
+        written: None,
+    }
+}
+
+/// Each node's part as the latest snapshot serves it, and the cycle that last wrote it.
+async fn parts(store: &Store) -> BTreeMap<String, (String, i64)> {
+    use sqlx::Row;
+    let snapshot = store.latest_snapshot().await.unwrap().unwrap();
+    let mut conn = store.connection().await.unwrap();
+    let rows = sqlx::query("SELECT node, cycle FROM node_parts")
+        .fetch_all(&mut *conn)
+        .await
+        .unwrap();
+    rows.iter()
+        .map(|r| {
+            let node: String = r.get(0);
+            let served = snapshot.workloads.iter().filter(|w| *w.node == *node);
+            let served = serde_json::to_string(&served.collect::<Vec<_>>()).unwrap();
+            (node, (served, r.get(1)))
+        })
+        .collect()
+}
+
+/// A cycle rewrites a node's part exactly when what it serves for that node's workloads
+/// changed: once the priorities have settled, a cycle in which one node reports rewrites that
+/// node's part and leaves the others as they were.
+#[test]
+fn a_cycle_rewrites_only_the_nodes_parts_that_changed() {
+    on_every_backend(|url| {
+        runtime().block_on(async {
+            let store = Store::open(url).await.unwrap();
+            two_workloads_per_node(&store, 3).await;
+            let mut before = BTreeMap::new();
+            let mut unchanged = 0;
+            for seq in 1..=40 {
+                if seq == 40 {
+                    store.store_reports(&[usage("n2", seq, 0.5)]).await.unwrap();
+                }
+                let cycle = cycle(&store).await.cycle as i64;
+                let now = parts(&store).await;
+                for (node, (served, written)) in &now {
+                    let same = before.get(node).map(|(s, _)| s) == Some(served);
+                    assert_eq!(*written == cycle, !same, "{url}: cycle {cycle}, {node}");
+                    unchanged += usize::from(same);
+                }
+                assert_eq!(now.len(), 3, "{url}");
+                before = now;
+            }
+            assert!(unchanged > 0, "{url}: every part changed every cycle");
+            let last = 40;
+            assert_eq!(before["n2"].1, last, "{url}: the reporting node's part");
+            assert!(
+                before["n1"].1 < last && before["n3"].1 < last,
+                "{url}: {before:?}"
+            );
+            store.close().await;
+        });
+    });
+}
+
+/// A cycle starts from the memory of the latest stored cycle whoever stored it: replicas
+/// taking turns compute what one replica computes alone (on SQLite, one daemon's clone).
+#[test]
+fn a_cycle_starts_from_the_latest_stored_memory_whichever_replica_stored_it() {
+    let run = |url: &str, alternate: bool| {
+        runtime().block_on(async {
+            let one = Store::open(url).await.unwrap();
+            let other = match (alternate, url.starts_with("sqlite:")) {
+                (true, false) => Store::open(url).await.unwrap(),
+                _ => one.clone(),
+            };
+            two_workloads_per_node(&one, 2).await;
+            let mut served = Vec::new();
+            for seq in 1..=6 {
+                one.store_reports(&[usage("n1", seq, seq as f64 / 10.0)])
+                    .await
+                    .unwrap();
+                let store = if seq % 3 == 0 { &other } else { &one };
+                served.push(cycle(store).await);
+            }
+            other.close().await;
+            one.close().await;
+            served
+        })
+    };
+    on_every_backend(|url| {
+        let alone = run(url, false);
+        with_another_database(url, |replicas| {
+            assert_eq!(run(replicas, true), alone, "{url}")
+        });
+    });
+}
+
+/// Runs `test` with a second, fresh database on the backend of `url`.
+fn with_another_database(url: &str, test: impl FnOnce(&str)) {
+    let Some((base, name)) = url.rsplit_once('/').filter(|_| !url.starts_with("sqlite:")) else {
+        return test(&format!("{url}.other"));
+    };
+    let other = format!("{name}_other");
+    pg(url, &format!("CREATE DATABASE {other}"));
+    test(&format!("{base}/{other}"));
+    pg(url, &format!("DROP DATABASE {other} WITH (FORCE)"));
+}
+
+/// A cycle stored before migration 5 (its whole snapshot and memory in its own row, no node's
+/// part) is served as it is, and the next cycle starts from its memory and writes every part.
+#[test]
+fn a_cycle_stored_whole_before_migration_5_is_read_as_it_is() {
+    let run = |url: &str, whole: bool| {
+        runtime().block_on(async {
+            let store = Store::open(url).await.unwrap();
+            two_workloads_per_node(&store, 2).await;
+            let mut served = Vec::new();
+            for seq in 1..=2 {
+                store.store_reports(&[usage("n1", seq, 0.3)]).await.unwrap();
+                served.push(cycle(&store).await);
+            }
+            if whole {
+                store_whole(&store).await;
+                assert_eq!(
+                    store.latest_snapshot().await.unwrap().as_ref(),
+                    served.last()
+                );
+            }
+            store.close().await;
+            drop(store);
+            // A daemon started afresh: nothing kept from the cycles before.
+            let store = Store::open(url).await.unwrap();
+            store.store_reports(&[usage("n1", 3, 0.7)]).await.unwrap();
+            served.push(cycle(&store).await);
+            assert_eq!(parts(&store).await.len(), 2, "{url}");
+            store.close().await;
+            served
+        })
+    };
+    on_every_backend(|url| {
+        let parts = run(url, false);
+        with_another_database(url, |whole| assert_eq!(run(whole, true), parts, "{url}"));
+    });
+}
+
+/// Rewrites the latest cycle as a version before migration 5 stored it: its whole snapshot
+/// and memory in its own row, no node's part.
+async fn store_whole(store: &Store) {
+    use sqlx::Row;
+    let snapshot = store.latest_snapshot().await.unwrap().unwrap();
+    let mut conn = store.connection().await.unwrap();
+    let texts = sqlx::query("SELECT memory FROM node_parts")
+        .fetch_all(&mut *conn)
+        .await
+        .unwrap();
+    let mut memory: Memory = texts
+        .iter()
+        .flat_map(|r| serde_json::from_str::<Memory>(&r.get::<String, _>(0)).unwrap())
+        .collect();
+    memory.sort_by(|a, b| a.0.cmp(&b.0));
+    sqlx::query("UPDATE cycles SET snapshot = $1, memory = $2 WHERE id = $3")
+        .bind(serde_json::to_string(&snapshot).unwrap())
+        .bind(serde_json::to_string(&memory).unwrap())
+        .bind(snapshot.cycle as i64)
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    sqlx::query("DELETE FROM node_parts")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+}
