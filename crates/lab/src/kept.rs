@@ -3,8 +3,9 @@
 //! A [`Task`] is built for every format (walltime, queue, partition, nodes, properties, …) and
 //! takes about 150 bytes with its demand vector on the heap; most traces use few of its
 //! fields. A kept trace is stored here as one fixed-size head per task, its demands side by
-//! side in one vector, and the rarely set fields only for the tasks that have them: 48 bytes
-//! plus 8 per resource for a Google task. The runs get back the very same tasks.
+//! side, and the rarely set fields only for the tasks that have them: 48 bytes plus 8 per
+//! resource for a Google task. Heads and demands grow in chunks of a fixed size, so keeping a
+//! task never moves the ones kept before. The runs get back the very same tasks.
 
 use fairshare_core::model::{Task, Time};
 
@@ -55,11 +56,67 @@ impl Rest {
     }
 }
 
+/// How many tasks a chunk of heads (and of demands) holds.
+const TASKS_PER_CHUNK: usize = 1 << 14;
+
+/// A sequence that grows a chunk of `chunk` values at a time: a value once pushed never moves
+/// (a `Vec` doubles by copying into fresh memory, whose pages the kernel clears: a tenth of a
+/// Google replay's main thread went to that).
+struct Chunked<T> {
+    chunk: usize,
+    chunks: Vec<Vec<T>>,
+}
+
+impl<T> Chunked<T> {
+    /// Empty, growing `chunk` values at a time.
+    fn new(chunk: usize) -> Chunked<T> {
+        Chunked {
+            chunk: chunk.max(1),
+            chunks: Vec::new(),
+        }
+    }
+
+    /// The chunk that has room for `more` values.
+    fn room(&mut self, more: usize) -> &mut Vec<T> {
+        let full = |last: &Vec<T>| last.len() + more > self.chunk;
+        if self.chunks.last().is_none_or(full) {
+            self.chunks.push(Vec::with_capacity(self.chunk));
+        }
+        self.chunks.last_mut().expect("a chunk was just made")
+    }
+
+    /// Appends `value`.
+    fn push(&mut self, value: T) {
+        self.room(1).push(value);
+    }
+
+    /// Every chunk, oldest first.
+    fn chunks(&self) -> impl Iterator<Item = &[T]> {
+        self.chunks.iter().map(Vec::as_slice)
+    }
+
+    /// Gives back the room the last chunk keeps for values that never came.
+    fn shrink_to_fit(&mut self) {
+        if let Some(last) = self.chunks.last_mut() {
+            last.shrink_to_fit();
+        }
+    }
+}
+
+impl<T: Clone> Chunked<T> {
+    /// Appends `values` (at most a chunk), all in one chunk.
+    fn extend_from_slice(&mut self, values: &[T]) {
+        self.room(values.len()).extend_from_slice(values);
+    }
+}
+
 /// Tasks in the order they were pushed, each `width` amounts wide.
 pub(crate) struct Kept {
     width: usize,
-    heads: Vec<Head>,
-    demands: Vec<f64>,
+    len: usize,
+    heads: Chunked<Head>,
+    /// Each chunk holds the demands of the tasks of the chunk of heads of the same place.
+    demands: Chunked<f64>,
     rest: Vec<Rest>,
 }
 
@@ -68,15 +125,16 @@ impl Kept {
     pub fn new(width: usize) -> Kept {
         Kept {
             width,
-            heads: Vec::new(),
-            demands: Vec::new(),
+            len: 0,
+            heads: Chunked::new(TASKS_PER_CHUNK),
+            demands: Chunked::new(width * TASKS_PER_CHUNK),
             rest: Vec::new(),
         }
     }
 
     /// How many tasks are kept.
     pub fn len(&self) -> usize {
-        self.heads.len()
+        self.len
     }
 
     /// Keeps `task`, whose demand must be `width` amounts wide; `None` (and nothing kept) when
@@ -128,6 +186,7 @@ impl Kept {
             user,
             rest,
         });
+        self.len += 1;
         Some(())
     }
 
@@ -141,8 +200,13 @@ impl Kept {
     /// The tasks in the order they were pushed, with their demand restricted to the resources
     /// `keep` (indices into the demand as pushed).
     pub fn tasks<'a>(&'a self, keep: &'a [usize]) -> impl Iterator<Item = Task> + 'a {
-        let demands = self.demands.chunks_exact(self.width.max(1));
-        self.heads.iter().zip(demands).map(move |(head, demand)| {
+        let width = self.width.max(1);
+        let demands = self
+            .demands
+            .chunks()
+            .flat_map(move |c| c.chunks_exact(width));
+        let heads = self.heads.chunks().flatten();
+        heads.zip(demands).map(move |(head, demand)| {
             let demand = project(demand, keep);
             let mut task = Task::new(head.id, head.user, head.submit, head.runtime, demand);
             task.start = head.start;

@@ -42,8 +42,9 @@
 //!
 //! Order and memory: completed tasks come out in submit order (ties in SUBMIT order) through a
 //! reorder buffer. A completed task is held until no unresolved (pending or running) task was
-//! submitted before it, so the memory needed is the tasks in flight plus the completed tasks
-//! submitted after the oldest task still in flight. One long-running task submitted early holds
+//! submitted before it, so the memory needed is the tasks in flight plus one slot per SUBMIT
+//! after the oldest task still in flight. Since event times never decrease, SUBMIT order is
+//! submit order, and the buffer is a queue with a slot per SUBMIT rank, not a sorted map. One long-running task submitted early holds
 //! back everything completed after it: on a whole month that can be most of the trace (about
 //! 60 bytes a task), in the worst case until the end of the stream. [`crate::ReadStats::peak_held`]
 //! reports the most tasks held at once.
@@ -53,7 +54,7 @@ use crate::source::{Meta, Reader, Source, Task};
 use crate::{Format, ReadOptions, TraceError};
 use fairshare_core::model::Time;
 use rustc_hash::FxHashMap;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
 
 const FIELDS: usize = 13;
@@ -85,7 +86,56 @@ type Key = (u64, u64);
 /// A task's place in the output: (submit time, SUBMIT rank).
 type Order = (Time, u64);
 
+/// What became of the task of one SUBMIT, in the reorder buffer: [`Slot::UNRESOLVED`],
+/// [`Slot::GONE`], or completed, as the index of its [`Completed`] entry. Four bytes, since the
+/// buffer may span most of the trace's SUBMITs.
+#[derive(Clone, Copy, PartialEq)]
+struct Slot(u32);
+
+impl Slot {
+    /// Pending or running.
+    const UNRESOLVED: Slot = Slot(u32::MAX);
+    /// Skipped (or after the last event, with no known end).
+    const GONE: Slot = Slot(u32::MAX - 1);
+}
+
+/// The completed tasks in the reorder buffer, each with its submit time, in entries that are
+/// reused once given out.
+#[derive(Default)]
+struct Completed {
+    entries: Vec<(Time, Done)>,
+    free: Vec<u32>,
+}
+
+impl Completed {
+    /// Holds a task, and the slot that names it.
+    fn hold(&mut self, submit: Time, done: Done) -> Slot {
+        match self.free.pop() {
+            Some(i) => {
+                self.entries[i as usize] = (submit, done);
+                Slot(i)
+            }
+            None => {
+                self.entries.push((submit, done));
+                Slot(self.entries.len() as u32 - 1)
+            }
+        }
+    }
+
+    /// Gives out the task `slot` names.
+    fn take(&mut self, slot: Slot) -> (Time, Done) {
+        self.free.push(slot.0);
+        self.entries[slot.0 as usize]
+    }
+
+    /// How many tasks are held.
+    fn len(&self) -> usize {
+        self.entries.len() - self.free.len()
+    }
+}
+
 /// What a running task was given when scheduled.
+#[derive(Clone, Copy)]
 struct Running {
     start: Time,
     cpu: f64,
@@ -94,6 +144,7 @@ struct Running {
 
 /// A completed task waiting in the reorder buffer, in a third of a [`Task`]'s space: the
 /// reorder buffer may hold a large part of the trace (module docs).
+#[derive(Clone, Copy)]
 struct Done {
     /// Index into the stream's users.
     user: u32,
@@ -125,8 +176,10 @@ struct Tasks {
     /// Keyed with a fast hash: the keys are the trace's own numbers, and the map is only
     /// looked up, counted and cleared, never walked, so its order cannot reach the output.
     in_flight: FxHashMap<Key, InFlight>,
-    unresolved: BTreeSet<Order>,
-    ready: BTreeMap<Order, Done>,
+    /// The reorder buffer: a slot per SUBMIT rank, from the first not yet given out on.
+    slots: VecDeque<Slot>,
+    completed: Completed,
+    /// SUBMITs read so far: the rank of the next one.
     submissions: u64,
     last_time: Time,
     exhausted: bool,
@@ -188,7 +241,7 @@ impl Reader for GoogleReader {
             if let Some(e) = applied.err().and_then(|e| meta.reject(e)) {
                 return Some(Err(e));
             }
-            meta.holding(self.tasks.in_flight.len() + self.tasks.ready.len());
+            meta.holding(self.tasks.in_flight.len() + self.tasks.completed.len());
         }
     }
 }
@@ -337,8 +390,8 @@ impl Tasks {
     fn submit(&mut self, key: Key, time: Time, user: &str, meta: &mut Meta) {
         meta.found();
         let order = (time, self.submissions);
-        self.submissions += 1;
         if time == Time::ZERO {
+            self.push(Slot::GONE);
             meta.skip("submitted before the trace", 1);
             return;
         }
@@ -355,7 +408,13 @@ impl Tasks {
                 running,
             },
         );
-        self.unresolved.insert(order);
+        self.push(Slot::UNRESOLVED);
+    }
+
+    /// The slot of the next SUBMIT rank (the slots cover the ranks up to `submissions`).
+    fn push(&mut self, slot: Slot) {
+        self.slots.push_back(slot);
+        self.submissions += 1;
     }
 
     /// SCHEDULE: a pending task starts running.
@@ -384,7 +443,7 @@ impl Tasks {
                 let user = meta.user(&self.seen_names[task.user as usize]);
                 let runtime = time.as_micros().saturating_sub(run.start.as_micros());
                 let done = Done { user, runtime, run };
-                self.ready.insert(task.order, done);
+                *self.slot(task.order) = self.completed.hold(task.order.0, done);
             }
             Some(_) => meta.skip("zero request", 1),
         }
@@ -393,24 +452,45 @@ impl Tasks {
     /// Removes a pending or running task.
     fn forget(&mut self, key: Key) -> Option<InFlight> {
         let task = self.in_flight.remove(&key)?;
-        self.unresolved.remove(&task.order);
+        *self.slot(task.order) = Slot::GONE;
         Some(task)
+    }
+
+    /// The slot of the task submitted at `order`, whose task is unresolved (so still held:
+    /// the slots before it cannot be given out).
+    fn slot(&mut self, (_, rank): Order) -> &mut Slot {
+        let first = self.submissions - self.slots.len() as u64;
+        &mut self.slots[(rank - first) as usize]
     }
 
     /// After the last event: what is still in flight has no known end.
     fn close(&mut self, meta: &mut Meta) {
         meta.skip("no known end", self.in_flight.len() as u64);
-        self.in_flight.clear();
-        self.unresolved.clear();
+        // Not `clear`: the map's room goes back while the runs use the tasks read.
+        self.in_flight = FxHashMap::default();
         self.exhausted = true;
     }
 
-    /// The earliest completed task, if no unresolved task was submitted before it.
+    /// The earliest completed task, if no unresolved task was submitted before it (after the
+    /// last event, none is unresolved any more).
     fn pop_ready(&mut self) -> Option<Task> {
-        let (&first, _) = self.ready.first_key_value()?;
-        if self.unresolved.first().is_some_and(|&u| u < first) {
-            return None;
+        loop {
+            let Some(&slot) = self.slots.front() else {
+                if self.exhausted {
+                    // All given out: the buffer's room goes back too.
+                    (self.slots, self.completed) = Default::default();
+                }
+                return None;
+            };
+            if slot == Slot::UNRESOLVED && !self.exhausted {
+                return None;
+            }
+            let rank = self.submissions - self.slots.len() as u64;
+            self.slots.pop_front();
+            if slot != Slot::UNRESOLVED && slot != Slot::GONE {
+                let (submit, done) = self.completed.take(slot);
+                return Some(done.task((submit, rank)));
+            }
         }
-        self.ready.pop_first().map(|(order, done)| done.task(order))
     }
 }
