@@ -123,11 +123,16 @@ pub(crate) struct Kept {
 impl Kept {
     /// An empty store for tasks of `width` resources.
     pub fn new(width: usize) -> Kept {
+        Kept::chunked(width, TASKS_PER_CHUNK)
+    }
+
+    /// An empty store for tasks of `width` resources, growing `tasks_per_chunk` at a time.
+    fn chunked(width: usize, tasks_per_chunk: usize) -> Kept {
         Kept {
             width,
             len: 0,
-            heads: Chunked::new(TASKS_PER_CHUNK),
-            demands: Chunked::new(width * TASKS_PER_CHUNK),
+            heads: Chunked::new(tasks_per_chunk),
+            demands: Chunked::new(width * tasks_per_chunk),
             rest: Vec::new(),
         }
     }
@@ -268,8 +273,11 @@ mod tests {
 
     proptest! {
         #[test]
-        fn kept_tasks_come_back_as_they_were_pushed(tasks in prop::collection::vec(task(), 0..60)) {
-            let mut kept = Kept::new(3);
+        fn kept_tasks_come_back_as_they_were_pushed(
+            tasks in prop::collection::vec(task(), 0..60),
+            tasks_per_chunk in 1usize..8,
+        ) {
+            let mut kept = Kept::chunked(3, tasks_per_chunk);
             for task in &tasks {
                 prop_assert_eq!(kept.push(task.clone()), Some(()));
             }

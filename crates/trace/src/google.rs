@@ -42,12 +42,12 @@
 //!
 //! Order and memory: completed tasks come out in submit order (ties in SUBMIT order) through a
 //! reorder buffer. A completed task is held until no unresolved (pending or running) task was
-//! submitted before it, so the memory needed is the tasks in flight plus one slot per SUBMIT
-//! after the oldest task still in flight. Since event times never decrease, SUBMIT order is
-//! submit order, and the buffer is a queue with a slot per SUBMIT rank, not a sorted map. One long-running task submitted early holds
-//! back everything completed after it: on a whole month that can be most of the trace (about
-//! 60 bytes a task), in the worst case until the end of the stream. [`crate::ReadStats::peak_held`]
-//! reports the most tasks held at once.
+//! submitted before it. Since event times never decrease, SUBMIT order is submit order, so the
+//! buffer is a queue with a 4-byte slot per SUBMIT rank from the oldest task still in flight on,
+//! each completed task held in a 48-byte entry. One long-running task submitted early holds
+//! back everything completed after it: on a whole month that can be most of the trace, in the
+//! worst case until the end of the stream. [`crate::ReadStats::peak_held`] reports the most
+//! tasks held at once.
 
 use crate::input::{is_number, Col, CsvFiles, Record};
 use crate::source::{Meta, Reader, Source, Task};
@@ -115,6 +115,7 @@ impl Completed {
                 self.entries[i as usize] = (submit, done);
                 Slot(i)
             }
+            // Below the two marks: memory runs out long before 4 × 10⁹ tasks of 48 bytes.
             None => {
                 self.entries.push((submit, done));
                 Slot(self.entries.len() as u32 - 1)
