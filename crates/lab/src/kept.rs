@@ -90,6 +90,14 @@ impl<T> Chunked<T> {
         self.room(1).push(value);
     }
 
+    /// How many values it holds (every chunk but the last is full).
+    fn len(&self) -> usize {
+        match self.chunks.split_last() {
+            Some((last, full)) => full.len() * self.chunk + last.len(),
+            None => 0,
+        }
+    }
+
     /// Every chunk, oldest first.
     fn chunks(&self) -> impl Iterator<Item = &[T]> {
         self.chunks.iter().map(Vec::as_slice)
@@ -113,7 +121,6 @@ impl<T: Clone> Chunked<T> {
 /// Tasks in the order they were pushed, each `width` amounts wide.
 pub(crate) struct Kept {
     width: usize,
-    len: usize,
     heads: Chunked<Head>,
     /// Each chunk holds the demands of the tasks of the chunk of heads of the same place.
     demands: Chunked<f64>,
@@ -130,7 +137,6 @@ impl Kept {
     fn chunked(width: usize, tasks_per_chunk: usize) -> Kept {
         Kept {
             width,
-            len: 0,
             heads: Chunked::new(tasks_per_chunk),
             demands: Chunked::new(width * tasks_per_chunk),
             rest: Vec::new(),
@@ -139,7 +145,7 @@ impl Kept {
 
     /// How many tasks are kept.
     pub fn len(&self) -> usize {
-        self.len
+        self.heads.len()
     }
 
     /// Keeps `task`, whose demand must be `width` amounts wide; `None` (and nothing kept) when
@@ -191,7 +197,6 @@ impl Kept {
             user,
             rest,
         });
-        self.len += 1;
         Some(())
     }
 

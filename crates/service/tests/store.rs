@@ -144,6 +144,29 @@ async fn cycle(store: &Store) -> Snapshot {
     snapshot
 }
 
+/// A node of 8 of every resource.
+fn node_spec() -> NodeSpec {
+    let resources = fairshare_service::ServiceConfig::default().resources;
+    NodeSpec {
+        supply: resources.iter().map(|r| (r.name.clone(), 8.0)).collect(),
+        speed: 1.0,
+    }
+}
+
+/// A workload of `owner` on `node`, of virtual size 1 in every resource that has one.
+fn workload_spec(owner: &str, node: &str) -> WorkloadSpec {
+    let resources = fairshare_service::ServiceConfig::default().resources;
+    WorkloadSpec {
+        owner: owner.into(),
+        node: node.into(),
+        size: resources
+            .iter()
+            .filter(|r| r.kind.has_virtual())
+            .map(|r| (r.name.clone(), 1.0))
+            .collect(),
+    }
+}
+
 /// The knob values written of workload `id` in a cycle's answer.
 fn written(snapshot: &Snapshot, id: &str) -> Option<Vec<(String, u64)>> {
     let w = snapshot.workloads.iter().find(|w| &*w.workload == id)?;
@@ -158,26 +181,11 @@ fn knob_values_written_are_kept_per_workload_and_served_by_the_next_cycle() {
     on_every_backend(|url| {
         runtime().block_on(async {
             let store = Store::open(url).await.unwrap();
-            let resources = fairshare_service::ServiceConfig::default().resources;
-            let supply = resources.iter().map(|r| (r.name.clone(), 8.0)).collect();
             for n in ["n1", "n2"] {
-                let node = NodeSpec {
-                    supply: BTreeMap::clone(&supply),
-                    speed: 1.0,
-                };
-                store.put_node(n, &node).await.unwrap();
+                store.put_node(n, &node_spec()).await.unwrap();
             }
             store.put_user("d", &UserSpec::default()).await.unwrap();
-            let size = resources
-                .iter()
-                .filter(|r| r.kind.has_virtual())
-                .map(|r| (r.name.clone(), 1.0))
-                .collect();
-            let on = |node: &str| WorkloadSpec {
-                owner: "d".into(),
-                node: node.into(),
-                size: BTreeMap::clone(&size),
-            };
+            let on = |node: &str| workload_spec("d", node);
             for w in ["d1", "d2"] {
                 store.put_workload(w, &on("n1"), |_| Ok(())).await.unwrap();
             }
@@ -246,20 +254,7 @@ fn every_registry_write_reaches_the_next_cycle() {
             } else {
                 Store::open(url).await.unwrap()
             };
-            let resources = fairshare_service::ServiceConfig::default().resources;
-            let node = NodeSpec {
-                supply: resources.iter().map(|r| (r.name.clone(), 8.0)).collect(),
-                speed: 1.0,
-            };
-            let on = |owner: &str, node: &str| WorkloadSpec {
-                owner: owner.into(),
-                node: node.into(),
-                size: resources
-                    .iter()
-                    .filter(|r| r.kind.has_virtual())
-                    .map(|r| (r.name.clone(), 1.0))
-                    .collect(),
-            };
+            let (node, on) = (node_spec(), workload_spec);
             let seen = |s: &Snapshot| {
                 let users: Vec<String> = s.users.keys().map(|u| u.to_string()).collect();
                 let workloads: Vec<String> = s
@@ -307,24 +302,14 @@ fn every_registry_write_reaches_the_next_cycle() {
 
 /// Registers nodes `n1`…`n{nodes}`, each with two workloads of a user of its own (`u1`…).
 async fn two_workloads_per_node(store: &Store, nodes: usize) {
-    let resources = fairshare_service::ServiceConfig::default().resources;
-    let node = NodeSpec {
-        supply: resources.iter().map(|r| (r.name.clone(), 8.0)).collect(),
-        speed: 1.0,
-    };
     for n in 1..=nodes {
-        store.put_node(&format!("n{n}"), &node).await.unwrap();
+        store
+            .put_node(&format!("n{n}"), &node_spec())
+            .await
+            .unwrap();
         store.add_user(&format!("u{n}")).await.unwrap();
         for w in 1..=2 {
-            let spec = WorkloadSpec {
-                owner: format!("u{n}"),
-                node: format!("n{n}"),
-                size: resources
-                    .iter()
-                    .filter(|r| r.kind.has_virtual())
-                    .map(|r| (r.name.clone(), 1.0))
-                    .collect(),
-            };
+            let spec = workload_spec(&format!("u{n}"), &format!("n{n}"));
             let id = format!("n{n}-w{w}");
             store.put_workload(&id, &spec, |_| Ok(())).await.unwrap();
         }

@@ -460,8 +460,13 @@ impl Tasks {
     /// The slot of the task submitted at `order`, whose task is unresolved (so still held:
     /// the slots before it cannot be given out).
     fn slot(&mut self, (_, rank): Order) -> &mut Slot {
-        let first = self.submissions - self.slots.len() as u64;
+        let first = self.first_rank();
         &mut self.slots[(rank - first) as usize]
+    }
+
+    /// The SUBMIT rank of the first slot (the slots cover the ranks up to `submissions`).
+    fn first_rank(&self) -> u64 {
+        self.submissions - self.slots.len() as u64
     }
 
     /// After the last event: what is still in flight has no known end.
@@ -486,7 +491,7 @@ impl Tasks {
             if slot == Slot::UNRESOLVED && !self.exhausted {
                 return None;
             }
-            let rank = self.submissions - self.slots.len() as u64;
+            let rank = self.first_rank();
             self.slots.pop_front();
             if slot != Slot::UNRESOLVED && slot != Slot::GONE {
                 let (submit, done) = self.completed.take(slot);
