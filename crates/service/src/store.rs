@@ -332,9 +332,14 @@ impl Store {
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
+                        // A transaction keeps its dirty pages in memory until it commits
+                        // (`cache_spill = OFF`): spilled to the log before the commit, a page
+                        // dirtied again was written twice (a cycle at 10,000 nodes wrote
+                        // 172 MB instead of 130; docs/benchmarks.md).
                         conn.execute(
                             "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
-                             PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
+                             PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; \
+                             PRAGMA cache_spill = OFF;",
                         )
                         .await?;
                     }
