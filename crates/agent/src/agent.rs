@@ -4,7 +4,7 @@
 //! host — a cgroup removed mid-cycle, a daemon down, a knob the kernel refuses — is handled
 //! here without stopping the loop, and each kind of trouble is said once, not every cycle.
 
-use crate::cgroup::{self, Knob, KnobKind, Layout, OpenCounters, Place};
+use crate::cgroup::{self, Knob, KnobKind, Layout, OpenFiles, Place};
 use crate::config::AgentConfig;
 use crate::link::{Link, LinkError};
 use crate::meter::{usage, Reading, Usage};
@@ -158,17 +158,17 @@ pub struct Agent {
     written: BTreeMap<(String, KnobKind), u64>,
     said: BTreeSet<String>,
     cycles: u64,
-    files: OpenCounters,
+    files: OpenFiles,
     sizes: BTreeMap<String, (u64, f64, f64)>,
     listed: BTreeMap<String, Vec<(String, u64)>>,
     managed: Vec<Workload>,
 }
 
-/// File descriptors kept free for listings, knob writes, reads by path, the daemon's
-/// connections and the log, beyond the counter files kept open.
+/// File descriptors kept free for listings, reads and writes by path, the daemon's
+/// connections and the log, beyond the counter and knob files kept open.
 pub const FILE_RESERVE: u64 = 128;
 
-/// Counter files the agent may keep open: its soft file limit less [`FILE_RESERVE`].
+/// Counter and knob files the agent may keep open: its soft file limit less [`FILE_RESERVE`].
 pub fn file_budget() -> usize {
     let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
     let soft = limit.current.unwrap_or(u64::MAX);
@@ -220,7 +220,7 @@ impl Agent {
             written: BTreeMap::new(),
             said: BTreeSet::new(),
             cycles: 0,
-            files: OpenCounters::with_budget(file_budget()),
+            files: OpenFiles::with_budget(file_budget()),
             sizes: BTreeMap::new(),
             listed: BTreeMap::new(),
             managed: Vec::new(),
@@ -627,7 +627,7 @@ impl Agent {
         let knobs = self.layout.knobs.clone();
         for w in present {
             let priority = self.priorities.get(&w.id).copied().unwrap_or(0);
-            for knob in &knobs {
+            for (k, knob) in knobs.iter().enumerate() {
                 let key = (w.id.clone(), knob.kind);
                 let new = knob.value(priority, w.memory_size as u64);
                 let before = self.written.get(&key).copied();
@@ -654,7 +654,7 @@ impl Agent {
                     report.writes.push(write);
                     continue;
                 }
-                match cgroup::write(knob, &w.cgroup, value) {
+                match self.files.write(knob, k, &w.cgroup, w.inode, value) {
                     Ok(()) => {
                         self.written.insert(key, value);
                         report.writes.push(write);

@@ -3,7 +3,7 @@
 //! told to stop, and the readiness check of `fairshare agent --check`.
 
 use crate::agent::{describe, Agent, CycleReport, Supply, FILE_RESERVE};
-use crate::cgroup::{self, Layout, Version};
+use crate::cgroup::{self, Layout, Version, COUNTERS, KNOBS};
 use crate::config::AgentConfig;
 use crate::link::Link;
 use crate::owner::Owners;
@@ -197,8 +197,8 @@ pub fn check(config: &AgentConfig, node: &str, token: Option<String>) -> Vec<Che
     items
 }
 
-/// Raises this process's soft limit on open files to its hard limit, so that the counters
-/// of many workloads can stay open; returns the new limit.
+/// Raises this process's soft limit on open files to its hard limit, so that the counter and
+/// knob files of many workloads can stay open; returns the new limit.
 pub fn raise_file_limit() -> std::io::Result<u64> {
     use rustix::process::{getrlimit, setrlimit, Resource};
     let mut limit = getrlimit(Resource::Nofile);
@@ -207,17 +207,18 @@ pub fn raise_file_limit() -> std::io::Result<u64> {
     Ok(getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX))
 }
 
-/// Whether the agent can keep every workload's three counters open: it raises its soft
-/// limit to the hard one, so that is the limit that counts.
+/// Whether the agent can keep every workload's counter and knob files open: it raises its
+/// soft limit to the hard one, so that is the limit that counts.
 fn check_file_limit(workloads: usize) -> CheckItem {
     let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
     let hard = limit.maximum.unwrap_or(u64::MAX);
-    let needed = 3 * workloads as u64 + FILE_RESERVE;
+    let each = (COUNTERS + KNOBS) as u64;
+    let needed = each * workloads as u64 + FILE_RESERVE;
     let detail = format!(
-        "{workloads} workloads need about {needed} open files (3 each and {FILE_RESERVE} more); the agent raises its limit to {hard} (its hard limit here; under systemd, LimitNOFILE)"
+        "{workloads} workloads need about {needed} open files ({each} each, counters and knobs, and {FILE_RESERVE} more); the agent raises its limit to {hard} (its hard limit here; under systemd, LimitNOFILE)"
     );
     if needed > hard {
-        item("file limit", "warn", format!("{detail}: the counters beyond are read by path, at more CPU per cycle; raise LimitNOFILE"))
+        item("file limit", "warn", format!("{detail}: the files beyond are used by path, at more CPU per cycle; raise LimitNOFILE"))
     } else {
         item("file limit", "ok", detail)
     }

@@ -1,5 +1,5 @@
 //! The agent under a low limit on open files (its own test binary: the limit is the whole
-//! process's): every workload is still measured and steered when three counters each would
+//! process's): every workload is still measured and steered when its counter and knob files would
 //! exceed the limit, and none is dropped when the limit is reached outright.
 
 use fairshare_agent::agent::Supply;
@@ -9,7 +9,7 @@ use fairshare_agent::{Agent, AgentConfig};
 use std::time::{Duration, Instant};
 
 const WORKLOADS: usize = 150;
-/// Below 3 × WORKLOADS counter files.
+/// Below 3 × WORKLOADS counter files, and 6 × WORKLOADS counter and knob files.
 const SOFT_LIMIT: u64 = 256;
 
 #[test]

@@ -98,7 +98,7 @@ mod tests {
             item("ok", "knob cpu.shares", "writable in all 3 checked"),
             item("ok", "knob blkio.weight", "writable in all 3 checked"),
             item("ok", "knob memory.soft_limit_in_bytes", "writable in all 3 checked"),
-            item("ok", "file limit", "3 workloads need about 137 open files (3 each and 128 more); the agent raises its limit to 20000 (its hard limit here; under systemd, LimitNOFILE)"),
+            item("ok", "file limit", "3 workloads need about 146 open files (6 each, counters and knobs, and 128 more); the agent raises its limit to 20000 (its hard limit here; under systemd, LimitNOFILE)"),
             item("ok", "daemon", "none configured: standalone"),
         ];
         assert_eq!(
@@ -112,7 +112,7 @@ fail  counter cpuacct.usage                    1 of 3 cgroups cannot be used: /s
   ok  knob cpu.shares                          writable in all 3 checked
   ok  knob blkio.weight                        writable in all 3 checked
   ok  knob memory.soft_limit_in_bytes          writable in all 3 checked
-  ok  file limit                               3 workloads need about 137 open files (3 each and 128 more); the agent raises its limit to 20000 (its hard limit here; under systemd, LimitNOFILE)
+  ok  file limit                               3 workloads need about 146 open files (6 each, counters and knobs, and 128 more); the agent raises its limit to 20000 (its hard limit here; under systemd, LimitNOFILE)
   ok  daemon                                   none configured: standalone
 "
         );
