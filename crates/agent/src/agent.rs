@@ -14,6 +14,7 @@ use fairshare_service::cycle::{
     compute, Measured, Memory, NodeEntry, Registry, Settings, WorkloadEntry,
 };
 use fairshare_service::model::{rate, valid_id, KnobsWritten, NodeSpec, Sample, WorkloadSpec};
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::ErrorKind;
@@ -134,6 +135,8 @@ struct Local {
     settings: Settings,
     memory: Memory,
     cycle: u64,
+    /// The registry of the last cycle's workloads.
+    registry: Option<Registry>,
 }
 
 #[derive(Debug)]
@@ -152,14 +155,14 @@ pub struct Agent {
     supply: Supply,
     mode: Mode,
     dry_run: bool,
-    last: BTreeMap<String, Reading>,
+    last: FxHashMap<String, Reading>,
     last_at: Option<Instant>,
     priorities: BTreeMap<String, i32>,
-    written: BTreeMap<(String, KnobKind), u64>,
+    written: FxHashMap<String, [Option<u64>; cgroup::KNOBS]>,
     said: BTreeSet<String>,
     cycles: u64,
     files: OpenFiles,
-    sizes: BTreeMap<String, (u64, f64, f64)>,
+    sizes: FxHashMap<String, (u64, f64, f64)>,
     listed: BTreeMap<String, Vec<(String, u64)>>,
     managed: Vec<Workload>,
 }
@@ -204,6 +207,7 @@ impl Agent {
                 },
                 memory: Memory::new(),
                 cycle: 0,
+                registry: None,
             })),
         };
         Ok(Agent {
@@ -214,14 +218,14 @@ impl Agent {
             supply,
             mode,
             dry_run,
-            last: BTreeMap::new(),
+            last: FxHashMap::default(),
             last_at: None,
             priorities: BTreeMap::new(),
-            written: BTreeMap::new(),
+            written: FxHashMap::default(),
             said: BTreeSet::new(),
             cycles: 0,
             files: OpenFiles::with_budget(file_budget()),
-            sizes: BTreeMap::new(),
+            sizes: FxHashMap::default(),
             listed: BTreeMap::new(),
             managed: Vec::new(),
         })
@@ -249,8 +253,9 @@ impl Agent {
         let workloads = self.discover();
         let mut vanished = 0;
         let mut present = Vec::with_capacity(workloads.len());
-        let mut readings = BTreeMap::new();
-        let mut carried = BTreeMap::new();
+        let mut readings = FxHashMap::default();
+        readings.reserve(workloads.len());
+        let mut carried = Vec::new();
         for w in workloads {
             match self.read(&w) {
                 Read::Counters(r) => {
@@ -258,7 +263,7 @@ impl Agent {
                 }
                 Read::Unreadable => {
                     if let Some(before) = self.last.remove(&w.id) {
-                        carried.insert(w.id.clone(), before);
+                        carried.push((w.id.clone(), before));
                     }
                 }
                 Read::Gone => {
@@ -281,7 +286,7 @@ impl Agent {
                 }
             }
         }
-        readings.append(&mut carried);
+        readings.extend(carried);
         self.last = readings;
         self.last_at = Some(now);
         let mut report = CycleReport {
@@ -299,7 +304,7 @@ impl Agent {
         };
         self.decide(&present, measured, interval_s, now, &mut report);
         self.apply(&present, &mut report);
-        let kept: BTreeSet<&str> = present.iter().map(|w| w.cgroup.as_str()).collect();
+        let kept: FxHashSet<&str> = present.iter().map(|w| w.cgroup.as_str()).collect();
         self.files.retain(|rel| kept.contains(rel));
         self.sizes.retain(|rel, _| kept.contains(rel.as_str()));
         self.managed.clone_from(&present);
@@ -520,8 +525,15 @@ impl Agent {
         match &mut self.mode {
             Mode::Standalone(local) => {
                 let Some(interval) = interval_s else { return };
-                let registry = registry(&self.node, &self.supply, &self.config, present);
-                match local.decide(&registry, &measured, interval) {
+                // The registry is the workloads': built again only when they changed.
+                if local.registry.is_none() || self.managed != present {
+                    let built = registry(&self.node, &self.supply, &self.config, present);
+                    local.registry = Some(built);
+                }
+                let registry = local.registry.take().expect("built above");
+                let decided = local.decide(&registry, &measured, interval);
+                local.registry = Some(registry);
+                match decided {
                     Ok((priorities, users)) => {
                         self.priorities = priorities;
                         report.users = users;
@@ -628,9 +640,8 @@ impl Agent {
         for w in present {
             let priority = self.priorities.get(&w.id).copied().unwrap_or(0);
             for (k, knob) in knobs.iter().enumerate() {
-                let key = (w.id.clone(), knob.kind);
                 let new = knob.value(priority, w.memory_size as u64);
-                let before = self.written.get(&key).copied();
+                let before = self.written.get(w.id.as_str()).and_then(|v| *v.get(k)?);
                 let value = match before {
                     Some(old) if self.within_step(knob, w, old, new) => {
                         if old != new {
@@ -656,7 +667,7 @@ impl Agent {
                 }
                 match self.files.write(knob, k, &w.cgroup, w.inode, value) {
                     Ok(()) => {
-                        self.written.insert(key, value);
+                        self.remember(&w.id, k, value);
                         report.writes.push(write);
                     }
                     Err(e) if cgroup::out_of_files(&e) => {
@@ -685,9 +696,19 @@ impl Agent {
                 }
             }
         }
-        let present: BTreeSet<&str> = present.iter().map(|w| w.id.as_str()).collect();
-        self.written
-            .retain(|(id, _), _| present.contains(id.as_str()));
+        let present: FxHashSet<&str> = present.iter().map(|w| w.id.as_str()).collect();
+        self.written.retain(|id, _| present.contains(id.as_str()));
+    }
+
+    /// Remembers `value` as written to the `k`-th knob of workload `id`.
+    fn remember(&mut self, id: &str, k: usize, value: u64) {
+        if !self.written.contains_key(id) {
+            self.written.insert(id.to_string(), Default::default());
+        }
+        let values = self.written.get_mut(id).expect("inserted above");
+        if let Some(slot) = values.get_mut(k) {
+            *slot = Some(value);
+        }
     }
 
     /// Whether `new` lies within `knob_step` of the knob's full scale from `old`.
@@ -751,15 +772,17 @@ impl Local {
 
 /// The values in force in each workload's knob files, as last written: workload → file → value.
 fn in_force(
-    written: &BTreeMap<(String, KnobKind), u64>,
+    written: &FxHashMap<String, [Option<u64>; cgroup::KNOBS]>,
     knobs: &[Knob],
 ) -> BTreeMap<String, KnobsWritten> {
     let mut out: BTreeMap<String, KnobsWritten> = BTreeMap::new();
-    for ((id, kind), &value) in written {
-        if let Some(knob) = knobs.iter().find(|k| k.kind == *kind) {
-            out.entry(id.clone())
-                .or_default()
-                .insert(knob.file.clone(), value);
+    for (id, values) in written {
+        for (knob, value) in knobs.iter().zip(values) {
+            if let Some(value) = value {
+                out.entry(id.clone())
+                    .or_default()
+                    .insert(knob.file.clone(), *value);
+            }
         }
     }
     out

@@ -4,7 +4,7 @@
 //! writing these files serves them all. The parsers are pure functions of a file's text.
 
 use fairshare_core::heaviness::knobs::{KnobProfile, KnobRange};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::fs;
 use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
@@ -507,7 +507,7 @@ fn clip(text: &str) -> &str {
 /// any number of workloads is served.
 #[derive(Debug)]
 pub struct OpenFiles {
-    open: HashMap<String, (u64, [Option<fs::File>; SLOTS])>,
+    open: FxHashMap<String, (u64, [Option<fs::File>; SLOTS])>,
     buf: Vec<u8>,
     budget: usize,
     held: usize,
@@ -524,7 +524,7 @@ impl OpenFiles {
     /// No file open yet; at most `budget` will be kept open.
     pub fn with_budget(budget: usize) -> OpenFiles {
         OpenFiles {
-            open: HashMap::new(),
+            open: FxHashMap::default(),
             buf: Vec::new(),
             budget,
             held: 0,

@@ -148,6 +148,27 @@ fn the_lighter_user_gets_the_higher_weight_on_every_shape() {
 }
 
 #[test]
+fn standalone_priorities_follow_the_workloads_as_they_come_and_go() {
+    let (_dir, tree) = three(Shape::V1);
+    let mut a = agent(&tree, "", false);
+    let t0 = Instant::now();
+    let users = |report: &CycleReport| -> Vec<String> {
+        let mut users: Vec<String> = report.users.iter().map(|(u, _)| u.clone()).collect();
+        users.sort();
+        users
+    };
+    a.cycle(t0);
+    assert_eq!(users(&a.cycle(t0 + Duration::from_secs(10))), ["d", "e"]);
+    tree.add("fs/user-f.1").unwrap();
+    a.cycle(t0 + Duration::from_secs(20));
+    let report = a.cycle(t0 + Duration::from_secs(30));
+    assert_eq!(users(&report), ["d", "e", "f"], "a new owner is ranked");
+    tree.remove("fs/user-e.1").unwrap();
+    let report = a.cycle(t0 + Duration::from_secs(40));
+    assert_eq!(users(&report), ["d", "f"], "a gone owner is not");
+}
+
+#[test]
 fn a_recreated_cgroup_counts_from_zero() {
     let (_dir, tree) = three(Shape::V2);
     let mut a = agent(&tree, "", false);
