@@ -277,7 +277,7 @@ impl At<'_> {
     /// Field `col` as whole microseconds from 0 to [`Time::LONGEST_INPUT_S`] seconds.
     pub fn micros(&self, col: Col, raw: impl AsRef<[u8]>) -> Result<Time, TraceError> {
         const EXPECTED: &str = "whole microseconds from 0 to 1e16";
-        let micros: u64 = self.parse(col, &raw, EXPECTED)?;
+        let micros: u64 = self.whole(col, &raw, EXPECTED)?;
         Time::from_input_secs(micros as f64 / 1e6)
             .map(|_| Time::from_micros(micros))
             .ok_or_else(|| self.error(col, EXPECTED, raw))
@@ -306,9 +306,39 @@ impl At<'_> {
     }
 
     /// Field `col` as a non-negative integer.
-    pub fn integer<T: FromStr>(&self, col: Col, raw: impl AsRef<[u8]>) -> Result<T, TraceError> {
-        self.parse(col, raw, "a whole number >= 0")
+    pub fn integer<T: FromStr + TryFrom<u64>>(
+        &self,
+        col: Col,
+        raw: impl AsRef<[u8]>,
+    ) -> Result<T, TraceError> {
+        self.whole(col, raw, "a whole number >= 0")
     }
+
+    /// Field `col` parsed as the whole number `T`, as [`Self::parse`] does: plain digits (what
+    /// trace fields nearly always hold) are read straight from the bytes, anything else
+    /// (spaces, a sign, more digits than a `u64` surely holds) goes through `T::from_str`.
+    fn whole<T: FromStr + TryFrom<u64>>(
+        &self,
+        col: Col,
+        raw: impl AsRef<[u8]>,
+        expected: &'static str,
+    ) -> Result<T, TraceError> {
+        let bytes = raw.as_ref();
+        match plain_digits(bytes) {
+            Some(value) => T::try_from(value).map_err(|_| self.error(col, expected, bytes)),
+            None => self.parse(col, bytes, expected),
+        }
+    }
+}
+
+/// The value of `raw` when it is 1 to 19 ASCII digits (so that it fits a `u64`), else `None`.
+fn plain_digits(raw: &[u8]) -> Option<u64> {
+    if raw.is_empty() || raw.len() > 19 {
+        return None;
+    }
+    raw.iter().try_fold(0u64, |value, &b| {
+        b.is_ascii_digit().then(|| value * 10 + u64::from(b - b'0'))
+    })
 }
 
 /// One line of a file, without its line end.
@@ -622,6 +652,27 @@ mod tests {
     use super::*;
     use flate2::write::GzEncoder;
     use std::io::Write;
+
+    proptest::proptest! {
+        /// Whole numbers read from plain digits are what `from_str` makes of the same bytes,
+        /// value or error, for every width the readers ask for.
+        #[test]
+        fn whole_numbers_read_as_from_str_reads_them(
+            raw in proptest::string::bytes_regex("(?s-u)[0-9]{0,22}|[ +0-9a\\xff-]{0,22}").unwrap()
+        ) {
+            let at = At { file: Path::new("t.csv"), line: 7 };
+            let col = Col::new(3, "job");
+            let expected = "a whole number >= 0";
+            proptest::prop_assert_eq!(
+                format!("{:?}", at.integer::<u64>(col, &raw)),
+                format!("{:?}", at.parse::<u64>(col, &raw, expected))
+            );
+            proptest::prop_assert_eq!(
+                format!("{:?}", at.integer::<u8>(col, &raw)),
+                format!("{:?}", at.parse::<u8>(col, &raw, expected))
+            );
+        }
+    }
 
     /// Lines enough to span several chunks of the inflating thread.
     fn text() -> Vec<u8> {
