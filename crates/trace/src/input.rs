@@ -655,7 +655,7 @@ mod tests {
 
     proptest::proptest! {
         /// Whole numbers read from plain digits are what `from_str` makes of the same bytes,
-        /// value or error, for every width the readers ask for.
+        /// value or error, for a narrow width and the widest.
         #[test]
         fn whole_numbers_read_as_from_str_reads_them(
             raw in proptest::string::bytes_regex("(?s-u)[0-9]{0,22}|[ +0-9a\\xff-]{0,22}").unwrap()
