@@ -526,11 +526,10 @@ impl Agent {
             Mode::Standalone(local) => {
                 let Some(interval) = interval_s else { return };
                 // The registry is the workloads': built again only when they changed.
-                if local.registry.is_none() || self.managed != present {
-                    let built = registry(&self.node, &self.supply, &self.config, present);
-                    local.registry = Some(built);
-                }
-                let registry = local.registry.take().expect("built above");
+                let registry = match local.registry.take() {
+                    Some(kept) if self.managed == present => kept,
+                    _ => registry(&self.node, &self.supply, &self.config, present),
+                };
                 let decided = local.decide(&registry, &measured, interval);
                 local.registry = Some(registry);
                 match decided {
@@ -702,10 +701,11 @@ impl Agent {
 
     /// Remembers `value` as written to the `k`-th knob of workload `id`.
     fn remember(&mut self, id: &str, k: usize, value: u64) {
-        if !self.written.contains_key(id) {
-            self.written.insert(id.to_string(), Default::default());
-        }
-        let values = self.written.get_mut(id).expect("inserted above");
+        // Looked up before inserting: a key made for each write would be an allocation.
+        let values = match self.written.get_mut(id) {
+            Some(values) => values,
+            None => self.written.entry(id.to_string()).or_default(),
+        };
         if let Some(slot) = values.get_mut(k) {
             *slot = Some(value);
         }
