@@ -2,11 +2,12 @@
 //! reports not counted yet, read them with the registry and the previous memory, compute, and
 //! store the snapshot and memory ([`Store::run_cycle`]). N nodes of 10 workloads each (N =
 //! 100, 1,000, 10,000), every node reporting once per cycle (10 samples), or one node in ten;
-//! the reports are stored before each timed cycle and are not part of its time. After each
-//! case it prints how many bytes the last cycle wrote (the server's write-ahead log on
-//! PostgreSQL, the process's writes on SQLite), beside the size of its snapshot and memory as
-//! JSON. On a fresh SQLite file, and
-//! on PostgreSQL as well when `FAIRSHARE_TEST_POSTGRES` names a server (a database is created
+//! the reports are stored before each timed cycle and are not part of its time, nor is the
+//! checkpoint the daemon runs once a cycle is served (SQLite's log copied into its file). After
+//! each case it prints how many bytes the last cycle wrote, its checkpoint included (the
+//! server's write-ahead log on PostgreSQL, the process's writes on SQLite), how long that
+//! checkpoint took, and the size of its snapshot and memory as JSON. On a fresh SQLite file,
+//! and on PostgreSQL as well when `FAIRSHARE_TEST_POSTGRES` names a server (a database is created
 //! for the bench and dropped after it).
 //!
 //! Run with `cargo bench -p fairshare-service --bench cycle_db`.
@@ -161,7 +162,7 @@ fn on(c: &mut Criterion, rt: &Runtime, backend: &str, url: &dyn Fn(&str) -> Stri
         });
         let mut seq = 0;
         // Bytes the last cycle wrote, and the size of its snapshot and memory as JSON.
-        let (mut written, mut whole) = (0, 0);
+        let (mut written, mut whole, mut checkpoint) = (0, 0, Duration::ZERO);
         let id = BenchmarkId::from_parameter(&label);
         group.bench_function(id, |b| {
             b.iter_custom(|iterations| {
@@ -202,6 +203,9 @@ fn on(c: &mut Criterion, rt: &Runtime, backend: &str, url: &dyn Fn(&str) -> Stri
                             .unwrap()
                             .unwrap();
                         spent += start.elapsed();
+                        let start = Instant::now();
+                        store.checkpoint(&mut conn).await.unwrap();
+                        checkpoint = start.elapsed();
                         written = match (wal, wal_position(&store, backend).await) {
                             (Some(before), Some(after)) => (after - before) as u64,
                             _ => bytes_written() - wrote,
@@ -216,8 +220,8 @@ fn on(c: &mut Criterion, rt: &Runtime, backend: &str, url: &dyn Fn(&str) -> Stri
         if seq > 0 {
             let (written, whole) = (written as f64 / 1e6, whole as f64 / 1e6);
             eprintln!(
-                "{backend} {label}: the last cycle wrote {written:.1} MB (its snapshot and memory: \
-                 {whole:.1} MB of JSON)"
+                "{backend} {label}: the last cycle wrote {written:.1} MB with its checkpoint, which \
+                 took {checkpoint:.0?} after it (its snapshot and memory: {whole:.1} MB of JSON)"
             );
         }
         rt.block_on(store.close());

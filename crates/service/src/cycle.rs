@@ -70,22 +70,25 @@ pub struct WorkloadMemory {
 /// Every workload's memory, sorted by id.
 pub type Memory = Vec<(Id, WorkloadMemory)>;
 
-/// The usage counted in one cycle: per workload (sorted by id, so a cycle walks it beside the
-/// registry instead of looking every workload up), rates weighted by the seconds they cover.
+/// The usage counted in one cycle: per workload, rates weighted by the seconds they cover.
+/// Kept by hash (a cycle may count millions of samples) and walked sorted by id, so that a
+/// cycle walks it beside the registry instead of looking every workload up.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Measured {
-    per_workload: BTreeMap<String, (Vec<f64>, f64)>,
+    per_workload: FxHashMap<String, (Vec<f64>, f64)>,
 }
 
 impl Measured {
     /// Counts one sample of `rates` covering `seconds`.
     pub fn add(&mut self, workload: &str, rates: &[f64], seconds: f64) {
-        if !self.per_workload.contains_key(workload) {
-            let empty = (vec![0.0; rates.len()], 0.0);
-            self.per_workload.insert(workload.to_string(), empty);
-        }
-        let Some((sum, covered)) = self.per_workload.get_mut(workload) else {
-            return;
+        let (sum, covered) = match self.per_workload.get_mut(workload) {
+            Some(counted) => counted,
+            None => {
+                let empty = (vec![0.0; rates.len()], 0.0);
+                self.per_workload
+                    .entry(workload.to_string())
+                    .or_insert(empty)
+            }
         };
         for (s, r) in sum.iter_mut().zip(rates) {
             *s += r * seconds;
@@ -93,9 +96,15 @@ impl Measured {
         *covered += seconds;
     }
 
-    /// Each counted workload's summed rates and the seconds they cover, by id.
+    /// Each counted workload's summed rates and the seconds they cover, sorted by id.
     fn sorted(&self) -> impl Iterator<Item = (&str, &(Vec<f64>, f64))> {
-        self.per_workload.iter().map(|(id, m)| (id.as_str(), m))
+        let mut sorted: Vec<_> = self
+            .per_workload
+            .iter()
+            .map(|(id, m)| (id.as_str(), m))
+            .collect();
+        sorted.sort_unstable_by_key(|(id, _)| *id);
+        sorted.into_iter()
     }
 }
 

@@ -478,6 +478,9 @@ async fn one_cycle(shared: &Shared, leadership: Option<&mut Leadership>, retenti
             shared.metrics.cycle_seconds.observe(seconds);
             tracing::debug!(cycle = snapshot.cycle, seconds, "cycle computed");
             shared.set_snapshot(snapshot);
+            if let Err(e) = shared.store.checkpoint(conn).await {
+                tracing::warn!(error = %e, "the database log was not copied into its file");
+            }
         }
         Ok(Err(e)) => {
             shared.metrics.cycle_errors.inc();

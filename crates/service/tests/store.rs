@@ -496,3 +496,38 @@ async fn store_whole(store: &Store) {
         .await
         .unwrap();
 }
+
+/// The log a cycle leaves on SQLite reaches the database file at the checkpoint the daemon runs
+/// once the cycle is served: the file alone, copied without its log, holds the cycle after it
+/// and not before.
+#[test]
+fn a_checkpoint_puts_the_cycle_into_the_database_file() {
+    let dir = tempfile_dir(usize::MAX);
+    let path = dir.join("store.db");
+    let latest_in_file_alone = |name: &str| {
+        let copy = dir.join(name);
+        std::fs::copy(&path, &copy).unwrap();
+        let url = format!("sqlite:{}", copy.display());
+        async move {
+            Store::open(&url)
+                .await
+                .unwrap()
+                .latest_cycle()
+                .await
+                .unwrap()
+        }
+    };
+    runtime().block_on(async {
+        let store = Store::open(&format!("sqlite:{}", path.display()))
+            .await
+            .unwrap();
+        two_workloads_per_node(&store, 2).await;
+        let served = cycle(&store).await.cycle;
+        assert_eq!(latest_in_file_alone("before.db").await, 0);
+        let mut conn = store.connection().await.unwrap();
+        store.checkpoint(&mut conn).await.unwrap();
+        assert_eq!(latest_in_file_alone("after.db").await, served);
+        store.close().await;
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
