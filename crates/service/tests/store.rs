@@ -531,3 +531,25 @@ fn a_checkpoint_puts_the_cycle_into_the_database_file() {
     });
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// On PostgreSQL the store's connections compress long texts (the nodes' parts) with lz4.
+#[test]
+fn postgres_connections_compress_long_texts_with_lz4() {
+    on_every_backend(|url| {
+        if url.starts_with("sqlite:") {
+            return;
+        }
+        runtime().block_on(async {
+            use sqlx::Row;
+            let store = Store::open(url).await.unwrap();
+            let mut conn = store.connection().await.unwrap();
+            let row = sqlx::query("SELECT current_setting('default_toast_compression')")
+                .fetch_one(&mut *conn)
+                .await
+                .unwrap();
+            assert_eq!(row.get::<String, _>(0), "lz4");
+            drop(conn);
+            store.close().await;
+        });
+    });
+}
