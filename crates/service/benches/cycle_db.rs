@@ -161,7 +161,8 @@ fn on(c: &mut Criterion, rt: &Runtime, backend: &str, url: &dyn Fn(&str) -> Stri
             store
         });
         let mut seq = 0;
-        // Bytes the last cycle wrote, and the size of its snapshot and memory as JSON.
+        // Bytes the last cycle wrote with its checkpoint, the size of its snapshot and memory
+        // as JSON, and how long the checkpoint took.
         let (mut written, mut whole, mut checkpoint) = (0, 0, Duration::ZERO);
         let id = BenchmarkId::from_parameter(&label);
         group.bench_function(id, |b| {

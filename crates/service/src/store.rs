@@ -964,10 +964,15 @@ impl Store {
     /// number forgotten so that a late retry of one is still recognised.
     async fn prune(&self, conn: &mut AnyConnection, before_ms: i64) -> Result<(), StoreError> {
         // Only counted reports are forgotten: old uncounted ones must not take the write lock
-        // every cycle for nothing.
+        // every cycle for nothing. The old reports are walked from the oldest, in the index on
+        // `received_ms`: the first is nearly always counted, and with none old the walk is
+        // empty. Asked as a plain join, PostgreSQL (its statistics behind a table growing by
+        // 10,000 rows a cycle) walked every counted report to find that none was old: 35 ms
+        // with 10,000 of them, 74 ms with 20,000, and on.
         let old = sqlx::query(
-            "SELECT 1 FROM reports r JOIN report_cycles c ON c.node = r.node AND c.seq = r.seq
-             WHERE c.cycle IS NOT NULL AND r.received_ms < $1 LIMIT 1",
+            "SELECT 1 FROM reports r WHERE r.received_ms < $1 AND EXISTS (SELECT 1 FROM
+             report_cycles c WHERE c.node = r.node AND c.seq = r.seq AND c.cycle IS NOT NULL)
+             ORDER BY r.received_ms LIMIT 1",
         )
         .bind(before_ms)
         .fetch_optional(&mut *conn)
