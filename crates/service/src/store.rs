@@ -7,6 +7,7 @@ use crate::model::{
     NodeSpec, NodeStatus, UsageAck, UsageReport, UserSpec, WorkloadPriority, WorkloadSpec,
 };
 use fairshare_core::heaviness::Resource;
+use rayon::prelude::*;
 use sqlx::any::AnyPoolOptions;
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, Connection, Executor, Row};
@@ -1474,30 +1475,17 @@ fn node_parts(snapshot: &Snapshot, memory: &Memory) -> Result<HashMap<Id, Part>,
         workloads.push(w);
         memory.push(m);
     }
-    let by_node: Vec<_> = by_node.into_iter().collect();
     // Written on every core: at 10,000 nodes the parts are 40 MB of JSON.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let share = by_node.len().div_ceil(threads).max(1);
-    let write = |nodes: &[(&Id, (Vec<&WorkloadPriority>, Vec<_>))]| -> Vec<(Id, Part)> {
-        let part = |(node, (workloads, memory)): &(&Id, _)| {
+    Ok(by_node
+        .par_iter()
+        .map(|(node, (workloads, memory))| {
             let part = Part {
                 workloads: json(workloads),
                 memory: json(memory),
             };
             (Id::clone(node), part)
-        };
-        nodes.iter().map(part).collect()
-    };
-    Ok(std::thread::scope(|scope| {
-        let written: Vec<_> = by_node
-            .chunks(share)
-            .map(|nodes| scope.spawn(move || write(nodes)))
-            .collect();
-        written
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    }))
+        })
+        .collect())
 }
 
 /// The statement that writes `rows` nodes' parts, each over what was stored for it. On SQLite
