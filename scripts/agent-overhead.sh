@@ -2,11 +2,12 @@
 # CPU time of one `fairshare agent` cycle over N workloads on this machine's real cgroup v1
 # tree (root, with cpu, cpuacct, memory and blkio mounted under /sys/fs/cgroup): makes N idle
 # child cgroups under a fresh parent, runs the agent standalone at μ = 0.1 s for SECONDS, and
-# divides the agent's user+system time (/proc/PID/stat) by the cycles run. It also says how
-# many files the agent holds open and, from its per-cycle log lines, that every cycle found
-# and measured all N workloads and that no knob write was refused. NOFILE=1024 runs it under
-# that soft limit on open files (the agent raises it to the hard one; NOFILE_HARD=1024 caps
-# that too, as a unit without LimitNOFILE would). Cleans up on exit.
+# divides the agent's user+system time (/proc/PID/stat) by the cycles run (each part too, at
+# the kernel's tick resolution). It also says how many files the agent holds open and, from its
+# per-cycle log lines, that every cycle found and measured all N workloads and that no knob
+# write was refused. NOFILE=1024 runs it under that soft limit on open files (the agent raises
+# it to the hard one; NOFILE_HARD=1024 caps that too, as a unit without LimitNOFILE would).
+# Cleans up on exit.
 # Usage: [NOFILE=…] [NOFILE_HARD=…] scripts/agent-overhead.sh [N=200] [SECONDS=10]
 set -euo pipefail
 N=${1:-200}
@@ -40,17 +41,17 @@ printf 'node = "overhead"\ninterval_s = 0.1\nparents = ["%s"]\n' "$P" > "$CONF"
 ) 2> "$LOG" &
 AG=$!
 sleep 3
-t0=$(awk '{print $14 + $15}' /proc/$AG/stat)
+read -r u0 s0 < <(awk '{print $14, $15}' /proc/$AG/stat)
 c0=$(grep -c '"message":"cycle"' "$LOG" || true)
 sleep "$SECONDS_RUN"
-t1=$(awk '{print $14 + $15}' /proc/$AG/stat)
+read -r u1 s1 < <(awk '{print $14, $15}' /proc/$AG/stat)
 c1=$(grep -c '"message":"cycle"' "$LOG" || true)
 fds=$(ls /proc/$AG/fd | wc -l)
 limit=$(awk '/Max open files/ {print $4 " soft, " $5 " hard"}' /proc/$AG/limits)
 tck=$(getconf CLK_TCK)
 cycles=$((c1 - c0))
-awk -v d=$((t1 - t0)) -v tck="$tck" -v c="$cycles" -v n="$N" \
-  'BEGIN { printf "%d workloads: %.2f s of CPU over %d cycles = %.2f ms per cycle\n", n, d / tck, c, 1000 * d / tck / c }'
+awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v tck="$tck" -v c="$cycles" -v n="$N" \
+  'BEGIN { d = u + s; printf "%d workloads: %.2f s of CPU over %d cycles = %.2f ms per cycle (user %.2f ms, system %.2f ms)\n", n, d / tck, c, 1000 * d / tck / c, 1000 * u / tck / c, 1000 * s / tck / c }'
 echo "open files: $fds (limit $limit)"
 grep '"message":"cycle"' "$LOG" | python3 -c '
 import json, sys
