@@ -136,14 +136,15 @@ impl<'a> Envelope<'a> {
     }
 }
 
-/// The first instant after now at which `after` must overtake `before`, as `h = −ln x*`
-/// (the crossing is at `now + τ·h`), or `None` if the two never swap.
+/// The first instant after now at which `after` must overtake `before`, as the decay variable
+/// there, `x* ∈ [0, 1]` with x = 1 now (the crossing is at `now − τ·ln x*`), or `None` if the two
+/// never swap. The caller compares decay variables rather than times, so no logarithm is taken.
 ///
 /// Slopes are multiplied by `scale` (the decay variable at now), so x = 1 is now; the tops are
 /// those at `scale`, where the caller has just compared the two. `before`
 /// precedes `after` now: on the first piece the difference is taken as ≤ 0 at x = 1 even if
-/// rounding made it a hair positive; if it then grows, the pair is due at once (`h = 0`).
-/// Roots are rounded towards now, never past the true crossing: an early event only re-sorts.
+/// rounding made it a hair positive; if it then grows, the pair is due at once (`x* = 1`).
+/// Roots are clamped to their piece, never past its end: an early event only re-sorts.
 pub(crate) fn crossing(before: Priority<'_>, after: Priority<'_>, scale: f64) -> Option<f64> {
     let mut ea = Envelope::new(before, scale);
     let mut eb = Envelope::new(after, scale);
@@ -169,27 +170,23 @@ pub(crate) fn crossing(before: Priority<'_>, after: Priority<'_>, scale: f64) ->
 }
 
 /// `d(x) = da + db·x` at x, a point of the piece `[·, hi]`. On the first piece (`hi = 1`) the
-/// comparator has already fixed `d(1) ≤ 0`, so d is taken from there with `d(1)` clamped: a pair
-/// tied up to rounding whose order holds as x falls does not yield a spurious event.
+/// comparator has already fixed `d(1) ≤ 0`; if rounding made it a hair positive, d is taken from
+/// `d(1) = 0`, so that a pair tied up to rounding whose order holds as x falls does not yield a
+/// spurious event. Otherwise d is evaluated as it stands, not from `d(1)`: near x = 0, a
+/// crossing far in the future, `d(1) + db·(x − 1)` would cancel it away.
 fn difference(da: f64, db: f64, x: f64, hi: f64) -> f64 {
-    if hi == 1.0 {
-        (da + db).min(0.0) + db * (x - 1.0)
+    if hi == 1.0 && da + db > 0.0 {
+        db * (x - 1.0)
     } else {
         da + db * x
     }
 }
 
-/// `−ln x*` for the root x* of d on the piece `[lo, hi]`, where `d(lo) > 0` (so `db < 0`).
+/// The root x* of d on the piece `[lo, hi]`, where `d(lo) > 0` (so `db < 0`): `hi` if d is
+/// already positive there (on the first piece: the pair is due at once).
 fn root(da: f64, db: f64, lo: f64, hi: f64) -> f64 {
-    let h = if hi == 1.0 {
-        // x* − 1 = −d(1)/db without cancellation; 0 when the pair is already due.
-        -(-(da + db).min(0.0) / db).ln_1p()
-    } else if da + db * hi > 0.0 {
-        -hi.ln()
-    } else {
-        -(-da / db).ln()
-    };
-    h.max(0.0).min(-lo.ln())
+    let x = if da + db * hi > 0.0 { hi } else { -da / db };
+    x.min(1.0).max(lo)
 }
 
 #[cfg(test)]
@@ -201,7 +198,7 @@ mod tests {
         pairs.iter().map(|&(a, b)| Line { a, b }).collect()
     }
 
-    /// [`crossing`] with the handovers and tops found here.
+    /// [`crossing`] with the handovers and tops found here, as `h = −ln x*`.
     fn cross(before: &[Line], after: &[Line], scale: f64) -> Option<f64> {
         let (a, b) = (top(before, scale)?, top(after, scale)?);
         let mut handed = vec![Handover { at: 0.0, to: 0 }; before.len() + after.len()];
@@ -218,6 +215,7 @@ mod tests {
             priority(after, hb, b.line),
             scale,
         )
+        .map(|x| -x.ln())
     }
 
     fn value(lines: &[Line], x: f64) -> f64 {
@@ -256,6 +254,15 @@ mod tests {
         assert_eq!(cross(&a, &lines(&[(0.5, 0.2)]), 1.0), None);
         assert_eq!(cross(&a, &a, 1.0), None);
         assert_eq!(cross(&a, &[], 1.0), None);
+    }
+
+    #[test]
+    fn a_crossing_far_in_the_future_is_found() {
+        // d(0) = 1e-206 against slopes of 1: the crossing is at x* = 1e-206, h = 474.3.
+        let a = lines(&[(1e-200, 0.0)]);
+        let b = lines(&[(1e-200 - 1e-206, 1.0)]);
+        let h = cross(&a, &b, 1.0).expect("they cross");
+        assert!((h - 1e206f64.ln()).abs() < 1e-9, "h = {h}");
     }
 
     #[test]

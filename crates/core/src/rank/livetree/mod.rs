@@ -14,8 +14,9 @@
 //!   `(now − t_ref)/τ` exceeds 32, which bounds every slope (§7.7).
 //! * **Who goes next.** A kinetic tournament over the client slots (module `tournament`): every
 //!   match is decided by the comparator at the current time (§7.6) and holds one certificate, the
-//!   exact time its loser overtakes its winner (module `crossing`). A change of one client
-//!   replays the O(log n) matches on its path. Only the matches on the way to the winner carry
+//!   exact moment its loser overtakes its winner (module `crossing`), kept as minus the decay
+//!   variable there: x falls as time passes, so −x is a clock, and a crossing needs no logarithm
+//!   to become a time. A change of one client replays the O(log n) matches on its path. Only the matches on the way to the winner carry
 //!   near-ties, so far fewer certificates fail than a sorted order's neighbour swaps.
 //! * **Batch advance** (§7.7): the matches whose certificates fall due by the target time are
 //!   replayed there, children before parents, found by descending only into subtrees with a due
@@ -59,6 +60,10 @@ use tournament::{Outcome, Tournament, NIL};
 
 /// Rebase the reference time once the decay variable has fallen below `e^(−REBASE)`.
 const REBASE: f64 = 32.0;
+
+/// The smallest decay variable a certificate holds (about `e^(−690)`, far above the
+/// subnormals): crossings further away than that fall due there, early.
+const FARTHEST: f64 = 1e-300;
 
 /// One client as it enters the tree.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -180,8 +185,9 @@ impl LiveTree {
         }
         self.now = t;
         self.rebase();
+        let clock = -self.x;
         let (tournament, referee) = self.split();
-        self.counters.events += tournament.refresh(t, |a, b| referee.play(a, b));
+        self.counters.events += tournament.refresh(clock, |a, b| referee.play(a, b));
         Ok(())
     }
 
@@ -334,7 +340,6 @@ impl LiveTree {
         let referee = Referee {
             members: &self.members,
             x: self.x,
-            now: self.now,
             tau: self.tau,
             last: Cell::new(NIL),
             last_key: Cell::new(Key::default()),
@@ -343,7 +348,7 @@ impl LiveTree {
     }
 
     /// Recompute the decay variable at now, moving the reference time to now if it has fallen
-    /// too far behind.
+    /// too far behind (and the certificates, which are decay variables, with it).
     fn rebase(&mut self) {
         let elapsed = (self.now - self.t_ref) / self.tau;
         if elapsed <= REBASE {
@@ -357,6 +362,7 @@ impl LiveTree {
             }
         } else {
             self.members.scale_all(factor);
+            self.tournament.rescale(factor);
         }
         (self.t_ref, self.x) = (self.now, 1.0);
     }
@@ -373,7 +379,6 @@ impl LiveTree {
 struct Referee<'a> {
     members: &'a Members,
     x: f64,
-    now: f64,
     tau: f64,
     /// The last winner (`NIL` before the first match): up a path, every match has the
     /// previous one's winner.
@@ -405,8 +410,8 @@ impl Referee<'_> {
         }
     }
 
-    /// When `loser` overtakes `winner`, which precedes it now (infinity: never); each comes
-    /// with its key now.
+    /// The moment `loser` overtakes `winner`, which precedes it now, on the tournament's clock
+    /// −x (infinity: never); each comes with its key now.
     fn overtaking(&self, (winner, w): (u32, Key), (loser, l): (u32, Key)) -> f64 {
         if self.tau == f64::INFINITY {
             return f64::INFINITY;
@@ -415,19 +420,16 @@ impl Referee<'_> {
             self.members.priority(winner, &w),
             self.members.priority(loser, &l),
         );
-        let Some(h) = crossing::crossing(before, after, self.x) else {
+        let Some(x) = crossing::crossing(before, after, self.x) else {
             return f64::INFINITY;
         };
-        let time = if self.tau == 0.0 {
-            self.now
-        } else {
-            self.now + self.tau * h
-        };
-        if time.is_finite() {
-            time
-        } else {
-            f64::INFINITY
+        if self.tau == 0.0 {
+            // Commitments jump at the next instant: due at the next advance, whatever it is.
+            return f64::NEG_INFINITY;
         }
+        // A crossing further than `FARTHEST` is kept there, early: no later rebase can lose it
+        // to underflow, and an early event only re-sorts.
+        -(self.x * x).max(FARTHEST)
     }
 }
 

@@ -26,6 +26,14 @@ fn worked_example(tau: f64, form: PriorityForm) -> LiveTree {
     tree
 }
 
+/// The time of the tree's next certificate (infinity if none), from its clock −x.
+fn next_event(tree: &LiveTree) -> f64 {
+    match tree.tournament.due() {
+        due if due == f64::INFINITY => due,
+        due => tree.t_ref - tree.tau * (-due).ln(),
+    }
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-12
 }
@@ -36,7 +44,7 @@ fn worked_example_swaps_once_at_the_crossing() {
     assert!(close(tree.priority(0).unwrap(), 0.45));
     assert!(close(tree.priority(1).unwrap(), 0.50));
     assert_eq!(tree.iter().collect::<Vec<_>>(), vec![0, 1]);
-    let due = tree.tournament.due();
+    let due = next_event(&tree);
     assert!((due - 13.3531).abs() < 1e-4, "t* = {due}");
 
     // Just before t*, A is still first; at t* both priorities are 0.4625.
@@ -50,7 +58,7 @@ fn worked_example_swaps_once_at_the_crossing() {
     // After it B is first, and nothing else ever happens.
     tree.advance(due + 1e-6).unwrap();
     assert_eq!(tree.iter().collect::<Vec<_>>(), vec![1, 0]);
-    assert_eq!(tree.tournament.due(), f64::INFINITY);
+    assert_eq!(next_event(&tree), f64::INFINITY);
     tree.advance(1e6).unwrap();
     assert_eq!(tree.iter().collect::<Vec<_>>(), vec![1, 0]);
     assert!(close(tree.priority(0).unwrap(), 0.55));
@@ -165,6 +173,62 @@ fn rebasing_keeps_commitments_exact_over_a_month() {
         assert!((tree.commitment(0).unwrap()[0] - c).abs() < 1e-12, "at {t}");
     }
     assert!(tree.x > (-REBASE).exp());
+}
+
+/// Two clients whose priorities cross `ln(1/gap)` time constants from now: A holds `level`,
+/// B's commitment of 1 decays towards `level − gap` (τ = 1 s, one resource).
+fn far_crossing(level: f64, gap: f64) -> (LiveTree, f64) {
+    let mut tree = LiveTree::new(1, 1.0, PriorityForm::MaxOfSums);
+    let a = Member {
+        weight: 1.0,
+        allocation: vec![level],
+        ..Member::default()
+    };
+    let target = level - gap;
+    let b = Member {
+        weight: 1.0,
+        allocation: vec![0.0],
+        excess: vec![target],
+        commitment: vec![target + 1.0],
+    };
+    tree.insert(0, a).unwrap();
+    tree.insert(1, b).unwrap();
+    // B's priority `target + e^(−t)` meets A's `level` where e^(−t) = level − target.
+    (tree, -(level - target).ln())
+}
+
+/// Advances `tree` in 5-second steps up to `t` (a rebase every 32 s or so).
+fn walk(tree: &mut LiveTree, t: f64) {
+    while tree.now() + 5.0 < t {
+        let next = tree.now() + 5.0;
+        tree.advance(next).unwrap();
+    }
+    tree.advance(t).unwrap();
+}
+
+#[test]
+fn a_crossing_hundreds_of_time_constants_away_survives_every_rebase() {
+    // The certificate is a decay variable of e^(−474): kept through 14 rebases.
+    let (mut tree, at) = far_crossing(1e-200, 1e-206);
+    assert!((at - 474.3).abs() < 0.1, "{at}");
+    walk(&mut tree, at - 1.0);
+    assert_eq!(tree.first(), Some(0));
+    assert_eq!(tree.counters().events, 0);
+    walk(&mut tree, at + 1.0);
+    assert_eq!(tree.first(), Some(1));
+    assert_eq!(tree.counters().events, 1);
+}
+
+#[test]
+fn a_crossing_beyond_the_farthest_certificate_falls_due_early_and_is_not_lost() {
+    // e^(−695) is below `FARTHEST`: the match is replayed early, then the crossing is exact.
+    let (mut tree, at) = far_crossing(1e-290, 1e-302);
+    assert!((-at).exp() < FARTHEST);
+    walk(&mut tree, at - 1.0);
+    assert_eq!(tree.first(), Some(0));
+    walk(&mut tree, at + 1.0);
+    assert_eq!(tree.first(), Some(1));
+    assert!(tree.counters().events >= 2, "{:?}", tree.counters());
 }
 
 #[test]

@@ -4,17 +4,19 @@
 //! (that needs a certificate per adjacent pair, and at 100,000 near-tied clients most of them
 //! fail every millisecond). It keeps a kinetic tournament instead: a complete binary tree over
 //! the client slots in which every inner node holds the winner of the match between its two
-//! children's winners, and a certificate, the time at which that match's loser overtakes its
+//! children's winners, and a certificate, the moment at which that match's loser overtakes its
 //! winner. Every node also knows the earliest certificate below it, so an advance finds the
-//! failed matches by descending only where one is due, and replays them at the target time.
+//! failed matches by descending only where one is due, and replays them at the target moment.
 //!
-//! The tree never compares by itself: every match is played by the caller's `play`, which
-//! compares two slots at the current time and computes their certificate (module `crossing`).
+//! Moments are read on the caller's clock: any number that grows with time (the live tree uses
+//! minus its decay variable, so that no logarithm turns a crossing into a time). The tree never
+//! compares by itself: every match is played by the caller's `play`, which compares two slots
+//! now and computes their certificate (module `crossing`).
 
 /// Marks an empty leaf, or a match without players.
 pub(crate) const NIL: u32 = u32::MAX;
 
-/// The outcome of a match: the winner and when the loser overtakes it (infinity: never).
+/// The outcome of a match: the winner and the moment the loser overtakes it (infinity: never).
 pub(crate) type Outcome = (u32, f64);
 
 /// One node of the tree: a leaf (a slot or `NIL`) or a match between its children's winners.
@@ -22,7 +24,7 @@ pub(crate) type Outcome = (u32, f64);
 struct Node {
     /// The earliest certificate in this node's subtree, its own included.
     due: f64,
-    /// When this match's loser overtakes its winner (infinity for a leaf or a walkover).
+    /// The moment this match's loser overtakes its winner (infinity for a leaf or a walkover).
     certificate: f64,
     /// The slot that wins here (`NIL` if the subtree is empty).
     winner: u32,
@@ -88,8 +90,8 @@ impl Tournament {
         }
     }
 
-    /// Replays every match whose certificate is due by `t` (and the matches above them), at the
-    /// caller's current time `t`; returns how many certificates were due.
+    /// Replays every match whose certificate is due by moment `t` (and the matches above them),
+    /// at the caller's current moment `t`; returns how many certificates were due.
     pub(crate) fn refresh(&mut self, t: f64, play: impl Fn(u32, u32) -> Outcome) -> u64 {
         if self.nodes[1].due > t {
             return 0;
@@ -137,6 +139,15 @@ impl Tournament {
     fn subtree_due(&self, i: usize) -> f64 {
         let (left, right) = (self.nodes[2 * i].due, self.nodes[2 * i + 1].due);
         self.nodes[i].certificate.min(left).min(right)
+    }
+
+    /// Divides every certificate by `divisor` > 0, as the caller's clock is rescaled. Rounding is
+    /// monotone, so every node's earliest certificate below stays the earliest.
+    pub(crate) fn rescale(&mut self, divisor: f64) {
+        for node in &mut self.nodes {
+            node.due /= divisor;
+            node.certificate /= divisor;
+        }
     }
 
     /// Makes room for slots `0..slots`, replaying every match of the larger tree.
