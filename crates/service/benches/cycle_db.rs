@@ -182,7 +182,7 @@ fn on(c: &mut Criterion, rt: &Runtime, backend: &str, url: &dyn Fn(&str) -> Stri
                             .unwrap();
                         assert!(answers.iter().all(Result::is_ok));
                         let mut conn = store.connection().await.unwrap();
-                        let (wal, wrote) = (wal_position(&store, backend).await, bytes_written());
+                        let (wal, wrote) = (wal_position(store, backend).await, bytes_written());
                         let start = Instant::now();
                         let cycle = store
                             .run_cycle(
@@ -212,11 +212,11 @@ fn on(c: &mut Criterion, rt: &Runtime, backend: &str, url: &dyn Fn(&str) -> Stri
                         let start = Instant::now();
                         store.checkpoint(&mut conn).await.unwrap();
                         checkpoint = start.elapsed();
-                        written = match (wal, wal_position(&store, backend).await) {
+                        written = match (wal, wal_position(store, backend).await) {
                             (Some(before), Some(after)) => (after - before) as u64,
                             _ => bytes_written() - wrote,
                         };
-                        whole = stored_json(&store).await;
+                        whole = stored_json(store).await;
                         assert_eq!(cycle.0.workloads.len(), nodes * WORKLOADS_PER_NODE);
                     });
                 }
