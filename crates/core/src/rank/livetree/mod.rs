@@ -16,8 +16,9 @@
 //!   match is decided by the comparator at the current time (§7.6) and holds one certificate, the
 //!   exact moment its loser overtakes its winner (module `crossing`), kept as minus the decay
 //!   variable there: x falls as time passes, so −x is a clock, and a crossing needs no logarithm
-//!   to become a time. A change of one client replays the O(log n) matches on its path. Only the matches on the way to the winner carry
-//!   near-ties, so far fewer certificates fail than a sorted order's neighbour swaps.
+//!   to become a time. A change of one client replays the O(log n) matches on its path. Only
+//!   the matches on the way to the winner carry near-ties, so far fewer certificates fail than a
+//!   sorted order's neighbour swaps.
 //! * **Batch advance** (§7.7): the matches whose certificates fall due by the target time are
 //!   replayed there, children before parents, found by descending only into subtrees with a due
 //!   certificate. The full order, which only reports ask for, is sorted at the current time.

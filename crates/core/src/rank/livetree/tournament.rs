@@ -141,8 +141,10 @@ impl Tournament {
         self.nodes[i].certificate.min(left).min(right)
     }
 
-    /// Divides every certificate by `divisor` > 0, as the caller's clock is rescaled. Rounding is
-    /// monotone, so every node's earliest certificate below stays the earliest.
+    /// Divides every certificate by `divisor` in (0, 1], as the caller's clock is rescaled.
+    /// Rounding is monotone, so every node's earliest certificate below stays the earliest. A
+    /// divisor that underflowed to 0 makes every finite certificate due at once (early, never
+    /// late).
     pub(crate) fn rescale(&mut self, divisor: f64) {
         for node in &mut self.nodes {
             node.due /= divisor;
