@@ -4,11 +4,11 @@
 # child cgroups under a fresh parent, runs the agent standalone at μ = 0.1 s for SECONDS, and
 # divides the agent's user+system time (/proc/PID/stat) by the cycles run (each part too, at
 # the kernel's tick resolution: the split is sampled and moves between runs), and its run time
-# to the nanosecond (/proc/PID/schedstat) likewise. It also says how many files the agent holds open and, from its
-# per-cycle log lines, that every cycle found and measured all N workloads and that no knob
-# write was refused. NOFILE=1024 runs it under that soft limit on open files (the agent raises
-# it to the hard one; NOFILE_HARD=1024 caps that too, as a unit without LimitNOFILE would).
-# Cleans up on exit.
+# to the nanosecond (/proc/PID/schedstat) likewise. It also says how many files the agent holds
+# open and, from its per-cycle log lines, that every cycle found and measured all N workloads
+# and that no knob write was refused. NOFILE=1024 runs it under that soft limit on open files
+# (the agent raises it to the hard one; NOFILE_HARD=1024 caps that too, as a unit without
+# LimitNOFILE would). Cleans up on exit.
 # Usage: [NOFILE=…] [NOFILE_HARD=…] scripts/agent-overhead.sh [N=200] [SECONDS=10]
 set -euo pipefail
 N=${1:-200}
