@@ -543,6 +543,12 @@ impl SharedWindow {
             .set(t, if total > 0.0 { 1.0 / total } else { 0.0 })
     }
 
+    /// The rate per unit of weight as last settled (`1 / Σ w` of the active members, 0 while
+    /// none is).
+    pub fn unit_rate(&self) -> f64 {
+        self.unit.rate()
+    }
+
     /// `member`'s entitlement integrated over the window ending at `t`, in rate × seconds, and
     /// the last instant up to which that reading holds if no member joins or leaves and the
     /// rates are not settled anew meanwhile: forever when it has not been active in the window,

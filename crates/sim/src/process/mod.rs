@@ -6,7 +6,9 @@
 //! quanta and put the client back at the tail after each quantum, the others serve a request to
 //! completion; `idle` only delays. Allocation, consumption and busy time are kept in exact
 //! sliding windows ([`fairshare_core::usage::window`]; no ticks), and a waiting process's priority is
-//! reused for as long as its windows say their readings hold. At each instant the engine ends
+//! reused for as long as its windows say their readings hold. With one allocation per resource,
+//! a dispatch also leaves uncomputed the stale priorities that cannot have risen to the best
+//! one since they were last computed (their ceiling: `Engine::ceiling`). At each instant the engine ends
 //! grants, ends idle periods, updates the active set, then dispatches every free resource in
 //! lane order (§3.2).
 //!
@@ -111,6 +113,15 @@ struct Engine<'a> {
     /// Raised whenever the bottlenecks or the entitlement rates change: priorities computed
     /// before no longer hold (one increment, not a pass over every queue).
     epoch: u64,
+    /// Raised whenever the shares or the bottlenecks change, or a slot's rate per unit of
+    /// entitlement leaves `(0, cap]`: how far a priority computed before can have risen since
+    /// is then unknown.
+    bounds: u64,
+    /// Above every slot's rate per unit of entitlement since `bounds` was last raised: twice
+    /// the highest when it was.
+    cap: f64,
+    /// Scratch for one dispatch: the stale priorities' ceilings and places in the queue.
+    stale: Vec<(f64, usize)>,
     /// Per process: the slots it is active in (what the slots say, counted where the shares
     /// are renormalised: asking every slot there was a tenth of the engine's time).
     active_slots: Vec<usize>,
@@ -144,14 +155,34 @@ struct Waiting {
     valid_before: u64,
     /// The engine's [`Engine::epoch`] when it was computed: from another, it no longer holds.
     epoch: u64,
+    /// When it was computed, µs, and the engine's [`Engine::bounds`] then: from another, how far
+    /// it can have risen since is unknown.
+    at: u64,
+    bounds: u64,
+    /// Until when (µs) its service in the window stays as it was then: no past service of it
+    /// leaves the window before.
+    served_until: u64,
 }
 
-/// The place in `queue` (not empty) of the process served first: the highest priority, and
-/// among priorities equal up to rounding the one queued first.
-fn first_served(queue: &[Waiting]) -> usize {
+/// The place in `queue` of the process served first among those whose priority is `exact`
+/// (at least one): the highest priority, and among priorities equal up to rounding the one
+/// queued first.
+///
+/// The others must be certainly below the highest exact one, by more than rounding
+/// ([`clearly_below`]): then they are passed over where the scan of every priority would have
+/// found them, for whenever one of them would have led the scan, only such processes led it
+/// then, and the first process near the top beats any of them outright.
+fn first_served(queue: &[Waiting], exact: impl Fn(&Waiting) -> bool) -> usize {
     let tolerance = |p: f64| 1e-12 * p.abs().max(1.0);
-    let (mut best, mut bar) = (0, tolerance(queue[0].priority));
-    for (k, w) in queue.iter().enumerate().skip(1) {
+    let mut best = queue
+        .iter()
+        .position(&exact)
+        .expect("one priority is exact");
+    let mut bar = tolerance(queue[best].priority);
+    for (k, w) in queue.iter().enumerate().skip(best + 1) {
+        if !exact(w) {
+            continue;
+        }
         let leader = &queue[best];
         let wins = if (w.priority - leader.priority).abs() <= bar {
             (w.entered, w.process) < (leader.entered, leader.process)
@@ -163,6 +194,12 @@ fn first_served(queue: &[Waiting]) -> usize {
         }
     }
     best
+}
+
+/// Whether a priority of at most `ceiling` is below `best` by far more than the tolerance of
+/// equal priorities in [`first_served`], whatever the size of either.
+fn clearly_below(ceiling: f64, best: f64) -> bool {
+    ceiling < best - 1e-6 * ceiling.abs().max(best.abs()).max(1.0)
 }
 
 /// Everything one run produced.
@@ -246,6 +283,9 @@ impl<'a> Engine<'a> {
             grace: vec![vec![0; slots]; n],
             dirty: vec![false; slots],
             epoch: 0,
+            bounds: 0,
+            cap: 0.0,
+            stale: Vec::new(),
             active_slots: vec![0; n],
             regrouped: false,
             frozen: None,
@@ -422,6 +462,9 @@ impl<'a> Engine<'a> {
             priority: 0.0,
             valid_before: 0,
             epoch: 0,
+            at: 0,
+            bounds: 0,
+            served_until: 0,
         });
         self.procs[i].state = State::Queued(j);
         self.activate(i, Some(j));
@@ -488,11 +531,27 @@ impl<'a> Engine<'a> {
         self.forget_priorities();
         if std::mem::take(&mut self.regrouped) {
             self.renormalise_shares();
+            self.bounds += 1;
         }
         for s in 0..self.dirty.len() {
             if std::mem::take(&mut self.dirty[s]) {
                 self.allocation[s].settle(self.now).expect(FORWARD);
             }
+        }
+        self.recap();
+    }
+
+    /// Keeps `cap` above every slot's rate per unit of entitlement, and within a factor 8 of
+    /// the highest, raising `bounds` whenever it moves.
+    fn recap(&mut self) {
+        let highest = self
+            .allocation
+            .iter()
+            .map(SharedWindow::unit_rate)
+            .fold(0.0, f64::max);
+        if highest > self.cap || highest * 8.0 < self.cap {
+            self.cap = 2.0 * highest;
+            self.bounds += 1;
         }
     }
 
@@ -570,16 +629,71 @@ impl<'a> Engine<'a> {
         let mut queue = std::mem::take(&mut self.res[j].queue);
         let now = self.now.as_micros();
         let epoch = self.epoch;
-        for w in queue
-            .iter_mut()
-            .filter(|w| now >= w.valid_before || w.epoch != epoch)
-        {
-            (w.priority, w.valid_before) = self.priority(w.process, j);
-            w.epoch = epoch;
+        let holds = |w: &Waiting| now < w.valid_before && w.epoch == epoch;
+        if self.allocation.len() == 1 || self.frozen.is_some() {
+            // One slot (a priority is a few readings), or frozen priorities: all computed.
+            for w in queue.iter_mut().filter(|w| !holds(w)) {
+                (w.priority, w.valid_before) = self.priority(w.process, j);
+                w.epoch = epoch;
+            }
+            let i = queue.swap_remove(first_served(&queue, |_| true)).process;
+            self.res[j].queue = queue;
+            self.grant(i, j);
+            return;
         }
-        let i = queue.swap_remove(first_served(&queue)).process;
+        let mut best = queue
+            .iter()
+            .filter(|w| holds(w))
+            .map(|w| w.priority)
+            .fold(f64::NEG_INFINITY, f64::max);
+        // The stale priorities, the highest they can have risen to first: once that is clearly
+        // below the best known, so is every one after it, and none of them is computed.
+        let mut stale = std::mem::take(&mut self.stale);
+        stale.extend(
+            (0..queue.len())
+                .filter(|&k| !holds(&queue[k]))
+                .map(|k| (self.ceiling(&queue[k]), k)),
+        );
+        stale.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        for &(ceiling, k) in &stale {
+            if clearly_below(ceiling, best) {
+                break;
+            }
+            let w = &mut queue[k];
+            (w.priority, w.valid_before) = self.priority(w.process, j);
+            (w.epoch, w.at, w.bounds) = (epoch, now, self.bounds);
+            w.served_until = self.consumption[w.process].steady_until().as_micros();
+            best = best.max(w.priority);
+        }
+        stale.clear();
+        self.stale = stale;
+        let i = queue.swap_remove(first_served(&queue, holds)).process;
         self.res[j].queue = queue;
         self.grant(i, j);
+    }
+
+    /// The highest priority a waiting process can have now, from the last one computed for
+    /// it: a gap on a slot rises only as the process accrues entitlement there (at its
+    /// entitlement times the slot's rate per unit, at most `cap`, while it is active) and as
+    /// its past service leaves the window (at rate 1 at most, and not before `served_until`);
+    /// without a bottleneck the gap is summed over every slot; a priority is its gap over the
+    /// process's share. Unbounded when never computed, when the shares, the bottlenecks or the
+    /// cap changed since, or with a priority interval (whose frozen priorities hold anyway).
+    fn ceiling(&self, w: &Waiting) -> f64 {
+        let share = self.shares[w.process];
+        if w.valid_before == 0 || w.bounds != self.bounds || self.frozen.is_some() || share <= 0.0 {
+            return f64::INFINITY;
+        }
+        let slots = self.allocation.len();
+        let accruing = match slots == 1 || self.bottleneck.contains(&true) {
+            true => 1.0,
+            false => slots as f64,
+        };
+        let now = self.now.as_micros();
+        let elapsed = (now - w.at) as f64 / 1e6;
+        let leaving = now.saturating_sub(w.at.max(w.served_until)) as f64 / 1e6;
+        let rise = accruing * self.procs[w.process].entitlement * self.cap * elapsed + leaving;
+        w.priority + rise / share
     }
 
     fn grant(&mut self, i: usize, j: usize) {
@@ -626,5 +740,53 @@ fn log_grant(grants: &mut Vec<Grant>, start: Time, end: Time, process: usize) {
     match grants.last_mut() {
         Some(last) if last.2 == process && last.1 == start => last.1 = end,
         _ => grants.push((start, end, process)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn waiting(k: usize, priority: f64, entered: u64) -> Waiting {
+        Waiting {
+            entered,
+            process: k,
+            priority,
+            valid_before: 1,
+            epoch: 0,
+            at: 0,
+            bounds: 0,
+            served_until: 0,
+        }
+    }
+
+    proptest! {
+        /// Passing over priorities clearly below the highest picks the process the scan of
+        /// every priority picks, ties within the tolerance included.
+        #[test]
+        fn passing_over_what_is_clearly_below_changes_nobody_served(
+            entries in prop::collection::vec((0u8..6, 0u64..4, any::<bool>()), 1..24),
+            scale in prop::sample::select(vec![1e-3, 1.0, 1e3, 1e9]),
+        ) {
+            // Few distinct levels, some a tolerance apart, so that ties are common.
+            let queue: Vec<Waiting> = entries
+                .iter()
+                .enumerate()
+                .map(|(k, &(level, entered, _))| {
+                    let p = scale * (f64::from(level) - 2.0) * (1.0 + 1e-13 * k as f64);
+                    waiting(k, p, entered)
+                })
+                .collect();
+            let best = queue.iter().map(|w| w.priority).fold(f64::NEG_INFINITY, f64::max);
+            let skipped: Vec<bool> = entries
+                .iter()
+                .zip(&queue)
+                .map(|(&(_, _, skip), w)| skip && clearly_below(w.priority, best))
+                .collect();
+            let every = first_served(&queue, |_| true);
+            let some = first_served(&queue, |w| !skipped[w.process]);
+            prop_assert_eq!(every, some);
+        }
     }
 }

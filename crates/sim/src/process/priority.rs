@@ -31,6 +31,7 @@ impl Engine<'_> {
         }
         if changed {
             self.forget_priorities();
+            self.bounds += 1;
         }
     }
 
