@@ -5,12 +5,12 @@
 //! ordered by the same global priority; resources whose name ends in `_CS` are time-sliced in
 //! quanta and put the client back at the tail after each quantum, the others serve a request to
 //! completion; `idle` only delays. Allocation, consumption and busy time are kept in exact
-//! sliding windows ([`fairshare_core::usage::window`]; no ticks), and a waiting process's priority is
-//! reused for as long as its windows say their readings hold. With one allocation per resource,
-//! a dispatch also leaves uncomputed the stale priorities that cannot have risen to the best
-//! one since they were last computed (their ceiling: `Engine::ceiling`). At each instant the engine ends
-//! grants, ends idle periods, updates the active set, then dispatches every free resource in
-//! lane order (§3.2).
+//! sliding windows ([`fairshare_core::usage::window`]; no ticks), and a waiting process's
+//! priority is reused for as long as its windows say their readings hold. With one allocation
+//! per resource, a dispatch also leaves uncomputed the stale priorities that cannot have risen
+//! to the best one since they were last computed (`Engine::ceiling`). At each instant the
+//! engine ends grants, ends idle periods, updates the active set, then dispatches every free
+//! resource in lane order (§3.2).
 //!
 //! A run stops with an error rather than run on without end: after
 //! [`MAX_EVENTS_PER_RUN`] events, or when something falls due after [`MAX_TIME_S`].
@@ -627,32 +627,53 @@ impl<'a> Engine<'a> {
             self.set_bottlenecks();
         }
         let mut queue = std::mem::take(&mut self.res[j].queue);
-        let now = self.now.as_micros();
-        let epoch = self.epoch;
-        let holds = |w: &Waiting| now < w.valid_before && w.epoch == epoch;
-        if self.allocation.len() == 1 || self.frozen.is_some() {
-            // One slot (a priority is a few readings), or frozen priorities: all computed.
-            for w in queue.iter_mut().filter(|w| !holds(w)) {
-                (w.priority, w.valid_before) = self.priority(w.process, j);
-                w.epoch = epoch;
+        if self.allocation.len() > 1 && self.frozen.is_none() {
+            self.compute_promising(&mut queue, j);
+        } else {
+            // One slot (a priority is a few readings, cheaper than sorting by ceilings), or
+            // frozen priorities: every stale one computed.
+            for w in queue.iter_mut() {
+                if !self.holds(w) {
+                    self.compute(w, j);
+                }
             }
-            let i = queue.swap_remove(first_served(&queue, |_| true)).process;
-            self.res[j].queue = queue;
-            self.grant(i, j);
-            return;
         }
+        let i = queue
+            .swap_remove(first_served(&queue, |w| self.holds(w)))
+            .process;
+        self.res[j].queue = queue;
+        self.grant(i, j);
+    }
+
+    /// Whether `w`'s priority as computed holds now.
+    fn holds(&self, w: &Waiting) -> bool {
+        self.now.as_micros() < w.valid_before && w.epoch == self.epoch
+    }
+
+    /// Computes `w`'s priority at resource `j` now.
+    fn compute(&mut self, w: &mut Waiting, j: usize) {
+        (w.priority, w.valid_before) = self.priority(w.process, j);
+        w.epoch = self.epoch;
+    }
+
+    /// Computes the stale priorities in `queue` that can still be the best, highest ceiling
+    /// first: once a ceiling is clearly below the best priority known, so is every one after
+    /// it, and none of them is computed.
+    fn compute_promising(&mut self, queue: &mut [Waiting], j: usize) {
         let mut best = queue
             .iter()
-            .filter(|w| holds(w))
+            .filter(|w| self.holds(w))
             .map(|w| w.priority)
             .fold(f64::NEG_INFINITY, f64::max);
-        // The stale priorities, the highest they can have risen to first: once that is clearly
-        // below the best known, so is every one after it, and none of them is computed.
+        let accruing = match self.bottleneck.contains(&true) {
+            true => 1.0,
+            false => self.allocation.len() as f64,
+        };
         let mut stale = std::mem::take(&mut self.stale);
         stale.extend(
             (0..queue.len())
-                .filter(|&k| !holds(&queue[k]))
-                .map(|k| (self.ceiling(&queue[k]), k)),
+                .filter(|&k| !self.holds(&queue[k]))
+                .map(|k| (self.ceiling(&queue[k], accruing), k)),
         );
         stale.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
         for &(ceiling, k) in &stale {
@@ -660,35 +681,27 @@ impl<'a> Engine<'a> {
                 break;
             }
             let w = &mut queue[k];
-            (w.priority, w.valid_before) = self.priority(w.process, j);
-            (w.epoch, w.at, w.bounds) = (epoch, now, self.bounds);
+            self.compute(w, j);
+            (w.at, w.bounds) = (self.now.as_micros(), self.bounds);
             w.served_until = self.consumption[w.process].steady_until().as_micros();
             best = best.max(w.priority);
         }
         stale.clear();
         self.stale = stale;
-        let i = queue.swap_remove(first_served(&queue, holds)).process;
-        self.res[j].queue = queue;
-        self.grant(i, j);
     }
 
     /// The highest priority a waiting process can have now, from the last one computed for
     /// it: a gap on a slot rises only as the process accrues entitlement there (at its
-    /// entitlement times the slot's rate per unit, at most `cap`, while it is active) and as
-    /// its past service leaves the window (at rate 1 at most, and not before `served_until`);
-    /// without a bottleneck the gap is summed over every slot; a priority is its gap over the
-    /// process's share. Unbounded when never computed, when the shares, the bottlenecks or the
-    /// cap changed since, or with a priority interval (whose frozen priorities hold anyway).
-    fn ceiling(&self, w: &Waiting) -> f64 {
+    /// entitlement times the slot's rate per unit, at most `cap`, while it is active; summed
+    /// over `accruing` slots, every one when there is no bottleneck and one when there is) and
+    /// as its past service leaves the window (at rate 1 at most, and not before
+    /// `served_until`); a priority is its gap over the process's share. Unbounded when never
+    /// computed, or when the shares, the bottlenecks or the cap changed since.
+    fn ceiling(&self, w: &Waiting, accruing: f64) -> f64 {
         let share = self.shares[w.process];
-        if w.valid_before == 0 || w.bounds != self.bounds || self.frozen.is_some() || share <= 0.0 {
+        if w.valid_before == 0 || w.bounds != self.bounds || share <= 0.0 {
             return f64::INFINITY;
         }
-        let slots = self.allocation.len();
-        let accruing = match slots == 1 || self.bottleneck.contains(&true) {
-            true => 1.0,
-            false => slots as f64,
-        };
         let now = self.now.as_micros();
         let elapsed = (now - w.at) as f64 / 1e6;
         let leaving = now.saturating_sub(w.at.max(w.served_until)) as f64 / 1e6;
