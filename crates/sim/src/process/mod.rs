@@ -656,9 +656,9 @@ impl<'a> Engine<'a> {
         w.epoch = self.epoch;
     }
 
-    /// Computes the stale priorities in `queue` that can still be the best, highest ceiling
-    /// first: once a ceiling is clearly below the best priority known, so is every one after
-    /// it, and none of them is computed.
+    /// Computes the stale priorities in `queue` that can still be the best: the one with the
+    /// highest ceiling first (mostly the best, found in one pass rather than by sorting), then
+    /// each other one whose ceiling is not clearly below the best priority known by then.
     fn compute_promising(&mut self, queue: &mut [Waiting], j: usize) {
         let mut best = queue
             .iter()
@@ -675,10 +675,16 @@ impl<'a> Engine<'a> {
                 .filter(|&k| !self.holds(&queue[k]))
                 .map(|k| (self.ceiling(&queue[k], accruing), k)),
         );
-        stale.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        let highest = (0..stale.len()).reduce(|a, b| match stale[b].0 > stale[a].0 {
+            true => b,
+            false => a,
+        });
+        if let Some(h) = highest {
+            stale.swap(0, h);
+        }
         for &(ceiling, k) in &stale {
             if clearly_below(ceiling, best) {
-                break;
+                continue;
             }
             let w = &mut queue[k];
             self.compute(w, j);
@@ -703,8 +709,9 @@ impl<'a> Engine<'a> {
             return f64::INFINITY;
         }
         let now = self.now.as_micros();
-        let elapsed = (now - w.at) as f64 / 1e6;
-        let leaving = now.saturating_sub(w.at.max(w.served_until)) as f64 / 1e6;
+        // A bound, not a reading: multiplied by 1e-6 rather than divided by 1e6.
+        let elapsed = (now - w.at) as f64 * 1e-6;
+        let leaving = now.saturating_sub(w.at.max(w.served_until)) as f64 * 1e-6;
         let rise = accruing * self.procs[w.process].entitlement * self.cap * elapsed + leaving;
         w.priority + rise / share
     }
