@@ -164,6 +164,8 @@ pub struct Agent {
     files: OpenFiles,
     sizes: FxHashMap<String, (u64, f64, f64)>,
     listed: BTreeMap<String, Vec<(String, u64)>>,
+    /// Per parent, each child's workload as last found and the cycle it was last seen in.
+    known: Vec<FxHashMap<String, (u64, Workload)>>,
     managed: Vec<Workload>,
 }
 
@@ -210,6 +212,7 @@ impl Agent {
                 registry: None,
             })),
         };
+        let parents = config.parents.len();
         Ok(Agent {
             config,
             layout,
@@ -227,6 +230,7 @@ impl Agent {
             files: OpenFiles::with_budget(file_budget()),
             sizes: FxHashMap::default(),
             listed: BTreeMap::new(),
+            known: vec![FxHashMap::default(); parents],
             managed: Vec::new(),
         })
     }
@@ -247,8 +251,11 @@ impl Agent {
     /// One cycle at `now`.
     pub fn cycle(&mut self, now: Instant) -> CycleReport {
         self.cycles += 1;
-        if let Err(e) = self.owners.refresh() {
-            self.say_once("owners", &format!("{e}; keeping the last mapping"));
+        match self.owners.refresh() {
+            // Owners named before may have changed: every workload is named anew.
+            Ok(true) => self.known.iter_mut().for_each(FxHashMap::clear),
+            Ok(false) => {}
+            Err(e) => self.say_once("owners", &format!("{e}; keeping the last mapping")),
         }
         let workloads = self.discover();
         let mut vanished = 0;
@@ -366,49 +373,73 @@ impl Agent {
     fn discover(&mut self) -> Vec<Workload> {
         let mut found = Vec::new();
         let mut ids = BTreeSet::new();
-        for parent in self.config.parents.clone() {
-            let children = self.list(&parent);
-            for (name, inode) in children {
-                let cgroup = format!("{parent}/{name}");
-                let Some(owner) = self.owners.owner_of(&name) else {
-                    self.say_once(
-                        &format!("owner {cgroup}"),
-                        &format!("{cgroup}: the owner rule names no owner; left alone"),
-                    );
+        let several = self.config.parents.len() > 1;
+        for (p, parent) in self.config.parents.clone().iter().enumerate() {
+            let children = self.list(parent);
+            for (name, inode) in &children {
+                let Some(mut w) = self.workload(p, parent, name, *inode) else {
                     continue;
                 };
-                let owner = escape(&owner);
-                let id = format!("{}:{}", self.node, escape(&name));
-                if !valid_id(&id) || !valid_id(&owner) {
-                    self.say_once(&format!("id {cgroup}"), &format!("{cgroup}: its id {id:?} or owner {owner:?} is longer than 128 characters once escaped; left alone"));
-                    continue;
-                }
-                if !ids.insert(id.clone()) {
+                // Names are unique within a parent: ids can clash only across parents.
+                if several && !ids.insert(w.id.clone()) {
+                    let cgroup = &w.cgroup;
                     self.say_once(&format!("twice {cgroup}"), &format!("{cgroup}: another parent has a child of the same name; only the first is a workload"));
                     continue;
                 }
-                let (cpu_size, memory_size) = self.size(&cgroup, inode);
-                found.push(Workload {
-                    id,
-                    cgroup,
-                    owner,
-                    cpu_size,
-                    memory_size,
-                    inode,
-                });
+                (w.cpu_size, w.memory_size) = self.size(&w.cgroup, *inode);
+                found.push(w);
             }
+            self.listed.insert(parent.clone(), children);
+        }
+        for known in &mut self.known {
+            known.retain(|_, (seen, _)| *seen == self.cycles);
         }
         found
+    }
+
+    /// The workload of child `name` (directory inode `inode`) of the `p`-th parent: as found
+    /// in an earlier cycle if it is the same directory, else named anew from the owner rule
+    /// (`None`, said once, when the rule names no owner or the id is too long). Its sizes are
+    /// the caller's to set.
+    fn workload(&mut self, p: usize, parent: &str, name: &str, inode: u64) -> Option<Workload> {
+        if let Some((seen, w)) = self.known[p]
+            .get_mut(name)
+            .filter(|(_, w)| w.inode == inode)
+        {
+            *seen = self.cycles;
+            return Some(w.clone());
+        }
+        let cgroup = format!("{parent}/{name}");
+        let Some(owner) = self.owners.owner_of(name) else {
+            self.say_once(
+                &format!("owner {cgroup}"),
+                &format!("{cgroup}: the owner rule names no owner; left alone"),
+            );
+            return None;
+        };
+        let owner = escape(&owner);
+        let id = format!("{}:{}", self.node, escape(name));
+        if !valid_id(&id) || !valid_id(&owner) {
+            self.say_once(&format!("id {cgroup}"), &format!("{cgroup}: its id {id:?} or owner {owner:?} is longer than 128 characters once escaped; left alone"));
+            return None;
+        }
+        let w = Workload {
+            id,
+            cgroup,
+            owner,
+            cpu_size: 0.0,
+            memory_size: 0.0,
+            inode,
+        };
+        self.known[p].insert(name.to_string(), (self.cycles, w.clone()));
+        Some(w)
     }
 
     /// The children of a parent, or, when it cannot be listed (out of file descriptors, say),
     /// the children of its last listing: a failed listing never drops a workload.
     fn list(&mut self, parent: &str) -> Vec<(String, u64)> {
         match self.layout.children(parent) {
-            Ok(children) => {
-                self.listed.insert(parent.to_string(), children.clone());
-                children
-            }
+            Ok(children) => children,
             Err(e) => {
                 let why = if cgroup::out_of_files(&e) {
                     format!("{e}: the agent has too many files open (raise LimitNOFILE)")
@@ -419,7 +450,7 @@ impl Agent {
                     &format!("list {parent}"),
                     &format!("{parent} cannot be listed: {why}; keeping its last listing"),
                 );
-                self.listed.get(parent).cloned().unwrap_or_default()
+                self.listed.remove(parent).unwrap_or_default()
             }
         }
     }

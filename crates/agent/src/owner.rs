@@ -71,19 +71,20 @@ impl Owners {
     }
 
     /// Reads the mapping file again if it changed; an unreadable file keeps the last mapping.
-    pub fn refresh(&mut self) -> Result<(), String> {
+    /// Says whether it was read again (owners found before may have changed).
+    pub fn refresh(&mut self) -> Result<bool, String> {
         let Owners::Mapping { path, read_at, map } = self else {
-            return Ok(());
+            return Ok(false);
         };
         let modified = std::fs::metadata(&*path)
             .and_then(|m| m.modified())
             .map_err(|e| format!("{}: {e}", path.display()))?;
         if *read_at == Some(modified) {
-            return Ok(());
+            return Ok(false);
         }
         *map = read_mapping(path)?;
         *read_at = Some(modified);
-        Ok(())
+        Ok(true)
     }
 
     /// The owner of the cgroup called `name`, if the rule names one.
@@ -138,7 +139,8 @@ mod tests {
         let path = dir.path().join("owners.toml");
         std::fs::write(&path, "\"vm-1\" = \"alice\"\n").unwrap();
         let mut o = Owners::new(&OwnerRule::Mapping(path.clone())).unwrap();
-        o.refresh().unwrap();
+        assert!(o.refresh().unwrap(), "read the first time");
+        assert!(!o.refresh().unwrap(), "not read again while unchanged");
         assert_eq!(o.owner_of("vm-1").as_deref(), Some("alice"));
         assert_eq!(o.owner_of("vm-2"), None);
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -150,7 +152,7 @@ mod tests {
             .unwrap()
             .set_modified(later)
             .unwrap();
-        o.refresh().unwrap();
+        assert!(o.refresh().unwrap(), "read again once changed");
         assert_eq!(o.owner_of("vm-2").as_deref(), Some("bob"));
         std::fs::write(&path, "not toml [").unwrap();
         std::fs::File::options()

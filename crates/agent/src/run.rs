@@ -165,7 +165,7 @@ pub fn check(config: &AgentConfig, node: &str, token: Option<String>) -> Vec<Che
             "no knob file: no cpu, io or memory controller is available",
         ));
     }
-    let owners = Owners::new(&config.owner).and_then(|mut o| o.refresh().map(|()| o));
+    let owners = Owners::new(&config.owner).and_then(|mut o| o.refresh().map(|_| o));
     let owners = match owners {
         Ok(o) => o,
         Err(e) => {

@@ -443,3 +443,75 @@ fn a_listing_that_fails_forgets_no_workload() {
     assert_eq!(report.workloads.len(), 3, "{report:?}");
     assert_eq!(a.cycle(t0 + Duration::from_secs(20)).workloads.len(), 3);
 }
+
+#[test]
+fn a_changed_owner_mapping_names_the_owners_anew_from_the_next_cycle() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = FakeTree::new(dir.path(), Shape::V1).unwrap();
+    for w in ["vm-1", "vm-2"] {
+        tree.add(&format!("fs/{w}")).unwrap();
+    }
+    let mapping = dir.path().join("owners.toml");
+    std::fs::write(&mapping, "\"vm-1\" = \"alice\"\n").unwrap();
+    let rule = format!(
+        "owner = {{ mapping = {:?} }}",
+        mapping.display().to_string()
+    );
+    let mut a = agent(&tree, &rule, false);
+    let t0 = Instant::now();
+    let owners = |report: &CycleReport| -> Vec<(String, String)> {
+        let mut o: Vec<_> = report
+            .workloads
+            .iter()
+            .map(|w| (w.id.clone(), w.owner.clone()))
+            .collect();
+        o.sort();
+        o
+    };
+    for k in 0..2 {
+        let report = a.cycle(t0 + Duration::from_secs(10 * k));
+        assert_eq!(owners(&report), [("n1:vm-1".into(), "alice".into())]);
+    }
+    std::fs::write(&mapping, "\"vm-1\" = \"carol\"\n\"vm-2\" = \"bob\"\n").unwrap();
+    let later = std::time::SystemTime::now() + Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&mapping)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let report = a.cycle(t0 + Duration::from_secs(20));
+    assert_eq!(
+        owners(&report),
+        [
+            ("n1:vm-1".into(), "carol".into()),
+            ("n1:vm-2".into(), "bob".into())
+        ]
+    );
+}
+
+#[test]
+fn a_name_under_two_parents_is_one_workload_in_every_cycle() {
+    let (_dir, tree) = three(Shape::V2);
+    tree.add("other/user-d.1").unwrap();
+    tree.add("other/user-f.1").unwrap();
+    let config: AgentConfig = toml::from_str("parents = [\"fs\", \"other\"]").unwrap();
+    let layout = Layout::detect(&tree.root).unwrap();
+    let mut a = Agent::new(config, layout, "n1".into(), supply(), None, false).unwrap();
+    let t0 = Instant::now();
+    for k in 0..3 {
+        let report = a.cycle(t0 + Duration::from_secs(10 * k));
+        let mut found: Vec<&str> = report.workloads.iter().map(|w| w.cgroup.as_str()).collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                "fs/user-d.1",
+                "fs/user-d.2",
+                "fs/user-e.1",
+                "other/user-f.1"
+            ],
+            "cycle {k}"
+        );
+    }
+}
