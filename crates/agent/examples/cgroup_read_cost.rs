@@ -4,9 +4,10 @@
 //! Makes N idle child cgroups of a fresh parent in the `cpuacct`, `memory` and `blkio`
 //! hierarchies, opens the three files the agent reads per workload (`cpuacct.usage`,
 //! `memory.usage_in_bytes`, `blkio.throttle.io_service_bytes`) and times one `pread` of each,
-//! N at a time, five ways: one file kind after another back to back; the three of a workload
-//! together (the agent's order) back to back; the same after a pause (the agent's case: it
-//! sleeps between cycles); after the pause and a short busy spin, which warms the core's clock
+//! N at a time: one file kind after another back to back; the three of a workload together
+//! (the agent's order) back to back; the same after a pause (the agent's case: it sleeps
+//! between cycles); one kind after another after the pause, and each kind alone (whether order
+//! or one counter is what costs); after the pause and a short busy spin, which warms the core's clock
 //! but not its caches; and, after the pause, each file opened anew relative to its cgroup's
 //! kept directory, read and closed (what keeping the files open saves). Removes the cgroups at
 //! the end. Needs root and cgroup v1.
@@ -99,6 +100,17 @@ fn main() -> Result<(), String> {
         &together,
         || sleep(pause),
     )?;
+    report(
+        &format!("one kind after another, after a {pause:?} pause"),
+        &by_kind,
+        || sleep(pause),
+    )?;
+    for (k, (_, file)) in FILES.iter().enumerate() {
+        let kind: Vec<&File> = files.iter().skip(k).step_by(FILES.len()).collect();
+        report(&format!("{file} alone, after the pause"), &kind, || {
+            sleep(pause)
+        })?;
+    }
     let spin = Duration::from_millis(2);
     report(
         &format!("together, after the pause and a {spin:?} spin"),
@@ -149,7 +161,7 @@ fn time<T>(
     rounds.sort();
     let per_read = |d: Duration| d.as_secs_f64() * 1e6 / items.len() as f64;
     println!(
-        "  {what:<50} {:.2} µs best, {:.2} µs median a read ({:.2} ms a round)",
+        "  {what:<56} {:.2} µs best, {:.2} µs median a read ({:.2} ms a round)",
         per_read(rounds[0]),
         per_read(rounds[ROUNDS / 2]),
         rounds[ROUNDS / 2].as_secs_f64() * 1e3
