@@ -5,8 +5,8 @@
 # divides the agent's user+system time (/proc/PID/stat) by the cycles run (each part too, at
 # the kernel's tick resolution: the split is sampled and moves between runs), and its run time
 # to the nanosecond (/proc/PID/schedstat) likewise. It also says how many files the agent holds
-# open and, from its per-cycle log lines, that every cycle found and measured all N workloads
-# and that no knob write was refused. NOFILE=1024 runs it under that soft limit on open files
+# open, its peak resident memory (VmHWM) and, from its per-cycle log lines, that every cycle
+# found and measured all N workloads and that no knob write was refused. NOFILE=1024 runs it under that soft limit on open files
 # (the agent raises it to the hard one; NOFILE_HARD=1024 caps that too, as a unit without
 # LimitNOFILE would). Cleans up on exit.
 # Usage: [NOFILE=…] [NOFILE_HARD=…] scripts/agent-overhead.sh [N=200] [SECONDS=10]
@@ -50,13 +50,14 @@ read -r u1 s1 < <(awk '{print $14, $15}' /proc/$AG/stat)
 read -r r1 _ < "/proc/$AG/schedstat"
 c1=$(grep -c '"message":"cycle"' "$LOG" || true)
 fds=$(ls /proc/$AG/fd | wc -l)
+peak=$(awk '/^VmHWM/ {printf "%.1f MiB", $2 / 1024}' /proc/$AG/status)
 limit=$(awk '/Max open files/ {print $4 " soft, " $5 " hard"}' /proc/$AG/limits)
 tck=$(getconf CLK_TCK)
 cycles=$((c1 - c0))
 awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v tck="$tck" -v c="$cycles" -v n="$N" \
   'BEGIN { d = u + s; printf "%d workloads: %.2f s of CPU over %d cycles = %.2f ms per cycle (user %.2f ms, system %.2f ms)\n", n, d / tck, c, 1000 * d / tck / c, 1000 * u / tck / c, 1000 * s / tck / c }'
 awk -v r=$((r1 - r0)) -v c="$cycles" 'BEGIN { printf "run time (schedstat): %.2f ms per cycle\n", r / 1e6 / c }'
-echo "open files: $fds (limit $limit)"
+echo "open files: $fds (limit $limit); peak resident memory: $peak"
 grep '"message":"cycle"' "$LOG" | python3 -c '
 import json, sys
 n = int(sys.argv[1])
