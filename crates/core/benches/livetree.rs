@@ -20,7 +20,8 @@
 //! The baselines break ties by id only (not by slope); that does not change their cost. All
 //! sizes are run, including the baselines at 100 000 clients (a few milliseconds per decision,
 //! so criterion takes fewer iterations there). Run with
-//! `cargo bench -p fairshare-core --bench livetree`.
+//! `cargo bench -p fairshare-core --bench livetree`; one case alone (built alone: its peak
+//! memory is the process's) with a filter, e.g. `-- 'tree_step_1ms/100000x2$'`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use fairshare_core::priority::{ClientView, PriorityForm};
@@ -267,16 +268,28 @@ fn livetree(c: &mut Criterion) {
             let decaying = STEPS
                 .map(|(label, step)| (format!("tree_step_{label}"), tau_from_epsilon(1e-6), step));
             let frozen = ("tree_frozen".to_string(), f64::INFINITY, STEPS[0].1);
+            // Each case is built when criterion first runs it, so that a filtered run (one
+            // case under `/usr/bin/time`, for its peak memory) builds that case alone.
             for (name, tau, step) in decaying.into_iter().chain([frozen]) {
-                let mut sim = TreeSim::new(n, m, tau, step);
-                group.bench_function(BenchmarkId::new(&name, &size), |b| b.iter(|| sim.decide()));
-                let (events, decisions) = (sim.tree.counters().events, sim.world.decisions);
-                let per_decision = events as f64 / decisions.max(1) as f64;
-                eprintln!("{name} {size}: {decisions} decisions, {per_decision:.3} events each");
+                let mut sim = None;
+                group.bench_function(BenchmarkId::new(&name, &size), |b| {
+                    let sim = sim.get_or_insert_with(|| TreeSim::new(n, m, tau, step));
+                    b.iter(|| sim.decide())
+                });
+                if let Some(sim) = sim {
+                    let (events, decisions) = (sim.tree.counters().events, sim.world.decisions);
+                    let per_decision = events as f64 / decisions.max(1) as f64;
+                    eprintln!(
+                        "{name} {size}: {decisions} decisions, {per_decision:.3} events each"
+                    );
+                }
             }
             for (name, pick) in [("sort", Pick::Sort), ("heap", Pick::Heap)] {
-                let mut sim = NaiveSim::new(n, m, pick);
-                group.bench_function(BenchmarkId::new(name, &size), |b| b.iter(|| sim.decide()));
+                let mut sim = None;
+                group.bench_function(BenchmarkId::new(name, &size), |b| {
+                    let sim = sim.get_or_insert_with(|| NaiveSim::new(n, m, pick));
+                    b.iter(|| sim.decide())
+                });
             }
         }
     }
