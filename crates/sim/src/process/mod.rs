@@ -538,7 +538,16 @@ impl<'a> Engine<'a> {
                 self.allocation[s].settle(self.now).expect(FORWARD);
             }
         }
-        self.recap();
+        if self.prunes() {
+            self.recap();
+        }
+    }
+
+    /// Whether a dispatch computes only the stale priorities that can still win (by their
+    /// ceilings): with one allocation per resource and live priorities. With one slot a
+    /// priority is a few readings, cheaper than its ceiling; a frozen one is a lookup.
+    fn prunes(&self) -> bool {
+        self.allocation.len() > 1 && self.frozen.is_none()
     }
 
     /// Keeps `cap` above every slot's rate per unit of entitlement, and within a factor 8 of
@@ -627,11 +636,9 @@ impl<'a> Engine<'a> {
             self.set_bottlenecks();
         }
         let mut queue = std::mem::take(&mut self.res[j].queue);
-        if self.allocation.len() > 1 && self.frozen.is_none() {
+        if self.prunes() {
             self.compute_promising(&mut queue, j);
         } else {
-            // One slot (a priority is a few readings, cheaper than sorting by ceilings), or
-            // frozen priorities: every stale one computed.
             for w in queue.iter_mut() {
                 if !self.holds(w) {
                     self.compute(w, j);
