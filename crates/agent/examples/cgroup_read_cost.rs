@@ -6,11 +6,11 @@
 //! `memory.usage_in_bytes`, `blkio.throttle.io_service_bytes`) and times one `pread` of each,
 //! N at a time: one file kind after another back to back; the three of a workload together
 //! (the agent's order) back to back; the same after a pause (the agent's case: it sleeps
-//! between cycles); one kind after another after the pause, and each kind alone (whether order
-//! or one counter is what costs); after the pause and a short busy spin, which warms the core's clock
-//! but not its caches; and, after the pause, each file opened anew relative to its cgroup's
-//! kept directory, read and closed (what keeping the files open saves). Removes the cgroups at
-//! the end. Needs root and cgroup v1.
+//! between cycles); one kind after another after the pause, and each kind alone (whether the
+//! order or one counter is what costs); after the pause and a short busy spin, which warms the
+//! core's clock but not its caches; and, after the pause, each file opened anew relative to
+//! its cgroup's kept directory, read and closed (what keeping the files open saves). Removes
+//! the cgroups at the end. Needs root and cgroup v1.
 //!
 //! Run with `cargo run --release -p fairshare-agent --example cgroup_read_cost -- [N] [PAUSE_MS]`.
 
