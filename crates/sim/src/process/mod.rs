@@ -667,21 +667,20 @@ impl<'a> Engine<'a> {
     /// highest ceiling first (mostly the best, found in one pass rather than by sorting), then
     /// each other one whose ceiling is not clearly below the best priority known by then.
     fn compute_promising(&mut self, queue: &mut [Waiting], j: usize) {
-        let mut best = queue
-            .iter()
-            .filter(|w| self.holds(w))
-            .map(|w| w.priority)
-            .fold(f64::NEG_INFINITY, f64::max);
         let accruing = match self.bottleneck.contains(&true) {
             true => 1.0,
             false => self.allocation.len() as f64,
         };
+        // One pass: the best priority that holds, and the ceiling of each one that does not.
+        let mut best = f64::NEG_INFINITY;
         let mut stale = std::mem::take(&mut self.stale);
-        stale.extend(
-            (0..queue.len())
-                .filter(|&k| !self.holds(&queue[k]))
-                .map(|k| (self.ceiling(&queue[k], accruing), k)),
-        );
+        for (k, w) in queue.iter().enumerate() {
+            if self.holds(w) {
+                best = best.max(w.priority);
+            } else {
+                stale.push((self.ceiling(w, accruing), k));
+            }
+        }
         let highest = (0..stale.len()).reduce(|a, b| match stale[b].0 > stale[a].0 {
             true => b,
             false => a,
