@@ -162,9 +162,9 @@ pub struct Agent {
     said: BTreeSet<String>,
     cycles: u64,
     files: OpenFiles,
-    sizes: FxHashMap<String, (u64, f64, f64)>,
     listed: BTreeMap<String, Vec<(String, u64)>>,
-    /// Per parent, each child's workload as last found and the cycle it was last seen in.
+    /// Per parent, each child's workload as last found (named and sized) and the cycle it was
+    /// last seen in.
     known: Vec<FxHashMap<String, (u64, Workload)>>,
     managed: Vec<Workload>,
 }
@@ -228,7 +228,6 @@ impl Agent {
             said: BTreeSet::new(),
             cycles: 0,
             files: OpenFiles::with_budget(file_budget()),
-            sizes: FxHashMap::default(),
             listed: BTreeMap::new(),
             known: vec![FxHashMap::default(); parents],
             managed: Vec::new(),
@@ -313,7 +312,6 @@ impl Agent {
         self.apply(&present, &mut report);
         let kept: FxHashSet<&str> = present.iter().map(|w| w.cgroup.as_str()).collect();
         self.files.retain(|rel| kept.contains(rel));
-        self.sizes.retain(|rel, _| kept.contains(rel.as_str()));
         self.managed.clone_from(&present);
         report.workloads = present;
         report
@@ -377,7 +375,7 @@ impl Agent {
         for (p, parent) in self.config.parents.clone().iter().enumerate() {
             let children = self.list(parent);
             for (name, inode) in &children {
-                let Some(mut w) = self.workload(p, parent, name, *inode) else {
+                let Some(w) = self.workload(p, parent, name, *inode) else {
                     continue;
                 };
                 // Names are unique within a parent: ids can clash only across parents.
@@ -386,7 +384,6 @@ impl Agent {
                     self.say_once(&format!("twice {cgroup}"), &format!("{cgroup}: another parent has a child of the same name; only the first is a workload"));
                     continue;
                 }
-                (w.cpu_size, w.memory_size) = self.size(&w.cgroup, *inode);
                 found.push(w);
             }
             self.listed.insert(parent.clone(), children);
@@ -399,12 +396,14 @@ impl Agent {
 
     /// The workload of child `name` (directory inode `inode`) of the `p`-th parent: as found
     /// in an earlier cycle if it is the same directory, else named anew from the owner rule
-    /// (`None`, said once, when the rule names no owner or the id is too long). Its sizes are
-    /// the caller's to set.
+    /// and sized from its limits (`None`, said once, when the rule names no owner or the id is
+    /// too long). Every `rewrite_every` cycles each is named and sized anew, so that changed
+    /// limits are seen.
     fn workload(&mut self, p: usize, parent: &str, name: &str, inode: u64) -> Option<Workload> {
+        let anew = self.cycles % self.config.rewrite_every == 1 || self.config.rewrite_every == 1;
         if let Some((seen, w)) = self.known[p]
             .get_mut(name)
-            .filter(|(_, w)| w.inode == inode)
+            .filter(|(_, w)| w.inode == inode && !anew)
         {
             *seen = self.cycles;
             return Some(w.clone());
@@ -423,12 +422,13 @@ impl Agent {
             self.say_once(&format!("id {cgroup}"), &format!("{cgroup}: its id {id:?} or owner {owner:?} is longer than 128 characters once escaped; left alone"));
             return None;
         }
+        let (cpu_size, memory_size) = self.limits(&cgroup);
         let w = Workload {
             id,
             cgroup,
             owner,
-            cpu_size: 0.0,
-            memory_size: 0.0,
+            cpu_size,
+            memory_size,
             inode,
         };
         self.known[p].insert(name.to_string(), (self.cycles, w.clone()));
@@ -455,20 +455,7 @@ impl Agent {
         }
     }
 
-    /// A workload's virtual size: its cgroup's limits where set and wanted, else the default;
-    /// read when the cgroup is first seen and again every `rewrite_every` cycles.
-    fn size(&mut self, cgroup: &str, inode: u64) -> (f64, f64) {
-        let fresh = self.cycles % self.config.rewrite_every != 1 && self.config.rewrite_every > 1;
-        match self.sizes.get(cgroup) {
-            Some(&(known, cpu, memory)) if known == inode && fresh => return (cpu, memory),
-            _ => {}
-        }
-        let (cpu, memory) = self.limits(cgroup);
-        self.sizes.insert(cgroup.to_string(), (inode, cpu, memory));
-        (cpu, memory)
-    }
-
-    /// A workload's size read from its cgroup's limits.
+    /// A workload's virtual size: its cgroup's limits where set and wanted, else the default.
     fn limits(&self, cgroup: &str) -> (f64, f64) {
         let size = self.config.size;
         let limit = |place: &Option<Place>| {

@@ -276,6 +276,29 @@ fn limits_give_the_virtual_size() {
 }
 
 #[test]
+fn changed_limits_are_seen_every_rewrite_every_cycles() {
+    let (_dir, tree) = three(Shape::V2);
+    let mut a = agent(&tree, "rewrite_every = 3", false);
+    let t0 = Instant::now();
+    let cpu_size = |report: &CycleReport| {
+        let e = report.workloads.iter().find(|w| w.owner == "e").unwrap();
+        e.cpu_size
+    };
+    assert_eq!(cpu_size(&a.cycle(t0)), 1.0, "the default");
+    std::fs::write(tree.root.join("fs/user-e.1/cpu.max"), "300000 100000\n").unwrap();
+    for k in 1..3 {
+        let report = a.cycle(t0 + Duration::from_secs(10 * k));
+        assert_eq!(
+            cpu_size(&report),
+            1.0,
+            "cycle {}: as read at the first",
+            k + 1
+        );
+    }
+    assert_eq!(cpu_size(&a.cycle(t0 + Duration::from_secs(30))), 3.0);
+}
+
+#[test]
 fn an_unreadable_counter_loses_nothing_and_counts_nothing_twice() {
     let (_dir, tree) = three(Shape::V2);
     let mut a = agent(&tree, "", false);
