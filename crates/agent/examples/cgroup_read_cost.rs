@@ -81,9 +81,10 @@ fn main() -> Result<(), String> {
             ));
         }
     }
-    let by_kind: Vec<&File> = (0..FILES.len())
-        .flat_map(|k| files.iter().skip(k).step_by(FILES.len()))
+    let kinds: Vec<Vec<&File>> = (0..FILES.len())
+        .map(|k| files.iter().skip(k).step_by(FILES.len()).collect())
         .collect();
+    let by_kind: Vec<&File> = kinds.concat();
     let together: Vec<&File> = files.iter().collect();
     println!(
         "{n} workloads, {} reads a round, best and median of {ROUNDS} rounds:",
@@ -105,9 +106,8 @@ fn main() -> Result<(), String> {
         &by_kind,
         || sleep(pause),
     )?;
-    for (k, (_, file)) in FILES.iter().enumerate() {
-        let kind: Vec<&File> = files.iter().skip(k).step_by(FILES.len()).collect();
-        report(&format!("{file} alone, after the pause"), &kind, || {
+    for ((_, file), kind) in FILES.iter().zip(&kinds) {
+        report(&format!("{file} alone, after the pause"), kind, || {
             sleep(pause)
         })?;
     }
