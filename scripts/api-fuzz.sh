@@ -36,8 +36,9 @@ put /v1/workloads/vm1 '{"owner": "alice", "node": "n1", "virtual": {"cpu": 2, "m
 put /v1/workloads/vm2 '{"owner": "bob", "node": "n1", "virtual": {"cpu": 2, "mem": 4294967296}}'
 
 # positive_data_acceptance is left out: whether a schema-valid body is accepted depends on the
-# registry (a workload's owner must be registered) and on the configured resource names, which
-# the document cannot express; such bodies get a 422 naming the problem.
+# registry (a workload's owner and node must be registered, a sample's workload on its node),
+# which the document cannot express; such bodies get a 422 naming the problem. (The resource
+# names the daemon is configured with are in the document it serves.)
 schemathesis run "$base/v1/openapi.json" -H "$auth" --checks all --exclude-checks positive_data_acceptance \
   --max-examples "$examples" --seed 1 --suppress-health-check all || status=$?
 echo "daemon log: $(grep -c ' ERROR ' "$dir/daemon.log" || true) error lines"

@@ -64,11 +64,17 @@ pub struct Args {
     /// Requests a token may make at once above its rate [default: 2000].
     #[arg(long, env = "FAIRSHARE_RATE_BURST", value_name = "REQUESTS")]
     rate_burst: Option<u32>,
-    /// Connections open at once; one above it is closed when accepted [default: 512].
+    /// Connections open at once; above it a new one takes the place of the oldest that has
+    /// shown no token, or is closed when every one has [default: 512].
     #[arg(long, env = "FAIRSHARE_MAX_CONNECTIONS", value_name = "COUNT")]
     max_connections: Option<usize>,
-    /// Seconds a client has to send a request's headers, also the longest an HTTP/1
-    /// connection waits for its next request [default: 20].
+    /// Connections one peer (an IPv4 address, an IPv6 /64) may hold [default: a quarter of
+    /// --max-connections].
+    #[arg(long, env = "FAIRSHARE_MAX_CONNECTIONS_PER_PEER", value_name = "COUNT")]
+    max_connections_per_peer: Option<usize>,
+    /// Seconds a client has to send a request's headers: a new connection's first request from
+    /// when it is accepted, then the longest an HTTP/1 connection waits for its next request
+    /// [default: 20].
     #[arg(long, env = "FAIRSHARE_HEADER_TIMEOUT", value_name = "SECONDS")]
     header_timeout: Option<f64>,
     /// Seconds a client has to send a request's body [default: 20].
@@ -115,9 +121,12 @@ pub struct Args {
 
 /// Runs `fairshare serve`.
 pub fn run(args: Args) -> Result<()> {
-    let config = configuration(&args)?;
+    let mut config = configuration(&args)?;
     config.check()?;
     if args.check {
+        // The resolved configuration names the per-peer cap a default would give.
+        let per_peer = config.limits.per_peer();
+        config.limits.max_connections_per_peer = Some(per_peer);
         print!(
             "{}",
             toml::to_string(&config).context("printing the configuration")?
@@ -171,12 +180,14 @@ fn configuration(args: &Args) -> Result<ServiceConfig> {
     };
     let Limits {
         max_connections,
+        max_connections_per_peer,
         header_timeout_s,
         body_timeout_s,
         idle_timeout_s,
     } = c.limits;
     c.limits = Limits {
         max_connections: args.max_connections.unwrap_or(max_connections),
+        max_connections_per_peer: args.max_connections_per_peer.or(max_connections_per_peer),
         header_timeout_s: args.header_timeout.unwrap_or(header_timeout_s),
         body_timeout_s: args.body_timeout.unwrap_or(body_timeout_s),
         idle_timeout_s: args.idle_timeout.unwrap_or(idle_timeout_s),

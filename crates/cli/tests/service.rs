@@ -419,6 +419,22 @@ fn every_class_of_bad_input_gets_a_named_4xx_and_stores_nothing() {
             ),
             (
                 "PUT",
+                "/v1/workloads/wz",
+                json,
+                br#"{"owner": "d", "node": "n1", "virtual": {"cpu": 0, "mem": 0}}"#.to_vec(),
+                422,
+                "virtual.cpu must be positive",
+            ),
+            (
+                "PUT",
+                "/v1/workloads/wz",
+                json,
+                br#"{"owner": "d", "node": "n1", "virtual": {"cpu": 2, "mem": 0}}"#.to_vec(),
+                422,
+                "virtual.mem must be positive",
+            ),
+            (
+                "PUT",
                 "/v1/users/u9",
                 json,
                 br#"{"quota": {"cpu": 4, "mem": 1}}"#.to_vec(),
@@ -523,6 +539,10 @@ fn every_class_of_bad_input_gets_a_named_4xx_and_stores_nothing() {
             );
             assert!(answer["error"].is_string(), "{backend}: a JSON error body");
         }
+        // An agent's zero-size workload is refused as an admin's is.
+        let zero = json!({"owner": "d", "node": "n1", "virtual": {"cpu": 0, "mem": 0}});
+        let answer = daemon.expect(422, "PUT", "/v1/workloads/wz", AGENT, Some(&zero));
+        assert_eq!(answer["error"], "invalid", "{backend}: {answer}");
         let nodes = daemon.expect(200, "GET", "/v1/nodes", READER, None);
         assert_eq!(
             nodes.as_array().unwrap().len(),
@@ -944,6 +964,62 @@ fn closed_within(stream: &mut std::net::TcpStream, within: Duration) -> bool {
     false
 }
 
+/// A connection to the daemon from `source`, a loopback address of its own (127.0.0.2, …), as a
+/// different host would come.
+fn connect_from(source: &str, daemon: &Daemon) -> std::net::TcpStream {
+    use socket2::{Domain, SockAddr, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    let from: std::net::SocketAddr = format!("{source}:0").parse().unwrap();
+    socket.bind(&SockAddr::from(from)).unwrap();
+    let to: std::net::SocketAddr = daemon.addr().parse().unwrap();
+    socket.connect(&SockAddr::from(to)).unwrap();
+    socket.into()
+}
+
+/// Sends `GET path` with `token` on a kept-alive connection and reads the whole answer: its
+/// status line, or `None` when the connection was closed first.
+fn get_on(stream: &mut std::net::TcpStream, path: &str, token: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n");
+    stream.write_all(request.as_bytes()).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut answer = Vec::new();
+    let mut byte = [0u8; 1];
+    while !answer.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => answer.push(byte[0]),
+            _ => return None,
+        }
+    }
+    let head = String::from_utf8(answer).unwrap();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse().unwrap())
+        })
+        .unwrap_or(0);
+    let mut body = vec![0u8; length];
+    stream.read_exact(&mut body).ok()?;
+    head.lines().next().map(str::to_string)
+}
+
+/// The value of a counter or gauge in the daemon's metrics.
+fn metric(daemon: &Daemon, name: &str) -> f64 {
+    let text = ureq::get(&format!("{}/metrics", daemon.url))
+        .call()
+        .unwrap()
+        .into_string()
+        .unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {text}"))
+}
+
 #[test]
 fn slow_headers_idle_and_surplus_connections_are_closed() {
     use std::io::Write;
@@ -957,6 +1033,8 @@ fn slow_headers_idle_and_surplus_connections_are_closed() {
             "--idle-timeout",
             "2",
             "--max-connections",
+            "8",
+            "--max-connections-per-peer",
             "8",
         ],
     );
@@ -979,10 +1057,17 @@ fn slow_headers_idle_and_surplus_connections_are_closed() {
         "{:?}",
         started.elapsed()
     );
-    // An HTTP/2 connection that says nothing after its preface: cut off at the idle timeout.
+    // An HTTP/2 connection that makes one request (GET /healthz: the static table's GET and
+    // http, literal :path and :authority) and then says nothing: cut off at the idle timeout.
     let mut h2 = TcpStream::connect(daemon.addr()).unwrap();
-    h2.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00")
-        .unwrap();
+    let mut block = vec![0x82, 0x86, 0x44, 8];
+    block.extend_from_slice(b"/healthz");
+    block.extend_from_slice(&[0x41, 1, b'x']);
+    let mut frames =
+        b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00".to_vec();
+    frames.extend_from_slice(&[0, 0, block.len() as u8, 0x01, 0x05, 0, 0, 0, 1]);
+    frames.extend_from_slice(&block);
+    h2.write_all(&frames).unwrap();
     let started = Instant::now();
     assert!(
         closed_within(&mut h2, Duration::from_secs(5)),
@@ -990,37 +1075,123 @@ fn slow_headers_idle_and_surplus_connections_are_closed() {
     );
     assert!(
         started.elapsed() > Duration::from_millis(1500),
-        "{:?}",
+        "closed before the idle timeout, at {:?}: the request was not taken",
         started.elapsed()
     );
-    // Eight idle connections fill the limit: a ninth is closed at once, unanswered.
-    let idle: Vec<TcpStream> = (0..8)
+    // Eight connections that have shown a token fill the limit: a ninth is closed at once,
+    // unanswered, since none of them may be closed to make room.
+    let mut proven: Vec<TcpStream> = (0..8)
         .map(|_| TcpStream::connect(daemon.addr()).unwrap())
         .collect();
-    std::thread::sleep(Duration::from_millis(200));
+    for stream in &mut proven {
+        let status = get_on(stream, "/v1/nodes", READER);
+        assert_eq!(status.as_deref(), Some("HTTP/1.1 200 OK"));
+    }
     let mut ninth = TcpStream::connect(daemon.addr()).unwrap();
-    let _ = ninth.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
-    let mut answer = String::new();
-    ninth
-        .set_read_timeout(Some(Duration::from_secs(2)))
-        .unwrap();
-    let _ = std::io::Read::read_to_string(&mut ninth, &mut answer);
-    assert!(
-        answer.is_empty(),
-        "a connection over the limit was served: {answer}"
+    assert_eq!(
+        get_on(&mut ninth, "/healthz", READER),
+        None,
+        "a ninth was served"
     );
-    drop(idle);
+    drop(proven);
     std::thread::sleep(Duration::from_millis(200));
     daemon.expect(200, "GET", "/healthz", READER, None);
-    let metrics = ureq::get(&format!("{}/metrics", daemon.url))
-        .call()
-        .unwrap()
-        .into_string()
-        .unwrap();
-    assert!(
-        metrics.contains("fairshare_connections_refused_total 1\n"),
-        "{metrics}"
-    );
+    assert_eq!(metric(&daemon, "fairshare_connections_refused_total"), 1.0);
+    assert_eq!(metric(&daemon, "fairshare_connections_evicted_total"), 0.0);
+}
+
+/// The daemon of issue 46's report: 20 connections, a header timeout of `header_timeout`
+/// seconds (2 there), an idle timeout of 15 s; so a quarter of the slots, 5, per peer.
+fn small_daemon(db: &Database, header_timeout: &str) -> Daemon {
+    Daemon::start_with(
+        db,
+        &[
+            "--max-connections",
+            "20",
+            "--header-timeout",
+            header_timeout,
+            "--idle-timeout",
+            "15",
+        ],
+    )
+}
+
+#[test]
+fn silent_connections_are_closed_at_the_header_timeout_from_their_accept() {
+    let db = database("sqlite", "");
+    let daemon = small_daemon(&db, "2");
+    // As reported: 20 silent sockets from one host, then the same host asks for /healthz
+    // 3.5 s later. Its fifth share of the slots is closed at 2 s, so it is served.
+    let started = Instant::now();
+    let mut silent: Vec<_> = (0..20)
+        .map(|_| connect_from("127.0.0.1", &daemon))
+        .collect();
+    let mut closed_at = Vec::new();
+    for stream in &mut silent {
+        assert!(
+            closed_within(stream, Duration::from_secs(5)),
+            "held after 5 s"
+        );
+        closed_at.push(started.elapsed());
+    }
+    let last = *closed_at.iter().max().unwrap();
+    eprintln!("20 silent connections from one host: the last closed after {last:?}");
+    assert!(last >= Duration::from_millis(1500), "{closed_at:?}");
+    assert!(last < Duration::from_secs(4), "{closed_at:?}");
+    std::thread::sleep(Duration::from_millis(3500).saturating_sub(started.elapsed()));
+    daemon.expect(200, "GET", "/healthz", READER, None);
+    assert_eq!(metric(&daemon, "fairshare_connections_refused_total"), 15.0);
+}
+
+#[test]
+fn strangers_at_the_cap_cannot_keep_an_agent_from_reporting() {
+    let db = database("sqlite", "");
+    // A header timeout long enough that no stranger leaves by it while the test runs.
+    let daemon = small_daemon(&db, "5");
+    register_e1(&daemon);
+    // An agent with a kept-alive connection that has shown its token.
+    let mut agent = connect_from("127.0.0.1", &daemon);
+    let status = get_on(&mut agent, "/v1/access?node=n1", AGENT);
+    assert_eq!(status.as_deref(), Some("HTTP/1.1 204 No Content"));
+    // Strangers from four hosts fill every other slot and try for more: each host holds at
+    // most 5, and the sixth of each is closed at once.
+    let mut strangers = Vec::new();
+    for host in 2..=5 {
+        for _ in 0..6 {
+            strangers.push(connect_from(&format!("127.0.0.{host}"), &daemon));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    // A new agent connection at the cap takes a stranger's slot and is answered at once.
+    let asked = Instant::now();
+    let mut second = connect_from("127.0.0.1", &daemon);
+    let status = get_on(&mut second, "/v1/access?node=n1", AGENT);
+    let waited = asked.elapsed();
+    eprintln!("an agent at a cap held by 19 silent strangers answered in {waited:?}");
+    assert_eq!(status.as_deref(), Some("HTTP/1.1 204 No Content"));
+    assert!(waited < Duration::from_secs(5), "{waited:?}");
+    // More strangers from more hosts: they displace each other, never the agents.
+    for host in 6..=9 {
+        for _ in 0..5 {
+            strangers.push(connect_from(&format!("127.0.0.{host}"), &daemon));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    for stream in [&mut agent, &mut second] {
+        let status = get_on(stream, "/v1/access?node=n1", AGENT);
+        assert_eq!(status.as_deref(), Some("HTTP/1.1 204 No Content"));
+    }
+    let report = report("n1", 1, &[("d1", 5.0)]);
+    daemon.expect(200, "POST", "/v1/usage", AGENT, Some(&report));
+    assert!(metric(&daemon, "fairshare_connections_evicted_total") >= 20.0);
+    assert!(metric(&daemon, "fairshare_connections_refused_total") >= 4.0);
+    // The strangers are closed within the header timeout of their accept.
+    for stream in &mut strangers {
+        assert!(
+            closed_within(stream, Duration::from_secs(7)),
+            "a stranger held"
+        );
+    }
 }
 
 #[test]
@@ -1462,5 +1633,126 @@ fn a_database_that_stops_answering_gets_503_not_a_hang() {
             took < Duration::from_millis(within),
             "{method} {path} took {took:?}"
         );
+    }
+}
+
+#[test]
+fn every_operation_is_answered_as_the_served_document_describes_it() {
+    let db = database("sqlite", "");
+    let daemon = Daemon::start_with(&db, &["--resources", "cores=cpu,ram=memory,io=disk"]);
+    let doc = daemon.expect(200, "GET", "/v1/openapi.json", READER, None);
+    // The resource maps name this daemon's resources, and their examples are accepted.
+    let schemas = &doc["components"]["schemas"];
+    let map = |schema: &str, field: &str| schemas[schema]["properties"][field].clone();
+    for (schema, field, names) in [
+        ("NodeSpec", "supply", json!(["cores", "ram", "io"])),
+        ("UserSpec", "quota", json!(["cores", "ram"])),
+        ("WorkloadSpec", "virtual", json!(["cores", "ram"])),
+        ("Sample", "usage", json!(["cores", "ram", "io"])),
+    ] {
+        let m = map(schema, field);
+        assert_eq!(m["required"], names, "{schema}.{field}: {m}");
+        assert_eq!(m["additionalProperties"], false, "{schema}.{field}: {m}");
+    }
+    let example = |schema: &str, field: &str| map(schema, field)["example"].clone();
+    let bodies = [
+        (
+            "PUT",
+            "/v1/nodes/{id}",
+            json!({"supply": example("NodeSpec", "supply")}),
+        ),
+        (
+            "PUT",
+            "/v1/users/{id}",
+            json!({"quota": example("UserSpec", "quota")}),
+        ),
+        (
+            "PUT",
+            "/v1/workloads/{id}",
+            json!({"owner": "u1", "node": "n1", "virtual": example("WorkloadSpec", "virtual")}),
+        ),
+        (
+            "POST",
+            "/v1/usage",
+            json!({"node": "n1", "seq": 1, "interval_s": 10,
+            "samples": [{"workload": "w1", "usage": example("Sample", "usage")}]}),
+        ),
+    ];
+    // Every operation, its path and query parameters filled as the document lays them out.
+    let id_for = |path: &str| match path.split('/').nth(2) {
+        Some("nodes") => "n1",
+        Some("users") => "u1",
+        _ => "w1",
+    };
+    // Registered before they are used, deleted after; deleting a node takes its workloads.
+    let order = [
+        ("PUT", "/v1/nodes"),
+        ("PUT", "/v1/users"),
+        ("PUT", "/v1/workloads"),
+        ("POST", "/"),
+        ("GET", "/"),
+        ("DELETE", "/v1/workloads"),
+        ("DELETE", "/v1/nodes"),
+    ];
+    let mut operations = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let method = method.to_uppercase();
+            let rank = order
+                .iter()
+                .position(|(m, p)| *m == method && path.starts_with(p))
+                .unwrap_or_else(|| panic!("{method} {path} has no place in the order"));
+            operations.push((rank, path.clone(), method, op.clone()));
+        }
+    }
+    operations.sort_by_key(|o| o.0);
+    assert!(operations.len() >= 14, "{operations:?}");
+    for (_, path, method, op) in &operations {
+        let params = op["parameters"].as_array().cloned().unwrap_or_default();
+        let in_path: Vec<&str> = params
+            .iter()
+            .filter(|p| p["in"] == "path")
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        let templated: Vec<&str> = path
+            .split('/')
+            .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+            .collect();
+        assert_eq!(in_path, templated, "{method} {path}: path parameters");
+        let mut url = path.replace("{id}", id_for(path));
+        let query: Vec<String> = params
+            .iter()
+            .filter(|p| p["in"] == "query")
+            .map(|p| format!("{}=n1", p["name"].as_str().unwrap()))
+            .collect();
+        if !query.is_empty() {
+            url = format!("{url}?{}", query.join("&"));
+        }
+        let body = bodies
+            .iter()
+            .find(|(m, p, _)| m == method && p == path)
+            .map(|(_, _, b)| b);
+        assert_eq!(
+            body.is_some(),
+            op.get("requestBody").is_some(),
+            "{method} {path}"
+        );
+        let (status, answer) = daemon.call(method, &url, Some(ADMIN), body);
+        assert!(
+            (200..300).contains(&status),
+            "{method} {url} as documented: {status} {answer}"
+        );
+        // A required query parameter left out is refused, so the document is right to require it.
+        for p in params
+            .iter()
+            .filter(|p| p["in"] == "query" && p["required"] == true)
+        {
+            let (status, answer) = daemon.call(method, path, Some(ADMIN), body);
+            assert_eq!(
+                status, 400,
+                "{method} {path} without {}: {answer}",
+                p["name"]
+            );
+        }
     }
 }

@@ -2,11 +2,12 @@
 //! health and metrics endpoints. A request's token and role are checked before its body is
 //! read, then its input fully, then it acts; every error is a JSON [`ErrorBody`].
 
+use crate::admission::Mark;
 use crate::auth::Role;
 use crate::error::ApiError;
 use crate::model::{
     check_id, ErrorBody, Explanation, Health, NodeSpec, NodeStatus, Priorities, UsageAck,
-    UsageReport, UserSpec, WorkloadSpec,
+    UsageReport, UserSpec, WorkloadSpec, MAX_QUANTITY, MIN_SUPPLY,
 };
 use crate::state::{Caller, Shared};
 use crate::store::StoreError;
@@ -20,8 +21,10 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
+use fairshare_core::heaviness::{Resource, ResourceKind};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use serde_json::json;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -196,6 +199,9 @@ impl<R: Needs> FromRequestParts<Arc<Shared>> for Authorized<R> {
 
     async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> Result<Self, ApiError> {
         let caller = shared.authorize(&parts.headers, R::ROLE)?;
+        if let Some(connection) = parts.extensions.get::<Arc<Mark>>() {
+            connection.prove();
+        }
         Ok(Authorized(caller, PhantomData))
     }
 }
@@ -205,6 +211,7 @@ type Reader = Authorized<ReaderRole>;
 
 /// `?node=` on `GET /v1/priorities`.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct NodeFilter {
     /// Only this node's workloads and the users owning them.
@@ -419,6 +426,7 @@ async fn priorities(
 
 /// `?node=` on `GET /v1/access`.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct AccessQuery {
     /// The node an agent would report and register for.
@@ -483,9 +491,94 @@ async fn metrics(State(s): AppState) -> impl IntoResponse {
 
 #[utoipa::path(get, path = "/v1/openapi.json", tag = "operations",
     responses((status = 200, content_type = "application/json", body = Object,
-        description = "This document")))]
-async fn openapi() -> Json<utoipa::openapi::OpenApi> {
-    Json(ApiDoc::openapi())
+        description = "This document, its resource maps naming the resources this daemon measures")))]
+async fn openapi(State(s): AppState) -> Json<serde_json::Value> {
+    Json(document(&s.settings.resources))
+}
+
+/// The OpenAPI document as a daemon configured with `resources` serves it: every map of a
+/// quantity per resource lists those resources by name, with the bounds its check applies and
+/// an example of each, so that a request built from the document is one the daemon accepts.
+pub fn document(resources: &[Resource]) -> serde_json::Value {
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the document is JSON");
+    let at_least = |min: f64| json!({"minimum": min, "maximum": MAX_QUANTITY});
+    // Examples by kind: CPUs, memory bytes, disk and network bytes per second (or moved).
+    let maps = [
+        (
+            "NodeSpec",
+            "supply",
+            at_least(MIN_SUPPLY),
+            [8.0, 34359738368.0, 2e8, 1.25e8, 1.0],
+        ),
+        (
+            "UserSpec",
+            "quota",
+            at_least(0.0),
+            [16.0, 68719476736.0, 0.0, 0.0, 0.0],
+        ),
+        (
+            "WorkloadSpec",
+            "virtual",
+            json!({"exclusiveMinimum": 0.0, "maximum": MAX_QUANTITY}),
+            [2.0, 4294967296.0, 0.0, 0.0, 0.0],
+        ),
+        (
+            "Sample",
+            "usage",
+            at_least(0.0),
+            [19.5, 2147483648.0, 1048576.0, 52428.0, 1.0],
+        ),
+    ];
+    for (schema, field, bounds, examples) in maps {
+        let sized = field == "quota" || field == "virtual";
+        let named: Vec<(&str, f64)> = resources
+            .iter()
+            .filter(|r| !sized || r.kind.has_virtual())
+            .map(|r| (r.name.as_str(), examples[kind_index(r.kind)]))
+            .collect();
+        let property = &mut doc["components"]["schemas"][schema]["properties"][field];
+        *property = per_resource_schema(property, &named, &bounds);
+    }
+    doc
+}
+
+/// Where a kind's example is in [`document`]'s rows.
+fn kind_index(kind: ResourceKind) -> usize {
+    match kind {
+        ResourceKind::Cpu => 0,
+        ResourceKind::Memory => 1,
+        ResourceKind::Disk => 2,
+        ResourceKind::Network => 3,
+        ResourceKind::Other => 4,
+    }
+}
+
+/// A map of a quantity per resource as an object with exactly the resources `named` (each
+/// with its example), each a number within `bounds`; the generated `map`'s description and
+/// nullability kept.
+fn per_resource_schema(
+    map: &serde_json::Value,
+    named: &[(&str, f64)],
+    bounds: &serde_json::Value,
+) -> serde_json::Value {
+    let mut number = json!({"type": "number"});
+    number
+        .as_object_mut()
+        .expect("an object")
+        .extend(bounds.as_object().expect("an object").clone());
+    let nullable = map.to_string().contains(r#""null""#);
+    let names: Vec<&str> = named.iter().map(|(n, _)| *n).collect();
+    let mut schema = json!({
+        "type": if nullable { json!(["object", "null"]) } else { json!("object") },
+        "properties": names.iter().map(|n| (n.to_string(), number.clone())).collect::<serde_json::Map<_, _>>(),
+        "required": names,
+        "additionalProperties": false,
+        "example": named.iter().map(|(n, v)| (n.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+    });
+    if let Some(description) = map.get("description") {
+        schema["description"] = description.clone();
+    }
+    schema
 }
 
 /// Counts and times every request by its route (not its raw path, which would be unbounded).
@@ -590,6 +683,43 @@ mod tests {
             let written = &doc["components"]["schemas"][schema]["properties"]["written"];
             assert!(written.is_object(), "{schema}: {written}");
         }
+    }
+
+    #[test]
+    fn the_served_document_names_the_configured_resources() {
+        use fairshare_core::heaviness::{Resource, ResourceKind};
+        let resources = [
+            Resource::new("cpu", ResourceKind::Cpu),
+            Resource::new("mem", ResourceKind::Memory),
+            Resource::new("net", ResourceKind::Network),
+        ];
+        let doc = super::document(&resources);
+        let schemas = &doc["components"]["schemas"];
+        let supply = &schemas["NodeSpec"]["properties"]["supply"];
+        assert_eq!(supply["required"], serde_json::json!(["cpu", "mem", "net"]));
+        assert_eq!(supply["properties"]["net"]["minimum"], 1e-3);
+        assert!(supply["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("Physical supply"));
+        assert_eq!(supply["example"]["mem"], 34359738368.0);
+        assert_eq!(supply["example"]["net"], 1.25e8);
+        let quota = &schemas["UserSpec"]["properties"]["quota"];
+        assert_eq!(quota["type"], serde_json::json!(["object", "null"]));
+        assert_eq!(quota["required"], serde_json::json!(["cpu", "mem"]));
+        let size = &schemas["WorkloadSpec"]["properties"]["virtual"];
+        assert_eq!(size["properties"]["cpu"]["exclusiveMinimum"], 0.0);
+        assert_eq!(size["additionalProperties"], false);
+        assert!(!doc.to_string().contains(":null"), "no property left null");
+        // Each map of numbers is its own inline schema: one shared component named after the
+        // generic type said that supplies were whole numbers.
+        let text = serde_json::to_string(&ApiDoc::openapi()).unwrap();
+        assert!(!text.contains("schemas/BTreeMap"), "{text}");
+        let usage = &schemas["Explanation"]["properties"]["usage"];
+        assert_eq!(
+            usage["oneOf"][0]["additionalProperties"]["type"], "number",
+            "{usage}"
+        );
     }
 
     #[test]

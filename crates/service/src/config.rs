@@ -73,10 +73,15 @@ impl Default for RateLimit {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
-    /// Connections open at once; a connection above it is closed as soon as it is accepted.
+    /// Connections open at once; above it a new connection takes the place of the oldest one
+    /// that has shown no token, or is closed as soon as it is accepted when every one has.
     pub max_connections: usize,
-    /// Seconds a client has to send a request's headers (HTTP/1), counted from when the daemon
-    /// starts waiting for them: on a kept-alive connection, from the previous answer.
+    /// Connections one peer (an IPv4 address, an IPv6 /64) may hold; default a quarter of
+    /// `max_connections` (at least 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_connections_per_peer: Option<usize>,
+    /// Seconds a client has to send a request's headers: a new connection's first request from
+    /// when it was accepted; on a kept-alive HTTP/1 connection, from the previous answer.
     pub header_timeout_s: f64,
     /// Seconds a client has to send a request's whole body, from when its handler starts
     /// reading it; then the answer is 408 and the connection is closed.
@@ -89,6 +94,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_connections: 512,
+            max_connections_per_peer: None,
             header_timeout_s: 20.0,
             body_timeout_s: 20.0,
             idle_timeout_s: 60.0,
@@ -97,6 +103,12 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// The connections one peer may hold.
+    pub fn per_peer(&self) -> usize {
+        self.max_connections_per_peer
+            .unwrap_or((self.max_connections / 4).max(1))
+    }
+
     /// Checks every bound.
     fn check(&self) -> Result<(), ConfigError> {
         if !(1..=1_000_000).contains(&self.max_connections) {
@@ -104,6 +116,15 @@ impl Limits {
                 "limits.max_connections must be between 1 and 1000000, found {}",
                 self.max_connections
             )));
+        }
+        if let Some(n) = self.max_connections_per_peer {
+            if !(1..=self.max_connections).contains(&n) {
+                return Err(invalid_setting(format!(
+                    "limits.max_connections_per_peer must be between 1 and limits.max_connections \
+                     ({}), found {n}",
+                    self.max_connections
+                )));
+            }
         }
         for (name, v) in [
             ("header_timeout_s", self.header_timeout_s),
@@ -377,6 +398,8 @@ mod tests {
         let twice = "[[resources]]\nname = \"cpu\"\nkind = \"cpu\"\n[[resources]]\nname = \"cpu\"\nkind = \"memory\"";
         assert!(bad(twice).contains("listed twice"));
         assert!(bad("[limits]\nheader_timeout_s = 0").contains("limits.header_timeout_s"));
+        assert!(bad("[limits]\nmax_connections = 8\nmax_connections_per_peer = 9")
+            .contains("limits.max_connections_per_peer must be between 1 and limits.max_connections (8), found 9"));
         assert!(bad("[limits]\nmax_connections = 0").contains("limits.max_connections"));
         let digest = "0".repeat(64);
         let token = |role: &str, nodes: &str| {

@@ -3,6 +3,7 @@
 //! metric, and serves the priorities and knob values each node applies. State lives in SQLite
 //! (embedded) or PostgreSQL (several replicas, one computing at a time).
 
+mod admission;
 pub mod api;
 pub mod auth;
 pub mod config;

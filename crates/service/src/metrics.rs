@@ -39,8 +39,11 @@ pub struct Metrics {
     pub leader: IntGauge,
     /// Connections open now.
     pub connections_open: IntGauge,
-    /// Connections closed at once because `limits.max_connections` were open.
+    /// Connections closed at once: their peer held `limits.max_connections_per_peer`, or every
+    /// slot was held by a connection that had shown a token.
     pub connections_refused: IntCounter,
+    /// Connections without a token closed to make room for a new one at the cap.
+    pub connections_evicted: IntCounter,
 }
 
 impl Metrics {
@@ -113,7 +116,12 @@ impl Metrics {
             .expect("valid metric"),
             connections_refused: counter(
                 "fairshare_connections_refused_total",
-                "Connections closed at once because limits.max_connections were open",
+                "Connections closed at once: their peer was at limits.max_connections_per_peer, \
+                 or every slot was held by a connection that had shown a token",
+            ),
+            connections_evicted: counter(
+                "fairshare_connections_evicted_total",
+                "Connections without a token closed to make room for a new one at limits.max_connections",
             ),
             registry,
         };
@@ -136,6 +144,7 @@ impl Metrics {
             Box::new(self.leader.clone()),
             Box::new(self.connections_open.clone()),
             Box::new(self.connections_refused.clone()),
+            Box::new(self.connections_evicted.clone()),
         ];
         for c in all {
             self.registry

@@ -46,7 +46,7 @@ pub type KnobsWritten = BTreeMap<String, u64>;
 pub struct NodeSpec {
     /// Physical supply of every configured resource: CPUs, memory in bytes, disk and network
     /// in bytes per second.
-    #[schema(example = json!({"cpu": 8, "mem": 34359738368u64, "disk": 200000000, "net": 125000000}))]
+    #[schema(inline)]
     pub supply: PerResource,
     /// How much one of its CPUs is worth against the reference machine (default 1).
     #[serde(default = "one")]
@@ -65,7 +65,7 @@ pub struct UserSpec {
     /// The user's quota of each resource with a virtual size (CPU, memory); leave it out for an
     /// equal split of the cloud. Either every user has a quota or none has.
     #[serde(default)]
-    #[schema(example = json!({"cpu": 16, "mem": 68719476736u64}))]
+    #[schema(inline)]
     pub quota: Option<PerResource>,
 }
 
@@ -81,7 +81,7 @@ pub struct WorkloadSpec {
     pub node: String,
     /// Its virtual size of every resource that has one (CPU, memory).
     #[serde(rename = "virtual")]
-    #[schema(example = json!({"cpu": 2, "mem": 4294967296u64}))]
+    #[schema(inline)]
     pub size: PerResource,
 }
 
@@ -119,7 +119,7 @@ pub struct Sample {
     pub workload: String,
     /// Every configured resource: CPU-seconds, disk and network bytes moved during the
     /// interval; memory as its mean level in bytes.
-    #[schema(example = json!({"cpu": 19.5, "mem": 2147483648u64, "disk": 1048576, "net": 52428}))]
+    #[schema(inline)]
     pub usage: PerResource,
 }
 
@@ -261,11 +261,26 @@ impl UserSpec {
 }
 
 impl WorkloadSpec {
-    /// The virtual size in the configured order, checked (references are checked by the store).
+    /// The virtual size in the configured order, checked (references are checked by the store):
+    /// every size positive, since a workload's endowment of a resource is its node's supply
+    /// shared in proportion to the sizes, and a size of 0 would leave it none.
     pub fn check(&self, resources: &[Resource]) -> Result<Vec<f64>, String> {
         check_id("owner", &self.owner)?;
         check_id("node", &self.node)?;
-        per_resource("virtual", &self.size, resources, |r| r.kind.has_virtual())
+        let size = per_resource("virtual", &self.size, resources, |r| r.kind.has_virtual())?;
+        let empty = resources
+            .iter()
+            .zip(&size)
+            .find(|(r, &v)| r.kind.has_virtual() && v <= 0.0);
+        match empty {
+            Some((r, v)) => Err(format!(
+                "virtual.{} must be positive: a workload's endowment is its node's supply shared \
+                 in proportion to the virtual sizes, and a size of 0 leaves it none to weigh its \
+                 use against; found {v}",
+                r.name
+            )),
+            None => Ok(size),
+        }
     }
 }
 
@@ -433,7 +448,7 @@ pub struct WorkloadPriority {
     /// What its node's agent last reported to be in force in its knob files (absent until an
     /// agent reports it, or when it was reported from another node than the workload's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(example = json!({"cpu.shares": 1597, "blkio.weight": 500}))]
+    #[schema(inline, example = json!({"cpu.shares": 1597, "blkio.weight": 500}))]
     pub written: Option<KnobsWritten>,
 }
 
@@ -447,8 +462,10 @@ pub struct Explanation {
     /// Whether the user owned a workload in that cycle (inactive users take no part).
     pub active: bool,
     /// What the user's workloads used, per resource (reference units: per second, memory as a level).
+    #[schema(inline)]
     pub usage: PerResource,
     /// The user's endowment (their share of the cloud), per resource.
+    #[schema(inline)]
     pub endowment: PerResource,
     /// s(ε_u): the endowment, normalised.
     pub entitlement: f64,
@@ -498,6 +515,7 @@ pub struct NodeStatus {
     /// The node.
     pub node: String,
     /// Its supply per resource.
+    #[schema(inline)]
     pub supply: PerResource,
     /// Its speed factor.
     pub speed: f64,

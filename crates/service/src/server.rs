@@ -2,6 +2,7 @@
 //! groups (one sync for many, so 200 means durable without one fsync per request), the cycle
 //! that computes priorities where this replica leads, and a graceful start and stop.
 
+use crate::admission::{Admission, Admitted, Mark, Refused, Watch};
 use crate::api::router;
 use crate::config::{Limits, ServiceConfig};
 use crate::cycle::{compute, Settings, Snapshot};
@@ -9,6 +10,7 @@ use crate::error::ApiError;
 use crate::metrics::Metrics;
 use crate::state::{Caller, Shared, WriteRequest};
 use crate::store::{now_ms, redact, Leadership, Store, StoreError};
+use axum::http::Request;
 use axum_server::accept::Accept;
 use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 use axum_server::Handle;
@@ -26,9 +28,10 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio_io_timeout::TimeoutStream;
+use tower_service::Service;
 
 /// The most reports one group commit writes.
 const GROUP_MAX: usize = 1024;
@@ -131,8 +134,7 @@ pub async fn start(config: ServiceConfig, signals: bool) -> Result<Running, Serv
         writer,
         snapshot: RwLock::new(Arc::new(snapshot)),
         leader: false.into(),
-        connections: Arc::new(Semaphore::new(config.limits.max_connections)),
-        max_connections: config.limits.max_connections,
+        connections: Admission::new(config.limits.max_connections, config.limits.per_peer()),
     });
     shared.metrics.cycle.set(shared.snapshot().cycle as i64);
     let listener = std::net::TcpListener::bind(config.listen)
@@ -234,11 +236,12 @@ async fn run(
 /// Serves the API on the socket, plain or TLS, with the connection limits.
 async fn serve(shared: Arc<Shared>, l: Listening, handle: Handle) -> std::io::Result<()> {
     let app = router(shared.clone()).into_make_service();
+    let header_timeout = Duration::from_secs_f64(l.limits.header_timeout_s);
     let guard = Guard {
         shared,
+        first_request: header_timeout,
         idle: Duration::from_secs_f64(l.limits.idle_timeout_s),
     };
-    let header_timeout = Duration::from_secs_f64(l.limits.header_timeout_s);
     match l.tls {
         Some(tls) => {
             let acceptor = RustlsAcceptor::new(tls).acceptor(guard);
@@ -263,42 +266,87 @@ fn http_timeouts(builder: &mut Builder<TokioExecutor>, header_timeout: Duration)
     builder.http2().timer(TokioTimer::new());
 }
 
-/// Admits an accepted connection if the limit allows (else closes it at once), and closes it
-/// when nothing was read from or written to it for the idle timeout.
+/// Admits an accepted connection by the rules of [`crate::admission`] (else closes it at
+/// once), and closes it when it brings no request by the header timeout or nothing was read
+/// from or written to it for the idle timeout.
 #[derive(Clone)]
 struct Guard {
     shared: Arc<Shared>,
+    first_request: Duration,
     idle: Duration,
 }
 
 impl<S: Send + 'static> Accept<TcpStream, S> for Guard {
     type Stream = Guarded;
-    type Service = S;
-    type Future = std::future::Ready<std::io::Result<(Guarded, S)>>;
+    type Service = Marked<S>;
+    type Future = std::future::Ready<std::io::Result<(Guarded, Marked<S>)>>;
 
     fn accept(&self, stream: TcpStream, service: S) -> Self::Future {
-        let Ok(permit) = self.shared.connections.clone().try_acquire_owned() else {
-            self.shared.metrics.connections_refused.inc();
-            tracing::debug!("a connection over limits.max_connections closed");
-            return std::future::ready(Err(std::io::ErrorKind::ConnectionRefused.into()));
+        let metrics = &self.shared.metrics;
+        let admitted = stream
+            .peer_addr()
+            .map_err(|_| Refused::Full)
+            .and_then(|peer| self.shared.connections.admit(peer));
+        let ticket = match admitted {
+            Ok((ticket, how)) => {
+                if how == Admitted::Evicting {
+                    metrics.connections_evicted.inc();
+                    tracing::debug!("a connection without a token closed to make room");
+                }
+                ticket
+            }
+            Err(why) => {
+                metrics.connections_refused.inc();
+                tracing::debug!(?why, "a connection over the limits closed");
+                return std::future::ready(Err(std::io::ErrorKind::ConnectionRefused.into()));
+            }
         };
+        let mark = ticket.mark().clone();
         let mut io = TimeoutStream::new(stream);
         io.set_read_timeout(Some(self.idle));
         io.set_write_timeout(Some(self.idle));
+        let deadline = tokio::time::Instant::now() + self.first_request;
         std::future::ready(Ok((
             Guarded {
                 io: Box::pin(io),
-                _permit: permit,
+                watch: Watch::new(ticket, deadline),
             },
-            service,
+            Marked {
+                inner: service,
+                mark,
+            },
         )))
     }
 }
 
-/// A connection counted against the limit until it closes.
+/// A connection's service: tells the connection's [`Mark`] that a request came, and hands the
+/// mark to the request so that a valid token proves the connection.
+#[derive(Clone)]
+struct Marked<S> {
+    inner: S,
+    mark: Arc<Mark>,
+}
+
+impl<S: Service<Request<B>>, B> Service<Request<B>> for Marked<S> {
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request<B>) -> S::Future {
+        self.mark.requested();
+        request.extensions_mut().insert(self.mark.clone());
+        self.inner.call(request)
+    }
+}
+
+/// A connection holding its place in the admission table until it closes.
 struct Guarded {
     io: Pin<Box<TimeoutStream<TcpStream>>>,
-    _permit: OwnedSemaphorePermit,
+    watch: Watch,
 }
 
 impl AsyncRead for Guarded {
@@ -307,6 +355,9 @@ impl AsyncRead for Guarded {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
+        if let Poll::Ready(closing) = self.watch.poll_closing(cx) {
+            return Poll::Ready(Err(closing));
+        }
         self.io.as_mut().poll_read(cx, buf)
     }
 }

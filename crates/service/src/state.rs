@@ -2,6 +2,7 @@
 //! is, the latest snapshot, the group-commit writer's queue, leadership and connection counts.
 //! The handlers ([`crate::api`]) read it and the server ([`crate::server`]) builds and drives it.
 
+use crate::admission::Admission;
 use crate::auth::{Role, TokenDigest};
 use crate::config::ServiceConfig;
 use crate::cycle::{Settings, Snapshot};
@@ -14,7 +15,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot, Semaphore};
+use tokio::sync::{mpsc, oneshot};
 
 /// How long a report waits for its group commit before it is answered 503: a database that
 /// stops answering without closing its connections (dropped packets) would otherwise hold
@@ -43,8 +44,7 @@ pub struct Shared {
     pub(crate) writer: mpsc::Sender<WriteRequest>,
     pub(crate) snapshot: RwLock<Arc<Snapshot>>,
     pub(crate) leader: AtomicBool,
-    pub(crate) connections: Arc<Semaphore>,
-    pub(crate) max_connections: usize,
+    pub(crate) connections: Arc<Admission>,
 }
 
 impl Shared {
@@ -93,7 +93,7 @@ impl Shared {
         if let Some(age) = cycle_age(&self.snapshot()) {
             self.metrics.last_cycle_age.set(age);
         }
-        let open = self.max_connections - self.connections.available_permits();
+        let open = self.connections.open();
         self.metrics.connections_open.set(open as i64);
     }
 
