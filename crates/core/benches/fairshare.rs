@@ -5,7 +5,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairshare_core::choice::Choice;
-use fairshare_core::model::Time;
+use fairshare_core::model::{RawShares, Time};
 use fairshare_core::priority::fairshare::{standings, Association, FairshareFunction};
 use fairshare_core::rank::{Accounts, Charging, FairshareRanker, FairshareSettings, Head, Ranker};
 use rand::{Rng, SeedableRng};
@@ -18,7 +18,7 @@ fn site() -> Vec<Association> {
     let mut rng = ChaCha8Rng::seed_from_u64(14);
     let mut tree = vec![Association {
         parent: None,
-        shares: 1.0,
+        shares: RawShares::Count(1.0),
         usage: 0.0,
         user: false,
     }];
@@ -30,7 +30,7 @@ fn site() -> Vec<Association> {
                 next.push(tree.len());
                 tree.push(Association {
                     parent: Some(parent),
-                    shares: rng.gen_range(1..=10) as f64,
+                    shares: RawShares::Count(rng.gen_range(1..=10) as f64),
                     usage: 0.0,
                     user: false,
                 });
@@ -43,7 +43,7 @@ fn site() -> Vec<Association> {
             let idle = rng.gen_bool(0.1);
             tree.push(Association {
                 parent: Some(group),
-                shares: rng.gen_range(1..=4) as f64,
+                shares: RawShares::Count(rng.gen_range(1..=4) as f64),
                 usage: if idle {
                     0.0
                 } else {

@@ -18,7 +18,7 @@
 //! [`PrioritiesDocument`] that `--json` writes and `fairshare-report` renders.
 
 use crate::{LabError, Workload};
-use fairshare_core::model::{MachineCatalogue, Time};
+use fairshare_core::model::{MachineCatalogue, RawShares, Time};
 use fairshare_core::priority::fairshare::{
     children, slurm_classic_between_ticks, standings, Association, FairshareFunction, Standing,
     TreeError,
@@ -47,8 +47,8 @@ pub struct PriorityRow {
     pub depth: usize,
     /// Whether it is a user.
     pub user: bool,
-    /// Its shares among its siblings, as the share file gives them.
-    pub raw_shares: f64,
+    /// Its shares among its siblings, as the share file gives them: a number, or `parent`.
+    pub raw_shares: RawShares,
     /// What the fairshare function makes of it.
     #[serde(flatten)]
     pub standing: Standing,
@@ -323,13 +323,13 @@ impl Workload {
         let Some(tree) = tree else {
             let root = Association {
                 parent: None,
-                shares: 1.0,
+                shares: RawShares::Count(1.0),
                 usage: 0.0,
                 user: false,
             };
             let users = usage.iter().map(|u| Association {
                 parent: Some(0),
-                shares: 1.0,
+                shares: RawShares::Count(1.0),
                 usage: *u,
                 user: true,
             });

@@ -72,7 +72,7 @@ impl Workload {
             ShareSource::File(path) => {
                 let tree = fairshare_trace::read_shares(path, &self.users)?;
                 let weights = tree.entitlements();
-                let shares = Share::weighted(&weights)
+                let shares = Share::entitled(&weights)
                     .map_err(|e| LabError::Unusable(format!("{}: {e}", path.display())))?;
                 let source = format!(
                     "{} ({} of {} users not listed, placed by its defaults)",

@@ -5,6 +5,7 @@
 //! [`PrioritiesDocument`].
 
 use crate::text::{fixed, table};
+use fairshare_core::model::RawShares;
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::usage::decay::Decay;
 use fairshare_lab::{utc_date, PrioritiesDocument, PriorityRow};
@@ -44,10 +45,10 @@ fn row(r: &PriorityRow, slurm: bool, fair_tree: bool) -> Vec<String> {
     let root = r.parent.is_none();
     let mut cells = vec![
         format!("{}{}", "  ".repeat(r.depth), r.name),
-        if root {
-            String::new()
-        } else {
-            fixed(r.raw_shares, 0)
+        match (root, r.raw_shares) {
+            (true, _) => String::new(),
+            (false, RawShares::Count(raw)) => fixed(raw, 0),
+            (false, RawShares::Parent) => "parent".into(),
         },
         if root {
             String::new()
@@ -154,7 +155,7 @@ mod tests {
                     parent: parent.map(String::from),
                     depth,
                     user,
-                    raw_shares,
+                    raw_shares: RawShares::Count(raw_shares),
                     standing: Standing {
                         normalized_shares: s[0],
                         raw_usage: s[1],

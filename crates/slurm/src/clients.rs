@@ -6,13 +6,16 @@
 //! the cluster down the tree (its shares over its siblings', times its parent's), and
 //! fairshare policies that read the tree (Fair Tree, classic, PBS) get the tree itself.
 //!
-//! What cannot be ranked is said, never guessed: an association whose shares are `parent`
-//! (it borrows its parent's standing, which no fairshare policy models), one with no shares
-//! anywhere on its path, and a user's second association with the same account (limited to
-//! another partition) are left out, and their jobs are left alone.
+//! Every association is ranked, as Slurm ranks it: one whose shares are `parent` competes as
+//! its account does (Fair Tree puts a `parent` user first among its account's children, classic
+//! gives it its account's factor, weighted policies its account's entitlement), one with 0
+//! shares is entitled to nothing (Fair Tree and classic rank it last among its level; weighted
+//! policies give it a vanishing weight). Only a user's second association with the same
+//! account (limited to another partition) is left out, and its jobs are left alone.
 
 use crate::assoc::{Associations, Share as AssocShare};
-use fairshare_core::priority::fairshare::Association;
+use fairshare_core::model::RawShares;
+use fairshare_core::priority::fairshare::{standings, Association, FairshareFunction};
 use fairshare_core::rank::{Accounts, Share};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -55,13 +58,12 @@ impl Clients {
             return Err(ClientsError::NoRoot(cluster));
         }
         let mut built = Builder::default();
-        built.account(tree, &cluster, ("root", 1.0), None, Some(1.0));
+        built.account(tree, &cluster, ("root", RawShares::Count(1.0)), None);
         let Builder {
             walked: _,
             associations,
             leaf,
             names,
-            entitlements,
             left_out,
         } = built;
         if names.is_empty() {
@@ -71,8 +73,15 @@ impl Clients {
             };
             return Err(ClientsError::Empty(cluster, why));
         }
+        // Entitlements as Slurm classic normalises shares down the tree.
+        let normalized = standings(&associations, FairshareFunction::SlurmClassic)
+            .expect("the tree is built root first, parents before children, shares valid");
+        let entitlements = leaf
+            .iter()
+            .map(|&l| normalized[l].normalized_shares)
+            .collect();
         let accounts = Accounts::new(associations, leaf)
-            .expect("the tree is built root first, parents before children, shares >= 0");
+            .expect("the tree is built root first, parents before children, shares valid");
         let index = (names.iter().cloned().enumerate())
             .map(|(i, name)| (name, i as u32))
             .collect();
@@ -117,9 +126,10 @@ impl Clients {
         })
     }
 
-    /// Each client's weight and entitlement, as the stateless and SDRF rankers take them.
+    /// Each client's weight and entitlement, as the stateless and SDRF rankers take them (a
+    /// client entitled to nothing gets a vanishing weight).
     pub fn shares(&self) -> Vec<Share> {
-        Share::weighted(&self.entitlements).expect("every client's entitlement is positive")
+        Share::entitled(&self.entitlements).expect("entitlements are finite and >= 0")
     }
 }
 
@@ -144,21 +154,18 @@ struct Builder {
     associations: Vec<Association>,
     leaf: Vec<usize>,
     names: Vec<(String, String)>,
-    entitlements: Vec<f64>,
     left_out: Vec<(String, String, String)>,
 }
 
 impl Builder {
-    /// Adds account `name` (with `own_shares` among its siblings) under the association
-    /// `parent` and everything below it; `fraction` is its entitlement (`None`: it cannot be
-    /// ranked, nor anything below it).
+    /// Adds account `name` (with `own` shares among its siblings) under the association
+    /// `parent` and everything below it.
     fn account(
         &mut self,
         tree: &Associations,
         cluster: &str,
-        (name, own_shares): (&str, f64),
+        (name, own): (&str, RawShares),
         parent: Option<usize>,
-        fraction: Option<f64>,
     ) {
         if !self.walked.insert(name.to_string()) {
             return;
@@ -166,58 +173,36 @@ impl Builder {
         let at = self.associations.len();
         self.associations.push(Association {
             parent,
-            shares: own_shares,
+            shares: own,
             usage: 0.0,
             user: false,
         });
-        let children = children(tree, cluster, name);
-        let total: f64 = children.iter().filter_map(|c| shares(c.1)).sum();
-        for (child, share) in children {
-            let fraction = match (fraction, shares(share)) {
-                (None, _) => Err("an account above it has `parent` or 0 shares".to_string()),
-                (_, None) => Err("its shares are `parent`, which fairshare does not model".into()),
-                (Some(f), Some(s)) if s > 0.0 && total > 0.0 => Ok(f * s / total),
-                _ => Err("it has 0 shares".into()),
-            };
-            let own = shares(share).unwrap_or(0.0);
+        for (child, share) in children(tree, cluster, name) {
+            let share = raw_shares(share);
             match child {
-                Child::Account(account) => {
-                    self.account(tree, cluster, (account, own), Some(at), fraction.ok())
-                }
-                Child::User(user) => self.user((name, user, own), at, fraction),
+                Child::Account(account) => self.account(tree, cluster, (account, share), Some(at)),
+                Child::User(user) => self.user((name, user, share), at),
             }
         }
     }
 
     /// Adds `user` under `account` (association `parent`) with `own` shares as a client, or
     /// says why not.
-    fn user(
-        &mut self,
-        (account, user, own): (&str, &str, f64),
-        parent: usize,
-        fraction: Result<f64, String>,
-    ) {
+    fn user(&mut self, (account, user, own): (&str, &str, RawShares), parent: usize) {
         let name = (account.to_string(), user.to_string());
-        let fraction = match fraction {
-            _ if self.names.contains(&name) => {
-                Err("a second association of the same user and account (for another partition); the first is ranked".into())
-            }
-            other => other,
-        };
-        match fraction {
-            Ok(fraction) => {
-                self.leaf.push(self.associations.len());
-                self.associations.push(Association {
-                    parent: Some(parent),
-                    shares: own,
-                    usage: 0.0,
-                    user: true,
-                });
-                self.names.push(name);
-                self.entitlements.push(fraction);
-            }
-            Err(reason) => self.left_out.push((name.0, name.1, reason)),
+        if self.names.contains(&name) {
+            let why = "a second association of the same user and account (for another partition); the first is ranked";
+            self.left_out.push((name.0, name.1, why.into()));
+            return;
         }
+        self.leaf.push(self.associations.len());
+        self.associations.push(Association {
+            parent: Some(parent),
+            shares: own,
+            usage: 0.0,
+            user: true,
+        });
+        self.names.push(name);
     }
 }
 
@@ -228,11 +213,11 @@ enum Child<'a> {
     User(&'a str),
 }
 
-/// An association's shares among its siblings, `None` for `parent`.
-fn shares(share: AssocShare) -> Option<f64> {
+/// An association's shares as the core counts them.
+fn raw_shares(share: AssocShare) -> RawShares {
     match share {
-        AssocShare::Value(s) => Some(f64::from(s)),
-        AssocShare::Parent => None,
+        AssocShare::Value(s) => RawShares::Count(f64::from(s)),
+        AssocShare::Parent => RawShares::Parent,
     }
 }
 

@@ -269,30 +269,40 @@ fn priority_basic_is_refused_and_a_fairshare_weight_under_replace_is_said() {
 }
 
 #[test]
-fn jobs_of_an_association_with_parent_shares_are_left_alone_and_said() {
+fn associations_with_parent_and_zero_shares_are_ranked() {
     let mut fake = Fake::new();
-    let tree = recorded("sacctmgr.txt").replace(
-        "fairshare|chemistry|u4||1|",
-        "fairshare|chemistry|u4||parent|",
-    );
+    let tree = recorded("sacctmgr.txt")
+        .replace(
+            "fairshare|chemistry|u4||1|",
+            "fairshare|chemistry|u4||parent|",
+        )
+        .replace("fairshare|chemistry|u3||1|", "fairshare|chemistry|u3||0|");
     fake.outputs.insert("sacctmgr", tree);
-    let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
-    let pass = adapter.pass(now()).unwrap();
-    let job = pass.plan.jobs.iter().find(|j| j.id == 10).unwrap();
-    assert_eq!(job.wanted, None);
-    assert!(job.note.as_deref().unwrap().contains("parent"), "{job:?}");
-    assert!(pass
-        .notes
-        .iter()
-        .any(|n| n.starts_with("u4 under chemistry is not ranked")));
-    let written: Vec<u64> = pass
-        .plan
-        .writes
-        .iter()
-        .flat_map(|w| w.jobs.clone())
-        .collect();
-    assert!(!written.contains(&10));
-    assert_eq!(pass.plan.standings.len(), 2);
+    for policy in ["sdrf", FAIR_TREE] {
+        let mut adapter = Adapter::new(&fake, config(policy)).unwrap();
+        let pass = adapter.pass(now()).unwrap();
+        let job = pass.plan.jobs.iter().find(|j| j.id == 10).unwrap();
+        assert!(job.wanted.is_some(), "{policy}: {job:?}");
+        assert!(
+            !pass.notes.iter().any(|n| n.contains("is not ranked")),
+            "{policy}: {:?}",
+            pass.notes
+        );
+        let place = |user: &str| {
+            pass.plan
+                .standings
+                .iter()
+                .find(|s| s.user == user)
+                .map(|s| s.place)
+        };
+        assert!(place("u4").is_some(), "{policy}: {:?}", pass.plan.standings);
+        if policy == FAIR_TREE {
+            // Fair Tree: the `parent` user first among chemistry, the 0-share user last.
+            if let Some(u3) = place("u3") {
+                assert!(place("u4") < Some(u3), "{:?}", pass.plan.standings);
+            }
+        }
+    }
 }
 
 #[test]

@@ -19,13 +19,17 @@
 //! [users]
 //! alice = { account = "physics", shares = 2 }
 //! "1029" = { account = "biology" }   # shares default to 1
+//! bob = { account = "theory", shares = "parent" }   # competes as theory does
+//! carol = { account = "physics", shares = 0 }       # entitled to nothing
+//! root = { account = "root" }   # a user may be named like an account
 //! ```
 //!
-//! Users and accounts are nodes of one [`AccountTree`], users as leaves, so a user and an
-//! account may not share a name. The root is named `root`.
+//! Shares are Slurm's: a number ≥ 0, or `"parent"` (an account's children then compete among
+//! its parent's; a user competes as its account does). Users and accounts are nodes of one
+//! [`AccountTree`], users as leaves. The root is named `root`.
 
 use crate::TraceError;
-use fairshare_core::model::{AccountError, AccountTree};
+use fairshare_core::model::{AccountError, AccountTree, RawShares};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -54,14 +58,14 @@ pub struct Defaults {
     pub account: String,
     /// Their shares there (default 1).
     #[serde(default = "one")]
-    pub shares: f64,
+    pub shares: RawShares,
 }
 
 impl Default for Defaults {
     fn default() -> Defaults {
         Defaults {
             account: root(),
-            shares: 1.0,
+            shares: one(),
         }
     }
 }
@@ -73,9 +77,9 @@ pub struct AccountEntry {
     /// Its parent account (default: the root).
     #[serde(default = "root")]
     pub parent: String,
-    /// Its shares among its siblings (default 1).
+    /// Its shares among its siblings (default 1), or `"parent"`.
     #[serde(default = "one")]
-    pub shares: f64,
+    pub shares: RawShares,
 }
 
 /// One user of a share file.
@@ -85,17 +89,17 @@ pub struct UserEntry {
     /// Its account (default: the root).
     #[serde(default = "root")]
     pub account: String,
-    /// Its shares among its account's children (default 1).
+    /// Its shares among its account's children (default 1), or `"parent"`.
     #[serde(default = "one")]
-    pub shares: f64,
+    pub shares: RawShares,
 }
 
 fn root() -> String {
     "root".into()
 }
 
-fn one() -> f64 {
-    1.0
+fn one() -> RawShares {
+    RawShares::Count(1.0)
 }
 
 /// The accounts with a trace's users placed in them.
@@ -184,7 +188,7 @@ pub fn place(file: &ShareFile, users: &[String]) -> Result<Shares, String> {
             }
         };
         let index = tree
-            .add(user.as_str(), parent, shares)
+            .add_user(user.as_str(), parent, shares)
             .map_err(|e| account_error(e, "user"))?;
         leaf.push(index);
     }
@@ -193,7 +197,7 @@ pub fn place(file: &ShareFile, users: &[String]) -> Result<Shares, String> {
         if !users.contains(name) {
             let parent = account(&tree, &entry.account, &format!("user {name:?}"))?;
             let index = tree
-                .add(name.as_str(), parent, entry.shares)
+                .add_user(name.as_str(), parent, entry.shares)
                 .map_err(|e| account_error(e, "user"))?;
             absent.push(index);
         }
@@ -216,7 +220,7 @@ fn account(tree: &AccountTree, name: &str, whose: &str) -> Result<usize, String>
 fn account_error(error: AccountError, what: &str) -> String {
     match error {
         AccountError::Duplicate(name) => {
-            format!("{what} {name:?}: the name is already an account or a user of the file")
+            format!("{what} {name:?}: the name is already an account of the file")
         }
         other => format!("{what}: {other}"),
     }
@@ -270,6 +274,38 @@ mod tests {
         assert_eq!(shares.absent, vec![2], "ghost is a leaf after alice");
     }
 
+    /// `parent` and 0 shares and a `root` user under `root`, as a Slurm tree has them.
+    #[test]
+    fn parent_and_zero_shares_and_a_root_user() {
+        let file = parse(
+            r#"
+            [accounts]
+            physics = { shares = 2 }
+            group = { parent = "physics", shares = "parent" }
+            idle = { shares = 0 }
+            [users]
+            root = {}
+            alice = { account = "group" }
+            bob = { account = "physics", shares = 3 }
+            carol = { account = "physics", shares = "parent" }
+            dave = { account = "idle" }
+            "#,
+        );
+        let shares = place(&file, &users(&["root", "alice", "bob", "carol", "dave"])).unwrap();
+        let e = shares.entitlements();
+        let want = [
+            1.0 / 3.0,
+            0.25 * 2.0 / 3.0,
+            0.75 * 2.0 / 3.0,
+            2.0 / 3.0,
+            0.0,
+        ];
+        for (got, want) in e.iter().zip(want) {
+            assert!((got - want).abs() < 1e-12, "{e:?}");
+        }
+        assert_eq!(shares.account_of(0), 0, "the root user charges the root");
+    }
+
     #[test]
     fn mistakes_are_named() {
         let unknown = place(
@@ -282,12 +318,12 @@ mod tests {
         );
         let cycle = parse("[accounts]\na = { parent = \"b\" }\nb = { parent = \"a\" }");
         assert!(place(&cycle, &[]).unwrap_err().contains("cycle"));
-        let clash = parse("[accounts]\nalice = {}");
-        assert!(place(&clash, &users(&["alice"]))
-            .unwrap_err()
-            .contains("already an account"));
-        let zero = parse("[accounts]\na = { shares = 0 }");
-        assert!(place(&zero, &[]).unwrap_err().contains("positive"));
+        let clash = parse("[accounts]\nalice = {}\n[accounts.bob]\nparent = \"alice\"");
+        assert!(place(&clash, &[]).is_ok());
+        let negative = parse("[accounts]\na = { shares = -1 }");
+        assert!(place(&negative, &[]).unwrap_err().contains(">= 0"));
+        let word = toml::from_str::<ShareFile>("[accounts]\na = { shares = \"half\" }");
+        assert!(word.unwrap_err().to_string().contains("\"parent\""));
         assert!(toml::from_str::<ShareFile>("[users]\nalice = { acount = \"a\" }").is_err());
     }
 }

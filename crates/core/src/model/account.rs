@@ -7,15 +7,96 @@
 use serde::Serialize;
 use thiserror::Error;
 
-/// One account: its name, its parent and its shares among its siblings.
+/// An association's shares among its siblings, as Slurm's `Fairshare=` gives them: a number,
+/// or `"parent"` in a file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RawShares {
+    /// A number of shares among its siblings; 0 entitles it to nothing.
+    Count(f64),
+    /// `parent`: none of its own. A user competes as its account does (Fair Tree puts it first
+    /// among its account's children; classic gives it its account's factor); an account's
+    /// children compete as children of its nearest ancestor that has shares of its own.
+    Parent,
+}
+
+impl RawShares {
+    /// The raw shares it adds to its level: a `parent` association adds none.
+    pub fn raw(self) -> f64 {
+        match self {
+            RawShares::Count(s) => s,
+            RawShares::Parent => 0.0,
+        }
+    }
+
+    /// Whether it is `parent`.
+    pub fn is_parent(self) -> bool {
+        self == RawShares::Parent
+    }
+
+    /// Whether it is usable: `parent`, or a finite number ≥ 0.
+    pub fn is_valid(self) -> bool {
+        match self {
+            RawShares::Count(s) => s.is_finite() && s >= 0.0,
+            RawShares::Parent => true,
+        }
+    }
+}
+
+impl From<f64> for RawShares {
+    fn from(raw: f64) -> RawShares {
+        RawShares::Count(raw)
+    }
+}
+
+impl Serialize for RawShares {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RawShares::Count(raw) => s.serialize_f64(*raw),
+            RawShares::Parent => s.serialize_str("parent"),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RawShares {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RawShares, D::Error> {
+        /// A number or the word `parent`.
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Number(f64),
+            Word(String),
+        }
+        match Written::deserialize(d) {
+            Ok(Written::Number(raw)) => Ok(RawShares::Count(raw)),
+            Ok(Written::Word(word)) if word == "parent" => Ok(RawShares::Parent),
+            _ => Err(serde::de::Error::custom(
+                "expected a number of shares >= 0 or \"parent\"",
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for RawShares {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RawShares::Count(s) => write!(f, "{s}"),
+            RawShares::Parent => f.write_str("parent"),
+        }
+    }
+}
+
+/// One account (or user): its name, its parent and its shares among its siblings.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Account {
-    /// The account's name, unique in its tree.
+    /// The name, unique among the tree's accounts (a user may be named like an account, as
+    /// Slurm's `root` user under the `root` account is).
     pub name: String,
     /// The parent account's index; `None` for the root.
     pub parent: Option<usize>,
-    /// Shares among its siblings (positive).
-    pub shares: f64,
+    /// Shares among its siblings.
+    pub shares: RawShares,
+    /// Whether it is a user (a leaf that jobs are charged to) rather than an account.
+    pub user: bool,
 }
 
 /// A tree of accounts, the root first.
@@ -38,13 +119,24 @@ pub enum AccountError {
         /// The parent index given.
         parent: usize,
     },
-    /// Shares must be positive and finite.
-    #[error("account {name:?}: shares must be a positive finite number, found {shares}")]
+    /// Shares must be `parent` or a finite number ≥ 0.
+    #[error("account {name:?}: shares must be `parent` or a finite number >= 0, found {shares}")]
     BadShares {
         /// The new account's name.
         name: String,
         /// The shares given.
-        shares: f64,
+        shares: RawShares,
+    },
+    /// The root's shares are its own.
+    #[error("the root's shares cannot be `parent`")]
+    RootParent,
+    /// Only an account can be a parent.
+    #[error("{name:?}: its parent {parent:?} is a user, not an account")]
+    UserParent {
+        /// The new association's name.
+        name: String,
+        /// The user named as its parent.
+        parent: String,
     },
 }
 
@@ -55,7 +147,8 @@ impl AccountTree {
             accounts: vec![Account {
                 name: root.into(),
                 parent: None,
-                shares: 1.0,
+                shares: RawShares::Count(1.0),
+                user: false,
             }],
         }
     }
@@ -65,52 +158,102 @@ impl AccountTree {
         &mut self,
         name: impl Into<String>,
         parent: usize,
-        shares: f64,
+        shares: impl Into<RawShares>,
     ) -> Result<usize, AccountError> {
         let name = name.into();
         if self.index_of(&name).is_some() {
             return Err(AccountError::Duplicate(name));
         }
-        if parent >= self.accounts.len() {
-            return Err(AccountError::NoParent { name, parent });
+        self.push(name, parent, shares.into(), false)
+    }
+
+    /// Adds a user under account `parent` with `shares`, returning its index; a user may be
+    /// named like an account, and one user may sit under several accounts (once under each).
+    pub fn add_user(
+        &mut self,
+        name: impl Into<String>,
+        parent: usize,
+        shares: impl Into<RawShares>,
+    ) -> Result<usize, AccountError> {
+        let name = name.into();
+        let twice = self
+            .accounts
+            .iter()
+            .any(|a| a.user && a.name == name && a.parent == Some(parent));
+        if twice {
+            return Err(AccountError::Duplicate(name));
         }
-        if !(shares.is_finite() && shares > 0.0) {
+        self.push(name, parent, shares.into(), true)
+    }
+
+    fn push(
+        &mut self,
+        name: String,
+        parent: usize,
+        shares: RawShares,
+        user: bool,
+    ) -> Result<usize, AccountError> {
+        let Some(above) = self.accounts.get(parent) else {
+            return Err(AccountError::NoParent { name, parent });
+        };
+        if above.user {
+            let parent = above.name.clone();
+            return Err(AccountError::UserParent { name, parent });
+        }
+        if !shares.is_valid() {
             return Err(AccountError::BadShares { name, shares });
         }
         self.accounts.push(Account {
             name,
             parent: Some(parent),
             shares,
+            user,
         });
         Ok(self.accounts.len() - 1)
     }
 
-    /// The accounts, the root first, each after its parent.
+    /// The accounts and users, the root first, each after its parent.
     pub fn accounts(&self) -> &[Account] {
         &self.accounts
     }
 
-    /// The index of the account named `name`.
+    /// The index of the account (not user) named `name`.
     pub fn index_of(&self, name: &str) -> Option<usize> {
-        self.accounts.iter().position(|a| a.name == name)
+        self.accounts.iter().position(|a| !a.user && a.name == name)
     }
 
-    /// The fraction of the whole cluster account `index` is entitled to: the product, from the
-    /// account up to the root, of its shares over the shares of it and its siblings.
-    pub fn entitlement(&self, index: usize) -> f64 {
-        let mut fraction = 1.0;
-        let mut at = index;
-        while let Some(parent) = self.accounts.get(at).and_then(|a| a.parent) {
-            let siblings: f64 = self
-                .accounts
-                .iter()
-                .filter(|a| a.parent == Some(parent))
-                .map(|a| a.shares)
-                .sum();
-            fraction *= self.accounts[at].shares / siblings;
-            at = parent;
+    /// The nearest ancestor of `index` whose shares are its own (`None` for the root): the
+    /// association whose children it competes among, as Slurm's `fs_assoc_ptr`.
+    pub fn fairshare_parent(&self, index: usize) -> Option<usize> {
+        let mut at = self.accounts.get(index)?.parent?;
+        while self.accounts[at].shares.is_parent() && self.accounts[at].parent.is_some() {
+            at = self.accounts[at].parent?;
         }
-        fraction
+        Some(at)
+    }
+
+    /// The fraction of the whole cluster association `index` is entitled to, as Slurm classic
+    /// normalises shares: the product, down from the root, of its shares over its level's
+    /// (the associations competing under the same fairshare parent); a `parent` association
+    /// is entitled as its fairshare parent is, and 0 shares anywhere on the way entitle it to
+    /// nothing.
+    pub fn entitlement(&self, index: usize) -> f64 {
+        let Some(parent) = self.fairshare_parent(index) else {
+            return 1.0;
+        };
+        let own = match self.accounts[index].shares {
+            RawShares::Parent => return self.entitlement(parent),
+            RawShares::Count(s) => s,
+        };
+        let level: f64 = (0..self.accounts.len())
+            .filter(|&i| self.fairshare_parent(i) == Some(parent))
+            .map(|i| self.accounts[i].shares.raw())
+            .sum();
+        if level > 0.0 {
+            own / level * self.entitlement(parent)
+        } else {
+            0.0
+        }
     }
 }
 
@@ -131,6 +274,42 @@ mod tests {
         assert_eq!(tree.entitlement(bob), 0.5);
         assert!(tree.add("bob", 0, 1.0).is_err());
         assert!(tree.add("carol", 9, 1.0).is_err());
-        assert!(tree.add("carol", 0, 0.0).is_err());
+        assert!(tree.add("carol", 0, -1.0).is_err());
+    }
+
+    /// Slurm's `parent` and 0 shares: a `parent` account's children compete among its
+    /// parent's, a `parent` user is entitled as its account is, 0 shares entitle to nothing,
+    /// and a user may be named like an account.
+    #[test]
+    fn parent_and_zero_shares_as_slurm_normalises_them() {
+        let mut tree = AccountTree::new("root");
+        let root_user = tree.add_user("root", 0, 1.0).unwrap();
+        let physics = tree.add("physics", 0, 2.0).unwrap();
+        let group = tree.add("group", physics, RawShares::Parent).unwrap();
+        let alice = tree.add_user("alice", group, 1.0).unwrap();
+        let bob = tree.add_user("bob", physics, 3.0).unwrap();
+        let carol = tree.add_user("carol", physics, RawShares::Parent).unwrap();
+        let idle = tree.add("idle", 0, 0.0).unwrap();
+        let dave = tree.add_user("dave", idle, 1.0).unwrap();
+        assert_eq!(tree.fairshare_parent(alice), Some(physics));
+        assert_eq!(tree.fairshare_parent(group), Some(physics));
+        // root's level: root user 1, physics 2, idle 0; physics' level: alice 1, bob 3.
+        assert_eq!(tree.entitlement(root_user), 1.0 / 3.0);
+        assert_eq!(tree.entitlement(physics), 2.0 / 3.0);
+        assert_eq!(tree.entitlement(alice), 0.25 * 2.0 / 3.0);
+        assert_eq!(tree.entitlement(bob), 0.75 * 2.0 / 3.0);
+        assert_eq!(tree.entitlement(carol), 2.0 / 3.0);
+        assert_eq!(tree.entitlement(group), 2.0 / 3.0);
+        assert_eq!(tree.entitlement(dave), 0.0);
+        assert_eq!(tree.index_of("root"), Some(0), "the account, not the user");
+        assert!(
+            tree.add_user("alice", group, 1.0).is_err(),
+            "twice under one account"
+        );
+        assert!(
+            tree.add_user("alice", physics, 1.0).is_ok(),
+            "under a second account"
+        );
+        assert!(tree.add("x", alice, 1.0).is_err(), "a user has no children");
     }
 }

@@ -7,7 +7,9 @@
 //! The usage they read is decayed by [`crate::usage::decay::Decay`]; what one sees between
 //! two of Slurm's ticks is [`slurm_classic_between_ticks`].
 
+use crate::model::RawShares;
 use serde::Serialize;
+use std::cmp::Ordering;
 use thiserror::Error;
 
 /// The fairshare function that turns shares and usage into a priority factor.
@@ -66,8 +68,8 @@ impl crate::choice::Choice for FairshareFunction {
 pub struct Association {
     /// Its parent's index; `None` for the root (index 0).
     pub parent: Option<usize>,
-    /// Its shares among its siblings.
-    pub shares: f64,
+    /// Its shares among its siblings: a number ≥ 0 or Slurm's `parent`.
+    pub shares: RawShares,
     /// The (decayed) usage charged to it directly: a user's own; 0 for an account.
     pub usage: f64,
     /// Whether it is a user (a leaf that jobs are charged to).
@@ -102,8 +104,8 @@ pub enum TreeError {
     /// A parent must come before its children, and only the first association is the root.
     #[error("association {0}: its parent must come before it, and only association 0 has none")]
     Order(usize),
-    /// Shares and usage must be finite and not negative.
-    #[error("association {0}: shares and usage must be numbers >= 0")]
+    /// Shares (`parent` but for the root) and usage must be finite and not negative.
+    #[error("association {0}: shares must be `parent` or a number >= 0 (the root's a number), and usage a number >= 0")]
     Value(usize),
     /// A client must be placed at an association of the tree other than the root.
     #[error("a client is placed at association {0}, which is the root or not in the tree")]
@@ -111,7 +113,12 @@ pub enum TreeError {
 }
 
 /// Every association's standing under `function` (`tree[0]` is the root; parents precede
-/// their children).
+/// their children), as Slurm 22.05 computes it (`assoc_mgr.c`, `fair_tree.c`,
+/// `priority_multifactor.c`). Associations compete among the children of their *fairshare
+/// parent*, the nearest ancestor whose shares are its own: a `parent` account's children
+/// compete among its parent's, and it adds no shares to that level. A `parent` association
+/// takes its fairshare parent's normalised shares and (classic) effective usage and factor;
+/// under Fair Tree a `parent` user ranks first among its level, tied with the idle.
 pub fn standings(
     tree: &[Association],
     function: FairshareFunction,
@@ -125,57 +132,59 @@ pub fn standings(
         }
     }
     let total = raw.first().copied().unwrap_or(0.0);
-    // Per parent, its children's shares and usage (the root, having no siblings, alone).
-    let (mut child_shares, mut child_usage) = (vec![0.0; n], vec![0.0; n]);
+    let fs_parent = fairshare_parents(tree);
+    let mut level_shares = vec![0.0; n];
     for (i, a) in tree.iter().enumerate() {
-        if let Some(p) = a.parent {
-            child_shares[p] += a.shares;
-            child_usage[p] += raw[i];
+        if let Some(f) = fs_parent[i] {
+            level_shares[f] += a.shares.raw();
         }
     }
     let mut standings: Vec<Standing> = Vec::with_capacity(n);
+    // Each association's shares over its level's (Fair Tree's `NormShares`).
+    let mut weight = Vec::with_capacity(n);
     for i in 0..n {
-        let (level_shares, level_usage) = match tree[i].parent {
-            None => (tree[i].shares, raw[i]),
-            Some(p) => (child_shares[p], child_usage[p]),
-        };
-        let weight = if level_shares > 0.0 {
-            tree[i].shares / level_shares
-        } else {
-            0.0
-        };
-        let (normalized_shares, effective_parent) = match tree[i].parent {
-            None => (1.0, None),
-            Some(p) => {
-                let parent_is_root = tree[p].parent.is_none();
-                let parent_effective = (!parent_is_root).then(|| standings[p].effective_usage);
-                (weight * standings[p].normalized_shares, parent_effective)
-            }
-        };
         let normalized_usage = if total > 0.0 { raw[i] / total } else { 0.0 };
-        let effective_usage = match effective_parent {
-            None => normalized_usage,
-            Some(parent) => normalized_usage + (parent - normalized_usage) * weight,
+        let Some(f) = fs_parent[i] else {
+            weight.push(1.0);
+            standings.push(Standing {
+                normalized_shares: 1.0,
+                raw_usage: raw[i],
+                normalized_usage,
+                effective_usage: normalized_usage,
+                level_fs: f64::INFINITY,
+                factor: 0.0,
+                rank: None,
+            });
+            continue;
         };
-        let level_fs = match (weight > 0.0, raw[i] > 0.0) {
-            (false, _) => 0.0,
-            (true, true) => weight / (raw[i] / level_usage),
-            (true, false) => f64::INFINITY,
+        let parent = &standings[f];
+        let level_has_shares = level_shares[f] > 0.0;
+        let w = match tree[i].shares {
+            RawShares::Parent => weight[f],
+            RawShares::Count(own) if level_has_shares => own / level_shares[f],
+            RawShares::Count(_) => 0.0,
         };
-        let factor = match function {
-            FairshareFunction::MetaCentrum => normalized_shares / raw[i].max(1.0),
-            FairshareFunction::Pbs => exp2_ratio(normalized_usage, normalized_shares),
-            FairshareFunction::SlurmClassic => exp2_ratio(effective_usage, normalized_shares),
-            FairshareFunction::FairTree => 0.0,
-        };
-        // Fair Tree shows its own two columns, as `sshare -l` prints them: the shares among
-        // siblings and the usage over the parent's (0 when the parent has none). Nothing under
-        // Fair Tree reads the classic values they replace.
-        let (normalized_shares, effective_usage) = match (function, tree[i].parent) {
-            (FairshareFunction::FairTree, Some(p)) => {
-                (weight, if raw[p] > 0.0 { raw[i] / raw[p] } else { 0.0 })
+        weight.push(w);
+        let (normalized_shares, effective_usage) = match tree[i].shares {
+            _ if fs_parent[f].is_none() && tree[i].shares.is_parent() => {
+                (parent.normalized_shares, normalized_usage)
             }
-            _ => (normalized_shares, effective_usage),
+            RawShares::Parent => (parent.normalized_shares, parent.effective_usage),
+            RawShares::Count(_) if fs_parent[f].is_none() => {
+                (w * parent.normalized_shares, normalized_usage)
+            }
+            RawShares::Count(_) if !level_has_shares => (0.0, parent.effective_usage),
+            RawShares::Count(_) => (
+                w * parent.normalized_shares,
+                normalized_usage + (parent.effective_usage - normalized_usage) * w,
+            ),
+        };
+        let level_fs = match tree[i].shares {
+            RawShares::Parent if tree[i].user => f64::INFINITY,
+            RawShares::Parent => NO_VAL,
+            RawShares::Count(_) if w == 0.0 => 0.0,
+            RawShares::Count(_) if raw[i] > 0.0 => w / (raw[i] / raw[f]),
+            RawShares::Count(_) => f64::INFINITY,
         };
         standings.push(Standing {
             normalized_shares,
@@ -183,19 +192,59 @@ pub fn standings(
             normalized_usage,
             effective_usage,
             level_fs,
-            factor,
+            factor: 0.0,
             rank: None,
         });
     }
-    match function {
-        FairshareFunction::FairTree => rank_fair_tree(tree, &mut standings),
-        _ => {
-            for (place, &i) in factor_order(tree, &standings).iter().enumerate() {
-                standings[i].rank = Some(place + 1);
+    for s in standings.iter_mut() {
+        s.factor = match function {
+            FairshareFunction::MetaCentrum => s.normalized_shares / s.raw_usage.max(1.0),
+            FairshareFunction::Pbs => exp2_ratio(s.normalized_usage, s.normalized_shares),
+            FairshareFunction::SlurmClassic => exp2_ratio(s.effective_usage, s.normalized_shares),
+            FairshareFunction::FairTree => 0.0,
+        };
+    }
+    if function == FairshareFunction::FairTree {
+        // Fair Tree shows its own two columns, as `sshare -l` prints them: the shares over the
+        // level's and the usage over the fairshare parent's (0 when that has none).
+        for i in 1..n {
+            let f = fs_parent[i].expect("only the root has none");
+            standings[i].normalized_shares = weight[i];
+            standings[i].effective_usage = if raw[f] > 0.0 { raw[i] / raw[f] } else { 0.0 };
+        }
+        let levels = LevelKeys::new(tree, &weight, &raw, &fs_parent);
+        rank_fair_tree(tree, &fs_parent, &levels, &mut standings);
+    } else {
+        // A `parent` association is ranked as its fairshare parent (Slurm classic gives its
+        // jobs that association's factor).
+        for i in 1..n {
+            if let (Some(f), RawShares::Parent) = (fs_parent[i], tree[i].shares) {
+                standings[i].factor = standings[f].factor;
             }
+        }
+        for (place, &i) in factor_order(tree, &standings).iter().enumerate() {
+            standings[i].rank = Some(place + 1);
         }
     }
     Ok(standings)
+}
+
+/// Slurm's `NO_VAL`, the level fairshare a `parent` account is given: it sorts before its
+/// siblings and ranks nothing, its children having moved up.
+const NO_VAL: f64 = 4_294_967_294.0;
+
+/// Each association's fairshare parent: the nearest ancestor whose shares are its own
+/// (`None` for the root), Slurm's `fs_assoc_ptr`.
+fn fairshare_parents(tree: &[Association]) -> Vec<Option<usize>> {
+    let mut fs_parent: Vec<Option<usize>> = Vec::with_capacity(tree.len());
+    for a in tree {
+        let f = a.parent.map(|p| match (tree[p].shares, fs_parent[p]) {
+            (RawShares::Parent, Some(above)) => above,
+            _ => p,
+        });
+        fs_parent.push(f);
+    }
+    fs_parent
 }
 
 /// Slurm classic's standings as slurmctld leaves them for `sshare` between two ticks, from the
@@ -234,23 +283,32 @@ pub fn slurm_classic_between_ticks(
 }
 
 /// Fair Tree's ranks and factors, as Slurm's `_calc_tree_fs` gives them: depth first from the
-/// root, siblings in decreasing level fairshare (on a tie users before accounts, then tree
-/// order). A user whose level fairshare ties the previous sibling's shares the rank last given,
-/// and so does the first one reached under an account that tied its previous sibling (Slurm
-/// never merges tied accounts' children, whatever its comments say). The factor is
-/// `(users − rank + 1) / users`; accounts keep factor 0 (only users are ranked).
-fn rank_fair_tree(tree: &[Association], standings: &mut [Standing]) {
+/// root, each fairshare parent's level in decreasing level fairshare (on a tie users before
+/// accounts, then tree order). A user whose level fairshare ties the previous sibling's shares
+/// the rank last given, and so does the first one reached under an account that tied its
+/// previous sibling (Slurm never merges tied accounts' children, whatever its comments say).
+/// The factor is `(users − rank + 1) / users`; accounts keep factor 0 (only users are ranked).
+fn rank_fair_tree(
+    tree: &[Association],
+    fs_parent: &[Option<usize>],
+    levels: &LevelKeys,
+    standings: &mut [Standing],
+) {
     if tree.is_empty() {
         return;
     }
-    let children = children(tree);
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); tree.len()];
+    for (i, f) in fs_parent.iter().enumerate() {
+        if let Some(f) = f {
+            children[*f].push(i);
+        }
+    }
     let users = tree.iter().filter(|a| a.user).count();
-    let keys: Vec<f64> = standings.iter().map(|s| level_key(s.level_fs)).collect();
     let siblings = |kids: &[usize]| {
         let mut kids = kids.to_vec();
         kids.sort_by(|a, b| {
-            keys[*b]
-                .total_cmp(&keys[*a])
+            levels
+                .cmp(*b, *a)
                 .then(tree[*b].user.cmp(&tree[*a].user))
                 .then(a.cmp(b))
         });
@@ -258,15 +316,18 @@ fn rank_fair_tree(tree: &[Association], standings: &mut [Standing]) {
     };
     // Slurm's own counters: `rank` is the one given, `untied` the next one without a tie.
     let (mut rank, mut untied) = (1, 1);
-    let mut stack = vec![Level::new(siblings(&[0]), false)];
+    let mut stack = vec![Walk::new(siblings(&[0]), false)];
     while let Some(level) = stack.last_mut() {
         let Some(&i) = level.kids.get(level.next) else {
             stack.pop();
             continue;
         };
-        let tied = (level.next == 0 && level.starts_tied) || level.previous == Some(keys[i]);
+        let tied = (level.next == 0 && level.starts_tied)
+            || level
+                .previous
+                .is_some_and(|p| levels.cmp(p, i) == Ordering::Equal);
         level.next += 1;
-        level.previous = Some(keys[i]);
+        level.previous = Some(i);
         if tree[i].user {
             if !tied {
                 rank = untied;
@@ -275,22 +336,22 @@ fn rank_fair_tree(tree: &[Association], standings: &mut [Standing]) {
             standings[i].factor = (users - rank + 1) as f64 / users as f64;
             untied += 1;
         } else {
-            stack.push(Level::new(siblings(&children[i]), tied));
+            stack.push(Walk::new(siblings(&children[i]), tied));
         }
     }
 }
 
 /// One level of Fair Tree's walk: the siblings in order and how far the walk has come.
-struct Level {
+struct Walk {
     kids: Vec<usize>,
     next: usize,
-    previous: Option<f64>,
+    previous: Option<usize>,
     starts_tied: bool,
 }
 
-impl Level {
+impl Walk {
     fn new(kids: Vec<usize>, starts_tied: bool) -> Self {
-        Level {
+        Walk {
             kids,
             next: 0,
             previous: None,
@@ -299,16 +360,96 @@ impl Level {
     }
 }
 
-/// A level fairshare rounded to 40 bits of mantissa (about 12 digits), so that levels equal in
-/// exact arithmetic tie: Slurm computes them in `long double`, where such ties survive, while
-/// in `f64` they may land one rounding step apart (1.0 against 1.0000000000000002).
-fn level_key(level_fs: f64) -> f64 {
-    if !level_fs.is_finite() {
-        return level_fs;
+/// Each association's level fairshare `S / U` as Slurm compares siblings' (`_cmp_level_fs`):
+/// exactly, with no rounding of the quotient. `S` is the shares over the level's, in `f64` as
+/// Slurm keeps `shares_norm` in a `double`; `U` the usage over the fairshare parent's. Two
+/// siblings with the same shares and usage tie; two whose quotients are equal only in exact
+/// arithmetic (shares 1 and 3, usage 1 and 3, where `3/L` in a `double` is not three times
+/// `1/L`) are ordered as Slurm's `long double` quotients order them, by the exact products.
+struct LevelKeys {
+    keys: Vec<LevelKey>,
+}
+
+/// What a level fairshare is, for an exact comparison.
+#[derive(Debug, Clone, Copy)]
+enum LevelKey {
+    /// `S / U` with `U > 0` (`S = 0` for 0 shares).
+    Quotient { s: f64, u: f64 },
+    /// No usage but shares, or a `parent` user: above every quotient.
+    Infinite,
+}
+
+impl LevelKeys {
+    fn new(
+        tree: &[Association],
+        weight: &[f64],
+        raw: &[f64],
+        fs_parent: &[Option<usize>],
+    ) -> LevelKeys {
+        let keys = (0..tree.len())
+            .map(|i| {
+                let u = fs_parent[i]
+                    .filter(|&f| raw[f] > 0.0)
+                    .map_or(0.0, |f| raw[i] / raw[f]);
+                match tree[i].shares {
+                    RawShares::Parent if tree[i].user => LevelKey::Infinite,
+                    RawShares::Parent => LevelKey::Quotient { s: NO_VAL, u: 1.0 },
+                    RawShares::Count(_) if weight[i] == 0.0 => {
+                        LevelKey::Quotient { s: 0.0, u: 1.0 }
+                    }
+                    RawShares::Count(_) if u > 0.0 => LevelKey::Quotient { s: weight[i], u },
+                    RawShares::Count(_) => LevelKey::Infinite,
+                }
+            })
+            .collect();
+        LevelKeys { keys }
     }
-    const DROPPED: u32 = 12;
-    let bits = level_fs.to_bits() + (1 << (DROPPED - 1));
-    f64::from_bits(bits & !((1 << DROPPED) - 1))
+
+    /// How association `a`'s level fairshare compares with `b`'s.
+    fn cmp(&self, a: usize, b: usize) -> Ordering {
+        match (self.keys[a], self.keys[b]) {
+            (LevelKey::Infinite, LevelKey::Infinite) => Ordering::Equal,
+            (LevelKey::Infinite, _) => Ordering::Greater,
+            (_, LevelKey::Infinite) => Ordering::Less,
+            (LevelKey::Quotient { s: sa, u: ua }, LevelKey::Quotient { s: sb, u: ub }) => {
+                cmp_products(sa, ub, sb, ua)
+            }
+        }
+    }
+}
+
+/// Compares `a·b` with `c·d` exactly (all finite and ≥ 0): each product of two 53-bit
+/// significands fits in 106 bits, so integers compare them without rounding.
+fn cmp_products(a: f64, b: f64, c: f64, d: f64) -> Ordering {
+    let exact = |x: f64, y: f64| {
+        let (mx, ex) = significand(x);
+        let (my, ey) = significand(y);
+        (u128::from(mx) * u128::from(my), ex + ey)
+    };
+    let (m1, e1) = exact(a, b);
+    let (m2, e2) = exact(c, d);
+    match (m1 == 0, m2 == 0) {
+        (true, true) => return Ordering::Equal,
+        (true, false) => return Ordering::Less,
+        (false, true) => return Ordering::Greater,
+        (false, false) => {}
+    }
+    // The place of each product's highest bit, then the significands aligned to it.
+    let top = |m: u128, e: i32| e + (128 - m.leading_zeros()) as i32;
+    top(m1, e1)
+        .cmp(&top(m2, e2))
+        .then((m1 << m1.leading_zeros()).cmp(&(m2 << m2.leading_zeros())))
+}
+
+/// `x = m · 2^e` exactly, for finite `x ≥ 0`.
+fn significand(x: f64) -> (u64, i32) {
+    let bits = x.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1 << 52) - 1);
+    match exponent {
+        0 => (fraction, -1074),
+        _ => (fraction | (1 << 52), exponent - 1075),
+    }
 }
 
 /// `2^(−usage / shares)`; 0 for an association without shares, as Slurm gives it.
@@ -331,7 +472,8 @@ pub(crate) fn validate(tree: &[Association]) -> Result<(), TreeError> {
             return Err(TreeError::Order(i));
         }
         let usable = |x: f64| x.is_finite() && x >= 0.0;
-        if !(usable(a.shares) && usable(a.usage)) {
+        let own_root = i > 0 || !a.shares.is_parent();
+        if !(a.shares.is_valid() && own_root && usable(a.usage)) {
             return Err(TreeError::Value(i));
         }
     }
@@ -365,19 +507,19 @@ pub fn children(tree: &[Association]) -> Vec<Vec<usize>> {
 mod tests {
     use super::*;
 
-    fn account(parent: Option<usize>, shares: f64) -> Association {
+    fn account(parent: Option<usize>, shares: impl Into<RawShares>) -> Association {
         Association {
             parent,
-            shares,
+            shares: shares.into(),
             usage: 0.0,
             user: false,
         }
     }
 
-    fn user(parent: usize, shares: f64, usage: f64) -> Association {
+    fn user(parent: usize, shares: impl Into<RawShares>, usage: f64) -> Association {
         Association {
             parent: Some(parent),
-            shares,
+            shares: shares.into(),
             usage,
             user: true,
         }
@@ -601,15 +743,107 @@ mod tests {
         assert_eq!(factors, [0.0, 0.0, 0.75, 1.0, 0.0, 0.25, 0.75]);
     }
 
-    /// Levels one rounding step apart tie; levels apart in the sixth digit do not.
+    /// Slurm compares level fairshares exactly: shares 1 and 3 of a level of 10 with usage 1
+    /// and 3 are equal only in exact arithmetic (`3/10` in a `double` is below three times
+    /// `1/10`), so Slurm ranks the first above; the same shares and usage tie.
     #[test]
-    fn levels_a_rounding_step_apart_tie() {
-        let one = level_key(1.0);
-        assert_eq!(level_key(1.0000000000000002), one);
-        assert_eq!(level_key(0.9999999999999999), one);
-        assert_ne!(level_key(1.000001), one);
-        assert_eq!(level_key(f64::INFINITY), f64::INFINITY);
-        assert_eq!(level_key(0.0), 0.0);
+    fn level_fairshares_compare_as_slurms_do() {
+        let tree = [
+            account(None, 1.0),
+            user(0, 1.0, 1.0),
+            user(0, 3.0, 3.0),
+            user(0, 6.0, 60.0),
+            user(0, 0.0, 0.0),
+        ];
+        let s = standings(&tree, FairshareFunction::FairTree).unwrap();
+        let ranks: Vec<_> = s.iter().map(|x| x.rank).collect();
+        assert_eq!(ranks, [None, Some(1), Some(2), Some(3), Some(4)]);
+        let twins = [
+            account(None, 1.0),
+            user(0, 3.0, 3.0),
+            user(0, 3.0, 3.0),
+            user(0, 4.0, 1.0),
+        ];
+        let s = standings(&twins, FairshareFunction::FairTree).unwrap();
+        assert_eq!(s[1].rank, s[2].rank, "the same shares and usage tie");
+        assert_eq!(cmp_products(0.1, 3.0, 0.3, 1.0), Ordering::Greater);
+        assert_eq!(cmp_products(0.5, 4.0, 2.0, 1.0), Ordering::Equal);
+        assert_eq!(
+            cmp_products(f64::MIN_POSITIVE / 4.0, 2.0, f64::MIN_POSITIVE, 0.5),
+            Ordering::Equal
+        );
+        assert_eq!(cmp_products(0.0, 3.0, 1e-300, 1e-10), Ordering::Less);
+    }
+
+    /// The tree of `../shared/spec/slurm.md` (seen on a live Slurm 22.05): under root, the
+    /// idle `root` user; account `a` (1 share) with a 0-share user alone under it; account `b`
+    /// (1 share) with a `parent` user and a 1-share sibling; both accounts used the cluster, `a`
+    /// less. `sshare` gave FairShare 0.75 to the 0-share user (its account ranked first), 0.5 to
+    /// the `parent` user and 0.25 to its sibling.
+    #[test]
+    fn parent_and_zero_share_users_are_ranked_as_slurm_ranks_them() {
+        let tree = [
+            account(None, 1.0),
+            user(0, 1.0, 0.0),               // 1 the root user
+            account(Some(0), 1.0),           // 2 a
+            user(2, 0.0, 100.0),             // 3 zero
+            account(Some(0), 1.0),           // 4 b
+            user(4, RawShares::Parent, 0.0), // 5 follower
+            user(4, 1.0, 500.0),             // 6 worker
+        ];
+        let s = standings(&tree, FairshareFunction::FairTree).unwrap();
+        let factors: Vec<f64> = [1, 3, 5, 6].iter().map(|&i| s[i].factor).collect();
+        assert_eq!(factors, [1.0, 0.75, 0.5, 0.25]);
+        assert_eq!(s[5].level_fs, f64::INFINITY);
+        assert_eq!(s[3].level_fs, 0.0);
+        assert_eq!(
+            s[5].normalized_shares,
+            1.0 / 3.0,
+            "b's shares, as sshare prints them"
+        );
+        // Classic: the 0-share user has factor 0; the `parent` user its account's factor.
+        let c = standings(&tree, FairshareFunction::SlurmClassic).unwrap();
+        assert_eq!(c[3].factor, 0.0);
+        assert_eq!(c[5].factor, c[4].factor);
+        assert_eq!(c[5].normalized_shares, c[4].normalized_shares);
+        // The `parent` user adds no shares to b's level, so its sibling holds all of b's.
+        assert!((c[6].factor - c[4].factor).abs() < 1e-12 && c[6].factor > 0.0);
+    }
+
+    /// A `parent` account's children compete among its parent's, its shares adding nothing.
+    #[test]
+    fn a_parent_accounts_children_join_its_parents_level() {
+        let flat = [
+            account(None, 1.0),
+            account(Some(0), 1.0),
+            user(1, 1.0, 10.0),
+            user(1, 2.0, 10.0),
+            user(1, 1.0, 40.0),
+        ];
+        let nested = [
+            account(None, 1.0),
+            account(Some(0), 1.0),
+            user(1, 1.0, 10.0),
+            account(Some(1), RawShares::Parent),
+            user(3, 2.0, 10.0),
+            user(3, 1.0, 40.0),
+        ];
+        for f in [
+            FairshareFunction::FairTree,
+            FairshareFunction::SlurmClassic,
+            FairshareFunction::Pbs,
+        ] {
+            let a = standings(&flat, f).unwrap();
+            let b = standings(&nested, f).unwrap();
+            for (i, j) in [(2, 2), (3, 4), (4, 5)] {
+                assert_eq!(a[i].rank, b[j].rank, "{f:?}");
+                assert!((a[i].factor - b[j].factor).abs() < 1e-12, "{f:?}");
+                assert!(
+                    (a[i].normalized_shares - b[j].normalized_shares).abs() < 1e-12,
+                    "{f:?}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -637,19 +871,19 @@ mod properties {
             let mut tree = vec![
                 Association {
                     parent: None,
-                    shares: 1.0,
+                    shares: RawShares::Count(1.0),
                     usage: 0.0,
                     user: false,
                 },
                 Association {
                     parent: Some(0),
-                    shares: 2.0,
+                    shares: RawShares::Count(2.0),
                     usage: 0.0,
                     user: false,
                 },
                 Association {
                     parent: Some(0),
-                    shares: 1.0,
+                    shares: RawShares::Count(1.0),
                     usage: 0.0,
                     user: false,
                 },
@@ -659,7 +893,7 @@ mod properties {
                     .into_iter()
                     .map(|(account, shares, usage)| Association {
                         parent: Some(1 + account),
-                        shares: f64::from(shares),
+                        shares: RawShares::Count(f64::from(shares)),
                         usage: f64::from(usage),
                         user: true,
                     }),
@@ -698,17 +932,26 @@ mod properties {
             }
         }
 
-        /// Fair Tree's ranks survive scaling every usage by a factor that is not a power of two,
-        /// though the level fairshares then move by rounding steps.
+        /// Fair Tree's ranks survive scaling every usage by a power of two (which rounds
+        /// nothing), and siblings with the same shares and usage stay tied whatever the scale.
         #[test]
-        fn fair_tree_ranks_do_not_see_rounding(mut tree in tree(), scale in 0.1f64..10.0) {
+        fn fair_tree_ranks_do_not_see_scale(mut tree in tree(), scale in 0.1f64..10.0, power in -8i32..8) {
             // Few distinct shares and usages, so that levels tie often.
             for a in tree.iter_mut().filter(|a| a.user) {
-                a.shares = 1.0 + a.shares % 3.0;
+                a.shares = RawShares::Count(1.0 + a.shares.raw() % 3.0);
                 a.usage %= 4.0;
             }
-            let scaled: Vec<Association> = tree.iter().map(|a| Association { usage: a.usage * scale, ..a.clone() }).collect();
-            prop_assert_eq!(ranks(&tree, FairshareFunction::FairTree), ranks(&scaled, FairshareFunction::FairTree));
+            let scaled = |k: f64| -> Vec<Association> { tree.iter().map(|a| Association { usage: a.usage * k, ..a.clone() }).collect() };
+            prop_assert_eq!(ranks(&tree, FairshareFunction::FairTree), ranks(&scaled(2f64.powi(power)), FairshareFunction::FairTree));
+            let (before, after) = (ranks(&tree, FairshareFunction::FairTree), ranks(&scaled(scale), FairshareFunction::FairTree));
+            for i in 0..tree.len() {
+                for j in 0..tree.len() {
+                    let twins = tree[i].user && tree[j].user && tree[i] == tree[j];
+                    if twins && before[i] == before[j] {
+                        prop_assert_eq!(after[i], after[j], "{} and {} untied", i, j);
+                    }
+                }
+            }
         }
 
         /// Under Fair Tree a user without usage ranks above every sibling with usage.

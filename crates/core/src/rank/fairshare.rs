@@ -13,7 +13,7 @@
 
 use super::{check_holdings, forward, Head, RankError, Ranker, Share};
 use crate::choice::Choice;
-use crate::model::Time;
+use crate::model::{RawShares, Time};
 use crate::priority::fairshare::{standings, validate, Association, FairshareFunction, TreeError};
 use crate::priority::PriorityKey;
 use crate::usage::decay::Decay;
@@ -111,13 +111,13 @@ impl Accounts {
     pub fn flat(shares: &[Share]) -> Accounts {
         let root = Association {
             parent: None,
-            shares: 1.0,
+            shares: RawShares::Count(1.0),
             usage: 0.0,
             user: false,
         };
         let users = shares.iter().map(|s| Association {
             parent: Some(0),
-            shares: s.weight,
+            shares: RawShares::Count(s.weight),
             usage: 0.0,
             user: true,
         });

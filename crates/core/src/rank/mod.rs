@@ -91,6 +91,28 @@ impl Share {
         ]
     }
 
+    /// Clients entitled to these fractions of the cluster (finite, ≥ 0, one at least
+    /// positive), weighted by them; a client entitled to nothing (Slurm's 0 shares) gets a
+    /// weight a billion times below the smallest entitled client's, so that weighted policies
+    /// serve it after every entitled client that holds anything.
+    pub fn entitled(entitlements: &[f64]) -> Result<Vec<Share>, ModelError> {
+        let smallest = entitlements
+            .iter()
+            .copied()
+            .filter(|e| *e > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        let floor = if smallest.is_finite() {
+            smallest * 1e-9
+        } else {
+            1.0
+        };
+        let weights: Vec<f64> = entitlements
+            .iter()
+            .map(|&e| if e == 0.0 { floor } else { e })
+            .collect();
+        Share::weighted(&weights)
+    }
+
     /// Clients with these weights (positive, finite): ρ = n·w/Σw, entitlement w/Σw.
     pub fn weighted(weights: &[f64]) -> Result<Vec<Share>, ModelError> {
         let n = weights.len() as f64;

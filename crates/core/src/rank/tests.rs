@@ -2,6 +2,7 @@
 //! the smallest served.
 
 use super::*;
+use crate::model::RawShares;
 use crate::priority::{ClientView, Policy, PriorityForm};
 use crate::usage::decay::{exp_advance, tau_from_epsilon};
 use proptest::prelude::*;
@@ -65,7 +66,7 @@ impl Naive {
     }
 }
 
-/// Shares for five clients: equal, or from weights 1..=5.
+/// RawShares for five clients: equal, or from weights 1..=5.
 fn shares(weighted: bool) -> Vec<Share> {
     if weighted {
         Share::weighted(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap()
@@ -419,7 +420,7 @@ fn fairshare_ranks_through_the_account_tree() {
     // root → A (1 share) → a1, a2; root → B (1 share) → b. Clients a1, a2, b.
     let node = |parent: Option<usize>, user: bool| Association {
         parent,
-        shares: 1.0,
+        shares: RawShares::Count(1.0),
         usage: 0.0,
         user,
     };
@@ -480,13 +481,13 @@ fn reference_order(
     use crate::priority::fairshare::Association;
     let root = Association {
         parent: None,
-        shares: 1.0,
+        shares: RawShares::Count(1.0),
         usage: 0.0,
         user: false,
     };
     let users = shares.iter().zip(&usage).map(|(s, used)| Association {
         parent: Some(0),
-        shares: s.weight,
+        shares: RawShares::Count(s.weight),
         usage: *used,
         user: true,
     });
