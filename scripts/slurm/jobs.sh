@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Submits fairshare's test workload to the one-host Slurm of up.sh: a job cancelled while it
-# waits (the log's first event), then jobs of alice, bob, carol and dave of different sizes and
-# lengths, some still running when the accounting is dumped. Prints the job ids.
+# waits (the log's first event), then jobs of alice, bob, carol, dave, erin (`parent` shares)
+# and frank (0 shares) of different sizes and lengths, some still running when the accounting
+# is dumped. Prints the job ids.
 #
 # The workload starts just after a decay tick, so that no job ends in the same second as a
 # tick: the accounting dates ends to the second, and which of the two slurmctld saw first
@@ -30,5 +31,7 @@ submit bob 2 100 5
 submit carol 2 230 5
 sleep 5
 submit dave 1 30 1
+submit erin 1 60 2
 submit carol 4 200 10
+submit frank 1 90 2
 submit bob 1 600 15

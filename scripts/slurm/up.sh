@@ -101,14 +101,14 @@ for _ in $(seq 30); do sacctmgr -n show cluster >/dev/null 2>&1 && break; sleep 
 sacctmgr -i add cluster fairshare >/dev/null 2>&1 || true
 sacctmgr -i add account physics fairshare=3 >/dev/null 2>&1 || true
 sacctmgr -i add account chemistry fairshare=1 >/dev/null 2>&1 || true
-for pair in alice:physics bob:physics carol:chemistry dave:chemistry; do
-  user=${pair%%:*} account=${pair##*:}
+# erin competes as chemistry does (Fairshare=parent); frank is entitled to nothing. Slurm's own
+# root user stays under the root account, as on every real cluster.
+for triple in alice:physics:1 bob:physics:1 carol:chemistry:1 dave:chemistry:1 \
+  erin:chemistry:parent frank:physics:0; do
+  IFS=: read -r user account share <<<"$triple"
   id "$user" >/dev/null 2>&1 || useradd -m "$user"
-  sacctmgr -i add user "$user" account="$account" fairshare=1 >/dev/null 2>&1 || true
+  sacctmgr -i add user "$user" account="$account" fairshare="$share" >/dev/null 2>&1 || true
 done
-# Slurm gives the root user an association under the root account; a fairshare share file
-# cannot name a user after an account, so the test cluster has none (root stays an admin).
-sacctmgr -i delete user name=root >/dev/null 2>&1 || true
 
 if pgrep -x slurmctld >/dev/null; then
   scontrol reconfigure

@@ -47,7 +47,9 @@ pub struct Args {
     capacity: Option<String>,
     /// Where users' entitlements come from: `equal` (1/n each, the SDRF paper's figures), a
     /// share file (TOML: accounts with shares, nested, users under accounts; see
-    /// docs/batch.md), or `usage:FACTOR` (each user's own mean usage × FACTOR, the SDRF
+    /// docs/batch.md; or `sacctmgr -P -n show assoc
+    /// format=Cluster,Account,User,Partition,Share,ParentName`'s output as it is), or
+    /// `usage:FACTOR` (each user's own mean usage × FACTOR, the SDRF
     /// authors' "reserved share" mode). Weighted DRF and SDRF read them; a share file also
     /// gives results per account.
     #[arg(long, value_name = "equal|FILE|usage:FACTOR", default_value = "equal")]

@@ -184,6 +184,77 @@ fn a_sacct_dump_gives_the_expected_tree_and_fair_tree_ranking() {
     }
 }
 
+/// `--shares` takes `sacctmgr`'s association output as it is: with `parent` and 0 shares and
+/// Slurm's root user, the same rows as the share file that says the same tree.
+#[test]
+fn a_sacctmgr_tree_ranks_as_the_share_file_that_says_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("jobs.txt");
+    let rows = [
+        "JobID|User|Account|Submit|Start|End|AllocTRES|Partition|State",
+        "11|alice|physics|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T02:00:00|cpu=8,node=1|batch|COMPLETED",
+        "12|bob|physics|2024-01-01T00:10:00|2024-01-01T00:20:00|2024-01-01T01:20:00|cpu=2,node=1|batch|COMPLETED",
+        "13|carol|chemistry|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|cpu=4,node=1|batch|COMPLETED",
+        "14|dave|chemistry|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:30:00|cpu=4,node=1|batch|COMPLETED",
+    ];
+    std::fs::write(&dump, rows.join("\n") + "\n").unwrap();
+    let sacctmgr = dir.path().join("assoc.txt");
+    std::fs::write(
+        &sacctmgr,
+        "cluster|root|||1|\ncluster|root|root||1|\ncluster|physics|||3|root\ncluster|physics|alice||1|\n\
+         cluster|physics|bob||0|\ncluster|chemistry|||1|root\ncluster|chemistry|carol||parent|\n\
+         cluster|chemistry|dave||2|\n",
+    )
+    .unwrap();
+    let toml = dir.path().join("shares.toml");
+    std::fs::write(
+        &toml,
+        "[accounts]\nphysics = { shares = 3 }\nchemistry = { shares = 1 }\n\n[users]\nroot = {}\n\
+         alice = { account = \"physics\" }\nbob = { account = \"physics\", shares = 0 }\n\
+         carol = { account = \"chemistry\", shares = \"parent\" }\ndave = { account = \"chemistry\", shares = 2 }\n",
+    )
+    .unwrap();
+    for function in ["fair-tree", "slurm-classic", "pbs"] {
+        let rows = |shares: &std::path::Path| -> Vec<(String, bool, Option<u64>, String)> {
+            let out = fairshare(&[
+                "priorities",
+                dump.to_str().unwrap(),
+                "--shares",
+                shares.to_str().unwrap(),
+                "--at",
+                "2h",
+                "--policy",
+                function,
+                "--json",
+                "-",
+            ]);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let mut rows: Vec<_> = (doc["rows"].as_array().unwrap().iter())
+                .map(|r| {
+                    let name = r["name"].as_str().unwrap().to_owned();
+                    let factor = format!("{:.12}", r["factor"].as_f64().unwrap());
+                    (name, r["user"] == true, r["rank"].as_u64(), factor)
+                })
+                .collect();
+            rows.sort();
+            rows
+        };
+        let (from_sacctmgr, from_toml) = (rows(&sacctmgr), rows(&toml));
+        assert_eq!(from_sacctmgr, from_toml, "{function}");
+        let rank = |name: &str| from_toml.iter().find(|r| r.0 == name && r.1).unwrap().2;
+        if function == "fair-tree" {
+            // carol (`parent`) first in chemistry, bob (0 shares) last in physics.
+            assert!(rank("carol") < rank("dave"), "{from_toml:?}");
+            assert!(rank("alice") < rank("bob"), "{from_toml:?}");
+        }
+    }
+}
+
 /// `--usage pe` on a sacct dump priced on a TOML catalogue: one node type of 12 processors and
 /// 120 GiB. Alice ran 1 processor with 60 GiB for an hour (half the node's memory: a PE of 6),
 /// bob 1 processor with 1 GiB (a PE of 1). Under CPU time both used 3,600 processor-seconds.

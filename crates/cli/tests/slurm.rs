@@ -1,6 +1,7 @@
 //! `fairshare priorities` against a real Slurm 22.05: the one-host cluster of
 //! `scripts/slurm/up.sh` (Fair Tree, a 10-minute half-life, a 1-minute period) runs
-//! `scripts/slurm/jobs.sh`; mid-run, its accounting is dumped and `sshare -a -l` read at the
+//! `scripts/slurm/jobs.sh` (a user with `parent` shares, one with 0 and Slurm's root user
+//! among them); mid-run, its accounting is dumped and `sshare -a -l` read at the
 //! same moment, and every column fairshare computes under `--decay slurm:…` must equal
 //! sshare's to the fourth decimal.
 //!
@@ -69,7 +70,7 @@ fn priorities_reproduce_a_live_sshare() {
     let dir = tempfile::tempdir().unwrap();
     let (dump, sshare, tick) = snapshot(dir.path());
     let shares = dir.path().join("shares.toml");
-    std::fs::write(&shares, "[accounts]\nphysics = { shares = 3 }\nchemistry = { shares = 1 }\n\n[users]\nalice = { account = \"physics\" }\nbob = { account = \"physics\" }\ncarol = { account = \"chemistry\" }\ndave = { account = \"chemistry\" }\n").unwrap();
+    std::fs::write(&shares, "[accounts]\nphysics = { shares = 3 }\nchemistry = { shares = 1 }\n\n[users]\nroot = {}\nalice = { account = \"physics\" }\nbob = { account = \"physics\" }\ncarol = { account = \"chemistry\" }\ndave = { account = \"chemistry\" }\nerin = { account = \"chemistry\", shares = \"parent\" }\nfrank = { account = \"physics\", shares = 0 }\n").unwrap();
     let decay = format!("slurm:half-life=10m,period=1m,tick={tick}");
     let json = run(
         env!("CARGO_BIN_EXE_fairshare"),
@@ -95,14 +96,12 @@ fn priorities_reproduce_a_live_sshare() {
     eprintln!("last tick {tick}\nsacct:\n{accounting}\nsshare:\n{sshare}\nfairshare: {json}");
     assert_eq!(rows.len(), expected.len(), "the same accounts and users");
     for want in &expected {
-        let name = if want[1].is_empty() {
-            want[0].trim()
-        } else {
-            want[1]
-        };
+        let user = !want[1].is_empty();
+        let name = if user { want[1] } else { want[0].trim() };
+        // The root user is named like the root account.
         let row = rows
             .iter()
-            .find(|r| r["name"] == name)
+            .find(|r| r["name"] == name && r["user"] == user)
             .unwrap_or_else(|| panic!("{name}"));
         let number = |key: &str| row[key].as_f64().unwrap();
         let agree = |key: &str, column: usize| {
@@ -121,10 +120,11 @@ fn priorities_reproduce_a_live_sshare() {
             number("raw_usage")
         );
         agree("effective_usage", 6);
-        if name != "root" {
+        if name != "root" || user {
             agree("normalized_shares", 3);
             agree("normalized_usage", 5);
-            if want[8] != "inf" {
+            // sshare prints `inf` for a level without usage, nothing for a `parent` user.
+            if !matches!(want[8], "inf" | "") {
                 agree("level_fs", 8);
             }
         }

@@ -26,10 +26,10 @@
 //! `sacct` prints times in its local time zone without saying which; the reader takes them as
 //! UTC, so the caller runs the command with `TZ=UTC` in its environment.
 
-use crate::error::{Problem, ReadError};
-use crate::lines::lines;
 use fairshare_core::model::Time;
 use fairshare_trace::sacct::alloc_tres;
+use fairshare_trace::slurm_output::lines;
+use fairshare_trace::slurm_output::{Problem, ReadError};
 
 /// The columns of `sacct`'s `--format`, in order, as errors name them.
 pub const SACCT_FORMAT: [&str; 10] = [

@@ -8,7 +8,6 @@
 //! starts and whenever the association tree or the nodes change.
 
 use crate::accounting::{read_accounting, sacct_command};
-use crate::assoc::{parse_assoc, SACCTMGR_COMMAND};
 use crate::clients::{Clients, ClientsError};
 use crate::command::{CommandError, Runner};
 use crate::config::SlurmConfig;
@@ -26,6 +25,7 @@ use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::dominant_share;
 use fairshare_core::priority::fairshare::FairshareFunction;
+use fairshare_trace::assoc::{parse_assoc, SACCTMGR_COMMAND};
 use serde::Serialize;
 use std::cell::Cell;
 use std::collections::BTreeMap;

@@ -13,11 +13,10 @@
 //! policies give it a vanishing weight). Only a user's second association with the same
 //! account (limited to another partition) is left out, and its jobs are left alone.
 
-use crate::assoc::{Associations, Share as AssocShare};
-use fairshare_core::model::RawShares;
 use fairshare_core::priority::fairshare::{standings, Association, FairshareFunction};
 use fairshare_core::rank::{Accounts, Share};
-use std::collections::{BTreeMap, BTreeSet};
+use fairshare_trace::assoc::{Associations, ClusterTree};
+use std::collections::BTreeMap;
 
 /// The clients of one cluster's association tree.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,36 +51,46 @@ impl Clients {
     pub fn of(tree: &Associations, cluster: Option<&str>) -> Result<Clients, ClientsError> {
         let cluster = match cluster {
             Some(c) => c.to_string(),
-            None => only_cluster(tree)?,
+            None => match tree.only_cluster() {
+                Ok(Some(one)) => one,
+                Ok(None) => return Err(ClientsError::NoRoot("(none listed)".into())),
+                Err(many) => return Err(ClientsError::WhichCluster(many.join(", "))),
+            },
         };
-        if tree.account(&cluster, "root").is_none() {
+        let Some(walked) = tree.tree_of(&cluster) else {
             return Err(ClientsError::NoRoot(cluster));
-        }
-        let mut built = Builder::default();
-        built.account(tree, &cluster, ("root", RawShares::Count(1.0)), None);
-        let Builder {
-            walked: _,
-            associations,
-            leaf,
-            names,
+        };
+        let ClusterTree {
+            tree,
+            users,
             left_out,
-        } = built;
-        if names.is_empty() {
+        } = walked;
+        if users.is_empty() {
             let why = match left_out.first() {
                 Some((a, u, reason)) => format!("{u} under {a}: {reason}"),
                 None => "it has none".into(),
             };
             return Err(ClientsError::Empty(cluster, why));
         }
+        let associations: Vec<Association> = (tree.accounts().iter())
+            .map(|a| Association {
+                parent: a.parent,
+                shares: a.shares,
+                usage: 0.0,
+                user: a.user,
+            })
+            .collect();
         // Entitlements as Slurm classic normalises shares down the tree.
         let normalized = standings(&associations, FairshareFunction::SlurmClassic)
             .expect("the tree is built root first, parents before children, shares valid");
+        let leaf: Vec<usize> = users.iter().map(|(.., at)| *at).collect();
         let entitlements = leaf
             .iter()
             .map(|&l| normalized[l].normalized_shares)
             .collect();
         let accounts = Accounts::new(associations, leaf)
             .expect("the tree is built root first, parents before children, shares valid");
+        let names: Vec<(String, String)> = users.into_iter().map(|(a, u, _)| (a, u)).collect();
         let index = (names.iter().cloned().enumerate())
             .map(|(i, name)| (name, i as u32))
             .collect();
@@ -131,106 +140,4 @@ impl Clients {
     pub fn shares(&self) -> Vec<Share> {
         Share::entitled(&self.entitlements).expect("entitlements are finite and >= 0")
     }
-}
-
-/// The one cluster `tree` lists, or why there is not exactly one.
-fn only_cluster(tree: &Associations) -> Result<String, ClientsError> {
-    let mut clusters: Vec<&str> = tree.accounts.iter().map(|a| a.cluster.as_str()).collect();
-    clusters.sort_unstable();
-    clusters.dedup();
-    match clusters.as_slice() {
-        [one] => Ok(one.to_string()),
-        [] => Err(ClientsError::NoRoot("(none listed)".into())),
-        many => Err(ClientsError::WhichCluster(many.join(", "))),
-    }
-}
-
-/// The tree as it is walked, depth first.
-#[derive(Default)]
-struct Builder {
-    /// The accounts walked so far: a tree that names an account twice, or in a circle, is
-    /// walked once.
-    walked: BTreeSet<String>,
-    associations: Vec<Association>,
-    leaf: Vec<usize>,
-    names: Vec<(String, String)>,
-    left_out: Vec<(String, String, String)>,
-}
-
-impl Builder {
-    /// Adds account `name` (with `own` shares among its siblings) under the association
-    /// `parent` and everything below it.
-    fn account(
-        &mut self,
-        tree: &Associations,
-        cluster: &str,
-        (name, own): (&str, RawShares),
-        parent: Option<usize>,
-    ) {
-        if !self.walked.insert(name.to_string()) {
-            return;
-        }
-        let at = self.associations.len();
-        self.associations.push(Association {
-            parent,
-            shares: own,
-            usage: 0.0,
-            user: false,
-        });
-        for (child, share) in children(tree, cluster, name) {
-            let share = raw_shares(share);
-            match child {
-                Child::Account(account) => self.account(tree, cluster, (account, share), Some(at)),
-                Child::User(user) => self.user((name, user, share), at),
-            }
-        }
-    }
-
-    /// Adds `user` under `account` (association `parent`) with `own` shares as a client, or
-    /// says why not.
-    fn user(&mut self, (account, user, own): (&str, &str, RawShares), parent: usize) {
-        let name = (account.to_string(), user.to_string());
-        if self.names.contains(&name) {
-            let why = "a second association of the same user and account (for another partition); the first is ranked";
-            self.left_out.push((name.0, name.1, why.into()));
-            return;
-        }
-        self.leaf.push(self.associations.len());
-        self.associations.push(Association {
-            parent: Some(parent),
-            shares: own,
-            usage: 0.0,
-            user: true,
-        });
-        self.names.push(name);
-    }
-}
-
-/// One child of an account: another account, or a user.
-#[derive(Clone, Copy)]
-enum Child<'a> {
-    Account(&'a str),
-    User(&'a str),
-}
-
-/// An association's shares as the core counts them.
-fn raw_shares(share: AssocShare) -> RawShares {
-    match share {
-        AssocShare::Value(s) => RawShares::Count(f64::from(s)),
-        AssocShare::Parent => RawShares::Parent,
-    }
-}
-
-/// The accounts and users under account `name`, in sacctmgr's order (accounts first).
-fn children<'a>(
-    tree: &'a Associations,
-    cluster: &'a str,
-    name: &'a str,
-) -> Vec<(Child<'a>, AssocShare)> {
-    let accounts = tree.child_accounts(cluster, name);
-    let users = tree.users_of(cluster, name);
-    accounts
-        .map(|a| (Child::Account(&a.name), a.share))
-        .chain(users.map(|u| (Child::User(&u.user), u.share)))
-        .collect()
 }

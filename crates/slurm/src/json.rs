@@ -5,7 +5,7 @@
 //! field takes across Slurm versions (a plain number in 22.05, `{"set", "number"}` from 23.02;
 //! a state string in 22.05, an array of them later) are accepted in one place.
 
-use crate::error::{Problem, ReadError};
+use fairshare_trace::slurm_output::{Problem, ReadError};
 use serde_json::{Map, Value};
 
 /// The records of the array `key` of Slurm's JSON `text`, after checking its `errors`.

@@ -15,13 +15,15 @@
 //! - [`queue`]: the jobs of `squeue --json` (id, user, account, state, priority, request) and
 //!   the site factor each pending job holds, which Slurm 22.05 shows only in `sprio`.
 //! - [`assoc`]: the association tree of `sacctmgr show assoc`: accounts under accounts, users
-//!   under accounts, each with its shares or `parent`.
+//!   under accounts, each with its shares or `parent` (read by `fairshare-trace`, whose share
+//!   files take the same output).
 //! - [`nodes`]: the nodes of `sinfo --json`: CPUs, memory, GPUs, features, partitions, state.
 //! - [`accounting`]: what ran, from `sacct`: each job's user, account, times and allocated
 //!   TRES (read as the trace reader reads them), and how many never started.
 //! - [`sshare`]: what Slurm's own fair-share says, from `sshare`: each association's shares,
 //!   usage, level fair-share and factor, as a sanity check beside fairshare's Fair Tree.
-//! - [`error`]: what a reader says when it cannot take an output: the record and the field.
+//! - [`error`]: what a reader says when it cannot take an output: the record and the field
+//!   (shared with `fairshare-trace`'s readers of Slurm's outputs).
 //! - [`site`]: from a policy's order of users to each user's site factor (Fair Tree's
 //!   `(n − i) / n` times a weight), and the two mappings beside Slurm's own factors.
 //! - [`writes`]: from the site factors wanted and those Slurm holds, the writes that change
@@ -38,14 +40,13 @@
 
 pub mod accounting;
 pub mod adapter;
-pub mod assoc;
+pub use fairshare_trace::assoc;
 pub mod clients;
 pub mod command;
 pub mod config;
-pub mod error;
+pub use fairshare_trace::slurm_output as error;
 pub mod history;
 mod json;
-mod lines;
 pub mod machines;
 pub mod nodes;
 pub mod plan;

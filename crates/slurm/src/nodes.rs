@@ -5,8 +5,8 @@
 //! `sinfo --json` (openapi v0.0.38 in Slurm 22.05) gives it per node in one call. GPUs come
 //! from the node's GRES string (`gpu:4`, `gpu:a100:4(S:0-1)`, several comma-separated).
 
-use crate::error::{Problem, ReadError};
 use crate::json::{records, split_list, Record};
+use fairshare_trace::slurm_output::{Problem, ReadError};
 
 /// The command, with its arguments, whose output [`parse_nodes`] reads.
 pub const SINFO_COMMAND: [&str; 2] = ["sinfo", "--json"];

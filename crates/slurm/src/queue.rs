@@ -7,9 +7,9 @@
 //! commands and joins them by job id; a job `sprio` does not list holds no site factor worth
 //! changing.
 
-use crate::error::{Problem, ReadError};
 use crate::json::{records, Record};
-use crate::lines::lines;
+use fairshare_trace::slurm_output::lines;
+use fairshare_trace::slurm_output::{Problem, ReadError};
 use std::collections::BTreeMap;
 
 /// The command, with its arguments, whose output [`parse_queue`] reads.

@@ -11,9 +11,9 @@
 //! line has no `RawShares`, `LevelFS` or `FairShare`; account lines have no `FairShare` under
 //! Fair Tree; a user or account that has used nothing has `LevelFS` `inf`.
 
-use crate::assoc::Share;
-use crate::error::{Problem, ReadError};
-use crate::lines::lines;
+use fairshare_trace::assoc::Share;
+use fairshare_trace::slurm_output::lines;
+use fairshare_trace::slurm_output::{Problem, ReadError};
 
 /// The command, with its arguments, whose output [`parse_sshare`] reads.
 pub const SSHARE_COMMAND: [&str; 5] = [

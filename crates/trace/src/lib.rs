@@ -47,6 +47,7 @@
 #![warn(missing_docs)]
 
 pub mod alibaba;
+pub mod assoc;
 pub mod catalogue;
 mod error;
 pub mod google;
@@ -54,6 +55,7 @@ mod input;
 pub mod queues;
 pub mod sacct;
 pub mod shares;
+pub mod slurm_output;
 mod source;
 pub mod swf;
 pub mod timeline;

@@ -131,14 +131,79 @@ impl Shares {
     }
 }
 
-/// Reads the share file at `path` and places the trace's `users` in it.
+/// Reads the share file at `path` and places the trace's `users` in it: a TOML share file, or
+/// the output of `sacctmgr -P -n show assoc format=Cluster,Account,User,Partition,Share,ParentName`
+/// as it is (recognised by its six `|`-separated columns).
 pub fn read_shares(path: &Path, users: &[String]) -> Result<Shares, TraceError> {
     let text = std::fs::read_to_string(path).map_err(|error| TraceError::Io {
         path: path.to_path_buf(),
         error,
     })?;
+    if is_sacctmgr(&text) {
+        return from_sacctmgr(&text, users).map_err(|message| bad(path, message));
+    }
     let file: ShareFile = toml::from_str(&text).map_err(|e| bad(path, e.to_string()))?;
     place(&file, users).map_err(|message| bad(path, message))
+}
+
+/// Whether `text` is `sacctmgr -P` output of the association format: its first line that says
+/// something has the six columns (a TOML line has no `|` outside a string).
+fn is_sacctmgr(text: &str) -> bool {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(|l| !l.contains('=') && l.split('|').count() == 6)
+}
+
+/// The tree of `sacctmgr`'s association output `text` with `users` placed in it: each trace
+/// user at its first association in `sacctmgr`'s order (its others still take their shares, as
+/// users absent from the trace do), a user the tree lacks under the root with 1 share.
+pub fn from_sacctmgr(text: &str, users: &[String]) -> Result<Shares, String> {
+    let associations =
+        crate::assoc::parse_assoc(text).map_err(|e| format!("sacctmgr's output: {e}"))?;
+    let cluster = match associations.only_cluster() {
+        Ok(Some(one)) => one,
+        Ok(None) => return Err("sacctmgr's output lists no account".into()),
+        Err(many) => {
+            return Err(format!(
+                "sacctmgr's output lists several clusters ({}); keep one cluster's lines \
+                 (sacctmgr show assoc where cluster=NAME)",
+                many.join(", ")
+            ))
+        }
+    };
+    let walked = associations
+        .tree_of(&cluster)
+        .ok_or_else(|| format!("cluster `{cluster}` has no root account"))?;
+    let mut tree = walked.tree;
+    let mut first: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, user, at) in &walked.users {
+        first.entry(user.as_str()).or_insert(*at);
+    }
+    let mut leaf = Vec::with_capacity(users.len());
+    let mut unlisted = 0;
+    for user in users {
+        let at = match first.remove(user.as_str()) {
+            Some(at) => at,
+            None => {
+                unlisted += 1;
+                tree.add_user(user.as_str(), 0, 1.0)
+                    .map_err(|e| account_error(e, "user"))?
+            }
+        };
+        leaf.push(at);
+    }
+    let placed: std::collections::BTreeSet<usize> = leaf.iter().copied().collect();
+    let absent = (walked.users.iter())
+        .map(|(.., at)| *at)
+        .filter(|at| !placed.contains(at))
+        .collect();
+    Ok(Shares {
+        tree,
+        leaf,
+        unlisted,
+        absent,
+    })
 }
 
 fn bad(path: &Path, message: String) -> TraceError {
@@ -304,6 +369,49 @@ mod tests {
             assert!((got - want).abs() < 1e-12, "{e:?}");
         }
         assert_eq!(shares.account_of(0), 0, "the root user charges the root");
+    }
+
+    /// `sacctmgr`'s own output is a share file too: the same tree as the TOML that says it.
+    #[test]
+    fn sacctmgr_output_reads_as_its_toml() {
+        let sacctmgr = "\
+fairshare|root|||1|
+fairshare|root|root||1|
+fairshare|physics|||2|root
+fairshare|group|||parent|physics
+fairshare|group|alice||1|
+fairshare|physics|bob||3|
+fairshare|physics|carol||parent|
+fairshare|idle|||0|root
+fairshare|idle|dave||1|
+fairshare|idle|bob||1|
+";
+        assert!(is_sacctmgr(sacctmgr));
+        let trace = users(&["root", "alice", "bob", "carol", "dave", "erin"]);
+        let got = from_sacctmgr(sacctmgr, &trace).unwrap();
+        let toml = parse(
+            r#"
+            [accounts]
+            physics = { shares = 2 }
+            group = { parent = "physics", shares = "parent" }
+            idle = { shares = 0 }
+            [users]
+            root = {}
+            alice = { account = "group" }
+            bob = { account = "physics", shares = 3 }
+            carol = { account = "physics", shares = "parent" }
+            dave = { account = "idle" }
+            "#,
+        );
+        let want = place(&toml, &trace).unwrap();
+        assert_eq!(got.entitlements()[..5], want.entitlements()[..5]);
+        assert_eq!((got.unlisted, want.unlisted), (1, 1), "erin");
+        assert_eq!(got.absent.len(), 1, "bob's second association, under idle");
+        assert!(!is_sacctmgr("[users]\nalice = { account = \"a|b\" }"));
+        let two = format!("{sacctmgr}other|root|||1|\n");
+        assert!(from_sacctmgr(&two, &trace)
+            .unwrap_err()
+            .contains("several clusters"));
     }
 
     #[test]

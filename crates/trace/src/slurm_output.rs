@@ -1,4 +1,7 @@
-//! What can go wrong reading Slurm's outputs, in one type for every reader.
+//! Reading Slurm's own outputs (`sacctmgr -P`, `sshare -P`, `sprio`, the JSON of `squeue` and
+//! `sinfo`): their lines, and what can go wrong, in one type for every reader. The association
+//! tree is read here ([`crate::assoc`]) so that share files and the Slurm adapter share it;
+//! the adapter's other readers use the same lines and errors.
 //!
 //! A reconcile that misreads one job could set a wrong site factor on it, so the readers are
 //! strict about what they need and say exactly where they stopped: which record (a JSON array
@@ -52,11 +55,18 @@ impl ReadError {
     }
 
     /// An error about `field` of `record`.
-    pub(crate) fn field_of(record: &str, field: &'static str, problem: Problem) -> Self {
+    pub fn field_of(record: &str, field: &'static str, problem: Problem) -> Self {
         ReadError::Field {
             record: record.to_string(),
             field,
             problem,
         }
     }
+}
+
+/// Every non-blank line of `text`, with its name for errors: `line 5`, counting from 1.
+pub fn lines(text: &str) -> impl Iterator<Item = (String, &str)> {
+    (text.lines().enumerate())
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(index, line)| (format!("line {}", index + 1), line))
 }

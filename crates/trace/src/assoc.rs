@@ -7,8 +7,8 @@
 //! the line's account (`ParentName` empty). A share is a number or `parent`: the association
 //! then has no shares of its own and counts as part of its parent account.
 
-use crate::error::{Problem, ReadError};
-use crate::lines::lines;
+use crate::slurm_output::{lines, Problem, ReadError};
+use fairshare_core::model::{AccountTree, RawShares};
 use std::collections::BTreeSet;
 
 /// The command, with its arguments, whose output [`parse_assoc`] reads.
@@ -105,6 +105,76 @@ impl Associations {
         self.users
             .iter()
             .filter(move |u| u.cluster == cluster && u.account == name)
+    }
+}
+
+/// One cluster's associations as an account tree: accounts and users as `sacctmgr` lists them,
+/// depth first from `root`, each with its shares (`parent` and 0 included).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterTree {
+    /// The accounts and users.
+    pub tree: AccountTree,
+    /// Each user association placed in the tree: its account, its user and its index there.
+    pub users: Vec<(String, String, usize)>,
+    /// The user associations left out, each with why: `(account, user, reason)`.
+    pub left_out: Vec<(String, String, String)>,
+}
+
+impl Associations {
+    /// The one cluster listed: `Ok(None)` when none is, `Err` with their names when several are.
+    pub fn only_cluster(&self) -> Result<Option<String>, Vec<String>> {
+        let mut clusters: Vec<&str> = self.accounts.iter().map(|a| a.cluster.as_str()).collect();
+        clusters.sort_unstable();
+        clusters.dedup();
+        match clusters.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(one.to_string())),
+            many => Err(many.iter().map(|c| c.to_string()).collect()),
+        }
+    }
+
+    /// The tree of `cluster`, walked depth first from its `root` account (child accounts
+    /// first, then users, in `sacctmgr`'s order); `None` when it has no `root` account. An
+    /// account named twice, or in a circle, is walked once; a user's second association with
+    /// the same account (limited to another partition) is left out.
+    pub fn tree_of(&self, cluster: &str) -> Option<ClusterTree> {
+        self.account(cluster, "root")?;
+        let mut built = ClusterTree {
+            tree: AccountTree::new("root"),
+            users: Vec::new(),
+            left_out: Vec::new(),
+        };
+        self.walk(cluster, "root", 0, &mut built);
+        Some(built)
+    }
+
+    /// Adds what is under account `name` (at index `at` of the tree).
+    fn walk(&self, cluster: &str, name: &str, at: usize, built: &mut ClusterTree) {
+        for account in self.child_accounts(cluster, name) {
+            let shares = raw_shares(account.share);
+            if let Ok(index) = built.tree.add(account.name.as_str(), at, shares) {
+                self.walk(cluster, &account.name, index, built);
+            }
+        }
+        for user in self.users_of(cluster, name) {
+            let shares = raw_shares(user.share);
+            match built.tree.add_user(user.user.as_str(), at, shares) {
+                Ok(index) => built.users.push((name.to_string(), user.user.clone(), index)),
+                Err(_) => built.left_out.push((
+                    name.to_string(),
+                    user.user.clone(),
+                    "a second association of the same user and account (for another partition); the first is ranked".into(),
+                )),
+            }
+        }
+    }
+}
+
+/// An association's shares as the core counts them.
+fn raw_shares(share: Share) -> RawShares {
+    match share {
+        Share::Value(s) => RawShares::Count(f64::from(s)),
+        Share::Parent => RawShares::Parent,
     }
 }
 
