@@ -339,23 +339,24 @@ mod tests {
         assert_eq!(shares.absent, vec![2], "ghost is a leaf after alice");
     }
 
+    /// A tree as Slurm's are: `parent` and 0 shares, and a `root` user under `root`.
+    const SLURM_LIKE: &str = r#"
+        [accounts]
+        physics = { shares = 2 }
+        group = { parent = "physics", shares = "parent" }
+        idle = { shares = 0 }
+        [users]
+        root = {}
+        alice = { account = "group" }
+        bob = { account = "physics", shares = 3 }
+        carol = { account = "physics", shares = "parent" }
+        dave = { account = "idle" }
+    "#;
+
     /// `parent` and 0 shares and a `root` user under `root`, as a Slurm tree has them.
     #[test]
     fn parent_and_zero_shares_and_a_root_user() {
-        let file = parse(
-            r#"
-            [accounts]
-            physics = { shares = 2 }
-            group = { parent = "physics", shares = "parent" }
-            idle = { shares = 0 }
-            [users]
-            root = {}
-            alice = { account = "group" }
-            bob = { account = "physics", shares = 3 }
-            carol = { account = "physics", shares = "parent" }
-            dave = { account = "idle" }
-            "#,
-        );
+        let file = parse(SLURM_LIKE);
         let shares = place(&file, &users(&["root", "alice", "bob", "carol", "dave"])).unwrap();
         let e = shares.entitlements();
         let want = [
@@ -389,20 +390,7 @@ fairshare|idle|bob||1|
         assert!(is_sacctmgr(sacctmgr));
         let trace = users(&["root", "alice", "bob", "carol", "dave", "erin"]);
         let got = from_sacctmgr(sacctmgr, &trace).unwrap();
-        let toml = parse(
-            r#"
-            [accounts]
-            physics = { shares = 2 }
-            group = { parent = "physics", shares = "parent" }
-            idle = { shares = 0 }
-            [users]
-            root = {}
-            alice = { account = "group" }
-            bob = { account = "physics", shares = 3 }
-            carol = { account = "physics", shares = "parent" }
-            dave = { account = "idle" }
-            "#,
-        );
+        let toml = parse(SLURM_LIKE);
         let want = place(&toml, &trace).unwrap();
         assert_eq!(got.entitlements()[..5], want.entitlements()[..5]);
         assert_eq!((got.unlisted, want.unlisted), (1, 1), "erin");
