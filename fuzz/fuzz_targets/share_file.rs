@@ -1,5 +1,7 @@
-//! Share files: any text is read as TOML accounts and users and placed with a few trace users;
-//! none may panic, and every entitlement is a fraction, all of them adding up to at most 1.
+//! Share files: any text is read as TOML accounts and users (or as sacctmgr's association
+//! output) and placed with a few trace users; none may panic, every entitlement is a fraction,
+//! and those of users with shares of their own add up to at most 1 (a `parent` user is
+//! entitled as its account is, so it may repeat its account's).
 #![no_main]
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let path = fairshare_fuzz::file("shares.toml", data);
@@ -10,5 +12,10 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     for e in &entitlements {
         assert!(e.is_finite() && *e >= 0.0 && *e <= 1.0 + 1e-9, "{entitlements:?}");
     }
-    assert!(entitlements.iter().sum::<f64>() <= 1.0 + 1e-9, "{entitlements:?}");
+    let accounts = shares.tree.accounts();
+    let own: f64 = (shares.leaf.iter().zip(&entitlements))
+        .filter(|(leaf, _)| !accounts[**leaf].shares.is_parent())
+        .map(|(_, e)| e)
+        .sum();
+    assert!(own <= 1.0 + 1e-9, "{entitlements:?}");
 });

@@ -1,6 +1,6 @@
 //! `fairshare slurm` against a real Slurm 22.05: the one-host cluster of `scripts/slurm/up.sh`
-//! (8 CPUs; accounts physics, 3 shares, with alice and bob, and chemistry, 1 share, with carol
-//! and dave), reconfigured for the adapter's `replace` mapping: `PriorityWeightFairshare=0`, so
+//! (8 CPUs; accounts physics, 3 shares, with alice, bob and frank (0 shares), and chemistry, 1
+//! share, with carol, dave and erin (`parent` shares); Slurm's root user), reconfigured for the adapter's `replace` mapping: `PriorityWeightFairshare=0`, so
 //! that every pending job's priority is its site factor alone.
 //!
 //! bob first fills the machine for a while, then alice holds it while bob, carol and dave queue
@@ -19,7 +19,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The users of the test cluster.
-const USERS: [&str; 4] = ["alice", "bob", "carol", "dave"];
+const USERS: [&str; 6] = ["alice", "bob", "carol", "dave", "erin", "frank"];
 
 /// Runs `command` with `args`, returning its standard output; panics with its error output.
 fn run(command: &str, args: &[&str]) -> String {
