@@ -125,18 +125,14 @@ impl Workload {
 /// The accounts and users of `tree` as associations (no usage yet): the trace's users and the
 /// users the file lists but the trace lacks are users, the rest accounts.
 pub fn associations(tree: &Shares) -> Vec<Association> {
-    let mut associations: Vec<Association> = (tree.tree.accounts().iter())
+    (tree.tree.accounts().iter())
         .map(|a| Association {
             parent: a.parent,
             shares: a.shares,
             usage: 0.0,
-            user: false,
+            user: a.user,
         })
-        .collect();
-    for &leaf in tree.leaf.iter().chain(&tree.absent) {
-        associations[leaf].user = true;
-    }
-    associations
+        .collect()
 }
 
 impl Entitled {
@@ -171,6 +167,7 @@ pub fn account_results(
         .iter()
         .map(|u| u.mean_held.first().copied().unwrap_or(0.0))
         .sum();
+    let entitled = tree.tree.entitlements();
     let mut rows: Vec<AccountResult> = accounts
         .iter()
         .enumerate()
@@ -178,7 +175,7 @@ pub fn account_results(
         .map(|(i, a)| AccountResult {
             name: a.name.clone(),
             parent: a.parent.map(|p| accounts[p].name.clone()),
-            entitlement: tree.tree.entitlement(i),
+            entitlement: entitled[i],
             users: tree
                 .leaf
                 .iter()

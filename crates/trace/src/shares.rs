@@ -119,10 +119,8 @@ pub struct Shares {
 impl Shares {
     /// Each trace user's entitlement: its fraction of the whole cluster, down the tree.
     pub fn entitlements(&self) -> Vec<f64> {
-        self.leaf
-            .iter()
-            .map(|&l| self.tree.entitlement(l))
-            .collect()
+        let all = self.tree.entitlements();
+        self.leaf.iter().map(|&l| all[l]).collect()
     }
 
     /// The account each trace user charges (its leaf's parent).

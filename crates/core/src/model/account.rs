@@ -232,28 +232,36 @@ impl AccountTree {
         Some(at)
     }
 
-    /// The fraction of the whole cluster association `index` is entitled to, as Slurm classic
-    /// normalises shares: the product, down from the root, of its shares over its level's
-    /// (the associations competing under the same fairshare parent); a `parent` association
-    /// is entitled as its fairshare parent is, and 0 shares anywhere on the way entitle it to
-    /// nothing.
+    /// The fraction of the whole cluster association `index` is entitled to; see
+    /// [`AccountTree::entitlements`].
     pub fn entitlement(&self, index: usize) -> f64 {
-        let Some(parent) = self.fairshare_parent(index) else {
-            return 1.0;
-        };
-        let own = match self.accounts[index].shares {
-            RawShares::Parent => return self.entitlement(parent),
-            RawShares::Count(s) => s,
-        };
-        let level: f64 = (0..self.accounts.len())
-            .filter(|&i| self.fairshare_parent(i) == Some(parent))
-            .map(|i| self.accounts[i].shares.raw())
-            .sum();
-        if level > 0.0 {
-            own / level * self.entitlement(parent)
-        } else {
-            0.0
+        self.entitlements().get(index).copied().unwrap_or(0.0)
+    }
+
+    /// Every association's fraction of the whole cluster, as Slurm classic normalises shares:
+    /// the product, down from the root, of its shares over its level's (the associations
+    /// competing under the same fairshare parent); a `parent` association is entitled as its
+    /// fairshare parent is, and 0 shares anywhere on the way entitle to nothing.
+    pub fn entitlements(&self) -> Vec<f64> {
+        let n = self.accounts.len();
+        let fs_parent: Vec<Option<usize>> = (0..n).map(|i| self.fairshare_parent(i)).collect();
+        let mut level = vec![0.0; n];
+        for (i, f) in fs_parent.iter().enumerate() {
+            if let Some(f) = f {
+                level[*f] += self.accounts[i].shares.raw();
+            }
         }
+        // Parents come before their children, so each fairshare parent's is known in time.
+        let mut entitled = vec![1.0; n];
+        for i in 0..n {
+            let Some(f) = fs_parent[i] else { continue };
+            entitled[i] = match self.accounts[i].shares {
+                RawShares::Parent => entitled[f],
+                RawShares::Count(own) if level[f] > 0.0 => own / level[f] * entitled[f],
+                RawShares::Count(_) => 0.0,
+            };
+        }
+        entitled
     }
 }
 

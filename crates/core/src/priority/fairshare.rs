@@ -151,7 +151,7 @@ pub fn standings(
                 raw_usage: raw[i],
                 normalized_usage,
                 effective_usage: normalized_usage,
-                level_fs: f64::INFINITY,
+                level_fs: if raw[i] > 0.0 { 1.0 } else { f64::INFINITY },
                 factor: 0.0,
                 rank: None,
             });
