@@ -16,6 +16,7 @@ use crate::machines::Machines;
 use crate::nodes::{parse_nodes, SINFO_COMMAND};
 use crate::plan::{considered, heads, pending, plan, Plan, PlanSettings, PlannedJob};
 use crate::queue::{parse_queue, parse_site_factors, QueuedJob, SPRIO_COMMAND, SQUEUE_COMMAND};
+use crate::settings::unmodelled;
 use crate::site::Mapping;
 use crate::sshare::{parse_sshare, SSHARE_COMMAND};
 use crate::writes::Write;
@@ -352,6 +353,7 @@ impl<S: Slurm> Adapter<S> {
                 "Slurm's PrioritySiteFactorPlugin is {plugin}: it may overwrite the site factors fairshare writes"
             ));
         }
+        notes.extend(unmodelled(value, &self.policy));
         if self.mapping == Mapping::Replace && fairshare_weight.trim() != "0" {
             notes.push(format!(
                 "mapping replace, but Slurm's PriorityWeightFairshare is {fairshare_weight}: Slurm's own fairshare factor still weighs in; set PriorityWeightFairshare=0 (docs/slurm.md)"

@@ -24,6 +24,8 @@
 //!   usage, level fair-share and factor, as a sanity check beside fairshare's Fair Tree.
 //! - [`error`]: what a reader says when it cannot take an output: the record and the field
 //!   (shared with `fairshare-trace`'s readers of Slurm's outputs).
+//! - [`settings`]: Slurm's settings that change its fairshare factor, and a note naming each
+//!   one fairshare does not model.
 //! - [`site`]: from a policy's order of users to each user's site factor (Fair Tree's
 //!   `(n − i) / n` times a weight), and the two mappings beside Slurm's own factors.
 //! - [`writes`]: from the site factors wanted and those Slurm holds, the writes that change
@@ -51,6 +53,7 @@ pub mod machines;
 pub mod nodes;
 pub mod plan;
 pub mod queue;
+pub mod settings;
 pub mod site;
 pub mod sshare;
 pub mod writes;

@@ -279,7 +279,7 @@ impl Job<'_> {
 /// A Slurm duration as sacct and sbatch write it — `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,
 /// `D-HH:MM` or `D-HH:MM:SS` — in seconds; `None` for no limit (`UNLIMITED`,
 /// `Partition_Limit`, `INVALID` or empty).
-fn slurm_duration(text: &str) -> Result<Option<u64>, ()> {
+pub fn slurm_duration(text: &str) -> Result<Option<u64>, ()> {
     if matches!(
         text,
         "" | "UNLIMITED" | "Partition_Limit" | "INVALID" | "NONE"

@@ -1,0 +1,118 @@
+//! Slurm's settings that change what its fairshare factor means, read from `scontrol show
+//! config`, and a note naming each one fairshare does not model: an administrator must see
+//! what the adapter ignores, never find it out from a queue that behaves otherwise.
+//!
+//! Which settings count (Slurm 22.05, `priority_multifactor.c`, `fair_tree.c`,
+//! `assoc_mgr.c`): the `PriorityFlags` that choose the algorithm (`NO_FAIR_TREE`,
+//! `DEPTH_OBLIVIOUS`) or what a job is charged (`MAX_TRES`), `PriorityUsageResetPeriod`, and
+//! `PriorityDecayHalfLife` against the policy's own decay. The other flags change other factors
+//! (age, job size, the normalisation of partition, QOS, association and TRES factors) or when
+//! priorities are recomputed, not the fairshare factor; they are named once as not read.
+
+use fairshare_core::policy::{PolicyKind, PolicySpec};
+use fairshare_core::usage::decay::Decay;
+use fairshare_trace::sacct::slurm_duration;
+
+/// A note for each setting of Slurm's `scontrol show config` (`value` finds a setting's value)
+/// that changes the fairshare factor and that fairshare does not model under `policy`.
+pub fn unmodelled<'a>(value: impl Fn(&str) -> Option<&'a str>, policy: &PolicySpec) -> Vec<String> {
+    let mut notes = Vec::new();
+    let flags: Vec<&str> = value("PriorityFlags")
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .collect();
+    for flag in &flags {
+        if let Some(note) = flag_note(flag) {
+            notes.push(format!("Slurm's PriorityFlags has {flag}: {note}"));
+        }
+    }
+    let reset = value("PriorityUsageResetPeriod").unwrap_or("NONE");
+    if !matches!(reset, "NONE" | "") {
+        notes.push(format!(
+            "Slurm's PriorityUsageResetPeriod is {reset}: Slurm zeroes every association's usage then, fairshare's history does not (not modelled); its ranking differs after each reset"
+        ));
+    }
+    if let Some(note) = decay_note(value("PriorityDecayHalfLife"), policy) {
+        notes.push(note);
+    }
+    notes
+}
+
+/// What a flag means for fairshare, when it changes the fairshare factor or is not read.
+fn flag_note(flag: &str) -> Option<&'static str> {
+    Some(match flag {
+        "FAIR_TREE" => return None,
+        "NO_FAIR_TREE" => "Slurm's own fairshare factor is classic, not Fair Tree (fairshare models it as fairshare:function=slurm-classic; the Fair Tree check beside sshare does not apply)",
+        "DEPTH_OBLIVIOUS" => "Slurm's own fairshare factor is the depth-oblivious classic one, which fairshare does not model",
+        "MAX_TRES" => "Slurm charges usage in billing units with MAX_TRES, which fairshare does not model: it charges the policy's own usage metric",
+        _ => "not read: it changes factors other than fairshare's, or when they are recomputed",
+    })
+}
+
+/// A note when Slurm decays usage differently from a fairshare policy's half-life.
+fn decay_note(half_life: Option<&str>, policy: &PolicySpec) -> Option<String> {
+    let PolicyKind::Fairshare(settings) = policy.kind else {
+        return None;
+    };
+    let slurm_s = slurm_duration(half_life?).ok().flatten()?;
+    let policy_s = match settings.decay {
+        Decay::Continuous { half_life_s } | Decay::Slurm { half_life_s, .. } => half_life_s,
+        Decay::Step { .. } => return None,
+    };
+    if slurm_s == 0 {
+        return Some(format!(
+            "Slurm's PriorityDecayHalfLife is 0: Slurm never decays usage, the policy halves it every {policy_s} s"
+        ));
+    }
+    ((slurm_s as f64 - policy_s).abs() > 0.5).then(|| {
+        format!(
+            "Slurm's PriorityDecayHalfLife is {slurm_s} s, the policy's half-life {policy_s} s: the policy's usage is not Slurm's (set decay=half-life:{slurm_s} to follow Slurm)"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn notes(config: &[(&str, &str)], policy: &str) -> Vec<String> {
+        let policy: PolicySpec = policy.parse().unwrap();
+        let value = |key: &str| config.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+        unmodelled(value, &policy)
+    }
+
+    #[test]
+    fn every_setting_that_changes_fairshare_and_is_not_modelled_is_named() {
+        let config = [
+            ("PriorityFlags", "NO_FAIR_TREE,MAX_TRES,CALCULATE_RUNNING"),
+            ("PriorityUsageResetPeriod", "QUARTERLY"),
+            ("PriorityDecayHalfLife", "7-00:00:00"),
+        ];
+        let n = notes(&config, "fairshare:function=fair-tree,decay=half-life:600");
+        assert_eq!(n.len(), 5, "{n:#?}");
+        assert!(n[0].contains("NO_FAIR_TREE") && n[0].contains("slurm-classic"));
+        assert!(n[1].contains("MAX_TRES") && n[1].contains("billing"));
+        assert!(n[2].contains("CALCULATE_RUNNING") && n[2].contains("not read"));
+        assert!(n[3].contains("QUARTERLY"));
+        assert!(
+            n[4].contains("604800 s") && n[4].contains("600 s"),
+            "{}",
+            n[4]
+        );
+        // Slurm's defaults under a policy that follows them: nothing to say.
+        let quiet = [
+            ("PriorityFlags", ""),
+            ("PriorityUsageResetPeriod", "NONE"),
+            ("PriorityDecayHalfLife", "00:10:00"),
+        ];
+        assert!(notes(&quiet, "fairshare:function=fair-tree,decay=half-life:600").is_empty());
+        assert!(
+            notes(&config[..1], "sdrf").len() == 3,
+            "flags are named under every policy"
+        );
+        let never = [("PriorityDecayHalfLife", "00:00:00")];
+        assert!(notes(&never, "fairshare:decay=half-life:600")[0].contains("never decays"));
+    }
+}
