@@ -276,10 +276,15 @@ impl Job<'_> {
     }
 }
 
+/// A text that is not a Slurm duration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("not a Slurm duration (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)")]
+pub struct BadDuration;
+
 /// A Slurm duration as sacct and sbatch write it — `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,
 /// `D-HH:MM` or `D-HH:MM:SS` — in seconds; `None` for no limit (`UNLIMITED`,
 /// `Partition_Limit`, `INVALID` or empty).
-pub fn slurm_duration(text: &str) -> Result<Option<u64>, ()> {
+pub fn slurm_duration(text: &str) -> Result<Option<u64>, BadDuration> {
     if matches!(
         text,
         "" | "UNLIMITED" | "Partition_Limit" | "INVALID" | "NONE"
@@ -287,20 +292,20 @@ pub fn slurm_duration(text: &str) -> Result<Option<u64>, ()> {
         return Ok(None);
     }
     let (days, clock) = match text.split_once('-') {
-        Some((d, rest)) => (d.parse::<u64>().map_err(|_| ())?, rest),
+        Some((d, rest)) => (d.parse::<u64>().map_err(|_| BadDuration)?, rest),
         None => (0, text),
     };
     let parts = clock
         .split(':')
-        .map(|p| p.parse::<u64>().map_err(|_| ()))
-        .collect::<Result<Vec<u64>, ()>>()?;
+        .map(|p| p.parse::<u64>().map_err(|_| BadDuration))
+        .collect::<Result<Vec<u64>, BadDuration>>()?;
     let (h, m, s) = match (text.contains('-'), parts.as_slice()) {
         (false, [m]) => (0, *m, 0),
         (false, [m, s]) => (0, *m, *s),
         (true, [h]) => (*h, 0, 0),
         (true, [h, m]) => (*h, *m, 0),
         (_, [h, m, s]) => (*h, *m, *s),
-        _ => return Err(()),
+        _ => return Err(BadDuration),
     };
     // In u128 every step is exact: four u64 terms cannot overflow it.
     let seconds =
@@ -308,7 +313,7 @@ pub fn slurm_duration(text: &str) -> Result<Option<u64>, ()> {
     let longest = Time::LONGEST_INPUT_S as u128;
     (seconds <= longest)
         .then_some(Some(seconds as u64))
-        .ok_or(())
+        .ok_or(BadDuration)
 }
 
 /// sacct's `AllocTRES`, such as `cpu=4,mem=16G,node=1,billing=4,gres/gpu=2`, as
@@ -396,7 +401,7 @@ mod tests {
             "0-18446744073709551615",
             "18446744073709551615:18446744073709551615",
         ] {
-            assert_eq!(slurm_duration(bad), Err(()), "{bad}");
+            assert_eq!(slurm_duration(bad), Err(BadDuration), "{bad}");
         }
     }
 }
