@@ -96,12 +96,19 @@ struct Entry {
     mark: Arc<Mark>,
 }
 
-/// The open connections in the order they were accepted, and how many each peer holds.
+/// The most connections closed to make room whose sockets may still be open (an evicted
+/// connection closes at its next read or write, within moments): more waiting at the cap are
+/// refused, so that open files stay below `max_connections` and the daemon's reserve.
+const EVICTING_AT_MOST: usize = 64;
+
+/// The open connections in the order they were accepted, how many each peer holds, and how
+/// many evicted ones have not closed yet.
 #[derive(Default)]
 struct Table {
     next: u64,
     open: BTreeMap<u64, Entry>,
     per_peer: HashMap<Peer, usize>,
+    evicting: usize,
 }
 
 impl Table {
@@ -154,10 +161,13 @@ impl Admission {
         }
         let admitted = if table.open.len() < self.max {
             Admitted::Free
+        } else if table.evicting >= EVICTING_AT_MOST {
+            return Err(Refused::Full);
         } else {
             let id = table.stranger().ok_or(Refused::Full)?;
             let evicted = table.remove(id).expect("the stranger is open");
             evicted.mark.evict();
+            table.evicting += 1;
             Admitted::Evicting
         };
         let id = table.next;
@@ -201,13 +211,11 @@ impl Ticket {
 
 impl Drop for Ticket {
     fn drop(&mut self) {
-        // An evicted connection's slot was already handed on.
-        let _ = self
-            .admission
-            .table
-            .lock()
-            .expect("no holder panics")
-            .remove(self.id);
+        let mut table = self.admission.table.lock().expect("no holder panics");
+        // An evicted connection's slot was already handed on; its socket closes now.
+        if table.remove(self.id).is_none() {
+            table.evicting = table.evicting.saturating_sub(1);
+        }
     }
 }
 
@@ -227,8 +235,8 @@ impl Watch {
         }
     }
 
-    /// `Ready(error)` when the connection must close; otherwise arranges to be woken when that
-    /// changes.
+    /// `Ready(error)` when the connection must close (asked on every read, write and flush);
+    /// otherwise arranges to be woken when that changes.
     pub(crate) fn poll_closing(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Error> {
         let mark = &self.ticket.mark;
         mark.waker.register(cx.waker());
@@ -308,11 +316,35 @@ mod tests {
         assert!(!agent.mark.evicted.load(Ordering::Relaxed));
         assert_eq!(a.open(), 3);
         // An evicted connection closing later frees nothing twice.
+        assert_eq!(a.table.lock().unwrap().evicting, 2);
         drop(silent);
         drop(served);
         assert_eq!(a.open(), 3);
+        assert_eq!(a.table.lock().unwrap().evicting, 0);
         drop(agent);
         assert_eq!(a.open(), 2);
         assert!(a.admit(addr("10.0.0.6:1")).is_ok());
+    }
+
+    /// Evicted connections whose sockets have not closed yet are bounded: past that, a new
+    /// connection at the cap waits its turn (refused) rather than open one more file.
+    #[test]
+    fn evictions_waiting_to_close_are_bounded() {
+        let a = Admission::new(1, 1);
+        let mut evicted = Vec::new();
+        let (mut last, _) = a.admit(addr("10.0.0.1:1")).unwrap();
+        for i in 0..EVICTING_AT_MOST {
+            let (next, how) = a
+                .admit(addr(&format!("10.1.{}.{}:1", i / 200, i % 200)))
+                .unwrap();
+            assert_eq!(how, Admitted::Evicting);
+            evicted.push(std::mem::replace(&mut last, next));
+        }
+        assert_eq!(a.admit(addr("10.2.0.1:1")).err(), Some(Refused::Full));
+        drop(evicted.pop());
+        assert!(
+            a.admit(addr("10.2.0.1:1")).is_ok(),
+            "one closed, one may come"
+        );
     }
 }

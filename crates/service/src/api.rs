@@ -198,11 +198,20 @@ impl<R: Needs> FromRequestParts<Arc<Shared>> for Authorized<R> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> Result<Self, ApiError> {
-        let caller = shared.authorize(&parts.headers, R::ROLE)?;
-        if let Some(connection) = parts.extensions.get::<Arc<Mark>>() {
+        let caller = shared.authorize(&parts.headers, R::ROLE);
+        // A valid token proves its connection, whether or not this request may go on (403:
+        // another role; 429: over its rate).
+        let valid = match &caller {
+            Ok(_) => true,
+            Err(e) => matches!(
+                e.status(),
+                StatusCode::FORBIDDEN | StatusCode::TOO_MANY_REQUESTS
+            ),
+        };
+        if let (true, Some(connection)) = (valid, parts.extensions.get::<Arc<Mark>>()) {
             connection.prove();
         }
-        Ok(Authorized(caller, PhantomData))
+        Ok(Authorized(caller?, PhantomData))
     }
 }
 

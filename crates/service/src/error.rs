@@ -53,6 +53,11 @@ impl ApiError {
     }
 
     /// 408: the body did not arrive in time; the connection is closed.
+    /// The HTTP status it answers with.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
     pub(crate) fn body_too_slow(limit: Duration) -> ApiError {
         ApiError::new(
             StatusCode::REQUEST_TIMEOUT,

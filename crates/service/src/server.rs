@@ -368,6 +368,9 @@ impl AsyncWrite for Guarded {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
+        if let Poll::Ready(closing) = self.watch.poll_closing(cx) {
+            return Poll::Ready(Err(closing));
+        }
         self.io.as_mut().poll_write(cx, buf)
     }
 
@@ -376,6 +379,9 @@ impl AsyncWrite for Guarded {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
+        if let Poll::Ready(closing) = self.watch.poll_closing(cx) {
+            return Poll::Ready(Err(closing));
+        }
         self.io.as_mut().poll_write_vectored(cx, bufs)
     }
 
@@ -384,6 +390,9 @@ impl AsyncWrite for Guarded {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        if let Poll::Ready(closing) = self.watch.poll_closing(cx) {
+            return Poll::Ready(Err(closing));
+        }
         self.io.as_mut().poll_flush(cx)
     }
 

@@ -9,7 +9,7 @@
 
 use crate::slurm_output::{lines, Problem, ReadError};
 use fairshare_core::model::{AccountTree, RawShares};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The command, with its arguments, whose output [`parse_assoc`] reads.
 pub const SACCTMGR_COMMAND: [&str; 6] = [
@@ -139,32 +139,77 @@ impl Associations {
     /// the same account (limited to another partition) is left out.
     pub fn tree_of(&self, cluster: &str) -> Option<ClusterTree> {
         self.account(cluster, "root")?;
+        // Each account's child accounts and users, in order, found in one pass each.
+        let mut child_accounts: BTreeMap<&str, Vec<&Account>> = BTreeMap::new();
+        for a in self.accounts.iter().filter(|a| a.cluster == cluster) {
+            if let Some(parent) = &a.parent {
+                child_accounts.entry(parent).or_default().push(a);
+            }
+        }
+        let mut users: BTreeMap<&str, Vec<&UserAssoc>> = BTreeMap::new();
+        for u in self.users.iter().filter(|u| u.cluster == cluster) {
+            users.entry(&u.account).or_default().push(u);
+        }
         let mut built = ClusterTree {
             tree: AccountTree::new("root"),
             users: Vec::new(),
             left_out: Vec::new(),
         };
-        self.walk(cluster, "root", 0, &mut built);
-        Some(built)
-    }
-
-    /// Adds what is under account `name` (at index `at` of the tree).
-    fn walk(&self, cluster: &str, name: &str, at: usize, built: &mut ClusterTree) {
-        for account in self.child_accounts(cluster, name) {
-            let shares = raw_shares(account.share);
-            if let Ok(index) = built.tree.add(account.name.as_str(), at, shares) {
-                self.walk(cluster, &account.name, index, built);
+        // Depth first with a stack of what is left to visit, so a deep tree needs no deep
+        // recursion: an account's users come after its child accounts' whole subtrees.
+        let mut stack = vec![Visit::Account("root", 0)];
+        while let Some(visit) = stack.pop() {
+            match visit {
+                Visit::Account(name, at) => {
+                    let kids = users
+                        .get(name)
+                        .into_iter()
+                        .flatten()
+                        .rev()
+                        .map(|u| Visit::User(name, u, at));
+                    stack.extend(kids);
+                    for account in child_accounts.get(name).into_iter().flatten().rev() {
+                        stack.push(Visit::Child(account, at));
+                    }
+                }
+                Visit::Child(account, at) => {
+                    let shares = raw_shares(account.share);
+                    if let Ok(index) = built.tree.add(account.name.as_str(), at, shares) {
+                        stack.push(Visit::Account(&account.name, index));
+                    }
+                }
+                Visit::User(account, user, at) => built.add_user(account, user, at),
             }
         }
-        for user in self.users_of(cluster, name) {
-            let shares = raw_shares(user.share);
-            match built.tree.add_user(user.user.as_str(), at, shares) {
-                Ok(index) => built.users.push((name.to_string(), user.user.clone(), index)),
-                Err(_) => built.left_out.push((
-                    name.to_string(),
-                    user.user.clone(),
-                    "a second association of the same user and account (for another partition); the first is ranked".into(),
-                )),
+        Some(built)
+    }
+}
+
+/// What the walk of [`Associations::tree_of`] has left to do.
+enum Visit<'a> {
+    /// Visit what is under the account of this name, at this index.
+    Account(&'a str, usize),
+    /// Add this account under the one at this index, then visit it.
+    Child(&'a Account, usize),
+    /// Add this user association under the account (named) at this index.
+    User(&'a str, &'a UserAssoc, usize),
+}
+
+impl ClusterTree {
+    /// Adds `user` under `account` (at index `at`), or leaves it out with why.
+    fn add_user(&mut self, account: &str, user: &UserAssoc, at: usize) {
+        let shares = raw_shares(user.share);
+        match self.tree.add_user(user.user.as_str(), at, shares) {
+            Ok(index) => self
+                .users
+                .push((account.to_string(), user.user.clone(), index)),
+            Err(_) => {
+                let why = match &user.partition {
+                    Some(p) => format!("a second association of the same user and account (for partition {p}); the first is ranked"),
+                    None => "listed twice under the same account; the first is ranked".into(),
+                };
+                self.left_out
+                    .push((account.to_string(), user.user.clone(), why));
             }
         }
     }

@@ -282,6 +282,9 @@ fn account(tree: &AccountTree, name: &str, whose: &str) -> Result<usize, String>
 /// An account error in the words of a share file.
 fn account_error(error: AccountError, what: &str) -> String {
     match error {
+        AccountError::Duplicate(name) if what == "user" => {
+            format!("user {name:?}: listed twice under the same account")
+        }
         AccountError::Duplicate(name) => {
             format!("{what} {name:?}: the name is already an account of the file")
         }

@@ -244,14 +244,23 @@ impl AccountTree {
     /// fairshare parent is, and 0 shares anywhere on the way entitle to nothing.
     pub fn entitlements(&self) -> Vec<f64> {
         let n = self.accounts.len();
-        let fs_parent: Vec<Option<usize>> = (0..n).map(|i| self.fairshare_parent(i)).collect();
+        // Parents come before their children, so each parent's fairshare parent is known.
+        let mut fs_parent: Vec<Option<usize>> = Vec::with_capacity(n);
+        for a in &self.accounts {
+            let f = a
+                .parent
+                .map(|p| match (self.accounts[p].shares, fs_parent[p]) {
+                    (RawShares::Parent, Some(above)) => above,
+                    _ => p,
+                });
+            fs_parent.push(f);
+        }
         let mut level = vec![0.0; n];
         for (i, f) in fs_parent.iter().enumerate() {
             if let Some(f) = f {
                 level[*f] += self.accounts[i].shares.raw();
             }
         }
-        // Parents come before their children, so each fairshare parent's is known in time.
         let mut entitled = vec![1.0; n];
         for i in 0..n {
             let Some(f) = fs_parent[i] else { continue };

@@ -362,19 +362,22 @@ impl Walk {
 
 /// Each association's level fairshare `S / U` as Slurm compares siblings' (`_cmp_level_fs`):
 /// exactly, with no rounding of the quotient. `S` is the shares over the level's, in `f64` as
-/// Slurm keeps `shares_norm` in a `double`; `U` the usage over the fairshare parent's. Two
-/// siblings with the same shares and usage tie; two whose quotients are equal only in exact
-/// arithmetic (shares 1 and 3, usage 1 and 3, where `3/L` in a `double` is not three times
-/// `1/L`) are ordered as Slurm's `long double` quotients order them, by the exact products.
+/// Slurm keeps `shares_norm` in a `double`; `U` the usage over the fairshare parent's, which
+/// siblings share, so `S_a / U_a` against `S_b / U_b` is `S_a · usage_b` against
+/// `S_b · usage_a`, compared by exact products. Two siblings with the same shares and usage
+/// tie; two whose quotients are equal only in exact arithmetic (shares 1 and 3 of 10, usage 1
+/// and 3: `3/10` in a `double` is below three times `1/10`) are ordered as Slurm's `long
+/// double` quotients order them.
 struct LevelKeys {
     keys: Vec<LevelKey>,
 }
 
-/// What a level fairshare is, for an exact comparison.
+/// What a level fairshare is, for an exact comparison among siblings.
 #[derive(Debug, Clone, Copy)]
 enum LevelKey {
-    /// `S / U` with `U > 0` (`S = 0` for 0 shares).
-    Quotient { s: f64, u: f64 },
+    /// `S / U` with `U` = `usage` over the fairshare parent's, > 0 (`S = 0` for 0 shares,
+    /// whatever the usage).
+    Quotient { s: f64, usage: f64 },
     /// No usage but shares, or a `parent` user: above every quotient.
     Infinite,
 }
@@ -388,16 +391,21 @@ impl LevelKeys {
     ) -> LevelKeys {
         let keys = (0..tree.len())
             .map(|i| {
-                let u = fs_parent[i]
-                    .filter(|&f| raw[f] > 0.0)
-                    .map_or(0.0, |f| raw[i] / raw[f]);
+                let parent_usage = fs_parent[i].map_or(raw[i], |f| raw[f]);
                 match tree[i].shares {
                     RawShares::Parent if tree[i].user => LevelKey::Infinite,
-                    RawShares::Parent => LevelKey::Quotient { s: NO_VAL, u: 1.0 },
+                    // `NO_VAL` as a quotient: U = 1.
+                    RawShares::Parent => LevelKey::Quotient {
+                        s: NO_VAL,
+                        usage: parent_usage,
+                    },
                     RawShares::Count(_) if weight[i] == 0.0 => {
-                        LevelKey::Quotient { s: 0.0, u: 1.0 }
+                        LevelKey::Quotient { s: 0.0, usage: 1.0 }
                     }
-                    RawShares::Count(_) if u > 0.0 => LevelKey::Quotient { s: weight[i], u },
+                    RawShares::Count(_) if raw[i] > 0.0 => LevelKey::Quotient {
+                        s: weight[i],
+                        usage: raw[i],
+                    },
                     RawShares::Count(_) => LevelKey::Infinite,
                 }
             })
@@ -405,15 +413,21 @@ impl LevelKeys {
         LevelKeys { keys }
     }
 
-    /// How association `a`'s level fairshare compares with `b`'s.
+    /// How sibling `a`'s level fairshare compares with sibling `b`'s.
     fn cmp(&self, a: usize, b: usize) -> Ordering {
         match (self.keys[a], self.keys[b]) {
             (LevelKey::Infinite, LevelKey::Infinite) => Ordering::Equal,
             (LevelKey::Infinite, _) => Ordering::Greater,
             (_, LevelKey::Infinite) => Ordering::Less,
-            (LevelKey::Quotient { s: sa, u: ua }, LevelKey::Quotient { s: sb, u: ub }) => {
-                cmp_products(sa, ub, sb, ua)
-            }
+            // Siblings share their parent's usage, which cancels out.
+            (
+                LevelKey::Quotient {
+                    s: sa, usage: ua, ..
+                },
+                LevelKey::Quotient {
+                    s: sb, usage: ub, ..
+                },
+            ) => cmp_products(sa, ub, sb, ua),
         }
     }
 }
@@ -748,16 +762,18 @@ mod tests {
     /// `1/10`), so Slurm ranks the first above; the same shares and usage tie.
     #[test]
     fn level_fairshares_compare_as_slurms_do() {
+        // Usage 1, 3 and 6 of 10: `6/10` is exactly twice `3/10` in a `double`,
+        // so those two tie, as Slurm's quotients do.
         let tree = [
             account(None, 1.0),
             user(0, 1.0, 1.0),
             user(0, 3.0, 3.0),
-            user(0, 6.0, 60.0),
+            user(0, 6.0, 6.0),
             user(0, 0.0, 0.0),
         ];
         let s = standings(&tree, FairshareFunction::FairTree).unwrap();
         let ranks: Vec<_> = s.iter().map(|x| x.rank).collect();
-        assert_eq!(ranks, [None, Some(1), Some(2), Some(3), Some(4)]);
+        assert_eq!(ranks, [None, Some(1), Some(2), Some(2), Some(4)]);
         let twins = [
             account(None, 1.0),
             user(0, 3.0, 3.0),

@@ -91,10 +91,11 @@ impl Share {
         ]
     }
 
-    /// Clients entitled to these fractions of the cluster (finite, ≥ 0, one at least
-    /// positive), weighted by them; a client entitled to nothing (Slurm's 0 shares) gets a
-    /// weight a billion times below the smallest entitled client's, so that weighted policies
-    /// serve it after every entitled client that holds anything.
+    /// Clients entitled to these fractions of the cluster (finite, ≥ 0), weighted by them; a
+    /// client entitled to nothing (Slurm's 0 shares) gets a weight a billion times below the
+    /// smallest entitled client's (never below the smallest normal number), so that weighted
+    /// policies serve it after every entitled client that holds anything. When none is
+    /// entitled to anything, all weigh the same.
     pub fn entitled(entitlements: &[f64]) -> Result<Vec<Share>, ModelError> {
         let smallest = entitlements
             .iter()
@@ -102,7 +103,7 @@ impl Share {
             .filter(|e| *e > 0.0)
             .fold(f64::INFINITY, f64::min);
         let floor = if smallest.is_finite() {
-            smallest * 1e-9
+            (smallest * 1e-9).max(f64::MIN_POSITIVE)
         } else {
             1.0
         };

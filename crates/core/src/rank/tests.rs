@@ -66,7 +66,7 @@ impl Naive {
     }
 }
 
-/// RawShares for five clients: equal, or from weights 1..=5.
+/// Shares for five clients: equal, or from weights 1..=5.
 fn shares(weighted: bool) -> Vec<Share> {
     if weighted {
         Share::weighted(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap()
