@@ -6,7 +6,7 @@
 
 use crate::{LabError, Workload};
 use fairshare_core::priority::dominant_share;
-use fairshare_core::priority::fairshare::Association;
+use fairshare_core::priority::fairshare::{self, Association};
 use fairshare_core::rank::{Accounts, Share};
 use fairshare_sim::cluster::{AccountResult, Capacity, PolicyResult};
 use fairshare_trace::Shares;
@@ -125,14 +125,7 @@ impl Workload {
 /// The accounts and users of `tree` as associations (no usage yet): the trace's users and the
 /// users the file lists but the trace lacks are users, the rest accounts.
 pub fn associations(tree: &Shares) -> Vec<Association> {
-    (tree.tree.accounts().iter())
-        .map(|a| Association {
-            parent: a.parent,
-            shares: a.shares,
-            usage: 0.0,
-            user: a.user,
-        })
-        .collect()
+    fairshare::associations(&tree.tree)
 }
 
 impl Entitled {

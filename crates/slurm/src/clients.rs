@@ -13,7 +13,7 @@
 //! policies give it a vanishing weight). Only a user's second association with the same
 //! account (limited to another partition) is left out, and its jobs are left alone.
 
-use fairshare_core::priority::fairshare::{standings, Association, FairshareFunction};
+use fairshare_core::priority::fairshare::associations;
 use fairshare_core::rank::{Accounts, Share};
 use fairshare_trace::assoc::{Associations, ClusterTree};
 use std::collections::BTreeMap;
@@ -72,23 +72,11 @@ impl Clients {
             };
             return Err(ClientsError::Empty(cluster, why));
         }
-        let associations: Vec<Association> = (tree.accounts().iter())
-            .map(|a| Association {
-                parent: a.parent,
-                shares: a.shares,
-                usage: 0.0,
-                user: a.user,
-            })
-            .collect();
         // Entitlements as Slurm classic normalises shares down the tree.
-        let normalized = standings(&associations, FairshareFunction::SlurmClassic)
-            .expect("the tree is built root first, parents before children, shares valid");
+        let all = tree.entitlements();
         let leaf: Vec<usize> = users.iter().map(|(.., at)| *at).collect();
-        let entitlements = leaf
-            .iter()
-            .map(|&l| normalized[l].normalized_shares)
-            .collect();
-        let accounts = Accounts::new(associations, leaf)
+        let entitlements = leaf.iter().map(|&l| all[l]).collect();
+        let accounts = Accounts::new(associations(&tree), leaf)
             .expect("the tree is built root first, parents before children, shares valid");
         let names: Vec<(String, String)> = users.into_iter().map(|(a, u, _)| (a, u)).collect();
         let index = (names.iter().cloned().enumerate())

@@ -222,14 +222,9 @@ impl AccountTree {
         self.accounts.iter().position(|a| !a.user && a.name == name)
     }
 
-    /// The nearest ancestor of `index` whose shares are its own (`None` for the root): the
-    /// association whose children it competes among, as Slurm's `fs_assoc_ptr`.
-    pub fn fairshare_parent(&self, index: usize) -> Option<usize> {
-        let mut at = self.accounts.get(index)?.parent?;
-        while self.accounts[at].shares.is_parent() && self.accounts[at].parent.is_some() {
-            at = self.accounts[at].parent?;
-        }
-        Some(at)
+    /// Each association's fairshare parent (see [`fairshare_parents`]).
+    pub fn fairshare_parents(&self) -> Vec<Option<usize>> {
+        fairshare_parents(self.accounts.iter().map(|a| (a.parent, a.shares)))
     }
 
     /// The fraction of the whole cluster association `index` is entitled to; see
@@ -244,17 +239,7 @@ impl AccountTree {
     /// fairshare parent is, and 0 shares anywhere on the way entitle to nothing.
     pub fn entitlements(&self) -> Vec<f64> {
         let n = self.accounts.len();
-        // Parents come before their children, so each parent's fairshare parent is known.
-        let mut fs_parent: Vec<Option<usize>> = Vec::with_capacity(n);
-        for a in &self.accounts {
-            let f = a
-                .parent
-                .map(|p| match (self.accounts[p].shares, fs_parent[p]) {
-                    (RawShares::Parent, Some(above)) => above,
-                    _ => p,
-                });
-            fs_parent.push(f);
-        }
+        let fs_parent = self.fairshare_parents();
         let mut level = vec![0.0; n];
         for (i, f) in fs_parent.iter().enumerate() {
             if let Some(f) = f {
@@ -272,6 +257,25 @@ impl AccountTree {
         }
         entitled
     }
+}
+
+/// Each association's fairshare parent, from each one's parent and shares in tree order
+/// (every parent before its children): the nearest ancestor whose shares are its own, whose
+/// children it competes among (Slurm's `fs_assoc_ptr`); `None` for the root.
+pub fn fairshare_parents(
+    links: impl IntoIterator<Item = (Option<usize>, RawShares)>,
+) -> Vec<Option<usize>> {
+    let (mut fs_parent, mut shares): (Vec<Option<usize>>, Vec<RawShares>) =
+        (Vec::new(), Vec::new());
+    for (parent, own) in links {
+        let f = parent.map(|p| match (shares[p], fs_parent[p]) {
+            (RawShares::Parent, Some(above)) => above,
+            _ => p,
+        });
+        fs_parent.push(f);
+        shares.push(own);
+    }
+    fs_parent
 }
 
 #[cfg(test)]
@@ -308,8 +312,9 @@ mod tests {
         let carol = tree.add_user("carol", physics, RawShares::Parent).unwrap();
         let idle = tree.add("idle", 0, 0.0).unwrap();
         let dave = tree.add_user("dave", idle, 1.0).unwrap();
-        assert_eq!(tree.fairshare_parent(alice), Some(physics));
-        assert_eq!(tree.fairshare_parent(group), Some(physics));
+        let fs_parent = tree.fairshare_parents();
+        assert_eq!(fs_parent[alice], Some(physics));
+        assert_eq!(fs_parent[group], Some(physics));
         // root's level: root user 1, physics 2, idle 0; physics' level: alice 1, bob 3.
         assert_eq!(tree.entitlement(root_user), 1.0 / 3.0);
         assert_eq!(tree.entitlement(physics), 2.0 / 3.0);

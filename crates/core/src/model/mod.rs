@@ -10,7 +10,7 @@ mod input;
 mod job;
 mod machine;
 
-pub use account::{Account, AccountError, AccountTree, RawShares};
+pub use account::{fairshare_parents, Account, AccountError, AccountTree, RawShares};
 pub use input::ReadStats;
 pub use job::{Chunk, JobRequest, Task};
 pub use machine::{MachineCatalogue, NodeType};

@@ -7,7 +7,7 @@
 //! The usage they read is decayed by [`crate::usage::decay::Decay`]; what one sees between
 //! two of Slurm's ticks is [`slurm_classic_between_ticks`].
 
-use crate::model::RawShares;
+use crate::model::{fairshare_parents, AccountTree, RawShares};
 use serde::Serialize;
 use std::cmp::Ordering;
 use thiserror::Error;
@@ -132,7 +132,7 @@ pub fn standings(
         }
     }
     let total = raw.first().copied().unwrap_or(0.0);
-    let fs_parent = fairshare_parents(tree);
+    let fs_parent = fairshare_parents(tree.iter().map(|a| (a.parent, a.shares)));
     let mut level_shares = vec![0.0; n];
     for (i, a) in tree.iter().enumerate() {
         if let Some(f) = fs_parent[i] {
@@ -233,18 +233,17 @@ pub fn standings(
 /// siblings and ranks nothing, its children having moved up.
 const NO_VAL: f64 = 4_294_967_294.0;
 
-/// Each association's fairshare parent: the nearest ancestor whose shares are its own
-/// (`None` for the root), Slurm's `fs_assoc_ptr`.
-fn fairshare_parents(tree: &[Association]) -> Vec<Option<usize>> {
-    let mut fs_parent: Vec<Option<usize>> = Vec::with_capacity(tree.len());
-    for a in tree {
-        let f = a.parent.map(|p| match (tree[p].shares, fs_parent[p]) {
-            (RawShares::Parent, Some(above)) => above,
-            _ => p,
-        });
-        fs_parent.push(f);
-    }
-    fs_parent
+/// The associations of an account tree, without usage yet: what [`standings`] and the
+/// fairshare ranker read.
+pub fn associations(tree: &AccountTree) -> Vec<Association> {
+    (tree.accounts().iter())
+        .map(|a| Association {
+            parent: a.parent,
+            shares: a.shares,
+            usage: 0.0,
+            user: a.user,
+        })
+        .collect()
 }
 
 /// Slurm classic's standings as slurmctld leaves them for `sshare` between two ticks, from the
