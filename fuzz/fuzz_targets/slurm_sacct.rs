@@ -6,7 +6,7 @@ use fairshare_slurm::ReadError;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    match parse_accounting(&text) {
+    match parse_accounting(&text, &Default::default()) {
         Ok(accounting) => {
             for job in &accounting.allocations {
                 assert!(job.end.is_none_or(|end| end >= job.start), "{job:?}");

@@ -52,15 +52,18 @@ pub struct Args {
     policy: FairshareFunction,
     /// How usage fades: `half-life:DURATION` (Slurm's default is 7d), `step:DURATION:FACTOR`
     /// (MetaCentrum: step:72h:0.5), `reset:DURATION`, or Slurm's own tick-by-tick accounting,
-    /// `slurm:half-life=DURATION,period=DURATION,tick=DATE` (PriorityDecayHalfLife,
-    /// PriorityCalcPeriod and the time of any one decay tick, e.g. the modification time of
-    /// StateSaveLocation/priority_last_decay_ran; defaults 7d, 5m and the epoch).
+    /// `slurm:half-life=DURATION,period=DURATION,tick=DATE,reset=PERIOD` (PriorityDecayHalfLife,
+    /// 0 for no decay; PriorityCalcPeriod; the time of any one decay tick, e.g. the
+    /// modification time of StateSaveLocation/priority_last_decay_ran; and
+    /// PriorityUsageResetPeriod: daily, weekly, monthly, quarterly, yearly or none, in UTC;
+    /// defaults 7d, 5m, the epoch and none).
     #[arg(long, value_parser = parse_decay, default_value = "half-life:7d")]
     decay: Decay,
     /// What a job is charged per second it ran: `cpu` (CPU time), `maui-pe` (Maui's
     /// system-wide Processor Equivalent), `pe` (the cheapest PE over the machines that could
     /// run it), `pe-additive`, `dominant` (dominant share) or `tres:W+W+…` (Slurm's TRES
-    /// billing, one weight per resource of the log, in its order and units).
+    /// billing, one weight per resource of the log, in its order and units) or `billing`
+    /// (Slurm's billing of each job of a sacct dump: see --partitions, --qos, --max-tres).
     #[arg(long, default_value = "cpu", value_name = "METRIC")]
     usage: UsageMetric,
     /// The machines the PE metrics price jobs on (SWF `.machines`, Alibaba node list or TOML

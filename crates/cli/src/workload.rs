@@ -7,6 +7,7 @@ use fairshare_core::alloc::tasks::Blocking;
 use fairshare_lab::input::parse_duration;
 use fairshare_lab::{Replay, StopRule, TraceSpec, Workload};
 use fairshare_sim::cluster::{Fit, Overrun, Scheduler};
+use fairshare_trace::billing::{parse_partitions, parse_qos, Billing};
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -34,6 +35,21 @@ pub struct TraceArgs {
     /// used; none: CPUs only).
     #[arg(long, value_parser = choice::<MemoryField>(), default_value = "auto")]
     pub swf_memory: MemoryField,
+    /// Slurm dumps: the partitions' TRESBillingWeights, from the saved output of `scontrol
+    /// --oneliner show partition` (or `scontrol show partition`), so that each job's billing
+    /// (the `billing` usage metric) is worked out as Slurm does; without it, `billing=` of
+    /// AllocTRES (rounded down by Slurm), else the job's CPUs.
+    #[arg(long, value_name = "FILE")]
+    pub partitions: Option<PathBuf>,
+    /// Slurm dumps: each QOS's UsageFactor, from the saved output of `sacctmgr -P -n show qos
+    /// format=Name,UsageFactor`; a job's billing is multiplied by its QOS's (the dump's `QOS`
+    /// column).
+    #[arg(long, value_name = "FILE")]
+    pub qos: Option<PathBuf>,
+    /// Slurm dumps: bill as under Slurm's PriorityFlags=MAX_TRES (the largest of the weighted
+    /// CPUs, memory, nodes and GRES, plus the other weighted TRES).
+    #[arg(long, requires = "partitions")]
+    pub max_tres: bool,
 }
 
 /// How the simulated cluster is set up and when runs end.
@@ -69,15 +85,37 @@ pub struct ClusterArgs {
 }
 
 impl TraceArgs {
-    fn options(&self) -> ReadOptions {
-        ReadOptions {
+    fn options(&self) -> Result<ReadOptions> {
+        Ok(ReadOptions {
             lenient: self.lenient,
             swf: SwfOptions {
                 cpus: self.swf_cpus,
                 memory: self.swf_memory,
                 ..SwfOptions::default()
             },
+            billing: self.billing()?,
+        })
+    }
+
+    /// How Slurm bills the dump's jobs, from `--partitions`, `--qos` and `--max-tres`.
+    fn billing(&self) -> Result<Billing> {
+        fn read<T, E: std::error::Error + Send + Sync + 'static>(
+            path: &Option<PathBuf>,
+            option: &str,
+            parse: fn(&str) -> Result<T, E>,
+        ) -> Result<Option<T>> {
+            let Some(path) = path else { return Ok(None) };
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{option} {}", path.display()))?;
+            let read = parse(&text).with_context(|| format!("{option} {}", path.display()))?;
+            Ok(Some(read))
         }
+        Ok(Billing {
+            partitions: read(&self.partitions, "--partitions", parse_partitions)?
+                .unwrap_or_default(),
+            max_tres: self.max_tres,
+            usage_factors: read(&self.qos, "--qos", parse_qos)?.unwrap_or_default(),
+        })
     }
 
     /// The first pass over the trace (standard input saved to a file first, since a trace is
@@ -92,7 +130,7 @@ impl TraceArgs {
                 .map(|p| p.display().to_string())
                 .collect(),
             format: self.format,
-            options: self.options(),
+            options: self.options()?,
         };
         let bar = spinner("reading trace");
         let workload = Workload::scan(&trace, &mut |n| bar.set_position(n));

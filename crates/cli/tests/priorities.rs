@@ -318,6 +318,92 @@ fn the_pe_charges_a_sacct_dump_on_a_catalogue() {
     assert!(said.contains("give --machines FILE"), "{said}");
 }
 
+/// `--usage billing` on a sacct dump, with the site's partitions and QOS as `scontrol` and
+/// `sacctmgr` print them: each job charged its billable TRES times its QOS's usage factor, for
+/// an hour. Alice: 4 CPUs and 8000 MB in `cpu` (weights CPU=1, Mem=0.25G): 4 + 8000 × 0.25 /
+/// 1024 = 5.953125. Bob: 2 CPUs, 1 GB and 2 GPUs in `gpu` (CPU=0.5, GRES/gpu=4) under the
+/// scavenger QOS (0.5): (1 + 8) × 0.5 = 4.5. Under MAX_TRES, alice max(4, 1.95) = 4 and bob
+/// max(1, 8) × 0.5 = 4. Carol: in
+/// `debug`, which has no weights: billing=3 as Slurm printed it.
+#[test]
+fn slurm_billing_charges_a_sacct_dump_as_slurm_bills() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let dump = write(
+        "jobs.sacct",
+        "JobID|User|Account|Submit|Start|End|AllocTRES|Partition|QOS|State\n\
+         1|alice|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|billing=5,cpu=4,mem=8000M,node=1|cpu|normal|COMPLETED\n\
+         2|bob|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|billing=9,cpu=2,mem=1G,node=1,gres/gpu=2|gpu|scavenger|COMPLETED\n\
+         3|carol|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|billing=3,cpu=2,node=1|debug|normal|COMPLETED\n",
+    );
+    let partitions = write(
+        "partitions.txt",
+        "PartitionName=cpu AllowGroups=ALL TRESBillingWeights=CPU=1.0,Mem=0.25G\n\
+         PartitionName=gpu AllowGroups=ALL TRESBillingWeights=CPU=0.5,GRES/gpu=4\n\
+         PartitionName=debug AllowGroups=ALL\n",
+    );
+    let qos = write("qos.txt", "normal|1.000000\nscavenger|0.500000\n");
+    let usage = |extra: &[&str]| {
+        let args = [
+            &[
+                "priorities",
+                dump.as_str(),
+                "--usage",
+                "billing",
+                "--at",
+                "1h",
+            ][..],
+            &["--decay", "half-life:100000d", "--json", "-"],
+            extra,
+        ]
+        .concat();
+        let out = fairshare(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        ["alice", "bob", "carol"].map(|name| {
+            let rows = doc["rows"].as_array().unwrap();
+            let row = rows.iter().find(|r| r["name"] == name).unwrap();
+            row["raw_usage"].as_f64().unwrap() / 3600.0
+        })
+    };
+    let close = |got: [f64; 3], want: [f64; 3]| {
+        let near = got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-3 * w);
+        assert!(near, "{got:?} against {want:?}");
+    };
+    // Without the site's rules: billing= as Slurm printed it (rounded down).
+    close(usage(&[]), [5.0, 9.0, 3.0]);
+    let rules = ["--partitions", partitions.as_str(), "--qos", qos.as_str()];
+    close(usage(&rules), [5.953125, 4.5, 3.0]);
+    close(
+        usage(&[&rules[..], &["--max-tres"]].concat()),
+        [4.0, 4.0, 3.0],
+    );
+    // A partitions file Slurm would not have written is refused, naming the file and line.
+    let bad = write("bad.txt", "PartitionName=cpu TRESBillingWeights=CPU=one\n");
+    let out = fairshare(&[
+        "priorities",
+        dump.as_str(),
+        "--usage",
+        "billing",
+        "--partitions",
+        bad.as_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("bad.txt") && said.contains("line 1") && said.contains("cpu"),
+        "{said}"
+    );
+}
+
 /// What a real Slurm 22.05 (Debian's slurm-wlm, one host, `scripts/slurm/up.sh`: Fair Tree,
 /// `PriorityDecayHalfLife=00:10:00`, `PriorityCalcPeriod=00:01:00`, accounts physics 3 and
 /// chemistry 1) recorded of `scripts/slurm/jobs.sh`, dumped at 03:02:38 while bob's job 7 ran,

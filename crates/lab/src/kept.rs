@@ -40,6 +40,7 @@ struct Rest {
     exclusive: bool,
     properties: Vec<String>,
     running: bool,
+    billing: Option<f64>,
 }
 
 impl Rest {
@@ -53,6 +54,7 @@ impl Rest {
             && self.exclusive == new.exclusive
             && self.properties == new.properties
             && self.running == new.running
+            && self.billing == new.billing
     }
 }
 
@@ -166,6 +168,7 @@ impl Kept {
             exclusive,
             properties,
             running,
+            billing,
         } = task;
         if demand.len() != self.width {
             return None;
@@ -178,6 +181,7 @@ impl Kept {
             exclusive,
             properties,
             running,
+            billing,
         };
         let rest = if rest.is_plain() {
             Head::PLAIN
@@ -228,6 +232,7 @@ impl Kept {
                 task.exclusive = rest.exclusive;
                 task.properties = rest.properties.clone();
                 task.running = rest.running;
+                task.billing = rest.billing;
             }
             task
         })
@@ -257,12 +262,22 @@ mod tests {
             any::<bool>(),
             prop::collection::vec("[a-z]{1,4}", 0..2),
             any::<bool>(),
+            prop::option::of(0.0f64..1e6),
         );
         let rest = prop::option::weighted(0.3, rest);
         (head, demand, rest).prop_map(|((id, user, submit, start, runtime), demand, rest)| {
             let mut task = Task::new(id, user, Time(submit), runtime, demand);
             task.start = start.map(Time);
-            if let Some((walltime, queue, partition, nodes, exclusive, properties, running)) = rest
+            if let Some((
+                walltime,
+                queue,
+                partition,
+                nodes,
+                exclusive,
+                properties,
+                running,
+                billing,
+            )) = rest
             {
                 task.walltime = walltime;
                 task.queue = queue;
@@ -271,6 +286,7 @@ mod tests {
                 task.exclusive = exclusive;
                 task.properties = properties;
                 task.running = running;
+                task.billing = billing;
             }
             task
         })

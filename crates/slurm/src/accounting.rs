@@ -25,14 +25,19 @@
 //!
 //! `sacct` prints times in its local time zone without saying which; the reader takes them as
 //! UTC, so the caller runs the command with `TZ=UTC` in its environment.
+//!
+//! Each allocation carries what Slurm charges its association per second, in billing units:
+//! worked out from its partition's `TRESBillingWeights`, its `AllocTRES` and its `QOS`'s
+//! `UsageFactor` ([`fairshare_trace::billing`]), the charge the `billing` usage metric makes.
 
 use fairshare_core::model::Time;
+use fairshare_trace::billing::Billing;
 use fairshare_trace::sacct::alloc_tres;
 use fairshare_trace::slurm_output::lines;
 use fairshare_trace::slurm_output::{Problem, ReadError};
 
 /// The columns of `sacct`'s `--format`, in order, as errors name them.
-pub const SACCT_FORMAT: [&str; 10] = [
+pub const SACCT_FORMAT: [&str; 11] = [
     "JobIDRaw",
     "User",
     "Account",
@@ -43,6 +48,7 @@ pub const SACCT_FORMAT: [&str; 10] = [
     "AllocTRES",
     "NodeList",
     "State",
+    "QOS",
 ];
 
 /// The command, with its arguments, whose output [`parse_accounting`] reads: every user's jobs
@@ -89,6 +95,10 @@ pub struct Allocation {
     pub demand: Vec<f64>,
     /// The nodes it was allocated (`node=` of `AllocTRES`), if said.
     pub nodes: Option<u32>,
+    /// Its QOS (empty if sacct printed none).
+    pub qos: String,
+    /// What Slurm charges its association per second, in billing units ([`Billing::charge`]).
+    pub billing: f64,
 }
 
 /// What `sacct`'s output says ran.
@@ -100,9 +110,10 @@ pub struct Accounting {
     pub never_started: u64,
 }
 
-/// The jobs in `sacct`'s output `text` (see [`sacct_command`]), times read as UTC.
-pub fn parse_accounting(text: &str) -> Result<Accounting, ReadError> {
-    let (accounting, mut rejected) = read_accounting(text);
+/// The jobs in `sacct`'s output `text` (see [`sacct_command`]), times read as UTC, each billed
+/// under `billing`.
+pub fn parse_accounting(text: &str, billing: &Billing) -> Result<Accounting, ReadError> {
+    let (accounting, mut rejected) = read_accounting(text, billing);
     match rejected.is_empty() {
         true => Ok(accounting),
         false => Err(rejected.swap_remove(0)),
@@ -111,20 +122,24 @@ pub fn parse_accounting(text: &str) -> Result<Accounting, ReadError> {
 
 /// The allocations of every line of `text` that reads, and why each other line does not: a
 /// reconcile skips one bad record rather than stop for as long as it stays in the window.
-pub fn read_accounting(text: &str) -> (Accounting, Vec<ReadError>) {
+pub fn read_accounting(text: &str, billing: &Billing) -> (Accounting, Vec<ReadError>) {
     let mut accounting = Accounting::default();
     let mut rejected = Vec::new();
     for (record, line) in lines(text) {
         let columns: Vec<&str> = line.split('|').map(str::trim).collect();
         if columns.len() != SACCT_FORMAT.len() {
-            let problem = Problem::Invalid(format!("{} columns, not 10", columns.len()));
+            let problem = Problem::Invalid(format!(
+                "{} columns, not {}",
+                columns.len(),
+                SACCT_FORMAT.len()
+            ));
             rejected.push(ReadError::field_of(&record, "format", problem));
             continue;
         }
         if columns[0].contains('.') {
             continue;
         }
-        match allocation(&columns, &record) {
+        match allocation(&columns, &record, billing) {
             Ok(Some(allocation)) => accounting.allocations.push(allocation),
             Ok(None) => accounting.never_started += 1,
             Err(error) => rejected.push(error),
@@ -134,7 +149,11 @@ pub fn read_accounting(text: &str) -> (Accounting, Vec<ReadError>) {
 }
 
 /// The allocation of one job line's `columns`; `None` if the job never started.
-fn allocation(columns: &[&str], record: &str) -> Result<Option<Allocation>, ReadError> {
+fn allocation(
+    columns: &[&str],
+    record: &str,
+    billing: &Billing,
+) -> Result<Option<Allocation>, ReadError> {
     let error = |i: usize, problem| ReadError::field_of(record, SACCT_FORMAT[i], problem);
     let required = |i: usize| match columns[i] {
         "" => Err(error(i, Problem::Missing)),
@@ -164,17 +183,28 @@ fn allocation(columns: &[&str], record: &str) -> Result<Option<Allocation>, Read
     if end.is_some_and(|end| end < start) {
         return Err(error(6, Problem::Invalid("before Start".into())));
     }
+    let (partition, qos) = (columns[3], columns[10]);
+    let billing = billing
+        .charge(nonempty(partition), nonempty(qos), columns[7])
+        .map_err(|e| error(7, Problem::Invalid(e)))?;
     Ok(Some(Allocation {
         id,
         user,
         account,
-        partition: columns[3].to_string(),
+        partition: partition.to_string(),
         submit,
         start,
         end,
         demand,
         nodes,
+        qos: qos.to_string(),
+        billing,
     }))
+}
+
+/// `text`, unless it is empty.
+fn nonempty(text: &str) -> Option<&str> {
+    Some(text).filter(|t| !t.is_empty())
 }
 
 /// A time as sacct prints it (`2026-11-24T05:00:00`), read as UTC; `None` for `Unknown`,

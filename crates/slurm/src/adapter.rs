@@ -16,7 +16,7 @@ use crate::machines::Machines;
 use crate::nodes::{parse_nodes, SINFO_COMMAND};
 use crate::plan::{considered, heads, pending, plan, Plan, PlanSettings, PlannedJob};
 use crate::queue::{parse_queue, parse_site_factors, QueuedJob, SPRIO_COMMAND, SQUEUE_COMMAND};
-use crate::settings::unmodelled;
+use crate::settings::{priority_flags, unmodelled};
 use crate::site::Mapping;
 use crate::sshare::{parse_sshare, SSHARE_COMMAND};
 use crate::writes::Write;
@@ -27,6 +27,9 @@ use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::dominant_share;
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_trace::assoc::{parse_assoc, SACCTMGR_COMMAND};
+use fairshare_trace::billing::{
+    parse_partitions, parse_qos, Billing, PARTITIONS_COMMAND, QOS_COMMAND,
+};
 use serde::Serialize;
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -181,6 +184,7 @@ impl Applied {
 struct Kept {
     clients: Clients,
     machines: Machines,
+    billing: Billing,
     history: History,
 }
 
@@ -235,13 +239,18 @@ impl<S: Slurm> Adapter<S> {
     /// history the ranker refused midway is dropped, so the next pass rebuilds it.
     pub fn pass(&mut self, now: Time) -> Result<Pass, AdapterError> {
         self.calls.set(0);
-        let mut notes = self.check_setup()?;
+        let (mut notes, max_tres) = self.check_setup()?;
         let tree = self.read(&SACCTMGR_COMMAND, parse_assoc)?;
         let clients = Clients::of(&tree, self.config.cluster.as_deref())?;
         let nodes = self.read(&SINFO_COMMAND, parse_nodes)?;
         let machines =
             Machines::of(&nodes, &self.config.partitions).map_err(AdapterError::Machines)?;
-        let fresh = self.fresh(clients, machines, now)?;
+        let billing = Billing {
+            partitions: self.read(&PARTITIONS_COMMAND, parse_partitions)?,
+            max_tres,
+            usage_factors: self.read(&QOS_COMMAND, parse_qos)?,
+        };
+        let fresh = self.fresh(clients, machines, billing.clone(), now)?;
         let since = match (&fresh, &self.kept) {
             (Some((kept, _)), _) | (None, Some(kept)) => kept.history.now(),
             (None, None) => unreachable!("a history is fresh when none is kept"),
@@ -249,7 +258,8 @@ impl<S: Slurm> Adapter<S> {
         let from = Time(since.as_micros().saturating_sub(1_000_000));
         let command = sacct_command(&sacct_time(from), &sacct_time(now));
         let command: Vec<&str> = command.iter().map(String::as_str).collect();
-        let (mut accounting, rejected) = self.read(&command, |t| Ok(read_accounting(t)))?;
+        let (mut accounting, rejected) =
+            self.read(&command, |t| Ok(read_accounting(t, &billing)))?;
         notes.extend(rejected.iter().map(|e| format!("sacct: skipped {e}")));
         let settings = self.settings();
         let partitions = &settings.partitions;
@@ -304,12 +314,14 @@ impl<S: Slurm> Adapter<S> {
         &self,
         clients: Clients,
         machines: Machines,
+        billing: Billing,
         now: Time,
     ) -> Result<Option<(Kept, String)>, AdapterError> {
         let why = match &self.kept {
             None => "no history yet",
             Some(k) if k.clients != clients => "the association tree changed",
             Some(k) if k.machines != machines => "the nodes changed",
+            Some(k) if k.billing != billing => "the billing weights or usage factors changed",
             Some(_) => return Ok(None),
         };
         let window = (self.config.window_s * 1e6) as u64;
@@ -318,6 +330,7 @@ impl<S: Slurm> Adapter<S> {
         let kept = Kept {
             clients,
             machines,
+            billing,
             history,
         };
         let why = format!("{why}: usage rebuilt from sacct since {}", sacct_time(from));
@@ -335,8 +348,9 @@ impl<S: Slurm> Adapter<S> {
     }
 
     /// Reads Slurm's priority settings: an error where site factors cannot order jobs, a
-    /// note where the mapping and the settings disagree.
-    fn check_setup(&self) -> Result<Vec<String>, AdapterError> {
+    /// note where the mapping and the settings disagree or a setting is not modelled; and
+    /// whether Slurm bills with `PriorityFlags=MAX_TRES`.
+    fn check_setup(&self) -> Result<(Vec<String>, bool), AdapterError> {
         let config = self.read(&["scontrol", "show", "config"], |t| Ok(t.to_string()))?;
         let value = |key: &str| setting(&config, key);
         let kind = value("PriorityType").unwrap_or_default();
@@ -359,7 +373,8 @@ impl<S: Slurm> Adapter<S> {
                 "mapping replace, but Slurm's PriorityWeightFairshare is {fairshare_weight}: Slurm's own fairshare factor still weighs in; set PriorityWeightFairshare=0 (docs/slurm.md)"
             ));
         }
-        Ok(notes)
+        let max_tres = priority_flags(value).any(|f| f == "MAX_TRES");
+        Ok((notes, max_tres))
     }
 
     /// Under Fair Tree, `sshare`'s order of the associations that wait beside fairshare's.

@@ -5,7 +5,7 @@
 use crate::site::Mapping;
 use fairshare_core::choice::Choice;
 use fairshare_core::config::{ConfigError, Location};
-use fairshare_core::policy::PolicySpec;
+use fairshare_core::policy::{PolicyKind, PolicySpec};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -42,7 +42,7 @@ pub struct SlurmConfig {
 }
 
 impl Default for SlurmConfig {
-    /// Fair Tree over CPU time with Slurm's week half-life, a weight of 100,000, `replace`,
+    /// Fair Tree over Slurm's billing with Slurm's week half-life, a weight of 100,000, `replace`,
     /// a pass a minute over four weeks of history, every partition, 500 jobs per call, 30 s
     /// per command.
     fn default() -> SlurmConfig {
@@ -102,11 +102,22 @@ impl SlurmConfig {
         Ok(())
     }
 
-    /// The policy, parsed.
+    /// The policy, parsed. A fairshare function given no `usage=` charges Slurm's billing, as
+    /// Slurm charges its own fairshare usage: the policy reads `…,usage=billing`.
     pub fn policy(&self) -> Result<PolicySpec, String> {
-        self.policy
-            .parse()
-            .map_err(|e| format!("policy = {:?}: {e}", self.policy))
+        let given: PolicySpec =
+            (self.policy.parse()).map_err(|e| format!("policy = {:?}: {e}", self.policy))?;
+        let params = self.policy.split_once(':').map_or("", |(_, p)| p);
+        let usage_given = params.split(',').any(|p| p.trim().starts_with("usage="));
+        if !matches!(given.kind, PolicyKind::Fairshare(_)) || usage_given {
+            return Ok(given);
+        }
+        let separator = if params.is_empty() { ":" } else { "," };
+        let billed = format!(
+            "{}{separator}usage=billing",
+            self.policy.trim_end_matches(':')
+        );
+        Ok(billed.parse().unwrap_or(given))
     }
 
     /// The mapping, parsed.
@@ -123,5 +134,29 @@ impl SlurmConfig {
     /// How long one Slurm command may take.
     pub fn timeout(&self) -> Duration {
         Duration::from_secs_f64(self.timeout_s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(text: &str) -> String {
+        let config = SlurmConfig {
+            policy: text.into(),
+            ..SlurmConfig::default()
+        };
+        config.policy().unwrap().name
+    }
+
+    #[test]
+    fn fairshare_functions_charge_slurms_billing_unless_told() {
+        assert_eq!(policy("fairshare"), "fairshare:usage=billing");
+        assert_eq!(
+            policy("fairshare:function=slurm-classic"),
+            "fairshare:function=slurm-classic,usage=billing"
+        );
+        assert_eq!(policy("fairshare:usage=pe"), "fairshare:usage=pe");
+        assert_eq!(policy("sdrf"), "sdrf");
     }
 }

@@ -257,7 +257,8 @@ impl History {
     /// The job `a` of `client`, started at `start`, as the history charges it.
     fn charged(&self, client: u32, a: &Allocation, machines: &Machines, start: Time) -> Charged {
         let rate = self.metric.map(|metric| {
-            let task = machines.task(&a.demand, a.nodes);
+            let mut task = machines.task(&a.demand, a.nodes);
+            task.billing = Some(a.billing);
             metric.price(&task, &machines.catalogue, &machines.totals).0
         });
         Charged {

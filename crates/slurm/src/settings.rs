@@ -4,34 +4,38 @@
 //!
 //! Which settings count (Slurm 22.05, `priority_multifactor.c`, `fair_tree.c`,
 //! `assoc_mgr.c`): the `PriorityFlags` that choose the algorithm (`NO_FAIR_TREE`,
-//! `DEPTH_OBLIVIOUS`) or what a job is charged (`MAX_TRES`), `PriorityUsageResetPeriod`, and
-//! `PriorityDecayHalfLife` against the policy's own decay. The other flags change other factors
+//! `DEPTH_OBLIVIOUS`), `PriorityUsageResetPeriod`, `PriorityDecayHalfLife` against the policy's
+//! own decay, and what a job is charged: Slurm's billing units (`TRESBillingWeights`,
+//! `MAX_TRES`, QOS `UsageFactor`), which the adapter reads and charges under `usage=billing`
+//! (its default), and names when the policy charges something else. The other flags change other factors
 //! (age, job size, the normalisation of partition, QOS, association and TRES factors) or when
 //! priorities are recomputed, not the fairshare factor; they are named once as not read.
 
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::usage::decay::Decay;
+use fairshare_core::usage::metric::billing::BILLING;
 use fairshare_trace::sacct::slurm_duration;
 
 /// A note for each setting of Slurm's `scontrol show config` (`value` finds a setting's value)
 /// that changes the fairshare factor and that fairshare does not model under `policy`.
-pub fn unmodelled<'a>(value: impl Fn(&str) -> Option<&'a str>, policy: &PolicySpec) -> Vec<String> {
+pub fn unmodelled<'a>(
+    value: impl Fn(&str) -> Option<&'a str> + Copy,
+    policy: &PolicySpec,
+) -> Vec<String> {
     let mut notes = Vec::new();
-    let flags: Vec<&str> = value("PriorityFlags")
-        .unwrap_or_default()
-        .split(',')
-        .map(str::trim)
-        .filter(|f| !f.is_empty())
-        .collect();
-    for flag in &flags {
+    for flag in priority_flags(value) {
         if let Some(note) = flag_note(flag) {
             notes.push(format!("Slurm's PriorityFlags has {flag}: {note}"));
         }
     }
+    if let Some(note) = usage_note(policy) {
+        notes.push(note);
+    }
     let reset = value("PriorityUsageResetPeriod").unwrap_or("NONE");
     if !matches!(reset, "NONE" | "") {
         notes.push(format!(
-            "Slurm's PriorityUsageResetPeriod is {reset}: Slurm zeroes every association's usage then, fairshare's history does not (not modelled); its ranking differs after each reset"
+            "Slurm's PriorityUsageResetPeriod is {reset}: Slurm zeroes every association's usage then, the adapter's policies do not (`fairshare priorities --decay slurm:…,reset={}` models it); the ranking differs after each reset",
+            reset.to_ascii_lowercase()
         ));
     }
     if let Some(note) = decay_note(value("PriorityDecayHalfLife"), policy) {
@@ -40,13 +44,34 @@ pub fn unmodelled<'a>(value: impl Fn(&str) -> Option<&'a str>, policy: &PolicySp
     notes
 }
 
+/// The `PriorityFlags` of Slurm's `scontrol show config` (`value` finds a setting's value).
+pub fn priority_flags<'a>(
+    value: impl Fn(&str) -> Option<&'a str>,
+) -> impl Iterator<Item = &'a str> {
+    (value("PriorityFlags").unwrap_or_default().split(','))
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+}
+
+/// A note when a fairshare policy charges something other than Slurm's billing units.
+fn usage_note(policy: &PolicySpec) -> Option<String> {
+    let PolicyKind::Fairshare(settings) = policy.kind else {
+        return None;
+    };
+    (settings.metric.entry().name != BILLING.name).then(|| {
+        format!(
+            "the policy charges usage={}, Slurm charges billing units (TRESBillingWeights, QOS UsageFactor): its usage is not Slurm's (leave usage= out, or set usage=billing, to follow Slurm)",
+            settings.metric
+        )
+    })
+}
+
 /// What a flag means for fairshare, when it changes the fairshare factor or is not read.
 fn flag_note(flag: &str) -> Option<&'static str> {
     Some(match flag {
-        "FAIR_TREE" => return None,
+        "FAIR_TREE" | "MAX_TRES" => return None,
         "NO_FAIR_TREE" => "Slurm's own fairshare factor is classic, not Fair Tree (fairshare models it as fairshare:function=slurm-classic; the Fair Tree check beside sshare does not apply)",
         "DEPTH_OBLIVIOUS" => "Slurm's own fairshare factor is the depth-oblivious classic one, which fairshare does not model",
-        "MAX_TRES" => "Slurm charges usage in billing units with MAX_TRES, which fairshare does not model: it charges the policy's own usage metric",
         _ => "not read: it changes factors other than fairshare's, or when they are recomputed",
     })
 }
@@ -63,7 +88,7 @@ fn decay_note(half_life: Option<&str>, policy: &PolicySpec) -> Option<String> {
     };
     if slurm_s == 0 {
         return Some(format!(
-            "Slurm's PriorityDecayHalfLife is 0: Slurm never decays usage, the policy halves it every {policy_s} s"
+            "Slurm's PriorityDecayHalfLife is 0: Slurm never decays usage, the policy halves it every {policy_s} s (set decay=step:86400:1, which never decays, to follow Slurm)"
         ));
     }
     ((slurm_s as f64 - policy_s).abs() > 0.5).then(|| {
@@ -93,26 +118,35 @@ mod tests {
         let n = notes(&config, "fairshare:function=fair-tree,decay=half-life:600");
         assert_eq!(n.len(), 5, "{n:#?}");
         assert!(n[0].contains("NO_FAIR_TREE") && n[0].contains("slurm-classic"));
-        assert!(n[1].contains("MAX_TRES") && n[1].contains("billing"));
-        assert!(n[2].contains("CALCULATE_RUNNING") && n[2].contains("not read"));
-        assert!(n[3].contains("QUARTERLY"));
+        assert!(n[1].contains("CALCULATE_RUNNING") && n[1].contains("not read"));
+        assert!(
+            n[2].contains("usage=cpu") && n[2].contains("billing"),
+            "{}",
+            n[2]
+        );
+        assert!(n[3].contains("QUARTERLY") && n[3].contains("reset=quarterly"));
         assert!(
             n[4].contains("604800 s") && n[4].contains("600 s"),
             "{}",
             n[4]
         );
-        // Slurm's defaults under a policy that follows them: nothing to say.
+        // Slurm's defaults under a policy that follows them: nothing to say; MAX_TRES is
+        // modelled by the billing metric.
         let quiet = [
-            ("PriorityFlags", ""),
+            ("PriorityFlags", "MAX_TRES"),
             ("PriorityUsageResetPeriod", "NONE"),
             ("PriorityDecayHalfLife", "00:10:00"),
         ];
-        assert!(notes(&quiet, "fairshare:function=fair-tree,decay=half-life:600").is_empty());
+        let billed = "fairshare:function=fair-tree,decay=half-life:600,usage=billing";
+        assert_eq!(notes(&quiet, billed), Vec::<String>::new());
         assert!(
-            notes(&config[..1], "sdrf").len() == 3,
+            notes(&config[..1], "sdrf").len() == 2,
             "flags are named under every policy"
         );
         let never = [("PriorityDecayHalfLife", "00:00:00")];
-        assert!(notes(&never, "fairshare:decay=half-life:600")[0].contains("never decays"));
+        assert!(
+            notes(&never, "fairshare:decay=half-life:600,usage=billing")[0]
+                .contains("never decays")
+        );
     }
 }

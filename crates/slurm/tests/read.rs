@@ -8,6 +8,7 @@ use fairshare_slurm::nodes::{gpus, parse_nodes};
 use fairshare_slurm::queue::{parse_queue, parse_site_factors, JobState, Memory};
 use fairshare_slurm::sshare::{parse_sshare, ShareRow, SSHARE_COMMAND};
 use fairshare_slurm::{Problem, ReadError};
+use fairshare_trace::billing::Billing;
 use proptest::prelude::*;
 
 /// A recorded output.
@@ -312,7 +313,8 @@ fn at(clock: &str) -> Time {
 
 /// The allocation of job `id` in the recorded accounting.
 fn recorded_allocation(id: u64) -> Allocation {
-    let accounting = parse_accounting(&data("sacct.txt")).expect("the recorded dump reads");
+    let accounting =
+        parse_accounting(&data("sacct.txt"), &Billing::default()).expect("the recorded dump reads");
     accounting
         .allocations
         .into_iter()
@@ -327,7 +329,7 @@ fn the_sacct_command_is_the_one_recorded() {
         command.join(" "),
         "sacct --allusers --allocations --parsable2 --noheader \
          --starttime=2026-11-24T06:00:00 --endtime=2026-11-24T08:00:00 \
-         --format=JobIDRaw,User,Account,Partition,Submit,Start,End,AllocTRES,NodeList,State"
+         --format=JobIDRaw,User,Account,Partition,Submit,Start,End,AllocTRES,NodeList,State,QOS"
     );
     assert_eq!(
         SSHARE_COMMAND.join(" "),
@@ -338,7 +340,7 @@ fn the_sacct_command_is_the_one_recorded() {
 
 #[test]
 fn recorded_accounting_lists_every_job_that_started_in_sacct_order() {
-    let accounting = parse_accounting(&data("sacct.txt")).unwrap();
+    let accounting = parse_accounting(&data("sacct.txt"), &Billing::default()).unwrap();
     let ids: Vec<u64> = accounting.allocations.iter().map(|a| a.id).collect();
     assert_eq!(
         ids,
@@ -395,7 +397,7 @@ fn recorded_allocations_have_their_times_and_demand() {
 
 #[test]
 fn recorded_running_jobs_have_no_end() {
-    let accounting = parse_accounting(&data("sacct.txt")).unwrap();
+    let accounting = parse_accounting(&data("sacct.txt"), &Billing::default()).unwrap();
     let running: Vec<u64> = accounting
         .allocations
         .iter()
@@ -416,14 +418,14 @@ fn recorded_running_jobs_have_no_end() {
 fn hand_made_accounting_takes_gpus_memory_and_skips_steps() {
     let text = "\
         41|u1|physics|gpu|2026-11-24T05:00:00|2026-11-24T05:00:10|2026-11-24T06:00:10|\
-        billing=8,cpu=8,gres/gpu=2,mem=16G,node=3|cn[03-05,7],gpu1|COMPLETED\n\
-        41.batch|||||2026-11-24T05:00:10|2026-11-24T06:00:10|cpu=8|cn03|COMPLETED\n\
-        41.0|||||2026-11-24T05:00:10|Unknown|cpu=8|cn03|RUNNING\n\
+        billing=8,cpu=8,gres/gpu=2,mem=16G,node=3|cn[03-05,7],gpu1|COMPLETED|scavenger\n\
+        41.batch|||||2026-11-24T05:00:10|2026-11-24T06:00:10|cpu=8|cn03|COMPLETED|normal\n\
+        41.0|||||2026-11-24T05:00:10|Unknown|cpu=8|cn03|RUNNING|\n\
         \n\
         42|u2|chemistry||2026-11-24T05:00:00|2026-11-24T05:01:00|2026-11-24T05:01:00|\
-        cpu=1|gpu1|COMPLETED\n\
-        43|u2|chemistry|main|2026-11-24T05:00:00|2026-11-24T05:01:00|Unknown||None assigned|RUNNING\n";
-    let accounting = parse_accounting(text).unwrap();
+        cpu=1|gpu1|COMPLETED|normal\n\
+        43|u2|chemistry|main|2026-11-24T05:00:00|2026-11-24T05:01:00|Unknown||None assigned|RUNNING|normal\n";
+    let accounting = parse_accounting(text, &Billing::default()).unwrap();
     assert_eq!(
         accounting.never_started, 1,
         "43: running with nothing allocated"
@@ -437,7 +439,21 @@ fn hand_made_accounting_takes_gpus_memory_and_skips_steps() {
     assert_eq!(gpu.end, Some(at("06:00:10")));
     assert_eq!((zero.id, zero.partition.as_str()), (42, ""));
     assert_eq!(zero.end, Some(zero.start), "a job may end when it starts");
-    assert_eq!(parse_accounting(""), Ok(Default::default()));
+    assert_eq!(
+        parse_accounting("", &Billing::default()),
+        Ok(Default::default())
+    );
+    // Billing: billing= as Slurm printed it, else the CPUs; with the partition's weights and
+    // the QOS's usage factor, (8 CPUs × 1 + 2 GPUs × 4) × 0.5.
+    assert_eq!((gpu.billing, zero.billing), (8.0, 1.0));
+    let billing = Billing {
+        partitions: [("gpu".into(), "CPU=1,GRES/gpu=4".parse().unwrap())].into(),
+        max_tres: false,
+        usage_factors: [("scavenger".into(), 0.5)].into(),
+    };
+    let billed = parse_accounting(text, &billing).unwrap();
+    assert_eq!(billed.allocations[0].billing, 8.0);
+    assert_eq!(billed.allocations[0].qos, "scavenger");
 }
 
 #[test]
@@ -447,65 +463,65 @@ fn a_bad_sacct_line_names_the_line_and_the_field() {
     for (bad, field) in [
         (format!("16|u1|physics|main|{times}|cpu=1|vm"), "format"),
         (
-            format!("16|u1|physics|main|{times}|cpu=1|vm|COMPLETED|x"),
+            format!("16|u1|physics|main|{times}|cpu=1|vm|COMPLETED|normal|x"),
             "format",
         ),
         (
-            format!("x16|u1|physics|main|{times}|cpu=1|vm|COMPLETED"),
+            format!("x16|u1|physics|main|{times}|cpu=1|vm|COMPLETED|normal"),
             "JobIDRaw",
         ),
         (
-            format!("16+0|u1|physics|main|{times}|cpu=1|vm|COMPLETED"),
+            format!("16+0|u1|physics|main|{times}|cpu=1|vm|COMPLETED|normal"),
             "JobIDRaw",
         ),
         (
-            format!("9_1|u1|physics|main|{times}|cpu=1|vm|COMPLETED"),
+            format!("9_1|u1|physics|main|{times}|cpu=1|vm|COMPLETED|normal"),
             "JobIDRaw",
         ),
         (
-            format!("|u1|physics|main|{times}|cpu=1|vm|COMPLETED"),
+            format!("|u1|physics|main|{times}|cpu=1|vm|COMPLETED|normal"),
             "JobIDRaw",
         ),
         (
-            format!("16||physics|main|{times}|cpu=1|vm|COMPLETED"),
+            format!("16||physics|main|{times}|cpu=1|vm|COMPLETED|normal"),
             "User",
         ),
-        (format!("16|u1||main|{times}|cpu=1|vm|COMPLETED"), "Account"),
+        (format!("16|u1||main|{times}|cpu=1|vm|COMPLETED|normal"), "Account"),
         (
-            format!("16|u1|physics|main|{times}|cpu=two|vm|COMPLETED"),
+            format!("16|u1|physics|main|{times}|cpu=two|vm|COMPLETED|normal"),
             "AllocTRES",
         ),
         (
-            format!("16|u1|physics|main|{times}|mem=12Q|vm|COMPLETED"),
+            format!("16|u1|physics|main|{times}|mem=12Q|vm|COMPLETED|normal"),
             "AllocTRES",
         ),
         (
-            "16|u1|physics|main|Unknown|Unknown|Unknown||None assigned|PENDING".into(),
+            "16|u1|physics|main|Unknown|Unknown|Unknown||None assigned|PENDING|normal".into(),
             "Submit",
         ),
         (
-            "16|u1|physics|main|yesterday|Unknown|Unknown||None assigned|PENDING".into(),
+            "16|u1|physics|main|yesterday|Unknown|Unknown||None assigned|PENDING|normal".into(),
             "Submit",
         ),
         (
-            "16|u1|physics|main|2026-11-24T06:51:40|2026-13-01T00:00:00|Unknown|cpu=1|vm|RUNNING"
+            "16|u1|physics|main|2026-11-24T06:51:40|2026-13-01T00:00:00|Unknown|cpu=1|vm|RUNNING|normal"
                 .into(),
             "Start",
         ),
         (
-            "16|u1|physics|main|2026-11-24T06:51:40|1960-01-01T00:00:00|Unknown|cpu=1|vm|RUNNING"
+            "16|u1|physics|main|2026-11-24T06:51:40|1960-01-01T00:00:00|Unknown|cpu=1|vm|RUNNING|normal"
                 .into(),
             "Start",
         ),
         (
             "16|u1|physics|main|2026-11-24T06:51:40|2026-11-24T06:54:21|2026-11-24T06:54:20|\
-             cpu=1|vm|COMPLETED"
+             cpu=1|vm|COMPLETED|normal"
                 .into(),
             "End",
         ),
     ] {
         let text = format!("{good}{bad}\n");
-        let error = parse_accounting(&text).unwrap_err();
+        let error = parse_accounting(&text, &Billing::default()).unwrap_err();
         let message = error.to_string();
         assert_eq!(field_and_record(error), (field, "line 16".into()), "{bad}");
         assert!(message.starts_with("line 16: field"), "{message}");
@@ -625,7 +641,7 @@ proptest! {
         let _ = parse_assoc(&text);
         let _ = parse_site_factors(&text);
         let _ = gpus(&text);
-        let _ = parse_accounting(&text);
+        let _ = parse_accounting(&text, &Billing::default());
         let _ = parse_sshare(&text);
     }
 
@@ -673,7 +689,7 @@ proptest! {
 /// Reads `text` with every line reader: each error it gives names a line.
 fn every_line_error_names_a_line(text: &str) -> Result<(), TestCaseError> {
     for result in [
-        parse_accounting(text).map(drop),
+        parse_accounting(text, &Billing::default()).map(drop),
         parse_sshare(text).map(drop),
         parse_assoc(text).map(drop),
         parse_site_factors(text).map(drop),

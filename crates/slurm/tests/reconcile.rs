@@ -21,6 +21,16 @@ fn recorded(name: &str) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
+/// The recorded cluster's one partition, as `scontrol --oneliner show partition` prints it:
+/// no billing weights, so jobs are billed their CPUs.
+const PARTITIONS: &str = "PartitionName=main AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL \
+    AllocNodes=ALL Default=YES QoS=N/A DefaultTime=NONE DisableRootJobs=NO ExclusiveUser=NO \
+    GraceTime=0 Hidden=NO MaxNodes=UNLIMITED MaxTime=UNLIMITED MinNodes=0 LLN=NO \
+    MaxCPUsPerNode=UNLIMITED Nodes=vm PriorityJobFactor=1 PriorityTier=1 RootOnly=NO \
+    ReqResv=NO OverSubscribe=NO OverTimeLimit=NONE PreemptMode=OFF State=UP TotalCPUs=8 \
+    TotalNodes=1 SelectTypeParameters=NONE JobDefaults=(null) DefMemPerNode=UNLIMITED \
+    MaxMemPerNode=UNLIMITED TRES=cpu=8,mem=7900M,node=1,billing=8\n";
+
 /// What the fake does with `scontrol update`.
 #[derive(Clone, Copy, PartialEq)]
 enum Writes {
@@ -85,6 +95,8 @@ impl Slurm for &Fake {
                 Ok(held.iter().map(|(id, s)| format!("{id}|{s}\n")).collect())
             }
             ["scontrol", "update", jobs, factor] => self.update(command, jobs, factor),
+            ["scontrol", "--oneliner", "show", "partition"] => Ok(PARTITIONS.into()),
+            ["sacctmgr", "show", "qos", ..] => Ok("normal|1.000000\n".into()),
             [program, ..] => Ok(self.outputs[program].clone()),
             [] => unreachable!(),
         }
@@ -161,8 +173,9 @@ fn fair_tree_on_the_recorded_cluster_agrees_with_sshare_and_plans_three_writes()
         ]
     );
     assert_eq!(pass.plan.writes.len(), 3);
-    // scontrol show config, sacctmgr, sinfo, sacct, squeue, sprio, sshare.
-    assert_eq!(pass.reads, 7);
+    // scontrol show config, sacctmgr, sinfo, scontrol show partition, sacctmgr show qos,
+    // sacct, squeue, sprio, sshare.
+    assert_eq!(pass.reads, 9);
     assert!(fake.writes().is_empty(), "a pass writes nothing");
     assert_eq!(pass.running, 2, "jobs 7 and 11 are still running");
     assert!(pass
@@ -381,6 +394,8 @@ mod incremental {
             end: Some(start + length).filter(|e| *e <= now).map(secs),
             demand: vec![f64::from(cpus), 0.0, 0.0],
             nodes: Some(1),
+            qos: "normal".into(),
+            billing: f64::from(cpus),
         }
     }
 
@@ -487,6 +502,8 @@ mod listings {
             end: end.map(secs),
             demand: vec![2.0, 0.0, 0.0],
             nodes: Some(1),
+            qos: "normal".into(),
+            billing: 2.0,
         }
     }
 

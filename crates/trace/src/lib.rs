@@ -48,6 +48,7 @@
 
 pub mod alibaba;
 pub mod assoc;
+pub mod billing;
 pub mod catalogue;
 mod error;
 pub mod google;
@@ -213,12 +214,15 @@ impl FromStr for Format {
 }
 
 /// How to read a trace.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReadOptions {
     /// Skip and count bad records instead of stopping at the first one.
     pub lenient: bool,
     /// Which SWF fields make the demand vector.
     pub swf: SwfOptions,
+    /// How the site's Slurm bills jobs, for the billing of sacct dumps' jobs
+    /// ([`Task::billing`](fairshare_core::model::Task::billing)).
+    pub billing: billing::Billing,
 }
 
 /// Opens the trace files `paths`, read in the order given, as one stream of tasks; `format`

@@ -19,6 +19,7 @@
 //! | gpu | `gres/gpu=` of `AllocTRES`, GPUs |
 //! | nodes | `node=` of `AllocTRES` |
 //! | partition | `Partition`, when the column is there |
+//! | billing | Slurm's billing per second ([`crate::billing`]): the partition's weights (given in [`ReadOptions::billing`]) over `AllocTRES`, else its `billing=`, else its CPUs; times the `UsageFactor` of its `QOS`, when the column is there |
 //!
 //! How jobs are read, by what the dump says of them (its `State` is not needed for this):
 //!
@@ -42,6 +43,7 @@
 //! `.queues` file does not apply to them. Like the Alibaba pod list, the dump is not in submit
 //! order in general (`sacct` lists by job id), so it is loaded whole and sorted.
 
+use crate::billing::Billing;
 use crate::input::{columns, Col, HeadedCsv, Record};
 use crate::source::{Loaded, Meta, Source, Task};
 use crate::{parse_size, Format, ReadOptions, TraceError};
@@ -79,7 +81,7 @@ pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<Loaded> {
     let mut dump = Dump::default();
     let error = paths
         .iter()
-        .try_for_each(|path| read_jobs(path, &mut meta, &mut dump))
+        .try_for_each(|path| read_jobs(path, &options.billing, &mut meta, &mut dump))
         .err();
     let tasks = dump.until_taken(&mut meta);
     Loaded::source(tasks, error, meta)
@@ -121,12 +123,18 @@ impl Dump {
 #[derive(Clone, Copy)]
 struct Optional {
     partition: Option<Col>,
+    qos: Option<Col>,
     elapsed: Option<Col>,
     limit: Option<Col>,
 }
 
 /// Reads the dump `path` into `dump`; `Err` for an error that ends the stream.
-fn read_jobs(path: &Path, meta: &mut Meta, dump: &mut Dump) -> Result<(), TraceError> {
+fn read_jobs(
+    path: &Path,
+    billing: &Billing,
+    meta: &mut Meta,
+    dump: &mut Dump,
+) -> Result<(), TraceError> {
     let mut file = HeadedCsv::open_with(path, b'|')?;
     let header = file.header()?;
     let find = |name: &'static str| {
@@ -137,6 +145,7 @@ fn read_jobs(path: &Path, meta: &mut Meta, dump: &mut Dump) -> Result<(), TraceE
     };
     let optional = Optional {
         partition: find("Partition"),
+        qos: find("QOS"),
         elapsed: find("Elapsed"),
         limit: find("Timelimit"),
     };
@@ -146,7 +155,7 @@ fn read_jobs(path: &Path, meta: &mut Meta, dump: &mut Dump) -> Result<(), TraceE
             meta.ignore("job step");
             continue;
         }
-        let job = match job(&record, &cols, optional) {
+        let job = match job(&record, &cols, optional, billing) {
             Ok(job) => job,
             Err(e) => match meta.reject(e) {
                 Some(e) => return Err(e),
@@ -187,10 +196,17 @@ struct Job<'r> {
     demand: Vec<f64>,
     nodes: Option<u32>,
     partition: Option<&'r str>,
+    /// Billing units per second.
+    billing: f64,
 }
 
 /// The job of one record.
-fn job<'r>(record: &'r Record, cols: &[Col; 6], optional: Optional) -> Result<Job<'r>, TraceError> {
+fn job<'r>(
+    record: &'r Record,
+    cols: &[Col; 6],
+    optional: Optional,
+    billing: &Billing,
+) -> Result<Job<'r>, TraceError> {
     let [_, user, submit, start, end, tres] = *cols;
     let at = record.at;
     let time = |col: Col| {
@@ -222,6 +238,11 @@ fn job<'r>(record: &'r Record, cols: &[Col; 6], optional: Optional) -> Result<Jo
     let (demand, nodes) =
         alloc_tres(allocated).map_err(|expected| at.error(tres, expected, allocated))?;
     let text = |col: Col| at.text(col, record.raw(col)).map(str::trim);
+    let optional_text = |col: Option<Col>| -> Result<Option<&str>, TraceError> {
+        Ok(col.map(text).transpose()?.filter(|p| !p.is_empty()))
+    };
+    let partition = optional_text(optional.partition)?;
+    let charge = billing.charge(partition, optional_text(optional.qos)?, allocated);
     Ok(Job {
         user: text(user)?,
         submit: time(submit)?.ok_or_else(|| at.error(submit, "a submit time", ""))?,
@@ -231,11 +252,9 @@ fn job<'r>(record: &'r Record, cols: &[Col; 6], optional: Optional) -> Result<Jo
         limit: duration(optional.limit)?,
         demand,
         nodes,
-        partition: optional
-            .partition
-            .map(text)
-            .transpose()?
-            .filter(|p| !p.is_empty()),
+        partition,
+        billing: charge
+            .map_err(|_| at.error(tres, "TRES amounts that are numbers >= 0", allocated))?,
     })
 }
 
@@ -272,6 +291,7 @@ impl Job<'_> {
         task.start = Some(start);
         task.nodes = self.nodes;
         task.walltime = self.limit.map(|s| s * 1_000_000);
+        task.billing = Some(self.billing);
         Ok(task)
     }
 }

@@ -474,6 +474,7 @@ impl SwfReader {
                 .as_ref()
                 .map_or_else(Vec::new, |s| s.properties.clone()),
             running: false,
+            billing: None,
         })
     }
 

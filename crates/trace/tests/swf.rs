@@ -219,8 +219,8 @@ fn explicit_field_choices() {
             &[&path],
             None,
             &ReadOptions {
-                lenient: false,
                 swf,
+                ..ReadOptions::default()
             },
         );
         read.tasks[0].demand.clone()
@@ -245,11 +245,11 @@ fn explicit_field_choices() {
         &[&path],
         None,
         &ReadOptions {
-            lenient: false,
             swf: SwfOptions {
                 memory_layout: MemoryLayout::BytesPerNode,
                 ..SwfOptions::default()
             },
+            ..ReadOptions::default()
         },
     );
     assert_eq!(

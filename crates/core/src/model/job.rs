@@ -42,6 +42,12 @@ pub struct Task {
     /// Whether it was still running when the log was taken: `runtime` then lasts until that
     /// moment, and the job has not ended (Slurm dumps).
     pub running: bool,
+    /// What Slurm charges it per second of running, in billing units: its billable TRES
+    /// (the partition's `TRESBillingWeights` over what it was allocated, or its processors
+    /// where the partition has none) times its QOS's `UsageFactor`; `None` where the log does
+    /// not say (the `billing` usage metric then charges its processors, as Slurm does without
+    /// weights).
+    pub billing: Option<f64>,
 }
 
 impl Task {
@@ -62,6 +68,7 @@ impl Task {
             exclusive: false,
             properties: Vec::new(),
             running: false,
+            billing: None,
         }
     }
 }

@@ -10,6 +10,7 @@
 //! commitments are an exponential moving average instead (its Eq. 6, [`exp_advance`]); the
 //! live tree keeps them in its own closed form.
 
+use super::reset::Reset;
 use super::slurm::{self, SLURM_LN_2};
 use serde::Serialize;
 
@@ -31,17 +32,21 @@ pub enum Decay {
         factor: f64,
     },
     /// Slurm's own accounting (`priority/multifactor`): at every tick, `period_s` apart, all
-    /// usage is multiplied by `d^period` with `d = 1 − 0.693 / half_life` per second, then
-    /// each running job adds `rate · Δ · d^Δ` for the `Δ` seconds it ran since the previous
-    /// tick; a job that ends between ticks adds its last `Δ` that way when it ends
-    /// (`AccountingStorageEnforce=limits`). Ticks fall at `offset_s + k · period_s`.
+    /// usage is multiplied by `d^period` with `d = 1 − 0.693 / half_life` per second (1 when
+    /// the half-life is 0), then each running job adds `rate · Δ · d^Δ` for the `Δ` seconds it
+    /// ran since the previous tick; a job that ends between ticks adds its last `Δ` that way
+    /// when it ends (`AccountingStorageEnforce=limits`). Ticks fall at
+    /// `offset_s + k · period_s`; with a `reset`, the first tick at or after each of its
+    /// boundaries zeroes all usage before it charges.
     Slurm {
-        /// `PriorityDecayHalfLife`, in seconds (> 0.693).
+        /// `PriorityDecayHalfLife`, in seconds (> 0.693, or 0: no decay).
         half_life_s: f64,
         /// `PriorityCalcPeriod`, in seconds (> 0).
         period_s: f64,
         /// Where the ticks fall: one tick's time, or any time that many periods from one.
         offset_s: f64,
+        /// `PriorityUsageResetPeriod`, when usage is zeroed at calendar boundaries.
+        reset: Option<Reset>,
     },
 }
 
@@ -67,7 +72,8 @@ impl Decay {
                 half_life_s,
                 period_s,
                 offset_s,
-            } => slurm::Ticks::new(half_life_s, period_s, offset_s).factor(from_s, to_s),
+                reset,
+            } => slurm::Ticks::new(half_life_s, period_s, offset_s, reset).factor(from_s, to_s),
         }
     }
 }
@@ -114,7 +120,8 @@ impl Decay {
                 half_life_s,
                 period_s,
                 offset_s,
-            } => slurm::Ticks::new(half_life_s, period_s, offset_s)
+                reset,
+            } => slurm::Ticks::new(half_life_s, period_s, offset_s, reset)
                 .accrued(rate, start_s, end_s, at_s),
         }
     }
@@ -129,14 +136,16 @@ impl Decay {
                 half_life_s,
                 period_s,
                 offset_s,
+                reset,
             } if self.decays() => {
-                slurm::Ticks::new(half_life_s, period_s, offset_s).last_time(at_s)
+                slurm::Ticks::new(half_life_s, period_s, offset_s, reset).last_time(at_s)
             }
             _ => at_s,
         }
     }
 
-    /// Whether the decay's period or half-life is a positive number; one that is not (which
+    /// Whether the decay's period or half-life is a positive number (Slurm's half-life may also
+    /// be 0, its ticks charging without decay); one that is not (which
     /// [`Decay::from_str`](std::str::FromStr) refuses) is taken as no decay at all.
     fn decays(&self) -> bool {
         let usable = |length: f64| length.is_finite() && length > 0.0;
@@ -147,7 +156,12 @@ impl Decay {
                 half_life_s,
                 period_s,
                 offset_s,
-            } => usable(half_life_s - SLURM_LN_2) && usable(period_s) && offset_s.is_finite(),
+                ..
+            } => {
+                (half_life_s == 0.0 || usable(half_life_s - SLURM_LN_2))
+                    && usable(period_s)
+                    && offset_s.is_finite()
+            }
         }
     }
 }
@@ -189,30 +203,38 @@ impl std::str::FromStr for Decay {
                 factor: 0.0,
             }),
             _ => Err(format!(
-                "expected half-life:SECONDS, step:SECONDS:FACTOR, reset:SECONDS or slurm:half-life=SECONDS,period=SECONDS, found {s:?}"
+                "expected half-life:SECONDS, step:SECONDS:FACTOR, reset:SECONDS or slurm:half-life=SECONDS,period=SECONDS,reset=PERIOD, found {s:?}"
             )),
         }
     }
 }
 
-/// `half-life=SECONDS,period=SECONDS,offset=SECONDS`, each optional (Slurm's defaults: 7 days,
-/// 5 minutes; offset 0).
+/// `half-life=SECONDS,period=SECONDS,offset=SECONDS,reset=PERIOD`, each optional (Slurm's
+/// defaults: 7 days, 5 minutes, no reset; offset 0).
 fn parse_slurm(text: &str) -> Result<Decay, String> {
     let (mut half_life_s, mut period_s, mut offset_s) = (604_800.0, 300.0, 0.0);
+    let mut reset = None;
     for item in text.split(',').filter(|i| !i.is_empty()) {
         let (key, value) = item
             .split_once('=')
             .ok_or_else(|| format!("slurm: expected key=SECONDS, found {item:?}"))?;
+        if key == "reset" {
+            reset = match value.to_ascii_lowercase().as_str() {
+                "none" => None,
+                _ => Some(value.parse().map_err(|e| format!("slurm: {e} or none"))?),
+            };
+            continue;
+        }
         let number = value
             .parse::<f64>()
             .ok()
             .filter(|v| v.is_finite())
             .ok_or_else(|| format!("slurm: {key} must be a number of seconds, found {value:?}"))?;
         match key {
-            "half-life" if number > SLURM_LN_2 => half_life_s = number,
+            "half-life" if number > SLURM_LN_2 || number == 0.0 => half_life_s = number,
             "half-life" => {
                 return Err(format!(
-                    "slurm: half-life must be more than {SLURM_LN_2} s, found {value:?}"
+                    "slurm: half-life must be more than {SLURM_LN_2} s, or 0 for no decay, found {value:?}"
                 ))
             }
             "period" if number > 0.0 => period_s = number,
@@ -220,7 +242,7 @@ fn parse_slurm(text: &str) -> Result<Decay, String> {
             "offset" => offset_s = number,
             _ => {
                 return Err(format!(
-                    "slurm: expected half-life, period or offset, found {key:?}"
+                    "slurm: expected half-life, period, offset or reset, found {key:?}"
                 ))
             }
         }
@@ -229,6 +251,7 @@ fn parse_slurm(text: &str) -> Result<Decay, String> {
         half_life_s,
         period_s,
         offset_s,
+        reset,
     })
 }
 

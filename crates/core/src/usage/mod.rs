@@ -10,11 +10,13 @@
 //!   its `slurm` module's closed forms), and the exponential average of SDRF's commitments.
 //! - [`ledger`]: every client's decayed usage, in closed form; the rankers that keep usage keep
 //!   it there.
+//! - [`reset`]: Slurm's `PriorityUsageResetPeriod`, usage zeroed at calendar boundaries.
 //! - [`window`]: the exact sliding windows of the bottleneck mechanism.
 
 pub mod decay;
 pub mod ledger;
 pub mod metric;
 pub mod penalty;
+pub mod reset;
 mod slurm;
 pub mod window;

@@ -9,30 +9,50 @@
 //! reads a few per cent apart at short periods and half-lives (60 s and 10 min), and about
 //! 0.02 % at Slurm's defaults (5 min and 7 days).
 //!
+//! `PriorityDecayHalfLife=0` means no decay (`d = 1`), the ticks still charging as they run;
+//! `PriorityUsageResetPeriod` zeroes all usage at the first tick at or after each of its
+//! boundaries ([`Reset`]), before that tick charges the seconds since the previous one.
+//!
 //! A job spanning many ticks is charged in O(1): its first partial period, the whole periods
 //! between (a geometric series) and its last partial period.
+
+use super::reset::Reset;
 
 /// The `ln 2` Slurm's decay factor is written with: `d = 1 − 0.693 / half-life`.
 pub(super) const SLURM_LN_2: f64 = 0.693;
 
-/// Slurm's tick schedule and per-second decay factor.
+/// Slurm's tick schedule, per-second decay factor and usage resets.
 pub(super) struct Ticks {
-    /// `ln d`, d the per-second decay factor.
+    /// `ln d`, d the per-second decay factor (0: no decay, `PriorityDecayHalfLife=0`).
     ln_d: f64,
     /// Seconds between ticks.
     period: f64,
     /// The time of one tick.
     offset: f64,
+    /// `PriorityUsageResetPeriod`, if usage is zeroed at calendar boundaries.
+    reset: Option<Reset>,
 }
 
 impl Ticks {
-    /// Slurm's ticks under `PriorityDecayHalfLife` = `half_life_s` and `PriorityCalcPeriod` =
-    /// `period_s`, one of them at `offset_s`.
-    pub(super) fn new(half_life_s: f64, period_s: f64, offset_s: f64) -> Ticks {
+    /// Slurm's ticks under `PriorityDecayHalfLife` = `half_life_s` (0: no decay),
+    /// `PriorityCalcPeriod` = `period_s`, one of them at `offset_s`, and
+    /// `PriorityUsageResetPeriod` = `reset`.
+    pub(super) fn new(
+        half_life_s: f64,
+        period_s: f64,
+        offset_s: f64,
+        reset: Option<Reset>,
+    ) -> Ticks {
+        let ln_d = if half_life_s == 0.0 {
+            0.0
+        } else {
+            (1.0 - SLURM_LN_2 / half_life_s).ln()
+        };
         Ticks {
-            ln_d: (1.0 - SLURM_LN_2 / half_life_s).ln(),
+            ln_d,
             period: period_s,
             offset: offset_s,
+            reset,
         }
     }
 
@@ -56,27 +76,61 @@ impl Ticks {
         self.offset + k * self.period
     }
 
+    /// The index of the last tick at or before `t` that zeroed usage: Slurm resets at its first
+    /// tick at or after each boundary.
+    fn last_reset(&self, t: f64) -> Option<f64> {
+        let reset = self.reset?;
+        let first_tick_from = |boundary: f64| ((boundary - self.offset) / self.period).ceil();
+        let boundary = reset.last_boundary(t);
+        let tick = first_tick_from(boundary);
+        if tick <= self.last(t) {
+            Some(tick)
+        } else {
+            // Past a boundary, before its tick: the reset before it is the last.
+            Some(first_tick_from(reset.last_boundary(boundary - 1.0)))
+        }
+    }
+
     /// What usage held at `from_s` is multiplied by when read at `to_s`: one `d^period` per
-    /// tick in `(from_s, to_s]`.
+    /// tick in `(from_s, to_s]`, and 0 when one of those ticks reset usage.
     pub(super) fn factor(&self, from_s: f64, to_s: f64) -> f64 {
         let ticks = self.last(to_s) - self.last(from_s);
         if ticks <= 0.0 {
             1.0
+        } else if self.last_reset(to_s).is_some_and(|r| r > self.last(from_s)) {
+            0.0
         } else {
             self.power(self.period * ticks)
         }
     }
 
     /// What a job running at `rate` from `start_s` to `end_s` has been charged by `at_s`, as
-    /// Slurm's ticks charged it and decayed it. A job still running at `at_s` is charged up to
-    /// the last tick only, as `sshare` shows it.
+    /// Slurm's ticks charged it, decayed it and reset it. A job still running at `at_s` is
+    /// charged up to the last tick only, as `sshare` shows it.
     pub(super) fn accrued(&self, rate: f64, start_s: f64, end_s: f64, at_s: f64) -> f64 {
         if end_s <= start_s || start_s >= at_s {
             return 0.0;
         }
         let ended = end_s <= at_s;
-        let now = self.last(at_s);
         let first = self.last(start_s);
+        let last = self.last(end_s.min(at_s));
+        match self.last_reset(at_s) {
+            // Every charge was made before the last reset.
+            Some(r) if ended && last < r => 0.0,
+            // The charges kept are those of tick r on, for the seconds since tick r − 1.
+            Some(r) if first < r - 1.0 => {
+                self.accrued_since(rate, (self.time(r - 1.0), r - 1.0), end_s, at_s)
+            }
+            _ => self.accrued_since(rate, (start_s, first), end_s, at_s),
+        }
+    }
+
+    /// [`Ticks::accrued`] without resets, for a job charged from `start_s`, whose last tick at
+    /// or before it is `first` (passed, not recomputed, so that a tick's own time stays its
+    /// tick).
+    fn accrued_since(&self, rate: f64, (start_s, first): (f64, f64), end_s: f64, at_s: f64) -> f64 {
+        let ended = end_s <= at_s;
+        let now = self.last(at_s);
         let last = self.last(end_s.min(at_s));
         // A charge of `s` seconds standing since tick `k`, decayed to `at_s`.
         let charge =
@@ -129,11 +183,15 @@ mod tests {
             half_life_s,
             period_s,
             offset_s,
+            reset,
         } = *decay
         else {
             unreachable!()
         };
-        let d = 1.0 - SLURM_LN_2 / half_life_s;
+        let d = match half_life_s {
+            0.0 => 1.0,
+            h => 1.0 - SLURM_LN_2 / h,
+        };
         let mut usage = 0.0;
         let mut previous = offset_s + ((start - offset_s) / period_s).floor() * period_s;
         let mut charged_to = start;
@@ -144,6 +202,9 @@ mod tests {
                 let s = end - charged_to;
                 usage += rate * s * d.powf(s);
                 charged_to = end;
+            }
+            if reset.is_some_and(|r| r.last_boundary(tick) > previous) {
+                usage = 0.0;
             }
             usage *= d.powf(tick - previous);
             if charged_to < end {
@@ -185,6 +246,42 @@ mod tests {
     }
 
     #[test]
+    fn resets_and_no_decay_equal_ticking() {
+        // Ticks every 10 h from 03:00, resets daily: the reset ticks fall at 03:00 + 30 h·k
+        // hours past each midnight, never on one.
+        let day = 86_400.0;
+        for text in [
+            "half-life=0,period=36000,offset=10800,reset=daily",
+            "half-life=200000,period=36000,offset=10800,reset=weekly",
+            "half-life=0,period=36000,offset=10800",
+            "half-life=0,period=300,offset=7,reset=monthly",
+        ] {
+            let decay = parse(text).unwrap();
+            for (start, end, at) in [
+                (0.0, 5.0 * day, 5.5 * day),
+                (0.3 * day, 0.9 * day, 1.2 * day),
+                (0.3 * day, 0.9 * day, 0.95 * day),
+                (1.1 * day, 9.7 * day, 9.0 * day),
+                (2.0 * day, 2.2 * day, 40.0 * day),
+                (20.0 * day, 45.0 * day, 45.5 * day),
+                (31.0 * day, 31.9 * day, 32.5 * day),
+            ] {
+                let exact = decay.accrued(2.0, start, end, at);
+                let ticked = simulated(&decay, 2.0, start, end, at);
+                assert!(
+                    (exact - ticked).abs() <= 1e-9 * ticked.max(1.0),
+                    "{text}: {start}..{end} at {at}: {exact} vs {ticked}"
+                );
+            }
+        }
+        let daily = parse("half-life=0,period=36000,offset=10800,reset=daily").unwrap();
+        // Held at 04:00 on day 0, read at 13:00 on day 1: the tick of 09:00 on day 1 reset it.
+        assert_eq!(daily.factor(4.0 * 3600.0, day + 13.0 * 3600.0), 0.0);
+        assert_eq!(daily.factor(4.0 * 3600.0, 11.0 * 3600.0), 1.0);
+        assert!(parse("reset=hourly").unwrap_err().contains("daily"));
+    }
+
+    #[test]
     fn a_full_period_is_charged_less_than_the_integral() {
         let slurm = parse("half-life=600,period=60").unwrap();
         let continuous = Decay::Continuous { half_life_s: 600.0 };
@@ -206,6 +303,7 @@ mod tests {
     fn parameters_are_checked() {
         assert!(parse("").is_ok());
         assert!(parse("half-life=0.5").unwrap_err().contains("0.693"));
+        assert!(parse("half-life=0,reset=none").is_ok());
         assert!(parse("period=0").is_err());
         assert!(parse("rate=3").is_err());
         assert!(parse("period").is_err());

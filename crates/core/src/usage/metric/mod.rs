@@ -14,8 +14,10 @@
 //! | `maui-pe` | [`maui_pe`] | Maui's system-wide Processor Equivalent |
 //! | `pe`, `pe-additive` | [`pe`] | the heterogeneous PE (the paper's, or MetaCentrum's since 2023) × SPEC |
 //! | `dominant` | [`dominant`] | its dominant share |
-//! | `tres:W+W+…` | [`tres`] | Slurm's TRES billing |
+//! | `tres:W+W+…` | [`tres`] | Slurm's TRES billing, one weight per resource of the log |
+//! | `billing` | [`billing`] | Slurm's billing as the log's reader works it out per job |
 
+pub mod billing;
 pub mod cpu;
 pub mod dominant;
 pub mod maui_pe;
@@ -34,6 +36,7 @@ pub const METRICS: &[MetricEntry] = &[
     pe::PE_ADDITIVE,
     dominant::DOMINANT,
     tres::TRES,
+    billing::BILLING,
 ];
 
 /// The most parameters a metric takes: the resources a TRES billing gives weights to.

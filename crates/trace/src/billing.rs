@@ -1,0 +1,324 @@
+//! What Slurm charges a job's association for each second it runs: its billing units.
+//!
+//! A site with GPUs or memory-heavy nodes sets `TRESBillingWeights` per partition, and Slurm
+//! then charges fairshare usage in billing units rather than CPUs (`priority_multifactor.c`,
+//! `_apply_new_usage`): the job's billable TRES — each allocated TRES times its weight, summed,
+//! or with `PriorityFlags=MAX_TRES` the largest of the per-node TRES (CPU, memory, nodes, GRES)
+//! plus the sum of the others (`assoc_mgr_tres_weighted`) — times its QOS's `UsageFactor`.
+//! A partition without weights charges the job's CPUs. Slurm keeps the billable TRES as a
+//! `double`; `billing=` in `AllocTRES` is that number rounded down, so the figure is worked
+//! out from the weights where they are known, and read from `billing=` only where they are
+//! not.
+//!
+//! Weights are read as Slurm reads them (`_tres_weight_item`): `TYPE[/NAME]=NUMBER[UNIT]`, a
+//! unit dividing the weight so that it applies to the TRES's base unit (megabytes for memory
+//! and burst buffers, one for the others): `Mem=0.25G` is 0.25 per gigabyte, 0.25/1024 per
+//! megabyte. This module reads the weights from `scontrol show partition`, the usage factors
+//! from `sacctmgr show qos`, and a job's TRES from `AllocTRES`.
+
+use crate::slurm_output::{lines, Problem, ReadError};
+use std::collections::BTreeMap;
+
+/// The command whose output [`parse_partitions`] reads: every partition, one per line.
+pub const PARTITIONS_COMMAND: [&str; 4] = ["scontrol", "--oneliner", "show", "partition"];
+
+/// The command whose output [`parse_qos`] reads.
+pub const QOS_COMMAND: [&str; 6] = [
+    "sacctmgr",
+    "show",
+    "qos",
+    "--parsable2",
+    "--noheader",
+    "format=Name,UsageFactor",
+];
+
+/// One partition's `TRESBillingWeights`: each TRES (lower case, `cpu`, `mem`, `gres/gpu`,
+/// `license/matlab`) with its weight per base unit.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Weights(Vec<(String, f64)>);
+
+impl std::str::FromStr for Weights {
+    type Err = String;
+
+    /// `CPU=1.0,Mem=0.25G,GRES/gpu=2.0`, as slurm.conf and `scontrol show partition` write
+    /// them.
+    fn from_str(text: &str) -> Result<Weights, String> {
+        let mut weights = Vec::new();
+        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (tres, value) = item
+                .split_once('=')
+                .filter(|(t, v)| !t.is_empty() && !v.is_empty())
+                .ok_or_else(|| format!("a TRES weight is TYPE[/NAME]=NUMBER, found {item:?}"))?;
+            let tres = tres_name(tres);
+            let weight = weight(&tres, value)?;
+            weights.retain(|(t, _): &(String, f64)| *t != tres);
+            weights.push((tres, weight));
+        }
+        Ok(Weights(weights))
+    }
+}
+
+/// A TRES's name as this module keys it: its type in lower case, then `/` and its name as
+/// written (`GRES/gpu` is `gres/gpu`).
+fn tres_name(written: &str) -> String {
+    match written.split_once('/') {
+        Some((kind, name)) => format!("{}/{name}", kind.to_ascii_lowercase()),
+        None => written.to_ascii_lowercase(),
+    }
+}
+
+/// The weight `value` of `tres` per its base unit: `0.25G` for memory is 0.25/1024 per MB.
+fn weight(tres: &str, value: &str) -> Result<f64, String> {
+    let split = value
+        .find(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(value.len());
+    let (number, unit) = value.split_at(split);
+    let number: f64 = number
+        .parse()
+        .ok()
+        .filter(|w: &f64| w.is_finite() && *w >= 0.0)
+        .ok_or_else(|| format!("the weight of {tres} must be a number >= 0, found {value:?}"))?;
+    let power = match unit.to_ascii_uppercase().as_str() {
+        "" => return Ok(number),
+        "K" => 1,
+        "M" => 2,
+        "G" => 3,
+        "T" => 4,
+        "P" => 5,
+        _ => {
+            return Err(format!(
+                "the weight of {tres} has unit {unit:?}: expected K, M, G, T or P"
+            ))
+        }
+    };
+    let base = if matches!(tres, "mem" | "bb") { 2 } else { 0 };
+    // As Slurm: a unit at or below the base unit leaves the weight as it is.
+    Ok(number / 1024f64.powi((power - base).max(0)))
+}
+
+/// Whether `tres` is one `MAX_TRES` takes the largest of: CPU, memory, nodes and GRES.
+fn per_node(tres: &str) -> bool {
+    matches!(tres, "cpu" | "mem" | "node") || tres.starts_with("gres/")
+}
+
+/// How a site's Slurm bills jobs: the weights of each partition, whether `MAX_TRES` is set,
+/// and each QOS's `UsageFactor`. The default bills every job its CPUs, or `billing=` where
+/// `AllocTRES` has it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Billing {
+    /// Each partition's `TRESBillingWeights` (a partition without any is left out).
+    pub partitions: BTreeMap<String, Weights>,
+    /// `PriorityFlags=MAX_TRES`.
+    pub max_tres: bool,
+    /// Each QOS's `UsageFactor` (1 where a QOS is not listed).
+    pub usage_factors: BTreeMap<String, f64>,
+}
+
+impl Billing {
+    /// What the job allocated `alloc_tres` (sacct's `AllocTRES`) in `partition` under `qos` is
+    /// charged per second: its billable TRES times its QOS's usage factor. The error says what
+    /// was expected of `AllocTRES`.
+    pub fn charge(
+        &self,
+        partition: Option<&str>,
+        qos: Option<&str>,
+        alloc_tres: &str,
+    ) -> Result<f64, String> {
+        let counts = tres_counts(alloc_tres)?;
+        Ok(self.billable(partition, &counts) * self.usage_factor(qos))
+    }
+
+    /// The billable TRES of `counts` (each TRES's allocated amount in its base unit) in
+    /// `partition`: weighted where the partition's weights are known, else `billing=`, else
+    /// the CPUs.
+    pub fn billable(&self, partition: Option<&str>, counts: &[(String, f64)]) -> f64 {
+        let count = |tres: &str| counts.iter().find(|(t, _)| t == tres).map(|(_, c)| *c);
+        let Some(Weights(weights)) = partition.and_then(|p| self.partitions.get(p)) else {
+            return count("billing").or_else(|| count("cpu")).unwrap_or(0.0);
+        };
+        let (mut node, mut global) = (0.0f64, 0.0);
+        for (tres, amount) in counts.iter().filter(|(t, _)| t != "billing") {
+            let Some((_, w)) = weights.iter().find(|(t, _)| t == tres) else {
+                continue;
+            };
+            match self.max_tres && per_node(tres) {
+                true => node = node.max(amount * w),
+                false => global += amount * w,
+            }
+        }
+        node + global
+    }
+
+    /// The `UsageFactor` of `qos` (1 for none, or one not listed).
+    pub fn usage_factor(&self, qos: Option<&str>) -> f64 {
+        qos.and_then(|q| self.usage_factors.get(q))
+            .copied()
+            .unwrap_or(1.0)
+    }
+}
+
+/// sacct's `AllocTRES` (`billing=8,cpu=8,gres/gpu=2,mem=16G,node=2`) as each TRES's amount
+/// in its base unit (memory in megabytes: `16G` is 16384, a bare number is megabytes as Slurm
+/// writes it). The error says what was expected.
+pub fn tres_counts(text: &str) -> Result<Vec<(String, f64)>, String> {
+    let mut counts = Vec::new();
+    for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let (tres, value) = item.split_once('=').ok_or_else(|| {
+            format!("TRES as key=value pairs, such as cpu=4,mem=16G, found {item:?}")
+        })?;
+        let tres = tres_name(tres);
+        let amount = match tres.as_str() {
+            "mem" | "bb" => {
+                let bare = value.parse::<f64>().is_ok();
+                let size = if bare {
+                    format!("{value}M")
+                } else {
+                    value.to_owned()
+                };
+                crate::parse_size(&size)
+                    .map_err(|_| format!("{tres} a size such as 16G or 3900M, found {value:?}"))?
+                    / (1024.0 * 1024.0)
+            }
+            _ => value
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| format!("{tres} a number >= 0, found {value:?}"))?,
+        };
+        counts.push((tres, amount));
+    }
+    Ok(counts)
+}
+
+/// The weights of every partition in `scontrol show partition`'s output, one partition per
+/// line (`--oneliner`) or spread over lines as `scontrol` prints it by default; a partition
+/// without `TRESBillingWeights` is left out (it bills CPUs).
+pub fn parse_partitions(text: &str) -> Result<BTreeMap<String, Weights>, ReadError> {
+    let mut partitions = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for (record, line) in lines(text) {
+        for token in line.split_whitespace() {
+            let Some((key, value)) = token.split_once('=') else {
+                continue;
+            };
+            match key {
+                "PartitionName" => current = Some(value.to_owned()),
+                "TRESBillingWeights" => {
+                    let name = current.clone().ok_or_else(|| {
+                        ReadError::field_of(&record, "PartitionName", Problem::Missing)
+                    })?;
+                    let weights = value.parse().map_err(|e| {
+                        ReadError::field_of(&record, "TRESBillingWeights", Problem::Invalid(e))
+                    })?;
+                    partitions.insert(name, weights);
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(partitions)
+}
+
+/// Each QOS's `UsageFactor` from `sacctmgr -P -n show qos format=Name,UsageFactor`.
+pub fn parse_qos(text: &str) -> Result<BTreeMap<String, f64>, ReadError> {
+    let mut factors = BTreeMap::new();
+    for (record, line) in lines(text) {
+        let columns: Vec<&str> = line.trim().split('|').collect();
+        let [name, factor] = columns[..] else {
+            let problem = Problem::Invalid(format!("expected Name|UsageFactor, found {line:?}"));
+            return Err(ReadError::field_of(&record, "Name", problem));
+        };
+        let factor = factor
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite() && *f >= 0.0)
+            .ok_or_else(|| {
+                let problem = Problem::Invalid(format!("not a number >= 0: {factor:?}"));
+                ReadError::field_of(&record, "UsageFactor", problem)
+            })?;
+        factors.insert(name.trim().to_owned(), factor);
+    }
+    Ok(factors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PARTITIONS: &str = "\
+PartitionName=cpu\n   AllowGroups=ALL Default=YES\n   TRES=cpu=64,mem=128000M,node=8,billing=64\n   TRESBillingWeights=CPU=1.0,Mem=0.25G\n\n\
+PartitionName=gpu AllowGroups=ALL TRES=cpu=64,mem=128000M,node=8,billing=96,gres/gpu=16 TRESBillingWeights=CPU=0.5,Mem=0.125G,GRES/gpu=4.0\n\
+PartitionName=debug AllowGroups=ALL TRES=cpu=8\n";
+
+    fn billing(max_tres: bool) -> Billing {
+        Billing {
+            partitions: parse_partitions(PARTITIONS).unwrap(),
+            max_tres,
+            usage_factors: parse_qos("normal|1.000000\nscavenger|0.250000\n").unwrap(),
+        }
+    }
+
+    #[test]
+    fn weights_are_read_in_base_units() {
+        let parts = parse_partitions(PARTITIONS).unwrap();
+        assert_eq!(parts.len(), 2, "debug has no weights");
+        assert_eq!(
+            parts["cpu"],
+            Weights(vec![("cpu".into(), 1.0), ("mem".into(), 0.25 / 1024.0)])
+        );
+        assert_eq!(parts["gpu"].0[2], ("gres/gpu".into(), 4.0));
+        let w: Weights = "GRES/gpu=1K,Mem=3M,license/x=2".parse().unwrap();
+        assert_eq!(
+            w.0,
+            [
+                ("gres/gpu".into(), 1.0 / 1024.0),
+                ("mem".into(), 3.0),
+                ("license/x".into(), 2.0)
+            ]
+        );
+        for bad in ["CPU", "CPU=", "CPU=-1", "Mem=1Q", "=2"] {
+            assert!(bad.parse::<Weights>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn jobs_are_billed_as_slurm_bills_them() {
+        let tres = "billing=9,cpu=4,mem=8000M,node=1,gres/gpu=2";
+        // Sum: 4 × 1 + 8000 MB × 0.25/1024.
+        let sum = billing(false);
+        let expected = 4.0 + 8000.0 * 0.25 / 1024.0;
+        assert_eq!(sum.charge(Some("cpu"), None, tres).unwrap(), expected);
+        // MAX_TRES on gpu: max(4 × 0.5, 8000 × 0.125/1024, 2 × 4) = 8.
+        let max = billing(true);
+        assert_eq!(max.charge(Some("gpu"), Some("normal"), tres).unwrap(), 8.0);
+        // A scavenger QOS is charged a quarter.
+        assert_eq!(
+            max.charge(Some("gpu"), Some("scavenger"), tres).unwrap(),
+            2.0
+        );
+        // No weights: billing= as Slurm printed it, else the CPUs.
+        assert_eq!(sum.charge(Some("debug"), None, tres).unwrap(), 9.0);
+        assert_eq!(sum.charge(None, None, "cpu=3,mem=1G").unwrap(), 3.0);
+        assert_eq!(Billing::default().charge(None, None, "").unwrap(), 0.0);
+        assert!(sum.charge(None, None, "cpu=x").unwrap_err().contains("cpu"));
+        assert!(sum
+            .charge(None, None, "mem=3Q")
+            .unwrap_err()
+            .contains("mem"));
+    }
+
+    #[test]
+    fn bad_outputs_name_the_line_and_field() {
+        let e = parse_partitions("TRESBillingWeights=CPU=1").unwrap_err();
+        assert_eq!(e.field(), Some("PartitionName"));
+        let e = parse_partitions("PartitionName=a\n TRESBillingWeights=CPU=x").unwrap_err();
+        assert_eq!(e.to_string().split(':').next(), Some("line 2"));
+        assert_eq!(
+            parse_qos("normal|-1").unwrap_err().field(),
+            Some("UsageFactor")
+        );
+        assert_eq!(parse_qos("normal").unwrap_err().field(), Some("Name"));
+        assert_eq!(parse_qos("root|||1|").unwrap_err().field(), Some("Name"));
+    }
+}
