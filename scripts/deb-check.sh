@@ -204,6 +204,8 @@ for cmd in squeue:squeue.json sprio:sprio.txt sacctmgr:sacctmgr.txt sinfo:sinfo.
   install -m 644 "crates/slurm/tests/data/${cmd#*:}" "$stand_ins/"
   stand_in "${cmd%%:*}" "cat $stand_ins/${cmd#*:}"
 done
+# sacctmgr also answers `show qos` (the usage factors): one QOS, Slurm's default.
+stand_in sacctmgr "[ \"\$2\" = qos ] && { echo 'normal|1.000000'; exit 0; }; cat $stand_ins/sacctmgr.txt"
 stand_in scontrol '[ "$1" = show ] && printf "PriorityType = priority/multifactor\nPriorityWeightFairShare = 0\n"; exit 0'
 if out=$(runuser -u fairshare -- env PATH="$stand_ins:$PATH" fairshare slurm status --config /etc/fairshare/slurm.toml 2>&1); then
   pass "fairshare slurm status --config /etc/fairshare/slurm.toml (as fairshare, recorded Slurm outputs):"
@@ -212,6 +214,12 @@ else
   fail "fairshare slurm status --config /etc/fairshare/slurm.toml: $out"
 fi
 rm -rf "$stand_ins"
+lua=/usr/share/fairshare/slurm/job_submit.lua
+if grep -q '^function slurm_job_submit' "$lua" 2>/dev/null && grep -q "$(sed -n 's/^submit_table = "\(.*\)"$/\1/p' /etc/fairshare/slurm.toml)" "$lua"; then
+  pass "$lua: the submit script, reading the table slurm.toml's submit_table names"
+else
+  fail "$lua is missing, or does not read slurm.toml's submit_table"
+fi
 
 echo "== dpkg --purge"
 files=$(dpkg -L fairshare)

@@ -177,6 +177,11 @@ fn sync(args: &SyncArgs) -> Result<()> {
         true => None,
         false => Some(adapter.apply(&pass.plan)),
     };
+    if !args.dry_run {
+        adapter
+            .write_submit_table(&pass)
+            .context("writing the table job_submit.lua reads (submit_table)")?;
+    }
     show(&pass, applied.as_ref(), args.common.json)?;
     match applied {
         Some(a) if !a.complete() => {
@@ -202,6 +207,11 @@ fn reset(args: &ResetArgs) -> Result<()> {
         true => None,
         false => Some(adapter.apply(&plan)),
     };
+    if !args.dry_run {
+        adapter
+            .remove_submit_table()
+            .context("removing the table job_submit.lua reads (submit_table)")?;
+    }
     if args.common.json {
         #[derive(Serialize)]
         struct Reset<'a> {
@@ -294,6 +304,12 @@ fn one_pass(adapter: &mut Adapter<Runner>, dry_run: bool) {
         tracing::warn!(slurm = ?check.slurm, fairshare = ?check.fairshare, "Fair Tree order differs from sshare's (Slurm recomputes its factor once per PriorityCalcPeriod)");
     }
     let applied = (!dry_run).then(|| adapter.apply(&pass.plan));
+    if let Err(e) = (!dry_run)
+        .then(|| adapter.write_submit_table(&pass))
+        .transpose()
+    {
+        tracing::warn!(error = %e, "the table job_submit.lua reads (submit_table) was not written; new jobs wait at site factor 0 until a pass writes it");
+    }
     let line = slurm_pass_line(&pass, applied.as_ref());
     match applied {
         Some(a) if !a.complete() => tracing::warn!("{line}; the next pass retries"),

@@ -110,14 +110,15 @@ fn a_dry_run_prints_the_writes_and_makes_none() {
     let config = stand_ins(dir.path(), false);
     let (ok, out, err) = fairshare(&config, &["sync", "--dry-run"]);
     assert!(ok, "{err}");
-    assert_eq!(out.matches("would set SiteFactor=").count(), 3, "{out}");
+    // Job 9 holds 500 already, which falls along the order: two jobs to set.
+    assert_eq!(out.matches("would set SiteFactor=").count(), 2, "{out}");
     assert!(!calls(dir.path()).contains("update"));
     let (ok, json, _) = fairshare(&config, &["sync", "--dry-run", "--json"]);
     assert!(ok);
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(json["schema_version"], 1);
     assert_eq!(json["applied"], serde_json::Value::Null);
-    assert_eq!(json["plan"]["writes"].as_array().unwrap().len(), 3);
+    assert_eq!(json["plan"]["writes"].as_array().unwrap().len(), 2);
 }
 
 #[test]
@@ -130,7 +131,7 @@ fn a_sync_whose_writes_do_not_read_back_fails_and_says_so() {
     assert!(out.contains("NOT fully applied"), "{out}");
     assert!(out.contains("read back different"), "{out}");
     assert!(err.contains("not fully applied"), "{err}");
-    assert_eq!(calls(dir.path()).matches("scontrol update").count(), 3);
+    assert_eq!(calls(dir.path()).matches("scontrol update").count(), 2);
 }
 
 #[test]
@@ -148,7 +149,7 @@ fn watch_logs_each_pass_survives_a_silent_slurm_and_stops_on_sigterm() {
             .unwrap();
         let mut child = KillOnDrop(child);
         let expected = match silent {
-            false => "3 jobs would be set (dry run)",
+            false => "2 jobs would be set (dry run)",
             true => "pass failed; nothing written, the next pass tries again",
         };
         let start = Instant::now();

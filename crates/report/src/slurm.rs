@@ -175,13 +175,20 @@ fn summary(pass: &Pass) -> String {
     out
 }
 
-/// Every association: its entitlement, what it was counted, what it holds, where it stands.
+/// Every association: its entitlement, what it was counted, what it holds, where it stands,
+/// the site factor of its first pending job, and the one a job it submits now gets.
 fn usage_table(pass: &Pass) -> String {
     let place = |account: &str, user: &str| {
         (pass.plan.standings.iter()).find(|s| s.account == account && s.user == user)
     };
+    let submitted = |account: &str, user: &str| {
+        (pass.submit.iter())
+            .find(|s| s.account == account && s.user == user)
+            .map_or(String::new(), |s| s.site_factor.to_string())
+    };
     let headers = [
         "Account", "User", "Share", "Usage", "Holds", "Priority", "Rank", "Factor", "Site",
+        "New job",
     ];
     let rows: Vec<Vec<String>> = (pass.usage.iter())
         .map(|u| {
@@ -196,6 +203,7 @@ fn usage_table(pass: &Pass) -> String {
                 s.map_or(String::new(), |s| s.place.to_string()),
                 s.map_or(String::new(), |s| fixed(s.factor, 3)),
                 s.map_or(String::new(), |s| s.site_factor.to_string()),
+                submitted(&u.account, &u.user),
             ]
         })
         .collect();

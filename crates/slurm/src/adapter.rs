@@ -11,14 +11,18 @@ use crate::accounting::{read_accounting, sacct_command};
 use crate::clients::{Clients, ClientsError};
 use crate::command::{CommandError, Runner};
 use crate::config::SlurmConfig;
-use crate::history::{History, HistoryError, Step};
+use crate::history::{History, HistoryError, Step, Waiting};
 use crate::machines::Machines;
 use crate::nodes::{parse_nodes, SINFO_COMMAND};
-use crate::plan::{considered, heads, pending, plan, Plan, PlanSettings, PlannedJob};
+use crate::plan::{
+    considered, head, pending, plan, queues, submit_factors, Plan, PlanSettings, PlannedJob,
+    SubmitFactor,
+};
 use crate::queue::{parse_queue, parse_site_factors, QueuedJob, SPRIO_COMMAND, SQUEUE_COMMAND};
 use crate::settings::{priority_flags, unmodelled};
 use crate::site::Mapping;
 use crate::sshare::{parse_sshare, SSHARE_COMMAND};
+use crate::submit::{table, write_atomically};
 use crate::writes::Write;
 use crate::ReadError;
 use fairshare_core::choice::Choice;
@@ -143,6 +147,8 @@ pub struct Pass {
     pub notes: Vec<String>,
     /// Under Fair Tree, Slurm's order beside fairshare's.
     pub fair_tree: Option<FairTreeCheck>,
+    /// The site factor a job each association submits now gets from `job_submit.lua`.
+    pub submit: Vec<SubmitFactor>,
     /// Slurm commands run to read the cluster.
     pub reads: u32,
 }
@@ -272,7 +278,11 @@ impl<S: Slurm> Adapter<S> {
             None => self.kept.take().expect("kept when not fresh"),
         };
         // A history the ranker refused midway is not kept: the next pass rebuilds it.
-        let (step, order) = rank(
+        let Ranked {
+            step,
+            sequence,
+            everyone,
+        } = rank(
             &mut kept,
             &accounting.allocations,
             (&jobs, &held),
@@ -280,9 +290,10 @@ impl<S: Slurm> Adapter<S> {
             &settings,
         )
         .map_err(HistoryError::from)?;
-        let plan = plan(&jobs, &held, &kept.clients, &order, &settings);
+        let plan = plan(&jobs, &held, &kept.clients, &sequence, &settings);
+        let submit = submit_factors(&plan, &everyone, &kept.clients, settings.weight);
         notes.extend(left_out(&kept.clients));
-        notes.extend(self.weight_note(plan.standings.len()));
+        notes.extend(self.weight_note(plan.runs));
         let usage = usage(&kept);
         let running = kept.history.running();
         self.kept = Some(kept);
@@ -304,6 +315,7 @@ impl<S: Slurm> Adapter<S> {
             plan,
             notes,
             fair_tree,
+            submit,
             reads: self.calls.get(),
         })
     }
@@ -337,11 +349,11 @@ impl<S: Slurm> Adapter<S> {
         Ok(Some((kept, why)))
     }
 
-    /// A note when `ranked` associations leave adjacent ranks less than one apart.
-    fn weight_note(&self, ranked: usize) -> Option<String> {
-        (ranked as u64 > u64::from(self.config.weight)).then(|| {
+    /// A note when `runs` runs of jobs leave adjacent runs less than one apart.
+    fn weight_note(&self, runs: usize) -> Option<String> {
+        (runs as u64 > u64::from(self.config.weight)).then(|| {
             format!(
-                "weight {} is below the {ranked} associations ranked: adjacent ranks may get the same site factor; raise it",
+                "weight {} is below the {runs} runs of jobs ranked: the last runs share site factor 1; raise it",
                 self.config.weight
             )
         })
@@ -397,6 +409,27 @@ impl<S: Slurm> Adapter<S> {
         slurm.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         let slurm = slurm.into_iter().map(|(v, name)| (name, v)).collect();
         Ok(Some(FairTreeCheck::new(slurm, fairshare)))
+    }
+
+    /// Rewrites the table `job_submit.lua` reads with `pass`'s factors, when one is configured
+    /// (`submit_table`).
+    pub fn write_submit_table(&self, pass: &Pass) -> std::io::Result<()> {
+        let Some(path) = &self.config.submit_table else {
+            return Ok(());
+        };
+        write_atomically(path, &table(&pass.submit, pass.at_s as u64))
+    }
+
+    /// Removes the table `job_submit.lua` reads, when one is configured, so that new jobs get
+    /// no site factor at submission (`fairshare slurm reset`).
+    pub fn remove_submit_table(&self) -> std::io::Result<()> {
+        match &self.config.submit_table {
+            Some(path) => match std::fs::remove_file(path) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                removed => removed,
+            },
+            None => Ok(()),
+        }
     }
 
     /// Writes `plan`'s site factors, each refused call retried once, then reads them back.
@@ -458,18 +491,56 @@ fn reset_plan(jobs: &[QueuedJob], held: &BTreeMap<u64, i64>, settings: &PlanSett
     Plan::of(Vec::new(), jobs, settings.per_call)
 }
 
-/// Brings `kept`'s history to `now` with `allocations` and ranks the clients that have pending
-/// jobs among `jobs` that `sprio` lists (`held`): what the history took in, and the order.
+/// Brings `kept`'s history to `now` with `allocations` and plays out the order in which the
+/// policy would start the pending jobs of `jobs` that `sprio` lists (`held`): what the history
+/// took in, the order of starts (client and job id), and every client as the policy would rank
+/// them were each waiting.
 fn rank(
     kept: &mut Kept,
     allocations: &[crate::accounting::Allocation],
     (jobs, held): (&[QueuedJob], &BTreeMap<u64, i64>),
     now: Time,
     settings: &PlanSettings,
-) -> Result<(Step, Vec<u32>), fairshare_core::rank::RankError> {
+) -> Result<Ranked, fairshare_core::rank::RankError> {
     let step = (kept.history).record(allocations, &kept.clients, &kept.machines, now)?;
-    let heads = heads(jobs, held, &kept.clients, &kept.machines, settings);
-    Ok((step, kept.history.order(&heads)?))
+    let queues = queues(jobs, held, &kept.clients, settings);
+    let machines = &kept.machines;
+    let waiting: BTreeMap<u32, Vec<Waiting>> = (queues.iter())
+        .map(|(&client, queue)| {
+            let play = |job: &&QueuedJob| {
+                let demand = job.demand();
+                (kept.history).waiting(head(job, machines), &demand, Some(job.nodes), machines)
+            };
+            (client, queue.iter().map(play).collect())
+        })
+        .collect();
+    let heads = waiting.iter().map(|(&c, w)| (c, w[0].head)).collect();
+    kept.history.order(&heads)?;
+    let everyone = kept.history.order_of_all(&heads)?;
+    let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
+    let starts = kept.history.starts(&waiting)?;
+    let sequence = (starts.into_iter())
+        .map(|client| {
+            let next = taken.entry(client).or_insert(0);
+            *next += 1;
+            (client, queues[&client][*next - 1].id)
+        })
+        .collect();
+    Ok(Ranked {
+        step,
+        sequence,
+        everyone,
+    })
+}
+
+/// What [`rank`] found.
+struct Ranked {
+    /// What the history took in.
+    step: Step,
+    /// The order of starts: client and job id, first to last.
+    sequence: Vec<(u32, u64)>,
+    /// Every client, as the policy would rank them were each waiting.
+    everyone: Vec<u32>,
 }
 
 /// Every client's usage and standing.

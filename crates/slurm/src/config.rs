@@ -39,6 +39,9 @@ pub struct SlurmConfig {
     pub timeout_s: f64,
     /// The folder of Slurm's commands; `None`: they are found on `PATH`.
     pub bin: Option<PathBuf>,
+    /// The table `job_submit.lua` reads to rank a job at its submission, rewritten every pass
+    /// that writes (`sync`, `watch`); `None`: none is written.
+    pub submit_table: Option<PathBuf>,
 }
 
 impl Default for SlurmConfig {
@@ -57,6 +60,7 @@ impl Default for SlurmConfig {
             jobs_per_call: 500,
             timeout_s: 30.0,
             bin: None,
+            submit_table: None,
         }
     }
 }

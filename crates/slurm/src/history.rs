@@ -39,6 +39,17 @@ struct Charged {
     start: Time,
 }
 
+/// A pending job as the order of starts plays it.
+#[derive(Debug, Clone)]
+pub struct Waiting {
+    /// Its head, as the ranker sees it while it waits first.
+    pub head: Head,
+    /// What it would hold, as fractions of each resource.
+    pub holding: Vec<f64>,
+    /// Its usage per second, for policies that charge jobs.
+    pub rate: Option<f64>,
+}
+
 /// What one step of the history took in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Step {
@@ -254,13 +265,72 @@ impl History {
         Ok(self.book.order())
     }
 
+    /// The order in which the policy would start the jobs of `queues` (each client's in the
+    /// order given), as the client of each start: its progressive filling played out on a
+    /// copy of the ranker at the history's time. Each start adds its job's holding (and rate)
+    /// before the next choice, as a scheduler's pass does; the policy's factors that are
+    /// refreshed only with time (the production fairshare functions) keep every start of the
+    /// first client together, as Slurm's one factor per association does.
+    pub fn starts(&self, queues: &BTreeMap<u32, Vec<Waiting>>) -> Result<Vec<u32>, RankError> {
+        let mut book = self.book.clone();
+        for client in 0..self.counted.len() as u32 {
+            let head = queues.get(&client).and_then(|q| q.first()).map(|w| w.head);
+            book.waits(client, head)?;
+        }
+        let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut starts = Vec::with_capacity(queues.values().map(Vec::len).sum());
+        while let Some(client) = book.ranker().first() {
+            let queue = queues.get(&client).map_or(&[][..], Vec::as_slice);
+            let next = taken.entry(client).or_insert(0);
+            let Some(job) = queue.get(*next) else { break };
+            *next += 1;
+            starts.push(client);
+            book.started(client, &job.holding, job.rate)?;
+            book.waits(client, queue.get(*next).map(|w| w.head))?;
+        }
+        Ok(starts)
+    }
+
+    /// Every client, first to last, as the policy would rank them now were each waiting:
+    /// those in `heads` with their heads, the others with a job submitted at the history's
+    /// time (where a new job of theirs would stand).
+    pub fn order_of_all(&self, heads: &BTreeMap<u32, Head>) -> Result<Vec<u32>, RankError> {
+        let mut book = self.book.clone();
+        for client in 0..self.counted.len() as u32 {
+            let new = Head::new(self.now, u64::MAX);
+            book.waits(client, Some(heads.get(&client).copied().unwrap_or(new)))?;
+        }
+        Ok(book.order())
+    }
+
+    /// A pending job of `demand` on `nodes` nodes as [`History::starts`] plays it: its head,
+    /// holding and rate (its processors standing for its billing, which Slurm works out only
+    /// once it runs).
+    pub fn waiting(
+        &self,
+        head: Head,
+        demand: &[f64],
+        nodes: Option<u32>,
+        machines: &Machines,
+    ) -> Waiting {
+        Waiting {
+            head,
+            holding: machines.holding(demand),
+            rate: self.rate(&machines.task(demand, nodes), machines),
+        }
+    }
+
+    /// What the policy charges `task` per second, for policies that charge jobs.
+    fn rate(&self, task: &fairshare_core::model::Task, machines: &Machines) -> Option<f64> {
+        let price = |metric: UsageMetric| metric.price(task, &machines.catalogue, &machines.totals);
+        self.metric.map(|metric| price(metric).0)
+    }
+
     /// The job `a` of `client`, started at `start`, as the history charges it.
     fn charged(&self, client: u32, a: &Allocation, machines: &Machines, start: Time) -> Charged {
-        let rate = self.metric.map(|metric| {
-            let mut task = machines.task(&a.demand, a.nodes);
-            task.billing = Some(a.billing);
-            metric.price(&task, &machines.catalogue, &machines.totals).0
-        });
+        let mut task = machines.task(&a.demand, a.nodes);
+        task.billing = Some(a.billing);
+        let rate = self.rate(&task, machines);
         Charged {
             client,
             holding: machines.holding(&a.demand),

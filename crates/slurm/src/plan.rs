@@ -1,6 +1,6 @@
 //! The reconcile itself, without any I/O: from the queue, the site factors Slurm holds and the
-//! policy's order of clients, what every pending job should hold, why, and the writes that get
-//! it there.
+//! order in which the policy would start the pending jobs, what every pending job should hold,
+//! why, and the writes that get it there.
 //!
 //! Kept apart from reading and writing so that it can be tested on recorded outputs and
 //! measured on ten thousand jobs, and so that `status`, `sync --dry-run` and `sync` show the
@@ -9,7 +9,7 @@
 use crate::clients::Clients;
 use crate::machines::Machines;
 use crate::queue::{JobState, QueuedJob};
-use crate::site::{factors, site_factor};
+use crate::site::stable_factors;
 use crate::writes::{writes, Job, Write};
 use fairshare_core::model::Time;
 use fairshare_core::priority::dominant_share;
@@ -37,10 +37,13 @@ pub struct Standing {
     pub account: String,
     /// The user.
     pub user: String,
-    /// Its factor in [0, 1]: `(n − i) / n` for the i-th of n.
+    /// Its first job's site factor over the weight, in [0, 1].
     pub factor: f64,
-    /// The site factor its pending jobs get.
+    /// The site factor of its first job (its later jobs may get lower ones, when the policy
+    /// starts others' jobs between).
     pub site_factor: i64,
+    /// The site factor of its last job: what a job it submits now joins.
+    pub last_site_factor: i64,
     /// How many of its jobs are pending.
     pub pending: usize,
 }
@@ -75,6 +78,8 @@ pub struct Plan {
     pub jobs: Vec<PlannedJob>,
     /// The `scontrol` calls that bring the jobs to what is wanted.
     pub writes: Vec<Write>,
+    /// How many runs the order of starts falls into, each with its own site factor.
+    pub runs: usize,
 }
 
 impl Plan {
@@ -107,81 +112,91 @@ pub fn pending<'a>(
         .filter(|j| considered(&j.partition, &settings.partitions))
 }
 
-/// Each client's head: its oldest pending job that `sprio` lists in `held` (earliest submit,
-/// then lowest id; held jobs and jobs not yet eligible do not wait for a factor), with the job's
-/// dominant share of `machines` as its size.
-pub fn heads(
-    jobs: &[QueuedJob],
+/// Each client's pending jobs that `sprio` lists in `held` (held jobs and jobs not yet
+/// eligible do not wait for a factor), oldest first (earliest submit, then lowest id): the
+/// order Slurm's other factors keep within one site factor.
+pub fn queues<'a>(
+    jobs: &'a [QueuedJob],
     held: &BTreeMap<u64, i64>,
     clients: &Clients,
-    machines: &Machines,
-    settings: &PlanSettings,
-) -> BTreeMap<u32, Head> {
-    let mut heads: BTreeMap<u32, Head> = BTreeMap::new();
+    settings: &'a PlanSettings,
+) -> BTreeMap<u32, Vec<&'a QueuedJob>> {
+    let mut queues: BTreeMap<u32, Vec<&QueuedJob>> = BTreeMap::new();
     let listed = pending(jobs, settings).filter(|j| held.contains_key(&j.id));
     for job in listed {
-        let Some(client) = clients.client(&job.account, &job.user) else {
-            continue;
-        };
-        let head = Head::new(
-            Time::from_micros(job.submit.saturating_mul(1_000_000)),
-            job.id,
-        )
-        .with_size(dominant_share(&machines.holding(&job.demand())));
-        let older = |h: &Head| (head.arrival, head.seq) < (h.arrival, h.seq);
-        if heads.get(&client).is_none_or(older) {
-            heads.insert(client, head);
+        if let Some(client) = clients.client(&job.account, &job.user) {
+            queues.entry(client).or_default().push(job);
         }
     }
-    heads
+    for queue in queues.values_mut() {
+        queue.sort_by_key(|j| (j.submit, j.id));
+    }
+    queues
+}
+
+/// The head a pending job waits as: its submit time, its id, and its dominant share of
+/// `machines` as its size.
+pub fn head(job: &QueuedJob, machines: &Machines) -> Head {
+    let submitted = Time::from_micros(job.submit.saturating_mul(1_000_000));
+    Head::new(submitted, job.id).with_size(dominant_share(&machines.holding(&job.demand())))
 }
 
 /// The plan for `jobs`, Slurm holding `held` (job id → site factor, from `sprio`), the policy
-/// ordering the clients as `order` (first to last).
+/// starting them in the order `sequence` (client and job id, first to last).
+///
+/// The sequence falls into runs — one association's jobs started one after another — and each
+/// run gets one site factor ([`stable_factors`]): falling along the runs, keeping what Slurm
+/// holds where it already falls, so that a steady queue needs few writes and jobs of one run
+/// share one `scontrol` call. An association's place is that of its first run.
 pub fn plan(
     jobs: &[QueuedJob],
     held: &BTreeMap<u64, i64>,
     clients: &Clients,
-    order: &[u32],
+    sequence: &[(u32, u64)],
     settings: &PlanSettings,
 ) -> Plan {
-    let labels: Vec<String> = order.iter().map(|c| c.to_string()).collect();
-    let factor_of = factors(labels.iter().map(String::as_str));
-    let mut standings: Vec<Standing> = order
-        .iter()
-        .zip(&labels)
-        .enumerate()
-        .map(|(i, (&client, label))| {
-            let (account, user) = clients.names[client as usize].clone();
-            let factor = factor_of[label.as_str()];
-            Standing {
-                place: i + 1,
+    let mut runs: Vec<(u32, Vec<u64>)> = Vec::new();
+    for &(client, id) in sequence {
+        match runs.last_mut() {
+            Some((c, ids)) if *c == client => ids.push(id),
+            _ => runs.push((client, vec![id])),
+        }
+    }
+    let firsts: Vec<Option<i64>> = (runs.iter())
+        .map(|(_, ids)| held.get(&ids[0]).copied())
+        .collect();
+    let factors = stable_factors(&firsts, settings.weight);
+    let mut wanted: BTreeMap<u64, i64> = BTreeMap::new();
+    let mut standings: Vec<Standing> = Vec::new();
+    let mut place: BTreeMap<u32, usize> = BTreeMap::new();
+    for ((client, ids), &factor) in runs.iter().zip(&factors) {
+        wanted.extend(ids.iter().map(|&id| (id, factor)));
+        let i = *place.entry(*client).or_insert_with(|| {
+            let (account, user) = clients.names[*client as usize].clone();
+            standings.push(Standing {
+                place: standings.len() + 1,
                 account,
                 user,
-                factor,
-                site_factor: site_factor(factor, settings.weight),
+                factor: factor as f64 / f64::from(settings.weight),
+                site_factor: factor,
+                last_site_factor: factor,
                 pending: 0,
-            }
-        })
-        .collect();
-    let place: BTreeMap<u32, usize> = order.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+            });
+            standings.len() - 1
+        });
+        standings[i].pending += ids.len();
+        standings[i].last_site_factor = factor;
+    }
     let jobs: Vec<PlannedJob> = pending(jobs, settings)
         .map(|job| {
             let held = held.get(&job.id).copied();
-            let client = clients.client(&job.account, &job.user);
-            let standing = client
-                .and_then(|c| place.get(&c))
-                .map(|&i| &mut standings[i]);
-            let (wanted, note) = match (standing, held) {
-                (_, None) => (
+            let (wanted, note) = match (held, wanted.get(&job.id)) {
+                (None, _) => (
                     None,
                     Some("sprio does not list it (held, or not yet eligible)".into()),
                 ),
-                (Some(s), Some(_)) => {
-                    s.pending += 1;
-                    (Some(s.site_factor), None)
-                }
-                (None, Some(_)) => {
+                (Some(_), Some(&factor)) => (Some(factor), None),
+                (Some(_), None) => {
                     let why = clients.why_not(&job.account, &job.user);
                     (
                         None,
@@ -192,7 +207,57 @@ pub fn plan(
             PlannedJob::of(job, held, wanted, note)
         })
         .collect();
-    Plan::of(standings, jobs, settings.per_call)
+    let mut plan = Plan::of(standings, jobs, settings.per_call);
+    plan.runs = runs.len();
+    plan
+}
+
+/// The site factor a job an association submits now should get: what `job_submit.lua` sets
+/// at submission, until the next pass ranks the job with the others.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SubmitFactor {
+    /// The account.
+    pub account: String,
+    /// The user.
+    pub user: String,
+    /// The site factor.
+    pub site_factor: i64,
+}
+
+/// Each association's [`SubmitFactor`]: a waiting association's new job joins its last run (it
+/// is the newest of its jobs); one with nothing waiting takes the first factor of the nearest
+/// waiting association ranked above it in `everyone` (every client, as the policy would rank
+/// them were each waiting), or the weight when none is — a tie Slurm breaks by age, the older
+/// job first, so the new job comes right after.
+pub fn submit_factors(
+    plan: &Plan,
+    everyone: &[u32],
+    clients: &Clients,
+    weight: u32,
+) -> Vec<SubmitFactor> {
+    let waiting: BTreeMap<(&str, &str), &Standing> = (plan.standings.iter())
+        .map(|s| ((s.account.as_str(), s.user.as_str()), s))
+        .collect();
+    let mut above = i64::from(weight);
+    let mut factors: Vec<SubmitFactor> = (everyone.iter())
+        .map(|&client| {
+            let (account, user) = &clients.names[client as usize];
+            let site_factor = match waiting.get(&(account.as_str(), user.as_str())) {
+                Some(standing) => {
+                    above = standing.site_factor;
+                    standing.last_site_factor
+                }
+                None => above,
+            };
+            SubmitFactor {
+                account: account.clone(),
+                user: user.clone(),
+                site_factor,
+            }
+        })
+        .collect();
+    factors.sort_by(|a, b| (&a.account, &a.user).cmp(&(&b.account, &b.user)));
+    factors
 }
 
 impl PlannedJob {
@@ -230,6 +295,7 @@ impl Plan {
             .collect();
         Plan {
             writes: writes(&compared, per_call),
+            runs: standings.len(),
             standings,
             jobs,
         }

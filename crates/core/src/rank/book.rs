@@ -18,6 +18,17 @@ pub struct Book {
     heads: Vec<Option<Head>>,
 }
 
+impl Clone for Book {
+    /// A copy in the present state ([`Ranker::boxed_clone`]), to play starts out on.
+    fn clone(&self) -> Book {
+        Book {
+            ranker: self.ranker.boxed_clone(),
+            holdings: self.holdings.clone(),
+            heads: self.heads.clone(),
+        }
+    }
+}
+
 impl Book {
     /// A book of `clients` clients over `resources` resources, holding nothing, waiting for
     /// nothing, told to `ranker`.

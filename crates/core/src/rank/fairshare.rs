@@ -302,6 +302,10 @@ impl FairshareRanker {
 type Rank = (PriorityKey, Time, u64, u32);
 
 impl Ranker for FairshareRanker {
+    fn boxed_clone(&self) -> Box<dyn Ranker> {
+        Box::new(self.clone())
+    }
+
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
         if forward(self.clock, now)? > self.clock {
             self.clock = now;

@@ -189,6 +189,9 @@ pub trait Ranker {
     fn livetree(&self) -> Option<LiveTreeCounters> {
         None
     }
+    /// A copy in the present state, to try decisions on without changing this one (the Slurm
+    /// adapter plays the order of starts out on one).
+    fn boxed_clone(&self) -> Box<dyn Ranker>;
 }
 
 /// The time after `previous`, or the error when `now` is earlier.

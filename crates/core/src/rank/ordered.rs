@@ -180,6 +180,10 @@ impl StatelessRanker {
 }
 
 impl<K: Ord + Copy + 'static> Ranker for KeyedRanker<K> {
+    fn boxed_clone(&self) -> Box<dyn Ranker> {
+        Box::new(self.clone())
+    }
+
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
         self.inner.advance(now)
     }

@@ -121,6 +121,10 @@ impl SdrfRanker {
 }
 
 impl Ranker for SdrfRanker {
+    fn boxed_clone(&self) -> Box<dyn Ranker> {
+        Box::new(self.clone())
+    }
+
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
         let previous = self.time;
         self.time = forward(self.time, now)?;

@@ -76,6 +76,10 @@ impl UsageRanker {
 }
 
 impl Ranker for UsageRanker {
+    fn boxed_clone(&self) -> Box<dyn Ranker> {
+        Box::new(self.clone())
+    }
+
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
         self.now = forward(self.now, now)?;
         Ok(())
