@@ -1,18 +1,67 @@
 #!/usr/bin/env bash
 # Brings up a one-host Slurm 22.05 (Debian's slurm-wlm, slurmdbd, munge, MariaDB) on loopback,
 # as root, for fairshare's tests against a real Slurm: priority/multifactor with a 10-minute
-# half-life and a 1-minute calculation period, accounts `physics` (3 shares) and `chemistry`
-# (1 share), users alice and bob under physics, carol and dave under chemistry.
+# half-life and a 1-minute calculation period, in one of two layouts.
 #
-# Usage: scripts/slurm/up.sh [--fresh] [fair-tree|classic]   (idempotent; prints the state)
-#   --fresh  stops the daemons and wipes the cluster's state and accounting first, so that
-#            usage and jobs start from nothing (what a test that compares with sshare needs).
+# Usage: scripts/slurm/up.sh [--fresh] [fair-tree|classic] [--layout one|many]
+#   (idempotent; prints the state)
+#   --fresh   stops the daemons and wipes the cluster's state and accounting first, so that
+#             usage and jobs start from nothing (what a test that compares with sshare needs).
+#             Switching from one layout to the other needs it: the script refuses otherwise.
+#   fair-tree (the default) or classic (PriorityFlags=NO_FAIR_TREE).
+#   --layout one (the default): one node named after the host, 8 CPUs, partition `main`;
+#             accounts `physics` (3 shares) and `chemistry` (1 share), users alice and bob under
+#             physics, carol and dave under chemistry, erin (`parent`) under chemistry, frank
+#             (0 shares) under physics. CR_CPU: only CPUs are allocated.
+#   --layout many: 16 nodes on this host, each its own slurmd with its own port (`slurmd -N`):
+#             n01-n12 (8 CPUs, 16000 MB) in partition `cpu` (the default), n13-n16 (8 CPUs,
+#             32000 MB, 4 GPUs declared as GRES without devices) in partition `gpu`.
+#             CR_CPU_Memory with DefMemPerCPU=1000; billing weights CPU=1.0,Mem=0.25G
+#             (+GRES/gpu=4.0 on gpu); QOS `scavenger` (UsageFactor=0.5) open to every user.
+#             Associations (shares in brackets):
+#               root
+#                ├ science (3)
+#                │   ├ physics (2): alice (1), bob (1), frank (0)
+#                │   └ chemistry (1): carol (1), dave (1), erin (parent)
+#                └ engineering (1)
+#                    ├ civil (parent): grace (1), heidi (1)
+#                    └ mech (1): ivan (1)
+#             Waits until all 16 nodes are idle.
+# In both layouts Slurm's own root user stays under the root account, as on every real cluster.
 set -euo pipefail
+usage() { sed -n '6p' "$0" | sed 's/^# *//' >&2; }
 fresh=false
-if [ "${1:-}" = --fresh ]; then fresh=true; shift; fi
-mode=${1:-fair-tree}
+mode=fair-tree
+layout=one
+while [ $# -gt 0 ]; do
+  case $1 in
+    --fresh) fresh=true ;;
+    fair-tree | classic) mode=$1 ;;
+    --layout)
+      [ $# -ge 2 ] || { echo "up.sh: --layout needs one or many" >&2; usage; exit 2; }
+      layout=$2; shift ;;
+    --layout=*) layout=${1#--layout=} ;;
+    *) echo "up.sh: unknown argument '$1'" >&2; usage; exit 2 ;;
+  esac
+  shift
+done
+case $layout in
+  one | many) ;;
+  *) echo "up.sh: --layout takes one or many, not '$layout'" >&2; usage; exit 2 ;;
+esac
 host=$(hostname)
 export DEBIAN_FRONTEND=noninteractive
+
+# The layout the last run wrote (none if slurm.conf is not ours): the accounting, the saved
+# state and the running slurmds belong to it, so changing layout needs --fresh.
+previous=none
+if grep -q '^ClusterName=fairshare$' /etc/slurm/slurm.conf 2>/dev/null; then
+  if grep -q '^NodeName=n\[01-12\]' /etc/slurm/slurm.conf; then previous=many; else previous=one; fi
+fi
+if ! $fresh && [ "$previous" != none ] && [ "$previous" != "$layout" ]; then
+  echo "up.sh: the cluster has the '$previous' layout; switching to '$layout' needs --fresh" >&2
+  exit 2
+fi
 
 if ! command -v slurmctld >/dev/null || ! command -v slurmdbd >/dev/null || ! command -v mariadbd >/dev/null; then
   apt-get update -qq || true
@@ -33,11 +82,57 @@ if ! pgrep -x mariadbd >/dev/null; then
 fi
 mysql -e "CREATE DATABASE IF NOT EXISTS slurm_acct_db; CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY 'slurm'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost'; FLUSH PRIVILEGES;"
 
+# The pid of a Slurm daemon from its pid file, if that process is still that daemon (a stale
+# file may name a pid that now belongs to something else).
+daemon_pid() { # pidfile name
+  local pid
+  pid=$(cat "$1" 2>/dev/null) || return 1
+  [ -n "$pid" ] && [ "$(ps -o comm= -p "$pid" 2>/dev/null)" = "$2" ] && echo "$pid"
+}
+
+# Whether any Slurm daemon runs (one name per pgrep: pgrep -x matches nothing for a pattern
+# longer than 15 characters, such as 'slurmctld|slurmd|slurmdbd').
+slurm_running() { pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null || pgrep -x slurmdbd >/dev/null; }
+
+# Stops slurmctld, every slurmd (one per node in the many-node layout) and slurmdbd, each by
+# the pid it wrote.
+stop_slurm() {
+  local f name pid
+  for f in /run/slurm/slurmctld.pid /run/slurm/slurmd.pid /run/slurm/slurmd-*.pid /run/slurm/slurmdbd.pid; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f" .pid)
+    name=${name%%-*}
+    if pid=$(daemon_pid "$f" "$name"); then kill "$pid" || true; fi
+  done
+  for _ in $(seq 30); do slurm_running || break; sleep 1; done
+  if slurm_running; then
+    echo "up.sh: Slurm daemons still running after 30 s (not started from their pid files?):" >&2
+    pgrep -a -x slurmctld >&2; pgrep -a -x slurmd >&2; pgrep -a -x slurmdbd >&2
+    exit 1
+  fi
+  rm -f /run/slurm/slurmctld.pid /run/slurm/slurmd.pid /run/slurm/slurmd-*.pid /run/slurm/slurmdbd.pid
+  # The jobs of the cluster being wiped outlive slurmd: each slurmstepd (which ignores SIGTERM)
+  # and its job script would run on, and report their end to the next slurmctld under job ids
+  # the new cluster gives again. End each step with everything under it.
+  local step
+  for step in $(pgrep -x slurmstepd || true); do
+    # shellcheck disable=SC2046
+    kill -KILL "$step" $(descendants "$step") 2>/dev/null || true
+  done
+  for _ in $(seq 10); do pgrep -x slurmstepd >/dev/null || break; sleep 1; done
+}
+
+# Every process under PID, each listed before its own children (by parent links).
+descendants() {
+  local child
+  for child in $(pgrep -P "$1" || true); do
+    echo "$child"
+    descendants "$child"
+  done
+}
+
 if $fresh; then
-  pkill -x slurmctld || true
-  pkill -x slurmd || true
-  pkill -x slurmdbd || true
-  for _ in $(seq 30); do pgrep -x 'slurmctld|slurmd|slurmdbd' >/dev/null || break; sleep 1; done
+  stop_slurm
   rm -rf /var/spool/slurmctld /var/spool/slurmd
   mysql -e "DROP DATABASE IF EXISTS slurm_acct_db; CREATE DATABASE slurm_acct_db;"
 fi
@@ -61,6 +156,12 @@ chown slurm:slurm /etc/slurm/slurmdbd.conf && chmod 600 /etc/slurm/slurmdbd.conf
 
 flags=""
 [ "$mode" = classic ] && flags="PriorityFlags=NO_FAIR_TREE"
+
+# ---------------------------------------------------------------------------------------------
+# The one-node layout (the default; the tests' recorded data come from it: keep it as it is).
+# ---------------------------------------------------------------------------------------------
+up_one() {
+rm -f /etc/slurm/gres.conf
 cat > /etc/slurm/slurm.conf <<CONF
 ClusterName=fairshare
 SlurmctldHost=$host(127.0.0.1)
@@ -119,3 +220,128 @@ pgrep -x slurmd >/dev/null || slurmd -N "$host"
 for _ in $(seq 30); do scontrol ping 2>/dev/null | grep -q UP && sinfo -h -o %T | grep -qE 'idle|mixed|alloc' && break; sleep 1; done
 scontrol ping
 sinfo
+}
+
+# ---------------------------------------------------------------------------------------------
+# The many-node layout: 16 slurmds on loopback, two partitions, a three-level tree, a QOS.
+# ---------------------------------------------------------------------------------------------
+cpu_nodes=$(printf 'n%02d ' $(seq 1 12))
+gpu_nodes=$(printf 'n%02d ' $(seq 13 16))
+
+# Runs sacctmgr to add something, showing what it says only when it fails.
+sacctmgr_add() {
+  local out
+  if ! out=$(sacctmgr -i add "$@" 2>&1); then
+    echo "up.sh: sacctmgr add $* failed:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+}
+
+up_many() {
+# GPUs without devices. Slurm 22.05 drops a gpu line without File= ("Removing file-less GPU
+# gpu:(null) from final GRES list", at debug level), so each node reports 0 GPUs and slurmctld
+# drains it ("gres/gpu count reported lower than configured (0 < 4)"); a File= that does not
+# exist is fatal ("can't stat gres.conf file"), a regular file an error ("is not a valid
+# character or block device"). Symbolic links to /dev/null pass: one per GPU, shared by the
+# four nodes (they are all on this host; jobs never open them).
+mkdir -p /run/slurm/fake-gpu
+for i in 0 1 2 3; do ln -sfn /dev/null "/run/slurm/fake-gpu/gpu$i"; done
+cat > /etc/slurm/gres.conf <<CONF
+NodeName=n[13-16] Name=gpu File=/run/slurm/fake-gpu/gpu[0-3] Count=4
+CONF
+# fairshare's submit script (deploy/job_submit.lua): a new job gets its association's site
+# factor from the table `fairshare slurm` rewrites in /run/fairshare-slurm (nothing while the
+# table is missing or stale).
+install -m 644 "$(dirname "$0")/../../deploy/job_submit.lua" /etc/slurm/job_submit.lua
+mkdir -p /run/fairshare-slurm && chmod 755 /run/fairshare-slurm
+cat > /etc/slurm/slurm.conf <<CONF
+ClusterName=fairshare
+SlurmctldHost=$host(127.0.0.1)
+SlurmUser=slurm
+AuthType=auth/munge
+StateSaveLocation=/var/spool/slurmctld
+SlurmdSpoolDir=/var/spool/slurmd/%n
+SlurmctldPidFile=/run/slurm/slurmctld.pid
+SlurmdPidFile=/run/slurm/slurmd-%n.pid
+SlurmctldLogFile=/var/log/slurm/slurmctld.log
+SlurmdLogFile=/var/log/slurm/slurmd-%n.log
+SlurmdParameters=config_overrides
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU_Memory
+DefMemPerCPU=1000
+SchedulerType=sched/backfill
+JobSubmitPlugins=lua
+GresTypes=gpu
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStorageTRES=gres/gpu
+AccountingStorageEnforce=associations,limits,qos
+PriorityType=priority/multifactor
+PriorityDecayHalfLife=00:10:00
+PriorityCalcPeriod=00:01:00
+PriorityWeightFairshare=100000
+PriorityWeightAge=0
+PriorityWeightJobSize=0
+PriorityWeightPartition=0
+PriorityWeightQOS=0
+$flags
+ReturnToService=2
+NodeName=n[01-12] NodeHostname=$host NodeAddr=127.0.0.1 Port=[17001-17012] CPUs=8 RealMemory=16000 State=UNKNOWN
+NodeName=n[13-16] NodeHostname=$host NodeAddr=127.0.0.1 Port=[17013-17016] CPUs=8 RealMemory=32000 Gres=gpu:4 State=UNKNOWN
+PartitionName=cpu Nodes=n[01-12] Default=YES MaxTime=INFINITE State=UP TRESBillingWeights="CPU=1.0,Mem=0.25G"
+PartitionName=gpu Nodes=n[13-16] MaxTime=INFINITE State=UP TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=4.0"
+CONF
+
+pgrep -x slurmdbd >/dev/null || slurmdbd
+for _ in $(seq 30); do sacctmgr -n show cluster >/dev/null 2>&1 && break; sleep 1; done
+sacctmgr -n -P show cluster format=Cluster | grep -qx fairshare || sacctmgr_add cluster fairshare
+sacctmgr -n -P show qos format=Name | grep -qx scavenger || sacctmgr_add qos scavenger UsageFactor=0.5
+
+# Accounts, parents before children: account:parent:shares.
+for triple in science:root:3 engineering:root:1 physics:science:2 chemistry:science:1 \
+  civil:engineering:parent mech:engineering:1; do
+  IFS=: read -r account parent share <<<"$triple"
+  sacctmgr -n -P show account where name="$account" format=Account | grep -qx "$account" ||
+    sacctmgr_add account "$account" parent="$parent" fairshare="$share"
+done
+# Users: user:account:shares, each allowed QOS normal (the default) and scavenger.
+for triple in alice:physics:1 bob:physics:1 frank:physics:0 carol:chemistry:1 \
+  dave:chemistry:1 erin:chemistry:parent grace:civil:1 heidi:civil:1 ivan:mech:1; do
+  IFS=: read -r user account share <<<"$triple"
+  id "$user" >/dev/null 2>&1 || useradd -m "$user"
+  sacctmgr -n -P show assoc where user="$user" account="$account" format=User | grep -qx "$user" ||
+    sacctmgr_add user "$user" account="$account" fairshare="$share" qos=normal,scavenger defaultqos=normal
+done
+
+if pgrep -x slurmctld >/dev/null; then
+  scontrol reconfigure
+else
+  slurmctld
+fi
+# One slurmd per node, each with the port its NodeName line gives it.
+local node
+for node in $cpu_nodes $gpu_nodes; do
+  mkdir -p "/var/spool/slurmd/$node"
+  daemon_pid "/run/slurm/slurmd-$node.pid" slurmd >/dev/null || slurmd -N "$node"
+done
+local idle=0
+for _ in $(seq 90); do
+  if scontrol ping 2>/dev/null | grep -q UP; then
+    idle=$(sinfo -h -N -o '%N %t' | awk '$2 == "idle"' | sort -u | wc -l)
+    [ "$idle" -ge 16 ] && break
+  fi
+  sleep 1
+done
+scontrol ping
+sinfo
+if [ "$idle" -lt 16 ]; then
+  echo "up.sh: only $idle of 16 nodes idle after 90 s (see /var/log/slurm/slurmd-n*.log)" >&2
+  exit 1
+fi
+}
+
+"up_$layout"

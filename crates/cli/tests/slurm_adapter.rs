@@ -13,87 +13,24 @@
 //! Runs where `FAIRSHARE_TEST_SLURM` is set (`.ci/run` brings the cluster up and sets it);
 //! skipped with a message elsewhere. It takes about a minute and a half of wall time.
 
+mod live;
+
+use live::{empty_queue, fairshare_weight, sprio_site, started, state, wait_for};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The users of the test cluster.
 const USERS: [&str; 6] = ["alice", "bob", "carol", "dave", "erin", "frank"];
 
-/// Runs `command` with `args`, returning its standard output; panics with its error output.
-fn run(command: &str, args: &[&str]) -> String {
-    let out = Command::new(command).args(args).output().expect(command);
-    assert!(
-        out.status.success(),
-        "{command} {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
-}
-
 /// Submits, as `user`, a job of `cpus` CPUs sleeping `seconds`; its id.
 fn submit(user: &str, cpus: u32, seconds: u32) -> u64 {
-    let wrap = format!(
-        "sbatch --parsable --chdir=/tmp -o /dev/null -n {cpus} -t 5 --wrap 'sleep {seconds}'"
-    );
-    let id = run("su", &[user, "-c", &wrap]);
-    id.trim().parse().expect("a job id")
-}
-
-/// Waits until `done` holds, at most `limit`.
-fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < limit, "waited {limit:?} for {what}");
-        std::thread::sleep(Duration::from_millis(500));
-    }
-}
-
-/// The state of job `id` as squeue shows it (empty once it has left the queue).
-fn state(id: u64) -> String {
-    let args = ["-h", "-j", &id.to_string(), "-o", "%T"];
-    let out = Command::new("squeue").args(args).output().expect("squeue");
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
-/// Every pending job's site factor, as `sprio` shows it.
-fn sprio_site() -> BTreeMap<u64, i64> {
-    run("sprio", &["--noheader", "--format", "%i|%S"])
-        .lines()
-        .filter_map(|l| l.split_once('|'))
-        .map(|(id, s)| (id.trim().parse().unwrap(), s.trim().parse().unwrap()))
-        .collect()
+    live::submit(user, &format!("-n {cpus} -t 5"), seconds)
 }
 
 /// `fairshare slurm ARGS… --config CONFIG`, parsed as JSON.
 fn fairshare(config: &std::path::Path, args: &[&str]) -> Value {
-    let mut all = vec!["slurm"];
-    all.extend(args);
-    all.extend(["--config", config.to_str().unwrap(), "--json"]);
-    serde_json::from_str(&run(env!("CARGO_BIN_EXE_fairshare"), &all)).expect("JSON")
-}
-
-/// Sets `PriorityWeightFairshare` in slurm.conf and makes slurmctld read it.
-fn fairshare_weight(weight: u32) {
-    let path = "/etc/slurm/slurm.conf";
-    let conf = std::fs::read_to_string(path).unwrap();
-    let conf: Vec<String> = conf
-        .lines()
-        .map(|l| match l.starts_with("PriorityWeightFairshare=") {
-            true => format!("PriorityWeightFairshare={weight}"),
-            false => l.to_string(),
-        })
-        .collect();
-    std::fs::write(path, conf.join("\n") + "\n").unwrap();
-    run("scontrol", &["reconfigure"]);
-    wait_for("the new weight", Duration::from_secs(30), || {
-        run("scontrol", &["show", "config"]).lines().any(|l| {
-            l.split_whitespace().collect::<Vec<_>>()
-                == ["PriorityWeightFairShare", "=", &weight.to_string()]
-        })
-    });
+    live::slurm(config, args)
 }
 
 /// The wanted site factor of every planned job of a `--json` pass.
@@ -112,12 +49,7 @@ fn sync_orders_a_live_queue() {
         );
         return;
     }
-    for user in USERS {
-        run("scancel", &["-u", user]);
-    }
-    wait_for("an empty queue", Duration::from_secs(60), || {
-        run("squeue", &["-h"]).trim().is_empty()
-    });
+    empty_queue(&USERS);
     fairshare_weight(0);
     // The history the test makes, and none of the jobs before it.
     std::thread::sleep(Duration::from_secs(2));
@@ -209,17 +141,10 @@ fn sync_orders_a_live_queue() {
     fairshare(&config, &["sync"]);
     assert_eq!(sprio_site(), site, "a new sync sets the same factors again");
 
-    let start = |id: u64| {
-        let out = run(
-            "sacct",
-            &["-n", "-X", "-P", "-j", &id.to_string(), "-o", "Start"],
-        );
-        out.trim().to_owned()
-    };
     wait_for("every queued job to end", Duration::from_secs(120), || {
         queued.iter().all(|&id| state(id).is_empty())
     });
-    let mut started: Vec<(String, u64)> = queued.iter().map(|&id| (start(id), id)).collect();
+    let mut started = started(&queued);
     started.sort();
     let started: Vec<u64> = started.into_iter().map(|(_, id)| id).collect();
     fairshare_weight(100_000);

@@ -113,8 +113,10 @@ pub struct FairTreeCheck {
 impl FairTreeCheck {
     /// The check of fairshare's order `fairshare` against `sshare`'s FairShare `slurm`.
     pub fn new(slurm: Vec<(String, f64)>, fairshare: Vec<String>) -> FairTreeCheck {
-        let value = |name: &String| slurm.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
-        let values: Vec<f64> = fairshare.iter().filter_map(value).collect();
+        let by_name: BTreeMap<&str, f64> = slurm.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        let values: Vec<f64> = (fairshare.iter())
+            .filter_map(|name| by_name.get(name.as_str()).copied())
+            .collect();
         let agrees = values.windows(2).all(|w| w[1] <= w[0] + 1e-6);
         FairTreeCheck {
             slurm,
@@ -224,6 +226,7 @@ impl<S: Slurm> Adapter<S> {
             weight: self.config.weight,
             partitions: self.config.partitions.clone(),
             per_call: self.config.jobs_per_call,
+            ranked_runs: self.config.ranked_runs,
         }
     }
 
@@ -401,10 +404,11 @@ impl<S: Slurm> Adapter<S> {
         let fairshare: Vec<String> = (plan.standings.iter())
             .map(|s| label(&s.account, &s.user))
             .collect();
+        let waiting: std::collections::BTreeSet<&String> = fairshare.iter().collect();
         let mut slurm: Vec<(f64, String)> = rows
             .iter()
             .filter_map(|r| Some((r.fairshare?, label(&r.account, r.user.as_deref()?))))
-            .filter(|(_, name)| fairshare.contains(name))
+            .filter(|(_, name)| waiting.contains(name))
             .collect();
         slurm.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         let slurm = slurm.into_iter().map(|(v, name)| (name, v)).collect();

@@ -35,6 +35,9 @@ pub struct SlurmConfig {
     pub cluster: Option<String>,
     /// The most jobs one `scontrol update` call sets.
     pub jobs_per_call: usize,
+    /// How many runs at the head of the order of starts get site factors of their own (after
+    /// them, one per association).
+    pub ranked_runs: usize,
     /// Seconds one Slurm command may take before it is killed.
     pub timeout_s: f64,
     /// The folder of Slurm's commands; `None`: they are found on `PATH`.
@@ -58,6 +61,7 @@ impl Default for SlurmConfig {
             partitions: Vec::new(),
             cluster: None,
             jobs_per_call: 500,
+            ranked_runs: 1_000,
             timeout_s: 30.0,
             bin: None,
             submit_table: None,
@@ -102,6 +106,9 @@ impl SlurmConfig {
         }
         if self.jobs_per_call == 0 {
             return Err("jobs_per_call must be at least 1".into());
+        }
+        if self.ranked_runs == 0 {
+            return Err("ranked_runs must be at least 1".into());
         }
         Ok(())
     }

@@ -6,27 +6,171 @@
 //! a state string in 22.05, an array of them later) are accepted in one place.
 
 use fairshare_trace::slurm_output::{Problem, ReadError};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
+use std::fmt;
 
-/// The records of the array `key` of Slurm's JSON `text`, after checking its `errors`.
-pub(crate) fn records(text: &str, key: &'static str) -> Result<Vec<Value>, ReadError> {
-    let top: Value = serde_json::from_str(text).map_err(|e| ReadError::Json(e.to_string()))?;
-    let Value::Object(mut top) = top else {
-        return Err(ReadError::Json("the top is not an object".into()));
-    };
-    if let Some(Value::Array(errors)) = top.get("errors") {
-        if !errors.is_empty() {
-            return Err(ReadError::Slurm(Value::Array(errors.clone()).to_string()));
-        }
+/// The records of the array `key` of Slurm's JSON `text`, after checking its `errors`, each
+/// with only its `fields`: the others (a hundred per job in `squeue --json`) are skipped as
+/// they are read, never built.
+pub(crate) fn records(
+    text: &str,
+    key: &'static str,
+    fields: &'static [&'static str],
+) -> Result<Vec<Value>, ReadError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let top = Top { key, fields }
+        .deserialize(&mut de)
+        .and_then(|top| de.end().map(|()| top))
+        .map_err(|e| ReadError::Json(e.to_string()))?;
+    if !top.errors.is_empty() {
+        return Err(ReadError::Slurm(Value::Array(top.errors).to_string()));
     }
-    match top.remove(key) {
-        Some(Value::Array(records)) => Ok(records),
-        Some(_) => Err(ReadError::field_of(
+    match top.records {
+        Some(Some(records)) => Ok(records),
+        Some(None) => Err(ReadError::field_of(
             "top",
             key,
             Problem::WrongType("an array"),
         )),
         None => Err(ReadError::field_of("top", key, Problem::Missing)),
+    }
+}
+
+/// The top object of Slurm's JSON: its `errors` and the array `key` of records.
+struct Top {
+    key: &'static str,
+    fields: &'static [&'static str],
+}
+
+/// What [`Top`] read: the errors, and the records (`Some(None)`: `key` is not an array).
+struct Read {
+    errors: Vec<Value>,
+    records: Option<Option<Vec<Value>>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Top {
+    type Value = Read;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, de: D) -> Result<Read, D::Error> {
+        de.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Top {
+    type Value = Read;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("Slurm's JSON: an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Read, A::Error> {
+        let mut read = Read {
+            errors: Vec::new(),
+            records: None,
+        };
+        while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if name == "errors" {
+                if let Value::Array(errors) = map.next_value::<Value>()? {
+                    read.errors = errors;
+                }
+            } else if name == self.key {
+                read.records = Some(map.next_value_seed(Records(self.fields))?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(read)
+    }
+}
+
+/// An array of records, each with only these fields; `None` for anything but an array.
+struct Records(&'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for Records {
+    type Value = Option<Vec<Value>>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
+        de.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Records {
+    type Value = Option<Vec<Value>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of records")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut records = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(record) = seq.next_element_seed(Fields(self.0))? {
+            records.push(record);
+        }
+        Ok(Some(records))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+/// One record as an object of only these fields.
+struct Fields(&'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for Fields {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        de.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Fields {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a record: an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut fields = Map::new();
+        while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match self.0.contains(&name.as_ref()) {
+                true => {
+                    fields.insert(name.into_owned(), map.next_value()?);
+                }
+                false => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Value::Object(fields))
     }
 }
 

@@ -34,9 +34,21 @@ pub struct Node {
     pub state_flags: Vec<String>,
 }
 
+/// The fields of a node [`parse_nodes`] reads; the others are skipped unread.
+const NODE_FIELDS: [&str; 8] = [
+    "name",
+    "cpus",
+    "real_memory",
+    "gres",
+    "features",
+    "partitions",
+    "state",
+    "state_flags",
+];
+
 /// The nodes of `sinfo --json`'s output `text`, in its order.
 pub fn parse_nodes(text: &str) -> Result<Vec<Node>, ReadError> {
-    let nodes = records(text, "nodes")?;
+    let nodes = records(text, "nodes", &NODE_FIELDS)?;
     nodes
         .iter()
         .enumerate()

@@ -26,6 +26,9 @@ pub struct PlanSettings {
     pub partitions: Vec<String>,
     /// The most jobs one `scontrol update` call sets.
     pub per_call: usize,
+    /// How many runs at the head of the order of starts get site factors of their own; after
+    /// them each association's remaining jobs make one run.
+    pub ranked_runs: usize,
 }
 
 /// One ranked association.
@@ -155,13 +158,7 @@ pub fn plan(
     sequence: &[(u32, u64)],
     settings: &PlanSettings,
 ) -> Plan {
-    let mut runs: Vec<(u32, Vec<u64>)> = Vec::new();
-    for &(client, id) in sequence {
-        match runs.last_mut() {
-            Some((c, ids)) if *c == client => ids.push(id),
-            _ => runs.push((client, vec![id])),
-        }
-    }
+    let runs = runs(sequence, settings.ranked_runs);
     let firsts: Vec<Option<i64>> = (runs.iter())
         .map(|(_, ids)| held.get(&ids[0]).copied())
         .collect();
@@ -210,6 +207,30 @@ pub fn plan(
     let mut plan = Plan::of(standings, jobs, settings.per_call);
     plan.runs = runs.len();
     plan
+}
+
+/// The runs of `sequence` (client and job id, in the order of starts): its first `ranked` runs
+/// of one client's consecutive jobs, then one run per client of its jobs after them, in the
+/// order of their first. Deep in a long queue the order of starts changes from pass to pass
+/// long before those jobs can start; one factor per association there keeps the writes few.
+fn runs(sequence: &[(u32, u64)], ranked: usize) -> Vec<(u32, Vec<u64>)> {
+    let mut runs: Vec<(u32, Vec<u64>)> = Vec::new();
+    let mut tail: BTreeMap<u32, usize> = BTreeMap::new();
+    for &(client, id) in sequence {
+        let head = runs.len() < ranked;
+        match runs.last_mut() {
+            Some((c, ids)) if *c == client => ids.push(id),
+            _ if head => runs.push((client, vec![id])),
+            _ => {
+                let at = *tail.entry(client).or_insert_with(|| {
+                    runs.push((client, Vec::new()));
+                    runs.len() - 1
+                });
+                runs[at].1.push(id);
+            }
+        }
+    }
+    runs
 }
 
 /// The site factor a job an association submits now should get: what `job_submit.lua` sets
@@ -299,5 +320,34 @@ impl Plan {
             standings,
             jobs,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_past_the_head_are_one_per_association() {
+        let sequence: Vec<(u32, u64)> = [(0, 1), (1, 2), (1, 3), (0, 4), (2, 5), (0, 6), (1, 7)]
+            .into_iter()
+            .collect();
+        let all = runs(&sequence, 100);
+        let ids: Vec<Vec<u64>> = all.into_iter().map(|(_, ids)| ids).collect();
+        assert_eq!(
+            ids,
+            [vec![1], vec![2, 3], vec![4], vec![5], vec![6], vec![7]]
+        );
+        let two = runs(&sequence, 2);
+        assert_eq!(
+            two,
+            [
+                (0, vec![1]),
+                (1, vec![2, 3]),
+                (0, vec![4, 6]),
+                (2, vec![5]),
+                (1, vec![7])
+            ]
+        );
     }
 }

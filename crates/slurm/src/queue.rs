@@ -93,9 +93,27 @@ impl QueuedJob {
     }
 }
 
+/// The fields of a job [`parse_queue`] reads; the others are skipped unread.
+const JOB_FIELDS: [&str; 14] = [
+    "job_id",
+    "job_state",
+    "start_time",
+    "user_name",
+    "account",
+    "partition",
+    "priority",
+    "submit_time",
+    "cpus",
+    "memory_per_node",
+    "memory_per_cpu",
+    "node_count",
+    "required_nodes",
+    "tres_req_str",
+];
+
 /// The jobs of `squeue --json`'s output `text`, in its order.
 pub fn parse_queue(text: &str) -> Result<Vec<QueuedJob>, ReadError> {
-    let jobs = records(text, "jobs")?;
+    let jobs = records(text, "jobs", &JOB_FIELDS)?;
     jobs.iter()
         .enumerate()
         .map(|(index, value)| {

@@ -5,6 +5,7 @@
 //! entitlements from this one tree.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// An association's shares among its siblings, as Slurm's `Fairshare=` gives them: a number,
@@ -103,6 +104,10 @@ pub struct Account {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AccountTree {
     accounts: Vec<Account>,
+    /// Each account's index by name, and each user's by name and parent: adding one to a tree
+    /// of ten thousand checks its name in O(log n).
+    #[serde(skip)]
+    index: BTreeMap<(String, Option<usize>), usize>,
 }
 
 /// An account that cannot join a tree.
@@ -143,9 +148,11 @@ pub enum AccountError {
 impl AccountTree {
     /// A tree with only its root, named `root`.
     pub fn new(root: impl Into<String>) -> AccountTree {
+        let name = root.into();
         AccountTree {
+            index: BTreeMap::from([((name.clone(), None), 0)]),
             accounts: vec![Account {
-                name: root.into(),
+                name,
                 parent: None,
                 shares: RawShares::Count(1.0),
                 user: false,
@@ -176,11 +183,7 @@ impl AccountTree {
         shares: impl Into<RawShares>,
     ) -> Result<usize, AccountError> {
         let name = name.into();
-        let twice = self
-            .accounts
-            .iter()
-            .any(|a| a.user && a.name == name && a.parent == Some(parent));
-        if twice {
+        if self.index.contains_key(&(name.clone(), Some(parent))) {
             return Err(AccountError::Duplicate(name));
         }
         self.push(name, parent, shares.into(), true)
@@ -203,13 +206,16 @@ impl AccountTree {
         if !shares.is_valid() {
             return Err(AccountError::BadShares { name, shares });
         }
+        let at = self.accounts.len();
+        let key = (name.clone(), user.then_some(parent));
+        self.index.insert(key, at);
         self.accounts.push(Account {
             name,
             parent: Some(parent),
             shares,
             user,
         });
-        Ok(self.accounts.len() - 1)
+        Ok(at)
     }
 
     /// The accounts and users, the root first, each after its parent.
@@ -219,7 +225,7 @@ impl AccountTree {
 
     /// The index of the account (not user) named `name`.
     pub fn index_of(&self, name: &str) -> Option<usize> {
-        self.accounts.iter().position(|a| !a.user && a.name == name)
+        self.index.get(&(name.to_owned(), None)).copied()
     }
 
     /// Each association's fairshare parent (see [`fairshare_parents`]).

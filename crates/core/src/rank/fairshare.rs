@@ -20,6 +20,7 @@ use crate::usage::decay::Decay;
 use crate::usage::ledger::{Ledger, LedgerError};
 use crate::usage::metric::{cpu, UsageMetric};
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 
 /// When a job's usage is charged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -155,6 +156,10 @@ struct Keys {
     /// When they were computed; `None`: they must be (again).
     at: Option<f64>,
     key: Vec<f64>,
+    /// The waiting clients not set aside, first to last under these keys: built when first
+    /// asked for, then kept up to date as heads change, so that choosing the first client
+    /// after each start costs O(log n), not a scan of every client.
+    order: Option<BTreeSet<Rank>>,
 }
 
 impl FairshareRanker {
@@ -235,6 +240,7 @@ impl FairshareRanker {
             *self.keys.borrow_mut() = Keys {
                 at: Some(self.now),
                 key,
+                order: None,
             };
         }
         self.keys.borrow()
@@ -270,10 +276,37 @@ impl FairshareRanker {
     /// The waiting clients that are not set aside, first to last: by key, then by their head
     /// task's arrival.
     fn ranked(&self) -> Vec<u32> {
-        let keys = self.keys();
-        let mut ranked: Vec<Rank> = self.waiting(&keys.key).collect();
-        ranked.sort_unstable();
-        ranked.into_iter().map(|(.., c)| c).collect()
+        self.ordered().iter().map(|(.., c)| *c).collect()
+    }
+
+    /// The waiting clients that are not set aside in order, under keys recomputed first if due.
+    fn ordered(&self) -> std::cell::Ref<'_, BTreeSet<Rank>> {
+        let built = self.keys().order.is_some();
+        if !built {
+            let order: BTreeSet<Rank> = self.waiting(&self.keys.borrow().key).collect();
+            self.keys.borrow_mut().order = Some(order);
+        }
+        std::cell::Ref::map(self.keys.borrow(), |k| {
+            k.order.as_ref().expect("the order was just built")
+        })
+    }
+
+    /// Keeps the order, if built, as `client`'s head goes from `old` to `new`.
+    fn reorder(&self, client: u32, old: Option<Head>, new: Option<Head>) {
+        let mut keys = self.keys.borrow_mut();
+        let Some(&key) = keys.key.get(client as usize) else {
+            return;
+        };
+        let Some(order) = keys.order.as_mut() else {
+            return;
+        };
+        let rank = |h: Head| (PriorityKey(key), h.arrival, h.seq, client);
+        if let Some(old) = old {
+            order.remove(&rank(old));
+        }
+        if let Some(new) = new {
+            order.insert(rank(new));
+        }
     }
 
     /// Each waiting client that is not set aside, with what orders it under `key`.
@@ -324,7 +357,10 @@ impl Ranker for FairshareRanker {
         head: Option<Head>,
     ) -> Result<(), RankError> {
         check_holdings(client, holdings, self.heads.len(), None)?;
-        self.heads[client as usize] = head;
+        let old = std::mem::replace(&mut self.heads[client as usize], head);
+        if !self.aside[client as usize] {
+            self.reorder(client, old, head);
+        }
         Ok(())
     }
 
@@ -361,8 +397,7 @@ impl Ranker for FairshareRanker {
     }
 
     fn first(&self) -> Option<u32> {
-        let keys = self.keys();
-        self.waiting(&keys.key).min().map(|(.., c)| c)
+        self.ordered().first().map(|(.., c)| *c)
     }
 
     fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
@@ -376,12 +411,18 @@ impl Ranker for FairshareRanker {
 
     fn set_aside(&mut self, client: u32) {
         if let Some(aside) = self.aside.get_mut(client as usize) {
-            *aside = true;
+            if !*aside {
+                *aside = true;
+                self.reorder(client, self.heads[client as usize], None);
+            }
         }
     }
 
     fn restore(&mut self) {
-        self.aside.iter_mut().for_each(|a| *a = false);
+        if self.aside.iter().any(|a| *a) {
+            self.aside.iter_mut().for_each(|a| *a = false);
+            self.keys.borrow_mut().order = None;
+        }
     }
 }
 

@@ -527,13 +527,18 @@ proptest! {
             Just(crate::usage::decay::Decay::Continuous { half_life_s: f64::INFINITY }),
         ],
         at_finish in any::<bool>(),
-        ops in prop::collection::vec((0u32..4, 0.5..8.0f64, 0u8..3, 0.0..20.0f64), 1..40),
+        refresh_s in prop_oneof![Just(0.0), Just(25.0)],
+        ops in prop::collection::vec((0u32..4, 0.5..8.0f64, 0u8..5, 0.0..20.0f64), 1..40),
     ) {
         let settings = FairshareSettings {
             decay,
             charging: if at_finish { Charging::AtFinish } else { Charging::Running },
+            refresh_s,
             ..fairshare(function)
         };
+        let mut aside = [false; 4];
+        // The order as of the last refresh: what a periodically refreshed ranker serves.
+        let mut refreshed_at: Option<f64> = None;
         let shares = Share::weighted(&[1.0, 2.0, 3.0, 4.0]).unwrap();
         let mut ranker = FairshareRanker::new(settings, Accounts::flat(&shares));
         let mut jobs: Vec<RefJob> = Vec::new();
@@ -554,15 +559,39 @@ proptest! {
                         jobs[i].3 = Some(now);
                     }
                 }
-                _ => {
+                2 => {
                     let head = heads[user as usize]
                         .is_none()
                         .then(|| Head::new(Time::from_secs_f64(now), seq as u64));
                     ranker.update(user, &[0.0], head).unwrap();
                     heads[user as usize] = head;
                 }
+                3 => {
+                    ranker.set_aside(user);
+                    aside[user as usize] = true;
+                }
+                _ => {
+                    ranker.restore();
+                    aside = [false; 4];
+                }
             }
-            let expected = reference_order(&settings, &shares, &jobs, &heads, now);
+            // A refreshed ranker's keys are those of the first decision in the period: the
+            // reference then counts the jobs as they stood at that moment.
+            let period = |t: f64| (t / refresh_s).floor();
+            let at = match refreshed_at {
+                Some(at) if refresh_s > 0.0 && period(at) == period(now) => at,
+                _ => now,
+            };
+            refreshed_at = Some(at);
+            let known: Vec<RefJob> = (jobs.iter())
+                .filter(|j| j.2 <= at)
+                .map(|&(u, r, start, end)| (u, r, start, end.filter(|e| *e <= at)))
+                .collect();
+            let expected: Vec<u32> = reference_order(&settings, &shares, &known, &heads, at)
+                .into_iter()
+                .filter(|u| !aside[*u as usize])
+                .collect();
+            prop_assert_eq!(ranker.first(), expected.first().copied());
             prop_assert_eq!(ranker.iter().collect::<Vec<_>>(), expected);
         }
     }

@@ -1,0 +1,259 @@
+//! fairshare against the many-node Slurm 22.05 of `scripts/slurm/up.sh --fresh --layout many`:
+//! 16 nodes in two partitions (`cpu`, 12 nodes of 8 CPUs; `gpu`, 4 nodes with 4 GPUs each),
+//! billing weights on both (`CPU=1.0,Mem=0.25G`, and `GRES/gpu=4.0` on `gpu`), memory
+//! allocated (`CR_CPU_Memory`), a QOS `scavenger` with `UsageFactor=0.5`, a three-level tree
+//! with `parent` and 0 associations (science: physics with alice, bob and frank (0), chemistry
+//! with carol, dave and erin (`parent`); engineering: civil (`parent`) with grace and heidi,
+//! mech with ivan), and `deploy/job_submit.lua` installed.
+//!
+//! In order, on one cluster (so one test):
+//! 1. `priorities` equals `sshare -l` for every association, `parent` and 0 ones included,
+//!    right after a decay tick and half a period later, with usage charged in billing units
+//!    from the saved `scontrol show partition` and `sacctmgr show qos`.
+//! 2. `sync` makes jobs start in the policy's order under SDRF, `fairshare:usage=pe` and Fair
+//!    Tree, job by job: carol's and dave's jobs interleave under SDRF.
+//! 3. A job submitted between passes is ranked at once by the submit script, from the table
+//!    `sync` writes; with the table stale or removed (`reset`) it keeps 0.
+//!
+//! Runs where `FAIRSHARE_TEST_SLURM_MANY` is set (`.ci/run` brings this layout up after the
+//! one-node tests and sets it); skipped with a message elsewhere. About eight minutes.
+
+mod live;
+
+use live::{
+    agree_with_sshare, empty_queue, fairshare_weight, next_tick, run, script, slurm, snapshot,
+    sprio_site, started, state, submit, wait_for,
+};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// The users of the many-node cluster.
+const USERS: [&str; 9] = [
+    "alice", "bob", "frank", "carol", "dave", "erin", "grace", "heidi", "ivan",
+];
+
+/// Where `job_submit.lua` reads its table (the script's `TABLE`, as `up.sh` installs it).
+const TABLE: &str = "/run/fairshare-slurm/submit-factors.txt";
+
+/// A job taking the whole `cpu` partition (12 nodes of 8 CPUs).
+const WHOLE_CPU: &str = "-N 12 -n 96 -t 3";
+
+#[test]
+fn many_nodes() {
+    if std::env::var_os("FAIRSHARE_TEST_SLURM_MANY").is_none() {
+        eprintln!(
+            "SKIPPED: FAIRSHARE_TEST_SLURM_MANY is not set (scripts/slurm/up.sh --fresh --layout many brings the cluster up)"
+        );
+        return;
+    }
+    priorities_equal_sshare();
+    fairshare_weight(0);
+    for policy in ["sdrf", "fairshare:usage=pe", "fairshare:function=fair-tree"] {
+        sync_orders_jobs(policy);
+    }
+    the_submit_script_ranks_a_new_job();
+    fairshare_weight(100_000);
+}
+
+/// `fairshare priorities` on a snapshot of the cluster, compared with its `sshare`.
+fn compare_at(dir: &Path) {
+    let (sshare, tick) = snapshot(dir);
+    let file = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    let decay = format!("slurm:half-life=10m,period=1m,tick={tick}");
+    let json = run(
+        env!("CARGO_BIN_EXE_fairshare"),
+        &[
+            "priorities",
+            &file("sacct.txt"),
+            "--shares",
+            &file("assoc.txt"),
+            "--usage",
+            "billing",
+            "--partitions",
+            &file("partitions.txt"),
+            "--qos",
+            &file("qos.txt"),
+            "--decay",
+            &decay,
+            "--json",
+            "-",
+        ],
+    );
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    eprintln!(
+        "last tick {tick}\nsacct:\n{}\nsshare:\n{sshare}",
+        std::fs::read_to_string(dir.join("sacct.txt")).unwrap()
+    );
+    agree_with_sshare(&sshare, &doc);
+}
+
+/// Part 1: every association, at a tick and between ticks.
+fn priorities_equal_sshare() {
+    script("jobs-many.sh", &[]);
+    // Past two decay ticks after the first jobs start, while several still run.
+    std::thread::sleep(Duration::from_secs(120));
+    next_tick();
+    let at_tick = tempfile::tempdir().unwrap();
+    compare_at(at_tick.path());
+    std::thread::sleep(Duration::from_secs(30));
+    let between = tempfile::tempdir().unwrap();
+    compare_at(between.path());
+    empty_queue(&USERS);
+}
+
+/// The site factor each job of `pass` is to hold.
+fn wanted(pass: &Value) -> BTreeMap<u64, i64> {
+    let jobs = pass["plan"]["jobs"].as_array().unwrap();
+    jobs.iter()
+        .filter_map(|j| Some((j["id"].as_u64()?, j["wanted"].as_i64()?)))
+        .collect()
+}
+
+/// A configuration of `policy` in `dir`, weight 1000, the history since `window_s` ago, the
+/// submit table written.
+fn config(dir: &Path, policy: &str, window_s: u64) -> std::path::PathBuf {
+    let path = dir.join("slurm.toml");
+    let text = format!(
+        "policy = \"{policy}\"\nweight = 1000\nwindow_s = {window_s}\nsubmit_table = \"{TABLE}\"\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Part 2: with the `cpu` partition held by alice, three jobs of carol, three of dave, one of
+/// grace and one of bob queue, each needing the whole partition; after a sync they start one
+/// at a time in the order of the factors written (ties in submit order).
+fn sync_orders_jobs(policy: &str) {
+    empty_queue(&USERS);
+    let began = std::time::Instant::now();
+    let blocker = submit("alice", WHOLE_CPU, 25);
+    wait_for("alice's job to start", Duration::from_secs(60), || {
+        state(blocker) == "RUNNING"
+    });
+    let queued: Vec<u64> = [
+        "carol", "carol", "carol", "dave", "dave", "dave", "grace", "bob",
+    ]
+    .iter()
+    .map(|user| submit(user, WHOLE_CPU, 2))
+    .collect();
+    wait_for(
+        "sprio to list the queued jobs",
+        Duration::from_secs(30),
+        || {
+            let site = sprio_site();
+            queued.iter().all(|id| site.contains_key(id))
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), policy, began.elapsed().as_secs() + 600);
+    let pass = slurm(&config, &["sync"]);
+    assert_eq!(
+        pass["applied"]["mismatched"],
+        serde_json::json!([]),
+        "{policy}"
+    );
+    let planned = wanted(&pass);
+    let site = sprio_site();
+    for id in &queued {
+        assert_eq!(site.get(id), planned.get(id), "{policy}: job {id}");
+    }
+    let mut expected = queued.clone();
+    expected.sort_by_key(|id| (std::cmp::Reverse(planned[id]), *id));
+    let runs = pass["plan"]["runs"].as_u64().unwrap();
+    eprintln!("{policy}: factors {planned:?}, {runs} runs");
+    if policy == "sdrf" {
+        let carol_dave: Vec<u64> = expected
+            .iter()
+            .copied()
+            .filter(|id| queued[..6].contains(id))
+            .collect();
+        let users: Vec<bool> = carol_dave
+            .iter()
+            .map(|id| queued[..3].contains(id))
+            .collect();
+        assert!(
+            users.windows(2).all(|w| w[0] != w[1]),
+            "SDRF interleaves carol's and dave's jobs: {carol_dave:?}"
+        );
+    }
+    wait_for("every queued job to end", Duration::from_secs(180), || {
+        queued.iter().all(|&id| state(id).is_empty())
+    });
+    let mut order = started(&queued);
+    order.sort();
+    let order: Vec<u64> = order.into_iter().map(|(_, id)| id).collect();
+    assert_eq!(
+        order, expected,
+        "{policy}: jobs start in the order of the factors written"
+    );
+}
+
+/// The site factor of `account`/`user` in the submit table.
+fn in_table(account: &str, user: &str) -> i64 {
+    let text = std::fs::read_to_string(TABLE).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{account}|{user}|")))
+        .unwrap_or_else(|| panic!("{account}|{user} in {text}"));
+    line.rsplit('|').next().unwrap().parse().unwrap()
+}
+
+/// The site factor `sprio` shows for job `id` once it lists it.
+fn listed(id: u64) -> i64 {
+    let mut factor = None;
+    wait_for("sprio to list the new job", Duration::from_secs(30), || {
+        factor = sprio_site().get(&id).copied();
+        factor.is_some()
+    });
+    factor.unwrap()
+}
+
+/// Part 3: a sync writes the table; a new job of a waiting user and one of a user with nothing
+/// waiting are ranked at submission; a stale table, and `reset`, leave a new job at 0.
+fn the_submit_script_ranks_a_new_job() {
+    empty_queue(&USERS);
+    let blocker = submit("alice", WHOLE_CPU, 60);
+    wait_for("alice's job to start", Duration::from_secs(60), || {
+        state(blocker) == "RUNNING"
+    });
+    submit("carol", WHOLE_CPU, 2);
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), "sdrf", 3_600);
+    slurm(&config, &["sync"]);
+    let rows = std::fs::read_to_string(TABLE).unwrap().lines().count();
+    assert_eq!(
+        rows,
+        1 + 10,
+        "a first line and every association, root's user included"
+    );
+    for (user, account) in [("carol", "chemistry"), ("ivan", "mech")] {
+        let id = submit(user, WHOLE_CPU, 2);
+        let factor = listed(id);
+        assert!(factor > 0, "{user}'s new job waits at {factor}");
+        assert_eq!(
+            factor,
+            in_table(account, user),
+            "{user}: the table's factor"
+        );
+    }
+    // A table the adapter wrote an hour ago is stale: nothing is set.
+    let text = std::fs::read_to_string(TABLE).unwrap();
+    let written = text.lines().next().unwrap().to_owned();
+    let old = format!("# fairshare {}", 1_700_000_000);
+    std::fs::write(TABLE, text.replacen(&written, &old, 1)).unwrap();
+    assert_eq!(
+        listed(submit("dave", WHOLE_CPU, 2)),
+        0,
+        "a stale table sets nothing"
+    );
+    slurm(&config, &["reset"]);
+    assert!(!Path::new(TABLE).exists(), "reset removes the table");
+    assert_eq!(
+        listed(submit("grace", WHOLE_CPU, 2)),
+        0,
+        "no table, no factor"
+    );
+    empty_queue(&USERS);
+}
