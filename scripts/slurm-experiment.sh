@@ -83,6 +83,7 @@ cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   [ -n "$watcher" ] && kill -TERM "$watcher" 2>/dev/null && wait "$watcher" 2>/dev/null || true
+  rm -f /run/fairshare-slurm/submit-factors.txt
   [ -n "$sampler" ] && kill "$sampler" 2>/dev/null && wait "$sampler" 2>/dev/null || true
   for u in alice bob carol dave; do scancel -u "$u" 2>/dev/null || true; done
   if scontrol ping >/dev/null 2>&1; then
@@ -147,6 +148,7 @@ weight = 10000
 mapping = "replace"
 interval_s = 5
 window_s = 3600
+submit_table = "/run/fairshare-slurm/submit-factors.txt"
 TOML
     "$fairshare" slurm watch --config "$dir/slurm.toml" --interval 5s >"$dir/watch.log" 2>&1 &
     watcher=$!
@@ -175,6 +177,8 @@ TOML
     grep -q "stopped; the site factors keep their last values" "$dir/watch.log" \
       || { log "$name: the watcher logged no stop line"; return 1; }
     log "$name: watcher stopped (exit 0, stop line logged); $(grep -c 'pending jobs of' "$dir/watch.log") passes"
+    # Its submit table would rank the next run's jobs until it went stale.
+    rm -f /run/fairshare-slurm/submit-factors.txt
   fi
   # Jobs reach the accounting database a moment after they leave the queue.
   sleep 3

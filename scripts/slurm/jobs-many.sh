@@ -14,17 +14,7 @@
 #
 # Usage: scripts/slurm/jobs-many.sh
 set -euo pipefail
-tick_file=/var/spool/slurmctld/priority_last_decay_ran
-tick() { stat -c %Y "$tick_file" 2>/dev/null || echo none; }
-before=$(tick)
-for _ in $(seq 150); do
-  [ "$(tick)" != "$before" ] && break
-  sleep 0.5
-done
-if [ "$(tick)" = "$before" ]; then
-  echo "jobs-many.sh: slurmctld ran no decay tick in 75 s ($tick_file unchanged)" >&2
-  exit 1
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/after-tick.sh"
 
 submit() { # user seconds limit-minutes sbatch-options...
   local user=$1 seconds=$2 limit=$3

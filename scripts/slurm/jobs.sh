@@ -8,17 +8,7 @@
 # tick: the accounting dates ends to the second, and which of the two slurmctld saw first
 # decides whether that tick decays the job's last charge (one tick's decay, 6.7 % here).
 set -euo pipefail
-tick_file=/var/spool/slurmctld/priority_last_decay_ran
-tick() { stat -c %Y "$tick_file" 2>/dev/null || echo none; }
-before=$(tick)
-for _ in $(seq 150); do
-  [ "$(tick)" != "$before" ] && break
-  sleep 0.5
-done
-if [ "$(tick)" = "$before" ]; then
-  echo "jobs.sh: slurmctld ran no decay tick in 75 s ($tick_file unchanged)" >&2
-  exit 1
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/after-tick.sh"
 submit() { # user cpus seconds limit-minutes
   su "$1" -c "sbatch --parsable --chdir=/tmp -o /dev/null -n $2 -t $4 --wrap 'sleep $3'"
 }

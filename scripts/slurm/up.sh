@@ -134,6 +134,8 @@ descendants() {
 if $fresh; then
   stop_slurm
   rm -rf /var/spool/slurmctld /var/spool/slurmd
+  # A submit table left by an adapter would rank the new cluster's jobs.
+  rm -f /run/fairshare-slurm/submit-factors.txt
   mysql -e "DROP DATABASE IF EXISTS slurm_acct_db; CREATE DATABASE slurm_acct_db;"
 fi
 mkdir -p /var/spool/slurmctld /var/spool/slurmd /var/log/slurm /run/slurm
@@ -157,8 +159,14 @@ chown slurm:slurm /etc/slurm/slurmdbd.conf && chmod 600 /etc/slurm/slurmdbd.conf
 flags=""
 [ "$mode" = classic ] && flags="PriorityFlags=NO_FAIR_TREE"
 
+# fairshare's submit script (deploy/job_submit.lua; JobSubmitPlugins=lua in both layouts): a
+# new job gets its association's site factor from the table `fairshare slurm` rewrites in
+# /run/fairshare-slurm, and nothing while the table is missing or stale.
+install -m 644 "$(dirname "$0")/../../deploy/job_submit.lua" /etc/slurm/job_submit.lua
+mkdir -p /run/fairshare-slurm && chmod 755 /run/fairshare-slurm
+
 # ---------------------------------------------------------------------------------------------
-# The one-node layout (the default; the tests' recorded data come from it: keep it as it is).
+# The one-node layout (the default; the tests' recorded data come from it).
 # ---------------------------------------------------------------------------------------------
 up_one() {
 rm -f /etc/slurm/gres.conf
@@ -180,6 +188,7 @@ JobAcctGatherType=jobacct_gather/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SchedulerType=sched/backfill
+JobSubmitPlugins=lua
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStorageEnforce=associations,limits
@@ -250,11 +259,6 @@ for i in 0 1 2 3; do ln -sfn /dev/null "/run/slurm/fake-gpu/gpu$i"; done
 cat > /etc/slurm/gres.conf <<CONF
 NodeName=n[13-16] Name=gpu File=/run/slurm/fake-gpu/gpu[0-3] Count=4
 CONF
-# fairshare's submit script (deploy/job_submit.lua): a new job gets its association's site
-# factor from the table `fairshare slurm` rewrites in /run/fairshare-slurm (nothing while the
-# table is missing or stale).
-install -m 644 "$(dirname "$0")/../../deploy/job_submit.lua" /etc/slurm/job_submit.lua
-mkdir -p /run/fairshare-slurm && chmod 755 /run/fairshare-slurm
 cat > /etc/slurm/slurm.conf <<CONF
 ClusterName=fairshare
 SlurmctldHost=$host(127.0.0.1)
