@@ -17,6 +17,7 @@
 -- A site factor the submitter set (`sbatch` cannot, an administrator's plugin may) is kept.
 
 local TABLE = "/run/fairshare-slurm/submit-factors.txt"
+-- fairshare refuses a submit_table with passes further apart than this (SUBMIT_TABLE_LIFE_S).
 local MAX_AGE = 600
 
 -- The site factor of `account`/`user` in the table, or nil (missing, stale or not listed).
@@ -34,7 +35,13 @@ local function lookup(account, user)
     for line in file:lines() do
         if string.sub(line, 1, #wanted) == wanted then
             file:close()
-            return tonumber(string.sub(line, #wanted + 1))
+            local factor = tonumber(string.sub(line, #wanted + 1))
+            -- Only a whole number from 0 to fairshare's largest weight is a site factor;
+            -- anything else sets nothing.
+            if factor == nil or factor < 0 or factor > 1000000000 or factor ~= math.floor(factor) then
+                return nil
+            end
+            return math.floor(factor)
         end
     end
     file:close()
@@ -50,10 +57,11 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if user == nil or account == nil then
         return slurm.SUCCESS
     end
-    local factor = lookup(account, user)
-    if factor ~= nil then
+    -- Whatever goes wrong reading the table, the submission goes on without a factor.
+    local ok, factor = pcall(lookup, account, user)
+    if ok and factor ~= nil then
         job_desc.site_factor = factor
-        slurm.log_info("fairshare: job of %s (%s) submitted with site factor %d", user, account, factor)
+        slurm.log_info("fairshare: job of %s (%s) submitted with site factor %s", user, account, tostring(factor))
     end
     return slurm.SUCCESS
 end

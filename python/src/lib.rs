@@ -148,6 +148,9 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
                 memory: named("swf_memory", &trace.swf_memory)?,
                 ..SwfOptions::default()
             },
+            // Slurm's billing rules are not taken from Python yet: a dump's jobs are billed
+            // their `billing=`, else their CPUs.
+            ..ReadOptions::default()
         },
     })
 }

@@ -126,12 +126,19 @@ fn decay_text(decay: &Decay) -> String {
         Decay::Slurm {
             half_life_s,
             period_s,
+            reset,
             ..
-        } => format!(
-            "Slurm's ticks every {}, half-life {}; factors as computed at the last tick",
-            span(period_s),
-            span(half_life_s)
-        ),
+        } => {
+            let half_life = match half_life_s {
+                0.0 => "no decay".to_string(),
+                h => format!("half-life {}", span(h)),
+            };
+            let reset = reset.map_or(String::new(), |r| format!(", usage reset {r}"));
+            format!(
+                "Slurm's ticks every {}, {half_life}{reset}; factors as computed at the last tick",
+                span(period_s)
+            )
+        }
     }
 }
 

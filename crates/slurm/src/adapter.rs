@@ -522,7 +522,7 @@ fn rank(
     kept.history.order(&heads)?;
     let everyone = kept.history.order_of_all(&heads)?;
     let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
-    let starts = kept.history.starts(&waiting)?;
+    let starts = kept.history.starts(&waiting, settings.ranked_runs)?;
     let sequence = (starts.into_iter())
         .map(|client| {
             let next = taken.entry(client).or_insert(0);

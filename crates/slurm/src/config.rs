@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// How old a submit table `deploy/job_submit.lua` still reads (its `MAX_AGE`), in seconds.
+pub const SUBMIT_TABLE_LIFE_S: f64 = 600.0;
+
 /// The largest weight: Slurm holds a site factor as a signed 32-bit number.
 pub const MOST_WEIGHT: u32 = 1_000_000_000;
 
@@ -19,8 +22,8 @@ pub const MOST_WEIGHT: u32 = 1_000_000_000;
 pub struct SlurmConfig {
     /// The policy, as `fairshare replay --policy` spells it.
     pub policy: String,
-    /// The site factor of the first-ranked association (fairshare's factors in [0, 1] are
-    /// multiplied by it).
+    /// The highest site factor: the first run's on a fresh queue (fairshare's factors in
+    /// [0, 1] are multiplied by it).
     pub weight: u32,
     /// `replace` (the site sets `PriorityWeightFairshare=0`) or `add` (beside Slurm's factor).
     pub mapping: String,
@@ -100,7 +103,7 @@ impl SlurmConfig {
         seconds("timeout_s", self.timeout_s, 1.0..=3_600.0)?;
         if self.weight == 0 {
             return Err(
-                "weight must be at least 1 (the site factor of the first-ranked association)"
+                "weight must be at least 1 (the highest site factor)"
                     .into(),
             );
         }
@@ -109,6 +112,12 @@ impl SlurmConfig {
         }
         if self.ranked_runs == 0 {
             return Err("ranked_runs must be at least 1".into());
+        }
+        if self.submit_table.is_some() && self.interval_s > SUBMIT_TABLE_LIFE_S {
+            return Err(format!(
+                "interval_s = {} with a submit_table: job_submit.lua takes a table older than {SUBMIT_TABLE_LIFE_S} s as stale, so passes must come more often",
+                self.interval_s
+            ));
         }
         Ok(())
     }
@@ -169,5 +178,20 @@ mod tests {
         );
         assert_eq!(policy("fairshare:usage=pe"), "fairshare:usage=pe");
         assert_eq!(policy("sdrf"), "sdrf");
+    }
+
+    #[test]
+    fn a_submit_table_needs_passes_more_often_than_it_goes_stale() {
+        let config = SlurmConfig {
+            submit_table: Some("/run/fairshare-slurm/submit-factors.txt".into()),
+            interval_s: 900.0,
+            ..SlurmConfig::default()
+        };
+        assert!(config.check().unwrap_err().contains("stale"));
+        let without = SlurmConfig {
+            submit_table: None,
+            ..config
+        };
+        assert_eq!(without.check(), Ok(()));
     }
 }

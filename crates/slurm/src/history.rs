@@ -267,19 +267,32 @@ impl History {
 
     /// The order in which the policy would start the jobs of `queues` (each client's in the
     /// order given), as the client of each start: its progressive filling played out on a
-    /// copy of the ranker at the history's time. Each start adds its job's holding (and rate)
-    /// before the next choice, as a scheduler's pass does; the policy's factors that are
-    /// refreshed only with time (the production fairshare functions) keep every start of the
-    /// first client together, as Slurm's one factor per association does.
-    pub fn starts(&self, queues: &BTreeMap<u32, Vec<Waiting>>) -> Result<Vec<u32>, RankError> {
+    /// copy of the ranker at the history's time, for the first `runs` runs (a run: one
+    /// client's consecutive starts). Each start adds its job's holding (and rate) before the
+    /// next choice, as a scheduler's pass does; the policy's factors that are refreshed only
+    /// with time (the production fairshare functions) keep every start of the first client
+    /// together, as Slurm's one factor per association does. After those runs, each client's
+    /// remaining jobs follow together, the clients in the ranker's order at that point.
+    pub fn starts(
+        &self,
+        queues: &BTreeMap<u32, Vec<Waiting>>,
+        runs: usize,
+    ) -> Result<Vec<u32>, RankError> {
         let mut book = self.book.clone();
         for client in 0..self.counted.len() as u32 {
             let head = queues.get(&client).and_then(|q| q.first()).map(|w| w.head);
             book.waits(client, head)?;
         }
         let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
-        let mut starts = Vec::with_capacity(queues.values().map(Vec::len).sum());
+        let mut starts: Vec<u32> = Vec::with_capacity(queues.values().map(Vec::len).sum());
+        let mut played = 0;
         while let Some(client) = book.ranker().first() {
+            if starts.last() != Some(&client) {
+                if played == runs {
+                    break;
+                }
+                played += 1;
+            }
             let queue = queues.get(&client).map_or(&[][..], Vec::as_slice);
             let next = taken.entry(client).or_insert(0);
             let Some(job) = queue.get(*next) else { break };
@@ -287,6 +300,10 @@ impl History {
             starts.push(client);
             book.started(client, &job.holding, job.rate)?;
             book.waits(client, queue.get(*next).map(|w| w.head))?;
+        }
+        for client in book.order() {
+            let left = queues.get(&client).map_or(0, Vec::len) - taken.get(&client).copied().unwrap_or(0);
+            starts.extend(std::iter::repeat_n(client, left));
         }
         Ok(starts)
     }

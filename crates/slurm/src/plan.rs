@@ -20,7 +20,8 @@ use std::collections::BTreeMap;
 /// What a plan is made under.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlanSettings {
-    /// The site factor of the first-ranked association: factors in [0, 1] are multiplied by it.
+    /// The highest site factor: the first run's on a fresh queue (factors in [0, 1] are
+    /// multiplied by it).
     pub weight: u32,
     /// The partitions whose jobs are ranked; empty: all.
     pub partitions: Vec<String>,

@@ -490,8 +490,8 @@ mod starts {
 
     /// The clients of each start of three 2-processor jobs of u1 and three of u2 (one share
     /// each under physics, nothing running), all of u1's submitted before u2's, under
-    /// `policy`.
-    fn starts(policy: &str) -> (Vec<u32>, u32, u32) {
+    /// `policy`, played out for `runs` runs.
+    fn starts(policy: &str, runs: usize) -> (Vec<u32>, u32, u32) {
         let clients = Clients::of(&parse_assoc(&recorded("sacctmgr.txt")).unwrap(), None).unwrap();
         let machines = Machines::of(&parse_nodes(&recorded("sinfo.json")).unwrap(), &[]).unwrap();
         let history =
@@ -512,7 +512,7 @@ mod starts {
                 .collect()
         };
         let queues = BTreeMap::from([(u1, queue(1)), (u2, queue(10))]);
-        (history.starts(&queues).unwrap(), u1, u2)
+        (history.starts(&queues, runs).unwrap(), u1, u2)
     }
 
     #[test]

@@ -58,40 +58,42 @@ impl std::str::FromStr for Weights {
     }
 }
 
-/// A TRES's name as this module keys it: its type in lower case, then `/` and its name as
-/// written (`GRES/gpu` is `gres/gpu`).
+/// A TRES's name as this module keys it: in lower case, as Slurm compares them without case
+/// (`GRES/GPU` is `gres/gpu`).
 fn tres_name(written: &str) -> String {
-    match written.split_once('/') {
-        Some((kind, name)) => format!("{}/{name}", kind.to_ascii_lowercase()),
-        None => written.to_ascii_lowercase(),
-    }
+    written.to_ascii_lowercase()
 }
 
-/// The weight `value` of `tres` per its base unit: `0.25G` for memory is 0.25/1024 per MB.
+/// The type of a TRES (`bb` of `bb/datawarp`).
+fn tres_type(tres: &str) -> &str {
+    tres.split('/').next().unwrap_or(tres)
+}
+
+/// The weight `value` of `tres` per its base unit: `0.25G` for memory is 0.25/1024 per MB. As
+/// Slurm reads it (`strtod`, then the unit's first letter): the longest number at the start,
+/// exponents included, then a unit whose first letter counts (`0.25GB` is `0.25G`).
 fn weight(tres: &str, value: &str) -> Result<f64, String> {
-    let split = value
-        .find(|c: char| c.is_ascii_alphabetic())
-        .unwrap_or(value.len());
-    let (number, unit) = value.split_at(split);
-    let number: f64 = number
-        .parse()
-        .ok()
-        .filter(|w: &f64| w.is_finite() && *w >= 0.0)
+    let number = (1..=value.len())
+        .rev()
+        .filter(|&end| value.is_char_boundary(end))
+        .find_map(|end| Some((value[..end].parse::<f64>().ok()?, &value[end..])));
+    let (number, unit) = number
+        .filter(|(w, _)| w.is_finite() && *w >= 0.0)
         .ok_or_else(|| format!("the weight of {tres} must be a number >= 0, found {value:?}"))?;
-    let power = match unit.to_ascii_uppercase().as_str() {
-        "" => return Ok(number),
-        "K" => 1,
-        "M" => 2,
-        "G" => 3,
-        "T" => 4,
-        "P" => 5,
-        _ => {
+    let power = match unit.chars().next().map(|c| c.to_ascii_uppercase()) {
+        None => return Ok(number),
+        Some('K') => 1,
+        Some('M') => 2,
+        Some('G') => 3,
+        Some('T') => 4,
+        Some('P') => 5,
+        Some(_) => {
             return Err(format!(
                 "the weight of {tres} has unit {unit:?}: expected K, M, G, T or P"
             ))
         }
     };
-    let base = if matches!(tres, "mem" | "bb") { 2 } else { 0 };
+    let base = if matches!(tres_type(tres), "mem" | "bb") { 2 } else { 0 };
     // As Slurm: a unit at or below the base unit leaves the weight as it is.
     Ok(number / 1024f64.powi((power - base).max(0)))
 }
@@ -125,7 +127,11 @@ impl Billing {
         alloc_tres: &str,
     ) -> Result<f64, String> {
         let counts = tres_counts(alloc_tres)?;
-        Ok(self.billable(partition, &counts) * self.usage_factor(qos))
+        let charge = self.billable(partition, &counts) * self.usage_factor(qos);
+        match charge.is_finite() {
+            true => Ok(charge),
+            false => Err(format!("a charge of {charge} for {alloc_tres:?}")),
+        }
     }
 
     /// The billable TRES of `counts` (each TRES's allocated amount in its base unit) in
@@ -167,7 +173,7 @@ pub fn tres_counts(text: &str) -> Result<Vec<(String, f64)>, String> {
             format!("TRES as key=value pairs, such as cpu=4,mem=16G, found {item:?}")
         })?;
         let tres = tres_name(tres);
-        let amount = match tres.as_str() {
+        let amount = match tres_type(&tres) {
             "mem" | "bb" => {
                 let bare = value.parse::<f64>().is_ok();
                 let size = if bare {
@@ -277,9 +283,20 @@ PartitionName=debug AllowGroups=ALL TRES=cpu=8\n";
                 ("license/x".into(), 2.0)
             ]
         );
-        for bad in ["CPU", "CPU=", "CPU=-1", "Mem=1Q", "=2"] {
+        for bad in ["CPU", "CPU=", "CPU=-1", "Mem=1Q", "=2", "CPU=G"] {
             assert!(bad.parse::<Weights>().is_err(), "{bad}");
         }
+        // As Slurm's strtod and first unit letter read them, names compared without case.
+        let w: Weights = "Mem=0.25GB,CPU=1e-1,GRES/GPU=2,BB/datawarp=1G".parse().unwrap();
+        assert_eq!(
+            w.0,
+            [
+                ("mem".into(), 0.25 / 1024.0),
+                ("cpu".into(), 0.1),
+                ("gres/gpu".into(), 2.0),
+                ("bb/datawarp".into(), 1.0 / 1024.0)
+            ]
+        );
     }
 
     #[test]

@@ -170,8 +170,9 @@ impl std::str::FromStr for Decay {
     type Err = String;
 
     /// `half-life:SECONDS`, `step:SECONDS:FACTOR`, `reset:SECONDS` or
-    /// `slurm[:half-life=SECONDS,period=SECONDS,offset=SECONDS]`, durations in seconds (a
-    /// front end converts `7d` and the like first).
+    /// `slurm[:half-life=SECONDS,period=SECONDS,offset=SECONDS,reset=PERIOD]`, durations in
+    /// seconds (a front end converts `7d` and the like first), PERIOD `daily` to `yearly` or
+    /// `none`.
     fn from_str(s: &str) -> Result<Decay, String> {
         if let Some(rest) = s.strip_prefix("slurm") {
             return parse_slurm(rest.strip_prefix(':').unwrap_or(rest));

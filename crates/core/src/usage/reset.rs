@@ -26,9 +26,11 @@ pub enum Reset {
 }
 
 impl Reset {
-    /// The last boundary at or before `t_s` (seconds after the Unix epoch, UTC).
+    /// The last boundary at or before `t_s` (seconds after the Unix epoch, UTC; taken within
+    /// ± a million years, so that the calendar's arithmetic cannot overflow).
     pub fn last_boundary(self, t_s: f64) -> f64 {
-        let days = (t_s / DAY as f64).floor() as i64;
+        const FAR_DAYS: f64 = 365.25e6;
+        let days = (t_s / DAY as f64).floor().clamp(-FAR_DAYS, FAR_DAYS) as i64;
         let day = match self {
             Reset::Daily => days,
             // The epoch was a Thursday: Sunday is 3 days later, or 4 days before.
@@ -137,6 +139,9 @@ mod tests {
             at(2024, 2, 1, 0)
         );
         assert_eq!(days_from_civil(1970, 1, 1), 0);
+        // The far future and past stay on the calendar, never overflow.
+        assert!(Reset::Yearly.last_boundary(f64::MAX) > 3e13);
+        assert!(Reset::Weekly.last_boundary(f64::MIN) < -3e13);
         assert_eq!("Quarterly".parse(), Ok(Reset::Quarterly));
         assert!("fortnightly".parse::<Reset>().is_err());
     }

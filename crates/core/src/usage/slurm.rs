@@ -80,15 +80,9 @@ impl Ticks {
     /// tick at or after each boundary.
     fn last_reset(&self, t: f64) -> Option<f64> {
         let reset = self.reset?;
-        let first_tick_from = |boundary: f64| ((boundary - self.offset) / self.period).ceil();
-        let boundary = reset.last_boundary(t);
-        let tick = first_tick_from(boundary);
-        if tick <= self.last(t) {
-            Some(tick)
-        } else {
-            // Past a boundary, before its tick: the reset before it is the last.
-            Some(first_tick_from(reset.last_boundary(boundary - 1.0)))
-        }
+        // The last reset at or before the last tick is that of the last boundary before it.
+        let boundary = reset.last_boundary(self.last_time(t));
+        Some(((boundary - self.offset) / self.period).ceil())
     }
 
     /// What usage held at `from_s` is multiplied by when read at `to_s`: one `d^period` per
