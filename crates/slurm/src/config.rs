@@ -102,10 +102,7 @@ impl SlurmConfig {
         seconds("window_s", self.window_s, 0.0..=366.0 * 86_400.0)?;
         seconds("timeout_s", self.timeout_s, 1.0..=3_600.0)?;
         if self.weight == 0 {
-            return Err(
-                "weight must be at least 1 (the highest site factor)"
-                    .into(),
-            );
+            return Err("weight must be at least 1 (the highest site factor)".into());
         }
         if self.jobs_per_call == 0 {
             return Err("jobs_per_call must be at least 1".into());

@@ -302,7 +302,8 @@ impl History {
             book.waits(client, queue.get(*next).map(|w| w.head))?;
         }
         for client in book.order() {
-            let left = queues.get(&client).map_or(0, Vec::len) - taken.get(&client).copied().unwrap_or(0);
+            let left =
+                queues.get(&client).map_or(0, Vec::len) - taken.get(&client).copied().unwrap_or(0);
             starts.extend(std::iter::repeat_n(client, left));
         }
         Ok(starts)

@@ -517,13 +517,17 @@ mod starts {
 
     #[test]
     fn sdrf_takes_turns_and_fair_tree_keeps_each_users_jobs_together() {
-        let (order, u1, u2) = starts("sdrf");
+        let (order, u1, u2) = starts("sdrf", 100);
         assert_eq!(
             order,
             [u1, u2, u1, u2, u1, u2],
             "each start adds to its user's share"
         );
-        let (order, u1, u2) = starts("fairshare:function=fair-tree,decay=half-life:600");
+        // Played out for two runs only: then each user's remaining jobs together, in the
+        // ranker's order at that point (a tie, u1's head older).
+        let (order, u1, u2) = starts("sdrf", 2);
+        assert_eq!(order, [u1, u2, u1, u1, u2, u2]);
+        let (order, u1, u2) = starts("fairshare:function=fair-tree,decay=half-life:600", 100);
         // No usage yet: a tie, broken by the older head, as Slurm breaks it by age; the factors
         // wait for the next refresh, so u1's later jobs stay older than u2's first.
         assert_eq!(order, [u1, u1, u1, u2, u2, u2]);

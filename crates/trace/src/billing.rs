@@ -93,7 +93,11 @@ fn weight(tres: &str, value: &str) -> Result<f64, String> {
             ))
         }
     };
-    let base = if matches!(tres_type(tres), "mem" | "bb") { 2 } else { 0 };
+    let base = if matches!(tres_type(tres), "mem" | "bb") {
+        2
+    } else {
+        0
+    };
     // As Slurm: a unit at or below the base unit leaves the weight as it is.
     Ok(number / 1024f64.powi((power - base).max(0)))
 }
@@ -287,7 +291,9 @@ PartitionName=debug AllowGroups=ALL TRES=cpu=8\n";
             assert!(bad.parse::<Weights>().is_err(), "{bad}");
         }
         // As Slurm's strtod and first unit letter read them, names compared without case.
-        let w: Weights = "Mem=0.25GB,CPU=1e-1,GRES/GPU=2,BB/datawarp=1G".parse().unwrap();
+        let w: Weights = "Mem=0.25GB,CPU=1e-1,GRES/GPU=2,BB/datawarp=1G"
+            .parse()
+            .unwrap();
         assert_eq!(
             w.0,
             [
