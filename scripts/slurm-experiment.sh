@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The Slurm adapter's experiment (issue 29): the same workload on the real one-host Slurm of
-# scripts/slurm/up.sh, three times —
+# The Slurm adapter's experiment (issues 29 and 47): the same workload on the real one-host
+# Slurm of scripts/slurm/up.sh, once per run —
 #
 #   slurm  Slurm's own Fair Tree (PriorityWeightFairshare=100000), no adapter;
 #   sdrf   `fairshare slurm watch --interval 5s` with policy sdrf:delta=0.998845
@@ -32,13 +32,26 @@
 # of a week (PriorityCalcPeriod 1 minute), one 8-CPU node, three users in two accounts
 # (physics 3 shares: alice, bob; chemistry 1 share: carol), a watch every 5 s.
 #
+# LAYOUT=many runs it on up.sh's many-node layout (16 nodes; the workload uses the 12 nodes,
+# 96 CPUs, of partition cpu) with a workload drawn from a real log by `fairshare slurm draw`
+# (see docs/slurm-experiment.md): 300 jobs of wagap-2013 after its first 12,000, dealt to the
+# layout's nine users, runs mapped onto 10..60 s on a log scale, at most 16 CPUs, submissions
+# compressed to offer 1.5 times the partition; saved in OUT_DIR/plan.txt and reused by later
+# runs. Its runs are slurm, slurm2 (the slurm run again: how far two real runs of one
+# workload differ, the floor a prediction cannot beat), sdrf and pe; the watcher's policies
+# are as above with usage=billing (the layout bills memory), the replays on the 12 nodes.
+#
 # Usage: scripts/slurm-experiment.sh [OUT_DIR]      (default /tmp/fairshare-slurm-experiment)
-#   RUNS="slurm sdrf pe"   the runs to make (default all three; others already in OUT_DIR are
-#                          kept and analysed too)
+#   LAYOUT=one|many        the cluster and workload (default one)
+#   RUNS="slurm sdrf pe"   the runs to make (default all of the layout's; others already in
+#                          OUT_DIR are kept and analysed too)
+#   TRACE=…                LAYOUT=many: the log to draw from (default ../shared/traces/swf/
+#                          wagap-2013.swf beside the project)
 #   FAIRSHARE=…            the fairshare binary (default $CARGO_TARGET_DIR or target/, debug)
 #   CARGO=…                how cargo is run for the analysis (default cargo; cbuild here)
 # Takes about 6.5 minutes per run (a fresh cluster, 6¼ minutes of workload, the dump), 20
-# minutes in all with the replays and the analysis (measured: 19.5). Safe to rerun: each run's
+# minutes in all with the replays and the analysis (measured: 19.5); LAYOUT=many about 9
+# minutes per run. Safe to rerun: each run's
 # folder is rewritten and the cluster's jobs and accounting are wiped at each run's start; at
 # the end (also on failure or Ctrl-C) the watcher is stopped, the users' jobs are cancelled and
 # PriorityWeightFairshare is back at 100000. Needs root (it submits as the users with su and
@@ -47,16 +60,31 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(mkdir -p "${1:-/tmp/fairshare-slurm-experiment}" && cd "${1:-/tmp/fairshare-slurm-experiment}" && pwd)
-runs=${RUNS:-slurm sdrf pe}
+layout=${LAYOUT:-one}
 fairshare=${FAIRSHARE:-${CARGO_TARGET_DIR:-$root/target}/debug/fairshare}
 cargo=${CARGO:-cargo}
 conf=/etc/slurm/slurm.conf
-users=(alice bob carol)
+case $layout in
+  one)
+    runs=${RUNS:-slurm sdrf pe}
+    users=(alice bob carol)
+    everyone=alice,bob,carol,dave
+    usage=""
+    ;;
+  many)
+    runs=${RUNS:-slurm slurm2 sdrf pe}
+    users=(alice bob carol dave erin frank grace heidi ivan)
+    everyone=alice,bob,carol,dave,erin,frank,grace,heidi,ivan
+    usage=",usage=billing"
+    trace=${TRACE:-$root/../shared/traces/swf/wagap-2013.swf}
+    ;;
+  *) echo "LAYOUT is one or many, not '$layout'" >&2; exit 2 ;;
+esac
 
 # The policies, as the watcher runs them and as the replay predicts each run.
 sdrf_policy="sdrf:delta=0.998845"
 pe_policy="fairshare:usage=pe,decay=half-life:600,refresh=5"
-slurm_policy="fairshare:function=fair-tree,decay=half-life:600,refresh=60"
+slurm_policy="fairshare:function=fair-tree,decay=half-life:600,refresh=60$usage"
 
 log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 now_ms() { date +%s%3N; }
@@ -85,7 +113,7 @@ cleanup() {
   [ -n "$watcher" ] && kill -TERM "$watcher" 2>/dev/null && wait "$watcher" 2>/dev/null || true
   rm -f /run/fairshare-slurm/submit-factors.txt
   [ -n "$sampler" ] && kill "$sampler" 2>/dev/null && wait "$sampler" 2>/dev/null || true
-  for u in alice bob carol dave; do scancel -u "$u" 2>/dev/null || true; done
+  for u in ${everyone//,/ }; do scancel -u "$u" 2>/dev/null || true; done
   if scontrol ping >/dev/null 2>&1; then
     set_weight 100000 || rc=1
   fi
@@ -99,14 +127,15 @@ submit() {
   su "$1" -c "sbatch --parsable --chdir=/tmp -o /dev/null -J $5 -n $2 --mem=$4 -t 3 --wrap 'sleep $3'" >/dev/null
 }
 
-# Sleeps until $1 seconds after the run's start ($t0, milliseconds).
+# Sleeps until $1 seconds (to the millisecond) after the run's start ($t0, milliseconds).
 at() {
-  local wait_ms=$((t0 + $1 * 1000 - $(now_ms)))
+  local wait_ms=$((t0 + $(awk -v s="$1" 'BEGIN { printf "%.0f", s * 1000 }') - $(now_ms)))
   if [ "$wait_ms" -gt 0 ]; then sleep "$((wait_ms / 1000)).$(printf %03d $((wait_ms % 1000)))"; fi
 }
 
 # The workload, from t = 0.
 workload() {
+  [ "$layout" = many ] && { workload_many; return; }
   at 0
   submit alice 4 120 250M fill
   submit alice 4 120 250M fill
@@ -119,12 +148,23 @@ workload() {
   done
 }
 
-# Every 5 s while the run lasts: every pending job's priority and site factor (sprio).
+# The drawn plan, from t = 0: each line's job as its user, at its time.
+workload_many() {
+  local at_s user cpus mem run limit rest memory
+  while IFS='|' read -r at_s user cpus mem run limit rest; do
+    at "$at_s"
+    memory=""
+    [ "$mem" != 0 ] && memory="--mem-per-cpu=$mem"
+    su "$user" -c "sbatch --parsable --chdir=/tmp -o /dev/null -J d -n $cpus $memory -t $limit --wrap 'sleep $run'" >/dev/null
+  done < <(grep -v '^#' "$out/plan.txt")
+}
+
+# Every 2 s while the run lasts: every pending job's priority and site factor (sprio).
 sample() {
   while true; do
     printf '# %s\n' "$(date -u +%Y-%m-%dT%H:%M:%S)"
     sprio --noheader -o '%i|%u|%Y|%F|%S' 2>/dev/null || true
-    sleep 5
+    sleep 2
   done
 }
 
@@ -134,7 +174,7 @@ run() {
   fresh_s=$(date +%s)
   rm -rf "$dir" && mkdir -p "$dir"
   log "$name: fresh cluster"
-  bash "$root/scripts/slurm/up.sh" --fresh fair-tree >"$dir/up.log" 2>&1
+  bash "$root/scripts/slurm/up.sh" --fresh fair-tree --layout "$layout" >"$dir/up.log" 2>&1
   if [ -n "$policy" ]; then set_weight 0; else set_weight 100000; fi
   sleep 2
   local began_utc began_s
@@ -162,7 +202,7 @@ TOML
   workload
   log "$name: all submitted; waiting for the queue to empty"
   local deadline=$(($(date +%s) + 900))
-  while [ -n "$(squeue -h -u alice,bob,carol,dave)" ]; do
+  while [ -n "$(squeue -h -u "$everyone")" ]; do
     [ "$(date +%s)" -lt "$deadline" ] || { log "$name: jobs still queued after 15 minutes"; return 1; }
     sleep 2
   done
@@ -183,11 +223,15 @@ TOML
   # Jobs reach the accounting database a moment after they leave the queue.
   sleep 3
   TZ=UTC sacct --allusers --parsable2 \
-    --format=JobID,User,Account,Submit,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State \
+    --format=JobID,User,Account,Submit,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State,QOS,Flags \
     -S "$began_utc" -E now >"$dir/sacct.txt"
+  scontrol --oneliner show partition >"$dir/partitions.txt"
+  sacctmgr -P -n show qos format=Name,UsageFactor >"$dir/qos.txt"
+  sacctmgr -P -n show assoc format=Cluster,Account,User,Partition,Share,ParentName >"$dir/assoc.txt"
   local jobs
   jobs=$(grep -cE '^[0-9]+\|' "$dir/sacct.txt")
-  [ "$jobs" = 47 ] || { log "$name: sacct lists $jobs jobs, not 47"; return 1; }
+  [ "$jobs" = "$expected" ] || { log "$name: sacct lists $jobs jobs, not $expected"; return 1; }
+  echo "$about" >"$dir/about"
   echo "$(($(date +%s) - began_s))" >"$dir/seconds"
   echo "$(($(date +%s) - fresh_s))" >"$dir/took"
   log "$name: done in $(cat "$dir/took") s ($(cat "$dir/seconds") s from the workload's start); $jobs jobs in $dir/sacct.txt"
@@ -195,14 +239,19 @@ TOML
 
 # The replay of a run's dump under its policy: every job's predicted start in the JSON.
 replay() {
-  local name=$1 policy=$2 dir="$out/$1"
-  "$fairshare" replay "$dir/sacct.txt" --format sacct --policy "$policy" \
-    --capacity cpu=8,mem=2048000,gpu=0 --shares "$out/shares.toml" \
+  local name=$1 policy=$2 dir="$out/$1" cluster
+  if [ "$layout" = many ]; then
+    cluster=(--machines "$out/machines.toml" --shares "$dir/assoc.txt"
+      --partitions "$dir/partitions.txt" --qos "$dir/qos.txt")
+  else
+    cluster=(--capacity cpu=8,mem=2048000,gpu=0 --shares "$out/shares.toml")
+  fi
+  "$fairshare" replay "$dir/sacct.txt" --format sacct --policy "$policy" "${cluster[@]}" \
     --scheduler easy --drain --gantt 0s+2h --json "$dir/replay.json" >"$dir/replay.txt" 2>&1
 }
 
 cat >"$out/shares.toml" <<'TOML'
-# The association tree of scripts/slurm/up.sh.
+# The association tree of scripts/slurm/up.sh's one-node layout.
 [accounts]
 physics = { shares = 3 }
 chemistry = { shares = 1 }
@@ -214,25 +263,64 @@ carol = { account = "chemistry" }
 dave = { account = "chemistry" }
 TOML
 
+cat >"$out/machines.toml" <<'TOML'
+# Partition cpu of scripts/slurm/up.sh's many-node layout, where the drawn workload runs.
+[[machine]]
+name = "cpu"
+count = 12
+cpus = 8
+memory = "16000MiB"
+TOML
+
+# The policy the replay predicts a run under.
 policy_of() {
   case $1 in
-    slurm) echo "$slurm_policy" ;;
+    slurm | slurm2) echo "$slurm_policy" ;;
     sdrf) echo "$sdrf_policy" ;;
     pe) echo "$pe_policy" ;;
     *) log "unknown run $1"; return 1 ;;
   esac
 }
 
+# What a run is, for the tables.
+about_of() {
+  local via="through \`fairshare slurm watch --interval 5s\`"
+  case $1 in
+    slurm) echo "Slurm's own Fair Tree (PriorityWeightFairshare=100000, no adapter)" ;;
+    slurm2) echo "Slurm's own Fair Tree again: the floor, how far two real runs differ" ;;
+    sdrf) echo "fairshare \`$sdrf_policy\` $via" ;;
+    pe) echo "fairshare \`$pe_policy\` $via" ;;
+  esac
+}
+
+if [ "$layout" = many ]; then
+  if [ ! -s "$out/plan.txt" ]; then
+    [ -r "$trace" ] || { log "no trace at $trace (set TRACE)"; exit 1; }
+    "$fairshare" slurm draw "$trace" --skip 12000 --jobs 300 --cpus 96 --max-cpus 16 \
+      --load 1.5 --min-run 10s --max-run 60s --users "$everyone" >"$out/plan.txt" 2>"$out/plan.log"
+    log "plan: $(head -1 "$out/plan.log")"
+  fi
+  expected=$(grep -cv '^#' "$out/plan.txt")
+  cpus=96 stream=null floor='["slurm", "slurm2"]' all="slurm slurm2 sdrf pe"
+else
+  expected=47 cpus=8 stream=2 floor=null all="slurm sdrf pe"
+fi
+users_json=$(printf '"%s", ' "${users[@]}")
+cat >"$out/experiment.json" <<JSON
+{"layout": "$layout", "cpus": $cpus, "stream_cpus": $stream, "floor": $floor,
+ "users": [${users_json%, }], "runs": ["${all// /\", \"}"]}
+JSON
+
 for name in $runs; do
   case $name in
-    slurm) run slurm "" ;;
-    sdrf) run sdrf "$sdrf_policy" ;;
-    pe) run pe "$pe_policy" ;;
-    *) log "unknown run $name (slurm, sdrf, pe)"; exit 1 ;;
+    slurm | slurm2) about=$(about_of "$name") run "$name" "" ;;
+    sdrf) about=$(about_of sdrf) run sdrf "$sdrf_policy" ;;
+    pe) about=$(about_of pe) run pe "$pe_policy" ;;
+    *) log "unknown run $name (slurm, slurm2, sdrf, pe)"; exit 1 ;;
   esac
 done
 
-for name in slurm sdrf pe; do
+for name in $all; do
   [ -s "$out/$name/sacct.txt" ] || continue
   replay "$name" "$(policy_of "$name")"
   log "$name: replayed under $(policy_of "$name")"

@@ -4,6 +4,7 @@
 mod agent;
 mod allocate;
 mod baa;
+mod draw;
 mod generate;
 mod operator;
 mod output;

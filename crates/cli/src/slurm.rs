@@ -54,6 +54,8 @@ enum Command {
     Watch(WatchArgs),
     /// Set the site factor of every pending job (of the configured partitions) back to 0.
     Reset(ResetArgs),
+    /// Draw a test workload from a real trace: a plan of submissions for a test cluster.
+    Draw(crate::draw::DrawArgs),
 }
 
 /// What every subcommand takes.
@@ -122,6 +124,7 @@ pub fn run(args: Args) -> Result<()> {
         Command::Sync(args) => sync(&args),
         Command::Watch(args) => watch(&args),
         Command::Reset(args) => reset(&args),
+        Command::Draw(args) => crate::draw::run(args),
     }
 }
 

@@ -121,17 +121,7 @@ impl TraceArgs {
     /// The first pass over the trace (standard input saved to a file first, since a trace is
     /// read more than once), with a spinner and the reader's notes on standard error.
     pub fn scan(&self) -> Result<Scanned> {
-        let (paths, stdin) = self.with_stdin()?;
-        let trace = TraceSpec {
-            paths,
-            shown: self
-                .traces
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect(),
-            format: self.format,
-            options: self.options()?,
-        };
+        let (trace, stdin) = self.spec()?;
         let bar = spinner("reading trace");
         let workload = Workload::scan(&trace, &mut |n| bar.set_position(n));
         bar.finish_and_clear();
@@ -143,6 +133,23 @@ impl TraceArgs {
             workload,
             _stdin: stdin,
         })
+    }
+
+    /// The trace as the library reads it, with standard input saved to a temporary file that
+    /// lives as long as the returned path.
+    pub fn spec(&self) -> Result<(TraceSpec, Option<tempfile::TempPath>)> {
+        let (paths, stdin) = self.with_stdin()?;
+        let trace = TraceSpec {
+            paths,
+            shown: self
+                .traces
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            format: self.format,
+            options: self.options()?,
+        };
+        Ok((trace, stdin))
     }
 
     /// The trace's paths, standard input (`-`) saved to a temporary file that lives as long

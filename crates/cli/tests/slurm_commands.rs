@@ -193,3 +193,143 @@ impl Drop for KillOnDrop {
         let _ = self.0.wait();
     }
 }
+
+/// `fairshare slurm draw` with `args`: success, standard output, standard error.
+fn draw(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .args(["slurm", "draw"])
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.success(), text(out.stdout), text(out.stderr))
+}
+
+#[test]
+fn draw_writes_a_plan_a_script_can_submit() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = dir.path().join("small.swf");
+    // Three users; runs of 100 s to 10,000 s; the second job asks for 40 CPUs.
+    let lines = [
+        "1 0 0 100 4 -1 -1 4 200 1000 1 7 1 -1 1 1 -1 -1",
+        "2 60 0 1000 40 -1 -1 40 2000 1000 1 8 1 -1 1 1 -1 -1",
+        "3 120 0 10000 1 -1 -1 1 20000 1000 1 7 1 -1 1 1 -1 -1",
+        "4 600 0 900 2 -1 -1 2 600 1000 1 9 1 -1 1 1 -1 -1",
+    ];
+    std::fs::write(&swf, lines.join("\n") + "\n").unwrap();
+    let path = swf.to_str().unwrap();
+    let args = [
+        path,
+        "--jobs",
+        "4",
+        "--cpus",
+        "16",
+        "--users",
+        "ann,ben",
+        "--max-cpus",
+        "8",
+    ];
+    let (ok, plan, summary) = draw(&args);
+    assert!(ok, "{summary}");
+    let rows: Vec<Vec<&str>> = plan
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('|').collect())
+        .collect();
+    // at_s|user|cpus|mem_per_cpu_mb|run_s|limit_min|trace_id|trace_user
+    assert_eq!(rows.len(), 4, "{plan}");
+    assert_eq!(
+        rows.iter().map(|r| r[1]).collect::<Vec<_>>(),
+        ["ann", "ben", "ann", "ann"]
+    );
+    assert_eq!(
+        rows.iter().map(|r| r[2]).collect::<Vec<_>>(),
+        ["4", "8", "1", "2"]
+    );
+    // The shortest run (100 s) becomes 10 s and the longest (10,000 s) 2 min, by default.
+    assert_eq!((rows[0][4], rows[2][4]), ("10", "120"));
+    // The fourth job outran its 600 s limit: its limit is rounded down, its run goes past it.
+    let (run, limit): (u32, u32) = (rows[3][4].parse().unwrap(), rows[3][5].parse().unwrap());
+    assert!(run > limit * 60, "{plan}");
+    assert!(
+        plan.starts_with("# fairshare slurm draw: 4 jobs of"),
+        "{plan}"
+    );
+    assert!(
+        summary.contains("1 capped at 8 CPUs, 1 past their limit"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("7 (2) → ann, 8 (1) → ben, 9 (1) → ann"),
+        "{summary}"
+    );
+    // The same trace and options give the same plan, byte for byte.
+    assert_eq!(draw(&args).1, plan);
+}
+
+#[test]
+fn draw_refuses_what_it_cannot_draw() {
+    let (ok, _, err) = draw(&["/nonexistent.swf", "--cpus", "8", "--users", "a"]);
+    assert!(!ok && err.contains("/nonexistent.swf"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let swf = dir.path().join("one.swf");
+    std::fs::write(&swf, "1 0 0 100 4 -1 -1 4 200 1000 1 7 1 -1 1 1 -1 -1\n").unwrap();
+    let path = swf.to_str().unwrap();
+    let (ok, _, err) = draw(&[path, "--cpus", "8", "--users", "a"]);
+    assert!(
+        !ok && err.contains("the trace has 1 jobs after skipping 0; 300 asked for"),
+        "{err}"
+    );
+    let (ok, _, err) = draw(&[
+        path, "--jobs", "1", "--cpus", "8", "--users", "a", "--load", "0",
+    ]);
+    assert!(!ok && err.contains("offered load"), "{err}");
+}
+
+#[test]
+fn draw_takes_300_jobs_of_a_real_log() {
+    let trace =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/swf/wagap-2013.swf");
+    if !trace.exists() {
+        eprintln!(
+            "skipped: {} is absent (the shared traces are not beside the project)",
+            trace.display()
+        );
+        return;
+    }
+    let users = "alice,bob,carol,dave,erin,frank,grace,heidi,ivan";
+    let path = trace.to_str().unwrap();
+    let (ok, plan, summary) = draw(&[
+        path,
+        "--skip",
+        "12000",
+        "--cpus",
+        "96",
+        "--max-cpus",
+        "16",
+        "--load",
+        "1.5",
+        "--max-run",
+        "60s",
+        "--users",
+        users,
+    ]);
+    assert!(ok, "{summary}");
+    let rows: Vec<&str> = plan.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows.len(), 300);
+    for user in users.split(',') {
+        assert!(
+            rows.iter().any(|r| r.split('|').nth(1) == Some(user)),
+            "{user} has no job"
+        );
+    }
+    let at: Vec<f64> = rows
+        .iter()
+        .map(|r| r.split('|').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(
+        at.windows(2).all(|w| w[0] <= w[1]),
+        "submissions out of order"
+    );
+    assert!(summary.contains("load 1.5 on 96 CPUs"), "{summary}");
+}

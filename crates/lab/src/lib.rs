@@ -27,6 +27,7 @@
 
 pub mod baa;
 pub mod cloud;
+pub mod draw;
 pub mod input;
 mod kept;
 pub mod penalty;

@@ -1,29 +1,39 @@
 //! The tables and plots of the Slurm adapter's experiment (`scripts/slurm-experiment.sh`,
 //! `docs/slurm-experiment.md`): one workload run on the one-host Slurm under Slurm's own Fair
-//! Tree (`slurm`) and under fairshare's SDRF (`sdrf`) and Processor-Equivalent Fair Tree (`pe`)
-//! through `fairshare slurm watch`.
+//! Tree (`slurm`, and `slurm2`, the same again, on the many-node layout) and under fairshare's
+//! SDRF (`sdrf`) and Processor-Equivalent Fair Tree (`pe`) through `fairshare slurm watch`.
 //!
 //! ```text
 //! cargo run -p fairshare-report --features slurm --example slurm_experiment -- OUT_DIR
 //! ```
 //!
+//! `OUT_DIR/experiment.json` (written by the script) names the layout, the processors the
+//! workload runs on, its users, its runs in order, the two runs that measure the floor and the
+//! size of the one-node workload's stream jobs; without it, the one-node experiment's values.
 //! For every run folder `OUT_DIR/RUN` with a `sacct.txt` (the dump the script takes, in the
-//! format `fairshare replay` reads) and a `replay.json` (`fairshare replay … --gantt … --json`,
-//! whose `policies[0].jobs[]` lists each job's predicted start), it writes:
+//! format `fairshare replay` reads), a `replay.json` (`fairshare replay … --gantt … --json`,
+//! whose `policies[0].jobs[]` lists each job's predicted start) and, where the script wrote
+//! them, `about` (what the run is), `took` (seconds from the fresh cluster to the dump) and
+//! `sprio.log` (every pending job's priority, sampled every 2 s), it writes:
 //!
-//! - `OUT_DIR/results.md`: per run, each user's jobs, mean wait (all jobs, and the stream's
-//!   jobs alone), longest wait, share of the machine (the user's CPU-seconds over 8 CPUs × the
-//!   time) in the first and second halves of the run (from the first submission to the last
-//!   end), and the replay's predicted mean wait; the order in which jobs started, really and
-//!   as predicted; and how well the prediction orders them: the fraction of pairs of jobs of
-//!   different users that the replay starts in the same order as Slurm did, over all such
-//!   pairs (ties in Slurm's order left out, ties in the prediction counted half) and over the
-//!   contested ones (both jobs waiting at once in the real run, so that their order was a
-//!   choice), and the mean absolute difference between each job's real and predicted start;
-//!   a first table compares the runs, with how long each took (`RUN/took`, seconds from the
-//!   fresh cluster to the dump, as the script writes it).
-//! - `OUT_DIR/RUN.svg`: each user's share of the 8 CPUs over time, in 10-s buckets, as run;
-//!   `OUT_DIR/RUN-replay.svg`: the same as the replay predicts it.
+//! - `OUT_DIR/results.md`:
+//!   - a table comparing the runs: the fraction of pairs of jobs of different users that the
+//!     replay starts in the same order as Slurm did, over all such pairs (ties in Slurm's order
+//!     left out, ties in the prediction counted half) and over the contested ones (both jobs
+//!     waiting at once in the real run, so that their order was a choice); the mean and median
+//!     |real − predicted start|; the fraction of contested pairs Slurm started in the order of
+//!     the priorities it held for them (the last sample in which both waited; the site factors
+//!     the adapter wrote, in the adapter's runs), pairs whose first start was a backfill
+//!     (sacct's `Flags` `SchedBackfill`) counted apart; how long each run took;
+//!   - the floor: the same agreement between the two real runs of one policy, job by job;
+//!   - each user's mean wait per run, real and predicted;
+//!   - per run, each user's jobs, mean wait (all jobs, and the stream's jobs alone, one-node),
+//!     longest wait, share of the processors in the first and second halves of the run (from
+//!     the first submission to the last end), and the replay's; the order in which jobs
+//!     started, really and as predicted.
+//! - `OUT_DIR/RUN.svg`: each user's share of the processors over time, in 10-s buckets, as
+//!   run; `OUT_DIR/RUN-replay.svg`: the same as the replay predicts it; `OUT_DIR/RUN-waits.svg`:
+//!   each job's wait at its submission, by user, as run.
 //!
 //! Times are read as UTC, as the script dumps them (`TZ=UTC sacct …`), to the second.
 
@@ -33,30 +43,65 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The runs, in the order the tables show them, each with what it is.
-const RUNS: [(&str, &str); 3] = [
-    (
-        "slurm",
-        "Slurm's own Fair Tree (PriorityWeightFairshare=100000, no adapter)",
-    ),
-    (
-        "sdrf",
-        "fairshare `sdrf:delta=0.998845` through `fairshare slurm watch --interval 5s`",
-    ),
-    (
-        "pe",
-        "fairshare `fairshare:usage=pe,decay=half-life:600,refresh=5` through `fairshare slurm watch --interval 5s`",
-    ),
-];
+/// What the script says of the experiment (`OUT_DIR/experiment.json`).
+struct Experiment {
+    /// The processors the workload runs on.
+    cpus: f64,
+    /// The processors of each of the one-node workload's stream jobs, if it has a stream.
+    stream_cpus: Option<f64>,
+    /// The users, in the order of the tables and plots.
+    users: Vec<String>,
+    /// The runs, in the order of the tables.
+    runs: Vec<String>,
+    /// Two runs of one policy, whose difference is the floor of any prediction.
+    floor: Option<(String, String)>,
+}
 
-/// The users of the workload, in the order of the tables and plots.
-const USERS: [&str; 3] = ["alice", "bob", "carol"];
-
-/// The machine's processors.
-const CPUS: f64 = 8.0;
-
-/// The processors of each of the stream's jobs (alice's fill asks for 4).
-const STREAM_CPUS: f64 = 2.0;
+impl Experiment {
+    /// The script's description, or the one-node experiment's when it wrote none.
+    fn read(out: &Path) -> Result<Experiment, String> {
+        let path = out.join("experiment.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(Experiment {
+                cpus: 8.0,
+                stream_cpus: Some(2.0),
+                users: ["alice", "bob", "carol"].map(String::from).to_vec(),
+                runs: ["slurm", "sdrf", "pe"].map(String::from).to_vec(),
+                floor: None,
+            });
+        };
+        let doc: Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let names = |key: &str| -> Result<Vec<String>, String> {
+            doc[key]
+                .as_array()
+                .ok_or(format!("{}: no list {key}", path.display()))?
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(String::from)
+                        .ok_or(format!("{}: {key} holds a non-name", path.display()))
+                })
+                .collect()
+        };
+        let floor = match doc["floor"].as_array().map(Vec::as_slice) {
+            Some([a, b]) => Some((
+                a.as_str().unwrap_or_default().to_string(),
+                b.as_str().unwrap_or_default().to_string(),
+            )),
+            _ => None,
+        };
+        Ok(Experiment {
+            cpus: doc["cpus"]
+                .as_f64()
+                .ok_or(format!("{}: no cpus", path.display()))?,
+            stream_cpus: doc["stream_cpus"].as_f64(),
+            users: names("users")?,
+            runs: names("runs")?,
+            floor,
+        })
+    }
+}
 
 /// Width of a plot's time bucket, seconds.
 const BUCKET_S: f64 = 10.0;
@@ -67,9 +112,13 @@ const TIE_S: f64 = 0.5;
 /// One job, times in seconds after the Unix epoch.
 #[derive(Debug, Clone)]
 struct Job {
+    /// Slurm's job id.
+    id: u64,
     user: String,
-    /// Whether it is one of the stream's 2-CPU jobs (not alice's 4-CPU fill).
+    /// Whether it is one of the one-node stream's jobs (not alice's 4-CPU fill).
     stream: bool,
+    /// Whether the backfill scheduler started it (sacct's `Flags` `SchedBackfill`).
+    backfilled: bool,
     submit: f64,
     start: f64,
     end: f64,
@@ -84,10 +133,12 @@ impl Job {
 
 /// A run's jobs as they ran and as the replay predicts them (the same jobs, the same order).
 struct Run {
-    name: &'static str,
-    about: &'static str,
+    name: String,
+    about: String,
     real: Vec<Job>,
     predicted: Vec<Job>,
+    /// Each sample of `sprio.log`: job id → priority, of the jobs pending then.
+    samples: Vec<BTreeMap<u64, f64>>,
     /// Seconds the run took, fresh cluster to dump, from the script (`took`), if it wrote them.
     seconds: Option<f64>,
 }
@@ -98,23 +149,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .nth(1)
             .ok_or("usage: slurm_experiment OUT_DIR")?,
     );
+    let experiment = Experiment::read(&out)?;
     let mut runs = Vec::new();
-    for (name, about) in RUNS {
+    for name in &experiment.runs {
         let dir = out.join(name);
         if !dir.join("sacct.txt").exists() {
             continue;
         }
-        let real = read_sacct(&dir.join("sacct.txt"))?;
+        let real = read_sacct(&dir.join("sacct.txt"), experiment.stream_cpus)?;
         let predicted = read_replay(&dir.join("replay.json"), &real)?;
-        let seconds = std::fs::read_to_string(dir.join("took"))
-            .ok()
-            .and_then(|s| s.trim().parse().ok());
+        let text = |file: &str| std::fs::read_to_string(dir.join(file)).ok();
         runs.push(Run {
-            name,
-            about,
+            name: name.clone(),
+            about: text("about").map_or_else(|| one_node_about(name), |a| a.trim().to_string()),
             real,
             predicted,
-            seconds,
+            samples: text("sprio.log")
+                .map(|t| read_sprio(&t))
+                .unwrap_or_default(),
+            seconds: text("took").and_then(|s| s.trim().parse().ok()),
         });
     }
     if runs.is_empty() {
@@ -122,29 +175,87 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut md = String::new();
     summary(&mut md, &runs);
+    if let Some(floor) = &experiment.floor {
+        floor_section(&mut md, &runs, floor, &experiment)?;
+    }
+    waits_table(&mut md, &runs, &experiment);
     for run in &runs {
-        section(&mut md, run);
+        section(&mut md, run, &experiment);
         let origin = first_submit(&run.real);
         let end = last_end(&run.real).max(last_end(&run.predicted));
-        let title = format!("{}, as run", run.name);
-        std::fs::write(
-            out.join(format!("{}.svg", run.name)),
-            plot(&run.real, origin, end, &title),
-        )?;
-        let title = format!("{}, as the replay predicts", run.name);
-        std::fs::write(
-            out.join(format!("{}-replay.svg", run.name)),
-            plot(&run.predicted, origin, end, &title),
-        )?;
+        let plots = [
+            (
+                format!("{}.svg", run.name),
+                share_plot(
+                    &run.real,
+                    origin,
+                    end,
+                    &format!("{}, as run", run.name),
+                    &experiment,
+                ),
+            ),
+            (
+                format!("{}-replay.svg", run.name),
+                share_plot(
+                    &run.predicted,
+                    origin,
+                    end,
+                    &format!("{}, as the replay predicts", run.name),
+                    &experiment,
+                ),
+            ),
+            (
+                format!("{}-waits.svg", run.name),
+                wait_plot(
+                    &run.real,
+                    origin,
+                    &format!("{}, as run", run.name),
+                    &experiment,
+                ),
+            ),
+        ];
+        for (file, svg) in plots {
+            std::fs::write(out.join(file), svg)?;
+        }
     }
     std::fs::write(out.join("results.md"), &md)?;
     print!("{md}");
     Ok(())
 }
 
+/// What the one-node runs were, for folders written before the script wrote `about`.
+fn one_node_about(name: &str) -> String {
+    match name {
+        "slurm" => "Slurm's own Fair Tree (PriorityWeightFairshare=100000, no adapter)".into(),
+        "sdrf" => "fairshare `sdrf:delta=0.998845` through `fairshare slurm watch --interval 5s`".into(),
+        "pe" => "fairshare `fairshare:usage=pe,decay=half-life:600,refresh=5` through `fairshare slurm watch --interval 5s`".into(),
+        other => other.into(),
+    }
+}
+
+/// The samples of `sprio.log`: a `# TIME` line, then `id|user|priority|fairshare|site` lines.
+fn read_sprio(text: &str) -> Vec<BTreeMap<u64, f64>> {
+    let mut samples: Vec<BTreeMap<u64, f64>> = Vec::new();
+    for line in text.lines() {
+        if line.starts_with('#') {
+            samples.push(BTreeMap::new());
+            continue;
+        }
+        let f: Vec<&str> = line.split('|').map(str::trim).collect();
+        if let (Some(sample), [id, _, priority, ..]) = (samples.last_mut(), f.as_slice()) {
+            if let (Ok(id), Ok(p)) = (id.parse(), priority.parse()) {
+                sample.insert(id, p);
+            }
+        }
+    }
+    samples
+}
+
 /// The jobs of a `sacct --parsable2` dump with a header (columns found by name; job steps
-/// such as `12.batch` left out): user, submit, start, end and `cpu=` of `AllocTRES`.
-fn read_sacct(path: &Path) -> Result<Vec<Job>, String> {
+/// such as `12.batch` left out): id, user, submit, start, end, `cpu=` of `AllocTRES` and, when
+/// the column is there, whether `Flags` says the backfill scheduler started it; jobs of at
+/// most `stream_cpus` processors are the stream's.
+fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().ok_or("an empty dump")?.split('|').collect();
@@ -162,6 +273,7 @@ fn read_sacct(path: &Path) -> Result<Vec<Job>, String> {
         col("End")?,
         col("AllocTRES")?,
     );
+    let flags = col("Flags").ok();
     let mut jobs = Vec::new();
     for (i, line) in lines.enumerate() {
         let f: Vec<&str> = line.split('|').collect();
@@ -183,8 +295,12 @@ fn read_sacct(path: &Path) -> Result<Vec<Job>, String> {
             .and_then(|n| n.parse().ok())
             .unwrap_or(0.0);
         jobs.push(Job {
+            id: f[id]
+                .parse()
+                .map_err(|_| format!("{} line {}: JobID {:?}", path.display(), i + 2, f[id]))?,
             user: f[user].to_string(),
-            stream: cpus <= STREAM_CPUS,
+            stream: stream_cpus.is_some_and(|s| cpus <= s),
+            backfilled: flags.is_some_and(|c| f[c].contains("SchedBackfill")),
             submit: at(submit)?,
             start: at(start)?,
             end: at(end)?,
@@ -262,14 +378,35 @@ fn mean(values: impl IntoIterator<Item = f64>) -> f64 {
     }
 }
 
-/// `user`'s CPU-seconds within `[from, to)` over the machine's (8 CPUs × the length).
-fn share(jobs: &[Job], user: &str, from: f64, to: f64) -> f64 {
+/// `user`'s CPU-seconds within `[from, to)` over the processors' (`cpus` × the length).
+fn share(jobs: &[Job], user: &str, from: f64, to: f64, cpus: f64) -> f64 {
     let held: f64 = jobs
         .iter()
         .filter(|j| j.user == user)
         .map(|j| (j.end.min(to) - j.start.max(from)).max(0.0) * j.cpus)
         .sum();
-    held / (CPUS * (to - from))
+    held / (cpus * (to - from))
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// How far one run's starts are from another's (or from the prediction), job by job.
+fn start_gaps(a: &[Job], b: &[Job]) -> Vec<f64> {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x.start - y.start).abs())
+        .collect()
 }
 
 /// How the prediction orders the pairs of jobs of different users beside the real order.
@@ -319,168 +456,363 @@ fn agreement(real: &[Job], predicted: &[Job]) -> Agreement {
     a
 }
 
-/// The jobs' users in the order they started (ties by job order), one letter each, in
-/// groups of ten.
-fn start_order(jobs: &[Job]) -> String {
+/// The jobs' users in the order they started (ties by job order), one letter each.
+fn start_order(jobs: &[Job]) -> Vec<char> {
     let mut order: Vec<(f64, usize)> = jobs.iter().enumerate().map(|(i, j)| (j.start, i)).collect();
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let letters: Vec<String> = order
-        .iter()
-        .map(|&(_, i)| {
-            let user = &jobs[i].user;
-            user.chars()
-                .next()
-                .unwrap_or('?')
-                .to_ascii_uppercase()
-                .to_string()
-        })
-        .collect();
-    letters
-        .chunks(10)
-        .map(|c| c.concat())
+    order.iter().map(|&(_, i)| initial(&jobs[i].user)).collect()
+}
+
+/// Two start orders line by line, 60 jobs a line in groups of ten.
+fn start_orders(real: &[Job], predicted: &[Job]) -> String {
+    let groups = |letters: &[char]| {
+        letters
+            .chunks(10)
+            .map(|c| c.iter().collect::<String>())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (real, predicted) = (start_order(real), start_order(predicted));
+    real.chunks(60)
+        .zip(predicted.chunks(60))
+        .map(|(r, p)| format!("real    {}\nreplay  {}\n", groups(r), groups(p)))
         .collect::<Vec<_>>()
-        .join(" ")
+        .join("\n")
+}
+
+/// Whether Slurm started the contested pairs of jobs of different users in the order of the
+/// priorities it held for them (at the last sample in which both waited; pairs whose
+/// priorities were equal there, or that started together, left out).
+#[derive(Debug, Default, Clone, Copy)]
+struct FactorOrder {
+    /// Pairs whose first start was by the main scheduler.
+    main: usize,
+    /// Of those, started in priority order.
+    main_alike: usize,
+    /// Pairs whose first start was a backfill.
+    backfill: usize,
+    /// Of those, started in priority order.
+    backfill_alike: usize,
+}
+
+fn factor_order(run: &Run) -> FactorOrder {
+    let real = &run.real;
+    let mut f = FactorOrder::default();
+    for i in 0..real.len() {
+        for j in i + 1..real.len() {
+            let (x, y) = (&real[i], &real[j]);
+            let first_start = x.start.min(y.start);
+            if x.user == y.user
+                || (x.start - y.start).abs() < TIE_S
+                || x.submit >= first_start
+                || y.submit >= first_start
+            {
+                continue;
+            }
+            let both = run
+                .samples
+                .iter()
+                .rev()
+                .find_map(|s| Some((*s.get(&x.id)?, *s.get(&y.id)?)));
+            let Some((px, py)) = both else { continue };
+            if px == py {
+                continue;
+            }
+            let alike = usize::from((px > py) == (x.start < y.start));
+            let first = if x.start < y.start { x } else { y };
+            if first.backfilled {
+                f.backfill += 1;
+                f.backfill_alike += alike;
+            } else {
+                f.main += 1;
+                f.main_alike += alike;
+            }
+        }
+    }
+    f
+}
+
+/// `part` of `whole` as a percentage, or a dash when there is no whole.
+fn percent(part: f64, whole: usize) -> String {
+    if whole == 0 {
+        "–".into()
+    } else {
+        format!("{:.1} %", 100.0 * part / whole as f64)
+    }
 }
 
 /// The comparison of all runs in one table.
 fn summary(md: &mut String, runs: &[Run]) {
     md.push_str("# Slurm adapter experiment: results\n\n");
-    md.push_str("Mean wait of the stream's jobs (s), real and as the replay predicts; order agreement with the replay over pairs of jobs of different users (all pairs / contested pairs); mean |real − predicted start|.\n\n");
-    md.push_str("| run | alice | bob | carol | replay: alice | bob | carol | order agreement | contested | mean abs. start diff. | run took |\n");
-    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    md.push_str("Order agreement with the replay over pairs of jobs of different users (all pairs; contested pairs, both waiting at once); mean and median |real − predicted start|; contested pairs Slurm started in the order of the priorities it held (main scheduler; backfill); how long the run took.\n\n");
+    md.push_str("| run | jobs | order agreement | contested | mean abs. start diff. | median | priority order (main) | priority order (backfill) | run took |\n");
+    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for run in runs {
-        let waits = |jobs: &[Job]| {
-            USERS
-                .map(|u| {
-                    let w = jobs
-                        .iter()
-                        .filter(|j| j.user == u && j.stream)
-                        .map(Job::wait);
-                    format!("{:.0}", mean(w))
-                })
-                .join(" | ")
-        };
         let a = agreement(&run.real, &run.predicted);
-        let diff = mean(
-            run.real
-                .iter()
-                .zip(&run.predicted)
-                .map(|(r, p)| (r.start - p.start).abs()),
-        );
+        let gaps = start_gaps(&run.real, &run.predicted);
+        let f = factor_order(run);
         let took = run
             .seconds
             .map(|s| format!("{:.0} min {:02.0} s", (s / 60.0).floor(), s % 60.0))
             .unwrap_or_else(|| "–".into());
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.0} % | {:.0} % | {:.1} s | {took} |",
+            "| {} | {} | {} | {} of {} | {:.1} s | {:.0} s | {} of {} | {} of {} | {took} |",
             run.name,
-            waits(&run.real),
-            waits(&run.predicted),
-            100.0 * a.alike / a.pairs.max(1) as f64,
-            100.0 * a.contested_alike / a.contested.max(1) as f64,
-            diff,
+            run.real.len(),
+            percent(a.alike, a.pairs),
+            percent(a.contested_alike, a.contested),
+            a.contested,
+            mean(gaps.iter().copied()),
+            median(gaps),
+            percent(f.main_alike as f64, f.main),
+            f.main,
+            percent(f.backfill_alike as f64, f.backfill),
+            f.backfill,
         );
     }
     md.push('\n');
 }
 
+/// How far two real runs of one policy differ: the floor no prediction can beat.
+fn floor_section(
+    md: &mut String,
+    runs: &[Run],
+    (a, b): &(String, String),
+    experiment: &Experiment,
+) -> Result<(), String> {
+    let find = |name: &str| runs.iter().find(|r| r.name == name);
+    let (Some(first), Some(second)) = (find(a), find(b)) else {
+        return Ok(());
+    };
+    if first.real.len() != second.real.len() {
+        return Err(format!(
+            "runs {a} and {b} have {} and {} jobs: not one workload",
+            first.real.len(),
+            second.real.len()
+        ));
+    }
+    let agree = agreement(&first.real, &second.real);
+    let waits: Vec<f64> = first
+        .real
+        .iter()
+        .zip(&second.real)
+        .map(|(x, y)| (x.wait() - y.wait()).abs())
+        .collect();
+    let _ = writeln!(md, "## The floor: `{a}` against `{b}`\n");
+    let _ = writeln!(
+        md,
+        "The same workload under the same policy twice, job by job (the i-th job submitted in each): pairs ordered alike {} of {}, contested pairs {} of {} (contested in `{a}`); median |wait difference| {:.0} s, mean {:.1} s.\n",
+        percent(agree.alike, agree.pairs),
+        agree.pairs,
+        percent(agree.contested_alike, agree.contested),
+        agree.contested,
+        median(waits.clone()),
+        mean(waits),
+    );
+    md.push_str("| user | jobs | mean wait, first (s) | mean wait, second (s) | difference |\n|---|---:|---:|---:|---:|\n");
+    for user in &experiment.users {
+        let wait = |jobs: &[Job]| mean(jobs.iter().filter(|j| &j.user == user).map(Job::wait));
+        let (x, y) = (wait(&first.real), wait(&second.real));
+        let jobs = first.real.iter().filter(|j| &j.user == user).count();
+        let _ = writeln!(
+            md,
+            "| {user} | {jobs} | {x:.0} | {y:.0} | {:+.0} s ({:+.0} %) |",
+            y - x,
+            100.0 * (y - x) / x
+        );
+    }
+    md.push('\n');
+    Ok(())
+}
+
+/// Each user's mean wait in every run, real and as the replay predicts.
+fn waits_table(md: &mut String, runs: &[Run], experiment: &Experiment) {
+    md.push_str("## Mean wait per user (s), real / replay\n\n| user |");
+    for run in runs {
+        let _ = write!(md, " {} |", run.name);
+    }
+    md.push_str("\n|---|");
+    md.push_str(&"---:|".repeat(runs.len()));
+    md.push('\n');
+    for user in &experiment.users {
+        let _ = write!(md, "| {user} |");
+        for run in runs {
+            let wait = |jobs: &[Job]| mean(jobs.iter().filter(|j| &j.user == user).map(Job::wait));
+            let _ = write!(
+                md,
+                " {:.0} / {:.0} |",
+                wait(&run.real),
+                wait(&run.predicted)
+            );
+        }
+        md.push('\n');
+    }
+    md.push('\n');
+}
+
 /// One run's table, start orders and agreement.
-fn section(md: &mut String, run: &Run) {
+fn section(md: &mut String, run: &Run, experiment: &Experiment) {
     let (real, predicted) = (&run.real, &run.predicted);
+    let cpus = experiment.cpus;
     let origin = first_submit(real);
     let end = last_end(real);
     let mid = (origin + end) / 2.0;
     let _ = writeln!(md, "## {}: {}\n", run.name, run.about);
     let _ = writeln!(
         md,
-        "From the first submission to the last end: {:.0} s (halves split at {:.0} s).\n",
+        "From the first submission to the last end: {:.0} s (halves split at {:.0} s); {} jobs, {} started by backfill.\n",
         end - origin,
-        mid - origin
+        mid - origin,
+        real.len(),
+        real.iter().filter(|j| j.backfilled).count(),
     );
-    md.push_str("| user | jobs | mean wait (s) | stream's mean wait (s) | longest wait (s) | share 1st half | share 2nd half | replay: stream's mean wait (s) | replay: share 1st half | 2nd half |\n");
-    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    let streams = experiment.stream_cpus.is_some();
+    md.push_str("| user | jobs | mean wait (s) |");
+    if streams {
+        md.push_str(" stream's mean wait (s) |");
+    }
+    md.push_str(" longest wait (s) | share 1st half | share 2nd half | replay: mean wait (s) |");
+    if streams {
+        md.push_str(" replay: stream's (s) |");
+    }
+    md.push_str(" replay: share 1st half | 2nd half |\n|---|");
+    md.push_str(&"---:|".repeat(if streams { 10 } else { 8 }));
+    md.push('\n');
     let predicted_end = last_end(predicted);
     let predicted_mid = (origin + predicted_end) / 2.0;
-    for user in USERS {
-        let mine: Vec<&Job> = real.iter().filter(|j| j.user == user).collect();
-        let stream = |jobs: &[Job]| {
+    for user in &experiment.users {
+        let waits = |jobs: &[Job], stream: bool| {
             mean(
                 jobs.iter()
-                    .filter(|j| j.user == user && j.stream)
+                    .filter(|j| &j.user == user && (j.stream || !stream))
                     .map(Job::wait),
             )
         };
-        let longest = mine.iter().map(|j| j.wait()).fold(0.0, f64::max);
+        let mine = real.iter().filter(|j| &j.user == user);
+        let longest = mine.clone().map(Job::wait).fold(0.0, f64::max);
+        let _ = write!(
+            md,
+            "| {user} | {} | {:.0} |",
+            mine.count(),
+            waits(real, false)
+        );
+        if streams {
+            let _ = write!(md, " {:.0} |", waits(real, true));
+        }
+        let _ = write!(
+            md,
+            " {longest:.0} | {:.0} % | {:.0} % | {:.0} |",
+            100.0 * share(real, user, origin, mid, cpus),
+            100.0 * share(real, user, mid, end, cpus),
+            waits(predicted, false),
+        );
+        if streams {
+            let _ = write!(md, " {:.0} |", waits(predicted, true));
+        }
         let _ = writeln!(
             md,
-            "| {user} | {} | {:.0} | {:.0} | {:.0} | {:.0} % | {:.0} % | {:.0} | {:.0} % | {:.0} % |",
-            mine.len(),
-            mean(mine.iter().map(|j| j.wait())),
-            stream(real),
-            longest,
-            100.0 * share(real, user, origin, mid),
-            100.0 * share(real, user, mid, end),
-            stream(predicted),
-            100.0 * share(predicted, user, origin, predicted_mid),
-            100.0 * share(predicted, user, predicted_mid, predicted_end),
+            " {:.0} % | {:.0} % |",
+            100.0 * share(predicted, user, origin, predicted_mid, cpus),
+            100.0 * share(predicted, user, predicted_mid, predicted_end, cpus),
         );
     }
     let a = agreement(real, predicted);
-    let diff = mean(
-        real.iter()
-            .zip(predicted)
-            .map(|(r, p)| (r.start - p.start).abs()),
+    let gaps = start_gaps(real, predicted);
+    let letters = experiment
+        .users
+        .iter()
+        .map(|u| format!("{} {u}", initial(u)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let _ = writeln!(
+        md,
+        "\nStart order ({letters}; ties by job id):\n\n```text\n{}```\n",
+        start_orders(real, predicted)
     );
     let _ = writeln!(
         md,
-        "\nStart order (A alice, B bob, C carol; ties by job id):\n\n```text\nreal    {}\nreplay  {}\n```\n",
-        start_order(real),
-        start_order(predicted)
-    );
-    let _ = writeln!(
-        md,
-        "Order agreement with the replay: {:.0} % of {} pairs of jobs of different users ({:.0} % of the {} contested pairs, both waiting at once); mean |real − predicted start| {:.1} s.\n",
-        100.0 * a.alike / a.pairs.max(1) as f64,
+        "Order agreement with the replay: {} of {} pairs of jobs of different users ({} of the {} contested pairs, both waiting at once); mean |real − predicted start| {:.1} s, median {:.0} s.\n",
+        percent(a.alike, a.pairs),
         a.pairs,
-        100.0 * a.contested_alike / a.contested.max(1) as f64,
+        percent(a.contested_alike, a.contested),
         a.contested,
-        diff
+        mean(gaps.iter().copied()),
+        median(gaps),
     );
 }
 
-/// Each user's share of the 8 CPUs over `[origin, end]` in 10-s buckets, as an SVG chart.
-fn plot(jobs: &[Job], origin: f64, end: f64, title: &str) -> String {
-    let buckets = ((end - origin) / BUCKET_S).ceil() as usize;
-    let mut by_user: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
-    for user in USERS {
-        // Each bucket a flat step, so that the line reads as the bucket's mean.
-        let points = (0..buckets)
-            .flat_map(|b| {
-                let (from, to) = (b as f64 * BUCKET_S, (b + 1) as f64 * BUCKET_S);
-                let held = share(jobs, user, origin + from, origin + to);
-                [(from, held), (to, held)]
-            })
-            .collect();
-        by_user.insert(user, points);
+/// A user's letter in the start orders.
+fn initial(user: &str) -> char {
+    user.chars().next().unwrap_or('?').to_ascii_uppercase()
+}
+
+/// The colour of the `i`-th user: the palette's eight, then grey.
+fn colour(i: usize) -> Colour {
+    if i < fairshare_report::svg::PALETTE.len() {
+        Colour::Palette(i)
+    } else {
+        fairshare_report::svg::GREY
     }
-    let series = USERS
+}
+
+/// Each user's share of the processors over `[origin, end]` in 10-s buckets, as an SVG chart.
+fn share_plot(jobs: &[Job], origin: f64, end: f64, title: &str, experiment: &Experiment) -> String {
+    let buckets = ((end - origin) / BUCKET_S).ceil() as usize;
+    let series = experiment
+        .users
         .iter()
         .enumerate()
         .map(|(i, user)| Series {
-            label: user.to_string(),
-            colour: Colour::Palette(i),
-            points: by_user.remove(user).unwrap_or_default(),
+            label: user.clone(),
+            colour: colour(i),
+            // Each bucket a flat step, so that the line reads as the bucket's mean.
+            points: (0..buckets)
+                .flat_map(|b| {
+                    let (from, to) = (b as f64 * BUCKET_S, (b + 1) as f64 * BUCKET_S);
+                    let held = share(jobs, user, origin + from, origin + to, experiment.cpus);
+                    [(from, held), (to, held)]
+                })
+                .collect(),
         })
         .collect();
     line_chart(&LineChart {
         size: (760, 300),
         x: Axis::new(&format!("{title}: seconds since the first submission"))
             .range(0.0, (buckets as f64 * BUCKET_S).max(BUCKET_S)),
-        y: Axis::new("share of the 8 CPUs, per 10 s").range(0.0, 1.0),
+        y: Axis::new(&format!("share of the {} CPUs, per 10 s", experiment.cpus)).range(0.0, 1.0),
         series,
         hline: None,
         markers: false,
+        legend: true,
+    })
+}
+
+/// Each job's wait at its submission, one series per user, as an SVG chart.
+fn wait_plot(jobs: &[Job], origin: f64, title: &str, experiment: &Experiment) -> String {
+    let series = experiment
+        .users
+        .iter()
+        .enumerate()
+        .map(|(i, user)| Series {
+            label: user.clone(),
+            colour: colour(i),
+            points: jobs
+                .iter()
+                .filter(|j| &j.user == user)
+                .map(|j| (j.submit - origin, j.wait()))
+                .collect(),
+        })
+        .collect();
+    line_chart(&LineChart {
+        size: (760, 300),
+        x: Axis::new(&format!(
+            "{title}: submitted, seconds since the first submission"
+        )),
+        y: Axis::new("wait (s)"),
+        series,
+        hline: None,
+        markers: true,
         legend: true,
     })
 }
