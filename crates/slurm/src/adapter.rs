@@ -512,8 +512,8 @@ fn rank(
     let waiting: BTreeMap<u32, Vec<Waiting>> = (queues.iter())
         .map(|(&client, queue)| {
             let play = |job: &&QueuedJob| {
-                let demand = job.demand();
-                (kept.history).waiting(head(job, machines), &demand, Some(job.nodes), machines)
+                let request = (&job.demand()[..], Some(job.nodes), job.limit);
+                (kept.history).waiting(head(job, machines), request, machines)
             };
             (client, queue.iter().map(play).collect())
         })
@@ -522,7 +522,7 @@ fn rank(
     kept.history.order(&heads)?;
     let everyone = kept.history.order_of_all(&heads)?;
     let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
-    let starts = kept.history.starts(&waiting, settings.ranked_runs)?;
+    let starts = (kept.history).starts(&waiting, settings.ranked_runs, &expected_ends(jobs))?;
     let sequence = (starts.into_iter())
         .map(|client| {
             let next = taken.entry(client).or_insert(0);
@@ -535,6 +535,17 @@ fn rank(
         sequence,
         everyone,
     })
+}
+
+/// When each started job of `jobs` is expected to end, by Slurm id: its start plus its time
+/// limit, as Slurm's backfill expects it (a job without a limit is not expected to end).
+fn expected_ends(jobs: &[QueuedJob]) -> BTreeMap<u64, Time> {
+    (jobs.iter())
+        .filter_map(|j| {
+            let end_s = j.start?.saturating_add(j.limit?);
+            Some((j.id, Time::from_micros(end_s.saturating_mul(1_000_000))))
+        })
+        .collect()
 }
 
 /// What [`rank`] found.

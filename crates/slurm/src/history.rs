@@ -48,6 +48,64 @@ pub struct Waiting {
     pub holding: Vec<f64>,
     /// Its usage per second, for policies that charge jobs.
     pub rate: Option<f64>,
+    /// Its time limit, microseconds: when the play expects it to end once started (`None`:
+    /// it never frees what it holds, in the play).
+    pub limit: Option<u64>,
+}
+
+/// A job the play of starts expects to end, freeing what it holds: a running job at its
+/// start plus its time limit, or a job the play started.
+#[derive(Debug, Clone)]
+struct Freeing {
+    end: Time,
+    client: u32,
+    holding: Vec<f64>,
+    rate: Option<f64>,
+    start: Time,
+}
+
+/// What is free as the play of starts goes on, and what will free it, soonest first.
+struct Room {
+    /// Each resource's free fraction (negative when the play had to overfill it).
+    free: Vec<f64>,
+    /// The jobs expected to end, latest first (popped from the back).
+    ends: Vec<Freeing>,
+}
+
+impl Room {
+    /// Whether `holding` fits in what is free.
+    fn fits(&self, holding: &[f64]) -> bool {
+        const SLACK: f64 = 1e-9;
+        self.free.iter().zip(holding).all(|(f, h)| f + SLACK >= *h)
+    }
+
+    /// The job that ends soonest, its holding freed.
+    fn free_next(&mut self) -> Option<Freeing> {
+        let job = self.ends.pop()?;
+        self.free
+            .iter_mut()
+            .zip(&job.holding)
+            .for_each(|(f, h)| *f += h);
+        Some(job)
+    }
+
+    /// A job the play starts at `t`, holding what it holds until its limit.
+    fn take(&mut self, t: Time, client: u32, job: &Waiting) {
+        self.free
+            .iter_mut()
+            .zip(&job.holding)
+            .for_each(|(f, h)| *f -= h);
+        let Some(limit) = job.limit else { return };
+        let freeing = Freeing {
+            end: Time::from_micros(t.as_micros().saturating_add(limit)),
+            client,
+            holding: job.holding.clone(),
+            rate: job.rate,
+            start: t,
+        };
+        let at = self.ends.partition_point(|f| f.end > freeing.end);
+        self.ends.insert(at, freeing);
+    }
 }
 
 /// What one step of the history took in.
@@ -268,37 +326,60 @@ impl History {
     /// The order in which the policy would start the jobs of `queues` (each client's in the
     /// order given), as the client of each start: its progressive filling played out on a
     /// copy of the ranker at the history's time, for the first `runs` runs (a run: one
-    /// client's consecutive starts). Each start adds its job's holding (and rate) before the
-    /// next choice, as a scheduler's pass does; the policy's factors that are refreshed only
-    /// with time (the production fairshare functions) keep every start of the first client
-    /// together, as Slurm's one factor per association does. After those runs, each client's
-    /// remaining jobs follow together, the clients in the ranker's order at that point.
+    /// client's consecutive starts).
+    ///
+    /// The play keeps what is free: the first client's next job starts when it fits, as
+    /// Slurm's main scheduler starts the highest-priority job when room frees; until then the
+    /// job expected to end soonest ends (a running job at its start plus its time limit,
+    /// `ends` by Slurm id, or a job the play started, at its limit), its client's holding
+    /// falls, time moves to that end, and the policy chooses again — so that whose job frees
+    /// the room weighs in the choice, as it does in the scheduler. A job that fits nowhere with
+    /// nothing left to end starts regardless. Each start adds its job's holding (and rate)
+    /// before the next choice, as a scheduler's pass does; the policy's factors that are
+    /// refreshed only with time (the production fairshare functions) keep a client's starts
+    /// together until a refresh, as Slurm's one factor per association does. After those runs,
+    /// each client's remaining jobs follow together, the clients in the ranker's order at that
+    /// point.
     pub fn starts(
         &self,
         queues: &BTreeMap<u32, Vec<Waiting>>,
         runs: usize,
+        ends: &BTreeMap<u64, Time>,
     ) -> Result<Vec<u32>, RankError> {
         let mut book = self.book.clone();
         for client in 0..self.counted.len() as u32 {
             let head = queues.get(&client).and_then(|q| q.first()).map(|w| w.head);
             book.waits(client, head)?;
         }
+        let mut room = self.room(ends);
+        let mut now = self.now;
         let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
         let mut starts: Vec<u32> = Vec::with_capacity(queues.values().map(Vec::len).sum());
         let mut played = 0;
         while let Some(client) = book.ranker().first() {
+            let queue = queues.get(&client).map_or(&[][..], Vec::as_slice);
+            let next = taken.entry(client).or_insert(0);
+            let Some(job) = queue.get(*next) else { break };
+            if !room.fits(&job.holding) {
+                if let Some(ended) = room.free_next() {
+                    now = now.max(ended.end);
+                    book.advance(now)?;
+                    let ran_s =
+                        now.as_micros().saturating_sub(ended.start.as_micros()) as f64 / 1e6;
+                    book.finished(ended.client, &ended.holding, ended.rate, ran_s)?;
+                    continue;
+                }
+            }
             if starts.last() != Some(&client) {
                 if played == runs {
                     break;
                 }
                 played += 1;
             }
-            let queue = queues.get(&client).map_or(&[][..], Vec::as_slice);
-            let next = taken.entry(client).or_insert(0);
-            let Some(job) = queue.get(*next) else { break };
             *next += 1;
             starts.push(client);
             book.started(client, &job.holding, job.rate)?;
+            room.take(now, client, job);
             book.waits(client, queue.get(*next).map(|w| w.head))?;
         }
         for client in book.order() {
@@ -307,6 +388,33 @@ impl History {
             starts.extend(std::iter::repeat_n(client, left));
         }
         Ok(starts)
+    }
+
+    /// What is free now (what the running jobs leave), and when they are expected to free the
+    /// rest: `ends` by Slurm id (a job without one never frees its holding in the play; one
+    /// past its end frees it at once).
+    fn room(&self, ends: &BTreeMap<u64, Time>) -> Room {
+        let mut free = vec![1.0; self.book.holdings(0).len()];
+        for client in 0..self.counted.len() as u32 {
+            let held = self.book.holdings(client);
+            free.iter_mut().zip(held).for_each(|(f, h)| *f -= h);
+        }
+        let mut freeing: Vec<Freeing> = (self.running.iter())
+            .filter_map(|(id, job)| {
+                Some(Freeing {
+                    end: (*ends.get(id)?).max(self.now),
+                    client: job.client,
+                    holding: job.holding.clone(),
+                    rate: job.rate,
+                    start: job.start,
+                })
+            })
+            .collect();
+        freeing.sort_by_key(|f| std::cmp::Reverse(f.end));
+        Room {
+            free,
+            ends: freeing,
+        }
     }
 
     /// Every client, first to last, as the policy would rank them now were each waiting:
@@ -321,20 +429,20 @@ impl History {
         Ok(book.order())
     }
 
-    /// A pending job of `demand` on `nodes` nodes as [`History::starts`] plays it: its head,
-    /// holding and rate (its processors standing for its billing, which Slurm works out only
-    /// once it runs).
+    /// A pending job of `demand` on `nodes` nodes with a time limit of `limit_s` seconds as
+    /// [`History::starts`] plays it: its head, holding, rate (its processors standing for its
+    /// billing, which Slurm works out only once it runs) and limit.
     pub fn waiting(
         &self,
         head: Head,
-        demand: &[f64],
-        nodes: Option<u32>,
+        (demand, nodes, limit_s): (&[f64], Option<u32>, Option<u64>),
         machines: &Machines,
     ) -> Waiting {
         Waiting {
             head,
             holding: machines.holding(demand),
             rate: self.rate(&machines.task(demand, nodes), machines),
+            limit: limit_s.map(|s| s.saturating_mul(1_000_000)),
         }
     }
 

@@ -80,6 +80,8 @@ pub struct QueuedJob {
     pub required_nodes: Option<String>,
     /// Slurm's TRES request string, such as `cpu=2,mem=500M,node=1,billing=2`.
     pub tres: String,
+    /// Its time limit in seconds; `None` when it has none (`UNLIMITED`) or Slurm does not say.
+    pub limit: Option<u64>,
 }
 
 impl QueuedJob {
@@ -94,7 +96,7 @@ impl QueuedJob {
 }
 
 /// The fields of a job [`parse_queue`] reads; the others are skipped unread.
-const JOB_FIELDS: [&str; 14] = [
+const JOB_FIELDS: [&str; 15] = [
     "job_id",
     "job_state",
     "start_time",
@@ -109,6 +111,7 @@ const JOB_FIELDS: [&str; 14] = [
     "node_count",
     "required_nodes",
     "tres_req_str",
+    "time_limit",
 ];
 
 /// The jobs of `squeue --json`'s output `text`, in its order.
@@ -152,8 +155,15 @@ fn job(record: &Record, id: u64) -> Result<QueuedJob, ReadError> {
             .opt_str("tres_req_str")?
             .unwrap_or_default()
             .to_string(),
+        limit: record
+            .opt_u64("time_limit")?
+            .filter(|&minutes| minutes < INFINITE_MINUTES)
+            .map(|minutes| minutes * 60),
     })
 }
+
+/// Slurm's `INFINITE` time limit (in minutes, as `squeue --json` writes it) and above.
+const INFINITE_MINUTES: u64 = 0xffff_fffe;
 
 /// The memory the job asked for: `memory_per_node` or `memory_per_cpu`, whichever is set.
 fn memory(record: &Record) -> Result<Option<Memory>, ReadError> {

@@ -47,6 +47,7 @@ fn recorded_pending_job_has_its_request_and_no_start() {
     assert_eq!(job.cpus, 1);
     assert_eq!(job.memory, Some(Memory::PerNode(500)));
     assert_eq!(job.tres, "cpu=1,mem=500M,node=1,billing=1");
+    assert_eq!(job.limit, Some(600), "time_limit 10 minutes");
     let big = recorded_job(10);
     assert_eq!((big.cpus, big.memory), (8, None));
 }
@@ -56,6 +57,8 @@ fn recorded_running_and_finished_jobs_have_their_start() {
     let running = recorded_job(11);
     assert_eq!(running.state, JobState::Running);
     assert_eq!(running.start, Some(1795500651));
+    assert_eq!(running.limit, Some(600));
+    assert_eq!(recorded_job(7).limit, Some(900));
     assert_eq!(running.cpus, 3);
     assert_eq!(running.memory, Some(Memory::PerCpu(100)));
     let done = recorded_job(4);

@@ -481,6 +481,7 @@ mod starts {
     use super::recorded;
     use fairshare_core::model::Time;
     use fairshare_core::rank::Head;
+    use fairshare_slurm::accounting::Allocation;
     use fairshare_slurm::assoc::parse_assoc;
     use fairshare_slurm::clients::Clients;
     use fairshare_slurm::history::{History, Waiting};
@@ -507,12 +508,76 @@ mod starts {
                         Time::from_micros((first + 2 * k) * 1_000_000),
                         first + 2 * k,
                     );
-                    history.waiting(head, &[2.0, 0.0, 0.0], Some(1), &machines)
+                    history.waiting(head, (&[2.0, 0.0, 0.0], Some(1), None), &machines)
                 })
                 .collect()
         };
         let queues = BTreeMap::from([(u1, queue(1)), (u2, queue(10))]);
-        (history.starts(&queues, runs).unwrap(), u1, u2)
+        (
+            history.starts(&queues, runs, &BTreeMap::new()).unwrap(),
+            u1,
+            u2,
+        )
+    }
+
+    fn secs(s: u64) -> Time {
+        Time::from_micros(s * 1_000_000)
+    }
+
+    /// The clients of each start under SDRF on the full 8-processor machine: u1 holds 5
+    /// processors and u2 3 since 0 s (jobs 1 and 2), expected to end at `ends`; each has three
+    /// pending 2-processor jobs; every job's limit is 60 s.
+    fn starts_on_a_full_machine(ends: &[(u64, u64)]) -> (Vec<u32>, u32, u32) {
+        let clients = Clients::of(&parse_assoc(&recorded("sacctmgr.txt")).unwrap(), None).unwrap();
+        let machines = Machines::of(&parse_nodes(&recorded("sinfo.json")).unwrap(), &[]).unwrap();
+        let mut history =
+            History::new(&"sdrf".parse().unwrap(), &clients, &machines, Time::ZERO).unwrap();
+        let running = |id: u64, user: &str, cpus: f64| Allocation {
+            id,
+            user: user.into(),
+            account: "physics".into(),
+            partition: "main".into(),
+            submit: Time::ZERO,
+            start: Time::ZERO,
+            end: None,
+            demand: vec![cpus, 0.0, 0.0],
+            nodes: Some(1),
+            qos: "normal".into(),
+            billing: cpus,
+        };
+        let both = [running(1, "u1", 5.0), running(2, "u2", 3.0)];
+        history.record(&both, &clients, &machines, secs(5)).unwrap();
+        let (u1, u2) = (
+            clients.client("physics", "u1").unwrap(),
+            clients.client("physics", "u2").unwrap(),
+        );
+        let queue = |first: u64| -> Vec<Waiting> {
+            (first..first + 3)
+                .map(|id| {
+                    let head = Head::new(secs(id), id);
+                    history.waiting(head, (&[2.0, 0.0, 0.0], Some(1), Some(60)), &machines)
+                })
+                .collect()
+        };
+        let queues = BTreeMap::from([(u1, queue(20)), (u2, queue(10))]);
+        let ends = ends.iter().map(|&(id, s)| (id, secs(s))).collect();
+        (history.starts(&queues, 100, &ends).unwrap(), u1, u2)
+    }
+
+    #[test]
+    fn whose_job_frees_the_room_weighs_in_the_next_start() {
+        // No end known: the play cannot wait for room and ranks the machine as it is: u2,
+        // holding less, first.
+        let (order, _, u2) = starts_on_a_full_machine(&[]);
+        assert_eq!(order[0], u2, "{order:?}");
+        // u1's job is expected to end first (10 s): room frees when u1 holds nothing, so u1's
+        // job starts first, as SDRF would choose at that moment.
+        let (order, u1, u2) = starts_on_a_full_machine(&[(1, 10), (2, 100)]);
+        assert_eq!(order[0], u1, "{order:?}");
+        assert_eq!(order.iter().filter(|&&c| c == u2).count(), 3);
+        // u2's ends first: u2 first.
+        let (order, _, u2) = starts_on_a_full_machine(&[(1, 100), (2, 10)]);
+        assert_eq!(order[0], u2, "{order:?}");
     }
 
     #[test]
