@@ -219,6 +219,13 @@ fn check(spec: &Draw) -> Result<(), LabError> {
     if spec.users.is_empty() {
         return fail("at least one test user is needed");
     }
+    if let Some(bad) = (spec.users.iter())
+        .find(|u| u.is_empty() || u.contains(|c: char| c == '|' || c.is_whitespace()))
+    {
+        return fail(&format!(
+            "test user {bad:?} is not a user name (empty, or with a space or '|')"
+        ));
+    }
     if spec.cpus == 0 || spec.max_cpus == 0 {
         return fail("the partition's processors and a job's cap must be at least 1");
     }
@@ -368,41 +375,31 @@ mod tests {
     #[test]
     fn too_short_a_trace_and_bad_specs_are_refused() {
         let file = swf(&[(0, 100, 1, -1, -1, 1)]);
-        let err = drawn(&file, &spec()).unwrap_err().to_string();
+        let refused = |spec: Draw| drawn(&file, &spec).unwrap_err().to_string();
+        let err = refused(spec());
         assert!(
             err.contains("has 1 jobs after skipping 0; 4 asked for"),
             "{err}"
         );
-        let err = drawn(
-            &file,
-            &Draw {
-                load: 0.0,
-                ..spec()
-            },
-        )
-        .unwrap_err()
-        .to_string();
+        let err = refused(Draw {
+            load: 0.0,
+            ..spec()
+        });
         assert!(err.contains("offered load"), "{err}");
-        let err = drawn(
-            &file,
-            &Draw {
-                users: vec![],
-                ..spec()
-            },
-        )
-        .unwrap_err()
-        .to_string();
+        let err = refused(Draw {
+            users: vec![],
+            ..spec()
+        });
         assert!(err.contains("test user"), "{err}");
-        let err = drawn(
-            &file,
-            &Draw {
-                min_run_s: 50,
-                max_run_s: 10,
-                ..spec()
-            },
-        )
-        .unwrap_err()
-        .to_string();
+        let users = vec!["ann".into(), "b n".into()];
+        let err = refused(Draw { users, ..spec() });
+        assert!(err.contains("\"b n\" is not a user name"), "{err}");
+        let (min_run_s, max_run_s) = (50, 10);
+        let err = refused(Draw {
+            min_run_s,
+            max_run_s,
+            ..spec()
+        });
         assert!(err.contains("shortest"), "{err}");
     }
 }
