@@ -19,7 +19,8 @@ use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::rank::{Book, Head, RankError, Ranker};
 use fairshare_core::usage::metric::UsageMetric;
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 /// How long an ended job is remembered, so that `sacct` listing it again changes nothing.
 const REMEMBER_ENDED: u64 = 3_600 * 1_000_000;
@@ -68,8 +69,11 @@ struct Freeing {
 struct Room {
     /// Each resource's free fraction (negative when the play had to overfill it).
     free: Vec<f64>,
-    /// The jobs expected to end, latest first (popped from the back).
-    ends: Vec<Freeing>,
+    /// The jobs expected to end, soonest first (at one end, in the order they were added), as
+    /// their index in `jobs`.
+    ends: BinaryHeap<Reverse<(Time, usize)>>,
+    /// Every job expected to end.
+    jobs: Vec<Freeing>,
 }
 
 impl Room {
@@ -79,32 +83,32 @@ impl Room {
         self.free.iter().zip(holding).all(|(f, h)| f + SLACK >= *h)
     }
 
+    /// A job expected to end.
+    fn expect(&mut self, job: Freeing) {
+        self.ends.push(Reverse((job.end, self.jobs.len())));
+        self.jobs.push(job);
+    }
+
     /// The job that ends soonest, its holding freed.
-    fn free_next(&mut self) -> Option<Freeing> {
-        let job = self.ends.pop()?;
-        self.free
-            .iter_mut()
-            .zip(&job.holding)
-            .for_each(|(f, h)| *f += h);
+    fn free_next(&mut self) -> Option<&Freeing> {
+        let Reverse((_, i)) = self.ends.pop()?;
+        let job = &self.jobs[i];
+        (self.free.iter_mut().zip(&job.holding)).for_each(|(f, h)| *f += h);
         Some(job)
     }
 
     /// A job the play starts at `t`, holding what it holds until its limit.
     fn take(&mut self, t: Time, client: u32, job: &Waiting) {
-        self.free
-            .iter_mut()
-            .zip(&job.holding)
-            .for_each(|(f, h)| *f -= h);
-        let Some(limit) = job.limit else { return };
-        let freeing = Freeing {
-            end: Time::from_micros(t.as_micros().saturating_add(limit)),
-            client,
-            holding: job.holding.clone(),
-            rate: job.rate,
-            start: t,
-        };
-        let at = self.ends.partition_point(|f| f.end > freeing.end);
-        self.ends.insert(at, freeing);
+        (self.free.iter_mut().zip(&job.holding)).for_each(|(f, h)| *f -= h);
+        if let Some(limit) = job.limit {
+            self.expect(Freeing {
+                end: Time::from_micros(t.as_micros().saturating_add(limit)),
+                client,
+                holding: job.holding.clone(),
+                rate: job.rate,
+                start: t,
+            });
+        }
     }
 }
 
@@ -399,22 +403,23 @@ impl History {
             let held = self.book.holdings(client);
             free.iter_mut().zip(held).for_each(|(f, h)| *f -= h);
         }
-        let mut freeing: Vec<Freeing> = (self.running.iter())
-            .filter_map(|(id, job)| {
-                Some(Freeing {
-                    end: (*ends.get(id)?).max(self.now),
+        let mut room = Room {
+            free,
+            ends: BinaryHeap::new(),
+            jobs: Vec::new(),
+        };
+        for (id, job) in &self.running {
+            if let Some(&end) = ends.get(id) {
+                room.expect(Freeing {
+                    end: end.max(self.now),
                     client: job.client,
                     holding: job.holding.clone(),
                     rate: job.rate,
                     start: job.start,
-                })
-            })
-            .collect();
-        freeing.sort_by_key(|f| std::cmp::Reverse(f.end));
-        Room {
-            free,
-            ends: freeing,
+                });
+            }
         }
+        room
     }
 
     /// Every client, first to last, as the policy would rank them now were each waiting:
