@@ -181,46 +181,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     waits_table(&mut md, &runs, &experiment);
     for run in &runs {
         section(&mut md, run, &experiment);
-        let origin = first_submit(&run.real);
-        let end = last_end(&run.real).max(last_end(&run.predicted));
-        let plots = [
-            (
-                format!("{}.svg", run.name),
-                share_plot(
-                    &run.real,
-                    origin,
-                    end,
-                    &format!("{}, as run", run.name),
-                    &experiment,
-                ),
-            ),
-            (
-                format!("{}-replay.svg", run.name),
-                share_plot(
-                    &run.predicted,
-                    origin,
-                    end,
-                    &format!("{}, as the replay predicts", run.name),
-                    &experiment,
-                ),
-            ),
-            (
-                format!("{}-waits.svg", run.name),
-                wait_plot(
-                    &run.real,
-                    origin,
-                    &format!("{}, as run", run.name),
-                    &experiment,
-                ),
-            ),
-        ];
-        for (file, svg) in plots {
-            std::fs::write(out.join(file), svg)?;
-        }
+        write_plots(&out, run, &experiment)?;
     }
     std::fs::write(out.join("results.md"), &md)?;
     print!("{md}");
     Ok(())
+}
+
+/// A run's plots: the shares as run and as predicted, and the waits as run.
+fn write_plots(out: &Path, run: &Run, experiment: &Experiment) -> std::io::Result<()> {
+    let name = &run.name;
+    let origin = first_submit(&run.real);
+    let end = last_end(&run.real).max(last_end(&run.predicted));
+    let shares = |jobs: &[Job], how: &str| {
+        share_plot(jobs, origin, end, &format!("{name}, {how}"), experiment)
+    };
+    let waits = wait_plot(&run.real, origin, &format!("{name}, as run"), experiment);
+    std::fs::write(out.join(format!("{name}.svg")), shares(&run.real, "as run"))?;
+    let predicted = shares(&run.predicted, "as the replay predicts");
+    std::fs::write(out.join(format!("{name}-replay.svg")), predicted)?;
+    std::fs::write(out.join(format!("{name}-waits.svg")), waits)
 }
 
 /// What the one-node runs were, for folders written before the script wrote `about`.
@@ -626,6 +606,15 @@ fn floor_section(
     Ok(())
 }
 
+/// Whole seconds, or a dash for no value (a user without jobs).
+fn seconds(s: f64) -> String {
+    if s.is_nan() {
+        "–".into()
+    } else {
+        format!("{s:.0}")
+    }
+}
+
 /// Each user's mean wait in every run, real and as the replay predicts.
 fn waits_table(md: &mut String, runs: &[Run], experiment: &Experiment) {
     md.push_str("## Mean wait per user (s), real / replay\n\n| user |");
@@ -641,9 +630,9 @@ fn waits_table(md: &mut String, runs: &[Run], experiment: &Experiment) {
             let wait = |jobs: &[Job]| mean(jobs.iter().filter(|j| &j.user == user).map(Job::wait));
             let _ = write!(
                 md,
-                " {:.0} / {:.0} |",
-                wait(&run.real),
-                wait(&run.predicted)
+                " {} / {} |",
+                seconds(wait(&run.real)),
+                seconds(wait(&run.predicted))
             );
         }
         md.push('\n');
@@ -690,6 +679,9 @@ fn section(md: &mut String, run: &Run, experiment: &Experiment) {
             )
         };
         let mine = real.iter().filter(|j| &j.user == user);
+        if mine.clone().next().is_none() {
+            continue;
+        }
         let longest = mine.clone().map(Job::wait).fold(0.0, f64::max);
         let _ = write!(
             md,
