@@ -9,7 +9,8 @@
 //! index, 5 machine id, 6 event type (0 SUBMIT, 1 SCHEDULE, 2 EVICT, 3 FAIL, 4 FINISH, 5 KILL,
 //! 6 LOST, 7/8 UPDATE), 7 user (hashed), 8 scheduling class, 9 priority, 10 CPU request,
 //! 11 memory request, 12 disk request, 13 different-machine constraint. Fields 5, 8, 9, 12 and
-//! 13 are not used and not checked.
+//! 13 are not used and not checked. The requests (fields 10 and 11) are checked on every event,
+//! though only SCHEDULE's are used: a value that is not a number ≥ 0 is a malformed record.
 //!
 //! The filter, step by step:
 //!
@@ -318,12 +319,12 @@ fn parse<'r>(record: &'r Record) -> Result<Parsed<'r>, TraceError> {
         at.integer(JOB, record.raw(JOB))?,
         at.integer(INDEX, record.raw(INDEX))?,
     );
+    // Every event's requests are read, though only SCHEDULE's are used: a field that is not a
+    // request is a malformed record whatever its event.
+    let (cpu, mem) = (request(record, CPU)?, request(record, MEMORY)?);
     let kind = match at.integer::<u8>(EVENT, record.raw(EVENT)) {
         Ok(0) => Kind::Submit(at.text(USER, record.raw(USER))?),
-        Ok(1) => Kind::Schedule {
-            cpu: request(record, CPU)?,
-            mem: request(record, MEMORY)?,
-        },
+        Ok(1) => Kind::Schedule { cpu, mem },
         Ok(2 | 5 | 6) => Kind::Cancel,
         Ok(3) => Kind::Fail,
         Ok(4) => Kind::Finish,

@@ -177,6 +177,7 @@ fn strict_errors_name_file_line_and_field() {
         ("9,,1,0,42,9,u,0,0,,,,\n", "field 6 (event type): expected an event type from 0 to 8, found \"9\""),
         ("x,,1,0,42,0,u,0,0,,,,\n", "field 1 (time): expected whole microseconds from 0 to 1e16, found \"x\""),
         ("9,,1,0,42,1,u,0,0,0.5,big,,\n", "field 11 (memory request): expected a number from 0 to 1e15, found \"big\""),
+        ("9,,1,0,42,4,u,0,0,xyz,,,\n", "field 10 (cpu request): expected a number from 0 to 1e15, found \"xyz\""),
         ("9,,1,0,42\n", "expected 13 fields, found 5"),
         ("5,,1,0,42,0,u,0,0,,,,\n", "time 0.000005 s is earlier than the previous record's 0.000007 s; the records must be in time order"),
     ];
