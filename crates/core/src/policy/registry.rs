@@ -472,6 +472,14 @@ fn build_decayed_usage(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
 
 /// SDRF's parameters: `delta` or `epsilon`, and `form`.
 fn build_sdrf(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
+    let discounts = params
+        .iter()
+        .filter(|(k, _)| matches!(*k, "delta" | "epsilon"));
+    if discounts.count() > 1 {
+        return Err(
+            "give delta or epsilon, once: they set one discount (epsilon = 1 − delta)".into(),
+        );
+    }
     let mut epsilon = None;
     let mut form = PriorityForm::SumOfMaxes;
     for &(key, value) in params {
@@ -582,6 +590,9 @@ impl PolicySpec {
                         or_list(keys.iter().map(|p| p.key))
                     ),
                 }));
+            }
+            if pairs.iter().any(|&(k, _)| k == key) {
+                return Err(problem(format!("{key} is given twice")));
             }
             pairs.push((key, value));
         }
@@ -752,6 +763,7 @@ mod tests {
             "sdrf:gamma=1",
             "sdrf:form=best",
             "sdrf:delta",
+            "sdrf:delta=0.99,epsilon=0.5",
             "bottleneck",
         ] {
             assert!(bad.parse::<PolicySpec>().is_err(), "{bad}");
@@ -780,6 +792,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert_eq!(param, "policy \"drf:delta=0.9\": drf takes no parameters");
+        let twice = "fairshare:usage=pe,usage=cpu".parse::<PolicySpec>();
+        assert_eq!(
+            twice.unwrap_err().to_string(),
+            "policy \"fairshare:usage=pe,usage=cpu\": usage is given twice"
+        );
+        let both = "sdrf:delta=0.99,epsilon=0.5"
+            .parse::<PolicySpec>()
+            .unwrap_err();
+        assert_eq!(
+            both.to_string(),
+            "policy \"sdrf:delta=0.99,epsilon=0.5\": give delta or epsilon, once: they set one discount (epsilon = 1 − delta)"
+        );
     }
 
     #[test]
