@@ -94,7 +94,7 @@ fn the_spec_example_under_pbs_and_metacentrum() {
     );
     let bad = fairshare(&["priorities", path, "--decay", "sometimes"]);
     assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected half-life:SECONDS"));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected half-life:D"));
 }
 
 /// The operator's case: a Slurm accounting dump and the site's share file. Physics (alice,

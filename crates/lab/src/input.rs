@@ -3,19 +3,14 @@
 //! library: the command line's options and the Python package's arguments.
 
 use crate::Moment;
-use fairshare_core::model::Time;
+use fairshare_core::model::{parse_seconds, Time};
 use fairshare_core::usage::decay::Decay;
 
 /// A duration in seconds, or with a unit (`90s`, `15m`, `6h`, `2d`), as microseconds; at most
 /// [`Time::LONGEST_INPUT_S`] (about 317 years), so that the end of a run is a time the engine
 /// can hold.
 pub fn parse_duration(text: &str) -> Result<u64, String> {
-    let seconds = match text.parse::<f64>() {
-        Ok(s) => s,
-        Err(_) => humantime::parse_duration(text)
-            .map_err(|e| format!("{e}: expected e.g. 3600, 90m, 6h or 2d"))?
-            .as_secs_f64(),
-    };
+    let seconds = parse_seconds(text)?;
     match Time::from_input_secs(seconds) {
         Some(t) => Ok(t.as_micros()),
         None => Err(format!(
@@ -81,33 +76,26 @@ pub fn parse_date(text: &str) -> Result<Time, String> {
 /// `half-life:7d`, `step:72h:0.5`, `reset:30d` or `slurm:half-life=10m,period=1m,tick=DATE`,
 /// durations as `--horizon` reads them.
 pub fn parse_decay(text: &str) -> Result<Decay, String> {
-    if let Some(rest) = text.strip_prefix("slurm:") {
-        return slurm_decay(rest);
+    match text.strip_prefix("slurm:") {
+        Some(rest) => slurm_decay(rest),
+        None => text.parse(),
     }
-    let mut parts: Vec<String> = text.split(':').map(String::from).collect();
-    if let Some(duration) = parts.get_mut(1) {
-        *duration = (parse_duration(duration)? as f64 / 1e6).to_string();
-    }
-    parts.join(":").parse()
 }
 
-/// Slurm's accounting: `half-life=10m,period=1m,tick=DATE` (or `offset=SECONDS`) in the
-/// core's seconds.
+/// Slurm's accounting: `half-life=10m,period=1m,tick=DATE` (or `offset=SECONDS`), the tick's
+/// date as the core's offset in seconds.
 fn slurm_decay(text: &str) -> Result<Decay, String> {
-    let mut seconds = Vec::new();
+    let mut items = Vec::new();
     for item in text.split(',').filter(|i| !i.is_empty()) {
-        let (key, value) = item
-            .split_once('=')
-            .ok_or_else(|| format!("slurm: expected key=value, found {item:?}"))?;
-        let value = match key {
-            "half-life" | "period" => (parse_duration(value)? as f64 / 1e6).to_string(),
-            "tick" => (parse_date(value)?.as_micros() / 1_000_000).to_string(),
-            _ => value.to_owned(),
-        };
-        let key = if key == "tick" { "offset" } else { key };
-        seconds.push(format!("{key}={value}"));
+        match item.split_once('=') {
+            Some(("tick", date)) => items.push(format!(
+                "offset={}",
+                parse_date(date)?.as_micros() / 1_000_000
+            )),
+            _ => items.push(item.to_owned()),
+        }
     }
-    format!("slurm:{}", seconds.join(",")).parse()
+    format!("slurm:{}", items.join(",")).parse()
 }
 
 #[cfg(test)]

@@ -6,11 +6,13 @@
 //! operators write (cores, GiB) and those fractions, and the checks that make it safe.
 
 mod account;
+mod duration;
 mod input;
 mod job;
 mod machine;
 
 pub use account::{fairshare_parents, Account, AccountError, AccountTree, RawShares};
+pub use duration::parse_seconds;
 pub use input::ReadStats;
 pub use job::{Chunk, JobRequest, Task};
 pub use machine::{MachineCatalogue, NodeType};

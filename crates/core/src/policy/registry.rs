@@ -10,6 +10,7 @@ use super::{Policy, PriorityForm};
 use crate::alloc::baa::time::{Origin, TimeSettings};
 use crate::alloc::baa::{Classification, Solver};
 use crate::choice::Choice;
+use crate::model::parse_seconds;
 use crate::priority::fairshare::FairshareFunction;
 use crate::rank::{
     Accounts, Charging, FairshareRanker, FairshareSettings, FifoRanker, Ranker, SdrfRanker, Share,
@@ -193,8 +194,8 @@ pub const POLICIES: &[Entry] = &[
         aliases: &[],
         params: &[Param {
             key: "half-life",
-            value: "SECONDS",
-            about: "usage halves every this many seconds (default 604800, a week, as Slurm)",
+            value: "D",
+            about: "usage halves every D, seconds or 7d, 12h… (default 604800, a week, as Slurm)",
         }],
         about: "classic fairshare: the user with the least recent usage per entitlement goes first",
         engines: &[Engine::Replay],
@@ -367,8 +368,8 @@ const FAIRSHARE_PARAMS: &[Param] = &[
     },
     Param {
         key: "decay",
-        value: "half-life:S|step:S:F|reset:S",
-        about: "how usage fades, in seconds (default half-life:604800, Slurm's week)",
+        value: "half-life:D|step:D:F|reset:D",
+        about: "how usage fades, D seconds or 7d, 12h… (default half-life:604800, Slurm's week)",
     },
     Param {
         key: "charge",
@@ -377,13 +378,13 @@ const FAIRSHARE_PARAMS: &[Param] = &[
     },
     Param {
         key: "refresh",
-        value: "S",
-        about: "seconds between recomputations of the factors (default 300, Slurm's PriorityCalcPeriod; 0: every decision)",
+        value: "D",
+        about: "time between recomputations of the factors, seconds or 5m… (default 300, Slurm's PriorityCalcPeriod; 0: every decision)",
     },
     Param {
         key: "entry-penalty",
-        value: "S",
-        about: "seconds of a job's usage charged at once when it starts (Kueue's entry penalty)",
+        value: "D",
+        about: "this long of a job's usage charged at once when it starts, seconds or 5m… (Kueue's entry penalty)",
     },
 ];
 
@@ -394,8 +395,8 @@ const KUEUE_PARAMS: &[Param] = &[
     FAIRSHARE_PARAMS[4],
     Param {
         key: "entry-penalty",
-        value: "S",
-        about: "seconds of a job's usage charged at once when it starts (default 300)",
+        value: "D",
+        about: "this long of a job's usage charged at once when it starts, seconds or 5m… (default 300)",
     },
 ];
 
@@ -418,11 +419,14 @@ fn build_fairshare(
 ) -> Result<PolicyKind, String> {
     for &(key, value) in params {
         let seconds = || {
-            value
-                .parse::<f64>()
+            parse_seconds(value)
                 .ok()
-                .filter(|s| s.is_finite() && *s >= 0.0)
-                .ok_or_else(|| format!("{key}: expected a number of seconds >= 0, found {value:?}"))
+                .filter(|s| *s >= 0.0)
+                .ok_or_else(|| {
+                    format!(
+                        "{key}: expected a duration >= 0 (seconds, or 90s, 5m…), found {value:?}"
+                    )
+                })
         };
         match key {
             "function" => {
@@ -455,16 +459,15 @@ fn build_fairshare(
     Ok(PolicyKind::Fairshare(settings))
 }
 
-/// Decayed usage's parameter: `half-life` in seconds (positive).
+/// Decayed usage's parameter: `half-life`, a duration > 0 ([`parse_seconds`]).
 fn build_decayed_usage(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
     let mut half_life = DEFAULT_HALF_LIFE_S;
     for &(key, value) in params {
-        half_life = value
-            .parse::<f64>()
+        half_life = parse_seconds(value)
             .ok()
-            .filter(|h| *h > 0.0 && !h.is_nan())
+            .filter(|h| *h > 0.0)
             .ok_or_else(|| {
-                format!("{key}: expected a positive number of seconds, found {value:?}")
+                format!("{key}: expected a duration > 0 (seconds, or 7d, 12h…), found {value:?}")
             })?;
     }
     Ok(PolicyKind::DecayedUsage { half_life })
@@ -771,7 +774,7 @@ mod tests {
         let unknown = "fair".parse::<PolicySpec>().unwrap_err().to_string();
         assert!(
             unknown.starts_with(
-                "unknown policy \"fair\": expected fifo, drf, weighted-drf, asset, sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums], smallest-first, decayed-usage[:half-life=SECONDS], fairshare[:function=fair-tree|slurm-classic|pbs|metacentrum]"
+                "unknown policy \"fair\": expected fifo, drf, weighted-drf, asset, sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums], smallest-first, decayed-usage[:half-life=D], fairshare[:function=fair-tree|slurm-classic|pbs|metacentrum]"
             ),
             "{unknown}"
         );
@@ -876,6 +879,22 @@ mod tests {
             panic!("{:?}", kueue.kind)
         };
         assert_eq!(k.entry_penalty_s, 300.0);
+        // Durations read as everywhere else: seconds, or with units.
+        let with_units: PolicySpec = "fairshare:decay=half-life:7d,refresh=5m,entry-penalty=90s"
+            .parse()
+            .unwrap();
+        let in_seconds: PolicySpec =
+            "fairshare:decay=half-life:604800,refresh=300,entry-penalty=90"
+                .parse()
+                .unwrap();
+        assert_eq!(with_units.kind, in_seconds.kind);
+        let day: PolicySpec = "decayed-usage:half-life=1d".parse().unwrap();
+        assert_eq!(
+            day.kind,
+            PolicyKind::DecayedUsage {
+                half_life: 86_400.0
+            }
+        );
         for (bad, says) in [
             (
                 "fairshare:function=lottery",
@@ -886,13 +905,11 @@ mod tests {
                 "fairshare:usage=tres:1+x",
                 "a TRES weight must be a number >= 0",
             ),
-            ("fairshare:decay=half-life:0", "must be a number > 0"),
+            ("fairshare:decay=half-life:0", "must be a duration > 0"),
+            ("fairshare:decay=half-life:7y-", "must be a duration > 0"),
             ("fairshare:decay=slurm", "is for `fairshare priorities`"),
             ("fairshare:charge=never", "expected running or finish"),
-            (
-                "fairshare:refresh=-1",
-                "refresh: expected a number of seconds >= 0",
-            ),
+            ("fairshare:refresh=-1", "refresh: expected a duration >= 0"),
             (
                 "fairshare:refresh=1e-300",
                 "expected 0 or at least 0.001 seconds",

@@ -12,6 +12,7 @@
 
 use super::reset::Reset;
 use super::slurm::{self, SLURM_LN_2};
+use crate::model::parse_seconds;
 use serde::Serialize;
 
 /// How accumulated usage fades.
@@ -169,20 +170,18 @@ impl Decay {
 impl std::str::FromStr for Decay {
     type Err = String;
 
-    /// `half-life:SECONDS`, `step:SECONDS:FACTOR`, `reset:SECONDS` or
-    /// `slurm[:half-life=SECONDS,period=SECONDS,offset=SECONDS,reset=PERIOD]`, durations in
-    /// seconds (a front end converts `7d` and the like first), PERIOD `daily` to `yearly` or
-    /// `none`.
+    /// `half-life:D`, `step:D:FACTOR`, `reset:D` or
+    /// `slurm[:half-life=D,period=D,offset=D,reset=PERIOD]`, each D seconds or a duration with
+    /// units ([`parse_seconds`]: `7d`, `10m`), PERIOD `daily` to `yearly` or `none`.
     fn from_str(s: &str) -> Result<Decay, String> {
         if let Some(rest) = s.strip_prefix("slurm") {
             return parse_slurm(rest.strip_prefix(':').unwrap_or(rest));
         }
         let parts: Vec<&str> = s.split(':').collect();
         let number = |x: &str, what: &str| {
-            x.parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v > 0.0)
-                .ok_or_else(|| format!("{what} must be a number > 0, found {x:?}"))
+            parse_seconds(x).ok().filter(|v| *v > 0.0).ok_or_else(|| {
+                format!("{what} must be a duration > 0 (seconds, or 7d, 10m…), found {x:?}")
+            })
         };
         match parts.as_slice() {
             ["half-life", h] => Ok(Decay::Continuous {
@@ -204,14 +203,14 @@ impl std::str::FromStr for Decay {
                 factor: 0.0,
             }),
             _ => Err(format!(
-                "expected half-life:SECONDS, step:SECONDS:FACTOR, reset:SECONDS or slurm:half-life=SECONDS,period=SECONDS,reset=PERIOD, found {s:?}"
+                "expected half-life:D, step:D:FACTOR, reset:D or slurm:half-life=D,period=D,reset=PERIOD (D seconds, or 7d, 10m…), found {s:?}"
             )),
         }
     }
 }
 
-/// `half-life=SECONDS,period=SECONDS,offset=SECONDS,reset=PERIOD`, each optional (Slurm's
-/// defaults: 7 days, 5 minutes, no reset; offset 0).
+/// `half-life=D,period=D,offset=D,reset=PERIOD`, each optional (Slurm's defaults: 7 days, 5
+/// minutes, no reset; offset 0), D as [`parse_seconds`] reads it.
 fn parse_slurm(text: &str) -> Result<Decay, String> {
     let (mut half_life_s, mut period_s, mut offset_s) = (604_800.0, 300.0, 0.0);
     let mut reset = None;
@@ -226,11 +225,7 @@ fn parse_slurm(text: &str) -> Result<Decay, String> {
             };
             continue;
         }
-        let number = value
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite())
-            .ok_or_else(|| format!("slurm: {key} must be a number of seconds, found {value:?}"))?;
+        let number = parse_seconds(value).map_err(|e| format!("slurm: {key}: {e}"))?;
         match key {
             "half-life" if number > SLURM_LN_2 || number == 0.0 => half_life_s = number,
             "half-life" => {
