@@ -359,7 +359,7 @@ const FAIRSHARE_PARAMS: &[Param] = &[
     Param {
         key: "function",
         value: "fair-tree|slurm-classic|pbs|metacentrum",
-        about: "the factor that orders users (default fair-tree)",
+        about: "the factor that orders users (default fair-tree; metacentrum brings MetaCentrum's 72-h halving, decay=step:72h:0.5, unless decay= is given)",
     },
     Param {
         key: "usage",
@@ -417,6 +417,10 @@ fn build_fairshare(
     mut settings: FairshareSettings,
     params: &[(&str, &str)],
 ) -> Result<PolicyKind, String> {
+    let given = |name: &str| params.iter().find(|(k, _)| *k == name).map(|&(_, v)| v);
+    if given("function") == Some("metacentrum") && given("decay").is_none() {
+        settings.decay = METACENTRUM_DECAY;
+    }
     for &(key, value) in params {
         let seconds = || {
             parse_seconds(value)
@@ -458,6 +462,13 @@ fn build_fairshare(
     }
     Ok(PolicyKind::Fairshare(settings))
 }
+
+/// MetaCentrum's decay, which `function=metacentrum` brings unless `decay=` says otherwise:
+/// usage halves every 72 hours, stepwise (docs/metacentrum.md).
+pub const METACENTRUM_DECAY: Decay = Decay::Step {
+    period_s: 259_200.0,
+    factor: 0.5,
+};
 
 /// Decayed usage's parameter: `half-life`, a duration > 0 ([`parse_seconds`]).
 fn build_decayed_usage(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
@@ -888,6 +899,23 @@ mod tests {
                 .parse()
                 .unwrap();
         assert_eq!(with_units.kind, in_seconds.kind);
+        // MetaCentrum's function brings its 72-hour halving; a decay given wins; kueue-afs,
+        // which orders by the same function, keeps the week's half-life.
+        let decay_of = |text: &str| match text.parse::<PolicySpec>().unwrap().kind {
+            PolicyKind::Fairshare(s) => s.decay,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            decay_of("fairshare:function=metacentrum"),
+            METACENTRUM_DECAY
+        );
+        assert_eq!(
+            decay_of("fairshare:function=metacentrum,decay=half-life:1d"),
+            Decay::Continuous {
+                half_life_s: 86_400.0
+            }
+        );
+        assert_eq!(decay_of("kueue-afs"), FairshareSettings::default().decay);
         let day: PolicySpec = "decayed-usage:half-life=1d".parse().unwrap();
         assert_eq!(
             day.kind,
