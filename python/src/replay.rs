@@ -201,6 +201,7 @@ pub fn replay(
             },
         };
         let plan = ReplayPlan::new(&workload, request, &mut |note| notes.push(note))?;
+        notes.extend(plan.alike(&policies));
         let span = workload.span_s().ceil() as u64;
         let progress = Progress::new(progress, span * policies.len() as u64);
         let runs = (policies.par_iter())

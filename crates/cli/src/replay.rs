@@ -109,6 +109,9 @@ pub fn run(args: Args) -> Result<()> {
         },
     };
     let plan = ReplayPlan::new(&workload, request, &mut |note| eprintln!("note: {note}"))?;
+    for note in plan.alike(&policies) {
+        eprintln!("note: {note}");
+    }
     let bars = MultiProgress::new();
     let results = policies
         .par_iter()

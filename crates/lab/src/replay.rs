@@ -7,8 +7,9 @@
 
 use crate::shares::{account_results, Entitled, ShareSource};
 use crate::{LabError, Queues, Replay, Workload};
-use fairshare_core::policy::PolicySpec;
-use fairshare_core::rank::Accounts;
+use fairshare_core::policy::{PolicyKind, PolicySpec};
+use fairshare_core::priority::fairshare::FairshareFunction;
+use fairshare_core::rank::{Accounts, FairshareSettings};
 use fairshare_sim::cluster::{Capacity, PolicyResult};
 use fairshare_sim::summary::ReplaySummary;
 use std::path::PathBuf;
@@ -105,6 +106,41 @@ impl<'w> ReplayPlan<'w> {
             result.accounts = account_results(&result, tree, &workload.users);
         }
         Ok(result)
+    }
+
+    /// Notes on `policies` that must give the same results on this replay, and why: with
+    /// every user directly under the root (no account tree), the production fairshare
+    /// functions (Fair Tree, classic, PBS, MetaCentrum) all order users by decayed usage over
+    /// shares, so policies that differ only in `function=` are one policy here.
+    pub fn alike(&self, policies: &[PolicySpec]) -> Vec<String> {
+        if self.accounts.is_some() {
+            return Vec::new();
+        }
+        let mut groups: Vec<(FairshareSettings, Vec<&str>)> = Vec::new();
+        for policy in policies {
+            let PolicyKind::Fairshare(settings) = policy.kind else {
+                continue;
+            };
+            let key = FairshareSettings {
+                function: FairshareFunction::FairTree,
+                ..settings
+            };
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, names)) => names.push(&policy.name),
+                None => groups.push((key, vec![&policy.name])),
+            }
+        }
+        (groups.into_iter())
+            .filter(|(_, names)| names.len() > 1)
+            .map(|(_, names)| {
+                format!(
+                    "{} give the same results here: with every user directly under the root, each \
+                     fairshare function orders users by decayed usage over shares alone (--shares \
+                     with accounts tells them apart)",
+                    names.join(", ")
+                )
+            })
+            .collect()
     }
 
     /// The replay's document: what was read, the setting, and `results` (one per policy, in

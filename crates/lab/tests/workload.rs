@@ -1,6 +1,7 @@
 //! The replay's orchestration as a library: a workload this test writes itself, measured,
 //! configured and replayed without the command line.
 
+use fairshare_core::policy::PolicySpec;
 use fairshare_lab::{LabError, Replay, StopRule, TraceSpec, Workload};
 use fairshare_sim::cluster::Capacity;
 use std::path::{Path, PathBuf};
@@ -172,9 +173,52 @@ fn a_replay_plan_assembles_shares_accounts_and_queues_once_for_every_policy() {
         );
         assert_eq!(result.tasks_completed, 120, "drained");
     }
+    let alike: Vec<PolicySpec> = ["fairshare", "fairshare:function=pbs"]
+        .map(|p| p.parse().unwrap())
+        .to_vec();
+    assert!(plan.alike(&alike).is_empty(), "accounts tell them apart");
     let summary = plan.summary(results);
     assert_eq!(summary.policies.len(), 2);
     assert_eq!(summary.setting.shares, notes[1]["shares: ".len()..]);
     assert_eq!(summary.setting.queues, notes[2]["queues: ".len()..]);
     assert_eq!(summary.input.tasks_found, 120);
+}
+
+#[test]
+fn functions_that_order_alike_without_accounts_are_said_to_and_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let workload = scan(&write_workload(dir.path()), 1_000);
+    let request = fairshare_lab::ReplayRequest {
+        capacity: fairshare_lab::CapacitySource::Pool("cpu=12".into()),
+        shares: fairshare_lab::shares::ShareSource::Equal,
+        queues: None,
+        replay: Replay {
+            stop: StopRule::Drain,
+            ..Replay::default()
+        },
+    };
+    let plan = fairshare_lab::ReplayPlan::new(&workload, request, &mut |_| {}).unwrap();
+    let names = [
+        "fairshare",
+        "fairshare:function=pbs",
+        "fairshare:function=slurm-classic",
+        "fairshare:usage=dominant",
+        "fairshare:function=metacentrum",
+        "sdrf",
+    ];
+    let policies: Vec<PolicySpec> = names.iter().map(|p| p.parse().unwrap()).collect();
+    let notes = plan.alike(&policies);
+    // MetaCentrum brings its own decay and usage=dominant charges otherwise: only the first
+    // three are one policy here.
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with("fairshare, fairshare:function=pbs, fairshare:function=slurm-classic give the same results here"),
+        "{notes:?}"
+    );
+    let run = |i: usize| plan.run(&policies[i], &mut |_| {}).unwrap();
+    let (fair_tree, pbs, classic) = (run(0), run(1), run(2));
+    for other in [&pbs, &classic] {
+        assert_eq!(other.mean_wait_s, fair_tree.mean_wait_s);
+        assert_eq!(other.users, fair_tree.users);
+    }
 }
