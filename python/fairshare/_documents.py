@@ -128,9 +128,11 @@ def priorities(
 
     ``at`` is a duration after the log's first event (``"40d"``, seconds) or a date
     (``"2026-11-23T23:16:57"``); default the log's last event. ``policy`` is the fairshare
-    function (``fair-tree``, ``classic``, …), ``decay`` how usage fades (``half-life:7d``,
-    ``step:72h:0.5``, ``slurm:half-life=…``), ``usage`` what a job is charged per second
-    (``cpu``, ``pe``, ``tres:W+W``, …)."""
+    function (``fair-tree``, ``slurm-classic``, ``pbs``, ``metacentrum``), ``decay`` how usage
+    fades (``half-life:7d``, ``step:72h:0.5``, ``reset:30d``, ``slurm:half-life=…``),
+    ``usage`` what a job is charged per second (``cpu``, ``maui-pe``, ``pe``,
+    ``pe-additive``, ``dominant``, ``tres:W+W+…``, ``billing``). ``swf_cpus`` and ``swf_memory``
+    pick an SWF log's fields as in ``read()``."""
     return Standings(
         _native.priorities_run(
             _paths(traces),
@@ -225,7 +227,9 @@ def sweep(
 ) -> Sweep:
     """The SDRF paper's grid, as ``fairshare sweep`` runs it: SDRF with δ = 1 − 10⁻ᵏ for each k
     of ``nines``, and ``baseline``, at each capacity fraction of the trace's mean demand R;
-    ``shard=(i, n)`` runs cell j only when j mod n = i."""
+    ``shard=(i, n)`` runs cell j only when j mod n = i. The trace options (``format``,
+    ``lenient``, ``swf_cpus``, ``swf_memory``) are ``read()``'s and the cluster options
+    (``horizon``, ``drain``, ``rule``, ``scheduler``, ``overrun``) ``replay()``'s."""
     bar = Bar("cell", "sweep")
     try:
         native = _native.sweep_run(

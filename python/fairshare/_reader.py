@@ -97,7 +97,10 @@ def read(
     a replay would see, read ``chunk`` tasks at a time. Times are seconds on the trace's own
     clock; demands are in the trace's units (``Trace.units``). ``lenient`` skips malformed
     records and counts them (``Trace.stats``) instead of raising ``InputError`` at the
-    first."""
+    first. ``swf_cpus`` picks an SWF log's processor count: ``"auto"`` (allocated when recorded, else
+    requested), ``"allocated"`` or ``"requested"``; ``swf_memory`` its memory: ``"auto"``
+    (requested when recorded, else used; jobs that record none are then left out, with a
+    warning), ``"requested"``, ``"used"`` or ``"none"`` (no memory resource, every job kept)."""
     native = _native.TraceReader(
         _paths(traces), format=format, lenient=lenient, swf_cpus=swf_cpus, swf_memory=swf_memory
     )

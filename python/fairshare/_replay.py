@@ -263,12 +263,20 @@ def replay(
     ``capacity_fraction`` (of the mean demand R), ``capacity`` (``"cpu=120,mem=80"`` or a dict)
     or ``machines`` (a file) is given. ``shares`` is ``"equal"``, a share file or
     ``"usage:FACTOR"``; ``horizon`` a duration (``"6h"``, seconds); ``drain`` runs until every
-    task has finished. ``rule``, ``scheduler``, ``placement`` and ``overrun`` take the names the
-    command line takes. ``gantt`` is the window whose jobs ``Result.jobs`` and the report's view
-    of the machines show: ``True`` for the day in the middle of the trace (as ``--report``),
-    ``"40d+12h"`` for another, ``False`` for none (as ``--json`` alone). ``progress`` shows a
-    bar when tqdm is installed, or is a callable given the simulated seconds done since its
-    last call and the total.
+    task has finished. ``rule`` is ``"head-of-line"`` (a pass stops at a job that does not fit,
+    the SDRF paper's rule) or ``"skip"`` (that user is passed over); ``scheduler`` ``"fill"``
+    (progressive filling in the policy's order), ``"easy"`` or ``"conservative"`` (backfilling
+    on requested walltimes); ``placement`` ``"first"`` or ``"best"`` (the fullest node with
+    room); ``overrun`` ``"kill"`` (a job that ran past its walltime request is killed at it) or
+    ``"extend"`` (it runs in full). ``swf_cpus`` picks an SWF log's processor count:
+    ``"auto"`` (allocated when recorded, else requested), ``"allocated"`` or ``"requested"``;
+    ``swf_memory`` its memory: ``"auto"`` (requested when recorded, else used; jobs that record
+    none are then left out, with a warning), ``"requested"``, ``"used"`` or ``"none"`` (no
+    memory resource, every job kept). ``gantt`` is the window whose jobs ``Result.jobs`` and
+    the report's view of the machines show: ``True`` for the day in the middle of the trace (as
+    ``--report``), ``"40d+12h"`` for another, ``False`` for none (as ``--json`` alone).
+    ``progress`` shows a bar when tqdm is installed, or is a callable given the simulated
+    seconds done since its last call and the total.
 
     The work runs with the GIL released, one policy per core. Raises ``InputError`` for input
     fairshare cannot use, saying where and what was expected."""

@@ -508,3 +508,37 @@ fn a_queues_file_beside_the_log_limits_its_queues() {
         "{said}"
     );
 }
+
+#[test]
+fn tasks_left_out_by_default_are_a_warning_naming_the_option_that_keeps_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = dir.path().join("mem.swf");
+    // Two of three jobs record memory, so memory is a resource and the third is left out.
+    let lines = [
+        "1 0 0 100 4 -1 1000 4 -1 -1 1 7 1 -1 1 1 -1 -1",
+        "2 10 0 100 2 -1 -1 2 -1 -1 1 8 1 -1 1 1 -1 -1",
+        "3 20 0 100 1 -1 500 1 -1 -1 1 9 1 -1 1 1 -1 -1",
+    ];
+    std::fs::write(&swf, lines.join("\n") + "\n").unwrap();
+    let out = fairshare(&["replay", swf.to_str().unwrap(), "--policy", "fifo"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout
+            .contains("1 of 3 tasks of the trace are left out as \"no memory\": --swf-memory none"),
+        "{stdout}"
+    );
+    let kept = fairshare(&[
+        "replay",
+        swf.to_str().unwrap(),
+        "--policy",
+        "fifo",
+        "--swf-memory",
+        "none",
+    ]);
+    assert!(!String::from_utf8_lossy(&kept.stdout).contains("are left out as"));
+}

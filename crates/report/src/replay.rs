@@ -46,11 +46,19 @@ const NEVER_FIT_NOTE: &str =
 const USE_TITLE: &str =
     "Use and fairness (mean share in use; mean bounded slowdown; Jain's index of the users' mean dominant shares)";
 
-/// What a reader of the results must know to trust them: policies under which more than
+/// What a reader of the results must know to trust them: tasks of the trace a reader left out
+/// by default, with the option that keeps them; policies under which more than
 /// [`NEVER_FIT_WARNING`] of the tasks can never fit the capacity (they are counted apart and
 /// left out of the waits, so the waits describe only the tasks that fit).
 pub fn replay_warnings(summary: &ReplaySummary) -> Vec<String> {
-    summary
+    let left_out = (LEFT_OUT_BY_DEFAULT.iter()).filter_map(|(reason, keeps)| {
+        let n = *summary.input.tasks_skipped.get(*reason)?;
+        let found = summary.input.tasks_found;
+        Some(format!(
+            "{n} of {found} tasks of the trace are left out as \"{reason}\": {keeps} keeps them"
+        ))
+    });
+    let never_fit = summary
         .policies
         .iter()
         .filter(|p| p.tasks_never_fit as f64 > NEVER_FIT_WARNING * p.tasks_submitted as f64)
@@ -62,9 +70,15 @@ pub fn replay_warnings(summary: &ReplaySummary) -> Vec<String> {
                 p.tasks_submitted,
                 percent(p.tasks_never_fit as f64 / p.tasks_submitted as f64)
             )
-        })
-        .collect()
+        });
+    left_out.chain(never_fit).collect()
 }
+
+/// Reasons a reader skips tasks by default that an option undoes, with that option.
+const LEFT_OUT_BY_DEFAULT: [(&str, &str); 1] = [(
+    "no memory",
+    "--swf-memory none (swf_memory=\"none\" in Python: processors only)",
+)];
 
 /// The replay as a self-contained HTML page.
 pub fn replay_html(summary: &ReplaySummary) -> String {

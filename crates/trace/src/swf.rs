@@ -405,7 +405,7 @@ fn cpus_note(choice: CpuField, differ: u64, jobs: u64) -> String {
 fn memory_note(memory: bool, with: u64, jobs: u64) -> String {
     let seen = format!("memory is recorded on {with} of {jobs} jobs");
     if memory {
-        format!("{seen}, so it is a resource (jobs without it are skipped as \"no memory\")")
+        format!("{seen}, so it is a resource (jobs without it are skipped as \"no memory\"; --swf-memory none keeps them)")
     } else {
         format!("{seen}, fewer than half, so it is not a resource (--swf-memory requested or used makes it one)")
     }
