@@ -17,8 +17,8 @@ use std::path::PathBuf;
 ///
 /// The trace is read once, streaming, to measure it (users, span, the mean requested amount R
 /// of each resource); then every policy replays it through the cluster engine, from memory for
-/// traces of up to a million tasks and streamed from disk again for larger ones. Policies run
-/// in parallel where cores allow.
+/// traces of up to two million tasks and streamed from disk again for larger ones. Policies
+/// run in parallel where cores allow.
 ///
 /// Example: fairshare replay ../shared/traces/google-2011/task_events/*.csv.gz
 ///   --policy drf --policy sdrf:delta=0.999999 --capacity-fraction 0.5 --report report.html

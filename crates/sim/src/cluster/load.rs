@@ -14,8 +14,9 @@ pub struct Recorded {
     pub jobs: u64,
     /// Jobs without a requested walltime: planned with their runtime, a perfect estimate.
     pub walltime_missing: u64,
-    /// Jobs that ran longer than they requested: their request is raised to their runtime, so
-    /// the recorded work is replayed whole.
+    /// Jobs that ran longer than they requested: killed at their request under
+    /// [`Overrun::Kill`](super::Overrun::Kill) (the default), replayed whole with their request
+    /// raised to their runtime under [`Overrun::Extend`](super::Overrun::Extend).
     pub walltime_exceeded: u64,
     /// Jobs whose start the trace records.
     pub started: u64,

@@ -10,9 +10,10 @@
 //! is never held in memory.
 //!
 //! Backfilling plans with each job's requested walltime. A job that ran longer than it asked
-//! for is replayed for its whole recorded runtime, its request raised to that runtime (the
-//! workload counts such jobs); a job without a request is planned with its runtime, a perfect
-//! estimate. So no plan is ever overrun and no recorded work is cut short.
+//! for is killed at its request, as sites do ([`Overrun::Kill`], the default, counted in the
+//! results), or replayed for its whole recorded runtime with its request raised to that
+//! runtime ([`Overrun::Extend`]); a job without a request is planned with its runtime, a
+//! perfect estimate. Either way no plan is ever overrun.
 
 mod discipline;
 mod load;
