@@ -6,17 +6,33 @@ command, with the same names, defaults and numbers.
 ['fifo', 'drf', 'weighted-drf']
 """
 
-from __future__ import annotations
+import json as _json
+import os as _os
+from importlib import metadata as _metadata
+from typing import Any as _Any, Mapping as _Mapping, Union as _Union
 
-import json
-import os
-from typing import Any, Mapping, Union
+try:
+    from . import _native
+except ImportError as _missing:  # the source folder, not an installed package
+    raise ImportError(
+        f"fairshare's compiled part (_native) is not in {_os.path.dirname(__file__)}: this is "
+        "the package's source folder, not the installed package. Run from another folder, or "
+        "build it in place with `maturin develop`."
+    ) from _missing
 
 from . import baa
 from ._documents import Document, Standings, Sweep, penalty, priorities, simulate, sweep
-from ._native import InputError, allocate_json, policies_json
+from ._native import InputError
+from ._native import allocate_json as _allocate_json
+from ._native import policies_json as _policies_json
 from ._reader import Trace, read
 from ._replay import Result, replay
+
+try:
+    __version__: str = _metadata.version("fairshare")
+    """The installed package's version."""
+except _metadata.PackageNotFoundError:  # built in place, never installed
+    __version__ = "unknown"
 
 # Where the input went wrong, when a reader knows: set on errors from the library, None on
 # the others.
@@ -25,6 +41,7 @@ InputError.line = None
 InputError.field = None
 
 __all__ = [
+    "__version__",
     "Document",
     "InputError",
     "Result",
@@ -43,37 +60,37 @@ __all__ = [
 ]
 
 
-def policies() -> list[dict[str, Any]]:
+def policies() -> list[dict[str, _Any]]:
     """Every policy of fairshare's registry: ``name``, ``aliases``, ``about``, ``params``
     (each with ``key``, ``value`` and ``about``) and ``engines`` (the commands that run it:
     ``allocate``, ``replay``, ``simulate``)."""
-    return json.loads(policies_json())
+    return _json.loads(_policies_json())
 
 
 def allocate(
-    instance: Union[Mapping[str, Any], str, os.PathLike],
+    instance: _Union[_Mapping[str, _Any], str, _os.PathLike],
     rule: str = "head-of-line",
-) -> dict[str, Any]:
+) -> dict[str, _Any]:
     """What a policy gives each user of an instance, as ``fairshare allocate --json`` prints it.
 
     ``instance`` is an instance as a dict (the layout of docs/json.md's instance files) or the
     path of an instance file; ``rule`` is what a task that does not fit does in task mode
     (``head-of-line``, the paper's rule, or ``skip``). Raises ``InputError`` for an instance
     fairshare cannot use, saying where and what was expected."""
-    if isinstance(instance, Mapping):
-        text = json.dumps(instance)
+    if isinstance(instance, _Mapping):
+        text = _json.dumps(instance)
     else:
-        path = os.fspath(instance)
+        path = _os.fspath(instance)
         try:
             with open(path, encoding="utf-8") as file:
                 text = file.read()
         except OSError as error:
             raise _in_file(InputError(f"{path}: cannot read it: {error.strerror}"), path) from error
         try:
-            return json.loads(allocate_json(text, rule))
+            return _json.loads(_allocate_json(text, rule))
         except InputError as error:
             raise _in_file(InputError(f"{path}: {error}"), path) from None
-    return json.loads(allocate_json(text, rule))
+    return _json.loads(_allocate_json(text, rule))
 
 
 def _in_file(error: InputError, path: str) -> InputError:

@@ -4,7 +4,7 @@ read an SWF, Google, Alibaba or Slurm trace as fairshare reads it, chunk by chun
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, Optional, Sequence, Union
 
 from . import _native
 from ._frames import frame, pandas
@@ -16,16 +16,20 @@ __all__ = ["Trace", "read"]
 class Trace:
     """An open trace. Iterating gives DataFrames of up to ``chunk`` tasks each (columns in
     docs/python.md); ``records()`` gives one dict per task; ``frame()`` the whole trace as one
-    DataFrame. A trace is read once: iterate again and it goes on where it stopped."""
+    DataFrame. Iterating reads on: iterate again and it goes on where it stopped; ``frame()``
+    reads the whole trace afresh, wherever the iteration is."""
 
-    def __init__(self, native: _native.TraceReader, chunk: int) -> None:
+    def __init__(self, open_native: Callable[[], _native.TraceReader], chunk: int, shown: str) -> None:
         if chunk < 1:
             raise _native.InputError(f"chunk must be a positive number of tasks, found {chunk}")
-        self._native = native
+        self._open = open_native
+        self._native = open_native()
         self._chunk = chunk
-        self.resources: list[str] = native.resources()
+        self._shown = shown
+        self._started = False
+        self.resources: list[str] = self._native.resources()
         """The trace's resources: one demand column each, in this order."""
-        self.units: list[str] = native.units()
+        self.units: list[str] = self._native.units()
         """The unit of each resource."""
 
     @property
@@ -34,8 +38,14 @@ class Trace:
         the ``input`` of a replay's results once the trace is read to its end."""
         return json.loads(self._native.stats())
 
+    def __repr__(self) -> str:
+        resources = ", ".join(f"{r} ({u})" for r, u in zip(self.resources, self.units))
+        found = self.stats.get("tasks_found", 0)
+        return f"<fairshare.Trace {self._shown}: {resources}; {found} tasks read so far>"
+
     def chunks(self) -> Iterator[dict[str, list]]:
         """The tasks as columns (dicts of lists), ``chunk`` at a time, without pandas."""
+        self._started = True
         while (columns := self._native.next_chunk(self._chunk)) is not None:
             yield columns
 
@@ -51,8 +61,10 @@ class Trace:
             yield _table(columns, schema)
 
     def frame(self):
-        """The rest of the trace as one DataFrame."""
-        parts = list(self)
+        """The whole trace as one DataFrame, read from its start (a trace already iterated is
+        opened again; the iteration goes on where it stopped)."""
+        whole = Trace(self._open, self._chunk, self._shown) if self._started else self
+        parts = list(whole)
         return pandas().concat(parts, ignore_index=True) if parts else frame([], self._schema())
 
     def _schema(self) -> dict[str, str]:
@@ -101,7 +113,11 @@ def read(
     requested), ``"allocated"`` or ``"requested"``; ``swf_memory`` its memory: ``"auto"``
     (requested when recorded, else used; jobs that record none are then left out, with a
     warning), ``"requested"``, ``"used"`` or ``"none"`` (no memory resource, every job kept)."""
-    native = _native.TraceReader(
-        _paths(traces), format=format, lenient=lenient, swf_cpus=swf_cpus, swf_memory=swf_memory
-    )
-    return Trace(native, chunk)
+    paths = _paths(traces)
+
+    def open_native() -> _native.TraceReader:
+        return _native.TraceReader(
+            paths, format=format, lenient=lenient, swf_cpus=swf_cpus, swf_memory=swf_memory
+        )
+
+    return Trace(open_native, chunk, " ".join(paths))

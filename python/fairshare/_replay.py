@@ -93,6 +93,8 @@ class Result:
         for run in self.doc["policies"]:
             for account in run.get("accounts", []):
                 row = {key: account.get(key, 0) for key in ACCOUNTS}
+                if not account.get("tasks_submitted"):  # no task of its own: no mean to take
+                    row.update({key: float("nan") for key in ACCOUNT_MEANS})
                 row.update(policy=run["policy"], account=account["name"])
                 row["parent"] = account["parent"]
                 rows.append(row)
@@ -212,6 +214,10 @@ ACCOUNTS = {
 }
 """The columns of ``Result.accounts``."""
 
+ACCOUNT_MEANS = ("mean_wait_s", "mean_slowdown", "mean_response_s")
+"""The columns of ``Result.accounts`` that are means over the account's own tasks: NaN for an
+account without any (the root, and accounts that only hold others)."""
+
 TIMELINE = {"policy": _TEXT, "time_s": _REAL}
 """The columns of ``Result.timeline`` before ``util_<resource>``."""
 
@@ -259,7 +265,7 @@ def replay(
 
     ``traces`` is a trace file or a list of them (every Google ``task_events`` part, in order);
     ``policies`` are policy specs such as ``"drf"`` or ``"sdrf:delta=0.999999"`` (see
-    ``fairshare.policies()``). The capacity is the trace's own machine unless one of
+    ``fairshare.policies()``), a list or one. The capacity is the trace's own machine unless one of
     ``capacity_fraction`` (of the mean demand R), ``capacity`` (``"cpu=120,mem=80"`` or a dict)
     or ``machines`` (a file) is given. ``shares`` is ``"equal"``, a share file or
     ``"usage:FACTOR"``; ``horizon`` a duration (``"6h"``, seconds); ``drain`` runs until every
@@ -280,6 +286,8 @@ def replay(
 
     The work runs with the GIL released, one policy per core. Raises ``InputError`` for input
     fairshare cannot use, saying where and what was expected."""
+    if isinstance(policies, str):  # one policy, not its letters
+        policies = [policies]
     if isinstance(capacity, Mapping):
         capacity = ",".join(f"{name}={amount}" for name, amount in capacity.items())
     window = ("day" if gantt else None) if isinstance(gantt, bool) else gantt

@@ -29,6 +29,20 @@ impl Failure {
     }
 }
 
+impl Failure {
+    /// A malformed record that a lenient read would skip, with the hint that says so.
+    pub fn record(error: TraceError) -> Failure {
+        let failure = Failure::from(error);
+        Failure {
+            message: format!(
+                "{} (lenient=True skips such records and counts them)",
+                failure.message
+            ),
+            ..failure
+        }
+    }
+}
+
 impl From<String> for Failure {
     fn from(message: String) -> Failure {
         Failure {
@@ -81,14 +95,7 @@ impl From<LabError> for Failure {
     fn from(error: LabError) -> Failure {
         match error {
             LabError::Trace(error) => Failure::from(error),
-            LabError::Record(error) => {
-                let hint = "(lenient=True skips such records and counts them)";
-                let failure = Failure::from(error);
-                Failure {
-                    message: format!("{} {hint}", failure.message),
-                    ..failure
-                }
-            }
+            LabError::Record(error) => Failure::record(error),
             other => Failure::from(other.to_string()),
         }
     }

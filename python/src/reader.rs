@@ -15,6 +15,8 @@ use std::sync::Mutex;
 pub struct TraceReader {
     /// The source; `None` only while a chunk is being read without the GIL.
     source: Mutex<Option<Box<dyn TaskSource + Send>>>,
+    /// Whether malformed records are skipped (else the first stops the read, with the hint).
+    lenient: bool,
 }
 
 #[pymethods]
@@ -44,6 +46,7 @@ impl TraceReader {
             .map_err(Failure::from)?;
         Ok(TraceReader {
             source: Mutex::new(Some(source)),
+            lenient,
         })
     }
 
@@ -75,7 +78,10 @@ impl TraceReader {
             (tasks, source)
         });
         let source = slot.insert(source);
-        let tasks = tasks.map_err(Failure::from)?;
+        let tasks = tasks.map_err(|e| match e.skip_reason() {
+            Some(_) if !self.lenient => Failure::record(e),
+            _ => Failure::from(e),
+        })?;
         if tasks.is_empty() {
             return Ok(None);
         }

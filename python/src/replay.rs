@@ -4,7 +4,7 @@
 use crate::progress::Progress;
 use crate::{input_error, named, trace_spec, Failure, TraceOptions};
 use fairshare_core::alloc::tasks::Blocking;
-use fairshare_core::policy::PolicySpec;
+use fairshare_core::policy::{PolicyError, PolicySpec};
 use fairshare_lab::input::{parse_duration, parse_window};
 use fairshare_lab::{
     CapacitySource, LabError, Replay, ReplayPlan, ReplayRequest, ShareSource, StopRule, Workload,
@@ -174,7 +174,7 @@ pub fn replay(
         view,
     } = run;
     let policies: Vec<PolicySpec> = (policies.iter())
-        .map(|p| p.parse().map_err(|e| format!("policy {p:?}: {e}")))
+        .map(|p| p.parse().map_err(|e: PolicyError| e.to_string()))
         .collect::<Result<_, _>>()?;
     if policies.is_empty() {
         return Err("policies: give at least one".into());

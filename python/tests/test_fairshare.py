@@ -70,3 +70,10 @@ def test_a_bad_file_is_an_input_error_that_names_it(tmp_path):
 def test_an_unknown_rule_names_the_choices():
     with pytest.raises(fairshare.InputError, match="head-of-line or skip"):
         fairshare.allocate(INSTANCES[0], rule="sideways")
+
+
+def test_the_package_shows_its_version_and_only_its_own_names():
+    assert fairshare.__version__ == "0.1.0"
+    public = [name for name in dir(fairshare) if not name.startswith("_")]
+    assert sorted(public) == sorted(n for n in fairshare.__all__ if not n.startswith("_")), public
+

@@ -42,6 +42,15 @@ def test_the_columns_are_documented_and_typed(small_log):
     assert len(tasks.columns) == len(documented)
 
 
+def test_frame_is_the_whole_trace_even_after_iterating(small_log):
+    trace = fairshare.read(small_log, chunk=7)
+    assert len(next(iter(trace))) == 7
+    assert len(trace.frame()) == 40
+    assert sum(len(chunk) for chunk in trace) == 33, "the iteration goes on where it stopped"
+    shown = repr(trace)
+    assert shown.startswith("<fairshare.Trace ") and "cpu (processors)" in shown, shown
+
+
 def test_records_are_one_dict_per_task(small_log):
     records = list(fairshare.read(small_log, chunk=3).records())
     assert len(records) == 40 and records[-1]["id"] == 40 and records[-1]["user"] == "1"
@@ -55,6 +64,7 @@ def test_a_bad_record_stops_a_strict_read_and_is_counted_when_lenient(tmp_path, 
     with pytest.raises(fairshare.InputError, match=r"bad\.swf:4") as caught:
         fairshare.read(bad).frame()
     assert (caught.value.file, caught.value.line) == (str(bad), 4)
+    assert "lenient=True skips such records" in str(caught.value)
     assert caught.value.field == "5 (allocated processors)"
     trace = fairshare.read(bad, lenient=True)
     assert len(trace.frame()) == 39 and sum(trace.stats["tasks_skipped"].values()) == 1

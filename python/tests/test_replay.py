@@ -93,6 +93,8 @@ def test_the_tables_hold_the_json_s_numbers(small_log):
     accounts = result.accounts
     assert accounts[accounts["policy"] == "drf"]["account"].tolist()[0] == "root"
     assert pd.isna(accounts.iloc[0]["parent"])
+    # The root has no task of its own: no mean to take, not 0.
+    assert accounts.iloc[0]["tasks_submitted"] == 0 and pd.isna(accounts.iloc[0]["mean_wait_s"])
     assert len(result.timeline) == sum(len(run["timeline"]["times_s"]) for run in doc["policies"])
     jobs = result.jobs
     assert (jobs["wait_s"] == jobs["start_s"] - jobs["submit_s"]).all()
@@ -225,3 +227,16 @@ except ImportError as error:
 """
     out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True)
     assert "pip install pandas" in out.stdout
+
+
+def test_one_policy_may_be_given_alone(small_log):
+    alone = fairshare.replay(small_log, "fifo", progress=False)
+    assert alone.summary["policy"].tolist() == ["fifo"]
+
+
+def test_a_policy_error_names_the_policy_once(small_log):
+    with pytest.raises(fairshare.InputError) as caught:
+        fairshare.replay(small_log, ["sdrf:delta=2"], progress=False)
+    message = str(caught.value)
+    assert message.count('policy "sdrf:delta=2"') == 1, message
+
