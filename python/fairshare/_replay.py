@@ -60,14 +60,36 @@ class Result:
     @cached_property
     def summary(self):
         """One row per policy: tasks, waits, slowdown, utilization of each resource, Jain's
-        index of the users' dominant shares."""
+        index of the users' dominant shares; then, when the trace records its own schedule,
+        the ``"as recorded"`` row of ``table()`` (its jobs, starts, waits, slowdown and
+        response; the rest missing)."""
         rows = []
         for run in self.doc["policies"]:
             row = {key: run.get(key, 0) for key in SUMMARY}
             row.update({f"util_{r}": run["utilization"][r] for r in self._resources})
             row["livetree_events"] = run.get("livetree_events")
             rows.append(row)
+        recorded = self.doc["setting"].get("recorded", {})
+        if recorded.get("started"):
+            row = {key: None for key in SUMMARY}
+            row.update({key: recorded[key] for key in RECORDED_MEANS})
+            row.update(policy=AS_RECORDED, tasks_submitted=recorded["jobs"], tasks_started=recorded["started"])
+            rows.append(row)
         return frame(rows, {**SUMMARY, **self._per_resource("util_"), "livetree_events": "Int64"})
+
+    @cached_property
+    def quantiles(self):
+        """One row per policy (and ``"as recorded"``) and quantile 0, 0.05, …, 1: the waits' and
+        bounded slowdowns' nearest-rank percentiles, as ``wait_quantiles_s`` and
+        ``slowdown_quantiles`` of the JSON."""
+        recorded = dict(self.doc["setting"].get("recorded", {}), policy=AS_RECORDED)
+        rows = [
+            {"policy": run["policy"], "quantile": i / (len(waits) - 1), "wait_s": wait, "slowdown": slowdown}
+            for run in [*self.doc["policies"], recorded]
+            for waits in [run.get("wait_quantiles_s", [])]
+            for i, (wait, slowdown) in enumerate(zip(waits, run.get("slowdown_quantiles", [])))
+        ]
+        return frame(rows, QUANTILES)
 
     @cached_property
     def users(self):
@@ -161,6 +183,12 @@ def _job(policy: str, job: dict[str, Any], view: dict[str, Any]) -> dict[str, An
 
 _COUNT, _REAL, _TEXT = "int64", "float64", "string"
 
+AS_RECORDED = "as recorded"
+"""The ``policy`` of the rows that hold what the trace's own scheduler did."""
+
+RECORDED_MEANS = ("mean_wait_s", "p95_wait_s", "mean_slowdown", "mean_response_s")
+"""The figures the trace records of its own schedule, as ``Result.summary`` names them."""
+
 SUMMARY = {
     "policy": _TEXT,
     **dict.fromkeys(
@@ -173,7 +201,7 @@ SUMMARY = {
             "tasks_beyond_horizon",
             "tasks_killed_at_walltime",
         ],
-        _COUNT,
+        "Int64",
     ),
     **dict.fromkeys(
         [
@@ -188,9 +216,12 @@ SUMMARY = {
         ],
         _REAL,
     ),
-    "events": _COUNT,
+    "events": "Int64",
 }
 """The columns of ``Result.summary`` before ``util_<resource>`` and ``livetree_events``."""
+
+QUANTILES = {"policy": _TEXT, "quantile": _REAL, "wait_s": _REAL, "slowdown": _REAL}
+"""The columns of ``Result.quantiles``."""
 
 USERS = {
     "policy": _TEXT,

@@ -73,7 +73,9 @@ def test_the_shared_wagap_log_is_the_cli_s(tmp_path):
     result = fairshare.replay(WAGAP, ["fifo", "fairshare"], scheduler="easy", queues=queues, progress=False)
     args = [WAGAP, "--policy=fifo", "--policy=fairshare", "--scheduler=easy", "--queues", queues]
     same_as_cli(tmp_path, result, args)
-    assert result.summary["tasks_submitted"].tolist() == [17898, 17898]
+    summary = result.summary
+    assert summary["policy"].tolist() == ["fifo", "fairshare", "as recorded"]
+    assert summary["tasks_submitted"].tolist() == [17898, 17898, 17898]
 
 
 def test_the_tables_hold_the_json_s_numbers(small_log):
@@ -103,12 +105,13 @@ def test_the_tables_hold_the_json_s_numbers(small_log):
 
 
 TYPES = {
-    "summary": {"policy": "string", "tasks_submitted": "int64", "mean_wait_s": "float64", "util_cpu": "float64", "livetree_events": "Int64"},
+    "summary": {"policy": "string", "tasks_submitted": "Int64", "mean_wait_s": "float64", "util_cpu": "float64", "livetree_events": "Int64"},
     "users": {"user": "string", "tasks_started": "int64", "mean_dominant_share": "float64", "held_cpu": "float64", "charged": "float64"},
     "accounts": {"account": "string", "parent": "string", "users": "int64", "delivered": "float64"},
     "timeline": {"time_s": "float64", "util_cpu": "float64"},
     "shares": {"time_s": "float64", "user": "string", "dominant_share": "float64"},
     "jobs": {"id": "int64", "user": "string", "start_s": "float64", "nodes": "object"},
+    "quantiles": {"policy": "string", "quantile": "float64", "wait_s": "float64"},
 }
 
 
@@ -239,4 +242,23 @@ def test_a_policy_error_names_the_policy_once(small_log):
         fairshare.replay(small_log, ["sdrf:delta=2"], progress=False)
     message = str(caught.value)
     assert message.count('policy "sdrf:delta=2"') == 1, message
+
+
+def test_the_as_recorded_row_and_the_quantiles_hold_the_json_s_numbers(tmp_path, small_log):
+    lines = small_log.read_text().splitlines()
+    waited = [" ".join("30" if i == 2 else f for i, f in enumerate(line.split())) for line in lines[1:]]
+    log = tmp_path / "recorded.swf"
+    log.write_text("\n".join([lines[0], *waited]) + "\n")
+    result = fairshare.replay(log, ["drf"], progress=False)
+    recorded = result.doc["setting"]["recorded"]
+    row = result.summary.set_index("policy").loc["as recorded"]
+    assert row["mean_wait_s"] == recorded["mean_wait_s"] == 30.0
+    assert row["tasks_started"] == recorded["started"] == 40
+    assert pd.isna(row["tasks_completed"]) and pd.isna(row["util_cpu"])
+    quantiles = result.quantiles
+    drf = quantiles[quantiles["policy"] == "drf"]
+    assert drf["wait_s"].tolist() == result.doc["policies"][0]["wait_quantiles_s"]
+    assert drf["quantile"].tolist()[:3] == [0.0, 0.05, 0.1]
+    mine = quantiles[quantiles["policy"] == "as recorded"]["wait_s"].tolist()
+    assert mine == recorded["wait_quantiles_s"]
 
