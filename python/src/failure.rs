@@ -101,10 +101,69 @@ impl From<LabError> for Failure {
     }
 }
 
+/// The command line's options that a message may name, as Python's keyword arguments name
+/// them: `--swf-memory none` becomes `swf_memory="none"`, `give --machines FILE` `give
+/// machines=FILE`, `(--lenient skips …)` `(lenient=True skips …)`, `--capacity: …`
+/// `capacity: …`. Options of Slurm's own commands (`sacct --parsable2`) are left as they are.
+fn pythonic(message: &str) -> String {
+    const SLURM_S: [&str; 4] = ["parsable2", "noheader", "oneliner", "allusers"];
+    const SWITCHES: [&str; 3] = ["lenient", "drain", "max-tres"];
+    const CHOICES: [&str; 8] = [
+        "usage",
+        "swf-memory",
+        "swf-cpus",
+        "scheduler",
+        "rule",
+        "placement",
+        "overrun",
+        "format",
+    ];
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find("--") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(after.len());
+        let name = &after[..len];
+        if !name.starts_with(|c: char| c.is_ascii_lowercase()) || SLURM_S.contains(&name) {
+            out.push_str("--");
+            rest = after;
+            continue;
+        }
+        rest = &after[len..];
+        out.push_str(&name.replace('-', "_"));
+        let word = rest.strip_prefix(' ').map(|r| {
+            let end = r.find([' ', ')', ',', ';']).unwrap_or(r.len());
+            &r[..end]
+        });
+        match word {
+            _ if SWITCHES.contains(&name) => out.push_str("=True"),
+            _ if rest.starts_with(':') => {}
+            Some(w) if CHOICES.contains(&name) && w.chars().all(|c| c.is_ascii_lowercase()) => {
+                out.push_str(&format!("=\"{w}\""));
+                rest = &rest[1 + w.len()..];
+            }
+            Some(w)
+                if w.starts_with(|c: char| c.is_ascii_lowercase())
+                    && !w.contains(['=', ':', '/', '.']) => {}
+            Some(w) if !w.is_empty() => {
+                out.push('=');
+                out.push_str(w);
+                rest = &rest[1 + w.len()..];
+            }
+            _ => out.push('='),
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 impl From<Failure> for PyErr {
     fn from(failure: Failure) -> PyErr {
         Python::with_gil(|py| {
-            let error = InputError::new_err(failure.message);
+            let error = InputError::new_err(pythonic(&failure.message));
             let value = error.value(py);
             let file = failure.file.map(|f| f.display().to_string());
             let set = value

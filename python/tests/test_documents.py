@@ -115,11 +115,13 @@ def test_a_baa_timeline_is_the_cli_s(tmp_path):
         (lambda log: fairshare.simulate(EXAMPLES / "bottleneck" / "fig02-late-arrival.toml", runs=0), "1 to 1000"),
         (lambda log: fairshare.sweep(log, fractions=[0.5, -1]), "every fraction must be positive"),
         (lambda log: fairshare.sweep(log, nines=[16]), "from 1 to 15"),
-        (lambda log: fairshare.sweep(log, shard=(2, 2)), "shard 2/2"),
+        (lambda log: fairshare.sweep(log, shard=(2, 2)), "shard=2/2"),
+        (lambda log: fairshare.priorities(log, usage="pe"), 'usage="pe" prices jobs .* give machines=FILE'),
         (lambda log: fairshare.sweep(log, baseline="nosuch"), "baseline"),
         (lambda log: fairshare.baa.timeline(log), "small.swf"),
     ],
 )
 def test_bad_input_is_an_input_error_that_says_what(small_log, call, says):
-    with pytest.raises(fairshare.InputError, match=says):
+    with pytest.raises(fairshare.InputError, match=says) as caught:
         call(small_log)
+    assert "--" not in str(caught.value), "Python's errors name keyword arguments, not options"

@@ -71,7 +71,7 @@ pub enum TraceError {
         column: &'static str,
     },
     /// The first line of a file matches none of the formats.
-    #[error("{}: the first line \"{line}\" fits none of the trace formats read here: SWF starts with a `;` header or whitespace-separated numbers; an Alibaba GPU 2023 pod list with a CSV header naming creation_time; a Google 2011 task_events part with comma-separated fields starting with a time in microseconds (if it is one of these, --format names it)", path.display())]
+    #[error("{}: the first line \"{line}\" fits none of the trace formats read here: SWF starts with a `;` header or whitespace-separated numbers; an Alibaba GPU 2023 pod list with a CSV header naming creation_time; a Google 2011 task_events part with comma-separated fields starting with a time in microseconds (if it is one of these, name it with --format)", path.display())]
     UnknownFormat {
         /// The file.
         path: PathBuf,
