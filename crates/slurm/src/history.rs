@@ -89,12 +89,22 @@ impl Room {
         self.jobs.push(job);
     }
 
-    /// The job that ends soonest, its holding freed.
-    fn free_next(&mut self) -> Option<&Freeing> {
-        let Reverse((_, i)) = self.ends.pop()?;
-        let job = &self.jobs[i];
-        (self.free.iter_mut().zip(&job.holding)).for_each(|(f, h)| *f += h);
-        Some(job)
+    /// The jobs that end soonest (all those expected at that one instant: a wave that started
+    /// together ends together), their holdings freed.
+    fn free_next(&mut self) -> Vec<&Freeing> {
+        let Some(&Reverse((end, _))) = self.ends.peek() else {
+            return Vec::new();
+        };
+        let mut ended = Vec::new();
+        while self.ends.peek().is_some_and(|Reverse((t, _))| *t == end) {
+            let Some(Reverse((_, i))) = self.ends.pop() else {
+                break;
+            };
+            let job = &self.jobs[i];
+            (self.free.iter_mut().zip(&job.holding)).for_each(|(f, h)| *f += h);
+            ended.push(i);
+        }
+        ended.into_iter().map(|i| &self.jobs[i]).collect()
     }
 
     /// A job the play starts at `t`, holding what it holds until its limit.
@@ -334,16 +344,18 @@ impl History {
     ///
     /// The play keeps what is free: the first client's next job starts when it fits, as
     /// Slurm's main scheduler starts the highest-priority job when room frees; until then the
-    /// job expected to end soonest ends (a running job at its start plus its time limit,
-    /// `ends` by Slurm id, or a job the play started, at its limit), its client's holding
-    /// falls, time moves to that end, and the policy chooses again — so that whose job frees
-    /// the room weighs in the choice, as it does in the scheduler. A job that fits nowhere with
-    /// nothing left to end starts regardless. Each start adds its job's holding (and rate)
-    /// before the next choice, as a scheduler's pass does; the policy's factors that are
-    /// refreshed only with time (the production fairshare functions) keep a client's starts
-    /// together until a refresh, as Slurm's one factor per association does. After those runs,
-    /// each client's remaining jobs follow together, the clients in the ranker's order at that
-    /// point.
+    /// jobs expected to end soonest end (a running job at its start plus its time limit,
+    /// `ends` by Slurm id, or a job the play started, at its limit; all those expected at that
+    /// instant together), their clients' holdings fall, and the policy chooses again — so that whose job frees the room weighs in the
+    /// choice, as it does in the scheduler. The expected ends only order the ends: the ranker's
+    /// clock stays at the history's time, since time limits overstate run times many times
+    /// over and a decay run on for the minutes they span would rank by a moment that never
+    /// comes (the next pass ranks again). A job that fits nowhere with nothing left to end
+    /// starts regardless. Each start adds its job's holding (and rate) before the next choice,
+    /// as a scheduler's pass does; the policy's factors that are refreshed only with time (the
+    /// production fairshare functions) keep every start of a client together, as Slurm's one
+    /// factor per association does. After those runs, each client's remaining jobs follow
+    /// together, the clients in the ranker's order at that point.
     pub fn starts(
         &self,
         queues: &BTreeMap<u32, Vec<Waiting>>,
@@ -356,7 +368,9 @@ impl History {
             book.waits(client, head)?;
         }
         let mut room = self.room(ends);
-        let mut now = self.now;
+        // When the play expects each start, for the ends of the jobs it starts; the ranker's
+        // clock stays at the history's time.
+        let mut expected = self.now;
         let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
         let mut starts: Vec<u32> = Vec::with_capacity(queues.values().map(Vec::len).sum());
         let mut played = 0;
@@ -365,12 +379,13 @@ impl History {
             let next = taken.entry(client).or_insert(0);
             let Some(job) = queue.get(*next) else { break };
             if !room.fits(&job.holding) {
-                if let Some(ended) = room.free_next() {
-                    now = now.max(ended.end);
-                    book.advance(now)?;
-                    let ran_s =
-                        now.as_micros().saturating_sub(ended.start.as_micros()) as f64 / 1e6;
-                    book.finished(ended.client, &ended.holding, ended.rate, ran_s)?;
+                let ended = room.free_next();
+                if !ended.is_empty() {
+                    for job in ended {
+                        expected = expected.max(job.end);
+                        let ran = self.now.as_micros().saturating_sub(job.start.as_micros());
+                        book.finished(job.client, &job.holding, job.rate, ran as f64 / 1e6)?;
+                    }
                     continue;
                 }
             }
@@ -383,7 +398,7 @@ impl History {
             *next += 1;
             starts.push(client);
             book.started(client, &job.holding, job.rate)?;
-            room.take(now, client, job);
+            room.take(expected, client, job);
             book.waits(client, queue.get(*next).map(|w| w.head))?;
         }
         for client in book.order() {

@@ -578,6 +578,11 @@ mod starts {
         // u2's ends first: u2 first.
         let (order, _, u2) = starts_on_a_full_machine(&[(1, 100), (2, 10)]);
         assert_eq!(order[0], u2, "{order:?}");
+        // Both at 10 s: they end together, both holdings fall before the choice, and u2, who
+        // held less over the history, goes first (freed one at a time, u1's job, the first
+        // listed, would have left u1 holding nothing against u2's 3 processors).
+        let (order, _, u2) = starts_on_a_full_machine(&[(1, 10), (2, 10)]);
+        assert_eq!(order[0], u2, "{order:?}");
     }
 
     #[test]
