@@ -44,7 +44,8 @@
 # Usage: scripts/slurm-experiment.sh [OUT_DIR]      (default /tmp/fairshare-slurm-experiment)
 #   LAYOUT=one|many        the cluster and workload (default one)
 #   RUNS="slurm sdrf pe"   the runs to make (default all of the layout's; others already in
-#                          OUT_DIR are kept and analysed too)
+#                          OUT_DIR are kept and analysed too); `sdrf-limits` is `sdrf` with
+#                          the watcher's ends_at_limits = true
 #   TRACE=…                LAYOUT=many: the log to draw from (default ../shared/traces/swf/
 #                          wagap-2013.swf beside the project)
 #   FAIRSHARE=…            the fairshare binary (default $CARGO_TARGET_DIR or target/, debug)
@@ -189,6 +190,7 @@ mapping = "replace"
 interval_s = 5
 window_s = 3600
 submit_table = "/run/fairshare-slurm/submit-factors.txt"
+ends_at_limits = $([ "${name%-limits}" != "$name" ] && echo true || echo false)
 TOML
     "$fairshare" slurm watch --config "$dir/slurm.toml" --interval 5s >"$dir/watch.log" 2>&1 &
     watcher=$!
@@ -276,7 +278,7 @@ TOML
 policy_of() {
   case $1 in
     slurm | slurm2) echo "$slurm_policy" ;;
-    sdrf) echo "$sdrf_policy" ;;
+    sdrf | sdrf-limits) echo "$sdrf_policy" ;;
     pe) echo "$pe_policy" ;;
     *) log "unknown run $1"; return 1 ;;
   esac
@@ -289,6 +291,7 @@ about_of() {
     slurm) echo "Slurm's own Fair Tree (PriorityWeightFairshare=100000, no adapter)" ;;
     slurm2) echo "Slurm's own Fair Tree again: the floor, how far two real runs differ" ;;
     sdrf) echo "fairshare \`$sdrf_policy\` $via" ;;
+    sdrf-limits) echo "fairshare \`$sdrf_policy\` $via, with \`ends_at_limits = true\`" ;;
     pe) echo "fairshare \`$pe_policy\` $via" ;;
   esac
 }
@@ -301,9 +304,9 @@ if [ "$layout" = many ]; then
     log "plan: $(head -1 "$out/plan.log")"
   fi
   expected=$(grep -cv '^#' "$out/plan.txt")
-  cpus=96 stream=null floor='["slurm", "slurm2"]' all="slurm slurm2 sdrf pe"
+  cpus=96 stream=null floor='["slurm", "slurm2"]' all="slurm slurm2 sdrf sdrf-limits pe"
 else
-  expected=47 cpus=8 stream=2 floor=null all="slurm sdrf pe"
+  expected=47 cpus=8 stream=2 floor=null all="slurm sdrf sdrf-limits pe"
 fi
 users_json=$(printf '"%s", ' "${users[@]}")
 cat >"$out/experiment.json" <<JSON
@@ -314,9 +317,9 @@ JSON
 for name in $runs; do
   case $name in
     slurm | slurm2) about=$(about_of "$name") run "$name" "" ;;
-    sdrf) about=$(about_of sdrf) run sdrf "$sdrf_policy" ;;
+    sdrf | sdrf-limits) about=$(about_of "$name") run "$name" "$sdrf_policy" ;;
     pe) about=$(about_of pe) run pe "$pe_policy" ;;
-    *) log "unknown run $name (slurm, slurm2, sdrf, pe)"; exit 1 ;;
+    *) log "unknown run $name (slurm, slurm2, sdrf, sdrf-limits, pe)"; exit 1 ;;
   esac
 done
 

@@ -227,6 +227,7 @@ impl<S: Slurm> Adapter<S> {
             partitions: self.config.partitions.clone(),
             per_call: self.config.jobs_per_call,
             ranked_runs: self.config.ranked_runs,
+            ends_at_limits: self.config.ends_at_limits,
         }
     }
 
@@ -512,7 +513,8 @@ fn rank(
     let waiting: BTreeMap<u32, Vec<Waiting>> = (queues.iter())
         .map(|(&client, queue)| {
             let play = |job: &&QueuedJob| {
-                let request = (&job.demand()[..], Some(job.nodes), job.limit);
+                let limit = job.limit.filter(|_| settings.ends_at_limits);
+                let request = (&job.demand()[..], Some(job.nodes), limit);
                 (kept.history).waiting(head(job, machines), request, machines)
             };
             (client, queue.iter().map(play).collect())
@@ -522,7 +524,11 @@ fn rank(
     kept.history.order(&heads)?;
     let everyone = kept.history.order_of_all(&heads)?;
     let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
-    let starts = (kept.history).starts(&waiting, settings.ranked_runs, &expected_ends(jobs))?;
+    let ends = match settings.ends_at_limits {
+        true => expected_ends(jobs),
+        false => BTreeMap::new(),
+    };
+    let starts = (kept.history).starts(&waiting, settings.ranked_runs, &ends)?;
     let sequence = (starts.into_iter())
         .map(|client| {
             let next = taken.entry(client).or_insert(0);

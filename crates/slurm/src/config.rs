@@ -41,6 +41,10 @@ pub struct SlurmConfig {
     /// How many runs at the head of the order of starts get site factors of their own (after
     /// them, one per association).
     pub ranked_runs: usize,
+    /// Whether the play of starts expects running jobs to end at their time limits, so that
+    /// whose job frees room weighs in the next choice; off, it ranks as if every pending job
+    /// could start now (better where limits overstate run times many times over).
+    pub ends_at_limits: bool,
     /// Seconds one Slurm command may take before it is killed.
     pub timeout_s: f64,
     /// The folder of Slurm's commands; `None`: they are found on `PATH`.
@@ -65,6 +69,7 @@ impl Default for SlurmConfig {
             cluster: None,
             jobs_per_call: 500,
             ranked_runs: 1_000,
+            ends_at_limits: false,
             timeout_s: 30.0,
             bin: None,
             submit_table: None,

@@ -30,6 +30,8 @@ pub struct PlanSettings {
     /// How many runs at the head of the order of starts get site factors of their own; after
     /// them each association's remaining jobs make one run.
     pub ranked_runs: usize,
+    /// Whether the play of starts expects running jobs to end at their time limits.
+    pub ends_at_limits: bool,
 }
 
 /// One ranked association.
