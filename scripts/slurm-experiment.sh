@@ -39,7 +39,8 @@
 # compressed to offer 1.5 times the partition; saved in OUT_DIR/plan.txt and reused by later
 # runs. Its runs are slurm, slurm2 (the slurm run again: how far two real runs of one
 # workload differ, the floor a prediction cannot beat), sdrf and pe; the watcher's policies
-# are as above with usage=billing (the layout bills memory), the replays on the 12 nodes.
+# are as above, the replay of the slurm runs charges usage=billing (the layout bills memory),
+# and every replay runs on the 12 nodes.
 #
 # Usage: scripts/slurm-experiment.sh [OUT_DIR]      (default /tmp/fairshare-slurm-experiment)
 #   LAYOUT=one|many        the cluster and workload (default one)

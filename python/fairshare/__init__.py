@@ -13,7 +13,11 @@ from typing import Any as _Any, Mapping as _Mapping, Union as _Union
 
 try:
     from . import _native
-except ImportError as _missing:  # the source folder, not an installed package
+except ImportError as _missing:
+    from importlib.util import find_spec as _find_spec
+
+    if _find_spec("fairshare._native") is not None:  # it is there but failed: say why
+        raise
     raise ImportError(
         f"fairshare's compiled part (_native) is not in {_os.path.dirname(__file__)}: this is "
         "the package's source folder, not the installed package. Run from another folder, or "

@@ -30,7 +30,8 @@ class Result:
         self.notes: list[str] = native.notes()
         """What the reader and the assembly decided (capacity, shares, queues), in words."""
         self.warnings: list[str] = native.warnings()
-        """What the results warn of, as the command line says it."""
+        """What the results warn of, as the command line says it (options named as keyword
+        arguments)."""
 
     def json(self) -> str:
         """The summary's JSON text, byte for byte what ``fairshare replay --json`` writes."""

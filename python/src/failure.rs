@@ -105,7 +105,7 @@ impl From<LabError> for Failure {
 /// them: `--swf-memory none` becomes `swf_memory="none"`, `give --machines FILE` `give
 /// machines=FILE`, `(--lenient skips …)` `(lenient=True skips …)`, `--capacity: …`
 /// `capacity: …`. Options of Slurm's own commands (`sacct --parsable2`) are left as they are.
-fn pythonic(message: &str) -> String {
+pub fn pythonic(message: &str) -> String {
     const SLURM_S: [&str; 4] = ["parsable2", "noheader", "oneliner", "allusers"];
     const SWITCHES: [&str; 3] = ["lenient", "drain", "max-tres"];
     const CHOICES: [&str; 8] = [
@@ -127,7 +127,14 @@ fn pythonic(message: &str) -> String {
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
             .unwrap_or(after.len());
         let name = &after[..len];
-        if !name.starts_with(|c: char| c.is_ascii_lowercase()) || SLURM_S.contains(&name) {
+        // An option starts the text or follows a space or a parenthesis (not a path's
+        // `run--old`), and is not already written `--name=value`.
+        let starts_word = out.is_empty() || out.ends_with([' ', '(']);
+        if !starts_word
+            || !name.starts_with(|c: char| c.is_ascii_lowercase())
+            || SLURM_S.contains(&name)
+            || after[len..].starts_with('=')
+        {
             out.push_str("--");
             rest = after;
             continue;

@@ -1,6 +1,7 @@
 //! `replay`: one trace, several policies side by side, as `fairshare replay` runs it (the
 //! same lab calls, in parallel where cores allow), with the GIL released while it runs.
 
+use crate::failure::pythonic;
 use crate::progress::Progress;
 use crate::{input_error, named, trace_spec, Failure, TraceOptions};
 use fairshare_core::alloc::tasks::Blocking;
@@ -46,12 +47,13 @@ impl Replayed {
 
     /// What the results warn of (many tasks that never fit, …), as the command line says it.
     fn warnings(&self) -> Vec<String> {
-        fairshare_report::replay_warnings(&self.summary)
+        let warnings = fairshare_report::replay_warnings(&self.summary);
+        warnings.iter().map(|w| pythonic(w)).collect()
     }
 
     /// What the reader and the assembly decided (capacity, shares, queues), in words.
     fn notes(&self) -> Vec<String> {
-        self.notes.clone()
+        self.notes.iter().map(|n| pythonic(n)).collect()
     }
 
     /// Each run's wall-clock seconds and events, as `--stats` writes them (JSON).

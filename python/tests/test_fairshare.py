@@ -73,7 +73,18 @@ def test_an_unknown_rule_names_the_choices():
 
 
 def test_the_package_shows_its_version_and_only_its_own_names():
-    assert fairshare.__version__ == "0.1.0"
+    from importlib import metadata
+
+    assert fairshare.__version__ == metadata.version("fairshare")
     public = [name for name in dir(fairshare) if not name.startswith("_")]
     assert sorted(public) == sorted(n for n in fairshare.__all__ if not n.startswith("_")), public
 
+
+
+def test_importing_from_the_source_folder_says_so():
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", "import fairshare"], cwd=ROOT / "python", capture_output=True, text=True
+    )
+    assert run.returncode != 0 and "package's source folder" in run.stderr, run.stderr

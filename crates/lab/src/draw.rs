@@ -11,7 +11,7 @@ use crate::LabError;
 use fairshare_trace::TaskSource;
 use std::collections::HashMap;
 
-/// How far past its limit a job that outran it in the trace is made to run, seconds.
+/// How far past its limit a job that outran it in the trace is made to run at least, seconds.
 const OVERRUN_S: u32 = 30;
 
 /// How a workload is drawn from a trace and shrunk to a test cluster.
@@ -90,18 +90,27 @@ pub struct Drawn {
 ///   longest to `max_run_s` (a trace's runs span seconds to days: a linear scale would leave
 ///   most of them at one end), time limits (the trace's walltime, or the run where it has
 ///   none) by the same map, rounded up to whole minutes; a job that outran its limit in the
-///   trace gets its limit rounded down instead (at least a minute) and runs 30 s past it, so
-///   that the cluster kills it as the trace's was;
+///   trace gets its limit rounded down instead (at least a minute) and runs at least 30 s past
+///   it, so that the cluster kills it as the trace's was (a walltime of 0 is none);
 /// - submission times kept in the trace's order and proportions, compressed so that the jobs'
-///   processor-seconds are `load` times the partition's over the span of submissions;
+///   processor-seconds (each until its run ends or its limit kills it) are `load` times the
+///   partition's over the span of submissions;
 /// - the window's users by number of jobs (first seen first among equals) dealt to `users`
 ///   in turn.
 pub fn draw(source: &mut dyn TaskSource, spec: &Draw) -> Result<Drawn, LabError> {
     check(spec)?;
-    let mem = source.resources().iter().position(|r| r == "mem");
+    let mem = memory_in_mb(source);
     let mut window = Vec::with_capacity(spec.jobs);
-    for task in source.skip(spec.skip).take(spec.jobs) {
-        window.push(task?);
+    let mut read = 0;
+    for task in &mut *source {
+        let task = task?; // a record that stops a strict read stops the draw, skipped or not
+        read += 1;
+        if read > spec.skip {
+            window.push(task);
+        }
+        if window.len() == spec.jobs {
+            break;
+        }
     }
     if window.len() < spec.jobs {
         return Err(LabError::Unusable(format!(
@@ -133,13 +142,15 @@ pub fn draw(source: &mut dyn TaskSource, spec: &Draw) -> Result<Drawn, LabError>
         let cpus = (recorded_cpus as u32).min(spec.max_cpus);
         drawn.cpus_capped += usize::from(recorded_cpus > spec.max_cpus as f64);
         let mem_per_cpu_mb = mem
-            .and_then(|m| task.demand.get(m))
-            .map(|kb| (kb / 1024.0 / recorded_cpus).ceil() as u64)
+            .and_then(|(m, to_mb)| Some(task.demand.get(m)? * to_mb))
+            .map(|mb| (mb / recorded_cpus).ceil() as u64)
             .unwrap_or(0)
             .min(spec.max_mem_per_cpu_mb);
         let mut run_s = shrink.apply(task.runtime).round() as u32;
-        let outran = task.walltime.is_some_and(|w| task.runtime > w);
-        let limit_s = task.walltime.map_or(0.0, |w| shrink.apply(w));
+        // A walltime of 0 is none (Slurm's --time=0, and logs that write 0 for unknown).
+        let walltime = task.walltime.filter(|&w| w > 0);
+        let outran = walltime.is_some_and(|w| task.runtime > w);
+        let limit_s = walltime.map_or(0.0, |w| shrink.apply(w));
         let limit_min = if outran {
             ((limit_s / 60.0).floor() as u32).max(1)
         } else {
@@ -149,7 +160,8 @@ pub fn draw(source: &mut dyn TaskSource, spec: &Draw) -> Result<Drawn, LabError>
             run_s = run_s.max(limit_min * 60 + OVERRUN_S);
             drawn.over_limit += 1;
         }
-        work += cpus as f64 * run_s as f64;
+        // What the job asks of the partition: until its limit, where the cluster kills it.
+        work += cpus as f64 * run_s.min(limit_min * 60) as f64;
         drawn.submissions.push(Submission {
             at_s: (task.submit.0 - first) as f64 / 1e6,
             user: test_user.of[&task.user].clone(),
@@ -210,6 +222,22 @@ impl LogMap {
     }
 }
 
+/// The memory resource of `source` and what turns its unit into MB: KB (SWF, Slurm dumps) and
+/// MiB (Alibaba) convert; any other unit (Google's fractions of a machine) says nothing a test
+/// cluster can ask for, so jobs then ask for none.
+fn memory_in_mb(source: &dyn TaskSource) -> Option<(usize, f64)> {
+    let m = source.resources().iter().position(|r| r == "mem")?;
+    match source.units().get(m).map(String::as_str) {
+        Some("KB") => Some((m, 1.0 / 1024.0)),
+        Some("MiB" | "MB") => Some((m, 1.0)),
+        _ => None,
+    }
+}
+
+/// The longest run a plan may ask for, seconds (a week: far beyond any test, and far from
+/// overflowing the plan's seconds).
+const LONGEST_RUN_S: u32 = 604_800;
+
 /// Refuses a spec that cannot draw anything.
 fn check(spec: &Draw) -> Result<(), LabError> {
     let fail = |what: &str| Err(LabError::Unusable(format!("drawing a workload: {what}")));
@@ -229,8 +257,8 @@ fn check(spec: &Draw) -> Result<(), LabError> {
     if spec.cpus == 0 || spec.max_cpus == 0 {
         return fail("the partition's processors and a job's cap must be at least 1");
     }
-    if spec.min_run_s == 0 || spec.min_run_s > spec.max_run_s {
-        return fail("runs must map onto a range of at least 1 s (shortest ≤ longest)");
+    if spec.min_run_s == 0 || spec.min_run_s > spec.max_run_s || spec.max_run_s > LONGEST_RUN_S {
+        return fail("runs must map onto a range from 1 s to a week (shortest ≤ longest)");
     }
     if !(spec.load.is_finite() && spec.load > 0.0) {
         return fail("the offered load must be a positive number");
@@ -348,13 +376,13 @@ mod tests {
             s.iter().map(|s| s.user.as_str()).collect::<Vec<_>>(),
             ["alice", "bob", "alice", "alice"]
         );
-        // Work 4·84 + 8·10 + 2·225 + 1·300 = 1166 CPU-s at load 2 on 10 CPUs: 58.3 s of
-        // submissions for the trace's 400 s, the trace's proportions kept.
-        assert!((d.span_s - 58.3).abs() < 1e-9);
-        assert!((d.arrival_speedup - 400.0 / 58.3).abs() < 1e-9);
+        // Work 4·84 + 8·10 + 2·180 (killed at its 3-minute limit) + 1·300 = 1076 CPU-s at
+        // load 2 on 10 CPUs: 53.8 s of submissions for the trace's 400 s, its proportions kept.
+        assert!((d.span_s - 53.8).abs() < 1e-9);
+        assert!((d.arrival_speedup - 400.0 / 53.8).abs() < 1e-9);
         let at: Vec<f64> = s.iter().map(|s| s.at_s).collect();
         for (a, want) in at.iter().zip([0.0, 100.0, 200.0, 400.0]) {
-            assert!((a - want * 58.3 / 400.0).abs() < 1e-9, "{at:?}");
+            assert!((a - want * 53.8 / 400.0).abs() < 1e-9, "{at:?}");
         }
     }
 
@@ -370,6 +398,16 @@ mod tests {
             (90, 1)
         );
         assert_eq!(d.over_limit, 1);
+    }
+
+    #[test]
+    fn a_walltime_of_zero_is_none() {
+        let file = swf(&[(0, 3000, 1, 0, -1, 1), (10, 30, 1, 0, -1, 1)]);
+        let d = drawn(&file, &Draw { jobs: 2, ..spec() }).unwrap();
+        // Not outrun: each job's limit is its run, rounded up to a minute.
+        assert_eq!(d.over_limit, 0);
+        let limits: Vec<u32> = d.submissions.iter().map(|s| s.limit_min).collect();
+        assert_eq!(limits, [5, 1]);
     }
 
     #[test]

@@ -318,9 +318,14 @@ fn read_replay(path: &Path, real: &[Job]) -> Result<Vec<Job>, String> {
         let job = real
             .get(id)
             .ok_or(format!("replay job {id} is not in the dump"))?;
-        let user = users[j["user"].as_u64().ok_or("a job without user")? as usize];
+        let user = j["user"]
+            .as_u64()
+            .and_then(|u| users.get(u as usize))
+            .ok_or(format!(
+                "replay job {id} names no user of machine_view.users"
+            ))?;
         let submit = secs(&j["submit"]).ok_or("a job without submit")?;
-        if user != job.user || (submit - job.submit).abs() > TIE_S {
+        if **user != job.user || (submit - job.submit).abs() > TIE_S {
             return Err(format!(
                 "replay job {id} ({user}) is not the dump's ({})",
                 job.user
@@ -595,12 +600,13 @@ fn floor_section(
         let wait = |jobs: &[Job]| mean(jobs.iter().filter(|j| &j.user == user).map(Job::wait));
         let (x, y) = (wait(&first.real), wait(&second.real));
         let jobs = first.real.iter().filter(|j| &j.user == user).count();
-        let _ = writeln!(
-            md,
-            "| {user} | {jobs} | {x:.0} | {y:.0} | {:+.0} s ({:+.0} %) |",
-            y - x,
-            100.0 * (y - x) / x
-        );
+        let difference = match (y - x, x > 0.0) {
+            (d, true) => format!("{d:+.0} s ({:+.0} %)", 100.0 * d / x),
+            (d, false) if d.is_finite() => format!("{d:+.0} s"),
+            _ => "–".into(),
+        };
+        let (x, y) = (seconds(x), seconds(y));
+        let _ = writeln!(md, "| {user} | {jobs} | {x} | {y} | {difference} |");
     }
     md.push('\n');
     Ok(())

@@ -342,20 +342,22 @@ impl History {
     /// copy of the ranker at the history's time, for the first `runs` runs (a run: one
     /// client's consecutive starts).
     ///
-    /// The play keeps what is free: the first client's next job starts when it fits, as
-    /// Slurm's main scheduler starts the highest-priority job when room frees; until then the
-    /// jobs expected to end soonest end (a running job at its start plus its time limit,
-    /// `ends` by Slurm id, or a job the play started, at its limit; all those expected at that
-    /// instant together), their clients' holdings fall, and the policy chooses again — so that whose job frees the room weighs in the
-    /// choice, as it does in the scheduler. The expected ends only order the ends: the ranker's
-    /// clock stays at the history's time, since time limits overstate run times many times
-    /// over and a decay run on for the minutes they span would rank by a moment that never
-    /// comes (the next pass ranks again). A job that fits nowhere with nothing left to end
-    /// starts regardless. Each start adds its job's holding (and rate) before the next choice,
-    /// as a scheduler's pass does; the policy's factors that are refreshed only with time (the
-    /// production fairshare functions) keep every start of a client together, as Slurm's one
-    /// factor per association does. After those runs, each client's remaining jobs follow
-    /// together, the clients in the ranker's order at that point.
+    /// With `ends` (and the queues' limits) given, the play keeps what is free (without them
+    /// every job starts at once, the clients' holdings only growing): the first client's next
+    /// job starts when it fits, as Slurm's main scheduler starts the highest-priority job when
+    /// room frees; until then the jobs expected to end soonest end (a running job at its start
+    /// plus its time limit, `ends` by Slurm id, or a job the play started, at its limit; all
+    /// those expected at one instant together), their clients' holdings fall, and the policy
+    /// chooses again, so that whose job frees the room weighs in the choice. The expected ends
+    /// only order the ends: the ranker's clock stays at the history's time, since time limits
+    /// overstate run times many times over and a decay run on for the minutes they span would
+    /// rank by a moment that never comes (the next pass ranks again). A job that fits nowhere
+    /// with nothing left to end starts regardless. Each start adds its job's holding (and
+    /// rate) before the next choice, as a scheduler's pass does; the policy's factors that are
+    /// refreshed only with time (the production fairshare functions) keep every start of a
+    /// client together, as Slurm's one factor per association does. After those runs, each
+    /// client's remaining jobs follow together, the clients in the ranker's order at that
+    /// point.
     pub fn starts(
         &self,
         queues: &BTreeMap<u32, Vec<Waiting>>,

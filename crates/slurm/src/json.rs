@@ -231,6 +231,7 @@ impl<'a> Record<'a> {
     pub fn opt_u64(&self, field: &'static str) -> Result<Option<u64>, ReadError> {
         let value = match self.get(field) {
             Some(Value::Object(o)) if o.get("set") == Some(&Value::Bool(false)) => None,
+            Some(Value::Object(o)) if o.get("infinite") == Some(&Value::Bool(true)) => None,
             Some(Value::Object(o)) => o.get("number").filter(|v| !v.is_null()),
             other => other,
         };

@@ -80,7 +80,8 @@ pub struct QueuedJob {
     pub required_nodes: Option<String>,
     /// Slurm's TRES request string, such as `cpu=2,mem=500M,node=1,billing=2`.
     pub tres: String,
-    /// Its time limit in seconds; `None` when it has none (`UNLIMITED`) or Slurm does not say.
+    /// Its time limit in seconds; `None` when it has none (`UNLIMITED`, infinite, or 0) or
+    /// Slurm does not say.
     pub limit: Option<u64>,
 }
 
@@ -157,7 +158,7 @@ fn job(record: &Record, id: u64) -> Result<QueuedJob, ReadError> {
             .to_string(),
         limit: record
             .opt_u64("time_limit")?
-            .filter(|&minutes| minutes < INFINITE_MINUTES)
+            .filter(|&minutes| minutes > 0 && minutes < INFINITE_MINUTES)
             .map(|minutes| minutes * 60),
     })
 }

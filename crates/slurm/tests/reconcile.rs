@@ -574,7 +574,6 @@ mod starts {
         // job starts first, as SDRF would choose at that moment.
         let (order, u1, u2) = starts_on_a_full_machine(&[(1, 10), (2, 100)]);
         assert_eq!(order[0], u1, "{order:?}");
-        assert_eq!(order.iter().filter(|&&c| c == u2).count(), 3);
         // u2's ends first: u2 first.
         let (order, _, u2) = starts_on_a_full_machine(&[(1, 100), (2, 10)]);
         assert_eq!(order[0], u2, "{order:?}");
