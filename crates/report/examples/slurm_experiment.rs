@@ -32,8 +32,8 @@
 //!     the first submission to the last end), and the replay's; the order in which jobs
 //!     started, really and as predicted.
 //! - `OUT_DIR/RUN.svg`: each user's share of the processors over time, in 10-s buckets, as
-//!   run; `OUT_DIR/RUN-replay.svg`: the same as the replay predicts it; `OUT_DIR/RUN-waits.svg`:
-//!   each job's wait at its submission, by user, as run.
+//!   run; `OUT_DIR/RUN-replay.svg`: the same as the replay predicts it; `OUT_DIR/RUN-queue.svg`:
+//!   the processors each user's jobs waited for, every 10 s, as run.
 //!
 //! Times are read as UTC, as the script dumps them (`TZ=UTC sacct …`), to the second.
 
@@ -188,7 +188,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// A run's plots: the shares as run and as predicted, and the waits as run.
+/// A run's plots: the shares as run and as predicted, and the processors waiting as run.
 fn write_plots(out: &Path, run: &Run, experiment: &Experiment) -> std::io::Result<()> {
     let name = &run.name;
     let origin = first_submit(&run.real);
@@ -196,11 +196,17 @@ fn write_plots(out: &Path, run: &Run, experiment: &Experiment) -> std::io::Resul
     let shares = |jobs: &[Job], how: &str| {
         share_plot(jobs, origin, end, &format!("{name}, {how}"), experiment)
     };
-    let waits = wait_plot(&run.real, origin, &format!("{name}, as run"), experiment);
+    let waiting = queue_plot(
+        &run.real,
+        origin,
+        end,
+        &format!("{name}, as run"),
+        experiment,
+    );
     std::fs::write(out.join(format!("{name}.svg")), shares(&run.real, "as run"))?;
     let predicted = shares(&run.predicted, "as the replay predicts");
     std::fs::write(out.join(format!("{name}-replay.svg")), predicted)?;
-    std::fs::write(out.join(format!("{name}-waits.svg")), waits)
+    std::fs::write(out.join(format!("{name}-queue.svg")), waiting)
 }
 
 /// What the one-node runs were, for folders written before the script wrote `about`.
@@ -786,8 +792,10 @@ fn share_plot(jobs: &[Job], origin: f64, end: f64, title: &str, experiment: &Exp
     })
 }
 
-/// Each job's wait at its submission, one series per user, as an SVG chart.
-fn wait_plot(jobs: &[Job], origin: f64, title: &str, experiment: &Experiment) -> String {
+/// The processors each user's jobs waited for over `[origin, end]`, sampled every 10 s (the
+/// jobs submitted and not yet started at each sample), as an SVG chart.
+fn queue_plot(jobs: &[Job], origin: f64, end: f64, title: &str, experiment: &Experiment) -> String {
+    let samples = ((end - origin) / BUCKET_S).ceil() as usize + 1;
     let series = experiment
         .users
         .iter()
@@ -795,22 +803,24 @@ fn wait_plot(jobs: &[Job], origin: f64, title: &str, experiment: &Experiment) ->
         .map(|(i, user)| Series {
             label: user.clone(),
             colour: colour(i),
-            points: jobs
-                .iter()
-                .filter(|j| &j.user == user)
-                .map(|j| (j.submit - origin, j.wait()))
+            points: (0..samples)
+                .map(|k| {
+                    let t = origin + k as f64 * BUCKET_S;
+                    let waiting = jobs
+                        .iter()
+                        .filter(|j| &j.user == user && j.submit <= t && t < j.start);
+                    (k as f64 * BUCKET_S, waiting.map(|j| j.cpus).sum())
+                })
                 .collect(),
         })
         .collect();
     line_chart(&LineChart {
         size: (760, 300),
-        x: Axis::new(&format!(
-            "{title}: submitted, seconds since the first submission"
-        )),
-        y: Axis::new("wait (s)"),
+        x: Axis::new(&format!("{title}: seconds since the first submission")),
+        y: Axis::new("processors waiting").with_zero(),
         series,
         hline: None,
-        markers: true,
+        markers: false,
         legend: true,
     })
 }
