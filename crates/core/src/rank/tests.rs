@@ -537,8 +537,10 @@ proptest! {
             ..fairshare(function)
         };
         let mut aside = [false; 4];
-        // The order as of the last refresh: what a periodically refreshed ranker serves.
-        let mut refreshed_at: Option<f64> = None;
+        // The jobs as they stood at the last refresh, and its time: what a periodically
+        // refreshed ranker serves (as they stood, not as their times say: a job that ends at
+        // the very instant of the refresh, after it, waits for the next).
+        let mut refreshed: Option<(f64, Vec<RefJob>)> = None;
         let shares = Share::weighted(&[1.0, 2.0, 3.0, 4.0]).unwrap();
         let mut ranker = FairshareRanker::new(settings, Accounts::flat(&shares));
         let mut jobs: Vec<RefJob> = Vec::new();
@@ -576,18 +578,14 @@ proptest! {
                 }
             }
             // A refreshed ranker's keys are those of the first decision in the period: the
-            // reference then counts the jobs as they stood at that moment.
+            // reference then counts the jobs as they stood at that decision.
             let period = |t: f64| (t / refresh_s).floor();
-            let at = match refreshed_at {
-                Some(at) if refresh_s > 0.0 && period(at) == period(now) => at,
-                _ => now,
-            };
-            refreshed_at = Some(at);
-            let known: Vec<RefJob> = (jobs.iter())
-                .filter(|j| j.2 <= at)
-                .map(|&(u, r, start, end)| (u, r, start, end.filter(|e| *e <= at)))
-                .collect();
-            let expected: Vec<u32> = reference_order(&settings, &shares, &known, &heads, at)
+            let same_period = matches!(&refreshed, Some((at, _)) if refresh_s > 0.0 && period(*at) == period(now));
+            if !same_period {
+                refreshed = Some((now, jobs.clone()));
+            }
+            let (at, known) = refreshed.as_ref().expect("set above");
+            let expected: Vec<u32> = reference_order(&settings, &shares, known, &heads, *at)
                 .into_iter()
                 .filter(|u| !aside[*u as usize])
                 .collect();
