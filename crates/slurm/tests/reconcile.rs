@@ -572,7 +572,7 @@ mod starts {
         assert_eq!(order[0], u2, "{order:?}");
         // u1's job is expected to end first (10 s): room frees when u1 holds nothing, so u1's
         // job starts first, as SDRF would choose at that moment.
-        let (order, u1, u2) = starts_on_a_full_machine(&[(1, 10), (2, 100)]);
+        let (order, u1, _) = starts_on_a_full_machine(&[(1, 10), (2, 100)]);
         assert_eq!(order[0], u1, "{order:?}");
         // u2's ends first: u2 first.
         let (order, _, u2) = starts_on_a_full_machine(&[(1, 100), (2, 10)]);
