@@ -116,7 +116,6 @@ def test_a_baa_timeline_is_the_cli_s(tmp_path):
         (lambda log: fairshare.sweep(log, fractions=[0.5, -1]), "every fraction must be positive"),
         (lambda log: fairshare.sweep(log, nines=[16]), "from 1 to 15"),
         (lambda log: fairshare.sweep(log, shard=(2, 2)), "shard=2/2"),
-        (lambda log: fairshare.priorities(log, usage="pe"), 'usage="pe" prices jobs .* give machines=FILE'),
         (lambda log: fairshare.sweep(log, baseline="nosuch"), "baseline"),
         (lambda log: fairshare.baa.timeline(log), "small.swf"),
     ],

@@ -150,7 +150,8 @@ pub fn draw(source: &mut dyn TaskSource, spec: &Draw) -> Result<Drawn, LabError>
         // A walltime of 0 is none (Slurm's --time=0, and logs that write 0 for unknown).
         let walltime = task.walltime.filter(|&w| w > 0);
         let outran = walltime.is_some_and(|w| task.runtime > w);
-        let limit_s = walltime.map_or(0.0, |w| shrink.apply(w));
+        // A walltime far beyond the window's runs maps far beyond them: a year at most.
+        let limit_s = walltime.map_or(0.0, |w| shrink.apply(w).min(LONGEST_LIMIT_S));
         let limit_min = if outran {
             ((limit_s / 60.0).floor() as u32).max(1)
         } else {
@@ -237,6 +238,10 @@ fn memory_in_mb(source: &dyn TaskSource) -> Option<(usize, f64)> {
 /// The longest run a plan may ask for, seconds (a week: far beyond any test, and far from
 /// overflowing the plan's seconds).
 const LONGEST_RUN_S: u32 = 604_800;
+
+/// The longest time limit a plan gives, seconds (a year: Slurm takes it, and minutes of it
+/// times 60 stay far inside the plan's seconds).
+const LONGEST_LIMIT_S: f64 = 31_536_000.0;
 
 /// Refuses a spec that cannot draw anything.
 fn check(spec: &Draw) -> Result<(), LabError> {
@@ -398,6 +403,15 @@ mod tests {
             (90, 1)
         );
         assert_eq!(d.over_limit, 1);
+    }
+
+    #[test]
+    fn a_walltime_far_beyond_every_run_is_held_to_a_year() {
+        // Runs of 100 s and 200 s, a walltime of 30 years: its place on the log scale is far
+        // beyond the longest run.
+        let file = swf(&[(0, 100, 1, 1_000_000_000, -1, 1), (10, 200, 1, 300, -1, 1)]);
+        let d = drawn(&file, &Draw { jobs: 2, ..spec() }).unwrap();
+        assert_eq!(d.submissions[0].limit_min, 525_600);
     }
 
     #[test]
