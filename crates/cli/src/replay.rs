@@ -1,16 +1,19 @@
 //! `fairshare replay`: one trace, several policies side by side.
 
-use crate::output::Outputs;
+use crate::output::{check_writable, Outputs};
 use crate::policy_help;
 use crate::workload::{sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_lab::input::parse_window;
 use fairshare_lab::{CapacitySource, Replay, ReplayPlan, ReplayRequest, ShareSource};
+use fairshare_sim::cluster::PolicyResult;
 use fairshare_sim::stats::{timed, RunStats};
 use indicatif::MultiProgress;
 use rayon::prelude::*;
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
 
 /// Replay a workload trace under one or more policies and compare who waited, who finished
 /// and how full the cluster was.
@@ -75,6 +78,13 @@ pub struct Args {
     /// summary itself holds no clock reading, so it is the same whenever the input is).
     #[arg(long, value_name = "FILE")]
     stats: Option<PathBuf>,
+    /// Write every job's outcome under every policy to this CSV file: one row per job of the
+    /// trace and policy (Batsim's `jobs.csv` columns, plus user, account, queue, requested and
+    /// allocated resources, killed at the walltime and the final state: finished, unfinished,
+    /// never_started, never_fits or beyond_horizon), times in seconds of the trace's own
+    /// clock. Rows are written as the replays run, so memory stays bounded; see docs/json.md.
+    #[arg(long, value_name = "FILE.csv")]
+    jobs: Option<PathBuf>,
 }
 
 /// Runs the subcommand.
@@ -97,6 +107,9 @@ pub fn run(args: Args) -> Result<()> {
         stats: args.stats.clone(),
     };
     outputs.check()?;
+    if let Some(path) = &args.jobs {
+        check_writable(path, "--jobs")?;
+    }
     let workload = args.trace.scan()?;
     let request = ReplayRequest {
         capacity: capacity_source(&args),
@@ -112,19 +125,28 @@ pub fn run(args: Args) -> Result<()> {
     for note in plan.alike(&policies) {
         eprintln!("note: {note}");
     }
+    let parts = args.jobs.as_deref().map(JobParts::new).transpose()?;
     let bars = MultiProgress::new();
     let results = policies
         .par_iter()
-        .map(|policy| {
+        .enumerate()
+        .map(|(i, policy)| {
             let bar = bars.add(sim_bar(&policy.name, workload.span_s()));
-            let (result, wall_s) = timed(|| plan.run(policy, &mut |s| bar.set_position(s)));
+            let progress = &mut |s| bar.set_position(s);
+            let (result, wall_s) = timed(|| match &parts {
+                Some(parts) => parts.run(&plan, policy, i, progress),
+                None => Ok(plan.run(policy, progress)?),
+            });
             bar.finish_and_clear();
             let result = result?;
             let stats = RunStats::new(&policy.name, result.events, wall_s);
             Ok((result, stats))
         })
-        .collect::<Result<Vec<_>, fairshare_lab::LabError>>()?;
+        .collect::<Result<Vec<_>>>()?;
     let (results, stats): (Vec<_>, Vec<_>) = results.into_iter().unzip();
+    if let (Some(parts), Some(path)) = (parts, &args.jobs) {
+        parts.join(&plan, policies.len(), path)?;
+    }
     let summary = plan.summary(results);
     if args.json.as_deref().is_some_and(|p| p.as_os_str() == "-") {
         for warning in fairshare_report::replay_warnings(&summary) {
@@ -135,6 +157,54 @@ pub fn run(args: Args) -> Result<()> {
     outputs.write(&summary, fairshare_report::replay_html, |s| {
         fairshare_report::replay_table(s, &stats)
     })
+}
+
+/// The per-job table while the runs write it: one file of rows per policy, in a folder beside
+/// the table, joined under one header when every run is done.
+struct JobParts {
+    folder: tempfile::TempDir,
+}
+
+impl JobParts {
+    /// A folder for the parts of the table at `path`.
+    fn new(path: &Path) -> Result<JobParts> {
+        let beside = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let folder = tempfile::Builder::new()
+            .prefix(".fairshare-jobs-")
+            .tempdir_in(beside.unwrap_or(Path::new(".")))
+            .with_context(|| format!("--jobs {}: cannot write beside it", path.display()))?;
+        Ok(JobParts { folder })
+    }
+
+    /// The part of the `i`th policy.
+    fn part(&self, i: usize) -> PathBuf {
+        self.folder.path().join(format!("{i}.csv"))
+    }
+
+    /// Replays `policy`, the `i`th, writing its rows to its part.
+    fn run(
+        &self,
+        plan: &ReplayPlan,
+        policy: &PolicySpec,
+        i: usize,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<PolicyResult> {
+        let path = self.part(i);
+        let file =
+            File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
+        let mut rows = BufWriter::new(file);
+        Ok(plan.run_listing(policy, progress, &mut rows)?)
+    }
+
+    /// Writes the table of `policies` runs to `path`, and removes the parts.
+    fn join(self, plan: &ReplayPlan, policies: usize, path: &Path) -> Result<()> {
+        let parts: Vec<PathBuf> = (0..policies).map(|i| self.part(i)).collect();
+        let file =
+            File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+        let table = plan.job_table();
+        fairshare_lab::jobs::join(&table, &parts, &mut BufWriter::new(file))
+            .with_context(|| format!("cannot write {}", path.display()))
+    }
 }
 
 /// Where the capacity comes from, by the options given.

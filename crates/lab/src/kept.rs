@@ -3,8 +3,9 @@
 //! A [`Task`] is built for every format (walltime, queue, partition, nodes, properties, …) and
 //! takes about 150 bytes with its demand vector on the heap; most traces use few of its
 //! fields. A kept trace is stored here as one fixed-size head per task, its demands side by
-//! side, and the rarely set fields only for the tasks that have them: 48 bytes plus 8 per
-//! resource for a Google task. Heads and demands grow in chunks of a fixed size, so keeping a
+//! side, the job and index of tasks that are parts of jobs (Google's) beside them, and the
+//! rarely set fields only for the tasks that have them: 48 bytes plus 8 per resource plus 16
+//! for a Google task. Heads and demands grow in chunks of a fixed size, so keeping a
 //! task never moves the ones kept before. The runs get back the very same tasks.
 
 use fairshare_core::model::{Task, Time};
@@ -126,6 +127,8 @@ pub(crate) struct Kept {
     heads: Chunked<Head>,
     /// Each chunk holds the demands of the tasks of the chunk of heads of the same place.
     demands: Chunked<f64>,
+    /// Each task's job and index within it, when the tasks are parts of jobs (all or none).
+    parts: Chunked<(u64, u64)>,
     rest: Vec<Rest>,
 }
 
@@ -141,6 +144,7 @@ impl Kept {
             width,
             heads: Chunked::new(tasks_per_chunk),
             demands: Chunked::new(width * tasks_per_chunk),
+            parts: Chunked::new(tasks_per_chunk),
             rest: Vec::new(),
         }
     }
@@ -151,7 +155,8 @@ impl Kept {
     }
 
     /// Keeps `task`, whose demand must be `width` amounts wide; `None` (and nothing kept) when
-    /// it is not, or when the store holds as many tasks with rare fields as a `u32` counts.
+    /// it is not, when it is a part of a job and the tasks before it were not (or the other
+    /// way round), or when the store holds as many tasks with rare fields as a `u32` counts.
     pub fn push(&mut self, task: Task) -> Option<()> {
         // Every field named, so that a field added to `Task` cannot be dropped here unseen.
         let Task {
@@ -169,8 +174,10 @@ impl Kept {
             properties,
             running,
             billing,
+            job_part,
         } = task;
-        if demand.len() != self.width {
+        let parts_alike = job_part.is_some() == (self.parts.len() > 0) || self.heads.len() == 0;
+        if demand.len() != self.width || !parts_alike {
             return None;
         }
         let rest = Rest {
@@ -193,6 +200,7 @@ impl Kept {
             index
         };
         self.demands.extend_from_slice(&demand);
+        self.parts.extend_from_slice(job_part.as_slice());
         self.heads.push(Head {
             id,
             submit,
@@ -208,6 +216,7 @@ impl Kept {
     pub fn shrink_to_fit(&mut self) {
         self.heads.shrink_to_fit();
         self.demands.shrink_to_fit();
+        self.parts.shrink_to_fit();
         self.rest.shrink_to_fit();
     }
 
@@ -220,10 +229,12 @@ impl Kept {
             .chunks()
             .flat_map(move |c| c.chunks_exact(width));
         let heads = self.heads.chunks().flatten();
+        let mut parts = self.parts.chunks().flatten();
         heads.zip(demands).map(move |(head, demand)| {
             let demand = project(demand, keep);
             let mut task = Task::new(head.id, head.user, head.submit, head.runtime, demand);
             task.start = head.start;
+            task.job_part = parts.next().copied();
             if let Some(rest) = self.rest.get(head.rest as usize) {
                 task.walltime = rest.walltime;
                 task.queue = rest.queue;
@@ -265,39 +276,47 @@ mod tests {
             prop::option::of(0.0f64..1e6),
         );
         let rest = prop::option::weighted(0.3, rest);
-        (head, demand, rest).prop_map(|((id, user, submit, start, runtime), demand, rest)| {
-            let mut task = Task::new(id, user, Time(submit), runtime, demand);
-            task.start = start.map(Time);
-            if let Some((
-                walltime,
-                queue,
-                partition,
-                nodes,
-                exclusive,
-                properties,
-                running,
-                billing,
-            )) = rest
-            {
-                task.walltime = walltime;
-                task.queue = queue;
-                task.partition = partition;
-                task.nodes = nodes;
-                task.exclusive = exclusive;
-                task.properties = properties;
-                task.running = running;
-                task.billing = billing;
-            }
-            task
-        })
+        let part = any::<(u64, u64)>();
+        (head, demand, rest, part).prop_map(
+            |((id, user, submit, start, runtime), demand, rest, part)| {
+                let mut task = Task::new(id, user, Time(submit), runtime, demand);
+                task.start = start.map(Time);
+                task.job_part = Some(part);
+                if let Some((
+                    walltime,
+                    queue,
+                    partition,
+                    nodes,
+                    exclusive,
+                    properties,
+                    running,
+                    billing,
+                )) = rest
+                {
+                    task.walltime = walltime;
+                    task.queue = queue;
+                    task.partition = partition;
+                    task.nodes = nodes;
+                    task.exclusive = exclusive;
+                    task.properties = properties;
+                    task.running = running;
+                    task.billing = billing;
+                }
+                task
+            },
+        )
     }
 
     proptest! {
         #[test]
         fn kept_tasks_come_back_as_they_were_pushed(
-            tasks in prop::collection::vec(task(), 0..60),
+            mut tasks in prop::collection::vec(task(), 0..60),
             tasks_per_chunk in 1usize..8,
+            parts in any::<bool>(),
         ) {
+            if !parts {
+                tasks.iter_mut().for_each(|t| t.job_part = None);
+            }
             let mut kept = Kept::chunked(3, tasks_per_chunk);
             for task in &tasks {
                 prop_assert_eq!(kept.push(task.clone()), Some(()));
@@ -312,6 +331,18 @@ mod tests {
                 prop_assert_eq!(back.id, task.id);
             }
         }
+    }
+
+    #[test]
+    fn a_part_of_a_job_after_tasks_that_are_not_is_refused() {
+        let mut kept = Kept::new(1);
+        let mut part = Task::new(2, 0, Time(0), 5, vec![1.0]);
+        part.job_part = Some((7, 0));
+        assert_eq!(kept.push(Task::new(1, 0, Time(0), 5, vec![1.0])), Some(()));
+        assert_eq!(kept.push(part.clone()), None);
+        let mut parts = Kept::new(1);
+        assert_eq!(parts.push(part), Some(()));
+        assert_eq!(parts.push(Task::new(3, 0, Time(0), 5, vec![1.0])), None);
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod baa;
 pub mod cloud;
 pub mod draw;
 pub mod input;
+pub mod jobs;
 mod kept;
 pub mod penalty;
 mod priorities;

@@ -5,12 +5,13 @@
 //! and `--json` writes. The command line and the tests replay through it, and so can any
 //! library caller, so none repeats the assembly.
 
+use crate::jobs::JobTable;
 use crate::shares::{account_results, Entitled, ShareSource};
 use crate::{LabError, Queues, Replay, Workload};
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::rank::{Accounts, FairshareSettings};
-use fairshare_sim::cluster::{Capacity, PolicyResult};
+use fairshare_sim::cluster::{Capacity, JobOutcome, PolicyResult};
 use fairshare_sim::summary::ReplaySummary;
 use std::path::PathBuf;
 
@@ -94,6 +95,17 @@ impl<'w> ReplayPlan<'w> {
         policy: &PolicySpec,
         progress: &mut dyn FnMut(u64),
     ) -> Result<PolicyResult, LabError> {
+        self.run_observed(policy, progress, &mut |_| {})
+    }
+
+    /// [`ReplayPlan::run`], telling `on_job` what became of every job of the trace as the
+    /// engine settles it.
+    pub fn run_observed(
+        &self,
+        policy: &PolicySpec,
+        progress: &mut dyn FnMut(u64),
+        on_job: &mut dyn FnMut(JobOutcome),
+    ) -> Result<PolicyResult, LabError> {
         let workload = self.workload;
         let mut config = workload.config(&self.replay, policy.clone(), self.capacity.clone());
         config.shares.clone_from(&self.entitled.shares);
@@ -101,11 +113,35 @@ impl<'w> ReplayPlan<'w> {
         if let Some(queues) = &self.queues {
             config.queues.clone_from(&queues.limits);
         }
-        let mut result = workload.run(&config, progress)?;
+        let mut result = workload.run_observed(&config, progress, on_job)?;
         if let Some(tree) = &self.entitled.accounts {
             result.accounts = account_results(&result, tree, &workload.users);
         }
         Ok(result)
+    }
+
+    /// The workload it replays.
+    pub fn workload(&self) -> &Workload {
+        self.workload
+    }
+
+    /// The names the per-job table writes for the engine's indices.
+    pub fn job_table(&self) -> JobTable {
+        let accounts = self.entitled.accounts.as_ref().map(|tree| {
+            let all = tree.tree.accounts();
+            let users = 0..self.workload.users.len();
+            users
+                .map(|u| all[tree.account_of(u)].name.clone())
+                .collect()
+        });
+        let nodes = (self.capacity.machines().is_some()).then(|| {
+            self.capacity
+                .named_nodes()
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect()
+        });
+        JobTable::new(self, accounts, nodes)
     }
 
     /// Notes on `policies` that must give the same results on this replay, and why: with

@@ -8,8 +8,8 @@ use fairshare_core::choice::Choice;
 use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{
-    self, AsRecorded, Capacity, ClusterConfig, Fit, Load, Overrun, PolicyResult, QueueLimit,
-    Recorded, RecordedPeak, Scheduler, Stop, Window, TOP_USERS,
+    self, AsRecorded, Capacity, ClusterConfig, Fit, JobOutcome, Load, Overrun, PolicyResult,
+    QueueLimit, Recorded, RecordedPeak, Scheduler, Stop, Window, TOP_USERS,
 };
 use fairshare_sim::summary::{MachineView, NodeLane, Setting};
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
@@ -602,13 +602,24 @@ impl Workload {
         config: &ClusterConfig,
         progress: &mut dyn FnMut(u64),
     ) -> Result<PolicyResult, LabError> {
+        self.run_observed(config, progress, &mut |_| {})
+    }
+
+    /// [`Workload::run`], telling `on_job` what became of every job as the engine settles it.
+    pub fn run_observed(
+        &self,
+        config: &ClusterConfig,
+        progress: &mut dyn FnMut(u64),
+        on_job: &mut dyn FnMut(JobOutcome),
+    ) -> Result<PolicyResult, LabError> {
         let origin = self.origin().as_micros();
         let progress = |t: Time| progress(t.as_micros().saturating_sub(origin) / 1_000_000);
         let failed = |message: String| LabError::Run {
             policy: config.policy.to_string(),
             message,
         };
-        cluster::run(config, self.tasks()?, progress).map_err(|e| failed(e.to_string()))
+        cluster::run_observed(config, self.tasks()?, progress, on_job)
+            .map_err(|e| failed(e.to_string()))
     }
 
     /// The trace's tasks, over the replay's resources: from memory when they were kept,

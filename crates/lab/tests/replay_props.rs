@@ -126,7 +126,9 @@ fn assert_sound(r: &PolicyResult, read: u64) {
     ] {
         assert!(v.is_finite() && v >= 0.0, "{name} = {v}");
     }
-    assert!(r.jain_index.is_finite() && (0.0..=1.0 + 1e-9).contains(&r.jain_index));
+    assert!(
+        r.jain_dominant_share.is_finite() && (0.0..=1.0 + 1e-9).contains(&r.jain_dominant_share)
+    );
     for (resource, u) in &r.utilization {
         assert!((0.0..=1.0 + 1e-9).contains(u), "{resource}: {u}");
     }

@@ -18,8 +18,8 @@ pub use fairshare_sim::cluster::TOP_USERS;
 /// Above this fraction of the submitted tasks, tasks that can never fit earn a warning.
 pub const NEVER_FIT_WARNING: f64 = 0.01;
 
-/// The replay as text: setting, input counts, two tables with one row per policy (tasks and
-/// waits; use and fairness, with each run's wall-clock time from `stats` when given), then any
+/// The replay as text: setting, input counts, three tables with one row per policy (tasks and
+/// waits; use, with each run's wall-clock time from `stats` when given; fairness), then any
 /// warnings.
 pub fn replay_table(summary: &ReplaySummary, stats: &[RunStats]) -> String {
     let warnings: String = replay_warnings(summary)
@@ -28,11 +28,12 @@ pub fn replay_table(summary: &ReplaySummary, stats: &[RunStats]) -> String {
         .collect();
     let tables: String = TEXT_TABLES.iter().map(|table| table(summary)).collect();
     format!(
-        "{}\n{}\n{TASKS_TITLE}:\n{}{NEVER_FIT_NOTE}.\n\n{USE_TITLE}:\n{}{tables}{warnings}{}",
+        "{}\n{}\n{TASKS_TITLE}:\n{}{NEVER_FIT_NOTE}.\n\n{USE_TITLE}:\n{}\n{FAIRNESS_TITLE}:\n{}{tables}{warnings}{}",
         setting::setting_text(&setting::setting_items(&summary.setting)),
         setting::input_table(&summary.input),
         text::table(&task_headers(), &task_rows(summary)),
         text::table(&use_headers(summary, stats), &use_rows(summary, stats)),
+        text::table(&FAIRNESS_HEADERS.map(String::from), &fairness_rows(summary)),
         if warnings.is_empty() { "" } else { "\n" }
     )
 }
@@ -42,9 +43,18 @@ const TASKS_TITLE: &str = "Tasks and waits (submitted = completed + unfinished +
 /// What "never fit" means, said under the table of tasks and waits.
 const NEVER_FIT_NOTE: &str =
     "Never fit: larger than the capacity, so never started; not unfinished, and left out of the waits";
-/// Title of the table of use and fairness.
-const USE_TITLE: &str =
-    "Use and fairness (mean share in use; mean bounded slowdown; Jain's index of the users' mean dominant shares)";
+/// Title of the table of use.
+const USE_TITLE: &str = "Use (mean share of each resource in use; mean bounded slowdown)";
+/// Title of the table of fairness.
+const FAIRNESS_TITLE: &str = "Fairness (Jain's index, 1/n to 1, of 1/slowdown, of service while waiting and of mean dominant\nshare per user; the fraction of users' waiting time spent below their share; docs/json.md)";
+/// The fairness table's columns.
+const FAIRNESS_HEADERS: [&str; 5] = [
+    "policy",
+    "Jain 1/slowdown",
+    "Jain service",
+    "below share",
+    "Jain dom. share",
+];
 
 /// What a reader of the results must know to trust them: tasks of the trace a reader left out
 /// by default, with the option that keeps them; policies under which more than
@@ -86,12 +96,14 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
         String::from("<h1>fairshare replay</h1>\n"),
         setting::section(&setting::setting_items(&summary.setting), &summary.input),
         format!(
-            "<h2>Policies</h2>\n<p>{}.</p>\n{}<p class=\"note\">{}.</p>\n<p>{}.</p>\n{}{}",
+            "<h2>Policies</h2>\n<p>{}.</p>\n{}<p class=\"note\">{}.</p>\n<p>{}.</p>\n{}<p>{}.</p>\n{}{}",
             html::escape(TASKS_TITLE),
             html::table(&task_headers(), &task_rows(summary)),
             html::escape(NEVER_FIT_NOTE),
             html::escape(USE_TITLE),
             html::table(&use_headers(summary, &[]), &use_rows(summary, &[])),
+            html::escape(FAIRNESS_TITLE),
+            html::table(&FAIRNESS_HEADERS.map(String::from), &fairness_rows(summary)),
             replay_warnings(summary)
                 .iter()
                 .map(|w| format!("<p class=\"warning\">Warning: {}</p>\n", html::escape(w)))
@@ -308,7 +320,7 @@ fn use_headers(summary: &ReplaySummary, stats: &[RunStats]) -> Vec<String> {
             .iter()
             .map(|r| format!("util {r}")),
     );
-    h.extend(strings(&["slowdown", "Jain", "live-tree events"]));
+    h.extend(strings(&["slowdown", "live-tree events"]));
     if !stats.is_empty() {
         h.push("wall".into());
     }
@@ -326,7 +338,7 @@ fn use_rows(summary: &ReplaySummary, stats: &[RunStats]) -> Vec<Vec<String>> {
                 .map_or(String::from("–"), |(_, u)| percent(*u))
         }));
         r.push(fixed(p.mean_slowdown, 2));
-        r.push(fixed(p.jain_index, 3));
+
         r.push(
             p.livetree_events
                 .map_or(String::from("–"), |e| e.to_string()),
@@ -344,13 +356,28 @@ fn use_rows(summary: &ReplaySummary, stats: &[RunStats]) -> Vec<Vec<String>> {
         let mut r = vec![String::from("as recorded")];
         r.extend((0..resources).map(|_| String::from("–")));
         r.push(fixed(recorded.mean_slowdown, 2));
-        r.extend([String::from("–"), String::from("–")]);
+        r.push(String::from("–"));
         if !stats.is_empty() {
             r.push(String::from("–"));
         }
         rows.push(r);
     }
     rows
+}
+
+/// One row per policy, matching [`FAIRNESS_HEADERS`] (the trace's own schedule has none: its
+/// shares over time are not known).
+fn fairness_rows(summary: &ReplaySummary) -> Vec<Vec<String>> {
+    let row = |p: &PolicyResult| {
+        vec![
+            p.policy.clone(),
+            fixed(p.jain_slowdown, 3),
+            fixed(p.jain_service, 3),
+            percent(p.time_below_share),
+            fixed(p.jain_dominant_share, 3),
+        ]
+    };
+    summary.policies.iter().map(row).collect()
 }
 
 /// A time unit fitting the longest timeline: (seconds per unit, axis title).

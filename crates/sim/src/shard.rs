@@ -22,7 +22,7 @@ pub enum ShardError {
     /// A field holds a value no sweep can produce.
     #[error("{field}: expected {expected}, found {found}")]
     Field {
-        /// The field's JSON path, e.g. `cells[3].result.jain_index`.
+        /// The field's JSON path, e.g. `cells[3].result.jain_dominant_share`.
         field: String,
         /// What it must hold.
         expected: String,
@@ -108,7 +108,14 @@ fn check_result(at: &str, r: &PolicyResult, resources: usize) -> Result<(), Shar
     ] {
         at_least_zero(&name(f), v)?;
     }
-    fraction(&name("jain_index"), r.jain_index)?;
+    for (f, v) in [
+        ("jain_dominant_share", r.jain_dominant_share),
+        ("jain_slowdown", r.jain_slowdown),
+        ("jain_service", r.jain_service),
+        ("time_below_share", r.time_below_share),
+    ] {
+        fraction(&name(f), v)?;
+    }
     if r.utilization.len() != resources {
         let expected = format!("{resources} values, one per resource");
         return Err(field(name("utilization"), &expected, r.utilization.len()));

@@ -1,12 +1,14 @@
 //! Properties of the batch engine on random small workloads and clusters: no node is ever
 //! oversubscribed, properties and exclusivity are honoured, no job starts after its first
 //! reservation where the discipline promises it, every job that can run does, and progressive
-//! filling on a pool is exactly first-come-first-served as a naive simulator computes it.
+//! filling on a pool is exactly first-come-first-served as a naive simulator computes it, and
+//! the per-job outcomes list every job once and add up to the summary.
 
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, Fit, JobRecord, PolicyResult, QueueLimit, Scheduler, Task, Window,
+    run, run_observed, Capacity, ClusterConfig, Fit, JobOutcome, JobRecord, JobState, PolicyResult,
+    QueueLimit, Scheduler, Stop, Task, Window,
 };
 use proptest::prelude::*;
 use std::convert::Infallible;
@@ -249,6 +251,31 @@ proptest! {
     }
 
     #[test]
+    fn outcomes_list_every_job_once_and_add_up_to_the_summary(
+        types in prop::collection::vec(node_type(), 1..3),
+        specs in prop::collection::vec(job_spec(), 1..25),
+        scheduler in prop::sample::select(vec![Scheduler::FILL, Scheduler::EASY, Scheduler::CONSERVATIVE]),
+        policy in prop::sample::select(vec!["fifo", "drf", "fairshare"]),
+        horizon in prop::option::of(0u32..80),
+    ) {
+        let tasks = tasks(&specs);
+        let users = (0..3).map(|u| format!("u{u}")).collect();
+        let resources = vec!["cpu".into(), "mem".into()];
+        let capacity = Capacity::Machines(catalogue(&types));
+        let mut config = ClusterConfig::new(policy.parse().unwrap(), capacity, resources, users);
+        config.discipline = scheduler.discipline(Blocking::HeadOfLine);
+        if let Some(h) = horizon {
+            config.stop = Stop::Horizon(Time::from_secs_f64(f64::from(h)));
+        }
+        let mut outcomes = Vec::new();
+        let arrivals = tasks.iter().cloned().map(Ok::<_, Infallible>);
+        let result = run_observed(&config, arrivals, |_| {}, &mut |o| outcomes.push(o)).unwrap();
+        check_outcomes(&result, &outcomes, &tasks)?;
+        let plain = run(&config, tasks.iter().cloned().map(Ok::<_, Infallible>), |_| {}).unwrap();
+        prop_assert_eq!(plain, result, "observing a run does not change it");
+    }
+
+    #[test]
     fn fill_on_a_pool_is_first_come_first_served(
         specs in prop::collection::vec(job_spec(), 1..40),
         cpus in 4u32..12,
@@ -266,6 +293,106 @@ proptest! {
         let naive: Vec<(u64, Time)> = fcfs(&tasks, f64::from(cpus)).into_iter().enumerate().map(|(i, s)| (i as u64, s)).collect();
         prop_assert_eq!(engine, naive);
     }
+}
+
+/// The summary's figures, recomputed from the per-job outcomes alone.
+fn check_outcomes(
+    result: &PolicyResult,
+    outcomes: &[JobOutcome],
+    tasks: &[Task],
+) -> Result<(), TestCaseError> {
+    let mut ids: Vec<u64> = outcomes.iter().map(|o| o.id).collect();
+    ids.sort_unstable();
+    prop_assert_eq!(
+        ids,
+        (0..tasks.len() as u64).collect::<Vec<_>>(),
+        "every job once"
+    );
+    let count = |state: JobState| outcomes.iter().filter(|o| o.state == state).count() as u64;
+    prop_assert_eq!(count(JobState::BeyondHorizon), result.tasks_beyond_horizon);
+    prop_assert_eq!(count(JobState::NeverFits), result.tasks_never_fit);
+    prop_assert_eq!(count(JobState::Finished), result.tasks_completed);
+    prop_assert_eq!(
+        count(JobState::Unfinished) + count(JobState::NeverStarted),
+        result.tasks_unfinished
+    );
+    let submitted = outcomes
+        .iter()
+        .filter(|o| o.state != JobState::BeyondHorizon);
+    prop_assert_eq!(submitted.clone().count() as u64, result.tasks_submitted);
+    let killed = submitted.filter(|o| o.killed_at_walltime).count() as u64;
+    prop_assert_eq!(killed, result.tasks_killed_at_walltime);
+    let started: Vec<&JobOutcome> = outcomes.iter().filter(|o| o.start.is_some()).collect();
+    prop_assert_eq!(started.len() as u64, result.tasks_started);
+    let mean = |values: Vec<f64>| {
+        if values.is_empty() {
+            0.0
+        } else {
+            values.iter().sum::<f64>() / values.len() as f64
+        }
+    };
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()));
+    let wait = mean(outcomes.iter().filter_map(JobOutcome::wait_s).collect());
+    prop_assert!(
+        close(wait, result.mean_wait_s),
+        "mean wait {} from the rows, {} in the summary",
+        wait,
+        result.mean_wait_s
+    );
+    let slowdown = mean(
+        started
+            .iter()
+            .filter_map(|o| o.bounded_slowdown())
+            .collect(),
+    );
+    prop_assert!(
+        close(slowdown, result.mean_slowdown),
+        "mean slowdown {} against {}",
+        slowdown,
+        result.mean_slowdown
+    );
+    let response = mean(
+        started
+            .iter()
+            .map(|o| o.wait_s().unwrap() + o.run_s())
+            .collect(),
+    );
+    prop_assert!(
+        close(response, result.mean_response_s),
+        "mean response {} against {}",
+        response,
+        result.mean_response_s
+    );
+    for user in result
+        .users
+        .iter()
+        .filter(|u| u.tasks_submitted > u.tasks_never_fit)
+    {
+        let u = user.id.trim_start_matches('u');
+        let own = outcomes.iter().filter(|o| o.user.to_string() == u);
+        let wait = mean(own.filter_map(JobOutcome::wait_s).collect());
+        prop_assert!(
+            close(wait, user.mean_wait_s),
+            "user {}: mean wait {} against {}",
+            u,
+            wait,
+            user.mean_wait_s
+        );
+    }
+    for o in outcomes {
+        let ran = o
+            .finish
+            .zip(o.start)
+            .map(|(f, s)| f.as_micros() - s.as_micros());
+        prop_assert!(
+            ran.is_none_or(|r| r == o.runtime),
+            "job {} ran {:?}, its runtime is {}",
+            o.id,
+            ran,
+            o.runtime
+        );
+    }
+    Ok(())
 }
 
 /// First-come-first-served on one pool, the obvious way: each job in submit order starts at

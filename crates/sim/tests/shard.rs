@@ -72,9 +72,9 @@ fn a_real_shard_is_accepted() {
 fn impossible_values_are_refused_naming_the_field() {
     let cases: [(&str, Value, &str); 6] = [
         (
-            "/cells/0/result/jain_index",
+            "/cells/0/result/jain_dominant_share",
             (-5.0).into(),
-            "cells[0].result.jain_index: expected a number from 0 to 1, found -5",
+            "cells[0].result.jain_dominant_share: expected a number from 0 to 1, found -5",
         ),
         (
             "/cells/0/result/mean_wait_s",

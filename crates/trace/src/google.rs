@@ -45,7 +45,7 @@
 //! reorder buffer. A completed task is held until no unresolved (pending or running) task was
 //! submitted before it. Since event times never decrease, SUBMIT order is submit order, so the
 //! buffer is a queue with a 4-byte slot per SUBMIT rank from the oldest task still in flight on,
-//! each completed task held in a 48-byte entry. One long-running task submitted early holds
+//! each completed task held in a 64-byte entry. One long-running task submitted early holds
 //! back everything completed after it: on a whole month that can be most of the trace, in the
 //! worst case until the end of the stream. [`crate::ReadStats::peak_held`] reports the most
 //! tasks held at once.
@@ -150,6 +150,8 @@ struct Running {
 struct Done {
     /// Index into the stream's users.
     user: u32,
+    /// Its job's id and its index within it.
+    key: Key,
     runtime: u64,
     run: Running,
 }
@@ -160,6 +162,7 @@ impl Done {
         let demand = vec![self.run.cpu, self.run.mem];
         let mut task = Task::new(id, self.user, submit, self.runtime, demand);
         task.start = Some(self.run.start);
+        task.job_part = Some(self.key);
         task
     }
 }
@@ -444,7 +447,12 @@ impl Tasks {
             Some(run) if run.cpu > 0.0 && run.mem > 0.0 => {
                 let user = meta.user(&self.seen_names[task.user as usize]);
                 let runtime = time.as_micros().saturating_sub(run.start.as_micros());
-                let done = Done { user, runtime, run };
+                let done = Done {
+                    user,
+                    key,
+                    runtime,
+                    run,
+                };
                 *self.slot(task.order) = self.completed.hold(task.order.0, done);
             }
             Some(_) => meta.skip("zero request", 1),

@@ -475,6 +475,7 @@ impl SwfReader {
                 .map_or_else(Vec::new, |s| s.properties.clone()),
             running: false,
             billing: None,
+            job_part: None,
         })
     }
 

@@ -48,6 +48,9 @@ pub struct Task {
     /// not say (the `billing` usage metric then charges its processors, as Slurm does without
     /// weights).
     pub billing: Option<f64>,
+    /// For a trace whose jobs hold several tasks (Google's): the job's own id in the trace and
+    /// this task's index within it, which join the task back to the trace's other tables.
+    pub job_part: Option<(u64, u64)>,
 }
 
 impl Task {
@@ -69,6 +72,7 @@ impl Task {
             properties: Vec::new(),
             running: false,
             billing: None,
+            job_part: None,
         }
     }
 }

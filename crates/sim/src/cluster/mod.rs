@@ -18,6 +18,7 @@
 mod discipline;
 mod load;
 mod meter;
+mod outcome;
 mod overrun;
 mod placement;
 mod profile;
@@ -30,6 +31,7 @@ mod waiting;
 pub use discipline::{Conservative, Discipline, Easy, Fill, Pass, Reservations, Scheduler};
 pub use load::Load;
 pub use load::{AsRecorded, Recorded, RecordedPeak};
+pub use outcome::{JobOutcome, JobState};
 pub use overrun::Overrun;
 pub use placement::{BestFit, FirstFit, Fit, Node, Placement};
 pub use recorder::MOST_SAMPLES;
@@ -238,6 +240,8 @@ struct Pending {
     reservation: Option<(Time, Placed)>,
     /// The first reservation it was given.
     first_reserved: Option<Time>,
+    /// What becomes of it, when the run is observed.
+    outcome: Option<Box<JobOutcome>>,
 }
 
 /// A job running somewhere.
@@ -253,6 +257,8 @@ struct Running {
     started: Time,
     rate: Option<f64>,
     record: Option<JobRecord>,
+    /// What becomes of it, when the run is observed.
+    outcome: Option<Box<JobOutcome>>,
 }
 
 /// The engine's state between events.
@@ -300,15 +306,44 @@ struct Engine {
     tier: Option<i32>,
     /// What happens to a job that ran longer than its walltime request.
     overrun: Overrun,
+    /// Whether the run is observed: every job's outcome is then kept until it is settled.
+    observed: bool,
+    /// The capacity's total of each resource, which allocations are fractions of.
+    totals: Vec<f64>,
+    /// Jobs settled since the observer last heard.
+    settled: Vec<JobOutcome>,
 }
 
 /// Replays `arrivals` (in submit order) under `config`.
 pub fn run<E>(
     config: &ClusterConfig,
     arrivals: impl Iterator<Item = Result<Task, E>>,
+    progress: impl FnMut(Time),
+) -> Result<PolicyResult, RunError<E>> {
+    replay(config, arrivals, progress, None)
+}
+
+/// Replays `arrivals` (in submit order) under `config`, telling `on_job` what became of every
+/// job as soon as that is settled: at its finish, at its arrival when it can never fit, after
+/// the horizon for the jobs beyond it, and at the end for those still running or waiting.
+pub fn run_observed<E>(
+    config: &ClusterConfig,
+    arrivals: impl Iterator<Item = Result<Task, E>>,
+    progress: impl FnMut(Time),
+    on_job: &mut dyn FnMut(JobOutcome),
+) -> Result<PolicyResult, RunError<E>> {
+    replay(config, arrivals, progress, Some(on_job))
+}
+
+/// The replay behind [`run`] and [`run_observed`].
+fn replay<E>(
+    config: &ClusterConfig,
+    arrivals: impl Iterator<Item = Result<Task, E>>,
     mut progress: impl FnMut(Time),
+    mut on_job: Option<&mut dyn FnMut(JobOutcome)>,
 ) -> Result<PolicyResult, RunError<E>> {
     let mut engine = Engine::new(config).map_err(RunError::Sim)?;
+    engine.observed = on_job.is_some();
     let mut arrivals = arrivals.peekable();
     let mut last_submit = Time::ZERO;
     loop {
@@ -366,6 +401,7 @@ pub fn run<E>(
         if let Some(fault) = engine.fault.take() {
             return Err(RunError::Sim(fault));
         }
+        tell(&mut on_job, &mut engine.settled);
         progress(t);
     }
     let end = match config.stop {
@@ -373,10 +409,26 @@ pub fn run<E>(
         Stop::Drain => engine.now,
     };
     for rest in arrivals {
-        rest.map_err(RunError::Input)?;
+        let task = rest.map_err(RunError::Input)?;
         engine.recorder.beyond_horizon();
+        if let Some(on_job) = on_job.as_mut() {
+            let outcome = JobOutcome::arrived(&task, task.runtime, false);
+            on_job(JobOutcome {
+                state: JobState::BeyondHorizon,
+                ..outcome
+            });
+        }
     }
-    Ok(engine.conclude(config, end))
+    let (result, mut settled) = engine.conclude(config, end);
+    tell(&mut on_job, &mut settled);
+    Ok(result)
+}
+
+/// Hands the jobs settled since the last call to `on_job`, in the order they were settled.
+fn tell(on_job: &mut Option<&mut dyn FnMut(JobOutcome)>, settled: &mut Vec<JobOutcome>) {
+    if let Some(on_job) = on_job.as_mut() {
+        settled.drain(..).for_each(on_job);
+    }
 }
 
 /// Why a run stopped early: the engine refused, or the input failed.
@@ -431,6 +483,13 @@ fn ranker(config: &ClusterConfig, resources: usize) -> Result<Box<dyn Ranker>, S
         .ok_or_else(|| refuse("ranks processes, not users; the process engine (simulate) runs it"))
 }
 
+/// Each user's entitlement: by `config`'s shares, else 1/n each.
+fn entitlements(config: &ClusterConfig) -> Vec<f64> {
+    let equal = Share::equal(config.users.len());
+    let shares = config.shares.as_deref().unwrap_or(&equal);
+    shares.iter().map(|s| s.entitlement).collect()
+}
+
 impl Engine {
     fn new(config: &ClusterConfig) -> Result<Engine, SimError> {
         let m = config.resources.len();
@@ -456,7 +515,12 @@ impl Engine {
                 }
                 _ => None,
             },
-            recorder: Recorder::new(users, &config.resources, config.origin, config.sample_every),
+            recorder: Recorder::new(
+                &entitlements(config),
+                &config.resources,
+                config.origin,
+                config.sample_every,
+            ),
             now: config.origin,
             seq: 0,
             fault: None,
@@ -475,6 +539,9 @@ impl Engine {
             queue_limits: config.queues.clone(),
             tier: None,
             overrun: config.overrun,
+            observed: false,
+            totals: config.capacity.total(),
+            settled: Vec::new(),
         })
     }
 
@@ -537,17 +604,26 @@ impl Engine {
         let within_queue = rule.processors.is_none_or(|limit| cpus <= limit + 1e-9);
         if !(within_queue && self.space.could_ever_fit(&request)) {
             self.recorder.never_fits(a.user);
+            if self.observed {
+                let outcome = JobOutcome::arrived(&a, a.runtime, false);
+                self.settled.push(JobOutcome {
+                    state: JobState::NeverFits,
+                    ..outcome
+                });
+            }
             return Ok(());
         }
         let rate = self.meter.as_mut().map_or(0.0, |m| m.price(&a)) * rule.cost;
         // A request of 0 is no request (Slurm's --time=0, and logs that write 0 for unknown).
-        let (runtime, walltime) = match (a.walltime.filter(|w| *w > 0), self.overrun) {
+        let (runtime, walltime, killed) = match (a.walltime.filter(|w| *w > 0), self.overrun) {
             (Some(limit), Overrun::Kill) if limit < a.runtime => {
                 self.recorder.killed_at_walltime();
-                (limit, limit)
+                (limit, limit, true)
             }
-            (limit, _) => (a.runtime, limit.unwrap_or(a.runtime).max(a.runtime)),
+            (limit, _) => (a.runtime, limit.unwrap_or(a.runtime).max(a.runtime), false),
         };
+        let outcome = (self.observed).then(|| Box::new(JobOutcome::arrived(&a, runtime, killed)));
+        self.recorder.queued(a.user);
         self.seq += 1;
         self.unreserved += 1;
         self.smallest.add(&request);
@@ -575,6 +651,7 @@ impl Engine {
                 rate,
                 reservation: None,
                 first_reserved: None,
+                outcome,
             },
         );
         if at == 0 {
@@ -614,6 +691,11 @@ impl Engine {
         self.recorder
             .allocation(job.user, self.now, &self.allocation[u]);
         self.jobs.extend(job.record);
+        if let Some(mut outcome) = job.outcome {
+            outcome.finish = Some(self.now);
+            outcome.state = JobState::Finished;
+            self.settled.push(*outcome);
+        }
         if let (Some(meter), Some(rate)) = (self.meter.as_mut(), job.rate) {
             let ran_s = (self.now.as_micros() - job.started.as_micros()) as f64 / 1e6;
             meter.charge(job.user, rate, ran_s);
@@ -816,8 +898,10 @@ impl Engine {
         };
         self.unreserved -= 1;
         self.smallest.remove(&job.request);
+        let speed = self.space.speed(&placed);
+        let run = on_node(job.runtime, speed);
         let wait = (self.now.as_micros() - job.submit.as_micros()) as f64 / 1e6;
-        self.recorder.started(user, wait, job.runtime as f64 / 1e6);
+        self.recorder.started(user, wait, run as f64 / 1e6);
         let client = user as usize;
         let holding = held(&placed, self.allocation[client].len());
         self.allocation[client]
@@ -830,8 +914,7 @@ impl Engine {
             *held += job.processors;
         }
         self.space.take(&placed);
-        let speed = self.space.speed(&placed);
-        let end = self.now.plus_micros(on_node(job.runtime, speed));
+        let end = self.now.plus_micros(run);
         let planned_end = self.now.plus_micros(on_node(job.walltime, speed)).max(end);
         self.space.expect(&placed, self.now, planned_end, 1.0);
         let slot = self.free_slots.pop().unwrap_or(self.running.len());
@@ -849,6 +932,15 @@ impl Engine {
             placed: placed.clone(),
             first_reserved: job.first_reserved,
         });
+        let outcome = job.outcome.map(|mut outcome| {
+            outcome.start = Some(self.now);
+            outcome.waited_until = self.now;
+            outcome.runtime = run;
+            outcome.machines = placed.iter().map(|(node, _)| *node).collect();
+            let totals = self.totals.iter();
+            outcome.allocated = holding.iter().zip(totals).map(|(h, t)| h * t).collect();
+            outcome
+        });
         let rate = self.meter.as_ref().map(|m| m.rate_on(job.rate, &placed));
         if let Some(rate) = rate {
             if let Err(e) = self.ranking.job_started(user, rate) {
@@ -864,10 +956,13 @@ impl Engine {
             started: self.now,
             rate,
             record,
+            outcome,
         });
     }
 
-    fn conclude(self, config: &ClusterConfig, end: Time) -> PolicyResult {
+    /// The run's results at `end`, and the outcomes of the jobs still running or waiting then
+    /// (and of those settled since the observer last heard), when the run is observed.
+    fn conclude(mut self, config: &ClusterConfig, end: Time) -> (PolicyResult, Vec<JobOutcome>) {
         let waiting = self
             .queues
             .iter()
@@ -895,12 +990,26 @@ impl Engine {
             }
             result.tasks_priced_system_wide = system_wide;
         }
+        let mut settled = std::mem::take(&mut self.settled);
+        for job in self.running.iter_mut().flatten() {
+            settled.extend(job.outcome.take().map(|o| JobOutcome {
+                state: JobState::Unfinished,
+                ..*o
+            }));
+        }
+        for job in self.queues.iter_mut().flatten() {
+            settled.extend(job.outcome.take().map(|o| JobOutcome {
+                state: JobState::NeverStarted,
+                waited_until: end,
+                ..*o
+            }));
+        }
         let mut jobs = self.jobs;
         let still_running = self.running.into_iter().flatten();
         jobs.extend(still_running.filter_map(|r| r.record));
         jobs.sort_unstable_by_key(|j| (j.start, j.id));
         result.jobs = jobs;
-        result
+        (result, settled)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Measuring a cluster replay as it runs: every event, start, finish and share change is
-//! folded into running tallies, so nothing needs the whole trace in memory except one number
-//! per task for the wait percentiles; the timeline keeps a bounded number of samples.
+//! folded into running tallies, so nothing needs the whole trace in memory except two numbers
+//! per task for the wait and slowdown percentiles; the timeline keeps a bounded number of
+//! samples.
 
 use super::result::{PolicyResult, ShareSeries, Timeline, UserResult};
 use super::statistics::{bounded_slowdown, jain, mean, percentile, quantiles};
@@ -23,9 +24,21 @@ struct UserTally {
     wait_sum: f64,
     slowdown_sum: f64,
     response_sum: f64,
+    /// The waits of its tasks that can fit and the slowdowns of its started ones.
+    waits: Vec<f32>,
+    slowdowns: Vec<f32>,
     share_integral: f64,
     share: f64,
     since: f64,
+    /// Its entitlement (the fraction of the cluster its shares give it).
+    entitlement: f64,
+    /// Its jobs waiting that can fit.
+    queued: u64,
+    /// Seconds with a job waiting, the integral of its dominant share over them, and the
+    /// seconds of them during which that share was below its entitlement.
+    waiting_s: f64,
+    share_while_waiting: f64,
+    below_share_s: f64,
     /// What the user holds of each resource, and its integral over time.
     held: Vec<f64>,
     held_integral: Vec<f64>,
@@ -39,6 +52,31 @@ impl UserTally {
         let now = self.held.first().copied().unwrap_or(0.0);
         before + now * (at - self.since).max(0.0)
     }
+
+    /// Folds the time from its last change until `now` into the integrals.
+    fn settle(&mut self, now: f64) {
+        let dt = now - self.since;
+        self.share_integral += self.share * dt;
+        let held = self.held_integral.iter_mut().zip(&self.held);
+        held.for_each(|(i, h)| *i += h * dt);
+        if self.queued > 0 {
+            self.waiting_s += dt;
+            self.share_while_waiting += self.share * dt;
+            if self.share < self.entitlement - 1e-9 {
+                self.below_share_s += dt;
+            }
+        }
+        self.since = now;
+    }
+
+    /// Its mean of `sum` over `count` things (0 over none).
+    fn per(sum: f64, count: u64) -> f64 {
+        if count > 0 {
+            sum / count as f64
+        } else {
+            0.0
+        }
+    }
 }
 
 /// Accumulates metrics while the engine runs.
@@ -47,10 +85,6 @@ pub struct Recorder {
     origin: Time,
     resources: Vec<String>,
     users: Vec<UserTally>,
-    waits: Vec<f32>,
-    slowdowns: Vec<f32>,
-    slowdown_sum: f64,
-    response_sum: f64,
     last_finish: f64,
     use_integral: Vec<f64>,
     used: Vec<f64>,
@@ -67,18 +101,19 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// A recorder for `users` users and the named resources; time counts from `origin` and the
-    /// state is sampled every `sample_every` seconds.
-    pub fn new(users: usize, names: &[String], origin: Time, sample_every: f64) -> Self {
+    /// A recorder for users entitled to `entitlements` (one each) and the named resources;
+    /// time counts from `origin` and the state is sampled every `sample_every` seconds.
+    pub fn new(entitlements: &[f64], names: &[String], origin: Time, sample_every: f64) -> Self {
         let resources = names.len();
+        let users = entitlements.len();
+        let tally = |&entitlement| UserTally {
+            entitlement,
+            ..UserTally::default()
+        };
         Recorder {
             origin,
             resources: names.to_vec(),
-            users: vec![UserTally::default(); users],
-            waits: Vec::new(),
-            slowdowns: Vec::new(),
-            slowdown_sum: 0.0,
-            response_sum: 0.0,
+            users: entitlements.iter().map(tally).collect(),
             last_finish: 0.0,
             use_integral: vec![0.0; resources],
             used: vec![0.0; resources],
@@ -158,6 +193,14 @@ impl Recorder {
         self.users[user as usize].never_fit += 1;
     }
 
+    /// A task of `user` that can fit joined its queue, now.
+    pub fn queued(&mut self, user: u32) {
+        let now = self.last;
+        let tally = &mut self.users[user as usize];
+        tally.settle(now);
+        tally.queued += 1;
+    }
+
     /// A task arrived after the horizon.
     pub fn beyond_horizon(&mut self) {
         self.beyond_horizon += 1;
@@ -168,18 +211,20 @@ impl Recorder {
         self.killed_at_walltime += 1;
     }
 
-    /// A task started after waiting `wait` seconds; it will run `run` seconds.
+    /// A task started now, after waiting `wait` seconds in its queue; it will run `run`
+    /// seconds.
     pub fn started(&mut self, user: u32, wait: f64, run: f64) {
+        let now = self.last;
         let tally = &mut self.users[user as usize];
+        tally.settle(now);
+        tally.queued -= 1;
         tally.started += 1;
         tally.wait_sum += wait;
-        self.waits.push(wait as f32);
+        tally.waits.push(wait as f32);
         let slowdown = bounded_slowdown(wait, run);
         tally.slowdown_sum += slowdown;
+        tally.slowdowns.push(slowdown as f32);
         tally.response_sum += wait + run;
-        self.slowdown_sum += slowdown;
-        self.slowdowns.push(slowdown as f32);
-        self.response_sum += wait + run;
     }
 
     /// A task finished.
@@ -192,14 +237,10 @@ impl Recorder {
     pub fn allocation(&mut self, user: u32, t: Time, allocation: &[f64]) {
         let now = self.secs(t);
         let tally = &mut self.users[user as usize];
-        let dt = now - tally.since;
-        tally.share_integral += tally.share * dt;
-        tally.share = dominant_share(allocation);
         tally.held_integral.resize(allocation.len(), 0.0);
-        let held = tally.held_integral.iter_mut().zip(&tally.held);
-        held.for_each(|(i, h)| *i += h * dt);
+        tally.settle(now);
+        tally.share = dominant_share(allocation);
         tally.held = allocation.to_vec();
-        tally.since = now;
     }
 
     /// The cluster's use changed (normalised, per resource).
@@ -219,15 +260,12 @@ impl Recorder {
         let span = self.secs(end);
         for (user, submit) in waiting {
             let wait = span - self.secs(submit);
-            self.users[user as usize].wait_sum += wait;
-            self.waits.push(wait as f32);
+            let tally = &mut self.users[user as usize];
+            tally.wait_sum += wait;
+            tally.waits.push(wait as f32);
         }
         for tally in &mut self.users {
-            let dt = span - tally.since;
-            tally.share_integral += tally.share * dt;
-            let held = tally.held_integral.iter_mut().zip(&tally.held);
-            held.for_each(|(i, h)| *i += h * dt);
-            tally.since = span;
+            tally.settle(span);
         }
         self.result(span, names, top)
     }
@@ -241,54 +279,25 @@ impl Recorder {
             sum(|u| u.completed),
             sum(|u| u.never_fit),
         );
+        let total = |f: fn(&UserTally) -> f64| self.users.iter().map(f).sum::<f64>();
+        let waits: Vec<f32> = self.users.iter().flat_map(|u| u.waits.clone()).collect();
+        let slowdowns: Vec<f32> = self
+            .users
+            .iter()
+            .flat_map(|u| u.slowdowns.clone())
+            .collect();
+        let users: Vec<UserResult> = (self.users.iter().enumerate())
+            .filter(|(_, u)| u.submitted > 0)
+            .map(|(i, u)| user_result(u, names.get(i).cloned(), i, span))
+            .collect();
         // Users with a task that fits; one whose every task is too large is at share 0 under
         // every policy, which says nothing about the policy's fairness.
-        let active: Vec<&UserTally> = self
-            .users
-            .iter()
-            .filter(|u| u.submitted > u.never_fit)
-            .collect();
-        let mean_share = |u: &UserTally| {
-            if span > 0.0 {
-                u.share_integral / span
-            } else {
-                0.0
-            }
+        let fitting = || {
+            users
+                .iter()
+                .filter(|u| u.tasks_submitted > u.tasks_never_fit)
         };
-        let users = self
-            .users
-            .iter()
-            .enumerate()
-            .filter(|(_, u)| u.submitted > 0)
-            .map(|(i, u)| UserResult {
-                id: names.get(i).cloned().unwrap_or_else(|| i.to_string()),
-                tasks_submitted: u.submitted,
-                tasks_started: u.started,
-                tasks_completed: u.completed,
-                tasks_never_fit: u.never_fit,
-                mean_wait_s: match u.submitted - u.never_fit {
-                    0 => 0.0,
-                    fit => u.wait_sum / fit as f64,
-                },
-                mean_dominant_share: mean_share(u),
-                mean_slowdown: if u.started > 0 {
-                    u.slowdown_sum / u.started as f64
-                } else {
-                    0.0
-                },
-                mean_response_s: if u.started > 0 {
-                    u.response_sum / u.started as f64
-                } else {
-                    0.0
-                },
-                mean_held: u
-                    .held_integral
-                    .iter()
-                    .map(|i| if span > 0.0 { i / span } else { 0.0 })
-                    .collect(),
-                charged: None,
-            })
-            .collect::<Vec<_>>();
+        let waited = || users.iter().filter_map(|u| u.service_while_waiting);
         let mut timeline = self.top_series(names, top);
         timeline.received_by_user = received_by_user;
         PolicyResult {
@@ -301,32 +310,24 @@ impl Recorder {
             tasks_never_fit: never_fit,
             tasks_beyond_horizon: self.beyond_horizon,
             tasks_killed_at_walltime: self.killed_at_walltime,
-            mean_wait_s: mean(self.waits.iter().map(|w| *w as f64)),
-            p95_wait_s: percentile(self.waits.clone(), 0.95),
-            wait_quantiles_s: quantiles(self.waits.clone()),
-            slowdown_quantiles: quantiles(self.slowdowns.clone()),
-            user_mean_wait_s: mean(
-                users
-                    .iter()
-                    .filter(|u| u.tasks_submitted > u.tasks_never_fit)
-                    .map(|u| u.mean_wait_s),
-            ),
-            mean_slowdown: if started > 0 {
-                self.slowdown_sum / started as f64
-            } else {
-                0.0
-            },
-            utilization: self
-                .resources
-                .iter()
-                .cloned()
-                .zip(
-                    self.use_integral
-                        .iter()
-                        .map(|i| if span > 0.0 { i / span } else { 0.0 }),
-                )
+            mean_wait_s: UserTally::per(total(|u| u.wait_sum), submitted - never_fit),
+            p95_wait_s: percentile(waits.clone(), 0.95),
+            wait_quantiles_s: quantiles(waits),
+            slowdown_quantiles: quantiles(slowdowns),
+            user_mean_wait_s: mean(fitting().map(|u| u.mean_wait_s)),
+            mean_slowdown: UserTally::per(total(|u| u.slowdown_sum), started),
+            utilization: (self.resources.iter().cloned())
+                .zip(self.use_integral.iter().map(|i| per_second(*i, span)))
                 .collect(),
-            jain_index: jain(active.iter().map(|u| mean_share(u))),
+            jain_dominant_share: jain(fitting().map(|u| u.mean_dominant_share)),
+            jain_slowdown: jain(
+                (users.iter().filter(|u| u.tasks_started > 0)).map(|u| 1.0 / u.mean_slowdown),
+            ),
+            jain_service: jain(waited().map(|s| s.min(1.0))),
+            time_below_share: match total(|u| u.waiting_s) {
+                0.0 => 0.0,
+                waiting => total(|u| u.below_share_s) / waiting,
+            },
             livetree_events: None,
             livetree_events_per_1000_tasks: None,
             livetree: None,
@@ -334,11 +335,7 @@ impl Recorder {
             events: self.events,
             users,
             timeline,
-            mean_response_s: if started > 0 {
-                self.response_sum / started as f64
-            } else {
-                0.0
-            },
+            mean_response_s: UserTally::per(total(|u| u.response_sum), started),
             makespan_s: self.last_finish,
             tasks_with_unknown_properties: 0,
             accounts: Vec::new(),
@@ -380,6 +377,42 @@ impl Recorder {
     }
 }
 
+/// One user's results from its tally, over a run of `span` seconds.
+fn user_result(u: &UserTally, name: Option<String>, index: usize, span: f64) -> UserResult {
+    UserResult {
+        id: name.unwrap_or_else(|| index.to_string()),
+        tasks_submitted: u.submitted,
+        tasks_started: u.started,
+        tasks_completed: u.completed,
+        tasks_never_fit: u.never_fit,
+        mean_wait_s: UserTally::per(u.wait_sum, u.submitted - u.never_fit),
+        median_wait_s: percentile(u.waits.clone(), 0.5),
+        p95_wait_s: percentile(u.waits.clone(), 0.95),
+        mean_dominant_share: per_second(u.share_integral, span),
+        mean_slowdown: UserTally::per(u.slowdown_sum, u.started),
+        median_slowdown: percentile(u.slowdowns.clone(), 0.5),
+        p95_slowdown: percentile(u.slowdowns.clone(), 0.95),
+        mean_response_s: UserTally::per(u.response_sum, u.started),
+        mean_held: (u.held_integral.iter())
+            .map(|i| per_second(*i, span))
+            .collect(),
+        waiting_s: u.waiting_s,
+        below_share_s: u.below_share_s,
+        service_while_waiting: (u.waiting_s > 0.0 && u.entitlement > 0.0)
+            .then(|| u.share_while_waiting / (u.waiting_s * u.entitlement)),
+        charged: None,
+    }
+}
+
+/// `integral` over a run of `span` seconds, per second (0 over no time).
+fn per_second(integral: f64, span: f64) -> f64 {
+    if span > 0.0 {
+        integral / span
+    } else {
+        0.0
+    }
+}
+
 /// Keeps the first, third, fifth, … of `values`.
 fn every_other(values: &mut Vec<f64>) {
     let mut keep = false;
@@ -396,7 +429,7 @@ mod tests {
     #[test]
     fn a_long_run_keeps_a_bounded_timeline_over_its_whole_length() {
         let names = ["cpu".to_owned()];
-        let mut recorder = Recorder::new(1, &names, Time::ZERO, 1.0);
+        let mut recorder = Recorder::new(&[1.0], &names, Time::ZERO, 1.0);
         let year = 365.0 * 86_400.0;
         recorder.advance(Time::from_secs_f64(1_000.0 * year));
         let times = &recorder.timeline.times_s;
@@ -423,8 +456,9 @@ mod tests {
     fn users_none_of_whose_tasks_fit_are_left_out_of_jain() {
         let names = ["cpu".to_owned()];
         let users = ["fits".to_owned(), "too large".to_owned()];
-        let mut recorder = Recorder::new(2, &names, Time::ZERO, 1.0);
+        let mut recorder = Recorder::new(&[0.5, 0.5], &names, Time::ZERO, 1.0);
         recorder.submitted(0);
+        recorder.queued(0);
         recorder.started(0, 0.0, 10.0);
         recorder.allocation(0, Time::ZERO, &[0.5]);
         recorder.submitted(1);
@@ -432,9 +466,62 @@ mod tests {
         let result = recorder.finish(Time::from_secs_f64(10.0), std::iter::empty(), &users, 2);
         assert_eq!(result.users.len(), 2, "both users are reported");
         assert_eq!(
-            result.jain_index, 1.0,
+            result.jain_dominant_share, 1.0,
             "only the user with a task that fits"
         );
+    }
+
+    /// Two users entitled to half the one processor each; A's two 10-s jobs and B's one all
+    /// need the whole processor and arrive at 0; A1 runs over [0, 10), B1 over [10, 20), A2
+    /// over [20, 30).
+    #[test]
+    fn fairness_measures_by_hand() {
+        let names = ["cpu".to_owned()];
+        let users = ["A".to_owned(), "B".to_owned()];
+        let mut r = Recorder::new(&[0.5, 0.5], &names, Time::ZERO, 1.0);
+        let at = |s: f64| Time::from_secs_f64(s);
+        r.advance(at(0.0));
+        for user in [0, 0, 1] {
+            r.submitted(user);
+            r.queued(user);
+        }
+        r.started(0, 0.0, 10.0);
+        r.allocation(0, at(0.0), &[1.0]);
+        r.advance(at(10.0));
+        r.completed(0);
+        r.allocation(0, at(10.0), &[0.0]);
+        r.started(1, 10.0, 10.0);
+        r.allocation(1, at(10.0), &[1.0]);
+        r.advance(at(20.0));
+        r.completed(1);
+        r.allocation(1, at(20.0), &[0.0]);
+        r.started(0, 20.0, 10.0);
+        r.allocation(0, at(20.0), &[1.0]);
+        r.advance(at(30.0));
+        r.completed(0);
+        r.allocation(0, at(30.0), &[0.0]);
+        let result = r.finish(at(30.0), std::iter::empty(), &users, 2);
+        let (a, b) = (&result.users[0], &result.users[1]);
+        // A waited over [0, 20) (A2 queued), holding the processor for the first 10 s.
+        assert_eq!((a.waiting_s, a.below_share_s), (20.0, 10.0));
+        assert_eq!(a.service_while_waiting, Some(10.0 / (20.0 * 0.5)));
+        // B waited over [0, 10) holding nothing.
+        assert_eq!((b.waiting_s, b.below_share_s), (10.0, 10.0));
+        assert_eq!(b.service_while_waiting, Some(0.0));
+        assert_eq!((a.median_wait_s, a.p95_wait_s), (0.0, 20.0));
+        // Slowdowns: A1 1, A2 (20 + 10) / 10 = 3, B1 2; both users' means are 2.
+        assert_eq!(
+            (a.mean_slowdown, a.median_slowdown, a.p95_slowdown),
+            (2.0, 1.0, 3.0)
+        );
+        assert_eq!(b.mean_slowdown, 2.0);
+        assert_eq!(result.jain_slowdown, 1.0);
+        // min(1, 1.0) and 0.0: (1 + 0)² / (2 × (1² + 0²)).
+        assert_eq!(result.jain_service, 0.5);
+        assert_eq!(result.time_below_share, 20.0 / 30.0);
+        assert_eq!(result.mean_wait_s, 10.0);
+        // Mean shares 2/3 and 1/3: (1)² / (2 × (4/9 + 1/9)) = 0.9.
+        assert!((result.jain_dominant_share - 0.9).abs() < 1e-12);
     }
 
     #[test]

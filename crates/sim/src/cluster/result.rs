@@ -32,17 +32,39 @@ pub struct UserResult {
     /// Mean wait of the user's tasks that can fit, seconds (a task still waiting counts its
     /// wait so far).
     pub mean_wait_s: f64,
+    /// Median (nearest rank) of those waits, seconds.
+    #[serde(default)]
+    pub median_wait_s: f64,
+    /// Their 95th percentile (nearest rank), seconds.
+    #[serde(default)]
+    pub p95_wait_s: f64,
     /// Time-averaged dominant share.
     pub mean_dominant_share: f64,
     /// Mean bounded slowdown of the user's started tasks.
     #[serde(default)]
     pub mean_slowdown: f64,
+    /// Median (nearest rank) of their bounded slowdowns.
+    #[serde(default)]
+    pub median_slowdown: f64,
+    /// Their 95th percentile (nearest rank).
+    #[serde(default)]
+    pub p95_slowdown: f64,
     /// Mean response time (wait + run) of the user's started tasks, seconds.
     #[serde(default)]
     pub mean_response_s: f64,
     /// Time-averaged fraction of each resource held (empty for a user who never held any).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mean_held: Vec<f64>,
+    /// Seconds during which the user had a task waiting (one that can fit).
+    #[serde(default)]
+    pub waiting_s: f64,
+    /// Seconds of those during which its dominant share was below its entitlement.
+    #[serde(default)]
+    pub below_share_s: f64,
+    /// Its mean dominant share while it had a task waiting, over its entitlement (1: it held
+    /// its share whenever it waited); `None` for a user that never waited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_while_waiting: Option<f64>,
     /// What a fairshare policy charged the user's jobs (its usage metric × seconds run until
     /// they finished or the run ended, undecayed); `None` under other policies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,8 +174,23 @@ pub struct PolicyResult {
     /// Mean fraction of each resource in use, by resource name.
     pub utilization: IndexMap<String, f64>,
     /// Jain's fairness index of the time-averaged dominant shares of the users with a task
-    /// that can fit.
-    pub jain_index: f64,
+    /// that can fit (it follows the users' demands more than the policy: when every task
+    /// finishes, each user's mean share is set by what it asked for).
+    #[serde(alias = "jain_index")]
+    pub jain_dominant_share: f64,
+    /// Jain's index of 1 / each user's mean bounded slowdown, over the users with a started
+    /// task: 1 when every user's tasks are slowed alike.
+    #[serde(default)]
+    pub jain_slowdown: f64,
+    /// Jain's index of each user's service while it waited (its `service_while_waiting`,
+    /// capped at 1), over the users that waited: 1 when each held at least its entitlement
+    /// whenever it had a task waiting, or all fell short alike.
+    #[serde(default)]
+    pub jain_service: f64,
+    /// Of all the seconds users spent with a task waiting, the fraction they spent below their
+    /// entitlement (their dominant share under it).
+    #[serde(default)]
+    pub time_below_share: f64,
     /// Certificates of the live tree that fell due (SDRF only; docs/mechanisms.md, SDRF §7.8).
     pub livetree_events: Option<u64>,
     /// Live-tree events per 1,000 tasks started (SDRF only).

@@ -1,0 +1,201 @@
+//! The per-job table: one CSV row per job of the trace and policy, streamed as each replay
+//! settles its jobs, so that listing every job of a million-job trace costs a file, not memory.
+//!
+//! Columns carry Batsim's names (`jobs.csv`) where they mean the same thing, so the tools
+//! researchers already point at Batsim's output read it; fairshare's own columns follow. Times
+//! are seconds in the trace's own clock, as `fairshare.read()` gives them, so rows join back to
+//! the trace by `job_id` (and `task_index` for Google's). docs/json.md defines each column.
+
+use crate::{LabError, ReplayPlan};
+use fairshare_core::model::Time;
+use fairshare_core::policy::PolicySpec;
+use fairshare_sim::cluster::{JobOutcome, JobState, PolicyResult};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// What turns a replay's job outcomes into rows: the names behind the engine's indices.
+pub struct JobTable {
+    resources: Vec<String>,
+    users: Vec<String>,
+    accounts: Option<Vec<String>>,
+    queues: Vec<String>,
+    /// Node names by catalogue index; `None` for a pool.
+    nodes: Option<Vec<String>>,
+}
+
+/// The table's columns before the per-resource ones.
+const LEADING: [&str; 9] = [
+    "policy",
+    "id",
+    "job_id",
+    "task_index",
+    "user",
+    "account",
+    "queue",
+    "submission_time",
+    "requested_number_of_resources",
+];
+
+/// The columns after the requested amounts and before the allocated ones.
+const MIDDLE: [&str; 14] = [
+    "requested_nodes",
+    "requested_time",
+    "runtime",
+    "success",
+    "final_state",
+    "killed_at_walltime",
+    "starting_time",
+    "execution_time",
+    "finish_time",
+    "waiting_time",
+    "turnaround_time",
+    "stretch",
+    "bounded_slowdown",
+    "allocated_resources",
+];
+
+impl JobTable {
+    /// The names of `plan`'s resources, users, accounts, queues and nodes.
+    pub(crate) fn new(
+        plan: &ReplayPlan<'_>,
+        accounts: Option<Vec<String>>,
+        nodes: Option<Vec<String>>,
+    ) -> JobTable {
+        let workload = plan.workload();
+        JobTable {
+            resources: workload.resources.clone(),
+            users: workload.users.clone(),
+            accounts,
+            queues: workload.queues.clone(),
+            nodes,
+        }
+    }
+
+    /// The header row.
+    pub fn header(&self) -> Vec<String> {
+        let named = |prefix: &'static str| {
+            let resources = self.resources.iter();
+            resources.map(move |r| format!("{prefix}{r}"))
+        };
+        (LEADING.iter().map(|c| c.to_string()))
+            .chain(named("requested_"))
+            .chain(MIDDLE.iter().map(|c| c.to_string()))
+            .chain(named("allocated_"))
+            .collect()
+    }
+
+    /// The row of `job` replayed under `policy`, matching [`JobTable::header`].
+    pub fn row(&self, policy: &str, job: &JobOutcome) -> Vec<String> {
+        let user = job.user as usize;
+        let name = |names: &[String], i: usize| names.get(i).cloned().unwrap_or_default();
+        let started = job.start.is_some();
+        let finished = job.state == JobState::Finished;
+        let execution = job.finish.zip(job.start).map(|(f, s)| between(s, f));
+        let turnaround = job.finish.map(|f| between(job.submit, f));
+        let stretch = turnaround.zip(execution).filter(|(_, e)| *e > 0.0);
+        let mut row = vec![
+            policy.to_owned(),
+            job.id.to_string(),
+            job.job_part.map_or(job.id, |(id, _)| id).to_string(),
+            job.job_part
+                .map_or(String::new(), |(_, index)| index.to_string()),
+            name(&self.users, user),
+            (self.accounts.as_ref()).map_or(String::new(), |a| name(a, user)),
+            job.queue
+                .map_or(String::new(), |q| name(&self.queues, q as usize)),
+            seconds(job.submit),
+            number(job.requested.first().copied()),
+        ];
+        row.extend(job.requested.iter().map(|r| number(Some(*r))));
+        row.extend([
+            job.nodes.map_or(String::new(), |n| n.to_string()),
+            number(job.walltime.map(|w| w as f64 / 1e6)),
+            number(Some(job.run_s())),
+            u8::from(finished && !job.killed_at_walltime).to_string(),
+            job.state.name().to_owned(),
+            u8::from(job.killed_at_walltime).to_string(),
+            number(job.start.map(|s| s.as_micros() as f64 / 1e6)),
+            number(execution),
+            number(job.finish.map(|f| f.as_micros() as f64 / 1e6)),
+            number(job.wait_s()),
+            number(turnaround),
+            number(stretch.map(|(t, e)| t / e)),
+            number(job.bounded_slowdown()),
+            self.machines(job),
+        ]);
+        if started {
+            row.extend(job.allocated.iter().map(|a| number(Some(*a))));
+        } else {
+            row.extend(self.resources.iter().map(|_| String::new()));
+        }
+        row
+    }
+
+    /// The nodes a job held, by name, separated by spaces (empty in a pool).
+    fn machines(&self, job: &JobOutcome) -> String {
+        let Some(nodes) = &self.nodes else {
+            return String::new();
+        };
+        let names = job.machines.iter().filter_map(|m| nodes.get(*m));
+        names.cloned().collect::<Vec<_>>().join(" ")
+    }
+}
+
+impl ReplayPlan<'_> {
+    /// Replays `policy` as [`ReplayPlan::run`] does, writing the row of every job of the trace
+    /// to `rows` as the replay settles it (no header: see [`JobTable::header`]).
+    pub fn run_listing(
+        &self,
+        policy: &PolicySpec,
+        progress: &mut dyn FnMut(u64),
+        rows: &mut dyn Write,
+    ) -> Result<PolicyResult, LabError> {
+        let table = self.job_table();
+        let mut csv = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(rows);
+        let mut failed = None;
+        let mut on_job = |job: JobOutcome| {
+            if failed.is_none() {
+                failed = csv.write_record(table.row(&policy.name, &job)).err();
+            }
+        };
+        let result = self.run_observed(policy, progress, &mut on_job)?;
+        let failed = failed.map_or_else(|| csv.flush().err().map(csv::Error::from), Some);
+        match failed {
+            Some(e) => Err(LabError::Unusable(format!(
+                "writing the per-job table: {e}"
+            ))),
+            None => Ok(result),
+        }
+    }
+}
+
+/// Writes the whole per-job table to `out`: `table`'s header, then each of `parts` as it is
+/// (the rows of one policy each, as [`ReplayPlan::run_listing`] wrote them, in the order the
+/// policies were given, so that the table is the same whichever run finished first).
+pub fn join(table: &JobTable, parts: &[PathBuf], out: &mut dyn Write) -> std::io::Result<()> {
+    let mut csv = csv::Writer::from_writer(&mut *out);
+    csv.write_record(table.header())?;
+    csv.flush()?;
+    drop(csv);
+    for part in parts {
+        std::io::copy(&mut std::fs::File::open(part)?, out)?;
+    }
+    out.flush()
+}
+
+/// A time in the trace's clock, seconds.
+fn seconds(t: Time) -> String {
+    number(Some(t.as_micros() as f64 / 1e6))
+}
+
+/// Seconds from `from` to `to`.
+fn between(from: Time, to: Time) -> f64 {
+    to.as_micros().saturating_sub(from.as_micros()) as f64 / 1e6
+}
+
+/// A number as its shortest exact text, or an empty field.
+fn number(value: Option<f64>) -> String {
+    value.map_or(String::new(), |v| v.to_string())
+}
