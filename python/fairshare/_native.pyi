@@ -56,10 +56,12 @@ def replay_run(
     placement: str = "first",
     overrun: str = "kill",
     gantt: Optional[str] = None,
+    jobs: Optional[str] = None,
     progress: Optional[Callable[[int, int], Any]] = None,
 ) -> Replayed:
     """Replays the traces under the policies as ``fairshare replay`` does; ``gantt`` is a
-    window ``START+LENGTH``, ``"day"`` for the middle day, or ``None``."""
+    window ``START+LENGTH``, ``"day"`` for the middle day, or ``None``; ``jobs`` the file the
+    per-job table is written to, or ``None``."""
 
 class Document:
     """A command's result as it writes it."""

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import warnings
 from functools import cached_property
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from . import _native
-from ._frames import frame
+from ._frames import frame, pandas
 from ._progress import Bar, callback
 from ._native import InputError
 
@@ -22,8 +23,10 @@ class Result:
     its text, to the byte), and its tables are pandas DataFrames, one row per policy, user,
     account, sample or job, with a ``policy`` column (docs/python.md lists their columns)."""
 
-    def __init__(self, native: _native.Replayed) -> None:
+    def __init__(self, native: _native.Replayed, jobs: Optional[str] = None, folder=None) -> None:
         self._native = native
+        self._jobs_path = jobs
+        self._folder = folder  # the temporary folder of the per-job table, removed with the result
         self._json = native.json()
         self.doc: dict[str, Any] = json.loads(self._json)
         """The summary, as ``fairshare replay --json`` writes it."""
@@ -60,8 +63,9 @@ class Result:
 
     @cached_property
     def summary(self):
-        """One row per policy: tasks, waits, slowdown, utilization of each resource, Jain's
-        index of the users' dominant shares; then, when the trace records its own schedule,
+        """One row per policy: tasks, waits, slowdown, utilization of each resource, the
+        fairness measures (Jain's index of 1/slowdown and of service while waiting, the time
+        below share, Jain's index of mean dominant shares); then, when the trace records its own schedule,
         the ``"as recorded"`` row of ``table()`` (its jobs, starts, waits, slowdown and
         response; the rest missing)."""
         rows = []
@@ -94,14 +98,16 @@ class Result:
 
     @cached_property
     def users(self):
-        """One row per policy and user: tasks, mean wait, slowdown and response, the
-        time-averaged dominant share and fraction held of each resource, and what a fairshare
-        policy charged (NaN under others)."""
+        """One row per policy and user: tasks, wait and slowdown (mean, median, p95), mean
+        response, the time-averaged dominant share and fraction held of each resource, the time
+        it waited and how much of it below its share, its service while waiting, and what a
+        fairshare policy charged (NaN under others)."""
         rows = []
         for run in self.doc["policies"]:
             for user in run["users"]:
                 row = {key: user.get(key, 0) for key in USERS}
                 row.update(policy=run["policy"], user=user["id"])
+                row["service_while_waiting"] = user.get("service_while_waiting", float("nan"))
                 held = user.get("mean_held") or [0.0] * len(self._resources)
                 row.update({f"held_{r}": v for r, v in zip(self._resources, held)})
                 row["charged"] = user.get("charged", float("nan"))
@@ -150,23 +156,40 @@ class Result:
 
     @cached_property
     def jobs(self):
+        """One row per job of the trace and policy, as ``fairshare replay --jobs`` writes it:
+        Batsim's ``jobs.csv`` columns (``job_id``, ``submission_time``, ``starting_time``,
+        ``waiting_time``, ``stretch``, …) plus user, account, queue, requested and allocated
+        resources, killed at the walltime and ``final_state`` (``finished``, ``unfinished``,
+        ``never_started``, ``never_fits``, ``beyond_horizon``); times in seconds of the trace's
+        own clock, as ``read()`` gives them. Read from the file the replay streamed it to (see
+        ``replay(jobs=...)``); docs/python.md lists the columns."""
+        if self._jobs_path is None:
+            raise ValueError("this replay wrote no per-job table: replay(..., jobs=True) writes one")
+        pd = pandas()
+        resources = self._resources
+        dtypes = {**JOBS, **{f"requested_{r}": _REAL for r in resources}, **{f"allocated_{r}": _REAL for r in resources}}
+        table = pd.read_csv(self._jobs_path, dtype=dtypes, keep_default_na=False, na_values=[""])
+        return table.astype({"killed_at_walltime": "bool", "success": "bool"})
+
+    @cached_property
+    def window_jobs(self):
         """One row per policy and job of the view of the machines (the ``gantt`` window):
         submit, start and end in seconds from the first event, the wait, the nodes it held and
         its first reservation (NaN without one)."""
         view = self.doc["setting"].get("machine_view")
         if view is None:
-            return frame([], JOBS)
+            return frame([], WINDOW_JOBS)
         rows = [
             _job(run["policy"], job, view) for run in self.doc["policies"] for job in run.get("jobs", [])
         ]
-        return frame(rows, JOBS)
+        return frame(rows, WINDOW_JOBS)
 
     def _per_resource(self, prefix: str) -> dict[str, str]:
         return {f"{prefix}{r}": "float64" for r in self._resources}
 
 
 def _job(policy: str, job: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
-    """One job of the view of the machines as a row of ``Result.jobs``."""
+    """One job of the view of the machines as a row of ``Result.window_jobs``."""
     origin = view["origin"]
     reserved = job.get("first_reserved")
     return {
@@ -212,7 +235,10 @@ SUMMARY = {
             "mean_slowdown",
             "mean_response_s",
             "makespan_s",
-            "jain_index",
+            "jain_slowdown",
+            "jain_service",
+            "time_below_share",
+            "jain_dominant_share",
             "simulated_s",
         ],
         _REAL,
@@ -228,7 +254,22 @@ USERS = {
     "policy": _TEXT,
     "user": _TEXT,
     **dict.fromkeys(["tasks_submitted", "tasks_started", "tasks_completed", "tasks_never_fit"], _COUNT),
-    **dict.fromkeys(["mean_wait_s", "mean_dominant_share", "mean_slowdown", "mean_response_s"], _REAL),
+    **dict.fromkeys(
+        [
+            "mean_wait_s",
+            "median_wait_s",
+            "p95_wait_s",
+            "mean_dominant_share",
+            "mean_slowdown",
+            "median_slowdown",
+            "p95_slowdown",
+            "mean_response_s",
+            "waiting_s",
+            "below_share_s",
+            "service_while_waiting",
+        ],
+        _REAL,
+    ),
 }
 """The columns of ``Result.users`` before ``held_<resource>`` and ``charged``."""
 
@@ -256,7 +297,7 @@ TIMELINE = {"policy": _TEXT, "time_s": _REAL}
 SHARES = {"policy": _TEXT, "time_s": _REAL, "user": _TEXT, "dominant_share": _REAL}
 """The columns of ``Result.shares``."""
 
-JOBS = {
+WINDOW_JOBS = {
     "policy": _TEXT,
     "id": _COUNT,
     "user": _TEXT,
@@ -267,7 +308,36 @@ JOBS = {
     "nodes": "object",
     "first_reserved_s": _REAL,
 }
-"""The columns of ``Result.jobs``."""
+"""The columns of ``Result.window_jobs``."""
+
+JOBS = {
+    "policy": "category",
+    "id": "UInt64",
+    "job_id": "UInt64",
+    "task_index": "UInt64",
+    "user": "category",
+    "account": "category",
+    "queue": "category",
+    "submission_time": _REAL,
+    "requested_number_of_resources": _REAL,
+    "requested_nodes": "UInt32",
+    "requested_time": _REAL,
+    "runtime": _REAL,
+    "success": _COUNT,
+    "final_state": "category",
+    "killed_at_walltime": _COUNT,
+    "starting_time": _REAL,
+    "execution_time": _REAL,
+    "finish_time": _REAL,
+    "waiting_time": _REAL,
+    "turnaround_time": _REAL,
+    "stretch": _REAL,
+    "bounded_slowdown": _REAL,
+    "allocated_resources": _TEXT,
+}
+"""The types of the columns of ``Result.jobs`` as read (``requested_<resource>`` and
+``allocated_<resource>`` are ``float64``; ``success`` and ``killed_at_walltime`` become
+``bool``)."""
 
 
 def replay(
@@ -290,6 +360,7 @@ def replay(
     placement: str = "first",
     overrun: str = "kill",
     gantt: Union[str, bool] = True,
+    jobs: Union[bool, Path] = True,
     progress: Union[bool, Callable[[int, int], Any]] = True,
 ) -> Result:
     """Replays a workload trace under each policy and compares who waited, who finished and
@@ -312,7 +383,10 @@ def replay(
     none are then left out, with a warning), ``"requested"``, ``"used"`` or ``"none"`` (no
     memory resource, every job kept). ``gantt`` is the window whose jobs ``Result.jobs`` and
     the report's view of the machines show: ``True`` for the day in the middle of the trace (as
-    ``--report``), ``"40d+12h"`` for another, ``False`` for none (as ``--json`` alone).
+    ``--report``), ``"40d+12h"`` for another, ``False`` for none (as ``--json`` alone); those
+    jobs are ``Result.window_jobs``. ``jobs`` streams every job's outcome under every policy to
+    a CSV file as the replays run (``--jobs``), which ``Result.jobs`` reads: ``True`` to a
+    temporary file removed with the result, a path to keep it there, ``False`` for none.
     ``progress`` shows a bar when tqdm is installed, or is a callable given the simulated
     seconds done since its last call and the total.
 
@@ -323,6 +397,8 @@ def replay(
     if isinstance(capacity, Mapping):
         capacity = ",".join(f"{name}={amount}" for name, amount in capacity.items())
     window = ("day" if gantt else None) if isinstance(gantt, bool) else gantt
+    folder = tempfile.TemporaryDirectory(prefix="fairshare-jobs-") if jobs is True else None
+    table = os.path.join(folder.name, "jobs.csv") if folder else (None if jobs is False else os.fspath(jobs))
     bar = Bar("s", "simulated")
     try:
         native = _native.replay_run(
@@ -344,11 +420,12 @@ def replay(
             placement=placement,
             overrun=overrun,
             gantt=window,
+            jobs=table,
             progress=callback(progress, bar),
         )
     finally:
         bar.close()
-    result = Result(native)
+    result = Result(native, table, folder)
     for warning in result.warnings:
         warnings.warn(warning, stacklevel=2)
     return result

@@ -156,14 +156,15 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
 }
 
 /// Replays `traces` under `policies` as `fairshare replay` does; `gantt` is a window
-/// `START+LENGTH`, `"day"` for the middle day (as `--report` lists), or `None`.
+/// `START+LENGTH`, `"day"` for the middle day (as `--report` lists), or `None`; `jobs` a file
+/// the per-job table is written to (as `--jobs`), or `None`.
 #[pyfunction]
 #[pyo3(signature = (
     traces, policies, *, format = None, lenient = false, swf_cpus = "auto".to_owned(),
     swf_memory = "auto".to_owned(), capacity_fraction = None, capacity = None, machines = None,
     shares = "equal".to_owned(), queues = None, horizon = None, drain = false,
     rule = "head-of-line".to_owned(), scheduler = "fill".to_owned(), placement = "first".to_owned(),
-    overrun = "kill".to_owned(), gantt = None, progress = None
+    overrun = "kill".to_owned(), gantt = None, jobs = None, progress = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn replay_run(
@@ -186,6 +187,7 @@ fn replay_run(
     placement: String,
     overrun: String,
     gantt: Option<String>,
+    jobs: Option<PathBuf>,
     progress: Option<PyObject>,
 ) -> PyResult<replay::Replayed> {
     let trace = TraceOptions {
@@ -218,6 +220,7 @@ fn replay_run(
         shares: &shares,
         queues,
         view,
+        jobs,
     };
     replay::replay(py, run, progress).map_err(PyErr::from)
 }

@@ -7,6 +7,7 @@ use crate::{input_error, named, trace_spec, Failure, TraceOptions};
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::policy::{PolicyError, PolicySpec};
 use fairshare_lab::input::{parse_duration, parse_window};
+use fairshare_lab::jobs::JobParts;
 use fairshare_lab::{
     CapacitySource, LabError, Replay, ReplayPlan, ReplayRequest, ShareSource, StopRule, Workload,
 };
@@ -158,6 +159,8 @@ pub struct Run<'a> {
     pub queues: Option<PathBuf>,
     /// The jobs listed for the view of the machines.
     pub view: MachineView,
+    /// `--jobs`: where the per-job table goes.
+    pub jobs: Option<PathBuf>,
 }
 
 /// Replays the trace under every policy, as `fairshare replay` does, reporting simulated
@@ -174,6 +177,7 @@ pub fn replay(
         shares,
         queues,
         view,
+        jobs,
     } = run;
     let policies: Vec<PolicySpec> = (policies.iter())
         .map(|p| p.parse().map_err(|e: PolicyError| e.to_string()))
@@ -204,17 +208,22 @@ pub fn replay(
         };
         let plan = ReplayPlan::new(&workload, request, &mut |note| notes.push(note))?;
         notes.extend(plan.alike(&policies));
+        let parts = jobs.as_deref().map(JobParts::beside).transpose()?;
         let span = workload.span_s().ceil() as u64;
         let progress = Progress::new(progress, span * policies.len() as u64);
-        let runs = (policies.par_iter())
-            .map(|policy| {
+        let runs = (policies.par_iter().enumerate())
+            .map(|(i, policy)| {
                 let mut seen = 0;
                 let (result, wall_s) = timed(|| {
-                    plan.run(policy, &mut |s| {
+                    let progress = &mut |s: u64| {
                         let s = s.min(span);
                         progress.advance(s.saturating_sub(seen));
                         seen = seen.max(s);
-                    })
+                    };
+                    match &parts {
+                        Some(parts) => parts.run(&plan, policy, i, progress),
+                        None => plan.run(policy, progress),
+                    }
                 });
                 progress.advance(span.saturating_sub(seen));
                 let result = result?;
@@ -223,6 +232,9 @@ pub fn replay(
             })
             .collect::<Result<Vec<_>, LabError>>()?;
         progress.finish()?;
+        if let (Some(parts), Some(path)) = (parts, &jobs) {
+            parts.join(&plan, policies.len(), path)?;
+        }
         let (results, stats): (Vec<_>, Vec<_>) = runs.into_iter().unzip();
         Ok(Replayed {
             summary: plan.summary(results),

@@ -84,7 +84,8 @@ def test_the_tables_hold_the_json_s_numbers(small_log):
     summary = result.summary
     assert summary["policy"].tolist() == POLICIES
     for row, run in zip(summary.itertuples(), doc["policies"]):
-        assert row.mean_wait_s == run["mean_wait_s"] and row.jain_index == run["jain_index"]
+        assert row.mean_wait_s == run["mean_wait_s"] and row.jain_slowdown == run["jain_slowdown"]
+        assert row.jain_dominant_share == run["jain_dominant_share"]
         assert row.util_cpu == run["utilization"]["cpu"]
     users = result.users
     assert len(users) == sum(len(run["users"]) for run in doc["policies"])
@@ -98,7 +99,7 @@ def test_the_tables_hold_the_json_s_numbers(small_log):
     # The root has no task of its own: no mean to take, not 0.
     assert accounts.iloc[0]["tasks_submitted"] == 0 and pd.isna(accounts.iloc[0]["mean_wait_s"])
     assert len(result.timeline) == sum(len(run["timeline"]["times_s"]) for run in doc["policies"])
-    jobs = result.jobs
+    jobs = result.window_jobs
     assert (jobs["wait_s"] == jobs["start_s"] - jobs["submit_s"]).all()
     assert (jobs["end_s"] >= jobs["start_s"]).all() and set(jobs["policy"]) == set(POLICIES)
     assert all(nodes == ["pool"] for nodes in jobs["nodes"])
@@ -110,7 +111,8 @@ TYPES = {
     "accounts": {"account": "string", "parent": "string", "users": "int64", "delivered": "float64"},
     "timeline": {"time_s": "float64", "util_cpu": "float64"},
     "shares": {"time_s": "float64", "user": "string", "dominant_share": "float64"},
-    "jobs": {"id": "int64", "user": "string", "start_s": "float64", "nodes": "object"},
+    "window_jobs": {"id": "int64", "user": "string", "start_s": "float64", "nodes": "object"},
+    "jobs": {"job_id": "UInt64", "user": "category", "starting_time": "float64", "success": "bool"},
     "quantiles": {"policy": "string", "quantile": "float64", "wait_s": "float64"},
 }
 
@@ -124,13 +126,53 @@ def test_every_table_has_its_documented_types(small_log, table):
         assert str(frame[column].dtype) == dtype, (column, frame[column].dtype)
     documented = documented_columns(f"Result.{table}")
     for column in frame.columns:
-        name = re.sub(r"^(util|held)_\w+$", r"\1_<resource>", column)
+        name = re.sub(r"^(util|held|requested|allocated)_(?!number_of|nodes$|time$|resources$)\w+$", r"\1_<resource>", column)
         assert documented.get(name) == str(frame[column].dtype), (table, column, documented)
 
 
 def test_without_a_window_there_are_no_jobs_but_the_columns_are_there(small_log):
-    jobs = fairshare.replay(small_log, ["drf"], gantt=False, progress=False).jobs
+    jobs = fairshare.replay(small_log, ["drf"], gantt=False, progress=False).window_jobs
     assert len(jobs) == 0 and "wait_s" in jobs.columns and str(jobs["id"].dtype) == "int64"
+
+
+def test_every_job_has_a_row_per_policy_and_the_rows_add_up_to_the_summary(small_log):
+    result = fairshare.replay(small_log, POLICIES, horizon="20m", progress=False)
+    jobs = result.jobs
+    assert len(jobs) == 40 * len(POLICIES)
+    assert list(jobs["policy"].unique()) == POLICIES, "policies in the order given"
+    trace = fairshare.read(small_log).frame()
+    for row in result.summary.itertuples():
+        own = jobs[jobs["policy"] == row.policy].set_index("job_id").sort_index()
+        assert own.index.tolist() == trace["id"].tolist()
+        # The trace's own clock, as read() gives it: the rows join back to the trace.
+        assert (own["submission_time"].to_numpy() == trace["submit_s"].to_numpy()).all()
+        states = own["final_state"].value_counts()
+        assert states.get("beyond_horizon", 0) == row.tasks_beyond_horizon > 0
+        assert states.get("finished", 0) == row.tasks_completed
+        assert states.get("unfinished", 0) + states.get("never_started", 0) == row.tasks_unfinished
+        submitted = own[own["final_state"] != "beyond_horizon"]
+        assert submitted["waiting_time"].mean() == pytest.approx(row.mean_wait_s, rel=1e-12)
+        assert submitted["bounded_slowdown"].mean() == pytest.approx(row.mean_slowdown, rel=1e-12)
+        finished = own[own["final_state"] == "finished"]
+        assert (finished["finish_time"] == finished["starting_time"] + finished["execution_time"]).all()
+        assert own.loc[own["final_state"] == "unfinished", "finish_time"].isna().all()
+
+
+def test_the_per_job_table_is_the_command_s_to_the_byte_and_can_be_kept_or_skipped(small_log, tmp_path):
+    kept = tmp_path / "jobs.csv"
+    result = fairshare.replay(small_log, POLICIES, jobs=kept, progress=False)
+    subprocess.run([cli(), "replay", small_log, *sum((["--policy", p] for p in POLICIES), []), "--jobs", tmp_path / "cli.csv"], check=True, capture_output=True)
+    assert kept.read_bytes() == (tmp_path / "cli.csv").read_bytes()
+    assert len(result.jobs) == 40 * len(POLICIES)
+    skipped = fairshare.replay(small_log, ["drf"], jobs=False, progress=False)
+    with pytest.raises(ValueError, match="jobs=True"):
+        skipped.jobs
+
+
+def test_the_fairness_measures_tell_fifo_from_drf(small_log):
+    summary = fairshare.replay(small_log, ["fifo", "drf"], progress=False).summary.set_index("policy")
+    assert 0 < summary.loc["fifo", "jain_slowdown"] <= 1 and 0 <= summary.loc["drf", "time_below_share"] <= 1
+    assert summary.loc["fifo", "jain_slowdown"] != summary.loc["drf", "jain_slowdown"]
 
 
 def test_progress_reaches_the_total_from_the_worker_threads(small_log):

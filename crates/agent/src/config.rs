@@ -19,6 +19,7 @@ pub struct AgentConfig {
     /// This node's id at the daemon; the host name when absent.
     pub node: Option<String>,
     /// Seconds between two cycles (μ).
+    #[serde(deserialize_with = "fairshare_core::model::seconds")]
     pub interval_s: f64,
     /// Where the cgroup file systems are mounted.
     pub cgroup_root: PathBuf,
@@ -103,6 +104,7 @@ pub struct DaemonConfig {
     pub token_file: Option<PathBuf>,
     /// Seconds one request may take.
     #[serde(default = "default_timeout")]
+    #[serde(deserialize_with = "fairshare_core::model::seconds")]
     pub timeout_s: f64,
     /// Whether the agent registers its node, the owners it finds (without a quota) and its
     /// workloads; off when an operator registers them.
@@ -110,6 +112,7 @@ pub struct DaemonConfig {
     pub register: bool,
     /// The longest wait between two retries while the daemon is down, in seconds.
     #[serde(default = "default_max_backoff")]
+    #[serde(deserialize_with = "fairshare_core::model::seconds")]
     pub max_backoff_s: f64,
 }
 

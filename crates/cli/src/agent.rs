@@ -39,8 +39,8 @@ pub struct Args {
         default_value = "/etc/fairshare/agent.toml"
     )]
     config: PathBuf,
-    /// Seconds between two cycles (μ), over the file's interval_s.
-    #[arg(long, value_name = "SECONDS")]
+    /// Time between two cycles (μ), in seconds or as `30s`, `5m`, over the file's interval_s.
+    #[arg(long, value_name = "DURATION", value_parser = fairshare_core::model::parse_seconds)]
     interval: Option<f64>,
     /// Run one full cycle (two readings one interval apart, then the writes), then exit.
     #[arg(long)]

@@ -6,14 +6,12 @@ use crate::workload::{sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_lab::input::parse_window;
-use fairshare_lab::{CapacitySource, Replay, ReplayPlan, ReplayRequest, ShareSource};
-use fairshare_sim::cluster::PolicyResult;
+use fairshare_lab::jobs::JobParts;
+use fairshare_lab::{CapacitySource, LabError, Replay, ReplayPlan, ReplayRequest, ShareSource};
 use fairshare_sim::stats::{timed, RunStats};
 use indicatif::MultiProgress;
 use rayon::prelude::*;
-use std::fs::File;
-use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Replay a workload trace under one or more policies and compare who waited, who finished
 /// and how full the cluster was.
@@ -125,7 +123,7 @@ pub fn run(args: Args) -> Result<()> {
     for note in plan.alike(&policies) {
         eprintln!("note: {note}");
     }
-    let parts = args.jobs.as_deref().map(JobParts::new).transpose()?;
+    let parts = args.jobs.as_deref().map(JobParts::beside).transpose()?;
     let bars = MultiProgress::new();
     let results = policies
         .par_iter()
@@ -135,14 +133,14 @@ pub fn run(args: Args) -> Result<()> {
             let progress = &mut |s| bar.set_position(s);
             let (result, wall_s) = timed(|| match &parts {
                 Some(parts) => parts.run(&plan, policy, i, progress),
-                None => Ok(plan.run(policy, progress)?),
+                None => plan.run(policy, progress),
             });
             bar.finish_and_clear();
             let result = result?;
             let stats = RunStats::new(&policy.name, result.events, wall_s);
             Ok((result, stats))
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>, LabError>>()?;
     let (results, stats): (Vec<_>, Vec<_>) = results.into_iter().unzip();
     if let (Some(parts), Some(path)) = (parts, &args.jobs) {
         parts.join(&plan, policies.len(), path)?;
@@ -157,54 +155,6 @@ pub fn run(args: Args) -> Result<()> {
     outputs.write(&summary, fairshare_report::replay_html, |s| {
         fairshare_report::replay_table(s, &stats)
     })
-}
-
-/// The per-job table while the runs write it: one file of rows per policy, in a folder beside
-/// the table, joined under one header when every run is done.
-struct JobParts {
-    folder: tempfile::TempDir,
-}
-
-impl JobParts {
-    /// A folder for the parts of the table at `path`.
-    fn new(path: &Path) -> Result<JobParts> {
-        let beside = path.parent().filter(|p| !p.as_os_str().is_empty());
-        let folder = tempfile::Builder::new()
-            .prefix(".fairshare-jobs-")
-            .tempdir_in(beside.unwrap_or(Path::new(".")))
-            .with_context(|| format!("--jobs {}: cannot write beside it", path.display()))?;
-        Ok(JobParts { folder })
-    }
-
-    /// The part of the `i`th policy.
-    fn part(&self, i: usize) -> PathBuf {
-        self.folder.path().join(format!("{i}.csv"))
-    }
-
-    /// Replays `policy`, the `i`th, writing its rows to its part.
-    fn run(
-        &self,
-        plan: &ReplayPlan,
-        policy: &PolicySpec,
-        i: usize,
-        progress: &mut dyn FnMut(u64),
-    ) -> Result<PolicyResult> {
-        let path = self.part(i);
-        let file =
-            File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
-        let mut rows = BufWriter::new(file);
-        Ok(plan.run_listing(policy, progress, &mut rows)?)
-    }
-
-    /// Writes the table of `policies` runs to `path`, and removes the parts.
-    fn join(self, plan: &ReplayPlan, policies: usize, path: &Path) -> Result<()> {
-        let parts: Vec<PathBuf> = (0..policies).map(|i| self.part(i)).collect();
-        let file =
-            File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-        let table = plan.job_table();
-        fairshare_lab::jobs::join(&table, &parts, &mut BufWriter::new(file))
-            .with_context(|| format!("cannot write {}", path.display()))
-    }
 }
 
 /// Where the capacity comes from, by the options given.

@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use fairshare_core::heaviness::{Resource, ResourceKind};
+use fairshare_core::model::parse_seconds;
 use fairshare_service::config::{Limits, RateLimit, TlsConfig};
 use fairshare_service::{Role, ServiceConfig, TokenDigest, TokenEntry};
 use std::io::IsTerminal;
@@ -35,8 +36,8 @@ pub struct Args {
     /// sqlite:PATH (embedded; default sqlite:fairshare.db) or postgres://USER:PASSWORD@HOST/DB.
     #[arg(long, env = "FAIRSHARE_DATABASE", value_name = "URL")]
     database: Option<String>,
-    /// Seconds between two priority cycles (μ) [default: 10].
-    #[arg(long, env = "FAIRSHARE_INTERVAL", value_name = "SECONDS")]
+    /// Time between two priority cycles (μ), in seconds or as `30s`, `5m` [default: 10].
+    #[arg(long, env = "FAIRSHARE_INTERVAL", value_name = "DURATION", value_parser = parse_seconds)]
     interval: Option<f64>,
     /// Knob profile of the values served: cgroup-v2, cgroup-v1, libvirt or paper [default: cgroup-v2].
     #[arg(long, env = "FAIRSHARE_PROFILE")]
@@ -75,16 +76,17 @@ pub struct Args {
     /// Seconds a client has to send a request's headers: a new connection's first request from
     /// when it is accepted, then the longest an HTTP/1 connection waits for its next request
     /// [default: 20].
-    #[arg(long, env = "FAIRSHARE_HEADER_TIMEOUT", value_name = "SECONDS")]
+    #[arg(long, env = "FAIRSHARE_HEADER_TIMEOUT", value_name = "DURATION", value_parser = parse_seconds)]
     header_timeout: Option<f64>,
     /// Seconds a client has to send a request's body [default: 20].
-    #[arg(long, env = "FAIRSHARE_BODY_TIMEOUT", value_name = "SECONDS")]
+    #[arg(long, env = "FAIRSHARE_BODY_TIMEOUT", value_name = "DURATION", value_parser = parse_seconds)]
     body_timeout: Option<f64>,
     /// Seconds a connection may go without a byte read or written [default: 60].
-    #[arg(long, env = "FAIRSHARE_IDLE_TIMEOUT", value_name = "SECONDS")]
+    #[arg(long, env = "FAIRSHARE_IDLE_TIMEOUT", value_name = "DURATION", value_parser = parse_seconds)]
     idle_timeout: Option<f64>,
-    /// Seconds counted reports are kept (to recognise retries) [default: 86400].
-    #[arg(long, env = "FAIRSHARE_REPORT_RETENTION", value_name = "SECONDS")]
+    /// How long counted reports are kept (to recognise retries), in seconds or as `1d`
+    /// [default: 86400].
+    #[arg(long, env = "FAIRSHARE_REPORT_RETENTION", value_name = "DURATION", value_parser = whole_seconds)]
     report_retention: Option<u64>,
     /// TLS certificate chain (PEM); needs --tls-key.
     #[arg(
@@ -307,6 +309,17 @@ fn token_entry(role: Role, name: Option<String>, nodes: Vec<String>) -> Result<T
     };
     config.check().map_err(|e| anyhow::anyhow!("--node: {e}"))?;
     Ok(entry)
+}
+
+/// A duration in whole seconds, as `--report-retention` takes it (`86400`, `1d`).
+fn whole_seconds(text: &str) -> Result<u64, String> {
+    let seconds = parse_seconds(text)?;
+    match seconds.fract() == 0.0 && seconds >= 0.0 {
+        true => Ok(seconds as u64),
+        false => Err(format!(
+            "expected a whole number of seconds, found {seconds}"
+        )),
+    }
 }
 
 #[cfg(test)]

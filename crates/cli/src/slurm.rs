@@ -92,8 +92,8 @@ pub struct SyncArgs {
 pub struct WatchArgs {
     #[command(flatten)]
     common: Common,
-    /// Time between two passes (`60s`, `5m`), over the file's interval_s.
-    #[arg(long, value_parser = humantime::parse_duration)]
+    /// Time between two passes, in seconds or as `60s`, `5m`, over the file's interval_s.
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     interval: Option<Duration>,
     /// Write nothing: log what each pass would write.
     #[arg(long)]
@@ -337,4 +337,10 @@ impl<'a> Document<'a> {
             applied,
         }
     }
+}
+
+/// A duration as every option takes it: seconds (`60`) or with units (`5m`).
+fn duration(text: &str) -> Result<Duration, String> {
+    let seconds = fairshare_core::model::parse_seconds(text)?;
+    Duration::try_from_secs_f64(seconds).map_err(|e| format!("{text:?}: {e}"))
 }

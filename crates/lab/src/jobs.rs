@@ -10,8 +10,9 @@ use crate::{LabError, ReplayPlan};
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{JobOutcome, JobState, PolicyResult};
-use std::io::Write;
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 /// What turns a replay's job outcomes into rows: the names behind the engine's indices.
 pub struct JobTable {
@@ -168,6 +169,60 @@ impl ReplayPlan<'_> {
             ))),
             None => Ok(result),
         }
+    }
+}
+
+/// The per-job table while parallel runs write it: one file of rows per policy in a folder of
+/// its own, joined under one header when every run is done (in the policies' order, so that
+/// the table is the same whichever run finished first).
+pub struct JobParts {
+    folder: tempfile::TempDir,
+}
+
+impl JobParts {
+    /// A folder for the parts of the table at `path`, beside it (so joining them stays on one
+    /// file system).
+    pub fn beside(path: &Path) -> Result<JobParts, LabError> {
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let folder = tempfile::Builder::new()
+            .prefix(".fairshare-jobs-")
+            .tempdir_in(parent.unwrap_or(Path::new(".")))
+            .map_err(|source| written(path, source))?;
+        Ok(JobParts { folder })
+    }
+
+    /// The part of the `i`th policy.
+    fn part(&self, i: usize) -> PathBuf {
+        self.folder.path().join(format!("{i}.csv"))
+    }
+
+    /// Replays `policy`, the `i`th, writing its rows to its part.
+    pub fn run(
+        &self,
+        plan: &ReplayPlan,
+        policy: &PolicySpec,
+        i: usize,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<PolicyResult, LabError> {
+        let path = self.part(i);
+        let file = File::create(&path).map_err(|source| written(&path, source))?;
+        plan.run_listing(policy, progress, &mut BufWriter::new(file))
+    }
+
+    /// Writes the table of the runs of `policies` policies to `path`, and removes the parts.
+    pub fn join(self, plan: &ReplayPlan, policies: usize, path: &Path) -> Result<(), LabError> {
+        let parts: Vec<PathBuf> = (0..policies).map(|i| self.part(i)).collect();
+        let file = File::create(path).map_err(|source| written(path, source))?;
+        join(&plan.job_table(), &parts, &mut BufWriter::new(file))
+            .map_err(|source| written(path, source))
+    }
+}
+
+/// The error of a table that could not be written to `path`.
+fn written(path: &Path, source: std::io::Error) -> LabError {
+    LabError::Write {
+        path: path.to_path_buf(),
+        source,
     }
 }
 

@@ -141,6 +141,15 @@ pub enum LabError {
     /// The trace, a capacity or a machine list cannot be used, and why.
     #[error("{0}")]
     Unusable(String),
+    /// A file of results could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// A run stopped: the engine refused its input or reading failed.
     #[error("replaying under {policy}: {message}")]
     Run {

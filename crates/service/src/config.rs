@@ -34,6 +34,7 @@ pub struct ServiceConfig {
     /// How heaviness becomes a priority.
     pub priority: PriorityConfig,
     /// How long reports are kept after they were counted, in seconds.
+    #[serde(deserialize_with = "fairshare_core::model::whole_seconds")]
     pub report_retention_s: u64,
     /// The bearer tokens, by the SHA-256 digest of each.
     pub tokens: Vec<TokenEntry>,
@@ -82,11 +83,14 @@ pub struct Limits {
     pub max_connections_per_peer: Option<usize>,
     /// Seconds a client has to send a request's headers: a new connection's first request from
     /// when it was accepted; on a kept-alive HTTP/1 connection, from the previous answer.
+    #[serde(deserialize_with = "fairshare_core::model::seconds")]
     pub header_timeout_s: f64,
     /// Seconds a client has to send a request's whole body, from when its handler starts
     /// reading it; then the answer is 408 and the connection is closed.
+    #[serde(deserialize_with = "fairshare_core::model::seconds")]
     pub body_timeout_s: f64,
     /// Seconds a connection (HTTP/1 or HTTP/2) may go without a byte read; then it is closed.
+    #[serde(deserialize_with = "fairshare_core::model::seconds")]
     pub idle_timeout_s: f64,
 }
 

@@ -28,8 +28,10 @@ pub struct SlurmConfig {
     /// `replace` (the site sets `PriorityWeightFairshare=0`) or `add` (beside Slurm's factor).
     pub mapping: String,
     /// Seconds between two passes of `watch`.
+    #[serde(deserialize_with = "fairshare_core::model::seconds")]
     pub interval_s: f64,
     /// Seconds of accounting history read when the adapter starts.
+    #[serde(deserialize_with = "fairshare_core::model::seconds")]
     pub window_s: f64,
     /// The partitions whose pending jobs are ranked and whose nodes make the cluster; empty:
     /// all.
@@ -46,6 +48,7 @@ pub struct SlurmConfig {
     /// could start now (better where limits overstate run times many times over).
     pub ends_at_limits: bool,
     /// Seconds one Slurm command may take before it is killed.
+    #[serde(deserialize_with = "fairshare_core::model::seconds")]
     pub timeout_s: f64,
     /// The folder of Slurm's commands; `None`: they are found on `PATH`.
     pub bin: Option<PathBuf>,

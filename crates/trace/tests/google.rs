@@ -69,13 +69,18 @@ fn every_transition() {
     assert_eq!(read.resources, ["cpu", "mem"]);
     assert_eq!(read.units, ["fraction of largest machine"; 2]);
     let us = Time::from_micros;
-    let task = |id, user, runtime, demand: [f64; 2]| Task {
+    // A task's id is its SUBMIT's rank; its job's own id and its index come with it.
+    let task = |id, job, user, runtime, demand: [f64; 2]| Task {
         start: Some(us(20)),
+        job_part: Some((job, 0)),
         ..Task::new(id, user, us(10), runtime, demand.to_vec())
     };
     assert_eq!(
         read.tasks,
-        [task(1, 0, 10, [0.5, 0.25]), task(2, 1, 11, [0.1, 0.2])]
+        [
+            task(1, 2, 0, 10, [0.5, 0.25]),
+            task(2, 3, 1, 11, [0.1, 0.2])
+        ]
     );
     assert_eq!(read.users[read.tasks[0].user as usize], "u2");
     // Only users with a kept task are users of the filtered trace (they set n, docs/mechanisms.md, SDRF §8.2).

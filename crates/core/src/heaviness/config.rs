@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HeavinessConfig {
-    /// μ, seconds between two rounds of the service.
+    /// μ, seconds between two rounds of the service (a number, or a duration such as `"10s"`).
+    #[serde(deserialize_with = "crate::model::seconds")]
     pub update_interval_s: f64,
     /// δ, the weight of the newest measurement in the smoothed demand (§4.1).
     pub resource_decay_factor: f64,

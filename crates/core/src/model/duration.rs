@@ -1,8 +1,10 @@
 //! Durations as people write them, one syntax for every option and parameter that takes one:
 //! a number of seconds (`3600`, `0.5`) or a length with units (`90s`, `10m`, `6h`, `7d`,
 //! `1h 30m`, `2days`), so that `--horizon 7d`, `decay=half-life:7d` and
-//! `decayed-usage:half-life=7d` all read alike, in the command line, the Python package and
-//! policy strings.
+//! `decayed-usage:half-life=7d` all read alike, in the command line, the Python package,
+//! policy strings and the configuration files' `_s` keys ([`seconds`]).
+
+use serde::{Deserialize, Deserializer};
 
 /// `text` in seconds: a number of seconds, or a length with units as [`humantime`] reads it
 /// (`s`, `m`, `h`, `d`, `w`, and their long names).
@@ -23,9 +25,57 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
         })
 }
 
+/// Reads a configuration key in seconds, written as a number (`interval_s = 30`) or as a
+/// duration (`interval_s = "10m"`), for `#[serde(deserialize_with = "seconds")]`.
+pub fn seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Number(f64),
+        Text(String),
+    }
+    match Written::deserialize(deserializer)? {
+        Written::Number(seconds) => Ok(seconds),
+        Written::Text(text) => parse_seconds(&text).map_err(serde::de::Error::custom),
+    }
+}
+
+/// [`seconds`] for a key held in whole seconds: a fraction is refused, not cut.
+pub fn whole_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    let seconds = seconds(deserializer)?;
+    if seconds.fract() == 0.0 && (0.0..=u64::MAX as f64).contains(&seconds) {
+        Ok(seconds as u64)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "expected a whole number of seconds, found {seconds}"
+        )))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_seconds;
+
+    #[derive(serde::Deserialize, Debug)]
+    struct Config {
+        #[serde(deserialize_with = "super::seconds")]
+        interval_s: f64,
+        #[serde(deserialize_with = "super::whole_seconds")]
+        retention_s: u64,
+    }
+
+    #[test]
+    fn configuration_keys_take_seconds_or_durations() {
+        let read = |text: &str| serde_json::from_str::<Config>(text).map_err(|e| e.to_string());
+        let c = read(r#"{"interval_s": 30, "retention_s": "7d"}"#).unwrap();
+        assert_eq!((c.interval_s, c.retention_s), (30.0, 604_800));
+        let c = read(r#"{"interval_s": "1m 30s", "retention_s": 60}"#).unwrap();
+        assert_eq!((c.interval_s, c.retention_s), (90.0, 60));
+        let bad = read(r#"{"interval_s": "soon", "retention_s": 1}"#).unwrap_err();
+        assert!(bad.contains("expected seconds or a duration"), "{bad}");
+        let cut = read(r#"{"interval_s": 1, "retention_s": 1.5}"#).unwrap_err();
+        assert!(cut.contains("whole number of seconds"), "{cut}");
+    }
 
     #[test]
     fn seconds_and_units_read_alike() {
