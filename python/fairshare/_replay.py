@@ -333,7 +333,7 @@ JOBS = {
     "turnaround_time": _REAL,
     "stretch": _REAL,
     "bounded_slowdown": _REAL,
-    "allocated_resources": _TEXT,
+    "allocated_resources": "category",
 }
 """The types of the columns of ``Result.jobs`` as read (``requested_<resource>`` and
 ``allocated_<resource>`` are ``float64``; ``success`` and ``killed_at_walltime`` become
