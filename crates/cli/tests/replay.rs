@@ -90,6 +90,8 @@ fn replay_is_deterministic_and_reconciles() {
             &file(&format!("{name}.html")),
             "--stats",
             &file(&format!("{name}.stats.json")),
+            "--jobs",
+            &file(&format!("{name}.jobs.csv")),
         ]);
         assert!(
             status.status.success(),
@@ -103,7 +105,38 @@ fn replay_is_deterministic_and_reconciles() {
     // The documents hold no clock reading: two runs give the same bytes.
     assert_eq!(bytes("a.json"), bytes("b.json"));
     assert_eq!(bytes("a.html"), bytes("b.html"));
+    // The per-job table too, though its policies run in parallel.
+    assert_eq!(bytes("a.jobs.csv"), bytes("b.jobs.csv"));
+    let table = String::from_utf8(bytes("a.jobs.csv")).unwrap();
+    let mut lines = table.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(&header[..3], ["policy", "id", "job_id"]);
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 3 * 300, "every job once per policy");
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let policies: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(policies[0], "fifo", "in the order given");
+    assert_eq!(policies[899], "sdrf:delta=0.99");
+    assert!(
+        !(dir.path().read_dir().unwrap()).any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".fairshare-jobs")),
+        "the parts are removed"
+    );
     let a = read_json(Path::new(&file("a.json")));
+    let finished = rows
+        .iter()
+        .filter(|r| r[column("final_state")] == "finished");
+    let completed: u64 = (a["policies"].as_array().unwrap().iter())
+        .map(|p| p["tasks_completed"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        finished.count() as u64,
+        completed,
+        "the rows' states are the summary's counts"
+    );
     assert_reconciles(&a, "generated workload");
     assert_eq!(a["tasks_found"], 300);
     assert_eq!(a["policies"].as_array().unwrap().len(), 3);
@@ -167,6 +200,18 @@ fn replay_explains_bad_input() {
         fairshare(&args)
     };
     assert!(String::from_utf8_lossy(&at("cpu=4,gpu=1").stderr).contains("unknown resource \"gpu\""));
+    let nowhere = fairshare(&[
+        "replay",
+        trace.to_str().unwrap(),
+        "--lenient",
+        "--jobs",
+        "/nonexistent/jobs.csv",
+    ]);
+    let message = String::from_utf8_lossy(&nowhere.stderr);
+    assert!(
+        message.contains("--jobs /nonexistent/jobs.csv: the folder /nonexistent does not exist"),
+        "{message}"
+    );
     assert!(String::from_utf8_lossy(&at("cpu=-4").stderr).contains("must be a positive amount"));
     let summary: Value = serde_json::from_slice(&at("cpu=4").stdout).expect("json on stdout");
     assert_eq!(summary["setting"]["capacity"][0], 4.0);

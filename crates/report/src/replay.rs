@@ -85,10 +85,8 @@ pub fn replay_warnings(summary: &ReplaySummary) -> Vec<String> {
 }
 
 /// Reasons a reader skips tasks by default that an option undoes, with that option.
-const LEFT_OUT_BY_DEFAULT: [(&str, &str); 1] = [(
-    "no memory",
-    "--swf-memory none (processors only)",
-)];
+const LEFT_OUT_BY_DEFAULT: [(&str, &str); 1] =
+    [("no memory", "--swf-memory none (processors only)")];
 
 /// The replay as a self-contained HTML page.
 pub fn replay_html(summary: &ReplaySummary) -> String {
