@@ -333,36 +333,29 @@ fn check_outcomes(
     };
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()));
     let wait = mean(outcomes.iter().filter_map(JobOutcome::wait_s).collect());
-    prop_assert!(
-        close(wait, result.mean_wait_s),
-        "mean wait {} from the rows, {} in the summary",
-        wait,
-        result.mean_wait_s
-    );
-    let slowdown = mean(
-        started
-            .iter()
-            .filter_map(|o| o.bounded_slowdown())
-            .collect(),
-    );
-    prop_assert!(
-        close(slowdown, result.mean_slowdown),
-        "mean slowdown {} against {}",
-        slowdown,
-        result.mean_slowdown
-    );
-    let response = mean(
-        started
-            .iter()
-            .map(|o| o.wait_s().unwrap() + o.run_s())
-            .collect(),
-    );
-    prop_assert!(
-        close(response, result.mean_response_s),
-        "mean response {} against {}",
-        response,
-        result.mean_response_s
-    );
+    let slowdowns = started.iter().filter_map(|o| o.bounded_slowdown());
+    let responses = started.iter().map(|o| o.wait_s().unwrap() + o.run_s());
+    for (what, rows, summary) in [
+        ("mean wait", wait, result.mean_wait_s),
+        (
+            "mean slowdown",
+            mean(slowdowns.collect()),
+            result.mean_slowdown,
+        ),
+        (
+            "mean response",
+            mean(responses.collect()),
+            result.mean_response_s,
+        ),
+    ] {
+        prop_assert!(
+            close(rows, summary),
+            "{}: {} from the rows, {} in the summary",
+            what,
+            rows,
+            summary
+        );
+    }
     for user in result
         .users
         .iter()
