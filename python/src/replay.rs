@@ -185,6 +185,7 @@ pub fn replay(
     if policies.is_empty() {
         return Err("policies: give at least one".into());
     }
+    fairshare_lab::distinct(&policies).map_err(|e| format!("policies: {e}"))?;
     let shares: ShareSource = shares.parse().map_err(|e| format!("shares: {e}"))?;
     let middle_day = matches!(view, MachineView::MiddleDay);
     let gantt = match view {

@@ -169,6 +169,11 @@ def test_the_per_job_table_is_the_command_s_to_the_byte_and_can_be_kept_or_skipp
         skipped.jobs
 
 
+def test_a_policy_given_twice_is_refused(small_log):
+    with pytest.raises(fairshare.InputError, match='policy "drf" is given twice'):
+        fairshare.replay(small_log, ["drf", "fifo", "drf"], progress=False)
+
+
 def test_the_fairness_measures_tell_fifo_from_drf(small_log):
     summary = fairshare.replay(small_log, ["fifo", "drf"], progress=False).summary.set_index("policy")
     assert 0 < summary.loc["fifo", "jain_slowdown"] <= 1 and 0 <= summary.loc["drf", "time_below_share"] <= 1

@@ -99,6 +99,7 @@ pub fn run(args: Args) -> Result<()> {
         .map(|p| p.parse())
         .collect::<Result<_, _>>()
         .context("--policy")?;
+    fairshare_lab::distinct(&policies).context("--policy")?;
     let outputs = Outputs {
         json: args.json.clone(),
         report: args.report.clone(),

@@ -187,6 +187,19 @@ fn replay_explains_bad_input() {
         "sdrf:delta=7",
     ]);
     assert!(String::from_utf8_lossy(&policy.stderr).contains("delta must lie in [0, 1]"));
+    let twice = fairshare(&[
+        "replay",
+        trace.to_str().unwrap(),
+        "--policy",
+        "drf",
+        "--policy",
+        "drf",
+    ]);
+    let message = String::from_utf8_lossy(&twice.stderr);
+    assert!(
+        message.contains("policy \"drf\" is given twice"),
+        "{message}"
+    );
     let at = |capacity: &str| {
         let args = [
             "replay",

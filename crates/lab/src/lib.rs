@@ -42,7 +42,7 @@ mod workload;
 pub use priorities::{
     utc_date, Moment, Priorities, PrioritiesDocument, PrioritiesRequest, PriorityRow,
 };
-pub use replay::{CapacitySource, ReplayPlan, ReplayRequest};
+pub use replay::{distinct, CapacitySource, ReplayPlan, ReplayRequest};
 pub use shares::{account_results, Entitled, ShareSource};
 pub use workload::{
     LabError, Queues, Replay, StopRule, TraceSpec, Workload, KEEP_AT_MOST, MOST_MACHINES,

@@ -11,7 +11,7 @@ use crate::{LabError, Queues, Replay, Workload};
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::rank::{Accounts, FairshareSettings};
-use fairshare_sim::cluster::{Capacity, JobOutcome, PolicyResult};
+use fairshare_sim::cluster::{Capacity, JobOutcome, PolicyResult, Recorded};
 use fairshare_sim::summary::ReplaySummary;
 use std::path::PathBuf;
 
@@ -54,6 +54,8 @@ pub struct ReplayPlan<'w> {
     entitled: Entitled,
     accounts: Option<Accounts>,
     queues: Option<Queues>,
+    /// The trace's own schedule of the jobs the runs submit.
+    recorded: Recorded,
 }
 
 impl<'w> ReplayPlan<'w> {
@@ -73,6 +75,7 @@ impl<'w> ReplayPlan<'w> {
         }
         let accounts = entitled.ranked_accounts()?;
         let queues = workload.queue_limits(request.queues.as_deref())?;
+        let recorded = workload.recorded_until(request.replay.stop)?;
         if let Some(queues) = &queues {
             note(format!("queues: {}", queues.in_words()));
         }
@@ -85,6 +88,7 @@ impl<'w> ReplayPlan<'w> {
             entitled,
             accounts,
             queues,
+            recorded,
         })
     }
 
@@ -145,9 +149,11 @@ impl<'w> ReplayPlan<'w> {
     }
 
     /// Notes on `policies` that must give the same results on this replay, and why: with
-    /// every user directly under the root (no account tree), the production fairshare
-    /// functions (Fair Tree, classic, PBS, MetaCentrum) all order users by decayed usage over
-    /// shares, so policies that differ only in `function=` are one policy here.
+    /// every user directly under the root (no account tree), Fair Tree, Slurm's classic
+    /// function and PBS all order users by decayed usage over shares, so policies that differ
+    /// only in `function=` among them are one policy here. MetaCentrum's is not among them: it
+    /// floors usage at one unit (shares / max(usage, 1)), so users that have used less than one
+    /// unit tie under it and not under the others.
     pub fn alike(&self, policies: &[PolicySpec]) -> Vec<String> {
         if self.accounts.is_some() {
             return Vec::new();
@@ -157,6 +163,9 @@ impl<'w> ReplayPlan<'w> {
             let PolicyKind::Fairshare(settings) = policy.kind else {
                 continue;
             };
+            if settings.function == FairshareFunction::MetaCentrum {
+                continue;
+            }
             let key = FairshareSettings {
                 function: FairshareFunction::FairTree,
                 ..settings
@@ -192,11 +201,25 @@ impl<'w> ReplayPlan<'w> {
         if let Some(queues) = &self.queues {
             setting.queues = queues.in_words();
         }
+        setting.recorded = self.recorded.clone();
         ReplaySummary {
             input: workload.input.clone(),
             setting,
             policies: results,
         }
+    }
+}
+
+/// Refuses a list of policies that names one twice: the runs, their rows and their tables are
+/// told apart by the policy as written.
+pub fn distinct(policies: &[PolicySpec]) -> Result<(), LabError> {
+    let mut seen = std::collections::HashSet::new();
+    match policies.iter().find(|p| !seen.insert(p.name.as_str())) {
+        Some(twice) => Err(LabError::Unusable(format!(
+            "policy {:?} is given twice: runs are told apart by their policy, so give each once",
+            twice.name
+        ))),
+        None => Ok(()),
     }
 }
 

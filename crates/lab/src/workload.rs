@@ -436,6 +436,26 @@ impl Workload {
         }
     }
 
+    /// What the trace records of its own schedule for the tasks a replay that ends by `rule`
+    /// submits: all of them, or those submitted by its horizon (read once more, from memory
+    /// or disk, only when the horizon leaves some out), so that the "as recorded" row speaks of
+    /// the same jobs as the runs beside it.
+    pub fn recorded_until(&self, rule: StopRule) -> Result<Recorded, LabError> {
+        let horizon = match self.stop(rule) {
+            Stop::Horizon(h) if self.load.last_submit().is_some_and(|last| last > h) => h,
+            _ => return Ok(self.recorded.clone()),
+        };
+        let mut recorded = AsRecorded::default();
+        for task in self.tasks()? {
+            let task = task.map_err(|e| explain(&self.trace, e))?;
+            if task.submit > horizon {
+                break;
+            }
+            recorded.add(&task);
+        }
+        Ok(recorded.finish())
+    }
+
     /// When runs end, as the engine counts time.
     fn stop(&self, rule: StopRule) -> Stop {
         match rule {

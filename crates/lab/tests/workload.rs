@@ -204,12 +204,13 @@ fn functions_that_order_alike_without_accounts_are_said_to_and_do() {
         "fairshare:function=slurm-classic",
         "fairshare:usage=dominant",
         "fairshare:function=metacentrum",
+        "fairshare:function=metacentrum,decay=half-life:7d",
         "sdrf",
     ];
     let policies: Vec<PolicySpec> = names.iter().map(|p| p.parse().unwrap()).collect();
     let notes = plan.alike(&policies);
-    // MetaCentrum brings its own decay and usage=dominant charges otherwise: only the first
-    // three are one policy here.
+    // usage=dominant charges otherwise, and MetaCentrum floors usage at one unit (even with
+    // the others' decay): only the first three are one policy here.
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(
         notes[0].starts_with("fairshare, fairshare:function=pbs, fairshare:function=slurm-classic give the same results here"),
@@ -220,5 +221,33 @@ fn functions_that_order_alike_without_accounts_are_said_to_and_do() {
     for other in [&pbs, &classic] {
         assert_eq!(other.mean_wait_s, fair_tree.mean_wait_s);
         assert_eq!(other.users, fair_tree.users);
+    }
+}
+
+#[test]
+fn the_recorded_schedule_covers_the_jobs_a_horizon_submits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_workload(dir.path());
+    for keep_at_most in [1_000, 10] {
+        let workload = scan(&path, keep_at_most);
+        let replay = |stop| fairshare_lab::ReplayRequest {
+            capacity: fairshare_lab::CapacitySource::Pool("cpu=12".into()),
+            shares: fairshare_lab::shares::ShareSource::Equal,
+            queues: None,
+            replay: Replay {
+                stop,
+                ..Replay::default()
+            },
+        };
+        // Jobs arrive every 5 s from 5 s: a horizon 200 s after the first submits 41 of them.
+        let plan = |stop| fairshare_lab::ReplayPlan::new(&workload, replay(stop), &mut |_| {});
+        let cut = plan(StopRule::After(200_000_000)).unwrap();
+        let result = cut.run(&"fifo".parse().unwrap(), &mut |_| {}).unwrap();
+        let summary = cut.summary(vec![result]);
+        assert_eq!(summary.policies[0].tasks_submitted, 41);
+        assert_eq!(summary.setting.recorded.jobs, 41, "memory {keep_at_most}");
+        assert_eq!(summary.setting.recorded.started, 41);
+        let whole = plan(StopRule::Drain).unwrap().summary(Vec::new());
+        assert_eq!(whole.setting.recorded.jobs, 120);
     }
 }

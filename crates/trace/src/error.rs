@@ -122,6 +122,24 @@ impl TraceError {
         }
     }
 
+    /// A read that failed after `line` whole lines of `path` (a compressed file cut short, a
+    /// damaged disk), saying where.
+    pub(crate) fn io_after(
+        path: impl Into<PathBuf>,
+        line: u64,
+        source: std::io::Error,
+    ) -> TraceError {
+        let what = match source.kind() {
+            std::io::ErrorKind::InvalidInput | std::io::ErrorKind::UnexpectedEof => {
+                ": the file is cut short or damaged"
+            }
+            _ => "",
+        };
+        let error =
+            std::io::Error::new(source.kind(), format!("after line {line}: {source}{what}"));
+        TraceError::io(path, error)
+    }
+
     /// The reason under which lenient reading counts a record rejected with this error, or
     /// `None` when the error is not about one record and must end the stream in any mode.
     pub fn skip_reason(&self) -> Option<String> {

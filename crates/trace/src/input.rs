@@ -388,7 +388,7 @@ impl Lines {
             self.buf.clear();
             let path = &self.paths[self.next_file - 1];
             match input.read_until(b'\n', &mut self.buf) {
-                Err(e) => return Some(Err(TraceError::io(path, e))),
+                Err(e) => return Some(Err(TraceError::io_after(path, self.line, e))),
                 Ok(0) => self.input = None,
                 Ok(_) => {
                     self.line += 1;

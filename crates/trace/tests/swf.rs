@@ -466,3 +466,37 @@ fn requested_walltime_queue_and_partition_are_read() {
         [Some("2".into()), None, Some("1".into()), Some("1".into())]
     );
 }
+
+#[test]
+fn a_compressed_log_cut_short_says_after_which_line() {
+    let dir = TempDir::new().unwrap();
+    let line = "1 0 0 60 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n";
+    // Varied lines, so that the compressed stream is long enough to cut.
+    let text: String = (1..=20_000)
+        .map(|i| line.replacen("1 0 0 60", &format!("{i} {i} 0 {}", 60 + i * 7 % 997), 1))
+        .collect();
+    let whole = write_gz(&dir, "log.swf.gz", &text);
+    let bytes = std::fs::read(&whole).unwrap();
+    let cut = dir.path().join("cut.swf.gz");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let read = read(&[&cut], Some(Format::SWF), &ReadOptions::default());
+    let message = read.error.expect("the cut is an error").to_string();
+    let after = number_after(&message, "after line ");
+    assert!(after > 0 && after < 20_000, "{message}");
+    assert_eq!(
+        read.tasks.len() as u64,
+        after,
+        "every whole line before the cut is read"
+    );
+    assert!(
+        message.ends_with("the file is cut short or damaged"),
+        "{message}"
+    );
+}
+
+/// The number that follows `prefix` in `text`.
+fn number_after(text: &str, prefix: &str) -> u64 {
+    let rest = &text[text.find(prefix).expect("the prefix") + prefix.len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().unwrap()
+}

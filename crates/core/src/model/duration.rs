@@ -7,9 +7,13 @@
 use serde::{Deserialize, Deserializer};
 
 /// `text` in seconds: a number of seconds, or a length with units as [`humantime`] reads it
-/// (`s`, `m`, `h`, `d`, `w`, and their long names).
+/// (`s`, `m`, `h`, `d`, `w`, `months`, `years` and their long names, lower case); never
+/// negative.
 pub fn parse_seconds(text: &str) -> Result<f64, String> {
     let text = text.trim();
+    if text.starts_with('-') {
+        return Err(format!("a duration cannot be negative, found {text:?}"));
+    }
     if let Ok(seconds) = text.parse::<f64>() {
         return match seconds.is_finite() {
             true => Ok(seconds),
@@ -18,9 +22,10 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
     }
     humantime::parse_duration(text)
         .map(|d| d.as_secs_f64())
-        .map_err(|e| {
+        .map_err(|_| {
             format!(
-                "expected seconds or a duration such as 90s, 10m, 6h or 7d, found {text:?} ({e})"
+                "expected seconds or a duration such as 90s, 10m, 6h, 7d or 1h 30m (units s, m, h, \
+                 d, w, months, years, in lower case), found {text:?}"
             )
         })
 }
@@ -96,9 +101,16 @@ mod tests {
 
     #[test]
     fn what_is_not_a_duration_says_what_is_expected() {
-        for bad in ["", "x", "7 parsecs", "inf", "NaN", "1d-"] {
+        for bad in ["", "x", "7 parsecs", "inf", "NaN", "1d-", "30D"] {
             let err = parse_seconds(bad).unwrap_err();
             assert!(err.contains("expected"), "{bad}: {err}");
+        }
+        for negative in ["-5", "-1d", " -0.5"] {
+            let err = parse_seconds(negative).unwrap_err();
+            assert!(
+                err.starts_with("a duration cannot be negative"),
+                "{negative}: {err}"
+            );
         }
     }
 }

@@ -497,14 +497,14 @@ fn build_sdrf(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
     let mut epsilon = None;
     let mut form = PriorityForm::SumOfMaxes;
     for &(key, value) in params {
-        let number = || {
-            value
-                .parse::<f64>()
-                .map_err(|_| format!("{key}: expected a number, found {value:?}"))
+        let fraction = || match value.parse::<f64>() {
+            Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+            Ok(_) => Err(format!("{key} must lie in [0, 1], found {value}")),
+            Err(_) => Err(format!("{key}: expected a number, found {value:?}")),
         };
         match key {
-            "delta" => epsilon = Some(1.0 - number()?),
-            "epsilon" => epsilon = Some(number()?),
+            "delta" => epsilon = Some(1.0 - fraction()?),
+            "epsilon" => epsilon = Some(fraction()?),
             "form" => {
                 form = match value {
                     "sum-of-maxes" => PriorityForm::SumOfMaxes,
@@ -518,9 +518,6 @@ fn build_sdrf(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
             }
             _ => unreachable!("keys are checked against the entry's parameters"),
         }
-    }
-    if let Some(e) = epsilon.filter(|e| !(0.0..=1.0).contains(e)) {
-        return Err(format!("delta must lie in [0, 1], found {}", 1.0 - e));
     }
     Ok(PolicyKind::Sdrf { epsilon, form })
 }
@@ -818,6 +815,16 @@ mod tests {
             both.to_string(),
             "policy \"sdrf:delta=0.99,epsilon=0.5\": give delta or epsilon, once: they set one discount (epsilon = 1 − delta)"
         );
+        for (spec, problem) in [
+            (
+                "sdrf:epsilon=-0.1",
+                "epsilon must lie in [0, 1], found -0.1",
+            ),
+            ("sdrf:delta=7", "delta must lie in [0, 1], found 7"),
+        ] {
+            let error = spec.parse::<PolicySpec>().unwrap_err().to_string();
+            assert!(error.ends_with(problem), "{spec}: {error}");
+        }
     }
 
     #[test]

@@ -46,6 +46,7 @@ pub struct Load {
     first: Option<Time>,
     last: Option<Time>,
     first_submit: Option<Time>,
+    last_submit: Option<Time>,
     /// Σ demand × runtime per user and resource.
     by_user: Vec<Vec<f64>>,
 }
@@ -97,6 +98,7 @@ impl Load {
         self.first = Some(self.first.map_or(start, |f| f.min(start)));
         self.last = Some(self.last.map_or(end, |l| l.max(end)));
         self.first_submit = Some(self.first_submit.map_or(submit, |f| f.min(submit)));
+        self.last_submit = Some(self.last_submit.map_or(submit, |l| l.max(submit)));
     }
 
     /// R per resource: the mean requested amount over the span from the first start to the last
@@ -134,6 +136,11 @@ impl Load {
     /// The first arrival (simulations start there).
     pub fn first_submit(&self) -> Option<Time> {
         self.first_submit
+    }
+
+    /// The last arrival.
+    pub fn last_submit(&self) -> Option<Time> {
+        self.last_submit
     }
 
     /// The trace's last event: the latest original finish.
