@@ -57,16 +57,15 @@ const MIDDLE: [&str; 14] = [
 
 impl JobTable {
     /// The names of `plan`'s resources, users, accounts, queues and nodes.
-    pub(crate) fn new(
-        plan: &ReplayPlan<'_>,
-        accounts: Option<Vec<String>>,
-        nodes: Option<Vec<String>>,
-    ) -> JobTable {
+    pub fn of(plan: &ReplayPlan<'_>) -> JobTable {
         let workload = plan.workload();
+        let capacity = plan.capacity();
+        let nodes = (capacity.machines().is_some())
+            .then(|| capacity.named_nodes().into_iter().map(|(n, _)| n).collect());
         JobTable {
             resources: workload.resources.clone(),
             users: workload.users.clone(),
-            accounts,
+            accounts: plan.user_accounts(),
             queues: workload.queues.clone(),
             nodes,
         }
@@ -151,7 +150,7 @@ impl ReplayPlan<'_> {
         progress: &mut dyn FnMut(u64),
         rows: &mut dyn Write,
     ) -> Result<PolicyResult, LabError> {
-        let table = self.job_table();
+        let table = JobTable::of(self);
         let mut csv = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(rows);
@@ -213,7 +212,7 @@ impl JobParts {
     pub fn join(self, plan: &ReplayPlan, policies: usize, path: &Path) -> Result<(), LabError> {
         let parts: Vec<PathBuf> = (0..policies).map(|i| self.part(i)).collect();
         let file = File::create(path).map_err(|source| written(path, source))?;
-        join(&plan.job_table(), &parts, &mut BufWriter::new(file))
+        join(&JobTable::of(plan), &parts, &mut BufWriter::new(file))
             .map_err(|source| written(path, source))
     }
 }

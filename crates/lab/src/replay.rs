@@ -5,7 +5,6 @@
 //! and `--json` writes. The command line and the tests replay through it, and so can any
 //! library caller, so none repeats the assembly.
 
-use crate::jobs::JobTable;
 use crate::shares::{account_results, Entitled, ShareSource};
 use crate::{LabError, Queues, Replay, Workload};
 use fairshare_core::policy::{PolicyKind, PolicySpec};
@@ -129,23 +128,20 @@ impl<'w> ReplayPlan<'w> {
         self.workload
     }
 
-    /// The names the per-job table writes for the engine's indices.
-    pub fn job_table(&self) -> JobTable {
-        let accounts = self.entitled.accounts.as_ref().map(|tree| {
+    /// Each trace user's account by the share file, when the shares came with accounts.
+    pub fn user_accounts(&self) -> Option<Vec<String>> {
+        self.entitled.accounts.as_ref().map(|tree| {
             let all = tree.tree.accounts();
             let users = 0..self.workload.users.len();
             users
                 .map(|u| all[tree.account_of(u)].name.clone())
                 .collect()
-        });
-        let nodes = (self.capacity.machines().is_some()).then(|| {
-            self.capacity
-                .named_nodes()
-                .into_iter()
-                .map(|(n, _)| n)
-                .collect()
-        });
-        JobTable::new(self, accounts, nodes)
+        })
+    }
+
+    /// The capacity every run replays on.
+    pub fn capacity(&self) -> &Capacity {
+        &self.capacity
     }
 
     /// Notes on `policies` that must give the same results on this replay, and why: with
