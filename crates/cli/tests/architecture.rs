@@ -38,7 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("service", &["core"]),
     ("agent", &["core", "service"]),
-    ("slurm", &["core", "trace", "lab"]),
+    ("slurm", &["core", "trace"]),
     (
         "cli",
         &[

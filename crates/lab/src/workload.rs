@@ -216,14 +216,20 @@ impl Workload {
         keep_at_most: usize,
         progress: &mut dyn FnMut(u64),
     ) -> Result<Workload, LabError> {
+        // The format is detected once, here: every later pass opens the files with it.
+        let first = trace.paths.first().ok_or(TraceError::NoInput)?;
+        let format = match trace.format {
+            Some(f) => f,
+            None => Format::detect(first)?,
+        };
+        let trace = &TraceSpec {
+            format: Some(format),
+            ..trace.clone()
+        };
         let mut source = trace.open()?;
         let mut load = Load::new(source.resources().len());
         let mut recorded = AsRecorded::default();
         let mut peak = RecordedPeak::default();
-        let format = match trace.format {
-            Some(f) => f,
-            None => Format::detect(&trace.paths[0])?,
-        };
         let swf = format == Format::SWF;
         let mut kept = Some(Kept::new(source.resources().len()));
         let mut read = 0;
