@@ -4,7 +4,8 @@
 //! Columns carry Batsim's names (`jobs.csv`) where they mean the same thing, so the tools
 //! researchers already point at Batsim's output read it; fairshare's own columns follow. Times
 //! are seconds in the trace's own clock, as `fairshare.read()` gives them, so rows join back to
-//! the trace by `job_id` (and `task_index` for Google's). docs/json.md defines each column.
+//! the trace by `job_id` (and `task_index` for Google's). docs/python.md (`Result.jobs`)
+//! defines each column, docs/json.md the file.
 
 use crate::{LabError, ReplayPlan};
 use fairshare_core::model::Time;
