@@ -91,8 +91,7 @@ impl JobTable {
         let name = |names: &[String], i: usize| names.get(i).cloned().unwrap_or_default();
         let started = job.start.is_some();
         let finished = job.state == JobState::Finished;
-        let execution = job.finish.zip(job.start).map(|(f, s)| between(s, f));
-        let turnaround = job.finish.map(|f| between(job.submit, f));
+        let (execution, turnaround) = (job.execution_s(), job.turnaround_s());
         let stretch = turnaround.zip(execution).filter(|(_, e)| *e > 0.0);
         let mut row = vec![
             policy.to_owned(),
@@ -243,11 +242,6 @@ pub fn join(table: &JobTable, parts: &[PathBuf], out: &mut dyn Write) -> std::io
 /// A time in the trace's clock, seconds.
 fn seconds(t: Time) -> String {
     number(Some(t.as_micros() as f64 / 1e6))
-}
-
-/// Seconds from `from` to `to`.
-fn between(from: Time, to: Time) -> f64 {
-    to.as_micros().saturating_sub(from.as_micros()) as f64 / 1e6
 }
 
 /// A number as its shortest exact text, or an empty field.

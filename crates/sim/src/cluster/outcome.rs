@@ -111,6 +111,16 @@ impl JobOutcome {
         Some(super::bounded_slowdown(self.wait_s()?, self.run_s()))
     }
 
+    /// Seconds from its start to its finish, for a job that finished.
+    pub fn execution_s(&self) -> Option<f64> {
+        Some(seconds_between(self.start?, self.finish?))
+    }
+
+    /// Seconds from its submission to its finish, for a job that finished.
+    pub fn turnaround_s(&self) -> Option<f64> {
+        Some(seconds_between(self.submit, self.finish?))
+    }
+
     /// Its run, seconds (see [`JobOutcome::runtime`]).
     pub fn run_s(&self) -> f64 {
         self.runtime as f64 / 1e6

@@ -4,7 +4,7 @@
 //! samples.
 
 use super::result::{PolicyResult, ShareSeries, Timeline, UserResult};
-use super::statistics::{bounded_slowdown, jain, mean, percentile, quantiles};
+use super::statistics::{bounded_slowdown, jain, mean, percentile, percentiles, quantiles};
 use fairshare_core::model::Time;
 use fairshare_core::priority::dominant_share;
 use fairshare_core::rank::livetree::LiveTreeCounters;
@@ -280,11 +280,15 @@ impl Recorder {
             sum(|u| u.never_fit),
         );
         let total = |f: fn(&UserTally) -> f64| self.users.iter().map(f).sum::<f64>();
-        let waits: Vec<f32> = self.users.iter().flat_map(|u| u.waits.clone()).collect();
+        let waits: Vec<f32> = self
+            .users
+            .iter()
+            .flat_map(|u| u.waits.iter().copied())
+            .collect();
         let slowdowns: Vec<f32> = self
             .users
             .iter()
-            .flat_map(|u| u.slowdowns.clone())
+            .flat_map(|u| u.slowdowns.iter().copied())
             .collect();
         let users: Vec<UserResult> = (self.users.iter().enumerate())
             .filter(|(_, u)| u.submitted > 0)
@@ -379,6 +383,8 @@ impl Recorder {
 
 /// One user's results from its tally, over a run of `span` seconds.
 fn user_result(u: &UserTally, name: Option<String>, index: usize, span: f64) -> UserResult {
+    let waits = percentiles(u.waits.clone(), &[0.5, 0.95]);
+    let slowdowns = percentiles(u.slowdowns.clone(), &[0.5, 0.95]);
     UserResult {
         id: name.unwrap_or_else(|| index.to_string()),
         tasks_submitted: u.submitted,
@@ -386,12 +392,12 @@ fn user_result(u: &UserTally, name: Option<String>, index: usize, span: f64) -> 
         tasks_completed: u.completed,
         tasks_never_fit: u.never_fit,
         mean_wait_s: UserTally::per(u.wait_sum, u.submitted - u.never_fit),
-        median_wait_s: percentile(u.waits.clone(), 0.5),
-        p95_wait_s: percentile(u.waits.clone(), 0.95),
+        median_wait_s: waits[0],
+        p95_wait_s: waits[1],
         mean_dominant_share: per_second(u.share_integral, span),
         mean_slowdown: UserTally::per(u.slowdown_sum, u.started),
-        median_slowdown: percentile(u.slowdowns.clone(), 0.5),
-        p95_slowdown: percentile(u.slowdowns.clone(), 0.95),
+        median_slowdown: slowdowns[0],
+        p95_slowdown: slowdowns[1],
         mean_response_s: UserTally::per(u.response_sum, u.started),
         mean_held: (u.held_integral.iter())
             .map(|i| per_second(*i, span))

@@ -32,18 +32,27 @@ pub const QUANTILES: usize = 21;
 
 /// The [`QUANTILES`] evenly spaced quantiles (nearest rank) of `values`, from the least to the
 /// greatest; empty for no values.
-pub(crate) fn quantiles(mut values: Vec<f32>) -> Vec<f64> {
-    if values.is_empty() {
-        return Vec::new();
+pub(crate) fn quantiles(values: Vec<f32>) -> Vec<f64> {
+    let qs: Vec<f64> = (0..QUANTILES)
+        .map(|i| i as f64 / (QUANTILES - 1) as f64)
+        .collect();
+    match values.is_empty() {
+        true => Vec::new(),
+        false => percentiles(values, &qs),
     }
+}
+
+/// The `qs` quantiles (nearest rank, as [`percentile`]) of `values`, sorted once; 0 for each
+/// when there are no values.
+pub(crate) fn percentiles(mut values: Vec<f32>, qs: &[f64]) -> Vec<f64> {
     values.sort_unstable_by(f32::total_cmp);
     let n = values.len();
-    (0..QUANTILES)
-        .map(|i| {
-            let q = i as f64 / (QUANTILES - 1) as f64;
-            let rank = ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
-            f64::from(values[rank])
-        })
+    let at = |q: f64| {
+        let rank = ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
+        f64::from(values[rank])
+    };
+    qs.iter()
+        .map(|&q| if n == 0 { 0.0 } else { at(q) })
         .collect()
 }
 
