@@ -10,10 +10,10 @@ use crate::link::{Link, LinkError};
 use crate::meter::{usage, Reading, Usage};
 use crate::owner::Owners;
 use fairshare_core::heaviness::{HeavinessError, ResourceKind};
-use fairshare_service::cycle::{
+use fairshare_wire::cycle::{
     compute, Measured, Memory, NodeEntry, Registry, Settings, WorkloadEntry,
 };
-use fairshare_service::model::{rate, valid_id, KnobsWritten, NodeSpec, Sample, WorkloadSpec};
+use fairshare_wire::model::{rate, valid_id, KnobsWritten, NodeSpec, Sample, WorkloadSpec};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -808,7 +808,7 @@ fn in_force(
 
 /// This node, its owners and workloads as the daemon's cycle sees a registry.
 fn registry(node: &str, supply: &Supply, config: &AgentConfig, present: &[Workload]) -> Registry {
-    let node_id: fairshare_service::model::Id = node.into();
+    let node_id: fairshare_wire::model::Id = node.into();
     let mut registry = Registry::default();
     registry.nodes.insert(
         node_id.clone(),

@@ -139,7 +139,7 @@ impl Default for AgentConfig {
             size: SizeConfig::default(),
             supply: SupplyConfig::default(),
             // The daemon's own default names, so that the defaults of both agree.
-            resources: fairshare_service::ServiceConfig::default().resources,
+            resources: fairshare_wire::model::default_resources(),
             buffer_reports: 360,
             rewrite_every: 30,
             knob_step: 0.015,
@@ -200,7 +200,7 @@ impl AgentConfig {
             }
         }
         if let Some(node) = &self.node {
-            fairshare_service::model::check_id("node", node)?;
+            fairshare_wire::model::check_id("node", node)?;
         }
         self.owner.check()?;
         let positive = |key: &str, v: f64| {
@@ -228,7 +228,7 @@ impl AgentConfig {
             return Err("resources: at least one resource is needed".into());
         }
         for (i, r) in self.resources.iter().enumerate() {
-            fairshare_service::model::check_id("resource", &r.name)
+            fairshare_wire::model::check_id("resource", &r.name)
                 .map_err(|e| format!("resources[{i}]: {e}"))?;
             if self.resources[..i].iter().any(|o| o.name == r.name) {
                 return Err(format!("resources: {:?} is listed twice", r.name));

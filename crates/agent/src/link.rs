@@ -5,7 +5,7 @@
 //! report keeps its sequence number through every retry, so the daemon counts it once.
 
 use crate::config::DaemonConfig;
-use fairshare_service::model::{
+use fairshare_wire::model::{
     KnobsWritten, NodeSpec, Priorities, UsageAck, UsageReport, UserSpec, WorkloadSpec,
 };
 use rand::Rng;
@@ -118,7 +118,7 @@ impl Link {
     pub fn queue(
         &mut self,
         interval_s: f64,
-        samples: Vec<fairshare_service::model::Sample>,
+        samples: Vec<fairshare_wire::model::Sample>,
         written: BTreeMap<String, KnobsWritten>,
         now_seq: u64,
     ) {

@@ -7,7 +7,7 @@ use fairshare_agent::cgroup::Layout;
 use fairshare_agent::fake::{FakeTree, Shape};
 use fairshare_agent::{run, Agent, AgentConfig, Source};
 use fairshare_core::heaviness::knobs::KnobValues;
-use fairshare_service::model::{Priorities, WorkloadPriority};
+use fairshare_wire::model::{Priorities, WorkloadPriority};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};

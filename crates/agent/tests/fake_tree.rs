@@ -405,7 +405,7 @@ fn names_that_differ_never_share_a_workload_or_an_owner() {
     let owners: std::collections::BTreeSet<&str> =
         report.workloads.iter().map(|w| w.owner.as_str()).collect();
     assert_eq!(owners.len(), 3, "g, ü and é: {owners:?}");
-    assert!(ids.iter().all(|id| fairshare_service::model::valid_id(id)));
+    assert!(ids.iter().all(|id| fairshare_wire::model::valid_id(id)));
     // Every one of them is steered: each got its knobs.
     for n in names {
         assert_eq!(

@@ -1,5 +1,5 @@
 //! Draws docs/img/agent-experiment.svg from the CSV files the real cgroup experiment writes
-//! (`FAIRSHARE_AGENT_EXPERIMENT_OUT=DIR cargo test -p fairshare --test agent the_real_experiment`):
+//! (`FAIRSHARE_AGENT_EXPERIMENT_OUT=DIR cargo test -p fairshare --test integration agent::the_real_experiment`):
 //! user e's share of the CPU, second by second, without the agent and then with it.
 //!
 //! `cargo run -p fairshare --example agent_experiment_plot -- DIR docs/img/agent-experiment.svg`

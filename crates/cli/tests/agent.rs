@@ -3,9 +3,7 @@
 //! SIGTERM; and the paper's single-node experiment on this machine's real cgroups, where they
 //! can be written.
 
-mod daemon;
-
-use daemon::*;
+use crate::daemon::*;
 use fairshare_agent::cgroup::{self, Layout, Version};
 use fairshare_agent::fake::{FakeTree, Shape};
 use serde_json::Value;

@@ -5,8 +5,9 @@
 //!
 //! 1. **Crate layers.** Every workspace crate may depend (normal dependencies, not
 //!    dev-dependencies) only on the crates [`LAYERS`] allows:
-//!    core → trace, sim → lab → report; core → service → agent; report also draws the
-//!    service's API answers and the agent's reports; cli on top of all.
+//!    core → trace, sim → lab → report; core → wire → service, agent (the service's wire model
+//!    and pure cycle, so the agent links no server); report also draws the service's API
+//!    answers (from wire) and the agent's reports; cli on top of all.
 //! 2. **Module circles.** Inside every crate's `src/`, at every level of the module tree, the
 //!    child modules of one module are siblings, and sibling `A` depends on sibling `B` when any
 //!    file under `A` names a path into `B` (`use crate::…`, `use super::…`, `use self::…`, or
@@ -19,7 +20,7 @@
 //! it comes from, so `super::Name` re-exported from a sibling counts as an edge to that sibling.
 //! Glob imports (`use super::*`) are not followed.
 //!
-//! Run it with `cargo test -p fairshare --test architecture`.
+//! Run it with `cargo test -p fairshare --test integration architecture::`.
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -32,17 +33,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("trace", &["core"]),
     ("sim", &["core"]),
     ("lab", &["core", "trace", "sim"]),
-    (
-        "report",
-        &["core", "sim", "lab", "service", "agent", "slurm"],
-    ),
-    ("service", &["core"]),
-    ("agent", &["core", "service"]),
+    ("report", &["core", "sim", "lab", "wire", "agent", "slurm"]),
+    ("wire", &["core"]),
+    ("service", &["core", "wire"]),
+    ("agent", &["core", "wire"]),
     ("slurm", &["core", "trace"]),
     (
         "cli",
         &[
-            "core", "trace", "sim", "lab", "report", "service", "agent", "slurm",
+            "core", "trace", "sim", "lab", "report", "wire", "service", "agent", "slurm",
         ],
     ),
 ];

@@ -1,7 +1,7 @@
 //! Golden files: every instance in `examples/allocate/` run through `fairshare allocate`, its
 //! table (head-of-line and skip) and its JSON compared byte for byte with the files in
 //! `examples/allocate/expected/`. After an intended change, regenerate them with
-//! `FAIRSHARE_BLESS=1 cargo test -p fairshare --test golden` and read the diff.
+//! `FAIRSHARE_BLESS=1 cargo test -p fairshare --test integration golden::` and read the diff.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,7 +57,7 @@ fn every_allocate_example_gives_its_expected_output() {
             }
             let want = std::fs::read_to_string(&expected).unwrap_or_else(|_| {
                 panic!(
-                    "{} is missing: run FAIRSHARE_BLESS=1 cargo test -p fairshare --test golden",
+                    "{} is missing: run FAIRSHARE_BLESS=1 cargo test -p fairshare --test integration golden::",
                     expected.display()
                 )
             });

@@ -3,9 +3,7 @@
 //! checked against the core's metric, authentication, every class of bad input, restarts,
 //! crashes under load, and two replicas sharing one database.
 
-mod daemon;
-
-use daemon::*;
+use crate::daemon::*;
 use fairshare_core::heaviness::knobs::{priority, KnobProfile, PriorityConfig};
 use fairshare_core::heaviness::{
     heaviness, Cloud, HeavinessConfig, Node, Resource, ResourceKind, User, Workload,

@@ -9,9 +9,7 @@
 //! skipped with a message elsewhere. It takes about three minutes of wall time: Slurm charges
 //! usage once a minute.
 
-mod live;
-
-use live::{agree_with_sshare, run, script, snapshot};
+use crate::live::{agree_with_sshare, run, script, snapshot};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -23,6 +21,7 @@ fn priorities_reproduce_a_live_sshare() {
         );
         return;
     }
+    let _cluster = crate::live::exclusive();
     script("jobs.sh", &[]);
     // Past two decay ticks after the first starts, while alice's and bob's long jobs run.
     std::thread::sleep(Duration::from_secs(150));

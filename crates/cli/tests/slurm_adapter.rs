@@ -13,9 +13,7 @@
 //! Runs where `FAIRSHARE_TEST_SLURM` is set (`.ci/run` brings the cluster up and sets it);
 //! skipped with a message elsewhere. It takes about a minute and a half of wall time.
 
-mod live;
-
-use live::{empty_queue, fairshare_weight, sprio_site, started, state, wait_for};
+use crate::live::{empty_queue, fairshare_weight, sprio_site, started, state, wait_for};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -25,12 +23,12 @@ const USERS: [&str; 6] = ["alice", "bob", "carol", "dave", "erin", "frank"];
 
 /// Submits, as `user`, a job of `cpus` CPUs sleeping `seconds`; its id.
 fn submit(user: &str, cpus: u32, seconds: u32) -> u64 {
-    live::submit(user, &format!("-n {cpus} -t 5"), seconds)
+    crate::live::submit(user, &format!("-n {cpus} -t 5"), seconds)
 }
 
 /// `fairshare slurm ARGS… --config CONFIG`, parsed as JSON.
 fn fairshare(config: &std::path::Path, args: &[&str]) -> Value {
-    live::slurm(config, args)
+    crate::live::slurm(config, args)
 }
 
 /// The wanted site factor of every planned job of a `--json` pass.
@@ -49,6 +47,7 @@ fn sync_orders_a_live_queue() {
         );
         return;
     }
+    let _cluster = crate::live::exclusive();
     empty_queue(&USERS);
     fairshare_weight(0);
     // The history the test makes, and none of the jobs before it.

@@ -18,9 +18,7 @@
 //! Runs where `FAIRSHARE_TEST_SLURM_MANY` is set (`.ci/run` brings this layout up after the
 //! one-node tests and sets it); skipped with a message elsewhere. About eight minutes.
 
-mod live;
-
-use live::{
+use crate::live::{
     agree_with_sshare, empty_queue, fairshare_weight, next_tick, run, script, slurm, snapshot,
     sprio_site, started, state, submit, wait_for,
 };
@@ -48,6 +46,7 @@ fn many_nodes() {
         );
         return;
     }
+    let _cluster = crate::live::exclusive();
     priorities_equal_sshare();
     fairshare_weight(0);
     for policy in ["sdrf", "fairshare:usage=pe", "fairshare:function=fair-tree"] {

@@ -10,7 +10,7 @@
 //! not the daemon's profile), so that this crate does not depend on the agent.
 
 use crate::text::{fixed, significant, table};
-use fairshare_service::model::{Explanation, NodeStatus, Priorities, WorkloadPriority};
+use fairshare_wire::model::{Explanation, NodeStatus, Priorities, WorkloadPriority};
 use std::collections::BTreeMap;
 
 /// A node agent's CPU weight knob on one cgroup version: its file and the value it writes for

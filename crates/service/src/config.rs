@@ -4,7 +4,8 @@
 use crate::auth::{Role, TokenDigest};
 use fairshare_core::config::{ConfigError, Location};
 use fairshare_core::heaviness::knobs::{KnobProfile, PriorityConfig};
-use fairshare_core::heaviness::{HeavinessConfig, Resource, ResourceKind};
+use fairshare_core::heaviness::{HeavinessConfig, Resource};
+use fairshare_wire::model::default_resources;
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -171,12 +172,7 @@ impl Default for ServiceConfig {
             tls: None,
             rate_limit: RateLimit::default(),
             limits: Limits::default(),
-            resources: vec![
-                Resource::new("cpu", ResourceKind::Cpu),
-                Resource::new("mem", ResourceKind::Memory),
-                Resource::new("disk", ResourceKind::Disk),
-                Resource::new("net", ResourceKind::Network),
-            ],
+            resources: default_resources(),
             profile: "cgroup-v2".into(),
             heaviness: HeavinessConfig::default(),
             priority: PriorityConfig::default(),

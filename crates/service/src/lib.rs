@@ -7,13 +7,13 @@ mod admission;
 pub mod api;
 pub mod auth;
 pub mod config;
-pub mod cycle;
 pub mod error;
 pub mod metrics;
-pub mod model;
 pub mod server;
 pub mod state;
 pub mod store;
+
+pub use fairshare_wire::{cycle, model};
 
 pub use api::ApiDoc;
 pub use auth::{new_token, Role, TokenDigest};

@@ -10,12 +10,10 @@
 //! quantisation (docs/mechanisms.md, bottleneck §5, Fig. 3: up to ±1.5 s on completion times); shares are measured over
 //! intervals of several seconds, where one quantum more or less moves a share by ≈ 0.1 / length.
 
-mod figures;
-
+use crate::figures::*;
 use fairshare_sim::process::result::{SimulationResult, MAX_SERVICE_VALUES};
 use fairshare_sim::process::simulate;
 use fairshare_sim::scenario::{ProcessPolicy, Scenario};
-use figures::*;
 
 fn within(value: f64, low: f64, high: f64, what: &str) {
     assert!(

@@ -1,8 +1,6 @@
 //! The Alibaba GPU 2023 reader on hand-written pod and node lists.
 
-mod common;
-
-use common::{read, read_lenient, read_ok, skipped, write};
+use crate::common::{read, read_lenient, read_ok, skipped, write};
 use fairshare_core::model::Time;
 use fairshare_trace::{read_machines, Format, ReadOptions};
 use tempfile::TempDir;

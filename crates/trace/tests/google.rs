@@ -1,9 +1,7 @@
 //! The Google 2011 `task_events` reader on hand-written event sequences: every transition of
 //! the state machine, the reorder buffer, several parts, errors.
 
-mod common;
-
-use common::{read, read_lenient, read_ok, skipped, write, write_gz};
+use crate::common::{read, read_lenient, read_ok, skipped, write, write_gz};
 use fairshare_core::model::Time;
 use fairshare_trace::{Format, ReadOptions, Task};
 use tempfile::TempDir;

@@ -1,8 +1,6 @@
 //! The Slurm accounting reader on a hand-written `sacct --parsable2` dump.
 
-mod common;
-
-use common::{read, read_lenient, read_ok, skipped, write};
+use crate::common::{read, read_lenient, read_ok, skipped, write};
 use fairshare_core::model::Time;
 use fairshare_trace::{Format, ReadOptions};
 use tempfile::TempDir;

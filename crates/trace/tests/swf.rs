@@ -1,8 +1,6 @@
 //! The SWF reader on hand-written logs: field choices, skips, errors, gzip, several files.
 
-mod common;
-
-use common::{read, read_lenient, read_ok, skipped, write, write_gz};
+use crate::common::{read, read_lenient, read_ok, skipped, write, write_gz};
 use fairshare_core::model::Time;
 use fairshare_trace::{
     read_machines, CpuField, Format, MemoryField, MemoryLayout, ReadOptions, SwfOptions,

@@ -1,7 +1,7 @@
 //! Runs the real `fairshare serve` on a free loopback port, on a fresh SQLite file or a fresh
 //! PostgreSQL database, and talks HTTP to it.
 
-#![allow(dead_code)] // each test file uses its own part of the helpers
+#![allow(dead_code)] // each test module uses its own part of the helpers
 
 use fairshare_service::TokenDigest;
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! waiting for the cluster, reading `sprio`, taking a consistent snapshot of the accounting
 //! and `sshare`, and comparing `fairshare priorities` with `sshare -l` row by row.
 
-#![allow(dead_code)] // Each test binary uses its own part.
+#![allow(dead_code)] // Each test module uses its own part.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -195,4 +195,13 @@ pub fn agree_with_sshare(sshare: &str, doc: &Value) {
             agree("factor", 7);
         }
     }
+}
+
+/// Holds the live cluster for one test at a time: the live tests share one Slurm, its
+/// accounting and its slurm.conf, and run in one test binary.
+pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    static CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    CLUSTER
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -6,7 +6,6 @@ use fairshare_core::heaviness::{Resource, ResourceKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use utoipa::ToSchema;
 
 /// A node's, user's or workload's id, shared rather than copied between the registry, the
 /// cycle's memory and the snapshot.
@@ -36,21 +35,33 @@ pub const MAX_KNOB_NAME: usize = 64;
 /// The largest knob value accepted (v1's "no limit" is just below it).
 pub const MAX_KNOB_VALUE: u64 = i64::MAX as u64;
 
+/// The resources a daemon measures unless its configuration lists others, in order: cpu, mem,
+/// disk and net.
+pub fn default_resources() -> Vec<Resource> {
+    vec![
+        Resource::new("cpu", ResourceKind::Cpu),
+        Resource::new("mem", ResourceKind::Memory),
+        Resource::new("disk", ResourceKind::Disk),
+        Resource::new("net", ResourceKind::Network),
+    ]
+}
+
 /// A workload's knob files and the value in force in each, as its node's agent last wrote them
 /// (`cpu.shares` on a cgroup v1 node, `cpu.weight` on a v2 one).
 pub type KnobsWritten = BTreeMap<String, u64>;
 
 /// `PUT /v1/nodes/{id}`: a compute node.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     /// Physical supply of every configured resource: CPUs, memory in bytes, disk and network
     /// in bytes per second.
-    #[schema(inline)]
+    #[cfg_attr(feature = "openapi", schema(inline))]
     pub supply: PerResource,
     /// How much one of its CPUs is worth against the reference machine (default 1).
     #[serde(default = "one")]
-    #[schema(minimum = 0.0, maximum = 1000.0)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0.0, maximum = 1000.0))]
     pub speed: f64,
 }
 
@@ -59,72 +70,80 @@ fn one() -> f64 {
 }
 
 /// `PUT /v1/users/{id}`: a user (tenant, project).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct UserSpec {
     /// The user's quota of each resource with a virtual size (CPU, memory); leave it out for an
     /// equal split of the cloud. Either every user has a quota or none has.
     #[serde(default)]
-    #[schema(inline)]
+    #[cfg_attr(feature = "openapi", schema(inline))]
     pub quota: Option<PerResource>,
 }
 
 /// `PUT /v1/workloads/{id}`: a VM, container or cgroup.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSpec {
     /// The user who owns it (registered first).
-    #[schema(pattern = r"^[A-Za-z0-9._:@-]{1,128}$")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[A-Za-z0-9._:@-]{1,128}$"))]
     pub owner: String,
     /// The node it runs on (registered first).
-    #[schema(pattern = r"^[A-Za-z0-9._:@-]{1,128}$")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[A-Za-z0-9._:@-]{1,128}$"))]
     pub node: String,
     /// Its virtual size of every resource that has one (CPU, memory).
     #[serde(rename = "virtual")]
-    #[schema(inline)]
+    #[cfg_attr(feature = "openapi", schema(inline))]
     pub size: PerResource,
 }
 
 /// `POST /v1/usage`: what a node's workloads consumed in one interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct UsageReport {
     /// The reporting node.
-    #[schema(pattern = r"^[A-Za-z0-9._:@-]{1,128}$")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[A-Za-z0-9._:@-]{1,128}$"))]
     pub node: String,
     /// The report's number, increasing per node; a report with a number already stored is
     /// acknowledged and not counted again.
-    #[schema(minimum = 0, maximum = 9223372036854775807i64)]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(minimum = 0, maximum = 9223372036854775807i64)
+    )]
     #[serde(deserialize_with = "whole_number")]
     pub seq: u64,
     /// The interval's length in seconds.
-    #[schema(minimum = 0.001, maximum = 86400.0)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0.001, maximum = 86400.0))]
     pub interval_s: f64,
     /// One sample per workload measured.
     pub samples: Vec<Sample>,
     /// What is in force in each workload's knob files, as the agent last wrote them (its
     /// hysteresis and each knob's range applied): workload → file → value. Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<BTreeMap<String, BTreeMap<String, u64>>>,
-        example = json!({"vm1": {"cpu.shares": 1597, "blkio.weight": 500, "memory.soft_limit_in_bytes": 3221225472u64}}))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<BTreeMap<String, BTreeMap<String, u64>>>,
+        example = json!({"vm1": {"cpu.shares": 1597, "blkio.weight": 500, "memory.soft_limit_in_bytes": 3221225472u64}})))]
     pub written: Option<BTreeMap<String, BTreeMap<String, serde_json::Number>>>,
 }
 
 /// One workload's consumption in the interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Sample {
     /// The workload.
-    #[schema(pattern = r"^[A-Za-z0-9._:@-]{1,128}$")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[A-Za-z0-9._:@-]{1,128}$"))]
     pub workload: String,
     /// Every configured resource: CPU-seconds, disk and network bytes moved during the
     /// interval; memory as its mean level in bytes.
-    #[schema(inline)]
+    #[cfg_attr(feature = "openapi", schema(inline))]
     pub usage: PerResource,
 }
 
 /// The answer to an accepted usage report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UsageAck {
     /// The node.
     pub node: String,
@@ -135,7 +154,8 @@ pub struct UsageAck {
 }
 
 /// Every error the API returns.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     /// A stable machine-readable kind: `bad_request`, `invalid`, `unauthorized`, `forbidden`,
     /// `not_found`, `conflict`, `too_large`, `rate_limited`, `unavailable`, `internal`.
@@ -397,7 +417,8 @@ pub fn rate(kind: ResourceKind, amount: f64, interval_s: f64) -> f64 {
 }
 
 /// `GET /v1/priorities`: the latest cycle's answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Priorities {
     /// The cycle that computed it (0 before the first).
     pub cycle: u64,
@@ -414,10 +435,11 @@ pub struct Priorities {
 }
 
 /// A user's place in the ranking.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UserPriority {
     /// The user.
-    #[schema(value_type = String)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub user: Id,
     /// h_u: below 0 lighter than their share, above 0 heavier.
     pub heaviness: f64,
@@ -426,16 +448,17 @@ pub struct UserPriority {
 }
 
 /// A workload's priority and the knob values its node applies.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WorkloadPriority {
     /// The workload.
-    #[schema(value_type = String)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub workload: Id,
     /// Its owner.
-    #[schema(value_type = String)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub owner: Id,
     /// Its node.
-    #[schema(value_type = String)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub node: Id,
     /// h_v = static + dynamic part.
     pub heaviness: f64,
@@ -448,12 +471,13 @@ pub struct WorkloadPriority {
     /// What its node's agent last reported to be in force in its knob files (absent until an
     /// agent reports it, or when it was reported from another node than the workload's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(inline, example = json!({"cpu.shares": 1597, "blkio.weight": 500}))]
+    #[cfg_attr(feature = "openapi", schema(inline, example = json!({"cpu.shares": 1597, "blkio.weight": 500})))]
     pub written: Option<KnobsWritten>,
 }
 
 /// `GET /v1/users/{id}`: why a user is as heavy as they are.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Explanation {
     /// The user.
     pub user: String,
@@ -462,10 +486,10 @@ pub struct Explanation {
     /// Whether the user owned a workload in that cycle (inactive users take no part).
     pub active: bool,
     /// What the user's workloads used, per resource (reference units: per second, memory as a level).
-    #[schema(inline)]
+    #[cfg_attr(feature = "openapi", schema(inline))]
     pub usage: PerResource,
     /// The user's endowment (their share of the cloud), per resource.
-    #[schema(inline)]
+    #[cfg_attr(feature = "openapi", schema(inline))]
     pub endowment: PerResource,
     /// s(ε_u): the endowment, normalised.
     pub entitlement: f64,
@@ -510,12 +534,13 @@ impl Explanation {
 }
 
 /// `GET /v1/nodes`: one node with what the service knows of it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NodeStatus {
     /// The node.
     pub node: String,
     /// Its supply per resource.
-    #[schema(inline)]
+    #[cfg_attr(feature = "openapi", schema(inline))]
     pub supply: PerResource,
     /// Its speed factor.
     pub speed: f64,
@@ -528,7 +553,8 @@ pub struct NodeStatus {
 }
 
 /// `GET /readyz` and `GET /healthz`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Health {
     /// `ok`, or what is wrong.
     pub status: String,
