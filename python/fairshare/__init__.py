@@ -29,6 +29,7 @@ from ._documents import Document, Standings, Sweep, penalty, priorities, simulat
 from ._native import InputError
 from ._native import allocate_json as _allocate_json
 from ._native import policies_json as _policies_json
+from ._ranker import Ranker
 from ._reader import Trace, read
 from ._replay import Result, replay
 
@@ -48,6 +49,7 @@ __all__ = [
     "__version__",
     "Document",
     "InputError",
+    "Ranker",
     "Result",
     "Standings",
     "Sweep",

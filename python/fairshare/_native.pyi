@@ -38,7 +38,7 @@ class Replayed:
 
 def replay_run(
     traces: list[str],
-    policies: list[str],
+    policies: list[Any],
     *,
     format: Optional[str] = None,
     lenient: bool = False,

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 from . import _native
 from ._frames import frame, pandas
 from ._progress import Bar, callback
+from ._ranker import Ranker
 from ._native import InputError
 
 Path = Union[str, "os.PathLike[str]"]
@@ -342,7 +343,7 @@ JOBS = {
 
 def replay(
     traces: Union[Path, Sequence[Path]],
-    policies: Iterable[str] = ("drf", "sdrf:delta=0.999999"),
+    policies: Iterable[Union[str, Ranker]] = ("drf", "sdrf:delta=0.999999"),
     *,
     format: Optional[str] = None,
     lenient: bool = False,
@@ -368,7 +369,8 @@ def replay(
 
     ``traces`` is a trace file or a list of them (every Google ``task_events`` part, in order);
     ``policies`` are policy specs such as ``"drf"`` or ``"sdrf:delta=0.999999"`` (see
-    ``fairshare.policies()``), a list or one. The capacity is the trace's own machine unless one of
+    ``fairshare.policies()``) or policies written in Python (``fairshare.Ranker``), a list or
+    one. The capacity is the trace's own machine unless one of
     ``capacity_fraction`` (of the mean demand R), ``capacity`` (``"cpu=120,mem=80"`` or a dict)
     or ``machines`` (a file) is given. ``shares`` is ``"equal"``, a share file or
     ``"usage:FACTOR"``; ``horizon`` a duration (``"6h"``, seconds); ``drain`` runs until every
@@ -392,7 +394,7 @@ def replay(
 
     The work runs with the GIL released, one policy per core. Raises ``InputError`` for input
     fairshare cannot use, saying where and what was expected."""
-    if isinstance(policies, str):  # one policy, not its letters
+    if isinstance(policies, str) or hasattr(policies, "priority"):  # one policy, not its letters
         policies = [policies]
     if isinstance(capacity, Mapping):
         capacity = ",".join(f"{name}={amount}" for name, amount in capacity.items())

@@ -6,6 +6,7 @@
 mod documents;
 mod failure;
 mod progress;
+mod ranker;
 mod reader;
 mod replay;
 
@@ -170,7 +171,7 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
 fn replay_run(
     py: Python<'_>,
     traces: Vec<PathBuf>,
-    policies: Vec<String>,
+    policies: Vec<Bound<'_, PyAny>>,
     format: Option<String>,
     lenient: bool,
     swf_cpus: String,
@@ -222,7 +223,7 @@ fn replay_run(
         view,
         jobs,
     };
-    replay::replay(py, run, progress).map_err(PyErr::from)
+    replay::replay(py, run, progress)
 }
 
 /// The module.

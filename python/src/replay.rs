@@ -3,9 +3,10 @@
 
 use crate::failure::pythonic;
 use crate::progress::Progress;
+use crate::ranker::{self, PythonRanker};
 use crate::{input_error, named, trace_spec, Failure, TraceOptions};
 use fairshare_core::alloc::tasks::Blocking;
-use fairshare_core::policy::{PolicyError, PolicySpec};
+use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::{parse_duration, parse_window};
 use fairshare_lab::jobs::JobParts;
 use fairshare_lab::{
@@ -17,6 +18,7 @@ use fairshare_sim::summary::ReplaySummary;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// A finished replay: the summary `fairshare replay --json` writes, what the runs took, and
 /// the notes the reading and the assembly made.
@@ -149,8 +151,8 @@ pub enum MachineView {
 pub struct Run<'a> {
     /// The trace.
     pub trace: &'a TraceOptions,
-    /// `--policy`, each.
-    pub policies: &'a [String],
+    /// `--policy`, each: a name, or a Python ranker.
+    pub policies: &'a [Bound<'a, PyAny>],
     /// The cluster and capacity.
     pub cluster: &'a ClusterOptions,
     /// `--shares`.
@@ -164,28 +166,37 @@ pub struct Run<'a> {
 }
 
 /// Replays the trace under every policy, as `fairshare replay` does, reporting simulated
-/// seconds to `progress`.
-pub fn replay(
+/// seconds to `progress`; an exception a Python ranker raised is raised from here.
+pub fn replay(py: Python<'_>, run: Run<'_>, progress: Option<PyObject>) -> PyResult<Replayed> {
+    let (policies, rankers) = ranker::policies(run.policies)?;
+    let replayed = replay_specs(py, run, &policies, &rankers, progress);
+    match rankers.iter().find_map(|r| r.failure()) {
+        Some(raised) => Err(raised),
+        None => Ok(replayed?),
+    }
+}
+
+/// [`replay`] of the parsed policies, the Python rankers among them told the users.
+fn replay_specs(
     py: Python<'_>,
     run: Run<'_>,
+    policies: &[PolicySpec],
+    rankers: &[Arc<PythonRanker>],
     progress: Option<PyObject>,
 ) -> Result<Replayed, Failure> {
     let Run {
         trace,
-        policies,
         cluster,
         shares,
         queues,
         view,
         jobs,
+        ..
     } = run;
-    let policies: Vec<PolicySpec> = (policies.iter())
-        .map(|p| p.parse().map_err(|e: PolicyError| e.to_string()))
-        .collect::<Result<_, _>>()?;
     if policies.is_empty() {
         return Err("policies: give at least one".into());
     }
-    fairshare_lab::distinct(&policies).map_err(|e| format!("policies: {e}"))?;
+    fairshare_lab::distinct(policies).map_err(|e| format!("policies: {e}"))?;
     let shares: ShareSource = shares.parse().map_err(|e| format!("shares: {e}"))?;
     let middle_day = matches!(view, MachineView::MiddleDay);
     let gantt = match view {
@@ -197,6 +208,9 @@ pub fn replay(
     let spec = trace_spec(trace)?;
     py.allow_threads(|| {
         let workload = Workload::scan(&spec, &mut |_| {})?;
+        for ranker in rankers {
+            ranker.know_users(&workload.users);
+        }
         let mut notes: Vec<String> = workload.notes().to_vec();
         let request = ReplayRequest {
             capacity,
@@ -208,7 +222,7 @@ pub fn replay(
             },
         };
         let plan = ReplayPlan::new(&workload, request, &mut |note| notes.push(note))?;
-        notes.extend(plan.alike(&policies));
+        notes.extend(plan.alike(policies));
         let parts = jobs.as_deref().map(JobParts::beside).transpose()?;
         let span = workload.span_s().ceil() as u64;
         let progress = Progress::new(progress, span * policies.len() as u64);

@@ -309,3 +309,98 @@ def test_the_as_recorded_row_and_the_quantiles_hold_the_json_s_numbers(tmp_path,
     mine = quantiles[quantiles["policy"] == "as recorded"]["wait_s"].tolist()
     assert mine == recorded["wait_quantiles_s"]
 
+
+
+class PythonFifo(fairshare.Ranker):
+    """First come, first served, written in Python: the head job's submit time."""
+
+    name = "python-fifo"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def priority(self, user, holdings, waiting_since, size):
+        self.calls += 1
+        return waiting_since
+
+
+class LargestFirst:
+    """Not a subclass: any object with a priority method is a ranker."""
+
+    def priority(self, user, holdings, waiting_since, size):
+        return -size
+
+
+def without_names(doc: dict) -> list:
+    """Each policy's results with its name left out."""
+    return [{k: v for k, v in p.items() if k != "policy"} for p in doc["policies"]]
+
+
+def test_a_ranker_written_in_python_runs_through_the_same_engine(small_log):
+    fifo = PythonFifo()
+    result = fairshare.replay(small_log, ["fifo", fifo, LargestFirst()], gantt=False)
+    names = [p["policy"] for p in result.doc["policies"]]
+    assert names == ["fifo", "python-fifo", "LargestFirst"]
+    same, python, largest = without_names(result.doc)
+    assert python == same, "FIFO in Python is the registry's FIFO, number for number"
+    assert largest != same, "another order gives other waits"
+    assert fifo.calls > 0
+    jobs = result.jobs
+    assert set(jobs["policy"]) == set(names)
+    assert len(jobs[jobs["policy"] == "python-fifo"]) == len(jobs[jobs["policy"] == "fifo"])
+
+
+def test_a_python_ranker_is_told_the_users_by_name_and_their_holdings(small_log):
+    seen = []
+
+    class Spy(fairshare.Ranker):
+        name = "spy"
+
+        def priority(self, user, holdings, waiting_since, size):
+            seen.append((user, list(holdings), waiting_since, size))
+            return 0.0
+
+    fairshare.replay(small_log, Spy(), gantt=False, jobs=False)
+    users = {user for user, *_ in seen}
+    assert users == {"1", "2", "3", "4", "5"}, users
+    assert all(len(h) == 1 and all(0.0 <= x <= 1.0 for x in h) for _, h, _, _ in seen)
+    assert all(0.0 < size <= 0.5 for *_, size in seen), "1 to 4 of 8 processors"
+    assert min(w for _, _, w, _ in seen) == 60.0, "the first job's submit time"
+
+
+def test_an_exception_in_a_python_ranker_is_raised_from_replay(small_log):
+    class Broken(fairshare.Ranker):
+        name = "broken"
+
+        def priority(self, user, holdings, waiting_since, size):
+            return 1 / 0
+
+    with pytest.raises(ZeroDivisionError):
+        fairshare.replay(small_log, ["drf", Broken()], gantt=False, jobs=False)
+
+
+@pytest.mark.parametrize("value", ["soon", None, float("nan")])
+def test_a_python_priority_that_is_not_a_number_is_refused(small_log, value):
+    class Wrong(fairshare.Ranker):
+        name = "wrong"
+
+        def priority(self, user, holdings, waiting_since, size):
+            return value
+
+    with pytest.raises(ValueError, match=r"wrong\.priority returned .*: expected a number"):
+        fairshare.replay(small_log, Wrong(), gantt=False, jobs=False)
+
+
+def test_a_python_ranker_needs_a_name_of_its_own_and_a_priority_method(small_log):
+    class Drf(fairshare.Ranker):
+        name = "drf"
+
+        def priority(self, user, holdings, waiting_since, size):
+            return max(holdings)
+
+    with pytest.raises(fairshare.InputError, match=r"policies\[1\].*registered policy's name"):
+        fairshare.replay(small_log, ["fifo", Drf()], gantt=False, jobs=False)
+    with pytest.raises(fairshare.InputError, match=r"policies\[0\]: expected a policy name or an object"):
+        fairshare.replay(small_log, [42], gantt=False, jobs=False)
+    with pytest.raises(fairshare.InputError, match="given twice"):
+        fairshare.replay(small_log, [PythonFifo(), PythonFifo()], gantt=False, jobs=False)

@@ -450,6 +450,7 @@ fn allocator(spec: &InstanceSpec) -> Result<Allocator, InstanceError> {
     let Ok(PolicySpec {
         kind: PolicyKind::Baa(policy),
         name,
+        ..
     }) = parsed
     else {
         let policy = spec.policy.parse().map_err(|e| field("policy", e))?;

@@ -115,6 +115,7 @@ fn weighted_drf_needs_shares() {
         kind: fairshare_core::policy::PolicyKind::Stateless(
             fairshare_core::priority::Policy::WeightedDrf,
         ),
+        factory: None,
     };
     let config = workload.config(&Replay::default(), spec, workload.pool("cpu=12").unwrap());
     let error = workload.run(&config, &mut |_| {}).unwrap_err();

@@ -1,17 +1,32 @@
 //! The engine's seams, used from outside the crate as a newcomer would: a discipline and a
 //! placement written here, in one place each, plug into the engine through their registry
 //! entry's type alone (docs/architecture.md, "Seams"). Adding either to fairshare is this code
-//! in one file plus its line in `Scheduler::ALL` or `Fit::ALL`.
+//! in one file plus its line in `Scheduler::ALL` or `Fit::ALL`. A ranker of one's own needs no
+//! line anywhere: its factory rides in the run's policy ([`PolicySpec::plugged`]).
 
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::choice::Choice;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
+use fairshare_core::policy::PolicySpec;
+use fairshare_core::rank::{Accounts, Head, KeyedRanker, Ranker, RankerFactory, Share};
 use fairshare_sim::cluster::{
     run, Capacity, ClusterConfig, Discipline, Fit, Node, Pass, Placement, PolicyResult,
     Reservations, Scheduler, Task, Window,
 };
 use std::convert::Infallible;
 use std::sync::Arc;
+
+/// Serves the waiting user with the highest index first: an order no registered policy gives.
+struct LastUserFirst;
+
+impl RankerFactory for LastUserFirst {
+    fn ranker(&self, _: usize, shares: &[Share], _: Option<&Accounts>) -> Box<dyn Ranker> {
+        let key = |client: u32, _: &[f64], _: &Head| std::cmp::Reverse(client);
+        Box::new(KeyedRanker::with_key(shares.len(), Arc::new(key), |k| {
+            -f64::from(k.0)
+        }))
+    }
+}
 
 /// Starts only the first job of each pass: a strict one-at-a-time discipline.
 #[derive(Debug)]
@@ -65,9 +80,18 @@ fn jobs(n: u64) -> Vec<Task> {
 }
 
 fn replay(capacity: Capacity, scheduler: Scheduler, fit: Fit, jobs: &[Task]) -> PolicyResult {
+    replay_under("fifo".parse().unwrap(), capacity, scheduler, fit, jobs)
+}
+
+fn replay_under(
+    policy: PolicySpec,
+    capacity: Capacity,
+    scheduler: Scheduler,
+    fit: Fit,
+    jobs: &[Task],
+) -> PolicyResult {
     let users = (0..jobs.len()).map(|u| format!("u{u}")).collect();
-    let mut config =
-        ClusterConfig::new("fifo".parse().unwrap(), capacity, vec!["cpu".into()], users);
+    let mut config = ClusterConfig::new(policy, capacity, vec!["cpu".into()], users);
     config.discipline = scheduler.discipline(Blocking::HeadOfLine);
     config.placement = fit.placement();
     config.record_jobs = Some(Window::ALL);
@@ -113,6 +137,33 @@ fn a_placement_written_outside_plugs_in_through_its_entry() {
     assert_eq!(node_of(&first), [0]);
     let last = replay(machines(), Scheduler::FILL, LAST, &jobs);
     assert_eq!(node_of(&last), [1], "last fit takes the last node");
+}
+
+#[test]
+fn a_ranker_written_outside_plugs_in_through_a_factory() {
+    let jobs = jobs(3);
+    let fifo = replay(
+        Capacity::Pool(vec![1.0]),
+        Scheduler::FILL,
+        Fit::FIRST,
+        &jobs,
+    );
+    assert_eq!(starts(&fifo), [0.0, 10.0, 20.0], "FIFO: in submit order");
+    let plugged = PolicySpec::plugged("last-user-first", Arc::new(LastUserFirst)).unwrap();
+    let last = replay_under(
+        plugged,
+        Capacity::Pool(vec![1.0]),
+        Scheduler::FILL,
+        Fit::FIRST,
+        &jobs,
+    );
+    assert_eq!(starts(&last), [20.0, 10.0, 0.0], "the last user first");
+    assert_eq!(last.policy, "last-user-first");
+    let taken = PolicySpec::plugged("drf", Arc::new(LastUserFirst)).unwrap_err();
+    assert!(
+        taken.to_string().contains("registered policy's name"),
+        "{taken}"
+    );
 }
 
 /// Every registered entry is found by its own name, names are unique, each has its line of

@@ -11,7 +11,7 @@ pub mod registry;
 use crate::priority::{Policy, PriorityForm};
 use std::str::FromStr;
 
-pub use registry::{Engine, PolicyError, PolicyKind, PolicySpec};
+pub use registry::{Engine, Factory, PolicyError, PolicyKind, PolicySpec};
 
 impl FromStr for Policy {
     type Err = PolicyError;

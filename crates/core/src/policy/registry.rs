@@ -13,13 +13,14 @@ use crate::choice::Choice;
 use crate::model::parse_seconds;
 use crate::priority::fairshare::FairshareFunction;
 use crate::rank::{
-    Accounts, Charging, FairshareRanker, FairshareSettings, FifoRanker, Ranker, SdrfRanker, Share,
-    StatelessRanker, UsageRanker,
+    Accounts, Charging, FairshareRanker, FairshareSettings, FifoRanker, Ranker, RankerFactory,
+    SdrfRanker, Share, StatelessRanker, UsageRanker,
 };
 use crate::usage::decay::tau_from_epsilon;
 use crate::usage::decay::Decay;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Where a policy can be used.
@@ -84,6 +85,8 @@ pub enum PolicyKind {
     Baa(BaaPolicy),
     /// A policy that is only a ranker: its registry entry, by name, builds it.
     Ranked(&'static str),
+    /// A ranker from outside the registry: the spec's [`PolicySpec::plugged`] factory builds it.
+    Plugged,
 }
 
 /// Builds a policy from its parameters, already split into key and value; the error says
@@ -560,6 +563,24 @@ pub struct PolicySpec {
     pub name: String,
     /// What it means.
     pub kind: PolicyKind,
+    /// The factory of a [`PolicyKind::Plugged`] policy; `None` for the registry's.
+    pub factory: Option<Factory>,
+}
+
+/// A shared [`RankerFactory`]: two are equal when they are the same factory.
+#[derive(Clone)]
+pub struct Factory(pub Arc<dyn RankerFactory>);
+
+impl fmt::Debug for Factory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Factory(..)")
+    }
+}
+
+impl PartialEq for Factory {
+    fn eq(&self, other: &Factory) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl PolicySpec {
@@ -611,6 +632,36 @@ impl PolicySpec {
         Ok(PolicySpec {
             name: text.into(),
             kind,
+            factory: None,
+        })
+    }
+
+    /// A policy named `name` whose ranker `factory` builds: a ranker of the caller's own run
+    /// through the same engines as the registry's. The name must be new (not a registered
+    /// policy's, nor one of their aliases) and printable, as results and tables show it.
+    pub fn plugged(name: &str, factory: Arc<dyn RankerFactory>) -> Result<PolicySpec, PolicyError> {
+        let problem = |problem: &str| PolicyError::Parameter {
+            given: name.into(),
+            problem: problem.into(),
+        };
+        let base = name.split_once(':').map_or(name, |(base, _)| base);
+        if POLICIES
+            .iter()
+            .any(|e| e.name == base || e.aliases.contains(&base))
+        {
+            return Err(problem(
+                "is a registered policy's name; give a plugged ranker a name of its own",
+            ));
+        }
+        if name.trim().is_empty() || name.chars().any(char::is_control) {
+            return Err(problem(
+                "a plugged ranker's name must be printable text, not empty",
+            ));
+        }
+        Ok(PolicySpec {
+            name: name.into(),
+            kind: PolicyKind::Plugged,
+            factory: Some(Factory(factory)),
         })
     }
 
@@ -632,6 +683,7 @@ impl PolicySpec {
                 epsilon: Some(10f64.powi(-(k as i32))),
                 form: PriorityForm::SumOfMaxes,
             },
+            factory: None,
         }
     }
 
@@ -663,6 +715,7 @@ impl PolicySpec {
                 let build = POLICIES.iter().find(|e| e.name == name)?.ranker?;
                 build(resources, shares)
             }
+            PolicyKind::Plugged => self.factory.as_ref()?.0.ranker(resources, shares, accounts),
             PolicyKind::Bottleneck | PolicyKind::PerResource | PolicyKind::Baa(_) => return None,
         })
     }

@@ -194,6 +194,19 @@ pub trait Ranker {
     fn boxed_clone(&self) -> Box<dyn Ranker>;
 }
 
+/// Builds a ranker from outside the policy registry: what a library user, or a class written in
+/// Python, plugs into an engine through [`PolicySpec::plugged`](crate::policy::PolicySpec::plugged).
+pub trait RankerFactory: Send + Sync {
+    /// A ranker of `shares.len()` clients over `resources` resources, placed in `accounts` when
+    /// the run has an account tree.
+    fn ranker(
+        &self,
+        resources: usize,
+        shares: &[Share],
+        accounts: Option<&Accounts>,
+    ) -> Box<dyn Ranker>;
+}
+
 /// The time after `previous`, or the error when `now` is earlier.
 fn forward(previous: Time, now: Time) -> Result<Time, RankError> {
     if now < previous {
