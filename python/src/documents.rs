@@ -103,7 +103,7 @@ pub fn priorities_run(
                 .map(parse_moment)
                 .transpose()
                 .map_err(|e| format!("at: {e}"))?,
-            function: named::<FairshareFunction>("policy", &policy)?,
+            function: FairshareFunction::parse(&policy).map_err(|e| format!("policy: {e}"))?,
             decay: parse_decay(&decay).map_err(|e| format!("decay: {e}"))?,
             usage: usage.parse().map_err(|e| format!("usage: {e}"))?,
             machines,

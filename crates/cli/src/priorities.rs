@@ -1,7 +1,6 @@
 //! `fairshare priorities`: the operator's `sshare -l` on an accounting log — each account and
 //! user with shares, decayed usage, fairshare factor and rank at a chosen moment.
 
-use crate::choice;
 use crate::output::{print, write_json};
 use crate::workload::TraceArgs;
 use anyhow::Result;
@@ -47,8 +46,9 @@ pub struct Args {
     /// (the latest of its times and of each running job's start plus elapsed time).
     #[arg(long, value_parser = parse_moment, value_name = "DURATION|DATE")]
     at: Option<Moment>,
-    /// The fairshare function.
-    #[arg(long, value_parser = choice::<FairshareFunction>(), default_value = "fair-tree")]
+    /// The fairshare function: NAME[:KEY=N] (see --help).
+    #[arg(long, value_parser = FairshareFunction::parse, default_value = "fair-tree",
+          long_help = format!("The fairshare function, NAME[:KEY=N[;KEY=N]]:\n{}", FairshareFunction::help()))]
     policy: FairshareFunction,
     /// How usage fades: `half-life:DURATION` (Slurm's default is 7d), `step:DURATION:FACTOR`
     /// (MetaCentrum: step:72h:0.5), `reset:DURATION`, or Slurm's own tick-by-tick accounting,

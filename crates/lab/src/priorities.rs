@@ -235,7 +235,7 @@ impl Workload {
         // stood just before it.
         let slurm = matches!(decay, Decay::Slurm { .. });
         let computed = decay.computed_at(at);
-        let lagging = slurm && function == FairshareFunction::SlurmClassic;
+        let lagging = slurm && function == FairshareFunction::SLURM_CLASSIC;
         let before = computed - BEFORE_A_TICK_S;
         let mut usage = vec![0.0; self.users.len()];
         let mut usage_computed = vec![0.0; self.users.len()];

@@ -147,9 +147,11 @@ impl<'w> ReplayPlan<'w> {
     /// Notes on `policies` that must give the same results on this replay, and why: with
     /// every user directly under the root (no account tree), Fair Tree, Slurm's classic
     /// function and PBS all order users by decayed usage over shares, so policies that differ
-    /// only in `function=` among them are one policy here. MetaCentrum's is not among them: it
-    /// floors usage at one unit (shares / max(usage, 1)), so users that have used less than one
-    /// unit tie under it and not under the others.
+    /// only in `function=` among them are one policy here (the functions whose entry says
+    /// [`orders_by_usage_over_shares`](fairshare_core::priority::fairshare::FunctionEntry)).
+    /// MetaCentrum's and HTCondor's are not among them: they floor usage (shares / max(usage,
+    /// floor)), so users that have used less than the floor tie under them and not under the
+    /// others.
     pub fn alike(&self, policies: &[PolicySpec]) -> Vec<String> {
         if self.accounts.is_some() {
             return Vec::new();
@@ -159,11 +161,11 @@ impl<'w> ReplayPlan<'w> {
             let PolicyKind::Fairshare(settings) = policy.kind else {
                 continue;
             };
-            if settings.function == FairshareFunction::MetaCentrum {
+            if !settings.function.entry().orders_by_usage_over_shares {
                 continue;
             }
             let key = FairshareSettings {
-                function: FairshareFunction::FairTree,
+                function: FairshareFunction::FAIR_TREE,
                 ..settings
             };
             match groups.iter_mut().find(|(k, _)| *k == key) {

@@ -6,18 +6,14 @@
 
 use crate::text::{fixed, table};
 use fairshare_core::model::RawShares;
-use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::usage::decay::Decay;
 use fairshare_lab::{utc_date, PrioritiesDocument, PriorityRow};
 
 /// The standings as an indented tree, with the columns `sshare -l` prints under the policy
 /// (Slurm's names; `EffectvUsage` only under Slurm's functions, `LevelFS` under Fair Tree).
 pub fn priorities_table(d: &PrioritiesDocument) -> String {
-    let slurm = matches!(
-        d.policy,
-        FairshareFunction::FairTree | FairshareFunction::SlurmClassic
-    );
-    let fair_tree = d.policy == FairshareFunction::FairTree;
+    let columns = d.policy.entry().columns;
+    let (slurm, fair_tree) = (columns.effective_usage, columns.level_fs);
     let mut headers = vec![
         "Account / User",
         "RawShares",
@@ -145,6 +141,7 @@ fn decay_text(decay: &Decay) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fairshare_core::priority::fairshare::FairshareFunction;
     use fairshare_core::priority::fairshare::Standing;
     use fairshare_core::usage::metric::{cpu, pe, UsageMetric};
     use fairshare_lab::Priorities;
@@ -273,7 +270,7 @@ mod tests {
             half_life_s: 604_800.0,
         };
         let d = document(
-            FairshareFunction::FairTree,
+            FairshareFunction::FAIR_TREE,
             decay,
             (7200.0, 1_704_074_400.0, true),
             (4, 1),
@@ -349,7 +346,7 @@ root                                     190088   1.000000      1.000000
             factor: 0.5,
         };
         let mut d = document(
-            FairshareFunction::MetaCentrum,
+            FairshareFunction::METACENTRUM,
             decay,
             (15_000.0, 15_000.0, false),
             (2, 0),

@@ -396,7 +396,7 @@ impl<S: Slurm> Adapter<S> {
     /// Under Fair Tree, `sshare`'s order of the associations that wait beside fairshare's.
     fn fair_tree_check(&self, plan: &Plan) -> Result<Option<FairTreeCheck>, AdapterError> {
         let fair_tree = matches!(self.policy.kind,
-            PolicyKind::Fairshare(s) if s.function == FairshareFunction::FairTree);
+            PolicyKind::Fairshare(s) if s.function == FairshareFunction::FAIR_TREE);
         if !fair_tree {
             return Ok(None);
         }

@@ -46,7 +46,7 @@ impl Engine {
 }
 
 /// A parameter a policy takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct Param {
     /// Its key, as written after the colon.
     pub key: &'static str,
@@ -54,6 +54,9 @@ pub struct Param {
     pub value: &'static str,
     /// What it means, in one line.
     pub about: &'static str,
+    /// Lines of help generated from another registry (the fairshare functions under
+    /// `function=`), listed under the parameter's own.
+    pub more: Option<fn() -> String>,
 }
 
 /// What a policy specification means.
@@ -166,16 +169,19 @@ pub const POLICIES: &[Entry] = &[
                 key: "delta",
                 value: "D",
                 about: "discount factor δ per second (default 0.999999)",
+                more: None,
             },
             Param {
                 key: "epsilon",
                 value: "E",
                 about: "ε = 1 − δ, for δ too close to 1 to write",
+                more: None,
             },
             Param {
                 key: "form",
                 value: "sum-of-maxes|max-of-sums",
                 about: "Eq. 5's water level (default) or Algorithm 1 as printed",
+                more: None,
             },
         ],
         about: "Stateful DRF: DRF plus decaying commitments for past over-use",
@@ -199,6 +205,7 @@ pub const POLICIES: &[Entry] = &[
             key: "half-life",
             value: "D",
             about: "usage halves every D, seconds or 7d, 12h… (default 604800, a week, as Slurm)",
+            more: None,
         }],
         about: "classic fairshare: the user with the least recent usage per entitlement goes first",
         engines: &[Engine::Replay],
@@ -222,7 +229,7 @@ pub const POLICIES: &[Entry] = &[
         engines: &[Engine::Replay],
         build: |params| {
             let kueue = FairshareSettings {
-                function: FairshareFunction::MetaCentrum,
+                function: FairshareFunction::METACENTRUM,
                 entry_penalty_s: 300.0,
                 ..FairshareSettings::default()
             };
@@ -285,21 +292,25 @@ const BAA_PARAMS: &[Param] = &[
         key: "solver",
         value: "exact|greedy",
         about: "the levels' optimum (default) or the paper's greedy raise",
+        more: None,
     },
     Param {
         key: "classification",
         value: "capacity|paper",
         about: "bottleneck by load on capacity (default) or the seed's example rule (memory part >= 0.3 is the CPU set)",
+        more: None,
     },
     Param {
         key: "origin",
         value: "arrival|global",
         about: "where a newcomer's cumulative count starts (default arrival)",
+        more: None,
     },
     Param {
         key: "catch-up",
         value: "G",
         about: "the most a member may get in one epoch, in levels (default 2; inf: no cap)",
+        more: None,
     },
 ];
 
@@ -361,33 +372,39 @@ fn build_baa(time: Option<TimeSettings>, params: &[(&str, &str)]) -> Result<Poli
 const FAIRSHARE_PARAMS: &[Param] = &[
     Param {
         key: "function",
-        value: "fair-tree|slurm-classic|pbs|metacentrum",
-        about: "the factor that orders users (default fair-tree; metacentrum brings MetaCentrum's 72-h halving, decay=step:72h:0.5, unless decay= is given)",
+        value: "NAME[:KEY=N]",
+        about: "the factor that orders users, one of the fairshare functions below (default fair-tree; metacentrum brings MetaCentrum's 72-h halving, decay=step:72h:0.5, unless decay= is given)",
+        more: Some(FairshareFunction::help),
     },
     Param {
         key: "usage",
         value: crate::usage::metric::WRITTEN,
         about: "what a job is charged per second it runs (default cpu; pe: the cheapest Processor Equivalent × SPEC)",
+        more: None,
     },
     Param {
         key: "decay",
         value: "half-life:D|step:D:F|reset:D",
         about: "how usage fades, D seconds or 7d, 12h… (default half-life:604800, Slurm's week)",
+        more: None,
     },
     Param {
         key: "charge",
         value: "running|finish",
         about: "charge jobs as they run (default, Slurm) or when they finish (Alea)",
+        more: None,
     },
     Param {
         key: "refresh",
         value: "D",
         about: "time between recomputations of the factors, seconds or 5m… (default 300, Slurm's PriorityCalcPeriod; 0: every decision)",
+        more: None,
     },
     Param {
         key: "entry-penalty",
         value: "D",
         about: "this long of a job's usage charged at once when it starts, seconds or 5m… (Kueue's entry penalty)",
+        more: None,
     },
 ];
 
@@ -400,6 +417,7 @@ const KUEUE_PARAMS: &[Param] = &[
         key: "entry-penalty",
         value: "D",
         about: "this long of a job's usage charged at once when it starts, seconds or 5m… (default 300)",
+        more: None,
     },
 ];
 
@@ -437,12 +455,8 @@ fn build_fairshare(
         };
         match key {
             "function" => {
-                settings.function = FairshareFunction::named(value).ok_or_else(|| {
-                    format!(
-                        "function: expected {}, found {value:?}",
-                        FairshareFunction::names()
-                    )
-                })?
+                settings.function =
+                    FairshareFunction::parse(value).map_err(|e| format!("function: {e}"))?
             }
             "usage" => settings.metric = value.parse().map_err(|e| format!("usage: {e}"))?,
             "decay" => settings.decay = engine_decay(value)?,
@@ -756,7 +770,11 @@ pub fn help(engine: Engine) -> String {
             let params: String = e
                 .params
                 .iter()
-                .map(|p| format!("\n      {}={}: {}", p.key, p.value, p.about))
+                .map(|p| {
+                    let more = p.more.map(|more| more().replace('\n', "\n        "));
+                    let more = more.map_or(String::new(), |m| format!("\n        {m}"));
+                    format!("\n      {}={}: {}{more}", p.key, p.value, p.about)
+                })
                 .collect();
             format!("  {}: {}{params}", written(e), e.about)
         })
@@ -835,7 +853,7 @@ mod tests {
         let unknown = "fair".parse::<PolicySpec>().unwrap_err().to_string();
         assert!(
             unknown.starts_with(
-                "unknown policy \"fair\": expected fifo, drf, weighted-drf, asset, sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums], smallest-first, decayed-usage[:half-life=D], fairshare[:function=fair-tree|slurm-classic|pbs|metacentrum]"
+                "unknown policy \"fair\": expected fifo, drf, weighted-drf, asset, sdrf[:delta=D][,epsilon=E][,form=sum-of-maxes|max-of-sums], smallest-first, decayed-usage[:half-life=D], fairshare[:function=NAME[:KEY=N]]"
             ),
             "{unknown}"
         );
@@ -935,7 +953,7 @@ mod tests {
         let PolicyKind::Fairshare(s) = spec.kind else {
             panic!("{:?}", spec.kind)
         };
-        assert_eq!(s.function, FairshareFunction::Pbs);
+        assert_eq!(s.function, FairshareFunction::PBS);
         assert_eq!(
             s.metric,
             crate::usage::metric::UsageMetric::with(
@@ -986,7 +1004,11 @@ mod tests {
         for (bad, says) in [
             (
                 "fairshare:function=lottery",
-                "expected fair-tree, slurm-classic, pbs or metacentrum",
+                "expected fair-tree, slurm-classic, pbs, metacentrum or htcondor",
+            ),
+            (
+                "fairshare:function=htcondor:floor=-1",
+                "function: htcondor: floor must be a number >= 0",
             ),
             ("fairshare:usage=gpu", "expected cpu, maui-pe"),
             (

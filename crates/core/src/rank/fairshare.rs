@@ -74,7 +74,7 @@ impl Default for FairshareSettings {
     /// factors recomputed every 5 minutes (`PriorityCalcPeriod`), no entry penalty.
     fn default() -> FairshareSettings {
         FairshareSettings {
-            function: FairshareFunction::FairTree,
+            function: FairshareFunction::FAIR_TREE,
             metric: UsageMetric::new(&cpu::CPU),
             decay: Decay::Continuous {
                 half_life_s: 7.0 * 86_400.0,
@@ -265,8 +265,8 @@ impl FairshareRanker {
             .iter()
             .map(|&leaf| {
                 let s = &standings[leaf];
-                match (self.settings.function, s.rank) {
-                    (FairshareFunction::FairTree, Some(rank)) => rank as f64,
+                match s.rank {
+                    Some(rank) if self.settings.function.is_fair_tree() => rank as f64,
                     _ => -s.factor,
                 }
             })

@@ -329,8 +329,9 @@ fn all_waiting(ranker: &mut dyn Ranker, clients: u32) {
 
 #[test]
 fn fairshare_charges_running_jobs_and_serves_the_least_charged() {
-    use crate::priority::fairshare::FairshareFunction::Pbs;
-    let mut ranker = FairshareRanker::new(fairshare(Pbs), Accounts::flat(&Share::equal(2)));
+    const PBS: crate::priority::fairshare::FairshareFunction =
+        crate::priority::fairshare::FairshareFunction::PBS;
+    let mut ranker = FairshareRanker::new(fairshare(PBS), Accounts::flat(&Share::equal(2)));
     all_waiting(&mut ranker, 2);
     // Equal usage (none): the older head first.
     assert_eq!(ranker.iter().collect::<Vec<_>>(), [0, 1]);
@@ -353,10 +354,11 @@ fn fairshare_charges_running_jobs_and_serves_the_least_charged() {
 
 #[test]
 fn fairshare_charged_at_finish_sees_nothing_until_then() {
-    use crate::priority::fairshare::FairshareFunction::MetaCentrum;
+    const METACENTRUM: crate::priority::fairshare::FairshareFunction =
+        crate::priority::fairshare::FairshareFunction::METACENTRUM;
     let settings = FairshareSettings {
         charging: Charging::AtFinish,
-        ..fairshare(MetaCentrum)
+        ..fairshare(METACENTRUM)
     };
     let mut ranker = FairshareRanker::new(settings, Accounts::flat(&Share::equal(2)));
     all_waiting(&mut ranker, 2);
@@ -375,10 +377,11 @@ fn fairshare_charged_at_finish_sees_nothing_until_then() {
 
 #[test]
 fn fairshare_refreshed_periodically_keeps_its_order_until_the_period_ends() {
-    use crate::priority::fairshare::FairshareFunction::Pbs;
+    const PBS: crate::priority::fairshare::FairshareFunction =
+        crate::priority::fairshare::FairshareFunction::PBS;
     let settings = FairshareSettings {
         refresh_s: 3600.0,
-        ..fairshare(Pbs)
+        ..fairshare(PBS)
     };
     let mut ranker = FairshareRanker::new(settings, Accounts::flat(&Share::equal(2)));
     all_waiting(&mut ranker, 2);
@@ -392,14 +395,15 @@ fn fairshare_refreshed_periodically_keeps_its_order_until_the_period_ends() {
 
 #[test]
 fn an_entry_penalty_charges_a_start_at_once() {
-    use crate::priority::fairshare::FairshareFunction::MetaCentrum;
+    const METACENTRUM: crate::priority::fairshare::FairshareFunction =
+        crate::priority::fairshare::FairshareFunction::METACENTRUM;
     // At every decision, and with factors otherwise refreshed every 5 minutes (kueue-afs's
     // default): the penalty counts at once either way.
     for refresh_s in [0.0, 300.0] {
         let settings = FairshareSettings {
             entry_penalty_s: 300.0,
             refresh_s,
-            ..fairshare(MetaCentrum)
+            ..fairshare(METACENTRUM)
         };
         let mut ranker = FairshareRanker::new(settings, Accounts::flat(&Share::equal(2)));
         all_waiting(&mut ranker, 2);
@@ -416,7 +420,9 @@ fn an_entry_penalty_charges_a_start_at_once() {
 
 #[test]
 fn fairshare_ranks_through_the_account_tree() {
-    use crate::priority::fairshare::{Association, FairshareFunction::FairTree};
+    use crate::priority::fairshare::Association;
+    const FAIR_TREE: crate::priority::fairshare::FairshareFunction =
+        crate::priority::fairshare::FairshareFunction::FAIR_TREE;
     // root → A (1 share) → a1, a2; root → B (1 share) → b. Clients a1, a2, b.
     let node = |parent: Option<usize>, user: bool| Association {
         parent,
@@ -433,7 +439,7 @@ fn fairshare_ranks_through_the_account_tree() {
         node(Some(4), true),
     ];
     let accounts = Accounts::new(tree, vec![2, 3, 5]).unwrap();
-    let mut ranker = FairshareRanker::new(fairshare(FairTree), accounts);
+    let mut ranker = FairshareRanker::new(fairshare(FAIR_TREE), accounts);
     all_waiting(&mut ranker, 3);
     // a1 used 10, b used 30: A's level fairshare (0.5 / 0.25) beats B's (0.5 / 0.75), and
     // within A the idle a2 goes before a1.
@@ -448,8 +454,9 @@ fn fairshare_ranks_through_the_account_tree() {
 
 #[test]
 fn fairshare_refuses_bad_jobs_and_unknown_clients() {
-    use crate::priority::fairshare::FairshareFunction::FairTree;
-    let mut ranker = FairshareRanker::new(fairshare(FairTree), Accounts::flat(&Share::equal(2)));
+    const FAIR_TREE: crate::priority::fairshare::FairshareFunction =
+        crate::priority::fairshare::FairshareFunction::FAIR_TREE;
+    let mut ranker = FairshareRanker::new(fairshare(FAIR_TREE), Accounts::flat(&Share::equal(2)));
     assert!(ranker.job_started(0, f64::NAN).is_err());
     assert!(ranker.job_started(2, 1.0).is_err());
     assert!(ranker.job_finished(0, -1.0, 1.0).is_err());
@@ -468,7 +475,7 @@ fn reference_order(
     heads: &[Option<Head>],
     now: f64,
 ) -> Vec<u32> {
-    use crate::priority::fairshare::{standings, FairshareFunction};
+    use crate::priority::fairshare::standings;
     let decay = settings.decay;
     let mut usage = vec![0.0; shares.len()];
     for &(user, rate, start, end) in jobs {
@@ -494,7 +501,7 @@ fn reference_order(
     let tree: Vec<Association> = std::iter::once(root).chain(users).collect();
     let standings = standings(&tree, settings.function).unwrap();
     let key = |u: usize| match settings.function {
-        FairshareFunction::FairTree => standings[u + 1].rank.unwrap() as f64,
+        f if f.is_fair_tree() => standings[u + 1].rank.unwrap() as f64,
         _ => -standings[u + 1].factor,
     };
     let mut waiting: Vec<(f64, Head, u32)> = (0..shares.len())
@@ -516,10 +523,11 @@ proptest! {
     #[test]
     fn fairshare_matches_the_reference(
         function in prop_oneof![
-            Just(crate::priority::fairshare::FairshareFunction::FairTree),
-            Just(crate::priority::fairshare::FairshareFunction::SlurmClassic),
-            Just(crate::priority::fairshare::FairshareFunction::Pbs),
-            Just(crate::priority::fairshare::FairshareFunction::MetaCentrum),
+            Just(crate::priority::fairshare::FairshareFunction::FAIR_TREE),
+            Just(crate::priority::fairshare::FairshareFunction::SLURM_CLASSIC),
+            Just(crate::priority::fairshare::FairshareFunction::PBS),
+            Just(crate::priority::fairshare::FairshareFunction::METACENTRUM),
+            Just("htcondor:floor=0.25".parse().unwrap()),
         ],
         decay in prop_oneof![
             Just(crate::usage::decay::Decay::Continuous { half_life_s: 50.0 }),
