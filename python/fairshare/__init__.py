@@ -68,8 +68,10 @@ __all__ = [
 
 def policies() -> list[dict[str, _Any]]:
     """Every policy of fairshare's registry: ``name``, ``aliases``, ``about``, ``params``
-    (each with ``key``, ``value`` and ``about``) and ``engines`` (the commands that run it:
-    ``allocate``, ``replay``, ``simulate``)."""
+    (each with ``key``, ``value``, ``about`` and ``choices``: the lines of another registry
+    it takes, such as the fairshare functions of ``function=``, else ``None``) and ``engines``
+    (the commands that run it: ``allocate``, ``replay``, ``simulate``, and ``runtime`` for
+    ``simulate``'s runtime scenarios)."""
     return _json.loads(_policies_json())
 
 

@@ -103,7 +103,8 @@ pub fn priorities_run(
                 .map(parse_moment)
                 .transpose()
                 .map_err(|e| format!("at: {e}"))?,
-            function: FairshareFunction::parse(&policy).map_err(|e| format!("policy: {e}"))?,
+            function: FairshareFunction::parse(&policy)
+                .map_err(|e| format!("policy {policy:?}: {e}"))?,
             decay: parse_decay(&decay).map_err(|e| format!("decay: {e}"))?,
             usage: usage.parse().map_err(|e| format!("usage: {e}"))?,
             machines,

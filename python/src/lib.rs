@@ -54,6 +54,8 @@ struct ParamInfo {
     key: &'static str,
     value: &'static str,
     about: &'static str,
+    /// The choices another registry generates (the fairshare functions of `function=`).
+    choices: Option<String>,
 }
 
 /// Every policy of the registry, as JSON: name, aliases, about, parameters, and the commands
@@ -71,6 +73,7 @@ fn policies_json() -> PyResult<String> {
                     key: p.key,
                     value: p.value,
                     about: p.about,
+                    choices: p.more.map(|more| more()),
                 })
                 .collect(),
             engines: (e.engines.iter()).map(|e| engine_name(*e)).collect(),
@@ -85,6 +88,7 @@ fn engine_name(engine: Engine) -> &'static str {
         Engine::Allocate => "allocate",
         Engine::Replay => "replay",
         Engine::Simulate => "simulate",
+        Engine::Runtime => "runtime",
     }
 }
 

@@ -48,6 +48,9 @@ def test_policies_list_the_registry():
     assert "replay" in sdrf["engines"]
     assert [p["key"] for p in sdrf["params"]][:2] == ["delta", "epsilon"]
     assert all(isinstance(p["about"], str) and p["about"] for p in policies.values())
+    function = next(p for p in policies["fairshare"]["params"] if p["key"] == "function")
+    assert "htcondor[:floor=N]" in function["choices"], function
+    assert policies["heaviness"]["engines"] == ["runtime"]
 
 
 def test_a_bad_instance_is_an_input_error_that_says_what():

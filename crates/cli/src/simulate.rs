@@ -8,7 +8,6 @@ use anyhow::Result;
 use fairshare_core::policy::Engine;
 use fairshare_lab::simulation::{Simulated, Simulation};
 use fairshare_sim::process::Progress;
-use fairshare_sim::runtime::RuntimePolicy;
 use fairshare_sim::stats::{timed, RunStats};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -84,12 +83,10 @@ pub fn run(args: Args) -> Result<()> {
 
 /// The help of `--policy`: the process policies of the registry, then the runtime ones.
 fn simulate_policy_help() -> String {
-    let runtime: Vec<&str> = RuntimePolicy::ALL.iter().map(|p| p.name()).collect();
     format!(
-        "{}\n\nFor a runtime scenario: {} (off: no service, every weight equal; the others \
-         compute heaviness with the scenario's metric, DRF or asset fairness).",
+        "{}\n\nFor a runtime scenario:\n{}",
         policy_help(Engine::Simulate, "Override the scenario's policy"),
-        runtime.join(", ")
+        fairshare_core::policy::registry::help(Engine::Runtime)
     )
 }
 

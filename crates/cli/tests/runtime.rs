@@ -70,7 +70,12 @@ fn policy_is_overridden_and_checked() {
     assert_eq!(document["service"]["metric"], "drf");
     let output = fairshare(&["simulate", e2.to_str().unwrap(), "--policy", "drf"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown runtime policy `drf`"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("policy \"drf\" runs only in allocate, replay and sweep or simulate")
+            && stderr.contains("expected off, heaviness, drf-heaviness or asset-heaviness"),
+        "{stderr}"
+    );
     let output = fairshare(&["simulate", e2.to_str().unwrap(), "--runs", "3"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("runs once"));

@@ -136,7 +136,7 @@ fn settings_are_checked() {
         (
             "[runtime]\nduration_s = 10\npolicy = \"fast\"\n",
             "s.toml:3:10",
-            "unknown runtime policy",
+            "unknown policy \"fast\": expected off, heaviness, drf-heaviness or asset-heaviness",
         ),
         (
             "[runtime]\nduration_s = 10\nprofile = \"x\"\n",
@@ -236,4 +236,18 @@ fn the_examples_read() {
             RuntimeScenario::read(&path).unwrap_or_else(|e| panic!("{e}"));
         }
     }
+}
+
+/// The runtime policies are the registry's: each is parsed from its registry entry, and the
+/// registry lists exactly the engine's.
+#[test]
+fn the_runtime_policies_are_the_registry_s() {
+    use fairshare_core::policy::{registry, Engine};
+    let names = registry::names(Engine::Runtime);
+    for policy in RuntimePolicy::ALL {
+        assert_eq!(policy.name().parse::<RuntimePolicy>(), Ok(policy));
+        assert!(names.contains(policy.name()), "{names}");
+    }
+    assert_eq!(names, "off, heaviness, drf-heaviness or asset-heaviness");
+    assert!("sdrf".parse::<RuntimePolicy>().unwrap_err().contains("runs only in"));
 }

@@ -32,6 +32,8 @@ pub enum Engine {
     Replay,
     /// The process engine: scenarios of processes cycling over resource queues.
     Simulate,
+    /// The runtime engine: workloads on nodes under the fairness service's knobs.
+    Runtime,
 }
 
 impl Engine {
@@ -41,6 +43,7 @@ impl Engine {
             Engine::Allocate => "allocate",
             Engine::Replay => "replay and sweep",
             Engine::Simulate => "simulate",
+            Engine::Runtime => "simulate's runtime scenarios",
         }
     }
 }
@@ -90,6 +93,8 @@ pub enum PolicyKind {
     Ranked(&'static str),
     /// A ranker from outside the registry: the spec's [`PolicySpec::plugged`] factory builds it.
     Plugged,
+    /// What the fairness service does in the runtime engine, by its registry name.
+    Runtime(&'static str),
 }
 
 /// Builds a policy from its parameters, already split into key and value; the error says
@@ -271,6 +276,42 @@ pub const POLICIES: &[Entry] = &[
         about: "each resource ranks processes by their gap on that resource alone",
         engines: &[Engine::Simulate],
         build: |_| Ok(PolicyKind::PerResource),
+        ranker: None,
+    },
+    Entry {
+        name: "off",
+        aliases: &[],
+        params: &[],
+        about: "no fairness service: every workload's weight equal, no memory protection",
+        engines: &[Engine::Runtime],
+        build: |_| Ok(PolicyKind::Runtime("off")),
+        ranker: None,
+    },
+    Entry {
+        name: "heaviness",
+        aliases: &[],
+        params: &[],
+        about: "the fairness service: heaviness with the scenario's metric sets every workload's knobs",
+        engines: &[Engine::Runtime],
+        build: |_| Ok(PolicyKind::Runtime("heaviness")),
+        ranker: None,
+    },
+    Entry {
+        name: "drf-heaviness",
+        aliases: &[],
+        params: &[],
+        about: "the fairness service with DRF as the heaviness function",
+        engines: &[Engine::Runtime],
+        build: |_| Ok(PolicyKind::Runtime("drf-heaviness")),
+        ranker: None,
+    },
+    Entry {
+        name: "asset-heaviness",
+        aliases: &[],
+        params: &[],
+        about: "the fairness service with asset fairness as the heaviness function",
+        engines: &[Engine::Runtime],
+        build: |_| Ok(PolicyKind::Runtime("asset-heaviness")),
         ranker: None,
     },
 ];
@@ -730,7 +771,10 @@ impl PolicySpec {
                 build(resources, shares)
             }
             PolicyKind::Plugged => self.factory.as_ref()?.0.ranker(resources, shares, accounts),
-            PolicyKind::Bottleneck | PolicyKind::PerResource | PolicyKind::Baa(_) => return None,
+            PolicyKind::Bottleneck
+            | PolicyKind::PerResource
+            | PolicyKind::Baa(_)
+            | PolicyKind::Runtime(_) => return None,
         })
     }
 }

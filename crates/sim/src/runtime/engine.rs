@@ -9,6 +9,7 @@ use fairshare_core::heaviness::{
     cloud_supply, heaviness, smooth, HeavinessConfig, HeavinessError, Metric, ResourceKind,
     UserHeaviness, Workload,
 };
+use fairshare_core::policy::{Engine, PolicyKind, PolicySpec};
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
@@ -72,17 +73,15 @@ impl fmt::Display for RuntimePolicy {
 impl FromStr for RuntimePolicy {
     type Err = String;
 
+    /// A runtime policy of the policy registry (its names, help and errors are the registry's).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        RuntimePolicy::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = RuntimePolicy::ALL.iter().map(|p| p.name()).collect();
-                format!(
-                    "unknown runtime policy `{s}`: expected one of {}",
-                    names.join(", ")
-                )
-            })
+        let spec = PolicySpec::parse_for(s, Engine::Runtime).map_err(|e| e.to_string())?;
+        let PolicyKind::Runtime(name) = spec.kind else {
+            return Err(format!("{s}: the registry and the runtime engine disagree"));
+        };
+        (RuntimePolicy::ALL.into_iter())
+            .find(|p| p.name() == name)
+            .ok_or_else(|| format!("{s}: the registry and the runtime engine disagree"))
     }
 }
 
