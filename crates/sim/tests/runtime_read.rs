@@ -249,5 +249,8 @@ fn the_runtime_policies_are_the_registry_s() {
         assert!(names.contains(policy.name()), "{names}");
     }
     assert_eq!(names, "off, heaviness, drf-heaviness or asset-heaviness");
-    assert!("sdrf".parse::<RuntimePolicy>().unwrap_err().contains("runs only in"));
+    assert!("sdrf"
+        .parse::<RuntimePolicy>()
+        .unwrap_err()
+        .contains("runs only in"));
 }
