@@ -14,7 +14,7 @@ use fairshare_lab::{
 };
 use fairshare_sim::cluster::{Fit, Overrun, Scheduler};
 use fairshare_sim::stats::{timed, RunStats};
-use fairshare_sim::summary::ReplaySummary;
+use fairshare_lab::summary::ReplaySummary;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::path::PathBuf;

@@ -94,6 +94,7 @@
 pub mod alloc;
 pub mod choice;
 pub mod config;
+pub mod document;
 pub mod heaviness;
 pub mod instance;
 pub mod model;

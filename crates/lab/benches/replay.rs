@@ -6,7 +6,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairshare_core::model::Time;
-use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Fill, FirstFit, Load, Stop};
+use fairshare_lab::Load;
+use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Fill, FirstFit, Stop};
 use fairshare_trace::{open, Format, ReadOptions, TaskSource};
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -4,6 +4,7 @@
 //! figures are the utilisation of each resource after each join (Figure 1) and the CPU and
 //! memory held by the two bottleneck sets (Figures 2–3).
 
+use crate::summary::{BaaSeries, BaaSummary, TimelineSummary, SCHEMA_VERSION};
 use crate::LabError;
 use fairshare_core::alloc::baa::time::{BaaTime, Origin, TimeSettings};
 use fairshare_core::alloc::baa::{self, Classification, Solver};
@@ -12,7 +13,6 @@ use fairshare_core::choice::Choice;
 use fairshare_core::model::{ResourceSet, Task};
 use fairshare_core::policy::{Engine, PolicyKind, PolicySpec};
 use fairshare_core::priority::Policy;
-use fairshare_sim::summary::{BaaSeries, BaaSummary, TimelineSummary, SCHEMA_VERSION};
 use fairshare_trace::{Format, ReadOptions, Timeline, TraceError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -31,14 +31,18 @@ pub mod draw;
 pub mod input;
 pub mod jobs;
 mod kept;
+mod load;
 pub mod penalty;
 mod priorities;
 mod replay;
+pub mod shard;
 pub mod shares;
 pub mod simulation;
+pub mod summary;
 pub mod sweep;
 mod workload;
 
+pub use load::{AsRecorded, Load, Recorded, RecordedPeak};
 pub use priorities::{
     utc_date, Moment, Priorities, PrioritiesDocument, PrioritiesRequest, PriorityRow,
 };

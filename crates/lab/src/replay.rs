@@ -5,13 +5,14 @@
 //! and `--json` writes. The command line and the tests replay through it, and so can any
 //! library caller, so none repeats the assembly.
 
+use crate::load::Recorded;
 use crate::shares::{account_results, Entitled, ShareSource};
+use crate::summary::ReplaySummary;
 use crate::{LabError, Queues, Replay, Workload};
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::rank::{Accounts, FairshareSettings};
-use fairshare_sim::cluster::{Capacity, JobOutcome, PolicyResult, Recorded};
-use fairshare_sim::summary::ReplaySummary;
+use fairshare_sim::cluster::{Capacity, JobOutcome, PolicyResult};
 use std::path::PathBuf;
 
 /// Where a replay's capacity comes from.

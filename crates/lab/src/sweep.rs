@@ -1,11 +1,11 @@
 //! The SDRF paper's grid — SDRF with δ = 1 − 10⁻ᵏ for each k, and a baseline, at each capacity
 //! fraction of R — run over a [`Workload`], split in shards for a batch system, and merged.
 
+use crate::shard::read_shard;
+use crate::summary::{SweepCell, SweepSummary};
 use crate::workload::{LabError, Replay, Workload};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::Timeline;
-use fairshare_sim::shard::read_shard;
-use fairshare_sim::summary::{SweepCell, SweepSummary};
 use std::path::PathBuf;
 
 /// One cell of the grid before it runs: capacity fraction, ε (`None` for the baseline), policy.

@@ -3,15 +3,16 @@
 //! the stop rule and the run configuration, and the replay from memory or from disk.
 
 use crate::kept::{project, Kept};
+use crate::load::{AsRecorded, Load, Recorded, RecordedPeak};
+use crate::summary::{MachineView, NodeLane, Setting};
 use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::choice::Choice;
 use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{
-    self, AsRecorded, Capacity, ClusterConfig, Fit, JobOutcome, Load, Overrun, PolicyResult,
-    QueueLimit, Recorded, RecordedPeak, Scheduler, Stop, Window, TOP_USERS,
+    self, Capacity, ClusterConfig, Fit, JobOutcome, Overrun, PolicyResult, QueueLimit, Scheduler,
+    Stop, Window, TOP_USERS,
 };
-use fairshare_sim::summary::{MachineView, NodeLane, Setting};
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
 use std::path::{Path, PathBuf};
 use thiserror::Error;

@@ -5,4 +5,5 @@
 
 mod cloud;
 mod replay_props;
+mod shard;
 mod workload;

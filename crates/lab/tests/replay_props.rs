@@ -2,8 +2,9 @@
 //! replay read through the trace reader and run through the cluster engine reports only finite
 //! numbers, no negative wait, no utilisation above 100 %, and counts that reconcile.
 
+use fairshare_lab::Load;
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, Fill, FirstFit, Load, PolicyResult, Stop, Task,
+    run, Capacity, ClusterConfig, Fill, FirstFit, PolicyResult, Stop, Task,
 };
 use fairshare_trace::{open, Format, ReadOptions};
 use proptest::prelude::*;

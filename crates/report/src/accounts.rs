@@ -3,8 +3,8 @@
 
 use crate::html;
 use crate::text::{self, duration, fixed, percent, strings};
+use fairshare_lab::summary::ReplaySummary;
 use fairshare_sim::cluster::PolicyResult;
-use fairshare_sim::summary::ReplaySummary;
 
 /// Title of the table of accounts.
 const ACCOUNTS_TITLE: &str =

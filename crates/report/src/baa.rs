@@ -5,7 +5,7 @@
 use crate::html;
 use crate::svg::{self, Axis, Colour, LineChart, Series};
 use crate::text::{self, fixed, percent};
-use fairshare_sim::summary::{BaaSeries, BaaSummary, TimelineSummary};
+use fairshare_lab::summary::{BaaSeries, BaaSummary, TimelineSummary};
 
 /// Two named series of one policy.
 type Pair<'a> = [(&'static str, &'a [f64]); 2];

@@ -6,8 +6,8 @@
 use crate::html;
 use crate::svg::{self, Axis, Bubble, BubbleChart, Colour, Scale, GREY};
 use crate::text::{fixed, in_unit, time_unit};
+use fairshare_lab::summary::ReplaySummary;
 use fairshare_sim::cluster::PolicyResult;
-use fairshare_sim::summary::ReplaySummary;
 use std::collections::HashMap;
 
 /// Shares of all charges below this (%) are drawn at it, on the log axes.

@@ -13,8 +13,8 @@ use crate::html;
 use crate::svg::{self, Axis, Colour, Gantt, Span};
 use crate::text::duration;
 use fairshare_core::model::Time;
+use fairshare_lab::summary::{MachineView, ReplaySummary};
 use fairshare_sim::cluster::{JobRecord, PolicyResult};
-use fairshare_sim::summary::{MachineView, ReplaySummary};
 use std::collections::HashMap;
 
 /// The most nodes the view draws (the first ones, in catalogue order).
@@ -211,7 +211,7 @@ fn user_name(view: &MachineView, u: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fairshare_sim::summary::NodeLane;
+    use fairshare_lab::summary::NodeLane;
     use proptest::prelude::*;
 
     /// A one-node view of `processors` processors over all time.

@@ -6,9 +6,9 @@ use crate::setting;
 use crate::svg::{self, Axis, Bar, BarChart, Colour, LineChart, Scale, Series};
 use crate::text::{self, duration, fixed, in_unit, percent, strings, time_unit};
 use crate::{accounts, charges, occupancy};
+use fairshare_lab::summary::ReplaySummary;
 use fairshare_sim::cluster::{PolicyResult, UserResult};
 use fairshare_sim::stats::RunStats;
-use fairshare_sim::summary::ReplaySummary;
 
 /// Reduction bars are cut here (%), so one very slow policy does not flatten the others.
 const FLOOR: f64 = -100.0;

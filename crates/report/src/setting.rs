@@ -3,7 +3,7 @@
 
 use crate::html;
 use crate::text::{amount, duration, fixed, strings};
-use fairshare_sim::summary::{ReadStats, Setting};
+use fairshare_lab::summary::{ReadStats, Setting};
 
 /// Tasks submitted to the simulator: those found minus those skipped.
 pub fn submitted(input: &ReadStats) -> u64 {

@@ -8,8 +8,8 @@ use crate::svg::{
     self, delta_label, Axis, Bubble, BubbleChart, Colour, LineChart, Scale, Series, GREY,
 };
 use crate::text::{self, duration, fixed, percent};
+use fairshare_lab::summary::{SweepCell, SweepSummary};
 use fairshare_sim::cluster::{PolicyResult, UserResult};
-use fairshare_sim::summary::{SweepCell, SweepSummary};
 
 /// The ε the paper finds best (δ = 1 − 10⁻⁶), used for Figure 5.
 const BEST_EPSILON: f64 = 1e-6;

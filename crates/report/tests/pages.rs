@@ -1,14 +1,14 @@
 //! Behaviour of the pages and tables on small synthetic summaries.
 
 use fairshare_core::model::Time;
+use fairshare_lab::summary::{
+    MachineView, NodeLane, ReadStats, ReplaySummary, Setting, SweepCell, SweepSummary,
+};
 use fairshare_report::{
     replay_html, replay_table, sweep_html, sweep_table, REPLAY_SECTIONS, REPLAY_TEXT_TABLES,
 };
 use fairshare_sim::cluster::{
     AccountResult, JobRecord, PolicyResult, ShareSeries, Timeline, UserResult,
-};
-use fairshare_sim::summary::{
-    MachineView, NodeLane, ReadStats, ReplaySummary, Setting, SweepCell, SweepSummary,
 };
 
 fn user(id: &str, submitted: u64, completed: u64, wait: f64) -> UserResult {

@@ -12,6 +12,4 @@ pub mod cluster;
 pub mod process;
 pub mod runtime;
 pub mod scenario;
-pub mod shard;
 pub mod stats;
-pub mod summary;

@@ -14,4 +14,3 @@ mod runtime_props;
 mod runtime_read;
 mod scenario;
 mod seams;
-mod shard;

@@ -16,7 +16,6 @@
 //! perfect estimate. Either way no plan is ever overrun.
 
 mod discipline;
-mod load;
 mod meter;
 mod outcome;
 mod overrun;
@@ -29,8 +28,6 @@ mod statistics;
 mod waiting;
 
 pub use discipline::{Conservative, Discipline, Easy, Fill, Pass, Reservations, Scheduler};
-pub use load::Load;
-pub use load::{AsRecorded, Recorded, RecordedPeak};
 pub use outcome::{JobOutcome, JobState};
 pub use overrun::Overrun;
 pub use placement::{BestFit, FirstFit, Fit, Node, Placement};
@@ -40,7 +37,7 @@ pub use result::{
     TOP_USERS,
 };
 pub use space::{Capacity, MOST_MACHINES};
-pub use statistics::{bounded_slowdown, jain};
+pub use statistics::{bounded_slowdown, jain, mean, percentile, percentiles, quantiles, QUANTILES};
 use std::sync::Arc;
 
 pub use fairshare_core::model::Task;

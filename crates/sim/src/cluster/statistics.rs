@@ -2,7 +2,7 @@
 //! fairness index.
 
 /// The mean of `values` (0 for none).
-pub(crate) fn mean(values: impl Iterator<Item = f64>) -> f64 {
+pub fn mean(values: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = values.fold((0.0, 0u64), |(s, n), v| (s + v, n + 1));
     if n > 0 {
         sum / n as f64
@@ -18,7 +18,7 @@ pub fn bounded_slowdown(wait: f64, run: f64) -> f64 {
 }
 
 /// The `q` quantile (nearest rank) of `values`.
-pub(crate) fn percentile(mut values: Vec<f32>, q: f64) -> f64 {
+pub fn percentile(mut values: Vec<f32>, q: f64) -> f64 {
     if values.is_empty() {
         return 0.0;
     }
@@ -32,7 +32,7 @@ pub const QUANTILES: usize = 21;
 
 /// The [`QUANTILES`] evenly spaced quantiles (nearest rank) of `values`, from the least to the
 /// greatest; empty for no values.
-pub(crate) fn quantiles(values: Vec<f32>) -> Vec<f64> {
+pub fn quantiles(values: Vec<f32>) -> Vec<f64> {
     let qs: Vec<f64> = (0..QUANTILES)
         .map(|i| i as f64 / (QUANTILES - 1) as f64)
         .collect();
@@ -44,7 +44,7 @@ pub(crate) fn quantiles(values: Vec<f32>) -> Vec<f64> {
 
 /// The `qs` quantiles (nearest rank, as [`percentile`]) of `values`, sorted once; 0 for each
 /// when there are no values.
-pub(crate) fn percentiles(mut values: Vec<f32>, qs: &[f64]) -> Vec<f64> {
+pub fn percentiles(mut values: Vec<f32>, qs: &[f64]) -> Vec<f64> {
     values.sort_unstable_by(f32::total_cmp);
     let n = values.len();
     let at = |q: f64| {

@@ -148,7 +148,7 @@ pub struct Cumulative {
 
 /// The output of `fairshare simulate`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-// Its JSON starts with `schema_version`: `crate::summary` implements serde through these derives.
+// Its JSON starts with `schema_version`: `versioned_json!` below implements serde through these derives.
 #[serde(remote = "Self")]
 pub struct SimulationResult {
     /// The scenario file.
@@ -172,6 +172,8 @@ pub struct SimulationResult {
     /// Engine events processed over all runs.
     pub events: u64,
 }
+
+fairshare_core::versioned_json!(SimulationResult);
 
 impl SimulationResult {
     /// When process `name` completed in the first run (`None` if it had not, or there is no

@@ -32,7 +32,7 @@ pub struct RuntimeRun {
 /// A scenario run under its policy, with the run without the service beside it when the
 /// scenario asks for a baseline: what `fairshare simulate` writes and reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-// Its JSON starts with `schema_version`: `crate::summary` implements serde through these derives.
+// Its JSON starts with `schema_version`: `versioned_json!` below implements serde through these derives.
 #[serde(remote = "Self")]
 pub struct RuntimeComparison {
     /// The run under the scenario's policy.
@@ -40,6 +40,8 @@ pub struct RuntimeComparison {
     /// The run with policy `off` (every weight equal), if made.
     pub baseline: Option<RuntimeRun>,
 }
+
+fairshare_core::versioned_json!(RuntimeComparison);
 
 /// A user over time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

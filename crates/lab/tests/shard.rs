@@ -2,9 +2,9 @@
 //! and each impossible value is refused with the JSON path of its field.
 
 use fairshare_core::model::Time;
+use fairshare_lab::shard::read_shard;
+use fairshare_lab::summary::{Setting, SweepCell, SweepSummary};
 use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Fill, FirstFit, Stop, Task};
-use fairshare_sim::shard::read_shard;
-use fairshare_sim::summary::{Setting, SweepCell, SweepSummary};
 use serde_json::Value;
 use std::convert::Infallible;
 use std::sync::Arc;

@@ -3,79 +3,18 @@
 //! report draws.
 //!
 //! Every document `fairshare` writes starts with `schema_version` ([`SCHEMA_VERSION`], the
-//! layout `docs/json.md` describes). The documents of this crate carry it in their JSON only,
-//! not as a field: their derives are `remote = "Self"`, and `versioned_json!` wraps them,
-//! writing the version first and refusing a document of another version on reading.
+//! layout `docs/json.md` describes), through the core's
+//! [`versioned_json!`](fairshare_core::versioned_json). They live in the lab, which builds them
+//! from the engine's results; the simulator's own documents (a process or runtime scenario's)
+//! live beside its engines.
 
-use crate::cluster::{PolicyResult, Recorded};
-use crate::process::result::SimulationResult;
-use crate::runtime::RuntimeComparison;
-pub use fairshare_core::instance::SCHEMA_VERSION;
+use crate::load::Recorded;
+pub use fairshare_core::document::SCHEMA_VERSION;
 use fairshare_core::model::Time;
+use fairshare_sim::cluster::PolicyResult;
 use serde::{Deserialize, Serialize};
 
-/// A document's JSON: the layout version, then the document's own fields.
-#[derive(Serialize, Deserialize)]
-struct Versioned<T> {
-    schema_version: u32,
-    #[serde(flatten)]
-    fields: T,
-}
-
-/// Refuses a document written in another layout than this program's.
-fn check_version<E: serde::de::Error>(found: u32) -> Result<(), E> {
-    if found == SCHEMA_VERSION {
-        Ok(())
-    } else {
-        Err(E::custom(format!(
-            "schema_version {found}: this fairshare reads schema_version {SCHEMA_VERSION}"
-        )))
-    }
-}
-
-/// Implements `Serialize` and `Deserialize` for document types whose derives carry
-/// `#[serde(remote = "Self")]` (which turns them into inherent functions), through
-/// [`Versioned`].
-macro_rules! versioned_json {
-    ($($t:ty),*) => {$(
-        impl Serialize for $t {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                struct Fields<'a>(&'a $t);
-                impl Serialize for Fields<'_> {
-                    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                        <$t>::serialize(self.0, s)
-                    }
-                }
-                let document = Versioned {
-                    schema_version: SCHEMA_VERSION,
-                    fields: Fields(self),
-                };
-                document.serialize(serializer)
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $t {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                struct Fields($t);
-                impl<'de> Deserialize<'de> for Fields {
-                    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                        <$t>::deserialize(d).map(Fields)
-                    }
-                }
-                let document = Versioned::<Fields>::deserialize(deserializer)?;
-                check_version(document.schema_version)?;
-                Ok(document.fields.0)
-            }
-        }
-    )*};
-}
-
-versioned_json!(
-    ReplaySummary,
-    SweepSummary,
-    SimulationResult,
-    RuntimeComparison
-);
+fairshare_core::versioned_json!(ReplaySummary, SweepSummary);
 
 pub use fairshare_core::model::ReadStats;
 
@@ -292,7 +231,6 @@ pub struct BaaSeries {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::process::result::Cumulative;
 
     fn sweep() -> SweepSummary {
         SweepSummary {
@@ -314,22 +252,9 @@ mod tests {
             setting: Setting::default(),
             policies: Vec::new(),
         };
-        let simulation = SimulationResult {
-            scenario: "s.toml".into(),
-            policy: "bottleneck".into(),
-            runs: 1,
-            seed: 0,
-            end_s: 0.0,
-            processes: Vec::new(),
-            resources: Vec::new(),
-            timeline: Vec::new(),
-            cumulative: Cumulative::default(),
-            events: 0,
-        };
         for json in [
             serde_json::to_string(&replay).unwrap(),
             serde_json::to_string(&sweep()).unwrap(),
-            serde_json::to_string(&simulation).unwrap(),
         ] {
             assert!(json.starts_with("{\"schema_version\":1,"), "{json}");
         }

@@ -2,8 +2,8 @@
 //! resources requested by running tasks in the trace's original timing (docs/mechanisms.md, SDRF §8.2).
 //! Simulated capacities are set as fractions of it.
 
-use super::statistics::{bounded_slowdown, mean, percentile, quantiles};
 use fairshare_core::model::{Task, Time};
+use fairshare_sim::cluster::{bounded_slowdown, mean, percentile, quantiles};
 use serde::{Deserialize, Serialize};
 
 /// What a trace records of its jobs' requests and of the schedule its own scheduler made:
@@ -15,8 +15,8 @@ pub struct Recorded {
     /// Jobs without a requested walltime: planned with their runtime, a perfect estimate.
     pub walltime_missing: u64,
     /// Jobs that ran longer than they requested: killed at their request under
-    /// [`Overrun::Kill`](super::Overrun::Kill) (the default), replayed whole with their request
-    /// raised to their runtime under [`Overrun::Extend`](super::Overrun::Extend).
+    /// [`Overrun::Kill`](fairshare_sim::cluster::Overrun::Kill) (the default), replayed whole with their request
+    /// raised to their runtime under [`Overrun::Extend`](fairshare_sim::cluster::Overrun::Extend).
     pub walltime_exceeded: u64,
     /// Jobs whose start the trace records.
     pub started: u64,

@@ -6,8 +6,8 @@
 //! above 1, counts that do not add up) would otherwise be copied into the merged report as if
 //! it were a result. [`read_shard`] refuses it, naming the field by its JSON path.
 
-use crate::cluster::PolicyResult;
 use crate::summary::{Setting, SweepSummary};
+use fairshare_sim::cluster::PolicyResult;
 use thiserror::Error;
 
 /// Slack for values computed in floating point that must lie in `[0, 1]`.
