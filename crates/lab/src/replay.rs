@@ -7,12 +7,12 @@
 
 use crate::load::Recorded;
 use crate::shares::{account_results, Entitled, ShareSource};
-use crate::summary::ReplaySummary;
+use crate::summary::{ReplaySummary, Setting};
 use crate::{LabError, Queues, Replay, Workload};
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::rank::{Accounts, FairshareSettings};
-use fairshare_sim::cluster::{Capacity, JobOutcome, PolicyResult};
+use fairshare_sim::cluster::{Capacity, ClusterConfig, JobOutcome, PolicyResult};
 use std::path::PathBuf;
 
 /// Where a replay's capacity comes from.
@@ -111,17 +111,23 @@ impl<'w> ReplayPlan<'w> {
         on_job: &mut dyn FnMut(JobOutcome),
     ) -> Result<PolicyResult, LabError> {
         let workload = self.workload;
-        let mut config = workload.config(&self.replay, policy.clone(), self.capacity.clone());
-        config.shares.clone_from(&self.entitled.shares);
-        config.accounts.clone_from(&self.accounts);
-        if let Some(queues) = &self.queues {
-            config.queues.clone_from(&queues.limits);
-        }
-        let mut result = workload.run_observed(&config, progress, on_job)?;
+        let mut result = workload.run_observed(&self.config(policy), progress, on_job)?;
         if let Some(tree) = &self.entitled.accounts {
             result.accounts = account_results(&result, tree, &workload.users);
         }
         Ok(result)
+    }
+
+    /// The engine's configuration for `policy`: the workload's, with the plan's shares,
+    /// account tree and queues.
+    fn config(&self, policy: &PolicySpec) -> ClusterConfig {
+        let base = (self.workload).config(&self.replay, policy.clone(), self.capacity.clone());
+        ClusterConfig {
+            shares: self.entitled.shares.clone(),
+            accounts: self.accounts.clone(),
+            queues: (self.queues.as_ref()).map_or_else(Vec::new, |q| q.limits.clone()),
+            ..base
+        }
     }
 
     /// The workload it replays.
@@ -191,16 +197,17 @@ impl<'w> ReplayPlan<'w> {
     /// the order they are to be shown).
     pub fn summary(&self, results: Vec<PolicyResult>) -> ReplaySummary {
         let workload = self.workload;
-        let capacity = &self.capacity;
-        let source = &self.capacity_source;
-        let mut setting = workload.setting(&self.replay, capacity, self.fraction, source);
-        if self.entitled.shares.is_some() {
-            setting.shares = self.entitled.source.clone();
-        }
-        if let Some(queues) = &self.queues {
-            setting.queues = queues.in_words();
-        }
-        setting.recorded = self.recorded.clone();
+        let (capacity, source) = (&self.capacity, &self.capacity_source);
+        let base = workload.setting(&self.replay, capacity, self.fraction, source);
+        let setting = Setting {
+            shares: match self.entitled.shares {
+                Some(_) => self.entitled.source.clone(),
+                None => String::new(),
+            },
+            queues: (self.queues.as_ref()).map_or_else(String::new, |q| q.in_words()),
+            recorded: self.recorded.clone(),
+            ..base
+        };
         ReplaySummary {
             input: workload.input.clone(),
             setting,
