@@ -1,6 +1,6 @@
 //! Sweep shard outputs, as `fairshare sweep merge` reads them.
 #![no_main]
-use fairshare_sim::shard::{check_sweep, read_shard};
+use fairshare_lab::shard::{check_sweep, read_shard};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

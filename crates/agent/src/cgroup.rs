@@ -148,6 +148,7 @@ pub struct Layout {
 
 /// Why the host's cgroups cannot be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CgroupError {
     /// Nothing cgroup-like under the root.
     #[error("{0}: no cgroup hierarchy found (neither cgroup.controllers of v2 nor a v1 controller such as cpu/cpu.shares)")]

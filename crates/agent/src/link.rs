@@ -19,6 +19,7 @@ pub const SAMPLES_PER_REPORT: usize = 2000;
 
 /// Why talking to the daemon failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LinkError {
     /// Not reached, timed out, or answered 5xx/429/401/403: worth retrying.
     #[error("{0}")]

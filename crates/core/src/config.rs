@@ -73,6 +73,7 @@ impl fmt::Display for Location {
 
 /// A configuration file that cannot be used.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// The file could not be read.
     #[error("{}: {error}", path.display())]

@@ -22,6 +22,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// Why an instance file cannot be used.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum InstanceError {
     /// The text is not valid JSON for an instance (serde names the line, column and field).
     #[error("{0}")]

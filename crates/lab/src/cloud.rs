@@ -359,7 +359,7 @@ pub fn measure(
     })
     .map_err(|e| LabError::Run {
         policy: policy.name().into(),
-        message: e.to_string(),
+        source: Box::new(e),
     })?;
     Ok(outcome)
 }

@@ -15,6 +15,7 @@ const SLACK: f64 = 1e-9;
 
 /// Why a shard cannot be merged.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ShardError {
     /// Not the JSON of a sweep output (serde names the line, column and field).
     #[error("not a sweep output: {0}")]

@@ -132,6 +132,7 @@ impl Queues {
 
 /// Why a replay cannot be set up or run.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum LabError {
     /// The trace cannot be read.
     #[error(transparent)]
@@ -152,12 +153,13 @@ pub enum LabError {
         source: std::io::Error,
     },
     /// A run stopped: the engine refused its input or reading failed.
-    #[error("replaying under {policy}: {message}")]
+    #[error("replaying under {policy}: {source}")]
     Run {
         /// The policy of the run.
         policy: String,
-        /// What went wrong.
-        message: String,
+        /// What went wrong: the engine's own error, kept as the cause.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
 }
 
@@ -650,12 +652,10 @@ impl Workload {
     ) -> Result<PolicyResult, LabError> {
         let origin = self.origin().as_micros();
         let progress = |t: Time| progress(t.as_micros().saturating_sub(origin) / 1_000_000);
-        let failed = |message: String| LabError::Run {
+        cluster::run_observed(config, self.tasks()?, progress, on_job).map_err(|e| LabError::Run {
             policy: config.policy.to_string(),
-            message,
-        };
-        cluster::run_observed(config, self.tasks()?, progress, on_job)
-            .map_err(|e| failed(e.to_string()))
+            source: Box::new(e),
+        })
     }
 
     /// The trace's tasks, over the replay's resources: from memory when they were kept,

@@ -47,6 +47,7 @@ const FD_RESERVE: u64 = 128;
 
 /// Why the daemon could not start or stopped with an error.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ServeError {
     /// The configuration is not usable.
     #[error(transparent)]

@@ -53,6 +53,7 @@ impl Slurm for Runner {
 
 /// Why a pass could not be made.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AdapterError {
     /// A command gave no usable answer.
     #[error(transparent)]

@@ -34,6 +34,7 @@ pub struct Clients {
 
 /// Why the tree cannot be used at all.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ClientsError {
     /// The cluster has no `root` account (or is not in the tree at all).
     #[error("cluster `{0}` has no root account in sacctmgr's associations")]

@@ -12,6 +12,7 @@ use thiserror::Error;
 
 /// Why a command gave no usable answer.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum CommandError {
     /// The program could not be started (not installed, not on `PATH`, not executable).
     #[error("{program}: cannot run it: {error}")]

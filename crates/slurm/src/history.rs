@@ -154,6 +154,7 @@ pub struct History {
 
 /// Why a history cannot be kept for a policy.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HistoryError {
     /// The policy does not rank clients, or cannot rank these.
     #[error("policy {policy}: {problem}")]

@@ -13,6 +13,7 @@ use thiserror::Error;
 
 /// Everything that can go wrong while reading a trace.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum TraceError {
     /// A file could not be opened, read or decompressed.
     #[error("{}: {error}", path.display())]

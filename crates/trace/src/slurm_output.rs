@@ -12,6 +12,7 @@ use thiserror::Error;
 
 /// An output of Slurm that a reader could not take.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum ReadError {
     /// The text is not JSON at all (or not an object at the top).
     #[error("not Slurm's JSON: {0}")]

@@ -14,6 +14,7 @@ use thiserror::Error;
 
 /// An allocation instance that cannot be solved as given.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum AllocError {
     /// A vector has the wrong length.
     #[error("client {client}: {field} has {found} components, expected {expected}")]

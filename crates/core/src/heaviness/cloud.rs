@@ -131,6 +131,7 @@ pub struct Cloud {
 
 /// A cloud the metric cannot evaluate.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum HeavinessError {
     /// A vector has the wrong number of components.
     #[error("{what}: {field} has {found} components, expected {expected} (one per resource)")]

@@ -112,6 +112,7 @@ pub struct AccountTree {
 
 /// An account that cannot join a tree.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum AccountError {
     /// The name is already in the tree.
     #[error("account {0:?} is already in the tree")]

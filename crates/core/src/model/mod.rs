@@ -77,6 +77,7 @@ impl fmt::Display for Time {
 
 /// A problem with a resource set, a weight or a vector.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum ModelError {
     /// Two resources share a name.
     #[error("resource {0:?} is listed twice")]

@@ -582,6 +582,7 @@ fn build_sdrf(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
 
 /// A policy specification that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum PolicyError {
     /// No policy has this name (here).
     #[error("unknown policy {given:?}: expected {expected}")]

@@ -129,6 +129,7 @@ impl Share {
 
 /// An input a ranker refuses.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum RankError {
     /// Time must not go backwards.
     #[error("time went backwards: {now} after {previous}")]

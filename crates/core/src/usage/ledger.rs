@@ -12,6 +12,7 @@ use thiserror::Error;
 
 /// A ledger or a window was misused.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum LedgerError {
     /// Time moved backwards.
     #[error("time went backwards: ledger is at {now} s, asked for {asked} s")]

@@ -101,6 +101,7 @@ impl Charge {
 
 /// Why a job cannot be charged.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum ChargeError {
     /// A chunk of the job finds too few suitable nodes, even empty, among those the earlier
     /// chunks did not take (chunks are priced in turn on the cheapest nodes left, as reference

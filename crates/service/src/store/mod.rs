@@ -51,6 +51,7 @@ pub enum Backend {
 
 /// What the store refuses or fails at.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum StoreError {
     /// The database failed.
     #[error("database: {0}")]

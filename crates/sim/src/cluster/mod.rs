@@ -181,6 +181,7 @@ impl ClusterConfig {
 
 /// A run that cannot proceed.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum SimError {
     /// Arrivals must come in submit order.
     #[error("arrival at {got} after one at {previous}: arrivals must be in submit order")]
@@ -430,6 +431,7 @@ fn tell(on_job: &mut Option<&mut dyn FnMut(JobOutcome)>, settled: &mut Vec<JobOu
 
 /// Why a run stopped early: the engine refused, or the input failed.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum RunError<E> {
     /// The engine refused the input.
     #[error(transparent)]

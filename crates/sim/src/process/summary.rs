@@ -30,6 +30,7 @@ pub struct Progress {
 
 /// Why a simulation could not be made.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum SimulateError {
     /// A setting outside its range, or programs that would not finish (see
     /// [`Scenario::check`]).

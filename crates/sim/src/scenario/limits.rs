@@ -37,6 +37,7 @@ pub fn is_time_sliced(resource: &str) -> bool {
 
 /// A scenario the simulator would not finish, or whose output would not be bounded.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum LimitError {
     /// A `[simulation]` setting or a process's start outside its range.
     #[error("{key}: expected {expected}, found {}", shown(*found))]

@@ -191,6 +191,7 @@ pub struct ProcessSpec {
 
 /// Everything that can be wrong with a scenario.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ScenarioError {
     /// The scenario file could not be read, or its TOML is malformed, has an unknown key, or a
     /// value out of range: what every configuration reader reports.

@@ -30,6 +30,7 @@ const MOST_STEPS: usize = 10_000;
 
 /// Why a programme has no answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LpError {
     /// The floors themselves break a constraint.
     Infeasible,

@@ -49,6 +49,7 @@ pub enum Solver {
 
 /// An allocation BAA cannot make.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum BaaError {
     /// A user's demand must be positive in every resource and finite.
     #[error("user {user}: every demand must be a positive finite number, found {demand:?}")]

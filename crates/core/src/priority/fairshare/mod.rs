@@ -60,6 +60,7 @@ pub struct Standing {
 
 /// Why a share tree cannot be used.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum TreeError {
     /// A parent must come before its children, and only the first association is the root.
     #[error("association {0}: its parent must come before it, and only association 0 has none")]

@@ -95,6 +95,7 @@ pub struct LiveTreeCounters {
 
 /// An input the live tree refuses.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LiveTreeError {
     /// Time must be finite and must not go backwards.
     #[error("time {t} s: expected a finite time not before the tree's {now} s")]
