@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from functools import cached_property
 from typing import Any, Iterable, Optional, Sequence, Union
 
@@ -114,7 +115,7 @@ def priorities(
     *,
     shares: Optional[Path] = None,
     at: Union[str, int, None] = None,
-    policy: str = "fair-tree",
+    function: str = "fair-tree",
     decay: str = "half-life:7d",
     usage: str = "cpu",
     machines: Optional[Path] = None,
@@ -122,18 +123,27 @@ def priorities(
     lenient: bool = False,
     swf_cpus: str = "auto",
     swf_memory: str = "auto",
+    policy: Optional[str] = None,
 ) -> Standings:
     """Each account's and user's fairshare standing at a moment of an accounting log (shares,
     usage, level fairshare, factor, rank), as ``fairshare priorities`` shows it.
 
     ``at`` is a duration after the log's first event (``"40d"``, seconds) or a date
-    (``"2026-11-23T23:16:57"``); default the log's last event. ``policy`` is the fairshare
+    (``"2026-11-23T23:16:57"``); default the log's last event. ``function`` is the fairshare
     function (``fair-tree``, ``slurm-classic``, ``pbs``, ``metacentrum``, ``htcondor`` or
-    ``htcondor:floor=0.25``), ``decay`` how usage
-    fades (``half-life:7d``, ``step:72h:0.5``, ``reset:30d``, ``slurm:half-life=…``),
+    ``htcondor:floor=0.25``; ``policy=`` is its old name, still taken with a
+    ``DeprecationWarning``), ``decay`` how usage fades (``half-life:7d``, ``step:72h:0.5``, ``reset:30d``, ``slurm:half-life=…``),
     ``usage`` what a job is charged per second (``cpu``, ``maui-pe``, ``pe``,
     ``pe-additive``, ``dominant``, ``tres:W+W+…``, ``billing``). ``swf_cpus`` and ``swf_memory``
     pick an SWF log's fields as in ``read()``."""
+    if policy is not None:
+        warnings.warn(
+            "priorities(policy=...) is now priorities(function=...): it names a fairshare "
+            "function, not a policy as replay's policies do",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        function = policy
     return Standings(
         _native.priorities_run(
             _paths(traces),
@@ -143,7 +153,7 @@ def priorities(
             swf_memory=swf_memory,
             shares=_path(shares),
             at=None if at is None else str(at),
-            policy=policy,
+            policy=function,
             decay=decay,
             usage=usage,
             machines=_path(machines),

@@ -104,7 +104,7 @@ pub fn priorities_run(
                 .transpose()
                 .map_err(|e| format!("at: {e}"))?,
             function: FairshareFunction::parse(&policy)
-                .map_err(|e| format!("policy {policy:?}: {e}"))?,
+                .map_err(|e| format!("function {policy:?}: {e}"))?,
             decay: parse_decay(&decay).map_err(|e| format!("decay: {e}"))?,
             usage: usage.parse().map_err(|e| format!("usage: {e}"))?,
             machines,

@@ -9,12 +9,12 @@ use fairshare_core::alloc::tasks::Blocking;
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::{parse_duration, parse_window};
 use fairshare_lab::jobs::JobParts;
+use fairshare_lab::summary::ReplaySummary;
 use fairshare_lab::{
     CapacitySource, LabError, Replay, ReplayPlan, ReplayRequest, ShareSource, StopRule, Workload,
 };
 use fairshare_sim::cluster::{Fit, Overrun, Scheduler};
 use fairshare_sim::stats::{timed, RunStats};
-use fairshare_lab::summary::ReplaySummary;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::path::PathBuf;

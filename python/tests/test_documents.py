@@ -49,9 +49,9 @@ def test_priorities_are_the_cli_s(tmp_path, small_log):
 
 
 def test_classic_priorities_with_pe_usage_are_the_cli_s(tmp_path, small_log):
-    options = {"policy": "slurm-classic", "usage": "dominant", "decay": "step:1h:0.5"}
+    options = {"function": "slurm-classic", "usage": "dominant", "decay": "step:1h:0.5"}
     result = fairshare.priorities(small_log, **options)
-    args = ["priorities", small_log, "--policy=slurm-classic", "--usage=dominant", "--decay=step:1h:0.5"]
+    args = ["priorities", small_log, "--function=slurm-classic", "--usage=dominant", "--decay=step:1h:0.5"]
     same(tmp_path, result, args)
 
 
@@ -104,7 +104,7 @@ def test_a_baa_timeline_is_the_cli_s(tmp_path):
 @pytest.mark.parametrize(
     ("call", "says"),
     [
-        (lambda log: fairshare.priorities(log, policy="nosuch"), 'policy "nosuch": expected'),
+        (lambda log: fairshare.priorities(log, function="nosuch"), 'function "nosuch": expected'),
         (lambda log: fairshare.priorities(log, at="yesterday"), "at: "),
         (lambda log: fairshare.priorities(log, decay="fast"), "decay: "),
         (lambda log: fairshare.priorities(log, usage="gold"), "usage: "),
@@ -124,3 +124,11 @@ def test_bad_input_is_an_input_error_that_says_what(small_log, call, says):
     with pytest.raises(fairshare.InputError, match=says) as caught:
         call(small_log)
     assert "--" not in str(caught.value), "Python's errors name keyword arguments, not options"
+
+
+def test_priorities_takes_the_old_policy_keyword_with_a_warning(tmp_path):
+    log = tmp_path / "usage.swf"
+    log.write_text("1 0 0 1000 1 -1 -1 1 1000 -1 1 1 1 1 1 1 -1 -1\n2 0 0 1000 4 -1 -1 4 1000 -1 1 2 1 1 1 1 -1 -1\n")
+    with pytest.warns(DeprecationWarning, match="function="):
+        old = fairshare.priorities(log, policy="pbs")
+    assert old.rows.equals(fairshare.priorities(log, function="pbs").rows)

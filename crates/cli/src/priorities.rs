@@ -26,7 +26,7 @@ use std::path::PathBuf;
 /// that the table is `sshare -l`'s, column by column.
 ///
 /// Example: fairshare priorities ../shared/traces/swf/wagap-2013.swf --shares shares.toml
-///   --at 40d --policy fair-tree --decay half-life:7d
+///   --at 40d --function fair-tree --decay half-life:7d
 ///
 /// Example: fairshare priorities dump.sacct --shares shares.toml
 ///   --decay slurm:half-life=10m,period=1m,tick=2026-11-24T02:52:57
@@ -49,7 +49,10 @@ pub struct Args {
     /// The fairshare function: NAME[:KEY=N] (see --help).
     #[arg(long, value_parser = FairshareFunction::parse, default_value = "fair-tree",
           long_help = format!("The fairshare function, NAME[:KEY=N[;KEY=N]]:\n{}", FairshareFunction::help()))]
-    policy: FairshareFunction,
+    function: FairshareFunction,
+    /// The old name of --function, still taken with a note.
+    #[arg(long, value_parser = FairshareFunction::parse, hide = true, conflicts_with = "function")]
+    policy: Option<FairshareFunction>,
     /// How usage fades: `half-life:DURATION` (Slurm's default is 7d), `step:DURATION:FACTOR`
     /// (MetaCentrum: step:72h:0.5), `reset:DURATION`, or Slurm's own tick-by-tick accounting,
     /// `slurm:half-life=DURATION,period=DURATION,tick=DATE,reset=PERIOD` (PriorityDecayHalfLife,
@@ -77,11 +80,17 @@ pub struct Args {
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> Result<()> {
+    if args.policy.is_some() {
+        eprintln!(
+            "note: --policy is now --function (it names a fairshare function, not a policy as \
+             replay's --policy does); --policy still works"
+        );
+    }
     let workload = args.trace.scan()?;
     let document = workload.standings(&PrioritiesRequest {
         shares: args.shares,
         at: args.at,
-        function: args.policy,
+        function: args.policy.unwrap_or(args.function),
         decay: args.decay,
         usage: args.usage,
         machines: args.machines,

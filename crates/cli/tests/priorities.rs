@@ -55,7 +55,7 @@ fn the_spec_example_under_pbs_and_metacentrum() {
         path,
         "--at",
         "2000",
-        "--policy",
+        "--function",
         "pbs",
         "--decay",
         "half-life:100000d",
@@ -76,7 +76,7 @@ fn the_spec_example_under_pbs_and_metacentrum() {
             path,
             "--at",
             "15000",
-            "--policy",
+            "--function",
             "metacentrum",
             "--decay",
             decay,
@@ -92,6 +92,14 @@ fn the_spec_example_under_pbs_and_metacentrum() {
         close(halved[0].0, 2.0 * before[0].0) && close(halved[1].0, 2.0 * before[1].0),
         "{halved:?}"
     );
+    // The old spelling, --policy, still works, with a note; both at once are refused.
+    let args = |flag: &'static str| ["priorities", path, "--at", "2000", flag, "pbs"];
+    let (old, new) = (fairshare(&args("--policy")), fairshare(&args("--function")));
+    assert!(String::from_utf8_lossy(&old.stderr).contains("note: --policy is now --function"));
+    assert!(old.status.success() && new.stderr.is_empty());
+    assert_eq!(old.stdout, new.stdout);
+    let both = fairshare(&["priorities", path, "--function", "pbs", "--policy", "pbs"]);
+    assert_eq!(both.status.code(), Some(2));
     let bad = fairshare(&["priorities", path, "--decay", "sometimes"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("expected half-life:D"));
@@ -129,7 +137,7 @@ fn a_sacct_dump_gives_the_expected_tree_and_fair_tree_ranking() {
         shares.to_str().unwrap(),
         "--at",
         "2h",
-        "--policy",
+        "--function",
         "fair-tree",
         "--decay",
         "half-life:100000d",
@@ -223,7 +231,7 @@ fn a_sacctmgr_tree_ranks_as_the_share_file_that_says_it() {
                 shares.to_str().unwrap(),
                 "--at",
                 "2h",
-                "--policy",
+                "--function",
                 function,
                 "--json",
                 "-",
@@ -558,7 +566,7 @@ fn the_moment_counts_from_the_first_event_and_defaults_to_the_dump() {
     let text = fairshare(&[
         "priorities",
         dump.to_str().unwrap(),
-        "--policy",
+        "--function",
         "slurm-classic",
     ]);
     let text = String::from_utf8_lossy(&text.stdout);
@@ -620,7 +628,7 @@ fn slurm_classic_reproduces_a_real_sshare_between_ticks() {
         let doc = on_the_cluster(
             SLURM_CLASSIC_DUMP,
             &[
-                "--policy",
+                "--function",
                 "slurm-classic",
                 "--decay",
                 "slurm:half-life=10m,period=1m,tick=2026-11-24T03:12:57",

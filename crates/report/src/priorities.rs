@@ -292,7 +292,7 @@ root                                     190088   1.000000      1.000000
         );
     }
 
-    /// `fairshare priorities usage.swf --at 15000 --policy metacentrum --decay
+    /// `fairshare priorities usage.swf --at 15000 --function metacentrum --decay
     /// step:20000s:0.5`: an SWF log of seconds under MetaCentrum's function, whose tiny factors
     /// are written with four significant digits, without Slurm's columns. The expected table is
     /// what the command printed before the table moved here.
@@ -365,7 +365,7 @@ root                                       5000   1.000000   0.000200
 "
         );
         // Jobs no machine could run are counted in the summary, as on wagap-2013 under the PE
-        // (`--usage pe --policy metacentrum --decay step:72h:0.5`).
+        // (`--usage pe --function metacentrum --decay step:72h:0.5`).
         d.usage = UsageMetric::new(&pe::PE);
         d.decay = Decay::Step {
             period_s: 259_200.0,
