@@ -1,0 +1,129 @@
+//! What a cluster run is configured with: the policy, the capacity, the users and their
+//! shares, the discipline and placement, when it stops, what it records and the site's queues.
+
+use super::*;
+
+/// When a run ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// At this time; tasks arriving later are counted but not submitted.
+    Horizon(Time),
+    /// When every task has finished.
+    Drain,
+}
+
+/// Everything a cluster run needs besides its arrivals.
+#[derive(Debug, Clone)]
+pub struct ClusterConfig {
+    /// The policy.
+    pub policy: PolicySpec,
+    /// A pool or machines.
+    pub capacity: Capacity,
+    /// Resource names, for the results.
+    pub resources: Vec<String>,
+    /// User names; their number is n.
+    pub users: Vec<String>,
+    /// Each user's weight and entitlement; `None`: equal shares, 1/n each.
+    pub shares: Option<Vec<Share>>,
+    /// The account tree with the users placed in it, which fairshare policies rank by;
+    /// `None`: every user under the root, with its weight as its shares.
+    pub accounts: Option<Accounts>,
+    /// What a scheduling pass may start.
+    pub discipline: Arc<dyn Discipline>,
+    /// Which node a task starts on.
+    pub placement: Arc<dyn Placement>,
+    /// When the run ends.
+    pub stop: Stop,
+    /// Time of the first event (timelines count from it).
+    pub origin: Time,
+    /// Seconds between timeline samples.
+    pub sample_every: f64,
+    /// How many users' dominant shares the timeline keeps.
+    pub top_users: usize,
+    /// Which jobs the result lists (submit, start, end, nodes and first reservation): those
+    /// running at some time in this window; `None`: none.
+    pub record_jobs: Option<Window>,
+    /// The site's queues, by the trace's queue index: how many processors each may hold and
+    /// which go first. A job of a queue not listed (or of none) has no limit and priority 0.
+    pub queues: Vec<QueueLimit>,
+    /// What happens to a job that ran longer than its walltime request.
+    pub overrun: Overrun,
+}
+
+/// What a site allows one queue.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueueLimit {
+    /// The most processors (the first resource, in the trace's units) its running jobs may
+    /// hold at once; `None`: no limit.
+    pub processors: Option<f64>,
+    /// Its priority: a pass considers the jobs of higher-priority queues first, each queue's
+    /// in the policy's order.
+    pub priority: i32,
+    /// What a fairshare policy multiplies its jobs' charges by.
+    pub cost: f64,
+}
+
+impl Default for QueueLimit {
+    /// No limit, priority 0, cost 1.
+    fn default() -> QueueLimit {
+        QueueLimit {
+            processors: None,
+            priority: 0,
+            cost: 1.0,
+        }
+    }
+}
+
+/// A span of simulated time, `[from, to)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// Its start.
+    pub from: Time,
+    /// Its end (excluded).
+    pub to: Time,
+}
+
+impl Window {
+    /// All of time.
+    pub const ALL: Window = Window {
+        from: Time::ZERO,
+        to: Time(u64::MAX),
+    };
+
+    /// Whether something running over `[start, end)` runs during the window (a job that
+    /// runs no time at all counts at its start).
+    pub fn overlaps(&self, start: Time, end: Time) -> bool {
+        start < self.to && (end > self.from || (start == end && start >= self.from))
+    }
+}
+
+impl ClusterConfig {
+    /// A run of `users` under `policy` on `capacity` over `resources`, with the SDRF paper's
+    /// simulator: progressive filling with the head-of-line rule, first fit, until every task
+    /// has finished, time counted from zero, a sample a second, the [`TOP_USERS`] heaviest
+    /// users kept in the timeline.
+    pub fn new(
+        policy: PolicySpec,
+        capacity: Capacity,
+        resources: Vec<String>,
+        users: Vec<String>,
+    ) -> ClusterConfig {
+        ClusterConfig {
+            policy,
+            capacity,
+            resources,
+            users,
+            shares: None,
+            accounts: None,
+            discipline: Arc::new(Fill::default()),
+            placement: Arc::new(FirstFit),
+            stop: Stop::Drain,
+            origin: Time::ZERO,
+            sample_every: 1.0,
+            top_users: TOP_USERS,
+            record_jobs: None,
+            queues: Vec::new(),
+            overrun: Overrun::Kill,
+        }
+    }
+}

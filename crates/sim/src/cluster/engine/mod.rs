@@ -1,0 +1,714 @@
+//! The engine's state and its events: arrivals, starts, finishes and the samples between them.
+//! Its scheduling passes, as a discipline drives them, are in [`pass`]; the loop of events
+//! that drives it all, in [`run`].
+
+mod pass;
+mod run;
+
+pub(super) use run::replay;
+
+use super::*;
+
+/// A job waiting in a user's queue.
+#[derive(Debug, Clone)]
+struct Pending {
+    id: u64,
+    seq: u64,
+    submit: Time,
+    runtime: u64,
+    /// The walltime backfilling plans with, never below the runtime.
+    walltime: u64,
+    request: Request,
+    /// Its dominant share, which some policies order by.
+    size: f64,
+    /// Its queue (the trace's index), and the processors it counts against the queue's limit.
+    queue: Option<u32>,
+    processors: f64,
+    /// Its queue's priority.
+    priority: i32,
+    /// What a fairshare policy charges it per second it runs, before SPEC.
+    rate: f64,
+    /// Its reservation: when, and where.
+    reservation: Option<(Time, Placed)>,
+    /// The first reservation it was given.
+    first_reserved: Option<Time>,
+    /// What becomes of it, when the run is observed.
+    outcome: Option<Box<JobOutcome>>,
+}
+
+/// A job running somewhere.
+#[derive(Debug, Clone)]
+struct Running {
+    user: u32,
+    queue: Option<u32>,
+    processors: f64,
+    placed: Placed,
+    /// When its walltime runs out (the availability profile holds it until then).
+    planned_end: Time,
+    /// When it started, and what a fairshare policy charges it per second.
+    started: Time,
+    rate: Option<f64>,
+    record: Option<JobRecord>,
+    /// What becomes of it, when the run is observed.
+    outcome: Option<Box<JobOutcome>>,
+}
+
+/// The engine's state between events.
+struct Engine {
+    queues: Vec<VecDeque<Pending>>,
+    allocation: Vec<Vec<f64>>,
+    running: Vec<Option<Running>>,
+    free_slots: Vec<usize>,
+    finishes: BinaryHeap<Reverse<(Time, u64, usize)>>,
+    space: Space,
+    ranking: Box<dyn Ranker>,
+    /// What jobs are charged, when the policy charges them.
+    meter: Option<Meter>,
+    recorder: Recorder,
+    now: Time,
+    seq: u64,
+    /// The first refusal by the ranker, which ends the run.
+    fault: Option<SimError>,
+    /// How long the discipline's reservations last.
+    reservations: Reservations,
+    /// Per user, the index of its candidate job in the current pass.
+    cursor: Vec<usize>,
+    /// Users whose candidate moved past their oldest job in the current pass.
+    moved: Vec<u32>,
+    /// Waiting jobs without a reservation.
+    unreserved: u64,
+    /// The least any waiting job needs on one node, which says when nothing can start.
+    smallest: Smallest,
+    /// The nodes that jobs ending before their walltime since the last pass freed, each with
+    /// the time until which it would have been held: only a reservation that can use such
+    /// room can move up.
+    freed: Vec<(usize, Time)>,
+    /// Jobs that name a property no node declares (not enforced).
+    unknown_properties: u64,
+    /// Reserved starts, at which a pass must run even if nothing arrives or ends then.
+    wakeups: BinaryHeap<Reverse<Time>>,
+    record_jobs: Option<Window>,
+    jobs: Vec<JobRecord>,
+    /// The site's queues, and the processors each one's running jobs hold.
+    queue_limits: Vec<QueueLimit>,
+    queue_held: Vec<f64>,
+    /// Whether queues differ in priority, so a pass goes through them tier by tier.
+    tiered: bool,
+    /// In a tiered pass, the priority whose jobs are being considered.
+    tier: Option<i32>,
+    /// What happens to a job that ran longer than its walltime request.
+    overrun: Overrun,
+    /// Whether the run is observed: every job's outcome is then kept until it is settled.
+    observed: bool,
+    /// The capacity's total of each resource, which allocations are fractions of.
+    totals: Vec<f64>,
+    /// Jobs settled since the observer last heard.
+    settled: Vec<JobOutcome>,
+}
+
+/// The ranker of `config`'s policy over `resources` resources, for its users with its shares
+/// (`None`: equal) in its account tree.
+///
+/// Weighted DRF is refused without shares: with equal weights it would silently be DRF.
+fn ranker(config: &ClusterConfig, resources: usize) -> Result<Box<dyn Ranker>, SimError> {
+    let policy = &config.policy;
+    let users = config.users.len();
+    let refuse = |problem: &str| SimError::Policy {
+        policy: policy.name.clone(),
+        problem: problem.into(),
+    };
+    if policy.kind == PolicyKind::Stateless(Policy::WeightedDrf) && config.shares.is_none() {
+        return Err(refuse(
+            "without shares every weight is equal, so weighted DRF would be DRF; give --shares or use drf",
+        ));
+    }
+    let equal = Share::equal(users);
+    let shares = config.shares.as_deref().unwrap_or(&equal);
+    if shares.len() != users {
+        return Err(refuse(&format!(
+            "{} shares for {users} users",
+            shares.len()
+        )));
+    }
+    if let PolicyKind::Fairshare(settings) = policy.kind {
+        settings
+            .metric
+            .check_resources(&config.resources)
+            .map_err(|problem| refuse(&problem))?;
+    }
+    if let Some(accounts) = config.accounts.as_ref().filter(|a| a.clients() != users) {
+        return Err(refuse(&format!(
+            "the account tree places {} users, the run has {users}",
+            accounts.clients()
+        )));
+    }
+    policy
+        .ranker(resources, shares, config.accounts.as_ref())
+        .ok_or_else(|| refuse("ranks processes, not users; the process engine (simulate) runs it"))
+}
+
+/// Each user's entitlement: by `config`'s shares, else 1/n each.
+fn entitlements(config: &ClusterConfig) -> Vec<f64> {
+    let equal = Share::equal(config.users.len());
+    let shares = config.shares.as_deref().unwrap_or(&equal);
+    shares.iter().map(|s| s.entitlement).collect()
+}
+
+impl Engine {
+    fn new(config: &ClusterConfig) -> Result<Engine, SimError> {
+        let m = config.resources.len();
+        let users = config.users.len();
+        let reservations = config.discipline.reservations();
+        let space = Space::new(
+            &config.capacity,
+            &config.resources,
+            Arc::clone(&config.placement),
+            reservations != Reservations::None,
+        )?;
+        Ok(Engine {
+            queues: vec![VecDeque::new(); users],
+            allocation: vec![vec![0.0; m]; users],
+            running: Vec::new(),
+            free_slots: Vec::new(),
+            finishes: BinaryHeap::new(),
+            space,
+            ranking: ranker(config, m)?,
+            meter: match config.policy.kind {
+                PolicyKind::Fairshare(settings) => {
+                    Some(Meter::new(settings.metric, &config.capacity, users))
+                }
+                _ => None,
+            },
+            recorder: Recorder::new(
+                &entitlements(config),
+                &config.resources,
+                config.origin,
+                config.sample_every,
+            ),
+            now: config.origin,
+            seq: 0,
+            fault: None,
+            reservations,
+            cursor: vec![0; users],
+            moved: Vec::new(),
+            unreserved: 0,
+            smallest: Smallest::default(),
+            freed: Vec::new(),
+            unknown_properties: 0,
+            wakeups: BinaryHeap::new(),
+            record_jobs: config.record_jobs,
+            jobs: Vec::new(),
+            queue_held: vec![0.0; config.queues.len()],
+            tiered: config.queues.iter().any(|q| q.priority != 0),
+            queue_limits: config.queues.clone(),
+            tier: None,
+            overrun: config.overrun,
+            observed: false,
+            totals: config.capacity.total(),
+            settled: Vec::new(),
+        })
+    }
+
+    fn at(&mut self, t: Time) -> Result<(), SimError> {
+        self.ranking.advance(t).map_err(SimError::Rank)?;
+        self.now = t;
+        self.recorder.advance(t);
+        Ok(())
+    }
+
+    /// The user's candidate job: its first (its oldest of the highest priority), or in a pass
+    /// the one its cursor points at, if it belongs to the tier being considered.
+    fn candidate(&self, user: u32) -> Option<&Pending> {
+        let job = self.queues[user as usize].get(self.cursor[user as usize])?;
+        self.tier.is_none_or(|t| job.priority == t).then_some(job)
+    }
+
+    /// The queue rule of a job's queue (none: no limit, priority 0).
+    fn queue_rule(&self, queue: Option<u32>) -> QueueLimit {
+        let rule = queue.and_then(|q| self.queue_limits.get(q as usize));
+        rule.copied().unwrap_or_default()
+    }
+
+    /// Whether a job's queue leaves room for it to start now.
+    fn queue_allows(&self, job: &Pending) -> bool {
+        let Some(q) = job.queue.map(|q| q as usize) else {
+            return true;
+        };
+        let limit = self.queue_limits.get(q).and_then(|rule| rule.processors);
+        limit.is_none_or(|limit| self.queue_held[q] + job.processors <= limit + 1e-9)
+    }
+
+    fn head(&self, user: u32) -> Option<Head> {
+        self.candidate(user)
+            .map(|p| Head::new(p.submit, p.seq).with_size(p.size))
+    }
+
+    fn arrive(&mut self, a: Task) -> Result<(), SimError> {
+        let u = a.user as usize;
+        if u >= self.queues.len() {
+            return Err(SimError::BadArrival {
+                user: a.user,
+                problem: "no such user".into(),
+            });
+        }
+        self.recorder.event();
+        self.recorder.submitted(a.user);
+        let bad = |problem| SimError::BadArrival {
+            user: a.user,
+            problem,
+        };
+        let demand = self.space.normalise(&a.demand).map_err(bad)?;
+        let size = dominant_share(&demand);
+        let cpus = a.demand.first().copied().unwrap_or(0.0);
+        let (request, unknown) =
+            self.space
+                .request(cpus, demand, a.nodes, a.exclusive, &a.properties);
+        self.unknown_properties += u64::from(unknown);
+        let rule = self.queue_rule(a.queue);
+        let within_queue = rule.processors.is_none_or(|limit| cpus <= limit + 1e-9);
+        if !(within_queue && self.space.could_ever_fit(&request)) {
+            self.recorder.never_fits(a.user);
+            if self.observed {
+                let outcome = JobOutcome::arrived(&a, a.runtime, false);
+                self.settled.push(JobOutcome {
+                    state: JobState::NeverFits,
+                    ..outcome
+                });
+            }
+            return Ok(());
+        }
+        let rate = self.meter.as_mut().map_or(0.0, |m| m.price(&a)) * rule.cost;
+        // A request of 0 is no request (Slurm's --time=0, and logs that write 0 for unknown).
+        let (runtime, walltime, killed) = match (a.walltime.filter(|w| *w > 0), self.overrun) {
+            (Some(limit), Overrun::Kill) if limit < a.runtime => {
+                self.recorder.killed_at_walltime();
+                (limit, limit, true)
+            }
+            (limit, _) => (a.runtime, limit.unwrap_or(a.runtime).max(a.runtime), false),
+        };
+        let outcome = (self.observed).then(|| Box::new(JobOutcome::arrived(&a, runtime, killed)));
+        self.recorder.queued(a.user);
+        self.seq += 1;
+        self.unreserved += 1;
+        self.smallest.add(&request);
+        let priority = rule.priority;
+        let queue = &self.queues[u];
+        let at = queue.len()
+            - queue
+                .iter()
+                .rev()
+                .take_while(|j| j.priority < priority)
+                .count();
+        self.queues[u].insert(
+            at,
+            Pending {
+                id: a.id,
+                seq: self.seq,
+                submit: a.submit,
+                runtime,
+                walltime,
+                request,
+                size,
+                queue: a.queue,
+                processors: cpus,
+                priority,
+                rate,
+                reservation: None,
+                first_reserved: None,
+                outcome,
+            },
+        );
+        if at == 0 {
+            self.rerank(a.user);
+        }
+        Ok(())
+    }
+
+    fn finish_one(&mut self) {
+        let Some(Reverse((_, _, slot))) = self.finishes.pop() else {
+            return;
+        };
+        let Some(job) = self.running[slot].take() else {
+            return;
+        };
+        self.free_slots.push(slot);
+        self.recorder.event();
+        self.recorder.completed(job.user);
+        if let Some(held) = job.queue.and_then(|q| self.queue_held.get_mut(q as usize)) {
+            *held = (*held - job.processors).max(0.0);
+        }
+        self.space.release(&job.placed);
+        if job.planned_end > self.now {
+            self.space
+                .expect(&job.placed, self.now, job.planned_end, -1.0);
+            for &(node, _) in &job.placed {
+                free_until(&mut self.freed, node, job.planned_end);
+            }
+        }
+        self.recorder.used(self.space.used());
+        let u = job.user as usize;
+        let holding = held(&job.placed, self.allocation[u].len());
+        self.allocation[u]
+            .iter_mut()
+            .zip(&holding)
+            .for_each(|(o, d)| *o = (*o - d).max(0.0));
+        self.recorder
+            .allocation(job.user, self.now, &self.allocation[u]);
+        self.jobs.extend(job.record);
+        if let Some(mut outcome) = job.outcome {
+            outcome.finish = Some(self.now);
+            outcome.state = JobState::Finished;
+            self.settled.push(*outcome);
+        }
+        if let (Some(meter), Some(rate)) = (self.meter.as_mut(), job.rate) {
+            let ran_s = (self.now.as_micros() - job.started.as_micros()) as f64 / 1e6;
+            meter.charge(job.user, rate, ran_s);
+            if let Err(e) = self.ranking.job_finished(job.user, rate, ran_s) {
+                self.fault.get_or_insert(SimError::Rank(e));
+            }
+        }
+        self.rerank(job.user);
+    }
+
+    /// Tells the ranker what `user` holds and waits for now. The engine's holdings are
+    /// normalised from checked demands, so the ranker accepts them; should it not, the first
+    /// refusal is kept and ends the run.
+    fn rerank(&mut self, user: u32) {
+        let head = self.head(user);
+        let result = self
+            .ranking
+            .update(user, &self.allocation[user as usize], head);
+        if let Err(e) = result {
+            self.fault.get_or_insert(SimError::Rank(e));
+        }
+    }
+
+    /// One scheduling pass; time stands still during it, so use is recorded after it.
+    fn pass(&mut self, discipline: &dyn Discipline) {
+        if self.reservations != Reservations::None {
+            self.space.forget_before(self.now);
+            let freed = std::mem::take(&mut self.freed);
+            if self.reservations == Reservations::UntilStart && !freed.is_empty() {
+                self.compress(freed);
+            }
+        }
+        if self.tiered {
+            if let Some(top) = self.next_tier(None) {
+                self.enter_tier(top);
+            }
+        }
+        discipline.pass(self);
+        if self.reservations == Reservations::ForThePass {
+            self.drop_reservations();
+        }
+        self.tier = None;
+        for user in std::mem::take(&mut self.moved) {
+            self.cursor[user as usize] = 0;
+            self.rerank(user);
+        }
+        self.ranking.restore();
+        self.recorder.used(self.space.used());
+    }
+
+    /// The highest priority of any waiting job, below `below` when given.
+    fn next_tier(&self, below: Option<i32>) -> Option<i32> {
+        let priorities = self.queues.iter().flatten().map(|j| j.priority);
+        priorities.filter(|p| below.is_none_or(|b| *p < b)).max()
+    }
+
+    /// Starts considering the jobs of priority `tier`: every user's candidate becomes its
+    /// oldest job of that priority, and users without one are set aside.
+    fn enter_tier(&mut self, tier: i32) {
+        self.ranking.restore();
+        self.tier = Some(tier);
+        for user in 0..self.queues.len() as u32 {
+            let u = user as usize;
+            if self.queues[u].is_empty() {
+                continue;
+            }
+            let first = self.queues[u].iter().position(|j| j.priority == tier);
+            self.cursor[u] = first.unwrap_or(0);
+            if self.cursor[u] != 0 {
+                self.moved.push(user);
+            }
+            match first {
+                Some(_) => self.rerank(user),
+                None => self.set_aside(user),
+            }
+        }
+    }
+
+    /// Every waiting job with a reservation, as (user, index in its queue), by reserved start.
+    fn reserved(&self) -> Vec<(u32, usize)> {
+        let mut reserved: Vec<(Time, u64, u32, usize)> = Vec::new();
+        for (u, queue) in self.queues.iter().enumerate() {
+            for (i, job) in queue.iter().enumerate() {
+                if let Some((t, _)) = &job.reservation {
+                    reserved.push((*t, job.seq, u as u32, i));
+                }
+            }
+        }
+        reserved.sort_unstable();
+        reserved.into_iter().map(|(_, _, u, i)| (u, i)).collect()
+    }
+
+    /// Takes a job's reservation out of the availability profile and off the job.
+    fn unreserve(&mut self, user: u32, index: usize) -> Option<(Time, Placed)> {
+        let job = &mut self.queues[user as usize][index];
+        let (t, placed) = job.reservation.take()?;
+        let end = t.plus_micros(job.walltime);
+        self.unreserved += 1;
+        self.space.expect(&placed, t, end, -1.0);
+        Some((t, placed))
+    }
+
+    /// Drops every reservation (EASY's last only for the pass that made it).
+    fn drop_reservations(&mut self) {
+        for (user, index) in self.reserved() {
+            self.unreserve(user, index);
+        }
+    }
+
+    /// Moves every reservation as early as it now fits, in the order of their starts, each
+    /// against all the others, until none can move: jobs that ended before their walltime left
+    /// room on the `freed` nodes, and since a job's own slot stays free while the others move,
+    /// no reservation ever moves later. Before that room was freed no reservation could start
+    /// earlier, so only starts at which a job could use freed room are tried; a reservation
+    /// that moves frees its old slot, which earlier ones get to try in the next round.
+    fn compress(&mut self, mut freed: Vec<(usize, Time)>) {
+        while !freed.is_empty() {
+            let mut moved = Vec::new();
+            for (user, index) in self.reserved() {
+                let job = &self.queues[user as usize][index];
+                let stays = job.reservation.as_ref().is_none_or(|(t, placed)| {
+                    let (request, walltime) = (&job.request, job.walltime);
+                    !self
+                        .space
+                        .may_move(request, self.now, walltime, *t, &freed, placed)
+                });
+                if stays {
+                    continue;
+                }
+                let Some(old) = self.unreserve(user, index) else {
+                    continue;
+                };
+                let job = &self.queues[user as usize][index];
+                let (request, walltime) = (job.request.clone(), job.walltime);
+                let found =
+                    self.space
+                        .earliest(&request, self.now, walltime, Some(old.0), Some(&freed));
+                let (kept, held_before) = match found {
+                    Some(earlier) => {
+                        let end = old.0.plus_micros(walltime);
+                        for &(node, _) in &old.1 {
+                            free_until(&mut freed, node, end);
+                            free_until(&mut moved, node, end);
+                        }
+                        (earlier, false)
+                    }
+                    None => (old, true),
+                };
+                self.hold(user, index, kept, held_before);
+            }
+            freed = moved;
+        }
+        #[cfg(debug_assertions)]
+        self.assert_compressed();
+    }
+
+    /// Checks, in debug builds (and so in every test), that compression left no reservation
+    /// able to start earlier, by trying every earlier start in full.
+    #[cfg(debug_assertions)]
+    fn assert_compressed(&mut self) {
+        for (user, index) in self.reserved() {
+            let Some(old) = self.unreserve(user, index) else {
+                continue;
+            };
+            let job = &self.queues[user as usize][index];
+            let (request, walltime) = (job.request.clone(), job.walltime);
+            let earlier = self
+                .space
+                .earliest_by_trying_every_start(&request, self.now, walltime, old.0);
+            assert!(
+                earlier.is_none(),
+                "job {} could start at {:?}, before its reservation at {}",
+                job.id,
+                earlier.map(|e| e.0),
+                old.0
+            );
+            self.hold(user, index, old, true);
+        }
+    }
+
+    /// Gives a waiting job the reservation `(t, placed)` and enters it in the profile, with a
+    /// wakeup at `t` unless it `held_before` a reservation starting then (whose wakeup, still
+    /// ahead, is in the heap already: one per hold would grow the heap with every compression).
+    fn hold(&mut self, user: u32, index: usize, (t, placed): (Time, Placed), held_before: bool) {
+        let job = &mut self.queues[user as usize][index];
+        self.space
+            .expect(&placed, t, t.plus_micros(job.walltime), 1.0);
+        job.first_reserved.get_or_insert(t);
+        job.reservation = Some((t, placed));
+        if t > self.now && !held_before {
+            self.wakeups.push(Reverse(t));
+        }
+        self.unreserved -= 1;
+    }
+
+    /// Starts the job at `index` of `user`'s queue on `placed` now.
+    fn launch(&mut self, user: u32, index: usize, placed: Placed) {
+        let Some(job) = self.queues[user as usize].remove(index) else {
+            return;
+        };
+        self.unreserved -= 1;
+        self.smallest.remove(&job.request);
+        let speed = self.space.speed(&placed);
+        let run = on_node(job.runtime, speed);
+        let wait = (self.now.as_micros() - job.submit.as_micros()) as f64 / 1e6;
+        self.recorder.started(user, wait, run as f64 / 1e6);
+        let client = user as usize;
+        let holding = held(&placed, self.allocation[client].len());
+        self.allocation[client]
+            .iter_mut()
+            .zip(&holding)
+            .for_each(|(o, d)| *o += d);
+        self.recorder
+            .allocation(user, self.now, &self.allocation[client]);
+        if let Some(held) = job.queue.and_then(|q| self.queue_held.get_mut(q as usize)) {
+            *held += job.processors;
+        }
+        self.space.take(&placed);
+        let end = self.now.plus_micros(run);
+        let planned_end = self.now.plus_micros(on_node(job.walltime, speed)).max(end);
+        self.space.expect(&placed, self.now, planned_end, 1.0);
+        let slot = self.free_slots.pop().unwrap_or(self.running.len());
+        if slot == self.running.len() {
+            self.running.push(None);
+        }
+        self.finishes.push(Reverse((end, job.seq, slot)));
+        let recorded = self.record_jobs.filter(|w| w.overlaps(self.now, end));
+        let record = recorded.map(|_| JobRecord {
+            id: job.id,
+            user,
+            submit: job.submit,
+            start: self.now,
+            end,
+            placed: placed.clone(),
+            first_reserved: job.first_reserved,
+        });
+        let outcome = job.outcome.map(|mut outcome| {
+            outcome.start = Some(self.now);
+            outcome.waited_until = self.now;
+            outcome.runtime = run;
+            outcome.machines = placed.iter().map(|(node, _)| *node).collect();
+            let totals = self.totals.iter();
+            outcome.allocated = holding.iter().zip(totals).map(|(h, t)| h * t).collect();
+            outcome
+        });
+        let rate = self.meter.as_ref().map(|m| m.rate_on(job.rate, &placed));
+        if let Some(rate) = rate {
+            if let Err(e) = self.ranking.job_started(user, rate) {
+                self.fault.get_or_insert(SimError::Rank(e));
+            }
+        }
+        self.running[slot] = Some(Running {
+            user,
+            queue: job.queue,
+            processors: job.processors,
+            placed,
+            planned_end,
+            started: self.now,
+            rate,
+            record,
+            outcome,
+        });
+    }
+
+    /// The run's results at `end`, and the outcomes of the jobs still running or waiting then
+    /// (and of those settled since the observer last heard), when the run is observed.
+    fn conclude(mut self, config: &ClusterConfig, end: Time) -> (PolicyResult, Vec<JobOutcome>) {
+        let waiting = self
+            .queues
+            .iter()
+            .enumerate()
+            .flat_map(|(u, q)| q.iter().map(move |p| (u as u32, p.submit)));
+        let counters = self.ranking.livetree();
+        let mut result = self
+            .recorder
+            .finish(end, waiting, &config.users, config.top_users);
+        Recorder::with_livetree(&mut result, counters);
+        result.policy = config.policy.name.clone();
+        result.tasks_with_unknown_properties = self.unknown_properties;
+        if let Some(mut meter) = self.meter {
+            for job in self.running.iter().flatten() {
+                let ran_s = (end.as_micros().saturating_sub(job.started.as_micros())) as f64 / 1e6;
+                meter.charge(job.user, job.rate.unwrap_or(0.0), ran_s);
+            }
+            let (charged, system_wide) = meter.totals();
+            let index: std::collections::HashMap<&str, usize> = (config.users.iter())
+                .enumerate()
+                .map(|(u, name)| (name.as_str(), u))
+                .collect();
+            for user in &mut result.users {
+                user.charged = index.get(user.id.as_str()).map(|&u| charged[u]);
+            }
+            result.tasks_priced_system_wide = system_wide;
+        }
+        let mut settled = std::mem::take(&mut self.settled);
+        for job in self.running.iter_mut().flatten() {
+            settled.extend(job.outcome.take().map(|o| JobOutcome {
+                state: JobState::Unfinished,
+                ..*o
+            }));
+        }
+        for job in self.queues.iter_mut().flatten() {
+            settled.extend(job.outcome.take().map(|o| JobOutcome {
+                state: JobState::NeverStarted,
+                waited_until: end,
+                ..*o
+            }));
+        }
+        let mut jobs = self.jobs;
+        let still_running = self.running.into_iter().flatten();
+        jobs.extend(still_running.filter_map(|r| r.record));
+        jobs.sort_unstable_by_key(|j| (j.start, j.id));
+        result.jobs = jobs;
+        (result, settled)
+    }
+}
+
+impl Engine {
+    /// Re-ranks a user whose candidate at `index` just started, or sets the user aside when
+    /// no job is left for it in this pass (or tier) but it still waits (it is re-ranked when
+    /// the pass ends).
+    fn after_start(&mut self, user: u32, index: usize) {
+        let waits = self.queues[user as usize].len() > self.cursor[user as usize];
+        if self.candidate(user).is_none() && (index > 0 || waits) {
+            self.set_aside(user);
+            if index == 0 {
+                // Moved past its tier with its cursor where it was (a moved cursor is listed).
+                self.moved.push(user);
+            }
+        } else {
+            self.rerank(user);
+        }
+    }
+}
+
+/// How long a task of `runtime` microseconds runs on a node of relative `speed` (exactly
+/// `runtime` at speed 1).
+fn on_node(runtime: u64, speed: f64) -> u64 {
+    if speed == 1.0 {
+        runtime
+    } else {
+        (runtime as f64 / speed).round() as u64
+    }
+}
+
+/// Notes that `node` has room freed until `until`, once per node (the latest time kept).
+fn free_until(freed: &mut Vec<(usize, Time)>, node: usize, until: Time) {
+    match freed.iter_mut().find(|(n, _)| *n == node) {
+        Some((_, t)) => *t = (*t).max(until),
+        None => freed.push((node, until)),
+    }
+}

@@ -1,0 +1,126 @@
+//! The engine as a discipline's [`Pass`]: the waiting users in the policy's order, tier by
+//! tier, and the starts, reservations and skips a discipline asks for.
+
+use super::*;
+
+impl Pass for Engine {
+    fn first(&mut self) -> Option<u32> {
+        loop {
+            if let Some(user) = self.ranking.first() {
+                return Some(user);
+            }
+            let lower = self.next_tier(Some(self.tier?))?;
+            self.enter_tier(lower);
+        }
+    }
+
+    fn start(&mut self, user: u32) -> bool {
+        let (u, index) = (user as usize, self.cursor[user as usize]);
+        let Some(job) = self.queues[u].get(index) else {
+            return false;
+        };
+        if !self.queue_allows(job) {
+            // Its queue is full: it waits, without a reservation, until a job of its queue
+            // ends, and the pass goes on past it. The room it leaves lets reservations move
+            // up, at once.
+            let walltime = job.walltime;
+            if let Some((t, placed)) = self.unreserve(user, index) {
+                for &(node, _) in &placed {
+                    free_until(&mut self.freed, node, t.plus_micros(walltime));
+                }
+                self.wakeups.push(Reverse(self.now));
+            }
+            self.pass_over(user);
+            return true;
+        }
+        if self.reservations == Reservations::UntilStart
+            && job.reservation.as_ref().is_some_and(|(t, _)| *t > self.now)
+        {
+            // Reservations are compressed before the pass: one that could start now would.
+            return false;
+        }
+        let walltime = job.walltime;
+        let placed = if self.reservations == Reservations::None {
+            self.space.fit_now(&self.queues[u][index].request)
+        } else {
+            let own = self.unreserve(user, index);
+            if let Some((_, placed)) = own.as_ref().filter(|(t, _)| *t <= self.now) {
+                // Its reserved nodes are free for it now: starting elsewhere would free room
+                // that no reservation was moved into.
+                let placed = placed.clone();
+                self.launch(user, index, placed);
+                self.after_start(user, index);
+                return true;
+            }
+            let request = &self.queues[u][index].request;
+            let placed = self.space.fit_during(request, self.now, walltime);
+            if placed.is_none() {
+                if let Some(own) = own {
+                    self.hold(user, index, own, true);
+                }
+            }
+            placed
+        };
+        let Some(placed) = placed else {
+            return false;
+        };
+        self.launch(user, index, placed);
+        self.after_start(user, index);
+        true
+    }
+
+    fn reserve(&mut self, user: u32) -> bool {
+        let index = self.cursor[user as usize];
+        let Some(job) = self.candidate(user) else {
+            return false;
+        };
+        if job.reservation.is_some() {
+            return true;
+        }
+        if !self.queue_allows(job) {
+            return false;
+        }
+        let (request, walltime) = (job.request.clone(), job.walltime);
+        let found = self
+            .space
+            .earliest(&request, self.now, walltime, None, None);
+        #[cfg(debug_assertions)]
+        {
+            let never = Time(u64::MAX);
+            let naive = self
+                .space
+                .earliest_by_trying_every_start(&request, self.now, walltime, never);
+            assert_eq!(found, naive, "pruned and full searches differ");
+        }
+        found
+            .map(|found| self.hold(user, index, found, false))
+            .is_some()
+    }
+
+    fn pass_over(&mut self, user: u32) {
+        let u = user as usize;
+        if self.cursor[u] == 0 {
+            self.moved.push(user);
+        }
+        self.cursor[u] += 1;
+        if self.candidate(user).is_some() {
+            self.rerank(user);
+        } else {
+            self.set_aside(user);
+        }
+    }
+
+    fn set_aside(&mut self, user: u32) {
+        self.ranking.set_aside(user);
+    }
+
+    fn full(&self) -> bool {
+        self.smallest
+            .least()
+            .is_none_or(|least| self.space.too_full_for(least))
+    }
+
+    fn unreserved(&self) -> u64 {
+        self.unreserved
+    }
+}
