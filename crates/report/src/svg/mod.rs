@@ -7,34 +7,16 @@
 //! data. Drawing goes through `plotters`' SVG backend, which writes text as `<text>` elements
 //! and needs no font files. Non-finite values are dropped, so no `NaN` reaches the output.
 
+mod colour;
+mod text;
+
+pub use colour::{colour, colours_for, hex, Colour, GREY, PALETTE};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-
-/// The Okabe–Ito palette (colour-blind safe), in the order series take it.
-pub const PALETTE: [(u8, u8, u8); 8] = [
-    (0, 114, 178),
-    (213, 94, 0),
-    (0, 158, 115),
-    (204, 121, 167),
-    (230, 159, 0),
-    (86, 180, 233),
-    (0, 0, 0),
-    (240, 228, 66),
-];
-
-/// A colour to draw in: a palette colour or an explicit shade.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Colour {
-    /// Palette colour `i` (see [`PALETTE`]), cycling.
-    Palette(usize),
-    /// An explicit (red, green, blue) shade.
-    Rgb(u8, u8, u8),
-}
-
-/// Neutral grey for reference lines, bottleneck strips and points on them.
-pub const GREY: Colour = Colour::Rgb(120, 120, 120);
+use text::xml_escape;
+pub use text::{delta_label, shorten_middle, truncate, wrap};
 
 /// Values of this magnitude or more (or not finite) are not drawn.
 const LIMIT: f64 = 1e15;
@@ -53,77 +35,6 @@ const FONT: &str = "sans-serif";
 /// Font sizes as plotters takes them (it draws them at about 0.8×).
 const TICK_PT: f64 = 16.5;
 const DESC_PT: f64 = 17.5;
-
-/// Colour names (matched in any case), the shade a name is drawn in, and the palette colour the
-/// name keeps from other names: its own, or the one it resembles. Okabe–Ito supplies blue,
-/// vermillion for red, bluish green for green, reddish purple for purple, orange, sky blue for
-/// cyan, black and yellow; the rest are explicit: pink #F095BE (lighter than purple), magenta
-/// #C51B8A (more saturated), brown #8C510A, grey #A0A0A0 (lighter than bottleneck strips).
-const NAMED: [(&str, Colour, Option<usize>); 13] = [
-    ("blue", Colour::Palette(0), Some(0)),
-    ("red", Colour::Palette(1), Some(1)),
-    ("green", Colour::Palette(2), Some(2)),
-    ("purple", Colour::Palette(3), Some(3)),
-    ("orange", Colour::Palette(4), Some(4)),
-    ("cyan", Colour::Palette(5), Some(5)),
-    ("black", Colour::Palette(6), Some(6)),
-    ("yellow", Colour::Palette(7), Some(7)),
-    ("pink", Colour::Rgb(240, 149, 190), Some(3)),
-    ("magenta", Colour::Rgb(197, 27, 138), Some(3)),
-    ("brown", Colour::Rgb(140, 81, 10), None),
-    ("grey", Colour::Rgb(160, 160, 160), None),
-    ("gray", Colour::Rgb(160, 160, 160), None),
-];
-
-/// A colour for each name: its own shade when the name is a colour's (see `NAMED`), else the
-/// first colour no colour name takes or keeps: the palette's in order, then the explicit shades
-/// of `NAMED`, cycling over the palette only when all are taken. The same names always get
-/// the same colours.
-pub fn colours_for(names: &[&str]) -> Vec<Colour> {
-    let named = |name: &str| NAMED.iter().find(|(n, ..)| n.eq_ignore_ascii_case(name));
-    let taken: Vec<Colour> = names
-        .iter()
-        .filter_map(|n| named(n))
-        .flat_map(|(_, shade, kept)| [Some(*shade), kept.map(Colour::Palette)])
-        .flatten()
-        .collect();
-    let palette = (0..PALETTE.len()).map(Colour::Palette);
-    let explicit = NAMED.map(|(_, shade, _)| shade);
-    let mut free: Vec<Colour> = Vec::new();
-    for c in palette.clone().chain(explicit) {
-        if !taken.contains(&c) && !free.contains(&c) {
-            free.push(c);
-        }
-    }
-    if free.is_empty() {
-        free = palette.collect();
-    }
-    let mut next = free.into_iter().cycle();
-    names
-        .iter()
-        .map(|n| match named(n) {
-            Some((_, shade, _)) => *shade,
-            None => next.next().expect("a free colour"),
-        })
-        .collect()
-}
-
-/// The colour `c` as plotters draws it.
-pub fn colour(c: Colour) -> RGBColor {
-    match c {
-        Colour::Palette(i) => {
-            let (r, g, b) = PALETTE[i % PALETTE.len()];
-            RGBColor(r, g, b)
-        }
-        Colour::Rgb(r, g, b) => RGBColor(r, g, b),
-    }
-}
-
-/// The colour `c` as a CSS hex string.
-pub fn hex(c: Colour) -> String {
-    let RGBColor(r, g, b) = colour(c);
-    format!("#{r:02x}{g:02x}{b:02x}")
-}
 
 /// How an axis is scaled and labelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -562,21 +473,6 @@ fn with_lane_tooltips(mut svg: String, lanes: &[String]) -> String {
     svg
 }
 
-/// `text` escaped as plotters escapes SVG text, so what it wrote can be found.
-fn xml_escape(text: &str) -> String {
-    text.chars().fold(String::new(), |mut out, c| {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            _ => out.push(c),
-        }
-        out
-    })
-}
-
 /// The right margin of a chart: wide enough for half the x axis's last tick label, which is
 /// centred on the plot's right edge, so the label stays inside the chart.
 fn right_margin(x: &Axis, xr: (f64, f64)) -> u32 {
@@ -672,32 +568,6 @@ fn with_legend<'a>(
     Ok(plot)
 }
 
-/// `text` split into lines of at most `width` characters, breaking after a separator
-/// (`,` `:` `=` `/` or a space) where one is near, else anywhere.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut lines = Vec::new();
-    let mut rest: Vec<char> = text.chars().collect();
-    while rest.len() > width {
-        let head = &rest[..width];
-        let cut = head
-            .iter()
-            .rposition(|c| matches!(c, ',' | ':' | '=' | '/' | ' '))
-            .filter(|p| *p + 1 >= width / 2)
-            .map_or(width, |p| p + 1);
-        lines.push(
-            rest[..cut]
-                .iter()
-                .collect::<String>()
-                .trim_end()
-                .to_string(),
-        );
-        rest.drain(..cut);
-    }
-    lines.push(rest.into_iter().collect());
-    lines
-}
-
 /// Builds the axes of a chart with one horizontal lane per name, the first on top, over the
 /// drawn x range `xr`; lanes sit at y = n − 1 … 0.
 fn lane_frame<'a, 'b>(
@@ -766,42 +636,6 @@ fn frame<'a, 'b>(
     Ok(chart)
 }
 
-/// `text` cut to `max` characters, with an ellipsis when cut.
-pub fn truncate(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let head: String = text.chars().take(max.saturating_sub(1)).collect();
-    format!("{head}…")
-}
-
-/// `text` cut to `max` characters by taking out its middle, so both its start and its end
-/// (where variants of one policy differ) stay readable.
-pub fn shorten_middle(text: &str, max: usize) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.len() <= max {
-        return text.to_string();
-    }
-    let keep = max.saturating_sub(1);
-    let (head, tail) = (keep - keep / 2, keep / 2);
-    let start: String = chars[..head].iter().collect();
-    let end: String = chars[chars.len() - tail..].iter().collect();
-    format!("{start}…{end}")
-}
-
-/// δ = 1 − 10⁻ᵏ written with superscripts.
-pub fn delta_label(k: i32) -> String {
-    const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
-    let digits: String = k
-        .unsigned_abs()
-        .to_string()
-        .chars()
-        .map(|d| SUP[d.to_digit(10).unwrap_or(0) as usize])
-        .collect();
-    let sign = if k >= 0 { "⁻" } else { "" };
-    format!("1−10{sign}{digits}")
-}
-
 /// A short, fixed-precision rendering of a tick value: 0.25, 12, 3.5k, 2M.
 pub fn number(v: f64) -> String {
     let a = v.abs();
@@ -855,180 +689,4 @@ fn trimmed(v: f64, digits: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_are_short() {
-        assert_eq!(number(0.25), "0.25");
-        assert_eq!(number(-0.0001), "0");
-        assert_eq!(number(12.0), "12");
-        assert_eq!(number(35_000.0), "35k");
-        assert_eq!(number(2_000_000.0), "2M");
-        assert_eq!(number(f64::NAN), "–");
-    }
-
-    #[test]
-    fn ticks_of_one_linear_axis_share_a_unit() {
-        let ticks = |range: (f64, f64), values: &[f64]| -> Vec<String> {
-            values
-                .iter()
-                .map(|v| Axis::new("t").tick(*v, range))
-                .collect()
-        };
-        let long = ticks((0.0, 10_000.9), &[0.0, 2_000.0, 8_000.0, 10_000.0]);
-        assert_eq!(long, ["0", "2k", "8k", "10k"]);
-        let fine = ticks((9_990.0, 10_010.0), &[9_995.0, 10_005.0]);
-        assert_eq!(fine, ["9.995k", "10.005k"]);
-        assert_eq!(ticks((0.0, 1.3e6), &[2e5, 1.2e6]), ["0.2M", "1.2M"]);
-        assert_eq!(ticks((0.0, 16.9), &[0.0, 2.5, 16.0]), ["0", "2.5", "16"]);
-    }
-
-    #[test]
-    fn the_last_x_tick_label_fits_a_chart_without_legend() {
-        for end in [1_000.0, 10_000.0, 2e6] {
-            let chart = LineChart {
-                size: (600, 300),
-                x: Axis::new("time (s)").range(0.0, end),
-                y: Axis::new("y"),
-                series: vec![],
-                hline: None,
-                markers: false,
-                legend: false,
-            };
-            let svg = line_chart(&chart);
-            let label = number_on(end, (0.0, end));
-            let tag = format!(">\n{label}\n</text>");
-            let at = svg.find(&tag).expect("the last tick label");
-            let x: f64 = svg[..at]
-                .rsplit("<text x=\"")
-                .next()
-                .and_then(|t| t.split('"').next()?.parse().ok())
-                .expect("its x");
-            let right = x + (label.chars().count() as u32 * CHAR_W) as f64 / 2.0;
-            assert!(right <= 600.0, "{label} ends at {right}");
-        }
-    }
-
-    #[test]
-    fn delta_labels_use_superscripts() {
-        assert_eq!(delta_label(6), "1−10⁻⁶");
-        assert_eq!(delta_label(12), "1−10⁻¹²");
-    }
-
-    #[test]
-    fn log_axis_drops_non_positive_values() {
-        let y = Axis::new("events").scale(Scale::Log);
-        assert_eq!(y.map(0.0), None);
-        assert_eq!(y.map(100.0), Some(2.0));
-        assert_eq!(y.span(&[2.0, 3.5]), (2.0, 4.0));
-        assert_eq!(y.tick(3.0, (2.0, 4.0)), "1000");
-        assert_eq!(y.tick(3.5, (2.0, 4.0)), "");
-    }
-
-    #[test]
-    fn extreme_values_are_dropped_or_drawn_without_trouble() {
-        let points = vec![(0.0, 1e300), (1.0, -1e300), (2.0, 1e14), (3.0, 1e14 + 0.01)];
-        let series = vec![Series {
-            label: "x".into(),
-            colour: Colour::Palette(9),
-            points,
-        }];
-        for scale in [Scale::Linear, Scale::Log, Scale::Delta] {
-            let chart = LineChart {
-                size: (10, 10),
-                x: Axis::new("x").scale(scale),
-                y: Axis::new("y").scale(scale),
-                series: series.clone(),
-                hline: Some(f64::MAX),
-                markers: true,
-                legend: true,
-            };
-            assert!(!line_chart(&chart).contains("NaN"));
-        }
-    }
-
-    #[test]
-    fn equal_values_get_an_axis_around_them() {
-        let y = Axis::new("y");
-        assert_eq!(y.span(&[0.0, 0.0]), (0.0, 1.0), "all zero: 0…1, not −1…1");
-        assert_eq!(y.clone().with_zero().span(&[0.0]), (0.0, 1.0));
-        assert_eq!(y.span(&[5.0, 5.0]), (4.5, 5.5));
-        assert_eq!(y.span(&[-2.0]), (-2.2, -1.8));
-    }
-
-    #[test]
-    fn long_labels_wrap_at_separators() {
-        assert_eq!(
-            wrap("sdrf:delta=0.999999,form=max-of-sums", 24),
-            ["sdrf:delta=0.999999,", "form=max-of-sums"]
-        );
-        assert_eq!(wrap("short", 24), ["short"]);
-        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
-        assert_eq!(shorten_middle("sdrf:delta=0.999999", 12), "sdrf:d…99999");
-        assert_eq!(shorten_middle("drf", 12), "drf");
-    }
-
-    #[test]
-    fn legends_and_bar_labels_keep_policy_names_whole() {
-        let names = [
-            "sdrf:delta=0.9999 94.0 %",
-            "sdrf:delta=0.999999 93.3 %",
-            "sdrf:delta=0.999999,form=max-of-sums 84.0 %",
-        ];
-        let series = names.iter().enumerate().map(|(i, n)| Series {
-            label: n.to_string(),
-            colour: Colour::Palette(i),
-            points: vec![(0.0, 1.0), (1.0, 2.0)],
-        });
-        let chart = LineChart {
-            size: (1180, 340),
-            x: Axis::new("x"),
-            y: Axis::new("y"),
-            series: series.collect(),
-            hline: None,
-            markers: false,
-            legend: true,
-        };
-        let bars = names.iter().enumerate().map(|(i, n)| Bar {
-            label: n.to_string(),
-            value: i as f64,
-            text: String::new(),
-            colour: Colour::Palette(i),
-        });
-        let bar = BarChart {
-            width: 1180,
-            x: Axis::new("x"),
-            bars: bars.collect(),
-        };
-        for svg in [line_chart(&chart), bar_chart(&bar)] {
-            for name in names {
-                assert!(
-                    svg.contains(&format!(">\n{name}\n<")),
-                    "{name} cut in\n{svg}"
-                );
-            }
-            assert!(!svg.contains('…'));
-        }
-    }
-
-    #[test]
-    fn empty_and_nan_series_draw_without_nan() {
-        let chart = LineChart {
-            size: (500, 300),
-            x: Axis::new("x"),
-            y: Axis::new("y"),
-            series: vec![Series {
-                label: "a".into(),
-                colour: Colour::Palette(0),
-                points: vec![(f64::NAN, 1.0), (0.0, f64::INFINITY)],
-            }],
-            hline: Some(0.0),
-            markers: true,
-            legend: true,
-        };
-        let svg = line_chart(&chart);
-        assert!(svg.starts_with("<svg"));
-        assert!(!svg.contains("NaN") && !svg.contains("inf"));
-    }
-}
+mod tests;
