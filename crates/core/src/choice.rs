@@ -21,10 +21,16 @@ pub trait Choice: Copy + 'static {
 
     /// The names, as an error message lists them: `a, b or c`.
     fn names() -> String {
-        let names: Vec<&str> = Self::ALL.iter().map(|c| c.name()).collect();
-        match names.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-            _ => names.concat(),
-        }
+        or_list(Self::ALL.iter().map(|c| c.name()))
+    }
+}
+
+/// `items` as an error message lists them: `a, b or c`.
+pub(crate) fn or_list(items: impl Iterator<Item = impl Into<String>>) -> String {
+    let items: Vec<String> = items.map(Into::into).collect();
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
     }
 }

@@ -9,7 +9,7 @@
 use super::{Policy, PriorityForm};
 use crate::alloc::baa::time::{Origin, TimeSettings};
 use crate::alloc::baa::{Classification, Solver};
-use crate::choice::Choice;
+use crate::choice::{or_list, Choice};
 use crate::model::parse_seconds;
 use crate::priority::fairshare::FairshareFunction;
 use crate::rank::{
@@ -384,16 +384,6 @@ fn written(entry: &Entry) -> String {
         .map(|(i, p)| format!("[{}{}={}]", if i == 0 { ":" } else { "," }, p.key, p.value))
         .collect();
     format!("{}{params}", entry.name)
-}
-
-/// `a, b or c`.
-fn or_list(items: impl Iterator<Item = impl Into<String>>) -> String {
-    let items: Vec<String> = items.map(Into::into).collect();
-    match items.split_last() {
-        None => String::new(),
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! the documents' names) reads that list. A function with parameters is written
 //! `NAME:KEY=VALUE[;KEY=VALUE…]` (`htcondor:floor=0.5`).
 
-use super::entry::{Factor, FunctionEntry, FunctionParam, MAX_PARAMS};
-use crate::choice::Choice;
+use super::entry::{Factor, FunctionEntry, MAX_PARAMS};
+use crate::choice::{or_list, Choice};
 use serde::{Serialize, Serializer};
 use std::fmt;
 
@@ -72,7 +72,7 @@ impl FairshareFunction {
                     [] => format!("{name} takes no parameters, found {key:?}"),
                     params => format!(
                         "{name}: unknown parameter {key:?} (expected {})",
-                        keys(params)
+                        or_list(params.iter().map(|p| p.key))
                     ),
                 });
             };
@@ -116,15 +116,6 @@ fn written(entry: &FunctionEntry) -> String {
         .map(|(i, p)| format!("[{}{}=N]", if i == 0 { ":" } else { ";" }, p.key))
         .collect();
     format!("{}{params}", entry.name)
-}
-
-/// `a, b or c` of the parameters' keys.
-fn keys(params: &[FunctionParam]) -> String {
-    let keys: Vec<&str> = params.iter().map(|p| p.key).collect();
-    match keys.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => keys.concat(),
-    }
 }
 
 impl Choice for FairshareFunction {
