@@ -7,11 +7,10 @@ use fairshare_agent::cgroup::Layout;
 use fairshare_agent::config::OnExit;
 use fairshare_agent::run;
 use fairshare_agent::{Agent, AgentConfig, CycleReport};
+use fairshare_reconcile::watch::stop_on_signals;
 use fairshare_report::{check_table, cycle_text};
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// What `fairshare agent --help` says after the options.
@@ -96,11 +95,7 @@ pub fn run(args: Args) -> Result<()> {
     for line in agent.describe() {
         tracing::info!("{line}");
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))
-            .context("installing the signal handler")?;
-    }
+    let stop = stop_on_signals().context("installing the signal handler")?;
     let print = args.once || args.dry_run;
     let mut out = std::io::stdout().lock();
     let mut show = |report: &CycleReport| {

@@ -4,14 +4,15 @@
 
 use anyhow::{bail, Context, Result};
 use fairshare_core::model::Time;
+use fairshare_reconcile::watch::{
+    stop_on_signals, watch as reconcile_every, Action, Backoff, RealClock, Reconciler,
+};
 use fairshare_report::{slurm_pass_line, slurm_status, slurm_sync, writes_text};
-use fairshare_slurm::adapter::{Adapter, Applied, Pass};
+use fairshare_slurm::adapter::{Adapter, AdapterError, Applied, Reconciliation};
 use fairshare_slurm::command::Runner;
 use fairshare_slurm::config::SlurmConfig;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 /// Where the configuration is looked for when `--config` is not given.
@@ -137,10 +138,7 @@ fn config(common: &Common) -> Result<SlurmConfig> {
     };
     if let Some(policy) = &common.policy {
         config.policy = policy.clone();
-        config
-            .check()
-            .map_err(anyhow::Error::msg)
-            .context("--policy")?;
+        config.check().context("--policy")?;
     }
     Ok(config)
 }
@@ -151,7 +149,7 @@ fn adapter(config: SlurmConfig) -> Result<Adapter<Runner>> {
         bin: config.bin.clone(),
         timeout: config.timeout(),
     };
-    Adapter::new(runner, config).map_err(anyhow::Error::msg)
+    Ok(Adapter::new(runner, config)?)
 }
 
 /// The clock, as the adapter counts time.
@@ -195,7 +193,7 @@ fn sync(args: &SyncArgs) -> Result<()> {
 }
 
 /// Prints a sync, as text or JSON.
-fn show(pass: &Pass, applied: Option<&Applied>, json: bool) -> Result<()> {
+fn show(pass: &Reconciliation, applied: Option<&Applied>, json: bool) -> Result<()> {
     if json {
         return crate::output::write_json(Path::new("-"), &Document::new(pass, applied));
     }
@@ -219,7 +217,7 @@ fn reset(args: &ResetArgs) -> Result<()> {
         #[derive(Serialize)]
         struct Reset<'a> {
             schema_version: u32,
-            writes: &'a [fairshare_slurm::writes::Write],
+            writes: &'a [fairshare_reconcile::writes::Write],
             applied: Option<&'a Applied>,
         }
         let reset = Reset {
@@ -245,10 +243,7 @@ fn watch(args: &WatchArgs) -> Result<()> {
     let mut config = config(&args.common)?;
     if let Some(interval) = args.interval {
         config.interval_s = interval.as_secs_f64();
-        config
-            .check()
-            .map_err(anyhow::Error::msg)
-            .context("--interval")?;
+        config.check().context("--interval")?;
     }
     crate::serve::logging(&args.log, args.log_json)?;
     let interval = Duration::from_secs_f64(config.interval_s);
@@ -261,34 +256,62 @@ fn watch(args: &WatchArgs) -> Result<()> {
         dry_run = args.dry_run,
         "watching Slurm"
     );
-    let mut adapter = adapter(config)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))
-            .context("installing the signal handler")?;
-    }
-    while !stop.load(Ordering::Relaxed) {
-        let started = std::time::Instant::now();
-        one_pass(&mut adapter, args.dry_run);
-        while !stop.load(Ordering::Relaxed) && started.elapsed() < interval {
-            std::thread::sleep(Duration::from_millis(100).min(interval));
-        }
-    }
+    let adapter = adapter(config)?;
+    let stop = stop_on_signals().context("installing the signal handler")?;
+    let mut watcher = Watcher {
+        adapter,
+        dry_run: args.dry_run,
+        interval,
+    };
+    reconcile_every(
+        &mut watcher,
+        Backoff::for_interval(interval),
+        &stop,
+        &mut RealClock,
+    );
     tracing::info!(
         "stopped; the site factors keep their last values (`fairshare slurm reset` clears them)"
     );
     Ok(())
 }
 
-/// One pass of `watch`, logged; nothing it meets ends the loop.
-fn one_pass(adapter: &mut Adapter<Runner>, dry_run: bool) {
-    let pass = match adapter.pass(now()) {
-        Ok(pass) => pass,
-        Err(e) => {
-            tracing::warn!(error = %e, "pass failed; nothing written, the next pass tries again");
-            return;
+/// `watch`'s reconciler: a pass, its writes unless dry, and its log.
+struct Watcher {
+    adapter: Adapter<Runner>,
+    dry_run: bool,
+    interval: Duration,
+}
+
+impl Reconciler for Watcher {
+    type Error = AdapterError;
+
+    fn reconcile(&mut self) -> Result<Action, AdapterError> {
+        let pass = self.adapter.pass(now())?;
+        log_pass(&pass);
+        let applied = (!self.dry_run).then(|| self.adapter.apply(&pass.plan));
+        if let Err(e) = (!self.dry_run)
+            .then(|| self.adapter.write_submit_table(&pass))
+            .transpose()
+        {
+            tracing::warn!(error = %e, "the table job_submit.lua reads (submit_table) was not written; new jobs wait at site factor 0 until a pass writes it");
         }
-    };
+        let line = slurm_pass_line(&pass, applied.as_ref());
+        match applied {
+            Some(a) if !a.complete() => tracing::warn!("{line}; the next pass retries"),
+            _ => tracing::info!("{line}"),
+        }
+        Ok(Action::Requeue(self.interval))
+    }
+
+    fn error_policy(&mut self, error: AdapterError, backoff: Duration) -> Action {
+        let retry_in_s = backoff.as_secs_f64();
+        tracing::warn!(error = %error, retry_in_s, "pass failed; nothing written, the next pass tries again");
+        Action::Requeue(backoff)
+    }
+}
+
+/// What a pass of `watch` found that an administrator should hear of.
+fn log_pass(pass: &Reconciliation) {
     if let Some(why) = &pass.rebuilt {
         tracing::info!("{why}");
     }
@@ -306,18 +329,6 @@ fn one_pass(adapter: &mut Adapter<Runner>, dry_run: bool) {
     if let Some(check) = pass.fair_tree.as_ref().filter(|c| !c.agrees) {
         tracing::warn!(slurm = ?check.slurm, fairshare = ?check.fairshare, "Fair Tree order differs from sshare's (Slurm recomputes its factor once per PriorityCalcPeriod)");
     }
-    let applied = (!dry_run).then(|| adapter.apply(&pass.plan));
-    if let Err(e) = (!dry_run)
-        .then(|| adapter.write_submit_table(&pass))
-        .transpose()
-    {
-        tracing::warn!(error = %e, "the table job_submit.lua reads (submit_table) was not written; new jobs wait at site factor 0 until a pass writes it");
-    }
-    let line = slurm_pass_line(&pass, applied.as_ref());
-    match applied {
-        Some(a) if !a.complete() => tracing::warn!("{line}; the next pass retries"),
-        _ => tracing::info!("{line}"),
-    }
 }
 
 /// What `--json` prints: the pass and, for a sync, what its writes did.
@@ -325,12 +336,12 @@ fn one_pass(adapter: &mut Adapter<Runner>, dry_run: bool) {
 struct Document<'a> {
     schema_version: u32,
     #[serde(flatten)]
-    pass: &'a Pass,
+    pass: &'a Reconciliation,
     applied: Option<&'a Applied>,
 }
 
 impl<'a> Document<'a> {
-    fn new(pass: &'a Pass, applied: Option<&'a Applied>) -> Document<'a> {
+    fn new(pass: &'a Reconciliation, applied: Option<&'a Applied>) -> Document<'a> {
         Document {
             schema_version: fairshare_core::instance::SCHEMA_VERSION,
             pass,

@@ -6,8 +6,10 @@
 //! 1. **Crate layers.** Every workspace crate may depend (normal dependencies, not
 //!    dev-dependencies) only on the crates [`LAYERS`] allows:
 //!    core → trace, sim → lab → report; core → wire → service, agent (the service's wire model
-//!    and pure cycle, so the agent links no server); report also draws the service's API
-//!    answers (from wire) and the agent's reports; cli on top of all.
+//!    and pure cycle, so the agent links no server); core → reconcile → slurm (the
+//!    scheduler-neutral reconcile any adapter reuses, so the Slurm adapter keeps only what is
+//!    Slurm's); report also draws the service's API answers (from wire), the agent's reports
+//!    and the Slurm adapter's passes; cli on top of all.
 //! 2. **Module circles.** Inside every crate's `src/`, at every level of the module tree, the
 //!    child modules of one module are siblings, and sibling `A` depends on sibling `B` when any
 //!    file under `A` names a path into `B` (`use crate::…`, `use super::…`, `use self::…`, or
@@ -33,15 +35,28 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("trace", &["core"]),
     ("sim", &["core"]),
     ("lab", &["core", "trace", "sim"]),
-    ("report", &["core", "sim", "lab", "wire", "agent", "slurm"]),
+    (
+        "report",
+        &["core", "sim", "lab", "wire", "agent", "reconcile", "slurm"],
+    ),
     ("wire", &["core"]),
     ("service", &["core", "wire"]),
     ("agent", &["core", "wire"]),
-    ("slurm", &["core", "trace"]),
+    ("reconcile", &["core"]),
+    ("slurm", &["core", "trace", "reconcile"]),
     (
         "cli",
         &[
-            "core", "trace", "sim", "lab", "report", "wire", "service", "agent", "slurm",
+            "core",
+            "trace",
+            "sim",
+            "lab",
+            "report",
+            "wire",
+            "service",
+            "agent",
+            "reconcile",
+            "slurm",
         ],
     ),
 ];

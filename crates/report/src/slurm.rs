@@ -1,11 +1,11 @@
 //! What `fairshare slurm` shows a person: the status (every association's usage and standing,
 //! every pending job with Slurm's priority and the site factor it holds and would get), what a
-//! sync did, and the one-line summary `watch` logs each pass. From the adapter's own [`Pass`]
+//! sync did, and the one-line summary `watch` logs each pass. From the adapter's own [`Reconciliation`]
 //! and [`Applied`], so that every table a person reads comes from this crate.
 
 use crate::text::{fixed, table};
-use fairshare_slurm::adapter::{Applied, Pass};
-use fairshare_slurm::plan::Plan;
+use fairshare_reconcile::plan::Plan;
+use fairshare_slurm::adapter::{Applied, Reconciliation};
 use std::fmt::Write as _;
 
 /// `n` and `noun`, the noun in the plural unless `n` is 1: `1 job`, `3 jobs`.
@@ -17,7 +17,7 @@ fn count(n: usize, noun: &str) -> String {
 }
 
 /// The whole status: a summary, the associations, the pending jobs, the notes.
-pub fn slurm_status(pass: &Pass) -> String {
+pub fn slurm_status(pass: &Reconciliation) -> String {
     let mut out = format!("{}\n", summary(pass));
     let _ = write!(out, "\n{}", usage_table(pass));
     let _ = write!(out, "\n{}", jobs_table(&pass.plan));
@@ -26,7 +26,7 @@ pub fn slurm_status(pass: &Pass) -> String {
 }
 
 /// What a sync did (or, without `applied`, would do): the summary, the writes, the notes.
-pub fn slurm_sync(pass: &Pass, applied: Option<&Applied>) -> String {
+pub fn slurm_sync(pass: &Reconciliation, applied: Option<&Applied>) -> String {
     let mut out = format!("{}\n", summary(pass));
     out.push_str(&writes_text(&pass.plan, applied));
     out.push_str(&notes(pass));
@@ -97,7 +97,7 @@ fn applied_text(a: &Applied) -> String {
 }
 
 /// One line for a pass of `watch`.
-pub fn slurm_pass_line(pass: &Pass, applied: Option<&Applied>) -> String {
+pub fn slurm_pass_line(pass: &Reconciliation, applied: Option<&Applied>) -> String {
     let plan = &pass.plan;
     let wrote = match applied {
         Some(a) if a.complete() => format!(
@@ -134,7 +134,7 @@ pub fn slurm_pass_line(pass: &Pass, applied: Option<&Applied>) -> String {
 }
 
 /// The first lines: when, which policy and mapping, the history, the Fair Tree check.
-fn summary(pass: &Pass) -> String {
+fn summary(pass: &Reconciliation) -> String {
     let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(pass.at_s.max(0.0));
     let mut out = format!(
         "at {}: policy {}, mapping {}; {}, {} running as accounted",
@@ -177,7 +177,7 @@ fn summary(pass: &Pass) -> String {
 
 /// Every association: its entitlement, what it was counted, what it holds, where it stands,
 /// the site factor of its first pending job, and the one a job it submits now gets.
-fn usage_table(pass: &Pass) -> String {
+fn usage_table(pass: &Reconciliation) -> String {
     let place = |account: &str, user: &str| {
         (pass.plan.standings.iter()).find(|s| s.account == account && s.user == user)
     };
@@ -246,7 +246,7 @@ fn jobs_table(plan: &Plan) -> String {
 }
 
 /// The pass's notes, one per line after a blank line, or nothing.
-fn notes(pass: &Pass) -> String {
+fn notes(pass: &Reconciliation) -> String {
     let mut out = String::new();
     if !pass.notes.is_empty() {
         out.push('\n');

@@ -31,6 +31,7 @@
 //! `UsageFactor` ([`fairshare_trace::billing`]), the charge the `billing` usage metric makes.
 
 use fairshare_core::model::Time;
+pub use fairshare_reconcile::job::Allocation;
 use fairshare_trace::billing::Billing;
 use fairshare_trace::sacct::alloc_tres;
 use fairshare_trace::slurm_output::lines;
@@ -72,33 +73,6 @@ pub fn sacct_command(from: &str, to: &str) -> Vec<String> {
         format!("--format={}", SACCT_FORMAT.join(",")),
     ])
     .collect()
-}
-
-/// One job that started: what it was given, from when to when.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Allocation {
-    /// Slurm's job id (`JobIDRaw`).
-    pub id: u64,
-    /// The user's name.
-    pub user: String,
-    /// The account it is charged to.
-    pub account: String,
-    /// The partition it ran in (empty if sacct printed none).
-    pub partition: String,
-    /// When it was submitted.
-    pub submit: Time,
-    /// When it started.
-    pub start: Time,
-    /// When it ended; `None` while it runs.
-    pub end: Option<Time>,
-    /// What it was allocated, `[processors, KB, GPUs]`, as [`alloc_tres`] reads `AllocTRES`.
-    pub demand: Vec<f64>,
-    /// The nodes it was allocated (`node=` of `AllocTRES`), if said.
-    pub nodes: Option<u32>,
-    /// Its QOS (empty if sacct printed none).
-    pub qos: String,
-    /// What Slurm charges its association per second, in billing units ([`Billing::charge`]).
-    pub billing: f64,
 }
 
 /// What `sacct`'s output says ran.

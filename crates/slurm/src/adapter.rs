@@ -8,28 +8,29 @@
 //! starts and whenever the association tree or the nodes change.
 
 use crate::accounting::{read_accounting, sacct_command};
-use crate::clients::{Clients, ClientsError};
+use crate::clients::{clients, AssocError};
 use crate::command::{CommandError, Runner};
-use crate::config::SlurmConfig;
-use crate::history::{History, HistoryError, Step, Waiting};
-use crate::machines::Machines;
+use crate::config::{SettingError, SlurmConfig};
 use crate::nodes::{parse_nodes, SINFO_COMMAND};
-use crate::plan::{
-    considered, head, pending, plan, queues, submit_factors, Plan, PlanSettings, PlannedJob,
-    SubmitFactor,
-};
-use crate::queue::{parse_queue, parse_site_factors, QueuedJob, SPRIO_COMMAND, SQUEUE_COMMAND};
+use crate::queue::{parse_queue, parse_site_factors, SPRIO_COMMAND, SQUEUE_COMMAND};
 use crate::settings::{priority_flags, unmodelled};
-use crate::site::Mapping;
 use crate::sshare::{parse_sshare, SSHARE_COMMAND};
 use crate::submit::{table, write_atomically};
-use crate::writes::Write;
 use crate::ReadError;
 use fairshare_core::choice::Choice;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
-use fairshare_core::priority::dominant_share;
 use fairshare_core::priority::fairshare::FairshareFunction;
+use fairshare_reconcile::clients::Clients;
+use fairshare_reconcile::history::{HistoryError, Step};
+use fairshare_reconcile::job::QueuedJob;
+use fairshare_reconcile::machines::{Machines, MachinesError};
+use fairshare_reconcile::plan::{
+    considered, pending, Plan, PlanSettings, PlannedJob, SubmitFactor,
+};
+use fairshare_reconcile::site::Mapping;
+use fairshare_reconcile::state::{Reconciled, State, Usage};
+use fairshare_reconcile::writes::Write;
 use fairshare_trace::assoc::{parse_assoc, SACCTMGR_COMMAND};
 use fairshare_trace::billing::{
     parse_partitions, parse_qos, Billing, PARTITIONS_COMMAND, QOS_COMMAND,
@@ -68,33 +69,18 @@ pub enum AdapterError {
     },
     /// The association tree cannot be ranked.
     #[error(transparent)]
-    Clients(#[from] ClientsError),
+    Clients(#[from] AssocError),
     /// The nodes cannot make a cluster.
-    #[error("the cluster's nodes: {0}")]
-    Machines(String),
+    #[error("the cluster's nodes")]
+    Machines(#[source] MachinesError),
     /// The policy cannot rank this cluster's history.
     #[error(transparent)]
     History(#[from] HistoryError),
-    /// Slurm is not configured so that site factors order jobs.
-    #[error("{0}")]
-    Setup(String),
-}
-
-/// One association's usage and standing, for `status`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Usage {
-    /// The account.
-    pub account: String,
-    /// The user.
-    pub user: String,
-    /// Its entitlement: its fraction of the cluster down the tree.
-    pub entitlement: f64,
-    /// What it was counted over the history, undecayed (see [`History::counted`]).
-    pub counted: f64,
-    /// Its dominant share of the cluster now (largest fraction of any resource it holds).
-    pub holding: f64,
-    /// The ranker's priority for it when it waits (lower goes first).
-    pub priority: Option<f64>,
+    /// Slurm's `PriorityType` is not `priority/multifactor`, so site factors order no job.
+    #[error(
+        "Slurm's PriorityType is {0:?}: site factors order jobs only under priority/multifactor"
+    )]
+    PriorityType(String),
 }
 
 /// How Slurm's own Fair Tree ranks the waiting associations beside fairshare's order: the
@@ -129,7 +115,7 @@ impl FairTreeCheck {
 
 /// What one pass saw and planned.
 #[derive(Debug, Clone, Serialize)]
-pub struct Pass {
+pub struct Reconciliation {
     /// When, in seconds after the Unix epoch.
     pub at_s: f64,
     /// The policy.
@@ -189,12 +175,11 @@ impl Applied {
     }
 }
 
-/// What the adapter keeps between passes.
-struct Kept {
-    clients: Clients,
-    machines: Machines,
+/// What the adapter keeps between passes: the reconcile's state and the billing it charged
+/// the history under.
+struct Known {
+    state: State,
     billing: Billing,
-    history: History,
 }
 
 /// The adapter: a policy applied to one Slurm cluster.
@@ -203,20 +188,20 @@ pub struct Adapter<S: Slurm> {
     config: SlurmConfig,
     policy: PolicySpec,
     mapping: Mapping,
-    kept: Option<Kept>,
+    known: Option<Known>,
     calls: Cell<u32>,
 }
 
 impl<S: Slurm> Adapter<S> {
     /// An adapter of `config` (checked) talking to `slurm`.
-    pub fn new(slurm: S, config: SlurmConfig) -> Result<Adapter<S>, String> {
+    pub fn new(slurm: S, config: SlurmConfig) -> Result<Adapter<S>, SettingError> {
         config.check()?;
         Ok(Adapter {
             slurm,
             policy: config.policy()?,
             mapping: config.mapping()?,
             config,
-            kept: None,
+            known: None,
             calls: Cell::new(0),
         })
     }
@@ -246,13 +231,19 @@ impl<S: Slurm> Adapter<S> {
         })
     }
 
+    /// The jobs of `squeue`, as the reconcile takes them.
+    fn queue(&self) -> Result<Vec<QueuedJob>, AdapterError> {
+        let jobs = self.read(&SQUEUE_COMMAND, parse_queue)?;
+        Ok(jobs.iter().map(|job| job.queued()).collect())
+    }
+
     /// One pass at `now`: reads the cluster, brings the history to `now` and plans. A
     /// history the ranker refused midway is dropped, so the next pass rebuilds it.
-    pub fn pass(&mut self, now: Time) -> Result<Pass, AdapterError> {
+    pub fn pass(&mut self, now: Time) -> Result<Reconciliation, AdapterError> {
         self.calls.set(0);
         let (mut notes, max_tres) = self.check_setup()?;
         let tree = self.read(&SACCTMGR_COMMAND, parse_assoc)?;
-        let clients = Clients::of(&tree, self.config.cluster.as_deref())?;
+        let clients = clients(&tree, self.config.cluster.as_deref())?;
         let nodes = self.read(&SINFO_COMMAND, parse_nodes)?;
         let machines =
             Machines::of(&nodes, &self.config.partitions).map_err(AdapterError::Machines)?;
@@ -262,8 +253,8 @@ impl<S: Slurm> Adapter<S> {
             usage_factors: self.read(&QOS_COMMAND, parse_qos)?,
         };
         let fresh = self.fresh(clients, machines, billing.clone(), now)?;
-        let since = match (&fresh, &self.kept) {
-            (Some((kept, _)), _) | (None, Some(kept)) => kept.history.now(),
+        let since = match (&fresh, &self.known) {
+            (Some((known, _)), _) | (None, Some(known)) => known.state.history.now(),
             (None, None) => unreachable!("a history is fresh when none is kept"),
         };
         let from = Time(since.as_micros().saturating_sub(1_000_000));
@@ -275,33 +266,24 @@ impl<S: Slurm> Adapter<S> {
         let settings = self.settings();
         let partitions = &settings.partitions;
         (accounting.allocations).retain(|a| considered(&a.partition, partitions));
-        let jobs = self.read(&SQUEUE_COMMAND, parse_queue)?;
+        let jobs = self.queue()?;
         let held = self.read(&SPRIO_COMMAND, parse_site_factors)?;
         let rebuilt = fresh.as_ref().map(|(_, why)| why.clone());
-        let mut kept = match fresh {
-            Some((kept, _)) => kept,
-            None => self.kept.take().expect("kept when not fresh"),
+        let mut known = match fresh {
+            Some((known, _)) => known,
+            None => self.known.take().expect("known when not fresh"),
         };
         // A history the ranker refused midway is not kept: the next pass rebuilds it.
-        let Ranked {
+        let Reconciled {
             step,
-            sequence,
-            everyone,
-        } = rank(
-            &mut kept,
-            &accounting.allocations,
-            (&jobs, &held),
-            now,
-            &settings,
-        )
-        .map_err(HistoryError::from)?;
-        let plan = plan(&jobs, &held, &kept.clients, &sequence, &settings);
-        let submit = submit_factors(&plan, &everyone, &kept.clients, settings.weight);
-        notes.extend(left_out(&kept.clients));
-        notes.extend(self.weight_note(plan.runs));
-        let usage = usage(&kept);
-        let running = kept.history.running();
-        self.kept = Some(kept);
+            running,
+            usage,
+            plan,
+            submit,
+            notes: reconciled,
+        } = (known.state).reconcile(&accounting.allocations, (&jobs, &held), now, &settings)?;
+        notes.extend(reconciled);
+        self.known = Some(known);
         let fair_tree = match self.fair_tree_check(&plan) {
             Ok(check) => check,
             Err(e) => {
@@ -309,7 +291,7 @@ impl<S: Slurm> Adapter<S> {
                 None
             }
         };
-        Ok(Pass {
+        Ok(Reconciliation {
             at_s: now.as_secs_f64(),
             policy: self.policy.name.clone(),
             mapping: self.mapping.name().into(),
@@ -333,35 +315,19 @@ impl<S: Slurm> Adapter<S> {
         machines: Machines,
         billing: Billing,
         now: Time,
-    ) -> Result<Option<(Kept, String)>, AdapterError> {
-        let why = match &self.kept {
+    ) -> Result<Option<(Known, String)>, AdapterError> {
+        let why = match &self.known {
             None => "no history yet",
-            Some(k) if k.clients != clients => "the association tree changed",
-            Some(k) if k.machines != machines => "the nodes changed",
+            Some(k) if k.state.clients != clients => "the association tree changed",
+            Some(k) if k.state.machines != machines => "the nodes changed",
             Some(k) if k.billing != billing => "the billing weights or usage factors changed",
             Some(_) => return Ok(None),
         };
         let window = (self.config.window_s * 1e6) as u64;
         let from = Time(now.as_micros().saturating_sub(window));
-        let history = History::new(&self.policy, &clients, &machines, from)?;
-        let kept = Kept {
-            clients,
-            machines,
-            billing,
-            history,
-        };
+        let state = State::new(&self.policy, clients, machines, from)?;
         let why = format!("{why}: usage rebuilt from sacct since {}", sacct_time(from));
-        Ok(Some((kept, why)))
-    }
-
-    /// A note when `runs` runs of jobs leave adjacent runs less than one apart.
-    fn weight_note(&self, runs: usize) -> Option<String> {
-        (runs as u64 > u64::from(self.config.weight)).then(|| {
-            format!(
-                "weight {} is below the {runs} runs of jobs ranked: the last runs share site factor 1; raise it",
-                self.config.weight
-            )
-        })
+        Ok(Some((Known { state, billing }, why)))
     }
 
     /// Reads Slurm's priority settings: an error where site factors cannot order jobs, a
@@ -372,9 +338,7 @@ impl<S: Slurm> Adapter<S> {
         let value = |key: &str| setting(&config, key);
         let kind = value("PriorityType").unwrap_or_default();
         if kind != "priority/multifactor" {
-            return Err(AdapterError::Setup(format!(
-                "Slurm's PriorityType is {kind:?}: site factors order jobs only under priority/multifactor"
-            )));
+            return Err(AdapterError::PriorityType(kind.to_string()));
         }
         let fairshare_weight = value("PriorityWeightFairShare").unwrap_or("0");
         let mut notes = Vec::new();
@@ -419,7 +383,7 @@ impl<S: Slurm> Adapter<S> {
 
     /// Rewrites the table `job_submit.lua` reads with `pass`'s factors, when one is configured
     /// (`submit_table`).
-    pub fn write_submit_table(&self, pass: &Pass) -> std::io::Result<()> {
+    pub fn write_submit_table(&self, pass: &Reconciliation) -> std::io::Result<()> {
         let Some(path) = &self.config.submit_table else {
             return Ok(());
         };
@@ -442,7 +406,7 @@ impl<S: Slurm> Adapter<S> {
     pub fn apply(&self, plan: &Plan) -> Applied {
         let mut applied = Applied::default();
         for write in &plan.writes {
-            let args = write.scontrol_args();
+            let args = scontrol_args(write);
             let command: Vec<&str> = std::iter::once("scontrol")
                 .chain(args.iter().map(String::as_str))
                 .collect();
@@ -480,7 +444,7 @@ impl<S: Slurm> Adapter<S> {
     /// The writes that set the non-zero site factor of every pending job `sprio` lists (in the
     /// configured partitions) back to 0: `fairshare slurm reset`.
     pub fn reset_plan(&self) -> Result<Plan, AdapterError> {
-        let jobs = self.read(&SQUEUE_COMMAND, parse_queue)?;
+        let jobs = self.queue()?;
         let held = self.read(&SPRIO_COMMAND, parse_site_factors)?;
         Ok(reset_plan(&jobs, &held, &self.settings()))
     }
@@ -497,97 +461,14 @@ fn reset_plan(jobs: &[QueuedJob], held: &BTreeMap<u64, i64>, settings: &PlanSett
     Plan::of(Vec::new(), jobs, settings.per_call)
 }
 
-/// Brings `kept`'s history to `now` with `allocations` and plays out the order in which the
-/// policy would start the pending jobs of `jobs` that `sprio` lists (`held`): what the history
-/// took in, the order of starts (client and job id), and every client as the policy would rank
-/// them were each waiting.
-fn rank(
-    kept: &mut Kept,
-    allocations: &[crate::accounting::Allocation],
-    (jobs, held): (&[QueuedJob], &BTreeMap<u64, i64>),
-    now: Time,
-    settings: &PlanSettings,
-) -> Result<Ranked, fairshare_core::rank::RankError> {
-    let step = (kept.history).record(allocations, &kept.clients, &kept.machines, now)?;
-    let queues = queues(jobs, held, &kept.clients, settings);
-    let machines = &kept.machines;
-    let waiting: BTreeMap<u32, Vec<Waiting>> = (queues.iter())
-        .map(|(&client, queue)| {
-            let play = |job: &&QueuedJob| {
-                let limit = job.limit.filter(|_| settings.ends_at_limits);
-                let request = (&job.demand()[..], Some(job.nodes), limit);
-                (kept.history).waiting(head(job, machines), request, machines)
-            };
-            (client, queue.iter().map(play).collect())
-        })
-        .collect();
-    let heads = waiting.iter().map(|(&c, w)| (c, w[0].head)).collect();
-    kept.history.order(&heads)?;
-    let everyone = kept.history.order_of_all(&heads)?;
-    let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
-    let ends = match settings.ends_at_limits {
-        true => expected_ends(jobs),
-        false => BTreeMap::new(),
-    };
-    let starts = (kept.history).starts(&waiting, settings.ranked_runs, &ends)?;
-    let sequence = (starts.into_iter())
-        .map(|client| {
-            let next = taken.entry(client).or_insert(0);
-            *next += 1;
-            (client, queues[&client][*next - 1].id)
-        })
-        .collect();
-    Ok(Ranked {
-        step,
-        sequence,
-        everyone,
-    })
-}
-
-/// When each started job of `jobs` is expected to end, by Slurm id: its start plus its time
-/// limit, as Slurm's backfill expects it (a job without a limit is not expected to end).
-fn expected_ends(jobs: &[QueuedJob]) -> BTreeMap<u64, Time> {
-    (jobs.iter())
-        .filter_map(|j| {
-            let end_s = j.start?.saturating_add(j.limit?);
-            Some((j.id, Time::from_micros(end_s.saturating_mul(1_000_000))))
-        })
-        .collect()
-}
-
-/// What [`rank`] found.
-struct Ranked {
-    /// What the history took in.
-    step: Step,
-    /// The order of starts: client and job id, first to last.
-    sequence: Vec<(u32, u64)>,
-    /// Every client, as the policy would rank them were each waiting.
-    everyone: Vec<u32>,
-}
-
-/// Every client's usage and standing.
-fn usage(kept: &Kept) -> Vec<Usage> {
-    let history = &kept.history;
-    (kept.clients.names.iter().enumerate())
-        .map(|(c, (account, user))| {
-            let client = c as u32;
-            Usage {
-                account: account.clone(),
-                user: user.clone(),
-                entitlement: kept.clients.entitlements[c],
-                counted: history.counted(client),
-                holding: dominant_share(history.holdings(client)),
-                priority: history.ranker().priority(client),
-            }
-        })
-        .collect()
-}
-
-/// One note per association left out of the ranking.
-fn left_out(clients: &Clients) -> Vec<String> {
-    (clients.left_out.iter())
-        .map(|(account, user, why)| format!("{user} under {account} is not ranked: {why}"))
-        .collect()
+/// The arguments of the `scontrol` call that makes `write`.
+pub fn scontrol_args(write: &Write) -> Vec<String> {
+    let ids: Vec<String> = write.jobs.iter().map(u64::to_string).collect();
+    vec![
+        "update".into(),
+        format!("JobId={}", ids.join(",")),
+        format!("SiteFactor={}", write.site_factor),
+    ]
 }
 
 /// The value of `key` in `scontrol show config`'s output (`Key = Value` lines; keys compared

@@ -2,10 +2,10 @@
 //! factor, how often, over how much history, which partitions. Every key has a default; a
 //! mistake names the key.
 
-use crate::site::Mapping;
 use fairshare_core::choice::Choice;
 use fairshare_core::config::{ConfigError, Location};
 use fairshare_core::policy::{PolicyKind, PolicySpec};
+use fairshare_reconcile::site::Mapping;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -15,6 +15,24 @@ pub const SUBMIT_TABLE_LIFE_S: f64 = 600.0;
 
 /// The largest weight: Slurm holds a site factor as a signed 32-bit number.
 pub const MOST_WEIGHT: u32 = 1_000_000_000;
+
+/// A value of the configuration that cannot be used, with the key it was given under.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+#[error("{message}")]
+pub struct SettingError {
+    /// The key.
+    pub key: &'static str,
+    /// What is wrong, the key named in it.
+    pub message: String,
+}
+
+impl SettingError {
+    /// `message` about `key`.
+    fn new(key: &'static str, message: String) -> SettingError {
+        SettingError { key, message }
+    }
+}
 
 /// Everything `fairshare slurm` is told.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,50 +106,58 @@ impl SlurmConfig {
             .map_err(|e| ConfigError::toml_in(&text, path, e.span(), e.message()))?;
         config
             .check()
-            .map_err(|message| ConfigError::invalid(Location::file(path), message))?;
+            .map_err(|e| ConfigError::invalid(Location::file(path), e.message))?;
         Ok(config)
     }
 
     /// Checks every value; the error names the key.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), SettingError> {
         self.policy()?;
         self.mapping()?;
-        let seconds = |key: &str, v: f64, range: std::ops::RangeInclusive<f64>| match v.is_finite()
+        let seconds = |key: &'static str, v: f64, range: std::ops::RangeInclusive<f64>| match v
+            .is_finite()
             && range.contains(&v)
         {
             true => Ok(()),
-            false => Err(format!(
-                "{key} must lie in [{}, {}] seconds, found {v}",
-                range.start(),
-                range.end()
+            false => Err(SettingError::new(
+                key,
+                format!(
+                    "{key} must lie in [{}, {}] seconds, found {v}",
+                    range.start(),
+                    range.end()
+                ),
             )),
         };
         seconds("interval_s", self.interval_s, 1.0..=86_400.0)?;
         seconds("window_s", self.window_s, 0.0..=366.0 * 86_400.0)?;
         seconds("timeout_s", self.timeout_s, 1.0..=3_600.0)?;
         if self.weight == 0 {
-            return Err("weight must be at least 1 (the highest site factor)".into());
+            let message = "weight must be at least 1 (the highest site factor)";
+            return Err(SettingError::new("weight", message.into()));
         }
         if self.jobs_per_call == 0 {
-            return Err("jobs_per_call must be at least 1".into());
+            let message = "jobs_per_call must be at least 1";
+            return Err(SettingError::new("jobs_per_call", message.into()));
         }
         if self.ranked_runs == 0 {
-            return Err("ranked_runs must be at least 1".into());
+            let message = "ranked_runs must be at least 1";
+            return Err(SettingError::new("ranked_runs", message.into()));
         }
         if self.submit_table.is_some() && self.interval_s > SUBMIT_TABLE_LIFE_S {
-            return Err(format!(
+            let message = format!(
                 "interval_s = {} with a submit_table: job_submit.lua takes a table older than {SUBMIT_TABLE_LIFE_S} s as stale, so passes must come more often",
                 self.interval_s
-            ));
+            );
+            return Err(SettingError::new("interval_s", message));
         }
         Ok(())
     }
 
     /// The policy, parsed. A fairshare function given no `usage=` charges Slurm's billing, as
     /// Slurm charges its own fairshare usage: the policy reads `…,usage=billing`.
-    pub fn policy(&self) -> Result<PolicySpec, String> {
-        let given: PolicySpec =
-            (self.policy.parse()).map_err(|e| format!("policy = {:?}: {e}", self.policy))?;
+    pub fn policy(&self) -> Result<PolicySpec, SettingError> {
+        let given: PolicySpec = (self.policy.parse())
+            .map_err(|e| SettingError::new("policy", format!("policy = {:?}: {e}", self.policy)))?;
         let params = self.policy.split_once(':').map_or("", |(_, p)| p);
         let usage_given = params.split(',').any(|p| p.trim().starts_with("usage="));
         if !matches!(given.kind, PolicyKind::Fairshare(_)) || usage_given {
@@ -146,13 +172,14 @@ impl SlurmConfig {
     }
 
     /// The mapping, parsed.
-    pub fn mapping(&self) -> Result<Mapping, String> {
+    pub fn mapping(&self) -> Result<Mapping, SettingError> {
         Mapping::named(&self.mapping).ok_or_else(|| {
-            format!(
+            let message = format!(
                 "mapping = {:?}: expected one of {}",
                 self.mapping,
                 Mapping::names()
-            )
+            );
+            SettingError::new("mapping", message)
         })
     }
 
@@ -192,7 +219,7 @@ mod tests {
             interval_s: 900.0,
             ..SlurmConfig::default()
         };
-        assert!(config.check().unwrap_err().contains("stale"));
+        assert!(config.check().unwrap_err().message.contains("stale"));
         let without = SlurmConfig {
             submit_table: None,
             ..config

@@ -26,22 +26,12 @@
 //!   (shared with `fairshare-trace`'s readers of Slurm's outputs).
 //! - [`settings`]: Slurm's settings that change its fairshare factor, and a note naming each
 //!   one fairshare does not model.
-//! - [`site`]: from the order in which a policy would start the pending jobs to each job's
-//!   site factor (runs of one association's jobs, Fair Tree's `(n − i) / n` times a weight
-//!   for a fresh queue, the factors Slurm holds kept where they still fall), and the two
-//!   mappings beside Slurm's own factors.
 //! - [`submit`]: the table `job_submit.lua` reads to rank a job at its submission.
-//! - [`writes`]: from the site factors wanted and those Slurm holds, the writes that change
-//!   only what differs, grouped so that one `scontrol` call sets many jobs.
-//!
-//! On top of the readers, the reconcile:
-//! - [`clients`]: the associations as a ranker's clients, placed in the account tree.
-//! - [`machines`]: the cluster's resources and node types, from its nodes.
-//! - [`history`]: usage as the policy counts it, the accounting replayed through its ranker.
-//! - [`plan`]: the reconcile without I/O: the order of starts, every pending job's site
-//!   factor, the writes, and the factor each association's next job gets at submission.
-//! - [`adapter`]: one pass against a live Slurm, its writes made and read back.
+//! - [`clients`]: the associations of the cluster served, as the reconcile's clients.
 //! - [`config`]: the adapter's configuration file.
+//! - [`adapter`]: one pass against a live Slurm, through the reconcile of `fairshare-reconcile`
+//!   (history, order of starts, site factors, writes): its writes made with `scontrol` and
+//!   read back with `sprio`.
 #![warn(missing_docs)]
 
 pub mod accounting;
@@ -51,16 +41,11 @@ pub mod clients;
 pub mod command;
 pub mod config;
 pub use fairshare_trace::slurm_output as error;
-pub mod history;
 mod json;
-pub mod machines;
 pub mod nodes;
-pub mod plan;
 pub mod queue;
 pub mod settings;
-pub mod site;
 pub mod sshare;
 pub mod submit;
-pub mod writes;
 
 pub use error::{Problem, ReadError};

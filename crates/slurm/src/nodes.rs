@@ -6,33 +6,11 @@
 //! from the node's GRES string (`gpu:4`, `gpu:a100:4(S:0-1)`, several comma-separated).
 
 use crate::json::{records, split_list, Record};
+pub use fairshare_reconcile::machines::Node;
 use fairshare_trace::slurm_output::{Problem, ReadError};
 
 /// The command, with its arguments, whose output [`parse_nodes`] reads.
 pub const SINFO_COMMAND: [&str; 2] = ["sinfo", "--json"];
-
-/// One node of `sinfo --json`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Node {
-    /// Its name.
-    pub name: String,
-    /// Its CPUs.
-    pub cpus: u32,
-    /// Its real memory, in megabytes.
-    pub memory_mb: u64,
-    /// Its GPUs: the sum of the counts of its `gpu` GRES.
-    pub gpus: u64,
-    /// Its GRES string as Slurm gives it (empty if none).
-    pub gres: String,
-    /// Its features.
-    pub features: Vec<String>,
-    /// The partitions it belongs to.
-    pub partitions: Vec<String>,
-    /// Its base state, lowercase as Slurm prints it (`idle`, `mixed`, `allocated`, `down`…).
-    pub state: String,
-    /// The flags on that state (`DRAIN`, `COMPLETING`…).
-    pub state_flags: Vec<String>,
-}
 
 /// The fields of a node [`parse_nodes`] reads; the others are skipped unread.
 const NODE_FIELDS: [&str; 8] = [

@@ -8,6 +8,8 @@
 //! changing.
 
 use crate::json::{records, Record};
+pub use fairshare_reconcile::job::JobState;
+use fairshare_reconcile::job::QueuedJob;
 use fairshare_trace::slurm_output::lines;
 use fairshare_trace::slurm_output::{Problem, ReadError};
 use std::collections::BTreeMap;
@@ -19,25 +21,12 @@ pub const SQUEUE_COMMAND: [&str; 2] = ["squeue", "--json"];
 /// `id|site factor` line per pending job and partition.
 pub const SPRIO_COMMAND: [&str; 4] = ["sprio", "--noheader", "--format", "%i|%S"];
 
-/// Where a job is in its life, as far as a reconcile cares.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JobState {
-    /// Waiting: its site factor still orders it.
-    Pending,
-    /// Started: its site factor no longer matters.
-    Running,
-    /// Anything else (`COMPLETED`, `CANCELLED`, `SUSPENDED`…), as Slurm spells it.
-    Other(String),
-}
-
-impl JobState {
-    /// The state Slurm names `raw`.
-    pub fn from_slurm(raw: &str) -> Self {
-        match raw {
-            "PENDING" => JobState::Pending,
-            "RUNNING" => JobState::Running,
-            _ => JobState::Other(raw.to_string()),
-        }
+/// The state Slurm names `raw`.
+pub fn job_state(raw: &str) -> JobState {
+    match raw {
+        "PENDING" => JobState::Pending,
+        "RUNNING" => JobState::Running,
+        _ => JobState::Other(raw.to_string()),
     }
 }
 
@@ -50,9 +39,9 @@ pub enum Memory {
     PerCpu(u64),
 }
 
-/// One job of `squeue --json`, with what a reconcile needs of it.
+/// One job of `squeue --json`, as Slurm describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QueuedJob {
+pub struct SqueueJob {
     /// Slurm's job id.
     pub id: u64,
     /// The user's name.
@@ -85,13 +74,30 @@ pub struct QueuedJob {
     pub limit: Option<u64>,
 }
 
-impl QueuedJob {
+impl SqueueJob {
     /// What it asks for, as `[processors, KB, GPUs]`: its TRES request, or its CPUs alone
     /// where Slurm gives no readable request.
     pub fn demand(&self) -> Vec<f64> {
         match fairshare_trace::sacct::alloc_tres(&self.tres) {
             Ok((demand, _)) if demand[0] > 0.0 => demand,
             _ => vec![f64::from(self.cpus), 0.0, 0.0],
+        }
+    }
+
+    /// The job as the reconcile takes it.
+    pub fn queued(&self) -> QueuedJob {
+        QueuedJob {
+            id: self.id,
+            user: self.user.clone(),
+            account: self.account.clone(),
+            partition: self.partition.clone(),
+            state: self.state.clone(),
+            priority: self.priority,
+            submit: self.submit,
+            start: self.start,
+            demand: self.demand(),
+            nodes: self.nodes,
+            limit: self.limit,
         }
     }
 }
@@ -116,7 +122,7 @@ const JOB_FIELDS: [&str; 15] = [
 ];
 
 /// The jobs of `squeue --json`'s output `text`, in its order.
-pub fn parse_queue(text: &str) -> Result<Vec<QueuedJob>, ReadError> {
+pub fn parse_queue(text: &str) -> Result<Vec<SqueueJob>, ReadError> {
     let jobs = records(text, "jobs", &JOB_FIELDS)?;
     jobs.iter()
         .enumerate()
@@ -130,16 +136,16 @@ pub fn parse_queue(text: &str) -> Result<Vec<QueuedJob>, ReadError> {
 }
 
 /// The job `id` from its JSON record.
-fn job(record: &Record, id: u64) -> Result<QueuedJob, ReadError> {
+fn job(record: &Record, id: u64) -> Result<SqueueJob, ReadError> {
     let state = match record.strings("job_state")?.first() {
-        Some(raw) => JobState::from_slurm(raw),
+        Some(raw) => job_state(raw),
         None => return Err(record.error("job_state", Problem::Missing)),
     };
     let start = match state {
         JobState::Pending => None,
         _ => record.opt_u64("start_time")?.filter(|t| *t > 0),
     };
-    Ok(QueuedJob {
+    Ok(SqueueJob {
         id,
         user: record.str("user_name")?.to_string(),
         account: record.str("account")?.to_string(),

@@ -9,7 +9,7 @@
 //! the script reads either table whole, never half of one. A table older than the script's
 //! limit, or missing, sets nothing: the job keeps 0 until the next pass, as without the script.
 
-use crate::plan::SubmitFactor;
+use fairshare_reconcile::plan::SubmitFactor;
 use std::io::Write;
 use std::path::Path;
 

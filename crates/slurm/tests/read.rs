@@ -18,7 +18,7 @@ fn data(name: &str) -> String {
 }
 
 /// The job `id` of the recorded queue.
-fn recorded_job(id: u64) -> fairshare_slurm::queue::QueuedJob {
+fn recorded_job(id: u64) -> fairshare_slurm::queue::SqueueJob {
     let jobs = parse_queue(&data("squeue.json")).expect("the recorded queue reads");
     jobs.into_iter()
         .find(|j| j.id == id)

@@ -269,7 +269,10 @@ fn priority_basic_is_refused_and_a_fairshare_weight_under_replace_is_said() {
     fake.outputs
         .insert("scontrol", "PriorityType = priority/basic\n".into());
     let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
-    assert!(matches!(adapter.pass(now()), Err(AdapterError::Setup(_))));
+    assert!(matches!(
+        adapter.pass(now()),
+        Err(AdapterError::PriorityType(_))
+    ));
     let mut fake = Fake::new();
     let text = "PriorityType = priority/multifactor\nPriorityWeightFairShare = 100000\n";
     fake.outputs.insert("scontrol", text.into());
@@ -362,11 +365,11 @@ mod incremental {
     use super::recorded;
     use fairshare_core::model::Time;
     use fairshare_core::rank::Head;
+    use fairshare_reconcile::history::History;
+    use fairshare_reconcile::machines::Machines;
     use fairshare_slurm::accounting::Allocation;
     use fairshare_slurm::assoc::parse_assoc;
-    use fairshare_slurm::clients::Clients;
-    use fairshare_slurm::history::History;
-    use fairshare_slurm::machines::Machines;
+    use fairshare_slurm::clients::clients;
     use fairshare_slurm::nodes::parse_nodes;
     use proptest::prelude::*;
     use std::collections::BTreeMap;
@@ -430,7 +433,7 @@ mod incremental {
             policy in prop::sample::select(vec!["sdrf:delta=0.999", "fairshare:refresh=0,decay=half-life:600", "kueue-afs:refresh=0", "decayed-usage:half-life=600"]),
         ) {
             let tree = parse_assoc(&recorded("sacctmgr.txt")).unwrap();
-            let clients = Clients::of(&tree, None).unwrap();
+            let clients = clients(&tree, None).unwrap();
             let machines = Machines::of(&parse_nodes(&recorded("sinfo.json")).unwrap(), &[]).unwrap();
             let policy = policy.parse().unwrap();
             let now = 4_000;
@@ -481,11 +484,11 @@ mod starts {
     use super::recorded;
     use fairshare_core::model::Time;
     use fairshare_core::rank::Head;
+    use fairshare_reconcile::history::{History, Waiting};
+    use fairshare_reconcile::machines::Machines;
     use fairshare_slurm::accounting::Allocation;
     use fairshare_slurm::assoc::parse_assoc;
-    use fairshare_slurm::clients::Clients;
-    use fairshare_slurm::history::{History, Waiting};
-    use fairshare_slurm::machines::Machines;
+    use fairshare_slurm::clients::clients;
     use fairshare_slurm::nodes::parse_nodes;
     use std::collections::BTreeMap;
 
@@ -493,7 +496,7 @@ mod starts {
     /// each under physics, nothing running), all of u1's submitted before u2's, under
     /// `policy`, played out for `runs` runs.
     fn starts(policy: &str, runs: usize) -> (Vec<u32>, u32, u32) {
-        let clients = Clients::of(&parse_assoc(&recorded("sacctmgr.txt")).unwrap(), None).unwrap();
+        let clients = clients(&parse_assoc(&recorded("sacctmgr.txt")).unwrap(), None).unwrap();
         let machines = Machines::of(&parse_nodes(&recorded("sinfo.json")).unwrap(), &[]).unwrap();
         let history =
             History::new(&policy.parse().unwrap(), &clients, &machines, Time::ZERO).unwrap();
@@ -528,7 +531,7 @@ mod starts {
     /// processors and u2 3 since 0 s (jobs 1 and 2), expected to end at `ends`; each has three
     /// pending 2-processor jobs; every job's limit is 60 s.
     fn starts_on_a_full_machine(ends: &[(u64, u64)]) -> (Vec<u32>, u32, u32) {
-        let clients = Clients::of(&parse_assoc(&recorded("sacctmgr.txt")).unwrap(), None).unwrap();
+        let clients = clients(&parse_assoc(&recorded("sacctmgr.txt")).unwrap(), None).unwrap();
         let machines = Machines::of(&parse_nodes(&recorded("sinfo.json")).unwrap(), &[]).unwrap();
         let mut history =
             History::new(&"sdrf".parse().unwrap(), &clients, &machines, Time::ZERO).unwrap();
@@ -609,11 +612,12 @@ mod listings {
 
     use super::recorded;
     use fairshare_core::model::Time;
+    use fairshare_reconcile::clients::Clients;
+    use fairshare_reconcile::history::History;
+    use fairshare_reconcile::machines::Machines;
     use fairshare_slurm::accounting::Allocation;
     use fairshare_slurm::assoc::parse_assoc;
-    use fairshare_slurm::clients::Clients;
-    use fairshare_slurm::history::History;
-    use fairshare_slurm::machines::Machines;
+    use fairshare_slurm::clients::clients;
     use fairshare_slurm::nodes::parse_nodes;
 
     fn secs(s: u64) -> Time {
@@ -637,7 +641,7 @@ mod listings {
     }
 
     fn history() -> (History, Clients, Machines) {
-        let clients = Clients::of(&parse_assoc(&recorded("sacctmgr.txt")).unwrap(), None).unwrap();
+        let clients = clients(&parse_assoc(&recorded("sacctmgr.txt")).unwrap(), None).unwrap();
         let machines = Machines::of(&parse_nodes(&recorded("sinfo.json")).unwrap(), &[]).unwrap();
         let policy = "sdrf".parse().unwrap();
         (
@@ -688,9 +692,9 @@ mod listings {
 #[test]
 fn an_account_tree_with_a_circle_is_walked_once() {
     use fairshare_slurm::assoc::parse_assoc;
-    use fairshare_slurm::clients::Clients;
+    use fairshare_slurm::clients::clients;
     let text = "c|root|||1|\nc|a|||1|root\nc|b|||1|a\nc|a|||1|b\nc|b|u1||1|\n";
     let tree = parse_assoc(text).unwrap();
-    let clients = Clients::of(&tree, None).unwrap();
+    let clients = clients(&tree, None).unwrap();
     assert_eq!(clients.names, [("b".to_string(), "u1".to_string())]);
 }

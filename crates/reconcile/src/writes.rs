@@ -1,5 +1,6 @@
 //! The writes a reconcile makes: only the jobs whose site factor differs from the one wanted,
-//! grouped by value so that one `scontrol update JobId=1,2,3 SiteFactor=N` sets them all.
+//! grouped by value so that one call of the scheduler (Slurm's `scontrol update JobId=1,2,3
+//! SiteFactor=N`) sets them all.
 //!
 //! A reconcile must be idempotent — the same cluster state gives no write the second time — and
 //! must say what it leaves alone: a job fairshare cannot rank keeps whatever site factor it
@@ -7,36 +8,24 @@
 
 use std::collections::BTreeMap;
 
-/// One pending job: what Slurm holds now, and what fairshare wants.
+/// One pending job: what the scheduler holds now, and what fairshare wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Job {
-    /// Slurm's job id.
+    /// The scheduler's job id.
     pub id: u64,
-    /// The site factor Slurm holds for it now.
+    /// The site factor the scheduler holds for it now.
     pub held: i64,
     /// The site factor fairshare wants; `None`: fairshare cannot rank it, so it is left alone.
     pub wanted: Option<i64>,
 }
 
-/// One `scontrol update` call: these jobs get this site factor.
+/// One call of the scheduler: these jobs get this site factor.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Write {
     /// The site factor to set.
     pub site_factor: i64,
     /// The jobs, in increasing id.
     pub jobs: Vec<u64>,
-}
-
-impl Write {
-    /// The arguments of the `scontrol` call that makes this write.
-    pub fn scontrol_args(&self) -> Vec<String> {
-        let ids: Vec<String> = self.jobs.iter().map(u64::to_string).collect();
-        vec![
-            "update".into(),
-            format!("JobId={}", ids.join(",")),
-            format!("SiteFactor={}", self.site_factor),
-        ]
-    }
 }
 
 /// The writes that bring `jobs` to the site factors wanted, at most `per_call` jobs per call
@@ -95,10 +84,6 @@ mod tests {
                     jobs: vec![5, 7]
                 },
             ]
-        );
-        assert_eq!(
-            got[1].scontrol_args(),
-            ["update", "JobId=5,7", "SiteFactor=500"]
         );
     }
 

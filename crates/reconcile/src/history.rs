@@ -1,5 +1,5 @@
-//! Usage, as the policy counts it: what ran on the cluster, from `sacct`, told to the policy's
-//! ranker in the order it happened.
+//! Usage, as the policy counts it: what ran on the cluster, from the scheduler's accounting
+//! (Slurm's `sacct`), told to the policy's ranker in the order it happened.
 //!
 //! Every policy keeps its own memory of the past — SDRF its decaying commitments, the
 //! production fairshare functions their decayed usage — and all of them learn it the same
@@ -8,12 +8,13 @@
 //! bookkeeping a scheduler uses ([`Book`]), once from a window of the past when the adapter
 //! starts, and then pass by pass from what started or ended since.
 //!
-//! A job is known by its Slurm id, so a job `sacct` lists again (it was running at the last
-//! pass) is not charged twice. What `sacct` reports late — a job that started before the
-//! history's time but was not listed then — is charged from the history's time, and counted.
+//! A job is known by its scheduler's id, so a job the accounting lists again (it was running
+//! at the last pass) is not charged twice. What the accounting reports late — a job that
+//! started before the history's time but was not listed then — is charged from the history's
+//! time, and counted.
 
-use crate::accounting::Allocation;
 use crate::clients::Clients;
+use crate::job::Allocation;
 use crate::machines::Machines;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
@@ -22,7 +23,7 @@ use fairshare_core::usage::metric::UsageMetric;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
-/// How long an ended job is remembered, so that `sacct` listing it again changes nothing.
+/// How long an ended job is remembered, so that the accounting listing it again changes nothing.
 const REMEMBER_ENDED: u64 = 3_600 * 1_000_000;
 
 /// A start (`true`) or end of job `id` at a time; in time order, ends come first.
@@ -130,13 +131,13 @@ pub struct Step {
     /// Jobs that ended.
     pub ended: u64,
     /// Jobs that began before the history's time (running when the window opened, or listed
-    /// late by `sacct`): charged from the history's time.
+    /// late by the accounting): charged from the history's time.
     pub clamped: u64,
     /// Jobs that started and ended before the history's time without being listed then.
     pub missed: u64,
     /// Jobs of an association that is not a client (left out of the tree, or unknown).
     pub outside: u64,
-    /// Running jobs `sacct` no longer listed: ended at the history's time.
+    /// Running jobs the accounting no longer listed: ended at the history's time.
     pub unlisted: u64,
 }
 
@@ -233,9 +234,9 @@ impl History {
         self.book.ranker()
     }
 
-    /// Takes in `allocations` (what `sacct` lists from about the history's time to `now`)
+    /// Takes in `allocations` (what the accounting lists from about the history's time to `now`)
     /// and brings the history to `now`; a `now` before the history's time changes nothing.
-    /// A running job `sacct` no longer lists (its end recorded too late for this window, or
+    /// A running job the accounting no longer lists (its end recorded too late for this window, or
     /// purged) ends at the history's time.
     pub fn record(
         &mut self,
@@ -347,7 +348,7 @@ impl History {
     /// every job starts at once, the clients' holdings only growing): the first client's next
     /// job starts when it fits, as Slurm's main scheduler starts the highest-priority job when
     /// room frees; until then the jobs expected to end soonest end (a running job at its start
-    /// plus its time limit, `ends` by Slurm id, or a job the play started, at its limit; all
+    /// plus its time limit, `ends` by job id, or a job the play started, at its limit; all
     /// those expected at one instant together), their clients' holdings fall, and the policy
     /// chooses again, so that whose job frees the room weighs in the choice. The expected ends
     /// only order the ends: the ranker's clock stays at the history's time, since time limits
@@ -413,7 +414,7 @@ impl History {
     }
 
     /// What is free now (what the running jobs leave), and when they are expected to free the
-    /// rest: `ends` by Slurm id (a job without one never frees its holding in the play; one
+    /// rest: `ends` by job id (a job without one never frees its holding in the play; one
     /// past its end frees it at once).
     fn room(&self, ends: &BTreeMap<u64, Time>) -> Room {
         let mut free = vec![1.0; self.book.holdings(0).len()];
@@ -454,7 +455,7 @@ impl History {
 
     /// A pending job of `demand` on `nodes` nodes with a time limit of `limit_s` seconds as
     /// [`History::starts`] plays it: its head, holding, rate (its processors standing for its
-    /// billing, which Slurm works out only once it runs) and limit.
+    /// billing, which a scheduler works out only once it runs) and limit.
     pub fn waiting(
         &self,
         head: Head,

@@ -1,18 +1,55 @@
 //! The cluster as a policy sees it: which resources it has and how much of each, and its
-//! nodes grouped into types, read from `sinfo --json`.
+//! nodes grouped into types, from the scheduler's own node list.
 //!
 //! Rankers take holdings as fractions of the cluster, and MetaCentrum's Processor Equivalent
-//! prices a job on the machines that could run it, so both come from Slurm's own node list
-//! rather than from a file written twice. Resources are processors, memory (KB, as the
+//! prices a job on the machines that could run it, so both come from the scheduler's node list
+//! (Slurm's `sinfo --json`) rather than from a file written twice. Resources are processors, memory (KB, as the
 //! accounting reader gives it) and GPUs; GPUs only where some node has one, since a resource
-//! of size 0 has no fractions. Slurm records no SPEC speed for its nodes, so every type has
+//! of size 0 has no fractions. Schedulers record no SPEC speed for their nodes, so every type has
 //! SPEC 1: the `pe` metric is the Processor Equivalent, not multiplied by a speed.
 
-use crate::nodes::Node;
 use fairshare_core::model::{MachineCatalogue, NodeType, Task};
 use fairshare_core::usage::penalty::totals;
 
-/// The resources fairshare knows from Slurm, in the order accounting gives them.
+/// One node as its scheduler lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    /// Its name.
+    pub name: String,
+    /// Its CPUs.
+    pub cpus: u32,
+    /// Its real memory, in megabytes.
+    pub memory_mb: u64,
+    /// Its GPUs.
+    pub gpus: u64,
+    /// Its GRES string as Slurm gives it (empty if none).
+    pub gres: String,
+    /// Its features.
+    pub features: Vec<String>,
+    /// The partitions it belongs to.
+    pub partitions: Vec<String>,
+    /// Its base state, lowercase (`idle`, `mixed`, `allocated`, `down`…).
+    pub state: String,
+    /// The flags on that state (`DRAIN`, `COMPLETING`…).
+    pub state_flags: Vec<String>,
+}
+
+/// Why the nodes make no cluster.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MachinesError {
+    /// The scheduler lists no node at all.
+    #[error("the scheduler lists no node")]
+    NoNode,
+    /// No node serves the partitions asked for.
+    #[error("no node serves the partitions {0}")]
+    NoPartition(String),
+    /// The nodes have no processors or no memory.
+    #[error("the nodes offer no processors or no memory")]
+    Empty,
+}
+
+/// The resources fairshare knows of, in the order accounting gives them.
 const ALL: [&str; 3] = ["cpu", "mem", "gpu"];
 
 /// The cluster's resources and machines.
@@ -31,15 +68,15 @@ pub struct Machines {
 impl Machines {
     /// The machines of `nodes` that serve one of `partitions` (all of them when empty), or
     /// why there are none.
-    pub fn of(nodes: &[Node], partitions: &[String]) -> Result<Machines, String> {
+    pub fn of(nodes: &[Node], partitions: &[String]) -> Result<Machines, MachinesError> {
         let serves = |n: &&Node| {
             partitions.is_empty() || n.partitions.iter().any(|p| partitions.contains(p))
         };
         let chosen: Vec<&Node> = nodes.iter().filter(serves).collect();
         if chosen.is_empty() {
             return Err(match partitions.is_empty() {
-                true => "sinfo lists no node".into(),
-                false => format!("no node serves the partitions {}", partitions.join(", ")),
+                true => MachinesError::NoNode,
+                false => MachinesError::NoPartition(partitions.join(", ")),
             });
         }
         let gpus = chosen.iter().any(|n| n.gpus > 0);
@@ -68,7 +105,7 @@ impl Machines {
         }
         let totals = totals(&catalogue);
         if totals.iter().any(|t| t.is_nan() || *t <= 0.0) {
-            return Err("the nodes offer no processors or no memory".into());
+            return Err(MachinesError::Empty);
         }
         Ok(Machines {
             resources: keep.iter().map(|&r| ALL[r].to_string()).collect(),

@@ -1,4 +1,4 @@
-//! The reconcile itself, without any I/O: from the queue, the site factors Slurm holds and the
+//! The reconcile itself, without any I/O: from the queue, the site factors the scheduler holds and the
 //! order in which the policy would start the pending jobs, what every pending job should hold,
 //! why, and the writes that get it there.
 //!
@@ -7,8 +7,8 @@
 //! very same plan.
 
 use crate::clients::Clients;
+use crate::job::{JobState, QueuedJob};
 use crate::machines::Machines;
-use crate::queue::{JobState, QueuedJob};
 use crate::site::stable_factors;
 use crate::writes::{writes, Job, Write};
 use fairshare_core::model::Time;
@@ -25,7 +25,7 @@ pub struct PlanSettings {
     pub weight: u32,
     /// The partitions whose jobs are ranked; empty: all.
     pub partitions: Vec<String>,
-    /// The most jobs one `scontrol update` call sets.
+    /// The most jobs one write (Slurm: one `scontrol update` call) sets.
     pub per_call: usize,
     /// How many runs at the head of the order of starts get site factors of their own; after
     /// them each association's remaining jobs make one run.
@@ -34,9 +34,9 @@ pub struct PlanSettings {
     pub ends_at_limits: bool,
 }
 
-/// One ranked association.
+/// One ranked association: its place in the order and its site factors.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Standing {
+pub struct RankedClient {
     /// Its place, 1 for the first.
     pub place: usize,
     /// The account.
@@ -57,7 +57,7 @@ pub struct Standing {
 /// One pending job and what the plan does with it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlannedJob {
-    /// Slurm's job id.
+    /// The scheduler's job id.
     pub id: u64,
     /// Its user.
     pub user: String,
@@ -65,9 +65,9 @@ pub struct PlannedJob {
     pub account: String,
     /// Its partition.
     pub partition: String,
-    /// Slurm's priority for it, as `squeue` showed it (its site factor included).
+    /// The scheduler's priority for it (its site factor included; Slurm: as `squeue` shows it).
     pub priority: u64,
-    /// The site factor Slurm holds for it, as `sprio` shows it.
+    /// The site factor the scheduler holds for it (Slurm: as `sprio` shows it).
     pub held: Option<i64>,
     /// The site factor fairshare wants for it; `None`: left alone (see `note`).
     pub wanted: Option<i64>,
@@ -79,10 +79,10 @@ pub struct PlannedJob {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {
     /// The ranked associations, first to last.
-    pub standings: Vec<Standing>,
+    pub standings: Vec<RankedClient>,
     /// Every pending job of the partitions considered, by job id.
     pub jobs: Vec<PlannedJob>,
-    /// The `scontrol` calls that bring the jobs to what is wanted.
+    /// The writes that bring the jobs to what is wanted.
     pub writes: Vec<Write>,
     /// How many runs the order of starts falls into, each with its own site factor.
     pub runs: usize,
@@ -100,7 +100,7 @@ impl Plan {
     }
 }
 
-/// Whether a job of `partition` (Slurm writes several comma-separated) is considered.
+/// Whether a job of `partition` (several may be written comma-separated) is considered.
 pub fn considered(partition: &str, partitions: &[String]) -> bool {
     partitions.is_empty()
         || partition
@@ -118,7 +118,7 @@ pub fn pending<'a>(
         .filter(|j| considered(&j.partition, &settings.partitions))
 }
 
-/// Each client's pending jobs that `sprio` lists in `held` (held jobs and jobs not yet
+/// Each client's pending jobs the scheduler lists in `held` (held jobs and jobs not yet
 /// eligible do not wait for a factor), oldest first (earliest submit, then lowest id): the
 /// order Slurm's other factors keep within one site factor.
 pub fn queues<'a>(
@@ -144,16 +144,16 @@ pub fn queues<'a>(
 /// `machines` as its size.
 pub fn head(job: &QueuedJob, machines: &Machines) -> Head {
     let submitted = Time::from_micros(job.submit.saturating_mul(1_000_000));
-    Head::new(submitted, job.id).with_size(dominant_share(&machines.holding(&job.demand())))
+    Head::new(submitted, job.id).with_size(dominant_share(&machines.holding(&job.demand)))
 }
 
-/// The plan for `jobs`, Slurm holding `held` (job id → site factor, from `sprio`), the policy
+/// The plan for `jobs`, the scheduler holding `held` (job id → site factor), the policy
 /// starting them in the order `sequence` (client and job id, first to last).
 ///
 /// The sequence falls into runs — one association's jobs started one after another — and each
-/// run gets one site factor ([`stable_factors`]): falling along the runs, keeping what Slurm
+/// run gets one site factor ([`stable_factors`]): falling along the runs, keeping what the scheduler
 /// holds where it already falls, so that a steady queue needs few writes and jobs of one run
-/// share one `scontrol` call. An association's place is that of its first run.
+/// share one write. An association's place is that of its first run.
 pub fn plan(
     jobs: &[QueuedJob],
     held: &BTreeMap<u64, i64>,
@@ -167,13 +167,13 @@ pub fn plan(
         .collect();
     let factors = stable_factors(&firsts, settings.weight);
     let mut wanted: BTreeMap<u64, i64> = BTreeMap::new();
-    let mut standings: Vec<Standing> = Vec::new();
+    let mut standings: Vec<RankedClient> = Vec::new();
     let mut place: BTreeMap<u32, usize> = BTreeMap::new();
     for ((client, ids), &factor) in runs.iter().zip(&factors) {
         wanted.extend(ids.iter().map(|&id| (id, factor)));
         let i = *place.entry(*client).or_insert_with(|| {
             let (account, user) = clients.names[*client as usize].clone();
-            standings.push(Standing {
+            standings.push(RankedClient {
                 place: standings.len() + 1,
                 account,
                 user,
@@ -193,7 +193,10 @@ pub fn plan(
             let (wanted, note) = match (held, wanted.get(&job.id)) {
                 (None, _) => (
                     None,
-                    Some("sprio does not list it (held, or not yet eligible)".into()),
+                    Some(
+                        "the scheduler lists no site factor for it (held, or not yet eligible)"
+                            .into(),
+                    ),
                 ),
                 (Some(_), Some(&factor)) => (Some(factor), None),
                 (Some(_), None) => {
@@ -259,7 +262,7 @@ pub fn submit_factors(
     clients: &Clients,
     weight: u32,
 ) -> Vec<SubmitFactor> {
-    let waiting: BTreeMap<(&str, &str), &Standing> = (plan.standings.iter())
+    let waiting: BTreeMap<(&str, &str), &RankedClient> = (plan.standings.iter())
         .map(|s| ((s.account.as_str(), s.user.as_str()), s))
         .collect();
     let mut above = i64::from(weight);
@@ -308,7 +311,7 @@ impl PlannedJob {
 impl Plan {
     /// The plan of `standings` and `jobs` (sorted here by id), with the writes that bring
     /// the jobs to what is wanted, at most `per_call` jobs per call.
-    pub fn of(standings: Vec<Standing>, mut jobs: Vec<PlannedJob>, per_call: usize) -> Plan {
+    pub fn of(standings: Vec<RankedClient>, mut jobs: Vec<PlannedJob>, per_call: usize) -> Plan {
         jobs.sort_by_key(|j| j.id);
         let compared: Vec<Job> = (jobs.iter())
             .map(|j| Job {

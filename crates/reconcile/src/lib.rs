@@ -1,0 +1,37 @@
+//! # fairshare-reconcile
+//!
+//! The reconcile every scheduler adapter of fairshare makes, written once and in no
+//! scheduler's terms. A batch scheduler orders its pending jobs by a priority; an adapter
+//! gives each job an integer term of that priority (Slurm's site factor; the crate calls it so
+//! for every scheduler) so that the scheduler starts jobs in a fairshare policy's order.
+//!
+//! An adapter reads its scheduler into the neutral types of [`job`], [`clients`] and
+//! [`machines`], hands them to [`state::State::reconcile`], writes the plan's [`writes`], and
+//! repeats it in [`watch::watch`]. `fairshare-slurm` is such an adapter: what it keeps is only
+//! Slurm's (reading `squeue`, `sacct`, `sacctmgr`, `sinfo`, `sprio`; writing `scontrol`).
+//!
+//! - [`job`]: a job in the queue, and a job that ran, charged to its client.
+//! - [`clients`]: the associations as a ranker's clients, placed in the account tree.
+//! - [`machines`]: the cluster's resources and node types, from its nodes.
+//! - [`history`]: usage as the policy counts it, the accounting replayed through its ranker
+//!   with the bookkeeping a scheduler uses (`fairshare_core::rank::Book`).
+//! - [`site`]: from the order of starts to each job's site factor, and the two mappings beside
+//!   the scheduler's own factors.
+//! - [`plan`]: the reconcile without I/O: the order of starts, every pending job's site
+//!   factor, the writes, and the factor each association's next job gets at submission.
+//! - [`writes`]: only the jobs whose factor differs, grouped so one call sets many.
+//! - [`state`]: what a reconcile keeps between passes, and one reconcile through all of the
+//!   above.
+//! - [`watch`]: the loop: interval, backoff after failures, stop on SIGTERM, an [`watch::Action`]
+//!   after each reconcile.
+#![warn(missing_docs)]
+
+pub mod clients;
+pub mod history;
+pub mod job;
+pub mod machines;
+pub mod plan;
+pub mod site;
+pub mod state;
+pub mod watch;
+pub mod writes;

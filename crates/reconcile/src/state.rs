@@ -1,0 +1,214 @@
+//! One reconcile, scheduler-neutral: what an adapter keeps between passes (its clients,
+//! machines and usage history) and, given what the scheduler says ran and waits, the plan.
+//!
+//! An adapter reads its scheduler into [`Allocation`]s, [`QueuedJob`]s and the site factors
+//! held, and [`State::reconcile`] does the rest: brings the history to now, plays out the order
+//! in which the policy would start the pending jobs, turns it into site factors and writes,
+//! and says what a job each client submits now should get. What the adapter adds is only its
+//! scheduler's: reading its commands, checking its settings, writing its factors.
+
+use crate::clients::Clients;
+use crate::history::{History, HistoryError, Step, Waiting};
+use crate::job::{Allocation, QueuedJob};
+use crate::machines::Machines;
+use crate::plan::{head, plan, queues, submit_factors, Plan, PlanSettings, SubmitFactor};
+use fairshare_core::model::Time;
+use fairshare_core::policy::PolicySpec;
+use fairshare_core::priority::dominant_share;
+use fairshare_core::rank::RankError;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// What a reconcile keeps between passes: the clients and machines it ranks on, and the
+/// usage history up to the last pass.
+pub struct State {
+    /// The clients.
+    pub clients: Clients,
+    /// The machines.
+    pub machines: Machines,
+    /// The usage history.
+    pub history: History,
+}
+
+/// One association's usage and standing, for a status table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Usage {
+    /// The account.
+    pub account: String,
+    /// The user.
+    pub user: String,
+    /// Its entitlement: its fraction of the cluster down the tree.
+    pub entitlement: f64,
+    /// What it was counted over the history, undecayed (see [`History::counted`]).
+    pub counted: f64,
+    /// Its dominant share of the cluster now (largest fraction of any resource it holds).
+    pub holding: f64,
+    /// The ranker's priority for it when it waits (lower goes first).
+    pub priority: Option<f64>,
+}
+
+/// What one reconcile found and planned.
+#[derive(Debug, Clone)]
+pub struct Reconciled {
+    /// What the history took in.
+    pub step: Step,
+    /// Jobs running as the history holds them.
+    pub running: usize,
+    /// Every association's usage.
+    pub usage: Vec<Usage>,
+    /// The plan.
+    pub plan: Plan,
+    /// The site factor a job each association submits now should get.
+    pub submit: Vec<SubmitFactor>,
+    /// Things an administrator should know: associations left out, a weight too low.
+    pub notes: Vec<String>,
+}
+
+impl State {
+    /// A state of `policy` for `clients` on `machines`, its history starting at `from`.
+    pub fn new(
+        policy: &PolicySpec,
+        clients: Clients,
+        machines: Machines,
+        from: Time,
+    ) -> Result<State, HistoryError> {
+        let history = History::new(policy, &clients, &machines, from)?;
+        Ok(State {
+            clients,
+            machines,
+            history,
+        })
+    }
+
+    /// Brings the history to `now` with `allocations` (what the accounting lists from about
+    /// the history's time to `now`) and plans the site factors of `jobs`, the scheduler holding
+    /// `held` (job id → site factor; a pending job not listed there waits for no factor).
+    /// After an error the state is part-way through and should be dropped.
+    pub fn reconcile(
+        &mut self,
+        allocations: &[Allocation],
+        (jobs, held): (&[QueuedJob], &BTreeMap<u64, i64>),
+        now: Time,
+        settings: &PlanSettings,
+    ) -> Result<Reconciled, HistoryError> {
+        let Ranked {
+            step,
+            sequence,
+            everyone,
+        } = self.rank(allocations, (jobs, held), now, settings)?;
+        let plan = plan(jobs, held, &self.clients, &sequence, settings);
+        let submit = submit_factors(&plan, &everyone, &self.clients, settings.weight);
+        let mut notes = left_out(&self.clients);
+        notes.extend(weight_note(settings.weight, plan.runs));
+        Ok(Reconciled {
+            step,
+            running: self.history.running(),
+            usage: self.usage(),
+            plan,
+            submit,
+            notes,
+        })
+    }
+
+    /// Brings the history to `now` with `allocations` and plays out the order in which the
+    /// policy would start the pending jobs of `jobs` listed in `held`: what the history took
+    /// in, the order of starts (client and job id), and every client as the policy would rank
+    /// them were each waiting.
+    fn rank(
+        &mut self,
+        allocations: &[Allocation],
+        (jobs, held): (&[QueuedJob], &BTreeMap<u64, i64>),
+        now: Time,
+        settings: &PlanSettings,
+    ) -> Result<Ranked, RankError> {
+        let step = (self.history).record(allocations, &self.clients, &self.machines, now)?;
+        let queues = queues(jobs, held, &self.clients, settings);
+        let machines = &self.machines;
+        let waiting: BTreeMap<u32, Vec<Waiting>> = (queues.iter())
+            .map(|(&client, queue)| {
+                let play = |job: &&QueuedJob| {
+                    let limit = job.limit.filter(|_| settings.ends_at_limits);
+                    let request = (&job.demand[..], Some(job.nodes), limit);
+                    (self.history).waiting(head(job, machines), request, machines)
+                };
+                (client, queue.iter().map(play).collect())
+            })
+            .collect();
+        let heads = waiting.iter().map(|(&c, w)| (c, w[0].head)).collect();
+        self.history.order(&heads)?;
+        let everyone = self.history.order_of_all(&heads)?;
+        let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
+        let ends = match settings.ends_at_limits {
+            true => expected_ends(jobs),
+            false => BTreeMap::new(),
+        };
+        let starts = (self.history).starts(&waiting, settings.ranked_runs, &ends)?;
+        let sequence = (starts.into_iter())
+            .map(|client| {
+                let next = taken.entry(client).or_insert(0);
+                *next += 1;
+                (client, queues[&client][*next - 1].id)
+            })
+            .collect();
+        Ok(Ranked {
+            step,
+            sequence,
+            everyone,
+        })
+    }
+
+    /// Every client's usage and standing.
+    fn usage(&self) -> Vec<Usage> {
+        let history = &self.history;
+        (self.clients.names.iter().enumerate())
+            .map(|(c, (account, user))| {
+                let client = c as u32;
+                Usage {
+                    account: account.clone(),
+                    user: user.clone(),
+                    entitlement: self.clients.entitlements[c],
+                    counted: history.counted(client),
+                    holding: dominant_share(history.holdings(client)),
+                    priority: history.ranker().priority(client),
+                }
+            })
+            .collect()
+    }
+}
+
+/// What [`State::rank`] found.
+struct Ranked {
+    /// What the history took in.
+    step: Step,
+    /// The order of starts: client and job id, first to last.
+    sequence: Vec<(u32, u64)>,
+    /// Every client, as the policy would rank them were each waiting.
+    everyone: Vec<u32>,
+}
+
+/// When each started job of `jobs` is expected to end, by job id: its start plus its time
+/// limit, as a backfilling scheduler expects it (a job without a limit is not expected to end).
+fn expected_ends(jobs: &[QueuedJob]) -> BTreeMap<u64, Time> {
+    (jobs.iter())
+        .filter_map(|j| {
+            let end_s = j.start?.saturating_add(j.limit?);
+            Some((j.id, Time::from_micros(end_s.saturating_mul(1_000_000))))
+        })
+        .collect()
+}
+
+/// One note per association left out of the ranking.
+fn left_out(clients: &Clients) -> Vec<String> {
+    (clients.left_out.iter())
+        .map(|(account, user, why)| format!("{user} under {account} is not ranked: {why}"))
+        .collect()
+}
+
+/// A note when `runs` runs of jobs leave adjacent runs less than one apart under `weight`.
+fn weight_note(weight: u32, runs: usize) -> Option<String> {
+    (runs as u64 > u64::from(weight)).then(|| {
+        format!(
+            "weight {weight} is below the {runs} runs of jobs ranked: the last runs share site factor 1; raise it"
+        )
+    })
+}

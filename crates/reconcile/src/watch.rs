@@ -1,0 +1,157 @@
+//! The loop around a reconcile: reconcile, then wait as the reconciler asks ([`Action`]);
+//! after a failure wait longer each time ([`Backoff`]); stop at once on SIGTERM or SIGINT.
+//!
+//! Every adapter needs the same loop, and its timing is easy to get wrong in ways that hurt a
+//! scheduler: retrying a failing controller every few seconds, or sleeping through a stop
+//! request. Kept here, the loop is written once, and its waits are tested against a clock that
+//! only records them ([`Clock`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What to do after a reconcile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Reconcile again after this long, counted from the start of the last reconcile.
+    Requeue(Duration),
+    /// End the loop.
+    Stop,
+}
+
+/// Something reconciled again and again.
+pub trait Reconciler {
+    /// Why a reconcile failed.
+    type Error;
+
+    /// One reconcile, and what to do next.
+    fn reconcile(&mut self) -> Result<Action, Self::Error>;
+
+    /// What to do after `error`: by default wait `backoff`, the loop's wait after as many
+    /// failures in a row (an adapter logs the error here).
+    fn error_policy(&mut self, error: Self::Error, backoff: Duration) -> Action {
+        let _ = error;
+        Action::Requeue(backoff)
+    }
+}
+
+/// How long to wait after failures in a row: `first` after one, twice as long after each
+/// further one, at most `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    /// The wait after one failure.
+    pub first: Duration,
+    /// The longest wait.
+    pub max: Duration,
+}
+
+impl Backoff {
+    /// The backoff of a loop that reconciles every `interval`: the first retry after at most
+    /// 10 s (a controller restarting is soon back), then doubling up to ten minutes or the
+    /// interval, whichever is longer.
+    pub fn for_interval(interval: Duration) -> Backoff {
+        Backoff {
+            first: interval.min(Duration::from_secs(10)),
+            max: interval.max(Duration::from_secs(600)),
+        }
+    }
+
+    /// The wait after `failures` failures in a row (at least one).
+    pub fn after(&self, failures: u32) -> Duration {
+        let doublings = failures.saturating_sub(1).min(31);
+        (self.first.saturating_mul(1 << doublings)).min(self.max)
+    }
+}
+
+/// Where the loop waits: real time, or a record of the waits in tests.
+pub trait Clock {
+    /// The time now.
+    fn now(&self) -> Instant;
+    /// Waits until `until`, or less if `stop` is set meanwhile.
+    fn wait_until(&mut self, until: Instant, stop: &AtomicBool);
+}
+
+/// The machine's clock, checking for a stop every 100 ms.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RealClock;
+
+impl Clock for RealClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+
+    fn wait_until(&mut self, until: Instant, stop: &AtomicBool) {
+        while !stop.load(Ordering::Relaxed) {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(100)));
+        }
+    }
+}
+
+/// How a loop went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Watched {
+    /// Reconciles made.
+    pub reconciles: u64,
+    /// Those that failed.
+    pub failures: u64,
+}
+
+/// Reconciles with `reconciler` until it asks to stop or `stop` is set, waiting between as it
+/// asks and, after failures, as `backoff` says.
+pub fn watch<R: Reconciler>(
+    reconciler: &mut R,
+    backoff: Backoff,
+    stop: &AtomicBool,
+    clock: &mut impl Clock,
+) -> Watched {
+    let mut watched = Watched::default();
+    let mut in_a_row = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let started = clock.now();
+        watched.reconciles += 1;
+        let action = match reconciler.reconcile() {
+            Ok(action) => {
+                in_a_row = 0;
+                action
+            }
+            Err(error) => {
+                in_a_row += 1;
+                watched.failures += 1;
+                reconciler.error_policy(error, backoff.after(in_a_row))
+            }
+        };
+        match action {
+            Action::Requeue(wait) => clock.wait_until(started + wait, stop),
+            Action::Stop => break,
+        }
+    }
+    watched
+}
+
+/// A flag set when the process gets SIGTERM or SIGINT, for [`watch`] to stop on.
+pub fn stop_on_signals() -> std::io::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    Ok(stop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backoff_doubles_from_first_to_max() {
+        let b = Backoff::for_interval(Duration::from_secs(60));
+        let waits: Vec<u64> = (1..=9).map(|n| b.after(n).as_secs()).collect();
+        assert_eq!(waits, [10, 20, 40, 80, 160, 320, 600, 600, 600]);
+        assert_eq!(b.after(u32::MAX), Duration::from_secs(600));
+        let short = Backoff::for_interval(Duration::from_secs(2));
+        assert_eq!((short.after(1).as_secs(), short.max.as_secs()), (2, 600));
+    }
+}

@@ -1,0 +1,330 @@
+//! The reconcile's seam, proven the way the batch engine's discipline seam is: an adapter
+//! written here, outside the crate, for a scheduler that does not exist ("gridq"), reads that
+//! scheduler's recorded outputs into the neutral types and reconciles through the crate alone.
+//! Nothing of Slurm is linked: if a second scheduler's adapter needed any of it, this would
+//! not compile.
+
+use fairshare_core::model::{AccountTree, Time};
+use fairshare_core::policy::PolicySpec;
+use fairshare_reconcile::clients::{Clients, Tree};
+use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
+use fairshare_reconcile::machines::{Machines, Node};
+use fairshare_reconcile::plan::PlanSettings;
+use fairshare_reconcile::state::{Reconciled, State};
+use fairshare_reconcile::watch::{watch, Action, Backoff, Clock, Reconciler, Watched};
+use fairshare_reconcile::writes::Write;
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// `gridq accounts`: `account NAME PARENT SHARES` and `user NAME ACCOUNT SHARES`.
+const ACCOUNTS: &str = "\
+account physics root 1
+account chemistry root 1
+user ana physics 1
+user ben physics 1
+user cy chemistry 1
+";
+
+/// `gridq nodes`: `NAME CPUS MEMORY_MB GPUS`.
+const NODES: &str = "\
+g01 8 16384 0
+g02 8 16384 0
+";
+
+/// `gridq history`: `ID USER ACCOUNT START END CPUS` (unix seconds; `-`: still running).
+/// Ana ran all 16 CPUs for ten hours yesterday.
+const HISTORY: &str = "\
+1 ana physics 1699990000 1700026000 16
+";
+
+/// `gridq queue`: `ID USER ACCOUNT STATE SUBMIT CPUS` (`wait` or `run`). Zed has no account.
+const QUEUE: &str = "\
+101 ana physics wait 1700090000 4
+102 ben physics wait 1700090100 4
+103 cy chemistry wait 1700090200 4
+104 zed physics wait 1700090300 4
+";
+
+/// `gridq factors`: `ID FACTOR`, the factor each waiting job holds.
+const NO_FACTORS: &str = "\
+101 0
+102 0
+103 0
+104 0
+";
+
+/// When the reconcile runs.
+const NOW_S: u64 = 1_700_100_000;
+
+/// The whitespace-separated columns of every line of `text`.
+fn rows(text: &str) -> impl Iterator<Item = Vec<&str>> {
+    text.lines().map(|line| line.split_whitespace().collect())
+}
+
+/// Seconds as the reconcile's time.
+fn secs(s: u64) -> Time {
+    Time::from_micros(s * 1_000_000)
+}
+
+/// gridq's account tree.
+fn tree(text: &str) -> Tree {
+    let mut accounts = AccountTree::new("root");
+    let mut users = Vec::new();
+    for row in rows(text) {
+        let parent = accounts.index_of(row[2]).expect("parent listed first");
+        let shares: f64 = row[3].parse().unwrap();
+        match row[0] {
+            "account" => {
+                accounts.add(row[1], parent, shares).unwrap();
+            }
+            _ => {
+                let at = accounts.add_user(row[1], parent, shares).unwrap();
+                users.push((row[2].to_string(), row[1].to_string(), at));
+            }
+        }
+    }
+    Tree {
+        cluster: "gridq".into(),
+        accounts,
+        users,
+        left_out: Vec::new(),
+    }
+}
+
+/// gridq's nodes.
+fn nodes(text: &str) -> Vec<Node> {
+    rows(text)
+        .map(|row| Node {
+            name: row[0].into(),
+            cpus: row[1].parse().unwrap(),
+            memory_mb: row[2].parse().unwrap(),
+            gpus: row[3].parse().unwrap(),
+            gres: String::new(),
+            features: Vec::new(),
+            partitions: Vec::new(),
+            state: "idle".into(),
+            state_flags: Vec::new(),
+        })
+        .collect()
+}
+
+/// gridq's history, each job charged its CPUs per second.
+fn history(text: &str) -> Vec<Allocation> {
+    rows(text)
+        .map(|row| {
+            let cpus: f64 = row[5].parse().unwrap();
+            Allocation {
+                id: row[0].parse().unwrap(),
+                user: row[1].into(),
+                account: row[2].into(),
+                partition: String::new(),
+                submit: secs(row[3].parse().unwrap()),
+                start: secs(row[3].parse().unwrap()),
+                end: row[4].parse().ok().map(secs),
+                demand: vec![cpus, 0.0, 0.0],
+                nodes: None,
+                qos: String::new(),
+                billing: cpus,
+            }
+        })
+        .collect()
+}
+
+/// gridq's queue.
+fn queue(text: &str) -> Vec<QueuedJob> {
+    rows(text)
+        .map(|row| QueuedJob {
+            id: row[0].parse().unwrap(),
+            user: row[1].into(),
+            account: row[2].into(),
+            partition: String::new(),
+            state: match row[3] {
+                "wait" => JobState::Pending,
+                "run" => JobState::Running,
+                other => JobState::Other(other.into()),
+            },
+            priority: 0,
+            submit: row[4].parse().unwrap(),
+            start: None,
+            demand: vec![row[5].parse().unwrap(), 0.0, 0.0],
+            nodes: 1,
+            limit: None,
+        })
+        .collect()
+}
+
+/// gridq's factors.
+fn factors(text: &str) -> BTreeMap<u64, i64> {
+    (rows(text).map(|row| (row[0].parse().unwrap(), row[1].parse().unwrap()))).collect()
+}
+
+/// The factors `writes` leave, from `held`: what gridq would list after the adapter wrote them.
+fn after(mut held: BTreeMap<u64, i64>, writes: &[Write]) -> BTreeMap<u64, i64> {
+    for write in writes {
+        held.extend(write.jobs.iter().map(|&id| (id, write.site_factor)));
+    }
+    held
+}
+
+/// The adapter: gridq's clients and machines, a Fair Tree history from a week back.
+fn state() -> State {
+    let policy: PolicySpec = "fairshare:function=fair-tree".parse().unwrap();
+    let clients = Clients::new(tree(ACCOUNTS)).unwrap();
+    let machines = Machines::of(&nodes(NODES), &[]).unwrap();
+    State::new(&policy, clients, machines, secs(NOW_S - 7 * 86_400)).unwrap()
+}
+
+/// A weight of 300 over three runs gives 300, 200, 100.
+fn settings() -> PlanSettings {
+    PlanSettings {
+        weight: 300,
+        partitions: Vec::new(),
+        per_call: 10,
+        ranked_runs: 100,
+        ends_at_limits: false,
+    }
+}
+
+/// One reconcile of the recorded queue, holding `held`, given what the accounting lists since
+/// the last reconcile (jobs that ended since, or still run).
+fn reconcile(state: &mut State, held: &BTreeMap<u64, i64>) -> Reconciled {
+    let jobs = queue(QUEUE);
+    let since = state.history.now();
+    let allocations: Vec<Allocation> = (history(HISTORY).into_iter())
+        .filter(|a| a.end.is_none_or(|end| end >= since))
+        .collect();
+    (state.reconcile(&allocations, (&jobs, held), secs(NOW_S), &settings())).unwrap()
+}
+
+#[test]
+fn a_made_up_scheduler_reconciles_through_the_core_alone() {
+    let mut state = state();
+    let held = factors(NO_FACTORS);
+    let first = reconcile(&mut state, &held);
+    assert_eq!((first.step.started, first.step.ended), (1, 1));
+    // Chemistry used nothing, so cy leads; within physics, ben (nothing used) before ana.
+    let order: Vec<&str> = (first.plan.standings.iter())
+        .map(|s| s.user.as_str())
+        .collect();
+    assert_eq!(order, ["cy", "ben", "ana"]);
+    let written: Vec<(i64, Vec<u64>)> = (first.plan.writes.iter())
+        .map(|w| (w.site_factor, w.jobs.clone()))
+        .collect();
+    assert_eq!(
+        written,
+        [(100, vec![101]), (200, vec![102]), (300, vec![103])]
+    );
+    let zed = first.plan.jobs.iter().find(|j| j.id == 104).unwrap();
+    assert_eq!(zed.wanted, None, "a job of no client is left alone");
+    assert_eq!(
+        zed.note.as_deref(),
+        Some("no such association in the account tree")
+    );
+    let ana = first.usage.iter().find(|u| u.user == "ana").unwrap();
+    assert_eq!(ana.counted, 16.0 * 36_000.0, "CPU-seconds, undecayed");
+
+    // gridq now holds what was written: the next reconcile writes nothing.
+    let second = reconcile(&mut state, &after(held, &first.plan.writes));
+    assert!(second.plan.writes.is_empty(), "{:?}", second.plan.writes);
+    assert_eq!(second.step, Default::default(), "nothing charged twice");
+}
+
+/// A clock that only records how long the loop would wait.
+struct Recording {
+    now: Instant,
+    waits: Vec<Duration>,
+}
+
+impl Clock for Recording {
+    fn now(&self) -> Instant {
+        self.now
+    }
+
+    fn wait_until(&mut self, until: Instant, _stop: &AtomicBool) {
+        self.waits.push(until - self.now);
+        self.now = until;
+    }
+}
+
+/// gridq's controller: down for the first `down` reconciles, then up; the loop stops after
+/// `passes` good reconciles.
+struct Gridq {
+    down: u32,
+    passes: u32,
+    state: State,
+    held: BTreeMap<u64, i64>,
+    errors: Vec<(String, Duration)>,
+}
+
+impl Reconciler for Gridq {
+    type Error = String;
+
+    fn reconcile(&mut self) -> Result<Action, String> {
+        if self.down > 0 {
+            self.down -= 1;
+            return Err("gridq: controller unreachable".into());
+        }
+        let reconciled = reconcile(&mut self.state, &self.held);
+        self.held = after(std::mem::take(&mut self.held), &reconciled.plan.writes);
+        self.passes -= 1;
+        Ok(match self.passes {
+            0 => Action::Stop,
+            _ => Action::Requeue(Duration::from_secs(60)),
+        })
+    }
+
+    fn error_policy(&mut self, error: String, backoff: Duration) -> Action {
+        self.errors.push((error, backoff));
+        Action::Requeue(backoff)
+    }
+}
+
+#[test]
+fn the_loop_backs_off_after_failures_and_requeues_after_success() {
+    let mut gridq = Gridq {
+        down: 3,
+        passes: 2,
+        state: state(),
+        held: factors(NO_FACTORS),
+        errors: Vec::new(),
+    };
+    let mut clock = Recording {
+        now: Instant::now(),
+        waits: Vec::new(),
+    };
+    let backoff = Backoff::for_interval(Duration::from_secs(60));
+    let watched = watch(&mut gridq, backoff, &AtomicBool::new(false), &mut clock);
+    assert_eq!(
+        watched,
+        Watched {
+            reconciles: 5,
+            failures: 3
+        }
+    );
+    let secs: Vec<u64> = clock.waits.iter().map(Duration::as_secs).collect();
+    assert_eq!(secs, [10, 20, 40, 60], "backoff, then the interval");
+    assert_eq!(gridq.errors.len(), 3);
+    assert_eq!(gridq.errors[0].0, "gridq: controller unreachable");
+    assert_eq!(gridq.held[&103], 300, "the factors were written once up");
+}
+
+#[test]
+fn a_stop_already_asked_for_reconciles_nothing() {
+    let mut gridq = Gridq {
+        down: 0,
+        passes: 5,
+        state: state(),
+        held: factors(NO_FACTORS),
+        errors: Vec::new(),
+    };
+    let mut clock = Recording {
+        now: Instant::now(),
+        waits: Vec::new(),
+    };
+    let stop = AtomicBool::new(true);
+    let backoff = Backoff::for_interval(Duration::from_secs(60));
+    let watched = watch(&mut gridq, backoff, &stop, &mut clock);
+    assert_eq!(watched, Watched::default());
+    assert!(clock.waits.is_empty());
+}
