@@ -53,11 +53,7 @@ impl Book {
         holding: &[f64],
         rate: Option<f64>,
     ) -> Result<(), RankError> {
-        let held = self.client(client)?;
-        held.iter_mut().zip(holding).for_each(|(h, d)| *h += d);
-        if let Some(rate) = rate {
-            self.ranker.job_started(client, rate)?;
-        }
+        self.take(client, holding, rate)?;
         self.tell(client)
     }
 
@@ -69,14 +65,43 @@ impl Book {
         rate: Option<f64>,
         ran_s: f64,
     ) -> Result<(), RankError> {
+        self.give_back(client, holding, rate, ran_s)?;
+        self.tell(client)
+    }
+
+    /// As [`Book::started`], but the ranker hears of the holding only at the client's next
+    /// [`Book::waits`] (the charge it hears at once).
+    pub fn take(
+        &mut self,
+        client: u32,
+        holding: &[f64],
+        rate: Option<f64>,
+    ) -> Result<(), RankError> {
+        let held = self.client(client)?;
+        held.iter_mut().zip(holding).for_each(|(h, d)| *h += d);
+        match rate {
+            Some(rate) => self.ranker.job_started(client, rate),
+            None => Ok(()),
+        }
+    }
+
+    /// As [`Book::finished`], but the ranker hears of the holding only at the client's next
+    /// [`Book::waits`] (the charge it hears at once).
+    pub fn give_back(
+        &mut self,
+        client: u32,
+        holding: &[f64],
+        rate: Option<f64>,
+        ran_s: f64,
+    ) -> Result<(), RankError> {
         let held = self.client(client)?;
         held.iter_mut()
             .zip(holding)
             .for_each(|(h, d)| *h = (*h - d).max(0.0));
-        if let Some(rate) = rate {
-            self.ranker.job_finished(client, rate, ran_s)?;
+        match rate {
+            Some(rate) => self.ranker.job_finished(client, rate, ran_s),
+            None => Ok(()),
         }
-        self.tell(client)
     }
 
     /// `client` now waits with `head` first (`None`: it waits for nothing).
@@ -96,6 +121,13 @@ impl Book {
     /// The ranker, to ask whom it serves first or a client's priority.
     pub fn ranker(&self) -> &dyn Ranker {
         self.ranker.as_ref()
+    }
+
+    /// The ranker, for a scheduler's pass to set clients aside and restore them
+    /// ([`Ranker::set_aside`], [`Ranker::restore`]); what clients hold and wait with goes
+    /// through the book.
+    pub fn ranker_mut(&mut self) -> &mut dyn Ranker {
+        self.ranker.as_mut()
     }
 
     /// The waiting clients, first to last.

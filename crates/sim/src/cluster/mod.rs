@@ -49,7 +49,7 @@ use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::dominant_share;
 use fairshare_core::priority::Policy;
-use fairshare_core::rank::{Accounts, Head, RankError, Ranker, Share};
+use fairshare_core::rank::{Accounts, Book, Head, RankError, Ranker, Share};
 use meter::Meter;
 use recorder::Recorder;
 use space::{held, Placed, Request, Space};
@@ -82,8 +82,8 @@ pub enum SimError {
     #[error("capacity: {0}")]
     Capacity(String),
     /// The ranker refused what the engine told it.
-    #[error("ranking: {0}")]
-    Rank(RankError),
+    #[error("ranking")]
+    Rank(#[source] RankError),
     /// The policy cannot rank this engine's users.
     #[error("policy {policy}: {problem}")]
     Policy {

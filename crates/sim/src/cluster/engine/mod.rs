@@ -56,12 +56,13 @@ struct Running {
 /// The engine's state between events.
 struct Engine {
     queues: Vec<VecDeque<Pending>>,
-    allocation: Vec<Vec<f64>>,
     running: Vec<Option<Running>>,
     free_slots: Vec<usize>,
     finishes: BinaryHeap<Reverse<(Time, u64, usize)>>,
     space: Space,
-    ranking: Box<dyn Ranker>,
+    /// What each user holds and waits with, told to the policy's ranker: the bookkeeping the
+    /// adapters' reconcile shares.
+    book: Book,
     /// What jobs are charged, when the policy charges them.
     meter: Option<Meter>,
     recorder: Recorder,
@@ -167,12 +168,11 @@ impl Engine {
         )?;
         Ok(Engine {
             queues: vec![VecDeque::new(); users],
-            allocation: vec![vec![0.0; m]; users],
             running: Vec::new(),
             free_slots: Vec::new(),
             finishes: BinaryHeap::new(),
             space,
-            ranking: ranker(config, m)?,
+            book: Book::new(ranker(config, m)?, users, m),
             meter: match config.policy.kind {
                 PolicyKind::Fairshare(settings) => {
                     Some(Meter::new(settings.metric, &config.capacity, users))
@@ -210,7 +210,7 @@ impl Engine {
     }
 
     fn at(&mut self, t: Time) -> Result<(), SimError> {
-        self.ranking.advance(t).map_err(SimError::Rank)?;
+        self.book.advance(t).map_err(SimError::Rank)?;
         self.now = t;
         self.recorder.advance(t);
         Ok(())
@@ -346,14 +346,13 @@ impl Engine {
             }
         }
         self.recorder.used(self.space.used());
-        let u = job.user as usize;
-        let holding = held(&job.placed, self.allocation[u].len());
-        self.allocation[u]
-            .iter_mut()
-            .zip(&holding)
-            .for_each(|(o, d)| *o = (*o - d).max(0.0));
+        let holding = held(&job.placed, self.book.holdings(job.user).len());
+        let ran_s = (self.now.as_micros() - job.started.as_micros()) as f64 / 1e6;
+        if let Err(e) = (self.book).give_back(job.user, &holding, job.rate, ran_s) {
+            self.fault.get_or_insert(SimError::Rank(e));
+        }
         self.recorder
-            .allocation(job.user, self.now, &self.allocation[u]);
+            .allocation(job.user, self.now, self.book.holdings(job.user));
         self.jobs.extend(job.record);
         if let Some(mut outcome) = job.outcome {
             outcome.finish = Some(self.now);
@@ -361,11 +360,7 @@ impl Engine {
             self.settled.push(*outcome);
         }
         if let (Some(meter), Some(rate)) = (self.meter.as_mut(), job.rate) {
-            let ran_s = (self.now.as_micros() - job.started.as_micros()) as f64 / 1e6;
             meter.charge(job.user, rate, ran_s);
-            if let Err(e) = self.ranking.job_finished(job.user, rate, ran_s) {
-                self.fault.get_or_insert(SimError::Rank(e));
-            }
         }
         self.rerank(job.user);
     }
@@ -375,9 +370,7 @@ impl Engine {
     /// refusal is kept and ends the run.
     fn rerank(&mut self, user: u32) {
         let head = self.head(user);
-        let result = self
-            .ranking
-            .update(user, &self.allocation[user as usize], head);
+        let result = self.book.waits(user, head);
         if let Err(e) = result {
             self.fault.get_or_insert(SimError::Rank(e));
         }
@@ -406,7 +399,7 @@ impl Engine {
             self.cursor[user as usize] = 0;
             self.rerank(user);
         }
-        self.ranking.restore();
+        self.book.ranker_mut().restore();
         self.recorder.used(self.space.used());
     }
 
@@ -419,7 +412,7 @@ impl Engine {
     /// Starts considering the jobs of priority `tier`: every user's candidate becomes its
     /// oldest job of that priority, and users without one are set aside.
     fn enter_tier(&mut self, tier: i32) {
-        self.ranking.restore();
+        self.book.ranker_mut().restore();
         self.tier = Some(tier);
         for user in 0..self.queues.len() as u32 {
             let u = user as usize;
@@ -566,14 +559,13 @@ impl Engine {
         let run = on_node(job.runtime, speed);
         let wait = (self.now.as_micros() - job.submit.as_micros()) as f64 / 1e6;
         self.recorder.started(user, wait, run as f64 / 1e6);
-        let client = user as usize;
-        let holding = held(&placed, self.allocation[client].len());
-        self.allocation[client]
-            .iter_mut()
-            .zip(&holding)
-            .for_each(|(o, d)| *o += d);
+        let holding = held(&placed, self.book.holdings(user).len());
+        let rate = self.meter.as_ref().map(|m| m.rate_on(job.rate, &placed));
+        if let Err(e) = self.book.take(user, &holding, rate) {
+            self.fault.get_or_insert(SimError::Rank(e));
+        }
         self.recorder
-            .allocation(user, self.now, &self.allocation[client]);
+            .allocation(user, self.now, self.book.holdings(user));
         if let Some(held) = job.queue.and_then(|q| self.queue_held.get_mut(q as usize)) {
             *held += job.processors;
         }
@@ -605,12 +597,6 @@ impl Engine {
             outcome.allocated = holding.iter().zip(totals).map(|(h, t)| h * t).collect();
             outcome
         });
-        let rate = self.meter.as_ref().map(|m| m.rate_on(job.rate, &placed));
-        if let Some(rate) = rate {
-            if let Err(e) = self.ranking.job_started(user, rate) {
-                self.fault.get_or_insert(SimError::Rank(e));
-            }
-        }
         self.running[slot] = Some(Running {
             user,
             queue: job.queue,
@@ -632,7 +618,7 @@ impl Engine {
             .iter()
             .enumerate()
             .flat_map(|(u, q)| q.iter().map(move |p| (u as u32, p.submit)));
-        let counters = self.ranking.livetree();
+        let counters = self.book.ranker().livetree();
         let mut result = self
             .recorder
             .finish(end, waiting, &config.users, config.top_users);

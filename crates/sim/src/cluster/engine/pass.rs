@@ -6,7 +6,7 @@ use super::*;
 impl Pass for Engine {
     fn first(&mut self) -> Option<u32> {
         loop {
-            if let Some(user) = self.ranking.first() {
+            if let Some(user) = self.book.ranker().first() {
                 return Some(user);
             }
             let lower = self.next_tier(Some(self.tier?))?;
@@ -111,7 +111,7 @@ impl Pass for Engine {
     }
 
     fn set_aside(&mut self, user: u32) {
-        self.ranking.set_aside(user);
+        self.book.ranker_mut().set_aside(user);
     }
 
     fn full(&self) -> bool {
