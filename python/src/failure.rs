@@ -3,6 +3,7 @@
 //! attributes, so that a notebook can point at the record without parsing the message.
 
 use crate::InputError;
+use fairshare_core::error::Chain;
 use fairshare_lab::LabError;
 use fairshare_trace::TraceError;
 use pyo3::prelude::*;
@@ -96,7 +97,7 @@ impl From<LabError> for Failure {
         match error {
             LabError::Trace(error) => Failure::from(error),
             LabError::Record(error) => Failure::record(error),
-            other => Failure::from(other.to_string()),
+            other => Failure::from(Chain(&other).to_string()),
         }
     }
 }

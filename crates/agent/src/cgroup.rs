@@ -154,7 +154,7 @@ pub enum CgroupError {
     #[error("{0}: no cgroup hierarchy found (neither cgroup.controllers of v2 nor a v1 controller such as cpu/cpu.shares)")]
     NotFound(PathBuf),
     /// The root cannot be listed.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         /// The directory.
         path: PathBuf,

@@ -4,6 +4,7 @@
 
 use crate::owner::OwnerRule;
 use fairshare_core::config::{ConfigError, Location};
+use fairshare_core::error::Invalid;
 use fairshare_core::heaviness::knobs::PriorityConfig;
 use fairshare_core::heaviness::{HeavinessConfig, Resource};
 use serde::{Deserialize, Serialize};
@@ -176,12 +177,12 @@ impl AgentConfig {
     }
 
     /// Checks every value; the error names the key.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Invalid> {
         if !(self.interval_s.is_finite() && (0.1..=86_400.0).contains(&self.interval_s)) {
-            return Err(format!(
+            return Err(Invalid(format!(
                 "interval_s must lie in [0.1, 86400] seconds, found {}",
                 self.interval_s
-            ));
+            )));
         }
         if self.parents.is_empty() {
             return Err(
@@ -194,9 +195,9 @@ impl AgentConfig {
                     .components()
                     .any(|c| !matches!(c, std::path::Component::Normal(_)));
             if bad {
-                return Err(format!(
+                return Err(Invalid(format!(
                     "parents[{i}]: {p:?} must be a relative path below the cgroup root, without `..`"
-                ));
+                )));
             }
         }
         if let Some(node) = &self.node {
@@ -207,7 +208,9 @@ impl AgentConfig {
             if v.is_finite() && v > 0.0 {
                 Ok(())
             } else {
-                Err(format!("{key} must be a positive number, found {v}"))
+                Err(Invalid(format!(
+                    "{key} must be a positive number, found {v}"
+                )))
             }
         };
         positive("size.cpu", self.size.cpu)?;
@@ -225,36 +228,38 @@ impl AgentConfig {
             }
         }
         if self.resources.is_empty() {
-            return Err("resources: at least one resource is needed".into());
+            return Err(Invalid("resources: at least one resource is needed".into()));
         }
         for (i, r) in self.resources.iter().enumerate() {
             fairshare_wire::model::check_id("resource", &r.name)
                 .map_err(|e| format!("resources[{i}]: {e}"))?;
             if self.resources[..i].iter().any(|o| o.name == r.name) {
-                return Err(format!("resources: {:?} is listed twice", r.name));
+                return Err(Invalid(format!("resources: {:?} is listed twice", r.name)));
             }
         }
         if !(1..=MAX_BUFFER).contains(&self.buffer_reports) {
-            return Err(format!(
+            return Err(Invalid(format!(
                 "buffer_reports must lie in [1, {MAX_BUFFER}], found {}",
                 self.buffer_reports
-            ));
+            )));
         }
         if self.rewrite_every == 0 {
-            return Err("rewrite_every must be at least 1 (1: write every cycle)".into());
+            return Err(Invalid(
+                "rewrite_every must be at least 1 (1: write every cycle)".into(),
+            ));
         }
         if !(self.knob_step.is_finite() && (0.0..=1.0).contains(&self.knob_step)) {
-            return Err(format!(
+            return Err(Invalid(format!(
                 "knob_step must lie in [0, 1] (a fraction of a knob's scale), found {}",
                 self.knob_step
-            ));
+            )));
         }
         if let Some(d) = &self.daemon {
             if !(d.url.starts_with("http://") || d.url.starts_with("https://")) {
-                return Err(format!(
+                return Err(Invalid(format!(
                     "daemon.url must start with http:// or https://, found {:?}",
                     d.url
-                ));
+                )));
             }
             positive("daemon.timeout_s", d.timeout_s)?;
             positive("daemon.max_backoff_s", d.max_backoff_s)?;
@@ -262,7 +267,7 @@ impl AgentConfig {
         self.heaviness
             .check()
             .map_err(|e| format!("heaviness: {e}"))?;
-        self.priority.check().map_err(|e| format!("priority: {e}"))
+        (self.priority.check()).map_err(|e| Invalid(format!("priority: {e}")))
     }
 }
 
@@ -272,7 +277,7 @@ mod tests {
 
     fn parse(text: &str) -> Result<AgentConfig, String> {
         let c: AgentConfig = toml::from_str(text).map_err(|e| e.to_string())?;
-        c.check().map(|()| c)
+        c.check().map(|()| c).map_err(String::from)
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! a batch system's `job_42_alice`) or a mapping file an operator or orchestrator keeps. A
 //! workload no rule claims is left alone and said once.
 
+use fairshare_core::error::Invalid;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -29,11 +30,11 @@ impl Default for OwnerRule {
 impl OwnerRule {
     /// Checks the rule can be used (the expression compiles; a mapping file is read later,
     /// so that it may appear after the agent starts).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Invalid> {
         match self {
             OwnerRule::Regex(r) => Regex::new(r)
                 .map(drop)
-                .map_err(|e| format!("owner.regex: {e}")),
+                .map_err(|e| Invalid(format!("owner.regex: {e}"))),
             OwnerRule::Mapping(_) => Ok(()),
         }
     }
@@ -57,11 +58,11 @@ pub enum Owners {
 
 impl Owners {
     /// The rule of a configuration (checked before).
-    pub fn new(rule: &OwnerRule) -> Result<Owners, String> {
+    pub fn new(rule: &OwnerRule) -> Result<Owners, Invalid> {
         match rule {
             OwnerRule::Regex(r) => Regex::new(r)
                 .map(Owners::Regex)
-                .map_err(|e| format!("owner.regex: {e}")),
+                .map_err(|e| Invalid(format!("owner.regex: {e}"))),
             OwnerRule::Mapping(path) => Ok(Owners::Mapping {
                 path: path.clone(),
                 read_at: None,
@@ -72,7 +73,7 @@ impl Owners {
 
     /// Reads the mapping file again if it changed; an unreadable file keeps the last mapping.
     /// Says whether it was read again (owners found before may have changed).
-    pub fn refresh(&mut self) -> Result<bool, String> {
+    pub fn refresh(&mut self) -> Result<bool, Invalid> {
         let Owners::Mapping { path, read_at, map } = self else {
             return Ok(false);
         };
@@ -104,14 +105,14 @@ impl Owners {
 }
 
 /// Reads a mapping file: a TOML table of strings.
-pub fn read_mapping(path: &Path) -> Result<BTreeMap<String, String>, String> {
+pub fn read_mapping(path: &Path) -> Result<BTreeMap<String, String>, Invalid> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    parse_mapping(&text).map_err(|e| format!("{}: {e}", path.display()))
+    parse_mapping(&text).map_err(|e| Invalid(format!("{}: {e}", path.display())))
 }
 
 /// Parses a mapping: `"cgroup-name" = "owner"` per line.
-pub fn parse_mapping(text: &str) -> Result<BTreeMap<String, String>, String> {
-    toml::from_str(text).map_err(|e| e.to_string())
+pub fn parse_mapping(text: &str) -> Result<BTreeMap<String, String>, Invalid> {
+    toml::from_str(text).map_err(|e| Invalid(e.to_string()))
 }
 
 #[cfg(test)]

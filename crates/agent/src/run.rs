@@ -7,6 +7,8 @@ use crate::cgroup::{self, Layout, Version, COUNTERS, KNOBS};
 use crate::config::AgentConfig;
 use crate::link::Link;
 use crate::owner::Owners;
+use fairshare_core::error::Chain;
+use fairshare_core::error::Invalid;
 use serde::Serialize;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -60,7 +62,7 @@ fn mem_total() -> Option<f64> {
 }
 
 /// The agent's token: `FAIRSHARE_TOKEN` from the environment, else the configured file.
-pub fn token(config: &AgentConfig) -> Result<Option<String>, String> {
+pub fn token(config: &AgentConfig) -> Result<Option<String>, Invalid> {
     if let Ok(t) = std::env::var("FAIRSHARE_TOKEN") {
         return Ok(Some(t.trim().to_string()).filter(|t| !t.is_empty()));
     }
@@ -147,7 +149,7 @@ pub fn check(config: &AgentConfig, node: &str, token: Option<String>) -> Vec<Che
     let layout = match Layout::detect(&config.cgroup_root) {
         Ok(l) => l,
         Err(e) => {
-            items.push(item("cgroups", "fail", e.to_string()));
+            items.push(item("cgroups", "fail", Chain(&e).to_string()));
             return items;
         }
     };

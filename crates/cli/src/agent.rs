@@ -7,6 +7,7 @@ use fairshare_agent::cgroup::Layout;
 use fairshare_agent::config::OnExit;
 use fairshare_agent::run;
 use fairshare_agent::{Agent, AgentConfig, CycleReport};
+use fairshare_core::error::Chain;
 use fairshare_reconcile::watch::stop_on_signals;
 use fairshare_report::{check_table, cycle_text};
 use std::io::Write as _;
@@ -84,7 +85,7 @@ pub fn run(args: Args) -> Result<()> {
             limit,
             "open files: the soft limit is raised to the hard one"
         ),
-        Err(e) => tracing::warn!(error = %e, "the limit on open files could not be raised"),
+        Err(e) => tracing::warn!(error = %Chain(&e), "the limit on open files could not be raised"),
     }
     let layout = Layout::detect(&config.cgroup_root)?;
     let on_exit = config.on_exit;

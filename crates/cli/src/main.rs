@@ -181,19 +181,10 @@ fn policy_help(engine: fairshare_core::policy::Engine, what: &str) -> String {
     )
 }
 
-/// The error and its causes on one line, each cause shown once: a cause whose text the message
-/// already carries (many errors print their source in their own text) is not repeated.
+/// The error and its causes on one line: each error keeps its cause as its source rather than
+/// in its own text, so every cause is shown once.
 fn message(err: &anyhow::Error) -> String {
-    let mut text = String::new();
-    for cause in err.chain().map(ToString::to_string) {
-        if !text.contains(&cause) {
-            if !text.is_empty() {
-                text.push_str(": ");
-            }
-            text.push_str(&cause);
-        }
-    }
-    text
+    format!("{err:#}")
 }
 
 #[cfg(test)]
@@ -237,11 +228,11 @@ mod tests {
     #[test]
     fn causes_are_shown_once() {
         let io = std::io::Error::other("trailing comma at line 3 column 56");
-        let err = anyhow::Error::new(io).context("f.json: trailing comma at line 3 column 56");
-        let err = err.context("reading f.json");
+        let err = anyhow::Error::new(io).context("f.json");
+        let err = err.context("reading the sweep");
         assert_eq!(
             message(&err),
-            "reading f.json: f.json: trailing comma at line 3 column 56"
+            "reading the sweep: f.json: trailing comma at line 3 column 56"
         );
     }
 }

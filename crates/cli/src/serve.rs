@@ -2,6 +2,7 @@
 //! file, then flags and environment variables over it, then the daemon until SIGTERM.
 
 use anyhow::{bail, Context, Result};
+use fairshare_core::error::Invalid;
 use fairshare_core::heaviness::{Resource, ResourceKind};
 use fairshare_core::model::parse_seconds;
 use fairshare_service::config::{Limits, RateLimit, TlsConfig};
@@ -226,10 +227,10 @@ fn token(text: &str) -> Result<TokenEntry> {
     };
     let role: Role = role
         .parse()
-        .map_err(|e: String| anyhow::anyhow!("--token-sha256: {e}"))?;
+        .map_err(|e: Invalid| anyhow::anyhow!("--token-sha256: {e}"))?;
     let sha256: TokenDigest = digest
         .parse()
-        .map_err(|e: String| anyhow::anyhow!("--token-sha256: {e}"))?;
+        .map_err(|e: Invalid| anyhow::anyhow!("--token-sha256: {e}"))?;
     Ok(TokenEntry {
         role,
         sha256,

@@ -3,6 +3,7 @@
 //! `fairshare-slurm`, the tables in `fairshare-report`.
 
 use anyhow::{bail, Context, Result};
+use fairshare_core::error::Chain;
 use fairshare_core::model::Time;
 use fairshare_reconcile::watch::{
     stop_on_signals, watch as reconcile_every, Action, Backoff, RealClock, Reconciler,
@@ -293,7 +294,7 @@ impl Reconciler for Watcher {
             .then(|| self.adapter.write_submit_table(&pass))
             .transpose()
         {
-            tracing::warn!(error = %e, "the table job_submit.lua reads (submit_table) was not written; new jobs wait at site factor 0 until a pass writes it");
+            tracing::warn!(error = %Chain(&e), "the table job_submit.lua reads (submit_table) was not written; new jobs wait at site factor 0 until a pass writes it");
         }
         let line = slurm_pass_line(&pass, applied.as_ref());
         match applied {
@@ -305,7 +306,7 @@ impl Reconciler for Watcher {
 
     fn error_policy(&mut self, error: AdapterError, backoff: Duration) -> Action {
         let retry_in_s = backoff.as_secs_f64();
-        tracing::warn!(error = %error, retry_in_s, "pass failed; nothing written, the next pass tries again");
+        tracing::warn!(error = %Chain(&error), retry_in_s, "pass failed; nothing written, the next pass tries again");
         Action::Requeue(backoff)
     }
 }

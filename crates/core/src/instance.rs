@@ -25,7 +25,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 #[non_exhaustive]
 pub enum InstanceError {
     /// The text is not valid JSON for an instance (serde names the line, column and field).
-    #[error("{0}")]
+    #[error(transparent)]
     Syntax(#[from] serde_json::Error),
     /// A field has a value that makes no sense.
     #[error("{field}: {problem}")]

@@ -95,6 +95,7 @@ pub mod alloc;
 pub mod choice;
 pub mod config;
 pub mod document;
+pub mod error;
 pub mod heaviness;
 pub mod instance;
 pub mod model;

@@ -3,39 +3,40 @@
 //! library: the command line's options and the Python package's arguments.
 
 use crate::Moment;
+use fairshare_core::error::Invalid;
 use fairshare_core::model::{parse_seconds, Time};
 use fairshare_core::usage::decay::Decay;
 
 /// A duration in seconds, or with a unit (`90s`, `15m`, `6h`, `2d`), as microseconds; at most
 /// [`Time::LONGEST_INPUT_S`] (about 317 years), so that the end of a run is a time the engine
 /// can hold.
-pub fn parse_duration(text: &str) -> Result<u64, String> {
+pub fn parse_duration(text: &str) -> Result<u64, Invalid> {
     let seconds = parse_seconds(text)?;
     match Time::from_input_secs(seconds) {
         Some(t) => Ok(t.as_micros()),
-        None => Err(format!(
+        None => Err(Invalid(format!(
             "expected a duration from 0 to {:e} s (about 317 years), found {text:?}",
             Time::LONGEST_INPUT_S
-        )),
+        ))),
     }
 }
 
 /// `START+LENGTH` (durations, e.g. `40d+12h`) as the window `(start, end)` in microseconds.
-pub fn parse_window(text: &str) -> Result<(u64, u64), String> {
+pub fn parse_window(text: &str) -> Result<(u64, u64), Invalid> {
     let Some((start, length)) = text.rsplit_once('+') else {
-        return Err(format!(
+        return Err(Invalid(format!(
             "expected START+LENGTH, e.g. 40d+12h, found {text:?}"
-        ));
+        )));
     };
     let (start, length) = (parse_duration(start)?, parse_duration(length)?);
     if length == 0 {
-        return Err("the window's LENGTH must be more than 0".into());
+        return Err(Invalid("the window's LENGTH must be more than 0".into()));
     }
     Ok((start, start.saturating_add(length)))
 }
 
 /// `40d`, `30` or `2026-11-23T23:16:57[Z|±HH:MM]`.
-pub fn parse_moment(text: &str) -> Result<Moment, String> {
+pub fn parse_moment(text: &str) -> Result<Moment, Invalid> {
     if text.as_bytes().get(4) == Some(&b'-') {
         parse_date(text).map(Moment::Date)
     } else {
@@ -44,7 +45,7 @@ pub fn parse_moment(text: &str) -> Result<Moment, String> {
 }
 
 /// `2026-11-23T23:16:57` (UTC), with `Z` or with an offset such as `+01:00`.
-pub fn parse_date(text: &str) -> Result<Time, String> {
+pub fn parse_date(text: &str) -> Result<Time, Invalid> {
     let expected = || {
         format!("expected a date such as 2026-11-23T23:16:57, 2026-11-23T23:16:57Z or 2026-11-24T00:16:57+01:00, found {text:?}")
     };
@@ -70,12 +71,12 @@ pub fn parse_date(text: &str) -> Result<Time, String> {
         .map_err(|_| expected())?
         .as_secs() as i64
         - offset_s;
-    Time::from_input_secs(secs as f64).ok_or_else(expected)
+    Time::from_input_secs(secs as f64).ok_or_else(|| Invalid(expected()))
 }
 
 /// `half-life:7d`, `step:72h:0.5`, `reset:30d` or `slurm:half-life=10m,period=1m,tick=DATE`,
 /// durations as `--horizon` reads them.
-pub fn parse_decay(text: &str) -> Result<Decay, String> {
+pub fn parse_decay(text: &str) -> Result<Decay, Invalid> {
     match text.strip_prefix("slurm:") {
         Some(rest) => slurm_decay(rest),
         None => text.parse(),
@@ -84,7 +85,7 @@ pub fn parse_decay(text: &str) -> Result<Decay, String> {
 
 /// Slurm's accounting: `half-life=10m,period=1m,tick=DATE` (or `offset=SECONDS`), the tick's
 /// date as the core's offset in seconds.
-fn slurm_decay(text: &str) -> Result<Decay, String> {
+fn slurm_decay(text: &str) -> Result<Decay, Invalid> {
     let mut items = Vec::new();
     for item in text.split(',').filter(|i| !i.is_empty()) {
         match item.split_once('=') {

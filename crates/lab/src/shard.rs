@@ -18,7 +18,7 @@ const SLACK: f64 = 1e-9;
 #[non_exhaustive]
 pub enum ShardError {
     /// Not the JSON of a sweep output (serde names the line, column and field).
-    #[error("not a sweep output: {0}")]
+    #[error("not a sweep output")]
     Syntax(#[from] serde_json::Error),
     /// A field holds a value no sweep can produce.
     #[error("{field}: expected {expected}, found {found}")]

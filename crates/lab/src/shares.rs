@@ -5,6 +5,7 @@
 //! entitlements; with a share file, results are also gathered per account.
 
 use crate::{LabError, Workload};
+use fairshare_core::error::Invalid;
 use fairshare_core::priority::dominant_share;
 use fairshare_core::priority::fairshare::{self, Association};
 use fairshare_core::rank::{Accounts, Share};
@@ -26,19 +27,19 @@ pub enum ShareSource {
 }
 
 impl FromStr for ShareSource {
-    type Err = String;
+    type Err = Invalid;
 
     /// `equal`, `usage:FACTOR`, or the path of a share file.
-    fn from_str(s: &str) -> Result<ShareSource, String> {
+    fn from_str(s: &str) -> Result<ShareSource, Invalid> {
         if s == "equal" {
             return Ok(ShareSource::Equal);
         }
         if let Some(factor) = s.strip_prefix("usage:") {
             return match factor.parse::<f64>() {
                 Ok(f) if f.is_finite() && f > 0.0 => Ok(ShareSource::Usage(f)),
-                _ => Err(format!(
+                _ => Err(Invalid(format!(
                     "usage:FACTOR needs a positive factor, found {factor:?}"
-                )),
+                ))),
             };
         }
         Ok(ShareSource::File(PathBuf::from(s)))

@@ -5,6 +5,7 @@
 //! both read scenarios here, so they accept and refuse the same files.
 
 use crate::LabError;
+use fairshare_core::error::Invalid;
 use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_sim::process::result::SimulationResult;
 use fairshare_sim::process::{simulate_with_progress, Progress};
@@ -70,7 +71,7 @@ impl Simulation {
         let mut scenario = RuntimeScenario::from_toml(text, path).map_err(unusable)?;
         if let Some(policy) = policy {
             scenario.policy = (policy.parse())
-                .map_err(|e: String| LabError::Unusable(format!("--policy: {e}")))?;
+                .map_err(|e: Invalid| LabError::Unusable(format!("--policy: {e}")))?;
         }
         if runs.is_some() {
             return Err(LabError::Unusable(

@@ -4,6 +4,7 @@
 use crate::shard::read_shard;
 use crate::summary::{SweepCell, SweepSummary};
 use crate::workload::{LabError, Replay, Workload};
+use fairshare_core::error::Chain;
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::Timeline;
 use std::path::PathBuf;
@@ -127,7 +128,8 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, LabError> {
         let shown = path.display();
         let text = std::fs::read_to_string(path)
             .map_err(|e| LabError::Unusable(format!("cannot read {shown}: {e}")))?;
-        let part = read_shard(&text).map_err(|e| LabError::Unusable(format!("{shown}: {e}")))?;
+        let part =
+            read_shard(&text).map_err(|e| LabError::Unusable(format!("{shown}: {}", Chain(&e))))?;
         merged = Some(match merged {
             None => part,
             Some(mut all) => {

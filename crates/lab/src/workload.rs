@@ -144,7 +144,7 @@ pub enum LabError {
     #[error("{0}")]
     Unusable(String),
     /// A file of results could not be written.
-    #[error("cannot write {}: {source}", path.display())]
+    #[error("cannot write {}", path.display())]
     Write {
         /// The file.
         path: PathBuf,
@@ -153,7 +153,7 @@ pub enum LabError {
         source: std::io::Error,
     },
     /// A run stopped: the engine refused its input or reading failed.
-    #[error("replaying under {policy}: {source}")]
+    #[error("replaying under {policy}")]
     Run {
         /// The policy of the run.
         policy: String,

@@ -117,6 +117,8 @@ fn impossible_values_are_refused_naming_the_field() {
 #[test]
 fn text_that_is_not_a_sweep_is_refused() {
     assert!(refused(&Value::from("x")).starts_with("not a sweep output"));
-    let error = read_shard("{\"shards\": 1,}").unwrap_err().to_string();
+    let error = read_shard("{\"shards\": 1,}").unwrap_err();
+    let error = fairshare_core::error::Chain(&error).to_string();
+    assert!(error.starts_with("not a sweep output: "), "{error}");
     assert!(error.contains("line 1"), "{error}");
 }

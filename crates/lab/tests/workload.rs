@@ -120,7 +120,12 @@ fn weighted_drf_needs_shares() {
     let config = workload.config(&Replay::default(), spec, workload.pool("cpu=12").unwrap());
     let error = workload.run(&config, &mut |_| {}).unwrap_err();
     assert!(matches!(error, LabError::Run { .. }));
-    assert!(error.to_string().contains("without shares"), "{error}");
+    let shown = fairshare_core::error::Chain(&error).to_string();
+    assert!(
+        shown.starts_with("replaying under weighted-drf: "),
+        "{shown}"
+    );
+    assert!(shown.contains("without shares"), "{shown}");
     let capacity = workload.pool("cpu=12").unwrap();
     let usage = fairshare_lab::ShareSource::Usage(1.0);
     let entitled = workload.entitled(&usage, &capacity).unwrap();

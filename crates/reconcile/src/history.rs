@@ -166,7 +166,7 @@ pub enum HistoryError {
         problem: String,
     },
     /// The ranker refused what it was told.
-    #[error("ranking: {0}")]
+    #[error("ranking")]
     Rank(#[from] RankError),
 }
 
@@ -187,7 +187,7 @@ impl History {
                 settings
                     .metric
                     .check_resources(&machines.resources)
-                    .map_err(refuse)?;
+                    .map_err(|e| refuse(e.0))?;
                 Some(settings.metric)
             }
             _ => None,

@@ -21,6 +21,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
+use fairshare_core::error::Chain;
 use fairshare_core::heaviness::{Resource, ResourceKind};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -475,7 +476,7 @@ async fn readyz(State(s): AppState) -> (StatusCode, Json<Health>) {
     match ping.unwrap_or_else(|_| Err(StoreError::Unanswered(READY_WITHIN))) {
         Ok(()) => (StatusCode::OK, Json(s.health("ok"))),
         Err(e) => {
-            tracing::warn!(error = %e, "not ready: the database does not answer");
+            tracing::warn!(error = %Chain(&e), "not ready: the database does not answer");
             (
                 StatusCode::SERVICE_UNAVAILABLE,
                 Json(s.health("the database does not answer")),

@@ -1,6 +1,7 @@
 //! Bearer tokens: the daemon keeps only their SHA-256 digests, compares in constant time, and
 //! lets each role do what its holder needs and no more.
 
+use fairshare_core::error::Invalid;
 use rand::rngs::OsRng;
 use rand::RngCore;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -33,13 +34,15 @@ impl Role {
 }
 
 impl FromStr for Role {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Role, String> {
+    type Err = Invalid;
+    fn from_str(s: &str) -> Result<Role, Invalid> {
         match s {
             "reader" => Ok(Role::Reader),
             "agent" => Ok(Role::Agent),
             "admin" => Ok(Role::Admin),
-            _ => Err(format!("role {s:?} is not one of admin, agent, reader")),
+            _ => Err(Invalid(format!(
+                "role {s:?} is not one of admin, agent, reader"
+            ))),
         }
     }
 }
@@ -72,8 +75,8 @@ impl fmt::Debug for TokenDigest {
 }
 
 impl FromStr for TokenDigest {
-    type Err = String;
-    fn from_str(s: &str) -> Result<TokenDigest, String> {
+    type Err = Invalid;
+    fn from_str(s: &str) -> Result<TokenDigest, Invalid> {
         let mut bytes = [0u8; 32];
         hex::decode_to_slice(s, &mut bytes).map_err(|_| {
             format!("sha256 must be 64 hex digits (the digest of the token, not the token), found {} characters", s.len())

@@ -7,6 +7,7 @@ use crate::store::StoreError;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use fairshare_core::error::Chain;
 use std::time::Duration;
 
 /// An error answer: a status and a JSON body naming the problem.
@@ -99,11 +100,11 @@ impl From<StoreError> for ApiError {
             StoreError::Conflict(m) => ApiError::new(StatusCode::CONFLICT, "conflict", m),
             StoreError::Forbidden(m) => ApiError::forbidden(m),
             e @ (StoreError::Database(_) | StoreError::Unanswered(_)) => {
-                tracing::error!(error = %e, "database error");
+                tracing::error!(error = %Chain(&e), "database error");
                 ApiError::unavailable("the database did not answer; the daemon's log says why")
             }
             e => {
-                tracing::error!(error = %e, "store error");
+                tracing::error!(error = %Chain(&e), "store error");
                 ApiError::new(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "internal",

@@ -15,6 +15,7 @@ use axum_server::accept::Accept;
 use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 use axum_server::Handle;
 use fairshare_core::config::ConfigError;
+use fairshare_core::error::Chain;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
@@ -505,7 +506,7 @@ async fn one_cycle(shared: &Shared, leadership: Option<&mut Leadership>, retenti
             Ok(c) => Some(&mut **pooled.insert(c)),
             Err(e) => {
                 shared.metrics.cycle_errors.inc();
-                tracing::error!(error = %e, "cycle failed: no database connection");
+                tracing::error!(error = %Chain(&e), "cycle failed: no database connection");
                 return;
             }
         },
@@ -540,16 +541,16 @@ async fn one_cycle(shared: &Shared, leadership: Option<&mut Leadership>, retenti
             tracing::debug!(cycle = snapshot.cycle, seconds, "cycle computed");
             shared.set_snapshot(snapshot);
             if let Err(e) = shared.store.checkpoint(conn).await {
-                tracing::warn!(error = %e, "the database log was not copied into its file");
+                tracing::warn!(error = %Chain(&e), "the database log was not copied into its file");
             }
         }
         Ok(Err(e)) => {
             shared.metrics.cycle_errors.inc();
-            tracing::error!(error = %e, "cycle failed: the registry cannot be evaluated");
+            tracing::error!(error = %Chain(&e), "cycle failed: the registry cannot be evaluated");
         }
         Err(e) => {
             shared.metrics.cycle_errors.inc();
-            tracing::error!(error = %e, "cycle failed");
+            tracing::error!(error = %Chain(&e), "cycle failed");
         }
     }
 }
@@ -560,7 +561,7 @@ async fn follow(shared: &Shared, unreadable: &mut Option<u64>) {
     let known = shared.snapshot().cycle;
     let latest = match shared.store.latest_cycle().await {
         Ok(latest) => latest,
-        Err(e) => return tracing::warn!(error = %e, "cannot read the latest cycle"),
+        Err(e) => return tracing::warn!(error = %Chain(&e), "cannot read the latest cycle"),
     };
     if latest <= known || *unreadable == Some(latest) {
         return;
@@ -572,6 +573,6 @@ async fn follow(shared: &Shared, unreadable: &mut Option<u64>) {
             *unreadable = Some(latest);
             tracing::error!(error = %e, "the latest stored cycle cannot be read; waiting for the next");
         }
-        Err(e) => tracing::warn!(error = %e, "cannot load the latest cycle"),
+        Err(e) => tracing::warn!(error = %Chain(&e), "cannot load the latest cycle"),
     }
 }

@@ -10,6 +10,7 @@ use crate::error::ApiError;
 use crate::metrics::Metrics;
 use crate::model::{Health, UsageAck, UsageReport};
 use crate::store::{now_ms, Store};
+use fairshare_core::error::Invalid;
 use governor::DefaultKeyedRateLimiter;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -145,9 +146,9 @@ impl Caller {
     }
 
     /// Whether this caller may act for `node`; the refusal says which nodes it may.
-    pub fn may_act_for(&self, node: &str) -> Result<(), String> {
+    pub fn may_act_for(&self, node: &str) -> Result<(), Invalid> {
         match &self.nodes {
-            Some(nodes) if !nodes.contains(node) => Err(format!(
+            Some(nodes) if !nodes.contains(node) => Err(Invalid(format!(
                 "token {} may act only for node{} {}, not for node {node:?}",
                 self.name,
                 if nodes.len() == 1 { "" } else { "s" },
@@ -156,7 +157,7 @@ impl Caller {
                     .map(|n| format!("{n:?}"))
                     .collect::<Vec<_>>()
                     .join(", ")
-            )),
+            ))),
             _ => Ok(()),
         }
     }

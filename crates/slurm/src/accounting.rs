@@ -160,7 +160,7 @@ fn allocation(
     let (partition, qos) = (columns[3], columns[10]);
     let billing = billing
         .charge(nonempty(partition), nonempty(qos), columns[7])
-        .map_err(|e| error(7, Problem::Invalid(e)))?;
+        .map_err(|e| error(7, Problem::Invalid(e.0)))?;
     Ok(Some(Allocation {
         id,
         user,

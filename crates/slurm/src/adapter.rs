@@ -18,6 +18,7 @@ use crate::sshare::{parse_sshare, SSHARE_COMMAND};
 use crate::submit::{table, write_atomically};
 use crate::ReadError;
 use fairshare_core::choice::Choice;
+use fairshare_core::error::Chain;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
@@ -287,7 +288,10 @@ impl<S: Slurm> Adapter<S> {
         let fair_tree = match self.fair_tree_check(&plan) {
             Ok(check) => check,
             Err(e) => {
-                notes.push(format!("the Fair Tree check could not be made: {e}"));
+                notes.push(format!(
+                    "the Fair Tree check could not be made: {}",
+                    Chain(&e)
+                ));
                 None
             }
         };
@@ -436,7 +440,7 @@ impl<S: Slurm> Adapter<S> {
                     }
                 }
             }
-            Err(e) => applied.unverified = Some(e.to_string()),
+            Err(e) => applied.unverified = Some(Chain(&e).to_string()),
         }
         applied
     }

@@ -17,6 +17,7 @@
 //! from `sacctmgr show qos`, and a job's TRES from `AllocTRES`.
 
 use crate::slurm_output::{lines, Problem, ReadError};
+use fairshare_core::error::Invalid;
 use std::collections::BTreeMap;
 
 /// The command whose output [`parse_partitions`] reads: every partition, one per line.
@@ -38,11 +39,11 @@ pub const QOS_COMMAND: [&str; 6] = [
 pub struct Weights(Vec<(String, f64)>);
 
 impl std::str::FromStr for Weights {
-    type Err = String;
+    type Err = Invalid;
 
     /// `CPU=1.0,Mem=0.25G,GRES/gpu=2.0`, as slurm.conf and `scontrol show partition` write
     /// them.
-    fn from_str(text: &str) -> Result<Weights, String> {
+    fn from_str(text: &str) -> Result<Weights, Invalid> {
         let mut weights = Vec::new();
         for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
             let (tres, value) = item
@@ -129,12 +130,12 @@ impl Billing {
         partition: Option<&str>,
         qos: Option<&str>,
         alloc_tres: &str,
-    ) -> Result<f64, String> {
+    ) -> Result<f64, Invalid> {
         let counts = tres_counts(alloc_tres)?;
         let charge = self.billable(partition, &counts) * self.usage_factor(qos);
         match charge.is_finite() {
             true => Ok(charge),
-            false => Err(format!("a charge of {charge} for {alloc_tres:?}")),
+            false => Err(Invalid(format!("a charge of {charge} for {alloc_tres:?}"))),
         }
     }
 
@@ -170,7 +171,7 @@ impl Billing {
 /// sacct's `AllocTRES` (`billing=8,cpu=8,gres/gpu=2,mem=16G,node=2`) as each TRES's amount
 /// in its base unit (memory in megabytes: `16G` is 16384, a bare number is megabytes as Slurm
 /// writes it). The error says what was expected.
-pub fn tres_counts(text: &str) -> Result<Vec<(String, f64)>, String> {
+pub fn tres_counts(text: &str) -> Result<Vec<(String, f64)>, Invalid> {
     let mut counts = Vec::new();
     for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
         let (tres, value) = item.split_once('=').ok_or_else(|| {
@@ -217,8 +218,8 @@ pub fn parse_partitions(text: &str) -> Result<BTreeMap<String, Weights>, ReadErr
                     let name = current.clone().ok_or_else(|| {
                         ReadError::field_of(&record, "PartitionName", Problem::Missing)
                     })?;
-                    let weights = value.parse().map_err(|e| {
-                        ReadError::field_of(&record, "TRESBillingWeights", Problem::Invalid(e))
+                    let weights = value.parse().map_err(|e: Invalid| {
+                        ReadError::field_of(&record, "TRESBillingWeights", Problem::Invalid(e.0))
                     })?;
                     partitions.insert(name, weights);
                 }

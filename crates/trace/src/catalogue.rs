@@ -19,6 +19,7 @@
 //! KB as SWF's `.machines` files give memory.
 
 use crate::TraceError;
+use fairshare_core::error::Invalid;
 use fairshare_core::model::{MachineCatalogue, NodeType};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -129,7 +130,7 @@ fn node_type(m: &Machine) -> Result<NodeType, String> {
 
 /// A size such as `64GiB`, `512M`, `1.5TB` or `1048576`, in bytes; K, M, G and T are powers
 /// of 1024, with or without `i` and `B`, as PBS reads them.
-pub fn parse_size(text: &str) -> Result<f64, String> {
+pub fn parse_size(text: &str) -> Result<f64, Invalid> {
     let t = text.trim();
     let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
@@ -148,16 +149,16 @@ pub fn parse_size(text: &str) -> Result<f64, String> {
         "g" => 3,
         "t" => 4,
         _ => {
-            return Err(format!(
+            return Err(Invalid(format!(
                 "unknown unit {unit:?} in {text:?}: use K, M, G or T (KiB, MiB, GiB, TiB)"
-            ))
+            )))
         }
     };
     let bytes = amount * 1024f64.powi(power);
     if bytes.is_finite() && bytes >= 0.0 {
         Ok(bytes)
     } else {
-        Err(format!("expected a size >= 0, found {text:?}"))
+        Err(Invalid(format!("expected a size >= 0, found {text:?}")))
     }
 }
 

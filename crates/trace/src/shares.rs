@@ -29,6 +29,7 @@
 //! [`AccountTree`], users as leaves. The root is named `root`.
 
 use crate::TraceError;
+use fairshare_core::error::Invalid;
 use fairshare_core::model::{AccountError, AccountTree, RawShares};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -138,10 +139,10 @@ pub fn read_shares(path: &Path, users: &[String]) -> Result<Shares, TraceError> 
         error,
     })?;
     if is_sacctmgr(&text) {
-        return from_sacctmgr(&text, users).map_err(|message| bad(path, message));
+        return from_sacctmgr(&text, users).map_err(|message| bad(path, message.0));
     }
     let file: ShareFile = toml::from_str(&text).map_err(|e| bad(path, e.to_string()))?;
-    place(&file, users).map_err(|message| bad(path, message))
+    place(&file, users).map_err(|message| bad(path, message.0))
 }
 
 /// Whether `text` is `sacctmgr -P` output of the association format: its first line that says
@@ -156,18 +157,18 @@ fn is_sacctmgr(text: &str) -> bool {
 /// The tree of `sacctmgr`'s association output `text` with `users` placed in it: each trace
 /// user at its first association in `sacctmgr`'s order (its others still take their shares, as
 /// users absent from the trace do), a user the tree lacks under the root with 1 share.
-pub fn from_sacctmgr(text: &str, users: &[String]) -> Result<Shares, String> {
+pub fn from_sacctmgr(text: &str, users: &[String]) -> Result<Shares, Invalid> {
     let associations =
         crate::assoc::parse_assoc(text).map_err(|e| format!("sacctmgr's output: {e}"))?;
     let cluster = match associations.only_cluster() {
         Ok(Some(one)) => one,
-        Ok(None) => return Err("sacctmgr's output lists no account".into()),
+        Ok(None) => return Err(Invalid("sacctmgr's output lists no account".into())),
         Err(many) => {
-            return Err(format!(
+            return Err(Invalid(format!(
                 "sacctmgr's output lists several clusters ({}); keep one cluster's lines \
                  (sacctmgr show assoc where cluster=NAME)",
                 many.join(", ")
-            ))
+            )))
         }
     };
     let walked = associations
@@ -212,7 +213,7 @@ fn bad(path: &Path, message: String) -> TraceError {
 }
 
 /// The tree of `file` with `users` placed in it.
-pub fn place(file: &ShareFile, users: &[String]) -> Result<Shares, String> {
+pub fn place(file: &ShareFile, users: &[String]) -> Result<Shares, Invalid> {
     let mut tree = AccountTree::new("root");
     let mut pending: Vec<(&String, &AccountEntry)> = file.accounts.iter().collect();
     while !pending.is_empty() {
@@ -229,10 +230,10 @@ pub fn place(file: &ShareFile, users: &[String]) -> Result<Shares, String> {
         }
         if waiting.len() == before {
             let (name, entry) = waiting[0];
-            return Err(format!(
+            return Err(Invalid(format!(
                 "account {name:?}: its parent {:?} is not an account of the file (or the parents form a cycle)",
                 entry.parent
-            ));
+            )));
         }
         pending = waiting;
     }

@@ -1,6 +1,7 @@
 //! What crosses the wire: the API's request and response bodies, and the checks that turn a
 //! hostile body into a 4xx naming the problem before anything is stored.
 
+use fairshare_core::error::Invalid;
 use fairshare_core::heaviness::knobs::KnobValues;
 use fairshare_core::heaviness::{Resource, ResourceKind};
 use serde::{Deserialize, Serialize};
@@ -190,13 +191,13 @@ pub fn valid_id(id: &str) -> bool {
 }
 
 /// Checks an identifier, naming what it identifies.
-pub fn check_id(what: &str, id: &str) -> Result<(), String> {
+pub fn check_id(what: &str, id: &str) -> Result<(), Invalid> {
     if valid_id(id) {
         Ok(())
     } else {
-        Err(format!(
+        Err(Invalid(format!(
             "{what} id {id:?} must be 1–128 characters of letters, digits and . _ - : @"
-        ))
+        )))
     }
 }
 
@@ -218,16 +219,16 @@ fn per_resource(
     map: &PerResource,
     resources: &[Resource],
     wanted: impl Fn(&Resource) -> bool,
-) -> Result<Vec<f64>, String> {
+) -> Result<Vec<f64>, Invalid> {
     if let Some(name) = map
         .keys()
         .find(|n| !resources.iter().any(|r| &r.name == *n))
     {
         let known: Vec<&str> = resources.iter().map(|r| r.name.as_str()).collect();
-        return Err(format!(
+        return Err(Invalid(format!(
             "{field}: unknown resource {name:?} (the service measures {})",
             known.join(", ")
-        ));
+        )));
     }
     let mut out = vec![0.0; resources.len()];
     for (r, resource) in resources.iter().enumerate() {
@@ -237,11 +238,11 @@ fn per_resource(
                 check_quantity(&field, v)?;
                 out[r] = v;
             }
-            (None, true) => return Err(format!("{field} is missing")),
+            (None, true) => return Err(Invalid(format!("{field} is missing"))),
             (Some(_), false) => {
-                return Err(format!(
+                return Err(Invalid(format!(
                     "{field}: this resource has no virtual size, leave it out"
-                ))
+                )))
             }
             (None, false) => {}
         }
@@ -251,20 +252,20 @@ fn per_resource(
 
 impl NodeSpec {
     /// The supply in the configured order, checked.
-    pub fn check(&self, resources: &[Resource]) -> Result<Vec<f64>, String> {
+    pub fn check(&self, resources: &[Resource]) -> Result<Vec<f64>, Invalid> {
         if !(self.speed.is_finite() && self.speed > 0.0 && self.speed <= 1000.0) {
-            return Err(format!(
+            return Err(Invalid(format!(
                 "speed must be a number in (0, 1000], found {}",
                 self.speed
-            ));
+            )));
         }
         let supply = per_resource("supply", &self.supply, resources, |_| true)?;
         match supply.iter().position(|&s| s < MIN_SUPPLY) {
-            Some(r) => Err(format!(
+            Some(r) => Err(Invalid(format!(
                 "supply.{} must be at least {MIN_SUPPLY} (a smaller supply cannot give a finite \
                  heaviness), found {:?}",
                 resources[r].name, supply[r]
-            )),
+            ))),
             None => Ok(supply),
         }
     }
@@ -272,7 +273,7 @@ impl NodeSpec {
 
 impl UserSpec {
     /// The quota in the configured order (zero for resources without a virtual size), checked.
-    pub fn check(&self, resources: &[Resource]) -> Result<Option<Vec<f64>>, String> {
+    pub fn check(&self, resources: &[Resource]) -> Result<Option<Vec<f64>>, Invalid> {
         let Some(quota) = &self.quota else {
             return Ok(None);
         };
@@ -284,7 +285,7 @@ impl WorkloadSpec {
     /// The virtual size in the configured order, checked (references are checked by the store):
     /// every size positive, since a workload's endowment of a resource is its node's supply
     /// shared in proportion to the sizes, and a size of 0 would leave it none.
-    pub fn check(&self, resources: &[Resource]) -> Result<Vec<f64>, String> {
+    pub fn check(&self, resources: &[Resource]) -> Result<Vec<f64>, Invalid> {
         check_id("owner", &self.owner)?;
         check_id("node", &self.node)?;
         let size = per_resource("virtual", &self.size, resources, |r| r.kind.has_virtual())?;
@@ -293,12 +294,12 @@ impl WorkloadSpec {
             .zip(&size)
             .find(|(r, &v)| r.kind.has_virtual() && v <= 0.0);
         match empty {
-            Some((r, v)) => Err(format!(
+            Some((r, v)) => Err(Invalid(format!(
                 "virtual.{} must be positive: a workload's endowment is its node's supply shared \
                  in proportion to the virtual sizes, and a size of 0 leaves it none to weigh its \
                  use against; found {v}",
                 r.name
-            )),
+            ))),
             None => Ok(size),
         }
     }
@@ -307,26 +308,26 @@ impl WorkloadSpec {
 impl UsageReport {
     /// Checks the report's own fields; that its workloads exist on its node, and that no rate
     /// exceeds the node's supply absurdly, the store checks against the registry.
-    pub fn check(&self, resources: &[Resource]) -> Result<Vec<Vec<f64>>, String> {
+    pub fn check(&self, resources: &[Resource]) -> Result<Vec<Vec<f64>>, Invalid> {
         check_id("node", &self.node)?;
         if self.seq > i64::MAX as u64 {
-            return Err(format!(
+            return Err(Invalid(format!(
                 "seq must be at most {}, found {}",
                 i64::MAX,
                 self.seq
-            ));
+            )));
         }
         if !(MIN_INTERVAL_S..=MAX_INTERVAL_S).contains(&self.interval_s) {
-            return Err(format!(
+            return Err(Invalid(format!(
                 "interval_s must be a number in [{MIN_INTERVAL_S}, {MAX_INTERVAL_S}], found {}",
                 self.interval_s
-            ));
+            )));
         }
         if self.samples.len() > MAX_SAMPLES {
-            return Err(format!(
+            return Err(Invalid(format!(
                 "samples: at most {MAX_SAMPLES} per report, found {}",
                 self.samples.len()
-            ));
+            )));
         }
         let mut seen = std::collections::HashSet::new();
         self.samples
@@ -335,10 +336,10 @@ impl UsageReport {
             .map(|(i, s)| {
                 check_id(&format!("samples[{i}].workload"), &s.workload)?;
                 if !seen.insert(s.workload.as_str()) {
-                    return Err(format!(
+                    return Err(Invalid(format!(
                         "samples[{i}]: workload {:?} is reported twice",
                         s.workload
-                    ));
+                    )));
                 }
                 per_resource(&format!("samples[{i}].usage"), &s.usage, resources, |_| {
                     true
@@ -350,23 +351,23 @@ impl UsageReport {
 
     /// Checks the knob values written: at most [`MAX_SAMPLES`] workloads, each with at most
     /// [`MAX_KNOBS`] plain file names, each value a whole number in [0, [`MAX_KNOB_VALUE`]].
-    fn check_written(&self) -> Result<(), String> {
+    fn check_written(&self) -> Result<(), Invalid> {
         let Some(written) = &self.written else {
             return Ok(());
         };
         if written.len() > MAX_SAMPLES {
-            return Err(format!(
+            return Err(Invalid(format!(
                 "written: at most {MAX_SAMPLES} workloads per report, found {}",
                 written.len()
-            ));
+            )));
         }
         for (workload, knobs) in written {
             check_id("written workload", workload)?;
             if knobs.len() > MAX_KNOBS {
-                return Err(format!(
+                return Err(Invalid(format!(
                     "written[{workload:?}]: at most {MAX_KNOBS} knobs, found {}",
                     knobs.len()
-                ));
+                )));
             }
             for (file, value) in knobs {
                 check_knob(workload, file, value)?;

@@ -2,6 +2,7 @@
 //! daemon's own cycle when standalone, and what the agent tells the daemon of its node.
 
 use super::*;
+use fairshare_core::error::Chain;
 
 impl Agent {
     /// This cycle's priorities, into `self.priorities`.
@@ -101,12 +102,12 @@ impl Agent {
                 Err(e) => {
                     let wait = link.retry_at().map(|t| t.saturating_duration_since(now));
                     if was_down == 0 {
-                        tracing::warn!(error = %e, retry_in = ?wait, "the daemon cannot be reached; keeping the last priorities and buffering reports");
+                        tracing::warn!(error = %Chain(&e), retry_in = ?wait, "the daemon cannot be reached; keeping the last priorities and buffering reports");
                     } else {
-                        tracing::debug!(error = %e, failures = link.failures(), retry_in = ?wait, "the daemon still cannot be reached");
+                        tracing::debug!(error = %Chain(&e), failures = link.failures(), retry_in = ?wait, "the daemon still cannot be reached");
                     }
                     if matches!(e, LinkError::Refused(_)) {
-                        tracing::error!(error = %e, "the daemon refused a request");
+                        tracing::error!(error = %Chain(&e), "the daemon refused a request");
                     }
                     report.daemon_error = Some(e.to_string());
                 }

@@ -14,6 +14,8 @@ use crate::link::{Link, LinkError};
 use crate::meter::{usage, Reading, Usage};
 use crate::owner::Owners;
 pub use decide::node_spec;
+use fairshare_core::error::Chain;
+use fairshare_core::error::Invalid;
 use fairshare_core::heaviness::{HeavinessError, ResourceKind};
 use fairshare_wire::cycle::{
     compute, Measured, Memory, NodeEntry, Registry, Settings, WorkloadEntry,
@@ -195,7 +197,7 @@ impl Agent {
         supply: Supply,
         token: Option<String>,
         dry_run: bool,
-    ) -> Result<Agent, String> {
+    ) -> Result<Agent, Invalid> {
         let owners = Owners::new(&config.owner)?;
         let mode = match &config.daemon {
             Some(daemon) => Mode::Daemon(Box::new(Link::new(
@@ -336,7 +338,7 @@ impl Agent {
                     Ok(()) => done += 1,
                     Err(_) if !cgroup::exists(&self.layout, &w.cgroup) => break,
                     Err(e) => {
-                        tracing::warn!(cgroup = %w.cgroup, file = %knob.file, error = %e, "the kernel's default could not be written back")
+                        tracing::warn!(cgroup = %w.cgroup, file = %knob.file, error = %Chain(&e), "the kernel's default could not be written back")
                     }
                 }
             }

@@ -9,6 +9,7 @@
 
 use super::{check_vector, check_weight, AllocError};
 use crate::choice::Choice;
+use crate::error::Invalid;
 use crate::model::ResourceSet;
 use crate::priority::{ClientView, Policy, PriorityKey};
 use serde::{Deserialize, Serialize};
@@ -57,10 +58,11 @@ impl std::fmt::Display for Blocking {
 }
 
 impl std::str::FromStr for Blocking {
-    type Err = String;
+    type Err = Invalid;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Blocking::named(s).ok_or_else(|| format!("expected {}, found {s:?}", Blocking::names()))
+        Blocking::named(s)
+            .ok_or_else(|| Invalid(format!("expected {}, found {s:?}", Blocking::names())))
     }
 }
 

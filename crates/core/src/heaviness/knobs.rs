@@ -3,6 +3,7 @@
 //! value by a linear map onto its range. One mapping serves the simulator, the daemon and the
 //! agent, whatever the knobs: cgroup v2, cgroup v1, libvirt, or the paper's own ranges.
 
+use crate::error::Invalid;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -22,17 +23,17 @@ pub struct PriorityConfig {
 
 impl PriorityConfig {
     /// Checks the values are in range.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Invalid> {
         let f = self.negative_heaviness_factor;
         if !(f.is_finite() && f > 0.0) {
-            return Err(format!(
+            return Err(Invalid(format!(
                 "negative_heaviness_factor must be a positive number, found {f}"
-            ));
+            )));
         }
         match self.smoothing {
-            PrioritySmoothing::Ema { alpha } if !(alpha > 0.0 && alpha <= 1.0) => {
-                Err(format!("smoothing alpha must lie in (0, 1], found {alpha}"))
-            }
+            PrioritySmoothing::Ema { alpha } if !(alpha > 0.0 && alpha <= 1.0) => Err(Invalid(
+                format!("smoothing alpha must lie in (0, 1], found {alpha}"),
+            )),
             _ => Ok(()),
         }
     }
@@ -299,14 +300,14 @@ impl fmt::Display for KnobProfile {
 }
 
 impl FromStr for KnobProfile {
-    type Err = String;
+    type Err = Invalid;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         KnobProfile::named(s).ok_or_else(|| {
-            format!(
+            Invalid(format!(
                 "unknown knob profile `{s}`: expected one of {}",
                 PROFILES.join(", ")
-            )
+            ))
         })
     }
 }

@@ -4,29 +4,34 @@
 //! `decayed-usage:half-life=7d` all read alike, in the command line, the Python package,
 //! policy strings and the configuration files' `_s` keys ([`seconds`]).
 
+use crate::error::Invalid;
 use serde::{Deserialize, Deserializer};
 
 /// `text` in seconds: a number of seconds, or a length with units as [`humantime`] reads it
 /// (`s`, `m`, `h`, `d`, `w`, `months`, `years` and their long names, lower case); never
 /// negative.
-pub fn parse_seconds(text: &str) -> Result<f64, String> {
+pub fn parse_seconds(text: &str) -> Result<f64, Invalid> {
     let text = text.trim();
     if text.starts_with('-') {
-        return Err(format!("a duration cannot be negative, found {text:?}"));
+        return Err(Invalid(format!(
+            "a duration cannot be negative, found {text:?}"
+        )));
     }
     if let Ok(seconds) = text.parse::<f64>() {
         return match seconds.is_finite() {
             true => Ok(seconds),
-            false => Err(format!("expected a finite duration, found {text:?}")),
+            false => Err(Invalid(format!(
+                "expected a finite duration, found {text:?}"
+            ))),
         };
     }
     humantime::parse_duration(text)
         .map(|d| d.as_secs_f64())
         .map_err(|_| {
-            format!(
+            Invalid(format!(
                 "expected seconds or a duration such as 90s, 10m, 6h, 7d or 1h 30m (units s, m, h, \
                  d, w, months, years, in lower case), found {text:?}"
-            )
+            ))
         })
 }
 

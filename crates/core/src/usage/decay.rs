@@ -12,6 +12,7 @@
 
 use super::reset::Reset;
 use super::slurm::{self, SLURM_LN_2};
+use crate::error::Invalid;
 use crate::model::parse_seconds;
 use serde::Serialize;
 
@@ -168,14 +169,14 @@ impl Decay {
 }
 
 impl std::str::FromStr for Decay {
-    type Err = String;
+    type Err = Invalid;
 
     /// `half-life:D`, `step:D:FACTOR`, `reset:D` or
     /// `slurm[:half-life=D,period=D,offset=D,reset=PERIOD]`, each D seconds or a duration with
     /// units ([`parse_seconds`]: `7d`, `10m`), PERIOD `daily` to `yearly` or `none`.
-    fn from_str(s: &str) -> Result<Decay, String> {
+    fn from_str(s: &str) -> Result<Decay, Invalid> {
         if let Some(rest) = s.strip_prefix("slurm") {
-            return parse_slurm(rest.strip_prefix(':').unwrap_or(rest));
+            return parse_slurm(rest.strip_prefix(':').unwrap_or(rest)).map_err(Invalid);
         }
         let parts: Vec<&str> = s.split(':').collect();
         let number = |x: &str, what: &str| {
@@ -202,9 +203,9 @@ impl std::str::FromStr for Decay {
                 period_s: number(p, "a reset period")?,
                 factor: 0.0,
             }),
-            _ => Err(format!(
+            _ => Err(Invalid(format!(
                 "expected half-life:D, step:D:FACTOR, reset:D or slurm:half-life=D,period=D,reset=PERIOD (D seconds, or 7d, 10m…), found {s:?}"
-            )),
+            ))),
         }
     }
 }

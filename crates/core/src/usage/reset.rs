@@ -4,6 +4,7 @@
 //! local time; fairshare takes the boundaries in UTC (run the controller in UTC, or expect
 //! the reset shifted by the zone's offset).
 
+use crate::error::Invalid;
 use serde::Serialize;
 
 /// Seconds in a day.
@@ -50,11 +51,11 @@ impl Reset {
 }
 
 impl std::str::FromStr for Reset {
-    type Err = String;
+    type Err = Invalid;
 
     /// `daily`, `weekly`, `monthly`, `quarterly` or `yearly`, in any case (as slurm.conf writes
     /// `PriorityUsageResetPeriod`).
-    fn from_str(s: &str) -> Result<Reset, String> {
+    fn from_str(s: &str) -> Result<Reset, Invalid> {
         Ok(match s.to_ascii_lowercase().as_str() {
             "daily" => Reset::Daily,
             "weekly" => Reset::Weekly,
@@ -62,9 +63,9 @@ impl std::str::FromStr for Reset {
             "quarterly" => Reset::Quarterly,
             "yearly" => Reset::Yearly,
             _ => {
-                return Err(format!(
+                return Err(Invalid(format!(
                     "a reset period is daily, weekly, monthly, quarterly or yearly, found {s:?}"
-                ))
+                )))
             }
         })
     }

@@ -167,7 +167,7 @@ mod tests {
     use super::*;
     use crate::usage::decay::Decay;
 
-    fn parse(text: &str) -> Result<Decay, String> {
+    fn parse(text: &str) -> Result<Decay, crate::error::Invalid> {
         format!("slurm:{text}").parse()
     }
 

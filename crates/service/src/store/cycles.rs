@@ -2,6 +2,7 @@
 
 use super::reports::{measure, prune_reports};
 use super::*;
+use fairshare_core::error::Chain;
 
 impl Store {
     /// The latest cycle's number (0 before the first).
@@ -278,7 +279,7 @@ pub(super) fn attach_written(snapshot: &mut Snapshot, written: &Written) {
         match serde_json::from_str(knobs) {
             Ok(knobs) => w.written = Some(knobs),
             Err(e) => {
-                tracing::warn!(workload = %w.workload, error = %e, "stored knob values cannot be read; left out")
+                tracing::warn!(workload = %w.workload, error = %Chain(&e), "stored knob values cannot be read; left out")
             }
         }
     }
@@ -323,7 +324,7 @@ pub(super) async fn stored_cycle(
             memory
         }
         Err(e) => {
-            tracing::error!(error = %e, "starting this cycle without the previous one's memory");
+            tracing::error!(error = %Chain(&e), "starting this cycle without the previous one's memory");
             Memory::new()
         }
     };

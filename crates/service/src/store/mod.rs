@@ -6,6 +6,7 @@ use crate::cycle::{Id, Measured, Memory, NodeEntry, Registry, Snapshot, Workload
 use crate::model::{
     NodeSpec, NodeStatus, UsageAck, UsageReport, UserSpec, WorkloadPriority, WorkloadSpec,
 };
+use fairshare_core::error::Chain;
 use fairshare_core::heaviness::Resource;
 use rayon::prelude::*;
 use sqlx::any::AnyPoolOptions;
@@ -54,7 +55,7 @@ pub enum Backend {
 #[non_exhaustive]
 pub enum StoreError {
     /// The database failed.
-    #[error("database: {0}")]
+    #[error("database")]
     Database(#[from] sqlx::Error),
     /// The request names something that does not exist, or breaks a rule of the registry.
     #[error("{0}")]
@@ -87,7 +88,7 @@ pub enum StoreError {
         path: String,
     },
     /// The SQLite file's lock file could not be opened or locked.
-    #[error("{path}.lock: {source}")]
+    #[error("{path}.lock")]
     Lock {
         /// The database file.
         path: String,
@@ -291,7 +292,7 @@ impl Store {
                         // fifth less log. A server built without lz4 keeps its default.
                         let lz4 = conn.execute("SET default_toast_compression = 'lz4'").await;
                         if let Err(e) = lz4 {
-                            tracing::debug!(error = %e, "PostgreSQL's default compression kept");
+                            tracing::debug!(error = %Chain(&e), "PostgreSQL's default compression kept");
                         }
                     }
                     if backend == Backend::Sqlite {
@@ -432,7 +433,7 @@ async fn in_background<T: Send + 'static>(
         .spawn(move || {
             let me = rustix::thread::gettid();
             if let Err(e) = rustix::process::setpriority_process(Some(me), BACKGROUND_NICE) {
-                tracing::debug!(error = %e, "the cycle's thread keeps the daemon's priority");
+                tracing::debug!(error = %Chain(&e), "the cycle's thread keeps the daemon's priority");
             }
             let _ = done.send(work());
         })

@@ -1,6 +1,7 @@
 //! The registry: nodes, users and workloads as the API writes them, and as a cycle reads them.
 
 use super::*;
+use fairshare_core::error::Invalid;
 
 impl Store {
     /// Registers or updates a node.
@@ -88,12 +89,12 @@ impl Store {
         &self,
         id: &str,
         spec: &WorkloadSpec,
-        may_act_for: impl Fn(&str) -> Result<(), String>,
+        may_act_for: impl Fn(&str) -> Result<(), Invalid>,
     ) -> Result<(), StoreError> {
-        may_act_for(&spec.node).map_err(StoreError::Forbidden)?;
+        may_act_for(&spec.node).map_err(|e| StoreError::Forbidden(e.0))?;
         let mut tx = self.write_tx().await?;
         if let Some(old) = workload_node(&mut tx, id).await? {
-            may_act_for(&old).map_err(StoreError::Forbidden)?;
+            may_act_for(&old).map_err(|e| StoreError::Forbidden(e.0))?;
         }
         for (table, what, key) in [
             ("users", "owner", &spec.owner),
@@ -130,13 +131,13 @@ impl Store {
     pub async fn delete_workload(
         &self,
         id: &str,
-        may_act_for: impl Fn(&str) -> Result<(), String>,
+        may_act_for: impl Fn(&str) -> Result<(), Invalid>,
     ) -> Result<bool, StoreError> {
         let mut tx = self.write_tx().await?;
         let Some(node) = workload_node(&mut tx, id).await? else {
             return Ok(false);
         };
-        may_act_for(&node).map_err(StoreError::Forbidden)?;
+        may_act_for(&node).map_err(|e| StoreError::Forbidden(e.0))?;
         for sql in [
             "DELETE FROM workloads WHERE id = $1",
             "DELETE FROM knobs_written WHERE workload = $1",
@@ -255,7 +256,7 @@ pub(super) async fn registered<S: serde::de::DeserializeOwned, T>(
     tx: &mut sqlx::Transaction<'_, Any>,
     table: &str,
     what: &str,
-    check: impl Fn(&S) -> Result<T, String>,
+    check: impl Fn(&S) -> Result<T, Invalid>,
 ) -> Result<Vec<(String, S, T)>, StoreError> {
     let rows = sqlx::query(&format!("SELECT id, spec FROM {table}"))
         .fetch_all(&mut **tx)

@@ -19,7 +19,7 @@ impl Store {
                 StoreError::Invalid(format!("node {:?} is not registered", report.node))
             })?;
         let spec: NodeSpec = parse("node", &node.try_get::<String, _>(0)?)?;
-        let supply = spec.check(resources).map_err(StoreError::Corrupt)?;
+        let supply = (spec.check(resources)).map_err(|e| StoreError::Corrupt(e.0))?;
         let rows = sqlx::query("SELECT id FROM workloads WHERE node = $1")
             .bind(&report.node)
             .fetch_all(&self.pool)

@@ -4,6 +4,7 @@
 use super::result::{RuntimeComparison, RuntimeRun, UserSeries, WorkloadSeries};
 use super::RuntimeScenario;
 use fairshare_core::alloc::weighted::{protected_max_min, weighted_max_min};
+use fairshare_core::error::Invalid;
 use fairshare_core::heaviness::knobs::{priority, KnobValues, PriorityMemory};
 use fairshare_core::heaviness::{
     cloud_supply, heaviness, smooth, HeavinessConfig, HeavinessError, Metric, ResourceKind,
@@ -71,17 +72,19 @@ impl fmt::Display for RuntimePolicy {
 }
 
 impl FromStr for RuntimePolicy {
-    type Err = String;
+    type Err = Invalid;
 
     /// A runtime policy of the policy registry (its names, help and errors are the registry's).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let spec = PolicySpec::parse_for(s, Engine::Runtime).map_err(|e| e.to_string())?;
         let PolicyKind::Runtime(name) = spec.kind else {
-            return Err(format!("{s}: the registry and the runtime engine disagree"));
+            return Err(Invalid(format!(
+                "{s}: the registry and the runtime engine disagree"
+            )));
         };
         (RuntimePolicy::ALL.into_iter())
             .find(|p| p.name() == name)
-            .ok_or_else(|| format!("{s}: the registry and the runtime engine disagree"))
+            .ok_or_else(|| Invalid(format!("{s}: the registry and the runtime engine disagree")))
     }
 }
 

@@ -4,6 +4,7 @@
 use super::*;
 use crate::scenario::parse_toml;
 use fairshare_core::config::{one_line, ConfigError, Location};
+use fairshare_core::error::Invalid;
 use fairshare_core::heaviness::{heaviness, ResourceKind, Workload};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
@@ -186,14 +187,14 @@ impl Loader<'_> {
             Some(p) => p
                 .get_ref()
                 .parse()
-                .map_err(|e: String| self.invalid(p.span(), e))?,
+                .map_err(|e: Invalid| self.invalid(p.span(), e.0))?,
             None => RuntimePolicy::Heaviness,
         };
         let profile = match &runtime.profile {
             Some(p) => p
                 .get_ref()
                 .parse()
-                .map_err(|e: String| self.invalid(p.span(), e))?,
+                .map_err(|e: Invalid| self.invalid(p.span(), e.0))?,
             None => KnobProfile::paper(),
         };
         let resources = self.resources(raw.resource, runtime_span.clone())?;

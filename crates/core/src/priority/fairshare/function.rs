@@ -6,6 +6,7 @@
 
 use super::entry::{Factor, FunctionEntry, MAX_PARAMS};
 use crate::choice::{or_list, Choice};
+use crate::error::Invalid;
 use serde::{Serialize, Serializer};
 use std::fmt;
 
@@ -57,7 +58,7 @@ impl FairshareFunction {
 
     /// Parses `NAME[:KEY=VALUE[;KEY=VALUE…]]`; the error names what is wrong and lists what
     /// was expected.
-    pub fn parse(text: &str) -> Result<FairshareFunction, String> {
+    pub fn parse(text: &str) -> Result<FairshareFunction, Invalid> {
         let (name, params) = text.split_once(':').unwrap_or((text, ""));
         let mut function = FairshareFunction::named(name)
             .ok_or_else(|| format!("expected {}, found {text:?}", FairshareFunction::names()))?;
@@ -68,16 +69,16 @@ impl FairshareFunction {
                 .split_once('=')
                 .ok_or_else(|| format!("{name}: expected key=value, found {pair:?}"))?;
             let Some(i) = entry.params.iter().position(|p| p.key == key) else {
-                return Err(match entry.params {
+                return Err(Invalid(match entry.params {
                     [] => format!("{name} takes no parameters, found {key:?}"),
                     params => format!(
                         "{name}: unknown parameter {key:?} (expected {})",
                         or_list(params.iter().map(|p| p.key))
                     ),
-                });
+                }));
             };
             if given.contains(&key) {
-                return Err(format!("{name}: {key} is given twice"));
+                return Err(Invalid(format!("{name}: {key} is given twice")));
             }
             given.push(key);
             let param = &entry.params[i];
@@ -172,9 +173,9 @@ impl Serialize for FairshareFunction {
 }
 
 impl std::str::FromStr for FairshareFunction {
-    type Err = String;
+    type Err = Invalid;
 
-    fn from_str(text: &str) -> Result<FairshareFunction, String> {
+    fn from_str(text: &str) -> Result<FairshareFunction, Invalid> {
         FairshareFunction::parse(text)
     }
 }

@@ -24,6 +24,7 @@ pub mod maui_pe;
 pub mod pe;
 pub mod tres;
 
+use crate::error::Invalid;
 use crate::model::{MachineCatalogue, Task};
 use crate::usage::penalty::{maui_pe as system_wide_pe, ChargeError};
 use std::fmt;
@@ -148,9 +149,9 @@ impl UsageMetric {
 
     /// Refuses parameters that do not fit `resources` (TRES weights for more resources than
     /// there are: the weights go by position, so one too many would weigh nothing, silently).
-    pub fn check_resources(&self, resources: &[String]) -> Result<(), String> {
+    pub fn check_resources(&self, resources: &[String]) -> Result<(), Invalid> {
         match self.entry.params {
-            Some(params) => (params.check)(&self.params, resources),
+            Some(params) => (params.check)(&self.params, resources).map_err(Invalid),
             None => Ok(()),
         }
     }
@@ -191,12 +192,12 @@ impl fmt::Display for UsageMetric {
 }
 
 impl std::str::FromStr for UsageMetric {
-    type Err = String;
+    type Err = Invalid;
 
     /// A registered metric's name, followed by `:` and its parameters when it takes some:
     /// `cpu`, `maui-pe`, `pe`, `pe-additive`, `dominant` or `tres:W+W+…` (one weight per
     /// resource, in the trace's units and order).
-    fn from_str(s: &str) -> Result<UsageMetric, String> {
+    fn from_str(s: &str) -> Result<UsageMetric, Invalid> {
         for entry in METRICS {
             match entry.params {
                 None if s == entry.name => return Ok(UsageMetric::new(entry)),
@@ -209,7 +210,7 @@ impl std::str::FromStr for UsageMetric {
                 None => {}
             }
         }
-        Err(format!("expected {}, found {s:?}", names()))
+        Err(Invalid(format!("expected {}, found {s:?}", names())))
     }
 }
 
