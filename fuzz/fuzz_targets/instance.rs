@@ -1,6 +1,6 @@
-//! Instance files of `fairshare allocate`: parsed, then solved under both blocking rules.
+//! Instance files of `fairshare allocate`: parsed, then solved under both fill rules.
 #![no_main]
-use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::instance::Instance;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
@@ -10,7 +10,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(instance) = Instance::from_json(text) else {
         return;
     };
-    for rule in [Blocking::HeadOfLine, Blocking::Skip] {
+    for rule in [FillRule::HeadOfLine, FillRule::Skip] {
         let Ok(outcome) = instance.solve(rule) else {
             continue;
         };

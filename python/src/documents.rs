@@ -11,7 +11,7 @@ use fairshare_core::usage::penalty::PeMode;
 use fairshare_lab::input::{parse_decay, parse_duration, parse_moment};
 use fairshare_lab::penalty::{explain, PenaltyRequest};
 use fairshare_lab::simulation::{Simulated, Simulation};
-use fairshare_lab::{sweep, LabError, PrioritiesRequest, Workload};
+use fairshare_lab::{sweep, LabError, MeasuredTrace, PrioritiesRequest};
 use fairshare_sim::stats::{timed, RunStats};
 use fairshare_trace::parse_size;
 use pyo3::prelude::*;
@@ -112,8 +112,8 @@ pub fn priorities_run(
     };
     let (spec, request) = (spec.map_err(PyErr::from)?, request().map_err(PyErr::from)?);
     released(py, || {
-        let workload = Workload::scan(&spec, &mut |_| {})?;
-        let document = workload.standings(&request)?;
+        let measured = MeasuredTrace::scan(&spec, &mut |_| {})?;
+        let document = measured.standings(&request)?;
         Document::of(
             &document,
             fairshare_report::priorities_table(&document),
@@ -262,17 +262,17 @@ pub fn sweep_run(
     released(py, || {
         let cells = sweep::plan(&fractions, &nines, &baseline, shard)?;
         let replay = cluster.replay()?;
-        let workload = Workload::scan(&trace_spec(&trace)?, &mut |_| {})?;
+        let measured = MeasuredTrace::scan(&trace_spec(&trace)?, &mut |_| {})?;
         let progress = Progress::new(progress, cells.len() as u64);
         let results = (cells.par_iter())
             .map(|cell| {
-                let result = sweep::run_cell(&workload, &replay, cell);
+                let result = sweep::run_cell(&measured, &replay, cell);
                 progress.advance(1);
                 result
             })
             .collect::<Result<Vec<_>, LabError>>()?;
         progress.finish()?;
-        let summary = sweep::summary(&workload, &replay, shard.0, shard.1, results)?;
+        let summary = sweep::summary(&measured, &replay, shard.0, shard.1, results)?;
         Document::of(
             &summary,
             fairshare_report::sweep_table(&summary),

@@ -11,7 +11,7 @@ mod reader;
 mod replay;
 
 use failure::Failure;
-use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
 use fairshare_core::instance::Instance;
 use fairshare_core::policy::registry::POLICIES;
@@ -97,8 +97,8 @@ fn engine_name(engine: Engine) -> &'static str {
 #[pyfunction]
 #[pyo3(signature = (text, rule = "head-of-line"))]
 fn allocate_json(py: Python<'_>, text: &str, rule: &str) -> PyResult<String> {
-    let rule = Blocking::named(rule).ok_or_else(|| {
-        InputError::new_err(format!("rule {rule:?}: expected {}", Blocking::names()))
+    let rule = FillRule::named(rule).ok_or_else(|| {
+        InputError::new_err(format!("rule {rule:?}: expected {}", FillRule::names()))
     })?;
     py.allow_threads(|| {
         let instance = Instance::from_json(text).map_err(|e| e.to_string())?;

@@ -1,5 +1,5 @@
 //! Rankers written in Python: an object with a `priority` method, given in a replay's policies
-//! beside the registry's names, orders the waiting users through the same engine, discipline
+//! beside the registry's names, orders the waiting users through the same engine, scheduler
 //! and placement as they do (the core's [`RankerFactory`] seam).
 //!
 //! Its priorities are keys that change only when a user does: the engine asks again when a

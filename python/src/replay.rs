@@ -5,15 +5,16 @@ use crate::failure::pythonic;
 use crate::progress::Progress;
 use crate::ranker::{self, PythonRanker};
 use crate::{input_error, named, trace_spec, Failure, TraceOptions};
-use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::{parse_duration, parse_window};
 use fairshare_lab::jobs::JobParts;
 use fairshare_lab::summary::ReplaySummary;
 use fairshare_lab::{
-    CapacitySource, LabError, Replay, ReplayPlan, ReplayRequest, ShareSource, StopRule, Workload,
+    CapacitySource, LabError, MeasuredTrace, Replay, ReplayPlan, ReplayRequest, ShareSource,
+    StopRule,
 };
-use fairshare_sim::cluster::{Fit, Overrun, Scheduler};
+use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
 use fairshare_sim::stats::{timed, RunStats};
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -102,9 +103,9 @@ impl ClusterOptions {
         };
         Ok(Replay {
             stop,
-            blocking: named::<Blocking>("rule", &self.rule)?,
-            scheduler: named::<Scheduler>("scheduler", &self.scheduler)?,
-            fit: named::<Fit>("placement", &self.placement)?,
+            rule: named::<FillRule>("rule", &self.rule)?,
+            scheduler: named::<SchedulerEntry>("scheduler", &self.scheduler)?,
+            placement: named::<PlacementEntry>("placement", &self.placement)?,
             overrun: named::<Overrun>("overrun", &self.overrun)?,
             ..Replay::default()
         })
@@ -207,24 +208,24 @@ fn replay_specs(
     let capacity = cluster.capacity()?;
     let spec = trace_spec(trace)?;
     py.allow_threads(|| {
-        let workload = Workload::scan(&spec, &mut |_| {})?;
+        let measured = MeasuredTrace::scan(&spec, &mut |_| {})?;
         for ranker in rankers {
-            ranker.know_users(&workload.users);
+            ranker.know_users(&measured.users);
         }
-        let mut notes: Vec<String> = workload.notes().to_vec();
+        let mut notes: Vec<String> = measured.notes().to_vec();
         let request = ReplayRequest {
             capacity,
             shares,
             queues,
             replay: Replay {
-                jobs_during: gantt.or_else(|| middle_day.then(|| workload.middle_day())),
+                jobs_during: gantt.or_else(|| middle_day.then(|| measured.middle_day())),
                 ..replay
             },
         };
-        let plan = ReplayPlan::new(&workload, request, &mut |note| notes.push(note))?;
+        let plan = ReplayPlan::new(&measured, request, &mut |note| notes.push(note))?;
         notes.extend(plan.alike(policies));
         let parts = jobs.as_deref().map(JobParts::beside).transpose()?;
-        let span = workload.span_s().ceil() as u64;
+        let span = measured.span_s().ceil() as u64;
         let progress = Progress::new(progress, span * policies.len() as u64);
         let runs = (policies.par_iter().enumerate())
             .map(|(i, policy)| {

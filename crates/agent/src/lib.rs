@@ -14,5 +14,5 @@ pub mod meter;
 pub mod owner;
 pub mod run;
 
-pub use agent::{Agent, CycleReport, Measurement, Source, Supply, Workload, Write};
+pub use agent::{Agent, CycleReport, ManagedCgroup, Measurement, Source, Supply, Write};
 pub use config::AgentConfig;

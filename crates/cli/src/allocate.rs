@@ -1,7 +1,7 @@
 //! `fairshare allocate`: one-shot allocation of an instance file, to see what a policy gives.
 
 use anyhow::{Context, Result};
-use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::instance::Instance;
 use fairshare_report::allocate_table;
 use std::io::{IsTerminal, Read};
@@ -22,8 +22,8 @@ pub struct Args {
     json: bool,
     /// In task mode, what to do when the chosen user's next task does not fit: stop the pass
     /// (head-of-line, the paper's rule) or skip that user and try the next.
-    #[arg(long, value_parser = crate::choice::<Blocking>(), default_value = "head-of-line")]
-    rule: Blocking,
+    #[arg(long, value_parser = crate::choice::<FillRule>(), default_value = "head-of-line")]
+    rule: FillRule,
 }
 
 /// Runs the subcommand.

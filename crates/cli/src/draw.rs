@@ -2,7 +2,7 @@
 //! script feeds to `sbatch` (scripts/slurm-experiment.sh), so that experiments on a test Slurm
 //! run a site's jobs rather than a made-up pattern.
 
-use crate::workload::TraceArgs;
+use crate::trace::TraceArgs;
 use anyhow::{Context, Result};
 use fairshare_lab::draw::{draw, Draw, Drawn};
 use fairshare_lab::input::parse_duration;

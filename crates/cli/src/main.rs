@@ -15,7 +15,7 @@ mod serve;
 mod simulate;
 mod slurm;
 mod sweep;
-mod workload;
+mod trace;
 
 use clap::builder::TypedValueParser;
 use clap::{CommandFactory, Parser, Subcommand};

@@ -2,7 +2,7 @@
 //! user with shares, decayed usage, fairshare factor and rank at a chosen moment.
 
 use crate::output::{print, write_json};
-use crate::workload::TraceArgs;
+use crate::trace::TraceArgs;
 use anyhow::Result;
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::usage::decay::Decay;
@@ -86,8 +86,8 @@ pub fn run(args: Args) -> Result<()> {
              replay's --policy does); --policy still works"
         );
     }
-    let workload = args.trace.scan()?;
-    let document = workload.standings(&PrioritiesRequest {
+    let measured = args.trace.scan()?;
+    let document = measured.standings(&PrioritiesRequest {
         shares: args.shares,
         at: args.at,
         function: args.policy.unwrap_or(args.function),

@@ -2,7 +2,7 @@
 
 use crate::output::{check_writable, Outputs};
 use crate::policy_help;
-use crate::workload::{sim_bar, ClusterArgs, TraceArgs};
+use crate::trace::{sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_lab::input::parse_window;
@@ -109,18 +109,18 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(path) = &args.jobs {
         check_writable(path, "--jobs")?;
     }
-    let workload = args.trace.scan()?;
+    let measured = args.trace.scan()?;
     let request = ReplayRequest {
         capacity: capacity_source(&args),
         shares: args.shares.clone(),
         queues: args.queues.clone(),
         replay: Replay {
             jobs_during: (args.gantt)
-                .or_else(|| args.report.as_ref().map(|_| workload.middle_day())),
+                .or_else(|| args.report.as_ref().map(|_| measured.middle_day())),
             ..args.cluster.replay()
         },
     };
-    let plan = ReplayPlan::new(&workload, request, &mut |note| eprintln!("note: {note}"))?;
+    let plan = ReplayPlan::new(&measured, request, &mut |note| eprintln!("note: {note}"))?;
     for note in plan.alike(&policies) {
         eprintln!("note: {note}");
     }
@@ -130,7 +130,7 @@ pub fn run(args: Args) -> Result<()> {
         .par_iter()
         .enumerate()
         .map(|(i, policy)| {
-            let bar = bars.add(sim_bar(&policy.name, workload.span_s()));
+            let bar = bars.add(sim_bar(&policy.name, measured.span_s()));
             let progress = &mut |s| bar.set_position(s);
             let (result, wall_s) = timed(|| match &parts {
                 Some(parts) => parts.run(&plan, policy, i, progress),

@@ -3,7 +3,7 @@
 
 use crate::output::Outputs;
 use crate::policy_help;
-use crate::workload::{ClusterArgs, TraceArgs};
+use crate::trace::{ClusterArgs, TraceArgs};
 use anyhow::{bail, Result};
 use fairshare_core::policy::Engine;
 use fairshare_lab::summary::SweepSummary;
@@ -118,7 +118,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let mine = sweep::plan(&args.fractions, &args.nines, &args.baseline, args.shard)?;
     let (shard, shards) = args.shard;
-    let workload = trace.scan()?;
+    let measured = trace.scan()?;
     let replay = args.cluster.replay();
     let bar = ProgressBar::new(mine.len() as u64);
     bar.set_style(
@@ -130,7 +130,7 @@ pub fn run(args: Args) -> Result<()> {
     let cells = mine
         .par_iter()
         .map(|cell| {
-            let (result, wall_s) = timed(|| sweep::run_cell(&workload, &replay, cell));
+            let (result, wall_s) = timed(|| sweep::run_cell(&measured, &replay, cell));
             bar.inc(1);
             let result = result?;
             let run = format!("{} at {}", cell.policy, cell.fraction);
@@ -141,7 +141,7 @@ pub fn run(args: Args) -> Result<()> {
     bar.finish_and_clear();
     let (cells, stats): (Vec<_>, Vec<_>) = cells.into_iter().unzip();
     outputs.write_stats(&stats)?;
-    let summary = sweep::summary(&workload, &replay, shard, shards, cells)?;
+    let summary = sweep::summary(&measured, &replay, shard, shards, cells)?;
     outputs.write(&summary, sweep_html, sweep_table)
 }
 

@@ -14,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         TaskClient::new(vec![1.0, 4.0]),
         TaskClient::new(vec![3.0, 1.0]),
     ];
-    let fill = fill_tasks(&Policy::Drf, &resources, &clients, Blocking::HeadOfLine)?;
+    let fill = fill_tasks(&Policy::Drf, &resources, &clients, FillRule::HeadOfLine)?;
     println!("tasks: A runs {}, B runs {}", fill.tasks[0], fill.tasks[1]);
     assert_eq!(fill.tasks, [3, 2]);
 

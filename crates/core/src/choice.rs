@@ -1,4 +1,4 @@
-//! Closed sets of named options — a blocking rule, a trace format, a field choice — that users
+//! Closed sets of named options — a fill rule, a trace format, a field choice — that users
 //! pick by name. Each type lists its options, their names and one line of help once, here in
 //! the libraries, so every front end (the command line, a config file, the daemon) offers and
 //! explains the same names without a copy of its own.

@@ -6,7 +6,7 @@
 
 use crate::alloc::baa::{self, time::BaaTime, BaaError};
 use crate::alloc::divisible::{water_fill, DivisibleClient};
-use crate::alloc::tasks::{fill_tasks, Blocking, TaskClient};
+use crate::alloc::tasks::{fill_tasks, FillRule, TaskClient};
 use crate::alloc::AllocError;
 use crate::model::{relative_weights, ResourceSet};
 use crate::policy::registry::BaaPolicy;
@@ -169,9 +169,9 @@ pub struct Outcome {
     pub policy: String,
     /// Mode used.
     pub mode: Mode,
-    /// Blocking rule (task mode only).
+    /// The fill rule (task mode only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rule: Option<Blocking>,
+    pub rule: Option<FillRule>,
     /// Per user, in file order.
     pub users: Vec<UserOutcome>,
     /// The water level x* (divisible mode only).
@@ -292,8 +292,8 @@ impl Instance {
         }
     }
 
-    /// Solves the instance with the given blocking rule (task mode).
-    pub fn solve(&self, rule: Blocking) -> Result<Outcome, InstanceError> {
+    /// Solves the instance with the given fill rule (task mode).
+    pub fn solve(&self, rule: FillRule) -> Result<Outcome, InstanceError> {
         let policy = match &self.allocator {
             Allocator::Priority(policy) => policy,
             Allocator::Baa { policy, .. } => return self.solve_baa(policy),
@@ -333,7 +333,7 @@ impl Instance {
         unfit: &[usize],
         level: Option<f64>,
         bottlenecks: Option<Vec<String>>,
-        rule: Blocking,
+        rule: FillRule,
     ) -> Outcome {
         let names = self.resources.names();
         let mut used = vec![0.0; names.len()];
@@ -410,7 +410,7 @@ impl Instance {
             &[],
             None,
             None,
-            Blocking::default(),
+            FillRule::default(),
         );
         let full = (outcome.utilization.iter())
             .filter(|(_, u)| **u >= 1.0 - 1e-9)
@@ -499,7 +499,7 @@ mod tests {
     fn textbook_instance() {
         let out = Instance::from_json(TEXTBOOK)
             .unwrap()
-            .solve(Blocking::HeadOfLine)
+            .solve(FillRule::HeadOfLine)
             .unwrap();
         assert_eq!(out.users[0].tasks, Some(3));
         assert_eq!(out.users[1].tasks, Some(2));
@@ -512,7 +512,7 @@ mod tests {
     fn the_answer_names_its_layout_first() {
         let out = Instance::from_json(TEXTBOOK)
             .unwrap()
-            .solve(Blocking::HeadOfLine)
+            .solve(FillRule::HeadOfLine)
             .unwrap();
         let json = serde_json::to_string(&out).unwrap();
         assert!(json.starts_with("{\"schema_version\":1,"), "{json}");
@@ -525,7 +525,7 @@ mod tests {
             .replace("\"cpu\": 1,", "\"cpu\": 9,");
         let out = Instance::from_json(&text)
             .unwrap()
-            .solve(Blocking::HeadOfLine)
+            .solve(FillRule::HeadOfLine)
             .unwrap();
         assert!(out.level.is_some());
         assert_eq!(out.users[0].tasks, None);
@@ -575,7 +575,7 @@ mod tests {
                 .replace("\"baa\"", &format!("\"{policy}\""));
             let outcome = Instance::from_json(&text)
                 .unwrap()
-                .solve(Blocking::default())
+                .solve(FillRule::default())
                 .unwrap();
             let expected = [[25.0, 100.0], [25.0, 37.5], [25.0, 10.714], [25.0, 2.778]];
             for (user, want) in outcome.users.iter().zip(expected) {
@@ -616,7 +616,7 @@ mod tests {
             );
             let outcome = Instance::from_json(&text)
                 .unwrap()
-                .solve(Blocking::default())
+                .solve(FillRule::default())
                 .unwrap();
             outcome
                 .users

@@ -22,7 +22,7 @@
 //!     TaskClient::new(vec![1.0, 4.0]),
 //!     TaskClient::new(vec![3.0, 1.0]),
 //! ];
-//! let placed = fill_tasks(&Policy::Drf, &capacity, &clients, Blocking::HeadOfLine)?;
+//! let placed = fill_tasks(&Policy::Drf, &capacity, &clients, FillRule::HeadOfLine)?;
 //! assert_eq!(placed.tasks, vec![3, 2]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -107,7 +107,7 @@ pub mod usage;
 /// What most embedders need, in one import: `use fairshare_core::prelude::*;`.
 pub mod prelude {
     pub use crate::alloc::divisible::{water_fill, DivisibleClient, WaterFill};
-    pub use crate::alloc::tasks::{fill_tasks, Blocking, TaskClient, TaskFill};
+    pub use crate::alloc::tasks::{fill_tasks, FillRule, TaskClient, TaskFill};
     pub use crate::model::{ResourceSet, Task, Time};
     pub use crate::policy::PolicySpec;
     pub use crate::priority::{Policy, PriorityForm};

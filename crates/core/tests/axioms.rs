@@ -3,7 +3,7 @@
 //! strategy-proofness in a stage, and "SDRF without commitments is DRF".
 
 use fairshare_core::alloc::divisible::{water_fill, DivisibleClient, WaterFill};
-use fairshare_core::alloc::tasks::{fill_tasks, fits, Blocking, TaskClient, TaskFill};
+use fairshare_core::alloc::tasks::{fill_tasks, fits, FillRule, TaskClient, TaskFill};
 use fairshare_core::alloc::AllocError;
 use fairshare_core::model::ResourceSet;
 use fairshare_core::priority::{dominant_share, Policy, PriorityForm};
@@ -271,7 +271,7 @@ fn check_tasks(
     capacity: &[f64],
     clients: &[TaskClient],
     fill: &TaskFill,
-    blocking: Blocking,
+    rule: FillRule,
 ) -> Result<(), TestCaseError> {
     let used: Vec<f64> = (0..capacity.len())
         .map(|r| fill.allocations.iter().map(|o| o[r]).sum::<f64>() / capacity[r])
@@ -294,14 +294,14 @@ fn check_tasks(
             blocked.push(!fits(&used, &shares(&c.demand, capacity)));
         }
     }
-    match blocking {
+    match rule {
         // Every unsatisfied user's next task no longer fits.
-        Blocking::Skip => prop_assert!(
+        FillRule::Skip => prop_assert!(
             blocked.iter().all(|b| *b),
             "skip: a waiting task still fits"
         ),
         // The pass stopped because someone's next task did not fit.
-        Blocking::HeadOfLine => prop_assert!(
+        FillRule::HeadOfLine => prop_assert!(
             blocked.is_empty() || blocked.iter().any(|b| *b),
             "HOL stopped early"
         ),
@@ -315,9 +315,9 @@ proptest! {
     #[test]
     fn tasks_are_feasible_bottlenecked_and_wasteless((capacity, clients) in task_instance(true, true)) {
         for policy in ALL {
-            for blocking in [Blocking::HeadOfLine, Blocking::Skip] {
-                let fill = fill_tasks(&policy, &units(&capacity), &clients, blocking).unwrap();
-                check_tasks(&capacity, &clients, &fill, blocking)?;
+            for rule in [FillRule::HeadOfLine, FillRule::Skip] {
+                let fill = fill_tasks(&policy, &units(&capacity), &clients, rule).unwrap();
+                check_tasks(&capacity, &clients, &fill, rule)?;
             }
         }
     }
@@ -331,8 +331,8 @@ proptest! {
         let dominant: Vec<f64> = clients.iter().map(|c| dominant_share(&shares(&c.demand, &capacity))).collect();
         let largest = dominant.iter().copied().fold(0.0, f64::max);
         for policy in [Policy::Drf, Policy::WeightedDrf, SDRF, SDRF_PRINTED] {
-            for blocking in [Blocking::HeadOfLine, Blocking::Skip] {
-                let fill = fill_tasks(&policy, &units(&capacity), &clients, blocking).unwrap();
+            for rule in [FillRule::HeadOfLine, FillRule::Skip] {
+                let fill = fill_tasks(&policy, &units(&capacity), &clients, rule).unwrap();
                 for (i, c) in clients.iter().enumerate() {
                     let w = if policy.uses_weights() { c.weight / n } else { 1.0 / n };
                     let others: f64 = dominant.iter().sum::<f64>() - dominant[i];
@@ -341,7 +341,7 @@ proptest! {
                     }
                     let slice = ((w / dominant[i]) * (1.0 + EPS)).floor() as u64;
                     let owed = c.tasks.map_or(slice, |t| t.min(slice));
-                    prop_assert!(fill.tasks[i] >= owed, "{policy} {blocking:?}: user {i} got {} < {owed}", fill.tasks[i]);
+                    prop_assert!(fill.tasks[i] >= owed, "{policy} {rule:?}: user {i} got {} < {owed}", fill.tasks[i]);
                 }
             }
         }
@@ -349,10 +349,10 @@ proptest! {
 
     #[test]
     fn tasks_sdrf_without_commitments_is_drf((capacity, clients) in task_instance(false, true)) {
-        for blocking in [Blocking::HeadOfLine, Blocking::Skip] {
-            let drf = fill_tasks(&Policy::WeightedDrf, &units(&capacity), &clients, blocking).unwrap();
+        for rule in [FillRule::HeadOfLine, FillRule::Skip] {
+            let drf = fill_tasks(&Policy::WeightedDrf, &units(&capacity), &clients, rule).unwrap();
             for sdrf in [SDRF, SDRF_PRINTED] {
-                prop_assert_eq!(&fill_tasks(&sdrf, &units(&capacity), &clients, blocking).unwrap(), &drf);
+                prop_assert_eq!(&fill_tasks(&sdrf, &units(&capacity), &clients, rule).unwrap(), &drf);
             }
         }
     }
@@ -377,13 +377,13 @@ proptest! {
         // property is stated for the paper's head-of-line rule only.
         let i = who.index(clients.len());
         let truth = &clients[i].demand;
-        let blocking = Blocking::HeadOfLine;
+        let rule = FillRule::HeadOfLine;
         for policy in ALL {
-            let honest = fill_tasks(&policy, &units(&capacity), &clients, blocking).unwrap().tasks[i];
+            let honest = fill_tasks(&policy, &units(&capacity), &clients, rule).unwrap().tasks[i];
             for lie in lies(&shares(truth, &capacity), &seed) {
                 let mut told = clients.clone();
                 told[i].demand = lie.iter().zip(&capacity).map(|(s, c)| s * c).collect();
-                let fill = fill_tasks(&policy, &units(&capacity), &told, blocking).unwrap();
+                let fill = fill_tasks(&policy, &units(&capacity), &told, rule).unwrap();
                 let runnable = fill.allocations[i]
                     .iter()
                     .zip(truth)

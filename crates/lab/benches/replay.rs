@@ -54,7 +54,7 @@ fn replay(c: &mut Criterion) {
             capacity: Capacity::Pool(load.mean_demand().iter().map(|r| r * 0.5).collect()),
             resources: vec!["cpu".into(), "mem".into()],
             users: users.clone(),
-            discipline: Arc::new(Fill::default()),
+            scheduler: Arc::new(Fill::default()),
             placement: Arc::new(FirstFit),
             stop: Stop::Horizon(load.last_event().unwrap_or(Time::ZERO)),
             origin: load.first_submit().unwrap_or(Time::ZERO),

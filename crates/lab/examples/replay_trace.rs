@@ -5,7 +5,7 @@
 //!
 //! Run with `cargo run -p fairshare-lab --example replay_trace [-- TRACE...]`.
 
-use fairshare_lab::{Replay, TraceSpec, Workload};
+use fairshare_lab::{MeasuredTrace, Replay, TraceSpec};
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -14,18 +14,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if paths.is_empty() {
         paths.push(write_workload(folder.path())?);
     }
-    let workload = Workload::scan(&TraceSpec::new(paths), &mut |_| {})?;
+    let measured = MeasuredTrace::scan(&TraceSpec::new(paths), &mut |_| {})?;
     println!(
         "{} users, {:.0} s of trace, mean demand {:?}",
-        workload.users.len(),
-        workload.span_s(),
-        workload.load.mean_demand()
+        measured.users.len(),
+        measured.span_s(),
+        measured.load.mean_demand()
     );
     let settings = Replay::default();
-    let capacity = workload.pool_of_mean(0.5)?;
+    let capacity = measured.pool_of_mean(0.5)?;
     for policy in ["fifo", "drf", "sdrf:delta=0.999"] {
-        let config = workload.config(&settings, policy.parse()?, capacity.clone());
-        let result = workload.run(&config, &mut |_| {})?;
+        let config = measured.config(&settings, policy.parse()?, capacity.clone());
+        let result = measured.run(&config, &mut |_| {})?;
         println!(
             "{policy:>16}: {} of {} tasks completed, user-mean wait {:.1} s",
             result.tasks_completed, result.tasks_submitted, result.user_mean_wait_s

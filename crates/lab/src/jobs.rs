@@ -59,15 +59,15 @@ const MIDDLE: [&str; 14] = [
 impl JobTable {
     /// The names of `plan`'s resources, users, accounts, queues and nodes.
     pub fn of(plan: &ReplayPlan<'_>) -> JobTable {
-        let workload = plan.workload();
+        let measured = plan.measured();
         let capacity = plan.capacity();
         let nodes = (capacity.machines().is_some())
             .then(|| capacity.named_nodes().into_iter().map(|(n, _)| n).collect());
         JobTable {
-            resources: workload.resources.clone(),
-            users: workload.users.clone(),
+            resources: measured.resources.clone(),
+            users: measured.users.clone(),
             accounts: plan.user_accounts(),
-            queues: workload.queues.clone(),
+            queues: measured.queues.clone(),
             nodes,
         }
     }

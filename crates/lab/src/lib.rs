@@ -3,7 +3,7 @@
 //! Experiments with fairshare's policies on real traces, as a library: what `fairshare replay`
 //! and `fairshare sweep` do, for a notebook, a test or a service to call directly.
 //!
-//! A [`Workload`] is a trace measured by one streaming pass (its users, its span, the mean
+//! A [`MeasuredTrace`] is a trace measured by one streaming pass (its users, its span, the mean
 //! requested amount R of each resource) and kept in memory when small enough; it then gives
 //! the capacity of a run (a pool of a fraction of R, an explicit pool, or a machine list), the
 //! engine's configuration for a policy, and the replay itself. [`ReplayPlan`] is the whole of
@@ -12,14 +12,14 @@
 //! × capacities, split in shards and merged.
 //!
 //! ```no_run
-//! use fairshare_lab::{Replay, TraceSpec, Workload};
+//! use fairshare_lab::{Replay, TraceSpec, MeasuredTrace};
 //!
 //! let trace = TraceSpec::new(vec!["wagap-2013.swf".into()]);
-//! let workload = Workload::scan(&trace, &mut |_| {})?;
-//! let capacity = workload.pool_of_mean(0.5)?;
+//! let measured = MeasuredTrace::scan(&trace, &mut |_| {})?;
+//! let capacity = measured.pool_of_mean(0.5)?;
 //! let settings = Replay::default();
 //! let policy = "sdrf:delta=0.9999".parse()?;
-//! let result = workload.run(&workload.config(&settings, policy, capacity), &mut |_| {})?;
+//! let result = measured.run(&measured.config(&settings, policy, capacity), &mut |_| {})?;
 //! println!("{} tasks completed", result.tasks_completed);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -40,7 +40,7 @@ pub mod shares;
 pub mod simulation;
 pub mod summary;
 pub mod sweep;
-mod workload;
+mod trace;
 
 pub use load::{AsRecorded, Load, Recorded, RecordedPeak};
 pub use priorities::{
@@ -48,6 +48,6 @@ pub use priorities::{
 };
 pub use replay::{distinct, CapacitySource, ReplayPlan, ReplayRequest};
 pub use shares::{account_results, Entitled, ShareSource};
-pub use workload::{
-    LabError, Queues, Replay, StopRule, TraceSpec, Workload, KEEP_AT_MOST, MOST_MACHINES,
+pub use trace::{
+    LabError, MeasuredTrace, Queues, Replay, StopRule, TraceSpec, KEEP_AT_MOST, MOST_MACHINES,
 };

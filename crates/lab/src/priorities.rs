@@ -13,11 +13,11 @@
 //! usage as charged by the moment, everything else as Slurm computed it at its last tick
 //! ([`Decay::computed_at`]).
 //!
-//! [`Workload::standings`] is the whole of `fairshare priorities` as one call: the share file
+//! [`MeasuredTrace::standings`] is the whole of `fairshare priorities` as one call: the share file
 //! read, the moment resolved, the machines found, the standings computed, returned as the
 //! [`PrioritiesDocument`] that `--json` writes and `fairshare-report` renders.
 
-use crate::{LabError, Workload};
+use crate::{LabError, MeasuredTrace};
 use fairshare_core::model::{MachineCatalogue, RawShares, Time};
 use fairshare_core::priority::fairshare::{
     children, slurm_classic_between_ticks, standings, Association, FairshareFunction, Standing,
@@ -135,7 +135,7 @@ pub fn utc_date(secs: f64) -> String {
     humantime::format_rfc3339_seconds(time).to_string()
 }
 
-impl Workload {
+impl MeasuredTrace {
     /// The standings `request` asks for, with the setting: the share file read against the
     /// log's users, the moment resolved from the log's first event, the machines of `--machines`
     /// or the log's own for the metrics that price jobs on machines.

@@ -8,7 +8,7 @@
 use crate::load::Recorded;
 use crate::shares::{account_results, Entitled, ShareSource};
 use crate::summary::{ReplaySummary, Setting};
-use crate::{LabError, Queues, Replay, Workload};
+use crate::{LabError, MeasuredTrace, Queues, Replay};
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::rank::{Accounts, FairshareSettings};
@@ -44,7 +44,7 @@ pub struct ReplayRequest {
 
 /// What every policy of one replay runs under.
 pub struct ReplayPlan<'w> {
-    workload: &'w Workload,
+    measured: &'w MeasuredTrace,
     replay: Replay,
     capacity: Capacity,
     /// The capacity's fraction of R, when it is one.
@@ -59,28 +59,28 @@ pub struct ReplayPlan<'w> {
 }
 
 impl<'w> ReplayPlan<'w> {
-    /// Reads and checks the capacity, the shares and the queues of `request` for `workload`;
+    /// Reads and checks the capacity, the shares and the queues of `request` for `measured`;
     /// `note` hears, as each is read, what was taken from where (the capacity; the shares when
     /// not equal; the queues when there are any), for a person to read before the runs.
     pub fn new(
-        workload: &'w Workload,
+        measured: &'w MeasuredTrace,
         request: ReplayRequest,
         note: &mut dyn FnMut(String),
     ) -> Result<Self, LabError> {
-        let (capacity, fraction, capacity_source) = capacity(workload, &request.capacity)?;
+        let (capacity, fraction, capacity_source) = capacity(measured, &request.capacity)?;
         note(format!("capacity: {capacity_source}"));
-        let entitled = workload.entitled(&request.shares, &capacity)?;
+        let entitled = measured.entitled(&request.shares, &capacity)?;
         if entitled.shares.is_some() {
             note(format!("shares: {}", entitled.source));
         }
         let accounts = entitled.ranked_accounts()?;
-        let queues = workload.queue_limits(request.queues.as_deref())?;
-        let recorded = workload.recorded_until(request.replay.stop)?;
+        let queues = measured.queue_limits(request.queues.as_deref())?;
+        let recorded = measured.recorded_until(request.replay.stop)?;
         if let Some(queues) = &queues {
             note(format!("queues: {}", queues.in_words()));
         }
         Ok(ReplayPlan {
-            workload,
+            measured,
             replay: request.replay,
             capacity,
             fraction,
@@ -110,18 +110,18 @@ impl<'w> ReplayPlan<'w> {
         progress: &mut dyn FnMut(u64),
         on_job: &mut dyn FnMut(JobOutcome),
     ) -> Result<PolicyResult, LabError> {
-        let workload = self.workload;
-        let mut result = workload.run_observed(&self.config(policy), progress, on_job)?;
+        let measured = self.measured;
+        let mut result = measured.run_observed(&self.config(policy), progress, on_job)?;
         if let Some(tree) = &self.entitled.accounts {
-            result.accounts = account_results(&result, tree, &workload.users);
+            result.accounts = account_results(&result, tree, &measured.users);
         }
         Ok(result)
     }
 
-    /// The engine's configuration for `policy`: the workload's, with the plan's shares,
+    /// The engine's configuration for `policy`: the measured trace's, with the plan's shares,
     /// account tree and queues.
     fn config(&self, policy: &PolicySpec) -> ClusterConfig {
-        let base = (self.workload).config(&self.replay, policy.clone(), self.capacity.clone());
+        let base = (self.measured).config(&self.replay, policy.clone(), self.capacity.clone());
         ClusterConfig {
             shares: self.entitled.shares.clone(),
             accounts: self.accounts.clone(),
@@ -130,16 +130,16 @@ impl<'w> ReplayPlan<'w> {
         }
     }
 
-    /// The workload it replays.
-    pub fn workload(&self) -> &Workload {
-        self.workload
+    /// The measured trace it replays.
+    pub fn measured(&self) -> &MeasuredTrace {
+        self.measured
     }
 
     /// Each trace user's account by the share file, when the shares came with accounts.
     pub fn user_accounts(&self) -> Option<Vec<String>> {
         self.entitled.accounts.as_ref().map(|tree| {
             let all = tree.tree.accounts();
-            let users = 0..self.workload.users.len();
+            let users = 0..self.measured.users.len();
             users
                 .map(|u| all[tree.account_of(u)].name.clone())
                 .collect()
@@ -196,9 +196,9 @@ impl<'w> ReplayPlan<'w> {
     /// The replay's document: what was read, the setting, and `results` (one per policy, in
     /// the order they are to be shown).
     pub fn summary(&self, results: Vec<PolicyResult>) -> ReplaySummary {
-        let workload = self.workload;
+        let measured = self.measured;
         let (capacity, source) = (&self.capacity, &self.capacity_source);
-        let base = workload.setting(&self.replay, capacity, self.fraction, source);
+        let base = measured.setting(&self.replay, capacity, self.fraction, source);
         let setting = Setting {
             shares: match self.entitled.shares {
                 Some(_) => self.entitled.source.clone(),
@@ -209,7 +209,7 @@ impl<'w> ReplayPlan<'w> {
             ..base
         };
         ReplaySummary {
-            input: workload.input.clone(),
+            input: measured.input.clone(),
             setting,
             policies: results,
         }
@@ -231,24 +231,24 @@ pub fn distinct(policies: &[PolicySpec]) -> Result<(), LabError> {
 
 /// The capacity of `source`, its fraction of R when it is one, and where it came from in words.
 fn capacity(
-    workload: &Workload,
+    measured: &MeasuredTrace,
     source: &CapacitySource,
 ) -> Result<(Capacity, Option<f64>, String), LabError> {
     Ok(match source {
-        CapacitySource::Pool(spec) => (workload.pool(spec)?, None, format!("--capacity {spec}")),
+        CapacitySource::Pool(spec) => (measured.pool(spec)?, None, format!("--capacity {spec}")),
         CapacitySource::Machines(path) => {
             let words = format!("--machines {}", path.display());
-            (workload.machines(path)?, None, words)
+            (measured.machines(path)?, None, words)
         }
         CapacitySource::FractionOfMean(f) => {
             let words = format!("--capacity-fraction {f} of the mean demand R");
-            (workload.pool_of_mean(*f)?, Some(*f), words)
+            (measured.pool_of_mean(*f)?, Some(*f), words)
         }
-        CapacitySource::Own => match workload.own_machine()? {
+        CapacitySource::Own => match measured.own_machine()? {
             Some((capacity, words)) => (capacity, None, words),
             None => {
                 let words = "the trace says nothing about its machine: 1.0 × the mean demand R";
-                (workload.pool_of_mean(1.0)?, Some(1.0), words.into())
+                (measured.pool_of_mean(1.0)?, Some(1.0), words.into())
             }
         },
     })

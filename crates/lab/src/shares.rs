@@ -4,7 +4,7 @@
 //! the equal shares the paper's figures use). Policies read the result as weights and
 //! entitlements; with a share file, results are also gathered per account.
 
-use crate::{LabError, Workload};
+use crate::{LabError, MeasuredTrace};
 use fairshare_core::error::Invalid;
 use fairshare_core::priority::dominant_share;
 use fairshare_core::priority::fairshare::{self, Association};
@@ -57,7 +57,7 @@ pub struct Entitled {
     pub source: String,
 }
 
-impl Workload {
+impl MeasuredTrace {
     /// The users' shares from `source` on `capacity`.
     pub fn entitled(
         &self,

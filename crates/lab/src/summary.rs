@@ -43,9 +43,9 @@ pub struct Setting {
     pub span_s: f64,
     /// Where the runs stop, seconds from the first event; `None` when they drain.
     pub horizon_s: Option<f64>,
-    /// Blocking rule of the passes.
+    /// The fill rule of the passes: `head-of-line` or `skip`.
     pub rule: String,
-    /// The discipline: `fill`, `easy` or `conservative`.
+    /// The scheduler: `fill`, `easy` or `conservative`.
     #[serde(default = "fill")]
     pub scheduler: String,
     /// The placement: `first` or `best` fit.
@@ -96,7 +96,7 @@ pub struct NodeLane {
     pub processors: f64,
 }
 
-/// The default discipline of documents written before there was a choice.
+/// The default scheduler of documents written before there was a choice.
 fn fill() -> String {
     "fill".into()
 }

@@ -1,9 +1,9 @@
 //! The SDRF paper's grid — SDRF with δ = 1 − 10⁻ᵏ for each k, and a baseline, at each capacity
-//! fraction of R — run over a [`Workload`], split in shards for a batch system, and merged.
+//! fraction of R — run over a [`MeasuredTrace`], split in shards for a batch system, and merged.
 
 use crate::shard::read_shard;
 use crate::summary::{SweepCell, SweepSummary};
-use crate::workload::{LabError, Replay, Workload};
+use crate::trace::{LabError, MeasuredTrace, Replay};
 use fairshare_core::error::Chain;
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::Timeline;
@@ -82,11 +82,15 @@ pub fn shard(grid: Vec<Cell>, shard: usize, shards: usize) -> Vec<Cell> {
         .collect()
 }
 
-/// Runs one cell over `workload` (its timeline left out, to keep sweeps small).
-pub fn run_cell(workload: &Workload, replay: &Replay, cell: &Cell) -> Result<SweepCell, LabError> {
-    let capacity = workload.pool_of_mean(cell.fraction)?;
-    let config = workload.config(replay, cell.policy.clone(), capacity);
-    let mut result = workload.run(&config, &mut |_| {})?;
+/// Runs one cell over `measured` (its timeline left out, to keep sweeps small).
+pub fn run_cell(
+    measured: &MeasuredTrace,
+    replay: &Replay,
+    cell: &Cell,
+) -> Result<SweepCell, LabError> {
+    let capacity = measured.pool_of_mean(cell.fraction)?;
+    let config = measured.config(replay, cell.policy.clone(), capacity);
+    let mut result = measured.run(&config, &mut |_| {})?;
     result.timeline = Timeline::default();
     Ok(SweepCell {
         fraction: cell.fraction,
@@ -97,16 +101,16 @@ pub fn run_cell(workload: &Workload, replay: &Replay, cell: &Cell) -> Result<Swe
 
 /// The summary of shard `shard` of `shards`, from its cells' results.
 pub fn summary(
-    workload: &Workload,
+    measured: &MeasuredTrace,
     replay: &Replay,
     shard: usize,
     shards: usize,
     cells: Vec<SweepCell>,
 ) -> Result<SweepSummary, LabError> {
-    let capacity = workload.pool_of_mean(1.0)?;
+    let capacity = measured.pool_of_mean(1.0)?;
     Ok(SweepSummary {
-        input: workload.input.clone(),
-        setting: workload.setting(replay, &capacity, None, "fractions of the mean demand R"),
+        input: measured.input.clone(),
+        setting: measured.setting(replay, &capacity, None, "fractions of the mean demand R"),
         shard_ids: vec![shard],
         shards,
         cells,

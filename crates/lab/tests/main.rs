@@ -6,4 +6,4 @@
 mod cloud;
 mod replay_props;
 mod shard;
-mod workload;
+mod trace;

@@ -88,7 +88,7 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
             .map(|&r| source.resources()[r].clone())
             .collect(),
         users: source.users().to_vec(),
-        discipline: Arc::new(Fill::default()),
+        scheduler: Arc::new(Fill::default()),
         placement: Arc::new(FirstFit),
         stop: Stop::Drain,
         origin: load.first_submit().unwrap(),

@@ -16,7 +16,7 @@ fn shard() -> Value {
         capacity: Capacity::Pool(vec![2.0]),
         resources: vec!["cpu".into()],
         users: vec!["A".into(), "B".into()],
-        discipline: Arc::new(Fill::default()),
+        scheduler: Arc::new(Fill::default()),
         placement: Arc::new(FirstFit),
         stop: Stop::Drain,
         origin: Time::ZERO,

@@ -1,4 +1,4 @@
-//! The reconcile's seam, proven the way the batch engine's discipline seam is: an adapter
+//! The reconcile's seam, proven the way the batch engine's scheduler seam is: an adapter
 //! written here, outside the crate, for a scheduler that does not exist ("gridq"), reads that
 //! scheduler's recorded outputs into the neutral types and reconciles through the crate alone.
 //! Nothing of Slurm is linked: if a second scheduler's adapter needed any of it, this would

@@ -58,10 +58,10 @@ pub fn allocate_table(outcome: &Outcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fairshare_core::alloc::tasks::Blocking;
+    use fairshare_core::alloc::tasks::FillRule;
     use fairshare_core::instance::Instance;
 
-    fn solved(json: &str, rule: Blocking) -> Outcome {
+    fn solved(json: &str, rule: FillRule) -> Outcome {
         Instance::from_json(json).unwrap().solve(rule).unwrap()
     }
 
@@ -73,7 +73,7 @@ mod tests {
             r#"{"policy": "drf", "mode": "tasks", "capacity": {"cpu": 9, "mem": 18},
                 "users": [{"id": "A", "demand": {"cpu": 1, "mem": 4}, "tasks": 1000},
                           {"id": "B", "demand": {"cpu": 3, "mem": 1}, "tasks": 1000}]}"#,
-            Blocking::HeadOfLine,
+            FillRule::HeadOfLine,
         );
         assert_eq!(
             allocate_table(&outcome),
@@ -98,7 +98,7 @@ in use         100.0%    77.8%
                   {"id": "A", "demand": {"cpu": 80, "mem": 160}, "commitment": {"cpu": 0.20, "mem": 0.10}},
                   {"id": "B", "demand": {"cpu": 10, "mem": 80}},
                   {"id": "C", "demand": {"cpu": 30, "mem": 240}, "commitment": {"cpu": 0.05, "mem": 0.10}}]}"#,
-            Blocking::Skip,
+            FillRule::Skip,
         );
         assert_eq!(
             allocate_table(&outcome),
@@ -120,7 +120,7 @@ in use    85.0%    100.0%
         let outcome = solved(
             r#"{"policy": "drf", "mode": "tasks", "capacity": {"cpu": 10, "mem": 10},
                 "users": [{"id": "a", "demand": {"cpu": 20, "mem": 1}}]}"#,
-            Blocking::HeadOfLine,
+            FillRule::HeadOfLine,
         );
         assert_eq!(
             allocate_table(&outcome),

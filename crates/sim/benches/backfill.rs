@@ -7,9 +7,9 @@
 //! Run with `cargo bench -p fairshare-sim --bench backfill`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::model::Time;
-use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Scheduler, Stop, Task};
+use fairshare_sim::cluster::{run, Capacity, ClusterConfig, SchedulerEntry, Stop, Task};
 use std::convert::Infallible;
 use std::time::Duration;
 
@@ -54,7 +54,7 @@ fn jobs(load: f64) -> Vec<Task> {
         .collect()
 }
 
-fn config(scheduler: Scheduler) -> ClusterConfig {
+fn config(scheduler: SchedulerEntry) -> ClusterConfig {
     let users = (0..16).map(|u| format!("u{u}")).collect();
     let mut config = ClusterConfig::new(
         "fifo".parse().expect("fifo"),
@@ -62,7 +62,7 @@ fn config(scheduler: Scheduler) -> ClusterConfig {
         vec!["cpu".into()],
         users,
     );
-    config.discipline = scheduler.discipline(Blocking::HeadOfLine);
+    config.scheduler = scheduler.scheduler(FillRule::HeadOfLine);
     config.stop = Stop::Drain;
     config.sample_every = 600.0;
     config
@@ -73,7 +73,7 @@ fn backfill(c: &mut Criterion) {
     for load in [0.8, 1.0, 1.2] {
         let tasks = jobs(load);
         let easy = run(
-            &config(Scheduler::EASY),
+            &config(SchedulerEntry::EASY),
             tasks.iter().cloned().map(Ok::<_, Infallible>),
             |_| {},
         )
@@ -83,7 +83,7 @@ fn backfill(c: &mut Criterion) {
             "load {load}: mean waiting jobs under EASY ≈ {:.0}",
             easy.mean_wait_s * JOBS as f64 / span
         );
-        for scheduler in [Scheduler::EASY, Scheduler::CONSERVATIVE] {
+        for scheduler in [SchedulerEntry::EASY, SchedulerEntry::CONSERVATIVE] {
             let config = config(scheduler);
             group.bench_with_input(
                 BenchmarkId::new(format!("{scheduler:?}"), load),

@@ -2,10 +2,11 @@
 //! filling, a parallel job over nodes of two sizes, an exclusive job, a reservation that moves
 //! up when a job ends before its walltime.
 
-use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, Fit, PolicyResult, QueueLimit, Scheduler, Task, Window,
+    run, Capacity, ClusterConfig, PlacementEntry, PolicyResult, QueueLimit, SchedulerEntry, Task,
+    Window,
 };
 use std::convert::Infallible;
 
@@ -26,17 +27,17 @@ fn job(id: u64, submit: f64, runtime: f64, walltime: f64, cpus: f64) -> Task {
 
 fn replay(
     capacity: Capacity,
-    scheduler: Scheduler,
-    blocking: Blocking,
+    scheduler: SchedulerEntry,
+    rule: FillRule,
     jobs: &[Task],
 ) -> PolicyResult {
-    replay_with_queues(capacity, scheduler, blocking, jobs, &[])
+    replay_with_queues(capacity, scheduler, rule, jobs, &[])
 }
 
 fn replay_with_queues(
     capacity: Capacity,
-    scheduler: Scheduler,
-    blocking: Blocking,
+    scheduler: SchedulerEntry,
+    rule: FillRule,
     jobs: &[Task],
     queues: &[QueueLimit],
 ) -> PolicyResult {
@@ -44,8 +45,8 @@ fn replay_with_queues(
     let mut config =
         ClusterConfig::new("fifo".parse().unwrap(), capacity, vec!["cpu".into()], users);
     config.queues = queues.to_vec();
-    config.discipline = scheduler.discipline(blocking);
-    config.placement = Fit::FIRST.placement();
+    config.scheduler = scheduler.scheduler(rule);
+    config.placement = PlacementEntry::FIRST.placement();
     config.record_jobs = Some(Window::ALL);
     run(
         &config,
@@ -80,7 +81,7 @@ fn easy_backfills_the_short_narrow_job_and_not_the_long_one() {
         job(2, 2.0, 5.0, 5.0, 1.0),   // short narrow: ends at 7, backfilled
         job(3, 3.0, 20.0, 20.0, 1.0), // long narrow: would hold a CPU at 10
     ];
-    let easy = replay(pool(4.0), Scheduler::EASY, Blocking::HeadOfLine, &jobs);
+    let easy = replay(pool(4.0), SchedulerEntry::EASY, FillRule::HeadOfLine, &jobs);
     assert_eq!(starts(&easy), [0.0, 10.0, 2.0, 15.0]);
     assert_eq!(
         easy.jobs.iter().find(|j| j.id == 1).unwrap().first_reserved,
@@ -88,18 +89,18 @@ fn easy_backfills_the_short_narrow_job_and_not_the_long_one() {
     );
     let conservative = replay(
         pool(4.0),
-        Scheduler::CONSERVATIVE,
-        Blocking::HeadOfLine,
+        SchedulerEntry::CONSERVATIVE,
+        FillRule::HeadOfLine,
         &jobs,
     );
     assert_eq!(starts(&conservative), [0.0, 10.0, 2.0, 15.0]);
-    let fill = replay(pool(4.0), Scheduler::FILL, Blocking::HeadOfLine, &jobs);
+    let fill = replay(pool(4.0), SchedulerEntry::FILL, FillRule::HeadOfLine, &jobs);
     assert_eq!(
         starts(&fill),
         [0.0, 10.0, 15.0, 15.0],
         "nothing passes the wide job"
     );
-    let skip = replay(pool(4.0), Scheduler::FILL, Blocking::Skip, &jobs);
+    let skip = replay(pool(4.0), SchedulerEntry::FILL, FillRule::Skip, &jobs);
     assert_eq!(
         starts(&skip),
         [0.0, 23.0, 2.0, 3.0],
@@ -117,12 +118,12 @@ fn conservative_protects_every_reservation_easy_only_the_first() {
         job(2, 2.0, 10.0, 10.0, 4.0), // conservative reserves [20, 30)
         job(3, 3.0, 30.0, 30.0, 1.0), // fits now and beside job 1, not beside job 2
     ];
-    let easy = replay(pool(4.0), Scheduler::EASY, Blocking::HeadOfLine, &jobs);
+    let easy = replay(pool(4.0), SchedulerEntry::EASY, FillRule::HeadOfLine, &jobs);
     assert_eq!(starts(&easy), [0.0, 10.0, 33.0, 3.0]);
     let conservative = replay(
         pool(4.0),
-        Scheduler::CONSERVATIVE,
-        Blocking::HeadOfLine,
+        SchedulerEntry::CONSERVATIVE,
+        FillRule::HeadOfLine,
         &jobs,
     );
     assert_eq!(starts(&conservative), [0.0, 10.0, 20.0, 30.0]);
@@ -144,8 +145,8 @@ fn reservations_move_up_when_a_job_ends_early() {
         job(1, 1.0, 5.0, 5.0, 4.0),  // reserved at 10, starts at 6
         job(2, 2.0, 20.0, 20.0, 4.0),
     ];
-    for scheduler in [Scheduler::EASY, Scheduler::CONSERVATIVE] {
-        let result = replay(pool(4.0), scheduler, Blocking::HeadOfLine, &jobs);
+    for scheduler in [SchedulerEntry::EASY, SchedulerEntry::CONSERVATIVE] {
+        let result = replay(pool(4.0), scheduler, FillRule::HeadOfLine, &jobs);
         assert_eq!(starts(&result), [0.0, 6.0, 11.0], "{scheduler:?}");
         let first = result
             .jobs
@@ -172,7 +173,7 @@ fn a_parallel_job_on_nodes_of_two_sizes() {
     let mut pair = job(2, 2.0, 10.0, 10.0, 8.0);
     pair.nodes = Some(2);
     let jobs = [job(0, 0.0, 10.0, 10.0, 12.0), shaped, pair];
-    let result = replay(machines, Scheduler::EASY, Blocking::HeadOfLine, &jobs);
+    let result = replay(machines, SchedulerEntry::EASY, FillRule::HeadOfLine, &jobs);
     assert_eq!(
         result.tasks_never_fit, 1,
         "2 nodes × 6 processors: only one node has 6"
@@ -212,7 +213,7 @@ fn an_exclusive_job_holds_its_node_whole() {
     let mut one = job(1, 1.0, 5.0, 5.0, 1.0);
     one.nodes = Some(1);
     let jobs = [exclusive, one, job(2, 2.0, 5.0, 5.0, 6.0)];
-    let result = replay(machines, Scheduler::EASY, Blocking::HeadOfLine, &jobs);
+    let result = replay(machines, SchedulerEntry::EASY, FillRule::HeadOfLine, &jobs);
     let mut records = result.jobs.clone();
     records.sort_by_key(|j| j.id);
     assert_eq!(records[0].placed, [(0, vec![0.5])], "the whole first node");
@@ -241,18 +242,22 @@ fn a_queue_at_its_limit_holds_its_jobs_back() {
         in_queue(job(1, 1.0, 10.0, 10.0, 1.0), 0),
         in_queue(job(2, 2.0, 10.0, 10.0, 1.0), 1),
     ];
-    for scheduler in [Scheduler::FILL, Scheduler::EASY, Scheduler::CONSERVATIVE] {
-        let blocking = Blocking::Skip;
+    for scheduler in [
+        SchedulerEntry::FILL,
+        SchedulerEntry::EASY,
+        SchedulerEntry::CONSERVATIVE,
+    ] {
+        let rule = FillRule::Skip;
         let limits = [limited, QueueLimit::default()];
-        let result = replay_with_queues(pool(4.0), scheduler, blocking, &jobs, &limits);
+        let result = replay_with_queues(pool(4.0), scheduler, rule, &jobs, &limits);
         assert_eq!(starts(&result), [0.0, 10.0, 2.0], "{scheduler:?}");
-        let unlimited = replay(pool(4.0), scheduler, blocking, &jobs);
+        let unlimited = replay(pool(4.0), scheduler, rule, &jobs);
         assert_eq!(starts(&unlimited), [0.0, 1.0, 2.0], "{scheduler:?}");
     }
     let fill = replay_with_queues(
         pool(4.0),
-        Scheduler::FILL,
-        Blocking::HeadOfLine,
+        SchedulerEntry::FILL,
+        FillRule::HeadOfLine,
         &jobs,
         &[limited],
     );
@@ -271,7 +276,11 @@ fn higher_priority_queues_are_served_first() {
         in_queue(job(1, 1.0, 10.0, 10.0, 2.0), 0),
         in_queue(job(2, 2.0, 10.0, 10.0, 2.0), 1),
     ];
-    let schedulers = [Scheduler::FILL, Scheduler::EASY, Scheduler::CONSERVATIVE];
+    let schedulers = [
+        SchedulerEntry::FILL,
+        SchedulerEntry::EASY,
+        SchedulerEntry::CONSERVATIVE,
+    ];
     for (scheduler, priority) in schedulers.into_iter().flat_map(|s| [(s, 5), (s, i32::MAX)]) {
         let urgent = QueueLimit {
             processors: None,
@@ -279,15 +288,15 @@ fn higher_priority_queues_are_served_first() {
             cost: 1.0,
         };
         let limits = [QueueLimit::default(), urgent];
-        let blocking = Blocking::HeadOfLine;
-        let result = replay_with_queues(pool(2.0), scheduler, blocking, &jobs, &limits);
-        let expected = if scheduler == Scheduler::CONSERVATIVE {
+        let rule = FillRule::HeadOfLine;
+        let result = replay_with_queues(pool(2.0), scheduler, rule, &jobs, &limits);
+        let expected = if scheduler == SchedulerEntry::CONSERVATIVE {
             [0.0, 10.0, 20.0]
         } else {
             [0.0, 20.0, 10.0]
         };
         assert_eq!(starts(&result), expected, "{scheduler:?}");
-        let plain = replay(pool(2.0), scheduler, blocking, &jobs);
+        let plain = replay(pool(2.0), scheduler, rule, &jobs);
         assert_eq!(starts(&plain), [0.0, 10.0, 20.0], "{scheduler:?}");
     }
 }
@@ -312,8 +321,8 @@ fn a_users_own_urgent_job_goes_before_its_older_plain_one() {
     let limits = [QueueLimit::default(), urgent];
     let result = replay_with_queues(
         pool(2.0),
-        Scheduler::EASY,
-        Blocking::HeadOfLine,
+        SchedulerEntry::EASY,
+        FillRule::HeadOfLine,
         &jobs,
         &limits,
     );
@@ -334,7 +343,7 @@ fn an_overrun_is_killed_at_its_walltime_unless_extended() {
         vec!["cpu".into()],
         users,
     );
-    config.discipline = Scheduler::EASY.discipline(Blocking::HeadOfLine);
+    config.scheduler = SchedulerEntry::EASY.scheduler(FillRule::HeadOfLine);
     config.record_jobs = Some(Window::ALL);
     let run_with = |overrun| {
         let config = ClusterConfig {

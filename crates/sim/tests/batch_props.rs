@@ -1,14 +1,14 @@
 //! Properties of the batch engine on random small workloads and clusters: no node is ever
 //! oversubscribed, properties and exclusivity are honoured, no job starts after its first
-//! reservation where the discipline promises it, every job that can run does, and progressive
+//! reservation where the scheduler promises it, every job that can run does, and progressive
 //! filling on a pool is exactly first-come-first-served as a naive simulator computes it, and
 //! the per-job outcomes list every job once and add up to the summary.
 
-use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
-    run, run_observed, Capacity, ClusterConfig, Fit, JobOutcome, JobRecord, JobState, PolicyResult,
-    QueueLimit, Scheduler, Stop, Task, Window,
+    run, run_observed, Capacity, ClusterConfig, JobOutcome, JobRecord, JobState, PlacementEntry,
+    PolicyResult, QueueLimit, SchedulerEntry, Stop, Task, Window,
 };
 use proptest::prelude::*;
 use std::convert::Infallible;
@@ -92,18 +92,18 @@ fn tasks(specs: &[JobSpec]) -> Vec<Task> {
 fn replay(
     capacity: &Capacity,
     policy: &str,
-    scheduler: Scheduler,
-    fit: Fit,
+    scheduler: SchedulerEntry,
+    placement: PlacementEntry,
     tasks: &[Task],
 ) -> PolicyResult {
-    replay_with_queues(capacity, policy, scheduler, fit, tasks, &[])
+    replay_with_queues(capacity, policy, scheduler, placement, tasks, &[])
 }
 
 fn replay_with_queues(
     capacity: &Capacity,
     policy: &str,
-    scheduler: Scheduler,
-    fit: Fit,
+    scheduler: SchedulerEntry,
+    placement: PlacementEntry,
     tasks: &[Task],
     queues: &[QueueLimit],
 ) -> PolicyResult {
@@ -114,8 +114,8 @@ fn replay_with_queues(
         vec!["cpu".into(), "mem".into()],
         users,
     );
-    config.discipline = scheduler.discipline(Blocking::HeadOfLine);
-    config.placement = fit.placement();
+    config.scheduler = scheduler.scheduler(FillRule::HeadOfLine);
+    config.placement = placement.placement();
     config.record_jobs = Some(Window::ALL);
     config.queues = queues.to_vec();
     run(
@@ -190,14 +190,14 @@ proptest! {
     fn schedules_are_sound(
         types in prop::collection::vec(node_type(), 1..3),
         specs in prop::collection::vec(job_spec(), 1..25),
-        scheduler in prop::sample::select(vec![Scheduler::FILL, Scheduler::EASY, Scheduler::CONSERVATIVE]),
-        fit in prop::sample::select(vec![Fit::FIRST, Fit::BEST]),
+        scheduler in prop::sample::select(vec![SchedulerEntry::FILL, SchedulerEntry::EASY, SchedulerEntry::CONSERVATIVE]),
+        placement in prop::sample::select(vec![PlacementEntry::FIRST, PlacementEntry::BEST]),
         policy in prop::sample::select(vec!["fifo", "drf"]),
     ) {
         let catalogue = catalogue(&types);
         let nodes = nodes(&catalogue);
         let tasks = tasks(&specs);
-        let result = replay(&Capacity::Machines(catalogue), policy, scheduler, fit, &tasks);
+        let result = replay(&Capacity::Machines(catalogue), policy, scheduler, placement, &tasks);
         prop_assert_eq!(result.tasks_completed + result.tasks_never_fit, result.tasks_submitted, "every job that fits runs");
         prop_assert_eq!(result.jobs.len() as u64, result.tasks_completed);
         check_nodes(&result.jobs, &tasks, &nodes)?;
@@ -208,7 +208,7 @@ proptest! {
             if some_fast && !task.properties.is_empty() {
                 prop_assert!(job.placed.iter().all(|(n, _)| nodes[*n].1), "job {} off its property", job.id);
             }
-            let promised = scheduler == Scheduler::CONSERVATIVE || (scheduler == Scheduler::EASY && policy == "fifo");
+            let promised = scheduler == SchedulerEntry::CONSERVATIVE || (scheduler == SchedulerEntry::EASY && policy == "fifo");
             if let (true, Some(reserved)) = (promised, job.first_reserved) {
                 prop_assert!(job.start <= reserved, "job {} started at {} after its reservation at {}", job.id, job.start, reserved);
             }
@@ -220,7 +220,7 @@ proptest! {
         types in prop::collection::vec(node_type(), 1..3),
         specs in prop::collection::vec((job_spec(), 0u32..3), 1..25),
         limits in prop::collection::vec((prop::option::of(1u32..12), 0i32..3), 3),
-        scheduler in prop::sample::select(vec![Scheduler::FILL, Scheduler::EASY, Scheduler::CONSERVATIVE]),
+        scheduler in prop::sample::select(vec![SchedulerEntry::FILL, SchedulerEntry::EASY, SchedulerEntry::CONSERVATIVE]),
         policy in prop::sample::select(vec!["fifo", "drf"]),
     ) {
         let catalogue = catalogue(&types);
@@ -233,7 +233,7 @@ proptest! {
             .map(|&(processors, priority)| QueueLimit { processors: processors.map(f64::from), priority, cost: 1.0 })
             .collect();
         let capacity = Capacity::Machines(catalogue);
-        let result = replay_with_queues(&capacity, policy, scheduler, Fit::FIRST, &tasks, &limits);
+        let result = replay_with_queues(&capacity, policy, scheduler, PlacementEntry::FIRST, &tasks, &limits);
         prop_assert_eq!(result.tasks_completed + result.tasks_never_fit, result.tasks_submitted, "every job that fits runs");
         check_nodes(&result.jobs, &tasks, &nodes)?;
         for job in &result.jobs {
@@ -254,7 +254,7 @@ proptest! {
     fn outcomes_list_every_job_once_and_add_up_to_the_summary(
         types in prop::collection::vec(node_type(), 1..3),
         specs in prop::collection::vec(job_spec(), 1..25),
-        scheduler in prop::sample::select(vec![Scheduler::FILL, Scheduler::EASY, Scheduler::CONSERVATIVE]),
+        scheduler in prop::sample::select(vec![SchedulerEntry::FILL, SchedulerEntry::EASY, SchedulerEntry::CONSERVATIVE]),
         policy in prop::sample::select(vec!["fifo", "drf", "fairshare"]),
         horizon in prop::option::of(0u32..80),
     ) {
@@ -263,7 +263,7 @@ proptest! {
         let resources = vec!["cpu".into(), "mem".into()];
         let capacity = Capacity::Machines(catalogue(&types));
         let mut config = ClusterConfig::new(policy.parse().unwrap(), capacity, resources, users);
-        config.discipline = scheduler.discipline(Blocking::HeadOfLine);
+        config.scheduler = scheduler.scheduler(FillRule::HeadOfLine);
         if let Some(h) = horizon {
             config.stop = Stop::Horizon(Time::from_secs_f64(f64::from(h)));
         }

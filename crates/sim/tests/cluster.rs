@@ -27,7 +27,7 @@ fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
         capacity: Capacity::Pool(vec![capacity]),
         resources: vec!["cpu".into()],
         users: vec!["A".into(), "B".into()],
-        discipline: Arc::new(Fill::default()),
+        scheduler: Arc::new(Fill::default()),
         placement: Arc::new(FirstFit),
         stop,
         origin: Time::ZERO,

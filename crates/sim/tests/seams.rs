@@ -1,17 +1,17 @@
-//! The engine's seams, used from outside the crate as a newcomer would: a discipline and a
+//! The engine's seams, used from outside the crate as a newcomer would: a scheduler and a
 //! placement written here, in one place each, plug into the engine through their registry
 //! entry's type alone (docs/architecture.md, "Seams"). Adding either to fairshare is this code
-//! in one file plus its line in `Scheduler::ALL` or `Fit::ALL`. A ranker of one's own needs no
-//! line anywhere: its factory rides in the run's policy ([`PolicySpec::plugged`]).
+//! in one file plus its line in `SchedulerEntry::ALL` or `PlacementEntry::ALL`. A ranker of
+//! one's own needs no line anywhere: its factory rides in the run's policy ([`PolicySpec::plugged`]).
 
-use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_core::rank::{Accounts, Head, KeyedRanker, Ranker, RankerFactory, Share};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, Discipline, Fit, Node, Pass, Placement, PolicyResult,
-    Reservations, Scheduler, Task, Window,
+    run, Capacity, ClusterConfig, Node, Pass, Placement, PlacementEntry, PolicyResult,
+    Reservations, Scheduler, SchedulerEntry, Task, Window,
 };
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -28,11 +28,11 @@ impl RankerFactory for LastUserFirst {
     }
 }
 
-/// Starts only the first job of each pass: a strict one-at-a-time discipline.
+/// Starts only the first job of each pass: a strict one-at-a-time scheduler.
 #[derive(Debug)]
 struct OneAtATime;
 
-impl Discipline for OneAtATime {
+impl Scheduler for OneAtATime {
     fn reservations(&self) -> Reservations {
         Reservations::None
     }
@@ -45,7 +45,7 @@ impl Discipline for OneAtATime {
 }
 
 /// Its registry entry, as its file would declare it.
-const ONE_AT_A_TIME: Scheduler = Scheduler {
+const ONE_AT_A_TIME: SchedulerEntry = SchedulerEntry {
     name: "one-at-a-time",
     about: "Starts at most one job per pass",
     build: |_| Arc::new(OneAtATime),
@@ -62,7 +62,7 @@ impl Placement for LastFit {
 }
 
 /// Its registry entry.
-const LAST: Fit = Fit {
+const LAST: PlacementEntry = PlacementEntry {
     name: "last",
     about: "The last node, in catalogue order, with room",
     build: || Arc::new(LastFit),
@@ -79,21 +79,32 @@ fn jobs(n: u64) -> Vec<Task> {
         .collect()
 }
 
-fn replay(capacity: Capacity, scheduler: Scheduler, fit: Fit, jobs: &[Task]) -> PolicyResult {
-    replay_under("fifo".parse().unwrap(), capacity, scheduler, fit, jobs)
+fn replay(
+    capacity: Capacity,
+    scheduler: SchedulerEntry,
+    placement: PlacementEntry,
+    jobs: &[Task],
+) -> PolicyResult {
+    replay_under(
+        "fifo".parse().unwrap(),
+        capacity,
+        scheduler,
+        placement,
+        jobs,
+    )
 }
 
 fn replay_under(
     policy: PolicySpec,
     capacity: Capacity,
-    scheduler: Scheduler,
-    fit: Fit,
+    scheduler: SchedulerEntry,
+    placement: PlacementEntry,
     jobs: &[Task],
 ) -> PolicyResult {
     let users = (0..jobs.len()).map(|u| format!("u{u}")).collect();
     let mut config = ClusterConfig::new(policy, capacity, vec!["cpu".into()], users);
-    config.discipline = scheduler.discipline(Blocking::HeadOfLine);
-    config.placement = fit.placement();
+    config.scheduler = scheduler.scheduler(FillRule::HeadOfLine);
+    config.placement = placement.placement();
     config.record_jobs = Some(Window::ALL);
     run(
         &config,
@@ -110,17 +121,22 @@ fn starts(result: &PolicyResult) -> Vec<f64> {
 }
 
 #[test]
-fn a_discipline_written_outside_plugs_in_through_its_entry() {
+fn a_scheduler_written_outside_plugs_in_through_its_entry() {
     let jobs = jobs(3);
     let fill = replay(
         Capacity::Pool(vec![4.0]),
-        Scheduler::FILL,
-        Fit::FIRST,
+        SchedulerEntry::FILL,
+        PlacementEntry::FIRST,
         &jobs,
     );
     assert_eq!(starts(&fill), [0.0, 0.0, 0.0], "filling starts all three");
     // One per pass: the engine passes again at each finish, so the jobs run one after another.
-    let one = replay(Capacity::Pool(vec![4.0]), ONE_AT_A_TIME, Fit::FIRST, &jobs);
+    let one = replay(
+        Capacity::Pool(vec![4.0]),
+        ONE_AT_A_TIME,
+        PlacementEntry::FIRST,
+        &jobs,
+    );
     assert_eq!(starts(&one), [0.0, 10.0, 20.0]);
 }
 
@@ -133,9 +149,14 @@ fn a_placement_written_outside_plugs_in_through_its_entry() {
     let mut jobs = jobs(1);
     jobs[0].nodes = Some(1);
     let node_of = |r: &PolicyResult| r.jobs[0].placed.iter().map(|p| p.0).collect::<Vec<_>>();
-    let first = replay(machines(), Scheduler::FILL, Fit::FIRST, &jobs);
+    let first = replay(
+        machines(),
+        SchedulerEntry::FILL,
+        PlacementEntry::FIRST,
+        &jobs,
+    );
     assert_eq!(node_of(&first), [0]);
-    let last = replay(machines(), Scheduler::FILL, LAST, &jobs);
+    let last = replay(machines(), SchedulerEntry::FILL, LAST, &jobs);
     assert_eq!(node_of(&last), [1], "last fit takes the last node");
 }
 
@@ -144,8 +165,8 @@ fn a_ranker_written_outside_plugs_in_through_a_factory() {
     let jobs = jobs(3);
     let fifo = replay(
         Capacity::Pool(vec![1.0]),
-        Scheduler::FILL,
-        Fit::FIRST,
+        SchedulerEntry::FILL,
+        PlacementEntry::FIRST,
         &jobs,
     );
     assert_eq!(starts(&fifo), [0.0, 10.0, 20.0], "FIFO: in submit order");
@@ -153,8 +174,8 @@ fn a_ranker_written_outside_plugs_in_through_a_factory() {
     let last = replay_under(
         plugged,
         Capacity::Pool(vec![1.0]),
-        Scheduler::FILL,
-        Fit::FIRST,
+        SchedulerEntry::FILL,
+        PlacementEntry::FIRST,
         &jobs,
     );
     assert_eq!(starts(&last), [20.0, 10.0, 0.0], "the last user first");
@@ -182,10 +203,10 @@ fn the_registries_are_the_only_lists() {
         assert_eq!(names.len(), C::ALL.len(), "{what} names are unique");
         assert_eq!(C::default(), C::ALL[0], "{what}: the first is the default");
     }
-    check::<Scheduler>("discipline");
-    check::<Fit>("placement");
+    check::<SchedulerEntry>("scheduler");
+    check::<PlacementEntry>("placement");
     assert!(
-        Scheduler::ALL.len() >= 3 && Fit::ALL.len() >= 2,
+        SchedulerEntry::ALL.len() >= 3 && PlacementEntry::ALL.len() >= 2,
         "the shipped ones are there"
     );
 }

@@ -8,7 +8,7 @@ impl Agent {
     /// yet), each value clamped to the knob's range. A value within `knob_step` of the one
     /// written is not a change: nothing is written except every `rewrite_every` cycles,
     /// when the value held is written again.
-    pub(super) fn apply(&mut self, present: &[Workload], report: &mut CycleReport) {
+    pub(super) fn apply(&mut self, present: &[ManagedCgroup], report: &mut CycleReport) {
         let rewrite =
             self.cycles % self.config.rewrite_every == 1 || self.config.rewrite_every == 1;
         let knobs = self.layout.knobs.clone();
@@ -88,7 +88,7 @@ impl Agent {
     }
 
     /// Whether `new` lies within `knob_step` of the knob's full scale from `old`.
-    pub(super) fn within_step(&self, knob: &Knob, w: &Workload, old: u64, new: u64) -> bool {
+    pub(super) fn within_step(&self, knob: &Knob, w: &ManagedCgroup, old: u64, new: u64) -> bool {
         let scale = knob.full_scale(w.memory_size as u64) as f64;
         (old.abs_diff(new) as f64) <= self.config.knob_step * scale
     }

@@ -8,7 +8,7 @@ impl Agent {
     /// This cycle's priorities, into `self.priorities`.
     pub(super) fn decide(
         &mut self,
-        present: &[Workload],
+        present: &[ManagedCgroup],
         measured: Vec<(String, Vec<f64>)>,
         interval_s: Option<f64>,
         now: Instant,
@@ -62,7 +62,7 @@ impl Agent {
     /// backoff makes the agent recover within one interval of the daemon's return.
     pub(super) fn exchange(
         &mut self,
-        present: &[Workload],
+        present: &[ManagedCgroup],
         now: Instant,
         cycle: bool,
         report: &mut CycleReport,
@@ -189,7 +189,7 @@ pub(super) fn registry(
     node: &str,
     supply: &Supply,
     config: &AgentConfig,
-    present: &[Workload],
+    present: &[ManagedCgroup],
 ) -> Registry {
     let node_id: fairshare_wire::model::Id = node.into();
     let mut registry = Registry::default();
@@ -228,7 +228,7 @@ pub(super) fn supply_vector(supply: &Supply, config: &AgentConfig) -> Vec<f64> {
         .collect()
 }
 
-pub(super) fn size_vector(config: &AgentConfig, w: &Workload) -> Vec<f64> {
+pub(super) fn size_vector(config: &AgentConfig, w: &ManagedCgroup) -> Vec<f64> {
     config
         .resources
         .iter()
@@ -240,7 +240,7 @@ pub(super) fn size_vector(config: &AgentConfig, w: &Workload) -> Vec<f64> {
         .collect()
 }
 
-pub(super) fn workload_spec(node: &str, config: &AgentConfig, w: &Workload) -> WorkloadSpec {
+pub(super) fn workload_spec(node: &str, config: &AgentConfig, w: &ManagedCgroup) -> WorkloadSpec {
     let size = size_vector(config, w);
     WorkloadSpec {
         owner: w.owner.clone(),

@@ -5,14 +5,14 @@ use super::*;
 
 impl Agent {
     /// The workloads under every parent whose owner the rule names.
-    pub(super) fn discover(&mut self) -> Vec<Workload> {
+    pub(super) fn discover(&mut self) -> Vec<ManagedCgroup> {
         let mut found = Vec::new();
         let mut ids = BTreeSet::new();
         let several = self.config.parents.len() > 1;
         for (p, parent) in self.config.parents.clone().iter().enumerate() {
             let children = self.list(parent);
             for (name, inode) in &children {
-                let Some(w) = self.workload(p, parent, name, *inode) else {
+                let Some(w) = self.managed_cgroup(p, parent, name, *inode) else {
                     continue;
                 };
                 // Names are unique within a parent: ids can clash only across parents.
@@ -31,18 +31,18 @@ impl Agent {
         found
     }
 
-    /// The workload of child `name` (directory inode `inode`) of the `p`-th parent: as found
+    /// The managed cgroup of child `name` (directory inode `inode`) of the `p`-th parent: as found
     /// in an earlier cycle if it is the same directory, else named anew from the owner rule
     /// and sized from its limits (`None`, said once, when the rule names no owner or the id is
     /// too long). Every `rewrite_every` cycles each is named and sized anew, so that changed
     /// limits are seen.
-    pub(super) fn workload(
+    pub(super) fn managed_cgroup(
         &mut self,
         p: usize,
         parent: &str,
         name: &str,
         inode: u64,
-    ) -> Option<Workload> {
+    ) -> Option<ManagedCgroup> {
         let anew = self.cycles % self.config.rewrite_every == 1 || self.config.rewrite_every == 1;
         if let Some((seen, w)) = self.known[p]
             .get_mut(name)
@@ -66,7 +66,7 @@ impl Agent {
             return None;
         }
         let (cpu_size, memory_size) = self.limits(&cgroup);
-        let w = Workload {
+        let w = ManagedCgroup {
             id,
             cgroup,
             owner,
@@ -117,7 +117,7 @@ impl Agent {
     /// A workload's counters. A counter that cannot be read leaves the workload unmeasured
     /// this cycle (said once): its previous reading stays, so the next good one covers both
     /// intervals and nothing is lost or counted twice.
-    pub(super) fn read(&mut self, w: &Workload) -> Read {
+    pub(super) fn read(&mut self, w: &ManagedCgroup) -> Read {
         let mut values = [0.0; 3];
         let places = [
             &self.layout.cpu_usage,

@@ -27,9 +27,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::ErrorKind;
 use std::time::Instant;
 
-/// A workload found this cycle.
+/// A cgroup the agent manages, as found this cycle: a child of a configured parent whose
+/// owner the rule names; the daemon knows it as a workload.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Workload {
+pub struct ManagedCgroup {
     /// Its id at the daemon: `node:cgroup-name`.
     pub id: String,
     /// Its cgroup's path below each hierarchy's root.
@@ -103,8 +104,8 @@ pub struct CycleReport {
     pub cycle: u64,
     /// Seconds since the previous reading (none on the first cycle).
     pub interval_s: Option<f64>,
-    /// The workloads found.
-    pub workloads: Vec<Workload>,
+    /// The managed cgroups found: the node's workloads.
+    pub workloads: Vec<ManagedCgroup>,
     /// What each workload measured over the interval used, by resource (CPU-seconds, bytes
     /// moved, memory bytes in use).
     pub measured: Vec<Measurement>,
@@ -172,8 +173,8 @@ pub struct Agent {
     listed: BTreeMap<String, Vec<(String, u64)>>,
     /// Per parent, each child's workload as last found (named and sized) and the cycle it was
     /// last seen in.
-    known: Vec<FxHashMap<String, (u64, Workload)>>,
-    managed: Vec<Workload>,
+    known: Vec<FxHashMap<String, (u64, ManagedCgroup)>>,
+    managed: Vec<ManagedCgroup>,
 }
 
 /// File descriptors kept free for listings, reads and writes by path, the daemon's
@@ -356,7 +357,7 @@ impl Agent {
         if link.failures() == 0 || !link.due(now) || self.dry_run {
             return None;
         }
-        let present: Vec<Workload> = self.discover();
+        let present: Vec<ManagedCgroup> = self.discover();
         let mut report = CycleReport {
             cycle: self.cycles,
             ..CycleReport::default()

@@ -1,10 +1,10 @@
 //! Progressive filling of indivisible tasks: SDRF's Algorithm 1.
 //!
 //! Repeatedly give the next task to the client with the lowest priority, while it fits. What
-//! happens when the chosen client's task does not fit is the [`Blocking`] rule: the paper stops
-//! (head-of-line); the skip rule sets that client aside and tries the next one. The pass itself
+//! happens when the chosen client's task does not fit is the fill rule ([`FillRule`]): the
+//! paper stops (head-of-line); the skip rule sets that client aside and tries the next one. The pass itself
 //! ([`progressive_fill`]) is written against the [`TaskQueue`] and [`Room`] traits; the trace
-//! simulator's `Fill` discipline runs the same loop over its own jobs and nodes (and a property
+//! simulator's `Fill` scheduler runs the same loop over its own jobs and nodes (and a property
 //! test checks it against first-come-first-served).
 
 use super::{check_vector, check_weight, AllocError};
@@ -22,10 +22,11 @@ pub const FIT_SLACK: f64 = 1e-9;
 /// could fit number more (about half a second of placing, one task at a time).
 pub const MAX_PLACEMENTS: u64 = 10_000_000;
 
-/// What a pass does when the chosen client's next task does not fit.
+/// The fill rule: what a pass does when the chosen client's next task does not fit (`--rule`,
+/// and `rule` in instance files and documents).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Blocking {
+pub enum FillRule {
     /// Stop the pass: the system is full (the paper's rule).
     #[default]
     HeadOfLine,
@@ -33,36 +34,36 @@ pub enum Blocking {
     Skip,
 }
 
-impl Choice for Blocking {
-    const ALL: &'static [Blocking] = &[Blocking::HeadOfLine, Blocking::Skip];
+impl Choice for FillRule {
+    const ALL: &'static [FillRule] = &[FillRule::HeadOfLine, FillRule::Skip];
 
     fn name(self) -> &'static str {
         match self {
-            Blocking::HeadOfLine => "head-of-line",
-            Blocking::Skip => "skip",
+            FillRule::HeadOfLine => "head-of-line",
+            FillRule::Skip => "skip",
         }
     }
 
     fn about(self) -> &'static str {
         match self {
-            Blocking::HeadOfLine => "Stop the pass",
-            Blocking::Skip => "Skip the user for the rest of the pass",
+            FillRule::HeadOfLine => "Stop the pass",
+            FillRule::Skip => "Skip the user for the rest of the pass",
         }
     }
 }
 
-impl std::fmt::Display for Blocking {
+impl std::fmt::Display for FillRule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
 }
 
-impl std::str::FromStr for Blocking {
+impl std::str::FromStr for FillRule {
     type Err = Invalid;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Blocking::named(s)
-            .ok_or_else(|| Invalid(format!("expected {}, found {s:?}", Blocking::names())))
+        FillRule::named(s)
+            .ok_or_else(|| Invalid(format!("expected {}, found {s:?}", FillRule::names())))
     }
 }
 
@@ -106,14 +107,14 @@ impl Room for Pool {
 pub fn progressive_fill(
     queue: &mut (impl TaskQueue + ?Sized),
     room: &mut (impl Room + ?Sized),
-    blocking: Blocking,
+    rule: FillRule,
 ) -> u64 {
     let mut started = 0;
     while let Some(client) = queue.first() {
         if let Some(place) = room.place(queue.head(client)) {
             queue.start(client, place);
             started += 1;
-        } else if blocking == Blocking::Skip {
+        } else if rule == FillRule::Skip {
             queue.skip(client);
         } else {
             break;
@@ -171,14 +172,14 @@ pub fn fill_tasks(
     policy: &Policy,
     resources: &ResourceSet,
     clients: &[TaskClient],
-    blocking: Blocking,
+    rule: FillRule,
 ) -> Result<TaskFill, AllocError> {
     let capacity = resources.capacities();
     let mut queue = StaticQueue::new(policy, capacity, clients)?;
     let mut pool = Pool {
         used: vec![0.0; capacity.len()],
     };
-    progressive_fill(&mut queue, &mut pool, blocking);
+    progressive_fill(&mut queue, &mut pool, rule);
     let allocations = clients
         .iter()
         .zip(&queue.placed)
@@ -331,8 +332,8 @@ mod tests {
     #[test]
     fn textbook_drf_case() {
         let clients = [client(&[1.0, 4.0], &[]), client(&[3.0, 1.0], &[])];
-        for blocking in [Blocking::HeadOfLine, Blocking::Skip] {
-            let fill = fill_tasks(&Policy::Drf, &units(&[9.0, 18.0]), &clients, blocking).unwrap();
+        for rule in [FillRule::HeadOfLine, FillRule::Skip] {
+            let fill = fill_tasks(&Policy::Drf, &units(&[9.0, 18.0]), &clients, rule).unwrap();
             assert_eq!(fill.tasks, vec![3, 2]);
             assert_eq!(fill.allocations, vec![vec![3.0, 12.0], vec![6.0, 2.0]]);
         }
@@ -346,9 +347,9 @@ mod tests {
             client(&[0.1, 0.3], &[0.0, 0.0]),
         ];
         let policy = Policy::Sdrf(PriorityForm::MaxOfSums);
-        let hol = fill_tasks(&policy, &units(&[1.0, 1.0]), &clients, Blocking::HeadOfLine).unwrap();
+        let hol = fill_tasks(&policy, &units(&[1.0, 1.0]), &clients, FillRule::HeadOfLine).unwrap();
         assert_eq!(hol.tasks, vec![3, 2]);
-        let skip = fill_tasks(&policy, &units(&[1.0, 1.0]), &clients, Blocking::Skip).unwrap();
+        let skip = fill_tasks(&policy, &units(&[1.0, 1.0]), &clients, FillRule::Skip).unwrap();
         assert_eq!(skip.tasks, vec![4, 2]);
     }
 
@@ -359,7 +360,7 @@ mod tests {
             &Policy::Drf,
             &units(&[9.0, 18.0]),
             &clients,
-            Blocking::HeadOfLine,
+            FillRule::HeadOfLine,
         )
         .unwrap();
         assert_eq!(fill.unfit, vec![0]);
@@ -374,7 +375,7 @@ mod tests {
             &Policy::Drf,
             &units(&[9.0, 9.0]),
             &[a, client(&[1.0, 1.0], &[])],
-            Blocking::HeadOfLine,
+            FillRule::HeadOfLine,
         )
         .unwrap();
         assert_eq!(fill.tasks, vec![2, 7]);
@@ -386,14 +387,14 @@ mod tests {
             &Policy::Drf,
             &units(&[1.0]),
             &[client(&[0.0], &[])],
-            Blocking::Skip,
+            FillRule::Skip,
         );
         assert!(matches!(err, Err(AllocError::Unbounded { .. })));
         let err = fill_tasks(
             &Policy::Drf,
             &units(&[1.0]),
             &[client(&[1e-12], &[])],
-            Blocking::Skip,
+            FillRule::Skip,
         );
         assert!(matches!(err, Err(AllocError::Unbounded { .. })));
         let empty = ResourceSet::from_capacities(&[0.0])
@@ -414,7 +415,7 @@ mod tests {
                 &Policy::Sdrf(crate::priority::PriorityForm::SumOfMaxes),
                 &units(&[4.0, 566_666_666.0]),
                 &[client(&[0.0, mem], &[])],
-                Blocking::HeadOfLine,
+                FillRule::HeadOfLine,
             )
         };
         assert!(matches!(

@@ -1,5 +1,5 @@
 //! What a cluster run is configured with: the policy, the capacity, the users and their
-//! shares, the discipline and placement, when it stops, what it records and the site's queues.
+//! shares, the scheduler and placement, when it stops, what it records and the site's queues.
 
 use super::*;
 
@@ -29,7 +29,7 @@ pub struct ClusterConfig {
     /// `None`: every user under the root, with its weight as its shares.
     pub accounts: Option<Accounts>,
     /// What a scheduling pass may start.
-    pub discipline: Arc<dyn Discipline>,
+    pub scheduler: Arc<dyn Scheduler>,
     /// Which node a task starts on.
     pub placement: Arc<dyn Placement>,
     /// When the run ends.
@@ -115,7 +115,7 @@ impl ClusterConfig {
             users,
             shares: None,
             accounts: None,
-            discipline: Arc::new(Fill::default()),
+            scheduler: Arc::new(Fill::default()),
             placement: Arc::new(FirstFit),
             stop: Stop::Drain,
             origin: Time::ZERO,

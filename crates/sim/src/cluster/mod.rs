@@ -1,10 +1,10 @@
-//! The `cluster` engine: trace-driven job scheduling under any policy, discipline and
+//! The `cluster` engine: trace-driven job scheduling under any policy, scheduler and
 //! placement.
 //!
 //! Jobs arrive at their submit time into per-user FIFO queues and run for their recorded
 //! runtime once placed. At every instant with an arrival or a finish the engine processes all
 //! finishes, then all arrivals, then runs one scheduling pass: the policy orders the users by
-//! their oldest waiting job, the [`Discipline`] decides what starts (progressive filling as in
+//! their oldest waiting job, the [`Scheduler`] decides what starts (progressive filling as in
 //! SDRF's Algorithm 1, docs/mechanisms.md §8.3, or EASY or conservative backfilling), and the
 //! [`Placement`] chooses nodes. Jobs are pulled from an iterator as they come due, so a trace
 //! is never held in memory.
@@ -16,7 +16,6 @@
 //! perfect estimate. Either way no plan is ever overrun.
 
 mod config;
-mod discipline;
 mod engine;
 mod meter;
 mod outcome;
@@ -25,20 +24,21 @@ mod placement;
 mod profile;
 mod recorder;
 mod result;
+mod scheduler;
 mod space;
 mod statistics;
 mod waiting;
 
 pub use config::{ClusterConfig, QueueLimit, Stop, Window};
-pub use discipline::{Conservative, Discipline, Easy, Fill, Pass, Reservations, Scheduler};
 pub use outcome::{JobOutcome, JobState};
 pub use overrun::Overrun;
-pub use placement::{BestFit, FirstFit, Fit, Node, Placement};
+pub use placement::{BestFit, FirstFit, Node, Placement, PlacementEntry};
 pub use recorder::MOST_SAMPLES;
 pub use result::{
     AccountResult, JobRecord, PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S,
     TOP_USERS,
 };
+pub use scheduler::{Conservative, Easy, Fill, Pass, Reservations, Scheduler, SchedulerEntry};
 pub use space::{Capacity, MOST_MACHINES};
 pub use statistics::{bounded_slowdown, jain, mean, percentile, percentiles, quantiles, QUANTILES};
 use std::sync::Arc;

@@ -214,7 +214,7 @@ pub(super) struct Space {
     /// A copy of the nodes that placements are tried on.
     scratch: Vec<Node>,
     placement: Arc<dyn Placement>,
-    /// Each node's expected use over time (empty when the discipline makes no reservations).
+    /// Each node's expected use over time (empty when the scheduler makes no reservations).
     profile: Vec<Skyline>,
     /// Each node's properties.
     properties: Vec<Arc<[String]>>,

@@ -1,5 +1,5 @@
 //! The engine's state and its events: arrivals, starts, finishes and the samples between them.
-//! Its scheduling passes, as a discipline drives them, are in [`pass`]; the loop of events
+//! Its scheduling passes, as a scheduler drives them, are in [`pass`]; the loop of events
 //! that drives it all, in [`run`].
 
 mod pass;
@@ -70,7 +70,7 @@ struct Engine {
     seq: u64,
     /// The first refusal by the ranker, which ends the run.
     fault: Option<SimError>,
-    /// How long the discipline's reservations last.
+    /// How long the scheduler's reservations last.
     reservations: Reservations,
     /// Per user, the index of its candidate job in the current pass.
     cursor: Vec<usize>,
@@ -159,7 +159,7 @@ impl Engine {
     fn new(config: &ClusterConfig) -> Result<Engine, SimError> {
         let m = config.resources.len();
         let users = config.users.len();
-        let reservations = config.discipline.reservations();
+        let reservations = config.scheduler.reservations();
         let space = Space::new(
             &config.capacity,
             &config.resources,
@@ -377,7 +377,7 @@ impl Engine {
     }
 
     /// One scheduling pass; time stands still during it, so use is recorded after it.
-    fn pass(&mut self, discipline: &dyn Discipline) {
+    fn pass(&mut self, scheduler: &dyn Scheduler) {
         if self.reservations != Reservations::None {
             self.space.forget_before(self.now);
             let freed = std::mem::take(&mut self.freed);
@@ -390,7 +390,7 @@ impl Engine {
                 self.enter_tier(top);
             }
         }
-        discipline.pass(self);
+        scheduler.pass(self);
         if self.reservations == Reservations::ForThePass {
             self.drop_reservations();
         }

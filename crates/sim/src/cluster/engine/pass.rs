@@ -1,5 +1,5 @@
-//! The engine as a discipline's [`Pass`]: the waiting users in the policy's order, tier by
-//! tier, and the starts, reservations and skips a discipline asks for.
+//! The engine as a scheduler's [`Pass`]: the waiting users in the policy's order, tier by
+//! tier, and the starts, reservations and skips a scheduler asks for.
 
 use super::*;
 

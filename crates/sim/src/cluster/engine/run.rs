@@ -65,7 +65,7 @@ pub(in crate::cluster) fn replay<E>(
         while engine.wakeups.peek().is_some_and(|Reverse(w)| *w <= t) {
             engine.wakeups.pop();
         }
-        engine.pass(config.discipline.as_ref());
+        engine.pass(config.scheduler.as_ref());
         if let Some(fault) = engine.fault.take() {
             return Err(RunError::Sim(fault));
         }

@@ -1,10 +1,10 @@
 //! Best fit: the node left fullest, to keep empty nodes for wide jobs.
 
-use super::{Fit, Node, Placement};
+use super::{Node, Placement, PlacementEntry};
 use std::sync::Arc;
 
 /// `--placement best`.
-pub(super) const BEST: Fit = Fit {
+pub(super) const BEST: PlacementEntry = PlacementEntry {
     name: "best",
     about: "The node with room that is left fullest",
     build: || Arc::new(BestFit),

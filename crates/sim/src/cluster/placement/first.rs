@@ -1,10 +1,10 @@
 //! First fit: the first node, in catalogue order, with room.
 
-use super::{Fit, Node, Placement};
+use super::{Node, Placement, PlacementEntry};
 use std::sync::Arc;
 
 /// `--placement first`.
-pub(super) const FIRST: Fit = Fit {
+pub(super) const FIRST: PlacementEntry = PlacementEntry {
     name: "first",
     about: "The first node, in catalogue order, with room",
     build: || Arc::new(FirstFit),

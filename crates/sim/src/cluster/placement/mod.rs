@@ -1,7 +1,7 @@
 //! Placement: on which node a task, or one node's part of a parallel job, starts. The
 //! engine's space asks the [`Placement`] node by node, from every node's capacity, use and
-//! speed. A new rule is one file here with its type and its [`Fit`] entry, and one line in
-//! [`Fit::ALL`](Choice::ALL).
+//! speed. A new placement is one file here with its type and its [`PlacementEntry`], and one
+//! line in [`PlacementEntry::ALL`](Choice::ALL).
 
 mod best;
 mod first;
@@ -54,20 +54,21 @@ pub trait Placement: fmt::Debug + Send + Sync {
     fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize>;
 }
 
-/// A placement rule fairshare knows, as `--placement` chooses it: its name, one line of help, and how
-/// to build it. Each rule declares its own in its file; [`Fit::ALL`](Choice::ALL) lists them.
+/// A placement fairshare knows, as `--placement` chooses it: its name, one line of help, and
+/// how to build it. Each placement declares its own in its file;
+/// [`PlacementEntry::ALL`](Choice::ALL) lists them.
 #[derive(Clone, Copy)]
-pub struct Fit {
+pub struct PlacementEntry {
     /// The name `--placement` takes.
     pub name: &'static str,
     /// One line of help.
     pub about: &'static str,
-    /// Builds the rule.
+    /// Builds the placement.
     pub build: fn() -> Arc<dyn Placement>,
 }
 
-impl Choice for Fit {
-    const ALL: &'static [Fit] = &[first::FIRST, best::BEST];
+impl Choice for PlacementEntry {
+    const ALL: &'static [PlacementEntry] = &[first::FIRST, best::BEST];
 
     fn name(self) -> &'static str {
         self.name
@@ -78,32 +79,32 @@ impl Choice for Fit {
     }
 }
 
-impl PartialEq for Fit {
-    fn eq(&self, other: &Fit) -> bool {
+impl PartialEq for PlacementEntry {
+    fn eq(&self, other: &PlacementEntry) -> bool {
         self.name == other.name
     }
 }
 
-impl Eq for Fit {}
+impl Eq for PlacementEntry {}
 
-impl Default for Fit {
+impl Default for PlacementEntry {
     /// The first registered: first fit.
-    fn default() -> Fit {
-        Fit::ALL[0]
+    fn default() -> PlacementEntry {
+        PlacementEntry::ALL[0]
     }
 }
 
-impl fmt::Debug for Fit {
+impl fmt::Debug for PlacementEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name)
     }
 }
 
-impl Fit {
+impl PlacementEntry {
     /// [`FirstFit`].
-    pub const FIRST: Fit = first::FIRST;
+    pub const FIRST: PlacementEntry = first::FIRST;
     /// [`BestFit`].
-    pub const BEST: Fit = best::BEST;
+    pub const BEST: PlacementEntry = best::BEST;
 
     /// The placement.
     pub fn placement(self) -> Arc<dyn Placement> {

@@ -1,10 +1,10 @@
 //! Conservative backfilling: a reservation for every waiting job, kept until it starts.
 
-use super::{Discipline, Pass, Reservations, Scheduler};
+use super::{Pass, Reservations, Scheduler, SchedulerEntry};
 use std::sync::Arc;
 
 /// `--scheduler conservative`.
-pub(super) const CONSERVATIVE: Scheduler = Scheduler {
+pub(super) const CONSERVATIVE: SchedulerEntry = SchedulerEntry {
     name: "conservative",
     about: "Conservative backfilling: every waiting job holds a reservation none may delay",
     build: |_| Arc::new(Conservative),
@@ -16,7 +16,7 @@ pub(super) const CONSERVATIVE: Scheduler = Scheduler {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Conservative;
 
-impl Discipline for Conservative {
+impl Scheduler for Conservative {
     fn reservations(&self) -> Reservations {
         Reservations::UntilStart
     }

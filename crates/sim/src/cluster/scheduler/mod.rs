@@ -1,12 +1,12 @@
-//! Disciplines: what a scheduling pass may start. The engine ranks users through the
-//! policy's [`Ranker`](fairshare_core::rank::Ranker) and hands the [`Discipline`] a [`Pass`]:
-//! the waiting jobs in the policy's order, one candidate per user, and the means to start a
-//! candidate now, reserve it a later start, pass over it to the user's next job, or set the
-//! user aside. [`Fill`] is the SDRF paper's progressive filling; [`Easy`] and
+//! Schedulers (`--scheduler`, what the batch literature calls disciplines): what a scheduling
+//! pass may start. The engine ranks users through the policy's
+//! [`Ranker`](fairshare_core::rank::Ranker) and hands the [`Scheduler`] a [`Pass`]: the waiting
+//! jobs in the policy's order, one candidate per user, and the means to start a candidate now,
+//! reserve it a later start, pass over it to the user's next job, or set the user aside. [`Fill`] is the SDRF paper's progressive filling; [`Easy`] and
 //! [`Conservative`] are the backfilling of batch systems, which reserve starts from the
 //! running jobs' requested walltimes and let later jobs jump ahead only where they delay no
-//! reservation. A new discipline is one file here with its type and its [`Scheduler`] entry,
-//! and one line in [`Scheduler::ALL`](Choice::ALL).
+//! reservation. A new scheduler is one file here with its type and its [`SchedulerEntry`],
+//! and one line in [`SchedulerEntry::ALL`](Choice::ALL).
 
 mod conservative;
 mod easy;
@@ -16,12 +16,12 @@ pub use conservative::Conservative;
 pub use easy::Easy;
 pub use fill::Fill;
 
-use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
 use std::fmt;
 use std::sync::Arc;
 
-/// One scheduling pass as a discipline drives it: the waiting jobs in the policy's order, one
+/// One scheduling pass as a scheduler drives it: the waiting jobs in the policy's order, one
 /// candidate per user (the user's oldest job not yet passed over in this pass).
 pub trait Pass {
     /// The user whose candidate comes first in the policy's order, if any is left.
@@ -45,7 +45,7 @@ pub trait Pass {
     fn unreserved(&self) -> u64;
 }
 
-/// How long a discipline's reservations last.
+/// How long a scheduler's reservations last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reservations {
     /// None are made.
@@ -57,28 +57,29 @@ pub enum Reservations {
 }
 
 /// Runs one scheduling pass: starts jobs in the policy's order while it allows.
-pub trait Discipline: fmt::Debug + Send + Sync {
-    /// Whether and how long the discipline's reservations last; the engine keeps the
-    /// availability profile only for disciplines that make them.
+pub trait Scheduler: fmt::Debug + Send + Sync {
+    /// Whether and how long the scheduler's reservations last; the engine keeps the
+    /// availability profile only for schedulers that make them.
     fn reservations(&self) -> Reservations;
     /// Starts what may start now.
     fn pass(&self, pass: &mut dyn Pass);
 }
 
-/// A discipline fairshare knows, as `--scheduler` chooses it: its name, one line of help, and how
-/// to build it. Each discipline declares its own in its file; [`Scheduler::ALL`](Choice::ALL) lists them.
+/// A scheduler fairshare knows, as `--scheduler` chooses it: its name, one line of help, and
+/// how to build it. Each scheduler declares its own in its file;
+/// [`SchedulerEntry::ALL`](Choice::ALL) lists them.
 #[derive(Clone, Copy)]
-pub struct Scheduler {
+pub struct SchedulerEntry {
     /// The name `--scheduler` takes.
     pub name: &'static str,
     /// One line of help.
     pub about: &'static str,
-    /// Builds the discipline, with the blocking rule `--rule` gives (only filling reads it).
-    pub build: fn(Blocking) -> Arc<dyn Discipline>,
+    /// Builds the scheduler, with the fill rule `--rule` gives (only filling reads it).
+    pub build: fn(FillRule) -> Arc<dyn Scheduler>,
 }
 
-impl Choice for Scheduler {
-    const ALL: &'static [Scheduler] = &[fill::FILL, easy::EASY, conservative::CONSERVATIVE];
+impl Choice for SchedulerEntry {
+    const ALL: &'static [SchedulerEntry] = &[fill::FILL, easy::EASY, conservative::CONSERVATIVE];
 
     fn name(self) -> &'static str {
         self.name
@@ -89,37 +90,37 @@ impl Choice for Scheduler {
     }
 }
 
-impl PartialEq for Scheduler {
-    fn eq(&self, other: &Scheduler) -> bool {
+impl PartialEq for SchedulerEntry {
+    fn eq(&self, other: &SchedulerEntry) -> bool {
         self.name == other.name
     }
 }
 
-impl Eq for Scheduler {}
+impl Eq for SchedulerEntry {}
 
-impl Default for Scheduler {
+impl Default for SchedulerEntry {
     /// The first registered: progressive filling.
-    fn default() -> Scheduler {
-        Scheduler::ALL[0]
+    fn default() -> SchedulerEntry {
+        SchedulerEntry::ALL[0]
     }
 }
 
-impl fmt::Debug for Scheduler {
+impl fmt::Debug for SchedulerEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name)
     }
 }
 
-impl Scheduler {
+impl SchedulerEntry {
     /// [`Fill`].
-    pub const FILL: Scheduler = fill::FILL;
+    pub const FILL: SchedulerEntry = fill::FILL;
     /// [`Easy`].
-    pub const EASY: Scheduler = easy::EASY;
+    pub const EASY: SchedulerEntry = easy::EASY;
     /// [`Conservative`].
-    pub const CONSERVATIVE: Scheduler = conservative::CONSERVATIVE;
+    pub const CONSERVATIVE: SchedulerEntry = conservative::CONSERVATIVE;
 
-    /// The discipline, filling by `blocking` when it fills.
-    pub fn discipline(self, blocking: Blocking) -> Arc<dyn Discipline> {
-        (self.build)(blocking)
+    /// The scheduler, filling by `rule` when it fills.
+    pub fn scheduler(self, rule: FillRule) -> Arc<dyn Scheduler> {
+        (self.build)(rule)
     }
 }

@@ -1,10 +1,10 @@
 //! EASY backfilling: one reservation per pass.
 
-use super::{Discipline, Pass, Reservations, Scheduler};
+use super::{Pass, Reservations, Scheduler, SchedulerEntry};
 use std::sync::Arc;
 
 /// `--scheduler easy`.
-pub(super) const EASY: Scheduler = Scheduler {
+pub(super) const EASY: SchedulerEntry = SchedulerEntry {
     name: "easy",
     about:
         "EASY backfilling: the first blocked job is reserved a start, later jobs may not delay it",
@@ -18,7 +18,7 @@ pub(super) const EASY: Scheduler = Scheduler {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Easy;
 
-impl Discipline for Easy {
+impl Scheduler for Easy {
     fn reservations(&self) -> Reservations {
         Reservations::ForThePass
     }

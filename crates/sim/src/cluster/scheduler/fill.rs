@@ -1,14 +1,14 @@
 //! Progressive filling, the SDRF paper's simulator: no reservations.
 
-use super::{Discipline, Pass, Reservations, Scheduler};
-use fairshare_core::alloc::tasks::Blocking;
+use super::{Pass, Reservations, Scheduler, SchedulerEntry};
+use fairshare_core::alloc::tasks::FillRule;
 use std::sync::Arc;
 
 /// `--scheduler fill`.
-pub(super) const FILL: Scheduler = Scheduler {
+pub(super) const FILL: SchedulerEntry = SchedulerEntry {
     name: "fill",
     about: "Progressive filling in the policy's order (the SDRF paper's simulator; --rule says what a blocked job does)",
-    build: |blocking| Arc::new(Fill { blocking }),
+    build: |rule| Arc::new(Fill { rule }),
 };
 
 /// Progressive filling (SDRF's Algorithm 1): serve the first user's next task while it fits;
@@ -16,10 +16,10 @@ pub(super) const FILL: Scheduler = Scheduler {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Fill {
     /// What happens when the chosen user's task does not fit.
-    pub blocking: Blocking,
+    pub rule: FillRule,
 }
 
-impl Discipline for Fill {
+impl Scheduler for Fill {
     fn reservations(&self) -> Reservations {
         Reservations::None
     }
@@ -29,9 +29,9 @@ impl Discipline for Fill {
             if pass.start(user) {
                 continue;
             }
-            match self.blocking {
-                Blocking::HeadOfLine => break,
-                Blocking::Skip => pass.set_aside(user),
+            match self.rule {
+                FillRule::HeadOfLine => break,
+                FillRule::Skip => pass.set_aside(user),
             }
         }
     }

@@ -3,10 +3,10 @@
 
 use crate::choice;
 use anyhow::{bail, Context, Result};
-use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::alloc::tasks::FillRule;
 use fairshare_lab::input::parse_duration;
-use fairshare_lab::{Replay, StopRule, TraceSpec, Workload};
-use fairshare_sim::cluster::{Fit, Overrun, Scheduler};
+use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
+use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
 use fairshare_trace::billing::{parse_partitions, parse_qos, Billing};
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions};
@@ -67,16 +67,16 @@ pub struct ClusterArgs {
     pub drain: bool,
     /// What a pass does when the chosen user's next task does not fit: stop (head-of-line, the
     /// paper's rule) or skip that user and try the next (with `--scheduler fill`).
-    #[arg(long, value_parser = choice::<Blocking>(), default_value = "head-of-line")]
-    pub rule: Blocking,
+    #[arg(long, value_parser = choice::<FillRule>(), default_value = "head-of-line")]
+    pub rule: FillRule,
     /// What may start in a scheduling pass: progressive filling in the policy's order (the
     /// SDRF paper's simulator), or EASY or conservative backfilling as batch systems run it,
     /// planned with the jobs' requested walltimes.
-    #[arg(long, value_parser = choice::<Scheduler>(), default_value = "fill")]
-    pub scheduler: Scheduler,
+    #[arg(long, value_parser = choice::<SchedulerEntry>(), default_value = "fill")]
+    pub scheduler: SchedulerEntry,
     /// Which nodes a job starts on, when the capacity is machines.
-    #[arg(long, value_parser = choice::<Fit>(), default_value = "first")]
-    pub placement: Fit,
+    #[arg(long, value_parser = choice::<PlacementEntry>(), default_value = "first")]
+    pub placement: PlacementEntry,
     /// What happens to a job that ran longer than the walltime it asked for: killed at its
     /// request, as batch systems do (the results count them), or run in full with its request
     /// raised to its runtime.
@@ -123,14 +123,14 @@ impl TraceArgs {
     pub fn scan(&self) -> Result<Scanned> {
         let (trace, stdin) = self.spec()?;
         let bar = spinner("reading trace");
-        let workload = Workload::scan(&trace, &mut |n| bar.set_position(n));
+        let measured = MeasuredTrace::scan(&trace, &mut |n| bar.set_position(n));
         bar.finish_and_clear();
-        let workload = workload?;
-        for note in workload.notes() {
+        let measured = measured?;
+        for note in measured.notes() {
             eprintln!("note: {note}");
         }
         Ok(Scanned {
-            workload,
+            measured,
             _stdin: stdin,
         })
     }
@@ -175,19 +175,19 @@ impl TraceArgs {
     }
 }
 
-/// A measured workload, with the saved standard input it may read from.
+/// A measured trace, with the saved standard input it may read from.
 pub struct Scanned {
-    /// The workload.
-    pub workload: Workload,
-    /// Standard input saved to a file, removed when the workload is done with.
+    /// The measured trace.
+    pub measured: MeasuredTrace,
+    /// Standard input saved to a file, removed when the measured trace is done with.
     _stdin: Option<tempfile::TempPath>,
 }
 
 impl std::ops::Deref for Scanned {
-    type Target = Workload;
+    type Target = MeasuredTrace;
 
-    fn deref(&self) -> &Workload {
-        &self.workload
+    fn deref(&self) -> &MeasuredTrace {
+        &self.measured
     }
 }
 
@@ -200,9 +200,9 @@ impl ClusterArgs {
                 (false, Some(h)) => StopRule::After(h),
                 (false, None) => StopRule::LastEvent,
             },
-            blocking: self.rule,
+            rule: self.rule,
             scheduler: self.scheduler,
-            fit: self.placement,
+            placement: self.placement,
             overrun: self.overrun,
             ..Replay::default()
         }

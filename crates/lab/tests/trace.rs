@@ -2,7 +2,7 @@
 //! configured and replayed without the command line.
 
 use fairshare_core::policy::PolicySpec;
-use fairshare_lab::{LabError, Replay, StopRule, TraceSpec, Workload};
+use fairshare_lab::{LabError, MeasuredTrace, Replay, StopRule, TraceSpec};
 use fairshare_sim::cluster::Capacity;
 use std::path::{Path, PathBuf};
 
@@ -28,12 +28,12 @@ fn write_workload(dir: &Path) -> PathBuf {
     path
 }
 
-fn scan(path: &Path, keep_at_most: usize) -> Workload {
+fn scan(path: &Path, keep_at_most: usize) -> MeasuredTrace {
     let trace = TraceSpec::new(vec![path.to_path_buf()]);
     let mut read = 0;
-    let workload = Workload::scan_keeping(&trace, keep_at_most, &mut |n| read = n).unwrap();
+    let measured = MeasuredTrace::scan_keeping(&trace, keep_at_most, &mut |n| read = n).unwrap();
     assert_eq!(read, 120, "progress hears every task");
-    workload
+    measured
 }
 
 #[test]
@@ -58,7 +58,7 @@ fn a_workload_is_measured_once_and_replayed_from_memory_or_disk_alike() {
         "decayed-usage:half-life=600",
     ] {
         let capacity = kept.pool_of_mean(0.5).unwrap();
-        let run = |w: &Workload| {
+        let run = |w: &MeasuredTrace| {
             let config = w.config(&replay, policy.parse().unwrap(), capacity.clone());
             serde_json::to_string(&w.run(&config, &mut |_| {}).unwrap()).unwrap()
         };
@@ -74,32 +74,32 @@ fn a_workload_is_measured_once_and_replayed_from_memory_or_disk_alike() {
 #[test]
 fn capacities_stop_rules_and_settings() {
     let dir = tempfile::tempdir().unwrap();
-    let workload = scan(&write_workload(dir.path()), 1_000);
-    let Capacity::Pool(half) = workload.pool_of_mean(0.5).unwrap() else {
+    let measured = scan(&write_workload(dir.path()), 1_000);
+    let Capacity::Pool(half) = measured.pool_of_mean(0.5).unwrap() else {
         panic!("a pool")
     };
-    let mean = workload.load.mean_demand()[0];
+    let mean = measured.load.mean_demand()[0];
     assert!((half[0] - 0.5 * mean).abs() < 1e-12);
     for fraction in [0.0, -1.0, f64::NAN] {
-        let refused = workload.pool_of_mean(fraction).unwrap_err().to_string();
+        let refused = measured.pool_of_mean(fraction).unwrap_err().to_string();
         assert!(refused.contains("must be a number > 0"), "{refused}");
     }
-    assert_eq!(workload.pool("cpu=12").unwrap(), Capacity::Pool(vec![12.0]));
-    let unknown = workload.pool("gpu=1").unwrap_err().to_string();
+    assert_eq!(measured.pool("cpu=12").unwrap(), Capacity::Pool(vec![12.0]));
+    let unknown = measured.pool("gpu=1").unwrap_err().to_string();
     assert!(unknown.contains("unknown resource \"gpu\""), "{unknown}");
-    assert!(workload.pool("cpu=x").is_err());
-    assert!(workload.pool("cpu=-1").is_err());
+    assert!(measured.pool("cpu=x").is_err());
+    assert!(measured.pool("cpu=-1").is_err());
     let replay = Replay {
         stop: StopRule::After(60_000_000),
         ..Replay::default()
     };
-    let capacity = workload.pool("cpu=12").unwrap();
-    let setting = workload.setting(&replay, &capacity, None, "test");
+    let capacity = measured.pool("cpu=12").unwrap();
+    let setting = measured.setting(&replay, &capacity, None, "test");
     assert_eq!(setting.horizon_s, Some(60.0));
     assert_eq!(setting.capacity, [12.0]);
     assert_eq!(setting.rule, "head-of-line");
-    let config = workload.config(&replay, "drf".parse().unwrap(), capacity);
-    let early = workload.run(&config, &mut |_| {}).unwrap();
+    let config = measured.config(&replay, "drf".parse().unwrap(), capacity);
+    let early = measured.run(&config, &mut |_| {}).unwrap();
     assert!(
         early.tasks_completed < 120,
         "a 60-s horizon ends the run early"
@@ -109,7 +109,7 @@ fn capacities_stop_rules_and_settings() {
 #[test]
 fn weighted_drf_needs_shares() {
     let dir = tempfile::tempdir().unwrap();
-    let workload = scan(&write_workload(dir.path()), 1_000);
+    let measured = scan(&write_workload(dir.path()), 1_000);
     let spec = fairshare_core::policy::PolicySpec {
         name: "weighted-drf".into(),
         kind: fairshare_core::policy::PolicyKind::Stateless(
@@ -117,8 +117,8 @@ fn weighted_drf_needs_shares() {
         ),
         factory: None,
     };
-    let config = workload.config(&Replay::default(), spec, workload.pool("cpu=12").unwrap());
-    let error = workload.run(&config, &mut |_| {}).unwrap_err();
+    let config = measured.config(&Replay::default(), spec, measured.pool("cpu=12").unwrap());
+    let error = measured.run(&config, &mut |_| {}).unwrap_err();
     assert!(matches!(error, LabError::Run { .. }));
     let shown = fairshare_core::error::Chain(&error).to_string();
     assert!(
@@ -126,12 +126,12 @@ fn weighted_drf_needs_shares() {
         "{shown}"
     );
     assert!(shown.contains("without shares"), "{shown}");
-    let capacity = workload.pool("cpu=12").unwrap();
+    let capacity = measured.pool("cpu=12").unwrap();
     let usage = fairshare_lab::ShareSource::Usage(1.0);
-    let entitled = workload.entitled(&usage, &capacity).unwrap();
+    let entitled = measured.entitled(&usage, &capacity).unwrap();
     let mut weighted = config.clone();
     weighted.shares = entitled.shares;
-    let result = workload.run(&weighted, &mut |_| {}).unwrap();
+    let result = measured.run(&weighted, &mut |_| {}).unwrap();
     assert_eq!(
         result.tasks_completed + result.tasks_unfinished,
         result.tasks_submitted
@@ -144,7 +144,7 @@ fn weighted_drf_needs_shares() {
 #[test]
 fn a_replay_plan_assembles_shares_accounts_and_queues_once_for_every_policy() {
     let dir = tempfile::tempdir().unwrap();
-    let workload = scan(&write_workload(dir.path()), 1_000);
+    let measured = scan(&write_workload(dir.path()), 1_000);
     let shares = dir.path().join("shares.toml");
     std::fs::write(
         &shares,
@@ -163,7 +163,7 @@ fn a_replay_plan_assembles_shares_accounts_and_queues_once_for_every_policy() {
         },
     };
     let mut notes = Vec::new();
-    let plan = fairshare_lab::ReplayPlan::new(&workload, request, &mut |n| notes.push(n)).unwrap();
+    let plan = fairshare_lab::ReplayPlan::new(&measured, request, &mut |n| notes.push(n)).unwrap();
     assert_eq!(notes.len(), 3, "{notes:?}");
     assert_eq!(notes[0], "capacity: --capacity cpu=12");
     assert!(notes[1].starts_with("shares: ") && notes[2].starts_with("queues: "));
@@ -193,7 +193,7 @@ fn a_replay_plan_assembles_shares_accounts_and_queues_once_for_every_policy() {
 #[test]
 fn functions_that_order_alike_without_accounts_are_said_to_and_do() {
     let dir = tempfile::tempdir().unwrap();
-    let workload = scan(&write_workload(dir.path()), 1_000);
+    let measured = scan(&write_workload(dir.path()), 1_000);
     let request = fairshare_lab::ReplayRequest {
         capacity: fairshare_lab::CapacitySource::Pool("cpu=12".into()),
         shares: fairshare_lab::shares::ShareSource::Equal,
@@ -203,7 +203,7 @@ fn functions_that_order_alike_without_accounts_are_said_to_and_do() {
             ..Replay::default()
         },
     };
-    let plan = fairshare_lab::ReplayPlan::new(&workload, request, &mut |_| {}).unwrap();
+    let plan = fairshare_lab::ReplayPlan::new(&measured, request, &mut |_| {}).unwrap();
     let names = [
         "fairshare",
         "fairshare:function=pbs",
@@ -235,7 +235,7 @@ fn the_recorded_schedule_covers_the_jobs_a_horizon_submits() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_workload(dir.path());
     for keep_at_most in [1_000, 10] {
-        let workload = scan(&path, keep_at_most);
+        let measured = scan(&path, keep_at_most);
         let replay = |stop| fairshare_lab::ReplayRequest {
             capacity: fairshare_lab::CapacitySource::Pool("cpu=12".into()),
             shares: fairshare_lab::shares::ShareSource::Equal,
@@ -246,7 +246,7 @@ fn the_recorded_schedule_covers_the_jobs_a_horizon_submits() {
             },
         };
         // Jobs arrive every 5 s from 5 s: a horizon 200 s after the first submits 41 of them.
-        let plan = |stop| fairshare_lab::ReplayPlan::new(&workload, replay(stop), &mut |_| {});
+        let plan = |stop| fairshare_lab::ReplayPlan::new(&measured, replay(stop), &mut |_| {});
         let cut = plan(StopRule::After(200_000_000)).unwrap();
         let result = cut.run(&"fifo".parse().unwrap(), &mut |_| {}).unwrap();
         let summary = cut.summary(vec![result]);

@@ -5,13 +5,13 @@
 use crate::kept::{project, Kept};
 use crate::load::{AsRecorded, Load, Recorded, RecordedPeak};
 use crate::summary::{MachineView, NodeLane, Setting};
-use fairshare_core::alloc::tasks::Blocking;
+use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
 use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{
-    self, Capacity, ClusterConfig, Fit, JobOutcome, Overrun, PolicyResult, QueueLimit, Scheduler,
-    Stop, Window, TOP_USERS,
+    self, Capacity, ClusterConfig, JobOutcome, Overrun, PlacementEntry, PolicyResult, QueueLimit,
+    SchedulerEntry, Stop, Window, TOP_USERS,
 };
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
 use std::path::{Path, PathBuf};
@@ -69,12 +69,12 @@ pub enum StopRule {
 pub struct Replay {
     /// When runs end.
     pub stop: StopRule,
-    /// What a pass does when the chosen user's task does not fit (under [`Scheduler::FILL`]).
-    pub blocking: Blocking,
-    /// The discipline: what may start in a pass.
-    pub scheduler: Scheduler,
+    /// What a pass does when the chosen user's task does not fit (under [`SchedulerEntry::FILL`]).
+    pub rule: FillRule,
+    /// The scheduler: what may start in a pass.
+    pub scheduler: SchedulerEntry,
     /// Which nodes a job starts on.
-    pub fit: Fit,
+    pub placement: PlacementEntry,
     /// How many users' dominant shares the timelines keep.
     pub top_users: usize,
     /// Results list the jobs running during this span, `(from, to)` in microseconds after
@@ -90,9 +90,9 @@ impl Default for Replay {
     fn default() -> Replay {
         Replay {
             stop: StopRule::LastEvent,
-            blocking: Blocking::HeadOfLine,
-            scheduler: Scheduler::FILL,
-            fit: Fit::FIRST,
+            rule: FillRule::HeadOfLine,
+            scheduler: SchedulerEntry::FILL,
+            placement: PlacementEntry::FIRST,
             top_users: TOP_USERS,
             jobs_during: None,
             overrun: Overrun::Kill,
@@ -169,7 +169,7 @@ macro_rules! unusable {
 }
 
 /// A trace measured by a first pass.
-pub struct Workload {
+pub struct MeasuredTrace {
     /// How to open it again.
     pub trace: TraceSpec,
     /// Resource names of the replay: the trace's resources that some task requests.
@@ -205,20 +205,23 @@ pub const MOST_MACHINES: u64 = fairshare_sim::cluster::MOST_MACHINES;
 /// are streamed from disk each time.
 pub const KEEP_AT_MOST: usize = 2_000_000;
 
-impl Workload {
+impl MeasuredTrace {
     /// The first pass: reads the whole trace once to learn its users, span and mean demand,
     /// calling `progress` with the number of tasks read so far.
-    pub fn scan(trace: &TraceSpec, progress: &mut dyn FnMut(u64)) -> Result<Workload, LabError> {
-        Workload::scan_keeping(trace, KEEP_AT_MOST, progress)
+    pub fn scan(
+        trace: &TraceSpec,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<MeasuredTrace, LabError> {
+        MeasuredTrace::scan_keeping(trace, KEEP_AT_MOST, progress)
     }
 
-    /// [`Workload::scan`], keeping the tasks in memory only when there are at most
+    /// [`MeasuredTrace::scan`], keeping the tasks in memory only when there are at most
     /// `keep_at_most` of them (0: always read them from disk again).
     pub fn scan_keeping(
         trace: &TraceSpec,
         keep_at_most: usize,
         progress: &mut dyn FnMut(u64),
-    ) -> Result<Workload, LabError> {
+    ) -> Result<MeasuredTrace, LabError> {
         // The format is detected once, here: every later pass opens the files with it.
         let first = trace.paths.first().ok_or(TraceError::NoInput)?;
         let format = match trace.format {
@@ -279,7 +282,7 @@ impl Workload {
         if let Some(kept) = &mut kept {
             kept.shrink_to_fit();
         }
-        Ok(Workload {
+        Ok(MeasuredTrace {
             resources: project(resources, &keep),
             units: project(source.units(), &keep),
             users: source.users().to_vec(),
@@ -445,12 +448,12 @@ impl Workload {
         }
     }
 
-    /// What the trace records of its own schedule for the tasks a replay that ends by `rule`
+    /// What the trace records of its own schedule for the tasks a replay that ends by `stop`
     /// submits: all of them, or those submitted by its horizon (read once more, from memory
     /// or disk, only when the horizon leaves some out), so that the "as recorded" row speaks of
     /// the same jobs as the runs beside it.
-    pub fn recorded_until(&self, rule: StopRule) -> Result<Recorded, LabError> {
-        let horizon = match self.stop(rule) {
+    pub fn recorded_until(&self, stop: StopRule) -> Result<Recorded, LabError> {
+        let horizon = match self.stop(stop) {
             Stop::Horizon(h) if self.load.last_submit().is_some_and(|last| last > h) => h,
             _ => return Ok(self.recorded.clone()),
         };
@@ -466,8 +469,8 @@ impl Workload {
     }
 
     /// When runs end, as the engine counts time.
-    fn stop(&self, rule: StopRule) -> Stop {
-        match rule {
+    fn stop(&self, stop: StopRule) -> Stop {
+        match stop {
             StopRule::Drain => Stop::Drain,
             StopRule::After(h) => Stop::Horizon(self.origin().plus_micros(h)),
             StopRule::LastEvent => Stop::Horizon(self.load.last_event().unwrap_or(self.origin())),
@@ -481,8 +484,8 @@ impl Workload {
             capacity,
             resources: self.resources.clone(),
             users: self.users.clone(),
-            discipline: replay.scheduler.discipline(replay.blocking),
-            placement: replay.fit.placement(),
+            scheduler: replay.scheduler.scheduler(replay.rule),
+            placement: replay.placement.placement(),
             stop: self.stop(replay.stop),
             origin: self.origin(),
             sample_every: (self.span_s() / 200.0).max(1.0),
@@ -498,7 +501,7 @@ impl Workload {
         }
     }
 
-    /// What every run of this workload shares, for the summaries; `fraction` is the pool's
+    /// What every run of this trace shares, for the summaries; `fraction` is the pool's
     /// fraction of R, when it was given as one, and `source` says in words where the capacity
     /// came from.
     pub fn setting(
@@ -525,10 +528,10 @@ impl Workload {
                     Some((h.as_micros().saturating_sub(self.origin().as_micros())) as f64 / 1e6)
                 }
             },
-            rule: replay.blocking.to_string(),
+            rule: replay.rule.to_string(),
             scheduler: replay.scheduler.name().into(),
             overrun: replay.overrun.name().into(),
-            placement: replay.fit.name().into(),
+            placement: replay.placement.name().into(),
             capacity_source: source.into(),
             shares: String::new(),
             queues: String::new(),
@@ -643,7 +646,7 @@ impl Workload {
         self.run_observed(config, progress, &mut |_| {})
     }
 
-    /// [`Workload::run`], telling `on_job` what became of every job as the engine settles it.
+    /// [`MeasuredTrace::run`], telling `on_job` what became of every job as the engine settles it.
     pub fn run_observed(
         &self,
         config: &ClusterConfig,
