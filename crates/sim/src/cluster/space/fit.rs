@@ -1,0 +1,97 @@
+//! Placing one request on the nodes, one part at a time through the run's placement, and the
+//! arithmetic of what fits.
+
+use super::*;
+
+/// Places `request` on `nodes` (whose `used` say what is taken; changed as the job is placed)
+/// by asking `placement` for one node at a time.
+pub(super) fn fit(
+    placement: &dyn Placement,
+    request: &Request,
+    nodes: &mut [Node],
+) -> Option<Placed> {
+    for (i, node) in nodes.iter_mut().enumerate() {
+        let allowed = request.eligible.as_ref().is_none_or(|e| e[i]);
+        node.closed = !allowed || (request.exclusive && !node.is_empty());
+    }
+    let (mut left, each, spread) = match &request.shape {
+        Shape::Nodes { nodes, per_node } => (*nodes, per_node, false),
+        Shape::Spread { units, per_unit } => (*units, per_unit, true),
+    };
+    let mut placed = Vec::new();
+    while left > 0 {
+        let node = placement.select_node(each, nodes)?;
+        let chosen = nodes.get_mut(node)?;
+        if !chosen.has_room(each) {
+            return None;
+        }
+        let count = if spread {
+            units_that_fit(chosen, each).min(left)
+        } else {
+            1
+        };
+        let amount: Vec<f64> = if request.exclusive {
+            chosen.capacity.clone()
+        } else {
+            each.iter().map(|d| d * f64::from(count)).collect()
+        };
+        take(&mut chosen.used, &amount);
+        chosen.closed = true;
+        placed.push((node, amount));
+        left -= count;
+    }
+    Some(placed)
+}
+
+/// Whether a node of `capacity` using `used` has room for its part of `request` (one node's
+/// share, or one processor): the planning view, in which no node is closed.
+pub(super) fn part_fits(request: &Request, capacity: &[f64], used: &[f64]) -> bool {
+    part_fits_beside(request, capacity, used.iter().copied())
+}
+
+/// [`part_fits`] with `mine` taken off `used`.
+pub(super) fn part_fits_without(
+    request: &Request,
+    capacity: &[f64],
+    used: &[f64],
+    mine: &[f64],
+) -> bool {
+    part_fits_beside(request, capacity, used.iter().zip(mine).map(|(u, m)| u - m))
+}
+
+/// [`part_fits`] for a node using `used`, given resource by resource.
+pub(super) fn part_fits_beside(
+    request: &Request,
+    capacity: &[f64],
+    used: impl Iterator<Item = f64> + Clone,
+) -> bool {
+    let room = used
+        .clone()
+        .zip(request.piece())
+        .zip(capacity)
+        .all(|((u, d), c)| u + d <= c + FIT_SLACK);
+    room && (!request.exclusive || used.into_iter().all(|u| u <= FIT_SLACK))
+}
+
+/// How many units of `each` fit on `node` beside what it holds (at least one, as the
+/// placement chose it).
+pub(super) fn units_that_fit(node: &Node, each: &[f64]) -> u32 {
+    let free = node.capacity.iter().zip(&node.used).zip(each);
+    let fits = free
+        .filter(|(_, d)| **d > 0.0)
+        .map(|((c, u), d)| ((c - u + FIT_SLACK) / d).floor())
+        .fold(f64::from(u32::MAX), f64::min);
+    (fits.max(1.0)) as u32
+}
+
+/// Takes `demand` off `used`, never below zero.
+pub(super) fn release(used: &mut [f64], demand: &[f64]) {
+    used.iter_mut()
+        .zip(demand)
+        .for_each(|(u, d)| *u = (*u - d).max(0.0));
+}
+
+/// Adds `demand` to `used`.
+pub(super) fn take(used: &mut [f64], demand: &[f64]) {
+    used.iter_mut().zip(demand).for_each(|(u, d)| *u += d);
+}

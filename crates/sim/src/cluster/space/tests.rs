@@ -1,0 +1,152 @@
+//! The space's tests.
+
+use super::super::placement::{BestFit, FirstFit};
+use super::*;
+use fairshare_core::model::NodeType;
+
+/// One machine per capacity vector, the i-th with property `p{i}`.
+fn machines(nodes: Vec<Vec<f64>>) -> Capacity {
+    let types = nodes
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut node = NodeType::new(format!("m{i}"), 1, c);
+            node.properties = vec![format!("p{i}")];
+            node
+        })
+        .collect();
+    Capacity::Machines(MachineCatalogue::new(types))
+}
+
+fn names() -> Vec<String> {
+    vec!["cpu".into(), "mem".into()]
+}
+
+fn space(nodes: Vec<Vec<f64>>, placement: Arc<dyn Placement>) -> Space {
+    Space::new(&machines(nodes), &names(), placement, true).unwrap()
+}
+
+/// The request of `cpus` processors with `mem` in raw units.
+fn request(space: &mut Space, raw: [f64; 2], nodes: Option<u32>, exclusive: bool) -> Request {
+    let demand = space.normalise(&raw).unwrap();
+    space.request(raw[0], demand, nodes, exclusive, &[]).0
+}
+
+#[test]
+fn one_node_tasks_place_first_fit_and_release() {
+    let mut space = space(vec![vec![4.0, 4.0], vec![4.0, 4.0]], Arc::new(FirstFit));
+    let task = request(&mut space, [2.5, 1.0], Some(1), false);
+    let first = space.fit_now(&task).unwrap();
+    assert_eq!(first[0].0, 0);
+    space.take(&first);
+    let second = space.fit_now(&task).unwrap();
+    assert_eq!(second[0].0, 1);
+    space.take(&second);
+    assert_eq!(
+        space.fit_now(&task),
+        None,
+        "room is left, but on no one node"
+    );
+    space.release(&first);
+    assert_eq!(space.fit_now(&task).unwrap()[0].0, 0);
+    let too_big = request(&mut space, [5.0, 1.0], Some(1), false);
+    assert!(!space.could_ever_fit(&too_big));
+}
+
+#[test]
+fn a_parallel_job_spreads_its_processors_over_nodes_of_two_sizes() {
+    // 8 + 4 processors; a 10-processor job takes all 8 of the first and 2 of the second.
+    let mut space = space(vec![vec![8.0, 8.0], vec![4.0, 4.0]], Arc::new(FirstFit));
+    let job = request(&mut space, [10.0, 10.0], None, false);
+    let placed = space.fit_now(&job).unwrap();
+    let nodes: Vec<usize> = placed.iter().map(|(n, _)| *n).collect();
+    assert_eq!(nodes, vec![0, 1]);
+    assert!((placed[0].1[0] - 8.0 / 12.0).abs() < 1e-12);
+    assert!((placed[1].1[0] - 2.0 / 12.0).abs() < 1e-12);
+    // Asked as 2 nodes × 5, it cannot use the 4-processor node: never fits.
+    let shaped = request(&mut space, [10.0, 2.0], Some(2), false);
+    assert!(!space.could_ever_fit(&shaped));
+    // 2 nodes × 3 fits on both.
+    let small = request(&mut space, [6.0, 2.0], Some(2), false);
+    assert_eq!(space.fit_now(&small).map(|p| p.len()), Some(2));
+}
+
+#[test]
+fn an_exclusive_job_takes_empty_nodes_whole() {
+    let mut space = space(vec![vec![4.0, 4.0], vec![4.0, 4.0]], Arc::new(FirstFit));
+    let small = request(&mut space, [1.0, 1.0], Some(1), false);
+    let placed = space.fit_now(&small).unwrap();
+    space.take(&placed);
+    let exclusive = request(&mut space, [1.0, 1.0], Some(1), true);
+    let whole = space.fit_now(&exclusive).unwrap();
+    assert_eq!(whole[0].0, 1, "the busy node is not empty");
+    assert_eq!(
+        whole[0].1,
+        vec![0.5, 0.5],
+        "the whole node: half the cluster"
+    );
+    space.take(&whole);
+    assert_eq!(space.fit_now(&exclusive), None);
+    assert_eq!(
+        space.fit_now(&small).unwrap()[0].0,
+        0,
+        "nobody shares node 1"
+    );
+}
+
+#[test]
+fn properties_restrict_the_nodes_and_unknown_ones_are_not_enforced() {
+    let mut space = space(vec![vec![4.0, 4.0], vec![4.0, 4.0]], Arc::new(FirstFit));
+    let demand = space.normalise(&[1.0, 1.0]).unwrap();
+    let (on_p1, unknown) = space.request(1.0, demand.clone(), Some(1), false, &["p1".into()]);
+    assert!(!unknown);
+    assert_eq!(space.fit_now(&on_p1).unwrap()[0].0, 1);
+    let (anywhere, unknown) = space.request(1.0, demand, Some(1), false, &["x86_64".into()]);
+    assert!(unknown);
+    assert_eq!(space.fit_now(&anywhere).unwrap()[0].0, 0);
+}
+
+#[test]
+fn best_fit_packs_the_busiest_node() {
+    let mut space = space(vec![vec![8.0, 8.0], vec![8.0, 8.0]], Arc::new(BestFit));
+    let big = request(&mut space, [6.0, 6.0], Some(1), false);
+    let placed = space.fit_now(&big).unwrap();
+    space.take(&placed);
+    let small = request(&mut space, [1.0, 1.0], Some(1), false);
+    assert_eq!(space.fit_now(&small).unwrap()[0].0, placed[0].0);
+}
+
+#[test]
+fn the_earliest_start_follows_the_profile() {
+    let mut space = space(vec![vec![4.0, 4.0]], Arc::new(FirstFit));
+    let t = Time::from_micros;
+    let half = request(&mut space, [2.0, 2.0], Some(1), false);
+    let busy = space.fit_now(&half).unwrap();
+    space.take(&busy);
+    space.expect(&busy, t(0), t(100), 1.0);
+    space.expect(&busy, t(0), t(50), 1.0);
+    let whole = request(&mut space, [4.0, 4.0], Some(1), false);
+    assert_eq!(
+        space.earliest(&whole, t(0), 10, None, None).map(|f| f.0),
+        Some(t(100))
+    );
+    assert_eq!(
+        space.earliest(&half, t(0), 10, None, None).map(|f| f.0),
+        Some(t(50))
+    );
+}
+
+#[test]
+fn pool_checks_capacity() {
+    let pool = |c: Vec<f64>| Space::new(&Capacity::Pool(c), &names(), Arc::new(FirstFit), false);
+    let expected = "capacity: mem has a total capacity of 0; expected a positive finite amount";
+    assert_eq!(pool(vec![1.0, 0.0]).err().unwrap().to_string(), expected);
+    let huge = machines(vec![vec![1.0, f64::MAX], vec![1.0, f64::MAX]]);
+    assert!(Space::new(&huge, &names(), Arc::new(FirstFit), false).is_err());
+    assert!(pool(vec![1.0]).is_err());
+    let many = NodeType::new("m", u32::MAX, vec![1.0, 1.0]);
+    let catalogue = Capacity::Machines(MachineCatalogue::new(vec![many]));
+    let refused = Space::new(&catalogue, &names(), Arc::new(FirstFit), false).err();
+    assert!(refused.unwrap().to_string().contains("at most 1000000"));
+    assert!(Space::new(&machines(vec![]), &names(), Arc::new(FirstFit), false).is_err());
+}
