@@ -247,6 +247,14 @@ impl Clock for Recording {
     }
 }
 
+/// A clock that has waited for nothing yet.
+fn recording() -> Recording {
+    Recording {
+        now: Instant::now(),
+        waits: Vec::new(),
+    }
+}
+
 /// gridq's controller: down for the first `down` reconciles, then up; the loop stops after
 /// `passes` good reconciles.
 struct Gridq {
@@ -255,6 +263,19 @@ struct Gridq {
     state: State,
     held: BTreeMap<u64, i64>,
     errors: Vec<(String, Duration)>,
+}
+
+impl Gridq {
+    /// gridq, down for `down` reconciles, stopping after `passes` good ones.
+    fn new(down: u32, passes: u32) -> Gridq {
+        Gridq {
+            down,
+            passes,
+            state: state(),
+            held: factors(NO_FACTORS),
+            errors: Vec::new(),
+        }
+    }
 }
 
 impl Reconciler for Gridq {
@@ -282,17 +303,8 @@ impl Reconciler for Gridq {
 
 #[test]
 fn the_loop_backs_off_after_failures_and_requeues_after_success() {
-    let mut gridq = Gridq {
-        down: 3,
-        passes: 2,
-        state: state(),
-        held: factors(NO_FACTORS),
-        errors: Vec::new(),
-    };
-    let mut clock = Recording {
-        now: Instant::now(),
-        waits: Vec::new(),
-    };
+    let mut gridq = Gridq::new(3, 2);
+    let mut clock = recording();
     let backoff = Backoff::for_interval(Duration::from_secs(60));
     let watched = watch(&mut gridq, backoff, &AtomicBool::new(false), &mut clock);
     assert_eq!(
@@ -311,17 +323,8 @@ fn the_loop_backs_off_after_failures_and_requeues_after_success() {
 
 #[test]
 fn a_stop_already_asked_for_reconciles_nothing() {
-    let mut gridq = Gridq {
-        down: 0,
-        passes: 5,
-        state: state(),
-        held: factors(NO_FACTORS),
-        errors: Vec::new(),
-    };
-    let mut clock = Recording {
-        now: Instant::now(),
-        waits: Vec::new(),
-    };
+    let mut gridq = Gridq::new(0, 5);
+    let mut clock = recording();
     let stop = AtomicBool::new(true);
     let backoff = Backoff::for_interval(Duration::from_secs(60));
     let watched = watch(&mut gridq, backoff, &stop, &mut clock);

@@ -235,7 +235,7 @@ impl<S: Slurm> Adapter<S> {
     /// The jobs of `squeue`, as the reconcile takes them.
     fn queue(&self) -> Result<Vec<QueuedJob>, AdapterError> {
         let jobs = self.read(&SQUEUE_COMMAND, parse_queue)?;
-        Ok(jobs.iter().map(|job| job.queued()).collect())
+        Ok(jobs.into_iter().map(|squeue| squeue.job).collect())
     }
 
     /// One pass at `now`: reads the cluster, brings the history to `now` and plans. A

@@ -39,66 +39,40 @@ pub enum Memory {
     PerCpu(u64),
 }
 
-/// One job of `squeue --json`, as Slurm describes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One job of `squeue --json`: the job as the reconcile takes it, and what Slurm says of its
+/// request besides.
+#[derive(Debug, Clone, PartialEq)]
 pub struct SqueueJob {
-    /// Slurm's job id.
-    pub id: u64,
-    /// The user's name.
-    pub user: String,
-    /// The account it is charged to.
-    pub account: String,
-    /// The partition (or partitions, comma-separated) it was submitted to.
-    pub partition: String,
-    /// Pending, running or other.
-    pub state: JobState,
-    /// Slurm's priority, the site factor included.
-    pub priority: u64,
-    /// When it was submitted, in unix seconds.
-    pub submit: u64,
-    /// When it started, in unix seconds; `None` while pending (Slurm's expected start is not
-    /// a start).
-    pub start: Option<u64>,
+    /// The job: ids, state, Slurm's priority (the site factor included), times (a pending
+    /// job's start is `None`: Slurm's expected start is not a start), its demand (its TRES
+    /// request, or its CPUs alone where Slurm gives no readable request), nodes and time limit
+    /// (`None` when `UNLIMITED`, infinite, 0 or unsaid).
+    pub job: QueuedJob,
     /// The CPUs it asked for.
     pub cpus: u32,
     /// The memory it asked for, if it asked (`None`: the partition's default).
     pub memory: Option<Memory>,
-    /// The number of nodes it asked for.
-    pub nodes: u32,
     /// The nodes it asked for by name (`--nodelist`), if any.
     pub required_nodes: Option<String>,
     /// Slurm's TRES request string, such as `cpu=2,mem=500M,node=1,billing=2`.
     pub tres: String,
-    /// Its time limit in seconds; `None` when it has none (`UNLIMITED`, infinite, or 0) or
-    /// Slurm does not say.
-    pub limit: Option<u64>,
 }
 
-impl SqueueJob {
-    /// What it asks for, as `[processors, KB, GPUs]`: its TRES request, or its CPUs alone
-    /// where Slurm gives no readable request.
-    pub fn demand(&self) -> Vec<f64> {
-        match fairshare_trace::sacct::alloc_tres(&self.tres) {
-            Ok((demand, _)) if demand[0] > 0.0 => demand,
-            _ => vec![f64::from(self.cpus), 0.0, 0.0],
-        }
-    }
+impl std::ops::Deref for SqueueJob {
+    type Target = QueuedJob;
 
     /// The job as the reconcile takes it.
-    pub fn queued(&self) -> QueuedJob {
-        QueuedJob {
-            id: self.id,
-            user: self.user.clone(),
-            account: self.account.clone(),
-            partition: self.partition.clone(),
-            state: self.state.clone(),
-            priority: self.priority,
-            submit: self.submit,
-            start: self.start,
-            demand: self.demand(),
-            nodes: self.nodes,
-            limit: self.limit,
-        }
+    fn deref(&self) -> &QueuedJob {
+        &self.job
+    }
+}
+
+/// What a job asks for, as `[processors, KB, GPUs]`: its TRES request `tres`, or its `cpus`
+/// alone where Slurm gives no readable request.
+fn demand(tres: &str, cpus: u32) -> Vec<f64> {
+    match fairshare_trace::sacct::alloc_tres(tres) {
+        Ok((demand, _)) if demand[0] > 0.0 => demand,
+        _ => vec![f64::from(cpus), 0.0, 0.0],
     }
 }
 
@@ -145,27 +119,38 @@ fn job(record: &Record, id: u64) -> Result<SqueueJob, ReadError> {
         JobState::Pending => None,
         _ => record.opt_u64("start_time")?.filter(|t| *t > 0),
     };
-    Ok(SqueueJob {
+    let user = record.str("user_name")?.to_string();
+    let account = record.str("account")?.to_string();
+    let partition = record.str("partition")?.to_string();
+    let priority = record.u64("priority")?;
+    let submit = record.u64("submit_time")?;
+    let cpus = record.u32("cpus")?;
+    let memory = memory(record)?;
+    let nodes = record.u32("node_count")?;
+    let required_nodes = record.opt_str("required_nodes")?.map(str::to_string);
+    let tres = (record.opt_str("tres_req_str")?.unwrap_or_default()).to_string();
+    let limit = (record.opt_u64("time_limit")?)
+        .filter(|&minutes| minutes > 0 && minutes < INFINITE_MINUTES)
+        .map(|minutes| minutes * 60);
+    let job = QueuedJob {
         id,
-        user: record.str("user_name")?.to_string(),
-        account: record.str("account")?.to_string(),
-        partition: record.str("partition")?.to_string(),
+        user,
+        account,
+        partition,
         state,
-        priority: record.u64("priority")?,
-        submit: record.u64("submit_time")?,
+        priority,
+        submit,
         start,
-        cpus: record.u32("cpus")?,
-        memory: memory(record)?,
-        nodes: record.u32("node_count")?,
-        required_nodes: record.opt_str("required_nodes")?.map(str::to_string),
-        tres: record
-            .opt_str("tres_req_str")?
-            .unwrap_or_default()
-            .to_string(),
-        limit: record
-            .opt_u64("time_limit")?
-            .filter(|&minutes| minutes > 0 && minutes < INFINITE_MINUTES)
-            .map(|minutes| minutes * 60),
+        demand: demand(&tres, cpus),
+        nodes,
+        limit,
+    };
+    Ok(SqueueJob {
+        job,
+        cpus,
+        memory,
+        required_nodes,
+        tres,
     })
 }
 
