@@ -4,6 +4,7 @@
 mod agent;
 mod allocate;
 mod baa;
+mod cloud;
 mod draw;
 mod generate;
 mod operator;
@@ -83,6 +84,9 @@ enum Command {
     Baa(baa::Command),
     /// Run a process-level scenario under bottleneck-based global priorities (or a baseline).
     Simulate(simulate::Args),
+    // Its help, short and long, is `cloud::Args`'s own: a doc comment here would replace the
+    // long one (what the experiment is, an example) with one line.
+    Cloud(Box<cloud::Args>),
     /// Run the fairness service: collect nodes' usage reports, serve heaviness-based priorities.
     Serve(Box<serve::Args>),
     /// Make bearer tokens for the fairness service.
@@ -152,6 +156,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Priorities(args) => priorities::run(*args),
         Command::Baa(command) => baa::run(command),
         Command::Simulate(args) => simulate::run(args),
+        Command::Cloud(args) => cloud::run(*args),
         Command::Serve(args) => serve::run(*args),
         Command::Token(args) => serve::token_command(args),
         Command::Top(args) => operator::top(args),

@@ -6,6 +6,7 @@
 mod agent;
 mod architecture;
 mod baa;
+mod cloud;
 mod daemon;
 mod generate;
 mod golden;

@@ -26,7 +26,10 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp};
-use std::path::Path;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+fairshare_core::versioned_json!(CloudSummary);
 
 /// Bytes in a MiB, the trace's memory unit.
 const MIB: f64 = 1_048_576.0;
@@ -118,6 +121,27 @@ pub fn build_cloud(
         return Err(LabError::Unusable(format!(
             "duration, phase, disk and network must be positive and the arrival ≥ 0: {spec:?}"
         )));
+    }
+    if spec.arrival_s >= spec.duration_s {
+        return Err(LabError::Unusable(format!(
+            "the last user arrives at {} s, not before the run ends at {} s: nothing would be \
+             measured after the arrival",
+            spec.arrival_s, spec.duration_s
+        )));
+    }
+    if spec.users > spec.workloads {
+        return Err(LabError::Unusable(format!(
+            "{} users cannot each own one of {} VMs: give at least as many VMs as users",
+            spec.users, spec.workloads
+        )));
+    }
+    for (path, what) in [(pods, "pod list"), (node_list, "node list")] {
+        if !path.is_file() {
+            return Err(LabError::Unusable(format!(
+                "{}: no such file (the Alibaba GPU 2023 {what})",
+                path.display()
+            )));
+        }
     }
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
     let nodes = draw_nodes(&read_machines(node_list, Format::ALIBABA)?, spec, &mut rng)?;
@@ -323,6 +347,16 @@ pub fn measure(
     policy: RuntimePolicy,
     arrival_s: f64,
 ) -> Result<PolicyOutcome, LabError> {
+    measure_observed(scenario, policy, arrival_s, &mut |_| {})
+}
+
+/// [`measure`], telling `progress` the simulated seconds after every interval.
+pub fn measure_observed(
+    scenario: &RuntimeScenario,
+    policy: RuntimePolicy,
+    arrival_s: f64,
+    progress: &mut dyn FnMut(f64),
+) -> Result<PolicyOutcome, LabError> {
     if scenario.users.is_empty() {
         return Err(LabError::Unusable(
             "a cloud without users has nothing to measure".into(),
@@ -341,7 +375,9 @@ pub fn measure(
         convergence: None,
     };
     let mut streak = 0;
+    let interval_s = scenario.heaviness.update_interval_s;
     run_observed(scenario, policy, &mut |tick| {
+        progress(f64::from(tick.index) * interval_s);
         let cpu = Owed::of(scenario, tick, cpu);
         outcome.cpu_shortfall.push(cpu.shortfall());
         outcome.cpu_worst.push(cpu.worst());
@@ -429,5 +465,188 @@ impl Owed {
             .filter(|(o, _)| **o > 0.0)
             .map(|(o, d)| (d / o).min(1.0))
             .fold(1.0, f64::min)
+    }
+}
+
+/// The experiment built once from the two lists, then run under each policy and gathered into
+/// a [`CloudSummary`]: what `fairshare cloud` does.
+#[derive(Debug, Clone)]
+pub struct CloudExperiment {
+    /// The pod list the VM sizes were drawn from.
+    pub pods: PathBuf,
+    /// The node list the nodes were drawn from.
+    pub node_list: PathBuf,
+    /// The shape it was built to.
+    pub spec: CloudSpec,
+    /// The cloud, as [`build_cloud`] drew it.
+    pub scenario: RuntimeScenario,
+}
+
+impl CloudExperiment {
+    /// Draws the cloud from the Alibaba pod list and node list.
+    pub fn new(pods: &Path, node_list: &Path, spec: CloudSpec) -> Result<Self, LabError> {
+        let scenario = build_cloud(pods, node_list, &spec)?;
+        Ok(CloudExperiment {
+            pods: pods.to_path_buf(),
+            node_list: node_list.to_path_buf(),
+            spec,
+            scenario,
+        })
+    }
+
+    /// Runs the cloud under `policy`, telling `progress` the simulated seconds as it goes.
+    pub fn run(
+        &self,
+        policy: RuntimePolicy,
+        progress: &mut dyn FnMut(f64),
+    ) -> Result<PolicyOutcome, LabError> {
+        measure_observed(&self.scenario, policy, self.spec.arrival_s, progress)
+    }
+
+    /// How many VMs the arriving (last) user owns.
+    pub fn arriving_workloads(&self) -> usize {
+        let last = self.scenario.users.len().saturating_sub(1);
+        (self.scenario.workloads.iter())
+            .filter(|w| w.owner == last)
+            .count()
+    }
+
+    /// The document of the runs, in the order given.
+    pub fn summary(&self, outcomes: Vec<PolicyOutcome>) -> CloudSummary {
+        let s = &self.scenario;
+        let interval_s = s.heaviness.update_interval_s;
+        let before = ((self.spec.arrival_s / interval_s).floor() as usize).min(s.ticks() as usize);
+        let supply = |r: usize| s.nodes.iter().map(|n| n.supply[r]).sum::<f64>();
+        CloudSummary {
+            pods: self.pods.display().to_string(),
+            node_list: self.node_list.display().to_string(),
+            scenario: s.name.clone(),
+            nodes: self.spec.nodes,
+            users: self.spec.users,
+            workloads: self.spec.workloads,
+            seed: self.spec.seed,
+            duration_s: self.spec.duration_s,
+            arrival_s: self.spec.arrival_s,
+            phase_s: self.spec.phase_s,
+            disk_bytes_per_s: self.spec.disk,
+            disk_heavy_bytes_per_s: self.spec.disk_heavy,
+            network_bytes_per_s: self.spec.network,
+            profile: self.spec.profile.name.clone(),
+            metric: s.heaviness.metric.name().to_string(),
+            interval_s,
+            intervals: s.ticks(),
+            cores: supply(0),
+            memory_bytes: supply(1),
+            vcpus: s.workloads.iter().map(|w| w.size[0]).sum(),
+            arriving_workloads: self.arriving_workloads(),
+            policies: outcomes
+                .into_iter()
+                .map(|o| CloudPolicy::of(o, before))
+                .collect(),
+        }
+    }
+}
+
+/// The output of `fairshare cloud` (its JSON starts with `schema_version`): the cloud drawn
+/// from the Alibaba lists and, per policy, how far users were from what they were owed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
+pub struct CloudSummary {
+    /// The pod list the VM sizes were drawn from.
+    pub pods: String,
+    /// The node list the nodes were drawn from.
+    pub node_list: String,
+    /// The cloud in words.
+    pub scenario: String,
+    /// Nodes drawn.
+    pub nodes: usize,
+    /// Users.
+    pub users: usize,
+    /// VMs drawn.
+    pub workloads: usize,
+    /// The seed of every draw.
+    pub seed: u64,
+    /// Simulated time, seconds.
+    pub duration_s: f64,
+    /// When the last user's VMs start, seconds.
+    pub arrival_s: f64,
+    /// Mean length of a busy or quiet phase, seconds.
+    pub phase_s: f64,
+    /// A node's disk bandwidth each way, bytes per second.
+    pub disk_bytes_per_s: f64,
+    /// A disk-heavy VM's demand when busy, bytes per second.
+    pub disk_heavy_bytes_per_s: f64,
+    /// A node's network bandwidth each way, bytes per second.
+    pub network_bytes_per_s: f64,
+    /// The knob profile the service set.
+    pub profile: String,
+    /// The heaviness metric of the `heaviness` policy.
+    pub metric: String,
+    /// The interval μ, seconds.
+    pub interval_s: f64,
+    /// Intervals simulated.
+    pub intervals: u32,
+    /// The nodes' cores, summed.
+    pub cores: f64,
+    /// The nodes' memory, summed, bytes.
+    pub memory_bytes: f64,
+    /// The VMs' VCPUs, summed.
+    pub vcpus: f64,
+    /// VMs of the arriving (last) user.
+    pub arriving_workloads: usize,
+    /// One entry per policy, in the order run.
+    pub policies: Vec<CloudPolicy>,
+}
+
+/// How one policy did, as means over the run and interval by interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CloudPolicy {
+    /// The runtime policy.
+    pub policy: String,
+    /// The mean of `cpu_shortfall`.
+    pub cpu_shortfall_mean: f64,
+    /// Its mean over the intervals before the arrival (`null` when there are none).
+    pub cpu_shortfall_before: Option<f64>,
+    /// Its mean over the intervals from the arrival (`null` when there are none).
+    pub cpu_shortfall_after: Option<f64>,
+    /// The mean of `cpu_worst`.
+    pub cpu_worst_mean: f64,
+    /// The mean of `disk_shortfall`.
+    pub disk_shortfall_mean: f64,
+    /// The mean of `arrival_ratio` (`null` when the arriving user was never owed CPU).
+    pub arrival_ratio_mean: Option<f64>,
+    /// Intervals after the arrival until the arriving user got at least 90 % of the CPU they
+    /// were owed for six intervals in a row (`null`: never).
+    pub settles_after: Option<u32>,
+    /// Per interval: the CPU users were owed and did not get, as a fraction of the cloud's.
+    pub cpu_shortfall: Vec<f64>,
+    /// The same for disk writes.
+    pub disk_shortfall: Vec<f64>,
+    /// Per interval: the least fraction of what they were owed any user got on CPU.
+    pub cpu_worst: Vec<f64>,
+    /// Per interval from the arrival: the fraction of the CPU they were owed the arriving user
+    /// got.
+    pub arrival_ratio: Vec<f64>,
+}
+
+impl CloudPolicy {
+    /// The entry of `o`, whose first `before` intervals came before the arrival.
+    fn of(o: PolicyOutcome, before: usize) -> CloudPolicy {
+        let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+        let before = before.min(o.cpu_shortfall.len());
+        CloudPolicy {
+            policy: o.policy.name().to_string(),
+            cpu_shortfall_mean: mean(&o.cpu_shortfall).unwrap_or(0.0),
+            cpu_shortfall_before: mean(&o.cpu_shortfall[..before]),
+            cpu_shortfall_after: mean(&o.cpu_shortfall[before..]),
+            cpu_worst_mean: mean(&o.cpu_worst).unwrap_or(1.0),
+            disk_shortfall_mean: mean(&o.disk_shortfall).unwrap_or(0.0),
+            arrival_ratio_mean: mean(&o.arrival_ratio),
+            settles_after: o.convergence,
+            cpu_shortfall: o.cpu_shortfall,
+            disk_shortfall: o.disk_shortfall,
+            cpu_worst: o.cpu_worst,
+            arrival_ratio: o.arrival_ratio,
+        }
     }
 }

@@ -12,8 +12,9 @@
 //! The generic parts — [`table`], the HTML page and the [`svg`] charts — need nothing else;
 //! the pages of replays, sweeps and simulations come with the `simulation` feature (on by
 //! default), which brings in the simulator's result types. The `lab` feature adds the tables
-//! of `fairshare penalty` and `fairshare priorities` (from the lab's results), the `service`
-//! feature those of `fairshare top`, `explain` and `nodes` (from the daemon's answers), the
+//! of `fairshare penalty` and `fairshare priorities` and the table, page and charts of
+//! `fairshare cloud` (from the lab's results), the `service` feature those of `fairshare
+//! top`, `explain` and `nodes` (from the daemon's answers), the
 //! `agent` feature the readiness check and the cycles of `fairshare agent` (from the node
 //! agent's reports), the `slurm` feature the status, syncs and passes of `fairshare slurm`
 //! (from the Slurm adapter's passes).
@@ -28,6 +29,8 @@ mod allocate;
 mod baa;
 #[cfg(feature = "simulation")]
 mod charges;
+#[cfg(feature = "lab")]
+mod cloud;
 pub mod html;
 #[cfg(feature = "simulation")]
 mod occupancy;
@@ -59,6 +62,8 @@ pub use agent::{check_table, cycle_text};
 pub use allocate::allocate_table;
 #[cfg(feature = "simulation")]
 pub use baa::{baa_html, baa_table, timeline_table};
+#[cfg(feature = "lab")]
+pub use cloud::{cloud_charts, cloud_html, cloud_table, CloudChart};
 #[cfg(feature = "service")]
 pub use operator::{explain_table, nodes_table, top_table, CpuKnob};
 #[cfg(feature = "lab")]

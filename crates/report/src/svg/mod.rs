@@ -662,7 +662,8 @@ fn number_on(v: f64, (lo, hi): (f64, f64)) -> String {
     let (unit, suffix, digits) = match lo.abs().max(hi.abs()) {
         top if top >= 1e6 => (1e6, "M", 2),
         top if top >= 1e4 => (1e3, "k", 1),
-        _ => return number(v),
+        // As `number` writes it, unless the ticks are closer than its three decimals tell apart.
+        _ => (1.0, "", 3),
     };
     let spacing = ((hi - lo) / 10.0 / unit).abs();
     let needed = if spacing > 0.0 {

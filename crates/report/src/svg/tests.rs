@@ -55,6 +55,19 @@ fn the_last_x_tick_label_fits_a_chart_without_legend() {
 }
 
 #[test]
+fn ticks_closer_than_a_thousandth_get_the_decimals_that_tell_them_apart() {
+    let ticks: Vec<String> = (0..=6)
+        .map(|k| number_on(k as f64 * 0.0005, (0.0, 0.003)))
+        .collect();
+    assert_eq!(
+        ticks,
+        ["0", "0.0005", "0.001", "0.0015", "0.002", "0.0025", "0.003"]
+    );
+    assert_eq!(number_on(0.25, (0.0, 1.0)), number(0.25));
+    assert_eq!(number_on(1234.5678, (0.0, 5000.0)), number(1234.5678));
+}
+
+#[test]
 fn delta_labels_use_superscripts() {
     assert_eq!(delta_label(6), "1−10⁻⁶");
     assert_eq!(delta_label(12), "1−10⁻¹²");
