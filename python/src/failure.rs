@@ -61,7 +61,7 @@ impl From<&str> for Failure {
 
 impl From<TraceError> for Failure {
     fn from(error: TraceError) -> Failure {
-        let message = error.to_string();
+        let message = Chain(&error).to_string();
         match error {
             TraceError::Field {
                 file,

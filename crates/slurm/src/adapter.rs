@@ -61,11 +61,12 @@ pub enum AdapterError {
     #[error(transparent)]
     Command(#[from] CommandError),
     /// A command's answer could not be read.
-    #[error("`{command}`: {error}")]
+    #[error("`{command}`")]
     Read {
         /// The command line.
         command: String,
         /// What was wrong with its output.
+        #[source]
         error: ReadError,
     },
     /// The association tree cannot be ranked.
@@ -421,7 +422,7 @@ impl<S: Slurm> Adapter<S> {
                 outcome = self.slurm.run(&command);
             }
             if let Err(e) = outcome {
-                let (write, message) = (write.clone(), e.to_string());
+                let (write, message) = (write.clone(), Chain(&e).to_string());
                 applied.refused.push(Refusal { write, message });
             }
         }

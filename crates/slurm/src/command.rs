@@ -15,11 +15,12 @@ use thiserror::Error;
 #[non_exhaustive]
 pub enum CommandError {
     /// The program could not be started (not installed, not on `PATH`, not executable).
-    #[error("{program}: cannot run it: {error}")]
+    #[error("{program}: cannot run it")]
     NotStarted {
         /// The program.
         program: String,
         /// What the system said.
+        #[source]
         error: std::io::Error,
     },
     /// It did not finish in time and was killed.

@@ -255,11 +255,10 @@ fn garbage_from_slurm_is_an_error_that_names_the_command() {
     let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
     let error = adapter.pass(now()).unwrap_err();
     assert!(matches!(error, AdapterError::Read { .. }));
+    let shown = fairshare_core::error::Chain(&error).to_string();
     assert!(
-        error
-            .to_string()
-            .starts_with("`squeue --json`: not Slurm's JSON"),
-        "{error}"
+        shown.starts_with("`squeue --json`: not Slurm's JSON"),
+        "{shown}"
     );
 }
 

@@ -16,11 +16,12 @@ use thiserror::Error;
 #[non_exhaustive]
 pub enum TraceError {
     /// A file could not be opened, read or decompressed.
-    #[error("{}: {error}", path.display())]
+    #[error("{}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// What the system said (shown in the message, so not a separate cause).
+        /// What the system said.
+        #[source]
         error: std::io::Error,
     },
     /// A field did not hold what its column needs.

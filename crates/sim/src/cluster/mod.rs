@@ -123,6 +123,6 @@ pub enum RunError<E> {
     #[error(transparent)]
     Sim(SimError),
     /// Reading the input failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Input(E),
 }
