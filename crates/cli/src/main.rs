@@ -69,23 +69,17 @@ enum Invocation {
 /// The public commands.
 #[derive(Subcommand)]
 enum Command {
-    /// One-shot allocation of an instance file (JSON): see what a policy gives.
+    // A subcommand whose arguments carry their own doc (what it does, an example) has none
+    // here: a doc comment on the variant would replace that long help with its one line.
     Allocate(allocate::Args),
-    /// Replay a workload trace under several policies and compare waits, completions and use.
     Replay(Box<replay::Args>),
-    /// Run the SDRF paper's grid of discount factors × capacity fractions over a trace.
     Sweep(Box<sweep::Args>),
-    /// Explain one job's charge on a cluster of different machines (MetaCentrum's Processor Equivalent).
     Penalty(Box<penalty::Args>),
-    /// Each account's and user's fairshare standing at a moment of an accounting log (sshare -l).
     Priorities(Box<priorities::Args>),
     /// Bottleneck-aware allocation over time: the BAA-T paper's experiment, or a timeline of joins.
     #[command(subcommand)]
     Baa(baa::Command),
-    /// Run a process-level scenario under bottleneck-based global priorities (or a baseline).
     Simulate(simulate::Args),
-    // Its help, short and long, is `cloud::Args`'s own: a doc comment here would replace the
-    // long one (what the experiment is, an example) with one line.
     Cloud(Box<cloud::Args>),
     /// Run the fairness service: collect nodes' usage reports, serve heaviness-based priorities.
     Serve(Box<serve::Args>),
