@@ -2,6 +2,7 @@
 //! built), the parameters they share, and the functions that build them from their parameters.
 
 use super::*;
+use crate::error::Invalid;
 
 /// Decayed usage's half-life when none is given: a week, Slurm's default.
 pub const DEFAULT_HALF_LIFE_S: f64 = 604_800.0;
@@ -240,7 +241,7 @@ const BAA_PARAMS: &[Param] = &[
 const STATIC_BAA_PARAMS: &[Param] = &[BAA_PARAMS[0], BAA_PARAMS[1]];
 
 /// BAA's parameters over `time` (`None`: static BAA).
-fn build_baa(time: Option<TimeSettings>, params: &[(&str, &str)]) -> Result<PolicyKind, String> {
+fn build_baa(time: Option<TimeSettings>, params: &[(&str, &str)]) -> Result<PolicyKind, Invalid> {
     let mut baa = BaaPolicy {
         classification: Classification::Capacity,
         solver: Solver::Exact,
@@ -280,7 +281,9 @@ fn build_baa(time: Option<TimeSettings>, params: &[(&str, &str)]) -> Result<Poli
                     .iter()
                     .find(|p| p.key == key)
                     .map_or("", |p| p.value);
-                return Err(format!("{key}: expected {expected}, found {value:?}"));
+                return Err(Invalid(format!(
+                    "{key}: expected {expected}, found {value:?}"
+                )));
             }
         }
     }
@@ -359,7 +362,7 @@ fn engine_decay(value: &str) -> Result<Decay, String> {
 fn build_fairshare(
     mut settings: FairshareSettings,
     params: &[(&str, &str)],
-) -> Result<PolicyKind, String> {
+) -> Result<PolicyKind, Invalid> {
     let given = |name: &str| params.iter().find(|(k, _)| *k == name).map(|&(_, v)| v);
     if given("function") == Some("metacentrum") && given("decay").is_none() {
         settings.decay = METACENTRUM_DECAY;
@@ -390,9 +393,9 @@ fn build_fairshare(
             "refresh" => {
                 settings.refresh_s = seconds()?;
                 if settings.refresh_s > 0.0 && settings.refresh_s < 1e-3 {
-                    return Err(format!(
+                    return Err(Invalid(format!(
                         "refresh: expected 0 or at least 0.001 seconds, found {value:?}"
-                    ));
+                    )));
                 }
             }
             "entry-penalty" => settings.entry_penalty_s = seconds()?,
@@ -410,7 +413,7 @@ pub const METACENTRUM_DECAY: Decay = Decay::Step {
 };
 
 /// Decayed usage's parameter: `half-life`, a duration > 0 ([`parse_seconds`]).
-fn build_decayed_usage(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
+fn build_decayed_usage(params: &[(&str, &str)]) -> Result<PolicyKind, Invalid> {
     let mut half_life = DEFAULT_HALF_LIFE_S;
     for &(key, value) in params {
         half_life = parse_seconds(value)
@@ -424,7 +427,7 @@ fn build_decayed_usage(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
 }
 
 /// SDRF's parameters: `delta` or `epsilon`, and `form`.
-fn build_sdrf(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
+fn build_sdrf(params: &[(&str, &str)]) -> Result<PolicyKind, Invalid> {
     let discounts = params
         .iter()
         .filter(|(k, _)| matches!(*k, "delta" | "epsilon"));
@@ -438,8 +441,10 @@ fn build_sdrf(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
     for &(key, value) in params {
         let fraction = || match value.parse::<f64>() {
             Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-            Ok(_) => Err(format!("{key} must lie in [0, 1], found {value}")),
-            Err(_) => Err(format!("{key}: expected a number, found {value:?}")),
+            Ok(_) => Err(Invalid(format!("{key} must lie in [0, 1], found {value}"))),
+            Err(_) => Err(Invalid(format!(
+                "{key}: expected a number, found {value:?}"
+            ))),
         };
         match key {
             "delta" => epsilon = Some(1.0 - fraction()?),
@@ -449,9 +454,9 @@ fn build_sdrf(params: &[(&str, &str)]) -> Result<PolicyKind, String> {
                     "sum-of-maxes" => PriorityForm::SumOfMaxes,
                     "max-of-sums" => PriorityForm::MaxOfSums,
                     _ => {
-                        return Err(format!(
+                        return Err(Invalid(format!(
                             "form: expected sum-of-maxes or max-of-sums, found {value:?}"
-                        ))
+                        )))
                     }
                 }
             }

@@ -10,6 +10,7 @@ use super::{Policy, PriorityForm};
 use crate::alloc::baa::time::{Origin, TimeSettings};
 use crate::alloc::baa::{Classification, Solver};
 use crate::choice::{or_list, Choice};
+use crate::error::Invalid;
 use crate::model::parse_seconds;
 use crate::priority::fairshare::FairshareFunction;
 use crate::rank::{
@@ -105,7 +106,7 @@ pub enum PolicyKind {
 
 /// Builds a policy from its parameters, already split into key and value; the error says
 /// which parameter is wrong and what was expected.
-pub type BuildFn = fn(&[(&str, &str)]) -> Result<PolicyKind, String>;
+pub type BuildFn = fn(&[(&str, &str)]) -> Result<PolicyKind, Invalid>;
 
 /// Builds a ranker for clients with these shares over this many resources.
 pub type RankerFn = fn(usize, &[Share]) -> Box<dyn Ranker>;
@@ -232,7 +233,7 @@ impl PolicySpec {
             }
             pairs.push((key, value));
         }
-        let kind = (entry.build)(&pairs).map_err(problem)?;
+        let kind = (entry.build)(&pairs).map_err(|e| problem(e.0))?;
         Ok(PolicySpec {
             name: text.into(),
             kind,

@@ -58,11 +58,11 @@ pub struct ParamsEntry {
     /// How they are written after `name:` in help texts, e.g. `W+W+…`.
     pub written: &'static str,
     /// Reads them; the error says what was expected.
-    pub parse: fn(&str) -> Result<Params, String>,
+    pub parse: fn(&str) -> Result<Params, Invalid>,
     /// Writes them back as `parse` reads them.
     pub show: fn(&Params) -> String,
     /// Refuses parameters that do not fit the resources of a run (`resources`, by name).
-    pub check: fn(&Params, &[String]) -> Result<(), String>,
+    pub check: fn(&Params, &[String]) -> Result<(), Invalid>,
 }
 
 /// One registered usage metric.
@@ -151,7 +151,7 @@ impl UsageMetric {
     /// there are: the weights go by position, so one too many would weigh nothing, silently).
     pub fn check_resources(&self, resources: &[String]) -> Result<(), Invalid> {
         match self.entry.params {
-            Some(params) => (params.check)(&self.params, resources).map_err(Invalid),
+            Some(params) => (params.check)(&self.params, resources),
             None => Ok(()),
         }
     }

@@ -2,6 +2,7 @@
 //! order of the resources (missing ones weigh 0), written `tres:W+W+…`.
 
 use super::{MetricEntry, Params, ParamsEntry, MOST_TRES};
+use crate::error::Invalid;
 
 /// Slurm's TRES billing.
 pub const TRES: MetricEntry = MetricEntry {
@@ -20,14 +21,14 @@ pub const TRES: MetricEntry = MetricEntry {
 };
 
 /// `W+W+…`: at most [`MOST_TRES`] weights, each a number >= 0.
-fn weights(text: &str) -> Result<Params, String> {
+fn weights(text: &str) -> Result<Params, Invalid> {
     let mut weights = [0.0; MOST_TRES];
     let given: Vec<&str> = text.split('+').collect();
     if given.len() > MOST_TRES {
-        return Err(format!(
+        return Err(Invalid(format!(
             "TRES billing takes at most {MOST_TRES} weights, found {}",
             given.len()
-        ));
+        )));
     }
     for (w, g) in weights.iter_mut().zip(given) {
         *w = g
@@ -48,14 +49,14 @@ fn show(weights: &Params) -> String {
 
 /// Refuses weights for more resources than `resources` has: the weights go by position, so
 /// one too many would weigh nothing, silently.
-fn check(weights: &Params, resources: &[String]) -> Result<(), String> {
+fn check(weights: &Params, resources: &[String]) -> Result<(), Invalid> {
     let given = weights.iter().rposition(|w| *w != 0.0).map_or(0, |i| i + 1);
     if given > resources.len() {
-        return Err(format!(
+        return Err(Invalid(format!(
             "TRES billing weighs {given} resources, there are {} ({}): one weight per resource, in that order",
             resources.len(),
             resources.join(", ")
-        ));
+        )));
     }
     Ok(())
 }
