@@ -180,7 +180,8 @@ mod tests {
             Some("malformed: field 4 (run time)")
         );
         let io = TraceError::io("t.swf", std::io::Error::other("gone"));
-        assert_eq!(io.to_string(), "t.swf: gone");
+        assert_eq!(io.to_string(), "t.swf", "the system's error is its source");
+        assert_eq!(fairshare_core::error::Chain(&io).to_string(), "t.swf: gone");
         assert_eq!(io.skip_reason(), None);
     }
 }

@@ -378,11 +378,12 @@ fn missing_file_is_an_io_error_naming_it() {
             ..Default::default()
         },
     );
-    assert!(read
-        .error
-        .unwrap()
-        .to_string()
-        .starts_with(&format!("{}: ", path.display())));
+    let error = read.error.unwrap();
+    let shown = fairshare_core::error::Chain(&error).to_string();
+    assert!(
+        shown.starts_with(&format!("{}: ", path.display())),
+        "{shown}"
+    );
     assert!(read.stats.reconciles());
 }
 
@@ -478,7 +479,8 @@ fn a_compressed_log_cut_short_says_after_which_line() {
     let cut = dir.path().join("cut.swf.gz");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     let read = read(&[&cut], Some(Format::SWF), &ReadOptions::default());
-    let message = read.error.expect("the cut is an error").to_string();
+    let error = read.error.expect("the cut is an error");
+    let message = fairshare_core::error::Chain(&error).to_string();
     let after = number_after(&message, "after line ");
     assert!(after > 0 && after < 20_000, "{message}");
     assert_eq!(
