@@ -180,10 +180,9 @@ fn policy_help(engine: fairshare_core::policy::Engine, what: &str) -> String {
     )
 }
 
-/// The error and its causes on one line: each error keeps its cause as its source rather than
-/// in its own text, so every cause is shown once.
+/// The error and its causes on one line, each once ([`fairshare_core::error::joined`]).
 fn message(err: &anyhow::Error) -> String {
-    format!("{err:#}")
+    fairshare_core::error::joined(err.chain().map(|e| e as &dyn std::error::Error))
 }
 
 #[cfg(test)]

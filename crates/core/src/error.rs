@@ -65,14 +65,30 @@ pub struct Chain<'a>(pub &'a (dyn Error + 'a));
 
 impl fmt::Display for Chain<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)?;
-        let mut cause = self.0.source();
-        while let Some(error) = cause {
-            write!(f, ": {error}")?;
-            cause = error.source();
+        let mut chain: Vec<&dyn Error> = vec![self.0];
+        while let Some(cause) = chain[chain.len() - 1].source() {
+            chain.push(cause);
         }
-        Ok(())
+        f.write_str(&joined(chain.into_iter()))
     }
+}
+
+/// The texts of `chain`, an error and its causes, joined by `: `. fairshare's errors never
+/// print their source, but some of the crates it uses do (sqlx's `error returned from
+/// database: {0}` also returns the `{0}` as its source): a cause whose text already ends
+/// what is written is not written again.
+pub fn joined<'a>(chain: impl Iterator<Item = &'a (dyn Error + 'a)>) -> String {
+    let mut text = String::new();
+    for error in chain {
+        let said = error.to_string();
+        if text.is_empty() {
+            text = said;
+        } else if !text.ends_with(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+    }
+    text
 }
 
 #[cfg(test)]
@@ -92,5 +108,23 @@ mod tests {
         );
         let alone = std::io::Error::other("no cause");
         assert_eq!(Chain(&alone).to_string(), "no cause");
+    }
+
+    /// An error that prints its source and returns it, as sqlx's do.
+    #[derive(Debug, thiserror::Error)]
+    #[error("error returned from database: {0}")]
+    struct Foreign(#[source] std::io::Error);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("database")]
+    struct Ours(#[source] Foreign);
+
+    #[test]
+    fn a_cause_a_foreign_error_already_printed_is_not_repeated() {
+        let error = Ours(Foreign(std::io::Error::other("no such table: nodes")));
+        assert_eq!(
+            Chain(&error).to_string(),
+            "database: error returned from database: no such table: nodes"
+        );
     }
 }

@@ -46,12 +46,12 @@ pub struct Backoff {
 }
 
 impl Backoff {
-    /// The backoff of a loop that reconciles every `interval`: the first retry after at most
-    /// 10 s (a controller restarting is soon back), then doubling up to ten minutes or the
-    /// interval, whichever is longer.
+    /// The backoff of a loop that reconciles every `interval`: the first retry after the
+    /// interval but at most 10 s (a controller restarting is soon back) and at least 1 s, then
+    /// doubling up to ten minutes or the interval, whichever is longer.
     pub fn for_interval(interval: Duration) -> Backoff {
         Backoff {
-            first: interval.min(Duration::from_secs(10)),
+            first: interval.clamp(Duration::from_secs(1), Duration::from_secs(10)),
             max: interval.max(Duration::from_secs(600)),
         }
     }
@@ -100,8 +100,14 @@ pub struct Watched {
     pub failures: u64,
 }
 
+/// The longest wait the loop takes at once: a year, so that any `Requeue` is a time the
+/// clock can hold.
+const LONGEST_WAIT: Duration = Duration::from_secs(365 * 86_400);
+
 /// Reconciles with `reconciler` until it asks to stop or `stop` is set, waiting between as it
-/// asks and, after failures, as `backoff` says.
+/// asks: after a reconcile, counted from its start (so that passes keep their interval); after
+/// a failure, as `backoff` says, counted from its end (a pass that failed by timing out has
+/// already waited that long, and a struggling controller should not be asked again at once).
 pub fn watch<R: Reconciler>(
     reconciler: &mut R,
     backoff: Backoff,
@@ -109,23 +115,24 @@ pub fn watch<R: Reconciler>(
     clock: &mut impl Clock,
 ) -> Watched {
     let mut watched = Watched::default();
-    let mut in_a_row = 0;
+    let mut in_a_row: u32 = 0;
     while !stop.load(Ordering::Relaxed) {
         let started = clock.now();
         watched.reconciles += 1;
-        let action = match reconciler.reconcile() {
+        let (action, from) = match reconciler.reconcile() {
             Ok(action) => {
                 in_a_row = 0;
-                action
+                (action, started)
             }
             Err(error) => {
-                in_a_row += 1;
+                in_a_row = in_a_row.saturating_add(1);
                 watched.failures += 1;
-                reconciler.error_policy(error, backoff.after(in_a_row))
+                let action = reconciler.error_policy(error, backoff.after(in_a_row));
+                (action, clock.now())
             }
         };
         match action {
-            Action::Requeue(wait) => clock.wait_until(started + wait, stop),
+            Action::Requeue(wait) => clock.wait_until(from + wait.min(LONGEST_WAIT), stop),
             Action::Stop => break,
         }
     }
@@ -153,5 +160,7 @@ mod tests {
         assert_eq!(b.after(u32::MAX), Duration::from_secs(600));
         let short = Backoff::for_interval(Duration::from_secs(2));
         assert_eq!((short.after(1).as_secs(), short.max.as_secs()), (2, 600));
+        let none = Backoff::for_interval(Duration::ZERO);
+        assert_eq!(none.after(1), Duration::from_secs(1), "never a busy loop");
     }
 }

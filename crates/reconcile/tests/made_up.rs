@@ -13,7 +13,9 @@ use fairshare_reconcile::plan::PlanSettings;
 use fairshare_reconcile::state::{Reconciled, State};
 use fairshare_reconcile::watch::{watch, Action, Backoff, Clock, Reconciler, Watched};
 use fairshare_reconcile::writes::Write;
+use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -230,34 +232,40 @@ fn a_made_up_scheduler_reconciles_through_the_core_alone() {
     assert_eq!(second.step, Default::default(), "nothing charged twice");
 }
 
-/// A clock that only records how long the loop would wait.
+/// A clock that only records how long the loop would wait; the time it shows is shared with
+/// the controller, whose failures take time.
 struct Recording {
-    now: Instant,
+    now: Rc<Cell<Instant>>,
     waits: Vec<Duration>,
 }
 
 impl Clock for Recording {
     fn now(&self) -> Instant {
-        self.now
+        self.now.get()
     }
 
     fn wait_until(&mut self, until: Instant, _stop: &AtomicBool) {
-        self.waits.push(until - self.now);
-        self.now = until;
+        let now = self.now.get();
+        self.waits.push(until.saturating_duration_since(now));
+        self.now.set(until.max(now));
     }
 }
 
-/// A clock that has waited for nothing yet.
-fn recording() -> Recording {
+/// A clock that has waited for nothing yet, showing the time `now`.
+fn recording(now: &Rc<Cell<Instant>>) -> Recording {
     Recording {
-        now: Instant::now(),
+        now: Rc::clone(now),
         waits: Vec::new(),
     }
 }
 
+/// How long a failed reconcile takes: a command that does not answer, killed at its timeout.
+const TIMED_OUT: Duration = Duration::from_secs(30);
+
 /// gridq's controller: down for the first `down` reconciles, then up; the loop stops after
 /// `passes` good reconciles.
 struct Gridq {
+    now: Rc<Cell<Instant>>,
     down: u32,
     passes: u32,
     state: State,
@@ -266,9 +274,11 @@ struct Gridq {
 }
 
 impl Gridq {
-    /// gridq, down for `down` reconciles, stopping after `passes` good ones.
-    fn new(down: u32, passes: u32) -> Gridq {
+    /// gridq on the clock showing `now`, down for `down` reconciles, stopping after `passes`
+    /// good ones.
+    fn new(now: &Rc<Cell<Instant>>, down: u32, passes: u32) -> Gridq {
         Gridq {
+            now: Rc::clone(now),
             down,
             passes,
             state: state(),
@@ -284,6 +294,7 @@ impl Reconciler for Gridq {
     fn reconcile(&mut self) -> Result<Action, String> {
         if self.down > 0 {
             self.down -= 1;
+            self.now.set(self.now.get() + TIMED_OUT);
             return Err("gridq: controller unreachable".into());
         }
         let reconciled = reconcile(&mut self.state, &self.held);
@@ -303,8 +314,9 @@ impl Reconciler for Gridq {
 
 #[test]
 fn the_loop_backs_off_after_failures_and_requeues_after_success() {
-    let mut gridq = Gridq::new(3, 2);
-    let mut clock = recording();
+    let now = Rc::new(Cell::new(Instant::now()));
+    let mut gridq = Gridq::new(&now, 3, 2);
+    let mut clock = recording(&now);
     let backoff = Backoff::for_interval(Duration::from_secs(60));
     let watched = watch(&mut gridq, backoff, &AtomicBool::new(false), &mut clock);
     assert_eq!(
@@ -315,7 +327,11 @@ fn the_loop_backs_off_after_failures_and_requeues_after_success() {
         }
     );
     let secs: Vec<u64> = clock.waits.iter().map(Duration::as_secs).collect();
-    assert_eq!(secs, [10, 20, 40, 60], "backoff, then the interval");
+    assert_eq!(
+        secs,
+        [10, 20, 40, 60],
+        "backoff from the end of each failed reconcile (each took 30 s), then the interval"
+    );
     assert_eq!(gridq.errors.len(), 3);
     assert_eq!(gridq.errors[0].0, "gridq: controller unreachable");
     assert_eq!(gridq.held[&103], 300, "the factors were written once up");
@@ -323,8 +339,9 @@ fn the_loop_backs_off_after_failures_and_requeues_after_success() {
 
 #[test]
 fn a_stop_already_asked_for_reconciles_nothing() {
-    let mut gridq = Gridq::new(0, 5);
-    let mut clock = recording();
+    let now = Rc::new(Cell::new(Instant::now()));
+    let mut gridq = Gridq::new(&now, 0, 5);
+    let mut clock = recording(&now);
     let stop = AtomicBool::new(true);
     let backoff = Backoff::for_interval(Duration::from_secs(60));
     let watched = watch(&mut gridq, backoff, &stop, &mut clock);

@@ -4,9 +4,12 @@
 //! A scheduler that starts jobs itself and an adapter that watches another scheduler start
 //! them need the same bookkeeping: a started job adds its holding (fractions of each
 //! resource) to its client's and, for policies that charge jobs, starts accruing its rate;
-//! a finished job takes both back. [`Book`] does exactly that for the Slurm adapter, which
-//! replays a cluster's accounting through a ranker; the batch engine (`fairshare-sim`) still
-//! keeps the same bookkeeping inline, interleaved with its scheduling pass.
+//! a finished job takes both back. [`Book`] does exactly that for both: the adapters'
+//! reconcile (`fairshare-reconcile`), which replays a cluster's accounting through a ranker,
+//! and the batch engine (`fairshare-sim`), so that the two cannot charge a job differently.
+//! The adapter tells the ranker at every change ([`Book::started`], [`Book::finished`]); the
+//! engine, whose pass moves a client's head after a start, takes and gives back quietly
+//! ([`Book::take`], [`Book::give_back`]) and tells once, with the new head ([`Book::waits`]).
 
 use super::{Head, RankError, Ranker};
 use crate::model::Time;

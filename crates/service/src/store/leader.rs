@@ -1,6 +1,7 @@
 //! Leadership between replicas: one computes at a time, under a PostgreSQL advisory lock.
 
 use super::*;
+use fairshare_core::error::Chain;
 
 impl Store {
     /// A claim to compute priorities, on a connection of its own (opened at the first attempt);
@@ -30,7 +31,7 @@ impl Leadership {
     pub async fn hold(&mut self, patience: Duration) -> bool {
         match tokio::time::timeout(patience, self.try_hold()).await {
             Ok(Ok(held)) => self.held = held,
-            Ok(Err(e)) => self.lose(&e.to_string()),
+            Ok(Err(e)) => self.lose(&Chain(&e).to_string()),
             Err(_) => self.lose("no answer in time"),
         }
         self.held

@@ -79,7 +79,7 @@ impl Engine<'_> {
 
     /// Keeps `cap` above every slot's rate per unit of entitlement, and within a factor 8 of
     /// the highest, raising `bounds` whenever it moves.
-    pub(super) fn recap(&mut self) {
+    fn recap(&mut self) {
         let highest = self
             .allocation
             .iter()
@@ -93,7 +93,7 @@ impl Engine<'_> {
 
     /// Each process's share: its entitlement over the total of the processes active anywhere
     /// (1 while none is).
-    pub(super) fn renormalise_shares(&mut self) {
+    fn renormalise_shares(&mut self) {
         let active_total: f64 = (0..self.procs.len())
             .filter(|k| self.active_anywhere(*k))
             .map(|k| self.procs[k].entitlement)
@@ -108,7 +108,7 @@ impl Engine<'_> {
     }
 
     /// Process `i` becomes active in slot `s` (`true`) or leaves it.
-    pub(super) fn set_active(&mut self, i: usize, s: usize, active: bool) {
+    fn set_active(&mut self, i: usize, s: usize, active: bool) {
         if self.allocation[s].is_active(i) != active {
             self.allocation[s]
                 .set_active(self.now, i, active)
@@ -125,7 +125,7 @@ impl Engine<'_> {
     }
 
     /// Whether process `i` is active in any slot.
-    pub(super) fn active_anywhere(&self, i: usize) -> bool {
+    fn active_anywhere(&self, i: usize) -> bool {
         self.active_slots[i] > 0
     }
 

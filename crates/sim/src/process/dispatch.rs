@@ -95,7 +95,7 @@ impl Engine<'_> {
     }
 
     /// Computes `w`'s priority at resource `j` now.
-    pub(super) fn compute(&mut self, w: &mut Waiting, j: usize) {
+    fn compute(&mut self, w: &mut Waiting, j: usize) {
         (w.priority, w.valid_before) = self.priority(w.process, j);
         w.epoch = self.epoch;
     }
@@ -103,7 +103,7 @@ impl Engine<'_> {
     /// Computes the stale priorities in `queue` that can still be the best: the one with the
     /// highest ceiling first (mostly the best, found in one pass rather than by sorting), then
     /// each other one whose ceiling is not clearly below the best priority known by then.
-    pub(super) fn compute_promising(&mut self, queue: &mut [Waiting], j: usize) {
+    fn compute_promising(&mut self, queue: &mut [Waiting], j: usize) {
         let accruing = match self.bottleneck.contains(&true) {
             true => 1.0,
             false => self.allocation.len() as f64,

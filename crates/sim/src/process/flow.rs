@@ -71,7 +71,7 @@ impl Engine<'_> {
         }
     }
 
-    pub(super) fn enqueue(&mut self, i: usize, j: usize) {
+    fn enqueue(&mut self, i: usize, j: usize) {
         self.res[j].queue.push(Waiting {
             entered: self.now.as_micros(),
             process: i,
@@ -87,7 +87,7 @@ impl Engine<'_> {
     }
 
     /// The process left resource `j` for good (for now): per-resource grace starts.
-    pub(super) fn leave_resource(&mut self, i: usize, j: usize) {
+    fn leave_resource(&mut self, i: usize, j: usize) {
         if self.allocation.len() > 1 {
             self.start_grace(i, Some(j));
         }

@@ -60,7 +60,7 @@ pub(super) fn part_fits_without(
 }
 
 /// [`part_fits`] for a node using `used`, given resource by resource.
-pub(super) fn part_fits_beside(
+fn part_fits_beside(
     request: &Request,
     capacity: &[f64],
     used: impl Iterator<Item = f64> + Clone,
@@ -75,7 +75,7 @@ pub(super) fn part_fits_beside(
 
 /// How many units of `each` fit on `node` beside what it holds (at least one, as the
 /// placement chose it).
-pub(super) fn units_that_fit(node: &Node, each: &[f64]) -> u32 {
+fn units_that_fit(node: &Node, each: &[f64]) -> u32 {
     let free = node.capacity.iter().zip(&node.used).zip(each);
     let fits = free
         .filter(|(_, d)| **d > 0.0)
