@@ -69,13 +69,10 @@ pub fn run(args: Args) -> Result<()> {
     let mut config = AgentConfig::load(&args.config)?;
     if let Some(interval) = args.interval {
         config.interval_s = interval;
-        config
-            .check()
-            .map_err(anyhow::Error::msg)
-            .context("--interval")?;
+        config.check().context("--interval")?;
     }
     let node = config.node.clone().unwrap_or_else(run::host_name);
-    let token = run::token(&config).map_err(anyhow::Error::msg)?;
+    let token = run::token(&config)?;
     if args.check {
         return check(&config, &node, token, args.json);
     }
@@ -91,8 +88,7 @@ pub fn run(args: Args) -> Result<()> {
     let on_exit = config.on_exit;
     let supply = run::supply(&config);
     let interval = Duration::from_secs_f64(config.interval_s);
-    let mut agent = Agent::new(config, layout, node, supply, token, args.dry_run)
-        .map_err(anyhow::Error::msg)?;
+    let mut agent = Agent::new(config, layout, node, supply, token, args.dry_run)?;
     for line in agent.describe() {
         tracing::info!("{line}");
     }
