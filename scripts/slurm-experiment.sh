@@ -49,6 +49,8 @@
 #                          the watcher's ends_at_limits = true
 #   TRACE=…                LAYOUT=many: the log to draw from (default ../shared/traces/swf/
 #                          wagap-2013.swf beside the project)
+#   SKIP=…                 LAYOUT=many: the log's jobs passed over before the 300 drawn
+#                          (default 12000)
 #   FAIRSHARE=…            the fairshare binary (default $CARGO_TARGET_DIR or target/, debug)
 #   CARGO=…                how cargo is run for the analysis (default cargo; cbuild here)
 # Takes about 6.5 minutes per run (a fresh cluster, 6¼ minutes of workload, the dump), 20
@@ -79,6 +81,7 @@ case $layout in
     everyone=alice,bob,carol,dave,erin,frank,grace,heidi,ivan
     usage=",usage=billing"
     trace=${TRACE:-$root/../shared/traces/swf/wagap-2013.swf}
+    skip=${SKIP:-12000}
     ;;
   *) echo "LAYOUT is one or many, not '$layout'" >&2; exit 2 ;;
 esac
@@ -300,7 +303,7 @@ about_of() {
 if [ "$layout" = many ]; then
   if [ ! -s "$out/plan.txt" ]; then
     [ -r "$trace" ] || { log "no trace at $trace (set TRACE)"; exit 1; }
-    "$fairshare" slurm draw "$trace" --skip 12000 --jobs 300 --cpus 96 --max-cpus 16 \
+    "$fairshare" slurm draw "$trace" --skip "$skip" --jobs 300 --cpus 96 --max-cpus 16 \
       --load 1.5 --min-run 10s --max-run 60s --users "$everyone" >"$out/plan.txt" 2>"$out/plan.log"
     log "plan: $(head -1 "$out/plan.log")"
   fi

@@ -6,8 +6,9 @@ use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_lab::input::parse_duration;
 use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
-use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
+use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry, SlurmParameters};
 use fairshare_trace::billing::{parse_partitions, parse_qos, Billing};
+use fairshare_trace::slurm_conf::parse_slurm_conf;
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -74,6 +75,13 @@ pub struct ClusterArgs {
     /// planned with the jobs' requested walltimes.
     #[arg(long, value_parser = choice::<SchedulerEntry>(), default_value = "fill")]
     pub scheduler: SchedulerEntry,
+    /// With `--scheduler slurm`: the site's Slurm configuration, a `slurm.conf` or the saved
+    /// output of `scontrol show config`. Its SchedulerType and SchedulerParameters
+    /// (bf_interval, bf_max_job_test, bf_max_job_user, default_queue_depth) set the
+    /// schedulers; what it sets that the model leaves out is named in a note. Without it,
+    /// Slurm 22.05's defaults.
+    #[arg(long, value_name = "FILE")]
+    pub slurm_conf: Option<PathBuf>,
     /// Which nodes a job starts on, when the capacity is machines.
     #[arg(long, value_parser = choice::<PlacementEntry>(), default_value = "first")]
     pub placement: PlacementEntry,
@@ -192,9 +200,10 @@ impl std::ops::Deref for Scanned {
 }
 
 impl ClusterArgs {
-    /// How every run is set up.
-    pub fn replay(&self) -> Replay {
-        Replay {
+    /// How every run is set up; notes on what `--slurm-conf` sets that is not modelled go to
+    /// standard error.
+    pub fn replay(&self) -> Result<Replay> {
+        Ok(Replay {
             stop: match (self.drain, self.horizon) {
                 (true, _) => StopRule::Drain,
                 (false, Some(h)) => StopRule::After(h),
@@ -202,10 +211,36 @@ impl ClusterArgs {
             },
             rule: self.rule,
             scheduler: self.scheduler,
+            slurm: self.slurm_parameters()?,
             placement: self.placement,
             overrun: self.overrun,
             ..Replay::default()
+        })
+    }
+
+    /// Slurm's scheduling parameters, from `--slurm-conf` when given.
+    fn slurm_parameters(&self) -> Result<SlurmParameters> {
+        let Some(path) = &self.slurm_conf else {
+            return Ok(SlurmParameters::default());
+        };
+        if self.scheduler != SchedulerEntry::SLURM {
+            bail!("--slurm-conf sets --scheduler slurm's parameters; add --scheduler slurm");
         }
+        let context = || format!("--slurm-conf {}", path.display());
+        let text = std::fs::read_to_string(path).with_context(context)?;
+        let conf = parse_slurm_conf(&text).with_context(context)?;
+        if conf.is_empty() {
+            bail!(
+                "--slurm-conf {}: no Key=Value setting in it",
+                path.display()
+            );
+        }
+        let (parameters, notes) =
+            SlurmParameters::from_conf(|key| conf.get(key)).with_context(context)?;
+        for note in notes {
+            eprintln!("note: --slurm-conf: {note}");
+        }
+        Ok(parameters)
     }
 }
 

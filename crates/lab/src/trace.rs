@@ -11,7 +11,7 @@ use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{
     self, Capacity, ClusterConfig, JobOutcome, Overrun, PlacementEntry, PolicyResult, QueueLimit,
-    SchedulerEntry, Stop, Window, TOP_USERS,
+    SchedulerEntry, SchedulerSettings, SlurmParameters, Stop, Window, TOP_USERS,
 };
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
 use std::path::{Path, PathBuf};
@@ -73,6 +73,8 @@ pub struct Replay {
     pub rule: FillRule,
     /// The scheduler: what may start in a pass.
     pub scheduler: SchedulerEntry,
+    /// Slurm's scheduling parameters, under [`SchedulerEntry::SLURM`].
+    pub slurm: SlurmParameters,
     /// Which nodes a job starts on.
     pub placement: PlacementEntry,
     /// How many users' dominant shares the timelines keep.
@@ -92,6 +94,7 @@ impl Default for Replay {
             stop: StopRule::LastEvent,
             rule: FillRule::HeadOfLine,
             scheduler: SchedulerEntry::FILL,
+            slurm: SlurmParameters::default(),
             placement: PlacementEntry::FIRST,
             top_users: TOP_USERS,
             jobs_during: None,
@@ -484,7 +487,10 @@ impl MeasuredTrace {
             capacity,
             resources: self.resources.clone(),
             users: self.users.clone(),
-            scheduler: replay.scheduler.scheduler(replay.rule),
+            scheduler: replay.scheduler.configured(&SchedulerSettings {
+                rule: replay.rule,
+                slurm: replay.slurm,
+            }),
             placement: replay.placement.placement(),
             stop: self.stop(replay.stop),
             origin: self.origin(),

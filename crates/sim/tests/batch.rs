@@ -1,4 +1,4 @@
-//! Batch schedules worked out by hand: EASY and conservative backfilling against progressive
+//! Batch schedules worked out by hand: EASY, conservative and Slurm's backfilling against progressive
 //! filling, a parallel job over nodes of two sizes, an exclusive job, a reservation that moves
 //! up when a job ends before its walltime.
 
@@ -382,4 +382,85 @@ fn an_overrun_is_killed_at_its_walltime_unless_extended() {
         (starts(&result), result.tasks_killed_at_walltime),
         (vec![0.0, 100.0], 0)
     );
+}
+
+/// Slurm's two schedulers on 4 processors: a 3-processor job runs for 100 s, a 2-processor job
+/// waits behind it, and a 1-processor, 10-s job that would fit at once arrives after. EASY
+/// backfills it at once. Slurm's main scheduler, run at the arrival, stops at the blocked job,
+/// so it waits for the backfill cycle (every 30 s by default, every 10 s when told); under
+/// `sched/builtin`, with no backfill, it waits for the blocked job to start.
+#[test]
+fn slurm_starts_around_a_blocked_job_only_at_its_backfill_cycle() {
+    use fairshare_sim::cluster::{SchedulerSettings, SlurmParameters};
+    let jobs = [
+        job(0, 0.0, 100.0, 100.0, 3.0),
+        job(1, 1.0, 10.0, 10.0, 2.0),
+        job(2, 2.0, 10.0, 10.0, 1.0),
+    ];
+    let with = |slurm: SlurmParameters| {
+        let users = (0..jobs.len()).map(|u| format!("u{u}")).collect();
+        let mut config = ClusterConfig::new(
+            "fifo".parse().unwrap(),
+            pool(4.0),
+            vec!["cpu".into()],
+            users,
+        );
+        config.scheduler = SchedulerEntry::SLURM.configured(&SchedulerSettings {
+            slurm,
+            ..SchedulerSettings::default()
+        });
+        config.record_jobs = Some(Window::ALL);
+        let result = run(
+            &config,
+            jobs.iter().cloned().map(Ok::<_, Infallible>),
+            |_| {},
+        );
+        starts(&result.unwrap())
+    };
+    let easy = replay(pool(4.0), SchedulerEntry::EASY, FillRule::HeadOfLine, &jobs);
+    assert_eq!(starts(&easy), [0.0, 100.0, 2.0]);
+    assert_eq!(with(SlurmParameters::default()), [0.0, 100.0, 30.0]);
+    let every_10_s = SlurmParameters {
+        bf_interval_s: 10,
+        ..SlurmParameters::default()
+    };
+    assert_eq!(with(every_10_s), [0.0, 100.0, 10.0]);
+    let builtin = SlurmParameters {
+        backfill: false,
+        ..SlurmParameters::default()
+    };
+    assert_eq!(with(builtin), [0.0, 100.0, 100.0]);
+    // A backfill cycle that may test only one job tests the blocked one and starts nothing.
+    let one_test = SlurmParameters {
+        bf_max_job_test: 1,
+        ..SlurmParameters::default()
+    };
+    assert_eq!(with(one_test), [0.0, 100.0, 100.0]);
+}
+
+/// Slurm's backfill plans every job it cannot start, not only the first, as conservative
+/// backfilling does. On 4 processors, job 0 holds 2 until 100 s and job 1 holds 1 until 50 s.
+/// Job 2 needs all 4 (planned at 100 s); job 3 needs 2 for 40 s (planned at 50 s, in the
+/// hole before job 2); job 4 needs the 1 free processor for 90 s. EASY plans only job 2, so
+/// job 4 starts at once and job 3 waits until 110 s. Slurm's backfill, at 30 s, does not
+/// start job 4 (it would delay job 3's plan); at 50 s the main scheduler stops at job 2, so
+/// job 3 starts at the 60-s cycle, and job 4 after job 2.
+#[test]
+fn slurm_backfill_plans_every_job_it_cannot_start() {
+    let jobs = [
+        job(0, 0.0, 100.0, 100.0, 2.0),
+        job(1, 0.0, 50.0, 50.0, 1.0),
+        job(2, 1.0, 10.0, 10.0, 4.0),
+        job(3, 2.0, 40.0, 40.0, 2.0),
+        job(4, 3.0, 90.0, 90.0, 1.0),
+    ];
+    let easy = replay(pool(4.0), SchedulerEntry::EASY, FillRule::HeadOfLine, &jobs);
+    assert_eq!(starts(&easy), [0.0, 0.0, 100.0, 110.0, 3.0]);
+    let slurm = replay(
+        pool(4.0),
+        SchedulerEntry::SLURM,
+        FillRule::HeadOfLine,
+        &jobs,
+    );
+    assert_eq!(starts(&slurm), [0.0, 0.0, 100.0, 60.0, 110.0]);
 }

@@ -5,6 +5,7 @@
 //! the per-job outcomes list every job once and add up to the summary.
 
 use fairshare_core::alloc::tasks::FillRule;
+use fairshare_core::choice::Choice;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
     run, run_observed, Capacity, ClusterConfig, JobOutcome, JobRecord, JobState, PlacementEntry,
@@ -190,7 +191,7 @@ proptest! {
     fn schedules_are_sound(
         types in prop::collection::vec(node_type(), 1..3),
         specs in prop::collection::vec(job_spec(), 1..25),
-        scheduler in prop::sample::select(vec![SchedulerEntry::FILL, SchedulerEntry::EASY, SchedulerEntry::CONSERVATIVE]),
+        scheduler in prop::sample::select(SchedulerEntry::ALL.to_vec()),
         placement in prop::sample::select(vec![PlacementEntry::FIRST, PlacementEntry::BEST]),
         policy in prop::sample::select(vec!["fifo", "drf"]),
     ) {
@@ -220,7 +221,7 @@ proptest! {
         types in prop::collection::vec(node_type(), 1..3),
         specs in prop::collection::vec((job_spec(), 0u32..3), 1..25),
         limits in prop::collection::vec((prop::option::of(1u32..12), 0i32..3), 3),
-        scheduler in prop::sample::select(vec![SchedulerEntry::FILL, SchedulerEntry::EASY, SchedulerEntry::CONSERVATIVE]),
+        scheduler in prop::sample::select(SchedulerEntry::ALL.to_vec()),
         policy in prop::sample::select(vec!["fifo", "drf"]),
     ) {
         let catalogue = catalogue(&types);
@@ -254,7 +255,7 @@ proptest! {
     fn outcomes_list_every_job_once_and_add_up_to_the_summary(
         types in prop::collection::vec(node_type(), 1..3),
         specs in prop::collection::vec(job_spec(), 1..25),
-        scheduler in prop::sample::select(vec![SchedulerEntry::FILL, SchedulerEntry::EASY, SchedulerEntry::CONSERVATIVE]),
+        scheduler in prop::sample::select(SchedulerEntry::ALL.to_vec()),
         policy in prop::sample::select(vec!["fifo", "drf", "fairshare"]),
         horizon in prop::option::of(0u32..80),
     ) {
@@ -273,6 +274,38 @@ proptest! {
         check_outcomes(&result, &outcomes, &tasks)?;
         let plain = run(&config, tasks.iter().cloned().map(Ok::<_, Infallible>), |_| {}).unwrap();
         prop_assert_eq!(plain, result, "observing a run does not change it");
+    }
+
+    #[test]
+    fn slurm_jumps_the_queue_only_at_its_backfill_cycles(
+        specs in prop::collection::vec(job_spec(), 1..40),
+        cpus in 4u32..12,
+    ) {
+        let tasks: Vec<Task> = tasks(&specs)
+            .into_iter()
+            .map(|t| Task { demand: vec![t.demand[0].min(f64::from(cpus))], ..t })
+            .collect();
+        let users = (0..3).map(|u| format!("u{u}")).collect();
+        let mut config = ClusterConfig::new("fifo".parse().unwrap(), Capacity::Pool(vec![f64::from(cpus)]), vec!["cpu".into()], users);
+        config.scheduler = SchedulerEntry::SLURM.scheduler(FillRule::HeadOfLine);
+        config.record_jobs = Some(Window::ALL);
+        let result = run(&config, tasks.iter().cloned().map(Ok::<_, Infallible>), |_| {}).unwrap();
+        prop_assert_eq!(result.jobs.len(), tasks.len());
+        let start = |id: usize| result.jobs.iter().find(|j| j.id == id as u64).unwrap().start;
+        for (j, job) in tasks.iter().enumerate() {
+            let at = start(j);
+            if at.as_micros() % 30_000_000 == 0 {
+                continue;
+            }
+            // Started by the main scheduler: no job submitted before it was still waiting.
+            for (earlier, other) in tasks.iter().enumerate().take(j) {
+                prop_assert!(
+                    other.submit == job.submit || start(earlier) <= at,
+                    "job {j} started at {at} by the main scheduler while job {earlier}, submitted before it, waited until {}",
+                    start(earlier)
+                );
+            }
+        }
     }
 
     #[test]

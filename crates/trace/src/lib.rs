@@ -56,6 +56,7 @@ mod input;
 pub mod queues;
 pub mod sacct;
 pub mod shares;
+pub mod slurm_conf;
 pub mod slurm_output;
 mod source;
 pub mod swf;

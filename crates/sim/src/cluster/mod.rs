@@ -38,7 +38,10 @@ pub use result::{
     AccountResult, JobRecord, PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S,
     TOP_USERS,
 };
-pub use scheduler::{Conservative, Easy, Fill, Pass, Reservations, Scheduler, SchedulerEntry};
+pub use scheduler::{
+    Conservative, Easy, Fill, Pass, Reservations, Scheduler, SchedulerEntry, SchedulerSettings,
+    Slurm, SlurmParameters,
+};
 pub use space::{Capacity, MOST_MACHINES};
 pub use statistics::{bounded_slowdown, jain, mean, percentile, percentiles, quantiles, QUANTILES};
 use std::sync::Arc;

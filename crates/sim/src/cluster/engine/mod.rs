@@ -105,6 +105,10 @@ struct Engine {
     totals: Vec<f64>,
     /// Jobs settled since the observer last heard.
     settled: Vec<JobOutcome>,
+    /// Microseconds between the scheduler's periodic passes, counted from `origin`.
+    period: Option<u64>,
+    /// When the run began.
+    origin: Time,
 }
 
 /// The ranker of `config`'s policy over `resources` resources, for its users with its shares
@@ -206,6 +210,8 @@ impl Engine {
             observed: false,
             totals: config.capacity.total(),
             settled: Vec::new(),
+            period: config.scheduler.period_s().map(|s| s.max(1) * 1_000_000),
+            origin: config.origin,
         })
     }
 
@@ -401,6 +407,14 @@ impl Engine {
         }
         self.book.ranker_mut().restore();
         self.recorder.used(self.space.used());
+    }
+
+    /// The scheduler's next periodic pass after now, while jobs wait.
+    fn next_periodic(&self) -> Option<Time> {
+        let period = self.period?;
+        self.smallest.least()?;
+        let since = self.now.0 - self.origin.0;
+        Some(Time(self.origin.0 + (since / period + 1) * period))
     }
 
     /// The highest priority of any waiting job, below `below` when given.

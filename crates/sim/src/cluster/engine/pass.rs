@@ -123,4 +123,9 @@ impl Pass for Engine {
     fn unreserved(&self) -> u64 {
         self.unreserved
     }
+
+    fn periodic(&self) -> bool {
+        self.period
+            .is_some_and(|p| (self.now.0 - self.origin.0).is_multiple_of(p))
+    }
 }

@@ -30,7 +30,8 @@ pub(in crate::cluster) fn replay<E>(
         let next_finish = engine.finishes.peek().map(|Reverse((t, _, _))| *t);
         let next_wakeup = engine.wakeups.peek().map(|Reverse(t)| *t);
         let events = next_arrival.into_iter().chain(next_finish);
-        let Some(t) = events.chain(next_wakeup).min() else {
+        let wakeups = next_wakeup.into_iter().chain(engine.next_periodic());
+        let Some(t) = events.chain(wakeups).min() else {
             break;
         };
         if let Stop::Horizon(h) = config.stop {

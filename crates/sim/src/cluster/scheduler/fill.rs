@@ -8,7 +8,9 @@ use std::sync::Arc;
 pub(super) const FILL: SchedulerEntry = SchedulerEntry {
     name: "fill",
     about: "Progressive filling in the policy's order (the SDRF paper's simulator; --rule says what a blocked job does)",
-    build: |rule| Arc::new(Fill { rule }),
+    build: |settings| Arc::new(Fill {
+        rule: settings.rule,
+    }),
 };
 
 /// Progressive filling (SDRF's Algorithm 1): serve the first user's next task while it fits;

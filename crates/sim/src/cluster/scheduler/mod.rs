@@ -2,19 +2,23 @@
 //! pass may start. The engine ranks users through the policy's
 //! [`Ranker`](fairshare_core::rank::Ranker) and hands the [`Scheduler`] a [`Pass`]: the waiting
 //! jobs in the policy's order, one candidate per user, and the means to start a candidate now,
-//! reserve it a later start, pass over it to the user's next job, or set the user aside. [`Fill`] is the SDRF paper's progressive filling; [`Easy`] and
-//! [`Conservative`] are the backfilling of batch systems, which reserve starts from the
-//! running jobs' requested walltimes and let later jobs jump ahead only where they delay no
-//! reservation. A new scheduler is one file here with its type and its [`SchedulerEntry`],
-//! and one line in [`SchedulerEntry::ALL`](Choice::ALL).
+//! reserve it a later start, pass over it to the user's next job, or set the user aside.
+//! [`Fill`] is the SDRF paper's progressive filling; [`Easy`] and [`Conservative`] are the
+//! backfilling of batch systems, which reserve starts from the running jobs' requested
+//! walltimes and let later jobs jump ahead only where they delay no reservation; [`Slurm`] is
+//! Slurm's main scheduler after every event and its backfill cycle every `bf_interval`.
+//! A new scheduler is one file here with its type and its [`SchedulerEntry`], and one line in
+//! [`SchedulerEntry::ALL`](Choice::ALL).
 
 mod conservative;
 mod easy;
 mod fill;
+mod slurm;
 
 pub use conservative::Conservative;
 pub use easy::Easy;
 pub use fill::Fill;
+pub use slurm::{Slurm, SlurmParameters};
 
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
@@ -43,6 +47,9 @@ pub trait Pass {
     fn full(&self) -> bool;
     /// How many waiting jobs hold no reservation.
     fn unreserved(&self) -> u64;
+    /// Whether this pass runs at the scheduler's period ([`Scheduler::period_s`]) rather than
+    /// only after arrivals or ends.
+    fn periodic(&self) -> bool;
 }
 
 /// How long a scheduler's reservations last.
@@ -61,6 +68,11 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     /// Whether and how long the scheduler's reservations last; the engine keeps the
     /// availability profile only for schedulers that make them.
     fn reservations(&self) -> Reservations;
+    /// Seconds between the passes the scheduler wants whether or not anything arrives or ends,
+    /// while jobs wait (Slurm's backfill cycle); none by default.
+    fn period_s(&self) -> Option<u64> {
+        None
+    }
     /// Starts what may start now.
     fn pass(&self, pass: &mut dyn Pass);
 }
@@ -74,12 +86,26 @@ pub struct SchedulerEntry {
     pub name: &'static str,
     /// One line of help.
     pub about: &'static str,
-    /// Builds the scheduler, with the fill rule `--rule` gives (only filling reads it).
-    pub build: fn(FillRule) -> Arc<dyn Scheduler>,
+    /// Builds the scheduler from the settings that concern it.
+    pub build: fn(&SchedulerSettings) -> Arc<dyn Scheduler>,
+}
+
+/// What the schedulers are set up with; each reads its own part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SchedulerSettings {
+    /// What filling does when the chosen user's job does not fit (`--rule`).
+    pub rule: FillRule,
+    /// Slurm's scheduling parameters (`--slurm-conf`).
+    pub slurm: SlurmParameters,
 }
 
 impl Choice for SchedulerEntry {
-    const ALL: &'static [SchedulerEntry] = &[fill::FILL, easy::EASY, conservative::CONSERVATIVE];
+    const ALL: &'static [SchedulerEntry] = &[
+        fill::FILL,
+        easy::EASY,
+        conservative::CONSERVATIVE,
+        slurm::SLURM,
+    ];
 
     fn name(self) -> &'static str {
         self.name
@@ -118,9 +144,19 @@ impl SchedulerEntry {
     pub const EASY: SchedulerEntry = easy::EASY;
     /// [`Conservative`].
     pub const CONSERVATIVE: SchedulerEntry = conservative::CONSERVATIVE;
+    /// [`Slurm`], with Slurm's default parameters.
+    pub const SLURM: SchedulerEntry = slurm::SLURM;
 
-    /// The scheduler, filling by `rule` when it fills.
+    /// The scheduler, filling by `rule` when it fills, with every other setting's default.
     pub fn scheduler(self, rule: FillRule) -> Arc<dyn Scheduler> {
-        (self.build)(rule)
+        self.configured(&SchedulerSettings {
+            rule,
+            ..SchedulerSettings::default()
+        })
+    }
+
+    /// The scheduler, set up by `settings`.
+    pub fn configured(self, settings: &SchedulerSettings) -> Arc<dyn Scheduler> {
+        (self.build)(settings)
     }
 }

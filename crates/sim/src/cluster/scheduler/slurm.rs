@@ -1,0 +1,219 @@
+//! Slurm's two schedulers, as `sched/backfill` runs them (Slurm 22.05's `job_scheduler.c` and
+//! `plugins/sched/backfill/backfill.c`), so that a replay predicts what a Slurm site would have
+//! done rather than what a textbook backfilling would.
+//!
+//! - **The main scheduler** runs after every submission and every job end. It goes down the
+//!   queue in priority order, at most `default_queue_depth` jobs, starting each job that fits
+//!   now, and stops at the first that does not: once a job of a partition is left pending, no
+//!   later job of that partition is started by it.
+//! - **The backfill scheduler** runs every `bf_interval` seconds. It goes down the queue in
+//!   priority order, at most `bf_max_job_test` jobs (and `bf_max_job_user` of one user, when
+//!   set), starting each job that fits now without delaying an earlier job's planned start,
+//!   and planning every job that does not at the earliest time it fits by the running jobs'
+//!   time limits. Its plans are dropped when the cycle ends, as Slurm's are.
+//!
+//! What is left out: the phase of the backfill's timer (here its cycles fall on multiples of
+//! `bf_interval` from the run's start; in Slurm, `bf_interval` after the previous cycle ended,
+//! from whenever `slurmctld` started); the time a cycle takes and `bf_continue`'s yielding
+//! (a cycle here is instantaneous); `bf_resolution`'s rounding of planned times; `bf_window`
+//! (a job planned beyond it is still planned here); and per-partition blocking (the replay has
+//! one pool of nodes, so the main scheduler's first blocked job stops the pass).
+
+use super::{Pass, Reservations, Scheduler, SchedulerEntry};
+use fairshare_core::error::Invalid;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// `--scheduler slurm`.
+pub(super) const SLURM: SchedulerEntry = SchedulerEntry {
+    name: "slurm",
+    about: "Slurm's main scheduler after each event (stops at the first blocked job) and its backfill every bf_interval (--slurm-conf sets them)",
+    build: |settings| {
+        Arc::new(Slurm {
+            parameters: settings.slurm,
+        })
+    },
+};
+
+/// The `SchedulerParameters` of a `slurm.conf` that change which job starts when, with
+/// Slurm 22.05's defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlurmParameters {
+    /// Whether the backfill scheduler runs (`SchedulerType=sched/backfill`, the default);
+    /// `sched/builtin` runs the main scheduler alone.
+    pub backfill: bool,
+    /// `bf_interval`: seconds between backfill cycles (default 30).
+    pub bf_interval_s: u64,
+    /// `bf_max_job_test`: the most jobs one backfill cycle considers (default 500).
+    pub bf_max_job_test: u32,
+    /// `bf_max_job_user`: the most jobs of one user a backfill cycle considers (0: no limit).
+    pub bf_max_job_user: u32,
+    /// `default_queue_depth`: the most jobs the main scheduler considers after an event
+    /// (default 100).
+    pub default_queue_depth: u32,
+}
+
+impl Default for SlurmParameters {
+    fn default() -> SlurmParameters {
+        SlurmParameters {
+            backfill: true,
+            bf_interval_s: 30,
+            bf_max_job_test: 500,
+            bf_max_job_user: 0,
+            default_queue_depth: 100,
+        }
+    }
+}
+
+impl SlurmParameters {
+    /// The parameters of a Slurm configuration, given as a lookup of its settings by name:
+    /// `SchedulerType` and `SchedulerParameters` are read; settings that change outcomes but
+    /// are not modelled (priority factors other than fairshare and the site factor,
+    /// `OverTimeLimit`, `SchedulerParameters` this model has no use for) are returned as notes,
+    /// one sentence each.
+    pub fn from_conf<'a>(
+        setting: impl Fn(&str) -> Option<&'a str>,
+    ) -> Result<(SlurmParameters, Vec<String>), Invalid> {
+        let mut notes = Vec::new();
+        let text = setting("SchedulerParameters").unwrap_or_default();
+        let (mut parameters, unmodelled) = SlurmParameters::from_scheduler_parameters(text)?;
+        if !unmodelled.is_empty() {
+            notes.push(format!(
+                "SchedulerParameters not modelled, so left out: {}",
+                unmodelled.join(", ")
+            ));
+        }
+        match setting("SchedulerType").unwrap_or("sched/backfill") {
+            "sched/backfill" => {}
+            "sched/builtin" => parameters.backfill = false,
+            other => {
+                return Err(format!(
+                    "SchedulerType {other:?} is not modelled: sched/backfill or sched/builtin"
+                )
+                .into())
+            }
+        }
+        let weighted = UNMODELLED_WEIGHTS.iter().filter(|key| {
+            let weight = setting(key).map(str::trim).filter(|w| *w != "(null)");
+            weight.is_some_and(|w| w.parse::<f64>().map_or(true, |w| w != 0.0))
+        });
+        let weighted: Vec<&str> = weighted.copied().collect();
+        if !weighted.is_empty() {
+            notes.push(format!(
+                "jobs are ordered by the policy alone (Slurm's fairshare or site factor); {} not modelled",
+                weighted.join(", ")
+            ));
+        }
+        if let Some(over) = setting("OverTimeLimit").filter(|o| !matches!(*o, "0" | "NONE")) {
+            notes.push(format!(
+                "OverTimeLimit={over} is not modelled: a job runs its recorded time"
+            ));
+        }
+        Ok((parameters, notes))
+    }
+
+    /// The parameters of a `SchedulerParameters` value (`bf_interval=60,bf_continue`): the
+    /// ones modelled are read, the others left to Slurm's defaults and returned by name so
+    /// that a caller can say they were not modelled.
+    pub fn from_scheduler_parameters(
+        text: &str,
+    ) -> Result<(SlurmParameters, Vec<String>), Invalid> {
+        let mut parameters = SlurmParameters::default();
+        let mut unmodelled = Vec::new();
+        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (key, value) = item.split_once('=').unwrap_or((item, ""));
+            let number = || -> Result<u32, Invalid> {
+                value.parse::<u32>().map_err(|_| {
+                    Invalid::from(format!(
+                        "SchedulerParameters {key} takes a whole number, found {value:?}"
+                    ))
+                })
+            };
+            match key {
+                "bf_interval" => match number()? {
+                    0 => return Err("SchedulerParameters bf_interval must be at least 1".into()),
+                    n => parameters.bf_interval_s = u64::from(n),
+                },
+                "bf_max_job_test" => parameters.bf_max_job_test = number()?.max(1),
+                "bf_max_job_user" => parameters.bf_max_job_user = number()?,
+                "default_queue_depth" => parameters.default_queue_depth = number()?.max(1),
+                _ => unmodelled.push(key.to_owned()),
+            }
+        }
+        Ok((parameters, unmodelled))
+    }
+}
+
+/// The priority weights of `priority/multifactor` whose factors this model leaves out.
+const UNMODELLED_WEIGHTS: [&str; 6] = [
+    "PriorityWeightAge",
+    "PriorityWeightJobSize",
+    "PriorityWeightPartition",
+    "PriorityWeightQOS",
+    "PriorityWeightAssoc",
+    "PriorityWeightTRES",
+];
+
+/// Slurm's main and backfill schedulers ([module docs](self)).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Slurm {
+    /// The parameters it runs with.
+    pub parameters: SlurmParameters,
+}
+
+impl Slurm {
+    /// The main scheduler: in order, while jobs start, at most `default_queue_depth` of them.
+    fn main(&self, pass: &mut dyn Pass) {
+        let mut tested = 0;
+        while let Some(user) = pass.first() {
+            if tested == self.parameters.default_queue_depth || !pass.start(user) {
+                return;
+            }
+            tested += 1;
+        }
+    }
+
+    /// The backfill scheduler: in order, each job started if it delays no earlier job's plan,
+    /// else planned.
+    fn backfill(&self, pass: &mut dyn Pass) {
+        let per_user = self.parameters.bf_max_job_user;
+        let mut tested_of: HashMap<u32, u32> = HashMap::new();
+        let mut tested = 0;
+        while tested < self.parameters.bf_max_job_test {
+            let Some(user) = pass.first() else {
+                return;
+            };
+            let of_user = tested_of.entry(user).or_default();
+            if per_user != 0 && *of_user == per_user {
+                pass.set_aside(user);
+                continue;
+            }
+            *of_user += 1;
+            tested += 1;
+            if !pass.start(user) {
+                pass.reserve(user);
+                pass.pass_over(user);
+            }
+        }
+    }
+}
+
+impl Scheduler for Slurm {
+    fn reservations(&self) -> Reservations {
+        Reservations::ForThePass
+    }
+
+    fn period_s(&self) -> Option<u64> {
+        self.parameters
+            .backfill
+            .then_some(self.parameters.bf_interval_s)
+    }
+
+    fn pass(&self, pass: &mut dyn Pass) {
+        if pass.periodic() {
+            self.backfill(pass);
+        } else {
+            self.main(pass);
+        }
+    }
+}
