@@ -95,7 +95,7 @@ impl SlurmParameters {
         }
         let weighted = UNMODELLED_WEIGHTS.iter().filter(|key| {
             let weight = setting(key).map(str::trim).filter(|w| *w != "(null)");
-            weight.is_some_and(|w| w.parse::<f64>().map_or(true, |w| w != 0.0))
+            weight.is_some_and(|w| w.parse::<f64>() != Ok(0.0))
         });
         let weighted: Vec<&str> = weighted.copied().collect();
         if !weighted.is_empty() {
