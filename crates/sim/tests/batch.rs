@@ -464,3 +464,41 @@ fn slurm_backfill_plans_every_job_it_cannot_start() {
     );
     assert_eq!(starts(&slurm), [0.0, 0.0, 100.0, 60.0, 110.0]);
 }
+
+/// Slurm's backfill plans nodes, not processors: a planned job holds the rest of each node it
+/// is planned on, so nothing later starts there before it. On two nodes of 4 processors, job 0
+/// holds 2 of node 0 and job 1 all of node 1 until 100 s; job 2 (3 processors on one node) is
+/// planned on node 0 at 100 s; job 3 (1 processor, 200 s) would fit beside it there. Under
+/// conservative backfilling, which plans processors, it starts at once; under Slurm's it
+/// waits until job 2 starts.
+#[test]
+fn slurm_backfill_plans_whole_nodes() {
+    let machines = || {
+        Capacity::Machines(MachineCatalogue::new(vec![NodeType::new(
+            "n",
+            2,
+            vec![4.0],
+        )]))
+    };
+    let mut jobs = [
+        job(0, 0.0, 100.0, 100.0, 2.0),
+        job(1, 0.0, 100.0, 100.0, 4.0),
+        job(2, 1.0, 10.0, 10.0, 3.0),
+        job(3, 2.0, 200.0, 200.0, 1.0),
+    ];
+    jobs.iter_mut().for_each(|j| j.nodes = Some(1));
+    let conservative = replay(
+        machines(),
+        SchedulerEntry::CONSERVATIVE,
+        FillRule::HeadOfLine,
+        &jobs,
+    );
+    assert_eq!(starts(&conservative), [0.0, 0.0, 100.0, 2.0]);
+    let slurm = replay(
+        machines(),
+        SchedulerEntry::SLURM,
+        FillRule::HeadOfLine,
+        &jobs,
+    );
+    assert_eq!(starts(&slurm), [0.0, 0.0, 100.0, 100.0]);
+}

@@ -63,6 +63,10 @@ pub struct FairshareSettings {
     pub charging: Charging,
     /// Seconds between recomputations of the factors (0: at every decision).
     pub refresh_s: f64,
+    /// Where the recomputations fall: this many seconds after each multiple of `refresh_s` on
+    /// the run's clock (Slurm's decay thread runs `PriorityCalcPeriod` apart from whenever
+    /// `slurmctld` started).
+    pub refresh_offset_s: f64,
     /// Seconds of its usage a job is charged at once when it starts, on top of its usage
     /// (Kueue's entry penalty, which keeps one queue from taking every admission before its
     /// usage shows; 0: none).
@@ -81,6 +85,7 @@ impl Default for FairshareSettings {
             },
             charging: Charging::Running,
             refresh_s: 300.0,
+            refresh_offset_s: 0.0,
             entry_penalty_s: 0.0,
         }
     }
@@ -231,8 +236,9 @@ impl FairshareRanker {
         let due = match self.keys.borrow().at {
             None => true,
             Some(at) => {
-                let period = self.settings.refresh_s;
-                period > 0.0 && (self.now / period).floor() > (at / period).floor()
+                let (period, offset) = (self.settings.refresh_s, self.settings.refresh_offset_s);
+                let refresh = |t: f64| ((t - offset) / period).floor();
+                period > 0.0 && refresh(self.now) > refresh(at)
             }
         };
         if due {

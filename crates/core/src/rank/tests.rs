@@ -394,6 +394,31 @@ fn fairshare_refreshed_periodically_keeps_its_order_until_the_period_ends() {
 }
 
 #[test]
+fn an_offset_moves_the_recomputations_off_the_multiples_of_the_period() {
+    const PBS: crate::priority::fairshare::FairshareFunction =
+        crate::priority::fairshare::FairshareFunction::PBS;
+    // Slurm's decay thread at 49 s past each minute: not at 60 s, at 109 s.
+    let settings = FairshareSettings {
+        refresh_s: 60.0,
+        refresh_offset_s: 49.0,
+        ..fairshare(PBS)
+    };
+    let mut ranker = FairshareRanker::new(settings, Accounts::flat(&Share::equal(2)));
+    all_waiting(&mut ranker, 2);
+    ranker.advance(Time::from_secs_f64(50.0)).unwrap();
+    assert_eq!(ranker.first(), Some(0));
+    ranker.job_started(0, 1.0).unwrap();
+    ranker.advance(Time::from_secs_f64(108.0)).unwrap();
+    assert_eq!(
+        ranker.first(),
+        Some(0),
+        "the factors of 49 s still hold at 108 s"
+    );
+    ranker.advance(Time::from_secs_f64(109.0)).unwrap();
+    assert_eq!(ranker.first(), Some(1), "recomputed at 109 s");
+}
+
+#[test]
 fn an_entry_penalty_charges_a_start_at_once() {
     const METACENTRUM: crate::priority::fairshare::FairshareFunction =
         crate::priority::fairshare::FairshareFunction::METACENTRUM;

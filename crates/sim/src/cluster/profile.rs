@@ -97,7 +97,6 @@ impl Skyline {
     }
 
     /// The most of each resource in use at any time in `[from, to)`.
-    #[cfg(test)]
     pub(super) fn peak(&self, from: Time, to: Time) -> Vec<f64> {
         let mut peak = Vec::new();
         self.peak_into(from, to, &mut peak, |_| false);

@@ -331,6 +331,12 @@ const FAIRSHARE_PARAMS: &[Param] = &[
         about: "this long of a job's usage charged at once when it starts, seconds or 5m… (Kueue's entry penalty)",
         more: None,
     },
+    Param {
+        key: "refresh-offset",
+        value: "D",
+        about: "where recomputations fall: D after each multiple of refresh on the trace's clock (default 0; Slurm's fall PriorityCalcPeriod apart from slurmctld's start)",
+        more: None,
+    },
 ];
 
 /// The parameters of the Kueue-style policy: the fairshare ones it does not fix.
@@ -338,6 +344,7 @@ const KUEUE_PARAMS: &[Param] = &[
     FAIRSHARE_PARAMS[1],
     FAIRSHARE_PARAMS[2],
     FAIRSHARE_PARAMS[4],
+    FAIRSHARE_PARAMS[6],
     Param {
         key: "entry-penalty",
         value: "D",
@@ -399,6 +406,7 @@ fn build_fairshare(
                 }
             }
             "entry-penalty" => settings.entry_penalty_s = seconds()?,
+            "refresh-offset" => settings.refresh_offset_s = seconds()?,
             _ => unreachable!("keys are checked against the entry's parameters"),
         }
     }

@@ -107,6 +107,8 @@ struct Engine {
     settled: Vec<JobOutcome>,
     /// Microseconds between the scheduler's periodic passes, counted from `origin`.
     period: Option<u64>,
+    /// Whether a reservation holds the rest of each node it is planned on.
+    whole_nodes: bool,
     /// When the run began.
     origin: Time,
 }
@@ -211,6 +213,7 @@ impl Engine {
             totals: config.capacity.total(),
             settled: Vec::new(),
             period: config.scheduler.period_s().map(|s| s.max(1) * 1_000_000),
+            whole_nodes: config.scheduler.reserves_whole_nodes(),
             origin: config.origin,
         })
     }
@@ -551,9 +554,13 @@ impl Engine {
     /// wakeup at `t` unless it `held_before` a reservation starting then (whose wakeup, still
     /// ahead, is in the heap already: one per hold would grow the heap with every compression).
     fn hold(&mut self, user: u32, index: usize, (t, placed): (Time, Placed), held_before: bool) {
+        let end = t.plus_micros(self.queues[user as usize][index].walltime);
+        let placed = match self.whole_nodes {
+            true => self.space.rest_of_nodes(&placed, t, end),
+            false => placed,
+        };
         let job = &mut self.queues[user as usize][index];
-        self.space
-            .expect(&placed, t, t.plus_micros(job.walltime), 1.0);
+        self.space.expect(&placed, t, end, 1.0);
         job.first_reserved.get_or_insert(t);
         job.reservation = Some((t, placed));
         if t > self.now && !held_before {

@@ -44,7 +44,10 @@ impl Pass for Engine {
             self.space.fit_now(&self.queues[u][index].request)
         } else {
             let own = self.unreserve(user, index);
-            if let Some((_, placed)) = own.as_ref().filter(|(t, _)| *t <= self.now) {
+            let own_now = own
+                .as_ref()
+                .filter(|(t, _)| *t <= self.now && !self.whole_nodes);
+            if let Some((_, placed)) = own_now {
                 // Its reserved nodes are free for it now: starting elsewhere would free room
                 // that no reservation was moved into.
                 let placed = placed.clone();

@@ -73,6 +73,12 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn period_s(&self) -> Option<u64> {
         None
     }
+    /// Whether a reservation holds the rest of every node it is planned on, so that no later
+    /// job starts there before the reserved one (Slurm's backfill plans nodes, not
+    /// processors); by default it holds only what the job asks.
+    fn reserves_whole_nodes(&self) -> bool {
+        false
+    }
     /// Starts what may start now.
     fn pass(&self, pass: &mut dyn Pass);
 }

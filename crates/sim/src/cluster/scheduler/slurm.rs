@@ -209,6 +209,10 @@ impl Scheduler for Slurm {
             .then_some(self.parameters.bf_interval_s)
     }
 
+    fn reserves_whole_nodes(&self) -> bool {
+        true
+    }
+
     fn pass(&self, pass: &mut dyn Pass) {
         if pass.periodic() {
             self.backfill(pass);

@@ -453,6 +453,18 @@ impl Space {
         }
     }
 
+    /// `placed` widened to the rest of each of its nodes over `[from, to)`: all that the
+    /// availability profile leaves free there, at least what `placed` holds.
+    pub(super) fn rest_of_nodes(&self, placed: &Placed, from: Time, to: Time) -> Placed {
+        let rest = |(node, amount): &(usize, Vec<f64>)| {
+            let peak = self.profile[*node].peak(from, to);
+            let capacity = &self.nodes[*node].capacity;
+            let free = capacity.iter().zip(&peak).zip(amount);
+            (*node, free.map(|((c, p), a)| (c - p).max(*a)).collect())
+        };
+        placed.iter().map(rest).collect()
+    }
+
     /// Forgets the availability profile before `t`.
     pub(super) fn forget_before(&mut self, t: Time) {
         self.profile.iter_mut().for_each(|l| l.forget_before(t));
