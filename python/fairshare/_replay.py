@@ -335,6 +335,10 @@ JOBS = {
     "stretch": _REAL,
     "bounded_slowdown": _REAL,
     "allocated_resources": "category",
+    "partition": "category",
+    "recorded_starting_time": _REAL,
+    "recorded_finish_time": _REAL,
+    "starting_time_error": _REAL,
 }
 """The types of the columns of ``Result.jobs`` as read (``requested_<resource>`` and
 ``allocated_<resource>`` are ``float64``; ``success`` and ``killed_at_walltime`` become

@@ -600,3 +600,144 @@ fn tasks_left_out_by_default_are_a_warning_naming_the_option_that_keeps_them() {
     ]);
     assert!(!String::from_utf8_lossy(&kept.stdout).contains("are left out as"));
 }
+
+/// A Slurm dump of three jobs on one 4-CPU node, written by the test: alice's 3-CPU job runs
+/// 100 s, bob's 2-CPU job waits behind it, carol's 1-CPU, 10-s job would fit at once.
+fn write_slurm_dump(dir: &Path) -> PathBuf {
+    let text = "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State\n\
+        1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|00:01:40|cpu=3,node=1|cpu|COMPLETED\n\
+        2|bob|a|2026-01-01T00:00:01|2026-01-01T00:01:40|2026-01-01T00:01:50|00:00:10|00:00:10|cpu=2,node=1|cpu|COMPLETED\n\
+        3|carol|a|2026-01-01T00:00:02|2026-01-01T00:00:31|2026-01-01T00:00:41|00:00:10|00:00:10|cpu=1,node=1|cpu|COMPLETED\n";
+    let path = dir.join("sacct.txt");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `--scheduler slurm`: carol's job starts at the first backfill cycle (30 s by default,
+/// 10 s with `bf_interval=10` from `--slurm-conf`, whose unmodelled settings are named), and
+/// the per-job table sets each predicted start beside the recorded one.
+#[test]
+fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = write_slurm_dump(dir.path());
+    let conf = dir.path().join("slurm.conf");
+    std::fs::write(
+        &conf,
+        "SchedulerType=sched/backfill\nSchedulerParameters=bf_interval=10,bf_continue\nPriorityWeightAge=1000\n",
+    )
+    .unwrap();
+    let starts = |extra: &[&str]| {
+        let jobs = dir.path().join("jobs.csv");
+        let mut args = vec![
+            "replay",
+            dump.to_str().unwrap(),
+            "--policy",
+            "fifo",
+            "--capacity",
+            "cpu=4,mem=0,gpu=0",
+            "--scheduler",
+            "slurm",
+            "--drain",
+            "--jobs",
+            jobs.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let out = fairshare(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        let table = std::fs::read_to_string(&jobs).unwrap();
+        let mut lines = table.lines();
+        let header: Vec<String> = lines
+            .next()
+            .unwrap()
+            .split(',')
+            .map(str::to_owned)
+            .collect();
+        let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let rows: Vec<Vec<String>> = lines
+            .map(|l| l.split(',').map(str::to_owned).collect())
+            .collect();
+        let cell = |row: &Vec<String>, name: &str| row[column(name)].clone();
+        let picked = [
+            "user",
+            "partition",
+            "starting_time",
+            "recorded_starting_time",
+            "starting_time_error",
+        ];
+        let mut rows = rows
+            .iter()
+            .map(|r| picked.map(|c| cell(r, c)))
+            .collect::<Vec<_>>();
+        rows.sort();
+        (rows, stderr)
+    };
+    let origin = 1_767_225_600; // 2026-01-01T00:00:00Z
+    let at = |s: u64| (origin + s).to_string();
+    let (rows, _) = starts(&[]);
+    assert_eq!(rows[2][0], "carol");
+    assert_eq!(rows[2][1], "cpu");
+    assert_eq!(rows[2][2], at(30), "at the first backfill cycle");
+    assert_eq!(rows[2][3], at(31), "as Slurm recorded it");
+    assert_eq!(rows[2][4], "-1");
+    assert_eq!(
+        (rows[1][2].clone(), rows[1][4].clone()),
+        (at(100), "0".to_owned())
+    );
+    let (rows, stderr) = starts(&["--slurm-conf", conf.to_str().unwrap()]);
+    assert_eq!(rows[2][2], at(10), "bf_interval=10");
+    assert!(
+        stderr.contains(
+            "note: --slurm-conf: SchedulerParameters not modelled, so left out: bf_continue"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("PriorityWeightAge not modelled"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_slurm_conf_that_cannot_be_used_is_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = write_slurm_dump(dir.path());
+    let dump = dump.to_str().unwrap();
+    let conf = dir.path().join("slurm.conf");
+    let refused = |text: &str, scheduler: &str| {
+        std::fs::write(&conf, text).unwrap();
+        let out = fairshare(&[
+            "replay",
+            dump,
+            "--policy",
+            "fifo",
+            "--capacity",
+            "cpu=4,mem=0,gpu=0",
+            "--scheduler",
+            scheduler,
+            "--slurm-conf",
+            conf.to_str().unwrap(),
+        ]);
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let shown = conf.display().to_string();
+    assert!(refused("SchedulerParameters=bf_interval=60\n", "easy")
+        .contains("--slurm-conf sets --scheduler slurm's parameters; add --scheduler slurm"));
+    let message = refused("SchedulerParameters=bf_interval=soon\n", "slurm");
+    assert!(message.contains(&format!("--slurm-conf {shown}: SchedulerParameters bf_interval takes a whole number, found \"soon\"")), "{message}");
+    let message = refused("SchedulerType=sched/hold\n", "slurm");
+    assert!(
+        message.contains(
+            "SchedulerType \"sched/hold\" is not modelled: sched/backfill or sched/builtin"
+        ),
+        "{message}"
+    );
+    let message = refused("# nothing\n", "slurm");
+    assert!(message.contains("no Key=Value setting in it"), "{message}");
+    let message = refused("OverTimeLimit=\n", "slurm");
+    assert!(
+        message.contains("line 1: field `Key=Value` is invalid: OverTimeLimit has no value"),
+        "{message}"
+    );
+}

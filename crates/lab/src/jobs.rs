@@ -21,9 +21,19 @@ pub struct JobTable {
     users: Vec<String>,
     accounts: Option<Vec<String>>,
     queues: Vec<String>,
+    partitions: Vec<String>,
     /// Node names by catalogue index; `None` for a pool.
     nodes: Option<Vec<String>>,
 }
+
+/// The columns after the allocated amounts: where the trace says where and when the job ran,
+/// what it says and how far the replay's start is from it.
+const TRAILING: [&str; 4] = [
+    "partition",
+    "recorded_starting_time",
+    "recorded_finish_time",
+    "starting_time_error",
+];
 
 /// The table's columns before the per-resource ones.
 const LEADING: [&str; 9] = [
@@ -68,6 +78,7 @@ impl JobTable {
             users: measured.users.clone(),
             accounts: plan.user_accounts(),
             queues: measured.queues.clone(),
+            partitions: measured.partitions.clone(),
             nodes,
         }
     }
@@ -82,6 +93,7 @@ impl JobTable {
             .chain(named("requested_"))
             .chain(MIDDLE.iter().map(|c| c.to_string()))
             .chain(named("allocated_"))
+            .chain(TRAILING.iter().map(|c| c.to_string()))
             .collect()
     }
 
@@ -128,6 +140,17 @@ impl JobTable {
         } else {
             row.extend(self.resources.iter().map(|_| String::new()));
         }
+        let error = job
+            .start
+            .zip(job.recorded)
+            .map(|(s, (r, _))| (s.as_micros() as f64 - r.as_micros() as f64) / 1e6);
+        row.extend([
+            job.partition
+                .map_or(String::new(), |p| name(&self.partitions, p as usize)),
+            number(job.recorded.map(|(s, _)| s.as_micros() as f64 / 1e6)),
+            number(job.recorded.map(|(_, e)| e.as_micros() as f64 / 1e6)),
+            number(error),
+        ]);
         row
     }
 

@@ -191,6 +191,8 @@ pub struct MeasuredTrace {
     pub recorded_peak: Option<Vec<f64>>,
     /// The trace's queue names, by the index its tasks carry.
     pub queues: Vec<String>,
+    /// The trace's partition names, by the index its tasks carry.
+    pub partitions: Vec<String>,
     /// The format as detected.
     pub format: Format,
     /// The trace's resources that tasks request (indices into the reader's resources).
@@ -294,6 +296,7 @@ impl MeasuredTrace {
             recorded: recorded.finish(),
             recorded_peak: peak.finish().map(|p| project(&p, &keep)),
             queues: source.queues().to_vec(),
+            partitions: source.partitions().to_vec(),
             format,
             keep,
             kept,

@@ -44,6 +44,11 @@ pub struct JobOutcome {
     pub user: u32,
     /// Its queue's index in the trace, if it names one.
     pub queue: Option<u32>,
+    /// Its partition's index in the trace, if it names one.
+    pub partition: Option<u32>,
+    /// When it started and ended in the trace, when the trace records it (Slurm dumps, SWF):
+    /// what the replay's start and end are compared with.
+    pub recorded: Option<(Time, Time)>,
     /// When it was submitted.
     pub submit: Time,
     /// What it asked for, one amount per resource, in the trace's units.
@@ -80,6 +85,10 @@ impl JobOutcome {
             job_part: task.job_part,
             user: task.user,
             queue: task.queue,
+            partition: task.partition,
+            recorded: task
+                .start
+                .map(|start| (start, start.plus_micros(task.runtime))),
             submit: task.submit,
             requested: task.demand.clone(),
             nodes: task.nodes,
