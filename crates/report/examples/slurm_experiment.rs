@@ -4,8 +4,12 @@
 //! SDRF (`sdrf`) and Processor-Equivalent Fair Tree (`pe`) through `fairshare slurm watch`.
 //!
 //! ```text
-//! cargo run -p fairshare-report --features slurm --example slurm_experiment -- OUT_DIR
+//! cargo run -p fairshare-report --features slurm --example slurm_experiment -- OUT_DIR [REPLAY]
 //! ```
+//!
+//! `REPLAY` names the replay file read in every run folder (default `replay.json`); with
+//! another name (`replay-easy.json`), the tables go to `OUT_DIR/results-replay-easy.md` and no
+//! plot is written, so that predictions by two schedulers can be set side by side.
 //!
 //! `OUT_DIR/experiment.json` (written by the script) names the layout, the processors the
 //! workload runs on, its users, its runs in order, the two runs that measure the floor and the
@@ -147,8 +151,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = PathBuf::from(
         std::env::args()
             .nth(1)
-            .ok_or("usage: slurm_experiment OUT_DIR")?,
+            .ok_or("usage: slurm_experiment OUT_DIR [REPLAY]")?,
     );
+    let replay = std::env::args().nth(2).unwrap_or("replay.json".into());
+    let default_replay = replay == "replay.json";
     let experiment = Experiment::read(&out)?;
     let mut runs = Vec::new();
     for name in &experiment.runs {
@@ -157,7 +163,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             continue;
         }
         let real = read_sacct(&dir.join("sacct.txt"), experiment.stream_cpus)?;
-        let predicted = read_replay(&dir.join("replay.json"), &real)?;
+        let predicted = read_replay(&dir.join(&replay), &real)?;
         let text = |file: &str| std::fs::read_to_string(dir.join(file)).ok();
         runs.push(Run {
             name: name.clone(),
@@ -174,16 +180,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err(format!("no run in {} (expected RUN/sacct.txt)", out.display()).into());
     }
     let mut md = String::new();
-    summary(&mut md, &runs);
+    summary(&mut md, &runs, experiment.cpus);
     if let Some(floor) = &experiment.floor {
         floor_section(&mut md, &runs, floor, &experiment)?;
     }
     waits_table(&mut md, &runs, &experiment);
     for run in &runs {
         section(&mut md, run, &experiment);
-        write_plots(&out, run, &experiment)?;
+        if default_replay {
+            write_plots(&out, run, &experiment)?;
+        }
     }
-    std::fs::write(out.join("results.md"), &md)?;
+    let results = match default_replay {
+        true => "results.md".to_owned(),
+        false => format!("results-{}.md", replay.trim_end_matches(".json")),
+    };
+    std::fs::write(out.join(results), &md)?;
     print!("{md}");
     Ok(())
 }
@@ -379,6 +391,36 @@ fn share(jobs: &[Job], user: &str, from: f64, to: f64, cpus: f64) -> f64 {
     held / (cpus * (to - from))
 }
 
+/// The value below which 90 % of `values` fall (nearest rank).
+fn p90(mut values: Vec<f64>) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(f64::total_cmp);
+    let rank = (0.9 * values.len() as f64).ceil() as usize;
+    values[rank.max(1) - 1]
+}
+
+/// The fraction of `cpus` the jobs held from the first submission to the last end.
+fn utilisation(jobs: &[Job], cpus: f64) -> f64 {
+    let (from, to) = (first_submit(jobs), last_end(jobs));
+    let held: f64 = jobs.iter().map(|j| (j.end - j.start) * j.cpus).sum();
+    held / (cpus * (to - from))
+}
+
+/// How many users' mean waits the prediction gets within 10 % or 30 s, of the users with jobs.
+fn users_within(run: &Run) -> (usize, usize) {
+    let users: std::collections::BTreeSet<&str> =
+        run.real.iter().map(|j| j.user.as_str()).collect();
+    let wait =
+        |jobs: &[Job], user: &str| mean(jobs.iter().filter(|j| j.user == user).map(Job::wait));
+    let close = users.iter().filter(|u| {
+        let (real, predicted) = (wait(&run.real, u), wait(&run.predicted, u));
+        (real - predicted).abs() <= (0.1 * real).max(30.0)
+    });
+    (close.count(), users.len())
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     if values.is_empty() {
         return f64::NAN;
@@ -533,12 +575,14 @@ fn percent(part: f64, whole: usize) -> String {
 }
 
 /// The comparison of all runs in one table.
-fn summary(md: &mut String, runs: &[Run]) {
+fn summary(md: &mut String, runs: &[Run], cpus: f64) {
     md.push_str("# Slurm adapter experiment: results\n\n");
-    md.push_str("Order agreement with the replay over pairs of jobs of different users (all pairs; contested pairs, both waiting at once); mean and median |real − predicted start|; contested pairs Slurm started in the order of the priorities it held (main scheduler; backfill); how long the run took.\n\n");
-    md.push_str("| run | jobs | order agreement | contested | mean abs. start diff. | median | priority order (main) | priority order (backfill) | run took |\n");
-    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    md.push_str("Order agreement with the replay over pairs of jobs of different users (all pairs; contested pairs, both waiting at once); mean, median and 90th percentile of |real − predicted start|; users whose mean wait the replay gets within 10 % or 30 s; utilisation of the processors from the first submission to the last end, real / predicted; contested pairs Slurm started in the order of the priorities it held (main scheduler; backfill); how long the run took.\n\n");
+    md.push_str("| run | jobs | order agreement | contested | mean abs. start diff. | median | p90 | users' mean wait | utilisation | priority order (main) | priority order (backfill) | run took |\n");
+    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for run in runs {
+        let (close, users) = users_within(run);
+        let used = |jobs: &[Job]| format!("{:.0} %", 100.0 * utilisation(jobs, cpus));
         let a = agreement(&run.real, &run.predicted);
         let gaps = start_gaps(&run.real, &run.predicted);
         let f = factor_order(run);
@@ -548,14 +592,17 @@ fn summary(md: &mut String, runs: &[Run]) {
             .unwrap_or_else(|| "–".into());
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} of {} | {:.1} s | {:.0} s | {} of {} | {} of {} | {took} |",
+            "| {} | {} | {} | {} of {} | {:.1} s | {:.0} s | {:.0} s | {close} of {users} | {} / {} | {} of {} | {} of {} | {took} |",
             run.name,
             run.real.len(),
             percent(a.alike, a.pairs),
             percent(a.contested_alike, a.contested),
             a.contested,
             mean(gaps.iter().copied()),
-            median(gaps),
+            median(gaps.clone()),
+            p90(gaps),
+            used(&run.real),
+            used(&run.predicted),
             percent(f.main_alike as f64, f.main),
             f.main,
             percent(f.backfill_alike as f64, f.backfill),

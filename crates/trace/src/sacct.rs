@@ -17,7 +17,7 @@
 //! | cpu | `cpu=` of `AllocTRES`, processors |
 //! | mem | `mem=` of `AllocTRES` (`16G`, `3900M`; a bare number is MiB, as Slurm writes it), KB |
 //! | gpu | `gres/gpu=` of `AllocTRES`, GPUs |
-//! | nodes | `node=` of `AllocTRES` |
+//! | nodes | `ReqNodes` when the column is there (none for 1: the job may spread over as many nodes as its processors need), else `node=` of `AllocTRES` (the job is held to the nodes it was given) |
 //! | partition | `Partition`, when the column is there |
 //! | billing | Slurm's billing per second ([`crate::billing`]): the partition's weights (given in [`ReadOptions::billing`]) over `AllocTRES`, else its `billing=`, else its CPUs; times the `UsageFactor` of its `QOS`, when the column is there |
 //!
@@ -123,6 +123,7 @@ impl Dump {
 #[derive(Clone, Copy)]
 struct Optional {
     partition: Option<Col>,
+    req_nodes: Option<Col>,
     qos: Option<Col>,
     elapsed: Option<Col>,
     limit: Option<Col>,
@@ -145,10 +146,17 @@ fn read_jobs(
     };
     let optional = Optional {
         partition: find("Partition"),
+        req_nodes: find("ReqNodes"),
         qos: find("QOS"),
         elapsed: find("Elapsed"),
         limit: find("Timelimit"),
     };
+    if optional.req_nodes.is_none() {
+        meta.note(format!(
+            "{}: no ReqNodes column, so each job keeps the number of nodes it was given (add ReqNodes to sacct's --format to let jobs that asked for one node spread as Slurm may)",
+            path.display()
+        ));
+    }
     let cols = columns(path, header, COLUMNS)?;
     while let Some(record) = file.next_record()? {
         if record.raw(cols[0]).contains(&b'.') {
@@ -242,6 +250,17 @@ fn job<'r>(
         Ok(col.map(text).transpose()?.filter(|p| !p.is_empty()))
     };
     let partition = optional_text(optional.partition)?;
+    // A job that asked for one node at least may be spread as its processors fit; one that
+    // asked for several is held to that many. Without the column, to the nodes it was given.
+    let nodes = match optional_text(optional.req_nodes)? {
+        None => nodes,
+        Some(asked) => {
+            let col = optional.req_nodes.expect("the column was read");
+            let asked: u32 = (asked.parse().ok())
+                .ok_or_else(|| at.error(col, "a whole number of nodes", asked))?;
+            Some(asked).filter(|n| *n > 1)
+        }
+    };
     let charge = billing.charge(partition, optional_text(optional.qos)?, allocated);
     Ok(Job {
         user: text(user)?,

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# How well `fairshare replay` predicts what a real Slurm did (issue 50): every run of the
+# experiments of scripts/slurm-experiment.sh (LAYOUT=many) replayed from its own sacct dump by
+#
+#   replay.json          --scheduler slurm, Fair Tree's recomputations at the run's own phase
+#                        (below): the prediction docs/slurm-prediction.md reports;
+#   replay-nophase.json  --scheduler slurm with recomputations on the minute (phase unknown);
+#   replay-easy.json     --scheduler easy, the replay as it was before the Slurm model;
+#
+# then crates/report/examples/slurm_experiment.rs writes OUT_DIR/results.md (and the plots),
+# results-replay-nophase.md and results-replay-easy.md for each experiment folder.
+#
+# The phase: Slurm's decay thread recomputes the fairshare factors PriorityCalcPeriod (here
+# 60 s) apart, counted from whenever slurmctld started. The run's sprio.log (pending jobs'
+# priorities every 2 s) shows when the priorities changed; the most common second of the
+# minute at which they did is the phase given to the replay as `refresh-offset=`. Only Slurm's
+# own Fair Tree runs (slurm, slurm2) need it: the adapter's runs are ordered by the site factors
+# it wrote, which the replay's policy computes itself.
+#
+# Node counts: every job of these experiments was submitted with `sbatch -n CPUS` and no `-N`,
+# which sacct records as ReqNodes 1: Slurm may spread it over as many nodes as it likes. Dumps
+# taken before the experiment script asked for ReqNodes lack the column; for them this script
+# writes RUN/sacct-reqnodes.txt, the dump with ReqNodes 1 added to every job, and replays that
+# (the replay otherwise holds each job to the nodes it was given, and says so).
+#
+# Usage: scripts/slurm-prediction.sh OUT_DIR...   (folders written by slurm-experiment.sh)
+#   FAIRSHARE=…   the fairshare binary (default target/release/fairshare)
+#   CARGO=…       how cargo is run for the analysis (default cargo)
+# Takes seconds per folder besides the analysis' build; needs no Slurm.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+fairshare=${FAIRSHARE:-$root/target/release/fairshare}
+cargo=${CARGO:-cargo}
+[ -x "$fairshare" ] || { echo "no fairshare binary at $fairshare (cargo build --release, or set FAIRSHARE)" >&2; exit 1; }
+[ $# -gt 0 ] || { sed -n '24p' "$0" | sed 's/^# *//' >&2; exit 2; }
+
+fair_tree="fairshare:function=fair-tree,decay=half-life:600,refresh=60,usage=billing"
+
+# The second of the minute at which a run's pending priorities most often changed.
+phase() {
+  awk -F'|' '
+    /^# / { t = substr($0, 3); next }
+    NF >= 3 { if (($1 in last) && last[$1] != $3 && !(t in seen)) { seen[t] = 1; n[substr(t, 18, 2) + 0]++ } last[$1] = $3 }
+    END { best = -1; for (s in n) if (n[s] > best || (n[s] == best && s + 0 < pick)) { best = n[s]; pick = s + 0 } print (best < 0 ? 0 : pick) }
+  ' "$1"
+}
+
+policy_of() {
+  case $1 in
+    slurm | slurm2) echo "$fair_tree" ;;
+    sdrf | sdrf-limits) echo "sdrf:delta=0.998845" ;;
+    pe) echo "fairshare:usage=pe,decay=half-life:600,refresh=5" ;;
+    *) return 1 ;;
+  esac
+}
+
+for out in "$@"; do
+  for dir in "$out"/*/; do
+    name=$(basename "$dir")
+    [ -s "$dir/sacct.txt" ] || continue
+    policy=$(policy_of "$name") || { echo "$name: not a run this script knows; passed over" >&2; continue; }
+    phased=$policy
+    if [ "$policy" = "$fair_tree" ] && [ -s "$dir/sprio.log" ]; then
+      phased="$policy,refresh-offset=$(phase "$dir/sprio.log")"
+    fi
+    dump=$dir/sacct.txt
+    if ! head -1 "$dump" | tr '|' '\n' | grep -qx ReqNodes; then
+      dump=$dir/sacct-reqnodes.txt
+      awk -F'|' -v OFS='|' 'NR == 1 { print $0, "ReqNodes"; next } { print $0, ($1 ~ /\./ ? "" : 1) }' \
+        "$dir/sacct.txt" >"$dump"
+    fi
+    cluster=(--machines "$out/machines.toml" --shares "$dir/assoc.txt"
+      --partitions "$dir/partitions.txt" --qos "$dir/qos.txt" --drain --gantt 0s+2h)
+    "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" --scheduler slurm \
+      --json "$dir/replay.json" --jobs "$dir/jobs.csv" >"$dir/replay.txt" 2>&1
+    "$fairshare" replay "$dump" --policy "$policy" "${cluster[@]}" --scheduler slurm \
+      --json "$dir/replay-nophase.json" >/dev/null 2>&1
+    "$fairshare" replay "$dump" --policy "$policy" "${cluster[@]}" --scheduler easy \
+      --json "$dir/replay-easy.json" >/dev/null 2>&1
+    echo "$out/$name: replayed under $phased" >&2
+  done
+  for replay in replay.json replay-nophase.json replay-easy.json; do
+    (cd "$root" && "$cargo" run --release -q -p fairshare-report --features slurm \
+      --example slurm_experiment -- "$out" "$replay" >/dev/null)
+  done
+  echo "$out: results.md, results-replay-nophase.md, results-replay-easy.md" >&2
+done
