@@ -173,3 +173,41 @@ fn a_dump_without_a_needed_column_is_refused() {
     let text = error.map(|e| e.to_string()).unwrap_or_default();
     assert!(text.contains("Start"), "{text}");
 }
+
+#[test]
+fn req_nodes_holds_a_job_to_its_nodes_only_when_it_asked_for_several() {
+    let dir = TempDir::new().unwrap();
+    let header = "JobID|User|Account|Submit|Start|End|AllocTRES|ReqNodes\n";
+    let rows = "1|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|cpu=12,node=2|1\n\
+                2|ann|a|2024-01-01T00:00:01|2024-01-01T00:00:01|2024-01-01T00:01:00|cpu=12,node=3|3\n";
+    let path = write(&dir, "req.sacct", &(header.to_owned() + rows));
+    let read = read_ok(&[&path], None);
+    let nodes: Vec<Option<u32>> = read.tasks.iter().map(|t| t.nodes).collect();
+    assert_eq!(nodes, [None, Some(3)], "one node asked: spread as it fits");
+    assert!(read.stats.notes.iter().all(|n| !n.contains("ReqNodes")));
+    // Without the column, each job keeps the nodes it was given, and a note says so.
+    let path = write(&dir, "alloc.sacct", &(HEADER.to_owned() + "1|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|cpu=12,node=2|p|COMPLETED\n"));
+    let read = read_ok(&[&path], None);
+    assert_eq!(read.tasks[0].nodes, Some(2));
+    assert!(
+        read.stats
+            .notes
+            .iter()
+            .any(|n| n.contains("no ReqNodes column")),
+        "{:?}",
+        read.stats.notes
+    );
+    let bad =
+        "1|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|cpu=1,node=1|two\n";
+    let path = write(&dir, "bad.sacct", &(header.to_owned() + bad));
+    let strict = crate::common::read(&[&path], None, &ReadOptions::default())
+        .error
+        .unwrap()
+        .to_string();
+    assert!(
+        strict.contains(
+            "bad.sacct:2: field 8 (ReqNodes): expected a whole number of nodes, found \"two\""
+        ),
+        "{strict}"
+    );
+}
