@@ -1,8 +1,10 @@
 //! How the cost of a backfilling replay grows with the queue: 2,000 synthetic jobs (1 to 64
 //! processors, runtimes from 1 minute to 4 hours, walltimes up to twice the runtime) on a
 //! 128-processor pool, arriving fast enough to keep the machine at 80 %, 100 % and 120 % of
-//! its capacity, under EASY and conservative backfilling (FIFO order). The mean number of
-//! waiting jobs at each load (Little's law, from the FIFO EASY run) is printed once.
+//! its capacity, under EASY and conservative backfilling and Slurm's two schedulers (FIFO
+//! order; on one pool, Slurm's backfill plans the whole pool for a job, as on a one-node
+//! cluster). The mean number of waiting jobs at each load (Little's law, from the FIFO EASY
+//! run) is printed once.
 //!
 //! Run with `cargo bench -p fairshare-sim --bench backfill`.
 
@@ -83,7 +85,11 @@ fn backfill(c: &mut Criterion) {
             "load {load}: mean waiting jobs under EASY ≈ {:.0}",
             easy.mean_wait_s * JOBS as f64 / span
         );
-        for scheduler in [SchedulerEntry::EASY, SchedulerEntry::CONSERVATIVE] {
+        for scheduler in [
+            SchedulerEntry::EASY,
+            SchedulerEntry::CONSERVATIVE,
+            SchedulerEntry::SLURM,
+        ] {
             let config = config(scheduler);
             group.bench_with_input(
                 BenchmarkId::new(format!("{scheduler:?}"), load),
