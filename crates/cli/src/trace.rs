@@ -77,7 +77,7 @@ pub struct ClusterArgs {
     pub scheduler: SchedulerEntry,
     /// With `--scheduler slurm`: the site's Slurm configuration, a `slurm.conf` or the saved
     /// output of `scontrol show config`. Its SchedulerType and SchedulerParameters
-    /// (bf_interval, bf_max_job_test, bf_max_job_user, default_queue_depth) set the
+    /// (bf_interval, bf_window, bf_max_job_test, bf_max_job_user, default_queue_depth) set the
     /// schedulers; what it sets that the model leaves out is named in a note. Without it,
     /// Slurm 22.05's defaults.
     #[arg(long, value_name = "FILE")]

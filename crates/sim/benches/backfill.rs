@@ -2,8 +2,7 @@
 //! processors, runtimes from 1 minute to 4 hours, walltimes up to twice the runtime) on a
 //! 128-processor pool, arriving fast enough to keep the machine at 80 %, 100 % and 120 % of
 //! its capacity, under EASY and conservative backfilling and Slurm's two schedulers (FIFO
-//! order; on one pool, Slurm's backfill plans the whole pool for a job, as on a one-node
-//! cluster). The mean number of waiting jobs at each load (Little's law, from the FIFO EASY
+//! order; a pool has no nodes, so Slurm's backfill plans processors there). The mean number of waiting jobs at each load (Little's law, from the FIFO EASY
 //! run) is printed once.
 //!
 //! Run with `cargo bench -p fairshare-sim --bench backfill`.

@@ -109,6 +109,9 @@ struct Engine {
     period: Option<u64>,
     /// Whether a reservation holds the rest of each node it is planned on.
     whole_nodes: bool,
+    /// Whether a job arrived, started or ended since the last periodic pass: only then is
+    /// another due (Slurm's backfill waits for new work, `_more_work`).
+    news: bool,
     /// When the run began.
     origin: Time,
 }
@@ -213,7 +216,10 @@ impl Engine {
             totals: config.capacity.total(),
             settled: Vec::new(),
             period: config.scheduler.period_s().map(|s| s.max(1) * 1_000_000),
-            whole_nodes: config.scheduler.reserves_whole_nodes(),
+            // A pool has no nodes to plan: its reservations hold what their jobs ask.
+            whole_nodes: config.scheduler.reserves_whole_nodes()
+                && matches!(config.capacity, Capacity::Machines(_)),
+            news: false,
             origin: config.origin,
         })
     }
@@ -253,6 +259,7 @@ impl Engine {
     }
 
     fn arrive(&mut self, a: Task) -> Result<(), SimError> {
+        self.news = true;
         let u = a.user as usize;
         if u >= self.queues.len() {
             return Err(SimError::BadArrival {
@@ -334,6 +341,7 @@ impl Engine {
     }
 
     fn finish_one(&mut self) {
+        self.news = true;
         let Some(Reverse((_, _, slot))) = self.finishes.pop() else {
             return;
         };
@@ -412,10 +420,11 @@ impl Engine {
         self.recorder.used(self.space.used());
     }
 
-    /// The scheduler's next periodic pass after now, while jobs wait.
+    /// The scheduler's next periodic pass after now, while jobs wait and something changed
+    /// since the last one.
     fn next_periodic(&self) -> Option<Time> {
         let period = self.period?;
-        self.smallest.least()?;
+        self.smallest.least().filter(|_| self.news)?;
         let since = self.now.0 - self.origin.0;
         Some(Time(self.origin.0 + (since / period + 1) * period))
     }
@@ -571,6 +580,7 @@ impl Engine {
 
     /// Starts the job at `index` of `user`'s queue on `placed` now.
     fn launch(&mut self, user: u32, index: usize, placed: Placed) {
+        self.news = true;
         let Some(job) = self.queues[user as usize].remove(index) else {
             return;
         };

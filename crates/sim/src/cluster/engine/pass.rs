@@ -73,31 +73,12 @@ impl Pass for Engine {
     }
 
     fn reserve(&mut self, user: u32) -> bool {
-        let index = self.cursor[user as usize];
-        let Some(job) = self.candidate(user) else {
-            return false;
-        };
-        if job.reservation.is_some() {
-            return true;
-        }
-        if !self.queue_allows(job) {
-            return false;
-        }
-        let (request, walltime) = (job.request.clone(), job.walltime);
-        let found = self
-            .space
-            .earliest(&request, self.now, walltime, None, None);
-        #[cfg(debug_assertions)]
-        {
-            let never = Time(u64::MAX);
-            let naive = self
-                .space
-                .earliest_by_trying_every_start(&request, self.now, walltime, never);
-            assert_eq!(found, naive, "pruned and full searches differ");
-        }
-        found
-            .map(|found| self.hold(user, index, found, false))
-            .is_some()
+        self.reserve_before(user, None)
+    }
+
+    fn reserve_within(&mut self, user: u32, window_s: u64) -> bool {
+        let before = self.now.plus_micros(window_s.saturating_mul(1_000_000));
+        self.reserve_before(user, Some(before))
     }
 
     fn pass_over(&mut self, user: u32) {
@@ -130,5 +111,36 @@ impl Pass for Engine {
     fn periodic(&self) -> bool {
         self.period
             .is_some_and(|p| (self.now.0 - self.origin.0).is_multiple_of(p))
+    }
+}
+
+impl Engine {
+    /// [`Pass::reserve`], the start found before `before` when given.
+    fn reserve_before(&mut self, user: u32, before: Option<Time>) -> bool {
+        let index = self.cursor[user as usize];
+        let Some(job) = self.candidate(user) else {
+            return false;
+        };
+        if job.reservation.is_some() {
+            return true;
+        }
+        if !self.queue_allows(job) {
+            return false;
+        }
+        let (request, walltime) = (job.request.clone(), job.walltime);
+        let found = self
+            .space
+            .earliest(&request, self.now, walltime, before, None);
+        #[cfg(debug_assertions)]
+        {
+            let before = before.unwrap_or(Time(u64::MAX));
+            let naive = self
+                .space
+                .earliest_by_trying_every_start(&request, self.now, walltime, before);
+            assert_eq!(found, naive, "pruned and full searches differ");
+        }
+        found
+            .map(|found| self.hold(user, index, found, false))
+            .is_some()
     }
 }

@@ -66,6 +66,10 @@ pub(in crate::cluster) fn replay<E>(
         while engine.wakeups.peek().is_some_and(|Reverse(w)| *w <= t) {
             engine.wakeups.pop();
         }
+        let periodic = engine.periodic();
+        if periodic {
+            engine.news = false;
+        }
         engine.pass(config.scheduler.as_ref());
         if let Some(fault) = engine.fault.take() {
             return Err(RunError::Sim(fault));

@@ -38,6 +38,9 @@ pub trait Pass {
     /// another; a candidate that holds one keeps it. Whether it holds one: not when its queue
     /// is at its limit (no time can be promised) or no time fits.
     fn reserve(&mut self, user: u32) -> bool;
+    /// [`Pass::reserve`], but only at a start within `window_s` seconds from now (Slurm's
+    /// `bf_window`): a candidate that fits no sooner holds no reservation.
+    fn reserve_within(&mut self, user: u32, window_s: u64) -> bool;
     /// Leaves the user's candidate waiting: the user's next job is its candidate for the rest
     /// of the pass (none left: the user is set aside).
     fn pass_over(&mut self, user: u32);
@@ -75,7 +78,8 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     }
     /// Whether a reservation holds the rest of every node it is planned on, so that no later
     /// job starts there before the reserved one (Slurm's backfill plans nodes, not
-    /// processors); by default it holds only what the job asks.
+    /// processors); by default it holds only what the job asks. A pool has no nodes: there a
+    /// reservation always holds what its job asks.
     fn reserves_whole_nodes(&self) -> bool {
         false
     }

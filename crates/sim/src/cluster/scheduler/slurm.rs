@@ -10,13 +10,16 @@
 //!   priority order, at most `bf_max_job_test` jobs (and `bf_max_job_user` of one user, when
 //!   set), starting each job that fits now without delaying an earlier job's planned start,
 //!   and planning every job that does not at the earliest time it fits by the running jobs'
-//!   time limits. Its plans are dropped when the cycle ends, as Slurm's are.
+//!   time limits, within `bf_window`. A planned job holds the whole of each node it is planned
+//!   on (Slurm's plan is a map of nodes, not of processors). Its plans are dropped when the
+//!   cycle ends, as Slurm's are. A cycle runs only when a job arrived, started or ended since
+//!   the last one (Slurm's backfill waits for new work).
 //!
 //! What is left out: the phase of the backfill's timer (here its cycles fall on multiples of
 //! `bf_interval` from the run's start; in Slurm, `bf_interval` after the previous cycle ended,
 //! from whenever `slurmctld` started); the time a cycle takes and `bf_continue`'s yielding
-//! (a cycle here is instantaneous); `bf_resolution`'s rounding of planned times; `bf_window`
-//! (a job planned beyond it is still planned here); and per-partition blocking (the replay has
+//! (a cycle here is instantaneous); `bf_resolution`'s rounding of planned times; and
+//! per-partition blocking (the replay has
 //! one pool of nodes, so the main scheduler's first blocked job stops the pass).
 
 use super::{Pass, Reservations, Scheduler, SchedulerEntry};
@@ -44,6 +47,9 @@ pub struct SlurmParameters {
     pub backfill: bool,
     /// `bf_interval`: seconds between backfill cycles (default 30).
     pub bf_interval_s: u64,
+    /// `bf_window`, in seconds: how far ahead the backfill plans (default 1440 minutes); a job
+    /// that cannot start sooner is not planned.
+    pub bf_window_s: u64,
     /// `bf_max_job_test`: the most jobs one backfill cycle considers (default 500).
     pub bf_max_job_test: u32,
     /// `bf_max_job_user`: the most jobs of one user a backfill cycle considers (0: no limit).
@@ -58,6 +64,7 @@ impl Default for SlurmParameters {
         SlurmParameters {
             backfill: true,
             bf_interval_s: 30,
+            bf_window_s: 86_400,
             bf_max_job_test: 500,
             bf_max_job_user: 0,
             default_queue_depth: 100,
@@ -134,6 +141,7 @@ impl SlurmParameters {
                     0 => return Err("SchedulerParameters bf_interval must be at least 1".into()),
                     n => parameters.bf_interval_s = u64::from(n),
                 },
+                "bf_window" => parameters.bf_window_s = u64::from(number()?.max(1)) * 60,
                 "bf_max_job_test" => parameters.bf_max_job_test = number()?.max(1),
                 "bf_max_job_user" => parameters.bf_max_job_user = number()?,
                 "default_queue_depth" => parameters.default_queue_depth = number()?.max(1),
@@ -180,6 +188,12 @@ impl Slurm {
         let mut tested_of: HashMap<u32, u32> = HashMap::new();
         let mut tested = 0;
         while tested < self.parameters.bf_max_job_test {
+            // Plans are dropped when the cycle ends and serve only to keep later jobs from
+            // delaying earlier ones: once nothing more can start now, the rest of the cycle
+            // would change nothing.
+            if pass.full() {
+                return;
+            }
             let Some(user) = pass.first() else {
                 return;
             };
@@ -191,7 +205,7 @@ impl Slurm {
             *of_user += 1;
             tested += 1;
             if !pass.start(user) {
-                pass.reserve(user);
+                pass.reserve_within(user, self.parameters.bf_window_s);
                 pass.pass_over(user);
             }
         }
