@@ -381,7 +381,8 @@ def replay(
     task has finished. ``rule`` is ``"head-of-line"`` (a pass stops at a job that does not fit,
     the SDRF paper's rule) or ``"skip"`` (that user is passed over); ``scheduler`` ``"fill"``
     (progressive filling in the policy's order), ``"easy"`` or ``"conservative"`` (backfilling
-    on requested walltimes); ``placement`` ``"first"`` or ``"best"`` (the fullest node with
+    on requested walltimes) or ``"slurm"`` (Slurm's main and backfill schedulers with Slurm's
+    default parameters; docs/slurm-prediction.md); ``placement`` ``"first"`` or ``"best"`` (the fullest node with
     room); ``overrun`` ``"kill"`` (a job that ran past its walltime request is killed at it) or
     ``"extend"`` (it runs in full). ``swf_cpus`` picks an SWF log's processor count:
     ``"auto"`` (allocated when recorded, else requested), ``"allocated"`` or ``"requested"``;

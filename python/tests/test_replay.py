@@ -201,7 +201,7 @@ def test_a_progress_callback_that_raises_is_an_error(small_log):
     ("options", "says"),
     [
         ({"policies": ["drf", "nosuch"]}, "nosuch"),
-        ({"scheduler": "magic"}, "scheduler \"magic\": expected fill, easy or conservative"),
+        ({"scheduler": "magic"}, "scheduler \"magic\": expected fill, easy, conservative or slurm"),
         ({"capacity": "cpu=4", "capacity_fraction": 0.5}, "give at most one"),
         ({"capacity_fraction": -1.0}, "positive number"),
         ({"horizon": "soon"}, "horizon"),

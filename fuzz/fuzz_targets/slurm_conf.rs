@@ -1,0 +1,22 @@
+//! A Slurm configuration (`slurm.conf`, `scontrol show config`) read as `fairshare replay
+//! --slurm-conf` reads it: none may panic, every setting read has a value, and parameters taken
+//! from it are ones the Slurm scheduler can run with.
+#![no_main]
+use fairshare_sim::cluster::SlurmParameters;
+use fairshare_trace::slurm_conf::parse_slurm_conf;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let Ok(conf) = parse_slurm_conf(&text) else {
+        return;
+    };
+    for key in ["SchedulerType", "SchedulerParameters", "OverTimeLimit"] {
+        assert!(conf.get(key).is_none_or(|v| !v.is_empty()));
+    }
+    if let Ok((parameters, _notes)) = SlurmParameters::from_conf(|key| conf.get(key)) {
+        assert!(parameters.bf_interval_s >= 1);
+        assert!(parameters.bf_window_s >= 60);
+        assert!(parameters.bf_max_job_test >= 1);
+        assert!(parameters.default_queue_depth >= 1);
+    }
+});
