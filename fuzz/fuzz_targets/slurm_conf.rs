@@ -7,9 +7,7 @@ use fairshare_trace::slurm_conf::parse_slurm_conf;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let Ok(conf) = parse_slurm_conf(&text) else {
-        return;
-    };
+    let conf = parse_slurm_conf(&text);
     for key in ["SchedulerType", "SchedulerParameters", "OverTimeLimit"] {
         assert!(conf.get(key).is_none_or(|v| !v.is_empty()));
     }

@@ -228,7 +228,7 @@ impl ClusterArgs {
         }
         let context = || format!("--slurm-conf {}", path.display());
         let text = std::fs::read_to_string(path).with_context(context)?;
-        let conf = parse_slurm_conf(&text).with_context(context)?;
+        let conf = parse_slurm_conf(&text);
         if conf.is_empty() {
             bail!(
                 "--slurm-conf {}: no Key=Value setting in it",

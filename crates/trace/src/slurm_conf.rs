@@ -5,8 +5,6 @@
 //! lines that define nodes and partitions (`NodeName=`, `PartitionName=`, …) are not settings
 //! and are passed over, as are the headings of `scontrol show config`.
 
-use crate::slurm_output::{lines, Problem, ReadError};
-
 /// The lines of a `slurm.conf` that define things rather than set a value.
 const DEFINITIONS: [&str; 6] = [
     "nodename",
@@ -42,10 +40,12 @@ impl SlurmConf {
     }
 }
 
-/// Reads a `slurm.conf` or the output of `scontrol show config`.
-pub fn parse_slurm_conf(text: &str) -> Result<SlurmConf, ReadError> {
+/// Reads a `slurm.conf` or the output of `scontrol show config`. Every text reads: a line
+/// that sets nothing (prose, a heading, a key with no value or `(null)`, as `scontrol show
+/// config` prints unset keys) is passed over, and the caller says what it missed.
+pub fn parse_slurm_conf(text: &str) -> SlurmConf {
     let mut settings = Vec::new();
-    for (record, line) in lines(text) {
+    for line in text.lines() {
         let line = line.split('#').next().unwrap_or_default().trim();
         let Some((key, value)) = line.split_once('=') else {
             continue;
@@ -67,13 +67,13 @@ pub fn parse_slurm_conf(text: &str) -> Result<SlurmConf, ReadError> {
             true => value,
             false => value.split_whitespace().next().unwrap_or_default(),
         };
-        if value.is_empty() {
-            let problem = Problem::Invalid(format!("{written} has no value"));
-            return Err(ReadError::field_of(&record, "Key=Value", problem));
+        if value.is_empty() || value == "(null)" {
+            // `scontrol show config` prints unset keys with nothing, or `(null)`, after `=`.
+            continue;
         }
         settings.push((key, value.to_owned()));
     }
-    Ok(SlurmConf { settings })
+    SlurmConf { settings }
 }
 
 #[cfg(test)]
@@ -85,7 +85,7 @@ mod tests {
         let conf = "# a site\nSchedulerType=sched/backfill\nSchedulerParameters=bf_interval=60,bf_continue # tuned\nNodeName=n[1-4] CPUs=8\nPriorityWeightAge=1000\n";
         let shown = "Configuration data as of 2026-11-26T03:56:50\nSchedulerType           = sched/backfill\nSchedulerParameters     = bf_interval=60,bf_continue\nPriorityWeightAge       = 1000\n\nSlurmctld(primary) at h is UP\n";
         for text in [conf, shown] {
-            let read = parse_slurm_conf(text).unwrap();
+            let read = parse_slurm_conf(text);
             assert_eq!(read.get("schedulertype"), Some("sched/backfill"));
             assert_eq!(
                 read.get("SchedulerParameters"),
@@ -98,13 +98,14 @@ mod tests {
     }
 
     #[test]
-    fn the_last_setting_wins_and_an_empty_one_is_refused_with_its_line() {
-        let read = parse_slurm_conf("bf=1\nBF=2\n").unwrap();
-        assert_eq!(read.get("bf"), Some("2"));
-        let error = parse_slurm_conf("\nOverTimeLimit=\n").unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            "line 2: field `Key=Value` is invalid: OverTimeLimit has no value"
+    fn the_last_setting_wins_and_an_empty_one_is_unset() {
+        let read = parse_slurm_conf(
+            "bf=1\nBF=2\nPowerPlugin = \nOverTimeLimit=\nSchedulerParameters = (null)\n",
         );
+        assert_eq!(read.get("bf"), Some("2"));
+        assert_eq!(read.get("PowerPlugin"), None);
+        assert_eq!(read.get("OverTimeLimit"), None);
+        assert_eq!(read.get("SchedulerParameters"), None);
+        assert_eq!(read.len(), 2);
     }
 }

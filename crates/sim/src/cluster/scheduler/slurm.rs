@@ -111,7 +111,9 @@ impl SlurmParameters {
                 weighted.join(", ")
             ));
         }
-        if let Some(over) = setting("OverTimeLimit").filter(|o| !matches!(*o, "0" | "NONE")) {
+        // `scontrol show config` writes `0 min`; slurm.conf `0` or `NONE`.
+        let none = |o: &str| matches!(o.split_whitespace().next(), Some("0" | "NONE"));
+        if let Some(over) = setting("OverTimeLimit").filter(|o| !none(o)) {
             notes.push(format!(
                 "OverTimeLimit={over} is not modelled: a job runs its recorded time"
             ));
@@ -233,5 +235,60 @@ impl Scheduler for Slurm {
         } else {
             self.main(pass);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from(settings: &[(&str, &str)]) -> Result<(SlurmParameters, Vec<String>), Invalid> {
+        SlurmParameters::from_conf(|key| {
+            let found = settings.iter().find(|(k, _)| k.eq_ignore_ascii_case(key));
+            found.map(|(_, v)| *v)
+        })
+    }
+
+    #[test]
+    fn a_site_configuration_sets_what_is_modelled_and_names_what_is_not() {
+        let (parameters, notes) = from(&[
+            ("SchedulerParameters", "bf_interval=60,bf_window=2880,bf_max_job_test=1000,bf_max_job_user=20,default_queue_depth=50,bf_continue"),
+            ("PriorityWeightAge", "1000"),
+            ("PriorityWeightFairshare", "10000"),
+            ("PriorityWeightTRES", "(null)"),
+            ("OverTimeLimit", "5"),
+        ])
+        .unwrap();
+        let expected = SlurmParameters {
+            backfill: true,
+            bf_interval_s: 60,
+            bf_window_s: 2880 * 60,
+            bf_max_job_test: 1000,
+            bf_max_job_user: 20,
+            default_queue_depth: 50,
+        };
+        assert_eq!(parameters, expected);
+        assert_eq!(
+            notes,
+            [
+                "SchedulerParameters not modelled, so left out: bf_continue",
+                "jobs are ordered by the policy alone (Slurm's fairshare or site factor); PriorityWeightAge not modelled",
+                "OverTimeLimit=5 is not modelled: a job runs its recorded time",
+            ]
+        );
+    }
+
+    #[test]
+    fn scontrol_show_config_defaults_say_nothing_and_builtin_turns_backfill_off() {
+        let shown = [
+            ("SchedulerType", "sched/builtin"),
+            ("PriorityWeightAge", "0"),
+            ("OverTimeLimit", "0 min"),
+        ];
+        let (parameters, notes) = from(&shown).unwrap();
+        assert!(!parameters.backfill);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(from(&[]).unwrap(), (SlurmParameters::default(), Vec::new()));
+        assert!(from(&[("SchedulerParameters", "bf_interval=0")]).is_err());
     }
 }
