@@ -281,15 +281,7 @@ proptest! {
         specs in prop::collection::vec(job_spec(), 1..40),
         cpus in 4u32..12,
     ) {
-        let tasks: Vec<Task> = tasks(&specs)
-            .into_iter()
-            .map(|t| Task { demand: vec![t.demand[0].min(f64::from(cpus))], ..t })
-            .collect();
-        let users = (0..3).map(|u| format!("u{u}")).collect();
-        let mut config = ClusterConfig::new("fifo".parse().unwrap(), Capacity::Pool(vec![f64::from(cpus)]), vec!["cpu".into()], users);
-        config.scheduler = SchedulerEntry::SLURM.scheduler(FillRule::HeadOfLine);
-        config.record_jobs = Some(Window::ALL);
-        let result = run(&config, tasks.iter().cloned().map(Ok::<_, Infallible>), |_| {}).unwrap();
+        let (tasks, result) = fifo_on_a_pool(&specs, cpus, SchedulerEntry::SLURM);
         prop_assert_eq!(result.jobs.len(), tasks.len());
         let start = |id: usize| result.jobs.iter().find(|j| j.id == id as u64).unwrap().start;
         for (j, job) in tasks.iter().enumerate() {
@@ -313,19 +305,44 @@ proptest! {
         specs in prop::collection::vec(job_spec(), 1..40),
         cpus in 4u32..12,
     ) {
-        let tasks: Vec<Task> = tasks(&specs)
-            .into_iter()
-            .map(|t| Task { demand: vec![t.demand[0].min(f64::from(cpus))], ..t })
-            .collect();
-        let users = (0..3).map(|u| format!("u{u}")).collect();
-        let mut config = ClusterConfig::new("fifo".parse().unwrap(), Capacity::Pool(vec![f64::from(cpus)]), vec!["cpu".into()], users);
-        config.record_jobs = Some(Window::ALL);
-        let result = run(&config, tasks.iter().cloned().map(Ok::<_, Infallible>), |_| {}).unwrap();
+        let (tasks, result) = fifo_on_a_pool(&specs, cpus, SchedulerEntry::FILL);
         let mut engine: Vec<(u64, Time)> = result.jobs.iter().map(|j| (j.id, j.start)).collect();
         engine.sort_unstable();
         let naive: Vec<(u64, Time)> = fcfs(&tasks, f64::from(cpus)).into_iter().enumerate().map(|(i, s)| (i as u64, s)).collect();
         prop_assert_eq!(engine, naive);
     }
+}
+
+/// `specs`' jobs, each at most `cpus` processors, replayed in FIFO order by `scheduler` on a
+/// pool of `cpus`, every job recorded.
+fn fifo_on_a_pool(
+    specs: &[JobSpec],
+    cpus: u32,
+    scheduler: SchedulerEntry,
+) -> (Vec<Task>, PolicyResult) {
+    let tasks: Vec<Task> = tasks(specs)
+        .into_iter()
+        .map(|t| Task {
+            demand: vec![t.demand[0].min(f64::from(cpus))],
+            ..t
+        })
+        .collect();
+    let users = (0..3).map(|u| format!("u{u}")).collect();
+    let mut config = ClusterConfig::new(
+        "fifo".parse().unwrap(),
+        Capacity::Pool(vec![f64::from(cpus)]),
+        vec!["cpu".into()],
+        users,
+    );
+    config.scheduler = scheduler.scheduler(FillRule::HeadOfLine);
+    config.record_jobs = Some(Window::ALL);
+    let result = run(
+        &config,
+        tasks.iter().cloned().map(Ok::<_, Infallible>),
+        |_| {},
+    )
+    .unwrap();
+    (tasks, result)
 }
 
 /// The summary's figures, recomputed from the per-job outcomes alone.
