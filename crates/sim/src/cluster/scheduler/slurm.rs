@@ -17,10 +17,10 @@
 //!
 //! What is left out: the phase of the backfill's timer (here its cycles fall on multiples of
 //! `bf_interval` from the run's start; in Slurm, `bf_interval` after the previous cycle ended,
-//! from whenever `slurmctld` started); the time a cycle takes and `bf_continue`'s yielding
-//! (a cycle here is instantaneous); `bf_resolution`'s rounding of planned times; and
-//! per-partition blocking (the replay has
-//! one pool of nodes, so the main scheduler's first blocked job stops the pass).
+//! from whenever `slurmctld` started); the time a cycle takes and `bf_continue`'s yielding (a
+//! cycle here is instantaneous); `bf_resolution`'s rounding of planned times; and
+//! per-partition blocking (the replay has one set of nodes, so the main scheduler's first
+//! blocked job stops the pass). docs/slurm-prediction.md measures what that costs.
 
 use super::{Pass, Reservations, Scheduler, SchedulerEntry};
 use fairshare_core::error::Invalid;
