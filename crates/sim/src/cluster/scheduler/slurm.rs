@@ -164,7 +164,7 @@ const UNMODELLED_WEIGHTS: [&str; 6] = [
     "PriorityWeightTRES",
 ];
 
-/// Slurm's main and backfill schedulers ([module docs](self)).
+/// Slurm's main and backfill schedulers, as the module documentation describes them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Slurm {
     /// The parameters it runs with.
