@@ -5,10 +5,11 @@
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, PlacementEntry, PolicyResult, QueueLimit, SchedulerEntry, Task,
-    Window,
+    run, Capacity, ClusterConfig, PlacementEntry, PolicyResult, QueueLimit, Scheduler,
+    SchedulerEntry, Task, Window,
 };
 use std::convert::Infallible;
+use std::sync::Arc;
 
 /// A job of its own user `id`, submitted at `submit` s, running `runtime` s on `cpus`
 /// processors with `walltime` s requested, spread over any nodes.
@@ -41,11 +42,22 @@ fn replay_with_queues(
     jobs: &[Task],
     queues: &[QueueLimit],
 ) -> PolicyResult {
+    replay_by(capacity, scheduler.scheduler(rule), jobs, queues)
+}
+
+/// `jobs` replayed in FIFO order by `scheduler` on `capacity`, each job its own user's, first
+/// fit, every job recorded.
+fn replay_by(
+    capacity: Capacity,
+    scheduler: Arc<dyn Scheduler>,
+    jobs: &[Task],
+    queues: &[QueueLimit],
+) -> PolicyResult {
     let users = (0..jobs.len()).map(|u| format!("u{u}")).collect();
     let mut config =
         ClusterConfig::new("fifo".parse().unwrap(), capacity, vec!["cpu".into()], users);
     config.queues = queues.to_vec();
-    config.scheduler = scheduler.scheduler(rule);
+    config.scheduler = scheduler;
     config.placement = PlacementEntry::FIRST.placement();
     config.record_jobs = Some(Window::ALL);
     run(
@@ -398,24 +410,12 @@ fn slurm_starts_around_a_blocked_job_only_at_its_backfill_cycle() {
         job(2, 2.0, 10.0, 10.0, 1.0),
     ];
     let with = |slurm: SlurmParameters| {
-        let users = (0..jobs.len()).map(|u| format!("u{u}")).collect();
-        let mut config = ClusterConfig::new(
-            "fifo".parse().unwrap(),
-            pool(4.0),
-            vec!["cpu".into()],
-            users,
-        );
-        config.scheduler = SchedulerEntry::SLURM.configured(&SchedulerSettings {
+        let settings = SchedulerSettings {
             slurm,
             ..SchedulerSettings::default()
-        });
-        config.record_jobs = Some(Window::ALL);
-        let result = run(
-            &config,
-            jobs.iter().cloned().map(Ok::<_, Infallible>),
-            |_| {},
-        );
-        starts(&result.unwrap())
+        };
+        let scheduler = SchedulerEntry::SLURM.configured(&settings);
+        starts(&replay_by(pool(4.0), scheduler, &jobs, &[]))
     };
     let easy = replay(pool(4.0), SchedulerEntry::EASY, FillRule::HeadOfLine, &jobs);
     assert_eq!(starts(&easy), [0.0, 100.0, 2.0]);

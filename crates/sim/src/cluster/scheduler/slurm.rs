@@ -124,9 +124,7 @@ impl SlurmParameters {
     /// The parameters of a `SchedulerParameters` value (`bf_interval=60,bf_continue`): the
     /// ones modelled are read, the others left to Slurm's defaults and returned by name so
     /// that a caller can say they were not modelled.
-    pub fn from_scheduler_parameters(
-        text: &str,
-    ) -> Result<(SlurmParameters, Vec<String>), Invalid> {
+    fn from_scheduler_parameters(text: &str) -> Result<(SlurmParameters, Vec<String>), Invalid> {
         let mut parameters = SlurmParameters::default();
         let mut unmodelled = Vec::new();
         for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
