@@ -232,6 +232,8 @@ TOML
     --format=JobID,User,Account,Submit,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State,QOS,Flags,ReqNodes \
     -S "$began_utc" -E now >"$dir/sacct.txt"
   scontrol --oneliner show partition >"$dir/partitions.txt"
+  # The configuration and the nodes, as --slurm-conf reads them (the size factor counts nodes).
+  { scontrol show config; scontrol show node; } >"$dir/config.txt"
   sacctmgr -P -n show qos format=Name,UsageFactor >"$dir/qos.txt"
   sacctmgr -P -n show assoc format=Cluster,Account,User,Partition,Share,ParentName >"$dir/assoc.txt"
   local jobs

@@ -17,6 +17,10 @@
 # own Fair Tree runs (slurm, slurm2) need it: the adapter's runs are ordered by the site factors
 # it wrote, which the replay's policy computes itself.
 #
+# The Slurm configuration: RUN/config.txt (`scontrol show config` and `scontrol show node`,
+# saved by the experiment script since the runs with job priorities) is given to the slurm
+# replays as --slurm-conf; runs without it replay with Slurm's defaults, which were theirs.
+#
 # Node counts: every job of these experiments was submitted with `sbatch -n CPUS` and no `-N`,
 # which sacct records as ReqNodes 1: Slurm may spread it over as many nodes as it likes. Dumps
 # taken before the experiment script asked for ReqNodes lack the column; for them this script
@@ -71,9 +75,11 @@ for out in "$@"; do
     fi
     cluster=(--machines "$out/machines.toml" --shares "$dir/assoc.txt"
       --partitions "$dir/partitions.txt" --qos "$dir/qos.txt" --drain --gantt 0s+2h)
-    "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" --scheduler slurm \
+    slurm=(--scheduler slurm)
+    [ -s "$dir/config.txt" ] && slurm+=(--slurm-conf "$dir/config.txt")
+    "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" "${slurm[@]}" \
       --json "$dir/replay.json" --jobs "$dir/jobs.csv" >"$dir/replay.txt" 2>&1
-    "$fairshare" replay "$dump" --policy "$policy" "${cluster[@]}" --scheduler slurm \
+    "$fairshare" replay "$dump" --policy "$policy" "${cluster[@]}" "${slurm[@]}" \
       --json "$dir/replay-nophase.json" >/dev/null 2>&1
     "$fairshare" replay "$dump" --policy "$policy" "${cluster[@]}" --scheduler easy \
       --json "$dir/replay-easy.json" >/dev/null 2>&1

@@ -28,6 +28,9 @@
 #                    └ mech (1): ivan (1)
 #             Waits until all 16 nodes are idle.
 # In both layouts Slurm's own root user stays under the root account, as on every real cluster.
+# Environment: PRIORITY_WEIGHT_AGE, PRIORITY_MAX_AGE and PRIORITY_WEIGHT_JOB_SIZE set the
+# multifactor weights other than fairshare's (default 0, 7-0 and 0: the fairshare factor alone
+# orders jobs), PRIORITY_FAVOR_SMALL (YES or NO, default NO) the size factor's direction.
 set -euo pipefail
 usage() { sed -n '6p' "$0" | sed 's/^# *//' >&2; }
 fresh=false
@@ -158,6 +161,10 @@ chown slurm:slurm /etc/slurm/slurmdbd.conf && chmod 600 /etc/slurm/slurmdbd.conf
 
 flags=""
 [ "$mode" = classic ] && flags="PriorityFlags=NO_FAIR_TREE"
+age_weight=${PRIORITY_WEIGHT_AGE:-0}
+max_age=${PRIORITY_MAX_AGE:-7-0}
+size_weight=${PRIORITY_WEIGHT_JOB_SIZE:-0}
+favor_small=${PRIORITY_FAVOR_SMALL:-NO}
 
 # fairshare's submit script (deploy/job_submit.lua; JobSubmitPlugins=lua in both layouts): a
 # new job gets its association's site factor from the table `fairshare slurm` rewrites in
@@ -196,8 +203,10 @@ PriorityType=priority/multifactor
 PriorityDecayHalfLife=00:10:00
 PriorityCalcPeriod=00:01:00
 PriorityWeightFairshare=100000
-PriorityWeightAge=0
-PriorityWeightJobSize=0
+PriorityWeightAge=$age_weight
+PriorityMaxAge=$max_age
+PriorityWeightJobSize=$size_weight
+PriorityFavorSmall=$favor_small
 PriorityWeightPartition=0
 PriorityWeightQOS=0
 $flags
@@ -288,8 +297,10 @@ PriorityType=priority/multifactor
 PriorityDecayHalfLife=00:10:00
 PriorityCalcPeriod=00:01:00
 PriorityWeightFairshare=100000
-PriorityWeightAge=0
-PriorityWeightJobSize=0
+PriorityWeightAge=$age_weight
+PriorityMaxAge=$max_age
+PriorityWeightJobSize=$size_weight
+PriorityFavorSmall=$favor_small
 PriorityWeightPartition=0
 PriorityWeightQOS=0
 $flags

@@ -235,8 +235,12 @@ impl ClusterArgs {
                 path.display()
             );
         }
-        let (parameters, notes) =
+        let (mut parameters, mut notes) =
             SlurmParameters::from_conf(|key| conf.get(key)).with_context(context)?;
+        parameters.priority.cluster = conf.cluster().map(|(nodes, cpus)| (nodes as f64, cpus));
+        if parameters.priority.size_weight != 0.0 && parameters.priority.cluster.is_none() {
+            notes.push("the job size factor counts the replay's nodes and processors: the file defines no node (add `scontrol show node`, or the NodeName lines)".into());
+        }
         for note in notes {
             eprintln!("note: --slurm-conf: {note}");
         }

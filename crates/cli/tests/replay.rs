@@ -614,7 +614,8 @@ fn write_slurm_dump(dir: &Path) -> PathBuf {
 }
 
 /// `--scheduler slurm`: carol's job starts at the first backfill cycle (30 s by default,
-/// 10 s with `bf_interval=10` from `--slurm-conf`, whose unmodelled settings are named), and
+/// 10 s with `bf_interval=10` from `--slurm-conf`, whose unmodelled settings are named, as is
+/// a size factor without the cluster's nodes), and
 /// the per-job table sets each predicted start beside the recorded one.
 #[test]
 fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
@@ -623,7 +624,7 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
     let conf = dir.path().join("slurm.conf");
     std::fs::write(
         &conf,
-        "SchedulerType=sched/backfill\nSchedulerParameters=bf_interval=10,bf_continue\nPriorityWeightAge=1000\n",
+        "SchedulerType=sched/backfill\nSchedulerParameters=bf_interval=10,bf_continue\nPriorityWeightAge=1000\nPriorityWeightJobSize=10\nPriorityWeightQOS=1000\n",
     )
     .unwrap();
     let starts = |extra: &[&str]| {
@@ -693,7 +694,13 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("PriorityWeightAge not modelled"),
+        stderr.contains(
+            "note: --slurm-conf: priority terms not modelled, so left out: PriorityWeightQOS"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the job size factor counts the replay's nodes and processors"),
         "{stderr}"
     );
 }

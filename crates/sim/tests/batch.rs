@@ -502,3 +502,154 @@ fn slurm_backfill_plans_whole_nodes() {
     );
     assert_eq!(starts(&slurm), [0.0, 0.0, 100.0, 100.0]);
 }
+
+/// `jobs` replayed by `--scheduler slurm` under `priority` and `policy`, on `capacity`, each
+/// job its own user's unless it says otherwise.
+fn replay_under_priority(
+    capacity: Capacity,
+    policy: &str,
+    priority: fairshare_core::priority::multifactor::JobPriority,
+    jobs: &[Task],
+) -> PolicyResult {
+    use fairshare_sim::cluster::{SchedulerSettings, SlurmParameters};
+    let settings = SchedulerSettings {
+        slurm: SlurmParameters {
+            priority,
+            ..SlurmParameters::default()
+        },
+        ..SchedulerSettings::default()
+    };
+    let users = (0..jobs.len()).map(|u| format!("u{u}")).collect();
+    let mut config =
+        ClusterConfig::new(policy.parse().unwrap(), capacity, vec!["cpu".into()], users);
+    config.scheduler = SchedulerEntry::SLURM.configured(&settings);
+    config.placement = PlacementEntry::FIRST.placement();
+    config.record_jobs = Some(Window::ALL);
+    run(
+        &config,
+        jobs.iter().cloned().map(Ok::<_, Infallible>),
+        |_| {},
+    )
+    .unwrap()
+}
+
+/// Slurm's job size factor puts a large job before a small one that came first. On 4
+/// processors held by job 0 until 100 s, job 1 (1 processor) and then job 2 (all 4) wait.
+/// Ordered by the policy alone (FIFO), job 1 starts at 100 s and job 2 after it; with
+/// `PriorityWeightJobSize` well above the policy's site factor, job 2 goes first — whether
+/// it is another user's job or a later job of job 1's user.
+#[test]
+fn slurm_job_size_factor_starts_the_larger_job_first() {
+    use fairshare_core::priority::multifactor::JobPriority;
+    let mut jobs = [
+        job(0, 0.0, 100.0, 100.0, 4.0),
+        job(1, 1.0, 10.0, 10.0, 1.0),
+        job(2, 2.0, 10.0, 10.0, 4.0),
+    ];
+    let alone = JobPriority::default();
+    let sized = JobPriority {
+        site_weight: 1000.0,
+        size_weight: 100_000.0,
+        ..JobPriority::default()
+    };
+    assert_eq!(
+        starts(&replay_under_priority(pool(4.0), "fifo", alone, &jobs)),
+        [0.0, 100.0, 110.0]
+    );
+    assert_eq!(
+        starts(&replay_under_priority(pool(4.0), "fifo", sized, &jobs)),
+        [0.0, 110.0, 100.0]
+    );
+    jobs[2].user = 1;
+    assert_eq!(
+        starts(&replay_under_priority(pool(4.0), "fifo", sized, &jobs)),
+        [0.0, 110.0, 100.0]
+    );
+}
+
+/// Slurm's age factor lets an older job of a user with the lower fairshare factor go first.
+/// Under Fair Tree recomputed each minute, user 0 has used the 4 processors since 0 s when
+/// its job 1 (submitted at 10 s) and user 1's job 2 (at 90 s) wait for them; at the 60-s
+/// recomputation user 0's factor is 1/2, user 1's is 1. By fairshare alone, job 2 starts
+/// first when job 0 ends at 100 s. With `PriorityWeightAge` equal to the fairshare weight and
+/// `PriorityMaxAge` 50 s, job 1's priority at 60 s is 50,000 + 100,000, above job 2's 100,000
+/// (computed at its submission, age 0), so job 1 starts first.
+#[test]
+fn slurm_age_factor_lets_an_older_job_of_a_heavier_user_go_first() {
+    use fairshare_core::priority::multifactor::JobPriority;
+    let mut jobs = [
+        job(0, 0.0, 100.0, 100.0, 4.0),
+        job(1, 10.0, 10.0, 10.0, 4.0),
+        job(2, 90.0, 10.0, 10.0, 4.0),
+    ];
+    jobs[1].user = 0;
+    jobs[2].user = 1;
+    let policy = "fairshare:function=fair-tree,refresh=60";
+    let fairshare = JobPriority {
+        fairshare_weight: 100_000.0,
+        calc_period_s: 60.0,
+        ..JobPriority::default()
+    };
+    let aged = JobPriority {
+        age_weight: 100_000.0,
+        max_age_s: 50.0,
+        ..fairshare
+    };
+    let machine = || pool(4.0);
+    assert_eq!(
+        starts(&replay_under_priority(machine(), policy, fairshare, &jobs)),
+        [0.0, 110.0, 100.0]
+    );
+    assert_eq!(
+        starts(&replay_under_priority(machine(), policy, aged, &jobs)),
+        [0.0, 100.0, 110.0]
+    );
+    // With PriorityMaxAge 200 s, job 1's age term at 60 s is a quarter of the weight (25,000):
+    // fairshare decides again.
+    let slow = JobPriority {
+        max_age_s: 200.0,
+        ..aged
+    };
+    assert_eq!(
+        starts(&replay_under_priority(machine(), policy, slow, &jobs)),
+        [0.0, 110.0, 100.0]
+    );
+}
+
+/// A user's own jobs change places as they age: Slurm recomputes every pending job's
+/// priority each `PriorityCalcPeriod` (60 s here). On 4 processors held by job 0 until 130 s,
+/// one user waits with job 1 (1 processor, submitted at 1 s) and job 2 (all 4, at 100 s).
+/// Size weight 2000, age weight 1000, `PriorityMaxAge` 100 s: at job 2's submission, job 1's
+/// priority (from the 60-s recomputation) is 1250 + 590, below job 2's 2000; at the 120-s
+/// recomputation it is 1250 + 1000 against job 2's 2000 + 200, so job 1 starts first at 130 s.
+#[test]
+fn slurm_recomputes_a_users_order_of_jobs_as_they_age() {
+    use fairshare_core::priority::multifactor::JobPriority;
+    let mut jobs = [
+        job(0, 0.0, 130.0, 130.0, 4.0),
+        job(1, 1.0, 10.0, 10.0, 1.0),
+        job(2, 100.0, 10.0, 10.0, 4.0),
+    ];
+    jobs[2].user = 1;
+    let priority = JobPriority {
+        site_weight: 10.0,
+        size_weight: 2000.0,
+        age_weight: 1000.0,
+        max_age_s: 100.0,
+        calc_period_s: 60.0,
+        ..JobPriority::default()
+    };
+    assert_eq!(
+        starts(&replay_under_priority(pool(4.0), "fifo", priority, &jobs)),
+        [0.0, 130.0, 140.0]
+    );
+    // Recomputed only every 200 s, job 2 keeps the lead it had at its submission.
+    let seldom = JobPriority {
+        calc_period_s: 200.0,
+        ..priority
+    };
+    assert_eq!(
+        starts(&replay_under_priority(pool(4.0), "fifo", seldom, &jobs)),
+        [0.0, 140.0, 130.0]
+    );
+}

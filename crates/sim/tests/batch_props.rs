@@ -7,12 +7,15 @@
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
+use fairshare_core::priority::multifactor::JobPriority;
 use fairshare_sim::cluster::{
     run, run_observed, Capacity, ClusterConfig, JobOutcome, JobRecord, JobState, PlacementEntry,
-    PolicyResult, QueueLimit, SchedulerEntry, Stop, Task, Window,
+    PolicyResult, QueueLimit, Scheduler, SchedulerEntry, SchedulerSettings, SlurmParameters, Stop,
+    Task, Window,
 };
 use proptest::prelude::*;
 use std::convert::Infallible;
+use std::sync::Arc;
 
 const SLACK: f64 = 1e-9;
 
@@ -300,6 +303,50 @@ proptest! {
         }
     }
 
+    /// Ordered by job size alone (no site factor, no age), Slurm's main scheduler starts a
+    /// job only once every job of a higher priority that waited with it has started.
+    #[test]
+    fn slurm_main_scheduler_follows_the_job_size_priority(
+        specs in prop::collection::vec(job_spec(), 1..40),
+        cpus in 4u32..12,
+        favor_small in any::<bool>(),
+    ) {
+        let priority = JobPriority {
+            site_weight: 0.0,
+            size_weight: 10_000.0,
+            favor_small,
+            ..JobPriority::default()
+        };
+        let settings = SchedulerSettings {
+            slurm: SlurmParameters { priority, ..SlurmParameters::default() },
+            ..SchedulerSettings::default()
+        };
+        let scheduler = SchedulerEntry::SLURM.configured(&settings);
+        let (tasks, result) = fifo_on_a_pool_by(&specs, cpus, scheduler);
+        prop_assert_eq!(result.jobs.len(), tasks.len());
+        let start = |id: usize| result.jobs.iter().find(|j| j.id == id as u64).unwrap().start;
+        // Slurm's size factor on a pool, which counts as one node.
+        let points = |t: &Task| {
+            let (nodes, cpus) = (f64::from(t.nodes.unwrap_or(1)), t.demand[0] / f64::from(cpus));
+            let factor = if favor_small { (2.0 - nodes - cpus) / 2.0 } else { (nodes + cpus) / 2.0 };
+            (10_000.0 * factor.clamp(0.0, 1.0)).floor()
+        };
+        for (j, job) in tasks.iter().enumerate() {
+            let at = start(j);
+            if at.as_micros() % 30_000_000 == 0 {
+                continue;
+            }
+            for (k, other) in tasks.iter().enumerate() {
+                let waited_with_it = other.submit < at && start(k) >= at;
+                prop_assert!(
+                    !(waited_with_it && points(other) > points(job)) || start(k) <= at,
+                    "job {j} ({} points) started at {at} by the main scheduler while job {k} ({} points) waited until {}",
+                    points(job), points(other), start(k)
+                );
+            }
+        }
+    }
+
     #[test]
     fn fill_on_a_pool_is_first_come_first_served(
         specs in prop::collection::vec(job_spec(), 1..40),
@@ -320,6 +367,15 @@ fn fifo_on_a_pool(
     cpus: u32,
     scheduler: SchedulerEntry,
 ) -> (Vec<Task>, PolicyResult) {
+    fifo_on_a_pool_by(specs, cpus, scheduler.scheduler(FillRule::HeadOfLine))
+}
+
+/// [`fifo_on_a_pool`] with a scheduler already set up.
+fn fifo_on_a_pool_by(
+    specs: &[JobSpec],
+    cpus: u32,
+    scheduler: Arc<dyn Scheduler>,
+) -> (Vec<Task>, PolicyResult) {
     let tasks: Vec<Task> = tasks(specs)
         .into_iter()
         .map(|t| Task {
@@ -334,7 +390,7 @@ fn fifo_on_a_pool(
         vec!["cpu".into()],
         users,
     );
-    config.scheduler = scheduler.scheduler(FillRule::HeadOfLine);
+    config.scheduler = scheduler;
     config.record_jobs = Some(Window::ALL);
     let result = run(
         &config,

@@ -48,6 +48,7 @@ use crate::input::{columns, Col, HeadedCsv, Record};
 use crate::source::{Loaded, Meta, Source, Task};
 use crate::{parse_size, Format, ReadOptions, TraceError};
 use fairshare_core::model::Time;
+pub use fairshare_core::model::{slurm_duration, BadDuration};
 use std::path::{Path, PathBuf};
 
 const COLUMNS: [&str; 6] = ["JobID", "User", "Submit", "Start", "End", "AllocTRES"];
@@ -315,46 +316,6 @@ impl Job<'_> {
     }
 }
 
-/// A text that is not a Slurm duration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("not a Slurm duration (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)")]
-pub struct BadDuration;
-
-/// A Slurm duration as sacct and sbatch write it — `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,
-/// `D-HH:MM` or `D-HH:MM:SS` — in seconds; `None` for no limit (`UNLIMITED`,
-/// `Partition_Limit`, `INVALID` or empty).
-pub fn slurm_duration(text: &str) -> Result<Option<u64>, BadDuration> {
-    if matches!(
-        text,
-        "" | "UNLIMITED" | "Partition_Limit" | "INVALID" | "NONE"
-    ) {
-        return Ok(None);
-    }
-    let (days, clock) = match text.split_once('-') {
-        Some((d, rest)) => (d.parse::<u64>().map_err(|_| BadDuration)?, rest),
-        None => (0, text),
-    };
-    let parts = clock
-        .split(':')
-        .map(|p| p.parse::<u64>().map_err(|_| BadDuration))
-        .collect::<Result<Vec<u64>, BadDuration>>()?;
-    let (h, m, s) = match (text.contains('-'), parts.as_slice()) {
-        (false, [m]) => (0, *m, 0),
-        (false, [m, s]) => (0, *m, *s),
-        (true, [h]) => (*h, 0, 0),
-        (true, [h, m]) => (*h, *m, 0),
-        (_, [h, m, s]) => (*h, *m, *s),
-        _ => return Err(BadDuration),
-    };
-    // In u128 every step is exact: four u64 terms cannot overflow it.
-    let seconds =
-        ((u128::from(days) * 24 + u128::from(h)) * 60 + u128::from(m)) * 60 + u128::from(s);
-    let longest = Time::LONGEST_INPUT_S as u128;
-    (seconds <= longest)
-        .then_some(Some(seconds as u64))
-        .ok_or(BadDuration)
-}
-
 /// sacct's `AllocTRES`, such as `cpu=4,mem=16G,node=1,billing=4,gres/gpu=2`, as
 /// `[processors, KB, GPUs]` and the nodes (`None` when `node=` is absent or 0); other TRES are
 /// ignored, an empty text is nothing allocated. The error says what was expected. Public so
@@ -417,30 +378,5 @@ mod tests {
         assert!(alloc_tres("mem=12Q").is_err());
         assert!(alloc_tres("node=2.5").is_err());
         assert!(alloc_tres("node=99999999999").is_err());
-    }
-
-    #[test]
-    fn slurm_durations_read_as_sacct_and_sbatch_write_them() {
-        assert_eq!(slurm_duration("00:10:00"), Ok(Some(600)));
-        assert_eq!(slurm_duration("1-02:03:04"), Ok(Some(93_784)));
-        assert_eq!(slurm_duration("30"), Ok(Some(1_800)));
-        assert_eq!(slurm_duration("30:15"), Ok(Some(1_815)));
-        assert_eq!(slurm_duration("2-12"), Ok(Some(216_000)));
-        assert_eq!(slurm_duration("2-12:30"), Ok(Some(217_800)));
-        for none in ["UNLIMITED", "Partition_Limit", ""] {
-            assert_eq!(slurm_duration(none), Ok(None));
-        }
-        for bad in [
-            "1:2:3:4",
-            "ten",
-            "-5",
-            "1-",
-            "99999999999999-00:00:00",
-            "1000000000000000000-00:00:00",
-            "0-18446744073709551615",
-            "18446744073709551615:18446744073709551615",
-        ] {
-            assert_eq!(slurm_duration(bad), Err(BadDuration), "{bad}");
-        }
     }
 }

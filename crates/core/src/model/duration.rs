@@ -5,7 +5,9 @@
 //! policy strings and the configuration files' `_s` keys ([`seconds`]).
 
 use crate::error::Invalid;
+use crate::model::Time;
 use serde::{Deserialize, Deserializer};
+use thiserror::Error;
 
 /// `text` in seconds: a number of seconds, or a length with units as [`humantime`] reads it
 /// (`s`, `m`, `h`, `d`, `w`, `months`, `years` and their long names, lower case); never
@@ -62,9 +64,49 @@ pub fn whole_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, 
     }
 }
 
+/// A text that is not a Slurm duration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("not a Slurm duration (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)")]
+pub struct BadDuration;
+
+/// A Slurm duration as sacct, sbatch and `slurm.conf` write it — `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,
+/// `D-HH:MM` or `D-HH:MM:SS` — in seconds; `None` for no limit (`UNLIMITED`,
+/// `Partition_Limit`, `INVALID` or empty).
+pub fn slurm_duration(text: &str) -> Result<Option<u64>, BadDuration> {
+    if matches!(
+        text,
+        "" | "UNLIMITED" | "Partition_Limit" | "INVALID" | "NONE"
+    ) {
+        return Ok(None);
+    }
+    let (days, clock) = match text.split_once('-') {
+        Some((d, rest)) => (d.parse::<u64>().map_err(|_| BadDuration)?, rest),
+        None => (0, text),
+    };
+    let parts = clock
+        .split(':')
+        .map(|p| p.parse::<u64>().map_err(|_| BadDuration))
+        .collect::<Result<Vec<u64>, BadDuration>>()?;
+    let (h, m, s) = match (text.contains('-'), parts.as_slice()) {
+        (false, [m]) => (0, *m, 0),
+        (false, [m, s]) => (0, *m, *s),
+        (true, [h]) => (*h, 0, 0),
+        (true, [h, m]) => (*h, *m, 0),
+        (_, [h, m, s]) => (*h, *m, *s),
+        _ => return Err(BadDuration),
+    };
+    // In u128 every step is exact: four u64 terms cannot overflow it.
+    let seconds =
+        ((u128::from(days) * 24 + u128::from(h)) * 60 + u128::from(m)) * 60 + u128::from(s);
+    let longest = Time::LONGEST_INPUT_S as u128;
+    (seconds <= longest)
+        .then_some(Some(seconds as u64))
+        .ok_or(BadDuration)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse_seconds;
+    use super::{parse_seconds, slurm_duration, BadDuration};
 
     #[derive(serde::Deserialize, Debug)]
     struct Config {
@@ -116,6 +158,31 @@ mod tests {
                 err.starts_with("a duration cannot be negative"),
                 "{negative}: {err}"
             );
+        }
+    }
+
+    #[test]
+    fn slurm_durations_read_as_sacct_and_sbatch_write_them() {
+        assert_eq!(slurm_duration("00:10:00"), Ok(Some(600)));
+        assert_eq!(slurm_duration("1-02:03:04"), Ok(Some(93_784)));
+        assert_eq!(slurm_duration("30"), Ok(Some(1_800)));
+        assert_eq!(slurm_duration("30:15"), Ok(Some(1_815)));
+        assert_eq!(slurm_duration("2-12"), Ok(Some(216_000)));
+        assert_eq!(slurm_duration("2-12:30"), Ok(Some(217_800)));
+        for none in ["UNLIMITED", "Partition_Limit", ""] {
+            assert_eq!(slurm_duration(none), Ok(None));
+        }
+        for bad in [
+            "1:2:3:4",
+            "ten",
+            "-5",
+            "1-",
+            "99999999999999-00:00:00",
+            "1000000000000000000-00:00:00",
+            "0-18446744073709551615",
+            "18446744073709551615:18446744073709551615",
+        ] {
+            assert_eq!(slurm_duration(bad), Err(BadDuration), "{bad}");
         }
     }
 }

@@ -12,7 +12,7 @@ mod job;
 mod machine;
 
 pub use account::{fairshare_parents, Account, AccountError, AccountTree, RawShares};
-pub use duration::{parse_seconds, seconds, whole_seconds};
+pub use duration::{parse_seconds, seconds, slurm_duration, whole_seconds, BadDuration};
 pub use input::ReadStats;
 pub use job::{Chunk, JobRequest, Task};
 pub use machine::{MachineCatalogue, NodeType};

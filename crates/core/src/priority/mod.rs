@@ -11,6 +11,7 @@ mod asset;
 pub mod bottleneck;
 mod drf;
 pub mod fairshare;
+pub mod multifactor;
 mod sdrf;
 
 use std::fmt;

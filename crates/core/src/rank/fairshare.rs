@@ -161,6 +161,8 @@ struct Keys {
     /// When they were computed; `None`: they must be (again).
     at: Option<f64>,
     key: Vec<f64>,
+    /// Every client's factor under the policy's function (larger first).
+    factor: Vec<f64>,
     /// The waiting clients not set aside, first to last under these keys: built when first
     /// asked for, then kept up to date as heads change, so that choosing the first client
     /// after each start costs O(log n), not a scan of every client.
@@ -242,19 +244,20 @@ impl FairshareRanker {
             }
         };
         if due {
-            let key = self.compute_keys();
+            let (key, factor) = self.compute_keys();
             *self.keys.borrow_mut() = Keys {
                 at: Some(self.now),
                 key,
+                factor,
                 order: None,
             };
         }
         self.keys.borrow()
     }
 
-    /// Every client's key from the factors of the whole tree now: its Fair Tree rank, or its
-    /// factor negated (larger factors first).
-    fn compute_keys(&self) -> Vec<f64> {
+    /// Every client's key from the factors of the whole tree now (its Fair Tree rank, or its
+    /// factor negated: larger factors first), and its factor.
+    fn compute_keys(&self) -> (Vec<f64>, Vec<f64>) {
         let mut tree = self.accounts.tree.clone();
         for (c, &leaf) in self.accounts.leaf.iter().enumerate() {
             tree[leaf].usage += self.usage_of(c);
@@ -264,19 +267,15 @@ impl FairshareRanker {
         // ties and arrival order decides.
         let Ok(standings) = standings(&tree, self.settings.function) else {
             debug_assert!(false, "standings refused a checked tree");
-            return vec![0.0; self.ledger.clients()];
+            let n = self.ledger.clients();
+            return (vec![0.0; n], vec![0.0; n]);
         };
-        self.accounts
-            .leaf
-            .iter()
-            .map(|&leaf| {
-                let s = &standings[leaf];
-                match s.rank {
-                    Some(rank) if self.settings.function.is_fair_tree() => rank as f64,
-                    _ => -s.factor,
-                }
-            })
-            .collect()
+        let leaves = self.accounts.leaf.iter().map(|&leaf| &standings[leaf]);
+        let key = leaves.clone().map(|s| match s.rank {
+            Some(rank) if self.settings.function.is_fair_tree() => rank as f64,
+            _ => -s.factor,
+        });
+        (key.collect(), leaves.map(|s| s.factor).collect())
     }
 
     /// The waiting clients that are not set aside, first to last: by key, then by their head
@@ -413,6 +412,10 @@ impl Ranker for FairshareRanker {
     fn priority(&self, client: u32) -> Option<f64> {
         self.heads.get(client as usize)?.as_ref()?;
         Some(self.keys().key[client as usize])
+    }
+
+    fn factors(&self) -> Option<Vec<f64>> {
+        Some(self.keys().factor.clone())
     }
 
     fn set_aside(&mut self, client: u32) {

@@ -25,6 +25,7 @@
 pub mod book;
 mod fairshare;
 pub mod livetree;
+mod multifactor;
 mod ordered;
 mod sdrf;
 pub mod smallest;
@@ -32,6 +33,7 @@ mod usage;
 
 pub use book::Book;
 pub use fairshare::{Accounts, Charging, FairshareRanker, FairshareSettings};
+pub use multifactor::{FactorSource, MultifactorRanker};
 pub use ordered::{FifoRanker, KeyFn, KeyedRanker, StatelessRanker};
 pub use sdrf::SdrfRanker;
 pub use usage::UsageRanker;
@@ -50,6 +52,9 @@ pub struct Head {
     pub seq: u64,
     /// The task's size: its dominant share (largest fraction of any resource it asks for).
     pub size: f64,
+    /// Its own priority points, for rankers that order tasks by a job priority besides their
+    /// client's factor ([`MultifactorRanker`]): higher goes first; 0 by default.
+    pub points: f64,
 }
 
 impl Head {
@@ -59,12 +64,18 @@ impl Head {
             arrival,
             seq,
             size: 0.0,
+            points: 0.0,
         }
     }
 
     /// The same task, of size `size` (its dominant share).
     pub fn with_size(self, size: f64) -> Head {
         Head { size, ..self }
+    }
+
+    /// The same task, with `points` of its own priority.
+    pub fn with_points(self, points: f64) -> Head {
+        Head { points, ..self }
     }
 }
 
@@ -186,6 +197,12 @@ pub trait Ranker {
     fn set_aside(&mut self, client: u32);
     /// Brings back every client set aside, once the pass is over.
     fn restore(&mut self);
+    /// Every client's factor in [0, 1], larger served first, as Slurm's multifactor priority
+    /// weighs it, for rankers whose policy computes one (the production fairshare factors);
+    /// `None` by default: a [`MultifactorRanker`] then derives factors from the order.
+    fn factors(&self) -> Option<Vec<f64>> {
+        None
+    }
     /// Live-tree counters, for rankers that keep one (none by default).
     fn livetree(&self) -> Option<LiveTreeCounters> {
         None

@@ -56,6 +56,16 @@ impl FairshareFunction {
         matches!(self.entry.factor, Factor::FairTree)
     }
 
+    /// Whether it is one of Slurm's own factors (Fair Tree or classic), which Slurm computes
+    /// itself; any other reaches Slurm as the adapter's site factor.
+    pub fn is_slurms(&self) -> bool {
+        [
+            super::fair_tree::FAIR_TREE.name,
+            super::slurm_classic::SLURM_CLASSIC.name,
+        ]
+        .contains(&self.entry.name)
+    }
+
     /// Parses `NAME[:KEY=VALUE[;KEY=VALUE…]]`; the error names what is wrong and lists what
     /// was expected.
     pub fn parse(text: &str) -> Result<FairshareFunction, Invalid> {

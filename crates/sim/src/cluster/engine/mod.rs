@@ -2,12 +2,14 @@
 //! Its scheduling passes, as a scheduler drives them, are in [`pass`]; the loop of events
 //! that drives it all, in [`run`].
 
+mod order;
 mod pass;
 mod run;
 
 pub(super) use run::replay;
 
 use super::*;
+use order::{job_ranker, JobOrder};
 
 /// A job waiting in a user's queue.
 #[derive(Debug, Clone)]
@@ -21,6 +23,8 @@ struct Pending {
     request: Request,
     /// Its dominant share, which some policies order by.
     size: f64,
+    /// Its weighted job size term, when jobs are ordered by a job priority.
+    size_points: f64,
     /// Its queue (the trace's index), and the processors it counts against the queue's limit.
     queue: Option<u32>,
     processors: f64,
@@ -114,6 +118,8 @@ struct Engine {
     news: bool,
     /// When the run began.
     origin: Time,
+    /// The job priority jobs are ordered by, when the scheduler orders jobs.
+    job_order: Option<JobOrder>,
 }
 
 /// The ranker of `config`'s policy over `resources` resources, for its users with its shares
@@ -152,9 +158,11 @@ fn ranker(config: &ClusterConfig, resources: usize) -> Result<Box<dyn Ranker>, S
             accounts.clients()
         )));
     }
-    policy
-        .ranker(resources, shares, config.accounts.as_ref())
-        .ok_or_else(|| refuse("ranks processes, not users; the process engine (simulate) runs it"))
+    let ranker = policy.ranker(resources, shares, config.accounts.as_ref());
+    let ranker = ranker.ok_or_else(|| {
+        refuse("ranks processes, not users; the process engine (simulate) runs it")
+    })?;
+    Ok(job_ranker(config, ranker))
 }
 
 /// Each user's entitlement: by `config`'s shares, else 1/n each.
@@ -221,11 +229,13 @@ impl Engine {
                 && matches!(config.capacity, Capacity::Machines(_)),
             news: false,
             origin: config.origin,
+            job_order: JobOrder::of(config),
         })
     }
 
     fn at(&mut self, t: Time) -> Result<(), SimError> {
         self.book.advance(t).map_err(SimError::Rank)?;
+        self.recompute_job_priorities(t);
         self.now = t;
         self.recorder.advance(t);
         Ok(())
@@ -255,7 +265,7 @@ impl Engine {
 
     fn head(&self, user: u32) -> Option<Head> {
         self.candidate(user)
-            .map(|p| Head::new(p.submit, p.seq).with_size(p.size))
+            .map(|p| (Head::new(p.submit, p.seq).with_size(p.size)).with_points(self.job_points(p)))
     }
 
     fn arrive(&mut self, a: Task) -> Result<(), SimError> {
@@ -308,13 +318,8 @@ impl Engine {
         self.unreserved += 1;
         self.smallest.add(&request);
         let priority = rule.priority;
-        let queue = &self.queues[u];
-        let at = queue.len()
-            - queue
-                .iter()
-                .rev()
-                .take_while(|j| j.priority < priority)
-                .count();
+        let size_points = (self.job_order).map_or(0.0, |o| o.size_points(cpus, a.nodes));
+        let at = self.queue_position(u, priority, size_points);
         self.queues[u].insert(
             at,
             Pending {
@@ -325,6 +330,7 @@ impl Engine {
                 walltime,
                 request,
                 size,
+                size_points,
                 queue: a.queue,
                 processors: cpus,
                 priority,

@@ -22,6 +22,7 @@ pub use slurm::{Slurm, SlurmParameters};
 
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
+use fairshare_core::priority::multifactor::JobPriority;
 use std::fmt;
 use std::sync::Arc;
 
@@ -83,6 +84,12 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn reserves_whole_nodes(&self) -> bool {
         false
     }
+    /// The job priority the scheduler orders jobs by, when a job's own terms weigh in
+    /// (Slurm's age and size factors); none by default: the policy's order of users, each
+    /// user's jobs oldest first.
+    fn job_priority(&self) -> Option<JobPriority> {
+        None
+    }
     /// Starts what may start now.
     fn pass(&self, pass: &mut dyn Pass);
 }
@@ -101,7 +108,7 @@ pub struct SchedulerEntry {
 }
 
 /// What the schedulers are set up with; each reads its own part.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct SchedulerSettings {
     /// What filling does when the chosen user's job does not fit (`--rule`).
     pub rule: FillRule,

@@ -24,6 +24,8 @@
 
 use super::{Pass, Reservations, Scheduler, SchedulerEntry};
 use fairshare_core::error::Invalid;
+use fairshare_core::model::slurm_duration;
+use fairshare_core::priority::multifactor::JobPriority;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -38,9 +40,9 @@ pub(super) const SLURM: SchedulerEntry = SchedulerEntry {
     },
 };
 
-/// The `SchedulerParameters` of a `slurm.conf` that change which job starts when, with
-/// Slurm 22.05's defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The settings of a `slurm.conf` that change which job starts when, with Slurm 22.05's
+/// defaults: the `SchedulerParameters` and the multifactor job priority.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SlurmParameters {
     /// Whether the backfill scheduler runs (`SchedulerType=sched/backfill`, the default);
     /// `sched/builtin` runs the main scheduler alone.
@@ -57,6 +59,8 @@ pub struct SlurmParameters {
     /// `default_queue_depth`: the most jobs the main scheduler considers after an event
     /// (default 100).
     pub default_queue_depth: u32,
+    /// The multifactor job priority's weights and periods.
+    pub priority: JobPriority,
 }
 
 impl Default for SlurmParameters {
@@ -68,16 +72,18 @@ impl Default for SlurmParameters {
             bf_max_job_test: 500,
             bf_max_job_user: 0,
             default_queue_depth: 100,
+            priority: JobPriority::default(),
         }
     }
 }
 
 impl SlurmParameters {
     /// The parameters of a Slurm configuration, given as a lookup of its settings by name:
-    /// `SchedulerType` and `SchedulerParameters` are read; settings that change outcomes but
-    /// are not modelled (priority factors other than fairshare and the site factor,
-    /// `OverTimeLimit`, `SchedulerParameters` this model has no use for) are returned as notes,
-    /// one sentence each.
+    /// `SchedulerType`, `SchedulerParameters` and the multifactor priority's fairshare, age and
+    /// size weights, `PriorityMaxAge`, `PriorityFavorSmall` and `PriorityCalcPeriod` are read;
+    /// settings that change outcomes but are not modelled (the partition, QOS, association and
+    /// TRES weights, `OverTimeLimit`, `SchedulerParameters` this model has no use for) are
+    /// returned as notes, one sentence each.
     pub fn from_conf<'a>(
         setting: impl Fn(&str) -> Option<&'a str>,
     ) -> Result<(SlurmParameters, Vec<String>), Invalid> {
@@ -100,15 +106,12 @@ impl SlurmParameters {
                 .into())
             }
         }
-        let weighted = UNMODELLED_WEIGHTS.iter().filter(|key| {
-            let weight = setting(key).map(str::trim).filter(|w| *w != "(null)");
-            weight.is_some_and(|w| w.parse::<f64>() != Ok(0.0))
-        });
-        let weighted: Vec<&str> = weighted.copied().collect();
-        if !weighted.is_empty() {
+        let (priority, unmodelled) = job_priority(&setting)?;
+        parameters.priority = priority;
+        if !unmodelled.is_empty() {
             notes.push(format!(
-                "jobs are ordered by the policy alone (Slurm's fairshare or site factor); {} not modelled",
-                weighted.join(", ")
+                "priority terms not modelled, so left out: {}",
+                unmodelled.join(", ")
             ));
         }
         // `scontrol show config` writes `0 min`; slurm.conf `0` or `NONE`.
@@ -153,17 +156,77 @@ impl SlurmParameters {
 }
 
 /// The priority weights of `priority/multifactor` whose factors this model leaves out.
-const UNMODELLED_WEIGHTS: [&str; 6] = [
-    "PriorityWeightAge",
-    "PriorityWeightJobSize",
+const UNMODELLED_WEIGHTS: [&str; 4] = [
     "PriorityWeightPartition",
     "PriorityWeightQOS",
     "PriorityWeightAssoc",
     "PriorityWeightTRES",
 ];
 
+/// The multifactor job priority of a Slurm configuration, and the non-zero weights it leaves
+/// out. `scontrol show config` writes `(null)` for an unset weight, and durations as `7-00:00:00`
+/// or `00:01:00`; `slurm.conf` may write `PriorityCalcPeriod` as minutes.
+fn job_priority<'a>(
+    setting: &impl Fn(&str) -> Option<&'a str>,
+) -> Result<(JobPriority, Vec<String>), Invalid> {
+    let value = |key: &str| {
+        setting(key)
+            .map(str::trim)
+            .filter(|v| !v.is_empty() && *v != "(null)")
+    };
+    let weight = |key: &str| -> Result<Option<f64>, Invalid> {
+        value(key)
+            .map(|v| match v.parse::<u32>() {
+                Ok(w) => Ok(f64::from(w)),
+                Err(_) => Err(format!("{key} takes a whole number, found {v:?}").into()),
+            })
+            .transpose()
+    };
+    let duration = |key: &str| -> Result<Option<f64>, Invalid> {
+        value(key)
+            .map(|v| match slurm_duration(v) {
+                Ok(Some(s)) => Ok(s as f64),
+                _ => Err(format!(
+                    "{key} takes a Slurm duration such as 7-0 or 00:05:00, found {v:?}"
+                )
+                .into()),
+            })
+            .transpose()
+    };
+    let mut priority = JobPriority::default();
+    priority.fairshare_weight = weight("PriorityWeightFairshare")?.unwrap_or(0.0);
+    priority.age_weight = weight("PriorityWeightAge")?.unwrap_or(0.0);
+    priority.size_weight = weight("PriorityWeightJobSize")?.unwrap_or(0.0);
+    priority.max_age_s = duration("PriorityMaxAge")?.unwrap_or(priority.max_age_s);
+    priority.calc_period_s = duration("PriorityCalcPeriod")?.unwrap_or(priority.calc_period_s);
+    priority.favor_small = match value("PriorityFavorSmall") {
+        None => false,
+        Some(v) if v.eq_ignore_ascii_case("yes") => true,
+        Some(v) if v.eq_ignore_ascii_case("no") => false,
+        Some(v) => return Err(format!("PriorityFavorSmall takes YES or NO, found {v:?}").into()),
+    };
+    let flags = value("PriorityFlags").unwrap_or_default();
+    let mut unmodelled = Vec::new();
+    if flags
+        .split(',')
+        .any(|f| f.trim() == "SMALL_RELATIVE_TO_TIME")
+        && priority.size_weight != 0.0
+    {
+        unmodelled.push(
+            "PriorityFlags=SMALL_RELATIVE_TO_TIME (the size factor is computed without it)"
+                .to_owned(),
+        );
+    }
+    for key in UNMODELLED_WEIGHTS {
+        if weight(key)?.is_some_and(|w| w != 0.0) {
+            unmodelled.push(key.to_owned());
+        }
+    }
+    Ok((priority, unmodelled))
+}
+
 /// Slurm's main and backfill schedulers, as the module documentation describes them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Slurm {
     /// The parameters it runs with.
     pub parameters: SlurmParameters,
@@ -227,6 +290,11 @@ impl Scheduler for Slurm {
         true
     }
 
+    fn job_priority(&self) -> Option<JobPriority> {
+        let priority = self.parameters.priority;
+        priority.orders_jobs().then_some(priority)
+    }
+
     fn pass(&self, pass: &mut dyn Pass) {
         if pass.periodic() {
             self.backfill(pass);
@@ -253,6 +321,11 @@ mod tests {
             ("SchedulerParameters", "bf_interval=60,bf_window=2880,bf_max_job_test=1000,bf_max_job_user=20,default_queue_depth=50,bf_continue"),
             ("PriorityWeightAge", "1000"),
             ("PriorityWeightFairshare", "10000"),
+            ("PriorityWeightJobSize", "500"),
+            ("PriorityMaxAge", "1-00:00:00"),
+            ("PriorityFavorSmall", "Yes"),
+            ("PriorityCalcPeriod", "00:01:00"),
+            ("PriorityWeightQOS", "2000"),
             ("PriorityWeightTRES", "(null)"),
             ("OverTimeLimit", "5"),
         ])
@@ -264,16 +337,36 @@ mod tests {
             bf_max_job_test: 1000,
             bf_max_job_user: 20,
             default_queue_depth: 50,
+            priority: JobPriority {
+                fairshare_weight: 10_000.0,
+                age_weight: 1000.0,
+                max_age_s: 86_400.0,
+                size_weight: 500.0,
+                favor_small: true,
+                calc_period_s: 60.0,
+                ..JobPriority::default()
+            },
         };
         assert_eq!(parameters, expected);
         assert_eq!(
             notes,
             [
                 "SchedulerParameters not modelled, so left out: bf_continue",
-                "jobs are ordered by the policy alone (Slurm's fairshare or site factor); PriorityWeightAge not modelled",
+                "priority terms not modelled, so left out: PriorityWeightQOS",
                 "OverTimeLimit=5 is not modelled: a job runs its recorded time",
             ]
         );
+        // slurm.conf writes PriorityCalcPeriod in minutes.
+        let (parameters, _) = from(&[("PriorityCalcPeriod", "2")]).unwrap();
+        assert_eq!(parameters.priority.calc_period_s, 120.0);
+        for bad in [
+            ("PriorityWeightAge", "-3"),
+            ("PriorityMaxAge", "a week"),
+            ("PriorityFavorSmall", "maybe"),
+        ] {
+            let refused = from(&[bad]).unwrap_err().to_string();
+            assert!(refused.starts_with(bad.0), "{refused}");
+        }
     }
 
     #[test]

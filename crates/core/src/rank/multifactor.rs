@@ -1,0 +1,307 @@
+//! A policy's order of users turned into Slurm's order of jobs. Under `priority/multifactor`
+//! a job's priority is its user's fairshare factor (or the site factor a policy writes in its
+//! place) times a weight, plus the job's own terms (age, size); Slurm recomputes it for every
+//! pending job each `PriorityCalcPeriod` and keeps it in between. [`MultifactorRanker`] wraps
+//! the policy's ranker: at each recomputation it reads every user's factor, and it orders the
+//! waiting users by the priority of their next job, whose own points the scheduler gives in
+//! [`Head::points`] (see [`crate::priority::multifactor`]).
+
+use super::{Head, RankError, Ranker};
+use crate::model::Time;
+use crate::priority::multifactor::JobPriority;
+use crate::priority::PriorityKey;
+use std::cmp::Reverse;
+use std::collections::BTreeSet;
+
+/// What orders a waiting user: its next job's priority (highest first), then that job's
+/// arrival and sequence number.
+type Rank = (Reverse<PriorityKey>, Time, u64, u32);
+
+/// Where the users' factors come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactorSource {
+    /// The policy's own factors ([`Ranker::factors`]): Slurm's fairshare factor.
+    Policy,
+    /// The policy's order of the waiting users: the `i`-th of `n` (from 0) gets
+    /// `(n − i) / n`, the site factors the Slurm adapter writes into a fresh queue.
+    Order,
+}
+
+/// Users ordered by the multifactor priority of their next job.
+pub struct MultifactorRanker {
+    inner: Box<dyn Ranker>,
+    priority: JobPriority,
+    /// The weight of the policy's factor.
+    weight: f64,
+    factors: FactorSource,
+    /// Where recomputations fall: this many seconds after each multiple of the period.
+    offset_s: f64,
+    /// The recomputation the factors are from.
+    calculated: Option<i64>,
+    factor: Vec<f64>,
+    heads: Vec<Option<Head>>,
+    aside: Vec<bool>,
+    order: BTreeSet<Rank>,
+}
+
+impl MultifactorRanker {
+    /// The policy's `inner` ranker over `clients` clients, its factors from `factors` weighted
+    /// by `weight`, recomputed each `priority.calc_period_s` from `offset_s`.
+    pub fn new(
+        inner: Box<dyn Ranker>,
+        clients: usize,
+        priority: JobPriority,
+        weight: f64,
+        factors: FactorSource,
+        offset_s: f64,
+    ) -> MultifactorRanker {
+        MultifactorRanker {
+            inner,
+            priority,
+            weight,
+            factors,
+            offset_s,
+            calculated: None,
+            factor: vec![0.0; clients],
+            heads: vec![None; clients],
+            aside: vec![false; clients],
+            order: BTreeSet::new(),
+        }
+    }
+
+    /// A waiting client's place in the order, from its head and its factor.
+    fn rank(&self, client: u32, head: Head) -> Rank {
+        let factor = self.factor.get(client as usize).copied().unwrap_or(0.0);
+        let priority = (self.priority).priority(self.weight * factor.clamp(0.0, 1.0), head.points);
+        (
+            Reverse(PriorityKey(priority)),
+            head.arrival,
+            head.seq,
+            client,
+        )
+    }
+
+    /// Every client's factor now, from the policy.
+    fn read_factors(&self) -> Vec<f64> {
+        let own = match self.factors {
+            FactorSource::Policy => self.inner.factors(),
+            FactorSource::Order => None,
+        };
+        own.unwrap_or_else(|| {
+            let mut factor = vec![0.0; self.heads.len()];
+            let waiting: Vec<u32> = self.inner.iter().collect();
+            let n = waiting.len() as f64;
+            for (i, &c) in waiting.iter().enumerate() {
+                if let Some(f) = factor.get_mut(c as usize) {
+                    *f = (n - i as f64) / n;
+                }
+            }
+            factor
+        })
+    }
+
+    /// The order of the waiting clients that are not set aside, built anew.
+    fn rebuild(&mut self) {
+        let waiting = (self.heads.iter().enumerate())
+            .filter(|(c, _)| !self.aside[*c])
+            .filter_map(|(c, head)| Some(self.rank(c as u32, (*head)?)));
+        self.order = waiting.collect();
+    }
+}
+
+impl Ranker for MultifactorRanker {
+    fn advance(&mut self, now: Time) -> Result<(), RankError> {
+        self.inner.advance(now)?;
+        let calculation = self.priority.calculation(now.as_secs_f64(), self.offset_s);
+        if self.calculated != Some(calculation) {
+            self.calculated = Some(calculation);
+            self.factor = self.read_factors();
+            self.rebuild();
+        }
+        Ok(())
+    }
+
+    fn update(
+        &mut self,
+        client: u32,
+        holdings: &[f64],
+        head: Option<Head>,
+    ) -> Result<(), RankError> {
+        self.inner.update(client, holdings, head)?;
+        let c = client as usize;
+        if !self.aside[c] {
+            if let Some(old) = self.heads[c] {
+                self.order.remove(&self.rank(client, old));
+            }
+            if let Some(new) = head {
+                self.order.insert(self.rank(client, new));
+            }
+        }
+        self.heads[c] = head;
+        Ok(())
+    }
+
+    fn job_started(&mut self, client: u32, rate: f64) -> Result<(), RankError> {
+        self.inner.job_started(client, rate)
+    }
+
+    fn job_finished(&mut self, client: u32, rate: f64, ran_s: f64) -> Result<(), RankError> {
+        self.inner.job_finished(client, rate, ran_s)
+    }
+
+    fn first(&self) -> Option<u32> {
+        self.order.first().map(|(.., c)| *c)
+    }
+
+    fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
+        Box::new(self.order.iter().map(|(.., c)| *c))
+    }
+
+    /// The negated priority of the client's next job (lower is served first).
+    fn priority(&self, client: u32) -> Option<f64> {
+        let head = (*self.heads.get(client as usize)?)?;
+        Some(-(self.rank(client, head).0).0 .0)
+    }
+
+    fn factors(&self) -> Option<Vec<f64>> {
+        Some(self.factor.clone())
+    }
+
+    fn set_aside(&mut self, client: u32) {
+        let c = client as usize;
+        if c < self.aside.len() && !self.aside[c] {
+            self.aside[c] = true;
+            if let Some(head) = self.heads[c] {
+                self.order.remove(&self.rank(client, head));
+            }
+            self.inner.set_aside(client);
+        }
+    }
+
+    fn restore(&mut self) {
+        if self.aside.iter().any(|a| *a) {
+            self.aside.iter_mut().for_each(|a| *a = false);
+            self.inner.restore();
+            self.rebuild();
+        }
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Ranker> {
+        Box::new(MultifactorRanker {
+            inner: self.inner.boxed_clone(),
+            factor: self.factor.clone(),
+            heads: self.heads.clone(),
+            aside: self.aside.clone(),
+            order: self.order.clone(),
+            ..*self
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rank::FifoRanker;
+    use proptest::prelude::*;
+
+    fn at(s: f64) -> Time {
+        Time::from_secs_f64(s)
+    }
+
+    fn head(arrival: f64, seq: u64, points: f64) -> Option<Head> {
+        Some(Head::new(at(arrival), seq).with_points(points))
+    }
+
+    /// Three clients under FIFO, factors from the order, weight 1000, recomputed each 60 s.
+    fn fifo() -> MultifactorRanker {
+        let priority = JobPriority {
+            calc_period_s: 60.0,
+            ..JobPriority::default()
+        };
+        let inner = Box::new(FifoRanker::new(3));
+        MultifactorRanker::new(inner, 3, priority, 1000.0, FactorSource::Order, 0.0)
+    }
+
+    #[test]
+    fn factors_are_read_at_recomputations_and_points_add_to_them() {
+        let mut ranker = fifo();
+        ranker.advance(at(0.0)).unwrap();
+        ranker.update(0, &[0.0], head(0.0, 1, 0.0)).unwrap();
+        ranker.update(1, &[0.0], head(1.0, 2, 0.0)).unwrap();
+        // No recomputation since they came: both factors 0, so arrival decides.
+        assert_eq!(ranker.iter().collect::<Vec<_>>(), [0, 1]);
+        ranker.advance(at(60.0)).unwrap();
+        // FIFO's order as factors: 2/2 and 1/2 of the weight.
+        assert_eq!(ranker.factors(), Some(vec![1.0, 0.5, 0.0]));
+        assert_eq!(ranker.priority(1), Some(-500.0));
+        // Points above the gap between the factors put client 1 first; a new client comes in
+        // at factor 0 until the next recomputation.
+        ranker.update(1, &[0.0], head(1.0, 2, 600.0)).unwrap();
+        ranker.update(2, &[0.0], head(61.0, 3, 1200.0)).unwrap();
+        assert_eq!(ranker.iter().collect::<Vec<_>>(), [2, 1, 0]);
+        ranker.set_aside(2);
+        assert_eq!(ranker.first(), Some(1));
+        ranker.restore();
+        assert_eq!(ranker.first(), Some(2));
+    }
+
+    #[test]
+    fn policy_factors_are_the_fairshare_rankers_own() {
+        use crate::rank::{Accounts, FairshareRanker, FairshareSettings, Share};
+        let settings = FairshareSettings::default();
+        let accounts = Accounts::flat(&Share::equal(2));
+        let inner = Box::new(FairshareRanker::new(settings, accounts));
+        let priority = JobPriority::default();
+        let mut ranker =
+            MultifactorRanker::new(inner, 2, priority, 100.0, FactorSource::Policy, 0.0);
+        ranker.advance(at(0.0)).unwrap();
+        ranker.job_started(0, 1.0).unwrap();
+        ranker.advance(at(300.0)).unwrap();
+        // Fair Tree with two users: the one with no usage has factor 1, the other 1/2.
+        assert_eq!(ranker.factors(), Some(vec![0.5, 1.0]));
+        ranker.update(0, &[0.0], head(0.0, 1, 60.0)).unwrap();
+        ranker.update(1, &[0.0], head(10.0, 2, 0.0)).unwrap();
+        assert_eq!(
+            ranker.iter().collect::<Vec<_>>(),
+            [0, 1],
+            "110 points above 100"
+        );
+        ranker.update(0, &[0.0], head(0.0, 1, 40.0)).unwrap();
+        assert_eq!(
+            ranker.iter().collect::<Vec<_>>(),
+            [1, 0],
+            "90 points below 100"
+        );
+    }
+
+    proptest! {
+        /// The order kept as heads change and factors are recomputed is the order sorted
+        /// from scratch: priority (truncated, highest first), then arrival, then sequence.
+        #[test]
+        fn the_kept_order_is_the_sorted_one(
+            steps in prop::collection::vec((0u32..3, prop::option::of(0.0f64..2000.0), 0.0f64..100.0), 1..40),
+        ) {
+            let mut ranker = fifo();
+            let mut now = 0.0;
+            let mut heads: Vec<Option<Head>> = vec![None; 3];
+            for (seq, (client, points, wait)) in steps.into_iter().enumerate() {
+                now += wait;
+                ranker.advance(at(now)).unwrap();
+                let head = points.and_then(|p| head(now, seq as u64, p));
+                ranker.update(client, &[0.0], head).unwrap();
+                heads[client as usize] = head;
+                let factors = ranker.factors().unwrap();
+                let mut sorted: Vec<(f64, Time, u64, u32)> = (0..3u32)
+                    .filter_map(|c| {
+                        let h = heads[c as usize]?;
+                        let priority = (1000.0 * factors[c as usize] + h.points).floor();
+                        Some((-priority, h.arrival, h.seq, c))
+                    })
+                    .collect();
+                sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                let expected: Vec<u32> = sorted.iter().map(|s| s.3).collect();
+                prop_assert_eq!(ranker.iter().collect::<Vec<_>>(), expected);
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! The order of each user's waiting jobs. By default a user's jobs wait in their queue's
+//! priority, then oldest first. Under a scheduler that orders jobs by a job priority (Slurm's
+//! multifactor with age or size weights), each job also has points of its own, recomputed for
+//! every waiting job each `PriorityCalcPeriod` as Slurm recomputes them: a user's queue is
+//! kept by queue priority, then points, then age, and each user's next job carries its points
+//! to the ranker, which adds the user's factor ([`MultifactorRanker`]).
+
+use super::*;
+use fairshare_core::priority::multifactor::{JobPriority, JobSize};
+use fairshare_core::rank::{FactorSource, MultifactorRanker};
+
+/// Slurm's multifactor job priority as the engine keeps it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct JobOrder {
+    priority: JobPriority,
+    /// Where recomputations fall on the run's clock.
+    offset_s: f64,
+    /// The last recomputation, and when it ran in seconds.
+    calculated: Option<i64>,
+    at_s: f64,
+    /// The cluster's nodes and processors, which the size factor is a share of.
+    cluster: (f64, f64),
+}
+
+impl JobOrder {
+    /// The job order of `config`'s scheduler, if it orders jobs.
+    pub(super) fn of(config: &ClusterConfig) -> Option<JobOrder> {
+        let priority = config.scheduler.job_priority()?;
+        let cpus = config.capacity.total().first().copied().unwrap_or(0.0);
+        let nodes = config.capacity.machines().unwrap_or(1) as f64;
+        Some(JobOrder {
+            priority,
+            offset_s: refresh_offset(config),
+            calculated: None,
+            at_s: f64::NEG_INFINITY,
+            cluster: priority.cluster.unwrap_or((nodes, cpus)),
+        })
+    }
+
+    /// The weighted size term of a job that asks for `cpus` processors on at least
+    /// `min_nodes` nodes.
+    pub(super) fn size_points(&self, cpus: f64, min_nodes: Option<u32>) -> f64 {
+        let size = JobSize {
+            min_nodes: f64::from(min_nodes.unwrap_or(1).max(1)),
+            cpus,
+            cluster_nodes: self.cluster.0,
+            cluster_cpus: self.cluster.1,
+        };
+        self.priority.size_weight * self.priority.size_factor(size)
+    }
+
+    /// A waiting job's points as of the last recomputation (a job submitted since has age 0,
+    /// as Slurm computes a job's priority at its submission).
+    fn points(&self, job: &Pending) -> f64 {
+        let waited_s = self.at_s - job.submit.as_secs_f64();
+        job.size_points + self.priority.age_weight * self.priority.age_factor(waited_s)
+    }
+}
+
+/// Where Slurm's recomputations fall: with Slurm's own fairshare, where the policy's
+/// recomputations do (the same thread runs both); else on the multiples of the period.
+fn refresh_offset(config: &ClusterConfig) -> f64 {
+    match config.policy.kind {
+        PolicyKind::Fairshare(settings) if settings.function.is_slurms() => {
+            settings.refresh_offset_s
+        }
+        _ => 0.0,
+    }
+}
+
+/// `inner`, the ranker of `config`'s policy, ordering users by their next job's priority
+/// when the scheduler orders jobs: Slurm's own fairshare factors weighted by
+/// `PriorityWeightFairshare`, any other policy's order as the adapter's site factors.
+pub(super) fn job_ranker(config: &ClusterConfig, inner: Box<dyn Ranker>) -> Box<dyn Ranker> {
+    let Some(priority) = config.scheduler.job_priority() else {
+        return inner;
+    };
+    let users = config.users.len();
+    let offset = refresh_offset(config);
+    let ranker = match config.policy.kind {
+        PolicyKind::Fairshare(settings) if settings.function.is_slurms() => {
+            let weight = priority.fairshare_weight;
+            MultifactorRanker::new(inner, users, priority, weight, FactorSource::Policy, offset)
+        }
+        _ => {
+            let weight = priority.site_weight;
+            MultifactorRanker::new(inner, users, priority, weight, FactorSource::Order, offset)
+        }
+    };
+    Box::new(ranker)
+}
+
+impl Engine {
+    /// A waiting job's own points (0 when jobs are not ordered by a job priority).
+    pub(super) fn job_points(&self, job: &Pending) -> f64 {
+        self.job_order.map_or(0.0, |order| order.points(job))
+    }
+
+    /// Where a job of queue priority `priority` and `points` goes in a user's queue: after
+    /// every job of a higher queue priority, and of the same one with as many points or more.
+    pub(super) fn queue_position(&self, user: usize, priority: i32, points: f64) -> usize {
+        self.queues[user].partition_point(|j| {
+            j.priority > priority || (j.priority == priority && self.job_points(j) >= points)
+        })
+    }
+
+    /// At a recomputation of the job priorities (one began since the last event): every
+    /// waiting job's age moves on, so each user's queue is put back in order and each
+    /// user's next job is told to the ranker with its new points.
+    pub(super) fn recompute_job_priorities(&mut self, now: Time) {
+        let Some(order) = self.job_order.as_mut() else {
+            return;
+        };
+        let calculation = order
+            .priority
+            .calculation(now.as_secs_f64(), order.offset_s);
+        if order.calculated == Some(calculation) {
+            return;
+        }
+        order.calculated = Some(calculation);
+        order.at_s = order.priority.calculated_at(calculation, order.offset_s);
+        if order.priority.age_weight == 0.0 {
+            // Points are sizes alone, which do not change: nor does any order.
+            return;
+        }
+        let order = *order;
+        if order.priority.size_weight != 0.0 {
+            for queue in &mut self.queues {
+                queue.make_contiguous().sort_by(|a, b| {
+                    (b.priority.cmp(&a.priority))
+                        .then(order.points(b).total_cmp(&order.points(a)))
+                        .then(a.seq.cmp(&b.seq))
+                });
+            }
+        }
+        for user in 0..self.queues.len() as u32 {
+            if !self.queues[user as usize].is_empty() {
+                self.rerank(user);
+            }
+        }
+    }
+}
