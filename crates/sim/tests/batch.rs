@@ -653,3 +653,34 @@ fn slurm_recomputes_a_users_order_of_jobs_as_they_age() {
         [0.0, 140.0, 130.0]
     );
 }
+
+/// A job past its time limit is killed at the limit by EASY; by Slurm at the first check of
+/// time limits (every 30 s) once `OverTimeLimit` has passed too, and never when it is
+/// `UNLIMITED`. Job 0 asks for 10 s and would run 200 s.
+#[test]
+fn slurm_kills_a_job_past_its_limit_and_over_time_limit() {
+    use fairshare_sim::cluster::{SchedulerSettings, SlurmParameters};
+    let jobs = [job(0, 0.0, 200.0, 10.0, 1.0)];
+    let end = |scheduler: Arc<dyn Scheduler>| {
+        let result = replay_by(pool(4.0), scheduler, &jobs, &[]);
+        result.jobs[0].end.as_secs_f64()
+    };
+    let slurm = |over_time_s| {
+        let slurm = SlurmParameters {
+            over_time_s,
+            ..SlurmParameters::default()
+        };
+        let settings = SchedulerSettings {
+            slurm,
+            ..SchedulerSettings::default()
+        };
+        end(SchedulerEntry::SLURM.configured(&settings))
+    };
+    assert_eq!(
+        end(SchedulerEntry::EASY.scheduler(FillRule::HeadOfLine)),
+        10.0
+    );
+    assert_eq!(slurm(Some(0)), 40.0);
+    assert_eq!(slurm(Some(60)), 100.0);
+    assert_eq!(slurm(None), 200.0);
+}

@@ -103,6 +103,8 @@ struct Engine {
     tier: Option<i32>,
     /// What happens to a job that ran longer than its walltime request.
     overrun: Overrun,
+    /// Microseconds past its walltime a job runs before it is killed (`None`: never).
+    kill_grace: Option<u64>,
     /// Whether the run is observed: every job's outcome is then kept until it is settled.
     observed: bool,
     /// The capacity's total of each resource, which allocations are fractions of.
@@ -220,6 +222,7 @@ impl Engine {
             queue_limits: config.queues.clone(),
             tier: None,
             overrun: config.overrun,
+            kill_grace: (config.scheduler.kill_grace_s()).map(|s| s.saturating_mul(1_000_000)),
             observed: false,
             totals: config.capacity.total(),
             settled: Vec::new(),
@@ -306,9 +309,14 @@ impl Engine {
         let rate = self.meter.as_mut().map_or(0.0, |m| m.price(&a)) * rule.cost;
         // A request of 0 is no request (Slurm's --time=0, and logs that write 0 for unknown).
         let (runtime, walltime, killed) = match (a.walltime.filter(|w| *w > 0), self.overrun) {
-            (Some(limit), Overrun::Kill) if limit < a.runtime => {
+            (Some(limit), Overrun::Kill)
+                if self
+                    .kill_grace
+                    .is_some_and(|g| limit.saturating_add(g) < a.runtime) =>
+            {
                 self.recorder.killed_at_walltime();
-                (limit, limit, true)
+                let killed_at = limit.saturating_add(self.kill_grace.unwrap_or(0));
+                (killed_at, killed_at, true)
             }
             (limit, _) => (a.runtime, limit.unwrap_or(a.runtime).max(a.runtime), false),
         };

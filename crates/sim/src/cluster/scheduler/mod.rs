@@ -84,6 +84,11 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn reserves_whole_nodes(&self) -> bool {
         false
     }
+    /// How long past its walltime a job runs before it is killed, under `--overrun kill`: no
+    /// time by default; `None`: it is never killed (it runs its recorded time).
+    fn kill_grace_s(&self) -> Option<u64> {
+        Some(0)
+    }
     /// The job priority the scheduler orders jobs by, when a job's own terms weigh in
     /// (Slurm's age and size factors); none by default: the policy's order of users, each
     /// user's jobs oldest first.

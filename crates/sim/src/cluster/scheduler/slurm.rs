@@ -15,6 +15,10 @@
 //!   cycle ends, as Slurm's are. A cycle runs only when a job arrived, started or ended since
 //!   the last one (Slurm's backfill waits for new work).
 //!
+//! A job past its time limit is killed at the first check of time limits (every 30 s) once
+//! `OverTimeLimit` has passed too, under `--overrun kill`: a job of a Slurm dump runs its
+//! recorded time, as Slurm let it.
+//!
 //! What is left out: the phase of the backfill's timer (here its cycles fall on multiples of
 //! `bf_interval` from the run's start; in Slurm, `bf_interval` after the previous cycle ended,
 //! from whenever `slurmctld` started); the time a cycle takes and `bf_continue`'s yielding (a
@@ -61,6 +65,9 @@ pub struct SlurmParameters {
     pub default_queue_depth: u32,
     /// The multifactor job priority's weights and periods.
     pub priority: JobPriority,
+    /// `OverTimeLimit`, in seconds: how long past its time limit a job may run before it is
+    /// killed (0 by default; `None`: `UNLIMITED`, never).
+    pub over_time_s: Option<u64>,
 }
 
 impl Default for SlurmParameters {
@@ -73,6 +80,7 @@ impl Default for SlurmParameters {
             bf_max_job_user: 0,
             default_queue_depth: 100,
             priority: JobPriority::default(),
+            over_time_s: Some(0),
         }
     }
 }
@@ -114,13 +122,7 @@ impl SlurmParameters {
                 unmodelled.join(", ")
             ));
         }
-        // `scontrol show config` writes `0 min`; slurm.conf `0` or `NONE`.
-        let none = |o: &str| matches!(o.split_whitespace().next(), Some("0" | "NONE"));
-        if let Some(over) = setting("OverTimeLimit").filter(|o| !none(o)) {
-            notes.push(format!(
-                "OverTimeLimit={over} is not modelled: a job runs its recorded time"
-            ));
-        }
+        parameters.over_time_s = over_time(setting("OverTimeLimit"))?;
         Ok((parameters, notes))
     }
 
@@ -152,6 +154,27 @@ impl SlurmParameters {
             }
         }
         Ok((parameters, unmodelled))
+    }
+}
+
+/// Seconds between `slurmctld`'s checks of running jobs' time limits (`PERIODIC_TIMEOUT`): a
+/// job past its limit is killed at the first check after it.
+const TIME_LIMIT_CHECK_S: u64 = 30;
+
+/// `OverTimeLimit` in seconds: minutes in a `slurm.conf` (`5`), with a unit in `scontrol show
+/// config` (`5 min`); `UNLIMITED` is `None`; unset is 0.
+fn over_time(value: Option<&str>) -> Result<Option<u64>, Invalid> {
+    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(Some(0));
+    };
+    let minutes = value.split_whitespace().next().unwrap_or_default();
+    if minutes.eq_ignore_ascii_case("unlimited") || minutes.eq_ignore_ascii_case("infinite") {
+        return Ok(None);
+    }
+    match minutes.parse::<u32>() {
+        Ok(m) => Ok(Some(u64::from(m) * 60)),
+        Err(_) if minutes.eq_ignore_ascii_case("none") => Ok(Some(0)),
+        Err(_) => Err(format!("OverTimeLimit takes minutes or UNLIMITED, found {value:?}").into()),
     }
 }
 
@@ -290,6 +313,11 @@ impl Scheduler for Slurm {
         true
     }
 
+    /// `OverTimeLimit` past the limit, and then until the next check of time limits.
+    fn kill_grace_s(&self) -> Option<u64> {
+        (self.parameters.over_time_s).map(|over| over + TIME_LIMIT_CHECK_S)
+    }
+
     fn job_priority(&self) -> Option<JobPriority> {
         let priority = self.parameters.priority;
         priority.orders_jobs().then_some(priority)
@@ -337,6 +365,7 @@ mod tests {
             bf_max_job_test: 1000,
             bf_max_job_user: 20,
             default_queue_depth: 50,
+            over_time_s: Some(300),
             priority: JobPriority {
                 fairshare_weight: 10_000.0,
                 age_weight: 1000.0,
@@ -353,14 +382,25 @@ mod tests {
             [
                 "SchedulerParameters not modelled, so left out: bf_continue",
                 "priority terms not modelled, so left out: PriorityWeightQOS",
-                "OverTimeLimit=5 is not modelled: a job runs its recorded time",
             ]
         );
+        assert_eq!(parameters.over_time_s, Some(300));
+        assert_eq!(Slurm { parameters }.kill_grace_s(), Some(330));
+        let (unlimited, _) = from(&[("OverTimeLimit", "UNLIMITED")]).unwrap();
+        assert_eq!(
+            Slurm {
+                parameters: unlimited
+            }
+            .kill_grace_s(),
+            None
+        );
+        assert_eq!(over_time(Some("5 min")), Ok(Some(300)));
         // slurm.conf writes PriorityCalcPeriod in minutes.
         let (parameters, _) = from(&[("PriorityCalcPeriod", "2")]).unwrap();
         assert_eq!(parameters.priority.calc_period_s, 120.0);
         for bad in [
             ("PriorityWeightAge", "-3"),
+            ("OverTimeLimit", "soon"),
             ("PriorityMaxAge", "a week"),
             ("PriorityFavorSmall", "maybe"),
         ] {
