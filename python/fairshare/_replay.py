@@ -364,6 +364,7 @@ def replay(
     scheduler: str = "fill",
     placement: str = "first",
     overrun: str = "kill",
+    slurm_conf: Optional[Path] = None,
     gantt: Union[str, bool] = True,
     jobs: Union[bool, Path] = True,
     progress: Union[bool, Callable[[int, int], Any]] = True,
@@ -381,8 +382,10 @@ def replay(
     task has finished. ``rule`` is ``"head-of-line"`` (a pass stops at a job that does not fit,
     the SDRF paper's rule) or ``"skip"`` (that user is passed over); ``scheduler`` ``"fill"``
     (progressive filling in the policy's order), ``"easy"`` or ``"conservative"`` (backfilling
-    on requested walltimes) or ``"slurm"`` (Slurm's main and backfill schedulers with Slurm's
-    default parameters; docs/slurm-prediction.md); ``placement`` ``"first"`` or ``"best"`` (the fullest node with
+    on requested walltimes) or ``"slurm"`` (Slurm's main and backfill schedulers and its
+    multifactor job priority, with Slurm's defaults or those of ``slurm_conf``, a
+    ``slurm.conf`` or the saved output of ``scontrol show config`` and ``scontrol show node``,
+    as ``--slurm-conf``; docs/slurm-prediction.md); ``placement`` ``"first"`` or ``"best"`` (the fullest node with
     room); ``overrun`` ``"kill"`` (a job that ran past its walltime request is killed at it) or
     ``"extend"`` (it runs in full). ``swf_cpus`` picks an SWF log's processor count:
     ``"auto"`` (allocated when recorded, else requested), ``"allocated"`` or ``"requested"``;
@@ -426,6 +429,7 @@ def replay(
             scheduler=scheduler,
             placement=placement,
             overrun=overrun,
+            slurm_conf=_path(slurm_conf),
             gantt=window,
             jobs=table,
             progress=callback(progress, bar),

@@ -251,6 +251,7 @@ pub fn sweep_run(
         scheduler,
         placement: "first".to_owned(),
         overrun,
+        slurm_conf: None,
     };
     let trace = TraceOptions {
         paths: traces,
@@ -261,7 +262,7 @@ pub fn sweep_run(
     };
     released(py, || {
         let cells = sweep::plan(&fractions, &nines, &baseline, shard)?;
-        let replay = cluster.replay()?;
+        let (replay, _) = cluster.replay()?;
         let measured = MeasuredTrace::scan(&trace_spec(&trace)?, &mut |_| {})?;
         let progress = Progress::new(progress, cells.len() as u64);
         let results = (cells.par_iter())

@@ -169,7 +169,7 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
     swf_memory = "auto".to_owned(), capacity_fraction = None, capacity = None, machines = None,
     shares = "equal".to_owned(), queues = None, horizon = None, drain = false,
     rule = "head-of-line".to_owned(), scheduler = "fill".to_owned(), placement = "first".to_owned(),
-    overrun = "kill".to_owned(), gantt = None, jobs = None, progress = None
+    overrun = "kill".to_owned(), slurm_conf = None, gantt = None, jobs = None, progress = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn replay_run(
@@ -191,6 +191,7 @@ fn replay_run(
     scheduler: String,
     placement: String,
     overrun: String,
+    slurm_conf: Option<PathBuf>,
     gantt: Option<String>,
     jobs: Option<PathBuf>,
     progress: Option<PyObject>,
@@ -212,6 +213,7 @@ fn replay_run(
         scheduler,
         placement,
         overrun,
+        slurm_conf,
     };
     let view = match gantt.as_deref() {
         None => replay::MachineView::None,

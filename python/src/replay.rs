@@ -9,12 +9,13 @@ use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::{parse_duration, parse_window};
 use fairshare_lab::jobs::JobParts;
+use fairshare_lab::slurm_conf::slurm_parameters;
 use fairshare_lab::summary::ReplaySummary;
 use fairshare_lab::{
     CapacitySource, LabError, MeasuredTrace, Replay, ReplayPlan, ReplayRequest, ShareSource,
     StopRule,
 };
-use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
+use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry, SlurmParameters};
 use fairshare_sim::stats::{timed, RunStats};
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -86,11 +87,14 @@ pub struct ClusterOptions {
     pub placement: String,
     /// `--overrun`.
     pub overrun: String,
+    /// `--slurm-conf`.
+    pub slurm_conf: Option<PathBuf>,
 }
 
 impl ClusterOptions {
-    /// The engine's settings, each option checked as the command line checks it.
-    pub(crate) fn replay(&self) -> Result<Replay, Failure> {
+    /// The engine's settings, each option checked as the command line checks it, and the
+    /// notes on what the Slurm configuration sets that is not modelled.
+    pub(crate) fn replay(&self) -> Result<(Replay, Vec<String>), Failure> {
         if self.drain && self.horizon.is_some() {
             return Err("horizon and drain: give one or the other".into());
         }
@@ -101,14 +105,39 @@ impl ClusterOptions {
             }
             (false, None) => StopRule::LastEvent,
         };
-        Ok(Replay {
+        let scheduler = named::<SchedulerEntry>("scheduler", &self.scheduler)?;
+        let (slurm, notes) = self.slurm_parameters(scheduler)?;
+        let replay = Replay {
             stop,
             rule: named::<FillRule>("rule", &self.rule)?,
-            scheduler: named::<SchedulerEntry>("scheduler", &self.scheduler)?,
+            scheduler,
+            slurm,
             placement: named::<PlacementEntry>("placement", &self.placement)?,
             overrun: named::<Overrun>("overrun", &self.overrun)?,
             ..Replay::default()
-        })
+        };
+        Ok((replay, notes))
+    }
+
+    /// Slurm's scheduling parameters, from `slurm_conf` when given (only with the Slurm
+    /// scheduler), and notes on what it sets that is not modelled.
+    fn slurm_parameters(
+        &self,
+        scheduler: SchedulerEntry,
+    ) -> Result<(SlurmParameters, Vec<String>), Failure> {
+        let Some(path) = &self.slurm_conf else {
+            return Ok((SlurmParameters::default(), Vec::new()));
+        };
+        if scheduler != SchedulerEntry::SLURM {
+            return Err(
+                "slurm_conf sets scheduler=\"slurm\"'s parameters; add scheduler=\"slurm\"".into(),
+            );
+        }
+        let conf = format!("slurm_conf {}", path.display());
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{conf}: {e}"))?;
+        let (parameters, notes) = slurm_parameters(&text).map_err(|e| format!("{conf}: {e}"))?;
+        let notes = notes.into_iter().map(|n| format!("slurm_conf: {n}"));
+        Ok((parameters, notes.collect()))
     }
 
     /// Where the capacity comes from.
@@ -204,7 +233,7 @@ fn replay_specs(
         MachineView::Window(g) => Some(parse_window(&g).map_err(|e| format!("gantt: {e}"))?),
         MachineView::MiddleDay | MachineView::None => None,
     };
-    let replay = cluster.replay()?;
+    let (replay, conf_notes) = cluster.replay()?;
     let capacity = cluster.capacity()?;
     let spec = trace_spec(trace)?;
     py.allow_threads(|| {
@@ -213,6 +242,7 @@ fn replay_specs(
             ranker.know_users(&measured.users);
         }
         let mut notes: Vec<String> = measured.notes().to_vec();
+        notes.extend(conf_notes);
         let request = ReplayRequest {
             capacity,
             shares,

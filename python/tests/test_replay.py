@@ -66,6 +66,25 @@ def test_cluster_options_are_the_cli_s(tmp_path, small_log):
     same_as_cli(tmp_path, result, [*args, "--overrun=extend", "--horizon=40m", "--gantt=0+1h"])
 
 
+def test_a_slurm_conf_is_the_cli_s_and_what_it_leaves_out_is_noted(tmp_path, small_log):
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(
+        "SchedulerParameters=bf_interval=10\nPriorityWeightAge=1000\nPriorityMaxAge=00:10:00\n"
+        "PriorityWeightQOS=5\nNodeName=n[1-4] CPUs=4\n"
+    )
+    result = fairshare.replay(small_log, ["drf"], scheduler="slurm", slurm_conf=conf, progress=False)
+    assert "slurm_conf: priority terms not modelled, so left out: PriorityWeightQOS" in result.notes
+    args = [small_log, "--policy=drf", "--scheduler=slurm", "--slurm-conf", conf]
+    same_as_cli(tmp_path, result, args)
+    plain = fairshare.replay(small_log, ["drf"], scheduler="slurm", progress=False)
+    assert plain.json() != result.json(), "the configuration changes the schedule"
+    with pytest.raises(fairshare.InputError, match="slurm_conf sets scheduler=\"slurm\"'s parameters"):
+        fairshare.replay(small_log, ["drf"], scheduler="easy", slurm_conf=conf, progress=False)
+    conf.write_text("PriorityMaxAge=a week\n")
+    with pytest.raises(fairshare.InputError, match="PriorityMaxAge takes a Slurm duration"):
+        fairshare.replay(small_log, ["drf"], scheduler="slurm", slurm_conf=conf, progress=False)
+
+
 def test_the_shared_wagap_log_is_the_cli_s(tmp_path):
     if not WAGAP.exists():
         pytest.skip(f"SKIPPED: {WAGAP} is not there (the shared traces sit beside the repository)")

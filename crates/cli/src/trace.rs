@@ -5,10 +5,10 @@ use crate::choice;
 use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_lab::input::parse_duration;
+use fairshare_lab::slurm_conf::slurm_parameters;
 use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
 use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry, SlurmParameters};
 use fairshare_trace::billing::{parse_partitions, parse_qos, Billing};
-use fairshare_trace::slurm_conf::parse_slurm_conf;
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -228,19 +228,7 @@ impl ClusterArgs {
         }
         let context = || format!("--slurm-conf {}", path.display());
         let text = std::fs::read_to_string(path).with_context(context)?;
-        let conf = parse_slurm_conf(&text);
-        if conf.is_empty() {
-            bail!(
-                "--slurm-conf {}: no Key=Value setting in it",
-                path.display()
-            );
-        }
-        let (mut parameters, mut notes) =
-            SlurmParameters::from_conf(|key| conf.get(key)).with_context(context)?;
-        parameters.priority.cluster = conf.cluster().map(|(nodes, cpus)| (nodes as f64, cpus));
-        if parameters.priority.size_weight != 0.0 && parameters.priority.cluster.is_none() {
-            notes.push("the job size factor counts the replay's nodes and processors: the file defines no node (add `scontrol show node`, or the NodeName lines)".into());
-        }
+        let (parameters, notes) = slurm_parameters(&text).with_context(context)?;
         for note in notes {
             eprintln!("note: --slurm-conf: {note}");
         }

@@ -7,6 +7,9 @@
 //! mech with ivan), and `deploy/job_submit.lua` installed.
 //!
 //! In order, on one cluster (so one test):
+//! 0. `replay --scheduler slurm --slurm-conf` predicts a small run from its own `sacct` dump:
+//!    30 jobs of four users on partition `cpu`, Slurm's own Fair Tree; the median |predicted −
+//!    recorded start| is within one backfill interval (30 s).
 //! 1. `priorities` equals `sshare -l` for every association, `parent` and 0 ones included,
 //!    right after a decay tick and half a period later, with usage charged in billing units
 //!    from the saved `scontrol show partition` and `sacctmgr show qos`.
@@ -16,7 +19,7 @@
 //!    `sync` writes; with the table stale or removed (`reset`) it keeps 0.
 //!
 //! Runs where `FAIRSHARE_TEST_SLURM_MANY` is set (`.ci/run` brings this layout up after the
-//! one-node tests and sets it); skipped with a message elsewhere. About eight minutes.
+//! one-node tests and sets it); skipped with a message elsewhere. About ten minutes.
 
 use crate::live::{
     agree_with_sshare, empty_queue, fairshare_weight, next_tick, run, script, slurm, snapshot,
@@ -47,6 +50,7 @@ fn many_nodes() {
         return;
     }
     let _cluster = crate::live::exclusive();
+    the_replay_predicts_a_small_run();
     priorities_equal_sshare();
     fairshare_weight(0);
     for policy in ["sdrf", "fairshare:usage=pe", "fairshare:function=fair-tree"] {
@@ -86,6 +90,134 @@ fn compare_at(dir: &Path) {
         std::fs::read_to_string(dir.join("sacct.txt")).unwrap()
     );
     agree_with_sshare(&sshare, &doc);
+}
+
+/// Part 0: a small run of Slurm's own Fair Tree on the fresh cluster (no usage yet), replayed
+/// from its dump with the cluster's configuration and nodes and the decay thread's phase.
+fn the_replay_predicts_a_small_run() {
+    next_tick();
+    let tick = run(
+        "stat",
+        &["-c", "%Y", "/var/spool/slurmctld/priority_last_decay_ran"],
+    );
+    let phase = tick.trim().parse::<u64>().expect("seconds") % 60;
+    let began = run("date", &["-u", "+%Y-%m-%dT%H:%M:%S"]);
+    let users = ["alice", "bob", "carol", "ivan"];
+    let mut ids = Vec::new();
+    for i in 0..30usize {
+        let user = users[(i * 3 + i / 4) % 4];
+        let cpus = [8, 16, 24, 32][(i * 5 + i / 3) % 4];
+        let seconds = 10 + 5 * ((i * 7) % 3) as u32;
+        ids.push(submit(user, &format!("-p cpu -n {cpus} -t 1"), seconds));
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    wait_for("the small run to end", Duration::from_secs(300), || {
+        ids.iter().all(|id| state(*id).is_empty())
+    });
+    // Jobs reach the accounting a moment after they leave the queue.
+    std::thread::sleep(Duration::from_secs(3));
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let format = "--format=JobID,User,Account,Submit,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State,QOS,Flags,ReqNodes";
+    let window = ["-S", began.trim(), "-E", "now"];
+    let dump = run(
+        "sacct",
+        &[&["--allusers", "--parsable2", format][..], &window].concat(),
+    );
+    let saved = [
+        ("sacct.txt", dump),
+        (
+            "config.txt",
+            run("scontrol", &["show", "config"]) + &run("scontrol", &["show", "node"]),
+        ),
+        (
+            "partitions.txt",
+            run("scontrol", &["--oneliner", "show", "partition"]),
+        ),
+        (
+            "qos.txt",
+            run(
+                "sacctmgr",
+                &["-P", "-n", "show", "qos", "format=Name,UsageFactor"],
+            ),
+        ),
+        (
+            "assoc.txt",
+            run(
+                "sacctmgr",
+                &[
+                    "-P",
+                    "-n",
+                    "show",
+                    "assoc",
+                    "format=Cluster,Account,User,Partition,Share,ParentName",
+                ],
+            ),
+        ),
+        (
+            "machines.toml",
+            "[[machine]]\nname = \"cpu\"\ncount = 12\ncpus = 8\nmemory = \"16000MiB\"\n".to_owned(),
+        ),
+    ];
+    for (name, text) in saved {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let policy = format!("fairshare:function=fair-tree,decay=half-life:600,refresh=60,usage=billing,refresh-offset={phase}");
+    run(
+        env!("CARGO_BIN_EXE_fairshare"),
+        &[
+            "replay",
+            &file("sacct.txt"),
+            "--format",
+            "sacct",
+            "--policy",
+            &policy,
+            "--machines",
+            &file("machines.toml"),
+            "--shares",
+            &file("assoc.txt"),
+            "--partitions",
+            &file("partitions.txt"),
+            "--qos",
+            &file("qos.txt"),
+            "--drain",
+            "--scheduler",
+            "slurm",
+            "--slurm-conf",
+            &file("config.txt"),
+            "--jobs",
+            &file("jobs.csv"),
+        ],
+    );
+    let table = std::fs::read_to_string(file("jobs.csv")).unwrap();
+    let mut lines = table.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let error = header
+        .iter()
+        .position(|h| *h == "starting_time_error")
+        .unwrap();
+    let mut errors: Vec<i64> = lines
+        .map(|l| {
+            l.split(',')
+                .nth(error)
+                .unwrap()
+                .parse::<i64>()
+                .expect("every job predicted and recorded")
+        })
+        .map(i64::abs)
+        .collect();
+    errors.sort_unstable();
+    eprintln!("|predicted − recorded start| of the small run, s: {errors:?}\n{table}");
+    assert_eq!(
+        errors.len(),
+        ids.len(),
+        "every job of the run is in the table"
+    );
+    let median = errors[errors.len() / 2];
+    assert!(
+        median <= 30,
+        "median |start error| {median} s, above one backfill interval"
+    );
 }
 
 /// Part 1: every association, at a tick and between ticks.
