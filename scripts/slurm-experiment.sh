@@ -229,7 +229,7 @@ TOML
   # Jobs reach the accounting database a moment after they leave the queue.
   sleep 3
   TZ=UTC sacct --allusers --parsable2 \
-    --format=JobID,User,Account,Submit,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State,QOS,Flags,ReqNodes \
+    --format=JobID,User,Account,Submit,Eligible,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State,QOS,Flags,ReqNodes \
     -S "$began_utc" -E now >"$dir/sacct.txt"
   scontrol --oneliner show partition >"$dir/partitions.txt"
   # The configuration and the nodes, as --slurm-conf reads them (the size factor counts nodes).

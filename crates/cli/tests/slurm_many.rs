@@ -118,7 +118,7 @@ fn the_replay_predicts_a_small_run() {
     std::thread::sleep(Duration::from_secs(3));
     let dir = tempfile::tempdir().unwrap();
     let file = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
-    let format = "--format=JobID,User,Account,Submit,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State,QOS,Flags,ReqNodes";
+    let format = "--format=JobID,User,Account,Submit,Eligible,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State,QOS,Flags,ReqNodes";
     let window = ["-S", began.trim(), "-E", "now"];
     let dump = run(
         "sacct",

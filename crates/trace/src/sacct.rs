@@ -4,13 +4,14 @@
 //! (`fairshare priorities`).
 //!
 //! The file is `|`-separated with a header; columns are found by name, in any order.
-//! `Elapsed`, `Timelimit`, `Partition` and `State` are optional.
+//! `Elapsed`, `Timelimit`, `Partition`, `State`, `QOS`, `ReqNodes` and `Eligible` are
+//! optional.
 //!
 //! | task | from |
 //! |---|---|
 //! | `id` | the record's rank among the jobs of all files given (from 0) |
 //! | `user` | `User` |
-//! | `submit` | `Submit` (`YYYY-MM-DDTHH:MM:SS`, read as UTC) |
+//! | `submit` | `Submit` (`YYYY-MM-DDTHH:MM:SS`, read as UTC); `Eligible` when the column is there and the job became eligible later (a begin time, a dependency, a hold: its wait counts from then) |
 //! | `start` | `Start` |
 //! | `runtime` | `End` − `Start`; for a job still running, the dump's moment − `Start` |
 //! | `walltime` | `Timelimit` (`[D-]HH:MM:SS`; `UNLIMITED` and `Partition_Limit` are none) |
@@ -128,6 +129,7 @@ struct Optional {
     qos: Option<Col>,
     elapsed: Option<Col>,
     limit: Option<Col>,
+    eligible: Option<Col>,
 }
 
 /// Reads the dump `path` into `dump`; `Err` for an error that ends the stream.
@@ -151,6 +153,7 @@ fn read_jobs(
         qos: find("QOS"),
         elapsed: find("Elapsed"),
         limit: find("Timelimit"),
+        eligible: find("Eligible"),
     };
     if optional.req_nodes.is_none() {
         meta.note(format!(
@@ -159,6 +162,7 @@ fn read_jobs(
         ));
     }
     let cols = columns(path, header, COLUMNS)?;
+    let mut held = 0;
     while let Some(record) = file.next_record()? {
         if record.raw(cols[0]).contains(&b'.') {
             meta.ignore("job step");
@@ -177,6 +181,7 @@ fn read_jobs(
         let id = meta.stats.tasks_found - 1;
         match job.task(id) {
             Ok(task) => {
+                held += u64::from(task.submit > job.submit);
                 if job.end.is_none() {
                     dump.running.push(dump.tasks.len());
                 }
@@ -189,6 +194,12 @@ fn read_jobs(
             Err(reason) => meta.skip(reason, 1),
         }
     }
+    if held > 0 {
+        meta.note(format!(
+            "{}: {held} of its jobs became eligible after their submission (a begin time, a dependency or a hold): each is replayed, and its wait counted, from its Eligible time",
+            path.display()
+        ));
+    }
     Ok(())
 }
 
@@ -196,6 +207,8 @@ fn read_jobs(
 struct Job<'r> {
     user: &'r str,
     submit: Time,
+    /// When it could first start, if the dump says.
+    eligible: Option<Time>,
     start: Option<Time>,
     end: Option<Time>,
     /// Seconds it has run, as sacct computed them when it printed.
@@ -266,6 +279,7 @@ fn job<'r>(
     Ok(Job {
         user: text(user)?,
         submit: time(submit)?.ok_or_else(|| at.error(submit, "a submit time", ""))?,
+        eligible: optional.eligible.map(time).transpose()?.flatten(),
         start: time(start)?,
         end: time(end)?,
         elapsed: duration(optional.elapsed)?,
@@ -307,7 +321,10 @@ impl Job<'_> {
             Some(end) => end.as_micros() - start.as_micros(),
             None => 0,
         };
-        let mut task = Task::new(id, 0, self.submit, runtime, self.demand.clone());
+        // A job held, dependent or given a begin time arrives when it became eligible.
+        let eligible = self.eligible.filter(|e| *e > self.submit);
+        let arrival = eligible.map_or(self.submit, |e| e.min(start));
+        let mut task = Task::new(id, 0, arrival, runtime, self.demand.clone());
         task.start = Some(start);
         task.nodes = self.nodes;
         task.walltime = self.limit.map(|s| s * 1_000_000);

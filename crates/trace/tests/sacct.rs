@@ -211,3 +211,36 @@ fn req_nodes_holds_a_job_to_its_nodes_only_when_it_asked_for_several() {
         "{strict}"
     );
 }
+
+#[test]
+fn a_job_that_became_eligible_later_arrives_then() {
+    let dir = TempDir::new().unwrap();
+    let header = "JobID|User|Account|Submit|Eligible|Start|End|AllocTRES|ReqNodes\n";
+    let rows = "1|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:00:05|2024-01-01T00:01:00|cpu=1,node=1|1\n\
+                2|ann|a|2024-01-01T00:00:01|2024-01-01T00:10:00|2024-01-01T00:10:30|2024-01-01T00:11:00|cpu=1,node=1|1\n\
+                3|ann|a|2024-01-01T00:00:02|Unknown|2024-01-01T00:00:09|2024-01-01T00:01:00|cpu=1,node=1|1\n";
+    let path = write(&dir, "held.sacct", &(header.to_owned() + rows));
+    let read = read_ok(&[&path], None);
+    let arrivals: Vec<f64> = read.tasks.iter().map(|t| t.submit.as_secs_f64()).collect();
+    let day = 1_704_067_200.0; // 2024-01-01T00:00:00Z
+    assert_eq!(arrivals, [day, day + 2.0, day + 600.0], "in arrival order");
+    assert!(
+        read.stats
+            .notes
+            .iter()
+            .any(|n| n.contains("1 of its jobs became eligible after their submission")),
+        "{:?}",
+        read.stats.notes
+    );
+    let bad =
+        "1|ann|a|2024-01-01T00:00:00|soon|2024-01-01T00:00:05|2024-01-01T00:01:00|cpu=1,node=1|1\n";
+    let path = write(&dir, "bad.sacct", &(header.to_owned() + bad));
+    let strict = crate::common::read(&[&path], None, &ReadOptions::default())
+        .error
+        .unwrap()
+        .to_string();
+    assert!(
+        strict.contains("bad.sacct:2: field 5 (Eligible): expected a time"),
+        "{strict}"
+    );
+}
