@@ -336,6 +336,7 @@ JOBS = {
     "bounded_slowdown": _REAL,
     "allocated_resources": "category",
     "partition": "category",
+    "qos": "category",
     "recorded_starting_time": _REAL,
     "recorded_finish_time": _REAL,
     "starting_time_error": _REAL,

@@ -604,10 +604,10 @@ fn tasks_left_out_by_default_are_a_warning_naming_the_option_that_keeps_them() {
 /// A Slurm dump of three jobs on one 4-CPU node, written by the test: alice's 3-CPU job runs
 /// 100 s, bob's 2-CPU job waits behind it, carol's 1-CPU, 10-s job would fit at once.
 fn write_slurm_dump(dir: &Path) -> PathBuf {
-    let text = "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State\n\
-        1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|00:01:40|cpu=3,node=1|cpu|COMPLETED\n\
-        2|bob|a|2026-01-01T00:00:01|2026-01-01T00:01:40|2026-01-01T00:01:50|00:00:10|00:00:10|cpu=2,node=1|cpu|COMPLETED\n\
-        3|carol|a|2026-01-01T00:00:02|2026-01-01T00:00:31|2026-01-01T00:00:41|00:00:10|00:00:10|cpu=1,node=1|cpu|COMPLETED\n";
+    let text = "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State|QOS\n\
+        1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|00:01:40|cpu=3,node=1|cpu|COMPLETED|normal\n\
+        2|bob|a|2026-01-01T00:00:01|2026-01-01T00:01:40|2026-01-01T00:01:50|00:00:10|00:00:10|cpu=2,node=1|cpu|COMPLETED|normal\n\
+        3|carol|a|2026-01-01T00:00:02|2026-01-01T00:00:31|2026-01-01T00:00:41|00:00:10|00:00:10|cpu=1,node=1|cpu|COMPLETED|scavenger\n";
     let path = dir.join("sacct.txt");
     std::fs::write(&path, text).unwrap();
     path
@@ -665,6 +665,7 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
             "starting_time",
             "recorded_starting_time",
             "starting_time_error",
+            "qos",
         ];
         let mut rows = rows
             .iter()
@@ -681,6 +682,10 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
     assert_eq!(rows[2][2], at(30), "at the first backfill cycle");
     assert_eq!(rows[2][3], at(31), "as Slurm recorded it");
     assert_eq!(rows[2][4], "-1");
+    assert_eq!(
+        (rows[0][5].as_str(), rows[2][5].as_str()),
+        ("normal", "scavenger")
+    );
     assert_eq!(
         (rows[1][2].clone(), rows[1][4].clone()),
         (at(100), "0".to_owned())

@@ -22,14 +22,16 @@ pub struct JobTable {
     accounts: Option<Vec<String>>,
     queues: Vec<String>,
     partitions: Vec<String>,
+    qos: Vec<String>,
     /// Node names by catalogue index; `None` for a pool.
     nodes: Option<Vec<String>>,
 }
 
 /// The columns after the allocated amounts: where the trace says where and when the job ran,
 /// what it says and how far the replay's start is from it.
-const TRAILING: [&str; 4] = [
+const TRAILING: [&str; 5] = [
     "partition",
+    "qos",
     "recorded_starting_time",
     "recorded_finish_time",
     "starting_time_error",
@@ -79,6 +81,7 @@ impl JobTable {
             accounts: plan.user_accounts(),
             queues: measured.queues.clone(),
             partitions: measured.partitions.clone(),
+            qos: measured.qos.clone(),
             nodes,
         }
     }
@@ -147,6 +150,8 @@ impl JobTable {
         row.extend([
             job.partition
                 .map_or(String::new(), |p| name(&self.partitions, p as usize)),
+            job.qos
+                .map_or(String::new(), |q| name(&self.qos, q as usize)),
             number(job.recorded.map(|(s, _)| s.as_micros() as f64 / 1e6)),
             number(job.recorded.map(|(_, e)| e.as_micros() as f64 / 1e6)),
             number(error),

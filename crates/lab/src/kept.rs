@@ -37,6 +37,7 @@ struct Rest {
     walltime: Option<u64>,
     queue: Option<u32>,
     partition: Option<u32>,
+    qos: Option<u32>,
     nodes: Option<u32>,
     exclusive: bool,
     properties: Vec<String>,
@@ -51,6 +52,7 @@ impl Rest {
         self.walltime == new.walltime
             && self.queue == new.queue
             && self.partition == new.partition
+            && self.qos == new.qos
             && self.nodes == new.nodes
             && self.exclusive == new.exclusive
             && self.properties == new.properties
@@ -169,6 +171,7 @@ impl Kept {
             walltime,
             queue,
             partition,
+            qos,
             nodes,
             exclusive,
             properties,
@@ -184,6 +187,7 @@ impl Kept {
             walltime,
             queue,
             partition,
+            qos,
             nodes,
             exclusive,
             properties,
@@ -239,6 +243,7 @@ impl Kept {
                 task.walltime = rest.walltime;
                 task.queue = rest.queue;
                 task.partition = rest.partition;
+                task.qos = rest.qos;
                 task.nodes = rest.nodes;
                 task.exclusive = rest.exclusive;
                 task.properties = rest.properties.clone();
@@ -270,6 +275,7 @@ mod tests {
             any::<Option<u32>>(),
             any::<Option<u32>>(),
             any::<Option<u32>>(),
+            any::<Option<u32>>(),
             any::<bool>(),
             prop::collection::vec("[a-z]{1,4}", 0..2),
             any::<bool>(),
@@ -286,6 +292,7 @@ mod tests {
                     walltime,
                     queue,
                     partition,
+                    qos,
                     nodes,
                     exclusive,
                     properties,
@@ -296,6 +303,7 @@ mod tests {
                     task.walltime = walltime;
                     task.queue = queue;
                     task.partition = partition;
+                    task.qos = qos;
                     task.nodes = nodes;
                     task.exclusive = exclusive;
                     task.properties = properties;

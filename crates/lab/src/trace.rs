@@ -193,6 +193,8 @@ pub struct MeasuredTrace {
     pub queues: Vec<String>,
     /// The trace's partition names, by the index its tasks carry.
     pub partitions: Vec<String>,
+    /// The trace's QOS names, by the index its tasks carry.
+    pub qos: Vec<String>,
     /// The format as detected.
     pub format: Format,
     /// The trace's resources that tasks request (indices into the reader's resources).
@@ -297,6 +299,7 @@ impl MeasuredTrace {
             recorded_peak: peak.finish().map(|p| project(&p, &keep)),
             queues: source.queues().to_vec(),
             partitions: source.partitions().to_vec(),
+            qos: source.qos().to_vec(),
             format,
             keep,
             kept,

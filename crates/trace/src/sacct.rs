@@ -20,6 +20,7 @@
 //! | gpu | `gres/gpu=` of `AllocTRES`, GPUs |
 //! | nodes | `ReqNodes` when the column is there (none for 1: the job may spread over as many nodes as its processors need), else `node=` of `AllocTRES` (the job is held to the nodes it was given) |
 //! | partition | `Partition`, when the column is there |
+//! | qos | `QOS`, when the column is there |
 //! | billing | Slurm's billing per second ([`crate::billing`]): the partition's weights (given in [`ReadOptions::billing`]) over `AllocTRES`, else its `billing=`, else its CPUs; times the `UsageFactor` of its `QOS`, when the column is there |
 //!
 //! How jobs are read, by what the dump says of them (its `State` is not needed for this):
@@ -188,6 +189,7 @@ fn read_jobs(
                 dump.tasks.push(Task {
                     user: meta.user(job.user),
                     partition: job.partition.map(|p| meta.partition(p)),
+                    qos: job.qos.map(|q| meta.qos(q)),
                     ..task
                 });
             }
@@ -218,6 +220,7 @@ struct Job<'r> {
     demand: Vec<f64>,
     nodes: Option<u32>,
     partition: Option<&'r str>,
+    qos: Option<&'r str>,
     /// Billing units per second.
     billing: f64,
 }
@@ -275,7 +278,8 @@ fn job<'r>(
             Some(asked).filter(|n| *n > 1)
         }
     };
-    let charge = billing.charge(partition, optional_text(optional.qos)?, allocated);
+    let qos = optional_text(optional.qos)?;
+    let charge = billing.charge(partition, qos, allocated);
     Ok(Job {
         user: text(user)?,
         submit: time(submit)?.ok_or_else(|| at.error(submit, "a submit time", ""))?,
@@ -287,6 +291,7 @@ fn job<'r>(
         demand,
         nodes,
         partition,
+        qos,
         billing: charge
             .map_err(|_| at.error(tres, "TRES amounts that are numbers >= 0", allocated))?,
     })

@@ -25,6 +25,8 @@ pub trait TaskSource: Iterator<Item = Result<Task, TraceError>> {
     fn queues(&self) -> &[String];
     /// Partition names; [`Task::partition`] indexes this list (empty when the format has none).
     fn partitions(&self) -> &[String];
+    /// QOS names; [`Task::qos`] indexes this list (empty when the format has none).
+    fn qos(&self) -> &[String];
     /// What has been read, yielded and skipped so far.
     fn stats(&self) -> &ReadStats;
 }
@@ -36,6 +38,7 @@ pub(crate) struct Meta {
     users: Names,
     queues: Names,
     partitions: Names,
+    qos: Names,
     lenient: bool,
     pub stats: ReadStats,
 }
@@ -49,6 +52,7 @@ impl Meta {
             users: Names::default(),
             queues: Names::default(),
             partitions: Names::default(),
+            qos: Names::default(),
             lenient,
             stats: ReadStats::default(),
         }
@@ -67,6 +71,11 @@ impl Meta {
     /// The index of partition `name`, adding it on first sight.
     pub fn partition(&mut self, name: &str) -> u32 {
         self.partitions.index(name)
+    }
+
+    /// The index of QOS `name`, adding it on first sight.
+    pub fn qos(&mut self, name: &str) -> u32 {
+        self.qos.index(name)
     }
 
     /// Widens the span of times the input gives to take in `t`.
@@ -248,6 +257,10 @@ impl<R: Reader> TaskSource for Source<R> {
 
     fn partitions(&self) -> &[String] {
         &self.meta.partitions.names
+    }
+
+    fn qos(&self) -> &[String] {
+        &self.meta.qos.names
     }
 
     fn stats(&self) -> &ReadStats {

@@ -467,6 +467,7 @@ impl SwfReader {
             walltime: job.requested_time.map(Time::as_micros),
             queue: None,
             partition: None,
+            qos: None,
             nodes: job.nodes.map(|n| n as u32),
             exclusive: job.spec.as_ref().is_some_and(|s| s.exclusive),
             properties: job

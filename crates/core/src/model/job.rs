@@ -32,6 +32,8 @@ pub struct Task {
     pub queue: Option<u32>,
     /// The partition it ran in: an index into the source's partition names (SWF field 16).
     pub partition: Option<u32>,
+    /// Its quality of service: an index into the source's QOS names (Slurm dumps).
+    pub qos: Option<u32>,
     /// How many nodes it spans, its demand split evenly over them; `None` when the trace gives
     /// only a processor count, so any nodes with enough free processors may hold it.
     pub nodes: Option<u32>,
@@ -67,6 +69,7 @@ impl Task {
             walltime: None,
             queue: None,
             partition: None,
+            qos: None,
             nodes: Some(1),
             exclusive: false,
             properties: Vec::new(),

@@ -46,6 +46,8 @@ pub struct JobOutcome {
     pub queue: Option<u32>,
     /// Its partition's index in the trace, if it names one.
     pub partition: Option<u32>,
+    /// Its QOS's index in the trace, if it names one.
+    pub qos: Option<u32>,
     /// When it started and ended in the trace, when the trace records it (Slurm dumps, SWF):
     /// what the replay's start and end are compared with.
     pub recorded: Option<(Time, Time)>,
@@ -86,6 +88,7 @@ impl JobOutcome {
             user: task.user,
             queue: task.queue,
             partition: task.partition,
+            qos: task.qos,
             recorded: task
                 .start
                 .map(|start| (start, start.plus_micros(task.runtime))),
