@@ -6,6 +6,9 @@
 #                        (below): the prediction docs/slurm-prediction.md reports;
 #   replay-nophase.json  --scheduler slurm with recomputations on the minute (phase unknown);
 #   replay-easy.json     --scheduler easy, the replay as it was before the Slurm model;
+#   replay-noconf.json   for a run with RUN/config.txt, --scheduler slurm at the run's phase
+#                        without it: Slurm's defaults, so no job priority terms besides the
+#                        policy's (what modelling them buys);
 #
 # then crates/report/examples/slurm_experiment.rs writes OUT_DIR/results.md (and the plots),
 # results-replay-nophase.md and results-replay-easy.md for each experiment folder.
@@ -83,11 +86,17 @@ for out in "$@"; do
       --json "$dir/replay-nophase.json" >/dev/null 2>&1
     "$fairshare" replay "$dump" --policy "$policy" "${cluster[@]}" --scheduler easy \
       --json "$dir/replay-easy.json" >/dev/null 2>&1
+    if [ -s "$dir/config.txt" ]; then
+      "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" --scheduler slurm \
+        --json "$dir/replay-noconf.json" >/dev/null 2>&1
+    fi
     echo "$out/$name: replayed under $phased" >&2
   done
-  for replay in replay.json replay-nophase.json replay-easy.json; do
+  replays=(replay.json replay-nophase.json replay-easy.json)
+  ls "$out"/*/replay-noconf.json >/dev/null 2>&1 && replays+=(replay-noconf.json)
+  for replay in "${replays[@]}"; do
     (cd "$root" && "$cargo" run --release -q -p fairshare-report --features slurm \
       --example slurm_experiment -- "$out" "$replay" >/dev/null)
   done
-  echo "$out: results.md, results-replay-nophase.md, results-replay-easy.md" >&2
+  echo "$out: results.md, results-replay-nophase.md, results-replay-easy.md (and -noconf)" >&2
 done
