@@ -89,8 +89,8 @@ impl SlurmParameters {
     /// The parameters of a Slurm configuration, given as a lookup of its settings by name:
     /// `SchedulerType`, `SchedulerParameters` and the multifactor priority's fairshare, age and
     /// size weights, `PriorityMaxAge`, `PriorityFavorSmall` and `PriorityCalcPeriod` are read;
-    /// settings that change outcomes but are not modelled (the partition, QOS, association and
-    /// TRES weights, `OverTimeLimit`, `SchedulerParameters` this model has no use for) are
+    /// and `OverTimeLimit`; settings that change outcomes but are not modelled (the partition,
+    /// QOS, association and TRES weights, `SchedulerParameters` this model has no use for) are
     /// returned as notes, one sentence each.
     pub fn from_conf<'a>(
         setting: impl Fn(&str) -> Option<&'a str>,
@@ -240,8 +240,9 @@ fn job_priority<'a>(
                 .to_owned(),
         );
     }
+    // Named when set to anything but 0: `PriorityWeightTRES` is a list (`CPU=1000,Mem=2000`).
     for key in UNMODELLED_WEIGHTS {
-        if weight(key)?.is_some_and(|w| w != 0.0) {
+        if value(key).is_some_and(|w| w.parse::<f64>() != Ok(0.0)) {
             unmodelled.push(key.to_owned());
         }
     }
@@ -354,7 +355,7 @@ mod tests {
             ("PriorityFavorSmall", "Yes"),
             ("PriorityCalcPeriod", "00:01:00"),
             ("PriorityWeightQOS", "2000"),
-            ("PriorityWeightTRES", "(null)"),
+            ("PriorityWeightTRES", "CPU=1000,Mem=2000"),
             ("OverTimeLimit", "5"),
         ])
         .unwrap();
@@ -381,7 +382,7 @@ mod tests {
             notes,
             [
                 "SchedulerParameters not modelled, so left out: bf_continue",
-                "priority terms not modelled, so left out: PriorityWeightQOS",
+                "priority terms not modelled, so left out: PriorityWeightQOS, PriorityWeightTRES",
             ]
         );
         assert_eq!(parameters.over_time_s, Some(300));
