@@ -55,6 +55,7 @@ def replay_run(
     scheduler: str = "fill",
     placement: str = "first",
     overrun: str = "kill",
+    slurm_conf: Optional[str] = None,
     gantt: Optional[str] = None,
     jobs: Optional[str] = None,
     progress: Optional[Callable[[int, int], Any]] = None,

@@ -10,6 +10,7 @@ use super::{Head, RankError, Ranker};
 use crate::model::Time;
 use crate::priority::multifactor::JobPriority;
 use crate::priority::PriorityKey;
+use crate::rank::livetree::LiveTreeCounters;
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
@@ -165,6 +166,10 @@ impl Ranker for MultifactorRanker {
 
     fn factors(&self) -> Option<Vec<f64>> {
         Some(self.factor.clone())
+    }
+
+    fn livetree(&self) -> Option<LiveTreeCounters> {
+        self.inner.livetree()
     }
 
     fn set_aside(&mut self, client: u32) {

@@ -327,7 +327,8 @@ impl Engine {
         self.smallest.add(&request);
         let priority = rule.priority;
         let size_points = (self.job_order).map_or(0.0, |o| o.size_points(cpus, a.nodes));
-        let at = self.queue_position(u, priority, size_points);
+        let points = (self.job_order).map_or(0.0, |o| o.points_of(size_points, a.submit));
+        let at = self.queue_position(u, priority, points);
         self.queues[u].insert(
             at,
             Pending {

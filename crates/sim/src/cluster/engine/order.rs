@@ -49,21 +49,33 @@ impl JobOrder {
         self.priority.size_weight * self.priority.size_factor(size)
     }
 
-    /// A waiting job's points as of the last recomputation (a job submitted since has age 0,
-    /// as Slurm computes a job's priority at its submission).
+    /// A waiting job's points as of the last recomputation (a job submitted since has waited
+    /// 0 s, as Slurm computes a job's priority at its submission).
     fn points(&self, job: &Pending) -> f64 {
-        let waited_s = self.at_s - job.submit.as_secs_f64();
-        job.size_points + self.priority.age_weight * self.priority.age_factor(waited_s)
+        self.points_of(job.size_points, job.submit)
     }
+
+    /// The points of a job of weighted size `size_points` submitted at `submit`.
+    pub(super) fn points_of(&self, size_points: f64, submit: Time) -> f64 {
+        let waited_s = self.at_s - submit.as_secs_f64();
+        size_points + self.priority.age_weight * self.priority.age_factor(waited_s)
+    }
+}
+
+/// Whether `config`'s policy is Slurm's own fairshare factor (Fair Tree or classic over the
+/// processors or the billing Slurm charges), which Slurm computes itself; any other reaches
+/// Slurm as the adapter's site factor.
+fn slurms_own(config: &ClusterConfig) -> bool {
+    matches!(config.policy.kind, PolicyKind::Fairshare(settings)
+        if settings.function.is_slurms()
+            && ["cpu", "billing"].contains(&settings.metric.entry().name))
 }
 
 /// Where Slurm's recomputations fall: with Slurm's own fairshare, where the policy's
 /// recomputations do (the same thread runs both); else on the multiples of the period.
 fn refresh_offset(config: &ClusterConfig) -> f64 {
     match config.policy.kind {
-        PolicyKind::Fairshare(settings) if settings.function.is_slurms() => {
-            settings.refresh_offset_s
-        }
+        PolicyKind::Fairshare(settings) if slurms_own(config) => settings.refresh_offset_s,
         _ => 0.0,
     }
 }
@@ -77,15 +89,12 @@ pub(super) fn job_ranker(config: &ClusterConfig, inner: Box<dyn Ranker>) -> Box<
     };
     let users = config.users.len();
     let offset = refresh_offset(config);
-    let ranker = match config.policy.kind {
-        PolicyKind::Fairshare(settings) if settings.function.is_slurms() => {
-            let weight = priority.fairshare_weight;
-            MultifactorRanker::new(inner, users, priority, weight, FactorSource::Policy, offset)
-        }
-        _ => {
-            let weight = priority.site_weight;
-            MultifactorRanker::new(inner, users, priority, weight, FactorSource::Order, offset)
-        }
+    let ranker = if slurms_own(config) {
+        let weight = priority.fairshare_weight;
+        MultifactorRanker::new(inner, users, priority, weight, FactorSource::Policy, offset)
+    } else {
+        let weight = priority.site_weight;
+        MultifactorRanker::new(inner, users, priority, weight, FactorSource::Order, offset)
     };
     Box::new(ranker)
 }
