@@ -51,6 +51,9 @@
 #                          wagap-2013.swf beside the project)
 #   SKIP=…                 LAYOUT=many: the log's jobs passed over before the 300 drawn
 #                          (default 12000)
+#   PARTITIONS=one|two     LAYOUT=many: every job in partition cpu (default), or one job in
+#                          four (the plan's 4th, 8th, … job) in partition gpu (its 4 nodes, 32
+#                          CPUs, no GRES asked) and the load offered over all 128 CPUs
 #   FAIRSHARE=…            the fairshare binary (default $CARGO_TARGET_DIR or target/, debug)
 #   CARGO=…                how cargo is run for the analysis (default cargo; cbuild here)
 # Takes about 6.5 minutes per run (a fresh cluster, 6¼ minutes of workload, the dump), 20
@@ -82,6 +85,12 @@ case $layout in
     usage=",usage=billing"
     trace=${TRACE:-$root/../shared/traces/swf/wagap-2013.swf}
     skip=${SKIP:-12000}
+    partitions=${PARTITIONS:-one}
+    case $partitions in
+      one) plan_cpus=96 ;;
+      two) plan_cpus=128 ;;
+      *) echo "PARTITIONS is one or two, not '$partitions'" >&2; exit 2 ;;
+    esac
     ;;
   *) echo "LAYOUT is one or many, not '$layout'" >&2; exit 2 ;;
 esac
@@ -153,14 +162,18 @@ workload() {
   done
 }
 
-# The drawn plan, from t = 0: each line's job as its user, at its time.
+# The drawn plan, from t = 0: each line's job as its user, at its time (with PARTITIONS=two,
+# every 4th in partition gpu).
 workload_many() {
-  local at_s user cpus mem run limit rest memory
+  local at_s user cpus mem run limit rest memory partition n=0
   while IFS='|' read -r at_s user cpus mem run limit rest; do
     at "$at_s"
     memory=""
     [ "$mem" != 0 ] && memory="--mem-per-cpu=$mem"
-    su "$user" -c "sbatch --parsable --chdir=/tmp -o /dev/null -J d -n $cpus $memory -t $limit --wrap 'sleep $run'" >/dev/null
+    n=$((n + 1))
+    partition=""
+    [ "$partitions" = two ] && [ $((n % 4)) = 0 ] && partition="-p gpu"
+    su "$user" -c "sbatch --parsable --chdir=/tmp -o /dev/null -J d -n $cpus $memory $partition -t $limit --wrap 'sleep $run'" >/dev/null
   done < <(grep -v '^#' "$out/plan.txt")
 }
 
@@ -232,8 +245,8 @@ TOML
     --format=JobID,User,Account,Submit,Eligible,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State,QOS,Flags,ReqNodes \
     -S "$began_utc" -E now >"$dir/sacct.txt"
   scontrol --oneliner show partition >"$dir/partitions.txt"
-  # The configuration and the nodes, as --slurm-conf reads them (the size factor counts nodes).
-  { scontrol show config; scontrol show node; } >"$dir/config.txt"
+  # The configuration, the nodes and the partitions, as --slurm-conf and --machines read them.
+  { scontrol show config; scontrol show node; scontrol show partition; } >"$dir/config.txt"
   sacctmgr -P -n show qos format=Name,UsageFactor >"$dir/qos.txt"
   sacctmgr -P -n show assoc format=Cluster,Account,User,Partition,Share,ParentName >"$dir/assoc.txt"
   local jobs
@@ -249,7 +262,10 @@ TOML
 replay() {
   local name=$1 policy=$2 dir="$out/$1" cluster
   if [ "$layout" = many ]; then
-    cluster=(--machines "$out/machines.toml" --shares "$dir/assoc.txt"
+    # With two partitions, the nodes and partitions as the run's Slurm listed them.
+    local machines="$out/machines.toml"
+    [ "$partitions" = two ] && machines="$dir/config.txt"
+    cluster=(--machines "$machines" --shares "$dir/assoc.txt"
       --partitions "$dir/partitions.txt" --qos "$dir/qos.txt")
   else
     cluster=(--capacity cpu=8,mem=2048000,gpu=0 --shares "$out/shares.toml")
@@ -305,12 +321,12 @@ about_of() {
 if [ "$layout" = many ]; then
   if [ ! -s "$out/plan.txt" ]; then
     [ -r "$trace" ] || { log "no trace at $trace (set TRACE)"; exit 1; }
-    "$fairshare" slurm draw "$trace" --skip "$skip" --jobs 300 --cpus 96 --max-cpus 16 \
+    "$fairshare" slurm draw "$trace" --skip "$skip" --jobs 300 --cpus "$plan_cpus" --max-cpus 16 \
       --load 1.5 --min-run 10s --max-run 60s --users "$everyone" >"$out/plan.txt" 2>"$out/plan.log"
     log "plan: $(head -1 "$out/plan.log")"
   fi
   expected=$(grep -cv '^#' "$out/plan.txt")
-  cpus=96 stream=null floor='["slurm", "slurm2"]' all="slurm slurm2 sdrf sdrf-limits pe"
+  cpus=$plan_cpus stream=null floor='["slurm", "slurm2"]' all="slurm slurm2 sdrf sdrf-limits pe"
 else
   expected=47 cpus=8 stream=2 floor=null all="slurm sdrf sdrf-limits pe"
 fi

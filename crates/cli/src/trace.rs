@@ -56,7 +56,11 @@ pub struct TraceArgs {
 /// How the simulated cluster is set up and when runs end.
 #[derive(clap::Args, Clone)]
 pub struct ClusterArgs {
-    /// Use the machines listed in FILE (SWF `.machines`, Alibaba node list, or a TOML catalogue with GPUs, scratch, SPEC and properties for SWF and sacct logs) instead of a pool.
+    /// Use the machines listed in FILE instead of a pool: an SWF `.machines` file, an Alibaba
+    /// node list, a TOML catalogue (GPUs, scratch, SPEC and properties, for SWF and sacct
+    /// logs), or for a sacct dump the site's Slurm nodes and partitions (a `slurm.conf`, or
+    /// the saved output of `scontrol show node` and `scontrol show partition`), on which each
+    /// job runs only on its partition's nodes.
     #[arg(long, value_name = "FILE")]
     pub machines: Option<PathBuf>,
     /// Run until this long after the first arrival (e.g. `90m`, `6h`, `3600`); default: the

@@ -710,6 +710,95 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
     );
 }
 
+/// A Slurm site's nodes and partitions as `--machines` (the saved output of `scontrol show
+/// node` and `show partition`): n1 in partition cpu, g1 in gpu, 4 CPUs each. alice's 3-CPU
+/// job fills n1 until 100 s; bob's 2-CPU cpu job waits for it, and blocks partition cpu in
+/// the main scheduler: dave's 1-CPU cpu job, which fits beside alice's, waits for the backfill
+/// cycle at 30 s, while carol's gpu job starts on g1 at once. A file that defines no node is
+/// refused with the reason.
+#[test]
+fn a_slurm_sites_nodes_keep_each_job_in_its_partition() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("sacct.txt");
+    std::fs::write(
+        &dump,
+        "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State\n\
+        1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|00:01:40|cpu=3,node=1|cpu|COMPLETED\n\
+        2|bob|a|2026-01-01T00:00:01|2026-01-01T00:01:40|2026-01-01T00:01:50|00:00:10|00:00:10|cpu=2,node=1|cpu|COMPLETED\n\
+        3|carol|a|2026-01-01T00:00:02|2026-01-01T00:00:02|2026-01-01T00:00:12|00:00:10|00:00:10|cpu=1,node=1|gpu|COMPLETED\n\
+        4|dave|a|2026-01-01T00:00:03|2026-01-01T00:00:30|2026-01-01T00:00:40|00:00:10|00:00:10|cpu=1,node=1|cpu|COMPLETED\n",
+    )
+    .unwrap();
+    let nodes = dir.path().join("config.txt");
+    std::fs::write(
+        &nodes,
+        "NodeName=n1 Arch=x86_64 CoresPerSocket=1\n   CPUAlloc=0 CPUTot=4 CPULoad=0.00\n   RealMemory=16000 AllocMem=0\n\n\
+         NodeName=g1 Arch=x86_64 CoresPerSocket=1\n   CPUTot=4\n   Gres=gpu:4\n   RealMemory=32000\n\n\
+         PartitionName=cpu\n   AllowGroups=ALL Default=YES\n   Nodes=n1\n\n\
+         PartitionName=gpu\n   AllowGroups=ALL Default=NO\n   Nodes=g1\n",
+    )
+    .unwrap();
+    let jobs = dir.path().join("jobs.csv");
+    let replay = |machines: &Path| {
+        fairshare(&[
+            "replay",
+            dump.to_str().unwrap(),
+            "--policy",
+            "fifo",
+            "--machines",
+            machines.to_str().unwrap(),
+            "--scheduler",
+            "slurm",
+            "--drain",
+            "--jobs",
+            jobs.to_str().unwrap(),
+        ])
+    };
+    let out = replay(&nodes);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = std::fs::read_to_string(&jobs).unwrap();
+    let mut lines = table.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let mut rows: Vec<[String; 4]> = lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            [
+                "user",
+                "partition",
+                "allocated_resources",
+                "starting_time_error",
+            ]
+            .map(|c| cells[column(c)].to_owned())
+        })
+        .collect();
+    rows.sort();
+    // Nodes are named by host and their index among the host's nodes (one each).
+    let row = |user: &str, partition: &str, host: &str| {
+        [user, partition, &format!("{host}-1"), "0"].map(str::to_owned)
+    };
+    assert_eq!(
+        rows,
+        [
+            row("alice", "cpu", "n1"),
+            row("bob", "cpu", "n1"),
+            row("carol", "gpu", "g1"),
+            row("dave", "cpu", "n1"),
+        ],
+        "{table}"
+    );
+    let empty = dir.path().join("empty.conf");
+    std::fs::write(&empty, "SchedulerType=sched/backfill\n").unwrap();
+    let out = replay(&empty);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("defines no node"), "{stderr}");
+}
+
 #[test]
 fn a_slurm_conf_that_cannot_be_used_is_refused_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();

@@ -65,6 +65,7 @@ fn replay(c: &mut Criterion) {
             shares: None,
             accounts: None,
             overrun: fairshare_sim::cluster::Overrun::Kill,
+            partitions: Vec::new(),
         };
         group.bench_function(policy, |b| {
             b.iter(|| {

@@ -510,6 +510,7 @@ impl MeasuredTrace {
             shares: None,
             accounts: None,
             overrun: replay.overrun,
+            partitions: self.partitions.clone(),
         }
     }
 

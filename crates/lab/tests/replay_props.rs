@@ -99,6 +99,7 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
         shares: None,
         accounts: None,
         overrun: fairshare_sim::cluster::Overrun::Kill,
+        partitions: Vec::new(),
     };
     let arrivals = tasks.iter().map(|t| {
         Ok::<_, std::convert::Infallible>(Task {

@@ -25,6 +25,7 @@ fn shard() -> Value {
         record_jobs: None,
         queues: Vec::new(),
         overrun: fairshare_sim::cluster::Overrun::Kill,
+        partitions: Vec::new(),
         shares: None,
         accounts: None,
     };

@@ -3,7 +3,7 @@
 //! up when a job ends before its walltime.
 
 use fairshare_core::alloc::tasks::FillRule;
-use fairshare_core::model::{MachineCatalogue, NodeType, Time};
+use fairshare_core::model::{partition_property, MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
     run, Capacity, ClusterConfig, PlacementEntry, PolicyResult, QueueLimit, Scheduler,
     SchedulerEntry, Task, Window,
@@ -53,15 +53,34 @@ fn replay_by(
     jobs: &[Task],
     queues: &[QueueLimit],
 ) -> PolicyResult {
+    let config = ClusterConfig {
+        queues: queues.to_vec(),
+        ..config_for("fifo", capacity, scheduler, jobs)
+    };
+    replay_config(&config, jobs)
+}
+
+/// The run of `jobs` under `policy` by `scheduler` on `capacity`, each job its own user's
+/// (unless it says otherwise), first fit, every job recorded.
+fn config_for(
+    policy: &str,
+    capacity: Capacity,
+    scheduler: Arc<dyn Scheduler>,
+    jobs: &[Task],
+) -> ClusterConfig {
     let users = (0..jobs.len()).map(|u| format!("u{u}")).collect();
     let mut config =
-        ClusterConfig::new("fifo".parse().unwrap(), capacity, vec!["cpu".into()], users);
-    config.queues = queues.to_vec();
+        ClusterConfig::new(policy.parse().unwrap(), capacity, vec!["cpu".into()], users);
     config.scheduler = scheduler;
     config.placement = PlacementEntry::FIRST.placement();
     config.record_jobs = Some(Window::ALL);
+    config
+}
+
+/// `jobs` replayed under `config`.
+fn replay_config(config: &ClusterConfig, jobs: &[Task]) -> PolicyResult {
     run(
-        &config,
+        config,
         jobs.iter().cloned().map(Ok::<_, Infallible>),
         |_| {},
     )
@@ -519,18 +538,70 @@ fn replay_under_priority(
         },
         ..SchedulerSettings::default()
     };
-    let users = (0..jobs.len()).map(|u| format!("u{u}")).collect();
-    let mut config =
-        ClusterConfig::new(policy.parse().unwrap(), capacity, vec!["cpu".into()], users);
-    config.scheduler = SchedulerEntry::SLURM.configured(&settings);
-    config.placement = PlacementEntry::FIRST.placement();
-    config.record_jobs = Some(Window::ALL);
-    run(
-        &config,
-        jobs.iter().cloned().map(Ok::<_, Infallible>),
-        |_| {},
-    )
-    .unwrap()
+    let scheduler = SchedulerEntry::SLURM.configured(&settings);
+    replay_config(&config_for(policy, capacity, scheduler, jobs), jobs)
+}
+
+/// Two nodes of 4 processors, `a` in partition `p0` and `b` in `p1`; job 0 fills `a` until
+/// 100 s. Job 1 (partition p0) waits for it; job 2 (p1), submitted after, fits on `b`: Slurm's
+/// main scheduler blocks p0 at job 1 and starts job 2 at once, not at its backfill cycle.
+/// Job 3 (p0) waits for `a` although `b` has room; job 4 names a partition no node declares,
+/// so it may run anywhere, and starts on `b` at once. Without the partitions declared, every
+/// job may use either node, and the first that does not fit stops the main scheduler.
+#[test]
+fn slurm_blocks_partition_by_partition_and_keeps_jobs_on_their_partitions_nodes() {
+    let node = |name: &str, partition: &str| {
+        let mut node = NodeType::new(name, 1, vec![4.0]);
+        node.properties = vec![partition_property(partition)];
+        node
+    };
+    let declared = Capacity::Machines(MachineCatalogue::new(vec![
+        node("a", "p0"),
+        node("b", "p1"),
+    ]));
+    let in_partition = |mut task: Task, partition: u32| {
+        task.partition = Some(partition);
+        task.nodes = Some(1);
+        task
+    };
+    let jobs = [
+        in_partition(job(0, 0.0, 100.0, 100.0, 4.0), 0),
+        in_partition(job(1, 1.0, 10.0, 10.0, 2.0), 0),
+        in_partition(job(2, 2.0, 10.0, 10.0, 2.0), 1),
+        in_partition(job(3, 3.0, 10.0, 10.0, 1.0), 0),
+        in_partition(job(4, 4.0, 10.0, 10.0, 1.0), 2),
+    ];
+    let slurm = |capacity: Capacity| {
+        let scheduler = SchedulerEntry::SLURM.scheduler(FillRule::HeadOfLine);
+        let config = ClusterConfig {
+            partitions: vec!["p0".into(), "p1".into(), "p2".into()],
+            ..config_for("fifo", capacity, scheduler, &jobs)
+        };
+        replay_config(&config, &jobs)
+    };
+    let result = slurm(declared);
+    assert_eq!(starts(&result), [0.0, 100.0, 2.0, 100.0, 4.0]);
+    assert_eq!(result.tasks_with_unknown_properties, 1, "job 4's partition");
+    let nodes_of = |id: u64| {
+        let job = result.jobs.iter().find(|j| j.id == id).unwrap();
+        job.placed.iter().map(|(node, _)| *node).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        nodes_of(3),
+        nodes_of(0),
+        "job 3 runs on a, its partition's node"
+    );
+    let undeclared = Capacity::Machines(MachineCatalogue::new(vec![NodeType::new(
+        "n",
+        2,
+        vec![4.0],
+    )]));
+    let result = slurm(undeclared);
+    assert_eq!(starts(&result), [0.0, 1.0, 2.0, 11.0, 11.0]);
+    assert_eq!(
+        result.tasks_with_unknown_properties, 0,
+        "no partition is enforced"
+    );
 }
 
 /// Slurm's job size factor puts a large job before a small one that came first. On 4

@@ -6,7 +6,7 @@
 
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
-use fairshare_core::model::{MachineCatalogue, NodeType, Time};
+use fairshare_core::model::{partition_property, MachineCatalogue, NodeType, Time};
 use fairshare_core::priority::multifactor::JobPriority;
 use fairshare_sim::cluster::{
     run, run_observed, Capacity, ClusterConfig, JobOutcome, JobRecord, JobState, PlacementEntry,
@@ -342,6 +342,51 @@ proptest! {
                     !(waited_with_it && points(other) > points(job)) || start(k) <= at,
                     "job {j} ({} points) started at {at} by the main scheduler while job {k} ({} points) waited until {}",
                     points(job), points(other), start(k)
+                );
+            }
+        }
+    }
+
+    /// With two partitions on nodes of their own, every job runs on its partition's nodes,
+    /// and Slurm's main scheduler starts a job (in FIFO order) only once every earlier job of
+    /// its partition has started: a blocked job stops its own partition, no other.
+    #[test]
+    fn slurm_keeps_each_partition_on_its_nodes_and_blocks_it_alone(
+        specs in prop::collection::vec((job_spec(), 0u32..2), 1..40),
+        sizes in prop::collection::vec((1u32..3, prop::sample::select(vec![2u32, 4, 8])), 2),
+    ) {
+        let types = sizes.iter().enumerate().map(|(p, &(count, cpus))| {
+            let mut node = NodeType::new(format!("p{p}"), count, vec![f64::from(cpus), 4.0]);
+            node.properties = vec![partition_property(&format!("p{p}"))];
+            node
+        });
+        let capacity = Capacity::Machines(MachineCatalogue::new(types.collect()));
+        let (specs, partitions): (Vec<JobSpec>, Vec<u32>) = specs.into_iter().unzip();
+        let mut tasks = tasks(&specs);
+        tasks.iter_mut().zip(&partitions).for_each(|(t, p)| t.partition = Some(*p));
+        let users = (0..3).map(|u| format!("u{u}")).collect();
+        let resources = vec!["cpu".into(), "mem".into()];
+        let mut config = ClusterConfig::new("fifo".parse().unwrap(), capacity, resources, users);
+        config.scheduler = SchedulerEntry::SLURM.scheduler(FillRule::HeadOfLine);
+        config.record_jobs = Some(Window::ALL);
+        config.partitions = vec!["p0".into(), "p1".into()];
+        let result = run(&config, tasks.iter().cloned().map(Ok::<_, Infallible>), |_| {}).unwrap();
+        prop_assert_eq!(result.tasks_completed + result.tasks_never_fit, result.tasks_submitted);
+        // Node indices run over the expanded catalogue: partition p0's nodes first.
+        let first_of_p1 = sizes[0].0 as usize;
+        let start = |id: usize| result.jobs.iter().find(|j| j.id == id as u64).map(|j| j.start);
+        for job in &result.jobs {
+            let j = job.id as usize;
+            let on_p1 = job.placed.iter().map(|(n, _)| *n >= first_of_p1);
+            prop_assert!(on_p1.into_iter().all(|p1| p1 == (partitions[j] == 1)), "job {j} off its partition");
+            if job.start.as_micros() % 30_000_000 == 0 {
+                continue;
+            }
+            for (k, other) in tasks.iter().enumerate().take(j) {
+                let waiting = start(k).is_some_and(|s| s > job.start);
+                prop_assert!(
+                    !(partitions[k] == partitions[j] && other.submit < tasks[j].submit && waiting),
+                    "job {j} started at {} by the main scheduler while job {k} of its partition, submitted before it, waited", job.start
                 );
             }
         }

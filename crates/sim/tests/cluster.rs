@@ -36,6 +36,7 @@ fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
         record_jobs: None,
         queues: Vec::new(),
         overrun: fairshare_sim::cluster::Overrun::Kill,
+        partitions: Vec::new(),
         shares: None,
         accounts: None,
     }

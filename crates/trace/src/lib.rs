@@ -42,8 +42,8 @@
 //!   the tasks in flight and a reorder buffer (see [`google`]); Alibaba's pod list, a snapshot
 //!   rather than a log, and sacct dumps, listed by job id, are loaded and sorted whole.
 //!
-//! [`read_machines`] reads the cluster beside a trace: an SWF `.machines` file or the Alibaba
-//! node list.
+//! [`read_machines`] reads the cluster beside a trace: an SWF `.machines` file, the Alibaba
+//! node list, or a Slurm site's nodes and partitions.
 #![warn(missing_docs)]
 
 pub mod alibaba;
@@ -242,8 +242,9 @@ pub fn open(
 }
 
 /// Reads the machines of a cluster in `format`'s machine list: an SWF `.machines` file
-/// (capacity `[processors, KB]`) or an Alibaba node list (capacity `[cores, MiB, GPUs]`); the
-/// Google trace and sacct dumps have none here.
+/// (capacity `[processors, KB]`), an Alibaba node list (capacity `[cores, MiB, GPUs]`) or, for
+/// sacct dumps, the site's Slurm nodes and partitions (capacity `[processors, KB, GPUs]`); the
+/// Google trace has none here.
 pub fn read_machines(path: &Path, format: Format) -> Result<MachineCatalogue, TraceError> {
     match format.machines {
         Some(read) => read(path).map(MachineCatalogue::new),

@@ -60,7 +60,8 @@ const COLUMNS: [&str; 6] = ["JobID", "User", "Submit", "Start", "End", "AllocTRE
 pub const NEVER_STARTED: &str = "never started";
 
 /// Slurm accounting dumps in the format registry ([`crate::Format`]): a `|`-separated
-/// header naming `JobID`; no machine list.
+/// header naming `JobID`; its machine list is the site's Slurm configuration (a `slurm.conf`
+/// or the saved output of `scontrol show node` and `show partition`, [`crate::slurm_conf`]).
 pub const FORMAT: Format = Format {
     name: "sacct",
     about:
@@ -71,7 +72,7 @@ pub const FORMAT: Format = Format {
     },
     sample: "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State",
     open: |paths, options| Box::new(open(paths, options)),
-    machines: None,
+    machines: Some(crate::slurm_conf::read_machines),
 };
 
 /// A source of the jobs of the sacct dumps `paths`, sorted by submit time.

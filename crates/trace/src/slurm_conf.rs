@@ -1,12 +1,21 @@
 //! A Slurm configuration as a replay needs it: the settings of a `slurm.conf` (`Key=Value`,
 //! `#` comments) or of the saved output of `scontrol show config` (`Key = Value`), so that
 //! `fairshare replay --scheduler slurm --slurm-conf FILE` schedules as that site's
-//! `slurmctld` does. Keys are matched without regard to case, as Slurm matches them; the
-//! lines that define nodes and partitions (`NodeName=`, `PartitionName=`, …) are not settings
-//! and are passed over, as are the headings of `scontrol show config`. The nodes are counted,
-//! with their processors, from a `slurm.conf`'s `NodeName=` lines or from the saved output of
-//! `scontrol show node` in the same file: Slurm's job size factor is a share of the whole
-//! cluster.
+//! `slurmctld` does; and its nodes and partitions, from a `slurm.conf`'s `NodeName=` and
+//! `PartitionName=` lines or the saved output of `scontrol show node` and `scontrol show
+//! partition` in the same file, so that a Slurm dump is replayed on the site's own nodes, each
+//! job in its own partition ([`read_machines`], what `--machines` reads for a Slurm dump).
+//! Slurm's job size factor, too, is a share of the whole cluster.
+//!
+//! Keys are matched without regard to case, as Slurm matches them. A definition (`NodeName=`,
+//! `PartitionName=`) runs over its line and, as `scontrol show` prints it, over the indented
+//! lines that follow; `NodeName=DEFAULT` and `PartitionName=DEFAULT` set what later
+//! definitions leave out. The headings of `scontrol show config` are passed over.
+
+use crate::TraceError;
+use fairshare_core::model::{partition_property, slurm_duration, NodeType};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 /// The lines of a `slurm.conf` that define things rather than set a value.
 const DEFINITIONS: [&str; 6] = [
@@ -18,12 +27,50 @@ const DEFINITIONS: [&str; 6] = [
     "switchname",
 ];
 
-/// The settings of a Slurm configuration, in file order, and the nodes it defines.
+/// The most hosts a configuration's host lists may name in all (Slurm's own limit on nodes is
+/// far lower); a list naming more is a fault, not a reason to fill the memory.
+const MOST_HOSTS: usize = 1_000_000;
+
+/// One node of the configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlurmNode {
+    /// Its host name.
+    pub name: String,
+    /// Its processors: `CPUs` (`CPUTot`), else sockets × cores × threads, else 1.
+    pub cpus: f64,
+    /// Its `RealMemory`, MB (Slurm's default: 1).
+    pub memory_mb: f64,
+    /// Its GPUs: the counts of its `Gres=gpu…` entries.
+    pub gpus: f64,
+    /// Its features (`Features=`, `AvailableFeatures=`).
+    pub features: Vec<String>,
+}
+
+/// One partition of the configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlurmPartition {
+    /// Its name.
+    pub name: String,
+    /// The hosts of its nodes (`Nodes=ALL`: every node).
+    pub nodes: Vec<String>,
+    /// `PriorityTier`: a job of a higher tier is considered first (default 1).
+    pub priority_tier: u32,
+    /// `PriorityJobFactor`: its jobs' partition factor, over the highest of all (default 1).
+    pub priority_job_factor: u32,
+    /// `MaxTime`, seconds (`None`: unlimited).
+    pub max_time_s: Option<u64>,
+    /// Whether it is the `Default` partition.
+    pub default: bool,
+}
+
+/// The settings of a Slurm configuration, in file order, its nodes and partitions, and what
+/// could not be read in their definitions.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SlurmConf {
     settings: Vec<(String, String)>,
-    nodes: u64,
-    cpus: f64,
+    nodes: Vec<SlurmNode>,
+    partitions: Vec<SlurmPartition>,
+    faults: Vec<String>,
 }
 
 impl SlurmConf {
@@ -41,115 +88,94 @@ impl SlurmConf {
 
     /// Whether nothing was read.
     pub fn is_empty(&self) -> bool {
-        self.settings.is_empty() && self.nodes == 0
+        self.settings.is_empty() && self.nodes.is_empty() && self.partitions.is_empty()
     }
 
     /// The nodes it defines and their processors in all, if it defines any.
     pub fn cluster(&self) -> Option<(u64, f64)> {
-        (self.nodes > 0).then_some((self.nodes, self.cpus))
+        let cpus = self.nodes.iter().map(|n| n.cpus).sum();
+        (!self.nodes.is_empty()).then_some((self.nodes.len() as u64, cpus))
+    }
+
+    /// The nodes it defines, in file order.
+    pub fn nodes(&self) -> &[SlurmNode] {
+        &self.nodes
+    }
+
+    /// The partitions it defines, in file order.
+    pub fn partitions(&self) -> &[SlurmPartition] {
+        &self.partitions
+    }
+
+    /// What could not be read in its node and partition definitions, one sentence each naming
+    /// the line: a value that is not one the key takes, a host list that is not one.
+    pub fn faults(&self) -> &[String] {
+        &self.faults
+    }
+
+    /// The nodes as machines over `[cpu, memory (KB), gpu]`, as a Slurm dump's jobs ask for
+    /// them: one node type per node, named by its host, with its features and the
+    /// [`partition_property`] of each partition it is in.
+    pub fn machines(&self) -> Vec<NodeType> {
+        let members: Vec<HashSet<&str>> = (self.partitions.iter())
+            .map(|p| p.nodes.iter().map(String::as_str).collect())
+            .collect();
+        let nodes = self.nodes.iter().map(|node| {
+            let capacity = vec![node.cpus, node.memory_mb * 1024.0, node.gpus];
+            let mut machine = NodeType::new(node.name.clone(), 1, capacity);
+            machine.properties = node.features.clone();
+            let of = (self.partitions.iter().zip(&members))
+                .filter(|(_, nodes)| nodes.contains(node.name.as_str()));
+            machine
+                .properties
+                .extend(of.map(|(p, _)| partition_property(&p.name)));
+            machine
+        });
+        nodes.collect()
     }
 }
 
-/// A node definition being read: its hosts and, once seen, its processors.
-struct NodeDefinition {
-    hosts: u64,
-    cpus: Option<f64>,
+/// A definition being read: its kind (`nodename`, `partitionname`), its line, and its
+/// `key=value` words, keys in lower case.
+struct Definition {
+    kind: String,
+    line: usize,
+    words: Vec<(String, String)>,
 }
 
-/// The hosts a Slurm host list names: `n[01-12],gpu[1-4]` names 16, `a,b` two. A host list
-/// that is not one (a bracket left open, a range that falls) counts as one host.
-fn count_hosts(list: &str) -> u64 {
-    let mut total: u64 = 0;
-    let (mut depth, mut start) = (0, 0);
-    let bytes = list.as_bytes();
-    for i in 0..=bytes.len() {
-        match bytes.get(i) {
-            Some(b'[') => depth += 1,
-            Some(b']') => depth -= 1,
-            Some(b',') if depth == 0 => {
-                total = total.saturating_add(count_host(&list[start..i]));
-                start = i + 1;
-            }
-            None => total = total.saturating_add(count_host(&list[start..])),
-            _ => {}
-        }
+impl Definition {
+    /// The value of `key` (lower case), the last one given.
+    fn get(&self, key: &str) -> Option<&str> {
+        let found = self.words.iter().rev().find(|(k, _)| k == key);
+        found.map(|(_, v)| v.as_str()).filter(|v| *v != "(null)")
     }
-    total
-}
 
-/// The hosts one name of a host list stands for: the product of its bracketed ranges.
-fn count_host(name: &str) -> u64 {
-    let mut count: u64 = 1;
-    let mut rest = name;
-    while let Some(open) = rest.find('[') {
-        let Some(close) = rest[open..].find(']') else {
-            return 1;
-        };
-        let ranges = &rest[open + 1..open + close];
-        let mut here: u64 = 0;
-        for range in ranges.split(',') {
-            let (low, high) = range.split_once('-').unwrap_or((range, range));
-            match (low.trim().parse::<u64>(), high.trim().parse::<u64>()) {
-                (Ok(l), Ok(h)) if l <= h => here = here.saturating_add(h - l + 1),
-                _ => return 1,
-            }
-        }
-        count = count.saturating_mul(here);
-        rest = &rest[open + close + 1..];
+    /// What it names: the value of its first word (`n[01-12]`, `cpu`, `DEFAULT`).
+    fn named(&self) -> &str {
+        self.words.first().map_or("", |(_, v)| v.as_str())
     }
-    count
 }
 
-/// The processors a node definition's `key=value` word sets, if it sets them.
-fn cpus_of(word: &str) -> Option<f64> {
-    let (key, value) = word.split_once('=')?;
-    let key = key.to_ascii_lowercase();
-    (key == "cpus" || key == "cputot")
-        .then(|| {
-            value
-                .parse::<f64>()
-                .ok()
-                .filter(|c| c.is_finite() && *c >= 0.0)
-        })
-        .flatten()
-}
-
-/// Reads a `slurm.conf` or the output of `scontrol show config`. Every text reads: a line
-/// that sets nothing (prose, a heading, a key with no value or `(null)`, as `scontrol show
-/// config` prints unset keys) is passed over, and the caller says what it missed.
+/// Reads a `slurm.conf` or the output of `scontrol show config`, `show node` and `show
+/// partition`. Every text reads: a line that sets nothing (prose, a heading, a key with no
+/// value or `(null)`, as `scontrol show config` prints unset keys) is passed over, a
+/// definition's value that cannot be read is kept in [`SlurmConf::faults`], and the caller
+/// says what it missed.
 pub fn parse_slurm_conf(text: &str) -> SlurmConf {
     let mut settings = Vec::new();
-    let mut nodes: Vec<NodeDefinition> = Vec::new();
-    // A node is defined on one line of a `slurm.conf`, and over the indented lines that
-    // follow `NodeName=` in `scontrol show node`.
-    let mut in_node = false;
-    for raw in text.lines() {
+    let mut definitions: Vec<Definition> = Vec::new();
+    // A definition is one line of a `slurm.conf`, and the first line and the indented lines
+    // that follow it in `scontrol show node` and `show partition`.
+    let mut in_definition = false;
+    for (index, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or_default().trim();
-        let continued = in_node && raw.starts_with(char::is_whitespace) && !line.is_empty();
-        if !continued {
-            in_node = false;
-        }
-        for word in line.split_whitespace() {
-            if let Some(list) = word
-                .strip_prefix("NodeName=")
-                .or_else(|| word.strip_prefix("nodename="))
-            {
-                in_node = !list.eq_ignore_ascii_case("default");
-                if in_node {
-                    nodes.push(NodeDefinition {
-                        hosts: count_hosts(list),
-                        cpus: None,
-                    });
-                }
-            } else if let (true, Some(node), Some(cpus)) =
-                (in_node, nodes.last_mut(), cpus_of(word))
-            {
-                node.cpus.get_or_insert(cpus);
-            }
-        }
-        if in_node {
+        let continued = in_definition && raw.starts_with(char::is_whitespace) && !line.is_empty();
+        if continued {
+            let words = definitions.last_mut().map(|d| &mut d.words);
+            words.into_iter().for_each(|w| w.extend(key_values(line)));
             continue;
         }
+        in_definition = false;
         let Some((key, value)) = line.split_once('=') else {
             continue;
         };
@@ -161,6 +187,12 @@ pub fn parse_slurm_conf(text: &str) -> SlurmConf {
         }
         let key = written.to_ascii_lowercase();
         if DEFINITIONS.contains(&key.as_str()) {
+            in_definition = true;
+            definitions.push(Definition {
+                kind: key,
+                line: index + 1,
+                words: key_values(line).collect(),
+            });
             continue;
         }
         let value = value.trim();
@@ -176,15 +208,309 @@ pub fn parse_slurm_conf(text: &str) -> SlurmConf {
         }
         settings.push((key, value.to_owned()));
     }
-    let cpus = nodes
-        .iter()
-        .map(|n| n.hosts as f64 * n.cpus.unwrap_or(1.0))
-        .sum();
+    let mut faults = Vec::new();
+    // What the host lists may still name, over every definition.
+    let mut budget = MOST_HOSTS;
+    let nodes = nodes(&definitions, &mut budget, &mut faults);
+    let partitions = partitions(&definitions, &nodes, &mut budget, &mut faults);
     SlurmConf {
         settings,
-        nodes: nodes.iter().map(|n| n.hosts).fold(0, u64::saturating_add),
-        cpus,
+        nodes,
+        partitions,
+        faults,
     }
+}
+
+/// The `key=value` words of a definition's line, keys in lower case.
+fn key_values(line: &str) -> impl Iterator<Item = (String, String)> + '_ {
+    line.split_whitespace().filter_map(|word| {
+        let (key, value) = word.split_once('=')?;
+        Some((key.to_ascii_lowercase(), value.to_owned()))
+    })
+}
+
+/// The nodes of the `NodeName=` definitions, each host once (a later definition of a host
+/// replaces an earlier one), with what `NodeName=DEFAULT` sets where a definition is silent.
+fn nodes(
+    definitions: &[Definition],
+    budget: &mut usize,
+    faults: &mut Vec<String>,
+) -> Vec<SlurmNode> {
+    let mut defaults: Vec<(String, String)> = Vec::new();
+    let mut nodes: Vec<SlurmNode> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for definition in definitions.iter().filter(|d| d.kind == "nodename") {
+        if definition.named().eq_ignore_ascii_case("default") {
+            defaults.extend(definition.words[1..].iter().cloned());
+            continue;
+        }
+        let with_defaults = Definition {
+            kind: definition.kind.clone(),
+            line: definition.line,
+            words: defaults.iter().chain(&definition.words).cloned().collect(),
+        };
+        let fault = |what: String| {
+            format!(
+                "line {}: NodeName={}: {what}",
+                definition.line,
+                definition.named()
+            )
+        };
+        let read = node_resources(&with_defaults).map_err(fault);
+        let names = expand_hosts(definition.named(), *budget)
+            .map_err(|e| format!("line {}: NodeName={e}", definition.line));
+        match (read, names) {
+            (Ok(node), Ok(names)) => {
+                *budget -= names.len();
+                for name in names {
+                    let node = SlurmNode {
+                        name,
+                        ..node.clone()
+                    };
+                    match index.get(&node.name) {
+                        Some(&known) => nodes[known] = node,
+                        None => {
+                            index.insert(node.name.clone(), nodes.len());
+                            nodes.push(node);
+                        }
+                    }
+                }
+            }
+            (Err(fault), _) | (_, Err(fault)) => faults.push(fault),
+        }
+    }
+    nodes
+}
+
+/// A node definition's resources and features (its name left empty).
+fn node_resources(definition: &Definition) -> Result<SlurmNode, String> {
+    // Keys as Slurm writes them, looked up in lower case.
+    let number = |key: &str| -> Result<Option<f64>, String> {
+        let Some(value) = definition.get(&key.to_ascii_lowercase()) else {
+            return Ok(None);
+        };
+        match value.parse::<f64>() {
+            Ok(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
+            _ => Err(format!("{key} takes a number >= 0, found {value:?}")),
+        }
+    };
+    let cpus = match number("CPUTot")?.or(number("CPUs")?) {
+        Some(cpus) => cpus,
+        None => ["Boards", "Sockets", "CoresPerSocket", "ThreadsPerCore"]
+            .iter()
+            .map(|key| number(key).map(|n| n.unwrap_or(1.0)))
+            .product::<Result<f64, String>>()?,
+    };
+    let features = ["availablefeatures", "features", "feature"]
+        .iter()
+        .find_map(|key| definition.get(key))
+        .map_or_else(Vec::new, |list| {
+            list.split(',')
+                .filter(|f| !f.is_empty())
+                .map(str::to_owned)
+                .collect()
+        });
+    Ok(SlurmNode {
+        name: String::new(),
+        cpus,
+        memory_mb: number("RealMemory")?.unwrap_or(1.0),
+        gpus: definition.get("gres").map_or(0.0, gpus),
+        features,
+    })
+}
+
+/// The GPUs of a `Gres=` value: `gpu:4`, `gpu:a100:2,gpu:k80:2`, `gpu:4(S:0-1)`; a `gpu`
+/// entry without a count is one.
+fn gpus(gres: &str) -> f64 {
+    let mut total = 0.0;
+    let mut depth = 0;
+    let mut entry = String::new();
+    for c in gres.chars().chain([',']) {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                let mut parts = entry.split(':');
+                if parts.next() == Some("gpu") {
+                    let count = parts.next_back().and_then(|c| c.parse::<f64>().ok());
+                    total += count.filter(|c| c.is_finite() && *c >= 0.0).unwrap_or(1.0);
+                }
+                entry.clear();
+            }
+            _ if depth == 0 => entry.push(c),
+            _ => {}
+        }
+    }
+    total
+}
+
+/// The partitions of the `PartitionName=` definitions, with what `PartitionName=DEFAULT`
+/// sets where a definition is silent.
+fn partitions(
+    definitions: &[Definition],
+    nodes: &[SlurmNode],
+    budget: &mut usize,
+    faults: &mut Vec<String>,
+) -> Vec<SlurmPartition> {
+    let mut defaults: Vec<(String, String)> = Vec::new();
+    let mut partitions: Vec<SlurmPartition> = Vec::new();
+    for definition in definitions.iter().filter(|d| d.kind == "partitionname") {
+        let name = definition.named();
+        if name.eq_ignore_ascii_case("default") {
+            defaults.extend(definition.words[1..].iter().cloned());
+            continue;
+        }
+        let with_defaults = Definition {
+            kind: definition.kind.clone(),
+            line: definition.line,
+            words: defaults.iter().chain(&definition.words).cloned().collect(),
+        };
+        match partition(&with_defaults, nodes, *budget) {
+            Ok(read) => {
+                *budget = budget.saturating_sub(read.nodes.len());
+                let read = SlurmPartition {
+                    name: name.to_owned(),
+                    ..read
+                };
+                partitions.retain(|p| p.name != read.name);
+                partitions.push(read);
+            }
+            Err(what) => faults.push(format!(
+                "line {}: PartitionName={name}: {what}",
+                definition.line
+            )),
+        }
+    }
+    partitions
+}
+
+/// A partition definition's nodes and settings (its name left empty).
+fn partition(
+    definition: &Definition,
+    all: &[SlurmNode],
+    budget: usize,
+) -> Result<SlurmPartition, String> {
+    let whole = |key: &str, default: u32| -> Result<u32, String> {
+        match definition.get(&key.to_ascii_lowercase()) {
+            None => Ok(default),
+            Some(v) => v
+                .parse::<u32>()
+                .map_err(|_| format!("{key} takes a whole number, found {v:?}")),
+        }
+    };
+    // `Priority` is the older name of both.
+    let priority = whole("Priority", 1)?;
+    let nodes = match definition.get("nodes") {
+        None => Vec::new(),
+        Some(list) if list.eq_ignore_ascii_case("all") => {
+            all.iter().map(|n| n.name.clone()).collect()
+        }
+        Some(list) => expand_hosts(list, budget).map_err(|e| format!("Nodes={e}"))?,
+    };
+    let max_time_s = match definition.get("maxtime") {
+        None => None,
+        Some(v) if ["infinite", "unlimited"].contains(&v.to_ascii_lowercase().as_str()) => None,
+        Some(v) => slurm_duration(v).map_err(|e| format!("MaxTime: {e}, found {v:?}"))?,
+    };
+    Ok(SlurmPartition {
+        name: String::new(),
+        nodes,
+        priority_tier: whole("PriorityTier", priority)?,
+        priority_job_factor: whole("PriorityJobFactor", priority)?,
+        max_time_s,
+        default: definition
+            .get("default")
+            .is_some_and(|d| d.eq_ignore_ascii_case("yes")),
+    })
+}
+
+/// The hosts a Slurm host list names, in order: `n[01-03],gpu1` is `n01 n02 n03 gpu1`, with
+/// the ranges' zero padding kept and several bracketed ranges in one name multiplied out.
+/// Refused: a bracket left open, a range that falls or is not numbers, and a list naming more
+/// than `most` hosts.
+pub fn expand_hosts(list: &str, most: usize) -> Result<Vec<String>, String> {
+    let mut hosts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    let bytes = list.as_bytes();
+    for i in 0..=bytes.len() {
+        match bytes.get(i) {
+            Some(b'[') => depth += 1,
+            Some(b']') => depth -= 1,
+            Some(b',') | None if depth == 0 => {
+                let name = &list[start..i];
+                if !name.is_empty() {
+                    expand_host(name, &mut hosts, most).map_err(|why| format!("{list}: {why}"))?;
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            return Err(format!("{list}: a `]` closes no `[`"));
+        }
+    }
+    if depth != 0 {
+        return Err(format!("{list}: a `[` is left open"));
+    }
+    Ok(hosts)
+}
+
+/// Appends the hosts one name of a host list stands for: each of its bracketed ranges in turn.
+fn expand_host(name: &str, hosts: &mut Vec<String>, most: usize) -> Result<(), String> {
+    let Some(open) = name.find('[') else {
+        return push_host(hosts, name.to_owned(), most);
+    };
+    let close = open + name[open..].find(']').ok_or("a `[` is left open")?;
+    let (prefix, rest) = (&name[..open], &name[close + 1..]);
+    for range in name[open + 1..close].split(',') {
+        let (low, high) = range.split_once('-').unwrap_or((range, range));
+        let width = low.len();
+        let (Ok(l), Ok(h)) = (low.parse::<u64>(), high.parse::<u64>()) else {
+            return Err(format!("{range:?} is not a range of numbers"));
+        };
+        if l > h {
+            return Err(format!("the range {range} falls"));
+        }
+        if h - l >= most as u64 {
+            return Err(format!("names more than {most} hosts"));
+        }
+        for n in l..=h {
+            expand_host(&format!("{prefix}{n:0width$}{rest}"), hosts, most)?;
+        }
+    }
+    Ok(())
+}
+
+/// Adds one host, unless that makes more than `most`.
+fn push_host(hosts: &mut Vec<String>, host: String, most: usize) -> Result<(), String> {
+    if hosts.len() >= most {
+        return Err(format!("names more than {most} hosts"));
+    }
+    hosts.push(host);
+    Ok(())
+}
+
+/// The machines of a Slurm dump ([`crate::Format::SACCT`]'s machine list): the nodes of a
+/// `slurm.conf` or of the saved output of `scontrol show node` (with `scontrol show
+/// partition`, so that each job runs in its partition), as [`SlurmConf::machines`] gives them.
+/// Refused: a file with a definition that cannot be read, and one that defines no node.
+pub fn read_machines(path: &Path) -> Result<Vec<NodeType>, TraceError> {
+    let text = std::fs::read_to_string(path).map_err(|error| TraceError::Io {
+        path: path.to_owned(),
+        error,
+    })?;
+    let conf = parse_slurm_conf(&text);
+    let refuse = |message: String| TraceError::Catalogue {
+        path: path.to_owned(),
+        message,
+    };
+    if let Some(fault) = conf.faults().first() {
+        return Err(refuse(fault.clone()));
+    }
+    if conf.nodes().is_empty() {
+        return Err(refuse("defines no node: a Slurm dump's machines are a slurm.conf's NodeName lines or the saved output of `scontrol show node` (and `scontrol show partition`), or a TOML catalogue".into()));
+    }
+    Ok(conf.machines())
 }
 
 #[cfg(test)]
@@ -209,20 +535,86 @@ mod tests {
     }
 
     #[test]
-    fn nodes_are_counted_from_slurm_conf_and_scontrol_show_node() {
-        let conf = "NodeName=DEFAULT CPUs=4\nNodeName=n[01-12] NodeAddr=127.0.0.1 CPUs=8 RealMemory=16000\nNodeName=n[13-16],big1 CPUs=16 Gres=gpu:4\nPartitionName=cpu Nodes=n[01-12]\n";
+    fn nodes_are_read_from_slurm_conf_and_scontrol_show_node() {
+        let conf = "NodeName=DEFAULT RealMemory=1000\nNodeName=n[01-12] NodeAddr=127.0.0.1 CPUs=8 RealMemory=16000\nNodeName=n[13-16],big1 CPUs=16 Gres=gpu:a100:2,gpu:k80:2(S:0) Features=fast,ib\nNodeName=s1 Sockets=2 CoresPerSocket=4 ThreadsPerCore=2\nPartitionName=cpu Nodes=n[01-12]\n";
+        let read = parse_slurm_conf(conf);
         assert_eq!(
-            parse_slurm_conf(conf).cluster(),
-            Some((17, 12.0 * 8.0 + 5.0 * 16.0))
+            read.cluster(),
+            Some((18, 12.0 * 8.0 + 5.0 * 16.0 + 16.0)),
+            "{:?}",
+            read.faults()
         );
-        let shown = "NodeName=n01 Arch=x86_64 CoresPerSocket=1\n   CPUAlloc=0 CPUEfctv=8 CPUTot=8 CPULoad=0.00\n   State=IDLE\n\nNodeName=n02 Arch=x86_64\n   CPUTot=4\n\nSchedulerType = sched/backfill\n";
+        let big = &read.nodes()[16];
+        assert_eq!(
+            (big.name.as_str(), big.gpus, big.memory_mb),
+            ("big1", 4.0, 1000.0)
+        );
+        assert_eq!(big.features, ["fast", "ib"]);
+        assert_eq!(read.nodes()[0].name, "n01");
+        let shown = "NodeName=n01 Arch=x86_64 CoresPerSocket=1\n   CPUAlloc=0 CPUEfctv=8 CPUTot=8 CPULoad=0.00\n   AvailableFeatures=(null)\n   Gres=(null)\n   RealMemory=16000 AllocMem=0\n   State=IDLE\n\nNodeName=n02 Arch=x86_64\n   CPUTot=4\n   Gres=gpu:4\n\nSchedulerType = sched/backfill\n";
         let read = parse_slurm_conf(shown);
         assert_eq!(read.cluster(), Some((2, 12.0)));
+        assert_eq!(read.nodes()[0].memory_mb, 16000.0);
+        assert!(read.nodes()[0].features.is_empty());
+        assert_eq!(read.nodes()[1].gpus, 4.0);
         assert_eq!(read.get("SchedulerType"), Some("sched/backfill"));
         assert_eq!(read.get("State"), None, "a node's words are not settings");
-        assert_eq!(count_hosts("a,b[1-3,7],c[0-1]d[1-2]"), 1 + 4 + 4);
-        assert_eq!(count_hosts("n[5-1]"), 1);
         assert_eq!(parse_slurm_conf("Schedulertype=x\n").cluster(), None);
+    }
+
+    #[test]
+    fn partitions_are_read_from_slurm_conf_and_scontrol_show_partition() {
+        let conf = "NodeName=n[1-4] CPUs=8\nPartitionName=DEFAULT MaxTime=60\nPartitionName=cpu Nodes=n[1-3] Default=YES PriorityTier=2 PriorityJobFactor=10\nPartitionName=all Nodes=ALL MaxTime=INFINITE Priority=5\n";
+        let shown = "NodeName=n1 CPUTot=8\nNodeName=n2 CPUTot=8\nNodeName=n3 CPUTot=8\nNodeName=n4 CPUTot=8\nPartitionName=cpu\n   AllowGroups=ALL Default=YES QoS=N/A\n   MaxNodes=UNLIMITED MaxTime=01:00:00 MinNodes=0\n   Nodes=n[1-3]\n   PriorityJobFactor=10 PriorityTier=2 RootOnly=NO\n\nPartitionName=all AllowGroups=ALL Default=NO MaxTime=UNLIMITED Nodes=n[1-4] PriorityJobFactor=5 PriorityTier=5\n";
+        for text in [conf, shown] {
+            let read = parse_slurm_conf(text);
+            assert!(read.faults().is_empty(), "{:?}", read.faults());
+            let [cpu, all] = read.partitions() else {
+                panic!("{:?}", read.partitions());
+            };
+            assert_eq!(cpu.nodes, ["n1", "n2", "n3"]);
+            assert_eq!(
+                (
+                    cpu.priority_tier,
+                    cpu.priority_job_factor,
+                    cpu.max_time_s,
+                    cpu.default
+                ),
+                (2, 10, Some(3600), true)
+            );
+            assert_eq!(all.nodes.len(), 4);
+            assert_eq!(
+                (all.priority_tier, all.max_time_s, all.default),
+                (5, None, false)
+            );
+            let machines = read.machines();
+            assert_eq!(machines[0].properties, ["partition:cpu", "partition:all"]);
+            assert_eq!(machines[3].properties, ["partition:all"]);
+        }
+    }
+
+    #[test]
+    fn host_lists_expand_and_bad_ones_are_faults() {
+        assert_eq!(
+            expand_hosts("a,b[1-3,7],c[0-1]d[1-2]", 100).unwrap(),
+            ["a", "b1", "b2", "b3", "b7", "c0d1", "c0d2", "c1d1", "c1d2"]
+        );
+        assert_eq!(
+            expand_hosts("n[08-10]", 100).unwrap(),
+            ["n08", "n09", "n10"]
+        );
+        for bad in ["n[5-1]", "n[1-", "n]", "n[a-b]"] {
+            assert!(expand_hosts(bad, 100).is_err(), "{bad}");
+        }
+        assert!(expand_hosts("n[1-1000000000000]", 100).is_err());
+        assert!(expand_hosts("n[1-10][1-10]", 50).is_err());
+        let read = parse_slurm_conf("NodeName=n[1-4 CPUs=8\nNodeName=m1 CPUs=many\nPartitionName=p Nodes=m1 PriorityTier=high\n");
+        assert_eq!(read.faults().len(), 3, "{:?}", read.faults());
+        assert!(
+            read.faults()[1].starts_with("line 2: NodeName=m1: CPUs takes"),
+            "{:?}",
+            read.faults()
+        );
     }
 
     #[test]

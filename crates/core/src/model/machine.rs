@@ -6,6 +6,15 @@
 
 use serde::Serialize;
 
+/// The property that says a node belongs to a partition (`partition:gpu`, as [`partition_property`]
+/// writes it): a job of that partition runs only on such nodes, when some node declares it.
+pub const PARTITION_PROPERTY: &str = "partition:";
+
+/// The node property of partition `name`.
+pub fn partition_property(name: &str) -> String {
+    format!("{PARTITION_PROPERTY}{name}")
+}
+
 /// One kind of node and how many the cluster has.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NodeType {

@@ -15,7 +15,7 @@ pub use account::{fairshare_parents, Account, AccountError, AccountTree, RawShar
 pub use duration::{parse_seconds, seconds, slurm_duration, whole_seconds, BadDuration};
 pub use input::ReadStats;
 pub use job::{Chunk, JobRequest, Task};
-pub use machine::{MachineCatalogue, NodeType};
+pub use machine::{partition_property, MachineCatalogue, NodeType, PARTITION_PROPERTY};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

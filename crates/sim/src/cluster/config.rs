@@ -48,6 +48,10 @@ pub struct ClusterConfig {
     pub queues: Vec<QueueLimit>,
     /// What happens to a job that ran longer than its walltime request.
     pub overrun: Overrun,
+    /// The trace's partitions, by the index its tasks carry: where machines declare a
+    /// partition's [`partition_property`](fairshare_core::model::partition_property), its jobs
+    /// run only on those machines, and a Slurm main scheduler blocks partition by partition.
+    pub partitions: Vec<String>,
 }
 
 /// What a site allows one queue.
@@ -124,6 +128,7 @@ impl ClusterConfig {
             record_jobs: None,
             queues: Vec::new(),
             overrun: Overrun::Kill,
+            partitions: Vec::new(),
         }
     }
 }

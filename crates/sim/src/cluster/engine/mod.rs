@@ -9,6 +9,7 @@ mod run;
 pub(super) use run::replay;
 
 use super::*;
+use fairshare_core::model::partition_property;
 use order::{job_ranker, JobOrder};
 
 /// A job waiting in a user's queue.
@@ -30,6 +31,8 @@ struct Pending {
     processors: f64,
     /// Its queue's priority.
     priority: i32,
+    /// Its partition (the trace's index), when machines declare it: it runs only there.
+    partition: Option<u32>,
     /// What a fairshare policy charges it per second it runs, before SPEC.
     rate: f64,
     /// Its reservation: when, and where.
@@ -90,6 +93,9 @@ struct Engine {
     freed: Vec<(usize, Time)>,
     /// Jobs that name a property no node declares (not enforced).
     unknown_properties: u64,
+    /// By the trace's partition index, the partition's node property and whether some node
+    /// declares it; empty when no node declares any partition of the trace.
+    partitions: Vec<(String, bool)>,
     /// Reserved starts, at which a pass must run even if nothing arrives or ends then.
     wakeups: BinaryHeap<Reverse<Time>>,
     record_jobs: Option<Window>,
@@ -167,6 +173,21 @@ fn ranker(config: &ClusterConfig, resources: usize) -> Result<Box<dyn Ranker>, S
     Ok(job_ranker(config, ranker))
 }
 
+/// By the trace's partition index, the partition's node property and whether a node of
+/// `space` declares it; none when no node declares any partition.
+fn partitions(config: &ClusterConfig, space: &Space) -> Vec<(String, bool)> {
+    let properties = config.partitions.iter().map(|name| {
+        let property = partition_property(name);
+        let known = space.declares(&property);
+        (property, known)
+    });
+    let partitions: Vec<(String, bool)> = properties.collect();
+    match partitions.iter().any(|(_, known)| *known) {
+        true => partitions,
+        false => Vec::new(),
+    }
+}
+
 /// Each user's entitlement: by `config`'s shares, else 1/n each.
 fn entitlements(config: &ClusterConfig) -> Vec<f64> {
     let equal = Share::equal(config.users.len());
@@ -185,6 +206,7 @@ impl Engine {
             Arc::clone(&config.placement),
             reservations != Reservations::None,
         )?;
+        let partitions = partitions(config, &space);
         Ok(Engine {
             queues: vec![VecDeque::new(); users],
             running: Vec::new(),
@@ -214,6 +236,7 @@ impl Engine {
             smallest: Smallest::default(),
             freed: Vec::new(),
             unknown_properties: 0,
+            partitions,
             wakeups: BinaryHeap::new(),
             record_jobs: config.record_jobs,
             jobs: Vec::new(),
@@ -289,9 +312,18 @@ impl Engine {
         let demand = self.space.normalise(&a.demand).map_err(bad)?;
         let size = dominant_share(&demand);
         let cpus = a.demand.first().copied().unwrap_or(0.0);
-        let (request, unknown) =
-            self.space
-                .request(cpus, demand, a.nodes, a.exclusive, &a.properties);
+        let of_partition = a.partition.and_then(|p| self.partitions.get(p as usize));
+        let (request, unknown) = match of_partition {
+            Some((property, _)) => {
+                let mut properties = a.properties.clone();
+                properties.push(property.clone());
+                (self.space).request(cpus, demand, a.nodes, a.exclusive, &properties)
+            }
+            None => (self.space).request(cpus, demand, a.nodes, a.exclusive, &a.properties),
+        };
+        let partition = a
+            .partition
+            .filter(|_| of_partition.is_some_and(|(_, known)| *known));
         self.unknown_properties += u64::from(unknown);
         let rule = self.queue_rule(a.queue);
         let within_queue = rule.processors.is_none_or(|limit| cpus <= limit + 1e-9);
@@ -343,6 +375,7 @@ impl Engine {
                 queue: a.queue,
                 processors: cpus,
                 priority,
+                partition,
                 rate,
                 reservation: None,
                 first_reserved: None,

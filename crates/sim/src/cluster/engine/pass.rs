@@ -98,6 +98,10 @@ impl Pass for Engine {
         self.book.ranker_mut().set_aside(user);
     }
 
+    fn partition(&self, user: u32) -> Option<u32> {
+        self.candidate(user).and_then(|job| job.partition)
+    }
+
     fn full(&self) -> bool {
         self.smallest
             .least()

@@ -47,6 +47,9 @@ pub trait Pass {
     fn pass_over(&mut self, user: u32);
     /// Takes the user out of the rest of the pass.
     fn set_aside(&mut self, user: u32);
+    /// The partition of the user's candidate (the trace's index), when it runs only on that
+    /// partition's nodes; `None` when it may run on any node.
+    fn partition(&self, user: u32) -> Option<u32>;
     /// Whether nothing more can start now, whatever the order (no node has any free room).
     fn full(&self) -> bool;
     /// How many waiting jobs hold no reservation.

@@ -4,8 +4,10 @@
 //!
 //! - **The main scheduler** runs after every submission and every job end. It goes down the
 //!   queue in priority order, at most `default_queue_depth` jobs, starting each job that fits
-//!   now, and stops at the first that does not: once a job of a partition is left pending, no
-//!   later job of that partition is started by it.
+//!   now: once a job of a partition is left pending, no later job of that partition is started
+//!   by it (Slurm's `failed_parts`). Partitions are told apart where the machines declare them
+//!   (a Slurm site's nodes and partitions as `--machines`); elsewhere every job may run on
+//!   every node, and the first that does not fit stops the pass.
 //! - **The backfill scheduler** runs every `bf_interval` seconds. It goes down the queue in
 //!   priority order, at most `bf_max_job_test` jobs (and `bf_max_job_user` of one user, when
 //!   set), starting each job that fits now without delaying an earlier job's planned start,
@@ -22,9 +24,10 @@
 //! What is left out: the phase of the backfill's timer (here its cycles fall on multiples of
 //! `bf_interval` from the run's start; in Slurm, `bf_interval` after the previous cycle ended,
 //! from whenever `slurmctld` started); the time a cycle takes and `bf_continue`'s yielding (a
-//! cycle here is instantaneous); `bf_resolution`'s rounding of planned times; and
-//! per-partition blocking (the replay has one set of nodes, so the main scheduler's first
-//! blocked job stops the pass). docs/slurm-prediction.md measures what that costs.
+//! cycle here is instantaneous); `bf_resolution`'s rounding of planned times; the nodes a
+//! blocked partition shares with another (Slurm keeps the rest of the pass off them; here a
+//! job of the other partition may still start there); and the partitions' `PriorityTier` and
+//! `PriorityJobFactor`. docs/slurm-prediction.md measures what that costs.
 
 use super::{Pass, Reservations, Scheduler, SchedulerEntry};
 use fairshare_core::error::Invalid;
@@ -36,7 +39,7 @@ use std::sync::Arc;
 /// `--scheduler slurm`.
 pub(super) const SLURM: SchedulerEntry = SchedulerEntry {
     name: "slurm",
-    about: "Slurm's main scheduler after each event (stops at the first blocked job) and its backfill every bf_interval (--slurm-conf sets them)",
+    about: "Slurm's main scheduler after each event (a blocked job stops its partition) and its backfill every bf_interval (--slurm-conf sets them)",
     build: |settings| {
         Arc::new(Slurm {
             parameters: settings.slurm,
@@ -257,14 +260,27 @@ pub struct Slurm {
 }
 
 impl Slurm {
-    /// The main scheduler: in order, while jobs start, at most `default_queue_depth` of them.
+    /// The main scheduler: in order, at most `default_queue_depth` jobs, each started if it
+    /// fits; a job that does not blocks its partition for the rest of the pass (Slurm's
+    /// `failed_parts`), and one that may run on any node blocks them all.
     fn main(&self, pass: &mut dyn Pass) {
+        let mut blocked: Vec<u32> = Vec::new();
         let mut tested = 0;
         while let Some(user) = pass.first() {
-            if tested == self.parameters.default_queue_depth || !pass.start(user) {
+            if tested == self.parameters.default_queue_depth {
                 return;
             }
             tested += 1;
+            let partition = pass.partition(user);
+            if partition.is_some_and(|p| blocked.contains(&p)) {
+                pass.pass_over(user);
+            } else if !pass.start(user) {
+                let Some(partition) = partition else {
+                    return;
+                };
+                blocked.push(partition);
+                pass.pass_over(user);
+            }
         }
     }
 

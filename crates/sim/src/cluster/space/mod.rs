@@ -196,6 +196,13 @@ impl Space {
         (request, unknown)
     }
 
+    /// Whether some node declares `property`.
+    pub(super) fn declares(&self, property: &str) -> bool {
+        self.properties
+            .iter()
+            .any(|node| node.iter().any(|p| p == property))
+    }
+
     /// Which nodes declare every one of `properties` that some node declares (`None`: all).
     fn eligible(&mut self, properties: &[String]) -> Option<Arc<[bool]>> {
         if properties.is_empty() {
