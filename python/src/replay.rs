@@ -9,13 +9,13 @@ use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::{parse_duration, parse_window};
 use fairshare_lab::jobs::JobParts;
-use fairshare_lab::slurm_conf::slurm_parameters;
+use fairshare_lab::slurm_conf::{slurm_setup, SlurmSetup};
 use fairshare_lab::summary::ReplaySummary;
 use fairshare_lab::{
     CapacitySource, LabError, MeasuredTrace, Replay, ReplayPlan, ReplayRequest, ShareSource,
     StopRule,
 };
-use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry, SlurmParameters};
+use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
 use fairshare_sim::stats::{timed, RunStats};
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -106,27 +106,26 @@ impl ClusterOptions {
             (false, None) => StopRule::LastEvent,
         };
         let scheduler = named::<SchedulerEntry>("scheduler", &self.scheduler)?;
-        let (slurm, notes) = self.slurm_parameters(scheduler)?;
+        let slurm = self.slurm_setup(scheduler)?;
         let replay = Replay {
             stop,
             rule: named::<FillRule>("rule", &self.rule)?,
             scheduler,
-            slurm,
+            slurm: slurm.parameters,
+            partitions: slurm.partitions,
             placement: named::<PlacementEntry>("placement", &self.placement)?,
             overrun: named::<Overrun>("overrun", &self.overrun)?,
             ..Replay::default()
         };
-        Ok((replay, notes))
+        let notes = slurm.notes.iter().map(|n| format!("slurm_conf: {n}"));
+        Ok((replay, notes.collect()))
     }
 
-    /// Slurm's scheduling parameters, from `slurm_conf` when given (only with the Slurm
-    /// scheduler), and notes on what it sets that is not modelled.
-    fn slurm_parameters(
-        &self,
-        scheduler: SchedulerEntry,
-    ) -> Result<(SlurmParameters, Vec<String>), Failure> {
+    /// Slurm's scheduling parameters and partitions, from `slurm_conf` when given (only with
+    /// the Slurm scheduler), with notes on what it sets that is not modelled.
+    fn slurm_setup(&self, scheduler: SchedulerEntry) -> Result<SlurmSetup, Failure> {
         let Some(path) = &self.slurm_conf else {
-            return Ok((SlurmParameters::default(), Vec::new()));
+            return Ok(SlurmSetup::default());
         };
         if scheduler != SchedulerEntry::SLURM {
             return Err(
@@ -135,9 +134,7 @@ impl ClusterOptions {
         }
         let conf = format!("slurm_conf {}", path.display());
         let text = std::fs::read_to_string(path).map_err(|e| format!("{conf}: {e}"))?;
-        let (parameters, notes) = slurm_parameters(&text).map_err(|e| format!("{conf}: {e}"))?;
-        let notes = notes.into_iter().map(|n| format!("slurm_conf: {n}"));
-        Ok((parameters, notes.collect()))
+        slurm_setup(&text).map_err(|e| format!("{conf}: {e}").into())
     }
 
     /// Where the capacity comes from.

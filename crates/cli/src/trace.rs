@@ -5,9 +5,9 @@ use crate::choice;
 use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_lab::input::parse_duration;
-use fairshare_lab::slurm_conf::slurm_parameters;
+use fairshare_lab::slurm_conf::{slurm_setup, SlurmSetup};
 use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
-use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry, SlurmParameters};
+use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
 use fairshare_trace::billing::{parse_partitions, parse_qos, Billing};
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions};
@@ -207,6 +207,7 @@ impl ClusterArgs {
     /// How every run is set up; notes on what `--slurm-conf` sets that is not modelled go to
     /// standard error.
     pub fn replay(&self) -> Result<Replay> {
+        let slurm = self.slurm_setup()?;
         Ok(Replay {
             stop: match (self.drain, self.horizon) {
                 (true, _) => StopRule::Drain,
@@ -215,28 +216,29 @@ impl ClusterArgs {
             },
             rule: self.rule,
             scheduler: self.scheduler,
-            slurm: self.slurm_parameters()?,
+            slurm: slurm.parameters,
+            partitions: slurm.partitions,
             placement: self.placement,
             overrun: self.overrun,
             ..Replay::default()
         })
     }
 
-    /// Slurm's scheduling parameters, from `--slurm-conf` when given.
-    fn slurm_parameters(&self) -> Result<SlurmParameters> {
+    /// Slurm's scheduling parameters and partitions, from `--slurm-conf` when given.
+    fn slurm_setup(&self) -> Result<SlurmSetup> {
         let Some(path) = &self.slurm_conf else {
-            return Ok(SlurmParameters::default());
+            return Ok(SlurmSetup::default());
         };
         if self.scheduler != SchedulerEntry::SLURM {
             bail!("--slurm-conf sets --scheduler slurm's parameters; add --scheduler slurm");
         }
         let context = || format!("--slurm-conf {}", path.display());
         let text = std::fs::read_to_string(path).with_context(context)?;
-        let (parameters, notes) = slurm_parameters(&text).with_context(context)?;
-        for note in notes {
+        let setup = slurm_setup(&text).with_context(context)?;
+        for note in &setup.notes {
             eprintln!("note: --slurm-conf: {note}");
         }
-        Ok(parameters)
+        Ok(setup)
     }
 }
 

@@ -1,15 +1,28 @@
-//! A site's Slurm configuration turned into `--scheduler slurm`'s parameters, one place for
-//! the command line's `--slurm-conf` and the Python package's `slurm_conf=`.
+//! A site's Slurm configuration turned into `--scheduler slurm`'s parameters and partitions,
+//! one place for the command line's `--slurm-conf` and the Python package's `slurm_conf=`.
 
 use fairshare_core::error::Invalid;
-use fairshare_sim::cluster::SlurmParameters;
-use fairshare_trace::slurm_conf::{parse_slurm_conf, SlurmPartition};
+use fairshare_sim::cluster::{Partition, SlurmParameters};
+use fairshare_trace::slurm_conf::{parse_slurm_conf, SlurmConf};
 
-/// The parameters of a `slurm.conf`, or of the saved output of `scontrol show config` (with
-/// `scontrol show node`, whose nodes the job size factor counts), and a note, one sentence
-/// each, on every setting that changes outcomes but is not modelled. Refused: a text that
-/// sets nothing, and a value that is not one the setting takes (the error names it).
-pub fn slurm_parameters(text: &str) -> Result<(SlurmParameters, Vec<String>), Invalid> {
+/// What a site's Slurm configuration sets for `--scheduler slurm` (by default, Slurm 22.05's
+/// defaults and no partition).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SlurmSetup {
+    /// The schedulers' parameters and the multifactor job priority.
+    pub parameters: SlurmParameters,
+    /// Its partitions' `PriorityTier` and partition factors, by name.
+    pub partitions: Vec<Partition>,
+    /// One sentence on each setting that changes outcomes but is not modelled.
+    pub notes: Vec<String>,
+}
+
+/// The setup of a `slurm.conf`, or of the saved output of `scontrol show config` (with
+/// `scontrol show node`, whose nodes the job size factor counts, and `scontrol show
+/// partition`, whose tiers and job factors order the jobs). Refused: a text that sets nothing,
+/// a node or partition definition that cannot be read (the error names its line), and a value
+/// that is not one the setting takes (the error names it).
+pub fn slurm_setup(text: &str) -> Result<SlurmSetup, Invalid> {
     let conf = parse_slurm_conf(text);
     if let Some(fault) = conf.faults().first() {
         return Err(fault.clone().into());
@@ -18,22 +31,38 @@ pub fn slurm_parameters(text: &str) -> Result<(SlurmParameters, Vec<String>), In
         return Err("no Key=Value setting in it".into());
     }
     let (mut parameters, mut notes) = SlurmParameters::from_conf(|key| conf.get(key))?;
-    let partitions = conf.partitions();
-    let differ =
-        |of: fn(&SlurmPartition) -> u32| partitions.iter().any(|p| of(p) != of(&partitions[0]));
-    if differ(|p| p.priority_tier) {
-        notes.push("the partitions' PriorityTier differ and are not modelled: every job is considered in one tier".into());
-    }
-    if differ(|p| p.priority_job_factor) && parameters.priority.orders_jobs() {
-        notes.push(
-            "the partitions' PriorityJobFactor differ; the partition factor is not modelled".into(),
-        );
-    }
     parameters.priority.cluster = conf.cluster().map(|(nodes, cpus)| (nodes as f64, cpus));
     if parameters.priority.size_weight != 0.0 && parameters.priority.cluster.is_none() {
         notes.push("the job size factor counts the replay's nodes and processors: the file defines no node (add `scontrol show node`, or the NodeName lines)".into());
     }
-    Ok((parameters, notes))
+    if parameters.priority.partition_weight != 0.0 && conf.partitions().is_empty() {
+        notes.push("PriorityWeightPartition is set but the file defines no partition (add `scontrol show partition`, or the PartitionName lines): every job's partition factor is 0".into());
+    }
+    Ok(SlurmSetup {
+        parameters,
+        partitions: partitions(&conf),
+        notes,
+    })
+}
+
+/// The partitions of `conf` as the engine orders jobs by them: each one's `PriorityTier`, and
+/// its `PriorityJobFactor` over the highest of all (Slurm's normalised partition factor).
+fn partitions(conf: &SlurmConf) -> Vec<Partition> {
+    let highest = conf
+        .partitions()
+        .iter()
+        .map(|p| p.priority_job_factor)
+        .max();
+    let highest = f64::from(highest.unwrap_or(0));
+    let partition = |p: &fairshare_trace::slurm_conf::SlurmPartition| Partition {
+        name: p.name.clone(),
+        tier: i32::try_from(p.priority_tier).unwrap_or(i32::MAX),
+        factor: match highest > 0.0 {
+            true => f64::from(p.priority_job_factor) / highest,
+            false => 0.0,
+        },
+    };
+    conf.partitions().iter().map(partition).collect()
 }
 
 #[cfg(test)]
@@ -43,14 +72,14 @@ mod tests {
     #[test]
     fn nodes_set_the_size_factors_cluster_and_their_absence_is_noted() {
         let conf = "PriorityWeightJobSize=1000\nNodeName=n[1-4] CPUs=8\n";
-        let (parameters, notes) = slurm_parameters(conf).unwrap();
-        assert_eq!(parameters.priority.cluster, Some((4.0, 32.0)));
-        assert!(notes.is_empty(), "{notes:?}");
-        let (parameters, notes) = slurm_parameters("PriorityWeightJobSize=1000\n").unwrap();
-        assert_eq!(parameters.priority.cluster, None);
-        assert_eq!(notes.len(), 1);
-        assert!(slurm_parameters("# nothing\n").is_err());
-        let refused = slurm_parameters("NodeName=n[1-4 CPUs=8\n").unwrap_err();
+        let setup = slurm_setup(conf).unwrap();
+        assert_eq!(setup.parameters.priority.cluster, Some((4.0, 32.0)));
+        assert!(setup.notes.is_empty(), "{:?}", setup.notes);
+        let setup = slurm_setup("PriorityWeightJobSize=1000\n").unwrap();
+        assert_eq!(setup.parameters.priority.cluster, None);
+        assert_eq!(setup.notes.len(), 1);
+        assert!(slurm_setup("# nothing\n").is_err());
+        let refused = slurm_setup("NodeName=n[1-4 CPUs=8\n").unwrap_err();
         assert!(
             refused.to_string().starts_with("line 1: NodeName="),
             "{refused}"
@@ -58,13 +87,25 @@ mod tests {
     }
 
     #[test]
-    fn partitions_that_differ_in_what_is_not_modelled_are_noted() {
-        let conf = "PriorityWeightAge=10\nNodeName=n[1-4] CPUs=8\nPartitionName=a Nodes=n[1-2] PriorityTier=2 PriorityJobFactor=3\nPartitionName=b Nodes=n[3-4]\n";
-        let (_, notes) = slurm_parameters(conf).unwrap();
-        assert_eq!(notes.len(), 2, "{notes:?}");
-        assert!(notes[0].contains("PriorityTier") && notes[1].contains("PriorityJobFactor"));
-        let (_, notes) =
-            slurm_parameters("NodeName=n1 CPUs=8\nPartitionName=a Nodes=n1\n").unwrap();
-        assert!(notes.is_empty(), "{notes:?}");
+    fn partitions_give_their_tiers_and_factors_over_the_highest() {
+        let conf = "PriorityWeightPartition=1000\nNodeName=n[1-4] CPUs=8\nPartitionName=a Nodes=n[1-2] PriorityTier=2 PriorityJobFactor=4\nPartitionName=b Nodes=n[3-4]\n";
+        let setup = slurm_setup(conf).unwrap();
+        assert!(setup.notes.is_empty(), "{:?}", setup.notes);
+        assert_eq!(setup.parameters.priority.partition_weight, 1000.0);
+        let partition = |name: &str, tier, factor| Partition {
+            name: name.into(),
+            tier,
+            factor,
+        };
+        assert_eq!(
+            setup.partitions,
+            [partition("a", 2, 1.0), partition("b", 1, 0.25)]
+        );
+        let setup = slurm_setup("PriorityWeightPartition=1000\n").unwrap();
+        assert!(
+            setup.notes[0].starts_with("PriorityWeightPartition is set"),
+            "{:?}",
+            setup.notes
+        );
     }
 }

@@ -10,8 +10,8 @@ use fairshare_core::choice::Choice;
 use fairshare_core::model::{ReadStats, Task, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{
-    self, Capacity, ClusterConfig, JobOutcome, Overrun, PlacementEntry, PolicyResult, QueueLimit,
-    SchedulerEntry, SchedulerSettings, SlurmParameters, Stop, Window, TOP_USERS,
+    self, Capacity, ClusterConfig, JobOutcome, Overrun, Partition, PlacementEntry, PolicyResult,
+    QueueLimit, SchedulerEntry, SchedulerSettings, SlurmParameters, Stop, Window, TOP_USERS,
 };
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
 use std::path::{Path, PathBuf};
@@ -65,7 +65,7 @@ pub enum StopRule {
 }
 
 /// How every run of a replay is set up, whatever its policy and capacity.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Replay {
     /// When runs end.
     pub stop: StopRule,
@@ -75,6 +75,9 @@ pub struct Replay {
     pub scheduler: SchedulerEntry,
     /// Slurm's scheduling parameters, under [`SchedulerEntry::SLURM`].
     pub slurm: SlurmParameters,
+    /// The site's partitions by name, with their tiers and partition factors (a Slurm
+    /// configuration's); a partition of the trace not listed has tier 0 and factor 0.
+    pub partitions: Vec<Partition>,
     /// Which nodes a job starts on.
     pub placement: PlacementEntry,
     /// How many users' dominant shares the timelines keep.
@@ -95,6 +98,7 @@ impl Default for Replay {
             rule: FillRule::HeadOfLine,
             scheduler: SchedulerEntry::FILL,
             slurm: SlurmParameters::default(),
+            partitions: Vec::new(),
             placement: PlacementEntry::FIRST,
             top_users: TOP_USERS,
             jobs_during: None,
@@ -510,7 +514,14 @@ impl MeasuredTrace {
             shares: None,
             accounts: None,
             overrun: replay.overrun,
-            partitions: self.partitions.clone(),
+            partitions: (self.partitions.iter())
+                .map(|name| {
+                    let configured = replay.partitions.iter().find(|p| p.name == *name);
+                    configured
+                        .cloned()
+                        .unwrap_or_else(|| Partition::named(name))
+                })
+                .collect(),
         }
     }
 

@@ -5,7 +5,7 @@
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::model::{partition_property, MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, PlacementEntry, PolicyResult, QueueLimit, Scheduler,
+    run, Capacity, ClusterConfig, Partition, PlacementEntry, PolicyResult, QueueLimit, Scheduler,
     SchedulerEntry, Task, Window,
 };
 use std::convert::Infallible;
@@ -574,7 +574,7 @@ fn slurm_blocks_partition_by_partition_and_keeps_jobs_on_their_partitions_nodes(
     let slurm = |capacity: Capacity| {
         let scheduler = SchedulerEntry::SLURM.scheduler(FillRule::HeadOfLine);
         let config = ClusterConfig {
-            partitions: vec!["p0".into(), "p1".into(), "p2".into()],
+            partitions: ["p0", "p1", "p2"].map(Partition::named).to_vec(),
             ..config_for("fifo", capacity, scheduler, &jobs)
         };
         replay_config(&config, &jobs)
@@ -601,6 +601,70 @@ fn slurm_blocks_partition_by_partition_and_keeps_jobs_on_their_partitions_nodes(
     assert_eq!(
         result.tasks_with_unknown_properties, 0,
         "no partition is enforced"
+    );
+}
+
+/// Partitions `lo` and `hi` share one node of 4 processors, which job 0 (lo) holds until
+/// 100 s; job 1 (lo) and then job 2 (hi) wait for all of it. In FIFO order job 1 goes first;
+/// with `hi` on a higher `PriorityTier`, or with a higher partition factor weighted by
+/// `PriorityWeightPartition` (the policy's site factor weighing nothing), job 2 does.
+#[test]
+fn slurm_serves_a_higher_partition_tier_or_factor_first() {
+    use fairshare_core::priority::multifactor::JobPriority;
+    use fairshare_sim::cluster::{SchedulerSettings, SlurmParameters};
+    let mut node = NodeType::new("n", 1, vec![4.0]);
+    node.properties = vec![partition_property("lo"), partition_property("hi")];
+    let shared = Capacity::Machines(MachineCatalogue::new(vec![node]));
+    let in_partition = |mut task: Task, partition: u32| {
+        task.partition = Some(partition);
+        task
+    };
+    let jobs = [
+        in_partition(job(0, 0.0, 100.0, 100.0, 4.0), 0),
+        in_partition(job(1, 1.0, 10.0, 10.0, 4.0), 0),
+        in_partition(job(2, 2.0, 10.0, 10.0, 4.0), 1),
+    ];
+    let run_with = |partitions: [Partition; 2], priority: JobPriority| {
+        let settings = SchedulerSettings {
+            slurm: SlurmParameters {
+                priority,
+                ..SlurmParameters::default()
+            },
+            ..SchedulerSettings::default()
+        };
+        let scheduler = SchedulerEntry::SLURM.configured(&settings);
+        let config = ClusterConfig {
+            partitions: partitions.to_vec(),
+            ..config_for("fifo", shared.clone(), scheduler, &jobs)
+        };
+        starts(&replay_config(&config, &jobs))
+    };
+    let partition = |name: &str, tier, factor| Partition {
+        name: name.into(),
+        tier,
+        factor,
+    };
+    let alike = [partition("lo", 1, 1.0), partition("hi", 1, 1.0)];
+    assert_eq!(
+        run_with(alike.clone(), JobPriority::default()),
+        [0.0, 100.0, 110.0]
+    );
+    let tiered = [partition("lo", 1, 1.0), partition("hi", 2, 1.0)];
+    assert_eq!(
+        run_with(tiered, JobPriority::default()),
+        [0.0, 110.0, 100.0]
+    );
+    let factors = [partition("lo", 1, 0.25), partition("hi", 1, 1.0)];
+    let weighted = JobPriority {
+        site_weight: 0.0,
+        partition_weight: 1000.0,
+        ..JobPriority::default()
+    };
+    assert_eq!(run_with(factors.clone(), weighted), [0.0, 110.0, 100.0]);
+    assert_eq!(
+        run_with(factors, JobPriority::default()),
+        [0.0, 100.0, 110.0],
+        "no weight"
     );
 }
 

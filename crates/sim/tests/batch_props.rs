@@ -9,9 +9,9 @@ use fairshare_core::choice::Choice;
 use fairshare_core::model::{partition_property, MachineCatalogue, NodeType, Time};
 use fairshare_core::priority::multifactor::JobPriority;
 use fairshare_sim::cluster::{
-    run, run_observed, Capacity, ClusterConfig, JobOutcome, JobRecord, JobState, PlacementEntry,
-    PolicyResult, QueueLimit, Scheduler, SchedulerEntry, SchedulerSettings, SlurmParameters, Stop,
-    Task, Window,
+    run, run_observed, Capacity, ClusterConfig, JobOutcome, JobRecord, JobState, Partition,
+    PlacementEntry, PolicyResult, QueueLimit, Scheduler, SchedulerEntry, SchedulerSettings,
+    SlurmParameters, Stop, Task, Window,
 };
 use proptest::prelude::*;
 use std::convert::Infallible;
@@ -369,7 +369,7 @@ proptest! {
         let mut config = ClusterConfig::new("fifo".parse().unwrap(), capacity, resources, users);
         config.scheduler = SchedulerEntry::SLURM.scheduler(FillRule::HeadOfLine);
         config.record_jobs = Some(Window::ALL);
-        config.partitions = vec!["p0".into(), "p1".into()];
+        config.partitions = ["p0", "p1"].map(Partition::named).to_vec();
         let result = run(&config, tasks.iter().cloned().map(Ok::<_, Infallible>), |_| {}).unwrap();
         prop_assert_eq!(result.tasks_completed + result.tasks_never_fit, result.tasks_submitted);
         // Node indices run over the expanded catalogue: partition p0's nodes first.

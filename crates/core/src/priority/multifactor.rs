@@ -5,8 +5,8 @@
 //! user's factor is only one term of their jobs' priorities. This module holds the terms a
 //! replay can compute from a job and the cluster alone: the policy's factor (Slurm's
 //! fairshare factor, or the site factor a policy writes in its place), age up to
-//! `PriorityMaxAge`, and job size (`PriorityFavorSmall`). The partition, QOS, association and
-//! TRES terms need the site's partitions and QOS, which are not modelled.
+//! `PriorityMaxAge`, job size (`PriorityFavorSmall`) and the job's partition's factor. The
+//! QOS, association and TRES terms are not modelled.
 
 /// The weights and periods of Slurm's multifactor job priority that the model computes, with
 /// Slurm 22.05's defaults.
@@ -25,6 +25,9 @@ pub struct JobPriority {
     pub size_weight: f64,
     /// `PriorityFavorSmall`: whether smaller jobs get the larger size factor.
     pub favor_small: bool,
+    /// `PriorityWeightPartition`: the weight of the job's partition's factor (its
+    /// `PriorityJobFactor` over the highest of the site's partitions).
+    pub partition_weight: f64,
     /// `PriorityCalcPeriod`, in seconds: how often every pending job's priority is
     /// recomputed (5 minutes).
     pub calc_period_s: f64,
@@ -42,6 +45,7 @@ impl Default for JobPriority {
             max_age_s: 7.0 * 86_400.0,
             size_weight: 0.0,
             favor_small: false,
+            partition_weight: 0.0,
             calc_period_s: 300.0,
             cluster: None,
         }
@@ -65,7 +69,13 @@ impl JobPriority {
     /// Whether a job's own terms weigh in at all: otherwise the policy's factor alone orders
     /// the jobs, user by user, oldest first.
     pub fn orders_jobs(&self) -> bool {
-        self.age_weight != 0.0 || self.size_weight != 0.0
+        self.age_weight != 0.0 || self.size_weight != 0.0 || self.partition_weight != 0.0
+    }
+
+    /// Whether a job's points change while it waits and also differ between jobs of one
+    /// age, so that a user's jobs may change places at a recomputation.
+    pub fn reorders_waiting_jobs(&self) -> bool {
+        self.age_weight != 0.0 && (self.size_weight != 0.0 || self.partition_weight != 0.0)
     }
 
     /// The age factor after waiting `waited_s` seconds: `waited / PriorityMaxAge`, at most 1.

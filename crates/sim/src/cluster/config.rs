@@ -51,7 +51,30 @@ pub struct ClusterConfig {
     /// The trace's partitions, by the index its tasks carry: where machines declare a
     /// partition's [`partition_property`](fairshare_core::model::partition_property), its jobs
     /// run only on those machines, and a Slurm main scheduler blocks partition by partition.
-    pub partitions: Vec<String>,
+    pub partitions: Vec<Partition>,
+}
+
+/// A partition of the trace, as a Slurm site configures it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Partition {
+    /// Its name, as the trace's jobs name it.
+    pub name: String,
+    /// Its `PriorityTier`: a pass considers the jobs of higher tiers first, each tier's in
+    /// the policy's order (added to a job's queue priority).
+    pub tier: i32,
+    /// Its partition factor, in [0, 1]: its `PriorityJobFactor` over the highest of the
+    /// site's partitions, weighted by `PriorityWeightPartition` in a job's priority.
+    pub factor: f64,
+}
+
+impl Partition {
+    /// Partition `name` with nothing configured: tier 0, factor 0.
+    pub fn named(name: impl Into<String>) -> Partition {
+        Partition {
+            name: name.into(),
+            ..Partition::default()
+        }
+    }
 }
 
 /// What a site allows one queue.

@@ -29,7 +29,7 @@ mod space;
 mod statistics;
 mod waiting;
 
-pub use config::{ClusterConfig, QueueLimit, Stop, Window};
+pub use config::{ClusterConfig, Partition, QueueLimit, Stop, Window};
 pub use outcome::{JobOutcome, JobState};
 pub use overrun::Overrun;
 pub use placement::{BestFit, FirstFit, Node, Placement, PlacementEntry};

@@ -24,8 +24,8 @@ struct Pending {
     request: Request,
     /// Its dominant share, which some policies order by.
     size: f64,
-    /// Its weighted job size term, when jobs are ordered by a job priority.
-    size_points: f64,
+    /// Its weighted job size and partition terms, when jobs are ordered by a job priority.
+    fixed_points: f64,
     /// Its queue (the trace's index), and the processors it counts against the queue's limit.
     queue: Option<u32>,
     processors: f64,
@@ -96,6 +96,8 @@ struct Engine {
     /// By the trace's partition index, the partition's node property and whether some node
     /// declares it; empty when no node declares any partition of the trace.
     partitions: Vec<(String, bool)>,
+    /// By the trace's partition index, its tier and factor.
+    partition_settings: Vec<Partition>,
     /// Reserved starts, at which a pass must run even if nothing arrives or ends then.
     wakeups: BinaryHeap<Reverse<Time>>,
     record_jobs: Option<Window>,
@@ -176,8 +178,8 @@ fn ranker(config: &ClusterConfig, resources: usize) -> Result<Box<dyn Ranker>, S
 /// By the trace's partition index, the partition's node property and whether a node of
 /// `space` declares it; none when no node declares any partition.
 fn partitions(config: &ClusterConfig, space: &Space) -> Vec<(String, bool)> {
-    let properties = config.partitions.iter().map(|name| {
-        let property = partition_property(name);
+    let properties = config.partitions.iter().map(|partition| {
+        let property = partition_property(&partition.name);
         let known = space.declares(&property);
         (property, known)
     });
@@ -237,11 +239,16 @@ impl Engine {
             freed: Vec::new(),
             unknown_properties: 0,
             partitions,
+            partition_settings: config.partitions.clone(),
             wakeups: BinaryHeap::new(),
             record_jobs: config.record_jobs,
             jobs: Vec::new(),
             queue_held: vec![0.0; config.queues.len()],
-            tiered: config.queues.iter().any(|q| q.priority != 0),
+            tiered: config.queues.iter().any(|q| q.priority != 0)
+                || config
+                    .partitions
+                    .iter()
+                    .any(|p| p.tier != config.partitions[0].tier),
             queue_limits: config.queues.clone(),
             tier: None,
             overrun: config.overrun,
@@ -272,6 +279,12 @@ impl Engine {
     fn candidate(&self, user: u32) -> Option<&Pending> {
         let job = self.queues[user as usize].get(self.cursor[user as usize])?;
         self.tier.is_none_or(|t| job.priority == t).then_some(job)
+    }
+
+    /// The tier and factor of a job's partition (none: tier 0, factor 0).
+    fn partition_setting(&self, partition: Option<u32>) -> (i32, f64) {
+        let setting = partition.and_then(|p| self.partition_settings.get(p as usize));
+        setting.map_or((0, 0.0), |s| (s.tier, s.factor))
     }
 
     /// The queue rule of a job's queue (none: no limit, priority 0).
@@ -357,9 +370,10 @@ impl Engine {
         self.seq += 1;
         self.unreserved += 1;
         self.smallest.add(&request);
-        let priority = rule.priority;
-        let size_points = (self.job_order).map_or(0.0, |o| o.size_points(cpus, a.nodes));
-        let points = (self.job_order).map_or(0.0, |o| o.points_of(size_points, a.submit));
+        let (tier, factor) = self.partition_setting(a.partition);
+        let priority = rule.priority.saturating_add(tier);
+        let fixed_points = (self.job_order).map_or(0.0, |o| o.fixed_points(cpus, a.nodes, factor));
+        let points = (self.job_order).map_or(0.0, |o| o.points_of(fixed_points, a.submit));
         let at = self.queue_position(u, priority, points);
         self.queues[u].insert(
             at,
@@ -371,7 +385,7 @@ impl Engine {
                 walltime,
                 request,
                 size,
-                size_points,
+                fixed_points,
                 queue: a.queue,
                 processors: cpus,
                 priority,

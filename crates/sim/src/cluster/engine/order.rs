@@ -37,9 +37,14 @@ impl JobOrder {
         })
     }
 
-    /// The weighted size term of a job that asks for `cpus` processors on at least
-    /// `min_nodes` nodes.
-    pub(super) fn size_points(&self, cpus: f64, min_nodes: Option<u32>) -> f64 {
+    /// The terms of a job's points that do not change while it waits: its weighted size
+    /// (`cpus` processors on at least `min_nodes` nodes) and its partition's weighted factor.
+    pub(super) fn fixed_points(
+        &self,
+        cpus: f64,
+        min_nodes: Option<u32>,
+        partition_factor: f64,
+    ) -> f64 {
         let size = JobSize {
             min_nodes: f64::from(min_nodes.unwrap_or(1).max(1)),
             cpus,
@@ -47,18 +52,19 @@ impl JobOrder {
             cluster_cpus: self.cluster.1,
         };
         self.priority.size_weight * self.priority.size_factor(size)
+            + self.priority.partition_weight * partition_factor
     }
 
     /// A waiting job's points as of the last recomputation (a job submitted since has waited
     /// 0 s, as Slurm computes a job's priority at its submission).
     fn points(&self, job: &Pending) -> f64 {
-        self.points_of(job.size_points, job.submit)
+        self.points_of(job.fixed_points, job.submit)
     }
 
-    /// The points of a job of weighted size `size_points` submitted at `submit`.
-    pub(super) fn points_of(&self, size_points: f64, submit: Time) -> f64 {
+    /// The points of a job of fixed points `fixed_points` submitted at `submit`.
+    pub(super) fn points_of(&self, fixed_points: f64, submit: Time) -> f64 {
         let waited_s = self.at_s - submit.as_secs_f64();
-        size_points + self.priority.age_weight * self.priority.age_factor(waited_s)
+        fixed_points + self.priority.age_weight * self.priority.age_factor(waited_s)
     }
 }
 
@@ -129,11 +135,11 @@ impl Engine {
         order.calculated = Some(calculation);
         order.at_s = order.priority.calculated_at(calculation, order.offset_s);
         if order.priority.age_weight == 0.0 {
-            // Points are sizes alone, which do not change: nor does any order.
+            // Points are fixed terms alone, which do not change: nor does any order.
             return;
         }
         let order = *order;
-        if order.priority.size_weight != 0.0 {
+        if order.priority.reorders_waiting_jobs() {
             for queue in &mut self.queues {
                 queue.make_contiguous().sort_by(|a, b| {
                     (b.priority.cmp(&a.priority))

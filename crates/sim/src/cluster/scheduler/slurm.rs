@@ -26,8 +26,9 @@
 //! from whenever `slurmctld` started); the time a cycle takes and `bf_continue`'s yielding (a
 //! cycle here is instantaneous); `bf_resolution`'s rounding of planned times; the nodes a
 //! blocked partition shares with another (Slurm keeps the rest of the pass off them; here a
-//! job of the other partition may still start there); and the partitions' `PriorityTier` and
-//! `PriorityJobFactor`. docs/slurm-prediction.md measures what that costs.
+//! job of the other partition may still start there). A partition's `PriorityTier` and
+//! partition factor come with the run's partitions ([`crate::cluster::Partition`]).
+//! docs/slurm-prediction.md measures what that costs.
 
 use super::{Pass, Reservations, Scheduler, SchedulerEntry};
 use fairshare_core::error::Invalid;
@@ -91,10 +92,10 @@ impl Default for SlurmParameters {
 impl SlurmParameters {
     /// The parameters of a Slurm configuration, given as a lookup of its settings by name:
     /// `SchedulerType`, `SchedulerParameters` and the multifactor priority's fairshare, age and
-    /// size weights, `PriorityMaxAge`, `PriorityFavorSmall` and `PriorityCalcPeriod` are read;
-    /// and `OverTimeLimit`; settings that change outcomes but are not modelled (the partition,
-    /// QOS, association and TRES weights, `SchedulerParameters` this model has no use for) are
-    /// returned as notes, one sentence each.
+    /// size and partition weights, `PriorityMaxAge`, `PriorityFavorSmall` and
+    /// `PriorityCalcPeriod` are read; and `OverTimeLimit`; settings that change outcomes but
+    /// are not modelled (the QOS, association and TRES weights, `SchedulerParameters` this
+    /// model has no use for) are returned as notes, one sentence each.
     pub fn from_conf<'a>(
         setting: impl Fn(&str) -> Option<&'a str>,
     ) -> Result<(SlurmParameters, Vec<String>), Invalid> {
@@ -182,8 +183,7 @@ fn over_time(value: Option<&str>) -> Result<Option<u64>, Invalid> {
 }
 
 /// The priority weights of `priority/multifactor` whose factors this model leaves out.
-const UNMODELLED_WEIGHTS: [&str; 4] = [
-    "PriorityWeightPartition",
+const UNMODELLED_WEIGHTS: [&str; 3] = [
     "PriorityWeightQOS",
     "PriorityWeightAssoc",
     "PriorityWeightTRES",
@@ -223,6 +223,7 @@ fn job_priority<'a>(
     priority.fairshare_weight = weight("PriorityWeightFairshare")?.unwrap_or(0.0);
     priority.age_weight = weight("PriorityWeightAge")?.unwrap_or(0.0);
     priority.size_weight = weight("PriorityWeightJobSize")?.unwrap_or(0.0);
+    priority.partition_weight = weight("PriorityWeightPartition")?.unwrap_or(0.0);
     priority.max_age_s = duration("PriorityMaxAge")?.unwrap_or(priority.max_age_s);
     priority.calc_period_s = duration("PriorityCalcPeriod")?.unwrap_or(priority.calc_period_s);
     priority.favor_small = match value("PriorityFavorSmall") {
@@ -371,6 +372,7 @@ mod tests {
             ("PriorityFavorSmall", "Yes"),
             ("PriorityCalcPeriod", "00:01:00"),
             ("PriorityWeightQOS", "2000"),
+            ("PriorityWeightPartition", "300"),
             ("PriorityWeightTRES", "CPU=1000,Mem=2000"),
             ("OverTimeLimit", "5"),
         ])
@@ -389,6 +391,7 @@ mod tests {
                 max_age_s: 86_400.0,
                 size_weight: 500.0,
                 favor_small: true,
+                partition_weight: 300.0,
                 calc_period_s: 60.0,
                 ..JobPriority::default()
             },
