@@ -21,8 +21,11 @@
 # it wrote, which the replay's policy computes itself.
 #
 # The Slurm configuration: RUN/config.txt (`scontrol show config` and `scontrol show node`,
-# saved by the experiment script since the runs with job priorities) is given to the slurm
-# replays as --slurm-conf; runs without it replay with Slurm's defaults, which were theirs.
+# saved by the experiment script since the runs with job priorities, and `scontrol show
+# partition` since the runs with two partitions) is given to the slurm replays as
+# --slurm-conf; runs without it replay with Slurm's defaults, which were theirs. When it holds
+# the partitions, it is every replay's --machines too: all 16 nodes, each job on its
+# partition's.
 #
 # Node counts: every job of these experiments was submitted with `sbatch -n CPUS` and no `-N`,
 # which sacct records as ReqNodes 1: Slurm may spread it over as many nodes as it likes. Dumps
@@ -76,7 +79,11 @@ for out in "$@"; do
       awk -F'|' -v OFS='|' 'NR == 1 { print $0, "ReqNodes"; next } { print $0, ($1 ~ /\./ ? "" : 1) }' \
         "$dir/sacct.txt" >"$dump"
     fi
-    cluster=(--machines "$out/machines.toml" --shares "$dir/assoc.txt"
+    # The run's own nodes and partitions when it saved them (each job on its partition's
+    # nodes), else the experiment's machines.toml (partition cpu's 12 nodes).
+    machines=$out/machines.toml
+    grep -q '^PartitionName=' "$dir/config.txt" 2>/dev/null && machines=$dir/config.txt
+    cluster=(--machines "$machines" --shares "$dir/assoc.txt"
       --partitions "$dir/partitions.txt" --qos "$dir/qos.txt" --drain --gantt 0s+2h)
     slurm=(--scheduler slurm)
     [ -s "$dir/config.txt" ] && slurm+=(--slurm-conf "$dir/config.txt")

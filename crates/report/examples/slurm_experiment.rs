@@ -24,7 +24,8 @@
 //!   - a table comparing the runs: the fraction of pairs of jobs of different users that the
 //!     replay starts in the same order as Slurm did, over all such pairs (ties in Slurm's order
 //!     left out, ties in the prediction counted half) and over the contested ones (both jobs
-//!     waiting at once in the real run, so that their order was a choice); the mean and median
+//!     waiting at once in the real run, in one partition, so that their order was a choice);
+//!     the mean and median
 //!     |real − predicted start|; the fraction of contested pairs Slurm started in the order of
 //!     the priorities it held for them (the last sample in which both waited; the site factors
 //!     the adapter wrote, in the adapter's runs), pairs whose first start was a backfill
@@ -123,6 +124,8 @@ struct Job {
     stream: bool,
     /// Whether the backfill scheduler started it (sacct's `Flags` `SchedBackfill`).
     backfilled: bool,
+    /// Its partition (empty when the dump has no `Partition` column).
+    partition: String,
     submit: f64,
     start: f64,
     end: f64,
@@ -272,6 +275,7 @@ fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String>
         col("AllocTRES")?,
     );
     let flags = col("Flags").ok();
+    let partition = col("Partition").ok();
     let mut jobs = Vec::new();
     for (i, line) in lines.enumerate() {
         let f: Vec<&str> = line.split('|').collect();
@@ -299,6 +303,7 @@ fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String>
             user: f[user].to_string(),
             stream: stream_cpus.is_some_and(|s| cpus <= s),
             backfilled: flags.is_some_and(|c| f[c].contains("SchedBackfill")),
+            partition: partition.map_or_else(String::new, |c| f[c].to_string()),
             submit: at(submit)?,
             start: at(start)?,
             end: at(end)?,
@@ -480,7 +485,8 @@ fn agreement(real: &[Job], predicted: &[Job]) -> Agreement {
             a.pairs += 1;
             a.alike += score;
             let first_start = real[i].start.min(real[j].start);
-            if real[i].submit < first_start && real[j].submit < first_start {
+            let waited_together = real[i].submit < first_start && real[j].submit < first_start;
+            if waited_together && real[i].partition == real[j].partition {
                 a.contested += 1;
                 a.contested_alike += score;
             }
@@ -513,8 +519,8 @@ fn start_orders(real: &[Job], predicted: &[Job]) -> String {
         .join("\n")
 }
 
-/// Whether Slurm started the contested pairs of jobs of different users in the order of the
-/// priorities it held for them (at the last sample in which both waited; pairs whose
+/// Whether Slurm started the contested pairs of jobs of different users (in one partition) in
+/// the order of the priorities it held for them (at the last sample in which both waited; pairs whose
 /// priorities were equal there, or that started together, left out).
 #[derive(Debug, Default, Clone, Copy)]
 struct FactorOrder {
@@ -536,6 +542,7 @@ fn factor_order(run: &Run) -> FactorOrder {
             let (x, y) = (&real[i], &real[j]);
             let first_start = x.start.min(y.start);
             if x.user == y.user
+                || x.partition != y.partition
                 || (x.start - y.start).abs() < TIE_S
                 || x.submit >= first_start
                 || y.submit >= first_start
@@ -577,7 +584,7 @@ fn percent(part: f64, whole: usize) -> String {
 /// The comparison of all runs in one table.
 fn summary(md: &mut String, runs: &[Run], cpus: f64) {
     md.push_str("# Slurm adapter experiment: results\n\n");
-    md.push_str("Order agreement with the replay over pairs of jobs of different users (all pairs; contested pairs, both waiting at once); mean, median and 90th percentile of |real − predicted start|; users whose mean wait the replay gets within 10 % or 30 s; utilisation of the processors from the first submission to the last end, real / predicted; contested pairs Slurm started in the order of the priorities it held (main scheduler; backfill); how long the run took.\n\n");
+    md.push_str("Order agreement with the replay over pairs of jobs of different users (all pairs; contested pairs, both waiting at once in one partition); mean, median and 90th percentile of |real − predicted start|; users whose mean wait the replay gets within 10 % or 30 s; utilisation of the processors from the first submission to the last end, real / predicted; contested pairs Slurm started in the order of the priorities it held (main scheduler; backfill); how long the run took.\n\n");
     md.push_str("| run | jobs | order agreement | contested | mean abs. start diff. | median | p90 | users' mean wait | utilisation | priority order (main) | priority order (backfill) | run took |\n");
     md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for run in runs {
@@ -783,7 +790,7 @@ fn section(md: &mut String, run: &Run, experiment: &Experiment) {
     );
     let _ = writeln!(
         md,
-        "Order agreement with the replay: {} of {} pairs of jobs of different users ({} of the {} contested pairs, both waiting at once); mean |real − predicted start| {:.1} s, median {:.0} s.\n",
+        "Order agreement with the replay: {} of {} pairs of jobs of different users ({} of the {} contested pairs, both waiting at once in one partition); mean |real − predicted start| {:.1} s, median {:.0} s.\n",
         percent(a.alike, a.pairs),
         a.pairs,
         percent(a.contested_alike, a.contested),
