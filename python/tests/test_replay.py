@@ -85,6 +85,30 @@ def test_a_slurm_conf_is_the_cli_s_and_what_it_leaves_out_is_noted(tmp_path, sma
         fairshare.replay(small_log, ["drf"], scheduler="slurm", slurm_conf=conf, progress=False)
 
 
+def test_a_slurm_sites_nodes_and_partitions_are_the_cli_s(tmp_path):
+    dump = tmp_path / "sacct.txt"
+    dump.write_text(
+        "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State\n"
+        "1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|00:01:40|cpu=3,node=1|cpu|COMPLETED\n"
+        "2|bob|a|2026-01-01T00:00:01|2026-01-01T00:01:40|2026-01-01T00:01:50|00:00:10|00:00:10|cpu=2,node=1|cpu|COMPLETED\n"
+        "3|carol|a|2026-01-01T00:00:02|2026-01-01T00:00:02|2026-01-01T00:00:12|00:00:10|00:00:10|cpu=1,node=1|gpu|COMPLETED\n"
+    )
+    conf = tmp_path / "config.txt"
+    conf.write_text(
+        "PriorityWeightPartition=1000\nNodeName=n1 CPUs=4 RealMemory=16000\nNodeName=g1 CPUs=4 Gres=gpu:4\n"
+        "PartitionName=cpu Nodes=n1 Default=YES\nPartitionName=gpu Nodes=g1 PriorityTier=2\n"
+    )
+    result = fairshare.replay(dump, ["fifo"], machines=conf, scheduler="slurm", slurm_conf=conf, progress=False)
+    args = [dump, "--policy=fifo", "--machines", conf, "--scheduler=slurm", "--slurm-conf", conf]
+    same_as_cli(tmp_path, result, args)
+    jobs = result.jobs.set_index("user")
+    assert jobs.loc["carol", "partition"] == "gpu" and jobs.loc["carol", "allocated_resources"] == "g1-1"
+    assert jobs.loc["carol", "starting_time_error"] == 0, "started at once on its partition's node"
+    conf.write_text("NodeName=n[1-4 CPUs=4\n")
+    with pytest.raises(fairshare.InputError, match="line 1: NodeName="):
+        fairshare.replay(dump, ["fifo"], machines=conf, progress=False)
+
+
 def test_the_shared_wagap_log_is_the_cli_s(tmp_path):
     if not WAGAP.exists():
         pytest.skip(f"SKIPPED: {WAGAP} is not there (the shared traces sit beside the repository)")

@@ -530,6 +530,12 @@ fn replay_under_priority(
     priority: fairshare_core::priority::multifactor::JobPriority,
     jobs: &[Task],
 ) -> PolicyResult {
+    let scheduler = slurm_under(priority);
+    replay_config(&config_for(policy, capacity, scheduler, jobs), jobs)
+}
+
+/// `--scheduler slurm` with Slurm's defaults but for `priority`.
+fn slurm_under(priority: fairshare_core::priority::multifactor::JobPriority) -> Arc<dyn Scheduler> {
     use fairshare_sim::cluster::{SchedulerSettings, SlurmParameters};
     let settings = SchedulerSettings {
         slurm: SlurmParameters {
@@ -538,8 +544,7 @@ fn replay_under_priority(
         },
         ..SchedulerSettings::default()
     };
-    let scheduler = SchedulerEntry::SLURM.configured(&settings);
-    replay_config(&config_for(policy, capacity, scheduler, jobs), jobs)
+    SchedulerEntry::SLURM.configured(&settings)
 }
 
 /// Two nodes of 4 processors, `a` in partition `p0` and `b` in `p1`; job 0 fills `a` until
@@ -611,7 +616,6 @@ fn slurm_blocks_partition_by_partition_and_keeps_jobs_on_their_partitions_nodes(
 #[test]
 fn slurm_serves_a_higher_partition_tier_or_factor_first() {
     use fairshare_core::priority::multifactor::JobPriority;
-    use fairshare_sim::cluster::{SchedulerSettings, SlurmParameters};
     let mut node = NodeType::new("n", 1, vec![4.0]);
     node.properties = vec![partition_property("lo"), partition_property("hi")];
     let shared = Capacity::Machines(MachineCatalogue::new(vec![node]));
@@ -625,14 +629,7 @@ fn slurm_serves_a_higher_partition_tier_or_factor_first() {
         in_partition(job(2, 2.0, 10.0, 10.0, 4.0), 1),
     ];
     let run_with = |partitions: [Partition; 2], priority: JobPriority| {
-        let settings = SchedulerSettings {
-            slurm: SlurmParameters {
-                priority,
-                ..SlurmParameters::default()
-            },
-            ..SchedulerSettings::default()
-        };
-        let scheduler = SchedulerEntry::SLURM.configured(&settings);
+        let scheduler = slurm_under(priority);
         let config = ClusterConfig {
             partitions: partitions.to_vec(),
             ..config_for("fifo", shared.clone(), scheduler, &jobs)

@@ -229,6 +229,30 @@ fn key_values(line: &str) -> impl Iterator<Item = (String, String)> + '_ {
     })
 }
 
+/// The definitions of `kind` other than `DEFAULT`, each beside itself with the words of the
+/// `DEFAULT` definitions before it put first (so that its own win).
+fn with_defaults<'d>(
+    definitions: &'d [Definition],
+    kind: &str,
+) -> Vec<(&'d Definition, Definition)> {
+    let mut defaults: Vec<(String, String)> = Vec::new();
+    let mut read = Vec::new();
+    for definition in definitions.iter().filter(|d| d.kind == kind) {
+        if definition.named().eq_ignore_ascii_case("default") {
+            defaults.extend(definition.words[1..].iter().cloned());
+            continue;
+        }
+        let words = defaults.iter().chain(&definition.words).cloned().collect();
+        let whole = Definition {
+            kind: definition.kind.clone(),
+            line: definition.line,
+            words,
+        };
+        read.push((definition, whole));
+    }
+    read
+}
+
 /// The nodes of the `NodeName=` definitions, each host once (a later definition of a host
 /// replaces an earlier one), with what `NodeName=DEFAULT` sets where a definition is silent.
 fn nodes(
@@ -236,19 +260,9 @@ fn nodes(
     budget: &mut usize,
     faults: &mut Vec<String>,
 ) -> Vec<SlurmNode> {
-    let mut defaults: Vec<(String, String)> = Vec::new();
     let mut nodes: Vec<SlurmNode> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    for definition in definitions.iter().filter(|d| d.kind == "nodename") {
-        if definition.named().eq_ignore_ascii_case("default") {
-            defaults.extend(definition.words[1..].iter().cloned());
-            continue;
-        }
-        let with_defaults = Definition {
-            kind: definition.kind.clone(),
-            line: definition.line,
-            words: defaults.iter().chain(&definition.words).cloned().collect(),
-        };
+    for (definition, whole) in with_defaults(definitions, "nodename") {
         let fault = |what: String| {
             format!(
                 "line {}: NodeName={}: {what}",
@@ -256,7 +270,7 @@ fn nodes(
                 definition.named()
             )
         };
-        let read = node_resources(&with_defaults).map_err(fault);
+        let read = node_resources(&whole).map_err(fault);
         let names = expand_hosts(definition.named(), *budget)
             .map_err(|e| format!("line {}: NodeName={e}", definition.line));
         match (read, names) {
@@ -352,20 +366,10 @@ fn partitions(
     budget: &mut usize,
     faults: &mut Vec<String>,
 ) -> Vec<SlurmPartition> {
-    let mut defaults: Vec<(String, String)> = Vec::new();
     let mut partitions: Vec<SlurmPartition> = Vec::new();
-    for definition in definitions.iter().filter(|d| d.kind == "partitionname") {
+    for (definition, whole) in with_defaults(definitions, "partitionname") {
         let name = definition.named();
-        if name.eq_ignore_ascii_case("default") {
-            defaults.extend(definition.words[1..].iter().cloned());
-            continue;
-        }
-        let with_defaults = Definition {
-            kind: definition.kind.clone(),
-            line: definition.line,
-            words: defaults.iter().chain(&definition.words).cloned().collect(),
-        };
-        match partition(&with_defaults, nodes, *budget) {
+        match partition(&whole, nodes, *budget) {
             Ok(read) => {
                 *budget = budget.saturating_sub(read.nodes.len());
                 let read = SlurmPartition {
