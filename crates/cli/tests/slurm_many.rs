@@ -8,9 +8,11 @@
 //!
 //! In order, on one cluster (so one test):
 //! 0. `replay --scheduler slurm --slurm-conf` predicts a small run from its own `sacct` dump:
-//!    30 jobs of four users on partition `cpu`, Slurm's own Fair Tree; the median |predicted −
-//!    recorded start| is within one backfill interval (30 s). The cluster is then brought up
-//!    afresh.
+//!    30 jobs of four users, one in four on partition `gpu` and the rest on `cpu`, Slurm's own
+//!    Fair Tree, replayed on the cluster's own nodes and partitions (`--machines` the saved
+//!    `scontrol show node` and `show partition`); every job runs on its partition's nodes, and
+//!    the median |predicted − recorded start| is within one backfill interval (30 s). The
+//!    cluster is then brought up afresh.
 //! 1. `priorities` equals `sshare -l` for every association, `parent` and 0 ones included,
 //!    right after a decay tick and half a period later, with usage charged in billing units
 //!    from the saved `scontrol show partition` and `sacctmgr show qos`.
@@ -93,8 +95,9 @@ fn compare_at(dir: &Path) {
     agree_with_sshare(&sshare, &doc);
 }
 
-/// Part 0: a small run of Slurm's own Fair Tree on the fresh cluster (no usage yet), replayed
-/// from its dump with the cluster's configuration and nodes and the decay thread's phase.
+/// Part 0: a small run of Slurm's own Fair Tree on the fresh cluster (no usage yet), one job
+/// in four in partition gpu, replayed from its dump with the cluster's configuration, nodes
+/// and partitions and the decay thread's phase: each job on its partition's nodes.
 fn the_replay_predicts_a_small_run() {
     next_tick();
     let tick = run(
@@ -109,7 +112,12 @@ fn the_replay_predicts_a_small_run() {
         let user = users[(i * 3 + i / 4) % 4];
         let cpus = [8, 16, 24, 32][(i * 5 + i / 3) % 4];
         let seconds = 10 + 5 * ((i * 7) % 3) as u32;
-        ids.push(submit(user, &format!("-p cpu -n {cpus} -t 1"), seconds));
+        let partition = if i % 4 == 3 { "gpu" } else { "cpu" };
+        ids.push(submit(
+            user,
+            &format!("-p {partition} -n {cpus} -t 1"),
+            seconds,
+        ));
         std::thread::sleep(Duration::from_secs(1));
     }
     wait_for("the small run to end", Duration::from_secs(300), || {
@@ -129,7 +137,9 @@ fn the_replay_predicts_a_small_run() {
         ("sacct.txt", dump),
         (
             "config.txt",
-            run("scontrol", &["show", "config"]) + &run("scontrol", &["show", "node"]),
+            run("scontrol", &["show", "config"])
+                + &run("scontrol", &["show", "node"])
+                + &run("scontrol", &["show", "partition"]),
         ),
         (
             "partitions.txt",
@@ -155,10 +165,6 @@ fn the_replay_predicts_a_small_run() {
                 ],
             ),
         ),
-        (
-            "machines.toml",
-            "[[machine]]\nname = \"cpu\"\ncount = 12\ncpus = 8\nmemory = \"16000MiB\"\n".to_owned(),
-        ),
     ];
     for (name, text) in saved {
         std::fs::write(dir.path().join(name), text).unwrap();
@@ -174,7 +180,7 @@ fn the_replay_predicts_a_small_run() {
             "--policy",
             &policy,
             "--machines",
-            &file("machines.toml"),
+            &file("config.txt"),
             "--shares",
             &file("assoc.txt"),
             "--partitions",
@@ -193,18 +199,22 @@ fn the_replay_predicts_a_small_run() {
     let table = std::fs::read_to_string(file("jobs.csv")).unwrap();
     let mut lines = table.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let error = header
-        .iter()
-        .position(|h| *h == "starting_time_error")
-        .unwrap();
+    // A cell by its column, counted from the end: the policy, first, is quoted and holds commas.
+    let cell = |line: &str, name: &str| {
+        let column = header.iter().position(|h| *h == name).unwrap();
+        let field = line.rsplit(',').nth(header.len() - 1 - column);
+        field.unwrap_or_default().to_owned()
+    };
+    for line in table.lines().skip(1) {
+        // n13-n16 are partition gpu's nodes, named by host and index (`n13-1`).
+        let on_gpu_nodes = cell(line, "allocated_resources")
+            .split(' ')
+            .all(|node| ["n13-1", "n14-1", "n15-1", "n16-1"].contains(&node));
+        assert_eq!(on_gpu_nodes, cell(line, "partition") == "gpu", "{line}");
+    }
     let mut errors: Vec<f64> = lines
         .map(|l| {
-            // From the end: the policy, first, is quoted and holds commas.
-            let field = l
-                .rsplit(',')
-                .nth(header.len() - 1 - error)
-                .unwrap_or_default();
-            let parsed = field.parse::<f64>();
+            let parsed = cell(l, "starting_time_error").parse::<f64>();
             parsed.unwrap_or_else(|_| panic!("a job without a start error: {l}\n{table}"))
         })
         .map(f64::abs)

@@ -126,6 +126,12 @@ impl SlurmParameters {
                 unmodelled.join(", ")
             ));
         }
+        if parameters.priority.calc_period_s < 1.0 && parameters.priority.orders_jobs() {
+            notes.push(format!(
+                "PriorityCalcPeriod of {} s is taken as 1 s: the job priorities are recomputed every second",
+                parameters.priority.calc_period_s
+            ));
+        }
         parameters.over_time_s = over_time(setting("OverTimeLimit"))?;
         Ok((parameters, notes))
     }
@@ -418,6 +424,11 @@ mod tests {
         // slurm.conf writes PriorityCalcPeriod in minutes.
         let (parameters, _) = from(&[("PriorityCalcPeriod", "2")]).unwrap();
         assert_eq!(parameters.priority.calc_period_s, 120.0);
+        let (_, notes) = from(&[("PriorityCalcPeriod", "0"), ("PriorityWeightAge", "1")]).unwrap();
+        assert_eq!(
+            notes,
+            ["PriorityCalcPeriod of 0 s is taken as 1 s: the job priorities are recomputed every second"]
+        );
         for bad in [
             ("PriorityWeightAge", "-3"),
             ("OverTimeLimit", "soon"),
