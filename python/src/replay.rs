@@ -280,7 +280,7 @@ fn replay_specs(
         }
         let (results, stats): (Vec<_>, Vec<_>) = runs.into_iter().unzip();
         Ok(Replayed {
-            summary: plan.summary(results),
+            summary: plan.summary(results)?,
             stats,
             notes,
         })

@@ -146,7 +146,7 @@ pub fn run(args: Args) -> Result<()> {
     if let (Some(parts), Some(path)) = (parts, &args.jobs) {
         parts.join(&plan, policies.len(), path)?;
     }
-    let summary = plan.summary(results);
+    let summary = plan.summary(results)?;
     if args.json.as_deref().is_some_and(|p| p.as_os_str() == "-") {
         for warning in fairshare_report::replay_warnings(&summary) {
             eprintln!("warning: {warning}");

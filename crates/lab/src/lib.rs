@@ -43,7 +43,7 @@ pub mod summary;
 pub mod sweep;
 mod trace;
 
-pub use load::{AsRecorded, Load, Recorded, RecordedPeak};
+pub use load::{recorded_shares, AsRecorded, Load, Recorded, RecordedPeak, RecordedShares};
 pub use priorities::{
     utc_date, Moment, Priorities, PrioritiesDocument, PrioritiesRequest, PriorityRow,
 };

@@ -3,7 +3,7 @@
 //! Simulated capacities are set as fractions of it.
 
 use fairshare_core::model::{Task, Time};
-use fairshare_sim::cluster::{bounded_slowdown, mean, percentile, quantiles};
+use fairshare_sim::cluster::{bounded_slowdown, mean, percentile, quantiles, ShareSeries};
 use serde::{Deserialize, Serialize};
 
 /// What a trace records of its jobs' requests and of the schedule its own scheduler made:
@@ -34,6 +34,88 @@ pub struct Recorded {
     /// Their bounded slowdowns' 0th, 5th, …, 100th percentiles.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slowdown_quantiles: Vec<f64>,
+    /// The dominant share over time of the replays' top users in the recorded schedule, over
+    /// the replay's capacity ([`recorded_shares`]); empty when no start is recorded.
+    #[serde(default, skip_serializing_if = "RecordedShares::is_empty")]
+    pub shares: RecordedShares,
+}
+
+/// Users' dominant shares over time in a trace's recorded schedule, sampled as a replay's
+/// timeline is.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RecordedShares {
+    /// Sample times, seconds from the first event.
+    pub times_s: Vec<f64>,
+    /// One series per user, its dominant share at each sample time.
+    pub dominant_share: Vec<ShareSeries>,
+}
+
+impl RecordedShares {
+    /// Whether it has no series.
+    pub fn is_empty(&self) -> bool {
+        self.dominant_share.is_empty()
+    }
+}
+
+/// The dominant share, at each of `times_s` seconds after `origin`, of each user named in
+/// `ids` (by `users`, the trace's names) in the schedule `tasks` record: what the tasks
+/// started and not yet ended at that moment held, over `totals`. A task without a recorded
+/// start holds nothing; a task ending at a sample time is no longer held then.
+pub fn recorded_shares(
+    tasks: impl Iterator<Item = Task>,
+    users: &[String],
+    ids: &[String],
+    origin: Time,
+    times_s: &[f64],
+    totals: &[f64],
+) -> RecordedShares {
+    let series_of = |user: u32| {
+        let name = users.get(user as usize)?;
+        ids.iter().position(|id| id == name)
+    };
+    let seconds = |t: Time| t.as_micros().saturating_sub(origin.as_micros()) as f64 / 1e6;
+    // (time, ending first, series, demand): at one moment, ends come before starts.
+    let mut events: Vec<(f64, bool, usize, Vec<f64>)> = Vec::new();
+    for task in tasks {
+        let (Some(start), Some(k)) = (task.start, series_of(task.user)) else {
+            continue;
+        };
+        let end = start.plus_micros(task.runtime);
+        events.push((
+            seconds(end),
+            false,
+            k,
+            task.demand.iter().map(|d| -d).collect(),
+        ));
+        events.push((seconds(start), true, k, task.demand));
+    }
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut held = vec![vec![0.0; totals.len()]; ids.len()];
+    let mut values = vec![Vec::with_capacity(times_s.len()); ids.len()];
+    let mut next = events.iter().peekable();
+    for &t in times_s {
+        while let Some((_, _, k, demand)) = next.next_if(|e| e.0 <= t) {
+            held[*k].iter_mut().zip(demand).for_each(|(h, d)| *h += d);
+        }
+        for (series, user) in values.iter_mut().zip(&held) {
+            series.push(dominant_share_of(user, totals));
+        }
+    }
+    RecordedShares {
+        times_s: times_s.to_vec(),
+        dominant_share: (ids.iter().zip(values))
+            .map(|(id, values)| ShareSeries {
+                id: id.clone(),
+                values,
+            })
+            .collect(),
+    }
+}
+
+/// The largest of `held`'s shares of `totals` (a resource of total 0 counts for nothing).
+fn dominant_share_of(held: &[f64], totals: &[f64]) -> f64 {
+    let shares = held.iter().zip(totals).filter(|(_, t)| **t > 0.0);
+    shares.map(|(h, t)| (h / t).max(0.0)).fold(0.0, f64::max)
 }
 
 /// Accumulates R over a stream of tasks, without holding them.
@@ -229,6 +311,49 @@ impl AsRecorded {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two users on 8 CPUs and 100 memory: `a` holds 2 CPUs from 0 to 10 s and 4 from 5 to
+    /// 15 s; `b` holds 50 memory from 10 to 20 s; a task of `c` (not asked for) and one without
+    /// a recorded start hold nothing.
+    #[test]
+    fn recorded_shares_by_hand() {
+        let task = |user: u32, start: Option<f64>, run: f64, demand: Vec<f64>| {
+            let mut t = Task::new(
+                0,
+                user,
+                Time::ZERO,
+                Time::from_secs_f64(run).as_micros(),
+                demand,
+            );
+            t.start = start.map(Time::from_secs_f64);
+            t
+        };
+        let tasks = vec![
+            task(0, Some(0.0), 10.0, vec![2.0, 0.0]),
+            task(0, Some(5.0), 10.0, vec![4.0, 0.0]),
+            task(1, Some(10.0), 10.0, vec![0.0, 50.0]),
+            task(2, Some(0.0), 20.0, vec![8.0, 100.0]),
+            task(1, None, 10.0, vec![8.0, 100.0]),
+        ];
+        let users = ["a", "b", "c"].map(String::from);
+        let ids = ["b", "a"].map(String::from);
+        let times = [0.0, 5.0, 10.0, 15.0, 20.0];
+        let shares = recorded_shares(
+            tasks.into_iter(),
+            &users,
+            &ids,
+            Time::ZERO,
+            &times,
+            &[8.0, 100.0],
+        );
+        assert_eq!(shares.times_s, times);
+        let [b, a] = &shares.dominant_share[..] else {
+            panic!()
+        };
+        assert_eq!((a.id.as_str(), b.id.as_str()), ("a", "b"));
+        assert_eq!(a.values, [0.25, 0.75, 0.5, 0.0, 0.0]);
+        assert_eq!(b.values, [0.0, 0.0, 0.5, 0.5, 0.0]);
+    }
 
     #[test]
     fn mean_demand_by_hand() {

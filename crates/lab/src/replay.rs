@@ -5,7 +5,7 @@
 //! and `--json` writes. The command line and the tests replay through it, and so can any
 //! library caller, so none repeats the assembly.
 
-use crate::load::Recorded;
+use crate::load::{recorded_shares, Recorded};
 use crate::shares::{account_results, Entitled, ShareSource};
 use crate::summary::{ReplaySummary, Setting};
 use crate::{LabError, MeasuredTrace, Queues, Replay};
@@ -194,9 +194,33 @@ impl<'w> ReplayPlan<'w> {
     }
 
     /// The replay's document: what was read, the setting, and `results` (one per policy, in
-    /// the order they are to be shown).
-    pub fn summary(&self, results: Vec<PolicyResult>) -> ReplaySummary {
+    /// the order they are to be shown), with the recorded schedule's dominant shares of the
+    /// first result's top users at its sample times (the trace read once more, from memory or
+    /// disk, when it records starts).
+    pub fn summary(&self, results: Vec<PolicyResult>) -> Result<ReplaySummary, LabError> {
         let measured = self.measured;
+        let mut recorded = self.recorded.clone();
+        if let (true, Some(first)) = (recorded.started > 0, results.first()) {
+            let timeline = &first.timeline;
+            let ids: Vec<String> = timeline
+                .dominant_share
+                .iter()
+                .map(|s| s.id.clone())
+                .collect();
+            let mut failure = None;
+            let tasks = (measured.tasks()?).map_while(|t| t.map_err(|e| failure = Some(e)).ok());
+            recorded.shares = recorded_shares(
+                tasks,
+                &measured.users,
+                &ids,
+                measured.origin(),
+                &timeline.times_s,
+                &self.capacity.total(),
+            );
+            if let Some(error) = failure {
+                return Err(LabError::Record(error));
+            }
+        }
         let (capacity, source) = (&self.capacity, &self.capacity_source);
         let base = measured.setting(&self.replay, capacity, self.fraction, source);
         let setting = Setting {
@@ -205,14 +229,14 @@ impl<'w> ReplayPlan<'w> {
                 None => String::new(),
             },
             queues: (self.queues.as_ref()).map_or_else(String::new, |q| q.in_words()),
-            recorded: self.recorded.clone(),
+            recorded,
             ..base
         };
-        ReplaySummary {
+        Ok(ReplaySummary {
             input: measured.input.clone(),
             setting,
             policies: results,
-        }
+        })
     }
 }
 

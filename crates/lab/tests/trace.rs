@@ -183,7 +183,7 @@ fn a_replay_plan_assembles_shares_accounts_and_queues_once_for_every_policy() {
         .map(|p| p.parse().unwrap())
         .to_vec();
     assert!(plan.alike(&alike).is_empty(), "accounts tell them apart");
-    let summary = plan.summary(results);
+    let summary = plan.summary(results).unwrap();
     assert_eq!(summary.policies.len(), 2);
     assert_eq!(summary.setting.shares, notes[1]["shares: ".len()..]);
     assert_eq!(summary.setting.queues, notes[2]["queues: ".len()..]);
@@ -249,11 +249,25 @@ fn the_recorded_schedule_covers_the_jobs_a_horizon_submits() {
         let plan = |stop| fairshare_lab::ReplayPlan::new(&measured, replay(stop), &mut |_| {});
         let cut = plan(StopRule::After(200_000_000)).unwrap();
         let result = cut.run(&"fifo".parse().unwrap(), &mut |_| {}).unwrap();
-        let summary = cut.summary(vec![result]);
+        let summary = cut.summary(vec![result]).unwrap();
         assert_eq!(summary.policies[0].tasks_submitted, 41);
         assert_eq!(summary.setting.recorded.jobs, 41, "memory {keep_at_most}");
         assert_eq!(summary.setting.recorded.started, 41);
-        let whole = plan(StopRule::Drain).unwrap().summary(Vec::new());
+        // The recorded schedule's shares, at the run's sample times, of its top users.
+        let (shares, timeline) = (
+            &summary.setting.recorded.shares,
+            &summary.policies[0].timeline,
+        );
+        assert_eq!(shares.times_s, timeline.times_s);
+        let ids = |series: &[fairshare_sim::cluster::ShareSeries]| {
+            series.iter().map(|s| s.id.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&shares.dominant_share), ids(&timeline.dominant_share));
+        assert!(shares
+            .dominant_share
+            .iter()
+            .any(|s| s.values.iter().any(|v| *v > 0.0)));
+        let whole = plan(StopRule::Drain).unwrap().summary(Vec::new()).unwrap();
         assert_eq!(whole.setting.recorded.jobs, 120);
     }
 }

@@ -428,29 +428,39 @@ fn timeline_points(times: &[f64], values: &[f64], unit: f64) -> Vec<(f64, f64)> 
         .collect()
 }
 
-/// One small chart per policy: the dominant share of the top users over time, one colour per
-/// user across all charts.
+/// One small chart per policy, and one of the trace's own schedule when it records one: the
+/// dominant share of the top users over time, one colour per user across all charts.
 fn share_section(summary: &ReplaySummary) -> String {
     let users = top_users(&summary.policies);
     let (unit, x_label) = time_axis(&summary.policies);
-    let top = summary
-        .policies
-        .iter()
-        .flat_map(|p| &p.timeline.dominant_share)
-        .flat_map(|s| &s.values)
-        .copied();
+    let recorded = &summary.setting.recorded.shares;
+    let panels = (summary.policies.iter())
+        .map(|p| {
+            (
+                p.policy.as_str(),
+                &p.timeline.times_s,
+                &p.timeline.dominant_share,
+            )
+        })
+        .chain((!recorded.is_empty()).then_some((
+            "as recorded",
+            &recorded.times_s,
+            &recorded.dominant_share,
+        )));
+    let panels: Vec<_> = panels.collect();
+    let top = panels.iter().flat_map(|(_, _, shares)| *shares);
+    let top = top.flat_map(|s| &s.values).copied();
     let top = 100.0 * top.filter(|v| v.is_finite()).fold(0.0, f64::max);
     let y_max = if top > 0.0 { top * 1.05 } else { 1.0 };
-    let figures: String = summary
-        .policies
+    let figures: String = panels
         .iter()
-        .map(|p| {
-            let series = p.timeline.dominant_share.iter().filter_map(|s| {
+        .map(|(title, times_s, shares)| {
+            let series = shares.iter().filter_map(|s| {
                 let colour = Colour::Palette(users.iter().position(|u| *u == s.id)?);
                 Some(Series {
                     label: s.id.clone(),
                     colour,
-                    points: timeline_points(&p.timeline.times_s, &s.values, unit),
+                    points: timeline_points(times_s, &s.values, unit),
                 })
             });
             let chart = LineChart {
@@ -462,7 +472,7 @@ fn share_section(summary: &ReplaySummary) -> String {
                 markers: false,
                 legend: false,
             };
-            html::panel(&p.policy, &svg::line_chart(&chart))
+            html::panel(title, &svg::line_chart(&chart))
         })
         .collect();
     let names = short_names(&users);
@@ -472,7 +482,7 @@ fn share_section(summary: &ReplaySummary) -> String {
         .zip((0..).map(Colour::Palette))
         .collect();
     format!(
-        "<h2>Dominant share over time</h2>\n<p>The dominant share of the {} users with the most tasks, one chart per policy and the same colour for the same user everywhere: under a fair policy the lines of busy users stay close together.</p>\n{}{}{figures}",
+        "<h2>Dominant share over time</h2>\n<p>The dominant share of the {} users with the most tasks, one chart per policy (and one of the schedule the trace recorded, when it records one) and the same colour for the same user everywhere: under a fair policy the lines of busy users stay close together.</p>\n{}{}{figures}",
         users.len(),
         html::legend(&legend),
         user_table(&users, &names, &summary.policies)

@@ -212,6 +212,26 @@ fn replay_page_has_one_plot_per_figure() {
     assert!(replay_html(&s).contains("&lt;b&gt;bob&lt;/b&gt;"));
 }
 
+/// A trace that records its schedule gets one more dominant-share chart, "as recorded", with
+/// the users' colours of the policies' charts.
+#[test]
+fn the_recorded_schedule_gets_its_own_share_chart() {
+    let mut s = sample_replay();
+    let first = &s.policies[0].timeline;
+    s.setting.recorded.started = 3;
+    s.setting.recorded.shares = fairshare_lab::RecordedShares {
+        times_s: first.times_s.clone(),
+        dominant_share: first.dominant_share.clone(),
+    };
+    let html = replay_html(&s);
+    check_page(&html, 2 + 2 + 4 + 2);
+    let section = &html[html.find("<h2>Dominant share over time</h2>").unwrap()..];
+    assert!(
+        section.contains("as recorded"),
+        "the recorded panel is titled"
+    );
+}
+
 /// An account of the sample replay, delivered `delivered` at every sample after the first.
 fn account(name: &str, parent: Option<&str>, entitlement: f64, delivered: f64) -> AccountResult {
     AccountResult {
