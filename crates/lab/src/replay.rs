@@ -195,12 +195,13 @@ impl<'w> ReplayPlan<'w> {
 
     /// The replay's document: what was read, the setting, and `results` (one per policy, in
     /// the order they are to be shown), with the recorded schedule's dominant shares of the
-    /// first result's top users at its sample times (the trace read once more, from memory or
-    /// disk, when it records starts).
+    /// first result's top users at its sample times when the trace records starts and was
+    /// kept in memory (a trace streamed from disk is not read once more for them).
     pub fn summary(&self, results: Vec<PolicyResult>) -> Result<ReplaySummary, LabError> {
         let measured = self.measured;
         let mut recorded = self.recorded.clone();
-        if let (true, Some(first)) = (recorded.started > 0, results.first()) {
+        let drawn = recorded.started > 0 && measured.is_kept();
+        if let (true, Some(first)) = (drawn, results.first()) {
             let timeline = &first.timeline;
             let ids: Vec<String> = timeline
                 .dominant_share

@@ -685,6 +685,11 @@ impl MeasuredTrace {
         })
     }
 
+    /// Whether the tasks were kept in memory after the first pass (at most [`KEEP_AT_MOST`]).
+    pub fn is_kept(&self) -> bool {
+        self.kept.is_some()
+    }
+
     /// The trace's tasks, over the replay's resources: from memory when they were kept,
     /// otherwise read from disk once more.
     pub fn tasks(
