@@ -145,13 +145,17 @@ class Result:
 
     @cached_property
     def shares(self):
-        """One row per policy, sample and user drawn (the users with the most tasks): the
+        """One row per policy (and ``"as recorded"``, the trace's own schedule, when it records
+        one and was kept in memory), sample and user drawn (the users with the most tasks): the
         user's dominant share at that time."""
+        recorded = self.doc["setting"]["recorded"].get("shares")
+        lines = [(run["policy"], run["timeline"]) for run in self.doc["policies"]]
+        lines += [(AS_RECORDED, recorded)] if recorded else []
         rows = [
-            {"policy": run["policy"], "time_s": time, "user": series["id"], "dominant_share": value}
-            for run in self.doc["policies"]
-            for series in run["timeline"]["dominant_share"]
-            for time, value in zip(run["timeline"]["times_s"], series["values"])
+            {"policy": policy, "time_s": time, "user": series["id"], "dominant_share": value}
+            for policy, line in lines
+            for series in line["dominant_share"]
+            for time, value in zip(line["times_s"], series["values"])
         ]
         return frame(rows, SHARES)
 
