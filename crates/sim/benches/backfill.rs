@@ -3,14 +3,16 @@
 //! 128-processor pool, arriving fast enough to keep the machine at 80 %, 100 % and 120 % of
 //! its capacity, under EASY and conservative backfilling and Slurm's two schedulers (FIFO
 //! order; a pool has no nodes, so Slurm's backfill plans processors there). The mean number of waiting jobs at each load (Little's law, from the FIFO EASY
-//! run) is printed once.
+//! run) is printed once. `slurm_two_partitions` runs Slurm's schedulers on the same jobs on
+//! 16 nodes of 8 processors in two partitions of 12 and 4 nodes, every 4th job in the smaller
+//! one (at most its 32 processors), so that the main scheduler blocks partition by partition.
 //!
 //! Run with `cargo bench -p fairshare-sim --bench backfill`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use fairshare_core::alloc::tasks::FillRule;
-use fairshare_core::model::Time;
-use fairshare_sim::cluster::{run, Capacity, ClusterConfig, SchedulerEntry, Stop, Task};
+use fairshare_core::model::{partition_property, MachineCatalogue, NodeType, Time};
+use fairshare_sim::cluster::{run, Capacity, ClusterConfig, Partition, SchedulerEntry, Stop, Task};
 use std::convert::Infallible;
 use std::time::Duration;
 
@@ -69,6 +71,33 @@ fn config(scheduler: SchedulerEntry) -> ClusterConfig {
     config
 }
 
+/// `tasks` in two partitions on 16 nodes of 8 processors: every 4th in `small` (4 nodes, at
+/// most 32 processors), the others in `large` (12 nodes), each spread over any of its nodes.
+fn two_partitions(tasks: &[Task]) -> (ClusterConfig, Vec<Task>) {
+    let node = |name: &str, count| {
+        let mut node = NodeType::new(name, count, vec![8.0]);
+        node.properties = vec![partition_property(name)];
+        node
+    };
+    let catalogue = MachineCatalogue::new(vec![node("large", 12), node("small", 4)]);
+    let config = ClusterConfig {
+        capacity: Capacity::Machines(catalogue),
+        partitions: ["large", "small"].map(Partition::named).to_vec(),
+        ..config(SchedulerEntry::SLURM)
+    };
+    let tasks = tasks.iter().enumerate().map(|(i, task)| {
+        let small = i % 4 == 3;
+        let mut task = task.clone();
+        task.partition = Some(u32::from(small));
+        task.nodes = None;
+        if small {
+            task.demand[0] = task.demand[0].min(32.0);
+        }
+        task
+    });
+    (config, tasks.collect())
+}
+
 fn backfill(c: &mut Criterion) {
     let mut group = c.benchmark_group("backfill_2000_jobs_128_cpus");
     for load in [0.8, 1.0, 1.2] {
@@ -105,6 +134,17 @@ fn backfill(c: &mut Criterion) {
                 },
             );
         }
+        let (config, tasks) = two_partitions(&tasks);
+        group.bench_with_input(
+            BenchmarkId::new("slurm_two_partitions", load),
+            &tasks,
+            |b, tasks| {
+                b.iter(|| {
+                    let arrivals = tasks.iter().cloned().map(Ok::<_, Infallible>);
+                    run(&config, arrivals, |_| {}).expect("runs")
+                })
+            },
+        );
     }
     group.finish();
 }

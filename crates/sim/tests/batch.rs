@@ -457,6 +457,19 @@ fn slurm_starts_around_a_blocked_job_only_at_its_backfill_cycle() {
     assert_eq!(with(one_test), [0.0, 100.0, 100.0]);
 }
 
+/// A drained run ends with its last job, not at a plan made for a job that started earlier:
+/// job 1 is planned at 200 s, job 0's walltime, by the backfill cycle at 30 s; job 0 ends at
+/// 40 s and job 1 runs from 40 to 50 s.
+#[test]
+fn a_drained_run_ends_with_its_last_job_not_at_a_stale_plan() {
+    let jobs = [job(0, 0.0, 40.0, 200.0, 4.0), job(1, 1.0, 10.0, 10.0, 4.0)];
+    for scheduler in [SchedulerEntry::SLURM, SchedulerEntry::EASY] {
+        let result = replay(pool(4.0), scheduler, FillRule::HeadOfLine, &jobs);
+        assert_eq!(starts(&result), [0.0, 40.0]);
+        assert_eq!(result.simulated_s, 50.0, "{scheduler:?}");
+    }
+}
+
 /// Slurm's backfill plans every job it cannot start, not only the first, as conservative
 /// backfilling does. On 4 processors, job 0 holds 2 until 100 s and job 1 holds 1 until 50 s.
 /// Job 2 needs all 4 (planned at 100 s); job 3 needs 2 for 40 s (planned at 50 s, in the

@@ -28,6 +28,11 @@ pub(in crate::cluster) fn replay<E>(
             None => None,
         };
         let next_finish = engine.finishes.peek().map(|Reverse((t, _, _))| *t);
+        if next_arrival.is_none() && next_finish.is_none() && engine.smallest.least().is_none() {
+            // Nothing arrives, runs or waits: a wake-up left is a plan of a job that has
+            // started since (or a periodic pass) and would only stretch the run.
+            break;
+        }
         let next_wakeup = engine.wakeups.peek().map(|Reverse(t)| *t);
         let events = next_arrival.into_iter().chain(next_finish);
         let wakeups = next_wakeup.into_iter().chain(engine.next_periodic());
