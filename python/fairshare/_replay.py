@@ -382,15 +382,15 @@ def replay(
     ``fairshare.policies()``) or policies written in Python (``fairshare.Ranker``), a list or
     one. The capacity is the trace's own machine unless one of
     ``capacity_fraction`` (of the mean demand R), ``capacity`` (``"cpu=120,mem=80"`` or a dict)
-    or ``machines`` (a file) is given. ``shares`` is ``"equal"``, a share file or
-    ``"usage:FACTOR"``; ``horizon`` a duration (``"6h"``, seconds); ``drain`` runs until every
+    or ``machines`` (a file, as ``--machines``: for a Slurm dump, the site's nodes and
+    partitions too) is given. ``shares`` is ``"equal"``, a share file or ``"usage:FACTOR"``; ``horizon`` a duration (``"6h"``, seconds); ``drain`` runs until every
     task has finished. ``rule`` is ``"head-of-line"`` (a pass stops at a job that does not fit,
     the SDRF paper's rule) or ``"skip"`` (that user is passed over); ``scheduler`` ``"fill"``
     (progressive filling in the policy's order), ``"easy"`` or ``"conservative"`` (backfilling
     on requested walltimes) or ``"slurm"`` (Slurm's main and backfill schedulers and its
     multifactor job priority, with Slurm's defaults or those of ``slurm_conf``, a
-    ``slurm.conf`` or the saved output of ``scontrol show config`` and ``scontrol show node``,
-    as ``--slurm-conf``; docs/slurm-prediction.md); ``placement`` ``"first"`` or ``"best"`` (the fullest node with
+    ``slurm.conf`` or the saved output of ``scontrol show config``, ``scontrol show node`` and
+    ``scontrol show partition``, as ``--slurm-conf``; docs/slurm-prediction.md); ``placement`` ``"first"`` or ``"best"`` (the fullest node with
     room); ``overrun`` ``"kill"`` (a job that ran past its walltime request is killed at it) or
     ``"extend"`` (it runs in full). ``swf_cpus`` picks an SWF log's processor count:
     ``"auto"`` (allocated when recorded, else requested), ``"allocated"`` or ``"requested"``;

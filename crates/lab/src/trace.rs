@@ -76,7 +76,8 @@ pub struct Replay {
     /// Slurm's scheduling parameters, under [`SchedulerEntry::SLURM`].
     pub slurm: SlurmParameters,
     /// The site's partitions by name, with their tiers and partition factors (a Slurm
-    /// configuration's); a partition of the trace not listed has tier 0 and factor 0.
+    /// configuration's); a partition of the trace not listed has factor 0 and tier 1, Slurm's
+    /// default (tier 0 when none is listed).
     pub partitions: Vec<Partition>,
     /// Which nodes a job starts on.
     pub placement: PlacementEntry,
@@ -379,8 +380,9 @@ impl MeasuredTrace {
         Ok(Capacity::Pool(pool))
     }
 
-    /// The machines listed in `path` (an SWF `.machines` file, an Alibaba node list, or a TOML
-    /// catalogue for traces whose memory is in KB: SWF and sacct), over the resources of the
+    /// The machines listed in `path` (an SWF `.machines` file, an Alibaba node list, a Slurm
+    /// site's nodes and partitions for a sacct dump, or a TOML catalogue for traces whose
+    /// memory is in KB: SWF and sacct), over the resources of the
     /// replay.
     pub fn machines(&self, path: &std::path::Path) -> Result<Capacity, LabError> {
         let shown = path.display();
@@ -517,9 +519,11 @@ impl MeasuredTrace {
             partitions: (self.partitions.iter())
                 .map(|name| {
                     let configured = replay.partitions.iter().find(|p| p.name == *name);
-                    configured
-                        .cloned()
-                        .unwrap_or_else(|| Partition::named(name))
+                    configured.cloned().unwrap_or_else(|| Partition {
+                        // Slurm's default PriorityTier, where the site lists partitions.
+                        tier: i32::from(!replay.partitions.is_empty()),
+                        ..Partition::named(name)
+                    })
                 })
                 .collect(),
         }

@@ -13,8 +13,8 @@
 //! definitions leave out. The headings of `scontrol show config` are passed over.
 
 use crate::TraceError;
-use fairshare_core::model::{partition_property, slurm_duration, NodeType};
-use std::collections::{HashMap, HashSet};
+use fairshare_core::model::{partition_property, NodeType};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 /// The lines of a `slurm.conf` that define things rather than set a value.
@@ -30,6 +30,12 @@ const DEFINITIONS: [&str; 6] = [
 /// The most hosts a configuration's host lists may name in all (Slurm's own limit on nodes is
 /// far lower); a list naming more is a fault, not a reason to fill the memory.
 const MOST_HOSTS: usize = 1_000_000;
+
+/// The longest host name a host list may make, bytes (a DNS name is at most 253).
+const LONGEST_HOST: usize = 255;
+
+/// The most bracketed ranges one name of a host list may hold (`n[1-2]c[1-4]` holds 2).
+const MOST_RANGES: usize = 8;
 
 /// One node of the configuration.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,10 +63,6 @@ pub struct SlurmPartition {
     pub priority_tier: u32,
     /// `PriorityJobFactor`: its jobs' partition factor, over the highest of all (default 1).
     pub priority_job_factor: u32,
-    /// `MaxTime`, seconds (`None`: unlimited).
-    pub max_time_s: Option<u64>,
-    /// Whether it is the `Default` partition.
-    pub default: bool,
 }
 
 /// The settings of a Slurm configuration, in file order, its nodes and partitions, and what
@@ -235,14 +237,16 @@ fn with_defaults<'d>(
     definitions: &'d [Definition],
     kind: &str,
 ) -> Vec<(&'d Definition, Definition)> {
-    let mut defaults: Vec<(String, String)> = Vec::new();
+    // By key: a later DEFAULT replaces an earlier one's value.
+    let mut defaults: BTreeMap<String, String> = BTreeMap::new();
     let mut read = Vec::new();
     for definition in definitions.iter().filter(|d| d.kind == kind) {
         if definition.named().eq_ignore_ascii_case("default") {
             defaults.extend(definition.words[1..].iter().cloned());
             continue;
         }
-        let words = defaults.iter().chain(&definition.words).cloned().collect();
+        let defaults = defaults.iter().map(|(k, v)| (k.clone(), v.clone()));
+        let words = defaults.chain(definition.words.iter().cloned()).collect();
         let whole = Definition {
             kind: definition.kind.clone(),
             line: definition.line,
@@ -271,8 +275,11 @@ fn nodes(
             )
         };
         let read = node_resources(&whole).map_err(fault);
-        let names = expand_hosts(definition.named(), *budget)
-            .map_err(|e| format!("line {}: NodeName={e}", definition.line));
+        let names = match definition.named() {
+            "" => Err("names no host".to_owned()),
+            list => expand_hosts(list, *budget),
+        };
+        let names = names.map_err(|e| format!("line {}: NodeName={e}", definition.line));
         match (read, names) {
             (Ok(node), Ok(names)) => {
                 *budget -= names.len();
@@ -324,10 +331,14 @@ fn node_resources(definition: &Definition) -> Result<SlurmNode, String> {
                 .map(str::to_owned)
                 .collect()
         });
+    let memory_mb = number("RealMemory")?.unwrap_or(1.0);
+    if !cpus.is_finite() || !(memory_mb * 1024.0).is_finite() {
+        return Err("its processors or memory are too large to count".into());
+    }
     Ok(SlurmNode {
         name: String::new(),
         cpus,
-        memory_mb: number("RealMemory")?.unwrap_or(1.0),
+        memory_mb,
         gpus: definition.get("gres").map_or(0.0, gpus),
         features,
     })
@@ -337,12 +348,12 @@ fn node_resources(definition: &Definition) -> Result<SlurmNode, String> {
 /// entry without a count is one.
 fn gpus(gres: &str) -> f64 {
     let mut total = 0.0;
-    let mut depth = 0;
+    let mut depth: usize = 0;
     let mut entry = String::new();
     for c in gres.chars().chain([',']) {
         match c {
             '(' => depth += 1,
-            ')' => depth -= 1,
+            ')' => depth = depth.saturating_sub(1),
             ',' if depth == 0 => {
                 let mut parts = entry.split(':');
                 if parts.next() == Some("gpu") {
@@ -367,17 +378,37 @@ fn partitions(
     faults: &mut Vec<String>,
 ) -> Vec<SlurmPartition> {
     let mut partitions: Vec<SlurmPartition> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let known: HashSet<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
     for (definition, whole) in with_defaults(definitions, "partitionname") {
         let name = definition.named();
-        match partition(&whole, nodes, *budget) {
+        let read = partition(&whole, nodes, *budget).and_then(|read| {
+            // A partition's hosts are checked where the file defines nodes at all.
+            let unknown = read
+                .nodes
+                .iter()
+                .find(|n| !known.is_empty() && !known.contains(n.as_str()));
+            match unknown {
+                Some(host) => Err(format!(
+                    "Nodes names {host}, which no NodeName line defines"
+                )),
+                None => Ok(read),
+            }
+        });
+        match read {
             Ok(read) => {
                 *budget = budget.saturating_sub(read.nodes.len());
                 let read = SlurmPartition {
                     name: name.to_owned(),
                     ..read
                 };
-                partitions.retain(|p| p.name != read.name);
-                partitions.push(read);
+                match index.get(name) {
+                    Some(&at) => partitions[at] = read,
+                    None => {
+                        index.insert(name.to_owned(), partitions.len());
+                        partitions.push(read);
+                    }
+                }
             }
             Err(what) => faults.push(format!(
                 "line {}: PartitionName={name}: {what}",
@@ -406,25 +437,17 @@ fn partition(
     let priority = whole("Priority", 1)?;
     let nodes = match definition.get("nodes") {
         None => Vec::new(),
-        Some(list) if list.eq_ignore_ascii_case("all") => {
-            all.iter().map(|n| n.name.clone()).collect()
-        }
+        Some(list) if list.eq_ignore_ascii_case("all") => match all.len() <= budget {
+            true => all.iter().map(|n| n.name.clone()).collect(),
+            false => return Err(format!("Nodes=ALL names more than {budget} hosts")),
+        },
         Some(list) => expand_hosts(list, budget).map_err(|e| format!("Nodes={e}"))?,
-    };
-    let max_time_s = match definition.get("maxtime") {
-        None => None,
-        Some(v) if ["infinite", "unlimited"].contains(&v.to_ascii_lowercase().as_str()) => None,
-        Some(v) => slurm_duration(v).map_err(|e| format!("MaxTime: {e}, found {v:?}"))?,
     };
     Ok(SlurmPartition {
         name: String::new(),
         nodes,
         priority_tier: whole("PriorityTier", priority)?,
         priority_job_factor: whole("PriorityJobFactor", priority)?,
-        max_time_s,
-        default: definition
-            .get("default")
-            .is_some_and(|d| d.eq_ignore_ascii_case("yes")),
     })
 }
 
@@ -459,9 +482,18 @@ pub fn expand_hosts(list: &str, most: usize) -> Result<Vec<String>, String> {
     Ok(hosts)
 }
 
-/// Appends the hosts one name of a host list stands for: each of its bracketed ranges in turn.
+/// Appends the hosts one name of a host list stands for: each of its bracketed ranges in turn
+/// (at most [`MOST_RANGES`] of them, each host at most [`LONGEST_HOST`] bytes).
 fn expand_host(name: &str, hosts: &mut Vec<String>, most: usize) -> Result<(), String> {
+    if name.matches('[').count() > MOST_RANGES {
+        return Err(format!(
+            "a name holds more than {MOST_RANGES} bracketed ranges"
+        ));
+    }
     let Some(open) = name.find('[') else {
+        if name.len() > LONGEST_HOST {
+            return Err(format!("a host name is longer than {LONGEST_HOST} bytes"));
+        }
         return push_host(hosts, name.to_owned(), most);
     };
     let close = open + name[open..].find(']').ok_or("a `[` is left open")?;
@@ -469,6 +501,9 @@ fn expand_host(name: &str, hosts: &mut Vec<String>, most: usize) -> Result<(), S
     for range in name[open + 1..close].split(',') {
         let (low, high) = range.split_once('-').unwrap_or((range, range));
         let width = low.len();
+        if width > LONGEST_HOST {
+            return Err(format!("a host name is longer than {LONGEST_HOST} bytes"));
+        }
         let (Ok(l), Ok(h)) = (low.parse::<u64>(), high.parse::<u64>()) else {
             return Err(format!("{range:?} is not a range of numbers"));
         };
@@ -577,20 +612,9 @@ mod tests {
                 panic!("{:?}", read.partitions());
             };
             assert_eq!(cpu.nodes, ["n1", "n2", "n3"]);
-            assert_eq!(
-                (
-                    cpu.priority_tier,
-                    cpu.priority_job_factor,
-                    cpu.max_time_s,
-                    cpu.default
-                ),
-                (2, 10, Some(3600), true)
-            );
+            assert_eq!((cpu.priority_tier, cpu.priority_job_factor), (2, 10));
             assert_eq!(all.nodes.len(), 4);
-            assert_eq!(
-                (all.priority_tier, all.max_time_s, all.default),
-                (5, None, false)
-            );
+            assert_eq!((all.priority_tier, all.priority_job_factor), (5, 5));
             let machines = read.machines();
             assert_eq!(machines[0].properties, ["partition:cpu", "partition:all"]);
             assert_eq!(machines[3].properties, ["partition:all"]);
@@ -612,8 +636,17 @@ mod tests {
         }
         assert!(expand_hosts("n[1-1000000000000]", 100).is_err());
         assert!(expand_hosts("n[1-10][1-10]", 50).is_err());
-        let read = parse_slurm_conf("NodeName=n[1-4 CPUs=8\nNodeName=m1 CPUs=many\nPartitionName=p Nodes=m1 PriorityTier=high\n");
-        assert_eq!(read.faults().len(), 3, "{:?}", read.faults());
+        // Hostile lists fail fast: many ranges in one name, long names, wide padding.
+        assert!(expand_hosts(&"n[1]".repeat(100_000), 100).is_err());
+        assert!(expand_hosts(&format!("{}[1-9]", "x".repeat(300)), 100).is_err());
+        assert!(expand_hosts(&format!("n[{}1-9]", "0".repeat(300)), 100).is_err());
+        let read = parse_slurm_conf("NodeName=n[1-4 CPUs=8\nNodeName=m1 CPUs=many\nPartitionName=p Nodes=m1 PriorityTier=high\nNodeName=k1 Sockets=1e300 CoresPerSocket=1e300\nNodeName= CPUs=2\nNodeName=ok CPUs=2\nPartitionName=q Nodes=ok,ghost\n");
+        assert_eq!(read.faults().len(), 6, "{:?}", read.faults());
+        assert!(
+            read.faults()[5].contains("Nodes names ghost"),
+            "{:?}",
+            read.faults()
+        );
         assert!(
             read.faults()[1].starts_with("line 2: NodeName=m1: CPUs takes"),
             "{:?}",

@@ -1,6 +1,6 @@
 //! A policy's order of users turned into Slurm's order of jobs. Under `priority/multifactor`
 //! a job's priority is its user's fairshare factor (or the site factor a policy writes in its
-//! place) times a weight, plus the job's own terms (age, size); Slurm recomputes it for every
+//! place) times a weight, plus the job's own terms (age, size, partition); Slurm recomputes it for every
 //! pending job each `PriorityCalcPeriod` and keeps it in between. [`MultifactorRanker`] wraps
 //! the policy's ranker: at each recomputation it reads every user's factor, and it orders the
 //! waiting users by the priority of their next job, whose own points the scheduler gives in

@@ -281,10 +281,12 @@ impl Engine {
         self.tier.is_none_or(|t| job.priority == t).then_some(job)
     }
 
-    /// The tier and factor of a job's partition (none: tier 0, factor 0).
+    /// The tier and factor of a job's partition; a job of none has factor 0 and the lowest
+    /// tier of any partition (0 when there are none).
     fn partition_setting(&self, partition: Option<u32>) -> (i32, f64) {
         let setting = partition.and_then(|p| self.partition_settings.get(p as usize));
-        setting.map_or((0, 0.0), |s| (s.tier, s.factor))
+        let lowest = || self.partition_settings.iter().map(|s| s.tier).min();
+        setting.map_or((lowest().unwrap_or(0), 0.0), |s| (s.tier, s.factor))
     }
 
     /// The queue rule of a job's queue (none: no limit, priority 0).

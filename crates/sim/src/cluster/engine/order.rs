@@ -1,6 +1,6 @@
 //! The order of each user's waiting jobs. By default a user's jobs wait in their queue's
 //! priority, then oldest first. Under a scheduler that orders jobs by a job priority (Slurm's
-//! multifactor with age or size weights), each job also has points of its own, recomputed for
+//! multifactor with age, size or partition weights), each job also has points of its own, recomputed for
 //! every waiting job each `PriorityCalcPeriod` as Slurm recomputes them: a user's queue is
 //! kept by queue priority, then points, then age, and each user's next job carries its points
 //! to the ranker, which adds the user's factor ([`MultifactorRanker`]).

@@ -93,7 +93,7 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
         Some(0)
     }
     /// The job priority the scheduler orders jobs by, when a job's own terms weigh in
-    /// (Slurm's age and size factors); none by default: the policy's order of users, each
+    /// (Slurm's age, size and partition factors); none by default: the policy's order of users, each
     /// user's jobs oldest first.
     fn job_priority(&self) -> Option<JobPriority> {
         None
