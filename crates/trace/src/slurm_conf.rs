@@ -257,6 +257,18 @@ fn with_defaults<'d>(
     read
 }
 
+/// Puts `item` named `name` in `items`, in the place of an earlier one of that name (a later
+/// definition wins), `index` finding each name's place.
+fn put<T>(items: &mut Vec<T>, index: &mut HashMap<String, usize>, name: String, item: T) {
+    match index.get(&name) {
+        Some(&at) => items[at] = item,
+        None => {
+            index.insert(name, items.len());
+            items.push(item);
+        }
+    }
+}
+
 /// The nodes of the `NodeName=` definitions, each host once (a later definition of a host
 /// replaces an earlier one), with what `NodeName=DEFAULT` sets where a definition is silent.
 fn nodes(
@@ -288,13 +300,8 @@ fn nodes(
                         name,
                         ..node.clone()
                     };
-                    match index.get(&node.name) {
-                        Some(&known) => nodes[known] = node,
-                        None => {
-                            index.insert(node.name.clone(), nodes.len());
-                            nodes.push(node);
-                        }
-                    }
+                    let name = node.name.clone();
+                    put(&mut nodes, &mut index, name, node);
                 }
             }
             (Err(fault), _) | (_, Err(fault)) => faults.push(fault),
@@ -402,13 +409,7 @@ fn partitions(
                     name: name.to_owned(),
                     ..read
                 };
-                match index.get(name) {
-                    Some(&at) => partitions[at] = read,
-                    None => {
-                        index.insert(name.to_owned(), partitions.len());
-                        partitions.push(read);
-                    }
-                }
+                put(&mut partitions, &mut index, name.to_owned(), read);
             }
             Err(what) => faults.push(format!(
                 "line {}: PartitionName={name}: {what}",
