@@ -53,7 +53,11 @@
 #                          (default 12000)
 #   PARTITIONS=one|two     LAYOUT=many: every job in partition cpu (default), or one job in
 #                          four (the plan's 4th, 8th, … job) in partition gpu (its 4 nodes, 32
-#                          CPUs, no GRES asked) and the load offered over all 128 CPUs
+#                          CPUs, no GRES asked) and the load offered over all 128 CPUs;
+#                          or, with tiers, one job in four in partition high, made for the
+#                          run over n[09-16] with PriorityTier=2 (it shares n09-n12 with
+#                          cpu, whose jobs the main scheduler keeps off them while a high
+#                          job waits), the load offered over all 128 CPUs
 #   FAIRSHARE=…            the fairshare binary (default $CARGO_TARGET_DIR or target/, debug)
 #   CARGO=…                how cargo is run for the analysis (default cargo; cbuild here)
 # Takes about 6.5 minutes per run (a fresh cluster, 6¼ minutes of workload, the dump), 20
@@ -88,8 +92,8 @@ case $layout in
     partitions=${PARTITIONS:-one}
     case $partitions in
       one) plan_cpus=96 ;;
-      two) plan_cpus=128 ;;
-      *) echo "PARTITIONS is one or two, not '$partitions'" >&2; exit 2 ;;
+      two | tiers) plan_cpus=128 ;;
+      *) echo "PARTITIONS is one, two or tiers, not '$partitions'" >&2; exit 2 ;;
     esac
     ;;
   *) echo "LAYOUT is one or many, not '$layout'" >&2; exit 2 ;;
@@ -163,7 +167,7 @@ workload() {
 }
 
 # The drawn plan, from t = 0: each line's job as its user, at its time (with PARTITIONS=two,
-# every 4th in partition gpu).
+# every 4th in partition gpu; with PARTITIONS=tiers, in partition high).
 workload_many() {
   local at_s user cpus mem run limit rest memory partition n=0
   while IFS='|' read -r at_s user cpus mem run limit rest; do
@@ -172,7 +176,12 @@ workload_many() {
     [ "$mem" != 0 ] && memory="--mem-per-cpu=$mem"
     n=$((n + 1))
     partition=""
-    [ "$partitions" = two ] && [ $((n % 4)) = 0 ] && partition="-p gpu"
+    if [ $((n % 4)) = 0 ]; then
+      case $partitions in
+        two) partition="-p gpu" ;;
+        tiers) partition="-p high" ;;
+      esac
+    fi
     su "$user" -c "sbatch --parsable --chdir=/tmp -o /dev/null -J d -n $cpus $memory $partition -t $limit --wrap 'sleep $run'" >/dev/null
   done < <(grep -v '^#' "$out/plan.txt")
 }
@@ -194,6 +203,12 @@ run() {
   log "$name: fresh cluster"
   bash "$root/scripts/slurm/up.sh" --fresh fair-tree --layout "$layout" >"$dir/up.log" 2>&1
   if [ -n "$policy" ]; then set_weight 0; else set_weight 100000; fi
+  if [ "${partitions:-one}" = tiers ]; then
+    # A partition of a higher tier over half of cpu's nodes and the gpu nodes; a fresh
+    # cluster forgets it.
+    scontrol create PartitionName=high Nodes=n[09-16] PriorityTier=2 MaxTime=INFINITE \
+      State=UP TRESBillingWeights=CPU=1.0,Mem=0.25G
+  fi
   sleep 2
   local began_utc began_s
   began_utc=$(TZ=UTC date -u -d "-5 seconds" +%Y-%m-%dT%H:%M:%S)
@@ -262,9 +277,9 @@ TOML
 replay() {
   local name=$1 policy=$2 dir="$out/$1" cluster
   if [ "$layout" = many ]; then
-    # With two partitions, the nodes and partitions as the run's Slurm listed them.
+    # With more than one partition, the nodes and partitions as the run's Slurm listed them.
     local machines="$out/machines.toml"
-    [ "$partitions" = two ] && machines="$dir/config.txt"
+    [ "$partitions" != one ] && machines="$dir/config.txt"
     cluster=(--machines "$machines" --shares "$dir/assoc.txt"
       --partitions "$dir/partitions.txt" --qos "$dir/qos.txt")
   else

@@ -622,6 +622,53 @@ fn slurm_blocks_partition_by_partition_and_keeps_jobs_on_their_partitions_nodes(
     );
 }
 
+/// Partition `lo` has nodes `a` and `s`, partition `hi` only `s` (4 processors each). Job 0
+/// (hi, 2 processors) holds half of `s` and job 1 (lo) all of `a` until 100 s; job 2 (hi)
+/// waits for all of `s`. Job 3 (lo, 2 processors for 10 s) would fit on the other half of
+/// `s` at once, but Slurm's main scheduler keeps every pass off a blocked partition's nodes,
+/// so it starts only at the first backfill cycle (30 s), which does not (and delays job 2's
+/// plan at 100 s in nothing). With the fence left out of the main scheduler, it started at 3 s.
+#[test]
+fn slurm_keeps_the_main_scheduler_off_a_blocked_partitions_shared_nodes() {
+    let node = |name: &str, partitions: &[&str]| {
+        let mut node = NodeType::new(name, 1, vec![4.0]);
+        node.properties = partitions.iter().map(|p| partition_property(p)).collect();
+        node
+    };
+    let capacity = Capacity::Machines(MachineCatalogue::new(vec![
+        node("a", &["lo"]),
+        node("s", &["lo", "hi"]),
+    ]));
+    let in_partition = |mut task: Task, partition: u32| {
+        task.partition = Some(partition);
+        task.nodes = Some(1);
+        task
+    };
+    let jobs = [
+        in_partition(job(0, 0.0, 100.0, 100.0, 2.0), 1),
+        in_partition(job(1, 1.0, 100.0, 100.0, 4.0), 0),
+        in_partition(job(2, 2.0, 10.0, 10.0, 4.0), 1),
+        in_partition(job(3, 3.0, 10.0, 10.0, 2.0), 0),
+    ];
+    let scheduler = SchedulerEntry::SLURM.scheduler(FillRule::HeadOfLine);
+    let config = ClusterConfig {
+        partitions: ["lo", "hi"].map(Partition::named).to_vec(),
+        ..config_for("fifo", capacity, scheduler, &jobs)
+    };
+    let result = replay_config(&config, &jobs);
+    assert_eq!(starts(&result), [0.0, 1.0, 100.0, 30.0]);
+    let job_3 = result.jobs.iter().find(|j| j.id == 3).unwrap();
+    assert_eq!(
+        job_3
+            .placed
+            .iter()
+            .map(|(node, _)| *node)
+            .collect::<Vec<_>>(),
+        [1],
+        "on s"
+    );
+}
+
 /// Partitions `lo` and `hi` share one node of 4 processors, which job 0 (lo) holds until
 /// 100 s; job 1 (lo) and then job 2 (hi) wait for all of it. In FIFO order job 1 goes first;
 /// with `hi` on a higher `PriorityTier`, or with a higher partition factor weighted by

@@ -347,20 +347,30 @@ proptest! {
         }
     }
 
-    /// With two partitions on nodes of their own, every job runs on its partition's nodes,
-    /// and Slurm's main scheduler starts a job (in FIFO order) only once every earlier job of
-    /// its partition has started: a blocked job stops its own partition, no other.
+    /// With two partitions on nodes of their own and perhaps nodes they share, every job
+    /// runs on its partition's nodes, and Slurm's main scheduler starts a job (in FIFO
+    /// order) neither before an earlier job of its partition nor on a node of a partition
+    /// whose earlier job waits: a blocked job stops its own partition and keeps the pass off
+    /// its nodes, no more.
     #[test]
     fn slurm_keeps_each_partition_on_its_nodes_and_blocks_it_alone(
         specs in prop::collection::vec((job_spec(), 0u32..2), 1..40),
         sizes in prop::collection::vec((1u32..3, prop::sample::select(vec![2u32, 4, 8])), 2),
+        shared in 0u32..3,
     ) {
-        let types = sizes.iter().enumerate().map(|(p, &(count, cpus))| {
-            let mut node = NodeType::new(format!("p{p}"), count, vec![f64::from(cpus), 4.0]);
-            node.properties = vec![partition_property(&format!("p{p}"))];
+        let node_type = |name: &str, count: u32, cpus: u32, partitions: &[&str]| {
+            let mut node = NodeType::new(name, count, vec![f64::from(cpus), 4.0]);
+            node.properties = partitions.iter().map(|p| partition_property(p)).collect();
             node
-        });
-        let capacity = Capacity::Machines(MachineCatalogue::new(types.collect()));
+        };
+        let mut types = vec![
+            node_type("p0", sizes[0].0, sizes[0].1, &["p0"]),
+            node_type("p1", sizes[1].0, sizes[1].1, &["p1"]),
+        ];
+        if shared > 0 {
+            types.push(node_type("both", shared, 4, &["p0", "p1"]));
+        }
+        let capacity = Capacity::Machines(MachineCatalogue::new(types));
         let (specs, partitions): (Vec<JobSpec>, Vec<u32>) = specs.into_iter().unzip();
         let mut tasks = tasks(&specs);
         tasks.iter_mut().zip(&partitions).for_each(|(t, p)| t.partition = Some(*p));
@@ -372,21 +382,28 @@ proptest! {
         config.partitions = ["p0", "p1"].map(Partition::named).to_vec();
         let result = run(&config, tasks.iter().cloned().map(Ok::<_, Infallible>), |_| {}).unwrap();
         prop_assert_eq!(result.tasks_completed + result.tasks_never_fit, result.tasks_submitted);
-        // Node indices run over the expanded catalogue: partition p0's nodes first.
-        let first_of_p1 = sizes[0].0 as usize;
+        // Node indices run over the expanded catalogue: p0's own nodes, p1's, the shared.
+        let (own_p0, own_p1) = (sizes[0].0 as usize, sizes[1].0 as usize);
+        let in_partition = |node: usize, partition: u32| match node {
+            n if n < own_p0 => partition == 0,
+            n if n < own_p0 + own_p1 => partition == 1,
+            _ => true,
+        };
         let start = |id: usize| result.jobs.iter().find(|j| j.id == id as u64).map(|j| j.start);
         for job in &result.jobs {
             let j = job.id as usize;
-            let on_p1 = job.placed.iter().map(|(n, _)| *n >= first_of_p1);
-            prop_assert!(on_p1.into_iter().all(|p1| p1 == (partitions[j] == 1)), "job {j} off its partition");
+            let nodes: Vec<usize> = job.placed.iter().map(|(n, _)| *n).collect();
+            prop_assert!(nodes.iter().all(|&n| in_partition(n, partitions[j])), "job {j} off its partition");
             if job.start.as_micros() % 30_000_000 == 0 {
                 continue;
             }
             for (k, other) in tasks.iter().enumerate().take(j) {
                 let waiting = start(k).is_some_and(|s| s > job.start);
+                let fenced = partitions[k] == partitions[j]
+                    || nodes.iter().any(|&n| in_partition(n, partitions[k]));
                 prop_assert!(
-                    !(partitions[k] == partitions[j] && other.submit < tasks[j].submit && waiting),
-                    "job {j} started at {} by the main scheduler while job {k} of its partition, submitted before it, waited", job.start
+                    !(fenced && other.submit < tasks[j].submit && waiting),
+                    "job {j} started at {} on {nodes:?} by the main scheduler while job {k} of partition p{}, submitted before it, waited", job.start, partitions[k]
                 );
             }
         }

@@ -11,6 +11,8 @@ pub(super) use run::replay;
 use super::*;
 use fairshare_core::model::partition_property;
 use order::{job_ranker, JobOrder};
+use std::borrow::Cow;
+use std::slice;
 
 /// A job waiting in a user's queue.
 #[derive(Debug, Clone)]
@@ -93,11 +95,10 @@ struct Engine {
     freed: Vec<(usize, Time)>,
     /// Jobs that name a property no node declares (not enforced).
     unknown_properties: u64,
-    /// By the trace's partition index, the partition's node property and whether some node
-    /// declares it; empty when no node declares any partition of the trace.
-    partitions: Vec<(String, bool)>,
-    /// By the trace's partition index, its tier and factor.
-    partition_settings: Vec<Partition>,
+    /// By the trace's partition index, the partition as the run applies it.
+    partitions: Vec<PartitionRule>,
+    /// The tier of a job of no partition: the lowest of any partition (0 when there are none).
+    lowest_tier: i32,
     /// Reserved starts, at which a pass must run even if nothing arrives or ends then.
     wakeups: BinaryHeap<Reverse<Time>>,
     record_jobs: Option<Window>,
@@ -175,19 +176,36 @@ fn ranker(config: &ClusterConfig, resources: usize) -> Result<Box<dyn Ranker>, S
     Ok(job_ranker(config, ranker))
 }
 
-/// By the trace's partition index, the partition's node property and whether a node of
-/// `space` declares it; none when no node declares any partition.
-fn partitions(config: &ClusterConfig, space: &Space) -> Vec<(String, bool)> {
-    let properties = config.partitions.iter().map(|partition| {
-        let property = partition_property(&partition.name);
-        let known = space.declares(&property);
-        (property, known)
-    });
-    let partitions: Vec<(String, bool)> = properties.collect();
-    match partitions.iter().any(|(_, known)| *known) {
-        true => partitions,
-        false => Vec::new(),
+/// A partition of the trace, as the run applies it.
+#[derive(Debug, Clone)]
+struct PartitionRule {
+    /// The node property its jobs require (`partition:NAME`), when some node of the run
+    /// declares a partition; none when no node declares any (jobs then run anywhere).
+    property: Option<String>,
+    /// Whether some node declares its property, so that its jobs are held to its nodes.
+    declared: bool,
+    /// Its `PriorityTier` and partition factor.
+    tier: i32,
+    factor: f64,
+}
+
+/// By the trace's partition index, each partition of `config` as it applies on `space`.
+fn partition_rules(config: &ClusterConfig, space: &Space) -> Vec<PartitionRule> {
+    let mut rules: Vec<PartitionRule> = (config.partitions.iter())
+        .map(|partition| {
+            let property = partition_property(&partition.name);
+            PartitionRule {
+                declared: space.declares(&property),
+                property: Some(property),
+                tier: partition.tier,
+                factor: partition.factor,
+            }
+        })
+        .collect();
+    if !rules.iter().any(|rule| rule.declared) {
+        rules.iter_mut().for_each(|rule| rule.property = None);
     }
+    rules
 }
 
 /// Each user's entitlement: by `config`'s shares, else 1/n each.
@@ -208,7 +226,7 @@ impl Engine {
             Arc::clone(&config.placement),
             reservations != Reservations::None,
         )?;
-        let partitions = partitions(config, &space);
+        let partitions = partition_rules(config, &space);
         Ok(Engine {
             queues: vec![VecDeque::new(); users],
             running: Vec::new(),
@@ -238,8 +256,8 @@ impl Engine {
             smallest: Smallest::default(),
             freed: Vec::new(),
             unknown_properties: 0,
+            lowest_tier: partitions.iter().map(|p| p.tier).min().unwrap_or(0),
             partitions,
-            partition_settings: config.partitions.clone(),
             wakeups: BinaryHeap::new(),
             record_jobs: config.record_jobs,
             jobs: Vec::new(),
@@ -282,11 +300,10 @@ impl Engine {
     }
 
     /// The tier and factor of a job's partition; a job of none has factor 0 and the lowest
-    /// tier of any partition (0 when there are none).
+    /// tier of any partition.
     fn partition_setting(&self, partition: Option<u32>) -> (i32, f64) {
-        let setting = partition.and_then(|p| self.partition_settings.get(p as usize));
-        let lowest = || self.partition_settings.iter().map(|s| s.tier).min();
-        setting.map_or((lowest().unwrap_or(0), 0.0), |s| (s.tier, s.factor))
+        let rule = partition.and_then(|p| self.partitions.get(p as usize));
+        rule.map_or((self.lowest_tier, 0.0), |r| (r.tier, r.factor))
     }
 
     /// The queue rule of a job's queue (none: no limit, priority 0).
@@ -327,18 +344,17 @@ impl Engine {
         let demand = self.space.normalise(&a.demand).map_err(bad)?;
         let size = dominant_share(&demand);
         let cpus = a.demand.first().copied().unwrap_or(0.0);
-        let of_partition = a.partition.and_then(|p| self.partitions.get(p as usize));
-        let (request, unknown) = match of_partition {
-            Some((property, _)) => {
-                let mut properties = a.properties.clone();
-                properties.push(property.clone());
-                (self.space).request(cpus, demand, a.nodes, a.exclusive, &properties)
+        let rule = a.partition.and_then(|p| self.partitions.get(p as usize));
+        let properties = match rule.and_then(|r| r.property.as_ref()) {
+            Some(property) if a.properties.is_empty() => Cow::Borrowed(slice::from_ref(property)),
+            Some(property) => {
+                Cow::Owned([a.properties.as_slice(), slice::from_ref(property)].concat())
             }
-            None => (self.space).request(cpus, demand, a.nodes, a.exclusive, &a.properties),
+            None => Cow::Borrowed(a.properties.as_slice()),
         };
-        let partition = a
-            .partition
-            .filter(|_| of_partition.is_some_and(|(_, known)| *known));
+        let (request, unknown) =
+            (self.space).request(cpus, demand, a.nodes, a.exclusive, &properties);
+        let partition = a.partition.filter(|_| rule.is_some_and(|r| r.declared));
         self.unknown_properties += u64::from(unknown);
         let rule = self.queue_rule(a.queue);
         let within_queue = rule.processors.is_none_or(|limit| cpus <= limit + 1e-9);
@@ -472,6 +488,7 @@ impl Engine {
             }
         }
         scheduler.pass(self);
+        self.space.unfence();
         if self.reservations == Reservations::ForThePass {
             self.drop_reservations();
         }

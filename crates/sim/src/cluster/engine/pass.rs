@@ -102,6 +102,15 @@ impl Pass for Engine {
         self.candidate(user).and_then(|job| job.partition)
     }
 
+    fn fence(&mut self, user: u32) {
+        let rule = self
+            .partition(user)
+            .and_then(|p| self.partitions.get(p as usize));
+        if let Some(property) = rule.and_then(|rule| rule.property.as_ref()) {
+            self.space.fence(property);
+        }
+    }
+
     fn full(&self) -> bool {
         self.smallest
             .least()

@@ -50,6 +50,11 @@ pub trait Pass {
     /// The partition of the user's candidate (the trace's index), when it runs only on that
     /// partition's nodes; `None` when it may run on any node.
     fn partition(&self, user: u32) -> Option<u32>;
+    /// Keeps the rest of the pass off every node of the user's candidate's partition, free
+    /// or not (Slurm's main scheduler, once a job of a partition cannot start, so that nodes
+    /// the partition shares go to no other partition's job either); nothing when the
+    /// candidate may run on any node.
+    fn fence(&mut self, user: u32);
     /// Whether nothing more can start now, whatever the order (no node has any free room).
     fn full(&self) -> bool;
     /// How many waiting jobs hold no reservation.

@@ -5,7 +5,9 @@
 //! - **The main scheduler** runs after every submission and every job end. It goes down the
 //!   queue in priority order, at most `default_queue_depth` jobs, starting each job that fits
 //!   now: once a job of a partition is left pending, no later job of that partition is started
-//!   by it (Slurm's `failed_parts`). Partitions are told apart where the machines declare them
+//!   by it (Slurm's `failed_parts`), and no job of any partition is started on that
+//!   partition's nodes, which other partitions may share. Partitions are told apart where the
+//!   machines declare them
 //!   (a Slurm site's nodes and partitions as `--machines`); elsewhere every job may run on
 //!   every node, and the first that does not fit stops the pass.
 //! - **The backfill scheduler** runs every `bf_interval` seconds. It goes down the queue in
@@ -24,9 +26,7 @@
 //! What is left out: the phase of the backfill's timer (here its cycles fall on multiples of
 //! `bf_interval` from the run's start; in Slurm, `bf_interval` after the previous cycle ended,
 //! from whenever `slurmctld` started); the time a cycle takes and `bf_continue`'s yielding (a
-//! cycle here is instantaneous); `bf_resolution`'s rounding of planned times; the nodes a
-//! blocked partition shares with another (Slurm keeps the rest of the pass off them; here a
-//! job of the other partition may still start there). A partition's `PriorityTier` and
+//! cycle here is instantaneous); `bf_resolution`'s rounding of planned times. A partition's `PriorityTier` and
 //! partition factor come with the run's partitions ([`crate::cluster::Partition`]).
 //! docs/slurm-prediction.md measures what that costs.
 
@@ -269,7 +269,8 @@ pub struct Slurm {
 impl Slurm {
     /// The main scheduler: in order, at most `default_queue_depth` jobs, each started if it
     /// fits; a job that does not blocks its partition for the rest of the pass (Slurm's
-    /// `failed_parts`), and one that may run on any node blocks them all.
+    /// `failed_parts`) and keeps the pass off the partition's nodes, which other partitions
+    /// may share; one that may run on any node blocks them all.
     fn main(&self, pass: &mut dyn Pass) {
         let mut blocked: Vec<u32> = Vec::new();
         let mut tested = 0;
@@ -286,6 +287,7 @@ impl Slurm {
                     return;
                 };
                 blocked.push(partition);
+                pass.fence(user);
                 pass.pass_over(user);
             }
         }

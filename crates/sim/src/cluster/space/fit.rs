@@ -4,14 +4,16 @@
 use super::*;
 
 /// Places `request` on `nodes` (whose `used` say what is taken; changed as the job is placed)
-/// by asking `placement` for one node at a time.
+/// by asking `placement` for one node at a time, never on a node `fenced` marks (empty: none).
 pub(super) fn fit(
     placement: &dyn Placement,
     request: &Request,
     nodes: &mut [Node],
+    fenced: &[bool],
 ) -> Option<Placed> {
     for (i, node) in nodes.iter_mut().enumerate() {
-        let allowed = request.eligible.as_ref().is_none_or(|e| e[i]);
+        let allowed = request.eligible.as_ref().is_none_or(|e| e[i])
+            && !fenced.get(i).copied().unwrap_or(false);
         node.closed = !allowed || (request.exclusive && !node.is_empty());
     }
     let (mut left, each, spread) = match &request.shape {

@@ -47,6 +47,8 @@ pub(super) struct Space {
     searches: (Vec<usize>, Openings, Openings),
     /// Which nodes each set of properties allows, as met.
     eligibility: HashMap<Vec<String>, Option<Arc<[bool]>>>,
+    /// The nodes no job may be placed on for the rest of the pass (empty: none).
+    fenced: Vec<bool>,
     pool: bool,
 }
 
@@ -125,6 +127,7 @@ impl Space {
             properties,
             searches: Default::default(),
             eligibility: HashMap::new(),
+            fenced: Vec::new(),
             pool: matches!(capacity, Capacity::Pool(_)),
         })
     }
@@ -226,11 +229,29 @@ impl Space {
         eligible
     }
 
+    /// Keeps every node that declares `property` from taking any job until
+    /// [`Space::unfence`]; a property no node declares fences nothing.
+    pub(super) fn fence(&mut self, property: &str) {
+        let Some(nodes) = self.eligible(&[property.to_owned()]) else {
+            return;
+        };
+        self.fenced.resize(nodes.len(), false);
+        self.fenced
+            .iter_mut()
+            .zip(nodes.iter())
+            .for_each(|(f, n)| *f |= n);
+    }
+
+    /// Opens every fenced node again.
+    pub(super) fn unfence(&mut self) {
+        self.fenced.clear();
+    }
+
     /// Whether `request` fits in an empty cluster.
     pub(super) fn could_ever_fit(&mut self, request: &Request) -> bool {
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.iter_mut().for_each(|n| n.used.fill(0.0));
-        let placed = fit(self.placement.as_ref(), request, &mut scratch);
+        let placed = fit(self.placement.as_ref(), request, &mut scratch, &[]);
         self.scratch = scratch;
         placed.is_some()
     }
@@ -252,9 +273,12 @@ impl Space {
     /// Where `request` fits beside what runs now, without taking it. A one-node request on
     /// every node asks the placement directly, as the SDRF paper's simulator does.
     pub(super) fn fit_now(&mut self, request: &Request) -> Option<Placed> {
-        if let (Shape::Nodes { nodes: 1, per_node }, false, None) =
-            (&request.shape, request.exclusive, &request.eligible)
-        {
+        if let (Shape::Nodes { nodes: 1, per_node }, false, None, true) = (
+            &request.shape,
+            request.exclusive,
+            &request.eligible,
+            self.fenced.is_empty(),
+        ) {
             let node = self.placement.select_node(per_node, &self.nodes)?;
             return (node < self.nodes.len()).then(|| vec![(node, per_node.clone())]);
         }
@@ -263,7 +287,7 @@ impl Space {
             .iter_mut()
             .zip(&self.nodes)
             .for_each(|(s, n)| s.used.clone_from(&n.used));
-        let placed = fit(self.placement.as_ref(), request, &mut scratch);
+        let placed = fit(self.placement.as_ref(), request, &mut scratch, &self.fenced);
         self.scratch = scratch;
         placed
     }
@@ -286,7 +310,7 @@ impl Space {
                 line.peak_into(from, to, &mut s.used, full);
             }
         }
-        let placed = fit(self.placement.as_ref(), request, &mut scratch);
+        let placed = fit(self.placement.as_ref(), request, &mut scratch, &self.fenced);
         self.scratch = scratch;
         placed
     }
