@@ -262,7 +262,7 @@ TOML
   scontrol --oneliner show partition >"$dir/partitions.txt"
   # The configuration, the nodes and the partitions, as --slurm-conf and --machines read them.
   { scontrol show config; scontrol show node; scontrol show partition; } >"$dir/config.txt"
-  sacctmgr -P -n show qos format=Name,UsageFactor >"$dir/qos.txt"
+  sacctmgr -P -n show qos format=Name,UsageFactor,Priority >"$dir/qos.txt"
   sacctmgr -P -n show assoc format=Cluster,Account,User,Partition,Share,ParentName >"$dir/assoc.txt"
   local jobs
   jobs=$(grep -cE '^[0-9]+\|' "$dir/sacct.txt")

@@ -134,7 +134,9 @@ impl ClusterOptions {
         }
         let conf = format!("slurm_conf {}", path.display());
         let text = std::fs::read_to_string(path).map_err(|e| format!("{conf}: {e}"))?;
-        slurm_setup(&text).map_err(|e| format!("{conf}: {e}").into())
+        let setup = slurm_setup(&text).map_err(|e| format!("{conf}: {e}"))?;
+        // QOS priorities are not taken from Python yet: the note says when they would matter.
+        Ok(setup.with_qos(None))
     }
 
     /// Where the capacity comes from.

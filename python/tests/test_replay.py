@@ -70,10 +70,11 @@ def test_a_slurm_conf_is_the_cli_s_and_what_it_leaves_out_is_noted(tmp_path, sma
     conf = tmp_path / "slurm.conf"
     conf.write_text(
         "SchedulerParameters=bf_interval=10\nPriorityWeightAge=1000\nPriorityMaxAge=00:10:00\n"
-        "PriorityWeightQOS=5\nNodeName=n[1-4] CPUs=4\n"
+        "PriorityWeightQOS=5\nPriorityWeightAssoc=5\nNodeName=n[1-4] CPUs=4\n"
     )
     result = fairshare.replay(small_log, ["drf"], scheduler="slurm", slurm_conf=conf, progress=False)
-    assert "slurm_conf: priority terms not modelled, so left out: PriorityWeightQOS" in result.notes
+    assert "slurm_conf: priority terms not modelled, so left out: PriorityWeightAssoc" in result.notes
+    assert any(n.startswith("slurm_conf: PriorityWeightQOS is set but no QOS priority was given") for n in result.notes)
     args = [small_log, "--policy=drf", "--scheduler=slurm", "--slurm-conf", conf]
     same_as_cli(tmp_path, result, args)
     plain = fairshare.replay(small_log, ["drf"], scheduler="slurm", progress=False)

@@ -117,7 +117,7 @@ pub fn run(args: Args) -> Result<()> {
         replay: Replay {
             jobs_during: (args.gantt)
                 .or_else(|| args.report.as_ref().map(|_| measured.middle_day())),
-            ..args.cluster.replay()?
+            ..args.cluster.replay(&args.trace)?
         },
     };
     let plan = ReplayPlan::new(&measured, request, &mut |note| eprintln!("note: {note}"))?;

@@ -119,7 +119,7 @@ pub fn run(args: Args) -> Result<()> {
     let mine = sweep::plan(&args.fractions, &args.nines, &args.baseline, args.shard)?;
     let (shard, shards) = args.shard;
     let measured = trace.scan()?;
-    let replay = args.cluster.replay()?;
+    let replay = args.cluster.replay(trace)?;
     let bar = ProgressBar::new(mine.len() as u64);
     bar.set_style(
         ProgressStyle::with_template(

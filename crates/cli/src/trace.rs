@@ -8,10 +8,11 @@ use fairshare_lab::input::parse_duration;
 use fairshare_lab::slurm_conf::{slurm_setup, SlurmSetup};
 use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
 use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
-use fairshare_trace::billing::{parse_partitions, parse_qos, Billing};
+use fairshare_trace::billing::{parse_partitions, parse_qos, parse_qos_priorities, Billing};
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions};
 use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Where the tasks come from.
@@ -42,9 +43,11 @@ pub struct TraceArgs {
     /// AllocTRES (rounded down by Slurm), else the job's CPUs.
     #[arg(long, value_name = "FILE")]
     pub partitions: Option<PathBuf>,
-    /// Slurm dumps: each QOS's UsageFactor, from the saved output of `sacctmgr -P -n show qos
-    /// format=Name,UsageFactor`; a job's billing is multiplied by its QOS's (the dump's `QOS`
-    /// column).
+    /// Slurm dumps: each QOS's UsageFactor and Priority, from the saved output of `sacctmgr -P
+    /// -n show qos format=Name,UsageFactor,Priority` (the Priority column may be left out); a
+    /// job's billing is multiplied by its QOS's usage factor (the dump's `QOS` column), and
+    /// under `--scheduler slurm` with PriorityWeightQOS its priority gains its QOS's priority
+    /// over the highest.
     #[arg(long, value_name = "FILE")]
     pub qos: Option<PathBuf>,
     /// Slurm dumps: bill as under Slurm's PriorityFlags=MAX_TRES (the largest of the weighted
@@ -83,7 +86,7 @@ pub struct ClusterArgs {
     /// output of `scontrol show config` (with `show node` and `show partition`). Its
     /// SchedulerType and SchedulerParameters (bf_interval, bf_window, bf_max_job_test,
     /// bf_max_job_user, default_queue_depth) set the schedulers; its multifactor weights
-    /// (fairshare, age, size, partition), PriorityMaxAge, PriorityFavorSmall,
+    /// (fairshare, age, size, partition, QOS with `--qos`), PriorityMaxAge, PriorityFavorSmall,
     /// PriorityCalcPeriod and OverTimeLimit, and its partitions' PriorityTier and
     /// PriorityJobFactor, the order of jobs; what it sets that the model leaves out is named
     /// in a note. Without it, Slurm 22.05's defaults.
@@ -131,6 +134,16 @@ impl TraceArgs {
             max_tres: self.max_tres,
             usage_factors: read(&self.qos, "--qos", parse_qos)?.unwrap_or_default(),
         })
+    }
+
+    /// Each QOS's priority from `--qos`, when given.
+    pub fn qos_priorities(&self) -> Result<Option<BTreeMap<String, u32>>> {
+        let Some(path) = &self.qos else {
+            return Ok(None);
+        };
+        let context = || format!("--qos {}", path.display());
+        let text = std::fs::read_to_string(path).with_context(context)?;
+        Ok(Some(parse_qos_priorities(&text).with_context(context)?))
     }
 
     /// The first pass over the trace (standard input saved to a file first, since a trace is
@@ -207,10 +220,10 @@ impl std::ops::Deref for Scanned {
 }
 
 impl ClusterArgs {
-    /// How every run is set up; notes on what `--slurm-conf` sets that is not modelled go to
-    /// standard error.
-    pub fn replay(&self) -> Result<Replay> {
-        let slurm = self.slurm_setup()?;
+    /// How every run is set up, with the QOS priorities of `trace`'s `--qos`; notes on what
+    /// `--slurm-conf` sets that is not modelled go to standard error.
+    pub fn replay(&self, trace: &TraceArgs) -> Result<Replay> {
+        let slurm = self.slurm_setup(trace)?;
         Ok(Replay {
             stop: match (self.drain, self.horizon) {
                 (true, _) => StopRule::Drain,
@@ -221,14 +234,16 @@ impl ClusterArgs {
             scheduler: self.scheduler,
             slurm: slurm.parameters,
             partitions: slurm.partitions,
+            qos_factors: slurm.qos_factors,
             placement: self.placement,
             overrun: self.overrun,
             ..Replay::default()
         })
     }
 
-    /// Slurm's scheduling parameters and partitions, from `--slurm-conf` when given.
-    fn slurm_setup(&self) -> Result<SlurmSetup> {
+    /// Slurm's scheduling parameters, partitions and QOS factors, from `--slurm-conf` (and
+    /// `trace`'s `--qos`) when given.
+    fn slurm_setup(&self, trace: &TraceArgs) -> Result<SlurmSetup> {
         let Some(path) = &self.slurm_conf else {
             return Ok(SlurmSetup::default());
         };
@@ -238,6 +253,7 @@ impl ClusterArgs {
         let context = || format!("--slurm-conf {}", path.display());
         let text = std::fs::read_to_string(path).with_context(context)?;
         let setup = slurm_setup(&text).with_context(context)?;
+        let setup = setup.with_qos(trace.qos_priorities()?.as_ref());
         for note in &setup.notes {
             eprintln!("note: --slurm-conf: {note}");
         }

@@ -624,7 +624,7 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
     let conf = dir.path().join("slurm.conf");
     std::fs::write(
         &conf,
-        "SchedulerType=sched/backfill\nSchedulerParameters=bf_interval=10,bf_continue\nPriorityWeightAge=1000\nPriorityWeightJobSize=10\nPriorityWeightQOS=1000\n",
+        "SchedulerType=sched/backfill\nSchedulerParameters=bf_interval=10,bf_continue\nPriorityWeightAge=1000\nPriorityWeightJobSize=10\nPriorityWeightQOS=1000\nPriorityWeightAssoc=10\n",
     )
     .unwrap();
     let starts = |extra: &[&str]| {
@@ -700,12 +700,50 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
     );
     assert!(
         stderr.contains(
-            "note: --slurm-conf: priority terms not modelled, so left out: PriorityWeightQOS"
+            "note: --slurm-conf: priority terms not modelled, so left out: PriorityWeightAssoc"
         ),
         "{stderr}"
     );
     assert!(
         stderr.contains("the job size factor counts the replay's nodes and processors"),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .contains("note: --slurm-conf: PriorityWeightQOS is set but no QOS priority was given"),
+        "{stderr}"
+    );
+    // With the QOS priorities, carol's scavenger job outranks bob's and starts beside alice's
+    // in the main scheduler's pass at its submission.
+    let qos = dir.path().join("qos.txt");
+    std::fs::write(&qos, "normal|1.000000|10\nscavenger|0.500000|1000\n").unwrap();
+    let (rows, stderr) = starts(&[
+        "--slurm-conf",
+        conf.to_str().unwrap(),
+        "--qos",
+        qos.to_str().unwrap(),
+    ]);
+    assert_eq!(rows[2][2], at(2), "the higher QOS first");
+    assert!(!stderr.contains("PriorityWeightQOS is set"), "{stderr}");
+    std::fs::write(&qos, "normal|1.000000|ten\n").unwrap();
+    let out = fairshare(&[
+        "replay",
+        dump.to_str().unwrap(),
+        "--policy",
+        "fifo",
+        "--capacity",
+        "cpu=4,mem=0,gpu=0",
+        "--scheduler",
+        "slurm",
+        "--slurm-conf",
+        conf.to_str().unwrap(),
+        "--qos",
+        qos.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("line 1") && stderr.contains("Priority"),
         "{stderr}"
     );
 }

@@ -66,6 +66,7 @@ fn replay(c: &mut Criterion) {
             accounts: None,
             overrun: fairshare_sim::cluster::Overrun::Kill,
             partitions: Vec::new(),
+            qos_factors: Vec::new(),
         };
         group.bench_function(policy, |b| {
             b.iter(|| {

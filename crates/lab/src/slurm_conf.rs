@@ -4,6 +4,7 @@
 use fairshare_core::error::Invalid;
 use fairshare_sim::cluster::{Partition, SlurmParameters};
 use fairshare_trace::slurm_conf::{parse_slurm_conf, SlurmConf};
+use std::collections::BTreeMap;
 
 /// What a site's Slurm configuration sets for `--scheduler slurm` (by default, Slurm 22.05's
 /// defaults and no partition).
@@ -13,6 +14,9 @@ pub struct SlurmSetup {
     pub parameters: SlurmParameters,
     /// Its partitions' `PriorityTier` and partition factors, by name.
     pub partitions: Vec<Partition>,
+    /// Each QOS's factor by name: its `Priority` over the highest (Slurm's normalised QOS
+    /// priority), when the QOS priorities are given ([`SlurmSetup::with_qos`]).
+    pub qos_factors: BTreeMap<String, f64>,
     /// One sentence on each setting that changes outcomes but is not modelled.
     pub notes: Vec<String>,
 }
@@ -41,8 +45,29 @@ pub fn slurm_setup(text: &str) -> Result<SlurmSetup, Invalid> {
     Ok(SlurmSetup {
         parameters,
         partitions: partitions(&conf),
+        qos_factors: BTreeMap::new(),
         notes,
     })
+}
+
+impl SlurmSetup {
+    /// This setup with the QOS factors of `priorities` (each QOS's `Priority`, as
+    /// `sacctmgr show qos format=Name,UsageFactor,Priority` lists them; `None`: not given),
+    /// and a note when `PriorityWeightQOS` is set without them.
+    pub fn with_qos(mut self, priorities: Option<&BTreeMap<String, u32>>) -> SlurmSetup {
+        let priorities = priorities.filter(|p| !p.is_empty());
+        let highest = priorities.and_then(|p| p.values().max()).copied();
+        if let (Some(priorities), Some(highest @ 1..)) = (priorities, highest) {
+            let factor = |p: &u32| f64::from(*p) / f64::from(highest);
+            self.qos_factors = priorities
+                .iter()
+                .map(|(q, p)| (q.clone(), factor(p)))
+                .collect();
+        } else if self.parameters.priority.qos_weight != 0.0 {
+            self.notes.push("PriorityWeightQOS is set but no QOS priority was given (the saved `sacctmgr -P -n show qos format=Name,UsageFactor,Priority`, as `--qos`): every job's QOS factor is 0".into());
+        }
+        self
+    }
 }
 
 /// The partitions of `conf` as the engine orders jobs by them: each one's `PriorityTier`, and
@@ -84,6 +109,38 @@ mod tests {
             refused.to_string().starts_with("line 1: NodeName="),
             "{refused}"
         );
+    }
+
+    #[test]
+    fn qos_factors_are_each_priority_over_the_highest_and_their_absence_is_noted() {
+        let setup = || slurm_setup("PriorityWeightQOS=1000\n").unwrap();
+        let priorities: BTreeMap<String, u32> = [
+            ("normal".into(), 0),
+            ("high".into(), 400),
+            ("top".into(), 1600),
+        ]
+        .into();
+        let with = setup().with_qos(Some(&priorities));
+        assert!(with.notes.is_empty(), "{:?}", with.notes);
+        let factors: Vec<(&str, f64)> = (with.qos_factors.iter())
+            .map(|(q, f)| (q.as_str(), *f))
+            .collect();
+        assert_eq!(factors, [("high", 0.25), ("normal", 0.0), ("top", 1.0)]);
+        for none in [
+            None,
+            Some(BTreeMap::new()),
+            Some([("normal".into(), 0)].into()),
+        ] {
+            let without = setup().with_qos(none.as_ref());
+            assert!(without.qos_factors.is_empty());
+            assert!(
+                without.notes[0].starts_with("PriorityWeightQOS is set"),
+                "{:?}",
+                without.notes
+            );
+        }
+        let unweighted = slurm_setup("PriorityWeightAge=1\n").unwrap().with_qos(None);
+        assert!(unweighted.notes.is_empty(), "{:?}", unweighted.notes);
     }
 
     #[test]

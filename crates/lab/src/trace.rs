@@ -14,6 +14,7 @@ use fairshare_sim::cluster::{
     QueueLimit, SchedulerEntry, SchedulerSettings, SlurmParameters, Stop, Window, TOP_USERS,
 };
 use fairshare_trace::{Format, ReadOptions, TaskSource, TraceError};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -79,6 +80,9 @@ pub struct Replay {
     /// configuration's); a partition of the trace not listed has factor 0 and tier 1, Slurm's
     /// default (tier 0 when none is listed).
     pub partitions: Vec<Partition>,
+    /// Each QOS's factor by name (a Slurm site's, [`crate::slurm_conf::SlurmSetup`]); a QOS of
+    /// the trace not listed has factor 0.
+    pub qos_factors: BTreeMap<String, f64>,
     /// Which nodes a job starts on.
     pub placement: PlacementEntry,
     /// How many users' dominant shares the timelines keep.
@@ -100,6 +104,7 @@ impl Default for Replay {
             scheduler: SchedulerEntry::FILL,
             slurm: SlurmParameters::default(),
             partitions: Vec::new(),
+            qos_factors: BTreeMap::new(),
             placement: PlacementEntry::FIRST,
             top_users: TOP_USERS,
             jobs_during: None,
@@ -525,6 +530,9 @@ impl MeasuredTrace {
                         ..Partition::named(name)
                     })
                 })
+                .collect(),
+            qos_factors: (self.qos.iter())
+                .map(|name| replay.qos_factors.get(name).copied().unwrap_or(0.0))
                 .collect(),
         }
     }

@@ -26,6 +26,7 @@ fn shard() -> Value {
         queues: Vec::new(),
         overrun: fairshare_sim::cluster::Overrun::Kill,
         partitions: Vec::new(),
+        qos_factors: Vec::new(),
         shares: None,
         accounts: None,
     };

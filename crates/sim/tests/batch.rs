@@ -725,6 +725,48 @@ fn slurm_serves_a_higher_partition_tier_or_factor_first() {
     );
 }
 
+/// On 4 processors held by job 0 until 100 s, job 1 (QOS `normal`) and then job 2 (QOS
+/// `high`) wait for all of them. With `PriorityWeightQOS` weighing `high`'s factor 1 against
+/// `normal`'s 0.1 (and the policy's site factor nothing), job 2 goes first; without the
+/// weight, or with both QOS' factors equal, job 1 does. A QOS beyond the list has factor 0.
+#[test]
+fn slurm_qos_factor_starts_the_job_of_the_higher_qos_first() {
+    use fairshare_core::priority::multifactor::JobPriority;
+    let with_qos = |mut task: Task, qos: u32| {
+        task.qos = Some(qos);
+        task
+    };
+    let jobs = [
+        job(0, 0.0, 100.0, 100.0, 4.0),
+        with_qos(job(1, 1.0, 10.0, 10.0, 4.0), 0),
+        with_qos(job(2, 2.0, 10.0, 10.0, 4.0), 1),
+        with_qos(job(3, 3.0, 10.0, 10.0, 4.0), 7),
+    ];
+    let run_with = |factors: &[f64], qos_weight: f64| {
+        let priority = JobPriority {
+            site_weight: 0.0,
+            qos_weight,
+            ..JobPriority::default()
+        };
+        let config = ClusterConfig {
+            qos_factors: factors.to_vec(),
+            ..config_for("fifo", pool(4.0), slurm_under(priority), &jobs)
+        };
+        starts(&replay_config(&config, &jobs))
+    };
+    assert_eq!(run_with(&[0.1, 1.0], 1000.0), [0.0, 110.0, 100.0, 120.0]);
+    assert_eq!(
+        run_with(&[0.1, 1.0], 0.0),
+        [0.0, 100.0, 110.0, 120.0],
+        "no weight"
+    );
+    assert_eq!(
+        run_with(&[1.0, 1.0], 1000.0),
+        [0.0, 100.0, 110.0, 120.0],
+        "equal"
+    );
+}
+
 /// Slurm's job size factor puts a large job before a small one that came first. On 4
 /// processors held by job 0 until 100 s, job 1 (1 processor) and then job 2 (all 4) wait.
 /// Ordered by the policy alone (FIFO), job 1 starts at 100 s and job 2 after it; with

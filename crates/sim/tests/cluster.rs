@@ -37,6 +37,7 @@ fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
         queues: Vec::new(),
         overrun: fairshare_sim::cluster::Overrun::Kill,
         partitions: Vec::new(),
+        qos_factors: Vec::new(),
         shares: None,
         accounts: None,
     }

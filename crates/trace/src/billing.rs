@@ -230,27 +230,66 @@ pub fn parse_partitions(text: &str) -> Result<BTreeMap<String, Weights>, ReadErr
     Ok(partitions)
 }
 
-/// Each QOS's `UsageFactor` from `sacctmgr -P -n show qos format=Name,UsageFactor`.
+/// Each QOS's `UsageFactor` from `sacctmgr -P -n show qos format=Name,UsageFactor` (a
+/// third column, `Priority`, may follow: [`parse_qos_priorities`] reads it).
 pub fn parse_qos(text: &str) -> Result<BTreeMap<String, f64>, ReadError> {
-    let mut factors = BTreeMap::new();
+    let rows = qos_rows(text)?.into_iter();
+    Ok(rows.map(|row| (row.name, row.usage_factor)).collect())
+}
+
+/// Each QOS's `Priority` from `sacctmgr -P -n show qos format=Name,UsageFactor,Priority`
+/// (an empty field is 0, as Slurm takes it); none from a list without the column.
+pub fn parse_qos_priorities(text: &str) -> Result<BTreeMap<String, u32>, ReadError> {
+    let rows = qos_rows(text)?.into_iter();
+    Ok(rows
+        .filter_map(|row| Some((row.name, row.priority?)))
+        .collect())
+}
+
+/// One QOS as `sacctmgr show qos` lists it.
+struct QosRow {
+    name: String,
+    usage_factor: f64,
+    priority: Option<u32>,
+}
+
+/// The QOS of `Name|UsageFactor[|Priority]` lines.
+fn qos_rows(text: &str) -> Result<Vec<QosRow>, ReadError> {
+    let mut rows = Vec::new();
     for (record, line) in lines(text) {
-        let columns: Vec<&str> = line.trim().split('|').collect();
-        let [name, factor] = columns[..] else {
-            let problem = Problem::Invalid(format!("expected Name|UsageFactor, found {line:?}"));
-            return Err(ReadError::field_of(&record, "Name", problem));
+        let columns: Vec<&str> = line.trim().split('|').map(str::trim).collect();
+        let (name, factor, priority) = match columns[..] {
+            [name, factor] => (name, factor, None),
+            [name, factor, priority] => (name, factor, Some(priority)),
+            _ => {
+                let problem = Problem::Invalid(format!(
+                    "expected Name|UsageFactor or Name|UsageFactor|Priority, found {line:?}"
+                ));
+                return Err(ReadError::field_of(&record, "Name", problem));
+            }
         };
-        let factor = factor
-            .trim()
-            .parse::<f64>()
-            .ok()
+        let usage_factor = (factor.parse::<f64>().ok())
             .filter(|f| f.is_finite() && *f >= 0.0)
             .ok_or_else(|| {
                 let problem = Problem::Invalid(format!("not a number >= 0: {factor:?}"));
                 ReadError::field_of(&record, "UsageFactor", problem)
             })?;
-        factors.insert(name.trim().to_owned(), factor);
+        let priority = match priority {
+            None => None,
+            Some("") => Some(0),
+            Some(p) => Some(p.parse::<u32>().map_err(|_| {
+                let problem = Problem::Invalid(format!("not a whole number >= 0: {p:?}"));
+                ReadError::field_of(&record, "Priority", problem)
+            })?),
+        };
+        let name = name.to_owned();
+        rows.push(QosRow {
+            name,
+            usage_factor,
+            priority,
+        });
     }
-    Ok(factors)
+    Ok(rows)
 }
 
 #[cfg(test)]
@@ -343,6 +382,20 @@ PartitionName=debug AllowGroups=ALL TRES=cpu=8\n";
             Some("UsageFactor")
         );
         assert_eq!(parse_qos("normal").unwrap_err().field(), Some("Name"));
+        let listed = "normal|1.000000|0\nhigh|2.0|1000\nlow|0.5|\n";
+        assert_eq!(parse_qos(listed).unwrap()["high"], 2.0);
+        let priorities = parse_qos_priorities(listed).unwrap();
+        assert_eq!(
+            priorities.into_iter().collect::<Vec<_>>(),
+            [
+                ("high".into(), 1000),
+                ("low".into(), 0),
+                ("normal".into(), 0)
+            ]
+        );
+        assert!(parse_qos_priorities("normal|1.0\n").unwrap().is_empty());
+        let bad = parse_qos_priorities("normal|1.0|-5\n").unwrap_err();
+        assert_eq!(bad.field(), Some("Priority"));
         assert_eq!(parse_qos("root|||1|").unwrap_err().field(), Some("Name"));
     }
 }

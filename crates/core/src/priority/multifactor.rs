@@ -28,6 +28,9 @@ pub struct JobPriority {
     /// `PriorityWeightPartition`: the weight of the job's partition's factor (its
     /// `PriorityJobFactor` over the highest of the site's partitions).
     pub partition_weight: f64,
+    /// `PriorityWeightQOS`: the weight of the job's QOS factor (its QOS's `Priority` over the
+    /// highest of the site's QOS).
+    pub qos_weight: f64,
     /// `PriorityCalcPeriod`, in seconds: how often every pending job's priority is
     /// recomputed (5 minutes).
     pub calc_period_s: f64,
@@ -46,6 +49,7 @@ impl Default for JobPriority {
             size_weight: 0.0,
             favor_small: false,
             partition_weight: 0.0,
+            qos_weight: 0.0,
             calc_period_s: 300.0,
             cluster: None,
         }
@@ -69,13 +73,19 @@ impl JobPriority {
     /// Whether a job's own terms weigh in at all: otherwise the policy's factor alone orders
     /// the jobs, user by user, oldest first.
     pub fn orders_jobs(&self) -> bool {
-        self.age_weight != 0.0 || self.size_weight != 0.0 || self.partition_weight != 0.0
+        self.age_weight != 0.0 || self.fixed_terms_differ()
+    }
+
+    /// Whether the terms fixed at a job's submission (size, partition, QOS) weigh in, so that
+    /// jobs of one age may differ in points.
+    fn fixed_terms_differ(&self) -> bool {
+        self.size_weight != 0.0 || self.partition_weight != 0.0 || self.qos_weight != 0.0
     }
 
     /// Whether a job's points change while it waits and also differ between jobs of one
     /// age, so that a user's jobs may change places at a recomputation.
     pub fn reorders_waiting_jobs(&self) -> bool {
-        self.age_weight != 0.0 && (self.size_weight != 0.0 || self.partition_weight != 0.0)
+        self.age_weight != 0.0 && self.fixed_terms_differ()
     }
 
     /// The age factor after waiting `waited_s` seconds: `waited / PriorityMaxAge`, at most 1.

@@ -52,6 +52,10 @@ pub struct ClusterConfig {
     /// partition's [`partition_property`](fairshare_core::model::partition_property), its jobs
     /// run only on those machines, and a Slurm main scheduler blocks partition by partition.
     pub partitions: Vec<Partition>,
+    /// The trace's QOS, by the index its tasks carry: each one's QOS factor in [0, 1], its
+    /// `Priority` over the highest of the site's QOS (Slurm's normalised QOS priority),
+    /// weighted by `PriorityWeightQOS` in a job's priority. A QOS not listed has factor 0.
+    pub qos_factors: Vec<f64>,
 }
 
 /// A partition of the trace, as a Slurm site configures it.
@@ -152,6 +156,7 @@ impl ClusterConfig {
             queues: Vec::new(),
             overrun: Overrun::Kill,
             partitions: Vec::new(),
+            qos_factors: Vec::new(),
         }
     }
 }

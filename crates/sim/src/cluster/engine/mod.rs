@@ -99,6 +99,8 @@ struct Engine {
     partitions: Vec<PartitionRule>,
     /// The tier of a job of no partition: the lowest of any partition (0 when there are none).
     lowest_tier: i32,
+    /// By the trace's QOS index, the QOS factor.
+    qos_factors: Vec<f64>,
     /// Reserved starts, at which a pass must run even if nothing arrives or ends then.
     wakeups: BinaryHeap<Reverse<Time>>,
     record_jobs: Option<Window>,
@@ -258,6 +260,7 @@ impl Engine {
             unknown_properties: 0,
             lowest_tier: partitions.iter().map(|p| p.tier).min().unwrap_or(0),
             partitions,
+            qos_factors: config.qos_factors.clone(),
             wakeups: BinaryHeap::new(),
             record_jobs: config.record_jobs,
             jobs: Vec::new(),
@@ -390,7 +393,9 @@ impl Engine {
         self.smallest.add(&request);
         let (tier, factor) = self.partition_setting(a.partition);
         let priority = rule.priority.saturating_add(tier);
-        let fixed_points = (self.job_order).map_or(0.0, |o| o.fixed_points(cpus, a.nodes, factor));
+        let qos_factor = a.qos.and_then(|q| self.qos_factors.get(q as usize));
+        let factors = (factor, qos_factor.copied().unwrap_or(0.0));
+        let fixed_points = (self.job_order).map_or(0.0, |o| o.fixed_points(cpus, a.nodes, factors));
         let points = (self.job_order).map_or(0.0, |o| o.points_of(fixed_points, a.submit));
         let at = self.queue_position(u, priority, points);
         self.queues[u].insert(

@@ -38,12 +38,13 @@ impl JobOrder {
     }
 
     /// The terms of a job's points that do not change while it waits: its weighted size
-    /// (`cpus` processors on at least `min_nodes` nodes) and its partition's weighted factor.
+    /// (`cpus` processors on at least `min_nodes` nodes), its partition's and its QOS's
+    /// weighted factors.
     pub(super) fn fixed_points(
         &self,
         cpus: f64,
         min_nodes: Option<u32>,
-        partition_factor: f64,
+        (partition_factor, qos_factor): (f64, f64),
     ) -> f64 {
         let size = JobSize {
             min_nodes: f64::from(min_nodes.unwrap_or(1).max(1)),
@@ -53,6 +54,7 @@ impl JobOrder {
         };
         self.priority.size_weight * self.priority.size_factor(size)
             + self.priority.partition_weight * partition_factor
+            + self.priority.qos_weight * qos_factor
     }
 
     /// A waiting job's points as of the last recomputation (a job submitted since has waited

@@ -189,11 +189,7 @@ fn over_time(value: Option<&str>) -> Result<Option<u64>, Invalid> {
 }
 
 /// The priority weights of `priority/multifactor` whose factors this model leaves out.
-const UNMODELLED_WEIGHTS: [&str; 3] = [
-    "PriorityWeightQOS",
-    "PriorityWeightAssoc",
-    "PriorityWeightTRES",
-];
+const UNMODELLED_WEIGHTS: [&str; 2] = ["PriorityWeightAssoc", "PriorityWeightTRES"];
 
 /// The multifactor job priority of a Slurm configuration, and the non-zero weights it leaves
 /// out. `scontrol show config` writes `(null)` for an unset weight, and durations as `7-00:00:00`
@@ -230,6 +226,7 @@ fn job_priority<'a>(
     priority.age_weight = weight("PriorityWeightAge")?.unwrap_or(0.0);
     priority.size_weight = weight("PriorityWeightJobSize")?.unwrap_or(0.0);
     priority.partition_weight = weight("PriorityWeightPartition")?.unwrap_or(0.0);
+    priority.qos_weight = weight("PriorityWeightQOS")?.unwrap_or(0.0);
     priority.max_age_s = duration("PriorityMaxAge")?.unwrap_or(priority.max_age_s);
     priority.calc_period_s = duration("PriorityCalcPeriod")?.unwrap_or(priority.calc_period_s);
     priority.favor_small = match value("PriorityFavorSmall") {
@@ -240,13 +237,16 @@ fn job_priority<'a>(
     };
     let flags = value("PriorityFlags").unwrap_or_default();
     let mut unmodelled = Vec::new();
-    if flags
-        .split(',')
-        .any(|f| f.trim() == "SMALL_RELATIVE_TO_TIME")
-        && priority.size_weight != 0.0
-    {
+    let flag = |name: &str| flags.split(',').any(|f| f.trim() == name);
+    if flag("SMALL_RELATIVE_TO_TIME") && priority.size_weight != 0.0 {
         unmodelled.push(
             "PriorityFlags=SMALL_RELATIVE_TO_TIME (the size factor is computed without it)"
+                .to_owned(),
+        );
+    }
+    if flag("NO_NORMAL_QOS") && priority.qos_weight != 0.0 {
+        unmodelled.push(
+            "PriorityFlags=NO_NORMAL_QOS (the QOS factor is each QOS's priority over the highest)"
                 .to_owned(),
         );
     }
@@ -400,6 +400,7 @@ mod tests {
                 size_weight: 500.0,
                 favor_small: true,
                 partition_weight: 300.0,
+                qos_weight: 2000.0,
                 calc_period_s: 60.0,
                 ..JobPriority::default()
             },
@@ -409,7 +410,7 @@ mod tests {
             notes,
             [
                 "SchedulerParameters not modelled, so left out: bf_continue",
-                "priority terms not modelled, so left out: PriorityWeightQOS, PriorityWeightTRES",
+                "priority terms not modelled, so left out: PriorityWeightTRES",
             ]
         );
         assert_eq!(parameters.over_time_s, Some(300));
