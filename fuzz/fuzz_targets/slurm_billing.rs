@@ -1,8 +1,9 @@
 //! Slurm's billing rules and a job's TRES: any bytes read as `scontrol --oneliner show
-//! partition`, `sacctmgr show qos` and `AllocTRES`; none may panic, an error names a line, and
-//! every charge worked out is a number >= 0 (never NaN).
+//! partition`, `sacctmgr show qos` (with or without priorities) and `AllocTRES`; none may
+//! panic, an error names a line, every charge worked out is a number >= 0 (never NaN), and
+//! the QOS with a priority are QOS with a usage factor.
 #![no_main]
-use fairshare_trace::billing::{parse_partitions, parse_qos, Billing};
+use fairshare_trace::billing::{parse_partitions, parse_qos, parse_qos_priorities, Billing};
 use fairshare_trace::slurm_output::ReadError;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
@@ -20,6 +21,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let partitions = parse_partitions(partitions).map_err(line).unwrap_or_default();
     let usage_factors = parse_qos(qos).map_err(line).unwrap_or_default();
     assert!(usage_factors.values().all(|f| f.is_finite() && *f >= 0.0));
+    let priorities = parse_qos_priorities(qos).map_err(line).unwrap_or_default();
+    assert!(priorities.keys().all(|q| usage_factors.contains_key(q)));
     for max_tres in [false, true] {
         let billing = Billing {
             partitions: partitions.clone(),

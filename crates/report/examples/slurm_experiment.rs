@@ -24,7 +24,8 @@
 //!   - a table comparing the runs: the fraction of pairs of jobs of different users that the
 //!     replay starts in the same order as Slurm did, over all such pairs (ties in Slurm's order
 //!     left out, ties in the prediction counted half) and over the contested ones (both jobs
-//!     waiting at once in the real run, in one partition, so that their order was a choice);
+//!     waiting at once in the real run, in one partition or in two that share nodes by the
+//!     run's `config.txt`, so that their order was a choice);
 //!     the mean and median
 //!     |real − predicted start|; the fraction of contested pairs Slurm started in the order of
 //!     the priorities it held for them (the last sample in which both waited; the site factors
@@ -43,8 +44,9 @@
 //! Times are read as UTC, as the script dumps them (`TZ=UTC sacct …`), to the second.
 
 use fairshare_report::svg::{line_chart, Axis, Colour, LineChart, Series};
+use fairshare_trace::slurm_conf::parse_slurm_conf;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -148,6 +150,35 @@ struct Run {
     samples: Vec<BTreeMap<u64, f64>>,
     /// Seconds the run took, fresh cluster to dump, from the script (`took`), if it wrote them.
     seconds: Option<f64>,
+    /// Which partitions share nodes.
+    overlaps: Overlaps,
+}
+
+/// The pairs of distinct partitions that share a node, by a run's `config.txt` (`scontrol show
+/// partition`); without it, none: each partition contends only with itself.
+#[derive(Debug, Default)]
+struct Overlaps(BTreeSet<(String, String)>);
+
+impl Overlaps {
+    /// The overlaps of the partitions defined in `text`.
+    fn of(text: &str) -> Overlaps {
+        let conf = parse_slurm_conf(text);
+        let partitions = conf.partitions();
+        let mut pairs = BTreeSet::new();
+        for a in partitions {
+            for b in partitions.iter().filter(|b| b.name != a.name) {
+                if a.nodes.iter().any(|n| b.nodes.contains(n)) {
+                    pairs.insert((a.name.clone(), b.name.clone()));
+                }
+            }
+        }
+        Overlaps(pairs)
+    }
+
+    /// Whether jobs of partitions `a` and `b` contend for nodes.
+    fn contend(&self, a: &str, b: &str) -> bool {
+        a == b || self.0.contains(&(a.to_owned(), b.to_owned()))
+    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -177,6 +208,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .map(|t| read_sprio(&t))
                 .unwrap_or_default(),
             seconds: text("took").and_then(|s| s.trim().parse().ok()),
+            overlaps: text("config.txt")
+                .map(|t| Overlaps::of(&t))
+                .unwrap_or_default(),
         });
     }
     if runs.is_empty() {
@@ -460,7 +494,7 @@ struct Agreement {
     contested_alike: f64,
 }
 
-fn agreement(real: &[Job], predicted: &[Job]) -> Agreement {
+fn agreement(real: &[Job], predicted: &[Job], overlaps: &Overlaps) -> Agreement {
     let mut a = Agreement::default();
     for i in 0..real.len() {
         for j in i + 1..real.len() {
@@ -486,7 +520,7 @@ fn agreement(real: &[Job], predicted: &[Job]) -> Agreement {
             a.alike += score;
             let first_start = real[i].start.min(real[j].start);
             let waited_together = real[i].submit < first_start && real[j].submit < first_start;
-            if waited_together && real[i].partition == real[j].partition {
+            if waited_together && overlaps.contend(&real[i].partition, &real[j].partition) {
                 a.contested += 1;
                 a.contested_alike += score;
             }
@@ -542,7 +576,7 @@ fn factor_order(run: &Run) -> FactorOrder {
             let (x, y) = (&real[i], &real[j]);
             let first_start = x.start.min(y.start);
             if x.user == y.user
-                || x.partition != y.partition
+                || !run.overlaps.contend(&x.partition, &y.partition)
                 || (x.start - y.start).abs() < TIE_S
                 || x.submit >= first_start
                 || y.submit >= first_start
@@ -584,13 +618,13 @@ fn percent(part: f64, whole: usize) -> String {
 /// The comparison of all runs in one table.
 fn summary(md: &mut String, runs: &[Run], cpus: f64) {
     md.push_str("# Slurm adapter experiment: results\n\n");
-    md.push_str("Order agreement with the replay over pairs of jobs of different users (all pairs; contested pairs, both waiting at once in one partition); mean, median and 90th percentile of |real − predicted start|; users whose mean wait the replay gets within 10 % or 30 s; utilisation of the processors from the first submission to the last end, real / predicted; contested pairs Slurm started in the order of the priorities it held (main scheduler; backfill); how long the run took.\n\n");
+    md.push_str("Order agreement with the replay over pairs of jobs of different users (all pairs; contested pairs, both waiting at once in one partition or two sharing nodes); mean, median and 90th percentile of |real − predicted start|; users whose mean wait the replay gets within 10 % or 30 s; utilisation of the processors from the first submission to the last end, real / predicted; contested pairs Slurm started in the order of the priorities it held (main scheduler; backfill); how long the run took.\n\n");
     md.push_str("| run | jobs | order agreement | contested | mean abs. start diff. | median | p90 | users' mean wait | utilisation | priority order (main) | priority order (backfill) | run took |\n");
     md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for run in runs {
         let (close, users) = users_within(run);
         let used = |jobs: &[Job]| format!("{:.0} %", 100.0 * utilisation(jobs, cpus));
-        let a = agreement(&run.real, &run.predicted);
+        let a = agreement(&run.real, &run.predicted, &run.overlaps);
         let gaps = start_gaps(&run.real, &run.predicted);
         let f = factor_order(run);
         let took = run
@@ -637,7 +671,7 @@ fn floor_section(
             second.real.len()
         ));
     }
-    let agree = agreement(&first.real, &second.real);
+    let agree = agreement(&first.real, &second.real, &first.overlaps);
     let waits: Vec<f64> = first
         .real
         .iter()
@@ -775,7 +809,7 @@ fn section(md: &mut String, run: &Run, experiment: &Experiment) {
             100.0 * share(predicted, user, predicted_mid, predicted_end, cpus),
         );
     }
-    let a = agreement(real, predicted);
+    let a = agreement(real, predicted, &run.overlaps);
     let gaps = start_gaps(real, predicted);
     let letters = experiment
         .users
@@ -790,7 +824,7 @@ fn section(md: &mut String, run: &Run, experiment: &Experiment) {
     );
     let _ = writeln!(
         md,
-        "Order agreement with the replay: {} of {} pairs of jobs of different users ({} of the {} contested pairs, both waiting at once in one partition); mean |real − predicted start| {:.1} s, median {:.0} s.\n",
+        "Order agreement with the replay: {} of {} pairs of jobs of different users ({} of the {} contested pairs, both waiting at once in one partition or two sharing nodes); mean |real − predicted start| {:.1} s, median {:.0} s.\n",
         percent(a.alike, a.pairs),
         a.pairs,
         percent(a.contested_alike, a.contested),
