@@ -5,8 +5,8 @@
 //! user's factor is only one term of their jobs' priorities. This module holds the terms a
 //! replay can compute from a job and the cluster alone: the policy's factor (Slurm's
 //! fairshare factor, or the site factor a policy writes in its place), age up to
-//! `PriorityMaxAge`, job size (`PriorityFavorSmall`) and the job's partition's factor. The
-//! QOS, association and TRES terms are not modelled.
+//! `PriorityMaxAge`, job size (`PriorityFavorSmall`), the job's partition's factor and its
+//! QOS's factor. The association and TRES terms are not modelled.
 
 /// The weights and periods of Slurm's multifactor job priority that the model computes, with
 /// Slurm 22.05's defaults.

@@ -94,7 +94,7 @@ impl SlurmParameters {
     /// `SchedulerType`, `SchedulerParameters` and the multifactor priority's fairshare, age and
     /// size and partition weights, `PriorityMaxAge`, `PriorityFavorSmall` and
     /// `PriorityCalcPeriod` are read; and `OverTimeLimit`; settings that change outcomes but
-    /// are not modelled (the QOS, association and TRES weights, `SchedulerParameters` this
+    /// are not modelled (the association and TRES weights, `SchedulerParameters` this
     /// model has no use for) are returned as notes, one sentence each.
     pub fn from_conf<'a>(
         setting: impl Fn(&str) -> Option<&'a str>,
