@@ -91,8 +91,8 @@ impl Default for SlurmParameters {
 
 impl SlurmParameters {
     /// The parameters of a Slurm configuration, given as a lookup of its settings by name:
-    /// `SchedulerType`, `SchedulerParameters` and the multifactor priority's fairshare, age and
-    /// size and partition weights, `PriorityMaxAge`, `PriorityFavorSmall` and
+    /// `SchedulerType`, `SchedulerParameters` and the multifactor priority's fairshare, age,
+    /// size, partition and QOS weights, `PriorityMaxAge`, `PriorityFavorSmall` and
     /// `PriorityCalcPeriod` are read; and `OverTimeLimit`; settings that change outcomes but
     /// are not modelled (the association and TRES weights, `SchedulerParameters` this
     /// model has no use for) are returned as notes, one sentence each.
