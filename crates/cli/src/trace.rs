@@ -86,8 +86,8 @@ pub struct ClusterArgs {
     /// output of `scontrol show config` (with `show node` and `show partition`). Its
     /// SchedulerType and SchedulerParameters (bf_interval, bf_window, bf_max_job_test,
     /// bf_max_job_user, default_queue_depth) set the schedulers; its multifactor weights
-    /// (fairshare, age, size, partition, QOS with `--qos`), PriorityMaxAge, PriorityFavorSmall,
-    /// PriorityCalcPeriod and OverTimeLimit, and its partitions' PriorityTier and
+    /// (fairshare, age, size, partition, QOS with `--qos`, TRES), PriorityMaxAge,
+    /// PriorityFavorSmall, PriorityCalcPeriod and OverTimeLimit, and its partitions' PriorityTier and
     /// PriorityJobFactor, the order of jobs; what it sets that the model leaves out is named
     /// in a note. Without it, Slurm 22.05's defaults.
     #[arg(long, value_name = "FILE")]

@@ -767,6 +767,38 @@ fn slurm_qos_factor_starts_the_job_of_the_higher_qos_first() {
     );
 }
 
+/// Slurm's TRES factor: on 4 processors held by job 0 until 100 s, job 1 (1 processor) and
+/// then job 2 (all 4) wait. With `PriorityWeightTRES=CPU=1000`, job 2's 4 of the 4 CPUs
+/// (1,000 points) outrank job 1's 1 of 4 (250), and it starts first; a weight on memory,
+/// which neither asks for, changes nothing.
+#[test]
+fn slurm_tres_factor_starts_the_job_asking_more_of_a_weighted_tres_first() {
+    use fairshare_core::priority::multifactor::{JobPriority, Tres};
+    let jobs = [
+        job(0, 0.0, 100.0, 100.0, 4.0),
+        job(1, 1.0, 10.0, 10.0, 1.0),
+        job(2, 2.0, 10.0, 10.0, 4.0),
+    ];
+    let run_with = |tres_weights: Tres| {
+        let priority = JobPriority {
+            site_weight: 0.0,
+            tres_weights,
+            ..JobPriority::default()
+        };
+        starts(&replay_under_priority(pool(4.0), "fifo", priority, &jobs))
+    };
+    let cpu = Tres {
+        cpu: 1000.0,
+        ..Tres::default()
+    };
+    assert_eq!(run_with(cpu), [0.0, 110.0, 100.0]);
+    let mem = Tres {
+        mem: 1000.0,
+        ..Tres::default()
+    };
+    assert_eq!(run_with(mem), [0.0, 100.0, 110.0]);
+}
+
 /// Slurm's job size factor puts a large job before a small one that came first. On 4
 /// processors held by job 0 until 100 s, job 1 (1 processor) and then job 2 (all 4) wait.
 /// Ordered by the policy alone (FIFO), job 1 starts at 100 s and job 2 after it; with

@@ -5,8 +5,9 @@
 //! user's factor is only one term of their jobs' priorities. This module holds the terms a
 //! replay can compute from a job and the cluster alone: the policy's factor (Slurm's
 //! fairshare factor, or the site factor a policy writes in its place), age up to
-//! `PriorityMaxAge`, job size (`PriorityFavorSmall`), the job's partition's factor and its
-//! QOS's factor. The association and TRES terms are not modelled.
+//! `PriorityMaxAge`, job size (`PriorityFavorSmall`), the job's partition's factor, its
+//! QOS's factor and its TRES (CPUs, memory, nodes, GPUs) over its partition's. The
+//! association term is not modelled.
 
 /// The weights and periods of Slurm's multifactor job priority that the model computes, with
 /// Slurm 22.05's defaults.
@@ -31,6 +32,8 @@ pub struct JobPriority {
     /// `PriorityWeightQOS`: the weight of the job's QOS factor (its QOS's `Priority` over the
     /// highest of the site's QOS).
     pub qos_weight: f64,
+    /// `PriorityWeightTRES`, for the TRES a replay knows.
+    pub tres_weights: Tres,
     /// `PriorityCalcPeriod`, in seconds: how often every pending job's priority is
     /// recomputed (5 minutes).
     pub calc_period_s: f64,
@@ -50,10 +53,25 @@ impl Default for JobPriority {
             favor_small: false,
             partition_weight: 0.0,
             qos_weight: 0.0,
+            tres_weights: Tres::default(),
             calc_period_s: 300.0,
             cluster: None,
         }
     }
+}
+
+/// One number for each TRES a replay knows: CPUs, memory, nodes and GPUs (`gres/gpu`), as the
+/// weights of `PriorityWeightTRES` or as a job's fractions of its partition's.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Tres {
+    /// CPUs (`cpu`).
+    pub cpu: f64,
+    /// Memory (`mem`).
+    pub mem: f64,
+    /// Nodes (`node`).
+    pub node: f64,
+    /// GPUs (`gres/gpu`).
+    pub gpu: f64,
 }
 
 /// What the size factor of a job is computed from.
@@ -79,7 +97,17 @@ impl JobPriority {
     /// Whether the terms fixed at a job's submission (size, partition, QOS) weigh in, so that
     /// jobs of one age may differ in points.
     fn fixed_terms_differ(&self) -> bool {
-        self.size_weight != 0.0 || self.partition_weight != 0.0 || self.qos_weight != 0.0
+        self.size_weight != 0.0
+            || self.partition_weight != 0.0
+            || self.qos_weight != 0.0
+            || self.tres_weights != Tres::default()
+    }
+
+    /// The TRES term of a job that asks for `fractions` of its partition's TRES (Slurm's
+    /// `_get_tres_factors`: each TRES over the partition's total, times its weight, summed).
+    pub fn tres_points(&self, fractions: Tres) -> f64 {
+        let (w, f) = (self.tres_weights, fractions);
+        w.cpu * f.cpu + w.mem * f.mem + w.node * f.node + w.gpu * f.gpu
     }
 
     /// Whether a job's points change while it waits and also differ between jobs of one

@@ -101,6 +101,9 @@ struct Engine {
     lowest_tier: i32,
     /// By the trace's QOS index, the QOS factor.
     qos_factors: Vec<f64>,
+    /// Every node's capacity (normalised) and count: the TRES factors' whole for a job of no
+    /// partition.
+    cluster_extent: (Vec<f64>, f64),
     /// Reserved starts, at which a pass must run even if nothing arrives or ends then.
     wakeups: BinaryHeap<Reverse<Time>>,
     record_jobs: Option<Window>,
@@ -189,15 +192,20 @@ struct PartitionRule {
     /// Its `PriorityTier` and partition factor.
     tier: i32,
     factor: f64,
+    /// Its nodes' capacity (normalised) and count, which a job's TRES factors are fractions
+    /// of (every node's when its property is not enforced).
+    extent: (Vec<f64>, f64),
 }
 
 /// By the trace's partition index, each partition of `config` as it applies on `space`.
-fn partition_rules(config: &ClusterConfig, space: &Space) -> Vec<PartitionRule> {
+fn partition_rules(config: &ClusterConfig, space: &mut Space) -> Vec<PartitionRule> {
     let mut rules: Vec<PartitionRule> = (config.partitions.iter())
         .map(|partition| {
             let property = partition_property(&partition.name);
+            let declared = space.declares(&property);
             PartitionRule {
-                declared: space.declares(&property),
+                extent: space.extent(Some(property.as_str()).filter(|_| declared)),
+                declared,
                 property: Some(property),
                 tier: partition.tier,
                 factor: partition.factor,
@@ -222,13 +230,14 @@ impl Engine {
         let m = config.resources.len();
         let users = config.users.len();
         let reservations = config.scheduler.reservations();
-        let space = Space::new(
+        let mut space = Space::new(
             &config.capacity,
             &config.resources,
             Arc::clone(&config.placement),
             reservations != Reservations::None,
         )?;
-        let partitions = partition_rules(config, &space);
+        let partitions = partition_rules(config, &mut space);
+        let cluster_extent = space.extent(None);
         Ok(Engine {
             queues: vec![VecDeque::new(); users],
             running: Vec::new(),
@@ -261,6 +270,7 @@ impl Engine {
             lowest_tier: partitions.iter().map(|p| p.tier).min().unwrap_or(0),
             partitions,
             qos_factors: config.qos_factors.clone(),
+            cluster_extent,
             wakeups: BinaryHeap::new(),
             record_jobs: config.record_jobs,
             jobs: Vec::new(),
@@ -347,8 +357,10 @@ impl Engine {
         let demand = self.space.normalise(&a.demand).map_err(bad)?;
         let size = dominant_share(&demand);
         let cpus = a.demand.first().copied().unwrap_or(0.0);
-        let rule = a.partition.and_then(|p| self.partitions.get(p as usize));
-        let properties = match rule.and_then(|r| r.property.as_ref()) {
+        let partition_rule = a.partition.and_then(|p| self.partitions.get(p as usize));
+        let extent = partition_rule.map_or(&self.cluster_extent, |r| &r.extent);
+        let tres_points = (self.job_order).map_or(0.0, |o| o.tres_points(&demand, a.nodes, extent));
+        let properties = match partition_rule.and_then(|r| r.property.as_ref()) {
             Some(property) if a.properties.is_empty() => Cow::Borrowed(slice::from_ref(property)),
             Some(property) => {
                 Cow::Owned([a.properties.as_slice(), slice::from_ref(property)].concat())
@@ -357,7 +369,9 @@ impl Engine {
         };
         let (request, unknown) =
             (self.space).request(cpus, demand, a.nodes, a.exclusive, &properties);
-        let partition = a.partition.filter(|_| rule.is_some_and(|r| r.declared));
+        let partition = a
+            .partition
+            .filter(|_| partition_rule.is_some_and(|r| r.declared));
         self.unknown_properties += u64::from(unknown);
         let rule = self.queue_rule(a.queue);
         let within_queue = rule.processors.is_none_or(|limit| cpus <= limit + 1e-9);
@@ -395,7 +409,9 @@ impl Engine {
         let priority = rule.priority.saturating_add(tier);
         let qos_factor = a.qos.and_then(|q| self.qos_factors.get(q as usize));
         let factors = (factor, qos_factor.copied().unwrap_or(0.0));
-        let fixed_points = (self.job_order).map_or(0.0, |o| o.fixed_points(cpus, a.nodes, factors));
+        let fixed_points = (self.job_order).map_or(0.0, |o| {
+            o.fixed_points(cpus, a.nodes, factors) + tres_points
+        });
         let points = (self.job_order).map_or(0.0, |o| o.points_of(fixed_points, a.submit));
         let at = self.queue_position(u, priority, points);
         self.queues[u].insert(

@@ -1,12 +1,12 @@
 //! The order of each user's waiting jobs. By default a user's jobs wait in their queue's
 //! priority, then oldest first. Under a scheduler that orders jobs by a job priority (Slurm's
-//! multifactor with age, size or partition weights), each job also has points of its own, recomputed for
+//! multifactor with age, size, partition, QOS or TRES weights), each job also has points of its own, recomputed for
 //! every waiting job each `PriorityCalcPeriod` as Slurm recomputes them: a user's queue is
 //! kept by queue priority, then points, then age, and each user's next job carries its points
 //! to the ranker, which adds the user's factor ([`MultifactorRanker`]).
 
 use super::*;
-use fairshare_core::priority::multifactor::{JobPriority, JobSize};
+use fairshare_core::priority::multifactor::{JobPriority, JobSize, Tres};
 use fairshare_core::rank::{FactorSource, MultifactorRanker};
 
 /// Slurm's multifactor job priority as the engine keeps it.
@@ -20,6 +20,8 @@ pub(super) struct JobOrder {
     at_s: f64,
     /// The cluster's nodes and processors, which the size factor is a share of.
     cluster: (f64, f64),
+    /// The indices of the run's resources `cpu`, `mem` and `gpu`, whose TRES factors weigh in.
+    tres_resources: [Option<usize>; 3],
 }
 
 impl JobOrder {
@@ -34,6 +36,34 @@ impl JobOrder {
             calculated: None,
             at_s: f64::NEG_INFINITY,
             cluster: priority.cluster.unwrap_or((nodes, cpus)),
+            tres_resources: ["cpu", "mem", "gpu"]
+                .map(|name| config.resources.iter().position(|r| r == name)),
+        })
+    }
+
+    /// The weighted TRES term of a job asking normalised `demand` on at least `min_nodes`
+    /// nodes of a partition of `extent` (its nodes' normalised capacity and count).
+    pub(super) fn tres_points(
+        &self,
+        demand: &[f64],
+        min_nodes: Option<u32>,
+        (capacity, nodes): &(Vec<f64>, f64),
+    ) -> f64 {
+        if self.priority.tres_weights == Tres::default() {
+            return 0.0;
+        }
+        let fraction = |resource: Option<usize>| {
+            let r = resource?;
+            let whole = capacity.get(r).filter(|c| **c > 0.0)?;
+            Some(demand.get(r)? / whole)
+        };
+        let [cpu, mem, gpu] = self.tres_resources.map(|r| fraction(r).unwrap_or(0.0));
+        let node = f64::from(min_nodes.unwrap_or(1).max(1)) / nodes.max(1.0);
+        self.priority.tres_points(Tres {
+            cpu,
+            mem,
+            node,
+            gpu,
         })
     }
 

@@ -33,7 +33,7 @@
 use super::{Pass, Reservations, Scheduler, SchedulerEntry};
 use fairshare_core::error::Invalid;
 use fairshare_core::model::slurm_duration;
-use fairshare_core::priority::multifactor::JobPriority;
+use fairshare_core::priority::multifactor::{JobPriority, Tres};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -92,10 +92,10 @@ impl Default for SlurmParameters {
 impl SlurmParameters {
     /// The parameters of a Slurm configuration, given as a lookup of its settings by name:
     /// `SchedulerType`, `SchedulerParameters` and the multifactor priority's fairshare, age,
-    /// size, partition and QOS weights, `PriorityMaxAge`, `PriorityFavorSmall` and
+    /// size, partition, QOS and TRES weights, `PriorityMaxAge`, `PriorityFavorSmall` and
     /// `PriorityCalcPeriod` are read; and `OverTimeLimit`; settings that change outcomes but
-    /// are not modelled (the association and TRES weights, `SchedulerParameters` this
-    /// model has no use for) are returned as notes, one sentence each.
+    /// are not modelled (the association weight, TRES it does not count, `SchedulerParameters`
+    /// this model has no use for) are returned as notes, one sentence each.
     pub fn from_conf<'a>(
         setting: impl Fn(&str) -> Option<&'a str>,
     ) -> Result<(SlurmParameters, Vec<String>), Invalid> {
@@ -189,7 +189,30 @@ fn over_time(value: Option<&str>) -> Result<Option<u64>, Invalid> {
 }
 
 /// The priority weights of `priority/multifactor` whose factors this model leaves out.
-const UNMODELLED_WEIGHTS: [&str; 2] = ["PriorityWeightAssoc", "PriorityWeightTRES"];
+const UNMODELLED_WEIGHTS: [&str; 1] = ["PriorityWeightAssoc"];
+
+/// `PriorityWeightTRES` (`CPU=1000,Mem=2000,GRES/gpu=3000`, names in any case): the weights of
+/// the TRES a replay counts, and the names of the others it weighs (left out).
+fn tres_weights(value: &str) -> Result<(Tres, Vec<String>), Invalid> {
+    let mut weights = Tres::default();
+    let mut others = Vec::new();
+    for item in value.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let bad = || format!("PriorityWeightTRES takes TYPE[/NAME]=NUMBER items, found {item:?}");
+        let (name, weight) = item.split_once('=').ok_or_else(bad)?;
+        let weight = (weight.trim().parse::<f64>().ok())
+            .filter(|w| w.is_finite() && *w >= 0.0)
+            .ok_or_else(bad)?;
+        match name.trim().to_ascii_lowercase().as_str() {
+            "cpu" => weights.cpu = weight,
+            "mem" => weights.mem = weight,
+            "node" => weights.node = weight,
+            "gres/gpu" => weights.gpu = weight,
+            _ if weight == 0.0 => {}
+            other => others.push(other.to_owned()),
+        }
+    }
+    Ok((weights, others))
+}
 
 /// The multifactor job priority of a Slurm configuration, and the non-zero weights it leaves
 /// out. `scontrol show config` writes `(null)` for an unset weight, and durations as `7-00:00:00`
@@ -227,6 +250,8 @@ fn job_priority<'a>(
     priority.size_weight = weight("PriorityWeightJobSize")?.unwrap_or(0.0);
     priority.partition_weight = weight("PriorityWeightPartition")?.unwrap_or(0.0);
     priority.qos_weight = weight("PriorityWeightQOS")?.unwrap_or(0.0);
+    let (tres, unknown_tres) = tres_weights(value("PriorityWeightTRES").unwrap_or_default())?;
+    priority.tres_weights = tres;
     priority.max_age_s = duration("PriorityMaxAge")?.unwrap_or(priority.max_age_s);
     priority.calc_period_s = duration("PriorityCalcPeriod")?.unwrap_or(priority.calc_period_s);
     priority.favor_small = match value("PriorityFavorSmall") {
@@ -250,7 +275,19 @@ fn job_priority<'a>(
                 .to_owned(),
         );
     }
-    // Named when set to anything but 0: `PriorityWeightTRES` is a list (`CPU=1000,Mem=2000`).
+    if flag("NO_NORMAL_TRES") && priority.tres_weights != Tres::default() {
+        unmodelled.push(
+            "PriorityFlags=NO_NORMAL_TRES (the TRES factors are each TRES over its partition's)"
+                .to_owned(),
+        );
+    }
+    if !unknown_tres.is_empty() {
+        unmodelled.push(format!(
+            "PriorityWeightTRES of {} (TRES a replay does not count)",
+            unknown_tres.join(", ")
+        ));
+    }
+    // Named when set to anything but 0.
     for key in UNMODELLED_WEIGHTS {
         if value(key).is_some_and(|w| w.parse::<f64>() != Ok(0.0)) {
             unmodelled.push(key.to_owned());
@@ -381,7 +418,7 @@ mod tests {
             ("PriorityCalcPeriod", "00:01:00"),
             ("PriorityWeightQOS", "2000"),
             ("PriorityWeightPartition", "300"),
-            ("PriorityWeightTRES", "CPU=1000,Mem=2000"),
+            ("PriorityWeightTRES", "CPU=1000,Mem=2000,billing=5,license/x=0"),
             ("OverTimeLimit", "5"),
         ])
         .unwrap();
@@ -401,6 +438,11 @@ mod tests {
                 favor_small: true,
                 partition_weight: 300.0,
                 qos_weight: 2000.0,
+                tres_weights: Tres {
+                    cpu: 1000.0,
+                    mem: 2000.0,
+                    ..Tres::default()
+                },
                 calc_period_s: 60.0,
                 ..JobPriority::default()
             },
@@ -410,7 +452,7 @@ mod tests {
             notes,
             [
                 "SchedulerParameters not modelled, so left out: bf_continue",
-                "priority terms not modelled, so left out: PriorityWeightTRES",
+                "priority terms not modelled, so left out: PriorityWeightTRES of billing (TRES a replay does not count)",
             ]
         );
         assert_eq!(parameters.over_time_s, Some(300));

@@ -229,6 +229,23 @@ impl Space {
         eligible
     }
 
+    /// The capacity (normalised) and the number of the nodes that declare `property` (`None`:
+    /// every node).
+    pub(super) fn extent(&mut self, property: Option<&str>) -> (Vec<f64>, f64) {
+        let eligible = property.and_then(|p| self.eligible(&[p.to_owned()]));
+        let mut totals = vec![0.0; self.total.len()];
+        let mut count = 0.0;
+        let nodes = self.nodes.iter().enumerate();
+        for (_, node) in nodes.filter(|(i, _)| eligible.as_ref().is_none_or(|e| e[*i])) {
+            totals
+                .iter_mut()
+                .zip(&node.capacity)
+                .for_each(|(t, c)| *t += c);
+            count += 1.0;
+        }
+        (totals, count)
+    }
+
     /// Keeps every node that declares `property` from taking any job until
     /// [`Space::unfence`]; a property no node declares fences nothing.
     pub(super) fn fence(&mut self, property: &str) {

@@ -150,3 +150,20 @@ fn pool_checks_capacity() {
     assert!(refused.unwrap().to_string().contains("at most 1000000"));
     assert!(Space::new(&machines(vec![]), &names(), Arc::new(FirstFit), false).is_err());
 }
+
+#[test]
+fn an_extent_sums_the_nodes_of_a_property_and_a_fence_keeps_jobs_off_them() {
+    let mut space = space(vec![vec![4.0, 2.0], vec![12.0, 6.0]], Arc::new(FirstFit));
+    assert_eq!(space.extent(Some("p0")), (vec![0.25, 0.25], 1.0));
+    assert_eq!(space.extent(Some("p1")), (vec![0.75, 0.75], 1.0));
+    assert_eq!(space.extent(None), (vec![1.0, 1.0], 2.0));
+    let task = request(&mut space, [1.0, 1.0], Some(1), false);
+    assert_eq!(space.fit_now(&task).unwrap()[0].0, 0);
+    space.fence("p0");
+    assert_eq!(space.fit_now(&task).unwrap()[0].0, 1, "m0 is fenced");
+    space.fence("nobody declares it");
+    space.fence("p1");
+    assert!(space.fit_now(&task).is_none(), "both are fenced");
+    space.unfence();
+    assert_eq!(space.fit_now(&task).unwrap()[0].0, 0);
+}
