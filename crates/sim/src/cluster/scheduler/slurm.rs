@@ -244,14 +244,17 @@ fn job_priority<'a>(
             })
             .transpose()
     };
-    let mut priority = JobPriority::default();
-    priority.fairshare_weight = weight("PriorityWeightFairshare")?.unwrap_or(0.0);
-    priority.age_weight = weight("PriorityWeightAge")?.unwrap_or(0.0);
-    priority.size_weight = weight("PriorityWeightJobSize")?.unwrap_or(0.0);
-    priority.partition_weight = weight("PriorityWeightPartition")?.unwrap_or(0.0);
-    priority.qos_weight = weight("PriorityWeightQOS")?.unwrap_or(0.0);
-    let (tres, unknown_tres) = tres_weights(value("PriorityWeightTRES").unwrap_or_default())?;
-    priority.tres_weights = tres;
+    let (tres_weights, unknown_tres) =
+        tres_weights(value("PriorityWeightTRES").unwrap_or_default())?;
+    let mut priority = JobPriority {
+        fairshare_weight: weight("PriorityWeightFairshare")?.unwrap_or(0.0),
+        age_weight: weight("PriorityWeightAge")?.unwrap_or(0.0),
+        size_weight: weight("PriorityWeightJobSize")?.unwrap_or(0.0),
+        partition_weight: weight("PriorityWeightPartition")?.unwrap_or(0.0),
+        qos_weight: weight("PriorityWeightQOS")?.unwrap_or(0.0),
+        tres_weights,
+        ..JobPriority::default()
+    };
     priority.max_age_s = duration("PriorityMaxAge")?.unwrap_or(priority.max_age_s);
     priority.calc_period_s = duration("PriorityCalcPeriod")?.unwrap_or(priority.calc_period_s);
     priority.favor_small = match value("PriorityFavorSmall") {
