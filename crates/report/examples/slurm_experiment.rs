@@ -287,9 +287,9 @@ fn read_sprio(text: &str) -> Vec<BTreeMap<u64, f64>> {
 }
 
 /// The jobs of a `sacct --parsable2` dump with a header (columns found by name; job steps
-/// such as `12.batch` left out): id, user, submit, start, end, `cpu=` of `AllocTRES` and, when
-/// the column is there, whether `Flags` says the backfill scheduler started it; jobs of at
-/// most `stream_cpus` processors are the stream's.
+/// such as `12.batch` left out): id, user, submit (its `Eligible` time when later), start,
+/// end, `cpu=` of `AllocTRES` and, when the column is there, whether `Flags` says the backfill
+/// scheduler started it; jobs of at most `stream_cpus` processors are the stream's.
 fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut lines = text.lines();
@@ -310,6 +310,7 @@ fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String>
     );
     let flags = col("Flags").ok();
     let partition = col("Partition").ok();
+    let eligible = col("Eligible").ok();
     let mut jobs = Vec::new();
     for (i, line) in lines.enumerate() {
         let f: Vec<&str> = line.split('|').collect();
@@ -338,7 +339,12 @@ fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String>
             stream: stream_cpus.is_some_and(|s| cpus <= s),
             backfilled: flags.is_some_and(|c| f[c].contains("SchedBackfill")),
             partition: partition.map_or_else(String::new, |c| f[c].to_string()),
-            submit: at(submit)?,
+            // A job that became eligible after its submission waits from then, as the replay
+            // counts it.
+            submit: match eligible.and_then(|c| time(f[c])) {
+                Some(e) => e.max(at(submit)?),
+                None => at(submit)?,
+            },
             start: at(start)?,
             end: at(end)?,
             cpus,
