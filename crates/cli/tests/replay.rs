@@ -815,10 +815,9 @@ fn a_slurm_sites_nodes_keep_each_job_in_its_partition() {
         })
         .collect();
     rows.sort();
-    // Nodes are named by host and their index among the host's nodes (one each).
-    let row = |user: &str, partition: &str, host: &str| {
-        [user, partition, &format!("{host}-1"), "0"].map(str::to_owned)
-    };
+    // Nodes are named by their hosts.
+    let row =
+        |user: &str, partition: &str, host: &str| [user, partition, host, "0"].map(str::to_owned);
     assert_eq!(
         rows,
         [

@@ -61,8 +61,9 @@ impl Capacity {
         total
     }
 
-    /// Every node's name (its type's, numbered from 1 within the type; `pool` for a pool) and
-    /// amount of the first resource, in catalogue order.
+    /// Every node's name (its type's, numbered from 1 within a type of several, so that a
+    /// Slurm site's node keeps its host name; `pool` for a pool) and amount of the first
+    /// resource, in catalogue order.
     pub fn named_nodes(&self) -> Vec<(String, f64)> {
         let first = |c: &[f64]| c.first().copied().unwrap_or(0.0);
         match self {
@@ -71,7 +72,11 @@ impl Capacity {
                 .types
                 .iter()
                 .flat_map(|t| {
-                    (1..=t.count).map(|k| (format!("{}-{k}", t.name), first(&t.capacity)))
+                    let name = move |k| match t.count {
+                        1 => t.name.clone(),
+                        _ => format!("{}-{k}", t.name),
+                    };
+                    (1..=t.count).map(move |k| (name(k), first(&t.capacity)))
                 })
                 .collect(),
         }
