@@ -6,7 +6,7 @@ use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::model::{partition_property, MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
     run, Capacity, ClusterConfig, Partition, PlacementEntry, PolicyResult, QueueLimit, Scheduler,
-    SchedulerEntry, Task, Window,
+    SchedulerEntry, SchedulerSettings, SlurmParameters, Task, Window,
 };
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -474,9 +474,12 @@ fn a_drained_run_ends_with_its_last_job_not_at_a_stale_plan() {
 /// backfilling does. On 4 processors, job 0 holds 2 until 100 s and job 1 holds 1 until 50 s.
 /// Job 2 needs all 4 (planned at 100 s); job 3 needs 2 for 40 s (planned at 50 s, in the
 /// hole before job 2); job 4 needs the 1 free processor for 90 s. EASY plans only job 2, so
-/// job 4 starts at once and job 3 waits until 110 s. Slurm's backfill, at 30 s, does not
-/// start job 4 (it would delay job 3's plan); at 50 s the main scheduler stops at job 2, so
-/// job 3 starts at the 60-s cycle, and job 4 after job 2.
+/// job 4 starts at once and job 3 waits until 110 s. Slurm's backfill (`bf_resolution=1`, so
+/// that plans hold exactly their spans), at 30 s, does not start job 4 (it would delay job 3's
+/// plan); at 50 s the main scheduler stops at job 2, so job 3 starts at the 60-s cycle, and
+/// job 4 after job 2. At Slurm's default `bf_resolution=60`, job 2's plan at 100 s holds from
+/// 60 s (its start rounded down), so job 3 cannot start in the hole at 60 s and waits for job
+/// 2 too.
 #[test]
 fn slurm_backfill_plans_every_job_it_cannot_start() {
     let jobs = [
@@ -488,13 +491,18 @@ fn slurm_backfill_plans_every_job_it_cannot_start() {
     ];
     let easy = replay(pool(4.0), SchedulerEntry::EASY, FillRule::HeadOfLine, &jobs);
     assert_eq!(starts(&easy), [0.0, 0.0, 100.0, 110.0, 3.0]);
-    let slurm = replay(
-        pool(4.0),
-        SchedulerEntry::SLURM,
-        FillRule::HeadOfLine,
-        &jobs,
-    );
-    assert_eq!(starts(&slurm), [0.0, 0.0, 100.0, 60.0, 110.0]);
+    let slurm = |bf_resolution_s| {
+        let scheduler = slurm_with(SlurmParameters {
+            bf_resolution_s,
+            ..SlurmParameters::default()
+        });
+        starts(&replay_config(
+            &config_for("fifo", pool(4.0), scheduler, &jobs),
+            &jobs,
+        ))
+    };
+    assert_eq!(slurm(1), [0.0, 0.0, 100.0, 60.0, 110.0]);
+    assert_eq!(slurm(60), [0.0, 0.0, 100.0, 110.0, 110.0]);
 }
 
 /// Slurm's backfill plans nodes, not processors: a planned job holds the rest of each node it
@@ -549,12 +557,16 @@ fn replay_under_priority(
 
 /// `--scheduler slurm` with Slurm's defaults but for `priority`.
 fn slurm_under(priority: fairshare_core::priority::multifactor::JobPriority) -> Arc<dyn Scheduler> {
-    use fairshare_sim::cluster::{SchedulerSettings, SlurmParameters};
+    slurm_with(SlurmParameters {
+        priority,
+        ..SlurmParameters::default()
+    })
+}
+
+/// `--scheduler slurm` with `parameters`.
+fn slurm_with(parameters: SlurmParameters) -> Arc<dyn Scheduler> {
     let settings = SchedulerSettings {
-        slurm: SlurmParameters {
-            priority,
-            ..SlurmParameters::default()
-        },
+        slurm: parameters,
         ..SchedulerSettings::default()
     };
     SchedulerEntry::SLURM.configured(&settings)

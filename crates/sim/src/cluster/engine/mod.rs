@@ -129,6 +129,8 @@ struct Engine {
     period: Option<u64>,
     /// Whether a reservation holds the rest of each node it is planned on.
     whole_nodes: bool,
+    /// Microseconds a reservation's span is rounded to, when the scheduler rounds it.
+    plan_resolution: Option<u64>,
     /// Whether a job arrived, started or ended since the last periodic pass: only then is
     /// another due (Slurm's backfill waits for new work, `_more_work`).
     news: bool,
@@ -291,6 +293,8 @@ impl Engine {
             // A pool has no nodes to plan: its reservations hold what their jobs ask.
             whole_nodes: config.scheduler.reserves_whole_nodes()
                 && matches!(config.capacity, Capacity::Machines(_)),
+            plan_resolution: (config.scheduler.plan_resolution_s())
+                .map(|s| s.max(1).saturating_mul(1_000_000)),
             news: false,
             origin: config.origin,
             job_order: JobOrder::of(config),
@@ -577,10 +581,25 @@ impl Engine {
     fn unreserve(&mut self, user: u32, index: usize) -> Option<(Time, Placed)> {
         let job = &mut self.queues[user as usize][index];
         let (t, placed) = job.reservation.take()?;
-        let end = t.plus_micros(job.walltime);
+        let walltime = job.walltime;
+        let (from, to) = self.held_span(t, walltime);
         self.unreserved += 1;
-        self.space.expect(&placed, t, end, -1.0);
+        self.space.expect(&placed, from, to, -1.0);
         Some((t, placed))
+    }
+
+    /// What a reservation at `t` for `walltime` holds in the availability profile: from `t`
+    /// for the walltime, or with a plan resolution (Slurm's `bf_resolution`), from `t` rounded
+    /// down (but not before now) to the end rounded down, at least one resolution past the
+    /// rounded start.
+    fn held_span(&self, t: Time, walltime: u64) -> (Time, Time) {
+        let end = t.plus_micros(walltime);
+        let Some(r) = self.plan_resolution else {
+            return (t, end);
+        };
+        let down = |x: Time| Time(x.0 - x.0 % r);
+        let start = down(t);
+        (start.max(self.now), down(end).max(start.plus_micros(r)))
     }
 
     /// Drops every reservation (EASY's last only for the pass that made it).
@@ -665,13 +684,13 @@ impl Engine {
     /// wakeup at `t` unless it `held_before` a reservation starting then (whose wakeup, still
     /// ahead, is in the heap already: one per hold would grow the heap with every compression).
     fn hold(&mut self, user: u32, index: usize, (t, placed): (Time, Placed), held_before: bool) {
-        let end = t.plus_micros(self.queues[user as usize][index].walltime);
+        let (from, to) = self.held_span(t, self.queues[user as usize][index].walltime);
         let placed = match self.whole_nodes {
-            true => self.space.rest_of_nodes(&placed, t, end),
+            true => self.space.rest_of_nodes(&placed, from, to),
             false => placed,
         };
         let job = &mut self.queues[user as usize][index];
-        self.space.expect(&placed, t, end, 1.0);
+        self.space.expect(&placed, from, to, 1.0);
         job.first_reserved.get_or_insert(t);
         job.reservation = Some((t, placed));
         if t > self.now && !held_before {

@@ -92,6 +92,13 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn reserves_whole_nodes(&self) -> bool {
         false
     }
+    /// The granularity of a reservation's span, in seconds: its start and end are rounded
+    /// down to a multiple of it (from the epoch) and it holds at least that long, as Slurm's
+    /// backfill map does (`bf_resolution`); none by default: a reservation holds exactly from
+    /// its start for its walltime.
+    fn plan_resolution_s(&self) -> Option<u64> {
+        None
+    }
     /// How long past its walltime a job runs before it is killed, under `--overrun kill`: no
     /// time by default; `None`: it is never killed (it runs its recorded time).
     fn kill_grace_s(&self) -> Option<u64> {

@@ -64,6 +64,9 @@ pub struct SlurmParameters {
     pub bf_max_job_test: u32,
     /// `bf_max_job_user`: the most jobs of one user a backfill cycle considers (0: no limit).
     pub bf_max_job_user: u32,
+    /// `bf_resolution`, in seconds: a backfill plan's start and end are rounded down to a
+    /// multiple of it, and a plan holds at least that long (default 60).
+    pub bf_resolution_s: u64,
     /// `default_queue_depth`: the most jobs the main scheduler considers after an event
     /// (default 100).
     pub default_queue_depth: u32,
@@ -82,6 +85,7 @@ impl Default for SlurmParameters {
             bf_window_s: 86_400,
             bf_max_job_test: 500,
             bf_max_job_user: 0,
+            bf_resolution_s: 60,
             default_queue_depth: 100,
             priority: JobPriority::default(),
             over_time_s: Some(0),
@@ -159,6 +163,11 @@ impl SlurmParameters {
                 "bf_window" => parameters.bf_window_s = u64::from(number()?.max(1)) * 60,
                 "bf_max_job_test" => parameters.bf_max_job_test = number()?.max(1),
                 "bf_max_job_user" => parameters.bf_max_job_user = number()?,
+                // Slurm falls back to its default outside 1..=3600.
+                "bf_resolution" => {
+                    let n = u64::from(number()?);
+                    parameters.bf_resolution_s = if (1..=3600).contains(&n) { n } else { 60 };
+                }
                 "default_queue_depth" => parameters.default_queue_depth = number()?.max(1),
                 _ => unmodelled.push(key.to_owned()),
             }
@@ -379,6 +388,10 @@ impl Scheduler for Slurm {
         true
     }
 
+    fn plan_resolution_s(&self) -> Option<u64> {
+        Some(self.parameters.bf_resolution_s)
+    }
+
     /// `OverTimeLimit` past the limit, and then until the next check of time limits.
     fn kill_grace_s(&self) -> Option<u64> {
         (self.parameters.over_time_s).map(|over| over + TIME_LIMIT_CHECK_S)
@@ -412,7 +425,7 @@ mod tests {
     #[test]
     fn a_site_configuration_sets_what_is_modelled_and_names_what_is_not() {
         let (parameters, notes) = from(&[
-            ("SchedulerParameters", "bf_interval=60,bf_window=2880,bf_max_job_test=1000,bf_max_job_user=20,default_queue_depth=50,bf_continue"),
+            ("SchedulerParameters", "bf_interval=60,bf_window=2880,bf_max_job_test=1000,bf_max_job_user=20,bf_resolution=120,default_queue_depth=50,bf_continue"),
             ("PriorityWeightAge", "1000"),
             ("PriorityWeightFairshare", "10000"),
             ("PriorityWeightJobSize", "500"),
@@ -431,6 +444,7 @@ mod tests {
             bf_window_s: 2880 * 60,
             bf_max_job_test: 1000,
             bf_max_job_user: 20,
+            bf_resolution_s: 120,
             default_queue_depth: 50,
             over_time_s: Some(300),
             priority: JobPriority {
