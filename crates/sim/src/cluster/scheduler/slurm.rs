@@ -15,7 +15,8 @@
 //!   set), starting each job that fits now without delaying an earlier job's planned start,
 //!   and planning every job that does not at the earliest time it fits by the running jobs'
 //!   time limits, within `bf_window`. A planned job holds the whole of each node it is planned
-//!   on (Slurm's plan is a map of nodes, not of processors). Its plans are dropped when the
+//!   on (Slurm's plan is a map of nodes, not of processors), from its start to its end each
+//!   rounded down to `bf_resolution` (at least that long). Its plans are dropped when the
 //!   cycle ends, as Slurm's are. A cycle runs only when a job arrived, started or ended since
 //!   the last one (Slurm's backfill waits for new work).
 //!
@@ -26,9 +27,9 @@
 //! What is left out: the phase of the backfill's timer (here its cycles fall on multiples of
 //! `bf_interval` from the run's start; in Slurm, `bf_interval` after the previous cycle ended,
 //! from whenever `slurmctld` started); the time a cycle takes and `bf_continue`'s yielding (a
-//! cycle here is instantaneous); `bf_resolution`'s rounding of planned times. A partition's `PriorityTier` and
-//! partition factor come with the run's partitions ([`crate::cluster::Partition`]).
-//! docs/slurm-prediction.md measures what that costs.
+//! cycle here is instantaneous). A partition's `PriorityTier` and partition factor come with
+//! the run's partitions ([`crate::cluster::Partition`]). docs/slurm-prediction.md measures
+//! what that costs.
 
 use super::{Pass, Reservations, Scheduler, SchedulerEntry};
 use fairshare_core::error::Invalid;
