@@ -204,8 +204,8 @@ run() {
   bash "$root/scripts/slurm/up.sh" --fresh fair-tree --layout "$layout" >"$dir/up.log" 2>&1
   if [ -n "$policy" ]; then set_weight 0; else set_weight 100000; fi
   if [ "${partitions:-one}" = tiers ]; then
-    # A partition of a higher tier over half of cpu's nodes and the gpu nodes; a fresh
-    # cluster forgets it.
+    # A partition of a higher tier over four of cpu's nodes (n09-n12) and the four gpu
+    # nodes; a fresh cluster forgets it.
     scontrol create PartitionName=high Nodes=n[09-16] PriorityTier=2 MaxTime=INFINITE \
       State=UP TRESBillingWeights=CPU=1.0,Mem=0.25G
   fi

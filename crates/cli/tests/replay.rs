@@ -709,8 +709,9 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
         "{stderr}"
     );
     assert!(
-        stderr
-            .contains("note: --slurm-conf: PriorityWeightQOS is set but no QOS priority was given"),
+        stderr.contains(
+            "note: --slurm-conf: PriorityWeightQOS is set but no QOS has a priority above 0"
+        ),
         "{stderr}"
     );
     // With the QOS priorities, carol's scavenger job outranks bob's and starts beside alice's

@@ -64,7 +64,7 @@ impl SlurmSetup {
                 .map(|(q, p)| (q.clone(), factor(p)))
                 .collect();
         } else if self.parameters.priority.qos_weight != 0.0 {
-            self.notes.push("PriorityWeightQOS is set but no QOS priority was given (the saved `sacctmgr -P -n show qos format=Name,UsageFactor,Priority`, as `--qos`): every job's QOS factor is 0".into());
+            self.notes.push("PriorityWeightQOS is set but no QOS has a priority above 0 (they are listed by `sacctmgr -P -n show qos format=Name,UsageFactor,Priority`): every job's QOS factor is 0".into());
         }
         self
     }

@@ -90,7 +90,7 @@ pub struct MachineView {
 /// One node of a [`MachineView`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct NodeLane {
-    /// Its name: its type's, numbered from 1 (`pool` for a pool).
+    /// Its name: its type's, numbered from 1 within a type of several (`pool` for a pool).
     pub name: String,
     /// Its processors (the replay's first resource).
     pub processors: f64,

@@ -779,17 +779,22 @@ fn slurm_qos_factor_starts_the_job_of_the_higher_qos_first() {
     );
 }
 
-/// Slurm's TRES factor: on 4 processors held by job 0 until 100 s, job 1 (1 processor) and
-/// then job 2 (all 4) wait. With `PriorityWeightTRES=CPU=1000`, job 2's 4 of the 4 CPUs
-/// (1,000 points) outrank job 1's 1 of 4 (250), and it starts first; a weight on memory,
-/// which neither asks for, changes nothing.
+/// Slurm's TRES factor, on a pool of 4 processors and 4 units of memory held by job 0 until
+/// 100 s: job 1 (1 processor, all the memory) and then job 2 (all 4 processors, no memory)
+/// wait. With `PriorityWeightTRES=CPU=1000`, job 2's 4 of the 4 CPUs (1,000 points) outrank
+/// job 1's 1 of 4 (250), and it starts first; with `Mem=1000`, job 1's memory puts it first
+/// again; with `Node=1000`, both ask the one node (1,000 each) and the older goes first.
 #[test]
 fn slurm_tres_factor_starts_the_job_asking_more_of_a_weighted_tres_first() {
     use fairshare_core::priority::multifactor::{JobPriority, Tres};
+    let with_memory = |mut task: Task, memory: f64| {
+        task.demand.push(memory);
+        task
+    };
     let jobs = [
-        job(0, 0.0, 100.0, 100.0, 4.0),
-        job(1, 1.0, 10.0, 10.0, 1.0),
-        job(2, 2.0, 10.0, 10.0, 4.0),
+        with_memory(job(0, 0.0, 100.0, 100.0, 4.0), 4.0),
+        with_memory(job(1, 1.0, 10.0, 10.0, 1.0), 4.0),
+        with_memory(job(2, 2.0, 10.0, 10.0, 4.0), 0.0),
     ];
     let run_with = |tres_weights: Tres| {
         let priority = JobPriority {
@@ -797,18 +802,75 @@ fn slurm_tres_factor_starts_the_job_asking_more_of_a_weighted_tres_first() {
             tres_weights,
             ..JobPriority::default()
         };
-        starts(&replay_under_priority(pool(4.0), "fifo", priority, &jobs))
+        let config = ClusterConfig {
+            resources: vec!["cpu".into(), "mem".into()],
+            ..config_for(
+                "fifo",
+                Capacity::Pool(vec![4.0, 4.0]),
+                slurm_under(priority),
+                &jobs,
+            )
+        };
+        starts(&replay_config(&config, &jobs))
     };
-    let cpu = Tres {
-        cpu: 1000.0,
-        ..Tres::default()
+    let weight = |cpu, mem, node| Tres {
+        cpu,
+        mem,
+        node,
+        gpu: 0.0,
     };
-    assert_eq!(run_with(cpu), [0.0, 110.0, 100.0]);
-    let mem = Tres {
-        mem: 1000.0,
-        ..Tres::default()
+    assert_eq!(run_with(weight(1000.0, 0.0, 0.0)), [0.0, 110.0, 100.0]);
+    assert_eq!(run_with(weight(0.0, 1000.0, 0.0)), [0.0, 100.0, 110.0]);
+    assert_eq!(run_with(weight(1000.0, 4000.0, 0.0)), [0.0, 100.0, 110.0]);
+    assert_eq!(run_with(weight(0.0, 0.0, 1000.0)), [0.0, 100.0, 110.0]);
+}
+
+/// The TRES factor is a share of the job's partition: nodes `a` (partition `lo`) and `s`
+/// (`lo` and `hi`), 4 processors each, `a` full until 200 s and `s` until 100 s. Job 2 (`lo`,
+/// 4 processors) and then job 3 (`hi`, 4 processors) wait for `s`; with
+/// `PriorityWeightTRES=CPU=1000`, job 3's 4 of `hi`'s 4 CPUs (1,000 points) outrank job 2's 4
+/// of `lo`'s 8 (500), and job 3 takes `s` first (as shares of the whole cluster, both would
+/// be 500, and the older would).
+#[test]
+fn slurm_tres_factor_is_a_share_of_the_jobs_partition() {
+    use fairshare_core::priority::multifactor::{JobPriority, Tres};
+    let node = |name: &str, partitions: &[&str]| {
+        let mut node = NodeType::new(name, 1, vec![4.0]);
+        node.properties = partitions.iter().map(|p| partition_property(p)).collect();
+        node
     };
-    assert_eq!(run_with(mem), [0.0, 100.0, 110.0]);
+    let capacity = Capacity::Machines(MachineCatalogue::new(vec![
+        node("a", &["lo"]),
+        node("s", &["lo", "hi"]),
+    ]));
+    let in_partition = |mut task: Task, partition: u32| {
+        task.partition = Some(partition);
+        task.nodes = Some(1);
+        task
+    };
+    let jobs = [
+        in_partition(job(0, 0.0, 200.0, 200.0, 4.0), 0),
+        in_partition(job(1, 0.0, 100.0, 100.0, 4.0), 1),
+        in_partition(job(2, 1.0, 10.0, 10.0, 4.0), 0),
+        in_partition(job(3, 2.0, 10.0, 10.0, 4.0), 1),
+    ];
+    let run_with = |cpu| {
+        let priority = JobPriority {
+            site_weight: 0.0,
+            tres_weights: Tres {
+                cpu,
+                ..Tres::default()
+            },
+            ..JobPriority::default()
+        };
+        let config = ClusterConfig {
+            partitions: ["lo", "hi"].map(Partition::named).to_vec(),
+            ..config_for("fifo", capacity.clone(), slurm_under(priority), &jobs)
+        };
+        starts(&replay_config(&config, &jobs))
+    };
+    assert_eq!(run_with(1000.0), [0.0, 0.0, 110.0, 100.0]);
+    assert_eq!(run_with(0.0), [0.0, 0.0, 100.0, 110.0]);
 }
 
 /// Slurm's job size factor puts a large job before a small one that came first. On 4

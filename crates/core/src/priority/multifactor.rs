@@ -94,7 +94,7 @@ impl JobPriority {
         self.age_weight != 0.0 || self.fixed_terms_differ()
     }
 
-    /// Whether the terms fixed at a job's submission (size, partition, QOS) weigh in, so that
+    /// Whether the terms fixed at a job's submission (size, partition, QOS, TRES) weigh in, so that
     /// jobs of one age may differ in points.
     fn fixed_terms_differ(&self) -> bool {
         self.size_weight != 0.0

@@ -191,8 +191,9 @@ struct PartitionRule {
     property: Option<String>,
     /// Whether some node declares its property, so that its jobs are held to its nodes.
     declared: bool,
-    /// Its `PriorityTier` and partition factor.
+    /// Its `PriorityTier`.
     tier: i32,
+    /// Its partition factor.
     factor: f64,
     /// Its nodes' capacity (normalised) and count, which a job's TRES factors are fractions
     /// of (every node's when its property is not enforced).
@@ -294,6 +295,7 @@ impl Engine {
             whole_nodes: config.scheduler.reserves_whole_nodes()
                 && matches!(config.capacity, Capacity::Machines(_)),
             plan_resolution: (config.scheduler.plan_resolution_s())
+                .filter(|_| reservations == Reservations::ForThePass)
                 .map(|s| s.max(1).saturating_mul(1_000_000)),
             news: false,
             origin: config.origin,
@@ -591,7 +593,8 @@ impl Engine {
     /// What a reservation at `t` for `walltime` holds in the availability profile: from `t`
     /// for the walltime, or with a plan resolution (Slurm's `bf_resolution`), from `t` rounded
     /// down (but not before now) to the end rounded down, at least one resolution past the
-    /// rounded start.
+    /// rounded start. A rounded span depends on now, so only reservations dropped in the pass
+    /// that made them are rounded ([`Engine::new`] gives other schedulers no resolution).
     fn held_span(&self, t: Time, walltime: u64) -> (Time, Time) {
         let end = t.plus_micros(walltime);
         let Some(r) = self.plan_resolution else {
@@ -685,8 +688,10 @@ impl Engine {
     /// ahead, is in the heap already: one per hold would grow the heap with every compression).
     fn hold(&mut self, user: u32, index: usize, (t, placed): (Time, Placed), held_before: bool) {
         let (from, to) = self.held_span(t, self.queues[user as usize][index].walltime);
+        // The rest of each node from the planned start: before it, the jobs it waits for
+        // still hold their part.
         let placed = match self.whole_nodes {
-            true => self.space.rest_of_nodes(&placed, from, to),
+            true => self.space.rest_of_nodes(&placed, t.max(self.now), to),
             false => placed,
         };
         let job = &mut self.queues[user as usize][index];

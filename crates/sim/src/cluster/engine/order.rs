@@ -1,7 +1,8 @@
 //! The order of each user's waiting jobs. By default a user's jobs wait in their queue's
 //! priority, then oldest first. Under a scheduler that orders jobs by a job priority (Slurm's
-//! multifactor with age, size, partition, QOS or TRES weights), each job also has points of its own, recomputed for
-//! every waiting job each `PriorityCalcPeriod` as Slurm recomputes them: a user's queue is
+//! multifactor with age, size, partition, QOS or TRES weights), each job also has points of
+//! its own, recomputed for every waiting job each `PriorityCalcPeriod` as Slurm recomputes
+//! them: a user's queue is
 //! kept by queue priority, then points, then age, and each user's next job carries its points
 //! to the ranker, which adds the user's factor ([`MultifactorRanker`]).
 
@@ -58,7 +59,8 @@ impl JobOrder {
             Some(demand.get(r)? / whole)
         };
         let [cpu, mem, gpu] = self.tres_resources.map(|r| fraction(r).unwrap_or(0.0));
-        let node = f64::from(min_nodes.unwrap_or(1).max(1)) / nodes.max(1.0);
+        // A job asks at most its partition's nodes (a pool counts as one node).
+        let node = (f64::from(min_nodes.unwrap_or(1).max(1)) / nodes.max(1.0)).min(1.0);
         self.priority.tres_points(Tres {
             cpu,
             mem,

@@ -95,7 +95,7 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     /// The granularity of a reservation's span, in seconds: its start and end are rounded
     /// down to a multiple of it (from the epoch) and it holds at least that long, as Slurm's
     /// backfill map does (`bf_resolution`); none by default: a reservation holds exactly from
-    /// its start for its walltime.
+    /// its start for its walltime. Only reservations that last one pass are rounded.
     fn plan_resolution_s(&self) -> Option<u64> {
         None
     }
