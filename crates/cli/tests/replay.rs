@@ -627,8 +627,8 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
         "SchedulerType=sched/backfill\nSchedulerParameters=bf_interval=10,bf_continue\nPriorityWeightAge=1000\nPriorityWeightJobSize=10\nPriorityWeightQOS=1000\nPriorityWeightAssoc=10\n",
     )
     .unwrap();
-    let starts = |extra: &[&str]| {
-        let jobs = dir.path().join("jobs.csv");
+    let jobs = dir.path().join("jobs.csv");
+    let run = |extra: &[&str]| {
         let mut args = vec![
             "replay",
             dump.to_str().unwrap(),
@@ -643,7 +643,10 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
             jobs.to_str().unwrap(),
         ];
         args.extend(extra);
-        let out = fairshare(&args);
+        fairshare(&args)
+    };
+    let starts = |extra: &[&str]| {
+        let out = run(extra);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(out.status.success(), "{stderr}");
         let table = std::fs::read_to_string(&jobs).unwrap();
@@ -727,15 +730,7 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
     assert_eq!(rows[2][2], at(2), "the higher QOS first");
     assert!(!stderr.contains("PriorityWeightQOS is set"), "{stderr}");
     std::fs::write(&qos, "normal|1.000000|ten\n").unwrap();
-    let out = fairshare(&[
-        "replay",
-        dump.to_str().unwrap(),
-        "--policy",
-        "fifo",
-        "--capacity",
-        "cpu=4,mem=0,gpu=0",
-        "--scheduler",
-        "slurm",
+    let out = run(&[
         "--slurm-conf",
         conf.to_str().unwrap(),
         "--qos",

@@ -589,11 +589,6 @@ fn slurm_blocks_partition_by_partition_and_keeps_jobs_on_their_partitions_nodes(
         node("a", "p0"),
         node("b", "p1"),
     ]));
-    let in_partition = |mut task: Task, partition: u32| {
-        task.partition = Some(partition);
-        task.nodes = Some(1);
-        task
-    };
     let jobs = [
         in_partition(job(0, 0.0, 100.0, 100.0, 4.0), 0),
         in_partition(job(1, 1.0, 10.0, 10.0, 2.0), 0),
@@ -634,6 +629,26 @@ fn slurm_blocks_partition_by_partition_and_keeps_jobs_on_their_partitions_nodes(
     );
 }
 
+/// Nodes `a` (partition `lo`) and `s` (partitions `lo` and `hi`), 4 processors each.
+fn lo_and_shared_hi() -> Capacity {
+    let node = |name: &str, partitions: &[&str]| {
+        let mut node = NodeType::new(name, 1, vec![4.0]);
+        node.properties = partitions.iter().map(|p| partition_property(p)).collect();
+        node
+    };
+    Capacity::Machines(MachineCatalogue::new(vec![
+        node("a", &["lo"]),
+        node("s", &["lo", "hi"]),
+    ]))
+}
+
+/// `task` in the trace's partition `partition`, on one node.
+fn in_partition(mut task: Task, partition: u32) -> Task {
+    task.partition = Some(partition);
+    task.nodes = Some(1);
+    task
+}
+
 /// Partition `lo` has nodes `a` and `s`, partition `hi` only `s` (4 processors each). Job 0
 /// (hi, 2 processors) holds half of `s` and job 1 (lo) all of `a` until 100 s; job 2 (hi)
 /// waits for all of `s`. Job 3 (lo, 2 processors for 10 s) would fit on the other half of
@@ -642,20 +657,7 @@ fn slurm_blocks_partition_by_partition_and_keeps_jobs_on_their_partitions_nodes(
 /// plan at 100 s in nothing). With the fence left out of the main scheduler, it started at 3 s.
 #[test]
 fn slurm_keeps_the_main_scheduler_off_a_blocked_partitions_shared_nodes() {
-    let node = |name: &str, partitions: &[&str]| {
-        let mut node = NodeType::new(name, 1, vec![4.0]);
-        node.properties = partitions.iter().map(|p| partition_property(p)).collect();
-        node
-    };
-    let capacity = Capacity::Machines(MachineCatalogue::new(vec![
-        node("a", &["lo"]),
-        node("s", &["lo", "hi"]),
-    ]));
-    let in_partition = |mut task: Task, partition: u32| {
-        task.partition = Some(partition);
-        task.nodes = Some(1);
-        task
-    };
+    let capacity = lo_and_shared_hi();
     let jobs = [
         in_partition(job(0, 0.0, 100.0, 100.0, 2.0), 1),
         in_partition(job(1, 1.0, 100.0, 100.0, 4.0), 0),
@@ -691,10 +693,6 @@ fn slurm_serves_a_higher_partition_tier_or_factor_first() {
     let mut node = NodeType::new("n", 1, vec![4.0]);
     node.properties = vec![partition_property("lo"), partition_property("hi")];
     let shared = Capacity::Machines(MachineCatalogue::new(vec![node]));
-    let in_partition = |mut task: Task, partition: u32| {
-        task.partition = Some(partition);
-        task
-    };
     let jobs = [
         in_partition(job(0, 0.0, 100.0, 100.0, 4.0), 0),
         in_partition(job(1, 1.0, 10.0, 10.0, 4.0), 0),
@@ -834,20 +832,7 @@ fn slurm_tres_factor_starts_the_job_asking_more_of_a_weighted_tres_first() {
 #[test]
 fn slurm_tres_factor_is_a_share_of_the_jobs_partition() {
     use fairshare_core::priority::multifactor::{JobPriority, Tres};
-    let node = |name: &str, partitions: &[&str]| {
-        let mut node = NodeType::new(name, 1, vec![4.0]);
-        node.properties = partitions.iter().map(|p| partition_property(p)).collect();
-        node
-    };
-    let capacity = Capacity::Machines(MachineCatalogue::new(vec![
-        node("a", &["lo"]),
-        node("s", &["lo", "hi"]),
-    ]));
-    let in_partition = |mut task: Task, partition: u32| {
-        task.partition = Some(partition);
-        task.nodes = Some(1);
-        task
-    };
+    let capacity = lo_and_shared_hi();
     let jobs = [
         in_partition(job(0, 0.0, 200.0, 200.0, 4.0), 0),
         in_partition(job(1, 0.0, 100.0, 100.0, 4.0), 1),
