@@ -17,11 +17,13 @@ use fairshare_core::usage::metric::UsageMetric;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod bounds;
 mod capacity;
 mod fit;
 mod openings;
 mod request;
 
+use bounds::Bounds;
 pub use capacity::{Capacity, MOST_MACHINES};
 use fit::{fit, part_fits, part_fits_without, release, take};
 use openings::Openings;
@@ -49,6 +51,8 @@ pub(super) struct Space {
     eligibility: HashMap<Vec<String>, Option<Arc<[bool]>>>,
     /// The nodes no job may be placed on for the rest of the pass (empty: none).
     fenced: Vec<bool>,
+    /// Before when requests already searched cannot start.
+    bounds: Bounds,
     pool: bool,
 }
 
@@ -128,6 +132,7 @@ impl Space {
             searches: Default::default(),
             eligibility: HashMap::new(),
             fenced: Vec::new(),
+            bounds: Bounds::default(),
             pool: matches!(capacity, Capacity::Pool(_)),
         })
     }
@@ -262,6 +267,7 @@ impl Space {
     /// Opens every fenced node again.
     pub(super) fn unfence(&mut self) {
         self.fenced.clear();
+        self.bounds.forget();
     }
 
     /// Whether `request` fits in an empty cluster.
@@ -310,13 +316,27 @@ impl Space {
     }
 
     /// Where `request` fits from `from` for `length` by the availability profile (every node's
-    /// most expected use over that window), without taking it.
+    /// most expected use over that window), without taking it. A request already known not to
+    /// fit then is not tried again, and a failure at `from` is remembered.
     pub(super) fn fit_during(
         &mut self,
         request: &Request,
         from: Time,
         length: u64,
     ) -> Option<Placed> {
+        if self.bounds.start_at_least(request, length) > from {
+            debug_assert!(self.fit_during_in_full(request, from, length).is_none());
+            return None;
+        }
+        let placed = self.fit_during_in_full(request, from, length);
+        if placed.is_none() {
+            self.bounds.learn(request, length, from.plus_micros(1));
+        }
+        placed
+    }
+
+    /// [`Space::fit_during`] tried in full, whatever is known.
+    fn fit_during_in_full(&mut self, request: &Request, from: Time, length: u64) -> Option<Placed> {
         let to = from.plus_micros(length.max(1));
         let mut scratch = std::mem::take(&mut self.scratch);
         for (i, (s, line)) in scratch.iter_mut().zip(&self.profile).enumerate() {
@@ -341,6 +361,11 @@ impl Space {
     /// Each node keeps the next start at which it could take its part of the job
     /// ([`Skyline::first_room`], moved on only when the candidates pass it), so a start is
     /// tried in full only when enough nodes could take part then.
+    ///
+    /// While the profile only gains use, no start comes before one found earlier for a
+    /// request asking no more for no longer: the search begins there ([`Bounds`]), and what it
+    /// finds is remembered. A start that fits after such a bound is `now` or a change of use,
+    /// as from `now`: a later time inside a step fits only if the step's start does.
     pub(super) fn earliest(
         &mut self,
         request: &Request,
@@ -349,9 +374,21 @@ impl Space {
         before: Option<Time>,
         through: Option<&[(usize, Time)]>,
     ) -> Option<(Time, Placed)> {
+        let from = match through {
+            None => now.max(self.bounds.start_at_least(request, length)),
+            Some(_) => now,
+        };
+        if before.is_some_and(|b| from >= b) {
+            return None;
+        }
         let mut searches = std::mem::take(&mut self.searches);
-        let found = self.earliest_with(&mut searches, request, now, length, before, through);
+        let found = self.earliest_with(&mut searches, request, from, length, before, through);
         self.searches = searches;
+        if through.is_none() {
+            let never = before.unwrap_or(Time(u64::MAX));
+            let at = found.as_ref().map_or(never, |(t, _)| *t);
+            self.bounds.learn(request, length, at);
+        }
         found
     }
 
@@ -400,7 +437,7 @@ impl Space {
             if before.is_some_and(|b| t >= b) {
                 return None;
             }
-            if let Some(placed) = self.fit_during(request, t, length) {
+            if let Some(placed) = self.fit_during_in_full(request, t, length) {
                 return Some((t, placed));
             }
             let changes = nodes
@@ -472,7 +509,7 @@ impl Space {
         times
             .into_iter()
             .take_while(|t| *t < before)
-            .find_map(|t| Some((t, self.fit_during(request, t, length)?)))
+            .find_map(|t| Some((t, self.fit_during_in_full(request, t, length)?)))
     }
 
     /// Takes `placed` from the nodes now.
@@ -495,6 +532,9 @@ impl Space {
     pub(super) fn expect(&mut self, placed: &Placed, from: Time, to: Time, sign: f64) {
         if self.profile.is_empty() {
             return;
+        }
+        if sign < 0.0 {
+            self.bounds.forget();
         }
         for (node, amount) in placed {
             self.profile[*node].add(from, to, amount, sign);
