@@ -29,6 +29,10 @@ use fit::{fit, part_fits, part_fits_without, release, take};
 use openings::Openings;
 pub(in crate::cluster) use request::{held, Placed, Request, Shape};
 
+/// The buffers of [`Space::earliest`]: the eligible nodes, openings on any of them and on the
+/// freed ones, and the nodes barred from a try.
+type Searches = (Vec<usize>, Openings, Openings, Vec<bool>);
+
 /// Free room during a run, normalised by the total capacity: the nodes (one for a pool) and
 /// what is in use over all of them, and each node's expected use over time when backfilling
 /// needs it.
@@ -46,7 +50,7 @@ pub(super) struct Space {
     properties: Vec<Arc<[String]>>,
     /// The buffers [`Space::earliest`] reuses: the eligible nodes, and openings on any of
     /// them and on the freed ones.
-    searches: (Vec<usize>, Openings, Openings),
+    searches: Searches,
     /// Which nodes each set of properties allows, as met.
     eligibility: HashMap<Vec<String>, Option<Arc<[bool]>>>,
     /// The nodes no job may be placed on for the rest of the pass (empty: none).
@@ -335,19 +339,33 @@ impl Space {
         placed
     }
 
-    /// [`Space::fit_during`] tried in full, whatever is known.
+    /// [`Space::fit_during`] tried in full, whatever is known, on every node the fences leave.
     fn fit_during_in_full(&mut self, request: &Request, from: Time, length: u64) -> Option<Placed> {
+        self.fit_during_except(request, from, length, None)
+    }
+
+    /// [`Space::fit_during_in_full`], on none of the nodes `barred` marks (`None`: the fenced
+    /// ones), whose profiles are not even read.
+    fn fit_during_except(
+        &mut self,
+        request: &Request,
+        from: Time,
+        length: u64,
+        barred: Option<&[bool]>,
+    ) -> Option<Placed> {
         let to = from.plus_micros(length.max(1));
+        let barred = barred.unwrap_or(&self.fenced);
         let mut scratch = std::mem::take(&mut self.scratch);
         for (i, (s, line)) in scratch.iter_mut().zip(&self.profile).enumerate() {
-            if request.eligible.as_ref().is_none_or(|e| e[i]) {
+            let allowed = request.eligible.as_ref().is_none_or(|e| e[i]);
+            if allowed && !barred.get(i).copied().unwrap_or(false) {
                 // Once the node has no room for one part of the job, how much more it
                 // would hold changes nothing: the placement passes it by.
                 let full = |peak: &[f64]| !part_fits(request, &s.capacity, peak);
                 line.peak_into(from, to, &mut s.used, full);
             }
         }
-        let placed = fit(self.placement.as_ref(), request, &mut scratch, &self.fenced);
+        let placed = fit(self.placement.as_ref(), request, &mut scratch, barred);
         self.scratch = scratch;
         placed
     }
@@ -395,7 +413,7 @@ impl Space {
     /// [`Space::earliest`] with its buffers.
     fn earliest_with(
         &mut self,
-        (nodes, any, freed): &mut (Vec<usize>, Openings, Openings),
+        (nodes, any, freed, barred): &mut Searches,
         request: &Request,
         now: Time,
         length: u64,
@@ -437,7 +455,9 @@ impl Space {
             if before.is_some_and(|b| t >= b) {
                 return None;
             }
-            if let Some(placed) = self.fit_during_in_full(request, t, length) {
+            // Only the nodes open now can take a part: the others' profiles need no reading.
+            any.barred_at(t, &self.fenced, self.profile.len(), barred);
+            if let Some(placed) = self.fit_during_except(request, t, length, Some(barred)) {
                 return Some((t, placed));
             }
             let changes = nodes

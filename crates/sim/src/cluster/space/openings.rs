@@ -26,6 +26,18 @@ impl Openings {
         self
     }
 
+    /// Marks in `barred`, of `all` nodes, every one but those [`Openings::opening`] found
+    /// open at `t` and not `fenced`: the nodes a try at `t` need not look at.
+    pub(super) fn barred_at(&self, t: Time, fenced: &[bool], all: usize, barred: &mut Vec<bool>) {
+        barred.clear();
+        barred.resize(all, true);
+        for (node, _, next) in &self.nodes {
+            if *next == Some(Some(t)) {
+                barred[*node] = fenced.get(*node).copied().unwrap_or(false);
+            }
+        }
+    }
+
     /// The earliest time from `t` at which `k` of the nodes could each take their part of
     /// `request` for `length` at once; `None` if fewer than `k` ever can before their times.
     /// Times must be asked in increasing order: a node's next opening is looked up again only
