@@ -455,8 +455,17 @@ impl Space {
             if before.is_some_and(|b| t >= b) {
                 return None;
             }
-            // Only the nodes open now can take a part: the others' profiles need no reading.
+            // Only the nodes open now can take a part: the others' profiles need no reading,
+            // and a one-node part with one node open goes there (as on a pool).
             any.barred_at(t, &self.fenced, self.profile.len(), barred);
+            if let (Shape::Nodes { nodes: 1, per_node }, false) =
+                (&request.shape, request.exclusive)
+            {
+                let mut open = barred.iter().enumerate().filter(|(_, b)| !**b);
+                if let (Some((node, _)), None) = (open.next(), open.next()) {
+                    return Some((t, vec![(node, per_node.clone())]));
+                }
+            }
             if let Some(placed) = self.fit_during_except(request, t, length, Some(barred)) {
                 return Some((t, placed));
             }

@@ -40,41 +40,6 @@ impl Request {
             Shape::Spread { per_unit, .. } => per_unit,
         }
     }
-
-    /// Whether this request asks at least as much as `other` in every way (as many parts, as
-    /// large, whole nodes if `other` takes them whole, on no node `other` may not use), so that
-    /// wherever it fits, `other` fits too.
-    pub(in crate::cluster) fn asks_at_least(&self, other: &Request) -> bool {
-        let no_less = |mine: &[f64], theirs: &[f64]| mine.iter().zip(theirs).all(|(m, t)| m >= t);
-        let shape = match (&self.shape, &other.shape) {
-            (
-                Shape::Nodes { nodes, per_node },
-                Shape::Nodes {
-                    nodes: n,
-                    per_node: p,
-                },
-            )
-            | (
-                Shape::Spread {
-                    units: nodes,
-                    per_unit: per_node,
-                },
-                Shape::Spread {
-                    units: n,
-                    per_unit: p,
-                },
-            ) => nodes >= n && no_less(per_node, p),
-            _ => false,
-        };
-        let eligible = match (&self.eligible, &other.eligible) {
-            (_, None) => true,
-            (None, Some(theirs)) => theirs.iter().all(|e| *e),
-            (Some(mine), Some(theirs)) => {
-                Arc::ptr_eq(mine, theirs) || mine.iter().zip(theirs.iter()).all(|(m, t)| !m || *t)
-            }
-        };
-        shape && eligible && (self.exclusive || !other.exclusive)
-    }
 }
 
 /// Where a job runs: each node it holds and what it holds there.

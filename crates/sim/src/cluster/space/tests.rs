@@ -169,64 +169,35 @@ fn an_extent_sums_the_nodes_of_a_property_and_a_fence_keeps_jobs_off_them() {
 }
 
 #[test]
-fn a_request_asks_at_least_another_only_when_no_smaller_in_any_way() {
-    let mut space = space(vec![vec![8.0, 8.0], vec![8.0, 8.0]], Arc::new(FirstFit));
-    let small = request(&mut space, [2.0, 2.0], Some(1), false);
-    let more_memory = request(&mut space, [2.0, 3.0], Some(1), false);
-    let two_nodes = request(&mut space, [4.0, 4.0], Some(2), false);
-    let whole = request(&mut space, [2.0, 2.0], Some(1), true);
-    let spread = request(&mut space, [2.0, 2.0], None, false);
-    let on_p0 = space
-        .request(
-            2.0,
-            space.normalise(&[2.0, 2.0]).unwrap(),
-            Some(1),
-            false,
-            &["p0".into()],
-        )
-        .0;
-    assert!(more_memory.asks_at_least(&small) && !small.asks_at_least(&more_memory));
-    assert!(two_nodes.asks_at_least(&small) && !small.asks_at_least(&two_nodes));
-    assert!(whole.asks_at_least(&small) && !small.asks_at_least(&whole));
-    assert!(on_p0.asks_at_least(&small) && !small.asks_at_least(&on_p0));
-    assert!(!spread.asks_at_least(&small) && !small.asks_at_least(&spread));
-    assert!(small.asks_at_least(&small));
-}
-
-#[test]
-fn a_search_starts_where_an_earlier_one_for_no_more_found_its_start_until_use_is_taken_away() {
+fn a_search_starts_where_one_for_the_same_request_found_its_start_until_use_is_taken_away() {
     let t = Time::from_micros;
     let mut space = space(vec![vec![4.0, 4.0]], Arc::new(FirstFit));
     let half = request(&mut space, [2.0, 2.0], Some(1), false);
     let most = request(&mut space, [3.0, 3.0], Some(1), false);
     let running = vec![(0, space.normalise(&[3.0, 3.0]).unwrap())];
     space.expect(&running, t(0), t(100), 1.0);
+    let found = space.earliest(&half, t(0), 10, None, None);
+    assert_eq!(found.map(|f| f.0), Some(t(100)));
+    let bound =
+        |space: &Space, request: &Request, length| space.bounds.start_at_least(request, length);
+    assert_eq!(bound(&space, &half, 10), t(100));
+    assert_eq!(bound(&space, &half, 20), t(100), "longer: no earlier");
+    assert_eq!(bound(&space, &half, 5), Time::ZERO, "shorter: no bound");
     assert_eq!(
-        space.earliest(&half, t(0), 10, None, None).map(|f| f.0),
-        Some(t(100))
-    );
-    assert_eq!(space.bounds.start_at_least(&half, 10), t(100));
-    assert_eq!(
-        space.bounds.start_at_least(&most, 20),
-        t(100),
-        "asks more for longer"
-    );
-    assert_eq!(
-        space.bounds.start_at_least(&half, 5),
+        bound(&space, &most, 10),
         Time::ZERO,
-        "shorter: no bound"
+        "another request: no bound"
     );
     assert!(space.fit_during(&most, t(50), 10).is_none());
+    assert_eq!(bound(&space, &most, 10), t(51), "a failed try is learnt");
     assert_eq!(space.earliest(&most, t(0), 10, Some(t(90)), None), None);
-    assert_eq!(space.bounds.start_at_least(&most, 10), t(100));
+    assert_eq!(
+        bound(&space, &most, 10),
+        t(90),
+        "none before the window's end"
+    );
     space.expect(&running, t(0), t(100), -1.0);
-    assert_eq!(
-        space.bounds.start_at_least(&most, 10),
-        Time::ZERO,
-        "use was taken away"
-    );
-    assert_eq!(
-        space.earliest(&most, t(0), 10, None, None).map(|f| f.0),
-        Some(t(0))
-    );
+    assert_eq!(bound(&space, &most, 10), Time::ZERO, "use was taken away");
+    let found = space.earliest(&most, t(0), 10, None, None);
+    assert_eq!(found.map(|f| f.0), Some(t(0)));
 }
