@@ -11,7 +11,7 @@ use fairshare_core::alloc::tasks::FIT_SLACK;
 use fairshare_core::model::Time;
 
 /// One node's expected use over time.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub(super) struct Skyline {
     /// Resources per step.
     resources: usize,
@@ -21,6 +21,23 @@ pub(super) struct Skyline {
     /// The use of each resource during each step, step after step (`resources` per step), so a
     /// search walks one array instead of one allocation per step.
     uses: Vec<f64>,
+}
+
+impl Clone for Skyline {
+    fn clone(&self) -> Skyline {
+        Skyline {
+            resources: self.resources,
+            starts: self.starts.clone(),
+            uses: self.uses.clone(),
+        }
+    }
+
+    /// Copies `source` into the buffers already held (a pass's plans save the profile so).
+    fn clone_from(&mut self, source: &Skyline) {
+        self.resources = source.resources;
+        self.starts.clone_from(&source.starts);
+        self.uses.clone_from(&source.uses);
+    }
 }
 
 impl Skyline {

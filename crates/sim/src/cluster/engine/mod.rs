@@ -586,7 +586,10 @@ impl Engine {
         let walltime = job.walltime;
         let (from, to) = self.held_span(t, walltime);
         self.unreserved += 1;
-        self.space.expect(&placed, from, to, -1.0);
+        match self.reservations {
+            Reservations::ForThePass => self.space.unplan(&placed, from, to),
+            _ => self.space.expect(&placed, from, to, -1.0),
+        }
         Some((t, placed))
     }
 
@@ -605,11 +608,17 @@ impl Engine {
         (start.max(self.now), down(end).max(start.plus_micros(r)))
     }
 
-    /// Drops every reservation (EASY's last only for the pass that made it).
+    /// Drops every reservation (EASY's last only for the pass that made it): off the jobs,
+    /// and out of the profile all at once.
     fn drop_reservations(&mut self) {
-        for (user, index) in self.reserved() {
-            self.unreserve(user, index);
+        for queue in &mut self.queues {
+            for job in queue.iter_mut() {
+                if job.reservation.take().is_some() {
+                    self.unreserved += 1;
+                }
+            }
         }
+        self.space.drop_plans();
     }
 
     /// Moves every reservation as early as it now fits, in the order of their starts, each
@@ -694,8 +703,11 @@ impl Engine {
             true => self.space.rest_of_nodes(&placed, t.max(self.now), to),
             false => placed,
         };
+        match self.reservations {
+            Reservations::ForThePass => self.space.plan(&placed, from, to),
+            _ => self.space.expect(&placed, from, to, 1.0),
+        }
         let job = &mut self.queues[user as usize][index];
-        self.space.expect(&placed, from, to, 1.0);
         job.first_reserved.get_or_insert(t);
         job.reservation = Some((t, placed));
         if t > self.now && !held_before {

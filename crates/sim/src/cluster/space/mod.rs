@@ -29,6 +29,17 @@ use fit::{fit, part_fits, part_fits_without, release, take};
 use openings::Openings;
 pub(in crate::cluster) use request::{held, Placed, Request, Shape};
 
+/// The availability profile before the plans of a pass, to go back to when they are dropped.
+#[derive(Debug, Clone, Default)]
+struct Plans {
+    /// Whether a plan was made in this pass.
+    open: bool,
+    /// The profile before the first plan (a buffer kept between passes).
+    before: Vec<Skyline>,
+    /// What was expected since, each with its sign, to enter again.
+    since: Vec<(Placed, Time, Time, f64)>,
+}
+
 /// The buffers of [`Space::earliest`]: the eligible nodes, openings on any of them and on the
 /// freed ones, and the nodes barred from a try.
 type Searches = (Vec<usize>, Openings, Openings, Vec<bool>);
@@ -57,6 +68,8 @@ pub(super) struct Space {
     fenced: Vec<bool>,
     /// Before when requests already searched cannot start.
     bounds: Bounds,
+    /// Plans that last one pass: the profile before the pass's first, and what started since.
+    plans: Plans,
     pool: bool,
 }
 
@@ -137,6 +150,7 @@ impl Space {
             eligibility: HashMap::new(),
             fenced: Vec::new(),
             bounds: Bounds::default(),
+            plans: Plans::default(),
             pool: matches!(capacity, Capacity::Pool(_)),
         })
     }
@@ -565,6 +579,54 @@ impl Space {
         if sign < 0.0 {
             self.bounds.forget();
         }
+        if self.plans.open {
+            self.plans.since.push((placed.clone(), from, to, sign));
+        }
+        self.add(placed, from, to, sign);
+    }
+
+    /// Adds `placed` to the profile as a plan that [`Space::drop_plans`] takes away again
+    /// with every other at once, at the end of the pass.
+    pub(super) fn plan(&mut self, placed: &Placed, from: Time, to: Time) {
+        if self.profile.is_empty() {
+            return;
+        }
+        if !self.plans.open {
+            self.plans.open = true;
+            let before = self.profile.iter();
+            self.plans
+                .before
+                .resize_with(self.profile.len(), || Skyline::empty(0));
+            self.plans
+                .before
+                .iter_mut()
+                .zip(before)
+                .for_each(|(b, p)| b.clone_from(p));
+        }
+        self.add(placed, from, to, 1.0);
+    }
+
+    /// Takes one plan away before the others.
+    pub(super) fn unplan(&mut self, placed: &Placed, from: Time, to: Time) {
+        self.bounds.forget();
+        self.add(placed, from, to, -1.0);
+    }
+
+    /// Takes every plan away: the profile is again what it was before the first, with what
+    /// was expected since of jobs that started.
+    pub(super) fn drop_plans(&mut self) {
+        if !std::mem::take(&mut self.plans.open) {
+            return;
+        }
+        self.bounds.forget();
+        std::mem::swap(&mut self.profile, &mut self.plans.before);
+        for (placed, from, to, sign) in std::mem::take(&mut self.plans.since) {
+            self.add(&placed, from, to, sign);
+        }
+    }
+
+    /// Adds `placed` to every node's profile over `[from, to)`, times `sign`.
+    fn add(&mut self, placed: &Placed, from: Time, to: Time, sign: f64) {
         for (node, amount) in placed {
             self.profile[*node].add(from, to, amount, sign);
         }

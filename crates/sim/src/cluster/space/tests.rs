@@ -201,3 +201,27 @@ fn a_search_starts_where_one_for_the_same_request_found_its_start_until_use_is_t
     let found = space.earliest(&most, t(0), 10, None, None);
     assert_eq!(found.map(|f| f.0), Some(t(0)));
 }
+
+#[test]
+fn dropping_a_passs_plans_keeps_what_started_meanwhile() {
+    let t = Time::from_micros;
+    let mut space = space(vec![vec![4.0, 4.0], vec![4.0, 4.0]], Arc::new(FirstFit));
+    let part = |space: &Space, node| vec![(node, space.normalise(&[1.0, 1.0]).unwrap())];
+    let (on_0, on_1) = (part(&space, 0), part(&space, 1));
+    space.expect(&on_0, t(0), t(100), 1.0);
+    let before = space.profile.clone();
+    space.plan(&on_1, t(100), t(200));
+    space.plan(&on_0, t(50), t(300));
+    space.unplan(&on_1, t(100), t(200));
+    space.expect(&on_1, t(0), t(80), 1.0);
+    assert_ne!(space.profile[0], before[0], "a plan is in the profile");
+    space.drop_plans();
+    let mut expected = before;
+    expected[1].add(t(0), t(80), &on_1[0].1, 1.0);
+    assert_eq!(
+        space.profile, expected,
+        "the plans are gone, the start is not"
+    );
+    space.drop_plans();
+    assert_eq!(space.profile, expected, "no plans: nothing to drop");
+}
