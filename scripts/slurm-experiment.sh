@@ -58,6 +58,12 @@
 #                          run over n[09-16] with PriorityTier=2 (it shares n09-n12 with
 #                          cpu, whose jobs the main scheduler keeps off them while a high
 #                          job waits), the load offered over all 128 CPUs
+#   QOS=none|mixed         LAYOUT=many: every job in QOS normal (default), or, with mixed, QOS
+#                          high (Priority=100) for the plan's every 3rd job and low
+#                          (Priority=20) for every 5th of the rest, both made for the run;
+#                          they order jobs only with PRIORITY_WEIGHT_QOS set (scripts/slurm/
+#                          up.sh reads it and the other PRIORITY_* weights from the
+#                          environment)
 #   FAIRSHARE=…            the fairshare binary (default $CARGO_TARGET_DIR or target/, debug)
 #   CARGO=…                how cargo is run for the analysis (default cargo; cbuild here)
 # Takes about 6.5 minutes per run (a fresh cluster, 6¼ minutes of workload, the dump), 20
@@ -90,6 +96,11 @@ case $layout in
     trace=${TRACE:-$root/../shared/traces/swf/wagap-2013.swf}
     skip=${SKIP:-12000}
     partitions=${PARTITIONS:-one}
+    qos=${QOS:-none}
+    case $qos in
+      none | mixed) ;;
+      *) echo "QOS is none or mixed, not '$qos'" >&2; exit 2 ;;
+    esac
     case $partitions in
       one) plan_cpus=96 ;;
       two | tiers) plan_cpus=128 ;;
@@ -167,9 +178,10 @@ workload() {
 }
 
 # The drawn plan, from t = 0: each line's job as its user, at its time (with PARTITIONS=two,
-# every 4th in partition gpu; with PARTITIONS=tiers, in partition high).
+# every 4th in partition gpu; with PARTITIONS=tiers, in partition high; with QOS=mixed, every
+# 3rd in QOS high and every 5th of the rest in QOS low).
 workload_many() {
-  local at_s user cpus mem run limit rest memory partition n=0
+  local at_s user cpus mem run limit rest memory partition job_qos n=0
   while IFS='|' read -r at_s user cpus mem run limit rest; do
     at "$at_s"
     memory=""
@@ -182,7 +194,11 @@ workload_many() {
         tiers) partition="-p high" ;;
       esac
     fi
-    su "$user" -c "sbatch --parsable --chdir=/tmp -o /dev/null -J d -n $cpus $memory $partition -t $limit --wrap 'sleep $run'" >/dev/null
+    job_qos=""
+    if [ "${qos:-none}" = mixed ]; then
+      if [ $((n % 3)) = 0 ]; then job_qos="--qos=high"; elif [ $((n % 5)) = 0 ]; then job_qos="--qos=low"; fi
+    fi
+    su "$user" -c "sbatch --parsable --chdir=/tmp -o /dev/null -J d -n $cpus $memory $partition $job_qos -t $limit --wrap 'sleep $run'" >/dev/null
   done < <(grep -v '^#' "$out/plan.txt")
 }
 
@@ -208,6 +224,12 @@ run() {
     # nodes; a fresh cluster forgets it.
     scontrol create PartitionName=high Nodes=n[09-16] PriorityTier=2 MaxTime=INFINITE \
       State=UP TRESBillingWeights=CPU=1.0,Mem=0.25G
+  fi
+  if [ "${qos:-none}" = mixed ]; then
+    # Two QOS of different priorities open to every user; a fresh cluster forgets them.
+    sacctmgr -i add qos high Priority=100 >/dev/null
+    sacctmgr -i add qos low Priority=20 >/dev/null
+    sacctmgr -i modify user where name="$everyone" set qos+=high,low >/dev/null
   fi
   sleep 2
   local began_utc began_s

@@ -28,9 +28,11 @@
 #                    └ mech (1): ivan (1)
 #             Waits until all 16 nodes are idle.
 # In both layouts Slurm's own root user stays under the root account, as on every real cluster.
-# Environment: PRIORITY_WEIGHT_AGE, PRIORITY_MAX_AGE and PRIORITY_WEIGHT_JOB_SIZE set the
-# multifactor weights other than fairshare's (default 0, 7-0 and 0: the fairshare factor alone
-# orders jobs), PRIORITY_FAVOR_SMALL (YES or NO, default NO) the size factor's direction.
+# Environment: PRIORITY_WEIGHT_AGE, PRIORITY_MAX_AGE, PRIORITY_WEIGHT_JOB_SIZE and
+# PRIORITY_WEIGHT_QOS set the multifactor weights other than fairshare's (default 0, 7-0, 0 and
+# 0: the fairshare factor alone orders jobs), PRIORITY_WEIGHT_TRES the TRES weights (e.g.
+# CPU=20000,Mem=10000; default none), PRIORITY_FAVOR_SMALL (YES or NO, default NO) the size
+# factor's direction.
 set -euo pipefail
 usage() { sed -n '6p' "$0" | sed 's/^# *//' >&2; }
 fresh=false
@@ -165,6 +167,9 @@ age_weight=${PRIORITY_WEIGHT_AGE:-0}
 max_age=${PRIORITY_MAX_AGE:-7-0}
 size_weight=${PRIORITY_WEIGHT_JOB_SIZE:-0}
 favor_small=${PRIORITY_FAVOR_SMALL:-NO}
+qos_weight=${PRIORITY_WEIGHT_QOS:-0}
+tres_weights=""
+[ -n "${PRIORITY_WEIGHT_TRES:-}" ] && tres_weights="PriorityWeightTRES=$PRIORITY_WEIGHT_TRES"
 
 # fairshare's submit script (deploy/job_submit.lua; JobSubmitPlugins=lua in both layouts): a
 # new job gets its association's site factor from the table `fairshare slurm` rewrites in
@@ -208,7 +213,8 @@ PriorityMaxAge=$max_age
 PriorityWeightJobSize=$size_weight
 PriorityFavorSmall=$favor_small
 PriorityWeightPartition=0
-PriorityWeightQOS=0
+PriorityWeightQOS=$qos_weight
+$tres_weights
 $flags
 ReturnToService=2
 NodeName=$host NodeAddr=127.0.0.1 CPUs=8 RealMemory=2000 State=UNKNOWN
@@ -302,7 +308,8 @@ PriorityMaxAge=$max_age
 PriorityWeightJobSize=$size_weight
 PriorityFavorSmall=$favor_small
 PriorityWeightPartition=0
-PriorityWeightQOS=0
+PriorityWeightQOS=$qos_weight
+$tres_weights
 $flags
 ReturnToService=2
 NodeName=n[01-12] NodeHostname=$host NodeAddr=127.0.0.1 Port=[17001-17012] CPUs=8 RealMemory=16000 State=UNKNOWN
