@@ -370,6 +370,9 @@ def replay(
     placement: str = "first",
     overrun: str = "kill",
     slurm_conf: Optional[Path] = None,
+    partitions: Optional[Path] = None,
+    qos: Optional[Path] = None,
+    max_tres: bool = False,
     gantt: Union[str, bool] = True,
     jobs: Union[bool, Path] = True,
     progress: Union[bool, Callable[[int, int], Any]] = True,
@@ -392,7 +395,12 @@ def replay(
     ``slurm.conf`` or the saved output of ``scontrol show config``, ``scontrol show node`` and
     ``scontrol show partition``, as ``--slurm-conf``; docs/slurm-prediction.md); ``placement`` ``"first"`` or ``"best"`` (the fullest node with
     room); ``overrun`` ``"kill"`` (a job that ran past its walltime request is killed at it) or
-    ``"extend"`` (it runs in full). ``swf_cpus`` picks an SWF log's processor count:
+    ``"extend"`` (it runs in full). For a Slurm dump, ``partitions`` (the saved output of
+    ``scontrol show partition``), ``qos`` (of ``sacctmgr -P -n show qos
+    format=Name,UsageFactor,Priority``) and ``max_tres`` (``PriorityFlags=MAX_TRES``) bill each
+    job as Slurm does (the ``billing`` usage metric), as ``--partitions``, ``--qos`` and
+    ``--max-tres``; the QOS priorities also give ``scheduler="slurm"`` its QOS factors.
+    ``swf_cpus`` picks an SWF log's processor count:
     ``"auto"`` (allocated when recorded, else requested), ``"allocated"`` or ``"requested"``;
     ``swf_memory`` its memory: ``"auto"`` (requested when recorded, else used; jobs that record
     none are then left out, with a warning), ``"requested"``, ``"used"`` or ``"none"`` (no
@@ -435,6 +443,9 @@ def replay(
             placement=placement,
             overrun=overrun,
             slurm_conf=_path(slurm_conf),
+            partitions=_path(partitions),
+            qos=_path(qos),
+            max_tres=max_tres,
             gantt=window,
             jobs=table,
             progress=callback(progress, bar),

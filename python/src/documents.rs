@@ -11,6 +11,7 @@ use fairshare_core::usage::penalty::PeMode;
 use fairshare_lab::input::{parse_decay, parse_duration, parse_moment};
 use fairshare_lab::penalty::{explain, PenaltyRequest};
 use fairshare_lab::simulation::{Simulated, Simulation};
+use fairshare_lab::slurm_conf::BillingFiles;
 use fairshare_lab::{sweep, LabError, MeasuredTrace, PrioritiesRequest};
 use fairshare_sim::stats::{timed, RunStats};
 use fairshare_trace::parse_size;
@@ -94,6 +95,7 @@ pub fn priorities_run(
         lenient,
         swf_cpus,
         swf_memory,
+        billing: BillingFiles::default(),
     });
     let request = || -> Result<PrioritiesRequest, Failure> {
         Ok(PrioritiesRequest {
@@ -259,10 +261,11 @@ pub fn sweep_run(
         lenient,
         swf_cpus,
         swf_memory,
+        billing: BillingFiles::default(),
     };
     released(py, || {
         let cells = sweep::plan(&fractions, &nines, &baseline, shard)?;
-        let (replay, _) = cluster.replay()?;
+        let (replay, _) = cluster.replay(&trace.billing)?;
         let measured = MeasuredTrace::scan(&trace_spec(&trace)?, &mut |_| {})?;
         let progress = Progress::new(progress, cells.len() as u64);
         let results = (cells.par_iter())

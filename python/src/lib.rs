@@ -16,6 +16,7 @@ use fairshare_core::choice::Choice;
 use fairshare_core::instance::Instance;
 use fairshare_core::policy::registry::POLICIES;
 use fairshare_core::policy::Engine;
+use fairshare_lab::slurm_conf::BillingFiles;
 use fairshare_lab::TraceSpec;
 use fairshare_trace::swf::SwfOptions;
 use fairshare_trace::{Format, ReadOptions};
@@ -130,6 +131,8 @@ pub struct TraceOptions {
     pub swf_cpus: String,
     /// `--swf-memory`.
     pub swf_memory: String,
+    /// `--partitions`, `--qos` and `--max-tres`: how a Slurm dump's jobs are billed.
+    pub billing: BillingFiles,
 }
 
 /// The lab's description of the trace, each option checked as the command line checks it.
@@ -153,9 +156,7 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
                 memory: named("swf_memory", &trace.swf_memory)?,
                 ..SwfOptions::default()
             },
-            // Slurm's billing rules are not taken from Python yet: a dump's jobs are billed
-            // their `billing=`, else their CPUs.
-            ..ReadOptions::default()
+            billing: trace.billing.billing()?,
         },
     })
 }
@@ -169,7 +170,8 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
     swf_memory = "auto".to_owned(), capacity_fraction = None, capacity = None, machines = None,
     shares = "equal".to_owned(), queues = None, horizon = None, drain = false,
     rule = "head-of-line".to_owned(), scheduler = "fill".to_owned(), placement = "first".to_owned(),
-    overrun = "kill".to_owned(), slurm_conf = None, gantt = None, jobs = None, progress = None
+    overrun = "kill".to_owned(), slurm_conf = None, partitions = None, qos = None,
+    max_tres = false, gantt = None, jobs = None, progress = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn replay_run(
@@ -192,16 +194,26 @@ fn replay_run(
     placement: String,
     overrun: String,
     slurm_conf: Option<PathBuf>,
+    partitions: Option<PathBuf>,
+    qos: Option<PathBuf>,
+    max_tres: bool,
     gantt: Option<String>,
     jobs: Option<PathBuf>,
     progress: Option<PyObject>,
 ) -> PyResult<replay::Replayed> {
+    let billing = BillingFiles {
+        partitions,
+        qos,
+        max_tres,
+        prefix: "",
+    };
     let trace = TraceOptions {
         paths: traces,
         format,
         lenient,
         swf_cpus,
         swf_memory,
+        billing,
     };
     let cluster = replay::ClusterOptions {
         capacity_fraction,

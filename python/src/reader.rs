@@ -4,6 +4,7 @@
 
 use crate::{input_error, trace_spec, Failure, TraceOptions};
 use fairshare_core::model::Task;
+use fairshare_lab::slurm_conf::BillingFiles;
 use fairshare_trace::TaskSource;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -40,6 +41,7 @@ impl TraceReader {
             lenient,
             swf_cpus,
             swf_memory,
+            billing: BillingFiles::default(),
         })
         .map_err(PyErr::from)?;
         let source = fairshare_trace::open(&spec.paths, spec.format, &spec.options)

@@ -9,7 +9,7 @@ use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::{parse_duration, parse_window};
 use fairshare_lab::jobs::JobParts;
-use fairshare_lab::slurm_conf::{slurm_setup, SlurmSetup};
+use fairshare_lab::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::summary::ReplaySummary;
 use fairshare_lab::{
     CapacitySource, LabError, MeasuredTrace, Replay, ReplayPlan, ReplayRequest, ShareSource,
@@ -94,7 +94,7 @@ pub struct ClusterOptions {
 impl ClusterOptions {
     /// The engine's settings, each option checked as the command line checks it, and the
     /// notes on what the Slurm configuration sets that is not modelled.
-    pub(crate) fn replay(&self) -> Result<(Replay, Vec<String>), Failure> {
+    pub(crate) fn replay(&self, billing: &BillingFiles) -> Result<(Replay, Vec<String>), Failure> {
         if self.drain && self.horizon.is_some() {
             return Err("horizon and drain: give one or the other".into());
         }
@@ -106,13 +106,14 @@ impl ClusterOptions {
             (false, None) => StopRule::LastEvent,
         };
         let scheduler = named::<SchedulerEntry>("scheduler", &self.scheduler)?;
-        let slurm = self.slurm_setup(scheduler)?;
+        let slurm = self.slurm_setup(scheduler, billing)?;
         let replay = Replay {
             stop,
             rule: named::<FillRule>("rule", &self.rule)?,
             scheduler,
             slurm: slurm.parameters,
             partitions: slurm.partitions,
+            qos_factors: slurm.qos_factors,
             placement: named::<PlacementEntry>("placement", &self.placement)?,
             overrun: named::<Overrun>("overrun", &self.overrun)?,
             ..Replay::default()
@@ -121,9 +122,14 @@ impl ClusterOptions {
         Ok((replay, notes.collect()))
     }
 
-    /// Slurm's scheduling parameters and partitions, from `slurm_conf` when given (only with
-    /// the Slurm scheduler), with notes on what it sets that is not modelled.
-    fn slurm_setup(&self, scheduler: SchedulerEntry) -> Result<SlurmSetup, Failure> {
+    /// Slurm's scheduling parameters, partitions and QOS factors, from `slurm_conf` (and the
+    /// `qos` file of `billing`) when given (only with the Slurm scheduler), with notes on what
+    /// it sets that is not modelled.
+    fn slurm_setup(
+        &self,
+        scheduler: SchedulerEntry,
+        billing: &BillingFiles,
+    ) -> Result<SlurmSetup, Failure> {
         let Some(path) = &self.slurm_conf else {
             return Ok(SlurmSetup::default());
         };
@@ -135,8 +141,7 @@ impl ClusterOptions {
         let conf = format!("slurm_conf {}", path.display());
         let text = std::fs::read_to_string(path).map_err(|e| format!("{conf}: {e}"))?;
         let setup = slurm_setup(&text).map_err(|e| format!("{conf}: {e}"))?;
-        // QOS priorities are not taken from Python yet: the note says when they would matter.
-        Ok(setup.with_qos(None))
+        Ok(setup.with_qos(billing.qos_priorities()?.as_ref()))
     }
 
     /// Where the capacity comes from.
@@ -232,7 +237,7 @@ fn replay_specs(
         MachineView::Window(g) => Some(parse_window(&g).map_err(|e| format!("gantt: {e}"))?),
         MachineView::MiddleDay | MachineView::None => None,
     };
-    let (replay, conf_notes) = cluster.replay()?;
+    let (replay, conf_notes) = cluster.replay(&run.trace.billing)?;
     let capacity = cluster.capacity()?;
     let spec = trace_spec(trace)?;
     py.allow_threads(|| {

@@ -86,6 +86,34 @@ def test_a_slurm_conf_is_the_cli_s_and_what_it_leaves_out_is_noted(tmp_path, sma
         fairshare.replay(small_log, ["drf"], scheduler="slurm", slurm_conf=conf, progress=False)
 
 
+def test_qos_priorities_order_a_slurm_dumps_jobs_and_bill_them_as_the_cli_does(tmp_path):
+    day = "2026-01-01T00:"
+    dump = tmp_path / "sacct.txt"
+    dump.write_text(
+        "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State|QOS\n"
+        f"1|alice|a|{day}00:00|{day}00:00|{day}01:40|00:01:40|00:01:40|cpu=3,node=1|cpu|COMPLETED|normal\n"
+        f"2|bob|a|{day}00:01|{day}01:40|{day}01:50|00:00:10|00:00:10|cpu=3,node=1|cpu|COMPLETED|normal\n"
+        f"3|carol|a|{day}00:02|{day}01:50|{day}02:00|00:00:10|00:00:10|cpu=3,node=1|cpu|COMPLETED|high\n"
+    )
+    conf = tmp_path / "config.txt"
+    conf.write_text("PriorityWeightQOS=10000\nNodeName=n1 CPUs=4\nPartitionName=cpu Nodes=n1 Default=YES\n")
+    qos = tmp_path / "qos.txt"
+    qos.write_text("normal|1.000000|0\nhigh|2.000000|100\n")
+    common = dict(machines=conf, scheduler="slurm", slurm_conf=conf, drain=True, progress=False)
+    with_qos = fairshare.replay(dump, ["fifo"], qos=qos, **common)
+    starts = with_qos.jobs.set_index("user")["starting_time"]
+    assert starts["carol"] < starts["bob"], "carol's QOS outranks bob's earlier submission"
+    args = [dump, "--policy=fifo", "--machines", conf, "--scheduler=slurm", "--slurm-conf", conf, "--drain"]
+    same_as_cli(tmp_path, with_qos, [*args, "--qos", qos])
+    without = fairshare.replay(dump, ["fifo"], **common)
+    starts = without.jobs.set_index("user")["starting_time"]
+    assert starts["bob"] < starts["carol"], "without the QOS priorities, the earlier submission"
+    assert any(n.startswith("slurm_conf: PriorityWeightQOS is set but no QOS") for n in without.notes)
+    qos.write_text("normal|1.000000|0\nhigh|2.000000|top\n")
+    with pytest.raises(fairshare.InputError, match="qos .*qos.txt: line 2"):
+        fairshare.replay(dump, ["fifo"], qos=qos, **common)
+
+
 def test_a_slurm_sites_nodes_and_partitions_are_the_cli_s(tmp_path):
     dump = tmp_path / "sacct.txt"
     dump.write_text(

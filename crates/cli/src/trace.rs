@@ -5,10 +5,10 @@ use crate::choice;
 use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_lab::input::parse_duration;
-use fairshare_lab::slurm_conf::{slurm_setup, SlurmSetup};
+use fairshare_lab::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
 use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
-use fairshare_trace::billing::{parse_partitions, parse_qos, parse_qos_priorities, Billing};
+use fairshare_trace::billing::Billing;
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -115,35 +115,24 @@ impl TraceArgs {
         })
     }
 
-    /// How Slurm bills the dump's jobs, from `--partitions`, `--qos` and `--max-tres`.
-    fn billing(&self) -> Result<Billing> {
-        fn read<T, E: std::error::Error + Send + Sync + 'static>(
-            path: &Option<PathBuf>,
-            option: &str,
-            parse: fn(&str) -> Result<T, E>,
-        ) -> Result<Option<T>> {
-            let Some(path) = path else { return Ok(None) };
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("{option} {}", path.display()))?;
-            let read = parse(&text).with_context(|| format!("{option} {}", path.display()))?;
-            Ok(Some(read))
-        }
-        Ok(Billing {
-            partitions: read(&self.partitions, "--partitions", parse_partitions)?
-                .unwrap_or_default(),
+    /// The files Slurm bills the dump's jobs by: `--partitions`, `--qos` and `--max-tres`.
+    fn billing_files(&self) -> BillingFiles {
+        BillingFiles {
+            partitions: self.partitions.clone(),
+            qos: self.qos.clone(),
             max_tres: self.max_tres,
-            usage_factors: read(&self.qos, "--qos", parse_qos)?.unwrap_or_default(),
-        })
+            prefix: "--",
+        }
+    }
+
+    /// How Slurm bills the dump's jobs.
+    fn billing(&self) -> Result<Billing> {
+        Ok(self.billing_files().billing()?)
     }
 
     /// Each QOS's priority from `--qos`, when given.
     pub fn qos_priorities(&self) -> Result<Option<BTreeMap<String, u32>>> {
-        let Some(path) = &self.qos else {
-            return Ok(None);
-        };
-        let context = || format!("--qos {}", path.display());
-        let text = std::fs::read_to_string(path).with_context(context)?;
-        Ok(Some(parse_qos_priorities(&text).with_context(context)?))
+        Ok(self.billing_files().qos_priorities()?)
     }
 
     /// The first pass over the trace (standard input saved to a file first, since a trace is

@@ -1,10 +1,14 @@
 //! A site's Slurm configuration turned into `--scheduler slurm`'s parameters and partitions,
-//! one place for the command line's `--slurm-conf` and the Python package's `slurm_conf=`.
+//! and the files a Slurm dump is billed by, one place for the command line's `--slurm-conf`,
+//! `--partitions`, `--qos` and `--max-tres` and the Python package's keywords of those names.
 
+use crate::LabError;
 use fairshare_core::error::Invalid;
 use fairshare_sim::cluster::{Partition, SlurmParameters};
+use fairshare_trace::billing::{parse_partitions, parse_qos, parse_qos_priorities, Billing};
 use fairshare_trace::slurm_conf::{parse_slurm_conf, SlurmConf};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// What a site's Slurm configuration sets for `--scheduler slurm` (by default, Slurm 22.05's
 /// defaults and no partition).
@@ -67,6 +71,54 @@ impl SlurmSetup {
             self.notes.push("PriorityWeightQOS is set but no QOS has a priority above 0 (they are listed by `sacctmgr -P -n show qos format=Name,UsageFactor,Priority`): every job's QOS factor is 0".into());
         }
         self
+    }
+}
+
+/// The files a Slurm dump's jobs are billed by, and whose QOS priorities order them.
+#[derive(Debug, Clone, Default)]
+pub struct BillingFiles {
+    /// The saved output of `scontrol show partition` (their `TRESBillingWeights`).
+    pub partitions: Option<PathBuf>,
+    /// The output of `sacctmgr -P -n show qos format=Name,UsageFactor,Priority`.
+    pub qos: Option<PathBuf>,
+    /// Slurm's `PriorityFlags=MAX_TRES`: a job is billed its largest weighted TRES.
+    pub max_tres: bool,
+    /// How the options are spelled in errors: `--` on the command line, nothing in Python.
+    pub prefix: &'static str,
+}
+
+impl BillingFiles {
+    /// How Slurm bills the dump's jobs (without files: their `billing=`, else their CPUs).
+    pub fn billing(&self) -> Result<Billing, LabError> {
+        Ok(Billing {
+            partitions: self
+                .read(&self.partitions, "partitions", parse_partitions)?
+                .unwrap_or_default(),
+            max_tres: self.max_tres,
+            usage_factors: self.read(&self.qos, "qos", parse_qos)?.unwrap_or_default(),
+        })
+    }
+
+    /// Each QOS's priority, when the QOS file is given.
+    pub fn qos_priorities(&self) -> Result<Option<BTreeMap<String, u32>>, LabError> {
+        self.read(&self.qos, "qos", parse_qos_priorities)
+    }
+
+    /// `parse` of the file at `path`, an error naming the option and the file.
+    fn read<T, E: std::fmt::Display>(
+        &self,
+        path: &Option<PathBuf>,
+        option: &str,
+        parse: fn(&str) -> Result<T, E>,
+    ) -> Result<Option<T>, LabError> {
+        let Some(path) = path.as_deref() else {
+            return Ok(None);
+        };
+        let failed = |e: &dyn std::fmt::Display| {
+            LabError::Unusable(format!("{}{option} {}: {e}", self.prefix, path.display()))
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| failed(&e))?;
+        parse(&text).map(Some).map_err(|e| failed(&e))
     }
 }
 
