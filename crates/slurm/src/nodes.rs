@@ -5,9 +5,10 @@
 //! `sinfo --json` (openapi v0.0.38 in Slurm 22.05) gives it per node in one call. GPUs come
 //! from the node's GRES string (`gpu:4`, `gpu:a100:4(S:0-1)`, several comma-separated).
 
-use crate::json::{records, split_list, Record};
+use crate::json::{records, Record};
 pub use fairshare_reconcile::machines::Node;
-use fairshare_trace::slurm_output::{Problem, ReadError};
+pub use fairshare_trace::slurm_output::gpus;
+use fairshare_trace::slurm_output::ReadError;
 
 /// The command, with its arguments, whose output [`parse_nodes`] reads.
 pub const SINFO_COMMAND: [&str; 2] = ["sinfo", "--json"];
@@ -55,44 +56,4 @@ fn node(record: &Record, name: &str) -> Result<Node, ReadError> {
         state: record.str("state")?.to_string(),
         state_flags: record.strings("state_flags")?,
     })
-}
-
-/// The number of GPUs in a GRES string: the counts of its `gpu` items, `gpu:N` or
-/// `gpu:type:N`, each maybe followed by `(S:…)`; a `gpu` or `gpu:type` without count is one.
-pub fn gpus(gres: &str) -> Result<u64, Problem> {
-    let mut total: u64 = 0;
-    for item in split_list(&without_sockets(gres)) {
-        let parts: Vec<&str> = item.split(':').collect();
-        let count = match parts.as_slice() {
-            ["gpu"] => Some(1),
-            ["gpu", last] if !is_count(last) => Some(1),
-            ["gpu", n] | ["gpu", _, n] if is_count(n) => n.parse().ok(),
-            ["gpu", ..] => None,
-            _ => Some(0),
-        };
-        total = count
-            .and_then(|count| total.checked_add(count))
-            .ok_or_else(|| Problem::Invalid(format!("GPU count in `{item}`")))?;
-    }
-    Ok(total)
-}
-
-/// Whether `text` is a count: digits only.
-fn is_count(text: &str) -> bool {
-    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
-}
-
-/// `gres` without its parenthesised socket lists, whose commas do not separate items.
-fn without_sockets(gres: &str) -> String {
-    let mut depth = 0usize;
-    gres.chars()
-        .filter(|c| {
-            match c {
-                '(' => depth += 1,
-                ')' => depth = depth.saturating_sub(1),
-                _ => return depth == 0,
-            }
-            false
-        })
-        .collect()
 }

@@ -12,6 +12,7 @@
 //! lines that follow; `NodeName=DEFAULT` and `PartitionName=DEFAULT` set what later
 //! definitions leave out. The headings of `scontrol show config` are passed over.
 
+use crate::slurm_output::gpus;
 use crate::TraceError;
 use fairshare_core::model::{partition_property, NodeType};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -346,34 +347,12 @@ fn node_resources(definition: &Definition) -> Result<SlurmNode, String> {
         name: String::new(),
         cpus,
         memory_mb,
-        gpus: definition.get("gres").map_or(0.0, gpus),
+        gpus: match definition.get("gres") {
+            Some(gres) => gpus(gres).map_err(|problem| format!("Gres {problem}"))? as f64,
+            None => 0.0,
+        },
         features,
     })
-}
-
-/// The GPUs of a `Gres=` value: `gpu:4`, `gpu:a100:2,gpu:k80:2`, `gpu:4(S:0-1)`; a `gpu`
-/// entry without a count is one.
-fn gpus(gres: &str) -> f64 {
-    let mut total = 0.0;
-    let mut depth: usize = 0;
-    let mut entry = String::new();
-    for c in gres.chars().chain([',']) {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                let mut parts = entry.split(':');
-                if parts.next() == Some("gpu") {
-                    let count = parts.next_back().and_then(|c| c.parse::<f64>().ok());
-                    total += count.filter(|c| c.is_finite() && *c >= 0.0).unwrap_or(1.0);
-                }
-                entry.clear();
-            }
-            _ if depth == 0 => entry.push(c),
-            _ => {}
-        }
-    }
-    total
 }
 
 /// The partitions of the `PartitionName=` definitions, with what `PartitionName=DEFAULT`
@@ -650,6 +629,13 @@ mod tests {
         );
         assert!(
             read.faults()[1].starts_with("line 2: NodeName=m1: CPUs takes"),
+            "{:?}",
+            read.faults()
+        );
+        let read = parse_slurm_conf("NodeName=g1 CPUs=8 Gres=gpu:a100:x:2
+");
+        assert!(
+            read.faults()[0].contains("Gres is invalid: GPU count in `gpu:a100:x:2`"),
             "{:?}",
             read.faults()
         );

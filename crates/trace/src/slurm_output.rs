@@ -71,3 +71,45 @@ pub fn lines(text: &str) -> impl Iterator<Item = (String, &str)> {
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(index, line)| (format!("line {}", index + 1), line))
 }
+
+/// The number of GPUs in a GRES string: the counts of its `gpu` items, `gpu:N` or
+/// `gpu:type:N`, each maybe followed by `(S:…)`; a `gpu` or `gpu:type` without count is one.
+pub fn gpus(gres: &str) -> Result<u64, Problem> {
+    let mut total: u64 = 0;
+    let sockets_left = without_sockets(gres);
+    let items = sockets_left.split(',').map(str::trim);
+    for item in items.filter(|item| !item.is_empty() && *item != "(null)") {
+        let parts: Vec<&str> = item.split(':').collect();
+        let count = match parts.as_slice() {
+            ["gpu"] => Some(1),
+            ["gpu", last] if !is_count(last) => Some(1),
+            ["gpu", n] | ["gpu", _, n] if is_count(n) => n.parse().ok(),
+            ["gpu", ..] => None,
+            _ => Some(0),
+        };
+        total = count
+            .and_then(|count| total.checked_add(count))
+            .ok_or_else(|| Problem::Invalid(format!("GPU count in `{item}`")))?;
+    }
+    Ok(total)
+}
+
+/// Whether `text` is a count: digits only.
+fn is_count(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `gres` without its parenthesised socket lists, whose commas do not separate items.
+fn without_sockets(gres: &str) -> String {
+    let mut depth = 0usize;
+    gres.chars()
+        .filter(|c| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                _ => return depth == 0,
+            }
+            false
+        })
+        .collect()
+}
