@@ -25,7 +25,8 @@
 # partition` since the runs with two partitions) is given to the slurm replays as
 # --slurm-conf; runs without it replay with Slurm's defaults, which were theirs. When it holds
 # the partitions, it is every replay's --machines too: all 16 nodes, each job on its
-# partition's.
+# partition's. An adapter run's site factors weigh in at the weight its watcher wrote them
+# with (`weight` of RUN/slurm.toml, given as --site-weight).
 #
 # Node counts: every job of these experiments was submitted with `sbatch -n CPUS` and no `-N`,
 # which sacct records as ReqNodes 1: Slurm may spread it over as many nodes as it likes. Dumps
@@ -87,6 +88,9 @@ for out in "$@"; do
       --partitions "$dir/partitions.txt" --qos "$dir/qos.txt" --drain --gantt 0s+2h)
     slurm=(--scheduler slurm)
     [ -s "$dir/config.txt" ] && slurm+=(--slurm-conf "$dir/config.txt")
+    # The weight the watcher wrote its site factors with, beside Slurm's other terms.
+    weight=$(sed -n 's/^weight = \([0-9]*\)$/\1/p' "$dir/slurm.toml" 2>/dev/null || true)
+    [ -n "$weight" ] && slurm+=(--site-weight "$weight")
     "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" "${slurm[@]}" \
       --json "$dir/replay.json" --jobs "$dir/jobs.csv" >"$dir/replay.txt" 2>&1
     "$fairshare" replay "$dump" --policy "$policy" "${cluster[@]}" "${slurm[@]}" \

@@ -56,6 +56,7 @@ def replay_run(
     placement: str = "first",
     overrun: str = "kill",
     slurm_conf: Optional[str] = None,
+    site_weight: Optional[int] = None,
     partitions: Optional[str] = None,
     qos: Optional[str] = None,
     max_tres: bool = False,

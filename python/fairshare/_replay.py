@@ -370,6 +370,7 @@ def replay(
     placement: str = "first",
     overrun: str = "kill",
     slurm_conf: Optional[Path] = None,
+    site_weight: Optional[int] = None,
     partitions: Optional[Path] = None,
     qos: Optional[Path] = None,
     max_tres: bool = False,
@@ -393,7 +394,8 @@ def replay(
     on requested walltimes) or ``"slurm"`` (Slurm's main and backfill schedulers and its
     multifactor job priority, with Slurm's defaults or those of ``slurm_conf``, a
     ``slurm.conf`` or the saved output of ``scontrol show config``, ``scontrol show node`` and
-    ``scontrol show partition``, as ``--slurm-conf``; docs/slurm-prediction.md); ``placement`` ``"first"`` or ``"best"`` (the fullest node with
+    ``scontrol show partition``, as ``--slurm-conf``; docs/slurm-prediction.md; ``site_weight``
+    the weight of a policy's site factors there, as ``--site-weight``); ``placement`` ``"first"`` or ``"best"`` (the fullest node with
     room); ``overrun`` ``"kill"`` (a job that ran past its walltime request is killed at it) or
     ``"extend"`` (it runs in full). For a Slurm dump, ``partitions`` (the saved output of
     ``scontrol show partition``), ``qos`` (of ``sacctmgr -P -n show qos
@@ -443,6 +445,7 @@ def replay(
             placement=placement,
             overrun=overrun,
             slurm_conf=_path(slurm_conf),
+            site_weight=site_weight,
             partitions=_path(partitions),
             qos=_path(qos),
             max_tres=max_tres,

@@ -254,6 +254,7 @@ pub fn sweep_run(
         placement: "first".to_owned(),
         overrun,
         slurm_conf: None,
+        site_weight: None,
     };
     let trace = TraceOptions {
         paths: traces,

@@ -89,6 +89,8 @@ pub struct ClusterOptions {
     pub overrun: String,
     /// `--slurm-conf`.
     pub slurm_conf: Option<PathBuf>,
+    /// `--site-weight`.
+    pub site_weight: Option<u32>,
 }
 
 impl ClusterOptions {
@@ -106,7 +108,13 @@ impl ClusterOptions {
             (false, None) => StopRule::LastEvent,
         };
         let scheduler = named::<SchedulerEntry>("scheduler", &self.scheduler)?;
-        let slurm = self.slurm_setup(scheduler, billing)?;
+        let mut slurm = self.slurm_setup(scheduler, billing)?;
+        if let Some(weight) = self.site_weight {
+            if scheduler != SchedulerEntry::SLURM || !(1..=i32::MAX as u32).contains(&weight) {
+                return Err(format!("site_weight {weight}: expected a whole number from 1 to {} with scheduler=\"slurm\"", i32::MAX).into());
+            }
+            slurm.parameters.priority.site_weight = f64::from(weight);
+        }
         let replay = Replay {
             stop,
             rule: named::<FillRule>("rule", &self.rule)?,

@@ -105,6 +105,10 @@ def test_qos_priorities_order_a_slurm_dumps_jobs_and_bill_them_as_the_cli_does(t
     assert starts["carol"] < starts["bob"], "carol's QOS outranks bob's earlier submission"
     args = [dump, "--policy=fifo", "--machines", conf, "--scheduler=slurm", "--slurm-conf", conf, "--drain"]
     same_as_cli(tmp_path, with_qos, [*args, "--qos", qos])
+    weighed = fairshare.replay(dump, ["fifo"], qos=qos, site_weight=1, **common)
+    same_as_cli(tmp_path, weighed, [*args, "--qos", qos, "--site-weight", "1"])
+    with pytest.raises(fairshare.InputError, match="site_weight 0"):
+        fairshare.replay(dump, ["fifo"], qos=qos, site_weight=0, **common)
     without = fairshare.replay(dump, ["fifo"], **common)
     starts = without.jobs.set_index("user")["starting_time"]
     assert starts["bob"] < starts["carol"], "without the QOS priorities, the earlier submission"

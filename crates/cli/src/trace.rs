@@ -92,6 +92,11 @@ pub struct ClusterArgs {
     /// the model leaves out is named in a note. Without it, Slurm 22.05's defaults.
     #[arg(long, value_name = "FILE")]
     pub slurm_conf: Option<PathBuf>,
+    /// With `--scheduler slurm` and a policy other than Slurm's own fairshare: the weight the
+    /// Slurm adapter writes that policy's site factors with (its `weight`; 100000 by default),
+    /// which matters beside the other priority terms of `--slurm-conf`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i32::MAX as i64))]
+    pub site_weight: Option<u32>,
     /// Which nodes a job starts on, when the capacity is machines.
     #[arg(long, value_parser = choice::<PlacementEntry>(), default_value = "first")]
     pub placement: PlacementEntry,
@@ -212,7 +217,13 @@ impl ClusterArgs {
     /// How every run is set up, with the QOS priorities of `trace`'s `--qos`; notes on what
     /// `--slurm-conf` sets that is not modelled go to standard error.
     pub fn replay(&self, trace: &TraceArgs) -> Result<Replay> {
-        let slurm = self.slurm_setup(trace)?;
+        let mut slurm = self.slurm_setup(trace)?;
+        if let Some(weight) = self.site_weight {
+            if self.scheduler != SchedulerEntry::SLURM {
+                bail!("--site-weight weighs a policy's site factors in --scheduler slurm's job priority; add --scheduler slurm");
+            }
+            slurm.parameters.priority.site_weight = f64::from(weight);
+        }
         Ok(Replay {
             stop: match (self.drain, self.horizon) {
                 (true, _) => StopRule::Drain,

@@ -744,6 +744,86 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
     );
 }
 
+/// `--site-weight`: a policy other than Slurm's own reaches Slurm as site factors of this
+/// weight. alice fills the 4-CPU node until 100 s; bob's and carol's 4-CPU jobs wait. From the
+/// recomputation at 60 s, FIFO's order gives bob the site factor 1 and carol 0.5 of the
+/// weight, and carol's QOS adds 1,000 points: at the default weight (100,000) bob starts at
+/// 100 s, at weight 1 carol does. Without `--scheduler slurm` the option is refused.
+#[test]
+fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("sacct.txt");
+    std::fs::write(
+        &dump,
+        "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State|QOS\n\
+        1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|00:01:40|cpu=4,node=1|cpu|COMPLETED|normal\n\
+        2|bob|a|2026-01-01T00:00:01|2026-01-01T00:01:40|2026-01-01T00:01:50|00:00:10|00:00:10|cpu=4,node=1|cpu|COMPLETED|normal\n\
+        3|carol|a|2026-01-01T00:00:02|2026-01-01T00:01:50|2026-01-01T00:02:00|00:00:10|00:00:10|cpu=4,node=1|cpu|COMPLETED|high\n",
+    )
+    .unwrap();
+    let conf = dir.path().join("slurm.conf");
+    std::fs::write(&conf, "PriorityWeightQOS=1000\nPriorityCalcPeriod=1\n").unwrap();
+    let qos = dir.path().join("qos.txt");
+    std::fs::write(&qos, "normal|1.000000|0\nhigh|1.000000|100\n").unwrap();
+    let jobs = dir.path().join("jobs.csv");
+    let first_at_100_s = |extra: &[&str]| {
+        let mut args = vec![
+            "replay",
+            dump.to_str().unwrap(),
+            "--policy",
+            "fifo",
+            "--capacity",
+            "cpu=4,mem=0,gpu=0",
+            "--scheduler",
+            "slurm",
+            "--slurm-conf",
+            conf.to_str().unwrap(),
+            "--qos",
+            qos.to_str().unwrap(),
+            "--drain",
+            "--jobs",
+            jobs.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let out = fairshare(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let table = std::fs::read_to_string(&jobs).unwrap();
+        let header: Vec<&str> = table.lines().next().unwrap().split(',').collect();
+        let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let started_at_100 = table.lines().skip(1).find(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            cells[column("starting_time")] == (1_767_225_600 + 100).to_string()
+        });
+        let cells: Vec<String> = started_at_100
+            .unwrap()
+            .split(',')
+            .map(str::to_owned)
+            .collect();
+        cells[column("user")].clone()
+    };
+    assert_eq!(
+        first_at_100_s(&[]),
+        "bob",
+        "the site factor outweighs the QOS"
+    );
+    assert_eq!(
+        first_at_100_s(&["--site-weight", "1"]),
+        "carol",
+        "the QOS outweighs it"
+    );
+    let refused = fairshare(&["replay", dump.to_str().unwrap(), "--site-weight", "1"]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("add --scheduler slurm"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+}
+
 /// A Slurm site's nodes and partitions as `--machines` (the saved output of `scontrol show
 /// node` and `show partition`): n1 in partition cpu, g1 in gpu, 4 CPUs each. alice's 3-CPU
 /// job fills n1 until 100 s; bob's 2-CPU cpu job waits for it, and blocks partition cpu in
