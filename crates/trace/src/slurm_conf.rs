@@ -632,10 +632,7 @@ mod tests {
             "{:?}",
             read.faults()
         );
-        let read = parse_slurm_conf(
-            "NodeName=g1 CPUs=8 Gres=gpu:a100:x:2
-",
-        );
+        let read = parse_slurm_conf("NodeName=g1 CPUs=8 Gres=gpu:a100:x:2\n");
         assert!(
             read.faults()[0].contains("Gres is invalid: GPU count in `gpu:a100:x:2`"),
             "{:?}",
