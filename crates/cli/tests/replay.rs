@@ -613,6 +613,26 @@ fn write_slurm_dump(dir: &Path) -> PathBuf {
     path
 }
 
+/// `fairshare replay` of the Slurm dump `dump` under FIFO on one 4-CPU node with `--scheduler
+/// slurm`, until every job ends, its per-job table written to `jobs`, with `extra` arguments.
+fn replay_slurm_dump(dump: &Path, jobs: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "replay",
+        dump.to_str().unwrap(),
+        "--policy",
+        "fifo",
+        "--capacity",
+        "cpu=4,mem=0,gpu=0",
+        "--scheduler",
+        "slurm",
+        "--drain",
+        "--jobs",
+        jobs.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    fairshare(&args)
+}
+
 /// `--scheduler slurm`: carol's job starts at the first backfill cycle (30 s by default,
 /// 10 s with `bf_interval=10` from `--slurm-conf`, whose unmodelled settings are named, as is
 /// a size factor without the cluster's nodes), and
@@ -628,23 +648,7 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
     )
     .unwrap();
     let jobs = dir.path().join("jobs.csv");
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "replay",
-            dump.to_str().unwrap(),
-            "--policy",
-            "fifo",
-            "--capacity",
-            "cpu=4,mem=0,gpu=0",
-            "--scheduler",
-            "slurm",
-            "--drain",
-            "--jobs",
-            jobs.to_str().unwrap(),
-        ];
-        args.extend(extra);
-        fairshare(&args)
-    };
+    let run = |extra: &[&str]| replay_slurm_dump(&dump, &jobs, extra);
     let starts = |extra: &[&str]| {
         let out = run(extra);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -767,25 +771,10 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
     std::fs::write(&qos, "normal|1.000000|0\nhigh|1.000000|100\n").unwrap();
     let jobs = dir.path().join("jobs.csv");
     let first_at_100_s = |extra: &[&str]| {
-        let mut args = vec![
-            "replay",
-            dump.to_str().unwrap(),
-            "--policy",
-            "fifo",
-            "--capacity",
-            "cpu=4,mem=0,gpu=0",
-            "--scheduler",
-            "slurm",
-            "--slurm-conf",
-            conf.to_str().unwrap(),
-            "--qos",
-            qos.to_str().unwrap(),
-            "--drain",
-            "--jobs",
-            jobs.to_str().unwrap(),
-        ];
+        let (conf, qos) = (conf.to_str().unwrap(), qos.to_str().unwrap());
+        let mut args = vec!["--slurm-conf", conf, "--qos", qos];
         args.extend(extra);
-        let out = fairshare(&args);
+        let out = replay_slurm_dump(&dump, &jobs, &args);
         assert!(
             out.status.success(),
             "{}",
