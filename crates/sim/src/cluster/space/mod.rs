@@ -394,9 +394,9 @@ impl Space {
     /// ([`Skyline::first_room`], moved on only when the candidates pass it), so a start is
     /// tried in full only when enough nodes could take part then.
     ///
-    /// While the profile only gains use, no start comes before one found earlier for a
-    /// request asking no more for no longer: the search begins there ([`Bounds`]), and what it
-    /// finds is remembered. A start that fits after such a bound is `now` or a change of use,
+    /// While the profile only gains use, no start comes before one found earlier for the same
+    /// request for no longer: the search begins there ([`Bounds`]), and what it finds is
+    /// remembered. A start that fits after such a bound is `now` or a change of use,
     /// as from `now`: a later time inside a step fits only if the step's start does.
     pub(super) fn earliest(
         &mut self,
@@ -608,6 +608,9 @@ impl Space {
 
     /// Takes one plan away before the others.
     pub(super) fn unplan(&mut self, placed: &Placed, from: Time, to: Time) {
+        if self.profile.is_empty() {
+            return;
+        }
         self.bounds.forget();
         self.add(placed, from, to, -1.0);
     }
