@@ -593,15 +593,8 @@ impl Space {
         }
         if !self.plans.open {
             self.plans.open = true;
-            let before = self.profile.iter();
-            self.plans
-                .before
-                .resize_with(self.profile.len(), || Skyline::empty(0));
-            self.plans
-                .before
-                .iter_mut()
-                .zip(before)
-                .for_each(|(b, p)| b.clone_from(p));
+            // Each skyline copied into the buffers the last pass left ([`Skyline::clone_from`]).
+            self.plans.before.clone_from(&self.profile);
         }
         self.add(placed, from, to, 1.0);
     }
