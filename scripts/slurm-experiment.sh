@@ -64,6 +64,10 @@
 #                          they order jobs only with PRIORITY_WEIGHT_QOS set (scripts/slurm/
 #                          up.sh reads it and the other PRIORITY_* weights from the
 #                          environment)
+#   ASSOC=none|mixed       LAYOUT=many: no association priority (default), or, with mixed,
+#                          Priority=50 on account engineering (its users inherit it),
+#                          100 on bob's association and 20 on carol's; they order jobs only
+#                          with PRIORITY_WEIGHT_ASSOC set
 #   FAIRSHARE=…            the fairshare binary (default $CARGO_TARGET_DIR or target/, debug)
 #   CARGO=…                how cargo is run for the analysis (default cargo; cbuild here)
 # Takes about 6.5 minutes per run (a fresh cluster, 6¼ minutes of workload, the dump), 20
@@ -100,6 +104,11 @@ case $layout in
     case $qos in
       none | mixed) ;;
       *) echo "QOS is none or mixed, not '$qos'" >&2; exit 2 ;;
+    esac
+    assoc=${ASSOC:-none}
+    case $assoc in
+      none | mixed) ;;
+      *) echo "ASSOC is none or mixed, not '$assoc'" >&2; exit 2 ;;
     esac
     case $partitions in
       one) plan_cpus=96 ;;
@@ -231,6 +240,13 @@ run() {
     sacctmgr -i add qos low Priority=20 >/dev/null
     sacctmgr -i modify user where name="$everyone" set qos+=high,low >/dev/null
   fi
+  if [ "${assoc:-none}" = mixed ]; then
+    # Association priorities: an account's (inherited by the associations under it that set
+    # none) and two users'; a fresh cluster forgets them.
+    sacctmgr -i modify account where name=engineering set priority=50 >/dev/null
+    sacctmgr -i modify user where name=bob set priority=100 >/dev/null
+    sacctmgr -i modify user where name=carol set priority=20 >/dev/null
+  fi
   sleep 2
   local began_utc began_s
   began_utc=$(TZ=UTC date -u -d "-5 seconds" +%Y-%m-%dT%H:%M:%S)
@@ -285,7 +301,7 @@ TOML
   # The configuration, the nodes and the partitions, as --slurm-conf and --machines read them.
   { scontrol show config; scontrol show node; scontrol show partition; } >"$dir/config.txt"
   sacctmgr -P -n show qos format=Name,UsageFactor,Priority >"$dir/qos.txt"
-  sacctmgr -P -n show assoc format=Cluster,Account,User,Partition,Share,ParentName >"$dir/assoc.txt"
+  sacctmgr -P -n show assoc format=Cluster,Account,User,Partition,Share,ParentName,Priority >"$dir/assoc.txt"
   local jobs
   jobs=$(grep -cE '^[0-9]+\|' "$dir/sacct.txt")
   [ "$jobs" = "$expected" ] || { log "$name: sacct lists $jobs jobs, not $expected"; return 1; }

@@ -16,4 +16,4 @@ TZ=UTC date -u -r /var/spool/slurmctld/priority_last_decay_ran +%Y-%m-%dT%H:%M:%
 scontrol show config | grep -E 'PriorityDecayHalfLife|PriorityCalcPeriod|PriorityFlags' > "$dir/config.txt"
 scontrol --oneliner show partition > "$dir/partitions.txt"
 sacctmgr show qos --parsable2 --noheader format=Name,UsageFactor > "$dir/qos.txt"
-sacctmgr show assoc --parsable2 --noheader format=Cluster,Account,User,Partition,Share,ParentName > "$dir/assoc.txt"
+sacctmgr show assoc --parsable2 --noheader format=Cluster,Account,User,Partition,Share,ParentName,Priority > "$dir/assoc.txt"

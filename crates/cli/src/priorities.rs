@@ -36,8 +36,8 @@ pub struct Args {
     trace: TraceArgs,
     /// The share file (TOML: accounts with shares, users under accounts; see docs/batch.md),
     /// or the output of `sacctmgr -P -n show assoc
-    /// format=Cluster,Account,User,Partition,Share,ParentName` as it is. Without it every user
-    /// has one share under the root.
+    /// format=Cluster,Account,User,Partition,Share,ParentName,Priority` as it is. Without it
+    /// every user has one share under the root.
     #[arg(long, value_name = "FILE")]
     shares: Option<PathBuf>,
     /// The moment: a duration after the log's first event, kept or not (e.g. `40d`, `960h`,

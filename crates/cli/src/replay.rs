@@ -49,7 +49,8 @@ pub struct Args {
     /// Where users' entitlements come from: `equal` (1/n each, the SDRF paper's figures), a
     /// share file (TOML: accounts with shares, nested, users under accounts; see
     /// docs/batch.md; or `sacctmgr -P -n show assoc
-    /// format=Cluster,Account,User,Partition,Share,ParentName`'s output as it is), or
+    /// format=Cluster,Account,User,Partition,Share,ParentName,Priority`'s output as it is; its
+    /// `Priority` is the association factor of `--scheduler slurm`), or
     /// `usage:FACTOR` (each user's own mean usage × FACTOR, the SDRF
     /// authors' "reserved share" mode). Weighted DRF and SDRF read them; a share file also
     /// gives results per account.

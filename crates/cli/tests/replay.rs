@@ -706,11 +706,10 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
         "{stderr}"
     );
     assert!(
-        stderr.contains(
-            "note: --slurm-conf: priority terms not modelled, so left out: PriorityWeightAssoc"
-        ),
+        stderr.contains("note: PriorityWeightAssoc is set but the shares give no association a priority above 0"),
         "{stderr}"
     );
+    assert!(!stderr.contains("priority terms not modelled"), "{stderr}");
     assert!(
         stderr.contains("the job size factor counts the replay's nodes and processors"),
         "{stderr}"
@@ -733,6 +732,47 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
     ]);
     assert_eq!(rows[2][2], at(2), "the higher QOS first");
     assert!(!stderr.contains("PriorityWeightQOS is set"), "{stderr}");
+    // With association priorities (account a's 50 inherited by bob, carol's own 10: factors
+    // 1 and 0.2), PriorityWeightAssoc=10 leaves carol's QOS ahead (1,002 points to bob's 20)
+    // and she starts at 2 s; at 5,000, bob's 5,010 outrank her 2,000 and she waits for the
+    // backfill cycle at 10 s.
+    let assoc = dir.path().join("assoc.txt");
+    std::fs::write(
+        &assoc,
+        "fairshare|root|||1||\nfairshare|a|||1|root|50\nfairshare|a|alice||1||\n\
+         fairshare|a|bob||1||\nfairshare|a|carol||1||10\n",
+    )
+    .unwrap();
+    let with_assoc = |weight: &str| {
+        let conf_assoc = dir.path().join(format!("slurm-assoc-{weight}.conf"));
+        let text = std::fs::read_to_string(&conf).unwrap();
+        let text = text.replace(
+            "PriorityWeightAssoc=10",
+            &format!("PriorityWeightAssoc={weight}"),
+        );
+        std::fs::write(&conf_assoc, text).unwrap();
+        starts(&[
+            "--slurm-conf",
+            conf_assoc.to_str().unwrap(),
+            "--qos",
+            qos.to_str().unwrap(),
+            "--shares",
+            assoc.to_str().unwrap(),
+        ])
+    };
+    let (rows, stderr) = with_assoc("10");
+    assert_eq!(
+        rows[2][2],
+        at(2),
+        "10 points of association do not outweigh the QOS"
+    );
+    assert!(!stderr.contains("PriorityWeightAssoc is set"), "{stderr}");
+    let (rows, _) = with_assoc("5000");
+    assert_eq!(
+        rows[2][2],
+        at(10),
+        "4,000 points for bob: carol waits for the backfill"
+    );
     std::fs::write(&qos, "normal|1.000000|ten\n").unwrap();
     let out = run(&[
         "--slurm-conf",

@@ -161,7 +161,7 @@ fn the_replay_predicts_a_small_run() {
                     "-n",
                     "show",
                     "assoc",
-                    "format=Cluster,Account,User,Partition,Share,ParentName",
+                    "format=Cluster,Account,User,Partition,Share,ParentName,Priority",
                 ],
             ),
         ),

@@ -67,6 +67,7 @@ fn replay(c: &mut Criterion) {
             overrun: fairshare_sim::cluster::Overrun::Kill,
             partitions: Vec::new(),
             qos_factors: Vec::new(),
+            assoc_factors: Vec::new(),
         };
         group.bench_function(policy, |b| {
             b.iter(|| {

@@ -12,7 +12,9 @@ use crate::{LabError, MeasuredTrace, Queues, Replay};
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::rank::{Accounts, FairshareSettings};
-use fairshare_sim::cluster::{Capacity, ClusterConfig, JobOutcome, PolicyResult};
+use fairshare_sim::cluster::{
+    Capacity, ClusterConfig, JobOutcome, PolicyResult, SchedulerSettings,
+};
 use std::path::PathBuf;
 
 /// Where a replay's capacity comes from.
@@ -27,6 +29,20 @@ pub enum CapacitySource {
     /// The trace's own machine (a `.machines` file beside an SWF log, its header's MaxProcs),
     /// else a pool of 1.0 × R.
     Own,
+}
+
+/// A note when the scheduler weighs association priorities (`PriorityWeightAssoc`) but the
+/// shares give none above 0.
+fn unweighed_associations(replay: &Replay, entitled: &Entitled) -> Option<String> {
+    let settings = SchedulerSettings {
+        rule: replay.rule,
+        slurm: replay.slurm,
+    };
+    let priority = replay.scheduler.configured(&settings).job_priority()?;
+    let given = (entitled.accounts.as_ref()).is_some_and(|t| t.assoc_factors.is_some());
+    (priority.assoc_weight != 0.0 && !given).then(|| {
+        "PriorityWeightAssoc is set but the shares give no association a priority above 0 (the output of `sacctmgr -P -n show assoc format=Cluster,Account,User,Partition,Share,ParentName,Priority` gives them): every job's association factor is 0".into()
+    })
 }
 
 /// What a replay is asked for beyond its trace and its policies.
@@ -74,6 +90,9 @@ impl<'w> ReplayPlan<'w> {
             note(format!("shares: {}", entitled.source));
         }
         let accounts = entitled.ranked_accounts()?;
+        if let Some(missing) = unweighed_associations(&request.replay, &entitled) {
+            note(missing);
+        }
         let queues = measured.queue_limits(request.queues.as_deref())?;
         let recorded = measured.recorded_until(request.replay.stop)?;
         if let Some(queues) = &queues {
@@ -119,12 +138,16 @@ impl<'w> ReplayPlan<'w> {
     }
 
     /// The engine's configuration for `policy`: the measured trace's, with the plan's shares,
-    /// account tree and queues.
+    /// account tree, association factors and queues.
     fn config(&self, policy: &PolicySpec) -> ClusterConfig {
         let base = (self.measured).config(&self.replay, policy.clone(), self.capacity.clone());
+        let tree = self.entitled.accounts.as_ref();
         ClusterConfig {
             shares: self.entitled.shares.clone(),
             accounts: self.accounts.clone(),
+            assoc_factors: tree
+                .and_then(|t| t.assoc_factors.clone())
+                .unwrap_or_default(),
             queues: (self.queues.as_ref()).map_or_else(Vec::new, |q| q.limits.clone()),
             ..base
         }

@@ -534,6 +534,7 @@ impl MeasuredTrace {
             qos_factors: (self.qos.iter())
                 .map(|name| replay.qos_factors.get(name).copied().unwrap_or(0.0))
                 .collect(),
+            assoc_factors: Vec::new(),
         }
     }
 

@@ -101,6 +101,7 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
         overrun: fairshare_sim::cluster::Overrun::Kill,
         partitions: Vec::new(),
         qos_factors: Vec::new(),
+        assoc_factors: Vec::new(),
     };
     let arrivals = tasks.iter().map(|t| {
         Ok::<_, std::convert::Infallible>(Task {

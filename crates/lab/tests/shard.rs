@@ -27,6 +27,7 @@ fn shard() -> Value {
         overrun: fairshare_sim::cluster::Overrun::Kill,
         partitions: Vec::new(),
         qos_factors: Vec::new(),
+        assoc_factors: Vec::new(),
         shares: None,
         accounts: None,
     };

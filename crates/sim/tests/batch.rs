@@ -760,6 +760,7 @@ fn slurm_qos_factor_starts_the_job_of_the_higher_qos_first() {
         };
         let config = ClusterConfig {
             qos_factors: factors.to_vec(),
+            assoc_factors: Vec::new(),
             ..config_for("fifo", pool(4.0), slurm_under(priority), &jobs)
         };
         starts(&replay_config(&config, &jobs))
@@ -774,6 +775,43 @@ fn slurm_qos_factor_starts_the_job_of_the_higher_qos_first() {
         run_with(&[1.0, 1.0], 1000.0),
         [0.0, 100.0, 110.0, 120.0],
         "equal"
+    );
+}
+
+/// On 4 processors held by job 0 until 100 s, job 1 (user 1) and then job 2 (user 2) wait
+/// for all of them. With `PriorityWeightAssoc` weighing user 2's association factor 1 against
+/// user 1's 0.2 (and the policy's site factor nothing), job 2 goes first; without the weight,
+/// or when user 2 is beyond the list of factors (factor 0), job 1 does.
+#[test]
+fn slurm_association_factor_starts_the_job_of_the_higher_association_first() {
+    use fairshare_core::priority::multifactor::JobPriority;
+    let jobs = [
+        job(0, 0.0, 100.0, 100.0, 4.0),
+        job(1, 1.0, 10.0, 10.0, 4.0),
+        job(2, 2.0, 10.0, 10.0, 4.0),
+    ];
+    let run_with = |factors: &[f64], assoc_weight: f64| {
+        let priority = JobPriority {
+            site_weight: 0.0,
+            assoc_weight,
+            ..JobPriority::default()
+        };
+        let config = ClusterConfig {
+            assoc_factors: factors.to_vec(),
+            ..config_for("fifo", pool(4.0), slurm_under(priority), &jobs)
+        };
+        starts(&replay_config(&config, &jobs))
+    };
+    assert_eq!(run_with(&[0.0, 0.2, 1.0], 1000.0), [0.0, 110.0, 100.0]);
+    assert_eq!(
+        run_with(&[0.0, 0.2, 1.0], 0.0),
+        [0.0, 100.0, 110.0],
+        "no weight"
+    );
+    assert_eq!(
+        run_with(&[0.0, 0.2], 1000.0),
+        [0.0, 100.0, 110.0],
+        "user 2 unlisted"
     );
 }
 

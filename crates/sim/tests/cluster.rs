@@ -38,6 +38,7 @@ fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
         overrun: fairshare_sim::cluster::Overrun::Kill,
         partitions: Vec::new(),
         qos_factors: Vec::new(),
+        assoc_factors: Vec::new(),
         shares: None,
         accounts: None,
     }

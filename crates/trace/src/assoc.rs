@@ -5,7 +5,9 @@
 //! than written twice. `sacctmgr -P` prints one `|`-separated line per association; a line with
 //! no user is an account (its parent in `ParentName`), a line with a user is that user under
 //! the line's account (`ParentName` empty). A share is a number or `parent`: the association
-//! then has no shares of its own and counts as part of its parent account.
+//! then has no shares of its own and counts as part of its parent account. A seventh column,
+//! `Priority`, is read when it is there (outputs saved without it still read): the
+//! association's priority, which Slurm's `PriorityWeightAssoc` weighs.
 
 use crate::slurm_output::{lines, Problem, ReadError};
 use fairshare_core::model::{AccountTree, RawShares};
@@ -18,17 +20,19 @@ pub const SACCTMGR_COMMAND: [&str; 6] = [
     "assoc",
     "--parsable2",
     "--noheader",
-    "format=Cluster,Account,User,Partition,Share,ParentName",
+    "format=Cluster,Account,User,Partition,Share,ParentName,Priority",
 ];
 
-/// The columns of [`SACCTMGR_COMMAND`]'s format, in order, as errors name them.
-const COLUMNS: [&str; 6] = [
+/// The columns of [`SACCTMGR_COMMAND`]'s format, in order, as errors name them; the last,
+/// `Priority`, may be left out.
+const COLUMNS: [&str; 7] = [
     "Cluster",
     "Account",
     "User",
     "Partition",
     "Share",
     "ParentName",
+    "Priority",
 ];
 
 /// An association's shares.
@@ -51,6 +55,9 @@ pub struct Account {
     pub parent: Option<String>,
     /// Its shares among its siblings.
     pub share: Share,
+    /// Its `Priority`, as `sacctmgr` shows it (inherited from its parent when it sets none);
+    /// `None` when the column is absent or empty.
+    pub priority: Option<u32>,
 }
 
 /// A user's association with one account (and possibly one partition): a leaf of the tree.
@@ -66,6 +73,9 @@ pub struct UserAssoc {
     pub partition: Option<String>,
     /// Its shares among the account's children.
     pub share: Share,
+    /// Its `Priority`, as `sacctmgr` shows it (inherited from its account when it sets none);
+    /// `None` when the column is absent or empty.
+    pub priority: Option<u32>,
 }
 
 /// The association tree, in `sacctmgr`'s order.
@@ -94,6 +104,48 @@ impl Associations {
         self.accounts
             .iter()
             .filter(move |a| a.cluster == cluster && a.parent.as_deref() == Some(name))
+    }
+
+    /// The priority of each user association of `cluster`, by account and user, as
+    /// slurmctld holds it: its own, else the first set on the way up its accounts, else 0
+    /// (Slurm's unset priority); a user's first association under an account counts.
+    pub fn user_priorities(&self, cluster: &str) -> BTreeMap<(&str, &str), u32> {
+        let accounts: BTreeMap<&str, &Account> = (self.accounts.iter())
+            .filter(|a| a.cluster == cluster)
+            .map(|a| (a.name.as_str(), a))
+            .collect();
+        let inherited = |account: &str| {
+            let mut at = accounts.get(account);
+            // At most one step per account, so that a circle of parents ends.
+            for _ in 0..=accounts.len() {
+                let found = at?;
+                if found.priority.is_some() {
+                    return found.priority;
+                }
+                at = found.parent.as_deref().and_then(|p| accounts.get(p));
+            }
+            None
+        };
+        let mut priorities = BTreeMap::new();
+        for u in self.users.iter().filter(|u| u.cluster == cluster) {
+            let key = (u.account.as_str(), u.user.as_str());
+            let priority = u.priority.or_else(|| inherited(&u.account));
+            priorities.entry(key).or_insert(priority.unwrap_or(0));
+        }
+        priorities
+    }
+
+    /// The highest priority of `cluster`'s associations, accounts' and users' (Slurm's
+    /// `g_assoc_max_priority`, which each association's priority factor is a fraction of): an
+    /// inherited priority is some association's own, so the highest listed.
+    pub fn highest_priority(&self, cluster: &str) -> u32 {
+        let accounts = (self.accounts.iter())
+            .filter(|a| a.cluster == cluster)
+            .map(|a| a.priority);
+        let users = (self.users.iter())
+            .filter(|u| u.cluster == cluster)
+            .map(|u| u.priority);
+        accounts.chain(users).flatten().max().unwrap_or(0)
     }
 
     /// The user associations under the account `name` in `cluster`.
@@ -230,8 +282,8 @@ pub fn parse_assoc(text: &str) -> Result<Associations, ReadError> {
     let mut named = Lines::default();
     for (record, line) in lines(text) {
         let columns: Vec<&str> = line.split('|').map(str::trim).collect();
-        if columns.len() != COLUMNS.len() {
-            let problem = Problem::Invalid(format!("{} columns, not 6", columns.len()));
+        if !(COLUMNS.len() - 1..=COLUMNS.len()).contains(&columns.len()) {
+            let problem = Problem::Invalid(format!("{} columns, not 6 or 7", columns.len()));
             return Err(ReadError::field_of(&record, "format", problem));
         }
         if add_line(&mut tree, &columns, &record)? {
@@ -260,6 +312,7 @@ fn add_line(tree: &mut Associations, columns: &[&str], record: &str) -> Result<b
     let cluster = required(0)?;
     let account = required(1)?;
     let share = share(columns[4], record)?;
+    let priority = priority(columns.get(6).copied().unwrap_or_default(), record)?;
     let optional = |i: usize| Some(columns[i].to_string()).filter(|s| !s.is_empty());
     if columns[2].is_empty() {
         let parent = optional(5);
@@ -271,6 +324,7 @@ fn add_line(tree: &mut Associations, columns: &[&str], record: &str) -> Result<b
             name: account,
             parent,
             share,
+            priority,
         });
         Ok(true)
     } else {
@@ -280,6 +334,7 @@ fn add_line(tree: &mut Associations, columns: &[&str], record: &str) -> Result<b
             user: columns[2].to_string(),
             partition: optional(3),
             share,
+            priority,
         });
         Ok(false)
     }
@@ -293,6 +348,17 @@ fn share(text: &str, record: &str) -> Result<Share, ReadError> {
         number => number.parse().map(Share::Value).map_err(|_| {
             let problem = Problem::WrongType("a number or `parent`");
             ReadError::field_of(record, "Share", problem)
+        }),
+    }
+}
+
+/// The priority in the `Priority` column `text`: none when empty.
+fn priority(text: &str, record: &str) -> Result<Option<u32>, ReadError> {
+    match text {
+        "" => Ok(None),
+        number => number.parse().map(Some).map_err(|_| {
+            let problem = Problem::WrongType("a whole number from 0");
+            ReadError::field_of(record, "Priority", problem)
         }),
     }
 }

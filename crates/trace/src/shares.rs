@@ -115,6 +115,10 @@ pub struct Shares {
     /// The leaves of users the file lists but the trace does not have (they still take their
     /// shares).
     pub absent: Vec<usize>,
+    /// Each trace user's association priority factor in [0, 1], in the trace's user order: its
+    /// association's `Priority` over the highest (Slurm's normalised association priority);
+    /// `None` when the file gives no association a priority above 0.
+    pub assoc_factors: Option<Vec<f64>>,
 }
 
 impl Shares {
@@ -131,8 +135,9 @@ impl Shares {
 }
 
 /// Reads the share file at `path` and places the trace's `users` in it: a TOML share file, or
-/// the output of `sacctmgr -P -n show assoc format=Cluster,Account,User,Partition,Share,ParentName`
-/// as it is (recognised by its six `|`-separated columns).
+/// the output of `sacctmgr -P -n show assoc
+/// format=Cluster,Account,User,Partition,Share,ParentName,Priority` as it is (recognised by
+/// its seven `|`-separated columns, or six without `Priority`).
 pub fn read_shares(path: &Path, users: &[String]) -> Result<Shares, TraceError> {
     let text = std::fs::read_to_string(path).map_err(|error| TraceError::Io {
         path: path.to_path_buf(),
@@ -146,12 +151,12 @@ pub fn read_shares(path: &Path, users: &[String]) -> Result<Shares, TraceError> 
 }
 
 /// Whether `text` is `sacctmgr -P` output of the association format: its first line that says
-/// something has the six columns (a TOML line has no `|` outside a string).
+/// something has six or seven columns (a TOML line has no `|` outside a string).
 fn is_sacctmgr(text: &str) -> bool {
     text.lines()
         .map(str::trim)
         .find(|l| !l.is_empty() && !l.starts_with('#'))
-        .is_some_and(|l| !l.contains('=') && l.split('|').count() == 6)
+        .is_some_and(|l| !l.contains('=') && (6..=7).contains(&l.split('|').count()))
 }
 
 /// The tree of `sacctmgr`'s association output `text` with `users` placed in it: each trace
@@ -175,22 +180,32 @@ pub fn from_sacctmgr(text: &str, users: &[String]) -> Result<Shares, Invalid> {
         .tree_of(&cluster)
         .ok_or_else(|| format!("cluster `{cluster}` has no root account"))?;
     let mut tree = walked.tree;
-    let mut first: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, user, at) in &walked.users {
-        first.entry(user.as_str()).or_insert(*at);
+    let mut first: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
+    for (account, user, at) in &walked.users {
+        first
+            .entry(user.as_str())
+            .or_insert((*at, account.as_str()));
     }
+    let priorities = associations.user_priorities(&cluster);
+    let highest = associations.highest_priority(&cluster);
     let mut leaf = Vec::with_capacity(users.len());
+    let mut assoc_factors = Vec::with_capacity(users.len());
     let mut unlisted = 0;
     for user in users {
-        let at = match first.remove(user.as_str()) {
-            Some(at) => at,
+        let (at, priority) = match first.remove(user.as_str()) {
+            Some((at, account)) => {
+                let priority = priorities.get(&(account, user.as_str()));
+                (at, priority.copied().unwrap_or(0))
+            }
             None => {
                 unlisted += 1;
-                tree.add_user(user.as_str(), 0, 1.0)
-                    .map_err(|e| account_error(e, "user"))?
+                let at =
+                    (tree.add_user(user.as_str(), 0, 1.0)).map_err(|e| account_error(e, "user"))?;
+                (at, 0)
             }
         };
         leaf.push(at);
+        assoc_factors.push(f64::from(priority) / f64::from(highest.max(1)));
     }
     let placed: std::collections::BTreeSet<usize> = leaf.iter().copied().collect();
     let absent = (walked.users.iter())
@@ -202,6 +217,7 @@ pub fn from_sacctmgr(text: &str, users: &[String]) -> Result<Shares, Invalid> {
         leaf,
         unlisted,
         absent,
+        assoc_factors: (highest > 0).then_some(assoc_factors),
     })
 }
 
@@ -271,6 +287,7 @@ pub fn place(file: &ShareFile, users: &[String]) -> Result<Shares, Invalid> {
         leaf,
         unlisted,
         absent,
+        assoc_factors: None,
     })
 }
 
@@ -402,6 +419,41 @@ fairshare|idle|bob||1|
         assert!(from_sacctmgr(&two, &trace)
             .unwrap_err()
             .contains("several clusters"));
+    }
+
+    /// Each trace user's association factor is its priority (its own, else its account's up
+    /// the tree) over the highest listed; a user the file lacks has 0; without a priority
+    /// above 0 there are none.
+    #[test]
+    fn association_priorities_are_inherited_and_normalised() {
+        let sacctmgr = "\
+fairshare|root|||1||
+fairshare|root|root||1||
+fairshare|science|||3|root|50
+fairshare|physics|||2|science|
+fairshare|physics|alice||1||
+fairshare|physics|bob||1||200
+fairshare|chemistry|||1|root|
+fairshare|chemistry|carol||1||
+fairshare|chemistry|dave||1||0
+";
+        assert!(is_sacctmgr(sacctmgr));
+        let trace = users(&["alice", "bob", "carol", "dave", "erin"]);
+        let got = from_sacctmgr(sacctmgr, &trace).unwrap();
+        assert_eq!(got.assoc_factors, Some(vec![0.25, 1.0, 0.0, 0.0, 0.0]));
+        let none = sacctmgr
+            .replace("||200", "||")
+            .replace("|root|50", "|root|");
+        let got = from_sacctmgr(&none, &trace).unwrap();
+        assert_eq!(got.assoc_factors, None);
+        let six: String = (none.lines())
+            .map(|l| format!("{}\n", l.rsplit_once('|').unwrap().0))
+            .collect();
+        assert!(is_sacctmgr(&six));
+        let got = from_sacctmgr(&six, &trace).unwrap();
+        assert_eq!((got.assoc_factors, got.unlisted), (None, 1));
+        let bad = from_sacctmgr(&sacctmgr.replace("||200", "||high"), &trace).unwrap_err();
+        assert!(bad.contains("Priority"), "{bad}");
     }
 
     #[test]

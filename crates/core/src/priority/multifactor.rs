@@ -6,8 +6,8 @@
 //! replay can compute from a job and the cluster alone: the policy's factor (Slurm's
 //! fairshare factor, or the site factor a policy writes in its place), age up to
 //! `PriorityMaxAge`, job size (`PriorityFavorSmall`), the job's partition's factor, its
-//! QOS's factor and its TRES (CPUs, memory, nodes, GPUs) over its partition's. The
-//! association term is not modelled.
+//! QOS's factor, its association's factor and its TRES (CPUs, memory, nodes, GPUs) over its
+//! partition's.
 
 /// The weights and periods of Slurm's multifactor job priority that the model computes, with
 /// Slurm 22.05's defaults.
@@ -32,6 +32,9 @@ pub struct JobPriority {
     /// `PriorityWeightQOS`: the weight of the job's QOS factor (its QOS's `Priority` over the
     /// highest of the site's QOS).
     pub qos_weight: f64,
+    /// `PriorityWeightAssoc`: the weight of the job's association's factor (its `Priority`
+    /// over the highest of the site's associations).
+    pub assoc_weight: f64,
     /// `PriorityWeightTRES`, for the TRES a replay knows.
     pub tres_weights: Tres,
     /// `PriorityCalcPeriod`, in seconds: how often every pending job's priority is
@@ -53,6 +56,7 @@ impl Default for JobPriority {
             favor_small: false,
             partition_weight: 0.0,
             qos_weight: 0.0,
+            assoc_weight: 0.0,
             tres_weights: Tres::default(),
             calc_period_s: 300.0,
             cluster: None,
@@ -94,12 +98,13 @@ impl JobPriority {
         self.age_weight != 0.0 || self.fixed_terms_differ()
     }
 
-    /// Whether the terms fixed at a job's submission (size, partition, QOS, TRES) weigh in, so that
-    /// jobs of one age may differ in points.
+    /// Whether the terms fixed at a job's submission (size, partition, QOS, association, TRES)
+    /// weigh in, so that jobs of one age may differ in points.
     fn fixed_terms_differ(&self) -> bool {
         self.size_weight != 0.0
             || self.partition_weight != 0.0
             || self.qos_weight != 0.0
+            || self.assoc_weight != 0.0
             || self.tres_weights != Tres::default()
     }
 

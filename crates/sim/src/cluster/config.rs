@@ -56,6 +56,10 @@ pub struct ClusterConfig {
     /// `Priority` over the highest of the site's QOS (Slurm's normalised QOS priority),
     /// weighted by `PriorityWeightQOS` in a job's priority. A QOS not listed has factor 0.
     pub qos_factors: Vec<f64>,
+    /// Each user's association factor in [0, 1], by user index: its association's `Priority`
+    /// over the highest of the site's (Slurm's normalised association priority), weighted by
+    /// `PriorityWeightAssoc` in its jobs' priorities. A user not listed has factor 0.
+    pub assoc_factors: Vec<f64>,
 }
 
 /// A partition of the trace, as a Slurm site configures it.
@@ -157,6 +161,7 @@ impl ClusterConfig {
             overrun: Overrun::Kill,
             partitions: Vec::new(),
             qos_factors: Vec::new(),
+            assoc_factors: Vec::new(),
         }
     }
 }

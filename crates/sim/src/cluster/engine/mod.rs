@@ -101,6 +101,8 @@ struct Engine {
     lowest_tier: i32,
     /// By the trace's QOS index, the QOS factor.
     qos_factors: Vec<f64>,
+    /// By user, the association factor.
+    assoc_factors: Vec<f64>,
     /// Every node's capacity (normalised) and count: the TRES factors' whole for a job of no
     /// partition.
     cluster_extent: (Vec<f64>, f64),
@@ -273,6 +275,7 @@ impl Engine {
             lowest_tier: partitions.iter().map(|p| p.tier).min().unwrap_or(0),
             partitions,
             qos_factors: config.qos_factors.clone(),
+            assoc_factors: config.assoc_factors.clone(),
             cluster_extent,
             wakeups: BinaryHeap::new(),
             record_jobs: config.record_jobs,
@@ -414,7 +417,8 @@ impl Engine {
         let (tier, factor) = self.partition_setting(a.partition);
         let priority = rule.priority.saturating_add(tier);
         let qos_factor = a.qos.and_then(|q| self.qos_factors.get(q as usize));
-        let factors = (factor, qos_factor.copied().unwrap_or(0.0));
+        let assoc_factor = self.assoc_factors.get(u).copied().unwrap_or(0.0);
+        let factors = (factor, qos_factor.copied().unwrap_or(0.0), assoc_factor);
         let fixed_points = (self.job_order).map_or(0.0, |o| {
             o.fixed_points(cpus, a.nodes, factors) + tres_points
         });

@@ -1,8 +1,8 @@
 //! The order of each user's waiting jobs. By default a user's jobs wait in their queue's
 //! priority, then oldest first. Under a scheduler that orders jobs by a job priority (Slurm's
-//! multifactor with age, size, partition, QOS or TRES weights), each job also has points of
-//! its own, recomputed for every waiting job each `PriorityCalcPeriod` as Slurm recomputes
-//! them: a user's queue is kept by queue priority, then points, then age, and each user's
+//! multifactor with age, size, partition, QOS, association or TRES weights), each job also
+//! has points of its own, recomputed for every waiting job each `PriorityCalcPeriod` as Slurm
+//! recomputes them: a user's queue is kept by queue priority, then points, then age, and each user's
 //! next job carries its points to the ranker, which adds the user's factor
 //! ([`MultifactorRanker`]).
 
@@ -70,13 +70,13 @@ impl JobOrder {
     }
 
     /// The terms of a job's points that do not change while it waits: its weighted size
-    /// (`cpus` processors on at least `min_nodes` nodes), its partition's and its QOS's
-    /// weighted factors.
+    /// (`cpus` processors on at least `min_nodes` nodes), its partition's, its QOS's and its
+    /// association's weighted factors.
     pub(super) fn fixed_points(
         &self,
         cpus: f64,
         min_nodes: Option<u32>,
-        (partition_factor, qos_factor): (f64, f64),
+        (partition_factor, qos_factor, assoc_factor): (f64, f64, f64),
     ) -> f64 {
         let size = JobSize {
             min_nodes: f64::from(min_nodes.unwrap_or(1).max(1)),
@@ -87,6 +87,7 @@ impl JobOrder {
         self.priority.size_weight * self.priority.size_factor(size)
             + self.priority.partition_weight * partition_factor
             + self.priority.qos_weight * qos_factor
+            + self.priority.assoc_weight * assoc_factor
     }
 
     /// A waiting job's points as of the last recomputation (a job submitted since has waited

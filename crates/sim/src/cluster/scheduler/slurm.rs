@@ -97,10 +97,11 @@ impl Default for SlurmParameters {
 impl SlurmParameters {
     /// The parameters of a Slurm configuration, given as a lookup of its settings by name:
     /// `SchedulerType`, `SchedulerParameters` and the multifactor priority's fairshare, age,
-    /// size, partition, QOS and TRES weights, `PriorityMaxAge`, `PriorityFavorSmall` and
-    /// `PriorityCalcPeriod` are read; and `OverTimeLimit`; settings that change outcomes but
-    /// are not modelled (the association weight, TRES it does not count, `SchedulerParameters`
-    /// this model has no use for) are returned as notes, one sentence each.
+    /// size, partition, QOS, association and TRES weights, `PriorityMaxAge`,
+    /// `PriorityFavorSmall` and `PriorityCalcPeriod` are read; and `OverTimeLimit`; settings
+    /// that change outcomes but are not modelled (TRES it does not count, flags it does not
+    /// follow, `SchedulerParameters` this model has no use for) are returned as notes, one
+    /// sentence each.
     pub fn from_conf<'a>(
         setting: impl Fn(&str) -> Option<&'a str>,
     ) -> Result<(SlurmParameters, Vec<String>), Invalid> {
@@ -198,9 +199,6 @@ fn over_time(value: Option<&str>) -> Result<Option<u64>, Invalid> {
     }
 }
 
-/// The priority weights of `priority/multifactor` whose factors this model leaves out.
-const UNMODELLED_WEIGHTS: [&str; 1] = ["PriorityWeightAssoc"];
-
 /// `PriorityWeightTRES` (`CPU=1000,Mem=2000,GRES/gpu=3000`, names in any case): the weights of
 /// the TRES a replay counts, and the names of the others it weighs (left out).
 fn tres_weights(value: &str) -> Result<(Tres, Vec<String>), Invalid> {
@@ -262,6 +260,7 @@ fn job_priority<'a>(
         size_weight: weight("PriorityWeightJobSize")?.unwrap_or(0.0),
         partition_weight: weight("PriorityWeightPartition")?.unwrap_or(0.0),
         qos_weight: weight("PriorityWeightQOS")?.unwrap_or(0.0),
+        assoc_weight: weight("PriorityWeightAssoc")?.unwrap_or(0.0),
         tres_weights,
         ..JobPriority::default()
     };
@@ -300,11 +299,11 @@ fn job_priority<'a>(
             unknown_tres.join(", ")
         ));
     }
-    // Named when set to anything but 0.
-    for key in UNMODELLED_WEIGHTS {
-        if value(key).is_some_and(|w| w.parse::<f64>() != Ok(0.0)) {
-            unmodelled.push(key.to_owned());
-        }
+    if flag("NO_NORMAL_ASSOC") && priority.assoc_weight != 0.0 {
+        unmodelled.push(
+            "PriorityFlags=NO_NORMAL_ASSOC (the association factor is each association's priority over the highest)"
+                .to_owned(),
+        );
     }
     Ok((priority, unmodelled))
 }
