@@ -4,41 +4,54 @@
 //! answer can come earlier than one already found for the same request for no longer.
 
 use super::*;
-use std::collections::hash_map::DefaultHasher;
+use rustc_hash::{FxHashMap, FxHasher};
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
 /// Lower bounds on starts, valid while the availability profile only gains use and the fences
 /// stay up: [`Space`] forgets them when either stops holding.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Bounds {
-    /// By a hash of the request, each request and length searched, with the time no start of
-    /// it comes before.
-    known: HashMap<u64, Vec<(Request, u64, Time)>>,
+    /// By a hash of the request, each request searched with its staircase.
+    known: FxHashMap<u64, Vec<(Request, Staircase)>>,
 }
+
+/// What is known of one request: by length, the time no start of it for that long or longer
+/// comes before. Only bounds no shorter length already beats are kept, so lengths and times
+/// rise together and a length's bound is that of the longest length kept no longer than it.
+type Staircase = BTreeMap<u64, Time>;
 
 impl Bounds {
     /// The latest time before which `request` cannot start for `length` or longer, by what is
     /// known (`Time::ZERO` when nothing is).
     pub(super) fn start_at_least(&self, request: &Request, length: u64) -> Time {
-        let Some(known) = self.known.get(&key(request)) else {
+        let known = self.known.get(&key(request)).into_iter().flatten();
+        let Some((_, stairs)) = known.into_iter().find(|(known, _)| known == request) else {
             return Time::ZERO;
         };
-        known
-            .iter()
-            .filter(|(known, l, _)| *l <= length && known == request)
-            .map(|(_, _, at)| *at)
-            .max()
-            .unwrap_or(Time::ZERO)
+        bound(stairs, length)
     }
 
     /// Learns that `request` cannot start for `length` before `at`.
     pub(super) fn learn(&mut self, request: &Request, length: u64, at: Time) {
         let known = self.known.entry(key(request)).or_default();
-        let same = |(known, l, _): &&mut (Request, u64, Time)| *l == length && known == request;
-        match known.iter_mut().find(same) {
-            Some((_, _, known_at)) => *known_at = (*known_at).max(at),
-            None => known.push((request.clone(), length, at)),
+        let stairs = match known.iter().position(|(known, _)| known == request) {
+            Some(i) => &mut known[i].1,
+            None => {
+                known.push((request.clone(), Staircase::new()));
+                &mut known.last_mut().expect("just pushed").1
+            }
+        };
+        if bound(stairs, length) >= at {
+            return;
         }
+        // Longer lengths whose bounds this one now beats are dropped.
+        let beaten: Vec<u64> = (stairs.range(length..))
+            .take_while(|(_, known_at)| **known_at <= at)
+            .map(|(l, _)| *l)
+            .collect();
+        beaten.iter().for_each(|l| drop(stairs.remove(l)));
+        stairs.insert(length, at);
     }
 
     /// Forgets every bound: the profile lost use, or a fence came down.
@@ -47,9 +60,14 @@ impl Bounds {
     }
 }
 
+/// The bound `stairs` gives a start for `length`.
+fn bound(stairs: &Staircase, length: u64) -> Time {
+    (stairs.range(..=length).next_back()).map_or(Time::ZERO, |(_, at)| *at)
+}
+
 /// A hash of everything a request asks (its amounts by their bits), the same for equal ones.
 fn key(request: &Request) -> u64 {
-    let mut hasher = DefaultHasher::new();
+    let mut hasher = FxHasher::default();
     let (kind, count) = match &request.shape {
         Shape::Nodes { nodes, .. } => (0u8, *nodes),
         Shape::Spread { units, .. } => (1u8, *units),

@@ -225,3 +225,28 @@ fn dropping_a_passs_plans_keeps_what_started_meanwhile() {
     space.drop_plans();
     assert_eq!(space.profile, expected, "no plans: nothing to drop");
 }
+
+proptest::proptest! {
+    /// The bounds kept as staircases give every request and length the bound the obvious
+    /// reference gives: the latest learnt for that request at that length or shorter.
+    #[test]
+    fn bounds_give_the_latest_learnt_for_no_longer(
+        learnt in proptest::collection::vec((0usize..3, 1u64..50, 0u64..100), 0..60),
+        asked in proptest::collection::vec((0usize..3, 1u64..60), 1..20),
+    ) {
+        let mut space = space(vec![vec![4.0, 4.0]], Arc::new(FirstFit));
+        let requests = [1.0, 2.0, 3.0].map(|a| request(&mut space, [a, a], Some(1), false));
+        let mut bounds = super::bounds::Bounds::default();
+        for &(r, length, at) in &learnt {
+            bounds.learn(&requests[r], length, Time::from_micros(at));
+        }
+        for (r, length) in asked {
+            let reference = (learnt.iter())
+                .filter(|(known, l, _)| *known == r && *l <= length)
+                .map(|(.., at)| Time::from_micros(*at))
+                .max()
+                .unwrap_or(Time::ZERO);
+            proptest::prop_assert_eq!(bounds.start_at_least(&requests[r], length), reference);
+        }
+    }
+}
