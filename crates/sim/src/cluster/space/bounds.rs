@@ -50,7 +50,9 @@ impl Bounds {
             .take_while(|(_, known_at)| **known_at <= at)
             .map(|(l, _)| *l)
             .collect();
-        beaten.iter().for_each(|l| drop(stairs.remove(l)));
+        for l in &beaten {
+            stairs.remove(l);
+        }
         stairs.insert(length, at);
     }
 
