@@ -1,7 +1,8 @@
 //! Share files: any text is read as TOML accounts and users (or as sacctmgr's association
 //! output) and placed with a few trace users; none may panic, every entitlement is a fraction,
 //! and those of users with shares of their own add up to at most 1 (a `parent` user is
-//! entitled as its account is, so it may repeat its account's).
+//! entitled as its account is, so it may repeat its account's); association factors, when
+//! given, are one per user in [0, 1].
 #![no_main]
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let path = fairshare_fuzz::file("shares.toml", data);
@@ -18,4 +19,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         .map(|(_, e)| e)
         .sum();
     assert!(own <= 1.0 + 1e-9, "{entitlements:?}");
+    if let Some(factors) = &shares.assoc_factors {
+        assert_eq!(factors.len(), users.len());
+        assert!(factors.iter().all(|f| (0.0..=1.0).contains(f)), "{factors:?}");
+    }
 });

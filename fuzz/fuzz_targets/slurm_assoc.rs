@@ -1,5 +1,6 @@
 //! Slurm's associations: any bytes read as `sacctmgr show assoc -P`; none may panic, every
-//! parent named is an account read, and an error names a line and a column.
+//! parent named is an account read, no user's priority (inherited or its own) exceeds the
+//! highest, and an error names a line and a column.
 #![no_main]
 use fairshare_slurm::assoc::parse_assoc;
 use fairshare_slurm::ReadError;
@@ -19,6 +20,11 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
                     tree.account(&user.cluster, &user.account).is_some(),
                     "{user:?}"
                 );
+            }
+            for cluster in tree.accounts.iter().map(|a| a.cluster.as_str()) {
+                let highest = tree.highest_priority(cluster);
+                let priorities = tree.user_priorities(cluster);
+                assert!(priorities.values().all(|p| *p <= highest), "{priorities:?}");
             }
         }
         Err(ReadError::Field { record, .. }) => assert!(record.starts_with("line "), "{record}"),

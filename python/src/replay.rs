@@ -108,13 +108,10 @@ impl ClusterOptions {
             (false, None) => StopRule::LastEvent,
         };
         let scheduler = named::<SchedulerEntry>("scheduler", &self.scheduler)?;
-        let mut slurm = self.slurm_setup(scheduler, billing)?;
-        if let Some(weight) = self.site_weight {
-            if scheduler != SchedulerEntry::SLURM || !(1..=i32::MAX as u32).contains(&weight) {
-                return Err(format!("site_weight {weight}: expected a whole number from 1 to {} with scheduler=\"slurm\"", i32::MAX).into());
-            }
-            slurm.parameters.priority.site_weight = f64::from(weight);
-        }
+        let spelled = ("site_weight", "scheduler=\"slurm\"");
+        let slurm = (self.slurm_setup(scheduler, billing)?)
+            .with_site_weight(self.site_weight, scheduler, spelled)
+            .map_err(|e| e.to_string())?;
         let replay = Replay {
             stop,
             rule: named::<FillRule>("rule", &self.rule)?,

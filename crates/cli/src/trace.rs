@@ -217,13 +217,12 @@ impl ClusterArgs {
     /// How every run is set up, with the QOS priorities of `trace`'s `--qos`; notes on what
     /// `--slurm-conf` sets that is not modelled go to standard error.
     pub fn replay(&self, trace: &TraceArgs) -> Result<Replay> {
-        let mut slurm = self.slurm_setup(trace)?;
-        if let Some(weight) = self.site_weight {
-            if self.scheduler != SchedulerEntry::SLURM {
-                bail!("--site-weight weighs a policy's site factors in --scheduler slurm's job priority; add --scheduler slurm");
-            }
-            slurm.parameters.priority.site_weight = f64::from(weight);
-        }
+        let spelled = ("--site-weight", "--scheduler slurm");
+        let slurm = (self.slurm_setup(trace)?).with_site_weight(
+            self.site_weight,
+            self.scheduler,
+            spelled,
+        )?;
         Ok(Replay {
             stop: match (self.drain, self.horizon) {
                 (true, _) => StopRule::Drain,

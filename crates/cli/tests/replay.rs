@@ -847,7 +847,7 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
     let refused = fairshare(&["replay", dump.to_str().unwrap(), "--site-weight", "1"]);
     assert!(!refused.status.success());
     assert!(
-        String::from_utf8_lossy(&refused.stderr).contains("add --scheduler slurm"),
+        String::from_utf8_lossy(&refused.stderr).contains("needs --scheduler slurm"),
         "{}",
         String::from_utf8_lossy(&refused.stderr)
     );

@@ -4,7 +4,7 @@
 
 use crate::LabError;
 use fairshare_core::error::Invalid;
-use fairshare_sim::cluster::{Partition, SlurmParameters};
+use fairshare_sim::cluster::{Partition, SchedulerEntry, SlurmParameters};
 use fairshare_trace::billing::{parse_partitions, parse_qos, parse_qos_priorities, Billing};
 use fairshare_trace::slurm_conf::{parse_slurm_conf, SlurmConf};
 use std::collections::BTreeMap;
@@ -55,6 +55,27 @@ pub fn slurm_setup(text: &str) -> Result<SlurmSetup, Invalid> {
 }
 
 impl SlurmSetup {
+    /// This setup with a policy's site factors weighed at `weight` (the Slurm adapter's
+    /// `weight`) in the job priority, when given. Refused when `scheduler` is not Slurm's (no
+    /// job priority weighs them) or the weight is not from 1 to 2³¹ − 1 (Slurm's site factor
+    /// is a signed 32-bit number); `option` and `slurm` say how the caller spells the option
+    /// and the Slurm scheduler (`--site-weight`, `--scheduler slurm`).
+    pub fn with_site_weight(
+        mut self,
+        weight: Option<u32>,
+        scheduler: SchedulerEntry,
+        (option, slurm): (&str, &str),
+    ) -> Result<SlurmSetup, Invalid> {
+        let Some(weight) = weight else {
+            return Ok(self);
+        };
+        if scheduler != SchedulerEntry::SLURM || !(1..=i32::MAX as u32).contains(&weight) {
+            return Err(format!("{option} {weight}: the weight of a policy's site factors in the Slurm scheduler's job priority takes a whole number from 1 to {} and needs {slurm}", i32::MAX).into());
+        }
+        self.parameters.priority.site_weight = f64::from(weight);
+        Ok(self)
+    }
+
     /// This setup with the QOS factors of `priorities` (each QOS's `Priority`, as
     /// `sacctmgr show qos format=Name,UsageFactor,Priority` lists them; `None`: not given),
     /// and a note when `PriorityWeightQOS` is set without them.
