@@ -2,8 +2,8 @@
 //! priority, then oldest first. Under a scheduler that orders jobs by a job priority (Slurm's
 //! multifactor with age, size, partition, QOS, association or TRES weights), each job also
 //! has points of its own, recomputed for every waiting job each `PriorityCalcPeriod` as Slurm
-//! recomputes them: a user's queue is kept by queue priority, then points, then age, and each user's
-//! next job carries its points to the ranker, which adds the user's factor
+//! recomputes them: a user's queue is kept by queue priority, then points, then age, and each
+//! user's next job carries its points to the ranker, which adds the user's factor
 //! ([`MultifactorRanker`]).
 
 use super::*;

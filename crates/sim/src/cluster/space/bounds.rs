@@ -25,8 +25,8 @@ impl Bounds {
     /// The latest time before which `request` cannot start for `length` or longer, by what is
     /// known (`Time::ZERO` when nothing is).
     pub(super) fn start_at_least(&self, request: &Request, length: u64) -> Time {
-        let known = self.known.get(&key(request)).into_iter().flatten();
-        let Some((_, stairs)) = known.into_iter().find(|(known, _)| known == request) else {
+        let mut known = self.known.get(&key(request)).into_iter().flatten();
+        let Some((_, stairs)) = known.find(|(known, _)| known == request) else {
             return Time::ZERO;
         };
         bound(stairs, length)
