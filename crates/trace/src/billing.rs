@@ -10,14 +10,15 @@
 //! out from the weights where they are known, and read from `billing=` only where they are
 //! not.
 //!
-//! Weights are read as Slurm reads them (`_tres_weight_item`): `TYPE[/NAME]=NUMBER[UNIT]`, a
-//! unit dividing the weight so that it applies to the TRES's base unit (megabytes for memory
-//! and burst buffers, one for the others): `Mem=0.25G` is 0.25 per gigabyte, 0.25/1024 per
-//! megabyte. This module reads the weights from `scontrol show partition`, the usage factors
-//! from `sacctmgr show qos`, and a job's TRES from `AllocTRES`.
+//! Weights are read as Slurm reads them, by the reader the simulator's `PriorityWeightTRES`
+//! shares ([`TresWeights`]): `Mem=0.25G` is 0.25 per gigabyte, 0.25/1024 per megabyte. This
+//! module reads the weights from `scontrol show partition`, the usage factors from `sacctmgr
+//! show qos`, and a job's TRES from `AllocTRES`.
 
 use crate::slurm_output::{lines, Problem, ReadError};
 use fairshare_core::error::Invalid;
+pub use fairshare_core::model::TresWeights;
+use fairshare_core::model::{tres_name, tres_type};
 use std::collections::BTreeMap;
 
 /// The command whose output [`parse_partitions`] reads: every partition, one per line.
@@ -33,76 +34,6 @@ pub const QOS_COMMAND: [&str; 6] = [
     "format=Name,UsageFactor",
 ];
 
-/// One partition's `TRESBillingWeights`: each TRES (lower case, `cpu`, `mem`, `gres/gpu`,
-/// `license/matlab`) with its weight per base unit.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Weights(Vec<(String, f64)>);
-
-impl std::str::FromStr for Weights {
-    type Err = Invalid;
-
-    /// `CPU=1.0,Mem=0.25G,GRES/gpu=2.0`, as slurm.conf and `scontrol show partition` write
-    /// them.
-    fn from_str(text: &str) -> Result<Weights, Invalid> {
-        let mut weights = Vec::new();
-        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-            let (tres, value) = item
-                .split_once('=')
-                .filter(|(t, v)| !t.is_empty() && !v.is_empty())
-                .ok_or_else(|| format!("a TRES weight is TYPE[/NAME]=NUMBER, found {item:?}"))?;
-            let tres = tres_name(tres);
-            let weight = weight(&tres, value)?;
-            weights.retain(|(t, _): &(String, f64)| *t != tres);
-            weights.push((tres, weight));
-        }
-        Ok(Weights(weights))
-    }
-}
-
-/// A TRES's name as this module keys it: in lower case, as Slurm compares them without case
-/// (`GRES/GPU` is `gres/gpu`).
-fn tres_name(written: &str) -> String {
-    written.to_ascii_lowercase()
-}
-
-/// The type of a TRES (`bb` of `bb/datawarp`).
-fn tres_type(tres: &str) -> &str {
-    tres.split('/').next().unwrap_or(tres)
-}
-
-/// The weight `value` of `tres` per its base unit: `0.25G` for memory is 0.25/1024 per MB. As
-/// Slurm reads it (`strtod`, then the unit's first letter): the longest number at the start,
-/// exponents included, then a unit whose first letter counts (`0.25GB` is `0.25G`).
-fn weight(tres: &str, value: &str) -> Result<f64, String> {
-    let number = (1..=value.len())
-        .rev()
-        .filter(|&end| value.is_char_boundary(end))
-        .find_map(|end| Some((value[..end].parse::<f64>().ok()?, &value[end..])));
-    let (number, unit) = number
-        .filter(|(w, _)| w.is_finite() && *w >= 0.0)
-        .ok_or_else(|| format!("the weight of {tres} must be a number >= 0, found {value:?}"))?;
-    let power = match unit.chars().next().map(|c| c.to_ascii_uppercase()) {
-        None => return Ok(number),
-        Some('K') => 1,
-        Some('M') => 2,
-        Some('G') => 3,
-        Some('T') => 4,
-        Some('P') => 5,
-        Some(_) => {
-            return Err(format!(
-                "the weight of {tres} has unit {unit:?}: expected K, M, G, T or P"
-            ))
-        }
-    };
-    let base = if matches!(tres_type(tres), "mem" | "bb") {
-        2
-    } else {
-        0
-    };
-    // As Slurm: a unit at or below the base unit leaves the weight as it is.
-    Ok(number / 1024f64.powi((power - base).max(0)))
-}
-
 /// Whether `tres` is one `MAX_TRES` takes the largest of: CPU, memory, nodes and GRES.
 fn per_node(tres: &str) -> bool {
     matches!(tres, "cpu" | "mem" | "node") || tres.starts_with("gres/")
@@ -114,7 +45,7 @@ fn per_node(tres: &str) -> bool {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Billing {
     /// Each partition's `TRESBillingWeights` (a partition without any is left out).
-    pub partitions: BTreeMap<String, Weights>,
+    pub partitions: BTreeMap<String, TresWeights>,
     /// `PriorityFlags=MAX_TRES`.
     pub max_tres: bool,
     /// Each QOS's `UsageFactor` (1 where a QOS is not listed).
@@ -144,12 +75,12 @@ impl Billing {
     /// the CPUs.
     pub fn billable(&self, partition: Option<&str>, counts: &[(String, f64)]) -> f64 {
         let count = |tres: &str| counts.iter().find(|(t, _)| t == tres).map(|(_, c)| *c);
-        let Some(Weights(weights)) = partition.and_then(|p| self.partitions.get(p)) else {
+        let Some(weights) = partition.and_then(|p| self.partitions.get(p)) else {
             return count("billing").or_else(|| count("cpu")).unwrap_or(0.0);
         };
         let (mut node, mut global) = (0.0f64, 0.0);
         for (tres, amount) in counts.iter().filter(|(t, _)| t != "billing") {
-            let Some((_, w)) = weights.iter().find(|(t, _)| t == tres) else {
+            let Some(w) = weights.get(tres) else {
                 continue;
             };
             match self.max_tres && per_node(tres) {
@@ -204,7 +135,7 @@ pub fn tres_counts(text: &str) -> Result<Vec<(String, f64)>, Invalid> {
 /// The weights of every partition in `scontrol show partition`'s output, one partition per
 /// line (`--oneliner`) or spread over lines as `scontrol` prints it by default; a partition
 /// without `TRESBillingWeights` is left out (it bills CPUs).
-pub fn parse_partitions(text: &str) -> Result<BTreeMap<String, Weights>, ReadError> {
+pub fn parse_partitions(text: &str) -> Result<BTreeMap<String, TresWeights>, ReadError> {
     let mut partitions = BTreeMap::new();
     let mut current: Option<String> = None;
     for (record, line) in lines(text) {
@@ -310,39 +241,20 @@ PartitionName=debug AllowGroups=ALL TRES=cpu=8\n";
     }
 
     #[test]
-    fn weights_are_read_in_base_units() {
+    fn partitions_weights_are_read_in_base_units() {
         let parts = parse_partitions(PARTITIONS).unwrap();
         assert_eq!(parts.len(), 2, "debug has no weights");
+        let read = |p: &str| {
+            parts[p]
+                .iter()
+                .map(|(t, w)| (t.to_owned(), w))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(
-            parts["cpu"],
-            Weights(vec![("cpu".into(), 1.0), ("mem".into(), 0.25 / 1024.0)])
+            read("cpu"),
+            [("cpu".to_owned(), 1.0), ("mem".to_owned(), 0.25 / 1024.0)]
         );
-        assert_eq!(parts["gpu"].0[2], ("gres/gpu".into(), 4.0));
-        let w: Weights = "GRES/gpu=1K,Mem=3M,license/x=2".parse().unwrap();
-        assert_eq!(
-            w.0,
-            [
-                ("gres/gpu".into(), 1.0 / 1024.0),
-                ("mem".into(), 3.0),
-                ("license/x".into(), 2.0)
-            ]
-        );
-        for bad in ["CPU", "CPU=", "CPU=-1", "Mem=1Q", "=2", "CPU=G"] {
-            assert!(bad.parse::<Weights>().is_err(), "{bad}");
-        }
-        // As Slurm's strtod and first unit letter read them, names compared without case.
-        let w: Weights = "Mem=0.25GB,CPU=1e-1,GRES/GPU=2,BB/datawarp=1G"
-            .parse()
-            .unwrap();
-        assert_eq!(
-            w.0,
-            [
-                ("mem".into(), 0.25 / 1024.0),
-                ("cpu".into(), 0.1),
-                ("gres/gpu".into(), 2.0),
-                ("bb/datawarp".into(), 1.0 / 1024.0)
-            ]
-        );
+        assert_eq!(parts["gpu"].get("gres/gpu"), Some(4.0));
     }
 
     #[test]

@@ -10,12 +10,14 @@ mod duration;
 mod input;
 mod job;
 mod machine;
+mod tres;
 
 pub use account::{fairshare_parents, Account, AccountError, AccountTree, RawShares};
 pub use duration::{parse_seconds, seconds, slurm_duration, whole_seconds, BadDuration};
 pub use input::ReadStats;
 pub use job::{Chunk, JobRequest, Task};
 pub use machine::{partition_property, MachineCatalogue, NodeType, PARTITION_PROPERTY};
+pub use tres::{tres_name, tres_type, TresWeights};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

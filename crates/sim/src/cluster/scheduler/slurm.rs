@@ -33,7 +33,7 @@
 
 use super::{Pass, Reservations, Scheduler, SchedulerEntry};
 use fairshare_core::error::Invalid;
-use fairshare_core::model::slurm_duration;
+use fairshare_core::model::{slurm_duration, TresWeights};
 use fairshare_core::priority::multifactor::{JobPriority, Tres};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -199,18 +199,17 @@ fn over_time(value: Option<&str>) -> Result<Option<u64>, Invalid> {
     }
 }
 
-/// `PriorityWeightTRES` (`CPU=1000,Mem=2000,GRES/gpu=3000`, names in any case): the weights of
-/// the TRES a replay counts, and the names of the others it weighs (left out).
+/// `PriorityWeightTRES` (`CPU=1000,Mem=2000,GRES/gpu=3000`, names in any case, units as
+/// Slurm reads them: [`TresWeights`]): the weights of the TRES a replay counts, and the
+/// names of the others it weighs (left out).
 fn tres_weights(value: &str) -> Result<(Tres, Vec<String>), Invalid> {
+    let read: TresWeights = value
+        .parse()
+        .map_err(|e: Invalid| format!("PriorityWeightTRES: {}", e.0))?;
     let mut weights = Tres::default();
     let mut others = Vec::new();
-    for item in value.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-        let bad = || format!("PriorityWeightTRES takes TYPE[/NAME]=NUMBER items, found {item:?}");
-        let (name, weight) = item.split_once('=').ok_or_else(bad)?;
-        let weight = (weight.trim().parse::<f64>().ok())
-            .filter(|w| w.is_finite() && *w >= 0.0)
-            .ok_or_else(bad)?;
-        match name.trim().to_ascii_lowercase().as_str() {
+    for (name, weight) in read.iter() {
+        match name {
             "cpu" => weights.cpu = weight,
             "mem" => weights.mem = weight,
             "node" => weights.node = weight,
@@ -496,10 +495,16 @@ mod tests {
             ("OverTimeLimit", "soon"),
             ("PriorityMaxAge", "a week"),
             ("PriorityFavorSmall", "maybe"),
+            ("PriorityWeightTRES", "CPU=lots"),
+            ("PriorityWeightTRES", "Mem=1Q"),
         ] {
             let refused = from(&[bad]).unwrap_err().to_string();
             assert!(refused.starts_with(bad.0), "{refused}");
         }
+        // Units as in TRESBillingWeights, one reader for both: 2G of memory is 2/1024 per MB.
+        let (parameters, _) = from(&[("PriorityWeightTRES", "Mem=2G,GRES/GPU=3")]).unwrap();
+        let weights = parameters.priority.tres_weights;
+        assert_eq!((weights.mem, weights.gpu), (2.0 / 1024.0, 3.0));
     }
 
     #[test]
