@@ -613,6 +613,22 @@ fn write_slurm_dump(dir: &Path) -> PathBuf {
     path
 }
 
+/// The cells of the named `columns` in each row of the per-job table at `path`, whose
+/// policy, first, holds no comma.
+fn job_cells<const N: usize>(path: &Path, columns: [&str; N]) -> Vec<[String; N]> {
+    let table = std::fs::read_to_string(path).unwrap();
+    let mut lines = table.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let at = columns.map(column);
+    lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            at.map(|i| cells[i].to_owned())
+        })
+        .collect()
+}
+
 /// `fairshare replay` of the Slurm dump `dump` under FIFO on one 4-CPU node with `--scheduler
 /// slurm`, until every job ends, its per-job table written to `jobs`, with `extra` arguments.
 fn replay_slurm_dump(dump: &Path, jobs: &Path, extra: &[&str]) -> std::process::Output {
@@ -653,19 +669,6 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
         let out = run(extra);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(out.status.success(), "{stderr}");
-        let table = std::fs::read_to_string(&jobs).unwrap();
-        let mut lines = table.lines();
-        let header: Vec<String> = lines
-            .next()
-            .unwrap()
-            .split(',')
-            .map(str::to_owned)
-            .collect();
-        let column = |name: &str| header.iter().position(|h| h == name).unwrap();
-        let rows: Vec<Vec<String>> = lines
-            .map(|l| l.split(',').map(str::to_owned).collect())
-            .collect();
-        let cell = |row: &Vec<String>, name: &str| row[column(name)].clone();
         let picked = [
             "user",
             "partition",
@@ -674,10 +677,7 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
             "starting_time_error",
             "qos",
         ];
-        let mut rows = rows
-            .iter()
-            .map(|r| picked.map(|c| cell(r, c)))
-            .collect::<Vec<_>>();
+        let mut rows = job_cells(&jobs, picked);
         rows.sort();
         (rows, stderr)
     };
@@ -820,19 +820,13 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let table = std::fs::read_to_string(&jobs).unwrap();
-        let header: Vec<&str> = table.lines().next().unwrap().split(',').collect();
-        let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
-        let started_at_100 = table.lines().skip(1).find(|line| {
-            let cells: Vec<&str> = line.split(',').collect();
-            cells[column("starting_time")] == (1_767_225_600 + 100).to_string()
-        });
-        let cells: Vec<String> = started_at_100
-            .unwrap()
-            .split(',')
-            .map(str::to_owned)
-            .collect();
-        cells[column("user")].clone()
+        let rows = job_cells(&jobs, ["starting_time", "user"]);
+        let at_100 = (1_767_225_600 + 100).to_string();
+        let [_, user] = rows
+            .into_iter()
+            .find(|[start, _]| *start == at_100)
+            .unwrap();
+        user
     };
     assert_eq!(
         first_at_100_s(&[]),
@@ -903,22 +897,13 @@ fn a_slurm_sites_nodes_keep_each_job_in_its_partition() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let table = std::fs::read_to_string(&jobs).unwrap();
-    let mut lines = table.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let mut rows: Vec<[String; 4]> = lines
-        .map(|line| {
-            let cells: Vec<&str> = line.split(',').collect();
-            [
-                "user",
-                "partition",
-                "allocated_resources",
-                "starting_time_error",
-            ]
-            .map(|c| cells[column(c)].to_owned())
-        })
-        .collect();
+    let picked = [
+        "user",
+        "partition",
+        "allocated_resources",
+        "starting_time_error",
+    ];
+    let mut rows = job_cells(&jobs, picked);
     rows.sort();
     // Nodes are named by their hosts.
     let row =
@@ -931,7 +916,8 @@ fn a_slurm_sites_nodes_keep_each_job_in_its_partition() {
             row("carol", "gpu", "g1"),
             row("dave", "cpu", "n1"),
         ],
-        "{table}"
+        "{}",
+        std::fs::read_to_string(&jobs).unwrap()
     );
     let empty = dir.path().join("empty.conf");
     std::fs::write(&empty, "SchedulerType=sched/backfill\n").unwrap();
