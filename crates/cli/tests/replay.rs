@@ -683,7 +683,11 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
     };
     let origin = 1_767_225_600; // 2026-01-01T00:00:00Z
     let at = |s: u64| (origin + s).to_string();
-    let (rows, _) = starts(&[]);
+    let (rows, stderr) = starts(&[]);
+    assert!(
+        stderr.contains("note: the dump has no Flags column, so Slurm's backfill cycles are counted from the first submission"),
+        "{stderr}"
+    );
     assert_eq!(rows[2][0], "carol");
     assert_eq!(rows[2][1], "cpu");
     assert_eq!(rows[2][2], at(30), "at the first backfill cycle");
@@ -786,6 +790,34 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
         stderr.contains("line 1") && stderr.contains("Priority"),
         "{stderr}"
     );
+}
+
+/// The dump's `Flags` say Slurm's backfill started carol's job at 31 s: its cycles fall 1 s
+/// past each half-minute, and the replay starts her job at 31 s, as recorded, rather than at
+/// 30 s, the first cycle counted from the first submission.
+#[test]
+fn the_jobs_the_backfill_started_put_its_cycles_where_they_fell() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = std::fs::read_to_string(write_slurm_dump(dir.path())).unwrap();
+    let mut lines = plain.lines();
+    let mut text = lines.next().unwrap().to_owned() + "|Flags\n";
+    for (line, flags) in lines.zip(["SchedSubmit", "SchedMain", "SchedBackfill"]) {
+        text += &format!("{line}|{flags}\n");
+    }
+    let dump = dir.path().join("flags.txt");
+    std::fs::write(&dump, text).unwrap();
+    let jobs = dir.path().join("jobs.csv");
+    let out = replay_slurm_dump(&dump, &jobs, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("note: Slurm's backfill cycles fall 1 s past each multiple of bf_interval (30 s) from the epoch, where 1 of the 1 jobs the dump's Flags say the backfill started began"),
+        "{stderr}"
+    );
+    let mut rows = job_cells(&jobs, ["user", "starting_time_error"]);
+    rows.sort();
+    let errors: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
+    assert_eq!(errors, ["0", "0", "0"], "every start as recorded");
 }
 
 /// `--site-weight`: a policy other than Slurm's own reaches Slurm as site factors of this

@@ -13,8 +13,9 @@ use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::rank::{Accounts, FairshareSettings};
 use fairshare_sim::cluster::{
-    Capacity, ClusterConfig, JobOutcome, PolicyResult, SchedulerSettings,
+    Capacity, ClusterConfig, JobOutcome, PolicyResult, SchedulerEntry, SchedulerSettings,
 };
+use fairshare_trace::Format;
 use std::path::PathBuf;
 
 /// Where a replay's capacity comes from.
@@ -43,6 +44,41 @@ fn unweighed_associations(replay: &Replay, entitled: &Entitled) -> Option<String
     (priority.assoc_weight != 0.0 && !given).then(|| {
         "PriorityWeightAssoc is set but the shares give no association a priority above 0 (the output of `sacctmgr -P -n show assoc format=Cluster,Account,User,Partition,Share,ParentName,Priority` gives them): every job's association factor is 0".into()
     })
+}
+
+/// Where Slurm's backfill cycles fall in a replay of a Slurm dump under `--scheduler slurm`
+/// with the backfill on and no phase given, and a note saying how that was decided: the
+/// second past each multiple of `bf_interval` at which most of the jobs the dump says the
+/// backfill started began (the earliest such second on a tie), since Slurm's timer runs from
+/// `slurmctld`'s start and not from the workload's; `None` as the phase (cycles counted from
+/// the first submission) when the dump does not say which jobs the backfill started.
+fn backfill_phase(measured: &MeasuredTrace, replay: &Replay) -> Option<(Option<u64>, String)> {
+    let slurm = &replay.slurm;
+    let applies = replay.scheduler == SchedulerEntry::SLURM && slurm.backfill;
+    if !applies || slurm.bf_phase_s.is_some() || measured.format != Format::SACCT {
+        return None;
+    }
+    let interval = slurm.bf_interval_s.max(1);
+    let Some(starts) = &measured.input.backfill_starts else {
+        return Some((None, "the dump has no Flags column, so Slurm's backfill cycles are counted from the first submission (add Flags to sacct's --format to put them where the jobs the backfill started say they fell)".into()));
+    };
+    let mut count = vec![0_usize; interval as usize];
+    for start in starts {
+        count[(start.as_micros() / 1_000_000 % interval) as usize] += 1;
+    }
+    let most = count.iter().copied().max().filter(|&most| most > 0);
+    let Some(most) = most else {
+        return Some((None, "the dump's Flags name no job the backfill started, so Slurm's backfill cycles are counted from the first submission".into()));
+    };
+    let phase = count
+        .iter()
+        .position(|&c| c == most)
+        .expect("the most is a count") as u64;
+    let said = format!(
+        "Slurm's backfill cycles fall {phase} s past each multiple of bf_interval ({interval} s) from the epoch, where {most} of the {} jobs the dump's Flags say the backfill started began",
+        starts.len()
+    );
+    Some((Some(phase), said))
 }
 
 /// What a replay is asked for beyond its trace and its policies.
@@ -93,14 +129,19 @@ impl<'w> ReplayPlan<'w> {
         if let Some(missing) = unweighed_associations(&request.replay, &entitled) {
             note(missing);
         }
+        let mut replay = request.replay;
+        if let Some((phase, said)) = backfill_phase(measured, &replay) {
+            replay.slurm.bf_phase_s = phase;
+            note(said);
+        }
         let queues = measured.queue_limits(request.queues.as_deref())?;
-        let recorded = measured.recorded_until(request.replay.stop)?;
+        let recorded = measured.recorded_until(replay.stop)?;
         if let Some(queues) = &queues {
             note(format!("queues: {}", queues.in_words()));
         }
         Ok(ReplayPlan {
             measured,
-            replay: request.replay,
+            replay,
             capacity,
             fraction,
             capacity_source,

@@ -418,8 +418,8 @@ fn an_overrun_is_killed_at_its_walltime_unless_extended() {
 /// Slurm's two schedulers on 4 processors: a 3-processor job runs for 100 s, a 2-processor job
 /// waits behind it, and a 1-processor, 10-s job that would fit at once arrives after. EASY
 /// backfills it at once. Slurm's main scheduler, run at the arrival, stops at the blocked job,
-/// so it waits for the backfill cycle (every 30 s by default, every 10 s when told); under
-/// `sched/builtin`, with no backfill, it waits for the blocked job to start.
+/// so it waits for the backfill cycle (every 30 s by default, every 10 s when told, at the
+/// phase it is told); under `sched/builtin`, with no backfill, it waits for the blocked job to start.
 #[test]
 fn slurm_starts_around_a_blocked_job_only_at_its_backfill_cycle() {
     use fairshare_sim::cluster::{SchedulerSettings, SlurmParameters};
@@ -444,6 +444,17 @@ fn slurm_starts_around_a_blocked_job_only_at_its_backfill_cycle() {
         ..SlurmParameters::default()
     };
     assert_eq!(with(every_10_s), [0.0, 100.0, 10.0]);
+    // Cycles at a phase (seconds past each multiple of the interval, from the epoch: the
+    // run's first submission is at 0 here): at 7 s, at 2 s (the arrival's own second, after
+    // it), and a phase past the interval taken within it.
+    let at_phase = |phase| SlurmParameters {
+        bf_phase_s: Some(phase),
+        ..SlurmParameters::default()
+    };
+    assert_eq!(with(at_phase(7)), [0.0, 100.0, 7.0]);
+    assert_eq!(with(at_phase(2)), [0.0, 100.0, 2.0]);
+    assert_eq!(with(at_phase(37)), [0.0, 100.0, 7.0]);
+    assert_eq!(with(at_phase(0)), [0.0, 100.0, 30.0]);
     let builtin = SlurmParameters {
         backfill: false,
         ..SlurmParameters::default()

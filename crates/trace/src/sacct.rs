@@ -4,8 +4,11 @@
 //! (`fairshare priorities`).
 //!
 //! The file is `|`-separated with a header; columns are found by name, in any order.
-//! `Elapsed`, `Timelimit`, `Partition`, `State`, `QOS`, `ReqNodes` and `Eligible` are
-//! optional.
+//! `Elapsed`, `Timelimit`, `Partition`, `State`, `QOS`, `ReqNodes`, `Eligible` and `Flags` are
+//! optional. `Flags` says which scheduler started each job: the starts of the jobs
+//! `SchedBackfill` started are kept in the read's statistics
+//! ([`ReadStats::backfill_starts`](fairshare_core::model::ReadStats::backfill_starts)), which
+//! give the phase of the backfill's cycles to a replay of Slurm's schedulers.
 //!
 //! | task | from |
 //! |---|---|
@@ -132,6 +135,7 @@ struct Optional {
     elapsed: Option<Col>,
     limit: Option<Col>,
     eligible: Option<Col>,
+    flags: Option<Col>,
 }
 
 /// Reads the dump `path` into `dump`; `Err` for an error that ends the stream.
@@ -156,7 +160,11 @@ fn read_jobs(
         elapsed: find("Elapsed"),
         limit: find("Timelimit"),
         eligible: find("Eligible"),
+        flags: find("Flags"),
     };
+    if optional.flags.is_some() {
+        meta.stats.backfill_starts.get_or_insert_with(Vec::new);
+    }
     if optional.req_nodes.is_none() {
         meta.note(format!(
             "{}: no ReqNodes column, so each job keeps the number of nodes it was given (add ReqNodes to sacct's --format to let jobs that asked for one node spread as Slurm may)",
@@ -186,6 +194,9 @@ fn read_jobs(
                 held += u64::from(task.submit > job.submit);
                 if job.end.is_none() {
                     dump.running.push(dump.tasks.len());
+                }
+                if let (true, Some(starts)) = (job.backfilled, &mut meta.stats.backfill_starts) {
+                    starts.extend(task.start);
                 }
                 dump.tasks.push(Task {
                     user: meta.user(job.user),
@@ -224,6 +235,8 @@ struct Job<'r> {
     qos: Option<&'r str>,
     /// Billing units per second.
     billing: f64,
+    /// Whether the backfill scheduler started it (`SchedBackfill` among its `Flags`).
+    backfilled: bool,
 }
 
 /// The job of one record.
@@ -280,6 +293,7 @@ fn job<'r>(
         }
     };
     let qos = optional_text(optional.qos)?;
+    let flags = optional_text(optional.flags)?.unwrap_or_default();
     let charge = billing.charge(partition, qos, allocated);
     Ok(Job {
         user: text(user)?,
@@ -295,6 +309,7 @@ fn job<'r>(
         qos,
         billing: charge
             .map_err(|_| at.error(tres, "TRES amounts that are numbers >= 0", allocated))?,
+        backfilled: flags.split(',').any(|f| f == "SchedBackfill"),
     })
 }
 

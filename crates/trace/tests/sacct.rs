@@ -244,3 +244,29 @@ fn a_job_that_became_eligible_later_arrives_then() {
         "{strict}"
     );
 }
+
+#[test]
+fn flags_keep_the_starts_of_the_jobs_the_backfill_started() {
+    let dir = TempDir::new().unwrap();
+    let header = "JobID|User|Submit|Start|End|AllocTRES|Flags\n";
+    let rows = "1|ann|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|cpu=1|SchedSubmit\n\
+                2|ann|2024-01-01T00:00:01|2024-01-01T00:00:35|2024-01-01T00:02:00|cpu=1|SchedBackfill\n\
+                2.batch||2024-01-01T00:00:35|2024-01-01T00:00:35|2024-01-01T00:02:00|cpu=1|SchedBackfill\n\
+                3|bob|2024-01-01T00:00:02|2024-01-01T00:01:05|2024-01-01T00:02:00|cpu=1|SchedMain,StartRecieved\n\
+                4|bob|2024-01-01T00:00:03|None|2024-01-01T00:00:50||SchedBackfill\n\
+                5|bob|2024-01-01T00:00:04|2024-01-01T00:01:35|2024-01-01T00:02:00|cpu=2|StartRecieved,SchedBackfill\n";
+    let path = write(&dir, "flags.sacct", &(header.to_owned() + rows));
+    let read = read_ok(&[&path], None);
+    assert_eq!(read.tasks.len(), 4, "job 4 never started");
+    assert_eq!(
+        read.stats.backfill_starts,
+        Some(vec![at(35), at(95)]),
+        "jobs 2 and 5, once each; not the never-started job 4"
+    );
+    let path = write(&dir, "plain.sacct", &format!("{HEADER}1|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|cpu=1|cpu|COMPLETED\n"));
+    assert_eq!(
+        read_ok(&[&path], None).stats.backfill_starts,
+        None,
+        "no Flags column: nothing said"
+    );
+}

@@ -54,6 +54,11 @@ pub struct ReadStats {
     /// moment it was taken as far as it tells (a running job's start plus its elapsed time).
     #[serde(skip)]
     pub last_event: Option<Time>,
+    /// When each job a Slurm dump says its backfill scheduler started (`Flags` with
+    /// `SchedBackfill`) began, which tells the phase of the backfill's cycles; `None` when the
+    /// input does not say which jobs the backfill started.
+    #[serde(skip)]
+    pub backfill_starts: Option<Vec<Time>>,
 }
 
 impl ReadStats {

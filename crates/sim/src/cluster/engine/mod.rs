@@ -127,8 +127,8 @@ struct Engine {
     totals: Vec<f64>,
     /// Jobs settled since the observer last heard.
     settled: Vec<JobOutcome>,
-    /// Microseconds between the scheduler's periodic passes, counted from `origin`.
-    period: Option<u64>,
+    /// When the scheduler's periodic passes fall.
+    period: Option<Period>,
     /// Whether a reservation holds the rest of each node it is planned on.
     whole_nodes: bool,
     /// Microseconds a reservation's span is rounded to, when the scheduler rounds it.
@@ -136,8 +136,6 @@ struct Engine {
     /// Whether a job arrived, started or ended since the last periodic pass: only then is
     /// another due (Slurm's backfill waits for new work, `_more_work`).
     news: bool,
-    /// When the run began.
-    origin: Time,
     /// The job priority jobs are ordered by, when the scheduler orders jobs.
     job_order: Option<JobOrder>,
 }
@@ -183,6 +181,43 @@ fn ranker(config: &ClusterConfig, resources: usize) -> Result<Box<dyn Ranker>, S
         refuse("ranks processes, not users; the process engine (simulate) runs it")
     })?;
     Ok(job_ranker(config, ranker))
+}
+
+/// When a scheduler's periodic passes fall: every `every` microseconds from `anchor`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Period {
+    every: u64,
+    anchor: Time,
+}
+
+impl Period {
+    /// Passes every `every_s` seconds, on the multiples of it counted from `origin`, or, given
+    /// `phase_s`, at that many seconds past each multiple counted from the epoch; the first
+    /// at or after `origin`.
+    fn new(every_s: u64, phase_s: Option<u64>, origin: Time) -> Period {
+        let every = every_s.max(1).saturating_mul(1_000_000);
+        let anchor = match phase_s {
+            None => origin,
+            Some(phase_s) => {
+                let phase = phase_s.saturating_mul(1_000_000) % every;
+                Time(origin.0 + (phase + every - origin.0 % every) % every)
+            }
+        };
+        Period { every, anchor }
+    }
+
+    /// Whether a pass falls at `t`.
+    fn falls_on(self, t: Time) -> bool {
+        t >= self.anchor && (t.0 - self.anchor.0).is_multiple_of(self.every)
+    }
+
+    /// The first pass after `t`.
+    fn next_after(self, t: Time) -> Time {
+        match t.0.checked_sub(self.anchor.0) {
+            None => self.anchor,
+            Some(since) => Time(self.anchor.0 + (since / self.every + 1) * self.every),
+        }
+    }
 }
 
 /// A partition of the trace, as the run applies it.
@@ -293,7 +328,9 @@ impl Engine {
             observed: false,
             totals: config.capacity.total(),
             settled: Vec::new(),
-            period: config.scheduler.period_s().map(|s| s.max(1) * 1_000_000),
+            period: (config.scheduler.period_s()).map(|every_s| {
+                Period::new(every_s, config.scheduler.period_phase_s(), config.origin)
+            }),
             // A pool has no nodes to plan: its reservations hold what their jobs ask.
             whole_nodes: config.scheduler.reserves_whole_nodes()
                 && matches!(config.capacity, Capacity::Machines(_)),
@@ -301,7 +338,6 @@ impl Engine {
                 .filter(|_| reservations == Reservations::ForThePass)
                 .map(|s| s.max(1).saturating_mul(1_000_000)),
             news: false,
-            origin: config.origin,
             job_order: JobOrder::of(config),
         })
     }
@@ -537,8 +573,7 @@ impl Engine {
     fn next_periodic(&self) -> Option<Time> {
         let period = self.period?;
         self.smallest.least().filter(|_| self.news)?;
-        let since = self.now.0 - self.origin.0;
-        Some(Time(self.origin.0 + (since / period + 1) * period))
+        Some(period.next_after(self.now))
     }
 
     /// The highest priority of any waiting job, below `below` when given.

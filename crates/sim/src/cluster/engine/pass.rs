@@ -122,8 +122,7 @@ impl Pass for Engine {
     }
 
     fn periodic(&self) -> bool {
-        self.period
-            .is_some_and(|p| (self.now.0 - self.origin.0).is_multiple_of(p))
+        self.period.is_some_and(|p| p.falls_on(self.now))
     }
 }
 

@@ -85,6 +85,12 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn period_s(&self) -> Option<u64> {
         None
     }
+    /// Where the periodic passes fall: this many seconds past each multiple of the period,
+    /// counted from the epoch (Slurm's backfill timer runs from `slurmctld`'s start, not from
+    /// the workload's); none by default: on the multiples counted from the run's start.
+    fn period_phase_s(&self) -> Option<u64> {
+        None
+    }
     /// Whether a reservation holds the rest of every node it is planned on, so that no later
     /// job starts there before the reserved one (Slurm's backfill plans nodes, not
     /// processors); by default it holds only what the job asks. A pool has no nodes: there a

@@ -24,9 +24,12 @@
 //! `OverTimeLimit` has passed too, under `--overrun kill`: a job of a Slurm dump runs its
 //! recorded time, as Slurm let it.
 //!
-//! What is left out: the phase of the backfill's timer (here its cycles fall on multiples of
-//! `bf_interval` from the run's start; in Slurm, `bf_interval` after the previous cycle ended,
-//! from whenever `slurmctld` started); the time a cycle takes and `bf_continue`'s yielding (a
+//! The backfill's cycles fall on the multiples of `bf_interval` from the run's start, or, given
+//! a phase (`bf_phase_s`, which a replay reads from the jobs a dump says the backfill
+//! started), that many seconds past each multiple from the epoch: Slurm's timer runs from
+//! `slurmctld`'s start, a cycle `bf_interval` after the previous one ended. What is left out:
+//! the time a cycle takes (its drift, some 18 ms a cycle on the runs measured), a cycle run
+//! within the second of new work after an idle stretch, and `bf_continue`'s yielding (a
 //! cycle here is instantaneous). A partition's `PriorityTier` and partition factor come with
 //! the run's partitions ([`crate::cluster::Partition`]). docs/slurm-prediction.md measures
 //! what that costs.
@@ -58,6 +61,11 @@ pub struct SlurmParameters {
     pub backfill: bool,
     /// `bf_interval`: seconds between backfill cycles (default 30).
     pub bf_interval_s: u64,
+    /// Where the backfill's cycles fall: this many seconds past each multiple of
+    /// `bf_interval` from the epoch (Slurm's timer runs from `slurmctld`'s start, which the
+    /// starts of the jobs a dump says the backfill started reveal); `None`: on the multiples
+    /// counted from the run's first submission.
+    pub bf_phase_s: Option<u64>,
     /// `bf_window`, in seconds: how far ahead the backfill plans (default 1440 minutes); a job
     /// that cannot start sooner is not planned.
     pub bf_window_s: u64,
@@ -83,6 +91,7 @@ impl Default for SlurmParameters {
         SlurmParameters {
             backfill: true,
             bf_interval_s: 30,
+            bf_phase_s: None,
             bf_window_s: 86_400,
             bf_max_job_test: 500,
             bf_max_job_user: 0,
@@ -383,6 +392,10 @@ impl Scheduler for Slurm {
             .then_some(self.parameters.bf_interval_s)
     }
 
+    fn period_phase_s(&self) -> Option<u64> {
+        self.parameters.bf_phase_s
+    }
+
     fn reserves_whole_nodes(&self) -> bool {
         true
     }
@@ -440,6 +453,7 @@ mod tests {
         let expected = SlurmParameters {
             backfill: true,
             bf_interval_s: 60,
+            bf_phase_s: None,
             bf_window_s: 2880 * 60,
             bf_max_job_test: 1000,
             bf_max_job_user: 20,
