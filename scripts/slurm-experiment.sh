@@ -51,13 +51,16 @@
 #                          wagap-2013.swf beside the project)
 #   SKIP=…                 LAYOUT=many: the log's jobs passed over before the 300 drawn
 #                          (default 12000)
-#   PARTITIONS=one|two     LAYOUT=many: every job in partition cpu (default), or one job in
+#   PARTITIONS=…           LAYOUT=many: every job in partition cpu (default), or one job in
 #                          four (the plan's 4th, 8th, … job) in partition gpu (its 4 nodes, 32
 #                          CPUs, no GRES asked) and the load offered over all 128 CPUs;
 #                          or, with tiers, one job in four in partition high, made for the
 #                          run over n[09-16] with PriorityTier=2 (it shares n09-n12 with
 #                          cpu, whose jobs the main scheduler keeps off them while a high
-#                          job waits), the load offered over all 128 CPUs
+#                          job waits), the load offered over all 128 CPUs; or, with
+#                          factors, the same partition high in cpu's tier with
+#                          PriorityJobFactor=100 (cpu's is 1), which orders jobs only with
+#                          PRIORITY_WEIGHT_PARTITION set
 #   QOS=none|mixed         LAYOUT=many: every job in QOS normal (default), or, with mixed, QOS
 #                          high (Priority=100) for the plan's every 3rd job and low
 #                          (Priority=20) for every 5th of the rest, both made for the run;
@@ -112,8 +115,8 @@ case $layout in
     esac
     case $partitions in
       one) plan_cpus=96 ;;
-      two | tiers) plan_cpus=128 ;;
-      *) echo "PARTITIONS is one, two or tiers, not '$partitions'" >&2; exit 2 ;;
+      two | tiers | factors) plan_cpus=128 ;;
+      *) echo "PARTITIONS is one, two, tiers or factors, not '$partitions'" >&2; exit 2 ;;
     esac
     ;;
   *) echo "LAYOUT is one or many, not '$layout'" >&2; exit 2 ;;
@@ -187,7 +190,7 @@ workload() {
 }
 
 # The drawn plan, from t = 0: each line's job as its user, at its time (with PARTITIONS=two,
-# every 4th in partition gpu; with PARTITIONS=tiers, in partition high; with QOS=mixed, every
+# every 4th in partition gpu; with PARTITIONS=tiers or factors, in partition high; with QOS=mixed, every
 # 3rd in QOS high and every 5th of the rest in QOS low).
 workload_many() {
   local at_s user cpus mem run limit rest memory partition job_qos n=0
@@ -200,7 +203,7 @@ workload_many() {
     if [ $((n % 4)) = 0 ]; then
       case $partitions in
         two) partition="-p gpu" ;;
-        tiers) partition="-p high" ;;
+        tiers | factors) partition="-p high" ;;
       esac
     fi
     job_qos=""
@@ -232,6 +235,12 @@ run() {
     # A partition of a higher tier over four of cpu's nodes (n09-n12) and the four gpu
     # nodes; a fresh cluster forgets it.
     scontrol create PartitionName=high Nodes=n[09-16] PriorityTier=2 MaxTime=INFINITE \
+      State=UP TRESBillingWeights=CPU=1.0,Mem=0.25G
+  fi
+  if [ "${partitions:-one}" = factors ]; then
+    # The same nodes in the same tier as cpu's, with a partition factor 100 times cpu's
+    # (PriorityJobFactor 100 against 1); it orders jobs only with PRIORITY_WEIGHT_PARTITION.
+    scontrol create PartitionName=high Nodes=n[09-16] PriorityJobFactor=100 MaxTime=INFINITE \
       State=UP TRESBillingWeights=CPU=1.0,Mem=0.25G
   fi
   if [ "${qos:-none}" = mixed ]; then

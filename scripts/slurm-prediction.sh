@@ -37,6 +37,7 @@
 # Usage: scripts/slurm-prediction.sh OUT_DIR...   (folders written by slurm-experiment.sh)
 #   FAIRSHARE=…   the fairshare binary (default target/release/fairshare)
 #   CARGO=…       how cargo is run for the analysis (default cargo)
+#   PLACEMENT=…   the slurm replays' --placement (default: the replay's own, first)
 # Takes seconds per folder besides the analysis' build; needs no Slurm.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -87,6 +88,7 @@ for out in "$@"; do
     cluster=(--machines "$machines" --shares "$dir/assoc.txt"
       --partitions "$dir/partitions.txt" --qos "$dir/qos.txt" --drain --gantt 0s+2h)
     slurm=(--scheduler slurm)
+    [ -n "${PLACEMENT:-}" ] && slurm+=(--placement "$PLACEMENT")
     [ -s "$dir/config.txt" ] && slurm+=(--slurm-conf "$dir/config.txt")
     # The weight the watcher wrote its site factors with, beside Slurm's other terms.
     weight=$(sed -n 's/^weight = \([0-9]*\)$/\1/p' "$dir/slurm.toml" 2>/dev/null || true)

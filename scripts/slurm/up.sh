@@ -29,8 +29,9 @@
 #             Waits until all 16 nodes are idle.
 # In both layouts Slurm's own root user stays under the root account, as on every real cluster.
 # Environment: PRIORITY_WEIGHT_AGE, PRIORITY_MAX_AGE, PRIORITY_WEIGHT_JOB_SIZE,
-# PRIORITY_WEIGHT_QOS and PRIORITY_WEIGHT_ASSOC set the multifactor weights other than
-# fairshare's (default 0, 7-0, 0, 0 and 0: the fairshare factor alone orders jobs), PRIORITY_WEIGHT_TRES the TRES weights (e.g.
+# PRIORITY_WEIGHT_QOS, PRIORITY_WEIGHT_ASSOC and PRIORITY_WEIGHT_PARTITION set the multifactor
+# weights other than fairshare's (default 0, 7-0, 0, 0, 0 and 0: the fairshare factor alone
+# orders jobs), PRIORITY_WEIGHT_TRES the TRES weights (e.g.
 # CPU=20000,Mem=10000; default none), PRIORITY_FAVOR_SMALL (YES or NO, default NO) the size
 # factor's direction.
 set -euo pipefail
@@ -169,6 +170,7 @@ size_weight=${PRIORITY_WEIGHT_JOB_SIZE:-0}
 favor_small=${PRIORITY_FAVOR_SMALL:-NO}
 qos_weight=${PRIORITY_WEIGHT_QOS:-0}
 assoc_weight=${PRIORITY_WEIGHT_ASSOC:-0}
+partition_weight=${PRIORITY_WEIGHT_PARTITION:-0}
 tres_weights=""
 [ -n "${PRIORITY_WEIGHT_TRES:-}" ] && tres_weights="PriorityWeightTRES=$PRIORITY_WEIGHT_TRES"
 
@@ -213,7 +215,7 @@ PriorityWeightAge=$age_weight
 PriorityMaxAge=$max_age
 PriorityWeightJobSize=$size_weight
 PriorityFavorSmall=$favor_small
-PriorityWeightPartition=0
+PriorityWeightPartition=$partition_weight
 PriorityWeightQOS=$qos_weight
 PriorityWeightAssoc=$assoc_weight
 $tres_weights
@@ -309,7 +311,7 @@ PriorityWeightAge=$age_weight
 PriorityMaxAge=$max_age
 PriorityWeightJobSize=$size_weight
 PriorityFavorSmall=$favor_small
-PriorityWeightPartition=0
+PriorityWeightPartition=$partition_weight
 PriorityWeightQOS=$qos_weight
 PriorityWeightAssoc=$assoc_weight
 $tres_weights

@@ -195,7 +195,7 @@ proptest! {
         types in prop::collection::vec(node_type(), 1..3),
         specs in prop::collection::vec(job_spec(), 1..25),
         scheduler in prop::sample::select(SchedulerEntry::ALL.to_vec()),
-        placement in prop::sample::select(vec![PlacementEntry::FIRST, PlacementEntry::BEST]),
+        placement in prop::sample::select(PlacementEntry::ALL.to_vec()),
         policy in prop::sample::select(vec!["fifo", "drf"]),
     ) {
         let catalogue = catalogue(&types);

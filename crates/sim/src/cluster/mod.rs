@@ -32,7 +32,7 @@ mod waiting;
 pub use config::{ClusterConfig, Partition, QueueLimit, Stop, Window};
 pub use outcome::{JobOutcome, JobState};
 pub use overrun::Overrun;
-pub use placement::{BestFit, FirstFit, Node, Placement, PlacementEntry};
+pub use placement::{BestFit, FirstFit, JobPlacement, Node, Placement, PlacementEntry, SlurmNodes};
 pub use recorder::MOST_SAMPLES;
 pub use result::{
     AccountResult, JobRecord, PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S,

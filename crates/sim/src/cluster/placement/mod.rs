@@ -5,9 +5,11 @@
 
 mod best;
 mod first;
+mod slurm;
 
 pub use best::BestFit;
 pub use first::FirstFit;
+pub use slurm::SlurmNodes;
 
 use fairshare_core::alloc::tasks::FIT_SLACK;
 use fairshare_core::choice::Choice;
@@ -45,6 +47,28 @@ impl Node {
     pub fn is_empty(&self) -> bool {
         self.used.iter().all(|u| *u <= FIT_SLACK)
     }
+
+    /// How many units of `each` fit here beside what runs now (at least one: ask only of a
+    /// node with room for one).
+    pub fn units_that_fit(&self, each: &[f64]) -> u32 {
+        let free = self.capacity.iter().zip(&self.used).zip(each);
+        let fits = free
+            .filter(|(_, d)| **d > 0.0)
+            .map(|((c, u), d)| ((c - u + FIT_SLACK) / d).floor())
+            .fold(f64::from(u32::MAX), f64::min);
+        (fits.max(1.0)) as u32
+    }
+}
+
+/// Where a whole job goes, for a placement that chooses a job's nodes together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobPlacement {
+    /// Part by part, each through [`Placement::select_node`].
+    PartByPart,
+    /// On these nodes, each with how many of the job's parts it takes.
+    On(Vec<(usize, u32)>),
+    /// Nowhere: the job does not fit now.
+    NoRoom,
 }
 
 /// Chooses the node a task, or one node's part of a parallel job, starts on.
@@ -52,6 +76,13 @@ pub trait Placement: fmt::Debug + Send + Sync {
     /// A node with room ([`Node::has_room`]) for normalised `demand`, given every node's state;
     /// `None` when no node has room.
     fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize>;
+
+    /// Where a job of `parts` parts of normalised `each` goes, for a placement that chooses a
+    /// job's nodes together; `spread`: a node may take several parts (a job spread over
+    /// processors), else one each (a job held to `parts` nodes). By default, part by part.
+    fn place(&self, _each: &[f64], _parts: u32, _spread: bool, _nodes: &[Node]) -> JobPlacement {
+        JobPlacement::PartByPart
+    }
 }
 
 /// A placement fairshare knows, as `--placement` chooses it: its name, one line of help, and
@@ -68,7 +99,7 @@ pub struct PlacementEntry {
 }
 
 impl Choice for PlacementEntry {
-    const ALL: &'static [PlacementEntry] = &[first::FIRST, best::BEST];
+    const ALL: &'static [PlacementEntry] = &[first::FIRST, best::BEST, slurm::SLURM];
 
     fn name(self) -> &'static str {
         self.name
@@ -105,6 +136,8 @@ impl PlacementEntry {
     pub const FIRST: PlacementEntry = first::FIRST;
     /// [`BestFit`].
     pub const BEST: PlacementEntry = best::BEST;
+    /// [`SlurmNodes`].
+    pub const SLURM: PlacementEntry = slurm::SLURM;
 
     /// The placement.
     pub fn placement(self) -> Arc<dyn Placement> {

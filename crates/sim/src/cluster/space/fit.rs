@@ -20,18 +20,28 @@ pub(super) fn fit(
         Shape::Nodes { nodes, per_node } => (*nodes, per_node, false),
         Shape::Spread { units, per_unit } => (*units, per_unit, true),
     };
+    let chosen = match placement.place(each, left, spread, nodes) {
+        JobPlacement::NoRoom => return None,
+        JobPlacement::On(parts) => Some(parts),
+        JobPlacement::PartByPart => None,
+    };
+    let mut chosen = chosen.map(Vec::into_iter);
     let mut placed = Vec::new();
     while left > 0 {
-        let node = placement.select_node(each, nodes)?;
+        let (node, count) = match chosen.as_mut() {
+            Some(parts) => parts.next()?,
+            None => {
+                let node = placement.select_node(each, nodes)?;
+                let holds = |n: &Node| if spread { n.units_that_fit(each) } else { 1 };
+                let count = nodes.get(node).map_or(1, holds);
+                (node, count)
+            }
+        };
         let chosen = nodes.get_mut(node)?;
         if !chosen.has_room(each) {
             return None;
         }
-        let count = if spread {
-            units_that_fit(chosen, each).min(left)
-        } else {
-            1
-        };
+        let count = count.clamp(1, left);
         let amount: Vec<f64> = if request.exclusive {
             chosen.capacity.clone()
         } else {
@@ -73,17 +83,6 @@ fn part_fits_beside(
         .zip(capacity)
         .all(|((u, d), c)| u + d <= c + FIT_SLACK);
     room && (!request.exclusive || used.into_iter().all(|u| u <= FIT_SLACK))
-}
-
-/// How many units of `each` fit on `node` beside what it holds (at least one, as the
-/// placement chose it).
-fn units_that_fit(node: &Node, each: &[f64]) -> u32 {
-    let free = node.capacity.iter().zip(&node.used).zip(each);
-    let fits = free
-        .filter(|(_, d)| **d > 0.0)
-        .map(|((c, u), d)| ((c - u + FIT_SLACK) / d).floor())
-        .fold(f64::from(u32::MAX), f64::min);
-    (fits.max(1.0)) as u32
 }
 
 /// Takes `demand` off `used`, never below zero.

@@ -9,7 +9,7 @@
 //! time, against the nodes' use now or, for backfilling, their most expected use over a window
 //! of the availability profile.
 
-use super::placement::{Node, Placement};
+use super::placement::{JobPlacement, Node, Placement};
 use super::profile::Skyline;
 use fairshare_core::alloc::tasks::FIT_SLACK;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
