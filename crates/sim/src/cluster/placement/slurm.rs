@@ -128,12 +128,12 @@ fn best_run(runs: &[Run], left: u32) -> Option<usize> {
         let sufficient = run.parts >= u64::from(left);
         let better = match best {
             None => true,
-            Some((b, b_sufficient)) => {
-                let b = &runs[b];
-                (sufficient && !b_sufficient)
-                    || (sufficient && run.free < b.free)
-                    || (!sufficient && !b_sufficient && run.free > b.free)
-            }
+            Some((b, b_sufficient)) => match (sufficient, b_sufficient) {
+                (true, false) => true,
+                (true, true) => run.free < runs[b].free,
+                (false, false) => run.free > runs[b].free,
+                (false, true) => false,
+            },
         };
         if better {
             best = Some((i, sufficient));
