@@ -132,6 +132,8 @@ struct Job {
     start: f64,
     end: f64,
     cpus: f64,
+    /// The nodes it ran on (`node=` of `AllocTRES`; the replay's: the nodes it placed it on).
+    nodes: usize,
 }
 
 impl Job {
@@ -326,11 +328,13 @@ fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String>
                 f[c]
             ))
         };
-        let cpus = f[tres]
-            .split(',')
-            .find_map(|kv| kv.strip_prefix("cpu="))
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0.0);
+        let amount = |key: &str| {
+            (f[tres].split(','))
+                .find_map(|kv| kv.strip_prefix(key))
+                .and_then(|n| n.parse::<f64>().ok())
+                .unwrap_or(0.0)
+        };
+        let cpus = amount("cpu=");
         jobs.push(Job {
             id: f[id]
                 .parse()
@@ -348,6 +352,7 @@ fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String>
             start: at(start)?,
             end: at(end)?,
             cpus,
+            nodes: amount("node=") as usize,
         });
     }
     Ok(jobs)
@@ -397,6 +402,7 @@ fn read_replay(path: &Path, real: &[Job]) -> Result<Vec<Job>, String> {
         predicted[id] = Some(Job {
             start: secs(&j["start"]).ok_or("a job without start")?,
             end: secs(&j["end"]).ok_or("a job without end")?,
+            nodes: j["placed"].as_array().map_or(0, Vec::len),
             ..job.clone()
         });
     }
@@ -405,6 +411,12 @@ fn read_replay(path: &Path, real: &[Job]) -> Result<Vec<Job>, String> {
         .enumerate()
         .map(|(i, j)| j.ok_or(format!("job {i} is not in the replay's window")))
         .collect()
+}
+
+/// How many jobs `predicted` put on as many nodes as `real` ran on.
+fn same_nodes(real: &[Job], predicted: &[Job]) -> usize {
+    let pairs = real.iter().zip(predicted);
+    pairs.filter(|(r, p)| r.nodes == p.nodes).count()
 }
 
 fn first_submit(jobs: &[Job]) -> f64 {
@@ -624,9 +636,9 @@ fn percent(part: f64, whole: usize) -> String {
 /// The comparison of all runs in one table.
 fn summary(md: &mut String, runs: &[Run], cpus: f64) {
     md.push_str("# Slurm adapter experiment: results\n\n");
-    md.push_str("Order agreement with the replay over pairs of jobs of different users (all pairs; contested pairs, both waiting at once in one partition or two sharing nodes); mean, median and 90th percentile of |real − predicted start|; users whose mean wait the replay gets within 10 % or 30 s; utilisation of the processors from the first submission to the last end, real / predicted; contested pairs Slurm started in the order of the priorities it held (main scheduler; backfill); how long the run took.\n\n");
-    md.push_str("| run | jobs | order agreement | contested | mean abs. start diff. | median | p90 | users' mean wait | utilisation | priority order (main) | priority order (backfill) | run took |\n");
-    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    md.push_str("Order agreement with the replay over pairs of jobs of different users (all pairs; contested pairs, both waiting at once in one partition or two sharing nodes); mean, median and 90th percentile of |real − predicted start|; users whose mean wait the replay gets within 10 % or 30 s; utilisation of the processors from the first submission to the last end, real / predicted; jobs the replay put on as many nodes as Slurm did; contested pairs Slurm started in the order of the priorities it held (main scheduler; backfill); how long the run took.\n\n");
+    md.push_str("| run | jobs | order agreement | contested | mean abs. start diff. | median | p90 | users' mean wait | utilisation | same node count | priority order (main) | priority order (backfill) | run took |\n");
+    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for run in runs {
         let (close, users) = users_within(run);
         let used = |jobs: &[Job]| format!("{:.0} %", 100.0 * utilisation(jobs, cpus));
@@ -639,7 +651,7 @@ fn summary(md: &mut String, runs: &[Run], cpus: f64) {
             .unwrap_or_else(|| "–".into());
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} of {} | {:.1} s | {:.0} s | {:.0} s | {close} of {users} | {} / {} | {} of {} | {} of {} | {took} |",
+            "| {} | {} | {} | {} of {} | {:.1} s | {:.0} s | {:.0} s | {close} of {users} | {} / {} | {} | {} of {} | {} of {} | {took} |",
             run.name,
             run.real.len(),
             percent(a.alike, a.pairs),
@@ -650,6 +662,7 @@ fn summary(md: &mut String, runs: &[Run], cpus: f64) {
             p90(gaps),
             used(&run.real),
             used(&run.predicted),
+            same_nodes(&run.real, &run.predicted),
             percent(f.main_alike as f64, f.main),
             f.main,
             percent(f.backfill_alike as f64, f.backfill),
