@@ -37,7 +37,8 @@
 # Usage: scripts/slurm-prediction.sh OUT_DIR...   (folders written by slurm-experiment.sh)
 #   FAIRSHARE=…   the fairshare binary (default target/release/fairshare)
 #   CARGO=…       how cargo is run for the analysis (default cargo)
-#   PLACEMENT=…   the slurm replays' --placement (default: the replay's own, first)
+#   PLACEMENT=…   the slurm replays' --placement (default slurm, Slurm's cons_tres node
+#                 selection; first for the tables measured before 2026-11-27)
 # Takes seconds per folder besides the analysis' build; needs no Slurm.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -88,7 +89,7 @@ for out in "$@"; do
     cluster=(--machines "$machines" --shares "$dir/assoc.txt"
       --partitions "$dir/partitions.txt" --qos "$dir/qos.txt" --drain --gantt 0s+2h)
     slurm=(--scheduler slurm)
-    [ -n "${PLACEMENT:-}" ] && slurm+=(--placement "$PLACEMENT")
+    slurm+=(--placement "${PLACEMENT:-slurm}")
     [ -s "$dir/config.txt" ] && slurm+=(--slurm-conf "$dir/config.txt")
     # The weight the watcher wrote its site factors with, beside Slurm's other terms.
     weight=$(sed -n 's/^weight = \([0-9]*\)$/\1/p' "$dir/slurm.toml" 2>/dev/null || true)
