@@ -94,6 +94,9 @@ for out in "$@"; do
     # The weight the watcher wrote its site factors with, beside Slurm's other terms.
     weight=$(sed -n 's/^weight = \([0-9]*\)$/\1/p' "$dir/slurm.toml" 2>/dev/null || true)
     [ -n "$weight" ] && slurm+=(--site-weight "$weight")
+    # How often the watcher wrote them.
+    interval=$(sed -n 's/^interval_s = \([0-9.]*\)$/\1/p' "$dir/slurm.toml" 2>/dev/null || true)
+    [ -n "$interval" ] && slurm+=(--site-interval "${interval}s")
     "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" "${slurm[@]}" \
       --json "$dir/replay.json" --jobs "$dir/jobs.csv" >"$dir/replay.txt" 2>&1
     "$fairshare" replay "$dump" --policy "$policy" "${cluster[@]}" "${slurm[@]}" \

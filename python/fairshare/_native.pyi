@@ -57,6 +57,7 @@ def replay_run(
     overrun: str = "kill",
     slurm_conf: Optional[str] = None,
     site_weight: Optional[int] = None,
+    site_interval: Optional[str] = None,
     partitions: Optional[str] = None,
     qos: Optional[str] = None,
     max_tres: bool = False,

@@ -371,6 +371,7 @@ def replay(
     overrun: str = "kill",
     slurm_conf: Optional[Path] = None,
     site_weight: Optional[int] = None,
+    site_interval: Union[str, int, None] = None,
     partitions: Optional[Path] = None,
     qos: Optional[Path] = None,
     max_tres: bool = False,
@@ -395,8 +396,10 @@ def replay(
     multifactor job priority, with Slurm's defaults or those of ``slurm_conf``, a
     ``slurm.conf`` or the saved output of ``scontrol show config``, ``scontrol show node`` and
     ``scontrol show partition``, as ``--slurm-conf``; docs/slurm-prediction.md; ``site_weight``
-    the weight of a policy's site factors there, as ``--site-weight``); ``placement`` ``"first"`` or ``"best"`` (the fullest node with
-    room); ``overrun`` ``"kill"`` (a job that ran past its walltime request is killed at it) or
+    the weight of a policy's site factors there, as ``--site-weight``, and ``site_interval``
+    how often the adapter writes them, as ``--site-interval``, ``"5s"`` or seconds);
+    ``placement`` ``"first"``, ``"best"`` (the fullest node with room) or ``"slurm"`` (Slurm's
+    ``select/cons_tres``); ``overrun`` ``"kill"`` (a job that ran past its walltime request is killed at it) or
     ``"extend"`` (it runs in full). For a Slurm dump, ``partitions`` (the saved output of
     ``scontrol show partition``), ``qos`` (of ``sacctmgr -P -n show qos
     format=Name,UsageFactor,Priority``) and ``max_tres`` (``PriorityFlags=MAX_TRES``) bill each
@@ -446,6 +449,7 @@ def replay(
             overrun=overrun,
             slurm_conf=_path(slurm_conf),
             site_weight=site_weight,
+            site_interval=None if site_interval is None else str(site_interval),
             partitions=_path(partitions),
             qos=_path(qos),
             max_tres=max_tres,

@@ -255,6 +255,7 @@ pub fn sweep_run(
         overrun,
         slurm_conf: None,
         site_weight: None,
+        site_interval: None,
     };
     let trace = TraceOptions {
         paths: traces,

@@ -170,7 +170,8 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
     swf_memory = "auto".to_owned(), capacity_fraction = None, capacity = None, machines = None,
     shares = "equal".to_owned(), queues = None, horizon = None, drain = false,
     rule = "head-of-line".to_owned(), scheduler = "fill".to_owned(), placement = "first".to_owned(),
-    overrun = "kill".to_owned(), slurm_conf = None, site_weight = None, partitions = None, qos = None,
+    overrun = "kill".to_owned(), slurm_conf = None, site_weight = None, site_interval = None,
+    partitions = None, qos = None,
     max_tres = false, gantt = None, jobs = None, progress = None
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -195,6 +196,7 @@ fn replay_run(
     overrun: String,
     slurm_conf: Option<PathBuf>,
     site_weight: Option<u32>,
+    site_interval: Option<String>,
     partitions: Option<PathBuf>,
     qos: Option<PathBuf>,
     max_tres: bool,
@@ -228,6 +230,7 @@ fn replay_run(
         overrun,
         slurm_conf,
         site_weight,
+        site_interval,
     };
     let view = match gantt.as_deref() {
         None => replay::MachineView::None,

@@ -91,6 +91,8 @@ pub struct ClusterOptions {
     pub slurm_conf: Option<PathBuf>,
     /// `--site-weight`.
     pub site_weight: Option<u32>,
+    /// `--site-interval`.
+    pub site_interval: Option<String>,
 }
 
 impl ClusterOptions {
@@ -111,6 +113,10 @@ impl ClusterOptions {
         let spelled = ("site_weight", "scheduler=\"slurm\"");
         let slurm = (self.slurm_setup(scheduler, billing)?)
             .with_site_weight(self.site_weight, scheduler, spelled)
+            .and_then(|s| {
+                let interval = self.site_interval.as_deref();
+                s.with_site_interval(interval, scheduler, ("site_interval", spelled.1))
+            })
             .map_err(|e| e.to_string())?;
         let replay = Replay {
             stop,

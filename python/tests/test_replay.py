@@ -109,6 +109,10 @@ def test_qos_priorities_order_a_slurm_dumps_jobs_and_bill_them_as_the_cli_does(t
     same_as_cli(tmp_path, weighed, [*args, "--qos", qos, "--site-weight", "1"])
     with pytest.raises(fairshare.InputError, match="site_weight 0"):
         fairshare.replay(dump, ["fifo"], qos=qos, site_weight=0, **common)
+    every_5_s = fairshare.replay(dump, ["fifo"], qos=qos, site_interval="5s", **common)
+    same_as_cli(tmp_path, every_5_s, [*args, "--qos", qos, "--site-interval", "5s"])
+    with pytest.raises(fairshare.InputError, match="site_interval 0.5: how often the Slurm adapter"):
+        fairshare.replay(dump, ["fifo"], qos=qos, site_interval=0.5, **common)
     without = fairshare.replay(dump, ["fifo"], **common)
     starts = without.jobs.set_index("user")["starting_time"]
     assert starts["bob"] < starts["carol"], "without the QOS priorities, the earlier submission"

@@ -97,6 +97,12 @@ pub struct ClusterArgs {
     /// which matters beside the other priority terms of `--slurm-conf`.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i32::MAX as i64))]
     pub site_weight: Option<u32>,
+    /// With `--scheduler slurm` and a policy other than Slurm's own fairshare: how often the
+    /// Slurm adapter writes that policy's site factors (its `interval_s`, as `5s` or `1m`; 60 s
+    /// by default): the policy's order is read anew each interval, whatever
+    /// PriorityCalcPeriod says.
+    #[arg(long, value_name = "DURATION")]
+    pub site_interval: Option<String>,
     /// Which nodes a job starts on, when the capacity is machines.
     #[arg(long, value_parser = choice::<PlacementEntry>(), default_value = "first")]
     pub placement: PlacementEntry,
@@ -218,11 +224,13 @@ impl ClusterArgs {
     /// `--slurm-conf` sets that is not modelled go to standard error.
     pub fn replay(&self, trace: &TraceArgs) -> Result<Replay> {
         let spelled = ("--site-weight", "--scheduler slurm");
-        let slurm = (self.slurm_setup(trace)?).with_site_weight(
-            self.site_weight,
-            self.scheduler,
-            spelled,
-        )?;
+        let slurm = (self.slurm_setup(trace)?)
+            .with_site_weight(self.site_weight, self.scheduler, spelled)?
+            .with_site_interval(
+                self.site_interval.as_deref(),
+                self.scheduler,
+                ("--site-interval", spelled.1),
+            )?;
         Ok(Replay {
             stop: match (self.drain, self.horizon) {
                 (true, _) => StopRule::Drain,

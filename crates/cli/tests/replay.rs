@@ -822,9 +822,11 @@ fn the_jobs_the_backfill_started_put_its_cycles_where_they_fell() {
 
 /// `--site-weight`: a policy other than Slurm's own reaches Slurm as site factors of this
 /// weight. alice fills the 4-CPU node until 100 s; bob's and carol's 4-CPU jobs wait. From the
-/// recomputation at 60 s, FIFO's order gives bob the site factor 1 and carol 0.5 of the
-/// weight, and carol's QOS adds 1,000 points: at the default weight (100,000) bob starts at
-/// 100 s, at weight 1 carol does. Without `--scheduler slurm` the option is refused.
+/// adapter's pass at 60 s (`--site-interval`, 60 s by default), FIFO's order gives bob the site
+/// factor 1 and carol 0.5 of the weight, and carol's QOS adds 1,000 points: at the default
+/// weight (100,000) bob starts at 100 s, at weight 1 carol does, and so she does when the
+/// adapter writes only every 1,000 s (no factor yet at 100 s). Without `--scheduler slurm`
+/// either option is refused, as is an interval under a second.
 #[test]
 fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
     let dir = tempfile::tempdir().unwrap();
@@ -870,12 +872,25 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
         "carol",
         "the QOS outweighs it"
     );
-    let refused = fairshare(&["replay", dump.to_str().unwrap(), "--site-weight", "1"]);
-    assert!(!refused.status.success());
+    assert_eq!(
+        first_at_100_s(&["--site-interval", "1000s"]),
+        "carol",
+        "no site factor written yet"
+    );
+    for option in [["--site-weight", "1"], ["--site-interval", "5s"]] {
+        let mut args = vec!["replay", dump.to_str().unwrap()];
+        args.extend(option);
+        let refused = fairshare(&args);
+        assert!(!refused.status.success());
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains("needs --scheduler slurm"), "{stderr}");
+    }
+    let out = replay_slurm_dump(&dump, &jobs, &["--site-interval", "0.5s"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
     assert!(
-        String::from_utf8_lossy(&refused.stderr).contains("needs --scheduler slurm"),
-        "{}",
-        String::from_utf8_lossy(&refused.stderr)
+        stderr.contains("--site-interval 0.5s: how often the Slurm adapter writes"),
+        "{stderr}"
     );
 }
 

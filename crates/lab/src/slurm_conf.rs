@@ -76,6 +76,33 @@ impl SlurmSetup {
         Ok(self)
     }
 
+    /// This setup with a policy's site factors read every `interval` (a duration such as
+    /// `5s`: the Slurm adapter's `interval_s`), when given. Refused when `scheduler` is not
+    /// Slurm's or the interval is under a second or not a duration; `option` and `slurm` say
+    /// how the caller spells the option and the Slurm scheduler.
+    pub fn with_site_interval(
+        mut self,
+        interval: Option<&str>,
+        scheduler: SchedulerEntry,
+        (option, slurm): (&str, &str),
+    ) -> Result<SlurmSetup, Invalid> {
+        let Some(text) = interval else {
+            return Ok(self);
+        };
+        let refuse = |why: String| -> Invalid {
+            format!("{option} {text}: how often the Slurm adapter writes a policy's site factors takes a duration of a second or more (5s, 1m) and needs {slurm}{why}").into()
+        };
+        if scheduler != SchedulerEntry::SLURM {
+            return Err(refuse(String::new()));
+        }
+        let micros = crate::input::parse_duration(text).map_err(|e| refuse(format!(": {e}")))?;
+        if micros < 1_000_000 {
+            return Err(refuse(String::new()));
+        }
+        self.parameters.priority.site_interval_s = micros as f64 / 1e6;
+        Ok(self)
+    }
+
     /// This setup with the QOS factors of `priorities` (each QOS's `Priority`, as
     /// `sacctmgr show qos format=Name,UsageFactor,Priority` lists them; `None`: not given),
     /// and a note when `PriorityWeightQOS` is set without them.

@@ -18,6 +18,9 @@ pub struct JobPriority {
     /// The weight of the site factor a policy other than Slurm's own fairshare writes
     /// (the Slurm adapter's `weight`, 100,000 by default).
     pub site_weight: f64,
+    /// How often, in seconds, the Slurm adapter writes that policy's site factors (its
+    /// `interval_s`, 60 by default): the policy's order is read anew at each multiple of it.
+    pub site_interval_s: f64,
     /// `PriorityWeightAge`.
     pub age_weight: f64,
     /// `PriorityMaxAge`, in seconds: the wait at which the age factor reaches 1 (7 days).
@@ -50,6 +53,7 @@ impl Default for JobPriority {
         JobPriority {
             fairshare_weight: 0.0,
             site_weight: 100_000.0,
+            site_interval_s: 60.0,
             age_weight: 0.0,
             max_age_s: 7.0 * 86_400.0,
             size_weight: 0.0,

@@ -2,7 +2,9 @@
 //! a job's priority is its user's fairshare factor (or the site factor a policy writes in its
 //! place) times a weight, plus the job's own terms (age, size, partition); Slurm recomputes it for every
 //! pending job each `PriorityCalcPeriod` and keeps it in between. [`MultifactorRanker`] wraps
-//! the policy's ranker: at each recomputation it reads every user's factor, and it orders the
+//! the policy's ranker: it reads every user's factor at each recomputation of Slurm's own
+//! fairshare, or, for a policy the Slurm adapter writes as site factors, at each of the
+//! adapter's passes (each update of a job recomputes its priority in Slurm), and it orders the
 //! waiting users by the priority of their next job, whose own points the scheduler gives in
 //! [`Head::points`] (see [`crate::priority::multifactor`]).
 
@@ -24,7 +26,8 @@ pub enum FactorSource {
     /// The policy's own factors ([`Ranker::factors`]): Slurm's fairshare factor.
     Policy,
     /// The policy's order of the waiting users: the `i`-th of `n` (from 0) gets
-    /// `(n − i) / n`, the site factors the Slurm adapter writes into a fresh queue.
+    /// `(n − i) / n`, the site factors the Slurm adapter writes into a fresh queue, read at
+    /// each multiple of the adapter's interval (`site_interval_s`).
     Order,
 }
 
@@ -37,7 +40,7 @@ pub struct MultifactorRanker {
     factors: FactorSource,
     /// Where recomputations fall: this many seconds after each multiple of the period.
     offset_s: f64,
-    /// The recomputation the factors are from.
+    /// The recomputation (or, for site factors, the adapter's pass) the factors are from.
     calculated: Option<i64>,
     factor: Vec<f64>,
     heads: Vec<Option<Head>>,
@@ -47,7 +50,8 @@ pub struct MultifactorRanker {
 
 impl MultifactorRanker {
     /// The policy's `inner` ranker over `clients` clients, its factors from `factors` weighted
-    /// by `weight`, recomputed each `priority.calc_period_s` from `offset_s`.
+    /// by `weight`: the policy's own recomputed each `priority.calc_period_s` from `offset_s`,
+    /// its order each `priority.site_interval_s`.
     pub fn new(
         inner: Box<dyn Ranker>,
         clients: usize,
@@ -113,7 +117,11 @@ impl MultifactorRanker {
 impl Ranker for MultifactorRanker {
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
         self.inner.advance(now)?;
-        let calculation = self.priority.calculation(now.as_secs_f64(), self.offset_s);
+        let now_s = now.as_secs_f64();
+        let calculation = match self.factors {
+            FactorSource::Policy => self.priority.calculation(now_s, self.offset_s),
+            FactorSource::Order => (now_s / self.priority.site_interval_s.max(1.0)).floor() as i64,
+        };
         if self.calculated != Some(calculation) {
             self.calculated = Some(calculation);
             self.factor = self.read_factors();
@@ -248,6 +256,42 @@ mod tests {
         assert_eq!(ranker.first(), Some(1));
         ranker.restore();
         assert_eq!(ranker.first(), Some(2));
+    }
+
+    #[test]
+    fn site_factors_are_read_at_each_of_the_adapters_passes() {
+        let priority = JobPriority {
+            calc_period_s: 60.0,
+            site_interval_s: 5.0,
+            ..JobPriority::default()
+        };
+        let inner = Box::new(FifoRanker::new(3));
+        let mut ranker =
+            MultifactorRanker::new(inner, 3, priority, 1000.0, FactorSource::Order, 0.0);
+        ranker.advance(at(0.0)).unwrap();
+        ranker.update(1, &[0.0], head(1.0, 1, 0.0)).unwrap();
+        ranker.update(2, &[0.0], head(2.0, 2, 0.0)).unwrap();
+        ranker.advance(at(4.0)).unwrap();
+        assert_eq!(
+            ranker.factors(),
+            Some(vec![0.0; 3]),
+            "no pass since they came"
+        );
+        ranker.advance(at(5.0)).unwrap();
+        assert_eq!(
+            ranker.factors(),
+            Some(vec![0.0, 1.0, 0.5]),
+            "the pass at 5 s"
+        );
+        ranker.update(0, &[0.0], head(6.0, 3, 0.0)).unwrap();
+        ranker.advance(at(9.9)).unwrap();
+        assert_eq!(
+            ranker.priority(0),
+            Some(-0.0),
+            "client 0 waits for the next pass"
+        );
+        ranker.advance(at(10.0)).unwrap();
+        assert_eq!(ranker.factors(), Some(vec![1.0 / 3.0, 1.0, 2.0 / 3.0]));
     }
 
     #[test]
