@@ -96,12 +96,14 @@ def test_qos_priorities_order_a_slurm_dumps_jobs_and_bill_them_as_the_cli_does(t
         f"3|carol|a|{day}00:02|{day}01:50|{day}02:00|00:00:10|00:00:10|cpu=3,node=1|cpu|COMPLETED|high\n"
     )
     conf = tmp_path / "config.txt"
-    conf.write_text("PriorityWeightQOS=10000\nNodeName=n1 CPUs=4\nPartitionName=cpu Nodes=n1 Default=YES\n")
+    conf.write_text("PriorityWeightQOS=1000000\nNodeName=n1 CPUs=4\nPartitionName=cpu Nodes=n1 Default=YES\n")
     qos = tmp_path / "qos.txt"
     qos.write_text("normal|1.000000|0\nhigh|2.000000|100\n")
     common = dict(machines=conf, scheduler="slurm", slurm_conf=conf, drain=True, progress=False)
     with_qos = fairshare.replay(dump, ["fifo"], qos=qos, **common)
     starts = with_qos.jobs.set_index("user")["starting_time"]
+    # 1,000,000 points of QOS outrank the site factors FIFO gives bob (100,000) and carol
+    # (50,000) from the adapter's pass at 60 s.
     assert starts["carol"] < starts["bob"], "carol's QOS outranks bob's earlier submission"
     args = [dump, "--policy=fifo", "--machines", conf, "--scheduler=slurm", "--slurm-conf", conf, "--drain"]
     same_as_cli(tmp_path, with_qos, [*args, "--qos", qos])
