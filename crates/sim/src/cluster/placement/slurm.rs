@@ -184,6 +184,41 @@ mod tests {
         assert_eq!(spread(21, &used), JobPlacement::NoRoom);
     }
 
+    proptest::proptest! {
+        /// Whatever the nodes' use, a job fits exactly when the nodes hold all its parts, and
+        /// then takes every part, each node at most what it holds, no node twice.
+        #[test]
+        fn a_job_takes_all_its_parts_within_what_each_node_holds(
+            used in proptest::collection::vec(0.0..=8.0f64, 1..12),
+            parts in 1u32..40,
+            per_part in 1.0..=3.0f64,
+            spread: bool,
+        ) {
+            let nodes = nodes(&used.iter().map(|u| u.floor()).collect::<Vec<_>>());
+            let each = [per_part.floor()];
+            let holds = |n: &Node| match (n.has_room(&each), spread) {
+                (false, _) => 0,
+                (true, true) => n.units_that_fit(&each),
+                (true, false) => 1,
+            };
+            let room: u32 = nodes.iter().map(holds).sum();
+            match SlurmNodes.place(&each, parts, spread, &nodes) {
+                JobPlacement::On(placed) => {
+                    proptest::prop_assert!(room >= parts);
+                    let total: u32 = placed.iter().map(|(_, count)| count).sum();
+                    proptest::prop_assert_eq!(total, parts);
+                    let mut seen = std::collections::BTreeSet::new();
+                    for (node, count) in placed {
+                        proptest::prop_assert!(seen.insert(node), "node {} twice", node);
+                        proptest::prop_assert!(count >= 1 && count <= holds(&nodes[node]));
+                    }
+                }
+                JobPlacement::NoRoom => proptest::prop_assert!(room < parts),
+                JobPlacement::PartByPart => proptest::prop_assert!(false, "Slurm places whole jobs"),
+            }
+        }
+    }
+
     #[test]
     fn a_job_held_to_several_nodes_takes_them_in_order_and_one_node_is_chosen_alike() {
         let used = [8.0, 4.0, 8.0, 0.0, 0.0];
