@@ -48,9 +48,20 @@ impl Node {
         self.used.iter().all(|u| *u <= FIT_SLACK)
     }
 
+    /// How many parts of `each` this node takes for a job: none without room for one; with
+    /// room, as many as fit beside what runs now when the job spreads over processors
+    /// (`spread`), else one (a job held to a number of nodes takes one part of each).
+    pub fn parts_it_holds(&self, each: &[f64], spread: bool) -> u32 {
+        match (self.has_room(each), spread) {
+            (false, _) => 0,
+            (true, true) => self.units_that_fit(each),
+            (true, false) => 1,
+        }
+    }
+
     /// How many units of `each` fit here beside what runs now (at least one: ask only of a
     /// node with room for one).
-    pub fn units_that_fit(&self, each: &[f64]) -> u32 {
+    fn units_that_fit(&self, each: &[f64]) -> u32 {
         let free = self.capacity.iter().zip(&self.used).zip(each);
         let fits = free
             .filter(|(_, d)| **d > 0.0)

@@ -40,12 +40,7 @@ impl Placement for SlurmNodes {
     }
 
     fn place(&self, each: &[f64], parts: u32, spread: bool, nodes: &[Node]) -> JobPlacement {
-        let capacity = |n: &Node| match (n.has_room(each), spread) {
-            (false, _) => 0,
-            (true, true) => n.units_that_fit(each),
-            (true, false) => 1,
-        };
-        match place(parts, nodes, capacity) {
+        match place(parts, nodes, |n| n.parts_it_holds(each, spread)) {
             Some(parts) => JobPlacement::On(parts),
             None => JobPlacement::NoRoom,
         }
@@ -196,11 +191,7 @@ mod tests {
         ) {
             let nodes = nodes(&used.iter().map(|u| u.floor()).collect::<Vec<_>>());
             let each = [per_part.floor()];
-            let holds = |n: &Node| match (n.has_room(&each), spread) {
-                (false, _) => 0,
-                (true, true) => n.units_that_fit(&each),
-                (true, false) => 1,
-            };
+            let holds = |n: &Node| n.parts_it_holds(&each, spread);
             let room: u32 = nodes.iter().map(holds).sum();
             match SlurmNodes.place(&each, parts, spread, &nodes) {
                 JobPlacement::On(placed) => {

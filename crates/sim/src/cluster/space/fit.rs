@@ -4,7 +4,8 @@
 use super::*;
 
 /// Places `request` on `nodes` (whose `used` say what is taken; changed as the job is placed)
-/// by asking `placement` for one node at a time, never on a node `fenced` marks (empty: none).
+/// by asking `placement` for the whole job, or, when it places part by part, for one node at
+/// a time; never on a node `fenced` marks (empty: none).
 pub(super) fn fit(
     placement: &dyn Placement,
     request: &Request,
@@ -32,8 +33,9 @@ pub(super) fn fit(
             Some(parts) => parts.next()?,
             None => {
                 let node = placement.select_node(each, nodes)?;
-                let holds = |n: &Node| if spread { n.units_that_fit(each) } else { 1 };
-                let count = nodes.get(node).map_or(1, holds);
+                let count = nodes
+                    .get(node)
+                    .map_or(1, |n| n.parts_it_holds(each, spread));
                 (node, count)
             }
         };
