@@ -71,6 +71,9 @@
 #                          Priority=50 on account engineering (its users inherit it),
 #                          100 on bob's association and 20 on carol's; they order jobs only
 #                          with PRIORITY_WEIGHT_ASSOC set
+#   CANCEL=N               LAYOUT=many: every Nth job of the plan (the Nth, 2Nth, …) is
+#                          cancelled by its user CANCEL_AFTER seconds (default 30) after its
+#                          submission, whether it waits or runs by then (default 0: none)
 #   FAIRSHARE=…            the fairshare binary (default $CARGO_TARGET_DIR or target/, debug)
 #   CARGO=…                how cargo is run for the analysis (default cargo; cbuild here)
 # Takes about 6.5 minutes per run (a fresh cluster, 6¼ minutes of workload, the dump), 20
@@ -108,6 +111,10 @@ case $layout in
       none | mixed) ;;
       *) echo "QOS is none or mixed, not '$qos'" >&2; exit 2 ;;
     esac
+    cancel=${CANCEL:-0}
+    cancel_after=${CANCEL_AFTER:-30}
+    [[ $cancel =~ ^[0-9]+$ && $cancel_after =~ ^[0-9]+$ ]] \
+      || { echo "CANCEL and CANCEL_AFTER are whole numbers, not '$cancel' and '$cancel_after'" >&2; exit 2; }
     assoc=${ASSOC:-none}
     case $assoc in
       none | mixed) ;;
@@ -193,7 +200,7 @@ workload() {
 # every 4th in partition gpu; with PARTITIONS=tiers or factors, in partition high; with QOS=mixed, every
 # 3rd in QOS high and every 5th of the rest in QOS low).
 workload_many() {
-  local at_s user cpus mem run limit rest memory partition job_qos n=0
+  local at_s user cpus mem run limit rest memory partition job_qos id n=0
   while IFS='|' read -r at_s user cpus mem run limit rest; do
     at "$at_s"
     memory=""
@@ -210,7 +217,10 @@ workload_many() {
     if [ "${qos:-none}" = mixed ]; then
       if [ $((n % 3)) = 0 ]; then job_qos="--qos=high"; elif [ $((n % 5)) = 0 ]; then job_qos="--qos=low"; fi
     fi
-    su "$user" -c "sbatch --parsable --chdir=/tmp -o /dev/null -J d -n $cpus $memory $partition $job_qos -t $limit --wrap 'sleep $run'" >/dev/null
+    id=$(su "$user" -c "sbatch --parsable --chdir=/tmp -o /dev/null -J d -n $cpus $memory $partition $job_qos -t $limit --wrap 'sleep $run'")
+    if [ "$cancel" -gt 0 ] && [ $((n % cancel)) = 0 ]; then
+      (sleep "$cancel_after" && su "$user" -c "scancel $id" 2>/dev/null || true) &
+    fi
   done < <(grep -v '^#' "$out/plan.txt")
 }
 
@@ -304,7 +314,7 @@ TOML
   # Jobs reach the accounting database a moment after they leave the queue.
   sleep 3
   TZ=UTC sacct --allusers --parsable2 \
-    --format=JobID,User,Account,Submit,Eligible,Start,End,Elapsed,Timelimit,AllocTRES,Partition,State,QOS,Flags,ReqNodes \
+    --format=JobID,User,Account,Submit,Eligible,Start,End,Elapsed,Timelimit,AllocTRES,ReqTRES,Partition,State,QOS,Flags,ReqNodes \
     -S "$began_utc" -E now >"$dir/sacct.txt"
   scontrol --oneliner show partition >"$dir/partitions.txt"
   # The configuration, the nodes and the partitions, as --slurm-conf and --machines read them.

@@ -165,7 +165,7 @@ class Result:
         Batsim's ``jobs.csv`` columns (``job_id``, ``submission_time``, ``starting_time``,
         ``waiting_time``, ``stretch``, …) plus user, account, queue, requested and allocated
         resources, killed at the walltime and ``final_state`` (``finished``, ``unfinished``,
-        ``never_started``, ``never_fits``, ``beyond_horizon``); times in seconds of the trace's
+        ``never_started``, ``cancelled``, ``never_fits``, ``beyond_horizon``); times in seconds of the trace's
         own clock, as ``read()`` gives them. Read from the file the replay streamed it to (see
         ``replay(jobs=...)``); docs/python.md lists the columns."""
         if self._jobs_path is None:
@@ -227,6 +227,7 @@ SUMMARY = {
             "tasks_completed",
             "tasks_unfinished",
             "tasks_never_fit",
+            "tasks_cancelled",
             "tasks_beyond_horizon",
             "tasks_killed_at_walltime",
         ],
@@ -258,7 +259,9 @@ QUANTILES = {"policy": _TEXT, "quantile": _REAL, "wait_s": _REAL, "slowdown": _R
 USERS = {
     "policy": _TEXT,
     "user": _TEXT,
-    **dict.fromkeys(["tasks_submitted", "tasks_started", "tasks_completed", "tasks_never_fit"], _COUNT),
+    **dict.fromkeys(
+        ["tasks_submitted", "tasks_started", "tasks_completed", "tasks_never_fit", "tasks_cancelled"], _COUNT
+    ),
     **dict.fromkeys(
         [
             "mean_wait_s",

@@ -1014,3 +1014,73 @@ fn a_slurm_conf_that_cannot_be_used_is_refused_with_the_reason() {
     let message = refused("OverTimeLimit=\nPowerPlugin = \n", "slurm");
     assert!(message.contains("no Key=Value setting in it"), "{message}");
 }
+
+/// A job cancelled while it waited (bob's, at 40 s: `Start` = `End`, nothing allocated, as
+/// Slurm 22.05 writes it) waits, as its `ReqTRES` asked, until then: carol's 120-s job cannot
+/// pass his 4-CPU job, reserved at alice's end (100 s), and starts at the first event after
+/// the cancellation, the backfill cycle at 60 s (Slurm's schedulers do not run on a
+/// cancellation). Without `ReqTRES`, bob's job is left out (a note says so) and carol's starts
+/// at once beside alice's.
+#[test]
+fn a_job_cancelled_while_it_waited_holds_the_others_back_until_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = |req_tres: bool| {
+        let rows = [
+            "JobID|User|Account|Submit|Start|End|Timelimit|AllocTRES|ReqTRES|State",
+            "1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|cpu=3,node=1|cpu=3,node=1|COMPLETED",
+            "2|bob|a|2026-01-01T00:00:01|2026-01-01T00:00:40|2026-01-01T00:00:40|00:10:00||cpu=4,node=1|CANCELLED by 1001",
+            "3|carol|a|2026-01-01T00:00:02|2026-01-01T00:01:00|2026-01-01T00:02:30|00:02:00|cpu=1,node=1|cpu=1,node=1|COMPLETED",
+        ];
+        let text: Vec<String> = (rows.iter())
+            .map(|row| {
+                let mut cells: Vec<&str> = row.split('|').collect();
+                if !req_tres {
+                    cells.remove(8);
+                }
+                cells.join("|")
+            })
+            .collect();
+        let path = dir.path().join(format!("sacct-{req_tres}.txt"));
+        std::fs::write(&path, text.join("\n") + "\n").unwrap();
+        path
+    };
+    let jobs = dir.path().join("jobs.csv");
+    let out = replay_slurm_dump(&dump(true), &jobs, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("1 jobs were cancelled while they waited: each waits in the replay"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "warning: under fifo, 1 of 3 tasks were cancelled by their owners while they waited"
+        ),
+        "{stdout}"
+    );
+    let mut rows = job_cells(
+        &jobs,
+        ["user", "final_state", "starting_time", "waiting_time"],
+    );
+    rows.sort();
+    let at = |s: u64| (1_767_225_600 + s).to_string();
+    assert_eq!(
+        rows,
+        [
+            ["alice".into(), "finished".into(), at(0), "0".into()],
+            ["bob".into(), "cancelled".into(), String::new(), "39".into()],
+            ["carol".into(), "finished".into(), at(60), "58".into()],
+        ]
+    );
+    let out = replay_slurm_dump(&dump(false), &jobs, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("1 jobs cancelled while they waited are left out"),
+        "{stderr}"
+    );
+    let rows = job_cells(&jobs, ["user", "starting_time"]);
+    let carol = rows.iter().find(|[user, _]| user == "carol").unwrap();
+    assert_eq!(carol[1], at(2), "nothing holds carol back");
+}

@@ -42,6 +42,7 @@ struct Rest {
     exclusive: bool,
     properties: Vec<String>,
     running: bool,
+    cancelled: Option<Time>,
     billing: Option<f64>,
 }
 
@@ -57,6 +58,7 @@ impl Rest {
             && self.exclusive == new.exclusive
             && self.properties == new.properties
             && self.running == new.running
+            && self.cancelled == new.cancelled
             && self.billing == new.billing
     }
 }
@@ -176,6 +178,7 @@ impl Kept {
             exclusive,
             properties,
             running,
+            cancelled,
             billing,
             job_part,
         } = task;
@@ -192,6 +195,7 @@ impl Kept {
             exclusive,
             properties,
             running,
+            cancelled,
             billing,
         };
         let rest = if rest.is_plain() {
@@ -248,6 +252,7 @@ impl Kept {
                 task.exclusive = rest.exclusive;
                 task.properties = rest.properties.clone();
                 task.running = rest.running;
+                task.cancelled = rest.cancelled;
                 task.billing = rest.billing;
             }
             task
@@ -279,6 +284,7 @@ mod tests {
             any::<bool>(),
             prop::collection::vec("[a-z]{1,4}", 0..2),
             any::<bool>(),
+            any::<Option<u64>>(),
             prop::option::of(0.0f64..1e6),
         );
         let rest = prop::option::weighted(0.3, rest);
@@ -297,6 +303,7 @@ mod tests {
                     exclusive,
                     properties,
                     running,
+                    cancelled,
                     billing,
                 )) = rest
                 {
@@ -308,6 +315,7 @@ mod tests {
                     task.exclusive = exclusive;
                     task.properties = properties;
                     task.running = running;
+                    task.cancelled = cancelled.map(Time);
                     task.billing = billing;
                 }
                 task

@@ -32,6 +32,8 @@
 //!     the adapter wrote, in the adapter's runs), pairs whose first start was a backfill
 //!     (sacct's `Flags` `SchedBackfill`) counted apart; how long each run took;
 //!   - the floor: the same agreement between the two real runs of one policy, job by job;
+//!   - jobs cancelled while they waited (sacct's `State` `CANCELLED` with nothing allocated),
+//!     left out of every figure: how many, and how many of them the replay withdrew too;
 //!   - each user's mean wait per run, real and predicted;
 //!   - per run, each user's jobs, mean wait (all jobs, and the stream's jobs alone, one-node),
 //!     longest wait, share of the processors in the first and second halves of the run (from
@@ -121,6 +123,12 @@ const TIE_S: f64 = 0.5;
 struct Job {
     /// Slurm's job id.
     id: u64,
+    /// Its rank among the dump's jobs: the replay's id of it, and how two runs of one
+    /// workload pair their jobs.
+    rank: usize,
+    /// Whether it was cancelled while it waited, never running (its start and end are then
+    /// its cancellation).
+    waited_out: bool,
     user: String,
     /// Whether it is one of the one-node stream's jobs (not alice's 4-CPU fill).
     stream: bool,
@@ -142,18 +150,32 @@ impl Job {
     }
 }
 
-/// A run's jobs as they ran and as the replay predicts them (the same jobs, the same order).
+/// A run's jobs as they ran and as the replay predicts them (the same jobs, the same order),
+/// those cancelled while they waited left out.
 struct Run {
     name: String,
     about: String,
     real: Vec<Job>,
     predicted: Vec<Job>,
+    /// The jobs of the dump, cancelled ones included.
+    dumped: usize,
+    /// What became of the jobs cancelled while they waited.
+    cancelled: Cancellations,
     /// Each sample of `sprio.log`: job id → priority, of the jobs pending then.
     samples: Vec<BTreeMap<u64, f64>>,
     /// Seconds the run took, fresh cluster to dump, from the script (`took`), if it wrote them.
     seconds: Option<f64>,
     /// Which partitions share nodes.
     overlaps: Overlaps,
+}
+
+/// The jobs a run's owners cancelled while they waited, and what the replay did with them.
+#[derive(Debug, Default, Clone, Copy)]
+struct Cancellations {
+    /// Cancelled while they waited in the real run.
+    waited_out: usize,
+    /// Of those, the replay started (each ends at its cancellation at the latest).
+    started: usize,
 }
 
 /// The pairs of distinct partitions that share a node, by a run's `config.txt` (`scontrol show
@@ -198,14 +220,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if !dir.join("sacct.txt").exists() {
             continue;
         }
-        let real = read_sacct(&dir.join("sacct.txt"), experiment.stream_cpus)?;
-        let predicted = read_replay(&dir.join(&replay), &real)?;
+        let dumped = read_sacct(&dir.join("sacct.txt"), experiment.stream_cpus)?;
+        let replayed = read_replay(&dir.join(&replay), &dumped)?;
+        let (real, predicted, cancelled) = ran(dumped.clone(), replayed)?;
         let text = |file: &str| std::fs::read_to_string(dir.join(file)).ok();
         runs.push(Run {
             name: name.clone(),
             about: text("about").map_or_else(|| one_node_about(name), |a| a.trim().to_string()),
             real,
             predicted,
+            dumped: dumped.len(),
+            cancelled,
             samples: text("sprio.log")
                 .map(|t| read_sprio(&t))
                 .unwrap_or_default(),
@@ -311,6 +336,7 @@ fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String>
         col("AllocTRES")?,
     );
     let flags = col("Flags").ok();
+    let state = col("State").ok();
     let partition = col("Partition").ok();
     let eligible = col("Eligible").ok();
     let mut jobs = Vec::new();
@@ -335,10 +361,17 @@ fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String>
                 .unwrap_or(0.0)
         };
         let cpus = amount("cpu=");
+        // Cancelled while it waited: no start, or Slurm 22.05's start at its end, with nothing
+        // allocated.
+        let cancelled = state.is_some_and(|c| f[c].starts_with("CANCELLED"));
+        let waited_out =
+            cancelled && (time(f[start]).is_none() || (f[start] == f[end] && cpus == 0.0));
         jobs.push(Job {
             id: f[id]
                 .parse()
                 .map_err(|_| format!("{} line {}: JobID {:?}", path.display(), i + 2, f[id]))?,
+            rank: jobs.len(),
+            waited_out,
             user: f[user].to_string(),
             stream: stream_cpus.is_some_and(|s| cpus <= s),
             backfilled: flags.is_some_and(|c| f[c].contains("SchedBackfill")),
@@ -349,7 +382,7 @@ fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String>
                 Some(e) => e.max(at(submit)?),
                 None => at(submit)?,
             },
-            start: at(start)?,
+            start: if waited_out { at(end)? } else { at(start)? },
             end: at(end)?,
             cpus,
             nodes: amount("node=") as usize,
@@ -366,8 +399,8 @@ fn time(text: &str) -> Option<f64> {
 
 /// The replay's jobs (`policies[0].jobs[]`), in the order of `real`: the replay numbers jobs
 /// by their rank in the dump, as `read_sacct` lists them, and every one must be the real
-/// job's user and submission.
-fn read_replay(path: &Path, real: &[Job]) -> Result<Vec<Job>, String> {
+/// job's user and submission; `None` for a job the replay never started.
+fn read_replay(path: &Path, real: &[Job]) -> Result<Vec<Option<Job>>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let doc: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let users: Vec<&str> = doc["setting"]["machine_view"]["users"]
@@ -403,14 +436,40 @@ fn read_replay(path: &Path, real: &[Job]) -> Result<Vec<Job>, String> {
             start: secs(&j["start"]).ok_or("a job without start")?,
             end: secs(&j["end"]).ok_or("a job without end")?,
             nodes: j["placed"].as_array().map_or(0, Vec::len),
+            waited_out: false,
             ..job.clone()
         });
     }
-    predicted
-        .into_iter()
-        .enumerate()
-        .map(|(i, j)| j.ok_or(format!("job {i} is not in the replay's window")))
-        .collect()
+    Ok(predicted)
+}
+
+/// The jobs that ran in the real run, as run and as replayed (the replay must have started
+/// each of them), and what became of the ones cancelled while they waited.
+fn ran(
+    real: Vec<Job>,
+    replayed: Vec<Option<Job>>,
+) -> Result<(Vec<Job>, Vec<Job>, Cancellations), String> {
+    let mut cancelled = Cancellations::default();
+    let (mut kept, mut predicted) = (Vec::new(), Vec::new());
+    for (job, replayed) in real.into_iter().zip(replayed) {
+        if job.waited_out {
+            cancelled.waited_out += 1;
+            cancelled.started += usize::from(replayed.is_some());
+            continue;
+        }
+        let rank = job.rank;
+        predicted.push(replayed.ok_or(format!("job {rank} is not in the replay's window"))?);
+        kept.push(job);
+    }
+    Ok((kept, predicted, cancelled))
+}
+
+/// The jobs that ran in both of two runs of one workload, paired by their rank in the dump.
+fn ran_in_both(a: &[Job], b: &[Job]) -> (Vec<Job>, Vec<Job>) {
+    let by_rank: BTreeMap<usize, &Job> = b.iter().map(|j| (j.rank, j)).collect();
+    a.iter()
+        .filter_map(|x| Some((x.clone(), (*by_rank.get(&x.rank)?).clone())))
+        .unzip()
 }
 
 /// How many jobs `predicted` put on as many nodes as `real` ran on.
@@ -670,6 +729,17 @@ fn summary(md: &mut String, runs: &[Run], cpus: f64) {
         );
     }
     md.push('\n');
+    for run in runs.iter().filter(|r| r.cancelled.waited_out > 0) {
+        let c = run.cancelled;
+        let _ = writeln!(
+            md,
+            "`{}`: {} jobs were cancelled while they waited (left out of every figure here); the replay withdrew {} of them too, and started {} (each ending at its cancellation at the latest).\n",
+            run.name,
+            c.waited_out,
+            c.waited_out - c.started,
+            c.started
+        );
+    }
 }
 
 /// How far two real runs of one policy differ: the floor no prediction can beat.
@@ -683,24 +753,27 @@ fn floor_section(
     let (Some(first), Some(second)) = (find(a), find(b)) else {
         return Ok(());
     };
-    if first.real.len() != second.real.len() {
+    if first.dumped != second.dumped {
         return Err(format!(
             "runs {a} and {b} have {} and {} jobs: not one workload",
-            first.real.len(),
-            second.real.len()
+            first.dumped, second.dumped
         ));
     }
-    let agree = agreement(&first.real, &second.real, &first.overlaps);
-    let waits: Vec<f64> = first
-        .real
+    let (one, two) = ran_in_both(&first.real, &second.real);
+    let agree = agreement(&one, &two, &first.overlaps);
+    let waits: Vec<f64> = one
         .iter()
-        .zip(&second.real)
+        .zip(&two)
         .map(|(x, y)| (x.wait() - y.wait()).abs())
         .collect();
+    let left_out = match first.cancelled.waited_out + second.cancelled.waited_out {
+        0 => "",
+        _ => ", those cancelled while they waited in either left out",
+    };
     let _ = writeln!(md, "## The floor: `{a}` against `{b}`\n");
     let _ = writeln!(
         md,
-        "The same workload under the same policy twice, job by job (the i-th job submitted in each): pairs ordered alike {} of {}, contested pairs {} of {} (contested in `{a}`); median |wait difference| {:.0} s, mean {:.1} s.\n",
+        "The same workload under the same policy twice, job by job (the i-th job submitted in each{left_out}): pairs ordered alike {} of {}, contested pairs {} of {} (contested in `{a}`); median |wait difference| {:.0} s, mean {:.1} s.\n",
         percent(agree.alike, agree.pairs),
         agree.pairs,
         percent(agree.contested_alike, agree.contested),
@@ -711,8 +784,8 @@ fn floor_section(
     md.push_str("| user | jobs | mean wait, first (s) | mean wait, second (s) | difference |\n|---|---:|---:|---:|---:|\n");
     for user in &experiment.users {
         let wait = |jobs: &[Job]| mean(jobs.iter().filter(|j| &j.user == user).map(Job::wait));
-        let (x, y) = (wait(&first.real), wait(&second.real));
-        let jobs = first.real.iter().filter(|j| &j.user == user).count();
+        let (x, y) = (wait(&one), wait(&two));
+        let jobs = one.iter().filter(|j| &j.user == user).count();
         let difference = match (y - x, x > 0.0) {
             (d, true) => format!("{d:+.0} s ({:+.0} %)", 100.0 * d / x),
             (d, false) if d.is_finite() => format!("{d:+.0} s"),

@@ -28,10 +28,11 @@ pub fn replay_table(summary: &ReplaySummary, stats: &[RunStats]) -> String {
         .collect();
     let tables: String = TEXT_TABLES.iter().map(|table| table(summary)).collect();
     format!(
-        "{}\n{}\n{TASKS_TITLE}:\n{}{NEVER_FIT_NOTE}.\n\n{USE_TITLE}:\n{}\n{FAIRNESS_TITLE}:\n{}{tables}{warnings}{}",
+        "{}\n{}\n{}:\n{}{NEVER_FIT_NOTE}.\n\n{USE_TITLE}:\n{}\n{FAIRNESS_TITLE}:\n{}{tables}{warnings}{}",
         setting::setting_text(&setting::setting_items(&summary.setting)),
         setting::input_table(&summary.input),
-        text::table(&task_headers(), &task_rows(summary)),
+        tasks_title(summary),
+        text::table(&task_headers(summary), &task_rows(summary)),
         text::table(&use_headers(summary, stats), &use_rows(summary, stats)),
         text::table(&FAIRNESS_HEADERS.map(String::from), &fairness_rows(summary)),
         if warnings.is_empty() { "" } else { "\n" }
@@ -39,7 +40,7 @@ pub fn replay_table(summary: &ReplaySummary, stats: &[RunStats]) -> String {
 }
 
 /// Title of the table of tasks and waits, with how the counts add up.
-const TASKS_TITLE: &str = "Tasks and waits (submitted = completed + unfinished + never fit)";
+const TASKS_TITLE: &str = "Tasks and waits (submitted = completed + unfinished + never fit";
 /// What "never fit" means, said under the table of tasks and waits.
 const NEVER_FIT_NOTE: &str =
     "Never fit: larger than the capacity, so never started; not unfinished, and left out of the waits";
@@ -59,7 +60,8 @@ const FAIRNESS_HEADERS: [&str; 5] = [
 /// What a reader of the results must know to trust them: tasks of the trace a reader left out
 /// by default, with the option that keeps them; policies under which more than
 /// [`NEVER_FIT_WARNING`] of the tasks can never fit the capacity (they are counted apart and
-/// left out of the waits, so the waits describe only the tasks that fit).
+/// left out of the waits, so the waits describe only the tasks that fit); policies under which
+/// tasks were cancelled while they waited (counted apart and left out of the waits too).
 pub fn replay_warnings(summary: &ReplaySummary) -> Vec<String> {
     let left_out = (LEFT_OUT_BY_DEFAULT.iter()).filter_map(|(reason, keeps)| {
         let n = *summary.input.tasks_skipped.get(*reason)?;
@@ -81,7 +83,15 @@ pub fn replay_warnings(summary: &ReplaySummary) -> Vec<String> {
                 percent(p.tasks_never_fit as f64 / p.tasks_submitted as f64)
             )
         });
-    left_out.chain(never_fit).collect()
+    let cancelled = (summary.policies.iter())
+        .filter(|p| p.tasks_cancelled > 0)
+        .map(|p| {
+            format!(
+                "under {}, {} of {} tasks were cancelled by their owners while they waited, at the moments the log records: withdrawn then, they are counted as cancelled, not unfinished, and left out of every wait",
+                p.policy, p.tasks_cancelled, p.tasks_submitted
+            )
+        });
+    left_out.chain(never_fit).chain(cancelled).collect()
 }
 
 /// Reasons a reader skips tasks by default that an option undoes, with that option.
@@ -95,8 +105,8 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
         setting::section(&setting::setting_items(&summary.setting), &summary.input),
         format!(
             "<h2>Policies</h2>\n<p>{}.</p>\n{}<p class=\"note\">{}.</p>\n<p>{}.</p>\n{}<p>{}.</p>\n{}{}",
-            html::escape(TASKS_TITLE),
-            html::table(&task_headers(), &task_rows(summary)),
+            html::escape(&tasks_title(summary)),
+            html::table(&task_headers(summary), &task_rows(summary)),
             html::escape(NEVER_FIT_NOTE),
             html::escape(USE_TITLE),
             html::table(&use_headers(summary, &[]), &use_rows(summary, &[])),
@@ -261,49 +271,72 @@ fn deviation_section(summary: &ReplaySummary) -> String {
     )
 }
 
+/// Whether any policy's run withdrew tasks cancelled while they waited: the table of tasks
+/// then counts them in a column of their own.
+fn any_cancelled(summary: &ReplaySummary) -> bool {
+    summary.policies.iter().any(|p| p.tasks_cancelled > 0)
+}
+
+/// The title of the table of tasks and waits, with how its counts add up.
+fn tasks_title(summary: &ReplaySummary) -> String {
+    let cancelled = if any_cancelled(summary) {
+        " + cancelled"
+    } else {
+        ""
+    };
+    format!("{TASKS_TITLE}{cancelled})")
+}
+
 /// Column titles of the table of tasks and waits.
-fn task_headers() -> Vec<String> {
-    strings(&[
+fn task_headers(summary: &ReplaySummary) -> Vec<String> {
+    let mut headers = strings(&[
         "policy",
         "submitted",
         "completed",
         "unfinished",
         "never fit",
-        "mean wait",
-        "p95 wait",
-        "user-mean wait",
-    ])
+    ]);
+    if any_cancelled(summary) {
+        headers.push(String::from("cancelled"));
+    }
+    headers.extend(strings(&["mean wait", "p95 wait", "user-mean wait"]));
+    headers
 }
 
 /// One row per policy, matching [`task_headers`], then the trace's own schedule as recorded
 /// (when it records starts) for every replay to be read against.
 fn task_rows(summary: &ReplaySummary) -> Vec<Vec<String>> {
+    let cancelled = any_cancelled(summary);
     let row = |p: &PolicyResult| {
-        vec![
+        let mut row = vec![
             p.policy.clone(),
             p.tasks_submitted.to_string(),
             p.tasks_completed.to_string(),
             p.tasks_unfinished.to_string(),
             p.tasks_never_fit.to_string(),
+        ];
+        row.extend(cancelled.then(|| p.tasks_cancelled.to_string()));
+        row.extend([
             duration(p.mean_wait_s),
             duration(p.p95_wait_s),
             duration(p.user_mean_wait_s),
-        ]
+        ]);
+        row
     };
     let mut rows: Vec<Vec<String>> = summary.policies.iter().map(row).collect();
     let r = &summary.setting.recorded;
     if r.started > 0 {
         let none = String::from("–");
-        rows.push(vec![
+        let mut row = vec![
             String::from("as recorded"),
             r.jobs.to_string(),
             r.started.to_string(),
             none.clone(),
             none.clone(),
-            duration(r.mean_wait_s),
-            duration(r.p95_wait_s),
-            none,
-        ]);
+        ];
+        row.extend(cancelled.then(|| none.clone()));
+        row.extend([duration(r.mean_wait_s), duration(r.p95_wait_s), none]);
+        rows.push(row);
     }
     rows
 }

@@ -14,6 +14,7 @@ use fairshare_sim::cluster::{
 fn user(id: &str, submitted: u64, completed: u64, wait: f64) -> UserResult {
     UserResult {
         tasks_never_fit: 0,
+        tasks_cancelled: 0,
         id: id.into(),
         tasks_submitted: submitted,
         tasks_started: completed,
@@ -55,6 +56,7 @@ fn policy(name: &str, wait: f64, users: Vec<UserResult>, livetree: Option<u64>) 
         tasks_completed: completed,
         tasks_unfinished: submitted - completed,
         tasks_never_fit: 0,
+        tasks_cancelled: 0,
         tasks_beyond_horizon: 0,
         tasks_killed_at_walltime: 0,
         mean_wait_s: wait,
@@ -415,6 +417,33 @@ fn tasks_that_never_fit_are_shown_and_warned_about() {
     assert!(table.contains(expected), "{table}");
     let page = replay_html(&summary);
     assert!(page.contains("<p class=\"warning\">Warning: under drf,"));
+}
+
+#[test]
+fn tasks_cancelled_while_they_waited_get_a_column_and_a_warning_only_when_there_are_some() {
+    let mut summary = sample_replay();
+    let quiet = replay_table(&summary, &[]);
+    assert!(!quiet.contains("cancelled"), "{quiet}");
+    let drf = &mut summary.policies[0];
+    drf.tasks_cancelled = 5;
+    drf.tasks_unfinished -= 5.min(drf.tasks_unfinished);
+    let table = replay_table(&summary, &[]);
+    let title = "Tasks and waits (submitted = completed + unfinished + never fit + cancelled):";
+    assert!(table.contains(title), "{table}");
+    let header = table.lines().find(|l| l.starts_with("policy ")).unwrap();
+    assert!(
+        header.contains("never fit  cancelled  mean wait"),
+        "{header}"
+    );
+    let row = table.lines().find(|l| l.starts_with("drf ")).unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[5], "5", "{row}");
+    let warning =
+        "warning: under drf, 5 of 165 tasks were cancelled by their owners while they waited";
+    assert!(table.contains(warning), "{table}");
+    let page = replay_html(&summary);
+    check_page(&page, 2 + 2 + 3 + 2);
+    assert!(page.contains(">cancelled</th>"), "a column in the page too");
 }
 
 #[test]

@@ -5,8 +5,8 @@
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::model::{partition_property, MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, Partition, PlacementEntry, PolicyResult, QueueLimit, Scheduler,
-    SchedulerEntry, SchedulerSettings, SlurmParameters, Task, Window,
+    run, run_observed, Capacity, ClusterConfig, JobState, Partition, PlacementEntry, PolicyResult,
+    QueueLimit, Scheduler, SchedulerEntry, SchedulerSettings, SlurmParameters, Task, Window,
 };
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -137,6 +137,72 @@ fn easy_backfills_the_short_narrow_job_and_not_the_long_one() {
         [0.0, 23.0, 2.0, 3.0],
         "the skip rule starves the wide job"
     );
+}
+
+/// A job cancelled while it waits holds its place, and its reservation, until its
+/// cancellation: job 2 cannot pass the wide job 1 reserved at 10, and starts when job 1 is
+/// withdrawn at 6 (under EASY; Slurm's schedulers wait for the next event); job 3, started at
+/// 10, ends at its cancellation at 25, not its walltime.
+#[test]
+fn a_cancelled_job_waits_until_its_cancellation_and_a_started_one_ends_then() {
+    let cancelled = |mut task: Task, at: f64| {
+        task.runtime = 0;
+        task.cancelled = Some(Time::from_secs_f64(at));
+        task
+    };
+    let jobs = [
+        job(0, 0.0, 10.0, 10.0, 2.0),
+        cancelled(job(1, 1.0, 0.0, 20.0, 4.0), 6.0),
+        job(2, 2.0, 10.0, 10.0, 2.0),
+        cancelled(job(3, 3.0, 0.0, 30.0, 2.0), 25.0),
+    ];
+    let config = config_for(
+        "fifo",
+        pool(4.0),
+        SchedulerEntry::EASY.scheduler(FillRule::HeadOfLine),
+        &jobs,
+    );
+    let mut outcomes = Vec::new();
+    let arrivals = jobs.iter().cloned().map(Ok::<_, Infallible>);
+    let result = run_observed(&config, arrivals, |_| {}, &mut |o| outcomes.push(o)).unwrap();
+    let ids: Vec<u64> = result.jobs.iter().map(|j| j.id).collect();
+    assert_eq!(ids, [0, 2, 3], "job 1 never starts");
+    assert_eq!(starts(&result), [0.0, 6.0, 10.0]);
+    let ended = result.jobs.iter().find(|j| j.id == 3).unwrap().end;
+    assert_eq!(ended, Time::from_secs_f64(25.0), "at its cancellation");
+    assert_eq!(
+        (
+            result.tasks_completed,
+            result.tasks_unfinished,
+            result.tasks_cancelled
+        ),
+        (3, 0, 1)
+    );
+    assert_eq!(
+        result.mean_wait_s,
+        (0.0 + 4.0 + 7.0) / 3.0,
+        "job 1 left out"
+    );
+    outcomes.sort_by_key(|o| o.id);
+    let states: Vec<JobState> = outcomes.iter().map(|o| o.state).collect();
+    use JobState::{Cancelled, Finished};
+    assert_eq!(states, [Finished, Cancelled, Finished, Finished]);
+    assert_eq!(outcomes[1].wait_s(), Some(5.0), "it waited from 1 to 6");
+    assert_eq!(outcomes[1].start, None);
+
+    // Slurm's schedulers do not run on a cancellation: job 2 waits for the next event, job
+    // 0's end at 10, where the main scheduler starts it and job 3.
+    let slurm = SchedulerEntry::SLURM.scheduler(FillRule::HeadOfLine);
+    let result = replay_config(&config_for("fifo", pool(4.0), slurm, &jobs), &jobs);
+    assert_eq!(starts(&result), [0.0, 10.0, 10.0]);
+    assert_eq!(result.tasks_cancelled, 1);
+
+    // Not cancelled, job 1 starts at its reservation and job 2 after it.
+    let mut kept = jobs.clone();
+    kept[1].cancelled = None;
+    kept[1].runtime = Time::from_secs_f64(5.0).as_micros();
+    let result = replay_config(&config, &kept);
+    assert_eq!(starts(&result)[..3], [0.0, 10.0, 15.0]);
 }
 
 /// EASY protects only the first blocked job: a long narrow job that fits beside the first

@@ -93,6 +93,23 @@ fn tasks(specs: &[JobSpec]) -> Vec<Task> {
         .collect()
 }
 
+/// Some jobs cancelled while they wait, as a log records them: no runtime, and their owner's
+/// cancellation `after` seconds past their submission, for each `Some(after)` in `cancels`.
+fn with_cancellations(mut tasks: Vec<Task>, cancels: &[Option<u32>]) -> Vec<Task> {
+    for (task, after) in tasks.iter_mut().zip(cancels) {
+        if let Some(after) = after {
+            task.runtime = 0;
+            task.cancelled = Some(task.submit.plus_micros(u64::from(*after) * 1_000_000));
+        }
+    }
+    tasks
+}
+
+/// Some jobs cancelled while they wait: each `Some` is seconds after its job's submission.
+fn cancellations() -> impl Strategy<Value = Vec<Option<u32>>> {
+    prop::collection::vec(prop::option::weighted(0.2, 0u32..40), 25)
+}
+
 fn replay(
     capacity: &Capacity,
     policy: &str,
@@ -197,18 +214,22 @@ proptest! {
         scheduler in prop::sample::select(SchedulerEntry::ALL.to_vec()),
         placement in prop::sample::select(PlacementEntry::ALL.to_vec()),
         policy in prop::sample::select(vec!["fifo", "drf"]),
+        cancels in cancellations(),
     ) {
         let catalogue = catalogue(&types);
         let nodes = nodes(&catalogue);
-        let tasks = tasks(&specs);
+        let tasks = with_cancellations(tasks(&specs), &cancels);
         let result = replay(&Capacity::Machines(catalogue), policy, scheduler, placement, &tasks);
-        prop_assert_eq!(result.tasks_completed + result.tasks_never_fit, result.tasks_submitted, "every job that fits runs");
+        prop_assert_eq!(result.tasks_completed + result.tasks_never_fit + result.tasks_cancelled, result.tasks_submitted, "every job that fits and is not withdrawn runs");
         prop_assert_eq!(result.jobs.len() as u64, result.tasks_completed);
         check_nodes(&result.jobs, &tasks, &nodes)?;
         let some_fast = nodes.iter().any(|n| n.1);
         for job in &result.jobs {
             let task = &tasks[job.id as usize];
             prop_assert!(job.start >= task.submit);
+            if let Some(cancelled) = task.cancelled {
+                prop_assert!(job.start < cancelled && job.end <= cancelled, "job {} ran {}..{} though cancelled at {}", job.id, job.start, job.end, cancelled);
+            }
             if some_fast && !task.properties.is_empty() {
                 prop_assert!(job.placed.iter().all(|(n, _)| nodes[*n].1), "job {} off its property", job.id);
             }
@@ -261,8 +282,9 @@ proptest! {
         scheduler in prop::sample::select(SchedulerEntry::ALL.to_vec()),
         policy in prop::sample::select(vec!["fifo", "drf", "fairshare"]),
         horizon in prop::option::of(0u32..80),
+        cancels in cancellations(),
     ) {
-        let tasks = tasks(&specs);
+        let tasks = with_cancellations(tasks(&specs), &cancels);
         let users = (0..3).map(|u| format!("u{u}")).collect();
         let resources = vec!["cpu".into(), "mem".into()];
         let capacity = Capacity::Machines(catalogue(&types));
@@ -480,6 +502,7 @@ fn check_outcomes(
     prop_assert_eq!(count(JobState::BeyondHorizon), result.tasks_beyond_horizon);
     prop_assert_eq!(count(JobState::NeverFits), result.tasks_never_fit);
     prop_assert_eq!(count(JobState::Finished), result.tasks_completed);
+    prop_assert_eq!(count(JobState::Cancelled), result.tasks_cancelled);
     prop_assert_eq!(
         count(JobState::Unfinished) + count(JobState::NeverStarted),
         result.tasks_unfinished
@@ -500,7 +523,14 @@ fn check_outcomes(
         }
     };
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()));
-    let wait = mean(outcomes.iter().filter_map(JobOutcome::wait_s).collect());
+    let waited = |o: &&JobOutcome| o.state != JobState::Cancelled;
+    let wait = mean(
+        outcomes
+            .iter()
+            .filter(waited)
+            .filter_map(JobOutcome::wait_s)
+            .collect(),
+    );
     let slowdowns = started.iter().filter_map(|o| o.bounded_slowdown());
     let responses = started.iter().map(|o| o.wait_s().unwrap() + o.run_s());
     for (what, rows, summary) in [
@@ -531,7 +561,7 @@ fn check_outcomes(
     {
         let u = user.id.trim_start_matches('u');
         let own = outcomes.iter().filter(|o| o.user.to_string() == u);
-        let wait = mean(own.filter_map(JobOutcome::wait_s).collect());
+        let wait = mean(own.filter(waited).filter_map(JobOutcome::wait_s).collect());
         prop_assert!(
             close(wait, user.mean_wait_s),
             "user {}: mean wait {} against {}",

@@ -4,8 +4,8 @@
 //! (`fairshare priorities`).
 //!
 //! The file is `|`-separated with a header; columns are found by name, in any order.
-//! `Elapsed`, `Timelimit`, `Partition`, `State`, `QOS`, `ReqNodes`, `Eligible` and `Flags` are
-//! optional. `Flags` says which scheduler started each job: the starts of the jobs
+//! `Elapsed`, `Timelimit`, `Partition`, `State`, `QOS`, `ReqNodes`, `ReqTRES`, `Eligible` and
+//! `Flags` are optional. `Flags` says which scheduler started each job: the starts of the jobs
 //! `SchedBackfill` started are kept in the read's statistics
 //! ([`ReadStats::backfill_starts`](fairshare_core::model::ReadStats::backfill_starts)), which
 //! give the phase of the backfill's cycles to a replay of Slurm's schedulers.
@@ -18,7 +18,7 @@
 //! | `start` | `Start` |
 //! | `runtime` | `End` − `Start`; for a job still running, the dump's moment − `Start` |
 //! | `walltime` | `Timelimit` (`[D-]HH:MM:SS`; `UNLIMITED` and `Partition_Limit` are none) |
-//! | cpu | `cpu=` of `AllocTRES`, processors |
+//! | cpu | `cpu=` of `AllocTRES`, processors (of `ReqTRES` for a job cancelled while it waited, which was allocated nothing; the same for memory and GPUs) |
 //! | mem | `mem=` of `AllocTRES` (`16G`, `3900M`; a bare number is MiB, as Slurm writes it), KB |
 //! | gpu | `gres/gpu=` of `AllocTRES`, GPUs |
 //! | nodes | `ReqNodes` when the column is there (none for 1: the job may spread over as many nodes as its processors need), else `node=` of `AllocTRES` (the job is held to the nodes it was given) |
@@ -34,9 +34,15 @@
 //! - **Still running** (`RUNNING`: `End` is `Unknown`): replayed and charged from its start up
 //!   to the moment the dump was taken, which is the latest of the dump's times and of each
 //!   running job's `Start` + `Elapsed` (sacct computes `Elapsed` when it prints).
-//! - **Never started** (`PENDING`, or `CANCELLED` while waiting: no `Start`, or, as Slurm 22.05
-//!   writes it, `Start` = `End` with nothing allocated): skipped as "never started", and
-//!   counted there, so that `fairshare priorities` can say how many were charged nothing.
+//! - **Cancelled while it waited** (`CANCELLED` with no `Start`, or, as Slurm 22.05 writes it,
+//!   `Start` = `End` with nothing allocated), when the dump has `ReqTRES`: a task with no
+//!   start and no runtime, asking what its `ReqTRES` asks (its nodes as above, from
+//!   `ReqNodes`, else `node=` of `ReqTRES`), cancelled at its `End`
+//!   ([`Task::cancelled`](fairshare_core::model::Task::cancelled)): a replay keeps it waiting
+//!   until then. Without `ReqTRES`, skipped as below, with a note.
+//! - **Never started** otherwise (`PENDING` when the dump was taken, or cancelled in a dump
+//!   without `ReqTRES`): skipped as "never started", and counted there, so that `fairshare
+//!   priorities` can say how many were charged nothing.
 //!
 //! Job steps (`123.batch`, `123.0`, `123.extern`) repeat their job's allocation and are
 //! ignored. Every record's times, kept or not, count for the log's first event and its
@@ -136,6 +142,8 @@ struct Optional {
     limit: Option<Col>,
     eligible: Option<Col>,
     flags: Option<Col>,
+    req_tres: Option<Col>,
+    state: Option<Col>,
 }
 
 /// Reads the dump `path` into `dump`; `Err` for an error that ends the stream.
@@ -161,6 +169,8 @@ fn read_jobs(
         limit: find("Timelimit"),
         eligible: find("Eligible"),
         flags: find("Flags"),
+        req_tres: find("ReqTRES"),
+        state: find("State"),
     };
     if optional.flags.is_some() {
         meta.stats.backfill_starts.get_or_insert_with(Vec::new);
@@ -172,7 +182,7 @@ fn read_jobs(
         ));
     }
     let cols = columns(path, header, COLUMNS)?;
-    let mut held = 0;
+    let (mut held, mut withdrawn, mut unread) = (0, 0, 0);
     while let Some(record) = file.next_record()? {
         if record.raw(cols[0]).contains(&b'.') {
             meta.ignore("job step");
@@ -192,6 +202,7 @@ fn read_jobs(
         match job.task(id) {
             Ok(task) => {
                 held += u64::from(task.submit > job.submit);
+                withdrawn += u64::from(task.cancelled.is_some());
                 if job.end.is_none() {
                     dump.running.push(dump.tasks.len());
                 }
@@ -205,8 +216,23 @@ fn read_jobs(
                     ..task
                 });
             }
-            Err(reason) => meta.skip(reason, 1),
+            Err(reason) => {
+                unread += u64::from(job.cancelled && reason == NEVER_STARTED);
+                meta.skip(reason, 1);
+            }
         }
+    }
+    if withdrawn > 0 {
+        meta.note(format!(
+            "{}: {withdrawn} jobs were cancelled while they waited: each waits in the replay, as its ReqTRES asked, until its cancellation (its End), and is withdrawn then, or ended then if the replay started it",
+            path.display()
+        ));
+    }
+    if unread > 0 {
+        meta.note(format!(
+            "{}: {unread} jobs cancelled while they waited are left out, as the dump says nothing of what they asked for (add ReqTRES to sacct's --format to replay them waiting until their cancellation)",
+            path.display()
+        ));
     }
     if held > 0 {
         meta.note(format!(
@@ -231,6 +257,11 @@ struct Job<'r> {
     limit: Option<u64>,
     demand: Vec<f64>,
     nodes: Option<u32>,
+    /// What it asked for (`ReqTRES`, when the column is there and says): its demand, nodes
+    /// and billing units per second.
+    requested: Option<(Vec<f64>, Option<u32>, f64)>,
+    /// Whether its `State` is `CANCELLED`.
+    cancelled: bool,
     partition: Option<&'r str>,
     qos: Option<&'r str>,
     /// Billing units per second.
@@ -283,18 +314,31 @@ fn job<'r>(
     let partition = optional_text(optional.partition)?;
     // A job that asked for one node at least may be spread as its processors fit; one that
     // asked for several is held to that many. Without the column, to the nodes it was given.
-    let nodes = match optional_text(optional.req_nodes)? {
-        None => nodes,
+    let asked_nodes = match optional_text(optional.req_nodes)? {
+        None => None,
         Some(asked) => {
             let col = optional.req_nodes.expect("the column was read");
             let asked: u32 = (asked.parse().ok())
                 .ok_or_else(|| at.error(col, "a whole number of nodes", asked))?;
-            Some(asked).filter(|n| *n > 1)
+            Some(Some(asked).filter(|n| *n > 1))
         }
     };
     let qos = optional_text(optional.qos)?;
     let flags = optional_text(optional.flags)?.unwrap_or_default();
-    let charge = billing.charge(partition, qos, allocated);
+    let charge = |col: Col, tres: &str| {
+        let charge = billing.charge(partition, qos, tres);
+        charge.map_err(|_| at.error(col, "TRES amounts that are numbers >= 0", tres))
+    };
+    let requested = match optional.req_tres.zip(optional_text(optional.req_tres)?) {
+        None => None,
+        Some((col, asked)) => {
+            let (demand, nodes) =
+                alloc_tres(asked).map_err(|expected| at.error(col, expected, asked))?;
+            let nodes = nodes.filter(|n| *n > 1);
+            Some((demand, asked_nodes.unwrap_or(nodes), charge(col, asked)?))
+        }
+    };
+    let state = optional_text(optional.state)?.unwrap_or_default();
     Ok(Job {
         user: text(user)?,
         submit: time(submit)?.ok_or_else(|| at.error(submit, "a submit time", ""))?,
@@ -304,11 +348,12 @@ fn job<'r>(
         elapsed: duration(optional.elapsed)?,
         limit: duration(optional.limit)?,
         demand,
-        nodes,
+        nodes: asked_nodes.unwrap_or(nodes),
+        requested,
+        cancelled: state.starts_with("CANCELLED"),
         partition,
         qos,
-        billing: charge
-            .map_err(|_| at.error(tres, "TRES amounts that are numbers >= 0", allocated))?,
+        billing: charge(tres, allocated)?,
         backfilled: flags.split(',').any(|f| f == "SchedBackfill"),
     })
 }
@@ -330,9 +375,11 @@ impl Job<'_> {
     /// once the dump's moment is known.
     fn task(&self, id: u64) -> Result<Task, &'static str> {
         let nothing_allocated = self.demand.iter().all(|&x| x == 0.0);
-        let start = self.start.ok_or(NEVER_STARTED)?;
+        let Some(start) = self.start else {
+            return self.withdrawn(id);
+        };
         if nothing_allocated && self.end.is_none_or(|end| end <= start) {
-            return Err(NEVER_STARTED);
+            return self.withdrawn(id);
         }
         if nothing_allocated {
             return Err("nothing allocated");
@@ -350,6 +397,25 @@ impl Job<'_> {
         task.nodes = self.nodes;
         task.walltime = self.limit.map(|s| s * 1_000_000);
         task.billing = Some(self.billing);
+        Ok(task)
+    }
+
+    /// The task of a job that never started: one cancelled while it waited, as it asked
+    /// (`ReqTRES`), withdrawn at its `End`; any other (still pending, or a dump without what
+    /// it asked for) is skipped as never started.
+    fn withdrawn(&self, id: u64) -> Result<Task, &'static str> {
+        let (true, Some((demand, nodes, billing)), Some(end)) =
+            (self.cancelled, &self.requested, self.end)
+        else {
+            return Err(NEVER_STARTED);
+        };
+        let eligible = self.eligible.filter(|e| *e > self.submit);
+        let arrival = eligible.map_or(self.submit, |e| e.min(end));
+        let mut task = Task::new(id, 0, arrival, 0, demand.clone());
+        task.nodes = *nodes;
+        task.walltime = self.limit.map(|s| s * 1_000_000);
+        task.billing = Some(*billing);
+        task.cancelled = Some(end.max(arrival));
         Ok(task)
     }
 }

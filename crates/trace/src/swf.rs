@@ -475,6 +475,7 @@ impl SwfReader {
                 .as_ref()
                 .map_or_else(Vec::new, |s| s.properties.clone()),
             running: false,
+            cancelled: None,
             billing: None,
             job_part: None,
         })

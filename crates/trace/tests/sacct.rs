@@ -270,3 +270,106 @@ fn flags_keep_the_starts_of_the_jobs_the_backfill_started() {
         "no Flags column: nothing said"
     );
 }
+
+#[test]
+fn a_job_cancelled_while_it_waited_waits_as_it_asked_until_its_cancellation() {
+    let dir = TempDir::new().unwrap();
+    let header = "JobID|User|Submit|Start|End|Timelimit|AllocTRES|ReqTRES|ReqNodes|State\n";
+    let rows = [
+        "1|ann|2024-01-01T00:00:00|2024-01-01T00:00:10|2024-01-01T00:01:00|00:05:00|cpu=2,mem=1G,node=1|billing=2,cpu=2,mem=1G,node=1|1|COMPLETED",
+        // Cancelled while waiting, as Slurm 22.05 writes it: Start = End, nothing allocated.
+        "2|bob|2024-01-01T00:00:05|2024-01-01T00:00:40|2024-01-01T00:00:40|00:10:00||billing=16,cpu=16,mem=4000M,node=2|2|CANCELLED by 1001",
+        // And with no Start at all; one node asked, so it may spread.
+        "3|bob|2024-01-01T00:00:06|None|2024-01-01T00:00:50|00:10:00||cpu=4,gres/gpu=1,node=1|1|CANCELLED by 0",
+        // Still pending when the dump was taken: nothing to replay it to.
+        "4|cat|2024-01-01T00:00:07|Unknown|Unknown|00:10:00||cpu=1,node=1|1|PENDING",
+        // Cancelled while it ran: an ended job like any other.
+        "5|cat|2024-01-01T00:00:08|2024-01-01T00:00:20|2024-01-01T00:00:30|00:10:00|cpu=1,node=1|cpu=1,node=1|1|CANCELLED by 1002",
+    ];
+    let text = header.to_owned() + &rows.join("\n") + "\n";
+    let path = write(&dir, "cancelled.sacct", &text);
+    let read = read_ok(&[&path], None);
+    /// Runtime (s), start, walltime (s), demand, nodes, cancellation.
+    type Withdrawn = (u64, Option<Time>, u64, Vec<f64>, Option<u32>, Option<Time>);
+    let got: Vec<Withdrawn> = (read.tasks)
+        .iter()
+        .map(|t| {
+            let run = t.runtime / 1_000_000;
+            (
+                run,
+                t.start,
+                t.walltime.unwrap_or(0) / 1_000_000,
+                t.demand.clone(),
+                t.nodes,
+                t.cancelled,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                50,
+                Some(at(10)),
+                300,
+                vec![2.0, 1024.0 * 1024.0, 0.0],
+                None,
+                None
+            ),
+            (
+                0,
+                None,
+                600,
+                vec![16.0, 4000.0 * 1024.0, 0.0],
+                Some(2),
+                Some(at(40))
+            ),
+            (0, None, 600, vec![4.0, 0.0, 1.0], None, Some(at(50))),
+            (10, Some(at(20)), 600, vec![1.0, 0.0, 0.0], None, None),
+        ],
+        "runtime, start, walltime, demand, nodes and cancellation of jobs 1, 2, 3 and 5"
+    );
+    assert_eq!(read.tasks[1].billing, Some(16.0), "billed as it asked");
+    assert_eq!(skipped(&read, "never started"), 1, "job 4, still pending");
+    let said = |text: &str| read.stats.notes.iter().any(|n| n.contains(text));
+    assert!(
+        said("2 jobs were cancelled while they waited"),
+        "{:?}",
+        read.stats.notes
+    );
+    assert!(read.stats.reconciles());
+
+    // Without ReqTRES nothing says what they asked for: they are left out, and a note says so.
+    let plain: Vec<String> = (header.lines().chain(rows.iter().copied()))
+        .map(|line| {
+            let mut fields: Vec<&str> = line.split('|').collect();
+            fields.remove(7);
+            fields.join("|")
+        })
+        .collect();
+    let path = write(&dir, "plain.sacct", &(plain.join("\n") + "\n"));
+    let read = read_ok(&[&path], None);
+    assert_eq!(read.tasks.len(), 2);
+    assert!(read.tasks.iter().all(|t| t.cancelled.is_none()));
+    assert_eq!(skipped(&read, "never started"), 3);
+    let left_out = "2 jobs cancelled while they waited are left out";
+    assert!(
+        read.stats
+            .notes
+            .iter()
+            .any(|n| n.contains(left_out) && n.contains("add ReqTRES")),
+        "{:?}",
+        read.stats.notes
+    );
+
+    let bad = "1|ann|2024-01-01T00:00:00|None|2024-01-01T00:00:09|00:05:00||cpu=x|1|CANCELLED\n";
+    let path = write(&dir, "bad.sacct", &(header.to_owned() + bad));
+    let strict = crate::common::read(&[&path], None, &ReadOptions::default())
+        .error
+        .unwrap()
+        .to_string();
+    assert!(
+        strict.contains("bad.sacct:2: field 8 (ReqTRES): expected TRES amounts that are numbers >= 0, found \"cpu=x\""),
+        "{strict}"
+    );
+}

@@ -44,6 +44,10 @@ pub struct Task {
     /// Whether it was still running when the log was taken: `runtime` then lasts until that
     /// moment, and the job has not ended (Slurm dumps).
     pub running: bool,
+    /// When its owner cancelled it while it waited, as the log records (Slurm dumps): it never
+    /// ran there (`start` is `None`, `runtime` 0), so a replay withdraws it then if it still
+    /// waits, and ends it then, at the latest, if the replay started it.
+    pub cancelled: Option<Time>,
     /// What Slurm charges it per second of running, in billing units: its billable TRES
     /// (the partition's `TRESBillingWeights` over what it was allocated, or its processors
     /// where the partition has none) times its QOS's `UsageFactor`; `None` where the log does
@@ -74,6 +78,7 @@ impl Task {
             exclusive: false,
             properties: Vec::new(),
             running: false,
+            cancelled: None,
             billing: None,
             job_part: None,
         }

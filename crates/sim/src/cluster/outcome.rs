@@ -13,6 +13,9 @@ pub enum JobState {
     Unfinished,
     /// It waited from its submission until the run ended, never starting.
     NeverStarted,
+    /// Its owner cancelled it while it waited, at the moment the log records: it was withdrawn
+    /// from its queue then, never having started, and is left out of the run's waits.
+    Cancelled,
     /// It is larger than the whole capacity, every machine or its queue's limit: it could
     /// never start, and is left out of every wait and slowdown.
     NeverFits,
@@ -27,6 +30,7 @@ impl JobState {
             JobState::Finished => "finished",
             JobState::Unfinished => "unfinished",
             JobState::NeverStarted => "never_started",
+            JobState::Cancelled => "cancelled",
             JobState::NeverFits => "never_fits",
             JobState::BeyondHorizon => "beyond_horizon",
         }
@@ -74,8 +78,9 @@ pub struct JobOutcome {
     pub allocated: Vec<f64>,
     /// How its replay ended.
     pub state: JobState,
-    /// When its wait ended: at its start, or at the run's end for a job that never started
-    /// (its submission until either is known).
+    /// When its wait ended: at its start, at its cancellation for a job cancelled while it
+    /// waited, or at the run's end for a job that never started (its submission until one of
+    /// them is known).
     pub waited_until: Time,
 }
 
@@ -107,8 +112,8 @@ impl JobOutcome {
         }
     }
 
-    /// Seconds it waited: until its start, or until the run ended for a job that never
-    /// started; `None` for a job that never fits or was never submitted.
+    /// Seconds it waited: until its start, until its cancellation, or until the run ended for
+    /// a job that never started; `None` for a job that never fits or was never submitted.
     pub fn wait_s(&self) -> Option<f64> {
         match self.state {
             JobState::NeverFits | JobState::BeyondHorizon => None,

@@ -19,6 +19,8 @@ pub const MOST_SAMPLES: usize = 1024;
 struct UserTally {
     submitted: u64,
     never_fit: u64,
+    /// Its jobs cancelled while they waited, left out of the waits.
+    cancelled: u64,
     started: u64,
     completed: u64,
     wait_sum: f64,
@@ -67,6 +69,11 @@ impl UserTally {
             }
         }
         self.since = now;
+    }
+
+    /// How many of its tasks count in its waits: those that fit and were not cancelled.
+    fn waited(&self) -> u64 {
+        self.submitted - self.never_fit - self.cancelled
     }
 
     /// Its mean of `sum` over `count` things (0 over none).
@@ -201,6 +208,15 @@ impl Recorder {
         tally.queued += 1;
     }
 
+    /// A waiting task of `user` was cancelled by its owner, now.
+    pub fn withdrawn(&mut self, user: u32) {
+        let now = self.last;
+        let tally = &mut self.users[user as usize];
+        tally.settle(now);
+        tally.queued -= 1;
+        tally.cancelled += 1;
+    }
+
     /// A task arrived after the horizon.
     pub fn beyond_horizon(&mut self) {
         self.beyond_horizon += 1;
@@ -273,11 +289,12 @@ impl Recorder {
     fn result(mut self, span: f64, names: &[String], top: usize) -> PolicyResult {
         let received_by_user = std::mem::take(&mut self.received_by_user);
         let sum = |f: fn(&UserTally) -> u64| self.users.iter().map(f).sum::<u64>();
-        let (submitted, started, completed, never_fit) = (
+        let (submitted, started, completed, never_fit, cancelled) = (
             sum(|u| u.submitted),
             sum(|u| u.started),
             sum(|u| u.completed),
             sum(|u| u.never_fit),
+            sum(|u| u.cancelled),
         );
         let total = |f: fn(&UserTally) -> f64| self.users.iter().map(f).sum::<f64>();
         let waits: Vec<f32> = self
@@ -310,11 +327,12 @@ impl Recorder {
             tasks_submitted: submitted,
             tasks_started: started,
             tasks_completed: completed,
-            tasks_unfinished: submitted - completed - never_fit,
+            tasks_unfinished: submitted - completed - never_fit - cancelled,
             tasks_never_fit: never_fit,
+            tasks_cancelled: cancelled,
             tasks_beyond_horizon: self.beyond_horizon,
             tasks_killed_at_walltime: self.killed_at_walltime,
-            mean_wait_s: UserTally::per(total(|u| u.wait_sum), submitted - never_fit),
+            mean_wait_s: UserTally::per(total(|u| u.wait_sum), submitted - never_fit - cancelled),
             p95_wait_s: percentile(waits.clone(), 0.95),
             wait_quantiles_s: quantiles(waits),
             slowdown_quantiles: quantiles(slowdowns),
@@ -391,7 +409,8 @@ fn user_result(u: &UserTally, name: Option<String>, index: usize, span: f64) -> 
         tasks_started: u.started,
         tasks_completed: u.completed,
         tasks_never_fit: u.never_fit,
-        mean_wait_s: UserTally::per(u.wait_sum, u.submitted - u.never_fit),
+        tasks_cancelled: u.cancelled,
+        mean_wait_s: UserTally::per(u.wait_sum, u.waited()),
         median_wait_s: waits[0],
         p95_wait_s: waits[1],
         mean_dominant_share: per_second(u.share_integral, span),

@@ -29,8 +29,12 @@ pub struct UserResult {
     /// they are left out of the waits.
     #[serde(default)]
     pub tasks_never_fit: u64,
-    /// Mean wait of the user's tasks that can fit, seconds (a task still waiting counts its
-    /// wait so far).
+    /// Tasks its owner cancelled while they waited (the log's cancellations): withdrawn from
+    /// the queue then, and left out of the waits.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tasks_cancelled: u64,
+    /// Mean wait of the user's tasks that can fit and were not cancelled, seconds (a task
+    /// still waiting counts its wait so far).
     pub mean_wait_s: f64,
     /// Median (nearest rank) of those waits, seconds.
     #[serde(default)]
@@ -138,20 +142,24 @@ pub struct PolicyResult {
     pub tasks_started: u64,
     /// Tasks finished within the horizon.
     pub tasks_completed: u64,
-    /// Submitted, able to fit, but not finished within the horizon
-    /// (submitted = completed + unfinished + never fit).
+    /// Submitted, able to fit, not cancelled while waiting, but not finished within the
+    /// horizon (submitted = completed + unfinished + never fit + cancelled).
     pub tasks_unfinished: u64,
     /// Submitted tasks larger than the whole capacity (or than every machine), which can never
     /// start: not unfinished, and left out of every wait and slowdown.
     pub tasks_never_fit: u64,
+    /// Submitted tasks their owners cancelled while they waited, at the moment the log
+    /// records: withdrawn then, not unfinished, and left out of every wait and slowdown.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tasks_cancelled: u64,
     /// Tasks that arrive after the horizon (not submitted).
     pub tasks_beyond_horizon: u64,
     /// Submitted tasks whose recorded runtime exceeds their walltime request, each run only
     /// until that request (`--overrun kill`; 0 under `extend`).
     #[serde(default)]
     pub tasks_killed_at_walltime: u64,
-    /// Mean wait over submitted tasks that can fit, seconds (a task still waiting counts its
-    /// wait so far).
+    /// Mean wait over submitted tasks that can fit and were not cancelled, seconds (a task
+    /// still waiting counts its wait so far).
     pub mean_wait_s: f64,
     /// 95th percentile of the waits of the submitted tasks that can fit, seconds.
     pub p95_wait_s: f64,

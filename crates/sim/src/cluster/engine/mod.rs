@@ -5,6 +5,7 @@
 mod order;
 mod pass;
 mod run;
+mod withdraw;
 
 pub(super) use run::replay;
 
@@ -12,6 +13,7 @@ use super::*;
 use fairshare_core::model::partition_property;
 use order::{job_ranker, JobOrder};
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::slice;
 
 /// A job waiting in a user's queue.
@@ -41,6 +43,9 @@ struct Pending {
     reservation: Option<(Time, Placed)>,
     /// The first reservation it was given.
     first_reserved: Option<Time>,
+    /// When its owner cancels it, as the log records: it is withdrawn then if it still
+    /// waits, and ends then, at the latest, if it runs.
+    cancelled: Option<Time>,
     /// What becomes of it, when the run is observed.
     outcome: Option<Box<JobOutcome>>,
 }
@@ -108,6 +113,10 @@ struct Engine {
     cluster_extent: (Vec<f64>, f64),
     /// Reserved starts, at which a pass must run even if nothing arrives or ends then.
     wakeups: BinaryHeap<Reverse<Time>>,
+    /// The cancellations to come, as (when, the job's sequence number, its user).
+    withdrawals: BinaryHeap<Reverse<(Time, u64, u32)>>,
+    /// The sequence numbers of the waiting jobs that are to be cancelled.
+    cancellable: HashSet<u64>,
     record_jobs: Option<Window>,
     jobs: Vec<JobRecord>,
     /// The site's queues, and the processors each one's running jobs hold.
@@ -313,6 +322,8 @@ impl Engine {
             assoc_factors: config.assoc_factors.clone(),
             cluster_extent,
             wakeups: BinaryHeap::new(),
+            withdrawals: BinaryHeap::new(),
+            cancellable: HashSet::new(),
             record_jobs: config.record_jobs,
             jobs: Vec::new(),
             queue_held: vec![0.0; config.queues.len()],
@@ -445,9 +456,23 @@ impl Engine {
             }
             (limit, _) => (a.runtime, limit.unwrap_or(a.runtime).max(a.runtime), false),
         };
+        // A job cancelled while it waited runs, if started, until its cancellation or its
+        // limit; with no limit, the longest it could is from its submission to its cancellation.
+        let (runtime, walltime) = match a.cancelled {
+            Some(at) => {
+                let until = at.as_micros().saturating_sub(a.submit.as_micros());
+                let limit = a.walltime.filter(|w| *w > 0).unwrap_or(until);
+                (limit, limit)
+            }
+            None => (runtime, walltime),
+        };
         let outcome = (self.observed).then(|| Box::new(JobOutcome::arrived(&a, runtime, killed)));
         self.recorder.queued(a.user);
         self.seq += 1;
+        if let Some(at) = a.cancelled {
+            self.withdrawals.push(Reverse((at, self.seq, a.user)));
+            self.cancellable.insert(self.seq);
+        }
         self.unreserved += 1;
         self.smallest.add(&request);
         let (tier, factor) = self.partition_setting(a.partition);
@@ -478,6 +503,7 @@ impl Engine {
                 rate,
                 reservation: None,
                 first_reserved: None,
+                cancelled: a.cancelled,
                 outcome,
             },
         );
@@ -764,7 +790,11 @@ impl Engine {
         self.unreserved -= 1;
         self.smallest.remove(&job.request);
         let speed = self.space.speed(&placed);
-        let run = on_node(job.runtime, speed);
+        let until_cancelled = (job.cancelled).map(|at| {
+            self.started_before_cancellation(job.seq);
+            at.as_micros().saturating_sub(self.now.as_micros())
+        });
+        let run = on_node(job.runtime, speed).min(until_cancelled.unwrap_or(u64::MAX));
         let wait = (self.now.as_micros() - job.submit.as_micros()) as f64 / 1e6;
         self.recorder.started(user, wait, run as f64 / 1e6);
         let holding = held(&placed, self.book.holdings(user).len());

@@ -1,5 +1,5 @@
-//! The loop of a run: arrivals in submit order, finishes and wake-ups in time order, a pass after
-//! each instant's events, and the outcomes told as jobs settle.
+//! The loop of a run: arrivals in submit order, finishes, cancellations and wake-ups in time
+//! order, a pass after each instant's events, and the outcomes told as jobs settle.
 
 use super::*;
 
@@ -28,17 +28,27 @@ pub(in crate::cluster) fn replay<E>(
             None => None,
         };
         let next_finish = engine.finishes.peek().map(|Reverse((t, _, _))| *t);
+        let next_withdrawal = engine.next_withdrawal();
         if next_arrival.is_none() && next_finish.is_none() && engine.smallest.least().is_none() {
             // Nothing arrives, runs or waits: a wake-up left is a plan of a job that has
             // started since (or a periodic pass) and would only stretch the run.
             break;
         }
         let next_wakeup = engine.wakeups.peek().map(|Reverse(t)| *t);
-        let events = next_arrival.into_iter().chain(next_finish);
-        let wakeups = next_wakeup.into_iter().chain(engine.next_periodic());
+        let next_periodic = engine.next_periodic();
+        let events = next_arrival
+            .into_iter()
+            .chain(next_finish)
+            .chain(next_withdrawal);
+        let wakeups = next_wakeup.into_iter().chain(next_periodic);
         let Some(t) = events.chain(wakeups).min() else {
             break;
         };
+        // Only jobs cancelled while they waited: a pass follows only if the scheduler runs on
+        // cancellations.
+        let others = [next_arrival, next_finish, next_wakeup, next_periodic];
+        let cancellations_alone = !others.contains(&Some(t));
+        let passes = !cancellations_alone || config.scheduler.passes_on_cancellation();
         if let Stop::Horizon(h) = config.stop {
             if t > h {
                 break;
@@ -68,6 +78,7 @@ pub(in crate::cluster) fn replay<E>(
             last_submit = a.submit;
             engine.arrive(a).map_err(RunError::Sim)?;
         }
+        engine.withdraw_until(t);
         while engine.wakeups.peek().is_some_and(|Reverse(w)| *w <= t) {
             engine.wakeups.pop();
         }
@@ -75,7 +86,9 @@ pub(in crate::cluster) fn replay<E>(
         if periodic {
             engine.news = false;
         }
-        engine.pass(config.scheduler.as_ref());
+        if passes {
+            engine.pass(config.scheduler.as_ref());
+        }
         if let Some(fault) = engine.fault.take() {
             return Err(RunError::Sim(fault));
         }

@@ -110,6 +110,12 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn kill_grace_s(&self) -> Option<u64> {
         Some(0)
     }
+    /// Whether a waiting job's cancellation sets off a pass, as an arrival or an end does (by
+    /// default it does; Slurm's does not: cancelling a pending job queues none of its
+    /// schedulers, so what the job held back starts at the next submission, end or cycle).
+    fn passes_on_cancellation(&self) -> bool {
+        true
+    }
     /// The job priority the scheduler orders jobs by, when a job's own terms weigh in
     /// (Slurm's age, size and partition factors); none by default: the policy's order of users, each
     /// user's jobs oldest first.

@@ -409,6 +409,12 @@ impl Scheduler for Slurm {
         (self.parameters.over_time_s).map(|over| over + TIME_LIMIT_CHECK_S)
     }
 
+    /// `job_signal` cancels a pending job without queuing the main scheduler
+    /// (`queue_job_scheduler`), and the backfill waits for its cycle.
+    fn passes_on_cancellation(&self) -> bool {
+        false
+    }
+
     fn job_priority(&self) -> Option<JobPriority> {
         let priority = self.parameters.priority;
         priority.orders_jobs().then_some(priority)
