@@ -92,6 +92,7 @@ TASKS = {
     "exclusive": "bool",
     "properties": "object",
     "running": "bool",
+    "cancelled_s": "float64",
 }
 """The columns of a trace's DataFrames; ``<resource>`` stands for one column per resource."""
 

@@ -181,5 +181,12 @@ fn columns(py: Python<'_>, source: &dyn TaskSource, tasks: &[Task]) -> PyResult<
         "running",
         tasks.iter().map(|t| t.running).collect::<Vec<_>>(),
     )?;
+    table.set_item(
+        "cancelled_s",
+        tasks
+            .iter()
+            .map(|t| t.cancelled.map(|c| seconds(c.0)))
+            .collect::<Vec<_>>(),
+    )?;
     Ok(table.unbind())
 }

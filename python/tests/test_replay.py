@@ -124,6 +124,32 @@ def test_qos_priorities_order_a_slurm_dumps_jobs_and_bill_them_as_the_cli_does(t
         fairshare.replay(dump, ["fifo"], qos=qos, **common)
 
 
+def test_a_job_cancelled_while_it_waited_is_read_replayed_and_counted_as_the_cli_does(tmp_path):
+    day = "2026-01-01T00:"
+    dump = tmp_path / "sacct.txt"
+    dump.write_text(
+        "JobID|User|Account|Submit|Start|End|Timelimit|AllocTRES|ReqTRES|State\n"
+        f"1|alice|a|{day}00:00|{day}00:00|{day}01:40|00:01:40|cpu=3,node=1|cpu=3,node=1|COMPLETED\n"
+        f"2|bob|a|{day}00:01|{day}00:40|{day}00:40|00:10:00||cpu=4,node=1|CANCELLED by 1001\n"
+        f"3|carol|a|{day}00:02|{day}01:00|{day}02:30|00:02:00|cpu=1,node=1|cpu=1,node=1|COMPLETED\n"
+    )
+    trace = fairshare.read(dump).frame().set_index("user")
+    assert trace.loc["bob", "cancelled_s"] == 1_767_225_640 and trace.loc["bob", "runtime_s"] == 0
+    assert trace["start_s"].isna().tolist() == [False, True, False]
+    assert trace["cancelled_s"].isna().tolist() == [True, False, True]
+    common = dict(capacity="cpu=4,mem=0,gpu=0", scheduler="slurm", drain=True, progress=False)
+    result = fairshare.replay(dump, ["fifo"], **common)
+    args = [dump, "--policy=fifo", "--capacity", "cpu=4,mem=0,gpu=0", "--scheduler=slurm", "--drain"]
+    same_as_cli(tmp_path, result, args)
+    fifo = result.summary.set_index("policy").loc["fifo"]
+    assert (fifo.tasks_submitted, fifo.tasks_completed, fifo.tasks_cancelled) == (3, 2, 1)
+    jobs = result.jobs.set_index("user")
+    assert jobs.loc["bob", "final_state"] == "cancelled" and jobs.loc["bob", "waiting_time"] == 39
+    # carol waits behind bob's job until the backfill cycle after his cancellation.
+    assert jobs.loc["carol", "starting_time"] == 1_767_225_660
+    assert any("cancelled by their owners while they waited" in w for w in result.warnings)
+
+
 def test_a_slurm_sites_nodes_and_partitions_are_the_cli_s(tmp_path):
     dump = tmp_path / "sacct.txt"
     dump.write_text(
