@@ -176,6 +176,9 @@ struct Cancellations {
     waited_out: usize,
     /// Of those, the replay started (each ends at its cancellation at the latest).
     started: usize,
+    /// Whether the replay had them: the dump says what they asked for (`ReqTRES`), so the
+    /// replay kept them waiting until their cancellation; without it, it left them out.
+    replayed: bool,
 }
 
 /// The pairs of distinct partitions that share a node, by a run's `config.txt` (`scontrol show
@@ -222,7 +225,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let dumped = read_sacct(&dir.join("sacct.txt"), experiment.stream_cpus)?;
         let replayed = read_replay(&dir.join(&replay), &dumped)?;
-        let (real, predicted, cancelled) = ran(dumped.clone(), replayed)?;
+        let (real, predicted, mut cancelled) = ran(dumped.clone(), replayed)?;
+        cancelled.replayed = header_names(&dir.join("sacct.txt"), "ReqTRES");
         let text = |file: &str| std::fs::read_to_string(dir.join(file)).ok();
         runs.push(Run {
             name: name.clone(),
@@ -389,6 +393,13 @@ fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String>
         });
     }
     Ok(jobs)
+}
+
+/// Whether the dump at `path` has the column `name`.
+fn header_names(path: &Path, name: &str) -> bool {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let header = text.lines().next().unwrap_or_default();
+    header.split('|').any(|h| h == name)
 }
 
 /// A time as sacct prints it (`2026-11-24T07:15:44`), read as UTC, in seconds.
@@ -731,13 +742,14 @@ fn summary(md: &mut String, runs: &[Run], cpus: f64) {
     md.push('\n');
     for run in runs.iter().filter(|r| r.cancelled.waited_out > 0) {
         let c = run.cancelled;
+        let replay = match c.replayed {
+            true => format!("the replay kept them waiting until their cancellations and started {} of them before (each ending at its cancellation at the latest)", c.started),
+            false => "the dump has no ReqTRES, so the replay left them out".to_owned(),
+        };
         let _ = writeln!(
             md,
-            "`{}`: {} jobs were cancelled while they waited (left out of every figure here); the replay withdrew {} of them too, and started {} (each ending at its cancellation at the latest).\n",
-            run.name,
-            c.waited_out,
-            c.waited_out - c.started,
-            c.started
+            "`{}`: {} jobs were cancelled while they waited (left out of every figure here); {replay}.\n",
+            run.name, c.waited_out
         );
     }
 }
