@@ -339,9 +339,8 @@ impl Engine {
             observed: false,
             totals: config.capacity.total(),
             settled: Vec::new(),
-            period: (config.scheduler.period_s()).map(|every_s| {
-                Period::new(every_s, config.scheduler.period_phase_s(), config.origin)
-            }),
+            period: (config.scheduler.cycle())
+                .map(|cycle| Period::new(cycle.every_s, cycle.phase_s, config.origin)),
             // A pool has no nodes to plan: its reservations hold what their jobs ask.
             whole_nodes: config.scheduler.reserves_whole_nodes()
                 && matches!(config.capacity, Capacity::Machines(_)),

@@ -59,7 +59,7 @@ pub trait Pass {
     fn full(&self) -> bool;
     /// How many waiting jobs hold no reservation.
     fn unreserved(&self) -> u64;
-    /// Whether this pass runs at the scheduler's period ([`Scheduler::period_s`]) rather than
+    /// Whether this pass runs at the scheduler's cycle ([`Scheduler::cycle`]) rather than
     /// only after arrivals or ends.
     fn periodic(&self) -> bool;
 }
@@ -75,20 +75,25 @@ pub enum Reservations {
     UntilStart,
 }
 
+/// A scheduler's periodic passes: how far apart, and where they fall.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cycle {
+    /// Seconds between two passes.
+    pub every_s: u64,
+    /// This many seconds past each multiple of `every_s`, counted from the epoch (Slurm's
+    /// backfill timer runs from `slurmctld`'s start, not from the workload's); `None`: on the
+    /// multiples counted from the run's start.
+    pub phase_s: Option<u64>,
+}
+
 /// Runs one scheduling pass: starts jobs in the policy's order while it allows.
 pub trait Scheduler: fmt::Debug + Send + Sync {
     /// Whether and how long the scheduler's reservations last; the engine keeps the
     /// availability profile only for schedulers that make them.
     fn reservations(&self) -> Reservations;
-    /// Seconds between the passes the scheduler wants whether or not anything arrives or ends,
-    /// while jobs wait (Slurm's backfill cycle); none by default.
-    fn period_s(&self) -> Option<u64> {
-        None
-    }
-    /// Where the periodic passes fall: this many seconds past each multiple of the period,
-    /// counted from the epoch (Slurm's backfill timer runs from `slurmctld`'s start, not from
-    /// the workload's); none by default: on the multiples counted from the run's start.
-    fn period_phase_s(&self) -> Option<u64> {
+    /// The passes the scheduler wants whether or not anything arrives or ends, while jobs
+    /// wait (Slurm's backfill cycle); none by default.
+    fn cycle(&self) -> Option<Cycle> {
         None
     }
     /// Whether a reservation holds the rest of every node it is planned on, so that no later

@@ -34,7 +34,7 @@
 //! the run's partitions ([`crate::cluster::Partition`]). docs/slurm-prediction.md measures
 //! what that costs.
 
-use super::{Pass, Reservations, Scheduler, SchedulerEntry};
+use super::{Cycle, Pass, Reservations, Scheduler, SchedulerEntry};
 use fairshare_core::error::Invalid;
 use fairshare_core::model::{slurm_duration, TresWeights};
 use fairshare_core::priority::multifactor::{JobPriority, Tres};
@@ -386,14 +386,11 @@ impl Scheduler for Slurm {
         Reservations::ForThePass
     }
 
-    fn period_s(&self) -> Option<u64> {
-        self.parameters
-            .backfill
-            .then_some(self.parameters.bf_interval_s)
-    }
-
-    fn period_phase_s(&self) -> Option<u64> {
-        self.parameters.bf_phase_s
+    fn cycle(&self) -> Option<Cycle> {
+        self.parameters.backfill.then_some(Cycle {
+            every_s: self.parameters.bf_interval_s,
+            phase_s: self.parameters.bf_phase_s,
+        })
     }
 
     fn reserves_whole_nodes(&self) -> bool {
