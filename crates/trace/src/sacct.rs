@@ -22,7 +22,7 @@
 //! | mem | `mem=` of `AllocTRES` (`16G`, `3900M`; a bare number is MiB, as Slurm writes it), KB |
 //! | gpu | `gres/gpu=` of `AllocTRES`, GPUs |
 //! | nodes | `ReqNodes` when the column is there (none for 1: the job may spread over as many nodes as its processors need), else `node=` of `AllocTRES` (the job is held to the nodes it was given) |
-//! | partition | `Partition`, when the column is there |
+//! | partition | `Partition`, when the column is there (a job that never started names every partition it was submitted to, `a,b`: the first, with a note) |
 //! | qos | `QOS`, when the column is there |
 //! | billing | Slurm's billing per second ([`crate::billing`]): the partition's weights (given in [`ReadOptions::billing`]) over `AllocTRES`, else its `billing=`, else its CPUs; times the `UsageFactor` of its `QOS`, when the column is there |
 //!
@@ -182,7 +182,7 @@ fn read_jobs(
         ));
     }
     let cols = columns(path, header, COLUMNS)?;
-    let (mut held, mut withdrawn, mut unread) = (0, 0, 0);
+    let (mut held, mut withdrawn, mut unread, mut several) = (0, 0, 0, 0);
     while let Some(record) = file.next_record()? {
         if record.raw(cols[0]).contains(&b'.') {
             meta.ignore("job step");
@@ -203,6 +203,7 @@ fn read_jobs(
             Ok(task) => {
                 held += u64::from(task.submit > job.submit);
                 withdrawn += u64::from(task.cancelled.is_some());
+                several += u64::from(job.several_partitions);
                 if job.end.is_none() {
                     dump.running.push(dump.tasks.len());
                 }
@@ -225,6 +226,12 @@ fn read_jobs(
     if withdrawn > 0 {
         meta.note(format!(
             "{}: {withdrawn} jobs were cancelled while they waited: each waits in the replay, as its ReqTRES asked, until its cancellation (its End), and is withdrawn then, or ended then if the replay started it",
+            path.display()
+        ));
+    }
+    if several > 0 {
+        meta.note(format!(
+            "{}: {several} jobs name several partitions (submitted to each, never started): each waits in the first it names, where Slurm would have started it in whichever could start it first",
             path.display()
         ));
     }
@@ -262,6 +269,8 @@ struct Job<'r> {
     requested: Option<(Vec<f64>, Option<u32>, f64)>,
     /// Whether its `State` is `CANCELLED`.
     cancelled: bool,
+    /// Whether it names several partitions (`Partition` `a,b`), of which it keeps the first.
+    several_partitions: bool,
     partition: Option<&'r str>,
     qos: Option<&'r str>,
     /// Billing units per second.
@@ -311,7 +320,10 @@ fn job<'r>(
     let optional_text = |col: Option<Col>| -> Result<Option<&str>, TraceError> {
         Ok(col.map(text).transpose()?.filter(|p| !p.is_empty()))
     };
-    let partition = optional_text(optional.partition)?;
+    // A job that never started names every partition it was submitted to; one that ran, the
+    // one it ran in.
+    let partitions = optional_text(optional.partition)?;
+    let partition = partitions.and_then(|p| p.split(',').next());
     // A job that asked for one node at least may be spread as its processors fit; one that
     // asked for several is held to that many. Without the column, to the nodes it was given.
     let asked_nodes = match optional_text(optional.req_nodes)? {
@@ -351,6 +363,7 @@ fn job<'r>(
         nodes: asked_nodes.unwrap_or(nodes),
         requested,
         cancelled: state.starts_with("CANCELLED"),
+        several_partitions: partitions.is_some_and(|p| p.contains(',')),
         partition,
         qos,
         billing: charge(tres, allocated)?,

@@ -362,6 +362,20 @@ fn a_job_cancelled_while_it_waited_waits_as_it_asked_until_its_cancellation() {
         read.stats.notes
     );
 
+    // Submitted to two partitions, as a job that never started names them: the first is kept.
+    let header_p = "JobID|User|Submit|Start|End|AllocTRES|ReqTRES|Partition|State\n";
+    let row = "1|ann|2024-01-01T00:00:00|None|2024-01-01T00:00:09||cpu=1|gpu,cpu|CANCELLED\n";
+    let path = write(&dir, "partitions.sacct", &(header_p.to_owned() + row));
+    let read = read_ok(&[&path], None);
+    assert_eq!(read.partitions, ["gpu"], "one partition, the first named");
+    assert_eq!(read.tasks[0].partition, Some(0));
+    let said = |text: &str| read.stats.notes.iter().any(|n| n.contains(text));
+    assert!(
+        said("1 jobs name several partitions"),
+        "{:?}",
+        read.stats.notes
+    );
+
     let bad = "1|ann|2024-01-01T00:00:00|None|2024-01-01T00:00:09|00:05:00||cpu=x|1|CANCELLED\n";
     let path = write(&dir, "bad.sacct", &(header.to_owned() + bad));
     let strict = crate::common::read(&[&path], None, &ReadOptions::default())

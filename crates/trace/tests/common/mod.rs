@@ -41,6 +41,8 @@ pub struct Read {
     pub units: Vec<String>,
     /// User names.
     pub users: Vec<String>,
+    /// Partition names.
+    pub partitions: Vec<String>,
 }
 
 /// Reads `paths` as `format` to the end of the stream.
@@ -63,6 +65,7 @@ pub fn read(paths: &[impl AsRef<Path>], format: Option<Format>, options: &ReadOp
         resources: source.resources().to_vec(),
         units: source.units().to_vec(),
         users: source.users().to_vec(),
+        partitions: source.partitions().to_vec(),
     }
 }
 
