@@ -660,7 +660,7 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
     let conf = dir.path().join("slurm.conf");
     std::fs::write(
         &conf,
-        "SchedulerType=sched/backfill\nSchedulerParameters=bf_interval=10,bf_continue\nPriorityWeightAge=1000\nPriorityWeightJobSize=10\nPriorityWeightQOS=1000\nPriorityWeightAssoc=10\n",
+        "SchedulerType=sched/backfill\nSchedulerParameters=bf_interval=10,bf_continue,batch_sched_delay=0\nPriorityWeightAge=1000\nPriorityWeightJobSize=10\nPriorityWeightQOS=1000\nPriorityWeightAssoc=10\n",
     )
     .unwrap();
     let jobs = dir.path().join("jobs.csv");
@@ -697,9 +697,11 @@ fn the_slurm_scheduler_predicts_starts_beside_the_recorded_ones() {
         (rows[0][5].as_str(), rows[2][5].as_str()),
         ("normal", "scavenger")
     );
+    // bob starts at the main scheduler's pass the second after alice's end (Slurm's
+    // background loop); the dump, made up, says at her end.
     assert_eq!(
         (rows[1][2].clone(), rows[1][4].clone()),
-        (at(100), "0".to_owned())
+        (at(101), "1".to_owned())
     );
     let (rows, stderr) = starts(&["--slurm-conf", conf.to_str().unwrap()]);
     assert_eq!(rows[2][2], at(10), "bf_interval=10");
@@ -817,7 +819,9 @@ fn the_jobs_the_backfill_started_put_its_cycles_where_they_fell() {
     let mut rows = job_cells(&jobs, ["user", "starting_time_error"]);
     rows.sort();
     let errors: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
-    assert_eq!(errors, ["0", "0", "0"], "every start as recorded");
+    // carol's as recorded; alice's at the first cycle, 1 s, and bob's at the main scheduler's
+    // pass the second after her end (the dump, made up, starts them at once).
+    assert_eq!(errors, ["1", "2", "0"]);
 }
 
 /// `--site-weight`: a policy other than Slurm's own reaches Slurm as site factors of this
@@ -840,7 +844,11 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
     )
     .unwrap();
     let conf = dir.path().join("slurm.conf");
-    std::fs::write(&conf, "PriorityWeightQOS=1000\nPriorityCalcPeriod=1\n").unwrap();
+    std::fs::write(
+        &conf,
+        "PriorityWeightQOS=1000\nPriorityCalcPeriod=1\nSchedulerParameters=batch_sched_delay=0\n",
+    )
+    .unwrap();
     let qos = dir.path().join("qos.txt");
     std::fs::write(&qos, "normal|1.000000|0\nhigh|1.000000|100\n").unwrap();
     let jobs = dir.path().join("jobs.csv");
@@ -896,10 +904,11 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
 
 /// A Slurm site's nodes and partitions as `--machines` (the saved output of `scontrol show
 /// node` and `show partition`): n1 in partition cpu, g1 in gpu, 4 CPUs each. alice's 3-CPU
-/// job fills n1 until 100 s; bob's 2-CPU cpu job waits for it, and blocks partition cpu in
-/// the main scheduler: dave's 1-CPU cpu job, which fits beside alice's, waits for the backfill
-/// cycle at 30 s, while carol's gpu job starts on g1 at once. A file that defines no node is
-/// refused with the reason.
+/// job fills n1 until 100 s; bob's 2-CPU cpu job waits for it (and starts at the main
+/// scheduler's pass the second after), and blocks partition cpu in the main scheduler: dave's
+/// 1-CPU cpu job, which fits beside alice's, waits for the backfill cycle at 30 s, while
+/// carol's gpu job starts on g1 at the main scheduler's next pass, at 4 s (`batch_sched_delay`:
+/// 3 s after the one at 1 s). A file that defines no node is refused with the reason.
 #[test]
 fn a_slurm_sites_nodes_keep_each_job_in_its_partition() {
     let dir = tempfile::tempdir().unwrap();
@@ -908,8 +917,8 @@ fn a_slurm_sites_nodes_keep_each_job_in_its_partition() {
         &dump,
         "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State\n\
         1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|00:01:40|cpu=3,node=1|cpu|COMPLETED\n\
-        2|bob|a|2026-01-01T00:00:01|2026-01-01T00:01:40|2026-01-01T00:01:50|00:00:10|00:00:10|cpu=2,node=1|cpu|COMPLETED\n\
-        3|carol|a|2026-01-01T00:00:02|2026-01-01T00:00:02|2026-01-01T00:00:12|00:00:10|00:00:10|cpu=1,node=1|gpu|COMPLETED\n\
+        2|bob|a|2026-01-01T00:00:01|2026-01-01T00:01:41|2026-01-01T00:01:51|00:00:10|00:00:10|cpu=2,node=1|cpu|COMPLETED\n\
+        3|carol|a|2026-01-01T00:00:02|2026-01-01T00:00:04|2026-01-01T00:00:14|00:00:10|00:00:10|cpu=1,node=1|gpu|COMPLETED\n\
         4|dave|a|2026-01-01T00:00:03|2026-01-01T00:00:30|2026-01-01T00:00:40|00:00:10|00:00:10|cpu=1,node=1|cpu|COMPLETED\n",
     )
     .unwrap();
@@ -1020,7 +1029,7 @@ fn a_slurm_conf_that_cannot_be_used_is_refused_with_the_reason() {
 /// pass his 4-CPU job, reserved at alice's end (100 s), and starts at the first event after
 /// the cancellation, the backfill cycle at 60 s (Slurm's schedulers do not run on a
 /// cancellation). Without `ReqTRES`, bob's job is left out (a note says so) and carol's starts
-/// at once beside alice's.
+/// beside alice's at the main scheduler's next pass.
 #[test]
 fn a_job_cancelled_while_it_waited_holds_the_others_back_until_then() {
     let dir = tempfile::tempdir().unwrap();
@@ -1082,5 +1091,9 @@ fn a_job_cancelled_while_it_waited_holds_the_others_back_until_then() {
     );
     let rows = job_cells(&jobs, ["user", "starting_time"]);
     let carol = rows.iter().find(|[user, _]| user == "carol").unwrap();
-    assert_eq!(carol[1], at(2), "nothing holds carol back");
+    assert_eq!(
+        carol[1],
+        at(4),
+        "nothing holds carol back: the main scheduler's next pass, 3 s after the one at 1 s"
+    );
 }

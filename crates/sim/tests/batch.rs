@@ -42,7 +42,20 @@ fn replay_with_queues(
     jobs: &[Task],
     queues: &[QueueLimit],
 ) -> PolicyResult {
-    replay_by(capacity, scheduler.scheduler(rule), jobs, queues)
+    let scheduler = match scheduler == SchedulerEntry::SLURM {
+        true => slurm_with(at_every_event()),
+        false => scheduler.scheduler(rule),
+    };
+    replay_by(capacity, scheduler, jobs, queues)
+}
+
+/// Slurm's defaults, but the main scheduler run at every event (`batch_sched_delay=0`), as
+/// the hand-worked cases below assume unless they test its spacing.
+fn at_every_event() -> SlurmParameters {
+    SlurmParameters {
+        batch_sched_delay_s: 0,
+        ..SlurmParameters::default()
+    }
 }
 
 /// `jobs` replayed in FIFO order by `scheduler` on `capacity`, each job its own user's, first
@@ -192,7 +205,7 @@ fn a_cancelled_job_waits_until_its_cancellation_and_a_started_one_ends_then() {
 
     // Slurm's schedulers do not run on a cancellation: job 2 waits for the next event, job
     // 0's end at 10, where the main scheduler starts it and job 3.
-    let slurm = SchedulerEntry::SLURM.scheduler(FillRule::HeadOfLine);
+    let slurm = slurm_with(at_every_event());
     let result = replay_config(&config_for("fifo", pool(4.0), slurm, &jobs), &jobs);
     assert_eq!(starts(&result), [0.0, 10.0, 10.0]);
     assert_eq!(result.tasks_cancelled, 1);
@@ -504,10 +517,10 @@ fn slurm_starts_around_a_blocked_job_only_at_its_backfill_cycle() {
     };
     let easy = replay(pool(4.0), SchedulerEntry::EASY, FillRule::HeadOfLine, &jobs);
     assert_eq!(starts(&easy), [0.0, 100.0, 2.0]);
-    assert_eq!(with(SlurmParameters::default()), [0.0, 100.0, 30.0]);
+    assert_eq!(with(at_every_event()), [0.0, 100.0, 30.0]);
     let every_10_s = SlurmParameters {
         bf_interval_s: 10,
-        ..SlurmParameters::default()
+        ..at_every_event()
     };
     assert_eq!(with(every_10_s), [0.0, 100.0, 10.0]);
     // Cycles at a phase (seconds past each multiple of the interval, from the epoch: the
@@ -515,7 +528,7 @@ fn slurm_starts_around_a_blocked_job_only_at_its_backfill_cycle() {
     // it), and a phase past the interval taken within it.
     let at_phase = |phase| SlurmParameters {
         bf_phase_s: Some(phase),
-        ..SlurmParameters::default()
+        ..at_every_event()
     };
     assert_eq!(with(at_phase(7)), [0.0, 100.0, 7.0]);
     assert_eq!(with(at_phase(2)), [0.0, 100.0, 2.0]);
@@ -523,15 +536,43 @@ fn slurm_starts_around_a_blocked_job_only_at_its_backfill_cycle() {
     assert_eq!(with(at_phase(0)), [0.0, 100.0, 30.0]);
     let builtin = SlurmParameters {
         backfill: false,
-        ..SlurmParameters::default()
+        ..at_every_event()
     };
     assert_eq!(with(builtin), [0.0, 100.0, 100.0]);
     // A backfill cycle that may test only one job tests the blocked one and starts nothing.
     let one_test = SlurmParameters {
         bf_max_job_test: 1,
-        ..SlurmParameters::default()
+        ..at_every_event()
     };
     assert_eq!(with(one_test), [0.0, 100.0, 100.0]);
+}
+
+/// Slurm's main scheduler runs for submissions and ends at slurmctld's next second, at most
+/// every `batch_sched_delay` (3 s): on 2 processors, jobs 0 and 1 start at 0, at the backfill's
+/// first cycle (counted from the first submission); job 0 ends at 10 and job 2 starts at the
+/// next second, 11; job 1 ends at 12, and job 3 waits for the pass at 14, three seconds after
+/// the last. At every event job 3 starts at 12; with `batch_sched_delay=5`, at 16.
+#[test]
+fn slurm_runs_its_main_scheduler_at_most_every_batch_sched_delay() {
+    let mut jobs = [
+        job(0, 0.0, 10.0, 10.0, 1.0),
+        job(1, 0.0, 12.0, 12.0, 1.0),
+        job(2, 1.0, 5.0, 5.0, 1.0),
+        job(3, 1.0, 5.0, 5.0, 1.0),
+    ];
+    jobs.iter_mut().for_each(|j| j.user = 0);
+    let starts_with =
+        |parameters| starts(&replay_by(pool(2.0), slurm_with(parameters), &jobs, &[]));
+    assert_eq!(
+        starts_with(SlurmParameters::default()),
+        [0.0, 0.0, 11.0, 14.0]
+    );
+    assert_eq!(starts_with(at_every_event()), [0.0, 0.0, 10.0, 12.0]);
+    let every_5_s = SlurmParameters {
+        batch_sched_delay_s: 5,
+        ..SlurmParameters::default()
+    };
+    assert_eq!(starts_with(every_5_s), [0.0, 0.0, 11.0, 16.0]);
 }
 
 /// A drained run ends with its last job, not at a plan made for a job that started earlier:
@@ -571,7 +612,7 @@ fn slurm_backfill_plans_every_job_it_cannot_start() {
     let slurm = |bf_resolution_s| {
         let scheduler = slurm_with(SlurmParameters {
             bf_resolution_s,
-            ..SlurmParameters::default()
+            ..at_every_event()
         });
         starts(&replay_config(
             &config_for("fifo", pool(4.0), scheduler, &jobs),
@@ -636,7 +677,7 @@ fn replay_under_priority(
 fn slurm_under(priority: fairshare_core::priority::multifactor::JobPriority) -> Arc<dyn Scheduler> {
     slurm_with(SlurmParameters {
         priority,
-        ..SlurmParameters::default()
+        ..at_every_event()
     })
 }
 
@@ -674,7 +715,7 @@ fn slurm_blocks_partition_by_partition_and_keeps_jobs_on_their_partitions_nodes(
         in_partition(job(4, 4.0, 10.0, 10.0, 1.0), 2),
     ];
     let slurm = |capacity: Capacity| {
-        let scheduler = SchedulerEntry::SLURM.scheduler(FillRule::HeadOfLine);
+        let scheduler = slurm_with(at_every_event());
         let config = ClusterConfig {
             partitions: ["p0", "p1", "p2"].map(Partition::named).to_vec(),
             ..config_for("fifo", capacity, scheduler, &jobs)
@@ -741,7 +782,7 @@ fn slurm_keeps_the_main_scheduler_off_a_blocked_partitions_shared_nodes() {
         in_partition(job(2, 2.0, 10.0, 10.0, 4.0), 1),
         in_partition(job(3, 3.0, 10.0, 10.0, 2.0), 0),
     ];
-    let scheduler = SchedulerEntry::SLURM.scheduler(FillRule::HeadOfLine);
+    let scheduler = slurm_with(at_every_event());
     let config = ClusterConfig {
         partitions: ["lo", "hi"].map(Partition::named).to_vec(),
         ..config_for("fifo", capacity, scheduler, &jobs)
@@ -1108,7 +1149,7 @@ fn slurm_kills_a_job_past_its_limit_and_over_time_limit() {
     let slurm = |over_time_s| {
         let slurm = SlurmParameters {
             over_time_s,
-            ..SlurmParameters::default()
+            ..at_every_event()
         };
         let settings = SchedulerSettings {
             slurm,

@@ -145,6 +145,10 @@ struct Engine {
     /// Whether a job arrived, started or ended since the last periodic pass: only then is
     /// another due (Slurm's backfill waits for new work, `_more_work`).
     news: bool,
+    /// The spacing of the passes events ask for ([`Scheduler::event_pass_spacing_s`]), in
+    /// microseconds, and where those passes stand.
+    event_spacing: Option<u64>,
+    asked: Asked,
     /// The job priority jobs are ordered by, when the scheduler orders jobs.
     job_order: Option<JobOrder>,
 }
@@ -227,6 +231,17 @@ impl Period {
             Some(since) => Time(self.anchor.0 + (since / self.every + 1) * self.every),
         }
     }
+}
+
+/// The passes events ask for, under a scheduler that spaces them.
+#[derive(Debug, Clone, Copy, Default)]
+struct Asked {
+    /// Whether an event asked for a pass since the last one.
+    pending: bool,
+    /// When the last such pass ran.
+    last: Option<Time>,
+    /// The wake-up set for the next one.
+    woken_at: Option<Time>,
 }
 
 /// A partition of the trace, as the run applies it.
@@ -348,6 +363,9 @@ impl Engine {
                 .filter(|_| reservations == Reservations::ForThePass)
                 .map(|s| s.max(1).saturating_mul(1_000_000)),
             news: false,
+            event_spacing: (config.scheduler.event_pass_spacing_s())
+                .map(|s| s.saturating_mul(1_000_000)),
+            asked: Asked::default(),
             job_order: JobOrder::of(config),
         })
     }

@@ -127,6 +127,37 @@ impl Pass for Engine {
 }
 
 impl Engine {
+    /// Whether this instant runs a pass, `asks` saying whether an event asked for one and
+    /// `periodic` whether the scheduler's cycle falls now. Under a scheduler that spaces the
+    /// passes events ask for, such a pass runs at the first whole second after the event at
+    /// which the spacing has passed since the last: until then a wake-up is set (a periodic
+    /// pass runs now whatever was asked, and what was asked waits for the next second).
+    pub(super) fn passes_now(&mut self, asks: bool, periodic: bool) -> bool {
+        let Some(spacing) = self.event_spacing else {
+            return asks || periodic;
+        };
+        let woken = self.asked.woken_at == Some(self.now);
+        self.asked.pending |= asks;
+        if !self.asked.pending {
+            return periodic;
+        }
+        let tick = self.now.plus_micros(1_000_000);
+        let due = (self.asked.last).map_or(tick, |l| l.plus_micros(spacing).max(tick));
+        if woken && !periodic {
+            self.asked = Asked {
+                last: Some(self.now),
+                ..Asked::default()
+            };
+            return true;
+        }
+        let due = if woken { tick } else { due };
+        if self.asked.woken_at.is_none_or(|w| w <= self.now) {
+            self.asked.woken_at = Some(due);
+            self.wakeups.push(Reverse(due));
+        }
+        periodic
+    }
+
     /// [`Pass::reserve`], the start found before `before` when given.
     fn reserve_before(&mut self, user: u32, before: Option<Time>) -> bool {
         let index = self.cursor[user as usize];

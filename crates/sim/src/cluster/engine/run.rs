@@ -44,11 +44,10 @@ pub(in crate::cluster) fn replay<E>(
         let Some(t) = events.chain(wakeups).min() else {
             break;
         };
-        // Only jobs cancelled while they waited: a pass follows only if the scheduler runs on
-        // cancellations.
-        let others = [next_arrival, next_finish, next_wakeup, next_periodic];
-        let cancellations_alone = !others.contains(&Some(t));
-        let passes = !cancellations_alone || config.scheduler.passes_on_cancellation();
+        // What asks for a pass now: arrivals, ends, wake-ups, a cancellation if the scheduler
+        // runs on them; a periodic pass is due of itself.
+        let cancelled = next_withdrawal == Some(t) && config.scheduler.passes_on_cancellation();
+        let asks = [next_arrival, next_finish, next_wakeup].contains(&Some(t)) || cancelled;
         if let Stop::Horizon(h) = config.stop {
             if t > h {
                 break;
@@ -86,7 +85,7 @@ pub(in crate::cluster) fn replay<E>(
         if periodic {
             engine.news = false;
         }
-        if passes {
+        if engine.passes_now(asks, periodic) {
             engine.pass(config.scheduler.as_ref());
         }
         if let Some(fault) = engine.fault.take() {

@@ -115,6 +115,14 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn kill_grace_s(&self) -> Option<u64> {
         Some(0)
     }
+    /// The least time between two passes that arrivals and ends ask for, in seconds: an event
+    /// asks for one, which runs at the first whole second after it once that long has passed
+    /// since the last (Slurm's `batch_sched_delay`, 3 s: `slurmctld`'s background loop runs the
+    /// main scheduler for new work at most that often); none by default: a pass at every
+    /// event.
+    fn event_pass_spacing_s(&self) -> Option<u64> {
+        None
+    }
     /// Whether a waiting job's cancellation sets off a pass, as an arrival or an end does (by
     /// default it does; Slurm's does not: cancelling a pending job queues none of its
     /// schedulers, so what the job held back starts at the next submission, end or cycle).

@@ -79,6 +79,10 @@ pub struct SlurmParameters {
     /// `default_queue_depth`: the most jobs the main scheduler considers after an event
     /// (default 100).
     pub default_queue_depth: u32,
+    /// `batch_sched_delay`, in seconds: submissions and ends ask `slurmctld`'s background
+    /// loop for the main scheduler, which it runs at most this often, at its next second
+    /// (default 3; 0: at once, at every event).
+    pub batch_sched_delay_s: u64,
     /// The multifactor job priority's weights and periods.
     pub priority: JobPriority,
     /// `OverTimeLimit`, in seconds: how long past its time limit a job may run before it is
@@ -97,6 +101,7 @@ impl Default for SlurmParameters {
             bf_max_job_user: 0,
             bf_resolution_s: 60,
             default_queue_depth: 100,
+            batch_sched_delay_s: 3,
             priority: JobPriority::default(),
             over_time_s: Some(0),
         }
@@ -180,6 +185,7 @@ impl SlurmParameters {
                     parameters.bf_resolution_s = if (1..=3600).contains(&n) { n } else { 60 };
                 }
                 "default_queue_depth" => parameters.default_queue_depth = number()?.max(1),
+                "batch_sched_delay" => parameters.batch_sched_delay_s = u64::from(number()?),
                 _ => unmodelled.push(key.to_owned()),
             }
         }
@@ -406,6 +412,11 @@ impl Scheduler for Slurm {
         (self.parameters.over_time_s).map(|over| over + TIME_LIMIT_CHECK_S)
     }
 
+    fn event_pass_spacing_s(&self) -> Option<u64> {
+        let delay = self.parameters.batch_sched_delay_s;
+        (delay > 0).then_some(delay)
+    }
+
     /// `job_signal` cancels a pending job without queuing the main scheduler
     /// (`queue_job_scheduler`), and the backfill waits for its cycle.
     fn passes_on_cancellation(&self) -> bool {
@@ -440,7 +451,7 @@ mod tests {
     #[test]
     fn a_site_configuration_sets_what_is_modelled_and_names_what_is_not() {
         let (parameters, notes) = from(&[
-            ("SchedulerParameters", "bf_interval=60,bf_window=2880,bf_max_job_test=1000,bf_max_job_user=20,bf_resolution=120,default_queue_depth=50,bf_continue"),
+            ("SchedulerParameters", "bf_interval=60,bf_window=2880,bf_max_job_test=1000,bf_max_job_user=20,bf_resolution=120,default_queue_depth=50,batch_sched_delay=5,bf_continue"),
             ("PriorityWeightAge", "1000"),
             ("PriorityWeightFairshare", "10000"),
             ("PriorityWeightJobSize", "500"),
@@ -462,6 +473,7 @@ mod tests {
             bf_max_job_user: 20,
             bf_resolution_s: 120,
             default_queue_depth: 50,
+            batch_sched_delay_s: 5,
             over_time_s: Some(300),
             priority: JobPriority {
                 fairshare_weight: 10_000.0,
