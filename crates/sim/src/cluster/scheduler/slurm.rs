@@ -2,7 +2,10 @@
 //! `plugins/sched/backfill/backfill.c`), so that a replay predicts what a Slurm site would have
 //! done rather than what a textbook backfilling would.
 //!
-//! - **The main scheduler** runs after every submission and every job end. It goes down the
+//! - **The main scheduler** runs for submissions and job ends, which ask `slurmctld`'s
+//!   background loop for it: at the loop's next second, and at most every `batch_sched_delay`
+//!   (3 s by default; `controller.c`'s `_slurmctld_background`), so that the jobs of a few
+//!   seconds' ends start together, seconds after the first of them. It goes down the
 //!   queue in priority order, at most `default_queue_depth` jobs, starting each job that fits
 //!   now: once a job of a partition is left pending, no later job of that partition is started
 //!   by it (Slurm's `failed_parts`), and no job of any partition is started on that
