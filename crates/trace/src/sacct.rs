@@ -223,30 +223,15 @@ fn read_jobs(
             }
         }
     }
-    if withdrawn > 0 {
-        meta.note(format!(
-            "{}: {withdrawn} jobs were cancelled while they waited: each waits in the replay, as its ReqTRES asked, until its cancellation (its End), and is withdrawn then, or ended then if the replay started it",
-            path.display()
-        ));
-    }
-    if several > 0 {
-        meta.note(format!(
-            "{}: {several} jobs name several partitions (submitted to each, never started): each waits in the first it names, where Slurm would have started it in whichever could start it first",
-            path.display()
-        ));
-    }
-    if unread > 0 {
-        meta.note(format!(
-            "{}: {unread} jobs cancelled while they waited are left out, as the dump says nothing of what they asked for (add ReqTRES to sacct's --format to replay them waiting until their cancellation)",
-            path.display()
-        ));
-    }
-    if held > 0 {
-        meta.note(format!(
-            "{}: {held} of its jobs became eligible after their submission (a begin time, a dependency or a hold): each is replayed, and its wait counted, from its Eligible time",
-            path.display()
-        ));
-    }
+    let mut counted = |count: u64, what: &str| {
+        if count > 0 {
+            meta.note(format!("{}: {count} {what}", path.display()));
+        }
+    };
+    counted(withdrawn, "jobs were cancelled while they waited: each waits in the replay, as its ReqTRES asked, until its cancellation (its End), and is withdrawn then, or ended then if the replay started it");
+    counted(several, "jobs name several partitions (submitted to each, never started): each waits in the first it names, where Slurm would have started it in whichever could start it first");
+    counted(unread, "jobs cancelled while they waited are left out, as the dump says nothing of what they asked for (add ReqTRES to sacct's --format to replay them waiting until their cancellation)");
+    counted(held, "of its jobs became eligible after their submission (a begin time, a dependency or a hold): each is replayed, and its wait counted, from its Eligible time");
     Ok(())
 }
 

@@ -1,6 +1,6 @@
 //! The Slurm accounting reader on a hand-written `sacct --parsable2` dump.
 
-use crate::common::{read, read_lenient, read_ok, skipped, write};
+use crate::common::{read, read_lenient, read_ok, skipped, strict_error, write};
 use fairshare_core::model::Time;
 use fairshare_trace::{Format, ReadOptions};
 use tempfile::TempDir;
@@ -200,10 +200,7 @@ fn req_nodes_holds_a_job_to_its_nodes_only_when_it_asked_for_several() {
     let bad =
         "1|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|cpu=1,node=1|two\n";
     let path = write(&dir, "bad.sacct", &(header.to_owned() + bad));
-    let strict = crate::common::read(&[&path], None, &ReadOptions::default())
-        .error
-        .unwrap()
-        .to_string();
+    let strict = strict_error(&path);
     assert!(
         strict.contains(
             "bad.sacct:2: field 8 (ReqNodes): expected a whole number of nodes, found \"two\""
@@ -235,10 +232,7 @@ fn a_job_that_became_eligible_later_arrives_then() {
     let bad =
         "1|ann|a|2024-01-01T00:00:00|soon|2024-01-01T00:00:05|2024-01-01T00:01:00|cpu=1,node=1|1\n";
     let path = write(&dir, "bad.sacct", &(header.to_owned() + bad));
-    let strict = crate::common::read(&[&path], None, &ReadOptions::default())
-        .error
-        .unwrap()
-        .to_string();
+    let strict = strict_error(&path);
     assert!(
         strict.contains("bad.sacct:2: field 5 (Eligible): expected a time"),
         "{strict}"
@@ -378,10 +372,7 @@ fn a_job_cancelled_while_it_waited_waits_as_it_asked_until_its_cancellation() {
 
     let bad = "1|ann|2024-01-01T00:00:00|None|2024-01-01T00:00:09|00:05:00||cpu=x|1|CANCELLED\n";
     let path = write(&dir, "bad.sacct", &(header.to_owned() + bad));
-    let strict = crate::common::read(&[&path], None, &ReadOptions::default())
-        .error
-        .unwrap()
-        .to_string();
+    let strict = strict_error(&path);
     assert!(
         strict.contains("bad.sacct:2: field 8 (ReqTRES): expected TRES amounts that are numbers >= 0, found \"cpu=x\""),
         "{strict}"

@@ -104,6 +104,12 @@ pub fn assert_sound(read: &Read) {
     assert!(read.stats.reconciles(), "{:?}", read.stats);
 }
 
+/// The error a strict read of `path` stops at, as text.
+pub fn strict_error(path: &Path) -> String {
+    let read = read(&[path], None, &ReadOptions::default());
+    read.error.expect("a strict read fails").to_string()
+}
+
 /// The skip count under `reason`.
 pub fn skipped(read: &Read, reason: &str) -> u64 {
     read.stats.tasks_skipped.get(reason).copied().unwrap_or(0)
