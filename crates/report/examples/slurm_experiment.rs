@@ -33,7 +33,8 @@
 //!     (sacct's `Flags` `SchedBackfill`) counted apart; how long each run took;
 //!   - the floor: the same agreement between the two real runs of one policy, job by job;
 //!   - jobs cancelled while they waited (sacct's `State` `CANCELLED` with nothing allocated),
-//!     left out of every figure: how many, and how many of them the replay withdrew too;
+//!     left out of every figure: how many, and how many of them the replay started before
+//!     their cancellation (or that it left them out, for a dump without `ReqTRES`);
 //!   - each user's mean wait per run, real and predicted;
 //!   - per run, each user's jobs, mean wait (all jobs, and the stream's jobs alone, one-node),
 //!     longest wait, share of the processors in the first and second halves of the run (from
@@ -223,17 +224,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if !dir.join("sacct.txt").exists() {
             continue;
         }
-        let dumped = read_sacct(&dir.join("sacct.txt"), experiment.stream_cpus)?;
+        let (dumped, asked) = read_sacct(&dir.join("sacct.txt"), experiment.stream_cpus)?;
         let replayed = read_replay(&dir.join(&replay), &dumped)?;
-        let (real, predicted, mut cancelled) = ran(dumped.clone(), replayed)?;
-        cancelled.replayed = header_names(&dir.join("sacct.txt"), "ReqTRES");
+        let jobs = dumped.len();
+        let (real, predicted, mut cancelled) = ran(dumped, replayed)?;
+        cancelled.replayed = asked;
         let text = |file: &str| std::fs::read_to_string(dir.join(file)).ok();
         runs.push(Run {
             name: name.clone(),
             about: text("about").map_or_else(|| one_node_about(name), |a| a.trim().to_string()),
             real,
             predicted,
-            dumped: dumped.len(),
+            dumped: jobs,
             cancelled,
             samples: text("sprio.log")
                 .map(|t| read_sprio(&t))
@@ -320,8 +322,10 @@ fn read_sprio(text: &str) -> Vec<BTreeMap<u64, f64>> {
 /// The jobs of a `sacct --parsable2` dump with a header (columns found by name; job steps
 /// such as `12.batch` left out): id, user, submit (its `Eligible` time when later), start,
 /// end, `cpu=` of `AllocTRES` and, when the column is there, whether `Flags` says the backfill
-/// scheduler started it; jobs of at most `stream_cpus` processors are the stream's.
-fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String> {
+/// scheduler started it; jobs of at most `stream_cpus` processors are the stream's. And
+/// whether the dump says what each job asked for (`ReqTRES`), which lets a replay keep the
+/// jobs cancelled while they waited.
+fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<(Vec<Job>, bool), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().ok_or("an empty dump")?.split('|').collect();
@@ -392,14 +396,7 @@ fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<Vec<Job>, String>
             nodes: amount("node=") as usize,
         });
     }
-    Ok(jobs)
-}
-
-/// Whether the dump at `path` has the column `name`.
-fn header_names(path: &Path, name: &str) -> bool {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let header = text.lines().next().unwrap_or_default();
-    header.split('|').any(|h| h == name)
+    Ok((jobs, col("ReqTRES").is_ok()))
 }
 
 /// A time as sacct prints it (`2026-11-24T07:15:44`), read as UTC, in seconds.

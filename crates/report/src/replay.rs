@@ -39,7 +39,8 @@ pub fn replay_table(summary: &ReplaySummary, stats: &[RunStats]) -> String {
     )
 }
 
-/// Title of the table of tasks and waits, with how the counts add up.
+/// Title of the table of tasks and waits, with how the counts add up: [`tasks_title`] adds
+/// the cancelled ones when there are some and closes the parenthesis.
 const TASKS_TITLE: &str = "Tasks and waits (submitted = completed + unfinished + never fit";
 /// What "never fit" means, said under the table of tasks and waits.
 const NEVER_FIT_NOTE: &str =

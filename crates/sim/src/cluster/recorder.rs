@@ -332,7 +332,7 @@ impl Recorder {
             tasks_cancelled: cancelled,
             tasks_beyond_horizon: self.beyond_horizon,
             tasks_killed_at_walltime: self.killed_at_walltime,
-            mean_wait_s: UserTally::per(total(|u| u.wait_sum), submitted - never_fit - cancelled),
+            mean_wait_s: UserTally::per(total(|u| u.wait_sum), sum(UserTally::waited)),
             p95_wait_s: percentile(waits.clone(), 0.95),
             wait_quantiles_s: quantiles(waits),
             slowdown_quantiles: quantiles(slowdowns),

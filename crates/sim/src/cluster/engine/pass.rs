@@ -141,8 +141,6 @@ impl Engine {
         if !self.asked.pending {
             return periodic;
         }
-        let tick = self.now.plus_micros(1_000_000);
-        let due = (self.asked.last).map_or(tick, |l| l.plus_micros(spacing).max(tick));
         if woken && !periodic {
             self.asked = Asked {
                 last: Some(self.now),
@@ -150,7 +148,11 @@ impl Engine {
             };
             return true;
         }
-        let due = if woken { tick } else { due };
+        let tick = self.now.plus_micros(1_000_000);
+        let due = match (woken, self.asked.last) {
+            (false, Some(last)) => last.plus_micros(spacing).max(tick),
+            _ => tick,
+        };
         if self.asked.woken_at.is_none_or(|w| w <= self.now) {
             self.asked.woken_at = Some(due);
             self.wakeups.push(Reverse(due));
