@@ -71,6 +71,10 @@
 #                          Priority=50 on account engineering (its users inherit it),
 #                          100 on bob's association and 20 on carol's; they order jobs only
 #                          with PRIORITY_WEIGHT_ASSOC set
+#   FEATURES=none|fast     LAYOUT=many: no node features (default), or, with fast, feature
+#                          fast on n01-n04 (32 of cpu's 96 CPUs, set for the run) and
+#                          --constraint=fast on the plan's every 3rd job, which may then run
+#                          on those nodes only
 #   CANCEL=N               LAYOUT=many: every Nth job of the plan (the Nth, 2Nth, …) is
 #                          cancelled by its user CANCEL_AFTER seconds (default 30) after its
 #                          submission, whether it waits or runs by then (default 0: none)
@@ -115,6 +119,11 @@ case $layout in
     cancel_after=${CANCEL_AFTER:-30}
     [[ $cancel =~ ^[0-9]+$ && $cancel_after =~ ^[0-9]+$ ]] \
       || { echo "CANCEL and CANCEL_AFTER are whole numbers, not '$cancel' and '$cancel_after'" >&2; exit 2; }
+    features=${FEATURES:-none}
+    case $features in
+      none | fast) ;;
+      *) echo "FEATURES is none or fast, not '$features'" >&2; exit 2 ;;
+    esac
     assoc=${ASSOC:-none}
     case $assoc in
       none | mixed) ;;
@@ -198,9 +207,10 @@ workload() {
 
 # The drawn plan, from t = 0: each line's job as its user, at its time (with PARTITIONS=two,
 # every 4th in partition gpu; with PARTITIONS=tiers or factors, in partition high; with QOS=mixed, every
-# 3rd in QOS high and every 5th of the rest in QOS low).
+# 3rd in QOS high and every 5th of the rest in QOS low; with FEATURES=fast, every 3rd asks
+# for feature fast).
 workload_many() {
-  local at_s user cpus mem run limit rest memory partition job_qos id n=0
+  local at_s user cpus mem run limit rest memory partition job_qos constraint id n=0
   while IFS='|' read -r at_s user cpus mem run limit rest; do
     at "$at_s"
     memory=""
@@ -217,7 +227,9 @@ workload_many() {
     if [ "${qos:-none}" = mixed ]; then
       if [ $((n % 3)) = 0 ]; then job_qos="--qos=high"; elif [ $((n % 5)) = 0 ]; then job_qos="--qos=low"; fi
     fi
-    id=$(su "$user" -c "sbatch --parsable --chdir=/tmp -o /dev/null -J d -n $cpus $memory $partition $job_qos -t $limit --wrap 'sleep $run'")
+    constraint=""
+    [ "${features:-none}" = fast ] && [ $((n % 3)) = 0 ] && constraint="--constraint=fast"
+    id=$(su "$user" -c "sbatch --parsable --chdir=/tmp -o /dev/null -J d -n $cpus $memory $partition $job_qos $constraint -t $limit --wrap 'sleep $run'")
     if [ "$cancel" -gt 0 ] && [ $((n % cancel)) = 0 ]; then
       (sleep "$cancel_after" && su "$user" -c "scancel $id" 2>/dev/null || true) &
     fi
@@ -258,6 +270,10 @@ run() {
     sacctmgr -i add qos high Priority=100 >/dev/null
     sacctmgr -i add qos low Priority=20 >/dev/null
     sacctmgr -i modify user where name="$everyone" set qos+=high,low >/dev/null
+  fi
+  if [ "${features:-none}" = fast ]; then
+    # Feature fast on four of cpu's nodes; a fresh cluster forgets it.
+    scontrol update NodeName=n[01-04] AvailableFeatures=fast ActiveFeatures=fast
   fi
   if [ "${assoc:-none}" = mixed ]; then
     # Association priorities: an account's (inherited by the associations under it that set
@@ -314,7 +330,7 @@ TOML
   # Jobs reach the accounting database a moment after they leave the queue.
   sleep 3
   TZ=UTC sacct --allusers --parsable2 \
-    --format=JobID,User,Account,Submit,Eligible,Start,End,Elapsed,Timelimit,AllocTRES,ReqTRES,Partition,State,QOS,Flags,ReqNodes \
+    --format=JobID,User,Account,Submit,Eligible,Start,End,Elapsed,Timelimit,AllocTRES,ReqTRES,Partition,State,QOS,Flags,ReqNodes,Constraints \
     -S "$began_utc" -E now >"$dir/sacct.txt"
   scontrol --oneliner show partition >"$dir/partitions.txt"
   # The configuration, the nodes and the partitions, as --slurm-conf and --machines read them.
@@ -334,9 +350,10 @@ TOML
 replay() {
   local name=$1 policy=$2 dir="$out/$1" cluster
   if [ "$layout" = many ]; then
-    # With more than one partition, the nodes and partitions as the run's Slurm listed them.
+    # With more than one partition or with features, the nodes and partitions as the run's
+    # Slurm listed them.
     local machines="$out/machines.toml"
-    [ "$partitions" != one ] && machines="$dir/config.txt"
+    if [ "$partitions" != one ] || [ "$features" != none ]; then machines="$dir/config.txt"; fi
     cluster=(--machines "$machines" --shares "$dir/assoc.txt"
       --partitions "$dir/partitions.txt" --qos "$dir/qos.txt")
   else

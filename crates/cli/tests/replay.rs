@@ -983,6 +983,85 @@ fn a_slurm_sites_nodes_keep_each_job_in_its_partition() {
     assert!(stderr.contains("defines no node"), "{stderr}");
 }
 
+/// A job's `Constraints` hold it to the nodes with those features: of partition cpu's two
+/// 4-CPU nodes only n1 is `fast`, and alice's job fills it until 100 s. bob's 1-CPU job asks
+/// for `fast`, so it waits for n1 (the main scheduler's pass the second after alice's end)
+/// though n2 is free, and blocks partition cpu in the main scheduler meanwhile: carol's job,
+/// which asks for nothing, starts on n2 at the backfill's first cycle, at 30 s. Without the
+/// column, bob's job starts on n2 at once.
+#[test]
+fn constraints_hold_a_job_to_the_nodes_with_its_features() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = |constraints: bool| {
+        let rows = [
+            "JobID|User|Account|Submit|Start|End|Timelimit|AllocTRES|Partition|State|Constraints",
+            "1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|cpu=4,node=1|cpu|COMPLETED|fast",
+            "2|bob|a|2026-01-01T00:00:01|2026-01-01T00:01:41|2026-01-01T00:01:51|00:00:10|cpu=1,node=1|cpu|COMPLETED|fast",
+            "3|carol|a|2026-01-01T00:00:02|2026-01-01T00:00:30|2026-01-01T00:00:40|00:00:10|cpu=1,node=1|cpu|COMPLETED|",
+        ];
+        let text: Vec<String> = (rows.iter())
+            .map(|row| match constraints {
+                true => row.to_string(),
+                false => row.rsplit_once('|').unwrap().0.to_owned(),
+            })
+            .collect();
+        let path = dir.path().join(format!("sacct-{constraints}.txt"));
+        std::fs::write(&path, text.join("\n") + "\n").unwrap();
+        path
+    };
+    let nodes = dir.path().join("config.txt");
+    std::fs::write(
+        &nodes,
+        "NodeName=n1 CPUTot=4 RealMemory=16000 AvailableFeatures=fast ActiveFeatures=fast\n\
+         NodeName=n2 CPUTot=4 RealMemory=16000 AvailableFeatures=(null) ActiveFeatures=(null)\n\
+         PartitionName=cpu Nodes=n[1-2] Default=YES\n",
+    )
+    .unwrap();
+    let jobs = dir.path().join("jobs.csv");
+    let replay = |dump: &Path| {
+        let out = fairshare(&[
+            "replay",
+            dump.to_str().unwrap(),
+            "--policy",
+            "fifo",
+            "--machines",
+            nodes.to_str().unwrap(),
+            "--scheduler",
+            "slurm",
+            "--placement",
+            "slurm",
+            "--drain",
+            "--jobs",
+            jobs.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut rows = job_cells(&jobs, ["user", "allocated_resources", "waiting_time"]);
+        rows.sort();
+        rows
+    };
+    let row = |user: &str, host: &str, wait: &str| [user, host, wait].map(str::to_owned);
+    assert_eq!(
+        replay(&dump(true)),
+        [
+            row("alice", "n1", "0"),
+            row("bob", "n1", "100"),
+            row("carol", "n2", "28")
+        ],
+        "{}",
+        std::fs::read_to_string(&jobs).unwrap()
+    );
+    let free = replay(&dump(false));
+    assert_eq!(
+        free[1][1], "n2",
+        "without the column bob's job may run on n2: {free:?}"
+    );
+    assert!(free[1][2].parse::<f64>().unwrap() < 5.0, "{free:?}");
+}
+
 #[test]
 fn a_slurm_conf_that_cannot_be_used_is_refused_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();

@@ -804,7 +804,50 @@ fn floor_section(
         let _ = writeln!(md, "| {user} | {jobs} | {x} | {y} | {difference} |");
     }
     md.push('\n');
+    users_within_spread(md, [first, second], (&one, &two), experiment);
     Ok(())
+}
+
+/// How many users' mean waits each floor run's prediction gets within 10 % of the real one or
+/// within the two real runs' difference for that user (the target), and which miss.
+fn users_within_spread(
+    md: &mut String,
+    runs: [&Run; 2],
+    floor: (&[Job], &[Job]),
+    experiment: &Experiment,
+) {
+    let wait =
+        |jobs: &[Job], user: &str| mean(jobs.iter().filter(|j| j.user == user).map(Job::wait));
+    md.push_str("Each user's predicted mean wait within 10 % of the real one or within the two real runs' difference for that user (the column above):\n\n");
+    for run in runs {
+        let mut misses = Vec::new();
+        let mut users = 0;
+        for user in experiment
+            .users
+            .iter()
+            .filter(|u| run.real.iter().any(|j| &j.user == *u))
+        {
+            users += 1;
+            let (real, predicted) = (wait(&run.real, user), wait(&run.predicted, user));
+            let spread = (wait(floor.0, user) - wait(floor.1, user)).abs();
+            if (real - predicted).abs() > (0.1 * real).max(spread) {
+                misses.push(format!(
+                    "{user} {real:.0} s real, {predicted:.0} s predicted, runs {spread:.0} s apart"
+                ));
+            }
+        }
+        let missed = match misses.is_empty() {
+            true => String::new(),
+            false => format!(" (not: {})", misses.join("; ")),
+        };
+        let _ = writeln!(
+            md,
+            "- `{}`: {} of {users}{missed}",
+            run.name,
+            users - misses.len()
+        );
+    }
+    md.push('\n');
 }
 
 /// Whole seconds, or a dash for no value (a user without jobs).

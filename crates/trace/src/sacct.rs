@@ -4,8 +4,8 @@
 //! (`fairshare priorities`).
 //!
 //! The file is `|`-separated with a header; columns are found by name, in any order.
-//! `Elapsed`, `Timelimit`, `Partition`, `State`, `QOS`, `ReqNodes`, `ReqTRES`, `Eligible` and
-//! `Flags` are optional. `Flags` says which scheduler started each job: the starts of the jobs
+//! `Elapsed`, `Timelimit`, `Partition`, `State`, `QOS`, `ReqNodes`, `ReqTRES`, `Eligible`,
+//! `Constraints` and `Flags` are optional. `Flags` says which scheduler started each job: the starts of the jobs
 //! `SchedBackfill` started are kept in the read's statistics
 //! ([`ReadStats::backfill_starts`](fairshare_core::model::ReadStats::backfill_starts)), which
 //! give the phase of the backfill's cycles to a replay of Slurm's schedulers.
@@ -24,6 +24,7 @@
 //! | nodes | `ReqNodes` when the column is there (none for 1: the job may spread over as many nodes as its processors need), else `node=` of `AllocTRES` (the job is held to the nodes it was given) |
 //! | partition | `Partition`, when the column is there (a job that never started names every partition it was submitted to, `a,b`: the first, with a note) |
 //! | qos | `QOS`, when the column is there |
+//! | properties | `Constraints`, when the column is there: the node features the job asked for, all of them (`fast`, `fast&ib`); a constraint that is not such a list (`a\|b`, `[a\|b]`, `a*2`, parentheses) cannot be held to a list of features, so it is left out, with a note counting such jobs |
 //! | billing | Slurm's billing per second ([`crate::billing`]): the partition's weights (given in [`ReadOptions::billing`]) over `AllocTRES`, else its `billing=`, else its CPUs; times the `UsageFactor` of its `QOS`, when the column is there |
 //!
 //! How jobs are read, by what the dump says of them (its `State` is not needed for this):
@@ -144,6 +145,7 @@ struct Optional {
     flags: Option<Col>,
     req_tres: Option<Col>,
     state: Option<Col>,
+    constraints: Option<Col>,
 }
 
 /// Reads the dump `path` into `dump`; `Err` for an error that ends the stream.
@@ -171,6 +173,7 @@ fn read_jobs(
         flags: find("Flags"),
         req_tres: find("ReqTRES"),
         state: find("State"),
+        constraints: find("Constraints"),
     };
     if optional.flags.is_some() {
         meta.stats.backfill_starts.get_or_insert_with(Vec::new);
@@ -182,7 +185,7 @@ fn read_jobs(
         ));
     }
     let cols = columns(path, header, COLUMNS)?;
-    let (mut held, mut withdrawn, mut unread, mut several) = (0, 0, 0, 0);
+    let (mut held, mut withdrawn, mut unread, mut several, mut unheld) = (0, 0, 0, 0, 0);
     while let Some(record) = file.next_record()? {
         if record.raw(cols[0]).contains(&b'.') {
             meta.ignore("job step");
@@ -204,6 +207,7 @@ fn read_jobs(
                 held += u64::from(task.submit > job.submit);
                 withdrawn += u64::from(task.cancelled.is_some());
                 several += u64::from(job.several_partitions);
+                unheld += u64::from(job.features.is_none());
                 if job.end.is_none() {
                     dump.running.push(dump.tasks.len());
                 }
@@ -214,6 +218,7 @@ fn read_jobs(
                     user: meta.user(job.user),
                     partition: job.partition.map(|p| meta.partition(p)),
                     qos: job.qos.map(|q| meta.qos(q)),
+                    properties: job.features.unwrap_or_default(),
                     ..task
                 });
             }
@@ -231,6 +236,7 @@ fn read_jobs(
     counted(withdrawn, "jobs were cancelled while they waited: each waits in the replay, as its ReqTRES asked, until its cancellation (its End), and is withdrawn then, or ended then if the replay started it");
     counted(several, "jobs name several partitions (submitted to each, never started): each waits in the first it names, where Slurm would have started it in whichever could start it first");
     counted(unread, "jobs cancelled while they waited are left out, as the dump says nothing of what they asked for (add ReqTRES to sacct's --format to replay them waiting until their cancellation)");
+    counted(unheld, "jobs ask for node features by a constraint other than a list of features all required (a|b, [a|b], a*2, parentheses): the replay does not hold them to any features, so each may run on any node of its partition");
     counted(held, "of its jobs became eligible after their submission (a begin time, a dependency or a hold): each is replayed, and its wait counted, from its Eligible time");
     Ok(())
 }
@@ -262,6 +268,9 @@ struct Job<'r> {
     billing: f64,
     /// Whether the backfill scheduler started it (`SchedBackfill` among its `Flags`).
     backfilled: bool,
+    /// The node features it asked for, all required (`Constraints`); `None` for a
+    /// constraint that is not such a list.
+    features: Option<Vec<String>>,
 }
 
 /// The job of one record.
@@ -353,7 +362,26 @@ fn job<'r>(
         qos,
         billing: charge(tres, allocated)?,
         backfilled: flags.split(',').any(|f| f == "SchedBackfill"),
+        features: required_features(optional_text(optional.constraints)?.unwrap_or_default()),
     })
+}
+
+/// The features a Slurm constraint requires when it is a list of them all required (`fast`,
+/// `fast&ib`; empty: none); `None` for any other constraint (`a|b`, `[a|b]`, `a*2`,
+/// parentheses), which a list of required features cannot express.
+fn required_features(constraint: &str) -> Option<Vec<String>> {
+    let name = |f: &str| {
+        !f.is_empty()
+            && (f.chars()).all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
+    };
+    if constraint.is_empty() {
+        return Some(Vec::new());
+    }
+    let features: Vec<&str> = constraint.split('&').map(str::trim).collect();
+    features
+        .iter()
+        .all(|f| name(f))
+        .then(|| features.into_iter().map(String::from).collect())
 }
 
 impl Job<'_> {
@@ -480,5 +508,20 @@ mod tests {
         assert!(alloc_tres("mem=12Q").is_err());
         assert!(alloc_tres("node=2.5").is_err());
         assert!(alloc_tres("node=99999999999").is_err());
+    }
+
+    #[test]
+    fn a_constraint_is_read_when_every_feature_is_required() {
+        let read = |c: &str| required_features(c);
+        assert_eq!(read(""), Some(vec![]));
+        assert_eq!(read("fast"), Some(vec!["fast".to_owned()]));
+        assert_eq!(
+            read("fast&ib"),
+            Some(vec!["fast".to_owned(), "ib".to_owned()])
+        );
+        assert_eq!(read("cpu_gen:9.2"), Some(vec!["cpu_gen:9.2".to_owned()]));
+        for other in ["a|b", "[a|b]", "a*2", "(a&b)|c", "a&", "&", "a b"] {
+            assert_eq!(read(other), None, "{other}");
+        }
     }
 }

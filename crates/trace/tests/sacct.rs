@@ -266,6 +266,44 @@ fn flags_keep_the_starts_of_the_jobs_the_backfill_started() {
 }
 
 #[test]
+fn constraints_hold_a_job_to_the_features_it_requires() {
+    let dir = TempDir::new().unwrap();
+    let header = "JobID|User|Submit|Start|End|AllocTRES|Constraints\n";
+    let rows = "1|ann|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|cpu=1|fast\n\
+                2|ann|2024-01-01T00:00:01|2024-01-01T00:00:01|2024-01-01T00:01:00|cpu=1|fast&ib\n\
+                3|bob|2024-01-01T00:00:02|2024-01-01T00:00:02|2024-01-01T00:01:00|cpu=1|\n\
+                4|bob|2024-01-01T00:00:03|2024-01-01T00:00:03|2024-01-01T00:01:00|cpu=1|[a|b]\n\
+                5|bob|2024-01-01T00:00:04|2024-01-01T00:00:04|2024-01-01T00:01:00|cpu=1|a*2&b\n";
+    let path = write(&dir, "features.sacct", &(header.to_owned() + rows));
+    let read = read_ok(&[&path], None);
+    let asked: Vec<Vec<&str>> = (read.tasks.iter())
+        .map(|t| t.properties.iter().map(String::as_str).collect())
+        .collect();
+    let none: Vec<&str> = Vec::new();
+    assert_eq!(
+        asked,
+        [
+            vec!["fast"],
+            vec!["fast", "ib"],
+            none.clone(),
+            none.clone(),
+            none
+        ]
+    );
+    let said = |text: &str| read.stats.notes.iter().any(|n| n.contains(text));
+    assert!(
+        said("2 jobs ask for node features by a constraint other than a list"),
+        "{:?}",
+        read.stats.notes
+    );
+    // A dump without the column, or whose jobs ask for no features, says nothing of them.
+    let path = write(&dir, "plain.sacct", &format!("{HEADER}1|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|cpu=1|cpu|COMPLETED\n"));
+    let read = read_ok(&[&path], None);
+    assert!(read.tasks[0].properties.is_empty());
+    assert!(read.stats.notes.iter().all(|n| !n.contains("features")));
+}
+
+#[test]
 fn a_job_cancelled_while_it_waited_waits_as_it_asked_until_its_cancellation() {
     let dir = TempDir::new().unwrap();
     let header = "JobID|User|Submit|Start|End|Timelimit|AllocTRES|ReqTRES|ReqNodes|State\n";
