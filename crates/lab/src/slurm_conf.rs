@@ -6,7 +6,7 @@ use crate::LabError;
 use fairshare_core::error::Invalid;
 use fairshare_sim::cluster::{Partition, SchedulerEntry, SlurmParameters};
 use fairshare_trace::billing::{parse_partitions, parse_qos, parse_qos_priorities, Billing};
-use fairshare_trace::slurm_conf::{parse_slurm_conf, SlurmConf};
+use fairshare_trace::slurm_conf::{parse_slurm_conf, OverSubscribe, SlurmConf};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -46,6 +46,7 @@ pub fn slurm_setup(text: &str) -> Result<SlurmSetup, Invalid> {
     if parameters.priority.partition_weight != 0.0 && conf.partitions().is_empty() {
         notes.push("PriorityWeightPartition is set but the file defines no partition (add `scontrol show partition`, or the PartitionName lines): every job's partition factor is 0".into());
     }
+    notes.extend(unmodelled_sharing(&conf));
     Ok(SlurmSetup {
         parameters,
         partitions: partitions(&conf),
@@ -186,8 +187,25 @@ fn partitions(conf: &SlurmConf) -> Vec<Partition> {
             true => f64::from(p.priority_job_factor) / highest,
             false => 0.0,
         },
+        exclusive: p.over_subscribe == OverSubscribe::Exclusive,
     };
     conf.partitions().iter().map(partition).collect()
+}
+
+/// A sentence on each partition whose nodes are shared in a way the replay does not model:
+/// processors shared (`OverSubscribe=YES` or `FORCE`) or nodes kept to one user at a time
+/// (`ExclusiveUser=YES`).
+fn unmodelled_sharing(conf: &SlurmConf) -> Vec<String> {
+    let mut notes = Vec::new();
+    for p in conf.partitions() {
+        if p.over_subscribe == OverSubscribe::Processors {
+            notes.push(format!("partition {}: OverSubscribe=YES or FORCE lets jobs share processors, which is not modelled: each job holds its processors alone", p.name));
+        }
+        if p.exclusive_user {
+            notes.push(format!("partition {}: ExclusiveUser=YES keeps a node to one user's jobs at a time, which is not modelled: users share its nodes", p.name));
+        }
+    }
+    notes
 }
 
 #[cfg(test)]
@@ -244,15 +262,26 @@ mod tests {
     }
 
     #[test]
+    fn an_exclusive_partition_gives_whole_nodes_and_unmodelled_sharing_is_noted() {
+        let conf = "NodeName=n[1-2] CPUs=8\nPartitionName=a Nodes=n1 OverSubscribe=EXCLUSIVE\nPartitionName=b Nodes=n2 OverSubscribe=FORCE:4 ExclusiveUser=YES\n";
+        let setup = slurm_setup(conf).unwrap();
+        let exclusive: Vec<bool> = setup.partitions.iter().map(|p| p.exclusive).collect();
+        assert_eq!(exclusive, [true, false]);
+        assert_eq!(setup.notes.len(), 2, "{:?}", setup.notes);
+        assert!(setup.notes[0].starts_with("partition b: OverSubscribe=YES or FORCE"));
+        assert!(setup.notes[1].starts_with("partition b: ExclusiveUser=YES"));
+    }
+
+    #[test]
     fn partitions_give_their_tiers_and_factors_over_the_highest() {
         let conf = "PriorityWeightPartition=1000\nNodeName=n[1-4] CPUs=8\nPartitionName=a Nodes=n[1-2] PriorityTier=2 PriorityJobFactor=4\nPartitionName=b Nodes=n[3-4]\n";
         let setup = slurm_setup(conf).unwrap();
         assert!(setup.notes.is_empty(), "{:?}", setup.notes);
         assert_eq!(setup.parameters.priority.partition_weight, 1000.0);
         let partition = |name: &str, tier, factor| Partition {
-            name: name.into(),
             tier,
             factor,
+            ..Partition::named(name)
         };
         assert_eq!(
             setup.partitions,

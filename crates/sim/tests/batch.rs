@@ -825,9 +825,9 @@ fn slurm_serves_a_higher_partition_tier_or_factor_first() {
         starts(&replay_config(&config, &jobs))
     };
     let partition = |name: &str, tier, factor| Partition {
-        name: name.into(),
         tier,
         factor,
+        ..Partition::named(name)
     };
     let alike = [partition("lo", 1, 1.0), partition("hi", 1, 1.0)];
     assert_eq!(
@@ -851,6 +851,37 @@ fn slurm_serves_a_higher_partition_tier_or_factor_first() {
         [0.0, 100.0, 110.0],
         "no weight"
     );
+}
+
+/// Partition `whole` (`OverSubscribe=EXCLUSIVE`) gives each job its node whole: on one node
+/// of 4 processors, job 0's single processor keeps job 1 (one processor too) waiting until
+/// job 0 ends at 100 s; in a partition that shares nodes, job 1 starts beside it at once.
+#[test]
+fn slurm_gives_the_jobs_of_an_exclusive_partition_whole_nodes() {
+    let mut node = NodeType::new("n", 1, vec![4.0]);
+    node.properties = vec![partition_property("whole")];
+    let capacity = Capacity::Machines(MachineCatalogue::new(vec![node]));
+    let jobs = [
+        in_partition(job(0, 0.0, 100.0, 100.0, 1.0), 0),
+        in_partition(job(1, 1.0, 10.0, 10.0, 1.0), 0),
+    ];
+    let run_with = |exclusive: bool| {
+        let config = ClusterConfig {
+            partitions: vec![Partition {
+                exclusive,
+                ..Partition::named("whole")
+            }],
+            ..config_for(
+                "fifo",
+                capacity.clone(),
+                slurm_with(at_every_event()),
+                &jobs,
+            )
+        };
+        starts(&replay_config(&config, &jobs))
+    };
+    assert_eq!(run_with(true), [0.0, 100.0]);
+    assert_eq!(run_with(false), [0.0, 1.0]);
 }
 
 /// On 4 processors held by job 0 until 100 s, job 1 (QOS `normal`) and then job 2 (QOS

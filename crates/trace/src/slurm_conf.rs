@@ -64,6 +64,22 @@ pub struct SlurmPartition {
     pub priority_tier: u32,
     /// `PriorityJobFactor`: its jobs' partition factor, over the highest of all (default 1).
     pub priority_job_factor: u32,
+    /// `OverSubscribe` (`Shared`, its older name): whether its jobs share nodes and processors.
+    pub over_subscribe: OverSubscribe,
+    /// `ExclusiveUser=YES`: a node runs the jobs of one user at a time.
+    pub exclusive_user: bool,
+}
+
+/// A partition's `OverSubscribe`: how its jobs share nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OverSubscribe {
+    /// `NO` (the default): jobs share nodes, never processors.
+    #[default]
+    No,
+    /// `EXCLUSIVE`: each job holds its nodes whole.
+    Exclusive,
+    /// `YES` or `FORCE` (with or without `:count`): jobs may share processors.
+    Processors,
 }
 
 /// The settings of a Slurm configuration, in file order, its nodes and partitions, and what
@@ -423,12 +439,41 @@ fn partition(
         },
         Some(list) => expand_hosts(list, budget).map_err(|e| format!("Nodes={e}"))?,
     };
+    let over_subscribe = match definition
+        .get("oversubscribe")
+        .or_else(|| definition.get("shared"))
+    {
+        None => OverSubscribe::No,
+        Some(v) => over_subscribe(v).ok_or_else(|| {
+            format!("OverSubscribe takes NO, EXCLUSIVE, YES or FORCE, found {v:?}")
+        })?,
+    };
+    let exclusive_user = match definition.get("exclusiveuser") {
+        None => false,
+        Some(v) if v.eq_ignore_ascii_case("yes") => true,
+        Some(v) if v.eq_ignore_ascii_case("no") => false,
+        Some(v) => return Err(format!("ExclusiveUser takes YES or NO, found {v:?}")),
+    };
     Ok(SlurmPartition {
         name: String::new(),
         nodes,
         priority_tier: whole("PriorityTier", priority)?,
         priority_job_factor: whole("PriorityJobFactor", priority)?,
+        over_subscribe,
+        exclusive_user,
     })
+}
+
+/// An `OverSubscribe` value (`EXCLUSIVE`, `FORCE:4`, any case), or `None` for another.
+fn over_subscribe(value: &str) -> Option<OverSubscribe> {
+    let (mode, count) = value.split_once(':').unwrap_or((value, "1"));
+    count.parse::<u32>().ok()?;
+    match mode.to_ascii_uppercase().as_str() {
+        "NO" => Some(OverSubscribe::No),
+        "EXCLUSIVE" => Some(OverSubscribe::Exclusive),
+        "YES" | "FORCE" => Some(OverSubscribe::Processors),
+        _ => None,
+    }
 }
 
 /// The hosts a Slurm host list names, in order: `n[01-03],gpu1` is `n01 n02 n03 gpu1`, with
@@ -598,6 +643,48 @@ mod tests {
             let machines = read.machines();
             assert_eq!(machines[0].properties, ["partition:cpu", "partition:all"]);
             assert_eq!(machines[3].properties, ["partition:all"]);
+        }
+    }
+
+    #[test]
+    fn over_subscribe_and_exclusive_user_are_read_and_bad_values_are_faults() {
+        let conf = "NodeName=n1 CPUs=8\nPartitionName=a Nodes=n1 OverSubscribe=EXCLUSIVE\nPartitionName=b Nodes=n1 OverSubscribe=FORCE:4 ExclusiveUser=YES\nPartitionName=c Nodes=n1 Shared=yes\nPartitionName=d Nodes=n1 OverSubscribe=NO ExclusiveUser=NO\n";
+        let read = parse_slurm_conf(conf);
+        assert!(read.faults().is_empty(), "{:?}", read.faults());
+        let seen: Vec<(OverSubscribe, bool)> = (read.partitions().iter())
+            .map(|p| (p.over_subscribe, p.exclusive_user))
+            .collect();
+        use OverSubscribe::*;
+        assert_eq!(
+            seen,
+            [
+                (Exclusive, false),
+                (Processors, true),
+                (Processors, false),
+                (No, false)
+            ]
+        );
+        for (bad, says) in [
+            (
+                "OverSubscribe=SOMETIMES",
+                "OverSubscribe takes NO, EXCLUSIVE, YES or FORCE, found \"SOMETIMES\"",
+            ),
+            ("OverSubscribe=FORCE:x", "found \"FORCE:x\""),
+            (
+                "ExclusiveUser=maybe",
+                "ExclusiveUser takes YES or NO, found \"maybe\"",
+            ),
+        ] {
+            let read = parse_slurm_conf(&format!(
+                "NodeName=n1 CPUs=8\nPartitionName=a Nodes=n1 {bad}\n"
+            ));
+            assert!(
+                read.faults()
+                    .iter()
+                    .any(|f| f.starts_with("line 2: PartitionName=a: ") && f.contains(says)),
+                "{:?}",
+                read.faults()
+            );
         }
     }
 

@@ -73,6 +73,8 @@ pub struct Partition {
     /// Its partition factor, in [0, 1]: its `PriorityJobFactor` over the highest of the
     /// site's partitions, weighted by `PriorityWeightPartition` in a job's priority.
     pub factor: f64,
+    /// Whether each of its jobs holds its nodes whole (`OverSubscribe=EXCLUSIVE`).
+    pub exclusive: bool,
 }
 
 impl Partition {

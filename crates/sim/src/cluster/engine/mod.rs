@@ -256,6 +256,8 @@ struct PartitionRule {
     tier: i32,
     /// Its partition factor.
     factor: f64,
+    /// Whether its jobs hold their nodes whole.
+    exclusive: bool,
     /// Its nodes' capacity (normalised) and count, which a job's TRES factors are fractions
     /// of (every node's when its property is not enforced).
     extent: (Vec<f64>, f64),
@@ -273,6 +275,7 @@ fn partition_rules(config: &ClusterConfig, space: &mut Space) -> Vec<PartitionRu
                 property: Some(property),
                 tier: partition.tier,
                 factor: partition.factor,
+                exclusive: partition.exclusive,
             }
         })
         .collect();
@@ -440,8 +443,9 @@ impl Engine {
             }
             None => Cow::Borrowed(a.properties.as_slice()),
         };
+        let exclusive = a.exclusive || partition_rule.is_some_and(|r| r.exclusive);
         let (request, unknown) =
-            (self.space).request(cpus, demand, a.nodes, a.exclusive, &properties);
+            (self.space).request(cpus, demand, a.nodes, exclusive, &properties);
         let partition = a
             .partition
             .filter(|_| partition_rule.is_some_and(|r| r.declared));
