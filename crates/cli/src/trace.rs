@@ -85,11 +85,12 @@ pub struct ClusterArgs {
     /// With `--scheduler slurm`: the site's Slurm configuration, a `slurm.conf` or the saved
     /// output of `scontrol show config` (with `show node` and `show partition`). Its
     /// SchedulerType and SchedulerParameters (bf_interval, bf_window, bf_max_job_test,
-    /// bf_max_job_user, bf_resolution, default_queue_depth) set the schedulers; its
-    /// multifactor weights (fairshare, age, size, partition, QOS with `--qos`, TRES),
-    /// PriorityMaxAge, PriorityFavorSmall, PriorityCalcPeriod and OverTimeLimit, and its
-    /// partitions' PriorityTier and PriorityJobFactor, the order of jobs; what it sets that
-    /// the model leaves out is named in a note. Without it, Slurm 22.05's defaults.
+    /// bf_max_job_user, bf_resolution, default_queue_depth, batch_sched_delay) set the
+    /// schedulers; its multifactor weights (fairshare, age, size, partition, QOS with `--qos`,
+    /// TRES), PriorityMaxAge, PriorityFavorSmall, PriorityCalcPeriod and OverTimeLimit, and
+    /// its partitions' PriorityTier and PriorityJobFactor, the order of jobs; a partition's
+    /// OverSubscribe=EXCLUSIVE gives its jobs whole nodes; what it sets that the model leaves
+    /// out is named in a note. Without it, Slurm 22.05's defaults.
     #[arg(long, value_name = "FILE")]
     pub slurm_conf: Option<PathBuf>,
     /// With `--scheduler slurm` and a policy other than Slurm's own fairshare: the weight the
