@@ -5,8 +5,8 @@
 //!
 //! The file is `|`-separated with a header; columns are found by name, in any order.
 //! `Elapsed`, `Timelimit`, `Partition`, `State`, `QOS`, `ReqNodes`, `ReqTRES`, `Eligible`,
-//! `Constraints` and `Flags` are optional. `Flags` says which scheduler started each job: the starts of the jobs
-//! `SchedBackfill` started are kept in the read's statistics
+//! `Constraints` and `Flags` are optional. `Flags` says which scheduler started each job: the
+//! starts of the jobs `SchedBackfill` started are kept in the read's statistics
 //! ([`ReadStats::backfill_starts`](fairshare_core::model::ReadStats::backfill_starts)), which
 //! give the phase of the backfill's cycles to a replay of Slurm's schedulers.
 //!
