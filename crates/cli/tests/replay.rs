@@ -631,6 +631,23 @@ fn job_cells<const N: usize>(path: &Path, columns: [&str; N]) -> Vec<[String; N]
 
 /// `fairshare replay` of the Slurm dump `dump` under FIFO on one 4-CPU node with `--scheduler
 /// slurm`, until every job ends, its per-job table written to `jobs`, with `extra` arguments.
+/// A dump of `rows` in `dir`, with the column at index `without` taken out of every row when
+/// given (a dump as a site without that column would have it), named by what it lacks.
+fn write_rows(dir: &Path, rows: &[&str], without: Option<usize>) -> PathBuf {
+    let text: Vec<String> = (rows.iter())
+        .map(|row| {
+            let mut cells: Vec<&str> = row.split('|').collect();
+            if let Some(column) = without {
+                cells.remove(column);
+            }
+            cells.join("|")
+        })
+        .collect();
+    let path = dir.join(format!("sacct-without-{without:?}.txt"));
+    std::fs::write(&path, text.join("\n") + "\n").unwrap();
+    path
+}
+
 fn replay_slurm_dump(dump: &Path, jobs: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
         "replay",
@@ -992,23 +1009,13 @@ fn a_slurm_sites_nodes_keep_each_job_in_its_partition() {
 #[test]
 fn constraints_hold_a_job_to_the_nodes_with_its_features() {
     let dir = tempfile::tempdir().unwrap();
-    let dump = |constraints: bool| {
-        let rows = [
-            "JobID|User|Account|Submit|Start|End|Timelimit|AllocTRES|Partition|State|Constraints",
-            "1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|cpu=4,node=1|cpu|COMPLETED|fast",
-            "2|bob|a|2026-01-01T00:00:01|2026-01-01T00:01:41|2026-01-01T00:01:51|00:00:10|cpu=1,node=1|cpu|COMPLETED|fast",
-            "3|carol|a|2026-01-01T00:00:02|2026-01-01T00:00:30|2026-01-01T00:00:40|00:00:10|cpu=1,node=1|cpu|COMPLETED|",
-        ];
-        let text: Vec<String> = (rows.iter())
-            .map(|row| match constraints {
-                true => row.to_string(),
-                false => row.rsplit_once('|').unwrap().0.to_owned(),
-            })
-            .collect();
-        let path = dir.path().join(format!("sacct-{constraints}.txt"));
-        std::fs::write(&path, text.join("\n") + "\n").unwrap();
-        path
-    };
+    let rows = [
+        "JobID|User|Account|Submit|Start|End|Timelimit|AllocTRES|Partition|State|Constraints",
+        "1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|cpu=4,node=1|cpu|COMPLETED|fast",
+        "2|bob|a|2026-01-01T00:00:01|2026-01-01T00:01:41|2026-01-01T00:01:51|00:00:10|cpu=1,node=1|cpu|COMPLETED|fast",
+        "3|carol|a|2026-01-01T00:00:02|2026-01-01T00:00:30|2026-01-01T00:00:40|00:00:10|cpu=1,node=1|cpu|COMPLETED|",
+    ];
+    let dump = |constraints: bool| write_rows(dir.path(), &rows, (!constraints).then_some(10));
     let nodes = dir.path().join("config.txt");
     std::fs::write(
         &nodes,
@@ -1112,26 +1119,13 @@ fn a_slurm_conf_that_cannot_be_used_is_refused_with_the_reason() {
 #[test]
 fn a_job_cancelled_while_it_waited_holds_the_others_back_until_then() {
     let dir = tempfile::tempdir().unwrap();
-    let dump = |req_tres: bool| {
-        let rows = [
-            "JobID|User|Account|Submit|Start|End|Timelimit|AllocTRES|ReqTRES|State",
-            "1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|cpu=3,node=1|cpu=3,node=1|COMPLETED",
-            "2|bob|a|2026-01-01T00:00:01|2026-01-01T00:00:40|2026-01-01T00:00:40|00:10:00||cpu=4,node=1|CANCELLED by 1001",
-            "3|carol|a|2026-01-01T00:00:02|2026-01-01T00:01:00|2026-01-01T00:02:30|00:02:00|cpu=1,node=1|cpu=1,node=1|COMPLETED",
-        ];
-        let text: Vec<String> = (rows.iter())
-            .map(|row| {
-                let mut cells: Vec<&str> = row.split('|').collect();
-                if !req_tres {
-                    cells.remove(8);
-                }
-                cells.join("|")
-            })
-            .collect();
-        let path = dir.path().join(format!("sacct-{req_tres}.txt"));
-        std::fs::write(&path, text.join("\n") + "\n").unwrap();
-        path
-    };
+    let rows = [
+        "JobID|User|Account|Submit|Start|End|Timelimit|AllocTRES|ReqTRES|State",
+        "1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:01:40|cpu=3,node=1|cpu=3,node=1|COMPLETED",
+        "2|bob|a|2026-01-01T00:00:01|2026-01-01T00:00:40|2026-01-01T00:00:40|00:10:00||cpu=4,node=1|CANCELLED by 1001",
+        "3|carol|a|2026-01-01T00:00:02|2026-01-01T00:01:00|2026-01-01T00:02:30|00:02:00|cpu=1,node=1|cpu=1,node=1|COMPLETED",
+    ];
+    let dump = |req_tres: bool| write_rows(dir.path(), &rows, (!req_tres).then_some(8));
     let jobs = dir.path().join("jobs.csv");
     let out = replay_slurm_dump(&dump(true), &jobs, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
