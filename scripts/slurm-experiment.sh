@@ -60,7 +60,10 @@
 #                          job waits), the load offered over all 128 CPUs; or, with
 #                          factors, the same partition high in cpu's tier with
 #                          PriorityJobFactor=100 (cpu's is 1), which orders jobs only with
-#                          PRIORITY_WEIGHT_PARTITION set
+#                          PRIORITY_WEIGHT_PARTITION set; or, with exclusive, one job in four
+#                          in partition whole, made for the run over the four gpu nodes with
+#                          OverSubscribe=EXCLUSIVE (each of its jobs holds its nodes whole),
+#                          the load offered over all 128 CPUs
 #   QOS=none|mixed         LAYOUT=many: every job in QOS normal (default), or, with mixed, QOS
 #                          high (Priority=100) for the plan's every 3rd job and low
 #                          (Priority=20) for every 5th of the rest, both made for the run;
@@ -131,8 +134,8 @@ case $layout in
     esac
     case $partitions in
       one) plan_cpus=96 ;;
-      two | tiers | factors) plan_cpus=128 ;;
-      *) echo "PARTITIONS is one, two, tiers or factors, not '$partitions'" >&2; exit 2 ;;
+      two | tiers | factors | exclusive) plan_cpus=128 ;;
+      *) echo "PARTITIONS is one, two, tiers, factors or exclusive, not '$partitions'" >&2; exit 2 ;;
     esac
     ;;
   *) echo "LAYOUT is one or many, not '$layout'" >&2; exit 2 ;;
@@ -206,7 +209,8 @@ workload() {
 }
 
 # The drawn plan, from t = 0: each line's job as its user, at its time (with PARTITIONS=two,
-# every 4th in partition gpu; with PARTITIONS=tiers or factors, in partition high; with QOS=mixed, every
+# every 4th in partition gpu; with PARTITIONS=tiers or factors, in partition high;
+# with PARTITIONS=exclusive, in partition whole; with QOS=mixed, every
 # 3rd in QOS high and every 5th of the rest in QOS low; with FEATURES=fast, every 3rd asks
 # for feature fast).
 workload_many() {
@@ -220,6 +224,7 @@ workload_many() {
     if [ $((n % 4)) = 0 ]; then
       case $partitions in
         two) partition="-p gpu" ;;
+        exclusive) partition="-p whole" ;;
         tiers | factors) partition="-p high" ;;
       esac
     fi
@@ -264,6 +269,12 @@ run() {
     # (PriorityJobFactor 100 against 1); it orders jobs only with PRIORITY_WEIGHT_PARTITION.
     scontrol create PartitionName=high Nodes=n[09-16] PriorityJobFactor=100 MaxTime=INFINITE \
       State=UP TRESBillingWeights=CPU=1.0,Mem=0.25G
+  fi
+  if [ "${partitions:-one}" = exclusive ]; then
+    # A partition over the four gpu nodes whose jobs hold their nodes whole; a fresh cluster
+    # forgets it.
+    scontrol create PartitionName=whole Nodes=n[13-16] OverSubscribe=EXCLUSIVE \
+      MaxTime=INFINITE State=UP TRESBillingWeights=CPU=1.0,Mem=0.25G
   fi
   if [ "${qos:-none}" = mixed ]; then
     # Two QOS of different priorities open to every user; a fresh cluster forgets them.

@@ -629,8 +629,6 @@ fn job_cells<const N: usize>(path: &Path, columns: [&str; N]) -> Vec<[String; N]
         .collect()
 }
 
-/// `fairshare replay` of the Slurm dump `dump` under FIFO on one 4-CPU node with `--scheduler
-/// slurm`, until every job ends, its per-job table written to `jobs`, with `extra` arguments.
 /// A dump of `rows` in `dir`, with the column at index `without` taken out of every row when
 /// given (a dump as a site without that column would have it), named by what it lacks.
 fn write_rows(dir: &Path, rows: &[&str], without: Option<usize>) -> PathBuf {
@@ -648,6 +646,8 @@ fn write_rows(dir: &Path, rows: &[&str], without: Option<usize>) -> PathBuf {
     path
 }
 
+/// `fairshare replay` of the Slurm dump `dump` under FIFO on one 4-CPU node with `--scheduler
+/// slurm`, until every job ends, its per-job table written to `jobs`, with `extra` arguments.
 fn replay_slurm_dump(dump: &Path, jobs: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
         "replay",
