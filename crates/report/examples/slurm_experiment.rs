@@ -515,6 +515,11 @@ fn share(jobs: &[Job], user: &str, from: f64, to: f64, cpus: f64) -> f64 {
     held / (cpus * (to - from))
 }
 
+/// `user`'s mean wait among `jobs` (NaN when the user has none).
+fn mean_wait(jobs: &[Job], user: &str) -> f64 {
+    mean(jobs.iter().filter(|j| j.user == user).map(Job::wait))
+}
+
 /// The value below which 90 % of `values` fall (nearest rank).
 fn p90(mut values: Vec<f64>) -> f64 {
     if values.is_empty() {
@@ -536,10 +541,8 @@ fn utilisation(jobs: &[Job], cpus: f64) -> f64 {
 fn users_within(run: &Run) -> (usize, usize) {
     let users: std::collections::BTreeSet<&str> =
         run.real.iter().map(|j| j.user.as_str()).collect();
-    let wait =
-        |jobs: &[Job], user: &str| mean(jobs.iter().filter(|j| j.user == user).map(Job::wait));
     let close = users.iter().filter(|u| {
-        let (real, predicted) = (wait(&run.real, u), wait(&run.predicted, u));
+        let (real, predicted) = (mean_wait(&run.real, u), mean_wait(&run.predicted, u));
         (real - predicted).abs() <= (0.1 * real).max(30.0)
     });
     (close.count(), users.len())
@@ -792,7 +795,7 @@ fn floor_section(
     );
     md.push_str("| user | jobs | mean wait, first (s) | mean wait, second (s) | difference |\n|---|---:|---:|---:|---:|\n");
     for user in &experiment.users {
-        let wait = |jobs: &[Job]| mean(jobs.iter().filter(|j| &j.user == user).map(Job::wait));
+        let wait = |jobs: &[Job]| mean_wait(jobs, user);
         let (x, y) = (wait(&one), wait(&two));
         let jobs = one.iter().filter(|j| &j.user == user).count();
         let difference = match (y - x, x > 0.0) {
@@ -817,9 +820,7 @@ fn users_within_spread(
     floor: (&[Job], &[Job]),
     experiment: &Experiment,
 ) {
-    let wait =
-        |jobs: &[Job], user: &str| mean(jobs.iter().filter(|j| j.user == user).map(Job::wait));
-    let spread = |user: &str| (wait(floor.0, user) - wait(floor.1, user)).abs();
+    let spread = |user: &str| (mean_wait(floor.0, user) - mean_wait(floor.1, user)).abs();
     let widest = (experiment.users.iter())
         .map(|u| spread(u))
         .filter(|s| s.is_finite())
@@ -830,7 +831,7 @@ fn users_within_spread(
         let (mut users, mut within_widest) = (0, 0);
         for user in (experiment.users.iter()).filter(|u| run.real.iter().any(|j| &j.user == *u)) {
             users += 1;
-            let (real, predicted) = (wait(&run.real, user), wait(&run.predicted, user));
+            let (real, predicted) = (mean_wait(&run.real, user), mean_wait(&run.predicted, user));
             let (miss, apart) = ((real - predicted).abs(), spread(user));
             within_widest += usize::from(miss <= (0.1 * real).max(widest));
             if miss > (0.1 * real).max(apart) {
@@ -874,7 +875,7 @@ fn waits_table(md: &mut String, runs: &[Run], experiment: &Experiment) {
     for user in &experiment.users {
         let _ = write!(md, "| {user} |");
         for run in runs {
-            let wait = |jobs: &[Job]| mean(jobs.iter().filter(|j| &j.user == user).map(Job::wait));
+            let wait = |jobs: &[Job]| mean_wait(jobs, user);
             let _ = write!(
                 md,
                 " {} / {} |",
