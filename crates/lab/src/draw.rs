@@ -14,6 +14,12 @@ use std::collections::HashMap;
 /// How far past its limit a job that outran it in the trace is made to run at least, seconds.
 const OVERRUN_S: u32 = 30;
 
+/// Whether a job that ran `runtime` under a `walltime` (microseconds both) was killed by its
+/// limit: it ran past it, or it failed within 1 % of it.
+fn killed_at_limit(runtime: u64, walltime: u64, failed: bool) -> bool {
+    runtime > walltime || (failed && runtime as f64 >= 0.99 * walltime as f64)
+}
+
 /// How a workload is drawn from a trace and shrunk to a test cluster.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Draw {
@@ -52,7 +58,7 @@ pub struct Submission {
     /// How long it runs, seconds.
     pub run_s: u32,
     /// Its time limit in whole minutes (at least 1); shorter than the run when the trace's job
-    /// outran its own limit, so that it is killed as it was.
+    /// was killed by its own limit, so that it is killed as it was.
     pub limit_min: u32,
     /// The trace's job id.
     pub trace_id: u64,
@@ -89,9 +95,11 @@ pub struct Drawn {
 /// - run times mapped on a logarithmic scale, the window's shortest to `min_run_s` and its
 ///   longest to `max_run_s` (a trace's runs span seconds to days: a linear scale would leave
 ///   most of them at one end), time limits (the trace's walltime, or the run where it has
-///   none) by the same map, rounded up to whole minutes; a job that outran its limit in the
-///   trace gets its limit rounded down instead (at least a minute) and runs at least 30 s past
-///   it, so that the cluster kills it as the trace's was (a walltime of 0 is none);
+///   none) by the same map, rounded up to whole minutes; a job the trace's limit killed (it
+///   outran its limit, or it failed within 1 % of it: logs that stop a job at its limit, as
+///   KTH's, record it failed a few seconds short of it) gets its limit rounded down instead (at
+///   least a minute) and runs at least 30 s past it, so that the cluster kills it as the
+///   trace's was (a walltime of 0 is none);
 /// - submission times kept in the trace's order and proportions, compressed so that the jobs'
 ///   processor-seconds (each until its run ends or its limit kills it) are `load` times the
 ///   partition's over the span of submissions;
@@ -149,7 +157,7 @@ pub fn draw(source: &mut dyn TaskSource, spec: &Draw) -> Result<Drawn, LabError>
         let mut run_s = shrink.apply(task.runtime).round() as u32;
         // A walltime of 0 is none (Slurm's --time=0, and logs that write 0 for unknown).
         let walltime = task.walltime.filter(|&w| w > 0);
-        let outran = walltime.is_some_and(|w| task.runtime > w);
+        let outran = walltime.is_some_and(|w| killed_at_limit(task.runtime, w, task.failed));
         // A walltime far beyond the window's runs maps far beyond them: a year at most.
         let limit_s = walltime.map_or(0.0, |w| shrink.apply(w).min(LONGEST_LIMIT_S));
         let limit_min = if outran {
@@ -403,6 +411,29 @@ mod tests {
             (90, 1)
         );
         assert_eq!(d.over_limit, 1);
+    }
+
+    #[test]
+    fn a_job_that_failed_at_its_limit_was_killed_by_it() {
+        // Runs of 995 s under limits of 1000 s (99.5 %): failed (status 0), completed (1);
+        // a run of 500 s failed; a run of 1000 s that failed exactly at its limit.
+        let mut file = tempfile::Builder::new().suffix(".swf").tempfile().unwrap();
+        for (i, (run, status)) in [(995, 0), (995, 1), (500, 0), (1000, 0)].iter().enumerate() {
+            let id = i + 1;
+            writeln!(
+                file,
+                "{id} {id} 0 {run} 1 -1 -1 1 1000 -1 {status} 1 1 -1 1 1 -1 -1"
+            )
+            .unwrap();
+        }
+        let d = drawn(&file, &Draw { jobs: 4, ..spec() }).unwrap();
+        assert_eq!(d.over_limit, 2);
+        let over: Vec<bool> = d
+            .submissions
+            .iter()
+            .map(|s| s.run_s > s.limit_min * 60)
+            .collect();
+        assert_eq!(over, [true, false, false, true]);
     }
 
     #[test]

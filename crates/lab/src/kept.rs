@@ -43,6 +43,7 @@ struct Rest {
     properties: Vec<String>,
     running: bool,
     cancelled: Option<Time>,
+    failed: bool,
     billing: Option<f64>,
 }
 
@@ -59,6 +60,7 @@ impl Rest {
             && self.properties == new.properties
             && self.running == new.running
             && self.cancelled == new.cancelled
+            && self.failed == new.failed
             && self.billing == new.billing
     }
 }
@@ -179,6 +181,7 @@ impl Kept {
             properties,
             running,
             cancelled,
+            failed,
             billing,
             job_part,
         } = task;
@@ -196,6 +199,7 @@ impl Kept {
             properties,
             running,
             cancelled,
+            failed,
             billing,
         };
         let rest = if rest.is_plain() {
@@ -253,6 +257,7 @@ impl Kept {
                 task.properties = rest.properties.clone();
                 task.running = rest.running;
                 task.cancelled = rest.cancelled;
+                task.failed = rest.failed;
                 task.billing = rest.billing;
             }
             task
@@ -285,6 +290,7 @@ mod tests {
             prop::collection::vec("[a-z]{1,4}", 0..2),
             any::<bool>(),
             any::<Option<u64>>(),
+            any::<bool>(),
             prop::option::of(0.0f64..1e6),
         );
         let rest = prop::option::weighted(0.3, rest);
@@ -304,6 +310,7 @@ mod tests {
                     properties,
                     running,
                     cancelled,
+                    failed,
                     billing,
                 )) = rest
                 {
@@ -316,6 +323,7 @@ mod tests {
                     task.properties = properties;
                     task.running = running;
                     task.cancelled = cancelled.map(Time);
+                    task.failed = failed;
                     task.billing = billing;
                 }
                 task

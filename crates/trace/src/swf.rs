@@ -17,6 +17,7 @@
 //! | `user` | field 12, as written (`-1` is a user of its own) |
 //! | cpu | field 5 (allocated) or 8 (requested), see [`CpuField`]; `-1` → "no processor count", `0` → "zero request" |
 //! | `walltime` | field 9, requested time, when recorded |
+//! | `failed` | field 11, status: `0` (failed) |
 //! | `nodes`, `exclusive`, `properties` | the nodespec (field 21): node count, `#excl`, and the `:`-separated words that are neither counts nor `key=value` (`x86_64`, `cl_zewura`); `None`, `false` and none without one |
 //! | mem | field 10 (requested) or 7 (used), see [`MemoryField`] and [`MemoryLayout`]; reported in KB; `-1` → "no memory" |
 //!
@@ -156,6 +157,7 @@ const USED_MEMORY: Col = Col::new(7, "used memory");
 const REQUESTED: Col = Col::new(8, "requested processors");
 const REQUESTED_TIME: Col = Col::new(9, "requested time");
 const REQUESTED_MEMORY: Col = Col::new(10, "requested memory");
+const STATUS: Col = Col::new(11, "status");
 const USER: Col = Col::new(12, "user id");
 const QUEUE: Col = Col::new(15, "queue number");
 const PARTITION: Col = Col::new(16, "partition number");
@@ -174,6 +176,7 @@ struct Job {
     requested: Option<f64>,
     requested_memory: Option<f64>,
     requested_time: Option<Time>,
+    failed: bool,
     user: String,
     queue: Option<String>,
     partition: Option<String>,
@@ -221,6 +224,7 @@ fn parse(line: &Line) -> Result<Option<Job>, TraceError> {
         requested: amount(REQUESTED)?,
         requested_memory: amount(REQUESTED_MEMORY)?,
         requested_time: seconds(REQUESTED_TIME)?,
+        failed: at.unless_negative(STATUS, get(STATUS), |r| at.number(STATUS, r))? == Some(0.0),
         user: at.number(USER, get(USER)).map(|_| get(USER).to_owned())?,
         queue: fields
             .get(QUEUE_NAME.number - 1)
@@ -476,6 +480,7 @@ impl SwfReader {
                 .map_or_else(Vec::new, |s| s.properties.clone()),
             running: false,
             cancelled: None,
+            failed: job.failed,
             billing: None,
             job_part: None,
         })

@@ -417,6 +417,35 @@ fn machines_file() {
 }
 
 #[test]
+fn a_failed_status_is_read() {
+    let dir = TempDir::new().unwrap();
+    // Field 11, the status: 0 failed, 1 completed, 5 cancelled, -1 not recorded; a status
+    // that is not a number is an error naming the line and field.
+    let text = format!(
+        "{HEADER}{}{}{}{}",
+        "1 0 0 10 1 -1 -1 1 60 -1 0 7 1 -1 -1 -1 -1 -1\n",
+        "2 1 0 10 1 -1 -1 1 60 -1 1 7 1 -1 -1 -1 -1 -1\n",
+        "3 2 0 10 1 -1 -1 1 60 -1 5 7 1 -1 -1 -1 -1 -1\n",
+        "4 3 0 10 1 -1 -1 1 60 -1 -1 7 1 -1 -1 -1 -1 -1\n",
+    );
+    let path = write(&dir, "log.swf", &text);
+    let source =
+        fairshare_trace::open(&[path], Some(Format::SWF), &ReadOptions::default()).expect("open");
+    let failed: Vec<bool> = source.map(|t| t.expect("task").failed).collect();
+    assert_eq!(failed, [true, false, false, false]);
+    let bad = format!("{HEADER}1 0 0 10 1 -1 -1 1 60 -1 done 7 1 -1 -1 -1 -1 -1\n");
+    let path = write(&dir, "bad.swf", &bad);
+    let mut source =
+        fairshare_trace::open(&[path], Some(Format::SWF), &ReadOptions::default()).expect("open");
+    let err = source
+        .next()
+        .expect("an item")
+        .expect_err("a bad status")
+        .to_string();
+    assert!(err.contains("status") && err.contains("done"), "{err}");
+}
+
+#[test]
 fn requested_walltime_queue_and_partition_are_read() {
     let dir = TempDir::new().unwrap();
     // Fields 9 (requested time), 15 (queue) and 16 (partition); -1 means not recorded. The

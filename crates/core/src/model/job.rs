@@ -48,6 +48,9 @@ pub struct Task {
     /// ran there (`start` is `None`, `runtime` 0), so a replay withdraws it then if it still
     /// waits, and ends it then, at the latest, if the replay started it.
     pub cancelled: Option<Time>,
+    /// Whether the log records that it failed (SWF's status 0; the other readers leave it
+    /// `false`). A failed job that ran up to its walltime was most likely killed by it.
+    pub failed: bool,
     /// What Slurm charges it per second of running, in billing units: its billable TRES
     /// (the partition's `TRESBillingWeights` over what it was allocated, or its processors
     /// where the partition has none) times its QOS's `UsageFactor`; `None` where the log does
@@ -79,6 +82,7 @@ impl Task {
             properties: Vec::new(),
             running: false,
             cancelled: None,
+            failed: false,
             billing: None,
             job_part: None,
         }
