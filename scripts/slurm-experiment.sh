@@ -313,6 +313,10 @@ TOML
     sleep 3
     kill -0 "$watcher" || { log "$name: the watcher did not start"; cat "$dir/watch.log" >&2; return 1; }
   fi
+  # Where this run's lines of slurmctld's log begin (kept with the run: their milliseconds
+  # say when each job was submitted and started within its second).
+  local log_from
+  log_from=$(stat -c %s /var/log/slurm/slurmctld.log 2>/dev/null || echo 0)
   sample >"$dir/sprio.log" &
   sampler=$!
   t0=$(now_ms)
@@ -326,6 +330,7 @@ TOML
   done
   kill "$sampler" && wait "$sampler" 2>/dev/null || true
   sampler=""
+  tail -c +$((log_from + 1)) /var/log/slurm/slurmctld.log >"$dir/slurmctld.log" 2>/dev/null || true
   if [ -n "$watcher" ]; then
     local rc=0
     kill -TERM "$watcher"

@@ -9,6 +9,10 @@
 #   replay-noconf.json   for a run with RUN/config.txt, --scheduler slurm at the run's phase
 #                        without it: Slurm's defaults, so no job priority terms besides the
 #                        policy's (what modelling them buys);
+#   replay-turns-K.json  with TURN_SEEDS="1 2 …": as replay.json with --turn-seed K, the
+#                        background loop's turns within each second drawn with seed K (what a
+#                        dump of whole seconds cannot tell; results.md then says how far it
+#                        moves each prediction);
 #
 # then crates/report/examples/slurm_experiment.rs writes OUT_DIR/results.md (and the plots),
 # results-replay-nophase.md and results-replay-easy.md for each experiment folder.
@@ -39,6 +43,7 @@
 #   CARGO=…       how cargo is run for the analysis (default cargo)
 #   PLACEMENT=…   the slurm replays' --placement (default slurm, Slurm's cons_tres node
 #                 selection; first for the tables measured before 2026-11-27)
+#   TURN_SEEDS=…  seeds for the replays with the loop's turns drawn (default none)
 # Takes seconds per folder besides the analysis' build; needs no Slurm.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -107,6 +112,11 @@ for out in "$@"; do
       "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" --scheduler slurm \
         --json "$dir/replay-noconf.json" >/dev/null 2>&1
     fi
+    rm -f "$dir"/replay-turns-*.json
+    for seed in ${TURN_SEEDS:-}; do
+      "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" "${slurm[@]}" \
+        --turn-seed "$seed" --json "$dir/replay-turns-$seed.json" >/dev/null 2>&1
+    done
     echo "$out/$name: replayed under $phased" >&2
   done
   replays=(replay.json replay-nophase.json replay-easy.json)

@@ -104,6 +104,14 @@ pub struct ClusterArgs {
     /// PriorityCalcPeriod says.
     #[arg(long, value_name = "DURATION")]
     pub site_interval: Option<String>,
+    /// With `--scheduler slurm`: draw, with this seed, which seconds' submissions came before
+    /// `slurmctld`'s background loop's turn in their second (half of them), which a log of
+    /// whole seconds cannot tell: before, the main scheduler may start them in that second;
+    /// after, not before the next. Without it, a submission is served at the next second, or
+    /// by a pass already due in its own (the model docs/slurm-prediction.md measures). Replays
+    /// with a few seeds show how far what the log cannot tell moves each prediction.
+    #[arg(long, value_name = "SEED")]
+    pub turn_seed: Option<u64>,
     /// Which nodes a job starts on, when the capacity is machines.
     #[arg(long, value_parser = choice::<PlacementEntry>(), default_value = "first")]
     pub placement: PlacementEntry,
@@ -231,7 +239,8 @@ impl ClusterArgs {
                 self.site_interval.as_deref(),
                 self.scheduler,
                 ("--site-interval", spelled.1),
-            )?;
+            )?
+            .with_turn_seed(self.turn_seed, self.scheduler, ("--turn-seed", spelled.1))?;
         Ok(Replay {
             stop: match (self.drain, self.horizon) {
                 (true, _) => StopRule::Drain,

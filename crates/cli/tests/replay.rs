@@ -902,7 +902,11 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
         "carol",
         "no site factor written yet"
     );
-    for option in [["--site-weight", "1"], ["--site-interval", "5s"]] {
+    for option in [
+        ["--site-weight", "1"],
+        ["--site-interval", "5s"],
+        ["--turn-seed", "3"],
+    ] {
         let mut args = vec!["replay", dump.to_str().unwrap()];
         args.extend(option);
         let refused = fairshare(&args);
@@ -910,6 +914,9 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
         let stderr = String::from_utf8_lossy(&refused.stderr);
         assert!(stderr.contains("needs --scheduler slurm"), "{stderr}");
     }
+    assert!(replay_slurm_dump(&dump, &jobs, &["--turn-seed", "3"])
+        .status
+        .success());
     let out = replay_slurm_dump(&dump, &jobs, &["--site-interval", "0.5s"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());

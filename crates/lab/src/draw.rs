@@ -11,7 +11,7 @@ use crate::LabError;
 use fairshare_trace::TaskSource;
 use std::collections::HashMap;
 
-/// How far past its limit a job that outran it in the trace is made to run at least, seconds.
+/// How far past its limit a job its limit killed in the trace is made to run at least, seconds.
 const OVERRUN_S: u32 = 30;
 
 /// Whether a job that ran `runtime` under a `walltime` (microseconds both) was killed by its
@@ -157,15 +157,15 @@ pub fn draw(source: &mut dyn TaskSource, spec: &Draw) -> Result<Drawn, LabError>
         let mut run_s = shrink.apply(task.runtime).round() as u32;
         // A walltime of 0 is none (Slurm's --time=0, and logs that write 0 for unknown).
         let walltime = task.walltime.filter(|&w| w > 0);
-        let outran = walltime.is_some_and(|w| killed_at_limit(task.runtime, w, task.failed));
+        let killed = walltime.is_some_and(|w| killed_at_limit(task.runtime, w, task.failed));
         // A walltime far beyond the window's runs maps far beyond them: a year at most.
         let limit_s = walltime.map_or(0.0, |w| shrink.apply(w).min(LONGEST_LIMIT_S));
-        let limit_min = if outran {
+        let limit_min = if killed {
             ((limit_s / 60.0).floor() as u32).max(1)
         } else {
             ((limit_s.max(run_s as f64) / 60.0).ceil() as u32).max(1)
         };
-        if outran {
+        if killed {
             run_s = run_s.max(limit_min * 60 + OVERRUN_S);
             drawn.over_limit += 1;
         }

@@ -77,6 +77,25 @@ impl SlurmSetup {
         Ok(self)
     }
 
+    /// This setup with the background loop's turns within each second drawn with `seed`,
+    /// when given (see [`SlurmParameters::turn_seed`]). Refused when `scheduler` is not
+    /// Slurm's; `option` and `slurm` say how the caller spells the option and the Slurm
+    /// scheduler.
+    pub fn with_turn_seed(
+        mut self,
+        seed: Option<u64>,
+        scheduler: SchedulerEntry,
+        (option, slurm): (&str, &str),
+    ) -> Result<SlurmSetup, Invalid> {
+        if let Some(seed) = seed {
+            if scheduler != SchedulerEntry::SLURM {
+                return Err(format!("{option} {seed}: drawing the background loop's turns within each second needs {slurm}").into());
+            }
+            self.parameters.turn_seed = Some(seed);
+        }
+        Ok(self)
+    }
+
     /// This setup with a policy's site factors read every `interval` (a duration such as
     /// `5s`: the Slurm adapter's `interval_s`), when given. Refused when `scheduler` is not
     /// Slurm's or the interval is under a second or not a duration; `option` and `slurm` say

@@ -135,6 +135,8 @@ struct Job {
     stream: bool,
     /// Whether the backfill scheduler started it (sacct's `Flags` `SchedBackfill`).
     backfilled: bool,
+    /// Whether Slurm killed it at its time limit (sacct's `State` `TIMEOUT`).
+    timed_out: bool,
     /// Its partition (empty when the dump has no `Partition` column).
     partition: String,
     submit: f64,
@@ -168,6 +170,9 @@ struct Run {
     seconds: Option<f64>,
     /// Which partitions share nodes.
     overlaps: Overlaps,
+    /// The predictions with the background loop's turns drawn, one per seed
+    /// (`replay-turns-SEED.json`), of the same jobs as `predicted`.
+    drawn: Vec<Vec<Job>>,
 }
 
 /// The jobs a run's owners cancelled while they waited, and what the replay did with them.
@@ -226,6 +231,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let (dumped, asked) = read_sacct(&dir.join("sacct.txt"), experiment.stream_cpus)?;
         let replayed = read_replay(&dir.join(&replay), &dumped)?;
+        let drawn = match default_replay {
+            true => read_drawn_turns(&dir, &dumped)?,
+            false => Vec::new(),
+        };
         let jobs = dumped.len();
         let (real, predicted, mut cancelled) = ran(dumped, replayed)?;
         cancelled.replayed = asked;
@@ -244,6 +253,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             overlaps: text("config.txt")
                 .map(|t| Overlaps::of(&t))
                 .unwrap_or_default(),
+            drawn,
         });
     }
     if runs.is_empty() {
@@ -255,6 +265,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         floor_section(&mut md, &runs, floor, &experiment)?;
     }
     waits_table(&mut md, &runs, &experiment);
+    turns_section(&mut md, &runs, &experiment);
     for run in &runs {
         section(&mut md, run, &experiment);
         if default_replay {
@@ -268,6 +279,102 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(out.join(results), &md)?;
     print!("{md}");
     Ok(())
+}
+
+/// The predictions of a run folder's `replay-turns-SEED.json` files (seeds in order) for the
+/// jobs of `dumped` that ran.
+fn read_drawn_turns(dir: &Path, dumped: &[Job]) -> Result<Vec<Vec<Job>>, String> {
+    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            let name = path.file_name()?.to_str()?;
+            let seed = name.strip_prefix("replay-turns-")?.strip_suffix(".json")?;
+            Some((seed.parse().ok()?, path))
+        })
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|(_, path)| {
+            let replayed = read_replay(path, dumped)?;
+            Ok(ran(dumped.to_vec(), replayed)?.1)
+        })
+        .collect()
+}
+
+/// How far the background loop's turns within each second, which a dump of whole seconds
+/// cannot tell, move each prediction: per run, the contested order and median start error over
+/// the drawn seeds beside the model's; per user, the drawn mean waits' range beside the real
+/// one.
+fn turns_section(md: &mut String, runs: &[Run], experiment: &Experiment) {
+    let drawn: Vec<&Run> = runs.iter().filter(|r| !r.drawn.is_empty()).collect();
+    let Some(first) = drawn.first() else {
+        return;
+    };
+    let _ = writeln!(md, "## The loop's turns drawn
+
+Each run replayed again with the background loop's turns within each second drawn (`--turn-seed`, {} seeds): the contested order and the median |real − predicted start| of the model (`replay.json`) and their range over the seeds; each user's real mean wait, the model's, and the range over the seeds (`*` where the real one is more than 10 % outside it).
+", first.drawn.len());
+    md.push_str(
+        "| run | contested: model | drawn | median start error: model | drawn |
+|---|---:|---:|---:|---:|
+",
+    );
+    let contested = |run: &Run, predicted: &[Job]| {
+        let a = agreement(&run.real, predicted, &run.overlaps);
+        100.0 * a.contested_alike / a.contested.max(1) as f64
+    };
+    let error = |run: &Run, predicted: &[Job]| median(start_gaps(&run.real, predicted));
+    for run in &drawn {
+        let (c, e): (Vec<f64>, Vec<f64>) = (run.drawn.iter())
+            .map(|p| (contested(run, p), error(run, p)))
+            .unzip();
+        let _ = writeln!(
+            md,
+            "| {} | {:.1} % | {:.1}–{:.1} % | {:.0} s | {:.0}–{:.0} s |",
+            run.name,
+            contested(run, &run.predicted),
+            c.iter().copied().fold(f64::INFINITY, f64::min),
+            c.iter().copied().fold(0.0, f64::max),
+            error(run, &run.predicted),
+            e.iter().copied().fold(f64::INFINITY, f64::min),
+            e.iter().copied().fold(0.0, f64::max),
+        );
+    }
+    let _ = write!(
+        md,
+        "\nMean wait per user (s): real / model / drawn range\n\n| user |"
+    );
+    for run in &drawn {
+        let _ = write!(md, " {} |", run.name);
+    }
+    let _ = writeln!(md, "\n|---|{}", "---:|".repeat(drawn.len()));
+    let (mut users, mut model_within, mut drawn_within) = (0, 0, 0);
+    for user in &experiment.users {
+        let _ = write!(md, "| {user} |");
+        for run in &drawn {
+            if !run.real.iter().any(|j| &j.user == user) {
+                md.push_str(" – |");
+                continue;
+            }
+            let real = mean_wait(&run.real, user);
+            let model = mean_wait(&run.predicted, user);
+            let waits: Vec<f64> = run.drawn.iter().map(|p| mean_wait(p, user)).collect();
+            let (low, high) = (
+                waits.iter().copied().fold(f64::INFINITY, f64::min),
+                waits.iter().copied().fold(0.0, f64::max),
+            );
+            let inside = low - 0.1 * real <= real && real <= high + 0.1 * real;
+            users += 1;
+            model_within += usize::from((model - real).abs() <= 0.1 * real);
+            drawn_within += usize::from(inside);
+            let miss = if inside { "" } else { " *" };
+            let _ = write!(md, " {real:.0} / {model:.0} / {low:.0}–{high:.0}{miss} |");
+        }
+        md.push('\n');
+    }
+    let _ = writeln!(md, "\nOf {users} users' mean waits over these runs, {model_within} are predicted within 10 % by the model, and {drawn_within} lie within 10 % of the drawn range.\n");
 }
 
 /// A run's plots: the shares as run and as predicted, and the processors waiting as run.
@@ -383,6 +490,7 @@ fn read_sacct(path: &Path, stream_cpus: Option<f64>) -> Result<(Vec<Job>, bool),
             user: f[user].to_string(),
             stream: stream_cpus.is_some_and(|s| cpus <= s),
             backfilled: flags.is_some_and(|c| f[c].contains("SchedBackfill")),
+            timed_out: state.is_some_and(|c| f[c].starts_with("TIMEOUT")),
             partition: partition.map_or_else(String::new, |c| f[c].to_string()),
             // A job that became eligible after its submission waits from then, as the replay
             // counts it.
@@ -979,6 +1087,36 @@ fn section(md: &mut String, run: &Run, experiment: &Experiment) {
         a.contested,
         mean(gaps.iter().copied()),
         median(gaps),
+    );
+    timed_out_line(md, real, predicted);
+}
+
+/// What the replay made of the jobs Slurm killed at their time limit: their start errors
+/// beside every job's, and how many ran as long in the replay as in the real run.
+fn timed_out_line(md: &mut String, real: &[Job], predicted: &[Job]) {
+    let (killed, replayed): (Vec<Job>, Vec<Job>) = (real.iter().zip(predicted))
+        .filter(|(r, _)| r.timed_out)
+        .map(|(r, p)| (r.clone(), p.clone()))
+        .unzip();
+    if killed.is_empty() {
+        return;
+    }
+    let gaps = start_gaps(&killed, &replayed);
+    let all = start_gaps(real, predicted);
+    let ran = |j: &Job| j.end - j.start;
+    let as_long = (killed.iter().zip(&replayed))
+        .filter(|(r, p)| (ran(r) - ran(p)).abs() <= TIE_S)
+        .count();
+    let _ = writeln!(
+        md,
+        "Jobs Slurm killed at their time limit (`TIMEOUT`): {}, which ran {:.0}–{:.0} s; median / p90 |real − predicted start| {:.0} / {:.0} s (every job: {:.0} / {:.0} s); {as_long} of them ran as long in the replay.\n",
+        killed.len(),
+        killed.iter().map(ran).fold(f64::INFINITY, f64::min),
+        killed.iter().map(ran).fold(0.0, f64::max),
+        median(gaps.clone()),
+        p90(gaps),
+        median(all.clone()),
+        p90(all),
     );
 }
 

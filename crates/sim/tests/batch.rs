@@ -575,6 +575,67 @@ fn slurm_runs_its_main_scheduler_at_most_every_batch_sched_delay() {
     assert_eq!(starts_with(every_5_s), [0.0, 0.0, 11.0, 16.0]);
 }
 
+/// With the background loop's turns drawn (`turn_seed`), a submission that came before the
+/// loop's turn in its second starts in that second and one that came after starts at the
+/// next: on an idle pool, one job every 10 s (far from the last pass), the backfill off, each
+/// job starts at its submission or a second later, both happen, one seed gives the same starts
+/// on every replay and another seed others. Without a seed each starts a second later.
+#[test]
+fn drawn_turns_start_a_submission_in_its_own_second_or_the_next() {
+    let jobs: Vec<Task> = (0..64)
+        .map(|i| job(i, 5.0 + 10.0 * i as f64, 1.0, 1.0, 1.0))
+        .collect();
+    let delays = |turn_seed| -> Vec<f64> {
+        let started = starts(&replay_by(pool(1.0), turns(turn_seed), &jobs, &[]));
+        (started.iter().zip(&jobs))
+            .map(|(start, job)| start - job.submit.as_secs_f64())
+            .collect()
+    };
+    assert!(delays(None).iter().all(|&d| d == 1.0));
+    let drawn = delays(Some(7));
+    assert!(drawn.iter().all(|&d| d == 0.0 || d == 1.0), "{drawn:?}");
+    let in_own_second = drawn.iter().filter(|&&d| d == 0.0).count();
+    assert!((16..=48).contains(&in_own_second), "{in_own_second} of 64");
+    assert_eq!(delays(Some(7)), drawn);
+    assert_ne!(delays(Some(8)), drawn);
+}
+
+/// A submission that came after the loop's turn in its second is not seen by a pass due then:
+/// on 2 processors, jobs 0 and 1, submitted at 0, start there (on the seeds whose second 0
+/// came before the turn); job 0's end at 10 asks for a pass, due at 11, when job 2 is
+/// submitted: it starts in that pass if its second came before the turn, else at the next
+/// pass, 3 s later.
+#[test]
+fn a_submission_after_the_turn_waits_for_the_next_pass() {
+    let jobs = [
+        job(0, 0.0, 10.0, 10.0, 1.0),
+        job(1, 0.0, 20.0, 20.0, 1.0),
+        job(2, 11.0, 1.0, 1.0, 1.0),
+    ];
+    let job_2_starts: Vec<f64> = (0..32)
+        .map(|seed| starts(&replay_by(pool(2.0), turns(Some(seed)), &jobs, &[])))
+        .filter(|started| started[0] == 0.0)
+        .map(|started| started[2])
+        .collect();
+    assert!(
+        job_2_starts.iter().all(|&s| s == 11.0 || s == 14.0),
+        "{job_2_starts:?}"
+    );
+    assert!(
+        job_2_starts.contains(&11.0) && job_2_starts.contains(&14.0),
+        "{job_2_starts:?}"
+    );
+}
+
+/// Slurm's scheduler without backfill, its background loop's turns drawn with `turn_seed`.
+fn turns(turn_seed: Option<u64>) -> Arc<dyn Scheduler> {
+    slurm_with(SlurmParameters {
+        backfill: false,
+        turn_seed,
+        ..SlurmParameters::default()
+    })
+}
+
 /// A drained run ends with its last job, not at a plan made for a job that started earlier:
 /// job 1 is planned at 200 s, job 0's walltime, by the backfill cycle at 30 s; job 0 ends at
 /// 40 s and job 1 runs from 40 to 50 s.

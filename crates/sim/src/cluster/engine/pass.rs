@@ -130,9 +130,11 @@ impl Engine {
     /// Whether this instant runs a pass, `asks` saying whether an event asked for one and
     /// `periodic` whether the scheduler's cycle falls now. Under a scheduler that spaces the
     /// passes events ask for, such a pass runs at the first whole second after the event at
-    /// which the spacing has passed since the last: until then a wake-up is set (a periodic
-    /// pass runs now whatever was asked, and what was asked waits for the next second).
-    pub(super) fn passes_now(&mut self, asks: bool, periodic: bool) -> bool {
+    /// which the spacing has passed since the last (or now, `in_this_turn`, for a submission
+    /// that came before the loop's turn in its second): until then a wake-up is set (a
+    /// periodic pass runs now whatever was asked, and what was asked waits for the next
+    /// second).
+    pub(super) fn passes_now(&mut self, asks: bool, in_this_turn: bool, periodic: bool) -> bool {
         let Some(spacing) = self.event_spacing else {
             return asks || periodic;
         };
@@ -141,18 +143,21 @@ impl Engine {
         if !self.asked.pending {
             return periodic;
         }
-        if woken && !periodic {
+        let next_second = Time::from_micros((self.now.as_micros() / 1_000_000 + 1) * 1_000_000);
+        let earliest = if in_this_turn { self.now } else { next_second };
+        let due = match (woken, self.asked.last) {
+            (true, _) => self.now,
+            (false, Some(last)) => last.plus_micros(spacing).max(earliest),
+            (false, None) => earliest,
+        };
+        if due <= self.now && !periodic {
             self.asked = Asked {
                 last: Some(self.now),
                 ..Asked::default()
             };
             return true;
         }
-        let tick = self.now.plus_micros(1_000_000);
-        let due = match (woken, self.asked.last) {
-            (false, Some(last)) => last.plus_micros(spacing).max(tick),
-            _ => tick,
-        };
+        let due = due.max(next_second);
         if self.asked.woken_at.is_none_or(|w| w <= self.now) {
             self.asked.woken_at = Some(due);
             self.wakeups.push(Reverse(due));

@@ -123,6 +123,13 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn event_pass_spacing_s(&self) -> Option<u64> {
         None
     }
+    /// With spaced passes: the seed by which each second's submissions are drawn to have come
+    /// before or after the background loop's turn in that second (see the engine's `run`);
+    /// none by default: a submission is served at the next second, or by a pass already due
+    /// in its own.
+    fn drawn_turns(&self) -> Option<u64> {
+        None
+    }
     /// Whether a waiting job's cancellation sets off a pass, as an arrival or an end does (by
     /// default it does; Slurm's does not: cancelling a pending job queues none of its
     /// schedulers, so what the job held back starts at the next submission, end or cycle).

@@ -86,6 +86,10 @@ pub struct SlurmParameters {
     /// loop for the main scheduler, which it runs at most this often, at its next second
     /// (default 3; 0: at once, at every event).
     pub batch_sched_delay_s: u64,
+    /// The seed of the background loop's turns within each second, when they are drawn (see
+    /// [`Scheduler::drawn_turns`]); `None`: a submission is served at the next second, or by a
+    /// pass already due in its own.
+    pub turn_seed: Option<u64>,
     /// The multifactor job priority's weights and periods.
     pub priority: JobPriority,
     /// `OverTimeLimit`, in seconds: how long past its time limit a job may run before it is
@@ -105,6 +109,7 @@ impl Default for SlurmParameters {
             bf_resolution_s: 60,
             default_queue_depth: 100,
             batch_sched_delay_s: 3,
+            turn_seed: None,
             priority: JobPriority::default(),
             over_time_s: Some(0),
         }
@@ -420,6 +425,10 @@ impl Scheduler for Slurm {
         (delay > 0).then_some(delay)
     }
 
+    fn drawn_turns(&self) -> Option<u64> {
+        self.parameters.turn_seed
+    }
+
     /// `job_signal` cancels a pending job without queuing the main scheduler
     /// (`queue_job_scheduler`), and the backfill waits for its cycle.
     fn passes_on_cancellation(&self) -> bool {
@@ -477,6 +486,7 @@ mod tests {
             bf_resolution_s: 120,
             default_queue_depth: 50,
             batch_sched_delay_s: 5,
+            turn_seed: None,
             over_time_s: Some(300),
             priority: JobPriority {
                 fairshare_weight: 10_000.0,
