@@ -283,6 +283,7 @@ proptest! {
         policy in prop::sample::select(vec!["fifo", "drf", "fairshare"]),
         horizon in prop::option::of(0u32..80),
         cancels in cancellations(),
+        turn_seed in prop::option::of(any::<u64>()),
     ) {
         let tasks = with_cancellations(tasks(&specs), &cancels);
         let users = (0..3).map(|u| format!("u{u}")).collect();
@@ -290,6 +291,14 @@ proptest! {
         let capacity = Capacity::Machines(catalogue(&types));
         let mut config = ClusterConfig::new(policy.parse().unwrap(), capacity, resources, users);
         config.scheduler = scheduler.scheduler(FillRule::HeadOfLine);
+        if scheduler == SchedulerEntry::SLURM && turn_seed.is_some() {
+            // The background loop's turns drawn: submissions after the turn arrive late.
+            let settings = SchedulerSettings {
+                slurm: SlurmParameters { turn_seed, ..SlurmParameters::default() },
+                ..SchedulerSettings::default()
+            };
+            config.scheduler = SchedulerEntry::SLURM.configured(&settings);
+        }
         if let Some(h) = horizon {
             config.stop = Stop::Horizon(Time::from_secs_f64(f64::from(h)));
         }
