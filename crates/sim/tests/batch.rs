@@ -575,6 +575,27 @@ fn slurm_runs_its_main_scheduler_at_most_every_batch_sched_delay() {
     assert_eq!(starts_with(every_5_s), [0.0, 0.0, 11.0, 16.0]);
 }
 
+/// Slurm's backfill plans a running job to end at its time limit, and one past it to end the
+/// next second, not when it will end: on 3 processors, job 0 (2 processors, a 60-s limit)
+/// runs 80 s; job 1 (all 3) waits for it; job 2 (1 processor for 15 s, submitted at 50) would
+/// end before job 0 does, but at the cycle at 60 job 0 is planned to end at 61, when job 1 is
+/// planned to start, so job 2 waits: job 1 starts at 81 (the second after job 0's end) and
+/// job 2 after it, at 142.
+#[test]
+fn slurm_plans_a_job_past_its_limit_to_end_the_next_second() {
+    let jobs = [
+        job(0, 0.0, 80.0, 60.0, 2.0),
+        job(1, 1.0, 60.0, 60.0, 3.0),
+        job(2, 50.0, 15.0, 15.0, 1.0),
+    ];
+    let parameters = SlurmParameters {
+        bf_resolution_s: 1,
+        ..SlurmParameters::default()
+    };
+    let result = replay_by(pool(3.0), slurm_with(parameters), &jobs, &[]);
+    assert_eq!(starts(&result), [0.0, 81.0, 142.0]);
+}
+
 /// With the background loop's turns drawn (`turn_seed`), a submission that came before the
 /// loop's turn in its second starts in that second and one that came after starts at the
 /// next: on an idle pool, one job every 10 s (far from the last pass), the backfill off, each

@@ -23,7 +23,8 @@ struct Pending {
     seq: u64,
     submit: Time,
     runtime: u64,
-    /// The walltime backfilling plans with, never below the runtime.
+    /// The walltime backfilling plans with: never below the runtime, unless the scheduler
+    /// plans with time limits.
     walltime: u64,
     request: Request,
     /// Its dominant share, which some policies order by.
@@ -59,6 +60,8 @@ struct Running {
     placed: Placed,
     /// When its walltime runs out (the availability profile holds it until then).
     planned_end: Time,
+    /// Its place in arrival order, which tells it from a later job in the same slot.
+    seq: u64,
     /// When it started, and what a fairshare policy charges it per second.
     started: Time,
     rate: Option<f64>,
@@ -149,6 +152,12 @@ struct Engine {
     /// microseconds, and where those passes stand.
     event_spacing: Option<u64>,
     asked: Asked,
+    /// Whether jobs are planned with their time limits even when they run past them
+    /// ([`Scheduler::plans_with_limits`]).
+    plans_with_limits: bool,
+    /// The running jobs (slot, seq) planned to end before they do: each pass plans them to
+    /// end the next second.
+    overdue: Vec<(usize, u64)>,
     /// The job priority jobs are ordered by, when the scheduler orders jobs.
     job_order: Option<JobOrder>,
 }
@@ -369,6 +378,8 @@ impl Engine {
             event_spacing: (config.scheduler.event_pass_spacing_s())
                 .map(|s| s.saturating_mul(1_000_000)),
             asked: Asked::default(),
+            plans_with_limits: config.scheduler.plans_with_limits(),
+            overdue: Vec::new(),
             job_order: JobOrder::of(config),
         })
     }
@@ -487,6 +498,10 @@ impl Engine {
             }
             None => (runtime, walltime),
         };
+        let walltime = match a.walltime.filter(|w| *w > 0) {
+            Some(limit) if self.plans_with_limits => limit,
+            _ => walltime,
+        };
         let outcome = (self.observed).then(|| Box::new(JobOutcome::arrived(&a, runtime, killed)));
         self.recorder.queued(a.user);
         self.seq += 1;
@@ -587,8 +602,27 @@ impl Engine {
         }
     }
 
+    /// Plans each running job past its planned end to end the next second, as Slurm's
+    /// will-run test does (`end_time <= now` gives `now + 1`); the jobs that ended are dropped.
+    fn plan_overdue(&mut self) {
+        let (now, running, space) = (self.now, &mut self.running, &mut self.space);
+        let next = now.plus_micros(1_000_000);
+        self.overdue
+            .retain(|&(slot, seq)| match &mut running[slot] {
+                Some(job) if job.seq == seq => {
+                    if job.planned_end <= now {
+                        space.expect(&job.placed, now, next, 1.0);
+                        job.planned_end = next;
+                    }
+                    true
+                }
+                _ => false,
+            });
+    }
+
     /// One scheduling pass; time stands still during it, so use is recorded after it.
     fn pass(&mut self, scheduler: &dyn Scheduler) {
+        self.plan_overdue();
         if self.reservations != Reservations::None {
             self.space.forget_before(self.now);
             let freed = std::mem::take(&mut self.freed);
@@ -830,11 +864,19 @@ impl Engine {
         }
         self.space.take(&placed);
         let end = self.now.plus_micros(run);
-        let planned_end = self.now.plus_micros(on_node(job.walltime, speed)).max(end);
+        let planned = self.now.plus_micros(on_node(job.walltime, speed));
+        let planned_end = if self.plans_with_limits {
+            planned
+        } else {
+            planned.max(end)
+        };
         self.space.expect(&placed, self.now, planned_end, 1.0);
         let slot = self.free_slots.pop().unwrap_or(self.running.len());
         if slot == self.running.len() {
             self.running.push(None);
+        }
+        if planned_end < end {
+            self.overdue.push((slot, job.seq));
         }
         self.finishes.push(Reverse((end, job.seq, slot)));
         let recorded = self.record_jobs.filter(|w| w.overlaps(self.now, end));
@@ -862,6 +904,7 @@ impl Engine {
             processors: job.processors,
             placed,
             planned_end,
+            seq: job.seq,
             started: self.now,
             rate,
             record,

@@ -123,6 +123,13 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn event_pass_spacing_s(&self) -> Option<u64> {
         None
     }
+    /// Whether a job is planned with its time limit even when it runs past it (Slurm's
+    /// backfill plans a running job to end at its limit, and one past it to end the next
+    /// second: `select/cons_tres`'s will-run test); by default with the longer of its limit
+    /// and its run, which the replay knows.
+    fn plans_with_limits(&self) -> bool {
+        false
+    }
     /// With spaced passes: the seed by which each second's submissions are drawn to have come
     /// before or after the background loop's turn in that second (see the engine's `run`);
     /// none by default: a submission is served at the next second, or by a pass already due

@@ -17,7 +17,8 @@
 //!   priority order, at most `bf_max_job_test` jobs (and `bf_max_job_user` of one user, when
 //!   set), starting each job that fits now without delaying an earlier job's planned start,
 //!   and planning every job that does not at the earliest time it fits by the running jobs'
-//!   time limits, within `bf_window`. A planned job holds the whole of each node it is planned
+//!   time limits (a job already past its limit is planned to end the next second, as
+//!   `select/cons_tres`'s will-run test has it), within `bf_window`. A planned job holds the whole of each node it is planned
 //!   on (Slurm's plan is a map of nodes, not of processors), from its start to its end each
 //!   rounded down to `bf_resolution` (at least that long). Its plans are dropped when the
 //!   cycle ends, as Slurm's are. A cycle runs only when a job arrived, started or ended since
@@ -423,6 +424,10 @@ impl Scheduler for Slurm {
     fn event_pass_spacing_s(&self) -> Option<u64> {
         let delay = self.parameters.batch_sched_delay_s;
         (delay > 0).then_some(delay)
+    }
+
+    fn plans_with_limits(&self) -> bool {
+        true
     }
 
     fn drawn_turns(&self) -> Option<u64> {
