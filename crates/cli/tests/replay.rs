@@ -914,9 +914,18 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
         let stderr = String::from_utf8_lossy(&refused.stderr);
         assert!(stderr.contains("needs --scheduler slurm"), "{stderr}");
     }
-    assert!(replay_slurm_dump(&dump, &jobs, &["--turn-seed", "3"])
-        .status
-        .success());
+    let json = dir.path().join("drawn.json");
+    let drawn = replay_slurm_dump(
+        &dump,
+        &jobs,
+        &["--turn-seed", "3", "--json", json.to_str().unwrap()],
+    );
+    assert!(drawn.status.success());
+    assert_eq!(
+        read_json(&json)["setting"]["turn_seed"],
+        3,
+        "the seed is said in the JSON"
+    );
     let out = replay_slurm_dump(&dump, &jobs, &["--site-interval", "0.5s"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());

@@ -54,6 +54,10 @@ pub struct Setting {
     /// What happens to a job that ran longer than its walltime request: `kill` or `extend`.
     #[serde(default = "extend")]
     pub overrun: String,
+    /// The seed the Slurm scheduler's background-loop turns within each second were drawn
+    /// with (`--turn-seed`), when they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_seed: Option<u64>,
     /// Where the capacity came from, in words.
     #[serde(default)]
     pub capacity_source: String,

@@ -568,6 +568,7 @@ impl MeasuredTrace {
             rule: replay.rule.to_string(),
             scheduler: replay.scheduler.name().into(),
             overrun: replay.overrun.name().into(),
+            turn_seed: replay.slurm.turn_seed,
             placement: replay.placement.name().into(),
             capacity_source: source.into(),
             shares: String::new(),

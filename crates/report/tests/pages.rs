@@ -119,6 +119,7 @@ fn setting() -> Setting {
         scheduler: "fill".into(),
         placement: "first".into(),
         overrun: "kill".into(),
+        turn_seed: None,
         capacity_source: "--capacity-fraction 0.5 of the mean demand R".into(),
         shares: String::new(),
         queues: String::new(),
