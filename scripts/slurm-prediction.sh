@@ -50,7 +50,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 fairshare=${FAIRSHARE:-$root/target/release/fairshare}
 cargo=${CARGO:-cargo}
 [ -x "$fairshare" ] || { echo "no fairshare binary at $fairshare (cargo build --release, or set FAIRSHARE)" >&2; exit 1; }
-[ $# -gt 0 ] || { sed -n '24p' "$0" | sed 's/^# *//' >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n 's/^# Usage: /usage: /p' "$0" >&2; exit 2; }
 
 fair_tree="fairshare:function=fair-tree,decay=half-life:600,refresh=60,usage=billing"
 
