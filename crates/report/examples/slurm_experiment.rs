@@ -327,19 +327,14 @@ Each run replayed again with the background loop's turns within each second draw
     };
     let error = |run: &Run, predicted: &[Job]| median(start_gaps(&run.real, predicted));
     for run in &drawn {
-        let (c, e): (Vec<f64>, Vec<f64>) = (run.drawn.iter())
-            .map(|p| (contested(run, p), error(run, p)))
-            .unzip();
+        let (c_low, c_high) = span(run.drawn.iter().map(|p| contested(run, p)));
+        let (e_low, e_high) = span(run.drawn.iter().map(|p| error(run, p)));
         let _ = writeln!(
             md,
-            "| {} | {:.1} % | {:.1}–{:.1} % | {:.0} s | {:.0}–{:.0} s |",
+            "| {} | {:.1} % | {c_low:.1}–{c_high:.1} % | {:.0} s | {e_low:.0}–{e_high:.0} s |",
             run.name,
             contested(run, &run.predicted),
-            c.iter().copied().fold(f64::INFINITY, f64::min),
-            c.iter().copied().fold(0.0, f64::max),
             error(run, &run.predicted),
-            e.iter().copied().fold(f64::INFINITY, f64::min),
-            e.iter().copied().fold(0.0, f64::max),
         );
     }
     let _ = write!(
@@ -360,11 +355,7 @@ Each run replayed again with the background loop's turns within each second draw
             }
             let real = mean_wait(&run.real, user);
             let model = mean_wait(&run.predicted, user);
-            let waits: Vec<f64> = run.drawn.iter().map(|p| mean_wait(p, user)).collect();
-            let (low, high) = (
-                waits.iter().copied().fold(f64::INFINITY, f64::min),
-                waits.iter().copied().fold(0.0, f64::max),
-            );
+            let (low, high) = span(run.drawn.iter().map(|p| mean_wait(p, user)));
             let inside = low - 0.1 * real <= real && real <= high + 0.1 * real;
             users += 1;
             model_within += usize::from((model - real).abs() <= 0.1 * real);
@@ -375,6 +366,13 @@ Each run replayed again with the background loop's turns within each second draw
         md.push('\n');
     }
     let _ = writeln!(md, "\nOf {users} users' mean waits over these runs, {model_within} are predicted within 10 % by the model, and {drawn_within} lie within 10 % of the drawn range.\n");
+}
+
+/// The least and the greatest of `values` (non-negative here: times, waits, percentages).
+fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    values.fold((f64::INFINITY, 0.0), |(low, high), v| {
+        (low.min(v), high.max(v))
+    })
 }
 
 /// A run's plots: the shares as run and as predicted, and the processors waiting as run.
@@ -1107,12 +1105,11 @@ fn timed_out_line(md: &mut String, real: &[Job], predicted: &[Job]) {
     let as_long = (killed.iter().zip(&replayed))
         .filter(|(r, p)| (ran(r) - ran(p)).abs() <= TIE_S)
         .count();
+    let (shortest, longest) = span(killed.iter().map(ran));
     let _ = writeln!(
         md,
-        "Jobs Slurm killed at their time limit (`TIMEOUT`): {}, which ran {:.0}–{:.0} s; median / p90 |real − predicted start| {:.0} / {:.0} s (every job: {:.0} / {:.0} s); {as_long} of them ran as long in the replay.\n",
+        "Jobs Slurm killed at their time limit (`TIMEOUT`): {}, which ran {shortest:.0}–{longest:.0} s; median / p90 |real − predicted start| {:.0} / {:.0} s (every job: {:.0} / {:.0} s); {as_long} of them ran as long in the replay.\n",
         killed.len(),
-        killed.iter().map(ran).fold(f64::INFINITY, f64::min),
-        killed.iter().map(ran).fold(0.0, f64::max),
         median(gaps.clone()),
         p90(gaps),
         median(all.clone()),
