@@ -13,9 +13,14 @@
 #                        background loop's turns within each second drawn with seed K (what a
 #                        dump of whole seconds cannot tell; results.md then says how far it
 #                        moves each prediction);
+#   replay-log.json      for a run that kept its RUN/slurmctld.log: as replay.json with
+#                        --slurmctld-log, every job's submission, start and end to the
+#                        millisecond and the background loop's turns read from the log instead
+#                        of assumed;
 #
 # then crates/report/examples/slurm_experiment.rs writes OUT_DIR/results.md (and the plots),
-# results-replay-nophase.md and results-replay-easy.md for each experiment folder.
+# results-replay-nophase.md and results-replay-easy.md (and -noconf, -log) for each experiment
+# folder.
 #
 # The phase: Slurm's decay thread recomputes the fairshare factors PriorityCalcPeriod (here
 # 60 s) apart, counted from whenever slurmctld started. The run's sprio.log (pending jobs'
@@ -112,6 +117,13 @@ for out in "$@"; do
       "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" --scheduler slurm \
         --json "$dir/replay-noconf.json" >/dev/null 2>&1
     fi
+    # Timed by the run's own slurmctld log, where the experiment kept it: each job's
+    # submission, start and end to the millisecond, and the background loop's turns.
+    rm -f "$dir/replay-log.json"
+    if [ -s "$dir/slurmctld.log" ]; then
+      "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" "${slurm[@]}" \
+        --slurmctld-log "$dir/slurmctld.log" --json "$dir/replay-log.json" >/dev/null 2>&1
+    fi
     rm -f "$dir"/replay-turns-*.json
     for seed in ${TURN_SEEDS:-}; do
       "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" "${slurm[@]}" \
@@ -121,9 +133,10 @@ for out in "$@"; do
   done
   replays=(replay.json replay-nophase.json replay-easy.json)
   ls "$out"/*/replay-noconf.json >/dev/null 2>&1 && replays+=(replay-noconf.json)
+  ls "$out"/*/replay-log.json >/dev/null 2>&1 && replays+=(replay-log.json)
   for replay in "${replays[@]}"; do
     (cd "$root" && "$cargo" run --release -q -p fairshare-report --features slurm \
       --example slurm_experiment -- "$out" "$replay" >/dev/null)
   done
-  echo "$out: results.md, results-replay-nophase.md, results-replay-easy.md (and -noconf)" >&2
+  echo "$out: results.md, results-replay-nophase.md, results-replay-easy.md (and -noconf, -log)" >&2
 done

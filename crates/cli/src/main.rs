@@ -60,7 +60,7 @@ struct Cli<C: Subcommand> {
 #[derive(Subcommand)]
 enum Invocation {
     #[command(flatten)]
-    Public(Command),
+    Public(Box<Command>),
     /// Write the manual pages or shell completions (for packagers: scripts/deb.sh).
     #[command(hide = true, subcommand)]
     Generate(generate::What),
@@ -103,7 +103,7 @@ fn main() -> ExitCode {
             if !command.serves() {
                 return_freed_memory_at_once();
             }
-            run(command)
+            run(*command)
         }
         Invocation::Generate(what) => generate::run(what, Cli::<Command>::command()),
     };

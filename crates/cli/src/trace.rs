@@ -9,11 +9,13 @@ use fairshare_lab::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
 use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
 use fairshare_trace::billing::Billing;
+use fairshare_trace::slurmctld_log::{parse_controller_log, ControllerLog};
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Where the tasks come from.
 #[derive(clap::Args, Clone)]
@@ -54,6 +56,14 @@ pub struct TraceArgs {
     /// CPUs, memory, nodes and GRES, plus the other weighted TRES).
     #[arg(long, requires = "partitions")]
     pub max_tres: bool,
+    /// Slurm dumps, with `--scheduler slurm`: `slurmctld`'s log over the dump's span (as
+    /// Slurm writes it by default: LogTimeFormat=iso8601_ms, SlurmctldDebug=info), which
+    /// says to the millisecond when each job was submitted, started and ended, and when the
+    /// controller's background loop ran the main scheduler. A pass an event asks for then
+    /// runs at the loop's first turn after the event, as in Slurm, instead of at the next
+    /// whole second; what a dump of whole seconds cannot tell is read instead of assumed.
+    #[arg(long, value_name = "FILE")]
+    pub slurmctld_log: Option<PathBuf>,
 }
 
 /// How the simulated cluster is set up and when runs end.
@@ -132,7 +142,19 @@ impl TraceArgs {
                 ..SwfOptions::default()
             },
             billing: self.billing()?,
+            controller_log: self.controller_log()?,
         })
+    }
+
+    /// `--slurmctld-log`, read.
+    pub fn controller_log(&self) -> Result<Option<Arc<ControllerLog>>> {
+        let Some(path) = &self.slurmctld_log else {
+            return Ok(None);
+        };
+        let context = || format!("--slurmctld-log {}", path.display());
+        let text = std::fs::read_to_string(path).with_context(context)?;
+        let log = parse_controller_log(&text).with_context(context)?;
+        Ok(Some(Arc::new(log)))
     }
 
     /// The files Slurm bills the dump's jobs by: `--partitions`, `--qos` and `--max-tres`.
@@ -176,6 +198,15 @@ impl TraceArgs {
     /// lives as long as the returned path.
     pub fn spec(&self) -> Result<(TraceSpec, Option<tempfile::TempPath>)> {
         let (paths, stdin) = self.with_stdin()?;
+        if self.slurmctld_log.is_some() {
+            let format = match self.format {
+                Some(format) => format,
+                None => Format::detect(&paths[0])?,
+            };
+            if format != Format::SACCT {
+                bail!("--slurmctld-log times the jobs of a Slurm dump (--format sacct), not of a {format} trace");
+            }
+        }
         let trace = TraceSpec {
             paths,
             shown: self
@@ -240,7 +271,11 @@ impl ClusterArgs {
                 self.scheduler,
                 ("--site-interval", spelled.1),
             )?
-            .with_turn_seed(self.turn_seed, self.scheduler, ("--turn-seed", spelled.1))?;
+            .with_turn_seed(self.turn_seed, self.scheduler, ("--turn-seed", spelled.1))?
+            .with_loop_turns(trace.controller_log()?.as_deref(), self.scheduler)?;
+        if let Some(turns) = &slurm.parameters.loop_turns {
+            eprintln!("note: --slurmctld-log: the log shows the main scheduler starting jobs at {} turns of the background loop; its other turns are taken as evenly spaced between them", turns.shown());
+        }
         Ok(Replay {
             stop: match (self.drain, self.horizon) {
                 (true, _) => StopRule::Drain,

@@ -1186,3 +1186,92 @@ fn a_job_cancelled_while_it_waited_holds_the_others_back_until_then() {
         "nothing holds carol back: the main scheduler's next pass, 3 s after the one at 1 s"
     );
 }
+
+/// `--slurmctld-log`: the log's milliseconds time the dump's jobs and its main-scheduler
+/// starts the background loop's turns (0.6 s past each second here). Under the main
+/// scheduler alone (`sched/builtin`), alice's job, submitted
+/// at 0.2 s, starts at the turn of its own second, 0.6 s, and ends at 60.9 s; bob's, submitted
+/// at 30.1 s, starts at the loop's turn after that end, 61.6 s, as the log says it did (without
+/// the log: at 1 s and 62 s, the whole seconds after each event). The recorded starts in the
+/// per-job table are the log's, the JSON says how many turns the log showed, and the option
+/// is refused without `--scheduler slurm`, beside `--turn-seed`, for another trace format and
+/// for a log line it cannot read (file and line named).
+#[test]
+fn slurmctlds_log_times_the_jobs_and_the_loops_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("jobs.sacct");
+    std::fs::write(
+        &dump,
+        "JobID|User|Account|Submit|Start|End|AllocTRES|Partition|State\n\
+         1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|cpu=4,node=1|cpu|COMPLETED\n\
+         2|bob|a|2026-01-01T00:00:30|2026-01-01T00:01:01|2026-01-01T00:01:11|cpu=4,node=1|cpu|COMPLETED\n",
+    )
+    .unwrap();
+    let log = dir.path().join("slurmctld.log");
+    std::fs::write(
+        &log,
+        "[2026-01-01T00:00:00.200] _slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=300\n\
+         [2026-01-01T00:00:00.600] sched: Allocate JobId=1 NodeList=n1 #CPUs=4 Partition=cpu\n\
+         [2026-01-01T00:00:30.100] _slurm_rpc_submit_batch_job: JobId=2 InitPrio=1 usec=300\n\
+         [2026-01-01T00:01:00.900] _job_complete: JobId=1 done\n\
+         [2026-01-01T00:01:01.600] sched: Allocate JobId=2 NodeList=n1 #CPUs=4 Partition=cpu\n\
+         [2026-01-01T00:01:11.650] _job_complete: JobId=2 done\n",
+    )
+    .unwrap();
+    let (jobs, json) = (dir.path().join("jobs.csv"), dir.path().join("run.json"));
+    // The main scheduler alone: the backfill's first cycle would fall on the first submission.
+    let conf = dir.path().join("slurm.conf");
+    std::fs::write(&conf, "SchedulerType=sched/builtin\n").unwrap();
+    let starts = |extra: &[&str]| -> Vec<[f64; 2]> {
+        let builtin = ["--slurm-conf", conf.to_str().unwrap()];
+        let out = replay_slurm_dump(&dump, &jobs, &[&builtin[..], extra].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        let rows = job_cells(&jobs, ["starting_time", "recorded_starting_time"]);
+        let secs = |cell: &str| cell.parse::<f64>().unwrap() - 1_767_225_600.0;
+        let round = |s: f64| (s * 1000.0).round() / 1000.0;
+        (rows.iter())
+            .map(|[start, recorded]| [round(secs(start)), round(secs(recorded))])
+            .collect()
+    };
+    let log_arg = ["--slurmctld-log", log.to_str().unwrap()];
+    let with_log = [&log_arg[..], &["--json", json.to_str().unwrap()]].concat();
+    assert_eq!(starts(&with_log), [[0.6, 0.6], [61.6, 61.6]]);
+    assert_eq!(read_json(&json)["setting"]["loop_turns_shown"], 2);
+    assert_eq!(starts(&[]), [[1.0, 0.0], [62.0, 61.0]]);
+
+    let refused = |args: &[&str]| -> String {
+        let out = fairshare(args);
+        assert!(!out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let dump_arg = dump.to_str().unwrap();
+    let stderr = refused(&[&["replay", dump_arg][..], &log_arg].concat());
+    assert!(stderr.contains("add --scheduler slurm"), "{stderr}");
+    let drawn = [&log_arg[..], &["--turn-seed", "1"]].concat();
+    let stderr =
+        String::from_utf8_lossy(&replay_slurm_dump(&dump, &jobs, &drawn).stderr).into_owned();
+    assert!(stderr.contains("which --turn-seed draws"), "{stderr}");
+    let swf = dir.path().join("jobs.swf");
+    std::fs::write(&swf, "1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n").unwrap();
+    let stderr = refused(
+        &[
+            &["replay", swf.to_str().unwrap(), "--scheduler", "slurm"][..],
+            &log_arg,
+        ]
+        .concat(),
+    );
+    assert!(stderr.contains("not of a swf trace"), "{stderr}");
+    std::fs::write(
+        &log,
+        "[2026-01-01T00:00:00.200] ok\n[2026-01-01T00:00:01] sched: Allocate JobId=1\n",
+    )
+    .unwrap();
+    let stderr =
+        String::from_utf8_lossy(&replay_slurm_dump(&dump, &jobs, &log_arg).stderr).into_owned();
+    assert!(
+        stderr.contains(&format!("--slurmctld-log {}", log.display()))
+            && stderr.contains("line 2: field `timestamp`"),
+        "{stderr}"
+    );
+}

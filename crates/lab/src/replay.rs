@@ -37,7 +37,7 @@ pub enum CapacitySource {
 fn unweighed_associations(replay: &Replay, entitled: &Entitled) -> Option<String> {
     let settings = SchedulerSettings {
         rule: replay.rule,
-        slurm: replay.slurm,
+        slurm: replay.slurm.clone(),
     };
     let priority = replay.scheduler.configured(&settings).job_priority()?;
     let given = (entitled.accounts.as_ref()).is_some_and(|t| t.assoc_factors.is_some());

@@ -4,11 +4,13 @@
 
 use crate::LabError;
 use fairshare_core::error::Invalid;
-use fairshare_sim::cluster::{Partition, SchedulerEntry, SlurmParameters};
+use fairshare_sim::cluster::{LoopTurns, Partition, SchedulerEntry, SlurmParameters};
 use fairshare_trace::billing::{parse_partitions, parse_qos, parse_qos_priorities, Billing};
 use fairshare_trace::slurm_conf::{parse_slurm_conf, OverSubscribe, SlurmConf};
+use fairshare_trace::slurmctld_log::ControllerLog;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// What a site's Slurm configuration sets for `--scheduler slurm` (by default, Slurm 22.05's
 /// defaults and no partition).
@@ -93,6 +95,28 @@ impl SlurmSetup {
             }
             self.parameters.turn_seed = Some(seed);
         }
+        Ok(self)
+    }
+
+    /// This setup with the background loop's turns where `log`, `slurmctld`'s, shows them
+    /// (see [`SlurmParameters::loop_turns`]), when given. Refused when `scheduler` is not
+    /// Slurm's, or the turns are drawn too (`--turn-seed`: the log tells what the seed draws).
+    pub fn with_loop_turns(
+        mut self,
+        log: Option<&ControllerLog>,
+        scheduler: SchedulerEntry,
+    ) -> Result<SlurmSetup, Invalid> {
+        let Some(log) = log else {
+            return Ok(self);
+        };
+        if scheduler != SchedulerEntry::SLURM {
+            return Err("--slurmctld-log: the background loop's turns time the Slurm scheduler's passes; add --scheduler slurm".into());
+        }
+        if self.parameters.turn_seed.is_some() {
+            return Err("--slurmctld-log reads which side of the background loop's turn each event fell, which --turn-seed draws; give one of them".into());
+        }
+        let turns = LoopTurns::new(log.main_passes.clone());
+        self.parameters.loop_turns = Some(Arc::new(turns));
         Ok(self)
     }
 

@@ -58,6 +58,10 @@ pub struct Setting {
     /// with (`--turn-seed`), when they were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_seed: Option<u64>,
+    /// How many of the Slurm scheduler's background-loop turns `slurmctld`'s log showed
+    /// (`--slurmctld-log`), when the loop's turns were read from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_turns_shown: Option<usize>,
     /// Where the capacity came from, in words.
     #[serde(default)]
     pub capacity_source: String,

@@ -506,7 +506,7 @@ impl MeasuredTrace {
             users: self.users.clone(),
             scheduler: replay.scheduler.configured(&SchedulerSettings {
                 rule: replay.rule,
-                slurm: replay.slurm,
+                slurm: replay.slurm.clone(),
             }),
             placement: replay.placement.placement(),
             stop: self.stop(replay.stop),
@@ -569,6 +569,7 @@ impl MeasuredTrace {
             scheduler: replay.scheduler.name().into(),
             overrun: replay.overrun.name().into(),
             turn_seed: replay.slurm.turn_seed,
+            loop_turns_shown: replay.slurm.loop_turns.as_ref().map(|turns| turns.shown()),
             placement: replay.placement.name().into(),
             capacity_source: source.into(),
             shares: String::new(),

@@ -539,16 +539,18 @@ fn read_replay(path: &Path, real: &[Job]) -> Result<Vec<Option<Job>>, String> {
             .ok_or(format!(
                 "replay job {id} names no user of machine_view.users"
             ))?;
-        let submit = secs(&j["submit"]).ok_or("a job without submit")?;
+        let submit = secs(&j["submit"]).ok_or("a job without submit")?.floor();
         if **user != job.user || (submit - job.submit).abs() > TIE_S {
             return Err(format!(
                 "replay job {id} ({user}) is not the dump's ({})",
                 job.user
             ));
         }
+        // Down to the second, as sacct writes the real run's (a replay timed by slurmctld's
+        // log starts jobs at the loop's turns, within the second).
         predicted[id] = Some(Job {
-            start: secs(&j["start"]).ok_or("a job without start")?,
-            end: secs(&j["end"]).ok_or("a job without end")?,
+            start: secs(&j["start"]).ok_or("a job without start")?.floor(),
+            end: secs(&j["end"]).ok_or("a job without end")?.floor(),
             nodes: j["placed"].as_array().map_or(0, Vec::len),
             waited_out: false,
             ..job.clone()

@@ -5,8 +5,9 @@
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::model::{partition_property, MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
-    run, run_observed, Capacity, ClusterConfig, JobState, Partition, PlacementEntry, PolicyResult,
-    QueueLimit, Scheduler, SchedulerEntry, SchedulerSettings, SlurmParameters, Task, Window,
+    run, run_observed, Capacity, ClusterConfig, JobState, LoopTurns, Partition, PlacementEntry,
+    PolicyResult, QueueLimit, Scheduler, SchedulerEntry, SchedulerSettings, SlurmParameters, Task,
+    Window,
 };
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -655,6 +656,43 @@ fn turns(turn_seed: Option<u64>) -> Arc<dyn Scheduler> {
         turn_seed,
         ..SlurmParameters::default()
     })
+}
+
+/// With the background loop's turns read from a log (shown at 10.6 and 40.6 s: one a second,
+/// 0.6 s past it), a pass an event asks for runs at the loop's first turn at or after the
+/// event, `batch_sched_delay` (3 s) after the last pass: on one idle processor, the backfill
+/// off, job 0, submitted at 20.3, starts at the turn of its own second, 20.6 (its end at 21.6
+/// asks for a pass, at 23.6); job 1, submitted at 25.7, after that second's turn, at 26.6
+/// (its end's pass at 29.6); job 2, submitted at 33.6, on a turn, then (its end's pass at
+/// 36.6); job 3, submitted at 37.1, waits for the spacing, to 39.6; job 4, submitted at 39.7
+/// while job 3 runs, starts at the turn after job 3's end at 49.9: 50.6. Without the log a
+/// second's events come after its turn, at the whole second.
+#[test]
+fn loop_turns_from_a_log_time_the_passes_events_ask_for() {
+    let jobs = [
+        job(0, 20.3, 1.0, 5.0, 1.0),
+        job(1, 25.7, 1.0, 5.0, 1.0),
+        job(2, 33.6, 1.0, 5.0, 1.0),
+        job(3, 37.1, 10.3, 20.0, 1.0),
+        job(4, 39.7, 1.0, 5.0, 1.0),
+    ];
+    let shown = LoopTurns::new(vec![Time::from_secs_f64(40.6), Time::from_secs_f64(10.6)]);
+    let by_log = slurm_with(SlurmParameters {
+        backfill: false,
+        loop_turns: Some(Arc::new(shown)),
+        ..SlurmParameters::default()
+    });
+    let rounded = |result: &PolicyResult| -> Vec<f64> {
+        let started = starts(result);
+        started
+            .iter()
+            .map(|s| (s * 1000.0).round() / 1000.0)
+            .collect()
+    };
+    let logged = replay_by(pool(1.0), by_log, &jobs, &[]);
+    assert_eq!(rounded(&logged), [20.6, 26.6, 33.6, 39.6, 50.6]);
+    let whole_seconds = replay_by(pool(1.0), turns(None), &jobs, &[]);
+    assert_eq!(rounded(&whole_seconds), [21.0, 27.0, 34.0, 40.0, 51.0]);
 }
 
 /// A drained run ends with its last job, not at a plan made for a job that started earlier:

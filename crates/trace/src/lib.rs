@@ -58,6 +58,7 @@ pub mod sacct;
 pub mod shares;
 pub mod slurm_conf;
 pub mod slurm_output;
+pub mod slurmctld_log;
 mod source;
 pub mod swf;
 pub mod timeline;
@@ -224,6 +225,9 @@ pub struct ReadOptions {
     /// How the site's Slurm bills jobs, for the billing of sacct dumps' jobs
     /// ([`Task::billing`](fairshare_core::model::Task::billing)).
     pub billing: billing::Billing,
+    /// Sacct dumps: `slurmctld`'s log, which gives the jobs' submissions, starts and ends to
+    /// the millisecond ([`slurmctld_log::ControllerLog::time`]); `None`: whole seconds.
+    pub controller_log: Option<std::sync::Arc<slurmctld_log::ControllerLog>>,
 }
 
 /// Opens the trace files `paths`, read in the order given, as one stream of tasks; `format`

@@ -57,6 +57,7 @@
 
 use crate::billing::Billing;
 use crate::input::{columns, Col, HeadedCsv, Record};
+use crate::slurmctld_log::{ControllerLog, Timed};
 use crate::source::{Loaded, Meta, Source, Task};
 use crate::{parse_size, Format, ReadOptions, TraceError};
 use fairshare_core::model::Time;
@@ -97,14 +98,39 @@ pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<Loaded> {
         .iter()
         .try_for_each(|path| read_jobs(path, &options.billing, &mut meta, &mut dump))
         .err();
-    let tasks = dump.until_taken(&mut meta);
+    let job_ids = std::mem::take(&mut dump.job_ids);
+    let mut tasks = dump.until_taken(&mut meta);
+    if let Some(log) = &options.controller_log {
+        timed_by(log, &mut tasks, &job_ids, &mut meta);
+    }
     Loaded::source(tasks, error, meta)
+}
+
+/// Gives the jobs, whose Slurm job ids are `job_ids`, the sub-second moments of `slurmctld`'s
+/// log, with a note of how many it timed.
+fn timed_by(log: &ControllerLog, tasks: &mut [Task], job_ids: &[Option<u64>], meta: &mut Meta) {
+    let mut timed = Timed::default();
+    for (task, id) in tasks.iter_mut().zip(job_ids) {
+        if let Some(id) = id {
+            log.time(*id, task, &mut timed);
+        }
+    }
+    meta.note(format!(
+        "slurmctld's log timed to the millisecond {} of the dump's {} jobs' submissions, {} starts and {} ends (the rest keep the dump's whole seconds)",
+        timed.submissions,
+        tasks.len(),
+        timed.starts,
+        timed.ends
+    ));
 }
 
 /// The jobs read so far, with the ones still running.
 #[derive(Default)]
 struct Dump {
     tasks: Vec<Task>,
+    /// Each task's Slurm job id, where `JobID` is a plain number (not an array's or a
+    /// heterogeneous job's component).
+    job_ids: Vec<Option<u64>>,
     /// Indices into `tasks` of jobs still running when the dump was taken.
     running: Vec<usize>,
 }
@@ -214,6 +240,9 @@ fn read_jobs(
                 if let (true, Some(starts)) = (job.backfilled, &mut meta.stats.backfill_starts) {
                     starts.extend(task.start);
                 }
+                let job_id = std::str::from_utf8(record.raw(cols[0])).ok();
+                dump.job_ids
+                    .push(job_id.and_then(|id| id.trim().parse().ok()));
                 dump.tasks.push(Task {
                     user: meta.user(job.user),
                     partition: job.partition.map(|p| meta.partition(p)),

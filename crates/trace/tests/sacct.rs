@@ -416,3 +416,61 @@ fn a_job_cancelled_while_it_waited_waits_as_it_asked_until_its_cancellation() {
         "{strict}"
     );
 }
+
+/// `slurmctld`'s log gives a dump's jobs their moments to the millisecond where they fall in
+/// the seconds the dump records: jobs 21 and 22, submitted in one second, come in the order
+/// the log says (22 first); job 21's start and end and job 22's start are the log's, its end
+/// (not in the log) the dump's; job 23's logged submission falls in another second (another
+/// controller's job of that id) and is not taken; job 24's logged start comes before its
+/// logged submission, so its submission is not taken (it would follow the start). A note
+/// counts what the log timed.
+#[test]
+fn slurmctlds_log_times_the_jobs_to_the_millisecond() {
+    use fairshare_trace::slurmctld_log::parse_controller_log;
+    let dir = TempDir::new().unwrap();
+    let rows = [
+        "21|alice|physics|2024-01-01T00:00:10|2024-01-01T00:00:11|2024-01-01T00:00:31|cpu=1,node=1|cpu|COMPLETED",
+        "22|bob|physics|2024-01-01T00:00:10|2024-01-01T00:00:11|2024-01-01T00:00:41|cpu=1,node=1|cpu|COMPLETED",
+        "23|bob|physics|2024-01-01T00:01:00|2024-01-01T00:01:00|2024-01-01T00:01:10|cpu=1,node=1|cpu|COMPLETED",
+        "24|bob|physics|2024-01-01T00:02:00|2024-01-01T00:02:00|2024-01-01T00:02:10|cpu=1,node=1|cpu|COMPLETED",
+    ];
+    let path = write(
+        &dir,
+        "jobs.sacct",
+        &(HEADER.to_owned() + &rows.join("\n") + "\n"),
+    );
+    let log = "\
+[2024-01-01T00:00:10.100] _slurm_rpc_submit_batch_job: JobId=22 InitPrio=1 usec=300
+[2024-01-01T00:00:10.700] _slurm_rpc_submit_batch_job: JobId=21 InitPrio=1 usec=300
+[2024-01-01T00:00:11.620] sched: Allocate JobId=21 NodeList=n01 #CPUs=1 Partition=cpu
+[2024-01-01T00:00:11.620] sched: Allocate JobId=22 NodeList=n02 #CPUs=1 Partition=cpu
+[2024-01-01T00:00:31.655] _job_complete: JobId=21 done
+[2024-01-01T00:00:59.900] _slurm_rpc_submit_batch_job: JobId=23 InitPrio=1 usec=300
+[2024-01-01T00:02:00.800] _slurm_rpc_submit_batch_job: JobId=24 InitPrio=1 usec=300
+[2024-01-01T00:02:00.300] sched/backfill: _start_job: Started JobId=24 in cpu on n01
+";
+    let options = ReadOptions {
+        controller_log: Some(std::sync::Arc::new(parse_controller_log(log).unwrap())),
+        ..ReadOptions::default()
+    };
+    let read = read(&[&path], None, &options);
+    assert!(read.error.is_none(), "{:?}", read.error);
+    let ms = |s: u64, ms: u64| at(s).plus_micros(ms * 1000);
+    let got: Vec<(u64, Time, Option<Time>, u64)> = (read.tasks.iter())
+        .map(|t| (t.id, t.submit, t.start, t.runtime))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, ms(10, 100), Some(ms(11, 620)), 29_380_000),
+            (0, ms(10, 700), Some(ms(11, 620)), 20_035_000),
+            (2, at(60), Some(at(60)), 10_000_000),
+            (3, at(120), Some(ms(120, 300)), 9_700_000),
+        ]
+    );
+    let note = read.stats.notes.iter().find(|n| n.contains("slurmctld"));
+    assert_eq!(
+        note.map(String::as_str),
+        Some("slurmctld's log timed to the millisecond 2 of the dump's 4 jobs' submissions, 3 starts and 1 ends (the rest keep the dump's whole seconds)")
+    );
+}

@@ -39,7 +39,7 @@ pub use result::{
     TOP_USERS,
 };
 pub use scheduler::{
-    Conservative, Cycle, Easy, Fill, Pass, Reservations, Scheduler, SchedulerEntry,
+    Conservative, Cycle, Easy, Fill, LoopTurns, Pass, Reservations, Scheduler, SchedulerEntry,
     SchedulerSettings, Slurm, SlurmParameters,
 };
 pub use space::{Capacity, MOST_MACHINES};

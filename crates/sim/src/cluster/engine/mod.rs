@@ -152,6 +152,9 @@ struct Engine {
     /// microseconds, and where those passes stand.
     event_spacing: Option<u64>,
     asked: Asked,
+    /// When the loop that runs those passes takes its turns, read from a log
+    /// ([`Scheduler::loop_turns`]); `None`: on the whole seconds, after a second's events.
+    turns: Option<LoopTurns>,
     /// Whether jobs are planned with their time limits even when they run past them
     /// ([`Scheduler::plans_with_limits`]).
     plans_with_limits: bool,
@@ -378,6 +381,7 @@ impl Engine {
             event_spacing: (config.scheduler.event_pass_spacing_s())
                 .map(|s| s.saturating_mul(1_000_000)),
             asked: Asked::default(),
+            turns: config.scheduler.loop_turns().cloned(),
             plans_with_limits: config.scheduler.plans_with_limits(),
             overdue: Vec::new(),
             job_order: JobOrder::of(config),

@@ -129,11 +129,12 @@ impl Pass for Engine {
 impl Engine {
     /// Whether this instant runs a pass, `asks` saying whether an event asked for one and
     /// `periodic` whether the scheduler's cycle falls now. Under a scheduler that spaces the
-    /// passes events ask for, such a pass runs at the first whole second after the event at
-    /// which the spacing has passed since the last (or now, `in_this_turn`, for a submission
-    /// that came before the loop's turn in its second): until then a wake-up is set (a
-    /// periodic pass runs now whatever was asked, and what was asked waits for the next
-    /// second).
+    /// passes events ask for, such a pass runs at the loop's first turn after the event at
+    /// which the spacing has passed since the last: the next whole second (or now,
+    /// `in_this_turn`, for a submission that came before the loop's turn in its second), or,
+    /// where a log shows the turns, the first at or after the event, whose time the log gave
+    /// to the millisecond. Until then a wake-up is set (a periodic pass runs now whatever was
+    /// asked, and what was asked waits for the next turn).
     pub(super) fn passes_now(&mut self, asks: bool, in_this_turn: bool, periodic: bool) -> bool {
         let Some(spacing) = self.event_spacing else {
             return asks || periodic;
@@ -143,11 +144,17 @@ impl Engine {
         if !self.asked.pending {
             return periodic;
         }
-        let next_second = Time::from_micros((self.now.as_micros() / 1_000_000 + 1) * 1_000_000);
-        let earliest = if in_this_turn { self.now } else { next_second };
+        let next_turn = self.turn_at_or_after(self.now.plus_micros(1));
+        let earliest = if in_this_turn || self.turns.is_some() {
+            self.turn_at_or_after(self.now)
+        } else {
+            next_turn
+        };
         let due = match (woken, self.asked.last) {
             (true, _) => self.now,
-            (false, Some(last)) => last.plus_micros(spacing).max(earliest),
+            (false, Some(last)) => self
+                .turn_at_or_after(last.plus_micros(spacing))
+                .max(earliest),
             (false, None) => earliest,
         };
         if due <= self.now && !periodic {
@@ -157,12 +164,20 @@ impl Engine {
             };
             return true;
         }
-        let due = due.max(next_second);
+        let due = due.max(next_turn);
         if self.asked.woken_at.is_none_or(|w| w <= self.now) {
             self.asked.woken_at = Some(due);
             self.wakeups.push(Reverse(due));
         }
         periodic
+    }
+
+    /// The loop's first turn at or after `t`: from the log's turns, else the whole seconds.
+    fn turn_at_or_after(&self, t: Time) -> Time {
+        match &self.turns {
+            Some(turns) => turns.at_or_after(t),
+            None => Time::from_micros(t.as_micros().div_ceil(1_000_000) * 1_000_000),
+        }
     }
 
     /// [`Pass::reserve`], the start found before `before` when given.

@@ -14,11 +14,13 @@ mod conservative;
 mod easy;
 mod fill;
 mod slurm;
+mod turns;
 
 pub use conservative::Conservative;
 pub use easy::Easy;
 pub use fill::Fill;
 pub use slurm::{Slurm, SlurmParameters};
+pub use turns::LoopTurns;
 
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
@@ -137,6 +139,12 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn drawn_turns(&self) -> Option<u64> {
         None
     }
+    /// When the loop that spaces the passes events ask for takes its turns, when a log shows
+    /// them (Slurm's background loop, read from `slurmctld`'s log); `None`: on the whole
+    /// seconds.
+    fn loop_turns(&self) -> Option<&LoopTurns> {
+        None
+    }
     /// Whether a waiting job's cancellation sets off a pass, as an arrival or an end does (by
     /// default it does; Slurm's does not: cancelling a pending job queues none of its
     /// schedulers, so what the job held back starts at the next submission, end or cycle).
@@ -167,7 +175,7 @@ pub struct SchedulerEntry {
 }
 
 /// What the schedulers are set up with; each reads its own part.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SchedulerSettings {
     /// What filling does when the chosen user's job does not fit (`--rule`).
     pub rule: FillRule,

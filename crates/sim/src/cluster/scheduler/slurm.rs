@@ -38,7 +38,7 @@
 //! the run's partitions ([`crate::cluster::Partition`]). docs/slurm-prediction.md measures
 //! what that costs.
 
-use super::{Cycle, Pass, Reservations, Scheduler, SchedulerEntry};
+use super::{Cycle, LoopTurns, Pass, Reservations, Scheduler, SchedulerEntry};
 use fairshare_core::error::Invalid;
 use fairshare_core::model::{slurm_duration, TresWeights};
 use fairshare_core::priority::multifactor::{JobPriority, Tres};
@@ -51,14 +51,14 @@ pub(super) const SLURM: SchedulerEntry = SchedulerEntry {
     about: "Slurm's main scheduler after each event (a blocked job stops its partition) and its backfill every bf_interval (--slurm-conf sets them)",
     build: |settings| {
         Arc::new(Slurm {
-            parameters: settings.slurm,
+            parameters: settings.slurm.clone(),
         })
     },
 };
 
 /// The settings of a `slurm.conf` that change which job starts when, with Slurm 22.05's
 /// defaults: the `SchedulerParameters` and the multifactor job priority.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SlurmParameters {
     /// Whether the backfill scheduler runs (`SchedulerType=sched/backfill`, the default);
     /// `sched/builtin` runs the main scheduler alone.
@@ -91,6 +91,10 @@ pub struct SlurmParameters {
     /// [`Scheduler::drawn_turns`]); `None`: a submission is served at the next second, or by a
     /// pass already due in its own.
     pub turn_seed: Option<u64>,
+    /// When the background loop takes its turns, read from `slurmctld`'s log (see
+    /// [`LoopTurns`]); `None`: on the whole seconds, events recorded in a second coming after
+    /// its turn.
+    pub loop_turns: Option<Arc<LoopTurns>>,
     /// The multifactor job priority's weights and periods.
     pub priority: JobPriority,
     /// `OverTimeLimit`, in seconds: how long past its time limit a job may run before it is
@@ -111,6 +115,7 @@ impl Default for SlurmParameters {
             default_queue_depth: 100,
             batch_sched_delay_s: 3,
             turn_seed: None,
+            loop_turns: None,
             priority: JobPriority::default(),
             over_time_s: Some(0),
         }
@@ -332,7 +337,7 @@ fn job_priority<'a>(
 }
 
 /// Slurm's main and backfill schedulers, as the module documentation describes them.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Slurm {
     /// The parameters it runs with.
     pub parameters: SlurmParameters,
@@ -434,6 +439,10 @@ impl Scheduler for Slurm {
         self.parameters.turn_seed
     }
 
+    fn loop_turns(&self) -> Option<&LoopTurns> {
+        self.parameters.loop_turns.as_deref()
+    }
+
     /// `job_signal` cancels a pending job without queuing the main scheduler
     /// (`queue_job_scheduler`), and the backfill waits for its cycle.
     fn passes_on_cancellation(&self) -> bool {
@@ -492,6 +501,7 @@ mod tests {
             default_queue_depth: 50,
             batch_sched_delay_s: 5,
             turn_seed: None,
+            loop_turns: None,
             over_time_s: Some(300),
             priority: JobPriority {
                 fairshare_weight: 10_000.0,

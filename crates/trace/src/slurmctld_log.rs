@@ -1,0 +1,293 @@
+//! Sub-second times from `slurmctld`'s log: when each job was submitted, started and ended to
+//! the millisecond, and when the controller's background loop ran the main scheduler.
+//!
+//! `sacct` records whole seconds, and Slurm's background loop serves what happened in a second
+//! at its own fraction of it, a fraction that creeps by the loop's work and restarts now and
+//! then. Whether a submission or an end came before or after the loop's turn in its second
+//! decides whether its jobs start in that second or a pass later, which a dump cannot tell.
+//! The controller's log can: with Slurm's default `LogTimeFormat=iso8601_ms` every line starts
+//! with `[YYYY-MM-DDTHH:MM:SS.mmm]`, and at the default `SlurmctldDebug=info` it says
+//!
+//! - `_slurm_rpc_submit_batch_job: JobId=N …` when job N was submitted;
+//! - `sched: Allocate JobId=N …` when the main scheduler started it, at the loop's turn;
+//! - `sched/backfill: _start_job: Started JobId=N …` when the backfill started it;
+//! - `_job_complete: JobId=N done` when it ended, or `Time limit exhausted for JobId=N`
+//!   when the controller killed it at its limit (which frees its nodes at once).
+//!
+//! Every other line is passed over. A line this reader takes must have a timestamp with
+//! milliseconds and a job id that is a number; an error names the line. A controller started
+//! afresh counts job ids from 1 again: a new submission of an id read before starts that job
+//! afresh, so a log spanning a wiped controller holds its last job of each id.
+
+use crate::slurm_output::{Problem, ReadError};
+use fairshare_core::model::{Task, Time};
+use std::collections::BTreeMap;
+
+const SECOND_US: u64 = 1_000_000;
+
+/// What the log says of one job, each moment to the microsecond.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobMoments {
+    /// When it was submitted.
+    pub submitted: Option<Time>,
+    /// When it started.
+    pub started: Option<Time>,
+    /// When it ended (completed, failed, or was killed at its time limit).
+    pub ended: Option<Time>,
+}
+
+/// What [`parse_controller_log`] read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ControllerLog {
+    /// Each job's moments, by job id.
+    pub jobs: BTreeMap<u64, JobMoments>,
+    /// The instants the main scheduler started jobs (the loop's turns the log shows), in
+    /// order, each once.
+    pub main_passes: Vec<Time>,
+}
+
+/// How many of a dump's jobs a log timed ([`ControllerLog::time`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timed {
+    /// Jobs whose submission it gave to the millisecond.
+    pub submissions: usize,
+    /// Jobs whose start it gave so.
+    pub starts: usize,
+    /// Jobs whose end it gave so.
+    pub ends: usize,
+}
+
+impl ControllerLog {
+    /// Gives `task`, job `job_id` of a dump of whole seconds, the log's submission, start
+    /// and end where each falls in the second the dump records (a moment in another second
+    /// is another job's, of a controller started afresh, and is not taken) and the three stay
+    /// in order, keeping the job's end where the log has none. Adds what it took to `timed`.
+    pub fn time(&self, job_id: u64, task: &mut Task, timed: &mut Timed) {
+        let Some(moments) = self.jobs.get(&job_id) else {
+            return;
+        };
+        let in_second = |moment: Option<Time>, second: Time| {
+            moment.filter(|m| m.as_micros() / SECOND_US == second.as_micros() / SECOND_US)
+        };
+        let end = task.start.map(|start| start.plus_micros(task.runtime));
+        let started = task
+            .start
+            .and_then(|start| in_second(moments.started, start));
+        let started = started.filter(|started| *started >= task.submit);
+        let start = started.or(task.start);
+        let submitted = in_second(moments.submitted, task.submit);
+        if let Some(submitted) = submitted.filter(|s| start.is_none_or(|start| *s <= start)) {
+            task.submit = submitted;
+            timed.submissions += 1;
+        }
+        let (Some(start), Some(end)) = (start, end) else {
+            return;
+        };
+        let ended = in_second(moments.ended, end).filter(|ended| *ended >= start);
+        timed.starts += usize::from(started.is_some());
+        timed.ends += usize::from(ended.is_some());
+        task.start = Some(start);
+        task.runtime = ended
+            .unwrap_or(end)
+            .as_micros()
+            .saturating_sub(start.as_micros());
+    }
+}
+
+/// The events of the log this reader takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Event {
+    Submitted,
+    StartedByMain,
+    StartedByBackfill,
+    Ended,
+}
+
+/// Each event's mark in a line, which its job id follows, and how such a line must end
+/// (`_job_complete: JobId=N WEXITSTATUS 0` comes before the job's `… done`).
+const MARKS: [(&str, Event, &str); 5] = [
+    ("_slurm_rpc_submit_batch_job: JobId=", Event::Submitted, ""),
+    ("sched: Allocate JobId=", Event::StartedByMain, ""),
+    (
+        "sched/backfill: _start_job: Started JobId=",
+        Event::StartedByBackfill,
+        "",
+    ),
+    ("_job_complete: JobId=", Event::Ended, " done"),
+    ("Time limit exhausted for JobId=", Event::Ended, ""),
+];
+
+/// Reads a `slurmctld` log (see the module documentation).
+pub fn parse_controller_log(text: &str) -> Result<ControllerLog, ReadError> {
+    let mut log = ControllerLog::default();
+    for (index, line) in text.lines().enumerate() {
+        let Some((event, id_text)) = event_of(line) else {
+            continue;
+        };
+        let record = format!("line {}", index + 1);
+        let at = timestamp(line)
+            .map_err(|problem| ReadError::field_of(&record, "timestamp", problem))?;
+        let id =
+            job_id(id_text).map_err(|problem| ReadError::field_of(&record, "JobId", problem))?;
+        log.take(event, id, at);
+    }
+    log.main_passes.sort_unstable();
+    log.main_passes.dedup();
+    Ok(log)
+}
+
+impl ControllerLog {
+    /// Records `event` of job `id` at `at`.
+    fn take(&mut self, event: Event, id: u64, at: Time) {
+        if event == Event::Submitted {
+            self.jobs.insert(
+                id,
+                JobMoments {
+                    submitted: Some(at),
+                    ..JobMoments::default()
+                },
+            );
+            return;
+        }
+        let job = self.jobs.entry(id).or_default();
+        match event {
+            Event::StartedByMain => {
+                job.started = Some(at);
+                self.main_passes.push(at);
+            }
+            Event::StartedByBackfill => job.started = Some(at),
+            // The first end counts: a job killed at its limit logs its completion later.
+            Event::Ended => {
+                job.ended.get_or_insert(at);
+            }
+            Event::Submitted => unreachable!("handled above"),
+        }
+    }
+}
+
+/// The event a line tells of, with the text after its `JobId=`; `None` for any other line.
+fn event_of(line: &str) -> Option<(Event, &str)> {
+    MARKS.iter().find_map(|(mark, event, ending)| {
+        let (_, after) = line.split_once(mark)?;
+        after
+            .trim_end()
+            .ends_with(ending)
+            .then_some((*event, after))
+    })
+}
+
+/// The leading `[YYYY-MM-DDTHH:MM:SS.mmm]` of a line.
+fn timestamp(line: &str) -> Result<Time, Problem> {
+    let stamp = line
+        .strip_prefix('[')
+        .and_then(|rest| rest.split_once(']'))
+        .map(|(stamp, _)| stamp)
+        .ok_or(Problem::WrongType("a leading [YYYY-MM-DDTHH:MM:SS.mmm]"))?;
+    let fraction = stamp.rsplit_once('.').map(|(_, f)| f);
+    if !fraction.is_some_and(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit())) {
+        return Err(Problem::Invalid(format!(
+            "`{stamp}` has no fraction of a second (Slurm's default LogTimeFormat=iso8601_ms writes milliseconds)"
+        )));
+    }
+    let parsed = humantime::parse_rfc3339_weak(stamp).map_err(|_| {
+        Problem::Invalid(format!(
+            "`{stamp}` is not a time such as 2026-11-28T00:08:20.316"
+        ))
+    })?;
+    let since = parsed.duration_since(std::time::UNIX_EPOCH).ok();
+    let micros = since.and_then(|d| u64::try_from(d.as_micros()).ok());
+    micros
+        .map(Time::from_micros)
+        .ok_or_else(|| Problem::Invalid(format!("`{stamp}` is before 1970")))
+}
+
+/// The job id at the start of `text`, up to the first character that is not a digit.
+fn job_id(text: &str) -> Result<u64, Problem> {
+    let digits = text
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap_or("");
+    digits.parse().map_err(|_| {
+        let shown: String = text.chars().take(20).collect();
+        Problem::Invalid(format!("`{shown}` does not start with a job id"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = "\
+[2026-11-28T00:08:20.136] _slurm_rpc_submit_batch_job: JobId=4 InitPrio=100000 usec=468
+[2026-11-28T00:08:20.154] _slurm_rpc_submit_batch_job: JobId=5 InitPrio=100000 usec=342
+[2026-11-28T00:08:20.169] _slurm_rpc_submit_batch_job: JobId=6 InitPrio=100000 usec=263
+[2026-11-28T00:08:20.316] sched/backfill: _start_job: Started JobId=4 in cpu on n[01-11]
+[2026-11-28T00:08:20.317] sched/backfill: _start_job: Started JobId=6 in cpu on n12
+[2026-11-28T00:09:30.358] _job_complete: JobId=4 WEXITSTATUS 0
+[2026-11-28T00:09:30.358] _job_complete: JobId=4 done
+[2026-11-28T00:09:34.860] Time limit exhausted for JobId=6
+[2026-11-28T00:09:34.906] sched: Allocate JobId=5 NodeList=n[01-12] #CPUs=96 Partition=cpu
+[2026-11-28T00:09:35.001] error: Could not open job state file
+[2026-11-28T00:09:36.100] _job_complete: JobId=6 done
+";
+
+    fn at(text: &str) -> Time {
+        timestamp(&format!("[{text}]")).unwrap()
+    }
+
+    #[test]
+    fn reads_each_jobs_moments_and_the_main_schedulers_turns() {
+        let log = parse_controller_log(LOG).unwrap();
+        assert_eq!(log.jobs.len(), 3);
+        let four = log.jobs[&4];
+        assert_eq!(four.submitted, Some(at("2026-11-28T00:08:20.136")));
+        assert_eq!(four.started, Some(at("2026-11-28T00:08:20.316")));
+        assert_eq!(four.ended, Some(at("2026-11-28T00:09:30.358")));
+        // Killed at its limit: it ends then, not when its completion is logged.
+        assert_eq!(log.jobs[&6].ended, Some(at("2026-11-28T00:09:34.860")));
+        assert_eq!(log.jobs[&5].started, Some(at("2026-11-28T00:09:34.906")));
+        assert_eq!(log.jobs[&5].ended, None);
+        // Only the main scheduler's starts mark the loop's turns.
+        assert_eq!(log.main_passes, vec![at("2026-11-28T00:09:34.906")]);
+        let second = Time::from_micros(at("2026-11-28T00:08:20.000").as_micros());
+        assert_eq!(
+            four.submitted.unwrap().as_micros() - second.as_micros(),
+            136_000
+        );
+    }
+
+    #[test]
+    fn a_resubmitted_id_starts_its_job_afresh() {
+        let text = format!(
+            "{LOG}[2026-11-28T01:00:00.500] _slurm_rpc_submit_batch_job: JobId=4 InitPrio=1\n"
+        );
+        let log = parse_controller_log(&text).unwrap();
+        let four = log.jobs[&4];
+        assert_eq!(four.submitted, Some(at("2026-11-28T01:00:00.500")));
+        assert_eq!((four.started, four.ended), (None, None));
+    }
+
+    #[test]
+    fn a_line_it_takes_must_have_milliseconds_and_a_job_id() {
+        let whole = "x\n[2026-11-28T00:08:20] sched: Allocate JobId=5 NodeList=n01\n";
+        let error = parse_controller_log(whole).unwrap_err().to_string();
+        assert!(
+            error.starts_with("line 2: field `timestamp` is invalid"),
+            "{error}"
+        );
+        assert!(error.contains("iso8601_ms"), "{error}");
+        let no_id = "[2026-11-28T00:08:20.100] sched: Allocate JobId=x5 NodeList=n01\n";
+        let error = parse_controller_log(no_id).unwrap_err().to_string();
+        assert!(error.starts_with("line 1: field `JobId`"), "{error}");
+        let no_stamp = "sched: Allocate JobId=5 NodeList=n01\n";
+        let error = parse_controller_log(no_stamp).unwrap_err().to_string();
+        assert!(error.contains("`timestamp` is not a leading"), "{error}");
+        let bad_date = "[2026-13-28T00:08:20.100] sched: Allocate JobId=5\n";
+        assert!(parse_controller_log(bad_date).is_err());
+        // Lines of other events are never looked at, whatever they hold.
+        assert_eq!(
+            parse_controller_log("garbage\n[bad] error: x\n").unwrap(),
+            ControllerLog::default()
+        );
+    }
+}
