@@ -15,7 +15,7 @@ use fairshare_trace::{Format, ReadOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Where the tasks come from.
 #[derive(clap::Args, Clone)]
@@ -64,6 +64,9 @@ pub struct TraceArgs {
     /// whole second; what a dump of whole seconds cannot tell is read instead of assumed.
     #[arg(long, value_name = "FILE")]
     pub slurmctld_log: Option<PathBuf>,
+    /// `--slurmctld-log` once read (the reader and the scheduler both need it).
+    #[arg(skip)]
+    controller_log: OnceLock<Arc<ControllerLog>>,
 }
 
 /// How the simulated cluster is set up and when runs end.
@@ -146,15 +149,18 @@ impl TraceArgs {
         })
     }
 
-    /// `--slurmctld-log`, read.
+    /// `--slurmctld-log`, read the first time it is asked for.
     pub fn controller_log(&self) -> Result<Option<Arc<ControllerLog>>> {
         let Some(path) = &self.slurmctld_log else {
             return Ok(None);
         };
+        if let Some(log) = self.controller_log.get() {
+            return Ok(Some(log.clone()));
+        }
         let context = || format!("--slurmctld-log {}", path.display());
         let text = std::fs::read_to_string(path).with_context(context)?;
-        let log = parse_controller_log(&text).with_context(context)?;
-        Ok(Some(Arc::new(log)))
+        let log = Arc::new(parse_controller_log(&text).with_context(context)?);
+        Ok(Some(self.controller_log.get_or_init(|| log).clone()))
     }
 
     /// The files Slurm bills the dump's jobs by: `--partitions`, `--qos` and `--max-tres`.
