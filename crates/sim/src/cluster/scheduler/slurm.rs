@@ -3,7 +3,8 @@
 //! done rather than what a textbook backfilling would.
 //!
 //! - **The main scheduler** runs for submissions and job ends, which ask `slurmctld`'s
-//!   background loop for it: at the loop's next second, and at most every `batch_sched_delay`
+//!   background loop for it: at the loop's next second (or its next turn, where
+//!   `slurmctld`'s log times them: [`LoopTurns`]), and at most every `batch_sched_delay`
 //!   (3 s by default; `controller.c`'s `_slurmctld_background`), so that the jobs of a few
 //!   seconds' ends start together, seconds after the first of them. It goes down the
 //!   queue in priority order, at most `default_queue_depth` jobs, starting each job that fits
