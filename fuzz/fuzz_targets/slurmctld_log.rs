@@ -19,7 +19,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         Err(other) => panic!("not about a line: {other}"),
     };
     assert!(log.main_passes.windows(2).all(|w| w[0] < w[1]), "{:?}", log.main_passes);
-    let turns = LoopTurns::new(log.main_passes.clone());
+    let turns = LoopTurns::every_second(log.main_passes.clone());
     let moments = log.jobs.values().flat_map(|m| [m.submitted, m.started, m.ended]);
     for t in moments.flatten() {
         let turn = turns.at_or_after(t);

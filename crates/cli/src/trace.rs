@@ -280,7 +280,8 @@ impl ClusterArgs {
             .with_turn_seed(self.turn_seed, self.scheduler, ("--turn-seed", spelled.1))?
             .with_loop_turns(trace.controller_log()?.as_deref(), self.scheduler)?;
         if let Some(turns) = &slurm.parameters.loop_turns {
-            eprintln!("note: --slurmctld-log: the log shows the main scheduler starting jobs at {} turns of the background loop; its other turns are taken as evenly spaced between them", turns.shown());
+            let cycles = (slurm.parameters.bf_cycles.as_ref()).map_or(0, |cycles| cycles.shown());
+            eprintln!("note: --slurmctld-log: the log shows the main scheduler starting jobs at {} turns of the background loop and the backfill at {cycles} of its cycles; the others are taken as evenly spaced between them", turns.shown());
         }
         Ok(Replay {
             stop: match (self.drain, self.horizon) {

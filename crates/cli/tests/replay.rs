@@ -1238,6 +1238,7 @@ fn slurmctlds_log_times_the_jobs_and_the_loops_turns() {
     let with_log = [&log_arg[..], &["--json", json.to_str().unwrap()]].concat();
     assert_eq!(starts(&with_log), [[0.6, 0.6], [61.6, 61.6]]);
     assert_eq!(read_json(&json)["setting"]["loop_turns_shown"], 2);
+    assert!(read_json(&json)["setting"]["backfill_cycles_shown"].is_null());
     assert_eq!(starts(&[]), [[1.0, 0.0], [62.0, 61.0]]);
 
     let refused = |args: &[&str]| -> String {

@@ -47,7 +47,8 @@ fn unweighed_associations(replay: &Replay, entitled: &Entitled) -> Option<String
 }
 
 /// Where Slurm's backfill cycles fall in a replay of a Slurm dump under `--scheduler slurm`
-/// with the backfill on and no phase given, and a note saying how that was decided: the
+/// with the backfill on and neither a phase nor the cycles of `slurmctld`'s log given, and a
+/// note saying how that was decided: the
 /// second past each multiple of `bf_interval` at which most of the jobs the dump says the
 /// backfill started began (the earliest such second on a tie), since Slurm's timer runs from
 /// `slurmctld`'s start and not from the workload's; `None` as the phase (cycles counted from
@@ -55,7 +56,8 @@ fn unweighed_associations(replay: &Replay, entitled: &Entitled) -> Option<String
 fn backfill_phase(measured: &MeasuredTrace, replay: &Replay) -> Option<(Option<u64>, String)> {
     let slurm = &replay.slurm;
     let applies = replay.scheduler == SchedulerEntry::SLURM && slurm.backfill;
-    if !applies || slurm.bf_phase_s.is_some() || measured.format != Format::SACCT {
+    let placed = slurm.bf_phase_s.is_some() || slurm.bf_cycles.is_some();
+    if !applies || placed || measured.format != Format::SACCT {
         return None;
     }
     let interval = slurm.bf_interval_s.max(1);

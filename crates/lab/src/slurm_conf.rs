@@ -98,9 +98,11 @@ impl SlurmSetup {
         Ok(self)
     }
 
-    /// This setup with the background loop's turns where `log`, `slurmctld`'s, shows them
-    /// (see [`SlurmParameters::loop_turns`]), when given. Refused when `scheduler` is not
-    /// Slurm's, or the turns are drawn too (`--turn-seed`: the log tells what the seed draws).
+    /// This setup with the background loop's turns and the backfill's cycles where `log`,
+    /// `slurmctld`'s, shows them (see [`SlurmParameters::loop_turns`] and
+    /// [`SlurmParameters::bf_cycles`]; the cycles only where it shows some), when given.
+    /// Refused when `scheduler` is not Slurm's, or the turns are drawn too (`--turn-seed`:
+    /// the log tells what the seed draws).
     pub fn with_loop_turns(
         mut self,
         log: Option<&ControllerLog>,
@@ -115,8 +117,11 @@ impl SlurmSetup {
         if self.parameters.turn_seed.is_some() {
             return Err("--slurmctld-log reads which side of the background loop's turn each event fell, which --turn-seed draws; give one of them".into());
         }
-        let turns = LoopTurns::new(log.main_passes.clone());
+        let turns = LoopTurns::every_second(log.main_passes.clone());
         self.parameters.loop_turns = Some(Arc::new(turns));
+        let interval = self.parameters.bf_interval_s.saturating_mul(1_000_000);
+        self.parameters.bf_cycles = (!log.backfill_passes.is_empty())
+            .then(|| Arc::new(LoopTurns::new(log.backfill_passes.clone(), interval)));
         Ok(self)
     }
 

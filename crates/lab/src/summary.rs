@@ -62,6 +62,10 @@ pub struct Setting {
     /// (`--slurmctld-log`), when the loop's turns were read from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loop_turns_shown: Option<usize>,
+    /// How many of the Slurm scheduler's backfill cycles `slurmctld`'s log showed
+    /// (`--slurmctld-log`), when the cycles were read from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backfill_cycles_shown: Option<usize>,
     /// Where the capacity came from, in words.
     #[serde(default)]
     pub capacity_source: String,

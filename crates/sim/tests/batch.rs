@@ -676,7 +676,7 @@ fn loop_turns_from_a_log_time_the_passes_events_ask_for() {
         job(3, 37.1, 10.3, 20.0, 1.0),
         job(4, 39.7, 1.0, 5.0, 1.0),
     ];
-    let shown = LoopTurns::new(vec![Time::from_secs_f64(40.6), Time::from_secs_f64(10.6)]);
+    let shown = LoopTurns::every_second(vec![Time::from_secs_f64(40.6), Time::from_secs_f64(10.6)]);
     let by_log = slurm_with(SlurmParameters {
         backfill: false,
         loop_turns: Some(Arc::new(shown)),
@@ -1315,4 +1315,32 @@ fn slurm_kills_a_job_past_its_limit_and_over_time_limit() {
     assert_eq!(slurm(Some(0)), 40.0);
     assert_eq!(slurm(Some(60)), 100.0);
     assert_eq!(slurm(None), 200.0);
+}
+
+/// With the backfill's cycles read from a log (shown at 12.5 and 72.5 s, `bf_interval` 30 s
+/// apart: one more at 42.5), the backfill runs there, not on its grid: on 3 processors job 0
+/// holds 2 until 100 s, job 1 (all 3, submitted at 1) blocks the main scheduler, and job 2 (1
+/// processor for 10 s, submitted at 5) can only be backfilled: at the cycle at 12.5 s, where
+/// without the log it waits for the grid's cycle at 30 s. (The grid has a cycle at 0 that
+/// starts job 0 there; with the log, no cycle falls then and the main scheduler starts it at
+/// the next second, so job 1 follows it a second later too.)
+#[test]
+fn backfill_cycles_from_a_log_time_the_backfill() {
+    let jobs = [
+        job(0, 0.0, 100.0, 100.0, 2.0),
+        job(1, 1.0, 10.0, 10.0, 3.0),
+        job(2, 5.0, 10.0, 20.0, 1.0),
+    ];
+    let with_cycles = |bf_cycles: Option<Arc<LoopTurns>>| {
+        let parameters = SlurmParameters {
+            bf_resolution_s: 1,
+            bf_cycles,
+            ..SlurmParameters::default()
+        };
+        starts(&replay_by(pool(3.0), slurm_with(parameters), &jobs, &[]))
+    };
+    let shown = vec![Time::from_secs_f64(72.5), Time::from_secs_f64(12.5)];
+    let logged = with_cycles(Some(Arc::new(LoopTurns::new(shown, 30_000_000))));
+    assert_eq!(logged, [1.0, 102.0, 12.5]);
+    assert_eq!(with_cycles(None), [0.0, 101.0, 30.0]);
 }

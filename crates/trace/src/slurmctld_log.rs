@@ -41,9 +41,12 @@ pub struct JobMoments {
 pub struct ControllerLog {
     /// Each job's moments, by job id.
     pub jobs: BTreeMap<u64, JobMoments>,
-    /// The instants the main scheduler started jobs (the loop's turns the log shows), in
-    /// order, each once.
+    /// The instants the main scheduler started jobs (the background loop's turns the log
+    /// shows), in order, each once.
     pub main_passes: Vec<Time>,
+    /// The instants the backfill started jobs (the backfill cycles the log shows), in
+    /// order, each once.
+    pub backfill_passes: Vec<Time>,
 }
 
 /// How many of a dump's jobs a log timed ([`ControllerLog::time`]).
@@ -131,8 +134,10 @@ pub fn parse_controller_log(text: &str) -> Result<ControllerLog, ReadError> {
             job_id(id_text).map_err(|problem| ReadError::field_of(&record, "JobId", problem))?;
         log.take(event, id, at);
     }
-    log.main_passes.sort_unstable();
-    log.main_passes.dedup();
+    for passes in [&mut log.main_passes, &mut log.backfill_passes] {
+        passes.sort_unstable();
+        passes.dedup();
+    }
     Ok(log)
 }
 
@@ -155,7 +160,10 @@ impl ControllerLog {
                 job.started = Some(at);
                 self.main_passes.push(at);
             }
-            Event::StartedByBackfill => job.started = Some(at),
+            Event::StartedByBackfill => {
+                job.started = Some(at);
+                self.backfill_passes.push(at);
+            }
             // The first end counts: a job killed at its limit logs its completion later.
             Event::Ended => {
                 job.ended.get_or_insert(at);
@@ -247,8 +255,13 @@ mod tests {
         assert_eq!(log.jobs[&6].ended, Some(at("2026-11-28T00:09:34.860")));
         assert_eq!(log.jobs[&5].started, Some(at("2026-11-28T00:09:34.906")));
         assert_eq!(log.jobs[&5].ended, None);
-        // Only the main scheduler's starts mark the loop's turns.
+        // The main scheduler's starts mark the background loop's turns; the backfill's, its
+        // cycles (two starts in one cycle's millisecond: one instant).
         assert_eq!(log.main_passes, vec![at("2026-11-28T00:09:34.906")]);
+        assert_eq!(
+            log.backfill_passes,
+            vec![at("2026-11-28T00:08:20.316"), at("2026-11-28T00:08:20.317")]
+        );
         let second = Time::from_micros(at("2026-11-28T00:08:20.000").as_micros());
         assert_eq!(
             four.submitted.unwrap().as_micros() - second.as_micros(),

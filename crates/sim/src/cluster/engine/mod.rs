@@ -140,7 +140,7 @@ struct Engine {
     /// Jobs settled since the observer last heard.
     settled: Vec<JobOutcome>,
     /// When the scheduler's periodic passes fall.
-    period: Option<Period>,
+    period: Option<Cycles>,
     /// Whether a reservation holds the rest of each node it is planned on.
     whole_nodes: bool,
     /// Microseconds a reservation's span is rounded to, when the scheduler rounds it.
@@ -206,6 +206,33 @@ fn ranker(config: &ClusterConfig, resources: usize) -> Result<Box<dyn Ranker>, S
         refuse("ranks processes, not users; the process engine (simulate) runs it")
     })?;
     Ok(job_ranker(config, ranker))
+}
+
+/// When a scheduler's periodic passes fall: on a grid, or at the cycles a log shows.
+#[derive(Debug, Clone)]
+enum Cycles {
+    /// Every so often from an anchor.
+    Grid(Period),
+    /// At the cycles a log shows and the ones between them ([`Scheduler::cycle_turns`]).
+    Shown(LoopTurns),
+}
+
+impl Cycles {
+    /// Whether a pass falls at `t`.
+    fn falls_on(&self, t: Time) -> bool {
+        match self {
+            Cycles::Grid(period) => period.falls_on(t),
+            Cycles::Shown(turns) => turns.at_or_after(t) == t,
+        }
+    }
+
+    /// The first pass after `t`.
+    fn next_after(&self, t: Time) -> Time {
+        match self {
+            Cycles::Grid(period) => period.next_after(t),
+            Cycles::Shown(turns) => turns.at_or_after(t.plus_micros(1)),
+        }
+    }
 }
 
 /// When a scheduler's periodic passes fall: every `every` microseconds from `anchor`.
@@ -369,8 +396,12 @@ impl Engine {
             observed: false,
             totals: config.capacity.total(),
             settled: Vec::new(),
-            period: (config.scheduler.cycle())
-                .map(|cycle| Period::new(cycle.every_s, cycle.phase_s, config.origin)),
+            period: config.scheduler.cycle().map(|cycle| {
+                let grid =
+                    || Cycles::Grid(Period::new(cycle.every_s, cycle.phase_s, config.origin));
+                let shown = config.scheduler.cycle_turns().cloned();
+                shown.map_or_else(grid, Cycles::Shown)
+            }),
             // A pool has no nodes to plan: its reservations hold what their jobs ask.
             whole_nodes: config.scheduler.reserves_whole_nodes()
                 && matches!(config.capacity, Capacity::Machines(_)),
@@ -656,7 +687,7 @@ impl Engine {
     /// The scheduler's next periodic pass after now, while jobs wait and something changed
     /// since the last one.
     fn next_periodic(&self) -> Option<Time> {
-        let period = self.period?;
+        let period = self.period.as_ref()?;
         self.smallest.least().filter(|_| self.news)?;
         Some(period.next_after(self.now))
     }

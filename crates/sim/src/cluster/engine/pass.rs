@@ -122,7 +122,7 @@ impl Pass for Engine {
     }
 
     fn periodic(&self) -> bool {
-        self.period.is_some_and(|p| p.falls_on(self.now))
+        self.period.as_ref().is_some_and(|p| p.falls_on(self.now))
     }
 }
 

@@ -98,6 +98,11 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn cycle(&self) -> Option<Cycle> {
         None
     }
+    /// Where a log shows when those passes ran (Slurm's backfill cycles, read from
+    /// `slurmctld`'s log): they fall there and between, instead of on the [`Cycle`]'s grid.
+    fn cycle_turns(&self) -> Option<&LoopTurns> {
+        None
+    }
     /// Whether a reservation holds the rest of every node it is planned on, so that no later
     /// job starts there before the reserved one (Slurm's backfill plans nodes, not
     /// processors); by default it holds only what the job asks. A pool has no nodes: there a

@@ -96,6 +96,10 @@ pub struct SlurmParameters {
     /// [`LoopTurns`]); `None`: on the whole seconds, events recorded in a second coming after
     /// its turn.
     pub loop_turns: Option<Arc<LoopTurns>>,
+    /// When the backfill's cycles ran, read from `slurmctld`'s log (its starts; see
+    /// [`LoopTurns`], `bf_interval` apart): they fall there and between, not on the grid of
+    /// `bf_interval` and `bf_phase_s`; `None`: on the grid.
+    pub bf_cycles: Option<Arc<LoopTurns>>,
     /// The multifactor job priority's weights and periods.
     pub priority: JobPriority,
     /// `OverTimeLimit`, in seconds: how long past its time limit a job may run before it is
@@ -117,6 +121,7 @@ impl Default for SlurmParameters {
             batch_sched_delay_s: 3,
             turn_seed: None,
             loop_turns: None,
+            bf_cycles: None,
             priority: JobPriority::default(),
             over_time_s: Some(0),
         }
@@ -414,6 +419,10 @@ impl Scheduler for Slurm {
         })
     }
 
+    fn cycle_turns(&self) -> Option<&LoopTurns> {
+        self.parameters.bf_cycles.as_deref()
+    }
+
     fn reserves_whole_nodes(&self) -> bool {
         true
     }
@@ -503,6 +512,7 @@ mod tests {
             batch_sched_delay_s: 5,
             turn_seed: None,
             loop_turns: None,
+            bf_cycles: None,
             over_time_s: Some(300),
             priority: JobPriority {
                 fairshare_weight: 10_000.0,

@@ -1,30 +1,50 @@
-//! When `slurmctld`'s background loop takes its turns, as its log shows them.
+//! When `slurmctld`'s loops take their turns, as its log shows them.
 //!
-//! The loop sleeps a second after its work, so its turns fall about a second apart at a
-//! fraction of the second that creeps by the work's time and restarts now and then. A pass of
-//! the main scheduler that an event asks for runs at the loop's next turn. The log shows a
-//! turn wherever the main scheduler started a job; between two such turns the loop took a
-//! whole number of turns, evenly spaced, and before the first or after the last it takes one
-//! a second. Without a log the turns fall on the whole seconds.
+//! The background loop sleeps a second after its work, so its turns fall about a second
+//! apart at a fraction of the second that creeps by the work's time and restarts now and
+//! then; a pass of the main scheduler that an event asks for runs at its next turn. The
+//! backfill thread's cycles fall `bf_interval` apart, each timed from the end of the last,
+//! so they creep by the cycles' time. The log shows a turn wherever the loop started a job;
+//! between two such turns the loop took a whole number of turns, evenly spaced, and before
+//! the first or after the last it takes one a period. Without a log the background loop's
+//! turns fall on the whole seconds.
 
 use fairshare_core::model::Time;
 
 const SECOND_US: u64 = 1_000_000;
 
-/// The loop's turns: those a log shows, and the ones between them that it does not.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// A loop's turns: those a log shows, and the ones between them that it does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoopTurns {
     /// The turns the log shows, in order, each once.
     shown: Vec<Time>,
+    /// About how far apart the loop's turns fall, in microseconds.
+    period: u64,
+}
+
+impl Default for LoopTurns {
+    /// None shown, a second apart: the whole seconds.
+    fn default() -> LoopTurns {
+        LoopTurns::every_second(Vec::new())
+    }
 }
 
 impl LoopTurns {
-    /// The turns around `shown`, the instants the log shows the main scheduler starting jobs
-    /// (in any order, repeats allowed).
-    pub fn new(mut shown: Vec<Time>) -> LoopTurns {
+    /// The background loop's turns around `shown`, the instants the log shows the main
+    /// scheduler starting jobs (in any order, repeats allowed), about a second apart.
+    pub fn every_second(shown: Vec<Time>) -> LoopTurns {
+        LoopTurns::new(shown, SECOND_US)
+    }
+
+    /// The turns around `shown` (in any order, repeats allowed) of a loop that turns about
+    /// every `period` microseconds (at least one). Instants within half a period of an
+    /// earlier one are the same turn (the jobs one pass started, logged a millisecond or so
+    /// apart): the first of them counts.
+    pub fn new(mut shown: Vec<Time>, period: u64) -> LoopTurns {
+        let period = period.max(1);
         shown.sort_unstable();
-        shown.dedup();
-        LoopTurns { shown }
+        shown.dedup_by(|later, kept| later.0 - kept.0 < period / 2);
+        LoopTurns { shown, period }
     }
 
     /// How many turns the log shows.
@@ -32,11 +52,13 @@ impl LoopTurns {
         self.shown.len()
     }
 
-    /// The loop's first turn at or after `t`: between two shown turns `g` seconds apart the
+    /// The loop's first turn at or after `t`: between two shown turns `g` periods apart the
     /// loop took `g` rounded turns, evenly spaced (right while its creep over the gap stays
-    /// under half a second: gaps under about four minutes at the 2 ms a second measured);
-    /// outside them, one a second; with none shown, the whole seconds.
+    /// under half a period: for the background loop, gaps under about four minutes at the
+    /// 2 ms a second measured); outside them, one a period; with none shown, the multiples
+    /// of the period.
     pub fn at_or_after(&self, t: Time) -> Time {
+        let every = self.period;
         let i = self.shown.partition_point(|&turn| turn < t);
         let t = t.as_micros();
         let next = self.shown.get(i).map(|turn| turn.as_micros());
@@ -45,16 +67,16 @@ impl LoopTurns {
             (_, Some(next)) if next == t => t,
             (Some(previous), Some(next)) => {
                 let gap = next - previous;
-                let turns = (gap + SECOND_US / 2) / SECOND_US;
+                let turns = (gap + every / 2) / every;
                 let turns = turns.max(1);
                 // The k-th turn after `previous` is at previous + k·gap/turns; the first at
                 // or after t has k = ⌈(t − previous)·turns / gap⌉.
                 let k = ((t - previous) as u128 * turns as u128).div_ceil(gap as u128);
                 previous + (k * gap as u128 / turns as u128) as u64
             }
-            (Some(previous), None) => previous + (t - previous).div_ceil(SECOND_US) * SECOND_US,
-            (None, Some(next)) => next - (next - t) / SECOND_US * SECOND_US,
-            (None, None) => t.div_ceil(SECOND_US) * SECOND_US,
+            (Some(previous), None) => previous + (t - previous).div_ceil(every) * every,
+            (None, Some(next)) => next - (next - t) / every * every,
+            (None, None) => t.div_ceil(every) * every,
         };
         Time::from_micros(turn)
     }
@@ -79,7 +101,7 @@ mod tests {
     #[test]
     fn between_shown_turns_the_loop_takes_evenly_spaced_ones() {
         // Shown at 10.600 and 14.608: four turns 1.002 s apart.
-        let turns = LoopTurns::new(vec![s(14.608), s(10.6), s(10.6)]);
+        let turns = LoopTurns::every_second(vec![s(14.608), s(10.6), s(10.6), s(10.601)]);
         assert_eq!(turns.shown(), 2);
         assert_eq!(turns.at_or_after(s(10.6)), s(10.6));
         assert_eq!(turns.at_or_after(s(10.7)), s(11.602));
@@ -94,26 +116,22 @@ mod tests {
         assert_eq!(turns.at_or_after(s(20.608)), s(20.608));
     }
 
-    /// Every turn from 0 to `until`, listed one by one: the shown ones, `round(gap)` evenly
-    /// spaced in each gap between them, one a second before the first and after the last.
-    fn every_turn(shown: &[Time], until: u64) -> Vec<u64> {
-        let shown: Vec<u64> = LoopTurns::new(shown.to_vec())
-            .shown
-            .iter()
-            .map(|t| t.0)
-            .collect();
+    /// Every turn from 0 to `until` of a loop of `period`, listed one by one: the shown ones,
+    /// `round(gap / period)` evenly spaced in each gap between them, one a period before the
+    /// first and after the last.
+    fn every_turn(shown: &[Time], period: u64, until: u64) -> Vec<u64> {
+        let kept = LoopTurns::new(shown.to_vec(), period).shown;
+        let shown: Vec<u64> = kept.iter().map(|t| t.0).collect();
         let Some((&first, &last)) = shown.first().zip(shown.last()) else {
-            return (0..=until / SECOND_US + 1).map(|k| k * SECOND_US).collect();
+            return (0..=until / period + 1).map(|k| k * period).collect();
         };
-        let mut turns: Vec<u64> = (0..=first / SECOND_US)
-            .map(|k| first - k * SECOND_US)
-            .collect();
+        let mut turns: Vec<u64> = (0..=first / period).map(|k| first - k * period).collect();
         for pair in shown.windows(2) {
             let (a, gap) = (pair[0], pair[1] - pair[0]);
-            let n = ((gap as f64 / SECOND_US as f64).round() as u64).max(1);
+            let n = ((gap as f64 / period as f64).round() as u64).max(1);
             turns.extend((0..n).map(|k| a + (k as u128 * gap as u128 / n as u128) as u64));
         }
-        turns.extend((0..=until / SECOND_US + 1).map(|k| last + k * SECOND_US));
+        turns.extend((0..=until / period + 1).map(|k| last + k * period));
         turns.sort_unstable();
         turns
     }
@@ -123,17 +141,30 @@ mod tests {
         fn the_first_turn_at_or_after_matches_every_turn_listed(
             shown in proptest::collection::vec(0u64..60_000_000, 0..6),
             t in 0u64..80_000_000,
+            period in proptest::sample::select(vec![1_000_000u64, 30_000_000, 7_300_000]),
         ) {
             let shown: Vec<Time> = shown.into_iter().map(Time).collect();
-            let expected = every_turn(&shown, t).into_iter().find(|&turn| turn >= t);
-            let found = LoopTurns::new(shown).at_or_after(Time(t));
+            let expected = every_turn(&shown, period, t).into_iter().find(|&turn| turn >= t);
+            let found = LoopTurns::new(shown, period).at_or_after(Time(t));
             proptest::prop_assert_eq!(Some(found.0), expected);
         }
     }
 
     #[test]
-    fn shown_turns_closer_than_a_second_are_consecutive() {
-        let turns = LoopTurns::new(vec![s(3.9), s(4.2)]);
-        assert_eq!(turns.at_or_after(s(4.0)), s(4.2));
+    fn a_longer_period_spaces_the_turns_between_and_beyond_the_shown_ones() {
+        // Backfill cycles shown at 100.5 and 160.54 s, 30 s apart: one more at 130.52.
+        let cycles = LoopTurns::new(vec![s(100.5), s(160.54)], 30_000_000);
+        assert_eq!(cycles.at_or_after(s(101.0)), s(130.52));
+        assert_eq!(cycles.at_or_after(s(161.0)), s(190.54));
+        assert_eq!(cycles.at_or_after(s(80.0)), s(100.5));
+        assert_eq!(cycles.at_or_after(s(60.0)), s(70.5));
+    }
+
+    #[test]
+    fn shown_instants_within_half_a_period_are_one_turn() {
+        let turns = LoopTurns::every_second(vec![s(3.9), s(4.2), s(3.901), s(5.0)]);
+        assert_eq!(turns.shown(), 2);
+        assert_eq!(turns.at_or_after(s(3.95)), s(5.0));
+        assert_eq!(turns.at_or_after(s(2.95)), s(3.9));
     }
 }
