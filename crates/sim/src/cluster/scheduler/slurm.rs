@@ -32,7 +32,8 @@
 //! The backfill's cycles fall on the multiples of `bf_interval` from the run's start, or, given
 //! a phase (`bf_phase_s`, which a replay reads from the jobs a dump says the backfill
 //! started), that many seconds past each multiple from the epoch: Slurm's timer runs from
-//! `slurmctld`'s start, a cycle `bf_interval` after the previous one ended. What is left out:
+//! `slurmctld`'s start, a cycle `bf_interval` after the previous one ended. Where
+//! `slurmctld`'s log shows the cycles (`bf_cycles`), they fall there and evenly between. What is left out:
 //! the time a cycle takes (its drift, some 18 ms a cycle on the runs measured), a cycle run
 //! within the second of new work after an idle stretch, and `bf_continue`'s yielding (a
 //! cycle here is instantaneous). A partition's `PriorityTier` and partition factor come with
