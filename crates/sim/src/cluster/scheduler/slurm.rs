@@ -33,10 +33,11 @@
 //! a phase (`bf_phase_s`, which a replay reads from the jobs a dump says the backfill
 //! started), that many seconds past each multiple from the epoch: Slurm's timer runs from
 //! `slurmctld`'s start, a cycle `bf_interval` after the previous one ended. Where
-//! `slurmctld`'s log shows the cycles (`bf_cycles`), they fall there and evenly between. What is left out:
-//! the time a cycle takes (its drift, some 18 ms a cycle on the runs measured), a cycle run
-//! within the second of new work after an idle stretch, and `bf_continue`'s yielding (a
-//! cycle here is instantaneous). A partition's `PriorityTier` and partition factor come with
+//! `slurmctld`'s log shows the cycles (`bf_cycles`), they fall there and evenly between,
+//! which follows their drift and restarts. What is left out: without the log, the time a
+//! cycle takes (its drift, some 18 ms a cycle on the runs measured) and a cycle run within
+//! the second of new work after an idle stretch; and `bf_continue`'s yielding (a cycle here
+//! is instantaneous). A partition's `PriorityTier` and partition factor come with
 //! the run's partitions ([`crate::cluster::Partition`]). docs/slurm-prediction.md measures
 //! what that costs.
 
