@@ -157,6 +157,7 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
                 ..SwfOptions::default()
             },
             billing: trace.billing.billing()?,
+            controller_log: None,
         },
     })
 }
