@@ -15,8 +15,8 @@
 #                        moves each prediction);
 #   replay-log.json      for a run that kept its RUN/slurmctld.log: as replay.json with
 #                        --slurmctld-log, every job's submission, start and end to the
-#                        millisecond and the background loop's turns read from the log instead
-#                        of assumed;
+#                        millisecond, the background loop's turns and the backfill's cycles
+#                        read from the log instead of assumed;
 #
 # then crates/report/examples/slurm_experiment.rs writes OUT_DIR/results.md (and the plots),
 # results-replay-nophase.md and results-replay-easy.md (and -noconf, -log) for each experiment
@@ -118,7 +118,8 @@ for out in "$@"; do
         --json "$dir/replay-noconf.json" >/dev/null 2>&1
     fi
     # Timed by the run's own slurmctld log, where the experiment kept it: each job's
-    # submission, start and end to the millisecond, and the background loop's turns.
+    # submission, start and end to the millisecond, the background loop's turns and the
+    # backfill's cycles.
     rm -f "$dir/replay-log.json"
     if [ -s "$dir/slurmctld.log" ]; then
       "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" "${slurm[@]}" \
