@@ -176,7 +176,7 @@ impl Engine {
     fn turn_at_or_after(&self, t: Time) -> Time {
         match &self.turns {
             Some(turns) => turns.at_or_after(t),
-            None => Time::from_micros(t.as_micros().div_ceil(1_000_000) * 1_000_000),
+            None => LoopTurns::default().at_or_after(t),
         }
     }
 
