@@ -781,6 +781,33 @@ fn slurm_backfill_plans_whole_nodes() {
     assert_eq!(starts(&slurm), [0.0, 0.0, 100.0, 100.0]);
 }
 
+/// Slurm's backfill plans a job where its will-run test puts it, not at the earliest instant
+/// it fits. On two nodes of 8 processors, job 0 fills node 0 until 100 s and job 1 holds 6 of
+/// node 1 until 90 s; job 2 (8 processors on one node) fits first on node 1 at 90 s. Slurm
+/// takes the running jobs away in a batch (every end within 30 s past 90 s rounded up to
+/// 120 s: both), finds room on node 0 once both are gone, and plans job 2 there from the last
+/// end, 100 s. Node 1 stays unplanned, so job 3 (1 processor, 50 s) starts beside job 1 at
+/// the 30-s cycle; planned at the earliest fit, job 2 would hold node 1 from 60 s and job 3
+/// would wait for job 0's end. Job 2 starts at 90 s either way (the main scheduler, when job 1
+/// ends).
+#[test]
+fn slurm_backfill_plans_where_its_will_run_test_puts_a_job() {
+    let machines = Capacity::Machines(MachineCatalogue::new(vec![NodeType::new(
+        "n",
+        2,
+        vec![8.0],
+    )]));
+    let mut jobs = [
+        job(0, 0.0, 100.0, 100.0, 8.0),
+        job(1, 0.0, 90.0, 90.0, 6.0),
+        job(2, 1.0, 10.0, 100.0, 8.0),
+        job(3, 2.0, 50.0, 60.0, 1.0),
+    ];
+    jobs.iter_mut().for_each(|j| j.nodes = Some(1));
+    let slurm = replay(machines, SchedulerEntry::SLURM, FillRule::HeadOfLine, &jobs);
+    assert_eq!(starts(&slurm), [0.0, 0.0, 90.0, 30.0]);
+}
+
 /// `jobs` replayed by `--scheduler slurm` under `priority` and `policy`, on `capacity`, each
 /// job its own user's unless it says otherwise.
 fn replay_under_priority(

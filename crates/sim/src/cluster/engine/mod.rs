@@ -5,6 +5,7 @@
 mod order;
 mod pass;
 mod run;
+mod will_run;
 mod withdraw;
 
 pub(super) use run::replay;
@@ -15,6 +16,7 @@ use order::{job_ranker, JobOrder};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::slice;
+use will_run::NodePlans;
 
 /// A job waiting in a user's queue.
 #[derive(Debug, Clone)]
@@ -145,6 +147,10 @@ struct Engine {
     whole_nodes: bool,
     /// Microseconds a reservation's span is rounded to, when the scheduler rounds it.
     plan_resolution: Option<u64>,
+    /// Whether reservations are planned by Slurm's will-run test
+    /// ([`Scheduler::plans_by_will_run`]), and the pass's plans node by node when they are.
+    will_run: bool,
+    node_plans: NodePlans,
     /// Whether a job arrived, started or ended since the last periodic pass: only then is
     /// another due (Slurm's backfill waits for new work, `_more_work`).
     news: bool,
@@ -344,6 +350,11 @@ impl Engine {
         )?;
         let partitions = partition_rules(config, &mut space);
         let cluster_extent = space.extent(None);
+        let whole_nodes = config.scheduler.reserves_whole_nodes()
+            && matches!(config.capacity, Capacity::Machines(_));
+        let will_run = whole_nodes
+            && config.scheduler.plans_by_will_run()
+            && reservations == Reservations::ForThePass;
         Ok(Engine {
             queues: vec![VecDeque::new(); users],
             running: Vec::new(),
@@ -403,8 +414,13 @@ impl Engine {
                 shown.map_or_else(grid, Cycles::Shown)
             }),
             // A pool has no nodes to plan: its reservations hold what their jobs ask.
-            whole_nodes: config.scheduler.reserves_whole_nodes()
-                && matches!(config.capacity, Capacity::Machines(_)),
+            whole_nodes,
+            will_run,
+            node_plans: NodePlans::new(if will_run {
+                config.capacity.nodes().len()
+            } else {
+                0
+            }),
             plan_resolution: (config.scheduler.plan_resolution_s())
                 .filter(|_| reservations == Reservations::ForThePass)
                 .map(|s| s.max(1).saturating_mul(1_000_000)),
@@ -745,6 +761,9 @@ impl Engine {
             Reservations::ForThePass => self.space.unplan(&placed, from, to),
             _ => self.space.expect(&placed, from, to, -1.0),
         }
+        if self.will_run {
+            self.node_plans.remove(&placed, from, to);
+        }
         Some((t, placed))
     }
 
@@ -774,6 +793,7 @@ impl Engine {
             }
         }
         self.space.drop_plans();
+        self.node_plans.clear();
     }
 
     /// Moves every reservation as early as it now fits, in the order of their starts, each
@@ -861,6 +881,9 @@ impl Engine {
         match self.reservations {
             Reservations::ForThePass => self.space.plan(&placed, from, to),
             _ => self.space.expect(&placed, from, to, 1.0),
+        }
+        if self.will_run {
+            self.node_plans.add(&placed, from, to);
         }
         let job = &mut self.queues[user as usize][index];
         job.first_reserved.get_or_insert(t);

@@ -192,6 +192,9 @@ impl Engine {
         if !self.queue_allows(job) {
             return false;
         }
+        if self.will_run {
+            return self.plan_by_will_run(user, index, before);
+        }
         let (request, walltime) = (job.request.clone(), job.walltime);
         let found = self
             .space

@@ -110,6 +110,14 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn reserves_whole_nodes(&self) -> bool {
         false
     }
+    /// Whether a job is planned where Slurm's will-run test puts it, on the nodes the
+    /// pass's other plans leave, from the end of the running jobs whose going leaves it room
+    /// (Slurm's backfill, which plans on nodes); by default a reservation is the earliest
+    /// start at which the job fits. Only schedulers whose reservations hold whole nodes plan
+    /// so.
+    fn plans_by_will_run(&self) -> bool {
+        false
+    }
     /// The granularity of a reservation's span, in seconds: its start and end are rounded
     /// down to a multiple of it (from the epoch) and it holds at least that long, as Slurm's
     /// backfill map does (`bf_resolution`); none by default: a reservation holds exactly from

@@ -17,9 +17,11 @@
 //! - **The backfill scheduler** runs every `bf_interval` seconds. It goes down the queue in
 //!   priority order, at most `bf_max_job_test` jobs (and `bf_max_job_user` of one user, when
 //!   set), starting each job that fits now without delaying an earlier job's planned start,
-//!   and planning every job that does not at the earliest time it fits by the running jobs'
-//!   time limits (a job already past its limit is planned to end the next second, as
-//!   `select/cons_tres`'s will-run test has it), within `bf_window`. A planned job holds the whole of each node it is planned
+//!   and planning every job that does not where `select/cons_tres`'s will-run test puts it
+//!   by the running jobs' time limits (the engine's `will_run`: the running jobs taken away
+//!   in Slurm's batches, the job planned from the end of the last one taken, on the nodes
+//!   chosen once they are gone; a job already past its limit is planned to end the next
+//!   second), within `bf_window`. A planned job holds the whole of each node it is planned
 //!   on (Slurm's plan is a map of nodes, not of processors), from its start to its end each
 //!   rounded down to `bf_resolution` (at least that long). Its plans are dropped when the
 //!   cycle ends, as Slurm's are. A cycle runs only when a job arrived, started or ended since
@@ -426,6 +428,10 @@ impl Scheduler for Slurm {
     }
 
     fn reserves_whole_nodes(&self) -> bool {
+        true
+    }
+
+    fn plans_by_will_run(&self) -> bool {
         true
     }
 

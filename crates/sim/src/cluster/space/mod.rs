@@ -22,12 +22,14 @@ mod capacity;
 mod fit;
 mod openings;
 mod request;
+mod will_run;
 
 use bounds::Bounds;
 pub use capacity::{Capacity, MOST_MACHINES};
 use fit::{fit, part_fits, part_fits_without, release, take};
 use openings::Openings;
 pub(in crate::cluster) use request::{held, Placed, Request, Shape};
+pub(in crate::cluster) use will_run::Ending;
 
 /// The availability profile before the plans of a pass, to go back to when they are dropped.
 #[derive(Debug, Clone, Default)]

@@ -250,3 +250,81 @@ proptest::proptest! {
         }
     }
 }
+
+/// Three nodes of 8 processors, each full with one running job, ending at `ends` seconds;
+/// the jobs' placements, each with its end, in order of end.
+fn three_full_nodes(ends: [f64; 3]) -> (Space, Vec<(Time, Placed)>) {
+    let mut space = space(vec![vec![8.0, 8.0]; 3], Arc::new(FirstFit));
+    let full = request(&mut space, [8.0, 1.0], Some(1), false);
+    let running = ends
+        .iter()
+        .map(|&end| {
+            let placed = space.fit_now(&full).unwrap();
+            space.take(&placed);
+            (Time::from_secs_f64(end), placed)
+        })
+        .collect();
+    (space, running)
+}
+
+/// The running jobs as [`Space::will_run`] takes them.
+fn ending(running: &[(Time, Placed)]) -> Vec<Ending<'_>> {
+    running.iter().map(|(end, placed)| (*end, placed)).collect()
+}
+
+#[test]
+fn will_run_takes_running_jobs_away_in_batches_and_starts_at_the_last_end() {
+    // Ends at 100, 170 and 175 s. A two-node job fits once the first two are gone (170 s),
+    // but Slurm's batches are: the first end, 100 s, rounded up to 120 s and 30 s more (only
+    // the 100-s job); then, the window doubled to 60 s, every end up to 180 s (both others).
+    // The job starts at the end of the last job taken, 175 s.
+    let (mut space, running) = three_full_nodes([100.0, 170.0, 175.0]);
+    let two_nodes = request(&mut space, [8.0, 1.0], Some(2), false);
+    let (start, placed) = space
+        .will_run(&two_nodes, Time::ZERO, &ending(&running), &[false; 3])
+        .unwrap();
+    assert_eq!(start, Time::from_secs_f64(175.0));
+    assert_eq!(placed.iter().map(|p| p.0).collect::<Vec<_>>(), [0, 1]);
+    // A one-node job fits after the first batch: at 100 s, on the node it freed.
+    let one_node = request(&mut space, [8.0, 1.0], Some(1), false);
+    let found = space.will_run(&one_node, Time::ZERO, &ending(&running), &[false; 3]);
+    assert_eq!(
+        found.map(|(t, p)| (t, p[0].0)),
+        Some((Time::from_secs_f64(100.0), 0))
+    );
+}
+
+#[test]
+fn will_run_looks_only_at_the_nodes_left_to_it() {
+    // Node 0 (its job ending first, at 40 s) is barred: its job neither sets the first batch
+    // nor is taken; the job runs on node 1 after its end at 100 s.
+    let (mut space, running) = three_full_nodes([40.0, 100.0, 300.0]);
+    let one_node = request(&mut space, [8.0, 1.0], Some(1), false);
+    let found = space.will_run(
+        &one_node,
+        Time::ZERO,
+        &ending(&running),
+        &[true, false, false],
+    );
+    assert_eq!(
+        found.map(|(t, p)| (t, p[0].0)),
+        Some((Time::from_secs_f64(100.0), 1))
+    );
+    // With every node barred, it runs nowhere.
+    let barred = space.will_run(&one_node, Time::ZERO, &ending(&running), &[true; 3]);
+    assert_eq!(barred, None);
+    // Room now: it starts now, on the free processors.
+    space.release(&running[2].1);
+    let now = Time::from_secs_f64(5.0);
+    let found = space.will_run(&one_node, now, &ending(&running[..2]), &[false; 3]);
+    assert_eq!(found.map(|(t, p)| (t, p[0].0)), Some((now, 2)));
+}
+
+#[test]
+fn will_run_starts_a_job_behind_one_past_its_end_the_next_second() {
+    let (mut space, running) = three_full_nodes([10.4, 400.0, 400.0]);
+    let one_node = request(&mut space, [8.0, 1.0], Some(1), false);
+    let now = Time::from_secs_f64(10.5);
+    let found = space.will_run(&one_node, now, &ending(&running), &[false; 3]);
+    assert_eq!(found.map(|(t, _)| t), Some(Time::from_secs_f64(11.5)));
+}

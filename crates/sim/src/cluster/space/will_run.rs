@@ -1,0 +1,120 @@
+//! Slurm's will-run test (`_will_run_test` in Slurm 22.05's
+//! `plugins/select/cons_common/job_test.c`), which Slurm's backfill asks where and from when a
+//! job that cannot start now would run. It does not look for the earliest instant the job
+//! fits: it takes the running jobs away in order of their ends, in batches that grow
+//! (every job ending within 30 s past the first end rounded up to 30 s, then within 60 s,
+//! 120 s, …), tries the job after each batch, and answers the last taken job's end, with
+//! the nodes the node selection chooses once the whole batch is gone. A plan found so holds
+//! other nodes, and starts later, than the earliest fit would: the nodes later jobs backfill.
+
+use super::*;
+
+/// Seconds of the first batch (`time_window`), which doubles with every batch after.
+const FIRST_WINDOW_S: u64 = 30;
+
+/// Most jobs one batch takes away before a try is skipped (`rm_job_cnt > 200`).
+const MOST_IN_A_BATCH: usize = 201;
+
+/// One second, in microseconds.
+const SECOND_US: u64 = 1_000_000;
+
+/// A running job as the will-run test sees it: when it ends by its time limit, and where it
+/// runs.
+pub(in crate::cluster) type Ending<'a> = (Time, &'a Placed);
+
+impl Space {
+    /// Where and from when `request` would run by Slurm's will-run test, on the nodes
+    /// `barred` leaves (the eligible ones): now, if it fits beside what runs; else after the
+    /// first batch of the running jobs `ending` (in order of their ends) whose taking away
+    /// leaves it room, at the end of the last job taken (the next second if that end has
+    /// passed). Ends count in whole seconds, as Slurm's do. `None`: not even with every
+    /// running job on those nodes gone.
+    pub(in crate::cluster) fn will_run(
+        &mut self,
+        request: &Request,
+        now: Time,
+        ending: &[Ending],
+        barred: &[bool],
+    ) -> Option<(Time, Placed)> {
+        let mut future: Vec<Vec<f64>> = self.nodes.iter().map(|n| n.used.clone()).collect();
+        if let Some(placed) = self.fit_beside(request, &future, barred) {
+            return Some((now, placed));
+        }
+        let usable = |i: usize| request.eligible.as_ref().is_none_or(|e| e[i]) && !barred[i];
+        let second = |t: Time| t.as_micros() / SECOND_US;
+        let mut window = FIRST_WINDOW_S;
+        let mut barrier = None;
+        let mut next = 0;
+        loop {
+            let mut last = None;
+            let mut taken = 0;
+            let mut more = true;
+            let mut tried = true;
+            loop {
+                let Some(&(end, placed)) = ending.get(next) else {
+                    more = false;
+                    break;
+                };
+                next += 1;
+                if !placed.iter().any(|(n, _)| usable(*n)) {
+                    continue;
+                }
+                let barrier = *barrier.get_or_insert_with(|| {
+                    let end = second(end);
+                    end + FIRST_WINDOW_S - end % FIRST_WINDOW_S
+                });
+                last = Some(end);
+                taken += 1;
+                for (node, amount) in placed {
+                    release(&mut future[*node], amount);
+                }
+                match ending.get(next) {
+                    None => more = false,
+                    Some(&(after, _)) if second(after) > barrier + window => {}
+                    Some(_) if taken > MOST_IN_A_BATCH => tried = false,
+                    Some(_) => continue,
+                }
+                break;
+            }
+            let last = last?;
+            let barrier = barrier.unwrap_or_default();
+            if tried {
+                window *= 2;
+                while ending
+                    .get(next)
+                    .is_some_and(|&(after, _)| second(after) > barrier + window)
+                {
+                    window *= 2;
+                }
+                if let Some(placed) = self.fit_beside(request, &future, barred) {
+                    let end = Time(second(last) * SECOND_US);
+                    let start = if end <= now {
+                        now.plus_micros(SECOND_US)
+                    } else {
+                        end
+                    };
+                    return Some((start, placed));
+                }
+            }
+            if !more {
+                return None;
+            }
+        }
+    }
+
+    /// Where `request` fits on the nodes `barred` leaves, each node using `used`.
+    fn fit_beside(
+        &mut self,
+        request: &Request,
+        used: &[Vec<f64>],
+        barred: &[bool],
+    ) -> Option<Placed> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        for (s, u) in scratch.iter_mut().zip(used) {
+            s.used.clone_from(u);
+        }
+        let placed = fit(self.placement.as_ref(), request, &mut scratch, barred);
+        self.scratch = scratch;
+        placed
+    }
+}
