@@ -151,6 +151,9 @@ struct Engine {
     /// ([`Scheduler::plans_by_will_run`]), and the pass's plans node by node when they are.
     will_run: bool,
     node_plans: NodePlans,
+    /// The running jobs (their planned end, their slot) in order of planned end, as the
+    /// will-run test takes them, kept while no job starts or ends (`None`: to be sorted again).
+    by_end: Option<Vec<(Time, usize)>>,
     /// Whether a job arrived, started or ended since the last periodic pass: only then is
     /// another due (Slurm's backfill waits for new work, `_more_work`).
     news: bool,
@@ -416,6 +419,7 @@ impl Engine {
             // A pool has no nodes to plan: its reservations hold what their jobs ask.
             whole_nodes,
             will_run,
+            by_end: None,
             node_plans: NodePlans::new(if will_run {
                 config.capacity.nodes().len()
             } else {
@@ -602,6 +606,7 @@ impl Engine {
 
     fn finish_one(&mut self) {
         self.news = true;
+        self.by_end = None;
         let Some(Reverse((_, _, slot))) = self.finishes.pop() else {
             return;
         };
@@ -674,6 +679,7 @@ impl Engine {
     /// One scheduling pass; time stands still during it, so use is recorded after it.
     fn pass(&mut self, scheduler: &dyn Scheduler) {
         self.plan_overdue();
+        self.by_end = None;
         if self.reservations != Reservations::None {
             self.space.forget_before(self.now);
             let freed = std::mem::take(&mut self.freed);
@@ -897,6 +903,7 @@ impl Engine {
     /// Starts the job at `index` of `user`'s queue on `placed` now.
     fn launch(&mut self, user: u32, index: usize, placed: Placed) {
         self.news = true;
+        self.by_end = None;
         let Some(job) = self.queues[user as usize].remove(index) else {
             return;
         };

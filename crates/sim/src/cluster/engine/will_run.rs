@@ -111,11 +111,14 @@ impl Engine {
     ) -> bool {
         let job = &self.queues[user as usize][index];
         let (request, walltime) = (job.request.clone(), job.walltime);
-        let mut ending: Vec<(Time, usize)> = (self.running.iter().enumerate())
-            .filter_map(|(slot, job)| Some((job.as_ref()?.planned_end, slot)))
-            .collect();
-        ending.sort_unstable();
-        let ending: Vec<Ending> = (ending.iter())
+        if self.by_end.is_none() {
+            let mut by_end: Vec<(Time, usize)> = (self.running.iter().enumerate())
+                .filter_map(|(slot, job)| Some((job.as_ref()?.planned_end, slot)))
+                .collect();
+            by_end.sort_unstable();
+            self.by_end = Some(by_end);
+        }
+        let ending: Vec<Ending> = (self.by_end.iter().flatten())
             .filter_map(|&(end, slot)| Some((end, &self.running[slot].as_ref()?.placed)))
             .collect();
         let eligible = |i: usize| request.eligible.as_ref().is_none_or(|e| e[i]);
@@ -127,11 +130,15 @@ impl Engine {
             let barred: Vec<bool> = (0..self.node_plans.spans.len())
                 .map(|node| self.node_plans.holds(node, from, to))
                 .collect();
-            let later = self.node_plans.later_start(eligible, from, to, before);
+            let later = || self.node_plans.later_start(eligible, from, to, before);
             let found = self.space.will_run(&request, self.now, &ending, &barred);
             let retry = match found {
-                None => later,
-                Some((t, _)) if later.is_some_and(|l| t.max(from) > l) => later,
+                None => later(),
+                Some((t, _))
+                    if t.max(from) > self.now && later().is_some_and(|l| t.max(from) > l) =>
+                {
+                    later()
+                }
                 Some((t, _)) if before.is_some_and(|b| t.max(from) >= b) => return false,
                 Some((t, placed)) => {
                     let t = t.max(from);

@@ -72,6 +72,9 @@ pub(super) struct Space {
     bounds: Bounds,
     /// Plans that last one pass: the profile before the pass's first, and what started since.
     plans: Plans,
+    /// Every node's use as the will-run test takes running jobs away, one node after another
+    /// (a buffer kept between tests).
+    future: Vec<f64>,
     pool: bool,
 }
 
@@ -153,6 +156,7 @@ impl Space {
             fenced: Vec::new(),
             bounds: Bounds::default(),
             plans: Plans::default(),
+            future: Vec::new(),
             pool: matches!(capacity, Capacity::Pool(_)),
         })
     }

@@ -36,8 +36,26 @@ impl Space {
         ending: &[Ending],
         barred: &[bool],
     ) -> Option<(Time, Placed)> {
-        let mut future: Vec<Vec<f64>> = self.nodes.iter().map(|n| n.used.clone()).collect();
-        if let Some(placed) = self.fit_beside(request, &future, barred) {
+        let mut future = std::mem::take(&mut self.future);
+        future.clear();
+        future.extend(self.nodes.iter().flat_map(|n| n.used.iter().copied()));
+        let found = self.will_run_beside(request, now, ending, barred, &mut future);
+        self.future = future;
+        found
+    }
+
+    /// [`Space::will_run`], `future` holding every node's use now, one node after another,
+    /// and taking away what the batches free.
+    fn will_run_beside(
+        &mut self,
+        request: &Request,
+        now: Time,
+        ending: &[Ending],
+        barred: &[bool],
+        future: &mut [f64],
+    ) -> Option<(Time, Placed)> {
+        let resources = self.total.len();
+        if let Some(placed) = self.fit_beside(request, future, barred) {
             return Some((now, placed));
         }
         let usable = |i: usize| request.eligible.as_ref().is_none_or(|e| e[i]) && !barred[i];
@@ -66,7 +84,7 @@ impl Space {
                 last = Some(end);
                 taken += 1;
                 for (node, amount) in placed {
-                    release(&mut future[*node], amount);
+                    release(&mut future[node * resources..][..resources], amount);
                 }
                 match ending.get(next) {
                     None => more = false,
@@ -86,7 +104,7 @@ impl Space {
                 {
                     window *= 2;
                 }
-                if let Some(placed) = self.fit_beside(request, &future, barred) {
+                if let Some(placed) = self.fit_beside(request, future, barred) {
                     let end = Time(second(last) * SECOND_US);
                     let start = if end <= now {
                         now.plus_micros(SECOND_US)
@@ -102,19 +120,42 @@ impl Space {
         }
     }
 
-    /// Where `request` fits on the nodes `barred` leaves, each node using `used`.
-    fn fit_beside(
-        &mut self,
-        request: &Request,
-        used: &[Vec<f64>],
-        barred: &[bool],
-    ) -> Option<Placed> {
+    /// Where `request` fits on the nodes `barred` leaves, each node using its part of `used`
+    /// (one node after another).
+    fn fit_beside(&mut self, request: &Request, used: &[f64], barred: &[bool]) -> Option<Placed> {
+        if !self.may_fit_beside(request, used, barred) {
+            return None;
+        }
         let mut scratch = std::mem::take(&mut self.scratch);
-        for (s, u) in scratch.iter_mut().zip(used) {
-            s.used.clone_from(u);
+        let resources = self.total.len();
+        for (s, u) in scratch.iter_mut().zip(used.chunks_exact(resources)) {
+            s.used.copy_from_slice(u);
         }
         let placed = fit(self.placement.as_ref(), request, &mut scratch, barred);
         self.scratch = scratch;
         placed
+    }
+
+    /// Whether [`Space::fit_beside`] could find room, read without placing: `false` only
+    /// when too few of the nodes left have room for a part of the job (or, for processors
+    /// anywhere, too few processors free on those that have), which no placement overcomes.
+    fn may_fit_beside(&self, request: &Request, used: &[f64], barred: &[bool]) -> bool {
+        let resources = self.total.len();
+        let open = (self
+            .nodes
+            .iter()
+            .zip(used.chunks_exact(resources))
+            .enumerate())
+        .filter(|(i, _)| request.eligible.as_ref().is_none_or(|e| e[*i]) && !barred[*i])
+        .filter(|(_, (node, used))| part_fits(request, &node.capacity, used));
+        match &request.shape {
+            Shape::Nodes { nodes, .. } => open.count() >= *nodes as usize,
+            Shape::Spread { units, per_unit } => {
+                let free: f64 = open
+                    .map(|(_, (node, used))| node.capacity[0] - used[0])
+                    .sum();
+                free + FIT_SLACK * self.nodes.len() as f64 >= f64::from(*units) * per_unit[0]
+            }
+        }
     }
 }
