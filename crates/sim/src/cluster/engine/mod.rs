@@ -16,7 +16,7 @@ use order::{job_ranker, JobOrder};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::slice;
-use will_run::NodePlans;
+use will_run::{NodePlans, Tested};
 
 /// A job waiting in a user's queue.
 #[derive(Debug, Clone)]
@@ -151,9 +151,8 @@ struct Engine {
     /// ([`Scheduler::plans_by_will_run`]), and the pass's plans node by node when they are.
     will_run: bool,
     node_plans: NodePlans,
-    /// The running jobs (their planned end, their slot) in order of planned end, as the
-    /// will-run test takes them, kept while no job starts or ends (`None`: to be sorted again).
-    by_end: Option<Vec<(Time, usize)>>,
+    /// What the will-run tests of a pass found, kept while no job starts or ends.
+    tested: Tested,
     /// Whether a job arrived, started or ended since the last periodic pass: only then is
     /// another due (Slurm's backfill waits for new work, `_more_work`).
     news: bool,
@@ -419,7 +418,7 @@ impl Engine {
             // A pool has no nodes to plan: its reservations hold what their jobs ask.
             whole_nodes,
             will_run,
-            by_end: None,
+            tested: Tested::default(),
             node_plans: NodePlans::new(if will_run {
                 config.capacity.nodes().len()
             } else {
@@ -606,7 +605,7 @@ impl Engine {
 
     fn finish_one(&mut self) {
         self.news = true;
-        self.by_end = None;
+        self.tested.forget();
         let Some(Reverse((_, _, slot))) = self.finishes.pop() else {
             return;
         };
@@ -679,7 +678,7 @@ impl Engine {
     /// One scheduling pass; time stands still during it, so use is recorded after it.
     fn pass(&mut self, scheduler: &dyn Scheduler) {
         self.plan_overdue();
-        self.by_end = None;
+        self.tested.forget();
         if self.reservations != Reservations::None {
             self.space.forget_before(self.now);
             let freed = std::mem::take(&mut self.freed);
@@ -903,7 +902,7 @@ impl Engine {
     /// Starts the job at `index` of `user`'s queue on `placed` now.
     fn launch(&mut self, user: u32, index: usize, placed: Placed) {
         self.news = true;
-        self.by_end = None;
+        self.tested.forget();
         let Some(job) = self.queues[user as usize].remove(index) else {
             return;
         };

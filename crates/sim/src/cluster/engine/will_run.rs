@@ -6,12 +6,65 @@
 //! Slurm's backfill map keeps them, beside the availability profile that holds them too.
 
 use super::*;
-use crate::cluster::space::Ending;
+use crate::cluster::space::{Ending, Shape};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+use std::ops::Bound::Excluded;
 
-/// A cycle's plans, node by node: each plan's span (rounded as the profile holds it).
+/// What the will-run tests found while the running jobs stay as they are (within a pass,
+/// until a job starts or ends): the running jobs in order of their planned ends, and each
+/// test's answer by the job's request and the nodes barred to it. A backfill cycle asks the
+/// same question again and again (a queue of like jobs, plans that leave a job's nodes as
+/// they were), and the answer cannot change while what runs does not.
+#[derive(Debug, Default)]
+pub(super) struct Tested {
+    by_end: Option<Vec<Ending>>,
+    answers: FxHashMap<TestKey, Option<(Time, Placed)>>,
+}
+
+impl Tested {
+    /// Forgets everything: a job started or ended, or a new pass begins.
+    pub(super) fn forget(&mut self) {
+        self.by_end = None;
+        self.answers.clear();
+    }
+}
+
+/// A will-run test as a key: its request's (see [`request_key`]), then the barred nodes,
+/// 64 to a word (as many words for every request of a run).
+type TestKey = Vec<u64>;
+
+/// A request as a key: its shape, whether it is exclusive, and which nodes it may use (the
+/// space hands out one shared set per list of properties).
+fn request_key(request: &Request) -> Vec<u64> {
+    let (tag, count, each) = match &request.shape {
+        Shape::Nodes { nodes, per_node } => (0, *nodes, per_node),
+        Shape::Spread { units, per_unit } => (1, *units, per_unit),
+    };
+    let eligible = request.eligible.as_ref().map_or(0, |e| e.as_ptr() as u64);
+    let head = [
+        tag,
+        u64::from(count),
+        u64::from(request.exclusive),
+        eligible,
+    ];
+    head.into_iter()
+        .chain(each.iter().map(|d| d.to_bits()))
+        .collect()
+}
+
+/// A cycle's plans, node by node: each plan's span (rounded as the profile holds it), in
+/// order of start, and the runs they make (spans that overlap or touch, joined), which
+/// answer what a node holds by a binary search.
 #[derive(Debug, Clone, Default)]
 pub(super) struct NodePlans {
     spans: Vec<Vec<(Time, Time)>>,
+    runs: Vec<Vec<(Time, Time)>>,
+    /// Every span's start and end over all nodes, each with how many spans have it there:
+    /// the boundaries of Slurm's backfill map.
+    boundaries: BTreeMap<Time, u32>,
+    /// How many spans there are over all nodes.
+    count: usize,
 }
 
 impl NodePlans {
@@ -19,13 +72,23 @@ impl NodePlans {
     pub(super) fn new(nodes: usize) -> NodePlans {
         NodePlans {
             spans: vec![Vec::new(); nodes],
+            runs: vec![Vec::new(); nodes],
+            boundaries: BTreeMap::new(),
+            count: 0,
         }
     }
 
     /// Enters a plan over `[from, to)` on `placed`'s nodes.
     pub(super) fn add(&mut self, placed: &Placed, from: Time, to: Time) {
         for (node, _) in placed {
-            self.spans[*node].push((from, to));
+            let spans = &mut self.spans[*node];
+            let at = spans.partition_point(|s| *s <= (from, to));
+            spans.insert(at, (from, to));
+            self.count += 1;
+            self.join(*node);
+            for b in [from, to] {
+                *self.boundaries.entry(b).or_default() += 1;
+            }
         }
     }
 
@@ -34,66 +97,110 @@ impl NodePlans {
         for (node, _) in placed {
             let spans = &mut self.spans[*node];
             if let Some(i) = spans.iter().position(|s| *s == (from, to)) {
-                spans.swap_remove(i);
+                spans.remove(i);
+                self.count -= 1;
+                self.join(*node);
+                for b in [from, to] {
+                    if let Some(n) = self.boundaries.get_mut(&b) {
+                        *n -= 1;
+                        if *n == 0 {
+                            self.boundaries.remove(&b);
+                        }
+                    }
+                }
             }
         }
     }
 
+    /// Joins `node`'s spans into its runs again.
+    fn join(&mut self, node: usize) {
+        let runs = &mut self.runs[node];
+        runs.clear();
+        for &(f, t) in &self.spans[node] {
+            match runs.last_mut() {
+                Some(last) if f <= last.1 => last.1 = last.1.max(t),
+                _ => runs.push((f, t)),
+            }
+        }
+    }
+
+    /// `node`'s first run that ends after `from`.
+    fn run_after(&self, node: usize, from: Time) -> Option<(Time, Time)> {
+        let runs = &self.runs[node];
+        if runs.last().is_none_or(|last| last.1 <= from) {
+            return None;
+        }
+        runs.get(runs.partition_point(|r| r.1 <= from)).copied()
+    }
+
     /// Takes every plan away.
     pub(super) fn clear(&mut self) {
-        self.spans.iter_mut().for_each(Vec::clear);
+        if self.count > 0 {
+            self.spans.iter_mut().for_each(Vec::clear);
+            self.runs.iter_mut().for_each(Vec::clear);
+            self.boundaries.clear();
+            self.count = 0;
+        }
+    }
+
+    /// Appends to `key` which nodes a plan holds at some time of `[from, to]`, one bit a node,
+    /// 64 to a word.
+    fn barred_into(&self, from: Time, to: Time, key: &mut Vec<u64>) {
+        let first = key.len();
+        key.resize(first + self.runs.len().div_ceil(64), 0);
+        for node in (0..self.runs.len()).filter(|&n| self.holds(n, from, to)) {
+            key[first + node / 64] |= 1 << (node % 64);
+        }
     }
 
     /// Whether a plan holds `node` at some time of `[from, to]` (Slurm counts a plan that
     /// begins at the job's end as overlapping it).
     fn holds(&self, node: usize, from: Time, to: Time) -> bool {
-        self.spans[node].iter().any(|&(f, t)| t > from && f <= to)
+        self.run_after(node, from).is_some_and(|(f, _)| f <= to)
     }
 
-    /// Whether a plan holds `node` at `t`.
-    fn holds_at(&self, node: usize, t: Time) -> bool {
-        self.spans[node].iter().any(|&(f, e)| f <= t && t < e)
+    /// The first time after `from` at which `node` comes free of its plans: the end of its
+    /// first run that ends after `from`.
+    fn comes_free(&self, node: usize, from: Time) -> Option<Time> {
+        self.run_after(node, from).map(|(_, t)| t)
     }
 
     /// Slurm's `later_start` for a job tried from `from` until `to`: the first boundary of
     /// the plans after `from` at which a node the job may use comes free, if the backfill's
     /// walk of its map reaches it (up to the entry that begins past `to`, whose end is the
     /// last it looks at; `window_end` closes the map).
+    /// With `sooner`, only a boundary before it is looked for (a start found then is kept
+    /// unless a node comes free sooner).
     fn later_start(
         &self,
         eligible: impl Fn(usize) -> bool,
-        from: Time,
-        to: Time,
+        (from, to): (Time, Time),
         window_end: Option<Time>,
+        sooner: Option<Time>,
     ) -> Option<Time> {
-        let boundaries = self.spans.iter().flatten().flat_map(|&(f, t)| [f, t]);
-        let after = |x: Time| {
-            boundaries
-                .clone()
-                .chain(window_end)
-                .filter(move |b| *b > x)
-                .min()
-        };
-        let reach = after(to).map(|first| after(first).unwrap_or(first));
-        let frees = |(node, spans): (usize, &Vec<(Time, Time)>)| {
-            let ends = spans.iter().map(|&(_, t)| t);
-            ends.filter(move |&t| t > from && !self.holds_at(node, t))
-                .min()
-        };
-        let first = (self.spans.iter().enumerate())
-            .filter(|(node, _)| eligible(*node))
-            .filter_map(frees)
-            .min()?;
-        reach.is_none_or(|r| first <= r).then_some(first)
+        let first = (self.runs.iter().enumerate())
+            .filter(|(node, runs)| !runs.is_empty() && eligible(*node))
+            .filter_map(|(node, _)| self.comes_free(node, from))
+            .min()
+            .filter(|first| sooner.is_none_or(|s| *first < s))?;
+        // The walk reaches the end of the first entry that begins past `to`: any boundary up
+        // to `to`, and past it one with at most one other boundary between.
+        if first <= to {
+            return Some(first);
+        }
+        let planned = self.boundaries.range((Excluded(to), Excluded(first)));
+        let closing =
+            window_end.filter(|w| *w > to && *w < first && !self.boundaries.contains_key(w));
+        match planned.map(|(b, _)| *b).chain(closing).nth(1) {
+            Some(_) => None,
+            None => Some(first),
+        }
     }
 
     /// Whether a plan holds one of `placed`'s nodes during `[from, to)`
     /// (`_test_resv_overlap`).
     fn overlaps(&self, placed: &Placed, from: Time, to: Time) -> bool {
-        let overlapping = |&(f, t): &(Time, Time)| f < to && t > from;
-        placed
-            .iter()
-            .any(|(node, _)| self.spans[*node].iter().any(overlapping))
+        (placed.iter()).any(|(node, _)| self.run_after(*node, from).is_some_and(|(f, _)| f < to))
     }
 }
 
@@ -111,42 +218,53 @@ impl Engine {
     ) -> bool {
         let job = &self.queues[user as usize][index];
         let (request, walltime) = (job.request.clone(), job.walltime);
-        if self.by_end.is_none() {
+        if self.tested.by_end.is_none() {
             let mut by_end: Vec<(Time, usize)> = (self.running.iter().enumerate())
                 .filter_map(|(slot, job)| Some((job.as_ref()?.planned_end, slot)))
                 .collect();
             by_end.sort_unstable();
-            self.by_end = Some(by_end);
+            self.tested.by_end = Some(by_end);
         }
-        let ending: Vec<Ending> = (self.by_end.iter().flatten())
-            .filter_map(|&(end, slot)| Some((end, &self.running[slot].as_ref()?.placed)))
-            .collect();
+        let ending: &[Ending] = self.tested.by_end.as_deref().unwrap_or_default();
+        let request_key = request_key(&request);
+        let running = &self.running;
+        let placed_of = |slot: usize| running[slot].as_ref().map_or(&[][..], |j| &j.placed[..]);
         let eligible = |i: usize| request.eligible.as_ref().is_none_or(|e| e[i]);
         let mut from = self.now;
         // Each try starts later than the last, at a boundary of the plans or at a start found
         // beside them: a bound on the tries keeps a mistake from looping.
-        for _ in 0..=2 * self.node_plans.spans.iter().map(Vec::len).sum::<usize>() + 1 {
+        for _ in 0..=2 * self.node_plans.count + 1 {
             let to = from.plus_micros(walltime);
-            let barred: Vec<bool> = (0..self.node_plans.spans.len())
-                .map(|node| self.node_plans.holds(node, from, to))
-                .collect();
-            let later = || self.node_plans.later_start(eligible, from, to, before);
-            let found = self.space.will_run(&request, self.now, &ending, &barred);
-            let retry = match found {
-                None => later(),
-                Some((t, _))
-                    if t.max(from) > self.now && later().is_some_and(|l| t.max(from) > l) =>
-                {
-                    later()
+            let mut key = request_key.clone();
+            self.node_plans.barred_into(from, to, &mut key);
+            let later =
+                |sooner| (self.node_plans).later_start(eligible, (from, to), before, sooner);
+            let found = match self.tested.answers.get(&key) {
+                Some(found) => found.clone(),
+                None => {
+                    let bits = &key[request_key.len()..];
+                    let barred: Vec<bool> = (0..self.node_plans.runs.len())
+                        .map(|n| bits[n / 64] >> (n % 64) & 1 == 1)
+                        .collect();
+                    let found =
+                        (self.space).will_run(&request, self.now, (ending, placed_of), &barred);
+                    self.tested.answers.insert(key, found.clone());
+                    found
                 }
-                Some((t, _)) if before.is_some_and(|b| t.max(from) >= b) => return false,
+            };
+            let retry = match found {
+                None => later(None),
                 Some((t, placed)) => {
                     let t = t.max(from);
                     let (start, end) = self.held_span(t, walltime);
-                    if t > self.now && self.node_plans.overlaps(&placed, start, end) {
+                    let sooner = (t > self.now).then(|| later(Some(t))).flatten();
+                    if sooner.is_some() {
+                        sooner
+                    } else if before.is_some_and(|b| t >= b) {
+                        return false;
+                    } else if t > self.now && self.node_plans.overlaps(&placed, start, end) {
                         Some(t)
                     } else {
-                        drop(ending);
                         self.hold(user, index, (t, placed), false);
                         return true;
                     }
@@ -185,16 +303,34 @@ mod tests {
         let all = |_: usize| true;
         // From 0 until 50 s: the map's entries begin at 60 (the first past 50 s), whose end,
         // 120 s, is the last looked at; node 0 comes free there (node 2's plan begins there).
-        assert_eq!(plans.later_start(all, s(0), s(50), None), Some(s(120)));
+        assert_eq!(
+            plans.later_start(all, (s(0), s(50)), None, None),
+            Some(s(120))
+        );
         // Node 0 not usable: node 1 comes free at 180 s, past the walk's reach.
         let not_0 = |n: usize| n != 0;
-        assert_eq!(plans.later_start(not_0, s(0), s(50), None), None);
+        assert_eq!(plans.later_start(not_0, (s(0), s(50)), None, None), None);
         // Tried until 130 s, the walk reaches 180 s.
-        assert_eq!(plans.later_start(not_0, s(0), s(130), None), Some(s(180)));
+        assert_eq!(
+            plans.later_start(not_0, (s(0), s(130)), None, None),
+            Some(s(180))
+        );
         // From 120 s on, the first node to come free is node 1, at 180 s.
-        assert_eq!(plans.later_start(all, s(120), s(200), None), Some(s(180)));
+        assert_eq!(
+            plans.later_start(all, (s(120), s(200)), None, None),
+            Some(s(180))
+        );
+        // Only a boundary before a start already found is looked for.
+        assert_eq!(
+            plans.later_start(all, (s(0), s(50)), None, Some(s(120))),
+            None
+        );
+        assert_eq!(
+            plans.later_start(all, (s(0), s(50)), None, Some(s(121))),
+            Some(s(120))
+        );
         // Nothing comes free after the last plan ends.
-        assert_eq!(plans.later_start(all, s(300), s(400), None), None);
+        assert_eq!(plans.later_start(all, (s(300), s(400)), None, None), None);
     }
 
     #[test]
@@ -214,5 +350,81 @@ mod tests {
         assert!(!plans.holds(1, s(0), s(1000)));
         plans.clear();
         assert!(!plans.holds(0, s(0), s(1000)) && !plans.holds(2, s(0), s(1000)));
+    }
+
+    /// The slow, obvious answers over a list of (node, from, to) spans.
+    mod reference {
+        use super::*;
+
+        pub type Spans = [(usize, Time, Time)];
+
+        pub fn holds(spans: &Spans, node: usize, from: Time, to: Time) -> bool {
+            (spans.iter()).any(|&(n, f, t)| n == node && t > from && f <= to)
+        }
+
+        pub fn comes_free(spans: &Spans, node: usize, from: Time) -> Option<Time> {
+            let held_at = |x: Time| (spans.iter()).any(|&(n, f, t)| n == node && f <= x && x < t);
+            let ends = spans.iter().filter(|s| s.0 == node).map(|s| s.2);
+            ends.filter(|&t| t > from && !held_at(t)).min()
+        }
+
+        /// Slurm's walk: every boundary after `to` until the end of the first entry
+        /// beginning past it.
+        pub fn later_start(
+            spans: &Spans,
+            nodes: usize,
+            (from, to): (Time, Time),
+            window_end: Option<Time>,
+        ) -> Option<Time> {
+            let boundaries = spans.iter().flat_map(|&(_, f, t)| [f, t]).chain(window_end);
+            let after = |x: Time| boundaries.clone().filter(|b| *b > x).min();
+            let reach = after(to).map(|first| after(first).unwrap_or(first));
+            let first = (0..nodes)
+                .filter_map(|n| comes_free(spans, n, from))
+                .min()?;
+            reach.is_none_or(|r| first <= r).then_some(first)
+        }
+    }
+
+    proptest::proptest! {
+        /// The plans' runs and boundaries answer as the spans themselves do, however the
+        /// spans came and some went.
+        #[test]
+        fn node_plans_answer_as_their_spans_do(
+            spans in proptest::collection::vec((0usize..3, 0u64..20, 1u64..10), 1..12),
+            gone in proptest::collection::vec(proptest::bool::ANY, 12),
+            (from, len) in (0u64..30, 0u64..15),
+            window_end in proptest::option::of(20u64..40),
+        ) {
+            let mut plans = NodePlans::new(3);
+            let spans: Vec<(usize, Time, Time)> =
+                spans.iter().map(|&(n, f, l)| (n, s(f), s(f + l))).collect();
+            for &(n, f, t) in &spans {
+                plans.add(&vec![(n, vec![1.0])], f, t);
+            }
+            let mut kept = Vec::new();
+            for (&(n, f, t), gone) in spans.iter().zip(&gone) {
+                match gone {
+                    true => plans.remove(&vec![(n, vec![1.0])], f, t),
+                    false => kept.push((n, f, t)),
+                }
+            }
+            let (from, to) = (s(from), s(from + len));
+            for node in 0..3 {
+                proptest::prop_assert_eq!(
+                    plans.holds(node, from, to),
+                    reference::holds(&kept, node, from, to)
+                );
+                proptest::prop_assert_eq!(
+                    plans.comes_free(node, from),
+                    reference::comes_free(&kept, node, from)
+                );
+            }
+            let window_end = window_end.map(s);
+            proptest::prop_assert_eq!(
+                plans.later_start(|_| true, (from, to), window_end, None),
+                reference::later_start(&kept, 3, (from, to), window_end)
+            );
+        }
     }
 }

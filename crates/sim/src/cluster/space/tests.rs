@@ -267,9 +267,13 @@ fn three_full_nodes(ends: [f64; 3]) -> (Space, Vec<(Time, Placed)>) {
     (space, running)
 }
 
-/// The running jobs as [`Space::will_run`] takes them.
-fn ending(running: &[(Time, Placed)]) -> Vec<Ending<'_>> {
-    running.iter().map(|(end, placed)| (*end, placed)).collect()
+/// The running jobs as [`Space::will_run`] takes them: their ends, keyed by their place in
+/// `running`, and where each runs.
+fn ending<'a>(
+    running: &'a [(Time, Placed)],
+) -> (Vec<Ending>, impl Fn(usize) -> will_run::Nodes<'a> + Copy) {
+    let ends = running.iter().enumerate().map(|(i, (end, _))| (*end, i));
+    (ends.collect(), move |i| &running[i].1[..])
 }
 
 #[test]
@@ -279,15 +283,16 @@ fn will_run_takes_running_jobs_away_in_batches_and_starts_at_the_last_end() {
     // the 100-s job); then, the window doubled to 60 s, every end up to 180 s (both others).
     // The job starts at the end of the last job taken, 175 s.
     let (mut space, running) = three_full_nodes([100.0, 170.0, 175.0]);
+    let (ends, placed_of) = ending(&running);
     let two_nodes = request(&mut space, [8.0, 1.0], Some(2), false);
     let (start, placed) = space
-        .will_run(&two_nodes, Time::ZERO, &ending(&running), &[false; 3])
+        .will_run(&two_nodes, Time::ZERO, (&ends, placed_of), &[false; 3])
         .unwrap();
     assert_eq!(start, Time::from_secs_f64(175.0));
     assert_eq!(placed.iter().map(|p| p.0).collect::<Vec<_>>(), [0, 1]);
     // A one-node job fits after the first batch: at 100 s, on the node it freed.
     let one_node = request(&mut space, [8.0, 1.0], Some(1), false);
-    let found = space.will_run(&one_node, Time::ZERO, &ending(&running), &[false; 3]);
+    let found = space.will_run(&one_node, Time::ZERO, (&ends, placed_of), &[false; 3]);
     assert_eq!(
         found.map(|(t, p)| (t, p[0].0)),
         Some((Time::from_secs_f64(100.0), 0))
@@ -299,11 +304,12 @@ fn will_run_looks_only_at_the_nodes_left_to_it() {
     // Node 0 (its job ending first, at 40 s) is barred: its job neither sets the first batch
     // nor is taken; the job runs on node 1 after its end at 100 s.
     let (mut space, running) = three_full_nodes([40.0, 100.0, 300.0]);
+    let (ends, placed_of) = ending(&running);
     let one_node = request(&mut space, [8.0, 1.0], Some(1), false);
     let found = space.will_run(
         &one_node,
         Time::ZERO,
-        &ending(&running),
+        (&ends, placed_of),
         &[true, false, false],
     );
     assert_eq!(
@@ -311,20 +317,21 @@ fn will_run_looks_only_at_the_nodes_left_to_it() {
         Some((Time::from_secs_f64(100.0), 1))
     );
     // With every node barred, it runs nowhere.
-    let barred = space.will_run(&one_node, Time::ZERO, &ending(&running), &[true; 3]);
+    let barred = space.will_run(&one_node, Time::ZERO, (&ends, placed_of), &[true; 3]);
     assert_eq!(barred, None);
     // Room now: it starts now, on the free processors.
     space.release(&running[2].1);
     let now = Time::from_secs_f64(5.0);
-    let found = space.will_run(&one_node, now, &ending(&running[..2]), &[false; 3]);
+    let found = space.will_run(&one_node, now, (&ends[..2], placed_of), &[false; 3]);
     assert_eq!(found.map(|(t, p)| (t, p[0].0)), Some((now, 2)));
 }
 
 #[test]
 fn will_run_starts_a_job_behind_one_past_its_end_the_next_second() {
     let (mut space, running) = three_full_nodes([10.4, 400.0, 400.0]);
+    let (ends, placed_of) = ending(&running);
     let one_node = request(&mut space, [8.0, 1.0], Some(1), false);
     let now = Time::from_secs_f64(10.5);
-    let found = space.will_run(&one_node, now, &ending(&running), &[false; 3]);
+    let found = space.will_run(&one_node, now, (&ends, placed_of), &[false; 3]);
     assert_eq!(found.map(|(t, _)| t), Some(Time::from_secs_f64(11.5)));
 }

@@ -18,39 +18,50 @@ const MOST_IN_A_BATCH: usize = 201;
 /// One second, in microseconds.
 const SECOND_US: u64 = 1_000_000;
 
-/// A running job as the will-run test sees it: when it ends by its time limit, and where it
-/// runs.
-pub(in crate::cluster) type Ending<'a> = (Time, &'a Placed);
+/// A running job as the will-run test sees it: when it ends by its time limit, and the key
+/// by which the caller finds where it runs.
+pub(in crate::cluster) type Ending = (Time, usize);
+
+/// Where a running job runs: each node and what it holds there.
+pub(in crate::cluster) type Nodes<'a> = &'a [(usize, Vec<f64>)];
 
 impl Space {
     /// Where and from when `request` would run by Slurm's will-run test, on the nodes
     /// `barred` leaves (the eligible ones): now, if it fits beside what runs; else after the
-    /// first batch of the running jobs `ending` (in order of their ends) whose taking away
-    /// leaves it room, at the end of the last job taken (the next second if that end has
-    /// passed). Ends count in whole seconds, as Slurm's do. `None`: not even with every
-    /// running job on those nodes gone.
-    pub(in crate::cluster) fn will_run(
+    /// first batch of the running jobs `ending` (in order of their ends, each placed where
+    /// `placed_of` its key says) whose taking away leaves it room, at the end of the last
+    /// job taken (the next second if that end has passed). Ends count in whole seconds, as
+    /// Slurm's do. `None`: not even with every running job on those nodes gone.
+    pub(in crate::cluster) fn will_run<'a>(
         &mut self,
         request: &Request,
         now: Time,
-        ending: &[Ending],
+        (ending, placed_of): (&[Ending], impl Fn(usize) -> Nodes<'a>),
         barred: &[bool],
     ) -> Option<(Time, Placed)> {
+        // Not even on the nodes left, empty, does it fit: no running job's end can help.
         let mut future = std::mem::take(&mut self.future);
         future.clear();
-        future.extend(self.nodes.iter().flat_map(|n| n.used.iter().copied()));
-        let found = self.will_run_beside(request, now, ending, barred, &mut future);
+        future.resize(self.nodes.len() * self.total.len(), 0.0);
+        let found = match self.may_fit_beside(request, &future, barred) {
+            true => {
+                future.clear();
+                future.extend(self.nodes.iter().flat_map(|n| n.used.iter().copied()));
+                self.will_run_beside(request, now, (ending, placed_of), barred, &mut future)
+            }
+            false => None,
+        };
         self.future = future;
         found
     }
 
     /// [`Space::will_run`], `future` holding every node's use now, one node after another,
     /// and taking away what the batches free.
-    fn will_run_beside(
+    fn will_run_beside<'a>(
         &mut self,
         request: &Request,
         now: Time,
-        ending: &[Ending],
+        (ending, placed_of): (&[Ending], impl Fn(usize) -> Nodes<'a>),
         barred: &[bool],
         future: &mut [f64],
     ) -> Option<(Time, Placed)> {
@@ -69,11 +80,12 @@ impl Space {
             let mut more = true;
             let mut tried = true;
             loop {
-                let Some(&(end, placed)) = ending.get(next) else {
+                let Some(&(end, key)) = ending.get(next) else {
                     more = false;
                     break;
                 };
                 next += 1;
+                let placed = placed_of(key);
                 if !placed.iter().any(|(n, _)| usable(*n)) {
                     continue;
                 }
