@@ -9,7 +9,7 @@ use fairshare_lab::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
 use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
 use fairshare_trace::billing::Billing;
-use fairshare_trace::slurmctld_log::{parse_controller_log, ControllerLog};
+use fairshare_trace::slurmctld_log::{read_controller_log, ControllerLog};
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -61,7 +61,8 @@ pub struct TraceArgs {
     /// says to the millisecond when each job was submitted, started and ended, and when the
     /// controller's background loop ran the main scheduler. A pass an event asks for then
     /// runs at the loop's first turn after the event, as in Slurm, instead of at the next
-    /// whole second; what a dump of whole seconds cannot tell is read instead of assumed.
+    /// whole second, and the backfill at its logged cycles; what a dump of whole seconds
+    /// cannot tell is read instead of assumed. A rotated, gzip'd log is read as it is.
     #[arg(long, value_name = "FILE")]
     pub slurmctld_log: Option<PathBuf>,
     /// `--slurmctld-log` once read (the reader and the scheduler both need it).
@@ -158,8 +159,7 @@ impl TraceArgs {
             return Ok(Some(log.clone()));
         }
         let context = || format!("--slurmctld-log {}", path.display());
-        let text = std::fs::read_to_string(path).with_context(context)?;
-        let log = Arc::new(parse_controller_log(&text).with_context(context)?);
+        let log = Arc::new(read_controller_log(path).with_context(context)?);
         Ok(Some(self.controller_log.get_or_init(|| log).clone()))
     }
 

@@ -5,6 +5,7 @@
 //! one record are also the keys under which lenient reading counts what it skipped, so the same
 //! wording serves both modes.
 
+use crate::slurm_output::ReadError;
 use crate::Format;
 use fairshare_core::choice::Choice;
 use fairshare_core::model::Time;
@@ -105,6 +106,14 @@ pub enum TraceError {
         /// What is wrong, and where.
         message: String,
     },
+    /// A line of a Slurm file could not be read (the line and field are named).
+    #[error("{}: {error}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        error: ReadError,
+    },
     /// A share file is malformed or inconsistent.
     #[error("{}: {message}", path.display())]
     Shares {
@@ -116,6 +125,14 @@ pub enum TraceError {
 }
 
 impl TraceError {
+    /// A line of `path` that could not be read.
+    pub(crate) fn read(path: impl Into<PathBuf>, error: ReadError) -> TraceError {
+        TraceError::Read {
+            path: path.into(),
+            error,
+        }
+    }
+
     /// An I/O error on `path`.
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> TraceError {
         TraceError::Io {

@@ -14,14 +14,21 @@
 //! - `_job_complete: JobId=N done` when it ended, or `Time limit exhausted for JobId=N`
 //!   when the controller killed it at its limit (which frees its nodes at once).
 //!
-//! Every other line is passed over. A line this reader takes must have a timestamp with
-//! milliseconds and a job id that is a number; an error names the line. A controller started
-//! afresh counts job ids from 1 again: a new submission of an id read before starts that job
-//! afresh, so a log spanning a wiped controller holds its last job of each id.
+//! Every other line is passed over (bytes that are not UTF-8 included: a job's name can hold
+//! them). A line this reader takes must have a timestamp with milliseconds and a job id that
+//! is a number; an error names the line. A controller started afresh counts job ids from 1
+//! again: a new submission of an id read before starts that job afresh, so a log spanning a
+//! wiped controller holds its last job of each id. A site's log of a month runs to hundreds
+//! of megabytes, often rotated and gzip'd: [`read_controller_log`] reads it a line at a time,
+//! inflating it as it goes, and keeps only the moments it takes.
 
+use crate::error::TraceError;
+use crate::input::open_file;
 use crate::slurm_output::{Problem, ReadError};
 use fairshare_core::model::{Task, Time};
 use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::Path;
 
 const SECOND_US: u64 = 1_000_000;
 
@@ -124,24 +131,56 @@ const MARKS: [(&str, Event, &str); 5] = [
 pub fn parse_controller_log(text: &str) -> Result<ControllerLog, ReadError> {
     let mut log = ControllerLog::default();
     for (index, line) in text.lines().enumerate() {
+        log.read_line(index as u64 + 1, line)?;
+    }
+    Ok(log.finished())
+}
+
+/// Reads the `slurmctld` log at `path`, gzip'd or not, a line at a time (see the module
+/// documentation); an error names the file and the line.
+pub fn read_controller_log(path: &Path) -> Result<ControllerLog, TraceError> {
+    let mut input = open_file(path)?;
+    let mut log = ControllerLog::default();
+    let mut bytes = Vec::new();
+    for number in 1.. {
+        bytes.clear();
+        let read = input.read_until(b'\n', &mut bytes);
+        match read.map_err(|e| TraceError::io_after(path, number - 1, e))? {
+            0 => break,
+            _ => {
+                let line = String::from_utf8_lossy(&bytes);
+                let line = line.trim_end_matches(['\n', '\r']);
+                (log.read_line(number, line)).map_err(|error| TraceError::read(path, error))?
+            }
+        }
+    }
+    Ok(log.finished())
+}
+
+impl ControllerLog {
+    /// Takes line `number` of the log, if it tells of an event.
+    fn read_line(&mut self, number: u64, line: &str) -> Result<(), ReadError> {
         let Some((event, id_text)) = event_of(line) else {
-            continue;
+            return Ok(());
         };
-        let record = format!("line {}", index + 1);
+        let record = format!("line {number}");
         let at = timestamp(line)
             .map_err(|problem| ReadError::field_of(&record, "timestamp", problem))?;
         let id =
             job_id(id_text).map_err(|problem| ReadError::field_of(&record, "JobId", problem))?;
-        log.take(event, id, at);
+        self.take(event, id, at);
+        Ok(())
     }
-    for passes in [&mut log.main_passes, &mut log.backfill_passes] {
-        passes.sort_unstable();
-        passes.dedup();
-    }
-    Ok(log)
-}
 
-impl ControllerLog {
+    /// The log once every line is read: the passes in order, each once.
+    fn finished(mut self) -> ControllerLog {
+        for passes in [&mut self.main_passes, &mut self.backfill_passes] {
+            passes.sort_unstable();
+            passes.dedup();
+        }
+        self
+    }
+
     /// Records `event` of job `id` at `at`.
     fn take(&mut self, event: Event, id: u64, at: Time) {
         if event == Event::Submitted {
@@ -241,6 +280,49 @@ mod tests {
 
     fn at(text: &str) -> Time {
         timestamp(&format!("[{text}]")).unwrap()
+    }
+
+    #[test]
+    fn reads_a_log_file_plain_or_gzipd_a_line_at_a_time() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("slurmctld.log");
+        // A job's name may hold bytes that are not UTF-8: such a line is passed over.
+        let mut bytes = LOG.as_bytes().to_vec();
+        bytes.extend_from_slice(
+            b"[2026-11-28T00:09:37.000] _slurm_rpc_submit_batch_job: job name \xff\xfe\n",
+        );
+        std::fs::write(&plain, &bytes).unwrap();
+        let gzipped = dir.path().join("slurmctld.log.1.gz");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&bytes).unwrap();
+        std::fs::write(&gzipped, gz.finish().unwrap()).unwrap();
+        let expected = parse_controller_log(LOG).unwrap();
+        assert_eq!(read_controller_log(&plain).unwrap(), expected);
+        assert_eq!(read_controller_log(&gzipped).unwrap(), expected);
+        // Windows line ends read alike.
+        let crlf = dir.path().join("crlf.log");
+        std::fs::write(&crlf, LOG.replace('\n', "\r\n")).unwrap();
+        assert_eq!(read_controller_log(&crlf).unwrap(), expected);
+    }
+
+    #[test]
+    fn a_files_bad_line_is_named_with_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slurmctld.log");
+        std::fs::write(
+            &path,
+            format!("{LOG}[2026-11-28T00:09:38] sched: Allocate JobId=9 NodeList=n01\n"),
+        )
+        .unwrap();
+        let error = read_controller_log(&path).unwrap_err().to_string();
+        assert!(
+            error.contains("slurmctld.log") && error.contains("line 12"),
+            "{error}"
+        );
+        assert!(error.contains("LogTimeFormat"), "{error}");
+        let missing = read_controller_log(&dir.path().join("none.log")).unwrap_err();
+        assert!(missing.to_string().contains("none.log"), "{missing}");
     }
 
     #[test]
