@@ -149,7 +149,9 @@ pub fn read_controller_log(path: &Path) -> Result<ControllerLog, TraceError> {
             0 => break,
             _ => {
                 let line = String::from_utf8_lossy(&bytes);
-                let line = line.trim_end_matches(['\n', '\r']);
+                // Its end taken off as `str::lines` does, so that both readers see one line.
+                let line = line.strip_suffix('\n').unwrap_or(&line);
+                let line = line.strip_suffix('\r').unwrap_or(line);
                 (log.read_line(number, line)).map_err(|error| TraceError::read(path, error))?
             }
         }
