@@ -61,6 +61,7 @@ def replay_run(
     partitions: Optional[str] = None,
     qos: Optional[str] = None,
     max_tres: bool = False,
+    slurmctld_log: Optional[str] = None,
     gantt: Optional[str] = None,
     jobs: Optional[str] = None,
     progress: Optional[Callable[[int, int], Any]] = None,

@@ -378,6 +378,7 @@ def replay(
     partitions: Optional[Path] = None,
     qos: Optional[Path] = None,
     max_tres: bool = False,
+    slurmctld_log: Optional[Path] = None,
     gantt: Union[str, bool] = True,
     jobs: Union[bool, Path] = True,
     progress: Union[bool, Callable[[int, int], Any]] = True,
@@ -408,6 +409,10 @@ def replay(
     format=Name,UsageFactor,Priority``) and ``max_tres`` (``PriorityFlags=MAX_TRES``) bill each
     job as Slurm does (the ``billing`` usage metric), as ``--partitions``, ``--qos`` and
     ``--max-tres``; the QOS priorities also give ``scheduler="slurm"`` its QOS factors.
+    ``slurmctld_log`` (``scheduler="slurm"``, a Slurm dump), as ``--slurmctld-log``: the
+    controller's own log over the dump's span, gzip'd or not, which times each job's
+    submission, start and end to the millisecond and the main scheduler's and the
+    backfill's passes at the turns it shows (docs/slurm-prediction.md).
     ``swf_cpus`` picks an SWF log's processor count:
     ``"auto"`` (allocated when recorded, else requested), ``"allocated"`` or ``"requested"``;
     ``swf_memory`` its memory: ``"auto"`` (requested when recorded, else used; jobs that record
@@ -456,6 +461,7 @@ def replay(
             partitions=_path(partitions),
             qos=_path(qos),
             max_tres=max_tres,
+            slurmctld_log=_path(slurmctld_log),
             gantt=window,
             jobs=table,
             progress=callback(progress, bar),

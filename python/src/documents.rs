@@ -96,6 +96,7 @@ pub fn priorities_run(
         swf_cpus,
         swf_memory,
         billing: BillingFiles::default(),
+        controller_log: None,
     });
     let request = || -> Result<PrioritiesRequest, Failure> {
         Ok(PrioritiesRequest {
@@ -264,10 +265,11 @@ pub fn sweep_run(
         swf_cpus,
         swf_memory,
         billing: BillingFiles::default(),
+        controller_log: None,
     };
     released(py, || {
         let cells = sweep::plan(&fractions, &nines, &baseline, shard)?;
-        let (replay, _) = cluster.replay(&trace.billing)?;
+        let (replay, _) = cluster.replay(&trace.billing, None)?;
         let measured = MeasuredTrace::scan(&trace_spec(&trace)?, &mut |_| {})?;
         let progress = Progress::new(progress, cells.len() as u64);
         let results = (cells.par_iter())

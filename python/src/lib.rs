@@ -18,13 +18,15 @@ use fairshare_core::policy::registry::POLICIES;
 use fairshare_core::policy::Engine;
 use fairshare_lab::slurm_conf::BillingFiles;
 use fairshare_lab::TraceSpec;
+use fairshare_trace::slurmctld_log::{read_controller_log, ControllerLog};
 use fairshare_trace::swf::SwfOptions;
 use fairshare_trace::{Format, ReadOptions};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// mimalloc for the library's own allocations, as the `fairshare` binary has: a replay
 /// allocates per task, and the system allocator made the same replay a third slower here
@@ -133,6 +135,18 @@ pub struct TraceOptions {
     pub swf_memory: String,
     /// `--partitions`, `--qos` and `--max-tres`: how a Slurm dump's jobs are billed.
     pub billing: BillingFiles,
+    /// `--slurmctld-log`, read: a Slurm dump's jobs timed to the millisecond, and the
+    /// Slurm scheduler's passes at the turns it shows.
+    pub controller_log: Option<Arc<ControllerLog>>,
+}
+
+/// `slurmctld_log`, read as `--slurmctld-log` is.
+fn controller_log(path: Option<&Path>) -> Result<Option<Arc<ControllerLog>>, Failure> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let log = read_controller_log(path).map_err(|e| format!("slurmctld_log: {e}"))?;
+    Ok(Some(Arc::new(log)))
 }
 
 /// The lab's description of the trace, each option checked as the command line checks it.
@@ -143,6 +157,15 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
     let format = (trace.format.as_deref())
         .map(|f| named::<Format>("format", f))
         .transpose()?;
+    if trace.controller_log.is_some() {
+        let format = match format {
+            Some(format) => format,
+            None => Format::detect(&trace.paths[0]).map_err(|e| e.to_string())?,
+        };
+        if format != Format::SACCT {
+            return Err(format!("slurmctld_log times the jobs of a Slurm dump (format=\"sacct\"), not of a {format} trace").into());
+        }
+    }
     Ok(TraceSpec {
         shown: (trace.paths.iter())
             .map(|p| p.display().to_string())
@@ -157,7 +180,7 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
                 ..SwfOptions::default()
             },
             billing: trace.billing.billing()?,
-            controller_log: None,
+            controller_log: trace.controller_log.clone(),
         },
     })
 }
@@ -173,7 +196,7 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
     rule = "head-of-line".to_owned(), scheduler = "fill".to_owned(), placement = "first".to_owned(),
     overrun = "kill".to_owned(), slurm_conf = None, site_weight = None, site_interval = None,
     partitions = None, qos = None,
-    max_tres = false, gantt = None, jobs = None, progress = None
+    max_tres = false, slurmctld_log = None, gantt = None, jobs = None, progress = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn replay_run(
@@ -201,6 +224,7 @@ fn replay_run(
     partitions: Option<PathBuf>,
     qos: Option<PathBuf>,
     max_tres: bool,
+    slurmctld_log: Option<PathBuf>,
     gantt: Option<String>,
     jobs: Option<PathBuf>,
     progress: Option<PyObject>,
@@ -218,6 +242,7 @@ fn replay_run(
         swf_cpus,
         swf_memory,
         billing,
+        controller_log: controller_log(slurmctld_log.as_deref())?,
     };
     let cluster = replay::ClusterOptions {
         capacity_fraction,

@@ -42,6 +42,7 @@ impl TraceReader {
             swf_cpus,
             swf_memory,
             billing: BillingFiles::default(),
+            controller_log: None,
         })
         .map_err(PyErr::from)?;
         let source = fairshare_trace::open(&spec.paths, spec.format, &spec.options)

@@ -17,6 +17,7 @@ use fairshare_lab::{
 };
 use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
 use fairshare_sim::stats::{timed, RunStats};
+use fairshare_trace::slurmctld_log::ControllerLog;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -98,7 +99,11 @@ pub struct ClusterOptions {
 impl ClusterOptions {
     /// The engine's settings, each option checked as the command line checks it, and the
     /// notes on what the Slurm configuration sets that is not modelled.
-    pub(crate) fn replay(&self, billing: &BillingFiles) -> Result<(Replay, Vec<String>), Failure> {
+    pub(crate) fn replay(
+        &self,
+        billing: &BillingFiles,
+        log: Option<&ControllerLog>,
+    ) -> Result<(Replay, Vec<String>), Failure> {
         if self.drain && self.horizon.is_some() {
             return Err("horizon and drain: give one or the other".into());
         }
@@ -117,6 +122,7 @@ impl ClusterOptions {
                 let interval = self.site_interval.as_deref();
                 s.with_site_interval(interval, scheduler, ("site_interval", spelled.1))
             })
+            .and_then(|s| s.with_loop_turns(log, scheduler, ("slurmctld_log", spelled.1)))
             .map_err(|e| e.to_string())?;
         let replay = Replay {
             stop,
@@ -248,7 +254,8 @@ fn replay_specs(
         MachineView::Window(g) => Some(parse_window(&g).map_err(|e| format!("gantt: {e}"))?),
         MachineView::MiddleDay | MachineView::None => None,
     };
-    let (replay, conf_notes) = cluster.replay(&run.trace.billing)?;
+    let log = run.trace.controller_log.as_deref();
+    let (replay, conf_notes) = cluster.replay(&run.trace.billing, log)?;
     let capacity = cluster.capacity()?;
     let spec = trace_spec(trace)?;
     py.allow_threads(|| {

@@ -4,6 +4,7 @@ numbers; bad input raises ``fairshare.InputError`` saying where and what."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import pathlib
@@ -516,3 +517,42 @@ def test_a_python_ranker_needs_a_name_of_its_own_and_a_priority_method(small_log
         fairshare.replay(small_log, [42], gantt=False, jobs=False)
     with pytest.raises(fairshare.InputError, match="given twice"):
         fairshare.replay(small_log, [PythonFifo(), PythonFifo()], gantt=False, jobs=False)
+
+
+def test_slurmctlds_log_times_a_dumps_jobs_and_the_loops_turns_as_the_cli_does(tmp_path):
+    dump = tmp_path / "sacct.txt"
+    dump.write_text(
+        "JobID|User|Account|Submit|Start|End|AllocTRES|Partition|State\n"
+        "1|alice|a|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|cpu=4,node=1|cpu|COMPLETED\n"
+        "2|bob|a|2026-01-01T00:00:30|2026-01-01T00:01:01|2026-01-01T00:01:11|cpu=4,node=1|cpu|COMPLETED\n"
+    )
+    lines = (
+        "[2026-01-01T00:00:00.200] _slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=300\n"
+        "[2026-01-01T00:00:00.600] sched: Allocate JobId=1 NodeList=n1 #CPUs=4 Partition=cpu\n"
+        "[2026-01-01T00:00:30.100] _slurm_rpc_submit_batch_job: JobId=2 InitPrio=1 usec=300\n"
+        "[2026-01-01T00:01:00.900] _job_complete: JobId=1 done\n"
+        "[2026-01-01T00:01:01.600] sched: Allocate JobId=2 NodeList=n1 #CPUs=4 Partition=cpu\n"
+        "[2026-01-01T00:01:11.650] _job_complete: JobId=2 done\n"
+    )
+    log = tmp_path / "slurmctld.log.gz"
+    log.write_bytes(gzip.compress(lines.encode()))
+    # The main scheduler alone: the backfill's first cycle would fall on the first submission.
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("SchedulerType=sched/builtin\n")
+    common = dict(capacity="cpu=4,mem=0,gpu=0", scheduler="slurm", slurm_conf=conf, drain=True, progress=False)
+    result = fairshare.replay(dump, ["fifo"], slurmctld_log=log, **common)
+    args = [dump, "--policy=fifo", "--capacity", "cpu=4,mem=0,gpu=0", "--scheduler=slurm", "--slurm-conf", conf, "--drain"]
+    same_as_cli(tmp_path, result, [*args, "--slurmctld-log", log])
+    starts = result.jobs.set_index("user")["starting_time"] - 1_767_225_600
+    assert starts["alice"] == pytest.approx(0.6) and starts["bob"] == pytest.approx(61.6)
+    whole = fairshare.replay(dump, ["fifo"], **common).jobs.set_index("user")["starting_time"] - 1_767_225_600
+    assert whole["alice"] == 1 and whole["bob"] == 62, "without the log, at the loop's whole seconds"
+    with pytest.raises(fairshare.InputError, match="add scheduler=\"slurm\""):
+        fairshare.replay(dump, ["fifo"], capacity="cpu=4,mem=0,gpu=0", slurmctld_log=log, progress=False)
+    (tmp_path / "bad.log").write_text("[2026-01-01T00:00:01] sched: Allocate JobId=1\n")
+    with pytest.raises(fairshare.InputError, match="slurmctld_log: .*bad.log: line 1"):
+        fairshare.replay(dump, ["fifo"], slurmctld_log=tmp_path / "bad.log", **common)
+    swf = tmp_path / "jobs.swf"
+    swf.write_text("1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n")
+    with pytest.raises(fairshare.InputError, match="not of a swf trace"):
+        fairshare.replay(swf, ["fifo"], slurmctld_log=log, scheduler="slurm", progress=False)

@@ -278,7 +278,11 @@ impl ClusterArgs {
                 ("--site-interval", spelled.1),
             )?
             .with_turn_seed(self.turn_seed, self.scheduler, ("--turn-seed", spelled.1))?
-            .with_loop_turns(trace.controller_log()?.as_deref(), self.scheduler)?;
+            .with_loop_turns(
+                trace.controller_log()?.as_deref(),
+                self.scheduler,
+                ("--slurmctld-log", spelled.1),
+            )?;
         if let Some(turns) = &slurm.parameters.loop_turns {
             let cycles = (slurm.parameters.bf_cycles.as_ref()).map_or(0, |cycles| cycles.shown());
             eprintln!("note: --slurmctld-log: the log shows the main scheduler starting jobs at {} turns of the background loop and the backfill at {cycles} of its cycles; the others are taken as evenly spaced between them", turns.shown());

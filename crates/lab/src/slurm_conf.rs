@@ -102,20 +102,22 @@ impl SlurmSetup {
     /// `slurmctld`'s, shows them (see [`SlurmParameters::loop_turns`] and
     /// [`SlurmParameters::bf_cycles`]; the cycles only where it shows some), when given.
     /// Refused when `scheduler` is not Slurm's, or the turns are drawn too (`--turn-seed`:
-    /// the log tells what the seed draws).
+    /// the log tells what the seed draws); `option` and `slurm` say how the caller spells the
+    /// log's option and the Slurm scheduler.
     pub fn with_loop_turns(
         mut self,
         log: Option<&ControllerLog>,
         scheduler: SchedulerEntry,
+        (option, slurm): (&str, &str),
     ) -> Result<SlurmSetup, Invalid> {
         let Some(log) = log else {
             return Ok(self);
         };
         if scheduler != SchedulerEntry::SLURM {
-            return Err("--slurmctld-log: the background loop's turns time the Slurm scheduler's passes; add --scheduler slurm".into());
+            return Err(format!("{option}: the background loop's turns time the Slurm scheduler's passes; add {slurm}").into());
         }
         if self.parameters.turn_seed.is_some() {
-            return Err("--slurmctld-log reads which side of the background loop's turn each event fell, which --turn-seed draws; give one of them".into());
+            return Err(format!("{option} reads which side of the background loop's turn each event fell, which --turn-seed draws; give one of them").into());
         }
         let turns = LoopTurns::every_second(log.main_passes.clone());
         self.parameters.loop_turns = Some(Arc::new(turns));
