@@ -112,6 +112,15 @@ fn starts(result: &PolicyResult) -> Vec<f64> {
     starts.into_iter().map(|s| s.1).collect()
 }
 
+/// Two nodes of `cpus` processors each.
+fn two_nodes(cpus: f64) -> Capacity {
+    Capacity::Machines(MachineCatalogue::new(vec![NodeType::new(
+        "n",
+        2,
+        vec![cpus],
+    )]))
+}
+
 fn pool(cpus: f64) -> Capacity {
     Capacity::Pool(vec![cpus])
 }
@@ -313,11 +322,7 @@ fn a_parallel_job_on_nodes_of_two_sizes() {
 /// and a job needing both nodes waits for the exclusive one to end.
 #[test]
 fn an_exclusive_job_holds_its_node_whole() {
-    let machines = Capacity::Machines(MachineCatalogue::new(vec![NodeType::new(
-        "n",
-        2,
-        vec![4.0],
-    )]));
+    let machines = two_nodes(4.0);
     let mut exclusive = job(0, 0.0, 10.0, 10.0, 1.0);
     exclusive.exclusive = true;
     exclusive.nodes = Some(1);
@@ -751,13 +756,7 @@ fn slurm_backfill_plans_every_job_it_cannot_start() {
 /// waits until job 2 starts.
 #[test]
 fn slurm_backfill_plans_whole_nodes() {
-    let machines = || {
-        Capacity::Machines(MachineCatalogue::new(vec![NodeType::new(
-            "n",
-            2,
-            vec![4.0],
-        )]))
-    };
+    let machines = || two_nodes(4.0);
     let mut jobs = [
         job(0, 0.0, 100.0, 100.0, 2.0),
         job(1, 0.0, 100.0, 100.0, 4.0),
@@ -792,11 +791,7 @@ fn slurm_backfill_plans_whole_nodes() {
 /// ends).
 #[test]
 fn slurm_backfill_plans_where_its_will_run_test_puts_a_job() {
-    let machines = Capacity::Machines(MachineCatalogue::new(vec![NodeType::new(
-        "n",
-        2,
-        vec![8.0],
-    )]));
+    let machines = two_nodes(8.0);
     let mut jobs = [
         job(0, 0.0, 100.0, 100.0, 8.0),
         job(1, 0.0, 90.0, 90.0, 6.0),
@@ -881,11 +876,7 @@ fn slurm_blocks_partition_by_partition_and_keeps_jobs_on_their_partitions_nodes(
         nodes_of(0),
         "job 3 runs on a, its partition's node"
     );
-    let undeclared = Capacity::Machines(MachineCatalogue::new(vec![NodeType::new(
-        "n",
-        2,
-        vec![4.0],
-    )]));
+    let undeclared = two_nodes(4.0);
     let result = slurm(undeclared);
     assert_eq!(starts(&result), [0.0, 1.0, 2.0, 11.0, 11.0]);
     assert_eq!(

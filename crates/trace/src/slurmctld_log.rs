@@ -289,7 +289,7 @@ mod tests {
         use std::io::Write;
         let dir = tempfile::tempdir().unwrap();
         let plain = dir.path().join("slurmctld.log");
-        // A job's name may hold bytes that are not UTF-8: such a line is passed over.
+        // Bytes that are not UTF-8 (a job's name may hold them) do not stop the reading.
         let mut bytes = LOG.as_bytes().to_vec();
         bytes.extend_from_slice(
             b"[2026-11-28T00:09:37.000] _slurm_rpc_submit_batch_job: job name \xff\xfe\n",
