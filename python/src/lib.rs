@@ -16,7 +16,7 @@ use fairshare_core::choice::Choice;
 use fairshare_core::instance::Instance;
 use fairshare_core::policy::registry::POLICIES;
 use fairshare_core::policy::Engine;
-use fairshare_lab::slurm_conf::BillingFiles;
+use fairshare_lab::slurm_conf::{check_log_format, BillingFiles};
 use fairshare_lab::TraceSpec;
 use fairshare_trace::slurmctld_log::{read_controller_log, ControllerLog};
 use fairshare_trace::swf::SwfOptions;
@@ -162,9 +162,8 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
             Some(format) => format,
             None => Format::detect(&trace.paths[0]).map_err(|e| e.to_string())?,
         };
-        if format != Format::SACCT {
-            return Err(format!("slurmctld_log times the jobs of a Slurm dump (format=\"sacct\"), not of a {format} trace").into());
-        }
+        check_log_format(format, ("slurmctld_log", "format=\"sacct\""))
+            .map_err(|e| e.to_string())?;
     }
     Ok(TraceSpec {
         shown: (trace.paths.iter())

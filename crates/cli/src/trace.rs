@@ -5,7 +5,7 @@ use crate::choice;
 use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_lab::input::parse_duration;
-use fairshare_lab::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
+use fairshare_lab::slurm_conf::{check_log_format, slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
 use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
 use fairshare_trace::billing::Billing;
@@ -209,9 +209,7 @@ impl TraceArgs {
                 Some(format) => format,
                 None => Format::detect(&paths[0])?,
             };
-            if format != Format::SACCT {
-                bail!("--slurmctld-log times the jobs of a Slurm dump (--format sacct), not of a {format} trace");
-            }
+            check_log_format(format, ("--slurmctld-log", "--format sacct"))?;
         }
         let trace = TraceSpec {
             paths,

@@ -8,6 +8,7 @@ use fairshare_sim::cluster::{LoopTurns, Partition, SchedulerEntry, SlurmParamete
 use fairshare_trace::billing::{parse_partitions, parse_qos, parse_qos_priorities, Billing};
 use fairshare_trace::slurm_conf::{parse_slurm_conf, OverSubscribe, SlurmConf};
 use fairshare_trace::slurmctld_log::ControllerLog;
+use fairshare_trace::Format;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -55,6 +56,19 @@ pub fn slurm_setup(text: &str) -> Result<SlurmSetup, Invalid> {
         qos_factors: BTreeMap::new(),
         notes,
     })
+}
+
+/// Refuses a controller's log beside a trace of `format` unless it is a Slurm dump: the log
+/// times a dump's jobs by their Slurm job ids, which other formats do not keep. `option` and
+/// `sacct` say how the caller spells the log's option and the dump's format.
+pub fn check_log_format(format: Format, (option, sacct): (&str, &str)) -> Result<(), Invalid> {
+    if format == Format::SACCT {
+        return Ok(());
+    }
+    Err(
+        format!("{option} times the jobs of a Slurm dump ({sacct}), not of a {format} trace")
+            .into(),
+    )
 }
 
 impl SlurmSetup {
