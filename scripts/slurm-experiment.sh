@@ -256,6 +256,11 @@ run() {
   fresh_s=$(date +%s)
   rm -rf "$dir" && mkdir -p "$dir"
   log "$name: fresh cluster"
+  # Where this run's lines of slurmctld's log begin (kept with the run: their milliseconds
+  # say when each job was submitted and started within its second, and the controller's
+  # start, before the workload, when its background loop's passes down the whole queue fall).
+  local log_from
+  log_from=$(stat -c %s /var/log/slurm/slurmctld.log 2>/dev/null || echo 0)
   bash "$root/scripts/slurm/up.sh" --fresh fair-tree --layout "$layout" >"$dir/up.log" 2>&1
   if [ -n "$policy" ]; then set_weight 0; else set_weight 100000; fi
   if [ "${partitions:-one}" = tiers ]; then
@@ -313,10 +318,6 @@ TOML
     sleep 3
     kill -0 "$watcher" || { log "$name: the watcher did not start"; cat "$dir/watch.log" >&2; return 1; }
   fi
-  # Where this run's lines of slurmctld's log begin (kept with the run: their milliseconds
-  # say when each job was submitted and started within its second).
-  local log_from
-  log_from=$(stat -c %s /var/log/slurm/slurmctld.log 2>/dev/null || echo 0)
   sample >"$dir/sprio.log" &
   sampler=$!
   t0=$(now_ms)

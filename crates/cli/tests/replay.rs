@@ -845,7 +845,7 @@ fn the_jobs_the_backfill_started_put_its_cycles_where_they_fell() {
 /// weight. alice fills the 4-CPU node until 100 s; bob's and carol's 4-CPU jobs wait. From the
 /// adapter's pass at 60 s (`--site-interval`, 60 s by default), FIFO's order gives bob the site
 /// factor 1 and carol 0.5 of the weight, and carol's QOS adds 1,000 points: at the default
-/// weight (100,000) bob starts at 100 s, at weight 1 carol does, and so she does when the
+/// weight (100,000) bob starts first when alice's node is free, at weight 1 carol does, and so she does when the
 /// adapter writes only every 1,000 s (no factor yet at 100 s). Without `--scheduler slurm`
 /// either option is refused, as is an interval under a second.
 #[test]
@@ -879,11 +879,12 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        // The first to start once alice's node is free (its nodes answer 5 ms after her end).
         let rows = job_cells(&jobs, ["starting_time", "user"]);
-        let at_100 = (1_767_225_600 + 100).to_string();
-        let [_, user] = rows
-            .into_iter()
-            .find(|[start, _]| *start == at_100)
+        let start = |row: &[String; 2]| row[0].parse::<f64>().unwrap();
+        let [_, user] = (rows.into_iter())
+            .filter(|[_, user]| user != "alice")
+            .min_by(|a, b| start(a).total_cmp(&start(b)))
             .unwrap();
         user
     };

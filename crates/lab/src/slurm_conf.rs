@@ -133,8 +133,9 @@ impl SlurmSetup {
         if self.parameters.turn_seed.is_some() {
             return Err(format!("{option} reads which side of the background loop's turn each event fell, which --turn-seed draws; give one of them").into());
         }
-        let turns = LoopTurns::every_second(log.main_passes.clone());
+        let turns = LoopTurns::logged_every_second(log.main_passes.clone());
         self.parameters.loop_turns = Some(Arc::new(turns));
+        self.parameters.controller_starts = log.controller_starts.clone();
         let interval = self.parameters.bf_interval_s.saturating_mul(1_000_000);
         self.parameters.bf_cycles = (!log.backfill_passes.is_empty())
             .then(|| Arc::new(LoopTurns::new(log.backfill_passes.clone(), interval)));

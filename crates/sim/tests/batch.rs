@@ -50,11 +50,13 @@ fn replay_with_queues(
     replay_by(capacity, scheduler, jobs, queues)
 }
 
-/// Slurm's defaults, but the main scheduler run at every event (`batch_sched_delay=0`), as
-/// the hand-worked cases below assume unless they test its spacing.
+/// Slurm's defaults, but the main scheduler run at every event (`batch_sched_delay=0`) and
+/// an end's nodes free at once, as the hand-worked cases below assume unless they test these.
 fn at_every_event() -> SlurmParameters {
     SlurmParameters {
         batch_sched_delay_s: 0,
+        completing_us: 0,
+        killed_completing_us: 0,
         ..SlurmParameters::default()
     }
 }
@@ -585,8 +587,9 @@ fn slurm_runs_its_main_scheduler_at_most_every_batch_sched_delay() {
 /// next second, not when it will end: on 3 processors, job 0 (2 processors, a 60-s limit)
 /// runs 80 s; job 1 (all 3) waits for it; job 2 (1 processor for 15 s, submitted at 50) would
 /// end before job 0 does, but at the cycle at 60 job 0 is planned to end at 61, when job 1 is
-/// planned to start, so job 2 waits: job 1 starts at 81 (the second after job 0's end) and
-/// job 2 after it, at 142.
+/// planned to start, so job 2 waits. Job 0, past its limit, was killed at 80: the epilog its
+/// nodes report 38 ms later runs the main scheduler at once, which starts job 1 at 80.038;
+/// job 2 follows at 141, the second after job 1's end.
 #[test]
 fn slurm_plans_a_job_past_its_limit_to_end_the_next_second() {
     let jobs = [
@@ -599,7 +602,7 @@ fn slurm_plans_a_job_past_its_limit_to_end_the_next_second() {
         ..SlurmParameters::default()
     };
     let result = replay_by(pool(3.0), slurm_with(parameters), &jobs, &[]);
-    assert_eq!(starts(&result), [0.0, 81.0, 142.0]);
+    assert_eq!(starts(&result), [0.0, 80.038, 141.0]);
 }
 
 /// With the background loop's turns drawn (`turn_seed`), a submission that came before the
@@ -698,6 +701,129 @@ fn loop_turns_from_a_log_time_the_passes_events_ask_for() {
     assert_eq!(rounded(&logged), [20.6, 26.6, 33.6, 39.6, 50.6]);
     let whole_seconds = replay_by(pool(1.0), turns(None), &jobs, &[]);
     assert_eq!(rounded(&whole_seconds), [21.0, 27.0, 34.0, 40.0, 51.0]);
+}
+
+/// Slurm's background loop with its turns read from a log, the backfill off.
+fn logged_turns(shown: &[f64], parameters: SlurmParameters) -> Arc<dyn Scheduler> {
+    let shown = shown.iter().map(|&s| Time::from_secs_f64(s)).collect();
+    slurm_with(SlurmParameters {
+        backfill: false,
+        loop_turns: Some(Arc::new(LoopTurns::logged_every_second(shown))),
+        ..parameters
+    })
+}
+
+/// Starts to the millisecond.
+fn starts_ms(result: &PolicyResult) -> Vec<f64> {
+    let started = starts(result);
+    started
+        .iter()
+        .map(|s| (s * 1000.0).round() / 1000.0)
+        .collect()
+}
+
+/// A job's nodes stay completing until they answer the terminate request (5 ms): on one
+/// processor, turns shown at 10.5 and 20.5 s, job 0 starts at 10.5 and ends at 15.497, and
+/// job 1 waits for it. The turn at 15.5 comes before the processor is free at 15.502, so job
+/// 1 starts at the next, 16.5; with the nodes free at the end it starts at 15.5.
+#[test]
+fn slurm_starts_nothing_on_a_node_still_completing() {
+    let jobs = [job(0, 10.2, 4.997, 10.0, 1.0), job(1, 10.3, 1.0, 10.0, 1.0)];
+    let turns = [10.5, 20.5];
+    let completing = logged_turns(&turns, SlurmParameters::default());
+    assert_eq!(
+        starts_ms(&replay_by(pool(1.0), completing, &jobs, &[])),
+        [10.5, 16.5]
+    );
+    let at_once = SlurmParameters {
+        completing_us: 0,
+        ..SlurmParameters::default()
+    };
+    let freed = logged_turns(&turns, at_once);
+    assert_eq!(
+        starts_ms(&replay_by(pool(1.0), freed, &jobs, &[])),
+        [10.5, 15.5]
+    );
+}
+
+/// The loop spaces the passes events ask for in the whole seconds its clock read, a couple
+/// of milliseconds before the log shows a pass's starts: on one processor, turns shown at
+/// 20.001 and 30.011 s (1.001 s apart), job 1 starts at 20.001 when job 0 ends, a pass its
+/// clock read at second 19; job 1's end at 21.001 asks for another, which the loop runs at
+/// its first turn of second 22, 22.003, and job 2 starts then (at 23.004 had the clock read
+/// the pass's logged instant).
+#[test]
+fn slurm_spaces_its_passes_in_the_seconds_its_loop_read() {
+    let jobs = [
+        job(0, 0.0, 19.99, 30.0, 1.0),
+        job(1, 0.5, 1.0, 30.0, 1.0),
+        job(2, 0.6, 1.0, 30.0, 1.0),
+    ];
+    let slurm = logged_turns(&[20.001, 30.011], SlurmParameters::default());
+    let result = replay_by(pool(1.0), slurm, &jobs, &[]);
+    assert_eq!(starts_ms(&result), [0.001, 20.001, 22.003]);
+    let shown = [20.001, 30.011].map(Time::from_secs_f64).to_vec();
+    let read_at_the_logged_instant = slurm_with(SlurmParameters {
+        backfill: false,
+        loop_turns: Some(Arc::new(LoopTurns::every_second(shown))),
+        ..SlurmParameters::default()
+    });
+    let result = replay_by(pool(1.0), read_at_the_logged_instant, &jobs, &[]);
+    assert_eq!(starts_ms(&result), [0.001, 20.001, 23.004]);
+}
+
+/// A job killed at its limit has its nodes report their epilog, which runs the main
+/// scheduler at once (38 ms on), unspaced and not counted in the spacing: on two
+/// processors, jobs 0 and 1 start at 1; job 0 (a 60-s limit) is killed at 81 and job 2 starts
+/// at 81.038, by the pass its epilog ran; job 1's end at 82.5 asks for a pass, which runs at
+/// 83, the next second, as if the kill's had not run (at 84 were it counted), and starts
+/// job 3.
+#[test]
+fn slurm_runs_its_main_scheduler_at_once_for_a_kill() {
+    let jobs = [
+        job(0, 0.0, 80.0, 60.0, 1.0),
+        job(1, 0.0, 81.5, 100.0, 1.0),
+        job(2, 1.5, 10.0, 100.0, 1.0),
+        job(3, 2.0, 10.0, 100.0, 1.0),
+    ];
+    let slurm = slurm_with(SlurmParameters {
+        backfill: false,
+        ..SlurmParameters::default()
+    });
+    let result = replay_by(pool(2.0), slurm, &jobs, &[]);
+    assert_eq!(starts_ms(&result), [1.0, 1.0, 81.038, 83.0]);
+}
+
+/// The background loop runs the main scheduler down the whole queue every
+/// `sched_interval`, whatever was asked, from the controller's start: on three processors,
+/// the backfill off, job 0 holds two until 100 s; job 1 (two) blocks job 2 (one) until it is
+/// cancelled at 50, which asks for no pass. With the controller started at 5.4 s and
+/// `sched_interval=60`, the pass at 65 starts job 2; with no start known, the pass job 0's
+/// end (at 101) asks for, at 102.
+#[test]
+fn slurm_runs_its_main_scheduler_down_the_whole_queue_every_sched_interval() {
+    let mut jobs = [
+        job(0, 0.0, 100.0, 200.0, 2.0),
+        job(1, 1.0, 10.0, 200.0, 2.0),
+        job(2, 2.0, 10.0, 200.0, 1.0),
+    ];
+    jobs[1].cancelled = Some(Time::from_secs_f64(50.0));
+    let with_start = |starts: Vec<Time>| {
+        let slurm = slurm_with(SlurmParameters {
+            backfill: false,
+            controller_starts: starts,
+            ..SlurmParameters::default()
+        });
+        let result = replay_by(pool(3.0), slurm, &jobs, &[]);
+        let started = result
+            .jobs
+            .iter()
+            .find(|j| j.id == 2)
+            .map(|j| j.start.as_secs_f64());
+        started
+    };
+    assert_eq!(with_start(vec![Time::from_secs_f64(5.4)]), Some(65.0));
+    assert_eq!(with_start(Vec::new()), Some(102.0));
 }
 
 /// A drained run ends with its last job, not at a plan made for a job that started earlier:

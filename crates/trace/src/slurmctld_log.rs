@@ -12,7 +12,10 @@
 //! - `sched: Allocate JobId=N …` when the main scheduler started it, at the loop's turn;
 //! - `sched/backfill: _start_job: Started JobId=N …` when the backfill started it;
 //! - `_job_complete: JobId=N done` when it ended, or `Time limit exhausted for JobId=N`
-//!   when the controller killed it at its limit (which frees its nodes at once).
+//!   when the controller killed it at its limit (which frees its nodes at once);
+//! - `Running as primary controller` when the controller started: its background loop,
+//!   started then, runs the main scheduler down the whole queue every `sched_interval`
+//!   from that second on.
 //!
 //! Every other line is passed over (bytes that are not UTF-8 included: a job's name can hold
 //! them). A line this reader takes must have a timestamp with milliseconds and a job id that
@@ -54,6 +57,8 @@ pub struct ControllerLog {
     /// The instants the backfill started jobs (the backfill cycles the log shows), in
     /// order, each once.
     pub backfill_passes: Vec<Time>,
+    /// The instants the controller started (`Running as primary controller`), in order.
+    pub controller_starts: Vec<Time>,
 }
 
 /// How many of a dump's jobs a log timed ([`ControllerLog::time`]).
@@ -113,6 +118,9 @@ enum Event {
     Ended,
 }
 
+/// How the line that says the controller started ends.
+const CONTROLLER_STARTED: &str = "] Running as primary controller";
+
 /// Each event's mark in a line, which its job id follows, and how such a line must end
 /// (`_job_complete: JobId=N WEXITSTATUS 0` comes before the job's `… done`).
 const MARKS: [(&str, Event, &str); 5] = [
@@ -162,6 +170,13 @@ pub fn read_controller_log(path: &Path) -> Result<ControllerLog, TraceError> {
 impl ControllerLog {
     /// Takes line `number` of the log, if it tells of an event.
     fn read_line(&mut self, number: u64, line: &str) -> Result<(), ReadError> {
+        if line.ends_with(CONTROLLER_STARTED) {
+            let at = timestamp(line).map_err(|problem| {
+                ReadError::field_of(&format!("line {number}"), "timestamp", problem)
+            })?;
+            self.controller_starts.push(at);
+            return Ok(());
+        }
         let Some((event, id_text)) = event_of(line) else {
             return Ok(());
         };
@@ -176,7 +191,11 @@ impl ControllerLog {
 
     /// The log once every line is read: the passes in order, each once.
     fn finished(mut self) -> ControllerLog {
-        for passes in [&mut self.main_passes, &mut self.backfill_passes] {
+        for passes in [
+            &mut self.main_passes,
+            &mut self.backfill_passes,
+            &mut self.controller_starts,
+        ] {
             passes.sort_unstable();
             passes.dedup();
         }
@@ -267,6 +286,8 @@ mod tests {
     use super::*;
 
     const LOG: &str = "\
+[2026-11-28T00:08:17.503] slurmctld version 22.05.8 started on cluster fairshare
+[2026-11-28T00:08:18.221] Running as primary controller
 [2026-11-28T00:08:20.136] _slurm_rpc_submit_batch_job: JobId=4 InitPrio=100000 usec=468
 [2026-11-28T00:08:20.154] _slurm_rpc_submit_batch_job: JobId=5 InitPrio=100000 usec=342
 [2026-11-28T00:08:20.169] _slurm_rpc_submit_batch_job: JobId=6 InitPrio=100000 usec=263
@@ -319,7 +340,7 @@ mod tests {
         .unwrap();
         let error = read_controller_log(&path).unwrap_err().to_string();
         assert!(
-            error.contains("slurmctld.log") && error.contains("line 12"),
+            error.contains("slurmctld.log") && error.contains("line 14"),
             "{error}"
         );
         assert!(error.contains("LogTimeFormat"), "{error}");
@@ -346,6 +367,8 @@ mod tests {
             log.backfill_passes,
             vec![at("2026-11-28T00:08:20.316"), at("2026-11-28T00:08:20.317")]
         );
+        // The controller's start times its background loop's passes down the whole queue.
+        assert_eq!(log.controller_starts, vec![at("2026-11-28T00:08:18.221")]);
         let second = Time::from_micros(at("2026-11-28T00:08:20.000").as_micros());
         assert_eq!(
             four.submitted.unwrap().as_micros() - second.as_micros(),

@@ -244,15 +244,33 @@ impl FairshareRanker {
             }
         };
         if due {
-            let (key, factor) = self.compute_keys();
-            *self.keys.borrow_mut() = Keys {
-                at: Some(self.now),
-                key,
-                factor,
-                order: None,
-            };
+            self.refresh_keys();
         }
         self.keys.borrow()
+    }
+
+    /// Recomputes the keys now.
+    fn refresh_keys(&self) {
+        let (key, factor) = self.compute_keys();
+        *self.keys.borrow_mut() = Keys {
+            at: Some(self.now),
+            key,
+            factor,
+            order: None,
+        };
+    }
+
+    /// The last periodic refresh at or before `seconds` that the keys, once computed,
+    /// predate, if it falls after the clock (keys never computed, or to be recomputed, are
+    /// computed at the next decision, with what is known then).
+    fn last_refresh_by(&self, seconds: f64) -> Option<f64> {
+        let (period, offset) = (self.settings.refresh_s, self.settings.refresh_offset_s);
+        if period <= 0.0 {
+            return None;
+        }
+        let refresh = ((seconds - offset) / period).floor() * period + offset;
+        let predated = self.keys.borrow().at.is_some_and(|at| at < refresh);
+        (refresh > self.now && refresh <= seconds && predated).then_some(refresh)
     }
 
     /// Every client's key from the factors of the whole tree now (its Fair Tree rank, or its
@@ -346,8 +364,16 @@ impl Ranker for FairshareRanker {
 
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
         if forward(self.clock, now)? > self.clock {
+            let seconds = now.as_micros() as f64 / 1e6;
+            if let Some(refresh) = self.last_refresh_by(seconds) {
+                // Nothing changed between the last event and this one: the factors of the
+                // refresh are those of the usage at its instant, as Slurm's decay thread
+                // computes them, whenever the next decision comes.
+                self.now = refresh;
+                self.refresh_keys();
+            }
             self.clock = now;
-            self.now = now.as_micros() as f64 / 1e6;
+            self.now = seconds;
             if (0..self.ledger.clients()).any(|c| self.rate(c) > 0.0) || self.decays() {
                 self.stale();
             }

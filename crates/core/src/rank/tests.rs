@@ -574,6 +574,7 @@ proptest! {
         // refreshed ranker serves (as they stood, not as their times say: a job that ends at
         // the very instant of the refresh, after it, waits for the next).
         let mut refreshed: Option<(f64, Vec<RefJob>)> = None;
+        let mut before = 0.0;
         let shares = Share::weighted(&[1.0, 2.0, 3.0, 4.0]).unwrap();
         let mut ranker = FairshareRanker::new(settings, Accounts::flat(&shares));
         let mut jobs: Vec<RefJob> = Vec::new();
@@ -582,6 +583,16 @@ proptest! {
         for (seq, (user, rate, action, dt)) in ops.into_iter().enumerate() {
             now += dt.round();
             ranker.advance(Time::from_secs_f64(now)).unwrap();
+            // A refresh since the last event counts the jobs as they stood then, at its
+            // instant, whenever the next decision comes.
+            if refresh_s > 0.0 {
+                let refresh = (now / refresh_s).floor() * refresh_s;
+                let predated = refreshed.as_ref().is_some_and(|(at, _)| *at < refresh);
+                if refresh > before && predated {
+                    refreshed = Some((refresh, jobs.clone()));
+                }
+            }
+            before = now;
             match action {
                 0 => {
                     ranker.job_started(user, rate).unwrap();
@@ -610,11 +621,9 @@ proptest! {
                     aside = [false; 4];
                 }
             }
-            // A refreshed ranker's keys are those of the first decision in the period: the
-            // reference then counts the jobs as they stood at that decision.
-            let period = |t: f64| (t / refresh_s).floor();
-            let same_period = matches!(&refreshed, Some((at, _)) if refresh_s > 0.0 && period(*at) == period(now));
-            if !same_period {
+            // Without a refresh since (or without periodic refreshes) the keys are those of
+            // this decision.
+            if refresh_s <= 0.0 || refreshed.is_none() {
                 refreshed = Some((now, jobs.clone()));
             }
             let (at, known) = refreshed.as_ref().expect("set above");

@@ -39,8 +39,8 @@ pub use result::{
     TOP_USERS,
 };
 pub use scheduler::{
-    Conservative, Cycle, Easy, Fill, LoopTurns, Pass, Reservations, Scheduler, SchedulerEntry,
-    SchedulerSettings, Slurm, SlurmParameters,
+    Conservative, Cycle, Easy, EndRelease, Fill, LoopTurns, Pass, Reservations, Scheduler,
+    SchedulerEntry, SchedulerSettings, Slurm, SlurmParameters, WholeQueuePasses,
 };
 pub use space::{Capacity, MOST_MACHINES};
 pub use statistics::{bounded_slowdown, jain, mean, percentile, percentiles, quantiles, QUANTILES};

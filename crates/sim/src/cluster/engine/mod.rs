@@ -13,6 +13,7 @@ pub(super) use run::replay;
 use super::*;
 use fairshare_core::model::partition_property;
 use order::{job_ranker, JobOrder};
+use pass::WholeQueueTimer;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::slice;
@@ -66,6 +67,10 @@ struct Running {
     seq: u64,
     /// When it started, and what a fairshare policy charges it per second.
     started: Time,
+    /// When it ends; its nodes are released later, as the scheduler's [`EndRelease`] says.
+    ends: Time,
+    /// Whether its end runs a pass at once ([`EndRelease::passes_at_once`]).
+    passes_at_once: bool,
     rate: Option<f64>,
     record: Option<JobRecord>,
     /// What becomes of it, when the run is observed.
@@ -135,6 +140,8 @@ struct Engine {
     overrun: Overrun,
     /// Microseconds past its walltime a job runs before it is killed (`None`: never).
     kill_grace: Option<u64>,
+    /// How the end of a job reaches the scheduler: one that ended by itself, one killed.
+    end_release: [EndRelease; 2],
     /// Whether the run is observed: every job's outcome is then kept until it is settled.
     observed: bool,
     /// The capacity's total of each resource, which allocations are fractions of.
@@ -160,6 +167,10 @@ struct Engine {
     /// microseconds, and where those passes stand.
     event_spacing: Option<u64>,
     asked: Asked,
+    /// The passes down the whole queue at a fixed interval ([`Scheduler::whole_queue_passes`]).
+    whole_queue: Option<WholeQueueTimer>,
+    /// Whether the pass being run is one of them.
+    whole_queue_now: bool,
     /// When the loop that runs those passes takes its turns, read from a log
     /// ([`Scheduler::loop_turns`]); `None`: on the whole seconds, after a second's events.
     turns: Option<LoopTurns>,
@@ -357,7 +368,7 @@ impl Engine {
         let will_run = whole_nodes
             && config.scheduler.plans_by_will_run()
             && reservations == Reservations::ForThePass;
-        Ok(Engine {
+        let mut engine = Engine {
             queues: vec![VecDeque::new(); users],
             running: Vec::new(),
             free_slots: Vec::new(),
@@ -406,6 +417,7 @@ impl Engine {
             tier: None,
             overrun: config.overrun,
             kill_grace: (config.scheduler.kill_grace_s()).map(|s| s.saturating_mul(1_000_000)),
+            end_release: [false, true].map(|killed| config.scheduler.end_release(killed)),
             observed: false,
             totals: config.capacity.total(),
             settled: Vec::new(),
@@ -431,11 +443,18 @@ impl Engine {
             event_spacing: (config.scheduler.event_pass_spacing_s())
                 .map(|s| s.saturating_mul(1_000_000)),
             asked: Asked::default(),
+            whole_queue: config
+                .scheduler
+                .whole_queue_passes()
+                .map(WholeQueueTimer::new),
+            whole_queue_now: false,
             turns: config.scheduler.loop_turns().cloned(),
             plans_with_limits: config.scheduler.plans_with_limits(),
             overdue: Vec::new(),
             job_order: JobOrder::of(config),
-        })
+        };
+        engine.start_whole_queue_timer();
+        Ok(engine)
     }
 
     fn at(&mut self, t: Time) -> Result<(), SimError> {
@@ -603,14 +622,16 @@ impl Engine {
         Ok(())
     }
 
-    fn finish_one(&mut self) {
+    /// Ends the next job of the finish queue (its nodes released now, its run charged to its
+    /// end); says whether its end runs a pass at once.
+    fn finish_one(&mut self) -> bool {
         self.news = true;
         self.tested.forget();
         let Some(Reverse((_, _, slot))) = self.finishes.pop() else {
-            return;
+            return false;
         };
         let Some(job) = self.running[slot].take() else {
-            return;
+            return false;
         };
         self.free_slots.push(slot);
         self.recorder.event();
@@ -628,7 +649,7 @@ impl Engine {
         }
         self.recorder.used(self.space.used());
         let holding = held(&job.placed, self.book.holdings(job.user).len());
-        let ran_s = (self.now.as_micros() - job.started.as_micros()) as f64 / 1e6;
+        let ran_s = (job.ends.as_micros() - job.started.as_micros()) as f64 / 1e6;
         if let Err(e) = (self.book).give_back(job.user, &holding, job.rate, ran_s) {
             self.fault.get_or_insert(SimError::Rank(e));
         }
@@ -636,7 +657,7 @@ impl Engine {
             .allocation(job.user, self.now, self.book.holdings(job.user));
         self.jobs.extend(job.record);
         if let Some(mut outcome) = job.outcome {
-            outcome.finish = Some(self.now);
+            outcome.finish = Some(job.ends);
             outcome.state = JobState::Finished;
             self.settled.push(*outcome);
         }
@@ -644,6 +665,7 @@ impl Engine {
             meter.charge(job.user, rate, ran_s);
         }
         self.rerank(job.user);
+        job.passes_at_once
     }
 
     /// Tells the ranker what `user` holds and waits for now. The engine's holdings are
@@ -913,7 +935,11 @@ impl Engine {
             self.started_before_cancellation(job.seq);
             at.as_micros().saturating_sub(self.now.as_micros())
         });
-        let run = on_node(job.runtime, speed).min(until_cancelled.unwrap_or(u64::MAX));
+        let runtime = on_node(job.runtime, speed);
+        let run = runtime.min(until_cancelled.unwrap_or(u64::MAX));
+        // Ended by a signal: cancelled before its end, or run past its limit.
+        let killed = run < runtime || run > on_node(job.walltime, speed);
+        let release = self.end_release[usize::from(killed)];
         let wait = (self.now.as_micros() - job.submit.as_micros()) as f64 / 1e6;
         self.recorder.started(user, wait, run as f64 / 1e6);
         let holding = held(&placed, self.book.holdings(user).len());
@@ -942,7 +968,8 @@ impl Engine {
         if planned_end < end {
             self.overdue.push((slot, job.seq));
         }
-        self.finishes.push(Reverse((end, job.seq, slot)));
+        let released = end.plus_micros(release.after_us);
+        self.finishes.push(Reverse((released, job.seq, slot)));
         let recorded = self.record_jobs.filter(|w| w.overlaps(self.now, end));
         let record = recorded.map(|_| JobRecord {
             id: job.id,
@@ -970,6 +997,8 @@ impl Engine {
             planned_end,
             seq: job.seq,
             started: self.now,
+            ends: end,
+            passes_at_once: release.passes_at_once,
             rate,
             record,
             outcome,

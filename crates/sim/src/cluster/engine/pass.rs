@@ -124,7 +124,34 @@ impl Pass for Engine {
     fn periodic(&self) -> bool {
         self.period.as_ref().is_some_and(|p| p.falls_on(self.now))
     }
+
+    fn whole_queue(&self) -> bool {
+        self.whole_queue_now
+    }
 }
+
+/// The timer of the passes down the whole queue ([`WholeQueuePasses`]).
+#[derive(Debug, Clone)]
+pub(super) struct WholeQueueTimer {
+    every_s: u64,
+    /// When the timer started afresh, in order.
+    restarts: Vec<Time>,
+    /// Its next pass.
+    next: Option<Time>,
+}
+
+impl WholeQueueTimer {
+    /// The timer of `passes`, its first pass not yet set.
+    pub(super) fn new(passes: WholeQueuePasses<'_>) -> WholeQueueTimer {
+        WholeQueueTimer {
+            every_s: passes.every_s.max(1),
+            restarts: passes.timer_starts.to_vec(),
+            next: None,
+        }
+    }
+}
+
+const SECOND_US: u64 = 1_000_000;
 
 impl Engine {
     /// Whether this instant runs a pass, `asks` saying whether an event asked for one and
@@ -152,9 +179,7 @@ impl Engine {
         };
         let due = match (woken, self.asked.last) {
             (true, _) => self.now,
-            (false, Some(last)) => self
-                .turn_at_or_after(last.plus_micros(spacing))
-                .max(earliest),
+            (false, Some(last)) => self.first_turn_spaced(last, spacing).max(earliest),
             (false, None) => earliest,
         };
         if due <= self.now && !periodic {
@@ -172,11 +197,85 @@ impl Engine {
         periodic
     }
 
+    /// Sets the first pass down the whole queue, from the timer's first start.
+    pub(super) fn start_whole_queue_timer(&mut self) {
+        let first = self
+            .whole_queue
+            .as_ref()
+            .and_then(|t| t.restarts.first().copied());
+        let next =
+            first.and_then(|start| self.next_whole_queue(start.as_micros() / SECOND_US, start));
+        if let Some(timer) = &mut self.whole_queue {
+            timer.next = next;
+        }
+    }
+
+    /// Whether a pass down the whole queue falls now: the timer's pass, which the passes
+    /// events ask for are spaced from and which serves what they asked. Those it passed
+    /// while no job waited ran too, and count.
+    pub(super) fn whole_queue_due(&mut self) -> bool {
+        loop {
+            let Some(next) = self.whole_queue.as_ref().and_then(|t| t.next) else {
+                return false;
+            };
+            if next > self.now {
+                return false;
+            }
+            let second = self.loop_turns().second_of(next);
+            let after = self.next_whole_queue(second, next);
+            if let Some(timer) = &mut self.whole_queue {
+                timer.next = after;
+            }
+            self.asked = Asked {
+                last: Some(next),
+                ..Asked::default()
+            };
+            if next == self.now {
+                return true;
+            }
+        }
+    }
+
+    /// The next pass down the whole queue once the loop's clock read `second` at `from`:
+    /// the first turn `every_s` seconds on, unless the timer restarts before it.
+    fn next_whole_queue(&self, mut second: u64, mut from: Time) -> Option<Time> {
+        let timer = self.whole_queue.as_ref()?;
+        let turns = self.loop_turns();
+        loop {
+            let next = turns.first_turn_in(second + timer.every_s);
+            match timer.restarts.iter().find(|&&s| s > from && s < next) {
+                Some(&restart) => (second, from) = (restart.as_micros() / SECOND_US, restart),
+                None => return Some(next),
+            }
+        }
+    }
+
+    /// When the next pass down the whole queue falls, while jobs wait and some run.
+    pub(super) fn next_whole_queue_pass(&self) -> Option<Time> {
+        let waiting = self.smallest.least().is_some() && !self.finishes.is_empty();
+        self.whole_queue
+            .as_ref()
+            .and_then(|t| t.next)
+            .filter(|_| waiting)
+    }
+
     /// The loop's first turn at or after `t`: from the log's turns, else the whole seconds.
     fn turn_at_or_after(&self, t: Time) -> Time {
+        self.loop_turns().at_or_after(t)
+    }
+
+    /// The loop's first turn `spacing` microseconds after its turn `last`, counted in the
+    /// whole seconds its clock read at the two (`slurmctld`'s `difftime` of two `time_t`).
+    fn first_turn_spaced(&self, last: Time, spacing: u64) -> Time {
+        let turns = self.loop_turns();
+        turns.first_turn_in(turns.second_of(last) + spacing.div_ceil(1_000_000))
+    }
+
+    /// The background loop's turns: the log's, else the whole seconds.
+    fn loop_turns(&self) -> Cow<'_, LoopTurns> {
         match &self.turns {
-            Some(turns) => turns.at_or_after(t),
-            None => LoopTurns::default().at_or_after(t),
+            Some(turns) => Cow::Borrowed(turns),
+            None => Cow::Owned(LoopTurns::default()),
         }
     }
 

@@ -68,7 +68,10 @@ pub(in crate::cluster) fn replay<E>(
             break;
         }
         let next_wakeup = engine.wakeups.peek().map(|Reverse(t)| *t);
-        let next_periodic = engine.next_periodic();
+        let next_periodic = engine
+            .next_periodic()
+            .into_iter()
+            .chain(engine.next_whole_queue_pass());
         let events = next_arrival
             .into_iter()
             .chain(next_finish)
@@ -80,7 +83,10 @@ pub(in crate::cluster) fn replay<E>(
         // What asks for a pass now: arrivals, ends, wake-ups, a cancellation if the scheduler
         // runs on them; a periodic pass is due of itself.
         let cancelled = next_withdrawal == Some(t) && config.scheduler.passes_on_cancellation();
-        let mut asks = [next_finish, next_wakeup].contains(&Some(t)) || cancelled;
+        // Under spaced passes a wake-up asks for nothing: the one set for an asked pass is
+        // its turn, and Slurm runs no pass where a plan of its backfill begins.
+        let woken = next_wakeup == Some(t) && engine.event_spacing.is_none();
+        let mut asks = woken || cancelled;
         if let Stop::Horizon(h) = config.stop {
             if t > h {
                 break;
@@ -93,12 +99,17 @@ pub(in crate::cluster) fn replay<E>(
             }));
         }
         engine.at(t).map_err(RunError::Sim)?;
+        let mut at_once = false;
         while engine
             .finishes
             .peek()
             .is_some_and(|Reverse((f, _, _))| *f == t)
         {
-            engine.finish_one();
+            // An end asks for a pass, or runs one at once.
+            match engine.finish_one() {
+                true => at_once = true,
+                false => asks = true,
+            }
         }
         while let Some(a) = late.pop_front_if(|a| a.submit.plus_micros(AFTER_THE_TURN_US) == t) {
             asks = true;
@@ -130,7 +141,10 @@ pub(in crate::cluster) fn replay<E>(
         if periodic {
             engine.news = false;
         }
-        if engine.passes_now(asks, in_this_turn, periodic) {
+        let whole_queue = engine.whole_queue_due();
+        asks &= !whole_queue;
+        if engine.passes_now(asks, in_this_turn, periodic) || at_once || whole_queue {
+            engine.whole_queue_now = whole_queue;
             engine.pass(config.scheduler.as_ref());
         }
         if let Some(fault) = engine.fault.take() {

@@ -24,6 +24,7 @@ pub use turns::LoopTurns;
 
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
+use fairshare_core::model::Time;
 use fairshare_core::priority::multifactor::JobPriority;
 use std::fmt;
 use std::sync::Arc;
@@ -64,6 +65,9 @@ pub trait Pass {
     /// Whether this pass runs at the scheduler's cycle ([`Scheduler::cycle`]) rather than
     /// only after arrivals or ends.
     fn periodic(&self) -> bool;
+    /// Whether this pass goes down the whole queue ([`Scheduler::whole_queue_passes`])
+    /// rather than the scheduler's usual depth.
+    fn whole_queue(&self) -> bool;
 }
 
 /// How long a scheduler's reservations last.
@@ -86,6 +90,26 @@ pub struct Cycle {
     /// backfill timer runs from `slurmctld`'s start, not from the workload's); `None`: on the
     /// multiples counted from the run's start.
     pub phase_s: Option<u64>,
+}
+
+/// The passes down the whole queue ([`Scheduler::whole_queue_passes`]): one at the loop's
+/// first turn `every_s` whole seconds after the last, the timer started afresh at each of
+/// `timer_starts`, on the whole second it fell in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WholeQueuePasses<'a> {
+    /// Seconds between two such passes.
+    pub every_s: u64,
+    /// When the timer started, in order; none run before the first.
+    pub timer_starts: &'a [Time],
+}
+
+/// How a job's end reaches the scheduler ([`Scheduler::end_release`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EndRelease {
+    /// How long after the end its nodes stay taken, in microseconds.
+    pub after_us: u64,
+    /// Whether the end runs a pass at once, unspaced, once its nodes are free.
+    pub passes_at_once: bool,
 }
 
 /// Runs one scheduling pass: starts jobs in the policy's order while it allows.
@@ -157,6 +181,18 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     /// seconds.
     fn loop_turns(&self) -> Option<&LoopTurns> {
         None
+    }
+    /// The passes that go down the whole queue at a fixed interval, whatever was asked
+    /// (Slurm's `sched_interval`), when their timer's starts are known; none by default.
+    fn whole_queue_passes(&self) -> Option<WholeQueuePasses<'_>> {
+        None
+    }
+    /// How a job's end reaches the scheduler: how long, in microseconds, its nodes stay
+    /// taken after it (`killed`: it was killed at its limit or cancelled while it ran), and
+    /// whether such an end runs a pass at once rather than asking for one. By default the
+    /// nodes are free at the end, which asks for a pass like any event.
+    fn end_release(&self, _killed: bool) -> EndRelease {
+        EndRelease::default()
     }
     /// Whether a waiting job's cancellation sets off a pass, as an arrival or an end does (by
     /// default it does; Slurm's does not: cancelling a pending job queues none of its

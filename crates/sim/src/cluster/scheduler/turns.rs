@@ -13,6 +13,12 @@ use fairshare_core::model::Time;
 
 const SECOND_US: u64 = 1_000_000;
 
+/// How long after the background loop reads the clock for a turn the log shows the jobs its
+/// pass started, in microseconds: 2.5 ms, between the 1 and 4 ms that a `debug` log of a
+/// 16-node Slurm on one host bounds it to (a pass logged at 20.001 s counted as second 19,
+/// one at 22.004 s as 22).
+pub const LOGGED_AFTER_THE_CLOCK_US: u64 = 2_500;
+
 /// A loop's turns: those a log shows, and the ones between them that it does not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoopTurns {
@@ -20,6 +26,8 @@ pub struct LoopTurns {
     shown: Vec<Time>,
     /// About how far apart the loop's turns fall, in microseconds.
     period: u64,
+    /// How long before a shown turn the loop read the clock for it, in microseconds.
+    clock_lead: u64,
 }
 
 impl Default for LoopTurns {
@@ -36,6 +44,15 @@ impl LoopTurns {
         LoopTurns::new(shown, SECOND_US)
     }
 
+    /// The background loop's turns around `shown`, as [`LoopTurns::every_second`], each
+    /// shown turn logged [`LOGGED_AFTER_THE_CLOCK_US`] after the loop read the clock for it.
+    pub fn logged_every_second(shown: Vec<Time>) -> LoopTurns {
+        LoopTurns {
+            clock_lead: LOGGED_AFTER_THE_CLOCK_US,
+            ..LoopTurns::every_second(shown)
+        }
+    }
+
     /// The turns around `shown` (in any order, repeats allowed) of a loop that turns about
     /// every `period` microseconds (at least one). Instants within half a period of an
     /// earlier one are the same turn (the jobs one pass started, logged a millisecond or so
@@ -44,7 +61,22 @@ impl LoopTurns {
         let period = period.max(1);
         shown.sort_unstable();
         shown.dedup_by(|later, kept| later.0 - kept.0 < period / 2);
-        LoopTurns { shown, period }
+        LoopTurns {
+            shown,
+            period,
+            clock_lead: 0,
+        }
+    }
+
+    /// The whole second the loop's clock read at its turn `turn`, which `slurmctld`'s spacing
+    /// of passes counts in (`difftime` of two `time_t`).
+    pub fn second_of(&self, turn: Time) -> u64 {
+        turn.as_micros().saturating_sub(self.clock_lead) / SECOND_US
+    }
+
+    /// The loop's first turn whose clock reads `second` or later.
+    pub fn first_turn_in(&self, second: u64) -> Time {
+        self.at_or_after(Time::from_micros(second * SECOND_US + self.clock_lead))
     }
 
     /// How many turns the log shows.
@@ -158,6 +190,21 @@ mod tests {
         assert_eq!(cycles.at_or_after(s(161.0)), s(190.54));
         assert_eq!(cycles.at_or_after(s(80.0)), s(100.5));
         assert_eq!(cycles.at_or_after(s(60.0)), s(70.5));
+    }
+
+    #[test]
+    fn a_logged_turns_clock_read_its_second_a_little_before() {
+        // Shown at 20.001 and 30.011: turns 1.001 s apart, each read 2.5 ms before.
+        let turns = LoopTurns::logged_every_second(vec![s(20.001), s(30.011)]);
+        assert_eq!(turns.second_of(s(20.001)), 19);
+        assert_eq!(turns.second_of(s(22.003)), 22);
+        assert_eq!(turns.first_turn_in(22), s(22.003));
+        assert_eq!(turns.first_turn_in(21), s(22.003));
+        assert_eq!(turns.first_turn_in(20), s(21.002));
+        // Without a log the turns are the whole seconds, each its own.
+        let none = LoopTurns::default();
+        assert_eq!(none.second_of(s(7.0)), 7);
+        assert_eq!(none.first_turn_in(7), s(7.0));
     }
 
     #[test]
