@@ -958,6 +958,40 @@ fn slurm_with(parameters: SlurmParameters) -> Arc<dyn Scheduler> {
     SchedulerEntry::SLURM.configured(&settings)
 }
 
+/// Slurm runs no pass where a plan of its backfill begins: nodes `a` (partition p0) and `b`
+/// (p1) of 4 processors; job 0 fills `a` from 1 s, past its 100-s limit; job 1 (p0) waits
+/// for it, planned by the backfill at 30 s to start at job 0's limit, 101. Job 2 (p1),
+/// submitted at 101.5, asks for a pass, which runs at the next second, 102: no pass ran at
+/// 101 to space it to 104.
+#[test]
+fn slurm_runs_no_pass_where_a_plan_begins() {
+    let node = |name: &str, partition: &str| {
+        let mut node = NodeType::new(name, 1, vec![4.0]);
+        node.properties = vec![partition_property(partition)];
+        node
+    };
+    let nodes = Capacity::Machines(MachineCatalogue::new(vec![
+        node("a", "p0"),
+        node("b", "p1"),
+    ]));
+    let jobs = [
+        in_partition(job(0, 0.0, 200.0, 100.0, 4.0), 0),
+        in_partition(job(1, 1.0, 10.0, 100.0, 4.0), 0),
+        in_partition(job(2, 101.5, 10.0, 100.0, 1.0), 1),
+    ];
+    let scheduler = slurm_with(SlurmParameters {
+        bf_resolution_s: 1,
+        ..SlurmParameters::default()
+    });
+    let config = ClusterConfig {
+        partitions: ["p0", "p1"].map(Partition::named).to_vec(),
+        ..config_for("fifo", nodes, scheduler, &jobs)
+    };
+    let result = replay_config(&config, &jobs);
+    let job_2 = result.jobs.iter().find(|j| j.id == 2).unwrap();
+    assert_eq!(job_2.start.as_secs_f64(), 102.0);
+}
+
 /// Two nodes of 4 processors, `a` in partition `p0` and `b` in `p1`; job 0 fills `a` until
 /// 100 s. Job 1 (partition p0) waits for it; job 2 (p1), submitted after, fits on `b`: Slurm's
 /// main scheduler blocks p0 at job 1 and starts job 2 at once, not at its backfill cycle.
