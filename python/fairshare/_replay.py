@@ -412,7 +412,9 @@ def replay(
     ``slurmctld_log`` (``scheduler="slurm"``, a Slurm dump), as ``--slurmctld-log``: the
     controller's own log over the dump's span, gzip'd or not, which times each job's
     submission, start and end to the millisecond and the main scheduler's and the
-    backfill's passes at the turns it shows (docs/slurm-prediction.md).
+    backfill's passes at the turns it shows (and, when it begins before the controller
+    started, the passes down the whole queue every ``sched_interval``;
+    docs/slurm-prediction.md).
     ``swf_cpus`` picks an SWF log's processor count:
     ``"auto"`` (allocated when recorded, else requested), ``"allocated"`` or ``"requested"``;
     ``swf_memory`` its memory: ``"auto"`` (requested when recorded, else used; jobs that record

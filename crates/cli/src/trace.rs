@@ -7,7 +7,7 @@ use fairshare_core::alloc::tasks::FillRule;
 use fairshare_lab::input::parse_duration;
 use fairshare_lab::slurm_conf::{check_log_format, slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
-use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
+use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry, SlurmParameters};
 use fairshare_trace::billing::Billing;
 use fairshare_trace::slurmctld_log::{read_controller_log, ControllerLog};
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
@@ -62,7 +62,9 @@ pub struct TraceArgs {
     /// controller's background loop ran the main scheduler. A pass an event asks for then
     /// runs at the loop's first turn after the event, as in Slurm, instead of at the next
     /// whole second, and the backfill at its logged cycles; what a dump of whole seconds
-    /// cannot tell is read instead of assumed. A rotated, gzip'd log is read as it is.
+    /// cannot tell is read instead of assumed. A log that begins before the controller
+    /// started (`Running as primary controller`) also times the loop's passes down the whole
+    /// queue, every `sched_interval` from then. A rotated, gzip'd log is read as it is.
     #[arg(long, value_name = "FILE")]
     pub slurmctld_log: Option<PathBuf>,
     /// `--slurmctld-log` once read (the reader and the scheduler both need it).
@@ -284,6 +286,10 @@ impl ClusterArgs {
         if let Some(turns) = &slurm.parameters.loop_turns {
             let cycles = (slurm.parameters.bf_cycles.as_ref()).map_or(0, |cycles| cycles.shown());
             eprintln!("note: --slurmctld-log: the log shows the main scheduler starting jobs at {} turns of the background loop and the backfill at {cycles} of its cycles; the others are taken as evenly spaced between them", turns.shown());
+            eprintln!(
+                "note: --slurmctld-log: {}",
+                whole_queue_note(&slurm.parameters)
+            );
         }
         Ok(Replay {
             stop: match (self.drain, self.horizon) {
@@ -323,6 +329,25 @@ impl ClusterArgs {
 }
 
 /// A spinner counting tasks read (hidden when standard error is not a terminal).
+/// What `--slurmctld-log` says of the main scheduler's passes down the whole queue: when the
+/// controller started, which times them, or that the log does not say.
+fn whole_queue_note(parameters: &SlurmParameters) -> String {
+    let every = parameters.sched_interval_s;
+    match parameters.controller_starts.as_slice() {
+        [] => format!("the log does not begin before the controller started (`Running as primary controller`), so the background loop's passes down the whole queue every sched_interval ({every} s) are left out"),
+        starts => {
+            let last = starts[starts.len() - 1];
+            let at = std::time::UNIX_EPOCH + std::time::Duration::from_micros(last.as_micros());
+            let at = humantime::format_rfc3339_millis(at);
+            let times = match starts.len() {
+                1 => String::new(),
+                n => format!(" ({n} starts, the last)"),
+            };
+            format!("the controller started at {at}{times}: the background loop runs the main scheduler down the whole queue every sched_interval ({every} s) from then")
+        }
+    }
+}
+
 fn spinner(message: &str) -> ProgressBar {
     let bar = ProgressBar::new_spinner().with_message(message.to_owned());
     bar.set_style(

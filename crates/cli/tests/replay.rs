@@ -1194,7 +1194,8 @@ fn a_job_cancelled_while_it_waited_holds_the_others_back_until_then() {
 /// at 0.2 s, starts at the turn of its own second, 0.6 s, and ends at 60.9 s; bob's, submitted
 /// at 30.1 s, starts at the loop's turn after that end, 61.6 s, as the log says it did (without
 /// the log: at 1 s and 62 s, the whole seconds after each event). The recorded starts in the
-/// per-job table are the log's, the JSON says how many turns the log showed, and the option
+/// per-job table are the log's, the JSON says how many turns (and controller starts) the log
+/// showed, a log from the controller's start times the passes down the whole queue, and the option
 /// is refused without `--scheduler slurm`, beside `--turn-seed`, for another trace format and
 /// for a log line it cannot read (file and line named).
 #[test]
@@ -1240,7 +1241,20 @@ fn slurmctlds_log_times_the_jobs_and_the_loops_turns() {
     assert_eq!(starts(&with_log), [[0.6, 0.6], [61.6, 61.6]]);
     assert_eq!(read_json(&json)["setting"]["loop_turns_shown"], 2);
     assert!(read_json(&json)["setting"]["backfill_cycles_shown"].is_null());
+    assert_eq!(read_json(&json)["setting"]["controller_starts_shown"], 0);
     assert_eq!(starts(&[]), [[1.0, 0.0], [62.0, 61.0]]);
+    // A log from the controller's start times the passes down the whole queue too, every
+    // 60 s from its second: at 0.6 s and at 60.6 s, which starts nothing (alice's job ends
+    // at 60.9) but spaces the pass her end asks for to 63.6 s (this made-up log says 61.6).
+    let from_start = dir.path().join("from-start.log");
+    let started = "[2025-12-31T23:59:00.400] Running as primary controller\n";
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&from_start, format!("{started}{text}")).unwrap();
+    let log_arg = ["--slurmctld-log", from_start.to_str().unwrap()];
+    let with_start = [&log_arg[..], &["--json", json.to_str().unwrap()]].concat();
+    assert_eq!(starts(&with_start), [[0.6, 0.6], [63.6, 61.6]]);
+    assert_eq!(read_json(&json)["setting"]["controller_starts_shown"], 1);
+    let log_arg = ["--slurmctld-log", log.to_str().unwrap()];
 
     let refused = |args: &[&str]| -> String {
         let out = fairshare(args);

@@ -62,6 +62,11 @@ pub struct Setting {
     /// (`--slurmctld-log`), when the loop's turns were read from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loop_turns_shown: Option<usize>,
+    /// How many starts of the controller `slurmctld`'s log showed (`--slurmctld-log`), which
+    /// time its background loop's passes down the whole queue, when the loop's turns were
+    /// read from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller_starts_shown: Option<usize>,
     /// How many of the Slurm scheduler's backfill cycles `slurmctld`'s log showed
     /// (`--slurmctld-log`), when the cycles were read from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -121,6 +121,7 @@ fn setting() -> Setting {
         overrun: "kill".into(),
         turn_seed: None,
         loop_turns_shown: None,
+        controller_starts_shown: None,
         backfill_cycles_shown: None,
         capacity_source: "--capacity-fraction 0.5 of the mean demand R".into(),
         shares: String::new(),
