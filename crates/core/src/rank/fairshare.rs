@@ -261,7 +261,7 @@ impl FairshareRanker {
     }
 
     /// The last periodic refresh at or before `seconds` that the keys, once computed,
-    /// predate, if it falls after the clock (keys never computed, or to be recomputed, are
+    /// predate, if it falls at or after the clock (keys never computed, or to be recomputed, are
     /// computed at the next decision, with what is known then).
     fn last_refresh_by(&self, seconds: f64) -> Option<f64> {
         let (period, offset) = (self.settings.refresh_s, self.settings.refresh_offset_s);
@@ -270,7 +270,7 @@ impl FairshareRanker {
         }
         let refresh = ((seconds - offset) / period).floor() * period + offset;
         let predated = self.keys.borrow().at.is_some_and(|at| at < refresh);
-        (refresh > self.now && refresh <= seconds && predated).then_some(refresh)
+        (refresh >= self.now && refresh <= seconds && predated).then_some(refresh)
     }
 
     /// Every client's key from the factors of the whole tree now (its Fair Tree rank, or its

@@ -588,7 +588,7 @@ proptest! {
             if refresh_s > 0.0 {
                 let refresh = (now / refresh_s).floor() * refresh_s;
                 let predated = refreshed.as_ref().is_some_and(|(at, _)| *at < refresh);
-                if refresh > before && predated {
+                if refresh >= before && predated {
                     refreshed = Some((refresh, jobs.clone()));
                 }
             }
