@@ -958,6 +958,19 @@ fn slurm_with(parameters: SlurmParameters) -> Arc<dyn Scheduler> {
     SchedulerEntry::SLURM.configured(&settings)
 }
 
+/// Nodes `a`, of partition `p0`, and `b`, of `p1`, of 4 processors each.
+fn two_partitions() -> Capacity {
+    let node = |name: &str, partition: &str| {
+        let mut node = NodeType::new(name, 1, vec![4.0]);
+        node.properties = vec![partition_property(partition)];
+        node
+    };
+    Capacity::Machines(MachineCatalogue::new(vec![
+        node("a", "p0"),
+        node("b", "p1"),
+    ]))
+}
+
 /// Slurm runs no pass where a plan of its backfill begins: nodes `a` (partition p0) and `b`
 /// (p1) of 4 processors; job 0 fills `a` from 1 s, past its 100-s limit; job 1 (p0) waits
 /// for it, planned by the backfill at 30 s to start at job 0's limit, 101. Job 2 (p1),
@@ -965,15 +978,7 @@ fn slurm_with(parameters: SlurmParameters) -> Arc<dyn Scheduler> {
 /// 101 to space it to 104.
 #[test]
 fn slurm_runs_no_pass_where_a_plan_begins() {
-    let node = |name: &str, partition: &str| {
-        let mut node = NodeType::new(name, 1, vec![4.0]);
-        node.properties = vec![partition_property(partition)];
-        node
-    };
-    let nodes = Capacity::Machines(MachineCatalogue::new(vec![
-        node("a", "p0"),
-        node("b", "p1"),
-    ]));
+    let nodes = two_partitions();
     let jobs = [
         in_partition(job(0, 0.0, 200.0, 100.0, 4.0), 0),
         in_partition(job(1, 1.0, 10.0, 100.0, 4.0), 0),
@@ -1000,15 +1005,7 @@ fn slurm_runs_no_pass_where_a_plan_begins() {
 /// job may use either node, and the first that does not fit stops the main scheduler.
 #[test]
 fn slurm_blocks_partition_by_partition_and_keeps_jobs_on_their_partitions_nodes() {
-    let node = |name: &str, partition: &str| {
-        let mut node = NodeType::new(name, 1, vec![4.0]);
-        node.properties = vec![partition_property(partition)];
-        node
-    };
-    let declared = Capacity::Machines(MachineCatalogue::new(vec![
-        node("a", "p0"),
-        node("b", "p1"),
-    ]));
+    let declared = two_partitions();
     let jobs = [
         in_partition(job(0, 0.0, 100.0, 100.0, 4.0), 0),
         in_partition(job(1, 1.0, 10.0, 10.0, 2.0), 0),
