@@ -170,7 +170,7 @@ pub fn read_controller_log(path: &Path) -> Result<ControllerLog, TraceError> {
 impl ControllerLog {
     /// Takes line `number` of the log, if it tells of an event.
     fn read_line(&mut self, number: u64, line: &str) -> Result<(), ReadError> {
-        if line.ends_with(CONTROLLER_STARTED) {
+        if line.trim_end().ends_with(CONTROLLER_STARTED) {
             let at = timestamp(line).map_err(|problem| {
                 ReadError::field_of(&format!("line {number}"), "timestamp", problem)
             })?;
