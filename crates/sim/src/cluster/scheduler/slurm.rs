@@ -102,12 +102,12 @@ pub struct SlurmParameters {
     /// (default 3; 0: at once, at every event).
     pub batch_sched_delay_s: u64,
     /// How long a job's nodes stay completing after its end, in microseconds, until they
-    /// answer `slurmctld`'s terminate request (default [`TERMINATE_ANSWERED_US`]): neither
+    /// answer `slurmctld`'s terminate request (default 5 ms, `TERMINATE_ANSWERED_US`): neither
     /// scheduler starts a job on them before.
     pub completing_us: u64,
     /// How long the nodes of a job killed at its limit or cancelled while it ran stay
     /// completing, in microseconds, until the last reports its epilog complete (default
-    /// [`KILLED_EPILOG_US`]).
+    /// 38 ms, `KILLED_EPILOG_US`).
     pub killed_completing_us: u64,
     /// `sched_interval`, in seconds: the background loop runs the main scheduler down the
     /// whole queue this often, whatever was asked (default 60).
@@ -255,12 +255,12 @@ const TIME_LIMIT_CHECK_S: u64 = 30;
 /// How long a job's nodes stay completing after its end by default, in microseconds, until
 /// they answer the terminate request: 5 ms, the median on a 16-node Slurm on one host
 /// (2026-11-28, 278 ends, `debug2` log; p90 7 ms, at most 30 ms).
-pub const TERMINATE_ANSWERED_US: u64 = 5_000;
+const TERMINATE_ANSWERED_US: u64 = 5_000;
 
 /// How long the nodes of a job killed at its limit stay completing by default, in
 /// microseconds, until the last reports its epilog complete: 38 ms, the median on the same
 /// Slurm (22 kills, 27–128 ms).
-pub const KILLED_EPILOG_US: u64 = 38_000;
+const KILLED_EPILOG_US: u64 = 38_000;
 
 /// `OverTimeLimit` in seconds: minutes in a `slurm.conf` (`5`), with a unit in `scontrol show
 /// config` (`5 min`); `UNLIMITED` is `None`; unset is 0.

@@ -17,7 +17,7 @@ const SECOND_US: u64 = 1_000_000;
 /// pass started, in microseconds: 2.5 ms, between the 1 and 4 ms that a `debug` log of a
 /// 16-node Slurm on one host bounds it to (a pass logged at 20.001 s counted as second 19,
 /// one at 22.004 s as 22).
-pub const LOGGED_AFTER_THE_CLOCK_US: u64 = 2_500;
+const LOGGED_AFTER_THE_CLOCK_US: u64 = 2_500;
 
 /// A loop's turns: those a log shows, and the ones between them that it does not.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +45,8 @@ impl LoopTurns {
     }
 
     /// The background loop's turns around `shown`, as [`LoopTurns::every_second`], each
-    /// shown turn logged [`LOGGED_AFTER_THE_CLOCK_US`] after the loop read the clock for it.
+    /// shown turn logged 2.5 ms (`LOGGED_AFTER_THE_CLOCK_US`) after the loop read the clock
+    /// for it.
     pub fn logged_every_second(shown: Vec<Time>) -> LoopTurns {
         LoopTurns {
             clock_lead: LOGGED_AFTER_THE_CLOCK_US,
