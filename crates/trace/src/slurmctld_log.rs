@@ -33,8 +33,6 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::path::Path;
 
-const SECOND_US: u64 = 1_000_000;
-
 /// What the log says of one job, each moment to the microsecond.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct JobMoments {
@@ -82,7 +80,7 @@ impl ControllerLog {
             return;
         };
         let in_second = |moment: Option<Time>, second: Time| {
-            moment.filter(|m| m.as_micros() / SECOND_US == second.as_micros() / SECOND_US)
+            moment.filter(|m| m.whole_secs() == second.whole_secs())
         };
         let end = task.start.map(|start| start.plus_micros(task.runtime));
         let started = task

@@ -60,6 +60,16 @@ impl Time {
         self.0
     }
 
+    /// The whole second it falls in, counted from zero (the epoch, for a log's times).
+    pub fn whole_secs(self) -> u64 {
+        self.0 / 1_000_000
+    }
+
+    /// The start of whole second `secs`, saturating at the end of time.
+    pub fn from_whole_secs(secs: u64) -> Time {
+        Time(secs.saturating_mul(1_000_000))
+    }
+
     /// Seconds, for the continuous math of decay and crossing times.
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / 1e6

@@ -164,8 +164,8 @@ struct Engine {
     /// another due (Slurm's backfill waits for new work, `_more_work`).
     news: bool,
     /// The spacing of the passes events ask for ([`Scheduler::event_pass_spacing_s`]), in
-    /// microseconds, and where those passes stand.
-    event_spacing: Option<u64>,
+    /// whole seconds, and where those passes stand.
+    event_spacing_s: Option<u64>,
     asked: Asked,
     /// The passes down the whole queue at a fixed interval ([`Scheduler::whole_queue_passes`]).
     whole_queue: Option<WholeQueueTimer>,
@@ -440,8 +440,7 @@ impl Engine {
                 .filter(|_| reservations == Reservations::ForThePass)
                 .map(|s| s.max(1).saturating_mul(1_000_000)),
             news: false,
-            event_spacing: (config.scheduler.event_pass_spacing_s())
-                .map(|s| s.saturating_mul(1_000_000)),
+            event_spacing_s: config.scheduler.event_pass_spacing_s(),
             asked: Asked::default(),
             whole_queue: config
                 .scheduler

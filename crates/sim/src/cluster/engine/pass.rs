@@ -151,8 +151,6 @@ impl WholeQueueTimer {
     }
 }
 
-const SECOND_US: u64 = 1_000_000;
-
 impl Engine {
     /// Whether this instant runs a pass, `asks` saying whether an event asked for one and
     /// `periodic` whether the scheduler's cycle falls now. Under a scheduler that spaces the
@@ -163,7 +161,7 @@ impl Engine {
     /// to the millisecond. Until then a wake-up is set (a periodic pass runs now whatever was
     /// asked, and what was asked waits for the next turn).
     pub(super) fn passes_now(&mut self, asks: bool, in_this_turn: bool, periodic: bool) -> bool {
-        let Some(spacing) = self.event_spacing else {
+        let Some(spacing_s) = self.event_spacing_s else {
             return asks || periodic;
         };
         let woken = self.asked.woken_at == Some(self.now);
@@ -179,7 +177,7 @@ impl Engine {
         };
         let due = match (woken, self.asked.last) {
             (true, _) => self.now,
-            (false, Some(last)) => self.first_turn_spaced(last, spacing).max(earliest),
+            (false, Some(last)) => self.first_turn_spaced(last, spacing_s).max(earliest),
             (false, None) => earliest,
         };
         if due <= self.now && !periodic {
@@ -203,8 +201,7 @@ impl Engine {
             .whole_queue
             .as_ref()
             .and_then(|t| t.restarts.first().copied());
-        let next =
-            first.and_then(|start| self.next_whole_queue(start.as_micros() / SECOND_US, start));
+        let next = first.and_then(|start| self.next_whole_queue(start.whole_secs(), start));
         if let Some(timer) = &mut self.whole_queue {
             timer.next = next;
         }
@@ -244,7 +241,7 @@ impl Engine {
         loop {
             let next = turns.first_turn_in(second + timer.every_s);
             match timer.restarts.iter().find(|&&s| s > from && s < next) {
-                Some(&restart) => (second, from) = (restart.as_micros() / SECOND_US, restart),
+                Some(&restart) => (second, from) = (restart.whole_secs(), restart),
                 None => return Some(next),
             }
         }
@@ -264,11 +261,11 @@ impl Engine {
         self.loop_turns().at_or_after(t)
     }
 
-    /// The loop's first turn `spacing` microseconds after its turn `last`, counted in the
+    /// The loop's first turn `spacing_s` seconds after its turn `last`, counted in the
     /// whole seconds its clock read at the two (`slurmctld`'s `difftime` of two `time_t`).
-    fn first_turn_spaced(&self, last: Time, spacing: u64) -> Time {
+    fn first_turn_spaced(&self, last: Time, spacing_s: u64) -> Time {
         let turns = self.loop_turns();
-        turns.first_turn_in(turns.second_of(last) + spacing.div_ceil(1_000_000))
+        turns.first_turn_in(turns.second_of(last) + spacing_s)
     }
 
     /// The background loop's turns: the log's, else the whole seconds.

@@ -85,7 +85,7 @@ pub(in crate::cluster) fn replay<E>(
         let cancelled = next_withdrawal == Some(t) && config.scheduler.passes_on_cancellation();
         // Under spaced passes a wake-up asks for nothing: the one set for an asked pass is
         // its turn, and Slurm runs no pass where a plan of its backfill begins.
-        let woken = next_wakeup == Some(t) && engine.event_spacing.is_none();
+        let woken = next_wakeup == Some(t) && engine.event_spacing_s.is_none();
         let mut asks = woken || cancelled;
         if let Stop::Horizon(h) = config.stop {
             if t > h {

@@ -72,12 +72,12 @@ impl LoopTurns {
     /// The whole second the loop's clock read at its turn `turn`, which `slurmctld`'s spacing
     /// of passes counts in (`difftime` of two `time_t`).
     pub fn second_of(&self, turn: Time) -> u64 {
-        turn.as_micros().saturating_sub(self.clock_lead) / SECOND_US
+        Time::from_micros(turn.as_micros().saturating_sub(self.clock_lead)).whole_secs()
     }
 
     /// The loop's first turn whose clock reads `second` or later.
     pub fn first_turn_in(&self, second: u64) -> Time {
-        self.at_or_after(Time::from_micros(second * SECOND_US + self.clock_lead))
+        self.at_or_after(Time::from_whole_secs(second).plus_micros(self.clock_lead))
     }
 
     /// How many turns the log shows.

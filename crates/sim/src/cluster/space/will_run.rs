@@ -70,7 +70,6 @@ impl Space {
             return Some((now, placed));
         }
         let usable = |i: usize| request.eligible.as_ref().is_none_or(|e| e[i]) && !barred[i];
-        let second = |t: Time| t.as_micros() / SECOND_US;
         let mut window = FIRST_WINDOW_S;
         let mut barrier = None;
         let mut next = 0;
@@ -90,7 +89,7 @@ impl Space {
                     continue;
                 }
                 let barrier = *barrier.get_or_insert_with(|| {
-                    let end = second(end);
+                    let end = end.whole_secs();
                     end + FIRST_WINDOW_S - end % FIRST_WINDOW_S
                 });
                 last = Some(end);
@@ -100,7 +99,7 @@ impl Space {
                 }
                 match ending.get(next) {
                     None => more = false,
-                    Some(&(after, _)) if second(after) > barrier + window => {}
+                    Some(&(after, _)) if after.whole_secs() > barrier + window => {}
                     Some(_) if taken > MOST_IN_A_BATCH => tried = false,
                     Some(_) => continue,
                 }
@@ -112,12 +111,12 @@ impl Space {
                 window *= 2;
                 while ending
                     .get(next)
-                    .is_some_and(|&(after, _)| second(after) > barrier + window)
+                    .is_some_and(|&(after, _)| after.whole_secs() > barrier + window)
                 {
                     window *= 2;
                 }
                 if let Some(placed) = self.fit_beside(request, future, barred) {
-                    let end = Time(second(last) * SECOND_US);
+                    let end = Time::from_whole_secs(last.whole_secs());
                     let start = if end <= now {
                         now.plus_micros(SECOND_US)
                     } else {
