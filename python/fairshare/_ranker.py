@@ -16,8 +16,12 @@ class Ranker:
     the trace, ``holdings`` what it holds now as a fraction of the cluster's capacity of each
     resource (in the order of ``Result.doc["resources"]``), ``waiting_since`` when its head job
     was submitted (seconds, the trace's clock) and ``size`` that job's dominant share (its
-    largest fraction of any resource). Return a number: **lower is served first**; ties go to
-    the job that has waited longest. The engine does not ask again just because time passed,
+    largest fraction of any resource). Return a number: **lower is served first**; equal
+    priorities go to the user who appears first in the trace (the order of ``Result.users``),
+    as the registry's policies break their ties, so a DRF written in Python
+    (``return max(holdings)``) gives the registry's ``drf`` numbers to the byte. The Python
+    rankers of one ``replay`` run one after another, beside the registry's policies, which run
+    in parallel. The engine does not ask again just because time passed,
     so a priority should depend on these arguments and on what the object itself remembers
     (as DRF's does), not on the clock.
 

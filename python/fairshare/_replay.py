@@ -81,7 +81,7 @@ class Result:
             row.update({key: recorded[key] for key in RECORDED_MEANS})
             row.update(policy=AS_RECORDED, tasks_submitted=recorded["jobs"], tasks_started=recorded["started"])
             rows.append(row)
-        return frame(rows, {**SUMMARY, **self._per_resource("util_"), "livetree_events": "Int64"})
+        return self._frame(rows, {**SUMMARY, **self._per_resource("util_"), "livetree_events": "Int64"})
 
     @cached_property
     def quantiles(self):
@@ -95,7 +95,7 @@ class Result:
             for waits in [run.get("wait_quantiles_s", [])]
             for i, (wait, slowdown) in enumerate(zip(waits, run.get("slowdown_quantiles", [])))
         ]
-        return frame(rows, QUANTILES)
+        return self._frame(rows, QUANTILES)
 
     @cached_property
     def users(self):
@@ -113,7 +113,7 @@ class Result:
                 row.update({f"held_{r}": v for r, v in zip(self._resources, held)})
                 row["charged"] = user.get("charged", float("nan"))
                 rows.append(row)
-        return frame(rows, {**USERS, **self._per_resource("held_"), "charged": "float64"})
+        return self._frame(rows, {**USERS, **self._per_resource("held_"), "charged": "float64"})
 
     @cached_property
     def accounts(self):
@@ -128,7 +128,7 @@ class Result:
                 row.update(policy=run["policy"], account=account["name"])
                 row["parent"] = account["parent"]
                 rows.append(row)
-        return frame(rows, ACCOUNTS)
+        return self._frame(rows, ACCOUNTS)
 
     @cached_property
     def timeline(self):
@@ -141,7 +141,7 @@ class Result:
                 row = {"policy": run["policy"], "time_s": time}
                 row.update({f"util_{r}": v[i] for r, v in zip(self._resources, line["utilization"])})
                 rows.append(row)
-        return frame(rows, {**TIMELINE, **self._per_resource("util_")})
+        return self._frame(rows, {**TIMELINE, **self._per_resource("util_")})
 
     @cached_property
     def shares(self):
@@ -157,7 +157,7 @@ class Result:
             for series in line["dominant_share"]
             for time, value in zip(line["times_s"], series["values"])
         ]
-        return frame(rows, SHARES)
+        return self._frame(rows, SHARES)
 
     @cached_property
     def jobs(self):
@@ -173,6 +173,7 @@ class Result:
         pd = pandas()
         resources = self._resources
         dtypes = {**JOBS, **{f"requested_{r}": _REAL for r in resources}, **{f"allocated_{r}": _REAL for r in resources}}
+        dtypes["policy"] = self._policy_type(recorded=False)
         table = pd.read_csv(self._jobs_path, dtype=dtypes, keep_default_na=False, na_values=[""])
         return table.astype({"killed_at_walltime": "bool", "success": "bool"})
 
@@ -183,14 +184,25 @@ class Result:
         its first reservation (NaN without one)."""
         view = self.doc["setting"].get("machine_view")
         if view is None:
-            return frame([], WINDOW_JOBS)
+            return self._frame([], WINDOW_JOBS)
         rows = [
             _job(run["policy"], job, view) for run in self.doc["policies"] for job in run.get("jobs", [])
         ]
-        return frame(rows, WINDOW_JOBS)
+        return self._frame(rows, WINDOW_JOBS)
 
     def _per_resource(self, prefix: str) -> dict[str, str]:
         return {f"{prefix}{r}": "float64" for r in self._resources}
+
+    def _policy_type(self, recorded: bool):
+        """The ``policy`` column's type in every table: a category of the policies in the order
+        given, then ``"as recorded"`` for a table that holds rows of the trace's own schedule."""
+        names = [run["policy"] for run in self.doc["policies"]]
+        return pandas().CategoricalDtype(names + [AS_RECORDED] * recorded)
+
+    def _frame(self, rows: list[dict[str, Any]], schema: dict[str, str]):
+        """``frame`` of the rows with the ``policy`` column of ``_policy_type``."""
+        recorded = any(row["policy"] == AS_RECORDED for row in rows)
+        return frame(rows, {**schema, "policy": self._policy_type(recorded)})
 
 
 def _job(policy: str, job: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
@@ -307,7 +319,7 @@ SHARES = {"policy": _TEXT, "time_s": _REAL, "user": _TEXT, "dominant_share": _RE
 
 WINDOW_JOBS = {
     "policy": _TEXT,
-    "id": _COUNT,
+    "id": "uint64",
     "user": _TEXT,
     "submit_s": _REAL,
     "start_s": _REAL,
@@ -320,12 +332,12 @@ WINDOW_JOBS = {
 
 JOBS = {
     "policy": "category",
-    "id": "UInt64",
-    "job_id": "UInt64",
+    "id": "uint64",
+    "job_id": "uint64",
     "task_index": "UInt64",
-    "user": "category",
-    "account": "category",
-    "queue": "category",
+    "user": _TEXT,
+    "account": _TEXT,
+    "queue": _TEXT,
     "submission_time": _REAL,
     "requested_number_of_resources": _REAL,
     "requested_nodes": "UInt32",
@@ -342,15 +354,16 @@ JOBS = {
     "stretch": _REAL,
     "bounded_slowdown": _REAL,
     "allocated_resources": "category",
-    "partition": "category",
-    "qos": "category",
+    "partition": _TEXT,
+    "qos": _TEXT,
     "recorded_starting_time": _REAL,
     "recorded_finish_time": _REAL,
     "starting_time_error": _REAL,
 }
 """The types of the columns of ``Result.jobs`` as read (``requested_<resource>`` and
 ``allocated_<resource>`` are ``float64``; ``success`` and ``killed_at_walltime`` become
-``bool``)."""
+``bool``; ``policy`` is the category of ``Result._policy_type``). Identifiers are typed as in
+every other table and ``Trace.frame()``, so that they join: names ``string``, ids ``uint64``."""
 
 
 def replay(
@@ -428,7 +441,8 @@ def replay(
     ``progress`` shows a bar when tqdm is installed, or is a callable given the simulated
     seconds done since its last call and the total.
 
-    The work runs with the GIL released, one policy per core. Raises ``InputError`` for input
+    The work runs with the GIL released, one policy per core (the Python rankers one after
+    another, on one). Raises ``InputError`` for input
     fairshare cannot use, saying where and what was expected."""
     if isinstance(policies, str) or hasattr(policies, "priority"):  # one policy, not its letters
         policies = [policies]

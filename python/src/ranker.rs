@@ -4,11 +4,12 @@
 //!
 //! Its priorities are keys that change only when a user does: the engine asks again when a
 //! user's holdings or head job change, never because time passed (as for DRF). Lower is served
-//! first; ties go to the job that waited longest. An exception, or a value that is not a
-//! number, stops the replay and is raised from it once the runs end.
+//! first; equal priorities go to the user who appears first in the trace, the registry's rule
+//! ([`KeyedRanker`]: ties by client), so that a DRF written in Python is the registry's DRF to
+//! the byte. An exception, or a value that is not a number, stops the replay and is raised
+//! from it once the runs end.
 
 use crate::Failure;
-use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
 use fairshare_core::priority::PriorityKey;
 use fairshare_core::rank::{Accounts, Head, KeyedRanker, Ranker, RankerFactory, Share};
@@ -24,9 +25,6 @@ pub struct PythonRanker {
     users: OnceLock<Vec<String>>,
     failure: Arc<Mutex<Option<PyErr>>>,
 }
-
-/// The key a Python priority becomes: the priority, then the head job's arrival and sequence.
-type Key = (PriorityKey, Time, u64);
 
 impl PythonRanker {
     /// The ranker `object` is, named by its `name` attribute or else its class's name; refused
@@ -82,7 +80,7 @@ impl RankerFactory for PythonRanker {
         });
         let failure = Arc::clone(&self.failure);
         let name = self.name.clone();
-        let key = move |client: u32, holdings: &[f64], head: &Head| -> Key {
+        let key = move |client: u32, holdings: &[f64], head: &Head| -> PriorityKey {
             let failed = failure.lock().map_or(true, |f| f.is_some());
             let priority = match failed {
                 true => f64::INFINITY,
@@ -97,12 +95,12 @@ impl RankerFactory for PythonRanker {
                     f64::INFINITY
                 }),
             };
-            (PriorityKey(priority), head.arrival, head.seq)
+            PriorityKey(priority)
         };
         Box::new(KeyedRanker::with_key(
             shares.len(),
             Arc::new(key),
-            |k: &Key| k.0 .0,
+            |k: &PriorityKey| k.0,
         ))
     }
 }

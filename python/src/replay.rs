@@ -279,26 +279,25 @@ fn replay_specs(
         let parts = jobs.as_deref().map(JobParts::beside).transpose()?;
         let span = measured.span_s().ceil() as u64;
         let progress = Progress::new(progress, span * policies.len() as u64);
-        let runs = (policies.par_iter().enumerate())
-            .map(|(i, policy)| {
-                let mut seen = 0;
-                let (result, wall_s) = timed(|| {
-                    let progress = &mut |s: u64| {
-                        let s = s.min(span);
-                        progress.advance(s.saturating_sub(seen));
-                        seen = seen.max(s);
-                    };
-                    match &parts {
-                        Some(parts) => parts.run(&plan, policy, i, progress),
-                        None => plan.run(policy, progress),
-                    }
-                });
-                progress.advance(span.saturating_sub(seen));
-                let result = result?;
-                let stats = RunStats::new(&policy.name, result.events, wall_s);
-                Ok((result, stats))
-            })
-            .collect::<Result<Vec<_>, LabError>>()?;
+        let runs = in_lanes(policies, |i, policy| {
+            let mut seen = 0;
+            let (result, wall_s) = timed(|| {
+                let progress = &mut |s: u64| {
+                    let s = s.min(span);
+                    progress.advance(s.saturating_sub(seen));
+                    seen = seen.max(s);
+                };
+                match &parts {
+                    Some(parts) => parts.run(&plan, policy, i, progress),
+                    None => plan.run(policy, progress),
+                }
+            });
+            progress.advance(span.saturating_sub(seen));
+            let result = result?;
+            let stats = RunStats::new(&policy.name, result.events, wall_s);
+            Ok((result, stats))
+        });
+        let runs = runs.into_iter().collect::<Result<Vec<_>, LabError>>()?;
         progress.finish()?;
         if let (Some(parts), Some(path)) = (parts, &jobs) {
             parts.join(&plan, policies.len(), path)?;
@@ -310,4 +309,29 @@ fn replay_specs(
             notes,
         })
     })
+}
+
+/// `run` of every policy, with its place among them, the results in the order given: the
+/// registry's policies in parallel, and the Python rankers one after another in one lane of
+/// their own, since parallel threads of Python calls would only pass the GIL back and forth.
+fn in_lanes<T: Send>(
+    policies: &[PolicySpec],
+    run: impl Fn(usize, &PolicySpec) -> T + Sync,
+) -> Vec<T> {
+    let (python, registry): (Vec<usize>, Vec<usize>) =
+        (0..policies.len()).partition(|&i| is_python(&policies[i]));
+    let lanes: Vec<Vec<usize>> = (registry.into_iter().map(|i| vec![i]))
+        .chain((!python.is_empty()).then_some(python))
+        .collect();
+    let mut done: Vec<(usize, T)> = lanes
+        .par_iter()
+        .flat_map_iter(|lane| lane.iter().map(|&i| (i, run(i, &policies[i]))))
+        .collect();
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, result)| result).collect()
+}
+
+/// Whether a policy is a Python ranker: the only policies the bridge plugs in.
+fn is_python(policy: &PolicySpec) -> bool {
+    policy.factory.is_some()
 }

@@ -219,14 +219,14 @@ def test_the_tables_hold_the_json_s_numbers(small_log):
 
 
 TYPES = {
-    "summary": {"policy": "string", "tasks_submitted": "Int64", "mean_wait_s": "float64", "util_cpu": "float64", "livetree_events": "Int64"},
+    "summary": {"policy": "category", "tasks_submitted": "Int64", "mean_wait_s": "float64", "util_cpu": "float64", "livetree_events": "Int64"},
     "users": {"user": "string", "tasks_started": "int64", "mean_dominant_share": "float64", "held_cpu": "float64", "charged": "float64"},
     "accounts": {"account": "string", "parent": "string", "users": "int64", "delivered": "float64"},
     "timeline": {"time_s": "float64", "util_cpu": "float64"},
     "shares": {"time_s": "float64", "user": "string", "dominant_share": "float64"},
-    "window_jobs": {"id": "int64", "user": "string", "start_s": "float64", "nodes": "object"},
-    "jobs": {"job_id": "UInt64", "user": "category", "starting_time": "float64", "success": "bool"},
-    "quantiles": {"policy": "string", "quantile": "float64", "wait_s": "float64"},
+    "window_jobs": {"id": "uint64", "user": "string", "start_s": "float64", "nodes": "object"},
+    "jobs": {"policy": "category", "job_id": "uint64", "user": "string", "starting_time": "float64", "success": "bool"},
+    "quantiles": {"policy": "category", "quantile": "float64", "wait_s": "float64"},
 }
 
 
@@ -245,7 +245,7 @@ def test_every_table_has_its_documented_types(small_log, table):
 
 def test_without_a_window_there_are_no_jobs_but_the_columns_are_there(small_log):
     jobs = fairshare.replay(small_log, ["drf"], gantt=False, progress=False).window_jobs
-    assert len(jobs) == 0 and "wait_s" in jobs.columns and str(jobs["id"].dtype) == "int64"
+    assert len(jobs) == 0 and "wait_s" in jobs.columns and str(jobs["id"].dtype) == "uint64"
 
 
 def test_every_job_has_a_row_per_policy_and_the_rows_add_up_to_the_summary(small_log):
@@ -269,6 +269,32 @@ def test_every_job_has_a_row_per_policy_and_the_rows_add_up_to_the_summary(small
         finished = own[own["final_state"] == "finished"]
         assert (finished["finish_time"] == finished["starting_time"] + finished["execution_time"]).all()
         assert own.loc[own["final_state"] == "unfinished", "finish_time"].isna().all()
+
+
+def test_the_per_job_table_joins_the_users_and_the_trace_on_every_row(tmp_path):
+    # Numeric user, queue and partition names: the ones a reader once typed as numbers.
+    lines = ["; MaxProcs: 4"]
+    for i in range(1, 13):
+        procs, user = 1 + i % 2, 10 + i % 3
+        fields = [i, i * 30, -1, 100 + 10 * i, procs, -1, -1, procs, 400, -1, 1, user, 1, 1, 1 + i % 2, 2 + i % 2, -1, -1]
+        lines.append(" ".join(map(str, fields)))
+    log = tmp_path / "joins.swf"
+    log.write_text("\n".join(lines) + "\n")
+    given = ["sdrf:delta=0.999999", "fifo", "drf"]
+    result = fairshare.replay(log, given, progress=False)
+    jobs, users, trace = result.jobs, result.users, fairshare.read(log).frame()
+    assert len(jobs) == 12 * len(given)
+    assert len(jobs.merge(users, on=["policy", "user"])) == len(jobs)
+    keys = ["user", "queue", "partition"]
+    joined = jobs.merge(trace, left_on=["job_id", *keys], right_on=["id", *keys])
+    assert len(joined) == len(jobs)
+    for table in ["summary", "quantiles", "users", "timeline", "shares", "window_jobs"]:
+        assert getattr(result, table)["policy"].dtype == jobs["policy"].dtype, table
+    assert list(jobs["policy"].cat.categories) == given, "the order given, not the alphabet's"
+    assert list(jobs.groupby("policy", observed=True).size().index) == given
+    for column in keys:
+        assert jobs[column].dtype == trace[column].dtype, column
+    assert jobs["user"].dtype == users["user"].dtype and jobs["job_id"].dtype == trace["id"].dtype
 
 
 def test_the_per_job_table_is_the_command_s_to_the_byte_and_can_be_kept_or_skipped(small_log, tmp_path):
@@ -461,6 +487,56 @@ def test_a_ranker_written_in_python_runs_through_the_same_engine(small_log):
     jobs = result.jobs
     assert set(jobs["policy"]) == set(names)
     assert len(jobs[jobs["policy"] == "python-fifo"]) == len(jobs[jobs["policy"] == "fifo"])
+
+
+class PythonDrf(fairshare.Ranker):
+    """Dominant resource fairness, written in Python: the largest share held."""
+
+    name = "python-drf"
+
+    def priority(self, user, holdings, waiting_since, size):
+        return max(holdings)
+
+
+def test_a_drf_written_in_python_ties_as_the_registry_s_drf(tmp_path):
+    # Each job takes the whole machine. When the first ends, users 7 and 3 both hold nothing:
+    # user 7, first in the trace, goes first, though user 3's job waited longer.
+    jobs = [(1, 0, 7), (2, 10, 3), (3, 20, 7), (4, 30, 3), (5, 40, 7), (6, 45, 5)]
+    lines = ["; MaxProcs: 4"]
+    for id, submit, user in jobs:
+        lines.append(" ".join(map(str, [id, submit, -1, 100, 4, -1, -1, 4, 200, -1, 1, user, 1, 1, 1, 1, -1, -1])))
+    log = tmp_path / "ties.swf"
+    log.write_text("\n".join(lines) + "\n")
+    result = fairshare.replay(log, ["drf", PythonDrf()], gantt=False, jobs=False, progress=False)
+    registry, python = without_names(result.doc)
+    assert json.dumps(python) == json.dumps(registry)
+    waits = {user["id"]: user["mean_wait_s"] for user in registry["users"]}
+    assert waits["7"] < waits["3"], "the tie went to the user first in the trace"
+
+
+def test_python_rankers_in_one_call_run_one_after_another(tmp_path):
+    called = []
+
+    class Logged(fairshare.Ranker):
+        def __init__(self, name):
+            self.name = name
+
+        def priority(self, user, holdings, waiting_since, size):
+            called.append(self.name)
+            return waiting_since
+
+    # Long enough that two rankers on parallel threads would take turns at the GIL.
+    lines = ["; MaxProcs: 8"]
+    for i in range(1, 2001):
+        run, procs = 100 + (i * 37) % 900, 1 + i % 4
+        lines.append(" ".join(map(str, [i, i * 60, -1, run, procs, -1, -1, procs, 2 * run, -1, 1, 1 + i % 5, 1, 1, 1, 1, -1, -1])))
+    log = tmp_path / "long.swf"
+    log.write_text("\n".join(lines) + "\n")
+    result = fairshare.replay(log, [Logged("a"), "drf", Logged("b")], gantt=False, jobs=False, progress=False)
+    assert [p["policy"] for p in result.doc["policies"]] == ["a", "drf", "b"]
+    assert called.count("a") > 100 and called.count("b") > 100
+    turns = sum(1 for before, after in zip(called, called[1:]) if before != after)
+    assert turns == 1, f"{turns} turns between the two rankers' calls"
 
 
 def test_a_python_ranker_is_told_the_users_by_name_and_their_holdings(small_log):
