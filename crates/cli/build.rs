@@ -5,11 +5,21 @@
 //! in a checkout, else from the `.cargo_vcs_info.json` that `cargo package` leaves in a crate
 //! downloaded from a registry, else it is "unknown". Cargo reruns this script when `HEAD` or the
 //! branch it points to moves, not on every build.
+//!
+//! It also tells the tests what the machine offers them (`crates/test-environment.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+include!("../test-environment.rs");
+
 fn main() {
+    probe(&[
+        "shared_traces",
+        "live_postgres",
+        "live_slurm",
+        "live_slurm_many",
+    ]);
     println!("cargo:rerun-if-env-changed=FAIRSHARE_COMMIT");
     let commit = std::env::var("FAIRSHARE_COMMIT")
         .ok()

@@ -51,10 +51,10 @@ pub struct DrawArgs {
     max_mem_per_cpu: u64,
     /// What the window's shortest run becomes (`10s`, `1m`); the others are mapped on a
     /// logarithmic scale between this and `--max-run`, time limits too.
-    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    #[arg(long, value_parser = parse_duration, default_value = "10s", allow_hyphen_values = true)]
     min_run: u64,
     /// What the window's longest run becomes.
-    #[arg(long, value_parser = parse_duration, default_value = "2m")]
+    #[arg(long, value_parser = parse_duration, default_value = "2m", allow_hyphen_values = true)]
     max_run: u64,
     /// Processor-seconds asked for over processor-seconds there are, while the jobs arrive.
     #[arg(long, default_value_t = 1.2)]

@@ -36,7 +36,7 @@ pub fn print(text: &str) -> Result<()> {
 }
 
 /// Whether `path` means standard output.
-fn is_stdout(path: &Path) -> bool {
+pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
@@ -114,12 +114,12 @@ impl Outputs {
         }
     }
 
-    /// Writes `summary` as asked, rendering the report and the table with the given functions.
-    pub fn write<T: Serialize>(
+    /// Writes `summary` where `--json` and `--report` asked, and no table: for a run whose
+    /// standard output carries something else.
+    pub fn write_files<T: Serialize>(
         &self,
         summary: &T,
         html: impl Fn(&T) -> String,
-        table: impl Fn(&T) -> String,
     ) -> Result<()> {
         if let Some(path) = &self.json {
             write_json(path, summary)?;
@@ -127,6 +127,17 @@ impl Outputs {
         if let Some(path) = &self.report {
             write_text(path, &html(summary))?;
         }
+        Ok(())
+    }
+
+    /// Writes `summary` as asked, rendering the report and the table with the given functions.
+    pub fn write<T: Serialize>(
+        &self,
+        summary: &T,
+        html: impl Fn(&T) -> String,
+        table: impl Fn(&T) -> String,
+    ) -> Result<()> {
+        self.write_files(summary, html)?;
         if !self.json.as_deref().is_some_and(is_stdout) {
             print(&table(summary))?;
         }

@@ -53,7 +53,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',')]
     properties: Vec<String>,
     /// Requested walltime, e.g. `2h`, `90m`, `3600`.
-    #[arg(long, value_parser = parse_duration, default_value = "1h")]
+    #[arg(long, value_parser = parse_duration, default_value = "1h", allow_hyphen_values = true)]
     walltime: u64,
     /// The queue's price factor.
     #[arg(long, default_value_t = 1.0)]

@@ -1,6 +1,6 @@
 //! `fairshare replay`: one trace, several policies side by side.
 
-use crate::output::{check_writable, Outputs};
+use crate::output::{check_writable, is_stdout, Outputs};
 use crate::policy_help;
 use crate::trace::{sim_bar, ClusterArgs, TraceArgs};
 use anyhow::{Context, Result};
@@ -11,7 +11,7 @@ use fairshare_lab::{CapacitySource, LabError, Replay, ReplayPlan, ReplayRequest,
 use fairshare_sim::stats::{timed, RunStats};
 use indicatif::MultiProgress;
 use rayon::prelude::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Replay a workload trace under one or more policies and compare who waited, who finished
 /// and how full the cluster was.
@@ -71,7 +71,7 @@ pub struct Args {
     /// The window of the report's view of the machines (each node's processors and the jobs
     /// that held them), as START+LENGTH after the first event, e.g. `40d+12h`; its jobs are
     /// also listed in the JSON. Default with --report: the day in the middle of the trace.
-    #[arg(long, value_name = "START+LENGTH", value_parser = parse_window)]
+    #[arg(long, value_name = "START+LENGTH", value_parser = parse_window, allow_hyphen_values = true)]
     gantt: Option<(u64, u64)>,
     /// Write each run's wall-clock time and events per second as JSON to this file (the
     /// summary itself holds no clock reading, so it is the same whenever the input is).
@@ -82,6 +82,7 @@ pub struct Args {
     /// allocated resources, killed at the walltime and the final state: finished, unfinished,
     /// never_started, never_fits or beyond_horizon), times in seconds of the trace's own
     /// clock. Rows are written as the replays run, so memory stays bounded; see docs/json.md.
+    /// `-` writes it to standard output, which then carries nothing else.
     #[arg(long, value_name = "FILE.csv")]
     jobs: Option<PathBuf>,
 }
@@ -107,7 +108,11 @@ pub fn run(args: Args) -> Result<()> {
         stats: args.stats.clone(),
     };
     outputs.check()?;
+    let jobs_to_stdout = args.jobs.as_deref().is_some_and(is_stdout);
     if let Some(path) = &args.jobs {
+        if jobs_to_stdout && args.json.as_deref().is_some_and(is_stdout) {
+            anyhow::bail!("--jobs - and --json -: standard output carries one of them; give the other a file name");
+        }
         check_writable(path, "--jobs")?;
     }
     let measured = args.trace.scan()?;
@@ -125,7 +130,11 @@ pub fn run(args: Args) -> Result<()> {
     for note in plan.alike(&policies) {
         eprintln!("note: {note}");
     }
-    let parts = args.jobs.as_deref().map(JobParts::beside).transpose()?;
+    let parts_beside = |path: &Path| match jobs_to_stdout {
+        true => JobParts::beside(&std::env::temp_dir().join("jobs.csv")),
+        false => JobParts::beside(path),
+    };
+    let parts = args.jobs.as_deref().map(parts_beside).transpose()?;
     let bars = MultiProgress::new();
     let results = policies
         .par_iter()
@@ -145,15 +154,24 @@ pub fn run(args: Args) -> Result<()> {
         .collect::<Result<Vec<_>, LabError>>()?;
     let (results, stats): (Vec<_>, Vec<_>) = results.into_iter().unzip();
     if let (Some(parts), Some(path)) = (parts, &args.jobs) {
-        parts.join(&plan, policies.len(), path)?;
+        match jobs_to_stdout {
+            true => parts
+                .join_into(&plan, policies.len(), &mut std::io::stdout().lock())
+                .context("writing the per-job table to standard output")?,
+            false => parts.join(&plan, policies.len(), path)?,
+        }
     }
     let summary = plan.summary(results)?;
-    if args.json.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+    let stdout_taken = jobs_to_stdout || args.json.as_deref().is_some_and(is_stdout);
+    if stdout_taken {
         for warning in fairshare_report::replay_warnings(&summary) {
             eprintln!("warning: {warning}");
         }
     }
     outputs.write_stats(&stats)?;
+    if jobs_to_stdout {
+        return outputs.write_files(&summary, fairshare_report::replay_html);
+    }
     outputs.write(&summary, fairshare_report::replay_html, |s| {
         fairshare_report::replay_table(s, &stats)
     })

@@ -84,7 +84,7 @@ pub struct ClusterArgs {
     pub machines: Option<PathBuf>,
     /// Run until this long after the first arrival (e.g. `90m`, `6h`, `3600`); default: the
     /// trace's last event, as the SDRF paper counts completions.
-    #[arg(long, value_parser = parse_duration, conflicts_with = "drain", allow_negative_numbers = true)]
+    #[arg(long, value_parser = parse_duration, conflicts_with = "drain", allow_hyphen_values = true)]
     pub horizon: Option<u64>,
     /// Run until every task has finished (the SDRF paper's waiting times).
     #[arg(long)]

@@ -1,5 +1,5 @@
 //! `fairshare cloud` end to end: the runtime policies on a small cloud drawn from the Alibaba
-//! GPU 2023 lists in `../shared/traces` (skipped with a message when they are absent), and the
+//! GPU 2023 lists in `../shared/traces` (ignored, with the reason, where they are absent), and the
 //! errors of bad input, which need no trace.
 
 use serde_json::Value;
@@ -26,20 +26,6 @@ const SHORT: [&str; 10] = [
 /// The workspace's root, from which the command's default `../shared/traces/…` resolves.
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Whether the shared Alibaba lists are on this machine (says so when not).
-fn alibaba() -> bool {
-    let dir = root().join("../shared/traces/alibaba-gpu-2023");
-    let there = dir.join("openb_pod_list_default.csv").is_file()
-        && dir.join("openb_node_list_all_node.csv").is_file();
-    if !there {
-        eprintln!(
-            "SKIPPED: {} not found; the shared traces are not on this machine",
-            dir.display()
-        );
-    }
-    there
 }
 
 /// `fairshare cloud ARGS`, run from the workspace's root.
@@ -74,10 +60,11 @@ fn numbers(v: &Value, out: &mut Vec<f64>) {
 }
 
 #[test]
+#[cfg_attr(
+    not(shared_traces),
+    ignore = "needs the real traces at ../shared/traces beside the workspace"
+)]
 fn every_runtime_policy_is_measured_the_same_way_from_the_same_seed() {
-    if !alibaba() {
-        return;
-    }
     let json = [&SHORT[..], &["--json", "-"]].concat();
     let first = ok(&json);
     assert_eq!(
@@ -154,10 +141,11 @@ fn every_runtime_policy_is_measured_the_same_way_from_the_same_seed() {
 }
 
 #[test]
+#[cfg_attr(
+    not(shared_traces),
+    ignore = "needs the real traces at ../shared/traces beside the workspace"
+)]
 fn the_report_and_the_charts_are_written_and_policies_can_be_chosen() {
-    if !alibaba() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("cloud.html");
     let out = ok(&[

@@ -118,6 +118,7 @@ fn absurd_horizons_are_refused_and_long_ones_stay_small() {
         ),
         ("1e308", "expected a duration from 0 to 1e10 s"),
         ("-5", "a duration cannot be negative, found \"-5\""),
+        ("-5h", "a duration cannot be negative, found \"-5h\""),
         ("400y", "expected a duration from 0 to 1e10 s"),
     ] {
         let output = fairshare(&["replay", log, "--horizon", horizon]);
@@ -272,6 +273,38 @@ fn formats_that_fit_nothing_are_named_with_what_each_format_expects() {
 }
 
 #[test]
+fn an_empty_file_is_called_empty() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let log = write(dir.path(), "log.swf", "");
+    let message = stderr(&fairshare(&["replay", log.to_str().unwrap()]));
+    assert!(message.contains("log.swf: the file is empty"), "{message}");
+}
+
+#[test]
+fn the_per_job_table_goes_to_standard_output_for_a_dash() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let log = write(dir.path(), "log.swf", &swf(20));
+    let log = log.to_str().unwrap();
+    let file = dir.path().join("jobs.csv");
+    let to_file = fairshare(&["replay", log, "--jobs", file.to_str().unwrap()]);
+    assert!(to_file.status.success(), "{}", stderr(&to_file));
+    let output = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .args(["replay", log, "--jobs", "-"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        output.stdout,
+        std::fs::read(&file).unwrap(),
+        "the table alone"
+    );
+    assert!(!dir.path().join("-").exists(), "no file named -");
+    let both = fairshare(&["replay", log, "--jobs", "-", "--json", "-"]);
+    assert!(stderr(&both).contains("standard output carries one of them"));
+}
+
+#[test]
 fn allocation_errors_name_the_user_by_id() {
     let dir = tempfile::TempDir::new().unwrap();
     let instance = r#"{"policy": "drf", "mode": "tasks", "capacity": {"cpu": 10},
@@ -350,4 +383,52 @@ fn simulations_that_would_not_finish_are_refused_before_running() {
     ]);
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("missing"), "{}", stderr(&output));
+}
+
+#[test]
+fn an_swf_header_sizes_the_processors_even_when_memory_is_a_resource() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let log = write(
+        dir.path(),
+        "log.swf",
+        &format!("; MaxProcs: 240\n{}", swf(30)),
+    );
+    let output = fairshare(&["replay", log.to_str().unwrap(), "--json", "-"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let setting = &summary["setting"];
+    assert_eq!(setting["resources"], serde_json::json!(["cpu", "mem"]));
+    assert_eq!(setting["capacity"][0], 240.0, "{setting}");
+    let source = setting["capacity_source"].as_str().unwrap();
+    assert!(
+        source.contains(
+            "(MaxProcs: 240) for cpu; the most the log's own schedule ran at once for mem"
+        ),
+        "{source}"
+    );
+}
+
+#[test]
+fn a_machine_sized_from_a_lone_peak_of_the_log_is_warned_about() {
+    let dir = tempfile::TempDir::new().unwrap();
+    // One job recorded on 1000 processors for a minute, in a log that otherwise runs on four.
+    let spike = "99 405 0 60 1000 -1 -1 1000 -1 -1 1 1 1 -1 1 -1 -1 -1\n";
+    let text = swf(40).replace(" 1000 ", " -1 ") + spike;
+    let log = write(dir.path(), "log.swf", &text);
+    let output = fairshare(&["replay", log.to_str().unwrap(), "--json", "-"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let doubt = summary["setting"]["capacity_doubt"].as_str().unwrap_or("");
+    assert!(
+        doubt.contains("busy on average (warned below 40 %)"),
+        "{summary}"
+    );
+    assert!(
+        stderr(&output).contains("warning: the machine's "),
+        "{}",
+        stderr(&output)
+    );
+    let table = fairshare(&["replay", log.to_str().unwrap()]);
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(table.contains("--capacity (e.g. cpu=N)"), "{table}");
 }

@@ -14,13 +14,11 @@ use serde_json::Value;
 use std::time::Duration;
 
 #[test]
+#[cfg_attr(
+    not(live_slurm),
+    ignore = "needs a live one-host Slurm: scripts/slurm/up.sh --fresh fair-tree, then FAIRSHARE_TEST_SLURM=1"
+)]
 fn priorities_reproduce_a_live_sshare() {
-    if std::env::var_os("FAIRSHARE_TEST_SLURM").is_none() {
-        eprintln!(
-            "SKIPPED: FAIRSHARE_TEST_SLURM is not set (scripts/slurm/up.sh brings a cluster up)"
-        );
-        return;
-    }
     let _cluster = crate::live::exclusive();
     script("jobs.sh", &[]);
     // Past two decay ticks after the first starts, while alice's and bob's long jobs run.

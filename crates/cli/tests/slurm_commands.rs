@@ -287,16 +287,13 @@ fn draw_refuses_what_it_cannot_draw() {
 }
 
 #[test]
+#[cfg_attr(
+    not(shared_traces),
+    ignore = "needs the real traces at ../shared/traces beside the workspace"
+)]
 fn draw_takes_300_jobs_of_a_real_log() {
     let trace =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/swf/wagap-2013.swf");
-    if !trace.exists() {
-        eprintln!(
-            "skipped: {} is absent (the shared traces are not beside the project)",
-            trace.display()
-        );
-        return;
-    }
     let users = "alice,bob,carol,dave,erin,frank,grace,heidi,ivan";
     let path = trace.to_str().unwrap();
     let (ok, plan, summary) = draw(&[

@@ -45,13 +45,11 @@ const TABLE: &str = "/run/fairshare-slurm/submit-factors.txt";
 const WHOLE_CPU: &str = "-N 12 -n 96 -t 3";
 
 #[test]
+#[cfg_attr(
+    not(live_slurm_many),
+    ignore = "needs the many-node Slurm: scripts/slurm/up.sh --fresh fair-tree --layout many, then FAIRSHARE_TEST_SLURM_MANY=1"
+)]
 fn many_nodes() {
-    if std::env::var_os("FAIRSHARE_TEST_SLURM_MANY").is_none() {
-        eprintln!(
-            "SKIPPED: FAIRSHARE_TEST_SLURM_MANY is not set (scripts/slurm/up.sh --fresh --layout many brings the cluster up)"
-        );
-        return;
-    }
     let _cluster = crate::live::exclusive();
     the_replay_predicts_a_small_run();
     priorities_equal_sshare();

@@ -238,10 +238,21 @@ impl JobParts {
 
     /// Writes the table of the runs of `policies` policies to `path`, and removes the parts.
     pub fn join(self, plan: &ReplayPlan, policies: usize, path: &Path) -> Result<(), LabError> {
-        let parts: Vec<PathBuf> = (0..policies).map(|i| self.part(i)).collect();
         let file = File::create(path).map_err(|source| written(path, source))?;
-        join(&JobTable::of(plan), &parts, &mut BufWriter::new(file))
+        self.join_into(plan, policies, &mut BufWriter::new(file))
             .map_err(|source| written(path, source))
+    }
+
+    /// Writes the table of the runs of `policies` policies to `out` (standard output, say),
+    /// and removes the parts.
+    pub fn join_into(
+        self,
+        plan: &ReplayPlan,
+        policies: usize,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let parts: Vec<PathBuf> = (0..policies).map(|i| self.part(i)).collect();
+        join(&JobTable::of(plan), &parts, out)
     }
 }
 

@@ -247,19 +247,48 @@ impl RecordedPeak {
             .push((start.plus_micros(runtime), -1, demand.to_vec()));
     }
 
-    /// Per resource, the most in use at once (ends before starts at the same instant); `None`
-    /// when no task recorded a start.
-    pub fn finish(mut self) -> Option<Vec<f64>> {
+    /// Per resource, the most in use at once (ends before starts at the same instant) and the
+    /// mean in use from the first start to the last end; `None` when no task recorded a start.
+    pub fn finish(mut self) -> Option<RecordedUse> {
         let resources = self.events.first()?.2.len();
         self.events.sort_by_key(|a| (a.0, a.1));
         let (mut used, mut peak) = (vec![0.0; resources], vec![0.0f64; resources]);
-        for (_, sign, demand) in &self.events {
+        let mut area = vec![0.0; resources];
+        let first = self.events[0].0;
+        let mut last = first;
+        for (at, sign, demand) in &self.events {
+            let held_s = (at.as_micros() - last.as_micros()) as f64 / 1e6;
+            for (a, u) in area.iter_mut().zip(&used) {
+                *a += u * held_s;
+            }
+            last = *at;
             for ((u, p), d) in used.iter_mut().zip(&mut peak).zip(demand) {
                 *u += f64::from(*sign) * d;
                 *p = p.max(*u);
             }
         }
-        Some(peak)
+        let span_s = (last.as_micros() - first.as_micros()) as f64 / 1e6;
+        let mean = area.iter().map(|a| a / span_s.max(1e-6)).collect();
+        Some(RecordedUse { peak, mean })
+    }
+}
+
+/// What a trace's own schedule held of each resource: the most at once and the mean.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedUse {
+    /// The most in use at once, per resource.
+    pub peak: Vec<f64>,
+    /// The mean in use from the first recorded start to the last recorded end, per resource.
+    pub mean: Vec<f64>,
+}
+
+impl RecordedUse {
+    /// This use over the resources `keep` (indices into the reader's resources).
+    pub fn project(&self, keep: &[usize]) -> RecordedUse {
+        RecordedUse {
+            peak: keep.iter().map(|&r| self.peak[r]).collect(),
+            mean: keep.iter().map(|&r| self.mean[r]).collect(),
+        }
     }
 }
 
@@ -381,7 +410,14 @@ mod tests {
         peak.add(t(5), 10, &[3.0, 1.0]);
         peak.add(t(10), 10, &[4.0, 5.0]);
         // 2 + 3 at 5; at 10 the first ends as the third starts: 3 + 4 = 7 processors, 6 memory.
-        assert_eq!(peak.finish(), Some(vec![7.0, 6.0]));
+        let used = peak.finish().unwrap();
+        assert_eq!(used.peak, [7.0, 6.0]);
+        // Processors 2, 5, 7, 4 and memory 1, 2, 6, 5 for 5 µs each, over 20 µs.
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(
+            close(used.mean[0], 4.5) && close(used.mean[1], 3.5),
+            "{used:?}"
+        );
     }
 
     #[test]

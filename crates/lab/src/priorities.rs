@@ -193,7 +193,7 @@ impl MeasuredTrace {
             return Ok(None);
         }
         match self.own_machine()? {
-            Some((capacity, _)) => Ok(Some(capacity)),
+            Some(own) => Ok(Some(own.capacity)),
             None => Err(LabError::Unusable(format!(
                 "--usage {} prices jobs on the cluster's machines, and the log says nothing about them: give --machines FILE",
                 request.usage

@@ -105,6 +105,8 @@ pub struct ReplayPlan<'w> {
     fraction: Option<f64>,
     /// Where the capacity came from, in words.
     capacity_source: String,
+    /// What a reader should doubt of the capacity, when anything.
+    capacity_doubt: Option<String>,
     entitled: Entitled,
     accounts: Option<Accounts>,
     queues: Option<Queues>,
@@ -121,7 +123,8 @@ impl<'w> ReplayPlan<'w> {
         request: ReplayRequest,
         note: &mut dyn FnMut(String),
     ) -> Result<Self, LabError> {
-        let (capacity, fraction, capacity_source) = capacity(measured, &request.capacity)?;
+        let (capacity, fraction, capacity_source, capacity_doubt) =
+            capacity(measured, &request.capacity)?;
         note(format!("capacity: {capacity_source}"));
         let entitled = measured.entitled(&request.shares, &capacity)?;
         if entitled.shares.is_some() {
@@ -147,6 +150,7 @@ impl<'w> ReplayPlan<'w> {
             capacity,
             fraction,
             capacity_source,
+            capacity_doubt,
             entitled,
             accounts,
             queues,
@@ -296,6 +300,7 @@ impl<'w> ReplayPlan<'w> {
                 None => String::new(),
             },
             queues: (self.queues.as_ref()).map_or_else(String::new, |q| q.in_words()),
+            capacity_doubt: self.capacity_doubt.clone(),
             recorded,
             ..base
         };
@@ -320,26 +325,30 @@ pub fn distinct(policies: &[PolicySpec]) -> Result<(), LabError> {
     }
 }
 
-/// The capacity of `source`, its fraction of R when it is one, and where it came from in words.
+/// The capacity of `source`, its fraction of R when it is one, where it came from in words,
+/// and what a reader should doubt of it.
 fn capacity(
     measured: &MeasuredTrace,
     source: &CapacitySource,
-) -> Result<(Capacity, Option<f64>, String), LabError> {
+) -> Result<(Capacity, Option<f64>, String, Option<String>), LabError> {
     Ok(match source {
-        CapacitySource::Pool(spec) => (measured.pool(spec)?, None, format!("--capacity {spec}")),
+        CapacitySource::Pool(spec) => {
+            let words = format!("--capacity {spec}");
+            (measured.pool(spec)?, None, words, None)
+        }
         CapacitySource::Machines(path) => {
             let words = format!("--machines {}", path.display());
-            (measured.machines(path)?, None, words)
+            (measured.machines(path)?, None, words, None)
         }
         CapacitySource::FractionOfMean(f) => {
             let words = format!("--capacity-fraction {f} of the mean demand R");
-            (measured.pool_of_mean(*f)?, Some(*f), words)
+            (measured.pool_of_mean(*f)?, Some(*f), words, None)
         }
         CapacitySource::Own => match measured.own_machine()? {
-            Some((capacity, words)) => (capacity, None, words),
+            Some(own) => (own.capacity, None, own.source, own.doubt),
             None => {
                 let words = "the trace says nothing about its machine: 1.0 × the mean demand R";
-                (measured.pool_of_mean(1.0)?, Some(1.0), words.into())
+                (measured.pool_of_mean(1.0)?, Some(1.0), words.into(), None)
             }
         },
     })

@@ -74,6 +74,10 @@ pub struct Setting {
     /// Where the capacity came from, in words.
     #[serde(default)]
     pub capacity_source: String,
+    /// What a reader should doubt of the capacity (a machine sized from a log's own schedule
+    /// that the schedule used far less of), when anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity_doubt: Option<String>,
     /// Where the users' shares came from, in words (empty: equal).
     #[serde(default)]
     pub shares: String,

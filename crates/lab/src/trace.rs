@@ -3,7 +3,7 @@
 //! the stop rule and the run configuration, and the replay from memory or from disk.
 
 use crate::kept::{project, Kept};
-use crate::load::{AsRecorded, Load, Recorded, RecordedPeak};
+use crate::load::{AsRecorded, Load, Recorded, RecordedPeak, RecordedUse};
 use crate::summary::{MachineView, NodeLane, Setting};
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
@@ -181,6 +181,33 @@ macro_rules! unusable {
     ($($arg:tt)*) => { return Err(LabError::Unusable(format!($($arg)*))) };
 }
 
+/// Below this mean use of the processors at the peak of a log's own schedule, a machine sized
+/// from that peak is warned about ([`MeasuredTrace::own_machine`]).
+pub const SPARSE_PEAK: f64 = 0.4;
+
+/// The warning for processors sized from the peak of a log's own schedule (`used`, processors
+/// at index `cpu`) when that schedule kept them, on average, less than [`SPARSE_PEAK`] busy: a
+/// peak far above the usual load is more often jobs recorded overlapping than the machine.
+fn sparse_peak(used: &RecordedUse, cpu: usize) -> Option<String> {
+    let (peak, mean) = (used.peak[cpu], used.mean[cpu]);
+    (mean < SPARSE_PEAK * peak).then(|| format!(
+        "the machine's {peak} processors are the most the log's own schedule ran at once, but that schedule kept them only {:.1} % busy on average (warned below {:.0} %): such a peak is more often jobs recorded overlapping than the machine, and on too large a machine every policy looks alike; give the site's machine with --capacity (e.g. cpu=N) or a .machines file beside the log",
+        100.0 * mean / peak,
+        100.0 * SPARSE_PEAK
+    ))
+}
+
+/// A trace's own machine, where it came from in words, and what a reader should doubt of it.
+#[derive(Debug, Clone)]
+pub struct OwnMachine {
+    /// The machine.
+    pub capacity: Capacity,
+    /// Where it came from, in words.
+    pub source: String,
+    /// A warning about it, when it was sized from the log's own schedule and looks too large.
+    pub doubt: Option<String>,
+}
+
 /// A trace measured by a first pass.
 pub struct MeasuredTrace {
     /// How to open it again.
@@ -197,8 +224,8 @@ pub struct MeasuredTrace {
     pub load: Load,
     /// The trace's own schedule and walltimes.
     pub recorded: Recorded,
-    /// The most of each resource the trace's own schedule ran at once (SWF logs only).
-    pub recorded_peak: Option<Vec<f64>>,
+    /// The most of each resource the trace's own schedule ran at once, and the mean.
+    pub recorded_use: Option<RecordedUse>,
     /// The trace's queue names, by the index its tasks carry.
     pub queues: Vec<String>,
     /// The trace's partition names, by the index its tasks carry.
@@ -306,7 +333,7 @@ impl MeasuredTrace {
             input,
             load: load.project(&keep),
             recorded: recorded.finish(),
-            recorded_peak: peak.finish().map(|p| project(&p, &keep)),
+            recorded_use: peak.finish().map(|used| used.project(&keep)),
             queues: source.queues().to_vec(),
             partitions: source.partitions().to_vec(),
             qos: source.qos().to_vec(),
@@ -575,6 +602,7 @@ impl MeasuredTrace {
             backfill_cycles_shown: replay.slurm.bf_cycles.as_ref().map(|turns| turns.shown()),
             placement: replay.placement.name().into(),
             capacity_source: source.into(),
+            capacity_doubt: None,
             shares: String::new(),
             queues: String::new(),
             recorded: self.recorded.clone(),
@@ -601,31 +629,52 @@ impl MeasuredTrace {
         Some(PathBuf::from(name)).filter(|p| p.is_file())
     }
 
-    /// The trace's own machine, and where it was found: a `.machines` file beside the first
-    /// trace file (SWF), else the processors an SWF header declares (`MaxProcs`) when the
-    /// replay has no other resource, else the most of each resource the log's own schedule
-    /// ran at once; `None` when the trace says nothing about its machine.
-    pub fn own_machine(&self) -> Result<Option<(Capacity, String)>, LabError> {
+    /// The trace's own machine (SWF), where it was found, and what a reader should doubt of
+    /// it: a `.machines` file beside the first trace file; else the processors the header
+    /// declares (`MaxProcs`) and, for the other resources, the
+    /// most the log's own schedule ran at once; else that most of every resource. `None` when
+    /// the trace says nothing about its machine.
+    pub fn own_machine(&self) -> Result<Option<OwnMachine>, LabError> {
         if self.format != Format::SWF {
             return Ok(None);
         }
         if let Some(path) = self.beside(".machines") {
-            let source = format!("{}, found beside the log", path.display());
-            return Ok(Some((self.machines(&path)?, source)));
+            return Ok(Some(OwnMachine {
+                capacity: self.machines(&path)?,
+                source: format!("{}, found beside the log", path.display()),
+                doubt: None,
+            }));
         }
-        if let (Some(procs), true) = (self.input.declared_processors, self.resources == ["cpu"]) {
-            let source = format!("the log's header (MaxProcs: {procs})");
-            return Ok(Some((Capacity::Pool(vec![procs as f64]), source)));
-        }
-        let peak = self
-            .recorded_peak
-            .clone()
-            .filter(|p| p.iter().all(|x| *x > 0.0));
-        Ok(peak.map(|peak| {
-            let source =
-                "no machine declared: the most of each resource the log's own schedule ran at once";
-            (Capacity::Pool(peak), source.to_owned())
-        }))
+        let declared = self.input.declared_processors;
+        let cpu = self.resources.iter().position(|r| r == "cpu");
+        let used = self.recorded_use.as_ref();
+        let used = used.filter(|u| u.peak.iter().all(|x| *x > 0.0));
+        Ok(match (declared.zip(cpu), used) {
+            (Some((procs, _)), _) if self.resources.len() == 1 => Some(OwnMachine {
+                capacity: Capacity::Pool(vec![procs as f64]),
+                source: format!("the log's header (MaxProcs: {procs})"),
+                doubt: None,
+            }),
+            (Some((procs, cpu)), Some(used)) => {
+                let mut capacity = used.peak.clone();
+                capacity[cpu] = procs as f64;
+                let derived: Vec<usize> = (0..capacity.len()).filter(|&r| r != cpu).collect();
+                Some(OwnMachine {
+                    capacity: Capacity::Pool(capacity),
+                    source: format!(
+                        "the log's header (MaxProcs: {procs}) for cpu; the most the log's own schedule ran at once for {}",
+                        derived.iter().map(|&r| self.resources[r].as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                    doubt: None,
+                })
+            }
+            (None, Some(used)) => Some(OwnMachine {
+                capacity: Capacity::Pool(used.peak.clone()),
+                source: "no machine declared: the most of each resource the log's own schedule ran at once".into(),
+                doubt: cpu.and_then(|cpu| sparse_peak(used, cpu)),
+            }),
+            _ => None,
+        })
     }
 
     /// The site's queue limits, from `path` or else a `.queues` file beside the first trace

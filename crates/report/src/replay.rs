@@ -62,7 +62,10 @@ const FAIRNESS_HEADERS: [&str; 5] = [
 /// by default, with the option that keeps them; policies under which more than
 /// [`NEVER_FIT_WARNING`] of the tasks can never fit the capacity (they are counted apart and
 /// left out of the waits, so the waits describe only the tasks that fit); policies under which
-/// tasks were cancelled while they waited (counted apart and left out of the waits too).
+/// tasks were cancelled while they waited (counted apart and left out of the waits too);
+/// records `--lenient` skipped as malformed or out of order; tasks that arrive after the
+/// horizon, in no policy's row; a machine sized from the log's own schedule that looks too
+/// large.
 pub fn replay_warnings(summary: &ReplaySummary) -> Vec<String> {
     let left_out = (LEFT_OUT_BY_DEFAULT.iter()).filter_map(|(reason, keeps)| {
         let n = *summary.input.tasks_skipped.get(*reason)?;
@@ -92,7 +95,35 @@ pub fn replay_warnings(summary: &ReplaySummary) -> Vec<String> {
                 p.policy, p.tasks_cancelled, p.tasks_submitted
             )
         });
-    left_out.chain(never_fit).chain(cancelled).collect()
+    let lenient = (summary.input.tasks_skipped.iter())
+        .filter(|(reason, _)| reason.starts_with("malformed") || *reason == "out of order")
+        .map(|(reason, n)| {
+            let hint = match reason.as_str() {
+                "out of order" => ": were the files given in their order (Google's parts by number, a log's lines by submit time)?",
+                _ => "",
+            };
+            format!(
+                "{n} of {} records of the trace were skipped by --lenient as \"{reason}\"{hint}",
+                summary.input.tasks_found
+            )
+        });
+    let beyond = (summary.policies.first())
+        .filter(|p| p.tasks_beyond_horizon > 0)
+        .map(|p| {
+            format!(
+                "{} tasks arrive after the horizon: they are in no policy's row (--drain replays them all)",
+                p.tasks_beyond_horizon
+            )
+        });
+    let doubt = summary.setting.capacity_doubt.clone();
+    (doubt
+        .into_iter()
+        .chain(left_out)
+        .chain(lenient)
+        .chain(beyond))
+    .chain(never_fit)
+    .chain(cancelled)
+    .collect()
 }
 
 /// Reasons a reader skips tasks by default that an option undoes, with that option.

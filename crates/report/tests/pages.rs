@@ -124,6 +124,7 @@ fn setting() -> Setting {
         controller_starts_shown: None,
         backfill_cycles_shown: None,
         capacity_source: "--capacity-fraction 0.5 of the mean demand R".into(),
+        capacity_doubt: None,
         shares: String::new(),
         queues: String::new(),
         recorded: Default::default(),
@@ -421,6 +422,37 @@ fn tasks_that_never_fit_are_shown_and_warned_about() {
     assert!(table.contains(expected), "{table}");
     let page = replay_html(&summary);
     assert!(page.contains("<p class=\"warning\">Warning: under drf,"));
+}
+
+#[test]
+fn records_skipped_by_lenient_and_arrivals_after_the_horizon_are_warned_about() {
+    let mut summary = sample_replay();
+    summary
+        .input
+        .tasks_skipped
+        .insert("out of order".into(), 20_000);
+    summary
+        .input
+        .tasks_skipped
+        .insert("malformed: field 4 (run time)".into(), 3);
+    summary
+        .policies
+        .iter_mut()
+        .for_each(|p| p.tasks_beyond_horizon = 3_013);
+    let table = replay_table(&summary, &[]);
+    let found = summary.input.tasks_found;
+    for expected in [
+        format!("warning: 20000 of {found} records of the trace were skipped by --lenient as \"out of order\": were the files given in their order"),
+        format!("warning: 3 of {found} records of the trace were skipped by --lenient as \"malformed: field 4 (run time)\""),
+        "warning: 3013 tasks arrive after the horizon: they are in no policy's row (--drain replays them all)".to_owned(),
+    ] {
+        assert!(table.contains(&expected), "{expected}\n{table}");
+    }
+    assert_eq!(
+        table.matches("after the horizon").count(),
+        1,
+        "said once, not per policy"
+    );
 }
 
 #[test]

@@ -30,6 +30,18 @@ fn tempfile_dir(n: usize) -> std::path::PathBuf {
     dir
 }
 
+/// Every store test runs on SQLite, and on PostgreSQL only where `FAIRSHARE_TEST_POSTGRES`
+/// names a server: this test is ignored elsewhere, so that the summary says what was not run.
+#[test]
+#[cfg_attr(
+    not(live_postgres),
+    ignore = "needs PostgreSQL: FAIRSHARE_TEST_POSTGRES=postgres://USER:PASSWORD@HOST/DB (a role that may create databases); without it the store tests ran on SQLite only"
+)]
+fn the_store_tests_reach_postgresql() {
+    let admin = std::env::var("FAIRSHARE_TEST_POSTGRES").expect("set when the crate was built");
+    pg(&admin, "SELECT 1");
+}
+
 fn pg(url: &str, statement: &str) {
     use sqlx::Connection;
     runtime().block_on(async {

@@ -73,6 +73,12 @@ pub enum TraceError {
         /// The column looked for.
         column: &'static str,
     },
+    /// A file holds nothing but blank lines, if anything.
+    #[error("{}: the file is empty (no line but blank ones): a trace file holds at least one record", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
     /// The first line of a file matches none of the formats.
     #[error("{}: the first line \"{line}\" fits none of the trace formats read here: SWF starts with a `;` header or whitespace-separated numbers; an Alibaba GPU 2023 pod list with a CSV header naming creation_time; a Google 2011 task_events part with comma-separated fields starting with a time in microseconds (if it is one of these, name it with --format)", path.display())]
     UnknownFormat {

@@ -135,6 +135,11 @@ impl Format {
     /// Alibaba, CSV starting with an integer is Google.
     pub fn detect(path: &Path) -> Result<Format, TraceError> {
         let line = input::first_line(path)?;
+        if line.is_empty() {
+            return Err(TraceError::Empty {
+                path: path.to_path_buf(),
+            });
+        }
         Format::detect_line(&line).ok_or_else(|| TraceError::UnknownFormat {
             path: path.to_path_buf(),
             line: line.chars().take(80).collect(),
@@ -406,5 +411,13 @@ mod tests {
         std::fs::write(&path, "\n\nhello world\n").unwrap();
         let error = open(&[path], None, &options).err().unwrap();
         assert!(matches!(error, TraceError::UnknownFormat { .. }), "{error}");
+        let empty = dir.path().join("empty.swf");
+        std::fs::write(&empty, "\n  \n").unwrap();
+        let error = open(&[empty], None, &options).err().unwrap();
+        assert!(matches!(error, TraceError::Empty { .. }), "{error}");
+        assert!(
+            error.to_string().contains("empty.swf: the file is empty"),
+            "{error}"
+        );
     }
 }

@@ -231,7 +231,15 @@ fn bad(path: &Path, message: String) -> TraceError {
 /// The tree of `file` with `users` placed in it.
 pub fn place(file: &ShareFile, users: &[String]) -> Result<Shares, Invalid> {
     let mut tree = AccountTree::new("root");
-    let mut pending: Vec<(&String, &AccountEntry)> = file.accounts.iter().collect();
+    let mut pending: Vec<(&String, &AccountEntry)> = (file.accounts.iter())
+        .filter(|(name, entry)| !is_the_root(name, entry))
+        .collect();
+    if let Some(entry) = file.accounts.get("root").filter(|e| e.parent != "root") {
+        return Err(Invalid(format!(
+            "account \"root\": the root of the tree has no parent, found parent {:?}",
+            entry.parent
+        )));
+    }
     while !pending.is_empty() {
         let before = pending.len();
         let mut waiting = Vec::new();
@@ -245,11 +253,7 @@ pub fn place(file: &ShareFile, users: &[String]) -> Result<Shares, Invalid> {
             }
         }
         if waiting.len() == before {
-            let (name, entry) = waiting[0];
-            return Err(Invalid(format!(
-                "account {name:?}: its parent {:?} is not an account of the file (or the parents form a cycle)",
-                entry.parent
-            )));
+            return Err(Invalid(unplaceable(&waiting)));
         }
         pending = waiting;
     }
@@ -291,6 +295,42 @@ pub fn place(file: &ShareFile, users: &[String]) -> Result<Shares, Invalid> {
     })
 }
 
+/// Whether `entry` is the root itself, listed as `sacctmgr` lists it (an account `root` with no
+/// other parent): it is the tree's root, not an account under it.
+fn is_the_root(name: &str, entry: &AccountEntry) -> bool {
+    name == "root" && entry.parent == "root"
+}
+
+/// Why none of the `waiting` accounts finds its parent: the cycle their parents form, named
+/// account by account, or the first parent that is not an account of the file.
+fn unplaceable(waiting: &[(&String, &AccountEntry)]) -> String {
+    let parent_of = |name: &str| {
+        waiting
+            .iter()
+            .find(|(n, _)| n.as_str() == name)
+            .map(|(_, e)| e.parent.as_str())
+    };
+    let (first, entry) = waiting[0];
+    let mut chain = vec![first.as_str()];
+    let mut parent = entry.parent.as_str();
+    loop {
+        if let Some(at) = chain.iter().position(|n| *n == parent) {
+            let cycle: Vec<String> = (chain[at..].iter().chain([&parent]))
+                .map(|n| format!("{n:?}"))
+                .collect();
+            return format!("accounts {}: their parents form a cycle", cycle.join(" → "));
+        }
+        let Some(next) = parent_of(parent) else {
+            let child = chain[chain.len() - 1];
+            return format!(
+                "account {child:?}: its parent {parent:?} is not an account of the file"
+            );
+        };
+        chain.push(parent);
+        parent = next;
+    }
+}
+
 /// The index of account `name`, or the error naming `whose` reference it was.
 fn account(tree: &AccountTree, name: &str, whose: &str) -> Result<usize, String> {
     tree.index_of(name)
@@ -306,7 +346,10 @@ fn account_error(error: AccountError, what: &str) -> String {
         AccountError::Duplicate(name) => {
             format!("{what} {name:?}: the name is already an account of the file")
         }
-        other => format!("{what}: {other}"),
+        AccountError::BadShares { name, shares } => format!(
+            "{what} {name:?}: shares must be `parent` or a finite number >= 0, found {shares}"
+        ),
+        other => other.to_string(),
     }
 }
 
@@ -457,6 +500,16 @@ fairshare|chemistry|dave||1||0
     }
 
     #[test]
+    fn the_root_listed_as_sacctmgr_lists_it_is_the_root() {
+        let file = parse("[accounts]\nroot = { shares = 1 }\nphysics = { parent = \"root\" }");
+        let shares = place(&file, &users(&["alice"])).unwrap();
+        assert_eq!(shares.tree.index_of("root"), Some(0));
+        assert!(shares.tree.index_of("physics").is_some());
+        let under = parse("[accounts]\nroot = { parent = \"physics\" }\nphysics = {}");
+        assert!(place(&under, &[]).unwrap_err().contains("has no parent"));
+    }
+
+    #[test]
     fn mistakes_are_named() {
         let unknown = place(
             &parse("[users]\nalice = { account = \"x\" }"),
@@ -467,11 +520,28 @@ fairshare|chemistry|dave||1||0
             "user \"alice\": no account \"x\" in the file"
         );
         let cycle = parse("[accounts]\na = { parent = \"b\" }\nb = { parent = \"a\" }");
-        assert!(place(&cycle, &[]).unwrap_err().contains("cycle"));
+        assert_eq!(
+            place(&cycle, &[]).unwrap_err(),
+            "accounts \"a\" → \"b\" → \"a\": their parents form a cycle"
+        );
+        let tail = parse(
+            "[accounts]\nx = { parent = \"a\" }\na = { parent = \"b\" }\nb = { parent = \"a\" }",
+        );
+        assert!(place(&tail, &[])
+            .unwrap_err()
+            .starts_with("accounts \"a\" → \"b\" → \"a\""));
+        let orphan = parse("[accounts]\na = { parent = \"b\" }\nb = { parent = \"c\" }");
+        assert_eq!(
+            place(&orphan, &[]).unwrap_err(),
+            "account \"b\": its parent \"c\" is not an account of the file"
+        );
         let clash = parse("[accounts]\nalice = {}\n[accounts.bob]\nparent = \"alice\"");
         assert!(place(&clash, &[]).is_ok());
         let negative = parse("[accounts]\na = { shares = -1 }");
-        assert!(place(&negative, &[]).unwrap_err().contains(">= 0"));
+        assert_eq!(
+            place(&negative, &[]).unwrap_err(),
+            "account \"a\": shares must be `parent` or a finite number >= 0, found -1"
+        );
         let word = toml::from_str::<ShareFile>("[accounts]\na = { shares = \"half\" }");
         assert!(word.unwrap_err().to_string().contains("\"parent\""));
         assert!(toml::from_str::<ShareFile>("[users]\nalice = { acount = \"a\" }").is_err());

@@ -18,6 +18,7 @@
 //! | cpu | field 5 (allocated) or 8 (requested), see [`CpuField`]; `-1` → "no processor count", `0` → "zero request" |
 //! | `walltime` | field 9, requested time, when recorded |
 //! | `failed` | field 11, status: `0` (failed) |
+//! | `cancelled` | field 11, status `5` with no run (field 4 `0` or `-1`): cancelled before it started, at submit + wait (field 3); `start` is then `None`, and a job without a recorded wait is skipped |
 //! | `nodes`, `exclusive`, `properties` | the nodespec (field 21): node count, `#excl`, and the `:`-separated words that are neither counts nor `key=value` (`x86_64`, `cl_zewura`); `None`, `false` and none without one |
 //! | mem | field 10 (requested) or 7 (used), see [`MemoryField`] and [`MemoryLayout`]; reported in KB; `-1` → "no memory" |
 //!
@@ -164,6 +165,9 @@ const PARTITION: Col = Col::new(16, "partition number");
 const QUEUE_NAME: Col = Col::new(20, "queue name");
 const NODESPEC: Col = Col::new(21, "nodespec");
 
+/// Why a job cancelled before it started is skipped when the log does not say when.
+const CANCELLED_UNKNOWN: &str = "cancelled before it started, at an unrecorded moment";
+
 /// The fields of one job line that a task needs; `None` where the log says `-1` (missing).
 #[derive(Debug)]
 struct Job {
@@ -177,11 +181,19 @@ struct Job {
     requested_memory: Option<f64>,
     requested_time: Option<Time>,
     failed: bool,
+    cancelled: bool,
     user: String,
     queue: Option<String>,
     partition: Option<String>,
     nodes: Option<f64>,
     spec: Option<Nodespec>,
+}
+
+impl Job {
+    /// Whether the job was cancelled (status 5) before it ran: no runtime, or none recorded.
+    fn cancelled_before_it_started(&self) -> bool {
+        self.cancelled && self.runtime.is_none_or(|r| r == Time::ZERO)
+    }
 }
 
 /// What a PBS nodespec asks of nodes besides their number.
@@ -214,6 +226,7 @@ fn parse(line: &Line) -> Result<Option<Job>, TraceError> {
     let get = |col: Col| fields.get(col.number - 1).copied().unwrap_or("");
     let seconds = |col: Col| at.unless_negative(col, get(col), |r| at.seconds(col, r));
     let amount = |col: Col| at.unless_negative(col, get(col), |r| at.amount(col, r));
+    let status = at.unless_negative(STATUS, get(STATUS), |r| at.number(STATUS, r))?;
     Ok(Some(Job {
         id: at.integer(JOB, get(JOB))?,
         submit: seconds(SUBMIT)?,
@@ -224,7 +237,8 @@ fn parse(line: &Line) -> Result<Option<Job>, TraceError> {
         requested: amount(REQUESTED)?,
         requested_memory: amount(REQUESTED_MEMORY)?,
         requested_time: seconds(REQUESTED_TIME)?,
-        failed: at.unless_negative(STATUS, get(STATUS), |r| at.number(STATUS, r))? == Some(0.0),
+        failed: status == Some(0.0),
+        cancelled: status == Some(5.0),
         user: at.number(USER, get(USER)).map(|_| get(USER).to_owned())?,
         queue: fields
             .get(QUEUE_NAME.number - 1)
@@ -338,6 +352,9 @@ pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<SwfReader
     if survey.cpus_differ > 0 {
         meta.note(cpus_note(options.swf.cpus, survey.cpus_differ, survey.jobs));
     }
+    if survey.cancelled_before_start > 0 {
+        meta.note(format!("{} of {} jobs were cancelled before they started (status 5, no run): each waits in the replay, as it asked, from its submission until its cancellation (submit + wait), and is withdrawn then, counted as cancelled and left out of the waits, or ended then if the replay started it; one without a recorded wait is skipped as \"{CANCELLED_UNKNOWN}\"", survey.cancelled_before_start, survey.jobs));
+    }
     meta.stats.declared_processors = survey.max_procs;
     meta.stats.declared_nodes = survey.max_nodes;
     Source::new(reader, meta)
@@ -345,12 +362,14 @@ pub(crate) fn open(paths: &[PathBuf], options: &ReadOptions) -> Source<SwfReader
 
 /// What a first look over a whole log tells before it is read: how many job lines there are,
 /// how many record memory (requested or used, not `-1`), how many record two different
-/// processor counts, and the machine its header declares.
+/// processor counts, how many were cancelled before they started, and the machine its header
+/// declares.
 #[derive(Debug, Default)]
 struct Survey {
     jobs: u64,
     with_memory: u64,
     cpus_differ: u64,
+    cancelled_before_start: u64,
     max_procs: Option<u64>,
     max_nodes: Option<u64>,
 }
@@ -383,6 +402,9 @@ fn survey(paths: &[PathBuf]) -> Survey {
         if let (Some(a), Some(r)) = (recorded(ALLOCATED), recorded(REQUESTED)) {
             survey.cpus_differ += u64::from(a != r);
         }
+        let cancelled = recorded(STATUS) == Some(5.0);
+        survey.cancelled_before_start +=
+            u64::from(cancelled && recorded(RUNTIME).is_none_or(|r| r == 0.0));
     }
     survey
 }
@@ -447,7 +469,16 @@ impl SwfReader {
     /// The task of `job`, or the reason to skip it.
     fn task(&self, job: &Job) -> Result<Task, &'static str> {
         let submit = job.submit.ok_or("no submit time")?;
+        if job.cancelled_before_it_started() {
+            return self.withdrawn(job, submit);
+        }
         let runtime = job.runtime.ok_or("no runtime")?;
+        self.task_of(job, submit, runtime)
+    }
+
+    /// The task of `job`, submitted at `submit`, running for `runtime`, or the reason to skip
+    /// it.
+    fn task_of(&self, job: &Job, submit: Time, runtime: Time) -> Result<Task, &'static str> {
         let cpus = match self.options.cpus {
             CpuField::Requested => job.requested,
             CpuField::Allocated => job.allocated,
@@ -484,6 +515,17 @@ impl SwfReader {
             billing: None,
             job_part: None,
         })
+    }
+
+    /// The task of a job cancelled before it started: it waits, as it asked, from its
+    /// submission until its cancellation (its wait), and is withdrawn then; without a recorded
+    /// wait the moment is unknown and the job is skipped.
+    fn withdrawn(&self, job: &Job, submit: Time) -> Result<Task, &'static str> {
+        let wait = job.wait.ok_or(CANCELLED_UNKNOWN)?;
+        let mut task = self.task_of(job, submit, Time::ZERO)?;
+        task.start = None;
+        task.cancelled = Some(submit.plus_micros(wait.as_micros()));
+        Ok(task)
     }
 
     /// The memory of `job` running on `cpus` processors, in KB, or the reason to skip it.

@@ -345,3 +345,29 @@ proptest::proptest! {
         proptest::prop_assert!(read.stats.reconciles());
     }
 }
+
+#[test]
+fn a_compressed_part_cut_short_says_after_which_line() {
+    let dir = TempDir::new().unwrap();
+    // Varied lines, so that the compressed stream is long enough to cut.
+    let text: String = (0..40_000)
+        .map(|i| ev(i * 1_000, 1 + i, 0, "0.01", "0.02"))
+        .collect();
+    let bytes = std::fs::read(write_gz(&dir, "part.csv.gz", &text)).unwrap();
+    let cut = dir.path().join("cut.csv.gz");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let read = read(&[&cut], Some(Format::GOOGLE), &ReadOptions::default());
+    let error = read.error.expect("the cut is an error");
+    let message = fairshare_core::error::Chain(&error).to_string();
+    let at = message.find("after line ").expect("names the line") + "after line ".len();
+    let line: String = message[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let line: u64 = line.parse().unwrap();
+    assert!(line > 0 && line < 40_000, "{message}");
+    assert!(
+        message.ends_with("the file is cut short or damaged"),
+        "{message}"
+    );
+}

@@ -529,3 +529,43 @@ fn number_after(text: &str, prefix: &str) -> u64 {
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     digits.parse().unwrap()
 }
+
+#[test]
+fn jobs_cancelled_before_they_started_wait_until_their_cancellation() {
+    let dir = TempDir::new().unwrap();
+    let cancelled = |line: String| line.replacen(" 3600 -1 1 ", " 3600 -1 5 ", 1);
+    let text = format!(
+        "{HEADER}{}{}{}{}",
+        job(1, 0, 10, 100, 4, -1, 4, -1, 7),
+        cancelled(job(2, 5, 30, 0, -1, -1, 64, -1, 7)),
+        cancelled(job(3, 6, -1, -1, -1, -1, 8, -1, 9)),
+        cancelled(job(4, 7, 5, 50, 2, -1, 2, -1, 9)),
+    );
+    let path = write(&dir, "log.swf", &text);
+    let read = read_ok(&[path], None);
+    let [ran, withdrawn, killed] = &read.tasks[..] else {
+        panic!("{:?}", read.tasks)
+    };
+    assert_eq!((ran.id, ran.cancelled), (1, None));
+    assert_eq!(withdrawn.id, 2);
+    assert_eq!(withdrawn.start, None, "it never started");
+    assert_eq!(withdrawn.cancelled, Some(Time::from_micros(35_000_000)));
+    assert_eq!((withdrawn.runtime, &withdrawn.demand[..]), (0, &[64.0][..]));
+    assert_eq!(killed.id, 4, "cancelled while it ran: a run like any other");
+    assert_eq!(
+        (killed.start, killed.cancelled),
+        (Some(Time::from_micros(12_000_000)), None)
+    );
+    let unknown = "cancelled before it started, at an unrecorded moment";
+    assert_eq!(read.stats.tasks_skipped.get(unknown), Some(&1));
+    let note = read
+        .stats
+        .notes
+        .iter()
+        .find(|n| n.contains("cancelled before"));
+    assert!(
+        note.is_some_and(|n| n.starts_with("2 of 4 jobs were cancelled before they started")),
+        "{:?}",
+        read.stats.notes
+    );
+}

@@ -51,6 +51,18 @@ pub fn backends() -> Vec<&'static str> {
     }
 }
 
+/// Every daemon test runs on SQLite, and on PostgreSQL only where `FAIRSHARE_TEST_POSTGRES`
+/// names a server: this test is ignored elsewhere, so that the summary says what was not run.
+#[test]
+#[cfg_attr(
+    not(live_postgres),
+    ignore = "needs PostgreSQL: FAIRSHARE_TEST_POSTGRES=postgres://USER:PASSWORD@HOST/DB (a role that may create databases); without it the daemon tests ran on SQLite only"
+)]
+fn the_daemon_tests_reach_postgresql() {
+    assert_eq!(backends(), ["sqlite", "postgres"]);
+    let _database = database("postgres", "");
+}
+
 /// A fresh database of this backend, and a config file with the three test tokens.
 pub fn database(backend: &str, extra_config: &str) -> Database {
     let dir = tempfile::tempdir().unwrap();

@@ -114,6 +114,7 @@ fn read_ahead(
                 return;
             }
         };
+        let mut lines = 0;
         loop {
             let mut records = recycled.try_recv().unwrap_or_default();
             records.resize_with(RECORDS, csv::ByteRecord::new);
@@ -124,11 +125,13 @@ fn read_ahead(
                     Ok(true) => n += 1,
                     Ok(false) => break,
                     Err(e) => {
-                        failed = Some(TraceError::io(path, e.into()));
+                        let line = lines + n as u64;
+                        failed = Some(TraceError::io_after(path, line, io_error(e)));
                         break;
                     }
                 }
             }
+            lines += n as u64;
             records.truncate(n);
             if n > 0 && send.send(Batch::Records(file, records)).is_err() {
                 return;
@@ -184,10 +187,25 @@ impl<'p> HeadedCsv<'p> {
     /// The next record, or `None` after the last.
     pub fn next_record(&mut self) -> Result<Option<Record<'_>>, TraceError> {
         match self.reader.read_byte_record(&mut self.record) {
-            Err(e) => Err(TraceError::io(self.path, e.into())),
+            Err(e) => {
+                let line = self.reader.position().line().saturating_sub(1);
+                Err(TraceError::io_after(self.path, line, io_error(e)))
+            }
             Ok(false) => Ok(None),
             Ok(true) => Ok(Some(Record::read(self.path, &self.record))),
         }
+    }
+}
+
+/// The I/O error under a CSV reader's error (a compressed file cut short keeps its kind), or
+/// the CSV error itself as one.
+fn io_error(error: csv::Error) -> std::io::Error {
+    if !error.is_io_error() {
+        return error.into();
+    }
+    match error.into_kind() {
+        csv::ErrorKind::Io(io) => io,
+        other => std::io::Error::other(format!("{other:?}")),
     }
 }
 

@@ -1,0 +1,7 @@
+//! The tests' view of the machine: see `crates/test-environment.rs`.
+
+include!("../test-environment.rs");
+
+fn main() {
+    probe(&["shared_traces"]);
+}
