@@ -62,6 +62,12 @@ pub fn run(args: Args) -> Result<()> {
     let simulation = Simulation::read(&args.scenario, args.policy.as_deref(), args.runs)?;
     let name = args.scenario.display().to_string();
     let bar = bar(simulation.runs());
+    if bar.is_hidden() {
+        eprintln!(
+            "simulate: {} run(s) of {name} (progress is drawn where standard error is a terminal)",
+            simulation.runs()
+        );
+    }
     let (result, wall_s) = timed(|| simulation.run(&name, &mut |p| show(&bar, p)));
     bar.finish_and_clear();
     let (result, events) = result?;
@@ -90,9 +96,10 @@ fn simulate_policy_help() -> String {
     )
 }
 
-/// A bar over the runs (hidden when standard error is not a terminal).
+/// A bar over the runs (hidden when standard error is not a terminal), drawn at once and
+/// ticking, so that a run slow to report its first progress still shows it is at work.
 fn bar(runs: u32) -> ProgressBar {
-    let bar = ProgressBar::new(u64::from(runs));
+    let bar = ProgressBar::new(u64::from(runs)).with_message("starting");
     bar.set_style(
         ProgressStyle::with_template(
             "simulate [{bar:30}] {pos}/{len} runs, {msg}, {elapsed} elapsed",
@@ -100,6 +107,7 @@ fn bar(runs: u32) -> ProgressBar {
         .expect("valid template")
         .progress_chars("=> "),
     );
+    bar.enable_steady_tick(std::time::Duration::from_millis(500));
     bar
 }
 

@@ -432,3 +432,14 @@ fn a_machine_sized_from_a_lone_peak_of_the_log_is_warned_about() {
     let table = String::from_utf8_lossy(&table.stdout);
     assert!(table.contains("--capacity (e.g. cpu=N)"), "{table}");
 }
+
+#[test]
+fn a_simulation_says_it_started_where_no_bar_is_drawn() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let text = "[simulation]\nruns = 2\n[[process]]\nname = \"red\"\nentitlement = 1\nprogram = \"CPU_CS 1 0 NORM\"\n";
+    let file = write(dir.path(), "s.toml", text);
+    let output = fairshare(&["simulate", file.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let expected = format!("simulate: 2 run(s) of {}", file.display());
+    assert!(stderr(&output).contains(&expected), "{}", stderr(&output));
+}

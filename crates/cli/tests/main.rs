@@ -17,6 +17,7 @@ mod priorities;
 mod replay;
 mod runtime;
 mod service;
+mod skips;
 mod slurm;
 mod slurm_adapter;
 mod slurm_commands;

@@ -1,5 +1,6 @@
 //! `fairshare replay` and `fairshare sweep` end to end: on a workload this test writes itself,
-//! and on every shared trace (skipped with a message when `../shared/traces` is absent).
+//! on the example trace a fresh clone has, and on every shared trace (ignored, with the reason,
+//! where `../shared/traces` is absent).
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -32,6 +33,41 @@ fn write_workload(dir: &Path) -> PathBuf {
     let path = dir.join("workload.swf");
     std::fs::write(&path, text).expect("write the workload");
     path
+}
+
+#[test]
+fn a_fresh_clone_replays_its_example_trace_as_the_readme_says() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let output = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .current_dir(&root)
+        .args([
+            "replay",
+            "examples/traces/small-cluster.swf",
+            "--scheduler",
+            "easy",
+        ])
+        .args(["--policy", "fifo", "--policy", "drf", "--policy", "sdrf"])
+        .args(["--shares", "examples/shares.toml", "--drain", "--json", "-"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["tasks_found"], 1042);
+    assert_eq!(summary["setting"]["capacity"][0], 64.0);
+    assert!(
+        stderr.contains("23 of 1042 jobs were cancelled before they started"),
+        "{stderr}"
+    );
+    for policy in summary["policies"].as_array().unwrap() {
+        let settled = ["tasks_completed", "tasks_cancelled"].map(|k| policy[k].as_u64().unwrap());
+        assert_eq!(
+            settled.iter().sum::<u64>(),
+            1042,
+            "{}: every job drains",
+            policy["policy"]
+        );
+    }
 }
 
 fn read_json(path: &Path) -> Value {

@@ -165,7 +165,7 @@ impl<'w> ReplayPlan<'w> {
         policy: &PolicySpec,
         progress: &mut dyn FnMut(u64),
     ) -> Result<PolicyResult, LabError> {
-        self.run_observed(policy, progress, &mut |_| {})
+        self.replay(policy, progress, None)
     }
 
     /// [`ReplayPlan::run`], telling `on_job` what became of every job of the trace as the
@@ -176,8 +176,22 @@ impl<'w> ReplayPlan<'w> {
         progress: &mut dyn FnMut(u64),
         on_job: &mut dyn FnMut(JobOutcome),
     ) -> Result<PolicyResult, LabError> {
+        self.replay(policy, progress, Some(on_job))
+    }
+
+    /// The run behind [`ReplayPlan::run`] and [`ReplayPlan::run_observed`].
+    fn replay(
+        &self,
+        policy: &PolicySpec,
+        progress: &mut dyn FnMut(u64),
+        on_job: Option<&mut dyn FnMut(JobOutcome)>,
+    ) -> Result<PolicyResult, LabError> {
         let measured = self.measured;
-        let mut result = measured.run_observed(&self.config(policy), progress, on_job)?;
+        let config = self.config(policy);
+        let mut result = match on_job {
+            Some(on_job) => measured.run_observed(&config, progress, on_job)?,
+            None => measured.run(&config, progress)?,
+        };
         if let Some(tree) = &self.entitled.accounts {
             result.accounts = account_results(&result, tree, &measured.users);
         }

@@ -734,19 +734,36 @@ impl MeasuredTrace {
         config: &ClusterConfig,
         progress: &mut dyn FnMut(u64),
     ) -> Result<PolicyResult, LabError> {
-        self.run_observed(config, progress, &mut |_| {})
+        self.replay(config, progress, None)
     }
 
-    /// [`MeasuredTrace::run`], telling `on_job` what became of every job as the engine settles it.
+    /// [`MeasuredTrace::run`], telling `on_job` what became of every job as the engine settles
+    /// it (the engine then keeps every job's outcome until it is settled, which a run without
+    /// an observer does not pay for).
     pub fn run_observed(
         &self,
         config: &ClusterConfig,
         progress: &mut dyn FnMut(u64),
         on_job: &mut dyn FnMut(JobOutcome),
     ) -> Result<PolicyResult, LabError> {
+        self.replay(config, progress, Some(on_job))
+    }
+
+    /// The run behind [`MeasuredTrace::run`] and [`MeasuredTrace::run_observed`].
+    fn replay(
+        &self,
+        config: &ClusterConfig,
+        progress: &mut dyn FnMut(u64),
+        on_job: Option<&mut dyn FnMut(JobOutcome)>,
+    ) -> Result<PolicyResult, LabError> {
         let origin = self.origin().as_micros();
         let progress = |t: Time| progress(t.as_micros().saturating_sub(origin) / 1_000_000);
-        cluster::run_observed(config, self.tasks()?, progress, on_job).map_err(|e| LabError::Run {
+        let tasks = self.tasks()?;
+        let result = match on_job {
+            Some(on_job) => cluster::run_observed(config, tasks, progress, on_job),
+            None => cluster::run(config, tasks, progress),
+        };
+        result.map_err(|e| LabError::Run {
             policy: config.policy.to_string(),
             source: Box::new(e),
         })
