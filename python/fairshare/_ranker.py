@@ -20,8 +20,8 @@ class Ranker:
     priorities go to the user who appears first in the trace (the order of ``Result.users``),
     as the registry's policies break their ties, so a DRF written in Python
     (``return max(holdings)``) gives the registry's ``drf`` numbers to the byte. The Python
-    rankers of one ``replay`` run one after another, beside the registry's policies, which run
-    in parallel. The engine does not ask again just because time passed,
+    rankers of one ``replay`` run one after another on one thread, beside the registry's
+    policies, which run in parallel. The engine does not ask again just because time passed,
     so a priority should depend on these arguments and on what the object itself remembers
     (as DRF's does), not on the clock.
 

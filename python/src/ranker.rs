@@ -105,6 +105,13 @@ impl RankerFactory for PythonRanker {
     }
 }
 
+/// `work` run on this thread with a Python thread state kept for its whole length, so that
+/// each call of a Python ranker takes the GIL only, where on a thread Python does not know
+/// it would also create and discard a thread state (ten times the cost of the call).
+pub fn on_python_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    Python::with_gil(|py| py.allow_threads(work))
+}
+
 /// One call of `object.priority(user, holdings, waiting_since, size)`, refused unless a number.
 fn ask(
     py: Python<'_>,

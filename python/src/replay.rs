@@ -313,7 +313,8 @@ fn replay_specs(
 
 /// `run` of every policy, with its place among them, the results in the order given: the
 /// registry's policies in parallel, and the Python rankers one after another in one lane of
-/// their own, since parallel threads of Python calls would only pass the GIL back and forth.
+/// their own, on a thread that keeps its Python thread state ([`ranker::on_python_thread`]),
+/// since parallel threads of Python calls would only pass the GIL back and forth.
 fn in_lanes<T: Send>(
     policies: &[PolicySpec],
     run: impl Fn(usize, &PolicySpec) -> T + Sync,
@@ -325,7 +326,17 @@ fn in_lanes<T: Send>(
         .collect();
     let mut done: Vec<(usize, T)> = lanes
         .par_iter()
-        .flat_map_iter(|lane| lane.iter().map(|&i| (i, run(i, &policies[i]))))
+        .flat_map_iter(|lane| {
+            let all = || {
+                lane.iter()
+                    .map(|&i| (i, run(i, &policies[i])))
+                    .collect::<Vec<_>>()
+            };
+            match is_python(&policies[lane[0]]) {
+                true => ranker::on_python_thread(all),
+                false => all(),
+            }
+        })
         .collect();
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, result)| result).collect()

@@ -11,6 +11,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -405,6 +406,7 @@ def test_without_pandas_the_results_are_there_and_a_table_says_how_to_get_it(sma
     # A fresh interpreter in which `import pandas` fails, as where pandas is not installed.
     script = f"""
 import sys
+import threading
 sys.modules["pandas"] = None
 import fairshare
 result = fairshare.replay({str(small_log)!r}, ["drf"], progress=False)
@@ -527,7 +529,7 @@ def test_python_rankers_in_one_call_run_one_after_another(tmp_path):
 
     # Long enough that two rankers on parallel threads would take turns at the GIL.
     lines = ["; MaxProcs: 8"]
-    for i in range(1, 2001):
+    for i in range(1, 5001):
         run, procs = 100 + (i * 37) % 900, 1 + i % 4
         lines.append(" ".join(map(str, [i, i * 60, -1, run, procs, -1, -1, procs, 2 * run, -1, 1, 1 + i % 5, 1, 1, 1, 1, -1, -1])))
     log = tmp_path / "long.swf"
@@ -537,6 +539,23 @@ def test_python_rankers_in_one_call_run_one_after_another(tmp_path):
     assert called.count("a") > 100 and called.count("b") > 100
     turns = sum(1 for before, after in zip(called, called[1:]) if before != after)
     assert turns == 1, f"{turns} turns between the two rankers' calls"
+
+
+def test_a_python_ranker_beside_the_registry_s_keeps_its_thread_state_from_call_to_call(small_log):
+    # On a thread Python does not know, each call would create and discard a thread state (ten
+    # times the cost of the call), and what the ranker keeps thread-local would go with it.
+    local, counts = threading.local(), []
+
+    class Counting(fairshare.Ranker):
+        name = "counting"
+
+        def priority(self, user, holdings, waiting_since, size):
+            local.calls = getattr(local, "calls", 0) + 1
+            counts.append(local.calls)
+            return waiting_since
+
+    fairshare.replay(small_log, ["drf", Counting()], gantt=False, jobs=False, progress=False)
+    assert len(counts) > 10 and counts == list(range(1, len(counts) + 1))
 
 
 def test_a_python_ranker_is_told_the_users_by_name_and_their_holdings(small_log):
