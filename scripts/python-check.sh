@@ -2,7 +2,8 @@
 # Builds the Python package (python/, PyO3 + maturin) into a wheel, installs it with what its
 # tables, bars and example need, runs its tests with pytest against the `fairshare` binary
 # (FAIRSHARE_BIN, default the workspace's debug build), executes the example notebook, and
-# formats and lints its crate, which sits outside the workspace. Prints the wheel's size.
+# formats and lints its crate, which sits outside the workspace. Prints the wheel's size; pytest
+# lists every skipped test with its reason (-rs), so that a skip is never read as a pass.
 # Usage: scripts/python-check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,7 @@ python3 -m pip install -q "$wheel[examples,test]"
 export FAIRSHARE_BIN=${FAIRSHARE_BIN:-$PWD/target/debug/fairshare}
 [ -x "$FAIRSHARE_BIN" ] || cargo build -q -p fairshare
 # From outside the source tree, so that the installed wheel is what is imported.
-(cd /tmp && python3 -m pytest -q "$OLDPWD/python/tests")
+(cd /tmp && python3 -m pytest -q -rs "$OLDPWD/python/tests")
 # The notebook runs in a scratch copy, so that what it writes stays out of the tree.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT

@@ -74,28 +74,33 @@ pub fn recorded_shares(
         ids.iter().position(|id| id == name)
     };
     let seconds = |t: Time| t.as_micros().saturating_sub(origin.as_micros()) as f64 / 1e6;
-    // (time, ending first, series, demand): at one moment, ends come before starts.
-    let mut events: Vec<(f64, bool, usize, Vec<f64>)> = Vec::new();
+    // (time, starting, series, the task's row in `demands`, `width` amounts a row): at one
+    // moment, ends come before starts (a stable sort: events of one moment are added in the
+    // same order every run). The demands lie side by side, not one allocation per event.
+    let width = totals.len();
+    let mut events: Vec<(Time, bool, u32, u32)> = Vec::new();
+    let mut demands: Vec<f64> = Vec::new();
     for task in tasks {
         let (Some(start), Some(k)) = (task.start, series_of(task.user)) else {
             continue;
         };
-        let end = start.plus_micros(task.runtime);
-        events.push((
-            seconds(end),
-            false,
-            k,
-            task.demand.iter().map(|d| -d).collect(),
-        ));
-        events.push((seconds(start), true, k, task.demand));
+        let row = (demands.len() / width.max(1)) as u32;
+        demands.extend((0..width).map(|r| task.demand.get(r).copied().unwrap_or(0.0)));
+        events.push((start.plus_micros(task.runtime), false, k as u32, row));
+        events.push((start, true, k as u32, row));
     }
-    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    events.sort_by_key(|&(at, starting, ..)| (at, starting));
     let mut held = vec![vec![0.0; totals.len()]; ids.len()];
     let mut values = vec![Vec::with_capacity(times_s.len()); ids.len()];
     let mut next = events.iter().peekable();
     for &t in times_s {
-        while let Some((_, _, k, demand)) = next.next_if(|e| e.0 <= t) {
-            held[*k].iter_mut().zip(demand).for_each(|(h, d)| *h += d);
+        while let Some(&(_, starting, k, row)) = next.next_if(|e| seconds(e.0) <= t) {
+            let sign = if starting { 1.0 } else { -1.0 };
+            let demand = &demands[row as usize * width..][..width];
+            held[k as usize]
+                .iter_mut()
+                .zip(demand)
+                .for_each(|(h, d)| *h += sign * d);
         }
         for (series, user) in values.iter_mut().zip(&held) {
             series.push(dominant_share_of(user, totals));
