@@ -155,9 +155,11 @@ pub fn run(args: Args) -> Result<()> {
     let (results, stats): (Vec<_>, Vec<_>) = results.into_iter().unzip();
     if let (Some(parts), Some(path)) = (parts, &args.jobs) {
         match jobs_to_stdout {
-            true => parts
-                .join_into(&plan, policies.len(), &mut std::io::stdout().lock())
-                .context("writing the per-job table to standard output")?,
+            true => match parts.join_into(&plan, policies.len(), &mut std::io::stdout().lock()) {
+                // A reader that has gone away (`| head`) wants no more of it.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                other => other.context("writing the per-job table to standard output")?,
+            },
             false => parts.join(&plan, policies.len(), path)?,
         }
     }

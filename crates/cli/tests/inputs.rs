@@ -41,16 +41,18 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 fn a_closed_pipe_ends_the_output_quietly() {
     let dir = tempfile::TempDir::new().unwrap();
     let log = write(dir.path(), "log.swf", &swf(200));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
-        .args(["replay", log.to_str().unwrap(), "--json", "-"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take()); // the reader goes away at once, as `| head -0` would
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
-    assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+    for to_stdout in ["--json", "--jobs"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+            .args(["replay", log.to_str().unwrap(), to_stdout, "-"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader goes away at once, as `| head -0` would
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "{to_stdout}: {}", stderr(&output));
+        assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+    }
 }
 
 #[test]
