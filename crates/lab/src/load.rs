@@ -2,6 +2,7 @@
 //! resources requested by running tasks in the trace's original timing (docs/mechanisms.md, SDRF §8.2).
 //! Simulated capacities are set as fractions of it.
 
+use crate::kept::project;
 use fairshare_core::model::{Task, Time};
 use fairshare_sim::cluster::{bounded_slowdown, mean, percentile, quantiles, ShareSeries};
 use serde::{Deserialize, Serialize};
@@ -291,8 +292,8 @@ impl RecordedUse {
     /// This use over the resources `keep` (indices into the reader's resources).
     pub fn project(&self, keep: &[usize]) -> RecordedUse {
         RecordedUse {
-            peak: keep.iter().map(|&r| self.peak[r]).collect(),
-            mean: keep.iter().map(|&r| self.mean[r]).collect(),
+            peak: project(&self.peak, keep),
+            mean: project(&self.mean, keep),
         }
     }
 }

@@ -187,11 +187,7 @@ impl<'w> ReplayPlan<'w> {
         on_job: Option<&mut dyn FnMut(JobOutcome)>,
     ) -> Result<PolicyResult, LabError> {
         let measured = self.measured;
-        let config = self.config(policy);
-        let mut result = match on_job {
-            Some(on_job) => measured.run_observed(&config, progress, on_job)?,
-            None => measured.run(&config, progress)?,
-        };
+        let mut result = measured.replay(&self.config(policy), progress, on_job)?;
         if let Some(tree) = &self.entitled.accounts {
             result.accounts = account_results(&result, tree, &measured.users);
         }

@@ -749,8 +749,9 @@ impl MeasuredTrace {
         self.replay(config, progress, Some(on_job))
     }
 
-    /// The run behind [`MeasuredTrace::run`] and [`MeasuredTrace::run_observed`].
-    fn replay(
+    /// The run behind [`MeasuredTrace::run`] and [`MeasuredTrace::run_observed`] (and the
+    /// plan's), observed when `on_job` is given.
+    pub(crate) fn replay(
         &self,
         config: &ClusterConfig,
         progress: &mut dyn FnMut(u64),
