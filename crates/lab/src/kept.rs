@@ -8,6 +8,7 @@
 //! for a Google task. Heads and demands grow in chunks of a fixed size, so keeping a
 //! task never moves the ones kept before. The runs get back the very same tasks.
 
+use crate::load::RecordedRun;
 use fairshare_core::model::{Task, Time};
 
 /// The entries of `values` at the indices `keep`.
@@ -262,6 +263,22 @@ impl Kept {
             }
             task
         })
+    }
+
+    /// How each task ran, in the order they were pushed, without building the tasks: the
+    /// totals of [`recorded_shares`](crate::recorded_shares) are the resources `keep`.
+    pub fn runs<'a>(&'a self, keep: &'a [usize]) -> impl Iterator<Item = RecordedRun<'a>> + 'a {
+        let width = self.width.max(1);
+        let demands = (self.demands.chunks()).flat_map(move |c| c.chunks_exact(width));
+        (self.heads.chunks().flatten())
+            .zip(demands)
+            .map(move |(head, demand)| RecordedRun {
+                user: head.user,
+                start: head.start,
+                runtime: head.runtime,
+                demand,
+                keep,
+            })
     }
 }
 

@@ -43,7 +43,9 @@ pub mod summary;
 pub mod sweep;
 mod trace;
 
-pub use load::{recorded_shares, AsRecorded, Load, Recorded, RecordedPeak, RecordedShares};
+pub use load::{
+    recorded_shares, AsRecorded, Load, Recorded, RecordedPeak, RecordedRun, RecordedShares,
+};
 pub use priorities::{
     utc_date, Moment, Priorities, PrioritiesDocument, PrioritiesRequest, PriorityRow,
 };

@@ -58,55 +58,85 @@ impl RecordedShares {
     }
 }
 
+/// A task as a trace records that it ran, for [`recorded_shares`]: whose, from when, for how
+/// long, holding what.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordedRun<'a> {
+    /// Its user, an index into the trace's users.
+    pub user: u32,
+    /// When it started, when the trace records it.
+    pub start: Option<Time>,
+    /// How long it ran, microseconds.
+    pub runtime: u64,
+    /// What it held of each resource, over the trace's resources.
+    pub demand: &'a [f64],
+    /// Which of the trace's resources each of the totals is, an index into `demand` each;
+    /// empty when the totals are the trace's resources in order.
+    pub keep: &'a [usize],
+}
+
+impl<'a> RecordedRun<'a> {
+    /// How `task` ran, over all of its resources.
+    pub fn of(task: &'a Task) -> RecordedRun<'a> {
+        RecordedRun {
+            user: task.user,
+            start: task.start,
+            runtime: task.runtime,
+            demand: &task.demand,
+            keep: &[],
+        }
+    }
+}
+
 /// The dominant share, at each of `times_s` seconds after `origin`, of each user named in
 /// `ids` (by `users`, the trace's names) in the schedule `tasks` record: what the tasks
 /// started and not yet ended at that moment held, over `totals`. A task without a recorded
 /// start holds nothing; a task ending at a sample time is no longer held then.
-pub fn recorded_shares(
-    tasks: impl Iterator<Item = Task>,
+pub fn recorded_shares<'a>(
+    tasks: impl Iterator<Item = RecordedRun<'a>>,
     users: &[String],
     ids: &[String],
     origin: Time,
     times_s: &[f64],
     totals: &[f64],
 ) -> RecordedShares {
-    let series_of = |user: u32| {
-        let name = users.get(user as usize)?;
-        ids.iter().position(|id| id == name)
-    };
+    let series: Vec<Option<usize>> = (users.iter())
+        .map(|name| ids.iter().position(|id| id == name))
+        .collect();
+    let series_of = |user: u32| series.get(user as usize).copied().flatten();
     let seconds = |t: Time| t.as_micros().saturating_sub(origin.as_micros()) as f64 / 1e6;
-    // (time, starting, series, the task's row in `demands`, `width` amounts a row): at one
-    // moment, ends come before starts (a stable sort: events of one moment are added in the
-    // same order every run). The demands lie side by side, not one allocation per event.
+    // What each series gains at each sample (a task counts from the first sample at or after
+    // its start to the first at or after its end), summed over the samples afterwards: one
+    // pass over the tasks, none over events in time order.
     let width = totals.len();
-    let mut events: Vec<(Time, bool, u32, u32)> = Vec::new();
-    let mut demands: Vec<f64> = Vec::new();
+    let first_at = |s: f64| first_at_or_after(times_s, s);
+    let mut gained = vec![vec![0.0; (times_s.len() + 1) * width]; ids.len()];
     for task in tasks {
         let (Some(start), Some(k)) = (task.start, series_of(task.user)) else {
             continue;
         };
-        let row = (demands.len() / width.max(1)) as u32;
-        demands.extend((0..width).map(|r| task.demand.get(r).copied().unwrap_or(0.0)));
-        events.push((start.plus_micros(task.runtime), false, k as u32, row));
-        events.push((start, true, k as u32, row));
-    }
-    events.sort_by_key(|&(at, starting, ..)| (at, starting));
-    let mut held = vec![vec![0.0; totals.len()]; ids.len()];
-    let mut values = vec![Vec::with_capacity(times_s.len()); ids.len()];
-    let mut next = events.iter().peekable();
-    for &t in times_s {
-        while let Some(&(_, starting, k, row)) = next.next_if(|e| seconds(e.0) <= t) {
-            let sign = if starting { 1.0 } else { -1.0 };
-            let demand = &demands[row as usize * width..][..width];
-            held[k as usize]
-                .iter_mut()
-                .zip(demand)
-                .for_each(|(h, d)| *h += sign * d);
+        let from = first_at(seconds(start));
+        let to = first_at(seconds(start.plus_micros(task.runtime)));
+        if from == to {
+            continue;
         }
-        for (series, user) in values.iter_mut().zip(&held) {
-            series.push(dominant_share_of(user, totals));
+        let resource = |r: usize| task.keep.get(r).copied().unwrap_or(r);
+        let demand = (0..width).map(|r| task.demand.get(resource(r)).copied().unwrap_or(0.0));
+        for (r, d) in demand.enumerate() {
+            gained[k][from * width + r] += d;
+            gained[k][to * width + r] -= d;
         }
     }
+    let values = gained.iter().map(|gains| {
+        let mut held = vec![0.0; width];
+        (0..times_s.len())
+            .map(|i| {
+                let gain = &gains[i * width..][..width];
+                held.iter_mut().zip(gain).for_each(|(h, g)| *h += g);
+                dominant_share_of(&held, totals)
+            })
+            .collect::<Vec<_>>()
+    });
     RecordedShares {
         times_s: times_s.to_vec(),
         dominant_share: (ids.iter().zip(values))
@@ -116,6 +146,28 @@ pub fn recorded_shares(
             })
             .collect(),
     }
+}
+
+/// The first index of `times` (ascending) whose time is at or after `s`, as
+/// `times.partition_point(|t| *t < s)`: guessed as if the times were evenly spaced (a
+/// replay's samples are) and then walked to, so that other spacings are still answered right.
+fn first_at_or_after(times: &[f64], s: f64) -> usize {
+    let (Some(first), Some(last)) = (times.first(), times.last()) else {
+        return 0;
+    };
+    let step = (last - first) / (times.len() - 1).max(1) as f64;
+    let guess = match step > 0.0 {
+        true => ((s - first) / step).ceil().clamp(0.0, times.len() as f64) as usize,
+        false => 0,
+    };
+    let mut i = guess;
+    while i > 0 && times[i - 1] >= s {
+        i -= 1;
+    }
+    while i < times.len() && times[i] < s {
+        i += 1;
+    }
+    i
 }
 
 /// The largest of `held`'s shares of `totals` (a resource of total 0 counts for nothing).
@@ -363,7 +415,7 @@ mod tests {
             t.start = start.map(Time::from_secs_f64);
             t
         };
-        let tasks = vec![
+        let tasks = [
             task(0, Some(0.0), 10.0, vec![2.0, 0.0]),
             task(0, Some(5.0), 10.0, vec![4.0, 0.0]),
             task(1, Some(10.0), 10.0, vec![0.0, 50.0]),
@@ -374,7 +426,7 @@ mod tests {
         let ids = ["b", "a"].map(String::from);
         let times = [0.0, 5.0, 10.0, 15.0, 20.0];
         let shares = recorded_shares(
-            tasks.into_iter(),
+            tasks.iter().map(RecordedRun::of),
             &users,
             &ids,
             Time::ZERO,
@@ -388,6 +440,54 @@ mod tests {
         assert_eq!((a.id.as_str(), b.id.as_str()), ("a", "b"));
         assert_eq!(a.values, [0.25, 0.75, 0.5, 0.0, 0.0]);
         assert_eq!(b.values, [0.0, 0.0, 0.5, 0.5, 0.0]);
+    }
+
+    #[test]
+    fn the_first_sample_at_or_after_a_time_is_found_on_any_spacing() {
+        let grids: [&[f64]; 4] = [
+            &[0.0, 10.0, 20.0, 30.0],
+            &[0.0, 1.0, 1.0, 50.0, 51.0],
+            &[5.0],
+            &[],
+        ];
+        for times in grids {
+            for s in [
+                -1.0,
+                0.0,
+                0.5,
+                1.0,
+                5.0,
+                9.999,
+                10.0,
+                25.0,
+                30.0,
+                50.0,
+                60.0,
+                f64::NAN,
+            ] {
+                let expected = times.partition_point(|t| *t < s);
+                assert_eq!(first_at_or_after(times, s), expected, "{s} in {times:?}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// On any ascending times, even or not, it answers as a binary search does.
+        #[test]
+        fn the_guess_and_walk_answers_as_a_binary_search(
+            mut times in proptest::collection::vec(-1e3f64..1e3, 0..40),
+            even in proptest::bool::ANY,
+            s in -2e3f64..2e3,
+        ) {
+            if even {
+                times = (0..times.len()).map(|i| i as f64 * 7.5).collect();
+            }
+            times.sort_by(f64::total_cmp);
+            proptest::prop_assert_eq!(
+                first_at_or_after(&times, s),
+                times.partition_point(|t| *t < s)
+            );
+        }
     }
 
     #[test]

@@ -280,27 +280,22 @@ impl<'w> ReplayPlan<'w> {
     pub fn summary(&self, results: Vec<PolicyResult>) -> Result<ReplaySummary, LabError> {
         let measured = self.measured;
         let mut recorded = self.recorded.clone();
-        let drawn = recorded.started > 0 && measured.is_kept();
-        if let (true, Some(first)) = (drawn, results.first()) {
+        let runs = measured.recorded_runs().filter(|_| recorded.started > 0);
+        if let (Some(runs), Some(first)) = (runs, results.first()) {
             let timeline = &first.timeline;
             let ids: Vec<String> = timeline
                 .dominant_share
                 .iter()
                 .map(|s| s.id.clone())
                 .collect();
-            let mut failure = None;
-            let tasks = (measured.tasks()?).map_while(|t| t.map_err(|e| failure = Some(e)).ok());
             recorded.shares = recorded_shares(
-                tasks,
+                runs,
                 &measured.users,
                 &ids,
                 measured.origin(),
                 &timeline.times_s,
                 &self.capacity.total(),
             );
-            if let Some(error) = failure {
-                return Err(LabError::Record(error));
-            }
         }
         let (capacity, source) = (&self.capacity, &self.capacity_source);
         let base = measured.setting(&self.replay, capacity, self.fraction, source);

@@ -3,7 +3,7 @@
 //! the stop rule and the run configuration, and the replay from memory or from disk.
 
 use crate::kept::{project, Kept};
-use crate::load::{AsRecorded, Load, Recorded, RecordedPeak, RecordedUse};
+use crate::load::{AsRecorded, Load, Recorded, RecordedPeak, RecordedRun, RecordedUse};
 use crate::summary::{MachineView, NodeLane, Setting};
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
@@ -244,6 +244,10 @@ pub struct MeasuredTrace {
 /// The most machines a run places tasks on (one capacity vector each): the engine's limit.
 pub const MOST_MACHINES: u64 = fairshare_sim::cluster::MOST_MACHINES;
 
+/// How many tasks the first pass reads between two calls of its `progress`: a call per task
+/// cost a progress bar's clock reading per task, a hundredth of a Google replay.
+pub const PROGRESS_EVERY: u64 = 1024;
+
 /// Traces of at most this many tasks are kept in memory after the first pass (≈ 128 MB with two
 /// resources, 64 bytes a task), so each run replays them without parsing again; larger traces
 /// are streamed from disk each time.
@@ -251,7 +255,8 @@ pub const KEEP_AT_MOST: usize = 2_000_000;
 
 impl MeasuredTrace {
     /// The first pass: reads the whole trace once to learn its users, span and mean demand,
-    /// calling `progress` with the number of tasks read so far.
+    /// calling `progress` with the number of tasks read so far (every [`PROGRESS_EVERY`] tasks
+    /// and at the end).
     pub fn scan(
         trace: &TraceSpec,
         progress: &mut dyn FnMut(u64),
@@ -300,8 +305,11 @@ impl MeasuredTrace {
                 .filter(|k| k.len() < keep_at_most)
                 .and_then(|mut k| k.push(task).map(|()| k));
             read += 1;
-            progress(read);
+            if read % PROGRESS_EVERY == 0 {
+                progress(read);
+            }
         }
+        progress(read);
         let names = trace.shown.join(", ");
         let stats = source.stats();
         if stats.tasks_yielded == 0 {
@@ -758,7 +766,15 @@ impl MeasuredTrace {
         on_job: Option<&mut dyn FnMut(JobOutcome)>,
     ) -> Result<PolicyResult, LabError> {
         let origin = self.origin().as_micros();
-        let progress = |t: Time| progress(t.as_micros().saturating_sub(origin) / 1_000_000);
+        // Once per simulated second at most: the engine tells every turn of its loop.
+        let mut told = None;
+        let progress = |t: Time| {
+            let second = t.as_micros().saturating_sub(origin) / 1_000_000;
+            if told != Some(second) {
+                told = Some(second);
+                progress(second);
+            }
+        };
         let tasks = self.tasks()?;
         let result = match on_job {
             Some(on_job) => cluster::run_observed(config, tasks, progress, on_job),
@@ -768,6 +784,12 @@ impl MeasuredTrace {
             policy: config.policy.to_string(),
             source: Box::new(e),
         })
+    }
+
+    /// How each task ran as the trace records it, over the replay's resources, when the tasks
+    /// were kept in memory (`None` when they are streamed from disk).
+    pub fn recorded_runs(&self) -> Option<impl Iterator<Item = RecordedRun<'_>>> {
+        Some(self.kept.as_ref()?.runs(&self.keep))
     }
 
     /// Whether the tasks were kept in memory after the first pass (at most [`KEEP_AT_MOST`]).

@@ -322,10 +322,19 @@ fn parse<'r>(record: &'r Record) -> Result<Parsed<'r>, TraceError> {
         at.integer(JOB, record.raw(JOB))?,
         at.integer(INDEX, record.raw(INDEX))?,
     );
-    // Every event's requests are read, though only SCHEDULE's are used: a field that is not a
+    // Only SCHEDULE's requests are used, but every event's are checked: a field that is not a
     // request is a malformed record whatever its event.
-    let (cpu, mem) = (request(record, CPU)?, request(record, MEMORY)?);
-    let kind = match at.integer::<u8>(EVENT, record.raw(EVENT)) {
+    let event = at.integer::<u8>(EVENT, record.raw(EVENT));
+    let (cpu, mem) = match event {
+        Ok(1) => (request(record, CPU)?, request(record, MEMORY)?),
+        _ => {
+            for col in [CPU, MEMORY] {
+                at.optional(record.raw(col), |r| at.check_amount(col, r))?;
+            }
+            (0.0, 0.0)
+        }
+    };
+    let kind = match event {
         Ok(0) => Kind::Submit(at.text(USER, record.raw(USER))?),
         Ok(1) => Kind::Schedule { cpu, mem },
         Ok(2 | 5 | 6) => Kind::Cancel,

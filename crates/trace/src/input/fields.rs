@@ -102,6 +102,16 @@ impl At<'_> {
         }
     }
 
+    /// Checks that field `col` is an amount as [`Self::amount`] reads one, without reading it
+    /// when it plainly is: a record's amounts that are not used are still checked, at a
+    /// fraction of the cost.
+    pub fn check_amount(&self, col: Col, raw: &[u8]) -> Result<(), TraceError> {
+        match is_plain_amount(raw) {
+            true => Ok(()),
+            false => self.amount(col, raw).map(drop),
+        }
+    }
+
     /// Field `col` as seconds from 0 to [`Time::LONGEST_INPUT_S`].
     pub fn seconds(&self, col: Col, raw: impl AsRef<[u8]>) -> Result<Time, TraceError> {
         const EXPECTED: &str = "seconds from 0 to 1e10";
@@ -164,6 +174,18 @@ impl At<'_> {
             None => self.parse(col, bytes, expected),
         }
     }
+}
+
+/// Whether `raw` is surely an amount [`At::amount`] accepts: ASCII digits, at least one, with
+/// at most one decimal point and at most 15 digits before it (so below 10¹⁵, rounded at most
+/// to it).
+fn is_plain_amount(raw: &[u8]) -> bool {
+    let (whole, fraction) = match raw.iter().position(|&b| b == b'.') {
+        Some(point) => (&raw[..point], &raw[point + 1..]),
+        None => (raw, &[][..]),
+    };
+    let digits = |part: &[u8]| part.iter().all(u8::is_ascii_digit);
+    whole.len() <= 15 && whole.len() + fraction.len() > 0 && digits(whole) && digits(fraction)
 }
 
 /// The value of `raw` when it is 1 to 19 ASCII digits (so that it fits a `u64`), else `None`.

@@ -25,6 +25,20 @@ proptest::proptest! {
             format!("{:?}", at.parse::<u8>(col, &raw, expected))
         );
     }
+
+    /// An amount checked without reading it is one that reads: whatever the bytes, the check
+    /// and the reading agree on whether they are an amount, and give the same error.
+    #[test]
+    fn an_amount_checked_is_an_amount_read(
+        raw in proptest::string::bytes_regex("(?s-u)[0-9]{0,17}(\\.[0-9]{0,20})?|[ +.0-9eEa\\xff-]{0,22}").unwrap()
+    ) {
+        let at = At { file: Path::new("t.csv"), line: 7 };
+        let col = Col::new(10, "cpu request");
+        proptest::prop_assert_eq!(
+            format!("{:?}", at.check_amount(col, &raw)),
+            format!("{:?}", at.amount(col, &raw).map(drop))
+        );
+    }
 }
 
 /// Lines enough to span several chunks of the inflating thread.

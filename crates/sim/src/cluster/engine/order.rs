@@ -149,9 +149,15 @@ impl Engine {
     /// Where a job of queue priority `priority` and `points` goes in a user's queue: after
     /// every job of a higher queue priority, and of the same one with as many points or more.
     pub(super) fn queue_position(&self, user: usize, priority: i32, points: f64) -> usize {
-        self.queues[user].partition_point(|j| {
+        let before = |j: &Pending| {
             j.priority > priority || (j.priority == priority && self.job_points(j) >= points)
-        })
+        };
+        let queue = &self.queues[user];
+        // Most jobs go last (always, when jobs are not ordered): no search for them.
+        match queue.back().is_none_or(before) {
+            true => queue.len(),
+            false => queue.partition_point(before),
+        }
     }
 
     /// At a recomputation of the job priorities (one began since the last event): every
