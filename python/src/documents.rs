@@ -252,7 +252,7 @@ pub fn sweep_run(
         drain,
         rule,
         scheduler,
-        placement: "first".to_owned(),
+        placement: None,
         overrun,
         slurm_conf: None,
         site_weight: None,

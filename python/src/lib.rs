@@ -122,6 +122,7 @@ fn named<T: Choice>(field: &str, name: &str) -> Result<T, Failure> {
 }
 
 /// Where the tasks come from, by the command line's names.
+#[derive(Clone)]
 pub struct TraceOptions {
     /// The trace files, read in order.
     pub paths: Vec<PathBuf>,
@@ -192,7 +193,7 @@ fn trace_spec(trace: &TraceOptions) -> Result<TraceSpec, Failure> {
     traces, policies, *, format = None, lenient = false, swf_cpus = "auto".to_owned(),
     swf_memory = "auto".to_owned(), capacity_fraction = None, capacity = None, machines = None,
     shares = "equal".to_owned(), queues = None, horizon = None, drain = false,
-    rule = "head-of-line".to_owned(), scheduler = "fill".to_owned(), placement = "first".to_owned(),
+    rule = "head-of-line".to_owned(), scheduler = "fill".to_owned(), placement = None,
     overrun = "kill".to_owned(), slurm_conf = None, site_weight = None, site_interval = None,
     partitions = None, qos = None,
     max_tres = false, slurmctld_log = None, gantt = None, jobs = None, progress = None
@@ -215,7 +216,7 @@ fn replay_run(
     drain: bool,
     rule: String,
     scheduler: String,
-    placement: String,
+    placement: Option<String>,
     overrun: String,
     slurm_conf: Option<PathBuf>,
     site_weight: Option<u32>,

@@ -18,6 +18,7 @@ use fairshare_lab::{
 use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
 use fairshare_sim::stats::{timed, RunStats};
 use fairshare_trace::slurmctld_log::ControllerLog;
+use fairshare_trace::Format;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -84,8 +85,8 @@ pub struct ClusterOptions {
     pub rule: String,
     /// `--scheduler`.
     pub scheduler: String,
-    /// `--placement`.
-    pub placement: String,
+    /// `--placement`; `None`: `slurm` under the Slurm scheduler, else `first`.
+    pub placement: Option<String>,
     /// `--overrun`.
     pub overrun: String,
     /// `--slurm-conf`.
@@ -131,8 +132,13 @@ impl ClusterOptions {
             slurm: slurm.parameters,
             partitions: slurm.partitions,
             qos_factors: slurm.qos_factors,
-            placement: named::<PlacementEntry>("placement", &self.placement)?,
+            placement: match &self.placement {
+                Some(placement) => named::<PlacementEntry>("placement", placement)?,
+                None if scheduler == SchedulerEntry::SLURM => PlacementEntry::SLURM,
+                None => PlacementEntry::FIRST,
+            },
             overrun: named::<Overrun>("overrun", &self.overrun)?,
+            cluster: slurm.cluster_name.clone(),
             ..Replay::default()
         };
         let notes = slurm.notes.iter().map(|n| format!("slurm_conf: {n}"));
@@ -161,8 +167,22 @@ impl ClusterOptions {
         Ok(setup.with_qos(billing.qos_priorities()?.as_ref()))
     }
 
-    /// Where the capacity comes from.
-    fn capacity(&self) -> Result<CapacitySource, Failure> {
+    /// The site's Slurm configuration and its path, when `slurm_conf` is given.
+    pub(crate) fn site(
+        &self,
+        billing: &BillingFiles,
+    ) -> Result<Option<(SlurmSetup, PathBuf)>, Failure> {
+        let scheduler = named::<SchedulerEntry>("scheduler", &self.scheduler)?;
+        let setup = self.slurm_setup(scheduler, billing)?;
+        Ok(self.slurm_conf.clone().map(|path| (setup, path)))
+    }
+
+    /// Where the capacity comes from: the options, else the machines of the site's Slurm
+    /// configuration `site` when it defines some (with the note that says so).
+    fn capacity(
+        &self,
+        site: Option<&(SlurmSetup, PathBuf)>,
+    ) -> Result<(CapacitySource, Option<String>), Failure> {
         let given = [
             self.capacity.is_some(),
             self.machines.is_some(),
@@ -177,12 +197,17 @@ impl ClusterOptions {
         {
             return Err(format!("capacity_fraction must be a positive number, found {f}").into());
         }
+        let spelled = ("slurm_conf", "machines, capacity or capacity_fraction");
+        let site_machines = site.and_then(|(setup, path)| setup.site_machines(path, spelled));
         Ok(
             match (&self.capacity, &self.machines, self.capacity_fraction) {
-                (Some(spec), ..) => CapacitySource::Pool(spec.clone()),
-                (None, Some(path), _) => CapacitySource::Machines(path.clone()),
-                (None, None, Some(f)) => CapacitySource::FractionOfMean(f),
-                (None, None, None) => CapacitySource::Own,
+                (Some(spec), ..) => (CapacitySource::Pool(spec.clone()), None),
+                (None, Some(path), _) => (CapacitySource::Machines(path.clone()), None),
+                (None, None, Some(f)) => (CapacitySource::FractionOfMean(f), None),
+                (None, None, None) => match site_machines {
+                    Some((path, note)) => (CapacitySource::SiteMachines(path), Some(note)),
+                    None => (CapacitySource::Own, None),
+                },
             },
         )
     }
@@ -255,9 +280,36 @@ fn replay_specs(
         MachineView::MiddleDay | MachineView::None => None,
     };
     let log = run.trace.controller_log.as_deref();
-    let (replay, conf_notes) = cluster.replay(&run.trace.billing, log)?;
-    let capacity = cluster.capacity()?;
-    let spec = trace_spec(trace)?;
+    let (replay, mut conf_notes) = cluster.replay(&run.trace.billing, log)?;
+    let site = cluster.site(&run.trace.billing)?;
+    let started = log.and_then(|log| log.controller_starts.last().copied());
+    let mut site_policies = Vec::with_capacity(policies.len());
+    for policy in policies {
+        let (policy, note) = match &site {
+            Some((setup, _)) => (setup.site_policy(policy.clone(), started))
+                .map_err(|e| format!("policies: {e}"))?,
+            None => (policy.clone(), None),
+        };
+        conf_notes.extend(note.map(|n| format!("slurm_conf: {n}")));
+        site_policies.push(policy);
+    }
+    let policies = &site_policies[..];
+    let dump = is_slurm_dump(trace)?;
+    let site = site.filter(|_| dump);
+    let (capacity, note) = cluster.capacity(site.as_ref())?;
+    conf_notes.extend(note);
+    let billed = (site.as_ref())
+        .and_then(|(setup, path)| setup.site_billing(&trace.billing, (path, "slurm_conf")));
+    let spec = match billed {
+        Some((billing, note)) => {
+            conf_notes.push(note);
+            trace_spec(&TraceOptions {
+                billing,
+                ..trace.clone()
+            })?
+        }
+        None => trace_spec(trace)?,
+    };
     py.allow_threads(|| {
         let measured = MeasuredTrace::scan(&spec, &mut |_| {})?;
         for ranker in rankers {
@@ -309,6 +361,17 @@ fn replay_specs(
             notes,
         })
     })
+}
+
+/// Whether the trace is a Slurm dump, as `format` says or its first file shows: the site's
+/// Slurm configuration stands for its machines and bills its jobs only then.
+fn is_slurm_dump(trace: &TraceOptions) -> Result<bool, Failure> {
+    let format = match (trace.format.as_deref(), trace.paths.first()) {
+        (Some(format), _) => Some(named::<Format>("format", format)?),
+        (None, Some(path)) => Format::detect(path).ok(),
+        (None, None) => None,
+    };
+    Ok(format == Some(Format::SACCT))
 }
 
 /// `run` of every policy, with its place among them, the results in the order given: the

@@ -88,6 +88,39 @@ def test_a_slurm_conf_is_the_cli_s_and_what_it_leaves_out_is_noted(tmp_path, sma
         fairshare.replay(small_log, ["drf"], scheduler="slurm", slurm_conf=conf, progress=False)
 
 
+def test_a_slurm_dump_takes_its_defaults_from_the_sites_configuration_as_the_cli_does(tmp_path):
+    day = "2026-01-01T00:"
+    dump = tmp_path / "sacct.txt"
+    dump.write_text(
+        "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State\n"
+        f"1|alice|a|{day}00:00|{day}00:00|{day}01:40|00:01:40|00:01:40|cpu=3,node=1|cpu|COMPLETED\n"
+        f"2|bob|a|{day}00:01|{day}01:40|{day}01:50|00:00:10|00:00:10|cpu=3,node=1|cpu|COMPLETED\n"
+    )
+    conf = tmp_path / "config.txt"
+    conf.write_text(
+        "ClusterName=emu\nPriorityWeightFairshare=1000\nPriorityDecayHalfLife=00:10:00\n"
+        "PriorityCalcPeriod=00:00:30\nNodeName=n1 CPUs=4\n"
+        "PartitionName=cpu Nodes=n1 Default=YES TRESBillingWeights=CPU=2.0\n"
+    )
+    assoc = tmp_path / "assoc.txt"
+    assoc.write_text("".join(
+        f"{c}|root|||1||\n{c}|a|||1|root|\n{c}|a|alice||1|a|\n{c}|a|bob||{s}|a|\n"
+        for c, s in [("peer", 1), ("emu", 9)]
+    ))
+    policy = "fairshare:function=fair-tree"
+    result = fairshare.replay(
+        dump, [policy], scheduler="slurm", slurm_conf=conf, shares=assoc, drain=True, progress=False
+    )
+    assert (
+        "slurm_conf: fairshare:function=fair-tree: run as fairshare:function=fair-tree,"
+        "decay=half-life:600,refresh=60,usage=billing, from the Slurm configuration" in " ".join(result.notes)
+    ), result.notes
+    assert any(n.startswith("machines: the nodes and partitions of slurm_conf") for n in result.notes)
+    assert any(n.startswith("billing: the partitions' TRESBillingWeights of slurm_conf") for n in result.notes)
+    args = [dump, f"--policy={policy}", "--scheduler=slurm", "--slurm-conf", conf, "--shares", assoc, "--drain"]
+    same_as_cli(tmp_path, result, args)
+
+
 def test_qos_priorities_order_a_slurm_dumps_jobs_and_bill_them_as_the_cli_does(tmp_path):
     day = "2026-01-01T00:"
     dump = tmp_path / "sacct.txt"

@@ -88,7 +88,7 @@ pub struct Args {
 }
 
 /// Runs the subcommand.
-pub fn run(args: Args) -> Result<()> {
+pub fn run(mut args: Args) -> Result<()> {
     if let Some(f) = args
         .capacity_fraction
         .filter(|f| !(f.is_finite() && *f > 0.0))
@@ -102,6 +102,24 @@ pub fn run(args: Args) -> Result<()> {
         .collect::<Result<_, _>>()
         .context("--policy")?;
     fairshare_lab::distinct(&policies).context("--policy")?;
+    let policies = args.cluster.site_policies(&args.trace, policies)?;
+    let site = args.cluster.site(&args.trace)?;
+    args.trace
+        .bill_as(site.as_ref().map(|(setup, path)| (setup, path.as_path())));
+    let given = args.capacity.is_some() || args.capacity_fraction.is_some();
+    let given = given || args.cluster.machines.is_some() || !args.trace.is_slurm_dump();
+    let site_machines = (site.as_ref().filter(|_| !given))
+        .and_then(|(setup, path)| {
+            let spelled = (
+                "--slurm-conf",
+                "--machines, --capacity or --capacity-fraction",
+            );
+            setup.site_machines(path, spelled)
+        })
+        .map(|(machines, note)| {
+            eprintln!("note: {note}");
+            machines
+        });
     let outputs = Outputs {
         json: args.json.clone(),
         report: args.report.clone(),
@@ -117,7 +135,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let measured = args.trace.scan()?;
     let request = ReplayRequest {
-        capacity: capacity_source(&args),
+        capacity: capacity_source(&args, site_machines),
         shares: args.shares.clone(),
         queues: args.queues.clone(),
         replay: Replay {
@@ -179,8 +197,9 @@ pub fn run(args: Args) -> Result<()> {
     })
 }
 
-/// Where the capacity comes from, by the options given.
-fn capacity_source(args: &Args) -> CapacitySource {
+/// Where the capacity comes from, by the options given, else the machines of the site's
+/// Slurm configuration when it defines some.
+fn capacity_source(args: &Args, site_machines: Option<PathBuf>) -> CapacitySource {
     match (
         &args.capacity,
         &args.cluster.machines,
@@ -189,6 +208,8 @@ fn capacity_source(args: &Args) -> CapacitySource {
         (Some(spec), ..) => CapacitySource::Pool(spec.clone()),
         (None, Some(path), _) => CapacitySource::Machines(path.clone()),
         (None, None, Some(f)) => CapacitySource::FractionOfMean(f),
-        (None, None, None) => CapacitySource::Own,
+        (None, None, None) => {
+            site_machines.map_or(CapacitySource::Own, CapacitySource::SiteMachines)
+        }
     }
 }

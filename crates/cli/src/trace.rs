@@ -4,6 +4,7 @@
 use crate::choice;
 use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::FillRule;
+use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::parse_duration;
 use fairshare_lab::slurm_conf::{check_log_format, slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
@@ -128,9 +129,10 @@ pub struct ClusterArgs {
     /// with a few seeds show how far what the log cannot tell moves each prediction.
     #[arg(long, value_name = "SEED")]
     pub turn_seed: Option<u64>,
-    /// Which nodes a job starts on, when the capacity is machines.
-    #[arg(long, value_parser = choice::<PlacementEntry>(), default_value = "first")]
-    pub placement: PlacementEntry,
+    /// Which nodes a job starts on, when the capacity is machines; default: `slurm` under
+    /// `--scheduler slurm` (its node selection), `first` otherwise.
+    #[arg(long, value_parser = choice::<PlacementEntry>())]
+    pub placement: Option<PlacementEntry>,
     /// What happens to a job that ran longer than the walltime it asked for: killed at its
     /// request, as batch systems do (the results count them), or run in full with its request
     /// raised to its runtime.
@@ -150,6 +152,21 @@ impl TraceArgs {
             billing: self.billing()?,
             controller_log: self.controller_log()?,
         })
+    }
+
+    /// Bills a Slurm dump by the `TRESBillingWeights` (and `PriorityFlags=MAX_TRES`) of the
+    /// site's configuration `conf` when the trace is a Slurm dump, `--partitions` is not given
+    /// and the configuration sets some (a note says so).
+    pub fn bill_as(&mut self, conf: Option<(&SlurmSetup, &std::path::Path)>) {
+        let Some((setup, path)) = conf.filter(|_| self.is_slurm_dump()) else {
+            return;
+        };
+        if let Some((files, note)) =
+            setup.site_billing(&self.billing_files(), (path, "--slurm-conf"))
+        {
+            eprintln!("note: {note}");
+            (self.partitions, self.max_tres) = (files.partitions, files.max_tres);
+        }
     }
 
     /// `--slurmctld-log`, read the first time it is asked for.
@@ -228,6 +245,14 @@ impl TraceArgs {
 
     /// The trace's paths, standard input (`-`) saved to a temporary file that lives as long
     /// as the returned path.
+    /// Whether the trace is a Slurm dump, as `--format` says or its first file shows (standard
+    /// input is not looked at before it is read).
+    pub fn is_slurm_dump(&self) -> bool {
+        let first = self.traces.first().filter(|p| p.as_os_str() != "-");
+        let detected = || first.and_then(|path| Format::detect(path).ok());
+        self.format.or_else(detected) == Some(Format::SACCT)
+    }
+
     fn with_stdin(&self) -> Result<(Vec<PathBuf>, Option<tempfile::TempPath>)> {
         let mut paths = self.traces.clone();
         let stdin = paths.iter().filter(|p| p.as_os_str() == "-").count();
@@ -270,7 +295,11 @@ impl ClusterArgs {
     /// `--slurm-conf` sets that is not modelled go to standard error.
     pub fn replay(&self, trace: &TraceArgs) -> Result<Replay> {
         let spelled = ("--site-weight", "--scheduler slurm");
-        let slurm = (self.slurm_setup(trace)?)
+        let setup = self.slurm_setup(trace)?;
+        for note in &setup.notes {
+            eprintln!("note: --slurm-conf: {note}");
+        }
+        let slurm = setup
             .with_site_weight(self.site_weight, self.scheduler, spelled)?
             .with_site_interval(
                 self.site_interval.as_deref(),
@@ -302,14 +331,54 @@ impl ClusterArgs {
             slurm: slurm.parameters,
             partitions: slurm.partitions,
             qos_factors: slurm.qos_factors,
-            placement: self.placement,
+            placement: self.placement(),
             overrun: self.overrun,
+            cluster: slurm.cluster_name,
             ..Replay::default()
         })
     }
 
+    /// `--placement`, or its default for the scheduler.
+    fn placement(&self) -> PlacementEntry {
+        let slurm = self.scheduler == SchedulerEntry::SLURM;
+        (self.placement).unwrap_or(if slurm {
+            PlacementEntry::SLURM
+        } else {
+            PlacementEntry::FIRST
+        })
+    }
+
+    /// `policies` as the site's Slurm of `--slurm-conf` computes its own fairshare factor,
+    /// where they leave a parameter out ([`SlurmSetup::site_policy`]), each change in a note.
+    pub fn site_policies(
+        &self,
+        trace: &TraceArgs,
+        policies: Vec<PolicySpec>,
+    ) -> Result<Vec<PolicySpec>> {
+        let setup = self.slurm_setup(trace)?;
+        let log = trace.controller_log()?;
+        let started = log.and_then(|log| log.controller_starts.last().copied());
+        let mut site = Vec::with_capacity(policies.len());
+        for policy in policies {
+            let (policy, note) = setup.site_policy(policy, started).context("--policy")?;
+            if let Some(note) = note {
+                eprintln!("note: --slurm-conf: {note}");
+            }
+            site.push(policy);
+        }
+        Ok(site)
+    }
+
+    /// `--slurm-conf`'s setup and path, when given.
+    pub fn site(&self, trace: &TraceArgs) -> Result<Option<(SlurmSetup, PathBuf)>> {
+        let Some(path) = &self.slurm_conf else {
+            return Ok(None);
+        };
+        Ok(Some((self.slurm_setup(trace)?, path.clone())))
+    }
+
     /// Slurm's scheduling parameters, partitions and QOS factors, from `--slurm-conf` (and
-    /// `trace`'s `--qos`) when given.
+    /// `trace`'s `--qos`) when given; its notes are for the caller to print.
     fn slurm_setup(&self, trace: &TraceArgs) -> Result<SlurmSetup> {
         let Some(path) = &self.slurm_conf else {
             return Ok(SlurmSetup::default());
@@ -320,11 +389,7 @@ impl ClusterArgs {
         let context = || format!("--slurm-conf {}", path.display());
         let text = std::fs::read_to_string(path).with_context(context)?;
         let setup = slurm_setup(&text).with_context(context)?;
-        let setup = setup.with_qos(trace.qos_priorities()?.as_ref());
-        for note in &setup.notes {
-            eprintln!("note: --slurm-conf: {note}");
-        }
-        Ok(setup)
+        Ok(setup.with_qos(trace.qos_priorities()?.as_ref()))
     }
 }
 

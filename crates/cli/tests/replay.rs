@@ -1324,3 +1324,164 @@ fn slurmctlds_log_times_the_jobs_and_the_loops_turns() {
         "{stderr}"
     );
 }
+
+/// With only the site's own files — its configuration and `sacctmgr`'s associations of two
+/// clusters — a replay takes the machines, the partitions' billing, the placement, the
+/// cluster and Slurm's own fairshare settings (half-life, a `PriorityCalcPeriod` of 30 s read
+/// as Slurm reads it, a minute) from the configuration, each in a note, and predicts what the
+/// command with every one of them spelled out predicts.
+#[test]
+fn a_slurm_replay_takes_its_defaults_from_the_sites_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    // bob and carol ran alike, then wait for alice's node: their shares say who goes first.
+    let day = "2026-01-01T00:";
+    let rows = [
+        "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State".to_owned(),
+        format!("1|alice|a|{day}00:00|{day}00:00|{day}01:40|00:01:40|00:01:40|cpu=2,node=1|cpu|COMPLETED"),
+        format!("2|bob|a|{day}00:00|{day}00:00|{day}00:50|00:00:50|00:00:50|cpu=1,node=1|cpu|COMPLETED"),
+        format!("3|carol|a|{day}00:00|{day}00:00|{day}00:50|00:00:50|00:00:50|cpu=1,node=1|cpu|COMPLETED"),
+        format!("4|bob|a|{day}01:00|{day}01:40|{day}01:50|00:00:10|00:00:10|cpu=4,node=1|cpu|COMPLETED"),
+        format!("5|carol|a|{day}01:01|{day}01:50|{day}02:00|00:00:10|00:00:10|cpu=4,node=1|cpu|COMPLETED"),
+    ];
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let dump = write_rows(dir.path(), &rows, None);
+    let conf = dir.path().join("slurm.conf");
+    std::fs::write(
+        &conf,
+        "ClusterName=emu\nSchedulerType=sched/backfill\nPriorityType=priority/multifactor\n\
+         PriorityWeightFairshare=10000\nPriorityWeightAge=2000\nPriorityDecayHalfLife=00:10:00\n\
+         PriorityCalcPeriod=00:00:30\n\
+         NodeName=n1 CPUs=4 RealMemory=16000\n\
+         PartitionName=cpu Nodes=n1 Default=YES TRESBillingWeights=CPU=2.0\n",
+    )
+    .unwrap();
+    // The same configuration without its name, for the runs that name every file.
+    let unnamed = dir.path().join("unnamed.conf");
+    let text = std::fs::read_to_string(&conf).unwrap();
+    std::fs::write(&unnamed, text.replace("ClusterName=emu\n", "")).unwrap();
+    let assoc = dir.path().join("assoc.txt");
+    let lines = |cluster: &str, shares: [u32; 3]| {
+        format!(
+            "{cluster}|root|||1||\n{cluster}|a|||1|root|\n{cluster}|a|alice||{}|a|\n\
+             {cluster}|a|bob||{}|a|\n{cluster}|a|carol||{}|a|\n",
+            shares[0], shares[1], shares[2]
+        )
+    };
+    std::fs::write(
+        &assoc,
+        lines("peer", [10, 5, 1]) + &lines("emu", [1, 5, 10]),
+    )
+    .unwrap();
+    let one_cluster = |cluster: &str, shares| {
+        let path = dir.path().join(format!("{cluster}.txt"));
+        std::fs::write(&path, lines(cluster, shares)).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let (emu, peer) = (
+        one_cluster("emu", [1, 5, 10]),
+        one_cluster("peer", [10, 5, 1]),
+    );
+    let (conf, unnamed, assoc, dump) = (
+        conf.to_str().unwrap(),
+        unnamed.to_str().unwrap(),
+        assoc.to_str().unwrap(),
+        dump.to_str().unwrap(),
+    );
+    let run = |shares: &str, extra: &[&str]| {
+        let json = dir.path().join("out.json");
+        let mut args = vec![
+            "replay",
+            dump,
+            "--shares",
+            shares,
+            "--scheduler",
+            "slurm",
+            "--drain",
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let out = fairshare(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        let mut document: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        // What differs by construction: the policy as written, the files named.
+        for policy in document["policies"].as_array_mut().unwrap() {
+            policy["policy"] = serde_json::Value::Null;
+        }
+        (document["policies"].clone(), stderr)
+    };
+    let (defaults, stderr) = run(
+        assoc,
+        &[
+            "--slurm-conf",
+            conf,
+            "--policy",
+            "fairshare:function=fair-tree",
+        ],
+    );
+    for note in [
+        format!("note: machines: the nodes and partitions of --slurm-conf {conf}"),
+        format!("note: billing: the partitions' TRESBillingWeights of --slurm-conf {conf}"),
+        "note: --slurm-conf: fairshare:function=fair-tree: run as fairshare:function=fair-tree,decay=half-life:600,refresh=60,usage=billing, from the Slurm configuration (PriorityDecayHalfLife=00:10:00, PriorityCalcPeriod=00:00:30, Slurm charges billing units)".to_owned(),
+    ] {
+        assert!(stderr.contains(&note), "{note} missing from\n{stderr}");
+    }
+    let spelled = |shares: &str| {
+        run(
+            shares,
+            &[
+                "--slurm-conf",
+                unnamed,
+                "--machines",
+                unnamed,
+                "--partitions",
+                unnamed,
+                "--placement",
+                "slurm",
+                "--policy",
+                "fairshare:function=fair-tree,decay=half-life:600,refresh=60,usage=billing",
+            ],
+        )
+        .0
+    };
+    // Compared whole, and not printed whole when they differ.
+    let same = defaults == spelled(&emu);
+    assert!(
+        same,
+        "not emu's associations with every setting spelled out"
+    );
+    let same = defaults == spelled(&peer);
+    assert!(
+        !same,
+        "the other cluster's shares order bob and carol otherwise"
+    );
+    // A file of another cluster than the configuration's is refused, as are two clusters
+    // without the configuration's ClusterName.
+    let out = fairshare(&[
+        "replay",
+        dump,
+        "--shares",
+        &peer,
+        "--scheduler",
+        "slurm",
+        "--slurm-conf",
+        conf,
+        "--policy",
+        "fifo",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "sacctmgr's output lists the cluster peer, not the configuration's ClusterName=emu"
+        ),
+        "{stderr}"
+    );
+    let out = fairshare(&["replay", dump, "--shares", assoc, "--policy", "fifo"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("sacctmgr's output lists several clusters (emu, peer)"),
+        "{stderr}"
+    );
+}

@@ -8,13 +8,8 @@
 //! for a Google task. Heads and demands grow in chunks of a fixed size, so keeping a
 //! task never moves the ones kept before. The runs get back the very same tasks.
 
-use crate::load::RecordedRun;
+use crate::load::{project, RecordedRun};
 use fairshare_core::model::{Task, Time};
-
-/// The entries of `values` at the indices `keep`.
-pub(crate) fn project<T: Clone>(values: &[T], keep: &[usize]) -> Vec<T> {
-    keep.iter().map(|&r| values[r].clone()).collect()
-}
 
 /// The fields every task has.
 struct Head {

@@ -2,10 +2,14 @@
 //! resources requested by running tasks in the trace's original timing (docs/mechanisms.md, SDRF §8.2).
 //! Simulated capacities are set as fractions of it.
 
-use crate::kept::project;
 use fairshare_core::model::{Task, Time};
 use fairshare_sim::cluster::{bounded_slowdown, mean, percentile, quantiles, ShareSeries};
 use serde::{Deserialize, Serialize};
+
+/// The entries of `values` at the indices `keep`.
+pub(crate) fn project<T: Clone>(values: &[T], keep: &[usize]) -> Vec<T> {
+    keep.iter().map(|&r| values[r].clone()).collect()
+}
 
 /// What a trace records of its jobs' requests and of the schedule its own scheduler made:
 /// every replay is read beside it.

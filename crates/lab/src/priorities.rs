@@ -143,7 +143,7 @@ impl MeasuredTrace {
         let tree = request
             .shares
             .as_ref()
-            .map(|path| fairshare_trace::read_shares(path, &self.users))
+            .map(|path| fairshare_trace::read_shares(path, &self.users, None))
             .transpose()?;
         let first = self.first_event().as_micros();
         let at_s = match request.at {

@@ -25,6 +25,9 @@ pub enum CapacitySource {
     Pool(String),
     /// A machine list or catalogue file.
     Machines(PathBuf),
+    /// The nodes and partitions of the site's Slurm configuration, taken for the machines
+    /// when no capacity was given.
+    SiteMachines(PathBuf),
     /// A pool of this fraction of the trace's mean requested amount R.
     FractionOfMean(f64),
     /// The trace's own machine (a `.machines` file beside an SWF log, its header's MaxProcs),
@@ -126,7 +129,8 @@ impl<'w> ReplayPlan<'w> {
         let (capacity, fraction, capacity_source, capacity_doubt) =
             capacity(measured, &request.capacity)?;
         note(format!("capacity: {capacity_source}"));
-        let entitled = measured.entitled(&request.shares, &capacity)?;
+        let cluster = request.replay.cluster.as_deref();
+        let entitled = measured.entitled(&request.shares, &capacity, cluster)?;
         if entitled.shares.is_some() {
             note(format!("shares: {}", entitled.source));
         }
@@ -343,6 +347,10 @@ fn capacity(
         }
         CapacitySource::Machines(path) => {
             let words = format!("--machines {}", path.display());
+            (measured.machines(path)?, None, words, None)
+        }
+        CapacitySource::SiteMachines(path) => {
+            let words = format!("the nodes of the Slurm configuration {}", path.display());
             (measured.machines(path)?, None, words, None)
         }
         CapacitySource::FractionOfMean(f) => {

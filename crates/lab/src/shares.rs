@@ -58,11 +58,13 @@ pub struct Entitled {
 }
 
 impl MeasuredTrace {
-    /// The users' shares from `source` on `capacity`.
+    /// The users' shares from `source` on `capacity`; a `sacctmgr` share file is read for
+    /// `cluster` when given (see [`fairshare_trace::shares::from_sacctmgr`]).
     pub fn entitled(
         &self,
         source: &ShareSource,
         capacity: &Capacity,
+        cluster: Option<&str>,
     ) -> Result<Entitled, LabError> {
         match source {
             ShareSource::Equal => Ok(Entitled {
@@ -71,7 +73,7 @@ impl MeasuredTrace {
                 source: format!("equal: 1/{} each", self.users.len()),
             }),
             ShareSource::File(path) => {
-                let tree = fairshare_trace::read_shares(path, &self.users)?;
+                let tree = fairshare_trace::read_shares(path, &self.users, cluster)?;
                 let weights = tree.entitlements();
                 let shares = Share::entitled(&weights)
                     .map_err(|e| LabError::Unusable(format!("{}: {e}", path.display())))?;

@@ -4,13 +4,15 @@
 
 use crate::LabError;
 use fairshare_core::error::Invalid;
+use fairshare_core::model::{slurm_conf_duration, Time};
+use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_sim::cluster::{LoopTurns, Partition, SchedulerEntry, SlurmParameters};
 use fairshare_trace::billing::{parse_partitions, parse_qos, parse_qos_priorities, Billing};
 use fairshare_trace::slurm_conf::{parse_slurm_conf, OverSubscribe, SlurmConf};
 use fairshare_trace::slurmctld_log::ControllerLog;
 use fairshare_trace::Format;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// What a site's Slurm configuration sets for `--scheduler slurm` (by default, Slurm 22.05's
@@ -26,6 +28,29 @@ pub struct SlurmSetup {
     pub qos_factors: BTreeMap<String, f64>,
     /// One sentence on each setting that changes outcomes but is not modelled.
     pub notes: Vec<String>,
+    /// How Slurm's own fairshare factor is computed there, for a `fairshare` policy that
+    /// leaves it out ([`SlurmSetup::site_policy`]).
+    pub fairshare: SiteFairshare,
+    /// The cluster's name (`ClusterName`), which picks its lines from `sacctmgr`'s output
+    /// when that lists several clusters.
+    pub cluster_name: Option<String>,
+    /// Whether it defines nodes, so that it can stand for the machines.
+    pub has_nodes: bool,
+    /// Whether its partitions set `TRESBillingWeights`, and whether `PriorityFlags` has
+    /// `MAX_TRES`: what a Slurm dump is billed by when no other file says.
+    pub billing: Option<bool>,
+}
+
+/// What a Slurm configuration sets of its own fairshare factor.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SiteFairshare {
+    /// `PriorityDecayHalfLife`, seconds, as Slurm reads it (whole minutes, rounded up), when
+    /// set.
+    pub half_life: Option<(u64, String)>,
+    /// `PriorityCalcPeriod`, seconds, as Slurm reads it, when set.
+    pub calc_period: Option<(u64, String)>,
+    /// `PriorityFlags=NO_FAIR_TREE`: the classic factor instead of Fair Tree.
+    pub classic: bool,
 }
 
 /// The setup of a `slurm.conf`, or of the saved output of `scontrol show config` (with
@@ -55,6 +80,35 @@ pub fn slurm_setup(text: &str) -> Result<SlurmSetup, Invalid> {
         partitions: partitions(&conf),
         qos_factors: BTreeMap::new(),
         notes,
+        fairshare: site_fairshare(&conf)?,
+        cluster_name: (conf.get("ClusterName").map(str::trim))
+            .filter(|name| !name.is_empty() && *name != "(null)")
+            .map(str::to_owned),
+        has_nodes: !conf.nodes().is_empty(),
+        billing: text.contains("TRESBillingWeights").then(|| {
+            let flags = conf.get("PriorityFlags").unwrap_or_default();
+            flags.split(',').any(|f| f.trim() == "MAX_TRES")
+        }),
+    })
+}
+
+/// The fairshare settings of `conf`: its half-life and recomputation period as Slurm reads
+/// them, and whether its factor is classic.
+fn site_fairshare(conf: &SlurmConf) -> Result<SiteFairshare, Invalid> {
+    let duration = |key: &str| -> Result<Option<(u64, String)>, Invalid> {
+        let Some(text) = conf.get(key).map(str::trim).filter(|v| !v.is_empty()) else {
+            return Ok(None);
+        };
+        match slurm_conf_duration(text) {
+            Ok(seconds) => Ok(seconds.map(|s| (s, text.to_owned()))),
+            Err(e) => Err(format!("{key}={text}: {e}").into()),
+        }
+    };
+    let flags = conf.get("PriorityFlags").unwrap_or_default();
+    Ok(SiteFairshare {
+        half_life: duration("PriorityDecayHalfLife")?,
+        calc_period: duration("PriorityCalcPeriod")?,
+        classic: flags.split(',').any(|f| f.trim() == "NO_FAIR_TREE"),
     })
 }
 
@@ -72,6 +126,125 @@ pub fn check_log_format(format: Format, (option, sacct): (&str, &str)) -> Result
 }
 
 impl SlurmSetup {
+    /// `policy` as the site's Slurm computes its own fairshare factor, when it is `fairshare`
+    /// (Slurm's own factor) and leaves a parameter out: the configuration's
+    /// `PriorityDecayHalfLife` for `decay`, its `PriorityCalcPeriod` (Slurm's default, 5
+    /// minutes, when unset) for `refresh`, billing units for `usage` (what Slurm charges), and
+    /// `PriorityFlags=NO_FAIR_TREE`'s classic factor for `function`, and the phase of the
+    /// recomputations from `started`, when the controller's log says when it started (Slurm
+    /// recomputes every `PriorityCalcPeriod` from then) for `refresh-offset`. The policy keeps
+    /// the name it was given; the sentence says what it ran with and where each value came
+    /// from. Other policies come back as they are, without a sentence.
+    pub fn site_policy(
+        &self,
+        policy: PolicySpec,
+        started: Option<Time>,
+    ) -> Result<(PolicySpec, Option<String>), Invalid> {
+        let base = policy
+            .name
+            .split_once(':')
+            .map_or(policy.name.as_str(), |(b, _)| b);
+        if base != "fairshare" || !matches!(policy.kind, PolicyKind::Fairshare(_)) {
+            return Ok((policy, None));
+        }
+        let site = &self.fairshare;
+        let calc_s = site.calc_period.as_ref().map_or(300, |(s, _)| *s);
+        let mut added = Vec::new();
+        let mut from = Vec::new();
+        if !policy.sets("decay") {
+            if let Some((half_life_s, text)) = &site.half_life {
+                added.push(match half_life_s {
+                    0 => "decay=step:86400:1".to_owned(),
+                    s => format!("decay=half-life:{s}"),
+                });
+                from.push(format!("PriorityDecayHalfLife={text}"));
+            }
+        }
+        if !policy.sets("refresh") {
+            added.push(format!("refresh={calc_s}"));
+            from.push(match &site.calc_period {
+                Some((_, text)) => format!("PriorityCalcPeriod={text}"),
+                None => "PriorityCalcPeriod unset: Slurm's 5 minutes".to_owned(),
+            });
+        }
+        let period_us = calc_s.max(1) * 1_000_000;
+        if let (false, Some(started)) = (policy.sets("refresh-offset"), started) {
+            let offset_s = (started.as_micros() % period_us) as f64 / 1e6;
+            added.push(format!("refresh-offset={offset_s}"));
+            from.push("the controller's start in its log".to_owned());
+        }
+        if !policy.sets("usage") {
+            added.push("usage=billing".to_owned());
+            from.push("Slurm charges billing units".to_owned());
+        }
+        if !policy.sets("function") && site.classic {
+            added.push("function=slurm-classic".to_owned());
+            from.push("PriorityFlags=NO_FAIR_TREE".to_owned());
+        }
+        if added.is_empty() {
+            return Ok((policy, None));
+        }
+        let separator = if policy.name.contains(':') { "," } else { ":" };
+        let full = format!("{}{separator}{}", policy.name, added.join(","));
+        let ran: PolicySpec = full
+            .parse()
+            .map_err(|e: fairshare_core::policy::PolicyError| Invalid(e.to_string()))?;
+        let note = format!(
+            "{}: run as {full}, from the Slurm configuration ({}); give these parameters in the policy to set others",
+            policy.name,
+            from.join(", ")
+        );
+        Ok((
+            PolicySpec {
+                name: policy.name,
+                ..ran
+            },
+            Some(note),
+        ))
+    }
+
+    /// The configuration at `path` (this setup's) as the machines, when the caller gives no
+    /// capacity and it defines nodes, with the sentence that says so; `(conf, capacity)` spell
+    /// the configuration's option and the capacity options (`--slurm-conf`, `--machines or
+    /// --capacity` on the command line).
+    pub fn site_machines(
+        &self,
+        path: &Path,
+        (conf, capacity): (&str, &str),
+    ) -> Option<(PathBuf, String)> {
+        self.has_nodes.then(|| {
+            let note = format!(
+                "machines: the nodes and partitions of {conf} {} (give {capacity} for others)",
+                path.display()
+            );
+            (path.to_path_buf(), note)
+        })
+    }
+
+    /// The configuration at `path` (this setup's, given as the option spelled `conf`) as the
+    /// file a Slurm dump is billed by, when `files` names none and its partitions set
+    /// `TRESBillingWeights`: the billing files with it (and `MAX_TRES` when its
+    /// `PriorityFlags` say so), and the sentence that says so.
+    pub fn site_billing(
+        &self,
+        files: &BillingFiles,
+        (path, conf): (&Path, &str),
+    ) -> Option<(BillingFiles, String)> {
+        let max_tres = self.billing.filter(|_| files.partitions.is_none())?;
+        let note = format!(
+            "billing: the partitions' TRESBillingWeights of {conf} {}{} (give {}partitions for others)",
+            path.display(),
+            if max_tres { ", with PriorityFlags=MAX_TRES" } else { "" },
+            files.prefix
+        );
+        let files = BillingFiles {
+            partitions: Some(path.to_path_buf()),
+            max_tres: files.max_tres || max_tres,
+            ..files.clone()
+        };
+        Some((files, note))
+    }
+
     /// This setup with a policy's site factors weighed at `weight` (the Slurm adapter's
     /// `weight`) in the job priority, when given. Refused when `scheduler` is not Slurm's (no
     /// job priority weighs them) or the weight is not from 1 to 2³¹ − 1 (Slurm's site factor

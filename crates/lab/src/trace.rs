@@ -2,8 +2,8 @@
 //! keep-in-memory rule, the capacity (a pool from R, an explicit pool, machines from a file),
 //! the stop rule and the run configuration, and the replay from memory or from disk.
 
-use crate::kept::{project, Kept};
-use crate::load::{AsRecorded, Load, Recorded, RecordedPeak, RecordedRun, RecordedUse};
+use crate::kept::Kept;
+use crate::load::{project, AsRecorded, Load, Recorded, RecordedPeak, RecordedRun, RecordedUse};
 use crate::summary::{MachineView, NodeLane, Setting};
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
@@ -92,6 +92,9 @@ pub struct Replay {
     pub jobs_during: Option<(u64, u64)>,
     /// What happens to a job that ran longer than its walltime request.
     pub overrun: Overrun,
+    /// The Slurm cluster whose associations a `sacctmgr` share file is read for, when it
+    /// lists several (a configuration's `ClusterName`).
+    pub cluster: Option<String>,
 }
 
 impl Default for Replay {
@@ -109,6 +112,7 @@ impl Default for Replay {
             top_users: TOP_USERS,
             jobs_during: None,
             overrun: Overrun::Kill,
+            cluster: None,
         }
     }
 }

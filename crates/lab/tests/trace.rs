@@ -128,7 +128,7 @@ fn weighted_drf_needs_shares() {
     assert!(shown.contains("without shares"), "{shown}");
     let capacity = measured.pool("cpu=12").unwrap();
     let usage = fairshare_lab::ShareSource::Usage(1.0);
-    let entitled = measured.entitled(&usage, &capacity).unwrap();
+    let entitled = measured.entitled(&usage, &capacity, None).unwrap();
     let mut weighted = config.clone();
     weighted.shares = entitled.shares;
     let result = measured.run(&weighted, &mut |_| {}).unwrap();

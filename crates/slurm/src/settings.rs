@@ -11,10 +11,10 @@
 //! (age, job size, the normalisation of partition, QOS, association and TRES factors) or when
 //! priorities are recomputed, not the fairshare factor; they are named once as not read.
 
+use fairshare_core::model::slurm_conf_duration;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::usage::decay::Decay;
 use fairshare_core::usage::metric::billing::BILLING;
-use fairshare_trace::sacct::slurm_duration;
 
 /// A note for each setting of Slurm's `scontrol show config` (`value` finds a setting's value)
 /// that changes the fairshare factor and that fairshare does not model under `policy`.
@@ -81,7 +81,7 @@ fn decay_note(half_life: Option<&str>, policy: &PolicySpec) -> Option<String> {
     let PolicyKind::Fairshare(settings) = policy.kind else {
         return None;
     };
-    let slurm_s = slurm_duration(half_life?).ok().flatten()?;
+    let slurm_s = slurm_conf_duration(half_life?).ok().flatten()?;
     let policy_s = match settings.decay {
         Decay::Continuous { half_life_s } | Decay::Slurm { half_life_s, .. } => half_life_s,
         Decay::Step { .. } => return None,

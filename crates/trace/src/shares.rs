@@ -137,14 +137,19 @@ impl Shares {
 /// Reads the share file at `path` and places the trace's `users` in it: a TOML share file, or
 /// the output of `sacctmgr -P -n show assoc
 /// format=Cluster,Account,User,Partition,Share,ParentName,Priority` as it is (recognised by
-/// its seven `|`-separated columns, or six without `Priority`).
-pub fn read_shares(path: &Path, users: &[String]) -> Result<Shares, TraceError> {
+/// its seven `|`-separated columns, or six without `Priority`), of `cluster` when it names one
+/// (see [`from_sacctmgr`]).
+pub fn read_shares(
+    path: &Path,
+    users: &[String],
+    cluster: Option<&str>,
+) -> Result<Shares, TraceError> {
     let text = std::fs::read_to_string(path).map_err(|error| TraceError::Io {
         path: path.to_path_buf(),
         error,
     })?;
     if is_sacctmgr(&text) {
-        return from_sacctmgr(&text, users).map_err(|message| bad(path, message.0));
+        return from_sacctmgr(&text, users, cluster).map_err(|message| bad(path, message.0));
     }
     let file: ShareFile = toml::from_str(&text).map_err(|e| bad(path, e.to_string()))?;
     place(&file, users).map_err(|message| bad(path, message.0))
@@ -161,17 +166,36 @@ fn is_sacctmgr(text: &str) -> bool {
 
 /// The tree of `sacctmgr`'s association output `text` with `users` placed in it: each trace
 /// user at its first association in `sacctmgr`'s order (its others still take their shares, as
-/// users absent from the trace do), a user the tree lacks under the root with 1 share.
-pub fn from_sacctmgr(text: &str, users: &[String]) -> Result<Shares, Invalid> {
+/// users absent from the trace do), a user the tree lacks under the root with 1 share. The
+/// tree is `cluster`'s when given (a Slurm configuration's `ClusterName`: refused when the
+/// output does not list it), else the one cluster the output lists.
+pub fn from_sacctmgr(
+    text: &str,
+    users: &[String],
+    cluster: Option<&str>,
+) -> Result<Shares, Invalid> {
     let associations =
         crate::assoc::parse_assoc(text).map_err(|e| format!("sacctmgr's output: {e}"))?;
-    let cluster = match associations.only_cluster() {
-        Ok(Some(one)) => one,
+    let listed = match associations.only_cluster() {
+        Ok(Some(one)) => vec![one],
         Ok(None) => return Err(Invalid("sacctmgr's output lists no account".into())),
-        Err(many) => {
+        Err(many) => many,
+    };
+    let cluster = match (cluster, listed.as_slice()) {
+        (Some(wanted), _) if listed.iter().any(|c| c == wanted) => wanted.to_owned(),
+        (Some(wanted), _) => {
+            return Err(Invalid(format!(
+                "sacctmgr's output lists the cluster{} {}, not the configuration's ClusterName={wanted}",
+                if listed.len() == 1 { "" } else { "s" },
+                listed.join(", ")
+            )))
+        }
+        (None, [one]) => one.clone(),
+        (None, many) => {
             return Err(Invalid(format!(
                 "sacctmgr's output lists several clusters ({}); keep one cluster's lines \
-                 (sacctmgr show assoc where cluster=NAME)",
+                 (sacctmgr show assoc where cluster=NAME), or give the Slurm configuration \
+                 that names its ClusterName",
                 many.join(", ")
             )))
         }
@@ -451,7 +475,7 @@ fairshare|idle|bob||1|
 ";
         assert!(is_sacctmgr(sacctmgr));
         let trace = users(&["root", "alice", "bob", "carol", "dave", "erin"]);
-        let got = from_sacctmgr(sacctmgr, &trace).unwrap();
+        let got = from_sacctmgr(sacctmgr, &trace, None).unwrap();
         let toml = parse(SLURM_LIKE);
         let want = place(&toml, &trace).unwrap();
         assert_eq!(got.entitlements()[..5], want.entitlements()[..5]);
@@ -459,9 +483,21 @@ fairshare|idle|bob||1|
         assert_eq!(got.absent.len(), 1, "bob's second association, under idle");
         assert!(!is_sacctmgr("[users]\nalice = { account = \"a|b\" }"));
         let two = format!("{sacctmgr}other|root|||1|\n");
-        assert!(from_sacctmgr(&two, &trace)
+        assert!(from_sacctmgr(&two, &trace, None)
             .unwrap_err()
             .contains("several clusters"));
+        // The configuration's ClusterName picks its lines, and one the output lacks is refused.
+        let picked = from_sacctmgr(&two, &trace, Some("fairshare")).unwrap();
+        assert_eq!(picked.entitlements(), got.entitlements());
+        let other = from_sacctmgr(&two, &trace, Some("other")).unwrap();
+        assert_eq!(other.unlisted, trace.len(), "no user is listed there");
+        let missing = from_sacctmgr(&two, &trace, Some("peer")).unwrap_err();
+        assert!(
+            missing.contains(
+                "lists the clusters fairshare, other, not the configuration's ClusterName=peer"
+            ),
+            "{missing}"
+        );
     }
 
     /// Each trace user's association factor is its priority (its own, else its account's up
@@ -482,20 +518,20 @@ fairshare|chemistry|dave||1||0
 ";
         assert!(is_sacctmgr(sacctmgr));
         let trace = users(&["alice", "bob", "carol", "dave", "erin"]);
-        let got = from_sacctmgr(sacctmgr, &trace).unwrap();
+        let got = from_sacctmgr(sacctmgr, &trace, None).unwrap();
         assert_eq!(got.assoc_factors, Some(vec![0.25, 1.0, 0.0, 0.0, 0.0]));
         let none = sacctmgr
             .replace("||200", "||")
             .replace("|root|50", "|root|");
-        let got = from_sacctmgr(&none, &trace).unwrap();
+        let got = from_sacctmgr(&none, &trace, None).unwrap();
         assert_eq!(got.assoc_factors, None);
         let six: String = (none.lines())
             .map(|l| format!("{}\n", l.rsplit_once('|').unwrap().0))
             .collect();
         assert!(is_sacctmgr(&six));
-        let got = from_sacctmgr(&six, &trace).unwrap();
+        let got = from_sacctmgr(&six, &trace, None).unwrap();
         assert_eq!((got.assoc_factors, got.unlisted), (None, 1));
-        let bad = from_sacctmgr(&sacctmgr.replace("||200", "||high"), &trace).unwrap_err();
+        let bad = from_sacctmgr(&sacctmgr.replace("||200", "||high"), &trace, None).unwrap_err();
         assert!(bad.contains("Priority"), "{bad}");
     }
 

@@ -104,9 +104,17 @@ pub fn slurm_duration(text: &str) -> Result<Option<u64>, BadDuration> {
         .ok_or(BadDuration)
 }
 
+/// A duration of Slurm's configuration (`PriorityDecayHalfLife`, `PriorityCalcPeriod`,
+/// `PriorityMaxAge`) as Slurm reads it: [`slurm_duration`], rounded up to whole minutes, the
+/// configuration's resolution (`PriorityCalcPeriod=00:00:30` is a minute to Slurm, and
+/// `scontrol show config` prints it `00:01:00`).
+pub fn slurm_conf_duration(text: &str) -> Result<Option<u64>, BadDuration> {
+    Ok(slurm_duration(text)?.map(|s| s.div_ceil(60) * 60))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{parse_seconds, slurm_duration, BadDuration};
+    use super::{parse_seconds, slurm_conf_duration, slurm_duration, BadDuration};
 
     #[derive(serde::Deserialize, Debug)]
     struct Config {
@@ -159,6 +167,18 @@ mod tests {
                 "{negative}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn configuration_durations_are_whole_minutes_rounded_up() {
+        assert_eq!(slurm_conf_duration("00:00:30"), Ok(Some(60)));
+        assert_eq!(slurm_conf_duration("00:01:00"), Ok(Some(60)));
+        assert_eq!(slurm_conf_duration("00:01:01"), Ok(Some(120)));
+        assert_eq!(slurm_conf_duration("00:00:00"), Ok(Some(0)));
+        assert_eq!(slurm_conf_duration("5"), Ok(Some(300)));
+        assert_eq!(slurm_conf_duration("7-0"), Ok(Some(604_800)));
+        assert_eq!(slurm_conf_duration("NONE"), Ok(None));
+        assert_eq!(slurm_conf_duration("soon"), Err(BadDuration));
     }
 
     #[test]

@@ -13,7 +13,9 @@ mod machine;
 mod tres;
 
 pub use account::{fairshare_parents, Account, AccountError, AccountTree, RawShares};
-pub use duration::{parse_seconds, seconds, slurm_duration, whole_seconds, BadDuration};
+pub use duration::{
+    parse_seconds, seconds, slurm_conf_duration, slurm_duration, whole_seconds, BadDuration,
+};
 pub use input::ReadStats;
 pub use job::{Chunk, JobRequest, Task};
 pub use machine::{partition_property, MachineCatalogue, NodeType, PARTITION_PROPERTY};

@@ -270,6 +270,15 @@ impl PolicySpec {
         })
     }
 
+    /// Whether the specification as written sets the parameter `key` (`decay` in
+    /// `fairshare:decay=half-life:600`), rather than leaving it at its default.
+    pub fn sets(&self, key: &str) -> bool {
+        let params = self.name.split_once(':').map_or("", |(_, params)| params);
+        params
+            .split(',')
+            .any(|p| p.split_once('=').is_some_and(|(k, _)| k == key))
+    }
+
     /// SDRF's time constant τ in seconds (∞ for policies without commitments).
     pub fn tau(&self) -> f64 {
         match self.kind {
@@ -390,6 +399,16 @@ fn written(entry: &Entry) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_specification_tells_the_parameters_it_sets() {
+        let spec: PolicySpec = "fairshare:function=fair-tree,decay=step:72h:0.5"
+            .parse()
+            .unwrap();
+        assert!(spec.sets("decay") && spec.sets("function"));
+        assert!(!spec.sets("refresh") && !spec.sets("step"));
+        assert!(!"fairshare".parse::<PolicySpec>().unwrap().sets("decay"));
+    }
 
     #[test]
     fn parses_every_form() {

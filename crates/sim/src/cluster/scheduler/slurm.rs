@@ -54,7 +54,7 @@ use super::{
     Cycle, EndRelease, LoopTurns, Pass, Reservations, Scheduler, SchedulerEntry, WholeQueuePasses,
 };
 use fairshare_core::error::Invalid;
-use fairshare_core::model::{slurm_duration, Time, TresWeights};
+use fairshare_core::model::{slurm_conf_duration, Time, TresWeights};
 use fairshare_core::priority::multifactor::{JobPriority, Tres};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -303,7 +303,8 @@ fn tres_weights(value: &str) -> Result<(Tres, Vec<String>), Invalid> {
 
 /// The multifactor job priority of a Slurm configuration, and the non-zero weights it leaves
 /// out. `scontrol show config` writes `(null)` for an unset weight, and durations as `7-00:00:00`
-/// or `00:01:00`; `slurm.conf` may write `PriorityCalcPeriod` as minutes.
+/// or `00:01:00`; `slurm.conf` may write `PriorityCalcPeriod` as minutes, and Slurm rounds its
+/// durations up to whole minutes.
 fn job_priority<'a>(
     setting: &impl Fn(&str) -> Option<&'a str>,
 ) -> Result<(JobPriority, Vec<String>), Invalid> {
@@ -322,7 +323,7 @@ fn job_priority<'a>(
     };
     let duration = |key: &str| -> Result<Option<f64>, Invalid> {
         value(key)
-            .map(|v| match slurm_duration(v) {
+            .map(|v| match slurm_conf_duration(v) {
                 Ok(Some(s)) => Ok(s as f64),
                 _ => Err(format!(
                     "{key} takes a Slurm duration such as 7-0 or 00:05:00, found {v:?}"
@@ -646,6 +647,9 @@ mod tests {
         // slurm.conf writes PriorityCalcPeriod in minutes.
         let (parameters, _) = from(&[("PriorityCalcPeriod", "2")]).unwrap();
         assert_eq!(parameters.priority.calc_period_s, 120.0);
+        // Slurm reads its durations in whole minutes, rounded up: 30 s is a minute.
+        let (parameters, _) = from(&[("PriorityCalcPeriod", "00:00:30")]).unwrap();
+        assert_eq!(parameters.priority.calc_period_s, 60.0);
         let (_, notes) = from(&[("PriorityCalcPeriod", "0"), ("PriorityWeightAge", "1")]).unwrap();
         assert_eq!(
             notes,
