@@ -53,7 +53,7 @@ def replay_run(
     drain: bool = False,
     rule: str = "head-of-line",
     scheduler: str = "fill",
-    placement: str = "first",
+    placement: str | None = None,
     overrun: str = "kill",
     slurm_conf: Optional[str] = None,
     site_weight: Optional[int] = None,

@@ -174,7 +174,12 @@ class Result:
         resources = self._resources
         dtypes = {**JOBS, **{f"requested_{r}": _REAL for r in resources}, **{f"allocated_{r}": _REAL for r in resources}}
         dtypes["policy"] = self._policy_type(recorded=False)
+        # The trace's own job ids: numbers for SWF and Google, a Slurm dump's JobID (``123_4``
+        # for an array's task) as text unless every one of them is a number.
+        dtypes["job_id"] = _TEXT
         table = pd.read_csv(self._jobs_path, dtype=dtypes, keep_default_na=False, na_values=[""])
+        if table["job_id"].str.fullmatch(r"[0-9]+").all():
+            table["job_id"] = table["job_id"].astype("uint64")
         return table.astype({"killed_at_walltime": "bool", "success": "bool"})
 
     @cached_property
@@ -383,7 +388,7 @@ def replay(
     drain: bool = False,
     rule: str = "head-of-line",
     scheduler: str = "fill",
-    placement: str = "first",
+    placement: str | None = None,
     overrun: str = "kill",
     slurm_conf: Optional[Path] = None,
     site_weight: Optional[int] = None,
@@ -416,7 +421,7 @@ def replay(
     the weight of a policy's site factors there, as ``--site-weight``, and ``site_interval``
     how often the adapter writes them, as ``--site-interval``, ``"5s"`` or seconds);
     ``placement`` ``"first"``, ``"best"`` (the fullest node with room) or ``"slurm"`` (Slurm's
-    ``select/cons_tres``); ``overrun`` ``"kill"`` (a job that ran past its walltime request is killed at it) or
+    ``select/cons_tres``; by default under ``scheduler="slurm"``, ``"first"`` otherwise); ``overrun`` ``"kill"`` (a job that ran past its walltime request is killed at it) or
     ``"extend"`` (it runs in full). For a Slurm dump, ``partitions`` (the saved output of
     ``scontrol show partition``), ``qos`` (of ``sacctmgr -P -n show qos
     format=Name,UsageFactor,Priority``) and ``max_tres`` (``PriorityFlags=MAX_TRES``) bill each

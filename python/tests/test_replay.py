@@ -121,6 +121,28 @@ def test_a_slurm_dump_takes_its_defaults_from_the_sites_configuration_as_the_cli
     same_as_cli(tmp_path, result, args)
 
 
+def test_a_slurm_dumps_jobs_join_back_to_the_dump_by_their_job_ids(tmp_path):
+    day = "2026-01-01T00:"
+    dump = tmp_path / "sacct.txt"
+    dump.write_text(
+        "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State\n"
+        f"4711|alice|a|{day}00:00|{day}00:00|{day}01:40|00:01:40|00:01:40|cpu=2,node=1|cpu|COMPLETED\n"
+        f"10_1|bob|a|{day}00:01|{day}00:01|{day}00:50|00:00:49|00:00:50|cpu=1,node=1|cpu|COMPLETED\n"
+        f"10_2|bob|a|{day}00:01|{day}00:02|{day}00:50|00:00:48|00:00:50|cpu=1,node=1|cpu|COMPLETED\n"
+    )
+    result = fairshare.replay(
+        dump, ["fifo", "drf"], capacity={"cpu": 4}, scheduler="slurm", drain=True, jobs=True, progress=False
+    )
+    jobs = result.jobs
+    assert jobs["job_id"].dtype == "string"
+    sacct = pd.read_csv(dump, sep="|", dtype={"JobID": "string"})
+    joined = jobs.merge(sacct, left_on="job_id", right_on="JobID")
+    assert len(joined) == len(jobs) == 6, "every row of both policies, by Slurm's JobID"
+    assert (joined["user"] == joined["User"]).all()
+    plain = result.jobs[result.jobs["job_id"] == "4711"]
+    assert plain["user"].tolist() == ["alice", "alice"]
+
+
 def test_qos_priorities_order_a_slurm_dumps_jobs_and_bill_them_as_the_cli_does(tmp_path):
     day = "2026-01-01T00:"
     dump = tmp_path / "sacct.txt"

@@ -107,7 +107,12 @@ pub struct ClusterArgs {
     /// TRES), PriorityMaxAge, PriorityFavorSmall, PriorityCalcPeriod and OverTimeLimit, and
     /// its partitions' PriorityTier and PriorityJobFactor, the order of jobs; a partition's
     /// OverSubscribe=EXCLUSIVE gives its jobs whole nodes; what it sets that the model leaves
-    /// out is named in a note. Without it, Slurm 22.05's defaults.
+    /// out is named in a note. What the command leaves out comes from it, each in a note: a
+    /// Slurm dump's machines (its nodes and partitions) and billing (TRESBillingWeights), the
+    /// placement (slurm), the cluster of a sacctmgr output that lists several (ClusterName),
+    /// and Slurm's own `fairshare` policy's half-life, period (whole minutes, rounded up, as
+    /// Slurm reads them), billing units and function (NO_FAIR_TREE: classic), unless the
+    /// policy's text sets them. Without it, Slurm 22.05's defaults.
     #[arg(long, value_name = "FILE")]
     pub slurm_conf: Option<PathBuf>,
     /// With `--scheduler slurm` and a policy other than Slurm's own fairshare: the weight the

@@ -1485,3 +1485,41 @@ fn a_slurm_replay_takes_its_defaults_from_the_sites_configuration() {
         "{stderr}"
     );
 }
+
+/// A Slurm dump's per-job table names each job by its `JobID` (an array's task as `10_1`),
+/// so that every row joins back to the dump's own line by it.
+#[test]
+fn the_per_job_table_names_a_slurm_dumps_jobs_by_their_job_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let day = "2026-01-01T00:";
+    let rows = [
+        "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State".to_owned(),
+        format!("4711|alice|a|{day}00:00|{day}00:00|{day}01:40|00:01:40|00:01:40|cpu=2,node=1|cpu|COMPLETED"),
+        format!("10_1|bob|a|{day}00:01|{day}00:01|{day}00:50|00:00:49|00:00:50|cpu=1,node=1|cpu|COMPLETED"),
+        format!("4711.batch|alice|a|{day}00:00|{day}00:00|{day}01:40|00:01:40||cpu=2,node=1|cpu|COMPLETED"),
+        format!("10_2|bob|a|{day}00:01|{day}00:02|{day}00:50|00:00:48|00:00:50|cpu=1,node=1|cpu|COMPLETED"),
+    ];
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let dump = write_rows(dir.path(), &rows, None);
+    let jobs = dir.path().join("jobs.csv");
+    let out = replay_slurm_dump(&dump, &jobs, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut listed = job_cells(&jobs, ["job_id", "user", "recorded_starting_time"]);
+    listed.sort();
+    let origin = 1_767_225_600; // 2026-01-01T00:00:00Z
+    let row = |id: &str, user: &str, start: u64| {
+        [id, user, &(origin + start).to_string()].map(str::to_owned)
+    };
+    assert_eq!(
+        listed,
+        [
+            row("10_1", "bob", 1),
+            row("10_2", "bob", 2),
+            row("4711", "alice", 0)
+        ]
+    );
+}

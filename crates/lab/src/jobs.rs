@@ -23,6 +23,8 @@ pub struct JobTable {
     queues: Vec<String>,
     partitions: Vec<String>,
     qos: Vec<String>,
+    /// Each task's job as the trace names it, by task id (empty: the ids are the trace's).
+    job_names: Vec<String>,
     /// Node names by catalogue index; `None` for a pool.
     nodes: Option<Vec<String>>,
 }
@@ -82,6 +84,7 @@ impl JobTable {
             queues: measured.queues.clone(),
             partitions: measured.partitions.clone(),
             qos: measured.qos.clone(),
+            job_names: measured.job_names.clone(),
             nodes,
         }
     }
@@ -100,6 +103,16 @@ impl JobTable {
             .collect()
     }
 
+    /// The trace's own id of `job`: its name in the trace when the reader kept one (a Slurm
+    /// dump's `JobID`), its job's id when it is a part of one (Google's), else its id.
+    fn job_id(&self, job: &JobOutcome) -> String {
+        match (self.job_names.get(job.id as usize), job.job_part) {
+            (Some(name), _) => name.clone(),
+            (None, Some((id, _))) => id.to_string(),
+            (None, None) => job.id.to_string(),
+        }
+    }
+
     /// The row of `job` replayed under `policy`, matching [`JobTable::header`].
     pub fn row(&self, policy: &str, job: &JobOutcome) -> Vec<String> {
         let user = job.user as usize;
@@ -111,7 +124,7 @@ impl JobTable {
         let mut row = vec![
             policy.to_owned(),
             job.id.to_string(),
-            job.job_part.map_or(job.id, |(id, _)| id).to_string(),
+            self.job_id(job),
             job.job_part
                 .map_or(String::new(), |(_, index)| index.to_string()),
             name(&self.users, user),

@@ -236,6 +236,9 @@ pub struct MeasuredTrace {
     pub partitions: Vec<String>,
     /// The trace's QOS names, by the index its tasks carry.
     pub qos: Vec<String>,
+    /// Each task's job as the trace names it, by task id (a Slurm dump's `JobID`); empty when
+    /// the ids are the trace's own.
+    pub job_names: Vec<String>,
     /// The format as detected.
     pub format: Format,
     /// The trace's resources that tasks request (indices into the reader's resources).
@@ -349,6 +352,7 @@ impl MeasuredTrace {
             queues: source.queues().to_vec(),
             partitions: source.partitions().to_vec(),
             qos: source.qos().to_vec(),
+            job_names: source.job_names().to_vec(),
             format,
             keep,
             kept,

@@ -243,9 +243,13 @@ impl<S: Slurm> Adapter<S> {
     /// history the ranker refused midway is dropped, so the next pass rebuilds it.
     pub fn pass(&mut self, now: Time) -> Result<Reconciliation, AdapterError> {
         self.calls.set(0);
-        let (mut notes, max_tres) = self.check_setup()?;
+        let (mut notes, max_tres, cluster_name) = self.check_setup()?;
         let tree = self.read(&SACCTMGR_COMMAND, parse_assoc)?;
-        let clients = clients(&tree, self.config.cluster.as_deref())?;
+        // The configuration's `cluster`, else the one `scontrol show config` names when
+        // sacctmgr lists it (a site's several clusters share one slurmdbd).
+        let named = cluster_name.filter(|name| tree.tree_of(name).is_some());
+        let cluster = self.config.cluster.as_deref().or(named.as_deref());
+        let clients = clients(&tree, cluster)?;
         let nodes = self.read(&SINFO_COMMAND, parse_nodes)?;
         let machines =
             Machines::of(&nodes, &self.config.partitions).map_err(AdapterError::Machines)?;
@@ -336,9 +340,10 @@ impl<S: Slurm> Adapter<S> {
     }
 
     /// Reads Slurm's priority settings: an error where site factors cannot order jobs, a
-    /// note where the mapping and the settings disagree or a setting is not modelled; and
-    /// whether Slurm bills with `PriorityFlags=MAX_TRES`.
-    fn check_setup(&self) -> Result<(Vec<String>, bool), AdapterError> {
+    /// note where the mapping and the settings disagree or a setting is not modelled;
+    /// whether Slurm bills with `PriorityFlags=MAX_TRES`; and the cluster's name
+    /// (`ClusterName`), whose associations are ranked when `sacctmgr` lists several clusters.
+    fn check_setup(&self) -> Result<(Vec<String>, bool, Option<String>), AdapterError> {
         let config = self.read(&["scontrol", "show", "config"], |t| Ok(t.to_string()))?;
         let value = |key: &str| setting(&config, key);
         let kind = value("PriorityType").unwrap_or_default();
@@ -360,7 +365,10 @@ impl<S: Slurm> Adapter<S> {
             ));
         }
         let max_tres = priority_flags(value).any(|f| f == "MAX_TRES");
-        Ok((notes, max_tres))
+        let cluster_name = value("ClusterName")
+            .filter(|name| !name.is_empty() && *name != "(null)")
+            .map(str::to_owned);
+        Ok((notes, max_tres, cluster_name))
     }
 
     /// Under Fair Tree, `sshare`'s order of the associations that wait beside fairshare's.

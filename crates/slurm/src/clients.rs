@@ -12,7 +12,7 @@ pub enum AssocError {
     #[error("cluster `{0}` has no root account in sacctmgr's associations")]
     NoRoot(String),
     /// Several clusters are listed and none was chosen.
-    #[error("sacctmgr lists several clusters ({0}); name one in the configuration (`cluster`)")]
+    #[error("sacctmgr lists several clusters ({0}) and `scontrol show config` names none of them (ClusterName); name one in the configuration (`cluster`)")]
     WhichCluster(String),
     /// The cluster's tree has no client to rank.
     #[error(transparent)]

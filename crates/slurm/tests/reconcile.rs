@@ -284,6 +284,32 @@ fn priority_basic_is_refused_and_a_fairshare_weight_under_replace_is_said() {
     );
 }
 
+/// A slurmdbd that serves two clusters lists both in `sacctmgr`: the adapter ranks the one
+/// `scontrol show config` names (`ClusterName`) unless its configuration names one, and
+/// without either it says which to choose.
+#[test]
+fn the_cluster_scontrol_names_is_ranked_when_sacctmgr_lists_several() {
+    let mut fake = Fake::new();
+    let both = recorded("sacctmgr.txt") + &recorded("sacctmgr.txt").replace("fairshare|", "peer|");
+    fake.outputs.insert("sacctmgr", both);
+    let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
+    let refused = adapter.pass(now()).unwrap_err().to_string();
+    assert!(
+        refused.contains("several clusters (fairshare, peer)"),
+        "{refused}"
+    );
+    let named = "PriorityType = priority/multifactor\nPriorityWeightFairShare = 0\nClusterName = fairshare\n";
+    fake.outputs.insert("scontrol", named.into());
+    let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
+    let by_name = adapter.pass(now()).unwrap();
+    let mut alone = Fake::new();
+    alone.outputs.insert("scontrol", named.into());
+    let mut adapter = Adapter::new(&alone, config("sdrf")).unwrap();
+    let one_cluster = adapter.pass(now()).unwrap();
+    assert_eq!(by_name.plan.standings, one_cluster.plan.standings);
+    assert!(!by_name.plan.standings.is_empty());
+}
+
 #[test]
 fn associations_with_parent_and_zero_shares_are_ranked() {
     let mut fake = Fake::new();

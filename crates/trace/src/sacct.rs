@@ -228,6 +228,8 @@ fn read_jobs(
         meta.found();
         job.events().for_each(|t| meta.event(t));
         let id = meta.stats.tasks_found - 1;
+        let name = String::from_utf8_lossy(record.raw(cols[0]));
+        meta.job_names.push(name.trim().to_owned());
         match job.task(id) {
             Ok(task) => {
                 held += u64::from(task.submit > job.submit);

@@ -29,6 +29,10 @@ pub trait TaskSource: Iterator<Item = Result<Task, TraceError>> {
     fn qos(&self) -> &[String];
     /// What has been read, yielded and skipped so far.
     fn stats(&self) -> &ReadStats;
+    /// Each task's job as the trace names it, by [`Task::id`], where the trace's own job ids
+    /// are not numbers fairshare keeps as ids (a Slurm dump's `JobID`, `123_4` for an array's
+    /// task); empty otherwise.
+    fn job_names(&self) -> &[String];
 }
 
 /// What a source knows besides its tasks, and the counting every reader shares.
@@ -41,6 +45,8 @@ pub(crate) struct Meta {
     qos: Names,
     lenient: bool,
     pub stats: ReadStats,
+    /// Each task's job as the trace names it, by task id, when the reader keeps them.
+    pub job_names: Vec<String>,
 }
 
 impl Meta {
@@ -55,6 +61,7 @@ impl Meta {
             qos: Names::default(),
             lenient,
             stats: ReadStats::default(),
+            job_names: Vec::new(),
         }
     }
 
@@ -265,5 +272,9 @@ impl<R: Reader> TaskSource for Source<R> {
 
     fn stats(&self) -> &ReadStats {
         &self.meta.stats
+    }
+
+    fn job_names(&self) -> &[String] {
+        &self.meta.job_names
     }
 }
