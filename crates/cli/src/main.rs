@@ -5,6 +5,7 @@ mod agent;
 mod allocate;
 mod baa;
 mod cloud;
+mod collect;
 mod draw;
 mod generate;
 mod operator;

@@ -31,6 +31,7 @@ PriorityWeightFairshare=0 (mapping `replace`) the order of jobs is fairshare's.
   fairshare slurm sync --policy sdrf             rank by SDRF and write the site factors
   fairshare slurm watch --interval 60s           the same every minute, until SIGTERM
   fairshare slurm reset                          set every pending job's site factor back to 0
+  fairshare slurm collect site/                  the site's history and settings, for a what-if
 
 The configuration (default /etc/fairshare/slurm.toml; deploy/slurm.toml is an example) names
 the policy, weight, mapping, interval, window and partitions; docs/slurm.md says how to set a
@@ -58,6 +59,11 @@ enum Command {
     Reset(ResetArgs),
     /// Draw a test workload from a real trace: a plan of submissions for a test cluster.
     Draw(crate::draw::DrawArgs),
+    /// Write a site bundle: the verbatim outputs of the Slurm commands a replay of the site's
+    /// history reads (sacct over a window, scontrol's configuration, nodes and partitions,
+    /// sacctmgr's associations and QOS), with a manifest; --dry-run prints the shell commands
+    /// that make the same bundle where fairshare is not installed.
+    Collect(crate::collect::CollectArgs),
 }
 
 /// What every subcommand takes.
@@ -127,6 +133,7 @@ pub fn run(args: Args) -> Result<()> {
         Command::Watch(args) => watch(&args),
         Command::Reset(args) => reset(&args),
         Command::Draw(args) => crate::draw::run(args),
+        Command::Collect(args) => crate::collect::run(args),
     }
 }
 

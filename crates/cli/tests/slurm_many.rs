@@ -229,10 +229,64 @@ fn the_replay_predicts_a_small_run() {
         median <= 30.0,
         "median |start error| {median} s, above one backfill interval"
     );
+    collect_makes_what_the_shell_commands_make(began.trim(), ids.len());
     // Its usage would enter part 1's comparison with sshare, where a job that ends in the same
     // second as a decay tick is charged a tick's decay apart (scripts/slurm/after-tick.sh):
     // the rest of the test starts on a fresh cluster, as it did before this part.
     script("up.sh", &["--fresh", "fair-tree", "--layout", "many"]);
+}
+
+/// `slurm collect` over the small run writes a bundle whose dump lists its `jobs` jobs, and
+/// whose dump, associations and QOS are, byte for byte, what the shell commands its
+/// `--dry-run` prints write (the configuration, nodes and partitions carry the moment they
+/// were read, so they are only checked to be there).
+fn collect_makes_what_the_shell_commands_make(began: &str, jobs: usize) {
+    let until = run("date", &["-u", "+%Y-%m-%dT%H:%M:%S"]);
+    let window = ["--since", began, "--until", until.trim()];
+    let dir = tempfile::tempdir().unwrap();
+    let collected = dir.path().join("collected");
+    let fairshare = env!("CARGO_BIN_EXE_fairshare");
+    let collect = |extra: &[&str]| {
+        let args = [
+            &["slurm", "collect", collected.to_str().unwrap()][..],
+            &window,
+            extra,
+        ];
+        run(fairshare, &args.concat())
+    };
+    collect(&[]);
+    let script = collect(&["--dry-run"]);
+    let scripted = dir.path().join("scripted");
+    std::fs::create_dir(&scripted).unwrap();
+    let config = run("scontrol", &["show", "config"]);
+    let value = |key: &str| {
+        let line = config.lines().find(|l| l.starts_with(key)).unwrap();
+        line.split_once('=').unwrap().1.trim().to_owned()
+    };
+    let status = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .current_dir(&scripted)
+        .env("CLUSTER", value("ClusterName"))
+        .env("STATE", value("StateSaveLocation"))
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "the shell commands of --dry-run:\n{script}"
+    );
+    let read = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    for name in ["sacct.txt", "assoc.txt", "qos.txt"] {
+        assert_eq!(read(&collected, name), read(&scripted, name), "{name}");
+    }
+    for name in ["config.txt", "last-decay.txt", "manifest.toml"] {
+        assert!(!read(&collected, name).is_empty(), "{name}");
+    }
+    let dump = read(&collected, "sacct.txt");
+    let is_job = |id: &str| !id.is_empty() && id.chars().all(|c| c.is_ascii_digit());
+    let listed = dump
+        .lines()
+        .filter(|l| l.split('|').next().is_some_and(is_job));
+    assert_eq!(listed.count(), jobs, "the dump lists every job of the run");
 }
 
 /// Part 1: every association, at a tick and between ticks.

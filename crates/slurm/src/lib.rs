@@ -29,6 +29,8 @@
 //! - [`submit`]: the table `job_submit.lua` reads to rank a job at its submission.
 //! - [`clients`]: the associations of the cluster served, as the reconcile's clients.
 //! - [`config`]: the adapter's configuration file.
+//! - [`bundle`]: a site bundle, the verbatim outputs of named commands that a replay of the
+//!   site's history reads, collected here or by the shell commands it prints.
 //! - [`adapter`]: one pass against a live Slurm, through the reconcile of `fairshare-reconcile`
 //!   (history, order of starts, site factors, writes): its writes made with `scontrol` and
 //!   read back with `sprio`.
@@ -36,6 +38,7 @@
 
 pub mod accounting;
 pub mod adapter;
+pub mod bundle;
 pub use fairshare_trace::assoc;
 pub mod clients;
 pub mod command;

@@ -1,0 +1,105 @@
+//! `fairshare slurm collect`: a site bundle made on a host where Slurm's commands work. The
+//! command reads its options and shows progress; the bundle's files and commands are
+//! `fairshare-slurm`'s.
+
+use anyhow::{bail, Context, Result};
+use fairshare_lab::input::parse_duration;
+use fairshare_slurm::adapter::Slurm;
+use fairshare_slurm::bundle::{cluster_name, state_save_location, Bundle, Window};
+use fairshare_slurm::command::Runner;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where the adapter's configuration is, when the site runs it (copied into the bundle).
+const ADAPTER_CONFIG: &str = "/etc/fairshare/slurm.toml";
+
+/// Arguments of `fairshare slurm collect`.
+#[derive(clap::Args)]
+pub struct CollectArgs {
+    /// The folder the bundle is written to (made if need be).
+    dir: PathBuf,
+    /// The start of the accounting window, as `sacct -S` takes it (`2026-10-01`,
+    /// `2026-10-01T00:00:00`, `now-30days`), in UTC.
+    #[arg(long, default_value = "now-30days")]
+    since: String,
+    /// The end of the window, as `sacct -E` takes it.
+    #[arg(long, default_value = "now")]
+    until: String,
+    /// The cluster whose associations are listed; default: `scontrol show config`'s
+    /// ClusterName.
+    #[arg(long)]
+    cluster: Option<String>,
+    /// The folder of Slurm's commands; default: found on PATH.
+    #[arg(long, value_name = "DIR")]
+    bin: Option<PathBuf>,
+    /// How long one command may take (a month of a large site's `sacct` takes minutes).
+    #[arg(long, value_parser = parse_duration, default_value = "30m")]
+    timeout: u64,
+    /// Print the shell commands that make the same bundle, and run nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Runs `fairshare slurm collect`.
+pub fn run(args: CollectArgs) -> Result<()> {
+    let runner = Runner {
+        bin: args.bin.clone(),
+        timeout: Duration::from_micros(args.timeout),
+    };
+    let window = Window {
+        since: args.since.clone(),
+        until: args.until.clone(),
+    };
+    if args.dry_run {
+        let cluster = args.cluster.as_deref().unwrap_or("$CLUSTER");
+        print!("{}", Bundle::new(cluster, window).script("$STATE"));
+        println!("# CLUSTER: scontrol show config's ClusterName; STATE: its StateSaveLocation");
+        return Ok(());
+    }
+    let config = Slurm::run(&runner, &["scontrol", "show", "config"])
+        .context("reading Slurm's configuration")?;
+    let cluster = match args.cluster.clone().or_else(|| cluster_name(&config)) {
+        Some(cluster) => cluster,
+        None => bail!("scontrol show config names no ClusterName; give --cluster"),
+    };
+    let state = state_save_location(&config).map(PathBuf::from);
+    let bundle = Bundle::new(&cluster, window);
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} collecting {msg} ({elapsed})").expect("valid"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    let manifest = bundle.collect(&runner, &args.dir, state.as_deref(), &mut |file| {
+        bar.set_message(file.to_owned());
+        if bar.is_hidden() {
+            eprintln!("collecting {file}");
+        }
+    });
+    bar.finish_and_clear();
+    let manifest = manifest.with_context(|| format!("collecting into {}", args.dir.display()))?;
+    copy_adapter_config(&args.dir)?;
+    eprintln!(
+        "bundle of cluster {} ({}, {} to {}) in {}{}",
+        manifest.cluster,
+        manifest.slurm_version,
+        manifest.since,
+        manifest.until,
+        args.dir.display(),
+        match manifest.last_decay {
+            true => String::new(),
+            false => "; StateSaveLocation is not readable here, so the last decay's time is left out (run on the controller's host to keep it)".to_owned(),
+        }
+    );
+    Ok(())
+}
+
+/// Copies the adapter's configuration into the bundle when the site runs the adapter here.
+fn copy_adapter_config(dir: &Path) -> Result<()> {
+    let from = Path::new(ADAPTER_CONFIG);
+    if from.exists() {
+        let to = dir.join("adapter.toml");
+        std::fs::copy(from, &to).with_context(|| format!("copying {ADAPTER_CONFIG}"))?;
+    }
+    Ok(())
+}

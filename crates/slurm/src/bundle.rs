@@ -1,0 +1,363 @@
+//! A site bundle: a folder of the verbatim outputs of named Slurm commands, everything a replay
+//! of the site's history needs and nothing else, so that an administrator can make one where
+//! Slurm's commands work (with `fairshare slurm collect`, or with the shell commands
+//! [`Bundle::script`] prints, on a host where fairshare is not installed) and predict policies
+//! on it anywhere else. Every number a prediction takes from the site can then be traced to a
+//! line of one of these files.
+
+use crate::adapter::Slurm;
+use crate::command::CommandError;
+use std::path::{Path, PathBuf};
+
+/// The `sacct` fields a bundle's dump holds: every field the replay reads.
+pub const DUMP_FORMAT: &str = "JobID,User,Account,Submit,Eligible,Start,End,Elapsed,Timelimit,\
+AllocTRES,ReqTRES,Partition,State,QOS,Flags,ReqNodes,Constraints";
+
+/// The bundle's files: the accounting dump, the configuration with its nodes and partitions,
+/// the associations, the QOS, the time of the last decay, the manifest.
+pub const DUMP: &str = "sacct.txt";
+/// `scontrol show config`, `show node` and `show partition`, in one file.
+pub const CONFIG: &str = "config.txt";
+/// `sacctmgr show assoc` of the cluster.
+pub const ASSOC: &str = "assoc.txt";
+/// `sacctmgr show qos`.
+pub const QOS: &str = "qos.txt";
+/// When `slurmctld` last decayed usage (the modification time of `priority_last_decay_ran`).
+pub const LAST_DECAY: &str = "last-decay.txt";
+/// What was collected, when, by which commands.
+pub const MANIFEST: &str = "manifest.toml";
+
+/// What a bundle is collected over: the accounting window, in `sacct`'s time format (UTC).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// From (`sacct -S`), such as `2026-10-29T00:00:00` or `now-30days`.
+    pub since: String,
+    /// Until (`sacct -E`), such as `now`.
+    pub until: String,
+}
+
+/// One file of a bundle and the commands whose outputs, one after another, make it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// The file's name in the bundle.
+    pub file: &'static str,
+    /// The commands, each the program then its arguments.
+    pub commands: Vec<Vec<String>>,
+}
+
+/// The parts of a bundle of the cluster `cluster` (`scontrol show config`'s `ClusterName`)
+/// over `window`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bundle {
+    /// The cluster whose associations are listed.
+    pub cluster: String,
+    /// The window of the dump.
+    pub window: Window,
+    /// The files made by commands, in the order they are made.
+    pub parts: Vec<Part>,
+}
+
+/// Why a bundle could not be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BundleError {
+    /// A command gave no usable answer.
+    #[error(transparent)]
+    Command(#[from] CommandError),
+    /// `scontrol show config` names no cluster.
+    #[error("`scontrol show config` names no ClusterName, whose associations the bundle lists")]
+    NoCluster,
+    /// A file could not be written.
+    #[error("{path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// A command as words.
+fn words(command: &[&str]) -> Vec<String> {
+    command.iter().map(|w| w.to_string()).collect()
+}
+
+impl Bundle {
+    /// The bundle of `cluster` over `window`.
+    pub fn new(cluster: &str, window: Window) -> Bundle {
+        let dump = words(&[
+            "sacct",
+            "--allusers",
+            "--parsable2",
+            &format!("--starttime={}", window.since),
+            &format!("--endtime={}", window.until),
+            &format!("--format={DUMP_FORMAT}"),
+        ]);
+        let part = |file, commands: &[&[&str]]| Part {
+            file,
+            commands: commands.iter().map(|c| words(c)).collect(),
+        };
+        let assoc_of = format!("cluster={cluster}");
+        let parts = vec![
+            part(
+                CONFIG,
+                &[
+                    &["scontrol", "show", "config"],
+                    &["scontrol", "show", "node"],
+                    &["scontrol", "show", "partition"],
+                ],
+            ),
+            part(
+                ASSOC,
+                &[&[
+                    "sacctmgr",
+                    "-P",
+                    "-n",
+                    "show",
+                    "assoc",
+                    "where",
+                    &assoc_of,
+                    "format=Cluster,Account,User,Partition,Share,ParentName,Priority",
+                ]],
+            ),
+            part(
+                QOS,
+                &[&[
+                    "sacctmgr",
+                    "-P",
+                    "-n",
+                    "show",
+                    "qos",
+                    "format=Name,UsageFactor,Priority",
+                ]],
+            ),
+            Part {
+                file: DUMP,
+                commands: vec![dump],
+            },
+        ];
+        Bundle {
+            cluster: cluster.to_owned(),
+            window,
+            parts,
+        }
+    }
+
+    /// The shell commands that make this bundle in the current folder without fairshare, one
+    /// per file, each with `TZ=UTC` as fairshare runs them; `state` is `StateSaveLocation`.
+    pub fn script(&self, state: &str) -> String {
+        let mut lines = Vec::new();
+        for part in &self.parts {
+            let commands: Vec<String> = (part.commands.iter())
+                .map(|c| format!("TZ=UTC {}", c.join(" ")))
+                .collect();
+            lines.push(match commands.as_slice() {
+                [one] => format!("{one} > {}", part.file),
+                many => format!("{{ {}; }} > {}", many.join("; "), part.file),
+            });
+        }
+        lines.push(format!(
+            "TZ=UTC date -u -r {state}/priority_last_decay_ran +%Y-%m-%dT%H:%M:%S > {LAST_DECAY}"
+        ));
+        lines.join("\n") + "\n"
+    }
+
+    /// Runs every command through `slurm` and writes each file into `dir` (made if need be),
+    /// telling `step` the file before it is made; then the last decay's time (when
+    /// `StateSaveLocation` can be read here) and the manifest. The files hold the commands'
+    /// outputs as they are.
+    pub fn collect(
+        &self,
+        slurm: &impl Slurm,
+        dir: &Path,
+        state: Option<&Path>,
+        step: &mut dyn FnMut(&str),
+    ) -> Result<Manifest, BundleError> {
+        let write = |name: &str, text: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).map_err(|source| BundleError::Write { path, source })
+        };
+        std::fs::create_dir_all(dir).map_err(|source| BundleError::Write {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        for part in &self.parts {
+            step(part.file);
+            let mut text = String::new();
+            for command in &part.commands {
+                let command: Vec<&str> = command.iter().map(String::as_str).collect();
+                text += &slurm.run(&command)?;
+            }
+            write(part.file, &text)?;
+        }
+        let last_decay = state.and_then(last_decay);
+        if let Some(moment) = &last_decay {
+            write(LAST_DECAY, &format!("{moment}\n"))?;
+        }
+        let manifest = Manifest {
+            cluster: self.cluster.clone(),
+            since: self.window.since.clone(),
+            until: self.window.until.clone(),
+            slurm_version: slurm.run(&["scontrol", "--version"])?.trim().to_owned(),
+            last_decay: last_decay.is_some(),
+            commands: self
+                .script(&state.map_or("$StateSaveLocation".into(), |s| s.display().to_string())),
+        };
+        write(MANIFEST, &manifest.to_toml())?;
+        Ok(manifest)
+    }
+}
+
+/// The modification time of `state/priority_last_decay_ran`, in UTC as `date -u -r … +%FT%T`
+/// prints it, when the file can be read here.
+fn last_decay(state: &Path) -> Option<String> {
+    let modified = std::fs::metadata(state.join("priority_last_decay_ran"))
+        .and_then(|m| m.modified())
+        .ok()?;
+    let seconds = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
+    Some(
+        humantime::format_rfc3339_seconds(at)
+            .to_string()
+            .trim_end_matches('Z')
+            .to_owned(),
+    )
+}
+
+/// What a bundle holds, as its `manifest.toml` says.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Manifest {
+    /// The cluster.
+    pub cluster: String,
+    /// The dump's window, as given to `sacct`.
+    pub since: String,
+    /// The end of the window.
+    pub until: String,
+    /// `scontrol --version`.
+    pub slurm_version: String,
+    /// Whether the time of the last decay was read (`StateSaveLocation` is readable only on
+    /// the controller's host).
+    pub last_decay: bool,
+    /// The shell commands that make the same files.
+    pub commands: String,
+}
+
+impl Manifest {
+    /// The manifest as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a manifest of strings and a flag is TOML")
+    }
+}
+
+/// `StateSaveLocation` from `scontrol show config`'s output.
+pub fn state_save_location(config: &str) -> Option<String> {
+    setting(config, "StateSaveLocation")
+}
+
+/// `ClusterName` from `scontrol show config`'s output.
+pub fn cluster_name(config: &str) -> Option<String> {
+    setting(config, "ClusterName")
+}
+
+/// The value of `key` in `scontrol show config`'s `Key = Value` lines, unless unset.
+fn setting(config: &str, key: &str) -> Option<String> {
+    config.lines().find_map(|line| {
+        let (k, v) = line.split_once('=')?;
+        let v = v.trim();
+        (k.trim().eq_ignore_ascii_case(key) && !v.is_empty() && v != "(null)").then(|| v.to_owned())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// A Slurm that answers each command with its words, and lists the calls.
+    struct Echo(RefCell<Vec<String>>);
+
+    impl Slurm for Echo {
+        fn run(&self, command: &[&str]) -> Result<String, CommandError> {
+            self.0.borrow_mut().push(command.join(" "));
+            Ok(format!("{}\n", command.join(" ")))
+        }
+    }
+
+    fn window() -> Window {
+        Window {
+            since: "2026-10-29T00:00:00".into(),
+            until: "now".into(),
+        }
+    }
+
+    /// Each file holds its commands' outputs, one after another, as the script's line for it
+    /// makes it; the manifest names the cluster, the window and the commands.
+    #[test]
+    fn a_bundle_holds_each_commands_output_as_the_script_makes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let slurm = Echo(RefCell::new(Vec::new()));
+        let bundle = Bundle::new("emu", window());
+        let mut steps = Vec::new();
+        let manifest = bundle
+            .collect(&slurm, dir.path(), None, &mut |f| steps.push(f.to_owned()))
+            .unwrap();
+        assert_eq!(steps, [CONFIG, ASSOC, QOS, DUMP]);
+        let read = |name| std::fs::read_to_string(dir.path().join(name)).unwrap();
+        assert_eq!(
+            read(CONFIG),
+            "scontrol show config\nscontrol show node\nscontrol show partition\n"
+        );
+        assert!(read(ASSOC).contains("where cluster=emu format=Cluster,Account,User"));
+        assert!(read(DUMP).starts_with("sacct --allusers --parsable2 --starttime=2026-10-29T00:00:00 --endtime=now --format=JobID,User,Account,Submit,Eligible,"));
+        assert!(
+            !dir.path().join(LAST_DECAY).exists(),
+            "no StateSaveLocation here"
+        );
+        let script = bundle.script("/var/spool/slurmctld");
+        assert!(script.starts_with("{ TZ=UTC scontrol show config; TZ=UTC scontrol show node; TZ=UTC scontrol show partition; } > config.txt\n"), "{script}");
+        assert!(script.contains(
+            "TZ=UTC sacctmgr -P -n show qos format=Name,UsageFactor,Priority > qos.txt\n"
+        ));
+        assert!(script.ends_with("TZ=UTC date -u -r /var/spool/slurmctld/priority_last_decay_ran +%Y-%m-%dT%H:%M:%S > last-decay.txt\n"));
+        assert_eq!(
+            (manifest.cluster.as_str(), manifest.since.as_str()),
+            ("emu", "2026-10-29T00:00:00")
+        );
+        assert_eq!(manifest.slurm_version, "scontrol --version");
+        assert!(read(MANIFEST).contains("cluster = \"emu\""));
+    }
+
+    /// The time of the last decay is the file's modification time, in UTC.
+    #[test]
+    fn the_last_decay_is_the_state_files_modification_time() {
+        let state = tempfile::tempdir().unwrap();
+        let file = state.path().join("priority_last_decay_ran");
+        std::fs::write(&file, "").unwrap();
+        let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+        assert_eq!(
+            last_decay(state.path()).as_deref(),
+            Some("2026-01-01T00:00:00")
+        );
+        assert_eq!(last_decay(&state.path().join("absent")), None);
+    }
+
+    #[test]
+    fn the_cluster_and_the_state_folder_come_from_scontrol() {
+        let config = "ClusterName             = emu\nStateSaveLocation       = /var/spool/slurmctld\nPriorityType = (null)\n";
+        assert_eq!(cluster_name(config).as_deref(), Some("emu"));
+        assert_eq!(
+            state_save_location(config).as_deref(),
+            Some("/var/spool/slurmctld")
+        );
+        assert_eq!(setting(config, "PriorityType"), None);
+    }
+}
