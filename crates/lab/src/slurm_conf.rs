@@ -149,6 +149,11 @@ impl SlurmSetup {
         }
         let site = &self.fairshare;
         let calc_s = site.calc_period.as_ref().map_or(300, |(s, _)| *s);
+        // The recomputations' period the phase is taken within: the policy's when it sets one.
+        let period_s = match policy.kind {
+            PolicyKind::Fairshare(settings) if policy.sets("refresh") => settings.refresh_s,
+            _ => calc_s as f64,
+        };
         let mut added = Vec::new();
         let mut from = Vec::new();
         if !policy.sets("decay") {
@@ -167,7 +172,7 @@ impl SlurmSetup {
                 None => "PriorityCalcPeriod unset: Slurm's 5 minutes".to_owned(),
             });
         }
-        let period_us = calc_s.max(1) * 1_000_000;
+        let period_us = ((period_s * 1e6) as u64).max(1);
         if let (false, Some(started)) = (policy.sets("refresh-offset"), started) {
             let offset_s = (started.as_micros() % period_us) as f64 / 1e6;
             added.push(format!("refresh-offset={offset_s}"));
@@ -449,6 +454,51 @@ fn unmodelled_sharing(conf: &SlurmConf) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Slurm's own `fairshare` takes what its text leaves out from the configuration, as Slurm
+    /// reads it; what it sets stays; other policies are left alone.
+    #[test]
+    fn a_fairshare_policy_takes_the_sites_settings_it_leaves_out() {
+        use fairshare_core::priority::fairshare::FairshareFunction;
+        use fairshare_core::usage::decay::Decay;
+        let conf = "PriorityDecayHalfLife=00:10:00\nPriorityCalcPeriod=00:00:30\nPriorityFlags=NO_FAIR_TREE\n";
+        let setup = slurm_setup(conf).unwrap();
+        let settings = |spec: &PolicySpec| match spec.kind {
+            PolicyKind::Fairshare(settings) => settings,
+            _ => panic!("{spec:?}"),
+        };
+        let (ran, note) = setup
+            .site_policy("fairshare".parse().unwrap(), None)
+            .unwrap();
+        let ran_with = settings(&ran);
+        assert_eq!(ran.name, "fairshare", "the name as given");
+        assert_eq!(ran_with.decay, Decay::Continuous { half_life_s: 600.0 });
+        assert_eq!(ran_with.refresh_s, 60.0, "30 s is a minute to Slurm");
+        assert_eq!(ran_with.metric.entry().name, "billing");
+        assert_eq!(ran_with.function, FairshareFunction::SLURM_CLASSIC);
+        assert_eq!(note.unwrap(), "fairshare: run as fairshare:decay=half-life:600,refresh=60,usage=billing,function=slurm-classic, from the Slurm configuration (PriorityDecayHalfLife=00:10:00, PriorityCalcPeriod=00:00:30, Slurm charges billing units, PriorityFlags=NO_FAIR_TREE); give these parameters in the policy to set others");
+        let given = "fairshare:decay=half-life:7d,refresh=120,usage=cpu,function=fair-tree";
+        let started = Time::from_micros(1_767_225_600_000_000 + 75_250_000);
+        let (ran, note) = setup
+            .site_policy(given.parse().unwrap(), Some(started))
+            .unwrap();
+        assert_eq!(
+            settings(&ran).decay,
+            Decay::Continuous {
+                half_life_s: 604_800.0
+            }
+        );
+        assert_eq!(
+            settings(&ran).refresh_offset_s,
+            75.25,
+            "within the policy's 120 s"
+        );
+        assert!(note.unwrap().contains("refresh-offset=75.25, from the Slurm configuration (the controller's start in its log)"));
+        let (ran, note) = setup
+            .site_policy("sdrf".parse().unwrap(), Some(started))
+            .unwrap();
+        assert_eq!((ran.name.as_str(), note), ("sdrf", None));
+    }
 
     #[test]
     fn nodes_set_the_size_factors_cluster_and_their_absence_is_noted() {
