@@ -53,4 +53,5 @@ pub use replay::{distinct, CapacitySource, ReplayPlan, ReplayRequest};
 pub use shares::{account_results, Entitled, ShareSource};
 pub use trace::{
     LabError, MeasuredTrace, Queues, Replay, StopRule, TraceSpec, KEEP_AT_MOST, MOST_MACHINES,
+    PROGRESS_EVERY,
 };
