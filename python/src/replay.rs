@@ -13,7 +13,7 @@ use fairshare_lab::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::summary::ReplaySummary;
 use fairshare_lab::{
     CapacitySource, LabError, MeasuredTrace, Replay, ReplayPlan, ReplayRequest, ShareSource,
-    StopRule,
+    StopRule, TraceSpec,
 };
 use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
 use fairshare_sim::stats::{timed, RunStats};
@@ -281,35 +281,9 @@ fn replay_specs(
     };
     let log = run.trace.controller_log.as_deref();
     let (replay, mut conf_notes) = cluster.replay(&run.trace.billing, log)?;
-    let site = cluster.site(&run.trace.billing)?;
-    let started = log.and_then(|log| log.controller_starts.last().copied());
-    let mut site_policies = Vec::with_capacity(policies.len());
-    for policy in policies {
-        let (policy, note) = match &site {
-            Some((setup, _)) => (setup.site_policy(policy.clone(), started))
-                .map_err(|e| format!("policies: {e}"))?,
-            None => (policy.clone(), None),
-        };
-        conf_notes.extend(note.map(|n| format!("slurm_conf: {n}")));
-        site_policies.push(policy);
-    }
-    let policies = &site_policies[..];
-    let dump = is_slurm_dump(trace)?;
-    let site = site.filter(|_| dump);
-    let (capacity, note) = cluster.capacity(site.as_ref())?;
-    conf_notes.extend(note);
-    let billed = (site.as_ref())
-        .and_then(|(setup, path)| setup.site_billing(&trace.billing, (path, "slurm_conf")));
-    let spec = match billed {
-        Some((billing, note)) => {
-            conf_notes.push(note);
-            trace_spec(&TraceOptions {
-                billing,
-                ..trace.clone()
-            })?
-        }
-        None => trace_spec(trace)?,
-    };
+    let site = site_defaults(cluster, trace, policies, log)?;
+    conf_notes.extend(site.notes);
+    let (policies, capacity, spec) = (&site.policies[..], site.capacity, site.spec);
     py.allow_threads(|| {
         let measured = MeasuredTrace::scan(&spec, &mut |_| {})?;
         for ranker in rankers {
@@ -360,6 +334,65 @@ fn replay_specs(
             stats,
             notes,
         })
+    })
+}
+
+/// What a replay takes from the site's Slurm configuration where the call leaves it out, as
+/// `--slurm-conf` does: Slurm's own fairshare policy's settings, and a Slurm dump's machines
+/// and billing.
+struct SiteDefaults {
+    /// The policies, Slurm's own fairshare with the site's settings.
+    policies: Vec<PolicySpec>,
+    /// Where the capacity comes from.
+    capacity: CapacitySource,
+    /// The trace, billed as the site bills it.
+    spec: TraceSpec,
+    /// A sentence on each value taken.
+    notes: Vec<String>,
+}
+
+/// The [`SiteDefaults`] of `cluster`'s `slurm_conf` for `trace` and `policies` (with the
+/// controller's start from `log`, which places Fair Tree's recomputations).
+fn site_defaults(
+    cluster: &ClusterOptions,
+    trace: &TraceOptions,
+    policies: &[PolicySpec],
+    log: Option<&ControllerLog>,
+) -> Result<SiteDefaults, Failure> {
+    let site = cluster.site(&trace.billing)?;
+    let started = log.and_then(|log| log.controller_starts.last().copied());
+    let mut notes = Vec::new();
+    let mut site_policies = Vec::with_capacity(policies.len());
+    for policy in policies {
+        let (policy, note) = match &site {
+            Some((setup, _)) => (setup.site_policy(policy.clone(), started))
+                .map_err(|e| format!("policies: {e}"))?,
+            None => (policy.clone(), None),
+        };
+        notes.extend(note.map(|n| format!("slurm_conf: {n}")));
+        site_policies.push(policy);
+    }
+    let dump = is_slurm_dump(trace)?;
+    let site = site.filter(|_| dump);
+    let (capacity, note) = cluster.capacity(site.as_ref())?;
+    notes.extend(note);
+    let billed = (site.as_ref())
+        .and_then(|(setup, path)| setup.site_billing(&trace.billing, (path, "slurm_conf")));
+    let spec = match billed {
+        Some((billing, note)) => {
+            notes.push(note);
+            trace_spec(&TraceOptions {
+                billing,
+                ..trace.clone()
+            })?
+        }
+        None => trace_spec(trace)?,
+    };
+    Ok(SiteDefaults {
+        policies: site_policies,
+        capacity,
+        spec,
+        notes,
     })
 }
 
