@@ -248,8 +248,6 @@ impl TraceArgs {
         Ok((trace, stdin))
     }
 
-    /// The trace's paths, standard input (`-`) saved to a temporary file that lives as long
-    /// as the returned path.
     /// Whether the trace is a Slurm dump, as `--format` says or its first file shows (standard
     /// input is not looked at before it is read).
     pub fn is_slurm_dump(&self) -> bool {
@@ -258,6 +256,8 @@ impl TraceArgs {
         self.format.or_else(detected) == Some(Format::SACCT)
     }
 
+    /// The trace's paths, standard input (`-`) saved to a temporary file that lives as long
+    /// as the returned path.
     fn with_stdin(&self) -> Result<(Vec<PathBuf>, Option<tempfile::TempPath>)> {
         let mut paths = self.traces.clone();
         let stdin = paths.iter().filter(|p| p.as_os_str() == "-").count();
