@@ -24,7 +24,7 @@ pub struct JobTable {
     partitions: Vec<String>,
     qos: Vec<String>,
     /// Each task's job as the trace names it, by task id (empty: the ids are the trace's).
-    job_names: Vec<String>,
+    job_names: std::sync::Arc<[String]>,
     /// Node names by catalogue index; `None` for a pool.
     nodes: Option<Vec<String>>,
 }

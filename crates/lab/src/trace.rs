@@ -238,7 +238,7 @@ pub struct MeasuredTrace {
     pub qos: Vec<String>,
     /// Each task's job as the trace names it, by task id (a Slurm dump's `JobID`); empty when
     /// the ids are the trace's own.
-    pub job_names: Vec<String>,
+    pub job_names: std::sync::Arc<[String]>,
     /// The format as detected.
     pub format: Format,
     /// The trace's resources that tasks request (indices into the reader's resources).
@@ -352,7 +352,7 @@ impl MeasuredTrace {
             queues: source.queues().to_vec(),
             partitions: source.partitions().to_vec(),
             qos: source.qos().to_vec(),
-            job_names: source.job_names().to_vec(),
+            job_names: source.job_names().into(),
             format,
             keep,
             kept,
