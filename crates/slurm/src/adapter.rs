@@ -365,10 +365,7 @@ impl<S: Slurm> Adapter<S> {
             ));
         }
         let max_tres = priority_flags(value).any(|f| f == "MAX_TRES");
-        let cluster_name = value("ClusterName")
-            .filter(|name| !name.is_empty() && *name != "(null)")
-            .map(str::to_owned);
-        Ok((notes, max_tres, cluster_name))
+        Ok((notes, max_tres, crate::bundle::cluster_name(&config)))
     }
 
     /// Under Fair Tree, `sshare`'s order of the associations that wait beside fairshare's.
@@ -486,7 +483,7 @@ pub fn scontrol_args(write: &Write) -> Vec<String> {
 
 /// The value of `key` in `scontrol show config`'s output (`Key = Value` lines; keys compared
 /// without case, as slurm.conf reads them).
-fn setting<'a>(config: &'a str, key: &str) -> Option<&'a str> {
+pub(crate) fn setting<'a>(config: &'a str, key: &str) -> Option<&'a str> {
     config.lines().find_map(|line| {
         let (k, v) = line.split_once('=')?;
         k.trim().eq_ignore_ascii_case(key).then(|| v.trim())

@@ -262,13 +262,10 @@ pub fn cluster_name(config: &str) -> Option<String> {
     setting(config, "ClusterName")
 }
 
-/// The value of `key` in `scontrol show config`'s `Key = Value` lines, unless unset.
+/// The value of `key` in `scontrol show config`'s output, unless unset (empty or `(null)`).
 fn setting(config: &str, key: &str) -> Option<String> {
-    config.lines().find_map(|line| {
-        let (k, v) = line.split_once('=')?;
-        let v = v.trim();
-        (k.trim().eq_ignore_ascii_case(key) && !v.is_empty() && v != "(null)").then(|| v.to_owned())
-    })
+    let value = crate::adapter::setting(config, key)?;
+    (!value.is_empty() && value != "(null)").then(|| value.to_owned())
 }
 
 #[cfg(test)]
