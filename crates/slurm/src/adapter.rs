@@ -365,7 +365,7 @@ impl<S: Slurm> Adapter<S> {
             ));
         }
         let max_tres = priority_flags(value).any(|f| f == "MAX_TRES");
-        Ok((notes, max_tres, crate::bundle::cluster_name(&config)))
+        Ok((notes, max_tres, set_setting(&config, "ClusterName")))
     }
 
     /// Under Fair Tree, `sshare`'s order of the associations that wait beside fairshare's.
@@ -483,11 +483,17 @@ pub fn scontrol_args(write: &Write) -> Vec<String> {
 
 /// The value of `key` in `scontrol show config`'s output (`Key = Value` lines; keys compared
 /// without case, as slurm.conf reads them).
-pub(crate) fn setting<'a>(config: &'a str, key: &str) -> Option<&'a str> {
+fn setting<'a>(config: &'a str, key: &str) -> Option<&'a str> {
     config.lines().find_map(|line| {
         let (k, v) = line.split_once('=')?;
         k.trim().eq_ignore_ascii_case(key).then(|| v.trim())
     })
+}
+
+/// [`setting`], unless unset (empty, or `(null)` as `scontrol show config` writes it).
+pub(crate) fn set_setting(config: &str, key: &str) -> Option<String> {
+    let value = setting(config, key)?;
+    (!value.is_empty() && value != "(null)").then(|| value.to_owned())
 }
 
 /// A time as `sacct` takes it, in UTC (the adapter runs Slurm's commands with `TZ=UTC`):

@@ -5,7 +5,7 @@
 //! on it anywhere else. Every number a prediction takes from the site can then be traced to a
 //! line of one of these files.
 
-use crate::adapter::Slurm;
+use crate::adapter::{set_setting as setting, Slurm};
 use crate::command::CommandError;
 use std::path::{Path, PathBuf};
 
@@ -260,12 +260,6 @@ pub fn state_save_location(config: &str) -> Option<String> {
 /// `ClusterName` from `scontrol show config`'s output.
 pub fn cluster_name(config: &str) -> Option<String> {
     setting(config, "ClusterName")
-}
-
-/// The value of `key` in `scontrol show config`'s output, unless unset (empty or `(null)`).
-fn setting(config: &str, key: &str) -> Option<String> {
-    let value = crate::adapter::setting(config, key)?;
-    (!value.is_empty() && value != "(null)").then(|| value.to_owned())
 }
 
 #[cfg(test)]
