@@ -314,7 +314,7 @@ fn replay_specs(
                     seen = seen.max(s);
                 };
                 match &parts {
-                    Some(parts) => parts.run(&plan, policy, i, progress),
+                    Some(parts) => parts.run(&plan, (i, policy), progress, &mut |_| {}),
                     None => plan.run(policy, progress),
                 }
             });
@@ -360,7 +360,8 @@ fn site_defaults(
     log: Option<&ControllerLog>,
 ) -> Result<SiteDefaults, Failure> {
     let site = cluster.site(&trace.billing)?;
-    let started = log.and_then(|log| log.controller_starts.last().copied());
+    let started = (log.and_then(|log| log.controller_starts.last().copied()))
+        .map(|at| (at, "the controller's start in its log"));
     let mut notes = Vec::new();
     let mut site_policies = Vec::with_capacity(policies.len());
     for policy in policies {

@@ -18,6 +18,7 @@ mod simulate;
 mod slurm;
 mod sweep;
 mod trace;
+mod whatif;
 
 use clap::builder::TypedValueParser;
 use clap::{CommandFactory, Parser, Subcommand};

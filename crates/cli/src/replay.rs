@@ -161,7 +161,7 @@ pub fn run(mut args: Args) -> Result<()> {
             let bar = bars.add(sim_bar(&policy.name, measured.span_s()));
             let progress = &mut |s| bar.set_position(s);
             let (result, wall_s) = timed(|| match &parts {
-                Some(parts) => parts.run(&plan, policy, i, progress),
+                Some(parts) => parts.run(&plan, (i, policy), progress, &mut |_| {}),
                 None => plan.run(policy, progress),
             });
             bar.finish_and_clear();

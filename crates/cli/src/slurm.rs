@@ -32,6 +32,7 @@ PriorityWeightFairshare=0 (mapping `replace`) the order of jobs is fairshare's.
   fairshare slurm watch --interval 60s           the same every minute, until SIGTERM
   fairshare slurm reset                          set every pending job's site factor back to 0
   fairshare slurm collect site/                  the site's history and settings, for a what-if
+  fairshare slurm what-if site/ --policy sdrf    predict a policy on it, and how far to trust it
 
 The configuration (default /etc/fairshare/slurm.toml; deploy/slurm.toml is an example) names
 the policy, weight, mapping, interval, window and partitions; docs/slurm.md says how to set a
@@ -64,6 +65,10 @@ enum Command {
     /// sacctmgr's associations and QOS), with a manifest; --dry-run prints the shell commands
     /// that make the same bundle where fairshare is not installed.
     Collect(crate::collect::CollectArgs),
+    /// Predict policies on a site bundle: the site's own fairshare replayed against what
+    /// really happened (how far to trust the prediction, printed first), then each --policy as
+    /// the adapter would apply it, everything taken from the bundle's files.
+    WhatIf(crate::whatif::WhatIfArgs),
 }
 
 /// What every subcommand takes.
@@ -134,6 +139,7 @@ pub fn run(args: Args) -> Result<()> {
         Command::Reset(args) => reset(&args),
         Command::Draw(args) => crate::draw::run(args),
         Command::Collect(args) => crate::collect::run(args),
+        Command::WhatIf(args) => crate::whatif::run(args),
     }
 }
 

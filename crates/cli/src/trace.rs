@@ -362,7 +362,8 @@ impl ClusterArgs {
     ) -> Result<Vec<PolicySpec>> {
         let setup = self.slurm_setup(trace)?;
         let log = trace.controller_log()?;
-        let started = log.and_then(|log| log.controller_starts.last().copied());
+        let started = (log.and_then(|log| log.controller_starts.last().copied()))
+            .map(|at| (at, "the controller's start in its log"));
         let mut site = Vec::with_capacity(policies.len());
         for policy in policies {
             let (policy, note) = setup.site_policy(policy, started).context("--policy")?;
@@ -398,7 +399,6 @@ impl ClusterArgs {
     }
 }
 
-/// A spinner counting tasks read (hidden when standard error is not a terminal).
 /// What `--slurmctld-log` says of the main scheduler's passes down the whole queue: when the
 /// controller started, which times them, or that the log does not say.
 fn whole_queue_note(parameters: &SlurmParameters) -> String {
@@ -418,7 +418,8 @@ fn whole_queue_note(parameters: &SlurmParameters) -> String {
     }
 }
 
-fn spinner(message: &str) -> ProgressBar {
+/// A spinner counting tasks read (hidden when standard error is not a terminal).
+pub fn spinner(message: &str) -> ProgressBar {
     let bar = ProgressBar::new_spinner().with_message(message.to_owned());
     bar.set_style(
         ProgressStyle::with_template("{spinner} {msg}: {human_pos} tasks ({per_sec})")

@@ -184,12 +184,14 @@ impl JobTable {
 
 impl ReplayPlan<'_> {
     /// Replays `policy` as [`ReplayPlan::run`] does, writing the row of every job of the trace
-    /// to `rows` as the replay settles it (no header: see [`JobTable::header`]).
+    /// to `rows` as the replay settles it (no header: see [`JobTable::header`]), and showing
+    /// each job to `watch` too.
     pub fn run_listing(
         &self,
         policy: &PolicySpec,
         progress: &mut dyn FnMut(u64),
         rows: &mut dyn Write,
+        watch: &mut dyn FnMut(&JobOutcome),
     ) -> Result<PolicyResult, LabError> {
         let table = JobTable::of(self);
         let mut csv = csv::WriterBuilder::new()
@@ -197,6 +199,7 @@ impl ReplayPlan<'_> {
             .from_writer(rows);
         let mut failed = None;
         let mut on_job = |job: JobOutcome| {
+            watch(&job);
             if failed.is_none() {
                 failed = csv.write_record(table.row(&policy.name, &job)).err();
             }
@@ -236,17 +239,18 @@ impl JobParts {
         self.folder.path().join(format!("{i}.csv"))
     }
 
-    /// Replays `policy`, the `i`th, writing its rows to its part.
+    /// Replays `policy`, the `i`th, writing its rows to its part and showing each job to
+    /// `watch`.
     pub fn run(
         &self,
         plan: &ReplayPlan,
-        policy: &PolicySpec,
-        i: usize,
+        (i, policy): (usize, &PolicySpec),
         progress: &mut dyn FnMut(u64),
+        watch: &mut dyn FnMut(&JobOutcome),
     ) -> Result<PolicyResult, LabError> {
         let path = self.part(i);
         let file = File::create(&path).map_err(|source| written(&path, source))?;
-        plan.run_listing(policy, progress, &mut BufWriter::new(file))
+        plan.run_listing(policy, progress, &mut BufWriter::new(file), watch)
     }
 
     /// Writes the table of the runs of `policies` policies to `path`, and removes the parts.

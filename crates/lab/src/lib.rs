@@ -42,6 +42,8 @@ pub mod slurm_conf;
 pub mod summary;
 pub mod sweep;
 mod trace;
+pub mod trust;
+pub mod whatif;
 
 pub use load::{
     recorded_shares, AsRecorded, Load, Recorded, RecordedPeak, RecordedRun, RecordedShares,

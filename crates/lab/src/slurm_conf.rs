@@ -39,6 +39,9 @@ pub struct SlurmSetup {
     /// Whether its partitions set `TRESBillingWeights`, and whether `PriorityFlags` has
     /// `MAX_TRES`: what a Slurm dump is billed by when no other file says.
     pub billing: Option<bool>,
+    /// Each setting the model read that the configuration states, with its value as
+    /// written, in the order read: every number a replay takes from the file.
+    pub settings: Vec<(String, String)>,
 }
 
 /// What a Slurm configuration sets of its own fairshare factor.
@@ -66,7 +69,17 @@ pub fn slurm_setup(text: &str) -> Result<SlurmSetup, Invalid> {
     if conf.is_empty() {
         return Err("no Key=Value setting in it".into());
     }
-    let (mut parameters, mut notes) = SlurmParameters::from_conf(|key| conf.get(key))?;
+    let read = std::cell::RefCell::new(Vec::<(String, String)>::new());
+    let get = |key: &str| {
+        let value = conf.get(key);
+        let stated = value.map(str::trim).filter(|v| !v.is_empty() && *v != "(null)");
+        let mut read = read.borrow_mut();
+        if let Some(v) = stated.filter(|_| !read.iter().any(|(k, _)| k == key)) {
+            read.push((key.to_owned(), v.to_owned()));
+        }
+        value
+    };
+    let (mut parameters, mut notes) = SlurmParameters::from_conf(get)?;
     parameters.priority.cluster = conf.cluster().map(|(nodes, cpus)| (nodes as f64, cpus));
     if parameters.priority.size_weight != 0.0 && parameters.priority.cluster.is_none() {
         notes.push("the job size factor counts the replay's nodes and processors: the file defines no node (add `scontrol show node`, or the NodeName lines)".into());
@@ -75,28 +88,31 @@ pub fn slurm_setup(text: &str) -> Result<SlurmSetup, Invalid> {
         notes.push("PriorityWeightPartition is set but the file defines no partition (add `scontrol show partition`, or the PartitionName lines): every job's partition factor is 0".into());
     }
     notes.extend(unmodelled_sharing(&conf));
+    notes.extend(unmodelled_settings(&conf));
+    let fairshare = site_fairshare(&get)?;
+    let cluster_name = get("ClusterName").map(str::trim);
+    let cluster_name = (cluster_name.filter(|name| !name.is_empty() && *name != "(null)"))
+        .map(str::to_owned);
+    let flags = get("PriorityFlags").unwrap_or_default();
     Ok(SlurmSetup {
         parameters,
         partitions: partitions(&conf),
         qos_factors: BTreeMap::new(),
         notes,
-        fairshare: site_fairshare(&conf)?,
-        cluster_name: (conf.get("ClusterName").map(str::trim))
-            .filter(|name| !name.is_empty() && *name != "(null)")
-            .map(str::to_owned),
+        fairshare,
+        cluster_name,
         has_nodes: !conf.nodes().is_empty(),
-        billing: text.contains("TRESBillingWeights").then(|| {
-            let flags = conf.get("PriorityFlags").unwrap_or_default();
-            flags.split(',').any(|f| f.trim() == "MAX_TRES")
-        }),
+        billing: (text.contains("TRESBillingWeights"))
+            .then(|| flags.split(',').any(|f| f.trim() == "MAX_TRES")),
+        settings: read.into_inner(),
     })
 }
 
-/// The fairshare settings of `conf`: its half-life and recomputation period as Slurm reads
-/// them, and whether its factor is classic.
-fn site_fairshare(conf: &SlurmConf) -> Result<SiteFairshare, Invalid> {
+/// The fairshare settings of a configuration, read by `get`: its half-life and recomputation
+/// period as Slurm reads them, and whether its factor is classic.
+fn site_fairshare<'a>(get: &dyn Fn(&str) -> Option<&'a str>) -> Result<SiteFairshare, Invalid> {
     let duration = |key: &str| -> Result<Option<(u64, String)>, Invalid> {
-        let Some(text) = conf.get(key).map(str::trim).filter(|v| !v.is_empty()) else {
+        let Some(text) = get(key).map(str::trim).filter(|v| !v.is_empty()) else {
             return Ok(None);
         };
         match slurm_conf_duration(text) {
@@ -104,7 +120,7 @@ fn site_fairshare(conf: &SlurmConf) -> Result<SiteFairshare, Invalid> {
             Err(e) => Err(format!("{key}={text}: {e}").into()),
         }
     };
-    let flags = conf.get("PriorityFlags").unwrap_or_default();
+    let flags = get("PriorityFlags").unwrap_or_default();
     Ok(SiteFairshare {
         half_life: duration("PriorityDecayHalfLife")?,
         calc_period: duration("PriorityCalcPeriod")?,
@@ -138,7 +154,7 @@ impl SlurmSetup {
     pub fn site_policy(
         &self,
         policy: PolicySpec,
-        started: Option<Time>,
+        started: Option<(Time, &str)>,
     ) -> Result<(PolicySpec, Option<String>), Invalid> {
         let base = policy
             .name
@@ -173,10 +189,10 @@ impl SlurmSetup {
             });
         }
         let period_us = ((period_s * 1e6) as u64).max(1);
-        if let (false, Some(started)) = (policy.sets("refresh-offset"), started) {
+        if let (false, Some((started, source))) = (policy.sets("refresh-offset"), started) {
             let offset_s = (started.as_micros() % period_us) as f64 / 1e6;
             added.push(format!("refresh-offset={offset_s}"));
-            from.push("the controller's start in its log".to_owned());
+            from.push(source.to_owned());
         }
         if !policy.sets("usage") {
             added.push("usage=billing".to_owned());
@@ -451,6 +467,49 @@ fn unmodelled_sharing(conf: &SlurmConf) -> Vec<String> {
     notes
 }
 
+/// Settings of Slurm's fairshare and scheduling that change which job goes first but that the
+/// model leaves out, with the values that leave them inert (as `scontrol show config` or a
+/// `slurm.conf` spells them).
+const UNMODELLED: [(&str, &[&str], &str); 3] = [
+    ("PriorityUsageResetPeriod", &["NONE", "0"], "usage is never reset in the replay"),
+    ("FairShareDampeningFactor", &["1"], "the fairshare factor is not dampened in the replay"),
+    ("PreemptType", &["preempt/none"], "no job is preempted in the replay"),
+];
+
+/// `PriorityFlags` the model follows, or that change nothing it computes.
+const MODELLED_FLAGS: [&str; 7] = [
+    "MAX_TRES",
+    "NO_FAIR_TREE",
+    "FAIR_TREE",
+    "SMALL_RELATIVE_TO_TIME",
+    "NO_NORMAL_QOS",
+    "NO_NORMAL_TRES",
+    "NO_NORMAL_ASSOC",
+];
+
+/// A sentence on each setting of `conf` that is not modelled and not inert.
+fn unmodelled_settings(conf: &SlurmConf) -> Vec<String> {
+    let stated = |key: &str| (conf.get(key).map(str::trim)).filter(|v| !v.is_empty());
+    let mut notes: Vec<String> = UNMODELLED
+        .iter()
+        .filter_map(|(key, inert, why)| {
+            let value = stated(key)?;
+            let inert = inert.iter().any(|i| i.eq_ignore_ascii_case(value));
+            (!inert).then(|| format!("{key}={value} is not modelled: {why}"))
+        })
+        .collect();
+    let flags = stated("PriorityFlags").unwrap_or_default();
+    let flags = flags.split(',').map(str::trim).filter(|f| !f.is_empty());
+    let other: Vec<&str> = flags.filter(|f| !MODELLED_FLAGS.contains(f)).collect();
+    if !other.is_empty() {
+        notes.push(format!(
+            "PriorityFlags {} not modelled: the priorities are computed without them",
+            other.join(",")
+        ));
+    }
+    notes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,7 +539,7 @@ mod tests {
         let given = "fairshare:decay=half-life:7d,refresh=120,usage=cpu,function=fair-tree";
         let started = Time::from_micros(1_767_225_600_000_000 + 75_250_000);
         let (ran, note) = setup
-            .site_policy(given.parse().unwrap(), Some(started))
+            .site_policy(given.parse().unwrap(), Some((started, "the controller's start in its log")))
             .unwrap();
         assert_eq!(
             settings(&ran).decay,
@@ -495,7 +554,7 @@ mod tests {
         );
         assert!(note.unwrap().contains("refresh-offset=75.25, from the Slurm configuration (the controller's start in its log)"));
         let (ran, note) = setup
-            .site_policy("sdrf".parse().unwrap(), Some(started))
+            .site_policy("sdrf".parse().unwrap(), Some((started, "the controller's start in its log")))
             .unwrap();
         assert_eq!((ran.name.as_str(), note), ("sdrf", None));
     }

@@ -154,6 +154,9 @@ pub enum LabError {
     /// The trace cannot be read.
     #[error(transparent)]
     Trace(#[from] TraceError),
+    /// A site bundle is missing a file or its manifest cannot be read.
+    #[error(transparent)]
+    Bundle(#[from] fairshare_trace::bundle::BundleError),
     /// A record that lenient reading would skip stopped a strict read.
     #[error("{0} (--lenient skips such records and counts them)")]
     Record(TraceError),

@@ -132,8 +132,14 @@ const LEFT_OUT_BY_DEFAULT: [(&str, &str); 1] =
 
 /// The replay as a self-contained HTML page.
 pub fn replay_html(summary: &ReplaySummary) -> String {
+    let body = String::from("<h1>fairshare replay</h1>\n") + &replay_body(summary);
+    html::page("fairshare replay", &body)
+}
+
+/// The sections of [`replay_html`]'s page below its title: the setting, the policies' tables
+/// and every section of [`SECTIONS`].
+pub fn replay_body(summary: &ReplaySummary) -> String {
     let body = [
-        String::from("<h1>fairshare replay</h1>\n"),
         setting::section(&setting::setting_items(&summary.setting), &summary.input),
         format!(
             "<h2>Policies</h2>\n<p>{}.</p>\n{}<p class=\"note\">{}.</p>\n<p>{}.</p>\n{}<p>{}.</p>\n{}{}",
@@ -151,7 +157,7 @@ pub fn replay_html(summary: &ReplaySummary) -> String {
         ),
     ];
     let sections: String = SECTIONS.iter().map(|section| section(summary)).collect();
-    html::page("fairshare replay", &(body.concat() + &sections))
+    body.concat() + &sections
 }
 
 /// The terminal's tables after the policies', in order; each gives nothing when it has

@@ -7,25 +7,10 @@
 
 use crate::adapter::{set_setting as setting, Slurm};
 use crate::command::CommandError;
+pub use fairshare_trace::bundle::{
+    Manifest, ASSOC, CONFIG, DUMP, DUMP_FORMAT, LAST_DECAY, MANIFEST, QOS,
+};
 use std::path::{Path, PathBuf};
-
-/// The `sacct` fields a bundle's dump holds: every field the replay reads.
-pub const DUMP_FORMAT: &str = "JobID,User,Account,Submit,Eligible,Start,End,Elapsed,Timelimit,\
-AllocTRES,ReqTRES,Partition,State,QOS,Flags,ReqNodes,Constraints";
-
-/// The bundle's files: the accounting dump, the configuration with its nodes and partitions,
-/// the associations, the QOS, the time of the last decay, the manifest.
-pub const DUMP: &str = "sacct.txt";
-/// `scontrol show config`, `show node` and `show partition`, in one file.
-pub const CONFIG: &str = "config.txt";
-/// `sacctmgr show assoc` of the cluster.
-pub const ASSOC: &str = "assoc.txt";
-/// `sacctmgr show qos`.
-pub const QOS: &str = "qos.txt";
-/// When `slurmctld` last decayed usage (the modification time of `priority_last_decay_ran`).
-pub const LAST_DECAY: &str = "last-decay.txt";
-/// What was collected, when, by which commands.
-pub const MANIFEST: &str = "manifest.toml";
 
 /// What a bundle is collected over: the accounting window, in `sacct`'s time format (UTC).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,7 +142,7 @@ impl Bundle {
             });
         }
         lines.push(format!(
-            "TZ=UTC date -u -r {state}/priority_last_decay_ran +%Y-%m-%dT%H:%M:%S > {LAST_DECAY}"
+            "TZ=UTC date -u -r {state}/priority_last_decay_ran +%Y-%m-%dT%H:%M:%S.%N > {LAST_DECAY}"
         ));
         lines.join("\n") + "\n"
     }
@@ -208,48 +193,15 @@ impl Bundle {
     }
 }
 
-/// The modification time of `state/priority_last_decay_ran`, in UTC as `date -u -r … +%FT%T`
-/// prints it, when the file can be read here.
+/// The modification time of `state/priority_last_decay_ran`, in UTC to the nanosecond as
+/// `date -u -r … +%FT%T.%N` prints it (the phase of Slurm's recomputations is a fraction of a
+/// second), when the file can be read here.
 fn last_decay(state: &Path) -> Option<String> {
     let modified = std::fs::metadata(state.join("priority_last_decay_ran"))
         .and_then(|m| m.modified())
         .ok()?;
-    let seconds = modified
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_secs();
-    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
-    Some(
-        humantime::format_rfc3339_seconds(at)
-            .to_string()
-            .trim_end_matches('Z')
-            .to_owned(),
-    )
-}
-
-/// What a bundle holds, as its `manifest.toml` says.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Manifest {
-    /// The cluster.
-    pub cluster: String,
-    /// The dump's window, as given to `sacct`.
-    pub since: String,
-    /// The end of the window.
-    pub until: String,
-    /// `scontrol --version`.
-    pub slurm_version: String,
-    /// Whether the time of the last decay was read (`StateSaveLocation` is readable only on
-    /// the controller's host).
-    pub last_decay: bool,
-    /// The shell commands that make the same files.
-    pub commands: String,
-}
-
-impl Manifest {
-    /// The manifest as TOML.
-    pub fn to_toml(&self) -> String {
-        toml::to_string(self).expect("a manifest of strings and a flag is TOML")
-    }
+    let text = humantime::format_rfc3339_nanos(modified).to_string();
+    Some(text.trim_end_matches('Z').to_owned())
 }
 
 /// `StateSaveLocation` from `scontrol show config`'s output.
@@ -312,7 +264,7 @@ mod tests {
         assert!(script.contains(
             "TZ=UTC sacctmgr -P -n show qos format=Name,UsageFactor,Priority > qos.txt\n"
         ));
-        assert!(script.ends_with("TZ=UTC date -u -r /var/spool/slurmctld/priority_last_decay_ran +%Y-%m-%dT%H:%M:%S > last-decay.txt\n"));
+        assert!(script.ends_with("TZ=UTC date -u -r /var/spool/slurmctld/priority_last_decay_ran +%Y-%m-%dT%H:%M:%S.%N > last-decay.txt\n"));
         assert_eq!(
             (manifest.cluster.as_str(), manifest.since.as_str()),
             ("emu", "2026-10-29T00:00:00")
@@ -327,7 +279,7 @@ mod tests {
         let state = tempfile::tempdir().unwrap();
         let file = state.path().join("priority_last_decay_ran");
         std::fs::write(&file, "").unwrap();
-        let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600);
+        let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_767_225_600_250);
         std::fs::File::options()
             .write(true)
             .open(&file)
@@ -336,7 +288,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             last_decay(state.path()).as_deref(),
-            Some("2026-01-01T00:00:00")
+            Some("2026-01-01T00:00:00.250000000")
         );
         assert_eq!(last_decay(&state.path().join("absent")), None);
     }

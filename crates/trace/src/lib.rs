@@ -49,6 +49,7 @@
 pub mod alibaba;
 pub mod assoc;
 pub mod billing;
+pub mod bundle;
 pub mod catalogue;
 mod error;
 pub mod google;

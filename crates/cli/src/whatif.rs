@@ -1,0 +1,98 @@
+//! `fairshare slurm what-if`: a site bundle replayed under the site's own fairshare and the
+//! policies asked for, how far to trust it printed first. The command reads its options and
+//! shows progress; the what-if itself is `fairshare-lab`'s, its tables `fairshare-report`'s.
+
+use crate::output::{check_writable, is_stdout, Outputs};
+use crate::policy_help;
+use crate::trace::{sim_bar, spinner};
+use anyhow::{Context, Result};
+use fairshare_core::policy::{Engine, PolicySpec};
+use fairshare_lab::jobs::JobParts;
+use fairshare_lab::whatif::WhatIf;
+use fairshare_lab::{LabError, MeasuredTrace, ReplayPlan};
+use fairshare_sim::stats::{timed, RunStats};
+use indicatif::MultiProgress;
+use rayon::prelude::*;
+use std::path::PathBuf;
+
+/// Arguments of `fairshare slurm what-if`.
+#[derive(clap::Args)]
+pub struct WhatIfArgs {
+    /// The site bundle (`fairshare slurm collect DIR`, or the shell commands of its
+    /// --dry-run).
+    dir: PathBuf,
+    /// A policy to predict, as the Slurm adapter would apply it beside the site's other
+    /// priority terms (repeat for several); the site's own fairshare (`as-slurm`) is always
+    /// replayed first, as the baseline.
+    #[arg(long = "policy", long_help = policy_help(Engine::Replay, "A policy to predict, as the Slurm adapter would apply it beside the site's other priority terms (repeat for several); the site's own fairshare (`as-slurm`) is always replayed first, as the baseline"))]
+    policies: Vec<String>,
+    /// Write the what-if as JSON to this file (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write a self-contained HTML page with plots to this file.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// Write every job's outcome under every policy to this CSV file, `job_id` being Slurm's
+    /// JobID (the columns of `fairshare replay --jobs`).
+    #[arg(long, value_name = "FILE.csv")]
+    jobs: Option<PathBuf>,
+    /// Write each run's wall-clock time and events per second as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
+}
+
+/// Runs `fairshare slurm what-if`.
+pub fn run(args: WhatIfArgs) -> Result<()> {
+    let policies: Vec<PolicySpec> = (args.policies.iter())
+        .map(|p| p.parse())
+        .collect::<Result<_, _>>()
+        .context("--policy")?;
+    let whatif = WhatIf::open(&args.dir, policies)?;
+    let outputs = Outputs {
+        json: args.json.clone(),
+        report: args.report.clone(),
+        stats: args.stats.clone(),
+    };
+    outputs.check()?;
+    if let Some(path) = &args.jobs {
+        anyhow::ensure!(!is_stdout(path), "--jobs -: the per-job table is a file here; give its name");
+        check_writable(path, "--jobs")?;
+    }
+    let bar = spinner("reading the bundle's sacct.txt");
+    let measured = MeasuredTrace::scan(&whatif.trace, &mut |n| bar.set_position(n));
+    bar.finish_and_clear();
+    let measured = measured?;
+    let plan = ReplayPlan::new(&measured, whatif.request.clone(), &mut |_| {})?;
+    let parts = args.jobs.as_deref().map(JobParts::beside).transpose()?;
+    let bars = MultiProgress::new();
+    let runs = (0..whatif.policies.len())
+        .into_par_iter()
+        .map(|i| {
+            let name = &whatif.policies[i].name;
+            let bar = bars.add(sim_bar(name, measured.span_s()));
+            let (run, wall_s) = timed(|| {
+                whatif.run(&plan, i, parts.as_ref(), &mut |s| bar.set_position(s))
+            });
+            bar.finish_and_clear();
+            let (result, trust) = run?;
+            let stats = RunStats::new(name, result.events, wall_s);
+            Ok((result, trust, stats))
+        })
+        .collect::<Result<Vec<_>, LabError>>()?;
+    if let (Some(parts), Some(path)) = (parts, &args.jobs) {
+        parts.join(&plan, whatif.policies.len(), path)?;
+    }
+    let mut trust = None;
+    let (mut results, mut stats) = (Vec::new(), Vec::new());
+    for (result, t, s) in runs {
+        trust = trust.or(t);
+        results.push(result);
+        stats.push(s);
+    }
+    let trust = trust.context("the baseline gave no figures")?;
+    let summary = whatif.summary(&measured, trust, plan.summary(results)?);
+    outputs.write_stats(&stats)?;
+    outputs.write(&summary, fairshare_report::whatif_html, |s| {
+        fairshare_report::whatif_table(s, &stats)
+    })
+}

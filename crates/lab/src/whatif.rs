@@ -1,0 +1,408 @@
+//! A Slurm site's what-if: its history, as a site bundle holds it ([`fairshare_trace::bundle`]),
+//! replayed under the site's own fairshare (the baseline, `as-slurm`) and under the policies in
+//! question, everything taken from the bundle's files and nothing from the person asking. The
+//! baseline is set beside the record first ([`crate::trust`]): a policy's prediction is worth
+//! as much as the baseline's agreement with what really happened.
+//!
+//! Every value taken from the bundle is named in [`WhatIf::taken`], and everything the bundle
+//! states that the model leaves out in [`WhatIf::unmodelled`], so that every number can be
+//! traced to a command's output and nothing is assumed silently.
+
+use crate::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
+use crate::summary::ReplaySummary;
+use crate::trust::{Compared, Trust};
+use crate::jobs::JobParts;
+use crate::{CapacitySource, LabError, MeasuredTrace, Replay, ReplayPlan, ReplayRequest, ShareSource};
+use crate::{StopRule, TraceSpec};
+use fairshare_core::model::Time;
+use fairshare_core::policy::PolicySpec;
+use fairshare_sim::cluster::{JobOutcome, PlacementEntry, SchedulerEntry, PolicyResult};
+use fairshare_trace::bundle::{self, Manifest};
+use fairshare_trace::slurm_conf::parse_slurm_conf;
+use fairshare_trace::slurmctld_log::{read_controller_log, ControllerLog};
+use fairshare_trace::{Format, ReadOptions};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The name of the baseline: Slurm's own fairshare with the bundle's parameters.
+pub const BASELINE: &str = "as-slurm";
+
+/// What the model leaves out whatever the bundle says: what no file of a bundle holds.
+pub const NEVER_MODELLED: [&str; 4] = [
+    "limits of associations and QOS (GrpTRES, MaxJobs, MaxSubmit, …): a job held by a limit waits in the record and may start in the replay",
+    "reservations, dependencies, holds, requeues and preemption: the jobs they delayed start as soon as they fit in the replay",
+    "nodes down or drained during the window: the replay's nodes are up throughout",
+    "jobs submitted before the window that still held nodes in it: the replay's cluster starts empty",
+];
+
+/// A site bundle, opened and read into a replay: the trace, the cluster, the policies with the
+/// baseline first, and what was taken from which file.
+pub struct WhatIf {
+    /// The bundle's folder.
+    pub dir: PathBuf,
+    /// Its manifest, when `collect` wrote one (a bundle made by the shell commands has none).
+    pub manifest: Option<Manifest>,
+    /// The dump, billed as the site bills it.
+    pub trace: TraceSpec,
+    /// The cluster, the shares and the scheduler.
+    pub request: ReplayRequest,
+    /// The baseline, then the policies asked for.
+    pub policies: Vec<PolicySpec>,
+    /// One sentence on each value taken from the bundle, naming its file.
+    pub taken: Vec<String>,
+    /// One sentence on each thing the model leaves out.
+    pub unmodelled: Vec<String>,
+    /// Which partitions share a node, by name.
+    overlaps: Vec<(String, String)>,
+}
+
+/// The adapter's settings a what-if replays a policy with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct AdapterSettings {
+    weight: u32,
+    interval_s: f64,
+}
+
+impl WhatIf {
+    /// Opens the bundle in `dir` for `policies` (each replayed as the Slurm adapter would apply
+    /// it, beside the site's other priority terms). Refused: a bundle missing a file, or one
+    /// whose file cannot be read (the error names it).
+    pub fn open(dir: &Path, policies: Vec<PolicySpec>) -> Result<WhatIf, LabError> {
+        bundle::check(dir)?;
+        let manifest_path = dir.join(bundle::MANIFEST);
+        let manifest = match manifest_path.is_file() {
+            true => Some(Manifest::read(&manifest_path)?),
+            false => None,
+        };
+        let file = |name: &str| dir.join(name);
+        let config_path = file(bundle::CONFIG);
+        let text = read(&config_path)?;
+        let files = BillingFiles {
+            qos: Some(file(bundle::QOS)),
+            prefix: "",
+            ..BillingFiles::default()
+        };
+        let in_file = |e: &dyn std::fmt::Display| {
+            LabError::Unusable(format!("{}: {e}", config_path.display()))
+        };
+        let setup = slurm_setup(&text).map_err(|e| in_file(&e))?;
+        let setup = setup.with_qos(files.qos_priorities()?.as_ref());
+        if !setup.has_nodes {
+            return Err(in_file(&"no node is defined: the bundle's config.txt holds `scontrol show config`, then `scontrol show node` and `scontrol show partition`"));
+        }
+        let log = read_log(&file(bundle::CONTROLLER_LOG))?;
+        let last_decay = read_last_decay(&file(bundle::LAST_DECAY))?;
+        let adapter = read_adapter(&file(bundle::ADAPTER))?;
+        let mut taken = describe(&setup);
+        let billing = setup.site_billing(&files, (&config_path, bundle::CONFIG));
+        let files = match billing {
+            Some((files, _)) => {
+                let max_tres = if files.max_tres { ", with PriorityFlags=MAX_TRES" } else { "" };
+                taken.push(format!("billing: the partitions' TRESBillingWeights of {}{max_tres}", bundle::CONFIG));
+                files
+            }
+            None => files,
+        };
+        let mut later = Vec::new();
+        let setup = with_adapter(setup, adapter, &mut later, !policies.is_empty())?;
+        let setup = setup
+            .with_loop_turns(log.as_deref(), SchedulerEntry::SLURM, (bundle::CONTROLLER_LOG, "--scheduler slurm"))
+            .map_err(|e| in_file(&e))?;
+        let phase = phase(log.as_deref(), last_decay.as_ref(), &mut later);
+        let policies = site_policies(&setup, policies, phase, &mut taken)?;
+        taken.extend(later);
+        taken.push("the run: drained (every job of the dump runs to its end)".to_owned());
+        let overlaps = overlaps(&text);
+        let unmodelled = (setup.notes.iter().cloned())
+            .chain(NEVER_MODELLED.iter().map(|s| s.to_string()))
+            .collect();
+        let trace = TraceSpec {
+            paths: vec![file(bundle::DUMP)],
+            shown: vec![file(bundle::DUMP).display().to_string()],
+            format: Some(Format::SACCT),
+            options: ReadOptions {
+                billing: files.billing()?,
+                controller_log: log,
+                ..ReadOptions::default()
+            },
+        };
+        let request = ReplayRequest {
+            capacity: CapacitySource::SiteMachines(config_path),
+            shares: ShareSource::File(file(bundle::ASSOC)),
+            queues: None,
+            replay: Replay {
+                stop: StopRule::Drain,
+                scheduler: SchedulerEntry::SLURM,
+                slurm: setup.parameters,
+                partitions: setup.partitions,
+                qos_factors: setup.qos_factors,
+                placement: PlacementEntry::SLURM,
+                cluster: setup.cluster_name,
+                ..Replay::default()
+            },
+        };
+        Ok(WhatIf {
+            dir: dir.to_path_buf(),
+            manifest,
+            trace,
+            request,
+            policies,
+            taken,
+            unmodelled,
+            overlaps,
+        })
+    }
+
+    /// The baseline's figures against the record, from its `jobs` (each [`Compared::of`] the
+    /// baseline's outcomes) and the `left_out` it could not compare, on `measured`.
+    pub fn trust(&self, measured: &MeasuredTrace, jobs: &[Compared], left_out: usize) -> Trust {
+        let names = &measured.partitions;
+        let contend = |a: Option<u32>, b: Option<u32>| {
+            let name = |p: Option<u32>| p.and_then(|p| names.get(p as usize));
+            match (name(a), name(b)) {
+                (Some(a), Some(b)) => {
+                    a == b || self.overlaps.iter().any(|(x, y)| x == a && y == b)
+                }
+                _ => a == b,
+            }
+        };
+        Trust::of(jobs, left_out, &measured.users, &contend)
+    }
+
+    /// Replays the `i`th of [`WhatIf::policies`] on `plan` (made of this what-if's trace and
+    /// request), writing its rows to `parts` when given; the baseline (the first) also gives
+    /// its figures against the record.
+    pub fn run(
+        &self,
+        plan: &ReplayPlan,
+        i: usize,
+        parts: Option<&JobParts>,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(PolicyResult, Option<Trust>), LabError> {
+        let policy = &self.policies[i];
+        let (mut compared, mut left_out) = (Vec::new(), 0);
+        let mut watch = |job: &JobOutcome| match Compared::of(job) {
+            _ if i != 0 => {}
+            Some(c) => compared.push(c),
+            None => left_out += 1,
+        };
+        let result = match (parts, i) {
+            (Some(parts), _) => parts.run(plan, (i, policy), progress, &mut watch)?,
+            (None, 0) => plan.run_observed(policy, progress, &mut |job| watch(&job))?,
+            (None, _) => plan.run(policy, progress)?,
+        };
+        let trust = (i == 0).then(|| self.trust(plan.measured(), &compared, left_out));
+        Ok((result, trust))
+    }
+
+    /// The what-if's document: the bundle, what was taken from it and left out, the trust
+    /// figures and the replay's summary (the baseline first).
+    /// `measured`'s notes on reading the dump are taken too.
+    pub fn summary(
+        &self,
+        measured: &MeasuredTrace,
+        trust: Trust,
+        prediction: ReplaySummary,
+    ) -> WhatIfSummary {
+        let read = measured.notes().into_iter().map(|n| format!("reading {}: {n}", bundle::DUMP));
+        WhatIfSummary {
+            schema_version: crate::summary::SCHEMA_VERSION,
+            bundle: self.dir.display().to_string(),
+            manifest: self.manifest.clone().map(|mut m| {
+                m.commands.clear();
+                m
+            }),
+            taken: self.taken.iter().cloned().chain(read).collect(),
+            unmodelled: self.unmodelled.clone(),
+            trust,
+            prediction,
+        }
+    }
+}
+
+/// The output of `fairshare slurm what-if` (its JSON starts with `schema_version`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WhatIfSummary {
+    /// Layout version of this JSON document.
+    pub schema_version: u32,
+    /// The bundle's folder.
+    pub bundle: String,
+    /// Its manifest without the commands, when it has one.
+    pub manifest: Option<Manifest>,
+    /// One sentence on each value taken from the bundle.
+    pub taken: Vec<String>,
+    /// One sentence on each thing the model leaves out.
+    pub unmodelled: Vec<String>,
+    /// The baseline against the record.
+    pub trust: Trust,
+    /// The replay: the baseline, then each policy.
+    pub prediction: ReplaySummary,
+}
+
+/// The text of `path`, an error naming it.
+fn read(path: &Path) -> Result<String, LabError> {
+    std::fs::read_to_string(path)
+        .map_err(|e| LabError::Unusable(format!("{}: {e}", path.display())))
+}
+
+/// The controller's log at `path`, when the bundle holds one.
+fn read_log(path: &Path) -> Result<Option<Arc<ControllerLog>>, LabError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    Ok(Some(Arc::new(read_controller_log(path)?)))
+}
+
+/// The moment of the last decay in `path` (`2026-11-28T17:42:45.270000000`, UTC), when the
+/// bundle holds it.
+fn read_last_decay(path: &Path) -> Result<Option<(Time, String)>, LabError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = read(path)?.trim().to_owned();
+    let at = humantime::parse_rfc3339_weak(&text).map_err(|e| {
+        LabError::Unusable(format!(
+            "{}: {text:?} is not a UTC moment as `date -u +%Y-%m-%dT%H:%M:%S.%N` prints one: {e}",
+            path.display()
+        ))
+    })?;
+    let micros = at
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64);
+    Ok(Some((Time::from_micros(micros), text)))
+}
+
+/// The adapter's `weight` and `interval_s` in `path` (its `slurm.toml`), when the bundle holds
+/// it; its other keys are the adapter's.
+fn read_adapter(path: &Path) -> Result<Option<AdapterSettings>, LabError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = read(path)?;
+    let wrong = |e: &dyn std::fmt::Display| LabError::Unusable(format!("{}: {e}", path.display()));
+    let table: toml::Table = text.parse().map_err(|e| wrong(&e))?;
+    let weight = match table.get("weight") {
+        None => 100_000,
+        Some(toml::Value::Integer(w)) if (1..=i64::from(i32::MAX)).contains(w) => *w as u32,
+        Some(other) => return Err(wrong(&format!("weight = {other}: a whole number from 1 to {} was expected", i32::MAX))),
+    };
+    let interval_s = match table.get("interval_s") {
+        None => 60.0,
+        Some(toml::Value::Integer(s)) if *s >= 1 => *s as f64,
+        Some(toml::Value::Float(s)) if *s >= 1.0 => *s,
+        Some(toml::Value::String(s)) => {
+            let micros = crate::input::parse_duration(s).map_err(|e| wrong(&format!("interval_s = {s:?}: {e}")))?;
+            micros as f64 / 1e6
+        }
+        Some(other) => return Err(wrong(&format!("interval_s = {other}: seconds of 1 or more were expected"))),
+    };
+    Ok(Some(AdapterSettings { weight, interval_s }))
+}
+
+/// `setup` with the site factors weighed and refreshed as the site's adapter does, or as its
+/// defaults do without `adapter.toml`, said in `taken` when policies are `asked` for.
+fn with_adapter(
+    setup: SlurmSetup,
+    adapter: Option<AdapterSettings>,
+    taken: &mut Vec<String>,
+    asked: bool,
+) -> Result<SlurmSetup, LabError> {
+    let settings = adapter.unwrap_or(AdapterSettings {
+        weight: 100_000,
+        interval_s: 60.0,
+    });
+    taken.extend(asked.then(|| match adapter {
+        Some(a) => format!("other policies: written as the site's adapter writes them, weight {} every {} s ({})", a.weight, a.interval_s, bundle::ADAPTER),
+        None => format!("other policies: written as the Slurm adapter writes them by default, weight {} every {} s (the bundle holds no {})", settings.weight, settings.interval_s, bundle::ADAPTER),
+    }));
+    let interval = format!("{}s", settings.interval_s);
+    let spelled = (bundle::ADAPTER, "--scheduler slurm");
+    let setup = (setup.with_site_weight(Some(settings.weight), SchedulerEntry::SLURM, spelled))
+        .and_then(|s| s.with_site_interval(Some(&interval), SchedulerEntry::SLURM, spelled));
+    setup.map_err(|e| LabError::Unusable(e.to_string()))
+}
+
+/// The moment Slurm's recomputations are in phase with, and where it was read: the
+/// controller's start in its log, else the last decay's time; `taken` hears when neither is
+/// in the bundle.
+fn phase(
+    log: Option<&ControllerLog>,
+    last_decay: Option<&(Time, String)>,
+    taken: &mut Vec<String>,
+) -> Option<(Time, String)> {
+    let started = log.and_then(|log| log.controller_starts.last().copied());
+    let from_log = started.map(|at| (at, format!("the controller's start in {}", bundle::CONTROLLER_LOG)));
+    let from_decay = || last_decay.map(|(at, text)| (*at, format!("the last decay at {text} in {}", bundle::LAST_DECAY)));
+    let phase = from_log.or_else(from_decay);
+    if phase.is_none() {
+        taken.push(format!("the recomputations' phase: unknown (the bundle holds neither {} nor {}), so on the minute", bundle::LAST_DECAY, bundle::CONTROLLER_LOG));
+    }
+    phase
+}
+
+/// The baseline, then `policies`, each as the site's Slurm computes its own fairshare where a
+/// `fairshare` policy leaves a parameter out; the notes go to `taken`.
+fn site_policies(
+    setup: &SlurmSetup,
+    policies: Vec<PolicySpec>,
+    phase: Option<(Time, String)>,
+    taken: &mut Vec<String>,
+) -> Result<Vec<PolicySpec>, LabError> {
+    let phase = phase.as_ref().map(|(at, source)| (*at, source.as_str()));
+    let wrong = |e: &dyn std::fmt::Display| LabError::Unusable(format!("policy: {e}"));
+    let own: PolicySpec = "fairshare".parse().map_err(|e| wrong(&e))?;
+    let baseline = PolicySpec {
+        name: BASELINE.into(),
+        ..own
+    };
+    let mut site = Vec::with_capacity(policies.len() + 1);
+    for policy in std::iter::once(baseline).chain(policies) {
+        let named = policy.name.clone();
+        let renamed = match named == BASELINE {
+            true => PolicySpec { name: "fairshare".into(), ..policy },
+            false => policy,
+        };
+        let (ran, note) = setup.site_policy(renamed, phase).map_err(|e| wrong(&e))?;
+        let note = note.map(|n| n.replacen("fairshare:", &format!("{named}:"), 1));
+        let note = note.map(|n| match n.split_once("; give") {
+            Some((said, _)) if named == BASELINE => said.to_owned(),
+            _ => n,
+        });
+        taken.extend(note);
+        site.push(PolicySpec { name: named, ..ran });
+    }
+    crate::distinct(&site)?;
+    Ok(site)
+}
+
+/// One sentence on the machines, the shares, the QOS and the settings read from the
+/// configuration.
+fn describe(setup: &SlurmSetup) -> Vec<String> {
+    let cluster = (setup.cluster_name.as_ref()).map_or(String::new(), |c| format!(" of cluster {c}"));
+    let mut lines = vec![
+        format!("machines: the nodes and partitions of {}", bundle::CONFIG),
+        format!("shares: the associations{cluster} in {}", bundle::ASSOC),
+        format!("QOS: each one's UsageFactor and Priority in {}", bundle::QOS),
+    ];
+    if !setup.settings.is_empty() {
+        let settings: Vec<String> = (setup.settings.iter()).map(|(k, v)| format!("{k}={v}")).collect();
+        lines.push(format!("settings of {}: {}", bundle::CONFIG, settings.join(", ")));
+    }
+    lines
+}
+
+/// The pairs of distinct partitions of a configuration that share a node, both ways.
+fn overlaps(text: &str) -> Vec<(String, String)> {
+    let conf = parse_slurm_conf(text);
+    let partitions = conf.partitions();
+    let mut pairs = Vec::new();
+    for a in partitions {
+        for b in partitions.iter().filter(|b| b.name != a.name) {
+            if a.nodes.iter().any(|n| b.nodes.contains(n)) {
+                pairs.push((a.name.clone(), b.name.clone()));
+            }
+        }
+    }
+    pairs
+}

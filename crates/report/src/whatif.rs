@@ -1,0 +1,200 @@
+//! What `fairshare slurm what-if` shows: how far to trust the prediction first (the site's own
+//! fairshare replayed against the record), then each policy against that baseline user by user,
+//! what was taken from the bundle and what the model leaves out, then the replay's own tables.
+
+use crate::replay::{replay_body, replay_table};
+use crate::{html, text};
+use fairshare_lab::trust::Trust;
+use fairshare_lab::whatif::WhatIfSummary;
+use fairshare_sim::cluster::PolicyResult;
+use fairshare_sim::stats::RunStats;
+
+/// What the contested order is measured against.
+const FLOOR: &str = "two real runs of one workload on a 16-node Slurm agree on 90–95 % of them";
+
+/// The what-if as text: trust, the policies against the baseline, what was taken and left
+/// out, then the replay's tables (with each run's wall-clock time from `stats`).
+pub fn whatif_table(summary: &WhatIfSummary, stats: &[RunStats]) -> String {
+    let (headers, rows) = user_table(&summary.trust);
+    let mut out = format!(
+        "{}\n\n{}\n",
+        trust_lines(summary).join("\n"),
+        text::table(&headers, &rows)
+    );
+    if summary.prediction.policies.len() > 1 {
+        let (headers, rows) = versus_table(&summary.prediction.policies);
+        out += &format!("{}:\n{}", VERSUS_TITLE, text::table(&headers, &rows));
+        out += &(gains(&summary.prediction.policies).join("\n") + "\n\n");
+    }
+    let list = |title: &str, items: &[String]| {
+        let items: String = items.iter().map(|i| format!("  - {i}\n")).collect();
+        format!("{title}:\n{items}\n")
+    };
+    out += &list("Taken from the bundle", &summary.taken);
+    out += &list("Not modelled", &summary.unmodelled);
+    out + &replay_table(&summary.prediction, stats)
+}
+
+/// The what-if as one page: the same sections, then the replay's page with its plots of the
+/// recorded and predicted shares over time.
+pub fn whatif_html(summary: &WhatIfSummary) -> String {
+    let (headers, rows) = user_table(&summary.trust);
+    let lines = trust_lines(summary);
+    let mut body = format!(
+        "<h1>fairshare slurm what-if</h1>\n<h2>{}</h2>\n{}{}",
+        html::escape(&lines[0]),
+        lines[1..]
+            .iter()
+            .map(|l| format!("<p>{}</p>\n", html::escape(l.trim())))
+            .collect::<String>(),
+        html::table(&headers, &rows)
+    );
+    if summary.prediction.policies.len() > 1 {
+        let (headers, rows) = versus_table(&summary.prediction.policies);
+        body += &format!(
+            "<h2>{}</h2>\n{}{}",
+            html::escape(VERSUS_TITLE),
+            html::table(&headers, &rows),
+            gains(&summary.prediction.policies)
+                .iter()
+                .map(|g| format!("<p>{}</p>\n", html::escape(g)))
+                .collect::<String>()
+        );
+    }
+    let list = |title: &str, items: &[String]| {
+        let items: String = (items.iter())
+            .map(|i| format!("<li>{}</li>\n", html::escape(i)))
+            .collect();
+        format!("<h2>{title}</h2>\n<ul>\n{items}</ul>\n")
+    };
+    body += &list("Taken from the bundle", &summary.taken);
+    body += &list("Not modelled", &summary.unmodelled);
+    body += "<h2>The replay</h2>\n";
+    body += &replay_body(&summary.prediction);
+    html::page("fairshare slurm what-if", &body)
+}
+
+/// The title of the table of policies against the baseline.
+const VERSUS_TITLE: &str =
+    "Each user's mean wait under each policy, and the change against the baseline";
+
+/// The trust section's lines: a title, then one line per figure.
+fn trust_lines(summary: &WhatIfSummary) -> Vec<String> {
+    let t = &summary.trust;
+    let baseline = summary.prediction.policies.first();
+    let name = baseline.map_or("the baseline", |p| p.policy.as_str());
+    let contested = match t.contested_order {
+        Some(order) => format!(
+            "{} of {} contested pairs started in the real order{} ({FLOOR})",
+            text::percent(order),
+            t.contested_pairs,
+            t.sampled_one_in.map_or(String::new(), |k| format!(
+                ", from the pairs of one first start in {k}"
+            ))
+        ),
+        None => "no contested pair: no two users' jobs waited at once, so the order of starts was never a choice".to_owned(),
+    };
+    vec![
+        format!(
+            "How far to trust this prediction: the site's own fairshare ({name}) replayed against what really happened"
+        ),
+        format!("  contested order: {contested}"),
+        format!(
+            "  start error: median {}, p90 {}, over {} jobs ({} of the dump left out: cancelled while they waited, still waiting, or never started by the replay)",
+            text::duration(t.median_start_error_s),
+            text::duration(t.p90_start_error_s),
+            t.jobs,
+            t.left_out
+        ),
+        format!(
+            "  users' mean waits within 10 % or 30 s of the record: {} of {}",
+            t.users_within(),
+            t.users.len()
+        ),
+    ]
+}
+
+/// Each user's mean wait, real and predicted.
+fn user_table(trust: &Trust) -> (Vec<String>, Vec<Vec<String>>) {
+    let headers = text::strings(&["user", "jobs", "real mean wait", "predicted", "within"]);
+    let rows = (trust.users.iter())
+        .map(|u| {
+            vec![
+                u.user.clone(),
+                u.jobs.to_string(),
+                text::duration(u.recorded_mean_wait_s),
+                text::duration(u.predicted_mean_wait_s),
+                if u.within { "yes" } else { "no" }.to_owned(),
+            ]
+        })
+        .collect();
+    (headers, rows)
+}
+
+/// Each user's mean wait under the baseline (the first policy) and each other policy, with the
+/// change.
+fn versus_table(policies: &[PolicyResult]) -> (Vec<String>, Vec<Vec<String>>) {
+    let baseline = &policies[0];
+    let mut headers = vec!["user".to_owned(), baseline.policy.clone()];
+    for p in &policies[1..] {
+        headers.extend([p.policy.clone(), "change".to_owned()]);
+    }
+    let rows = (baseline.users.iter())
+        .map(|user| {
+            let mut row = vec![user.id.clone(), text::duration(user.mean_wait_s)];
+            for p in &policies[1..] {
+                let wait = mean_wait(p, &user.id);
+                row.push(text::duration(wait));
+                row.push(signed(wait - user.mean_wait_s));
+            }
+            row
+        })
+        .collect();
+    (headers, rows)
+}
+
+/// `user`'s mean wait under `policy` (NaN when it has no job there).
+fn mean_wait(policy: &PolicyResult, user: &str) -> f64 {
+    (policy.users.iter().find(|u| u.id == user)).map_or(f64::NAN, |u| u.mean_wait_s)
+}
+
+/// A change of wait, with its sign.
+fn signed(seconds: f64) -> String {
+    match seconds {
+        s if !s.is_finite() => "–".to_owned(),
+        s if s.abs() < 0.5 => "0 s".to_owned(),
+        s if s > 0.0 => format!("+{}", text::duration(s)),
+        s => format!("−{}", text::duration(-s)),
+    }
+}
+
+/// One line per policy: who waits less than under the baseline, who more, the largest first.
+fn gains(policies: &[PolicyResult]) -> Vec<String> {
+    let baseline = &policies[0];
+    policies[1..]
+        .iter()
+        .map(|p| {
+            let mut changes: Vec<(f64, &str)> = (baseline.users.iter())
+                .map(|u| (mean_wait(p, &u.id) - u.mean_wait_s, u.id.as_str()))
+                .filter(|(d, _)| d.is_finite() && d.abs() >= 0.5)
+                .collect();
+            changes.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
+            let named = |list: Vec<&(f64, &str)>| match list.is_empty() {
+                true => "nobody".to_owned(),
+                false => (list.iter())
+                    .map(|(d, u)| format!("{u} ({})", signed(*d)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
+            let gain = changes.iter().filter(|(d, _)| *d < 0.0).collect();
+            let lose = changes.iter().rev().filter(|(d, _)| *d > 0.0).collect();
+            format!(
+                "{} against {}: waits less: {}; waits more: {}.",
+                p.policy,
+                baseline.policy,
+                named(gain),
+                named(lose)
+            )
+        })
+        .collect()
+}
