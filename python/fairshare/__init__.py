@@ -32,6 +32,7 @@ from ._native import policies_json as _policies_json
 from ._ranker import Ranker
 from ._reader import Trace, read
 from ._replay import Result, replay
+from ._whatif import WhatIf, slurm_whatif
 
 try:
     __version__: str = _metadata.version("fairshare")
@@ -54,6 +55,7 @@ __all__ = [
     "Standings",
     "Sweep",
     "Trace",
+    "WhatIf",
     "allocate",
     "baa",
     "penalty",
@@ -62,6 +64,7 @@ __all__ = [
     "read",
     "replay",
     "simulate",
+    "slurm_whatif",
     "sweep",
 ]
 

@@ -36,6 +36,31 @@ class Replayed:
     def stats(self) -> str:
         """Each run's wall-clock seconds and events, as ``--stats`` writes them (JSON)."""
 
+class WhatIfRun:
+    """A finished what-if, as the library holds it."""
+
+    def whatif_json(self) -> str:
+        """The document, as ``fairshare slurm what-if --json`` writes it."""
+    def json(self) -> str:
+        """The replay's summary within it, as ``fairshare replay --json`` would write it."""
+    def html(self) -> str:
+        """The page ``fairshare slurm what-if --report`` writes."""
+    def table(self) -> str:
+        """The text ``fairshare slurm what-if`` prints."""
+    def warnings(self) -> list[str]:
+        """What the replay's results warn of."""
+    def notes(self) -> list[str]:
+        """What was taken from the bundle, in words."""
+    def stats(self) -> str:
+        """Each run's wall-clock seconds and events, as ``--stats`` writes them (JSON)."""
+
+def slurm_whatif_run(
+    dir: str,
+    policies: list[str],
+    *,
+    jobs: Optional[str] = None,
+    progress: Optional[Callable[[int, int], Any]] = None,
+) -> WhatIfRun: ...
 def replay_run(
     traces: list[str],
     policies: list[Any],

@@ -9,6 +9,7 @@ mod progress;
 mod ranker;
 mod reader;
 mod replay;
+mod whatif;
 
 use failure::Failure;
 use fairshare_core::alloc::tasks::FillRule;
@@ -283,6 +284,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(allocate_json, m)?)?;
     m.add_function(wrap_pyfunction!(replay_run, m)?)?;
     m.add_class::<replay::Replayed>()?;
+    m.add_function(wrap_pyfunction!(whatif::slurm_whatif_run, m)?)?;
+    m.add_class::<whatif::WhatIfRun>()?;
     m.add_function(wrap_pyfunction!(documents::priorities_run, m)?)?;
     m.add_function(wrap_pyfunction!(documents::penalty_run, m)?)?;
     m.add_function(wrap_pyfunction!(documents::simulate_run, m)?)?;

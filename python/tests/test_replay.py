@@ -706,3 +706,46 @@ def test_slurmctlds_log_times_a_dumps_jobs_and_the_loops_turns_as_the_cli_does(t
     swf.write_text("1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n")
     with pytest.raises(fairshare.InputError, match="not of a swf trace"):
         fairshare.replay(swf, ["fifo"], slurmctld_log=log, scheduler="slurm", progress=False)
+
+
+def small_bundle(folder):
+    """A site bundle of three users on one 4-CPU node, as ``fairshare slurm collect`` writes
+    one (without its manifest, as the shell commands make it)."""
+    folder.mkdir()
+    day = "2026-01-01T00:"
+    (folder / "sacct.txt").write_text(
+        "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State\n"
+        f"1|alice|a|{day}00:00|{day}00:00|{day}01:40|00:01:40|00:01:40|cpu=2,node=1|cpu|COMPLETED\n"
+        f"2|bob|a|{day}00:00|{day}00:00|{day}00:50|00:00:50|00:00:50|cpu=1,node=1|cpu|COMPLETED\n"
+        f"3|carol|a|{day}00:00|{day}00:00|{day}00:50|00:00:50|00:00:50|cpu=1,node=1|cpu|COMPLETED\n"
+        f"4_1|bob|a|{day}01:00|{day}01:40|{day}01:50|00:00:10|00:00:10|cpu=4,node=1|cpu|COMPLETED\n"
+        f"5|carol|a|{day}01:01|{day}01:50|{day}02:00|00:00:10|00:00:10|cpu=4,node=1|cpu|COMPLETED\n"
+    )
+    (folder / "config.txt").write_text(
+        "ClusterName=emu\nPriorityWeightFairshare=10000\nPriorityDecayHalfLife=00:10:00\n"
+        "PriorityCalcPeriod=00:00:30\nNodeName=n1 CPUs=4\n"
+        "PartitionName=cpu Nodes=n1 Default=YES TRESBillingWeights=CPU=2.0\n"
+    )
+    (folder / "assoc.txt").write_text(
+        "emu|root|||1||\nemu|a|||1|root|\nemu|a|alice||1|a|\nemu|a|bob||5|a|\nemu|a|carol||10|a|\n"
+    )
+    (folder / "qos.txt").write_text("normal|1.000000|0\n")
+    return folder
+
+
+def test_a_slurm_whatif_is_the_commands_and_joins_back_to_the_dump(tmp_path):
+    bundle = small_bundle(tmp_path / "site")
+    result = fairshare.slurm_whatif(bundle, ["sdrf"], progress=False)
+    out = subprocess.run(
+        [cli(), "slurm", "what-if", bundle, "--policy", "sdrf", "--json", "-"], capture_output=True, text=True, check=True
+    )
+    assert result.json() == out.stdout, "the document of the command, to the byte"
+    assert result.summary["policy"].tolist()[:2] == ["as-slurm", "sdrf"]
+    assert result.trust["jobs"] == 5 and result.trust["contested_order"] is not None
+    assert result.trust_users["user"].tolist() == ["alice", "bob", "carol"]
+    assert any("decay=half-life:600,refresh=60" in line for line in result.taken)
+    jobs = result.jobs
+    assert set(jobs["job_id"]) == {"1", "2", "3", "4_1", "5"}, "Slurm's JobIDs, an array task's as 4_1"
+    with pytest.raises(fairshare.InputError, match="assoc.txt is missing"):
+        (bundle / "assoc.txt").unlink()
+        fairshare.slurm_whatif(bundle, progress=False)

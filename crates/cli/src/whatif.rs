@@ -55,7 +55,10 @@ pub fn run(args: WhatIfArgs) -> Result<()> {
     };
     outputs.check()?;
     if let Some(path) = &args.jobs {
-        anyhow::ensure!(!is_stdout(path), "--jobs -: the per-job table is a file here; give its name");
+        anyhow::ensure!(
+            !is_stdout(path),
+            "--jobs -: the per-job table is a file here; give its name"
+        );
         check_writable(path, "--jobs")?;
     }
     let bar = spinner("reading the bundle's sacct.txt");
@@ -70,9 +73,8 @@ pub fn run(args: WhatIfArgs) -> Result<()> {
         .map(|i| {
             let name = &whatif.policies[i].name;
             let bar = bars.add(sim_bar(name, measured.span_s()));
-            let (run, wall_s) = timed(|| {
-                whatif.run(&plan, i, parts.as_ref(), &mut |s| bar.set_position(s))
-            });
+            let (run, wall_s) =
+                timed(|| whatif.run(&plan, i, parts.as_ref(), &mut |s| bar.set_position(s)));
             bar.finish_and_clear();
             let (result, trust) = run?;
             let stats = RunStats::new(name, result.events, wall_s);
@@ -82,15 +84,8 @@ pub fn run(args: WhatIfArgs) -> Result<()> {
     if let (Some(parts), Some(path)) = (parts, &args.jobs) {
         parts.join(&plan, whatif.policies.len(), path)?;
     }
-    let mut trust = None;
-    let (mut results, mut stats) = (Vec::new(), Vec::new());
-    for (result, t, s) in runs {
-        trust = trust.or(t);
-        results.push(result);
-        stats.push(s);
-    }
-    let trust = trust.context("the baseline gave no figures")?;
-    let summary = whatif.summary(&measured, trust, plan.summary(results)?);
+    let (runs, stats): (Vec<_>, Vec<_>) = runs.into_iter().map(|(r, t, s)| ((r, t), s)).unzip();
+    let summary = whatif.summary(&plan, runs)?;
     outputs.write_stats(&stats)?;
     outputs.write(&summary, fairshare_report::whatif_html, |s| {
         fairshare_report::whatif_table(s, &stats)

@@ -22,3 +22,4 @@ mod slurm;
 mod slurm_adapter;
 mod slurm_commands;
 mod slurm_many;
+mod whatif;

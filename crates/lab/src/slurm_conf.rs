@@ -72,7 +72,9 @@ pub fn slurm_setup(text: &str) -> Result<SlurmSetup, Invalid> {
     let read = std::cell::RefCell::new(Vec::<(String, String)>::new());
     let get = |key: &str| {
         let value = conf.get(key);
-        let stated = value.map(str::trim).filter(|v| !v.is_empty() && *v != "(null)");
+        let stated = value
+            .map(str::trim)
+            .filter(|v| !v.is_empty() && *v != "(null)");
         let mut read = read.borrow_mut();
         if let Some(v) = stated.filter(|_| !read.iter().any(|(k, _)| k == key)) {
             read.push((key.to_owned(), v.to_owned()));
@@ -91,8 +93,8 @@ pub fn slurm_setup(text: &str) -> Result<SlurmSetup, Invalid> {
     notes.extend(unmodelled_settings(&conf));
     let fairshare = site_fairshare(&get)?;
     let cluster_name = get("ClusterName").map(str::trim);
-    let cluster_name = (cluster_name.filter(|name| !name.is_empty() && *name != "(null)"))
-        .map(str::to_owned);
+    let cluster_name =
+        (cluster_name.filter(|name| !name.is_empty() && *name != "(null)")).map(str::to_owned);
     let flags = get("PriorityFlags").unwrap_or_default();
     Ok(SlurmSetup {
         parameters,
@@ -471,9 +473,21 @@ fn unmodelled_sharing(conf: &SlurmConf) -> Vec<String> {
 /// model leaves out, with the values that leave them inert (as `scontrol show config` or a
 /// `slurm.conf` spells them).
 const UNMODELLED: [(&str, &[&str], &str); 3] = [
-    ("PriorityUsageResetPeriod", &["NONE", "0"], "usage is never reset in the replay"),
-    ("FairShareDampeningFactor", &["1"], "the fairshare factor is not dampened in the replay"),
-    ("PreemptType", &["preempt/none"], "no job is preempted in the replay"),
+    (
+        "PriorityUsageResetPeriod",
+        &["NONE", "0"],
+        "usage is never reset in the replay",
+    ),
+    (
+        "FairShareDampeningFactor",
+        &["1"],
+        "the fairshare factor is not dampened in the replay",
+    ),
+    (
+        "PreemptType",
+        &["preempt/none"],
+        "no job is preempted in the replay",
+    ),
 ];
 
 /// `PriorityFlags` the model follows, or that change nothing it computes.
@@ -539,7 +553,10 @@ mod tests {
         let given = "fairshare:decay=half-life:7d,refresh=120,usage=cpu,function=fair-tree";
         let started = Time::from_micros(1_767_225_600_000_000 + 75_250_000);
         let (ran, note) = setup
-            .site_policy(given.parse().unwrap(), Some((started, "the controller's start in its log")))
+            .site_policy(
+                given.parse().unwrap(),
+                Some((started, "the controller's start in its log")),
+            )
             .unwrap();
         assert_eq!(
             settings(&ran).decay,
@@ -554,7 +571,10 @@ mod tests {
         );
         assert!(note.unwrap().contains("refresh-offset=75.25, from the Slurm configuration (the controller's start in its log)"));
         let (ran, note) = setup
-            .site_policy("sdrf".parse().unwrap(), Some((started, "the controller's start in its log")))
+            .site_policy(
+                "sdrf".parse().unwrap(),
+                Some((started, "the controller's start in its log")),
+            )
             .unwrap();
         assert_eq!((ran.name.as_str(), note), ("sdrf", None));
     }

@@ -100,13 +100,17 @@ impl Trust {
         users: &[String],
         contend: &dyn Fn(Option<u32>, Option<u32>) -> bool,
     ) -> Trust {
-        let mut errors: Vec<f64> = jobs.iter().map(|j| (j.predicted - j.recorded).abs()).collect();
+        let mut errors: Vec<f64> = jobs
+            .iter()
+            .map(|j| (j.predicted - j.recorded).abs())
+            .collect();
         let contested = contested_order(jobs, contend);
         Trust {
             jobs: jobs.len(),
             left_out,
             contested_pairs: contested.pairs,
-            contested_order: (contested.pairs > 0).then(|| contested.alike / contested.pairs as f64),
+            contested_order: (contested.pairs > 0)
+                .then(|| contested.alike / contested.pairs as f64),
             sampled_one_in: (contested.stride > 1).then_some(contested.stride),
             median_start_error_s: rank(&mut errors, 0.5),
             p90_start_error_s: rank(&mut errors, 0.9),
@@ -258,7 +262,10 @@ mod tests {
     use proptest::prelude::*;
 
     /// Every pair, as the experiment's first version counted them: the obviously right one.
-    fn all_pairs(jobs: &[Compared], contend: &dyn Fn(Option<u32>, Option<u32>) -> bool) -> (u64, f64) {
+    fn all_pairs(
+        jobs: &[Compared],
+        contend: &dyn Fn(Option<u32>, Option<u32>) -> bool,
+    ) -> (u64, f64) {
         let (mut pairs, mut alike) = (0, 0.0);
         for i in 0..jobs.len() {
             for j in i + 1..jobs.len() {
@@ -284,15 +291,20 @@ mod tests {
     }
 
     fn job() -> impl Strategy<Value = Compared> {
-        (0u32..4, prop::option::of(0u32..3), 0u32..40, 0u32..40, 0u32..80).prop_map(
-            |(user, partition, submit, wait, predicted)| Compared {
+        (
+            0u32..4,
+            prop::option::of(0u32..3),
+            0u32..40,
+            0u32..40,
+            0u32..80,
+        )
+            .prop_map(|(user, partition, submit, wait, predicted)| Compared {
                 user,
                 partition,
                 submit: f64::from(submit),
                 recorded: f64::from(submit + wait),
                 predicted: f64::from(submit + predicted),
-            },
-        )
+            })
     }
 
     proptest! {
@@ -316,15 +328,34 @@ mod tests {
             recorded: start,
             predicted: start,
         };
-        let jobs = [job(0, 0.0, 10.0), job(1, 1.0, 20.0), job(0, 2.0, 30.0), job(1, 40.0, 41.0)];
+        let jobs = [
+            job(0, 0.0, 10.0),
+            job(1, 1.0, 20.0),
+            job(0, 2.0, 30.0),
+            job(1, 40.0, 41.0),
+        ];
         let users = ["a".to_owned(), "b".to_owned()];
         let trust = Trust::of(&jobs, 1, &users, &|a, b| a == b);
         // (0,1), (1,2): the others did not wait together or share a user.
-        assert_eq!((trust.contested_pairs, trust.contested_order), (2, Some(1.0)));
-        assert_eq!((trust.median_start_error_s, trust.p90_start_error_s), (0.0, 0.0));
+        assert_eq!(
+            (trust.contested_pairs, trust.contested_order),
+            (2, Some(1.0))
+        );
+        assert_eq!(
+            (trust.median_start_error_s, trust.p90_start_error_s),
+            (0.0, 0.0)
+        );
         assert_eq!(trust.users_within(), 2);
         assert_eq!(trust.users[0].recorded_mean_wait_s, 19.0);
-        let swapped = [jobs[0], Compared { predicted: 5.0, ..jobs[1] }, jobs[2], jobs[3]];
+        let swapped = [
+            jobs[0],
+            Compared {
+                predicted: 5.0,
+                ..jobs[1]
+            },
+            jobs[2],
+            jobs[3],
+        ];
         let trust = Trust::of(&swapped, 0, &users, &|a, b| a == b);
         assert_eq!(trust.contested_order, Some(0.5));
         assert_eq!(trust.p90_start_error_s, 15.0);

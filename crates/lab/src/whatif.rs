@@ -8,15 +8,17 @@
 //! states that the model leaves out in [`WhatIf::unmodelled`], so that every number can be
 //! traced to a command's output and nothing is assumed silently.
 
+use crate::jobs::JobParts;
 use crate::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use crate::summary::ReplaySummary;
 use crate::trust::{Compared, Trust};
-use crate::jobs::JobParts;
-use crate::{CapacitySource, LabError, MeasuredTrace, Replay, ReplayPlan, ReplayRequest, ShareSource};
+use crate::{
+    CapacitySource, LabError, MeasuredTrace, Replay, ReplayPlan, ReplayRequest, ShareSource,
+};
 use crate::{StopRule, TraceSpec};
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
-use fairshare_sim::cluster::{JobOutcome, PlacementEntry, SchedulerEntry, PolicyResult};
+use fairshare_sim::cluster::{JobOutcome, PlacementEntry, PolicyResult, SchedulerEntry};
 use fairshare_trace::bundle::{self, Manifest};
 use fairshare_trace::slurm_conf::parse_slurm_conf;
 use fairshare_trace::slurmctld_log::{read_controller_log, ControllerLog};
@@ -98,8 +100,15 @@ impl WhatIf {
         let billing = setup.site_billing(&files, (&config_path, bundle::CONFIG));
         let files = match billing {
             Some((files, _)) => {
-                let max_tres = if files.max_tres { ", with PriorityFlags=MAX_TRES" } else { "" };
-                taken.push(format!("billing: the partitions' TRESBillingWeights of {}{max_tres}", bundle::CONFIG));
+                let max_tres = if files.max_tres {
+                    ", with PriorityFlags=MAX_TRES"
+                } else {
+                    ""
+                };
+                taken.push(format!(
+                    "billing: the partitions' TRESBillingWeights of {}{max_tres}",
+                    bundle::CONFIG
+                ));
                 files
             }
             None => files,
@@ -107,7 +116,11 @@ impl WhatIf {
         let mut later = Vec::new();
         let setup = with_adapter(setup, adapter, &mut later, !policies.is_empty())?;
         let setup = setup
-            .with_loop_turns(log.as_deref(), SchedulerEntry::SLURM, (bundle::CONTROLLER_LOG, "--scheduler slurm"))
+            .with_loop_turns(
+                log.as_deref(),
+                SchedulerEntry::SLURM,
+                (bundle::CONTROLLER_LOG, "--scheduler slurm"),
+            )
             .map_err(|e| in_file(&e))?;
         let phase = phase(log.as_deref(), last_decay.as_ref(), &mut later);
         let policies = site_policies(&setup, policies, phase, &mut taken)?;
@@ -161,9 +174,7 @@ impl WhatIf {
         let contend = |a: Option<u32>, b: Option<u32>| {
             let name = |p: Option<u32>| p.and_then(|p| names.get(p as usize));
             match (name(a), name(b)) {
-                (Some(a), Some(b)) => {
-                    a == b || self.overlaps.iter().any(|(x, y)| x == a && y == b)
-                }
+                (Some(a), Some(b)) => a == b || self.overlaps.iter().any(|(x, y)| x == a && y == b),
                 _ => a == b,
             }
         };
@@ -196,17 +207,20 @@ impl WhatIf {
         Ok((result, trust))
     }
 
-    /// The what-if's document: the bundle, what was taken from it and left out, the trust
-    /// figures and the replay's summary (the baseline first).
-    /// `measured`'s notes on reading the dump are taken too.
+    /// The what-if's document from the `runs` of every policy on `plan`, in order (each
+    /// [`WhatIf::run`]'s): the bundle, what was taken from it (with `plan`'s notes on reading
+    /// the dump) and left out, the trust figures and the replay's summary.
     pub fn summary(
         &self,
-        measured: &MeasuredTrace,
-        trust: Trust,
-        prediction: ReplaySummary,
-    ) -> WhatIfSummary {
-        let read = measured.notes().into_iter().map(|n| format!("reading {}: {n}", bundle::DUMP));
-        WhatIfSummary {
+        plan: &ReplayPlan,
+        runs: Vec<(PolicyResult, Option<Trust>)>,
+    ) -> Result<WhatIfSummary, LabError> {
+        let (results, trust): (Vec<_>, Vec<_>) = runs.into_iter().unzip();
+        let trust = trust.into_iter().flatten().next();
+        let trust = trust.ok_or_else(|| LabError::Unusable("the baseline was not run".into()))?;
+        let notes = plan.measured().notes().into_iter();
+        let read = notes.map(|n| format!("reading {}: {n}", bundle::DUMP));
+        Ok(WhatIfSummary {
             schema_version: crate::summary::SCHEMA_VERSION,
             bundle: self.dir.display().to_string(),
             manifest: self.manifest.clone().map(|mut m| {
@@ -216,8 +230,8 @@ impl WhatIf {
             taken: self.taken.iter().cloned().chain(read).collect(),
             unmodelled: self.unmodelled.clone(),
             trust,
-            prediction,
-        }
+            prediction: plan.summary(results)?,
+        })
     }
 }
 
@@ -285,17 +299,27 @@ fn read_adapter(path: &Path) -> Result<Option<AdapterSettings>, LabError> {
     let weight = match table.get("weight") {
         None => 100_000,
         Some(toml::Value::Integer(w)) if (1..=i64::from(i32::MAX)).contains(w) => *w as u32,
-        Some(other) => return Err(wrong(&format!("weight = {other}: a whole number from 1 to {} was expected", i32::MAX))),
+        Some(other) => {
+            return Err(wrong(&format!(
+                "weight = {other}: a whole number from 1 to {} was expected",
+                i32::MAX
+            )))
+        }
     };
     let interval_s = match table.get("interval_s") {
         None => 60.0,
         Some(toml::Value::Integer(s)) if *s >= 1 => *s as f64,
         Some(toml::Value::Float(s)) if *s >= 1.0 => *s,
         Some(toml::Value::String(s)) => {
-            let micros = crate::input::parse_duration(s).map_err(|e| wrong(&format!("interval_s = {s:?}: {e}")))?;
+            let micros = crate::input::parse_duration(s)
+                .map_err(|e| wrong(&format!("interval_s = {s:?}: {e}")))?;
             micros as f64 / 1e6
         }
-        Some(other) => return Err(wrong(&format!("interval_s = {other}: seconds of 1 or more were expected"))),
+        Some(other) => {
+            return Err(wrong(&format!(
+                "interval_s = {other}: seconds of 1 or more were expected"
+            )))
+        }
     };
     Ok(Some(AdapterSettings { weight, interval_s }))
 }
@@ -332,8 +356,20 @@ fn phase(
     taken: &mut Vec<String>,
 ) -> Option<(Time, String)> {
     let started = log.and_then(|log| log.controller_starts.last().copied());
-    let from_log = started.map(|at| (at, format!("the controller's start in {}", bundle::CONTROLLER_LOG)));
-    let from_decay = || last_decay.map(|(at, text)| (*at, format!("the last decay at {text} in {}", bundle::LAST_DECAY)));
+    let from_log = started.map(|at| {
+        (
+            at,
+            format!("the controller's start in {}", bundle::CONTROLLER_LOG),
+        )
+    });
+    let from_decay = || {
+        last_decay.map(|(at, text)| {
+            (
+                *at,
+                format!("the last decay at {text} in {}", bundle::LAST_DECAY),
+            )
+        })
+    };
     let phase = from_log.or_else(from_decay);
     if phase.is_none() {
         taken.push(format!("the recomputations' phase: unknown (the bundle holds neither {} nor {}), so on the minute", bundle::LAST_DECAY, bundle::CONTROLLER_LOG));
@@ -360,7 +396,10 @@ fn site_policies(
     for policy in std::iter::once(baseline).chain(policies) {
         let named = policy.name.clone();
         let renamed = match named == BASELINE {
-            true => PolicySpec { name: "fairshare".into(), ..policy },
+            true => PolicySpec {
+                name: "fairshare".into(),
+                ..policy
+            },
             false => policy,
         };
         let (ran, note) = setup.site_policy(renamed, phase).map_err(|e| wrong(&e))?;
@@ -379,15 +418,25 @@ fn site_policies(
 /// One sentence on the machines, the shares, the QOS and the settings read from the
 /// configuration.
 fn describe(setup: &SlurmSetup) -> Vec<String> {
-    let cluster = (setup.cluster_name.as_ref()).map_or(String::new(), |c| format!(" of cluster {c}"));
+    let cluster =
+        (setup.cluster_name.as_ref()).map_or(String::new(), |c| format!(" of cluster {c}"));
     let mut lines = vec![
         format!("machines: the nodes and partitions of {}", bundle::CONFIG),
         format!("shares: the associations{cluster} in {}", bundle::ASSOC),
-        format!("QOS: each one's UsageFactor and Priority in {}", bundle::QOS),
+        format!(
+            "QOS: each one's UsageFactor and Priority in {}",
+            bundle::QOS
+        ),
     ];
     if !setup.settings.is_empty() {
-        let settings: Vec<String> = (setup.settings.iter()).map(|(k, v)| format!("{k}={v}")).collect();
-        lines.push(format!("settings of {}: {}", bundle::CONFIG, settings.join(", ")));
+        let settings: Vec<String> = (setup.settings.iter())
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        lines.push(format!(
+            "settings of {}: {}",
+            bundle::CONFIG,
+            settings.join(", ")
+        ));
     }
     lines
 }

@@ -52,9 +52,9 @@ mod simulate;
 mod slurm;
 #[cfg(feature = "simulation")]
 mod sweep;
+pub mod text;
 #[cfg(feature = "simulation")]
 mod whatif;
-pub mod text;
 
 pub mod svg;
 
@@ -85,6 +85,6 @@ pub use simulate::{simulate_html, simulate_table};
 pub use slurm::{slurm_pass_line, slurm_status, slurm_sync, writes_text};
 #[cfg(feature = "simulation")]
 pub use sweep::{sweep_html, sweep_table};
+pub use text::table;
 #[cfg(feature = "simulation")]
 pub use whatif::{whatif_html, whatif_table};
-pub use text::table;

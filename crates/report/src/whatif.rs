@@ -40,9 +40,11 @@ pub fn whatif_table(summary: &WhatIfSummary, stats: &[RunStats]) -> String {
 pub fn whatif_html(summary: &WhatIfSummary) -> String {
     let (headers, rows) = user_table(&summary.trust);
     let lines = trust_lines(summary);
+    let (title, about) = lines[0].split_once(": ").unwrap_or((&lines[0], ""));
     let mut body = format!(
-        "<h1>fairshare slurm what-if</h1>\n<h2>{}</h2>\n{}{}",
-        html::escape(&lines[0]),
+        "<h1>fairshare slurm what-if</h1>\n<h2>{}</h2>\n<p>{}:</p>\n{}{}",
+        html::escape(title),
+        html::escape(&upper_first(about)),
         lines[1..]
             .iter()
             .map(|l| format!("<p>{}</p>\n", html::escape(l.trim())))
@@ -197,4 +199,12 @@ fn gains(policies: &[PolicyResult]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// `text` with its first letter in capitals.
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or(String::new(), |c| c.to_uppercase().chain(chars).collect())
 }

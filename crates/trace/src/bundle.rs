@@ -124,8 +124,13 @@ mod tests {
         assert!(e.contains("sacct.txt is missing"), "{e}");
         std::fs::write(dir.path().join(DUMP), "").unwrap();
         check(dir.path()).unwrap();
-        let e = Manifest::read(&dir.path().join(MANIFEST)).unwrap_err().to_string();
-        assert!(e.contains("manifest.toml") && e.contains("missing field"), "{e}");
+        let e = Manifest::read(&dir.path().join(MANIFEST))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("manifest.toml") && e.contains("missing field"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -140,6 +145,9 @@ mod tests {
             commands: "TZ=UTC sacct …\n".into(),
         };
         std::fs::write(dir.path().join(MANIFEST), manifest.to_toml()).unwrap();
-        assert_eq!(Manifest::read(&dir.path().join(MANIFEST)).unwrap(), manifest);
+        assert_eq!(
+            Manifest::read(&dir.path().join(MANIFEST)).unwrap(),
+            manifest
+        );
     }
 }

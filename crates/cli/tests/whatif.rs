@@ -1,0 +1,204 @@
+//! `fairshare slurm what-if` on small bundles written here: everything is taken from the
+//! bundle's files (each said), it predicts what the replay command with every setting spelled
+//! out predicts, its trust figures are printed first, and a partial bundle is refused.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn fairshare(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .args(args)
+        .output()
+        .expect("fairshare runs")
+}
+
+/// Writes a bundle of three users on one 4-CPU node into `dir`: bob and carol ran alike, then
+/// wait for alice's node, so that their shares say who goes first; with the site's adapter
+/// configuration, the last decay's time, and two settings the model leaves out.
+fn bundle(dir: &Path) {
+    let day = "2026-01-01T00:";
+    let rows = [
+        "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|ReqTRES|Partition|State".to_owned(),
+        format!("1|alice|a|{day}00:00|{day}00:00|{day}01:40|00:01:40|00:01:40|cpu=2,node=1|cpu=2,node=1|cpu|COMPLETED"),
+        format!("2|bob|a|{day}00:00|{day}00:00|{day}00:50|00:00:50|00:00:50|cpu=1,node=1|cpu=1,node=1|cpu|COMPLETED"),
+        format!("3|carol|a|{day}00:00|{day}00:00|{day}00:50|00:00:50|00:00:50|cpu=1,node=1|cpu=1,node=1|cpu|COMPLETED"),
+        format!("4|bob|a|{day}01:00|{day}01:40|{day}01:50|00:00:10|00:00:10|cpu=4,node=1|cpu=4,node=1|cpu|COMPLETED"),
+        format!("5|carol|a|{day}01:01|{day}01:50|{day}02:00|00:00:10|00:00:10|cpu=4,node=1|cpu=4,node=1|cpu|COMPLETED"),
+        format!("6|alice|a|{day}01:02|{day}01:10|{day}01:10|00:00:00|00:00:10||cpu=4,node=1|cpu|CANCELLED by 0"),
+    ];
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+    write("sacct.txt", &(rows.join("\n") + "\n"));
+    write(
+        "config.txt",
+        "ClusterName=emu\nSchedulerType=sched/backfill\nPriorityType=priority/multifactor\n\
+         PriorityWeightFairshare=10000\nPriorityWeightAge=2000\nPriorityDecayHalfLife=00:10:00\n\
+         PriorityCalcPeriod=00:00:30\nPriorityUsageResetPeriod=WEEKLY\nPriorityFlags=ACCRUE_ALWAYS\n\
+         NodeName=n1 CPUs=4 RealMemory=16000\n\
+         PartitionName=cpu Nodes=n1 Default=YES TRESBillingWeights=CPU=2.0\n",
+    );
+    write(
+        "assoc.txt",
+        "emu|root|||1||\nemu|a|||1|root|\nemu|a|alice||1|a|\nemu|a|bob||1|a|\nemu|a|carol||10|a|\n\
+         peer|root|||1||\npeer|a|||1|root|\npeer|a|alice||1|a|\npeer|a|bob||10|a|\npeer|a|carol||1|a|\n",
+    );
+    write("qos.txt", "normal|1.000000|0\n");
+    write("last-decay.txt", "2026-01-01T00:00:17.500000000\n");
+    write(
+        "adapter.toml",
+        "policy = \"sdrf\"\nweight = 5000\ninterval_s = 30\n",
+    );
+}
+
+/// The JSON a run writes to standard output, with its standard error.
+fn json_of(args: &[&str]) -> (Value, String) {
+    let out = fairshare(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "fairshare {args:?}: {stderr}");
+    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+}
+
+/// The policies' results, their names left out (the replay names them as given).
+fn results(policies: &Value) -> Vec<Value> {
+    let mut policies = policies.as_array().unwrap().clone();
+    for p in &mut policies {
+        p["policy"] = Value::Null;
+    }
+    policies
+}
+
+#[test]
+fn a_what_if_predicts_what_the_replay_with_every_setting_spelled_out_predicts() {
+    let dir = tempfile::tempdir().unwrap();
+    bundle(dir.path());
+    let site = dir.path().to_str().unwrap();
+    let (doc, _) = json_of(&["slurm", "what-if", site, "--policy", "sdrf", "--json", "-"]);
+    let file = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let (conf, assoc, qos, dump) = (
+        file("config.txt"),
+        file("assoc.txt"),
+        file("qos.txt"),
+        file("sacct.txt"),
+    );
+    let (spelled, _) = json_of(&[
+        "replay",
+        &dump,
+        "--format",
+        "sacct",
+        "--scheduler",
+        "slurm",
+        "--drain",
+        "--slurm-conf",
+        &conf,
+        "--machines",
+        &conf,
+        "--partitions",
+        &conf,
+        "--qos",
+        &qos,
+        "--shares",
+        &assoc,
+        "--placement",
+        "slurm",
+        "--site-weight",
+        "5000",
+        "--site-interval",
+        "30s",
+        "--policy",
+        "fairshare:decay=half-life:600,refresh=60,refresh-offset=17.5,usage=billing",
+        "--policy",
+        "sdrf",
+        "--json",
+        "-",
+    ]);
+    let predicted = &doc["prediction"]["policies"];
+    assert_eq!(predicted[0]["policy"], "as-slurm");
+    assert_eq!(predicted[1]["policy"], "sdrf");
+    assert_eq!(results(predicted), results(&spelled["policies"]));
+    let taken = doc["taken"].to_string();
+    for said in [
+        "as-slurm: run as fairshare:decay=half-life:600,refresh=60,refresh-offset=17.5,usage=billing",
+        "PriorityCalcPeriod=00:00:30",
+        "the last decay at 2026-01-01T00:00:17.500000000 in last-decay.txt",
+        "weight 5000 every 30 s (adapter.toml)",
+        "billing: the partitions' TRESBillingWeights of config.txt",
+        "the associations of cluster emu in assoc.txt",
+        "settings of config.txt: SchedulerType=sched/backfill, PriorityWeightFairshare=10000, PriorityWeightAge=2000",
+    ] {
+        assert!(taken.contains(said), "{said} not in {taken}");
+    }
+    let unmodelled = doc["unmodelled"].to_string();
+    for said in [
+        "PriorityUsageResetPeriod=WEEKLY is not modelled",
+        "PriorityFlags ACCRUE_ALWAYS not modelled",
+    ] {
+        assert!(unmodelled.contains(said), "{said} not in {unmodelled}");
+    }
+    let trust = &doc["trust"];
+    assert_eq!(trust["jobs"], 5, "{trust}");
+    assert_eq!(trust["left_out"], 1, "alice's cancelled job: {trust}");
+}
+
+/// The figures at the top of the text are the JSON's, and the first thing printed.
+#[test]
+fn how_far_to_trust_it_is_printed_first() {
+    let dir = tempfile::tempdir().unwrap();
+    bundle(dir.path());
+    let site = dir.path().to_str().unwrap();
+    let (doc, _) = json_of(&["slurm", "what-if", site, "--json", "-"]);
+    let out = fairshare(&["slurm", "what-if", site]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let trust = &doc["trust"];
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("How far to trust this prediction"),
+        "{text}"
+    );
+    let order = trust["contested_order"].as_f64().unwrap();
+    let pairs = trust["contested_pairs"].as_u64().unwrap();
+    assert!(
+        lines[1].contains(&format!(
+            "{:.1} % of {pairs} contested pairs",
+            100.0 * order
+        )),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[3].contains(&format!(
+        "{} of {}",
+        trust["users"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| u["within"] == true)
+            .count(),
+        trust["users"].as_array().unwrap().len()
+    )));
+}
+
+#[test]
+fn a_partial_or_wrong_bundle_is_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    bundle(dir.path());
+    let site = dir.path().to_str().unwrap();
+    let refused = |what: &str| {
+        let out = fairshare(&["slurm", "what-if", site]);
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(what), "{what} not in {stderr}");
+    };
+    std::fs::write(dir.path().join("last-decay.txt"), "yesterday\n").unwrap();
+    refused("last-decay.txt: \"yesterday\" is not a UTC moment");
+    std::fs::remove_file(dir.path().join("last-decay.txt")).unwrap();
+    std::fs::write(dir.path().join("adapter.toml"), "weight = -3\n").unwrap();
+    refused("adapter.toml: weight = -3: a whole number from 1 to 2147483647 was expected");
+    std::fs::remove_file(dir.path().join("adapter.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("config.txt"),
+        "ClusterName=emu\nPriorityWeightAge=10\n",
+    )
+    .unwrap();
+    refused("config.txt: no node is defined");
+    std::fs::remove_file(dir.path().join("qos.txt")).unwrap();
+    refused("not a site bundle: qos.txt is missing");
+}

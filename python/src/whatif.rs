@@ -1,0 +1,128 @@
+//! `slurm_whatif`: a site bundle replayed under the site's own fairshare and the policies
+//! asked for, as `fairshare slurm what-if` runs it (the same lab calls, in parallel), with the
+//! GIL released while it runs.
+
+use crate::progress::Progress;
+use crate::{input_error, Failure};
+use fairshare_core::policy::PolicySpec;
+use fairshare_lab::jobs::JobParts;
+use fairshare_lab::whatif::{WhatIf, WhatIfSummary};
+use fairshare_lab::{LabError, MeasuredTrace, ReplayPlan};
+use fairshare_sim::stats::{timed, RunStats};
+use pyo3::prelude::*;
+use rayon::prelude::*;
+use std::path::PathBuf;
+
+/// A finished what-if: the document `fairshare slurm what-if --json` writes, and what the runs
+/// took.
+#[pyclass(module = "fairshare._native", frozen)]
+pub struct WhatIfRun {
+    summary: WhatIfSummary,
+    stats: Vec<RunStats>,
+}
+
+#[pymethods]
+impl WhatIfRun {
+    /// The document as `fairshare slurm what-if --json` writes it, to the byte.
+    fn whatif_json(&self) -> PyResult<String> {
+        let mut text = serde_json::to_string_pretty(&self.summary).map_err(input_error)?;
+        text.push('\n');
+        Ok(text)
+    }
+
+    /// The replay's summary within it, as `fairshare replay --json` would write it.
+    fn json(&self) -> PyResult<String> {
+        let mut text =
+            serde_json::to_string_pretty(&self.summary.prediction).map_err(input_error)?;
+        text.push('\n');
+        Ok(text)
+    }
+
+    /// The page `fairshare slurm what-if --report` writes.
+    fn html(&self) -> String {
+        fairshare_report::whatif_html(&self.summary)
+    }
+
+    /// The text `fairshare slurm what-if` prints.
+    fn table(&self) -> String {
+        fairshare_report::whatif_table(&self.summary, &self.stats)
+    }
+
+    /// What the replay's results warn of.
+    fn warnings(&self) -> Vec<String> {
+        fairshare_report::replay_warnings(&self.summary.prediction)
+    }
+
+    /// What was taken from the bundle, in words.
+    fn notes(&self) -> Vec<String> {
+        self.summary.taken.clone()
+    }
+
+    /// Each run's wall-clock seconds and events, as `--stats` writes them (JSON).
+    fn stats(&self) -> PyResult<String> {
+        serde_json::to_string_pretty(&self.stats).map_err(input_error)
+    }
+}
+
+/// Predicts `policies` on the site bundle in `dir` as `fairshare slurm what-if` does; `jobs` a
+/// file the per-job table is written to (as `--jobs`), or `None`.
+#[pyfunction]
+#[pyo3(signature = (dir, policies, *, jobs = None, progress = None))]
+pub fn slurm_whatif_run(
+    py: Python<'_>,
+    dir: PathBuf,
+    policies: Vec<String>,
+    jobs: Option<PathBuf>,
+    progress: Option<PyObject>,
+) -> PyResult<WhatIfRun> {
+    Ok(whatif(py, dir, policies, jobs, progress)?)
+}
+
+/// [`slurm_whatif_run`], failing with what a Python caller is told.
+fn whatif(
+    py: Python<'_>,
+    dir: PathBuf,
+    policies: Vec<String>,
+    jobs: Option<PathBuf>,
+    progress: Option<PyObject>,
+) -> Result<WhatIfRun, Failure> {
+    let policies = (policies.iter())
+        .map(|p| p.parse::<PolicySpec>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("policies: {e}"))?;
+    let whatif = WhatIf::open(&dir, policies)?;
+    py.allow_threads(|| {
+        let measured = MeasuredTrace::scan(&whatif.trace, &mut |_| {})?;
+        let plan = ReplayPlan::new(&measured, whatif.request.clone(), &mut |_| {})?;
+        let parts = jobs.as_deref().map(JobParts::beside).transpose()?;
+        let span = measured.span_s().ceil() as u64;
+        let count = whatif.policies.len();
+        let progress = Progress::new(progress, span * count as u64);
+        let runs = (0..count)
+            .into_par_iter()
+            .map(|i| {
+                let mut seen = 0;
+                let (run, wall_s) = timed(|| {
+                    whatif.run(&plan, i, parts.as_ref(), &mut |s: u64| {
+                        let s = s.min(span);
+                        progress.advance(s.saturating_sub(seen));
+                        seen = seen.max(s);
+                    })
+                });
+                progress.advance(span.saturating_sub(seen));
+                let (result, trust) = run?;
+                let stats = RunStats::new(&whatif.policies[i].name, result.events, wall_s);
+                Ok(((result, trust), stats))
+            })
+            .collect::<Result<Vec<_>, LabError>>()?;
+        progress.finish()?;
+        if let (Some(parts), Some(path)) = (parts, &jobs) {
+            parts.join(&plan, count, path)?;
+        }
+        let (runs, stats): (Vec<_>, Vec<_>) = runs.into_iter().unzip();
+        Ok(WhatIfRun {
+            summary: whatif.summary(&plan, runs)?,
+            stats,
+        })
+    })
+}
