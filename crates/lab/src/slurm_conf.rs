@@ -152,7 +152,9 @@ impl SlurmSetup {
     /// recomputations from `started`, when the controller's log says when it started (Slurm
     /// recomputes every `PriorityCalcPeriod` from then) for `refresh-offset`. The policy keeps
     /// the name it was given; the sentence says what it ran with and where each value came
-    /// from. Other policies come back as they are, without a sentence.
+    /// from. Another policy with a memory its text leaves out remembers as long as
+    /// `PriorityDecayHalfLife`, as the Slurm adapter runs it (a sentence says so); the rest
+    /// come back as they are, without a sentence.
     pub fn site_policy(
         &self,
         policy: PolicySpec,
@@ -163,7 +165,7 @@ impl SlurmSetup {
             .split_once(':')
             .map_or(policy.name.as_str(), |(b, _)| b);
         if base != "fairshare" || !matches!(policy.kind, PolicyKind::Fairshare(_)) {
-            return Ok((policy, None));
+            return Ok(self.site_memory(policy));
         }
         let site = &self.fairshare;
         let calc_s = site.calc_period.as_ref().map_or(300, |(s, _)| *s);
@@ -224,6 +226,31 @@ impl SlurmSetup {
             },
             Some(note),
         ))
+    }
+
+    /// `policy` (not Slurm's own fairshare) remembering as long as the site's
+    /// `PriorityDecayHalfLife`, when it has a memory its text leaves out, as the Slurm adapter
+    /// runs it there ([`PolicySpec::remembering`]), with the sentence that says so.
+    fn site_memory(&self, policy: PolicySpec) -> (PolicySpec, Option<String>) {
+        let Some((half_life_s, text)) = &self.fairshare.half_life else {
+            return (policy, None);
+        };
+        match policy.remembering(*half_life_s) {
+            Some(ran) => {
+                let note = format!(
+                    "{}: run as {}, as the Slurm adapter runs it there: its memory halves in the configuration's PriorityDecayHalfLife={text}; give the policy its own to set another",
+                    policy.name, ran.name
+                );
+                (
+                    PolicySpec {
+                        name: policy.name,
+                        ..ran
+                    },
+                    Some(note),
+                )
+            }
+            None => (policy, None),
+        }
     }
 
     /// The configuration at `path` (this setup's) as the machines, when the caller gives no
@@ -576,7 +603,22 @@ mod tests {
                 Some((started, "the controller's start in its log")),
             )
             .unwrap();
-        assert_eq!((ran.name.as_str(), note), ("sdrf", None));
+        assert_eq!(ran.name, "sdrf", "the name as given");
+        assert!(note.unwrap().contains("sdrf: run as sdrf:epsilon=0.00115"));
+        let PolicyKind::Sdrf {
+            epsilon: Some(e), ..
+        } = ran.kind
+        else {
+            panic!("{ran:?}")
+        };
+        assert!(
+            ((1.0 - e).powi(600) - 0.5).abs() < 1e-12,
+            "halves in 10 minutes"
+        );
+        for alone in ["sdrf:delta=0.9", "drf"] {
+            let (ran, note) = setup.site_policy(alone.parse().unwrap(), None).unwrap();
+            assert_eq!((ran.name.as_str(), note), (alone, None));
+        }
     }
 
     #[test]

@@ -184,6 +184,16 @@ struct Known {
     billing: Billing,
 }
 
+/// What a pass takes from `scontrol show config`.
+struct SlurmSetting {
+    /// Where the mapping and the settings disagree, or a setting is not modelled.
+    notes: Vec<String>,
+    /// Whether Slurm bills with `PriorityFlags=MAX_TRES`.
+    max_tres: bool,
+    /// `ClusterName`, whose associations are ranked when `sacctmgr` lists several clusters.
+    cluster_name: Option<String>,
+}
+
 /// The adapter: a policy applied to one Slurm cluster.
 pub struct Adapter<S: Slurm> {
     slurm: S,
@@ -243,7 +253,11 @@ impl<S: Slurm> Adapter<S> {
     /// history the ranker refused midway is dropped, so the next pass rebuilds it.
     pub fn pass(&mut self, now: Time) -> Result<Reconciliation, AdapterError> {
         self.calls.set(0);
-        let (mut notes, max_tres, cluster_name) = self.check_setup()?;
+        let SlurmSetting {
+            mut notes,
+            max_tres,
+            cluster_name,
+        } = self.check_setup()?;
         let tree = self.read(&SACCTMGR_COMMAND, parse_assoc)?;
         // The configuration's `cluster`, else the one `scontrol show config` names when
         // sacctmgr lists it (a site's several clusters share one slurmdbd).
@@ -339,11 +353,34 @@ impl<S: Slurm> Adapter<S> {
         Ok(Some((Known { state, billing }, why)))
     }
 
-    /// Reads Slurm's priority settings: an error where site factors cannot order jobs, a
-    /// note where the mapping and the settings disagree or a setting is not modelled;
-    /// whether Slurm bills with `PriorityFlags=MAX_TRES`; and the cluster's name
-    /// (`ClusterName`), whose associations are ranked when `sacctmgr` lists several clusters.
-    fn check_setup(&self) -> Result<(Vec<String>, bool, Option<String>), AdapterError> {
+    /// The policy with a memory as long as Slurm's `PriorityDecayHalfLife` (`half_life`: its
+    /// text), when its own text leaves it out ([`PolicySpec::remembering`]); the history is
+    /// rebuilt when that changes the policy. The sentence says which memory the policy keeps,
+    /// for a policy that has one.
+    fn remember_as_slurm(&mut self, half_life: Option<String>) -> Option<String> {
+        let given = self.config.policy().ok()?;
+        let text = half_life?;
+        let seconds = fairshare_core::model::slurm_conf_duration(&text)
+            .ok()
+            .flatten();
+        let policy = seconds.and_then(|s| given.remembering(s));
+        let note = match &policy {
+            Some(ran) => format!("policy {}: run as {}: its memory halves in Slurm's PriorityDecayHalfLife={text}, as Slurm's own usage does (give the policy its own memory to set another)", given.name, ran.name),
+            None if given.has_memory() => format!("policy {} keeps the memory its text gives it; Slurm's PriorityDecayHalfLife={text} is not used", given.name),
+            None => return None,
+        };
+        let policy = policy.unwrap_or(given);
+        if policy.name != self.policy.name {
+            self.policy = policy;
+            self.known = None;
+        }
+        Some(note)
+    }
+
+    /// Reads Slurm's priority settings: an error where site factors cannot order jobs, else
+    /// what a pass takes from them, the policy remembering as long as Slurm does when its
+    /// text leaves its memory out.
+    fn check_setup(&mut self) -> Result<SlurmSetting, AdapterError> {
         let config = self.read(&["scontrol", "show", "config"], |t| Ok(t.to_string()))?;
         let value = |key: &str| setting(&config, key);
         let kind = value("PriorityType").unwrap_or_default();
@@ -358,6 +395,7 @@ impl<S: Slurm> Adapter<S> {
                 "Slurm's PrioritySiteFactorPlugin is {plugin}: it may overwrite the site factors fairshare writes"
             ));
         }
+        notes.extend(self.remember_as_slurm(set_setting(&config, "PriorityDecayHalfLife")));
         notes.extend(unmodelled(value, &self.policy));
         if self.mapping == Mapping::Replace && fairshare_weight.trim() != "0" {
             notes.push(format!(
@@ -365,7 +403,11 @@ impl<S: Slurm> Adapter<S> {
             ));
         }
         let max_tres = priority_flags(value).any(|f| f == "MAX_TRES");
-        Ok((notes, max_tres, set_setting(&config, "ClusterName")))
+        Ok(SlurmSetting {
+            notes,
+            max_tres,
+            cluster_name: set_setting(&config, "ClusterName"),
+        })
     }
 
     /// Under Fair Tree, `sshare`'s order of the associations that wait beside fairshare's.

@@ -284,6 +284,59 @@ fn priority_basic_is_refused_and_a_fairshare_weight_under_replace_is_said() {
     );
 }
 
+/// A policy whose text gives it no memory remembers as long as Slurm's
+/// `PriorityDecayHalfLife` (as Slurm reads it, in whole minutes), as the replay of a what-if
+/// runs it; one whose text gives it one keeps it; a note says which either way.
+#[test]
+fn a_policy_remembers_as_long_as_slurms_half_life_unless_it_says() {
+    let mut fake = Fake::new();
+    let text = "PriorityType = priority/multifactor\nPriorityWeightFairShare = 0\nPriorityDecayHalfLife = 00:10:00\n";
+    fake.outputs.insert("scontrol", text.into());
+    let pass = |policy: &str| {
+        Adapter::new(&fake, config(policy))
+            .unwrap()
+            .pass(now())
+            .unwrap()
+    };
+    let plain = pass("sdrf");
+    assert!(
+        plain.policy.starts_with("sdrf:epsilon=0.00115"),
+        "{}",
+        plain.policy
+    );
+    let said = plain
+        .notes
+        .iter()
+        .find(|n| n.contains("PriorityDecayHalfLife"));
+    assert!(
+        said.unwrap().contains("policy sdrf: run as sdrf:epsilon="),
+        "{:?}",
+        plain.notes
+    );
+    let epsilon = plain.policy.split_once('=').unwrap().1;
+    let spelled = pass(&format!("sdrf:epsilon={epsilon}"));
+    assert_eq!(
+        plain.plan.standings, spelled.plan.standings,
+        "the same policy"
+    );
+    let own = pass("sdrf:delta=0.999999");
+    assert_eq!(own.policy, "sdrf:delta=0.999999");
+    assert!(own
+        .notes
+        .iter()
+        .any(|n| n.contains("keeps the memory its text gives it")));
+    assert_eq!(
+        pass("fairshare").policy,
+        "fairshare:usage=billing,decay=half-life:600"
+    );
+    let drf = pass("drf");
+    assert_eq!(drf.policy, "drf");
+    assert!(!drf
+        .notes
+        .iter()
+        .any(|n| n.contains("PriorityDecayHalfLife")));
+}
+
 /// A slurmdbd that serves two clusters lists both in `sacctmgr`: the adapter ranks the one
 /// `scontrol show config` names (`ClusterName`) unless its configuration names one, and
 /// without either it says which to choose.

@@ -279,6 +279,38 @@ impl PolicySpec {
             .any(|p| p.split_once('=').is_some_and(|(k, _)| k == key))
     }
 
+    /// Whether the policy remembers past usage: SDRF's commitments, decayed usage, a fairshare
+    /// factor.
+    pub fn has_memory(&self) -> bool {
+        matches!(
+            self.kind,
+            PolicyKind::Sdrf { .. } | PolicyKind::DecayedUsage { .. } | PolicyKind::Fairshare(_)
+        )
+    }
+
+    /// This specification with a memory that halves every `half_life_s` seconds written into
+    /// its text, when it has a memory its text leaves out: SDRF's discount (`epsilon` =
+    /// 1 − 2^(−1/half-life), per second), decayed usage's `half-life`, a fairshare factor's
+    /// `decay`. `None` for a policy without a memory, one whose text sets it, or a half-life
+    /// of 0.
+    pub fn remembering(&self, half_life_s: u64) -> Option<PolicySpec> {
+        let param = match self.kind {
+            _ if half_life_s == 0 || !self.has_memory() => return None,
+            PolicyKind::Sdrf { .. } if !self.sets("delta") && !self.sets("epsilon") => {
+                format!("epsilon={}", 1.0 - 0.5f64.powf(1.0 / half_life_s as f64))
+            }
+            PolicyKind::DecayedUsage { .. } if !self.sets("half-life") => {
+                format!("half-life={half_life_s}")
+            }
+            PolicyKind::Fairshare(_) if !self.sets("decay") => {
+                format!("decay=half-life:{half_life_s}")
+            }
+            _ => return None,
+        };
+        let separator = if self.name.contains(':') { "," } else { ":" };
+        format!("{}{separator}{param}", self.name).parse().ok()
+    }
+
     /// SDRF's time constant τ in seconds (∞ for policies without commitments).
     pub fn tau(&self) -> f64 {
         match self.kind {
@@ -408,6 +440,46 @@ mod tests {
         assert!(spec.sets("decay") && spec.sets("function"));
         assert!(!spec.sets("refresh") && !spec.sets("step"));
         assert!(!"fairshare".parse::<PolicySpec>().unwrap().sets("decay"));
+    }
+
+    /// A memory left out is written in; one given, or none to have, is left alone. SDRF's
+    /// commitments then halve in the half-life: δ^600 = 1/2.
+    #[test]
+    fn a_policy_remembers_as_long_as_it_is_told_unless_it_says() {
+        let remembering = |s: &str| s.parse::<PolicySpec>().unwrap().remembering(600);
+        let sdrf = remembering("sdrf").unwrap();
+        let PolicyKind::Sdrf {
+            epsilon: Some(e), ..
+        } = sdrf.kind
+        else {
+            panic!("{sdrf:?}")
+        };
+        assert!(((1.0 - e).powi(600) - 0.5).abs() < 1e-12, "{e}");
+        assert!(
+            sdrf.name.starts_with("sdrf:epsilon=0.00115"),
+            "{}",
+            sdrf.name
+        );
+        assert_eq!(
+            remembering("sdrf:form=max-of-sums").unwrap().name,
+            format!("sdrf:form=max-of-sums,epsilon={e}")
+        );
+        assert_eq!(
+            remembering("fairshare").unwrap().name,
+            "fairshare:decay=half-life:600"
+        );
+        assert_eq!(
+            remembering("decayed-usage").unwrap().name,
+            "decayed-usage:half-life=600"
+        );
+        for alone in ["sdrf:delta=0.9", "fairshare:decay=reset:1d", "drf", "fifo"] {
+            assert!(remembering(alone).is_none(), "{alone}");
+        }
+        assert!("sdrf"
+            .parse::<PolicySpec>()
+            .unwrap()
+            .remembering(0)
+            .is_none());
     }
 
     #[test]
