@@ -13,7 +13,7 @@ use crate::command::{CommandError, Runner};
 use crate::config::{SettingError, SlurmConfig};
 use crate::nodes::{parse_nodes, SINFO_COMMAND};
 use crate::queue::{parse_queue, parse_site_factors, SPRIO_COMMAND, SQUEUE_COMMAND};
-use crate::settings::{priority_flags, unmodelled};
+use crate::settings::{gap_note, other_weights, priority_flags, unmodelled};
 use crate::sshare::{parse_sshare, SSHARE_COMMAND};
 use crate::submit::{table, write_atomically};
 use crate::ReadError;
@@ -192,6 +192,8 @@ struct SlurmSetting {
     max_tres: bool,
     /// `ClusterName`, whose associations are ranked when `sacctmgr` lists several clusters.
     cluster_name: Option<String>,
+    /// Slurm's other weighted priority terms ([`other_weights`]).
+    others: Vec<(&'static str, u64)>,
 }
 
 /// The adapter: a policy applied to one Slurm cluster.
@@ -257,6 +259,7 @@ impl<S: Slurm> Adapter<S> {
             mut notes,
             max_tres,
             cluster_name,
+            others,
         } = self.check_setup()?;
         let tree = self.read(&SACCTMGR_COMMAND, parse_assoc)?;
         // The configuration's `cluster`, else the one `scontrol show config` names when
@@ -303,6 +306,8 @@ impl<S: Slurm> Adapter<S> {
             notes: reconciled,
         } = (known.state).reconcile(&accounting.allocations, (&jobs, &held), now, &settings)?;
         notes.extend(reconciled);
+        let wanted: Vec<i64> = plan.jobs.iter().filter_map(|j| j.wanted).collect();
+        notes.extend(gap_note(&others, &wanted, self.config.weight));
         self.known = Some(known);
         let fair_tree = match self.fair_tree_check(&plan) {
             Ok(check) => check,
@@ -407,6 +412,7 @@ impl<S: Slurm> Adapter<S> {
             notes,
             max_tres,
             cluster_name: set_setting(&config, "ClusterName"),
+            others: other_weights(value),
         })
     }
 

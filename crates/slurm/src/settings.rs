@@ -53,6 +53,55 @@ pub fn priority_flags<'a>(
         .filter(|f| !f.is_empty())
 }
 
+/// Slurm's weighted priority terms other than the site factor, by the setting that weighs
+/// each (`value` finds a setting's value), those set above 0: each adds at most its weight
+/// to a job's priority, so together they can reorder two jobs whose site factors differ by
+/// less than their sum. `PriorityWeightTRES` counts the sum of its weights.
+pub fn other_weights<'a>(value: impl Fn(&str) -> Option<&'a str>) -> Vec<(&'static str, u64)> {
+    const TERMS: [&str; 6] = [
+        "PriorityWeightAge",
+        "PriorityWeightJobSize",
+        "PriorityWeightPartition",
+        "PriorityWeightQOS",
+        "PriorityWeightAssoc",
+        "PriorityWeightFairShare",
+    ];
+    let number = |text: &str| text.trim().parse::<u64>().unwrap_or(0);
+    let tres = value("PriorityWeightTRES").unwrap_or_default();
+    let tres: u64 = (tres.split(',').filter_map(|t| t.split_once('=')))
+        .map(|(_, w)| number(w))
+        .sum();
+    (TERMS.iter())
+        .map(|key| (*key, value(key).map_or(0, number)))
+        .chain(std::iter::once(("PriorityWeightTRES", tres)))
+        .filter(|(_, weight)| *weight > 0)
+        .collect()
+}
+
+/// A warning when Slurm's `others` weighted terms ([`other_weights`]) add up to as much as
+/// the smallest gap between two of the site factors `wanted` (written with `weight` as the
+/// highest), naming the weight that would keep the policy's order.
+pub fn gap_note(others: &[(&str, u64)], wanted: &[i64], weight: u32) -> Option<String> {
+    let mut factors: Vec<i64> = wanted.to_vec();
+    factors.sort_unstable();
+    factors.dedup();
+    let gap = factors.windows(2).map(|w| w[1] - w[0]).min()? as u64;
+    let sum: u64 = others.iter().map(|(_, w)| w).sum();
+    if sum < gap {
+        return None;
+    }
+    let terms: Vec<String> = others.iter().map(|(k, w)| format!("{k}={w}")).collect();
+    let safe = u64::from(weight) * sum / gap + 1;
+    let remedy = match safe <= u64::from(crate::config::MOST_WEIGHT) {
+        true => format!("a weight of {safe} or more keeps it (weight = {safe} in the adapter's configuration), or lower those weights"),
+        false => format!("no weight Slurm can hold (at most {}) keeps it: lower those weights", crate::config::MOST_WEIGHT),
+    };
+    Some(format!(
+        "the site factors written differ by as little as {gap}, and Slurm's other weighted terms ({}) add up to {sum}: they can reorder jobs across such a gap, against the policy's order; {remedy}",
+        terms.join(", ")
+    ))
+}
+
 /// A note when a fairshare policy charges something other than Slurm's billing units.
 fn usage_note(policy: &PolicySpec) -> Option<String> {
     let PolicyKind::Fairshare(settings) = policy.kind else {
@@ -101,6 +150,38 @@ fn decay_note(half_life: Option<&str>, policy: &PolicySpec) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Age and QOS weights that add up to a gap between factors warn, naming the weight that
+    /// keeps the order; below the gap, or with one factor only, nothing is said.
+    #[test]
+    fn weights_that_can_cross_the_smallest_gap_are_warned_of() {
+        let config = [
+            ("PriorityWeightAge", "2000"),
+            ("PriorityWeightQOS", "500"),
+            ("PriorityWeightFairShare", "0"),
+            ("PriorityWeightTRES", "CPU=100,Mem=50"),
+        ];
+        let value = |key: &str| config.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+        let others = other_weights(value);
+        assert_eq!(
+            others,
+            [
+                ("PriorityWeightAge", 2000),
+                ("PriorityWeightQOS", 500),
+                ("PriorityWeightTRES", 150)
+            ]
+        );
+        // Four ranks under weight 10000: 10000, 7500, 5000, 2500, a gap of 2500 < 2650.
+        let note = gap_note(&others, &[10_000, 7_500, 5_000, 2_500, 7_500], 10_000).unwrap();
+        assert!(note.contains("differ by as little as 2500"), "{note}");
+        assert!(note.contains("add up to 2650"), "{note}");
+        assert!(note.contains("a weight of 10601 or more"), "{note}");
+        assert_eq!(gap_note(&others, &[100_000, 75_000], 100_000), None);
+        assert_eq!(gap_note(&others, &[10_000, 10_000], 10_000), None);
+        assert!(gap_note(&others, &[2, 1], 1_000_000_000)
+            .unwrap()
+            .contains("no weight Slurm can hold"));
+    }
 
     fn notes(config: &[(&str, &str)], policy: &str) -> Vec<String> {
         let policy: PolicySpec = policy.parse().unwrap();

@@ -337,6 +337,38 @@ fn a_policy_remembers_as_long_as_slurms_half_life_unless_it_says() {
         .any(|n| n.contains("PriorityDecayHalfLife")));
 }
 
+/// An age weight as large as the gap between two site factors is warned of in the pass.
+#[test]
+fn other_weights_that_can_cross_the_factors_gaps_are_warned_of() {
+    let mut fake = Fake::new();
+    let text = "PriorityType = priority/multifactor\nPriorityWeightFairShare = 0\nPriorityWeightAge = 1000\n";
+    fake.outputs.insert("scontrol", text.into());
+    let pass = Adapter::new(&fake, config("sdrf"))
+        .unwrap()
+        .pass(now())
+        .unwrap();
+    let warned = pass
+        .notes
+        .iter()
+        .find(|n| n.contains("can reorder jobs across such a gap"));
+    assert!(
+        warned.is_some_and(|n| n.contains("PriorityWeightAge=1000")),
+        "{:?}",
+        pass.notes
+    );
+    fake.outputs
+        .insert("scontrol", text.replace("1000", "1").into());
+    let pass = Adapter::new(&fake, config("sdrf"))
+        .unwrap()
+        .pass(now())
+        .unwrap();
+    assert!(
+        !pass.notes.iter().any(|n| n.contains("can reorder")),
+        "{:?}",
+        pass.notes
+    );
+}
+
 /// A slurmdbd that serves two clusters lists both in `sacctmgr`: the adapter ranks the one
 /// `scontrol show config` names (`ClusterName`) unless its configuration names one, and
 /// without either it says which to choose.
