@@ -324,17 +324,23 @@ impl Reconciler for Watcher {
     }
 }
 
+/// How much running left uncharged by jobs `sacct` listed late is worth a warning: a second,
+/// more than its whole-second times blur.
+const LATE_WORTH_MS: u64 = 1_000;
+
 /// What a pass of `watch` found that an administrator should hear of.
 fn log_pass(pass: &Reconciliation) {
     if let Some(why) = &pass.rebuilt {
         tracing::info!("{why}");
     }
     let step = &pass.step;
-    if pass.rebuilt.is_none() && step.clamped + step.missed > 0 {
+    // Listed late within the second sacct's whole seconds blur costs nothing worth a word.
+    if pass.rebuilt.is_none() && step.uncharged_ms >= LATE_WORTH_MS {
         tracing::warn!(
             charged_from_last_pass = step.clamped,
             not_charged = step.missed,
-            "sacct listed jobs late"
+            uncharged_s = step.uncharged_ms as f64 / 1e3,
+            "sacct listed jobs late: their running before this pass was not charged"
         );
     }
     for note in &pass.notes {

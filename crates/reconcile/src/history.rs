@@ -139,6 +139,9 @@ pub struct Step {
     pub outside: u64,
     /// Running jobs the accounting no longer listed: ended at the history's time.
     pub unlisted: u64,
+    /// Of the jobs clamped or missed, the running the policy's memory was not charged, in
+    /// milliseconds (0 for a policy without a memory): what listing them late cost.
+    pub uncharged_ms: u64,
 }
 
 /// The history of one policy on one cluster, up to a moment.
@@ -146,6 +149,8 @@ pub struct History {
     book: Book,
     /// What the policy charges jobs per second, for policies that charge them.
     metric: Option<UsageMetric>,
+    /// Whether the policy remembers past usage ([`PolicySpec::has_memory`]).
+    remembers: bool,
     running: BTreeMap<u64, Charged>,
     ended: BTreeMap<u64, Time>,
     now: Time,
@@ -201,6 +206,7 @@ impl History {
         Ok(History {
             book,
             metric,
+            remembers: policy.has_memory(),
             running: BTreeMap::new(),
             ended: BTreeMap::new(),
             now: from,
@@ -293,14 +299,21 @@ impl History {
                 step.outside += 1;
                 continue;
             };
+            let uncharged = |to: Time| match self.remembers {
+                true => to.as_micros().saturating_sub(a.start.as_micros()) / 1000,
+                false => 0,
+            };
             if end.is_some_and(|e| e <= self.now.max(a.start)) {
                 // Ended before the history's time unseen, or ran no time at all.
-                step.missed += u64::from(end.is_some_and(|e| e <= self.now));
+                let missed = end.filter(|e| *e <= self.now);
+                step.missed += u64::from(missed.is_some());
+                step.uncharged_ms += missed.map_or(0, uncharged);
                 self.ended.insert(a.id, end.unwrap_or(now));
                 continue;
             }
             if a.start < self.now {
                 step.clamped += 1;
+                step.uncharged_ms += uncharged(self.now);
             }
             let start = a.start.max(self.now);
             events.push((start, true, a.id));

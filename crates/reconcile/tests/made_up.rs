@@ -348,3 +348,47 @@ fn a_stop_already_asked_for_reconciles_nothing() {
     assert_eq!(watched, Watched::default());
     assert!(clock.waits.is_empty());
 }
+
+/// Jobs the accounting lists after the history passed their start cost the policy's memory
+/// the running before it, counted so that the adapter warns only when that is worth a word;
+/// a policy without a memory loses nothing.
+#[test]
+fn jobs_listed_late_count_the_running_left_uncharged() {
+    let late = |state: &mut State| {
+        let now = state.history.now().as_micros() / 1_000_000;
+        let job = |id: u64, start: u64, end: Option<u64>| Allocation {
+            id,
+            user: "ben".into(),
+            account: "physics".into(),
+            partition: String::new(),
+            submit: secs(start),
+            start: secs(start),
+            end: end.map(secs),
+            demand: vec![1.0, 0.0, 0.0],
+            nodes: None,
+            qos: String::new(),
+            billing: 1.0,
+        };
+        // One still running, started 100 s ago; one that ran from 300 to 200 s ago, unseen.
+        let listed = [
+            job(901, now - 100, None),
+            job(902, now - 300, Some(now - 200)),
+        ];
+        let jobs = queue(QUEUE);
+        let held = factors(NO_FACTORS);
+        let at = secs(now + 10);
+        state
+            .reconcile(&listed, (&jobs, &held), at, &settings())
+            .unwrap()
+            .step
+    };
+    let step = late(&mut state());
+    assert_eq!((step.clamped, step.missed), (1, 1));
+    assert_eq!(step.uncharged_ms, 200_000);
+    let clients = Clients::new(tree(ACCOUNTS)).unwrap();
+    let machines = Machines::of(&nodes(NODES), &[]).unwrap();
+    let drf: PolicySpec = "drf".parse().unwrap();
+    let mut stateless = State::new(&drf, clients, machines, secs(NOW_S - 86_400)).unwrap();
+    let step = late(&mut stateless);
+    assert_eq!((step.clamped, step.missed, step.uncharged_ms), (1, 1, 0));
+}
