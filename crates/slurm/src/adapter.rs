@@ -200,6 +200,8 @@ struct SlurmSetting {
 pub struct Adapter<S: Slurm> {
     slurm: S,
     config: SlurmConfig,
+    /// The clean start the history never reaches back before (`since`).
+    since: Option<Time>,
     policy: PolicySpec,
     mapping: Mapping,
     known: Option<Known>,
@@ -214,6 +216,7 @@ impl<S: Slurm> Adapter<S> {
             slurm,
             policy: config.policy()?,
             mapping: config.mapping()?,
+            since: config.since()?,
             config,
             known: None,
             calls: Cell::new(0),
@@ -353,6 +356,7 @@ impl<S: Slurm> Adapter<S> {
         };
         let window = (self.config.window_s * 1e6) as u64;
         let from = Time(now.as_micros().saturating_sub(window));
+        let from = from.max(self.since.unwrap_or(from)).min(now);
         let state = State::new(&self.policy, clients, machines, from)?;
         let why = format!("{why}: usage rebuilt from sacct since {}", sacct_time(from));
         Ok(Some((Known { state, billing }, why)))

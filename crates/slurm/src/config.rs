@@ -4,6 +4,7 @@
 
 use fairshare_core::choice::Choice;
 use fairshare_core::config::{ConfigError, Location};
+use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_reconcile::site::Mapping;
 use serde::{Deserialize, Serialize};
@@ -51,6 +52,9 @@ pub struct SlurmConfig {
     /// Seconds of accounting history read when the adapter starts.
     #[serde(deserialize_with = "fairshare_core::model::seconds")]
     pub window_s: f64,
+    /// A clean start: the history never reaches back before this moment (UTC, `2026-11-28`
+    /// or `2026-11-28T18:00:00`), whatever `window_s` says; `None`: the window alone.
+    pub since: Option<String>,
     /// The partitions whose pending jobs are ranked and whose nodes make the cluster; empty:
     /// all.
     pub partitions: Vec<String>,
@@ -86,6 +90,7 @@ impl Default for SlurmConfig {
             mapping: Mapping::Replace.name().into(),
             interval_s: 60.0,
             window_s: 28.0 * 86_400.0,
+            since: None,
             partitions: Vec::new(),
             cluster: None,
             jobs_per_call: 500,
@@ -131,6 +136,7 @@ impl SlurmConfig {
         seconds("interval_s", self.interval_s, 1.0..=86_400.0)?;
         seconds("window_s", self.window_s, 0.0..=366.0 * 86_400.0)?;
         seconds("timeout_s", self.timeout_s, 1.0..=3_600.0)?;
+        self.since()?;
         if self.weight == 0 {
             let message = "weight must be at least 1 (the highest site factor)";
             return Err(SettingError::new("weight", message.into()));
@@ -169,6 +175,25 @@ impl SlurmConfig {
             self.policy.trim_end_matches(':')
         );
         Ok(billed.parse().unwrap_or(given))
+    }
+
+    /// `since`, as the moment it names.
+    pub fn since(&self) -> Result<Option<Time>, SettingError> {
+        let Some(text) = &self.since else {
+            return Ok(None);
+        };
+        let moment = match text.len() {
+            10 => format!("{text}T00:00:00"),
+            _ => text.clone(),
+        };
+        let at = humantime::parse_rfc3339_weak(&moment).map_err(|e| {
+            let message = format!("since = {text:?}: a UTC moment such as \"2026-11-28\" or \"2026-11-28T18:00:00\" was expected ({e})");
+            SettingError::new("since", message)
+        })?;
+        let micros = at
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros());
+        Ok(Some(Time::from_micros(micros as u64)))
     }
 
     /// The mapping, parsed.

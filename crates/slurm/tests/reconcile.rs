@@ -337,6 +337,43 @@ fn a_policy_remembers_as_long_as_slurms_half_life_unless_it_says() {
         .any(|n| n.contains("PriorityDecayHalfLife")));
 }
 
+/// A clean start: with `since`, the history is rebuilt from that moment, not from the whole
+/// window, so usage Slurm's RawUsage=0 cleared is not brought back from `sacct`.
+#[test]
+fn since_starts_the_history_clean() {
+    let fake = Fake::new();
+    let pass = |since: Option<&str>| {
+        let config = SlurmConfig {
+            since: since.map(str::to_owned),
+            ..config(FAIR_TREE)
+        };
+        Adapter::new(&fake, config).unwrap().pass(now()).unwrap()
+    };
+    let whole = pass(None);
+    let clean = pass(Some("2026-11-24T06:57:59"));
+    let counted = |p: &fairshare_slurm::adapter::Reconciliation| -> f64 {
+        p.usage.iter().map(|u| u.counted).sum()
+    };
+    assert!(counted(&whole) > 0.0);
+    assert!(
+        counted(&clean) < counted(&whole),
+        "{} {}",
+        counted(&clean),
+        counted(&whole)
+    );
+    let rebuilt = clean.rebuilt.unwrap();
+    assert!(rebuilt.contains("since 2026-11-24T06:57:59"), "{rebuilt}");
+    let wrong = SlurmConfig {
+        since: Some("yesterday".into()),
+        ..config(FAIR_TREE)
+    };
+    let refused = Adapter::new(&fake, wrong).err().unwrap().to_string();
+    assert!(
+        refused.contains("since = \"yesterday\": a UTC moment"),
+        "{refused}"
+    );
+}
+
 /// An age weight as large as the gap between two site factors is warned of in the pass.
 #[test]
 fn other_weights_that_can_cross_the_factors_gaps_are_warned_of() {
