@@ -119,6 +119,7 @@ def priorities(
     decay: str = "half-life:7d",
     usage: str = "cpu",
     machines: Optional[Path] = None,
+    cluster: Optional[str] = None,
     format: Optional[str] = None,
     lenient: bool = False,
     swf_cpus: str = "auto",
@@ -135,7 +136,9 @@ def priorities(
     ``DeprecationWarning``), ``decay`` how usage fades (``half-life:7d``, ``step:72h:0.5``, ``reset:30d``, ``slurm:half-life=…``),
     ``usage`` what a job is charged per second (``cpu``, ``maui-pe``, ``pe``,
     ``pe-additive``, ``dominant``, ``tres:W+W+…``, ``billing``). ``swf_cpus`` and ``swf_memory``
-    pick an SWF log's fields as in ``read()``."""
+    pick an SWF log's fields as in ``read()``. ``cluster`` names the cluster whose associations
+    count when ``shares`` is a ``sacctmgr`` output that lists several (``scontrol show
+    config``'s ``ClusterName``)."""
     if policy is not None:
         warnings.warn(
             "priorities(policy=...) is now priorities(function=...): it names a fairshare "
@@ -157,6 +160,7 @@ def priorities(
             decay=decay,
             usage=usage,
             machines=_path(machines),
+            cluster=cluster,
         )
     )
 

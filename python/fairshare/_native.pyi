@@ -118,6 +118,7 @@ def priorities_run(
     decay: str = "half-life:7d",
     usage: str = "cpu",
     machines: Optional[str] = None,
+    cluster: Optional[str] = None,
 ) -> Document:
     """``fairshare priorities``: each account's and user's fairshare standing at a moment."""
 

@@ -72,7 +72,7 @@ fn released<T: Send>(
 #[pyo3(signature = (
     traces, *, format = None, lenient = false, swf_cpus = "auto".to_owned(),
     swf_memory = "auto".to_owned(), shares = None, at = None, policy = "fair-tree".to_owned(),
-    decay = "half-life:7d".to_owned(), usage = "cpu".to_owned(), machines = None
+    decay = "half-life:7d".to_owned(), usage = "cpu".to_owned(), machines = None, cluster = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn priorities_run(
@@ -88,6 +88,7 @@ pub fn priorities_run(
     decay: String,
     usage: String,
     machines: Option<PathBuf>,
+    cluster: Option<String>,
 ) -> PyResult<Document> {
     let spec = trace_spec(&TraceOptions {
         paths: traces,
@@ -111,6 +112,7 @@ pub fn priorities_run(
             decay: parse_decay(&decay).map_err(|e| format!("decay: {e}"))?,
             usage: usage.parse().map_err(|e| format!("usage: {e}"))?,
             machines,
+            cluster,
         })
     };
     let (spec, request) = (spec.map_err(PyErr::from)?, request().map_err(PyErr::from)?);

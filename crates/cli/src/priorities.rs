@@ -73,6 +73,11 @@ pub struct Args {
     /// catalogue); default: the log's own machine, as `replay` finds it.
     #[arg(long, value_name = "FILE")]
     machines: Option<PathBuf>,
+    /// The cluster whose associations `--shares` lists, when `sacctmgr`'s output lists
+    /// several (a slurmdbd that serves several clusters): `scontrol show config`'s
+    /// ClusterName.
+    #[arg(long, value_name = "NAME")]
+    cluster: Option<String>,
     /// Write the table as JSON to this file (`-` for standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -94,6 +99,7 @@ pub fn run(args: Args) -> Result<()> {
         decay: args.decay,
         usage: args.usage,
         machines: args.machines,
+        cluster: args.cluster,
     })?;
     if let Some(path) = &args.json {
         write_json(path, &document)?;

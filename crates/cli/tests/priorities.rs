@@ -254,6 +254,55 @@ fn a_sacctmgr_tree_ranks_as_the_share_file_that_says_it() {
         };
         let (from_sacctmgr, from_toml) = (rows(&sacctmgr), rows(&toml));
         assert_eq!(from_sacctmgr, from_toml, "{function}");
+        // The same tree beside another cluster's, in one sacctmgr output: --cluster picks it.
+        let both = dir.path().join("both.txt");
+        let text = std::fs::read_to_string(&sacctmgr).unwrap();
+        let other = text
+            .replace("cluster|", "other|")
+            .replace("|3|root", "|1|root");
+        std::fs::write(&both, text + &other).unwrap();
+        let picked = |extra: &[&str]| {
+            let (dump, both) = (dump.to_str().unwrap(), both.to_str().unwrap());
+            let args = [
+                &[
+                    "priorities",
+                    dump,
+                    "--shares",
+                    both,
+                    "--at",
+                    "2h",
+                    "--function",
+                    function,
+                ][..],
+                extra,
+            ]
+            .concat();
+            fairshare(&args)
+        };
+        let refused = String::from_utf8_lossy(&picked(&[]).stderr).into_owned();
+        assert!(
+            refused.contains("lists several clusters (cluster, other)")
+                && refused.contains("--cluster"),
+            "{refused}"
+        );
+        let out = picked(&["--cluster", "cluster", "--json", "-"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let factor = |name: &str| {
+            let rows = doc["rows"].as_array().unwrap();
+            let row = rows
+                .iter()
+                .find(|r| r["name"] == name && r["user"] == true)
+                .unwrap();
+            format!("{:.12}", row["factor"].as_f64().unwrap())
+        };
+        for (name, _, _, expected) in from_toml.iter().filter(|r| r.1) {
+            assert_eq!(&factor(name), expected, "{function} {name}");
+        }
         let rank = |name: &str| from_toml.iter().find(|r| r.0 == name && r.1).unwrap().2;
         if function == "fair-tree" {
             // carol (`parent`) first in chemistry, bob (0 shares) last in physics.

@@ -98,6 +98,8 @@ pub struct PrioritiesRequest {
     pub usage: UsageMetric,
     /// The machines the PE metrics price jobs on; `None`: the log's own, where it has one.
     pub machines: Option<PathBuf>,
+    /// The cluster whose associations count when `sacctmgr`'s output lists several.
+    pub cluster: Option<String>,
 }
 
 /// The standings with the setting they were computed under: what `fairshare priorities`
@@ -143,7 +145,7 @@ impl MeasuredTrace {
         let tree = request
             .shares
             .as_ref()
-            .map(|path| fairshare_trace::read_shares(path, &self.users, None))
+            .map(|path| fairshare_trace::read_shares(path, &self.users, request.cluster.as_deref()))
             .transpose()?;
         let first = self.first_event().as_micros();
         let at_s = match request.at {

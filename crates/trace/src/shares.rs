@@ -185,7 +185,7 @@ pub fn from_sacctmgr(
         (Some(wanted), _) if listed.iter().any(|c| c == wanted) => wanted.to_owned(),
         (Some(wanted), _) => {
             return Err(Invalid(format!(
-                "sacctmgr's output lists the cluster{} {}, not the configuration's ClusterName={wanted}",
+                "sacctmgr's output lists the cluster{} {}, not the cluster {wanted} asked for",
                 if listed.len() == 1 { "" } else { "s" },
                 listed.join(", ")
             )))
@@ -194,8 +194,8 @@ pub fn from_sacctmgr(
         (None, many) => {
             return Err(Invalid(format!(
                 "sacctmgr's output lists several clusters ({}); keep one cluster's lines \
-                 (sacctmgr show assoc where cluster=NAME), or give the Slurm configuration \
-                 that names its ClusterName",
+                 (sacctmgr show assoc where cluster=NAME), or name the cluster (the Slurm \
+                 configuration's ClusterName, or --cluster)",
                 many.join(", ")
             )))
         }
@@ -493,9 +493,7 @@ fairshare|idle|bob||1|
         assert_eq!(other.unlisted, trace.len(), "no user is listed there");
         let missing = from_sacctmgr(&two, &trace, Some("peer")).unwrap_err();
         assert!(
-            missing.contains(
-                "lists the clusters fairshare, other, not the configuration's ClusterName=peer"
-            ),
+            missing.contains("lists the clusters fairshare, other, not the cluster peer asked for"),
             "{missing}"
         );
     }
