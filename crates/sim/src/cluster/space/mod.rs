@@ -75,8 +75,15 @@ pub(super) struct Space {
     /// Every node's use as the will-run test takes running jobs away, one node after another
     /// (a buffer kept between tests).
     future: Vec<f64>,
+    /// Whether requests of each shape fit in the empty cluster, as met: the nodes never change,
+    /// and a large site's jobs come in few shapes.
+    ever_fits: HashMap<ShapeKey, bool>,
     pool: bool,
 }
+
+/// A request's shape, exactly, for [`Space::could_ever_fit`]'s memory: spread or not, how many
+/// parts, each part's amounts (their bits), whole nodes or not, and the nodes it may use.
+type ShapeKey = (bool, u32, Vec<u64>, bool, Option<Arc<[bool]>>);
 
 impl Space {
     /// The nodes of `capacity` over the resources `names`, placed on by `placement`, with an
@@ -157,6 +164,7 @@ impl Space {
             bounds: Bounds::default(),
             plans: Plans::default(),
             future: Vec::new(),
+            ever_fits: HashMap::new(),
             pool: matches!(capacity, Capacity::Pool(_)),
         })
     }
@@ -296,6 +304,28 @@ impl Space {
 
     /// Whether `request` fits in an empty cluster.
     pub(super) fn could_ever_fit(&mut self, request: &Request) -> bool {
+        let (spread, count, each) = match &request.shape {
+            Shape::Nodes { nodes, per_node } => (false, *nodes, per_node),
+            Shape::Spread { units, per_unit } => (true, *units, per_unit),
+        };
+        let bits = each.iter().map(|d| d.to_bits()).collect();
+        let key = (
+            spread,
+            count,
+            bits,
+            request.exclusive,
+            request.eligible.clone(),
+        );
+        if let Some(&fits) = self.ever_fits.get(&key) {
+            return fits;
+        }
+        let fits = self.fits_when_empty(request);
+        self.ever_fits.insert(key, fits);
+        fits
+    }
+
+    /// [`Space::could_ever_fit`], tried on the nodes.
+    fn fits_when_empty(&mut self, request: &Request) -> bool {
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.iter_mut().for_each(|n| n.used.fill(0.0));
         let placed = fit(self.placement.as_ref(), request, &mut scratch, &[]);

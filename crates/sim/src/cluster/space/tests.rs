@@ -1,6 +1,6 @@
 //! The space's tests.
 
-use super::super::placement::{BestFit, FirstFit};
+use super::super::placement::{BestFit, FirstFit, SlurmNodes};
 use super::*;
 use fairshare_core::model::NodeType;
 
@@ -334,4 +334,30 @@ fn will_run_starts_a_job_behind_one_past_its_end_the_next_second() {
     let now = Time::from_secs_f64(10.5);
     let found = space.will_run(&one_node, now, (&ends, placed_of), &[false; 3]);
     assert_eq!(found.map(|(t, _)| t), Some(Time::from_secs_f64(11.5)));
+}
+
+proptest::proptest! {
+    /// Whether a request could ever fit is remembered by its shape: asked again, in any
+    /// order and whatever runs now, the answer is what trying it on the empty nodes says.
+    #[test]
+    fn could_ever_fit_remembers_what_the_empty_nodes_say(
+        asks in proptest::collection::vec((1u32..12, 0u32..9, proptest::option::of(1u32..4), proptest::bool::ANY, 0usize..3), 1..40)
+    ) {
+        let mut space = space(vec![vec![8.0, 8.0], vec![4.0, 4.0], vec![4.0, 16.0]], Arc::new(SlurmNodes));
+        let busy = request(&mut space, [6.0, 6.0], Some(1), false);
+        if let Some(placed) = space.fit_now(&busy) {
+            space.take(&placed);
+        }
+        for (cpus, mem, nodes, exclusive, property) in asks {
+            let raw = [f64::from(cpus), f64::from(mem)];
+            let demand = space.normalise(&raw).unwrap();
+            let properties = match property {
+                0 => Vec::new(),
+                p => vec![format!("p{p}")],
+            };
+            let asked = space.request(raw[0], demand, nodes, exclusive, &properties).0;
+            let remembered = space.could_ever_fit(&asked);
+            proptest::prop_assert_eq!(remembered, space.fits_when_empty(&asked));
+        }
+    }
 }
