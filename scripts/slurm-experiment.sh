@@ -354,6 +354,9 @@ TOML
   { scontrol show config; scontrol show node; scontrol show partition; } >"$dir/config.txt"
   sacctmgr -P -n show qos format=Name,UsageFactor,Priority >"$dir/qos.txt"
   sacctmgr -P -n show assoc format=Cluster,Account,User,Partition,Share,ParentName,Priority >"$dir/assoc.txt"
+  # The site bundle `fairshare slurm what-if` predicts the run from with no other option.
+  rm -rf "$dir/bundle"
+  "$fairshare" slurm collect "$dir/bundle" --since "$began_utc" --until now 2>>"$dir/collect.log"
   local jobs
   jobs=$(grep -cE '^[0-9]+\|' "$dir/sacct.txt")
   [ "$jobs" = "$expected" ] || { log "$name: sacct lists $jobs jobs, not $expected"; return 1; }
