@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-600}"
 shift || true
-all=(swf swf_machines google alibaba_pods alibaba_nodes scenario program instance shard runtime runtime_series service_bodies service_config agent_readers share_file queues_file catalogue_file sacct baa_timeline slurm_billing slurm_conf slurmctld_log)
+all=(swf swf_machines google alibaba_pods alibaba_nodes scenario program instance shard runtime runtime_series service_bodies service_config agent_readers share_file queues_file catalogue_file sacct baa_timeline slurm_billing slurm_conf slurmctld_log site_bundle)
 targets=("${@:-${all[@]}}")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 

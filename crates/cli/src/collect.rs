@@ -5,7 +5,9 @@
 use anyhow::{bail, Context, Result};
 use fairshare_lab::input::parse_duration;
 use fairshare_slurm::adapter::Slurm;
-use fairshare_slurm::bundle::{cluster_name, state_save_location, Bundle, Window};
+use fairshare_slurm::bundle::{
+    cluster_name, controller_log_file, state_save_location, Bundle, Window,
+};
 use fairshare_slurm::command::Runner;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -36,6 +38,11 @@ pub struct CollectArgs {
     /// How long one command may take (a month of a large site's `sacct` takes minutes).
     #[arg(long, value_parser = parse_duration, default_value = "30m")]
     timeout: u64,
+    /// Also copy `slurmctld`'s log (scontrol show config's SlurmctldLogFile), gzip'd: the
+    /// what-if then times every job, and the controller's passes, to the millisecond. Run
+    /// it where the log can be read (the controller's host).
+    #[arg(long)]
+    log: bool,
     /// Print the shell commands that make the same bundle, and run nothing.
     #[arg(long)]
     dry_run: bool,
@@ -53,8 +60,19 @@ pub fn run(args: CollectArgs) -> Result<()> {
     };
     if args.dry_run {
         let cluster = args.cluster.as_deref().unwrap_or("$CLUSTER");
-        print!("{}", Bundle::new(cluster, window).script("$STATE"));
-        println!("# CLUSTER: scontrol show config's ClusterName; STATE: its StateSaveLocation");
+        let mut bundle = Bundle::new(cluster, window);
+        if args.log {
+            bundle = bundle.with_log("$LOG".into());
+        }
+        print!("{}", bundle.script("$STATE"));
+        println!(
+            "# CLUSTER: scontrol show config's ClusterName; STATE: its StateSaveLocation{}",
+            if args.log {
+                "; LOG: its SlurmctldLogFile"
+            } else {
+                ""
+            }
+        );
         return Ok(());
     }
     let config = Slurm::run(&runner, &["scontrol", "show", "config"])
@@ -64,7 +82,13 @@ pub fn run(args: CollectArgs) -> Result<()> {
         None => bail!("scontrol show config names no ClusterName; give --cluster"),
     };
     let state = state_save_location(&config).map(PathBuf::from);
-    let bundle = Bundle::new(&cluster, window);
+    let mut bundle = Bundle::new(&cluster, window);
+    if args.log {
+        let Some(log) = controller_log_file(&config) else {
+            bail!("--log: scontrol show config names no SlurmctldLogFile (slurmctld logs to syslog there); leave --log out");
+        };
+        bundle = bundle.with_log(log.into());
+    }
     let bar = ProgressBar::new_spinner();
     bar.set_style(
         ProgressStyle::with_template("{spinner} collecting {msg} ({elapsed})").expect("valid"),

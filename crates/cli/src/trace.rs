@@ -143,6 +143,10 @@ pub struct ClusterArgs {
     /// raised to its runtime.
     #[arg(long, value_parser = choice::<Overrun>(), default_value = "kill")]
     pub overrun: Overrun,
+    /// `--slurm-conf` once read (the policies, the machines, the billing and the scheduler
+    /// all take from it).
+    #[arg(skip)]
+    setup: OnceLock<SlurmSetup>,
 }
 
 impl TraceArgs {
@@ -384,18 +388,23 @@ impl ClusterArgs {
     }
 
     /// Slurm's scheduling parameters, partitions and QOS factors, from `--slurm-conf` (and
-    /// `trace`'s `--qos`) when given; its notes are for the caller to print.
+    /// `trace`'s `--qos`) when given, read the first time they are asked for; its notes are
+    /// for the caller to print.
     fn slurm_setup(&self, trace: &TraceArgs) -> Result<SlurmSetup> {
         let Some(path) = &self.slurm_conf else {
             return Ok(SlurmSetup::default());
         };
+        if let Some(setup) = self.setup.get() {
+            return Ok(setup.clone());
+        }
         if self.scheduler != SchedulerEntry::SLURM {
             bail!("--slurm-conf sets --scheduler slurm's parameters; add --scheduler slurm");
         }
         let context = || format!("--slurm-conf {}", path.display());
         let text = std::fs::read_to_string(path).with_context(context)?;
         let setup = slurm_setup(&text).with_context(context)?;
-        Ok(setup.with_qos(trace.qos_priorities()?.as_ref()))
+        let setup = setup.with_qos(trace.qos_priorities()?.as_ref());
+        Ok(self.setup.get_or_init(|| setup).clone())
     }
 }
 

@@ -77,62 +77,28 @@ impl WhatIf {
             true => Some(Manifest::read(&manifest_path)?),
             false => None,
         };
-        let file = |name: &str| dir.join(name);
-        let config_path = file(bundle::CONFIG);
-        let text = read(&config_path)?;
-        let files = BillingFiles {
-            qos: Some(file(bundle::QOS)),
-            prefix: "",
-            ..BillingFiles::default()
-        };
-        let in_file = |e: &dyn std::fmt::Display| {
-            LabError::Unusable(format!("{}: {e}", config_path.display()))
-        };
-        let setup = slurm_setup(&text).map_err(|e| in_file(&e))?;
-        let setup = setup.with_qos(files.qos_priorities()?.as_ref());
-        if !setup.has_nodes {
-            return Err(in_file(&"no node is defined: the bundle's config.txt holds `scontrol show config`, then `scontrol show node` and `scontrol show partition`"));
-        }
-        let log = read_log(&file(bundle::CONTROLLER_LOG))?;
-        let last_decay = read_last_decay(&file(bundle::LAST_DECAY))?;
-        let adapter = read_adapter(&file(bundle::ADAPTER))?;
+        let (text, setup) = read_setup(dir)?;
+        let log = read_log(&dir.join(bundle::CONTROLLER_LOG))?;
+        let last_decay = read_last_decay(&dir.join(bundle::LAST_DECAY))?;
+        let adapter = read_adapter(&dir.join(bundle::ADAPTER))?;
         let mut taken = describe(&setup);
-        let billing = setup.site_billing(&files, (&config_path, bundle::CONFIG));
-        let files = match billing {
-            Some((files, _)) => {
-                let max_tres = if files.max_tres {
-                    ", with PriorityFlags=MAX_TRES"
-                } else {
-                    ""
-                };
-                taken.push(format!(
-                    "billing: the partitions' TRESBillingWeights of {}{max_tres}",
-                    bundle::CONFIG
-                ));
-                files
-            }
-            None => files,
-        };
+        let files = billing_files(dir, &setup, &mut taken);
         let mut later = Vec::new();
         let setup = with_adapter(setup, adapter, &mut later, !policies.is_empty())?;
-        let setup = setup
-            .with_loop_turns(
-                log.as_deref(),
-                SchedulerEntry::SLURM,
-                (bundle::CONTROLLER_LOG, "--scheduler slurm"),
-            )
-            .map_err(|e| in_file(&e))?;
+        let spelled = (bundle::CONTROLLER_LOG, "--scheduler slurm");
+        let setup = (setup.with_loop_turns(log.as_deref(), SchedulerEntry::SLURM, spelled))
+            .map_err(|e| in_file(&dir.join(bundle::CONTROLLER_LOG), &e))?;
         let phase = phase(log.as_deref(), last_decay.as_ref(), &mut later);
         let policies = site_policies(&setup, policies, phase, &mut taken)?;
         taken.extend(later);
         taken.push("the run: drained (every job of the dump runs to its end)".to_owned());
-        let overlaps = overlaps(&text);
         let unmodelled = (setup.notes.iter().cloned())
             .chain(NEVER_MODELLED.iter().map(|s| s.to_string()))
             .collect();
+        let dump = dir.join(bundle::DUMP);
         let trace = TraceSpec {
-            paths: vec![file(bundle::DUMP)],
-            shown: vec![file(bundle::DUMP).display().to_string()],
+            shown: vec![dump.display().to_string()],
+            paths: vec![dump],
             format: Some(Format::SACCT),
             options: ReadOptions {
                 billing: files.billing()?,
@@ -140,30 +106,15 @@ impl WhatIf {
                 ..ReadOptions::default()
             },
         };
-        let request = ReplayRequest {
-            capacity: CapacitySource::SiteMachines(config_path),
-            shares: ShareSource::File(file(bundle::ASSOC)),
-            queues: None,
-            replay: Replay {
-                stop: StopRule::Drain,
-                scheduler: SchedulerEntry::SLURM,
-                slurm: setup.parameters,
-                partitions: setup.partitions,
-                qos_factors: setup.qos_factors,
-                placement: PlacementEntry::SLURM,
-                cluster: setup.cluster_name,
-                ..Replay::default()
-            },
-        };
         Ok(WhatIf {
             dir: dir.to_path_buf(),
             manifest,
             trace,
-            request,
+            request: request(dir, setup),
             policies,
             taken,
             unmodelled,
-            overlaps,
+            overlaps: overlaps(&text),
         })
     }
 
@@ -171,12 +122,16 @@ impl WhatIf {
     /// baseline's outcomes) and the `left_out` it could not compare, on `measured`.
     pub fn trust(&self, measured: &MeasuredTrace, jobs: &[Compared], left_out: usize) -> Trust {
         let names = &measured.partitions;
-        let contend = |a: Option<u32>, b: Option<u32>| {
-            let name = |p: Option<u32>| p.and_then(|p| names.get(p as usize));
-            match (name(a), name(b)) {
-                (Some(a), Some(b)) => a == b || self.overlaps.iter().any(|(x, y)| x == a && y == b),
-                _ => a == b,
-            }
+        let n = names.len();
+        let shared = |(a, b): (&String, &String)| {
+            a == b || (self.overlaps.iter()).any(|(x, y)| x == a && y == b)
+        };
+        let contends: Vec<bool> = (0..n * n)
+            .map(|k| shared((&names[k / n], &names[k % n])))
+            .collect();
+        let contend = |a: Option<u32>, b: Option<u32>| match (a, b) {
+            (Some(a), Some(b)) => contends[a as usize * n + b as usize],
+            _ => a == b,
         };
         Trust::of(jobs, left_out, &measured.users, &contend)
     }
@@ -254,10 +209,75 @@ pub struct WhatIfSummary {
     pub prediction: ReplaySummary,
 }
 
+/// The configuration's text in the bundle in `dir` and the setup it gives, with each QOS's
+/// priority; refused when it defines no node.
+fn read_setup(dir: &Path) -> Result<(String, SlurmSetup), LabError> {
+    let path = dir.join(bundle::CONFIG);
+    let text = read(&path)?;
+    let setup = slurm_setup(&text).map_err(|e| in_file(&path, &e))?;
+    let setup = setup.with_qos(qos_file(dir).qos_priorities()?.as_ref());
+    if !setup.has_nodes {
+        return Err(in_file(&path, &"no node is defined: the bundle's config.txt holds `scontrol show config`, then `scontrol show node` and `scontrol show partition`"));
+    }
+    Ok((text, setup))
+}
+
+/// The bundle's QOS file, as the files a dump is billed by.
+fn qos_file(dir: &Path) -> BillingFiles {
+    BillingFiles {
+        qos: Some(dir.join(bundle::QOS)),
+        prefix: "",
+        ..BillingFiles::default()
+    }
+}
+
+/// What the dump's jobs are billed by: the QOS, and the configuration's partitions when they
+/// set billing weights (said in `taken`).
+fn billing_files(dir: &Path, setup: &SlurmSetup, taken: &mut Vec<String>) -> BillingFiles {
+    let files = qos_file(dir);
+    let Some((files, _)) = setup.site_billing(&files, (&dir.join(bundle::CONFIG), bundle::CONFIG))
+    else {
+        return files;
+    };
+    let max_tres = match files.max_tres {
+        true => ", with PriorityFlags=MAX_TRES",
+        false => "",
+    };
+    taken.push(format!(
+        "billing: the partitions' TRESBillingWeights of {}{max_tres}",
+        bundle::CONFIG
+    ));
+    files
+}
+
+/// The cluster, the shares and the scheduler of a bundle in `dir` under `setup`: its nodes
+/// and partitions, its associations, Slurm's schedulers and placement, the run drained.
+fn request(dir: &Path, setup: SlurmSetup) -> ReplayRequest {
+    ReplayRequest {
+        capacity: CapacitySource::SiteMachines(dir.join(bundle::CONFIG)),
+        shares: ShareSource::File(dir.join(bundle::ASSOC)),
+        queues: None,
+        replay: Replay {
+            stop: StopRule::Drain,
+            scheduler: SchedulerEntry::SLURM,
+            slurm: setup.parameters,
+            partitions: setup.partitions,
+            qos_factors: setup.qos_factors,
+            placement: PlacementEntry::SLURM,
+            cluster: setup.cluster_name,
+            ..Replay::default()
+        },
+    }
+}
+
+/// The error of a bundle's file at `path` that cannot be used, and why.
+fn in_file(path: &Path, why: &dyn std::fmt::Display) -> LabError {
+    LabError::Unusable(format!("{}: {why}", path.display()))
+}
+
 /// The text of `path`, an error naming it.
 fn read(path: &Path) -> Result<String, LabError> {
-    std::fs::read_to_string(path)
-        .map_err(|e| LabError::Unusable(format!("{}: {e}", path.display())))
+    std::fs::read_to_string(path).map_err(|e| in_file(path, &e))
 }
 
 /// The controller's log at `path`, when the bundle holds one.
@@ -294,7 +314,7 @@ fn read_adapter(path: &Path) -> Result<Option<AdapterSettings>, LabError> {
         return Ok(None);
     }
     let text = read(path)?;
-    let wrong = |e: &dyn std::fmt::Display| LabError::Unusable(format!("{}: {e}", path.display()));
+    let wrong = |e: &dyn std::fmt::Display| in_file(path, e);
     let table: toml::Table = text.parse().map_err(|e| wrong(&e))?;
     let weight = match table.get("weight") {
         None => 100_000,

@@ -8,7 +8,7 @@
 use crate::adapter::{set_setting as setting, Slurm};
 use crate::command::CommandError;
 pub use fairshare_trace::bundle::{
-    Manifest, ASSOC, CONFIG, DUMP, DUMP_FORMAT, LAST_DECAY, MANIFEST, QOS,
+    Manifest, ASSOC, CONFIG, CONTROLLER_LOG, DUMP, DUMP_FORMAT, LAST_DECAY, MANIFEST, QOS,
 };
 use std::path::{Path, PathBuf};
 
@@ -40,6 +40,8 @@ pub struct Bundle {
     pub window: Window,
     /// The files made by commands, in the order they are made.
     pub parts: Vec<Part>,
+    /// `slurmctld`'s log (`SlurmctldLogFile`), copied gzip'd when asked for.
+    pub log: Option<PathBuf>,
 }
 
 /// Why a bundle could not be made.
@@ -52,6 +54,14 @@ pub enum BundleError {
     /// `scontrol show config` names no cluster.
     #[error("`scontrol show config` names no ClusterName, whose associations the bundle lists")]
     NoCluster,
+    /// A file to copy could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// A file could not be written.
     #[error("{path}: {source}")]
     Write {
@@ -125,6 +135,15 @@ impl Bundle {
             cluster: cluster.to_owned(),
             window,
             parts,
+            log: None,
+        }
+    }
+
+    /// This bundle with `slurmctld`'s log at `path` copied into it, gzip'd.
+    pub fn with_log(self, path: PathBuf) -> Bundle {
+        Bundle {
+            log: Some(path),
+            ..self
         }
     }
 
@@ -144,6 +163,9 @@ impl Bundle {
         lines.push(format!(
             "TZ=UTC date -u -r {state}/priority_last_decay_ran +%Y-%m-%dT%H:%M:%S.%N > {LAST_DECAY}"
         ));
+        if let Some(log) = &self.log {
+            lines.push(format!("gzip -c {} > {CONTROLLER_LOG}", log.display()));
+        }
         lines.join("\n") + "\n"
     }
 
@@ -175,6 +197,10 @@ impl Bundle {
             }
             write(part.file, &text)?;
         }
+        if let Some(log) = &self.log {
+            step(CONTROLLER_LOG);
+            gzip(log, &dir.join(CONTROLLER_LOG))?;
+        }
         let last_decay = state.and_then(last_decay);
         if let Some(moment) = &last_decay {
             write(LAST_DECAY, &format!("{moment}\n"))?;
@@ -185,12 +211,30 @@ impl Bundle {
             until: self.window.until.clone(),
             slurm_version: slurm.run(&["scontrol", "--version"])?.trim().to_owned(),
             last_decay: last_decay.is_some(),
+            controller_log: self.log.is_some(),
             commands: self
                 .script(&state.map_or("$StateSaveLocation".into(), |s| s.display().to_string())),
         };
         write(MANIFEST, &manifest.to_toml())?;
         Ok(manifest)
     }
+}
+
+/// Copies the file at `from` to `to`, gzip'd.
+fn gzip(from: &Path, to: &Path) -> Result<(), BundleError> {
+    let mut input = std::fs::File::open(from).map_err(|source| BundleError::Read {
+        path: from.to_path_buf(),
+        source,
+    })?;
+    let written = |source| BundleError::Write {
+        path: to.to_path_buf(),
+        source,
+    };
+    let output = std::fs::File::create(to).map_err(written)?;
+    let mut encoder = flate2::write::GzEncoder::new(output, flate2::Compression::default());
+    std::io::copy(&mut input, &mut encoder).map_err(written)?;
+    encoder.finish().map_err(written)?;
+    Ok(())
 }
 
 /// The modification time of `state/priority_last_decay_ran`, in UTC to the nanosecond as
@@ -207,6 +251,11 @@ fn last_decay(state: &Path) -> Option<String> {
 /// `StateSaveLocation` from `scontrol show config`'s output.
 pub fn state_save_location(config: &str) -> Option<String> {
     setting(config, "StateSaveLocation")
+}
+
+/// `SlurmctldLogFile` from `scontrol show config`'s output.
+pub fn controller_log_file(config: &str) -> Option<String> {
+    setting(config, "SlurmctldLogFile")
 }
 
 /// `ClusterName` from `scontrol show config`'s output.
@@ -271,6 +320,34 @@ mod tests {
         );
         assert_eq!(manifest.slurm_version, "scontrol --version");
         assert!(read(MANIFEST).contains("cluster = \"emu\""));
+    }
+
+    /// With the controller's log, the bundle holds it gzip'd, and the script says how.
+    #[test]
+    fn the_controllers_log_is_copied_gzipd() {
+        use std::io::Read;
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("slurmctld.log");
+        let text = "[2026-11-28T18:00:00.001] Running as primary controller\n";
+        std::fs::write(&log, text).unwrap();
+        let bundle = Bundle::new("emu", window()).with_log(log.clone());
+        let out = dir.path().join("bundle");
+        let slurm = Echo(RefCell::new(Vec::new()));
+        let manifest = bundle.collect(&slurm, &out, None, &mut |_| {}).unwrap();
+        assert!(manifest.controller_log);
+        let gz = std::fs::File::open(out.join(CONTROLLER_LOG)).unwrap();
+        let mut copied = String::new();
+        flate2::read::GzDecoder::new(gz)
+            .read_to_string(&mut copied)
+            .unwrap();
+        assert_eq!(copied, text);
+        let script = bundle.script("/var/spool/slurmctld");
+        assert!(script.ends_with(&format!("gzip -c {} > slurmctld.log.gz\n", log.display())));
+        let missing = Bundle::new("emu", window()).with_log(dir.path().join("absent"));
+        let e = missing
+            .collect(&slurm, &out, None, &mut |_| {})
+            .unwrap_err();
+        assert!(e.to_string().contains("absent"), "{e}");
     }
 
     /// The time of the last decay is the file's modification time, in UTC.

@@ -55,6 +55,9 @@ pub struct Manifest {
     /// Whether the time of the last decay was read (`StateSaveLocation` is readable only on
     /// the controller's host).
     pub last_decay: bool,
+    /// Whether `slurmctld`'s log was copied in ([`CONTROLLER_LOG`]).
+    #[serde(default)]
+    pub controller_log: bool,
     /// The shell commands that make the same files (left out of a what-if's JSON).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub commands: String,
@@ -142,6 +145,7 @@ mod tests {
             until: "now".into(),
             slurm_version: "slurm 22.05.8".into(),
             last_decay: true,
+            controller_log: false,
             commands: "TZ=UTC sacct …\n".into(),
         };
         std::fs::write(dir.path().join(MANIFEST), manifest.to_toml()).unwrap();
