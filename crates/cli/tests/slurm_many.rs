@@ -386,6 +386,40 @@ fn what_if_predicts_the_run(
         trust["contested_pairs"]
     );
     assert!(top.contains(&shown), "{top} shows {shown}");
+    with_the_controllers_log(collected, listed.len());
+}
+
+/// `collect --log` adds the controller's log, gzip'd, and the what-if then times the run by it:
+/// every job still compared, the phase taken from the controller's start.
+fn with_the_controllers_log(collected: &Path, jobs: usize) {
+    let logged = collected.with_file_name("logged");
+    let manifest = std::fs::read_to_string(collected.join("manifest.toml")).unwrap();
+    let field = |key: &str| {
+        let line = manifest.lines().find(|l| l.starts_with(key)).unwrap();
+        line.split('"').nth(1).unwrap().to_owned()
+    };
+    let fairshare = env!("CARGO_BIN_EXE_fairshare");
+    let (since, until) = (field("since ="), field("until ="));
+    let dir = logged.to_str().unwrap();
+    let window = ["--since", &since, "--until", &until];
+    run(
+        fairshare,
+        &[&["slurm", "collect", dir, "--log"][..], &window].concat(),
+    );
+    assert!(logged.join("slurmctld.log.gz").is_file());
+    let json = run(fairshare, &["slurm", "what-if", dir, "--json", "-"]);
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        doc["trust"]["jobs"].as_u64(),
+        Some(jobs as u64),
+        "{}",
+        doc["trust"]
+    );
+    let taken = doc["taken"].to_string();
+    assert!(
+        taken.contains("the controller's start in slurmctld.log.gz"),
+        "{taken}"
+    );
 }
 
 /// Part 1: every association, at a tick and between ticks.
