@@ -186,7 +186,7 @@ fn contested_order(
     let mut first = 0u64;
     sweep(jobs, &mut |x, waiting| {
         first += 1;
-        if (first - 1) % stride != 0 {
+        if !(first - 1).is_multiple_of(stride) {
             return;
         }
         let x = &jobs[x];

@@ -393,8 +393,7 @@ fn other_weights_that_can_cross_the_factors_gaps_are_warned_of() {
         "{:?}",
         pass.notes
     );
-    fake.outputs
-        .insert("scontrol", text.replace("1000", "1").into());
+    fake.outputs.insert("scontrol", text.replace("1000", "1"));
     let pass = Adapter::new(&fake, config("sdrf"))
         .unwrap()
         .pass(now())
