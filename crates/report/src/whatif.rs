@@ -96,7 +96,9 @@ fn trust_lines(summary: &WhatIfSummary) -> Vec<String> {
         ),
         None => "no contested pair: no two users' jobs waited at once, so the order of starts was never a choice".to_owned(),
     };
-    vec![
+    let timed = summary.prediction.setting.loop_turns_shown.is_some();
+    let untimed = (!timed).then(|| format!("  {UNTIMED}"));
+    let lines = vec![
         format!(
             "How far to trust this prediction: the site's own fairshare ({name}) replayed against what really happened"
         ),
@@ -113,8 +115,12 @@ fn trust_lines(summary: &WhatIfSummary) -> Vec<String> {
             t.users_within(),
             t.users.len()
         ),
-    ]
+    ];
+    lines.into_iter().chain(untimed).collect()
 }
+
+/// What a bundle without the controller's log cannot tell, said under the trust figures.
+const UNTIMED: &str = "the bundle holds no slurmctld.log.gz, so every start is known to the whole second and where Slurm's recomputations fall within it is guessed (on one workload of the test cluster a guess a second off moved the contested order by 25 points): `fairshare slurm collect --log` copies the log in";
 
 /// Each user's mean wait, real and predicted.
 fn user_table(trust: &Trust) -> (Vec<String>, Vec<Vec<String>>) {
