@@ -299,6 +299,7 @@ fn make_both_bundles(began: &str, collected: &Path, scripted: &Path) {
         .current_dir(scripted)
         .env("CLUSTER", value("ClusterName"))
         .env("STATE", value("StateSaveLocation"))
+        .env("LOG", value("SlurmctldLogFile"))
         .status()
         .unwrap();
     assert!(
@@ -388,13 +389,18 @@ fn what_if_predicts_the_run(
         trust["contested_pairs"]
     );
     assert!(top.contains(&shown), "{top} shows {shown}");
-    with_the_controllers_log(collected, listed.len());
+    let taken = doc["taken"].to_string();
+    assert!(
+        taken.contains("the controller's start in slurmctld.log.gz"),
+        "collect copies the controller's log by default: {taken}"
+    );
+    without_the_controllers_log(collected, listed.len());
 }
 
-/// `collect --log` adds the controller's log, gzip'd, and the what-if then times the run by it:
-/// every job still compared, the phase taken from the controller's start.
-fn with_the_controllers_log(collected: &Path, jobs: usize) {
-    let logged = collected.with_file_name("logged");
+/// `collect --no-log` leaves the controller's log out, and the what-if still compares every
+/// job, saying first that it knows the starts only to the second.
+fn without_the_controllers_log(collected: &Path, jobs: usize) {
+    let unlogged = collected.with_file_name("unlogged");
     let manifest = std::fs::read_to_string(collected.join("manifest.toml")).unwrap();
     let field = |key: &str| {
         let line = manifest.lines().find(|l| l.starts_with(key)).unwrap();
@@ -402,25 +408,29 @@ fn with_the_controllers_log(collected: &Path, jobs: usize) {
     };
     let fairshare = env!("CARGO_BIN_EXE_fairshare");
     let (since, until) = (field("since ="), field("until ="));
-    let dir = logged.to_str().unwrap();
+    let dir = unlogged.to_str().unwrap();
     let window = ["--since", &since, "--until", &until];
     run(
         fairshare,
-        &[&["slurm", "collect", dir, "--log"][..], &window].concat(),
+        &[&["slurm", "collect", dir, "--no-log"][..], &window].concat(),
     );
-    assert!(logged.join("slurmctld.log.gz").is_file());
-    let json = run(fairshare, &["slurm", "what-if", dir, "--json", "-"]);
-    let doc: Value = serde_json::from_str(&json).unwrap();
+    assert!(!unlogged.join("slurmctld.log.gz").exists());
+    let json = unlogged.join("what-if.json");
+    let out = run(
+        fairshare,
+        &["slurm", "what-if", dir, "--json", json.to_str().unwrap()],
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
     assert_eq!(
         doc["trust"]["jobs"].as_u64(),
         Some(jobs as u64),
         "{}",
         doc["trust"]
     );
-    let taken = doc["taken"].to_string();
+    let head: String = out.lines().take(6).collect();
     assert!(
-        taken.contains("the controller's start in slurmctld.log.gz"),
-        "{taken}"
+        head.contains("holds no slurmctld.log.gz"),
+        "said with the trust figures: {out}"
     );
 }
 

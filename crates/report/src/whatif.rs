@@ -120,7 +120,7 @@ fn trust_lines(summary: &WhatIfSummary) -> Vec<String> {
 }
 
 /// What a bundle without the controller's log cannot tell, said under the trust figures.
-const UNTIMED: &str = "the bundle holds no slurmctld.log.gz, so every start is known to the whole second and where Slurm's recomputations fall within it is guessed (on one workload of the test cluster a guess a second off moved the contested order by 25 points): `fairshare slurm collect --log` copies the log in";
+const UNTIMED: &str = "the bundle holds no slurmctld.log.gz, so every start is known to the whole second and where Slurm's recomputations fall within it is guessed (on one workload of the test cluster a guess a second off moved the contested order by 25 points): `fairshare slurm collect` run on the controller's host copies the log in";
 
 /// Each user's mean wait, real and predicted.
 fn user_table(trust: &Trust) -> (Vec<String>, Vec<Vec<String>>) {

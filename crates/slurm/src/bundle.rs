@@ -160,11 +160,15 @@ impl Bundle {
                 many => format!("{{ {}; }} > {}", many.join("; "), part.file),
             });
         }
+        let decay = format!("{state}/priority_last_decay_ran");
         lines.push(format!(
-            "TZ=UTC date -u -r {state}/priority_last_decay_ran +%Y-%m-%dT%H:%M:%S.%N > {LAST_DECAY}"
+            "if test -r {decay}; then TZ=UTC date -u -r {decay} +%Y-%m-%dT%H:%M:%S.%N > {LAST_DECAY}; fi"
         ));
         if let Some(log) = &self.log {
-            lines.push(format!("gzip -c {} > {CONTROLLER_LOG}", log.display()));
+            let log = log.display();
+            lines.push(format!(
+                "if test -r {log}; then gzip -c {log} > {CONTROLLER_LOG}; fi"
+            ));
         }
         lines.join("\n") + "\n"
     }
@@ -313,7 +317,7 @@ mod tests {
         assert!(script.contains(
             "TZ=UTC sacctmgr -P -n show qos format=Name,UsageFactor,Priority > qos.txt\n"
         ));
-        assert!(script.ends_with("TZ=UTC date -u -r /var/spool/slurmctld/priority_last_decay_ran +%Y-%m-%dT%H:%M:%S.%N > last-decay.txt\n"));
+        assert!(script.ends_with("if test -r /var/spool/slurmctld/priority_last_decay_ran; then TZ=UTC date -u -r /var/spool/slurmctld/priority_last_decay_ran +%Y-%m-%dT%H:%M:%S.%N > last-decay.txt; fi\n"), "{script}");
         assert_eq!(
             (manifest.cluster.as_str(), manifest.since.as_str()),
             ("emu", "2026-10-29T00:00:00")
@@ -342,7 +346,13 @@ mod tests {
             .unwrap();
         assert_eq!(copied, text);
         let script = bundle.script("/var/spool/slurmctld");
-        assert!(script.ends_with(&format!("gzip -c {} > slurmctld.log.gz\n", log.display())));
+        let log = log.display();
+        assert!(
+            script.ends_with(&format!(
+                "if test -r {log}; then gzip -c {log} > slurmctld.log.gz; fi\n"
+            )),
+            "{script}"
+        );
         let missing = Bundle::new("emu", window()).with_log(dir.path().join("absent"));
         let e = missing
             .collect(&slurm, &out, None, &mut |_| {})
