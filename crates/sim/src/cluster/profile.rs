@@ -113,6 +113,11 @@ impl Skyline {
         }
     }
 
+    /// The use at `t`.
+    pub(super) fn use_at(&self, t: Time) -> &[f64] {
+        self.used(self.at(t))
+    }
+
     /// The most of each resource in use at any time in `[from, to)`.
     pub(super) fn peak(&self, from: Time, to: Time) -> Vec<f64> {
         let mut peak = Vec::new();

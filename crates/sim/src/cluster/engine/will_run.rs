@@ -6,7 +6,7 @@
 //! Slurm's backfill map keeps them, beside the availability profile that holds them too.
 
 use super::*;
-use crate::cluster::space::{Ending, Shape};
+use crate::cluster::space::Ending;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::ops::Bound::Excluded;
@@ -30,28 +30,9 @@ impl Tested {
     }
 }
 
-/// A will-run test as a key: its request's (see [`request_key`]), then the barred nodes,
+/// A will-run test as a key: its request's (see [`Request::key`]), then the barred nodes,
 /// 64 to a word (as many words for every request of a run).
 type TestKey = Vec<u64>;
-
-/// A request as a key: its shape, whether it is exclusive, and which nodes it may use (the
-/// space hands out one shared set per list of properties).
-fn request_key(request: &Request) -> Vec<u64> {
-    let (tag, count, each) = match &request.shape {
-        Shape::Nodes { nodes, per_node } => (0, *nodes, per_node),
-        Shape::Spread { units, per_unit } => (1, *units, per_unit),
-    };
-    let eligible = request.eligible.as_ref().map_or(0, |e| e.as_ptr() as u64);
-    let head = [
-        tag,
-        u64::from(count),
-        u64::from(request.exclusive),
-        eligible,
-    ];
-    head.into_iter()
-        .chain(each.iter().map(|d| d.to_bits()))
-        .collect()
-}
 
 /// A cycle's plans, node by node: each plan's span (rounded as the profile holds it), in
 /// order of start, and the runs they make (spans that overlap or touch, joined), which
@@ -226,7 +207,7 @@ impl Engine {
             self.tested.by_end = Some(by_end);
         }
         let ending: &[Ending] = self.tested.by_end.as_deref().unwrap_or_default();
-        let request_key = request_key(&request);
+        let request_key = request.key();
         let running = &self.running;
         let placed_of = |slot: usize| running[slot].as_ref().map_or(&[][..], |j| &j.placed[..]);
         let eligible = |i: usize| request.eligible.as_ref().is_none_or(|e| e[i]);

@@ -67,18 +67,9 @@ fn bound(stairs: &Staircase, length: u64) -> Time {
     (stairs.range(..=length).next_back()).map_or(Time::ZERO, |(_, at)| *at)
 }
 
-/// A hash of everything a request asks (its amounts by their bits), the same for equal ones.
+/// A hash of everything a request asks ([`Request::key`]), the same for equal ones.
 fn key(request: &Request) -> u64 {
     let mut hasher = FxHasher::default();
-    let (kind, count) = match &request.shape {
-        Shape::Nodes { nodes, .. } => (0u8, *nodes),
-        Shape::Spread { units, .. } => (1u8, *units),
-    };
-    (kind, count, request.exclusive).hash(&mut hasher);
-    request
-        .piece()
-        .iter()
-        .for_each(|a| a.to_bits().hash(&mut hasher));
-    request.eligible.hash(&mut hasher);
+    request.key().hash(&mut hasher);
     hasher.finish()
 }

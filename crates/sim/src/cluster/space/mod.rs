@@ -14,6 +14,7 @@ use super::profile::Skyline;
 use fairshare_core::alloc::tasks::FIT_SLACK;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_core::usage::metric::UsageMetric;
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -77,13 +78,11 @@ pub(super) struct Space {
     future: Vec<f64>,
     /// Whether requests of each shape fit in the empty cluster, as met: the nodes never change,
     /// and a large site's jobs come in few shapes.
-    ever_fits: HashMap<ShapeKey, bool>,
+    ever_fits: FxHashMap<Vec<u64>, bool>,
+    /// The nodes a search by the profile passes by (a buffer kept between searches).
+    passed_by: Vec<bool>,
     pool: bool,
 }
-
-/// A request's shape, exactly, for [`Space::could_ever_fit`]'s memory: spread or not, how many
-/// parts, each part's amounts (their bits), whole nodes or not, and the nodes it may use.
-type ShapeKey = (bool, u32, Vec<u64>, bool, Option<Arc<[bool]>>);
 
 impl Space {
     /// The nodes of `capacity` over the resources `names`, placed on by `placement`, with an
@@ -164,7 +163,8 @@ impl Space {
             bounds: Bounds::default(),
             plans: Plans::default(),
             future: Vec::new(),
-            ever_fits: HashMap::new(),
+            ever_fits: FxHashMap::default(),
+            passed_by: Vec::new(),
             pool: matches!(capacity, Capacity::Pool(_)),
         })
     }
@@ -304,18 +304,7 @@ impl Space {
 
     /// Whether `request` fits in an empty cluster.
     pub(super) fn could_ever_fit(&mut self, request: &Request) -> bool {
-        let (spread, count, each) = match &request.shape {
-            Shape::Nodes { nodes, per_node } => (false, *nodes, per_node),
-            Shape::Spread { units, per_unit } => (true, *units, per_unit),
-        };
-        let bits = each.iter().map(|d| d.to_bits()).collect();
-        let key = (
-            spread,
-            count,
-            bits,
-            request.exclusive,
-            request.eligible.clone(),
-        );
+        let key = request.key();
         if let Some(&fits) = self.ever_fits.get(&key) {
             return fits;
         }
@@ -406,17 +395,25 @@ impl Space {
         let to = from.plus_micros(length.max(1));
         let barred = barred.unwrap_or(&self.fenced);
         let mut scratch = std::mem::take(&mut self.scratch);
-        for (i, (s, line)) in scratch.iter_mut().zip(&self.profile).enumerate() {
+        let mut passed_by = std::mem::take(&mut self.passed_by);
+        passed_by.clear();
+        let nodes = scratch.iter_mut().zip(&self.profile).enumerate();
+        passed_by.extend(nodes.map(|(i, (s, line))| {
             let allowed = request.eligible.as_ref().is_none_or(|e| e[i]);
-            if allowed && !barred.get(i).copied().unwrap_or(false) {
-                // Once the node has no room for one part of the job, how much more it
-                // would hold changes nothing: the placement passes it by.
-                let full = |peak: &[f64]| !part_fits(request, &s.capacity, peak);
+            // Once the node has no room for one part of the job, how much more it would
+            // hold changes nothing: the placement passes it by, as it passes a node with no
+            // room at the window's start without reading further.
+            let full = |peak: &[f64]| !part_fits(request, &s.capacity, peak);
+            let passed = !allowed || barred.get(i).copied().unwrap_or(false);
+            let passed = passed || full(line.use_at(from));
+            if !passed {
                 line.peak_into(from, to, &mut s.used, full);
             }
-        }
-        let placed = fit(self.placement.as_ref(), request, &mut scratch, barred);
+            passed
+        }));
+        let placed = fit(self.placement.as_ref(), request, &mut scratch, &passed_by);
         self.scratch = scratch;
+        self.passed_by = passed_by;
         placed
     }
 

@@ -40,6 +40,21 @@ impl Request {
             Shape::Spread { per_unit, .. } => per_unit,
         }
     }
+
+    /// This request as a key, equal for equal requests: its shape (amounts by their bits),
+    /// whether it is exclusive, and which nodes it may use, by the set's address (the space
+    /// hands out one set per list of properties and keeps it as long as it lives).
+    pub(in crate::cluster) fn key(&self) -> Vec<u64> {
+        let (tag, count, each) = match &self.shape {
+            Shape::Nodes { nodes, per_node } => (0, *nodes, per_node),
+            Shape::Spread { units, per_unit } => (1, *units, per_unit),
+        };
+        let eligible = self.eligible.as_ref().map_or(0, |e| e.as_ptr() as u64);
+        let head = [tag, u64::from(count), u64::from(self.exclusive), eligible];
+        head.into_iter()
+            .chain(each.iter().map(|d| d.to_bits()))
+            .collect()
+    }
 }
 
 /// Where a job runs: each node it holds and what it holds there.

@@ -361,3 +361,46 @@ proptest::proptest! {
         }
     }
 }
+
+/// Where `request` fits from `from` for `length` on nodes each using its whole peak over the
+/// window, read in full: the obviously right reading of the profile.
+fn fit_by_whole_peaks(space: &Space, request: &Request, from: Time, length: u64) -> Option<Placed> {
+    let to = from.plus_micros(length.max(1));
+    let mut nodes = space.nodes.clone();
+    for (node, line) in nodes.iter_mut().zip(&space.profile) {
+        node.used = line.peak(from, to);
+    }
+    fit(space.placement.as_ref(), request, &mut nodes, &space.fenced)
+}
+
+proptest::proptest! {
+    /// A search by the profile passes by the nodes with no room at the window's start, and
+    /// stops reading a node once it is full; it places each request where the nodes' whole
+    /// peaks place it.
+    #[test]
+    fn a_search_by_the_profile_places_as_the_whole_peaks_do(
+        planned in proptest::collection::vec((1u32..9, 0u32..9, 0u64..40, 1u64..40), 0..25),
+        asks in proptest::collection::vec((1u32..12, 0u32..9, proptest::option::of(1u32..4), proptest::bool::ANY, 0usize..3, 0u64..50, 1u64..30), 1..20)
+    ) {
+        let mut space = space(vec![vec![8.0, 8.0], vec![4.0, 4.0], vec![4.0, 16.0], vec![8.0, 8.0]], Arc::new(SlurmNodes));
+        for (cpus, mem, from, length) in planned {
+            let job = request(&mut space, [f64::from(cpus), f64::from(mem)], Some(1), false);
+            let (from, to) = (Time::from_whole_secs(from), Time::from_whole_secs(from + length));
+            if let Some(placed) = space.fit_during_in_full(&job, from, length * 1_000_000) {
+                space.expect(&placed, from, to, 1.0);
+            }
+        }
+        for (cpus, mem, nodes, exclusive, property, from, length) in asks {
+            let raw = [f64::from(cpus), f64::from(mem)];
+            let demand = space.normalise(&raw).unwrap();
+            let properties = match property {
+                0 => Vec::new(),
+                p => vec![format!("p{p}")],
+            };
+            let asked = space.request(raw[0], demand, nodes, exclusive, &properties).0;
+            let (from, length) = (Time::from_whole_secs(from), length * 1_000_000);
+            let reference = fit_by_whole_peaks(&space, &asked, from, length);
+            proptest::prop_assert_eq!(space.fit_during_in_full(&asked, from, length), reference);
+        }
+    }
+}
