@@ -44,7 +44,8 @@ pub fn parse_moment(text: &str) -> Result<Moment, Invalid> {
     }
 }
 
-/// `2026-11-23T23:16:57` (UTC), with `Z` or with an offset such as `+01:00`.
+/// `2026-11-23T23:16:57` (UTC), with `Z` or with an offset such as `+01:00`; a date alone is
+/// its midnight, UTC.
 pub fn parse_date(text: &str) -> Result<Time, Invalid> {
     let expected = || {
         format!("expected a date such as 2026-11-23T23:16:57, 2026-11-23T23:16:57Z or 2026-11-24T00:16:57+01:00, found {text:?}")
@@ -65,12 +66,8 @@ pub fn parse_date(text: &str) -> Result<Time, Invalid> {
         }
         _ => (text, 0),
     };
-    let utc = humantime::parse_rfc3339_weak(clock).map_err(|_| expected())?;
-    let secs = utc
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_err(|_| expected())?
-        .as_secs() as i64
-        - offset_s;
+    let utc = Time::from_utc(clock).ok_or_else(expected)?;
+    let secs = utc.whole_secs() as i64 - offset_s;
     Time::from_input_secs(secs as f64).ok_or_else(|| Invalid(expected()))
 }
 
@@ -110,7 +107,7 @@ mod tests {
         assert_eq!(parse_date("2026-11-24T00:16:57+01:00"), Ok(utc));
         assert_eq!(parse_date("2026-11-23T17:46:57-05:30"), Ok(utc));
         for bad in [
-            "2026-11-23",
+            "2026-11-2",
             "2026-11-23T25:00:00",
             "2026-11-23T23:16:57+1:00",
             "2026-11-23T23:16:5é",
@@ -126,7 +123,12 @@ mod tests {
             parse_moment("90m"),
             Ok(Moment::After(5_400_000_000))
         ));
-        assert!(parse_moment("2026-11-23")
+        assert_eq!(
+            parse_moment("2026-11-23"),
+            Ok(Moment::Date(parse_date("2026-11-23T00:00:00").unwrap())),
+            "a date alone is its midnight"
+        );
+        assert!(parse_moment("2026-11-2x")
             .unwrap_err()
             .contains("expected a date"));
     }

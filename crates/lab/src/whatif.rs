@@ -114,7 +114,7 @@ impl WhatIf {
             policies,
             taken,
             unmodelled,
-            overlaps: overlaps(&text),
+            overlaps: parse_slurm_conf(&text).sharing_partitions(),
         })
     }
 
@@ -295,16 +295,13 @@ fn read_last_decay(path: &Path) -> Result<Option<(Time, String)>, LabError> {
         return Ok(None);
     }
     let text = read(path)?.trim().to_owned();
-    let at = humantime::parse_rfc3339_weak(&text).map_err(|e| {
+    let at = Time::from_utc(&text).ok_or_else(|| {
         LabError::Unusable(format!(
-            "{}: {text:?} is not a UTC moment as `date -u +%Y-%m-%dT%H:%M:%S.%N` prints one: {e}",
+            "{}: {text:?} is not a UTC moment as `date -u +%Y-%m-%dT%H:%M:%S.%N` prints one",
             path.display()
         ))
     })?;
-    let micros = at
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as u64);
-    Ok(Some((Time::from_micros(micros), text)))
+    Ok(Some((at, text)))
 }
 
 /// The adapter's `weight` and `interval_s` in `path` (its `slurm.toml`), when the bundle holds
@@ -459,19 +456,4 @@ fn describe(setup: &SlurmSetup) -> Vec<String> {
         ));
     }
     lines
-}
-
-/// The pairs of distinct partitions of a configuration that share a node, both ways.
-fn overlaps(text: &str) -> Vec<(String, String)> {
-    let conf = parse_slurm_conf(text);
-    let partitions = conf.partitions();
-    let mut pairs = Vec::new();
-    for a in partitions {
-        for b in partitions.iter().filter(|b| b.name != a.name) {
-            if a.nodes.iter().any(|n| b.nodes.contains(n)) {
-                pairs.push((a.name.clone(), b.name.clone()));
-            }
-        }
-    }
-    pairs
 }

@@ -195,17 +195,12 @@ struct Overlaps(BTreeSet<(String, String)>);
 impl Overlaps {
     /// The overlaps of the partitions defined in `text`.
     fn of(text: &str) -> Overlaps {
-        let conf = parse_slurm_conf(text);
-        let partitions = conf.partitions();
-        let mut pairs = BTreeSet::new();
-        for a in partitions {
-            for b in partitions.iter().filter(|b| b.name != a.name) {
-                if a.nodes.iter().any(|n| b.nodes.contains(n)) {
-                    pairs.insert((a.name.clone(), b.name.clone()));
-                }
-            }
-        }
-        Overlaps(pairs)
+        Overlaps(
+            parse_slurm_conf(text)
+                .sharing_partitions()
+                .into_iter()
+                .collect(),
+        )
     }
 
     /// Whether jobs of partitions `a` and `b` contend for nodes.

@@ -187,12 +187,9 @@ fn time(text: &str) -> Result<Option<Time>, Problem> {
     if matches!(text, "" | "Unknown" | "None") {
         return Ok(None);
     }
-    let parsed = humantime::parse_rfc3339_weak(text)
-        .map_err(|_| Problem::WrongType("a time such as 2026-11-24T05:00:00"))?;
-    let secs = parsed.duration_since(std::time::UNIX_EPOCH).ok();
-    secs.and_then(|s| Time::from_input_secs(s.as_secs_f64()))
-        .map(Some)
-        .ok_or_else(|| Problem::Invalid(format!("{text} is not from 1970 to about 317 years on")))
+    Time::from_utc(text).map(Some).ok_or(Problem::WrongType(
+        "a time such as 2026-11-24T05:00:00, from 1970 to about 317 years on",
+    ))
 }
 
 #[cfg(test)]

@@ -182,18 +182,11 @@ impl SlurmConfig {
         let Some(text) = &self.since else {
             return Ok(None);
         };
-        let moment = match text.len() {
-            10 => format!("{text}T00:00:00"),
-            _ => text.clone(),
-        };
-        let at = humantime::parse_rfc3339_weak(&moment).map_err(|e| {
-            let message = format!("since = {text:?}: a UTC moment such as \"2026-11-28\" or \"2026-11-28T18:00:00\" was expected ({e})");
+        let at = Time::from_utc(text).ok_or_else(|| {
+            let message = format!("since = {text:?}: a UTC moment such as \"2026-11-28\" or \"2026-11-28T18:00:00\" was expected");
             SettingError::new("since", message)
         })?;
-        let micros = at
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_micros());
-        Ok(Some(Time::from_micros(micros as u64)))
+        Ok(Some(at))
     }
 
     /// The mapping, parsed.

@@ -318,12 +318,14 @@ fn job<'r>(
         if matches!(raw, "" | "Unknown" | "None") {
             return Ok(None);
         }
-        let parsed = humantime::parse_rfc3339_weak(raw)
-            .map_err(|_| at.error(col, "a time such as 2024-01-15T10:23:45", raw))?;
-        let secs = parsed.duration_since(std::time::UNIX_EPOCH).ok();
-        let time = secs.and_then(|s| Time::from_input_secs(s.as_secs_f64()));
-        time.map(Some)
-            .ok_or_else(|| at.error(col, "a time from 1970 to about 317 years later", raw))
+        let time = Time::from_utc(raw).ok_or_else(|| {
+            at.error(
+                col,
+                "a time such as 2024-01-15T10:23:45, from 1970 to about 317 years later",
+                raw,
+            )
+        })?;
+        Ok(Some(time))
     };
     let duration = |col: Option<Col>| match col {
         None => Ok(None),

@@ -126,6 +126,20 @@ impl SlurmConf {
         &self.partitions
     }
 
+    /// The pairs of distinct partitions that share a node, both ways round, in the order the
+    /// partitions are defined: the partitions whose jobs contend for nodes.
+    pub fn sharing_partitions(&self) -> Vec<(String, String)> {
+        let mut pairs = Vec::new();
+        for a in &self.partitions {
+            for b in self.partitions.iter().filter(|b| b.name != a.name) {
+                if a.nodes.iter().any(|n| b.nodes.contains(n)) {
+                    pairs.push((a.name.clone(), b.name.clone()));
+                }
+            }
+        }
+        pairs
+    }
+
     /// What could not be read in its node and partition definitions, one sentence each naming
     /// the line: a value that is not one the key takes, a host list that is not one.
     pub fn faults(&self) -> &[String] {

@@ -255,16 +255,11 @@ fn timestamp(line: &str) -> Result<Time, Problem> {
             "`{stamp}` has no fraction of a second (Slurm's default LogTimeFormat=iso8601_ms writes milliseconds)"
         )));
     }
-    let parsed = humantime::parse_rfc3339_weak(stamp).map_err(|_| {
+    Time::from_utc(stamp).ok_or_else(|| {
         Problem::Invalid(format!(
-            "`{stamp}` is not a time such as 2026-11-28T00:08:20.316"
+            "`{stamp}` is not a time such as 2026-11-28T00:08:20.316, from 1970 on"
         ))
-    })?;
-    let since = parsed.duration_since(std::time::UNIX_EPOCH).ok();
-    let micros = since.and_then(|d| u64::try_from(d.as_micros()).ok());
-    micros
-        .map(Time::from_micros)
-        .ok_or_else(|| Problem::Invalid(format!("`{stamp}` is before 1970")))
+    })
 }
 
 /// The job id at the start of `text`, up to the first character that is not a digit.

@@ -47,6 +47,26 @@ impl Time {
             .then(|| Time::from_secs_f64(secs))
     }
 
+    /// A UTC moment as Slurm's commands and `date -u +%FT%T.%N` print it
+    /// (`2026-11-28T17:42:45`, with a fraction of a second or none; a date alone is its
+    /// midnight), to the microsecond: `None` unless it is one, from 1970 to
+    /// [`Time::LONGEST_INPUT_S`] later.
+    pub fn from_utc(text: &str) -> Option<Time> {
+        let midnight;
+        let text = match text.len() {
+            10 => {
+                midnight = format!("{text}T00:00:00");
+                &midnight
+            }
+            _ => text,
+        };
+        let since = humantime::parse_rfc3339_weak(text)
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        (since.as_secs_f64() <= Self::LONGEST_INPUT_S).then(|| Time(since.as_micros() as u64))
+    }
+
     /// A time from whole microseconds.
     pub fn from_micros(micros: u64) -> Time {
         Time(micros)
@@ -266,6 +286,33 @@ mod tests {
             assert_eq!(Time::from_input_secs(bad), None, "{bad}");
         }
         assert_eq!(Time(1_000_000).to_string(), "1.000000 s");
+    }
+
+    /// A UTC moment is read to the microsecond, a date alone as its midnight, and anything
+    /// else, or a moment before 1970 or past the longest input, is none.
+    #[test]
+    fn utc_moments_read_as_slurm_and_date_print_them() {
+        let day = 1_764_288_000; // 2025-11-28T00:00:00
+        let at = |secs: u64, micros: u64| Some(Time(secs * 1_000_000 + micros));
+        assert_eq!(Time::from_utc("2025-11-28"), at(day, 0));
+        assert_eq!(Time::from_utc("2025-11-28T00:00:01"), at(day + 1, 0));
+        assert_eq!(
+            Time::from_utc("2025-11-28T17:42:45.270123456"),
+            at(day + 63_765, 270_123)
+        );
+        assert_eq!(
+            Time::from_utc("2025-11-28T00:08:20.316"),
+            at(day + 500, 316_000)
+        );
+        for bad in [
+            "",
+            "Unknown",
+            "1969-12-31T23:59:59",
+            "2025-11-28T25:00:00",
+            "2400-01-01",
+        ] {
+            assert_eq!(Time::from_utc(bad), None, "{bad}");
+        }
     }
 
     #[test]
