@@ -64,7 +64,7 @@ impl Time {
             .ok()?
             .duration_since(std::time::UNIX_EPOCH)
             .ok()?;
-        (since.as_secs_f64() <= Self::LONGEST_INPUT_S).then(|| Time(since.as_micros() as u64))
+        (since.as_secs_f64() <= Self::LONGEST_INPUT_S).then_some(Time(since.as_micros() as u64))
     }
 
     /// A time from whole microseconds.
