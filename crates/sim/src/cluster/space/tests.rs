@@ -336,6 +336,26 @@ fn will_run_starts_a_job_behind_one_past_its_end_the_next_second() {
     assert_eq!(found.map(|(t, _)| t), Some(Time::from_secs_f64(11.5)));
 }
 
+/// The request of `cpus` processors and `mem`, on `nodes` nodes or spread, limited to the
+/// nodes of property `p{property}` (0: any node).
+fn asked(
+    space: &mut Space,
+    [cpus, mem]: [u32; 2],
+    nodes: Option<u32>,
+    exclusive: bool,
+    property: usize,
+) -> Request {
+    let raw = [f64::from(cpus), f64::from(mem)];
+    let demand = space.normalise(&raw).unwrap();
+    let properties = match property {
+        0 => Vec::new(),
+        p => vec![format!("p{p}")],
+    };
+    space
+        .request(raw[0], demand, nodes, exclusive, &properties)
+        .0
+}
+
 proptest::proptest! {
     /// Whether a request could ever fit is remembered by its shape: asked again, in any
     /// order and whatever runs now, the answer is what trying it on the empty nodes says.
@@ -349,13 +369,7 @@ proptest::proptest! {
             space.take(&placed);
         }
         for (cpus, mem, nodes, exclusive, property) in asks {
-            let raw = [f64::from(cpus), f64::from(mem)];
-            let demand = space.normalise(&raw).unwrap();
-            let properties = match property {
-                0 => Vec::new(),
-                p => vec![format!("p{p}")],
-            };
-            let asked = space.request(raw[0], demand, nodes, exclusive, &properties).0;
+            let asked = asked(&mut space, [cpus, mem], nodes, exclusive, property);
             let remembered = space.could_ever_fit(&asked);
             proptest::prop_assert_eq!(remembered, space.fits_when_empty(&asked));
         }
@@ -391,13 +405,7 @@ proptest::proptest! {
             }
         }
         for (cpus, mem, nodes, exclusive, property, from, length) in asks {
-            let raw = [f64::from(cpus), f64::from(mem)];
-            let demand = space.normalise(&raw).unwrap();
-            let properties = match property {
-                0 => Vec::new(),
-                p => vec![format!("p{p}")],
-            };
-            let asked = space.request(raw[0], demand, nodes, exclusive, &properties).0;
+            let asked = asked(&mut space, [cpus, mem], nodes, exclusive, property);
             let (from, length) = (Time::from_whole_secs(from), length * 1_000_000);
             let reference = fit_by_whole_peaks(&space, &asked, from, length);
             proptest::prop_assert_eq!(space.fit_during_in_full(&asked, from, length), reference);
