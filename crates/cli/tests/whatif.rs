@@ -139,6 +139,21 @@ fn a_what_if_predicts_what_the_replay_with_every_setting_spelled_out_predicts() 
     assert_eq!(trust["left_out"], 1, "alice's cancelled job: {trust}");
 }
 
+/// A `fairshare` policy of the user's is completed from the configuration as the baseline is,
+/// and its note names it once, as given.
+#[test]
+fn a_fairshare_policy_of_the_users_is_named_as_given() {
+    let dir = tempfile::tempdir().unwrap();
+    bundle(dir.path());
+    let site = dir.path().to_str().unwrap();
+    let given = "fairshare:function=slurm-classic";
+    let (doc, _) = json_of(&["slurm", "what-if", site, "--policy", given, "--json", "-"]);
+    assert_eq!(doc["prediction"]["policies"][1]["policy"], given);
+    let taken = doc["taken"].to_string();
+    let said = format!("\"{given}: run as {given},decay=half-life:600,refresh=60");
+    assert!(taken.contains(&said), "{said} not in {taken}");
+}
+
 /// The figures at the top of the text are the JSON's, and the first thing printed.
 #[test]
 fn how_far_to_trust_it_is_printed_first() {

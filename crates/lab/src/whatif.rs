@@ -404,29 +404,27 @@ fn site_policies(
 ) -> Result<Vec<PolicySpec>, LabError> {
     let phase = phase.as_ref().map(|(at, source)| (*at, source.as_str()));
     let wrong = |e: &dyn std::fmt::Display| LabError::Unusable(format!("policy: {e}"));
+    // The baseline is Slurm's own fairshare, run as `fairshare` is and then named apart.
     let own: PolicySpec = "fairshare".parse().map_err(|e| wrong(&e))?;
-    let baseline = PolicySpec {
-        name: BASELINE.into(),
-        ..own
-    };
+    let policies = (policies.into_iter()).map(|policy| (policy, false));
     let mut site = Vec::with_capacity(policies.len() + 1);
-    for policy in std::iter::once(baseline).chain(policies) {
-        let named = policy.name.clone();
-        let renamed = match named == BASELINE {
-            true => PolicySpec {
-                name: "fairshare".into(),
-                ..policy
-            },
-            false => policy,
+    for (policy, baseline) in std::iter::once((own, true)).chain(policies) {
+        let (ran, note) = setup.site_policy(policy, phase).map_err(|e| wrong(&e))?;
+        let note = match baseline {
+            // Its parameters are the site's by definition: no invitation to set others.
+            true => note.map(|n| {
+                let n = n.replacen("fairshare:", &format!("{BASELINE}:"), 1);
+                n.split_once("; give")
+                    .map_or(n.clone(), |(said, _)| said.to_owned())
+            }),
+            false => note,
         };
-        let (ran, note) = setup.site_policy(renamed, phase).map_err(|e| wrong(&e))?;
-        let note = note.map(|n| n.replacen("fairshare:", &format!("{named}:"), 1));
-        let note = note.map(|n| match n.split_once("; give") {
-            Some((said, _)) if named == BASELINE => said.to_owned(),
-            _ => n,
-        });
         taken.extend(note);
-        site.push(PolicySpec { name: named, ..ran });
+        let name = match baseline {
+            true => BASELINE.to_owned(),
+            false => ran.name.clone(),
+        };
+        site.push(PolicySpec { name, ..ran });
     }
     crate::distinct(&site)?;
     Ok(site)
