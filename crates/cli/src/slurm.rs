@@ -216,7 +216,7 @@ fn show(pass: &Reconciliation, applied: Option<&Applied>, json: bool) -> Result<
 
 /// `reset`: every pending job's site factor back to 0.
 fn reset(args: &ResetArgs) -> Result<()> {
-    let adapter = adapter(config(&args.common)?)?;
+    let mut adapter = adapter(config(&args.common)?)?;
     let plan = adapter.reset_plan()?;
     let applied = match args.dry_run {
         true => None,

@@ -6,9 +6,11 @@
 //! for every scheduler) so that the scheduler starts jobs in a fairshare policy's order.
 //!
 //! An adapter reads its scheduler into the neutral types of [`job`], [`clients`] and
-//! [`machines`], hands them to [`state::State::reconcile`], writes the plan's [`writes`], and
-//! repeats it in [`watch::watch`]. `fairshare-slurm` is such an adapter: what it keeps is only
-//! Slurm's (reading `squeue`, `sacct`, `sacctmgr`, `sinfo`, `sprio`; writing `scontrol`).
+//! [`machines`] through a [`controller::SchedulerIo`]; the [`controller::Controller`] keeps the
+//! history, reconciles ([`state::State::reconcile`]), writes the plan's [`writes`] and reads
+//! them back, and [`watch::watch`] repeats it. `fairshare-slurm` is such an adapter: what it
+//! keeps is only Slurm's (reading `squeue`, `sacct`, `sacctmgr`, `sinfo`, `sprio`; writing
+//! `scontrol`).
 //!
 //! - [`job`]: a job in the queue, and a job that ran, charged to its client.
 //! - [`clients`]: the associations as a ranker's clients, placed in the account tree.
@@ -20,6 +22,7 @@
 //! - [`plan`]: the reconcile without I/O: the order of starts, every pending job's site
 //!   factor, the writes, and the factor each association's next job gets at submission.
 //! - [`writes`]: only the jobs whose factor differs, grouped so one call sets many.
+//! - [`controller`]: one pass of any adapter, through the scheduler's readers and writer.
 //! - [`state`]: what a reconcile keeps between passes, and one reconcile through all of the
 //!   above.
 //! - [`watch`]: the loop: interval, backoff after failures, stop on SIGTERM, an [`watch::Action`]
@@ -27,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod clients;
+pub mod controller;
 pub mod history;
 pub mod job;
 pub mod machines;

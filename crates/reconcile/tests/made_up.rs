@@ -7,6 +7,8 @@
 use fairshare_core::model::{AccountTree, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_reconcile::clients::{Clients, Tree};
+use fairshare_reconcile::controller::{Controller, Held, Queue, SchedulerIo, Setup, Site};
+use fairshare_reconcile::history::HistoryError;
 use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
 use fairshare_reconcile::machines::{Machines, Node};
 use fairshare_reconcile::plan::PlanSettings;
@@ -391,4 +393,127 @@ fn jobs_listed_late_count_the_running_left_uncharged() {
     let mut stateless = State::new(&drf, clients, machines, secs(NOW_S - 86_400)).unwrap();
     let step = late(&mut stateless);
     assert_eq!((step.clamped, step.missed, step.uncharged_ms), (1, 1, 0));
+}
+
+/// gridq under the controller: the adapter is its readers above and this, its
+/// [`SchedulerIo`]; the factors it holds follow the writes it takes.
+struct GridqIo {
+    held: BTreeMap<u64, i64>,
+    /// Whether `gridq write` refuses.
+    refusing: bool,
+    /// The accounting windows asked for, in unix seconds.
+    asked: Vec<(u64, u64)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+enum GridqError {
+    #[error("gridq refused: {0}")]
+    Refused(String),
+    #[error(transparent)]
+    History(#[from] HistoryError),
+}
+
+impl SchedulerIo for GridqIo {
+    type Error = GridqError;
+    type Charging = ();
+    const ACCOUNTING: &'static str = "gridq history";
+
+    fn site(&mut self, policy: &PolicySpec) -> Result<Site<()>, GridqError> {
+        Ok(Site {
+            clients: Clients::new(tree(ACCOUNTS)).unwrap(),
+            machines: Machines::of(&nodes(NODES), &[]).unwrap(),
+            charging: (),
+            policy: policy.clone(),
+            notes: Vec::new(),
+        })
+    }
+
+    fn accounting(
+        &mut self,
+        from: Time,
+        to: Time,
+        _: &(),
+    ) -> Result<(Vec<Allocation>, Vec<String>), GridqError> {
+        self.asked.push((from.whole_secs(), to.whole_secs()));
+        let listed = history(HISTORY).into_iter();
+        let since = |a: &Allocation| a.end.is_none_or(|end| end >= from);
+        Ok((listed.filter(since).collect(), Vec::new()))
+    }
+
+    fn queue(&mut self) -> Result<Queue, GridqError> {
+        Ok((queue(QUEUE), self.held.clone()))
+    }
+
+    fn factors(&mut self) -> Result<Held, GridqError> {
+        Ok(self.held.clone())
+    }
+
+    fn write(&mut self, write: &Write) -> Result<(), GridqError> {
+        if self.refusing {
+            return Err(GridqError::Refused(format!("{:?}", write.jobs)));
+        }
+        self.held
+            .extend(write.jobs.iter().map(|&id| (id, write.site_factor)));
+        Ok(())
+    }
+}
+
+/// The controller of gridq: Fair Tree, its history from a week back.
+fn controller(refusing: bool) -> Controller<GridqIo> {
+    let io = GridqIo {
+        held: factors(NO_FACTORS),
+        refusing,
+        asked: Vec::new(),
+    };
+    let setup = Setup {
+        policy: "fairshare:function=fair-tree".parse().unwrap(),
+        plan: settings(),
+        window_s: 7.0 * 86_400.0,
+        since: None,
+    };
+    Controller::new(io, setup)
+}
+
+#[test]
+fn a_made_up_scheduler_is_driven_by_the_controller() {
+    let mut controller = controller(false);
+    let first = controller.pass(secs(NOW_S)).unwrap();
+    let rebuilt = first.rebuilt.as_deref().unwrap();
+    assert!(rebuilt.starts_with("no history yet: usage rebuilt from gridq history since"));
+    let written: Vec<(i64, Vec<u64>)> = (first.plan.writes.iter())
+        .map(|w| (w.site_factor, w.jobs.clone()))
+        .collect();
+    assert_eq!(
+        written,
+        [(100, vec![101]), (200, vec![102]), (300, vec![103])]
+    );
+    let applied = controller.apply(&first.plan);
+    assert_eq!((applied.calls, applied.jobs), (3, 3));
+    assert!(applied.complete());
+    let second = controller.pass(secs(NOW_S + 60)).unwrap();
+    assert!(second.plan.writes.is_empty(), "{:?}", second.plan.writes);
+    assert_eq!((second.rebuilt, second.step), (None, Default::default()));
+    let asked = &controller.io().asked;
+    assert_eq!(
+        asked[1],
+        (NOW_S - 1, NOW_S + 60),
+        "the last second asked again"
+    );
+    let reset = controller.reset_plan().unwrap();
+    let cleared: Vec<(i64, Vec<u64>)> = (reset.writes.iter())
+        .map(|w| (w.site_factor, w.jobs.clone()))
+        .collect();
+    assert_eq!(cleared, [(0, vec![101, 102, 103])]);
+}
+
+#[test]
+fn a_refused_write_is_retried_once_and_reported() {
+    let mut controller = controller(true);
+    let pass = controller.pass(secs(NOW_S)).unwrap();
+    let applied = controller.apply(&pass.plan);
+    assert_eq!(applied.calls, 6, "three writes, each tried twice");
+    assert_eq!(applied.refused.len(), 3);
+    assert_eq!(applied.refused[0].message, "gridq refused: [101]");
+    assert_eq!(applied.mismatched, [101, 102, 103]);
+    assert!(!applied.complete());
 }

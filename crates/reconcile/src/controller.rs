@@ -1,0 +1,349 @@
+//! One pass of any adapter, owned here: read the scheduler through [`SchedulerIo`], keep the
+//! usage history between passes, ask the accounting for what ran since the history's clock,
+//! reconcile, then write the factors that differ and read them back.
+//!
+//! What every adapter must get right is the same: a history rebuilt when the clients, the
+//! machines or what the scheduler charges change (and only then), the accounting window that
+//! overlaps the last pass by a second, a write retried once and verified, the jobs fairshare
+//! leaves alone. Kept in [`Controller`], it is written once; an adapter writes only its
+//! scheduler's readers and writer.
+
+use crate::clients::Clients;
+use crate::history::{HistoryError, Step};
+use crate::job::{Allocation, QueuedJob};
+use crate::machines::Machines;
+use crate::plan::{considered, pending, Plan, PlanSettings, PlannedJob, SubmitFactor};
+use crate::state::{Reconciled, State, Usage};
+use crate::writes::Write;
+use fairshare_core::error::Chain;
+use fairshare_core::model::Time;
+use fairshare_core::policy::PolicySpec;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The factor each pending job holds, by job id.
+pub type Held = BTreeMap<u64, i64>;
+
+/// The queue, and the factor each pending job holds.
+pub type Queue = (Vec<QueuedJob>, Held);
+
+/// What a scheduler answers and does for a pass. Every method asks the scheduler once (or a
+/// few commands that belong together); the [`Controller`] decides when.
+pub trait SchedulerIo {
+    /// Why the scheduler gave no usable answer.
+    type Error: std::error::Error + From<HistoryError> + 'static;
+    /// How the scheduler charges usage (Slurm: billing weights and usage factors): the history
+    /// is rebuilt when it changes.
+    type Charging: PartialEq + Clone;
+    /// The accounting's name in notes (Slurm's is `sacct`).
+    const ACCOUNTING: &'static str;
+
+    /// The cluster as the scheduler has it now, for a pass of `policy` (as configured).
+    fn site(&mut self, policy: &PolicySpec) -> Result<Site<Self::Charging>, Self::Error>;
+
+    /// What the accounting lists as run or running from `from` to `to`, charged by
+    /// `charging`, with a sentence for each record it could not read.
+    fn accounting(
+        &mut self,
+        from: Time,
+        to: Time,
+        charging: &Self::Charging,
+    ) -> Result<(Vec<Allocation>, Vec<String>), Self::Error>;
+
+    /// The queue, with the factor each pending job holds now (a pending job not listed is
+    /// not one the scheduler lets a factor order: it is left alone).
+    fn queue(&mut self) -> Result<Queue, Self::Error>;
+
+    /// The factor each pending job holds now, to read writes back.
+    fn factors(&mut self) -> Result<Held, Self::Error>;
+
+    /// Gives the jobs of `write` its factor.
+    fn write(&mut self, write: &Write) -> Result<(), Self::Error>;
+}
+
+/// The cluster as a scheduler has it at the start of a pass.
+pub struct Site<C> {
+    /// The clients, placed in the account tree.
+    pub clients: Clients,
+    /// The machines.
+    pub machines: Machines,
+    /// What the scheduler charges.
+    pub charging: C,
+    /// The policy as the scheduler's settings make it run (a memory as long as the
+    /// scheduler's own, when its text leaves it out: [`remembering`]).
+    pub policy: PolicySpec,
+    /// What an administrator should know of the scheduler's settings.
+    pub notes: Vec<String>,
+}
+
+/// What one pass saw and planned.
+#[derive(Debug, Clone)]
+pub struct Pass {
+    /// The policy as run.
+    pub policy: String,
+    /// Whether the history was (re)built from the accounting window in this pass, and why.
+    pub rebuilt: Option<String>,
+    /// What the history took in.
+    pub step: Step,
+    /// Jobs running as the history holds them.
+    pub running: usize,
+    /// Every client's usage.
+    pub usage: Vec<Usage>,
+    /// The plan.
+    pub plan: Plan,
+    /// The factor a job each client submits now should get.
+    pub submit: Vec<SubmitFactor>,
+    /// Things an administrator should know: the scheduler's settings, records skipped,
+    /// clients left out, a weight too low.
+    pub notes: Vec<String>,
+}
+
+/// What writing a plan did, as the scheduler reads back afterwards: a job that started or
+/// left the queue meanwhile no longer needs its factor, and a call the scheduler refused for
+/// one such job may still have set the others.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Applied {
+    /// Calls made (retries included).
+    pub calls: u32,
+    /// Calls the scheduler refused even after a retry, each with its message.
+    pub refused: Vec<Refusal>,
+    /// Jobs written that read back as written.
+    pub jobs: usize,
+    /// Jobs written, still pending, whose factor reads back other than written.
+    pub mismatched: Vec<u64>,
+    /// Why the read-back could not be made, if it could not.
+    pub unverified: Option<String>,
+}
+
+/// A write the scheduler refused, with its message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Refusal {
+    /// The write.
+    pub write: Write,
+    /// What the scheduler said.
+    pub message: String,
+}
+
+impl Applied {
+    /// Whether every job still pending reads back as written.
+    pub fn complete(&self) -> bool {
+        self.mismatched.is_empty() && self.unverified.is_none()
+    }
+}
+
+/// How a [`Controller`] runs: its policy, its plans' settings and its history's reach.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The policy, as configured.
+    pub policy: PolicySpec,
+    /// The settings plans are made under.
+    pub plan: PlanSettings,
+    /// How far back a history is built from the accounting, in seconds.
+    pub window_s: f64,
+    /// A clean start no history reaches back before.
+    pub since: Option<Time>,
+}
+
+/// What the controller keeps between passes: the reconcile's state and the charging it
+/// counted the history under.
+struct Known<C> {
+    state: State,
+    charging: C,
+}
+
+/// A policy applied to one scheduler, pass after pass.
+pub struct Controller<S: SchedulerIo> {
+    io: S,
+    setup: Setup,
+    /// The policy as last run.
+    policy: PolicySpec,
+    known: Option<Known<S::Charging>>,
+}
+
+impl<S: SchedulerIo> Controller<S> {
+    /// A controller of `setup` talking to the scheduler through `io`.
+    pub fn new(io: S, setup: Setup) -> Controller<S> {
+        Controller {
+            io,
+            policy: setup.policy.clone(),
+            setup,
+            known: None,
+        }
+    }
+
+    /// The scheduler's side, for what an adapter reads beside a pass.
+    pub fn io(&self) -> &S {
+        &self.io
+    }
+
+    /// The policy as last run.
+    pub fn policy(&self) -> &PolicySpec {
+        &self.policy
+    }
+
+    /// The settings plans are made under.
+    pub fn settings(&self) -> &PlanSettings {
+        &self.setup.plan
+    }
+
+    /// One pass at `now`: reads the cluster, brings the history to `now` and plans. A
+    /// history the ranker refused midway is dropped, so the next pass rebuilds it.
+    pub fn pass(&mut self, now: Time) -> Result<Pass, S::Error> {
+        let site = self.io.site(&self.setup.policy)?;
+        if site.policy.name != self.policy.name {
+            self.policy = site.policy;
+            self.known = None;
+        }
+        let mut notes = site.notes;
+        let rebuilt = self.refresh(site.clients, site.machines, site.charging, now)?;
+        let known = self.known.take().expect("refreshed");
+        // The last second again: the accounting lists times in whole seconds.
+        let from = Time(
+            known
+                .state
+                .history
+                .now()
+                .as_micros()
+                .saturating_sub(1_000_000),
+        );
+        let (mut allocations, skipped) = self.io.accounting(from, now, &known.charging)?;
+        notes.extend(skipped);
+        let partitions = &self.setup.plan.partitions;
+        allocations.retain(|a| considered(&a.partition, partitions));
+        let (jobs, held) = self.io.queue()?;
+        let mut known = known;
+        let Reconciled {
+            step,
+            running,
+            usage,
+            plan,
+            submit,
+            notes: reconciled,
+        } = (known.state).reconcile(&allocations, (&jobs, &held), now, &self.setup.plan)?;
+        self.known = Some(known);
+        notes.extend(reconciled);
+        Ok(Pass {
+            policy: self.policy.name.clone(),
+            rebuilt,
+            step,
+            running,
+            usage,
+            plan,
+            submit,
+            notes,
+        })
+    }
+
+    /// Keeps the history, or builds one from the window before `now` when there is none yet
+    /// or the clients, the machines or the charging changed; says why when it builds.
+    fn refresh(
+        &mut self,
+        clients: Clients,
+        machines: Machines,
+        charging: S::Charging,
+        now: Time,
+    ) -> Result<Option<String>, S::Error> {
+        let why = match &self.known {
+            None => "no history yet",
+            Some(k) if k.state.clients != clients => "the association tree changed",
+            Some(k) if k.state.machines != machines => "the nodes changed",
+            Some(k) if k.charging != charging => "what the scheduler charges changed",
+            Some(_) => return Ok(None),
+        };
+        let window = (self.setup.window_s * 1e6) as u64;
+        let from = Time(now.as_micros().saturating_sub(window));
+        let from = from.max(self.setup.since.unwrap_or(from)).min(now);
+        let state = State::new(&self.policy, clients, machines, from)?;
+        self.known = Some(Known { state, charging });
+        Ok(Some(format!(
+            "{why}: usage rebuilt from {} since {}",
+            S::ACCOUNTING,
+            utc_seconds(from)
+        )))
+    }
+
+    /// Writes `plan`'s factors, each refused call retried once, then reads them back.
+    pub fn apply(&mut self, plan: &Plan) -> Applied {
+        let mut applied = Applied::default();
+        for write in &plan.writes {
+            applied.calls += 1;
+            let mut outcome = self.io.write(write);
+            if outcome.is_err() {
+                applied.calls += 1;
+                outcome = self.io.write(write);
+            }
+            if let Err(e) = outcome {
+                let (write, message) = (write.clone(), Chain(&e).to_string());
+                applied.refused.push(Refusal { write, message });
+            }
+        }
+        if plan.writes.is_empty() {
+            return applied;
+        }
+        match self.io.factors() {
+            Ok(held) => {
+                for write in &plan.writes {
+                    for id in &write.jobs {
+                        match held.get(id) {
+                            Some(h) if *h != write.site_factor => applied.mismatched.push(*id),
+                            Some(_) => applied.jobs += 1,
+                            None => {}
+                        }
+                    }
+                }
+            }
+            Err(e) => applied.unverified = Some(Chain(&e).to_string()),
+        }
+        applied
+    }
+
+    /// The writes that set the non-zero factor of every pending job (in the configured
+    /// partitions) back to 0: an adapter's `reset`.
+    pub fn reset_plan(&mut self) -> Result<Plan, S::Error> {
+        let (jobs, held) = self.io.queue()?;
+        Ok(reset_plan(&jobs, &held, &self.setup.plan))
+    }
+}
+
+/// The plan that sets every pending job's factor to 0.
+fn reset_plan(jobs: &[QueuedJob], held: &BTreeMap<u64, i64>, settings: &PlanSettings) -> Plan {
+    let jobs: Vec<PlannedJob> = pending(jobs, settings)
+        .map(|job| {
+            let held = held.get(&job.id).copied();
+            PlannedJob::of(job, held, held.map(|_| 0), None)
+        })
+        .collect();
+    Plan::of(Vec::new(), jobs, settings.per_call)
+}
+
+/// `given` remembering as long as the scheduler's own usage, `half_life_s` (`said`: the
+/// setting as the scheduler names it), when its text leaves its memory out
+/// ([`PolicySpec::remembering`]), with the sentence that says which memory it keeps (none
+/// for a policy without one).
+pub fn remembering(
+    given: &PolicySpec,
+    half_life_s: u64,
+    said: &str,
+) -> (PolicySpec, Option<String>) {
+    match given.remembering(half_life_s) {
+        Some(ran) => {
+            let note = format!("policy {}: run as {}: its memory halves in {said}, as the scheduler's own usage does (give the policy its own memory to set another)", given.name, ran.name);
+            (ran, Some(note))
+        }
+        None if given.has_memory() => {
+            let note = format!(
+                "policy {} keeps the memory its text gives it; {said} is not used",
+                given.name
+            );
+            (given.clone(), Some(note))
+        }
+        None => (given.clone(), None),
+    }
+}
+
+/// A time as the accounting commands take it, in UTC: `2026-11-24T07:00:00`.
+pub fn utc_seconds(t: Time) -> String {
+    let secs = std::time::Duration::from_secs(t.whole_secs());
+    let text = humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + secs).to_string();
+    text.trim_end_matches('Z').to_string()
+}
