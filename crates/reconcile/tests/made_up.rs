@@ -1,7 +1,8 @@
 //! The reconcile's seam, proven the way the batch engine's scheduler seam is: an adapter
 //! written here, outside the crate, for a scheduler that does not exist ("gridq"), reads that
-//! scheduler's recorded outputs into the neutral types and reconciles through the crate alone.
-//! Nothing of Slurm is linked: if a second scheduler's adapter needed any of it, this would
+//! scheduler's recorded outputs into the neutral types and reconciles through the crate alone;
+//! as a whole adapter, it is those readers and its `SchedulerIo` ([`GridqIo`]) under the
+//! crate's `Controller`. Nothing of Slurm is linked: if a second scheduler's adapter needed any of it, this would
 //! not compile.
 
 use fairshare_core::model::{AccountTree, Time};
