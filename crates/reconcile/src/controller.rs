@@ -21,11 +21,8 @@ use fairshare_core::policy::PolicySpec;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// The factor each pending job holds, by job id.
+/// The site factor each pending job holds, by job id.
 pub type Held = BTreeMap<u64, i64>;
-
-/// The queue, and the factor each pending job holds.
-pub type Queue = (Vec<QueuedJob>, Held);
 
 /// What a scheduler answers and does for a pass. Every method asks the scheduler once (or a
 /// few commands that belong together); the [`Controller`] decides when.
@@ -50,9 +47,8 @@ pub trait SchedulerIo {
         charging: &Self::Charging,
     ) -> Result<(Vec<Allocation>, Vec<String>), Self::Error>;
 
-    /// The queue, with the factor each pending job holds now (a pending job not listed is
-    /// not one the scheduler lets a factor order: it is left alone).
-    fn queue(&mut self) -> Result<Queue, Self::Error>;
+    /// The queue, each pending job with the site factor it holds now.
+    fn queue(&mut self) -> Result<Vec<QueuedJob>, Self::Error>;
 
     /// The factor each pending job holds now, to read writes back.
     fn factors(&mut self) -> Result<Held, Self::Error>;
@@ -210,7 +206,7 @@ impl<S: SchedulerIo> Controller<S> {
         notes.extend(skipped);
         let partitions = &self.setup.plan.partitions;
         allocations.retain(|a| considered(&a.partition, partitions));
-        let (jobs, held) = self.io.queue()?;
+        let jobs = self.io.queue()?;
         let mut known = known;
         let Reconciled {
             step,
@@ -219,7 +215,7 @@ impl<S: SchedulerIo> Controller<S> {
             plan,
             submit,
             notes: reconciled,
-        } = (known.state).reconcile(&allocations, (&jobs, &held), now, &self.setup.plan)?;
+        } = (known.state).reconcile(&allocations, &jobs, now, &self.setup.plan)?;
         self.known = Some(known);
         notes.extend(reconciled);
         Ok(Pass {
@@ -300,18 +296,15 @@ impl<S: SchedulerIo> Controller<S> {
     /// The writes that set the non-zero factor of every pending job (in the configured
     /// partitions) back to 0: an adapter's `reset`.
     pub fn reset_plan(&mut self) -> Result<Plan, S::Error> {
-        let (jobs, held) = self.io.queue()?;
-        Ok(reset_plan(&jobs, &held, &self.setup.plan))
+        let jobs = self.io.queue()?;
+        Ok(reset_plan(&jobs, &self.setup.plan))
     }
 }
 
 /// The plan that sets every pending job's factor to 0.
-fn reset_plan(jobs: &[QueuedJob], held: &BTreeMap<u64, i64>, settings: &PlanSettings) -> Plan {
+fn reset_plan(jobs: &[QueuedJob], settings: &PlanSettings) -> Plan {
     let jobs: Vec<PlannedJob> = pending(jobs, settings)
-        .map(|job| {
-            let held = held.get(&job.id).copied();
-            PlannedJob::of(job, held, held.map(|_| 0), None)
-        })
+        .map(|job| PlannedJob::of(job, job.held.map(|_| 0), None))
         .collect();
     Plan::of(Vec::new(), jobs, settings.per_call)
 }

@@ -34,10 +34,13 @@ pub struct QueuedJob {
     pub state: JobState,
     /// The scheduler's priority for it, its factor included.
     pub priority: u64,
-    /// When it was submitted, in unix seconds.
-    pub submit: u64,
-    /// When it started, in unix seconds; `None` while pending.
-    pub start: Option<u64>,
+    /// The site factor it holds now; `None`: the scheduler lets no factor order it (held, or
+    /// not yet eligible), so it is left alone.
+    pub held: Option<i64>,
+    /// When it was submitted.
+    pub submit: Time,
+    /// When it started; `None` while pending.
+    pub start: Option<Time>,
     /// What it asks for, as `[processors, KB, GPUs]`.
     pub demand: Vec<f64>,
     /// The number of nodes it asked for.

@@ -18,20 +18,14 @@ pub struct Node {
     pub name: String,
     /// Its CPUs.
     pub cpus: u32,
-    /// Its real memory, in megabytes.
-    pub memory_mb: u64,
+    /// Its memory, in KB (the unit of every job's demand).
+    pub memory_kb: u64,
     /// Its GPUs.
     pub gpus: u64,
-    /// Its GRES string as Slurm gives it (empty if none).
-    pub gres: String,
     /// Its features.
     pub features: Vec<String>,
     /// The partitions it belongs to.
     pub partitions: Vec<String>,
-    /// Its base state, lowercase (`idle`, `mixed`, `allocated`, `down`…).
-    pub state: String,
-    /// The flags on that state (`DRAIN`, `COMPLETING`…).
-    pub state_flags: Vec<String>,
 }
 
 /// Why the nodes make no cluster.
@@ -85,7 +79,7 @@ impl Machines {
         for node in chosen {
             let capacity = [
                 f64::from(node.cpus),
-                node.memory_mb as f64 * 1024.0,
+                node.memory_kb as f64,
                 node.gpus as f64,
             ];
             let capacity: Vec<f64> = keep.iter().map(|&r| capacity[r]).collect();

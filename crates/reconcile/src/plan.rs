@@ -11,7 +11,6 @@ use crate::job::{JobState, QueuedJob};
 use crate::machines::Machines;
 use crate::site::stable_factors;
 use crate::writes::{writes, Job, Write};
-use fairshare_core::model::Time;
 use fairshare_core::priority::dominant_share;
 use fairshare_core::rank::Head;
 use serde::Serialize;
@@ -118,17 +117,16 @@ pub fn pending<'a>(
         .filter(|j| considered(&j.partition, &settings.partitions))
 }
 
-/// Each client's pending jobs the scheduler lists in `held` (held jobs and jobs not yet
-/// eligible do not wait for a factor), oldest first (earliest submit, then lowest id): the
-/// order Slurm's other factors keep within one site factor.
+/// Each client's pending jobs that hold a site factor (held jobs and jobs not yet eligible do
+/// not wait for one), oldest first (earliest submit, then lowest id): the order the
+/// scheduler's other factors keep within one site factor.
 pub fn queues<'a>(
     jobs: &'a [QueuedJob],
-    held: &BTreeMap<u64, i64>,
     clients: &Clients,
     settings: &'a PlanSettings,
 ) -> BTreeMap<u32, Vec<&'a QueuedJob>> {
     let mut queues: BTreeMap<u32, Vec<&QueuedJob>> = BTreeMap::new();
-    let listed = pending(jobs, settings).filter(|j| held.contains_key(&j.id));
+    let listed = pending(jobs, settings).filter(|j| j.held.is_some());
     for job in listed {
         if let Some(client) = clients.client(&job.account, &job.user) {
             queues.entry(client).or_default().push(job);
@@ -143,12 +141,11 @@ pub fn queues<'a>(
 /// The head a pending job waits as: its submit time, its id, and its dominant share of
 /// `machines` as its size.
 pub fn head(job: &QueuedJob, machines: &Machines) -> Head {
-    let submitted = Time::from_micros(job.submit.saturating_mul(1_000_000));
-    Head::new(submitted, job.id).with_size(dominant_share(&machines.holding(&job.demand)))
+    Head::new(job.submit, job.id).with_size(dominant_share(&machines.holding(&job.demand)))
 }
 
-/// The plan for `jobs`, the scheduler holding `held` (job id → site factor), the policy
-/// starting them in the order `sequence` (client and job id, first to last).
+/// The plan for `jobs`, the policy starting them in the order `sequence` (client and job id,
+/// first to last).
 ///
 /// The sequence falls into runs — one association's jobs started one after another — and each
 /// run gets one site factor ([`stable_factors`]): falling along the runs, keeping what the scheduler
@@ -156,11 +153,13 @@ pub fn head(job: &QueuedJob, machines: &Machines) -> Head {
 /// share one write. An association's place is that of its first run.
 pub fn plan(
     jobs: &[QueuedJob],
-    held: &BTreeMap<u64, i64>,
     clients: &Clients,
     sequence: &[(u32, u64)],
     settings: &PlanSettings,
 ) -> Plan {
+    let held: BTreeMap<u64, i64> = (jobs.iter())
+        .filter_map(|j| Some((j.id, j.held?)))
+        .collect();
     let runs = runs(sequence, settings.ranked_runs);
     let firsts: Vec<Option<i64>> = (runs.iter())
         .map(|(_, ids)| held.get(&ids[0]).copied())
@@ -189,8 +188,7 @@ pub fn plan(
     }
     let jobs: Vec<PlannedJob> = pending(jobs, settings)
         .map(|job| {
-            let held = held.get(&job.id).copied();
-            let (wanted, note) = match (held, wanted.get(&job.id)) {
+            let (wanted, note) = match (job.held, wanted.get(&job.id)) {
                 (None, _) => (
                     None,
                     Some(
@@ -207,7 +205,7 @@ pub fn plan(
                     )
                 }
             };
-            PlannedJob::of(job, held, wanted, note)
+            PlannedJob::of(job, wanted, note)
         })
         .collect();
     let mut plan = Plan::of(standings, jobs, settings.per_call);
@@ -288,20 +286,15 @@ pub fn submit_factors(
 }
 
 impl PlannedJob {
-    /// `job`, holding `held`, wanted at `wanted`, left alone for `note`.
-    pub fn of(
-        job: &QueuedJob,
-        held: Option<i64>,
-        wanted: Option<i64>,
-        note: Option<String>,
-    ) -> Self {
+    /// `job`, wanted at `wanted`, left alone for `note`.
+    pub fn of(job: &QueuedJob, wanted: Option<i64>, note: Option<String>) -> Self {
         PlannedJob {
             id: job.id,
             user: job.user.clone(),
             account: job.account.clone(),
             partition: job.partition.clone(),
             priority: job.priority,
-            held,
+            held: job.held,
             wanted,
             note,
         }

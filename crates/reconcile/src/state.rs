@@ -1,8 +1,8 @@
 //! One reconcile, scheduler-neutral: what an adapter keeps between passes (its clients,
 //! machines and usage history) and, given what the scheduler says ran and waits, the plan.
 //!
-//! An adapter reads its scheduler into [`Allocation`]s, [`QueuedJob`]s and the site factors
-//! held, and [`State::reconcile`] does the rest: brings the history to now, plays out the order
+//! An adapter reads its scheduler into [`Allocation`]s and [`QueuedJob`]s (each with the site
+//! factor it holds), and [`State::reconcile`] does the rest: brings the history to now, plays out the order
 //! in which the policy would start the pending jobs, turns it into site factors and writes,
 //! and says what a job each client submits now should get. What the adapter adds is only its
 //! scheduler's: reading its commands, checking its settings, writing its factors.
@@ -81,13 +81,13 @@ impl State {
     }
 
     /// Brings the history to `now` with `allocations` (what the accounting lists from about
-    /// the history's time to `now`) and plans the site factors of `jobs`, the scheduler holding
-    /// `held` (job id → site factor; a pending job not listed there waits for no factor).
-    /// After an error the state is part-way through and should be dropped.
+    /// the history's time to `now`) and plans the site factors of `jobs` (a pending job that
+    /// holds none waits for none). After an error the state is part-way through and should be
+    /// dropped.
     pub fn reconcile(
         &mut self,
         allocations: &[Allocation],
-        (jobs, held): (&[QueuedJob], &BTreeMap<u64, i64>),
+        jobs: &[QueuedJob],
         now: Time,
         settings: &PlanSettings,
     ) -> Result<Reconciled, HistoryError> {
@@ -95,8 +95,8 @@ impl State {
             step,
             sequence,
             everyone,
-        } = self.rank(allocations, (jobs, held), now, settings)?;
-        let plan = plan(jobs, held, &self.clients, &sequence, settings);
+        } = self.rank(allocations, jobs, now, settings)?;
+        let plan = plan(jobs, &self.clients, &sequence, settings);
         let submit = submit_factors(&plan, &everyone, &self.clients, settings.weight);
         let mut notes = left_out(&self.clients);
         notes.extend(weight_note(settings.weight, plan.runs));
@@ -111,18 +111,18 @@ impl State {
     }
 
     /// Brings the history to `now` with `allocations` and plays out the order in which the
-    /// policy would start the pending jobs of `jobs` listed in `held`: what the history took
+    /// policy would start the pending jobs of `jobs` that hold a site factor: what the history took
     /// in, the order of starts (client and job id), and every client as the policy would rank
     /// them were each waiting.
     fn rank(
         &mut self,
         allocations: &[Allocation],
-        (jobs, held): (&[QueuedJob], &BTreeMap<u64, i64>),
+        jobs: &[QueuedJob],
         now: Time,
         settings: &PlanSettings,
     ) -> Result<Ranked, RankError> {
         let step = (self.history).record(allocations, &self.clients, &self.machines, now)?;
-        let queues = queues(jobs, held, &self.clients, settings);
+        let queues = queues(jobs, &self.clients, settings);
         let machines = &self.machines;
         let waiting: BTreeMap<u32, Vec<Waiting>> = (queues.iter())
             .map(|(&client, queue)| {
@@ -191,8 +191,10 @@ struct Ranked {
 fn expected_ends(jobs: &[QueuedJob]) -> BTreeMap<u64, Time> {
     (jobs.iter())
         .filter_map(|j| {
-            let end_s = j.start?.saturating_add(j.limit?);
-            Some((j.id, Time::from_micros(end_s.saturating_mul(1_000_000))))
+            Some((
+                j.id,
+                j.start?.plus_micros(j.limit?.saturating_mul(1_000_000)),
+            ))
         })
         .collect()
 }

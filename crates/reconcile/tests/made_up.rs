@@ -8,7 +8,7 @@
 use fairshare_core::model::{AccountTree, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_reconcile::clients::{Clients, Tree};
-use fairshare_reconcile::controller::{Controller, Held, Queue, SchedulerIo, Setup, Site};
+use fairshare_reconcile::controller::{Controller, Held, SchedulerIo, Setup, Site};
 use fairshare_reconcile::history::HistoryError;
 use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
 use fairshare_reconcile::machines::{Machines, Node};
@@ -103,13 +103,10 @@ fn nodes(text: &str) -> Vec<Node> {
         .map(|row| Node {
             name: row[0].into(),
             cpus: row[1].parse().unwrap(),
-            memory_mb: row[2].parse().unwrap(),
+            memory_kb: row[2].parse::<u64>().unwrap() * 1024,
             gpus: row[3].parse().unwrap(),
-            gres: String::new(),
             features: Vec::new(),
             partitions: Vec::new(),
-            state: "idle".into(),
-            state_flags: Vec::new(),
         })
         .collect()
 }
@@ -136,8 +133,8 @@ fn history(text: &str) -> Vec<Allocation> {
         .collect()
 }
 
-/// gridq's queue.
-fn queue(text: &str) -> Vec<QueuedJob> {
+/// gridq's queue, each waiting job holding its factor in `held`.
+fn queue(text: &str, held: &BTreeMap<u64, i64>) -> Vec<QueuedJob> {
     rows(text)
         .map(|row| QueuedJob {
             id: row[0].parse().unwrap(),
@@ -150,7 +147,8 @@ fn queue(text: &str) -> Vec<QueuedJob> {
                 other => JobState::Other(other.into()),
             },
             priority: 0,
-            submit: row[4].parse().unwrap(),
+            held: held.get(&row[0].parse().unwrap()).copied(),
+            submit: secs(row[4].parse().unwrap()),
             start: None,
             demand: vec![row[5].parse().unwrap(), 0.0, 0.0],
             nodes: 1,
@@ -194,12 +192,12 @@ fn settings() -> PlanSettings {
 /// One reconcile of the recorded queue, holding `held`, given what the accounting lists since
 /// the last reconcile (jobs that ended since, or still run).
 fn reconcile(state: &mut State, held: &BTreeMap<u64, i64>) -> Reconciled {
-    let jobs = queue(QUEUE);
+    let jobs = queue(QUEUE, held);
     let since = state.history.now();
     let allocations: Vec<Allocation> = (history(HISTORY).into_iter())
         .filter(|a| a.end.is_none_or(|end| end >= since))
         .collect();
-    (state.reconcile(&allocations, (&jobs, held), secs(NOW_S), &settings())).unwrap()
+    (state.reconcile(&allocations, &jobs, secs(NOW_S), &settings())).unwrap()
 }
 
 #[test]
@@ -377,11 +375,10 @@ fn jobs_listed_late_count_the_running_left_uncharged() {
             job(901, now - 100, None),
             job(902, now - 300, Some(now - 200)),
         ];
-        let jobs = queue(QUEUE);
-        let held = factors(NO_FACTORS);
+        let jobs = queue(QUEUE, &factors(NO_FACTORS));
         let at = secs(now + 10);
         state
-            .reconcile(&listed, (&jobs, &held), at, &settings())
+            .reconcile(&listed, &jobs, at, &settings())
             .unwrap()
             .step
     };
@@ -441,8 +438,8 @@ impl SchedulerIo for GridqIo {
         Ok((listed.filter(since).collect(), Vec::new()))
     }
 
-    fn queue(&mut self) -> Result<Queue, GridqError> {
-        Ok((queue(QUEUE), self.held.clone()))
+    fn queue(&mut self) -> Result<Vec<QueuedJob>, GridqError> {
+        Ok(queue(QUEUE, &self.held))
     }
 
     fn factors(&mut self) -> Result<Held, GridqError> {

@@ -25,11 +25,11 @@ use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_reconcile::controller::{
-    remembering, utc_seconds, Controller, Held, Queue, SchedulerIo, Setup, Site,
+    remembering, utc_seconds, Controller, Held, SchedulerIo, Setup, Site,
 };
 pub use fairshare_reconcile::controller::{Applied, Refusal};
 use fairshare_reconcile::history::{HistoryError, Step};
-use fairshare_reconcile::job::Allocation;
+use fairshare_reconcile::job::{Allocation, QueuedJob};
 use fairshare_reconcile::machines::{Machines, MachinesError};
 use fairshare_reconcile::plan::{Plan, PlanSettings, SubmitFactor};
 use fairshare_reconcile::site::Mapping;
@@ -268,10 +268,14 @@ impl<S: Slurm> SchedulerIo for SlurmIo<S> {
         Ok((accounting.allocations, skipped.collect()))
     }
 
-    fn queue(&mut self) -> Result<Queue, AdapterError> {
+    fn queue(&mut self) -> Result<Vec<QueuedJob>, AdapterError> {
         let jobs = self.read(&SQUEUE_COMMAND, parse_queue)?;
-        let jobs = jobs.into_iter().map(|squeue| squeue.job).collect();
-        Ok((jobs, self.factors()?))
+        let held = self.factors()?;
+        let holding = |mut job: QueuedJob| {
+            job.held = held.get(&job.id).copied();
+            job
+        };
+        Ok(jobs.into_iter().map(|squeue| holding(squeue.job)).collect())
     }
 
     fn factors(&mut self) -> Result<Held, AdapterError> {

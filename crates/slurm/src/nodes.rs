@@ -1,5 +1,5 @@
-//! The nodes of the cluster, from `sinfo --json`: what each offers (CPUs, memory, GPUs), where
-//! it serves (partitions, features), and whether it can take work (state).
+//! The nodes of the cluster, from `sinfo --json`: what each offers (CPUs, memory, GPUs) and
+//! where it serves (partitions, features).
 //!
 //! A policy that weighs jobs by the resources they hold needs the cluster's capacity, and
 //! `sinfo --json` (openapi v0.0.38 in Slurm 22.05) gives it per node in one call. GPUs come
@@ -14,15 +14,13 @@ use fairshare_trace::slurm_output::ReadError;
 pub const SINFO_COMMAND: [&str; 2] = ["sinfo", "--json"];
 
 /// The fields of a node [`parse_nodes`] reads; the others are skipped unread.
-const NODE_FIELDS: [&str; 8] = [
+const NODE_FIELDS: [&str; 6] = [
     "name",
     "cpus",
     "real_memory",
     "gres",
     "features",
     "partitions",
-    "state",
-    "state_flags",
 ];
 
 /// The nodes of `sinfo --json`'s output `text`, in its order.
@@ -48,12 +46,9 @@ fn node(record: &Record, name: &str) -> Result<Node, ReadError> {
     Ok(Node {
         name: name.to_string(),
         cpus: record.u32("cpus")?,
-        memory_mb: record.u64("real_memory")?,
+        memory_kb: record.u64("real_memory")?.saturating_mul(1024),
         gpus,
-        gres: gres.to_string(),
         features: record.strings("features")?,
         partitions: record.strings("partitions")?,
-        state: record.str("state")?.to_string(),
-        state_flags: record.strings("state_flags")?,
     })
 }

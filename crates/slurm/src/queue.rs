@@ -8,6 +8,7 @@
 //! changing.
 
 use crate::json::{records, Record};
+use fairshare_core::model::Time;
 pub use fairshare_reconcile::job::JobState;
 use fairshare_reconcile::job::QueuedJob;
 use fairshare_trace::slurm_output::lines;
@@ -139,8 +140,9 @@ fn job(record: &Record, id: u64) -> Result<SqueueJob, ReadError> {
         partition,
         state,
         priority,
-        submit,
-        start,
+        held: None,
+        submit: Time::from_whole_secs(submit),
+        start: start.map(Time::from_whole_secs),
         demand: demand(&tres, cpus),
         nodes,
         limit,
