@@ -9,11 +9,11 @@
 //! scheduler's readers and writer.
 
 use crate::clients::Clients;
-use crate::history::{HistoryError, Step};
+use crate::history::HistoryError;
 use crate::job::{Allocation, QueuedJob};
 use crate::machines::Machines;
-use crate::plan::{considered, pending, Plan, PlanSettings, PlannedJob, SubmitFactor};
-use crate::state::{Reconciled, State, Usage};
+use crate::plan::{considered, pending, Plan, PlanSettings, PlannedJob};
+use crate::state::{Reconciled, State};
 use crate::writes::Write;
 use fairshare_core::error::Chain;
 use fairshare_core::model::Time;
@@ -79,19 +79,9 @@ pub struct Pass {
     pub policy: String,
     /// Whether the history was (re)built from the accounting window in this pass, and why.
     pub rebuilt: Option<String>,
-    /// What the history took in.
-    pub step: Step,
-    /// Jobs running as the history holds them.
-    pub running: usize,
-    /// Every client's usage.
-    pub usage: Vec<Usage>,
-    /// The plan.
-    pub plan: Plan,
-    /// The factor a job each client submits now should get.
-    pub submit: Vec<SubmitFactor>,
-    /// Things an administrator should know: the scheduler's settings, records skipped,
-    /// clients left out, a weight too low.
-    pub notes: Vec<String>,
+    /// The reconcile, its notes led by those of the scheduler's settings and of the
+    /// accounting records skipped.
+    pub reconciled: Reconciled,
 }
 
 /// What writing a plan did, as the scheduler reads back afterwards: a job that started or
@@ -208,25 +198,14 @@ impl<S: SchedulerIo> Controller<S> {
         allocations.retain(|a| considered(&a.partition, partitions));
         let jobs = self.io.queue()?;
         let mut known = known;
-        let Reconciled {
-            step,
-            running,
-            usage,
-            plan,
-            submit,
-            notes: reconciled,
-        } = (known.state).reconcile(&allocations, &jobs, now, &self.setup.plan)?;
+        let mut reconciled = (known.state).reconcile(&allocations, &jobs, now, &self.setup.plan)?;
         self.known = Some(known);
-        notes.extend(reconciled);
+        notes.append(&mut reconciled.notes);
+        reconciled.notes = notes;
         Ok(Pass {
             policy: self.policy.name.clone(),
             rebuilt,
-            step,
-            running,
-            usage,
-            plan,
-            submit,
-            notes,
+            reconciled,
         })
     }
 

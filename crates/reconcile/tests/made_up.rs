@@ -170,6 +170,13 @@ fn after(mut held: BTreeMap<u64, i64>, writes: &[Write]) -> BTreeMap<u64, i64> {
     held
 }
 
+/// Each write as its factor and its jobs.
+fn written(writes: &[Write]) -> Vec<(i64, Vec<u64>)> {
+    (writes.iter())
+        .map(|w| (w.site_factor, w.jobs.clone()))
+        .collect()
+}
+
 /// The adapter: gridq's clients and machines, a Fair Tree history from a week back.
 fn state() -> State {
     let policy: PolicySpec = "fairshare:function=fair-tree".parse().unwrap();
@@ -211,11 +218,8 @@ fn a_made_up_scheduler_reconciles_through_the_core_alone() {
         .map(|s| s.user.as_str())
         .collect();
     assert_eq!(order, ["cy", "ben", "ana"]);
-    let written: Vec<(i64, Vec<u64>)> = (first.plan.writes.iter())
-        .map(|w| (w.site_factor, w.jobs.clone()))
-        .collect();
     assert_eq!(
-        written,
+        written(&first.plan.writes),
         [(100, vec![101]), (200, vec![102]), (300, vec![103])]
     );
     let zed = first.plan.jobs.iter().find(|j| j.id == 104).unwrap();
@@ -476,21 +480,21 @@ fn controller(refusing: bool) -> Controller<GridqIo> {
 fn a_made_up_scheduler_is_driven_by_the_controller() {
     let mut controller = controller(false);
     let first = controller.pass(secs(NOW_S)).unwrap();
-    let rebuilt = first.rebuilt.as_deref().unwrap();
+    let (rebuilt, first) = (first.rebuilt, first.reconciled);
+    let rebuilt = rebuilt.as_deref().unwrap();
     assert!(rebuilt.starts_with("no history yet: usage rebuilt from gridq history since"));
-    let written: Vec<(i64, Vec<u64>)> = (first.plan.writes.iter())
-        .map(|w| (w.site_factor, w.jobs.clone()))
-        .collect();
     assert_eq!(
-        written,
+        written(&first.plan.writes),
         [(100, vec![101]), (200, vec![102]), (300, vec![103])]
     );
     let applied = controller.apply(&first.plan);
     assert_eq!((applied.calls, applied.jobs), (3, 3));
     assert!(applied.complete());
     let second = controller.pass(secs(NOW_S + 60)).unwrap();
+    assert_eq!(second.rebuilt, None);
+    let second = second.reconciled;
     assert!(second.plan.writes.is_empty(), "{:?}", second.plan.writes);
-    assert_eq!((second.rebuilt, second.step), (None, Default::default()));
+    assert_eq!(second.step, Default::default());
     let asked = &controller.io().asked;
     assert_eq!(
         asked[1],
@@ -498,9 +502,7 @@ fn a_made_up_scheduler_is_driven_by_the_controller() {
         "the last second asked again"
     );
     let reset = controller.reset_plan().unwrap();
-    let cleared: Vec<(i64, Vec<u64>)> = (reset.writes.iter())
-        .map(|w| (w.site_factor, w.jobs.clone()))
-        .collect();
+    let cleared = written(&reset.writes);
     assert_eq!(cleared, [(0, vec![101, 102, 103])]);
 }
 
@@ -508,7 +510,7 @@ fn a_made_up_scheduler_is_driven_by_the_controller() {
 fn a_refused_write_is_retried_once_and_reported() {
     let mut controller = controller(true);
     let pass = controller.pass(secs(NOW_S)).unwrap();
-    let applied = controller.apply(&pass.plan);
+    let applied = controller.apply(&pass.reconciled.plan);
     assert_eq!(applied.calls, 6, "three writes, each tried twice");
     assert_eq!(applied.refused.len(), 3);
     assert_eq!(applied.refused[0].message, "gridq refused: [101]");

@@ -346,11 +346,12 @@ impl<S: Slurm> Adapter<S> {
     pub fn pass(&mut self, now: Time) -> Result<Reconciliation, AdapterError> {
         self.controller.io().calls_taken();
         let pass = self.controller.pass(now)?;
-        let mut notes = pass.notes;
-        let wanted: Vec<i64> = pass.plan.jobs.iter().filter_map(|j| j.wanted).collect();
+        let done = pass.reconciled;
+        let mut notes = done.notes;
+        let wanted: Vec<i64> = done.plan.jobs.iter().filter_map(|j| j.wanted).collect();
         let others = &self.controller.io().others;
         notes.extend(gap_note(others, &wanted, self.config.weight));
-        let fair_tree = match self.fair_tree_check(&pass.plan) {
+        let fair_tree = match self.fair_tree_check(&done.plan) {
             Ok(check) => check,
             Err(e) => {
                 notes.push(format!(
@@ -365,13 +366,13 @@ impl<S: Slurm> Adapter<S> {
             policy: pass.policy,
             mapping: self.controller.io().mapping.name().into(),
             rebuilt: pass.rebuilt,
-            step: pass.step,
-            running: pass.running,
-            usage: pass.usage,
-            plan: pass.plan,
+            step: done.step,
+            running: done.running,
+            usage: done.usage,
+            plan: done.plan,
             notes,
             fair_tree,
-            submit: pass.submit,
+            submit: done.submit,
             reads: self.controller.io().calls_taken(),
         })
     }
