@@ -348,13 +348,13 @@ impl Link {
     /// Asks the daemon's health endpoint, read-only for this node's priorities (what every
     /// cycle asks), and whether the token may act for this node (`GET /v1/access`): `(reachable,
     /// token accepted)` with what was seen. Nothing is registered or changed at the daemon.
-    pub fn probe(&self) -> (Result<String, String>, Result<String, String>) {
+    pub fn probe(&self) -> (Result<String, LinkError>, Result<String, LinkError>) {
         let health = self
             .http
             .get(&format!("{}/healthz", self.base))
             .call()
             .map(|_| format!("{} answers", self.base))
-            .map_err(|e| format!("{}: {e}", self.base));
+            .map_err(|e| LinkError::Unavailable(format!("{}: {e}", self.base)));
         let access = format!("/v1/access?node={}", self.node);
         let token = self.fetch().and_then(|p| {
             let known = format!("{} workloads known there", p.len());
@@ -371,6 +371,6 @@ impl Link {
                 Err(e) => Err(e),
             }
         });
-        (health, token.map_err(|e| e.to_string()))
+        (health, token)
     }
 }

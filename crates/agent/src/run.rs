@@ -187,11 +187,11 @@ pub fn check(config: &AgentConfig, node: &str, token: Option<String>) -> Vec<Che
         let (reach, accepted) = link.probe();
         items.push(match reach {
             Ok(d) => item("daemon", "ok", d),
-            Err(e) => item("daemon", "fail", e),
+            Err(e) => item("daemon", "fail", e.to_string()),
         });
         items.push(match accepted {
             Ok(d) => item("token", "ok", d),
-            Err(e) => item("token", "fail", e),
+            Err(e) => item("token", "fail", e.to_string()),
         });
     } else {
         items.push(item("daemon", "ok", "none configured: standalone"));

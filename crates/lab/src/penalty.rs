@@ -280,6 +280,7 @@ fn reason(why: &Unsuitable, resources: &[String]) -> String {
             )
         }
         Unsuitable::Property(p) => format!("no property {p}"),
+        other => other.to_string(),
     }
 }
 

@@ -34,6 +34,7 @@ pub enum ReadError {
 
 /// What is wrong with one field.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum Problem {
     /// The field is absent (or `null`, or an empty column, where a value is required).
     #[error("is missing")]

@@ -67,6 +67,7 @@ pub fn whole_seconds<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, 
 /// A text that is not a Slurm duration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 #[error("not a Slurm duration (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS)")]
+#[non_exhaustive]
 pub struct BadDuration;
 
 /// A Slurm duration as sacct, sbatch and `slurm.conf` write it — `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,

@@ -53,6 +53,7 @@ impl crate::choice::Choice for PeMode {
 /// Why a machine cannot run a job's part, even when empty.
 #[derive(Debug, Clone, PartialEq, Serialize, Error)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Unsuitable {
     /// The machine has less of a resource than one node's part asks for.
     #[error("resource {resource}: needs {needs}, a node has {has}")]

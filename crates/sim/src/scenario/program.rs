@@ -54,6 +54,7 @@ pub enum Dist {
 /// A program line that does not follow the syntax.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[error("line {line}: {kind}")]
+#[non_exhaustive]
 pub struct ProgramError {
     /// The line, from 1, within the text parsed.
     pub line: usize,
@@ -63,6 +64,7 @@ pub struct ProgramError {
 
 /// What was wrong with a program line.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum ProgramErrorKind {
     /// Something other than the expected header or value was found.
     #[error("expected {expected}, found {found}")]
