@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Context, Result};
 use fairshare_lab::input::parse_duration;
-use fairshare_slurm::adapter::Slurm;
+use fairshare_slurm::adapter::SlurmCommands;
 use fairshare_slurm::bundle::{
     cluster_name, controller_log_file, state_save_location, Bundle, Window,
 };
@@ -76,7 +76,7 @@ pub fn run(args: CollectArgs) -> Result<()> {
         );
         return Ok(());
     }
-    let config = Slurm::run(&runner, &["scontrol", "show", "config"])
+    let config = SlurmCommands::run(&runner, &["scontrol", "show", "config"])
         .context("reading Slurm's configuration")?;
     let cluster = match args.cluster.clone().or_else(|| cluster_name(&config)) {
         Some(cluster) => cluster,

@@ -13,7 +13,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairshare_core::model::Time;
-use fairshare_slurm::adapter::{Adapter, Slurm};
+use fairshare_slurm::adapter::{Adapter, SlurmCommands};
 use fairshare_slurm::command::CommandError;
 use fairshare_slurm::config::SlurmConfig;
 use serde_json::Value;
@@ -51,7 +51,7 @@ struct Scaled {
     updates: Cell<u32>,
 }
 
-impl Slurm for &Scaled {
+impl SlurmCommands for &Scaled {
     fn run(&self, command: &[&str]) -> Result<String, CommandError> {
         self.calls.set(self.calls.get() + 1);
         let key = match command {

@@ -4,7 +4,7 @@
 //! beside `sshare`'s, the warning when Slurm's other weights can cross the factors' gaps, and
 //! the table `job_submit.lua` reads.
 //!
-//! Everything Slurm is asked goes through [`Slurm`], so that the same code runs against the
+//! Everything Slurm is asked goes through [`SlurmCommands`], so that the same code runs against the
 //! real commands ([`Runner`]) and, in tests and benchmarks, against recorded outputs. The
 //! controller keeps the history between passes (`watch`) and rebuilds it from `sacct` when it
 //! starts and whenever the association tree, the nodes or the billing change.
@@ -44,12 +44,12 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// Something that answers Slurm's commands: the real ones, or recorded outputs.
-pub trait Slurm {
+pub trait SlurmCommands {
     /// The standard output of `command` (the program, then its arguments).
     fn run(&self, command: &[&str]) -> Result<String, CommandError>;
 }
 
-impl Slurm for Runner {
+impl SlurmCommands for Runner {
     fn run(&self, command: &[&str]) -> Result<String, CommandError> {
         let (program, args) = command.split_first().expect("a command names its program");
         Runner::run(self, program, args)
@@ -148,7 +148,7 @@ pub struct Reconciliation {
 }
 
 /// Slurm as the controller reads and writes it: its commands through `slurm`, counted.
-pub struct SlurmIo<S: Slurm> {
+pub struct SlurmIo<S: SlurmCommands> {
     slurm: S,
     /// The cluster whose associations are ranked, when the configuration names one.
     cluster: Option<String>,
@@ -162,7 +162,7 @@ pub struct SlurmIo<S: Slurm> {
     others: Vec<(&'static str, u64)>,
 }
 
-impl<S: Slurm> SlurmIo<S> {
+impl<S: SlurmCommands> SlurmIo<S> {
     /// Runs `command` and reads its output with `read`.
     fn read<T>(
         &self,
@@ -226,7 +226,7 @@ impl<S: Slurm> SlurmIo<S> {
     }
 }
 
-impl<S: Slurm> SchedulerIo for SlurmIo<S> {
+impl<S: SlurmCommands> SchedulerIo for SlurmIo<S> {
     type Error = AdapterError;
     type Charging = Billing;
     const ACCOUNTING: &'static str = "sacct";
@@ -305,12 +305,12 @@ struct SlurmSetting {
 }
 
 /// The adapter: a policy applied to one Slurm cluster.
-pub struct Adapter<S: Slurm> {
+pub struct Adapter<S: SlurmCommands> {
     controller: Controller<SlurmIo<S>>,
     config: SlurmConfig,
 }
 
-impl<S: Slurm> Adapter<S> {
+impl<S: SlurmCommands> Adapter<S> {
     /// An adapter of `config` (checked) talking to `slurm`.
     pub fn new(slurm: S, config: SlurmConfig) -> Result<Adapter<S>, SettingError> {
         config.check()?;

@@ -5,7 +5,7 @@
 //! on it anywhere else. Every number a prediction takes from the site can then be traced to a
 //! line of one of these files.
 
-use crate::adapter::{set_setting as setting, Slurm};
+use crate::adapter::{set_setting as setting, SlurmCommands};
 use crate::command::CommandError;
 pub use fairshare_trace::bundle::{
     Manifest, ASSOC, CONFIG, CONTROLLER_LOG, DUMP, DUMP_FORMAT, LAST_DECAY, MANIFEST, QOS,
@@ -179,7 +179,7 @@ impl Bundle {
     /// outputs as they are.
     pub fn collect(
         &self,
-        slurm: &impl Slurm,
+        slurm: &impl SlurmCommands,
         dir: &Path,
         state: Option<&Path>,
         step: &mut dyn FnMut(&str),
@@ -275,7 +275,7 @@ mod tests {
     /// A Slurm that answers each command with its words, and lists the calls.
     struct Echo(RefCell<Vec<String>>);
 
-    impl Slurm for Echo {
+    impl SlurmCommands for Echo {
         fn run(&self, command: &[&str]) -> Result<String, CommandError> {
             self.0.borrow_mut().push(command.join(" "));
             Ok(format!("{}\n", command.join(" ")))

@@ -5,7 +5,7 @@
 use fairshare_core::model::Time;
 use fairshare_core::policy::registry::POLICIES;
 use fairshare_core::policy::Engine;
-use fairshare_slurm::adapter::{Adapter, AdapterError, Slurm};
+use fairshare_slurm::adapter::{Adapter, AdapterError, SlurmCommands};
 use fairshare_slurm::command::CommandError;
 use fairshare_slurm::config::SlurmConfig;
 use std::cell::RefCell;
@@ -86,7 +86,7 @@ impl Fake {
     }
 }
 
-impl Slurm for &Fake {
+impl SlurmCommands for &Fake {
     fn run(&self, command: &[&str]) -> Result<String, CommandError> {
         self.calls.borrow_mut().push(command.join(" "));
         match command {
