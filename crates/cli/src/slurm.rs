@@ -4,9 +4,8 @@
 
 use anyhow::{bail, Context, Result};
 use fairshare_core::error::Chain;
-use fairshare_core::model::Time;
 use fairshare_reconcile::watch::{
-    stop_on_signals, watch as reconcile_every, Action, Backoff, RealClock, Reconciler,
+    stop_on_signals, system_now, watch as reconcile_every, Backoff, RealClock, Told, Watcher,
 };
 use fairshare_report::{slurm_pass_line, slurm_status, slurm_sync, writes_text};
 use fairshare_slurm::adapter::{Adapter, AdapterError, Applied, Reconciliation};
@@ -14,7 +13,7 @@ use fairshare_slurm::command::Runner;
 use fairshare_slurm::config::SlurmConfig;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// Where the configuration is looked for when `--config` is not given.
 const DEFAULT_CONFIG: &str = "/etc/fairshare/slurm.toml";
@@ -166,18 +165,10 @@ fn adapter(config: SlurmConfig) -> Result<Adapter<Runner>> {
     Ok(Adapter::new(runner, config)?)
 }
 
-/// The clock, as the adapter counts time.
-fn now() -> Time {
-    let since = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
-    Time::from_micros(since.as_micros() as u64)
-}
-
 /// `status`: one pass, nothing written.
 fn status(common: &Common) -> Result<()> {
     let mut adapter = adapter(config(common)?)?;
-    let pass = adapter.pass(now())?;
+    let pass = adapter.pass(system_now())?;
     if common.json {
         return crate::output::write_json(Path::new("-"), &Document::new(&pass, None));
     }
@@ -187,7 +178,7 @@ fn status(common: &Common) -> Result<()> {
 /// `sync`: one pass, its writes made (unless `--dry-run`) and read back.
 fn sync(args: &SyncArgs) -> Result<()> {
     let mut adapter = adapter(config(&args.common)?)?;
-    let pass = adapter.pass(now())?;
+    let pass = adapter.pass(system_now())?;
     let applied = match args.dry_run {
         true => None,
         false => Some(adapter.apply(&pass.plan)),
@@ -270,12 +261,13 @@ fn watch(args: &WatchArgs) -> Result<()> {
         dry_run = args.dry_run,
         "watching Slurm"
     );
-    let adapter = adapter(config)?;
     let stop = stop_on_signals().context("installing the signal handler")?;
     let mut watcher = Watcher {
-        adapter,
+        adapter: adapter(config)?,
         dry_run: args.dry_run,
         interval,
+        now: system_now,
+        log: log_turn,
     };
     reconcile_every(
         &mut watcher,
@@ -289,38 +281,24 @@ fn watch(args: &WatchArgs) -> Result<()> {
     Ok(())
 }
 
-/// `watch`'s reconciler: a pass, its writes unless dry, and its log.
-struct Watcher {
-    adapter: Adapter<Runner>,
-    dry_run: bool,
-    interval: Duration,
-}
-
-impl Reconciler for Watcher {
-    type Error = AdapterError;
-
-    fn reconcile(&mut self) -> Result<Action, AdapterError> {
-        let pass = self.adapter.pass(now())?;
-        log_pass(&pass);
-        let applied = (!self.dry_run).then(|| self.adapter.apply(&pass.plan));
-        if let Err(e) = (!self.dry_run)
-            .then(|| self.adapter.write_submit_table(&pass))
-            .transpose()
-        {
-            tracing::warn!(error = %Chain(&e), "the table job_submit.lua reads (submit_table) was not written; new jobs wait at site factor 0 until a pass writes it");
+/// What one turn of `watch` tells the log: the pass's notes and line, or why it failed.
+fn log_turn(told: Told<'_, Reconciliation, AdapterError>) {
+    match told {
+        Told::Passed(pass, applied, after) => {
+            log_pass(pass);
+            if let Some(e) = after {
+                tracing::warn!(error = %Chain(e), "the table job_submit.lua reads (submit_table) was not written; new jobs wait at site factor 0 until a pass writes it");
+            }
+            let line = slurm_pass_line(pass, applied);
+            match applied {
+                Some(a) if !a.complete() => tracing::warn!("{line}; the next pass retries"),
+                _ => tracing::info!("{line}"),
+            }
         }
-        let line = slurm_pass_line(&pass, applied.as_ref());
-        match applied {
-            Some(a) if !a.complete() => tracing::warn!("{line}; the next pass retries"),
-            _ => tracing::info!("{line}"),
+        Told::Failed(error, backoff) => {
+            let retry_in_s = backoff.as_secs_f64();
+            tracing::warn!(error = %Chain(error), retry_in_s, "pass failed; nothing written, the next pass tries again");
         }
-        Ok(Action::Requeue(self.interval))
-    }
-
-    fn error_policy(&mut self, error: AdapterError, backoff: Duration) -> Action {
-        let retry_in_s = backoff.as_secs_f64();
-        tracing::warn!(error = %Chain(&error), retry_in_s, "pass failed; nothing written, the next pass tries again");
-        Action::Requeue(backoff)
     }
 }
 

@@ -14,6 +14,7 @@ use crate::job::{Allocation, QueuedJob};
 use crate::machines::Machines;
 use crate::plan::{considered, pending, Plan, PlanSettings, PlannedJob};
 use crate::state::{Reconciled, State};
+use crate::watch::Passes;
 use crate::writes::Write;
 use fairshare_core::error::Chain;
 use fairshare_core::model::Time;
@@ -162,6 +163,11 @@ impl<S: SchedulerIo> Controller<S> {
         &self.io
     }
 
+    /// The scheduler's side, to change (an adapter's own state, a test's faults).
+    pub fn io_mut(&mut self) -> &mut S {
+        &mut self.io
+    }
+
     /// The policy as last run.
     pub fn policy(&self) -> &PolicySpec {
         &self.policy
@@ -277,6 +283,19 @@ impl<S: SchedulerIo> Controller<S> {
     pub fn reset_plan(&mut self) -> Result<Plan, S::Error> {
         let jobs = self.io.queue()?;
         Ok(reset_plan(&jobs, &self.setup.plan))
+    }
+}
+
+impl<S: SchedulerIo> Passes for Controller<S> {
+    type Pass = Pass;
+    type Error = S::Error;
+
+    fn pass(&mut self, now: Time) -> Result<Pass, S::Error> {
+        Controller::pass(self, now)
+    }
+
+    fn apply(&mut self, pass: &Pass) -> Applied {
+        Controller::apply(self, &pass.reconciled.plan)
     }
 }
 

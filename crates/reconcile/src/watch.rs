@@ -1,11 +1,15 @@
 //! The loop around a reconcile: reconcile, then wait as the reconciler asks ([`Action`]);
 //! after a failure wait longer each time ([`Backoff`]); stop at once on SIGTERM or SIGINT.
+//! [`Watcher`] is every adapter's reconciler: a pass, its writes unless dry, and what follows
+//! them, each told to the log.
 //!
 //! Every adapter needs the same loop, and its timing is easy to get wrong in ways that hurt a
 //! scheduler: retrying a failing controller every few seconds, or sleeping through a stop
 //! request. Kept here, the loop is written once, and its waits are tested against a clock that
 //! only records them ([`Clock`]).
 
+use crate::controller::Applied;
+use fairshare_core::model::Time;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -137,6 +141,80 @@ pub fn watch<R: Reconciler>(
         }
     }
     watched
+}
+
+/// An adapter as [`Watcher`] drives it: passes, their plans written, and what follows a write.
+pub trait Passes {
+    /// What one pass saw and planned.
+    type Pass;
+    /// Why a pass failed.
+    type Error;
+
+    /// One pass at `now`.
+    fn pass(&mut self, now: Time) -> Result<Self::Pass, Self::Error>;
+
+    /// Writes what `pass` planned and reads it back.
+    fn apply(&mut self, pass: &Self::Pass) -> Applied;
+
+    /// What follows a pass that wrote (Slurm's: the table `job_submit.lua` reads). Its
+    /// failure is told to the log and stops nothing.
+    fn after_writing(&mut self, pass: &Self::Pass) -> std::io::Result<()> {
+        let _ = pass;
+        Ok(())
+    }
+}
+
+/// What [`Watcher`] tells its log.
+pub enum Told<'a, P, E> {
+    /// A pass; what its writes did (`None`: a dry run, nothing written); why what follows
+    /// the writes failed, if it did.
+    Passed(&'a P, Option<&'a Applied>, Option<&'a std::io::Error>),
+    /// A pass failed, nothing was written; the next comes after the backoff.
+    Failed(&'a E, Duration),
+}
+
+/// The reconciler of an adapter's loop: at each turn a pass at the time `now` gives, its
+/// plan written and read back unless `dry_run`, and what follows the writes; each told to
+/// `log`. After a pass, the next comes `interval` later.
+pub struct Watcher<A: Passes, L: FnMut(Told<'_, A::Pass, A::Error>)> {
+    /// The adapter.
+    pub adapter: A,
+    /// Whether to write nothing.
+    pub dry_run: bool,
+    /// The time between passes.
+    pub interval: Duration,
+    /// The time of a pass (the machine's clock, or a test's).
+    pub now: fn() -> Time,
+    /// Where each turn is told.
+    pub log: L,
+}
+
+impl<A: Passes, L: FnMut(Told<'_, A::Pass, A::Error>)> Reconciler for Watcher<A, L> {
+    type Error = A::Error;
+
+    fn reconcile(&mut self) -> Result<Action, A::Error> {
+        let pass = self.adapter.pass((self.now)())?;
+        let applied = (!self.dry_run).then(|| self.adapter.apply(&pass));
+        let after = match self.dry_run {
+            true => None,
+            false => self.adapter.after_writing(&pass).err(),
+        };
+        (self.log)(Told::Passed(&pass, applied.as_ref(), after.as_ref()));
+        Ok(Action::Requeue(self.interval))
+    }
+
+    fn error_policy(&mut self, error: A::Error, backoff: Duration) -> Action {
+        (self.log)(Told::Failed(&error, backoff));
+        Action::Requeue(backoff)
+    }
+}
+
+/// The machine's clock as a [`Time`]: microseconds since the Unix epoch.
+pub fn system_now() -> Time {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    Time::from_micros(since.as_micros() as u64)
 }
 
 /// A flag set when the process gets SIGTERM or SIGINT, for [`watch`] to stop on.

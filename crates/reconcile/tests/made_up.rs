@@ -8,13 +8,15 @@
 use fairshare_core::model::{AccountTree, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_reconcile::clients::{Clients, Tree};
-use fairshare_reconcile::controller::{Controller, Held, SchedulerIo, Setup, Site};
+use fairshare_reconcile::controller::{Controller, Held, Pass, SchedulerIo, Setup, Site};
 use fairshare_reconcile::history::HistoryError;
 use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
 use fairshare_reconcile::machines::{Machines, Node};
 use fairshare_reconcile::plan::PlanSettings;
 use fairshare_reconcile::state::{Reconciled, State};
-use fairshare_reconcile::watch::{watch, Action, Backoff, Clock, Reconciler, Watched};
+use fairshare_reconcile::watch::{
+    watch, Action, Backoff, Clock, Reconciler, Told, Watched, Watcher,
+};
 use fairshare_reconcile::writes::Write;
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -401,6 +403,8 @@ fn jobs_listed_late_count_the_running_left_uncharged() {
 /// [`SchedulerIo`]; the factors it holds follow the writes it takes.
 struct GridqIo {
     held: BTreeMap<u64, i64>,
+    /// How many more times gridq is down when asked for its site.
+    down: u32,
     /// Whether `gridq write` refuses.
     refusing: bool,
     /// The accounting windows asked for, in unix seconds.
@@ -411,6 +415,8 @@ struct GridqIo {
 enum GridqError {
     #[error("gridq refused: {0}")]
     Refused(String),
+    #[error("gridq: controller unreachable")]
+    Down,
     #[error(transparent)]
     History(#[from] HistoryError),
 }
@@ -421,6 +427,10 @@ impl SchedulerIo for GridqIo {
     const ACCOUNTING: &'static str = "gridq history";
 
     fn site(&mut self, policy: &PolicySpec) -> Result<Site<()>, GridqError> {
+        if self.down > 0 {
+            self.down -= 1;
+            return Err(GridqError::Down);
+        }
         Ok(Site {
             clients: Clients::new(tree(ACCOUNTS)).unwrap(),
             machines: Machines::of(&nodes(NODES), &[]).unwrap(),
@@ -464,6 +474,7 @@ impl SchedulerIo for GridqIo {
 fn controller(refusing: bool) -> Controller<GridqIo> {
     let io = GridqIo {
         held: factors(NO_FACTORS),
+        down: 0,
         refusing,
         asked: Vec::new(),
     };
@@ -516,4 +527,54 @@ fn a_refused_write_is_retried_once_and_reported() {
     assert_eq!(applied.refused[0].message, "gridq refused: [101]");
     assert_eq!(applied.mismatched, [101, 102, 103]);
     assert!(!applied.complete());
+}
+
+/// What the watcher told its log, in short: each pass's jobs written and read back, or a
+/// failure and its backoff in seconds.
+#[derive(Debug, PartialEq)]
+enum Heard {
+    Passed(usize),
+    Failed(String, u64),
+}
+
+/// The whole loop through the crate: gridq down for two turns, then up. The watcher tells
+/// each failure with its backoff, writes the factors once, and then nothing.
+#[test]
+fn the_watcher_drives_a_made_up_scheduler_through_its_controller() {
+    let heard = Rc::new(std::cell::RefCell::new(Vec::new()));
+    let stop = Rc::new(AtomicBool::new(false));
+    let (told, stopping) = (Rc::clone(&heard), Rc::clone(&stop));
+    let mut controller = controller(false);
+    controller.io_mut().down = 2;
+    let mut watcher = Watcher {
+        adapter: controller,
+        dry_run: false,
+        interval: Duration::from_secs(60),
+        now: || secs(NOW_S),
+        log: move |t: Told<'_, Pass, GridqError>| {
+            let mut heard = told.borrow_mut();
+            heard.push(match t {
+                Told::Passed(_, applied, _) => Heard::Passed(applied.map_or(0, |a| a.jobs)),
+                Told::Failed(e, backoff) => Heard::Failed(e.to_string(), backoff.as_secs()),
+            });
+            stopping.store(heard.len() == 4, std::sync::atomic::Ordering::Relaxed);
+        },
+    };
+    let now = Rc::new(Cell::new(Instant::now()));
+    let mut clock = recording(&now);
+    let backoff = Backoff::for_interval(Duration::from_secs(60));
+    let watched = watch(&mut watcher, backoff, &stop, &mut clock);
+    assert_eq!(
+        watched,
+        Watched {
+            reconciles: 4,
+            failures: 2
+        }
+    );
+    let down = |s| Heard::Failed("gridq: controller unreachable".into(), s);
+    let expected = [down(10), down(20), Heard::Passed(3), Heard::Passed(0)];
+    assert_eq!(*heard.borrow(), expected);
+    let waits: Vec<u64> = clock.waits.iter().map(Duration::as_secs).collect();
+    assert_eq!(waits, [10, 20, 60, 60]);
+    assert_eq!(watcher.adapter.io().held[&103], 300);
 }

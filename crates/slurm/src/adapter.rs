@@ -34,6 +34,7 @@ use fairshare_reconcile::machines::{Machines, MachinesError};
 use fairshare_reconcile::plan::{Plan, PlanSettings, SubmitFactor};
 use fairshare_reconcile::site::Mapping;
 use fairshare_reconcile::state::Usage;
+use fairshare_reconcile::watch::Passes;
 use fairshare_reconcile::writes::Write;
 use fairshare_trace::assoc::{parse_assoc, SACCTMGR_COMMAND};
 use fairshare_trace::billing::{
@@ -430,6 +431,23 @@ impl<S: SlurmCommands> Adapter<S> {
     /// configured partitions) back to 0: `fairshare slurm reset`.
     pub fn reset_plan(&mut self) -> Result<Plan, AdapterError> {
         self.controller.reset_plan()
+    }
+}
+
+impl<S: SlurmCommands> Passes for Adapter<S> {
+    type Pass = Reconciliation;
+    type Error = AdapterError;
+
+    fn pass(&mut self, now: Time) -> Result<Reconciliation, AdapterError> {
+        Adapter::pass(self, now)
+    }
+
+    fn apply(&mut self, pass: &Reconciliation) -> Applied {
+        Adapter::apply(self, &pass.plan)
+    }
+
+    fn after_writing(&mut self, pass: &Reconciliation) -> std::io::Result<()> {
+        self.write_submit_table(pass)
     }
 }
 
