@@ -4,6 +4,7 @@
 
 use anyhow::{bail, Context, Result};
 use fairshare_core::error::Chain;
+use fairshare_reconcile::lock::Lock;
 use fairshare_reconcile::watch::{
     stop_on_signals, system_now, watch as reconcile_every, Backoff, RealClock, Told, Watcher,
 };
@@ -177,7 +178,9 @@ fn status(common: &Common) -> Result<()> {
 
 /// `sync`: one pass, its writes made (unless `--dry-run`) and read back.
 fn sync(args: &SyncArgs) -> Result<()> {
-    let mut adapter = adapter(config(&args.common)?)?;
+    let config = config(&args.common)?;
+    let _lock = writer(&config, args.dry_run)?;
+    let mut adapter = adapter(config)?;
     let pass = adapter.pass(system_now())?;
     let applied = match args.dry_run {
         true => None,
@@ -207,7 +210,9 @@ fn show(pass: &Reconciliation, applied: Option<&Applied>, json: bool) -> Result<
 
 /// `reset`: every pending job's site factor back to 0.
 fn reset(args: &ResetArgs) -> Result<()> {
-    let mut adapter = adapter(config(&args.common)?)?;
+    let config = config(&args.common)?;
+    let _lock = writer(&config, args.dry_run)?;
+    let mut adapter = adapter(config)?;
     let plan = adapter.reset_plan()?;
     let applied = match args.dry_run {
         true => None,
@@ -261,6 +266,7 @@ fn watch(args: &WatchArgs) -> Result<()> {
         dry_run = args.dry_run,
         "watching Slurm"
     );
+    let _lock = writer(&config, args.dry_run)?;
     let stop = stop_on_signals().context("installing the signal handler")?;
     let mut watcher = Watcher {
         adapter: adapter(config)?,
@@ -279,6 +285,15 @@ fn watch(args: &WatchArgs) -> Result<()> {
         "stopped; the site factors keep their last values (`fairshare slurm reset` clears them)"
     );
     Ok(())
+}
+
+/// The lock of a command that writes (none for a dry run, which writes nothing).
+fn writer(config: &SlurmConfig, dry_run: bool) -> Result<Option<Lock>> {
+    if dry_run {
+        return Ok(None);
+    }
+    let since = fairshare_reconcile::controller::utc_seconds(system_now());
+    Ok(Some(Lock::take(&config.lock, &since)?))
 }
 
 /// What one turn of `watch` tells the log: the pass's notes and line, or why it failed.

@@ -76,7 +76,11 @@ fn sync_orders_a_live_queue() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("slurm.toml");
     let window = began.elapsed().as_secs() + 1;
-    let text = format!("policy = \"sdrf\"\nweight = 1000\nwindow_s = {window}\n");
+    let lock = dir.path().join("fairshare.lock");
+    let text = format!(
+        "policy = \"sdrf\"\nweight = 1000\nwindow_s = {window}\nlock = \"{}\"\n",
+        lock.display()
+    );
     std::fs::write(&config, text).unwrap();
     let first = fairshare(&config, &["sync"]);
     assert_eq!(first["applied"]["mismatched"], serde_json::json!([]));

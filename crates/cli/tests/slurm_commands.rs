@@ -56,8 +56,9 @@ fn stand_ins(dir: &Path, squeue_sleeps: bool) -> PathBuf {
     );
     let config = dir.join("slurm.toml");
     let text = format!(
-        "policy = \"sdrf\"\nweight = 1000\nwindow_s = 86400\ntimeout_s = 1\nbin = \"{}\"\n",
-        bin.display()
+        "policy = \"sdrf\"\nweight = 1000\nwindow_s = 86400\ntimeout_s = 1\nbin = \"{}\"\nlock = \"{}\"\n",
+        bin.display(),
+        dir.join("fairshare.lock").display()
     );
     std::fs::write(&config, text).unwrap();
     config
@@ -182,6 +183,49 @@ fn watch_logs_each_pass_survives_a_silent_slurm_and_stops_on_sigterm() {
             assert!(text.contains("no answer within 1 s; killed"), "{text}");
         }
     }
+}
+
+/// While a watcher writes, a second writer on the cluster (`sync`, `reset`, another `watch`)
+/// is refused, naming the lock file and the watcher's process; a dry run still looks, and
+/// once the watcher stops, `sync` writes.
+#[test]
+fn a_second_writer_is_refused_while_a_watcher_holds_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = stand_ins(dir.path(), false);
+    let log = dir.path().join("watch.log");
+    let child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .args(["slurm", "watch", "--interval", "1s"])
+        .args(["--config", config.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let mut child = KillOnDrop(child);
+    let start = Instant::now();
+    while !std::fs::read_to_string(&log).unwrap().contains(" set in ") {
+        assert!(start.elapsed() < Duration::from_secs(30), "no pass logged");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let lock = dir.path().join("fairshare.lock");
+    let holder = format!("pid {} since", child.0.id());
+    for args in [&["sync"][..], &["reset"], &["watch"]] {
+        let (ok, _, err) = fairshare(&config, args);
+        assert!(!ok, "{args:?} ran beside the watcher");
+        assert!(err.contains(&lock.display().to_string()), "{err}");
+        assert!(err.contains(&holder), "{err}");
+        assert!(err.contains("one writer per cluster"), "{err}");
+    }
+    let (looked, _, err) = fairshare(&config, &["sync", "--dry-run"]);
+    assert!(looked, "{err}");
+    assert!(Command::new("kill")
+        .args(["-TERM", &child.0.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    assert!(child.0.wait().unwrap().success());
+    // It writes now: the stand-in sprio reads back its recording, so not as written.
+    let (_, _, err) = fairshare(&config, &["sync"]);
+    assert!(err.contains("not fully applied"), "{err}");
 }
 
 /// A child process killed when the test ends, even by a failed assertion.

@@ -461,7 +461,8 @@ fn wanted(pass: &Value) -> BTreeMap<u64, i64> {
 fn config(dir: &Path, policy: &str, window_s: u64) -> std::path::PathBuf {
     let path = dir.join("slurm.toml");
     let text = format!(
-        "policy = \"{policy}\"\nweight = 1000\nwindow_s = {window_s}\nsubmit_table = \"{TABLE}\"\n"
+        "policy = \"{policy}\"\nweight = 1000\nwindow_s = {window_s}\nsubmit_table = \"{TABLE}\"\nlock = \"{}\"\n",
+        dir.join("fairshare.lock").display()
     );
     std::fs::write(&path, text).unwrap();
     path

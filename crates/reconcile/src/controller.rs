@@ -188,7 +188,7 @@ impl<S: SchedulerIo> Controller<S> {
         }
         let mut notes = site.notes;
         let rebuilt = self.refresh(site.clients, site.machines, site.charging, now)?;
-        let known = self.known.take().expect("refreshed");
+        let known = self.known.as_ref().expect("refreshed");
         // The last second again: the accounting lists times in whole seconds.
         let from = Time(
             known
@@ -198,14 +198,17 @@ impl<S: SchedulerIo> Controller<S> {
                 .as_micros()
                 .saturating_sub(1_000_000),
         );
+        // A read that fails leaves the history as it was, for the next pass to bring on.
         let (mut allocations, skipped) = self.io.accounting(from, now, &known.charging)?;
         notes.extend(skipped);
         let partitions = &self.setup.plan.partitions;
         allocations.retain(|a| considered(&a.partition, partitions));
         let jobs = self.io.queue()?;
-        let mut known = known;
-        let mut reconciled = (known.state).reconcile(&allocations, &jobs, now, &self.setup.plan)?;
-        self.known = Some(known);
+        let known = self.known.as_mut().expect("refreshed");
+        let reconciled = known
+            .state
+            .reconcile(&allocations, &jobs, now, &self.setup.plan);
+        let mut reconciled = reconciled.inspect_err(|_| self.known = None)?;
         notes.append(&mut reconciled.notes);
         reconciled.notes = notes;
         Ok(Pass {

@@ -25,6 +25,7 @@
 //! - [`controller`]: one pass of any adapter, through the scheduler's readers and writer.
 //! - [`state`]: what a reconcile keeps between passes, and one reconcile through all of the
 //!   above.
+//! - [`lock`]: one writer per cluster, a lock file a second writer is refused by.
 //! - [`watch`]: the loop: interval, backoff after failures, stop on SIGTERM, an [`watch::Action`]
 //!   after each reconcile.
 #![warn(missing_docs)]
@@ -33,6 +34,7 @@ pub mod clients;
 pub mod controller;
 pub mod history;
 pub mod job;
+pub mod lock;
 pub mod machines;
 pub mod plan;
 pub mod site;

@@ -35,6 +35,9 @@ impl SettingError {
     }
 }
 
+/// Where the lock of the commands that write is, unless the configuration says.
+pub const DEFAULT_LOCK: &str = "/run/lock/fairshare-slurm.lock";
+
 /// Everything `fairshare slurm` is told.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -77,6 +80,9 @@ pub struct SlurmConfig {
     /// The table `job_submit.lua` reads to rank a job at its submission, rewritten every pass
     /// that writes (`sync`, `watch`); `None`: none is written.
     pub submit_table: Option<PathBuf>,
+    /// The lock file a command that writes (`sync`, `watch`, `reset`) holds while it runs,
+    /// so that a second one on this cluster is refused; give each cluster its own.
+    pub lock: PathBuf,
 }
 
 impl Default for SlurmConfig {
@@ -99,6 +105,7 @@ impl Default for SlurmConfig {
             timeout_s: 30.0,
             bin: None,
             submit_table: None,
+            lock: PathBuf::from(DEFAULT_LOCK),
         }
     }
 }

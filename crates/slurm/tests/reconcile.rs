@@ -45,6 +45,8 @@ struct Fake {
     held: RefCell<BTreeMap<u64, i64>>,
     writes: Writes,
     calls: RefCell<Vec<String>>,
+    /// A program that fails as a command whose daemon is down (`sacct` without slurmdbd).
+    down: std::cell::Cell<Option<&'static str>>,
 }
 
 impl Fake {
@@ -73,6 +75,7 @@ impl Fake {
             held: RefCell::new(held),
             writes: Writes::Take,
             calls: RefCell::new(Vec::new()),
+            down: std::cell::Cell::new(None),
         }
     }
 
@@ -89,6 +92,13 @@ impl Fake {
 impl SlurmCommands for &Fake {
     fn run(&self, command: &[&str]) -> Result<String, CommandError> {
         self.calls.borrow_mut().push(command.join(" "));
+        if self.down.get() == command.first().copied() {
+            return Err(CommandError::Failed {
+                command: command.join(" "),
+                status: std::process::ExitStatus::from_raw(1 << 8),
+                stderr: "Problem talking to the database: Connection refused".into(),
+            });
+        }
         match command {
             ["sprio", ..] => {
                 let held = self.held.borrow();
@@ -246,6 +256,32 @@ fn a_write_slurm_ignores_is_found_when_read_back() {
     let applied = adapter.apply(&pass.plan);
     assert!(!applied.complete());
     assert_eq!(applied.mismatched, [10, 8]);
+}
+
+/// With the accounting down (`sacct` failing, slurmdbd stopped), a pass writes nothing, first
+/// pass or not: no factor comes from a history it could not bring to now. Back up, the
+/// history catches up and the factors it wrote stand.
+#[test]
+fn with_the_accounting_down_a_pass_writes_nothing() {
+    let fake = Fake::new();
+    let mut adapter = Adapter::new(&fake, config(FAIR_TREE)).unwrap();
+    fake.down.set(Some("sacct"));
+    let error = adapter.pass(now()).unwrap_err().to_string();
+    assert!(error.contains("sacct"), "{error}");
+    fake.down.set(None);
+    let first = adapter.pass(now()).unwrap();
+    assert!(adapter.apply(&first.plan).complete());
+    let written = fake.writes().len();
+    assert!(written > 0);
+    fake.down.set(Some("sacct"));
+    let later = Time(now().as_micros() + 60_000_000);
+    let error = adapter.pass(later).unwrap_err();
+    assert!(matches!(error, AdapterError::Command(_)), "{error}");
+    assert_eq!(fake.writes().len(), written, "nothing written while down");
+    fake.down.set(None);
+    let back = adapter.pass(later).unwrap();
+    assert_eq!(back.rebuilt, None, "the history kept, brought to now");
+    assert!(back.plan.writes.is_empty(), "{:?}", back.plan.writes);
 }
 
 #[test]
