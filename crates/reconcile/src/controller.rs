@@ -15,11 +15,10 @@ use crate::machines::Machines;
 use crate::plan::{considered, pending, Plan, PlanSettings, PlannedJob};
 use crate::state::{Reconciled, State};
 use crate::watch::Passes;
-use crate::writes::Write;
+use crate::writes::{Applied, Refusal, Write};
 use fairshare_core::error::Chain;
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
-use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// The site factor each pending job holds, by job id.
@@ -83,39 +82,6 @@ pub struct Pass {
     /// The reconcile, its notes led by those of the scheduler's settings and of the
     /// accounting records skipped.
     pub reconciled: Reconciled,
-}
-
-/// What writing a plan did, as the scheduler reads back afterwards: a job that started or
-/// left the queue meanwhile no longer needs its factor, and a call the scheduler refused for
-/// one such job may still have set the others.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Applied {
-    /// Calls made (retries included).
-    pub calls: u32,
-    /// Calls the scheduler refused even after a retry, each with its message.
-    pub refused: Vec<Refusal>,
-    /// Jobs written that read back as written.
-    pub jobs: usize,
-    /// Jobs written, still pending, whose factor reads back other than written.
-    pub mismatched: Vec<u64>,
-    /// Why the read-back could not be made, if it could not.
-    pub unverified: Option<String>,
-}
-
-/// A write the scheduler refused, with its message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Refusal {
-    /// The write.
-    pub write: Write,
-    /// What the scheduler said.
-    pub message: String,
-}
-
-impl Applied {
-    /// Whether every job still pending reads back as written.
-    pub fn complete(&self) -> bool {
-        self.mismatched.is_empty() && self.unverified.is_none()
-    }
 }
 
 /// How a [`Controller`] runs: its policy, its plans' settings and its history's reach.

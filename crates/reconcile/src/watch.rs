@@ -8,7 +8,7 @@
 //! request. Kept here, the loop is written once, and its waits are tested against a clock that
 //! only records them ([`Clock`]).
 
-use crate::controller::Applied;
+use crate::writes::Applied;
 use fairshare_core::model::Time;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

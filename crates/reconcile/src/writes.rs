@@ -1,11 +1,12 @@
 //! The writes a reconcile makes: only the jobs whose site factor differs from the one wanted,
 //! grouped by value so that one call of the scheduler (Slurm's `scontrol update JobId=1,2,3
-//! SiteFactor=N`) sets them all.
+//! SiteFactor=N`) sets them all; and what making them did, as read back ([`Applied`]).
 //!
 //! A reconcile must be idempotent — the same cluster state gives no write the second time — and
 //! must say what it leaves alone: a job fairshare cannot rank keeps whatever site factor it
 //! has. Both follow from comparing, job by job, what is wanted with what Slurm holds.
 
+use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// One pending job: what the scheduler holds now, and what fairshare wants.
@@ -20,12 +21,45 @@ pub struct Job {
 }
 
 /// One call of the scheduler: these jobs get this site factor.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Write {
     /// The site factor to set.
     pub site_factor: i64,
     /// The jobs, in increasing id.
     pub jobs: Vec<u64>,
+}
+
+/// What writing a plan did, as the scheduler reads back afterwards: a job that started or
+/// left the queue meanwhile no longer needs its factor, and a call the scheduler refused for
+/// one such job may still have set the others.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Applied {
+    /// Calls made (retries included).
+    pub calls: u32,
+    /// Calls the scheduler refused even after a retry, each with its message.
+    pub refused: Vec<Refusal>,
+    /// Jobs written that read back as written.
+    pub jobs: usize,
+    /// Jobs written, still pending, whose factor reads back other than written.
+    pub mismatched: Vec<u64>,
+    /// Why the read-back could not be made, if it could not.
+    pub unverified: Option<String>,
+}
+
+/// A write the scheduler refused, with its message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Refusal {
+    /// The write.
+    pub write: Write,
+    /// What the scheduler said.
+    pub message: String,
+}
+
+impl Applied {
+    /// Whether every job still pending reads back as written.
+    pub fn complete(&self) -> bool {
+        self.mismatched.is_empty() && self.unverified.is_none()
+    }
 }
 
 /// The writes that bring `jobs` to the site factors wanted, at most `per_call` jobs per call

@@ -27,7 +27,6 @@ use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_reconcile::controller::{
     remembering, utc_seconds, Controller, Held, SchedulerIo, Setup, Site,
 };
-pub use fairshare_reconcile::controller::{Applied, Refusal};
 use fairshare_reconcile::history::{HistoryError, Step};
 use fairshare_reconcile::job::{Allocation, QueuedJob};
 use fairshare_reconcile::machines::{Machines, MachinesError};
@@ -36,6 +35,7 @@ use fairshare_reconcile::site::Mapping;
 use fairshare_reconcile::state::Usage;
 use fairshare_reconcile::watch::Passes;
 use fairshare_reconcile::writes::Write;
+pub use fairshare_reconcile::writes::{Applied, Refusal};
 use fairshare_trace::assoc::{parse_assoc, SACCTMGR_COMMAND};
 use fairshare_trace::billing::{
     parse_partitions, parse_qos, Billing, PARTITIONS_COMMAND, QOS_COMMAND,
