@@ -139,11 +139,6 @@ impl<S: SchedulerIo> Controller<S> {
         &self.policy
     }
 
-    /// The settings plans are made under.
-    pub fn settings(&self) -> &PlanSettings {
-        &self.setup.plan
-    }
-
     /// One pass at `now`: reads the cluster, brings the history to `now` and plans. A
     /// history the ranker refused midway is dropped, so the next pass rebuilds it.
     pub fn pass(&mut self, now: Time) -> Result<Pass, S::Error> {
