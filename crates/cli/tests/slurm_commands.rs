@@ -141,38 +141,13 @@ fn watch_logs_each_pass_survives_a_silent_slurm_and_stops_on_sigterm() {
         let dir = tempfile::tempdir().unwrap();
         let config = stand_ins(dir.path(), silent);
         let log = dir.path().join("watch.log");
-        let child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
-            .args(["slurm", "watch", "--interval", "1s", "--dry-run"])
-            .args(["--config", config.to_str().unwrap()])
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
-        let mut child = KillOnDrop(child);
+        let mut child = watch(&config, &log, &["--dry-run"]);
         let expected = match silent {
             false => "2 jobs would be set (dry run)",
             true => "pass failed; nothing written, the next pass tries again",
         };
-        let start = Instant::now();
-        while std::fs::read_to_string(&log)
-            .unwrap()
-            .matches(expected)
-            .count()
-            < 2
-        {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "no two passes logged"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        let pid = child.0.id().to_string();
-        assert!(Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success());
-        let status = child.0.wait().unwrap();
+        wait_until_logged(&log, expected, 2);
+        let status = child.terminate();
         let text = std::fs::read_to_string(&log).unwrap();
         assert!(status.success(), "{status:?}: {text}");
         assert!(
@@ -193,19 +168,8 @@ fn a_second_writer_is_refused_while_a_watcher_holds_the_lock() {
     let dir = tempfile::tempdir().unwrap();
     let config = stand_ins(dir.path(), false);
     let log = dir.path().join("watch.log");
-    let child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
-        .args(["slurm", "watch", "--interval", "1s"])
-        .args(["--config", config.to_str().unwrap()])
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let mut child = KillOnDrop(child);
-    let start = Instant::now();
-    while !std::fs::read_to_string(&log).unwrap().contains(" set in ") {
-        assert!(start.elapsed() < Duration::from_secs(30), "no pass logged");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let mut child = watch(&config, &log, &[]);
+    wait_until_logged(&log, " set in ", 1);
     let lock = dir.path().join("fairshare.lock");
     let holder = format!("pid {} since", child.0.id());
     for args in [&["sync"][..], &["reset"], &["watch"]] {
@@ -217,19 +181,52 @@ fn a_second_writer_is_refused_while_a_watcher_holds_the_lock() {
     }
     let (looked, _, err) = fairshare(&config, &["sync", "--dry-run"]);
     assert!(looked, "{err}");
-    assert!(Command::new("kill")
-        .args(["-TERM", &child.0.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
-    assert!(child.0.wait().unwrap().success());
+    assert!(child.terminate().success());
     // It writes now: the stand-in sprio reads back its recording, so not as written.
     let (_, _, err) = fairshare(&config, &["sync"]);
     assert!(err.contains("not fully applied"), "{err}");
 }
 
+/// `fairshare slurm watch --interval 1s` with `extra` options on `config`, logging to `log`.
+fn watch(config: &Path, log: &Path, extra: &[&str]) -> KillOnDrop {
+    let child = Command::new(env!("CARGO_BIN_EXE_fairshare"))
+        .args(["slurm", "watch", "--interval", "1s"])
+        .args(extra)
+        .args(["--config", config.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).unwrap())
+        .spawn()
+        .unwrap();
+    KillOnDrop(child)
+}
+
+/// Waits (30 s at most) until `log` holds `text` `times` times.
+fn wait_until_logged(log: &Path, text: &str, times: usize) {
+    let start = Instant::now();
+    while std::fs::read_to_string(log).unwrap().matches(text).count() < times {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{text:?} not logged {times} times"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 /// A child process killed when the test ends, even by a failed assertion.
 struct KillOnDrop(std::process::Child);
+
+impl KillOnDrop {
+    /// Sends it SIGTERM and waits for it to end.
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        let pid = self.0.id().to_string();
+        assert!(Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success());
+        self.0.wait().unwrap()
+    }
+}
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
