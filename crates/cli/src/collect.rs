@@ -4,10 +4,10 @@
 
 use anyhow::{bail, Context, Result};
 use fairshare_lab::input::parse_duration;
-use fairshare_slurm::adapter::SlurmCommands;
 use fairshare_slurm::bundle::{
     cluster_name, controller_log_file, state_save_location, Bundle, Window,
 };
+use fairshare_slurm::command::Commands;
 use fairshare_slurm::command::Runner;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -76,7 +76,7 @@ pub fn run(args: CollectArgs) -> Result<()> {
         );
         return Ok(());
     }
-    let config = SlurmCommands::run(&runner, &["scontrol", "show", "config"])
+    let config = Commands::run(&runner, &["scontrol", "show", "config"])
         .context("reading Slurm's configuration")?;
     let cluster = match args.cluster.clone().or_else(|| cluster_name(&config)) {
         Some(cluster) => cluster,

@@ -25,12 +25,14 @@
 //! - [`controller`]: one pass of any adapter, through the scheduler's readers and writer.
 //! - [`state`]: what a reconcile keeps between passes, and one reconcile through all of the
 //!   above.
+//! - [`command`]: the scheduler's commands, run bounded in time, every failure told apart.
 //! - [`lock`]: one writer per cluster, a lock file a second writer is refused by.
 //! - [`watch`]: the loop: interval, backoff after failures, stop on SIGTERM, an [`watch::Action`]
 //!   after each reconcile.
 #![warn(missing_docs)]
 
 pub mod clients;
+pub mod command;
 pub mod controller;
 pub mod history;
 pub mod job;

@@ -13,8 +13,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairshare_core::model::Time;
-use fairshare_slurm::adapter::{Adapter, SlurmCommands};
+use fairshare_slurm::adapter::Adapter;
 use fairshare_slurm::command::CommandError;
+use fairshare_slurm::command::Commands;
 use fairshare_slurm::config::SlurmConfig;
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
@@ -51,7 +52,7 @@ struct Scaled {
     updates: Cell<u32>,
 }
 
-impl SlurmCommands for &Scaled {
+impl Commands for &Scaled {
     fn run(&self, command: &[&str]) -> Result<String, CommandError> {
         self.calls.set(self.calls.get() + 1);
         let key = match command {

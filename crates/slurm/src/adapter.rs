@@ -4,14 +4,13 @@
 //! beside `sshare`'s, the warning when Slurm's other weights can cross the factors' gaps, and
 //! the table `job_submit.lua` reads.
 //!
-//! Everything Slurm is asked goes through [`SlurmCommands`], so that the same code runs against the
-//! real commands ([`Runner`]) and, in tests and benchmarks, against recorded outputs. The
+//! Everything Slurm is asked goes through [`Commands`], so that the same code runs against the
+//! real commands ([`Runner`](fairshare_reconcile::command::Runner)) and, in tests and benchmarks, against recorded outputs. The
 //! controller keeps the history between passes (`watch`) and rebuilds it from `sacct` when it
 //! starts and whenever the association tree, the nodes or the billing change.
 
 use crate::accounting::{read_accounting, sacct_command};
 use crate::clients::{clients, AssocError};
-use crate::command::{CommandError, Runner};
 use crate::config::{SettingError, SlurmConfig};
 use crate::nodes::{parse_nodes, SINFO_COMMAND};
 use crate::queue::{parse_queue, parse_site_factors, SPRIO_COMMAND, SQUEUE_COMMAND};
@@ -24,6 +23,8 @@ use fairshare_core::error::Chain;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
+use fairshare_reconcile::command::CommandError;
+use fairshare_reconcile::command::Commands;
 use fairshare_reconcile::controller::{
     remembering, utc_seconds, Controller, Held, SchedulerIo, Setup, Site,
 };
@@ -43,19 +44,6 @@ use fairshare_trace::billing::{
 use serde::Serialize;
 use std::cell::Cell;
 use std::collections::BTreeMap;
-
-/// Something that answers Slurm's commands: the real ones, or recorded outputs.
-pub trait SlurmCommands {
-    /// The standard output of `command` (the program, then its arguments).
-    fn run(&self, command: &[&str]) -> Result<String, CommandError>;
-}
-
-impl SlurmCommands for Runner {
-    fn run(&self, command: &[&str]) -> Result<String, CommandError> {
-        let (program, args) = command.split_first().expect("a command names its program");
-        Runner::run(self, program, args)
-    }
-}
 
 /// Why a pass could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -149,7 +137,7 @@ pub struct Reconciliation {
 }
 
 /// Slurm as the controller reads and writes it: its commands through `slurm`, counted.
-pub struct SlurmIo<S: SlurmCommands> {
+pub struct SlurmIo<S: Commands> {
     slurm: S,
     /// The cluster whose associations are ranked, when the configuration names one.
     cluster: Option<String>,
@@ -163,7 +151,7 @@ pub struct SlurmIo<S: SlurmCommands> {
     others: Vec<(&'static str, u64)>,
 }
 
-impl<S: SlurmCommands> SlurmIo<S> {
+impl<S: Commands> SlurmIo<S> {
     /// Runs `command` and reads its output with `read`.
     fn read<T>(
         &self,
@@ -227,7 +215,7 @@ impl<S: SlurmCommands> SlurmIo<S> {
     }
 }
 
-impl<S: SlurmCommands> SchedulerIo for SlurmIo<S> {
+impl<S: Commands> SchedulerIo for SlurmIo<S> {
     type Error = AdapterError;
     type Charging = Billing;
     const ACCOUNTING: &'static str = "sacct";
@@ -306,12 +294,12 @@ struct SlurmSetting {
 }
 
 /// The adapter: a policy applied to one Slurm cluster.
-pub struct Adapter<S: SlurmCommands> {
+pub struct Adapter<S: Commands> {
     controller: Controller<SlurmIo<S>>,
     config: SlurmConfig,
 }
 
-impl<S: SlurmCommands> Adapter<S> {
+impl<S: Commands> Adapter<S> {
     /// An adapter of `config` (checked) talking to `slurm`.
     pub fn new(slurm: S, config: SlurmConfig) -> Result<Adapter<S>, SettingError> {
         config.check()?;
@@ -434,7 +422,7 @@ impl<S: SlurmCommands> Adapter<S> {
     }
 }
 
-impl<S: SlurmCommands> Passes for Adapter<S> {
+impl<S: Commands> Passes for Adapter<S> {
     type Pass = Reconciliation;
     type Error = AdapterError;
 

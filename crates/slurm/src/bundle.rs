@@ -5,8 +5,9 @@
 //! on it anywhere else. Every number a prediction takes from the site can then be traced to a
 //! line of one of these files.
 
-use crate::adapter::{set_setting as setting, SlurmCommands};
+use crate::adapter::set_setting as setting;
 use crate::command::CommandError;
+use crate::command::Commands;
 pub use fairshare_trace::bundle::{
     Manifest, ASSOC, CONFIG, CONTROLLER_LOG, DUMP, DUMP_FORMAT, LAST_DECAY, MANIFEST, QOS,
 };
@@ -179,7 +180,7 @@ impl Bundle {
     /// outputs as they are.
     pub fn collect(
         &self,
-        slurm: &impl SlurmCommands,
+        slurm: &impl Commands,
         dir: &Path,
         state: Option<&Path>,
         step: &mut dyn FnMut(&str),
@@ -275,7 +276,7 @@ mod tests {
     /// A Slurm that answers each command with its words, and lists the calls.
     struct Echo(RefCell<Vec<String>>);
 
-    impl SlurmCommands for Echo {
+    impl Commands for Echo {
         fn run(&self, command: &[&str]) -> Result<String, CommandError> {
             self.0.borrow_mut().push(command.join(" "));
             Ok(format!("{}\n", command.join(" ")))

@@ -41,7 +41,7 @@ pub mod adapter;
 pub mod bundle;
 pub use fairshare_trace::assoc;
 pub mod clients;
-pub mod command;
+pub use fairshare_reconcile::command;
 pub mod config;
 pub use fairshare_trace::slurm_output as error;
 mod json;

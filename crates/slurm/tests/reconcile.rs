@@ -5,8 +5,9 @@
 use fairshare_core::model::Time;
 use fairshare_core::policy::registry::POLICIES;
 use fairshare_core::policy::Engine;
-use fairshare_slurm::adapter::{Adapter, AdapterError, SlurmCommands};
+use fairshare_slurm::adapter::{Adapter, AdapterError};
 use fairshare_slurm::command::CommandError;
+use fairshare_slurm::command::Commands;
 use fairshare_slurm::config::SlurmConfig;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -89,7 +90,7 @@ impl Fake {
     }
 }
 
-impl SlurmCommands for &Fake {
+impl Commands for &Fake {
     fn run(&self, command: &[&str]) -> Result<String, CommandError> {
         self.calls.borrow_mut().push(command.join(" "));
         if self.down.get() == command.first().copied() {

@@ -1,7 +1,10 @@
-//! Running Slurm's commands: each call bounded in time, its output read whole, and every way it
-//! can go wrong told apart — not installed, no answer in time, refused with a message, or an
-//! answer that is not text — so that the adapter can log one clear line and retry, never hang
-//! on a `slurmctld` that stopped answering.
+//! Running a scheduler's commands: each call bounded in time, its output read whole, and every
+//! way it can go wrong told apart — not installed, no answer in time, refused with a message,
+//! or an answer that is not text — so that an adapter can log one clear line and retry, never
+//! hang on a controller (`slurmctld`, `sge_qmaster`) that stopped answering.
+//!
+//! Every adapter asks its scheduler through [`Commands`], so that the same code runs against
+//! the real commands ([`Runner`]) and, in tests and benchmarks, against recorded outputs.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -49,10 +52,23 @@ pub enum CommandError {
     },
 }
 
-/// How to run Slurm's commands: where they are, and how long each may take.
+/// Something that answers a scheduler's commands: the real ones, or recorded outputs.
+pub trait Commands {
+    /// The standard output of `command` (the program, then its arguments).
+    fn run(&self, command: &[&str]) -> Result<String, CommandError>;
+}
+
+impl Commands for Runner {
+    fn run(&self, command: &[&str]) -> Result<String, CommandError> {
+        let (program, args) = command.split_first().expect("a command names its program");
+        Runner::run(self, program, args)
+    }
+}
+
+/// How to run a scheduler's commands: where they are, and how long each may take.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Runner {
-    /// The folder of Slurm's commands; `None`: they are found on `PATH`.
+    /// The folder of the scheduler's commands; `None`: they are found on `PATH`.
     pub bin: Option<PathBuf>,
     /// How long one call may take.
     pub timeout: Duration,
@@ -70,7 +86,7 @@ impl Default for Runner {
 
 impl Runner {
     /// Runs `program` with `args` and returns its standard output, or why it gave none. It
-    /// runs with `TZ=UTC`, so that the times Slurm prints are read as what they are.
+    /// runs with `TZ=UTC`, so that the times the scheduler prints are read as what they are.
     pub fn run(&self, program: &str, args: &[&str]) -> Result<String, CommandError> {
         let path = self
             .bin
