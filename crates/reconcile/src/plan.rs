@@ -192,7 +192,7 @@ pub fn plan(
                 (None, _) => (
                     None,
                     Some(
-                        "the scheduler lists no site factor for it (held, or not yet eligible)"
+                        "the scheduler lets no factor order it now (held, not yet eligible, or lowered by its owner)"
                             .into(),
                     ),
                 ),

@@ -1,0 +1,3 @@
+//! Tests of the Grid Engine adapter on recorded outputs.
+
+mod recorded;
