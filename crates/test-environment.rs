@@ -8,7 +8,8 @@
 //   the crate is built: after adding the folder, touch the crate's `build.rs`);
 // - `live_postgres`: `FAIRSHARE_TEST_POSTGRES` names a PostgreSQL server;
 // - `live_slurm`: `FAIRSHARE_TEST_SLURM` is set (a one-host Slurm is up);
-// - `live_slurm_many`: `FAIRSHARE_TEST_SLURM_MANY` is set (the many-node Slurm is up).
+// - `live_slurm_many`: `FAIRSHARE_TEST_SLURM_MANY` is set (the many-node Slurm is up);
+// - `live_gridengine`: `FAIRSHARE_TEST_GRIDENGINE` is set (a one-host Grid Engine is up).
 
 /// Tells the compiler which of `cfgs` this machine offers.
 fn probe(cfgs: &[&str]) {
@@ -29,6 +30,7 @@ fn probe(cfgs: &[&str]) {
                     "live_postgres" => "FAIRSHARE_TEST_POSTGRES",
                     "live_slurm" => "FAIRSHARE_TEST_SLURM",
                     "live_slurm_many" => "FAIRSHARE_TEST_SLURM_MANY",
+                    "live_gridengine" => "FAIRSHARE_TEST_GRIDENGINE",
                     other => panic!("no such test environment: {other}"),
                 };
                 println!("cargo::rerun-if-env-changed={variable}");

@@ -460,6 +460,6 @@ for name in $all; do
   log "$name: replayed under $(policy_of "$name")"
 done
 
-(cd "$root" && "$cargo" run -q -p fairshare-report --features slurm \
+(cd "$root" && "$cargo" run -q -p fairshare-report --features adapters \
   --example slurm_experiment -- "$out")
 log "results: $out/results.md and $out/*.svg"

@@ -136,7 +136,7 @@ for out in "$@"; do
   ls "$out"/*/replay-noconf.json >/dev/null 2>&1 && replays+=(replay-noconf.json)
   ls "$out"/*/replay-log.json >/dev/null 2>&1 && replays+=(replay-log.json)
   for replay in "${replays[@]}"; do
-    (cd "$root" && "$cargo" run --release -q -p fairshare-report --features slurm \
+    (cd "$root" && "$cargo" run --release -q -p fairshare-report --features adapters \
       --example slurm_experiment -- "$out" "$replay" >/dev/null)
   done
   echo "$out: results.md, results-replay-nophase.md, results-replay-easy.md (and -noconf, -log)" >&2

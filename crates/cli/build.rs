@@ -19,6 +19,7 @@ fn main() {
         "live_postgres",
         "live_slurm",
         "live_slurm_many",
+        "live_gridengine",
     ]);
     println!("cargo:rerun-if-env-changed=FAIRSHARE_COMMIT");
     let commit = std::env::var("FAIRSHARE_COMMIT")

@@ -69,11 +69,15 @@ mkdir -p /var/run/gridengine
 running sge_execd || SGE_EXECD_PIDFILE=/var/run/gridengine/execd.pid /usr/sbin/sge_execd
 
 # Global: usage as slots × wall-clock (sleep jobs build usage), users kept for the share tree,
-# the accounting flushed every 15 s.
-qconf -sconf global >"$work/global"
-sed -i -e 's/^execd_params .*/execd_params                 SHARETREE_RESERVED_USAGE=true/' \
-  -e 's/^auto_user_delete_time .*/auto_user_delete_time        0/' "$work/global"
-qconf -Mconf "$work/global" >/dev/null 2>&1 || true
+# each job's record written to the accounting file as it ends. `qconf -Mconf FILE` names the
+# configuration after the file, hence a file called `global`; continued lines are joined first.
+mkdir -p "$work/conf"
+qconf -sconf global | sed -e ':a' -e '/\\$/N; s/\\\n *//; ta' >"$work/conf/global"
+sed -i -e 's/^execd_params .*/execd_params SHARETREE_RESERVED_USAGE=true/' \
+  -e 's/^auto_user_delete_time .*/auto_user_delete_time 0/' \
+  -e 's/^reporting_params .*/reporting_params accounting=true reporting=false flush_time=00:00:15 joblog=false sharelog=00:00:00 accounting_flush_time=00:00:00/' \
+  "$work/conf/global"
+qconf -Mconf "$work/conf/global" >/dev/null 2>&1
 
 cat >"$work/queue" <<EOF
 qname                 all.q
@@ -156,6 +160,9 @@ fi
 qconf -ssconf >"$work/sched"
 set_sched() { sed -i "s/^$1 .*/$1 $2/" "$work/sched"; }
 set_sched schedule_interval 0:0:15
+# A scheduler run a second after a job ends, so that a test's queue drains without waiting 15 s
+# a start.
+set_sched flush_finish_sec 1
 if [ "$mode" = lever ]; then
   set_sched weight_priority 1.000000
   set_sched weight_urgency 0.000000

@@ -8,6 +8,7 @@ mod cloud;
 mod collect;
 mod draw;
 mod generate;
+mod gridengine;
 mod operator;
 mod output;
 mod penalty;
@@ -97,6 +98,10 @@ enum Command {
     Agent(Box<agent::Args>),
     /// Apply a policy to a live Slurm queue: rank the waiting associations, set site factors.
     Slurm(slurm::Args),
+    /// Apply a policy to a live Grid Engine queue: rank the waiting users, set POSIX
+    /// priorities.
+    #[command(alias = "ge")]
+    Gridengine(gridengine::Args),
 }
 
 fn main() -> ExitCode {
@@ -120,12 +125,12 @@ fn main() -> ExitCode {
 }
 
 impl Command {
-    /// Whether the command keeps running to serve others (the service, the agent, the Slurm
-    /// adapter), rather than doing one piece of work and exiting.
+    /// Whether the command keeps running to serve others (the service, the agent, the
+    /// adapters), rather than doing one piece of work and exiting.
     fn serves(&self) -> bool {
         matches!(
             self,
-            Command::Serve(_) | Command::Agent(_) | Command::Slurm(_)
+            Command::Serve(_) | Command::Agent(_) | Command::Slurm(_) | Command::Gridengine(_)
         )
     }
 }
@@ -171,6 +176,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Nodes(args) => operator::nodes(args),
         Command::Agent(args) => agent::run(*args),
         Command::Slurm(args) => slurm::run(args),
+        Command::Gridengine(args) => gridengine::run(args),
     }
 }
 

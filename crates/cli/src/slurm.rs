@@ -289,11 +289,16 @@ fn watch(args: &WatchArgs) -> Result<()> {
 
 /// The lock of a command that writes (none for a dry run, which writes nothing).
 fn writer(config: &SlurmConfig, dry_run: bool) -> Result<Option<Lock>> {
+    lock(&config.lock, dry_run)
+}
+
+/// The lock at `path` of a command that writes (none for a dry run, which writes nothing).
+pub(crate) fn lock(path: &Path, dry_run: bool) -> Result<Option<Lock>> {
     if dry_run {
         return Ok(None);
     }
     let since = fairshare_reconcile::controller::utc_seconds(system_now());
-    Ok(Some(Lock::take(&config.lock, &since)?))
+    Ok(Some(Lock::take(path, &since)?))
 }
 
 /// What one turn of `watch` tells the log: the pass's notes and line, or why it failed.
@@ -344,17 +349,18 @@ fn log_pass(pass: &Reconciliation) {
     }
 }
 
-/// What `--json` prints: the pass and, for a sync, what its writes did.
+/// What `--json` prints: an adapter's pass and, for a sync, what its writes did.
 #[derive(Serialize)]
-struct Document<'a> {
+pub(crate) struct Document<'a, P> {
     schema_version: u32,
     #[serde(flatten)]
-    pass: &'a Reconciliation,
+    pass: &'a P,
     applied: Option<&'a Applied>,
 }
 
-impl<'a> Document<'a> {
-    fn new(pass: &'a Reconciliation, applied: Option<&'a Applied>) -> Document<'a> {
+impl<'a, P> Document<'a, P> {
+    /// The document of `pass` and what its writes did.
+    pub(crate) fn new(pass: &'a P, applied: Option<&'a Applied>) -> Document<'a, P> {
         Document {
             schema_version: fairshare_core::instance::SCHEMA_VERSION,
             pass,
@@ -364,7 +370,7 @@ impl<'a> Document<'a> {
 }
 
 /// A duration as every option takes it: seconds (`60`) or with units (`5m`).
-fn duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn duration(text: &str) -> Result<Duration, String> {
     let seconds = fairshare_core::model::parse_seconds(text)?;
     Duration::try_from_secs_f64(seconds).map_err(|e| format!("{text:?}: {e}"))
 }

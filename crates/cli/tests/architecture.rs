@@ -37,13 +37,23 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("lab", &["core", "trace", "sim"]),
     (
         "report",
-        &["core", "sim", "lab", "wire", "agent", "reconcile", "slurm"],
+        &[
+            "core",
+            "sim",
+            "lab",
+            "wire",
+            "agent",
+            "reconcile",
+            "slurm",
+            "gridengine",
+        ],
     ),
     ("wire", &["core"]),
     ("service", &["core", "wire"]),
     ("agent", &["core", "wire"]),
     ("reconcile", &["core"]),
     ("slurm", &["core", "trace", "reconcile"]),
+    ("gridengine", &["core", "reconcile"]),
     (
         "cli",
         &[
@@ -57,6 +67,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "agent",
             "reconcile",
             "slurm",
+            "gridengine",
         ],
     ),
 ];

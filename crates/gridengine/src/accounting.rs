@@ -103,8 +103,16 @@ impl AccountingFile {
     /// The records that ended from `from` on, among those written since the last read (all of
     /// them when the file shrank or `from` is earlier than any read before asked), with a
     /// sentence for each line that could not be read.
+    /// A file that does not exist holds no record (Grid Engine writes it when the first job
+    /// ends), said in a note, since a wrong path looks the same.
     pub fn read(&mut self, from: Time) -> std::io::Result<(Vec<Record>, Vec<String>)> {
-        let mut file = std::fs::File::open(&self.path)?;
+        let mut file = match std::fs::File::open(&self.path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let note = format!("the accounting file {} does not exist: no finished job is counted (Grid Engine writes it when the first job ends; check `accounting` in the configuration)", self.path.display());
+                return Ok((Vec::new(), vec![note]));
+            }
+            opened => opened?,
+        };
         let size = file.metadata()?.len();
         if size < self.read_to || self.from.map_or(true, |f| from < f) {
             (self.read_to, self.lines, self.from) = (0, 0, Some(from));
@@ -186,6 +194,8 @@ mod tests {
         // A line being written: not read until whole.
         write!(file, "all.q:vm:gec:gec:sleep:3").unwrap();
         let mut accounting = AccountingFile::new(&path);
+        let missing = AccountingFile::new(dir.path().join("none")).read(secs(0)).unwrap();
+        assert!(missing.0.is_empty() && missing.1[0].contains("does not exist"), "{missing:?}");
         let (records, skipped) = accounting.read(secs(1150)).unwrap();
         assert_eq!(
             records.iter().map(|r| r.id).collect::<Vec<_>>(),

@@ -4,7 +4,7 @@
 //! SDRF (`sdrf`) and Processor-Equivalent Fair Tree (`pe`) through `fairshare slurm watch`.
 //!
 //! ```text
-//! cargo run -p fairshare-report --features slurm --example slurm_experiment -- OUT_DIR [REPLAY]
+//! cargo run -p fairshare-report --features adapters --example slurm_experiment -- OUT_DIR [REPLAY]
 //! ```
 //!
 //! `REPLAY` names the replay file read in every run folder (default `replay.json`); with

@@ -16,11 +16,13 @@
 //! `fairshare cloud` (from the lab's results), the `service` feature those of `fairshare
 //! top`, `explain` and `nodes` (from the daemon's answers), the
 //! `agent` feature the readiness check and the cycles of `fairshare agent` (from the node
-//! agent's reports), the `slurm` feature the status, syncs and passes of `fairshare slurm`
-//! (from the Slurm adapter's passes).
+//! agent's reports), the `adapters` feature the status, syncs and passes of `fairshare slurm`
+//! and `fairshare gridengine` (from the adapters' passes).
 
 #[cfg(feature = "simulation")]
 mod accounts;
+#[cfg(feature = "adapters")]
+mod adapter;
 #[cfg(feature = "agent")]
 mod agent;
 #[cfg(feature = "simulation")]
@@ -48,8 +50,6 @@ mod runtime;
 mod setting;
 #[cfg(feature = "simulation")]
 mod simulate;
-#[cfg(feature = "slurm")]
-mod slurm;
 #[cfg(feature = "simulation")]
 mod sweep;
 pub mod text;
@@ -58,6 +58,11 @@ mod whatif;
 
 pub mod svg;
 
+#[cfg(feature = "adapters")]
+pub use adapter::{
+    gridengine_pass_line, gridengine_status, gridengine_sync, gridengine_writes_text,
+    slurm_pass_line, slurm_status, slurm_sync, writes_text,
+};
 #[cfg(feature = "agent")]
 pub use agent::{check_table, cycle_text};
 #[cfg(feature = "simulation")]
@@ -81,8 +86,6 @@ pub use replay::{
 pub use runtime::{runtime_html, runtime_table};
 #[cfg(feature = "simulation")]
 pub use simulate::{simulate_html, simulate_table};
-#[cfg(feature = "slurm")]
-pub use slurm::{slurm_pass_line, slurm_status, slurm_sync, writes_text};
 #[cfg(feature = "simulation")]
 pub use sweep::{sweep_html, sweep_table};
 pub use text::table;

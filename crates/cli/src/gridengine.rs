@@ -1,0 +1,273 @@
+//! `fairshare gridengine` (or `fairshare ge`): a policy applied to a live Grid Engine queue
+//! through each pending job's POSIX priority. The command reads its file, builds the adapter
+//! and prints what the adapter saw and did; the work is in `fairshare-gridengine`, the tables
+//! in `fairshare-report`.
+
+use crate::slurm::{duration, lock, Document};
+use anyhow::{bail, Context, Result};
+use fairshare_core::error::Chain;
+use fairshare_gridengine::adapter::{Adapter, AdapterError, Applied, Reconciliation};
+use fairshare_gridengine::command::Runner;
+use fairshare_gridengine::config::GridEngineConfig;
+use fairshare_reconcile::plan::Plan;
+use fairshare_reconcile::watch::{
+    stop_on_signals, system_now, watch as reconcile_every, Backoff, RealClock, Told, Watcher,
+};
+use fairshare_report::{
+    gridengine_pass_line, gridengine_status, gridengine_sync, gridengine_writes_text,
+};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where the configuration is looked for when `--config` is not given.
+const DEFAULT_CONFIG: &str = "/etc/fairshare/gridengine.toml";
+
+/// What `fairshare gridengine --help` says after the subcommands.
+const AFTER_HELP: &str = "\
+fairshare ranks the users who wait under a policy and gives every pending job a POSIX priority
+(`qalter -p N`, 1 to 1024) that falls along the order in which the policy would start them.
+With the scheduler's weight_priority 1, weight_urgency 0 and weight_ticket 0, Grid Engine then
+starts jobs in fairshare's order. Jobs whose owner lowered their priority (below 0), jobs on
+hold and jobs in error are left as they are.
+
+  fairshare gridengine status                    what fairshare sees and would set
+  fairshare gridengine sync --dry-run            what one reconcile would write
+  fairshare gridengine sync --policy sdrf        rank by SDRF and write the priorities
+  fairshare gridengine watch --interval 60s      the same every minute, until SIGTERM
+  fairshare gridengine reset                     every priority fairshare wrote back to 0
+
+The configuration (default /etc/fairshare/gridengine.toml; deploy/gridengine.toml is an
+example) names the policy, weight, interval, window and the accounting file; docs/gridengine.md
+says how to set a cluster up, what fairshare writes, and how to roll back.";
+
+/// Arguments of `fairshare gridengine`.
+#[derive(clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// `fairshare gridengine`'s subcommands.
+#[derive(clap::Subcommand)]
+enum Command {
+    /// What fairshare sees: the users with their usage and rank, every pending job with Grid
+    /// Engine's priority and the POSIX priority it holds and would get.
+    Status(Common),
+    /// One reconcile: read the cluster, rank, write the priorities that differ.
+    Sync(Writing),
+    /// Reconcile every interval until SIGTERM or SIGINT, logging one line per pass.
+    Watch(WatchArgs),
+    /// Set every POSIX priority fairshare wrote (above 0) back to 0, Grid Engine's default.
+    Reset(Writing),
+}
+
+/// What every subcommand takes.
+#[derive(clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Common {
+    /// The TOML configuration (without it, /etc/fairshare/gridengine.toml if it exists, else
+    /// the defaults: Fair Tree, weight 1024, Debian's accounting file).
+    #[arg(long, env = "FAIRSHARE_GRIDENGINE_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The policy, over the file's (spelled as in `fairshare replay --policy`: sdrf, drf,
+    /// fairshare:function=fair-tree, kueue-afs, …).
+    #[arg(long)]
+    policy: Option<String>,
+    /// Print as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `sync` and `reset`.
+#[derive(clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Writing {
+    #[command(flatten)]
+    common: Common,
+    /// Write nothing: print the writes it would make.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Arguments of `fairshare gridengine watch`.
+#[derive(clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    writing: Writing,
+    /// Time between two passes, in seconds or as `60s`, `5m`, over the file's interval_s.
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    interval: Option<Duration>,
+    /// Log filter (RUST_LOG syntax).
+    #[arg(long, env = "FAIRSHARE_LOG", default_value = "info")]
+    log: String,
+    /// Log lines as JSON objects.
+    #[arg(long, env = "FAIRSHARE_LOG_JSON")]
+    log_json: bool,
+}
+
+/// Runs `fairshare gridengine`.
+pub fn run(args: Args) -> Result<()> {
+    match args.command {
+        Command::Status(common) => status(&common),
+        Command::Sync(args) => sync(&args),
+        Command::Watch(args) => watch(&args),
+        Command::Reset(args) => reset(&args),
+    }
+}
+
+/// The configuration of `--config` (or the default file, or the defaults), `--policy` over it.
+fn config(common: &Common) -> Result<GridEngineConfig> {
+    let mut config = match &common.config {
+        Some(path) => GridEngineConfig::load(path)?,
+        None if Path::new(DEFAULT_CONFIG).exists() => {
+            GridEngineConfig::load(Path::new(DEFAULT_CONFIG))?
+        }
+        None => GridEngineConfig::default(),
+    };
+    if let Some(policy) = &common.policy {
+        config.policy = policy.clone();
+        config.check().context("--policy")?;
+    }
+    Ok(config)
+}
+
+/// The adapter of `config`, on Grid Engine's real commands.
+fn adapter(config: &GridEngineConfig) -> Result<Adapter<Runner>> {
+    let runner = Runner {
+        bin: config.bin.clone(),
+        timeout: config.timeout(),
+    };
+    Ok(Adapter::new(runner, config)?)
+}
+
+/// `status`: one pass, nothing written.
+fn status(common: &Common) -> Result<()> {
+    let pass = adapter(&config(common)?)?.pass(system_now())?;
+    if common.json {
+        return crate::output::write_json(Path::new("-"), &Document::new(&pass, None));
+    }
+    crate::output::print(&gridengine_status(&pass))
+}
+
+/// `sync`: one pass, its writes made (unless `--dry-run`) and read back.
+fn sync(args: &Writing) -> Result<()> {
+    let config = config(&args.common)?;
+    let _lock = lock(&config.lock, args.dry_run)?;
+    let mut adapter = adapter(&config)?;
+    let pass = adapter.pass(system_now())?;
+    let applied = (!args.dry_run).then(|| adapter.apply(&pass.plan));
+    if args.common.json {
+        crate::output::write_json(Path::new("-"), &Document::new(&pass, applied.as_ref()))?;
+    } else {
+        crate::output::print(&gridengine_sync(&pass, applied.as_ref()))?;
+    }
+    match applied {
+        Some(a) if !a.complete() => {
+            bail!("the ranking is not fully applied (see above); run sync again")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `reset`: every priority fairshare wrote back to 0.
+fn reset(args: &Writing) -> Result<()> {
+    let config = config(&args.common)?;
+    let _lock = lock(&config.lock, args.dry_run)?;
+    let mut adapter = adapter(&config)?;
+    let plan = adapter.reset_plan()?;
+    let applied = (!args.dry_run).then(|| adapter.apply(&plan));
+    if args.common.json {
+        crate::output::write_json(Path::new("-"), &Reset::new(&plan, applied.as_ref()))?;
+    } else {
+        crate::output::print(&gridengine_writes_text(&plan, applied.as_ref()))?;
+    }
+    match applied {
+        Some(a) if !a.complete() => {
+            bail!("not every priority was set back (see above); run reset again")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// What `reset --json` prints.
+#[derive(Serialize)]
+struct Reset<'a> {
+    schema_version: u32,
+    writes: &'a [fairshare_reconcile::writes::Write],
+    applied: Option<&'a Applied>,
+}
+
+impl<'a> Reset<'a> {
+    /// The document of a reset's `plan` and what its writes did.
+    fn new(plan: &'a Plan, applied: Option<&'a Applied>) -> Reset<'a> {
+        Reset {
+            schema_version: fairshare_core::instance::SCHEMA_VERSION,
+            writes: &plan.writes,
+            applied,
+        }
+    }
+}
+
+/// `watch`: a pass every interval until SIGTERM or SIGINT; a pass that fails is logged and
+/// the next one tries again.
+fn watch(args: &WatchArgs) -> Result<()> {
+    let mut config = config(&args.writing.common)?;
+    if let Some(interval) = args.interval {
+        config.interval_s = interval.as_secs_f64();
+        config.check().context("--interval")?;
+    }
+    crate::serve::logging(&args.log, args.log_json)?;
+    let interval = Duration::from_secs_f64(config.interval_s);
+    let dry_run = args.writing.dry_run;
+    tracing::info!(
+        policy = %config.policy,
+        weight = config.weight,
+        interval_s = config.interval_s,
+        window_s = config.window_s,
+        dry_run,
+        "watching Grid Engine"
+    );
+    let _lock = lock(&config.lock, dry_run)?;
+    let stop = stop_on_signals().context("installing the signal handler")?;
+    let mut watcher = Watcher {
+        adapter: adapter(&config)?,
+        dry_run,
+        interval,
+        now: system_now,
+        log: log_turn,
+    };
+    reconcile_every(
+        &mut watcher,
+        Backoff::for_interval(interval),
+        &stop,
+        &mut RealClock,
+    );
+    tracing::info!("stopped; the priorities keep their last values (`fairshare gridengine reset` sets them back to 0)");
+    Ok(())
+}
+
+/// What one turn of `watch` tells the log: the pass's notes and line, or why it failed.
+fn log_turn(told: Told<'_, Reconciliation, AdapterError>) {
+    match told {
+        Told::Passed(pass, applied, _) => {
+            if let Some(why) = &pass.rebuilt {
+                tracing::info!("{why}");
+            }
+            for note in &pass.notes {
+                tracing::warn!("{note}");
+            }
+            let line = gridengine_pass_line(pass, applied);
+            match applied {
+                Some(a) if !a.complete() => tracing::warn!("{line}; the next pass retries"),
+                _ => tracing::info!("{line}"),
+            }
+        }
+        Told::Failed(error, backoff) => {
+            let retry_in_s = backoff.as_secs_f64();
+            tracing::warn!(error = %Chain(error), retry_in_s, "pass failed; nothing written, the next pass tries again");
+        }
+    }
+}
