@@ -10,6 +10,7 @@ mod cloud;
 mod daemon;
 mod generate;
 mod golden;
+mod gridengine;
 mod inputs;
 mod live;
 mod penalty;

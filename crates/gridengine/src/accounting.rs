@@ -194,8 +194,13 @@ mod tests {
         // A line being written: not read until whole.
         write!(file, "all.q:vm:gec:gec:sleep:3").unwrap();
         let mut accounting = AccountingFile::new(&path);
-        let missing = AccountingFile::new(dir.path().join("none")).read(secs(0)).unwrap();
-        assert!(missing.0.is_empty() && missing.1[0].contains("does not exist"), "{missing:?}");
+        let missing = AccountingFile::new(dir.path().join("none"))
+            .read(secs(0))
+            .unwrap();
+        assert!(
+            missing.0.is_empty() && missing.1[0].contains("does not exist"),
+            "{missing:?}"
+        );
         let (records, skipped) = accounting.read(secs(1150)).unwrap();
         assert_eq!(
             records.iter().map(|r| r.id).collect::<Vec<_>>(),

@@ -1,0 +1,252 @@
+//! `fairshare gridengine` against a real Grid Engine 8.1.9: the one-host cluster of
+//! `scripts/gridengine/up.sh` (queue all.q on this host; users gea, geb and gec; the scheduler
+//! ordering by POSIX priority alone).
+//!
+//! For each policy, SDRF and then Fair Tree: gea holds the whole queue (two slots) with two
+//! long jobs, the queue is disabled, and gea, geb and gec queue three short jobs each, in turn;
+//! geb also queues one job at a priority it lowered itself (-5). Grid Engine alone would start
+//! them in submission order. `fairshare gridengine sync --policy P` writes a POSIX priority per
+//! job and a second sync writes nothing; the first time, `reset` gives every job back the
+//! priority it was submitted with (0, and geb's -5) and a sync sets them again. Then gea's jobs
+//! are deleted, the queue is shrunk to one slot and enabled, and the jobs start one by one —
+//! in the order fairshare planned (highest priority first, ties by job number): under SDRF geb
+//! and gec taking turns, under Fair Tree one user's jobs after the other's, gea's last, and
+//! geb's lowered job after all of them.
+//!
+//! Runs where `FAIRSHARE_TEST_GRIDENGINE` is set (`.ci/run` brings the cluster up and sets
+//! it); ignored with the reason elsewhere. It takes about two minutes of wall time.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The users of the test cluster.
+const USERS: [&str; 3] = ["gea", "geb", "gec"];
+
+/// The accounting file of Debian's Grid Engine.
+const ACCOUNTING: &str = "/var/lib/gridengine/default/common/accounting";
+
+/// Runs `command` with `args`, returning its standard output; panics with its error output.
+fn run(command: &str, args: &[&str]) -> String {
+    let out = Command::new(command).args(args).output().expect(command);
+    assert!(
+        out.status.success(),
+        "{command} {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+/// Submits, as `user`, `qsub OPTIONS sleep SECONDS`; its job number.
+fn submit(user: &str, options: &str, seconds: u32) -> u64 {
+    let qsub = format!("qsub -terse -b y -o /dev/null -e /dev/null {options} sleep {seconds}");
+    let id = run("su", &["-", user, "-c", &qsub]);
+    id.trim().parse().expect("a job number")
+}
+
+/// Waits until `done` holds, at most `limit`.
+fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "waited {limit:?} for {what}");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// The jobs `qstat` lists: job number to (state, POSIX priority).
+fn jobs() -> BTreeMap<u64, (String, i64)> {
+    let text = run("qstat", &["-u", "*", "-pri"]);
+    (text.lines().skip(2))
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            Some((
+                f.first()?.parse().ok()?,
+                (f[8].to_string(), f[5].parse().ok()?),
+            ))
+        })
+        .collect()
+}
+
+/// Sets the queue's slots.
+fn slots(n: u32) {
+    run(
+        "qconf",
+        &["-mattr", "queue", "slots", &n.to_string(), "all.q"],
+    );
+}
+
+/// Deletes every job of the test users and waits for an empty queue.
+fn empty_queue() {
+    let _ = Command::new("qdel")
+        .args(["-f", "-u", &USERS.join(",")])
+        .output();
+    wait_for("an empty queue", Duration::from_secs(60), || {
+        jobs().is_empty()
+    });
+}
+
+/// `fairshare gridengine ARGS… --config CONFIG --json`, parsed.
+fn fairshare(config: &Path, args: &[&str]) -> Value {
+    let config = config.to_str().unwrap();
+    let all = [args, &["--config", config, "--json"]].concat();
+    let out = run(
+        env!("CARGO_BIN_EXE_fairshare"),
+        &[&["gridengine"], &all[..]].concat(),
+    );
+    serde_json::from_str(&out).expect("JSON")
+}
+
+/// The wanted priority of every planned job of a `--json` pass.
+fn wanted(pass: &Value) -> BTreeMap<u64, i64> {
+    let jobs = pass["plan"]["jobs"].as_array().unwrap();
+    jobs.iter()
+        .filter_map(|j| Some((j["id"].as_u64()?, j["wanted"].as_i64()?)))
+        .collect()
+}
+
+/// The start of each of `ids` the accounting file records, once every one is there.
+fn starts(ids: &[u64]) -> BTreeMap<u64, u64> {
+    let mut found = BTreeMap::new();
+    wait_for("the accounting records", Duration::from_secs(60), || {
+        let text = std::fs::read_to_string(ACCOUNTING).unwrap_or_default();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = line.split(':').collect();
+            let (Some(id), Some(start)) = (f.get(5), f.get(9)) else {
+                continue;
+            };
+            if let (Ok(id), Ok(start)) = (id.parse::<u64>(), start.parse::<u64>()) {
+                if ids.contains(&id) {
+                    found.insert(id, start);
+                }
+            }
+        }
+        found.len() == ids.len()
+    });
+    found
+}
+
+/// One round under `policy`: the queue set up, ranked, (with `reset_too`) reset and ranked
+/// again, then drained; the order of starts against the plan. Returns the owners of the
+/// ranked jobs in the order they started.
+fn round(config: &Path, policy: &str, reset_too: bool) -> Vec<String> {
+    empty_queue();
+    slots(2);
+    run("qmod", &["-e", "all.q"]);
+    let fillers = [submit("gea", "", 600), submit("gea", "", 600)];
+    run("qconf", &["-tsm"]);
+    wait_for("gea's two jobs to run", Duration::from_secs(60), || {
+        let jobs = jobs();
+        fillers
+            .iter()
+            .all(|id| jobs.get(id).is_some_and(|(s, _)| s == "r"))
+    });
+    run("qmod", &["-d", "all.q"]);
+    let mut owner = BTreeMap::new();
+    for _ in 0..3 {
+        for user in USERS {
+            owner.insert(submit(user, "", 3), user.to_string());
+        }
+    }
+    let lowered = submit("geb", "-p -5", 3);
+
+    let pass = fairshare(config, &["sync", "--policy", policy]);
+    assert!(
+        pass["applied"]["refused"].as_array().unwrap().is_empty(),
+        "{pass}"
+    );
+    let mut wanted = wanted(&pass);
+    assert_eq!(
+        wanted.len(),
+        9,
+        "the nine jobs at priority 0 ranked: {wanted:?}"
+    );
+    assert!(
+        !wanted.contains_key(&lowered),
+        "geb's lowered job is left alone"
+    );
+    let held = jobs();
+    for (id, w) in &wanted {
+        assert_eq!(held[id].1, *w, "job {id} holds what was planned");
+    }
+    let again = fairshare(config, &["sync", "--policy", policy]);
+    assert_eq!(
+        again["plan"]["writes"],
+        Value::Array(Vec::new()),
+        "a second sync writes nothing"
+    );
+    if reset_too {
+        let reset = fairshare(config, &["reset"]);
+        assert_eq!(reset["applied"]["jobs"], 9, "{reset}");
+        let after = jobs();
+        for id in owner.keys() {
+            assert_eq!(after[id].1, 0, "job {id} is back at its submitted priority");
+        }
+        assert_eq!(after[&lowered].1, -5, "geb's own priority is untouched");
+        let pass = fairshare(config, &["sync", "--policy", policy]);
+        wanted = self::wanted(&pass);
+    }
+
+    // Fairshare's order: highest priority first, ties to the lower job number, as Grid
+    // Engine dispatches; geb's lowered job after every ranked one.
+    let mut expected: Vec<u64> = wanted.keys().copied().collect();
+    expected.sort_by_key(|id| (std::cmp::Reverse(wanted[id]), *id));
+    expected.push(lowered);
+    slots(1);
+    for id in fillers {
+        run("qdel", &["-f", &id.to_string()]);
+    }
+    run("qmod", &["-e", "all.q"]);
+    run("qconf", &["-tsm"]);
+    let started = starts(&expected);
+    let mut order = expected.clone();
+    order.sort_by_key(|id| (started[id], *id));
+    assert_eq!(
+        order, expected,
+        "{policy}: the jobs started in fairshare's order; starts {started:?}"
+    );
+    slots(8);
+    expected[..9].iter().map(|id| owner[id].clone()).collect()
+}
+
+#[test]
+#[cfg_attr(
+    not(live_gridengine),
+    ignore = "needs a live one-host Grid Engine: scripts/gridengine/up.sh --fresh, then FAIRSHARE_TEST_GRIDENGINE=1"
+)]
+fn a_live_queue_starts_in_the_policys_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("gridengine.toml");
+    // The history of this test alone.
+    let since = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let toml = format!(
+        "lock = \"{}\"\nsince = \"{}\"\n",
+        dir.path().join("lock").display(),
+        since.trim_end_matches('Z')
+    );
+    std::fs::write(&config, toml).unwrap();
+
+    let sdrf = round(&config, "sdrf", true);
+    // gea holds the whole queue: geb and gec take turns, gea comes last.
+    assert_eq!(&sdrf[6..], ["gea", "gea", "gea"], "{sdrf:?}");
+    assert!(
+        sdrf[..6].windows(2).all(|w| w[0] != w[1]),
+        "geb and gec take turns: {sdrf:?}"
+    );
+
+    let fair_tree = round(&config, "fairshare:function=fair-tree", false);
+    // One user's jobs after the other's, gea (the most usage) last.
+    assert_eq!(&fair_tree[6..], ["gea", "gea", "gea"], "{fair_tree:?}");
+    assert!(
+        fair_tree[..3].iter().all(|u| *u == fair_tree[0]),
+        "{fair_tree:?}"
+    );
+    assert!(
+        fair_tree[3..6].iter().all(|u| *u == fair_tree[3]),
+        "{fair_tree:?}"
+    );
+    assert_ne!(fair_tree[0], fair_tree[3]);
+    empty_queue();
+}
