@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-600}"
 shift || true
-all=(swf swf_machines google alibaba_pods alibaba_nodes scenario program instance shard runtime runtime_series service_bodies service_config agent_readers share_file queues_file catalogue_file sacct baa_timeline slurm_billing slurm_conf slurmctld_log site_bundle)
+all=(swf swf_machines google alibaba_pods alibaba_nodes scenario program instance shard runtime runtime_series service_bodies service_config agent_readers share_file queues_file catalogue_file sacct baa_timeline slurm_billing slurm_conf slurmctld_log site_bundle gridengine_qstat gridengine_accounting gridengine_share_tree gridengine_hosts gridengine_config)
 targets=("${@:-${all[@]}}")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
@@ -31,6 +31,8 @@ seed_dirs() {
     scenario) echo examples/bottleneck ;;
     runtime) echo examples/runtime ;;
     service_config) echo deploy ;;
+    # Grid Engine's measured outputs, read where they are kept (never copied here).
+    gridengine_*) [ -d ../shared/spec/gridengine-samples ] && echo ../shared/spec/gridengine-samples ;;
     program) echo examples/bottleneck ;;
     shard)
       local dir=fuzz/corpus/shard-seed

@@ -155,6 +155,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_example_file_loads_and_says_the_defaults() {
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/gridengine.toml");
+        assert_eq!(
+            GridEngineConfig::load(&example).unwrap(),
+            GridEngineConfig::default()
+        );
+    }
+
+    #[test]
     fn the_weight_is_bounded_by_grid_engines_priorities() {
         let config = GridEngineConfig {
             weight: 2000,

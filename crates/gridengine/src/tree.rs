@@ -127,17 +127,21 @@ pub fn share_tree(nodes: &[ShareNode], users: &[String]) -> Result<Tree, ShareTr
             } else {
                 let index = accounts
                     .add_user(c.name.clone(), at, c.shares as f64)
-                    .expect("a new user");
+                    .expect("a user placed nowhere yet");
                 placed.insert(c.name.clone(), parent.clone());
                 tree.users.push((parent.clone(), c.name.clone(), index));
             }
         }
     }
     for (at, parent, shares) in defaults {
-        for user in users.iter().filter(|u| !placed.contains_key(*u)) {
+        for user in users {
+            if placed.contains_key(user) {
+                continue;
+            }
             let index = accounts
                 .add_user(user.clone(), at, shares as f64)
-                .expect("a new user");
+                .expect("a user placed nowhere yet");
+            placed.insert(user.clone(), parent.clone());
             tree.users.push((parent.clone(), user.clone(), index));
         }
     }
@@ -145,17 +149,20 @@ pub fn share_tree(nodes: &[ShareNode], users: &[String]) -> Result<Tree, ShareTr
     Ok(tree)
 }
 
-/// The tree of a site without a share tree: every user of `users`, one share each, under
-/// `root`.
+/// The tree of a site without a share tree: every user of `users` (once), one share each,
+/// under `root`.
 pub fn flat_tree(users: &[String]) -> Tree {
     let mut accounts = AccountTree::new("root");
+    let users: std::collections::BTreeSet<&String> = users.iter().collect();
     let users = users
-        .iter()
+        .into_iter()
         .map(|u| {
             (
                 "root".to_string(),
                 u.clone(),
-                accounts.add_user(u.clone(), 0, 1.0).expect("a new user"),
+                accounts
+                    .add_user(u.clone(), 0, 1.0)
+                    .expect("each user once"),
             )
         })
         .collect();
