@@ -155,3 +155,168 @@ fn sync_orders_a_live_queue() {
         "jobs start in fairshare's order (Slurm alone: submit order)"
     );
 }
+
+/// A folder of Slurm's commands whose `scontrol update` marks `marker` and takes two seconds
+/// before it runs the real one: a write long enough to be signalled in the middle of.
+fn slow_scontrol(dir: &std::path::Path, marker: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for command in ["squeue", "sprio", "sacct", "sacctmgr", "sinfo", "sshare"] {
+        std::os::unix::fs::symlink(format!("/usr/bin/{command}"), bin.join(command)).unwrap();
+    }
+    let script = format!(
+        "#!/bin/sh\nif [ \"$1\" = update ]; then touch '{}'; sleep 2; fi\nexec /usr/bin/scontrol \"$@\"\n",
+        marker.display()
+    );
+    let scontrol = bin.join("scontrol");
+    std::fs::write(&scontrol, script).unwrap();
+    std::fs::set_permissions(&scontrol, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+/// The watcher, killed when the test ends even by a failed assertion.
+struct Watch(std::process::Child);
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// How many times `log` holds `text`.
+fn logged(log: &std::path::Path, text: &str) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .matches(text)
+        .count()
+}
+
+/// Starts `daemon` (slurmctld or slurmdbd, which fork themselves) and waits until `ready`.
+fn start(daemon: &str, mut ready: impl FnMut() -> bool) {
+    crate::live::run(daemon, &[]);
+    wait_for(
+        &format!("{daemon} to answer"),
+        Duration::from_secs(60),
+        || ready(),
+    );
+}
+
+/// Whether `command` succeeds.
+fn answers(command: &str, args: &[&str]) -> bool {
+    std::process::Command::new(command)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+#[cfg_attr(
+    not(live_slurm),
+    ignore = "needs a live one-host Slurm: scripts/slurm/up.sh --fresh fair-tree, then FAIRSHARE_TEST_SLURM=1"
+)]
+fn watch_rides_out_slurmctld_and_slurmdbd_restarts_and_finishes_a_write_when_stopped() {
+    let _cluster = crate::live::exclusive();
+    empty_queue(&USERS);
+    fairshare_weight(0);
+    let blocker = submit("alice", 8, 300);
+    wait_for("alice's job to start", Duration::from_secs(60), || {
+        state(blocker) == "RUNNING"
+    });
+    let first = [submit("bob", 8, 2), submit("carol", 8, 2)];
+    wait_for("sprio to list them", Duration::from_secs(30), || {
+        first.iter().all(|id| sprio_site().contains_key(id))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("scontrol-update-ran");
+    let bin = slow_scontrol(dir.path(), &marker);
+    let config = dir.path().join("slurm.toml");
+    let text = format!(
+        "policy = \"sdrf\"\nweight = 1000\nwindow_s = 600\nlock = \"{}\"\nbin = \"{}\"\n",
+        dir.path().join("lock").display(),
+        bin.display()
+    );
+    std::fs::write(&config, text).unwrap();
+    let log = dir.path().join("watch.log");
+    let mut watch = Watch(
+        std::process::Command::new(env!("CARGO_BIN_EXE_fairshare"))
+            .args(["slurm", "watch", "--interval", "2s"])
+            .args(["--config", config.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let ranked = |id: &u64| sprio_site().get(id).is_some_and(|s| *s > 0);
+    wait_for("the first pass's writes", Duration::from_secs(60), || {
+        first.iter().all(ranked)
+    });
+
+    // slurmctld stopped: the passes fail and back off, nothing is written; started again,
+    // the first passes after rank the job submitted since.
+    crate::live::run("pkill", &["-x", "slurmctld"]);
+    wait_for("two failed passes", Duration::from_secs(60), || {
+        logged(&log, "pass failed") >= 2
+    });
+    start("slurmctld", || answers("squeue", &["-h"]));
+    let back = Instant::now();
+    let late = submit("dave", 8, 2);
+    wait_for("dave's job ranked", Duration::from_secs(60), || {
+        ranked(&late)
+    });
+    let after_ctld = back.elapsed();
+
+    // slurmdbd stopped: the associations and the accounting cannot be read, so every pass
+    // fails before it writes; started again, a job submitted meanwhile is ranked.
+    let failed = logged(&log, "pass failed");
+    crate::live::run("pkill", &["-x", "slurmdbd"]);
+    wait_for("a failed pass", Duration::from_secs(60), || {
+        logged(&log, "pass failed") >= failed + 2
+    });
+    let meanwhile = submit("erin", 8, 2);
+    std::thread::sleep(Duration::from_secs(5));
+    assert_eq!(
+        sprio_site().get(&meanwhile),
+        Some(&0),
+        "nothing written while the accounting is down"
+    );
+    start("slurmdbd", || answers("sacct", &["-n", "-X", "-j", "1"]));
+    let back = Instant::now();
+    wait_for("erin's job ranked", Duration::from_secs(120), || {
+        ranked(&meanwhile)
+    });
+    let after_dbd = back.elapsed();
+    let text = std::fs::read_to_string(&log).unwrap();
+    eprintln!(
+        "slurmctld back: a new job ranked after {after_ctld:?}; slurmdbd back: after {after_dbd:?}; {} passes failed in all",
+        text.matches("pass failed").count()
+    );
+    assert!(text.contains("sacctmgr"), "the failure names the command");
+
+    // SIGTERM while scontrol update runs: the write finishes and is read back, then watch
+    // exits 0.
+    let _ = std::fs::remove_file(&marker);
+    let written = logged(&log, " set in ");
+    let last = submit("frank", 8, 2);
+    wait_for(
+        "an scontrol update under way",
+        Duration::from_secs(60),
+        || marker.exists(),
+    );
+    crate::live::run("kill", &["-TERM", &watch.0.id().to_string()]);
+    let status = watch.0.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        logged(&log, " set in ") > written,
+        "the interrupted pass logged its writes:\n{text}"
+    );
+    assert!(text.contains("stopped; the site factors keep"), "{text}");
+    assert!(
+        ranked(&last),
+        "the write under way when SIGTERM came was made"
+    );
+    empty_queue(&USERS);
+    fairshare_weight(100_000);
+}
