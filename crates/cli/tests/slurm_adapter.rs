@@ -194,12 +194,12 @@ fn logged(log: &std::path::Path, text: &str) -> usize {
 }
 
 /// Starts `daemon` (slurmctld or slurmdbd, which fork themselves) and waits until `ready`.
-fn start(daemon: &str, mut ready: impl FnMut() -> bool) {
+fn start(daemon: &str, ready: impl FnMut() -> bool) {
     crate::live::run(daemon, &[]);
     wait_for(
         &format!("{daemon} to answer"),
         Duration::from_secs(60),
-        || ready(),
+        ready,
     );
 }
 

@@ -114,7 +114,7 @@ impl AccountingFile {
             opened => opened?,
         };
         let size = file.metadata()?.len();
-        if size < self.read_to || self.from.map_or(true, |f| from < f) {
+        if size < self.read_to || self.from.is_none_or(|f| from < f) {
             (self.read_to, self.lines, self.from) = (0, 0, Some(from));
         }
         file.seek(SeekFrom::Start(self.read_to))?;
