@@ -12,7 +12,7 @@
 use crate::accounting::AccountingFile;
 use crate::config::{GridEngineConfig, SettingError};
 use crate::hosts::{parse_nodes, HOSTS_COMMAND, QUEUES_COMMAND};
-use crate::queue::{parse_qstat, GeJob, QSTAT_COMMAND};
+use crate::queue::{parse_qstat, GeJob, PRIO_SCALE, QSTAT_COMMAND};
 use crate::settings::{parse_scheduler, SCHEDULER_COMMAND};
 use crate::tree::{
     flat_tree, parse_share_tree, parse_users, share_tree, ShareTreeError, NO_SHARE_TREE,
@@ -178,7 +178,7 @@ impl<C: Commands> GridEngineIo<C> {
             account: self.account(&job.owner),
             partition: job.queue.clone(),
             state,
-            priority: (job.prio * 100_000.0).round() as u64,
+            priority: (job.prio * PRIO_SCALE as f64).round() as u64,
             held: orderable.then_some(job.posix_priority),
             submit: job.submit.or(job.start).unwrap_or(Time::ZERO),
             start: job.start.filter(|_| job.running),

@@ -12,6 +12,10 @@ use fairshare_core::model::Time;
 /// The command whose output [`parse_qstat`] reads.
 pub const QSTAT_COMMAND: [&str; 5] = ["qstat", "-u", "*", "-pri", "-xml"];
 
+/// Grid Engine's priority (`JAT_prio`, in [0, 1], printed with five decimals) times this is the
+/// whole number the reconcile's queue holds.
+pub const PRIO_SCALE: u64 = 100_000;
+
 /// One job (or one task of an array job) as `qstat` lists it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeJob {

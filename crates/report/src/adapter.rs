@@ -30,6 +30,9 @@ struct Words {
     /// The factor's column heads: in the clients' table, and in the jobs' table before `now`
     /// and `wanted`.
     factor: &'static str,
+    /// The scheduler's priority of a job as it prints it: the adapter's whole number over
+    /// this divisor, with as many decimals as it has zeros (1: as it is).
+    priority_divisor: u64,
 }
 
 /// Slurm's words.
@@ -41,6 +44,7 @@ const SLURM: Words = Words {
     client: "association",
     scheduler: "Slurm",
     factor: "Site",
+    priority_divisor: 1,
 };
 
 /// Grid Engine's words.
@@ -52,6 +56,7 @@ const GRID_ENGINE: Words = Words {
     client: "user",
     scheduler: "Grid Engine",
     factor: "-p",
+    priority_divisor: fairshare_gridengine::queue::PRIO_SCALE,
 };
 
 /// One pass as every adapter shows it: what the reconcile saw and planned, and what only some
@@ -411,7 +416,7 @@ fn jobs_table(plan: &Plan, words: &Words) -> String {
                 j.user.clone(),
                 j.account.clone(),
                 j.partition.clone(),
-                j.priority.to_string(),
+                priority(j.priority, words.priority_divisor),
                 number(j.held),
                 number(j.wanted),
                 j.note.clone().unwrap_or_default(),
@@ -420,6 +425,13 @@ fn jobs_table(plan: &Plan, words: &Words) -> String {
         .collect();
     let headers: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
     table(&headers, &rows)
+}
+
+/// A job's priority as its scheduler prints it: `priority` over `divisor`, with as many
+/// decimals as the divisor has zeros (Grid Engine's `0.50244`).
+fn priority(priority: u64, divisor: u64) -> String {
+    let decimals = divisor.max(1).ilog10() as usize;
+    format!("{:.decimals$}", priority as f64 / divisor.max(1) as f64)
 }
 
 /// The pass's notes, one per line after a blank line, or nothing.
@@ -436,7 +448,13 @@ fn notes(pass: &Shown) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::count;
+    use super::{count, priority};
+
+    #[test]
+    fn a_priority_reads_as_its_scheduler_prints_it() {
+        assert_eq!(priority(50244, 100_000), "0.50244");
+        assert_eq!(priority(1_234_567, 1), "1234567");
+    }
 
     #[test]
     fn one_is_singular_and_every_other_count_plural() {
