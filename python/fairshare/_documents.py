@@ -131,8 +131,8 @@ def priorities(
 
     ``at`` is a duration after the log's first event (``"40d"``, seconds) or a date
     (``"2026-11-23T23:16:57"``); default the log's last event. ``function`` is the fairshare
-    function (``fair-tree``, ``slurm-classic``, ``pbs``, ``metacentrum``, ``htcondor`` or
-    ``htcondor:floor=0.25``; ``policy=`` is its old name, still taken with a
+    function (``fair-tree``, ``slurm-classic``, ``pbs``, ``metacentrum``, ``htcondor``,
+    ``htcondor:floor=0.25`` or ``grid-engine``; ``policy=`` is its old name, still taken with a
     ``DeprecationWarning``), ``decay`` how usage fades (``half-life:7d``, ``step:72h:0.5``, ``reset:30d``, ``slurm:half-life=…``),
     ``usage`` what a job is charged per second (``cpu``, ``maui-pe``, ``pe``,
     ``pe-additive``, ``dominant``, ``tres:W+W+…``, ``billing``). ``swf_cpus`` and ``swf_memory``

@@ -145,6 +145,9 @@ for user in gea geb gec; do
   fi
 done
 
+# A queue a test disabled and left so is enabled again (a state, not part of its configuration).
+qmod -e all.q >/dev/null 2>&1 || true
+
 if $fresh; then
   qdel -f -u '*' >/dev/null 2>&1 || true
   for _ in $(seq 1 60); do [ -z "$(qstat -u '*')" ] && break; sleep 0.5; done

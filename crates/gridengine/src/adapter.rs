@@ -19,8 +19,9 @@ use crate::tree::{
     SHARE_TREE_COMMAND, USERS_COMMAND,
 };
 use crate::ReadError;
+use fairshare_core::choice::Choice;
 use fairshare_core::model::Time;
-use fairshare_core::policy::PolicySpec;
+use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_reconcile::clients::{Clients, ClientsError, Tree};
 use fairshare_reconcile::command::{CommandError, Commands};
 use fairshare_reconcile::controller::{remembering, Controller, Held, SchedulerIo, Setup, Site};
@@ -73,8 +74,8 @@ pub enum AdapterError {
     /// The policy cannot rank this cluster's history.
     #[error(transparent)]
     History(#[from] HistoryError),
-    /// `weight_priority` is 0, so a POSIX priority orders no job.
-    #[error("Grid Engine's weight_priority is 0: a job's POSIX priority does not enter its priority, so fairshare cannot order the queue; set weight_priority 1, weight_urgency 0 and weight_ticket 0 (qconf -msconf; docs/gridengine.md)")]
+    /// `weight_priority` is 0, so a POSIX priority orders no job: nothing is written.
+    #[error("not written: Grid Engine's weight_priority is 0, so a job's POSIX priority does not enter its priority; set weight_priority 1, weight_urgency 0 and weight_ticket 0 (qconf -msconf; docs/gridengine.md)")]
     Lever,
 }
 
@@ -100,6 +101,51 @@ pub struct Reconciliation {
     pub notes: Vec<String>,
     /// Grid Engine commands run to read the cluster.
     pub reads: u32,
+    /// Under `fairshare:function=grid-engine`, Grid Engine's own share-tree order beside
+    /// fairshare's.
+    pub share_tree: Option<ShareTreeCheck>,
+}
+
+/// How Grid Engine's own share tree ranks the waiting users beside fairshare's order: the
+/// built-in check of `fairshare:function=grid-engine`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ShareTreeCheck {
+    /// The waiting users with the share-tree tickets Grid Engine's last scheduler run gave
+    /// them (their first pending job's `stickets` times their jobs before it), most first.
+    pub gridengine: Vec<(String, f64)>,
+    /// The same users in fairshare's order.
+    pub fairshare: Vec<String>,
+    /// Whether fairshare's order is one of Grid Engine's: along it, the tickets never rise.
+    pub agrees: bool,
+}
+
+impl ShareTreeCheck {
+    /// The check of fairshare's order `fairshare` against Grid Engine's tickets of `jobs`
+    /// (a user's tickets within one ticket count as equal: `qstat` prints whole tickets).
+    pub fn new(jobs: &[GeJob], fairshare: Vec<String>) -> ShareTreeCheck {
+        let mut running: BTreeMap<&str, f64> = BTreeMap::new();
+        for job in jobs.iter().filter(|j| j.running) {
+            *running.entry(&job.owner).or_default() += 1.0;
+        }
+        let mut tickets: BTreeMap<String, f64> = BTreeMap::new();
+        for job in jobs.iter().filter(|j| j.orderable()) {
+            let Some(t) = job.share_tickets else { continue };
+            let before = running.get(job.owner.as_str()).copied().unwrap_or(0.0);
+            let user = tickets.entry(job.owner.clone()).or_default();
+            *user = user.max(t * (before + 1.0));
+        }
+        let along: Vec<f64> = (fairshare.iter())
+            .filter_map(|user| tickets.get(user).copied())
+            .collect();
+        let agrees = along.windows(2).all(|w| w[1] <= w[0] + 1.0 + 1e-9);
+        let mut gridengine: Vec<(String, f64)> = tickets.into_iter().collect();
+        gridengine.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        ShareTreeCheck {
+            gridengine,
+            fairshare,
+            agrees,
+        }
+    }
 }
 
 /// Grid Engine as the controller reads and writes it: its commands through `commands`,
@@ -114,6 +160,11 @@ pub struct GridEngineIo<C: Commands> {
     listed: Option<Vec<GeJob>>,
     /// Commands run since the count was last taken.
     calls: Cell<u32>,
+    /// Whether the scheduler's weights let a POSIX priority order jobs, as the last pass read
+    /// them: without, every write is refused.
+    lever: bool,
+    /// The jobs of the last listing, for the share-tree check.
+    last_listing: Vec<GeJob>,
 }
 
 impl<C: Commands> GridEngineIo<C> {
@@ -224,9 +275,7 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
     fn site(&mut self, policy: &PolicySpec) -> Result<Site<()>, AdapterError> {
         self.listed = None;
         let scheduler = self.read(&SCHEDULER_COMMAND, parse_scheduler)?;
-        if scheduler.weight_priority <= 0.0 {
-            return Err(AdapterError::Lever);
-        }
+        self.lever = scheduler.lever();
         let mut notes = scheduler.notes();
         let (policy, note) = match scheduler.halftime_h {
             h if h > 0.0 => remembering(
@@ -300,7 +349,9 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
             Some(listed) => listed,
             None => self.listing()?,
         };
-        Ok(listed.iter().map(|job| self.queued(job)).collect())
+        let queue = listed.iter().map(|job| self.queued(job)).collect();
+        self.last_listing = listed;
+        Ok(queue)
     }
 
     fn factors(&mut self) -> Result<Held, AdapterError> {
@@ -310,6 +361,9 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
     }
 
     fn write(&mut self, write: &Write) -> Result<(), AdapterError> {
+        if !self.lever {
+            return Err(AdapterError::Lever);
+        }
         let args = qalter_args(write);
         let command: Vec<&str> = std::iter::once("qalter")
             .chain(args.iter().map(String::as_str))
@@ -318,6 +372,9 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
         Ok(())
     }
 }
+
+/// The fairshare function that is Grid Engine's own share tree.
+const GRID_ENGINE_FUNCTION: &str = "grid-engine";
 
 /// The arguments of the `qalter` call that makes `write`.
 pub fn qalter_args(write: &Write) -> Vec<String> {
@@ -340,6 +397,8 @@ impl<C: Commands> Adapter<C> {
             accounts: BTreeMap::new(),
             listed: None,
             calls: Cell::new(0),
+            lever: false,
+            last_listing: Vec::new(),
         };
         let setup = Setup {
             policy: config.policy()?,
@@ -358,11 +417,18 @@ impl<C: Commands> Adapter<C> {
         })
     }
 
-    /// One pass at `now`: reads the cluster, brings the history to `now` and plans.
+    /// One pass at `now`: reads the cluster, brings the history to `now` and plans; under
+    /// `fairshare:function=grid-engine`, Grid Engine's own share-tree order beside fairshare's.
     pub fn pass(&mut self, now: Time) -> Result<Reconciliation, AdapterError> {
         self.controller.io().calls.set(0);
         let pass = self.controller.pass(now)?;
         let done = pass.reconciled;
+        let grid_engine = matches!(self.controller.policy().kind,
+            PolicyKind::Fairshare(s) if s.function.name() == GRID_ENGINE_FUNCTION);
+        let share_tree = grid_engine.then(|| {
+            let order = done.plan.standings.iter().map(|s| s.user.clone()).collect();
+            ShareTreeCheck::new(&self.controller.io().last_listing, order)
+        });
         Ok(Reconciliation {
             at_s: now.as_secs_f64(),
             policy: pass.policy,
@@ -373,6 +439,7 @@ impl<C: Commands> Adapter<C> {
             plan: done.plan,
             notes: done.notes,
             reads: self.controller.io().calls.replace(0),
+            share_tree,
         })
     }
 

@@ -1,6 +1,6 @@
-//! The jobs of `qstat -u '*' -pri -xml`: the running ones (`<queue_info>`) and the pending ones
-//! (`<job_info>`), each with its owner, state letters, POSIX priority, submission or start,
-//! queue and slots.
+//! The jobs of `qstat -u '*' -pri -ext -xml`: the running ones (`<queue_info>`) and the pending
+//! ones (`<job_info>`), each with its owner, state letters, POSIX priority, share-tree tickets,
+//! submission or start, queue and slots.
 //!
 //! A task of an array job is its own job here: Grid Engine gives all the tasks one job number,
 //! while the reconcile knows a job by one id, so task `t` of job `j` is [`task_id`]`(j, t)`,
@@ -10,7 +10,7 @@ use crate::{number, ReadError};
 use fairshare_core::model::Time;
 
 /// The command whose output [`parse_qstat`] reads.
-pub const QSTAT_COMMAND: [&str; 5] = ["qstat", "-u", "*", "-pri", "-xml"];
+pub const QSTAT_COMMAND: [&str; 6] = ["qstat", "-u", "*", "-pri", "-ext", "-xml"];
 
 /// Grid Engine's priority (`JAT_prio`, in [0, 1], printed with five decimals) times this is the
 /// whole number the reconcile's queue holds.
@@ -33,6 +33,8 @@ pub struct GeJob {
     pub posix_priority: i64,
     /// Grid Engine's priority from the last scheduler run (`JAT_prio`), in [0, 1].
     pub prio: f64,
+    /// Its share-tree tickets from the last scheduler run (`stickets`, with `-ext`).
+    pub share_tickets: Option<f64>,
     /// When it was submitted (pending jobs).
     pub submit: Option<Time>,
     /// When it started (running jobs).
@@ -59,7 +61,7 @@ pub fn task_id(number: u64, task: u64) -> u64 {
     }
 }
 
-/// The jobs of `qstat -u '*' -pri -xml`, running first, in `qstat`'s order.
+/// The jobs of `qstat -u '*' -pri -ext -xml`, running first, in `qstat`'s order.
 pub fn parse_qstat(text: &str) -> Result<Vec<GeJob>, ReadError> {
     let document = roxmltree::Document::parse(text).map_err(|e| {
         ReadError::new("qstat's XML", "document", "well-formed XML", &e.to_string())
@@ -107,6 +109,10 @@ fn job(node: roxmltree::Node, i: usize) -> Result<GeJob, ReadError> {
         state: field("state").to_string(),
         posix_priority: number(field("JB_priority"), &place, "JB_priority", "an integer")?,
         prio: number(field("JAT_prio"), &place, "JAT_prio", "a number")?,
+        share_tickets: match field("stickets") {
+            "" => None,
+            text => Some(number(text, &place, "stickets", "a number of tickets")?),
+        },
         submit: time("JB_submission_time")?,
         start: time("JAT_start_time")?,
         queue: queue.split_once('@').map_or(queue, |(q, _)| q).to_string(),
@@ -138,6 +144,7 @@ mod tests {
       <JB_job_number>9</JB_job_number>
       <JAT_prio>0.50000</JAT_prio>
       <JB_priority>5</JB_priority>
+      <stickets>2500</stickets>
       <JB_name>pgea</JB_name>
       <JB_owner>gea</JB_owner>
       <state>qw</state>
@@ -173,6 +180,10 @@ mod tests {
             (9, 5, true)
         );
         assert_eq!(wait.submit, Time::from_utc("2026-11-28T23:24:15"));
+        assert_eq!(
+            (wait.share_tickets, held.share_tickets),
+            (Some(2500.0), None)
+        );
         assert_eq!(
             (held.posix_priority, held.slots, held.orderable()),
             (-10, 4, false)

@@ -20,6 +20,8 @@ pub struct Scheduler {
     pub weight_ticket: f64,
     /// `halftime`, in hours: the half-life of Grid Engine's own usage (0: no decay).
     pub halftime_h: f64,
+    /// `weight_tickets_share`: the tickets the share tree hands out.
+    pub weight_tickets_share: f64,
 }
 
 /// The scheduler's settings of `qconf -ssconf`'s output.
@@ -37,13 +39,23 @@ pub fn parse_scheduler(text: &str) -> Result<Scheduler, ReadError> {
         weight_urgency: value("weight_urgency")?,
         weight_ticket: value("weight_ticket")?,
         halftime_h: value("halftime")?,
+        weight_tickets_share: value("weight_tickets_share")?,
     })
 }
 
 impl Scheduler {
-    /// What an administrator should know: where Grid Engine's other terms mix into the order.
+    /// Whether a job's POSIX priority enters Grid Engine's priority at all.
+    pub fn lever(&self) -> bool {
+        self.weight_priority > 0.0
+    }
+
+    /// What an administrator should know: that the POSIX priority orders nothing, or where
+    /// Grid Engine's other terms mix into the order.
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
+        if !self.lever() {
+            notes.push("Grid Engine's weight_priority is 0: the POSIX priorities fairshare writes would order nothing, so it writes none; set weight_priority 1, weight_urgency 0 and weight_ticket 0 (qconf -msconf; docs/gridengine.md)".to_string());
+        }
         for (key, weight, what) in [
             (
                 "weight_urgency",
@@ -70,7 +82,7 @@ mod tests {
 
     #[test]
     fn debians_defaults_are_read_and_their_weights_named() {
-        let text = "algorithm                         default\nhalftime                          168\nweight_ticket                     0.500000\nweight_waiting_time               0.278000\nweight_urgency                    0.500000\nweight_priority                   0.000000\n";
+        let text = "algorithm                         default\nhalftime                          168\nweight_tickets_share              0\nweight_ticket                     0.500000\nweight_waiting_time               0.278000\nweight_urgency                    0.500000\nweight_priority                   0.000000\n";
         let s = parse_scheduler(text).unwrap();
         assert_eq!(
             s,
@@ -78,13 +90,18 @@ mod tests {
                 weight_priority: 0.0,
                 weight_urgency: 0.5,
                 weight_ticket: 0.5,
-                halftime_h: 168.0
+                halftime_h: 168.0,
+                weight_tickets_share: 0.0,
             }
         );
         let notes = s.notes();
-        assert_eq!(notes.len(), 2);
+        assert_eq!(notes.len(), 3);
         assert!(
-            notes[0].starts_with("Grid Engine's weight_urgency is 0.5: waiting time"),
+            notes[0].starts_with("Grid Engine's weight_priority is 0"),
+            "{notes:?}"
+        );
+        assert!(
+            notes[1].starts_with("Grid Engine's weight_urgency is 0.5: waiting time"),
             "{notes:?}"
         );
         let e = parse_scheduler("halftime 168\n").unwrap_err();

@@ -6,7 +6,7 @@
 //! under it: no answer, a write refused for some jobs, the accounting file unreadable.
 
 use fairshare_core::model::Time;
-use fairshare_gridengine::adapter::{Adapter, AdapterError};
+use fairshare_gridengine::adapter::Adapter;
 use fairshare_gridengine::command::{CommandError, Commands};
 use fairshare_gridengine::config::GridEngineConfig;
 use std::cell::RefCell;
@@ -15,7 +15,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 
 /// `qconf -ssconf` with fairshare's lever set (only the lines the adapter reads).
-const LEVER: &str = "halftime                          168\nweight_ticket                     0.000000\nweight_urgency                    0.000000\nweight_priority                   1.000000\n";
+const LEVER: &str = "halftime                          168\nweight_tickets_share              10000\nweight_ticket                     0.000000\nweight_urgency                    0.000000\nweight_priority                   1.000000\n";
 
 /// `qstat -f -xml`: one host, eight slots.
 const QUEUES: &str = "<?xml version='1.0'?>\n<job_info><queue_info><Queue-List><name>all.q@vm</name><slots_total>8</slots_total></Queue-List></queue_info><job_info></job_info></job_info>";
@@ -33,6 +33,8 @@ struct Job {
     state: &'static str,
     priority: i64,
     slots: u32,
+    /// Its share-tree tickets from Grid Engine's last scheduler run.
+    tickets: u32,
 }
 
 /// A Grid Engine in memory.
@@ -58,6 +60,7 @@ impl Fake {
             state,
             priority,
             slots: 1,
+            tickets: 0,
         };
         jobs.insert(
             1,
@@ -109,7 +112,7 @@ impl Fake {
                 ),
             };
             let kind = if j.state == "r" { "running" } else { "pending" };
-            list.push_str(&format!("<job_list state=\"{kind}\"><JB_job_number>{id}</JB_job_number><JAT_prio>0.50000</JAT_prio><JB_priority>{}</JB_priority><JB_owner>{}</JB_owner><state>{}</state>{time}<queue_name>{queue}</queue_name><slots>{}</slots></job_list>\n", j.priority, j.owner, j.state, j.slots));
+            list.push_str(&format!("<job_list state=\"{kind}\"><JB_job_number>{id}</JB_job_number><JAT_prio>0.50000</JAT_prio><JB_priority>{}</JB_priority><JB_owner>{}</JB_owner><state>{}</state>{time}<stickets>{}</stickets><queue_name>{queue}</queue_name><slots>{}</slots></job_list>\n", j.priority, j.owner, j.state, j.tickets, j.slots));
         }
         format!("<?xml version='1.0'?>\n<job_info><queue_info>\n{running}</queue_info><job_info>\n{pending}</job_info></job_info>")
     }
@@ -155,7 +158,7 @@ impl Commands for &Fake {
                 .ok_or_else(|| failed("qconf -sstree", "no sharetree element")),
             ["qstat", "-f", "-xml"] => Ok(QUEUES.into()),
             ["qhost", "-xml"] => Ok(HOSTS.into()),
-            ["qstat", "-u", "*", "-pri", "-xml"] => Ok(self.qstat()),
+            ["qstat", "-u", "*", "-pri", "-ext", "-xml"] => Ok(self.qstat()),
             ["qalter", args @ ..] => self.qalter(args),
             other => panic!("unexpected command {other:?}"),
         }
@@ -263,26 +266,35 @@ fn the_share_tree_places_users_and_default_stands_for_the_rest() {
 }
 
 #[test]
-fn without_the_lever_the_adapter_refuses_and_says_how_to_set_it() {
+fn without_the_lever_status_says_so_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let mut fake = Fake::new();
     fake.scheduler = LEVER.replace(
         "weight_priority                   1.000000",
         "weight_priority 0.000000",
     );
-    let e = adapter(&fake, dir.path(), "sdrf")
-        .pass(at(NOW_S))
-        .err()
-        .unwrap();
-    assert!(matches!(e, AdapterError::Lever), "{e}");
-    assert!(e
-        .to_string()
-        .contains("set weight_priority 1, weight_urgency 0 and weight_ticket 0"));
+    let mut adapter = adapter(&fake, dir.path(), "sdrf");
+    let pass = adapter.pass(at(NOW_S)).unwrap();
+    assert!(
+        pass.notes[0].starts_with("Grid Engine's weight_priority is 0"),
+        "{:?}",
+        pass.notes
+    );
+    let applied = adapter.apply(&pass.plan);
+    assert!(!applied.complete() && applied.refused.len() == pass.plan.writes.len());
+    let said = &applied.refused[0].message;
+    assert!(
+        said.contains("set weight_priority 1, weight_urgency 0 and weight_ticket 0"),
+        "{said}"
+    );
+    assert!(fake.qalters.borrow().is_empty(), "no qalter run");
     fake.scheduler = LEVER.replace(
         "weight_urgency                    0.000000",
         "weight_urgency 0.5",
     );
-    let pass = adapter(&fake, dir.path(), "sdrf").pass(at(NOW_S)).unwrap();
+    let pass = self::adapter(&fake, dir.path(), "sdrf")
+        .pass(at(NOW_S))
+        .unwrap();
     assert!(
         pass.notes
             .iter()
@@ -377,4 +389,41 @@ fn an_unreadable_accounting_file_fails_the_pass_and_writes_nothing() {
     let next = adapter.pass(at(NOW_S + 120)).unwrap();
     assert!(next.rebuilt.is_none());
     assert_eq!(next.plan.standings, first.plan.standings);
+}
+
+#[test]
+fn grid_engines_own_share_tree_order_is_checked_under_its_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = Fake::new();
+    // gea ran this morning: Grid Engine gives its first pending job the fewest tickets; gea
+    // also runs two jobs, so its first pending job is its third (a third of its tickets).
+    for (id, tickets) in [
+        (10, 100),
+        (11, 4000),
+        (12, 3000),
+        (13, 50),
+        (14, 2000),
+        (15, 1500),
+    ] {
+        fake.jobs.borrow_mut().get_mut(&id).unwrap().tickets = tickets;
+    }
+    let mut adapter = adapter(&fake, dir.path(), "fairshare:function=grid-engine");
+    let pass = adapter.pass(at(NOW_S)).unwrap();
+    let check = pass.share_tree.clone().expect("checked under grid-engine");
+    assert_eq!(check.fairshare, ["geb", "gec", "gea"]);
+    let users: Vec<&str> = check.gridengine.iter().map(|(u, _)| u.as_str()).collect();
+    assert_eq!(users, ["geb", "gec", "gea"], "{check:?}");
+    assert_eq!(
+        check.gridengine[2].1, 300.0,
+        "gea's 100 tickets were its third job's"
+    );
+    assert!(check.agrees);
+    // Grid Engine ranking gec first: fairshare's order is not one of its.
+    fake.jobs.borrow_mut().get_mut(&12).unwrap().tickets = 5000;
+    let pass = adapter.pass(at(NOW_S + 60)).unwrap();
+    assert!(!pass.share_tree.unwrap().agrees);
+    let sdrf = self::adapter(&fake, dir.path(), "sdrf")
+        .pass(at(NOW_S))
+        .unwrap();
+    assert!(sdrf.share_tree.is_none(), "checked only under its function");
 }

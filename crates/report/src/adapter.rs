@@ -5,7 +5,7 @@
 //! ([`Words`]), so that every table a person reads comes from this crate.
 
 use crate::text::{fixed, table};
-use fairshare_gridengine::adapter::Reconciliation as GeReconciliation;
+use fairshare_gridengine::adapter::{Reconciliation as GeReconciliation, ShareTreeCheck};
 use fairshare_reconcile::history::Step;
 use fairshare_reconcile::plan::{Plan, SubmitFactor};
 use fairshare_reconcile::state::Usage;
@@ -73,6 +73,7 @@ struct Shown<'a> {
     plan: &'a Plan,
     notes: &'a [String],
     fair_tree: Option<&'a FairTreeCheck>,
+    share_tree: Option<&'a ShareTreeCheck>,
     /// The factor each client's next job gets at submission (Slurm's `job_submit.lua`).
     submit: Option<&'a [SubmitFactor]>,
     reads: u32,
@@ -93,6 +94,7 @@ impl<'a> Shown<'a> {
             plan: &pass.plan,
             notes: &pass.notes,
             fair_tree: pass.fair_tree.as_ref(),
+            share_tree: None,
             submit: Some(&pass.submit),
             reads: pass.reads,
             words: &SLURM,
@@ -112,6 +114,7 @@ impl<'a> Shown<'a> {
             plan: &pass.plan,
             notes: &pass.notes,
             fair_tree: None,
+            share_tree: pass.share_tree.as_ref(),
             submit: None,
             reads: pass.reads,
             words: &GRID_ENGINE,
@@ -337,6 +340,21 @@ fn summary(pass: &Shown) -> String {
             }
         };
         let _ = write!(out, "\nFair Tree order {}", verdict);
+    }
+    if let Some(check) = pass.share_tree {
+        let verdict = match check.agrees {
+            true => "agrees with Grid Engine's own share tree (qstat -ext)".to_string(),
+            false => {
+                let tickets: Vec<String> = (check.gridengine.iter())
+                    .map(|(name, t)| format!("{name} {t:.0}"))
+                    .collect();
+                format!(
+                    "DIFFERS from Grid Engine's own share tree: qstat -ext's share-tree tickets are {}",
+                    tickets.join(", ")
+                )
+            }
+        };
+        let _ = write!(out, "\nShare-tree order {verdict}");
     }
     out
 }

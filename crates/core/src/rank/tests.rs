@@ -553,6 +553,7 @@ proptest! {
             Just(crate::priority::fairshare::FairshareFunction::PBS),
             Just(crate::priority::fairshare::FairshareFunction::METACENTRUM),
             Just("htcondor:floor=0.25".parse().unwrap()),
+            Just("grid-engine".parse().unwrap()),
         ],
         decay in prop_oneof![
             Just(crate::usage::decay::Decay::Continuous { half_life_s: 50.0 }),

@@ -679,7 +679,7 @@ mod tests {
         for (bad, says) in [
             (
                 "fairshare:function=lottery",
-                "expected fair-tree, slurm-classic, pbs, metacentrum or htcondor",
+                "expected fair-tree, slurm-classic, pbs, metacentrum, htcondor or grid-engine",
             ),
             (
                 "fairshare:function=htcondor:floor=-1",

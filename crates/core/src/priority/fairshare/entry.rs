@@ -1,7 +1,7 @@
 //! What a fairshare function is: its registry entry, the shape [`super::FairshareFunction`]
 //! lists and every file of a function fills in.
 
-use super::Standing;
+use super::{Association, Standing};
 
 /// The most parameters a fairshare function may take.
 pub const MAX_PARAMS: usize = 2;
@@ -15,6 +15,10 @@ pub enum Factor {
     /// Slurm's Fair Tree: users ranked by a depth-first walk over level fairshare, the factor
     /// the rank from the last.
     FairTree,
+    /// Every association's factor from all the standings at once (the tree and the function's
+    /// parameter values given), for a function whose user factors depend on one another;
+    /// users are ranked by decreasing factor.
+    Whole(fn(&mut [Standing], &[Association], &[f64])),
 }
 
 /// One numeric parameter of a fairshare function.

@@ -138,6 +138,7 @@ impl Choice for FairshareFunction {
         FairshareFunction::PBS,
         FairshareFunction::METACENTRUM,
         FairshareFunction::of(&super::htcondor::HTCONDOR),
+        FairshareFunction::of(&super::grid_engine::GRID_ENGINE),
     ];
 
     fn name(self) -> &'static str {
@@ -255,7 +256,9 @@ mod tests {
         assert!(error("htcondor:floor").contains("expected key=value"));
         assert!(error("pbs:floor=1").contains("pbs takes no parameters"));
         let unknown = error("condor");
-        assert!(unknown.contains("fair-tree, slurm-classic, pbs, metacentrum or htcondor"));
+        assert!(
+            unknown.contains("fair-tree, slurm-classic, pbs, metacentrum, htcondor or grid-engine")
+        );
     }
 
     /// Every registered function is found by its name, written back as it, listed in the help

@@ -10,6 +10,7 @@
 mod entry;
 mod fair_tree;
 mod function;
+mod grid_engine;
 mod htcondor;
 mod metacentrum;
 mod pbs;
@@ -157,10 +158,14 @@ pub fn standings(
             rank: None,
         });
     }
-    if let Factor::Each(factor) = function.entry().factor {
-        for s in standings.iter_mut() {
-            s.factor = factor(s, function.values());
+    match function.entry().factor {
+        Factor::Each(factor) => {
+            for s in standings.iter_mut() {
+                s.factor = factor(s, function.values());
+            }
         }
+        Factor::Whole(factors) => factors(&mut standings, tree, function.values()),
+        Factor::FairTree => {}
     }
     if function.is_fair_tree() {
         // Fair Tree shows its own two columns, as `sshare -l` prints them: the shares over the
