@@ -161,4 +161,38 @@ mod tests {
             "ge holds every ticket"
         );
     }
+
+    proptest::proptest! {
+        /// On any flat tree, the users' factors are shares of the tickets (none negative, all
+        /// summing to 1), and without compensation each is `m² / u` (usage below 1 as `m`)
+        /// over the sum, worked out here the plain way.
+        #[test]
+        fn the_factors_are_shares_of_the_tickets(
+            users in proptest::collection::vec((1u32..100, 0.0f64..1000.0), 1..8),
+        ) {
+            let mut tree = vec![Association { parent: None, shares: RawShares::Count(1.0), user: false, usage: 0.0 }];
+            for &(shares, usage) in &users {
+                tree.push(Association { parent: Some(0), shares: RawShares::Count(f64::from(shares)), user: true, usage });
+            }
+            for function in ["grid-engine", "grid-engine:compensation=0"] {
+                let s = standings(&tree, function.parse::<FairshareFunction>().unwrap()).unwrap();
+                let sum: f64 = s[1..].iter().map(|s| s.factor).sum();
+                proptest::prop_assert!((sum - 1.0).abs() < 1e-9, "{function}: {sum}");
+                proptest::prop_assert!(s[1..].iter().all(|s| s.factor >= 0.0));
+            }
+            let total: f64 = users.iter().map(|&(sh, _)| f64::from(sh)).sum();
+            let plain: Vec<f64> = (users.iter())
+                .map(|&(sh, u)| {
+                    let m = f64::from(sh) / total;
+                    m * m / if u < 1.0 { m } else { u }
+                })
+                .collect();
+            let plain_sum: f64 = plain.iter().sum();
+            let free = "grid-engine:compensation=0".parse::<FairshareFunction>().unwrap();
+            let s = standings(&tree, free).unwrap();
+            for (got, want) in s[1..].iter().zip(&plain) {
+                proptest::prop_assert!((got.factor - want / plain_sum).abs() < 1e-9);
+            }
+        }
+    }
 }
