@@ -101,7 +101,7 @@ else
 fi
 
 echo "== systemd units"
-for unit in fairshare fairshare-agent fairshare-slurm; do
+for unit in fairshare fairshare-agent fairshare-slurm fairshare-gridengine; do
   file=/usr/lib/systemd/system/$unit.service
   [ -f "$file" ] || { fail "$file is not installed"; continue; }
   grep -q '^ExecStart=/usr/bin/fairshare ' "$file" || fail "$file: ExecStart is not /usr/bin/fairshare"
@@ -124,7 +124,7 @@ fi
 state=$(stat -c '%U:%G %a' /var/lib/fairshare 2>&1)
 [ "$state" = "fairshare:fairshare 750" ] && pass "/var/lib/fairshare: $state" || fail "/var/lib/fairshare is '$state', not 'fairshare:fairshare 750'"
 conffiles=$(dpkg-query -W -f='${Conffiles}\n' fairshare | awk 'NF {print $1}')
-for name in fairshare.toml agent.toml slurm.toml; do
+for name in fairshare.toml agent.toml slurm.toml gridengine.toml; do
   file=/etc/fairshare/$name
   grep -qx "$file" <<<"$conffiles" || fail "$file is not a conffile of the package"
   mode=$(stat -c '%U:%G %a' "$file" 2>&1)
@@ -219,6 +219,19 @@ if grep -q '^function slurm_job_submit' "$lua" 2>/dev/null && grep -q "$(sed -n 
   pass "$lua: the submit script, reading the table slurm.toml's submit_table names"
 else
   fail "$lua is missing, or does not read slurm.toml's submit_table"
+fi
+
+# The Grid Engine adapter reads a live Grid Engine where one runs (CI brings one up before
+# this check): a whole pass with the installed example, as the user fairshare, read-only.
+if command -v qstat >/dev/null && qstat >/dev/null 2>&1; then
+  if out=$(runuser -u fairshare -- fairshare gridengine status --config /etc/fairshare/gridengine.toml 2>&1); then
+    pass "fairshare gridengine status --config /etc/fairshare/gridengine.toml (as fairshare, the live Grid Engine):"
+    sed 's/^/    /' <<<"$out" | head -3
+  else
+    fail "fairshare gridengine status --config /etc/fairshare/gridengine.toml: $out"
+  fi
+else
+  pass "fairshare gridengine status not run: no Grid Engine answers on this machine"
 fi
 
 echo "== dpkg --purge"
