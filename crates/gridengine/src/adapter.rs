@@ -161,8 +161,8 @@ pub struct GridEngineIo<C: Commands> {
     /// Commands run since the count was last taken.
     calls: Cell<u32>,
     /// Whether the scheduler's weights let a POSIX priority order jobs, as the last pass read
-    /// them: without, every write is refused.
-    lever: bool,
+    /// them (`None`: not read, as by `reset`): without, every write but a reset's is refused.
+    lever: Option<bool>,
     /// The jobs of the last listing, for the share-tree check.
     last_listing: Vec<GeJob>,
 }
@@ -275,7 +275,7 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
     fn site(&mut self, policy: &PolicySpec) -> Result<Site<()>, AdapterError> {
         self.listed = None;
         let scheduler = self.read(&SCHEDULER_COMMAND, parse_scheduler)?;
-        self.lever = scheduler.lever();
+        self.lever = Some(scheduler.lever());
         let mut notes = scheduler.notes();
         let (policy, note) = match scheduler.halftime_h {
             h if h > 0.0 => remembering(
@@ -361,7 +361,8 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
     }
 
     fn write(&mut self, write: &Write) -> Result<(), AdapterError> {
-        if !self.lever {
+        // Setting priorities back to 0 undoes fairshare's writes whatever the weights.
+        if self.lever == Some(false) && write.site_factor != 0 {
             return Err(AdapterError::Lever);
         }
         let args = qalter_args(write);
@@ -397,7 +398,7 @@ impl<C: Commands> Adapter<C> {
             accounts: BTreeMap::new(),
             listed: None,
             calls: Cell::new(0),
-            lever: false,
+            lever: None,
             last_listing: Vec::new(),
         };
         let setup = Setup {

@@ -288,6 +288,12 @@ fn without_the_lever_status_says_so_and_nothing_is_written() {
         "{said}"
     );
     assert!(fake.qalters.borrow().is_empty(), "no qalter run");
+    // An undo is always written: reset sets a priority fairshare wrote back to 0.
+    fake.jobs.borrow_mut().get_mut(&11).unwrap().priority = 700;
+    let mut fresh = self::adapter(&fake, dir.path(), "sdrf");
+    let reset = fresh.reset_plan().unwrap();
+    assert!(fresh.apply(&reset).complete());
+    assert_eq!(priorities(&fake)[&11], 0);
     fake.scheduler = LEVER.replace(
         "weight_urgency                    0.000000",
         "weight_urgency 0.5",
