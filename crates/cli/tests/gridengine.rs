@@ -28,6 +28,7 @@
 //! it); ignored with the reason elsewhere. The three tests take about three minutes of wall
 //! time.
 
+use crate::live::{run, slow_writer, wait_for, wait_until_logged, KillOnDrop};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -49,32 +50,11 @@ fn exclusive() -> MutexGuard<'static, ()> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Runs `command` with `args`, returning its standard output; panics with its error output.
-fn run(command: &str, args: &[&str]) -> String {
-    let out = Command::new(command).args(args).output().expect(command);
-    assert!(
-        out.status.success(),
-        "{command} {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
-}
-
 /// Submits, as `user`, `qsub OPTIONS sleep SECONDS`; its job number.
 fn submit(user: &str, options: &str, seconds: u32) -> u64 {
     let qsub = format!("qsub -terse -b y -o /dev/null -e /dev/null {options} sleep {seconds}");
     let id = run("su", &["-", user, "-c", &qsub]);
     id.trim().parse().expect("a job number")
-}
-
-/// Waits until `done` holds, at most `limit`.
-fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < limit, "waited {limit:?} for {what}");
-        std::thread::sleep(Duration::from_millis(500));
-    }
 }
 
 /// The jobs `qstat` lists: job number to (state, POSIX priority).
@@ -279,46 +259,6 @@ fn configure(dir: &Path, extra: &str) -> PathBuf {
     config
 }
 
-/// A folder of Grid Engine's commands whose `qalter` marks `marker` and takes two seconds
-/// before it runs the real one: a write long enough to be signalled in the middle of.
-fn slow_qalter(dir: &Path, marker: &Path) -> PathBuf {
-    let bin = dir.join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    for command in ["qstat", "qconf", "qhost"] {
-        std::os::unix::fs::symlink(format!("/usr/bin/{command}"), bin.join(command)).unwrap();
-    }
-    let script = format!(
-        "#!/bin/sh\ntouch '{}'\nsleep 2\nexec /usr/bin/qalter \"$@\"\n",
-        marker.display()
-    );
-    let qalter = bin.join("qalter");
-    std::fs::write(&qalter, script).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&qalter, std::fs::Permissions::from_mode(0o755)).unwrap();
-    bin
-}
-
-/// The watcher, killed when the test ends even by a failed assertion.
-struct Watch(std::process::Child);
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Waits (`limit` at most) until `log` holds `text` `times` times.
-fn wait_until_logged(log: &Path, text: &str, times: usize, limit: Duration) {
-    wait_for(&format!("{text:?} logged {times} times"), limit, || {
-        std::fs::read_to_string(log)
-            .unwrap_or_default()
-            .matches(text)
-            .count()
-            >= times
-    });
-}
-
 /// `sge_qmaster` running and answering.
 fn start_qmaster() {
     run("/usr/sbin/sge_qmaster", &[]);
@@ -342,11 +282,17 @@ fn watch_rides_out_a_qmaster_restart_and_finishes_a_write_when_stopped() {
     run("qmod", &["-d", "all.q"]);
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("qalter-ran");
-    let bin = slow_qalter(dir.path(), &marker);
+    let bin = slow_writer(
+        dir.path(),
+        &marker,
+        &["qstat", "qconf", "qhost"],
+        "qalter",
+        "true",
+    );
     let config = configure(dir.path(), &format!("bin = \"{}\"\n", bin.display()));
     let first = [submit("gea", "", 3), submit("geb", "", 3)];
     let log = dir.path().join("watch.log");
-    let mut watch = Watch(
+    let mut watch = KillOnDrop(
         Command::new(env!("CARGO_BIN_EXE_fairshare"))
             .args([
                 "gridengine",

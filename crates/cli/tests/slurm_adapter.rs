@@ -13,7 +13,10 @@
 //! Runs where `FAIRSHARE_TEST_SLURM` is set (`.ci/run` brings the cluster up and sets it);
 //! skipped with a message elsewhere. It takes about a minute and a half of wall time.
 
-use crate::live::{empty_queue, fairshare_weight, sprio_site, started, state, wait_for};
+use crate::live::{
+    empty_queue, fairshare_weight, logged, slow_writer, sprio_site, started, state, wait_for,
+    KillOnDrop,
+};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -156,43 +159,6 @@ fn sync_orders_a_live_queue() {
     );
 }
 
-/// A folder of Slurm's commands whose `scontrol update` marks `marker` and takes two seconds
-/// before it runs the real one: a write long enough to be signalled in the middle of.
-fn slow_scontrol(dir: &std::path::Path, marker: &std::path::Path) -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let bin = dir.join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    for command in ["squeue", "sprio", "sacct", "sacctmgr", "sinfo", "sshare"] {
-        std::os::unix::fs::symlink(format!("/usr/bin/{command}"), bin.join(command)).unwrap();
-    }
-    let script = format!(
-        "#!/bin/sh\nif [ \"$1\" = update ]; then touch '{}'; sleep 2; fi\nexec /usr/bin/scontrol \"$@\"\n",
-        marker.display()
-    );
-    let scontrol = bin.join("scontrol");
-    std::fs::write(&scontrol, script).unwrap();
-    std::fs::set_permissions(&scontrol, std::fs::Permissions::from_mode(0o755)).unwrap();
-    bin
-}
-
-/// The watcher, killed when the test ends even by a failed assertion.
-struct Watch(std::process::Child);
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// How many times `log` holds `text`.
-fn logged(log: &std::path::Path, text: &str) -> usize {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .matches(text)
-        .count()
-}
-
 /// Starts `daemon` (slurmctld or slurmdbd, which fork themselves) and waits until `ready`.
 fn start(daemon: &str, ready: impl FnMut() -> bool) {
     crate::live::run(daemon, &[]);
@@ -230,7 +196,9 @@ fn watch_rides_out_slurmctld_and_slurmdbd_restarts_and_finishes_a_write_when_sto
     });
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("scontrol-update-ran");
-    let bin = slow_scontrol(dir.path(), &marker);
+    let read = ["squeue", "sprio", "sacct", "sacctmgr", "sinfo", "sshare"];
+    let update = "[ \"$1\" = update ]";
+    let bin = slow_writer(dir.path(), &marker, &read, "scontrol", update);
     let config = dir.path().join("slurm.toml");
     let text = format!(
         "policy = \"sdrf\"\nweight = 1000\nwindow_s = 600\nlock = \"{}\"\nbin = \"{}\"\n",
@@ -239,7 +207,7 @@ fn watch_rides_out_slurmctld_and_slurmdbd_restarts_and_finishes_a_write_when_sto
     );
     std::fs::write(&config, text).unwrap();
     let log = dir.path().join("watch.log");
-    let mut watch = Watch(
+    let mut watch = KillOnDrop(
         std::process::Command::new(env!("CARGO_BIN_EXE_fairshare"))
             .args(["slurm", "watch", "--interval", "2s"])
             .args(["--config", config.to_str().unwrap()])

@@ -4,9 +4,10 @@
 //! that `watch` logs a line per pass, survives a Slurm that stops answering, and stops cleanly
 //! on SIGTERM. Runs everywhere: no Slurm needed.
 
+use crate::live::{wait_until_logged, KillOnDrop};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A recorded output of the Slurm crate's tests.
 fn recorded(name: &str) -> PathBuf {
@@ -146,7 +147,7 @@ fn watch_logs_each_pass_survives_a_silent_slurm_and_stops_on_sigterm() {
             false => "2 jobs would be set (dry run)",
             true => "pass failed; nothing written, the next pass tries again",
         };
-        wait_until_logged(&log, expected, 2);
+        wait_until_logged(&log, expected, 2, Duration::from_secs(30));
         let status = child.terminate();
         let text = std::fs::read_to_string(&log).unwrap();
         assert!(status.success(), "{status:?}: {text}");
@@ -169,7 +170,7 @@ fn a_second_writer_is_refused_while_a_watcher_holds_the_lock() {
     let config = stand_ins(dir.path(), false);
     let log = dir.path().join("watch.log");
     let mut child = watch(&config, &log, &[]);
-    wait_until_logged(&log, " set in ", 1);
+    wait_until_logged(&log, " set in ", 1, Duration::from_secs(30));
     let lock = dir.path().join("fairshare.lock");
     let holder = format!("pid {} since", child.0.id());
     for args in [&["sync"][..], &["reset"], &["watch"]] {
@@ -198,41 +199,6 @@ fn watch(config: &Path, log: &Path, extra: &[&str]) -> KillOnDrop {
         .spawn()
         .unwrap();
     KillOnDrop(child)
-}
-
-/// Waits (30 s at most) until `log` holds `text` `times` times.
-fn wait_until_logged(log: &Path, text: &str, times: usize) {
-    let start = Instant::now();
-    while std::fs::read_to_string(log).unwrap().matches(text).count() < times {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "{text:?} not logged {times} times"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
-/// A child process killed when the test ends, even by a failed assertion.
-struct KillOnDrop(std::process::Child);
-
-impl KillOnDrop {
-    /// Sends it SIGTERM and waits for it to end.
-    fn terminate(&mut self) -> std::process::ExitStatus {
-        let pid = self.0.id().to_string();
-        assert!(Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success());
-        self.0.wait().unwrap()
-    }
-}
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// `fairshare slurm draw` with `args`: success, standard output, standard error.

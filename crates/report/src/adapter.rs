@@ -327,36 +327,45 @@ fn summary(pass: &Shown) -> String {
         );
     }
     if let Some(check) = pass.fair_tree {
-        let verdict = match check.agrees {
-            true => "agrees with Slurm's own Fair Tree (sshare)".to_string(),
-            false => {
-                let slurm: Vec<String> = (check.slurm.iter())
-                    .map(|(name, v)| format!("{name} {v:.6}"))
-                    .collect();
-                format!(
-                    "DIFFERS from Slurm's own Fair Tree: sshare's FairShare is {}",
-                    slurm.join(", ")
-                )
-            }
-        };
-        let _ = write!(out, "\nFair Tree order {}", verdict);
+        let said = (check.slurm.iter()).map(|(name, v)| format!("{name} {v:.6}"));
+        let own = (
+            "Fair Tree",
+            "Slurm's own Fair Tree (sshare)",
+            "sshare's FairShare",
+        );
+        out.push_str(&check_line(own, check.agrees, said));
     }
     if let Some(check) = pass.share_tree {
-        let verdict = match check.agrees {
-            true => "agrees with Grid Engine's own share tree (qstat -ext)".to_string(),
-            false => {
-                let tickets: Vec<String> = (check.gridengine.iter())
-                    .map(|(name, t)| format!("{name} {t:.0}"))
-                    .collect();
-                format!(
-                    "DIFFERS from Grid Engine's own share tree: qstat -ext's share-tree tickets are {}",
-                    tickets.join(", ")
-                )
-            }
-        };
-        let _ = write!(out, "\nShare-tree order {verdict}");
+        let said = (check.gridengine.iter()).map(|(name, t)| format!("{name} {t:.0}"));
+        let own = (
+            "Share-tree",
+            "Grid Engine's own share tree (qstat -ext)",
+            "qstat -ext's share-tree tickets are",
+        );
+        out.push_str(&check_line(own, check.agrees, said));
     }
     out
+}
+
+/// The line of a scheduler's own order beside fairshare's: `(order, own, measure)` name the
+/// order checked, the scheduler's own ranking and what it printed, with its verb (`said`,
+/// shown when the orders differ).
+fn check_line(
+    (order, own, measure): (&str, &str, &str),
+    agrees: bool,
+    said: impl Iterator<Item = String>,
+) -> String {
+    match agrees {
+        true => format!("\n{order} order agrees with {own}"),
+        false => {
+            let own = own.split(" (").next().unwrap_or(own);
+            let said: Vec<String> = said.collect();
+            format!(
+                "\n{order} order DIFFERS from {own}: {measure} {}",
+                said.join(", ")
+            )
+        }
+    }
 }
 
 /// Every client: its entitlement, what it was counted, what it holds, where it stands, the
@@ -466,7 +475,25 @@ fn notes(pass: &Shown) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{count, priority};
+    use super::{check_line, count, priority};
+
+    #[test]
+    fn a_schedulers_own_order_is_said_in_one_line() {
+        let own = (
+            "Fair Tree",
+            "Slurm's own Fair Tree (sshare)",
+            "sshare's FairShare is",
+        );
+        let said = || ["bob (physics) 0.500000".to_string()].into_iter();
+        assert_eq!(
+            check_line(own, true, said()),
+            "\nFair Tree order agrees with Slurm's own Fair Tree (sshare)"
+        );
+        assert_eq!(
+            check_line(own, false, said()),
+            "\nFair Tree order DIFFERS from Slurm's own Fair Tree: sshare's FairShare is bob (physics) 0.500000"
+        );
+    }
 
     #[test]
     fn a_priority_reads_as_its_scheduler_prints_it() {

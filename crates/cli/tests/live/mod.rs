@@ -205,3 +205,63 @@ pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+/// A child process (a `watch`) killed when the test ends, even by a failed assertion.
+pub struct KillOnDrop(pub std::process::Child);
+
+impl KillOnDrop {
+    /// Sends it SIGTERM and waits for it to end.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        run("kill", &["-TERM", &self.0.id().to_string()]);
+        self.0.wait().unwrap()
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// How many times `log` holds `text`.
+pub fn logged(log: &Path, text: &str) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .matches(text)
+        .count()
+}
+
+/// Waits (`limit` at most) until `log` holds `text` `times` times.
+pub fn wait_until_logged(log: &Path, text: &str, times: usize, limit: Duration) {
+    wait_for(&format!("{text:?} logged {times} times"), limit, || {
+        logged(log, text) >= times
+    });
+}
+
+/// A folder in `dir` of a scheduler's commands: `commands` linked from `/usr/bin`, and `writer`
+/// a script that, when the shell test `when` holds of its arguments, marks `marker` and takes
+/// two seconds before it runs the real one — a write long enough to be signalled in the middle
+/// of.
+pub fn slow_writer(
+    dir: &Path,
+    marker: &Path,
+    commands: &[&str],
+    writer: &str,
+    when: &str,
+) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for command in commands {
+        std::os::unix::fs::symlink(format!("/usr/bin/{command}"), bin.join(command)).unwrap();
+    }
+    let script = format!(
+        "#!/bin/sh\nif {when}; then touch '{}'; sleep 2; fi\nexec /usr/bin/{writer} \"$@\"\n",
+        marker.display()
+    );
+    let path = bin.join(writer);
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
