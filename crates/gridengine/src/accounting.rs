@@ -3,9 +3,12 @@
 //! job ends (up to `flush_time` later).
 //!
 //! The file only grows between rotations, and on a busy cluster it grows large, so it is not
-//! read whole each pass: [`AccountingFile`] reads on from where the last read stopped, and
-//! from the start again when the file shrank (rotated) or a read reaches back earlier than the
-//! last (the history was rebuilt). A record is read only once whole (its line ended).
+//! read whole each pass: [`AccountingFile`] reads on from where the last read stopped; from the
+//! start again when the file was rotated (another file, or a shorter one) or a read reaches
+//! back earlier than any before (the history was rebuilt); and from where the last read
+//! started when a read asks from no later moment than it did (the pass that read it failed
+//! before its history took the records in, so they are given again). A record is read only
+//! once whole (its line ended).
 
 use crate::queue::task_id;
 use crate::{number, ReadError};
@@ -73,14 +76,24 @@ pub fn parse_record(text: &str, line: usize) -> Result<Option<Record>, ReadError
     }))
 }
 
+/// A place in the accounting file: the bytes of whole lines before it, the lines among them,
+/// and the file (its inode) they were read from.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Mark {
+    bytes: u64,
+    lines: usize,
+    inode: u64,
+}
+
 /// The accounting file, read on from where the last read stopped.
 #[derive(Debug, Clone)]
 pub struct AccountingFile {
     path: PathBuf,
-    /// The bytes read (whole lines), and the lines among them.
-    read_to: u64,
-    lines: usize,
-    /// The earliest end the reads since the start of the file asked for.
+    /// Where the next read starts.
+    at: Mark,
+    /// The moment the last read asked from, and where it started.
+    last: Option<(Time, Mark)>,
+    /// The earliest moment the reads since the start of the file asked from.
     from: Option<Time>,
 }
 
@@ -89,8 +102,8 @@ impl AccountingFile {
     pub fn new(path: impl Into<PathBuf>) -> AccountingFile {
         AccountingFile {
             path: path.into(),
-            read_to: 0,
-            lines: 0,
+            at: Mark::default(),
+            last: None,
             from: None,
         }
     }
@@ -100,9 +113,10 @@ impl AccountingFile {
         &self.path
     }
 
-    /// The records that ended from `from` on, among those written since the last read (all of
-    /// them when the file shrank or `from` is earlier than any read before asked), with a
-    /// sentence for each line that could not be read.
+    /// The records that ended from `from` on, among those written since the last read (see the
+    /// module's documentation for when it reads again from further back), with a sentence for
+    /// each line that could not be read.
+    ///
     /// A file that does not exist holds no record (Grid Engine writes it when the first job
     /// ends), said in a note, since a wrong path looks the same.
     pub fn read(&mut self, from: Time) -> std::io::Result<(Vec<Record>, Vec<String>)> {
@@ -113,13 +127,23 @@ impl AccountingFile {
             }
             opened => opened?,
         };
-        let size = file.metadata()?.len();
-        if size < self.read_to || self.from.is_none_or(|f| from < f) {
-            (self.read_to, self.lines, self.from) = (0, 0, Some(from));
+        let meta = file.metadata()?;
+        let (size, inode) = (meta.len(), std::os::unix::fs::MetadataExt::ino(&meta));
+        let rotated = size < self.at.bytes || inode != self.at.inode;
+        if rotated || self.from.is_none_or(|f| from < f) {
+            self.at = Mark {
+                bytes: 0,
+                lines: 0,
+                inode,
+            };
+            (self.from, self.last) = (Some(from), None);
+        } else if let Some((_, mark)) = self.last.filter(|(asked, _)| from <= *asked) {
+            self.at = mark;
         }
-        file.seek(SeekFrom::Start(self.read_to))?;
+        self.last = Some((from, self.at));
+        file.seek(SeekFrom::Start(self.at.bytes))?;
         let mut bytes = Vec::new();
-        file.take(size - self.read_to).read_to_end(&mut bytes)?;
+        file.take(size - self.at.bytes).read_to_end(&mut bytes)?;
         let whole = bytes
             .iter()
             .rposition(|&b| b == b'\n')
@@ -127,17 +151,17 @@ impl AccountingFile {
         let text = String::from_utf8_lossy(&bytes[..whole]);
         let (mut records, mut skipped) = (Vec::new(), Vec::new());
         for line in text.lines() {
-            self.lines += 1;
+            self.at.lines += 1;
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
             }
-            match parse_record(line, self.lines) {
+            match parse_record(line, self.at.lines) {
                 Ok(Some(record)) if record.end >= from => records.push(record),
                 Ok(_) => {}
                 Err(e) => skipped.push(format!("{}: skipped {e}", self.path.display())),
             }
         }
-        self.read_to += whole as u64;
+        self.at.bytes += whole as u64;
         Ok((records, skipped))
     }
 }
@@ -208,9 +232,12 @@ mod tests {
             "ended before 1150: left out"
         );
         assert!(skipped.is_empty(), "{skipped:?}");
+        // The pass that read it failed: asked from the same moment, the records come again.
+        let (again, _) = accounting.read(secs(1150)).unwrap();
+        assert_eq!(again, records);
         let rest = line(3, "gec", 1000, 1300, 1, 0);
         write!(file, "{}", &rest["all.q:vm:gec:gec:sleep:3".len()..]).unwrap();
-        let (records, _) = accounting.read(secs(1150)).unwrap();
+        let (records, _) = accounting.read(secs(1160)).unwrap();
         assert_eq!(
             records.iter().map(|r| r.id).collect::<Vec<_>>(),
             [3],
@@ -229,5 +256,12 @@ mod tests {
         assert_eq!(records.iter().map(|r| r.id).collect::<Vec<_>>(), [4]);
         assert_eq!(skipped.len(), 1);
         assert!(skipped[0].ends_with("skipped accounting line 6: record: expected 45 `:`-separated fields, found \"1 fields\""), "{skipped:?}");
+        // Rotated by another file at least as long: another inode, read from its start.
+        let fresh = dir.path().join("fresh");
+        let lines: String = (5..8).map(|id| line(id, "geb", 3000, 3100, 1, 0)).collect();
+        std::fs::write(&fresh, format!("{HEADER}{lines}")).unwrap();
+        std::fs::rename(&fresh, &path).unwrap();
+        let (records, _) = accounting.read(secs(0)).unwrap();
+        assert_eq!(records.iter().map(|r| r.id).collect::<Vec<_>>(), [5, 6, 7]);
     }
 }
