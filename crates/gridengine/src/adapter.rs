@@ -454,11 +454,6 @@ impl<C: Commands> Adapter<C> {
     pub fn reset_plan(&mut self) -> Result<Plan, AdapterError> {
         self.controller.reset_plan()
     }
-
-    /// Grid Engine's side, for a test's faults.
-    pub fn io_mut(&mut self) -> &mut C {
-        &mut self.controller.io_mut().commands
-    }
 }
 
 impl<C: Commands> Passes for Adapter<C> {

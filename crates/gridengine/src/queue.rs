@@ -19,7 +19,7 @@ pub const PRIO_SCALE: u64 = 100_000;
 /// One job (or one task of an array job) as `qstat` lists it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeJob {
-    /// Its id ([`task_id`] for a task of an array job).
+    /// Its id: its number while pending, [`task_id`] for a running task of an array job.
     pub id: u64,
     /// Its job number, which `qalter` takes.
     pub number: u64,
@@ -90,8 +90,13 @@ fn job(node: roxmltree::Node, i: usize) -> Result<GeJob, ReadError> {
         "a job number",
     )?;
     let place = format!("job {job_number}");
-    // A pending array job lists its tasks as a range (`1-10:1`): its tasks wait as one job.
-    let task: u64 = field("tasks").parse().unwrap_or(0);
+    // A pending array job's tasks wait as one job, its number (what `qalter` takes), whether
+    // `qstat` lists them as a range (`1-10:1`) or one task; a running task is a job of its own.
+    let running = node.attribute("state") == Some("running");
+    let task: u64 = match running {
+        true => field("tasks").parse().unwrap_or(0),
+        false => 0,
+    };
     let time = |name: &str| -> Result<Option<Time>, ReadError> {
         match field(name) {
             "" => Ok(None),
@@ -105,7 +110,7 @@ fn job(node: roxmltree::Node, i: usize) -> Result<GeJob, ReadError> {
         id: task_id(job_number, task),
         number: job_number,
         owner: field("JB_owner").to_string(),
-        running: node.attribute("state") == Some("running"),
+        running,
         state: field("state").to_string(),
         posix_priority: number(field("JB_priority"), &place, "JB_priority", "an integer")?,
         prio: number(field("JAT_prio"), &place, "JAT_prio", "a number")?,
@@ -204,6 +209,20 @@ mod tests {
                 .starts_with("qstat's XML: document: expected well-formed XML"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_pending_array_job_is_its_number_and_a_running_task_its_own_job() {
+        let job = |state: &str, task: u32| {
+            format!("<job_list state=\"{state}\"><JB_job_number>42</JB_job_number><JAT_prio>0.5</JAT_prio><JB_priority>0</JB_priority><JB_owner>gea</JB_owner><state>r</state><slots>1</slots><tasks>{task}</tasks></job_list>")
+        };
+        let xml = format!(
+            "<job_info><queue_info>{}</queue_info><job_info>{}</job_info></job_info>",
+            job("running", 3),
+            job("pending", 5)
+        );
+        let jobs = parse_qstat(&xml).unwrap();
+        assert_eq!((jobs[0].id, jobs[1].id), (42_000_003, 42));
     }
 
     #[test]
