@@ -9,7 +9,7 @@
 #   diff -r /tmp/outputs-before /tmp/outputs-after
 set -euo pipefail
 bin=$(realpath "$1")
-out=$2
+out=$(realpath -m "$2")
 root=$(cd "$(dirname "$0")/.." && pwd)
 traces=$root/../shared/traces
 mkdir -p "$out"
@@ -85,6 +85,47 @@ if [ -d "$traces" ]; then
     # shellcheck disable=SC2086
     "$bin" penalty --machines "$A/openb_node_list_all_node.csv" $request >"$out/penalty-alibaba-$name.txt" 2>&1 || echo "exit $?" >>"$out/penalty-alibaba-$name.txt"
   done
+  # The Slurm model: its timing (spaced passes, drawn turns, backfill cycles, completing nodes,
+  # kills at the limit, will-run planning), on an SWF trace and on a dump with its controller's
+  # log. The dump and the log are made from KTH's first 2,000 jobs here, each run, and named
+  # relative to the output folder, so that two folders' outputs compare equal.
+  K=$S/KTH-SP2-1996-2.1-cln.swf.gz
+  conf=slurm-conf.txt
+  printf '%s\n' 'SchedulerParameters=bf_interval=45,bf_resolution=120,bf_window=1440,bf_max_job_test=50,default_queue_depth=30,sched_interval=50' \
+    'OverTimeLimit=1' 'PriorityWeightAge=1000' 'PriorityWeightJobSize=500' 'PriorityWeightFairshare=10000' >"$out/$conf"
+  zcat "$K" | awk -v dump="$out/kth.sacct" -v events="$out/kth-slurmctld.unsorted" '
+    BEGIN { print "JobID|User|Account|Partition|Submit|Start|End|Timelimit|AllocTRES|ReqNodes|State" > dump; n = 0 }
+    /^;/ || NF < 12 || $4 < 0 || $5 < 1 || $2 < 0 || $3 < 0 { next }
+    n++ >= 2000 { next }
+    function at(t) { return strftime("%Y-%m-%dT%H:%M:%S", 1767225600 + t, 1) }
+    function ms(t, id, k) { return sprintf("[%s.%03d]", at(t), (id * 37 + k * 211) % 1000) }
+    {
+      s = $2; b = $2 + $3; e = b + $4; lim = ($9 > 0 ? int(($9 + 59) / 60) : 60)
+      h = int(lim / 60); m = lim % 60
+      printf "%d|u%d|g%d|cpu|%s|%s|%s|%02d:%02d:00|cpu=%d,node=1|1|COMPLETED\n", $1, $12, $12 % 5, at(s), at(b), at(e), h, m, $5 > dump
+      printf "%d %s _slurm_rpc_submit_batch_job: JobId=%d InitPrio=1 usec=300\n", s * 1000 + (($1 * 37) % 1000), ms(s, $1, 0), $1 > events
+      started = ($1 % 3 ? "sched: Allocate JobId=%d NodeList=n1 #CPUs=%d Partition=cpu" : "sched/backfill: _start_job: Started JobId=%d in cpu on n1 %d")
+      printf "%d %s " started "\n", b * 1000 + (($1 * 37 + 211) % 1000), ms(b, $1, 1), $1, $5 > events
+      printf "%d %s _job_complete: JobId=%d done\n", e * 1000 + (($1 * 37 + 422) % 1000), ms(e, $1, 2), $1 > events
+    }'
+  { echo "[$(date -u -d @1767225570 +%Y-%m-%dT%H:%M:%S).400] Running as primary controller"
+    sort -n -s -k1,1 "$out/kth-slurmctld.unsorted" | cut -d' ' -f2-; } >"$out/kth-slurmctld.log"
+  rm -f "$out/kth-slurmctld.unsorted"
+  fair_tree=fairshare:function=fair-tree,decay=half-life:600,refresh=60,usage=billing
+  cd "$out"
+  run slurm-kth replay "$K" --capacity cpu=100 --drain --scheduler slurm --policy "$fair_tree" --policy sdrf:delta=0.9999
+  run slurm-kth-conf replay "$K" --capacity cpu=100 --drain --scheduler slurm --slurm-conf "$conf" --policy "$fair_tree"
+  run slurm-kth-seed replay "$K" --capacity cpu=100 --drain --scheduler slurm --turn-seed 3 --policy sdrf:delta=0.9999
+  run slurm-wagap replay "$S/wagap-2013.swf" --machines "$S/wagap-2013.swf.machines" --scheduler slurm \
+      --placement slurm --policy "$fair_tree" --policy drf
+  run slurm-dump replay kth.sacct --machines "$root/examples/catalogue.toml" --drain --scheduler slurm --placement slurm \
+      --slurm-conf "$conf" --policy "$fair_tree,refresh-offset=17"
+  run slurm-dump-log replay kth.sacct --capacity cpu=100 --drain --scheduler slurm \
+      --slurmctld-log kth-slurmctld.log --policy "$fair_tree"
+  run slurm-dump-site replay kth.sacct --capacity cpu=100 --drain --scheduler slurm \
+      --slurmctld-log kth-slurmctld.log --site-weight 1000 --site-interval 30s --policy sdrf:delta=0.998845
+  run slurm-dump-easy replay kth.sacct --capacity cpu=100 --drain --scheduler easy --policy "$fair_tree"
+  cd "$root"
   run sweep-merged sweep merge "$out"/shard?.json
   for f in "$out"/shard?.json; do mask <"$f" >"$f.m" && mv "$f.m" "$f"; done
 else

@@ -23,6 +23,7 @@
 //! adapter checks before it writes.
 
 use fairshare_core::choice::Choice;
+use fairshare_core::rank::order_factor;
 
 /// How fairshare's factor enters a job's priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,10 +103,10 @@ pub fn stable_factors(held: &[Option<i64>], weight: u32) -> Vec<i64> {
     factors
 }
 
-/// `weight × (n − b) / n` for each of `n` runs, rounded, at least 1.
+/// `weight × (n − b) / n` ([`order_factor`]) for each of `n` runs, rounded, at least 1.
 fn evenly(n: usize, weight: u32) -> Vec<i64> {
     (0..n)
-        .map(|b| site_factor((n - b) as f64 / n as f64, weight).max(1))
+        .map(|b| site_factor(order_factor(b, n), weight).max(1))
         .collect()
 }
 

@@ -10,8 +10,8 @@ use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_core::rank::{Accounts, Head, KeyedRanker, Ranker, RankerFactory, Share};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, Node, Pass, Placement, PlacementEntry, PolicyResult,
-    Reservations, Scheduler, SchedulerEntry, Task, Window,
+    run, Capacity, ClusterConfig, Happened, Node, Pass, PassKind, Placement, PlacementEntry,
+    PolicyResult, Reservations, Scheduler, SchedulerEntry, Standing, Task, Timing, Window,
 };
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -49,6 +49,61 @@ const ONE_AT_A_TIME: SchedulerEntry = SchedulerEntry {
     name: "one-at-a-time",
     about: "Starts at most one job per pass",
     build: |_| Arc::new(OneAtATime),
+};
+
+/// Starts whatever fits, but only every 15 s while jobs wait, whatever arrives or ends
+/// between: a scheduler with a cycle of its own (Grid Engine's `schedule_interval`), its
+/// timing written here too.
+#[derive(Debug)]
+struct EveryFifteenSeconds;
+
+/// The cycle, in microseconds.
+const CYCLE_US: u64 = 15_000_000;
+
+impl Scheduler for EveryFifteenSeconds {
+    fn reservations(&self) -> Reservations {
+        Reservations::None
+    }
+
+    fn timing(&self, _origin: Time) -> Box<dyn Timing> {
+        Box::new(Cycle)
+    }
+
+    fn pass(&self, pass: &mut dyn Pass) {
+        assert!(pass.kind().periodic, "only the cycle runs passes");
+        while let Some(user) = pass.first() {
+            if !pass.start(user) {
+                pass.set_aside(user);
+            }
+        }
+    }
+}
+
+/// Its timing: a pass on each multiple of the cycle, none at events.
+#[derive(Debug)]
+struct Cycle;
+
+impl Timing for Cycle {
+    fn next_wakeup(&self, now: Time, standing: Standing) -> Option<Time> {
+        standing
+            .waiting
+            .then(|| Time((now.as_micros() / CYCLE_US + 1) * CYCLE_US))
+    }
+
+    fn pass_at(&mut self, happened: &Happened) -> Option<PassKind> {
+        let on_the_cycle = happened.now.as_micros().is_multiple_of(CYCLE_US);
+        on_the_cycle.then_some(PassKind {
+            periodic: true,
+            whole_queue: false,
+        })
+    }
+}
+
+/// Its registry entry.
+const EVERY_FIFTEEN_SECONDS: SchedulerEntry = SchedulerEntry {
+    name: "every-15s",
+    about: "Starts what fits every 15 s",
+    build: |_| Arc::new(EveryFifteenSeconds),
 };
 
 /// The last node with room: the mirror image of first fit.
@@ -138,6 +193,30 @@ fn a_scheduler_written_outside_plugs_in_through_its_entry() {
         &jobs,
     );
     assert_eq!(starts(&one), [0.0, 10.0, 20.0]);
+}
+
+#[test]
+fn a_scheduler_with_a_timing_of_its_own_plugs_in_through_its_entry() {
+    let jobs = jobs(3);
+    // One processor: each 10-s job waits for the cycle after the last one's end.
+    let cyclic = replay(
+        Capacity::Pool(vec![1.0]),
+        EVERY_FIFTEEN_SECONDS,
+        PlacementEntry::FIRST,
+        &jobs,
+    );
+    assert_eq!(starts(&cyclic), [0.0, 15.0, 30.0]);
+    let fill = replay(
+        Capacity::Pool(vec![1.0]),
+        SchedulerEntry::FILL,
+        PlacementEntry::FIRST,
+        &jobs,
+    );
+    assert_eq!(
+        starts(&fill),
+        [0.0, 10.0, 20.0],
+        "at every event, by default"
+    );
 }
 
 #[test]

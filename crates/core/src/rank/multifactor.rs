@@ -26,9 +26,17 @@ pub enum FactorSource {
     /// The policy's own factors ([`Ranker::factors`]): Slurm's fairshare factor.
     Policy,
     /// The policy's order of the waiting users: the `i`-th of `n` (from 0) gets
-    /// `(n − i) / n`, the site factors the Slurm adapter writes into a fresh queue, read at
-    /// each multiple of the adapter's interval (`site_interval_s`).
+    /// [`order_factor`]`(i, n)`, the site factors the Slurm adapter writes into a fresh queue,
+    /// read at each multiple of the adapter's interval (`site_interval_s`).
     Order,
+}
+
+/// The factor of the `place`-th (from 0) of `runs` in a policy's order, before any weight:
+/// `(runs − place) / runs`, Fair Tree's own factors. It is what the Slurm adapter writes into
+/// a fresh queue (times its weight, rounded as Slurm stores it) and what a replay's
+/// [`FactorSource::Order`] gives each waiting user, so the two cannot drift apart.
+pub fn order_factor(place: usize, runs: usize) -> f64 {
+    (runs - place.min(runs)) as f64 / runs.max(1) as f64
 }
 
 /// Users ordered by the multifactor priority of their next job.
@@ -95,10 +103,9 @@ impl MultifactorRanker {
         own.unwrap_or_else(|| {
             let mut factor = vec![0.0; self.heads.len()];
             let waiting: Vec<u32> = self.inner.iter().collect();
-            let n = waiting.len() as f64;
             for (i, &c) in waiting.iter().enumerate() {
                 if let Some(f) = factor.get_mut(c as usize) {
-                    *f = (n - i as f64) / n;
+                    *f = order_factor(i, waiting.len());
                 }
             }
             factor

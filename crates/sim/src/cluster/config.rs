@@ -1,7 +1,11 @@
 //! What a cluster run is configured with: the policy, the capacity, the users and their
 //! shares, the scheduler and placement, when it stops, what it records and the site's queues.
 
-use super::*;
+use super::{Capacity, Fill, FirstFit, Overrun, Placement, Scheduler, TOP_USERS};
+use fairshare_core::model::Time;
+use fairshare_core::policy::PolicySpec;
+use fairshare_core::rank::{Accounts, Share};
+use std::sync::Arc;
 
 /// When a run ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -39,27 +39,18 @@ pub use result::{
     TOP_USERS,
 };
 pub use scheduler::{
-    Conservative, Cycle, Easy, EndRelease, Fill, LoopTurns, Pass, Reservations, Scheduler,
-    SchedulerEntry, SchedulerSettings, Slurm, SlurmParameters, WholeQueuePasses,
+    Arrival, AtEveryEvent, Conservative, Easy, EndRelease, Fill, Happened, LoopTurns, Pass,
+    PassKind, Planning, Reservations, Scheduler, SchedulerEntry, SchedulerSettings, Slurm,
+    SlurmParameters, Standing, Timing,
 };
 pub use space::{Capacity, MOST_MACHINES};
 pub use statistics::{bounded_slowdown, jain, mean, percentile, percentiles, quantiles, QUANTILES};
-use std::sync::Arc;
 
 use engine::replay;
 pub use fairshare_core::model::Task;
 use fairshare_core::model::Time;
-use fairshare_core::policy::{PolicyKind, PolicySpec};
-use fairshare_core::priority::dominant_share;
-use fairshare_core::priority::Policy;
-use fairshare_core::rank::{Accounts, Book, Head, RankError, Ranker, Share};
-use meter::Meter;
-use recorder::Recorder;
-use space::{held, Placed, Request, Space};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use fairshare_core::rank::RankError;
 use thiserror::Error;
-use waiting::Smallest;
 
 /// A run that cannot proceed.
 #[derive(Debug, Clone, PartialEq, Error)]

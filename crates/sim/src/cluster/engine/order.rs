@@ -6,8 +6,12 @@
 //! user's next job carries its points to the ranker, which adds the user's factor
 //! ([`MultifactorRanker`]).
 
-use super::*;
+use super::{Engine, Pending};
+use crate::cluster::ClusterConfig;
+use fairshare_core::model::Time;
+use fairshare_core::policy::PolicyKind;
 use fairshare_core::priority::multifactor::{JobPriority, JobSize, Tres};
+use fairshare_core::rank::Ranker;
 use fairshare_core::rank::{FactorSource, MultifactorRanker};
 
 /// Slurm's multifactor job priority as the engine keeps it.

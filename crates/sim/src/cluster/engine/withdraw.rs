@@ -4,7 +4,10 @@
 //! withdraws it; a job the replay started before then ends then, at the latest
 //! ([`Engine::launch`]), since its owner's cancellation comes at the same moment.
 
-use super::*;
+use super::{free_until, Engine};
+use crate::cluster::JobState;
+use fairshare_core::model::Time;
+use std::cmp::Reverse;
 
 impl Engine {
     /// When the next job that still waits is cancelled; the cancellations of jobs that have

@@ -14,13 +14,14 @@ mod conservative;
 mod easy;
 mod fill;
 mod slurm;
-mod turns;
+mod timing;
 
 pub use conservative::Conservative;
 pub use easy::Easy;
 pub use fill::Fill;
-pub use slurm::{Slurm, SlurmParameters};
-pub use turns::LoopTurns;
+pub(super) use slurm::{Ask, WillRun};
+pub use slurm::{LoopTurns, Slurm, SlurmParameters};
+pub use timing::{Arrival, AtEveryEvent, EndRelease, Happened, PassKind, Standing, Timing};
 
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
@@ -62,12 +63,8 @@ pub trait Pass {
     fn full(&self) -> bool;
     /// How many waiting jobs hold no reservation.
     fn unreserved(&self) -> u64;
-    /// Whether this pass runs at the scheduler's cycle ([`Scheduler::cycle`]) rather than
-    /// only after arrivals or ends.
-    fn periodic(&self) -> bool;
-    /// Whether this pass goes down the whole queue ([`Scheduler::whole_queue_passes`])
-    /// rather than the scheduler's usual depth.
-    fn whole_queue(&self) -> bool;
+    /// What kind of pass this is, as the scheduler's [`Timing`] ran it.
+    fn kind(&self) -> PassKind;
 }
 
 /// How long a scheduler's reservations last.
@@ -81,35 +78,28 @@ pub enum Reservations {
     UntilStart,
 }
 
-/// A scheduler's periodic passes: how far apart, and where they fall.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cycle {
-    /// Seconds between two passes.
-    pub every_s: u64,
-    /// This many seconds past each multiple of `every_s`, counted from the epoch (Slurm's
-    /// backfill timer runs from `slurmctld`'s start, not from the workload's); `None`: on the
-    /// multiples counted from the run's start.
-    pub phase_s: Option<u64>,
-}
-
-/// The passes down the whole queue ([`Scheduler::whole_queue_passes`]): one at the loop's
-/// first turn `every_s` whole seconds after the last, the timer started afresh at each of
-/// `timer_starts`, on the whole second it fell in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WholeQueuePasses<'a> {
-    /// Seconds between two such passes.
-    pub every_s: u64,
-    /// When the timer started, in order; none run before the first.
-    pub timer_starts: &'a [Time],
-}
-
-/// How a job's end reaches the scheduler ([`Scheduler::end_release`]).
+/// How a scheduler plans its reservations ([`Scheduler::planning`]). By default a reservation
+/// holds what its job asks, exactly from the earliest start at which the job fits, for the
+/// longer of its limit and its run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct EndRelease {
-    /// How long after the end its nodes stay taken, in microseconds.
-    pub after_us: u64,
-    /// Whether the end runs a pass at once, unspaced, once its nodes are free.
-    pub passes_at_once: bool,
+pub struct Planning {
+    /// Whether a reservation holds the rest of every node it is planned on, so that no later
+    /// job starts there before the reserved one (Slurm's backfill plans nodes, not
+    /// processors). A pool has no nodes: there a reservation always holds what its job asks.
+    pub whole_nodes: bool,
+    /// Whether a job is planned where Slurm's will-run test puts it, on the nodes the pass's
+    /// other plans leave, from the end of the running jobs whose going leaves it room
+    /// (Slurm's backfill); only reservations that hold whole nodes and last one pass plan so.
+    pub by_will_run: bool,
+    /// The granularity of a reservation's span, in seconds: its start and end are rounded
+    /// down to a multiple of it (from the epoch) and it holds at least that long, as Slurm's
+    /// backfill map does (`bf_resolution`). Only reservations that last one pass are rounded.
+    pub resolution_s: Option<u64>,
+    /// Whether a job is planned with its time limit even when it runs past it (Slurm's
+    /// backfill plans a running job to end at its limit, and one past it to end the next
+    /// second: `select/cons_tres`'s will-run test); otherwise with the longer of its limit
+    /// and its run, which the replay knows.
+    pub with_limits: bool,
 }
 
 /// Runs one scheduling pass: starts jobs in the policy's order while it allows.
@@ -117,92 +107,18 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     /// Whether and how long the scheduler's reservations last; the engine keeps the
     /// availability profile only for schedulers that make them.
     fn reservations(&self) -> Reservations;
-    /// The passes the scheduler wants whether or not anything arrives or ends, while jobs
-    /// wait (Slurm's backfill cycle); none by default.
-    fn cycle(&self) -> Option<Cycle> {
-        None
+    /// How its reservations are planned.
+    fn planning(&self) -> Planning {
+        Planning::default()
     }
-    /// Where a log shows when those passes ran (Slurm's backfill cycles, read from
-    /// `slurmctld`'s log): they fall there and between, instead of on the [`Cycle`]'s grid.
-    fn cycle_turns(&self) -> Option<&LoopTurns> {
-        None
-    }
-    /// Whether a reservation holds the rest of every node it is planned on, so that no later
-    /// job starts there before the reserved one (Slurm's backfill plans nodes, not
-    /// processors); by default it holds only what the job asks. A pool has no nodes: there a
-    /// reservation always holds what its job asks.
-    fn reserves_whole_nodes(&self) -> bool {
-        false
-    }
-    /// Whether a job is planned where Slurm's will-run test puts it, on the nodes the
-    /// pass's other plans leave, from the end of the running jobs whose going leaves it room
-    /// (Slurm's backfill, which plans on nodes); by default a reservation is the earliest
-    /// start at which the job fits. Only schedulers whose reservations hold whole nodes plan
-    /// so.
-    fn plans_by_will_run(&self) -> bool {
-        false
-    }
-    /// The granularity of a reservation's span, in seconds: its start and end are rounded
-    /// down to a multiple of it (from the epoch) and it holds at least that long, as Slurm's
-    /// backfill map does (`bf_resolution`); none by default: a reservation holds exactly from
-    /// its start for its walltime. Only reservations that last one pass are rounded.
-    fn plan_resolution_s(&self) -> Option<u64> {
-        None
-    }
-    /// How long past its walltime a job runs before it is killed, under `--overrun kill`: no
-    /// time by default; `None`: it is never killed (it runs its recorded time).
-    fn kill_grace_s(&self) -> Option<u64> {
-        Some(0)
-    }
-    /// The least time between two passes that arrivals and ends ask for, in seconds: an event
-    /// asks for one, which runs at the first whole second after it once that long has passed
-    /// since the last (Slurm's `batch_sched_delay`, 3 s: `slurmctld`'s background loop runs the
-    /// main scheduler for new work at most that often); none by default: a pass at every
-    /// event.
-    fn event_pass_spacing_s(&self) -> Option<u64> {
-        None
-    }
-    /// Whether a job is planned with its time limit even when it runs past it (Slurm's
-    /// backfill plans a running job to end at its limit, and one past it to end the next
-    /// second: `select/cons_tres`'s will-run test); by default with the longer of its limit
-    /// and its run, which the replay knows.
-    fn plans_with_limits(&self) -> bool {
-        false
-    }
-    /// With spaced passes: the seed by which each second's submissions are drawn to have come
-    /// before or after the background loop's turn in that second (see the engine's `run`);
-    /// none by default: a submission is served at the next second, or by a pass already due
-    /// in its own.
-    fn drawn_turns(&self) -> Option<u64> {
-        None
-    }
-    /// When the loop that spaces the passes events ask for takes its turns, when a log shows
-    /// them (Slurm's background loop, read from `slurmctld`'s log); `None`: on the whole
-    /// seconds.
-    fn loop_turns(&self) -> Option<&LoopTurns> {
-        None
-    }
-    /// The passes that go down the whole queue at a fixed interval, whatever was asked
-    /// (Slurm's `sched_interval`), when their timer's starts are known; none by default.
-    fn whole_queue_passes(&self) -> Option<WholeQueuePasses<'_>> {
-        None
-    }
-    /// How a job's end reaches the scheduler: how long, in microseconds, its nodes stay
-    /// taken after it (`killed`: it was killed at its limit or cancelled while it ran), and
-    /// whether such an end runs a pass at once rather than asking for one. By default the
-    /// nodes are free at the end, which asks for a pass like any event.
-    fn end_release(&self, _killed: bool) -> EndRelease {
-        EndRelease::default()
-    }
-    /// Whether a waiting job's cancellation sets off a pass, as an arrival or an end does (by
-    /// default it does; Slurm's does not: cancelling a pending job queues none of its
-    /// schedulers, so what the job held back starts at the next submission, end or cycle).
-    fn passes_on_cancellation(&self) -> bool {
-        true
+    /// When its passes run in a run that begins at `origin`, and how submissions and ends
+    /// reach them: a pass at every event by default.
+    fn timing(&self, _origin: Time) -> Box<dyn Timing> {
+        Box::new(AtEveryEvent)
     }
     /// The job priority the scheduler orders jobs by, when a job's own terms weigh in
-    /// (Slurm's age, size and partition factors); none by default: the policy's order of users, each
-    /// user's jobs oldest first.
+    /// (Slurm's age, size and partition factors); none by default: the policy's order of
+    /// users, each user's jobs oldest first.
     fn job_priority(&self) -> Option<JobPriority> {
         None
     }

@@ -30,7 +30,7 @@ pub use capacity::{Capacity, MOST_MACHINES};
 use fit::{fit, part_fits, part_fits_without, release, take};
 use openings::Openings;
 pub(in crate::cluster) use request::{held, Placed, Request, Shape};
-pub(in crate::cluster) use will_run::Ending;
+pub(in crate::cluster) use will_run::{Ending, Nodes};
 
 /// The availability profile before the plans of a pass, to go back to when they are dropped.
 #[derive(Debug, Clone, Default)]

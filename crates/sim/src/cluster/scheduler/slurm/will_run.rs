@@ -1,12 +1,12 @@
 //! Slurm's backfill plans a job that cannot start now where `select/cons_tres`'s will-run
-//! test puts it ([`Space::will_run`]), on the nodes no earlier plan of the cycle holds over
+//! test puts it (`Space::will_run`), on the nodes no earlier plan of the cycle holds over
 //! the job's time limit, and tries again from a later boundary of the plans where nodes come
 //! free (`_attempt_backfill`'s `later_start` in Slurm 22.05's
 //! `plugins/sched/backfill/backfill.c`). The plans of a cycle are kept here node by node, as
 //! Slurm's backfill map keeps them, beside the availability profile that holds them too.
 
-use super::*;
-use crate::cluster::space::Ending;
+use crate::cluster::space::{Ending, Nodes, Placed, Request, Space};
+use fairshare_core::model::Time;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::ops::Bound::Excluded;
@@ -17,14 +17,14 @@ use std::ops::Bound::Excluded;
 /// same question again and again (a queue of like jobs, plans that leave a job's nodes as
 /// they were), and the answer cannot change while what runs does not.
 #[derive(Debug, Default)]
-pub(super) struct Tested {
+struct Tested {
     by_end: Option<Vec<Ending>>,
     answers: FxHashMap<TestKey, Option<(Time, Placed)>>,
 }
 
 impl Tested {
     /// Forgets everything: a job started or ended, or a new pass begins.
-    pub(super) fn forget(&mut self) {
+    fn forget(&mut self) {
         self.by_end = None;
         self.answers.clear();
     }
@@ -38,7 +38,7 @@ type TestKey = Vec<u64>;
 /// order of start, and the runs they make (spans that overlap or touch, joined), which
 /// answer what a node holds by a binary search.
 #[derive(Debug, Clone, Default)]
-pub(super) struct NodePlans {
+struct NodePlans {
     spans: Vec<Vec<(Time, Time)>>,
     runs: Vec<Vec<(Time, Time)>>,
     /// Every span's start and end over all nodes, each with how many spans have it there:
@@ -50,7 +50,7 @@ pub(super) struct NodePlans {
 
 impl NodePlans {
     /// No plans on any of `nodes` nodes.
-    pub(super) fn new(nodes: usize) -> NodePlans {
+    fn new(nodes: usize) -> NodePlans {
         NodePlans {
             spans: vec![Vec::new(); nodes],
             runs: vec![Vec::new(); nodes],
@@ -60,7 +60,7 @@ impl NodePlans {
     }
 
     /// Enters a plan over `[from, to)` on `placed`'s nodes.
-    pub(super) fn add(&mut self, placed: &Placed, from: Time, to: Time) {
+    fn add(&mut self, placed: &Placed, from: Time, to: Time) {
         for (node, _) in placed {
             let spans = &mut self.spans[*node];
             let at = spans.partition_point(|s| *s <= (from, to));
@@ -74,7 +74,7 @@ impl NodePlans {
     }
 
     /// Takes away a plan entered over `[from, to)` on `placed`'s nodes.
-    pub(super) fn remove(&mut self, placed: &Placed, from: Time, to: Time) {
+    fn remove(&mut self, placed: &Placed, from: Time, to: Time) {
         for (node, _) in placed {
             let spans = &mut self.spans[*node];
             if let Some(i) = spans.iter().position(|s| *s == (from, to)) {
@@ -115,7 +115,7 @@ impl NodePlans {
     }
 
     /// Takes every plan away.
-    pub(super) fn clear(&mut self) {
+    fn clear(&mut self) {
         if self.count > 0 {
             self.spans.iter_mut().for_each(Vec::clear);
             self.runs.iter_mut().for_each(Vec::clear);
@@ -185,50 +185,96 @@ impl NodePlans {
     }
 }
 
-impl Engine {
-    /// [`Pass::reserve`] as Slurm's backfill plans: from now, the nodes the cycle's plans
-    /// leave free over the job's time limit are tried by the will-run test; a start found
-    /// after the next boundary where a planned node comes free, none found, or nodes that a
-    /// plan holds over the found span, try again from that boundary (or that start). A start
-    /// at or past `before` is not planned.
-    pub(super) fn plan_by_will_run(
-        &mut self,
-        user: u32,
-        index: usize,
-        before: Option<Time>,
-    ) -> bool {
-        let job = &self.queues[user as usize][index];
-        let (request, walltime) = (job.request.clone(), job.walltime);
-        if self.tested.by_end.is_none() {
-            let mut by_end: Vec<(Time, usize)> = (self.running.iter().enumerate())
-                .filter_map(|(slot, job)| Some((job.as_ref()?.planned_end, slot)))
-                .collect();
-            by_end.sort_unstable();
-            self.tested.by_end = Some(by_end);
+/// Slurm's backfill planning over one run: a cycle's plans node by node, and what the
+/// will-run tests found while the running jobs stay as they are.
+#[derive(Debug)]
+pub(in crate::cluster) struct WillRun {
+    plans: NodePlans,
+    tested: Tested,
+}
+
+/// A job to plan: its request, its time limit, and the start it must come before (Slurm's
+/// `bf_window`), if any.
+pub(in crate::cluster) struct Ask<'a> {
+    /// What it asks for.
+    pub request: &'a Request,
+    /// Its time limit, in microseconds.
+    pub walltime: u64,
+    /// A start at or past this is not planned.
+    pub before: Option<Time>,
+}
+
+impl WillRun {
+    /// No plans yet on any of `nodes` nodes.
+    pub(in crate::cluster) fn new(nodes: usize) -> WillRun {
+        WillRun {
+            plans: NodePlans::new(nodes),
+            tested: Tested::default(),
         }
-        let ending: &[Ending] = self.tested.by_end.as_deref().unwrap_or_default();
+    }
+
+    /// Enters a plan held over `[from, to)` on `placed`'s nodes.
+    pub(in crate::cluster) fn hold(&mut self, placed: &Placed, from: Time, to: Time) {
+        self.plans.add(placed, from, to);
+    }
+
+    /// Takes away a plan held over `[from, to)` on `placed`'s nodes.
+    pub(in crate::cluster) fn release(&mut self, placed: &Placed, from: Time, to: Time) {
+        self.plans.remove(placed, from, to);
+    }
+
+    /// Takes every plan away: the cycle ended.
+    pub(in crate::cluster) fn clear(&mut self) {
+        self.plans.clear();
+    }
+
+    /// Forgets what the will-run tests found: a job started or ended, or a pass begins.
+    pub(in crate::cluster) fn forget(&mut self) {
+        self.tested.forget();
+    }
+
+    /// Where and from when the backfill plans `ask` at `now`: from now, the nodes the cycle's
+    /// plans leave free over the job's time limit are tried by the will-run test on `space`,
+    /// `running` giving the running jobs' planned ends and where each runs; a start found
+    /// after the next boundary where a planned node comes free, none found, or nodes that a
+    /// plan holds over the found span, try again from that boundary (or that start).
+    /// `held_span` says what a plan starting at a time holds. `None`: no start is planned.
+    pub(in crate::cluster) fn plan<'a>(
+        &mut self,
+        space: &mut Space,
+        now: Time,
+        ask: Ask<'_>,
+        (ends, placed_of): (impl FnOnce() -> Vec<Ending>, impl Fn(usize) -> Nodes<'a>),
+        held_span: impl Fn(Time) -> (Time, Time),
+    ) -> Option<(Time, Placed)> {
+        let Ask {
+            request,
+            walltime,
+            before,
+        } = ask;
+        let ending: &[Ending] = self.tested.by_end.get_or_insert_with(|| {
+            let mut by_end = ends();
+            by_end.sort_unstable();
+            by_end
+        });
         let request_key = request.key();
-        let running = &self.running;
-        let placed_of = |slot: usize| running[slot].as_ref().map_or(&[][..], |j| &j.placed[..]);
         let eligible = |i: usize| request.eligible.as_ref().is_none_or(|e| e[i]);
-        let mut from = self.now;
+        let mut from = now;
         // Each try starts later than the last, at a boundary of the plans or at a start found
         // beside them: a bound on the tries keeps a mistake from looping.
-        for _ in 0..=2 * self.node_plans.count + 1 {
+        for _ in 0..=2 * self.plans.count + 1 {
             let to = from.plus_micros(walltime);
             let mut key = request_key.clone();
-            self.node_plans.barred_into(from, to, &mut key);
-            let later =
-                |sooner| (self.node_plans).later_start(eligible, (from, to), before, sooner);
+            self.plans.barred_into(from, to, &mut key);
+            let later = |sooner| (self.plans).later_start(eligible, (from, to), before, sooner);
             let found = match self.tested.answers.get(&key) {
                 Some(found) => found.clone(),
                 None => {
                     let bits = &key[request_key.len()..];
-                    let barred: Vec<bool> = (0..self.node_plans.runs.len())
+                    let barred: Vec<bool> = (0..self.plans.runs.len())
                         .map(|n| bits[n / 64] >> (n % 64) & 1 == 1)
                         .collect();
-                    let found =
-                        (self.space).will_run(&request, self.now, (ending, placed_of), &barred);
+                    let found = space.will_run(request, now, (ending, &placed_of), &barred);
                     self.tested.answers.insert(key, found.clone());
                     found
                 }
@@ -237,26 +283,25 @@ impl Engine {
                 None => later(None),
                 Some((t, placed)) => {
                     let t = t.max(from);
-                    let (start, end) = self.held_span(t, walltime);
-                    let sooner = (t > self.now).then(|| later(Some(t))).flatten();
+                    let (start, end) = held_span(t);
+                    let sooner = (t > now).then(|| later(Some(t))).flatten();
                     if sooner.is_some() {
                         sooner
                     } else if before.is_some_and(|b| t >= b) {
-                        return false;
-                    } else if t > self.now && self.node_plans.overlaps(&placed, start, end) {
+                        return None;
+                    } else if t > now && self.plans.overlaps(&placed, start, end) {
                         Some(t)
                     } else {
-                        self.hold(user, index, (t, placed), false);
-                        return true;
+                        return Some((t, placed));
                     }
                 }
             };
             match retry {
                 Some(next) if next > from => from = next,
-                _ => return false,
+                _ => return None,
             }
         }
-        false
+        None
     }
 }
 

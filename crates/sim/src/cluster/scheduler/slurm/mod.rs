@@ -25,7 +25,7 @@
 //!   priority order, at most `bf_max_job_test` jobs (and `bf_max_job_user` of one user, when
 //!   set), starting each job that fits now without delaying an earlier job's planned start,
 //!   and planning every job that does not where `select/cons_tres`'s will-run test puts it
-//!   by the running jobs' time limits (the engine's `will_run`: the running jobs taken away
+//!   by the running jobs' time limits (`will_run`: the running jobs taken away
 //!   in Slurm's batches, the job planned from the end of the last one taken, on the nodes
 //!   chosen once they are gone; a job already past its limit is planned to end the next
 //!   second), within `bf_window`. A planned job holds the whole of each node it is planned
@@ -50,14 +50,20 @@
 //! the run's partitions ([`crate::cluster::Partition`]). docs/slurm-prediction.md measures
 //! what that costs.
 
-use super::{
-    Cycle, EndRelease, LoopTurns, Pass, Reservations, Scheduler, SchedulerEntry, WholeQueuePasses,
-};
+mod timing;
+mod turns;
+mod will_run;
+
+pub use turns::LoopTurns;
+pub(in crate::cluster) use will_run::{Ask, WillRun};
+
+use super::{Pass, Planning, Reservations, Scheduler, SchedulerEntry, Timing};
 use fairshare_core::error::Invalid;
 use fairshare_core::model::{slurm_conf_duration, Time, TresWeights};
 use fairshare_core::priority::multifactor::{JobPriority, Tres};
 use std::collections::HashMap;
 use std::sync::Arc;
+use timing::SlurmTiming;
 
 /// `--scheduler slurm`.
 pub(super) const SLURM: SchedulerEntry = SchedulerEntry {
@@ -116,7 +122,7 @@ pub struct SlurmParameters {
     /// then; with none known no such pass is run.
     pub controller_starts: Vec<Time>,
     /// The seed of the background loop's turns within each second, when they are drawn (see
-    /// [`Scheduler::drawn_turns`]); `None`: a submission is served at the next second, or by a
+    /// the `timing` module); `None`: a submission is served at the next second, or by a
     /// pass already due in its own.
     pub turn_seed: Option<u64>,
     /// When the background loop takes its turns, read from `slurmctld`'s log (see
@@ -404,7 +410,7 @@ impl Slurm {
         let mut blocked: Vec<u32> = Vec::new();
         let mut tested = 0;
         while let Some(user) = pass.first() {
-            if tested == self.parameters.default_queue_depth && !pass.whole_queue() {
+            if tested == self.parameters.default_queue_depth && !pass.kind().whole_queue {
                 return;
             }
             tested += 1;
@@ -458,84 +464,19 @@ impl Scheduler for Slurm {
         Reservations::ForThePass
     }
 
-    fn cycle(&self) -> Option<Cycle> {
-        self.parameters.backfill.then_some(Cycle {
-            every_s: self.parameters.bf_interval_s,
-            phase_s: self.parameters.bf_phase_s,
-        })
-    }
-
-    fn cycle_turns(&self) -> Option<&LoopTurns> {
-        self.parameters.bf_cycles.as_deref()
-    }
-
-    fn reserves_whole_nodes(&self) -> bool {
-        true
-    }
-
-    fn plans_by_will_run(&self) -> bool {
-        true
-    }
-
-    fn plan_resolution_s(&self) -> Option<u64> {
-        Some(self.parameters.bf_resolution_s)
-    }
-
-    /// `OverTimeLimit` past the limit, and then until the next check of time limits.
-    fn kill_grace_s(&self) -> Option<u64> {
-        (self.parameters.over_time_s).map(|over| over + TIME_LIMIT_CHECK_S)
-    }
-
-    fn event_pass_spacing_s(&self) -> Option<u64> {
-        let delay = self.parameters.batch_sched_delay_s;
-        (delay > 0).then_some(delay)
-    }
-
-    fn plans_with_limits(&self) -> bool {
-        true
-    }
-
-    fn drawn_turns(&self) -> Option<u64> {
-        self.parameters.turn_seed
-    }
-
-    fn loop_turns(&self) -> Option<&LoopTurns> {
-        self.parameters.loop_turns.as_deref()
-    }
-
-    /// `slurmctld`'s background loop runs the main scheduler down the whole queue every
-    /// `sched_interval` (`_slurmctld_background`), counted from its start, once known.
-    fn whole_queue_passes(&self) -> Option<WholeQueuePasses<'_>> {
-        let starts = &self.parameters.controller_starts;
-        (!starts.is_empty()).then_some(WholeQueuePasses {
-            every_s: self.parameters.sched_interval_s,
-            timer_starts: starts,
-        })
-    }
-
-    /// A job's end frees its nodes once they answer `slurmctld`'s terminate request
-    /// (`node_did_resp`), which queues the main scheduler for the background loop's next
-    /// turn; until then they are completing, and neither scheduler starts a job there. A job
-    /// killed at its limit or cancelled while it ran still has processes to end: its nodes
-    /// report their epilog complete, which runs the main scheduler at once
-    /// (`_slurm_rpc_epilog_complete`), unspaced.
-    fn end_release(&self, killed: bool) -> EndRelease {
-        match killed {
-            true => EndRelease {
-                after_us: self.parameters.killed_completing_us,
-                passes_at_once: true,
-            },
-            false => EndRelease {
-                after_us: self.parameters.completing_us,
-                passes_at_once: false,
-            },
+    /// The backfill plans whole nodes by the will-run test, with the jobs' time limits, in
+    /// spans of `bf_resolution`.
+    fn planning(&self) -> Planning {
+        Planning {
+            whole_nodes: true,
+            by_will_run: true,
+            resolution_s: Some(self.parameters.bf_resolution_s),
+            with_limits: true,
         }
     }
 
-    /// `job_signal` cancels a pending job without queuing the main scheduler
-    /// (`queue_job_scheduler`), and the backfill waits for its cycle.
-    fn passes_on_cancellation(&self) -> bool {
-        false
+    fn timing(&self, origin: Time) -> Box<dyn Timing> {
+        Box::new(SlurmTiming::new(&self.parameters, origin))
     }
 
     fn job_priority(&self) -> Option<JobPriority> {
@@ -544,7 +485,7 @@ impl Scheduler for Slurm {
     }
 
     fn pass(&self, pass: &mut dyn Pass) {
-        if pass.periodic() {
+        if pass.kind().periodic {
             self.backfill(pass);
         } else {
             self.main(pass);
@@ -634,15 +575,10 @@ mod tests {
             ]
         );
         assert_eq!(parameters.over_time_s, Some(300));
-        assert_eq!(Slurm { parameters }.kill_grace_s(), Some(330));
+        let grace = |parameters| Slurm { parameters }.timing(Time::ZERO).kill_grace_us();
+        assert_eq!(grace(parameters), Some(330_000_000));
         let (unlimited, _) = from(&[("OverTimeLimit", "UNLIMITED")]).unwrap();
-        assert_eq!(
-            Slurm {
-                parameters: unlimited
-            }
-            .kill_grace_s(),
-            None
-        );
+        assert_eq!(grace(unlimited), None);
         assert_eq!(over_time(Some("5 min")), Ok(Some(300)));
         // slurm.conf writes PriorityCalcPeriod in minutes.
         let (parameters, _) = from(&[("PriorityCalcPeriod", "2")]).unwrap();

@@ -1,0 +1,396 @@
+//! When Slurm's schedulers run, as the module above describes: the main scheduler at the
+//! background loop's turns, spaced by `batch_sched_delay`, and down the whole queue every
+//! `sched_interval`; the backfill every `bf_interval`; a job's nodes completing after its end.
+//!
+//! A log of whole seconds cannot say whether a submission came before or after the loop's turn
+//! in its second; the loop's fraction creeps through the whole second over a run. By default a
+//! submission is served at the next second, or by a pass already due in its own. With turns
+//! drawn (`turn_seed`), each second's submissions came before the turn or after it as a hash
+//! of the second and the seed says (half the seconds each way): before, the loop may serve
+//! them in their own second; after, they arrive half a second late, unseen by a pass of their
+//! second, and ask for the next. Replays with several seeds show how far what the log cannot
+//! tell moves a prediction.
+
+use super::{LoopTurns, SlurmParameters, TIME_LIMIT_CHECK_S};
+use crate::cluster::scheduler::timing::{
+    Arrival, EndRelease, Happened, PassKind, Standing, Timing,
+};
+use fairshare_core::model::Time;
+use std::borrow::Cow;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// How late a submission that came after the loop's turn in its second arrives.
+const AFTER_THE_TURN_US: u64 = 500_000;
+
+/// Whether the submissions of the second holding `t` came before the background loop's turn
+/// in that second, under `seed`: a bit of a hash of the two (SplitMix64's finaliser).
+fn before_the_turn(t: Time, seed: u64) -> bool {
+    let second = t.as_micros() / 1_000_000;
+    let mut z =
+        (second ^ seed.wrapping_mul(0x2545_f491_4f6c_dd1d)).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) & 1 == 1
+}
+
+/// Slurm's timing for one run.
+#[derive(Debug, Clone)]
+pub(super) struct SlurmTiming {
+    /// When the backfill's cycles fall, when it runs.
+    cycles: Option<Cycles>,
+    /// The least whole seconds between two passes events ask for (`batch_sched_delay`),
+    /// when they are spaced.
+    spacing_s: Option<u64>,
+    /// Where those passes stand.
+    asked: Asked,
+    /// The passes down the whole queue every `sched_interval`, when the controller's starts
+    /// are known.
+    whole_queue: Option<WholeQueueTimer>,
+    /// The background loop's turns, where a log shows them; `None`: on the whole seconds.
+    turns: Option<LoopTurns>,
+    /// The seed drawing each second's submissions before or after the loop's turn, with
+    /// spaced passes.
+    drawn: Option<u64>,
+    /// The turns set for passes asked and waiting, which wake the engine.
+    wakeups: BinaryHeap<Reverse<Time>>,
+    /// Microseconds past its limit a job runs before it is killed (`None`: never).
+    kill_grace_us: Option<u64>,
+    /// How an end reaches the schedulers: one that ended by itself, one killed.
+    end_release: [EndRelease; 2],
+}
+
+impl SlurmTiming {
+    /// The timing of `parameters` for a run that begins at `origin`.
+    pub(super) fn new(parameters: &SlurmParameters, origin: Time) -> SlurmTiming {
+        let spacing_s = Some(parameters.batch_sched_delay_s).filter(|&s| s > 0);
+        let cycles = parameters.backfill.then(|| match &parameters.bf_cycles {
+            Some(shown) => Cycles::Shown(LoopTurns::clone(shown)),
+            None => Cycles::Grid(Period::new(
+                parameters.bf_interval_s,
+                parameters.bf_phase_s,
+                origin,
+            )),
+        });
+        let starts = &parameters.controller_starts;
+        let whole_queue =
+            (!starts.is_empty()).then(|| WholeQueueTimer::new(parameters.sched_interval_s, starts));
+        let mut timing = SlurmTiming {
+            cycles,
+            spacing_s,
+            asked: Asked::default(),
+            whole_queue,
+            turns: parameters.loop_turns.as_deref().cloned(),
+            drawn: spacing_s.and(parameters.turn_seed),
+            wakeups: BinaryHeap::new(),
+            // `OverTimeLimit` past the limit, and then until the next check of time limits.
+            kill_grace_us: (parameters.over_time_s)
+                .map(|over| (over + TIME_LIMIT_CHECK_S).saturating_mul(1_000_000)),
+            end_release: [
+                EndRelease {
+                    after_us: parameters.completing_us,
+                    passes_at_once: false,
+                },
+                EndRelease {
+                    after_us: parameters.killed_completing_us,
+                    passes_at_once: true,
+                },
+            ],
+        };
+        timing.start_whole_queue_timer();
+        timing
+    }
+
+    /// Whether an instant that `asks` for a pass runs one, `periodic` saying whether the
+    /// backfill's cycle falls now. Under spaced passes such a pass runs at the loop's first
+    /// turn after the event at which the spacing has passed since the last: the next whole
+    /// second (or now, `in_this_turn`, for a submission that came before the loop's turn in
+    /// its second), or, where a log shows the turns, the first at or after the event, whose
+    /// time the log gave to the millisecond. Until then a wake-up is set (a periodic pass runs
+    /// now whatever was asked, and what was asked waits for the next turn).
+    fn passes_now(&mut self, now: Time, asks: bool, in_this_turn: bool, periodic: bool) -> bool {
+        let Some(spacing_s) = self.spacing_s else {
+            return asks || periodic;
+        };
+        let woken = self.asked.woken_at == Some(now);
+        self.asked.pending |= asks;
+        if !self.asked.pending {
+            return periodic;
+        }
+        let next_turn = self.turn_at_or_after(now.plus_micros(1));
+        let earliest = if in_this_turn || self.turns.is_some() {
+            self.turn_at_or_after(now)
+        } else {
+            next_turn
+        };
+        let due = match (woken, self.asked.last) {
+            (true, _) => now,
+            (false, Some(last)) => self.first_turn_spaced(last, spacing_s).max(earliest),
+            (false, None) => earliest,
+        };
+        if due <= now && !periodic {
+            self.asked = Asked {
+                last: Some(now),
+                ..Asked::default()
+            };
+            return true;
+        }
+        let due = due.max(next_turn);
+        if self.asked.woken_at.is_none_or(|w| w <= now) {
+            self.asked.woken_at = Some(due);
+            self.wakeups.push(Reverse(due));
+        }
+        periodic
+    }
+
+    /// Sets the first pass down the whole queue, from the timer's first start.
+    fn start_whole_queue_timer(&mut self) {
+        let first = (self.whole_queue.as_ref()).and_then(|t| t.restarts.first().copied());
+        let next = first.and_then(|start| self.next_whole_queue(start.whole_secs(), start));
+        if let Some(timer) = &mut self.whole_queue {
+            timer.next = next;
+        }
+    }
+
+    /// Whether a pass down the whole queue falls at `now`: the timer's pass, which the passes
+    /// events ask for are spaced from and which serves what they asked. Those it passed while
+    /// no job waited ran too, and count.
+    fn whole_queue_due(&mut self, now: Time) -> bool {
+        loop {
+            let Some(next) = self.whole_queue.as_ref().and_then(|t| t.next) else {
+                return false;
+            };
+            if next > now {
+                return false;
+            }
+            let second = self.loop_turns().second_of(next);
+            let after = self.next_whole_queue(second, next);
+            if let Some(timer) = &mut self.whole_queue {
+                timer.next = after;
+            }
+            self.asked = Asked {
+                last: Some(next),
+                ..Asked::default()
+            };
+            if next == now {
+                return true;
+            }
+        }
+    }
+
+    /// The next pass down the whole queue once the loop's clock read `second` at `from`:
+    /// the first turn `every_s` seconds on, unless the timer restarts before it.
+    fn next_whole_queue(&self, mut second: u64, mut from: Time) -> Option<Time> {
+        let timer = self.whole_queue.as_ref()?;
+        let turns = self.loop_turns();
+        loop {
+            let next = turns.first_turn_in(second + timer.every_s);
+            match timer.restarts.iter().find(|&&s| s > from && s < next) {
+                Some(&restart) => (second, from) = (restart.whole_secs(), restart),
+                None => return Some(next),
+            }
+        }
+    }
+
+    /// The loop's first turn at or after `t`: from the log's turns, else the whole seconds.
+    fn turn_at_or_after(&self, t: Time) -> Time {
+        self.loop_turns().at_or_after(t)
+    }
+
+    /// The loop's first turn `spacing_s` seconds after its turn `last`, counted in the
+    /// whole seconds its clock read at the two (`slurmctld`'s `difftime` of two `time_t`).
+    fn first_turn_spaced(&self, last: Time, spacing_s: u64) -> Time {
+        let turns = self.loop_turns();
+        turns.first_turn_in(turns.second_of(last) + spacing_s)
+    }
+
+    /// The background loop's turns: the log's, else the whole seconds.
+    fn loop_turns(&self) -> Cow<'_, LoopTurns> {
+        match &self.turns {
+            Some(turns) => Cow::Borrowed(turns),
+            None => Cow::Owned(LoopTurns::default()),
+        }
+    }
+}
+
+impl Timing for SlurmTiming {
+    fn kill_grace_us(&self) -> Option<u64> {
+        self.kill_grace_us
+    }
+
+    /// A job's end frees its nodes once they answer `slurmctld`'s terminate request
+    /// (`node_did_resp`), which queues the main scheduler for the background loop's next
+    /// turn; until then they are completing, and neither scheduler starts a job there. A job
+    /// killed at its limit or cancelled while it ran still has processes to end: its nodes
+    /// report their epilog complete, which runs the main scheduler at once
+    /// (`_slurm_rpc_epilog_complete`), unspaced.
+    fn end_release(&self, killed: bool) -> EndRelease {
+        self.end_release[usize::from(killed)]
+    }
+
+    fn arrival(&self, submit: Time) -> Arrival {
+        match self.drawn {
+            None => Arrival::Now,
+            Some(seed) if before_the_turn(submit, seed) => Arrival::InThisTurn,
+            Some(_) => Arrival::Late(submit.plus_micros(AFTER_THE_TURN_US)),
+        }
+    }
+
+    /// The backfill's next cycle while jobs wait and something changed since the last
+    /// (Slurm's backfill waits for new work, `_more_work`), the next pass down the whole queue
+    /// while jobs wait and some run, and the turn set for a pass asked.
+    fn next_wakeup(&self, now: Time, standing: Standing) -> Option<Time> {
+        let cycle = (self.cycles.as_ref())
+            .filter(|_| standing.waiting && standing.changed)
+            .map(|cycles| cycles.next_after(now));
+        let whole_queue = (self.whole_queue.as_ref())
+            .and_then(|t| t.next)
+            .filter(|_| standing.waiting && standing.running);
+        let asked = self.wakeups.peek().map(|Reverse(t)| *t);
+        cycle.into_iter().chain(whole_queue).chain(asked).min()
+    }
+
+    /// Cancelling a pending job queues none of the schedulers (`job_signal` does not call
+    /// `queue_job_scheduler`), and, under spaced passes, a planned start asks for nothing:
+    /// Slurm runs no pass where a plan of its backfill begins.
+    fn pass_at(&mut self, happened: &Happened) -> Option<PassKind> {
+        let now = happened.now;
+        while self.wakeups.peek().is_some_and(|Reverse(w)| *w <= now) {
+            self.wakeups.pop();
+        }
+        let woken = happened.reserved_start && self.spacing_s.is_none();
+        let periodic = (self.cycles.as_ref()).is_some_and(|cycles| cycles.falls_on(now));
+        let whole_queue = self.whole_queue_due(now);
+        let asks = (happened.asked || woken) && !whole_queue;
+        let passes = self.passes_now(now, asks, happened.in_this_turn, periodic);
+        (passes || happened.at_once || whole_queue).then_some(PassKind {
+            periodic,
+            whole_queue,
+        })
+    }
+}
+
+/// When the backfill's cycles fall: on a grid, or at the cycles a log shows.
+#[derive(Debug, Clone)]
+enum Cycles {
+    /// Every so often from an anchor.
+    Grid(Period),
+    /// At the cycles a log shows and the ones between them (`bf_cycles`).
+    Shown(LoopTurns),
+}
+
+impl Cycles {
+    /// Whether a cycle falls at `t`.
+    fn falls_on(&self, t: Time) -> bool {
+        match self {
+            Cycles::Grid(period) => period.falls_on(t),
+            Cycles::Shown(turns) => turns.at_or_after(t) == t,
+        }
+    }
+
+    /// The first cycle after `t`.
+    fn next_after(&self, t: Time) -> Time {
+        match self {
+            Cycles::Grid(period) => period.next_after(t),
+            Cycles::Shown(turns) => turns.at_or_after(t.plus_micros(1)),
+        }
+    }
+}
+
+/// Cycles every `every` microseconds from `anchor`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Period {
+    every: u64,
+    anchor: Time,
+}
+
+impl Period {
+    /// Cycles every `every_s` seconds, on the multiples of it counted from `origin`, or, given
+    /// `phase_s`, at that many seconds past each multiple counted from the epoch (Slurm's
+    /// backfill timer runs from `slurmctld`'s start, not from the workload's); the first at
+    /// or after `origin`.
+    fn new(every_s: u64, phase_s: Option<u64>, origin: Time) -> Period {
+        let every = every_s.max(1).saturating_mul(1_000_000);
+        let anchor = match phase_s {
+            None => origin,
+            Some(phase_s) => {
+                let phase = phase_s.saturating_mul(1_000_000) % every;
+                Time(origin.0 + (phase + every - origin.0 % every) % every)
+            }
+        };
+        Period { every, anchor }
+    }
+
+    /// Whether a cycle falls at `t`.
+    fn falls_on(self, t: Time) -> bool {
+        t >= self.anchor && (t.0 - self.anchor.0).is_multiple_of(self.every)
+    }
+
+    /// The first cycle after `t`.
+    fn next_after(self, t: Time) -> Time {
+        match t.0.checked_sub(self.anchor.0) {
+            None => self.anchor,
+            Some(since) => Time(self.anchor.0 + (since / self.every + 1) * self.every),
+        }
+    }
+}
+
+/// The passes events ask for, under spaced passes.
+#[derive(Debug, Clone, Copy, Default)]
+struct Asked {
+    /// Whether an event asked for a pass since the last one.
+    pending: bool,
+    /// When the last such pass ran.
+    last: Option<Time>,
+    /// The wake-up set for the next one.
+    woken_at: Option<Time>,
+}
+
+/// The timer of the passes down the whole queue: one at the loop's first turn `every_s` whole
+/// seconds after the last, the timer started afresh at each of the controller's starts, on
+/// the whole second it fell in.
+#[derive(Debug, Clone)]
+struct WholeQueueTimer {
+    every_s: u64,
+    /// When the timer started afresh, in order; none run before the first.
+    restarts: Vec<Time>,
+    /// Its next pass.
+    next: Option<Time>,
+}
+
+impl WholeQueueTimer {
+    /// The timer of a pass every `every_s` seconds from each of `starts`, its first pass not
+    /// yet set.
+    fn new(every_s: u64, starts: &[Time]) -> WholeQueueTimer {
+        WholeQueueTimer {
+            every_s: every_s.max(1),
+            restarts: starts.to_vec(),
+            next: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_period_falls_on_its_multiples_and_a_phase_moves_them_from_the_epoch() {
+        let s = |secs: u64| Time(secs * 1_000_000);
+        let grid = Period::new(30, None, s(100));
+        assert!(grid.falls_on(s(130)) && !grid.falls_on(s(120)));
+        assert_eq!(grid.next_after(s(50)), s(100));
+        assert_eq!(grid.next_after(s(130)), s(160));
+        let phased = Period::new(30, Some(7), s(100));
+        assert_eq!(phased.anchor, s(127));
+        assert!(phased.falls_on(s(157)) && !phased.falls_on(s(130)));
+    }
+
+    #[test]
+    fn drawn_turns_put_about_half_the_seconds_before_the_turn() {
+        let before = (0..10_000u64)
+            .filter(|&second| before_the_turn(Time(second * 1_000_000), 7))
+            .count();
+        assert!((4_800..5_200).contains(&before), "{before}");
+    }
+}
