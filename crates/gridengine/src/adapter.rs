@@ -19,9 +19,9 @@ use crate::tree::{
     SHARE_TREE_COMMAND, USERS_COMMAND,
 };
 use crate::ReadError;
-use fairshare_core::choice::Choice;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
+use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_reconcile::clients::{Clients, ClientsError, Tree};
 use fairshare_reconcile::command::{CommandError, Commands};
 use fairshare_reconcile::controller::{remembering, Controller, Held, SchedulerIo, Setup, Site};
@@ -374,9 +374,6 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
     }
 }
 
-/// The fairshare function that is Grid Engine's own share tree.
-const GRID_ENGINE_FUNCTION: &str = "grid-engine";
-
 /// The arguments of the `qalter` call that makes `write`.
 pub fn qalter_args(write: &Write) -> Vec<String> {
     let ids: Vec<String> = write.jobs.iter().map(u64::to_string).collect();
@@ -425,7 +422,7 @@ impl<C: Commands> Adapter<C> {
         let pass = self.controller.pass(now)?;
         let done = pass.reconciled;
         let grid_engine = matches!(self.controller.policy().kind,
-            PolicyKind::Fairshare(s) if s.function.name() == GRID_ENGINE_FUNCTION);
+            PolicyKind::Fairshare(s) if s.function.is(FairshareFunction::GRID_ENGINE));
         let share_tree = grid_engine.then(|| {
             let order = done.plan.standings.iter().map(|s| s.user.clone()).collect();
             ShareTreeCheck::new(&self.controller.io().last_listing, order)

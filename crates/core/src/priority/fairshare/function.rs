@@ -30,6 +30,10 @@ impl FairshareFunction {
     pub const METACENTRUM: FairshareFunction =
         FairshareFunction::of(&super::metacentrum::METACENTRUM);
 
+    /// Grid Engine's share tree.
+    pub const GRID_ENGINE: FairshareFunction =
+        FairshareFunction::of(&super::grid_engine::GRID_ENGINE);
+
     /// `entry` with every parameter at its default.
     pub const fn of(entry: &'static FunctionEntry) -> FairshareFunction {
         let mut values = [0.0; MAX_PARAMS];
@@ -49,6 +53,11 @@ impl FairshareFunction {
     /// Its parameters' values, in the order of its entry's.
     pub fn values(&self) -> &[f64] {
         &self.values[..self.entry.params.len()]
+    }
+
+    /// Whether it is `function`, whatever either's parameters.
+    pub fn is(&self, function: FairshareFunction) -> bool {
+        self.entry.name == function.entry.name
     }
 
     /// Whether it is Slurm's Fair Tree.
