@@ -3,20 +3,17 @@
 //! and prints what the adapter saw and did; the work is in `fairshare-gridengine`, the tables
 //! in `fairshare-report`.
 
-use crate::slurm::{duration, lock, Document};
-use anyhow::{bail, Context, Result};
-use fairshare_core::error::Chain;
-use fairshare_gridengine::adapter::{Adapter, AdapterError, Applied, Reconciliation};
+use crate::adapters::{
+    done, duration, lock, log_failure, log_line, show, watch_until_stopped, Document, Reset,
+};
+use anyhow::{Context, Result};
+use fairshare_gridengine::adapter::{Adapter, AdapterError, Reconciliation};
 use fairshare_gridengine::command::Runner;
 use fairshare_gridengine::config::GridEngineConfig;
-use fairshare_reconcile::plan::Plan;
-use fairshare_reconcile::watch::{
-    stop_on_signals, system_now, watch as reconcile_every, Backoff, RealClock, Told, Watcher,
-};
+use fairshare_reconcile::watch::{system_now, Told};
 use fairshare_report::{
     gridengine_pass_line, gridengine_status, gridengine_sync, gridengine_writes_text,
 };
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -146,10 +143,9 @@ fn adapter(config: &GridEngineConfig) -> Result<Adapter<Runner>> {
 /// `status`: one pass, nothing written.
 fn status(common: &Common) -> Result<()> {
     let pass = adapter(&config(common)?)?.pass(system_now())?;
-    if common.json {
-        return crate::output::write_json(Path::new("-"), &Document::new(&pass, None));
-    }
-    crate::output::print(&gridengine_status(&pass))
+    show(common.json, &Document::new(&pass, None), || {
+        gridengine_status(&pass)
+    })
 }
 
 /// `sync`: one pass, its writes made (unless `--dry-run`) and read back.
@@ -159,17 +155,14 @@ fn sync(args: &Writing) -> Result<()> {
     let mut adapter = adapter(&config)?;
     let pass = adapter.pass(system_now())?;
     let applied = (!args.dry_run).then(|| adapter.apply(&pass.plan));
-    if args.common.json {
-        crate::output::write_json(Path::new("-"), &Document::new(&pass, applied.as_ref()))?;
-    } else {
-        crate::output::print(&gridengine_sync(&pass, applied.as_ref()))?;
-    }
-    match applied {
-        Some(a) if !a.complete() => {
-            bail!("the ranking is not fully applied (see above); run sync again")
-        }
-        _ => Ok(()),
-    }
+    let document = Document::new(&pass, applied.as_ref());
+    show(args.common.json, &document, || {
+        gridengine_sync(&pass, applied.as_ref())
+    })?;
+    done(
+        applied.as_ref(),
+        "the ranking is not fully applied (see above); run sync again",
+    )
 }
 
 /// `reset`: every priority fairshare wrote back to 0.
@@ -179,36 +172,15 @@ fn reset(args: &Writing) -> Result<()> {
     let mut adapter = adapter(&config)?;
     let plan = adapter.reset_plan()?;
     let applied = (!args.dry_run).then(|| adapter.apply(&plan));
-    if args.common.json {
-        crate::output::write_json(Path::new("-"), &Reset::new(&plan, applied.as_ref()))?;
-    } else {
-        crate::output::print(&gridengine_writes_text(&plan, applied.as_ref()))?;
-    }
-    match applied {
-        Some(a) if !a.complete() => {
-            bail!("not every priority was set back (see above); run reset again")
-        }
-        _ => Ok(()),
-    }
-}
-
-/// What `reset --json` prints.
-#[derive(Serialize)]
-struct Reset<'a> {
-    schema_version: u32,
-    writes: &'a [fairshare_reconcile::writes::Write],
-    applied: Option<&'a Applied>,
-}
-
-impl<'a> Reset<'a> {
-    /// The document of a reset's `plan` and what its writes did.
-    fn new(plan: &'a Plan, applied: Option<&'a Applied>) -> Reset<'a> {
-        Reset {
-            schema_version: fairshare_core::instance::SCHEMA_VERSION,
-            writes: &plan.writes,
-            applied,
-        }
-    }
+    show(
+        args.common.json,
+        &Reset::new(&plan, applied.as_ref()),
+        || gridengine_writes_text(&plan, applied.as_ref()),
+    )?;
+    done(
+        applied.as_ref(),
+        "not every priority was set back (see above); run reset again",
+    )
 }
 
 /// `watch`: a pass every interval until SIGTERM or SIGINT; a pass that fails is logged and
@@ -231,22 +203,13 @@ fn watch(args: &WatchArgs) -> Result<()> {
         "watching Grid Engine"
     );
     let _lock = lock(&config.lock, dry_run)?;
-    let stop = stop_on_signals().context("installing the signal handler")?;
-    let mut watcher = Watcher {
-        adapter: adapter(&config)?,
+    watch_until_stopped(
+        adapter(&config)?,
         dry_run,
         interval,
-        now: system_now,
-        log: log_turn,
-    };
-    reconcile_every(
-        &mut watcher,
-        Backoff::for_interval(interval),
-        &stop,
-        &mut RealClock,
-    );
-    tracing::info!("stopped; the priorities keep their last values (`fairshare gridengine reset` sets them back to 0)");
-    Ok(())
+        log_turn,
+        "stopped; the priorities keep their last values (`fairshare gridengine reset` sets them back to 0)",
+    )
 }
 
 /// What one turn of `watch` tells the log: the pass's notes and line, or why it failed.
@@ -259,15 +222,8 @@ fn log_turn(told: Told<'_, Reconciliation, AdapterError>) {
             for note in &pass.notes {
                 tracing::warn!("{note}");
             }
-            let line = gridengine_pass_line(pass, applied);
-            match applied {
-                Some(a) if !a.complete() => tracing::warn!("{line}; the next pass retries"),
-                _ => tracing::info!("{line}"),
-            }
+            log_line(&gridengine_pass_line(pass, applied), applied);
         }
-        Told::Failed(error, backoff) => {
-            let retry_in_s = backoff.as_secs_f64();
-            tracing::warn!(error = %Chain(error), retry_in_s, "pass failed; nothing written, the next pass tries again");
-        }
+        Told::Failed(error, backoff) => log_failure(error, backoff),
     }
 }

@@ -1,6 +1,7 @@
 //! `fairshare`: the one binary. It parses arguments and calls the library crates; the work
 //! itself lives in `fairshare-core` and its siblings.
 
+mod adapters;
 mod agent;
 mod allocate;
 mod baa;

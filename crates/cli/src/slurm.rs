@@ -2,17 +2,16 @@
 //! reads its file, builds the adapter and prints what the adapter saw and did; the work is in
 //! `fairshare-slurm`, the tables in `fairshare-report`.
 
-use anyhow::{bail, Context, Result};
-use fairshare_core::error::Chain;
-use fairshare_reconcile::lock::Lock;
-use fairshare_reconcile::watch::{
-    stop_on_signals, system_now, watch as reconcile_every, Backoff, RealClock, Told, Watcher,
+use crate::adapters::{
+    done, duration, lock, log_failure, log_line, show, watch_until_stopped, Document, Reset,
 };
+use anyhow::{Context, Result};
+use fairshare_core::error::Chain;
+use fairshare_reconcile::watch::{system_now, Told};
 use fairshare_report::{slurm_pass_line, slurm_status, slurm_sync, writes_text};
-use fairshare_slurm::adapter::{Adapter, AdapterError, Applied, Reconciliation};
+use fairshare_slurm::adapter::{Adapter, AdapterError, Reconciliation};
 use fairshare_slurm::command::Runner;
 use fairshare_slurm::config::SlurmConfig;
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -170,81 +169,54 @@ fn adapter(config: SlurmConfig) -> Result<Adapter<Runner>> {
 fn status(common: &Common) -> Result<()> {
     let mut adapter = adapter(config(common)?)?;
     let pass = adapter.pass(system_now())?;
-    if common.json {
-        return crate::output::write_json(Path::new("-"), &Document::new(&pass, None));
-    }
-    crate::output::print(&slurm_status(&pass))
+    show(common.json, &Document::new(&pass, None), || {
+        slurm_status(&pass)
+    })
 }
 
 /// `sync`: one pass, its writes made (unless `--dry-run`) and read back.
 fn sync(args: &SyncArgs) -> Result<()> {
     let config = config(&args.common)?;
-    let _lock = writer(&config, args.dry_run)?;
+    let _lock = lock(&config.lock, args.dry_run)?;
     let mut adapter = adapter(config)?;
     let pass = adapter.pass(system_now())?;
-    let applied = match args.dry_run {
-        true => None,
-        false => Some(adapter.apply(&pass.plan)),
-    };
+    let applied = (!args.dry_run).then(|| adapter.apply(&pass.plan));
     if !args.dry_run {
         adapter
             .write_submit_table(&pass)
             .context("writing the table job_submit.lua reads (submit_table)")?;
     }
-    show(&pass, applied.as_ref(), args.common.json)?;
-    match applied {
-        Some(a) if !a.complete() => {
-            bail!("the ranking is not fully applied (see above); run sync again")
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Prints a sync, as text or JSON.
-fn show(pass: &Reconciliation, applied: Option<&Applied>, json: bool) -> Result<()> {
-    if json {
-        return crate::output::write_json(Path::new("-"), &Document::new(pass, applied));
-    }
-    crate::output::print(&slurm_sync(pass, applied))
+    let document = Document::new(&pass, applied.as_ref());
+    show(args.common.json, &document, || {
+        slurm_sync(&pass, applied.as_ref())
+    })?;
+    done(
+        applied.as_ref(),
+        "the ranking is not fully applied (see above); run sync again",
+    )
 }
 
 /// `reset`: every pending job's site factor back to 0.
 fn reset(args: &ResetArgs) -> Result<()> {
     let config = config(&args.common)?;
-    let _lock = writer(&config, args.dry_run)?;
+    let _lock = lock(&config.lock, args.dry_run)?;
     let mut adapter = adapter(config)?;
     let plan = adapter.reset_plan()?;
-    let applied = match args.dry_run {
-        true => None,
-        false => Some(adapter.apply(&plan)),
-    };
+    let applied = (!args.dry_run).then(|| adapter.apply(&plan));
     if !args.dry_run {
         adapter
             .remove_submit_table()
             .context("removing the table job_submit.lua reads (submit_table)")?;
     }
-    if args.common.json {
-        #[derive(Serialize)]
-        struct Reset<'a> {
-            schema_version: u32,
-            writes: &'a [fairshare_reconcile::writes::Write],
-            applied: Option<&'a Applied>,
-        }
-        let reset = Reset {
-            schema_version: fairshare_core::instance::SCHEMA_VERSION,
-            writes: &plan.writes,
-            applied: applied.as_ref(),
-        };
-        crate::output::write_json(Path::new("-"), &reset)?;
-    } else {
-        crate::output::print(&writes_text(&plan, applied.as_ref()))?;
-    }
-    match applied {
-        Some(a) if !a.complete() => {
-            bail!("not every site factor was cleared (see above); run reset again")
-        }
-        _ => Ok(()),
-    }
+    show(
+        args.common.json,
+        &Reset::new(&plan, applied.as_ref()),
+        || writes_text(&plan, applied.as_ref()),
+    )?;
+    done(
+        applied.as_ref(),
+        "not every site factor was cleared (see above); run reset again",
+    )
 }
 
 /// `watch`: a pass every interval until SIGTERM or SIGINT; a pass that fails is logged and
@@ -266,39 +238,14 @@ fn watch(args: &WatchArgs) -> Result<()> {
         dry_run = args.dry_run,
         "watching Slurm"
     );
-    let _lock = writer(&config, args.dry_run)?;
-    let stop = stop_on_signals().context("installing the signal handler")?;
-    let mut watcher = Watcher {
-        adapter: adapter(config)?,
-        dry_run: args.dry_run,
+    let _lock = lock(&config.lock, args.dry_run)?;
+    watch_until_stopped(
+        adapter(config)?,
+        args.dry_run,
         interval,
-        now: system_now,
-        log: log_turn,
-    };
-    reconcile_every(
-        &mut watcher,
-        Backoff::for_interval(interval),
-        &stop,
-        &mut RealClock,
-    );
-    tracing::info!(
-        "stopped; the site factors keep their last values (`fairshare slurm reset` clears them)"
-    );
-    Ok(())
-}
-
-/// The lock of a command that writes (none for a dry run, which writes nothing).
-fn writer(config: &SlurmConfig, dry_run: bool) -> Result<Option<Lock>> {
-    lock(&config.lock, dry_run)
-}
-
-/// The lock at `path` of a command that writes (none for a dry run, which writes nothing).
-pub(crate) fn lock(path: &Path, dry_run: bool) -> Result<Option<Lock>> {
-    if dry_run {
-        return Ok(None);
-    }
-    let since = fairshare_reconcile::controller::utc_seconds(system_now());
-    Ok(Some(Lock::take(path, &since)?))
+        log_turn,
+        "stopped; the site factors keep their last values (`fairshare slurm reset` clears them)",
+    )
 }
 
 /// What one turn of `watch` tells the log: the pass's notes and line, or why it failed.
@@ -309,16 +256,9 @@ fn log_turn(told: Told<'_, Reconciliation, AdapterError>) {
             if let Some(e) = after {
                 tracing::warn!(error = %Chain(e), "the table job_submit.lua reads (submit_table) was not written; new jobs wait at site factor 0 until a pass writes it");
             }
-            let line = slurm_pass_line(pass, applied);
-            match applied {
-                Some(a) if !a.complete() => tracing::warn!("{line}; the next pass retries"),
-                _ => tracing::info!("{line}"),
-            }
+            log_line(&slurm_pass_line(pass, applied), applied);
         }
-        Told::Failed(error, backoff) => {
-            let retry_in_s = backoff.as_secs_f64();
-            tracing::warn!(error = %Chain(error), retry_in_s, "pass failed; nothing written, the next pass tries again");
-        }
+        Told::Failed(error, backoff) => log_failure(error, backoff),
     }
 }
 
@@ -347,30 +287,4 @@ fn log_pass(pass: &Reconciliation) {
     if let Some(check) = pass.fair_tree.as_ref().filter(|c| !c.agrees) {
         tracing::warn!(slurm = ?check.slurm, fairshare = ?check.fairshare, "Fair Tree order differs from sshare's (Slurm recomputes its factor once per PriorityCalcPeriod)");
     }
-}
-
-/// What `--json` prints: an adapter's pass and, for a sync, what its writes did.
-#[derive(Serialize)]
-pub(crate) struct Document<'a, P> {
-    schema_version: u32,
-    #[serde(flatten)]
-    pass: &'a P,
-    applied: Option<&'a Applied>,
-}
-
-impl<'a, P> Document<'a, P> {
-    /// The document of `pass` and what its writes did.
-    pub(crate) fn new(pass: &'a P, applied: Option<&'a Applied>) -> Document<'a, P> {
-        Document {
-            schema_version: fairshare_core::instance::SCHEMA_VERSION,
-            pass,
-            applied,
-        }
-    }
-}
-
-/// A duration as every option takes it: seconds (`60`) or with units (`5m`).
-pub(crate) fn duration(text: &str) -> Result<Duration, String> {
-    let seconds = fairshare_core::model::parse_seconds(text)?;
-    Duration::try_from_secs_f64(seconds).map_err(|e| format!("{text:?}: {e}"))
 }
