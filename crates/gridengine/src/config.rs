@@ -3,9 +3,11 @@
 //! default; a mistake names the key.
 
 use crate::accounting::DEFAULT_ACCOUNTING;
-use fairshare_core::config::{ConfigError, Location};
+use fairshare_core::config::ConfigError;
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
+pub use fairshare_reconcile::config::SettingError;
+use fairshare_reconcile::config::{self as common, at_least_one, seconds};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -15,17 +17,6 @@ pub const MOST_WEIGHT: u32 = 1024;
 
 /// Where the lock of the commands that write is, unless the configuration says.
 pub const DEFAULT_LOCK: &str = "/run/lock/fairshare-gridengine.lock";
-
-/// A value of the configuration that cannot be used, with the key it was given under.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-#[error("{message}")]
-pub struct SettingError {
-    /// The key.
-    pub key: &'static str,
-    /// What is wrong, the key named in it.
-    pub message: String,
-}
 
 /// Everything `fairshare gridengine` is told.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,63 +76,32 @@ impl Default for GridEngineConfig {
 impl GridEngineConfig {
     /// Reads and checks a configuration file.
     pub fn load(path: &Path) -> Result<GridEngineConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::io(path, e))?;
-        let config: GridEngineConfig = toml::from_str(&text)
-            .map_err(|e| ConfigError::toml_in(&text, path, e.span(), e.message()))?;
-        config
-            .check()
-            .map_err(|e| ConfigError::invalid(Location::file(path), e.message))?;
-        Ok(config)
+        common::load(path, GridEngineConfig::check)
     }
 
     /// Checks every value; the error names the key.
     pub fn check(&self) -> Result<(), SettingError> {
         self.policy()?;
         self.since()?;
-        let refuse = |key, message: String| Err(SettingError { key, message });
-        for (key, v, most) in [
-            ("interval_s", self.interval_s, 86_400.0),
-            ("window_s", self.window_s, 366.0 * 86_400.0),
-            ("timeout_s", self.timeout_s, 3_600.0),
-        ] {
-            let least = if key == "window_s" { 0.0 } else { 1.0 };
-            if !(v.is_finite() && (least..=most).contains(&v)) {
-                return refuse(
-                    key,
-                    format!("{key} must lie in [{least}, {most}] seconds, found {v}"),
-                );
-            }
-        }
+        seconds("interval_s", self.interval_s, 1.0..=86_400.0)?;
+        seconds("window_s", self.window_s, 0.0..=366.0 * 86_400.0)?;
+        seconds("timeout_s", self.timeout_s, 1.0..=3_600.0)?;
         if !(1..=MOST_WEIGHT).contains(&self.weight) {
-            return refuse("weight", format!("weight must lie in [1, {MOST_WEIGHT}] (Grid Engine's highest POSIX priority), found {}", self.weight));
+            let message = format!("weight must lie in [1, {MOST_WEIGHT}] (Grid Engine's highest POSIX priority), found {}", self.weight);
+            return Err(SettingError::new("weight", message));
         }
-        if self.jobs_per_call == 0 {
-            return refuse("jobs_per_call", "jobs_per_call must be at least 1".into());
-        }
-        if self.ranked_runs == 0 {
-            return refuse("ranked_runs", "ranked_runs must be at least 1".into());
-        }
-        Ok(())
+        at_least_one("jobs_per_call", self.jobs_per_call)?;
+        at_least_one("ranked_runs", self.ranked_runs)
     }
 
     /// The policy, parsed.
     pub fn policy(&self) -> Result<PolicySpec, SettingError> {
-        self.policy.parse().map_err(|e| SettingError {
-            key: "policy",
-            message: format!("policy = {:?}: {e}", self.policy),
-        })
+        common::policy(&self.policy)
     }
 
     /// `since`, as the moment it names.
     pub fn since(&self) -> Result<Option<Time>, SettingError> {
-        let Some(text) = &self.since else {
-            return Ok(None);
-        };
-        let at = Time::from_utc(text).ok_or_else(|| SettingError {
-            key: "since",
-            message: format!("since = {text:?}: a UTC moment such as \"2026-11-28\" or \"2026-11-28T18:00:00\" was expected"),
-        })?;
-        Ok(Some(at))
+        common::since(self.since.as_deref())
     }
 
     /// How long one Grid Engine command may take.

@@ -26,6 +26,8 @@
 //! - [`state`]: what a reconcile keeps between passes, and one reconcile through all of the
 //!   above.
 //! - [`command`]: the scheduler's commands, run bounded in time, every failure told apart.
+//! - [`config`]: reading an adapter's configuration file, and checking the keys every
+//!   adapter's file has.
 //! - [`lock`]: one writer per cluster, a lock file a second writer is refused by.
 //! - [`watch`]: the loop: interval, backoff after failures, stop on SIGTERM, an [`watch::Action`]
 //!   after each reconcile.
@@ -33,6 +35,7 @@
 
 pub mod clients;
 pub mod command;
+pub mod config;
 pub mod controller;
 pub mod history;
 pub mod job;

@@ -3,9 +3,11 @@
 //! mistake names the key.
 
 use fairshare_core::choice::Choice;
-use fairshare_core::config::{ConfigError, Location};
+use fairshare_core::config::ConfigError;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
+pub use fairshare_reconcile::config::SettingError;
+use fairshare_reconcile::config::{self as common, at_least_one, seconds};
 use fairshare_reconcile::site::Mapping;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -16,24 +18,6 @@ pub const SUBMIT_TABLE_LIFE_S: f64 = 600.0;
 
 /// The largest weight: Slurm holds a site factor as a signed 32-bit number.
 pub const MOST_WEIGHT: u32 = 1_000_000_000;
-
-/// A value of the configuration that cannot be used, with the key it was given under.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-#[error("{message}")]
-pub struct SettingError {
-    /// The key.
-    pub key: &'static str,
-    /// What is wrong, the key named in it.
-    pub message: String,
-}
-
-impl SettingError {
-    /// `message` about `key`.
-    fn new(key: &'static str, message: String) -> SettingError {
-        SettingError { key, message }
-    }
-}
 
 /// Where the lock of the commands that write is, unless the configuration says.
 pub const DEFAULT_LOCK: &str = "/run/lock/fairshare-slurm.lock";
@@ -113,49 +97,23 @@ impl Default for SlurmConfig {
 impl SlurmConfig {
     /// Reads and checks a configuration file.
     pub fn load(path: &Path) -> Result<SlurmConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::io(path, e))?;
-        let config: SlurmConfig = toml::from_str(&text)
-            .map_err(|e| ConfigError::toml_in(&text, path, e.span(), e.message()))?;
-        config
-            .check()
-            .map_err(|e| ConfigError::invalid(Location::file(path), e.message))?;
-        Ok(config)
+        common::load(path, SlurmConfig::check)
     }
 
     /// Checks every value; the error names the key.
     pub fn check(&self) -> Result<(), SettingError> {
         self.policy()?;
         self.mapping()?;
-        let seconds = |key: &'static str, v: f64, range: std::ops::RangeInclusive<f64>| match v
-            .is_finite()
-            && range.contains(&v)
-        {
-            true => Ok(()),
-            false => Err(SettingError::new(
-                key,
-                format!(
-                    "{key} must lie in [{}, {}] seconds, found {v}",
-                    range.start(),
-                    range.end()
-                ),
-            )),
-        };
         seconds("interval_s", self.interval_s, 1.0..=86_400.0)?;
         seconds("window_s", self.window_s, 0.0..=366.0 * 86_400.0)?;
         seconds("timeout_s", self.timeout_s, 1.0..=3_600.0)?;
         self.since()?;
         if self.weight == 0 {
             let message = "weight must be at least 1 (the highest site factor)";
-            return Err(SettingError::new("weight", message.into()));
+            return Err(SettingError::new("weight", message));
         }
-        if self.jobs_per_call == 0 {
-            let message = "jobs_per_call must be at least 1";
-            return Err(SettingError::new("jobs_per_call", message.into()));
-        }
-        if self.ranked_runs == 0 {
-            let message = "ranked_runs must be at least 1";
-            return Err(SettingError::new("ranked_runs", message.into()));
-        }
+        at_least_one("jobs_per_call", self.jobs_per_call)?;
+        at_least_one("ranked_runs", self.ranked_runs)?;
         if self.submit_table.is_some() && self.interval_s > SUBMIT_TABLE_LIFE_S {
             let message = format!(
                 "interval_s = {} with a submit_table: job_submit.lua takes a table older than {SUBMIT_TABLE_LIFE_S} s as stale, so passes must come more often",
@@ -169,8 +127,7 @@ impl SlurmConfig {
     /// The policy, parsed. A fairshare function given no `usage=` charges Slurm's billing, as
     /// Slurm charges its own fairshare usage: the policy reads `…,usage=billing`.
     pub fn policy(&self) -> Result<PolicySpec, SettingError> {
-        let given: PolicySpec = (self.policy.parse())
-            .map_err(|e| SettingError::new("policy", format!("policy = {:?}: {e}", self.policy)))?;
+        let given = common::policy(&self.policy)?;
         let params = self.policy.split_once(':').map_or("", |(_, p)| p);
         let usage_given = params.split(',').any(|p| p.trim().starts_with("usage="));
         if !matches!(given.kind, PolicyKind::Fairshare(_)) || usage_given {
@@ -186,14 +143,7 @@ impl SlurmConfig {
 
     /// `since`, as the moment it names.
     pub fn since(&self) -> Result<Option<Time>, SettingError> {
-        let Some(text) = &self.since else {
-            return Ok(None);
-        };
-        let at = Time::from_utc(text).ok_or_else(|| {
-            let message = format!("since = {text:?}: a UTC moment such as \"2026-11-28\" or \"2026-11-28T18:00:00\" was expected");
-            SettingError::new("since", message)
-        })?;
-        Ok(Some(at))
+        common::since(self.since.as_deref())
     }
 
     /// The mapping, parsed.
