@@ -15,7 +15,8 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-600}"
 shift || true
-all=(swf swf_machines google alibaba_pods alibaba_nodes scenario program instance shard runtime runtime_series service_bodies service_config agent_readers share_file queues_file catalogue_file sacct baa_timeline slurm_billing slurm_conf slurmctld_log site_bundle gridengine_qstat gridengine_accounting gridengine_share_tree gridengine_hosts gridengine_config)
+# Every target there is: the files of fuzz/fuzz_targets, so none is left out by a list.
+mapfile -t all < <(find fuzz/fuzz_targets -name '*.rs' -printf '%f\n' | sed 's/\.rs$//' | sort)
 targets=("${@:-${all[@]}}")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
