@@ -200,6 +200,49 @@ mod tests {
         }
     }
 
+    /// The replay's model of the adapter (`FactorSource::Order`: a factor per waiting user by
+    /// its place) writes, into a fresh queue where each user's jobs are one run, what the
+    /// adapter writes: the same factors, once weighted and rounded as Slurm stores them.
+    #[test]
+    fn a_fresh_queue_gets_the_factors_the_replay_gives_its_users() {
+        use fairshare_core::model::Time;
+        use fairshare_core::priority::multifactor::JobPriority;
+        use fairshare_core::rank::{FactorSource, FifoRanker, Head, MultifactorRanker, Ranker};
+        for users in 1..=7u32 {
+            for weight in [3u32, 1000, 100_000] {
+                let priority = JobPriority {
+                    site_interval_s: 5.0,
+                    ..JobPriority::default()
+                };
+                let inner = Box::new(FifoRanker::new(users as usize));
+                let mut replay = MultifactorRanker::new(
+                    inner,
+                    users as usize,
+                    priority,
+                    f64::from(weight),
+                    FactorSource::Order,
+                    0.0,
+                );
+                replay.advance(Time::ZERO).unwrap();
+                // Users wait in reverse order of their index: the order is not the indices'.
+                for user in 0..users {
+                    let arrival = Time::from_secs_f64(f64::from(users - user));
+                    let head = Head::new(arrival, u64::from(user));
+                    replay.update(user, &[0.0], Some(head)).unwrap();
+                }
+                replay.advance(Time::from_secs_f64(10.0)).unwrap();
+                let order: Vec<u32> = replay.iter().collect();
+                assert_eq!(order, (0..users).rev().collect::<Vec<_>>());
+                let factors = replay.factors().unwrap();
+                let replayed: Vec<i64> = (order.iter())
+                    .map(|&u| site_factor(factors[u as usize], weight).max(1))
+                    .collect();
+                let fresh = stable_factors(&vec![None; users as usize], weight);
+                assert_eq!(replayed, fresh, "{users} users, weight {weight}");
+            }
+        }
+    }
+
     #[test]
     fn site_factors_are_weighted_rounded_and_clamped() {
         assert_eq!(site_factor(0.75, 10_000), 7_500);
