@@ -103,10 +103,10 @@ if [ -d "$traces" ]; then
       s = $2; b = $2 + $3; e = b + $4; lim = ($9 > 0 ? int(($9 + 59) / 60) : 60)
       h = int(lim / 60); m = lim % 60
       printf "%d|u%d|g%d|cpu|%s|%s|%s|%02d:%02d:00|cpu=%d,node=1|1|COMPLETED\n", $1, $12, $12 % 5, at(s), at(b), at(e), h, m, $5 > dump
-      printf "%d %s _slurm_rpc_submit_batch_job: JobId=%d InitPrio=1 usec=300\n", s * 1000 + (($1 * 37) % 1000), ms(s, $1, 0), $1 > events
+      printf "%.0f %s _slurm_rpc_submit_batch_job: JobId=%d InitPrio=1 usec=300\n", s * 1000 + (($1 * 37) % 1000), ms(s, $1, 0), $1 > events
       started = ($1 % 3 ? "sched: Allocate JobId=%d NodeList=n1 #CPUs=%d Partition=cpu" : "sched/backfill: _start_job: Started JobId=%d in cpu on n1 %d")
-      printf "%d %s " started "\n", b * 1000 + (($1 * 37 + 211) % 1000), ms(b, $1, 1), $1, $5 > events
-      printf "%d %s _job_complete: JobId=%d done\n", e * 1000 + (($1 * 37 + 422) % 1000), ms(e, $1, 2), $1 > events
+      printf "%.0f %s " started "\n", b * 1000 + (($1 * 37 + 211) % 1000), ms(b, $1, 1), $1, $5 > events
+      printf "%.0f %s _job_complete: JobId=%d done\n", e * 1000 + (($1 * 37 + 422) % 1000), ms(e, $1, 2), $1 > events
     }'
   { echo "[$(date -u -d @1767225570 +%Y-%m-%dT%H:%M:%S).400] Running as primary controller"
     sort -n -s -k1,1 "$out/kth-slurmctld.unsorted" | cut -d' ' -f2-; } >"$out/kth-slurmctld.log"

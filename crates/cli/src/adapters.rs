@@ -106,10 +106,11 @@ pub(crate) fn log_failure(error: &dyn std::error::Error, backoff: Duration) {
     tracing::warn!(error = %Chain(error), retry_in_s, "pass failed; nothing written, the next pass tries again");
 }
 
-/// `watch`'s loop: `adapter`'s passes every `interval` (writing unless `dry_run`), each told
-/// to `log`, until SIGTERM or SIGINT; then `stopped` is logged. The caller holds the lock.
+/// `watch`'s loop: the passes of the adapter `adapter` builds (once the signals are caught)
+/// every `interval`, writing unless `dry_run`, each told to `log`, until SIGTERM or SIGINT;
+/// then `stopped` is logged. The caller holds the lock.
 pub(crate) fn watch_until_stopped<A, L>(
-    adapter: A,
+    adapter: impl FnOnce() -> Result<A>,
     dry_run: bool,
     interval: Duration,
     log: L,
@@ -122,7 +123,7 @@ where
     let stop = stop_on_signals().context("installing the signal handler")?;
     let now: fn() -> Time = system_now;
     let mut watcher = Watcher {
-        adapter,
+        adapter: adapter()?,
         dry_run,
         interval,
         now,

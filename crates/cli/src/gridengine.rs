@@ -204,7 +204,7 @@ fn watch(args: &WatchArgs) -> Result<()> {
     );
     let _lock = lock(&config.lock, dry_run)?;
     watch_until_stopped(
-        adapter(&config)?,
+        || adapter(&config),
         dry_run,
         interval,
         log_turn,

@@ -240,7 +240,7 @@ fn watch(args: &WatchArgs) -> Result<()> {
     );
     let _lock = lock(&config.lock, args.dry_run)?;
     watch_until_stopped(
-        adapter(config)?,
+        || adapter(config),
         args.dry_run,
         interval,
         log_turn,

@@ -168,7 +168,7 @@ impl Engine {
         self.unreserved -= 1;
     }
 
-    /// [`Pass::reserve`], the start found before `before` when given.
+    /// [`Pass::reserve`](crate::cluster::Pass::reserve), the start found before `before` when given.
     pub(super) fn reserve_before(&mut self, user: u32, before: Option<Time>) -> bool {
         let index = self.cursor[user as usize];
         let Some(job) = self.candidate(user) else {
@@ -200,7 +200,7 @@ impl Engine {
             .is_some()
     }
 
-    /// [`Pass::reserve`] as Slurm's backfill plans ([`WillRun::plan`]); a start at or past
+    /// [`Pass::reserve`](crate::cluster::Pass::reserve) as Slurm's backfill plans (`WillRun::plan`); a start at or past
     /// `before` is not planned.
     fn plan_by_will_run(&mut self, user: u32, index: usize, before: Option<Time>) -> bool {
         let Some(will_run) = self.will_run.as_mut() else {

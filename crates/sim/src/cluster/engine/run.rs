@@ -1,15 +1,16 @@
 //! The loop of a run: arrivals in submit order, finishes, cancellations and wake-ups in time
-//! order, a pass whenever the scheduler's [`Timing`] says so after each instant's events, and
-//! the outcomes told as jobs settle.
+//! order, a pass whenever the scheduler's [`Timing`](crate::cluster::Timing) says so after
+//! each instant's events, and the outcomes told as jobs settle.
 
 use super::Engine;
 use crate::cluster::scheduler::{Arrival, Happened, Standing};
 use crate::cluster::{ClusterConfig, JobOutcome, JobState, PolicyResult, RunError, SimError, Stop};
 use fairshare_core::model::{Task, Time};
 use std::cmp::Reverse;
-use std::collections::VecDeque;
+use std::collections::BTreeMap;
 
-/// The replay behind [`run`] and [`run_observed`].
+/// The replay behind [`run`](crate::cluster::run) and
+/// [`run_observed`](crate::cluster::run_observed).
 pub(in crate::cluster) fn replay<E>(
     config: &ClusterConfig,
     arrivals: impl Iterator<Item = Result<Task, E>>,
@@ -20,10 +21,12 @@ pub(in crate::cluster) fn replay<E>(
     engine.observed = on_job.is_some();
     let mut arrivals = arrivals.peekable();
     let mut last_submit = Time::ZERO;
-    // Submissions that reach the scheduler later than their submit time, in submit order.
-    let mut late: VecDeque<(Time, Task)> = VecDeque::new();
+    // Submissions that reach the scheduler later than their submit time, by when they do
+    // (then in submit order).
+    let mut late: BTreeMap<(Time, u64), Task> = BTreeMap::new();
+    let mut held_back: u64 = 0;
     loop {
-        let next_late = late.front().map(|(at, _)| *at);
+        let next_late = late.first_key_value().map(|((at, _), _)| *at);
         let next_submit = match arrivals.peek() {
             Some(Ok(a)) => Some(a.submit),
             Some(Err(_)) => {
@@ -85,7 +88,11 @@ pub(in crate::cluster) fn replay<E>(
                 false => happened.asked = true,
             }
         }
-        while let Some((_, a)) = late.pop_front_if(|(at, _)| *at == t) {
+        while let Some(a) = late
+            .first_entry()
+            .filter(|e| e.key().0 == t)
+            .map(|e| e.remove())
+        {
             happened.asked = true;
             engine.arrive(a).map_err(RunError::Sim)?;
         }
@@ -98,12 +105,14 @@ pub(in crate::cluster) fn replay<E>(
             }
             last_submit = a.submit;
             match engine.timing.arrival(a.submit) {
-                Arrival::Late(at) => {
-                    late.push_back((at, a));
+                // Later than its submission, or it is an arrival now after all.
+                Arrival::Late(at) if at > t => {
+                    held_back += 1;
+                    late.insert((at, held_back), a);
                     continue;
                 }
                 Arrival::InThisTurn => happened.in_this_turn = true,
-                Arrival::Now => {}
+                Arrival::Now | Arrival::Late(_) => {}
             }
             happened.asked = true;
             engine.arrive(a).map_err(RunError::Sim)?;
@@ -128,8 +137,8 @@ pub(in crate::cluster) fn replay<E>(
         Stop::Horizon(h) => h.max(engine.now),
         Stop::Drain => engine.now,
     };
-    // A submission that came after the loop's turn and arrives past the horizon is beyond it.
-    for rest in late.into_iter().map(|(_, task)| Ok(task)).chain(arrivals) {
+    // A submission that reaches the scheduler past the horizon is beyond it.
+    for rest in late.into_values().map(Ok).chain(arrivals) {
         let task = rest.map_err(RunError::Input)?;
         engine.recorder.beyond_horizon();
         if let Some(on_job) = on_job.as_mut() {

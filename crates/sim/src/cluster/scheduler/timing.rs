@@ -10,6 +10,7 @@ use std::fmt;
 
 /// What happened at one instant, as the engine tells a [`Timing`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Happened {
     /// The instant.
     pub now: Time,
@@ -28,6 +29,7 @@ pub struct Happened {
 
 /// Where the queue stands, which decides whether a timing's own passes are due.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Standing {
     /// Whether jobs wait.
     pub waiting: bool,
@@ -56,7 +58,8 @@ pub enum Arrival {
     Now,
     /// At its submit time, before the loop's turn in its second, which may serve it then.
     InThisTurn,
-    /// Later, at this time, unseen by any pass before it.
+    /// Later, at this time, unseen by any pass before it; one not after its submission
+    /// arrives at once. Late arrivals come in the order of this time, then of submission.
     Late(Time),
 }
 
