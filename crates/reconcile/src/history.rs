@@ -18,10 +18,10 @@ use crate::job::Allocation;
 use crate::machines::Machines;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
+use fairshare_core::rank::play::{self, Expected, Waiting};
 use fairshare_core::rank::{Book, Head, RankError, Ranker};
 use fairshare_core::usage::metric::UsageMetric;
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How long an ended job is remembered, so that the accounting listing it again changes nothing.
 const REMEMBER_ENDED: u64 = 3_600 * 1_000_000;
@@ -39,88 +39,6 @@ struct Charged {
     /// What the history counts per second for the table (the rate, or processors).
     counted: f64,
     start: Time,
-}
-
-/// A pending job as the order of starts plays it.
-#[derive(Debug, Clone)]
-pub struct Waiting {
-    /// Its head, as the ranker sees it while it waits first.
-    pub head: Head,
-    /// What it would hold, as fractions of each resource.
-    pub holding: Vec<f64>,
-    /// Its usage per second, for policies that charge jobs.
-    pub rate: Option<f64>,
-    /// Its time limit, microseconds: when the play expects it to end once started (`None`:
-    /// it never frees what it holds, in the play).
-    pub limit: Option<u64>,
-}
-
-/// A job the play of starts expects to end, freeing what it holds: a running job at its
-/// start plus its time limit, or a job the play started.
-#[derive(Debug, Clone)]
-struct Freeing {
-    end: Time,
-    client: u32,
-    holding: Vec<f64>,
-    rate: Option<f64>,
-    start: Time,
-}
-
-/// What is free as the play of starts goes on, and what will free it, soonest first.
-struct Room {
-    /// Each resource's free fraction (negative when the play had to overfill it).
-    free: Vec<f64>,
-    /// The jobs expected to end, soonest first (at one end, in the order they were added), as
-    /// their index in `jobs`.
-    ends: BinaryHeap<Reverse<(Time, usize)>>,
-    /// Every job expected to end.
-    jobs: Vec<Freeing>,
-}
-
-impl Room {
-    /// Whether `holding` fits in what is free.
-    fn fits(&self, holding: &[f64]) -> bool {
-        const SLACK: f64 = 1e-9;
-        self.free.iter().zip(holding).all(|(f, h)| f + SLACK >= *h)
-    }
-
-    /// A job expected to end.
-    fn expect(&mut self, job: Freeing) {
-        self.ends.push(Reverse((job.end, self.jobs.len())));
-        self.jobs.push(job);
-    }
-
-    /// The jobs that end soonest (all those expected at that one instant: a wave that started
-    /// together ends together), their holdings freed.
-    fn free_next(&mut self) -> Vec<&Freeing> {
-        let Some(&Reverse((end, _))) = self.ends.peek() else {
-            return Vec::new();
-        };
-        let mut ended = Vec::new();
-        while self.ends.peek().is_some_and(|Reverse((t, _))| *t == end) {
-            let Some(Reverse((_, i))) = self.ends.pop() else {
-                break;
-            };
-            let job = &self.jobs[i];
-            (self.free.iter_mut().zip(&job.holding)).for_each(|(f, h)| *f += h);
-            ended.push(i);
-        }
-        ended.into_iter().map(|i| &self.jobs[i]).collect()
-    }
-
-    /// A job the play starts at `t`, holding what it holds until its limit.
-    fn take(&mut self, t: Time, client: u32, job: &Waiting) {
-        (self.free.iter_mut().zip(&job.holding)).for_each(|(f, h)| *f -= h);
-        if let Some(limit) = job.limit {
-            self.expect(Freeing {
-                end: Time::from_micros(t.as_micros().saturating_add(limit)),
-                client,
-                holding: job.holding.clone(),
-                rate: job.rate,
-                start: t,
-            });
-        }
-    }
 }
 
 /// What one step of the history took in.
@@ -353,117 +271,34 @@ impl History {
     }
 
     /// The order in which the policy would start the jobs of `queues` (each client's in the
-    /// order given), as the client of each start: its progressive filling played out on a
-    /// copy of the ranker at the history's time, for the first `runs` runs (a run: one
-    /// client's consecutive starts).
-    ///
-    /// With `ends` (and the queues' limits) given, the play keeps what is free (without them
-    /// every job starts at once, the clients' holdings only growing): the first client's next
-    /// job starts when it fits, as Slurm's main scheduler starts the highest-priority job when
-    /// room frees; until then the jobs expected to end soonest end (a running job at its start
-    /// plus its time limit, `ends` by job id, or a job the play started, at its limit; all
-    /// those expected at one instant together), their clients' holdings fall, and the policy
-    /// chooses again, so that whose job frees the room weighs in the choice. The expected ends
-    /// only order the ends: the ranker's clock stays at the history's time, since time limits
-    /// overstate run times many times over and a decay run on for the minutes they span would
-    /// rank by a moment that never comes (the next pass ranks again). A job that fits nowhere
-    /// with nothing left to end starts regardless. Each start adds its job's holding (and
-    /// rate) before the next choice, as a scheduler's pass does; the policy's factors that are
-    /// refreshed only with time (the production fairshare functions) keep every start of a
-    /// client together, as Slurm's one factor per association does. After those runs, each
-    /// client's remaining jobs follow together, the clients in the ranker's order at that
-    /// point.
+    /// order given), as the client of each start: [`play::starts`] on the history's book at
+    /// its time, for the first `runs` runs, the running jobs expected to end at `ends` (by job
+    /// id; a job without one never frees its holding in the play, one past its end frees it at
+    /// once).
     pub fn starts(
         &self,
         queues: &BTreeMap<u32, Vec<Waiting>>,
         runs: usize,
         ends: &BTreeMap<u64, Time>,
     ) -> Result<Vec<u32>, RankError> {
-        let mut book = self.book.clone();
-        for client in 0..self.counted.len() as u32 {
-            let head = queues.get(&client).and_then(|q| q.first()).map(|w| w.head);
-            book.waits(client, head)?;
-        }
-        let mut room = self.room(ends);
-        // When the play expects each start, for the ends of the jobs it starts; the ranker's
-        // clock stays at the history's time.
-        let mut expected = self.now;
-        let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
-        let mut starts: Vec<u32> = Vec::with_capacity(queues.values().map(Vec::len).sum());
-        let mut played = 0;
-        while let Some(client) = book.ranker().first() {
-            let queue = queues.get(&client).map_or(&[][..], Vec::as_slice);
-            let next = taken.entry(client).or_insert(0);
-            let Some(job) = queue.get(*next) else { break };
-            if !room.fits(&job.holding) {
-                let ended = room.free_next();
-                if !ended.is_empty() {
-                    for job in ended {
-                        expected = expected.max(job.end);
-                        let ran = self.now.as_micros().saturating_sub(job.start.as_micros());
-                        book.finished(job.client, &job.holding, job.rate, ran as f64 / 1e6)?;
-                    }
-                    continue;
-                }
-            }
-            if starts.last() != Some(&client) {
-                if played == runs {
-                    break;
-                }
-                played += 1;
-            }
-            *next += 1;
-            starts.push(client);
-            book.started(client, &job.holding, job.rate)?;
-            room.take(expected, client, job);
-            book.waits(client, queue.get(*next).map(|w| w.head))?;
-        }
-        for client in book.order() {
-            let left =
-                queues.get(&client).map_or(0, Vec::len) - taken.get(&client).copied().unwrap_or(0);
-            starts.extend(std::iter::repeat_n(client, left));
-        }
-        Ok(starts)
-    }
-
-    /// What is free now (what the running jobs leave), and when they are expected to free the
-    /// rest: `ends` by job id (a job without one never frees its holding in the play; one
-    /// past its end frees it at once).
-    fn room(&self, ends: &BTreeMap<u64, Time>) -> Room {
-        let mut free = vec![1.0; self.book.holdings(0).len()];
-        for client in 0..self.counted.len() as u32 {
-            let held = self.book.holdings(client);
-            free.iter_mut().zip(held).for_each(|(f, h)| *f -= h);
-        }
-        let mut room = Room {
-            free,
-            ends: BinaryHeap::new(),
-            jobs: Vec::new(),
-        };
-        for (id, job) in &self.running {
-            if let Some(&end) = ends.get(id) {
-                room.expect(Freeing {
-                    end: end.max(self.now),
+        let running = (self.running.iter())
+            .filter_map(|(id, job)| {
+                Some(Expected {
+                    end: (*ends.get(id)?).max(self.now),
                     client: job.client,
                     holding: job.holding.clone(),
                     rate: job.rate,
                     start: job.start,
-                });
-            }
-        }
-        room
+                })
+            })
+            .collect();
+        play::starts(&self.book, self.now, queues, runs, running)
     }
 
-    /// Every client, first to last, as the policy would rank them now were each waiting:
-    /// those in `heads` with their heads, the others with a job submitted at the history's
-    /// time (where a new job of theirs would stand).
+    /// Every client, first to last, as the policy would rank them now were each waiting
+    /// ([`play::order_of_all`] at the history's time).
     pub fn order_of_all(&self, heads: &BTreeMap<u32, Head>) -> Result<Vec<u32>, RankError> {
-        let mut book = self.book.clone();
-        for client in 0..self.counted.len() as u32 {
-            let new = Head::new(self.now, u64::MAX);
-            book.waits(client, Some(heads.get(&client).copied().unwrap_or(new)))?;
-        }
-        Ok(book.order())
+        play::order_of_all(&self.book, self.now, heads)
     }
 
     /// A pending job of `demand` on `nodes` nodes with a time limit of `limit_s` seconds as

@@ -12,6 +12,8 @@ use crate::machines::Machines;
 use crate::site::stable_factors;
 use crate::writes::{writes, Job, Write};
 use fairshare_core::priority::dominant_share;
+use fairshare_core::rank::factors;
+use fairshare_core::rank::play::runs;
 use fairshare_core::rank::Head;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -213,30 +215,6 @@ pub fn plan(
     plan
 }
 
-/// The runs of `sequence` (client and job id, in the order of starts): its first `ranked` runs
-/// of one client's consecutive jobs, then one run per client of its jobs after them, in the
-/// order of their first. Deep in a long queue the order of starts changes from pass to pass
-/// long before those jobs can start; one factor per association there keeps the writes few.
-fn runs(sequence: &[(u32, u64)], ranked: usize) -> Vec<(u32, Vec<u64>)> {
-    let mut runs: Vec<(u32, Vec<u64>)> = Vec::new();
-    let mut tail: BTreeMap<u32, usize> = BTreeMap::new();
-    for &(client, id) in sequence {
-        let head = runs.len() < ranked;
-        match runs.last_mut() {
-            Some((c, ids)) if *c == client => ids.push(id),
-            _ if head => runs.push((client, vec![id])),
-            _ => {
-                let at = *tail.entry(client).or_insert_with(|| {
-                    runs.push((client, Vec::new()));
-                    runs.len() - 1
-                });
-                runs[at].1.push(id);
-            }
-        }
-    }
-    runs
-}
-
 /// The site factor a job an association submits now should get: what `job_submit.lua` sets
 /// at submission, until the next pass ranks the job with the others.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -249,31 +227,24 @@ pub struct SubmitFactor {
     pub site_factor: i64,
 }
 
-/// Each association's [`SubmitFactor`]: a waiting association's new job joins its last run (it
-/// is the newest of its jobs); one with nothing waiting takes the first factor of the nearest
-/// waiting association ranked above it in `everyone` (every client, as the policy would rank
-/// them were each waiting), or the weight when none is — a tie Slurm breaks by age, the older
-/// job first, so the new job comes right after.
+/// Each association's [`SubmitFactor`] ([`factors::submit_factors`] of the plan's standings,
+/// `everyone` every client as the policy would rank them were each waiting), by association.
 pub fn submit_factors(
     plan: &Plan,
     everyone: &[u32],
     clients: &Clients,
     weight: u32,
 ) -> Vec<SubmitFactor> {
-    let waiting: BTreeMap<(&str, &str), &RankedClient> = (plan.standings.iter())
-        .map(|s| ((s.account.as_str(), s.user.as_str()), s))
+    let waiting: BTreeMap<u32, (i64, i64)> = (plan.standings.iter())
+        .filter_map(|s| {
+            let client = clients.client(&s.account, &s.user)?;
+            Some((client, (s.site_factor, s.last_site_factor)))
+        })
         .collect();
-    let mut above = i64::from(weight);
-    let mut factors: Vec<SubmitFactor> = (everyone.iter())
-        .map(|&client| {
+    let mut factors: Vec<SubmitFactor> = (factors::submit_factors(everyone, &waiting, weight))
+        .into_iter()
+        .map(|(client, site_factor)| {
             let (account, user) = &clients.names[client as usize];
-            let site_factor = match waiting.get(&(account.as_str(), user.as_str())) {
-                Some(standing) => {
-                    above = standing.site_factor;
-                    standing.last_site_factor
-                }
-                None => above,
-            };
             SubmitFactor {
                 account: account.clone(),
                 user: user.clone(),
@@ -319,34 +290,5 @@ impl Plan {
             standings,
             jobs,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn runs_past_the_head_are_one_per_association() {
-        let sequence: Vec<(u32, u64)> = [(0, 1), (1, 2), (1, 3), (0, 4), (2, 5), (0, 6), (1, 7)]
-            .into_iter()
-            .collect();
-        let all = runs(&sequence, 100);
-        let ids: Vec<Vec<u64>> = all.into_iter().map(|(_, ids)| ids).collect();
-        assert_eq!(
-            ids,
-            [vec![1], vec![2, 3], vec![4], vec![5], vec![6], vec![7]]
-        );
-        let two = runs(&sequence, 2);
-        assert_eq!(
-            two,
-            [
-                (0, vec![1]),
-                (1, vec![2, 3]),
-                (0, vec![4, 6]),
-                (2, vec![5]),
-                (1, vec![7])
-            ]
-        );
     }
 }

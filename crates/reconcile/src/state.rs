@@ -8,13 +8,14 @@
 //! scheduler's: reading its commands, checking its settings, writing its factors.
 
 use crate::clients::Clients;
-use crate::history::{History, HistoryError, Step, Waiting};
+use crate::history::{History, HistoryError, Step};
 use crate::job::{Allocation, QueuedJob};
 use crate::machines::Machines;
 use crate::plan::{head, plan, queues, submit_factors, Plan, PlanSettings, SubmitFactor};
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
 use fairshare_core::priority::dominant_share;
+use fairshare_core::rank::play::Waiting;
 use fairshare_core::rank::RankError;
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -1374,6 +1374,56 @@ fn slurm_job_size_factor_starts_the_larger_job_first() {
     );
 }
 
+/// Under a policy that reaches Slurm through the adapter, each run of one user's starts in
+/// the policy's order gets a site factor of its own, as `fairshare slurm watch` writes them.
+/// On 4 processors held by job 0 until 100 s, users 0 and 1 each submit two 4-processor jobs
+/// (1 to 4 s). At the adapter's pass at 100 s (every 60 s), SDRF plays their starts out as
+/// turns — 0, 1, 0, 1 — and the four runs get 1000, 750, 500 and 250, so user 1's first job
+/// starts before user 0's second; one factor per user (user 0's 1000 on both its jobs) would
+/// have started both of user 0's jobs first. FIFO's order of starts is the jobs' own. The
+/// same whether or not another term weighs in: Slurm's order is the site factors'.
+#[test]
+fn the_adapters_site_factors_follow_the_policys_runs_of_starts() {
+    use fairshare_core::priority::multifactor::JobPriority;
+    let mut jobs = [
+        job(0, 0.0, 100.0, 100.0, 4.0),
+        job(1, 1.0, 10.0, 10.0, 4.0),
+        job(2, 2.0, 10.0, 10.0, 4.0),
+        job(3, 3.0, 10.0, 10.0, 4.0),
+        job(4, 4.0, 10.0, 10.0, 4.0),
+    ];
+    for (job, user) in jobs.iter_mut().zip([2, 0, 1, 0, 1]) {
+        job.user = user;
+    }
+    // An age term too small to reorder anything.
+    let adapter = JobPriority {
+        site_weight: 1000.0,
+        site_interval_s: 60.0,
+        age_weight: 1.0,
+        ..JobPriority::default()
+    };
+    let alone = JobPriority {
+        age_weight: 0.0,
+        ..adapter
+    };
+    for (policy, priority) in [("sdrf", adapter), ("fifo", adapter), ("sdrf", alone)] {
+        assert_eq!(
+            starts(&replay_under_priority(pool(4.0), policy, priority, &jobs)),
+            [0.0, 100.0, 110.0, 120.0, 130.0],
+            "{policy}, {priority:?}"
+        );
+    }
+    // Jobs 3 and 4 swap users: at 100 s SDRF plays 1, 2, 3, 4 (a tie broken by age), but at
+    // the pass at 120 s user 1 runs job 2, so user 0's job 4 goes before job 3. FIFO keeps
+    // the jobs' order.
+    jobs[3].user = 1;
+    jobs[4].user = 0;
+    let sdrf = starts(&replay_under_priority(pool(4.0), "sdrf", adapter, &jobs));
+    assert_eq!(sdrf, [0.0, 100.0, 110.0, 130.0, 120.0]);
+    let fifo = starts(&replay_under_priority(pool(4.0), "fifo", adapter, &jobs));
+    assert_eq!(fifo, [0.0, 100.0, 110.0, 120.0, 130.0]);
+}
+
 /// Slurm's age factor lets an older job of a user with the lower fairshare factor go first.
 /// Under Fair Tree recomputed each minute, user 0 has used the 4 processors since 0 s when
 /// its job 1 (submitted at 10 s) and user 1's job 2 (at 90 s) wait for them; at the 60-s

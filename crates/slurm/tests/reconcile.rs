@@ -666,8 +666,9 @@ mod starts {
 
     use super::recorded;
     use fairshare_core::model::Time;
+    use fairshare_core::rank::play::Waiting;
     use fairshare_core::rank::Head;
-    use fairshare_reconcile::history::{History, Waiting};
+    use fairshare_reconcile::history::History;
     use fairshare_reconcile::machines::Machines;
     use fairshare_slurm::accounting::Allocation;
     use fairshare_slurm::assoc::parse_assoc;

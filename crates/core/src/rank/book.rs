@@ -121,6 +121,11 @@ impl Book {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// How many clients the book keeps.
+    pub fn clients(&self) -> usize {
+        self.holdings.len()
+    }
+
     /// The ranker, to ask whom it serves first or a client's priority.
     pub fn ranker(&self) -> &dyn Ranker {
         self.ranker.as_ref()

@@ -23,17 +23,19 @@
 //! ```
 
 pub mod book;
+pub mod factors;
 mod fairshare;
 pub mod livetree;
 mod multifactor;
 mod ordered;
+pub mod play;
 mod sdrf;
 pub mod smallest;
 mod usage;
 
 pub use book::Book;
 pub use fairshare::{Accounts, Charging, FairshareRanker, FairshareSettings};
-pub use multifactor::{order_factor, FactorSource, MultifactorRanker};
+pub use multifactor::{FactorSource, MultifactorRanker};
 pub use ordered::{FifoRanker, KeyFn, KeyedRanker, StatelessRanker};
 pub use sdrf::SdrfRanker;
 pub use usage::UsageRanker;
@@ -199,7 +201,8 @@ pub trait Ranker {
     fn restore(&mut self);
     /// Every client's factor in [0, 1], larger served first, as Slurm's multifactor priority
     /// weighs it, for rankers whose policy computes one (the production fairshare factors);
-    /// `None` by default: a [`MultifactorRanker`] then derives factors from the order.
+    /// `None` by default (a policy whose order reaches a scheduler as factors per job, see
+    /// [`factors`]).
     fn factors(&self) -> Option<Vec<f64>> {
         None
     }

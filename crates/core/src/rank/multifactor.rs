@@ -1,12 +1,13 @@
 //! A policy's order of users turned into Slurm's order of jobs. Under `priority/multifactor`
-//! a job's priority is its user's fairshare factor (or the site factor a policy writes in its
-//! place) times a weight, plus the job's own terms (age, size, partition); Slurm recomputes it for every
-//! pending job each `PriorityCalcPeriod` and keeps it in between. [`MultifactorRanker`] wraps
-//! the policy's ranker: it reads every user's factor at each recomputation of Slurm's own
-//! fairshare, or, for a policy the Slurm adapter writes as site factors, at each of the
-//! adapter's passes (each update of a job recomputes its priority in Slurm), and it orders the
-//! waiting users by the priority of their next job, whose own points the scheduler gives in
-//! [`Head::points`] (see [`crate::priority::multifactor`]).
+//! a job's priority is its user's fairshare factor times a weight, plus the job's own terms
+//! (age, size, partition), and a site factor a policy writes in the fairshare factor's place;
+//! Slurm recomputes it for every pending job each `PriorityCalcPeriod` and keeps it in
+//! between. [`MultifactorRanker`] orders the waiting users by the priority of their next job,
+//! whose own points (the site factor among them) the scheduler gives in [`Head::points`] (see
+//! [`crate::priority::multifactor`]): with Slurm's own fairshare it wraps the policy's ranker
+//! and reads every user's factor at each recomputation; with a policy that reaches Slurm as
+//! site factors, the factors are the jobs' own, which a model of the adapter writes from the
+//! policy's order of starts ([`super::play`], [`super::factors`]).
 
 use super::{Head, RankError, Ranker};
 use crate::model::Time;
@@ -23,20 +24,12 @@ type Rank = (Reverse<PriorityKey>, Time, u64, u32);
 /// Where the users' factors come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FactorSource {
-    /// The policy's own factors ([`Ranker::factors`]): Slurm's fairshare factor.
+    /// The policy's own factors ([`Ranker::factors`]): Slurm's fairshare factor, read at each
+    /// recomputation (0 for a policy that computes none).
     Policy,
-    /// The policy's order of the waiting users: the `i`-th of `n` (from 0) gets
-    /// [`order_factor`]`(i, n)`, the site factors the Slurm adapter writes into a fresh queue,
-    /// read at each multiple of the adapter's interval (`site_interval_s`).
-    Order,
-}
-
-/// The factor of the `place`-th (from 0) of `runs` in a policy's order, before any weight:
-/// `(runs − place) / runs`, Fair Tree's own factors. It is what the Slurm adapter writes into
-/// a fresh queue (times its weight, rounded as Slurm stores it) and what a replay's
-/// [`FactorSource::Order`] gives each waiting user, so the two cannot drift apart.
-pub fn order_factor(place: usize, runs: usize) -> f64 {
-    (runs - place.min(runs)) as f64 / runs.max(1) as f64
+    /// None: every job carries its own factor in its points (the site factors an adapter
+    /// writes), and users are ordered by their next job's points alone.
+    Jobs,
 }
 
 /// Users ordered by the multifactor priority of their next job.
@@ -45,10 +38,11 @@ pub struct MultifactorRanker {
     priority: JobPriority,
     /// The weight of the policy's factor.
     weight: f64,
+    /// Where the factors come from.
     factors: FactorSource,
     /// Where recomputations fall: this many seconds after each multiple of the period.
     offset_s: f64,
-    /// The recomputation (or, for site factors, the adapter's pass) the factors are from.
+    /// The recomputation the factors are from.
     calculated: Option<i64>,
     factor: Vec<f64>,
     heads: Vec<Option<Head>>,
@@ -58,8 +52,8 @@ pub struct MultifactorRanker {
 
 impl MultifactorRanker {
     /// The policy's `inner` ranker over `clients` clients, its factors from `factors` weighted
-    /// by `weight`: the policy's own recomputed each `priority.calc_period_s` from `offset_s`,
-    /// its order each `priority.site_interval_s`.
+    /// by `weight` and recomputed each `priority.calc_period_s` from `offset_s` (with
+    /// [`FactorSource::Jobs`], `inner` is only told what happens).
     pub fn new(
         inner: Box<dyn Ranker>,
         clients: usize,
@@ -96,20 +90,7 @@ impl MultifactorRanker {
 
     /// Every client's factor now, from the policy.
     fn read_factors(&self) -> Vec<f64> {
-        let own = match self.factors {
-            FactorSource::Policy => self.inner.factors(),
-            FactorSource::Order => None,
-        };
-        own.unwrap_or_else(|| {
-            let mut factor = vec![0.0; self.heads.len()];
-            let waiting: Vec<u32> = self.inner.iter().collect();
-            for (i, &c) in waiting.iter().enumerate() {
-                if let Some(f) = factor.get_mut(c as usize) {
-                    *f = order_factor(i, waiting.len());
-                }
-            }
-            factor
-        })
+        (self.inner.factors()).unwrap_or_else(|| vec![0.0; self.heads.len()])
     }
 
     /// The order of the waiting clients that are not set aside, built anew.
@@ -124,11 +105,10 @@ impl MultifactorRanker {
 impl Ranker for MultifactorRanker {
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
         self.inner.advance(now)?;
-        let now_s = now.as_secs_f64();
-        let calculation = match self.factors {
-            FactorSource::Policy => self.priority.calculation(now_s, self.offset_s),
-            FactorSource::Order => (now_s / self.priority.site_interval_s.max(1.0)).floor() as i64,
-        };
+        if self.factors == FactorSource::Jobs {
+            return Ok(());
+        }
+        let calculation = (self.priority).calculation(now.as_secs_f64(), self.offset_s);
         if self.calculated != Some(calculation) {
             self.calculated = Some(calculation);
             self.factor = self.read_factors();
@@ -232,73 +212,42 @@ mod tests {
         Some(Head::new(at(arrival), seq).with_points(points))
     }
 
-    /// Three clients under FIFO, factors from the order, weight 1000, recomputed each 60 s.
-    fn fifo() -> MultifactorRanker {
+    /// Three clients under Fair Tree, weight 1000, recomputed each 60 s; clients 0 and 1 run
+    /// jobs from the start, so their factors differ from client 2's.
+    fn fair_tree() -> MultifactorRanker {
+        use crate::rank::{Accounts, FairshareRanker, FairshareSettings, Share};
         let priority = JobPriority {
             calc_period_s: 60.0,
             ..JobPriority::default()
         };
-        let inner = Box::new(FifoRanker::new(3));
-        MultifactorRanker::new(inner, 3, priority, 1000.0, FactorSource::Order, 0.0)
+        let accounts = Accounts::flat(&Share::equal(3));
+        let inner = Box::new(FairshareRanker::new(FairshareSettings::default(), accounts));
+        let mut ranker =
+            MultifactorRanker::new(inner, 3, priority, 1000.0, FactorSource::Policy, 0.0);
+        ranker.job_started(0, 1.0).unwrap();
+        ranker.job_started(1, 0.5).unwrap();
+        ranker
     }
 
     #[test]
-    fn factors_are_read_at_recomputations_and_points_add_to_them() {
-        let mut ranker = fifo();
+    fn jobs_that_carry_their_factors_are_ordered_by_their_points_alone() {
+        let inner = Box::new(FifoRanker::new(3));
+        let priority = JobPriority::default();
+        let mut ranker =
+            MultifactorRanker::new(inner, 3, priority, 1000.0, FactorSource::Jobs, 0.0);
         ranker.advance(at(0.0)).unwrap();
-        ranker.update(0, &[0.0], head(0.0, 1, 0.0)).unwrap();
-        ranker.update(1, &[0.0], head(1.0, 2, 0.0)).unwrap();
-        // No recomputation since they came: both factors 0, so arrival decides.
+        ranker.update(0, &[0.0], head(0.0, 1, 500.0)).unwrap();
+        ranker.update(1, &[0.0], head(1.0, 2, 700.0)).unwrap();
+        assert_eq!(ranker.iter().collect::<Vec<_>>(), [1, 0]);
+        ranker.advance(at(600.0)).unwrap();
+        assert_eq!(ranker.factors(), Some(vec![0.0; 3]), "no factor is read");
+        assert_eq!(ranker.priority(1), Some(-700.0));
+        ranker.update(1, &[0.0], head(1.0, 2, 400.0)).unwrap();
         assert_eq!(ranker.iter().collect::<Vec<_>>(), [0, 1]);
-        ranker.advance(at(60.0)).unwrap();
-        // FIFO's order as factors: 2/2 and 1/2 of the weight.
-        assert_eq!(ranker.factors(), Some(vec![1.0, 0.5, 0.0]));
-        assert_eq!(ranker.priority(1), Some(-500.0));
-        // Points above the gap between the factors put client 1 first; a new client comes in
-        // at factor 0 until the next recomputation.
-        ranker.update(1, &[0.0], head(1.0, 2, 600.0)).unwrap();
-        ranker.update(2, &[0.0], head(61.0, 3, 1200.0)).unwrap();
-        assert_eq!(ranker.iter().collect::<Vec<_>>(), [2, 1, 0]);
-        ranker.set_aside(2);
+        ranker.set_aside(0);
         assert_eq!(ranker.first(), Some(1));
         ranker.restore();
-        assert_eq!(ranker.first(), Some(2));
-    }
-
-    #[test]
-    fn site_factors_are_read_at_each_of_the_adapters_passes() {
-        let priority = JobPriority {
-            calc_period_s: 60.0,
-            site_interval_s: 5.0,
-            ..JobPriority::default()
-        };
-        let inner = Box::new(FifoRanker::new(3));
-        let mut ranker =
-            MultifactorRanker::new(inner, 3, priority, 1000.0, FactorSource::Order, 0.0);
-        ranker.advance(at(0.0)).unwrap();
-        ranker.update(1, &[0.0], head(1.0, 1, 0.0)).unwrap();
-        ranker.update(2, &[0.0], head(2.0, 2, 0.0)).unwrap();
-        ranker.advance(at(4.0)).unwrap();
-        assert_eq!(
-            ranker.factors(),
-            Some(vec![0.0; 3]),
-            "no pass since they came"
-        );
-        ranker.advance(at(5.0)).unwrap();
-        assert_eq!(
-            ranker.factors(),
-            Some(vec![0.0, 1.0, 0.5]),
-            "the pass at 5 s"
-        );
-        ranker.update(0, &[0.0], head(6.0, 3, 0.0)).unwrap();
-        ranker.advance(at(9.9)).unwrap();
-        assert_eq!(
-            ranker.priority(0),
-            Some(-0.0),
-            "client 0 waits for the next pass"
-        );
-        ranker.advance(at(10.0)).unwrap();
-        assert_eq!(ranker.factors(), Some(vec![1.0 / 3.0, 1.0, 2.0 / 3.0]));
+        assert_eq!(ranker.first(), Some(0));
     }
 
     #[test]
@@ -337,7 +286,7 @@ mod tests {
         fn the_kept_order_is_the_sorted_one(
             steps in prop::collection::vec((0u32..3, prop::option::of(0.0f64..2000.0), 0.0f64..100.0), 1..40),
         ) {
-            let mut ranker = fifo();
+            let mut ranker = fair_tree();
             let mut now = 0.0;
             let mut heads: Vec<Option<Head>> = vec![None; 3];
             for (seq, (client, points, wait)) in steps.into_iter().enumerate() {

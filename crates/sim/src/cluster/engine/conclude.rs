@@ -18,7 +18,7 @@ impl Engine {
             .iter()
             .enumerate()
             .flat_map(|(u, q)| q.iter().map(move |p| (u as u32, p.submit)));
-        let counters = self.book.ranker().livetree();
+        let counters = self.policy_book().ranker().livetree();
         let mut result = self
             .recorder
             .finish(end, waiting, &config.users, config.top_users);

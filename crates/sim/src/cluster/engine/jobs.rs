@@ -41,6 +41,8 @@ impl Engine {
             None => Cow::Borrowed(a.properties.as_slice()),
         };
         let exclusive = a.exclusive || partition_rule.is_some_and(|r| r.exclusive);
+        // What it would hold, for the adapter's play of starts.
+        let holding = (self.adapter.as_ref()).map_or_else(Vec::new, |_| demand.clone());
         let (request, unknown) =
             (self.space).request(cpus, demand, a.nodes, exclusive, &properties);
         let partition = a
@@ -104,7 +106,10 @@ impl Engine {
         let fixed_points = (self.job_order).map_or(0.0, |o| {
             o.fixed_points(cpus, a.nodes, factors) + tres_points
         });
-        let points = (self.job_order).map_or(0.0, |o| o.points_of(fixed_points, a.submit));
+        let site_factor =
+            (self.adapter.as_ref()).map_or(0, |adapter| adapter.submit_factor(a.user));
+        let points = (self.job_order).map_or(0.0, |o| o.points_of(fixed_points, a.submit))
+            + site_factor as f64;
         let at = self.queue_position(u, priority, points);
         self.queues[u].insert(
             at,
@@ -117,6 +122,8 @@ impl Engine {
                 request,
                 size,
                 fixed_points,
+                site_factor,
+                holding,
                 queue: a.queue,
                 processors: cpus,
                 priority,
@@ -159,6 +166,11 @@ impl Engine {
         let rate = self.meter.as_ref().map(|m| m.rate_on(job.rate, &placed));
         if let Err(e) = self.book.take(user, &holding, rate) {
             self.fault.get_or_insert(SimError::Rank(e));
+        }
+        if let Some(adapter) = &mut self.adapter {
+            if let Err(e) = adapter.book_mut().started(user, &holding, rate) {
+                self.fault.get_or_insert(SimError::Rank(e));
+            }
         }
         self.recorder
             .allocation(user, self.now, self.book.holdings(user));
@@ -248,6 +260,14 @@ impl Engine {
         let ran_s = (job.ends.as_micros() - job.started.as_micros()) as f64 / 1e6;
         if let Err(e) = (self.book).give_back(job.user, &holding, job.rate, ran_s) {
             self.fault.get_or_insert(SimError::Rank(e));
+        }
+        if let Some(adapter) = &mut self.adapter {
+            let finished = adapter
+                .book_mut()
+                .finished(job.user, &holding, job.rate, ran_s);
+            if let Err(e) = finished {
+                self.fault.get_or_insert(SimError::Rank(e));
+            }
         }
         self.recorder
             .allocation(job.user, self.now, self.book.holdings(job.user));

@@ -2,10 +2,12 @@
 //! ranker's book and what is recorded. What it does with that state is in one module each:
 //! [`setup`] builds it from a configuration, [`jobs`] takes arrivals, starts and ends,
 //! [`reservations`] keeps the planned starts, [`pass`] is the scheduler's view of a pass,
-//! [`withdraw`] the cancellations, [`conclude`] the results, and [`run`] the loop of events
-//! that drives it all. When passes run is the scheduler's [`Timing`]; the engine only tells
+//! [`withdraw`] the cancellations, [`conclude`] the results, [`adapter`] the Slurm adapter's
+//! site factors for policies that reach Slurm through it, and [`run`] the loop of events that
+//! drives it all. When passes run is the scheduler's [`Timing`]; the engine only tells
 //! it what happened.
 
+mod adapter;
 mod conclude;
 mod jobs;
 mod order;
@@ -23,6 +25,7 @@ use super::scheduler::{PassKind, Reservations, Timing, WillRun};
 use super::space::{Placed, Request, Space};
 use super::waiting::Smallest;
 use super::{JobOutcome, JobRecord, Overrun, QueueLimit, SimError, Window};
+use adapter::Adapter;
 use fairshare_core::model::Time;
 use fairshare_core::rank::{Book, Head};
 use order::JobOrder;
@@ -45,6 +48,12 @@ struct Pending {
     size: f64,
     /// Its weighted job size and partition terms, when jobs are ordered by a job priority.
     fixed_points: f64,
+    /// The site factor the adapter gave it, when its policy reaches Slurm through the adapter
+    /// (0 otherwise): one more term of its points.
+    site_factor: i64,
+    /// What it would hold, as fractions of each resource, for the adapter's play of starts
+    /// (empty without an adapter).
+    holding: Vec<f64>,
     /// Its queue (the trace's index), and the processors it counts against the queue's limit.
     queue: Option<u32>,
     processors: f64,
@@ -178,12 +187,19 @@ struct Engine {
     overdue: Vec<(usize, u64)>,
     /// The job priority jobs are ordered by, when the scheduler orders jobs.
     job_order: Option<JobOrder>,
+    /// The Slurm adapter, when the policy reaches Slurm through its site factors: it keeps
+    /// the policy, and the main book orders users by their jobs' priorities.
+    adapter: Option<Adapter>,
 }
 
 impl Engine {
     fn at(&mut self, t: Time) -> Result<(), SimError> {
         self.book.advance(t).map_err(SimError::Rank)?;
+        if let Some(adapter) = &mut self.adapter {
+            adapter.book_mut().advance(t).map_err(SimError::Rank)?;
+        }
         self.recompute_job_priorities(t);
+        self.adapter_pass(t)?;
         self.now = t;
         self.recorder.advance(t);
         Ok(())
@@ -221,6 +237,12 @@ impl Engine {
     fn head(&self, user: u32) -> Option<Head> {
         self.candidate(user)
             .map(|p| (Head::new(p.submit, p.seq).with_size(p.size)).with_points(self.job_points(p)))
+    }
+
+    /// The book that keeps the policy: the adapter's, when the policy reaches Slurm through
+    /// it, else the engine's own.
+    fn policy_book(&self) -> &Book {
+        self.adapter.as_ref().map_or(&self.book, Adapter::book)
     }
 
     /// Forgets what Slurm's will-run tests found: a job started or ended, or a pass begins.

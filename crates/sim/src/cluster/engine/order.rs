@@ -4,15 +4,16 @@
 //! has points of its own, recomputed for every waiting job each `PriorityCalcPeriod` as Slurm
 //! recomputes them: a user's queue is kept by queue priority, then points, then age, and each
 //! user's next job carries its points to the ranker, which adds the user's factor
-//! ([`MultifactorRanker`]).
+//! ([`MultifactorRanker`]). A policy that reaches Slurm as the adapter's site factors puts a
+//! factor on each job instead ([`super::adapter`]), one more term of its points.
 
+use super::adapter::Adapter;
 use super::{Engine, Pending};
 use crate::cluster::ClusterConfig;
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicyKind;
 use fairshare_core::priority::multifactor::{JobPriority, JobSize, Tres};
-use fairshare_core::rank::Ranker;
-use fairshare_core::rank::{FactorSource, MultifactorRanker};
+use fairshare_core::rank::{FactorSource, FifoRanker, MultifactorRanker, Ranker};
 
 /// Slurm's multifactor job priority as the engine keeps it.
 #[derive(Debug, Clone, Copy)]
@@ -30,9 +31,13 @@ pub(super) struct JobOrder {
 }
 
 impl JobOrder {
-    /// The job order of `config`'s scheduler, if it orders jobs.
+    /// The job order of `config`'s scheduler, if it orders jobs: by a job's own terms, or by
+    /// the adapter's site factors.
     pub(super) fn of(config: &ClusterConfig) -> Option<JobOrder> {
         let priority = config.scheduler.job_priority()?;
+        if !priority.orders_jobs() && slurms_own(config) {
+            return None;
+        }
         let cpus = config.capacity.total().first().copied().unwrap_or(0.0);
         let nodes = config.capacity.machines().unwrap_or(1) as f64;
         Some(JobOrder {
@@ -95,9 +100,9 @@ impl JobOrder {
     }
 
     /// A waiting job's points as of the last recomputation (a job submitted since has waited
-    /// 0 s, as Slurm computes a job's priority at its submission).
+    /// 0 s, as Slurm computes a job's priority at its submission), its site factor among them.
     fn points(&self, job: &Pending) -> f64 {
-        self.points_of(job.fixed_points, job.submit)
+        self.points_of(job.fixed_points, job.submit) + job.site_factor as f64
     }
 
     /// The points of a job of fixed points `fixed_points` submitted at `submit`.
@@ -125,23 +130,34 @@ fn refresh_offset(config: &ClusterConfig) -> f64 {
     }
 }
 
-/// `inner`, the ranker of `config`'s policy, ordering users by their next job's priority
-/// when the scheduler orders jobs: Slurm's own fairshare factors weighted by
-/// `PriorityWeightFairshare`, any other policy's order as the adapter's site factors.
-pub(super) fn job_ranker(config: &ClusterConfig, inner: Box<dyn Ranker>) -> Box<dyn Ranker> {
+/// The ranker the engine serves users by, from `policy`, the ranker of `config`'s policy over
+/// `resources` resources, and the model of the adapter when the policy reaches Slurm through
+/// it. When the scheduler orders jobs, users are ordered by their next job's priority: with
+/// Slurm's own fairshare, its factors weighted by `PriorityWeightFairshare` (the policy's
+/// order itself when no job term weighs in); with any other policy, the site factors the
+/// adapter gives each job, the policy itself kept by the adapter.
+pub(super) fn rankers(
+    config: &ClusterConfig,
+    policy: Box<dyn Ranker>,
+    resources: usize,
+) -> (Box<dyn Ranker>, Option<Adapter>) {
     let Some(priority) = config.scheduler.job_priority() else {
-        return inner;
+        return (policy, None);
     };
     let users = config.users.len();
-    let offset = refresh_offset(config);
-    let ranker = if slurms_own(config) {
-        let weight = priority.fairshare_weight;
-        MultifactorRanker::new(inner, users, priority, weight, FactorSource::Policy, offset)
-    } else {
-        let weight = priority.site_weight;
-        MultifactorRanker::new(inner, users, priority, weight, FactorSource::Order, offset)
-    };
-    Box::new(ranker)
+    if slurms_own(config) && !priority.orders_jobs() {
+        return (policy, None);
+    }
+    if slurms_own(config) {
+        let (weight, offset) = (priority.fairshare_weight, refresh_offset(config));
+        let source = FactorSource::Policy;
+        let ranker = MultifactorRanker::new(policy, users, priority, weight, source, offset);
+        return (Box::new(ranker), None);
+    }
+    let adapter = Adapter::new(policy, users, resources, &priority);
+    let jobs = Box::new(FifoRanker::new(users));
+    let ranker = MultifactorRanker::new(jobs, users, priority, 0.0, FactorSource::Jobs, 0.0);
+    (Box::new(ranker), Some(adapter))
 }
 
 impl Engine {
@@ -183,8 +199,17 @@ impl Engine {
             // Points are fixed terms alone, which do not change: nor does any order.
             return;
         }
-        let order = *order;
-        if order.priority.reorders_waiting_jobs() {
+        // Site factors differ between jobs of one age, as fixed terms do.
+        match order.priority.reorders_waiting_jobs() || self.adapter.is_some() {
+            true => self.reorder_queues(),
+            false => self.rerank_waiting(),
+        }
+    }
+
+    /// Every user's queue put back in order (queue priority, then points, then arrival), and
+    /// each user's next job told to the ranker.
+    pub(super) fn reorder_queues(&mut self) {
+        if let Some(order) = self.job_order {
             for queue in &mut self.queues {
                 queue.make_contiguous().sort_by(|a, b| {
                     (b.priority.cmp(&a.priority))
@@ -193,6 +218,11 @@ impl Engine {
                 });
             }
         }
+        self.rerank_waiting();
+    }
+
+    /// Each waiting user's next job told to the ranker.
+    fn rerank_waiting(&mut self) {
         for user in 0..self.queues.len() as u32 {
             if !self.queues[user as usize].is_empty() {
                 self.rerank(user);

@@ -1,7 +1,7 @@
 //! The engine built from a run's configuration: the policy's ranker, the partitions as the run
 //! applies them, and the scheduler's planning and timing.
 
-use super::order::{job_ranker, JobOrder};
+use super::order::{rankers, JobOrder};
 use super::{Engine, Meter, Recorder, Smallest, Space};
 use crate::cluster::scheduler::{PassKind, Reservations, WillRun};
 use crate::cluster::{Capacity, ClusterConfig, SimError};
@@ -49,10 +49,8 @@ fn ranker(config: &ClusterConfig, resources: usize) -> Result<Box<dyn Ranker>, S
         )));
     }
     let ranker = policy.ranker(resources, shares, config.accounts.as_ref());
-    let ranker = ranker.ok_or_else(|| {
-        refuse("ranks processes, not users; the process engine (simulate) runs it")
-    })?;
-    Ok(job_ranker(config, ranker))
+    ranker
+        .ok_or_else(|| refuse("ranks processes, not users; the process engine (simulate) runs it"))
 }
 
 /// A partition of the trace, as the run applies it.
@@ -122,13 +120,14 @@ impl Engine {
         let whole_nodes = planning.whole_nodes && matches!(config.capacity, Capacity::Machines(_));
         let will_run =
             whole_nodes && planning.by_will_run && reservations == Reservations::ForThePass;
+        let (ranker, adapter) = rankers(config, ranker(config, m)?, m);
         Ok(Engine {
             queues: vec![VecDeque::new(); users],
             running: Vec::new(),
             free_slots: Vec::new(),
             finishes: BinaryHeap::new(),
             space,
-            book: Book::new(ranker(config, m)?, users, m),
+            book: Book::new(ranker, users, m),
             meter: match config.policy.kind {
                 PolicyKind::Fairshare(settings) => {
                     Some(Meter::new(settings.metric, &config.capacity, users))
@@ -184,6 +183,7 @@ impl Engine {
             plans_with_limits: planning.with_limits,
             overdue: Vec::new(),
             job_order: JobOrder::of(config),
+            adapter,
         })
     }
 }

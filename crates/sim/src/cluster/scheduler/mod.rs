@@ -116,9 +116,10 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn timing(&self, _origin: Time) -> Box<dyn Timing> {
         Box::new(AtEveryEvent)
     }
-    /// The job priority the scheduler orders jobs by, when a job's own terms weigh in
-    /// (Slurm's age, size and partition factors); none by default: the policy's order of
-    /// users, each user's jobs oldest first.
+    /// The job priority the scheduler orders jobs by (Slurm's multifactor: the policy's
+    /// factor or the adapter's site factors, and a job's own terms such as age, size and
+    /// partition); none by default: the policy's order of users, each user's jobs oldest
+    /// first.
     fn job_priority(&self) -> Option<JobPriority> {
         None
     }

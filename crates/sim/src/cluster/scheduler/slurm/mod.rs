@@ -480,8 +480,7 @@ impl Scheduler for Slurm {
     }
 
     fn job_priority(&self) -> Option<JobPriority> {
-        let priority = self.parameters.priority;
-        priority.orders_jobs().then_some(priority)
+        Some(self.parameters.priority)
     }
 
     fn pass(&self, pass: &mut dyn Pass) {

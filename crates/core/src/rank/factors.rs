@@ -1,0 +1,214 @@
+//! From an order of runs to falling whole-number factors, one per run, changing as few as
+//! it can of the factors a scheduler already holds.
+//!
+//! A scheduler that orders jobs by a number (Slurm's site factor, Grid Engine's POSIX
+//! priority) is told a policy's order of starts ([`super::play`]) as one factor per run of one
+//! client's consecutive starts: falling along the runs, so that the scheduler's other factors
+//! (age, size, QOS) keep the relative order of the jobs within a run, and the jobs of one
+//! client keep theirs. A fresh queue gets Fair Tree's own factors: for `n` runs, the `i`-th
+//! (from 0) gets `(n − i) / n` times a weight, rounded to a whole number as Slurm stores it —
+//! exactly Slurm's Fair Tree factor when the order is Fair Tree's. Later passes keep the
+//! factors the scheduler already holds wherever they still fall along the order, so a steady
+//! queue needs few writes. The adapters write these factors; the replay's model of an adapter
+//! computes the same ones.
+
+use std::collections::BTreeMap;
+
+/// How many runs at the head of the order of starts get factors of their own, by default
+/// (the adapters' `ranked_runs`); after them each client's remaining jobs make one run.
+pub const RANKED_RUNS: usize = 1_000;
+
+/// The site factor of a factor in [0, 1] under `weight`: `factor × weight`, rounded, the
+/// factor clamped into [0, 1] first (a NaN counts as 0).
+pub fn site_factor(factor: f64, weight: u32) -> i64 {
+    let factor = if factor.is_nan() {
+        0.0
+    } else {
+        factor.clamp(0.0, 1.0)
+    };
+    (factor * f64::from(weight)).round() as i64
+}
+
+/// The site factors of `n = held.len()` runs of jobs, first to last (a run is one
+/// association's jobs that the policy starts one after another), changing as few as it can of
+/// what Slurm already holds: `held[b]` is what the first job of run `b` holds.
+///
+/// Factors fall strictly along the runs, from at most `weight` down to at least 1 (0 is a job
+/// fairshare does not rank). The runs whose held factors already fall along the order (a
+/// longest such subsequence) keep them; the others get factors spread evenly in the gaps
+/// between. Only when some gap has too few whole numbers left are all the runs given anew
+/// `weight × (n − b) / n`, Fair Tree's factors. With `weight < n`, factors cannot all differ:
+/// those are clamped to 1 and later runs tie.
+pub fn stable_factors(held: &[Option<i64>], weight: u32) -> Vec<i64> {
+    let top = i64::from(weight);
+    let usable: Vec<Option<i64>> = (held.iter())
+        .map(|h| h.filter(|v| (1..=top).contains(v)))
+        .collect();
+    let kept = falling_subsequence(&usable);
+    let value = |b: usize| usable.get(b).copied().flatten().unwrap_or(0);
+    let Some(&first) = kept.first() else {
+        return evenly(held.len(), weight);
+    };
+    // Above the first kept run: from the weight down, the first new run at the weight.
+    let (room, count) = (top - value(first), first as i64);
+    if room < count {
+        return evenly(held.len(), weight);
+    }
+    let mut factors: Vec<i64> = (0..count).map(|j| top - j * room / count.max(1)).collect();
+    // Each kept run, then the runs below it spread down to the next kept one (or to 0).
+    let ends = kept.iter().skip(1).copied().chain([held.len()]);
+    for (&at, next) in kept.iter().zip(ends) {
+        let (high, low, gap) = (value(at), value(next), (next - at - 1) as i64);
+        if high - low - 1 < gap {
+            return evenly(held.len(), weight);
+        }
+        factors.push(high);
+        factors.extend((0..gap).map(|j| high - (j + 1) * (high - low) / (gap + 1)));
+    }
+    factors
+}
+
+/// `weight × (n − b) / n` for each of `n` runs, rounded, at least 1: Fair Tree's own
+/// factors.
+fn evenly(n: usize, weight: u32) -> Vec<i64> {
+    (0..n)
+        .map(|b| site_factor((n - b) as f64 / n as f64, weight).max(1))
+        .collect()
+}
+
+/// The factor a job each client submits now gets, until the next pass ranks it with the
+/// others (what the Slurm adapter's `job_submit.lua` sets), in the order of `everyone` (every
+/// client, as the policy would rank them were each waiting): a waiting client's new job joins
+/// its last run (it is the newest of its jobs); one with nothing waiting takes the first
+/// factor of the nearest waiting client ranked above it, or the weight when none is — a tie
+/// the scheduler breaks by age, the older job first, so the new job comes right after.
+/// `waiting` holds each waiting client's first and last runs' factors.
+pub fn submit_factors(
+    everyone: &[u32],
+    waiting: &BTreeMap<u32, (i64, i64)>,
+    weight: u32,
+) -> Vec<(u32, i64)> {
+    let mut above = i64::from(weight);
+    (everyone.iter())
+        .map(|&client| match waiting.get(&client) {
+            Some(&(first, last)) => {
+                above = first;
+                (client, last)
+            }
+            None => (client, above),
+        })
+        .collect()
+}
+
+/// The indices of a longest subsequence of the `Some` values that falls strictly, in
+/// O(n log n) (patience sorting).
+fn falling_subsequence(values: &[Option<i64>]) -> Vec<usize> {
+    // ends[k]: the index ending the best falling subsequence of length k + 1 found so far
+    // (the one whose last value is highest); before[i]: the index before i in its subsequence.
+    let mut ends: Vec<usize> = Vec::new();
+    let mut before: Vec<Option<usize>> = vec![None; values.len()];
+    for (i, value) in values.iter().enumerate() {
+        let Some(v) = *value else { continue };
+        let length = ends.partition_point(|&e| values[e].is_some_and(|w| w > v));
+        before[i] = length.checked_sub(1).map(|k| ends[k]);
+        match ends.get_mut(length) {
+            Some(end) => *end = i,
+            None => ends.push(i),
+        }
+    }
+    let mut chain = Vec::new();
+    let mut at = ends.last().copied();
+    while let Some(i) = at {
+        chain.push(i);
+        at = before[i];
+    }
+    chain.reverse();
+    chain
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn held_factors_that_fall_along_the_order_are_kept() {
+        // A fresh queue: Fair Tree's factors.
+        assert_eq!(stable_factors(&[None, None, None], 1000), [1000, 667, 333]);
+        // The second run started; a new run came last: the others keep theirs.
+        let held = [Some(1000), Some(333), None];
+        assert_eq!(stable_factors(&held, 1000), [1000, 333, 167]);
+        // Two runs swapped: one keeps its factor, the other moves above it.
+        let held = [Some(333), Some(667), Some(100)];
+        assert_eq!(stable_factors(&held, 1000), [1000, 667, 100]);
+        let held = [Some(900), Some(100), Some(500)];
+        assert_eq!(stable_factors(&held, 1000), [900, 700, 500]);
+        // No room left between 5 and 4: all anew.
+        let held = [Some(5), None, Some(4)];
+        assert_eq!(stable_factors(&held, 9), [9, 6, 3]);
+        // Factors above the weight, and 0, are not kept.
+        assert_eq!(stable_factors(&[Some(2000), Some(0)], 1000), [1000, 500]);
+        // Fewer whole numbers than runs: later runs tie at 1.
+        assert_eq!(stable_factors(&[None, None, None], 2), [2, 1, 1]);
+        assert!(stable_factors(&[], 10).is_empty());
+    }
+
+    /// The length of a longest strictly falling subsequence, by trying every subset.
+    fn longest_by_hand(values: &[Option<i64>]) -> usize {
+        let n = values.len();
+        (0u32..1 << n)
+            .filter(|mask| {
+                let chosen: Vec<i64> = (0..n)
+                    .filter(|i| mask & (1 << i) != 0)
+                    .map(|i| values[i])
+                    .collect::<Option<Vec<i64>>>()
+                    .unwrap_or_default();
+                chosen.len() == mask.count_ones() as usize && chosen.windows(2).all(|w| w[0] > w[1])
+            })
+            .map(|mask| mask.count_ones() as usize)
+            .max()
+            .unwrap_or(0)
+    }
+
+    proptest! {
+        #[test]
+        fn factors_fall_and_keep_a_longest_falling_run_of_held_ones(
+            held in prop::collection::vec(prop::option::of(0i64..60), 0..10),
+            weight in 10u32..60,
+        ) {
+            let factors = stable_factors(&held, weight);
+            prop_assert_eq!(factors.len(), held.len());
+            prop_assert!(factors.windows(2).all(|w| w[0] > w[1]), "{:?}", factors);
+            prop_assert!(factors.iter().all(|f| (1..=i64::from(weight)).contains(f)));
+            let usable: Vec<Option<i64>> =
+                held.iter().map(|h| h.filter(|v| (1..=i64::from(weight)).contains(v))).collect();
+            let chain = falling_subsequence(&usable);
+            prop_assert_eq!(chain.len(), longest_by_hand(&usable));
+            let kept = factors.iter().zip(&held).filter(|(f, h)| Some(**f) == **h).count();
+            // Either the longest falling run kept, or everything given anew.
+            prop_assert!(kept >= chain.len() || factors == evenly(held.len(), weight));
+        }
+    }
+
+    #[test]
+    fn a_new_job_joins_its_clients_last_run_or_the_nearest_waiting_client_above() {
+        // Clients 3, 1, 0, 2 in the policy's order; 1 and 2 wait.
+        let waiting = BTreeMap::from([(1, (900, 500)), (2, (400, 100))]);
+        let factors = submit_factors(&[3, 1, 0, 2], &waiting, 1000);
+        assert_eq!(factors, [(3, 1000), (1, 500), (0, 900), (2, 100)]);
+        assert_eq!(
+            submit_factors(&[0, 1], &BTreeMap::new(), 7),
+            [(0, 7), (1, 7)]
+        );
+    }
+
+    #[test]
+    fn site_factors_are_weighted_rounded_and_clamped() {
+        assert_eq!(site_factor(0.75, 10_000), 7_500);
+        assert_eq!(site_factor(1.0 / 3.0, 1_000), 333);
+        assert_eq!(site_factor(1.5, 100), 100);
+        assert_eq!(site_factor(-0.2, 100), 0);
+        assert_eq!(site_factor(f64::NAN, 100), 0);
+        assert_eq!(site_factor(1.0, u32::MAX), i64::from(u32::MAX));
+    }
+}

@@ -1,0 +1,258 @@
+//! The order in which a policy would start the jobs that wait, played out on a copy of a
+//! [`Book`], and that order cut into runs.
+//!
+//! A policy orders clients; a scheduler that orders jobs wants a number per job. The
+//! adapters (`fairshare-reconcile`) play the policy's progressive filling out over the pending
+//! jobs at each pass and give each run of one client's consecutive starts one factor
+//! ([`super::factors::stable_factors`]); the replay's model of an adapter (`fairshare-sim`)
+//! plays the very same function at each of the adapter's passes, so that what a replay
+//! predicts the adapter writes is what it writes.
+
+use super::{Book, Head, RankError};
+use crate::model::Time;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+/// A pending job as the play of starts plays it.
+#[derive(Debug, Clone)]
+pub struct Waiting {
+    /// Its head, as the ranker sees it while it waits first.
+    pub head: Head,
+    /// What it would hold, as fractions of each resource.
+    pub holding: Vec<f64>,
+    /// Its usage per second, for policies that charge jobs.
+    pub rate: Option<f64>,
+    /// Its time limit, microseconds: when the play expects it to end once started (`None`:
+    /// it never frees what it holds, in the play).
+    pub limit: Option<u64>,
+}
+
+/// A job the play expects to end, freeing what it holds: a running job at its start plus its
+/// time limit, or a job the play started.
+#[derive(Debug, Clone)]
+pub struct Expected {
+    /// When it is expected to end.
+    pub end: Time,
+    /// Its client.
+    pub client: u32,
+    /// What it holds, as fractions of each resource.
+    pub holding: Vec<f64>,
+    /// Its usage per second, for policies that charge jobs.
+    pub rate: Option<f64>,
+    /// When it started.
+    pub start: Time,
+}
+
+/// What is free as the play of starts goes on, and what will free it, soonest first.
+struct Room {
+    /// Each resource's free fraction (negative when the play had to overfill it).
+    free: Vec<f64>,
+    /// The jobs expected to end, soonest first (at one end, in the order they were added), as
+    /// their index in `jobs`.
+    ends: BinaryHeap<Reverse<(Time, usize)>>,
+    /// Every job expected to end.
+    jobs: Vec<Expected>,
+}
+
+impl Room {
+    /// What `book`'s clients leave free, with `running` expected to end.
+    fn of(book: &Book, running: Vec<Expected>) -> Room {
+        let mut free = vec![1.0; book.holdings(0).len()];
+        for client in 0..book.clients() as u32 {
+            let held = book.holdings(client);
+            free.iter_mut().zip(held).for_each(|(f, h)| *f -= h);
+        }
+        let mut room = Room {
+            free,
+            ends: BinaryHeap::new(),
+            jobs: Vec::new(),
+        };
+        running.into_iter().for_each(|job| room.expect(job));
+        room
+    }
+
+    /// Whether `holding` fits in what is free.
+    fn fits(&self, holding: &[f64]) -> bool {
+        const SLACK: f64 = 1e-9;
+        self.free.iter().zip(holding).all(|(f, h)| f + SLACK >= *h)
+    }
+
+    /// A job expected to end.
+    fn expect(&mut self, job: Expected) {
+        self.ends.push(Reverse((job.end, self.jobs.len())));
+        self.jobs.push(job);
+    }
+
+    /// The jobs that end soonest (all those expected at that one instant: a wave that started
+    /// together ends together), their holdings freed.
+    fn free_next(&mut self) -> Vec<&Expected> {
+        let Some(&Reverse((end, _))) = self.ends.peek() else {
+            return Vec::new();
+        };
+        let mut ended = Vec::new();
+        while self.ends.peek().is_some_and(|Reverse((t, _))| *t == end) {
+            let Some(Reverse((_, i))) = self.ends.pop() else {
+                break;
+            };
+            let job = &self.jobs[i];
+            (self.free.iter_mut().zip(&job.holding)).for_each(|(f, h)| *f += h);
+            ended.push(i);
+        }
+        ended.into_iter().map(|i| &self.jobs[i]).collect()
+    }
+
+    /// A job the play starts at `t`, holding what it holds until its limit.
+    fn take(&mut self, t: Time, client: u32, job: &Waiting) {
+        (self.free.iter_mut().zip(&job.holding)).for_each(|(f, h)| *f -= h);
+        if let Some(limit) = job.limit {
+            self.expect(Expected {
+                end: Time::from_micros(t.as_micros().saturating_add(limit)),
+                client,
+                holding: job.holding.clone(),
+                rate: job.rate,
+                start: t,
+            });
+        }
+    }
+}
+
+/// The order in which the policy of `book` would start the jobs of `queues` (each client's in
+/// the order given), as the client of each start: its progressive filling played out on a
+/// copy of the book at `now`, for the first `runs` runs (a run: one client's consecutive
+/// starts).
+///
+/// With `running` given (and the queues' limits), the play keeps what is free (without them
+/// every job starts at once, the clients' holdings only growing): the first client's next job
+/// starts when it fits, as Slurm's main scheduler starts the highest-priority job when room
+/// frees; until then the jobs expected to end soonest end (a running job at its expected end,
+/// or a job the play started, at its limit; all those expected at one instant together), their
+/// clients' holdings fall, and the policy chooses again, so that whose job frees the room
+/// weighs in the choice. The expected ends only order the ends: the ranker's clock stays at
+/// `now`, since time limits overstate run times many times over and a decay run on for the
+/// minutes they span would rank by a moment that never comes (the next pass ranks again). A
+/// job that fits nowhere with nothing left to end starts regardless. Each start adds its job's
+/// holding (and rate) before the next choice, as a scheduler's pass does; the policy's factors
+/// that are refreshed only with time (the production fairshare functions) keep every start of
+/// a client together, as Slurm's one factor per association does. After those runs, each
+/// client's remaining jobs follow together, the clients in the ranker's order at that point.
+pub fn starts(
+    book: &Book,
+    now: Time,
+    queues: &BTreeMap<u32, Vec<Waiting>>,
+    runs: usize,
+    running: Vec<Expected>,
+) -> Result<Vec<u32>, RankError> {
+    let mut room = Room::of(book, running);
+    let mut book = book.clone();
+    for client in 0..book.clients() as u32 {
+        let head = queues.get(&client).and_then(|q| q.first()).map(|w| w.head);
+        book.waits(client, head)?;
+    }
+    // When the play expects each start, for the ends of the jobs it starts.
+    let mut expected = now;
+    let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut starts: Vec<u32> = Vec::with_capacity(queues.values().map(Vec::len).sum());
+    let mut played = 0;
+    while let Some(client) = book.ranker().first() {
+        let queue = queues.get(&client).map_or(&[][..], Vec::as_slice);
+        let next = taken.entry(client).or_insert(0);
+        let Some(job) = queue.get(*next) else { break };
+        if !room.fits(&job.holding) {
+            let ended = room.free_next();
+            if !ended.is_empty() {
+                for job in ended {
+                    expected = expected.max(job.end);
+                    let ran = now.as_micros().saturating_sub(job.start.as_micros());
+                    book.finished(job.client, &job.holding, job.rate, ran as f64 / 1e6)?;
+                }
+                continue;
+            }
+        }
+        if starts.last() != Some(&client) {
+            if played == runs {
+                break;
+            }
+            played += 1;
+        }
+        *next += 1;
+        starts.push(client);
+        book.started(client, &job.holding, job.rate)?;
+        room.take(expected, client, job);
+        book.waits(client, queue.get(*next).map(|w| w.head))?;
+    }
+    for client in book.order() {
+        let left =
+            queues.get(&client).map_or(0, Vec::len) - taken.get(&client).copied().unwrap_or(0);
+        starts.extend(std::iter::repeat_n(client, left));
+    }
+    Ok(starts)
+}
+
+/// Every client of `book`, first to last, as the policy would rank them at `now` were each
+/// waiting: those in `heads` with their heads, the others with a job submitted at `now`
+/// (where a new job of theirs would stand).
+pub fn order_of_all(
+    book: &Book,
+    now: Time,
+    heads: &BTreeMap<u32, Head>,
+) -> Result<Vec<u32>, RankError> {
+    let mut book = book.clone();
+    for client in 0..book.clients() as u32 {
+        let new = Head::new(now, u64::MAX);
+        book.waits(client, Some(heads.get(&client).copied().unwrap_or(new)))?;
+    }
+    Ok(book.order())
+}
+
+/// The runs of `sequence` (client and job, in the order of starts): its first `ranked` runs
+/// of one client's consecutive jobs, then one run per client of its jobs after them, in the
+/// order of their first. Deep in a long queue the order of starts changes from pass to pass
+/// long before those jobs can start; one factor per client there keeps the writes few.
+pub fn runs<J: Copy>(sequence: &[(u32, J)], ranked: usize) -> Vec<(u32, Vec<J>)> {
+    let mut runs: Vec<(u32, Vec<J>)> = Vec::new();
+    let mut tail: BTreeMap<u32, usize> = BTreeMap::new();
+    for &(client, job) in sequence {
+        let head = runs.len() < ranked;
+        match runs.last_mut() {
+            Some((c, jobs)) if *c == client => jobs.push(job),
+            _ if head => runs.push((client, vec![job])),
+            _ => {
+                let at = *tail.entry(client).or_insert_with(|| {
+                    runs.push((client, Vec::new()));
+                    runs.len() - 1
+                });
+                runs[at].1.push(job);
+            }
+        }
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_past_the_head_are_one_per_client() {
+        let sequence: Vec<(u32, u64)> = [(0, 1), (1, 2), (1, 3), (0, 4), (2, 5), (0, 6), (1, 7)]
+            .into_iter()
+            .collect();
+        let all = runs(&sequence, 100);
+        let ids: Vec<Vec<u64>> = all.into_iter().map(|(_, ids)| ids).collect();
+        assert_eq!(
+            ids,
+            [vec![1], vec![2, 3], vec![4], vec![5], vec![6], vec![7]]
+        );
+        let two = runs(&sequence, 2);
+        assert_eq!(
+            two,
+            [
+                (0, vec![1]),
+                (1, vec![2, 3]),
+                (0, vec![4, 6]),
+                (2, vec![5]),
+                (1, vec![7])
+            ]
+        );
+    }
+}

@@ -1,0 +1,173 @@
+//! The Slurm adapter as the replay models it, for a policy that reaches Slurm as site factors
+//! (any policy but Slurm's own fairshare): what `fairshare slurm watch` would write, pass by
+//! pass.
+//!
+//! The adapter keeps its own history of the policy (here a [`Book`] told every start and end,
+//! as the accounting tells the live adapter) and, at each of its passes (every
+//! `site_interval_s`), plays the policy's order of starts out over the pending jobs, cuts it
+//! into runs and gives each run a site factor, keeping the factors the jobs already hold where
+//! they still fall along the order — the very functions the live adapter calls
+//! ([`play`], [`factors`]). A job submitted between passes gets the factor the adapter's
+//! submit table gives its user. Each job's site factor is one more term of its points, so
+//! Slurm's order of jobs is the model's own. The adapter's defaults are modelled: every
+//! partition ranked, [`factors::RANKED_RUNS`] runs ranked, running jobs not expected to end
+//! at their limits in the play.
+
+use super::Engine;
+use crate::cluster::SimError;
+use fairshare_core::model::Time;
+use fairshare_core::priority::multifactor::JobPriority;
+use fairshare_core::rank::factors::{self, stable_factors, RANKED_RUNS};
+use fairshare_core::rank::play::{self, Waiting};
+use fairshare_core::rank::{Book, Head, RankError, Ranker};
+use std::collections::BTreeMap;
+
+/// The adapter's state between its passes.
+pub(super) struct Adapter {
+    /// The policy's ranker with what each user holds, told every start and end.
+    book: Book,
+    /// The highest site factor.
+    weight: u32,
+    /// Seconds between passes.
+    interval_s: f64,
+    /// The last pass, as a multiple of the interval.
+    pass: Option<i64>,
+    /// By user, the site factor a job it submits gets until the next pass.
+    submit: Vec<i64>,
+}
+
+impl Adapter {
+    /// The adapter of `policy` (its ranker) for `users` users over `resources` resources,
+    /// writing at `priority`'s site weight and interval.
+    pub(super) fn new(
+        policy: Box<dyn Ranker>,
+        users: usize,
+        resources: usize,
+        priority: &JobPriority,
+    ) -> Adapter {
+        let weight = priority.site_weight.clamp(1.0, f64::from(i32::MAX)) as u32;
+        Adapter {
+            book: Book::new(policy, users, resources),
+            weight,
+            interval_s: priority.site_interval_s.max(1.0),
+            pass: None,
+            submit: vec![i64::from(weight); users],
+        }
+    }
+
+    /// The policy's book.
+    pub(super) fn book(&self) -> &Book {
+        &self.book
+    }
+
+    /// The policy's book, to tell it of starts and ends.
+    pub(super) fn book_mut(&mut self) -> &mut Book {
+        &mut self.book
+    }
+
+    /// The site factor a job `user` submits now gets.
+    pub(super) fn submit_factor(&self, user: u32) -> i64 {
+        self.submit.get(user as usize).copied().unwrap_or(0)
+    }
+
+    /// Whether a pass falls at `now`: the first moment at or after each multiple of the
+    /// interval that the run reaches.
+    fn due(&mut self, now: Time) -> bool {
+        let pass = (now.as_secs_f64() / self.interval_s).floor() as i64;
+        let due = self.pass != Some(pass);
+        self.pass = Some(pass);
+        due
+    }
+
+    /// One pass over `queues` (each user's pending jobs oldest first, each with the site
+    /// factor it holds): the site factor each job gets, in the same places, and the submit
+    /// table anew.
+    fn reconcile(
+        &mut self,
+        now: Time,
+        queues: &BTreeMap<u32, Vec<(Waiting, i64)>>,
+    ) -> Result<BTreeMap<u32, Vec<i64>>, RankError> {
+        let waiting: BTreeMap<u32, Vec<Waiting>> = (queues.iter())
+            .map(|(&user, jobs)| (user, jobs.iter().map(|(w, _)| w.clone()).collect()))
+            .collect();
+        let starts = play::starts(&self.book, now, &waiting, RANKED_RUNS, Vec::new())?;
+        let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
+        let sequence: Vec<(u32, usize)> = (starts.into_iter())
+            .map(|user| {
+                let next = taken.entry(user).or_insert(0);
+                *next += 1;
+                (user, *next - 1)
+            })
+            .collect();
+        let runs = play::runs(&sequence, RANKED_RUNS);
+        let firsts: Vec<Option<i64>> = (runs.iter())
+            .map(|(user, jobs)| Some(queues[user][jobs[0]].1))
+            .collect();
+        let written = stable_factors(&firsts, self.weight);
+        let mut wanted: BTreeMap<u32, Vec<i64>> = (queues.iter())
+            .map(|(&user, jobs)| (user, jobs.iter().map(|(_, held)| *held).collect()))
+            .collect();
+        let mut first_and_last: BTreeMap<u32, (i64, i64)> = BTreeMap::new();
+        for ((user, jobs), &factor) in runs.iter().zip(&written) {
+            let factors = wanted.entry(*user).or_default();
+            jobs.iter().for_each(|&j| factors[j] = factor);
+            let ends = first_and_last.entry(*user).or_insert((factor, factor));
+            ends.1 = factor;
+        }
+        let heads: BTreeMap<u32, Head> = (waiting.iter())
+            .filter_map(|(&user, jobs)| Some((user, jobs.first()?.head)))
+            .collect();
+        let everyone = play::order_of_all(&self.book, now, &heads)?;
+        for (user, factor) in factors::submit_factors(&everyone, &first_and_last, self.weight) {
+            self.submit[user as usize] = factor;
+        }
+        Ok(wanted)
+    }
+}
+
+impl Engine {
+    /// At each of the adapter's passes: every pending job's site factor written anew, each
+    /// user's queue put back in order of points, and each user's next job told to the
+    /// ranker.
+    pub(super) fn adapter_pass(&mut self, now: Time) -> Result<(), SimError> {
+        let Some(adapter) = self.adapter.as_mut() else {
+            return Ok(());
+        };
+        if !adapter.due(now) {
+            return Ok(());
+        }
+        // Each user's jobs oldest first, as the adapter lists them, by their place in the queue.
+        let mut places: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        let mut queues: BTreeMap<u32, Vec<(Waiting, i64)>> = BTreeMap::new();
+        for (user, queue) in self
+            .queues
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| !q.is_empty())
+        {
+            let mut order: Vec<usize> = (0..queue.len()).collect();
+            order.sort_by_key(|&i| (queue[i].submit, queue[i].seq));
+            let jobs = (order.iter()).map(|&i| {
+                let job = &queue[i];
+                let waiting = Waiting {
+                    head: Head::new(job.submit, job.seq).with_size(job.size),
+                    holding: job.holding.clone(),
+                    rate: self.meter.as_ref().map(|_| job.rate),
+                    limit: None,
+                };
+                (waiting, job.site_factor)
+            });
+            queues.insert(user as u32, jobs.collect());
+            places.insert(user as u32, order);
+        }
+        let wanted = adapter.reconcile(now, &queues).map_err(SimError::Rank)?;
+        for (user, factors) in wanted {
+            let queue = &mut self.queues[user as usize];
+            for (&i, factor) in places[&user].iter().zip(factors) {
+                queue[i].site_factor = factor;
+            }
+        }
+        self.reorder_queues();
+        Ok(())
+    }
+}
