@@ -55,11 +55,6 @@ impl Adapter {
         }
     }
 
-    /// The policy's book.
-    pub(super) fn book(&self) -> &Book {
-        &self.book
-    }
-
     /// The policy's book, to tell it of starts and ends.
     pub(super) fn book_mut(&mut self) -> &mut Book {
         &mut self.book

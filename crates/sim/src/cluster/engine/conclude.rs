@@ -18,7 +18,9 @@ impl Engine {
             .iter()
             .enumerate()
             .flat_map(|(u, q)| q.iter().map(move |p| (u as u32, p.submit)));
-        let counters = self.policy_book().ranker().livetree();
+        // Under the adapter the policy ranks only in its plays of starts, whose live trees are
+        // dropped: none is reported.
+        let counters = self.book.ranker().livetree();
         let mut result = self
             .recorder
             .finish(end, waiting, &config.users, config.top_users);

@@ -239,12 +239,6 @@ impl Engine {
             .map(|p| (Head::new(p.submit, p.seq).with_size(p.size)).with_points(self.job_points(p)))
     }
 
-    /// The book that keeps the policy: the adapter's, when the policy reaches Slurm through
-    /// it, else the engine's own.
-    fn policy_book(&self) -> &Book {
-        self.adapter.as_ref().map_or(&self.book, Adapter::book)
-    }
-
     /// Forgets what Slurm's will-run tests found: a job started or ended, or a pass begins.
     fn forget_tests(&mut self) {
         if let Some(will_run) = &mut self.will_run {
