@@ -74,18 +74,16 @@ impl Adapter {
         due
     }
 
-    /// One pass over `queues` (each user's pending jobs oldest first, each with the site
-    /// factor it holds): the site factor each job gets, in the same places, and the submit
-    /// table anew.
+    /// One pass over `waiting` (each user's pending jobs oldest first) whose jobs hold the
+    /// site factors `held` (in the same places): the site factor each job gets, in the same
+    /// places, and the submit table anew.
     fn reconcile(
         &mut self,
         now: Time,
-        queues: &BTreeMap<u32, Vec<(Waiting, i64)>>,
+        waiting: &BTreeMap<u32, Vec<Waiting>>,
+        mut held: BTreeMap<u32, Vec<i64>>,
     ) -> Result<BTreeMap<u32, Vec<i64>>, RankError> {
-        let waiting: BTreeMap<u32, Vec<Waiting>> = (queues.iter())
-            .map(|(&user, jobs)| (user, jobs.iter().map(|(w, _)| w.clone()).collect()))
-            .collect();
-        let starts = play::starts(&self.book, now, &waiting, RANKED_RUNS, Vec::new())?;
+        let starts = play::starts(&self.book, now, waiting, RANKED_RUNS, Vec::new())?;
         let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
         let sequence: Vec<(u32, usize)> = (starts.into_iter())
             .map(|user| {
@@ -96,15 +94,12 @@ impl Adapter {
             .collect();
         let runs = play::runs(&sequence, RANKED_RUNS);
         let firsts: Vec<Option<i64>> = (runs.iter())
-            .map(|(user, jobs)| Some(queues[user][jobs[0]].1))
+            .map(|(user, jobs)| Some(held[user][jobs[0]]))
             .collect();
         let written = stable_factors(&firsts, self.weight);
-        let mut wanted: BTreeMap<u32, Vec<i64>> = (queues.iter())
-            .map(|(&user, jobs)| (user, jobs.iter().map(|(_, held)| *held).collect()))
-            .collect();
         let mut first_and_last: BTreeMap<u32, (i64, i64)> = BTreeMap::new();
         for ((user, jobs), &factor) in runs.iter().zip(&written) {
-            let factors = wanted.entry(*user).or_default();
+            let factors = held.entry(*user).or_default();
             jobs.iter().for_each(|&j| factors[j] = factor);
             let ends = first_and_last.entry(*user).or_insert((factor, factor));
             ends.1 = factor;
@@ -116,7 +111,7 @@ impl Adapter {
         for (user, factor) in factors::submit_factors(&everyone, &first_and_last, self.weight) {
             self.submit[user as usize] = factor;
         }
-        Ok(wanted)
+        Ok(held)
     }
 }
 
@@ -133,7 +128,8 @@ impl Engine {
         }
         // Each user's jobs oldest first, as the adapter lists them, by their place in the queue.
         let mut places: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-        let mut queues: BTreeMap<u32, Vec<(Waiting, i64)>> = BTreeMap::new();
+        let mut waiting: BTreeMap<u32, Vec<Waiting>> = BTreeMap::new();
+        let mut held: BTreeMap<u32, Vec<i64>> = BTreeMap::new();
         for (user, queue) in self
             .queues
             .iter()
@@ -144,18 +140,21 @@ impl Engine {
             order.sort_by_key(|&i| (queue[i].submit, queue[i].seq));
             let jobs = (order.iter()).map(|&i| {
                 let job = &queue[i];
-                let waiting = Waiting {
+                Waiting {
                     head: Head::new(job.submit, job.seq).with_size(job.size),
                     holding: job.holding.clone(),
                     rate: self.meter.as_ref().map(|_| job.rate),
                     limit: None,
-                };
-                (waiting, job.site_factor)
+                }
             });
-            queues.insert(user as u32, jobs.collect());
+            waiting.insert(user as u32, jobs.collect());
+            held.insert(
+                user as u32,
+                order.iter().map(|&i| queue[i].site_factor).collect(),
+            );
             places.insert(user as u32, order);
         }
-        let wanted = adapter.reconcile(now, &queues).map_err(SimError::Rank)?;
+        let wanted = (adapter.reconcile(now, &waiting, held)).map_err(SimError::Rank)?;
         for (user, factors) in wanted {
             let queue = &mut self.queues[user as usize];
             for (&i, factor) in places[&user].iter().zip(factors) {
