@@ -875,12 +875,14 @@ fn the_jobs_the_backfill_started_put_its_cycles_where_they_fell() {
 }
 
 /// `--site-weight`: a policy other than Slurm's own reaches Slurm as site factors of this
-/// weight. alice fills the 4-CPU node until 100 s; bob's and carol's 4-CPU jobs wait. From the
-/// adapter's pass at 60 s (`--site-interval`, 60 s by default), FIFO's order gives bob the site
-/// factor 1 and carol 0.5 of the weight, and carol's QOS adds 1,000 points: at the default
-/// weight (100,000) bob starts first when alice's node is free, at weight 1 carol does, and so she does when the
-/// adapter writes only every 1,000 s (no factor yet at 100 s). Without `--scheduler slurm`
-/// either option is refused, as is an interval under a second.
+/// weight. alice fills the 4-CPU node until 100 s; bob's and carol's 4-CPU jobs wait, each
+/// submitted with the submit table's factor, the whole weight. At the adapter's pass due at
+/// 60 s (`--site-interval`, 60 s by default; it runs at the next event, 100 s), FIFO's order
+/// gives bob's run the site factor 1 and carol's 0.5 of the weight, and carol's QOS adds 1,000
+/// points: at the default weight (100,000) bob starts first when alice's node is free, at
+/// weight 1 carol does (both runs get 1), and so she does when the adapter writes only every
+/// 1,000 s (both still hold the whole weight at 100 s). Without `--scheduler slurm` either
+/// option is refused, as is an interval under a second.
 #[test]
 fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
     let dir = tempfile::tempdir().unwrap();
@@ -934,7 +936,7 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
     assert_eq!(
         first_at_100_s(&["--site-interval", "1000s"]),
         "carol",
-        "no site factor written yet"
+        "both still hold the submit table's factor"
     );
     for option in [
         ["--site-weight", "1"],

@@ -6,6 +6,7 @@ use crate::accounting::DEFAULT_ACCOUNTING;
 use fairshare_core::config::ConfigError;
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
+use fairshare_core::rank::factors::RANKED_RUNS;
 pub use fairshare_reconcile::config::SettingError;
 use fairshare_reconcile::config::{self as common, at_least_one, seconds};
 use serde::{Deserialize, Serialize};
@@ -65,7 +66,7 @@ impl Default for GridEngineConfig {
             since: None,
             accounting: PathBuf::from(DEFAULT_ACCOUNTING),
             jobs_per_call: 200,
-            ranked_runs: 1_000,
+            ranked_runs: RANKED_RUNS,
             timeout_s: 30.0,
             bin: None,
             lock: PathBuf::from(DEFAULT_LOCK),

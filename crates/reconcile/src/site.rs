@@ -26,7 +26,7 @@
 
 use fairshare_core::choice::Choice;
 
-pub use fairshare_core::rank::factors::{site_factor, stable_factors};
+pub use fairshare_core::rank::factors::stable_factors;
 
 /// How fairshare's factor enters a job's priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

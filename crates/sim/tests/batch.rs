@@ -1377,7 +1377,8 @@ fn slurm_job_size_factor_starts_the_larger_job_first() {
 /// Under a policy that reaches Slurm through the adapter, each run of one user's starts in
 /// the policy's order gets a site factor of its own, as `fairshare slurm watch` writes them.
 /// On 4 processors held by job 0 until 100 s, users 0 and 1 each submit two 4-processor jobs
-/// (1 to 4 s). At the adapter's pass at 100 s (every 60 s), SDRF plays their starts out as
+/// (1 to 4 s). At the adapter's pass due at 60 s (every 60 s), which runs at the next event,
+/// 100 s, before job 0's end there, SDRF plays their starts out as
 /// turns — 0, 1, 0, 1 — and the four runs get 1000, 750, 500 and 250, so user 1's first job
 /// starts before user 0's second; one factor per user (user 0's 1000 on both its jobs) would
 /// have started both of user 0's jobs first. FIFO's order of starts is the jobs' own. The
@@ -1414,8 +1415,8 @@ fn the_adapters_site_factors_follow_the_policys_runs_of_starts() {
         );
     }
     // Jobs 3 and 4 swap users: at 100 s SDRF plays 1, 2, 3, 4 (a tie broken by age), but at
-    // the pass at 120 s user 1 runs job 2, so user 0's job 4 goes before job 3. FIFO keeps
-    // the jobs' order.
+    // the pass at 120 s, which runs before that instant's end of job 2, user 1 still runs job
+    // 2, so user 0's job 4 goes before job 3. FIFO keeps the jobs' order.
     jobs[3].user = 1;
     jobs[4].user = 0;
     let sdrf = starts(&replay_under_priority(pool(4.0), "sdrf", adapter, &jobs));

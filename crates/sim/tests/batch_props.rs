@@ -315,7 +315,7 @@ proptest! {
         specs in prop::collection::vec(job_spec(), 1..40),
         cpus in 4u32..12,
     ) {
-        let (tasks, result) = fifo_on_a_pool(&specs, cpus, SchedulerEntry::SLURM);
+        let (tasks, result) = fifo_on_a_pool(&one_user(&specs), cpus, SchedulerEntry::SLURM);
         prop_assert_eq!(result.jobs.len(), tasks.len());
         let start = |id: usize| result.jobs.iter().find(|j| j.id == id as u64).unwrap().start;
         for (j, job) in tasks.iter().enumerate() {
@@ -403,7 +403,7 @@ proptest! {
         }
         let capacity = Capacity::Machines(MachineCatalogue::new(types));
         let (specs, partitions): (Vec<JobSpec>, Vec<u32>) = specs.into_iter().unzip();
-        let mut tasks: Vec<Task> = tasks(&specs).into_iter().map(one_user).collect();
+        let mut tasks = tasks(&one_user(&specs));
         tasks.iter_mut().zip(&partitions).for_each(|(t, p)| t.partition = Some(*p));
         let users = (0..3).map(|u| format!("u{u}")).collect();
         let resources = vec!["cpu".into(), "mem".into()];
@@ -454,7 +454,7 @@ proptest! {
 }
 
 /// `specs`' jobs, each at most `cpus` processors, replayed in FIFO order by `scheduler` on a
-/// pool of `cpus`, every job recorded. Every job is one user's ([`one_user`]).
+/// pool of `cpus`, every job recorded.
 fn fifo_on_a_pool(
     specs: &[JobSpec],
     cpus: u32,
@@ -463,12 +463,18 @@ fn fifo_on_a_pool(
     fifo_on_a_pool_by(specs, cpus, scheduler.scheduler(FillRule::HeadOfLine))
 }
 
-/// `task` as user 0's. Under Slurm, a policy other than Slurm's own reaches the scheduler as
-/// the adapter's site factors, and the factor the adapter's submit table gives a job between
-/// its passes may put one user's new job ahead of another's older one; one user's jobs keep
-/// their submission order, so FIFO is submission order under every scheduler.
-fn one_user(task: Task) -> Task {
-    Task { user: 0, ..task }
+/// `specs` all of user 0. Under Slurm, a policy other than Slurm's own reaches the scheduler
+/// as the adapter's site factors, and the factor the adapter's submit table gives a job
+/// between its passes may put one user's new job ahead of another's older one (a user with
+/// nothing waiting gets the first factor of the nearest waiting user above it, whose later
+/// runs hold less); one user's jobs keep their submission order, so FIFO is submission order.
+fn one_user(specs: &[JobSpec]) -> Vec<JobSpec> {
+    specs
+        .iter()
+        .map(|&(_, gap, run, wall, cpus, nodes, excl, fast)| {
+            (0, gap, run, wall, cpus, nodes, excl, fast)
+        })
+        .collect()
 }
 
 /// [`fifo_on_a_pool`] with a scheduler already set up.
@@ -481,7 +487,7 @@ fn fifo_on_a_pool_by(
         .into_iter()
         .map(|t| Task {
             demand: vec![t.demand[0].min(f64::from(cpus))],
-            ..one_user(t)
+            ..t
         })
         .collect();
     let users = (0..3).map(|u| format!("u{u}")).collect();

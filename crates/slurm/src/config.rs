@@ -6,6 +6,7 @@ use fairshare_core::choice::Choice;
 use fairshare_core::config::ConfigError;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
+use fairshare_core::rank::factors::RANKED_RUNS;
 pub use fairshare_reconcile::config::SettingError;
 use fairshare_reconcile::config::{self as common, at_least_one, seconds};
 use fairshare_reconcile::site::Mapping;
@@ -84,7 +85,7 @@ impl Default for SlurmConfig {
             partitions: Vec::new(),
             cluster: None,
             jobs_per_call: 500,
-            ranked_runs: 1_000,
+            ranked_runs: RANKED_RUNS,
             ends_at_limits: false,
             timeout_s: 30.0,
             bin: None,

@@ -159,8 +159,9 @@ impl Ranker for MultifactorRanker {
         Some(-(self.rank(client, head).0).0 .0)
     }
 
+    /// The factors read at the last recomputation; none when jobs carry their own.
     fn factors(&self) -> Option<Vec<f64>> {
-        Some(self.factor.clone())
+        (self.factors == FactorSource::Policy).then(|| self.factor.clone())
     }
 
     fn livetree(&self) -> Option<LiveTreeCounters> {
@@ -201,7 +202,6 @@ impl Ranker for MultifactorRanker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rank::FifoRanker;
     use proptest::prelude::*;
 
     fn at(s: f64) -> Time {
@@ -231,8 +231,10 @@ mod tests {
 
     #[test]
     fn jobs_that_carry_their_factors_are_ordered_by_their_points_alone() {
-        let inner = Box::new(FifoRanker::new(3));
-        let priority = JobPriority::default();
+        // Over Fair Tree, whose factors differ (client 0 has used the most): none is read.
+        let policy = fair_tree();
+        let inner = policy.inner.boxed_clone();
+        let priority = policy.priority;
         let mut ranker =
             MultifactorRanker::new(inner, 3, priority, 1000.0, FactorSource::Jobs, 0.0);
         ranker.advance(at(0.0)).unwrap();
@@ -240,7 +242,7 @@ mod tests {
         ranker.update(1, &[0.0], head(1.0, 2, 700.0)).unwrap();
         assert_eq!(ranker.iter().collect::<Vec<_>>(), [1, 0]);
         ranker.advance(at(600.0)).unwrap();
-        assert_eq!(ranker.factors(), Some(vec![0.0; 3]), "no factor is read");
+        assert_eq!(ranker.factors(), None, "no factor is read");
         assert_eq!(ranker.priority(1), Some(-700.0));
         ranker.update(1, &[0.0], head(1.0, 2, 400.0)).unwrap();
         assert_eq!(ranker.iter().collect::<Vec<_>>(), [0, 1]);

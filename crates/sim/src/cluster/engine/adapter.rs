@@ -45,7 +45,11 @@ impl Adapter {
         resources: usize,
         priority: &JobPriority,
     ) -> Adapter {
-        let weight = priority.site_weight.clamp(1.0, f64::from(i32::MAX)) as u32;
+        // At least 1 (a NaN too), at most Slurm's largest site factor.
+        let weight = match priority.site_weight {
+            w if w >= 1.0 => w.min(f64::from(i32::MAX)) as u32,
+            _ => 1,
+        };
         Adapter {
             book: Book::new(policy, users, resources),
             weight,
