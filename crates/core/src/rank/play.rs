@@ -231,6 +231,81 @@ pub fn runs<J: Copy>(sequence: &[(u32, J)], ranked: usize) -> Vec<(u32, Vec<J>)>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::priority::PriorityForm;
+    use crate::rank::{SdrfRanker, Share};
+    use proptest::prelude::*;
+
+    /// The runs of `sequence` the slow way: its groups of one client's consecutive jobs, the
+    /// first `ranked` of them kept as they are, the jobs of the later ones gathered by client
+    /// in the order of each client's first.
+    fn runs_by_hand(sequence: &[(u32, u64)], ranked: usize) -> Vec<(u32, Vec<u64>)> {
+        let mut groups: Vec<(u32, Vec<u64>)> = Vec::new();
+        for &(client, job) in sequence {
+            match groups.last_mut() {
+                Some((c, jobs)) if *c == client => jobs.push(job),
+                _ => groups.push((client, vec![job])),
+            }
+        }
+        let rest = groups.split_off(ranked.min(groups.len()));
+        let mut gathered: Vec<(u32, Vec<u64>)> = Vec::new();
+        for (client, jobs) in rest {
+            match gathered.iter_mut().find(|(c, _)| *c == client) {
+                Some((_, all)) => all.extend(jobs),
+                None => gathered.push((client, jobs)),
+            }
+        }
+        groups.extend(gathered);
+        groups
+    }
+
+    proptest! {
+        #[test]
+        fn runs_match_the_slow_way(
+            clients in prop::collection::vec(0u32..4, 0..30),
+            ranked in 0usize..8,
+        ) {
+            let sequence: Vec<(u32, u64)> =
+                clients.iter().enumerate().map(|(i, &c)| (c, i as u64)).collect();
+            prop_assert_eq!(runs(&sequence, ranked), runs_by_hand(&sequence, ranked));
+        }
+
+        /// Every pending job is started once, each client's in its queue's order, and the
+        /// first start is the client the policy serves first.
+        #[test]
+        fn every_waiting_job_starts_once_the_policys_first_client_first(
+            held in prop::collection::vec((0.0f64..0.3, 0.0f64..0.3), 3),
+            queued in prop::collection::vec(prop::collection::vec((0.01f64..0.5, 0.01f64..0.5), 0..5), 3),
+            played in 1usize..20,
+        ) {
+            let ranker = SdrfRanker::with_delta(2, 0.999, PriorityForm::SumOfMaxes, &Share::equal(3));
+            let mut book = Book::new(Box::new(ranker), 3, 2);
+            for (client, &(cpu, mem)) in held.iter().enumerate() {
+                book.started(client as u32, &[cpu, mem], None).unwrap();
+            }
+            let queues: BTreeMap<u32, Vec<Waiting>> = (queued.iter().enumerate())
+                .filter(|(_, q)| !q.is_empty())
+                .map(|(client, q)| {
+                    let jobs = q.iter().enumerate().map(|(k, &(cpu, mem))| Waiting {
+                        head: Head::new(Time::from_micros(k as u64), (client * 10 + k) as u64),
+                        holding: vec![cpu, mem],
+                        rate: None,
+                        limit: Some(1_000_000),
+                    });
+                    (client as u32, jobs.collect())
+                })
+                .collect();
+            let order = starts(&book, Time::ZERO, &queues, played, Vec::new()).unwrap();
+            for (client, queue) in &queues {
+                prop_assert_eq!(order.iter().filter(|c| *c == client).count(), queue.len());
+            }
+            prop_assert_eq!(order.len(), queues.values().map(Vec::len).sum::<usize>());
+            let mut waiting = book.clone();
+            for (client, queue) in &queues {
+                waiting.waits(*client, Some(queue[0].head)).unwrap();
+            }
+            prop_assert_eq!(order.first().copied(), waiting.ranker().first());
+        }
+    }
 
     #[test]
     fn runs_past_the_head_are_one_per_client() {
