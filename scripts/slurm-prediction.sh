@@ -35,7 +35,8 @@
 # --slurm-conf; runs without it replay with Slurm's defaults, which were theirs. When it holds
 # the partitions, it is every replay's --machines too: all 16 nodes, each job on its
 # partition's. An adapter run's site factors weigh in at the weight its watcher wrote them
-# with (`weight` of RUN/slurm.toml, given as --site-weight).
+# with (`weight` of RUN/slurm.toml, given as --site-weight), every `interval_s` at the phase
+# its passes fell at in RUN/watch.log (--site-interval INTERVAL@PHASE).
 #
 # Node counts: every job of these experiments was submitted with `sbatch -n CPUS` and no `-N`,
 # which sacct records as ReqNodes 1: Slurm may spread it over as many nodes as it likes. Dumps
@@ -66,6 +67,26 @@ phase() {
     NF >= 3 { if (($1 in last) && last[$1] != $3 && !(t in seen)) { seen[t] = 1; n[substr(t, 18, 2) + 0]++ } last[$1] = $3 }
     END { best = -1; for (s in n) if (n[s] > best || (n[s] == best && s + 0 < pick)) { best = n[s]; pick = s + 0 } print (best < 0 ? 0 : pick) }
   ' "$1"
+}
+
+# How far past each multiple of INTERVAL seconds since the epoch the watcher's passes fell:
+# the median, around the first, of the times its log ends a pass at ("N pending jobs of …");
+# nothing when the log is missing or holds no pass.
+watch_phase() {
+  [ -s "$1" ] || return 0
+  python3 - "$1" "$2" <<'PY'
+import datetime, statistics, sys
+interval = float(sys.argv[2])
+phases = []
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    if " pending jobs of " in line:
+        stamp = line.split()[0].replace("Z", "+00:00")
+        phases.append(datetime.datetime.fromisoformat(stamp).timestamp() % interval)
+if phases:
+    first = phases[0]
+    around = [(p - first + interval / 2) % interval - interval / 2 for p in phases]
+    print(f"{(first + statistics.median(around)) % interval:.2f}")
+PY
 }
 
 policy_of() {
@@ -104,9 +125,12 @@ for out in "$@"; do
     # The weight the watcher wrote its site factors with, beside Slurm's other terms.
     weight=$(sed -n 's/^weight = \([0-9]*\)$/\1/p' "$dir/slurm.toml" 2>/dev/null || true)
     [ -n "$weight" ] && slurm+=(--site-weight "$weight")
-    # How often the watcher wrote them.
+    # How often the watcher wrote them, and when: its passes' phase, read from its log.
     interval=$(sed -n 's/^interval_s = \([0-9.]*\)$/\1/p' "$dir/slurm.toml" 2>/dev/null || true)
-    [ -n "$interval" ] && slurm+=(--site-interval "${interval}s")
+    if [ -n "$interval" ]; then
+      offset=$(watch_phase "$dir/watch.log" "$interval")
+      slurm+=(--site-interval "${interval}s${offset:+@${offset}s}")
+    fi
     "$fairshare" replay "$dump" --policy "$phased" "${cluster[@]}" "${slurm[@]}" \
       --json "$dir/replay.json" --jobs "$dir/jobs.csv" >"$dir/replay.txt" 2>&1
     "$fairshare" replay "$dump" --policy "$policy" "${cluster[@]}" "${slurm[@]}" \

@@ -122,8 +122,10 @@ pub struct ClusterArgs {
     pub site_weight: Option<u32>,
     /// With `--scheduler slurm` and a policy other than Slurm's own fairshare: how often the
     /// Slurm adapter writes that policy's site factors (its `interval_s`, as `5s` or `1m`; 60 s
-    /// by default): the policy's order is read anew each interval, whatever
-    /// PriorityCalcPeriod says.
+    /// by default), optionally `@` how far past each multiple of it since the epoch its passes
+    /// fall (`5s@4.4s`: the phase of the watcher's start, from the times of its log's passes):
+    /// the policy's order of starts is played anew at each pass, whatever PriorityCalcPeriod
+    /// says.
     #[arg(long, value_name = "DURATION")]
     pub site_interval: Option<String>,
     /// With `--scheduler slurm`: draw, with this seed, which seconds' submissions came before

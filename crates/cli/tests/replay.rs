@@ -881,8 +881,9 @@ fn the_jobs_the_backfill_started_put_its_cycles_where_they_fell() {
 /// gives bob's run the site factor 1 and carol's 0.5 of the weight, and carol's QOS adds 1,000
 /// points: at the default weight (100,000) bob starts first when alice's node is free, at
 /// weight 1 carol does (both runs get 1), and so she does when the adapter writes only every
-/// 1,000 s (both still hold the whole weight at 100 s). Without `--scheduler slurm` either
-/// option is refused, as is an interval under a second.
+/// 1,000 s (both still hold the whole weight at 100 s), unless its passes fall between (an
+/// offset after `@`). Without `--scheduler slurm` either option is refused, as is an interval
+/// under a second or an offset that is not a duration.
 #[test]
 fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
     let dir = tempfile::tempdir().unwrap();
@@ -938,6 +939,10 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
         "carol",
         "both still hold the submit table's factor"
     );
+    // The dump starts 600 s past a multiple of 1,000 s since the epoch: a pass 650 s past
+    // each multiple falls 50 s into the run, before alice's end; one 750 s past, after it.
+    assert_eq!(first_at_100_s(&["--site-interval", "1000s@650s"]), "bob");
+    assert_eq!(first_at_100_s(&["--site-interval", "1000s@750s"]), "carol");
     for option in [
         ["--site-weight", "1"],
         ["--site-interval", "5s"],
@@ -962,13 +967,13 @@ fn the_site_weight_sets_a_policys_factors_against_the_other_terms() {
         3,
         "the seed is said in the JSON"
     );
-    let out = replay_slurm_dump(&dump, &jobs, &["--site-interval", "0.5s"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert!(
-        stderr.contains("--site-interval 0.5s: how often the Slurm adapter writes"),
-        "{stderr}"
-    );
+    for bad in ["0.5s", "5s@soon"] {
+        let out = replay_slurm_dump(&dump, &jobs, &["--site-interval", bad]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        let said = format!("--site-interval {bad}: how often the Slurm adapter writes");
+        assert!(stderr.contains(&said), "{stderr}");
+    }
 }
 
 /// A Slurm site's nodes and partitions as `--machines` (the saved output of `scontrol show

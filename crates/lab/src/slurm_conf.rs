@@ -366,9 +366,11 @@ impl SlurmSetup {
     }
 
     /// This setup with a policy's site factors read every `interval` (a duration such as
-    /// `5s`: the Slurm adapter's `interval_s`), when given. Refused when `scheduler` is not
-    /// Slurm's or the interval is under a second or not a duration; `option` and `slurm` say
-    /// how the caller spells the option and the Slurm scheduler.
+    /// `5s`: the Slurm adapter's `interval_s`, optionally `@` how far past each multiple of it
+    /// since the epoch its passes fall, `5s@4.4s`: the watcher's phase), when given. Refused
+    /// when `scheduler` is not Slurm's, the interval is under a second or either is not a
+    /// duration; `option` and `slurm` say how the caller spells the option and the Slurm
+    /// scheduler.
     pub fn with_site_interval(
         mut self,
         interval: Option<&str>,
@@ -379,16 +381,20 @@ impl SlurmSetup {
             return Ok(self);
         };
         let refuse = |why: String| -> Invalid {
-            format!("{option} {text}: how often the Slurm adapter writes a policy's site factors takes a duration of a second or more (5s, 1m) and needs {slurm}{why}").into()
+            format!("{option} {text}: how often the Slurm adapter writes a policy's site factors takes a duration of a second or more (5s, 1m), optionally @ how far past each multiple its passes fall (5s@4.4s), and needs {slurm}{why}").into()
         };
         if scheduler != SchedulerEntry::SLURM {
             return Err(refuse(String::new()));
         }
-        let micros = crate::input::parse_duration(text).map_err(|e| refuse(format!(": {e}")))?;
+        let (every, offset) = text.split_once('@').unwrap_or((text, "0"));
+        let duration =
+            |t: &str| crate::input::parse_duration(t).map_err(|e| refuse(format!(": {e}")));
+        let (micros, offset) = (duration(every)?, duration(offset)?);
         if micros < 1_000_000 {
             return Err(refuse(String::new()));
         }
         self.parameters.priority.site_interval_s = micros as f64 / 1e6;
+        self.parameters.priority.site_offset_s = (offset % micros) as f64 / 1e6;
         Ok(self)
     }
 

@@ -1414,15 +1414,30 @@ fn the_adapters_site_factors_follow_the_policys_runs_of_starts() {
             "{policy}, {priority:?}"
         );
     }
-    // Jobs 3 and 4 swap users: at 100 s SDRF plays 1, 2, 3, 4 (a tie broken by age), but at
-    // the pass at 120 s, which runs before that instant's end of job 2, user 1 still runs job
-    // 2, so user 0's job 4 goes before job 3. FIFO keeps the jobs' order.
+    // Jobs 3 and 4 swap users: SDRF's play at 100 s serves users 0 and 1 in turn, so user 0's
+    // job 4 (500) goes before user 1's job 3 (250); FIFO serves by age.
     jobs[3].user = 1;
     jobs[4].user = 0;
     let sdrf = starts(&replay_under_priority(pool(4.0), "sdrf", adapter, &jobs));
     assert_eq!(sdrf, [0.0, 100.0, 110.0, 130.0, 120.0]);
     let fifo = starts(&replay_under_priority(pool(4.0), "fifo", adapter, &jobs));
     assert_eq!(fifo, [0.0, 100.0, 110.0, 120.0, 130.0]);
+    // Passes every 1,000 s: none falls after the submissions before 1,000 s, every job keeps
+    // the submit table's factor (the whole weight) and Slurm serves by age; with the passes
+    // 50 s past each multiple, one falls at the first event after 50 s and SDRF's runs order
+    // the jobs again.
+    let seldom = JobPriority {
+        site_interval_s: 1000.0,
+        ..adapter
+    };
+    let never = starts(&replay_under_priority(pool(4.0), "sdrf", seldom, &jobs));
+    assert_eq!(never, [0.0, 100.0, 110.0, 120.0, 130.0]);
+    let offset = JobPriority {
+        site_offset_s: 50.0,
+        ..seldom
+    };
+    let once = starts(&replay_under_priority(pool(4.0), "sdrf", offset, &jobs));
+    assert_eq!(once, [0.0, 100.0, 110.0, 130.0, 120.0]);
 }
 
 /// Slurm's age factor lets an older job of a user with the lower fairshare factor go first.

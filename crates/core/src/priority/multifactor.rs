@@ -21,6 +21,9 @@ pub struct JobPriority {
     /// How often, in seconds, the Slurm adapter writes that policy's site factors (its
     /// `interval_s`, 60 by default): the policy's order is read anew at each multiple of it.
     pub site_interval_s: f64,
+    /// How far past each multiple of `site_interval_s` (since the epoch) the adapter's passes
+    /// fall, in seconds: the phase of the watcher's own start (0 by default).
+    pub site_offset_s: f64,
     /// `PriorityWeightAge`.
     pub age_weight: f64,
     /// `PriorityMaxAge`, in seconds: the wait at which the age factor reaches 1 (7 days).
@@ -54,6 +57,7 @@ impl Default for JobPriority {
             fairshare_weight: 0.0,
             site_weight: 100_000.0,
             site_interval_s: 60.0,
+            site_offset_s: 0.0,
             age_weight: 0.0,
             max_age_s: 7.0 * 86_400.0,
             size_weight: 0.0,

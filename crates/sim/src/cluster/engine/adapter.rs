@@ -4,7 +4,7 @@
 //!
 //! The adapter keeps its own history of the policy (here a [`Book`] told every start and end,
 //! as the accounting tells the live adapter) and, at each of its passes (every
-//! `site_interval_s`), plays the policy's order of starts out over the pending jobs, cuts it
+//! `site_interval_s`, `site_offset_s` past each multiple), plays the policy's order of starts out over the pending jobs, cuts it
 //! into runs and gives each run a site factor, keeping the factors the jobs already hold where
 //! they still fall along the order — the very functions the live adapter calls
 //! ([`play`], [`factors`]). A job submitted between passes gets the factor the adapter's
@@ -28,8 +28,9 @@ pub(super) struct Adapter {
     book: Book,
     /// The highest site factor.
     weight: u32,
-    /// Seconds between passes.
+    /// Seconds between passes, and how far past each multiple of it they fall.
     interval_s: f64,
+    offset_s: f64,
     /// The last pass, as a multiple of the interval.
     pass: Option<i64>,
     /// By user, the site factor a job it submits gets until the next pass.
@@ -54,6 +55,7 @@ impl Adapter {
             book: Book::new(policy, users, resources),
             weight,
             interval_s: priority.site_interval_s.max(1.0),
+            offset_s: priority.site_offset_s,
             pass: None,
             submit: vec![i64::from(weight); users],
         }
@@ -70,9 +72,9 @@ impl Adapter {
     }
 
     /// Whether a pass falls at `now`: the first moment at or after each multiple of the
-    /// interval that the run reaches.
+    /// interval (past the offset) that the run reaches.
     fn due(&mut self, now: Time) -> bool {
-        let pass = (now.as_secs_f64() / self.interval_s).floor() as i64;
+        let pass = ((now.as_secs_f64() - self.offset_s) / self.interval_s).floor() as i64;
         let due = self.pass != Some(pass);
         self.pass = Some(pass);
         due
