@@ -15,7 +15,7 @@ use crate::plan::{head, plan, queues, submit_factors, Plan, PlanSettings, Submit
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
 use fairshare_core::priority::dominant_share;
-use fairshare_core::rank::play::Waiting;
+use fairshare_core::rank::play::{self, Waiting};
 use fairshare_core::rank::RankError;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -138,18 +138,13 @@ impl State {
         let heads = waiting.iter().map(|(&c, w)| (c, w[0].head)).collect();
         self.history.order(&heads)?;
         let everyone = self.history.order_of_all(&heads)?;
-        let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
         let ends = match settings.ends_at_limits {
             true => expected_ends(jobs),
             false => BTreeMap::new(),
         };
         let starts = (self.history).starts(&waiting, settings.ranked_runs, &ends)?;
-        let sequence = (starts.into_iter())
-            .map(|client| {
-                let next = taken.entry(client).or_insert(0);
-                *next += 1;
-                (client, queues[&client][*next - 1].id)
-            })
+        let sequence = (play::in_queues(&starts).into_iter())
+            .map(|(client, place)| (client, queues[&client][place].id))
             .collect();
         Ok(Ranked {
             step,

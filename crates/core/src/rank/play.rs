@@ -188,6 +188,19 @@ pub fn starts(
     Ok(starts)
 }
 
+/// Each start of `starts` (the client of each, as [`starts`] gives them) as its client and the
+/// place, in that client's queue, of the job it starts.
+pub fn in_queues(starts: &[u32]) -> Vec<(u32, usize)> {
+    let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
+    (starts.iter())
+        .map(|&client| {
+            let next = taken.entry(client).or_insert(0);
+            *next += 1;
+            (client, *next - 1)
+        })
+        .collect()
+}
+
 /// Every client of `book`, first to last, as the policy would rank them at `now` were each
 /// waiting: those in `heads` with their heads, the others with a job submitted at `now`
 /// (where a new job of theirs would stand).
@@ -305,6 +318,14 @@ mod tests {
             }
             prop_assert_eq!(order.first().copied(), waiting.ranker().first());
         }
+    }
+
+    #[test]
+    fn each_start_is_placed_in_its_clients_queue() {
+        assert_eq!(
+            in_queues(&[2, 0, 2, 2, 0]),
+            [(2, 0), (0, 0), (2, 1), (2, 2), (0, 1)]
+        );
     }
 
     #[test]

@@ -90,15 +90,7 @@ impl Adapter {
         mut held: BTreeMap<u32, Vec<i64>>,
     ) -> Result<BTreeMap<u32, Vec<i64>>, RankError> {
         let starts = play::starts(&self.book, now, waiting, RANKED_RUNS, Vec::new())?;
-        let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
-        let sequence: Vec<(u32, usize)> = (starts.into_iter())
-            .map(|user| {
-                let next = taken.entry(user).or_insert(0);
-                *next += 1;
-                (user, *next - 1)
-            })
-            .collect();
-        let runs = play::runs(&sequence, RANKED_RUNS);
+        let runs = play::runs(&play::in_queues(&starts), RANKED_RUNS);
         let firsts: Vec<Option<i64>> = (runs.iter())
             .map(|(user, jobs)| Some(held[user][jobs[0]]))
             .collect();

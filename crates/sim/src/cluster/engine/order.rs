@@ -34,10 +34,7 @@ impl JobOrder {
     /// The job order of `config`'s scheduler, if it orders jobs: by a job's own terms, or by
     /// the adapter's site factors.
     pub(super) fn of(config: &ClusterConfig) -> Option<JobOrder> {
-        let priority = config.scheduler.job_priority()?;
-        if !priority.orders_jobs() && slurms_own(config) {
-            return None;
-        }
+        let priority = ordering_jobs(config)?;
         let cpus = config.capacity.total().first().copied().unwrap_or(0.0);
         let nodes = config.capacity.machines().unwrap_or(1) as f64;
         Some(JobOrder {
@@ -112,6 +109,14 @@ impl JobOrder {
     }
 }
 
+/// The job priority of `config`'s scheduler when it orders jobs: when a job's own terms weigh
+/// in, or the policy reaches Slurm through the adapter's site factors, one on each job; none
+/// when Slurm's own fairshare factor alone orders users, as the policy's order does.
+fn ordering_jobs(config: &ClusterConfig) -> Option<JobPriority> {
+    let priority = config.scheduler.job_priority()?;
+    (priority.orders_jobs() || !slurms_own(config)).then_some(priority)
+}
+
 /// Whether `config`'s policy is Slurm's own fairshare factor (Fair Tree or classic over the
 /// processors or the billing Slurm charges), which Slurm computes itself; any other reaches
 /// Slurm as the adapter's site factor.
@@ -141,13 +146,10 @@ pub(super) fn rankers(
     policy: Box<dyn Ranker>,
     resources: usize,
 ) -> (Box<dyn Ranker>, Option<Adapter>) {
-    let Some(priority) = config.scheduler.job_priority() else {
+    let Some(priority) = ordering_jobs(config) else {
         return (policy, None);
     };
     let users = config.users.len();
-    if slurms_own(config) && !priority.orders_jobs() {
-        return (policy, None);
-    }
     if slurms_own(config) {
         let (weight, offset) = (priority.fairshare_weight, refresh_offset(config));
         let source = FactorSource::Policy;
