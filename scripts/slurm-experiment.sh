@@ -81,6 +81,9 @@
 #   CANCEL=N               LAYOUT=many: every Nth job of the plan (the Nth, 2Nth, …) is
 #                          cancelled by its user CANCEL_AFTER seconds (default 30) after its
 #                          submission, whether it waits or runs by then (default 0: none)
+#   WINDOW_AFTER=N         also collect RUN/bundle-window, a bundle whose window opens N
+#                          seconds into the run (default 0: none), as `collect --since` cuts
+#                          a window from a site's life: the machine busy when it opens
 #   FAIRSHARE=…            the fairshare binary (default $CARGO_TARGET_DIR or target/, debug)
 #   CARGO=…                how cargo is run for the analysis (default cargo; cbuild here)
 # Takes about 6.5 minutes per run (a fresh cluster, 6¼ minutes of workload, the dump), 20
@@ -119,6 +122,8 @@ case $layout in
       *) echo "QOS is none or mixed, not '$qos'" >&2; exit 2 ;;
     esac
     cancel=${CANCEL:-0}
+    window_after=${WINDOW_AFTER:-0}
+    [[ $window_after =~ ^[0-9]+$ ]] || { echo "WINDOW_AFTER is a whole number of seconds, not '$window_after'" >&2; exit 2; }
     cancel_after=${CANCEL_AFTER:-30}
     [[ $cancel =~ ^[0-9]+$ && $cancel_after =~ ^[0-9]+$ ]] \
       || { echo "CANCEL and CANCEL_AFTER are whole numbers, not '$cancel' and '$cancel_after'" >&2; exit 2; }
@@ -357,6 +362,13 @@ TOML
   # The site bundle `fairshare slurm what-if` predicts the run from with no other option.
   rm -rf "$dir/bundle"
   "$fairshare" slurm collect "$dir/bundle" --since "$began_utc" --until now 2>>"$dir/collect.log"
+  # A window cut from the run's middle, as a site's month opens on a busy machine: the jobs
+  # started before it held their nodes, those waiting then wait, the run's start is history.
+  if [ "${window_after:-0}" -gt 0 ]; then
+    rm -rf "$dir/bundle-window"
+    "$fairshare" slurm collect "$dir/bundle-window" --until now \
+      --since "$(date -u -d "@$((began_s + window_after))" +%Y-%m-%dT%H:%M:%S)" 2>>"$dir/collect.log"
+  fi
   local jobs
   jobs=$(grep -cE '^[0-9]+\|' "$dir/sacct.txt")
   [ "$jobs" = "$expected" ] || { log "$name: sacct lists $jobs jobs, not $expected"; return 1; }

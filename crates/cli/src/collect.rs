@@ -3,9 +3,11 @@
 //! `fairshare-slurm`'s.
 
 use anyhow::{bail, Context, Result};
+use fairshare_core::model::Time;
 use fairshare_lab::input::parse_duration;
 use fairshare_slurm::bundle::{
-    cluster_name, controller_log_file, state_save_location, Bundle, Window,
+    cluster_name, controller_log_file, default_history, history_since, moment, state_save_location,
+    Bundle, Window, HALF_LIVES_OF_HISTORY,
 };
 use fairshare_slurm::command::Commands;
 use fairshare_slurm::command::Runner;
@@ -21,13 +23,19 @@ const ADAPTER_CONFIG: &str = "/etc/fairshare/slurm.toml";
 pub struct CollectArgs {
     /// The folder the bundle is written to (made if need be).
     dir: PathBuf,
-    /// The start of the accounting window, as `sacct -S` takes it (`2026-10-01`,
-    /// `2026-10-01T00:00:00`, `now-30days`), in UTC.
+    /// The start of the accounting window, in UTC: `2026-10-01`, `2026-10-01T00:00:00`,
+    /// `now-30days`, `now-12hours`. It is written into the bundle as the moment it stood for
+    /// when `collect` ran, which the what-if opens its window at.
     #[arg(long, default_value = "now-30days")]
     since: String,
-    /// The end of the window, as `sacct -E` takes it.
+    /// The end of the window, in the same forms.
     #[arg(long, default_value = "now")]
     until: String,
+    /// How much accounting before the window to collect (history.txt): the what-if charges
+    /// it, as Slurm's fairshare remembered it when the window opened, without scoring it.
+    /// Default: four PriorityDecayHalfLife (`scontrol show config`); 0 for none.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    history: Option<u64>,
     /// The cluster whose associations are listed; default: `scontrol show config`'s
     /// ClusterName.
     #[arg(long)]
@@ -55,23 +63,44 @@ pub fn run(args: CollectArgs) -> Result<()> {
         bin: args.bin.clone(),
         timeout: Duration::from_micros(args.timeout),
     };
-    let window = Window {
-        since: args.since.clone(),
-        until: args.until.clone(),
-    };
+    let now = Time::from_micros(
+        std::time::UNIX_EPOCH
+            .elapsed()
+            .context("the machine's clock is before 1970")?
+            .as_micros() as u64,
+    );
+    let since = moment(&args.since, now)
+        .map_err(anyhow::Error::msg)
+        .context("--since")?;
+    let until = moment(&args.until, now)
+        .map_err(anyhow::Error::msg)
+        .context("--until")?;
     if args.dry_run {
         let cluster = args.cluster.as_deref().unwrap_or("$CLUSTER");
+        let history = match args.history {
+            Some(back) => history_since(&since, back),
+            None => Some("$HISTORY_SINCE".to_owned()),
+        };
+        let window = Window {
+            since,
+            until,
+            history_since: history.clone(),
+        };
         let mut bundle = Bundle::new(cluster, window);
         if !args.no_log {
             bundle = bundle.with_log("$LOG".into());
         }
         print!("{}", bundle.script("$STATE"));
         println!(
-            "# CLUSTER: scontrol show config's ClusterName; STATE: its StateSaveLocation{}",
+            "# CLUSTER: scontrol show config's ClusterName; STATE: its StateSaveLocation{}{}",
             if args.no_log {
                 ""
             } else {
                 "; LOG: its SlurmctldLogFile (copied where it can be read)"
+            },
+            match history.as_deref() {
+                Some("$HISTORY_SINCE") => format!("; HISTORY_SINCE: {HALF_LIVES_OF_HISTORY} times its PriorityDecayHalfLife before the window's start (or give --history)"),
+                _ => String::new(),
             }
         );
         return Ok(());
@@ -83,6 +112,12 @@ pub fn run(args: CollectArgs) -> Result<()> {
         None => bail!("scontrol show config names no ClusterName; give --cluster"),
     };
     let state = state_save_location(&config).map(PathBuf::from);
+    let back = args.history.or_else(|| default_history(&config));
+    let window = Window {
+        history_since: back.and_then(|back| history_since(&since, back)),
+        since,
+        until,
+    };
     let mut bundle = Bundle::new(&cluster, window);
     let log = (!args.no_log).then(|| readable_log(&config));
     if let Some(Ok(path)) = &log {
@@ -110,6 +145,11 @@ pub fn run(args: CollectArgs) -> Result<()> {
         manifest.until,
         args.dir.display(),
     );
+    match &manifest.history_since {
+        Some(from) => eprintln!("history before the window: from {from} (history.txt)"),
+        None if back.is_none() => eprintln!("note: PriorityDecayHalfLife is 0 or unset, so Slurm never forgets usage and no span of history is enough by default: give --history to collect some (the what-if then starts with no usage)"),
+        None => {}
+    }
     if !manifest.last_decay {
         eprintln!("note: StateSaveLocation is not readable here, so the last decay's time is left out (run on the controller's host to keep it)");
     }

@@ -34,6 +34,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// What `--help` says after the subcommands: the exit codes and where the JSON is described.
 const AFTER_HELP: &str = "\
+A Slurm site's month under another policy, before changing anything:
+  fairshare slurm collect site/                     (on the controller's host)
+  fairshare slurm what-if site/ --policy sdrf       (anywhere: docs/slurm-whatif.md)
+
 Exit status:
   0  success (also when standard output is closed early, as by `| head`)
   1  error: an input, a setting or an output that cannot be used (the message says which)
@@ -97,7 +101,11 @@ enum Command {
     Nodes(operator::NodesArgs),
     /// The node agent: measure workloads through cgroups, apply fairness priorities.
     Agent(Box<agent::Args>),
-    /// Apply a policy to a live Slurm queue: rank the waiting associations, set site factors.
+    /// A Slurm site: predict a policy on the site's own month (collect, what-if), then
+    /// apply it to the live queue (sync, watch).
+    #[command(
+        long_about = "A Slurm site: predict a policy on the site's own month (`fairshare slurm collect site/`, then `fairshare slurm what-if site/ --policy sdrf`), then apply it to the live queue (sync, watch): rank the waiting associations, set site factors"
+    )]
     Slurm(slurm::Args),
     /// Apply a policy to a live Grid Engine queue: rank the waiting users, set POSIX
     /// priorities.

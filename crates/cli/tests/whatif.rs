@@ -217,3 +217,113 @@ fn a_partial_or_wrong_bundle_is_refused_naming_the_file() {
     std::fs::remove_file(dir.path().join("qos.txt")).unwrap();
     refused("not a site bundle: qos.txt is missing");
 }
+
+/// A bundle whose window opens at 60 s, with its history before it: bob's job 2 holds half of
+/// n1 then (started at 40 s, on n1), carol's job 3 waits, and alice's job 1 ran before it.
+fn window_bundle(dir: &Path) {
+    let t = |s: u32| format!("2026-01-01T00:{:02}:{:02}", s / 60, s % 60);
+    let row = |id, user: &str, submit, start, end, cpus| {
+        let tres = format!("cpu={cpus},node=1");
+        format!(
+            "{id}|{user}|a|{}|{}|{}|||{tres}|{tres}|cpu|COMPLETED|n1",
+            t(submit),
+            t(start),
+            t(end)
+        )
+    };
+    let header = "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|ReqTRES|Partition|State|NodeList";
+    let history = [
+        header.to_owned(),
+        row(1, "alice", 0, 0, 30, 2),
+        row(2, "bob", 10, 40, 100, 2),
+        row(3, "carol", 50, 100, 110, 4),
+    ];
+    let window = [
+        header.to_owned(),
+        row(2, "bob", 10, 40, 100, 2),
+        row(3, "carol", 50, 100, 110, 4),
+        row(4, "alice", 70, 110, 120, 4),
+        row(5, "bob", 75, 120, 130, 4),
+    ];
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+    write("history.txt", &(history.join("\n") + "\n"));
+    write("sacct.txt", &(window.join("\n") + "\n"));
+    write("config.txt", "ClusterName=emu\nSchedulerType=sched/backfill\nPriorityType=priority/multifactor\nPriorityWeightFairshare=10000\nPriorityDecayHalfLife=00:10:00\nNodeName=n1 CPUs=4 RealMemory=16000\nPartitionName=cpu Nodes=n1 Default=YES\n");
+    write(
+        "assoc.txt",
+        "emu|root|||1||\nemu|a|||1|root|\nemu|a|alice||1|a|\nemu|a|bob||1|a|\nemu|a|carol||1|a|\n",
+    );
+    write("qos.txt", "normal|1.000000|0\n");
+    write("manifest.toml", &format!("cluster = \"emu\"\nsince = \"{}\"\nuntil = \"{}\"\nhistory_since = \"{}\"\nslurm_version = \"slurm 22.05.8\"\nlast_decay = false\n", t(60), t(600), t(0)));
+}
+
+/// A window that opens on a busy machine: the what-if says what the machine held then and
+/// what history it charged, and scores only the jobs eligible inside the window.
+#[test]
+fn a_window_opens_where_the_site_stood() {
+    let dir = tempfile::tempdir().unwrap();
+    window_bundle(dir.path());
+    let site = dir.path().to_str().unwrap();
+    let (doc, _) = json_of(&["slurm", "what-if", site, "--json", "-"]);
+    let window = &doc["trust"]["window"];
+    assert_eq!(window["opens"], "2026-01-01T00:01:00", "{window}");
+    assert_eq!(
+        (
+            window["jobs_running"].as_u64(),
+            window["jobs_waiting"].as_u64()
+        ),
+        (Some(1), Some(1)),
+        "{window}"
+    );
+    assert_eq!(
+        (
+            window["processors_held"].as_f64(),
+            window["processors"].as_f64()
+        ),
+        (Some(2.0), Some(4.0))
+    );
+    assert_eq!(
+        (
+            window["jobs_before"].as_u64(),
+            window["history_jobs"].as_u64()
+        ),
+        (Some(3), Some(2))
+    );
+    let hours = window["history_processor_hours"].as_f64().unwrap();
+    assert!((hours - 100.0 / 3600.0).abs() < 1e-9, "{hours}");
+    assert_eq!(doc["trust"]["jobs"], 2, "jobs 4 and 5 alone are scored");
+    let baseline = &doc["prediction"]["policies"][0];
+    assert_eq!(baseline["tasks_pinned"], 2);
+    let taken = doc["taken"].to_string();
+    assert!(
+        taken.contains("the window: opens at 2026-01-01T00:01:00")
+            && taken.contains("history.txt from 2026-01-01T00:00:00"),
+        "{taken}"
+    );
+    assert!(
+        taken.contains("1 jobs are listed in an earlier dump too")
+            || taken.contains("2 jobs are listed in an earlier dump too"),
+        "{taken}"
+    );
+    let out = fairshare(&["slurm", "what-if", site]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.contains("the window opened at"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("2 of 4 processors held (50.0 %) by 1 jobs, 1 jobs waiting")
+            && line.contains("history from 2026-01-01T00:00:00: 2 jobs, 0.0 processor-hours"),
+        "{text}"
+    );
+    std::fs::remove_file(dir.path().join("manifest.toml")).unwrap();
+    let (doc, _) = json_of(&["slurm", "what-if", site, "--json", "-"]);
+    assert!(doc["trust"]["window"].is_null());
+    assert!(
+        doc["unmodelled"]
+            .to_string()
+            .contains("names no moment it opened at"),
+        "{}",
+        doc["unmodelled"]
+    );
+}

@@ -68,6 +68,7 @@ fn replay(c: &mut Criterion) {
             partitions: Vec::new(),
             qos_factors: Vec::new(),
             assoc_factors: Vec::new(),
+            opens: None,
         };
         group.bench_function(policy, |b| {
             b.iter(|| {

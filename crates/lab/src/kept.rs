@@ -41,6 +41,7 @@ struct Rest {
     cancelled: Option<Time>,
     failed: bool,
     billing: Option<f64>,
+    hosts: Vec<String>,
 }
 
 impl Rest {
@@ -58,6 +59,7 @@ impl Rest {
             && self.cancelled == new.cancelled
             && self.failed == new.failed
             && self.billing == new.billing
+            && self.hosts == new.hosts
     }
 }
 
@@ -180,6 +182,7 @@ impl Kept {
             failed,
             billing,
             job_part,
+            hosts,
         } = task;
         let parts_alike = job_part.is_some() == (self.parts.len() > 0) || self.heads.len() == 0;
         if demand.len() != self.width || !parts_alike {
@@ -197,6 +200,7 @@ impl Kept {
             cancelled,
             failed,
             billing,
+            hosts,
         };
         let rest = if rest.is_plain() {
             Head::PLAIN
@@ -255,6 +259,7 @@ impl Kept {
                 task.cancelled = rest.cancelled;
                 task.failed = rest.failed;
                 task.billing = rest.billing;
+                task.hosts = rest.hosts.clone();
             }
             task
         })

@@ -95,6 +95,10 @@ pub struct Replay {
     /// The Slurm cluster whose associations a `sacctmgr` share file is read for, when it
     /// lists several (a configuration's `ClusterName`).
     pub cluster: Option<String>,
+    /// When the log's window opens, for a window cut from a site's life
+    /// ([`ClusterConfig::opens`]): the jobs started before it are started as they were, and
+    /// the results count from it. `None`: the run starts on an empty machine.
+    pub opens: Option<Time>,
 }
 
 impl Default for Replay {
@@ -113,6 +117,7 @@ impl Default for Replay {
             jobs_during: None,
             overrun: Overrun::Kill,
             cluster: None,
+            opens: None,
         }
     }
 }
@@ -410,6 +415,15 @@ impl MeasuredTrace {
         (last.as_micros() - self.origin().as_micros()) as f64 / 1e6
     }
 
+    /// Seconds from `opens` (the first arrival when `None`, or when it is earlier) to the
+    /// last event.
+    pub fn span_from(&self, opens: Option<Time>) -> f64 {
+        let skipped = opens.map_or(0, |o| {
+            o.as_micros().saturating_sub(self.origin().as_micros())
+        });
+        (self.span_s() - skipped as f64 / 1e6).max(0.0)
+    }
+
     /// A pool of `fraction` × R, R being the trace's mean requested amount of each resource.
     pub fn pool_of_mean(&self, fraction: f64) -> Result<Capacity, LabError> {
         if !(fraction.is_finite() && fraction > 0.0) {
@@ -557,7 +571,7 @@ impl MeasuredTrace {
             placement: replay.placement.placement(),
             stop: self.stop(replay.stop),
             origin: self.origin(),
-            sample_every: (self.span_s() / 200.0).max(1.0),
+            sample_every: (self.span_from(replay.opens) / 200.0).max(1.0),
             top_users: replay.top_users,
             record_jobs: replay.jobs_during.map(|(from, to)| Window {
                 from: self.origin().plus_micros(from),
@@ -581,6 +595,7 @@ impl MeasuredTrace {
                 .map(|name| replay.qos_factors.get(name).copied().unwrap_or(0.0))
                 .collect(),
             assoc_factors: Vec::new(),
+            opens: replay.opens,
         }
     }
 

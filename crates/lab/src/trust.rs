@@ -89,6 +89,33 @@ pub struct Trust {
     pub p90_start_error_s: f64,
     /// Each user's mean wait, recorded and predicted, by user name.
     pub users: Vec<UserWait>,
+    /// The machine as it stood when the bundle's window opened, when it opens one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<WindowStart>,
+}
+
+/// The machine as it stood when a bundle's window opened, and the history before it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WindowStart {
+    /// When it opened (the manifest's `since`), UTC.
+    pub opens: String,
+    /// Jobs running then.
+    pub jobs_running: u64,
+    /// The processors they held.
+    pub processors_held: f64,
+    /// The cluster's processors.
+    pub processors: f64,
+    /// Jobs waiting then.
+    pub jobs_waiting: u64,
+    /// Jobs eligible before it opened (running or waiting then, or ended before it): replayed
+    /// as the record has them, or held until it opened, and left out of every figure.
+    pub jobs_before: usize,
+    /// The jobs the record started before it opened, charged to the accounting as they ran.
+    pub history_jobs: usize,
+    /// Their processor-hours before it opened.
+    pub history_processor_hours: f64,
+    /// Where the bundle's history begins (the manifest's `history_since`), when it holds one.
+    pub history_since: Option<String>,
 }
 
 impl Trust {
@@ -115,6 +142,7 @@ impl Trust {
             median_start_error_s: rank(&mut errors, 0.5),
             p90_start_error_s: rank(&mut errors, 0.9),
             users: user_waits(jobs, users),
+            window: None,
         }
     }
 

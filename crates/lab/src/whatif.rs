@@ -11,7 +11,7 @@
 use crate::jobs::JobParts;
 use crate::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use crate::summary::ReplaySummary;
-use crate::trust::{Compared, Trust};
+use crate::trust::{Compared, Trust, WindowStart};
 use crate::{
     CapacitySource, LabError, MeasuredTrace, Replay, ReplayPlan, ReplayRequest, ShareSource,
 };
@@ -31,12 +31,14 @@ use std::sync::Arc;
 pub const BASELINE: &str = "as-slurm";
 
 /// What the model leaves out whatever the bundle says: what no file of a bundle holds.
-pub const NEVER_MODELLED: [&str; 4] = [
+pub const NEVER_MODELLED: [&str; 3] = [
     "limits of associations and QOS (GrpTRES, MaxJobs, MaxSubmit, …): a job held by a limit waits in the record and may start in the replay",
     "reservations, dependencies, holds, requeues and preemption: the jobs they delayed start as soon as they fit in the replay",
     "nodes down or drained during the window: the replay's nodes are up throughout",
-    "jobs submitted before the window that still held nodes in it: the replay's cluster starts empty",
 ];
+
+/// What a bundle without a window's moment leaves out.
+const NO_OPENING: &str = "the machine as it stood when the window opened: the bundle's manifest.toml names no moment it opened at (a bundle of `collect` before it wrote one, or of the shell commands), so the replay's cluster starts empty and the jobs that held nodes then start when the replay starts them";
 
 /// A site bundle, opened and read into a replay: the trace, the cluster, the policies with the
 /// baseline first, and what was taken from which file.
@@ -57,6 +59,8 @@ pub struct WhatIf {
     pub unmodelled: Vec<String>,
     /// Which partitions share a node, by name.
     overlaps: Vec<(String, String)>,
+    /// When the window opens (the manifest's `since`), when the manifest names a moment.
+    opens: Option<Time>,
 }
 
 /// The adapter's settings a what-if replays a policy with.
@@ -92,13 +96,15 @@ impl WhatIf {
         let policies = site_policies(&setup, policies, phase, &mut taken)?;
         taken.extend(later);
         taken.push("the run: drained (every job of the dump runs to its end)".to_owned());
+        let opens = (manifest.as_ref()).and_then(|m| Time::from_utc(&m.since));
+        let paths = dumps(dir, manifest.as_ref(), opens, &mut taken);
         let unmodelled = (setup.notes.iter().cloned())
             .chain(NEVER_MODELLED.iter().map(|s| s.to_string()))
+            .chain(opens.is_none().then(|| NO_OPENING.to_owned()))
             .collect();
-        let dump = dir.join(bundle::DUMP);
         let trace = TraceSpec {
-            shown: vec![dump.display().to_string()],
-            paths: vec![dump],
+            shown: paths.iter().map(|p| p.display().to_string()).collect(),
+            paths,
             format: Some(Format::SACCT),
             options: ReadOptions {
                 billing: files.billing()?,
@@ -106,15 +112,18 @@ impl WhatIf {
                 ..ReadOptions::default()
             },
         };
+        let mut request = request(dir, setup);
+        request.replay.opens = opens;
         Ok(WhatIf {
             dir: dir.to_path_buf(),
             manifest,
             trace,
-            request: request(dir, setup),
+            request,
             policies,
             taken,
             unmodelled,
             overlaps: parse_slurm_conf(&text).sharing_partitions(),
+            opens,
         })
     }
 
@@ -148,8 +157,11 @@ impl WhatIf {
     ) -> Result<(PolicyResult, Option<Trust>), LabError> {
         let policy = &self.policies[i];
         let (mut compared, mut left_out) = (Vec::new(), 0);
+        let cpu = (plan.measured().resources.iter()).position(|r| r == "cpu");
+        let mut before = Before::default();
         let mut watch = |job: &JobOutcome| match Compared::of(job) {
             _ if i != 0 => {}
+            _ if self.opens.is_some_and(|o| job.submit < o) => before.add(job, self.opens, cpu),
             Some(c) => compared.push(c),
             None => left_out += 1,
         };
@@ -158,8 +170,38 @@ impl WhatIf {
             (None, 0) => plan.run_observed(policy, progress, &mut |job| watch(&job))?,
             (None, _) => plan.run(policy, progress)?,
         };
-        let trust = (i == 0).then(|| self.trust(plan.measured(), &compared, left_out));
+        let trust = (i == 0).then(|| Trust {
+            window: self.window_start(&result, &before, cpu),
+            ..self.trust(plan.measured(), &compared, left_out)
+        });
         Ok((result, trust))
+    }
+
+    /// The machine as it stood when the window opened, from the baseline's `result`, and the
+    /// jobs `before` it; `None` when the bundle opens no window.
+    fn window_start(
+        &self,
+        result: &PolicyResult,
+        before: &Before,
+        cpu: Option<usize>,
+    ) -> Option<WindowStart> {
+        let manifest = self.manifest.as_ref()?;
+        let opened = result.opened.as_ref();
+        let of = |amounts: Option<&Vec<f64>>| {
+            let amount = cpu.and_then(|c| amounts.and_then(|a| a.get(c)));
+            amount.copied().unwrap_or(0.0)
+        };
+        Some(WindowStart {
+            opens: manifest.since.clone(),
+            jobs_running: opened.map_or(0, |o| o.jobs_running),
+            processors_held: of(opened.map(|o| &o.held)),
+            processors: of(opened.map(|o| &o.capacity)),
+            jobs_waiting: opened.map_or(0, |o| o.jobs_waiting),
+            jobs_before: before.jobs,
+            history_jobs: before.started,
+            history_processor_hours: before.processor_seconds / 3600.0,
+            history_since: manifest.history_since.clone(),
+        })
     }
 
     /// The what-if's document from the `runs` of every policy on `plan`, in order (each
@@ -174,7 +216,9 @@ impl WhatIf {
         let trust = trust.into_iter().flatten().next();
         let trust = trust.ok_or_else(|| LabError::Unusable("the baseline was not run".into()))?;
         let notes = plan.measured().notes().into_iter();
-        let read = notes.map(|n| format!("reading {}: {n}", bundle::DUMP));
+        let read = notes.map(|n| format!("reading the dumps: {n}"));
+        let elsewhere = results.first().map_or(0, |r| r.tasks_pinned_elsewhere);
+        let elsewhere = (elsewhere > 0).then(|| format!("{elsewhere} of the jobs the record started before the window could not be put on the nodes its NodeList names (a dump without the column, a node config.txt does not define, or one already taken): each was started where it fit then"));
         Ok(WhatIfSummary {
             schema_version: crate::summary::SCHEMA_VERSION,
             bundle: self.dir.display().to_string(),
@@ -182,7 +226,10 @@ impl WhatIf {
                 m.commands.clear();
                 m
             }),
-            taken: self.taken.iter().cloned().chain(read).collect(),
+            taken: (self.taken.iter().cloned())
+                .chain(read)
+                .chain(elsewhere)
+                .collect(),
             unmodelled: self.unmodelled.clone(),
             trust,
             prediction: plan.summary(results)?,
@@ -207,6 +254,56 @@ pub struct WhatIfSummary {
     pub trust: Trust,
     /// The replay: the baseline, then each policy.
     pub prediction: ReplaySummary,
+}
+
+/// The jobs of a what-if eligible before its window opened, as the baseline settles them.
+#[derive(Debug, Default)]
+struct Before {
+    /// How many.
+    jobs: usize,
+    /// How many of them the record started before the window opened.
+    started: usize,
+    /// Their processor-seconds before it opened.
+    processor_seconds: f64,
+}
+
+impl Before {
+    /// Counts `job`, eligible before the window `opens`, whose processors are its demand's
+    /// `cpu`th amount.
+    fn add(&mut self, job: &JobOutcome, opens: Option<Time>, cpu: Option<usize>) {
+        self.jobs += 1;
+        let (Some(opens), Some((start, end))) = (opens, job.recorded) else {
+            return;
+        };
+        if start < opens {
+            self.started += 1;
+            let ran = end.min(opens).as_micros().saturating_sub(start.as_micros());
+            let processors = cpu.and_then(|c| job.requested.get(c)).copied();
+            self.processor_seconds += processors.unwrap_or(0.0) * ran as f64 / 1e6;
+        }
+    }
+}
+
+/// The dumps a what-if replays, in order: the history before the window when the bundle
+/// holds one and its window opens at a known moment, then the window's; said in `taken`.
+fn dumps(
+    dir: &Path,
+    manifest: Option<&Manifest>,
+    opens: Option<Time>,
+    taken: &mut Vec<String>,
+) -> Vec<PathBuf> {
+    let (dump, history) = (dir.join(bundle::DUMP), dir.join(bundle::HISTORY));
+    let Some(manifest) = manifest.filter(|_| opens.is_some()) else {
+        return vec![dump];
+    };
+    taken.push(format!("the window: opens at {} ({}): the jobs the record started before it start as they did, on the nodes {}'s NodeList names, and those waiting then wait for it with their own submission; only the jobs eligible inside it are scored", manifest.since, bundle::MANIFEST, bundle::DUMP));
+    if !history.is_file() {
+        taken.push(format!("the history before the window: none (the bundle holds no {}), so the accounting starts with the jobs that ran across the window's start", bundle::HISTORY));
+        return vec![dump];
+    }
+    let since = manifest.history_since.as_deref().unwrap_or("its first job");
+    taken.push(format!("the history before the window: {} from {since}, charged to the accounting as it ran and never scored", bundle::HISTORY));
+    vec![history, dump]
 }
 
 /// The configuration's text in the bundle in `dir` and the setup it gives, with each QOS's

@@ -102,6 +102,7 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
         partitions: Vec::new(),
         qos_factors: Vec::new(),
         assoc_factors: Vec::new(),
+        opens: None,
     };
     let arrivals = tasks.iter().map(|t| {
         Ok::<_, std::convert::Infallible>(Task {

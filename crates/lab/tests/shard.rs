@@ -28,6 +28,7 @@ fn shard() -> Value {
         partitions: Vec::new(),
         qos_factors: Vec::new(),
         assoc_factors: Vec::new(),
+        opens: None,
         shares: None,
         accounts: None,
     };

@@ -4,7 +4,7 @@
 
 use crate::replay::{replay_body, replay_table};
 use crate::{html, text};
-use fairshare_lab::trust::Trust;
+use fairshare_lab::trust::{Trust, WindowStart};
 use fairshare_lab::whatif::WhatIfSummary;
 use fairshare_sim::cluster::PolicyResult;
 use fairshare_sim::stats::RunStats;
@@ -116,7 +116,37 @@ fn trust_lines(summary: &WhatIfSummary) -> Vec<String> {
             t.users.len()
         ),
     ];
-    lines.into_iter().chain(untimed).collect()
+    let window = t.window.as_ref().map(window_line);
+    lines.into_iter().chain(window).chain(untimed).collect()
+}
+
+/// What the machine held when the bundle's window opened, and the history charged before it.
+fn window_line(w: &WindowStart) -> String {
+    let held = match w.processors > 0.0 {
+        true => format!(
+            "{} of {} processors held ({}) by {} jobs",
+            text::fixed(w.processors_held, 0),
+            text::fixed(w.processors, 0),
+            text::percent(w.processors_held / w.processors),
+            w.jobs_running
+        ),
+        false => format!("{} jobs running", w.jobs_running),
+    };
+    let history = match &w.history_since {
+        Some(since) => format!(
+            "history from {since}: {} jobs, {} processor-hours charged before it",
+            w.history_jobs,
+            text::fixed(w.history_processor_hours, 1)
+        ),
+        None => format!(
+            "no history before it in the bundle ({} jobs that ran across its start charged)",
+            w.history_jobs
+        ),
+    };
+    format!(
+        "  the window opened at {}: {held}, {} jobs waiting; {history}; the {} jobs eligible before it are left out of these figures",
+        w.opens, w.jobs_waiting, w.jobs_before
+    )
 }
 
 /// What a bundle without the controller's log cannot tell, said under the trust figures.

@@ -88,6 +88,9 @@ fn policy(name: &str, wait: f64, users: Vec<UserResult>, livetree: Option<u64>) 
         },
         tasks_with_unknown_properties: 0,
         tasks_priced_system_wide: 0,
+        tasks_pinned: 0,
+        tasks_pinned_elsewhere: 0,
+        opened: None,
         accounts: Vec::new(),
         jobs: Vec::new(),
     }

@@ -39,6 +39,7 @@ fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
         partitions: Vec::new(),
         qos_factors: Vec::new(),
         assoc_factors: Vec::new(),
+        opens: None,
         shares: None,
         accounts: None,
     }

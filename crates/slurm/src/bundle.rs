@@ -8,18 +8,92 @@
 use crate::adapter::set_setting as setting;
 use crate::command::CommandError;
 use crate::command::Commands;
+use fairshare_core::model::{slurm_duration, Time};
 pub use fairshare_trace::bundle::{
-    Manifest, ASSOC, CONFIG, CONTROLLER_LOG, DUMP, DUMP_FORMAT, LAST_DECAY, MANIFEST, QOS,
+    Manifest, ASSOC, CONFIG, CONTROLLER_LOG, DUMP, DUMP_FORMAT, HISTORY, LAST_DECAY, MANIFEST, QOS,
 };
 use std::path::{Path, PathBuf};
 
 /// What a bundle is collected over: the accounting window, in `sacct`'s time format (UTC).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Window {
-    /// From (`sacct -S`), such as `2026-10-29T00:00:00` or `now-30days`.
+    /// From (`sacct -S`), such as `2026-10-29T00:00:00` ([`moment`] makes one of `now-30days`).
     pub since: String,
-    /// Until (`sacct -E`), such as `now`.
+    /// Until (`sacct -E`), such as `2026-11-28T00:00:00`.
     pub until: String,
+    /// From when the history before the window is collected ([`HISTORY`], up to `since`);
+    /// `None`: none.
+    pub history_since: Option<String>,
+}
+
+/// How many half-lives of history a bundle holds by default: after four, Slurm's decayed
+/// usage of a job is a sixteenth of what it was.
+pub const HALF_LIVES_OF_HISTORY: u64 = 4;
+
+/// The moment `text` names, as `sacct` takes it, in UTC to the second
+/// (`2026-10-01T00:00:00`), `now` being `now`: an absolute date (`2026-10-01`,
+/// `2026-10-01T12:00`, `2026-10-01T12:00:00`), `now`, or `now-N` with a unit (`seconds`,
+/// `minutes`, `hours`, `days`, `weeks`, or none for seconds), as `sacct -S` reads them. Other
+/// forms of `sacct`'s are refused with the ones taken, so that a bundle's window is a moment
+/// the what-if can read.
+pub fn moment(text: &str, now: Time) -> Result<String, String> {
+    let text = text.trim();
+    let at = match text.strip_prefix("now") {
+        Some(ago) => now.as_micros().checked_sub(ago_micros(ago)?),
+        None => {
+            let minutes = format!("{text}:00");
+            let full = if text.len() == 16 { &minutes } else { text };
+            Time::from_utc(full).map(Time::as_micros)
+        }
+    };
+    let at = at.ok_or_else(|| {
+        format!("{text:?}: a moment such as 2026-10-01, 2026-10-01T12:00:00, now or now-30days was expected")
+    })?;
+    Ok(utc_seconds(Time::from_micros(at)))
+}
+
+/// Microseconds of a `sacct` offset after `now` (`-30days`, `-3600`; empty: none).
+fn ago_micros(ago: &str) -> Result<u64, String> {
+    if ago.is_empty() {
+        return Ok(0);
+    }
+    let wrong =
+        || format!("now{ago}: an offset back such as now-30days or now-12hours was expected");
+    let ago = ago.strip_prefix('-').ok_or_else(wrong)?;
+    let digits = ago.find(|c: char| !c.is_ascii_digit()).unwrap_or(ago.len());
+    let count: u64 = ago[..digits].parse().map_err(|_| wrong())?;
+    let unit = match &ago[digits..] {
+        "" | "s" | "sec" | "second" | "seconds" => 1,
+        "min" | "minute" | "minutes" => 60,
+        "hour" | "hours" => 3_600,
+        "day" | "days" => 86_400,
+        "week" | "weeks" => 604_800,
+        _ => return Err(wrong()),
+    };
+    count.checked_mul(unit * 1_000_000).ok_or_else(wrong)
+}
+
+/// `at` as `sacct` takes a moment, in UTC to the second.
+fn utc_seconds(at: Time) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_micros(at.as_micros());
+    let text = humantime::format_rfc3339_seconds(at).to_string();
+    text.trim_end_matches('Z').to_owned()
+}
+
+/// The start of the history before a window that opens at `since` (a [`moment`]): `back`
+/// microseconds earlier, or `None` for no history (`back` 0).
+pub fn history_since(since: &str, back: u64) -> Option<String> {
+    let since = Time::from_utc(since)?;
+    (back > 0).then(|| utc_seconds(Time::from_micros(since.as_micros().saturating_sub(back))))
+}
+
+/// How far back a bundle's history reaches by default: [`HALF_LIVES_OF_HISTORY`] times the
+/// `PriorityDecayHalfLife` of `scontrol show config`'s output, in microseconds; `None` when it
+/// is 0 (Slurm then never forgets usage, and no span of history is enough) or unset.
+pub fn default_history(config: &str) -> Option<u64> {
+    let half_life = setting(config, "PriorityDecayHalfLife")?;
+    let seconds = slurm_duration(&half_life).ok()??;
+    (seconds > 0).then(|| seconds * HALF_LIVES_OF_HISTORY * 1_000_000)
 }
 
 /// One file of a bundle and the commands whose outputs, one after another, make it.
@@ -81,14 +155,18 @@ fn words(command: &[&str]) -> Vec<String> {
 impl Bundle {
     /// The bundle of `cluster` over `window`.
     pub fn new(cluster: &str, window: Window) -> Bundle {
-        let dump = words(&[
-            "sacct",
-            "--allusers",
-            "--parsable2",
-            &format!("--starttime={}", window.since),
-            &format!("--endtime={}", window.until),
-            &format!("--format={DUMP_FORMAT}"),
-        ]);
+        let sacct = |since: &str, until: &str| {
+            words(&[
+                "sacct",
+                "--allusers",
+                "--parsable2",
+                &format!("--starttime={since}"),
+                &format!("--endtime={until}"),
+                &format!("--format={DUMP_FORMAT}"),
+            ])
+        };
+        let dump = sacct(&window.since, &window.until);
+        let history = (window.history_since.as_deref()).map(|h| sacct(h, &window.since));
         let part = |file, commands: &[&[&str]]| Part {
             file,
             commands: commands.iter().map(|c| words(c)).collect(),
@@ -132,6 +210,12 @@ impl Bundle {
                 commands: vec![dump],
             },
         ];
+        let parts = (parts.into_iter())
+            .chain(history.map(|history| Part {
+                file: HISTORY,
+                commands: vec![history],
+            }))
+            .collect();
         Bundle {
             cluster: cluster.to_owned(),
             window,
@@ -214,6 +298,7 @@ impl Bundle {
             cluster: self.cluster.clone(),
             since: self.window.since.clone(),
             until: self.window.until.clone(),
+            history_since: self.window.history_since.clone(),
             slurm_version: slurm.run(&["scontrol", "--version"])?.trim().to_owned(),
             last_decay: last_decay.is_some(),
             controller_log: self.log.is_some(),
@@ -286,8 +371,69 @@ mod tests {
     fn window() -> Window {
         Window {
             since: "2026-10-29T00:00:00".into(),
-            until: "now".into(),
+            until: "2026-11-28T00:00:00".into(),
+            history_since: None,
         }
+    }
+
+    /// A window's ends are moments: absolute ones as given (to the second), `now` and
+    /// `now-N` with sacct's units from the moment `collect` ran; other forms are refused.
+    #[test]
+    fn a_windows_ends_are_moments() {
+        let now = Time::from_utc("2026-11-29T12:00:30").unwrap();
+        let read = |text| moment(text, now);
+        assert_eq!(read("2026-10-01").unwrap(), "2026-10-01T00:00:00");
+        assert_eq!(read("2026-10-01T06:30").unwrap(), "2026-10-01T06:30:00");
+        assert_eq!(read("2026-10-01T06:30:15").unwrap(), "2026-10-01T06:30:15");
+        assert_eq!(read("now").unwrap(), "2026-11-29T12:00:30");
+        assert_eq!(read("now-30days").unwrap(), "2026-10-30T12:00:30");
+        assert_eq!(read("now-2hours").unwrap(), "2026-11-29T10:00:30");
+        assert_eq!(read("now-90").unwrap(), "2026-11-29T11:59:00");
+        assert_eq!(read("now-1weeks").unwrap(), "2026-11-22T12:00:30");
+        for wrong in ["yesterday", "now+1day", "now-3fortnights", "10/01", "now-"] {
+            let e = read(wrong).unwrap_err();
+            assert!(e.contains("was expected"), "{wrong}: {e}");
+        }
+        assert!(read("now-99999999999999weeks").is_err());
+    }
+
+    /// The history reaches four half-lives back by default, none when Slurm never decays.
+    #[test]
+    fn the_history_reaches_four_half_lives_back() {
+        let config = "PriorityDecayHalfLife   = 7-00:00:00\n";
+        let back = default_history(config).unwrap();
+        assert_eq!(back, 28 * 86_400 * 1_000_000);
+        assert_eq!(
+            history_since("2026-11-01T00:00:00", back).as_deref(),
+            Some("2026-10-04T00:00:00")
+        );
+        assert_eq!(history_since("2026-11-01T00:00:00", 0), None);
+        assert_eq!(default_history("PriorityDecayHalfLife = 00:00:00\n"), None);
+        assert_eq!(default_history("ClusterName = emu\n"), None);
+    }
+
+    /// With a history, the bundle holds the accounting before the window in the dump's
+    /// format, up to the window's start, and the manifest says where it begins.
+    #[test]
+    fn the_history_is_the_dump_before_the_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let slurm = Echo(RefCell::new(Vec::new()));
+        let window = Window {
+            history_since: Some("2026-10-01T00:00:00".into()),
+            ..window()
+        };
+        let bundle = Bundle::new("emu", window);
+        let manifest = bundle
+            .collect(&slurm, dir.path(), None, &mut |_| {})
+            .unwrap();
+        let history = std::fs::read_to_string(dir.path().join(HISTORY)).unwrap();
+        assert_eq!(history, format!("sacct --allusers --parsable2 --starttime=2026-10-01T00:00:00 --endtime=2026-10-29T00:00:00 --format={DUMP_FORMAT}\n"));
+        assert!(DUMP_FORMAT.ends_with(",NodeList"));
+        assert_eq!(
+            manifest.history_since.as_deref(),
+            Some("2026-10-01T00:00:00")
+        );
+        assert!(bundle.script("/s").contains(" > history.txt\n"));
     }
 
     /// Each file holds its commands' outputs, one after another, as the script's line for it
@@ -308,7 +454,8 @@ mod tests {
             "scontrol show config\nscontrol show node\nscontrol show partition\n"
         );
         assert!(read(ASSOC).contains("where cluster=emu format=Cluster,Account,User"));
-        assert!(read(DUMP).starts_with("sacct --allusers --parsable2 --starttime=2026-10-29T00:00:00 --endtime=now --format=JobID,User,Account,Submit,Eligible,"));
+        assert!(read(DUMP).starts_with("sacct --allusers --parsable2 --starttime=2026-10-29T00:00:00 --endtime=2026-11-28T00:00:00 --format=JobID,User,Account,Submit,Eligible,"));
+        assert!(!dir.path().join(HISTORY).exists(), "no history asked for");
         assert!(
             !dir.path().join(LAST_DECAY).exists(),
             "no StateSaveLocation here"

@@ -8,10 +8,13 @@ use std::path::{Path, PathBuf};
 
 /// The `sacct` fields a bundle's dump holds: every field the replay reads.
 pub const DUMP_FORMAT: &str = "JobID,User,Account,Submit,Eligible,Start,End,Elapsed,Timelimit,\
-AllocTRES,ReqTRES,Partition,State,QOS,Flags,ReqNodes,Constraints";
+AllocTRES,ReqTRES,Partition,State,QOS,Flags,ReqNodes,Constraints,NodeList";
 
 /// The accounting dump: `sacct --parsable2 --format=`[`DUMP_FORMAT`].
 pub const DUMP: &str = "sacct.txt";
+/// The accounting before the window (`sacct` over the history, in [`DUMP_FORMAT`]): what the
+/// site's fairshare remembered when the window opened, which a replay charges without scoring.
+pub const HISTORY: &str = "history.txt";
 /// `scontrol show config`, `show node` and `show partition`, in one file.
 pub const CONFIG: &str = "config.txt";
 /// `sacctmgr show assoc` of the cluster.
@@ -50,6 +53,9 @@ pub struct Manifest {
     pub since: String,
     /// The end of the window.
     pub until: String,
+    /// The start of the history before the window ([`HISTORY`]), when the bundle holds one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_since: Option<String>,
     /// `scontrol --version`.
     pub slurm_version: String,
     /// Whether the time of the last decay was read (`StateSaveLocation` is readable only on
@@ -59,7 +65,7 @@ pub struct Manifest {
     #[serde(default)]
     pub controller_log: bool,
     /// The shell commands that make the same files (left out of a what-if's JSON).
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub commands: String,
 }
 
@@ -143,6 +149,7 @@ mod tests {
             cluster: "emu".into(),
             since: "now-30days".into(),
             until: "now".into(),
+            history_since: None,
             slurm_version: "slurm 22.05.8".into(),
             last_decay: true,
             controller_log: false,

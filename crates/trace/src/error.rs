@@ -73,6 +73,14 @@ pub enum TraceError {
         /// The column looked for.
         column: &'static str,
     },
+    /// A Slurm dump's header is not `|`-separated: `sacct` ran without `--parsable2`.
+    #[error("{}: the header {header:?} is not separated by `|`: a Slurm dump is the output of `sacct --parsable2` (without it sacct pads its columns with spaces and cuts long values); `fairshare slurm collect --dry-run` prints the whole command", file.display())]
+    NotParsable {
+        /// The file.
+        file: PathBuf,
+        /// Its header, as read.
+        header: String,
+    },
     /// A file holds nothing but blank lines, if anything.
     #[error("{}: the file is empty (no line but blank ones): a trace file holds at least one record", path.display())]
     Empty {

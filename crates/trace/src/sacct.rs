@@ -62,6 +62,7 @@ use crate::source::{Loaded, Meta, Source, Task};
 use crate::{parse_size, Format, ReadOptions, TraceError};
 use fairshare_core::model::Time;
 pub use fairshare_core::model::{slurm_duration, BadDuration};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 const COLUMNS: [&str; 6] = ["JobID", "User", "Submit", "Start", "End", "AllocTRES"];
@@ -133,6 +134,10 @@ struct Dump {
     job_ids: Vec<Option<u64>>,
     /// Indices into `tasks` of jobs still running when the dump was taken.
     running: Vec<usize>,
+    /// The `JobID`s of the files read before the one being read: a job listed in two dumps
+    /// (the history before a window and the window, both listing the jobs that ran across
+    /// its start) is the first file's.
+    listed: HashSet<String>,
 }
 
 impl Dump {
@@ -172,7 +177,11 @@ struct Optional {
     req_tres: Option<Col>,
     state: Option<Col>,
     constraints: Option<Col>,
+    node_list: Option<Col>,
 }
+
+/// The most hosts one job's `NodeList` may name.
+const MOST_HOSTS: usize = 100_000;
 
 /// Reads the dump `path` into `dump`; `Err` for an error that ends the stream.
 fn read_jobs(
@@ -200,6 +209,7 @@ fn read_jobs(
         req_tres: find("ReqTRES"),
         state: find("State"),
         constraints: find("Constraints"),
+        node_list: find("NodeList"),
     };
     if optional.flags.is_some() {
         meta.stats.backfill_starts.get_or_insert_with(Vec::new);
@@ -210,13 +220,32 @@ fn read_jobs(
             path.display()
         ));
     }
+    if let [only] = header.iter().collect::<Vec<_>>().as_slice() {
+        let text = String::from_utf8_lossy(only);
+        if text.contains("JobID") {
+            return Err(TraceError::NotParsable {
+                file: path.to_path_buf(),
+                header: text.trim().chars().take(80).collect(),
+            });
+        }
+    }
     let cols = columns(path, header, COLUMNS)?;
     let (mut held, mut withdrawn, mut unread, mut several, mut unheld) = (0, 0, 0, 0, 0);
+    let (mut here, mut again) = (HashSet::new(), 0);
     while let Some(record) = file.next_record()? {
         if record.raw(cols[0]).contains(&b'.') {
             meta.ignore("job step");
             continue;
         }
+        let name = String::from_utf8_lossy(record.raw(cols[0]))
+            .trim()
+            .to_owned();
+        if dump.listed.contains(&name) {
+            meta.ignore("listed in an earlier dump");
+            again += 1;
+            continue;
+        }
+        here.insert(name);
         let job = match job(&record, &cols, optional, billing) {
             Ok(job) => job,
             Err(e) => match meta.reject(e) {
@@ -269,6 +298,11 @@ fn read_jobs(
     counted(unread, "jobs cancelled while they waited are left out, as the dump says nothing of what they asked for (add ReqTRES to sacct's --format to replay them waiting until their cancellation)");
     counted(unheld, "jobs ask for node features by a constraint other than a list of features all required (a|b, [a|b], a*2, parentheses): the replay does not hold them to any features, so each may run on any node of its partition");
     counted(held, "of its jobs became eligible after their submission (a begin time, a dependency or a hold): each is replayed, and its wait counted, from its Eligible time");
+    counted(
+        again,
+        "jobs are listed in an earlier dump too, whose record is kept",
+    );
+    dump.listed.extend(here);
     Ok(())
 }
 
@@ -302,6 +336,8 @@ struct Job<'r> {
     /// The node features it asked for, all required (`Constraints`); `None` for a
     /// constraint that is not such a list.
     features: Option<Vec<String>>,
+    /// The hosts it ran on (`NodeList`; empty when the dump does not say).
+    hosts: Vec<String>,
 }
 
 /// The job of one record.
@@ -396,6 +432,26 @@ fn job<'r>(
         billing: charge(tres, allocated)?,
         backfilled: flags.split(',').any(|f| f == "SchedBackfill"),
         features: required_features(optional_text(optional.constraints)?.unwrap_or_default()),
+        hosts: hosts(record, optional.node_list)?,
+    })
+}
+
+/// The hosts of a record's `NodeList` (`n[01-04],gpu1`), none where the column is absent or
+/// the job was given none (`None assigned`, `(null)`).
+fn hosts(record: &Record, col: Option<Col>) -> Result<Vec<String>, TraceError> {
+    let Some(col) = col else {
+        return Ok(Vec::new());
+    };
+    let raw = record.at.text(col, record.raw(col))?.trim();
+    if matches!(raw, "" | "None assigned" | "(null)" | "None") {
+        return Ok(Vec::new());
+    }
+    crate::slurm_conf::expand_hosts(raw, MOST_HOSTS).map_err(|why| {
+        record.at.error(
+            col,
+            "a Slurm host list such as n[01-04],gpu1",
+            &format!("{raw} ({why})"),
+        )
     })
 }
 
@@ -456,6 +512,7 @@ impl Job<'_> {
         task.nodes = self.nodes;
         task.walltime = self.limit.map(|s| s * 1_000_000);
         task.billing = Some(self.billing);
+        task.hosts = self.hosts.clone();
         Ok(task)
     }
 

@@ -494,7 +494,7 @@ fn over_subscribe(value: &str) -> Option<OverSubscribe> {
 /// the ranges' zero padding kept and several bracketed ranges in one name multiplied out.
 /// Refused: a bracket left open, a range that falls or is not numbers, and a list naming more
 /// than `most` hosts.
-fn expand_hosts(list: &str, most: usize) -> Result<Vec<String>, String> {
+pub(crate) fn expand_hosts(list: &str, most: usize) -> Result<Vec<String>, String> {
     let mut hosts = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
     let bytes = list.as_bytes();

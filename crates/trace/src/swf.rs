@@ -514,6 +514,7 @@ impl SwfReader {
             failed: job.failed,
             billing: None,
             job_part: None,
+            hosts: Vec::new(),
         })
     }
 

@@ -71,6 +71,7 @@ fn every_transition() {
     let task = |id, job, user, runtime, demand: [f64; 2]| Task {
         start: Some(us(20)),
         job_part: Some((job, 0)),
+        hosts: Vec::new(),
         ..Task::new(id, user, us(10), runtime, demand.to_vec())
     };
     assert_eq!(

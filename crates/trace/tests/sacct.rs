@@ -474,3 +474,65 @@ fn slurmctlds_log_times_the_jobs_to_the_millisecond() {
         Some("slurmctld's log timed to the millisecond 2 of the dump's 4 jobs' submissions, 3 starts and 1 ends (the rest keep the dump's whole seconds)")
     );
 }
+
+/// `NodeList` gives each job the hosts it ran on, expanded; a job listed in an earlier dump (the
+/// history before a window lists the jobs that ran across its start, as the window's dump does)
+/// is that dump's, counted once; a host list that is not one names its field.
+#[test]
+fn node_lists_are_hosts_and_a_job_of_an_earlier_dump_is_read_once() {
+    let dir = TempDir::new().unwrap();
+    let header = "JobID|User|Account|Submit|Start|End|AllocTRES|NodeList\n";
+    let history = [
+        "1|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:10:00|cpu=2,node=1|n03",
+        "2|bob|a|2024-01-01T00:05:00|2024-01-01T00:06:00|2024-01-01T01:00:00|cpu=8,node=2|n[01-02]",
+        "3|bob|a|2024-01-01T00:07:00|Unknown|Unknown||None assigned",
+    ];
+    let window = [
+        "2|bob|a|2024-01-01T00:05:00|2024-01-01T00:06:00|2024-01-01T01:00:00|cpu=8,node=2|n[01-02]",
+        "4|ann|a|2024-01-01T00:20:00|2024-01-01T00:21:00|2024-01-01T00:30:00|cpu=1,node=1|gpu1",
+    ];
+    let lines = |rows: &[&str]| header.to_owned() + &rows.join("\n") + "\n";
+    let history = write(&dir, "history.txt", &lines(&history));
+    let window = write(&dir, "sacct.txt", &lines(&window));
+    let read = read_ok(&[&history, &window], Some(Format::SACCT));
+    let hosts: Vec<Vec<String>> = read.tasks.iter().map(|t| t.hosts.clone()).collect();
+    assert_eq!(hosts, [vec!["n03"], vec!["n01", "n02"], vec!["gpu1"]]);
+    assert_eq!(
+        read.stats.records_ignored.get("listed in an earlier dump"),
+        Some(&1)
+    );
+    let notes = read.stats.notes.join("\n");
+    assert!(
+        notes.contains("sacct.txt: 1 jobs are listed in an earlier dump too"),
+        "{notes}"
+    );
+    let bad =
+        "5|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:10:00|cpu=2,node=1|n[3-1]\n";
+    let path = write(&dir, "bad.txt", &(header.to_owned() + bad));
+    let error = read_of(&path).to_string();
+    assert!(
+        error.contains("bad.txt:2: field 8 (NodeList)") && error.contains("falls"),
+        "{error}"
+    );
+}
+
+/// The error reading `path` gives.
+fn read_of(path: &std::path::Path) -> fairshare_trace::TraceError {
+    read(&[path], Some(Format::SACCT), &ReadOptions::default())
+        .error
+        .expect("an error")
+}
+
+/// A dump made without `--parsable2` is named for what it is, not for a missing column.
+#[test]
+fn a_dump_without_parsable2_is_told_so() {
+    let dir = TempDir::new().unwrap();
+    let text = "       JobID      User    Account              Submit\n------------ --------- ---------- -------------------\n1                 ann          a 2024-01-01T00:00:00\n";
+    let path = write(&dir, "sacct.txt", text);
+    let error = read_of(&path).to_string();
+    assert!(
+        error.contains("sacct.txt: the header \"JobID      User")
+            && error.contains("sacct --parsable2"),
+        "{error}"
+    );
+}

@@ -60,6 +60,9 @@ pub struct Task {
     /// For a trace whose jobs hold several tasks (Google's): the job's own id in the trace and
     /// this task's index within it, which join the task back to the trace's other tables.
     pub job_part: Option<(u64, u64)>,
+    /// The nodes it ran on in the log, by host name, when the log says (a Slurm dump's
+    /// `NodeList`): where a replay that must start it as it started puts it.
+    pub hosts: Vec<String>,
 }
 
 impl Task {
@@ -85,6 +88,7 @@ impl Task {
             failed: false,
             billing: None,
             job_part: None,
+            hosts: Vec::new(),
         }
     }
 }

@@ -64,6 +64,13 @@ pub struct ClusterConfig {
     /// over the highest of the site's (Slurm's normalised association priority), weighted by
     /// `PriorityWeightAssoc` in its jobs' priorities. A user not listed has factor 0.
     pub assoc_factors: Vec<f64>,
+    /// When the window of a log opens, for a replay of a window cut from a site's life: a job
+    /// the log started before it starts exactly then, on the nodes the log names
+    /// ([`Task::hosts`](fairshare_core::model::Task::hosts)), and is charged but left out of
+    /// every count and wait; a job submitted before it and not started by then waits for it
+    /// with its own submission (its age runs from there); the results count from it. `None`:
+    /// every job is the run's to schedule.
+    pub opens: Option<Time>,
 }
 
 /// A partition of the trace, as a Slurm site configures it.
@@ -168,6 +175,7 @@ impl ClusterConfig {
             partitions: Vec::new(),
             qos_factors: Vec::new(),
             assoc_factors: Vec::new(),
+            opens: None,
         }
     }
 }

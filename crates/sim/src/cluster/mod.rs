@@ -35,8 +35,8 @@ pub use overrun::Overrun;
 pub use placement::{BestFit, FirstFit, JobPlacement, Node, Placement, PlacementEntry, SlurmNodes};
 pub use recorder::MOST_SAMPLES;
 pub use result::{
-    AccountResult, JobRecord, PolicyResult, ShareSeries, Timeline, UserResult, SLOWDOWN_FLOOR_S,
-    TOP_USERS,
+    AccountResult, JobRecord, Opened, PolicyResult, ShareSeries, Timeline, UserResult,
+    SLOWDOWN_FLOOR_S, TOP_USERS,
 };
 pub use scheduler::{
     Arrival, AtEveryEvent, Conservative, Easy, EndRelease, Fill, Happened, LoopTurns, Pass,

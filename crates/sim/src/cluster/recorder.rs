@@ -324,6 +324,9 @@ impl Recorder {
         PolicyResult {
             policy: String::new(),
             tasks_priced_system_wide: 0,
+            tasks_pinned: 0,
+            tasks_pinned_elsewhere: 0,
+            opened: None,
             tasks_submitted: submitted,
             tasks_started: started,
             tasks_completed: completed,

@@ -131,6 +131,20 @@ pub struct Timeline {
     pub received_by_user: Vec<Vec<f64>>,
 }
 
+/// The machine as it stood when a window cut from a site's life opened
+/// ([`ClusterConfig::opens`](crate::cluster::ClusterConfig::opens)).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Opened {
+    /// Jobs running then (every one the log started before it and had not ended).
+    pub jobs_running: u64,
+    /// Jobs waiting then (submitted before it, not started, not cancelled by then).
+    pub jobs_waiting: u64,
+    /// What the running jobs held of each resource, in the trace's units.
+    pub held: Vec<f64>,
+    /// The cluster's total of each resource, in the trace's units.
+    pub capacity: Vec<f64>,
+}
+
 /// The results of replaying one trace under one policy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PolicyResult {
@@ -221,6 +235,19 @@ pub struct PolicyResult {
     /// engine does not enforce), charged Maui's system-wide PE instead.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tasks_priced_system_wide: u64,
+    /// Jobs the log started before the window opened ([`ClusterConfig::opens`]), started as
+    /// it started them and left out of every count and wait.
+    ///
+    /// [`ClusterConfig::opens`]: crate::cluster::ClusterConfig::opens
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tasks_pinned: u64,
+    /// Of those, the ones the nodes the log names could not hold in the replay (a node
+    /// unknown to the configuration, or taken): placed where they fit then, or left to wait.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tasks_pinned_elsewhere: u64,
+    /// The machine as it stood when the window opened, when the run opens one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opened: Option<Opened>,
     /// Per account, root first, when the replay had a share file.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub accounts: Vec<AccountResult>,

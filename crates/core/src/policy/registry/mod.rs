@@ -134,12 +134,17 @@ pub struct Entry {
 #[non_exhaustive]
 pub enum PolicyError {
     /// No policy has this name (here).
-    #[error("unknown policy {given:?}: expected {expected}")]
+    #[error("unknown policy {given:?}: {}", match suggestion {
+        Some(name) => format!("did you mean {name}? (`--help` lists every policy)"),
+        None => format!("expected {expected}"),
+    })]
     Unknown {
         /// The specification as given.
         given: String,
         /// The policies that can be used here, as `--help` writes them.
         expected: String,
+        /// The name usable here nearest to the one given, when one is a slip away.
+        suggestion: Option<&'static str>,
     },
     /// The policy exists but not where it was asked for.
     #[error("policy {given:?} {reason}; expected {expected}")]
@@ -198,6 +203,7 @@ impl PolicySpec {
             .ok_or_else(|| PolicyError::Unknown {
                 given: text.into(),
                 expected: names(engine),
+                suggestion: nearest(base, engine),
             })?;
         if !entry.engines.contains(&engine) {
             return Err(PolicyError::Elsewhere {
@@ -396,6 +402,18 @@ pub fn names(engine: Engine) -> String {
     )
 }
 
+/// The name or alias of a policy usable in `engine` that `given` is a slip away from (at most
+/// two letters added, dropped, changed or swapped, and fewer than half of its letters), when
+/// one is nearest.
+fn nearest(given: &str, engine: Engine) -> Option<&'static str> {
+    let given = given.to_ascii_lowercase();
+    let usable = POLICIES.iter().filter(|e| e.engines.contains(&engine));
+    let names = usable.flat_map(|e| std::iter::once(e.name).chain(e.aliases.iter().copied()));
+    let near = names.map(|name| (strsim::damerau_levenshtein(&given, name), name));
+    let near = near.filter(|(d, name)| *d <= 2 && 2 * d < name.len().max(given.len()));
+    near.min().map(|(_, name)| name)
+}
+
 /// One line per policy usable in `engine`: its written form and what it does.
 pub fn help(engine: Engine) -> String {
     POLICIES
@@ -532,6 +550,16 @@ mod tests {
             ),
             "{unknown}"
         );
+        for (slip, meant) in [
+            ("sdfr", "sdrf"),
+            ("fairshar", "fairshare"),
+            ("SDRF:delta=0.9", "sdrf"),
+            ("dfr", "drf"),
+        ] {
+            let said = slip.parse::<PolicySpec>().unwrap_err().to_string();
+            let expected = format!("did you mean {meant}? (`--help` lists every policy)");
+            assert!(said.ends_with(&expected), "{slip}: {said}");
+        }
         let simulate = PolicySpec::parse_for("asset", Engine::Simulate).unwrap_err();
         assert!(simulate
             .to_string()

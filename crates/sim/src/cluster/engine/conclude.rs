@@ -27,6 +27,8 @@ impl Engine {
         Recorder::with_livetree(&mut result, counters);
         result.policy = config.policy.name.clone();
         result.tasks_with_unknown_properties = self.unknown_properties;
+        (result.tasks_pinned, result.tasks_pinned_elsewhere) = (self.pinned, self.pinned_elsewhere);
+        result.opened = self.opened.take();
         if let Some(mut meter) = self.meter {
             for job in self.running.iter().flatten() {
                 let ran_s = (end.as_micros().saturating_sub(job.started.as_micros())) as f64 / 1e6;

@@ -13,6 +13,12 @@ use std::slice;
 impl Engine {
     /// Queues an arrival, or settles it at once when it can never fit.
     pub(super) fn arrive(&mut self, a: Task) -> Result<(), SimError> {
+        self.queue(a, false)
+    }
+
+    /// Queues `a`, or settles it at once when it can never fit; a `pinned` job (one the log
+    /// started before the window opened) is left out of every count.
+    pub(super) fn queue(&mut self, a: Task, pinned: bool) -> Result<(), SimError> {
         self.news = true;
         let u = a.user as usize;
         if u >= self.queues.len() {
@@ -22,7 +28,9 @@ impl Engine {
             });
         }
         self.recorder.event();
-        self.recorder.submitted(a.user);
+        if !pinned {
+            self.recorder.submitted(a.user);
+        }
         let bad = |problem| SimError::BadArrival {
             user: a.user,
             problem,
@@ -52,7 +60,9 @@ impl Engine {
         let rule = self.queue_rule(a.queue);
         let within_queue = rule.processors.is_none_or(|limit| cpus <= limit + 1e-9);
         if !(within_queue && self.space.could_ever_fit(&request)) {
-            self.recorder.never_fits(a.user);
+            if !pinned {
+                self.recorder.never_fits(a.user);
+            }
             if self.observed {
                 let outcome = JobOutcome::arrived(&a, a.runtime, false);
                 self.settled.push(JobOutcome {
@@ -90,7 +100,9 @@ impl Engine {
             _ => walltime,
         };
         let outcome = (self.observed).then(|| Box::new(JobOutcome::arrived(&a, runtime, killed)));
-        self.recorder.queued(a.user);
+        if !pinned {
+            self.recorder.queued(a.user);
+        }
         self.seq += 1;
         if let Some(at) = a.cancelled {
             self.withdrawals.push(Reverse((at, self.seq, a.user)));
@@ -133,6 +145,7 @@ impl Engine {
                 first_reserved: None,
                 cancelled: a.cancelled,
                 outcome,
+                pinned,
             },
         );
         if at == 0 {
@@ -161,7 +174,9 @@ impl Engine {
         let killed = run < runtime || run > on_node(job.walltime, speed);
         let release = self.timing.end_release(killed);
         let wait = (self.now.as_micros() - job.submit.as_micros()) as f64 / 1e6;
-        self.recorder.started(user, wait, run as f64 / 1e6);
+        if !job.pinned {
+            self.recorder.started(user, wait, run as f64 / 1e6);
+        }
         let holding = held(&placed, self.book.holdings(user).len());
         let rate = self.meter.as_ref().map(|m| m.rate_on(job.rate, &placed));
         if let Err(e) = self.book.take(user, &holding, rate) {
@@ -227,6 +242,7 @@ impl Engine {
             rate,
             record,
             outcome,
+            pinned: job.pinned,
         });
     }
 
@@ -243,7 +259,9 @@ impl Engine {
         };
         self.free_slots.push(slot);
         self.recorder.event();
-        self.recorder.completed(job.user);
+        if !job.pinned {
+            self.recorder.completed(job.user);
+        }
         if let Some(held) = job.queue.and_then(|q| self.queue_held.get_mut(q as usize)) {
             *held = (*held - job.processors).max(0.0);
         }

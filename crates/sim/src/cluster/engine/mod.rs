@@ -15,6 +15,7 @@ mod pass;
 mod reservations;
 mod run;
 mod setup;
+mod window;
 mod withdraw;
 
 pub(super) use run::replay;
@@ -24,14 +25,14 @@ use super::recorder::Recorder;
 use super::scheduler::{PassKind, Reservations, Timing, WillRun};
 use super::space::{Placed, Request, Space};
 use super::waiting::Smallest;
-use super::{JobOutcome, JobRecord, Overrun, QueueLimit, SimError, Window};
+use super::{JobOutcome, JobRecord, Opened, Overrun, QueueLimit, SimError, Window};
 use adapter::Adapter;
-use fairshare_core::model::Time;
+use fairshare_core::model::{Task, Time};
 use fairshare_core::rank::{Book, Head};
 use order::JobOrder;
 use setup::PartitionRule;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, HashSet, VecDeque};
 
 /// A job waiting in a user's queue.
 #[derive(Debug, Clone)]
@@ -72,6 +73,9 @@ struct Pending {
     cancelled: Option<Time>,
     /// What becomes of it, when the run is observed.
     outcome: Option<Box<JobOutcome>>,
+    /// Whether it is started as the log started it, before the window opened: left out of
+    /// every count and wait.
+    pinned: bool,
 }
 
 /// A job running somewhere.
@@ -95,6 +99,8 @@ struct Running {
     record: Option<JobRecord>,
     /// What becomes of it, when the run is observed.
     outcome: Option<Box<JobOutcome>>,
+    /// Whether the log started it before the window opened.
+    pinned: bool,
 }
 
 /// The engine's state between events.
@@ -190,6 +196,17 @@ struct Engine {
     /// The Slurm adapter, when the policy reaches Slurm through its site factors: it keeps
     /// the policy, and the main book orders users by their jobs' priorities.
     adapter: Option<Adapter>,
+    /// When the log's window opens ([`ClusterConfig::opens`](super::ClusterConfig::opens)).
+    opens: Option<Time>,
+    /// The jobs the log started before the window opened, by their recorded start (then
+    /// arrival), until they start.
+    pins: BTreeMap<(Time, u64), Task>,
+    /// How many jobs were started as the log started them, and how many of those away from
+    /// the nodes it names.
+    pinned: u64,
+    pinned_elsewhere: u64,
+    /// The machine as it stood when the window opened, once it has.
+    opened: Option<Opened>,
 }
 
 impl Engine {

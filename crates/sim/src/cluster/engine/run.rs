@@ -2,6 +2,7 @@
 //! order, a pass whenever the scheduler's [`Timing`](crate::cluster::Timing) says so after
 //! each instant's events, and the outcomes told as jobs settle.
 
+use super::window::Opening;
 use super::Engine;
 use crate::cluster::scheduler::{Arrival, Happened, Standing};
 use crate::cluster::{ClusterConfig, JobOutcome, JobState, PolicyResult, RunError, SimError, Stop};
@@ -39,7 +40,10 @@ pub(in crate::cluster) fn replay<E>(
             }
             None => None,
         };
-        let next_arrival = next_submit.into_iter().chain(next_late).min();
+        let next_arrival = (next_submit.into_iter())
+            .chain(next_late)
+            .chain(engine.next_pin())
+            .min();
         let next_finish = engine.finishes.peek().map(|Reverse((t, _, _))| *t);
         let next_withdrawal = engine.next_withdrawal();
         if next_arrival.is_none() && next_finish.is_none() && engine.smallest.least().is_none() {
@@ -53,7 +57,9 @@ pub(in crate::cluster) fn replay<E>(
             .into_iter()
             .chain(next_finish)
             .chain(next_withdrawal);
-        let wakeups = next_wakeup.into_iter().chain(timing_wakeup);
+        let wakeups = (next_wakeup.into_iter())
+            .chain(timing_wakeup)
+            .chain(engine.next_opening());
         let Some(t) = events.chain(wakeups).min() else {
             break;
         };
@@ -104,6 +110,18 @@ pub(in crate::cluster) fn replay<E>(
                 }));
             }
             last_submit = a.submit;
+            match engine.opening(&a) {
+                Opening::Pinned(start) => {
+                    engine.pin(a, start);
+                    continue;
+                }
+                Opening::Held(opens) => {
+                    held_back += 1;
+                    late.insert((opens, held_back), a);
+                    continue;
+                }
+                Opening::Free => {}
+            }
             match engine.timing.arrival(a.submit) {
                 // Later than its submission, or it is an arrival now after all.
                 Arrival::Late(at) if at > t => {
@@ -117,7 +135,9 @@ pub(in crate::cluster) fn replay<E>(
             happened.asked = true;
             engine.arrive(a).map_err(RunError::Sim)?;
         }
+        engine.start_pins(t).map_err(RunError::Sim)?;
         engine.withdraw_until(t);
+        engine.take_opening(t);
         while engine.wakeups.peek().is_some_and(|Reverse(w)| *w <= t) {
             engine.wakeups.pop();
         }

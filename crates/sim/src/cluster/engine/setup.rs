@@ -9,7 +9,7 @@ use fairshare_core::model::partition_property;
 use fairshare_core::policy::PolicyKind;
 use fairshare_core::priority::Policy;
 use fairshare_core::rank::{Book, Ranker, Share};
-use std::collections::{BinaryHeap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, HashSet, VecDeque};
 use std::sync::Arc;
 
 /// The ranker of `config`'s policy over `resources` resources, for its users with its shares
@@ -137,7 +137,7 @@ impl Engine {
             recorder: Recorder::new(
                 &entitlements(config),
                 &config.resources,
-                config.origin,
+                config.opens.unwrap_or(config.origin).max(config.origin),
                 config.sample_every,
             ),
             now: config.origin,
@@ -184,6 +184,11 @@ impl Engine {
             overdue: Vec::new(),
             job_order: JobOrder::of(config),
             adapter,
+            opens: config.opens,
+            pins: BTreeMap::new(),
+            pinned: 0,
+            pinned_elsewhere: 0,
+            opened: None,
         })
     }
 }

@@ -81,6 +81,8 @@ pub(super) struct Space {
     ever_fits: FxHashMap<Vec<u64>, bool>,
     /// The nodes a search by the profile passes by (a buffer kept between searches).
     passed_by: Vec<bool>,
+    /// Each node's index by its host name, for jobs started where the log started them.
+    hosts: HashMap<String, usize>,
     pool: bool,
 }
 
@@ -165,6 +167,9 @@ impl Space {
             future: Vec::new(),
             ever_fits: FxHashMap::default(),
             passed_by: Vec::new(),
+            hosts: (capacity.named_nodes().into_iter().enumerate())
+                .map(|(i, (name, _))| (name, i))
+                .collect(),
             pool: matches!(capacity, Capacity::Pool(_)),
         })
     }
@@ -586,6 +591,35 @@ impl Space {
             .into_iter()
             .take_while(|t| *t < before)
             .find_map(|t| Some((t, self.fit_during_in_full(request, t, length)?)))
+    }
+
+    /// Where `request` sits on the nodes named `hosts`, its whole demand split evenly over
+    /// them (each node whole for an exclusive request), when every one of them is known and
+    /// has room for its part now: where a log says the job ran.
+    pub(super) fn on_hosts(&self, hosts: &[String], request: &Request) -> Option<Placed> {
+        let (count, each) = match &request.shape {
+            Shape::Nodes { nodes, per_node } => (*nodes, per_node),
+            Shape::Spread { units, per_unit } => (*units, per_unit),
+        };
+        let share = f64::from(count) / hosts.len() as f64;
+        let mut placed = Vec::with_capacity(hosts.len());
+        for host in hosts {
+            let &index = self.hosts.get(host)?;
+            let node = &self.nodes[index];
+            let amount: Vec<f64> = match request.exclusive {
+                true => node.capacity.clone(),
+                false => each.iter().map(|d| d * share).collect(),
+            };
+            let room = (node.used.iter().zip(&amount).zip(&node.capacity))
+                .all(|((u, a), c)| u + a <= c + FIT_SLACK);
+            let whole = !request.exclusive || node.used.iter().all(|u| *u <= FIT_SLACK);
+            let again = placed.iter().any(|(n, _)| *n == index);
+            if !(room && whole) || again {
+                return None;
+            }
+            placed.push((index, amount));
+        }
+        (!placed.is_empty()).then_some(placed)
     }
 
     /// Takes `placed` from the nodes now.

@@ -1,0 +1,89 @@
+//! The floor of a window: how far two real runs of one workload agree on the jobs eligible
+//! inside a window cut from them, by the very figures a what-if gives its baseline
+//! ([`fairshare_lab::trust::Trust`]), the second run standing for the prediction of the first.
+//! Jobs are matched by their order of submission (the i-th submitted in each run); a job that
+//! did not start in both is left out.
+//!
+//! ```text
+//! cargo run -p fairshare-lab --example window_floor -- RUN1/sacct.txt RUN2/sacct.txt [AFTER_S]
+//! ```
+//!
+//! `AFTER_S` (default 0) is how many seconds after each run's first submission its window
+//! opens; jobs eligible before it are left out, as a what-if leaves them out.
+
+use fairshare_core::model::{Task, Time};
+use fairshare_lab::trust::{Compared, Trust};
+use fairshare_lab::TraceSpec;
+use std::path::PathBuf;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [first, second, rest @ ..] = args.as_slice() else {
+        return Err("usage: window_floor RUN1/sacct.txt RUN2/sacct.txt [AFTER_S]".into());
+    };
+    let after_s: f64 = rest.first().map_or(Ok(0.0), |s| s.parse())?;
+    let (users, one) = jobs(first)?;
+    let (names, two) = jobs(second)?;
+    if one.len() != two.len() {
+        return Err(format!(
+            "{} and {} jobs started: not one workload",
+            one.len(),
+            two.len()
+        )
+        .into());
+    }
+    let opens = |jobs: &[Task]| jobs.first().map_or(0.0, |j| seconds(j.submit)) + after_s;
+    let (opens_one, opens_two) = (opens(&one), opens(&two));
+    let mut compared = Vec::new();
+    for (x, y) in one.iter().zip(&two) {
+        if names[y.user as usize] != users[x.user as usize] {
+            return Err(format!(
+                "job {} is {}'s in one run and {}'s in the other",
+                x.id, users[x.user as usize], names[y.user as usize]
+            )
+            .into());
+        }
+        if seconds(x.submit) < opens_one || seconds(y.submit) < opens_two {
+            continue;
+        }
+        let (submit, shift) = (seconds(x.submit), seconds(y.submit) - seconds(x.submit));
+        compared.push(Compared {
+            user: x.user,
+            partition: x.partition,
+            submit,
+            recorded: seconds(x.start.unwrap_or(x.submit)),
+            predicted: seconds(y.start.unwrap_or(y.submit)) - shift,
+        });
+    }
+    let trust = Trust::of(&compared, one.len() - compared.len(), &users, &|a, b| {
+        a == b
+    });
+    println!(
+        "{} jobs eligible {after_s} s or more into both runs: contested order {:.1} % of {} pairs; users' mean waits within 10 % or 30 s: {} of {}",
+        trust.jobs,
+        100.0 * trust.contested_order.unwrap_or(f64::NAN),
+        trust.contested_pairs,
+        trust.users_within(),
+        trust.users.len()
+    );
+    Ok(())
+}
+
+/// The users and the jobs that started in the dump at `path`, in order of submission.
+fn jobs(path: &str) -> Result<(Vec<String>, Vec<Task>), Box<dyn std::error::Error>> {
+    let mut source = TraceSpec::new(vec![PathBuf::from(path)]).open()?;
+    let mut jobs = Vec::new();
+    for task in source.by_ref() {
+        let task = task?;
+        if task.start.is_some() && task.cancelled.is_none() {
+            jobs.push(task);
+        }
+    }
+    jobs.sort_by_key(|t| (t.submit, t.id));
+    Ok((source.users().to_vec(), jobs))
+}
+
+/// `t` in seconds.
+fn seconds(t: Time) -> f64 {
+    t.as_micros() as f64 / 1e6
+}
