@@ -7,7 +7,7 @@ use crate::{input_error, Failure};
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::jobs::JobParts;
 use fairshare_lab::whatif::{WhatIf, WhatIfSummary};
-use fairshare_lab::{LabError, MeasuredTrace, ReplayPlan};
+use fairshare_lab::{LabError, MeasuredTrace};
 use fairshare_sim::stats::{timed, RunStats};
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -93,7 +93,7 @@ fn whatif(
     let whatif = WhatIf::open(&dir, policies)?;
     py.allow_threads(|| {
         let measured = MeasuredTrace::scan(&whatif.trace, &mut |_| {})?;
-        let plan = ReplayPlan::new(&measured, whatif.request.clone(), &mut |_| {})?;
+        let plan = whatif.plan(&measured)?;
         let parts = jobs.as_deref().map(JobParts::beside).transpose()?;
         let span = measured.span_s().ceil() as u64;
         let count = whatif.policies.len();

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_lab::jobs::JobParts;
 use fairshare_lab::whatif::WhatIf;
-use fairshare_lab::{LabError, MeasuredTrace, ReplayPlan};
+use fairshare_lab::{LabError, MeasuredTrace};
 use fairshare_sim::stats::{timed, RunStats};
 use indicatif::MultiProgress;
 use rayon::prelude::*;
@@ -65,7 +65,7 @@ pub fn run(args: WhatIfArgs) -> Result<()> {
     let measured = MeasuredTrace::scan(&whatif.trace, &mut |n| bar.set_position(n));
     bar.finish_and_clear();
     let measured = measured?;
-    let plan = ReplayPlan::new(&measured, whatif.request.clone(), &mut |_| {})?;
+    let plan = whatif.plan(&measured)?;
     let parts = args.jobs.as_deref().map(JobParts::beside).transpose()?;
     let bars = MultiProgress::new();
     let runs = (0..whatif.policies.len())

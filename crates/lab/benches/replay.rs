@@ -69,6 +69,7 @@ fn replay(c: &mut Criterion) {
             qos_factors: Vec::new(),
             assoc_factors: Vec::new(),
             opens: None,
+            limits: Vec::new(),
         };
         group.bench_function(policy, |b| {
             b.iter(|| {

@@ -38,6 +38,7 @@ mod replay;
 pub mod shard;
 pub mod shares;
 pub mod simulation;
+pub mod site_limits;
 pub mod slurm_conf;
 pub mod summary;
 pub mod sweep;

@@ -99,6 +99,8 @@ pub struct Replay {
     /// ([`ClusterConfig::opens`]): the jobs started before it are started as they were, and
     /// the results count from it. `None`: the run starts on an empty machine.
     pub opens: Option<Time>,
+    /// The site's limits on groups of jobs, whatever the policy ([`ClusterConfig::limits`]).
+    pub limits: Vec<cluster::Limit>,
 }
 
 impl Default for Replay {
@@ -118,6 +120,7 @@ impl Default for Replay {
             overrun: Overrun::Kill,
             cluster: None,
             opens: None,
+            limits: Vec::new(),
         }
     }
 }
@@ -596,6 +599,7 @@ impl MeasuredTrace {
                 .collect(),
             assoc_factors: Vec::new(),
             opens: replay.opens,
+            limits: replay.limits.clone(),
         }
     }
 

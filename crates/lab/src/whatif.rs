@@ -9,6 +9,7 @@
 //! traced to a command's output and nothing is assumed silently.
 
 use crate::jobs::JobParts;
+use crate::site_limits::SiteLimits;
 use crate::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use crate::summary::ReplaySummary;
 use crate::trust::{Compared, Trust, WindowStart};
@@ -31,11 +32,13 @@ use std::sync::Arc;
 pub const BASELINE: &str = "as-slurm";
 
 /// What the model leaves out whatever the bundle says: what no file of a bundle holds.
-pub const NEVER_MODELLED: [&str; 3] = [
-    "limits of associations and QOS (GrpTRES, MaxJobs, MaxSubmit, …): a job held by a limit waits in the record and may start in the replay",
+pub const NEVER_MODELLED: [&str; 2] = [
     "reservations, dependencies, holds, requeues and preemption: the jobs they delayed start as soon as they fit in the replay",
     "nodes down or drained during the window: the replay's nodes are up throughout",
 ];
+
+/// What a bundle without the limits' files leaves out.
+const NO_LIMITS: &str = "limits of associations and QOS (GrpTRES, MaxJobs, MaxTRESPU, …): the bundle holds no limits.txt (a bundle of an earlier `collect`), so a job a limit held waits in the record and may start at once in the replay";
 
 /// What a bundle without a window's moment leaves out.
 const NO_OPENING: &str = "the machine as it stood when the window opened: the bundle's manifest.toml names no moment it opened at (a bundle of `collect` before it wrote one, or of the shell commands), so the replay's cluster starts empty and the jobs that held nodes then start when the replay starts them";
@@ -61,6 +64,8 @@ pub struct WhatIf {
     overlaps: Vec<(String, String)>,
     /// When the window opens (the manifest's `since`), when the manifest names a moment.
     opens: Option<Time>,
+    /// The site's limits, when the bundle holds them.
+    limits: Option<SiteLimits>,
 }
 
 /// The adapter's settings a what-if replays a policy with.
@@ -98,7 +103,15 @@ impl WhatIf {
         taken.push("the run: drained (every job of the dump runs to its end)".to_owned());
         let opens = (manifest.as_ref()).and_then(|m| Time::from_utc(&m.since));
         let paths = dumps(dir, manifest.as_ref(), opens, &mut taken);
+        let conf = parse_slurm_conf(&text);
+        let limits = SiteLimits::read(dir, &conf)?;
+        let (limits_taken, limits_left) = limits.as_ref().map_or_else(
+            || (Vec::new(), vec![NO_LIMITS.to_owned()]),
+            SiteLimits::describe,
+        );
+        taken.extend(limits_taken);
         let unmodelled = (setup.notes.iter().cloned())
+            .chain(limits_left)
             .chain(NEVER_MODELLED.iter().map(|s| s.to_string()))
             .chain(opens.is_none().then(|| NO_OPENING.to_owned()))
             .collect();
@@ -122,9 +135,25 @@ impl WhatIf {
             policies,
             taken,
             unmodelled,
-            overlaps: parse_slurm_conf(&text).sharing_partitions(),
+            overlaps: conf.sharing_partitions(),
             opens,
+            limits,
         })
+    }
+
+    /// The replay of this what-if's bundle, read once as `measured`: its request, with the
+    /// site's limits over the dump's users, QOS and partitions.
+    pub fn plan<'w>(&self, measured: &'w MeasuredTrace) -> Result<ReplayPlan<'w>, LabError> {
+        let mut request = self.request.clone();
+        if let Some(limits) = &self.limits {
+            request.replay.limits = limits.limits(
+                &measured.users,
+                &measured.qos,
+                &measured.partitions,
+                &measured.resources,
+            );
+        }
+        ReplayPlan::new(measured, request, &mut |_| {})
     }
 
     /// The baseline's figures against the record, from its `jobs` (each [`Compared::of`] the

@@ -103,6 +103,7 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
         qos_factors: Vec::new(),
         assoc_factors: Vec::new(),
         opens: None,
+        limits: Vec::new(),
     };
     let arrivals = tasks.iter().map(|t| {
         Ok::<_, std::convert::Infallible>(Task {

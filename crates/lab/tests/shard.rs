@@ -29,6 +29,7 @@ fn shard() -> Value {
         qos_factors: Vec::new(),
         assoc_factors: Vec::new(),
         opens: None,
+        limits: Vec::new(),
         shares: None,
         accounts: None,
     };

@@ -117,7 +117,29 @@ fn trust_lines(summary: &WhatIfSummary) -> Vec<String> {
         ),
     ];
     let window = t.window.as_ref().map(window_line);
-    lines.into_iter().chain(window).chain(untimed).collect()
+    let limits = baseline.and_then(limits_line);
+    lines
+        .into_iter()
+        .chain(window)
+        .chain(limits)
+        .chain(untimed)
+        .collect()
+}
+
+/// How many jobs the site's limits held in the baseline's replay, by limit.
+fn limits_line(baseline: &PolicyResult) -> Option<String> {
+    let held = &baseline.held_by_limits;
+    let jobs: u64 = held.values().sum();
+    let each: Vec<String> = held
+        .iter()
+        .map(|(limit, n)| format!("{limit} {n}"))
+        .collect();
+    (jobs > 0).then(|| {
+        format!(
+            "  limits: {jobs} jobs held at least once in the replay ({}); the record's own count, from sacct's Reason, is under Taken from the bundle",
+            each.join(", ")
+        )
+    })
 }
 
 /// What the machine held when the bundle's window opened, and the history charged before it.

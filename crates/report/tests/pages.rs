@@ -91,6 +91,7 @@ fn policy(name: &str, wait: f64, users: Vec<UserResult>, livetree: Option<u64>) 
         tasks_pinned: 0,
         tasks_pinned_elsewhere: 0,
         opened: None,
+        held_by_limits: Default::default(),
         accounts: Vec::new(),
         jobs: Vec::new(),
     }

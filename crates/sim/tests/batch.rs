@@ -1206,6 +1206,7 @@ fn slurm_qos_factor_starts_the_job_of_the_higher_qos_first() {
             qos_factors: factors.to_vec(),
             assoc_factors: Vec::new(),
             opens: None,
+            limits: Vec::new(),
             ..config_for("fifo", pool(4.0), slurm_under(priority), &jobs)
         };
         starts(&replay_config(&config, &jobs))
@@ -1244,6 +1245,7 @@ fn slurm_association_factor_starts_the_job_of_the_higher_association_first() {
         let config = ClusterConfig {
             assoc_factors: factors.to_vec(),
             opens: None,
+            limits: Vec::new(),
             ..config_for("fifo", pool(4.0), slurm_under(priority), &jobs)
         };
         starts(&replay_config(&config, &jobs))
@@ -1681,4 +1683,41 @@ fn the_history_before_a_window_is_charged_to_the_accounting() {
     let mut config = config_for("fairshare", capacity(), easy(), &jobs);
     config.opens = opens;
     assert_eq!(starts(&replay_config(&config, &fresh)), [100.0, 110.0]);
+}
+
+/// A site's limit holds a group's jobs without holding anyone else's: u0 may run one job at a
+/// time until its cap is raised to two at 5 s, so its second job starts then and its third
+/// when its first ends; u1's job, submitted after them, starts at once on the free room, under
+/// the main scheduler and backfill alike.
+#[test]
+fn a_limit_holds_its_groups_jobs_and_passes_over_them() {
+    use fairshare_sim::cluster::{Cap, Limit, Scope};
+    let mut jobs: Vec<Task> = (0..3)
+        .map(|i| job(i, f64::from(i as u32) * 0.1, 10.0, 20.0, 2.0))
+        .collect();
+    jobs.iter_mut().for_each(|j| j.user = 0);
+    jobs.push(job(3, 1.0, 10.0, 20.0, 2.0));
+    jobs[3].user = 1;
+    let cap = |most| Cap {
+        jobs: Some(most),
+        held: vec![None],
+    };
+    let limit = Limit {
+        name: "user u0: MaxJobs".into(),
+        scope: Scope {
+            users: Some(vec![0]),
+            ..Scope::default()
+        },
+        caps: vec![(Time::ZERO, cap(1)), (Time::from_secs_f64(5.0), cap(2))],
+    };
+    for scheduler in [
+        SchedulerEntry::EASY.scheduler(FillRule::HeadOfLine),
+        slurm_with(at_every_event()),
+    ] {
+        let mut config = config_for("fifo", two_nodes(4.0), scheduler, &jobs);
+        config.limits = vec![limit.clone()];
+        let result = replay_config(&config, &jobs);
+        assert_eq!(starts(&result), [0.0, 5.0, 10.0, 1.0]);
+        assert_eq!(result.held_by_limits.get("user u0: MaxJobs"), Some(&2));
+    }
 }

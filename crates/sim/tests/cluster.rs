@@ -40,6 +40,7 @@ fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
         qos_factors: Vec::new(),
         assoc_factors: Vec::new(),
         opens: None,
+        limits: Vec::new(),
         shares: None,
         accounts: None,
     }

@@ -10,8 +10,10 @@ use crate::command::CommandError;
 use crate::command::Commands;
 use fairshare_core::model::{slurm_duration, Time};
 pub use fairshare_trace::bundle::{
-    Manifest, ASSOC, CONFIG, CONTROLLER_LOG, DUMP, DUMP_FORMAT, HISTORY, LAST_DECAY, MANIFEST, QOS,
+    Manifest, ASSOC, CONFIG, CONTROLLER_LOG, DUMP, DUMP_FORMAT, HISTORY, LAST_DECAY, LIMITS,
+    MANIFEST, QOS, QOS_LIMITS, TRANSACTIONS, TRES,
 };
+use fairshare_trace::slurm_limits::{ASSOC_FORMAT, QOS_FORMAT};
 use std::path::{Path, PathBuf};
 
 /// What a bundle is collected over: the accounting window, in `sacct`'s time format (UTC).
@@ -210,11 +212,50 @@ impl Bundle {
                 commands: vec![dump],
             },
         ];
+        let changed_since = window.history_since.as_deref().unwrap_or(&window.since);
+        let limits = [
+            part(
+                LIMITS,
+                &[&[
+                    "sacctmgr",
+                    "-P",
+                    "show",
+                    "assoc",
+                    "where",
+                    &assoc_of,
+                    &format!("format={ASSOC_FORMAT}"),
+                ]],
+            ),
+            part(
+                QOS_LIMITS,
+                &[&[
+                    "sacctmgr",
+                    "-P",
+                    "show",
+                    "qos",
+                    &format!("format={QOS_FORMAT}"),
+                ]],
+            ),
+            part(TRES, &[&["sacctmgr", "-P", "show", "tres"]]),
+            part(
+                TRANSACTIONS,
+                &[&[
+                    "sacctmgr",
+                    "-P",
+                    "list",
+                    "transactions",
+                    "withassoc",
+                    &format!("Start={changed_since}"),
+                    &format!("End={}", window.until),
+                ]],
+            ),
+        ];
         let parts = (parts.into_iter())
             .chain(history.map(|history| Part {
                 file: HISTORY,
                 commands: vec![history],
             }))
+            .chain(limits)
             .collect();
         Bundle {
             cluster: cluster.to_owned(),
@@ -428,7 +469,7 @@ mod tests {
             .unwrap();
         let history = std::fs::read_to_string(dir.path().join(HISTORY)).unwrap();
         assert_eq!(history, format!("sacct --allusers --parsable2 --starttime=2026-10-01T00:00:00 --endtime=2026-10-29T00:00:00 --format={DUMP_FORMAT}\n"));
-        assert!(DUMP_FORMAT.ends_with(",NodeList"));
+        assert!(DUMP_FORMAT.ends_with(",NodeList,Reason"));
         assert_eq!(
             manifest.history_since.as_deref(),
             Some("2026-10-01T00:00:00")
@@ -447,7 +488,19 @@ mod tests {
         let manifest = bundle
             .collect(&slurm, dir.path(), None, &mut |f| steps.push(f.to_owned()))
             .unwrap();
-        assert_eq!(steps, [CONFIG, ASSOC, QOS, DUMP]);
+        assert_eq!(
+            steps,
+            [
+                CONFIG,
+                ASSOC,
+                QOS,
+                DUMP,
+                LIMITS,
+                QOS_LIMITS,
+                TRES,
+                TRANSACTIONS
+            ]
+        );
         let read = |name| std::fs::read_to_string(dir.path().join(name)).unwrap();
         assert_eq!(
             read(CONFIG),

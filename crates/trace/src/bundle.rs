@@ -8,13 +8,27 @@ use std::path::{Path, PathBuf};
 
 /// The `sacct` fields a bundle's dump holds: every field the replay reads.
 pub const DUMP_FORMAT: &str = "JobID,User,Account,Submit,Eligible,Start,End,Elapsed,Timelimit,\
-AllocTRES,ReqTRES,Partition,State,QOS,Flags,ReqNodes,Constraints,NodeList";
+AllocTRES,ReqTRES,Partition,State,QOS,Flags,ReqNodes,Constraints,NodeList,Reason";
 
 /// The accounting dump: `sacct --parsable2 --format=`[`DUMP_FORMAT`].
 pub const DUMP: &str = "sacct.txt";
 /// The accounting before the window (`sacct` over the history, in [`DUMP_FORMAT`]): what the
 /// site's fairshare remembered when the window opened, which a replay charges without scoring.
 pub const HISTORY: &str = "history.txt";
+/// The associations' limits (`sacctmgr -P show assoc format=`[`ASSOC_FORMAT`], with its
+/// header).
+///
+/// [`ASSOC_FORMAT`]: crate::slurm_limits::ASSOC_FORMAT
+pub const LIMITS: &str = "limits.txt";
+/// The QOS' limits (`sacctmgr -P show qos format=`[`QOS_FORMAT`], with its header).
+///
+/// [`QOS_FORMAT`]: crate::slurm_limits::QOS_FORMAT
+pub const QOS_LIMITS: &str = "qos-limits.txt";
+/// The TRES and their ids (`sacctmgr -P show tres`), which the transactions name TRES by.
+pub const TRES: &str = "tres.txt";
+/// The changes made to associations and QOS from the history's start to the window's end
+/// (`sacctmgr -P list transactions withassoc`).
+pub const TRANSACTIONS: &str = "transactions.txt";
 /// `scontrol show config`, `show node` and `show partition`, in one file.
 pub const CONFIG: &str = "config.txt";
 /// `sacctmgr show assoc` of the cluster.

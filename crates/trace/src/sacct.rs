@@ -62,7 +62,7 @@ use crate::source::{Loaded, Meta, Source, Task};
 use crate::{parse_size, Format, ReadOptions, TraceError};
 use fairshare_core::model::Time;
 pub use fairshare_core::model::{slurm_duration, BadDuration};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 const COLUMNS: [&str; 6] = ["JobID", "User", "Submit", "Start", "End", "AllocTRES"];
@@ -178,6 +178,7 @@ struct Optional {
     state: Option<Col>,
     constraints: Option<Col>,
     node_list: Option<Col>,
+    reason: Option<Col>,
 }
 
 /// The most hosts one job's `NodeList` may name.
@@ -210,6 +211,7 @@ fn read_jobs(
         state: find("State"),
         constraints: find("Constraints"),
         node_list: find("NodeList"),
+        reason: find("Reason"),
     };
     if optional.flags.is_some() {
         meta.stats.backfill_starts.get_or_insert_with(Vec::new);
@@ -232,6 +234,7 @@ fn read_jobs(
     let cols = columns(path, header, COLUMNS)?;
     let (mut held, mut withdrawn, mut unread, mut several, mut unheld) = (0, 0, 0, 0, 0);
     let (mut here, mut again) = (HashSet::new(), 0);
+    let mut limited: BTreeMap<String, u64> = BTreeMap::new();
     while let Some(record) = file.next_record()? {
         if record.raw(cols[0]).contains(&b'.') {
             meta.ignore("job step");
@@ -246,6 +249,12 @@ fn read_jobs(
             continue;
         }
         here.insert(name);
+        if let Some(reason) = optional.reason.map(|col| record.raw(col)) {
+            let reason = String::from_utf8_lossy(reason);
+            if names_a_limit(reason.trim()) {
+                *limited.entry(reason.trim().to_owned()).or_default() += 1;
+            }
+        }
         let job = match job(&record, &cols, optional, billing) {
             Ok(job) => job,
             Err(e) => match meta.reject(e) {
@@ -436,6 +445,12 @@ fn job<'r>(
     })
 }
 
+/// Whether a job's `Reason` is a limit of an association or a QOS holding it
+/// (`AssocMaxJobsLimit`, `AssocGrpCpuLimit`, `QOSMaxJobsPerUserLimit`, …).
+fn names_a_limit(reason: &str) -> bool {
+    (reason.starts_with("Assoc") || reason.starts_with("QOS")) && reason.ends_with("Limit")
+}
+
 /// The hosts of a record's `NodeList` (`n[01-04],gpu1`), none where the column is absent or
 /// the job was given none (`None assigned`, `(null)`).
 fn hosts(record: &Record, col: Option<Col>) -> Result<Vec<String>, TraceError> {
@@ -543,6 +558,39 @@ impl Job<'_> {
 pub fn alloc_tres(text: &str) -> Result<(Vec<f64>, Option<u32>), &'static str> {
     let mut demand = vec![0.0; 3];
     let mut nodes = None;
+    for (tres, amount) in tres_amounts(text)? {
+        match tres {
+            Tres::Cpu => demand[0] = amount,
+            Tres::Mem => demand[1] = amount,
+            Tres::Gpu => demand[2] = amount,
+            Tres::Node => nodes = Some(amount as u32).filter(|n| *n > 0),
+            Tres::Other(_) => {}
+        }
+    }
+    Ok((demand, nodes))
+}
+
+/// One kind of Slurm TRES, as a replay counts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tres {
+    /// Processors (`cpu`).
+    Cpu,
+    /// Memory (`mem`), in KB.
+    Mem,
+    /// GPUs (`gres/gpu`).
+    Gpu,
+    /// Nodes (`node`).
+    Node,
+    /// Any other, by its name (`billing`, `gres/mps`, `license/x`).
+    Other(String),
+}
+
+/// The amounts of a TRES list such as `cpu=4,mem=16G,node=1,gres/gpu=2` (Slurm's AllocTRES,
+/// GrpTRES, MaxTRESPU, …), in order: memory in KB (`16G`, `3900M`; a bare number is MiB, as
+/// Slurm writes it), nodes a whole number, the others numbers >= 0. The error says what was
+/// expected.
+pub fn tres_amounts(text: &str) -> Result<Vec<(Tres, f64)>, &'static str> {
+    let mut amounts = Vec::new();
     for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
         let (key, value) = item
             .split_once('=')
@@ -554,8 +602,8 @@ pub fn alloc_tres(text: &str) -> Result<(Vec<f64>, Option<u32>), &'static str> {
                 .filter(|v| v.is_finite() && *v >= 0.0)
                 .ok_or("TRES amounts that are numbers >= 0")
         };
-        match key {
-            "cpu" => demand[0] = number()?,
+        amounts.push(match key {
+            "cpu" => (Tres::Cpu, number()?),
             "mem" => {
                 let bare = value.parse::<f64>().is_ok();
                 let size = if bare {
@@ -563,20 +611,20 @@ pub fn alloc_tres(text: &str) -> Result<(Vec<f64>, Option<u32>), &'static str> {
                 } else {
                     value.to_owned()
                 };
-                demand[1] =
-                    parse_size(&size).map_err(|_| "a memory size such as 16G or 3900M")? / 1024.0;
+                let bytes = parse_size(&size).map_err(|_| "a memory size such as 16G or 3900M")?;
+                (Tres::Mem, bytes / 1024.0)
             }
-            "gres/gpu" => demand[2] = number()?,
+            "gres/gpu" => (Tres::Gpu, number()?),
             "node" => {
                 let n = value
                     .parse::<u32>()
                     .map_err(|_| "a whole number of nodes")?;
-                nodes = Some(n).filter(|n| *n > 0);
+                (Tres::Node, f64::from(n))
             }
-            _ => {}
-        }
+            other => (Tres::Other(other.to_owned()), number().unwrap_or(0.0)),
+        });
     }
-    Ok((demand, nodes))
+    Ok(amounts)
 }
 
 #[cfg(test)]

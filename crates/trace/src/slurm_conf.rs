@@ -68,6 +68,8 @@ pub struct SlurmPartition {
     pub over_subscribe: OverSubscribe,
     /// `ExclusiveUser=YES`: a node runs the jobs of one user at a time.
     pub exclusive_user: bool,
+    /// `QoS`: the QOS whose limits hold every job of the partition (`N/A`: none).
+    pub qos: Option<String>,
 }
 
 /// A partition's `OverSubscribe`: how its jobs share nodes.
@@ -475,6 +477,9 @@ fn partition(
         priority_job_factor: whole("PriorityJobFactor", priority)?,
         over_subscribe,
         exclusive_user,
+        qos: (definition.get("qos"))
+            .filter(|q| *q != "N/A")
+            .map(str::to_owned),
     })
 }
 

@@ -1,7 +1,7 @@
 //! What a cluster run is configured with: the policy, the capacity, the users and their
 //! shares, the scheduler and placement, when it stops, what it records and the site's queues.
 
-use super::{Capacity, Fill, FirstFit, Overrun, Placement, Scheduler, TOP_USERS};
+use super::{Capacity, Fill, FirstFit, Limit, Overrun, Placement, Scheduler, TOP_USERS};
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
 use fairshare_core::rank::{Accounts, Share};
@@ -71,6 +71,8 @@ pub struct ClusterConfig {
     /// with its own submission (its age runs from there); the results count from it. `None`:
     /// every job is the run's to schedule.
     pub opens: Option<Time>,
+    /// The site's limits on what groups of jobs may hold at once, whatever the policy.
+    pub limits: Vec<Limit>,
 }
 
 /// A partition of the trace, as a Slurm site configures it.
@@ -176,6 +178,7 @@ impl ClusterConfig {
             qos_factors: Vec::new(),
             assoc_factors: Vec::new(),
             opens: None,
+            limits: Vec::new(),
         }
     }
 }

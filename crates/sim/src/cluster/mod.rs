@@ -17,6 +17,7 @@
 
 mod config;
 mod engine;
+mod limits;
 mod meter;
 mod outcome;
 mod overrun;
@@ -30,6 +31,7 @@ mod statistics;
 mod waiting;
 
 pub use config::{ClusterConfig, Partition, QueueLimit, Stop, Window};
+pub use limits::{Cap, Limit, Scope};
 pub use outcome::{JobOutcome, JobState};
 pub use overrun::Overrun;
 pub use placement::{BestFit, FirstFit, JobPlacement, Node, Placement, PlacementEntry, SlurmNodes};

@@ -327,6 +327,7 @@ impl Recorder {
             tasks_pinned: 0,
             tasks_pinned_elsewhere: 0,
             opened: None,
+            held_by_limits: Default::default(),
             tasks_submitted: submitted,
             tasks_started: started,
             tasks_completed: completed,

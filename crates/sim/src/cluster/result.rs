@@ -245,6 +245,10 @@ pub struct PolicyResult {
     /// unknown to the configuration, or taken): placed where they fit then, or left to wait.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tasks_pinned_elsewhere: u64,
+    /// Jobs a site's limit held at least once (passed over while it would have taken its group
+    /// past a cap), by the first limit that held each.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub held_by_limits: IndexMap<String, u64>,
     /// The machine as it stood when the window opened, when the run opens one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opened: Option<Opened>,

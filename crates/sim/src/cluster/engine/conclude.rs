@@ -29,6 +29,7 @@ impl Engine {
         result.tasks_with_unknown_properties = self.unknown_properties;
         (result.tasks_pinned, result.tasks_pinned_elsewhere) = (self.pinned, self.pinned_elsewhere);
         result.opened = self.opened.take();
+        result.held_by_limits = std::mem::take(&mut self.held_by_limits);
         if let Some(mut meter) = self.meter {
             for job in self.running.iter().flatten() {
                 let ran_s = (end.as_micros().saturating_sub(job.started.as_micros())) as f64 / 1e6;

@@ -120,6 +120,7 @@ impl Engine {
         });
         let site_factor =
             (self.adapter.as_ref()).map_or(0, |adapter| adapter.submit_factor(a.user));
+        let limits = self.limits.of(a.user, a.qos, a.partition);
         let points = (self.job_order).map_or(0.0, |o| o.points_of(fixed_points, a.submit))
             + site_factor as f64;
         let at = self.queue_position(u, priority, points);
@@ -146,6 +147,12 @@ impl Engine {
                 cancelled: a.cancelled,
                 outcome,
                 pinned,
+                raw: match limits.is_empty() {
+                    true => Vec::new(),
+                    false => a.demand.clone(),
+                },
+                limits,
+                held_back: false,
             },
         );
         if at == 0 {
@@ -192,6 +199,7 @@ impl Engine {
         if let Some(held) = job.queue.and_then(|q| self.queue_held.get_mut(q as usize)) {
             *held += job.processors;
         }
+        self.limits.count(&job.limits, user, &job.raw, 1.0);
         self.space.take(&placed);
         let end = self.now.plus_micros(run);
         let planned = self.now.plus_micros(on_node(job.walltime, speed));
@@ -243,6 +251,8 @@ impl Engine {
             record,
             outcome,
             pinned: job.pinned,
+            limits: job.limits,
+            raw: job.raw,
         });
     }
 
@@ -265,6 +275,7 @@ impl Engine {
         if let Some(held) = job.queue.and_then(|q| self.queue_held.get_mut(q as usize)) {
             *held = (*held - job.processors).max(0.0);
         }
+        self.limits.count(&job.limits, job.user, &job.raw, -1.0);
         self.space.release(&job.placed);
         if job.planned_end > self.now {
             self.space

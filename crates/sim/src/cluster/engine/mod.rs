@@ -20,6 +20,7 @@ mod withdraw;
 
 pub(super) use run::replay;
 
+use super::limits::Held;
 use super::meter::Meter;
 use super::recorder::Recorder;
 use super::scheduler::{PassKind, Reservations, Timing, WillRun};
@@ -29,6 +30,7 @@ use super::{JobOutcome, JobRecord, Opened, Overrun, QueueLimit, SimError, Window
 use adapter::Adapter;
 use fairshare_core::model::{Task, Time};
 use fairshare_core::rank::{Book, Head};
+use indexmap::IndexMap;
 use order::JobOrder;
 use setup::PartitionRule;
 use std::cmp::Reverse;
@@ -76,6 +78,12 @@ struct Pending {
     /// Whether it is started as the log started it, before the window opened: left out of
     /// every count and wait.
     pinned: bool,
+    /// The site's limits it counts against, and its demand in the trace's units (both empty
+    /// without limits).
+    limits: Vec<u16>,
+    raw: Vec<f64>,
+    /// Whether a limit has held it.
+    held_back: bool,
 }
 
 /// A job running somewhere.
@@ -101,6 +109,9 @@ struct Running {
     outcome: Option<Box<JobOutcome>>,
     /// Whether the log started it before the window opened.
     pinned: bool,
+    /// The site's limits it counts against, and its demand in the trace's units.
+    limits: Vec<u16>,
+    raw: Vec<f64>,
 }
 
 /// The engine's state between events.
@@ -207,6 +218,12 @@ struct Engine {
     pinned_elsewhere: u64,
     /// The machine as it stood when the window opened, once it has.
     opened: Option<Opened>,
+    /// The site's limits, and what their scopes' running jobs hold.
+    limits: Held,
+    /// When a limit's cap changes: Slurm schedules when its limits are updated.
+    limit_changes: BinaryHeap<Reverse<Time>>,
+    /// Jobs a limit held, by the first limit that held each.
+    held_by_limits: IndexMap<String, u64>,
 }
 
 impl Engine {
@@ -240,6 +257,24 @@ impl Engine {
     fn queue_rule(&self, queue: Option<u32>) -> QueueLimit {
         let rule = queue.and_then(|q| self.queue_limits.get(q as usize));
         rule.copied().unwrap_or_default()
+    }
+
+    /// Whether a site's limit holds the job at `index` of `user`'s queue now: one would take
+    /// its group past a cap. The first time one does, the job is counted under it.
+    fn held_by_limit(&mut self, user: u32, index: usize) -> bool {
+        let job = &self.queues[user as usize][index];
+        if job.limits.is_empty() {
+            return false;
+        }
+        let Some(limit) = (self.limits).holding_back(&job.limits, user, &job.raw, self.now) else {
+            return false;
+        };
+        let job = &mut self.queues[user as usize][index];
+        if !std::mem::replace(&mut job.held_back, true) {
+            let name = self.limits.name(limit).to_owned();
+            *self.held_by_limits.entry(name).or_default() += 1;
+        }
+        true
     }
 
     /// Whether a job's queue leaves room for it to start now.

@@ -99,10 +99,12 @@ impl Pass for Engine {
         let Some(job) = self.queues[u].get(index) else {
             return false;
         };
-        if !self.queue_allows(job) {
-            // Its queue is full: it waits, without a reservation, until a job of its queue
-            // ends, and the pass goes on past it. The room it leaves lets reservations move
-            // up, at once.
+        let within_queue = self.queue_allows(job);
+        if !within_queue || self.held_by_limit(user, index) {
+            // Its queue is full, or a limit holds it: it waits, without a reservation, until
+            // a job of its group ends, and the pass goes on past it. The room it leaves lets
+            // reservations move up, at once.
+            let job = &self.queues[u][index];
             let walltime = job.walltime;
             if let Some((t, placed)) = self.unreserve(user, index) {
                 for &(node, _) in &placed {
@@ -113,6 +115,7 @@ impl Pass for Engine {
             self.pass_over(user);
             return true;
         }
+        let job = &self.queues[u][index];
         if self.reservations == Reservations::UntilStart
             && job.reservation.as_ref().is_some_and(|(t, _)| *t > self.now)
         {

@@ -177,9 +177,12 @@ impl Engine {
         if job.reservation.is_some() {
             return true;
         }
-        if !self.queue_allows(job) {
+        if !self.queue_allows(job) || self.held_by_limit(user, index) {
             return false;
         }
+        let Some(job) = self.candidate(user) else {
+            return false;
+        };
         if self.will_run.is_some() {
             return self.plan_by_will_run(user, index, before);
         }

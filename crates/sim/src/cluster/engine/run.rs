@@ -46,6 +46,7 @@ pub(in crate::cluster) fn replay<E>(
             .min();
         let next_finish = engine.finishes.peek().map(|Reverse((t, _, _))| *t);
         let next_withdrawal = engine.next_withdrawal();
+        let next_change = engine.limit_changes.peek().map(|Reverse(t)| *t);
         if next_arrival.is_none() && next_finish.is_none() && engine.smallest.least().is_none() {
             // Nothing arrives, runs or waits: a wake-up left is a plan of a job that has
             // started since (or a periodic pass) and would only stretch the run.
@@ -56,7 +57,8 @@ pub(in crate::cluster) fn replay<E>(
         let events = next_arrival
             .into_iter()
             .chain(next_finish)
-            .chain(next_withdrawal);
+            .chain(next_withdrawal)
+            .chain(next_change);
         let wakeups = (next_wakeup.into_iter())
             .chain(timing_wakeup)
             .chain(engine.next_opening());
@@ -134,6 +136,15 @@ pub(in crate::cluster) fn replay<E>(
             }
             happened.asked = true;
             engine.arrive(a).map_err(RunError::Sim)?;
+        }
+        while engine
+            .limit_changes
+            .peek()
+            .is_some_and(|Reverse(c)| *c <= t)
+        {
+            // A limit was updated: Slurm schedules at once.
+            engine.limit_changes.pop();
+            happened.asked = true;
         }
         engine.start_pins(t).map_err(RunError::Sim)?;
         engine.withdraw_until(t);

@@ -2,13 +2,14 @@
 //! applies them, and the scheduler's planning and timing.
 
 use super::order::{rankers, JobOrder};
-use super::{Engine, Meter, Recorder, Smallest, Space};
+use super::{Engine, Held, Meter, Recorder, Smallest, Space};
 use crate::cluster::scheduler::{PassKind, Reservations, WillRun};
 use crate::cluster::{Capacity, ClusterConfig, SimError};
 use fairshare_core::model::partition_property;
 use fairshare_core::policy::PolicyKind;
 use fairshare_core::priority::Policy;
 use fairshare_core::rank::{Book, Ranker, Share};
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashSet, VecDeque};
 use std::sync::Arc;
 
@@ -121,6 +122,7 @@ impl Engine {
         let will_run =
             whole_nodes && planning.by_will_run && reservations == Reservations::ForThePass;
         let (ranker, adapter) = rankers(config, ranker(config, m)?, m);
+        let limits = Held::new(&config.limits);
         Ok(Engine {
             queues: vec![VecDeque::new(); users],
             running: Vec::new(),
@@ -156,6 +158,9 @@ impl Engine {
             assoc_factors: config.assoc_factors.clone(),
             cluster_extent,
             wakeups: BinaryHeap::new(),
+            limit_changes: (limits.changes().filter(|t| *t > config.origin))
+                .map(Reverse)
+                .collect(),
             withdrawals: BinaryHeap::new(),
             cancellable: HashSet::new(),
             record_jobs: config.record_jobs,
@@ -189,6 +194,8 @@ impl Engine {
             pinned: 0,
             pinned_elsewhere: 0,
             opened: None,
+            limits,
+            held_by_limits: Default::default(),
         })
     }
 }
