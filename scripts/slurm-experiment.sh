@@ -81,6 +81,11 @@
 #   CANCEL=N               LAYOUT=many: every Nth job of the plan (the Nth, 2Nth, …) is
 #                          cancelled by its user CANCEL_AFTER seconds (default 30) after its
 #                          submission, whether it waits or runs by then (default 0: none)
+#   LIMITS=none|capped     LAYOUT=many: no limits (default), or, with capped, account physics
+#                          GrpTRES=cpu=48 and user alice MaxJobs=3 (set for the run, before
+#                          the workload; AccountingStorageEnforce has limits), alice's raised
+#                          to MaxJobs=5 LIMITS_CHANGE_AT seconds into the workload (default
+#                          200), as a site raises a limit during a month
 #   WINDOW_AFTER=N         also collect RUN/bundle-window, a bundle whose window opens N
 #                          seconds into the run (default 0: none), as `collect --since` cuts
 #                          a window from a site's life: the machine busy when it opens
@@ -123,6 +128,12 @@ case $layout in
     esac
     cancel=${CANCEL:-0}
     window_after=${WINDOW_AFTER:-0}
+    limits=${LIMITS:-none}
+    limits_change_at=${LIMITS_CHANGE_AT:-200}
+    case $limits in
+      none | capped) ;;
+      *) echo "LIMITS is none or capped, not '$limits'" >&2; exit 2 ;;
+    esac
     [[ $window_after =~ ^[0-9]+$ ]] || { echo "WINDOW_AFTER is a whole number of seconds, not '$window_after'" >&2; exit 2; }
     cancel_after=${CANCEL_AFTER:-30}
     [[ $cancel =~ ^[0-9]+$ && $cancel_after =~ ^[0-9]+$ ]] \
@@ -171,6 +182,7 @@ set_weight() {
 
 watcher=""
 sampler=""
+changer=""
 # Whatever happens: the watcher and sampler stopped, the queue emptied, the weight restored.
 cleanup() {
   local rc=$?
@@ -178,6 +190,7 @@ cleanup() {
   [ -n "$watcher" ] && kill -TERM "$watcher" 2>/dev/null && wait "$watcher" 2>/dev/null || true
   rm -f /run/fairshare-slurm/submit-factors.txt
   [ -n "$sampler" ] && kill "$sampler" 2>/dev/null && wait "$sampler" 2>/dev/null || true
+  [ -n "$changer" ] && kill "$changer" 2>/dev/null && wait "$changer" 2>/dev/null || true
   for u in ${everyone//,/ }; do scancel -u "$u" 2>/dev/null || true; done
   if scontrol ping >/dev/null 2>&1; then
     set_weight 100000 || rc=1
@@ -303,6 +316,11 @@ run() {
     sacctmgr -i modify user where name=bob set priority=100 >/dev/null
     sacctmgr -i modify user where name=carol set priority=20 >/dev/null
   fi
+  if [ "${limits:-none}" = capped ]; then
+    # A group's processors and a user's jobs capped; a fresh cluster forgets them.
+    sacctmgr -i modify account where name=physics set GrpTRES=cpu=48 >/dev/null
+    sacctmgr -i modify user where name=alice set MaxJobs=3 >/dev/null
+  fi
   sleep 2
   local began_utc began_s
   began_utc=$(TZ=UTC date -u -d "-5 seconds" +%Y-%m-%dT%H:%M:%S)
@@ -327,6 +345,10 @@ TOML
   sampler=$!
   t0=$(now_ms)
   log "$name: workload from $(date -u +%H:%M:%S)"
+  if [ "${limits:-none}" = capped ]; then
+    (sleep "$limits_change_at" && sacctmgr -i modify user where name=alice set MaxJobs=5 >/dev/null) &
+    changer=$!
+  fi
   workload
   log "$name: all submitted; waiting for the queue to empty"
   local deadline=$(($(date +%s) + 900))
@@ -336,6 +358,10 @@ TOML
   done
   kill "$sampler" && wait "$sampler" 2>/dev/null || true
   sampler=""
+  if [ -n "$changer" ]; then
+    wait "$changer" || { log "$name: the limit was not raised"; return 1; }
+    changer=""
+  fi
   tail -c +$((log_from + 1)) /var/log/slurm/slurmctld.log >"$dir/slurmctld.log" 2>/dev/null || true
   if [ -n "$watcher" ]; then
     local rc=0

@@ -588,9 +588,23 @@ fn a_restart_on_the_same_database_serves_the_same_priorities() {
         assert!(status.success());
         let daemon = Daemon::start(&db, 1000.0);
         let again = daemon.expect(200, "GET", "/v1/priorities", READER, None);
-        assert_eq!(again, first, "{backend}: the same cycle, byte for byte");
+        // The second daemon may have stored one more cycle between the read and its end (a
+        // cycle every 0.2 s): the newest is served, the same priorities from the same reports.
+        let cycle = |p: &Value| p["cycle"].as_u64().unwrap();
+        assert!(cycle(&again) >= cycle(&first), "{backend}: {again}");
+        let without_clock = |p: &Value| {
+            let mut p = p.clone();
+            p["cycle"] = Value::Null;
+            p["computed_at_ms"] = Value::Null;
+            p
+        };
+        assert_eq!(
+            without_clock(&again),
+            without_clock(&first),
+            "{backend}: the same priorities, byte for byte"
+        );
         let d = daemon.expect(200, "GET", "/v1/users/d", READER, None);
-        assert_eq!(d["cycle"], first["cycle"]);
+        assert_eq!(d["cycle"], again["cycle"]);
     }
 }
 

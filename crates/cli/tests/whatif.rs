@@ -327,3 +327,85 @@ fn a_window_opens_where_the_site_stood() {
         doc["unmodelled"]
     );
 }
+
+/// A bundle in which alice may run one job at a time until her `MaxJobs` is raised to 2 at
+/// 5 s (the transactions say so; limits.txt has the value after): her three 1-CPU jobs, all
+/// submitted at once, would all start at once on the 4-CPU node without the limit.
+fn limits_bundle(dir: &Path) {
+    let t = |s: u32| format!("2026-01-01T00:{:02}:{:02}", s / 60, s % 60);
+    let row = |id, user: &str, submit, start, end| {
+        format!(
+            "{id}|{user}|a|{}|{}|{}|||cpu=1,node=1|cpu=1,node=1|cpu|COMPLETED|n1|None",
+            t(submit),
+            t(start),
+            t(end)
+        )
+    };
+    let header = "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|ReqTRES|Partition|State|NodeList|Reason";
+    let rows = [
+        header.to_owned(),
+        row(1, "alice", 0, 0, 10),
+        row(2, "alice", 1, 7, 17),
+        row(3, "alice", 2, 11, 21),
+        row(4, "bob", 3, 4, 14),
+    ];
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+    write("sacct.txt", &(rows.join("\n") + "\n"));
+    write("config.txt", "ClusterName=emu\nAccountingStorageEnforce=associations,limits\nSchedulerType=sched/backfill\nPriorityType=priority/multifactor\nPriorityWeightFairshare=10000\nPriorityDecayHalfLife=00:10:00\nNodeName=n1 CPUs=4 RealMemory=16000\nPartitionName=cpu Nodes=n1 Default=YES\n");
+    write(
+        "assoc.txt",
+        "emu|root|||1||\nemu|a|||1|root|\nemu|a|alice||1|a|\nemu|a|bob||1|a|\n",
+    );
+    write("qos.txt", "normal|1.000000|0\n");
+    write("limits.txt", "Cluster|Account|User|Partition|Par Name|GrpTRES|GrpJobs|GrpSubmit|GrpTRESMins|GrpTRESRunMins|GrpWall|MaxJobs|MaxSubmit|MaxTRES|MaxTRESPerNode|MaxTRESMins|MaxWall|QOS\nemu|root||||||||||||||||normal\nemu|a|||root|||||||||||||normal\nemu|a|alice|||||||||2||||||normal\nemu|a|bob|||||||||||||||normal\n");
+    write("qos-limits.txt", "Name|MaxTRESPU|MaxJobsPU|MaxSubmitPU|MaxTRESPA|MaxJobsPA|GrpTRES|GrpJobs|MaxTRES|MaxWall|Flags\nnormal||||||||||\n");
+    write("tres.txt", "Type|Name|ID\ncpu||1\nmem||2\ngres|gpu|1001\n");
+    write("transactions.txt", "Time|Action|Actor|Where|Info|User|Account|Cluster\n2025-12-31T23:00:00|Modify Associations|root|(id_assoc=3)|max_jobs=1|alice|a|emu\n2026-01-01T00:00:05|Modify Associations|root|(id_assoc=3)|max_jobs=2|alice|a|emu\n");
+    write("manifest.toml", &format!("cluster = \"emu\"\nsince = \"{}\"\nuntil = \"{}\"\nslurm_version = \"slurm 22.05.8\"\nlast_decay = false\n", t(0), t(600)));
+}
+
+/// The limits hold alice's jobs as Slurm held them, one at a time until the cap is raised,
+/// while bob's starts at once; without AccountingStorageEnforce=limits nothing is held.
+#[test]
+fn a_limit_holds_jobs_as_slurm_held_them() {
+    let dir = tempfile::tempdir().unwrap();
+    limits_bundle(dir.path());
+    let site = dir.path().to_str().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    let (doc, _) = json_of(&[
+        "slurm",
+        "what-if",
+        site,
+        "--json",
+        "-",
+        "--jobs",
+        csv.to_str().unwrap(),
+    ]);
+    let held = &doc["prediction"]["policies"][0]["held_by_limits"];
+    assert_eq!(held["user alice (MaxJobs)"], 2, "{held}");
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let starts: Vec<i64> = rows
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let fields: Vec<&str> = l.split(',').collect();
+            fields[16].parse::<f64>().unwrap() as i64 - 1_767_225_600
+        })
+        .collect();
+    // Jobs 1, 4 (bob), 2 (once the cap is 2, at the main scheduler's next turn) and 3 (when 1 ends).
+    assert_eq!(starts, [0, 4, 7, 11], "{rows}");
+    let taken = doc["taken"].to_string();
+    assert!(
+        taken.contains("2 changes of them in transactions.txt"),
+        "{taken}"
+    );
+    let config = std::fs::read_to_string(dir.path().join("config.txt")).unwrap();
+    std::fs::write(
+        dir.path().join("config.txt"),
+        config.replace("associations,limits", "associations"),
+    )
+    .unwrap();
+    let (doc, _) = json_of(&["slurm", "what-if", site, "--json", "-"]);
+    assert!(doc["prediction"]["policies"][0]["held_by_limits"].is_null());
+    assert!(doc["taken"].to_string().contains("Slurm enforces none"));
+}

@@ -22,9 +22,13 @@ pub fn whatif_table(summary: &WhatIfSummary, stats: &[RunStats]) -> String {
         text::table(&headers, &rows)
     );
     if summary.prediction.policies.len() > 1 {
-        let (headers, rows) = versus_table(&summary.prediction.policies);
-        out += &format!("{}:\n{}", VERSUS_TITLE, text::table(&headers, &rows));
-        out += &(gains(&summary.prediction.policies).join("\n") + "\n\n");
+        let (headers, rows) = versus_table(&summary.prediction.policies, &summary.trust);
+        out += &format!(
+            "{}:\n{}{WITHIN_ERROR}\n",
+            VERSUS_TITLE,
+            text::table(&headers, &rows)
+        );
+        out += &(gains(&summary.prediction.policies, &summary.trust).join("\n") + "\n\n");
     }
     let list = |title: &str, items: &[String]| {
         let items: String = items.iter().map(|i| format!("  - {i}\n")).collect();
@@ -52,12 +56,13 @@ pub fn whatif_html(summary: &WhatIfSummary) -> String {
         html::table(&headers, &rows)
     );
     if summary.prediction.policies.len() > 1 {
-        let (headers, rows) = versus_table(&summary.prediction.policies);
+        let (headers, rows) = versus_table(&summary.prediction.policies, &summary.trust);
         body += &format!(
-            "<h2>{}</h2>\n{}{}",
+            "<h2>{}</h2>\n{}<p>{}</p>\n{}",
             html::escape(VERSUS_TITLE),
             html::table(&headers, &rows),
-            gains(&summary.prediction.policies)
+            html::escape(WITHIN_ERROR),
+            gains(&summary.prediction.policies, &summary.trust)
                 .iter()
                 .map(|g| format!("<p>{}</p>\n", html::escape(g)))
                 .collect::<String>()
@@ -192,25 +197,47 @@ fn user_table(trust: &Trust) -> (Vec<String>, Vec<Vec<String>>) {
 }
 
 /// Each user's mean wait under the baseline (the first policy) and each other policy, with the
-/// change.
-fn versus_table(policies: &[PolicyResult]) -> (Vec<String>, Vec<Vec<String>>) {
+/// change, beside the user's real mean wait and the model's error for the user (the
+/// baseline's predicted mean wait minus the real one, over the jobs the trust figures
+/// compare); a change no larger than that error is marked, as the model cannot tell it apart.
+fn versus_table(policies: &[PolicyResult], trust: &Trust) -> (Vec<String>, Vec<Vec<String>>) {
     let baseline = &policies[0];
-    let mut headers = vec!["user".to_owned(), baseline.policy.clone()];
+    let mut headers = text::strings(&["user", "real", "model's error"]);
+    headers.push(baseline.policy.clone());
     for p in &policies[1..] {
         headers.extend([p.policy.clone(), "change".to_owned()]);
     }
     let rows = (baseline.users.iter())
         .map(|user| {
-            let mut row = vec![user.id.clone(), text::duration(user.mean_wait_s)];
+            let real = trust.users.iter().find(|u| u.user == user.id);
+            let error = model_error(trust, &user.id);
+            let mut row = vec![
+                user.id.clone(),
+                real.map_or("–".to_owned(), |u| text::duration(u.recorded_mean_wait_s)),
+                error.map_or("–".to_owned(), signed),
+                text::duration(user.mean_wait_s),
+            ];
             for p in &policies[1..] {
                 let wait = mean_wait(p, &user.id);
+                let change = wait - user.mean_wait_s;
                 row.push(text::duration(wait));
-                row.push(signed(wait - user.mean_wait_s));
+                let within = error.is_some_and(|e| change.abs() <= e.abs()) && change.abs() >= 0.5;
+                row.push(signed(change) + if within { " *" } else { "" });
             }
             row
         })
         .collect();
     (headers, rows)
+}
+
+/// What a change marked in the table of policies means.
+const WITHIN_ERROR: &str = "* no larger than the model's error for that user: the model cannot tell this change from its own error";
+
+/// The baseline's predicted mean wait of `user` minus the real one, when the trust figures
+/// compare any of its jobs.
+fn model_error(trust: &Trust, user: &str) -> Option<f64> {
+    let u = trust.users.iter().find(|u| u.user == user)?;
+    Some(u.predicted_mean_wait_s - u.recorded_mean_wait_s)
 }
 
 /// `user`'s mean wait under `policy` (NaN when it has no job there).
@@ -228,8 +255,10 @@ fn signed(seconds: f64) -> String {
     }
 }
 
-/// One line per policy: who waits less than under the baseline, who more, the largest first.
-fn gains(policies: &[PolicyResult]) -> Vec<String> {
+/// One line per policy: its verdict (how many users wait less and more, by how much in all,
+/// and how many of the changes are within the model's error), then who waits less than under
+/// the baseline and who more, the largest first.
+fn gains(policies: &[PolicyResult], trust: &Trust) -> Vec<String> {
     let baseline = &policies[0];
     policies[1..]
         .iter()
@@ -239,21 +268,29 @@ fn gains(policies: &[PolicyResult]) -> Vec<String> {
                 .filter(|(d, _)| d.is_finite() && d.abs() >= 0.5)
                 .collect();
             changes.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
-            let named = |list: Vec<&(f64, &str)>| match list.is_empty() {
+            let named = |list: &[&(f64, &str)]| match list.is_empty() {
                 true => "nobody".to_owned(),
                 false => (list.iter())
                     .map(|(d, u)| format!("{u} ({})", signed(*d)))
                     .collect::<Vec<_>>()
                     .join(", "),
             };
-            let gain = changes.iter().filter(|(d, _)| *d < 0.0).collect();
-            let lose = changes.iter().rev().filter(|(d, _)| *d > 0.0).collect();
+            let gain: Vec<_> = changes.iter().filter(|(d, _)| *d < 0.0).collect();
+            let lose: Vec<_> = changes.iter().rev().filter(|(d, _)| *d > 0.0).collect();
+            let total = |list: &[&(f64, &str)]| list.iter().map(|(d, _)| d.abs()).sum::<f64>();
+            let within = (changes.iter())
+                .filter(|(d, u)| model_error(trust, u).is_some_and(|e| d.abs() <= e.abs()))
+                .count();
             format!(
-                "{} against {}: waits less: {}; waits more: {}.",
+                "{}: {} users wait {} less in all, {} wait {} more; {within} of the changes within the model's error. Against {}: waits less: {}; waits more: {}.",
                 p.policy,
+                gain.len(),
+                text::duration(total(&gain)),
+                lose.len(),
+                text::duration(total(&lose)),
                 baseline.policy,
-                named(gain),
-                named(lose)
+                named(&gain),
+                named(&lose)
             )
         })
         .collect()

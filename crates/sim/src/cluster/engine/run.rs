@@ -85,6 +85,7 @@ pub(in crate::cluster) fn replay<E>(
             }));
         }
         engine.at(t).map_err(RunError::Sim)?;
+        engine.take_opening_before(t);
         while engine
             .finishes
             .peek()

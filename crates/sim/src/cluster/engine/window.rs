@@ -75,11 +75,21 @@ impl Engine {
 
     /// When the machine is to be taken as it stands at the window's opening, until it is.
     pub(super) fn next_opening(&self) -> Option<Time> {
-        self.opens.filter(|_| self.opened.is_none())
+        // An opening before the run's first event is taken at that event.
+        self.opens
+            .filter(|o| self.opened.is_none() && *o > self.now)
+    }
+
+    /// Takes the machine as it stood at an opening before `t`, the first instant after it,
+    /// before that instant's events change it.
+    pub(super) fn take_opening_before(&mut self, t: Time) {
+        if self.opens.is_some_and(|opens| opens < t) {
+            self.take_opening(t);
+        }
     }
 
     /// Takes the machine as it stands, once, at the first instant at or after the opening
-    /// (after that instant's ends, arrivals, pinned starts and cancellations).
+    /// (after the ends, arrivals, pinned starts and cancellations of the opening's instant).
     pub(super) fn take_opening(&mut self, t: Time) {
         if self.opened.is_some() || self.opens.is_none_or(|opens| t < opens) {
             return;
