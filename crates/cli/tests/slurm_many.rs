@@ -254,7 +254,17 @@ fn collect_makes_what_the_shell_commands_make(began: &str, jobs: usize) {
         }
     }
     let read = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
-    for name in ["sacct.txt", "assoc.txt", "qos.txt", "last-decay.txt"] {
+    for name in [
+        "sacct.txt",
+        "history.txt",
+        "assoc.txt",
+        "qos.txt",
+        "limits.txt",
+        "qos-limits.txt",
+        "tres.txt",
+        "transactions.txt",
+        "last-decay.txt",
+    ] {
         assert_eq!(read(&collected, name), read(&scripted, name), "{name}");
     }
     for name in ["config.txt", "manifest.toml"] {
@@ -294,9 +304,18 @@ fn make_both_bundles(began: &str, collected: &Path, scripted: &Path) {
         let line = config.lines().find(|l| l.starts_with(key)).unwrap();
         line.split_once('=').unwrap().1.trim().to_owned()
     };
+    // The history's start, four half-lives before the window's, as collect computed it.
+    let manifest = std::fs::read_to_string(collected.join("manifest.toml")).unwrap();
+    let history_since = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("history_since = "))
+        .expect("collect takes a history by default")
+        .trim_matches('"')
+        .to_owned();
     let status = std::process::Command::new("bash")
         .args(["-c", &script])
         .current_dir(scripted)
+        .env("HISTORY_SINCE", history_since)
         .env("CLUSTER", value("ClusterName"))
         .env("STATE", value("StateSaveLocation"))
         .env("LOG", value("SlurmctldLogFile"))

@@ -1,15 +1,16 @@
 //! The floor of a window: how far two real runs of one workload agree on the jobs eligible
 //! inside a window cut from them, by the very figures a what-if gives its baseline
 //! ([`fairshare_lab::trust::Trust`]), the second run standing for the prediction of the first.
-//! Jobs are matched by their order of submission (the i-th submitted in each run); a job that
-//! did not start in both is left out.
+//! Jobs are matched by their order of submission (the i-th submitted in each run, over the
+//! whole run's dump); a job that did not start in both is left out, and so is every job
+//! eligible before its run's window opened, as a what-if leaves them out.
 //!
 //! ```text
-//! cargo run -p fairshare-lab --example window_floor -- RUN1/sacct.txt RUN2/sacct.txt [AFTER_S]
+//! cargo run -p fairshare-lab --example window_floor -- RUN1/sacct.txt OPENS1 RUN2/sacct.txt OPENS2
 //! ```
 //!
-//! `AFTER_S` (default 0) is how many seconds after each run's first submission its window
-//! opens; jobs eligible before it are left out, as a what-if leaves them out.
+//! `OPENS1` and `OPENS2` are the moments each run's window opened (UTC, as a bundle's
+//! manifest writes `since`); `-` opens it at the run's first submission.
 
 use fairshare_core::model::{Task, Time};
 use fairshare_lab::trust::{Compared, Trust};
@@ -18,10 +19,9 @@ use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [first, second, rest @ ..] = args.as_slice() else {
-        return Err("usage: window_floor RUN1/sacct.txt RUN2/sacct.txt [AFTER_S]".into());
+    let [first, opens_one, second, opens_two] = args.as_slice() else {
+        return Err("usage: window_floor RUN1/sacct.txt OPENS1 RUN2/sacct.txt OPENS2".into());
     };
-    let after_s: f64 = rest.first().map_or(Ok(0.0), |s| s.parse())?;
     let (users, one) = jobs(first)?;
     let (names, two) = jobs(second)?;
     if one.len() != two.len() {
@@ -32,25 +32,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
-    let opens = |jobs: &[Task]| jobs.first().map_or(0.0, |j| seconds(j.submit)) + after_s;
-    let (opens_one, opens_two) = (opens(&one), opens(&two));
+    let opens = |text: &str, jobs: &[Task]| match text {
+        "-" => Ok(jobs.first().map_or(0.0, |j| seconds(j.submit))),
+        text => Time::from_utc(text)
+            .map(seconds)
+            .ok_or(format!("{text:?} is not a UTC moment")),
+    };
+    let (opens_one, opens_two) = (opens(opens_one, &one)?, opens(opens_two, &two)?);
     let mut compared = Vec::new();
     for (x, y) in one.iter().zip(&two) {
-        if names[y.user as usize] != users[x.user as usize] {
+        let (user, other) = (&users[x.user as usize], &names[y.user as usize]);
+        if user != other {
             return Err(format!(
-                "job {} is {}'s in one run and {}'s in the other",
-                x.id, users[x.user as usize], names[y.user as usize]
+                "job {} is {user}'s in one run and {other}'s in the other",
+                x.id
             )
             .into());
         }
         if seconds(x.submit) < opens_one || seconds(y.submit) < opens_two {
             continue;
         }
-        let (submit, shift) = (seconds(x.submit), seconds(y.submit) - seconds(x.submit));
+        let shift = seconds(y.submit) - seconds(x.submit);
         compared.push(Compared {
             user: x.user,
             partition: x.partition,
-            submit,
+            submit: seconds(x.submit),
             recorded: seconds(x.start.unwrap_or(x.submit)),
             predicted: seconds(y.start.unwrap_or(y.submit)) - shift,
         });
@@ -59,7 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         a == b
     });
     println!(
-        "{} jobs eligible {after_s} s or more into both runs: contested order {:.1} % of {} pairs; users' mean waits within 10 % or 30 s: {} of {}",
+        "{} jobs eligible inside both windows: contested order {:.1} % of {} pairs; users' mean waits within 10 % or 30 s: {} of {}",
         trust.jobs,
         100.0 * trust.contested_order.unwrap_or(f64::NAN),
         trust.contested_pairs,

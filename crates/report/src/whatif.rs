@@ -131,14 +131,24 @@ fn trust_lines(summary: &WhatIfSummary) -> Vec<String> {
         .collect()
 }
 
+/// The most limits the trust section names, those that held the most jobs first.
+const SHOWN_LIMITS: usize = 5;
+
 /// How many jobs the site's limits held in the baseline's replay, by limit.
 fn limits_line(baseline: &PolicyResult) -> Option<String> {
     let held = &baseline.held_by_limits;
     let jobs: u64 = held.values().sum();
-    let each: Vec<String> = held
-        .iter()
+    let mut most: Vec<(&String, &u64)> = held.iter().collect();
+    most.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let mut each: Vec<String> = (most.iter().take(SHOWN_LIMITS))
         .map(|(limit, n)| format!("{limit} {n}"))
         .collect();
+    if most.len() > SHOWN_LIMITS {
+        each.push(format!(
+            "{} more limits in the JSON",
+            most.len() - SHOWN_LIMITS
+        ));
+    }
     (jobs > 0).then(|| {
         format!(
             "  limits: {jobs} jobs held at least once in the replay ({}); the record's own count, from sacct's Reason, is under Taken from the bundle",

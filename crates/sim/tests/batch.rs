@@ -1721,3 +1721,23 @@ fn a_limit_holds_its_groups_jobs_and_passes_over_them() {
         assert_eq!(result.held_by_limits.get("user u0: MaxJobs"), Some(&2));
     }
 }
+
+/// A job of processors anywhere that the record ran over two hosts takes, at its recorded
+/// start, as many processors on each in turn as fit there (Slurm spreads them unevenly): 2 on
+/// n1 beside job 0's 2, then 4 on n2.
+#[test]
+fn a_pinned_job_of_processors_fills_its_hosts_in_turn() {
+    let mut first = job(0, 0.0, 50.0, 60.0, 2.0);
+    first.start = Some(Time::ZERO);
+    first.hosts = vec!["n1".into()];
+    let mut spread = job(1, 0.0, 50.0, 60.0, 6.0);
+    spread.start = Some(Time::from_secs_f64(1.0));
+    spread.hosts = vec!["n1".into(), "n2".into()];
+    let jobs = [first, spread];
+    let easy = SchedulerEntry::EASY.scheduler(FillRule::HeadOfLine);
+    let mut config = config_for("fifo", named_nodes(), easy, &jobs);
+    config.opens = Some(Time::from_secs_f64(100.0));
+    let result = replay_config(&config, &jobs);
+    assert_eq!(result.tasks_pinned_elsewhere, 0);
+    assert_eq!(result.jobs[1].placed, [(0, vec![0.25]), (1, vec![0.5])]);
+}

@@ -465,7 +465,7 @@ fn hosts(record: &Record, col: Option<Col>) -> Result<Vec<String>, TraceError> {
         record.at.error(
             col,
             "a Slurm host list such as n[01-04],gpu1",
-            &format!("{raw} ({why})"),
+            format!("{raw} ({why})"),
         )
     })
 }

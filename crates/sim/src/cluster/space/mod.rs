@@ -593,33 +593,59 @@ impl Space {
             .find_map(|t| Some((t, self.fit_during_in_full(request, t, length)?)))
     }
 
-    /// Where `request` sits on the nodes named `hosts`, its whole demand split evenly over
-    /// them (each node whole for an exclusive request), when every one of them is known and
-    /// has room for its part now: where a log says the job ran.
+    /// Where `request` sits on the nodes named `hosts`, when every one of them is known and
+    /// they have room for it now: where a log says the job ran. A job of whole nodes (or an
+    /// exclusive one) takes an even share of each (each whole); one of processors anywhere
+    /// takes as many of them on each host in turn as fit there, as Slurm spreads them.
     pub(super) fn on_hosts(&self, hosts: &[String], request: &Request) -> Option<Placed> {
-        let (count, each) = match &request.shape {
-            Shape::Nodes { nodes, per_node } => (*nodes, per_node),
-            Shape::Spread { units, per_unit } => (*units, per_unit),
-        };
-        let share = f64::from(count) / hosts.len() as f64;
-        let mut placed = Vec::with_capacity(hosts.len());
-        for host in hosts {
-            let &index = self.hosts.get(host)?;
-            let node = &self.nodes[index];
-            let amount: Vec<f64> = match request.exclusive {
-                true => node.capacity.clone(),
-                false => each.iter().map(|d| d * share).collect(),
-            };
-            let room = (node.used.iter().zip(&amount).zip(&node.capacity))
-                .all(|((u, a), c)| u + a <= c + FIT_SLACK);
-            let whole = !request.exclusive || node.used.iter().all(|u| *u <= FIT_SLACK);
-            let again = placed.iter().any(|(n, _)| *n == index);
-            if !(room && whole) || again {
-                return None;
-            }
-            placed.push((index, amount));
+        let nodes: Option<Vec<usize>> = hosts.iter().map(|h| self.hosts.get(h).copied()).collect();
+        let mut nodes = nodes?;
+        nodes.dedup();
+        if nodes.is_empty() || nodes.len() != hosts.len() {
+            return None;
         }
-        (!placed.is_empty()).then_some(placed)
+        let room = |node: &Node, amount: &[f64]| {
+            (node.used.iter().zip(amount).zip(&node.capacity))
+                .all(|((u, a), c)| u + a <= c + FIT_SLACK)
+        };
+        let mut placed = Vec::with_capacity(nodes.len());
+        match (&request.shape, request.exclusive) {
+            (Shape::Spread { units, per_unit }, false) => {
+                let mut left = *units;
+                for &index in &nodes {
+                    let node = &self.nodes[index];
+                    let fits = (1..=left).rev().find(|&k| {
+                        let amount: Vec<f64> = per_unit.iter().map(|d| d * f64::from(k)).collect();
+                        room(node, &amount)
+                    });
+                    if let Some(k) = fits {
+                        placed.push((index, per_unit.iter().map(|d| d * f64::from(k)).collect()));
+                        left -= k;
+                    }
+                }
+                (left == 0).then_some(placed)
+            }
+            (shape, exclusive) => {
+                let (count, each) = match shape {
+                    Shape::Nodes { nodes, per_node } => (*nodes, per_node),
+                    Shape::Spread { units, per_unit } => (*units, per_unit),
+                };
+                let share = f64::from(count) / nodes.len() as f64;
+                for &index in &nodes {
+                    let node = &self.nodes[index];
+                    let amount: Vec<f64> = match exclusive {
+                        true => node.capacity.clone(),
+                        false => each.iter().map(|d| d * share).collect(),
+                    };
+                    let whole = !exclusive || node.used.iter().all(|u| *u <= FIT_SLACK);
+                    if !(room(node, &amount) && whole) {
+                        return None;
+                    }
+                    placed.push((index, amount));
+                }
+                Some(placed)
+            }
+        }
     }
 
     /// Takes `placed` from the nodes now.
