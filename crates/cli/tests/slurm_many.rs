@@ -230,10 +230,134 @@ fn the_replay_predicts_a_small_run() {
         "median |start error| {median} s, above one backfill interval"
     );
     collect_makes_what_the_shell_commands_make(began.trim(), ids.len());
+    a_production_window_through_collect_and_what_if();
     // Its usage would enter part 1's comparison with sshare, where a job that ends in the same
     // second as a decay tick is charged a tick's decay apart (scripts/slurm/after-tick.sh):
     // the rest of the test starts on a fresh cluster, as it did before this part.
     script("up.sh", &["--fresh", "fair-tree", "--layout", "many"]);
+}
+
+/// A window as a production month opens: bob may run one job at a time (`MaxJobs=1`), node
+/// n05 is drained for the run, and the window opens with jobs running and waiting, after the
+/// small run's usage. `collect --since` inside the run, then `what-if`: the window's machine,
+/// the history and the limit are read and held, the drained node is named as left out, and
+/// the baseline is compared on the jobs eligible inside the window (the pipeline exactly;
+/// agreement loosely: Slurm ran with a node the model does not know was drained).
+fn a_production_window_through_collect_and_what_if() {
+    run(
+        "sacctmgr",
+        &[
+            "-i",
+            "modify",
+            "user",
+            "where",
+            "name=bob",
+            "set",
+            "MaxJobs=1",
+        ],
+    );
+    run(
+        "scontrol",
+        &[
+            "update",
+            "NodeName=n05",
+            "State=DRAIN",
+            "Reason=maintenance",
+        ],
+    );
+    let mut ids = Vec::new();
+    let mut opens = String::new();
+    for i in 0..16usize {
+        let user = ["alice", "bob", "carol", "bob"][i % 4];
+        ids.push(submit(
+            user,
+            &format!("-p cpu -n {} -t 1", [16, 8, 24, 8][i % 4]),
+            12,
+        ));
+        if i == 9 {
+            opens = run("date", &["-u", "+%Y-%m-%dT%H:%M:%S"]);
+        }
+        std::thread::sleep(Duration::from_millis(700));
+    }
+    wait_for("the window's run to end", Duration::from_secs(300), || {
+        ids.iter().all(|id| state(*id).is_empty())
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    run("scontrol", &["update", "NodeName=n05", "State=RESUME"]);
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("window");
+    let until = run("date", &["-u", "+%Y-%m-%dT%H:%M:%S"]);
+    let fairshare = env!("CARGO_BIN_EXE_fairshare");
+    let args = [
+        "--since",
+        opens.trim(),
+        "--until",
+        until.trim(),
+        "--history",
+        "1h",
+    ];
+    run(
+        fairshare,
+        &[&["slurm", "collect", bundle.to_str().unwrap()][..], &args].concat(),
+    );
+    run(
+        "sacctmgr",
+        &[
+            "-i",
+            "modify",
+            "user",
+            "where",
+            "name=bob",
+            "set",
+            "MaxJobs=-1",
+        ],
+    );
+    for file in [
+        "history.txt",
+        "limits.txt",
+        "qos-limits.txt",
+        "tres.txt",
+        "transactions.txt",
+    ] {
+        assert!(bundle.join(file).is_file(), "{file}");
+    }
+    let out = run(
+        fairshare,
+        &["slurm", "what-if", bundle.to_str().unwrap(), "--json", "-"],
+    );
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let window = &doc["trust"]["window"];
+    assert_eq!(window["opens"], opens.trim(), "{window}");
+    let (running, waiting) = (
+        window["jobs_running"].as_u64().unwrap(),
+        window["jobs_waiting"].as_u64().unwrap(),
+    );
+    assert!(
+        running + waiting > 0,
+        "the window opens on a busy machine: {window}"
+    );
+    assert!(
+        window["history_jobs"].as_u64().unwrap() >= running,
+        "{window}"
+    );
+    let held = &doc["prediction"]["policies"][0]["held_by_limits"];
+    assert!(
+        held["user bob (MaxJobs)"].as_u64().is_some_and(|n| n >= 1),
+        "{held}"
+    );
+    assert!(doc["taken"]
+        .to_string()
+        .contains("changes of them in transactions.txt"));
+    assert!(doc["unmodelled"]
+        .to_string()
+        .contains("nodes down or drained"));
+    let jobs = doc["trust"]["jobs"].as_u64().unwrap();
+    let before = window["jobs_before"].as_u64().unwrap();
+    eprintln!(
+        "the production window: {window}, {jobs} jobs compared, contested order {}",
+        doc["trust"]["contested_order"]
+    );
+    assert!(jobs >= 1 && jobs + before >= 6, "{}", doc["trust"]);
 }
 
 /// `slurm collect` over the small run writes a bundle whose dump lists its `jobs` jobs, and
