@@ -18,7 +18,7 @@ use fairshare_trace::sacct::Tres;
 use fairshare_trace::slurm_conf::SlurmConf;
 use fairshare_trace::slurm_limits::{
     read_assoc_limits, read_limit_changes, read_qos_limits, read_tres_ids, AssocLimits, Caps,
-    Changed, LimitChange, QosLimits, Setting,
+    Changed, LimitChange, QosLimits, Setting, TresCaps,
 };
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -154,7 +154,7 @@ impl SiteLimits {
                 ),
             };
             let of = |c: &Changed| matches!(c, Changed::Assoc { account, user } if *account == assoc.account && *user == assoc.user);
-            let group = self.timeline(&assoc.group, of, group_setting, resources);
+            let group = self.timeline(&assoc.group, of, Capped::Group, resources);
             let scope = Scope {
                 users: Some(members),
                 ..Scope::default()
@@ -177,7 +177,7 @@ impl SiteLimits {
                     ..Scope::default()
                 };
                 let name = format!("QOS {}", q.name);
-                let per_user = self.timeline(&q.per_user, of, user_setting, resources);
+                let per_user = self.timeline(&q.per_user, of, Capped::EachUser, resources);
                 let each_user = Scope {
                     each_user: true,
                     ..scope.clone()
@@ -187,7 +187,7 @@ impl SiteLimits {
                     each_user,
                     per_user,
                 ));
-                let per_account = self.timeline(&q.per_account, of, account_setting, resources);
+                let per_account = self.timeline(&q.per_account, of, Capped::EachAccount, resources);
                 let each_account = Scope {
                     groups: tree.groups.clone(),
                     ..scope.clone()
@@ -197,7 +197,7 @@ impl SiteLimits {
                     each_account,
                     per_account,
                 ));
-                let group = self.timeline(&q.group, of, group_setting, resources);
+                let group = self.timeline(&q.group, of, Capped::Group, resources);
                 limits.extend(limit(format!("{name} (GrpTRES, GrpJobs)"), scope, group));
             }
         }
@@ -217,7 +217,7 @@ impl SiteLimits {
                 continue;
             };
             let setting = |a: &&AssocLimits| {
-                let changed = (self.changes.iter()).any(|c| matches!(&c.setting, Setting::MaxJobs(_)) && matches!(&c.of, Changed::Assoc { account, user } if *account == a.account && *user == a.user));
+                let changed = (self.changes.iter()).any(|c| what_changed(&c.setting).0 == Capped::MaxJobs && matches!(&c.of, Changed::Assoc { account, user } if *account == a.account && *user == a.user));
                 a.max_jobs.is_some() || changed
             };
             let chain = std::iter::once(own).chain(tree.accounts_above(&own.account, &self.assoc));
@@ -229,7 +229,7 @@ impl SiteLimits {
                 tres: Vec::new(),
                 jobs: from.max_jobs,
             };
-            let timeline = self.timeline(&caps, of, max_jobs_setting, &[]);
+            let timeline = self.timeline(&caps, of, Capped::MaxJobs, &[]);
             let scope = Scope {
                 users: Some(vec![index as u32]),
                 ..Scope::default()
@@ -239,20 +239,22 @@ impl SiteLimits {
         limits
     }
 
-    /// The caps over time of a limit whose values are now `now`, changed as the changes that
-    /// `of` picks and `setting` reads say: before its first change, each part changed was
+    /// The caps over time of a limit whose values are now `now`, changed as the changes of
+    /// its `capped` caps that `of` picks say: before its first change, each part changed was
     /// unset (the transactions record the new values, and an association or QOS starts with
     /// none).
     fn timeline(
         &self,
         now: &Caps,
         of: impl Fn(&Changed) -> bool,
-        setting: fn(&Setting) -> Option<(Part, Caps)>,
+        capped: Capped,
         resources: &[String],
     ) -> Vec<(Time, Cap)> {
         let changes: Vec<(Time, Part, Caps)> = (self.changes.iter())
             .filter(|c| of(&c.of))
-            .filter_map(|c| setting(&c.setting).map(|(part, caps)| (c.at, part, caps)))
+            .map(|c| (c.at, what_changed(&c.setting)))
+            .filter(|(_, (which, _, _))| *which == capped)
+            .map(|(at, (_, part, caps))| (at, part, caps))
             .collect();
         let mut current = now.clone();
         for (_, part, _) in &changes {
@@ -307,81 +309,49 @@ fn has_caps(a: &AssocLimits) -> bool {
     !a.group.tres.is_empty() || a.group.jobs.is_some() || a.max_jobs.is_some()
 }
 
-/// What a change sets of a group's caps (`GrpTRES`, `GrpJobs`).
-fn group_setting(setting: &Setting) -> Option<(Part, Caps)> {
-    match setting {
-        Setting::GroupTres(tres) => Some((
+/// Which caps of an association or QOS a change sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Capped {
+    /// What all its jobs hold (`GrpTRES`, `GrpJobs`).
+    Group,
+    /// What each user's jobs in a QOS hold (`MaxTRESPU`, `MaxJobsPU`).
+    EachUser,
+    /// What each account's jobs in a QOS hold (`MaxTRESPA`, `MaxJobsPA`).
+    EachAccount,
+    /// How many jobs each user runs (`MaxJobs`).
+    MaxJobs,
+}
+
+/// Which caps a change sets, which part of them, and to what.
+fn what_changed(setting: &Setting) -> (Capped, Part, Caps) {
+    let tres = |tres: &TresCaps| {
+        (
             Part::Tres,
             Caps {
                 tres: tres.clone(),
                 jobs: None,
             },
-        )),
-        Setting::GroupJobs(jobs) => Some((
+        )
+    };
+    let jobs = |jobs: &Option<u64>| {
+        (
             Part::Jobs,
             Caps {
                 tres: Vec::new(),
                 jobs: *jobs,
             },
-        )),
-        _ => None,
-    }
-}
-
-/// What a change sets of a QOS' caps on each user's jobs.
-fn user_setting(setting: &Setting) -> Option<(Part, Caps)> {
-    match setting {
-        Setting::UserTres(tres) => Some((
-            Part::Tres,
-            Caps {
-                tres: tres.clone(),
-                jobs: None,
-            },
-        )),
-        Setting::UserJobs(jobs) => Some((
-            Part::Jobs,
-            Caps {
-                tres: Vec::new(),
-                jobs: *jobs,
-            },
-        )),
-        _ => None,
-    }
-}
-
-/// What a change sets of a QOS' caps on each account's jobs.
-fn account_setting(setting: &Setting) -> Option<(Part, Caps)> {
-    match setting {
-        Setting::AccountTres(tres) => Some((
-            Part::Tres,
-            Caps {
-                tres: tres.clone(),
-                jobs: None,
-            },
-        )),
-        Setting::AccountJobs(jobs) => Some((
-            Part::Jobs,
-            Caps {
-                tres: Vec::new(),
-                jobs: *jobs,
-            },
-        )),
-        _ => None,
-    }
-}
-
-/// What a change sets of an association's `MaxJobs`.
-fn max_jobs_setting(setting: &Setting) -> Option<(Part, Caps)> {
-    match setting {
-        Setting::MaxJobs(jobs) => Some((
-            Part::Jobs,
-            Caps {
-                tres: Vec::new(),
-                jobs: *jobs,
-            },
-        )),
-        _ => None,
-    }
+        )
+    };
+    let ((part, caps), capped) = match setting {
+        Setting::GroupTres(t) => (tres(t), Capped::Group),
+        Setting::GroupJobs(j) => (jobs(j), Capped::Group),
+        Setting::UserTres(t) => (tres(t), Capped::EachUser),
+        Setting::UserJobs(j) => (jobs(j), Capped::EachUser),
+        Setting::AccountTres(t) => (tres(t), Capped::EachAccount),
+        Setting::AccountJobs(j) => (jobs(j), Capped::EachAccount),
+        Setting::MaxJobs(j) => (jobs(j), Capped::MaxJobs),
+    };
+    (capped, part, caps)
 }
 
 /// The accounts and the trace's users in them, as the limits' associations place them.
