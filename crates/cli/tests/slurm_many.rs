@@ -244,18 +244,14 @@ fn the_replay_predicts_a_small_run() {
 /// the baseline is compared on the jobs eligible inside the window (the pipeline exactly;
 /// agreement loosely: Slurm ran with a node the model does not know was drained).
 fn a_production_window_through_collect_and_what_if() {
-    run(
-        "sacctmgr",
-        &[
-            "-i",
-            "modify",
-            "user",
-            "where",
-            "name=bob",
-            "set",
-            "MaxJobs=1",
-        ],
-    );
+    let bobs_max_jobs = |most: &str| {
+        let set = format!("MaxJobs={most}");
+        run(
+            "sacctmgr",
+            &["-i", "modify", "user", "where", "name=bob", "set", &set],
+        );
+    };
+    bobs_max_jobs("1");
     run(
         "scontrol",
         &[
@@ -300,18 +296,7 @@ fn a_production_window_through_collect_and_what_if() {
         fairshare,
         &[&["slurm", "collect", bundle.to_str().unwrap()][..], &args].concat(),
     );
-    run(
-        "sacctmgr",
-        &[
-            "-i",
-            "modify",
-            "user",
-            "where",
-            "name=bob",
-            "set",
-            "MaxJobs=-1",
-        ],
-    );
+    bobs_max_jobs("-1");
     for file in [
         "history.txt",
         "limits.txt",

@@ -604,23 +604,18 @@ impl Space {
         if nodes.is_empty() || nodes.len() != hosts.len() {
             return None;
         }
-        let room = |node: &Node, amount: &[f64]| {
-            (node.used.iter().zip(amount).zip(&node.capacity))
-                .all(|((u, a), c)| u + a <= c + FIT_SLACK)
-        };
         let mut placed = Vec::with_capacity(nodes.len());
         match (&request.shape, request.exclusive) {
             (Shape::Spread { units, per_unit }, false) => {
                 let mut left = *units;
                 for &index in &nodes {
-                    let node = &self.nodes[index];
-                    let fits = (1..=left).rev().find(|&k| {
-                        let amount: Vec<f64> = per_unit.iter().map(|d| d * f64::from(k)).collect();
-                        room(node, &amount)
-                    });
-                    if let Some(k) = fits {
-                        placed.push((index, per_unit.iter().map(|d| d * f64::from(k)).collect()));
-                        left -= k;
+                    let fits = self.nodes[index].parts_it_holds(per_unit, true).min(left);
+                    if fits > 0 {
+                        placed.push((
+                            index,
+                            per_unit.iter().map(|d| d * f64::from(fits)).collect(),
+                        ));
+                        left -= fits;
                     }
                 }
                 (left == 0).then_some(placed)
@@ -637,8 +632,7 @@ impl Space {
                         true => node.capacity.clone(),
                         false => each.iter().map(|d| d * share).collect(),
                     };
-                    let whole = !exclusive || node.used.iter().all(|u| *u <= FIT_SLACK);
-                    if !(room(node, &amount) && whole) {
+                    if !(node.has_room(&amount) && (!exclusive || node.is_empty())) {
                         return None;
                     }
                     placed.push((index, amount));
