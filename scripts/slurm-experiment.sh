@@ -86,6 +86,15 @@
 #                          the workload; AccountingStorageEnforce has limits), alice's raised
 #                          to MaxJobs=5 LIMITS_CHANGE_AT seconds into the workload (default
 #                          200), as a site raises a limit during a month
+#   NODES=none|drained|reserved
+#                          LAYOUT=many: every node up (default); or, with drained, n05-n08
+#                          (32 of cpu's 96 CPUs) drained NODES_AT seconds into the workload
+#                          (default 120) and resumed NODES_FOR seconds later (default 150),
+#                          their running jobs left to finish, as a site drains nodes for
+#                          maintenance; or, with reserved, a maintenance reservation
+#                          (Flags=MAINT, for root) on n05-n08 from NODES_AT seconds into the
+#                          workload for NODES_FOR seconds, made before the workload, which no
+#                          job may cross
 #   WINDOW_AFTER=N         also collect RUN/bundle-window, a bundle whose window opens N
 #                          seconds into the run (default 0: none), as `collect --since` cuts
 #                          a window from a site's life: the machine busy when it opens
@@ -134,6 +143,15 @@ case $layout in
       none | capped) ;;
       *) echo "LIMITS is none or capped, not '$limits'" >&2; exit 2 ;;
     esac
+    nodes=${NODES:-none}
+    nodes_at=${NODES_AT:-120}
+    nodes_for=${NODES_FOR:-150}
+    case $nodes in
+      none | drained | reserved) ;;
+      *) echo "NODES is none, drained or reserved, not '$nodes'" >&2; exit 2 ;;
+    esac
+    [[ $nodes_at =~ ^[0-9]+$ && $nodes_for =~ ^[0-9]+$ ]] \
+      || { echo "NODES_AT and NODES_FOR are whole numbers of seconds, not '$nodes_at' and '$nodes_for'" >&2; exit 2; }
     [[ $window_after =~ ^[0-9]+$ ]] || { echo "WINDOW_AFTER is a whole number of seconds, not '$window_after'" >&2; exit 2; }
     cancel_after=${CANCEL_AFTER:-30}
     [[ $cancel =~ ^[0-9]+$ && $cancel_after =~ ^[0-9]+$ ]] \
@@ -183,6 +201,7 @@ set_weight() {
 watcher=""
 sampler=""
 changer=""
+drainer=""
 # Whatever happens: the watcher and sampler stopped, the queue emptied, the weight restored.
 cleanup() {
   local rc=$?
@@ -191,6 +210,11 @@ cleanup() {
   rm -f /run/fairshare-slurm/submit-factors.txt
   [ -n "$sampler" ] && kill "$sampler" 2>/dev/null && wait "$sampler" 2>/dev/null || true
   [ -n "$changer" ] && kill "$changer" 2>/dev/null && wait "$changer" 2>/dev/null || true
+  [ -n "$drainer" ] && kill "$drainer" 2>/dev/null && wait "$drainer" 2>/dev/null || true
+  if [ "${nodes:-none}" != none ] && scontrol ping >/dev/null 2>&1; then
+    scontrol delete ReservationName=maintenance 2>/dev/null || true
+    scontrol update NodeName=n[05-08] State=RESUME 2>/dev/null || true
+  fi
   for u in ${everyone//,/ }; do scancel -u "$u" 2>/dev/null || true; done
   if scontrol ping >/dev/null 2>&1; then
     set_weight 100000 || rc=1
@@ -341,6 +365,12 @@ TOML
     sleep 3
     kill -0 "$watcher" || { log "$name: the watcher did not start"; cat "$dir/watch.log" >&2; return 1; }
   fi
+  if [ "${nodes:-none}" = reserved ]; then
+    # A maintenance window announced before the workload: no job may run across it there.
+    scontrol delete ReservationName=maintenance 2>/dev/null || true
+    scontrol create ReservationName=maintenance Users=root Flags=MAINT Nodes=n[05-08] \
+      StartTime="now+$((nodes_at + 3))" EndTime="now+$((nodes_at + 3 + nodes_for))" >/dev/null
+  fi
   sample >"$dir/sprio.log" &
   sampler=$!
   t0=$(now_ms)
@@ -348,6 +378,12 @@ TOML
   if [ "${limits:-none}" = capped ]; then
     (sleep "$limits_change_at" && sacctmgr -i modify user where name=alice set MaxJobs=5 >/dev/null) &
     changer=$!
+  fi
+  if [ "${nodes:-none}" = drained ]; then
+    # Four nodes drained for maintenance and back: their running jobs finish, no job starts.
+    (sleep "$nodes_at" && scontrol update NodeName=n[05-08] State=DRAIN Reason=maintenance \
+      && sleep "$nodes_for" && scontrol update NodeName=n[05-08] State=RESUME) &
+    drainer=$!
   fi
   workload
   log "$name: all submitted; waiting for the queue to empty"
@@ -361,6 +397,10 @@ TOML
   if [ -n "$changer" ]; then
     wait "$changer" || { log "$name: the limit was not raised"; return 1; }
     changer=""
+  fi
+  if [ -n "$drainer" ]; then
+    wait "$drainer" || { log "$name: the nodes were not drained and resumed"; return 1; }
+    drainer=""
   fi
   tail -c +$((log_from + 1)) /var/log/slurm/slurmctld.log >"$dir/slurmctld.log" 2>/dev/null || true
   if [ -n "$watcher" ]; then

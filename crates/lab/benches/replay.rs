@@ -70,6 +70,7 @@ fn replay(c: &mut Criterion) {
             assoc_factors: Vec::new(),
             opens: None,
             limits: Vec::new(),
+            outages: Vec::new(),
         };
         group.bench_function(policy, |b| {
             b.iter(|| {

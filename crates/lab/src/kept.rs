@@ -9,7 +9,7 @@
 //! task never moves the ones kept before. The runs get back the very same tasks.
 
 use crate::load::{project, RecordedRun};
-use fairshare_core::model::{Task, Time};
+use fairshare_core::model::{Pin, Task, Time};
 
 /// The fields every task has.
 struct Head {
@@ -42,6 +42,7 @@ struct Rest {
     failed: bool,
     billing: Option<f64>,
     hosts: Vec<String>,
+    pinned: Option<Pin>,
 }
 
 impl Rest {
@@ -60,6 +61,7 @@ impl Rest {
             && self.failed == new.failed
             && self.billing == new.billing
             && self.hosts == new.hosts
+            && self.pinned == new.pinned
     }
 }
 
@@ -183,6 +185,7 @@ impl Kept {
             billing,
             job_part,
             hosts,
+            pinned,
         } = task;
         let parts_alike = job_part.is_some() == (self.parts.len() > 0) || self.heads.len() == 0;
         if demand.len() != self.width || !parts_alike {
@@ -201,6 +204,7 @@ impl Kept {
             failed,
             billing,
             hosts,
+            pinned,
         };
         let rest = if rest.is_plain() {
             Head::PLAIN
@@ -260,6 +264,7 @@ impl Kept {
                 task.failed = rest.failed;
                 task.billing = rest.billing;
                 task.hosts = rest.hosts.clone();
+                task.pinned = rest.pinned;
             }
             task
         })

@@ -101,6 +101,8 @@ pub struct Replay {
     pub opens: Option<Time>,
     /// The site's limits on groups of jobs, whatever the policy ([`ClusterConfig::limits`]).
     pub limits: Vec<cluster::Limit>,
+    /// The spans the site took nodes from its jobs ([`ClusterConfig::outages`]).
+    pub outages: Vec<cluster::Outage>,
 }
 
 impl Default for Replay {
@@ -121,6 +123,7 @@ impl Default for Replay {
             cluster: None,
             opens: None,
             limits: Vec::new(),
+            outages: Vec::new(),
         }
     }
 }
@@ -600,6 +603,7 @@ impl MeasuredTrace {
             assoc_factors: Vec::new(),
             opens: replay.opens,
             limits: replay.limits.clone(),
+            outages: replay.outages.clone(),
         }
     }
 

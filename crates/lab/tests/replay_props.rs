@@ -104,6 +104,7 @@ fn replay(text: &str, policy: &str, fraction: f64) -> Option<(PolicyResult, u64)
         assoc_factors: Vec::new(),
         opens: None,
         limits: Vec::new(),
+        outages: Vec::new(),
     };
     let arrivals = tasks.iter().map(|t| {
         Ok::<_, std::convert::Infallible>(Task {

@@ -30,6 +30,7 @@ fn shard() -> Value {
         assoc_factors: Vec::new(),
         opens: None,
         limits: Vec::new(),
+        outages: Vec::new(),
         shares: None,
         accounts: None,
     };

@@ -41,6 +41,7 @@ fn config(policy: &str, capacity: f64, stop: Stop) -> ClusterConfig {
         assoc_factors: Vec::new(),
         opens: None,
         limits: Vec::new(),
+        outages: Vec::new(),
         shares: None,
         accounts: None,
     }

@@ -10,10 +10,11 @@ use crate::command::CommandError;
 use crate::command::Commands;
 use fairshare_core::model::{slurm_duration, Time};
 pub use fairshare_trace::bundle::{
-    Manifest, ASSOC, CONFIG, CONTROLLER_LOG, DUMP, DUMP_FORMAT, HISTORY, LAST_DECAY, LIMITS,
-    MANIFEST, QOS, QOS_LIMITS, TRANSACTIONS, TRES,
+    Manifest, ASSOC, CONFIG, CONTROLLER_LOG, DUMP, DUMP_FORMAT, EVENTS, HISTORY, LAST_DECAY,
+    LIMITS, MANIFEST, QOS, QOS_LIMITS, RESERVATIONS, TRANSACTIONS, TRES,
 };
 use fairshare_trace::slurm_limits::{ASSOC_FORMAT, QOS_FORMAT};
+use fairshare_trace::slurm_nodes::{EVENT_FORMAT, RESERVATION_FORMAT};
 use std::path::{Path, PathBuf};
 
 /// What a bundle is collected over: the accounting window, in `sacct`'s time format (UTC).
@@ -249,6 +250,32 @@ impl Bundle {
                     &format!("End={}", window.until),
                 ]],
             ),
+            part(
+                EVENTS,
+                &[&[
+                    "sacctmgr",
+                    "-P",
+                    "show",
+                    "event",
+                    &format!("Clusters={cluster}"),
+                    &format!("Start={}", window.since),
+                    &format!("End={}", window.until),
+                    &format!("format={EVENT_FORMAT}"),
+                ]],
+            ),
+            part(
+                RESERVATIONS,
+                &[&[
+                    "sacctmgr",
+                    "-P",
+                    "show",
+                    "reservation",
+                    &format!("Clusters={cluster}"),
+                    &format!("Start={}", window.since),
+                    &format!("End={}", window.until),
+                    &format!("format={RESERVATION_FORMAT}"),
+                ]],
+            ),
         ];
         let parts = (parts.into_iter())
             .chain(history.map(|history| Part {
@@ -469,7 +496,7 @@ mod tests {
             .unwrap();
         let history = std::fs::read_to_string(dir.path().join(HISTORY)).unwrap();
         assert_eq!(history, format!("sacct --allusers --parsable2 --starttime=2026-10-01T00:00:00 --endtime=2026-10-29T00:00:00 --format={DUMP_FORMAT}\n"));
-        assert!(DUMP_FORMAT.ends_with(",NodeList,Reason"));
+        assert!(DUMP_FORMAT.ends_with(",NodeList,Reason,Reservation,SubmitLine"));
         assert_eq!(
             manifest.history_since.as_deref(),
             Some("2026-10-01T00:00:00")
@@ -498,7 +525,9 @@ mod tests {
                 LIMITS,
                 QOS_LIMITS,
                 TRES,
-                TRANSACTIONS
+                TRANSACTIONS,
+                EVENTS,
+                RESERVATIONS
             ]
         );
         let read = |name| std::fs::read_to_string(dir.path().join(name)).unwrap();
@@ -507,6 +536,8 @@ mod tests {
             "scontrol show config\nscontrol show node\nscontrol show partition\n"
         );
         assert!(read(ASSOC).contains("where cluster=emu format=Cluster,Account,User"));
+        assert_eq!(read(EVENTS), "sacctmgr -P show event Clusters=emu Start=2026-10-29T00:00:00 End=2026-11-28T00:00:00 format=NodeName,TimeStart,TimeEnd,State,Reason,Event\n");
+        assert!(read(RESERVATIONS).contains("show reservation Clusters=emu Start=2026-10-29T00:00:00 End=2026-11-28T00:00:00 format=Name,NodeNames,"));
         assert!(read(DUMP).starts_with("sacct --allusers --parsable2 --starttime=2026-10-29T00:00:00 --endtime=2026-11-28T00:00:00 --format=JobID,User,Account,Submit,Eligible,"));
         assert!(!dir.path().join(HISTORY).exists(), "no history asked for");
         assert!(

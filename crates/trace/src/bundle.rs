@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 /// The `sacct` fields a bundle's dump holds: every field the replay reads.
 pub const DUMP_FORMAT: &str = "JobID,User,Account,Submit,Eligible,Start,End,Elapsed,Timelimit,\
-AllocTRES,ReqTRES,Partition,State,QOS,Flags,ReqNodes,Constraints,NodeList,Reason";
+AllocTRES,ReqTRES,Partition,State,QOS,Flags,ReqNodes,Constraints,NodeList,Reason,Reservation,\
+SubmitLine";
 
 /// The accounting dump: `sacct --parsable2 --format=`[`DUMP_FORMAT`].
 pub const DUMP: &str = "sacct.txt";
@@ -29,6 +30,16 @@ pub const TRES: &str = "tres.txt";
 /// The changes made to associations and QOS from the history's start to the window's end
 /// (`sacctmgr -P list transactions withassoc`).
 pub const TRANSACTIONS: &str = "transactions.txt";
+/// The nodes' events over the window: when each was down, drained or failing
+/// (`sacctmgr -P show event format=`[`EVENT_FORMAT`]).
+///
+/// [`EVENT_FORMAT`]: crate::slurm_nodes::EVENT_FORMAT
+pub const EVENTS: &str = "events.txt";
+/// The reservations over the window (`sacctmgr -P show reservation
+/// format=`[`RESERVATION_FORMAT`]).
+///
+/// [`RESERVATION_FORMAT`]: crate::slurm_nodes::RESERVATION_FORMAT
+pub const RESERVATIONS: &str = "reservations.txt";
 /// `scontrol show config`, `show node` and `show partition`, in one file.
 pub const CONFIG: &str = "config.txt";
 /// `sacctmgr show assoc` of the cluster.

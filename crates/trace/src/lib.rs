@@ -59,6 +59,7 @@ pub mod sacct;
 pub mod shares;
 pub mod slurm_conf;
 pub mod slurm_limits;
+pub mod slurm_nodes;
 pub mod slurm_output;
 pub mod slurmctld_log;
 mod source;

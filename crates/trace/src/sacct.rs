@@ -60,8 +60,8 @@ use crate::input::{columns, Col, HeadedCsv, Record};
 use crate::slurmctld_log::{ControllerLog, Timed};
 use crate::source::{Loaded, Meta, Source, Task};
 use crate::{parse_size, Format, ReadOptions, TraceError};
-use fairshare_core::model::Time;
 pub use fairshare_core::model::{slurm_duration, BadDuration};
+use fairshare_core::model::{Pin, Time};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -179,6 +179,8 @@ struct Optional {
     constraints: Option<Col>,
     node_list: Option<Col>,
     reason: Option<Col>,
+    reservation: Option<Col>,
+    submit_line: Option<Col>,
 }
 
 /// The most hosts one job's `NodeList` may name.
@@ -212,6 +214,8 @@ fn read_jobs(
         constraints: find("Constraints"),
         node_list: find("NodeList"),
         reason: find("Reason"),
+        reservation: find("Reservation"),
+        submit_line: find("SubmitLine"),
     };
     if optional.flags.is_some() {
         meta.stats.backfill_starts.get_or_insert_with(Vec::new);
@@ -288,6 +292,7 @@ fn read_jobs(
                     partition: job.partition.map(|p| meta.partition(p)),
                     qos: job.qos.map(|q| meta.qos(q)),
                     properties: job.features.unwrap_or_default(),
+                    pinned: job.pinned,
                     ..task
                 });
             }
@@ -347,6 +352,8 @@ struct Job<'r> {
     features: Option<Vec<String>>,
     /// The hosts it ran on (`NodeList`; empty when the dump does not say).
     hosts: Vec<String>,
+    /// What the dump records of it that a replay does not model.
+    pinned: Option<Pin>,
 }
 
 /// The job of one record.
@@ -442,6 +449,49 @@ fn job<'r>(
         backfilled: flags.split(',').any(|f| f == "SchedBackfill"),
         features: required_features(optional_text(optional.constraints)?.unwrap_or_default()),
         hosts: hosts(record, optional.node_list)?,
+        pinned: pinned(
+            optional_text(optional.reservation)?,
+            &submit_line(record, optional.submit_line),
+            state,
+        ),
+    })
+}
+
+/// A record's `SubmitLine`, with every field after it: the last column of a bundle's dump,
+/// whose `|`s (a `--wrap` command's pipes) `sacct` does not escape.
+fn submit_line(record: &Record, col: Option<Col>) -> String {
+    let Some(col) = col else {
+        return String::new();
+    };
+    let fields = record.fields.iter().skip(col.number - 1);
+    let line: Vec<_> = fields.map(String::from_utf8_lossy).collect();
+    line.join("|")
+}
+
+/// What a job's record says that a replay does not model: a `Reservation` it ran in, a
+/// `--dependency` on its `SubmitLine`, a `State` of `REQUEUED` or `PREEMPTED`.
+fn pinned(reservation: Option<&str>, submit_line: &str, state: &str) -> Option<Pin> {
+    if reservation.is_some() {
+        Some(Pin::Reservation)
+    } else if asks_a_dependency(submit_line) {
+        Some(Pin::Dependency)
+    } else if state.starts_with("REQUEUED") || state.starts_with("PREEMPTED") {
+        Some(Pin::Requeued)
+    } else {
+        None
+    }
+}
+
+/// Whether a submission line asks for a dependency: `--dependency=afterok:12` (or a prefix
+/// of it, as Slurm's option parser takes), `-d afterok:12`, `-dsingleton`.
+fn asks_a_dependency(line: &str) -> bool {
+    line.split_whitespace().any(|word| {
+        let option = word.split('=').next().unwrap_or(word);
+        (option.len() >= 5 && "--dependency".starts_with(option))
+            || option == "-d"
+            || ["-dafter", "-dsingleton", "-dexpand"]
+                .iter()
+                .any(|p| option.starts_with(p))
     })
 }
 

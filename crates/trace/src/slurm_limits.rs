@@ -125,14 +125,16 @@ pub struct LimitChange {
 }
 
 /// A `|`-separated output with a header: each line's fields, found by column name.
-struct Table<'t> {
+pub(crate) struct Table<'t> {
+    /// The header's column names.
     header: Vec<&'t str>,
-    rows: Vec<(String, usize, Vec<&'t str>)>,
+    /// Each line: its name for errors, its number and its fields.
+    pub(crate) rows: Vec<(String, usize, Vec<&'t str>)>,
 }
 
 impl<'t> Table<'t> {
     /// The table of `text`, its first non-blank line the header.
-    fn of(text: &'t str) -> Table<'t> {
+    pub(crate) fn of(text: &'t str) -> Table<'t> {
         let mut lines = lines(text);
         let header = lines
             .next()
@@ -147,19 +149,19 @@ impl<'t> Table<'t> {
     }
 
     /// The index of the first of `names` the header has.
-    fn column(&self, names: &[&str]) -> Option<usize> {
+    pub(crate) fn column(&self, names: &[&str]) -> Option<usize> {
         (self.header.iter()).position(|h| names.iter().any(|n| h.trim().eq_ignore_ascii_case(n)))
     }
 
     /// The index of the column `names` name, or the error saying it is missing.
-    fn needed(&self, names: &[&'static str]) -> Result<usize, ReadError> {
+    pub(crate) fn needed(&self, names: &[&'static str]) -> Result<usize, ReadError> {
         self.column(names)
             .ok_or_else(|| ReadError::field_of("line 1 (the header)", names[0], Problem::Missing))
     }
 }
 
 /// A row's field at `column` (empty when the column or the field is absent), trimmed.
-fn field<'t>(row: &[&'t str], column: Option<usize>) -> &'t str {
+pub(crate) fn field<'t>(row: &[&'t str], column: Option<usize>) -> &'t str {
     column.and_then(|c| row.get(c)).map_or("", |f| f.trim())
 }
 

@@ -515,6 +515,7 @@ impl SwfReader {
             billing: None,
             job_part: None,
             hosts: Vec::new(),
+            pinned: None,
         })
     }
 

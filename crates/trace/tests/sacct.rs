@@ -536,3 +536,34 @@ fn a_dump_without_parsable2_is_told_so() {
         "{error}"
     );
 }
+
+/// A job the dump records in a reservation, with a dependency on its submission line, or
+/// requeued or preempted is marked for a replay to start as it started; a pipe inside the
+/// last column (`SubmitLine`, a `--wrap` command) hides no dependency after it.
+#[test]
+fn what_a_replay_does_not_model_is_marked_on_the_job() {
+    use fairshare_core::model::Pin;
+    let dir = TempDir::new().unwrap();
+    let header = "JobID|User|Account|Submit|Start|End|AllocTRES|State|Reservation|SubmitLine\n";
+    let rows = [
+        "1|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:01|2024-01-01T00:10:00|cpu=2|COMPLETED|maint|sbatch -n 2 job.sh",
+        "2|ann|a|2024-01-01T00:00:02|2024-01-01T00:10:01|2024-01-01T00:20:00|cpu=2|COMPLETED||sbatch --dependency=afterok:1 job.sh",
+        "3|bob|a|2024-01-01T00:00:03|2024-01-01T00:10:02|2024-01-01T00:20:00|cpu=2|COMPLETED||sbatch -d singleton job.sh",
+        "4|bob|a|2024-01-01T00:00:04|2024-01-01T00:00:05|2024-01-01T00:05:00|cpu=2|PREEMPTED||sbatch job.sh",
+        "5|bob|a|2024-01-01T00:00:05|2024-01-01T00:00:06|2024-01-01T00:05:00|cpu=2|COMPLETED||sbatch --wrap 'ls | sort' --dep=after:4",
+        "6|bob|a|2024-01-01T00:00:06|2024-01-01T00:00:07|2024-01-01T00:05:00|cpu=2|COMPLETED||sbatch --wrap 'ls | wc' -n 2 --mem=1G",
+        "7|bob|a|2024-01-01T00:00:07|2024-01-01T00:00:08|2024-01-01T00:05:00|cpu=2|COMPLETED||sbatch -n 2 -D /tmp job.sh",
+    ];
+    let path = write(
+        &dir,
+        "sacct.txt",
+        &(header.to_owned() + &rows.join("\n") + "\n"),
+    );
+    let read = read_ok(&[&path], Some(Format::SACCT));
+    let pins: Vec<Option<Pin>> = read.tasks.iter().map(|t| t.pinned).collect();
+    let (r, d, q) = (Pin::Reservation, Pin::Dependency, Pin::Requeued);
+    assert_eq!(
+        pins,
+        [Some(r), Some(d), Some(d), Some(q), Some(d), None, None]
+    );
+}

@@ -63,6 +63,38 @@ pub struct Task {
     /// The nodes it ran on in the log, by host name, when the log says (a Slurm dump's
     /// `NodeList`): where a replay that must start it as it started puts it.
     pub hosts: Vec<String>,
+    /// What the log records of it that a replay does not model, when it records something:
+    /// a replay then starts it where and when the log started it, and leaves it out of every
+    /// count and wait.
+    pub pinned: Option<Pin>,
+}
+
+/// What a log records of a job that a replay does not model, so that it starts the job as the
+/// log started it rather than guess.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Pin {
+    /// It ran in a reservation (Slurm's `Reservation`): only its own nodes over its own span.
+    Reservation,
+    /// It waited for other jobs (`--dependency`): when it could start depends on when they
+    /// ended in the log, not in a replay.
+    Dependency,
+    /// It was requeued or preempted (Slurm's `REQUEUED`, `PREEMPTED`): the log keeps only its
+    /// last run.
+    Requeued,
+}
+
+impl Pin {
+    /// Every kind, in order.
+    pub const ALL: [Pin; 3] = [Pin::Reservation, Pin::Dependency, Pin::Requeued];
+
+    /// What it says of a job, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Pin::Reservation => "ran in a reservation",
+            Pin::Dependency => "waited for other jobs (a dependency)",
+            Pin::Requeued => "was requeued or preempted",
+        }
+    }
 }
 
 impl Task {
@@ -89,6 +121,7 @@ impl Task {
             billing: None,
             job_part: None,
             hosts: Vec::new(),
+            pinned: None,
         }
     }
 }

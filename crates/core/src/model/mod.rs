@@ -17,7 +17,7 @@ pub use duration::{
     parse_seconds, seconds, slurm_conf_duration, slurm_duration, whole_seconds, BadDuration,
 };
 pub use input::ReadStats;
-pub use job::{Chunk, JobRequest, Task};
+pub use job::{Chunk, JobRequest, Pin, Task};
 pub use machine::{partition_property, MachineCatalogue, NodeType, PARTITION_PROPERTY};
 pub use tres::{tres_name, tres_type, TresWeights};
 

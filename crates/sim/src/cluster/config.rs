@@ -1,7 +1,7 @@
 //! What a cluster run is configured with: the policy, the capacity, the users and their
 //! shares, the scheduler and placement, when it stops, what it records and the site's queues.
 
-use super::{Capacity, Fill, FirstFit, Limit, Overrun, Placement, Scheduler, TOP_USERS};
+use super::{Capacity, Fill, FirstFit, Limit, Outage, Overrun, Placement, Scheduler, TOP_USERS};
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
 use fairshare_core::rank::{Accounts, Share};
@@ -73,6 +73,8 @@ pub struct ClusterConfig {
     pub opens: Option<Time>,
     /// The site's limits on what groups of jobs may hold at once, whatever the policy.
     pub limits: Vec<Limit>,
+    /// The spans during which the site took nodes from its jobs: drained, down, reserved.
+    pub outages: Vec<Outage>,
 }
 
 /// A partition of the trace, as a Slurm site configures it.
@@ -179,6 +181,7 @@ impl ClusterConfig {
             assoc_factors: Vec::new(),
             opens: None,
             limits: Vec::new(),
+            outages: Vec::new(),
         }
     }
 }

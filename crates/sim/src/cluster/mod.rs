@@ -19,6 +19,7 @@ mod config;
 mod engine;
 mod limits;
 mod meter;
+mod outage;
 mod outcome;
 mod overrun;
 mod placement;
@@ -32,6 +33,7 @@ mod waiting;
 
 pub use config::{ClusterConfig, Partition, QueueLimit, Stop, Window};
 pub use limits::{Cap, Limit, Scope};
+pub use outage::Outage;
 pub use outcome::{JobOutcome, JobState};
 pub use overrun::Overrun;
 pub use placement::{BestFit, FirstFit, JobPlacement, Node, Placement, PlacementEntry, SlurmNodes};
@@ -80,6 +82,14 @@ pub enum SimError {
     /// The ranker refused what the engine told it.
     #[error("ranking")]
     Rank(#[source] RankError),
+    /// An outage names a node the run's machines do not have.
+    #[error("outage {outage}: no node of the run is named {host}")]
+    UnknownHost {
+        /// The outage's name.
+        outage: String,
+        /// The host it names.
+        host: String,
+    },
     /// The policy cannot rank this engine's users.
     #[error("policy {policy}: {problem}")]
     Policy {

@@ -2,7 +2,7 @@
 //! per-job table a researcher joins back to the trace, streamed rather than kept, so that a
 //! replay of millions of jobs lists every one of them in bounded memory.
 
-use fairshare_core::model::{Task, Time};
+use fairshare_core::model::{Pin, Task, Time};
 
 /// How a job's replay ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -82,6 +82,9 @@ pub struct JobOutcome {
     /// waited, or at the run's end for a job that never started (its submission until one of
     /// them is known).
     pub waited_until: Time,
+    /// What the log records of it that the replay does not model, when it records something:
+    /// it was started as the log started it.
+    pub pinned: Option<Pin>,
 }
 
 impl JobOutcome {
@@ -109,6 +112,7 @@ impl JobOutcome {
             allocated: Vec::new(),
             state: JobState::NeverStarted,
             waited_until: task.submit,
+            pinned: task.pinned,
         }
     }
 

@@ -11,6 +11,7 @@ mod adapter;
 mod conclude;
 mod jobs;
 mod order;
+mod outages;
 mod pass;
 mod reservations;
 mod run;
@@ -32,6 +33,7 @@ use fairshare_core::model::{Task, Time};
 use fairshare_core::rank::{Book, Head};
 use indexmap::IndexMap;
 use order::JobOrder;
+use outages::Outages;
 use setup::PartitionRule;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashSet, VecDeque};
@@ -224,6 +226,8 @@ struct Engine {
     limit_changes: BinaryHeap<Reverse<Time>>,
     /// Jobs a limit held, by the first limit that held each.
     held_by_limits: IndexMap<String, u64>,
+    /// The site's outages: which nodes are closed, and when that changes.
+    outages: Outages,
 }
 
 impl Engine {

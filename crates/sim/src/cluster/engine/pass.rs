@@ -19,6 +19,7 @@ impl Engine {
                 self.compress(freed);
             }
         }
+        self.space.fence_closed(&self.outages.closed);
         if self.tiered {
             if let Some(top) = self.next_tier(None) {
                 self.enter_tier(top);

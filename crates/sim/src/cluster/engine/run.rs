@@ -47,6 +47,7 @@ pub(in crate::cluster) fn replay<E>(
         let next_finish = engine.finishes.peek().map(|Reverse((t, _, _))| *t);
         let next_withdrawal = engine.next_withdrawal();
         let next_change = engine.limit_changes.peek().map(|Reverse(t)| *t);
+        let next_outage = engine.outages.next();
         if next_arrival.is_none() && next_finish.is_none() && engine.smallest.least().is_none() {
             // Nothing arrives, runs or waits: a wake-up left is a plan of a job that has
             // started since (or a periodic pass) and would only stretch the run.
@@ -58,7 +59,8 @@ pub(in crate::cluster) fn replay<E>(
             .into_iter()
             .chain(next_finish)
             .chain(next_withdrawal)
-            .chain(next_change);
+            .chain(next_change)
+            .chain(next_outage);
         let wakeups = (next_wakeup.into_iter())
             .chain(timing_wakeup)
             .chain(engine.next_opening());
@@ -145,6 +147,10 @@ pub(in crate::cluster) fn replay<E>(
         {
             // A limit was updated: Slurm schedules at once.
             engine.limit_changes.pop();
+            happened.asked = true;
+        }
+        if engine.change_nodes(t) {
+            // A node's state changed: Slurm schedules at once.
             happened.asked = true;
         }
         engine.start_pins(t).map_err(RunError::Sim)?;

@@ -2,7 +2,7 @@
 //! applies them, and the scheduler's planning and timing.
 
 use super::order::{rankers, JobOrder};
-use super::{Engine, Held, Meter, Recorder, Smallest, Space};
+use super::{Engine, Held, Meter, Outages, Recorder, Smallest, Space};
 use crate::cluster::scheduler::{PassKind, Reservations, WillRun};
 use crate::cluster::{Capacity, ClusterConfig, SimError};
 use fairshare_core::model::partition_property;
@@ -123,7 +123,7 @@ impl Engine {
             whole_nodes && planning.by_will_run && reservations == Reservations::ForThePass;
         let (ranker, adapter) = rankers(config, ranker(config, m)?, m);
         let limits = Held::new(&config.limits);
-        Ok(Engine {
+        let mut engine = Engine {
             queues: vec![VecDeque::new(); users],
             running: Vec::new(),
             free_slots: Vec::new(),
@@ -196,6 +196,14 @@ impl Engine {
             opened: None,
             limits,
             held_by_limits: Default::default(),
-        })
+            outages: Default::default(),
+        };
+        let will_run = &mut engine.will_run;
+        engine.outages = Outages::of(&config.outages, &mut engine.space, |node, from, to| {
+            if let Some(will_run) = will_run.as_mut() {
+                will_run.stand(node, from, to);
+            }
+        })?;
+        Ok(engine)
     }
 }

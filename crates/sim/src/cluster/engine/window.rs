@@ -10,7 +10,8 @@ use fairshare_core::model::{Task, Time};
 
 /// What the window makes of an arrival.
 pub(super) enum Opening {
-    /// The log started it before the window opened: it starts then, as it did.
+    /// The log started it before the window opened, or records what the replay does not
+    /// model ([`Task::pinned`]): it starts then, as it did.
     Pinned(Time),
     /// It waited when the window opened: it reaches the scheduler then.
     Held(Time),
@@ -23,6 +24,7 @@ impl Engine {
     pub(super) fn opening(&self, task: &Task) -> Opening {
         match (self.opens, task.start) {
             (Some(opens), Some(start)) if start < opens => Opening::Pinned(start),
+            (_, Some(start)) if task.pinned.is_some() => Opening::Pinned(start),
             (Some(opens), _) if task.submit < opens => Opening::Held(opens),
             _ => Opening::Free,
         }

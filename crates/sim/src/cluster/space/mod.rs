@@ -301,6 +301,31 @@ impl Space {
             .for_each(|(f, n)| *f |= n);
     }
 
+    /// Keeps every node `closed` counts an outage on from taking any job until
+    /// [`Space::unfence`].
+    pub(super) fn fence_closed(&mut self, closed: &[u32]) {
+        if closed.iter().all(|c| *c == 0) {
+            return;
+        }
+        self.fenced.resize(self.nodes.len(), false);
+        (self.fenced.iter_mut().zip(closed)).for_each(|(f, c)| *f |= *c > 0);
+    }
+
+    /// How many nodes there are.
+    pub(super) fn nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The node named `host`, if the run has one.
+    pub(super) fn host(&self, host: &str) -> Option<usize> {
+        self.hosts.get(host).copied()
+    }
+
+    /// All of `node`, as a placement.
+    pub(super) fn whole(&self, node: usize) -> Placed {
+        vec![(node, self.nodes[node].capacity.clone())]
+    }
+
     /// Opens every fenced node again.
     pub(super) fn unfence(&mut self) {
         self.fenced.clear();

@@ -191,6 +191,9 @@ impl NodePlans {
 pub(in crate::cluster) struct WillRun {
     plans: NodePlans,
     tested: Tested,
+    /// What the site itself holds over spans, across cycles: reservations, and nodes drained
+    /// or down until further notice.
+    standing: Vec<(Placed, Time, Time)>,
 }
 
 /// A job to plan: its request, its time limit, and the start it must come before (Slurm's
@@ -210,6 +213,24 @@ impl WillRun {
         WillRun {
             plans: NodePlans::new(nodes),
             tested: Tested::default(),
+            standing: Vec::new(),
+        }
+    }
+
+    /// Holds `placed`'s nodes over `[from, to)` in every cycle, until [`WillRun::unstand`].
+    pub(in crate::cluster) fn stand(&mut self, placed: &Placed, from: Time, to: Time) {
+        self.plans.add(placed, from, to);
+        self.standing.push((placed.clone(), from, to));
+        self.tested.forget();
+    }
+
+    /// Takes away what [`WillRun::stand`] held over `[from, to)` on `placed`'s nodes.
+    pub(in crate::cluster) fn unstand(&mut self, placed: &Placed, from: Time, to: Time) {
+        let held = |s: &(Placed, Time, Time)| s.0 == *placed && s.1 == from && s.2 == to;
+        if let Some(i) = self.standing.iter().position(held) {
+            self.standing.remove(i);
+            self.plans.remove(placed, from, to);
+            self.tested.forget();
         }
     }
 
@@ -226,6 +247,9 @@ impl WillRun {
     /// Takes every plan away: the cycle ended.
     pub(in crate::cluster) fn clear(&mut self) {
         self.plans.clear();
+        for (placed, from, to) in &self.standing {
+            self.plans.add(placed, *from, *to);
+        }
     }
 
     /// Forgets what the will-run tests found: a job started or ended, or a pass begins.
