@@ -409,3 +409,129 @@ fn a_limit_holds_jobs_as_slurm_held_them() {
     assert!(doc["prediction"]["policies"][0]["held_by_limits"].is_null());
     assert!(doc["taken"].to_string().contains("Slurm enforces none"));
 }
+
+/// A bundle in which n2 is drained from 5 s to 50 s, so bob's job 2 waits for it; carol's job 3
+/// ran in reservation maint on n2 and dave's job 4 waited on job 2 (`--dependency`), both of
+/// which the replay starts as the record did.
+fn nodes_bundle(dir: &Path) {
+    let t = |s: u32| format!("2026-01-01T00:{:02}:{:02}", s / 60, s % 60);
+    let row = |id, user: &str, (submit, start, end), node, reservation, line| {
+        format!(
+            "{id}|{user}|a|{}|{}|{}|||cpu=4,node=1|cpu=4,node=1|cpu|COMPLETED|{node}|{reservation}|{line}",
+            t(submit),
+            t(start),
+            t(end)
+        )
+    };
+    let header = "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|ReqTRES|Partition|State|NodeList|Reservation|SubmitLine";
+    let rows = [
+        header.to_owned(),
+        row(1, "alice", (0, 0, 100), "n1", "", "sbatch a.sh"),
+        row(2, "bob", (10, 50, 60), "n2", "", "sbatch b.sh"),
+        row(
+            3,
+            "carol",
+            (150, 200, 210),
+            "n2",
+            "maint",
+            "sbatch --reservation=maint c.sh",
+        ),
+        row(
+            4,
+            "dave",
+            (20, 110, 120),
+            "n1",
+            "",
+            "sbatch --dependency=afterok:2 d.sh",
+        ),
+    ];
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+    write("sacct.txt", &(rows.join("\n") + "\n"));
+    write("config.txt", "ClusterName=emu\nSchedulerType=sched/backfill\nPriorityType=priority/multifactor\nPriorityWeightFairshare=10000\nPriorityDecayHalfLife=00:10:00\nNodeName=n[1-2] CPUs=4 RealMemory=16000\nPartitionName=cpu Nodes=n[1-2] Default=YES\n");
+    write(
+        "assoc.txt",
+        "emu|root|||1||\nemu|a|||1|root|\nemu|a|alice||1|a|\nemu|a|bob||1|a|\nemu|a|carol||1|a|\nemu|a|dave||1|a|\n",
+    );
+    write("qos.txt", "normal|1.000000|0\n");
+    write("events.txt", &format!("NodeName|TimeStart|TimeEnd|State|Reason|Event\n|{}|Unknown||Cluster Registered TRES|Cluster\nn2|{}|{}|DRAIN|maintenance|Node\n", t(0), t(5), t(50)));
+    write(
+        "reservations.txt",
+        &format!(
+            "Name|NodeName|TimeStart|TimeEnd|Flags\nmaint|n2|{}|{}|MAINT\n",
+            t(200),
+            t(300)
+        ),
+    );
+    write("manifest.toml", &format!("cluster = \"emu\"\nsince = \"{}\"\nuntil = \"{}\"\nslurm_version = \"slurm 22.05.8\"\nlast_decay = false\n", t(0), t(600)));
+}
+
+/// A drained node takes no job until it is back, as in the record; the jobs of a reservation
+/// and of a dependency start as the record started them and are counted and named, not
+/// scored; without the events, bob's job starts at once.
+#[test]
+fn nodes_drained_and_reserved_hold_jobs_as_slurm_held_them() {
+    let dir = tempfile::tempdir().unwrap();
+    nodes_bundle(dir.path());
+    let site = dir.path().to_str().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    let starts = |extra: &[&str]| {
+        let mut args = vec!["slurm", "what-if", site, "--json", "-", "--jobs"];
+        args.push(csv.to_str().unwrap());
+        args.extend_from_slice(extra);
+        let (doc, _) = json_of(&args);
+        let rows = std::fs::read_to_string(&csv).unwrap();
+        let mut starts: Vec<(String, i64)> = (rows.lines().skip(1))
+            .map(|l| {
+                let fields: Vec<&str> = l.split(',').collect();
+                let at = fields[16].parse::<f64>().unwrap() as i64 - 1_767_225_600;
+                (fields[2].to_owned(), at)
+            })
+            .collect();
+        starts.sort();
+        (
+            doc,
+            starts.into_iter().map(|(_, at)| at).collect::<Vec<i64>>(),
+        )
+    };
+    let (doc, at) = starts(&[]);
+    assert_eq!(
+        (at[0], at[2], at[3]),
+        (0, 200, 110),
+        "jobs 3 and 4 as recorded"
+    );
+    // At the main scheduler's next turn, a second after n2 is back (or after its submission).
+    assert!(
+        (50..=51).contains(&at[1]),
+        "job 2 waits for n2, back at 50 s: {at:?}"
+    );
+    let pinned = &doc["trust"]["pinned"];
+    assert_eq!(pinned[0]["why"], "ran in a reservation", "{pinned}");
+    assert_eq!(
+        (pinned[0]["jobs"].as_u64(), pinned[0]["named"][0].as_str()),
+        (Some(1), Some("3"))
+    );
+    assert_eq!(
+        pinned[1]["why"], "waited for other jobs (a dependency)",
+        "{pinned}"
+    );
+    assert_eq!(pinned[1]["named"][0], "4");
+    assert_eq!(doc["trust"]["jobs"], 2, "jobs 1 and 2 alone are scored");
+    let taken = doc["taken"].to_string();
+    assert!(taken.contains("nodes down, drained or failing: 1 (n2 DRAIN: maintenance on n2 from 2026-01-01T00:00:05 to 2026-01-01T00:00:50)"), "{taken}");
+    assert!(
+        taken.contains("reservations: 1 (reservation maint on n2"),
+        "{taken}"
+    );
+    let out = fairshare(&["slurm", "what-if", site]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("started as the record did, and left out of these figures, as the model does not replay what the record says of them: 1 ran in a reservation (3); 1 waited for other jobs (a dependency) (4)"), "{text}");
+    std::fs::remove_file(dir.path().join("events.txt")).unwrap();
+    let (doc, at) = starts(&[]);
+    assert!(
+        (10..=11).contains(&at[1]),
+        "n2 is up throughout without the events: {at:?}"
+    );
+    assert!(doc["unmodelled"]
+        .to_string()
+        .contains("the bundle holds no events.txt"));
+}

@@ -39,6 +39,7 @@ pub mod shard;
 pub mod shares;
 pub mod simulation;
 pub mod site_limits;
+pub mod site_nodes;
 pub mod slurm_conf;
 pub mod summary;
 pub mod sweep;

@@ -445,7 +445,7 @@ impl Tree {
 }
 
 /// The text of `path`, `None` when the bundle does not hold it.
-fn optional_text(path: &Path) -> Result<Option<String>, LabError> {
+pub(crate) fn optional_text(path: &Path) -> Result<Option<String>, LabError> {
     if !path.is_file() {
         return Ok(None);
     }

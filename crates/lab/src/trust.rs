@@ -92,6 +92,26 @@ pub struct Trust {
     /// The machine as it stood when the bundle's window opened, when it opens one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<WindowStart>,
+    /// The jobs of the window the replay started as the record did, because the record says
+    /// what the model does not replay, by what it says: left out of every figure.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pinned: Vec<PinnedJobs>,
+}
+
+/// The jobs a replay started as the record did for one reason.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PinnedJobs {
+    /// What the record says of them (`ran in a reservation`).
+    pub why: String,
+    /// How many.
+    pub jobs: usize,
+    /// The first few, by their ids in the record.
+    pub named: Vec<String>,
+}
+
+impl PinnedJobs {
+    /// How many jobs a reason names at most.
+    pub const NAMED: usize = 5;
 }
 
 /// The machine as it stood when a bundle's window opened, and the history before it.
@@ -143,6 +163,7 @@ impl Trust {
             p90_start_error_s: rank(&mut errors, 0.9),
             users: user_waits(jobs, users),
             window: None,
+            pinned: Vec::new(),
         }
     }
 

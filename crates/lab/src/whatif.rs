@@ -10,14 +10,15 @@
 
 use crate::jobs::JobParts;
 use crate::site_limits::SiteLimits;
+use crate::site_nodes::SiteNodes;
 use crate::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use crate::summary::ReplaySummary;
-use crate::trust::{Compared, Trust, WindowStart};
+use crate::trust::{Compared, PinnedJobs, Trust, WindowStart};
 use crate::{
     CapacitySource, LabError, MeasuredTrace, Replay, ReplayPlan, ReplayRequest, ShareSource,
 };
 use crate::{StopRule, TraceSpec};
-use fairshare_core::model::Time;
+use fairshare_core::model::{Pin, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::{JobOutcome, PlacementEntry, PolicyResult, SchedulerEntry};
 use fairshare_trace::bundle::{self, Manifest};
@@ -25,6 +26,7 @@ use fairshare_trace::slurm_conf::parse_slurm_conf;
 use fairshare_trace::slurmctld_log::{read_controller_log, ControllerLog};
 use fairshare_trace::{Format, ReadOptions};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -32,10 +34,14 @@ use std::sync::Arc;
 pub const BASELINE: &str = "as-slurm";
 
 /// What the model leaves out whatever the bundle says: what no file of a bundle holds.
-pub const NEVER_MODELLED: [&str; 2] = [
-    "reservations, dependencies, holds, requeues and preemption: the jobs they delayed start as soon as they fit in the replay",
-    "nodes down or drained during the window: the replay's nodes are up throughout",
+pub const NEVER_MODELLED: [&str; 3] = [
+    "dependencies set inside a job's script (#SBATCH --dependency) or by scontrol after its submission, which its SubmitLine does not show: such a job starts from its Eligible time when the replay's pass reaches it (a dependency on the SubmitLine, a reservation, a requeue or a preemption pins the job to its recorded start, counted under the trust figures)",
+    "a requeued job's earlier runs: sacct lists only its last run without --duplicates, so the usage of the runs before is not charged",
+    "jobs killed when their node went down: the record keeps their shortened runs, which the replay runs wherever it started them",
 ];
+
+/// What a bundle without the nodes' events leaves out.
+const NO_NODES: &str = "nodes down, drained or reserved during the window: the bundle holds no events.txt (a bundle of an earlier `collect`), so the replay's nodes are up throughout and the jobs that ran in a reservation start as they did";
 
 /// What a bundle without the limits' files leaves out.
 const NO_LIMITS: &str = "limits of associations and QOS (GrpTRES, MaxJobs, MaxTRESPU, …): the bundle holds no limits.txt (a bundle of an earlier `collect`), so a job a limit held waits in the record and may start at once in the replay";
@@ -110,8 +116,15 @@ impl WhatIf {
             SiteLimits::describe,
         );
         taken.extend(limits_taken);
+        let known: Vec<String> = conf.nodes().iter().map(|n| n.name.clone()).collect();
+        let (outages, nodes_taken, nodes_left) = match SiteNodes::read(dir)? {
+            Some(nodes) => nodes.outages(&known),
+            None => (Vec::new(), Vec::new(), vec![NO_NODES.to_owned()]),
+        };
+        taken.extend(nodes_taken);
         let unmodelled = (setup.notes.iter().cloned())
             .chain(limits_left)
+            .chain(nodes_left)
             .chain(NEVER_MODELLED.iter().map(|s| s.to_string()))
             .chain(opens.is_none().then(|| NO_OPENING.to_owned()))
             .collect();
@@ -127,6 +140,7 @@ impl WhatIf {
         };
         let mut request = request(dir, setup);
         request.replay.opens = opens;
+        request.replay.outages = outages;
         Ok(WhatIf {
             dir: dir.to_path_buf(),
             manifest,
@@ -188,9 +202,12 @@ impl WhatIf {
         let (mut compared, mut left_out) = (Vec::new(), 0);
         let cpu = (plan.measured().resources.iter()).position(|r| r == "cpu");
         let mut before = Before::default();
+        let mut pinned: BTreeMap<Pin, PinnedJobs> = BTreeMap::new();
+        let names = &plan.measured().job_names;
         let mut watch = |job: &JobOutcome| match Compared::of(job) {
             _ if i != 0 => {}
             _ if self.opens.is_some_and(|o| job.submit < o) => before.add(job, self.opens, cpu),
+            _ if job.pinned.is_some() => pin(&mut pinned, job, names),
             Some(c) => compared.push(c),
             None => left_out += 1,
         };
@@ -201,6 +218,7 @@ impl WhatIf {
         };
         let trust = (i == 0).then(|| Trust {
             window: self.window_start(&result, &before, cpu),
+            pinned: pinned.into_values().collect(),
             ..self.trust(plan.measured(), &compared, left_out)
         });
         Ok((result, trust))
@@ -283,6 +301,24 @@ pub struct WhatIfSummary {
     pub trust: Trust,
     /// The replay: the baseline, then each policy.
     pub prediction: ReplaySummary,
+}
+
+/// Counts `job`, which the replay started as the record did, under its reason in `pinned`,
+/// named by its id in the record (`names`, by its index in the trace).
+fn pin(pinned: &mut BTreeMap<Pin, PinnedJobs>, job: &JobOutcome, names: &[String]) {
+    let Some(why) = job.pinned else {
+        return;
+    };
+    let kind = pinned.entry(why).or_insert_with(|| PinnedJobs {
+        why: why.describe().to_owned(),
+        jobs: 0,
+        named: Vec::new(),
+    });
+    kind.jobs += 1;
+    if kind.named.len() < PinnedJobs::NAMED {
+        let name = names.get(job.id as usize).cloned();
+        kind.named.push(name.unwrap_or_else(|| job.id.to_string()));
+    }
 }
 
 /// The jobs of a what-if eligible before its window opened, as the baseline settles them.

@@ -4,7 +4,7 @@
 
 use crate::replay::{replay_body, replay_table};
 use crate::{html, text};
-use fairshare_lab::trust::{Trust, WindowStart};
+use fairshare_lab::trust::{PinnedJobs, Trust, WindowStart};
 use fairshare_lab::whatif::WhatIfSummary;
 use fairshare_sim::cluster::PolicyResult;
 use fairshare_sim::stats::RunStats;
@@ -123,10 +123,12 @@ fn trust_lines(summary: &WhatIfSummary) -> Vec<String> {
     ];
     let window = t.window.as_ref().map(window_line);
     let limits = baseline.and_then(limits_line);
+    let pinned = pinned_line(&t.pinned);
     lines
         .into_iter()
         .chain(window)
         .chain(limits)
+        .chain(pinned)
         .chain(untimed)
         .collect()
 }
@@ -153,6 +155,27 @@ fn limits_line(baseline: &PolicyResult) -> Option<String> {
         format!(
             "  limits: {jobs} jobs held at least once in the replay ({}); the record's own count, from sacct's Reason, is under Taken from the bundle",
             each.join(", ")
+        )
+    })
+}
+
+/// The jobs the replay started as the record did, by what the record says of them.
+fn pinned_line(pinned: &[PinnedJobs]) -> Option<String> {
+    let each: Vec<String> = (pinned.iter())
+        .map(|p| {
+            format!(
+                "{} {} ({}{})",
+                p.jobs,
+                p.why,
+                p.named.join(", "),
+                if p.jobs > p.named.len() { ", …" } else { "" }
+            )
+        })
+        .collect();
+    (!each.is_empty()).then(|| {
+        format!(
+            "  started as the record did, and left out of these figures, as the model does not replay what the record says of them: {}",
+            each.join("; ")
         )
     })
 }

@@ -52,7 +52,7 @@ pub fn moment(text: &str, now: Time) -> Result<String, String> {
     let at = at.ok_or_else(|| {
         format!("{text:?}: a moment such as 2026-10-01, 2026-10-01T12:00:00, now or now-30days was expected")
     })?;
-    Ok(utc_seconds(Time::from_micros(at)))
+    Ok(Time::from_micros(at).utc())
 }
 
 /// Microseconds of a `sacct` offset after `now` (`-30days`, `-3600`; empty: none).
@@ -76,18 +76,11 @@ fn ago_micros(ago: &str) -> Result<u64, String> {
     count.checked_mul(unit * 1_000_000).ok_or_else(wrong)
 }
 
-/// `at` as `sacct` takes a moment, in UTC to the second.
-fn utc_seconds(at: Time) -> String {
-    let at = std::time::UNIX_EPOCH + std::time::Duration::from_micros(at.as_micros());
-    let text = humantime::format_rfc3339_seconds(at).to_string();
-    text.trim_end_matches('Z').to_owned()
-}
-
 /// The start of the history before a window that opens at `since` (a [`moment`]): `back`
 /// microseconds earlier, or `None` for no history (`back` 0).
 pub fn history_since(since: &str, back: u64) -> Option<String> {
     let since = Time::from_utc(since)?;
-    (back > 0).then(|| utc_seconds(Time::from_micros(since.as_micros().saturating_sub(back))))
+    (back > 0).then(|| Time::from_micros(since.as_micros().saturating_sub(back)).utc())
 }
 
 /// How far back a bundle's history reaches by default: [`HALF_LIVES_OF_HISTORY`] times the

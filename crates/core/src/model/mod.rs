@@ -67,6 +67,14 @@ impl Time {
         (since.as_secs_f64() <= Self::LONGEST_INPUT_S).then_some(Time(since.as_micros() as u64))
     }
 
+    /// This time as a UTC moment to the second, as [`Time::from_utc`] reads it
+    /// (`2026-11-28T17:42:45`).
+    pub fn utc(self) -> String {
+        let at = std::time::UNIX_EPOCH + std::time::Duration::from_micros(self.0);
+        let text = humantime::format_rfc3339_seconds(at).to_string();
+        text.trim_end_matches('Z').to_owned()
+    }
+
     /// A time from whole microseconds.
     pub fn from_micros(micros: u64) -> Time {
         Time(micros)
