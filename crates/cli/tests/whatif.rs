@@ -72,7 +72,17 @@ fn a_what_if_predicts_what_the_replay_with_every_setting_spelled_out_predicts() 
     let dir = tempfile::tempdir().unwrap();
     bundle(dir.path());
     let site = dir.path().to_str().unwrap();
-    let (doc, _) = json_of(&["slurm", "what-if", site, "--policy", "sdrf", "--json", "-"]);
+    // The site runs the adapter with sdrf: that is the baseline, and Slurm's own fairshare
+    // the policy asked about.
+    let (doc, _) = json_of(&[
+        "slurm",
+        "what-if",
+        site,
+        "--policy",
+        "fairshare",
+        "--json",
+        "-",
+    ]);
     let file = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
     let (conf, assoc, qos, dump) = (
         file("config.txt"),
@@ -105,19 +115,20 @@ fn a_what_if_predicts_what_the_replay_with_every_setting_spelled_out_predicts() 
         "--site-interval",
         "30s",
         "--policy",
-        "fairshare:decay=half-life:600,refresh=60,refresh-offset=17.5,usage=billing",
-        "--policy",
         "sdrf",
+        "--policy",
+        "fairshare:decay=half-life:600,refresh=60,refresh-offset=17.5,usage=billing",
         "--json",
         "-",
     ]);
     let predicted = &doc["prediction"]["policies"];
-    assert_eq!(predicted[0]["policy"], "as-slurm");
-    assert_eq!(predicted[1]["policy"], "sdrf");
+    assert_eq!(predicted[0]["policy"], "as-adapter");
+    assert_eq!(predicted[1]["policy"], "fairshare");
     assert_eq!(results(predicted), results(&spelled["policies"]));
     let taken = doc["taken"].to_string();
     for said in [
-        "as-slurm: run as fairshare:decay=half-life:600,refresh=60,refresh-offset=17.5,usage=billing",
+        "the baseline (as-adapter): what the site ran, the adapter's policy sdrf through the site factors it writes, weight 5000 every 30 s (adapter.toml)",
+        "fairshare: run as fairshare:decay=half-life:600,refresh=60,refresh-offset=17.5,usage=billing",
         "PriorityCalcPeriod=00:00:30",
         "the last decay at 2026-01-01T00:00:17.500000000 in last-decay.txt",
         "weight 5000 every 30 s (adapter.toml)",
@@ -206,7 +217,9 @@ fn a_partial_or_wrong_bundle_is_refused_naming_the_file() {
     refused("last-decay.txt: \"yesterday\" is not a UTC moment");
     std::fs::remove_file(dir.path().join("last-decay.txt")).unwrap();
     std::fs::write(dir.path().join("adapter.toml"), "weight = -3\n").unwrap();
-    refused("adapter.toml: weight = -3: a whole number from 1 to 2147483647 was expected");
+    refused("adapter.toml:1:10: invalid value: integer `-3`, expected u32");
+    std::fs::write(dir.path().join("adapter.toml"), "policy = \"sdrff\"\n").unwrap();
+    refused("adapter.toml: policy");
     std::fs::remove_file(dir.path().join("adapter.toml")).unwrap();
     std::fs::write(
         dir.path().join("config.txt"),

@@ -20,6 +20,7 @@ use crate::{
 use crate::{StopRule, TraceSpec};
 use fairshare_core::model::{Pin, Time};
 use fairshare_core::policy::PolicySpec;
+use fairshare_reconcile::slurm_config::SlurmConfig;
 use fairshare_sim::cluster::{JobOutcome, PlacementEntry, PolicyResult, SchedulerEntry};
 use fairshare_trace::bundle::{self, Manifest};
 use fairshare_trace::slurm_conf::parse_slurm_conf;
@@ -32,6 +33,10 @@ use std::sync::Arc;
 
 /// The name of the baseline: Slurm's own fairshare with the bundle's parameters.
 pub const BASELINE: &str = "as-slurm";
+
+/// The name of the baseline of a site that runs the adapter (its bundle holds `adapter.toml`):
+/// the adapter's policy, through the site factors it writes.
+pub const ADAPTER_BASELINE: &str = "as-adapter";
 
 /// What the model leaves out whatever the bundle says: what no file of a bundle holds.
 pub const NEVER_MODELLED: [&str; 3] = [
@@ -74,13 +79,6 @@ pub struct WhatIf {
     limits: Option<SiteLimits>,
 }
 
-/// The adapter's settings a what-if replays a policy with.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct AdapterSettings {
-    weight: u32,
-    interval_s: f64,
-}
-
 impl WhatIf {
     /// Opens the bundle in `dir` for `policies` (each replayed as the Slurm adapter would apply
     /// it, beside the site's other priority terms). Refused: a bundle missing a file, or one
@@ -99,12 +97,12 @@ impl WhatIf {
         let mut taken = describe(&setup);
         let files = billing_files(dir, &setup, &mut taken);
         let mut later = Vec::new();
-        let setup = with_adapter(setup, adapter, &mut later, !policies.is_empty())?;
+        let setup = with_adapter(setup, adapter.as_ref(), &mut later, !policies.is_empty())?;
         let spelled = (bundle::CONTROLLER_LOG, "--scheduler slurm");
         let setup = (setup.with_loop_turns(log.as_deref(), SchedulerEntry::SLURM, spelled))
             .map_err(|e| in_file(&dir.join(bundle::CONTROLLER_LOG), &e))?;
         let phase = phase(log.as_deref(), last_decay.as_ref(), &mut later);
-        let policies = site_policies(&setup, policies, phase, &mut taken)?;
+        let policies = site_policies(&setup, policies, adapter.as_ref(), phase, &mut taken)?;
         taken.extend(later);
         taken.push("the run: drained (every job of the dump runs to its end)".to_owned());
         let opens = (manifest.as_ref()).and_then(|m| Time::from_utc(&m.since));
@@ -122,7 +120,9 @@ impl WhatIf {
             None => (Vec::new(), Vec::new(), vec![NO_NODES.to_owned()]),
         };
         taken.extend(nodes_taken);
+        let adapter_left = adapter.as_ref().map_or_else(Vec::new, adapter_unmodelled);
         let unmodelled = (setup.notes.iter().cloned())
+            .chain(adapter_left)
             .chain(limits_left)
             .chain(nodes_left)
             .chain(NEVER_MODELLED.iter().map(|s| s.to_string()))
@@ -466,55 +466,29 @@ fn read_last_decay(path: &Path) -> Result<Option<(Time, String)>, LabError> {
     Ok(Some((at, text)))
 }
 
-/// The adapter's `weight` and `interval_s` in `path` (its `slurm.toml`), when the bundle holds
-/// it; its other keys are the adapter's.
-fn read_adapter(path: &Path) -> Result<Option<AdapterSettings>, LabError> {
+/// The site's adapter configuration in `path` (`adapter.toml`), read as the adapter reads it,
+/// when the bundle holds one; refused, naming the file and the key, when the adapter would
+/// refuse it.
+fn read_adapter(path: &Path) -> Result<Option<SlurmConfig>, LabError> {
     if !path.is_file() {
         return Ok(None);
     }
-    let text = read(path)?;
-    let wrong = |e: &dyn std::fmt::Display| in_file(path, e);
-    let table: toml::Table = text.parse().map_err(|e| wrong(&e))?;
-    let weight = match table.get("weight") {
-        None => 100_000,
-        Some(toml::Value::Integer(w)) if (1..=i64::from(i32::MAX)).contains(w) => *w as u32,
-        Some(other) => {
-            return Err(wrong(&format!(
-                "weight = {other}: a whole number from 1 to {} was expected",
-                i32::MAX
-            )))
-        }
-    };
-    let interval_s = match table.get("interval_s") {
-        None => 60.0,
-        Some(toml::Value::Integer(s)) if *s >= 1 => *s as f64,
-        Some(toml::Value::Float(s)) if *s >= 1.0 => *s,
-        Some(toml::Value::String(s)) => {
-            let micros = crate::input::parse_duration(s)
-                .map_err(|e| wrong(&format!("interval_s = {s:?}: {e}")))?;
-            micros as f64 / 1e6
-        }
-        Some(other) => {
-            return Err(wrong(&format!(
-                "interval_s = {other}: seconds of 1 or more were expected"
-            )))
-        }
-    };
-    Ok(Some(AdapterSettings { weight, interval_s }))
+    // The adapter's own error names the file, the line and the key.
+    SlurmConfig::load(path)
+        .map(Some)
+        .map_err(|e| LabError::Unusable(e.to_string()))
 }
 
 /// `setup` with the site factors weighed and refreshed as the site's adapter does, or as its
 /// defaults do without `adapter.toml`, said in `taken` when policies are `asked` for.
 fn with_adapter(
     setup: SlurmSetup,
-    adapter: Option<AdapterSettings>,
+    adapter: Option<&SlurmConfig>,
     taken: &mut Vec<String>,
     asked: bool,
 ) -> Result<SlurmSetup, LabError> {
-    let settings = adapter.unwrap_or(AdapterSettings {
-        weight: 100_000,
-        interval_s: 60.0,
-    });
+    let defaults = SlurmConfig::default();
+    let settings = adapter.unwrap_or(&defaults);
     taken.extend(asked.then(|| match adapter {
         Some(a) => format!("other policies: written as the site's adapter writes them, weight {} every {} s ({})", a.weight, a.interval_s, bundle::ADAPTER),
         None => format!("other policies: written as the Slurm adapter writes them by default, weight {} every {} s (the bundle holds no {})", settings.weight, settings.interval_s, bundle::ADAPTER),
@@ -561,13 +535,24 @@ fn phase(
 fn site_policies(
     setup: &SlurmSetup,
     policies: Vec<PolicySpec>,
+    adapter: Option<&SlurmConfig>,
     phase: Option<(Time, String)>,
     taken: &mut Vec<String>,
 ) -> Result<Vec<PolicySpec>, LabError> {
     let phase = phase.as_ref().map(|(at, source)| (*at, source.as_str()));
     let wrong = |e: &dyn std::fmt::Display| LabError::Unusable(format!("policy: {e}"));
-    // The baseline is Slurm's own fairshare, run as `fairshare` is and then named apart.
-    let own: PolicySpec = "fairshare".parse().map_err(|e| wrong(&e))?;
+    // The baseline is what the site ran: Slurm's own fairshare, run as `fairshare` is, or the
+    // adapter's policy through its site factors; then named apart.
+    let (own, baseline_name) = match adapter {
+        Some(adapter) => {
+            let policy = adapter
+                .policy()
+                .map_err(|e| in_file(Path::new(bundle::ADAPTER), &e))?;
+            taken.push(format!("the baseline ({ADAPTER_BASELINE}): what the site ran, the adapter's policy {} through the site factors it writes, weight {} every {} s ({})", policy.name, adapter.weight, adapter.interval_s, bundle::ADAPTER));
+            (policy, ADAPTER_BASELINE)
+        }
+        None => ("fairshare".parse().map_err(|e| wrong(&e))?, BASELINE),
+    };
     let policies = (policies.into_iter()).map(|policy| (policy, false));
     let mut site = Vec::with_capacity(policies.len() + 1);
     for (policy, baseline) in std::iter::once((own, true)).chain(policies) {
@@ -575,7 +560,7 @@ fn site_policies(
         let note = match baseline {
             // Its parameters are the site's by definition: no invitation to set others.
             true => note.map(|n| {
-                let n = n.replacen("fairshare:", &format!("{BASELINE}:"), 1);
+                let n = n.replacen("fairshare:", &format!("{baseline_name}:"), 1);
                 n.split_once("; give")
                     .map_or(n.clone(), |(said, _)| said.to_owned())
             }),
@@ -583,13 +568,34 @@ fn site_policies(
         };
         taken.extend(note);
         let name = match baseline {
-            true => BASELINE.to_owned(),
+            true => baseline_name.to_owned(),
             false => ran.name.clone(),
         };
         site.push(PolicySpec { name, ..ran });
     }
     crate::distinct(&site)?;
     Ok(site)
+}
+
+/// What the replay of a site's adapter leaves out of its configuration: the settings the
+/// model does not follow when they are not the adapter's defaults, and the phase of its passes.
+fn adapter_unmodelled(adapter: &SlurmConfig) -> Vec<String> {
+    let defaults = SlurmConfig::default();
+    let file = bundle::ADAPTER;
+    let mut left = vec![format!("the phase of the adapter's passes: taken on the multiples of its interval_s, as no file of the bundle says when it started (its log is not collected)")];
+    if adapter.ranked_runs != defaults.ranked_runs {
+        left.push(format!("ranked_runs = {} in {file}: the replay ranks the adapter's first {} runs of starts, its default", adapter.ranked_runs, defaults.ranked_runs));
+    }
+    if adapter.ends_at_limits {
+        left.push(format!("ends_at_limits = true in {file}: the replay's adapter plays its order of starts as if every pending job could start now"));
+    }
+    if !adapter.partitions.is_empty() {
+        left.push(format!(
+            "partitions = {:?} in {file}: the replay's adapter ranks the jobs of every partition",
+            adapter.partitions
+        ));
+    }
+    left
 }
 
 /// One sentence on the machines, the shares, the QOS and the settings read from the

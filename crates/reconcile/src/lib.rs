@@ -43,6 +43,7 @@ pub mod lock;
 pub mod machines;
 pub mod plan;
 pub mod site;
+pub mod slurm_config;
 pub mod state;
 pub mod watch;
 pub mod writes;
