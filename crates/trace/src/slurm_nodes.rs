@@ -70,13 +70,14 @@ pub fn read_node_events(text: &str) -> Result<Vec<NodeEvent>, ReadError> {
     let (state, reason) = (table.column(&["State"]), table.column(&["Reason"]));
     let mut read = Vec::new();
     for (record, line, row) in &table.rows {
-        let list = field(row, Some(nodes));
-        if list.is_empty() {
+        // The cluster's own events name no node.
+        let hosts = hosts(record, "NodeName", field(row, Some(nodes)))?;
+        if hosts.is_empty() {
             continue;
         }
         read.push(NodeEvent {
             line: *line,
-            hosts: hosts(record, "NodeName", list)?,
+            hosts,
             from: moment(record, "TimeStart", field(row, Some(start)))?
                 .ok_or_else(|| ReadError::field_of(record, "TimeStart", Problem::Missing))?,
             to: moment(record, "TimeEnd", field(row, Some(end)))?,
