@@ -11,6 +11,7 @@ use fairshare_trace::bundle;
 use fairshare_trace::slurm_nodes::{
     read_node_events, read_reservations, NodeEvent, SiteReservation,
 };
+use fairshare_trace::slurmctld_log::ControllerLog;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -48,8 +49,14 @@ impl SiteNodes {
 
     /// The run's outages over the nodes named `known`, with one sentence on what was taken
     /// and one on each thing left out (a node the configuration does not define, a
-    /// reservation that names no node).
-    pub fn outages(&self, known: &[String]) -> (Vec<Outage>, Vec<String>, Vec<String>) {
+    /// reservation that names no node). A node's event begins when its last job ended; the
+    /// controller's `log`, when the bundle holds it, says when it was asked to take no new
+    /// job, and the outage begins then.
+    pub fn outages(
+        &self,
+        known: &[String],
+        log: Option<&ControllerLog>,
+    ) -> (Vec<Outage>, Vec<String>, Vec<String>) {
         let known: HashSet<&str> = known.iter().map(String::as_str).collect();
         let (mut outages, mut left_out) = (Vec::new(), Vec::new());
         let keep = |file: &str, line: usize, hosts: &[String], left_out: &mut Vec<String>| {
@@ -66,8 +73,13 @@ impl SiteNodes {
             }
             kept
         };
+        let mut earlier = 0;
         for event in &self.events {
             let hosts = keep(bundle::EVENTS, event.line, &event.hosts, &mut left_out);
+            let asked = (hosts.iter())
+                .filter_map(|h| log?.closed_before(h, event.from))
+                .min();
+            earlier += usize::from(asked.is_some_and(|a| a < event.from));
             outages.extend((!hosts.is_empty()).then(|| Outage {
                 name: format!(
                     "{} {}: {}",
@@ -76,7 +88,7 @@ impl SiteNodes {
                     event.reason
                 ),
                 hosts,
-                from: event.from,
+                from: asked.unwrap_or(event.from),
                 to: event.to,
                 announced: false,
             }));
@@ -101,8 +113,15 @@ impl SiteNodes {
                 announced: true,
             }));
         }
+        let asked = match log {
+            Some(_) => format!(", {earlier} of them from when {} says the node was asked to take no new job, before its event began", bundle::CONTROLLER_LOG),
+            None => String::new(),
+        };
+        if log.is_none() && drained > 0 {
+            left_out.push(format!("when each drain was asked: a node's event in {} begins when its last job ended, and the bundle holds no {} that says when it was asked, so the replay may start jobs there in between", bundle::EVENTS, bundle::CONTROLLER_LOG));
+        }
         let taken = vec![
-            format!("nodes down, drained or failing: {} (each line of {}): over each, its nodes take no new job and no plan counts on them coming back, while the jobs running there run on", spans(&outages[..drained]), bundle::EVENTS),
+            format!("nodes down, drained or failing: {} (each line of {}{asked}): over each, its nodes take no new job and no plan counts on them coming back, while the jobs running there run on", spans(&outages[..drained]), bundle::EVENTS),
             format!("reservations: {} ({}): no job starts on their nodes that could still run when one begins, none is planned across one, and the jobs the record ran in one start as they did", spans(&outages[drained..]), bundle::RESERVATIONS),
         ];
         (outages, taken, left_out)
@@ -152,7 +171,7 @@ mod tests {
             .unwrap()
             .expect("the files are there");
         let known: Vec<String> = (1..=8).map(|i| format!("n{i:02}")).collect();
-        let (outages, taken, left_out) = nodes.outages(&known);
+        let (outages, taken, left_out) = nodes.outages(&known, None);
         assert_eq!(outages.len(), 2);
         assert_eq!(outages[0].hosts, ["n05", "n06"]);
         assert!(!outages[0].announced);
@@ -165,7 +184,12 @@ mod tests {
             "{}",
             taken[1]
         );
-        assert_eq!(left_out.len(), 2, "{left_out:?}");
+        assert_eq!(left_out.len(), 3, "{left_out:?}");
+        assert!(
+            left_out[2].contains("when each drain was asked"),
+            "{}",
+            left_out[2]
+        );
         assert!(
             left_out[0].contains("events.txt line 4: n99"),
             "{}",

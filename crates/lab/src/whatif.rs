@@ -116,7 +116,7 @@ impl WhatIf {
         taken.extend(limits_taken);
         let known: Vec<String> = conf.nodes().iter().map(|n| n.name.clone()).collect();
         let (outages, nodes_taken, nodes_left) = match SiteNodes::read(dir)? {
-            Some(nodes) => nodes.outages(&known),
+            Some(nodes) => nodes.outages(&known, log.as_deref()),
             None => (Vec::new(), Vec::new(), vec![NO_NODES.to_owned()]),
         };
         taken.extend(nodes_taken);

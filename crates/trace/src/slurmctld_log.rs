@@ -15,7 +15,10 @@
 //!   when the controller killed it at its limit (which frees its nodes at once);
 //! - `Running as primary controller` when the controller started: its background loop,
 //!   started then, runs the main scheduler down the whole queue every `sched_interval`
-//!   from that second on.
+//!   from that second on;
+//! - `update_node: node NAME state set to DRAINING` (or `DRAINED`, `DOWN`) when an
+//!   administrator took node NAME from the jobs: the accounting's event begins only when its
+//!   last job has ended.
 //!
 //! Every other line is passed over (bytes that are not UTF-8 included: a job's name can hold
 //! them). A line this reader takes must have a timestamp with milliseconds and a job id that
@@ -57,6 +60,17 @@ pub struct ControllerLog {
     pub backfill_passes: Vec<Time>,
     /// The instants the controller started (`Running as primary controller`), in order.
     pub controller_starts: Vec<Time>,
+    /// The instants each node was asked to take no new job (`state set to DRAINING`,
+    /// `DRAINED` or `DOWN`), by host name, in order.
+    pub nodes_closed: BTreeMap<String, Vec<Time>>,
+}
+
+impl ControllerLog {
+    /// When `host` was last asked to take no new job at or before `at`, if the log says.
+    pub fn closed_before(&self, host: &str, at: Time) -> Option<Time> {
+        let asked = self.nodes_closed.get(host)?;
+        asked.iter().rev().find(|t| **t <= at).copied()
+    }
 }
 
 /// How many of a dump's jobs a log timed ([`ControllerLog::time`]).
@@ -119,6 +133,15 @@ enum Event {
 /// How the line that says the controller started ends.
 const CONTROLLER_STARTED: &str = "] Running as primary controller";
 
+/// What a line says when a node is asked to take no new job: `update_node: node NAME`, then
+/// one of the states.
+const NODE_UPDATED: &str = "] update_node: node ";
+const CLOSED_STATES: [&str; 3] = [
+    " state set to DRAINING",
+    " state set to DRAINED",
+    " state set to DOWN",
+];
+
 /// Each event's mark in a line, which its job id follows, and how such a line must end
 /// (`_job_complete: JobId=N WEXITSTATUS 0` comes before the job's `… done`).
 const MARKS: [(&str, Event, &str); 5] = [
@@ -175,6 +198,16 @@ impl ControllerLog {
             self.controller_starts.push(at);
             return Ok(());
         }
+        if let Some(host) = closed_node(line) {
+            let at = timestamp(line).map_err(|problem| {
+                ReadError::field_of(&format!("line {number}"), "timestamp", problem)
+            })?;
+            self.nodes_closed
+                .entry(host.to_owned())
+                .or_default()
+                .push(at);
+            return Ok(());
+        }
         let Some((event, id_text)) = event_of(line) else {
             return Ok(());
         };
@@ -189,11 +222,15 @@ impl ControllerLog {
 
     /// The log once every line is read: the passes in order, each once.
     fn finished(mut self) -> ControllerLog {
+        let closed = self.nodes_closed.values_mut();
         for passes in [
             &mut self.main_passes,
             &mut self.backfill_passes,
             &mut self.controller_starts,
-        ] {
+        ]
+        .into_iter()
+        .chain(closed)
+        {
             passes.sort_unstable();
             passes.dedup();
         }
@@ -229,6 +266,15 @@ impl ControllerLog {
             Event::Submitted => unreachable!("handled above"),
         }
     }
+}
+
+/// The node a line asks to take no new job, if it is such a line.
+fn closed_node(line: &str) -> Option<&str> {
+    let (_, after) = line.split_once(NODE_UPDATED)?;
+    let after = after.trim_end();
+    let state = CLOSED_STATES.iter().find(|s| after.ends_with(*s))?;
+    let host = &after[..after.len() - state.len()];
+    (!host.is_empty() && !host.contains(' ')).then_some(host)
 }
 
 /// The event a line tells of, with the text after its `JobId=`; `None` for any other line.
@@ -292,6 +338,10 @@ mod tests {
 [2026-11-28T00:09:34.906] sched: Allocate JobId=5 NodeList=n[01-12] #CPUs=96 Partition=cpu
 [2026-11-28T00:09:35.001] error: Could not open job state file
 [2026-11-28T00:09:36.100] _job_complete: JobId=6 done
+[2026-11-28T00:10:00.500] update_node: node n05 reason set to: maintenance
+[2026-11-28T00:10:00.500] update_node: node n05 state set to DRAINING
+[2026-11-28T00:11:00.500] update_node: node n05 state set to IDLE
+[2026-11-28T00:12:00.250] update_node: node n05 state set to DRAINED
 ";
 
     fn at(text: &str) -> Time {
@@ -333,12 +383,32 @@ mod tests {
         .unwrap();
         let error = read_controller_log(&path).unwrap_err().to_string();
         assert!(
-            error.contains("slurmctld.log") && error.contains("line 14"),
+            error.contains("slurmctld.log") && error.contains("line 18"),
             "{error}"
         );
         assert!(error.contains("LogTimeFormat"), "{error}");
         let missing = read_controller_log(&dir.path().join("none.log")).unwrap_err();
         assert!(missing.to_string().contains("none.log"), "{missing}");
+    }
+
+    #[test]
+    fn a_nodes_drain_is_read_where_it_was_asked() {
+        let log = parse_controller_log(LOG).unwrap();
+        assert_eq!(log.nodes_closed.len(), 1, "{:?}", log.nodes_closed);
+        let before = |t| log.closed_before("n05", at(t));
+        assert_eq!(
+            before("2026-11-28T00:10:30.000"),
+            Some(at("2026-11-28T00:10:00.500"))
+        );
+        assert_eq!(
+            before("2026-11-28T00:12:30.000"),
+            Some(at("2026-11-28T00:12:00.250"))
+        );
+        assert_eq!(before("2026-11-28T00:09:00.000"), None);
+        assert_eq!(
+            log.closed_before("n06", at("2026-11-28T00:12:30.000")),
+            None
+        );
     }
 
     #[test]
