@@ -589,6 +589,9 @@ fn adapter_unmodelled(adapter: &SlurmConfig) -> Vec<String> {
     if adapter.ends_at_limits {
         left.push(format!("ends_at_limits = true in {file}: the replay's adapter plays its order of starts as if every pending job could start now"));
     }
+    if adapter.submit_table.is_none() {
+        left.push(format!("no submit_table in {file}: the site's jobs wait with no site factor until the adapter's next pass, where the replay gives each its user's factor at its submission"));
+    }
     if !adapter.partitions.is_empty() {
         left.push(format!(
             "partitions = {:?} in {file}: the replay's adapter ranks the jobs of every partition",
