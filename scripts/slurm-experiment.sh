@@ -427,12 +427,15 @@ TOML
   sacctmgr -P -n show assoc format=Cluster,Account,User,Partition,Share,ParentName,Priority >"$dir/assoc.txt"
   # The site bundle `fairshare slurm what-if` predicts the run from with no other option.
   rm -rf "$dir/bundle"
-  "$fairshare" slurm collect "$dir/bundle" --since "$began_utc" --until now 2>>"$dir/collect.log"
+  # A run under the watcher is a site that runs the adapter: its configuration goes in too.
+  local adapter=()
+  [ -n "$policy" ] && adapter=(--adapter-config "$dir/slurm.toml")
+  "$fairshare" slurm collect "$dir/bundle" --since "$began_utc" --until now "${adapter[@]}" 2>>"$dir/collect.log"
   # A window cut from the run's middle, as a site's month opens on a busy machine: the jobs
   # started before it held their nodes, those waiting then wait, the run's start is history.
   if [ "${window_after:-0}" -gt 0 ]; then
     rm -rf "$dir/bundle-window"
-    "$fairshare" slurm collect "$dir/bundle-window" --until now \
+    "$fairshare" slurm collect "$dir/bundle-window" --until now "${adapter[@]}" \
       --since "$(date -u -d "@$((began_s + window_after))" +%Y-%m-%dT%H:%M:%S)" 2>>"$dir/collect.log"
   fi
   local jobs

@@ -52,6 +52,11 @@ pub struct CollectArgs {
     /// whole seconds (on one test workload, 21 points of contested order).
     #[arg(long)]
     no_log: bool,
+    /// The adapter's configuration, when the site runs `fairshare slurm watch`: copied into
+    /// the bundle as adapter.toml, so that the what-if's baseline is what the site ran. By
+    /// default /etc/fairshare/slurm.toml, where it exists.
+    #[arg(long, value_name = "FILE")]
+    adapter_config: Option<PathBuf>,
     /// Print the shell commands that make the same bundle, and run nothing.
     #[arg(long)]
     dry_run: bool,
@@ -136,7 +141,7 @@ pub fn run(args: CollectArgs) -> Result<()> {
     });
     bar.finish_and_clear();
     let manifest = manifest.with_context(|| format!("collecting into {}", args.dir.display()))?;
-    copy_adapter_config(&args.dir)?;
+    copy_adapter_config(&args.dir, args.adapter_config.as_deref())?;
     eprintln!(
         "bundle of cluster {} ({}, {} to {}) in {}",
         manifest.cluster,
@@ -174,12 +179,14 @@ fn readable_log(config: &str) -> Result<PathBuf, String> {
     }
 }
 
-/// Copies the adapter's configuration into the bundle when the site runs the adapter here.
-fn copy_adapter_config(dir: &Path) -> Result<()> {
-    let from = Path::new(ADAPTER_CONFIG);
-    if from.exists() {
+/// Copies the adapter's configuration into the bundle: `given`, which must exist, or the
+/// default one when the site runs the adapter here.
+fn copy_adapter_config(dir: &Path, given: Option<&Path>) -> Result<()> {
+    let from = given.unwrap_or(Path::new(ADAPTER_CONFIG));
+    if given.is_some() || from.exists() {
         let to = dir.join("adapter.toml");
-        std::fs::copy(from, &to).with_context(|| format!("copying {ADAPTER_CONFIG}"))?;
+        std::fs::copy(from, &to)
+            .with_context(|| format!("copying the adapter's configuration {}", from.display()))?;
     }
     Ok(())
 }
