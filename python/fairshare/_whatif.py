@@ -19,7 +19,8 @@ from ._replay import Path, Result
 
 class WhatIf(Result):
     """A finished what-if. Its tables (``summary``, ``users``, ``jobs``, …) are a ``Result``'s,
-    of the replay, the baseline ``"as-slurm"`` first; ``trust`` says how far the baseline agrees
+    of the replay, the baseline first (``"as-slurm"``, or ``"as-adapter"`` for a site that runs
+    the adapter); ``trust`` says how far the baseline agrees
     with what really happened, ``taken`` what was read from which file of the bundle and
     ``unmodelled`` what the model leaves out. ``whatif`` is the document ``fairshare slurm
     what-if --json`` writes (``json()`` its text, to the byte)."""
@@ -78,10 +79,12 @@ def slurm_whatif(
     """Predicts ``policies`` on a Slurm site's bundle, as ``fairshare slurm what-if`` does
     (same numbers): everything comes from the bundle's files (the machines and partitions,
     the QOS, billing, the weights, Slurm's half-life and calc period as Slurm reads them, the
-    recomputations' phase), the run is drained, the site's own fairshare (``"as-slurm"``) is
-    replayed first as the baseline, and each policy as the Slurm adapter would apply it (its
-    ``weight`` and ``interval_s`` from the bundle's ``adapter.toml``, else the adapter's
-    defaults). ``jobs`` streams every job's outcome to a CSV file whose ``job_id`` is Slurm's
+    recomputations' phase, the window's opening, the limits, the nodes' events and the
+    reservations), the run is drained, what the site ran is replayed first as the baseline
+    (Slurm's own fairshare, ``"as-slurm"``, or, when the bundle holds ``adapter.toml``, the
+    adapter's policy through its site factors, ``"as-adapter"``), and each policy as the Slurm
+    adapter would apply it (its ``weight`` and ``interval_s`` from ``adapter.toml``, else the
+    adapter's defaults). ``jobs`` streams every job's outcome to a CSV file whose ``job_id`` is Slurm's
     JobID (``True``: a temporary file removed with the result; a path to keep it; ``False``:
     none). ``progress`` shows a bar when tqdm is installed, or is a callable given the
     simulated seconds done since its last call and the total.
