@@ -9,7 +9,7 @@ use fairshare_core::choice::Choice;
 use fairshare_core::model::{partition_property, MachineCatalogue, NodeType, Time};
 use fairshare_core::priority::multifactor::JobPriority;
 use fairshare_sim::cluster::{
-    run, run_observed, Capacity, ClusterConfig, JobOutcome, JobRecord, JobState, Partition,
+    run, run_observed, Capacity, ClusterConfig, JobOutcome, JobRecord, JobState, Outage, Partition,
     PlacementEntry, PolicyResult, QueueLimit, Scheduler, SchedulerEntry, SchedulerSettings,
     SlurmParameters, Stop, Task, Window,
 };
@@ -236,6 +236,62 @@ proptest! {
             let promised = scheduler == SchedulerEntry::CONSERVATIVE || (scheduler == SchedulerEntry::EASY && policy == "fifo");
             if let (true, Some(reserved)) = (promised, job.first_reserved) {
                 prop_assert!(job.start <= reserved, "job {} started at {} after its reservation at {}", job.id, job.start, reserved);
+            }
+        }
+    }
+
+    /// A site's outages hold: no job starts on a node while an outage closes it, and, under a
+    /// scheduler that plans, no job runs on a node across a reservation announced for it.
+    #[test]
+    fn no_job_starts_on_a_closed_node_nor_crosses_a_reservation(
+        types in prop::collection::vec(node_type(), 1..3),
+        specs in prop::collection::vec(job_spec(), 1..25),
+        outages in prop::collection::vec((0usize..6, 0u32..60, 1u32..40, any::<bool>()), 1..4),
+        scheduler in prop::sample::select(SchedulerEntry::ALL.to_vec()),
+    ) {
+        let catalogue = catalogue(&types);
+        let capacity = Capacity::Machines(catalogue);
+        let hosts = capacity.named_nodes();
+        let secs = |s: u32| Time::from_secs_f64(f64::from(s));
+        let outages: Vec<Outage> = (outages.iter())
+            .map(|&(node, from, length, announced)| Outage {
+                name: format!("outage of node {}", node % hosts.len()),
+                hosts: vec![hosts[node % hosts.len()].0.clone()],
+                from: secs(from),
+                to: Some(secs(from + length)),
+                announced,
+            })
+            .collect();
+        let tasks = tasks(&specs);
+        let users = (0..3).map(|u| format!("u{u}")).collect();
+        let mut config = ClusterConfig::new(
+            "fifo".parse().unwrap(),
+            capacity,
+            vec!["cpu".into(), "mem".into()],
+            users,
+        );
+        config.scheduler = scheduler.scheduler(FillRule::HeadOfLine);
+        config.record_jobs = Some(Window::ALL);
+        config.outages = outages.clone();
+        let result = run(&config, tasks.iter().cloned().map(Ok::<_, Infallible>), |_| {}).unwrap();
+        let plans = scheduler != SchedulerEntry::FILL;
+        for job in &result.jobs {
+            for outage in &outages {
+                let node = hosts.iter().position(|(h, _)| *h == outage.hosts[0]).unwrap();
+                if !job.placed.iter().any(|(n, _)| *n == node) {
+                    continue;
+                }
+                let (from, to) = (outage.from, outage.to.unwrap());
+                prop_assert!(
+                    job.start < from || job.start >= to,
+                    "job {} started at {} on node {node}, closed from {from} to {to}", job.id, job.start
+                );
+                if plans && outage.announced {
+                    prop_assert!(
+                        job.end <= from || job.start >= to,
+                        "job {} ran {}..{} on node {node} across its reservation {from}..{to}", job.id, job.start, job.end
+                    );
+                }
             }
         }
     }

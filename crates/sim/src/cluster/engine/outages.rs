@@ -1,11 +1,13 @@
 //! The site's outages as the engine keeps them ([`Outage`]): which nodes are closed now, and
 //! what the plans must not count on. A closed node is fenced in every pass, so no job starts
 //! there; an announced outage (a reservation) is in the availability profile and in Slurm's
-//! backfill map from the start, so that no job starts or is planned across it; an unannounced
+//! backfill map from the start, so that no job starts or is planned across it (fenced only
+//! where the scheduler keeps no profile); an unannounced
 //! one (a node drained or down) is there from its start until further notice, and taken away
 //! when it ends, as Slurm plans without knowing when a node comes back.
 
 use super::{free_until, Engine};
+use crate::cluster::scheduler::Reservations;
 use crate::cluster::space::{Placed, Space};
 use crate::cluster::{Outage, SimError};
 use fairshare_core::model::Time;
@@ -34,7 +36,9 @@ pub(super) struct Outages {
     /// How many changes have been made.
     made: usize,
     /// How many outages close each node now.
-    pub(super) closed: Vec<u32>,
+    closed: Vec<u32>,
+    /// How many nodes are closed now.
+    closed_nodes: usize,
 }
 
 impl Outages {
@@ -83,6 +87,11 @@ impl Outages {
     pub(super) fn next(&self) -> Option<Time> {
         self.changes.get(self.made).map(|c| c.0)
     }
+
+    /// How many outages close each node now, when some node is closed.
+    pub(super) fn closed(&self) -> Option<&[u32]> {
+        (self.closed_nodes > 0).then_some(&self.closed[..])
+    }
 }
 
 impl Engine {
@@ -97,16 +106,30 @@ impl Engine {
             self.outages.made += 1;
             changed = true;
             let kept = self.outages.kept[i].clone();
+            // Where starts are tried against the profile, an announced outage is there
+            // already, and a fence would keep the node from plans past its end too.
+            if kept.announced && self.space.profiled() {
+                continue;
+            }
             for node in &kept.nodes {
                 let n = node[0].0;
                 let closed = &mut self.outages.closed[n];
+                let was = *closed;
                 *closed = if closes {
                     *closed + 1
                 } else {
                     closed.saturating_sub(1)
                 };
+                match (was, *closed) {
+                    (0, 1) => self.outages.closed_nodes += 1,
+                    (1, 0) => self.outages.closed_nodes -= 1,
+                    _ => {}
+                }
                 if kept.announced {
                     continue;
+                }
+                if closes {
+                    self.drop_reservations_on(n);
                 }
                 let sign = if closes { 1.0 } else { -1.0 };
                 self.space.expect(node, at, UNTIL_FURTHER_NOTICE, sign);
@@ -122,5 +145,25 @@ impl Engine {
             }
         }
         changed
+    }
+
+    /// Drops every reservation kept from pass to pass that holds `node`, which an outage has
+    /// just closed until further notice: each job is planned anew at the next pass, and the
+    /// room it held may serve others.
+    fn drop_reservations_on(&mut self, node: usize) {
+        if self.reservations != Reservations::UntilStart {
+            return;
+        }
+        for (user, index) in self.reserved() {
+            let job = &self.queues[user as usize][index];
+            let on_node = (job.reservation.as_ref())
+                .is_some_and(|(_, placed)| placed.iter().any(|(n, _)| *n == node));
+            let walltime = job.walltime;
+            if let Some((t, placed)) = on_node.then(|| self.unreserve(user, index)).flatten() {
+                for &(n, _) in &placed {
+                    free_until(&mut self.freed, n, t.plus_micros(walltime));
+                }
+            }
+        }
     }
 }

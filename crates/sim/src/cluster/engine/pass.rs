@@ -19,7 +19,9 @@ impl Engine {
                 self.compress(freed);
             }
         }
-        self.space.fence_closed(&self.outages.closed);
+        if let Some(closed) = self.outages.closed() {
+            self.space.fence_closed(closed);
+        }
         if self.tiered {
             if let Some(top) = self.next_tier(None) {
                 self.enter_tier(top);
@@ -128,12 +130,13 @@ impl Pass for Engine {
             self.space.fit_now(&self.queues[u][index].request)
         } else {
             let own = self.unreserve(user, index);
-            let own_now = own
-                .as_ref()
-                .filter(|(t, _)| *t <= self.now && !self.whole_nodes);
+            let own_now = own.as_ref().filter(|(t, placed)| {
+                *t <= self.now && !self.whole_nodes && !self.space.fences_any(placed)
+            });
             if let Some((_, placed)) = own_now {
-                // Its reserved nodes are free for it now: starting elsewhere would free room
-                // that no reservation was moved into.
+                // Its reserved nodes are free for it now (and open: a node closed since it
+                // was planned is not): starting elsewhere would free room that no reservation
+                // was moved into.
                 let placed = placed.clone();
                 self.launch(user, index, placed);
                 self.after_start(user, index);

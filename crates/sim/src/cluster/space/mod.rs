@@ -304,11 +304,18 @@ impl Space {
     /// Keeps every node `closed` counts an outage on from taking any job until
     /// [`Space::unfence`].
     pub(super) fn fence_closed(&mut self, closed: &[u32]) {
-        if closed.iter().all(|c| *c == 0) {
-            return;
-        }
         self.fenced.resize(self.nodes.len(), false);
         (self.fenced.iter_mut().zip(closed)).for_each(|(f, c)| *f |= *c > 0);
+    }
+
+    /// Whether starts are tried against an availability profile (the scheduler plans).
+    pub(super) fn profiled(&self) -> bool {
+        !self.profile.is_empty()
+    }
+
+    /// Whether a fence keeps a job off one of `placed`'s nodes.
+    pub(super) fn fences_any(&self, placed: &Placed) -> bool {
+        (placed.iter()).any(|(node, _)| self.fenced.get(*node).copied().unwrap_or(false))
     }
 
     /// How many nodes there are.
