@@ -5,7 +5,7 @@
 use crate::replay::{replay_body, replay_table};
 use crate::{html, text};
 use fairshare_lab::trust::{PinnedJobs, Trust, WindowStart};
-use fairshare_lab::whatif::WhatIfSummary;
+use fairshare_lab::whatif::{WhatIfSummary, ADAPTER_BASELINE};
 use fairshare_sim::cluster::PolicyResult;
 use fairshare_sim::stats::RunStats;
 
@@ -105,7 +105,11 @@ fn trust_lines(summary: &WhatIfSummary) -> Vec<String> {
     let untimed = (!timed).then(|| format!("  {UNTIMED}"));
     let lines = vec![
         format!(
-            "How far to trust this prediction: the site's own fairshare ({name}) replayed against what really happened"
+            "How far to trust this prediction: {} ({name}) replayed against what really happened",
+            match name == ADAPTER_BASELINE {
+                true => "the site's adapter",
+                false => "the site's own fairshare",
+            }
         ),
         format!("  contested order: {contested}"),
         format!(

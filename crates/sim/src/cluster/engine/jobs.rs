@@ -11,13 +11,17 @@ use std::cmp::Reverse;
 use std::slice;
 
 impl Engine {
-    /// Queues an arrival, or settles it at once when it can never fit.
+    /// Queues an arrival, or settles it at once when it can never fit; one submitted before
+    /// the window opened is scheduled but left out of every count and wait, as the results
+    /// count the jobs eligible inside the window.
     pub(super) fn arrive(&mut self, a: Task) -> Result<(), SimError> {
-        self.queue(a, false)
+        let before_the_window = self.opens.is_some_and(|opens| a.submit < opens);
+        self.queue(a, before_the_window)
     }
 
     /// Queues `a`, or settles it at once when it can never fit; a `pinned` job (one the log
-    /// started before the window opened) is left out of every count.
+    /// started before the window opened or records what the replay does not model, or one
+    /// submitted before the window opened) is left out of every count.
     pub(super) fn queue(&mut self, a: Task, pinned: bool) -> Result<(), SimError> {
         self.news = true;
         let u = a.user as usize;

@@ -77,8 +77,8 @@ struct Pending {
     cancelled: Option<Time>,
     /// What becomes of it, when the run is observed.
     outcome: Option<Box<JobOutcome>>,
-    /// Whether it is started as the log started it, before the window opened: left out of
-    /// every count and wait.
+    /// Whether it is left out of every count and wait: started as the log started it, or
+    /// submitted before the window opened.
     pinned: bool,
     /// The site's limits it counts against, and its demand in the trace's units (both empty
     /// without limits).
@@ -109,7 +109,7 @@ struct Running {
     record: Option<JobRecord>,
     /// What becomes of it, when the run is observed.
     outcome: Option<Box<JobOutcome>>,
-    /// Whether the log started it before the window opened.
+    /// Whether it is left out of every count and wait (see [`Pending`]).
     pinned: bool,
     /// The site's limits it counts against, and its demand in the trace's units.
     limits: Vec<u16>,

@@ -60,7 +60,9 @@ impl Engine {
         };
         self.unreserved -= 1;
         self.smallest.remove(&job.request);
-        self.recorder.withdrawn(user);
+        if !job.pinned {
+            self.recorder.withdrawn(user);
+        }
         if let Some(mut outcome) = job.outcome {
             outcome.state = JobState::Cancelled;
             outcome.waited_until = self.now;
