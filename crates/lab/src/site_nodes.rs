@@ -78,7 +78,8 @@ impl SiteNodes {
             let hosts = keep(bundle::EVENTS, event.line, &event.hosts, &mut left_out);
             let asked = (hosts.iter())
                 .filter_map(|h| log?.closed_before(h, event.from))
-                .min();
+                .min()
+                .map(|asked| asked.min(event.from));
             earlier += usize::from(asked.is_some_and(|a| a < event.from));
             outages.extend((!hosts.is_empty()).then(|| Outage {
                 name: format!(

@@ -1810,3 +1810,18 @@ fn an_outage_of_an_unknown_node_is_refused() {
     let e = fairshare_sim::cluster::run(&config, arrivals, |_| {}).unwrap_err();
     assert!(e.to_string().contains("n9"), "{e}");
 }
+
+/// An outage that began long before the run's first event (its origin) closes its node from
+/// the run's start: the job, submitted after the window opened, goes to the other node.
+#[test]
+fn an_outage_begun_before_the_run_closes_its_node_from_the_start() {
+    let jobs = [job(0, 150.0, 10.0, 20.0, 4.0)];
+    let easy = SchedulerEntry::EASY.scheduler(FillRule::HeadOfLine);
+    let mut config = config_for("fifo", named_nodes(), easy, &jobs);
+    config.opens = Some(Time::from_secs_f64(100.0));
+    config.origin = Time::from_secs_f64(150.0);
+    config.outages = vec![outage(&["n1"], 5.0, 300.0, false)];
+    let result = replay_config(&config, &jobs);
+    assert_eq!(starts(&result), [150.0]);
+    assert_eq!(result.jobs[0].placed[0].0, 1, "on n2");
+}

@@ -17,8 +17,8 @@
 //!   started then, runs the main scheduler down the whole queue every `sched_interval`
 //!   from that second on;
 //! - `update_node: node NAME state set to DRAINING` (or `DRAINED`, `DOWN`) when an
-//!   administrator took node NAME from the jobs: the accounting's event begins only when its
-//!   last job has ended.
+//!   administrator took node NAME from the jobs (the accounting's event begins only when its
+//!   last job has ended), and `… state set to IDLE` (or any other state) when it came back.
 //!
 //! Every other line is passed over (bytes that are not UTF-8 included: a job's name can hold
 //! them). A line this reader takes must have a timestamp with milliseconds and a job id that
@@ -60,16 +60,21 @@ pub struct ControllerLog {
     pub backfill_passes: Vec<Time>,
     /// The instants the controller started (`Running as primary controller`), in order.
     pub controller_starts: Vec<Time>,
-    /// The instants each node was asked to take no new job (`state set to DRAINING`,
-    /// `DRAINED` or `DOWN`), by host name, in order.
-    pub nodes_closed: BTreeMap<String, Vec<Time>>,
+    /// Each node's changes of state by an administrator or the controller, by host name, in
+    /// order: when, and whether it was asked to take no new job (`state set to DRAINING`,
+    /// `DRAINED` or `DOWN`) or opened again (any other state).
+    pub node_states: BTreeMap<String, Vec<(Time, bool)>>,
 }
 
 impl ControllerLog {
-    /// When `host` was last asked to take no new job at or before `at`, if the log says.
+    /// When `host` was asked to take no new job, for a closing the accounting dates at `at`
+    /// (whole seconds, so the log's line may fall up to a second later): the last change of
+    /// its state by then, if that change closed it.
     pub fn closed_before(&self, host: &str, at: Time) -> Option<Time> {
-        let asked = self.nodes_closed.get(host)?;
-        asked.iter().rev().find(|t| **t <= at).copied()
+        let by = at.plus_micros(1_000_000);
+        let states = self.node_states.get(host)?;
+        let last = states.iter().rev().find(|(t, _)| *t < by)?;
+        last.1.then_some(last.0)
     }
 }
 
@@ -133,14 +138,11 @@ enum Event {
 /// How the line that says the controller started ends.
 const CONTROLLER_STARTED: &str = "] Running as primary controller";
 
-/// What a line says when a node is asked to take no new job: `update_node: node NAME`, then
-/// one of the states.
+/// What a line says when a node's state is changed: `update_node: node NAME state set to
+/// STATE`; the states that take it from the jobs.
 const NODE_UPDATED: &str = "] update_node: node ";
-const CLOSED_STATES: [&str; 3] = [
-    " state set to DRAINING",
-    " state set to DRAINED",
-    " state set to DOWN",
-];
+const STATE_SET: &str = " state set to ";
+const CLOSED_STATES: [&str; 3] = ["DRAINING", "DRAINED", "DOWN"];
 
 /// Each event's mark in a line, which its job id follows, and how such a line must end
 /// (`_job_complete: JobId=N WEXITSTATUS 0` comes before the job's `… done`).
@@ -198,14 +200,12 @@ impl ControllerLog {
             self.controller_starts.push(at);
             return Ok(());
         }
-        if let Some(host) = closed_node(line) {
+        if let Some((host, closes)) = node_state(line) {
             let at = timestamp(line).map_err(|problem| {
                 ReadError::field_of(&format!("line {number}"), "timestamp", problem)
             })?;
-            self.nodes_closed
-                .entry(host.to_owned())
-                .or_default()
-                .push(at);
+            let states = self.node_states.entry(host.to_owned()).or_default();
+            states.push((at, closes));
             return Ok(());
         }
         let Some((event, id_text)) = event_of(line) else {
@@ -222,18 +222,18 @@ impl ControllerLog {
 
     /// The log once every line is read: the passes in order, each once.
     fn finished(mut self) -> ControllerLog {
-        let closed = self.nodes_closed.values_mut();
         for passes in [
             &mut self.main_passes,
             &mut self.backfill_passes,
             &mut self.controller_starts,
-        ]
-        .into_iter()
-        .chain(closed)
-        {
+        ] {
             passes.sort_unstable();
             passes.dedup();
         }
+        // A stable sort: two changes of one millisecond stay in the log's order.
+        self.node_states
+            .values_mut()
+            .for_each(|states| states.sort_by_key(|(t, _)| *t));
         self
     }
 
@@ -268,13 +268,13 @@ impl ControllerLog {
     }
 }
 
-/// The node a line asks to take no new job, if it is such a line.
-fn closed_node(line: &str) -> Option<&str> {
+/// The node whose state a line changes, and whether the change takes it from the jobs, if
+/// it is such a line.
+fn node_state(line: &str) -> Option<(&str, bool)> {
     let (_, after) = line.split_once(NODE_UPDATED)?;
-    let after = after.trim_end();
-    let state = CLOSED_STATES.iter().find(|s| after.ends_with(*s))?;
-    let host = &after[..after.len() - state.len()];
-    (!host.is_empty() && !host.contains(' ')).then_some(host)
+    let (host, state) = after.trim_end().split_once(STATE_SET)?;
+    let closes = CLOSED_STATES.contains(&state);
+    (!host.is_empty() && !host.contains(' ')).then_some((host, closes))
 }
 
 /// The event a line tells of, with the text after its `JobId=`; `None` for any other line.
@@ -394,7 +394,7 @@ mod tests {
     #[test]
     fn a_nodes_drain_is_read_where_it_was_asked() {
         let log = parse_controller_log(LOG).unwrap();
-        assert_eq!(log.nodes_closed.len(), 1, "{:?}", log.nodes_closed);
+        assert_eq!(log.node_states.len(), 1, "{:?}", log.node_states);
         let before = |t| log.closed_before("n05", at(t));
         assert_eq!(
             before("2026-11-28T00:10:30.000"),
@@ -404,6 +404,13 @@ mod tests {
             before("2026-11-28T00:12:30.000"),
             Some(at("2026-11-28T00:12:00.250"))
         );
+        // The accounting dates a closing to its whole second, before the log's line.
+        assert_eq!(
+            before("2026-11-28T00:12:00.000"),
+            Some(at("2026-11-28T00:12:00.250"))
+        );
+        // Opened again since the last request: that request was another closing's.
+        assert_eq!(before("2026-11-28T00:11:30.000"), None);
         assert_eq!(before("2026-11-28T00:09:00.000"), None);
         assert_eq!(
             log.closed_before("n06", at("2026-11-28T00:12:30.000")),

@@ -47,7 +47,8 @@ pub(in crate::cluster) fn replay<E>(
         let next_finish = engine.finishes.peek().map(|Reverse((t, _, _))| *t);
         let next_withdrawal = engine.next_withdrawal();
         let next_change = engine.limit_changes.peek().map(|Reverse(t)| *t);
-        let next_outage = engine.outages.next();
+        // An outage that began before the run's first event changes the nodes at it.
+        let next_outage = engine.outages.next().map(|t| t.max(engine.now));
         if next_arrival.is_none() && next_finish.is_none() && engine.smallest.least().is_none() {
             // Nothing arrives, runs or waits: a wake-up left is a plan of a job that has
             // started since (or a periodic pass) and would only stretch the run.
