@@ -19,7 +19,7 @@ use crate::{
 };
 use crate::{StopRule, TraceSpec};
 use fairshare_core::model::{Pin, Time};
-use fairshare_core::policy::PolicySpec;
+use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_reconcile::slurm_config::SlurmConfig;
 use fairshare_sim::cluster::{JobOutcome, PlacementEntry, PolicyResult, SchedulerEntry};
 use fairshare_trace::bundle::{self, Manifest};
@@ -583,6 +583,12 @@ fn adapter_unmodelled(adapter: &SlurmConfig) -> Vec<String> {
     let defaults = SlurmConfig::default();
     let file = bundle::ADAPTER;
     let mut left = vec![format!("the phase of the adapter's passes: taken on the multiples of its interval_s, as no file of the bundle says when it started (its log is not collected)")];
+    if adapter
+        .policy()
+        .is_ok_and(|p| matches!(p.kind, PolicyKind::Fairshare(_)))
+    {
+        left.push(format!("the adapter's policy {} in {file} is a fairshare function: the replay runs it as Slurm's own fairshare, weighed by config.txt's PriorityWeightFairshare, not through the site factors the adapter writes", adapter.policy));
+    }
     if adapter.ranked_runs != defaults.ranked_runs {
         left.push(format!("ranked_runs = {} in {file}: the replay ranks the adapter's first {} runs of starts, its default", adapter.ranked_runs, defaults.ranked_runs));
     }
