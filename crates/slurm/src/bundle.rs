@@ -207,6 +207,22 @@ impl Bundle {
             },
         ];
         let changed_since = window.history_since.as_deref().unwrap_or(&window.since);
+        // `sacctmgr -P show WHAT` of the cluster over the window, in `format`.
+        let over_window = |file, what, format: &str| {
+            part(
+                file,
+                &[&[
+                    "sacctmgr",
+                    "-P",
+                    "show",
+                    what,
+                    &format!("Clusters={cluster}"),
+                    &format!("Start={}", window.since),
+                    &format!("End={}", window.until),
+                    &format!("format={format}"),
+                ]],
+            )
+        };
         let limits = [
             part(
                 LIMITS,
@@ -243,32 +259,8 @@ impl Bundle {
                     &format!("End={}", window.until),
                 ]],
             ),
-            part(
-                EVENTS,
-                &[&[
-                    "sacctmgr",
-                    "-P",
-                    "show",
-                    "event",
-                    &format!("Clusters={cluster}"),
-                    &format!("Start={}", window.since),
-                    &format!("End={}", window.until),
-                    &format!("format={EVENT_FORMAT}"),
-                ]],
-            ),
-            part(
-                RESERVATIONS,
-                &[&[
-                    "sacctmgr",
-                    "-P",
-                    "show",
-                    "reservation",
-                    &format!("Clusters={cluster}"),
-                    &format!("Start={}", window.since),
-                    &format!("End={}", window.until),
-                    &format!("format={RESERVATION_FORMAT}"),
-                ]],
-            ),
+            over_window(EVENTS, "event", EVENT_FORMAT),
+            over_window(RESERVATIONS, "reservation", RESERVATION_FORMAT),
         ];
         let parts = (parts.into_iter())
             .chain(history.map(|history| Part {
