@@ -368,8 +368,9 @@ impl ClusterArgs {
     ) -> Result<Vec<PolicySpec>> {
         let setup = self.slurm_setup(trace)?;
         let log = trace.controller_log()?;
-        let started = (log.and_then(|log| log.controller_starts.last().copied()))
-            .map(|at| (at, "the controller's start in its log"));
+        let started = log.and_then(|log| log.recomputations_phase());
+        let started = started.map(|(at, what)| (at, format!("{what} in its log")));
+        let started = started.as_ref().map(|(at, what)| (*at, what.as_str()));
         let mut site = Vec::with_capacity(policies.len());
         for policy in policies {
             let (policy, note) = setup.site_policy(policy, started).context("--policy")?;

@@ -539,7 +539,7 @@ fn what_if_predicts_the_run(
     assert!(top.contains(&shown), "{top} shows {shown}");
     let taken = doc["taken"].to_string();
     assert!(
-        taken.contains("the controller's start in slurmctld.log.gz"),
+        taken.contains("the priority plugin's start in slurmctld.log.gz"),
         "collect copies the controller's log by default: {taken}"
     );
     without_the_controllers_log(collected, listed.len());

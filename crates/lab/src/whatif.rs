@@ -500,21 +500,16 @@ fn with_adapter(
     setup.map_err(|e| LabError::Unusable(e.to_string()))
 }
 
-/// The moment Slurm's recomputations are in phase with, and where it was read: the
-/// controller's start in its log, else the last decay's time; `taken` hears when neither is
+/// The moment Slurm's recomputations are in phase with, and where it was read: its
+/// priority plugin's start in the controller's log, else the last decay's time; `taken` hears when neither is
 /// in the bundle.
 fn phase(
     log: Option<&ControllerLog>,
     last_decay: Option<&(Time, String)>,
     taken: &mut Vec<String>,
 ) -> Option<(Time, String)> {
-    let started = log.and_then(|log| log.controller_starts.last().copied());
-    let from_log = started.map(|at| {
-        (
-            at,
-            format!("the controller's start in {}", bundle::CONTROLLER_LOG),
-        )
-    });
+    let started = log.and_then(ControllerLog::recomputations_phase);
+    let from_log = started.map(|(at, what)| (at, format!("{what} in {}", bundle::CONTROLLER_LOG)));
     let from_decay = || {
         last_decay.map(|(at, text)| {
             (

@@ -16,6 +16,11 @@
 //! - `Running as primary controller` when the controller started: its background loop,
 //!   started then, runs the main scheduler down the whole queue every `sched_interval`
 //!   from that second on;
+//! - `_read_last_decay_ran: No last decay …` when the priority plugin's decay thread started
+//!   without a saved state, and `mcs: MCSParameters = …` when the plugin loaded after it
+//!   (the first of the two after each start, within a millisecond of each other): the
+//!   thread set its timer then, and recomputes every `PriorityCalcPeriod` from that instant
+//!   on, a quarter of a second after the controller's start;
 //! - `update_node: node NAME state set to DRAINING` (or `DRAINED`, `DOWN`) when an
 //!   administrator took node NAME from the jobs (the accounting's event begins only when its
 //!   last job has ended), and `… state set to IDLE` (or any other state) when it came back.
@@ -60,6 +65,10 @@ pub struct ControllerLog {
     pub backfill_passes: Vec<Time>,
     /// The instants the controller started (`Running as primary controller`), in order.
     pub controller_starts: Vec<Time>,
+    /// The instants the priority plugin's decay thread started, one per controller start
+    /// the log shows it for, in order: its recomputations fall `PriorityCalcPeriod` apart
+    /// from there.
+    pub decay_starts: Vec<Time>,
     /// Each node's changes of state by an administrator or the controller, by host name, in
     /// order: when, and whether it was asked to take no new job (`state set to DRAINING`,
     /// `DRAINED` or `DOWN`) or opened again (any other state).
@@ -67,6 +76,17 @@ pub struct ControllerLog {
 }
 
 impl ControllerLog {
+    /// The instant the last controller's fairshare recomputations are in phase with, and what
+    /// the log says of it: its decay thread's start when the log shows it, else the
+    /// controller's start (a quarter of a second early).
+    pub fn recomputations_phase(&self) -> Option<(Time, &'static str)> {
+        let started = *self.controller_starts.last()?;
+        match self.decay_starts.last() {
+            Some(&decay) if decay >= started => Some((decay, "the priority plugin's start")),
+            _ => Some((started, "the controller's start")),
+        }
+    }
+
     /// When `host` was asked to take no new job, for a closing the accounting dates at `at`
     /// (whole seconds, so the log's line may fall up to a second later): the last change of
     /// its state by then, if that change closed it.
@@ -138,6 +158,11 @@ enum Event {
 /// How the line that says the controller started ends.
 const CONTROLLER_STARTED: &str = "] Running as primary controller";
 
+/// What the first lines the priority plugin's loading writes after the controller's start
+/// hold: its decay thread's reading of a missing state file, else the next plugin's
+/// settings, written within the same millisecond.
+const DECAY_STARTED: [&str; 2] = ["_read_last_decay_ran: ", "] mcs: MCSParameters = "];
+
 /// What a line says when a node's state is changed: `update_node: node NAME state set to
 /// STATE`; the states that take it from the jobs.
 const NODE_UPDATED: &str = "] update_node: node ";
@@ -200,6 +225,13 @@ impl ControllerLog {
             self.controller_starts.push(at);
             return Ok(());
         }
+        if self.awaits_decay_start() && DECAY_STARTED.iter().any(|mark| line.contains(mark)) {
+            let at = timestamp(line).map_err(|problem| {
+                ReadError::field_of(&format!("line {number}"), "timestamp", problem)
+            })?;
+            self.decay_starts.push(at);
+            return Ok(());
+        }
         if let Some((host, closes)) = node_state(line) {
             let at = timestamp(line).map_err(|problem| {
                 ReadError::field_of(&format!("line {number}"), "timestamp", problem)
@@ -220,12 +252,21 @@ impl ControllerLog {
         Ok(())
     }
 
+    /// Whether the controller has started since the decay thread last did.
+    fn awaits_decay_start(&self) -> bool {
+        match (self.controller_starts.last(), self.decay_starts.last()) {
+            (Some(controller), Some(decay)) => decay < controller,
+            (controller, _) => controller.is_some(),
+        }
+    }
+
     /// The log once every line is read: the passes in order, each once.
     fn finished(mut self) -> ControllerLog {
         for passes in [
             &mut self.main_passes,
             &mut self.backfill_passes,
             &mut self.controller_starts,
+            &mut self.decay_starts,
         ] {
             passes.sort_unstable();
             passes.dedup();
@@ -327,6 +368,9 @@ mod tests {
     const LOG: &str = "\
 [2026-11-28T00:08:17.503] slurmctld version 22.05.8 started on cluster fairshare
 [2026-11-28T00:08:18.221] Running as primary controller
+[2026-11-28T00:08:18.483] priority/multifactor: _read_last_decay_ran: No last decay (/var/spool/slurmctld/priority_last_decay_ran) to recover
+[2026-11-28T00:08:18.483] mcs: MCSParameters = (null). ondemand set.
+[2026-11-28T00:08:19.100] mcs: MCSParameters = (null). ondemand set.
 [2026-11-28T00:08:20.136] _slurm_rpc_submit_batch_job: JobId=4 InitPrio=100000 usec=468
 [2026-11-28T00:08:20.154] _slurm_rpc_submit_batch_job: JobId=5 InitPrio=100000 usec=342
 [2026-11-28T00:08:20.169] _slurm_rpc_submit_batch_job: JobId=6 InitPrio=100000 usec=263
@@ -383,7 +427,7 @@ mod tests {
         .unwrap();
         let error = read_controller_log(&path).unwrap_err().to_string();
         assert!(
-            error.contains("slurmctld.log") && error.contains("line 18"),
+            error.contains("slurmctld.log") && error.contains("line 21"),
             "{error}"
         );
         assert!(error.contains("LogTimeFormat"), "{error}");
@@ -439,11 +483,31 @@ mod tests {
         );
         // The controller's start times its background loop's passes down the whole queue.
         assert_eq!(log.controller_starts, vec![at("2026-11-28T00:08:18.221")]);
+        // Its decay thread's timer, once per start (a reconfiguration's line is not another).
+        assert_eq!(log.decay_starts, vec![at("2026-11-28T00:08:18.483")]);
         let second = Time::from_micros(at("2026-11-28T00:08:20.000").as_micros());
         assert_eq!(
             four.submitted.unwrap().as_micros() - second.as_micros(),
             136_000
         );
+    }
+
+    #[test]
+    fn the_recomputations_are_in_phase_with_the_last_decay_thread() {
+        let log = parse_controller_log(LOG).unwrap();
+        let phase = Some((at("2026-11-28T00:08:18.483"), "the priority plugin's start"));
+        assert_eq!(log.recomputations_phase(), phase);
+        // Restarted with its saved state: no `No last decay`, the next plugin's line marks it.
+        let restarted = format!("{LOG}[2026-11-28T02:00:00.100] Running as primary controller\n[2026-11-28T02:00:00.361] mcs: MCSParameters = (null). ondemand set.\n");
+        let log = parse_controller_log(&restarted).unwrap();
+        let phase = Some((at("2026-11-28T02:00:00.361"), "the priority plugin's start"));
+        assert_eq!(log.recomputations_phase(), phase);
+        // Neither line after the last start: the start itself.
+        let bare = format!("{LOG}[2026-11-28T02:00:00.100] Running as primary controller\n");
+        let log = parse_controller_log(&bare).unwrap();
+        let phase = Some((at("2026-11-28T02:00:00.100"), "the controller's start"));
+        assert_eq!(log.recomputations_phase(), phase);
+        assert_eq!(ControllerLog::default().recomputations_phase(), None);
     }
 
     #[test]
