@@ -1719,6 +1719,45 @@ fn a_limit_holds_its_groups_jobs_and_passes_over_them() {
     }
 }
 
+/// A limit lets a job go when the job ends, not when its nodes are released: u0 may run one
+/// job at a time; its first ends at 10 s on n1, whose node is completing for 20 ms more, and
+/// a pass run at 10.01 s by u1's submission starts u0's second job on n2 at once (Slurm's
+/// accounting policy counts the job out at its completion), u1's job taking n1 once it is
+/// released. Counted out only with its node, u0's job would wait for n1.
+#[test]
+fn a_limit_lets_a_job_go_at_its_end_before_its_nodes_are_released() {
+    use fairshare_sim::cluster::{Cap, Limit, Scope};
+    let mut jobs = vec![
+        job(0, 0.0, 10.0, 20.0, 4.0),
+        job(1, 0.1, 10.0, 20.0, 4.0),
+        job(2, 10.01, 10.0, 20.0, 4.0),
+    ];
+    jobs[1].user = 0;
+    let limit = Limit {
+        name: "user u0: MaxJobs".into(),
+        scope: Scope {
+            users: Some(vec![0]),
+            ..Scope::default()
+        },
+        caps: vec![(
+            Time::ZERO,
+            Cap {
+                jobs: Some(1),
+                held: vec![None],
+            },
+        )],
+    };
+    let completing = SlurmParameters {
+        completing_us: 20_000,
+        ..at_every_event()
+    };
+    let mut config = config_for("fifo", two_nodes(4.0), slurm_with(completing), &jobs);
+    config.limits = vec![limit];
+    let result = replay_config(&config, &jobs);
+    assert_eq!(starts(&result), [0.0, 10.01, 10.02]);
+    assert_eq!(result.jobs[1].placed[0].0, 1, "on n2");
+}
+
 /// A job of processors anywhere that the record ran over two hosts takes, at its recorded
 /// start, as many processors on each in turn as fit there (Slurm spreads them unevenly): 2 on
 /// n1 beside job 0's 2, then 4 on n2.

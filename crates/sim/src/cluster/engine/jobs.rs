@@ -222,6 +222,9 @@ impl Engine {
         }
         let released = end.plus_micros(release.after_us);
         self.finishes.push(Reverse((released, job.seq, slot)));
+        if !job.limits.is_empty() {
+            self.limit_ends.push(Reverse((end, job.seq, slot)));
+        }
         let recorded = self.record_jobs.filter(|w| w.overlaps(self.now, end));
         let record = recorded.map(|_| JobRecord {
             id: job.id,

@@ -226,6 +226,9 @@ struct Engine {
     limit_changes: BinaryHeap<Reverse<Time>>,
     /// Jobs a limit held, by the first limit that held each.
     held_by_limits: IndexMap<String, u64>,
+    /// The running jobs counted under a limit, by when they end (with their sequence and
+    /// slot): a limit stops counting a job at its end, before its nodes are released.
+    limit_ends: BinaryHeap<Reverse<(Time, u64, usize)>>,
     /// The site's outages: which nodes are closed, and when that changes.
     outages: Outages,
 }
@@ -266,6 +269,7 @@ impl Engine {
     /// Whether a site's limit holds the job at `index` of `user`'s queue now: one would take
     /// its group past a cap. The first time one does, the job is counted under it.
     fn held_by_limit(&mut self, user: u32, index: usize) -> bool {
+        self.release_ended_limits();
         let job = &self.queues[user as usize][index];
         if job.limits.is_empty() {
             return false;
@@ -279,6 +283,23 @@ impl Engine {
             *self.held_by_limits.entry(name).or_default() += 1;
         }
         true
+    }
+
+    /// Stops counting under their limits the jobs that have ended by now: Slurm's accounting
+    /// policy lets a job's group and user go when the job completes or is killed
+    /// (`acct_policy_job_fini`), while its nodes are still completing, so a pass run then
+    /// already sees the room. Done before a limit is looked at, which only a pass does.
+    fn release_ended_limits(&mut self) {
+        while let Some(&Reverse((end, seq, slot))) = self.limit_ends.peek() {
+            if end > self.now {
+                break;
+            }
+            self.limit_ends.pop();
+            if let Some(job) = self.running[slot].as_mut().filter(|job| job.seq == seq) {
+                let limits = std::mem::take(&mut job.limits);
+                self.limits.count(&limits, job.user, &job.raw, -1.0);
+            }
+        }
     }
 
     /// Whether a job's queue leaves room for it to start now.

@@ -128,6 +128,7 @@ impl Engine {
             running: Vec::new(),
             free_slots: Vec::new(),
             finishes: BinaryHeap::new(),
+            limit_ends: BinaryHeap::new(),
             space,
             book: Book::new(ranker, users, m),
             meter: match config.policy.kind {
