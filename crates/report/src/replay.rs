@@ -7,6 +7,7 @@ use crate::svg::{self, Axis, Bar, BarChart, Colour, LineChart, Scale, Series};
 use crate::text::{self, duration, fixed, in_unit, percent, strings, time_unit};
 use crate::{accounts, charges, occupancy};
 use fairshare_lab::summary::ReplaySummary;
+use fairshare_lab::whatif::{ADAPTER_BASELINE, BASELINE};
 use fairshare_sim::cluster::{PolicyResult, UserResult};
 use fairshare_sim::stats::RunStats;
 
@@ -615,7 +616,7 @@ fn top_users(policies: &[PolicyResult]) -> Vec<String> {
     users
 }
 
-/// Mean waiting time per policy, and the reduction against DRF when a DRF run exists.
+/// Mean waiting time per policy, and the reduction against a what-if's baseline, or DRF.
 fn wait_section(policies: &[PolicyResult]) -> String {
     let longest = policies
         .iter()
@@ -631,6 +632,7 @@ fn wait_section(policies: &[PolicyResult]) -> String {
             in_unit(p.p95_wait_s, unit)
         ),
         colour: Colour::Palette(i),
+        error: None,
     });
     let chart = BarChart {
         width: 1180,
@@ -645,33 +647,49 @@ fn wait_section(policies: &[PolicyResult]) -> String {
     )
 }
 
-/// Bars of `1 − user-mean wait / DRF's user-mean wait`, or a note when there is no DRF run.
+/// Bars of `1 − user-mean wait / the reference's user-mean wait` for every other policy, or a
+/// note when there is no reference: a what-if's baseline (the site's own scheduling,
+/// replayed first), else the DRF run.
 fn reduction_figure(policies: &[PolicyResult]) -> String {
-    let Some(drf) = policies.iter().find(|p| is_drf(&p.policy)) else {
+    let site = policies.first().filter(|p| is_site_baseline(&p.policy));
+    let Some(reference) = site.or_else(|| policies.iter().find(|p| is_drf(&p.policy))) else {
         return String::from("<p class=\"note\">No DRF run in this replay, so no reduction against DRF is shown.</p>\n");
     };
-    if !(drf.user_mean_wait_s > 0.0 && drf.user_mean_wait_s.is_finite()) {
-        return String::from("<p class=\"note\">Under DRF no user waited, so there is no waiting time to reduce.</p>\n");
+    let name = match site {
+        Some(baseline) => format!("{} (the baseline)", baseline.policy),
+        None => "DRF".to_owned(),
+    };
+    if !(reference.user_mean_wait_s > 0.0 && reference.user_mean_wait_s.is_finite()) {
+        return format!("<p class=\"note\">Under {} no user waited, so there is no waiting time to reduce.</p>\n", html::escape(&name));
     }
-    let bars = policies.iter().filter(|p| !is_drf(&p.policy)).map(|p| {
-        let reduction = 100.0 * (1.0 - p.user_mean_wait_s / drf.user_mean_wait_s);
+    let others = policies.iter().filter(|p| !std::ptr::eq(*p, reference));
+    let bars = others.map(|p| {
+        let reduction = 100.0 * (1.0 - p.user_mean_wait_s / reference.user_mean_wait_s);
         Bar {
             label: p.policy.clone(),
             value: reduction.max(FLOOR),
             text: format!("{} %", fixed(reduction, 1)),
             colour: Colour::Palette(if reduction >= 0.0 { 2 } else { 1 }),
+            error: None,
         }
     });
     let chart = BarChart {
         width: 1180,
-        x: Axis::new("reduction of the users' mean waiting time vs DRF (%)"),
+        x: Axis::new(&format!(
+            "reduction of the users' mean waiting time vs {name} (%)"
+        )),
         bars: bars.collect(),
     };
     if chart.bars.is_empty() {
         return String::new();
     }
-    let caption = "Reduction of the users' mean waiting time relative to DRF (1 − W/W_DRF): green bars right of zero wait less than DRF, red bars left of zero wait more (bars stop at −100 %; the number gives the full value).";
-    html::figure(&svg::bar_chart(&chart), caption)
+    let caption = format!("Reduction of the users' mean waiting time relative to {name} (1 − W/W_ref): green bars right of zero wait less than it, red bars left of zero wait more (bars stop at −100 %; the number gives the full value).");
+    html::figure(&svg::bar_chart(&chart), &caption)
+}
+
+/// Whether a policy is a what-if's baseline: the site's own scheduling replayed.
+fn is_site_baseline(policy: &str) -> bool {
+    [BASELINE, ADAPTER_BASELINE].contains(&policy)
 }
 
 /// Whether a policy specification is the DRF baseline.

@@ -3,6 +3,7 @@
 //! what was taken from the bundle and what the model leaves out, then the replay's own tables.
 
 use crate::replay::{replay_body, replay_table};
+use crate::svg::{self, Axis, Bar, BarChart, Colour};
 use crate::{html, text};
 use fairshare_lab::trust::{PinnedJobs, Trust, WindowStart};
 use fairshare_lab::whatif::{WhatIfSummary, ADAPTER_BASELINE};
@@ -56,15 +57,19 @@ pub fn whatif_html(summary: &WhatIfSummary) -> String {
         html::table(&headers, &rows)
     );
     if summary.prediction.policies.len() > 1 {
-        let (headers, rows) = versus_table(&summary.prediction.policies, &summary.trust);
+        let policies = &summary.prediction.policies;
+        let (headers, rows) = versus_table(policies, &summary.trust);
         body += &format!(
-            "<h2>{}</h2>\n{}<p>{}</p>\n{}",
+            "<h2>{}</h2>\n{}<p>{}</p>\n{}{}",
             html::escape(VERSUS_TITLE),
             html::table(&headers, &rows),
             html::escape(WITHIN_ERROR),
-            gains(&summary.prediction.policies, &summary.trust)
+            gains(policies, &summary.trust)
                 .iter()
                 .map(|g| format!("<p>{}</p>\n", html::escape(g)))
+                .collect::<String>(),
+            (policies[1..].iter())
+                .map(|p| change_figure(&policies[0], p, &summary.trust))
                 .collect::<String>()
         );
     }
@@ -265,6 +270,44 @@ fn versus_table(policies: &[PolicyResult], trust: &Trust) -> (Vec<String>, Vec<V
         })
         .collect();
     (headers, rows)
+}
+
+/// One bar per user: the change of its mean wait under `policy` against `baseline`, over a
+/// grey band as wide as the model's error for that user, so a bar inside its band is a change
+/// the model cannot tell from its error.
+fn change_figure(baseline: &PolicyResult, policy: &PolicyResult, trust: &Trust) -> String {
+    let changes: Vec<(&str, f64)> = (baseline.users.iter())
+        .map(|u| (u.id.as_str(), mean_wait(policy, &u.id) - u.mean_wait_s))
+        .collect();
+    let errors = changes.iter().filter_map(|(u, _)| model_error(trust, u));
+    let largest = (changes
+        .iter()
+        .map(|(_, d)| d.abs())
+        .chain(errors.map(f64::abs)))
+    .filter(|d| d.is_finite())
+    .fold(0.0, f64::max);
+    let unit = text::time_unit(largest);
+    let bars = changes.iter().map(|&(user, change)| {
+        let error = model_error(trust, user);
+        let within = error.is_some_and(|e| change.abs() <= e.abs()) && change.abs() >= 0.5;
+        Bar {
+            label: user.to_owned(),
+            value: change / unit.0,
+            text: signed(change) + if within { " *" } else { "" },
+            colour: Colour::Palette(if change <= 0.0 { 2 } else { 1 }),
+            error: error.map(|e| e / unit.0),
+        }
+    });
+    let chart = BarChart {
+        width: 1180,
+        x: Axis::new(&format!(
+            "{}: change of each user's mean wait against {} ({})",
+            policy.policy, baseline.policy, unit.1
+        )),
+        bars: bars.collect(),
+    };
+    let caption = format!("Each user's mean wait under {} minus under the baseline {}: green bars left of zero wait less, red bars right of it wait more. The grey band around zero is the model's own error for that user (the baseline's predicted mean wait minus the real one): a bar that ends inside it (*) is a change the model cannot tell from its error.", policy.policy, baseline.policy);
+    html::figure(&svg::bar_chart(&chart), &caption)
 }
 
 /// What a change marked in the table of policies means.

@@ -674,3 +674,70 @@ fn sections_are_the_registered_ones(summary: &ReplaySummary, html: &str) {
         assert!(!table.is_empty() && text.contains(&table), "{table}");
     }
 }
+
+/// A what-if of the baseline `as-slurm` and `sdrf`: alice's real mean wait 100 s, predicted
+/// 130 s (an error of 30 s); bob's 50 s, predicted 50 s.
+fn sample_whatif() -> fairshare_lab::whatif::WhatIfSummary {
+    use fairshare_lab::trust::{Trust, UserWait};
+    let users = |alice: f64, bob: f64| vec![user("alice", 10, 10, alice), user("bob", 10, 10, bob)];
+    let wait = |user: &str, real: f64, predicted: f64| UserWait {
+        user: user.into(),
+        jobs: 10,
+        recorded_mean_wait_s: real,
+        predicted_mean_wait_s: predicted,
+        within: (predicted - real).abs() <= 30.0,
+    };
+    fairshare_lab::whatif::WhatIfSummary {
+        schema_version: 1,
+        bundle: "site".into(),
+        manifest: None,
+        taken: vec!["machines: config.txt".into()],
+        unmodelled: Vec::new(),
+        trust: Trust {
+            jobs: 20,
+            left_out: 0,
+            contested_pairs: 40,
+            contested_order: Some(0.95),
+            sampled_one_in: None,
+            median_start_error_s: 1.0,
+            p90_start_error_s: 5.0,
+            users: vec![wait("alice", 100.0, 130.0), wait("bob", 50.0, 50.0)],
+            window: None,
+            pinned: Vec::new(),
+        },
+        prediction: ReplaySummary {
+            input: input(),
+            setting: setting(),
+            policies: vec![
+                policy("as-slurm", 90.0, users(130.0, 50.0), None),
+                policy("sdrf", 80.0, users(110.0, 110.0), None),
+            ],
+        },
+    }
+}
+
+/// Every chart of a what-if's page compares with the baseline: one chart of each policy's
+/// change of each user's mean wait against it, over a band of the model's error for that user
+/// (alice's −20 s falls inside her 30-s error and is marked; bob's +1 min does not), and the
+/// reduction of waits measured against the baseline, not DRF.
+#[test]
+fn a_what_ifs_charts_compare_with_the_baseline() {
+    let html = fairshare_report::whatif_html(&sample_whatif());
+    check_page(&html, html.matches("<svg").count());
+    assert!(
+        html.contains("sdrf: change of each user&apos;s mean wait against as-slurm (min)"),
+        "the change chart"
+    );
+    assert!(
+        html.contains("−20.0 s *") && html.contains("+1.00 min<"),
+        "the marked change"
+    );
+    assert!(
+        html.contains("vs as-slurm (the baseline) (%)"),
+        "the reduction"
+    );
+    assert!(!html.contains("No DRF run"));
+    // The band of alice's error is drawn, grey and translucent; bob's error is none.
+    let band = "opacity=\"0.3\" fill=\"#787878\"";
+    assert_eq!(html.matches(band).count(), 1, "alice's error's band");
+}

@@ -217,6 +217,9 @@ pub struct Bar {
     pub text: String,
     /// Colour.
     pub colour: Colour,
+    /// The half-width of a grey band drawn around zero on the bar's row, if any: how far
+    /// from zero a value cannot be told from nothing (a model's own error).
+    pub error: Option<f64>,
 }
 
 /// A horizontal bar chart, first bar on top, with a zero line.
@@ -377,7 +380,10 @@ pub fn bubble_chart(c: &BubbleChart) -> String {
 pub fn bar_chart(c: &BarChart) -> String {
     let n = c.bars.len().max(1);
     let height = 70 + 34 * n as u32;
-    let values: Vec<f64> = c.bars.iter().filter_map(|b| c.x.map(b.value)).collect();
+    let bands = (c.bars.iter()).flat_map(|b| b.error.into_iter().flat_map(|e| [e.abs(), -e.abs()]));
+    let values: Vec<f64> = (c.bars.iter().map(|b| b.value).chain(bands))
+        .filter_map(|v| c.x.map(v))
+        .collect();
     let (lo, hi) = c.x.clone().with_zero().span(&values);
     let room = (hi - lo) * 0.22;
     let xr = (
@@ -398,6 +404,10 @@ pub fn bar_chart(c: &BarChart) -> String {
         let mut chart = lane_frame(root, &c.x, xr, &names, label_w)?;
         for (i, b) in c.bars.iter().enumerate() {
             let (y, v) = (row(i as f64), c.x.map(b.value).unwrap_or(0.0));
+            if let Some(e) = b.error.and_then(|e| c.x.map(e.abs())).filter(|e| *e > 0.0) {
+                let band = colour(GREY).mix(0.3).filled();
+                chart.draw_series([Rectangle::new([(-e, y - 0.45), (e, y + 0.45)], band)])?;
+            }
             let style = colour(b.colour).mix(0.85).filled();
             chart.draw_series([Rectangle::new([(0.0, y - 0.32), (v, y + 0.32)], style)])?;
             let (side, dx) = if v < 0.0 {

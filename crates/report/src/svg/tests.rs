@@ -152,6 +152,7 @@ fn legends_and_bar_labels_keep_policy_names_whole() {
         value: i as f64,
         text: String::new(),
         colour: Colour::Palette(i),
+        error: None,
     });
     let bar = BarChart {
         width: 1180,
