@@ -307,6 +307,9 @@ fn a_window_opens_where_the_site_stood() {
     assert_eq!(doc["trust"]["jobs"], 2, "jobs 4 and 5 alone are scored");
     let baseline = &doc["prediction"]["policies"][0];
     assert_eq!(baseline["tasks_pinned"], 2);
+    // The "as recorded" row speaks of the jobs the runs score: the window's.
+    let recorded = &doc["prediction"]["setting"]["recorded"];
+    assert_eq!(recorded["started"], 2, "{recorded}");
     let taken = doc["taken"].to_string();
     assert!(
         taken.contains("the window: opens at 2026-01-01T00:01:00")

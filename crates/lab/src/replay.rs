@@ -144,7 +144,7 @@ impl<'w> ReplayPlan<'w> {
             note(said);
         }
         let queues = measured.queue_limits(request.queues.as_deref())?;
-        let recorded = measured.recorded_until(replay.stop)?;
+        let recorded = measured.recorded_until(replay.stop, replay.opens)?;
         if let Some(queues) = &queues {
             note(format!("queues: {}", queues.in_words()));
         }

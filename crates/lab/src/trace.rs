@@ -535,21 +535,32 @@ impl MeasuredTrace {
     }
 
     /// What the trace records of its own schedule for the tasks a replay that ends by `stop`
-    /// submits: all of them, or those submitted by its horizon (read once more, from memory
-    /// or disk, only when the horizon leaves some out), so that the "as recorded" row speaks of
-    /// the same jobs as the runs beside it.
-    pub fn recorded_until(&self, stop: StopRule) -> Result<Recorded, LabError> {
+    /// submits and scores: all of them, or those submitted by its horizon and, in a window
+    /// cut from a site's life, from its opening on (read once more, from memory or disk, only
+    /// when either leaves some out), so that the "as recorded" row speaks of the same jobs as
+    /// the runs beside it.
+    pub fn recorded_until(
+        &self,
+        stop: StopRule,
+        opens: Option<Time>,
+    ) -> Result<Recorded, LabError> {
         let horizon = match self.stop(stop) {
-            Stop::Horizon(h) if self.load.last_submit().is_some_and(|last| last > h) => h,
-            _ => return Ok(self.recorded.clone()),
+            Stop::Horizon(h) if self.load.last_submit().is_some_and(|last| last > h) => Some(h),
+            _ => None,
         };
+        let opens = opens.filter(|o| self.load.first_submit().is_some_and(|first| first < *o));
+        if horizon.is_none() && opens.is_none() {
+            return Ok(self.recorded.clone());
+        }
         let mut recorded = AsRecorded::default();
         for task in self.tasks()? {
             let task = task.map_err(|e| explain(&self.trace, e))?;
-            if task.submit > horizon {
+            if horizon.is_some_and(|h| task.submit > h) {
                 break;
             }
-            recorded.add(&task);
+            if opens.is_none_or(|o| task.submit >= o) {
+                recorded.add(&task);
+            }
         }
         Ok(recorded.finish())
     }
