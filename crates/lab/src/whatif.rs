@@ -39,11 +39,13 @@ pub const BASELINE: &str = "as-slurm";
 pub const ADAPTER_BASELINE: &str = "as-adapter";
 
 /// What the model leaves out whatever the bundle says: what no file of a bundle holds.
-pub const NEVER_MODELLED: [&str; 3] = [
+pub const NEVER_MODELLED: [&str; 2] = [
     "dependencies set inside a job's script (#SBATCH --dependency) or by scontrol after its submission, which its SubmitLine does not show: such a job starts from its Eligible time when the replay's pass reaches it (a dependency on the SubmitLine, a reservation, a requeue or a preemption pins the job to its recorded start, counted under the trust figures)",
-    "a requeued job's earlier runs: sacct lists only its last run without --duplicates, so the usage of the runs before is not charged",
     "jobs killed when their node went down: the record keeps their shortened runs, which the replay runs wherever it started them",
 ];
+
+/// What a bundle whose dumps list each job once leaves out.
+const NO_DUPLICATES: &str = "a requeued job's earlier runs: the bundle's sacct commands have no --duplicates (a bundle of an earlier `collect`, or of the shell commands without it), so sacct listed only each job's last run and the usage of the runs before is not charged";
 
 /// What a bundle without the nodes' events leaves out.
 const NO_NODES: &str = "nodes down, drained or reserved during the window: the bundle holds no events.txt (a bundle of an earlier `collect`), so the replay's nodes are up throughout and the jobs that ran in a reservation start as they did";
@@ -126,6 +128,7 @@ impl WhatIf {
             .chain(limits_left)
             .chain(nodes_left)
             .chain(NEVER_MODELLED.iter().map(|s| s.to_string()))
+            .chain((!lists_every_run(manifest.as_ref())).then(|| NO_DUPLICATES.to_owned()))
             .chain(opens.is_none().then(|| NO_OPENING.to_owned()))
             .collect();
         let trace = TraceSpec {
@@ -498,6 +501,12 @@ fn with_adapter(
     let setup = (setup.with_site_weight(Some(settings.weight), SchedulerEntry::SLURM, spelled))
         .and_then(|s| s.with_site_interval(Some(&interval), SchedulerEntry::SLURM, spelled));
     setup.map_err(|e| LabError::Unusable(e.to_string()))
+}
+
+/// Whether the bundle's dumps list every run of a requeued job: its manifest's commands ask
+/// `sacct` for `--duplicates`.
+fn lists_every_run(manifest: Option<&Manifest>) -> bool {
+    manifest.is_some_and(|m| m.commands.contains("--duplicates"))
 }
 
 /// The moment Slurm's recomputations are in phase with, and where it was read: its

@@ -155,6 +155,7 @@ impl Bundle {
             words(&[
                 "sacct",
                 "--allusers",
+                "--duplicates",
                 "--parsable2",
                 &format!("--starttime={since}"),
                 &format!("--endtime={until}"),
@@ -480,7 +481,7 @@ mod tests {
             .collect(&slurm, dir.path(), None, &mut |_| {})
             .unwrap();
         let history = std::fs::read_to_string(dir.path().join(HISTORY)).unwrap();
-        assert_eq!(history, format!("sacct --allusers --parsable2 --starttime=2026-10-01T00:00:00 --endtime=2026-10-29T00:00:00 --format={DUMP_FORMAT}\n"));
+        assert_eq!(history, format!("sacct --allusers --duplicates --parsable2 --starttime=2026-10-01T00:00:00 --endtime=2026-10-29T00:00:00 --format={DUMP_FORMAT}\n"));
         assert!(DUMP_FORMAT.ends_with(",NodeList,Reason,Reservation,SubmitLine"));
         assert_eq!(
             manifest.history_since.as_deref(),
@@ -523,7 +524,7 @@ mod tests {
         assert!(read(ASSOC).contains("where cluster=emu format=Cluster,Account,User"));
         assert_eq!(read(EVENTS), "sacctmgr -P show event Clusters=emu Start=2026-10-29T00:00:00 End=2026-11-28T00:00:00 format=NodeName,TimeStart,TimeEnd,State,Reason,Event\n");
         assert!(read(RESERVATIONS).contains("show reservation Clusters=emu Start=2026-10-29T00:00:00 End=2026-11-28T00:00:00 format=Name,NodeNames,"));
-        assert!(read(DUMP).starts_with("sacct --allusers --parsable2 --starttime=2026-10-29T00:00:00 --endtime=2026-11-28T00:00:00 --format=JobID,User,Account,Submit,Eligible,"));
+        assert!(read(DUMP).starts_with("sacct --allusers --duplicates --parsable2 --starttime=2026-10-29T00:00:00 --endtime=2026-11-28T00:00:00 --format=JobID,User,Account,Submit,Eligible,"));
         assert!(!dir.path().join(HISTORY).exists(), "no history asked for");
         assert!(
             !dir.path().join(LAST_DECAY).exists(),

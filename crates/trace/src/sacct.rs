@@ -134,10 +134,13 @@ struct Dump {
     job_ids: Vec<Option<u64>>,
     /// Indices into `tasks` of jobs still running when the dump was taken.
     running: Vec<usize>,
-    /// The `JobID`s of the files read before the one being read: a job listed in two dumps
-    /// (the history before a window and the window, both listing the jobs that ran across
-    /// its start) is the first file's.
-    listed: HashSet<String>,
+    /// The runs (`JobID` and `Start`) of the files read before the one being read: a run
+    /// listed in two dumps (the history before a window and the window, both listing the jobs
+    /// that ran across its start) is the first file's.
+    listed: HashSet<(String, String)>,
+    /// Every `JobID` read so far: a record of one already read is a later run of a job Slurm
+    /// requeued (`sacct --duplicates` lists each run).
+    runs: HashSet<String>,
 }
 
 impl Dump {
@@ -247,12 +250,19 @@ fn read_jobs(
         let name = String::from_utf8_lossy(record.raw(cols[0]))
             .trim()
             .to_owned();
-        if dump.listed.contains(&name) {
+        let run = (
+            name,
+            String::from_utf8_lossy(record.raw(cols[3]))
+                .trim()
+                .to_owned(),
+        );
+        if dump.listed.contains(&run) {
             meta.ignore("listed in an earlier dump");
             again += 1;
             continue;
         }
-        here.insert(name);
+        let rerun = !dump.runs.insert(run.0.clone());
+        here.insert(run);
         if let Some(reason) = optional.reason.map(|col| record.raw(col)) {
             let reason = String::from_utf8_lossy(reason);
             if names_a_limit(reason.trim()) {
@@ -292,7 +302,7 @@ fn read_jobs(
                     partition: job.partition.map(|p| meta.partition(p)),
                     qos: job.qos.map(|q| meta.qos(q)),
                     properties: job.features.unwrap_or_default(),
-                    pinned: job.pinned,
+                    pinned: job.pinned.or(rerun.then_some(Pin::Requeued)),
                     ..task
                 });
             }

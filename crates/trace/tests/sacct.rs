@@ -567,3 +567,38 @@ fn what_a_replay_does_not_model_is_marked_on_the_job() {
         [Some(r), Some(d), Some(d), Some(q), Some(d), None, None]
     );
 }
+
+/// `sacct --duplicates` lists each run of a job Slurm requeued under its one `JobID`: the runs
+/// before the last (`REQUEUED`) and the last are each read, and both marked for a replay to
+/// start as they started, so the earlier run's usage is charged; a run the history before a
+/// window listed too (the same `JobID` and `Start`) is still read once, while the job's later
+/// run, in the window only, is read.
+#[test]
+fn each_run_of_a_requeued_job_is_read_and_marked() {
+    use fairshare_core::model::Pin;
+    let dir = TempDir::new().unwrap();
+    let header = "JobID|User|Account|Submit|Start|End|AllocTRES|State\n";
+    let history = [
+        "1|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:01|2024-01-01T00:02:00|cpu=2|REQUEUED",
+        "2|bob|a|2024-01-01T00:00:02|2024-01-01T00:00:03|2024-01-01T00:20:00|cpu=2|COMPLETED",
+    ];
+    let window = [
+        "1|ann|a|2024-01-01T00:00:00|2024-01-01T00:00:01|2024-01-01T00:02:00|cpu=2|REQUEUED",
+        "1|ann|a|2024-01-01T00:02:30|2024-01-01T00:03:00|2024-01-01T00:13:00|cpu=2|COMPLETED",
+        "2|bob|a|2024-01-01T00:00:02|2024-01-01T00:00:03|2024-01-01T00:20:00|cpu=2|COMPLETED",
+        "3|bob|a|2024-01-01T00:04:00|2024-01-01T00:04:01|2024-01-01T00:05:00|cpu=2|COMPLETED",
+    ];
+    let lines = |rows: &[&str]| header.to_owned() + &rows.join("\n") + "\n";
+    let history = write(&dir, "history.txt", &lines(&history));
+    let window = write(&dir, "sacct.txt", &lines(&window));
+    let read = read_ok(&[&history, &window], Some(Format::SACCT));
+    let runs: Vec<(u64, Option<Pin>)> = (read.tasks.iter())
+        .map(|t| (t.start.unwrap().as_micros() / 1_000_000 % 3600, t.pinned))
+        .collect();
+    let q = Some(Pin::Requeued);
+    assert_eq!(runs, [(1, q), (3, None), (180, q), (241, None)]);
+    assert_eq!(
+        read.stats.records_ignored.get("listed in an earlier dump"),
+        Some(&2)
+    );
+}
