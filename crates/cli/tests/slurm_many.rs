@@ -238,10 +238,11 @@ fn the_replay_predicts_a_small_run() {
 }
 
 /// A window as a production month opens: bob may run one job at a time (`MaxJobs=1`), node
-/// n05 is drained for the run, and the window opens with jobs running and waiting, after the
-/// small run's usage. `collect --since` inside the run, then `what-if`: the window's machine,
-/// the history, the limit and the drained node are read and held, and the baseline is
-/// compared on the jobs eligible inside the window (the pipeline exactly; agreement loosely).
+/// n05 is drained for the run, one of alice's jobs is requeued while it runs, and the window
+/// opens with jobs running and waiting, after the small run's usage. `collect --since` inside
+/// the run, then `what-if`: the window's machine, the history, the limit, the drained node and
+/// both runs of the requeued job are read and held, and the baseline is compared on the jobs
+/// eligible inside the window (the pipeline exactly; agreement loosely).
 fn a_production_window_through_collect_and_what_if() {
     let bobs_max_jobs = |most: &str| {
         let set = format!("MaxJobs={most}");
@@ -274,7 +275,13 @@ fn a_production_window_through_collect_and_what_if() {
         }
         std::thread::sleep(Duration::from_millis(700));
     }
-    wait_for("the window's run to end", Duration::from_secs(300), || {
+    // One of alice's jobs inside the window is requeued while it runs, and runs again.
+    let requeued = ids[12];
+    wait_for("alice's job to start", Duration::from_secs(120), || {
+        state(requeued) == "RUNNING"
+    });
+    run("scontrol", &["requeue", &requeued.to_string()]);
+    wait_for("the window's run to end", Duration::from_secs(400), || {
         ids.iter().all(|id| state(*id).is_empty())
     });
     std::thread::sleep(Duration::from_secs(3));
@@ -338,6 +345,17 @@ fn a_production_window_through_collect_and_what_if() {
     assert!(
         taken.contains("nodes down, drained or failing: 1 (n05 DRAIN: maintenance on n05 from"),
         "{taken}"
+    );
+    // Both runs of the requeued job are in the dump, and the replay starts each as it ran.
+    let dump = std::fs::read_to_string(bundle.join("sacct.txt")).unwrap();
+    let runs = (dump.lines())
+        .filter(|l| l.starts_with(&format!("{requeued}|")))
+        .count();
+    assert!(runs >= 2, "{requeued} ran {runs} times in\n{dump}");
+    let pinned = doc["trust"]["pinned"].to_string();
+    assert!(
+        pinned.contains("was requeued or preempted") && pinned.contains(&requeued.to_string()),
+        "{pinned}"
     );
     let jobs = doc["trust"]["jobs"].as_u64().unwrap();
     let before = window["jobs_before"].as_u64().unwrap();
