@@ -509,9 +509,9 @@ fn lists_every_run(manifest: Option<&Manifest>) -> bool {
     manifest.is_some_and(|m| m.commands.contains("--duplicates"))
 }
 
-/// The moment Slurm's recomputations are in phase with, and where it was read: its
-/// priority plugin's start in the controller's log, else the last decay's time; `taken` hears when neither is
-/// in the bundle.
+/// The moment Slurm's recomputations are in phase with, and where it was read: its priority
+/// plugin's start in the controller's log, else the last decay's time; `taken` hears when
+/// neither is in the bundle.
 fn phase(
     log: Option<&ControllerLog>,
     last_decay: Option<&(Time, String)>,

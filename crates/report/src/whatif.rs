@@ -263,8 +263,14 @@ fn versus_table(policies: &[PolicyResult], trust: &Trust) -> (Vec<String>, Vec<V
                 let wait = mean_wait(p, &user.id);
                 let change = wait - user.mean_wait_s;
                 row.push(text::duration(wait));
-                let within = error.is_some_and(|e| change.abs() <= e.abs()) && change.abs() >= 0.5;
-                row.push(signed(change) + if within { " *" } else { "" });
+                row.push(
+                    signed(change)
+                        + if within_error(change, error) {
+                            " *"
+                        } else {
+                            ""
+                        },
+                );
             }
             row
         })
@@ -289,11 +295,15 @@ fn change_figure(baseline: &PolicyResult, policy: &PolicyResult, trust: &Trust) 
     let unit = text::time_unit(largest);
     let bars = changes.iter().map(|&(user, change)| {
         let error = model_error(trust, user);
-        let within = error.is_some_and(|e| change.abs() <= e.abs()) && change.abs() >= 0.5;
         Bar {
             label: user.to_owned(),
             value: change / unit.0,
-            text: signed(change) + if within { " *" } else { "" },
+            text: signed(change)
+                + if within_error(change, error) {
+                    " *"
+                } else {
+                    ""
+                },
             colour: Colour::Palette(if change <= 0.0 { 2 } else { 1 }),
             error: error.map(|e| e / unit.0),
         }
@@ -312,6 +322,12 @@ fn change_figure(baseline: &PolicyResult, policy: &PolicyResult, trust: &Trust) 
 
 /// What a change marked in the table of policies means.
 const WITHIN_ERROR: &str = "* no larger than the model's error for that user: the model cannot tell this change from its own error";
+
+/// Whether a change of wait (at least half a second: one the table shows) is no larger than
+/// the model's error for its user, so the model cannot tell it from its error.
+fn within_error(change: f64, error: Option<f64>) -> bool {
+    change.abs() >= 0.5 && error.is_some_and(|e| change.abs() <= e.abs())
+}
 
 /// The baseline's predicted mean wait of `user` minus the real one, when the trust figures
 /// compare any of its jobs.
@@ -359,7 +375,7 @@ fn gains(policies: &[PolicyResult], trust: &Trust) -> Vec<String> {
             let lose: Vec<_> = changes.iter().rev().filter(|(d, _)| *d > 0.0).collect();
             let total = |list: &[&(f64, &str)]| list.iter().map(|(d, _)| d.abs()).sum::<f64>();
             let within = (changes.iter())
-                .filter(|(d, u)| model_error(trust, u).is_some_and(|e| d.abs() <= e.abs()))
+                .filter(|(d, u)| within_error(*d, model_error(trust, u)))
                 .count();
             format!(
                 "{}: {} users wait {} less in all, {} wait {} more; {within} of the changes within the model's error. Against {}: waits less: {}; waits more: {}.",

@@ -722,8 +722,11 @@ fn sample_whatif() -> fairshare_lab::whatif::WhatIfSummary {
 /// reduction of waits measured against the baseline, not DRF.
 #[test]
 fn a_what_ifs_charts_compare_with_the_baseline() {
-    let html = fairshare_report::whatif_html(&sample_whatif());
-    check_page(&html, html.matches("<svg").count());
+    let whatif = sample_whatif();
+    let html = fairshare_report::whatif_html(&whatif);
+    // The replay's figures and one chart of changes for the one policy beside the baseline.
+    let replay = replay_html(&whatif.prediction).matches("<svg").count();
+    check_page(&html, replay + 1);
     assert!(
         html.contains("sdrf: change of each user&apos;s mean wait against as-slurm (min)"),
         "the change chart"
