@@ -263,14 +263,7 @@ fn versus_table(policies: &[PolicyResult], trust: &Trust) -> (Vec<String>, Vec<V
                 let wait = mean_wait(p, &user.id);
                 let change = wait - user.mean_wait_s;
                 row.push(text::duration(wait));
-                row.push(
-                    signed(change)
-                        + if within_error(change, error) {
-                            " *"
-                        } else {
-                            ""
-                        },
-                );
+                row.push(marked(change, error));
             }
             row
         })
@@ -282,31 +275,24 @@ fn versus_table(policies: &[PolicyResult], trust: &Trust) -> (Vec<String>, Vec<V
 /// grey band as wide as the model's error for that user, so a bar inside its band is a change
 /// the model cannot tell from its error.
 fn change_figure(baseline: &PolicyResult, policy: &PolicyResult, trust: &Trust) -> String {
-    let changes: Vec<(&str, f64)> = (baseline.users.iter())
-        .map(|u| (u.id.as_str(), mean_wait(policy, &u.id) - u.mean_wait_s))
+    let changes: Vec<(&str, f64, Option<f64>)> = (baseline.users.iter())
+        .map(|u| {
+            let change = mean_wait(policy, &u.id) - u.mean_wait_s;
+            (u.id.as_str(), change, model_error(trust, &u.id))
+        })
         .collect();
-    let errors = changes.iter().filter_map(|(u, _)| model_error(trust, u));
-    let largest = (changes
-        .iter()
-        .map(|(_, d)| d.abs())
-        .chain(errors.map(f64::abs)))
-    .filter(|d| d.is_finite())
-    .fold(0.0, f64::max);
+    let largest = (changes.iter())
+        .flat_map(|&(_, change, error)| [Some(change), error].into_iter().flatten())
+        .map(f64::abs)
+        .filter(|d| d.is_finite())
+        .fold(0.0, f64::max);
     let unit = text::time_unit(largest);
-    let bars = changes.iter().map(|&(user, change)| {
-        let error = model_error(trust, user);
-        Bar {
-            label: user.to_owned(),
-            value: change / unit.0,
-            text: signed(change)
-                + if within_error(change, error) {
-                    " *"
-                } else {
-                    ""
-                },
-            colour: Colour::Palette(if change <= 0.0 { 2 } else { 1 }),
-            error: error.map(|e| e / unit.0),
-        }
+    let bars = changes.iter().map(|&(user, change, error)| Bar {
+        label: user.to_owned(),
+        value: change / unit.0,
+        text: marked(change, error),
+        colour: Colour::Palette(if change <= 0.0 { 2 } else { 1 }),
+        error: error.map(|e| e / unit.0),
     });
     let chart = BarChart {
         width: 1180,
@@ -322,6 +308,16 @@ fn change_figure(baseline: &PolicyResult, policy: &PolicyResult, trust: &Trust) 
 
 /// What a change marked in the table of policies means.
 const WITHIN_ERROR: &str = "* no larger than the model's error for that user: the model cannot tell this change from its own error";
+
+/// A change of wait with its sign, marked `*` when the model cannot tell it from its error.
+fn marked(change: f64, error: Option<f64>) -> String {
+    let mark = if within_error(change, error) {
+        " *"
+    } else {
+        ""
+    };
+    signed(change) + mark
+}
 
 /// Whether a change of wait (at least half a second: one the table shows) is no larger than
 /// the model's error for its user, so the model cannot tell it from its error.

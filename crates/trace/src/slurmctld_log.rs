@@ -218,36 +218,29 @@ pub fn read_controller_log(path: &Path) -> Result<ControllerLog, TraceError> {
 impl ControllerLog {
     /// Takes line `number` of the log, if it tells of an event.
     fn read_line(&mut self, number: u64, line: &str) -> Result<(), ReadError> {
+        let record = || format!("line {number}");
+        let at = || {
+            timestamp(line).map_err(|problem| ReadError::field_of(&record(), "timestamp", problem))
+        };
         if line.trim_end().ends_with(CONTROLLER_STARTED) {
-            let at = timestamp(line).map_err(|problem| {
-                ReadError::field_of(&format!("line {number}"), "timestamp", problem)
-            })?;
-            self.controller_starts.push(at);
+            self.controller_starts.push(at()?);
             return Ok(());
         }
         if self.awaits_decay_start() && DECAY_STARTED.iter().any(|mark| line.contains(mark)) {
-            let at = timestamp(line).map_err(|problem| {
-                ReadError::field_of(&format!("line {number}"), "timestamp", problem)
-            })?;
-            self.decay_starts.push(at);
+            self.decay_starts.push(at()?);
             return Ok(());
         }
         if let Some((host, closes)) = node_state(line) {
-            let at = timestamp(line).map_err(|problem| {
-                ReadError::field_of(&format!("line {number}"), "timestamp", problem)
-            })?;
             let states = self.node_states.entry(host.to_owned()).or_default();
-            states.push((at, closes));
+            states.push((at()?, closes));
             return Ok(());
         }
         let Some((event, id_text)) = event_of(line) else {
             return Ok(());
         };
-        let record = format!("line {number}");
-        let at = timestamp(line)
-            .map_err(|problem| ReadError::field_of(&record, "timestamp", problem))?;
+        let at = at()?;
         let id =
-            job_id(id_text).map_err(|problem| ReadError::field_of(&record, "JobId", problem))?;
+            job_id(id_text).map_err(|problem| ReadError::field_of(&record(), "JobId", problem))?;
         self.take(event, id, at);
         Ok(())
     }
