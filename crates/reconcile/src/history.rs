@@ -286,7 +286,7 @@ impl History {
                 Some(Expected {
                     end: (*ends.get(id)?).max(self.now),
                     client: job.client,
-                    holding: job.holding.clone(),
+                    holding: job.holding.as_slice().into(),
                     rate: job.rate,
                     start: job.start,
                 })
@@ -312,7 +312,7 @@ impl History {
     ) -> Waiting {
         Waiting {
             head,
-            holding: machines.holding(demand),
+            holding: machines.holding(demand).into(),
             rate: self.rate(&machines.task(demand, nodes), machines),
             limit: limit_s.map(|s| s.saturating_mul(1_000_000)),
         }

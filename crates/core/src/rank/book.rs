@@ -11,14 +11,17 @@
 //! engine, whose pass moves a client's head after a start, takes and gives back quietly
 //! ([`Book::take`], [`Book::give_back`]) and tells once, with the new head ([`Book::waits`]).
 
+use super::rows::Rows;
 use super::{Head, RankError, Ranker};
 use crate::model::Time;
 
 /// A ranker with the holdings and heads it ranks by.
 pub struct Book {
     ranker: Box<dyn Ranker>,
-    holdings: Vec<Vec<f64>>,
+    holdings: Rows,
     heads: Vec<Option<Head>>,
+    /// Per client: whether it holds what the ranker has not heard of ([`Book::take`]).
+    untold: Vec<bool>,
 }
 
 impl Clone for Book {
@@ -28,18 +31,31 @@ impl Clone for Book {
             ranker: self.ranker.boxed_clone(),
             holdings: self.holdings.clone(),
             heads: self.heads.clone(),
+            untold: self.untold.clone(),
         }
     }
 }
 
 impl Book {
+    /// A copy in the present state to play decisions out on at this one instant
+    /// ([`Ranker::frozen_clone`]).
+    pub fn frozen(&self) -> Book {
+        Book {
+            ranker: self.ranker.frozen_clone(),
+            holdings: self.holdings.clone(),
+            heads: self.heads.clone(),
+            untold: self.untold.clone(),
+        }
+    }
+
     /// A book of `clients` clients over `resources` resources, holding nothing, waiting for
     /// nothing, told to `ranker`.
     pub fn new(ranker: Box<dyn Ranker>, clients: usize, resources: usize) -> Book {
         Book {
             ranker,
-            holdings: vec![vec![0.0; resources]; clients],
+            holdings: Rows::zeros(clients, resources),
             heads: vec![None; clients],
+            untold: vec![false; clients],
         }
     }
 
@@ -82,6 +98,7 @@ impl Book {
     ) -> Result<(), RankError> {
         let held = self.client(client)?;
         held.iter_mut().zip(holding).for_each(|(h, d)| *h += d);
+        self.untold[client as usize] = true;
         match rate {
             Some(rate) => self.ranker.job_started(client, rate),
             None => Ok(()),
@@ -101,6 +118,7 @@ impl Book {
         held.iter_mut()
             .zip(holding)
             .for_each(|(h, d)| *h = (*h - d).max(0.0));
+        self.untold[client as usize] = true;
         match rate {
             Some(rate) => self.ranker.job_finished(client, rate, ran_s),
             None => Ok(()),
@@ -114,16 +132,21 @@ impl Book {
         self.tell(client)
     }
 
+    /// Whether the ranker knows that `client` waits for nothing and all it holds, so that
+    /// telling it so again would change nothing.
+    pub fn known_idle(&self, client: u32) -> bool {
+        let c = client as usize;
+        self.heads.get(c).is_some_and(Option::is_none) && !self.untold[c]
+    }
+
     /// What `client` holds, as fractions of each resource (empty for a client not in the book).
     pub fn holdings(&self, client: u32) -> &[f64] {
-        self.holdings
-            .get(client as usize)
-            .map_or(&[], Vec::as_slice)
+        self.holdings.get(client as usize).unwrap_or(&[])
     }
 
     /// How many clients the book keeps.
     pub fn clients(&self) -> usize {
-        self.holdings.len()
+        self.holdings.clients()
     }
 
     /// The ranker, to ask whom it serves first or a client's priority.
@@ -143,21 +166,30 @@ impl Book {
         self.ranker.iter().collect()
     }
 
+    /// Every client, first to last, were each waiting now with `heads[c]` first, holding what
+    /// it holds ([`Ranker::order_of_all`]).
+    pub fn order_of_all(&self, heads: &[Head]) -> Result<Vec<u32>, RankError> {
+        self.ranker.order_of_all(&self.holdings.all(), heads)
+    }
+
     /// The holdings of `client`, or the ranker's own error for a client it does not have.
-    fn client(&mut self, client: u32) -> Result<&mut Vec<f64>, RankError> {
-        let clients = self.holdings.len();
-        self.holdings
-            .get_mut(client as usize)
-            .ok_or_else(|| RankError::Input {
+    fn client(&mut self, client: u32) -> Result<&mut [f64], RankError> {
+        let clients = self.holdings.clients();
+        if client as usize >= clients {
+            return Err(RankError::Input {
                 client,
                 problem: format!("no such client; the book has {clients}"),
-            })
+            });
+        }
+        Ok(self.holdings.row_mut(client as usize))
     }
 
     /// Tells the ranker what `client` holds and waits with.
     fn tell(&mut self, client: u32) -> Result<(), RankError> {
         let c = client as usize;
-        self.ranker.update(client, &self.holdings[c], self.heads[c])
+        self.untold[c] = false;
+        self.ranker
+            .update(client, self.holdings.row(c), self.heads[c])
     }
 }
 

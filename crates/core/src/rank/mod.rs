@@ -29,6 +29,7 @@ pub mod livetree;
 mod multifactor;
 mod ordered;
 pub mod play;
+mod rows;
 mod sdrf;
 pub mod smallest;
 mod usage;
@@ -213,6 +214,32 @@ pub trait Ranker {
     /// A copy in the present state, to try decisions on without changing this one (the Slurm
     /// adapter plays the order of starts out on one).
     fn boxed_clone(&self) -> Box<dyn Ranker>;
+    /// A copy in the present state to play decisions out on at this one instant: it may
+    /// leave out what only time's passing needs until it is advanced (the live tree's
+    /// certificates); the same as [`Ranker::boxed_clone`] by default.
+    fn frozen_clone(&self) -> Box<dyn Ranker> {
+        self.boxed_clone()
+    }
+    /// Every client, first to last, as the ranker would order them now were each waiting:
+    /// client `c` holding `holdings[c]` with `heads[c]` first. By default worked out on a copy
+    /// ([`order_of_all_on_a_copy`]); a ranker that can tell without one gives the same order.
+    fn order_of_all(&self, holdings: &[&[f64]], heads: &[Head]) -> Result<Vec<u32>, RankError> {
+        order_of_all_on_a_copy(self, holdings, heads)
+    }
+}
+
+/// Every client of `ranker`, first to last, were each waiting now (see
+/// [`Ranker::order_of_all`]): a copy told every client's holdings and head, then asked.
+pub fn order_of_all_on_a_copy<R: Ranker + ?Sized>(
+    ranker: &R,
+    holdings: &[&[f64]],
+    heads: &[Head],
+) -> Result<Vec<u32>, RankError> {
+    let mut copy = ranker.boxed_clone();
+    for (client, (held, head)) in holdings.iter().zip(heads).enumerate() {
+        copy.update(client as u32, held, Some(*head))?;
+    }
+    Ok(copy.iter().collect())
 }
 
 /// Builds a ranker from outside the policy registry: what a library user, or a class written in

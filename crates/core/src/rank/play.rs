@@ -12,14 +12,16 @@ use super::{Book, Head, RankError};
 use crate::model::Time;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
+use std::sync::Arc;
 
 /// A pending job as the play of starts plays it.
 #[derive(Debug, Clone)]
 pub struct Waiting {
     /// Its head, as the ranker sees it while it waits first.
     pub head: Head,
-    /// What it would hold, as fractions of each resource.
-    pub holding: Vec<f64>,
+    /// What it would hold, as fractions of each resource (shared: a pass lists every
+    /// pending job).
+    pub holding: Arc<[f64]>,
     /// Its usage per second, for policies that charge jobs.
     pub rate: Option<f64>,
     /// Its time limit, microseconds: when the play expects it to end once started (`None`:
@@ -36,7 +38,7 @@ pub struct Expected {
     /// Its client.
     pub client: u32,
     /// What it holds, as fractions of each resource.
-    pub holding: Vec<f64>,
+    pub holding: Arc<[f64]>,
     /// Its usage per second, for policies that charge jobs.
     pub rate: Option<f64>,
     /// When it started.
@@ -95,7 +97,7 @@ impl Room {
                 break;
             };
             let job = &self.jobs[i];
-            (self.free.iter_mut().zip(&job.holding)).for_each(|(f, h)| *f += h);
+            (self.free.iter_mut().zip(job.holding.iter())).for_each(|(f, h)| *f += h);
             ended.push(i);
         }
         ended.into_iter().map(|i| &self.jobs[i]).collect()
@@ -103,7 +105,7 @@ impl Room {
 
     /// A job the play starts at `t`, holding what it holds until its limit.
     fn take(&mut self, t: Time, client: u32, job: &Waiting) {
-        (self.free.iter_mut().zip(&job.holding)).for_each(|(f, h)| *f -= h);
+        (self.free.iter_mut().zip(job.holding.iter())).for_each(|(f, h)| *f -= h);
         if let Some(limit) = job.limit {
             self.expect(Expected {
                 end: Time::from_micros(t.as_micros().saturating_add(limit)),
@@ -143,10 +145,14 @@ pub fn starts(
     running: Vec<Expected>,
 ) -> Result<Vec<u32>, RankError> {
     let mut room = Room::of(book, running);
-    let mut book = book.clone();
+    // The ranker's clock stays at `now` throughout.
+    let mut book = book.frozen();
     for client in 0..book.clients() as u32 {
         let head = queues.get(&client).and_then(|q| q.first()).map(|w| w.head);
-        book.waits(client, head)?;
+        // Most clients wait for nothing, which the ranker already knows.
+        if head.is_some() || !book.known_idle(client) {
+            book.waits(client, head)?;
+        }
     }
     // When the play expects each start, for the ends of the jobs it starts.
     let mut expected = now;
@@ -209,12 +215,11 @@ pub fn order_of_all(
     now: Time,
     heads: &BTreeMap<u32, Head>,
 ) -> Result<Vec<u32>, RankError> {
-    let mut book = book.clone();
-    for client in 0..book.clients() as u32 {
-        let new = Head::new(now, u64::MAX);
-        book.waits(client, Some(heads.get(&client).copied().unwrap_or(new)))?;
-    }
-    Ok(book.order())
+    let new = Head::new(now, u64::MAX);
+    let heads: Vec<Head> = (0..book.clients() as u32)
+        .map(|client| heads.get(&client).copied().unwrap_or(new))
+        .collect();
+    book.order_of_all(&heads)
 }
 
 /// The runs of `sequence` (client and job, in the order of starts): its first `ranked` runs
@@ -300,7 +305,7 @@ mod tests {
                 .map(|(client, q)| {
                     let jobs = q.iter().enumerate().map(|(k, &(cpu, mem))| Waiting {
                         head: Head::new(Time::from_micros(k as u64), (client * 10 + k) as u64),
-                        holding: vec![cpu, mem],
+                        holding: Arc::from([cpu, mem]),
                         rate: None,
                         limit: Some(1_000_000),
                     });

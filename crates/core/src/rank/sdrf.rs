@@ -6,11 +6,12 @@
 //! stops waiting leaves the tree with its commitment, which is brought forward in closed form
 //! when it returns.
 
+use super::rows::Rows;
 use super::{check_holdings, forward, Head, RankError, Ranker, Share};
 use crate::model::Time;
 use crate::priority::PriorityForm;
 use crate::rank::livetree::{LiveTree, LiveTreeCounters, LiveTreeError, Member};
-use crate::usage::decay::{exp_advance, tau_from_epsilon};
+use crate::usage::decay::{exp_progress, tau_from_epsilon};
 
 /// SDRF over the live tree.
 #[derive(Debug, Clone)]
@@ -21,10 +22,10 @@ pub struct SdrfRanker {
     tau: f64,
     shares: Vec<Share>,
     /// Per client: commitment at `anchor`, while the client is outside the tree.
-    commitment: Vec<Vec<f64>>,
+    commitment: Rows,
     anchor: Vec<f64>,
-    excess: Vec<Vec<f64>>,
-    holdings: Vec<Vec<f64>>,
+    excess: Rows,
+    holdings: Rows,
     waiting: Vec<bool>,
     aside: Vec<u32>,
 }
@@ -33,7 +34,8 @@ impl SdrfRanker {
     /// SDRF for clients with these shares over `resources` resources, commitments relaxing
     /// with time constant `tau` seconds (∞: commitments never grow, and SDRF is DRF).
     pub fn new(resources: usize, tau: f64, form: PriorityForm, shares: &[Share]) -> SdrfRanker {
-        let zeros = vec![vec![0.0; resources]; shares.len()];
+        // As many amounts as the tree keeps (at least one).
+        let zeros = Rows::zeros(shares.len(), resources.max(1));
         SdrfRanker {
             tree: LiveTree::new(resources, tau, form),
             time: Time::ZERO,
@@ -65,20 +67,31 @@ impl SdrfRanker {
             return Some(c);
         }
         let c = client as usize;
-        if c >= self.commitment.len() {
+        if c >= self.shares.len() {
             return None;
         }
         self.reanchor(c);
-        Some(self.commitment[c].clone())
+        Some(self.commitment.row(c).to_vec())
     }
 
     /// Brings a client's own commitment record to now (only valid outside the tree).
     fn reanchor(&mut self, c: usize) {
-        let dt = self.now - self.anchor[c];
-        for (commitment, e) in self.commitment[c].iter_mut().zip(&self.excess[c]) {
-            *commitment = exp_advance(*commitment, *e, dt, self.tau);
+        let progress = self.progress(c);
+        for (commitment, e) in self
+            .commitment
+            .row_mut(c)
+            .iter_mut()
+            .zip(self.excess.row(c))
+        {
+            *commitment += (e - *commitment) * progress;
         }
         self.anchor[c] = self.now;
+    }
+
+    /// How far a client's commitments outside the tree have relaxed towards its excess since
+    /// they were anchored (Eq. 6: `c + (ō − c) · progress`), one exponential for every resource.
+    fn progress(&self, c: usize) -> f64 {
+        exp_progress(self.now - self.anchor[c], self.tau)
     }
 
     /// A tree error as a ranker error about `client`.
@@ -91,7 +104,7 @@ impl SdrfRanker {
 
     fn leave_tree(&mut self, client: u32) {
         if let Some(c) = self.tree.remove(client) {
-            self.commitment[client as usize] = c;
+            self.commitment.row_mut(client as usize).copy_from_slice(&c);
             self.anchor[client as usize] = self.now;
         }
     }
@@ -101,9 +114,9 @@ impl SdrfRanker {
         self.reanchor(c);
         let member = Member {
             weight: self.shares[c].weight,
-            allocation: self.holdings[c].clone(),
-            excess: self.excess[c].clone(),
-            commitment: self.commitment[c].clone(),
+            allocation: self.holdings.row(c).to_vec(),
+            excess: self.excess.row(c).to_vec(),
+            commitment: self.commitment.row(c).to_vec(),
         };
         self.tree
             .insert(client, member)
@@ -111,10 +124,9 @@ impl SdrfRanker {
     }
 
     fn set_holdings(&mut self, c: usize, holdings: &[f64]) {
-        self.holdings[c].clear();
-        self.holdings[c].extend_from_slice(holdings);
+        self.holdings.row_mut(c).copy_from_slice(holdings);
         let entitled = self.shares[c].entitlement;
-        for (e, o) in self.excess[c].iter_mut().zip(holdings) {
+        for (e, o) in self.excess.row_mut(c).iter_mut().zip(holdings) {
             *e = (o - entitled).max(0.0);
         }
     }
@@ -123,6 +135,12 @@ impl SdrfRanker {
 impl Ranker for SdrfRanker {
     fn boxed_clone(&self) -> Box<dyn Ranker> {
         Box::new(self.clone())
+    }
+
+    fn frozen_clone(&self) -> Box<dyn Ranker> {
+        let mut copy = self.clone();
+        copy.tree.freeze();
+        Box::new(copy)
     }
 
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
@@ -145,12 +163,12 @@ impl Ranker for SdrfRanker {
         let c = client as usize;
         if self.tree.contains(client) {
             if head.is_some() {
-                if self.holdings[c] == holdings {
+                if self.holdings.row(c) == holdings {
                     // Only the head moved (a job passed over): the priority does not depend on it.
                     return Ok(());
                 }
                 self.set_holdings(c, holdings);
-                let (o, e) = (&self.holdings[c], &self.excess[c]);
+                let (o, e) = (self.holdings.row(c), self.excess.row(c));
                 self.tree
                     .update(client, o, e)
                     .map_err(Self::tree_error(client))?;
@@ -199,5 +217,38 @@ impl Ranker for SdrfRanker {
 
     fn livetree(&self) -> Option<LiveTreeCounters> {
         Some(self.tree.counters())
+    }
+
+    /// SDRF orders by holdings and commitments alone, so each client stands where its key
+    /// now puts it: the tree's for those in it, the key it would enter with for the others,
+    /// with no copy of the tree. Holdings the ranker was not told (or a weight the tree would
+    /// refuse) are worked out on a copy.
+    fn order_of_all(&self, holdings: &[&[f64]], heads: &[Head]) -> Result<Vec<u32>, RankError> {
+        let n = self.shares.len();
+        let told = holdings.len() == n
+            && heads.len() == n
+            && (0..n).all(|c| holdings[c] == self.holdings.row(c))
+            && (self.shares.iter()).all(|s| s.weight.is_finite() && s.weight > 0.0);
+        if !told {
+            return super::order_of_all_on_a_copy(self, holdings, heads);
+        }
+        let outside: Vec<usize> = (0..n).filter(|&c| !self.tree.contains(c as u32)).collect();
+        // Their commitments brought to now, as `enter_tree` brings them.
+        let m = self.tree.resources();
+        let mut commitments = Vec::with_capacity(outside.len() * m);
+        for &c in &outside {
+            let progress = self.progress(c);
+            let now = (self.commitment.row(c).iter().zip(self.excess.row(c)))
+                .map(|(commitment, e)| commitment + (e - commitment) * progress);
+            commitments.extend(now);
+        }
+        let entering = outside
+            .iter()
+            .zip(commitments.chunks(m))
+            .map(|(&c, commitment)| {
+                let vectors = [self.holdings.row(c), self.excess.row(c), commitment];
+                (c as u32, self.shares[c].weight, vectors)
+            });
+        Ok(self.tree.order_with(entering))
     }
 }

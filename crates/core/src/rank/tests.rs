@@ -113,6 +113,61 @@ proptest! {
         }
     }
 
+    /// SDRF's order of every client were each waiting, worked out from keys alone, is the
+    /// order a copy told every client's holdings and head gives (both forms, held and waiting
+    /// clients, ties between clients that hold nothing).
+    #[test]
+    fn sdrf_order_of_all_is_the_copys(
+        epsilon in prop_oneof![Just(0.1), Just(1e-3), Just(1e-6)],
+        weighted in any::<bool>(),
+        max_of_sums in any::<bool>(),
+        ops in prop::collection::vec((0u32..5, prop::collection::vec(prop_oneof![Just(0.0), 0.0..0.6f64], 2), any::<bool>(), 0.0..50.0f64), 1..40),
+    ) {
+        let form = if max_of_sums { PriorityForm::MaxOfSums } else { PriorityForm::SumOfMaxes };
+        let tau = tau_from_epsilon(epsilon);
+        let mut ranker = SdrfRanker::new(2, tau, form, &shares(weighted));
+        let mut holdings = vec![vec![0.0; 2]; 5];
+        let mut now = 0.0;
+        for (seq, (client, held, waiting, dt)) in ops.into_iter().enumerate() {
+            now += dt;
+            ranker.advance(Time::from_secs_f64(now)).unwrap();
+            ranker.update(client, &held, waiting.then_some(Head::new(Time::ZERO, seq as u64))).unwrap();
+            holdings[client as usize] = held;
+            let heads: Vec<Head> = (0..5).map(|c| Head::new(Time::ZERO, c)).collect();
+            let rows: Vec<&[f64]> = holdings.iter().map(Vec::as_slice).collect();
+            let fast = ranker.order_of_all(&rows, &heads).unwrap();
+            let copy = order_of_all_on_a_copy(&ranker, &rows, &heads).unwrap();
+            prop_assert_eq!(fast, copy);
+        }
+    }
+
+    /// A frozen copy of SDRF (no certificates while time stands still) serves and orders as
+    /// a plain copy does through the same changes, and still after time moves on.
+    #[test]
+    fn a_frozen_sdrf_copy_orders_as_a_plain_one(
+        epsilon in prop_oneof![Just(0.1), Just(1e-3), Just(0.0), Just(1.0)],
+        before in prop::collection::vec((0u32..6, prop::collection::vec(0.0..0.6f64, 2), any::<bool>()), 0..12),
+        after in prop::collection::vec((0u32..6, prop::collection::vec(0.0..0.6f64, 2), any::<bool>(), prop_oneof![Just(0.0), 0.0..80.0f64]), 1..30),
+    ) {
+        let tau = tau_from_epsilon(epsilon);
+        let mut ranker = SdrfRanker::new(2, tau, PriorityForm::SumOfMaxes, &Share::equal(6));
+        for (seq, (client, held, waiting)) in before.into_iter().enumerate() {
+            ranker.advance(Time::from_secs_f64(seq as f64 * 7.0)).unwrap();
+            ranker.update(client, &held, waiting.then_some(Head::new(Time::ZERO, seq as u64))).unwrap();
+        }
+        let (mut frozen, mut plain) = (ranker.frozen_clone(), ranker.boxed_clone());
+        let mut now = 100.0;
+        for (seq, (client, held, waiting, dt)) in after.into_iter().enumerate() {
+            now += dt;
+            for copy in [&mut frozen, &mut plain] {
+                copy.advance(Time::from_secs_f64(now)).unwrap();
+                copy.update(client, &held, waiting.then_some(Head::new(Time::ZERO, seq as u64))).unwrap();
+            }
+            prop_assert_eq!(frozen.first(), plain.first());
+            prop_assert_eq!(frozen.iter().collect::<Vec<_>>(), plain.iter().collect::<Vec<_>>());
+        }
+    }
+
     /// A stateless ranker's order is the policy's priorities, recomputed, ties by client.
     #[test]
     fn stateless_orders_by_the_policy(

@@ -73,11 +73,7 @@ impl Members {
     /// A slot for client `id` with relative weight `weight` (anything but a positive finite
     /// number counts as 1); its vectors are set by [`Members::anchor`].
     pub(crate) fn add(&mut self, id: u32, weight: f64) -> u32 {
-        let weight = if weight > 0.0 && weight.is_finite() {
-            weight
-        } else {
-            1.0
-        };
+        let weight = usable_weight(weight);
         let slot = match self.free.pop() {
             Some(slot) => slot,
             None => {
@@ -125,7 +121,8 @@ impl Members {
     /// The key of the client in `slot` at decay variable `x`.
     pub(crate) fn key(&self, slot: u32, x: f64) -> Key {
         let top = crossing::top(self.lines(slot), x).expect("a client has at least one line");
-        // `+ 0.0` turns −0 into +0, so that `total_cmp` agrees with `==` on zeros.
+        // `+ 0.0` turns −0 into +0, so that `total_cmp` agrees with `==` on zeros (as in
+        // `entering_key`).
         Key {
             value: top.value + 0.0,
             slope: top.slope + 0.0,
@@ -171,20 +168,46 @@ impl Members {
             };
             self.excesses[base + r] = share(excess, r);
             self.allocations[base + r] = share(allocation, r);
-            self.lines[base + r].b = (c - self.excesses[base + r]) / (rho * x);
+            self.lines[base + r].b = slope(c, self.excesses[base + r], rho, x);
         }
-        let dominant = self.allocations[self.range(slot)]
-            .iter()
-            .copied()
-            .fold(0.0, f64::max);
+        let dominant = dominant(&self.allocations[self.range(slot)]);
         for r in 0..self.m {
-            let held = match self.form {
-                PriorityForm::SumOfMaxes => dominant,
-                PriorityForm::MaxOfSums => self.allocations[base + r],
-            };
+            let held = held(self.form, dominant, self.allocations[base + r]);
             self.lines[base + r].a = (held + self.excesses[base + r]) / rho;
         }
         self.hand_over(slot);
+    }
+
+    /// The key client `id` of relative weight `weight` would have at decay variable `x` were
+    /// it anchored there as [`Members::anchor`] anchors it, holding `allocation`, relaxing
+    /// towards `excess` from `commitment`: the key [`Members::add`], [`Members::anchor`] and
+    /// [`Members::key`] give, without a slot (`lines`, a scratch buffer, is overwritten).
+    pub(crate) fn entering_key(
+        &self,
+        (id, weight): (u32, f64),
+        x: f64,
+        (allocation, excess, commitment): (&[f64], &[f64], &[f64]),
+        lines: &mut Vec<Line>,
+    ) -> Key {
+        let rho = usable_weight(weight);
+        let dominant = (0..self.m)
+            .map(|r| share(allocation, r))
+            .fold(0.0, f64::max);
+        lines.clear();
+        lines.extend((0..self.m).map(|r| {
+            let (o, e, c) = (share(allocation, r), share(excess, r), share(commitment, r));
+            Line {
+                a: (held(self.form, dominant, o) + e) / rho,
+                b: slope(c, e, rho, x),
+            }
+        }));
+        let top = crossing::top(lines, x).expect("a client has at least one line");
+        Key {
+            value: top.value + 0.0,
+            slope: top.slope + 0.0,
+            id,
+            line: top.line as u32,
+        }
     }
 
     /// Recompute the handovers of the client in `slot` from its lines.
@@ -216,6 +239,35 @@ impl Members {
     fn range(&self, slot: u32) -> std::ops::Range<usize> {
         slot as usize * self.m..(slot as usize + 1) * self.m
     }
+}
+
+/// A relative weight as a slot keeps it: anything but a positive finite number counts as 1.
+fn usable_weight(weight: f64) -> f64 {
+    if weight > 0.0 && weight.is_finite() {
+        weight
+    } else {
+        1.0
+    }
+}
+
+/// The largest of a client's allocations (0 for none).
+fn dominant(allocation: &[f64]) -> f64 {
+    allocation.iter().copied().fold(0.0, f64::max)
+}
+
+/// What a line's level counts of a client's allocation `own` on its resource: its dominant
+/// share (sum of maxes) or that resource's own (max of sums).
+fn held(form: PriorityForm, dominant: f64, own: f64) -> f64 {
+    match form {
+        PriorityForm::SumOfMaxes => dominant,
+        PriorityForm::MaxOfSums => own,
+    }
+}
+
+/// A line's slope in the decay variable `x` at which commitment `c` relaxes towards `excess`,
+/// for relative weight `rho`.
+fn slope(c: f64, excess: f64, rho: f64, x: f64) -> f64 {
+    (c - excess) / (rho * x)
 }
 
 /// Entry `r` of `v` as a share: missing, negative, NaN and infinite entries count as 0.

@@ -146,6 +146,9 @@ pub struct LiveTree {
     tournament: Tournament,
     /// With τ = 0: clients anchored at the current instant, whose commitments jump at the next.
     fresh: Vec<u32>,
+    /// Whether the tree plays its matches without certificates, time being expected to stand
+    /// still ([`LiveTree::freeze`]).
+    frozen: bool,
     counters: LiveTreeCounters,
 }
 
@@ -163,6 +166,7 @@ impl LiveTree {
             members: Members::new(resources.max(1), form),
             tournament: Tournament::new(),
             fresh: Vec::new(),
+            frozen: false,
             counters: LiveTreeCounters::default(),
         }
     }
@@ -185,12 +189,25 @@ impl LiveTree {
         if t == self.now {
             return Ok(());
         }
+        if std::mem::take(&mut self.frozen) {
+            // Every match is replayed now, with the certificates the frozen ones lacked.
+            let (tournament, referee) = self.split();
+            tournament.replay_all(&|a, b| referee.play(a, b));
+        }
         self.now = t;
         self.rebase();
         let clock = -self.x;
         let (tournament, referee) = self.split();
         self.counters.events += tournament.refresh(clock, |a, b| referee.play(a, b));
         Ok(())
+    }
+
+    /// From now on, until time moves, matches are played without working out when their
+    /// loser overtakes their winner: what a copy that plays decisions out at one instant
+    /// (the adapters' play of starts) has no use for. The order is the same; the first
+    /// [`LiveTree::advance`] to a later time works the certificates out again.
+    pub fn freeze(&mut self) {
+        self.frozen = true;
     }
 
     /// Checks one of a client's vectors: `resources` finite non-negative amounts (or none,
@@ -274,11 +291,30 @@ impl LiveTree {
 
     /// The client ids, lowest priority first (sorted now: O(n log n)).
     pub fn iter(&self) -> impl Iterator<Item = u32> {
+        self.order_with(std::iter::empty()).into_iter()
+    }
+
+    /// The client ids of the tree and of `entering`, lowest priority first: what
+    /// [`LiveTree::iter`] would give after inserting each of `entering` now, without inserting
+    /// them (O(n log n), no certificate computed). Each entering client is one the tree does
+    /// not hold, given as its id, relative weight (positive and finite, as `insert` takes it)
+    /// and allocation, excess and commitments now.
+    pub(crate) fn order_with<'a>(
+        &self,
+        entering: impl Iterator<Item = (u32, f64, [&'a [f64]; 3])>,
+    ) -> Vec<u32> {
         let mut keys: Vec<Key> = (self.slots.values())
             .map(|&slot| self.members.key(slot, self.x))
             .collect();
+        let mut lines = Vec::with_capacity(self.resources);
+        keys.extend(
+            entering.map(|(id, weight, [allocation, excess, commitment])| {
+                let vectors = (allocation, excess, commitment);
+                (self.members).entering_key((id, weight), self.x, vectors, &mut lines)
+            }),
+        );
         keys.sort_unstable_by(Key::order);
-        keys.into_iter().map(|key| key.id)
+        keys.into_iter().map(|key| key.id).collect()
     }
 
     /// The priority of client `id` now.
@@ -342,7 +378,8 @@ impl LiveTree {
         let referee = Referee {
             members: &self.members,
             x: self.x,
-            tau: self.tau,
+            // Without time constant to time, no crossing is worked out.
+            tau: if self.frozen { f64::INFINITY } else { self.tau },
             last: Cell::new(NIL),
             last_key: Cell::new(Key::default()),
         };

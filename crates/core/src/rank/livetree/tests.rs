@@ -67,6 +67,26 @@ fn worked_example_swaps_once_at_the_crossing() {
 }
 
 #[test]
+fn a_frozen_tree_works_its_certificates_out_again_when_time_moves() {
+    let mut tree = worked_example(100.0, PriorityForm::MaxOfSums);
+    tree.freeze();
+    // B re-entered while frozen: its match is played, without a certificate.
+    let b = Member {
+        weight: 1.0,
+        allocation: vec![0.20, 0.30],
+        excess: vec![0.0, 0.05],
+        commitment: vec![0.30, 0.10],
+    };
+    tree.insert(1, b).unwrap();
+    assert_eq!(tree.first(), Some(0));
+    assert_eq!(next_event(&tree), f64::INFINITY);
+    // Past t* = 13.3531 s, B is first, as in the tree that never froze.
+    tree.advance(20.0).unwrap();
+    assert_eq!(tree.first(), Some(1));
+    assert!(next_event(&tree) > 20.0);
+}
+
+#[test]
 fn sum_of_maxes_ties_the_same_users_at_time_zero() {
     let mut tree = worked_example(100.0, PriorityForm::SumOfMaxes);
     assert!(close(tree.priority(0).unwrap(), 0.60));

@@ -158,7 +158,13 @@ impl Tournament {
         let mut nodes = vec![EMPTY; 2 * capacity];
         nodes[capacity..capacity + self.capacity].copy_from_slice(&self.nodes[self.capacity..]);
         (self.nodes, self.capacity) = (nodes, capacity);
-        for i in (1..capacity).rev() {
+        self.replay_all(play);
+    }
+
+    /// Replays every match, children before parents: the winners and certificates as `play`
+    /// decides them now.
+    pub(crate) fn replay_all(&mut self, play: &impl Fn(u32, u32) -> Outcome) {
+        for i in (1..self.capacity).rev() {
             self.replay(i, play);
         }
     }

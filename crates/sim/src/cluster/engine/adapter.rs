@@ -153,13 +153,17 @@ impl Engine {
             places.insert(user as u32, order);
         }
         let wanted = (adapter.reconcile(now, &waiting, held)).map_err(SimError::Rank)?;
+        let mut moved = false;
         for (user, factors) in wanted {
             let queue = &mut self.queues[user as usize];
             for (&i, factor) in places[&user].iter().zip(factors) {
-                queue[i].site_factor = factor;
+                moved |= std::mem::replace(&mut queue[i].site_factor, factor) != factor;
             }
         }
-        self.reorder_queues();
+        // Queues are kept in order of points, which only the factors moved.
+        if moved {
+            self.reorder_queues();
+        }
         Ok(())
     }
 }

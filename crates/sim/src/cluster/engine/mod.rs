@@ -37,6 +37,7 @@ use outages::Outages;
 use setup::PartitionRule;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashSet, VecDeque};
+use std::sync::Arc;
 
 /// A job waiting in a user's queue.
 #[derive(Debug, Clone)]
@@ -58,7 +59,7 @@ struct Pending {
     site_factor: i64,
     /// What it would hold, as fractions of each resource, for the adapter's play of starts
     /// (empty without an adapter).
-    holding: Vec<f64>,
+    holding: Arc<[f64]>,
     /// Its queue (the trace's index), and the processors it counts against the queue's limit.
     queue: Option<u32>,
     processors: f64,
