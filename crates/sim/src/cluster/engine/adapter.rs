@@ -114,9 +114,9 @@ impl Adapter {
 }
 
 impl Engine {
-    /// At each of the adapter's passes: every pending job's site factor written anew, each
-    /// user's queue put back in order of points, and each user's next job told to the
-    /// ranker.
+    /// At each of the adapter's passes: every pending job's site factor written anew, and
+    /// each user whose factors moved has its queue put back in order of points and its next
+    /// job told to the ranker.
     pub(super) fn adapter_pass(&mut self, now: Time) -> Result<(), SimError> {
         let Some(adapter) = self.adapter.as_mut() else {
             return Ok(());
@@ -153,16 +153,17 @@ impl Engine {
             places.insert(user as u32, order);
         }
         let wanted = (adapter.reconcile(now, &waiting, held)).map_err(SimError::Rank)?;
-        let mut moved = false;
         for (user, factors) in wanted {
             let queue = &mut self.queues[user as usize];
+            let mut moved = false;
             for (&i, factor) in places[&user].iter().zip(factors) {
                 moved |= std::mem::replace(&mut queue[i].site_factor, factor) != factor;
             }
-        }
-        // Queues are kept in order of points, which only the factors moved.
-        if moved {
-            self.reorder_queues();
+            // Queues are kept in order of points, which only the factors moved.
+            if moved {
+                self.reorder_queue(user);
+                self.rerank(user);
+            }
         }
         Ok(())
     }

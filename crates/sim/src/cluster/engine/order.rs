@@ -211,16 +211,23 @@ impl Engine {
     /// Every user's queue put back in order (queue priority, then points, then arrival), and
     /// each user's next job told to the ranker.
     pub(super) fn reorder_queues(&mut self) {
+        for user in 0..self.queues.len() as u32 {
+            self.reorder_queue(user);
+        }
+        self.rerank_waiting();
+    }
+
+    /// One user's queue put back in order (queue priority, then points, then arrival).
+    pub(super) fn reorder_queue(&mut self, user: u32) {
         if let Some(order) = self.job_order {
-            for queue in &mut self.queues {
-                queue.make_contiguous().sort_by(|a, b| {
+            self.queues[user as usize]
+                .make_contiguous()
+                .sort_by(|a, b| {
                     (b.priority.cmp(&a.priority))
                         .then(order.points(b).total_cmp(&order.points(a)))
                         .then(a.seq.cmp(&b.seq))
                 });
-            }
         }
-        self.rerank_waiting();
     }
 
     /// Each waiting user's next job told to the ranker.
