@@ -21,6 +21,7 @@ use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::rank::play::{self, Expected, Waiting};
 use fairshare_core::rank::{Book, Head, RankError, Ranker};
 use fairshare_core::usage::metric::UsageMetric;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How long an ended job is remembered, so that the accounting listing it again changes nothing.
@@ -277,7 +278,7 @@ impl History {
     /// once).
     pub fn starts(
         &self,
-        queues: &BTreeMap<u32, Vec<Waiting>>,
+        queues: &BTreeMap<u32, Vec<Waiting<'_>>>,
         runs: usize,
         ends: &BTreeMap<u64, Time>,
     ) -> Result<Vec<u32>, RankError> {
@@ -286,7 +287,7 @@ impl History {
                 Some(Expected {
                     end: (*ends.get(id)?).max(self.now),
                     client: job.client,
-                    holding: job.holding.as_slice().into(),
+                    holding: job.holding.clone(),
                     rate: job.rate,
                     start: job.start,
                 })
@@ -309,10 +310,10 @@ impl History {
         head: Head,
         (demand, nodes, limit_s): (&[f64], Option<u32>, Option<u64>),
         machines: &Machines,
-    ) -> Waiting {
+    ) -> Waiting<'static> {
         Waiting {
             head,
-            holding: machines.holding(demand).into(),
+            holding: Cow::Owned(machines.holding(demand)),
             rate: self.rate(&machines.task(demand, nodes), machines),
             limit: limit_s.map(|s| s.saturating_mul(1_000_000)),
         }

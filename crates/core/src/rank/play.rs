@@ -10,18 +10,19 @@
 
 use super::{Book, Head, RankError};
 use crate::model::Time;
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
-use std::sync::Arc;
+use std::ops::Range;
 
 /// A pending job as the play of starts plays it.
 #[derive(Debug, Clone)]
-pub struct Waiting {
+pub struct Waiting<'a> {
     /// Its head, as the ranker sees it while it waits first.
     pub head: Head,
-    /// What it would hold, as fractions of each resource (shared: a pass lists every
-    /// pending job).
-    pub holding: Arc<[f64]>,
+    /// What it would hold, as fractions of each resource (borrowed where the caller keeps
+    /// it: a pass lists every pending job).
+    pub holding: Cow<'a, [f64]>,
     /// Its usage per second, for policies that charge jobs.
     pub rate: Option<f64>,
     /// Its time limit, microseconds: when the play expects it to end once started (`None`:
@@ -38,7 +39,7 @@ pub struct Expected {
     /// Its client.
     pub client: u32,
     /// What it holds, as fractions of each resource.
-    pub holding: Arc<[f64]>,
+    pub holding: Vec<f64>,
     /// Its usage per second, for policies that charge jobs.
     pub rate: Option<f64>,
     /// When it started.
@@ -110,7 +111,7 @@ impl Room {
             self.expect(Expected {
                 end: Time::from_micros(t.as_micros().saturating_add(limit)),
                 client,
-                holding: job.holding.clone(),
+                holding: job.holding.to_vec(),
                 rate: job.rate,
                 start: t,
             });
@@ -140,15 +141,21 @@ impl Room {
 pub fn starts(
     book: &Book,
     now: Time,
-    queues: &BTreeMap<u32, Vec<Waiting>>,
+    queues: &BTreeMap<u32, Vec<Waiting<'_>>>,
     runs: usize,
     running: Vec<Expected>,
 ) -> Result<Vec<u32>, RankError> {
     let mut room = Room::of(book, running);
     // The ranker's clock stays at `now` throughout.
     let mut book = book.frozen();
-    for client in 0..book.clients() as u32 {
-        let head = queues.get(&client).and_then(|q| q.first()).map(|w| w.head);
+    let mut queue_of: Vec<&[Waiting]> = vec![&[]; book.clients()];
+    for (&client, queue) in queues {
+        if let Some(of) = queue_of.get_mut(client as usize) {
+            *of = queue;
+        }
+    }
+    for (client, queue) in queue_of.iter().enumerate() {
+        let (client, head) = (client as u32, queue.first().map(|w| w.head));
         // Most clients wait for nothing, which the ranker already knows.
         if head.is_some() || !book.known_idle(client) {
             book.waits(client, head)?;
@@ -156,12 +163,12 @@ pub fn starts(
     }
     // When the play expects each start, for the ends of the jobs it starts.
     let mut expected = now;
-    let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut taken: Vec<usize> = vec![0; queue_of.len()];
     let mut starts: Vec<u32> = Vec::with_capacity(queues.values().map(Vec::len).sum());
     let mut played = 0;
     while let Some(client) = book.ranker().first() {
-        let queue = queues.get(&client).map_or(&[][..], Vec::as_slice);
-        let next = taken.entry(client).or_insert(0);
+        let queue = queue_of[client as usize];
+        let next = &mut taken[client as usize];
         let Some(job) = queue.get(*next) else { break };
         if !room.fits(&job.holding) {
             let ended = room.free_next();
@@ -182,13 +189,13 @@ pub fn starts(
         }
         *next += 1;
         starts.push(client);
-        book.started(client, &job.holding, job.rate)?;
+        // The ranker hears of the start with the client's next head, once.
+        book.take(client, &job.holding, job.rate)?;
         room.take(expected, client, job);
         book.waits(client, queue.get(*next).map(|w| w.head))?;
     }
     for client in book.order() {
-        let left =
-            queues.get(&client).map_or(0, Vec::len) - taken.get(&client).copied().unwrap_or(0);
+        let left = queue_of[client as usize].len() - taken[client as usize];
         starts.extend(std::iter::repeat_n(client, left));
     }
     Ok(starts)
@@ -225,22 +232,44 @@ pub fn order_of_all(
 /// The runs of `sequence` (client and job, in the order of starts): its first `ranked` runs
 /// of one client's consecutive jobs, then one run per client of its jobs after them, in the
 /// order of their first. Deep in a long queue the order of starts changes from pass to pass
-/// long before those jobs can start; one factor per client there keeps the writes few.
+/// long before those jobs can start; one factor per client there keeps the writes few. The
+/// runs of [`run_spans`], with each client's jobs in place of their places.
 pub fn runs<J: Copy>(sequence: &[(u32, J)], ranked: usize) -> Vec<(u32, Vec<J>)> {
-    let mut runs: Vec<(u32, Vec<J>)> = Vec::new();
+    let mut own: BTreeMap<u32, Vec<J>> = BTreeMap::new();
+    sequence
+        .iter()
+        .for_each(|&(client, job)| own.entry(client).or_default().push(job));
+    let clients: Vec<u32> = sequence.iter().map(|&(client, _)| client).collect();
+    (run_spans(&clients, ranked).into_iter())
+        .map(|(client, span)| (client, own[&client][span].to_vec()))
+        .collect()
+}
+
+/// The runs of `starts` (the client of each start, as [`starts`] gives them) as [`runs`] cuts
+/// them, each as its client and the places in that client's queue of the jobs it starts: a
+/// client's jobs start in its queue's order, so every run is a span of its queue.
+pub fn run_spans(starts: &[u32], ranked: usize) -> Vec<(u32, Range<usize>)> {
+    let mut runs: Vec<(u32, Range<usize>)> = Vec::new();
+    // Per client: its next place, and its run after the first `ranked`, once it has one.
+    let mut next: BTreeMap<u32, usize> = BTreeMap::new();
     let mut tail: BTreeMap<u32, usize> = BTreeMap::new();
-    for &(client, job) in sequence {
-        let head = runs.len() < ranked;
-        match runs.last_mut() {
-            Some((c, jobs)) if *c == client => jobs.push(job),
-            _ if head => runs.push((client, vec![job])),
-            _ => {
-                let at = *tail.entry(client).or_insert_with(|| {
-                    runs.push((client, Vec::new()));
-                    runs.len() - 1
-                });
-                runs[at].1.push(job);
-            }
+    for block in starts.chunk_by(|a, b| a == b) {
+        let client = block[0];
+        let from = next.entry(client).or_insert(0);
+        let span = *from..*from + block.len();
+        *from = span.end;
+        // A client's run goes on where its last job's run ends (it took every job between).
+        let (head, last) = (runs.len() < ranked, runs.last_mut());
+        match last {
+            Some((c, last)) if *c == client => last.end = span.end,
+            _ if head => runs.push((client, span)),
+            _ => match tail.get(&client) {
+                Some(&at) => runs[at].1.end = span.end,
+                None => {
+                    tail.insert(client, runs.len());
+                    runs.push((client, span));
+                }
+            },
         }
     }
     runs
@@ -256,8 +285,8 @@ mod tests {
     /// The runs of `sequence` the slow way: its groups of one client's consecutive jobs, the
     /// first `ranked` of them kept as they are, the jobs of the later ones gathered by client
     /// in the order of each client's first.
-    fn runs_by_hand(sequence: &[(u32, u64)], ranked: usize) -> Vec<(u32, Vec<u64>)> {
-        let mut groups: Vec<(u32, Vec<u64>)> = Vec::new();
+    fn runs_by_hand<J: Copy>(sequence: &[(u32, J)], ranked: usize) -> Vec<(u32, Vec<J>)> {
+        let mut groups: Vec<(u32, Vec<J>)> = Vec::new();
         for &(client, job) in sequence {
             match groups.last_mut() {
                 Some((c, jobs)) if *c == client => jobs.push(job),
@@ -265,7 +294,7 @@ mod tests {
             }
         }
         let rest = groups.split_off(ranked.min(groups.len()));
-        let mut gathered: Vec<(u32, Vec<u64>)> = Vec::new();
+        let mut gathered: Vec<(u32, Vec<J>)> = Vec::new();
         for (client, jobs) in rest {
             match gathered.iter_mut().find(|(c, _)| *c == client) {
                 Some((_, all)) => all.extend(jobs),
@@ -287,6 +316,20 @@ mod tests {
             prop_assert_eq!(runs(&sequence, ranked), runs_by_hand(&sequence, ranked));
         }
 
+        /// Each span is the places of its run's jobs in its client's queue.
+        #[test]
+        fn spans_are_the_runs_places(
+            clients in prop::collection::vec(0u32..4, 0..30),
+            ranked in 0usize..8,
+        ) {
+            let placed = in_queues(&clients);
+            let by_hand: Vec<(u32, Vec<usize>)> = runs_by_hand(&placed, ranked);
+            let spans: Vec<(u32, Vec<usize>)> = (run_spans(&clients, ranked).into_iter())
+                .map(|(client, span)| (client, span.collect()))
+                .collect();
+            prop_assert_eq!(spans, by_hand);
+        }
+
         /// Every pending job is started once, each client's in its queue's order, and the
         /// first start is the client the policy serves first.
         #[test]
@@ -305,7 +348,7 @@ mod tests {
                 .map(|(client, q)| {
                     let jobs = q.iter().enumerate().map(|(k, &(cpu, mem))| Waiting {
                         head: Head::new(Time::from_micros(k as u64), (client * 10 + k) as u64),
-                        holding: Arc::from([cpu, mem]),
+                        holding: Cow::Owned(vec![cpu, mem]),
                         rate: None,
                         limit: Some(1_000_000),
                     });

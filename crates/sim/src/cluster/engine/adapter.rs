@@ -20,6 +20,7 @@ use fairshare_core::priority::multifactor::JobPriority;
 use fairshare_core::rank::factors::{self, stable_factors, RANKED_RUNS};
 use fairshare_core::rank::play::{self, Waiting};
 use fairshare_core::rank::{Book, Head, RankError, Ranker};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// The adapter's state between its passes.
@@ -86,19 +87,20 @@ impl Adapter {
     fn reconcile(
         &mut self,
         now: Time,
-        waiting: &BTreeMap<u32, Vec<Waiting>>,
+        waiting: &BTreeMap<u32, Vec<Waiting<'_>>>,
         mut held: BTreeMap<u32, Vec<i64>>,
     ) -> Result<BTreeMap<u32, Vec<i64>>, RankError> {
         let starts = play::starts(&self.book, now, waiting, RANKED_RUNS, Vec::new())?;
-        let runs = play::runs(&play::in_queues(&starts), RANKED_RUNS);
+        let runs = play::run_spans(&starts, RANKED_RUNS);
         let firsts: Vec<Option<i64>> = (runs.iter())
-            .map(|(user, jobs)| Some(held[user][jobs[0]]))
+            .map(|(user, jobs)| held.get(user).map(|factors| factors[jobs.start]))
             .collect();
         let written = stable_factors(&firsts, self.weight);
         let mut first_and_last: BTreeMap<u32, (i64, i64)> = BTreeMap::new();
         for ((user, jobs), &factor) in runs.iter().zip(&written) {
-            let factors = held.entry(*user).or_default();
-            jobs.iter().for_each(|&j| factors[j] = factor);
+            if let Some(factors) = held.get_mut(user) {
+                factors[jobs.clone()].fill(factor);
+            }
             let ends = first_and_last.entry(*user).or_insert((factor, factor));
             ends.1 = factor;
         }
@@ -140,7 +142,7 @@ impl Engine {
                 let job = &queue[i];
                 Waiting {
                     head: Head::new(job.submit, job.seq).with_size(job.size),
-                    holding: job.holding.clone(),
+                    holding: Cow::Borrowed(&job.holding),
                     rate: self.meter.as_ref().map(|_| job.rate),
                     limit: None,
                 }

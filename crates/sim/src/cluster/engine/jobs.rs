@@ -9,7 +9,6 @@ use fairshare_core::priority::dominant_share;
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::slice;
-use std::sync::Arc;
 
 impl Engine {
     /// Queues an arrival, or settles it at once when it can never fit; one submitted before
@@ -55,10 +54,7 @@ impl Engine {
         };
         let exclusive = a.exclusive || partition_rule.is_some_and(|r| r.exclusive);
         // What it would hold, for the adapter's play of starts.
-        let holding: Arc<[f64]> = match self.adapter {
-            Some(_) => demand.as_slice().into(),
-            None => Arc::new([]),
-        };
+        let holding = (self.adapter.as_ref()).map_or_else(Vec::new, |_| demand.clone());
         let (request, unknown) =
             (self.space).request(cpus, demand, a.nodes, exclusive, &properties);
         let partition = a

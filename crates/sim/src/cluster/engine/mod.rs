@@ -37,7 +37,6 @@ use outages::Outages;
 use setup::PartitionRule;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashSet, VecDeque};
-use std::sync::Arc;
 
 /// A job waiting in a user's queue.
 #[derive(Debug, Clone)]
@@ -59,7 +58,7 @@ struct Pending {
     site_factor: i64,
     /// What it would hold, as fractions of each resource, for the adapter's play of starts
     /// (empty without an adapter).
-    holding: Arc<[f64]>,
+    holding: Vec<f64>,
     /// Its queue (the trace's index), and the processors it counts against the queue's limit.
     queue: Option<u32>,
     processors: f64,
