@@ -12,7 +12,7 @@
 //! ([`Book::take`], [`Book::give_back`]) and tells once, with the new head ([`Book::waits`]).
 
 use super::rows::Rows;
-use super::{Head, RankError, Ranker};
+use super::{Head, RankError, Ranker, Standing};
 use crate::model::Time;
 
 /// A ranker with the holdings and heads it ranks by.
@@ -164,6 +164,12 @@ impl Book {
     /// The waiting clients, first to last.
     pub fn order(&self) -> Vec<u32> {
         self.ranker.iter().collect()
+    }
+
+    /// Every client's standing were each waiting now, holding what it holds
+    /// ([`Ranker::standings`]), where the ranker orders by them.
+    pub fn standings(&self) -> Option<Vec<Standing>> {
+        self.ranker.standings(&self.holdings.all())
     }
 
     /// Every client, first to last, were each waiting now with `heads[c]` first, holding what

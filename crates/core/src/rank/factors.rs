@@ -12,6 +12,8 @@
 //! queue needs few writes. The adapters write these factors; the replay's model of an adapter
 //! computes the same ones.
 
+use super::{play, Book, Head, RankError, Standing};
+use crate::model::Time;
 use std::collections::BTreeMap;
 
 /// How many runs at the head of the order of starts get factors of their own, by default
@@ -100,6 +102,41 @@ pub fn submit_factors(
         .collect()
 }
 
+/// The submit table of `book` at `now` ([`submit_factors`] over [`play::order_of_all`], the
+/// waiting clients with their `heads`), `waiting` holding each waiting client's first and last
+/// runs' factors. Where the ranker orders by each client's own standing, every other client is
+/// placed among the waiting ones by a binary search, with no order of all of them.
+pub fn submit_table(
+    book: &Book,
+    now: Time,
+    heads: &BTreeMap<u32, Head>,
+    waiting: &BTreeMap<u32, (i64, i64)>,
+    weight: u32,
+) -> Result<Vec<(u32, i64)>, RankError> {
+    let Some(standings) = book.standings() else {
+        let everyone = play::order_of_all(book, now, heads)?;
+        return Ok(submit_factors(&everyone, waiting, weight));
+    };
+    let mut firsts: Vec<(Standing, i64)> = (waiting.iter())
+        .filter_map(|(&client, &(first, _))| Some((*standings.get(client as usize)?, first)))
+        .collect();
+    firsts.sort_unstable_by_key(|&(standing, _)| standing);
+    let table = standings.iter().map(|standing| {
+        let client = standing.client;
+        match waiting.get(&client) {
+            Some(&(_, last)) => (client, last),
+            None => {
+                let above = firsts.partition_point(|(first, _)| first < standing);
+                let factor = above
+                    .checked_sub(1)
+                    .map_or(i64::from(weight), |i| firsts[i].1);
+                (client, factor)
+            }
+        }
+    });
+    Ok(table.collect())
+}
+
 /// The indices of a longest subsequence of the `Some` values that falls strictly, in
 /// O(n log n) (patience sorting).
 fn falling_subsequence(values: &[Option<i64>]) -> Vec<usize> {
@@ -171,6 +208,41 @@ mod tests {
     }
 
     proptest! {
+        /// Under SDRF, the submit table found by standings is the one the order of every
+        /// client, worked out on a copy, gives.
+        #[test]
+        fn the_submit_table_by_standings_is_the_order_of_alls(
+            held in prop::collection::vec(prop::collection::vec(prop_oneof![Just(0.0), 0.0..0.4f64], 2), 6),
+            ran in prop::collection::vec((0usize..6, 1.0..500.0f64), 0..12),
+            waiting in prop::collection::btree_map(0u32..6, (1i64..1000, 1i64..1000), 0..6),
+            weight in 1u32..2000,
+        ) {
+            use crate::priority::PriorityForm;
+            use crate::rank::{order_of_all_on_a_copy, SdrfRanker, Share};
+            let ranker = SdrfRanker::with_delta(2, 0.99, PriorityForm::SumOfMaxes, &Share::equal(6));
+            let mut book = Book::new(Box::new(ranker), 6, 2);
+            let mut now = 0.0;
+            for (client, dt) in ran {
+                now += dt;
+                book.advance(Time::from_secs_f64(now)).unwrap();
+                book.started(client as u32, &held[client], None).unwrap();
+            }
+            let now = Time::from_secs_f64(now + 1.0);
+            book.advance(now).unwrap();
+            let heads: BTreeMap<u32, Head> = (waiting.keys())
+                .map(|&c| (c, Head::new(now, u64::from(c))))
+                .collect();
+            let table = submit_table(&book, now, &heads, &waiting, weight).unwrap();
+            let all: Vec<Head> = (0..6).map(|c| heads.get(&c).copied().unwrap_or(Head::new(now, u64::MAX))).collect();
+            let rows: Vec<&[f64]> = (0..6).map(|c| book.holdings(c)).collect();
+            let everyone = order_of_all_on_a_copy(book.ranker(), &rows, &all).unwrap();
+            let mut by_hand = submit_factors(&everyone, &waiting, weight);
+            let mut table = table;
+            by_hand.sort_unstable();
+            table.sort_unstable();
+            prop_assert_eq!(table, by_hand);
+        }
+
         #[test]
         fn factors_fall_and_keep_a_longest_falling_run_of_held_ones(
             held in prop::collection::vec(prop::option::of(0i64..60), 0..10),

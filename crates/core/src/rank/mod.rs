@@ -226,6 +226,42 @@ pub trait Ranker {
     fn order_of_all(&self, holdings: &[&[f64]], heads: &[Head]) -> Result<Vec<u32>, RankError> {
         order_of_all_on_a_copy(self, holdings, heads)
     }
+    /// Every client's [`Standing`] were each waiting now holding `holdings[c]` (what the
+    /// ranker was last told), indexed by client, for rankers that order waiting clients by a
+    /// standing of each one's own, whoever else waits (SDRF): a client's place among any
+    /// others is then its standing's. `None` by default, and where the ranker cannot tell.
+    fn standings(&self, holdings: &[&[f64]]) -> Option<Vec<Standing>> {
+        let _ = holdings;
+        None
+    }
+}
+
+/// Where a client stands among waiting clients at one instant, for rankers that order them by
+/// a standing of each one's own ([`Ranker::standings`]): the lower is served first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Standing {
+    /// The priority, lower first.
+    pub value: f64,
+    /// What orders equal priorities, lower first.
+    pub tie: f64,
+    /// The client, which orders the rest.
+    pub client: u32,
+}
+
+impl Eq for Standing {}
+
+impl Ord for Standing {
+    fn cmp(&self, other: &Standing) -> std::cmp::Ordering {
+        (self.value.total_cmp(&other.value))
+            .then(self.tie.total_cmp(&other.tie))
+            .then(self.client.cmp(&other.client))
+    }
+}
+
+impl PartialOrd for Standing {
+    fn partial_cmp(&self, other: &Standing) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// Every client of `ranker`, first to last, were each waiting now (see

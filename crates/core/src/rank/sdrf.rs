@@ -7,7 +7,7 @@
 //! when it returns.
 
 use super::rows::Rows;
-use super::{check_holdings, forward, Head, RankError, Ranker, Share};
+use super::{check_holdings, forward, Head, RankError, Ranker, Share, Standing};
 use crate::model::Time;
 use crate::priority::PriorityForm;
 use crate::rank::livetree::{LiveTree, LiveTreeCounters, LiveTreeError, Member};
@@ -219,21 +219,30 @@ impl Ranker for SdrfRanker {
         Some(self.tree.counters())
     }
 
-    /// SDRF orders by holdings and commitments alone, so each client stands where its key
-    /// now puts it: the tree's for those in it, the key it would enter with for the others,
-    /// with no copy of the tree. Holdings the ranker was not told (or a weight the tree would
-    /// refuse) are worked out on a copy.
+    /// SDRF orders by holdings and commitments alone: sorted by their standings, with no
+    /// copy of the tree; holdings the ranker was not told are worked out on a copy.
     fn order_of_all(&self, holdings: &[&[f64]], heads: &[Head]) -> Result<Vec<u32>, RankError> {
+        match self.standings(holdings) {
+            Some(mut standings) if heads.len() == standings.len() => {
+                standings.sort_unstable();
+                Ok(standings.into_iter().map(|s| s.client).collect())
+            }
+            _ => super::order_of_all_on_a_copy(self, holdings, heads),
+        }
+    }
+
+    /// Each client stands where its key now puts it: the tree's for those in it, the key it
+    /// would enter with for the others (their commitments brought to now, as `enter_tree`
+    /// brings them). Only for the holdings the ranker was told, and weights the tree takes.
+    fn standings(&self, holdings: &[&[f64]]) -> Option<Vec<Standing>> {
         let n = self.shares.len();
         let told = holdings.len() == n
-            && heads.len() == n
             && (0..n).all(|c| holdings[c] == self.holdings.row(c))
             && (self.shares.iter()).all(|s| s.weight.is_finite() && s.weight > 0.0);
         if !told {
-            return super::order_of_all_on_a_copy(self, holdings, heads);
+            return None;
         }
         let outside: Vec<usize> = (0..n).filter(|&c| !self.tree.contains(c as u32)).collect();
-        // Their commitments brought to now, as `enter_tree` brings them.
         let m = self.tree.resources();
         let mut commitments = Vec::with_capacity(outside.len() * m);
         for &c in &outside {
@@ -242,13 +251,20 @@ impl Ranker for SdrfRanker {
                 .map(|(commitment, e)| commitment + (e - commitment) * progress);
             commitments.extend(now);
         }
-        let entering = outside
-            .iter()
-            .zip(commitments.chunks(m))
-            .map(|(&c, commitment)| {
-                let vectors = [self.holdings.row(c), self.excess.row(c), commitment];
-                (c as u32, self.shares[c].weight, vectors)
-            });
-        Ok(self.tree.order_with(entering))
+        let entering = (outside.iter().zip(commitments.chunks(m))).map(|(&c, commitment)| {
+            let vectors = [self.holdings.row(c), self.excess.row(c), commitment];
+            (c as u32, self.shares[c].weight, vectors)
+        });
+        // Every client is in the tree or entering: each place is filled once.
+        let unfilled = Standing {
+            value: f64::NAN,
+            tie: f64::NAN,
+            client: 0,
+        };
+        let mut by_client = vec![unfilled; n];
+        for standing in self.tree.standings_with(entering) {
+            by_client[standing.client as usize] = standing;
+        }
+        Some(by_client)
     }
 }

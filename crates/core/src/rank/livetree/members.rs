@@ -7,6 +7,7 @@
 
 use super::crossing::{self, Handover, Line, Priority};
 use crate::priority::PriorityForm;
+use crate::rank::Standing;
 
 /// Where a client stands at the current time: compared by value, then larger slope, then id.
 #[derive(Debug, Clone, Copy, Default)]
@@ -33,6 +34,16 @@ impl Key {
     /// Whether `self` comes before `other` in the order (§7.6).
     pub(crate) fn precedes(&self, other: &Key) -> bool {
         self.order(other).is_lt()
+    }
+
+    /// The key as a ranker's [`Standing`], which orders as [`Key::order`] does: the larger
+    /// slope first is the smaller tie.
+    pub(crate) fn standing(&self) -> Standing {
+        Standing {
+            value: self.value,
+            tie: -self.slope,
+            client: self.id,
+        }
     }
 }
 

@@ -52,6 +52,7 @@ mod members;
 mod tournament;
 
 use crate::priority::PriorityForm;
+use crate::rank::Standing;
 use members::{Key, Members};
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -291,18 +292,20 @@ impl LiveTree {
 
     /// The client ids, lowest priority first (sorted now: O(n log n)).
     pub fn iter(&self) -> impl Iterator<Item = u32> {
-        self.order_with(std::iter::empty()).into_iter()
+        let mut standings = self.standings_with(std::iter::empty());
+        standings.sort_unstable();
+        standings.into_iter().map(|standing| standing.client)
     }
 
-    /// The client ids of the tree and of `entering`, lowest priority first: what
-    /// [`LiveTree::iter`] would give after inserting each of `entering` now, without inserting
-    /// them (O(n log n), no certificate computed). Each entering client is one the tree does
-    /// not hold, given as its id, relative weight (positive and finite, as `insert` takes it)
-    /// and allocation, excess and commitments now.
-    pub(crate) fn order_with<'a>(
+    /// The standing now of each client of the tree and of `entering`, in no order: what the
+    /// tree would order them by after inserting each of `entering` now, without inserting them
+    /// (no certificate computed). Each entering client is one the tree does not hold, given as
+    /// its id, relative weight (positive and finite, as `insert` takes it) and allocation,
+    /// excess and commitments now.
+    pub(crate) fn standings_with<'a>(
         &self,
         entering: impl Iterator<Item = (u32, f64, [&'a [f64]; 3])>,
-    ) -> Vec<u32> {
+    ) -> Vec<Standing> {
         let mut keys: Vec<Key> = (self.slots.values())
             .map(|&slot| self.members.key(slot, self.x))
             .collect();
@@ -313,8 +316,7 @@ impl LiveTree {
                 (self.members).entering_key((id, weight), self.x, vectors, &mut lines)
             }),
         );
-        keys.sort_unstable_by(Key::order);
-        keys.into_iter().map(|key| key.id).collect()
+        keys.iter().map(Key::standing).collect()
     }
 
     /// The priority of client `id` now.

@@ -107,8 +107,8 @@ impl Adapter {
         let heads: BTreeMap<u32, Head> = (waiting.iter())
             .filter_map(|(&user, jobs)| Some((user, jobs.first()?.head)))
             .collect();
-        let everyone = play::order_of_all(&self.book, now, &heads)?;
-        for (user, factor) in factors::submit_factors(&everyone, &first_and_last, self.weight) {
+        let table = factors::submit_table(&self.book, now, &heads, &first_and_last, self.weight)?;
+        for (user, factor) in table {
             self.submit[user as usize] = factor;
         }
         Ok(held)
