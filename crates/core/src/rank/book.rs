@@ -25,14 +25,9 @@ pub struct Book {
 }
 
 impl Clone for Book {
-    /// A copy in the present state ([`Ranker::boxed_clone`]), to play starts out on.
+    /// A copy in the present state ([`Ranker::boxed_clone`]), to try decisions on.
     fn clone(&self) -> Book {
-        Book {
-            ranker: self.ranker.boxed_clone(),
-            holdings: self.holdings.clone(),
-            heads: self.heads.clone(),
-            untold: self.untold.clone(),
-        }
+        self.copy_with(self.ranker.boxed_clone())
     }
 }
 
@@ -40,8 +35,14 @@ impl Book {
     /// A copy in the present state to play decisions out on at this one instant
     /// ([`Ranker::frozen_clone`]).
     pub fn frozen(&self) -> Book {
+        self.copy_with(self.ranker.frozen_clone())
+    }
+
+    /// This book's holdings, heads and what the ranker has not heard of, told to `ranker`, a
+    /// copy of this book's.
+    fn copy_with(&self, ranker: Box<dyn Ranker>) -> Book {
         Book {
-            ranker: self.ranker.frozen_clone(),
+            ranker,
             holdings: self.holdings.clone(),
             heads: self.heads.clone(),
             untold: self.untold.clone(),
