@@ -36,7 +36,7 @@ mod usage;
 
 pub use book::Book;
 pub use fairshare::{Accounts, Charging, FairshareRanker, FairshareSettings};
-pub use multifactor::{FactorSource, MultifactorRanker};
+pub use multifactor::MultifactorRanker;
 pub use ordered::{FifoRanker, KeyFn, KeyedRanker, StatelessRanker};
 pub use sdrf::SdrfRanker;
 pub use usage::UsageRanker;

@@ -9,37 +9,28 @@
 //! site factors, the factors are the jobs' own, which a model of the adapter writes from the
 //! policy's order of starts ([`super::play`], [`super::factors`]).
 
-use super::{Head, RankError, Ranker};
+use super::{check_holdings, Head, RankError, Ranker};
 use crate::model::Time;
 use crate::priority::multifactor::JobPriority;
 use crate::priority::PriorityKey;
+use crate::rank::livetree::tournament::Tournament;
 use crate::rank::livetree::LiveTreeCounters;
 use std::cmp::Reverse;
-use std::collections::BTreeSet;
 
 /// What orders a waiting user: its next job's priority (highest first), then that job's
 /// arrival and sequence number.
 type Rank = (Reverse<PriorityKey>, Time, u64, u32);
 
-/// Where the users' factors come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FactorSource {
-    /// The policy's own factors ([`Ranker::factors`]): Slurm's fairshare factor, read at each
-    /// recomputation (0 for a policy that computes none).
-    Policy,
-    /// None: every job carries its own factor in its points (the site factors an adapter
-    /// writes), and users are ordered by their next job's points alone.
-    Jobs,
-}
-
 /// Users ordered by the multifactor priority of their next job.
 pub struct MultifactorRanker {
-    inner: Box<dyn Ranker>,
+    /// The policy whose factors are read at each recomputation (Slurm's fairshare factor; 0
+    /// for a policy that computes none); `None` when every job carries its own factor in its
+    /// points (the site factors an adapter writes) and users are ordered by their next job's
+    /// points alone.
+    inner: Option<Box<dyn Ranker>>,
     priority: JobPriority,
     /// The weight of the policy's factor.
     weight: f64,
-    /// Where the factors come from.
-    factors: FactorSource,
     /// Where recomputations fall: this many seconds after each multiple of the period.
     offset_s: f64,
     /// The recomputation the factors are from.
@@ -47,32 +38,45 @@ pub struct MultifactorRanker {
     factor: Vec<f64>,
     heads: Vec<Option<Head>>,
     aside: Vec<bool>,
-    order: BTreeSet<Rank>,
+    /// Each client's place while it waits and is not set aside.
+    ranks: Vec<Option<Rank>>,
+    /// Who of the placed clients is first (a tournament without certificates: keys move only
+    /// when a client's head or the factors do).
+    order: Tournament,
 }
 
 impl MultifactorRanker {
-    /// The policy's `inner` ranker over `clients` clients, its factors from `factors` weighted
-    /// by `weight` and recomputed each `priority.calc_period_s` from `offset_s` (with
-    /// [`FactorSource::Jobs`], `inner` is only told what happens).
+    /// The policy's `inner` ranker over `clients` clients, its factors weighted by `weight` and
+    /// recomputed each `priority.calc_period_s` from `offset_s`.
     pub fn new(
         inner: Box<dyn Ranker>,
         clients: usize,
         priority: JobPriority,
         weight: f64,
-        factors: FactorSource,
         offset_s: f64,
     ) -> MultifactorRanker {
         MultifactorRanker {
-            inner,
-            priority,
+            inner: Some(inner),
             weight,
-            factors,
             offset_s,
+            ..MultifactorRanker::of_jobs(clients, priority)
+        }
+    }
+
+    /// `clients` clients whose jobs carry their own factors in their points (the site
+    /// factors an adapter writes): no policy factor is read.
+    pub fn of_jobs(clients: usize, priority: JobPriority) -> MultifactorRanker {
+        MultifactorRanker {
+            inner: None,
+            priority,
+            weight: 0.0,
+            offset_s: 0.0,
             calculated: None,
             factor: vec![0.0; clients],
             heads: vec![None; clients],
             aside: vec![false; clients],
-            order: BTreeSet::new(),
+            ranks: vec![None; clients],
+            order: Tournament::new(),
         }
     }
 
@@ -89,29 +93,61 @@ impl MultifactorRanker {
     }
 
     /// Every client's factor now, from the policy.
-    fn read_factors(&self) -> Vec<f64> {
-        (self.inner.factors()).unwrap_or_else(|| vec![0.0; self.heads.len()])
+    fn read_factors(inner: &dyn Ranker, clients: usize) -> Vec<f64> {
+        inner.factors().unwrap_or_else(|| vec![0.0; clients])
     }
 
-    /// The order of the waiting clients that are not set aside, built anew.
-    fn rebuild(&mut self) {
-        let waiting = (self.heads.iter().enumerate())
-            .filter(|(c, _)| !self.aside[*c])
-            .filter_map(|(c, head)| Some(self.rank(c as u32, (*head)?)));
-        self.order = waiting.collect();
+    /// The place of `client` now (none when it waits for nothing or is set aside).
+    fn place(&self, client: u32) -> Option<Rank> {
+        let c = client as usize;
+        (!self.aside[c])
+            .then_some(self.heads[c])
+            .flatten()
+            .map(|head| self.rank(client, head))
     }
+
+    /// Puts `client` where its head and factor place it now, and replays its matches.
+    fn replace(&mut self, client: u32) {
+        let rank = self.place(client);
+        self.ranks[client as usize] = rank;
+        let ranks = &self.ranks;
+        (self.order).set(client, rank.is_some(), |a, b| first_of(ranks, a, b));
+    }
+
+    /// Every client placed anew, and every match replayed.
+    fn rebuild(&mut self) {
+        self.ranks = (0..self.heads.len() as u32)
+            .map(|c| self.place(c))
+            .collect();
+        let ranks = &self.ranks;
+        (self.order).fill(
+            ranks.len(),
+            |c| ranks[c as usize].is_some(),
+            |a, b| first_of(ranks, a, b),
+        );
+    }
+}
+
+/// The match between two placed clients: the one placed first wins, for good.
+fn first_of(ranks: &[Option<Rank>], a: u32, b: u32) -> (u32, f64) {
+    let winner = match (ranks[a as usize], ranks[b as usize]) {
+        (Some(ra), Some(rb)) if rb < ra => b,
+        (None, Some(_)) => b,
+        _ => a,
+    };
+    (winner, f64::INFINITY)
 }
 
 impl Ranker for MultifactorRanker {
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
-        self.inner.advance(now)?;
-        if self.factors == FactorSource::Jobs {
+        let Some(inner) = self.inner.as_mut() else {
             return Ok(());
-        }
+        };
+        inner.advance(now)?;
         let calculation = (self.priority).calculation(now.as_secs_f64(), self.offset_s);
         if self.calculated != Some(calculation) {
             self.calculated = Some(calculation);
-            self.factor = self.read_factors();
+            self.factor = Self::read_factors(inner.as_ref(), self.heads.len());
             self.rebuild();
         }
         Ok(())
@@ -123,34 +159,40 @@ impl Ranker for MultifactorRanker {
         holdings: &[f64],
         head: Option<Head>,
     ) -> Result<(), RankError> {
-        self.inner.update(client, holdings, head)?;
-        let c = client as usize;
-        if !self.aside[c] {
-            if let Some(old) = self.heads[c] {
-                self.order.remove(&self.rank(client, old));
-            }
-            if let Some(new) = head {
-                self.order.insert(self.rank(client, new));
-            }
+        match self.inner.as_mut() {
+            Some(inner) => inner.update(client, holdings, head)?,
+            None => check_holdings(client, holdings, self.heads.len(), None)?,
         }
-        self.heads[c] = head;
+        self.heads[client as usize] = head;
+        if !self.aside[client as usize] {
+            self.replace(client);
+        }
         Ok(())
     }
 
     fn job_started(&mut self, client: u32, rate: f64) -> Result<(), RankError> {
-        self.inner.job_started(client, rate)
+        match self.inner.as_mut() {
+            Some(inner) => inner.job_started(client, rate),
+            None => Ok(()),
+        }
     }
 
     fn job_finished(&mut self, client: u32, rate: f64, ran_s: f64) -> Result<(), RankError> {
-        self.inner.job_finished(client, rate, ran_s)
+        match self.inner.as_mut() {
+            Some(inner) => inner.job_finished(client, rate, ran_s),
+            None => Ok(()),
+        }
     }
 
     fn first(&self) -> Option<u32> {
-        self.order.first().map(|(.., c)| *c)
+        self.order.first()
     }
 
+    /// The placed clients sorted (the tournament keeps only the first).
     fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
-        Box::new(self.order.iter().map(|(.., c)| *c))
+        let mut placed: Vec<Rank> = self.ranks.iter().flatten().copied().collect();
+        placed.sort_unstable();
+        Box::new(placed.into_iter().map(|(.., c)| c))
     }
 
     /// The negated priority of the client's next job (lower is served first).
@@ -161,38 +203,42 @@ impl Ranker for MultifactorRanker {
 
     /// The factors read at the last recomputation; none when jobs carry their own.
     fn factors(&self) -> Option<Vec<f64>> {
-        (self.factors == FactorSource::Policy).then(|| self.factor.clone())
+        self.inner.as_ref().map(|_| self.factor.clone())
     }
 
     fn livetree(&self) -> Option<LiveTreeCounters> {
-        self.inner.livetree()
+        self.inner.as_ref()?.livetree()
     }
 
     fn set_aside(&mut self, client: u32) {
         let c = client as usize;
         if c < self.aside.len() && !self.aside[c] {
             self.aside[c] = true;
-            if let Some(head) = self.heads[c] {
-                self.order.remove(&self.rank(client, head));
+            self.replace(client);
+            if let Some(inner) = self.inner.as_mut() {
+                inner.set_aside(client);
             }
-            self.inner.set_aside(client);
         }
     }
 
     fn restore(&mut self) {
-        if self.aside.iter().any(|a| *a) {
-            self.aside.iter_mut().for_each(|a| *a = false);
-            self.inner.restore();
-            self.rebuild();
+        if let Some(inner) = self.inner.as_mut() {
+            inner.restore();
+        }
+        for client in 0..self.aside.len() as u32 {
+            if std::mem::replace(&mut self.aside[client as usize], false) {
+                self.replace(client);
+            }
         }
     }
 
     fn boxed_clone(&self) -> Box<dyn Ranker> {
         Box::new(MultifactorRanker {
-            inner: self.inner.boxed_clone(),
+            inner: self.inner.as_ref().map(|inner| inner.boxed_clone()),
             factor: self.factor.clone(),
             heads: self.heads.clone(),
             aside: self.aside.clone(),
+            ranks: self.ranks.clone(),
             order: self.order.clone(),
             ..*self
         })
@@ -222,8 +268,7 @@ mod tests {
         };
         let accounts = Accounts::flat(&Share::equal(3));
         let inner = Box::new(FairshareRanker::new(FairshareSettings::default(), accounts));
-        let mut ranker =
-            MultifactorRanker::new(inner, 3, priority, 1000.0, FactorSource::Policy, 0.0);
+        let mut ranker = MultifactorRanker::new(inner, 3, priority, 1000.0, 0.0);
         ranker.job_started(0, 1.0).unwrap();
         ranker.job_started(1, 0.5).unwrap();
         ranker
@@ -232,11 +277,7 @@ mod tests {
     #[test]
     fn jobs_that_carry_their_factors_are_ordered_by_their_points_alone() {
         // Over Fair Tree, whose factors differ (client 0 has used the most): none is read.
-        let policy = fair_tree();
-        let inner = policy.inner.boxed_clone();
-        let priority = policy.priority;
-        let mut ranker =
-            MultifactorRanker::new(inner, 3, priority, 1000.0, FactorSource::Jobs, 0.0);
+        let mut ranker = MultifactorRanker::of_jobs(3, fair_tree().priority);
         ranker.advance(at(0.0)).unwrap();
         ranker.update(0, &[0.0], head(0.0, 1, 500.0)).unwrap();
         ranker.update(1, &[0.0], head(1.0, 2, 700.0)).unwrap();
@@ -259,8 +300,7 @@ mod tests {
         let accounts = Accounts::flat(&Share::equal(2));
         let inner = Box::new(FairshareRanker::new(settings, accounts));
         let priority = JobPriority::default();
-        let mut ranker =
-            MultifactorRanker::new(inner, 2, priority, 100.0, FactorSource::Policy, 0.0);
+        let mut ranker = MultifactorRanker::new(inner, 2, priority, 100.0, 0.0);
         ranker.advance(at(0.0)).unwrap();
         ranker.job_started(0, 1.0).unwrap();
         ranker.advance(at(300.0)).unwrap();
@@ -283,15 +323,16 @@ mod tests {
 
     proptest! {
         /// The order kept as heads change and factors are recomputed is the order sorted
-        /// from scratch: priority (truncated, highest first), then arrival, then sequence.
+        /// from scratch: priority (truncated, highest first), then arrival, then sequence;
+        /// its first is the sorted order's, with a client set aside and once restored.
         #[test]
         fn the_kept_order_is_the_sorted_one(
-            steps in prop::collection::vec((0u32..3, prop::option::of(0.0f64..2000.0), 0.0f64..100.0), 1..40),
+            steps in prop::collection::vec((0u32..3, prop::option::of(0.0f64..2000.0), 0.0f64..100.0, any::<bool>()), 1..40),
         ) {
             let mut ranker = fair_tree();
             let mut now = 0.0;
             let mut heads: Vec<Option<Head>> = vec![None; 3];
-            for (seq, (client, points, wait)) in steps.into_iter().enumerate() {
+            for (seq, (client, points, wait, aside)) in steps.into_iter().enumerate() {
                 now += wait;
                 ranker.advance(at(now)).unwrap();
                 let head = points.and_then(|p| head(now, seq as u64, p));
@@ -307,7 +348,15 @@ mod tests {
                     .collect();
                 sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
                 let expected: Vec<u32> = sorted.iter().map(|s| s.3).collect();
-                prop_assert_eq!(ranker.iter().collect::<Vec<_>>(), expected);
+                prop_assert_eq!(ranker.iter().collect::<Vec<_>>(), expected.clone());
+                prop_assert_eq!(ranker.first(), expected.first().copied());
+                if aside {
+                    ranker.set_aside(client);
+                    let others = expected.iter().find(|&&c| c != client).copied();
+                    prop_assert_eq!(ranker.first(), others);
+                    ranker.restore();
+                    prop_assert_eq!(ranker.first(), expected.first().copied());
+                }
             }
         }
     }

@@ -49,7 +49,7 @@
 
 mod crossing;
 mod members;
-mod tournament;
+pub(crate) mod tournament;
 
 use crate::priority::PriorityForm;
 use crate::rank::Standing;

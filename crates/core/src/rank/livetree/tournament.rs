@@ -8,6 +8,9 @@
 //! winner. Every node also knows the earliest certificate below it, so an advance finds the
 //! failed matches by descending only where one is due, and replays them at the target moment.
 //!
+//! The multifactor ranker keeps its order in one too, with every certificate at infinity: its
+//! keys move only when a client's head or the factors do, so it is a plain winner tree there.
+//!
 //! Moments are read on the caller's clock: any number that grows with time (the live tree uses
 //! minus its decay variable, so that no logarithm turns a crossing into a time). The tree never
 //! compares by itself: every match is played by the caller's `play`, which compares two slots
@@ -159,6 +162,25 @@ impl Tournament {
         nodes[capacity..capacity + self.capacity].copy_from_slice(&self.nodes[self.capacity..]);
         (self.nodes, self.capacity) = (nodes, capacity);
         self.replay_all(play);
+    }
+
+    /// Every slot of `0..slots` put in (`present`) or out, and every match replayed: a
+    /// tournament built anew in one sweep.
+    pub(crate) fn fill(
+        &mut self,
+        slots: usize,
+        present: impl Fn(u32) -> bool,
+        play: impl Fn(u32, u32) -> Outcome,
+    ) {
+        let capacity = slots.max(self.capacity).next_power_of_two();
+        self.nodes = vec![EMPTY; 2 * capacity];
+        self.capacity = capacity;
+        for s in 0..slots as u32 {
+            if present(s) {
+                self.nodes[capacity + s as usize].winner = s;
+            }
+        }
+        self.replay_all(&play);
     }
 
     /// Replays every match, children before parents: the winners and certificates as `play`

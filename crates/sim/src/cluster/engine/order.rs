@@ -13,7 +13,7 @@ use crate::cluster::ClusterConfig;
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicyKind;
 use fairshare_core::priority::multifactor::{JobPriority, JobSize, Tres};
-use fairshare_core::rank::{FactorSource, FifoRanker, MultifactorRanker, Ranker};
+use fairshare_core::rank::{MultifactorRanker, Ranker};
 
 /// Slurm's multifactor job priority as the engine keeps it.
 #[derive(Debug, Clone, Copy)]
@@ -152,14 +152,14 @@ pub(super) fn rankers(
     let users = config.users.len();
     if slurms_own(config) {
         let (weight, offset) = (priority.fairshare_weight, refresh_offset(config));
-        let source = FactorSource::Policy;
-        let ranker = MultifactorRanker::new(policy, users, priority, weight, source, offset);
+        let ranker = MultifactorRanker::new(policy, users, priority, weight, offset);
         return (Box::new(ranker), None);
     }
     let adapter = Adapter::new(policy, users, resources, &priority);
-    let jobs = Box::new(FifoRanker::new(users));
-    let ranker = MultifactorRanker::new(jobs, users, priority, 0.0, FactorSource::Jobs, 0.0);
-    (Box::new(ranker), Some(adapter))
+    (
+        Box::new(MultifactorRanker::of_jobs(users, priority)),
+        Some(adapter),
+    )
 }
 
 impl Engine {
