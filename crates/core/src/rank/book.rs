@@ -133,6 +133,19 @@ impl Book {
         self.tell(client)
     }
 
+    /// Each client of `waiting` waits with its head (or for nothing), as [`Book::waits`] one
+    /// by one would tell it, the ranker settling its order once, after all of them (the first
+    /// error stops the telling).
+    pub fn waits_all(
+        &mut self,
+        waiting: impl IntoIterator<Item = (u32, Option<Head>)>,
+    ) -> Result<(), RankError> {
+        self.ranker.defer_order();
+        let told = (waiting.into_iter()).try_for_each(|(client, head)| self.waits(client, head));
+        self.ranker.settle_order();
+        told
+    }
+
     /// Whether the ranker knows that `client` waits for nothing and all it holds, so that
     /// telling it so again would change nothing.
     pub fn known_idle(&self, client: u32) -> bool {

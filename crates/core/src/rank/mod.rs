@@ -214,6 +214,13 @@ pub trait Ranker {
     /// A copy in the present state, to try decisions on without changing this one (the Slurm
     /// adapter plays the order of starts out on one).
     fn boxed_clone(&self) -> Box<dyn Ranker>;
+    /// From now until [`Ranker::settle_order`], the ranker may leave its order unsettled as
+    /// it is told of many clients at one instant (no one asks who is first meanwhile), to
+    /// settle it once; nothing by default.
+    fn defer_order(&mut self) {}
+    /// The order settled after [`Ranker::defer_order`]: as telling each change at once would
+    /// have left it.
+    fn settle_order(&mut self) {}
     /// A copy in the present state to play decisions out on at this one instant: it may
     /// leave out what only time's passing needs until it is advanced (the live tree's
     /// certificates); the same as [`Ranker::boxed_clone`] by default.

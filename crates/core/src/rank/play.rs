@@ -154,13 +154,12 @@ pub fn starts(
             *of = queue;
         }
     }
-    for (client, queue) in queue_of.iter().enumerate() {
-        let (client, head) = (client as u32, queue.first().map(|w| w.head));
+    let heads = (queue_of.iter().enumerate())
+        .map(|(client, queue)| (client as u32, queue.first().map(|w| w.head)))
         // Most clients wait for nothing, which the ranker already knows.
-        if head.is_some() || !book.known_idle(client) {
-            book.waits(client, head)?;
-        }
-    }
+        .filter(|&(client, head)| head.is_some() || !book.known_idle(client))
+        .collect::<Vec<_>>();
+    book.waits_all(heads)?;
     // When the play expects each start, for the ends of the jobs it starts.
     let mut expected = now;
     let mut taken: Vec<usize> = vec![0; queue_of.len()];

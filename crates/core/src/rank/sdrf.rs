@@ -143,6 +143,14 @@ impl Ranker for SdrfRanker {
         Box::new(copy)
     }
 
+    fn defer_order(&mut self) {
+        self.tree.defer();
+    }
+
+    fn settle_order(&mut self) {
+        self.tree.settle();
+    }
+
     fn advance(&mut self, now: Time) -> Result<(), RankError> {
         let previous = self.time;
         self.time = forward(self.time, now)?;

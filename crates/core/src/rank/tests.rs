@@ -168,6 +168,41 @@ proptest! {
         }
     }
 
+    /// Clients told at one instant with the order deferred and settled once serve and
+    /// order as told one by one, on a frozen copy and a live one, and after time moves on.
+    #[test]
+    fn sdrf_told_many_at_once_orders_as_told_in_turn(
+        epsilon in prop_oneof![Just(0.1), Just(1e-3), Just(0.0), Just(1.0)],
+        frozen in any::<bool>(),
+        before in prop::collection::vec((0u32..6, prop::collection::vec(0.0..0.6f64, 2), any::<bool>()), 0..12),
+        batch in prop::collection::vec((0u32..6, prop::collection::vec(0.0..0.6f64, 2), any::<bool>()), 1..20),
+        later in 0.0..80.0f64,
+    ) {
+        let tau = tau_from_epsilon(epsilon);
+        let mut ranker = SdrfRanker::new(2, tau, PriorityForm::SumOfMaxes, &Share::equal(6));
+        for (seq, (client, held, waiting)) in before.into_iter().enumerate() {
+            ranker.advance(Time::from_secs_f64(seq as f64 * 7.0)).unwrap();
+            ranker.update(client, &held, waiting.then_some(Head::new(Time::ZERO, seq as u64))).unwrap();
+        }
+        ranker.advance(Time::from_secs_f64(100.0)).unwrap();
+        let copy = |r: &SdrfRanker| if frozen { r.frozen_clone() } else { r.boxed_clone() };
+        let (mut in_turn, mut at_once) = (copy(&ranker), copy(&ranker));
+        at_once.defer_order();
+        for (seq, (client, held, waiting)) in batch.into_iter().enumerate() {
+            let head = waiting.then_some(Head::new(Time::ZERO, 100 + seq as u64));
+            in_turn.update(client, &held, head).unwrap();
+            at_once.update(client, &held, head).unwrap();
+        }
+        at_once.settle_order();
+        prop_assert_eq!(at_once.first(), in_turn.first());
+        prop_assert_eq!(at_once.iter().collect::<Vec<_>>(), in_turn.iter().collect::<Vec<_>>());
+        for copy in [&mut in_turn, &mut at_once] {
+            copy.advance(Time::from_secs_f64(100.0 + later)).unwrap();
+        }
+        prop_assert_eq!(at_once.first(), in_turn.first());
+        prop_assert_eq!(at_once.iter().collect::<Vec<_>>(), in_turn.iter().collect::<Vec<_>>());
+    }
+
     /// A stateless ranker's order is the policy's priorities, recomputed, ties by client.
     #[test]
     fn stateless_orders_by_the_policy(

@@ -150,6 +150,9 @@ pub struct LiveTree {
     /// Whether the tree plays its matches without certificates, time being expected to stand
     /// still ([`LiveTree::freeze`]).
     frozen: bool,
+    /// The slots put in or out of the tournament since [`LiveTree::defer`], their matches
+    /// not yet replayed; `None` when every change is played at once.
+    deferred: Option<Vec<(u32, bool)>>,
     counters: LiveTreeCounters,
 }
 
@@ -168,6 +171,7 @@ impl LiveTree {
             tournament: Tournament::new(),
             fresh: Vec::new(),
             frozen: false,
+            deferred: None,
             counters: LiveTreeCounters::default(),
         }
     }
@@ -190,6 +194,7 @@ impl LiveTree {
         if t == self.now {
             return Ok(());
         }
+        self.settle();
         if std::mem::take(&mut self.frozen) {
             // Every match is replayed now, with the certificates the frozen ones lacked.
             let (tournament, referee) = self.split();
@@ -209,6 +214,22 @@ impl LiveTree {
     /// [`LiveTree::advance`] to a later time works the certificates out again.
     pub fn freeze(&mut self) {
         self.frozen = true;
+    }
+
+    /// From now until [`LiveTree::settle`], clients entering, moving and leaving replay no
+    /// match: a caller telling many clients at one instant has each match played once, at
+    /// the settling. Until then the tree cannot tell who is first.
+    pub fn defer(&mut self) {
+        self.deferred.get_or_insert_with(Vec::new);
+    }
+
+    /// Replays the matches the changes since [`LiveTree::defer`] touched: the tree is as
+    /// telling each change at once would have left it.
+    pub fn settle(&mut self) {
+        if let Some(changed) = self.deferred.take() {
+            let (tournament, referee) = self.split();
+            tournament.set_many(&changed, |a, b| referee.play(a, b));
+        }
     }
 
     /// Checks one of a client's vectors: `resources` finite non-negative amounts (or none,
@@ -371,6 +392,10 @@ impl LiveTree {
 
     /// Put the client in `slot` in the tournament as it stands now (or take it out).
     fn enter(&mut self, slot: u32, present: bool) {
+        if let Some(changed) = self.deferred.as_mut() {
+            changed.push((slot, present));
+            return;
+        }
         let (tournament, referee) = self.split();
         tournament.set(slot, present, |a, b| referee.play(a, b));
     }
