@@ -5,7 +5,6 @@
 //! live apart from them, and a run holds them whatever its policy.
 
 use fairshare_core::model::Time;
-use std::collections::HashMap;
 
 /// A cap on what the running jobs of one scope may hold at once.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,8 +73,9 @@ impl Limit {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Held {
     limits: Vec<Limit>,
-    /// Per limit, per count of its scope: the running jobs and what they hold.
-    counts: Vec<HashMap<u32, (u64, Vec<f64>)>>,
+    /// Per limit, per count of its scope (indexed by its key, a user's or a group's index):
+    /// the running jobs and what they hold.
+    counts: Vec<Vec<(u64, Vec<f64>)>>,
 }
 
 impl Held {
@@ -83,7 +83,7 @@ impl Held {
     pub(super) fn new(limits: &[Limit]) -> Held {
         Held {
             limits: limits.to_vec(),
-            counts: vec![HashMap::new(); limits.len()],
+            counts: vec![Vec::new(); limits.len()],
         }
     }
 
@@ -116,7 +116,7 @@ impl Held {
             let Some(cap) = limit.cap(now) else {
                 return false;
             };
-            let count = self.counts[l].get(&limit.scope.key(user));
+            let count = self.counts[l].get(limit.scope.key(user) as usize);
             let (jobs, held) = count.map_or((0, &[][..]), |(j, h)| (*j, h.as_slice()));
             let too_many = cap.jobs.is_some_and(|most| jobs + 1 > most);
             let too_much = (cap.held.iter().enumerate()).any(|(r, most)| {
@@ -131,8 +131,12 @@ impl Held {
     /// A job of `user` holding `demand` started (`sign` 1) or ended (−1) under `limits`.
     pub(super) fn count(&mut self, limits: &[u16], user: u32, demand: &[f64], sign: f64) {
         for &l in limits {
-            let key = self.limits[l as usize].scope.key(user);
-            let (jobs, held) = self.counts[l as usize].entry(key).or_default();
+            let key = self.limits[l as usize].scope.key(user) as usize;
+            let counts = &mut self.counts[l as usize];
+            if counts.len() <= key {
+                counts.resize(key + 1, (0, Vec::new()));
+            }
+            let (jobs, held) = &mut counts[key];
             match sign > 0.0 {
                 true => *jobs += 1,
                 false => *jobs = jobs.saturating_sub(1),

@@ -110,6 +110,11 @@ impl Members {
         self.free.push(slot);
     }
 
+    /// How many slots there are, free ones included.
+    pub(crate) fn slots(&self) -> usize {
+        self.ids.len()
+    }
+
     /// The client id in `slot`.
     pub(crate) fn id(&self, slot: u32) -> u32 {
         self.ids[slot as usize]

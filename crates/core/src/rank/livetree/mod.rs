@@ -147,9 +147,10 @@ pub struct LiveTree {
     tournament: Tournament,
     /// With τ = 0: clients anchored at the current instant, whose commitments jump at the next.
     fresh: Vec<u32>,
-    /// Whether the tree plays its matches without certificates, time being expected to stand
-    /// still ([`LiveTree::freeze`]).
-    frozen: bool,
+    /// While time is expected to stand still ([`LiveTree::freeze`]), the tree plays its
+    /// matches without certificates and keeps each slot's key once worked out (a slot's
+    /// entry is forgotten when it moves); `None` otherwise.
+    frozen: Option<Vec<Cell<Option<Key>>>>,
     /// The slots put in or out of the tournament since [`LiveTree::defer`], their matches
     /// not yet replayed; `None` when every change is played at once.
     deferred: Option<Vec<(u32, bool)>>,
@@ -170,7 +171,7 @@ impl LiveTree {
             members: Members::new(resources.max(1), form),
             tournament: Tournament::new(),
             fresh: Vec::new(),
-            frozen: false,
+            frozen: None,
             deferred: None,
             counters: LiveTreeCounters::default(),
         }
@@ -195,7 +196,7 @@ impl LiveTree {
             return Ok(());
         }
         self.settle();
-        if std::mem::take(&mut self.frozen) {
+        if std::mem::take(&mut self.frozen).is_some() {
             // Every match is replayed now, with the certificates the frozen ones lacked.
             let (tournament, referee) = self.split();
             tournament.replay_all(&|a, b| referee.play(a, b));
@@ -213,7 +214,18 @@ impl LiveTree {
     /// (the adapters' play of starts) has no use for. The order is the same; the first
     /// [`LiveTree::advance`] to a later time works the certificates out again.
     pub fn freeze(&mut self) {
-        self.frozen = true;
+        self.frozen = Some(vec![Cell::new(None); self.members.slots()]);
+    }
+
+    /// Forgets the key kept for `slot` while frozen: its client entered, moved or left.
+    fn forget_key(&mut self, slot: u32) {
+        if let Some(keys) = self.frozen.as_mut() {
+            let s = slot as usize;
+            if keys.len() <= s {
+                keys.resize(s + 1, Cell::new(None));
+            }
+            keys[s].set(None);
+        }
     }
 
     /// From now until [`LiveTree::settle`], clients entering, moving and leaving replay no
@@ -392,6 +404,7 @@ impl LiveTree {
 
     /// Put the client in `slot` in the tournament as it stands now (or take it out).
     fn enter(&mut self, slot: u32, present: bool) {
+        self.forget_key(slot);
         if let Some(changed) = self.deferred.as_mut() {
             changed.push((slot, present));
             return;
@@ -406,7 +419,12 @@ impl LiveTree {
             members: &self.members,
             x: self.x,
             // Without time constant to time, no crossing is worked out.
-            tau: if self.frozen { f64::INFINITY } else { self.tau },
+            tau: if self.frozen.is_some() {
+                f64::INFINITY
+            } else {
+                self.tau
+            },
+            keys: self.frozen.as_deref().unwrap_or_default(),
             last: Cell::new(NIL),
             last_key: Cell::new(Key::default()),
         };
@@ -451,6 +469,9 @@ struct Referee<'a> {
     last: Cell<u32>,
     /// The last winner's key.
     last_key: Cell<Key>,
+    /// The keys kept by slot while the tree is frozen (empty otherwise, or for a slot whose
+    /// key is not kept).
+    keys: &'a [Cell<Option<Key>>],
 }
 
 impl Referee<'_> {
@@ -470,10 +491,17 @@ impl Referee<'_> {
     /// The key of the client in `slot` now.
     fn key(&self, slot: u32) -> Key {
         if self.last.get() == slot {
-            self.last_key.get()
-        } else {
-            self.members.key(slot, self.x)
+            return self.last_key.get();
         }
+        let Some(kept) = self.keys.get(slot as usize) else {
+            return self.members.key(slot, self.x);
+        };
+        if let Some(key) = kept.get() {
+            return key;
+        }
+        let key = self.members.key(slot, self.x);
+        kept.set(Some(key));
+        key
     }
 
     /// The moment `loser` overtakes `winner`, which precedes it now, on the tournament's clock

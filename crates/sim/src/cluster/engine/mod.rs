@@ -141,6 +141,9 @@ struct Engine {
     moved: Vec<u32>,
     /// Waiting jobs without a reservation.
     unreserved: u64,
+    /// With reservations for the pass alone, the users a reservation was made for in it (a
+    /// user may come more than once): only their queues hold any when they are dropped.
+    reserving: Vec<u32>,
     /// The least any waiting job needs on one node, which says when nothing can start.
     smallest: Smallest,
     /// The nodes that jobs ending before their walltime since the last pass freed, each with

@@ -51,8 +51,8 @@ impl Engine {
     /// Drops every reservation (EASY's last only for the pass that made it): off the jobs,
     /// and out of the profile all at once.
     pub(super) fn drop_reservations(&mut self) {
-        for queue in &mut self.queues {
-            for job in queue.iter_mut() {
+        for user in std::mem::take(&mut self.reserving) {
+            for job in self.queues[user as usize].iter_mut() {
                 if job.reservation.take().is_some() {
                     self.unreserved += 1;
                 }
@@ -162,6 +162,9 @@ impl Engine {
         let job = &mut self.queues[user as usize][index];
         job.first_reserved.get_or_insert(t);
         job.reservation = Some((t, placed));
+        if self.reservations == Reservations::ForThePass {
+            self.reserving.push(user);
+        }
         if t > self.now && !held_before {
             self.wakeups.push(Reverse(t));
         }

@@ -150,6 +150,7 @@ impl Engine {
             cursor: vec![0; users],
             moved: Vec::new(),
             unreserved: 0,
+            reserving: Vec::new(),
             smallest: Smallest::default(),
             freed: Vec::new(),
             unknown_properties: 0,
