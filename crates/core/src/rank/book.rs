@@ -180,10 +180,13 @@ impl Book {
         self.ranker.iter().collect()
     }
 
-    /// Every client's standing were each waiting now, holding what it holds
-    /// ([`Ranker::standings`]), where the ranker orders by them.
-    pub fn standings(&self) -> Option<Vec<Standing>> {
-        self.ranker.standings(&self.holdings.all())
+    /// The standing of each of `clients` (in that order) were it waiting now, holding what it
+    /// holds ([`Ranker::standings`]), where the ranker orders by them (`None` too when one is
+    /// not in the book).
+    pub fn standings(&self, clients: &[u32]) -> Option<Vec<Standing>> {
+        let rows = clients.iter().map(|&c| (c, self.holdings.get(c as usize)));
+        let asked: Option<Vec<(u32, &[f64])>> = rows.map(|(c, row)| Some((c, row?))).collect();
+        self.ranker.standings(&asked?)
     }
 
     /// Every client, first to last, were each waiting now with `heads[c]` first, holding what

@@ -105,7 +105,7 @@ pub fn submit_factors(
 /// The submit table of `book` at `now` ([`submit_factors`] over [`play::order_of_all`], the
 /// waiting clients with their `heads`), `waiting` holding each waiting client's first and last
 /// runs' factors. Where the ranker orders by each client's own standing, every other client is
-/// placed among the waiting ones by a binary search, with no order of all of them.
+/// placed among the waiting ones ([`SubmitPlaces`]), with no order of all of them.
 pub fn submit_table(
     book: &Book,
     now: Time,
@@ -113,28 +113,74 @@ pub fn submit_table(
     waiting: &BTreeMap<u32, (i64, i64)>,
     weight: u32,
 ) -> Result<Vec<(u32, i64)>, RankError> {
-    let Some(standings) = book.standings() else {
+    let everyone: Vec<u32> = (0..book.clients() as u32).collect();
+    let Some(standings) = book.standings(&everyone) else {
         let everyone = play::order_of_all(book, now, heads)?;
         return Ok(submit_factors(&everyone, waiting, weight));
     };
-    let mut firsts: Vec<(Standing, i64)> = (waiting.iter())
-        .filter_map(|(&client, &(first, _))| Some((*standings.get(client as usize)?, first)))
-        .collect();
-    firsts.sort_unstable_by_key(|&(standing, _)| standing);
-    let table = standings.iter().map(|standing| {
+    let of_waiting = waiting.keys().map(|&client| standings[client as usize]);
+    let places = SubmitPlaces::with_standings(of_waiting, waiting, weight);
+    let table = standings.iter().filter_map(|standing| {
         let client = standing.client;
-        match waiting.get(&client) {
-            Some(&(_, last)) => (client, last),
-            None => {
-                let above = firsts.partition_point(|(first, _)| first < standing);
-                let factor = above
-                    .checked_sub(1)
-                    .map_or(i64::from(weight), |i| firsts[i].1);
-                (client, factor)
-            }
-        }
+        Some((client, places.factor(client, || Some(*standing))?))
     });
     Ok(table.collect())
+}
+
+/// The submit table of one pass, for a ranker that orders by each client's own standing, as
+/// the places of the waiting clients' runs among which any other client's standing falls: a
+/// client's factor can then be worked out alone, when it submits ([`SubmitPlaces::factor`]),
+/// rather than every client's at every pass.
+#[derive(Debug, Clone)]
+pub struct SubmitPlaces {
+    /// Each waiting client's standing with its first run's factor, by standing.
+    firsts: Vec<(Standing, i64)>,
+    /// Each waiting client's last run's factor.
+    lasts: BTreeMap<u32, i64>,
+    /// The highest site factor.
+    weight: u32,
+}
+
+impl SubmitPlaces {
+    /// The places of the `waiting` clients of `book` (each with its first and last runs'
+    /// factors) now; `None` where the ranker does not order by standings.
+    pub fn new(book: &Book, waiting: &BTreeMap<u32, (i64, i64)>, weight: u32) -> Option<Self> {
+        let clients: Vec<u32> = waiting.keys().copied().collect();
+        let standings = book.standings(&clients)?;
+        Some(SubmitPlaces::with_standings(standings, waiting, weight))
+    }
+
+    /// The places of the `waiting` clients, given their `standings` in the same order.
+    fn with_standings(
+        standings: impl IntoIterator<Item = Standing>,
+        waiting: &BTreeMap<u32, (i64, i64)>,
+        weight: u32,
+    ) -> Self {
+        let mut firsts: Vec<(Standing, i64)> = (standings.into_iter())
+            .zip(waiting.values().map(|&(first, _)| first))
+            .collect();
+        firsts.sort_unstable_by_key(|&(standing, _)| standing);
+        let lasts = (waiting.iter()).map(|(&client, &(_, last))| (client, last));
+        SubmitPlaces {
+            firsts,
+            lasts: lasts.collect(),
+            weight,
+        }
+    }
+
+    /// The factor a job `client` submits gets (as [`submit_factors`] gives it): its last
+    /// run's when it waits, else the first run's of the nearest waiting client standing above
+    /// it, by its standing (`standing`, asked only then), or the weight when none is; `None`
+    /// when that standing is not known.
+    pub fn factor(&self, client: u32, standing: impl FnOnce() -> Option<Standing>) -> Option<i64> {
+        if let Some(&last) = self.lasts.get(&client) {
+            return Some(last);
+        }
+        let standing = standing()?;
+        let above = (self.firsts).partition_point(|(first, _)| *first < standing);
+        let nearest = above.checked_sub(1).map(|i| self.firsts[i].1);
+        Some(nearest.unwrap_or(i64::from(self.weight)))
+    }
 }
 
 /// The indices of a longest subsequence of the `Some` values that falls strictly, in
@@ -208,8 +254,8 @@ mod tests {
     }
 
     proptest! {
-        /// Under SDRF, the submit table found by standings is the one the order of every
-        /// client, worked out on a copy, gives.
+        /// Under SDRF, the submit table found by standings, and each client's factor placed
+        /// alone, are the ones the order of every client, worked out on a copy, gives.
         #[test]
         fn the_submit_table_by_standings_is_the_order_of_alls(
             held in prop::collection::vec(prop::collection::vec(prop_oneof![Just(0.0), 0.0..0.4f64], 2), 6),
@@ -240,7 +286,12 @@ mod tests {
             let mut table = table;
             by_hand.sort_unstable();
             table.sort_unstable();
-            prop_assert_eq!(table, by_hand);
+            prop_assert_eq!(&table, &by_hand);
+            let places = SubmitPlaces::new(&book, &waiting, weight).unwrap();
+            let alone: Vec<(u32, i64)> = (0..6u32)
+                .map(|c| (c, places.factor(c, || Some(book.standings(&[c])?[0])).unwrap()))
+                .collect();
+            prop_assert_eq!(alone, by_hand);
         }
 
         #[test]

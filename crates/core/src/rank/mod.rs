@@ -233,12 +233,13 @@ pub trait Ranker {
     fn order_of_all(&self, holdings: &[&[f64]], heads: &[Head]) -> Result<Vec<u32>, RankError> {
         order_of_all_on_a_copy(self, holdings, heads)
     }
-    /// Every client's [`Standing`] were each waiting now holding `holdings[c]` (what the
-    /// ranker was last told), indexed by client, for rankers that order waiting clients by a
-    /// standing of each one's own, whoever else waits (SDRF): a client's place among any
-    /// others is then its standing's. `None` by default, and where the ranker cannot tell.
-    fn standings(&self, holdings: &[&[f64]]) -> Option<Vec<Standing>> {
-        let _ = holdings;
+    /// The [`Standing`] of each client of `asked` (in that order) were it waiting now holding
+    /// what it is given with (what the ranker was last told of it), for rankers that order
+    /// waiting clients by a standing of each one's own, whoever else waits (SDRF): a client's
+    /// place among any others is then its standing's. `None` by default, and where the
+    /// ranker cannot tell.
+    fn standings(&self, asked: &[(u32, &[f64])]) -> Option<Vec<Standing>> {
+        let _ = asked;
         None
     }
 }

@@ -230,7 +230,10 @@ impl Ranker for SdrfRanker {
     /// SDRF orders by holdings and commitments alone: sorted by their standings, with no
     /// copy of the tree; holdings the ranker was not told are worked out on a copy.
     fn order_of_all(&self, holdings: &[&[f64]], heads: &[Head]) -> Result<Vec<u32>, RankError> {
-        match self.standings(holdings) {
+        let asked: Vec<(u32, &[f64])> = (0..holdings.len() as u32)
+            .zip(holdings.iter().copied())
+            .collect();
+        match self.standings(&asked) {
             Some(mut standings) if heads.len() == standings.len() => {
                 standings.sort_unstable();
                 Ok(standings.into_iter().map(|s| s.client).collect())
@@ -242,37 +245,31 @@ impl Ranker for SdrfRanker {
     /// Each client stands where its key now puts it: the tree's for those in it, the key it
     /// would enter with for the others (their commitments brought to now, as `enter_tree`
     /// brings them). Only for the holdings the ranker was told, and weights the tree takes.
-    fn standings(&self, holdings: &[&[f64]]) -> Option<Vec<Standing>> {
-        let n = self.shares.len();
-        let told = holdings.len() == n
-            && (0..n).all(|c| holdings[c] == self.holdings.row(c))
-            && (self.shares.iter()).all(|s| s.weight.is_finite() && s.weight > 0.0);
-        if !told {
+    fn standings(&self, asked: &[(u32, &[f64])]) -> Option<Vec<Standing>> {
+        let told = |&(client, holdings): &(u32, &[f64])| {
+            let c = client as usize;
+            (self.shares.get(c)).is_some_and(|s| s.weight.is_finite() && s.weight > 0.0)
+                && holdings == self.holdings.row(c)
+        };
+        if !asked.iter().all(told) {
             return None;
         }
-        let outside: Vec<usize> = (0..n).filter(|&c| !self.tree.contains(c as u32)).collect();
-        let m = self.tree.resources();
-        let mut commitments = Vec::with_capacity(outside.len() * m);
-        for &c in &outside {
+        let mut lines = Vec::new();
+        let mut commitment = Vec::with_capacity(self.tree.resources());
+        let standing = |&(client, _): &(u32, &[f64])| {
+            if let Some(standing) = self.tree.standing(client) {
+                return standing;
+            }
+            let c = client as usize;
             let progress = self.progress(c);
-            let now = (self.commitment.row(c).iter().zip(self.excess.row(c)))
-                .map(|(commitment, e)| commitment + (e - commitment) * progress);
-            commitments.extend(now);
-        }
-        let entering = (outside.iter().zip(commitments.chunks(m))).map(|(&c, commitment)| {
-            let vectors = [self.holdings.row(c), self.excess.row(c), commitment];
-            (c as u32, self.shares[c].weight, vectors)
-        });
-        // Every client is in the tree or entering: each place is filled once.
-        let unfilled = Standing {
-            value: f64::NAN,
-            tie: f64::NAN,
-            client: 0,
+            commitment.clear();
+            commitment.extend(
+                (self.commitment.row(c).iter().zip(self.excess.row(c)))
+                    .map(|(commitment, e)| commitment + (e - commitment) * progress),
+            );
+            let vectors = [self.holdings.row(c), self.excess.row(c), &commitment];
+            (self.tree).entering_standing((client, self.shares[c].weight), vectors, &mut lines)
         };
-        let mut by_client = vec![unfilled; n];
-        for standing in self.tree.standings_with(entering) {
-            by_client[standing.client as usize] = standing;
-        }
-        Some(by_client)
+        Some(asked.iter().map(standing).collect())
     }
 }

@@ -325,31 +325,33 @@ impl LiveTree {
 
     /// The client ids, lowest priority first (sorted now: O(n log n)).
     pub fn iter(&self) -> impl Iterator<Item = u32> {
-        let mut standings = self.standings_with(std::iter::empty());
+        let mut standings: Vec<Standing> = (self.slots.values())
+            .map(|&slot| self.members.key(slot, self.x).standing())
+            .collect();
         standings.sort_unstable();
         standings.into_iter().map(|standing| standing.client)
     }
 
-    /// The standing now of each client of the tree and of `entering`, in no order: what the
-    /// tree would order them by after inserting each of `entering` now, without inserting them
-    /// (no certificate computed). Each entering client is one the tree does not hold, given as
-    /// its id, relative weight (positive and finite, as `insert` takes it) and allocation,
-    /// excess and commitments now.
-    pub(crate) fn standings_with<'a>(
+    /// The standing now of client `id` of the tree, if it is in it.
+    pub(crate) fn standing(&self, id: u32) -> Option<Standing> {
+        let slot = self.slot(id)?;
+        Some(self.members.key(slot, self.x).standing())
+    }
+
+    /// The standing client `id`, which the tree does not hold, would have after inserting it
+    /// now, without inserting it (no certificate computed): given its relative weight
+    /// (positive and finite, as `insert` takes it) and its allocation, excess and commitments
+    /// now (`lines`, a scratch buffer, is overwritten).
+    pub(crate) fn entering_standing(
         &self,
-        entering: impl Iterator<Item = (u32, f64, [&'a [f64]; 3])>,
-    ) -> Vec<Standing> {
-        let mut keys: Vec<Key> = (self.slots.values())
-            .map(|&slot| self.members.key(slot, self.x))
-            .collect();
-        let mut lines = Vec::with_capacity(self.resources);
-        keys.extend(
-            entering.map(|(id, weight, [allocation, excess, commitment])| {
-                let vectors = (allocation, excess, commitment);
-                (self.members).entering_key((id, weight), self.x, vectors, &mut lines)
-            }),
-        );
-        keys.iter().map(Key::standing).collect()
+        (id, weight): (u32, f64),
+        [allocation, excess, commitment]: [&[f64]; 3],
+        lines: &mut Vec<crossing::Line>,
+    ) -> Standing {
+        let vectors = (allocation, excess, commitment);
+        (self.members)
+            .entering_key((id, weight), self.x, vectors, lines)
+            .standing()
     }
 
     /// The priority of client `id` now.

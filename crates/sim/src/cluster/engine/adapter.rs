@@ -17,7 +17,7 @@ use super::Engine;
 use crate::cluster::SimError;
 use fairshare_core::model::Time;
 use fairshare_core::priority::multifactor::JobPriority;
-use fairshare_core::rank::factors::{self, stable_factors, RANKED_RUNS};
+use fairshare_core::rank::factors::{self, stable_factors, SubmitPlaces, RANKED_RUNS};
 use fairshare_core::rank::play::{self, Waiting};
 use fairshare_core::rank::{Book, Head, RankError, Ranker};
 use std::borrow::Cow;
@@ -34,8 +34,22 @@ pub(super) struct Adapter {
     offset_s: f64,
     /// The last pass, as a multiple of the interval.
     pass: Option<i64>,
-    /// By user, the site factor a job it submits gets until the next pass.
-    submit: Vec<i64>,
+    /// The site factor a job each user submits gets until the next pass.
+    submit: SubmitTable,
+}
+
+/// The submit table of the last pass.
+enum SubmitTable {
+    /// By user (the weight for everyone before the first pass, and the whole table of a
+    /// policy that cannot place one user alone).
+    Whole(Vec<i64>),
+    /// The places of the waiting users' runs, and the book as it stood at the pass: a user
+    /// with nothing waiting is placed among them when it submits, so that no pass works out
+    /// the factors of the many users who submit nothing before the next.
+    Placed {
+        places: SubmitPlaces,
+        at_pass: Box<Book>,
+    },
 }
 
 impl Adapter {
@@ -58,7 +72,7 @@ impl Adapter {
             interval_s: priority.site_interval_s.max(1.0),
             offset_s: priority.site_offset_s,
             pass: None,
-            submit: vec![i64::from(weight); users],
+            submit: SubmitTable::Whole(vec![i64::from(weight); users]),
         }
     }
 
@@ -68,8 +82,17 @@ impl Adapter {
     }
 
     /// The site factor a job `user` submits now gets.
-    pub(super) fn submit_factor(&self, user: u32) -> i64 {
-        self.submit.get(user as usize).copied().unwrap_or(0)
+    pub(super) fn submit_factor(&self, user: u32) -> Result<i64, RankError> {
+        match &self.submit {
+            SubmitTable::Whole(factors) => Ok(factors.get(user as usize).copied().unwrap_or(0)),
+            SubmitTable::Placed { places, at_pass } => {
+                let standing = || Some(at_pass.standings(&[user])?[0]);
+                places.factor(user, standing).ok_or(RankError::Input {
+                    client: user,
+                    problem: "the policy gave no standing for the submit table".into(),
+                })
+            }
+        }
     }
 
     /// Whether a pass falls at `now`: the first moment at or after each multiple of the
@@ -104,13 +127,24 @@ impl Adapter {
             let ends = first_and_last.entry(*user).or_insert((factor, factor));
             ends.1 = factor;
         }
-        let heads: BTreeMap<u32, Head> = (waiting.iter())
-            .filter_map(|(&user, jobs)| Some((user, jobs.first()?.head)))
-            .collect();
-        let table = factors::submit_table(&self.book, now, &heads, &first_and_last, self.weight)?;
-        for (user, factor) in table {
-            self.submit[user as usize] = factor;
-        }
+        self.submit = match SubmitPlaces::new(&self.book, &first_and_last, self.weight) {
+            Some(places) => SubmitTable::Placed {
+                places,
+                at_pass: Box::new(self.book.frozen()),
+            },
+            None => {
+                let heads: BTreeMap<u32, Head> = (waiting.iter())
+                    .filter_map(|(&user, jobs)| Some((user, jobs.first()?.head)))
+                    .collect();
+                let (book, weight) = (&self.book, self.weight);
+                let table = factors::submit_table(book, now, &heads, &first_and_last, weight)?;
+                let mut factors = vec![i64::from(weight); book.clients()];
+                table
+                    .into_iter()
+                    .for_each(|(user, f)| factors[user as usize] = f);
+                SubmitTable::Whole(factors)
+            }
+        };
         Ok(held)
     }
 }

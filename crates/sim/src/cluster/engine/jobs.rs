@@ -122,8 +122,10 @@ impl Engine {
         let fixed_points = (self.job_order).map_or(0.0, |o| {
             o.fixed_points(cpus, a.nodes, factors) + tres_points
         });
-        let site_factor =
-            (self.adapter.as_ref()).map_or(0, |adapter| adapter.submit_factor(a.user));
+        let site_factor = match self.adapter.as_ref() {
+            Some(adapter) => adapter.submit_factor(a.user).map_err(SimError::Rank)?,
+            None => 0,
+        };
         let limits = self.limits.of(a.user, a.qos, a.partition);
         let points = (self.job_order).map_or(0.0, |o| o.points_of(fixed_points, a.submit))
             + site_factor as f64;
