@@ -76,7 +76,7 @@ impl MultifactorRanker {
             heads: vec![None; clients],
             aside: vec![false; clients],
             ranks: vec![None; clients],
-            order: Tournament::new(),
+            order: Tournament::plain(),
         }
     }
 
@@ -128,7 +128,8 @@ impl MultifactorRanker {
     }
 }
 
-/// The match between two placed clients: the one placed first wins, for good.
+/// The match between two placed clients: the one placed first wins (for good: no
+/// certificate).
 fn first_of(ranks: &[Option<Rank>], a: u32, b: u32) -> (u32, f64) {
     let winner = match (ranks[a as usize], ranks[b as usize]) {
         (Some(ra), Some(rb)) if rb < ra => b,

@@ -250,11 +250,12 @@ pub fn runs<J: Copy>(sequence: &[(u32, J)], ranked: usize) -> Vec<(u32, Vec<J>)>
 pub fn run_spans(starts: &[u32], ranked: usize) -> Vec<(u32, Range<usize>)> {
     let mut runs: Vec<(u32, Range<usize>)> = Vec::new();
     // Per client: its next place, and its run after the first `ranked`, once it has one.
-    let mut next: BTreeMap<u32, usize> = BTreeMap::new();
-    let mut tail: BTreeMap<u32, usize> = BTreeMap::new();
+    let clients = starts.iter().max().map_or(0, |&top| top as usize + 1);
+    let mut next: Vec<usize> = vec![0; clients];
+    let mut tail: Vec<Option<usize>> = vec![None; clients];
     for block in starts.chunk_by(|a, b| a == b) {
         let client = block[0];
-        let from = next.entry(client).or_insert(0);
+        let from = &mut next[client as usize];
         let span = *from..*from + block.len();
         *from = span.end;
         // A client's run goes on where its last job's run ends (it took every job between).
@@ -262,10 +263,10 @@ pub fn run_spans(starts: &[u32], ranked: usize) -> Vec<(u32, Range<usize>)> {
         match last {
             Some((c, last)) if *c == client => last.end = span.end,
             _ if head => runs.push((client, span)),
-            _ => match tail.get(&client) {
-                Some(&at) => runs[at].1.end = span.end,
+            _ => match tail[client as usize] {
+                Some(at) => runs[at].1.end = span.end,
                 None => {
-                    tail.insert(client, runs.len());
+                    tail[client as usize] = Some(runs.len());
                     runs.push((client, span));
                 }
             },

@@ -8,8 +8,8 @@
 //! winner. Every node also knows the earliest certificate below it, so an advance finds the
 //! failed matches by descending only where one is due, and replays them at the target moment.
 //!
-//! The multifactor ranker keeps its order in one too, with every certificate at infinity: its
-//! keys move only when a client's head or the factors do, so it is a plain winner tree there.
+//! The multifactor ranker keeps its order in a plain one ([`Tournament::plain`]), without
+//! certificates: its keys move only when a client's head or the factors do.
 //!
 //! Moments are read on the caller's clock: any number that grows with time (the live tree uses
 //! minus its decay variable, so that no logarithm turns a crossing into a time). The tree never
@@ -45,6 +45,8 @@ const EMPTY: Node = Node {
 pub(crate) struct Tournament {
     nodes: Vec<Node>,
     capacity: usize,
+    /// Whether matches have certificates; a plain tournament keeps winners alone.
+    kinetic: bool,
 }
 
 impl Tournament {
@@ -53,6 +55,16 @@ impl Tournament {
         Tournament {
             nodes: vec![EMPTY; 2],
             capacity: 1,
+            kinetic: true,
+        }
+    }
+
+    /// A tournament without players whose matches never fail: winners are kept and
+    /// certificates ignored (every due moment stays at infinity).
+    pub(crate) fn plain() -> Self {
+        Tournament {
+            kinetic: false,
+            ..Tournament::new()
         }
     }
 
@@ -83,6 +95,8 @@ impl Tournament {
                 self.replay(i, &play);
                 let winner = self.nodes[i].winner;
                 changed = winner != before || winner == s;
+            } else if !self.kinetic {
+                return;
             } else {
                 let due = self.subtree_due(i);
                 if due == self.nodes[i].due {
@@ -158,6 +172,9 @@ impl Tournament {
             _ => play(a, b),
         };
         self.nodes[i].winner = winner;
+        if !self.kinetic {
+            return;
+        }
         self.nodes[i].certificate = certificate;
         self.nodes[i].due = self.subtree_due(i);
     }

@@ -13,7 +13,9 @@ use crate::cluster::ClusterConfig;
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicyKind;
 use fairshare_core::priority::multifactor::{JobPriority, JobSize, Tres};
+use fairshare_core::priority::PriorityKey;
 use fairshare_core::rank::{MultifactorRanker, Ranker};
+use std::cmp::Reverse;
 
 /// Slurm's multifactor job priority as the engine keeps it.
 #[derive(Debug, Clone, Copy)]
@@ -220,12 +222,12 @@ impl Engine {
     /// One user's queue put back in order (queue priority, then points, then arrival).
     pub(super) fn reorder_queue(&mut self, user: u32) {
         if let Some(order) = self.job_order {
+            // Each job's points worked out once (seq numbers are unique: the order is total).
             self.queues[user as usize]
                 .make_contiguous()
-                .sort_by(|a, b| {
-                    (b.priority.cmp(&a.priority))
-                        .then(order.points(b).total_cmp(&order.points(a)))
-                        .then(a.seq.cmp(&b.seq))
+                .sort_by_cached_key(|job| {
+                    let points = Reverse(PriorityKey(order.points(job)));
+                    (Reverse(job.priority), points, job.seq)
                 });
         }
     }
