@@ -208,6 +208,10 @@ impl Skyline {
 
     /// Forgets what lies before `t`.
     pub(super) fn forget_before(&mut self, t: Time) {
+        // Most lines have no step after their first by `t`: nothing to forget.
+        if self.starts.get(1).is_none_or(|next| *next > t) {
+            return;
+        }
         let i = self.at(t);
         if i > 0 {
             self.starts.drain(..i);

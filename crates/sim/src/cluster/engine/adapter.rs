@@ -105,28 +105,33 @@ impl Adapter {
     }
 
     /// One pass over `waiting` (each user's pending jobs oldest first) whose jobs hold the
-    /// site factors `held` (in the same places): the site factor each job gets, in the same
-    /// places, and the submit table anew.
+    /// site factors `held` (by user, in the same places): the site factor each job gets, in
+    /// the same places, and the submit table anew.
     fn reconcile(
         &mut self,
         now: Time,
         waiting: &BTreeMap<u32, Vec<Waiting<'_>>>,
-        mut held: BTreeMap<u32, Vec<i64>>,
-    ) -> Result<BTreeMap<u32, Vec<i64>>, RankError> {
+        held: &mut [Vec<i64>],
+    ) -> Result<(), RankError> {
         let starts = play::starts(&self.book, now, waiting, RANKED_RUNS, Vec::new())?;
         let runs = play::run_spans(&starts, RANKED_RUNS);
         let firsts: Vec<Option<i64>> = (runs.iter())
-            .map(|(user, jobs)| held.get(user).map(|factors| factors[jobs.start]))
+            .map(|(user, jobs)| held.get(*user as usize)?.get(jobs.start).copied())
             .collect();
         let written = stable_factors(&firsts, self.weight);
-        let mut first_and_last: BTreeMap<u32, (i64, i64)> = BTreeMap::new();
+        let mut ends: Vec<Option<(i64, i64)>> = vec![None; held.len()];
         for ((user, jobs), &factor) in runs.iter().zip(&written) {
-            if let Some(factors) = held.get_mut(user) {
+            let u = *user as usize;
+            if let Some(factors) = held.get_mut(u) {
                 factors[jobs.clone()].fill(factor);
             }
-            let ends = first_and_last.entry(*user).or_insert((factor, factor));
-            ends.1 = factor;
+            if let Some(ends) = ends.get_mut(u) {
+                ends.get_or_insert((factor, factor)).1 = factor;
+            }
         }
+        let first_and_last: BTreeMap<u32, (i64, i64)> = (ends.into_iter().enumerate())
+            .filter_map(|(user, ends)| Some((user as u32, ends?)))
+            .collect();
         self.submit = match SubmitPlaces::new(&self.book, &first_and_last, self.weight) {
             Some(places) => SubmitTable::Placed {
                 places,
@@ -145,7 +150,7 @@ impl Adapter {
                 SubmitTable::Whole(factors)
             }
         };
-        Ok(held)
+        Ok(())
     }
 }
 
@@ -161,9 +166,10 @@ impl Engine {
             return Ok(());
         }
         // Each user's jobs oldest first, as the adapter lists them, by their place in the queue.
-        let mut places: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        let users = self.queues.len();
+        let mut places: Vec<Vec<usize>> = vec![Vec::new(); users];
         let mut waiting: BTreeMap<u32, Vec<Waiting>> = BTreeMap::new();
-        let mut held: BTreeMap<u32, Vec<i64>> = BTreeMap::new();
+        let mut held: Vec<Vec<i64>> = vec![Vec::new(); users];
         for (user, queue) in self
             .queues
             .iter()
@@ -182,23 +188,21 @@ impl Engine {
                 }
             });
             waiting.insert(user as u32, jobs.collect());
-            held.insert(
-                user as u32,
-                order.iter().map(|&i| queue[i].site_factor).collect(),
-            );
-            places.insert(user as u32, order);
+            held[user] = order.iter().map(|&i| queue[i].site_factor).collect();
+            places[user] = order;
         }
-        let wanted = (adapter.reconcile(now, &waiting, held)).map_err(SimError::Rank)?;
-        for (user, factors) in wanted {
-            let queue = &mut self.queues[user as usize];
+        (adapter.reconcile(now, &waiting, &mut held)).map_err(SimError::Rank)?;
+        drop(waiting);
+        for (user, (places, factors)) in places.iter().zip(held).enumerate() {
+            let queue = &mut self.queues[user];
             let mut moved = false;
-            for (&i, factor) in places[&user].iter().zip(factors) {
+            for (&i, factor) in places.iter().zip(factors) {
                 moved |= std::mem::replace(&mut queue[i].site_factor, factor) != factor;
             }
             // Queues are kept in order of points, which only the factors moved.
             if moved {
-                self.reorder_queue(user);
-                self.rerank(user);
+                self.reorder_queue(user as u32);
+                self.rerank(user as u32);
             }
         }
         Ok(())
