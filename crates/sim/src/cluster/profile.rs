@@ -57,6 +57,10 @@ impl Skyline {
 
     /// The index of the step in force at `t` (the first step for a time already forgotten).
     fn at(&self, t: Time) -> usize {
+        // Most often the first step is in force (a pass forgets the steps before now).
+        if self.starts.get(1).is_none_or(|next| *next > t) {
+            return 0;
+        }
         self.starts
             .partition_point(|from| *from <= t)
             .saturating_sub(1)
@@ -208,10 +212,6 @@ impl Skyline {
 
     /// Forgets what lies before `t`.
     pub(super) fn forget_before(&mut self, t: Time) {
-        // Most lines have no step after their first by `t`: nothing to forget.
-        if self.starts.get(1).is_none_or(|next| *next > t) {
-            return;
-        }
         let i = self.at(t);
         if i > 0 {
             self.starts.drain(..i);
