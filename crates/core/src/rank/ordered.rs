@@ -1,7 +1,7 @@
 //! Rankers whose keys change only when a client does: FIFO by head-task arrival, and the
 //! stateless policies (DRF, weighted DRF, asset), whose priorities move only with holdings.
 
-use super::{check_holdings, forward, Head, RankError, Ranker, Share};
+use super::{check_holdings, forward, Head, RankError, Ranker, Share, Standing};
 use crate::model::Time;
 use crate::priority::{ClientView, Policy, PriorityKey};
 use std::collections::BTreeSet;
@@ -122,6 +122,9 @@ pub struct KeyedRanker<K> {
     inner: Ordered<K>,
     key: KeyFn<K>,
     priority: fn(&K) -> f64,
+    /// Whether the key is the client's holdings' alone (not its head's), in the order of its
+    /// priority: each client then has a [`Standing`] of its own.
+    stands_alone: bool,
 }
 
 impl<K: Ord + Copy + 'static> KeyedRanker<K> {
@@ -132,6 +135,7 @@ impl<K: Ord + Copy + 'static> KeyedRanker<K> {
             inner: Ordered::new(clients),
             key,
             priority,
+            stands_alone: false,
         }
     }
 }
@@ -175,7 +179,11 @@ impl StatelessRanker {
             };
             PriorityKey(policy.priority(&view))
         };
-        KeyedRanker::with_key(shares.len(), Arc::new(key), |key| key.0)
+        KeyedRanker {
+            // The key is the priority of the holdings alone.
+            stands_alone: true,
+            ..KeyedRanker::with_key(shares.len(), Arc::new(key), |key| key.0)
+        }
     }
 }
 
@@ -217,5 +225,25 @@ impl<K: Ord + Copy + 'static> Ranker for KeyedRanker<K> {
 
     fn restore(&mut self) {
         self.inner.restore(self.key.as_ref());
+    }
+
+    /// Where the key is the holdings' priority alone (the stateless policies), each client
+    /// stands by the priority of the holdings it is given, whatever it was told.
+    fn standings(&self, asked: &[(u32, &[f64])]) -> Option<Vec<Standing>> {
+        if !self.stands_alone {
+            return None;
+        }
+        let clients = self.inner.clients();
+        let any_head = Head::new(Time::ZERO, 0);
+        let standing = |&(client, holdings): &(u32, &[f64])| {
+            check_holdings(client, holdings, clients, None).ok()?;
+            let value = (self.priority)(&(self.key)(client, holdings, &any_head));
+            Some(Standing {
+                value,
+                tie: 0.0,
+                client,
+            })
+        };
+        asked.iter().map(standing).collect()
     }
 }
