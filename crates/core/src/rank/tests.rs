@@ -397,6 +397,29 @@ proptest! {
     }
 }
 
+proptest! {
+    /// The first user kept while time stands still (many changes at one instant, users set
+    /// aside and restored) is the one the order sorted from scratch puts first.
+    #[test]
+    fn decayed_usage_keeps_its_first_as_the_sorted_order(
+        ops in prop::collection::vec((0u32..5, prop::collection::vec(0.0..0.5f64, 2), any::<bool>(), prop_oneof![Just(0.0), 0.0..30.0f64], 0u8..4), 1..60),
+    ) {
+        let mut ranker = UsageRanker::new(2, 100.0, &Share::equal(5));
+        let mut now = 0.0;
+        for (seq, (client, holdings, waiting, dt, act)) in ops.into_iter().enumerate() {
+            now += dt;
+            let t = Time::from_secs_f64(now);
+            ranker.advance(t).unwrap();
+            match act {
+                0 => ranker.set_aside(client),
+                1 => ranker.restore(),
+                _ => ranker.update(client, &holdings, waiting.then_some(Head::new(t, seq as u64))).unwrap(),
+            }
+            prop_assert_eq!(ranker.first(), ranker.iter().next());
+        }
+    }
+}
+
 /// Fairshare settings for tests: no decay unless given, factors at every decision.
 fn fairshare(function: crate::priority::fairshare::FairshareFunction) -> FairshareSettings {
     FairshareSettings {

@@ -5,14 +5,18 @@
 //!
 //! Old usage decays by the same factor for everyone, but users that hold resources keep
 //! accruing while they wait, so the order drifts with time; the [`Ledger`] gives each waiting
-//! user's usage in closed form when asked, with no ticks: O(m) per user for m resources, and
-//! O(n log n) to order the n waiting users (they are evaluated and sorted at each question).
+//! user's usage in closed form when asked, with no ticks: O(m) per user for m resources. Who
+//! is first is kept in a tournament of the waiting users' levels while time stands still (a
+//! play of starts at one instant asks after every start): built in O(n) at the first question
+//! after time moves, and each change then costs O(log n).
 
 use super::{check_holdings, forward, Head, RankError, Ranker, Share};
 use crate::model::Time;
 use crate::priority::PriorityKey;
+use crate::rank::livetree::tournament::Tournament;
 use crate::usage::decay::Decay;
 use crate::usage::ledger::Ledger;
+use std::cell::RefCell;
 
 /// Users by decayed usage over entitlement, ties by user.
 #[derive(Debug, Clone)]
@@ -24,6 +28,18 @@ pub struct UsageRanker {
     ledger: Ledger,
     heads: Vec<Option<Head>>,
     aside: Vec<bool>,
+    /// Who is first, as of the last question (`RefCell`: a question may build it).
+    standings: RefCell<Option<Standings>>,
+}
+
+/// The waiting users' levels at one instant, and who of them is first.
+#[derive(Debug, Clone)]
+struct Standings {
+    /// The instant they are for.
+    at: Time,
+    /// Each user's level, where it waits and is not set aside.
+    levels: Vec<Option<f64>>,
+    order: Tournament,
 }
 
 impl UsageRanker {
@@ -44,6 +60,7 @@ impl UsageRanker {
             ),
             heads: vec![None; n],
             aside: vec![false; n],
+            standings: RefCell::new(None),
         }
     }
 
@@ -73,6 +90,54 @@ impl UsageRanker {
         let dominant = self.usage_of(client as usize).fold(0.0, f64::max);
         dominant / self.shares[client as usize].entitlement
     }
+
+    /// The level of `client` if it is ranked now (waiting, not set aside).
+    fn ranked_level(&self, client: u32) -> Option<f64> {
+        let c = client as usize;
+        (self.heads[c].is_some() && !self.aside[c]).then(|| self.level(client))
+    }
+
+    /// Every waiting user's level now, and who is first, worked out anew.
+    fn standings_now(&self) -> Standings {
+        let levels: Vec<Option<f64>> = (0..self.heads.len() as u32)
+            .map(|c| self.ranked_level(c))
+            .collect();
+        let mut order = Tournament::plain();
+        let present = |c: u32| levels[c as usize].is_some();
+        order.fill(levels.len(), present, |a, b| lower_level(&levels, a, b));
+        Standings {
+            at: self.now,
+            levels,
+            order,
+        }
+    }
+
+    /// `client` placed anew in the standings kept for now, if any (others are worked out
+    /// anew when next asked).
+    fn replace(&mut self, client: u32) {
+        let level = self.ranked_level(client);
+        let now = self.now;
+        let standings = self.standings.get_mut();
+        match standings.as_mut().filter(|s| s.at == now) {
+            Some(kept) => {
+                kept.levels[client as usize] = level;
+                let levels = &kept.levels;
+                (kept.order).set(client, level.is_some(), |a, b| lower_level(levels, a, b));
+            }
+            None => *standings = None,
+        }
+    }
+}
+
+/// The match between two ranked users: the lower level wins, ties to the lower user.
+fn lower_level(levels: &[Option<f64>], a: u32, b: u32) -> (u32, f64) {
+    let key = |c: u32| levels[c as usize].map(|l| (PriorityKey(l), c));
+    let winner = match (key(a), key(b)) {
+        (Some(ka), Some(kb)) if kb < ka => b,
+        (None, Some(_)) => b,
+        _ => a,
+    };
+    (winner, f64::INFINITY)
 }
 
 impl Ranker for UsageRanker {
@@ -99,11 +164,16 @@ impl Ranker for UsageRanker {
             problem: e.to_string(),
         })?;
         self.heads[c] = head;
+        self.replace(client);
         Ok(())
     }
 
     fn first(&self) -> Option<u32> {
-        self.ranked().first().map(|(_, c)| *c)
+        let mut standings = self.standings.borrow_mut();
+        if standings.as_ref().is_none_or(|s| s.at != self.now) {
+            *standings = Some(self.standings_now());
+        }
+        standings.as_ref().and_then(|s| s.order.first())
     }
 
     fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
@@ -118,10 +188,15 @@ impl Ranker for UsageRanker {
     fn set_aside(&mut self, client: u32) {
         if let Some(aside) = self.aside.get_mut(client as usize) {
             *aside = true;
+            self.replace(client);
         }
     }
 
     fn restore(&mut self) {
-        self.aside.iter_mut().for_each(|a| *a = false);
+        for client in 0..self.aside.len() as u32 {
+            if std::mem::replace(&mut self.aside[client as usize], false) {
+                self.replace(client);
+            }
+        }
     }
 }
