@@ -256,23 +256,25 @@ mod tests {
     }
 
     proptest! {
-        /// Under SDRF and the stateless policies, the submit table found by standings, and
+        /// Under SDRF, the stateless policies and decayed usage, the submit table found by standings, and
         /// each client's factor placed alone, are the ones the order of every client, worked
         /// out on a copy, gives.
         #[test]
         fn the_submit_table_by_standings_is_the_order_of_alls(
-            stateless in prop::option::of(prop_oneof![Just(Policy::Drf), Just(Policy::Asset)]),
+            policy in 0u8..4,
             held in prop::collection::vec(prop::collection::vec(prop_oneof![Just(0.0), 0.0..0.4f64], 2), 6),
             ran in prop::collection::vec((0usize..6, 1.0..500.0f64), 0..12),
             waiting in prop::collection::btree_map(0u32..6, (1i64..1000, 1i64..1000), 0..6),
             weight in 1u32..2000,
         ) {
             use crate::priority::PriorityForm;
-            use crate::rank::{order_of_all_on_a_copy, SdrfRanker, Share, StatelessRanker};
+            use crate::rank::{order_of_all_on_a_copy, SdrfRanker, Share, StatelessRanker, UsageRanker};
             let shares = Share::equal(6);
-            let ranker: Box<dyn Ranker> = match stateless {
-                Some(policy) => Box::new(StatelessRanker::new(policy, &shares)),
-                None => Box::new(SdrfRanker::with_delta(2, 0.99, PriorityForm::SumOfMaxes, &shares)),
+            let ranker: Box<dyn Ranker> = match policy {
+                0 => Box::new(StatelessRanker::new(Policy::Drf, &shares)),
+                1 => Box::new(StatelessRanker::new(Policy::Asset, &shares)),
+                2 => Box::new(UsageRanker::new(2, 300.0, &shares)),
+                _ => Box::new(SdrfRanker::with_delta(2, 0.99, PriorityForm::SumOfMaxes, &shares)),
             };
             let mut book = Book::new(ranker, 6, 2);
             let mut now = 0.0;

@@ -10,7 +10,7 @@
 //! play of starts at one instant asks after every start): built in O(n) at the first question
 //! after time moves, and each change then costs O(log n).
 
-use super::{check_holdings, forward, Head, RankError, Ranker, Share};
+use super::{check_holdings, forward, Head, RankError, Ranker, Share, Standing};
 use crate::model::Time;
 use crate::priority::PriorityKey;
 use crate::rank::livetree::tournament::Tournament;
@@ -183,6 +183,19 @@ impl Ranker for UsageRanker {
     fn priority(&self, client: u32) -> Option<f64> {
         self.heads.get(client as usize)?.as_ref()?;
         Some(self.level(client))
+    }
+
+    /// A user's level is its own decayed usage, whatever it holds now or who else waits.
+    fn standings(&self, asked: &[(u32, &[f64])]) -> Option<Vec<Standing>> {
+        let standing = |&(client, _): &(u32, &[f64])| {
+            let known = (client as usize) < self.heads.len();
+            known.then(|| Standing {
+                value: self.level(client),
+                tie: 0.0,
+                client,
+            })
+        };
+        asked.iter().map(standing).collect()
     }
 
     fn set_aside(&mut self, client: u32) {
