@@ -115,16 +115,27 @@ impl UsageRanker {
     /// `client` placed anew in the standings kept for now, if any (others are worked out
     /// anew when next asked).
     fn replace(&mut self, client: u32) {
-        let level = self.ranked_level(client);
-        let now = self.now;
-        let standings = self.standings.get_mut();
-        match standings.as_mut().filter(|s| s.at == now) {
-            Some(kept) => {
-                kept.levels[client as usize] = level;
-                let levels = &kept.levels;
-                (kept.order).set(client, level.is_some(), |a, b| lower_level(levels, a, b));
-            }
-            None => *standings = None,
+        let (c, now) = (client as usize, self.now);
+        let kept = self.standings.get_mut().as_ref().filter(|s| s.at == now);
+        let Some(before) = kept.map(|s| s.levels[c]) else {
+            *self.standings.get_mut() = None;
+            return;
+        };
+        let ranked = self.heads[c].is_some() && !self.aside[c];
+        // A user's usage at this instant does not depend on what it holds from now on: a level
+        // kept for this instant stands.
+        let level = match (ranked, before) {
+            (false, _) => None,
+            (true, Some(level)) => Some(level),
+            (true, None) => Some(self.level(client)),
+        };
+        if level.map(f64::to_bits) == before.map(f64::to_bits) {
+            return;
+        }
+        if let Some(kept) = self.standings.get_mut() {
+            kept.levels[c] = level;
+            let levels = &kept.levels;
+            (kept.order).set(client, level.is_some(), |a, b| lower_level(levels, a, b));
         }
     }
 }
