@@ -214,6 +214,13 @@ pub trait Ranker {
     /// A copy in the present state, to try decisions on without changing this one (the Slurm
     /// adapter plays the order of starts out on one).
     fn boxed_clone(&self) -> Box<dyn Ranker>;
+    /// Whether, while time stands still, a waiting client's place in the order depends on
+    /// neither what it holds nor its next head (decayed usage: a client's level is its usage
+    /// so far): a play of starts at one instant then starts each client's jobs together, in
+    /// the order the clients stand. False by default.
+    fn order_stands_while_time_does(&self) -> bool {
+        false
+    }
     /// From now until [`Ranker::settle_order`], the ranker may leave its order unsettled as
     /// it is told of many clients at one instant (no one asks who is first meanwhile), to
     /// settle it once; nothing by default.

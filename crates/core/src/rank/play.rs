@@ -138,6 +138,8 @@ impl Room {
 /// that are refreshed only with time (the production fairshare functions) keep every start of
 /// a client together, as Slurm's one factor per association does. After those runs, each
 /// client's remaining jobs follow together, the clients in the ranker's order at that point.
+/// Where nothing held moves the ranker's order while time stands still
+/// ([`super::Ranker::order_stands_while_time_does`]), that is the whole play, worked out at once.
 pub fn starts(
     book: &Book,
     now: Time,
@@ -160,6 +162,13 @@ pub fn starts(
         .filter(|&(client, head)| head.is_some() || !book.known_idle(client))
         .collect::<Vec<_>>();
     book.waits_all(heads)?;
+    if book.ranker().order_stands_while_time_does() {
+        // No start or end at this instant moves a waiting client: each one's jobs start
+        // together, the clients in the ranker's order.
+        let order = book.order().into_iter();
+        let each = |client: u32| std::iter::repeat_n(client, queue_of[client as usize].len());
+        return Ok(order.flat_map(each).collect());
+    }
     // When the play expects each start, for the ends of the jobs it starts.
     let mut expected = now;
     let mut taken: Vec<usize> = vec![0; queue_of.len()];
@@ -279,8 +288,39 @@ pub fn run_spans(starts: &[u32], ranked: usize) -> Vec<(u32, Range<usize>)> {
 mod tests {
     use super::*;
     use crate::priority::PriorityForm;
-    use crate::rank::{SdrfRanker, Share};
+    use crate::rank::{Ranker, SdrfRanker, Share, UsageRanker};
     use proptest::prelude::*;
+
+    /// Decayed usage told of every start: it never says its order stands while time does.
+    #[derive(Clone)]
+    struct ToldEveryStart(UsageRanker);
+
+    impl Ranker for ToldEveryStart {
+        fn boxed_clone(&self) -> Box<dyn Ranker> {
+            Box::new(self.clone())
+        }
+        fn advance(&mut self, now: Time) -> Result<(), RankError> {
+            self.0.advance(now)
+        }
+        fn update(&mut self, c: u32, h: &[f64], head: Option<Head>) -> Result<(), RankError> {
+            self.0.update(c, h, head)
+        }
+        fn first(&self) -> Option<u32> {
+            self.0.first()
+        }
+        fn iter(&self) -> Box<dyn Iterator<Item = u32> + '_> {
+            self.0.iter()
+        }
+        fn priority(&self, client: u32) -> Option<f64> {
+            self.0.priority(client)
+        }
+        fn set_aside(&mut self, client: u32) {
+            self.0.set_aside(client)
+        }
+        fn restore(&mut self) {
+            self.0.restore()
+        }
+    }
 
     /// The runs of `sequence` the slow way: its groups of one client's consecutive jobs, the
     /// first `ranked` of them kept as they are, the jobs of the later ones gathered by client
@@ -328,6 +368,45 @@ mod tests {
                 .map(|(client, span)| (client, span.collect()))
                 .collect();
             prop_assert_eq!(spans, by_hand);
+        }
+
+        /// Under decayed usage, whose order stands while time does, a play that tells the
+        /// ranker of a client's starts only once it stops waiting starts the jobs in the order
+        /// of one that tells it of every start.
+        #[test]
+        fn a_standing_order_plays_as_one_told_of_every_start(
+            held in prop::collection::vec((0.0f64..0.3, 0.0f64..0.3), 4),
+            queued in prop::collection::vec(prop::collection::vec((0.01f64..0.6, 0.01f64..0.6, 1u64..50), 0..6), 4),
+            played in 1usize..20,
+        ) {
+            let ranker = UsageRanker::new(2, 600.0, &Share::equal(4));
+            let books = [
+                Book::new(Box::new(ranker.clone()), 4, 2),
+                Book::new(Box::new(ToldEveryStart(ranker)), 4, 2),
+            ];
+            let queues: BTreeMap<u32, Vec<Waiting>> = (queued.iter().enumerate())
+                .filter(|(_, q)| !q.is_empty())
+                .map(|(client, q)| {
+                    let jobs = q.iter().enumerate().map(|(k, &(cpu, mem, limit_s))| Waiting {
+                        head: Head::new(Time::from_micros(k as u64), (client * 10 + k) as u64),
+                        holding: Cow::Owned(vec![cpu, mem]),
+                        rate: None,
+                        limit: Some(limit_s * 1_000_000),
+                    });
+                    (client as u32, jobs.collect())
+                })
+                .collect();
+            let mut orders = Vec::new();
+            for mut book in books {
+                for (client, &(cpu, mem)) in held.iter().enumerate() {
+                    book.started(client as u32, &[cpu, mem], None).unwrap();
+                }
+                let now = Time::from_secs_f64(100.0);
+                book.advance(now).unwrap();
+                orders.push(starts(&book, now, &queues, played, Vec::new()).unwrap());
+            }
+            prop_assert!(orders[0].len() == queues.values().map(Vec::len).sum::<usize>());
+            prop_assert_eq!(&orders[0], &orders[1]);
         }
 
         /// Every pending job is started once, each client's in its queue's order, and the

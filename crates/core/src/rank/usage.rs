@@ -196,6 +196,11 @@ impl Ranker for UsageRanker {
         Some(self.level(client))
     }
 
+    /// A user's usage so far does not move while time stands still, whatever it holds.
+    fn order_stands_while_time_does(&self) -> bool {
+        true
+    }
+
     /// A user's level is its own decayed usage, whatever it holds now or who else waits.
     fn standings(&self, asked: &[(u32, &[f64])]) -> Option<Vec<Standing>> {
         let standing = |&(client, _): &(u32, &[f64])| {
