@@ -180,13 +180,15 @@ impl Book {
         self.ranker.iter().collect()
     }
 
-    /// The standing of each of `clients` (in that order) were it waiting now, holding what it
-    /// holds ([`Ranker::standings`]), where the ranker orders by them (`None` too when one is
-    /// not in the book).
-    pub fn standings(&self, clients: &[u32]) -> Option<Vec<Standing>> {
-        let rows = clients.iter().map(|&c| (c, self.holdings.get(c as usize)));
-        let asked: Option<Vec<(u32, &[f64])>> = rows.map(|(c, row)| Some((c, row?))).collect();
-        self.ranker.standings(&asked?)
+    /// The standing of each client of `asked` (in that order) were it waiting now with its
+    /// given head first, holding what it holds ([`Ranker::standings`]), where the ranker
+    /// orders by them (`None` too when one is not in the book).
+    pub fn standings(&self, asked: &[(u32, Head)]) -> Option<Vec<Standing>> {
+        let rows = asked.iter().map(|&(c, head)| {
+            let row = self.holdings.get(c as usize)?;
+            Some((c, row, head))
+        });
+        self.ranker.standings(&rows.collect::<Option<Vec<_>>>()?)
     }
 
     /// Every client, first to last, were each waiting now with `heads[c]` first, holding what

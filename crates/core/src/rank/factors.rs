@@ -113,7 +113,10 @@ pub fn submit_table(
     waiting: &BTreeMap<u32, (i64, i64)>,
     weight: u32,
 ) -> Result<Vec<(u32, i64)>, RankError> {
-    let everyone: Vec<u32> = (0..book.clients() as u32).collect();
+    let head = |client: u32| heads.get(&client).copied();
+    let everyone: Vec<(u32, Head)> = (0..book.clients() as u32)
+        .map(|client| (client, head(client).unwrap_or(play::submitted_at(now))))
+        .collect();
     let Some(standings) = book.standings(&everyone) else {
         let everyone = play::order_of_all(book, now, heads)?;
         return Ok(submit_factors(&everyone, waiting, weight));
@@ -143,10 +146,20 @@ pub struct SubmitPlaces {
 
 impl SubmitPlaces {
     /// The places of the `waiting` clients of `book` (each with its first and last runs'
-    /// factors) now; `None` where the ranker does not order by standings.
-    pub fn new(book: &Book, waiting: &BTreeMap<u32, (i64, i64)>, weight: u32) -> Option<Self> {
-        let clients: Vec<u32> = waiting.keys().copied().collect();
-        let standings = book.standings(&clients)?;
+    /// factors, and its head in `heads`) at `now`; `None` where the ranker does not order by
+    /// standings.
+    pub fn new(
+        book: &Book,
+        now: Time,
+        heads: &BTreeMap<u32, Head>,
+        waiting: &BTreeMap<u32, (i64, i64)>,
+        weight: u32,
+    ) -> Option<Self> {
+        let head = |client: &u32| heads.get(client).copied();
+        let asked: Vec<(u32, Head)> = (waiting.keys())
+            .map(|&client| (client, head(&client).unwrap_or(play::submitted_at(now))))
+            .collect();
+        let standings = book.standings(&asked)?;
         Some(SubmitPlaces::with_standings(standings, waiting, weight))
     }
 
@@ -256,24 +269,27 @@ mod tests {
     }
 
     proptest! {
-        /// Under SDRF, the stateless policies and decayed usage, the submit table found by standings, and
+        /// Under SDRF, the stateless policies, decayed usage, FIFO and smallest-first, the submit
+        /// table found by standings, and
         /// each client's factor placed alone, are the ones the order of every client, worked
         /// out on a copy, gives.
         #[test]
         fn the_submit_table_by_standings_is_the_order_of_alls(
-            policy in 0u8..4,
+            policy in 0u8..6,
             held in prop::collection::vec(prop::collection::vec(prop_oneof![Just(0.0), 0.0..0.4f64], 2), 6),
             ran in prop::collection::vec((0usize..6, 1.0..500.0f64), 0..12),
             waiting in prop::collection::btree_map(0u32..6, (1i64..1000, 1i64..1000), 0..6),
             weight in 1u32..2000,
         ) {
             use crate::priority::PriorityForm;
-            use crate::rank::{order_of_all_on_a_copy, SdrfRanker, Share, StatelessRanker, UsageRanker};
+            use crate::rank::{order_of_all_on_a_copy, smallest, FifoRanker, SdrfRanker, Share, StatelessRanker, UsageRanker};
             let shares = Share::equal(6);
             let ranker: Box<dyn Ranker> = match policy {
                 0 => Box::new(StatelessRanker::new(Policy::Drf, &shares)),
                 1 => Box::new(StatelessRanker::new(Policy::Asset, &shares)),
                 2 => Box::new(UsageRanker::new(2, 300.0, &shares)),
+                3 => Box::new(FifoRanker::new(6)),
+                4 => smallest::smallest_first(2, &shares),
                 _ => Box::new(SdrfRanker::with_delta(2, 0.99, PriorityForm::SumOfMaxes, &shares)),
             };
             let mut book = Book::new(ranker, 6, 2);
@@ -285,9 +301,12 @@ mod tests {
             }
             let now = Time::from_secs_f64(now + 1.0);
             book.advance(now).unwrap();
-            let heads: BTreeMap<u32, Head> = (waiting.keys())
-                .map(|&c| (c, Head::new(now, u64::from(c))))
-                .collect();
+            // Heads of several arrivals and sizes, some after the new jobs' `now`.
+            let head = |c: u32| {
+                let arrival = Time::from_secs_f64(f64::from((c * 7) % 4) * now.as_secs_f64() / 2.0);
+                Head::new(arrival, u64::from(c)).with_size(0.1 * f64::from(c % 3))
+            };
+            let heads: BTreeMap<u32, Head> = waiting.keys().map(|&c| (c, head(c))).collect();
             let table = submit_table(&book, now, &heads, &waiting, weight).unwrap();
             let all: Vec<Head> = (0..6).map(|c| heads.get(&c).copied().unwrap_or(Head::new(now, u64::MAX))).collect();
             let rows: Vec<&[f64]> = (0..6).map(|c| book.holdings(c)).collect();
@@ -297,9 +316,10 @@ mod tests {
             by_hand.sort_unstable();
             table.sort_unstable();
             prop_assert_eq!(&table, &by_hand);
-            let places = SubmitPlaces::new(&book, &waiting, weight).unwrap();
+            let places = SubmitPlaces::new(&book, now, &heads, &waiting, weight).unwrap();
+            let new = play::submitted_at(now);
             let alone: Vec<(u32, i64)> = (0..6u32)
-                .map(|c| (c, places.factor(c, || Some(book.standings(&[c])?[0])).unwrap()))
+                .map(|c| (c, places.factor(c, || Some(book.standings(&[(c, new)])?[0])).unwrap()))
                 .collect();
             prop_assert_eq!(alone, by_hand);
         }

@@ -37,7 +37,7 @@ mod usage;
 pub use book::Book;
 pub use fairshare::{Accounts, Charging, FairshareRanker, FairshareSettings};
 pub use multifactor::MultifactorRanker;
-pub use ordered::{FifoRanker, KeyFn, KeyedRanker, StatelessRanker};
+pub use ordered::{FifoRanker, KeyFn, KeyedRanker, StandingFn, StatelessRanker};
 pub use sdrf::SdrfRanker;
 pub use usage::UsageRanker;
 
@@ -214,12 +214,11 @@ pub trait Ranker {
     /// A copy in the present state, to try decisions on without changing this one (the Slurm
     /// adapter plays the order of starts out on one).
     fn boxed_clone(&self) -> Box<dyn Ranker>;
-    /// Whether, while time stands still, a waiting client's place in the order depends on
-    /// neither what it holds nor its next head (decayed usage: a client's level is its usage
-    /// so far): a play of starts at one instant then starts each client's jobs together, in
-    /// the order the clients stand. False by default.
-    fn order_stands_while_time_does(&self) -> bool {
-        false
+    /// What, while time stands still, a waiting client's place among the others depends on:
+    /// where it is not what it holds, a play of starts at one instant is worked out at once
+    /// ([`play::starts`]). Its holdings and head by default.
+    fn place_depends_on(&self) -> PlaceDependsOn {
+        PlaceDependsOn::HoldingsAndHead
     }
     /// From now until [`Ranker::settle_order`], the ranker may leave its order unsettled as
     /// it is told of many clients at one instant (no one asks who is first meanwhile), to
@@ -241,14 +240,28 @@ pub trait Ranker {
         order_of_all_on_a_copy(self, holdings, heads)
     }
     /// The [`Standing`] of each client of `asked` (in that order) were it waiting now holding
-    /// what it is given with (what the ranker was last told of it), for rankers that order
-    /// waiting clients by a standing of each one's own, whoever else waits (SDRF): a client's
-    /// place among any others is then its standing's. `None` by default, and where the
-    /// ranker cannot tell.
-    fn standings(&self, asked: &[(u32, &[f64])]) -> Option<Vec<Standing>> {
+    /// what it is given with (what the ranker was last told of it) and its given head first,
+    /// for rankers that order waiting clients by a standing of each one's own, whoever else
+    /// waits (SDRF, FIFO): a client's place among any others is then its standing's. `None` by
+    /// default, and where the ranker cannot tell.
+    fn standings(&self, asked: &[(u32, &[f64], Head)]) -> Option<Vec<Standing>> {
         let _ = asked;
         None
     }
+}
+
+/// What a waiting client's place among the others depends on while time stands still
+/// ([`Ranker::place_depends_on`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlaceDependsOn {
+    /// What it holds and its head (SDRF, DRF): the play of starts asks after every start.
+    HoldingsAndHead,
+    /// Its head alone, by its [`Standing`] (FIFO, smallest-first): a play of starts merges
+    /// the clients' queues by their jobs' standings.
+    HeadAlone,
+    /// Neither (decayed usage: a client's level is its usage so far): a play of starts at
+    /// one instant starts each client's jobs together, in the order the clients stand.
+    Nothing,
 }
 
 /// Where a client stands among waiting clients at one instant, for rankers that order them by
@@ -259,6 +272,9 @@ pub struct Standing {
     pub value: f64,
     /// What orders equal priorities, lower first.
     pub tie: f64,
+    /// What orders equal ties, lower first: the head's sequence number for rankers that
+    /// order equal heads by it (FIFO), 0 for the others.
+    pub seq: u64,
     /// The client, which orders the rest.
     pub client: u32,
 }
@@ -269,6 +285,7 @@ impl Ord for Standing {
     fn cmp(&self, other: &Standing) -> std::cmp::Ordering {
         (self.value.total_cmp(&other.value))
             .then(self.tie.total_cmp(&other.tie))
+            .then(self.seq.cmp(&other.seq))
             .then(self.client.cmp(&other.client))
     }
 }

@@ -1,7 +1,7 @@
 //! Rankers whose keys change only when a client does: FIFO by head-task arrival, and the
 //! stateless policies (DRF, weighted DRF, asset), whose priorities move only with holdings.
 
-use super::{check_holdings, forward, Head, RankError, Ranker, Share, Standing};
+use super::{check_holdings, forward, Head, PlaceDependsOn, RankError, Ranker, Share, Standing};
 use crate::model::Time;
 use crate::priority::{ClientView, Policy, PriorityKey};
 use std::collections::BTreeSet;
@@ -114,6 +114,9 @@ impl<K: Ord + Copy> Ordered<K> {
 /// Computes a waiting client's key from its index, holdings and head task.
 pub type KeyFn<K> = Arc<dyn Fn(u32, &[f64], &Head) -> K + Send + Sync>;
 
+/// A key's [`Standing`] numbers (value, tie, sequence), in the key's order.
+pub type StandingFn<K> = fn(&K) -> (f64, f64, u64);
+
 /// A ranker whose keys change only when a client does: waiting clients ordered by a key
 /// computed from holdings and head task, ties by client. FIFO, the stateless policies and
 /// smallest-first are all this with another key.
@@ -122,9 +125,11 @@ pub struct KeyedRanker<K> {
     inner: Ordered<K>,
     key: KeyFn<K>,
     priority: fn(&K) -> f64,
-    /// Whether the key is the client's holdings' alone (not its head's), in the order of its
-    /// priority: each client then has a [`Standing`] of its own.
-    stands_alone: bool,
+    /// The key as a [`Standing`], where the ranker has one: each client then stands by its
+    /// own key, whoever else waits.
+    standing: Option<StandingFn<K>>,
+    /// What a client's key depends on besides time.
+    place: PlaceDependsOn,
 }
 
 impl<K: Ord + Copy + 'static> KeyedRanker<K> {
@@ -135,7 +140,25 @@ impl<K: Ord + Copy + 'static> KeyedRanker<K> {
             inner: Ordered::new(clients),
             key,
             priority,
-            stands_alone: false,
+            standing: None,
+            place: PlaceDependsOn::HoldingsAndHead,
+        }
+    }
+
+    /// The same ranker, whose clients stand by `standing` of their keys: it must order as
+    /// the keys do, each key to numbers of its own.
+    pub fn with_standing(self, standing: StandingFn<K>) -> Self {
+        KeyedRanker {
+            standing: Some(standing),
+            ..self
+        }
+    }
+
+    /// The same ranker, told that its key does not depend on what a client holds.
+    pub fn on_heads_alone(self) -> Self {
+        KeyedRanker {
+            place: PlaceDependsOn::HeadAlone,
+            ..self
         }
     }
 }
@@ -153,12 +176,16 @@ pub type FifoRanker = KeyedRanker<(Time, u64)>;
 
 impl FifoRanker {
     /// A FIFO ranker for `clients` clients (its priority is the head task's arrival, seconds).
+    /// A client stands by its head's arrival in microseconds (exact below 2⁵³ µs, some 285
+    /// years), then its sequence number.
     pub fn new(clients: usize) -> FifoRanker {
         KeyedRanker::with_key(
             clients,
             Arc::new(|_, _, head: &Head| (head.arrival, head.seq)),
             |(arrival, _)| arrival.as_secs_f64(),
         )
+        .with_standing(|&(arrival, seq)| (arrival.as_micros() as f64, 0.0, seq))
+        .on_heads_alone()
     }
 }
 
@@ -168,7 +195,8 @@ pub type StatelessRanker = KeyedRanker<PriorityKey>;
 
 impl StatelessRanker {
     /// A ranker of clients with these shares under `policy` (commitments, which stateless
-    /// policies do not have, count as zero).
+    /// policies do not have, count as zero); a client stands by the priority of its
+    /// holdings.
     pub fn new(policy: Policy, shares: &[Share]) -> StatelessRanker {
         let weights: Vec<f64> = shares.iter().map(|s| s.weight).collect();
         let key = move |client: u32, holdings: &[f64], _: &Head| {
@@ -179,11 +207,8 @@ impl StatelessRanker {
             };
             PriorityKey(policy.priority(&view))
         };
-        KeyedRanker {
-            // The key is the priority of the holdings alone.
-            stands_alone: true,
-            ..KeyedRanker::with_key(shares.len(), Arc::new(key), |key| key.0)
-        }
+        KeyedRanker::with_key(shares.len(), Arc::new(key), |key| key.0)
+            .with_standing(|key| (key.0, 0.0, 0))
     }
 }
 
@@ -227,20 +252,22 @@ impl<K: Ord + Copy + 'static> Ranker for KeyedRanker<K> {
         self.inner.restore(self.key.as_ref());
     }
 
-    /// Where the key is the holdings' priority alone (the stateless policies), each client
-    /// stands by the priority of the holdings it is given, whatever it was told.
-    fn standings(&self, asked: &[(u32, &[f64])]) -> Option<Vec<Standing>> {
-        if !self.stands_alone {
-            return None;
-        }
+    fn place_depends_on(&self) -> PlaceDependsOn {
+        self.place
+    }
+
+    /// Where the ranker has standings, each client stands by the key of the holdings and
+    /// head it is given, whatever it was told.
+    fn standings(&self, asked: &[(u32, &[f64], Head)]) -> Option<Vec<Standing>> {
+        let of_key = self.standing?;
         let clients = self.inner.clients();
-        let any_head = Head::new(Time::ZERO, 0);
-        let standing = |&(client, holdings): &(u32, &[f64])| {
+        let standing = |&(client, holdings, head): &(u32, &[f64], Head)| {
             check_holdings(client, holdings, clients, None).ok()?;
-            let value = (self.priority)(&(self.key)(client, holdings, &any_head));
+            let (value, tie, seq) = of_key(&(self.key)(client, holdings, &head));
             Some(Standing {
                 value,
-                tie: 0.0,
+                tie,
+                seq,
                 client,
             })
         };

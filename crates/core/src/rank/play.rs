@@ -8,7 +8,7 @@
 //! plays the very same function at each of the adapter's passes, so that what a replay
 //! predicts the adapter writes is what it writes.
 
-use super::{Book, Head, RankError};
+use super::{Book, Head, PlaceDependsOn, RankError, Standing};
 use crate::model::Time;
 use std::borrow::Cow;
 use std::cmp::Reverse;
@@ -139,7 +139,9 @@ impl Room {
 /// a client together, as Slurm's one factor per association does. After those runs, each
 /// client's remaining jobs follow together, the clients in the ranker's order at that point.
 /// Where nothing held moves the ranker's order while time stands still
-/// ([`super::Ranker::order_stands_while_time_does`]), that is the whole play, worked out at once.
+/// ([`super::Ranker::place_depends_on`]), that is the whole play, worked out at once: each
+/// client's jobs together where nothing moves it, the queues merged by their jobs' standings
+/// where its head alone does.
 pub fn starts(
     book: &Book,
     now: Time,
@@ -147,28 +149,34 @@ pub fn starts(
     runs: usize,
     running: Vec<Expected>,
 ) -> Result<Vec<u32>, RankError> {
-    let mut room = Room::of(book, running);
-    // The ranker's clock stays at `now` throughout.
-    let mut book = book.frozen();
     let mut queue_of: Vec<&[Waiting]> = vec![&[]; book.clients()];
     for (&client, queue) in queues {
         if let Some(of) = queue_of.get_mut(client as usize) {
             *of = queue;
         }
     }
+    let place = book.ranker().place_depends_on();
+    if place == PlaceDependsOn::HeadAlone {
+        if let Some(starts) = merged_by_heads(book, &queue_of, runs) {
+            return Ok(starts);
+        }
+    }
+    // The ranker's clock stays at `now` throughout.
+    let mut book = book.frozen();
     let heads = (queue_of.iter().enumerate())
         .map(|(client, queue)| (client as u32, queue.first().map(|w| w.head)))
         // Most clients wait for nothing, which the ranker already knows.
         .filter(|&(client, head)| head.is_some() || !book.known_idle(client))
         .collect::<Vec<_>>();
     book.waits_all(heads)?;
-    if book.ranker().order_stands_while_time_does() {
+    if place == PlaceDependsOn::Nothing {
         // No start or end at this instant moves a waiting client: each one's jobs start
         // together, the clients in the ranker's order.
         let order = book.order().into_iter();
         let each = |client: u32| std::iter::repeat_n(client, queue_of[client as usize].len());
         return Ok(order.flat_map(each).collect());
     }
+    let mut room = Room::of(&book, running);
     // When the play expects each start, for the ends of the jobs it starts.
     let mut expected = now;
     let mut taken: Vec<usize> = vec![0; queue_of.len()];
@@ -209,6 +217,103 @@ pub fn starts(
     Ok(starts)
 }
 
+/// The play of [`starts`] for a ranker whose order depends on each waiting client's head alone
+/// (FIFO, smallest-first): whatever starts or ends, the client served next is the one whose
+/// next job stands first, so the play merges the queues by their jobs' standings. `None`
+/// where the ranker gives no standings.
+fn merged_by_heads(book: &Book, queue_of: &[&[Waiting]], runs: usize) -> Option<Vec<u32>> {
+    let mut known = QueueStandings::new(book, queue_of)?;
+    let mut next: Vec<usize> = vec![0; queue_of.len()];
+    let mut firsts: BinaryHeap<Reverse<Standing>> = (known.known.iter())
+        .filter_map(|own| Some(Reverse(*own.first()?)))
+        .collect();
+    let mut starts: Vec<u32> = Vec::with_capacity(queue_of.iter().map(|q| q.len()).sum());
+    let mut played = 0;
+    while let Some(Reverse(first)) = firsts.pop() {
+        let client = first.client;
+        if starts.last() != Some(&client) {
+            if played == runs {
+                firsts.push(Reverse(first));
+                break;
+            }
+            played += 1;
+        }
+        // The client's jobs start while each stands before every other client's next.
+        let others = firsts.peek().map(|Reverse(s)| *s);
+        let from = &mut next[client as usize];
+        loop {
+            starts.push(client);
+            *from += 1;
+            match known.at(client, *from)? {
+                Some(standing) if others.is_none_or(|other| standing < other) => {}
+                Some(standing) => break firsts.push(Reverse(standing)),
+                None => break,
+            }
+        }
+    }
+    // After the ranked runs, each client's remaining jobs together, by its next job's standing.
+    let mut left: Vec<Standing> = firsts.into_iter().map(|Reverse(s)| s).collect();
+    left.sort_unstable();
+    for client in left.into_iter().map(|s| s.client as usize) {
+        starts.extend(std::iter::repeat_n(
+            client as u32,
+            queue_of[client].len() - next[client],
+        ));
+    }
+    Some(starts)
+}
+
+/// The standings of the jobs of each client's queue, worked out as far as a play reaches (a
+/// queue deep past the ranked runs is never stood job by job), in stretches that double.
+struct QueueStandings<'b, 'q, 'w> {
+    book: &'b Book,
+    queue_of: &'q [&'q [Waiting<'w>]],
+    /// Each client's first jobs' standings, in its queue's order.
+    known: Vec<Vec<Standing>>,
+}
+
+impl<'b, 'q, 'w> QueueStandings<'b, 'q, 'w> {
+    /// Each client's first job stood (`None` where the ranker gives no standings).
+    fn new(book: &'b Book, queue_of: &'q [&'q [Waiting<'w>]]) -> Option<Self> {
+        let asked: Vec<(u32, Head)> = (queue_of.iter().enumerate())
+            .filter_map(|(client, queue)| Some((client as u32, queue.first()?.head)))
+            .collect();
+        let mut known = vec![Vec::new(); queue_of.len()];
+        for standing in stood(book, &asked)? {
+            known[standing.client as usize].push(standing);
+        }
+        Some(QueueStandings {
+            book,
+            queue_of,
+            known,
+        })
+    }
+
+    /// The standing of the job at `place` in `client`'s queue (`Some(None)` past its end;
+    /// `None` where the ranker gives no standings).
+    fn at(&mut self, client: u32, place: usize) -> Option<Option<Standing>> {
+        let (c, queue) = (client as usize, self.queue_of[client as usize]);
+        let known = &mut self.known[c];
+        if place >= known.len() && place < queue.len() {
+            let upto = (2 * known.len()).max(place + 1).min(queue.len());
+            let asked: Vec<(u32, Head)> = (queue[known.len()..upto].iter())
+                .map(|job| (client, job.head))
+                .collect();
+            known.extend(stood(self.book, &asked)?);
+        }
+        Some(known.get(place).copied())
+    }
+}
+
+/// The standings of `asked` (clients with heads), each of its own client; `None` where the
+/// ranker gives none, or not one of each.
+fn stood(book: &Book, asked: &[(u32, Head)]) -> Option<Vec<Standing>> {
+    let standings = book.standings(asked)?;
+    let each = standings.len() == asked.len()
+        && (standings.iter().zip(asked)).all(|(standing, &(client, _))| standing.client == client);
+    each.then_some(standings)
+}
+
 /// Each start of `starts` (the client of each, as [`starts`] gives them) as its client and the
 /// place, in that client's queue, of the job it starts.
 pub fn in_queues(starts: &[u32]) -> Vec<(u32, usize)> {
@@ -222,6 +327,12 @@ pub fn in_queues(starts: &[u32]) -> Vec<(u32, usize)> {
         .collect()
 }
 
+/// The head of a job submitted at `now`, as the submit table places a client with nothing
+/// waiting: after every job of that instant.
+pub fn submitted_at(now: Time) -> Head {
+    Head::new(now, u64::MAX)
+}
+
 /// Every client of `book`, first to last, as the policy would rank them at `now` were each
 /// waiting: those in `heads` with their heads, the others with a job submitted at `now`
 /// (where a new job of theirs would stand).
@@ -230,9 +341,8 @@ pub fn order_of_all(
     now: Time,
     heads: &BTreeMap<u32, Head>,
 ) -> Result<Vec<u32>, RankError> {
-    let new = Head::new(now, u64::MAX);
     let heads: Vec<Head> = (0..book.clients() as u32)
-        .map(|client| heads.get(&client).copied().unwrap_or(new))
+        .map(|client| heads.get(&client).copied().unwrap_or(submitted_at(now)))
         .collect();
     book.order_of_all(&heads)
 }
@@ -288,16 +398,16 @@ pub fn run_spans(starts: &[u32], ranked: usize) -> Vec<(u32, Range<usize>)> {
 mod tests {
     use super::*;
     use crate::priority::PriorityForm;
-    use crate::rank::{Ranker, SdrfRanker, Share, UsageRanker};
+    use crate::rank::{smallest, FifoRanker, Ranker, SdrfRanker, Share, UsageRanker};
     use proptest::prelude::*;
 
-    /// Decayed usage told of every start: it never says its order stands while time does.
-    #[derive(Clone)]
-    struct ToldEveryStart(UsageRanker);
+    /// A ranker told of every start: it never says its place depends on less than a
+    /// client's holdings and head.
+    struct ToldEveryStart(Box<dyn Ranker>);
 
     impl Ranker for ToldEveryStart {
         fn boxed_clone(&self) -> Box<dyn Ranker> {
-            Box::new(self.clone())
+            Box::new(ToldEveryStart(self.0.boxed_clone()))
         }
         fn advance(&mut self, now: Time) -> Result<(), RankError> {
             self.0.advance(now)
@@ -372,23 +482,34 @@ mod tests {
 
         /// Under decayed usage, whose order stands while time does, a play that tells the
         /// ranker of a client's starts only once it stops waiting starts the jobs in the order
-        /// of one that tells it of every start.
+        /// of one that tells it of every start; so does the merge of the queues by their jobs'
+        /// standings under FIFO and smallest-first, whose order depends on heads alone (the
+        /// queues out of arrival and size order, heads tied in arrival and size).
         #[test]
-        fn a_standing_order_plays_as_one_told_of_every_start(
+        fn an_order_worked_out_at_once_plays_as_one_told_of_every_start(
+            policy in 0u8..3,
             held in prop::collection::vec((0.0f64..0.3, 0.0f64..0.3), 4),
-            queued in prop::collection::vec(prop::collection::vec((0.01f64..0.6, 0.01f64..0.6, 1u64..50), 0..6), 4),
+            queued in prop::collection::vec(prop::collection::vec((0.01f64..0.6, 0.01f64..0.6, 1u64..50, 0u64..4, 0u8..3), 0..6), 4),
             played in 1usize..20,
         ) {
-            let ranker = UsageRanker::new(2, 600.0, &Share::equal(4));
+            let shares = Share::equal(4);
+            let ranker: Box<dyn Ranker> = match policy {
+                0 => Box::new(UsageRanker::new(2, 600.0, &shares)),
+                1 => Box::new(FifoRanker::new(4)),
+                _ => smallest::smallest_first(2, &shares),
+            };
+            let place = ranker.place_depends_on();
+            prop_assert_ne!(place, PlaceDependsOn::HoldingsAndHead);
             let books = [
-                Book::new(Box::new(ranker.clone()), 4, 2),
+                Book::new(ranker.boxed_clone(), 4, 2),
                 Book::new(Box::new(ToldEveryStart(ranker)), 4, 2),
             ];
             let queues: BTreeMap<u32, Vec<Waiting>> = (queued.iter().enumerate())
                 .filter(|(_, q)| !q.is_empty())
                 .map(|(client, q)| {
-                    let jobs = q.iter().enumerate().map(|(k, &(cpu, mem, limit_s))| Waiting {
-                        head: Head::new(Time::from_micros(k as u64), (client * 10 + k) as u64),
+                    let jobs = q.iter().enumerate().map(|(k, &(cpu, mem, limit_s, arrival, size))| Waiting {
+                        head: Head::new(Time::from_micros(arrival), (client * 10 + k) as u64)
+                            .with_size(f64::from(size) / 4.0),
                         holding: Cow::Owned(vec![cpu, mem]),
                         rate: None,
                         limit: Some(limit_s * 1_000_000),

@@ -230,11 +230,13 @@ impl Ranker for SdrfRanker {
     /// SDRF orders by holdings and commitments alone: sorted by their standings, with no
     /// copy of the tree; holdings the ranker was not told are worked out on a copy.
     fn order_of_all(&self, holdings: &[&[f64]], heads: &[Head]) -> Result<Vec<u32>, RankError> {
-        let asked: Vec<(u32, &[f64])> = (0..holdings.len() as u32)
+        let asked: Vec<(u32, &[f64], Head)> = (0..holdings.len() as u32)
             .zip(holdings.iter().copied())
+            .zip(heads)
+            .map(|((client, held), &head)| (client, held, head))
             .collect();
         match self.standings(&asked) {
-            Some(mut standings) if heads.len() == standings.len() => {
+            Some(mut standings) if holdings.len() == heads.len() => {
                 standings.sort_unstable();
                 Ok(standings.into_iter().map(|s| s.client).collect())
             }
@@ -245,8 +247,8 @@ impl Ranker for SdrfRanker {
     /// Each client stands where its key now puts it: the tree's for those in it, the key it
     /// would enter with for the others (their commitments brought to now, as `enter_tree`
     /// brings them). Only for the holdings the ranker was told, and weights the tree takes.
-    fn standings(&self, asked: &[(u32, &[f64])]) -> Option<Vec<Standing>> {
-        let told = |&(client, holdings): &(u32, &[f64])| {
+    fn standings(&self, asked: &[(u32, &[f64], Head)]) -> Option<Vec<Standing>> {
+        let told = |&(client, holdings, _): &(u32, &[f64], Head)| {
             let c = client as usize;
             (self.shares.get(c)).is_some_and(|s| s.weight.is_finite() && s.weight > 0.0)
                 && holdings == self.holdings.row(c)
@@ -256,7 +258,7 @@ impl Ranker for SdrfRanker {
         }
         let mut lines = Vec::new();
         let mut commitment = Vec::with_capacity(self.tree.resources());
-        let standing = |&(client, _): &(u32, &[f64])| {
+        let standing = |&(client, _, _): &(u32, &[f64], Head)| {
             if let Some(standing) = self.tree.standing(client) {
                 return standing;
             }

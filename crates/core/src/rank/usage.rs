@@ -10,7 +10,7 @@
 //! play of starts at one instant asks after every start): built in O(n) at the first question
 //! after time moves, and each change then costs O(log n).
 
-use super::{check_holdings, forward, Head, RankError, Ranker, Share, Standing};
+use super::{check_holdings, forward, Head, PlaceDependsOn, RankError, Ranker, Share, Standing};
 use crate::model::Time;
 use crate::priority::PriorityKey;
 use crate::rank::livetree::tournament::Tournament;
@@ -197,17 +197,18 @@ impl Ranker for UsageRanker {
     }
 
     /// A user's usage so far does not move while time stands still, whatever it holds.
-    fn order_stands_while_time_does(&self) -> bool {
-        true
+    fn place_depends_on(&self) -> PlaceDependsOn {
+        PlaceDependsOn::Nothing
     }
 
     /// A user's level is its own decayed usage, whatever it holds now or who else waits.
-    fn standings(&self, asked: &[(u32, &[f64])]) -> Option<Vec<Standing>> {
-        let standing = |&(client, _): &(u32, &[f64])| {
+    fn standings(&self, asked: &[(u32, &[f64], Head)]) -> Option<Vec<Standing>> {
+        let standing = |&(client, _, _): &(u32, &[f64], Head)| {
             let known = (client as usize) < self.heads.len();
             known.then(|| Standing {
                 value: self.level(client),
                 tie: 0.0,
+                seq: 0,
                 client,
             })
         };

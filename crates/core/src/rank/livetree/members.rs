@@ -42,6 +42,7 @@ impl Key {
         Standing {
             value: self.value,
             tie: -self.slope,
+            seq: 0,
             client: self.id,
         }
     }

@@ -49,6 +49,7 @@ enum SubmitTable {
     Placed {
         places: SubmitPlaces,
         at_pass: Box<Book>,
+        at: Time,
     },
 }
 
@@ -85,8 +86,12 @@ impl Adapter {
     pub(super) fn submit_factor(&self, user: u32) -> Result<i64, RankError> {
         match &self.submit {
             SubmitTable::Whole(factors) => Ok(factors.get(user as usize).copied().unwrap_or(0)),
-            SubmitTable::Placed { places, at_pass } => {
-                let standing = || Some(at_pass.standings(&[user])?[0]);
+            SubmitTable::Placed {
+                places,
+                at_pass,
+                at,
+            } => {
+                let standing = || Some(at_pass.standings(&[(user, play::submitted_at(*at))])?[0]);
                 places.factor(user, standing).ok_or(RankError::Input {
                     client: user,
                     problem: "the policy gave no standing for the submit table".into(),
@@ -132,16 +137,17 @@ impl Adapter {
         let first_and_last: BTreeMap<u32, (i64, i64)> = (ends.into_iter().enumerate())
             .filter_map(|(user, ends)| Some((user as u32, ends?)))
             .collect();
-        self.submit = match SubmitPlaces::new(&self.book, &first_and_last, self.weight) {
+        let heads: BTreeMap<u32, Head> = (waiting.iter())
+            .filter_map(|(&user, jobs)| Some((user, jobs.first()?.head)))
+            .collect();
+        let (book, weight) = (&self.book, self.weight);
+        self.submit = match SubmitPlaces::new(book, now, &heads, &first_and_last, weight) {
             Some(places) => SubmitTable::Placed {
                 places,
-                at_pass: Box::new(self.book.frozen()),
+                at_pass: Box::new(book.frozen()),
+                at: now,
             },
             None => {
-                let heads: BTreeMap<u32, Head> = (waiting.iter())
-                    .filter_map(|(&user, jobs)| Some((user, jobs.first()?.head)))
-                    .collect();
-                let (book, weight) = (&self.book, self.weight);
                 let table = factors::submit_table(book, now, &heads, &first_and_last, weight)?;
                 let mut factors = vec![i64::from(weight); book.clients()];
                 table
@@ -177,7 +183,8 @@ impl Engine {
             .filter(|(_, q)| !q.is_empty())
         {
             let mut order: Vec<usize> = (0..queue.len()).collect();
-            order.sort_by_key(|&i| (queue[i].submit, queue[i].seq));
+            // Sequence numbers are unique: the order is total.
+            order.sort_unstable_by_key(|&i| (queue[i].submit, queue[i].seq));
             let jobs = (order.iter()).map(|&i| {
                 let job = &queue[i];
                 Waiting {

@@ -221,15 +221,20 @@ impl Engine {
 
     /// One user's queue put back in order (queue priority, then points, then arrival).
     pub(super) fn reorder_queue(&mut self, user: u32) {
-        if let Some(order) = self.job_order {
-            // Each job's points worked out once (seq numbers are unique: the order is total).
-            self.queues[user as usize]
-                .make_contiguous()
-                .sort_by_cached_key(|job| {
-                    let points = Reverse(PriorityKey(order.points(job)));
-                    (Reverse(job.priority), points, job.seq)
-                });
+        let Some(order) = self.job_order else {
+            return;
+        };
+        let key = |job: &Pending| {
+            let points = Reverse(PriorityKey(order.points(job)));
+            (Reverse(job.priority), points, job.seq)
+        };
+        let queue = self.queues[user as usize].make_contiguous();
+        // A queue still in order is left as it is (its jobs are large to move).
+        if queue.iter().map(key).is_sorted() {
+            return;
         }
+        // Each job's points worked out once (seq numbers are unique: the order is total).
+        queue.sort_by_cached_key(key);
     }
 
     /// Each waiting user's next job told to the ranker.
