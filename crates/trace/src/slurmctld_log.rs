@@ -87,6 +87,22 @@ impl ControllerLog {
         }
     }
 
+    /// When the controller's background loop began, once per controller start: the loop sets
+    /// its timers (`sched_interval`'s among them) to the second it begins, after the priority
+    /// plugin has started (`controller.c`), so the decay thread's start where the log shows
+    /// it, else the controller's.
+    pub fn background_loop_starts(&self) -> Vec<Time> {
+        let starts = &self.controller_starts;
+        (starts.iter().enumerate())
+            .map(|(i, &start)| {
+                let next = starts.get(i + 1);
+                (self.decay_starts.iter().copied())
+                    .find(|&decay| decay >= start && next.is_none_or(|&n| decay < n))
+                    .unwrap_or(start)
+            })
+            .collect()
+    }
+
     /// When `host` was asked to take no new job, for a closing the accounting dates at `at`
     /// (whole seconds, so the log's line may fall up to a second later): the last change of
     /// its state by then, if that change closed it.
@@ -474,7 +490,8 @@ mod tests {
             log.backfill_passes,
             vec![at("2026-11-28T00:08:20.316"), at("2026-11-28T00:08:20.317")]
         );
-        // The controller's start times its background loop's passes down the whole queue.
+        // The controller's start, after which its background loop times its passes down the
+        // whole queue.
         assert_eq!(log.controller_starts, vec![at("2026-11-28T00:08:18.221")]);
         // Its decay thread's timer, once per start (a reconfiguration's line is not another).
         assert_eq!(log.decay_starts, vec![at("2026-11-28T00:08:18.483")]);
@@ -501,6 +518,22 @@ mod tests {
         let phase = Some((at("2026-11-28T02:00:00.100"), "the controller's start"));
         assert_eq!(log.recomputations_phase(), phase);
         assert_eq!(ControllerLog::default().recomputations_phase(), None);
+    }
+
+    #[test]
+    fn the_background_loop_begins_once_the_priority_plugin_has_started() {
+        let log = parse_controller_log(LOG).unwrap();
+        // The controller's line at 18.221, the loop's timers in the second of 18.483.
+        assert_eq!(log.background_loop_starts(), [at("2026-11-28T00:08:18.483")]);
+        let restarted = format!("{LOG}[2026-11-28T02:00:00.900] Running as primary controller\n[2026-11-28T02:00:01.161] mcs: MCSParameters = (null). ondemand set.\n");
+        let log = parse_controller_log(&restarted).unwrap();
+        let starts = [at("2026-11-28T00:08:18.483"), at("2026-11-28T02:00:01.161")];
+        assert_eq!(log.background_loop_starts(), starts);
+        // No plugin's line after the last start: the start itself.
+        let bare = format!("{LOG}[2026-11-28T02:00:00.100] Running as primary controller\n");
+        let log = parse_controller_log(&bare).unwrap();
+        let starts = [at("2026-11-28T00:08:18.483"), at("2026-11-28T02:00:00.100")];
+        assert_eq!(log.background_loop_starts(), starts);
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //!   job. A job killed at its limit (or cancelled while it ran) has its nodes report their
 //!   epilog instead (`killed_completing_us`, 38 ms measured), which runs the main scheduler
 //!   at once (`_slurm_rpc_epilog_complete`), outside the spacing. Every `sched_interval`
-//!   (60 s) from the controller's start, when its log gives it, the loop runs the main
+//!   (60 s) from the loop's start, when the controller's log gives it, the loop runs the main
 //!   scheduler down the whole queue whatever was asked, which restarts the spacing. It goes
 //!   down the queue in priority order, at most `default_queue_depth` jobs (all of them in a
 //!   pass down the whole queue), starting each job that fits now: once a job of a partition
@@ -118,8 +118,9 @@ pub struct SlurmParameters {
     /// `sched_interval`, in seconds: the background loop runs the main scheduler down the
     /// whole queue this often, whatever was asked (default 60).
     pub sched_interval_s: u64,
-    /// When the controller started, read from its log: the `sched_interval` timer starts
-    /// then; with none known no such pass is run.
+    /// When the controller's background loop began, each time the controller started, read
+    /// from its log (`ControllerLog::background_loop_starts`): the `sched_interval` timer
+    /// starts then; with none known no such pass is run.
     pub controller_starts: Vec<Time>,
     /// The seed of the background loop's turns within each second, when they are drawn (see
     /// the `timing` module); `None`: a submission is served at the next second, or by a
