@@ -524,7 +524,10 @@ mod tests {
     fn the_background_loop_begins_once_the_priority_plugin_has_started() {
         let log = parse_controller_log(LOG).unwrap();
         // The controller's line at 18.221, the loop's timers in the second of 18.483.
-        assert_eq!(log.background_loop_starts(), [at("2026-11-28T00:08:18.483")]);
+        assert_eq!(
+            log.background_loop_starts(),
+            [at("2026-11-28T00:08:18.483")]
+        );
         let restarted = format!("{LOG}[2026-11-28T02:00:00.900] Running as primary controller\n[2026-11-28T02:00:01.161] mcs: MCSParameters = (null). ondemand set.\n");
         let log = parse_controller_log(&restarted).unwrap();
         let starts = [at("2026-11-28T00:08:18.483"), at("2026-11-28T02:00:01.161")];

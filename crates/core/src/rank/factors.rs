@@ -113,11 +113,9 @@ pub fn submit_table(
     waiting: &BTreeMap<u32, (i64, i64)>,
     weight: u32,
 ) -> Result<Vec<(u32, i64)>, RankError> {
-    let head = |client: u32| heads.get(&client).copied();
-    let everyone: Vec<(u32, Head)> = (0..book.clients() as u32)
-        .map(|client| (client, head(client).unwrap_or(play::submitted_at(now))))
-        .collect();
-    let Some(standings) = book.standings(&everyone) else {
+    let everyone = with_heads(0..book.clients() as u32, heads, now);
+    let stood = book.standings(&everyone);
+    let Some(standings) = stood.filter(|s| s.len() == everyone.len()) else {
         let everyone = play::order_of_all(book, now, heads)?;
         return Ok(submit_factors(&everyone, waiting, weight));
     };
@@ -128,6 +126,17 @@ pub fn submit_table(
         Some((client, places.factor(client, || Some(*standing))?))
     });
     Ok(table.collect())
+}
+
+/// Each of `clients` with its head in `heads`, or, with none there, a job submitted at `now`
+/// ([`play::submitted_at`]).
+fn with_heads(
+    clients: impl Iterator<Item = u32>,
+    heads: &BTreeMap<u32, Head>,
+    now: Time,
+) -> Vec<(u32, Head)> {
+    let head = |client: u32| heads.get(&client).copied();
+    (clients.map(|client| (client, head(client).unwrap_or(play::submitted_at(now))))).collect()
 }
 
 /// The submit table of one pass, for a ranker that orders by each client's own standing, as
@@ -147,7 +156,7 @@ pub struct SubmitPlaces {
 impl SubmitPlaces {
     /// The places of the `waiting` clients of `book` (each with its first and last runs'
     /// factors, and its head in `heads`) at `now`; `None` where the ranker does not order by
-    /// standings.
+    /// standings, or gives not one per waiting client.
     pub fn new(
         book: &Book,
         now: Time,
@@ -155,11 +164,8 @@ impl SubmitPlaces {
         waiting: &BTreeMap<u32, (i64, i64)>,
         weight: u32,
     ) -> Option<Self> {
-        let head = |client: &u32| heads.get(client).copied();
-        let asked: Vec<(u32, Head)> = (waiting.keys())
-            .map(|&client| (client, head(&client).unwrap_or(play::submitted_at(now))))
-            .collect();
-        let standings = book.standings(&asked)?;
+        let asked = with_heads(waiting.keys().copied(), heads, now);
+        let standings = book.standings(&asked).filter(|s| s.len() == asked.len())?;
         Some(SubmitPlaces::with_standings(standings, waiting, weight))
     }
 
