@@ -412,10 +412,10 @@ impl ClusterArgs {
 }
 
 /// What `--slurmctld-log` says of the main scheduler's passes down the whole queue: when the
-/// controller started, which times them, or that the log does not say.
+/// controller's background loop began, which times them, or that the log does not say.
 fn whole_queue_note(parameters: &SlurmParameters) -> String {
     let every = parameters.sched_interval_s;
-    match parameters.controller_starts.as_slice() {
+    match parameters.loop_starts.as_slice() {
         [] => format!("the log does not begin before the controller started (`Running as primary controller`), so the background loop's passes down the whole queue every sched_interval ({every} s) are left out"),
         starts => {
             let last = starts[starts.len() - 1];
@@ -425,7 +425,7 @@ fn whole_queue_note(parameters: &SlurmParameters) -> String {
                 1 => String::new(),
                 n => format!(" ({n} starts, the last)"),
             };
-            format!("the controller started at {at}{times}: the background loop runs the main scheduler down the whole queue every sched_interval ({every} s) from then")
+            format!("the controller's background loop began at {at}{times}, once the priority plugin had started: it runs the main scheduler down the whole queue every sched_interval ({every} s) from then")
         }
     }
 }

@@ -358,7 +358,7 @@ impl SlurmSetup {
         }
         let turns = LoopTurns::logged_every_second(log.main_passes.clone());
         self.parameters.loop_turns = Some(Arc::new(turns));
-        self.parameters.controller_starts = log.background_loop_starts();
+        self.parameters.loop_starts = log.background_loop_starts();
         let interval = self.parameters.bf_interval_s.saturating_mul(1_000_000);
         self.parameters.bf_cycles = (!log.backfill_passes.is_empty())
             .then(|| Arc::new(LoopTurns::new(log.backfill_passes.clone(), interval)));

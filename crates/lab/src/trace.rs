@@ -651,7 +651,7 @@ impl MeasuredTrace {
             turn_seed: replay.slurm.turn_seed,
             loop_turns_shown: replay.slurm.loop_turns.as_ref().map(|turns| turns.shown()),
             controller_starts_shown: (replay.slurm.loop_turns.as_ref())
-                .map(|_| replay.slurm.controller_starts.len()),
+                .map(|_| replay.slurm.loop_starts.len()),
             backfill_cycles_shown: replay.slurm.bf_cycles.as_ref().map(|turns| turns.shown()),
             placement: replay.placement.name().into(),
             capacity_source: source.into(),

@@ -795,9 +795,9 @@ fn slurm_runs_its_main_scheduler_at_once_for_a_kill() {
 }
 
 /// The background loop runs the main scheduler down the whole queue every
-/// `sched_interval`, whatever was asked, from the controller's start: on three processors,
+/// `sched_interval`, whatever was asked, from its start: on three processors,
 /// the backfill off, job 0 holds two until 100 s; job 1 (two) blocks job 2 (one) until it is
-/// cancelled at 50, which asks for no pass. With the controller started at 5.4 s and
+/// cancelled at 50, which asks for no pass. With the loop started at 5.4 s and
 /// `sched_interval=60`, the pass at 65 starts job 2; with no start known, the pass job 0's
 /// end (at 101) asks for, at 102.
 #[test]
@@ -811,7 +811,7 @@ fn slurm_runs_its_main_scheduler_down_the_whole_queue_every_sched_interval() {
     let with_start = |starts: Vec<Time>| {
         let slurm = slurm_with(SlurmParameters {
             backfill: false,
-            controller_starts: starts,
+            loop_starts: starts,
             ..SlurmParameters::default()
         });
         let result = replay_by(pool(3.0), slurm, &jobs, &[]);

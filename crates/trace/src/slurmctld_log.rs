@@ -14,8 +14,8 @@
 //! - `_job_complete: JobId=N done` when it ended, or `Time limit exhausted for JobId=N`
 //!   when the controller killed it at its limit (which frees its nodes at once);
 //! - `Running as primary controller` when the controller started: its background loop,
-//!   started then, runs the main scheduler down the whole queue every `sched_interval`
-//!   from that second on;
+//!   which begins once the priority plugin has started (the next two lines), runs the main
+//!   scheduler down the whole queue every `sched_interval` from the second it began;
 //! - `_read_last_decay_ran: No last decay …` when the priority plugin's decay thread started
 //!   without a saved state, and `mcs: MCSParameters = …` when the plugin loaded after it
 //!   (the first of the two after each start, within a millisecond of each other): the
@@ -75,6 +75,11 @@ pub struct ControllerLog {
     pub node_states: BTreeMap<String, Vec<(Time, bool)>>,
 }
 
+/// How long after the controller's start its priority plugin's line may come and still mark
+/// the start of the background loop (it comes a quarter of a second after; a line much later
+/// is a reconfiguration's).
+pub const LOOP_START_WITHIN_S: u64 = 10;
+
 impl ControllerLog {
     /// The instant the last controller's fairshare recomputations are in phase with, and what
     /// the log says of it: its decay thread's start when the log shows it, else the
@@ -90,14 +95,15 @@ impl ControllerLog {
     /// When the controller's background loop began, once per controller start: the loop sets
     /// its timers (`sched_interval`'s among them) to the second it begins, after the priority
     /// plugin has started (`controller.c`), so the decay thread's start where the log shows
-    /// it, else the controller's.
+    /// it within [`LOOP_START_WITHIN_S`] of the controller's, else the controller's.
     pub fn background_loop_starts(&self) -> Vec<Time> {
         let starts = &self.controller_starts;
         (starts.iter().enumerate())
             .map(|(i, &start)| {
-                let next = starts.get(i + 1);
+                let by = start.plus_micros(LOOP_START_WITHIN_S * 1_000_000);
+                let before = starts.get(i + 1).map_or(by, |&next| next.min(by));
                 (self.decay_starts.iter().copied())
-                    .find(|&decay| decay >= start && next.is_none_or(|&n| decay < n))
+                    .find(|&decay| decay >= start && decay < before)
                     .unwrap_or(start)
             })
             .collect()
@@ -536,6 +542,11 @@ mod tests {
         let bare = format!("{LOG}[2026-11-28T02:00:00.100] Running as primary controller\n");
         let log = parse_controller_log(&bare).unwrap();
         let starts = [at("2026-11-28T00:08:18.483"), at("2026-11-28T02:00:00.100")];
+        assert_eq!(log.background_loop_starts(), starts);
+        // A plugin's line a minute later is a reconfiguration's: the start itself.
+        let late =
+            format!("{bare}[2026-11-28T02:01:00.300] mcs: MCSParameters = (null). ondemand set.\n");
+        let log = parse_controller_log(&late).unwrap();
         assert_eq!(log.background_loop_starts(), starts);
     }
 

@@ -242,8 +242,9 @@ pub trait Ranker {
     /// The [`Standing`] of each client of `asked` (in that order) were it waiting now holding
     /// what it is given with (what the ranker was last told of it) and its given head first,
     /// for rankers that order waiting clients by a standing of each one's own, whoever else
-    /// waits (SDRF, FIFO): a client's place among any others is then its standing's. `None` by
-    /// default, and where the ranker cannot tell.
+    /// waits (SDRF, decayed usage, the stateless policies, FIFO, smallest-first): a client's
+    /// place among any others is then its standing's. `None` by default, and where the ranker
+    /// cannot tell.
     fn standings(&self, asked: &[(u32, &[f64], Head)]) -> Option<Vec<Standing>> {
         let _ = asked;
         None
@@ -272,9 +273,10 @@ pub struct Standing {
     pub value: f64,
     /// What orders equal priorities, lower first.
     pub tie: f64,
-    /// What orders equal ties, lower first: the head's sequence number for rankers that
-    /// order equal heads by it (FIFO), 0 for the others.
-    pub seq: u64,
+    /// What orders equal ties, lower first: the head's arrival and sequence number, for
+    /// rankers that order heads by them (FIFO, smallest-first); `(Time::ZERO, 0)` for the
+    /// others.
+    pub arrival: (Time, u64),
     /// The client, which orders the rest.
     pub client: u32,
 }
@@ -285,7 +287,7 @@ impl Ord for Standing {
     fn cmp(&self, other: &Standing) -> std::cmp::Ordering {
         (self.value.total_cmp(&other.value))
             .then(self.tie.total_cmp(&other.tie))
-            .then(self.seq.cmp(&other.seq))
+            .then(self.arrival.cmp(&other.arrival))
             .then(self.client.cmp(&other.client))
     }
 }

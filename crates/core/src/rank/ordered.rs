@@ -1,5 +1,6 @@
-//! Rankers whose keys change only when a client does: FIFO by head-task arrival, and the
-//! stateless policies (DRF, weighted DRF, asset), whose priorities move only with holdings.
+//! Rankers whose keys change only when a client does: FIFO by head-task arrival,
+//! smallest-first by its size, and the stateless policies (DRF, weighted DRF, asset), whose
+//! priorities move only with holdings.
 
 use super::{check_holdings, forward, Head, PlaceDependsOn, RankError, Ranker, Share, Standing};
 use crate::model::Time;
@@ -114,8 +115,8 @@ impl<K: Ord + Copy> Ordered<K> {
 /// Computes a waiting client's key from its index, holdings and head task.
 pub type KeyFn<K> = Arc<dyn Fn(u32, &[f64], &Head) -> K + Send + Sync>;
 
-/// A key's [`Standing`] numbers (value, tie, sequence), in the key's order.
-pub type StandingFn<K> = fn(&K) -> (f64, f64, u64);
+/// A key's [`Standing`] (value, tie, and head's arrival and sequence), in the key's order.
+pub type StandingFn<K> = fn(&K) -> (f64, f64, (Time, u64));
 
 /// A ranker whose keys change only when a client does: waiting clients ordered by a key
 /// computed from holdings and head task, ties by client. FIFO, the stateless policies and
@@ -176,15 +177,14 @@ pub type FifoRanker = KeyedRanker<(Time, u64)>;
 
 impl FifoRanker {
     /// A FIFO ranker for `clients` clients (its priority is the head task's arrival, seconds).
-    /// A client stands by its head's arrival in microseconds (exact below 2⁵³ µs, some 285
-    /// years), then its sequence number.
+    /// A client stands by its head's arrival, then its sequence number.
     pub fn new(clients: usize) -> FifoRanker {
         KeyedRanker::with_key(
             clients,
             Arc::new(|_, _, head: &Head| (head.arrival, head.seq)),
             |(arrival, _)| arrival.as_secs_f64(),
         )
-        .with_standing(|&(arrival, seq)| (arrival.as_micros() as f64, 0.0, seq))
+        .with_standing(|&head| (0.0, 0.0, head))
         .on_heads_alone()
     }
 }
@@ -208,7 +208,7 @@ impl StatelessRanker {
             PriorityKey(policy.priority(&view))
         };
         KeyedRanker::with_key(shares.len(), Arc::new(key), |key| key.0)
-            .with_standing(|key| (key.0, 0.0, 0))
+            .with_standing(|key| (key.0, 0.0, (Time::ZERO, 0)))
     }
 }
 
@@ -263,11 +263,11 @@ impl<K: Ord + Copy + 'static> Ranker for KeyedRanker<K> {
         let clients = self.inner.clients();
         let standing = |&(client, holdings, head): &(u32, &[f64], Head)| {
             check_holdings(client, holdings, clients, None).ok()?;
-            let (value, tie, seq) = of_key(&(self.key)(client, holdings, &head));
+            let (value, tie, arrival) = of_key(&(self.key)(client, holdings, &head));
             Some(Standing {
                 value,
                 tie,
-                seq,
+                arrival,
                 client,
             })
         };

@@ -275,6 +275,13 @@ struct QueueStandings<'b, 'q, 'w> {
 impl<'b, 'q, 'w> QueueStandings<'b, 'q, 'w> {
     /// Each client's first job stood (`None` where the ranker gives no standings).
     fn new(book: &'b Book, queue_of: &'q [&'q [Waiting<'w>]]) -> Option<Self> {
+        if !queue_of
+            .iter()
+            .filter_map(|queue| queue.first())
+            .all(usable)
+        {
+            return None;
+        }
         let asked: Vec<(u32, Head)> = (queue_of.iter().enumerate())
             .filter_map(|(client, queue)| Some((client as u32, queue.first()?.head)))
             .collect();
@@ -296,13 +303,21 @@ impl<'b, 'q, 'w> QueueStandings<'b, 'q, 'w> {
         let known = &mut self.known[c];
         if place >= known.len() && place < queue.len() {
             let upto = (2 * known.len()).max(place + 1).min(queue.len());
-            let asked: Vec<(u32, Head)> = (queue[known.len()..upto].iter())
-                .map(|job| (client, job.head))
-                .collect();
+            let stretch = &queue[known.len()..upto];
+            if !stretch.iter().all(usable) {
+                return None;
+            }
+            let asked: Vec<(u32, Head)> = stretch.iter().map(|job| (client, job.head)).collect();
             known.extend(stood(self.book, &asked)?);
         }
         Some(known.get(place).copied())
     }
+}
+
+/// Whether `job`'s holding is one the play one start at a time takes (finite, not negative):
+/// one it would refuse is left to it, to refuse.
+fn usable(job: &Waiting) -> bool {
+    job.holding.iter().all(|h| h.is_finite() && *h >= 0.0)
 }
 
 /// The standings of `asked` (clients with heads), each of its own client; `None` where the
@@ -328,7 +343,8 @@ pub fn in_queues(starts: &[u32]) -> Vec<(u32, usize)> {
 }
 
 /// The head of a job submitted at `now`, as the submit table places a client with nothing
-/// waiting: after every job of that instant.
+/// waiting: of size 0 and no points (nothing is known of the job), numbered after every job
+/// of that instant.
 pub fn submitted_at(now: Time) -> Head {
     Head::new(now, u64::MAX)
 }
@@ -566,6 +582,25 @@ mod tests {
             }
             prop_assert_eq!(order.first().copied(), waiting.ranker().first());
         }
+    }
+
+    #[test]
+    fn a_holding_the_play_refuses_is_refused_under_fifo_too() {
+        let job = |holding: Vec<f64>, seq| Waiting {
+            head: Head::new(Time::ZERO, seq),
+            holding: Cow::Owned(holding),
+            rate: None,
+            limit: None,
+        };
+        let book = Book::new(Box::new(FifoRanker::new(2)), 2, 2);
+        let queues =
+            BTreeMap::from([(0, vec![job(vec![0.1, 0.1], 1), job(vec![f64::NAN, 0.1], 2)])]);
+        assert!(starts(&book, Time::ZERO, &queues, 10, Vec::new()).is_err());
+        let queues = BTreeMap::from([(1, vec![job(vec![0.1, 0.1], 3)])]);
+        assert_eq!(
+            starts(&book, Time::ZERO, &queues, 10, Vec::new()).unwrap(),
+            [1]
+        );
     }
 
     #[test]

@@ -6,9 +6,10 @@
 //! Old usage decays by the same factor for everyone, but users that hold resources keep
 //! accruing while they wait, so the order drifts with time; the [`Ledger`] gives each waiting
 //! user's usage in closed form when asked, with no ticks: O(m) per user for m resources. Who
-//! is first is kept in a tournament of the waiting users' levels while time stands still (a
-//! play of starts at one instant asks after every start): built in O(n) at the first question
-//! after time moves, and each change then costs O(log n).
+//! is first is kept in a tournament of the waiting users' levels while time stands still:
+//! built in O(n) at the first question after time moves, and each change then costs
+//! O(log n). A user's level does not move while time stands still, whatever it holds
+//! ([`PlaceDependsOn::Nothing`]), so a play of starts at one instant is worked out at once.
 
 use super::{check_holdings, forward, Head, PlaceDependsOn, RankError, Ranker, Share, Standing};
 use crate::model::Time;
@@ -208,7 +209,7 @@ impl Ranker for UsageRanker {
             known.then(|| Standing {
                 value: self.level(client),
                 tie: 0.0,
-                seq: 0,
+                arrival: (Time::ZERO, 0),
                 client,
             })
         };

@@ -6,6 +6,7 @@
 //! evaluation is m multiply-adds with no exponential.
 
 use super::crossing::{self, Handover, Line, Priority};
+use crate::model::Time;
 use crate::priority::PriorityForm;
 use crate::rank::Standing;
 
@@ -42,7 +43,7 @@ impl Key {
         Standing {
             value: self.value,
             tie: -self.slope,
-            seq: 0,
+            arrival: (Time::ZERO, 0),
             client: self.id,
         }
     }

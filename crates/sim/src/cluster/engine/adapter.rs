@@ -49,6 +49,7 @@ enum SubmitTable {
     Placed {
         places: SubmitPlaces,
         at_pass: Box<Book>,
+        /// When the pass was: a submitting user is placed with a job submitted then.
         at: Time,
     },
 }
@@ -91,7 +92,8 @@ impl Adapter {
                 at_pass,
                 at,
             } => {
-                let standing = || Some(at_pass.standings(&[(user, play::submitted_at(*at))])?[0]);
+                let asked = [(user, play::submitted_at(*at))];
+                let standing = || at_pass.standings(&asked)?.first().copied();
                 places.factor(user, standing).ok_or(RankError::Input {
                     client: user,
                     problem: "the policy gave no standing for the submit table".into(),

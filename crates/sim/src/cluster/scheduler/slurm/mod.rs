@@ -121,7 +121,7 @@ pub struct SlurmParameters {
     /// When the controller's background loop began, each time the controller started, read
     /// from its log (`ControllerLog::background_loop_starts`): the `sched_interval` timer
     /// starts then; with none known no such pass is run.
-    pub controller_starts: Vec<Time>,
+    pub loop_starts: Vec<Time>,
     /// The seed of the background loop's turns within each second, when they are drawn (see
     /// the `timing` module); `None`: a submission is served at the next second, or by a
     /// pass already due in its own.
@@ -156,7 +156,7 @@ impl Default for SlurmParameters {
             completing_us: TERMINATE_ANSWERED_US,
             killed_completing_us: KILLED_EPILOG_US,
             sched_interval_s: 60,
-            controller_starts: Vec::new(),
+            loop_starts: Vec::new(),
             turn_seed: None,
             loop_turns: None,
             bf_cycles: None,
@@ -544,7 +544,7 @@ mod tests {
             completing_us: TERMINATE_ANSWERED_US,
             killed_completing_us: KILLED_EPILOG_US,
             sched_interval_s: 30,
-            controller_starts: Vec::new(),
+            loop_starts: Vec::new(),
             turn_seed: None,
             loop_turns: None,
             bf_cycles: None,

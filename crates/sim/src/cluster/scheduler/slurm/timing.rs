@@ -44,8 +44,8 @@ pub(super) struct SlurmTiming {
     spacing_s: Option<u64>,
     /// Where those passes stand.
     asked: Asked,
-    /// The passes down the whole queue every `sched_interval`, when the controller's starts
-    /// are known.
+    /// The passes down the whole queue every `sched_interval`, when the background loop's
+    /// starts are known.
     whole_queue: Option<WholeQueueTimer>,
     /// The background loop's turns, where a log shows them; `None`: on the whole seconds.
     turns: Option<LoopTurns>,
@@ -72,7 +72,7 @@ impl SlurmTiming {
                 origin,
             )),
         });
-        let starts = &parameters.controller_starts;
+        let starts = &parameters.loop_starts;
         let whole_queue =
             (!starts.is_empty()).then(|| WholeQueueTimer::new(parameters.sched_interval_s, starts));
         let mut timing = SlurmTiming {
@@ -347,8 +347,8 @@ struct Asked {
 }
 
 /// The timer of the passes down the whole queue: one at the loop's first turn `every_s` whole
-/// seconds after the last, the timer started afresh at each of the controller's starts, on
-/// the whole second it fell in.
+/// seconds after the last, the timer started afresh at each start of the controller's
+/// background loop, on the whole second it fell in.
 #[derive(Debug, Clone)]
 struct WholeQueueTimer {
     every_s: u64,
