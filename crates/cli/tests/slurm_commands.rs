@@ -53,7 +53,7 @@ fn stand_ins(dir: &Path, squeue_sleeps: bool) -> PathBuf {
     script("sshare", cat("sshare.txt"));
     script(
         "scontrol",
-        "[ \"$1\" = show ] && printf 'PriorityType = priority/multifactor\\nPriorityWeightFairShare = 0\\n'; exit 0".into(),
+        "[ \"$1\" = show ] && printf 'PriorityType = priority/multifactor\\nPriorityWeightFairShare = 0\\nSLURM_VERSION = 22.05.8\\n'; exit 0".into(),
     );
     let config = dir.join("slurm.toml");
     let text = format!(
@@ -89,7 +89,7 @@ fn status_shows_every_association_and_pending_job() {
     let (ok, out, err) = fairshare(&config, &["status"]);
     assert!(ok, "{err}");
     assert!(
-        out.contains("policy sdrf, mapping replace; 3 pending jobs"),
+        out.contains("Slurm 22.05.8 (tested), policy sdrf, mapping replace; 3 pending jobs"),
         "{out}"
     );
     for header in ["Account", "Usage", "Rank", "Site now", "Site wanted"] {

@@ -78,6 +78,8 @@ struct Shown<'a> {
     submit: Option<&'a [SubmitFactor]>,
     reads: u32,
     words: &'static Words,
+    /// The scheduler's version, as the pass read it (`Slurm 22.05.8 (tested)`).
+    version: Option<String>,
 }
 
 impl<'a> Shown<'a> {
@@ -98,6 +100,7 @@ impl<'a> Shown<'a> {
             submit: Some(&pass.submit),
             reads: pass.reads,
             words: &SLURM,
+            version: pass.slurm_version.as_ref().map(ToString::to_string),
         }
     }
 
@@ -118,6 +121,7 @@ impl<'a> Shown<'a> {
             submit: None,
             reads: pass.reads,
             words: &GRID_ENGINE,
+            version: None,
         }
     }
 }
@@ -305,8 +309,9 @@ fn summary(pass: &Shown) -> String {
     let mapping = pass
         .mapping
         .map_or(String::new(), |m| format!(", mapping {m}"));
+    let version = (pass.version.as_deref()).map_or(String::new(), |v| format!("{v}, "));
     let mut out = format!(
-        "at {}: policy {}{mapping}; {}, {} running as accounted",
+        "at {}: {version}policy {}{mapping}; {}, {} running as accounted",
         humantime::format_rfc3339_seconds(at),
         pass.policy,
         count(pass.plan.jobs.len(), "pending job"),

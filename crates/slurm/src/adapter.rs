@@ -17,6 +17,7 @@ use crate::queue::{parse_queue, parse_site_factors, SPRIO_COMMAND, SQUEUE_COMMAN
 use crate::settings::{gap_note, other_weights, priority_flags, unmodelled};
 use crate::sshare::{parse_sshare, SSHARE_COMMAND};
 use crate::submit::{table, write_atomically};
+use crate::version::SlurmVersion;
 use crate::ReadError;
 use fairshare_core::choice::Choice;
 use fairshare_core::error::Chain;
@@ -134,6 +135,8 @@ pub struct Reconciliation {
     pub submit: Vec<SubmitFactor>,
     /// Slurm commands run to read the cluster.
     pub reads: u32,
+    /// The Slurm version the pass talked to, when `scontrol show config` printed it.
+    pub slurm_version: Option<SlurmVersion>,
 }
 
 /// Slurm as the controller reads and writes it: its commands through `slurm`, counted.
@@ -149,6 +152,8 @@ pub struct SlurmIo<S: Commands> {
     mapping: Mapping,
     /// Slurm's other weighted priority terms as the last pass read them ([`other_weights`]).
     others: Vec<(&'static str, u64)>,
+    /// The Slurm version `scontrol show config` printed, when it printed one.
+    version: Option<SlurmVersion>,
 }
 
 impl<S: Commands> SlurmIo<S> {
@@ -182,6 +187,11 @@ impl<S: Commands> SlurmIo<S> {
             return Err(AdapterError::PriorityType(kind.to_string()));
         }
         let mut notes = Vec::new();
+        self.version = set_setting(&config, "SLURM_VERSION").map(|text| SlurmVersion::new(&text));
+        notes.extend(match &self.version {
+            Some(version) => version.note(),
+            None => Some("scontrol show config printed no SLURM_VERSION: which Slurm this is, and whether fairshare is tested on it, is not known".into()),
+        });
         let plugin = value("PrioritySiteFactorPlugin").unwrap_or_default();
         if !matches!(plugin, "" | "(null)" | "site_factor/none") {
             notes.push(format!(
@@ -310,6 +320,7 @@ impl<S: Commands> Adapter<S> {
             calls: Cell::new(0),
             mapping: config.mapping()?,
             others: Vec::new(),
+            version: None,
         };
         let setup = Setup {
             policy: config.policy()?,
@@ -363,6 +374,7 @@ impl<S: Commands> Adapter<S> {
             fair_tree,
             submit: done.submit,
             reads: self.controller.io().calls_taken(),
+            slurm_version: self.controller.io().version.clone(),
         })
     }
 

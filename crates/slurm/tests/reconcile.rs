@@ -64,7 +64,7 @@ impl Fake {
         }
         outputs.insert(
             "scontrol",
-            "PriorityType            = priority/multifactor\nPriorityWeightFairShare = 0\n".into(),
+            "PriorityType            = priority/multifactor\nPriorityWeightFairShare = 0\nSLURM_VERSION           = 22.05.8\n".into(),
         );
         let held = recorded("sprio.txt")
             .lines()
@@ -314,10 +314,53 @@ fn priority_basic_is_refused_and_a_fairshare_weight_under_replace_is_said() {
     fake.outputs.insert("scontrol", text.into());
     let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
     let pass = adapter.pass(now()).unwrap();
+    let said = |part: &str| pass.notes.iter().any(|note| note.contains(part));
     assert!(
-        pass.notes[0].contains("PriorityWeightFairshare is 100000"),
+        said("PriorityWeightFairshare is 100000"),
         "{:?}",
         pass.notes
+    );
+}
+
+/// Every pass names the Slurm it talks to; a version fairshare is not tested on, or none
+/// printed, is said in a note.
+#[test]
+fn a_pass_names_the_slurm_version_and_says_when_it_is_not_tested() {
+    let notes_of = |config_text: &str| {
+        let mut fake = Fake::new();
+        fake.outputs.insert("scontrol", config_text.into());
+        let pass = Adapter::new(&fake, config("sdrf"))
+            .unwrap()
+            .pass(now())
+            .unwrap();
+        (pass.slurm_version, pass.notes)
+    };
+    let base = "PriorityType = priority/multifactor\nPriorityWeightFairShare = 0\n";
+    let (version, notes) = notes_of(&format!("{base}SLURM_VERSION = 22.05.8\n"));
+    assert_eq!(
+        version.map(|v| v.to_string()).as_deref(),
+        Some("Slurm 22.05.8 (tested)")
+    );
+    assert!(
+        notes
+            .iter()
+            .all(|n| !n.contains("SLURM_VERSION") && !n.contains("tested")),
+        "{notes:?}"
+    );
+    let (version, notes) = notes_of(&format!("{base}SLURM_VERSION = 24.11.5\n"));
+    assert_eq!(version.map(|v| v.tested), Some(false));
+    let untested = notes
+        .iter()
+        .find(|n| n.starts_with("Slurm 24.11.5 is not a version"));
+    assert!(
+        untested.is_some_and(|n| n.contains("tested: 22.05")),
+        "{notes:?}"
+    );
+    let (version, notes) = notes_of(base);
+    assert_eq!(version, None);
+    assert!(
+        notes.iter().any(|n| n.contains("printed no SLURM_VERSION")),
+        "{notes:?}"
     );
 }
 
