@@ -116,7 +116,10 @@ fn sync_orders_a_live_queue() {
     let status = fairshare(&fair_tree, &["status"]);
     // The Slurm it talks to, named: this cluster's is the tested 22.05.
     let version = &status["slurm_version"];
-    assert!(version["text"].as_str().unwrap().starts_with("22.05."), "{version}");
+    assert!(
+        version["text"].as_str().unwrap().starts_with("22.05."),
+        "{version}"
+    );
     assert_eq!(version["tested"], true, "{version}");
     let check = &status["fair_tree"];
     assert_eq!(check["fairshare"].as_array().unwrap().len(), 3, "{check}");

@@ -24,6 +24,7 @@ use fairshare_reconcile::slurm_config::SlurmConfig;
 use fairshare_sim::cluster::{JobOutcome, PlacementEntry, PolicyResult, SchedulerEntry};
 use fairshare_trace::bundle::{self, Manifest};
 use fairshare_trace::slurm_conf::parse_slurm_conf;
+use fairshare_trace::slurm_version::{tested_list, SlurmVersion};
 use fairshare_trace::slurmctld_log::{read_controller_log, ControllerLog};
 use fairshare_trace::{Format, ReadOptions};
 use serde::Serialize;
@@ -110,6 +111,8 @@ impl WhatIf {
         let opens = (manifest.as_ref()).and_then(|m| Time::from_utc(&m.since));
         let paths = dumps(dir, manifest.as_ref(), opens, &mut taken);
         let conf = parse_slurm_conf(&text);
+        let (version_taken, version_left) = slurm_version(conf.get("SLURM_VERSION"));
+        taken.push(version_taken);
         let limits = SiteLimits::read(dir, &conf)?;
         let (limits_taken, limits_left) = limits.as_ref().map_or_else(
             || (Vec::new(), vec![NO_LIMITS.to_owned()]),
@@ -123,7 +126,8 @@ impl WhatIf {
         };
         taken.extend(nodes_taken);
         let adapter_left = adapter.as_ref().map_or_else(Vec::new, adapter_unmodelled);
-        let unmodelled = (setup.notes.iter().cloned())
+        let unmodelled = (version_left.into_iter())
+            .chain(setup.notes.iter().cloned())
             .chain(adapter_left)
             .chain(limits_left)
             .chain(nodes_left)
@@ -582,6 +586,23 @@ fn site_policies(
 }
 
 /// What the replay of a site's adapter leaves out of its configuration: the settings the
+/// What the bundle says of the Slurm that ran (`SLURM_VERSION` of `config.txt`): the line
+/// for "taken from the bundle", and for "not modelled" a version fairshare is not tested on,
+/// or none given.
+fn slurm_version(printed: Option<&str>) -> (String, Option<String>) {
+    let file = bundle::CONFIG;
+    match printed.filter(|text| !text.trim().is_empty()) {
+        Some(text) => {
+            let version = SlurmVersion::new(text);
+            (format!("the Slurm that ran: {version}, the SLURM_VERSION of {file}"), version.note())
+        }
+        None => (
+            format!("the Slurm that ran: not known ({file} prints no SLURM_VERSION)"),
+            Some(format!("which Slurm ran: {file} prints no SLURM_VERSION, so whether fairshare is tested on it (tested: {}) is not known", tested_list())),
+        ),
+    }
+}
+
 /// model does not follow when they are not the adapter's defaults, and the phase of its passes.
 fn adapter_unmodelled(adapter: &SlurmConfig) -> Vec<String> {
     let defaults = SlurmConfig::default();
@@ -635,4 +656,30 @@ fn describe(setup: &SlurmSetup) -> Vec<String> {
         ));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slurm_version;
+
+    #[test]
+    fn the_bundles_slurm_is_named_and_an_untested_or_unknown_one_is_not_modelled() {
+        let (taken, left) = slurm_version(Some("22.05.8"));
+        assert_eq!(
+            taken,
+            "the Slurm that ran: Slurm 22.05.8 (tested), the SLURM_VERSION of config.txt"
+        );
+        assert_eq!(left, None);
+        let (taken, left) = slurm_version(Some("24.11.5"));
+        assert!(taken.contains("Slurm 24.11.5 (not tested)"), "{taken}");
+        assert!(left.is_some_and(|l| l.starts_with("Slurm 24.11.5 is not a version")));
+        for none in [None, Some(""), Some("  ")] {
+            let (taken, left) = slurm_version(none);
+            assert!(
+                taken.ends_with("(config.txt prints no SLURM_VERSION)"),
+                "{taken}"
+            );
+            assert!(left.is_some_and(|l| l.contains("tested: 22.05")));
+        }
+    }
 }

@@ -17,7 +17,6 @@ use crate::queue::{parse_queue, parse_site_factors, SPRIO_COMMAND, SQUEUE_COMMAN
 use crate::settings::{gap_note, other_weights, priority_flags, unmodelled};
 use crate::sshare::{parse_sshare, SSHARE_COMMAND};
 use crate::submit::{table, write_atomically};
-use crate::version::SlurmVersion;
 use crate::ReadError;
 use fairshare_core::choice::Choice;
 use fairshare_core::error::Chain;
@@ -42,6 +41,7 @@ use fairshare_trace::assoc::{parse_assoc, SACCTMGR_COMMAND};
 use fairshare_trace::billing::{
     parse_partitions, parse_qos, Billing, PARTITIONS_COMMAND, QOS_COMMAND,
 };
+use fairshare_trace::slurm_version::SlurmVersion;
 use serde::Serialize;
 use std::cell::Cell;
 use std::collections::BTreeMap;

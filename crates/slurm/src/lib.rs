@@ -27,7 +27,6 @@
 //! - [`settings`]: Slurm's settings that change its fairshare factor, and a note naming each
 //!   one fairshare does not model.
 //! - [`submit`]: the table `job_submit.lua` reads to rank a job at its submission.
-//! - [`version`]: which Slurm a pass talks to, and whether fairshare is tested on it.
 //! - [`clients`]: the associations of the cluster served, as the reconcile's clients.
 //! - [`config`]: the adapter's configuration file.
 //! - [`bundle`]: a site bundle, the verbatim outputs of named commands that a replay of the
@@ -51,6 +50,5 @@ pub mod queue;
 pub mod settings;
 pub mod sshare;
 pub mod submit;
-pub mod version;
 
 pub use error::{Problem, ReadError};

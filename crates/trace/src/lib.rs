@@ -61,6 +61,7 @@ pub mod slurm_conf;
 pub mod slurm_limits;
 pub mod slurm_nodes;
 pub mod slurm_output;
+pub mod slurm_version;
 pub mod slurmctld_log;
 mod source;
 pub mod swf;

@@ -1,10 +1,10 @@
-//! Which Slurm the adapter talks to, and whether fairshare is tested on it.
+//! Which Slurm printed what fairshare reads, and whether fairshare is tested on it.
 //!
 //! fairshare reads Slurm's commands as the versions it is tested on print them, and its model
 //! of Slurm's scheduling follows those versions. Another version may print or schedule
-//! otherwise, and the first sign would be a low trust figure or a wrong one. So every pass
-//! names the version (`SLURM_VERSION` of `scontrol show config`) and says when it is not one
-//! of [`TESTED`].
+//! otherwise, and the first sign would be a low trust figure or a wrong one. So the adapter's
+//! every pass, and the what-if of every bundle, name the version (`SLURM_VERSION` of
+//! `scontrol show config`) and say when it is not one of [`TESTED`].
 
 use serde::Serialize;
 use std::fmt;
