@@ -13,7 +13,7 @@ use super::{check_holdings, Head, RankError, Ranker};
 use crate::model::Time;
 use crate::priority::multifactor::JobPriority;
 use crate::priority::PriorityKey;
-use crate::rank::livetree::tournament::Tournament;
+use crate::rank::livetree::tournament::{lower_key, Tournament};
 use crate::rank::livetree::LiveTreeCounters;
 use std::cmp::Reverse;
 
@@ -111,7 +111,9 @@ impl MultifactorRanker {
         let rank = self.place(client);
         self.ranks[client as usize] = rank;
         let ranks = &self.ranks;
-        (self.order).set(client, rank.is_some(), |a, b| first_of(ranks, a, b));
+        (self.order).set(client, rank.is_some(), |a, b| {
+            lower_key(|c| ranks[c as usize], a, b)
+        });
     }
 
     /// Every client placed anew, and every match replayed.
@@ -123,20 +125,9 @@ impl MultifactorRanker {
         (self.order).fill(
             ranks.len(),
             |c| ranks[c as usize].is_some(),
-            |a, b| first_of(ranks, a, b),
+            |a, b| lower_key(|c| ranks[c as usize], a, b),
         );
     }
-}
-
-/// The match between two placed clients: the one placed first wins (for good: no
-/// certificate).
-fn first_of(ranks: &[Option<Rank>], a: u32, b: u32) -> (u32, f64) {
-    let winner = match (ranks[a as usize], ranks[b as usize]) {
-        (Some(ra), Some(rb)) if rb < ra => b,
-        (None, Some(_)) => b,
-        _ => a,
-    };
-    (winner, f64::INFINITY)
 }
 
 impl Ranker for MultifactorRanker {

@@ -14,7 +14,7 @@
 use super::{check_holdings, forward, Head, PlaceDependsOn, RankError, Ranker, Share, Standing};
 use crate::model::Time;
 use crate::priority::PriorityKey;
-use crate::rank::livetree::tournament::Tournament;
+use crate::rank::livetree::tournament::{lower_key, Tournament};
 use crate::usage::decay::Decay;
 use crate::usage::ledger::Ledger;
 use std::cell::RefCell;
@@ -105,7 +105,9 @@ impl UsageRanker {
             .collect();
         let mut order = Tournament::plain();
         let present = |c: u32| levels[c as usize].is_some();
-        order.fill(levels.len(), present, |a, b| lower_level(&levels, a, b));
+        order.fill(levels.len(), present, |a, b| {
+            lower_key(level_key(&levels), a, b)
+        });
         Standings {
             at: self.now,
             levels,
@@ -136,20 +138,15 @@ impl UsageRanker {
         if let Some(kept) = self.standings.get_mut() {
             kept.levels[c] = level;
             let levels = &kept.levels;
-            (kept.order).set(client, level.is_some(), |a, b| lower_level(levels, a, b));
+            let key = level_key(levels);
+            (kept.order).set(client, level.is_some(), |a, b| lower_key(&key, a, b));
         }
     }
 }
 
-/// The match between two ranked users: the lower level wins, ties to the lower user.
-fn lower_level(levels: &[Option<f64>], a: u32, b: u32) -> (u32, f64) {
-    let key = |c: u32| levels[c as usize].map(|l| (PriorityKey(l), c));
-    let winner = match (key(a), key(b)) {
-        (Some(ka), Some(kb)) if kb < ka => b,
-        (None, Some(_)) => b,
-        _ => a,
-    };
-    (winner, f64::INFINITY)
+/// Each user's key in the tournament of levels: its level, then itself (`None`: not ranked).
+fn level_key(levels: &[Option<f64>]) -> impl Fn(u32) -> Option<(PriorityKey, u32)> + '_ {
+    |c| levels[c as usize].map(|level| (PriorityKey(level), c))
 }
 
 impl Ranker for UsageRanker {

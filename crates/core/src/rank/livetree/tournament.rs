@@ -22,6 +22,17 @@ pub(crate) const NIL: u32 = u32::MAX;
 /// The outcome of a match: the winner and the moment the loser overtakes it (infinity: never).
 pub(crate) type Outcome = (u32, f64);
 
+/// The match of a plain tournament between slots `a` and `b` by their keys (`key`): the lower
+/// key wins (`a` on a tie), a slot without one loses, and no certificate.
+pub(crate) fn lower_key<K: Ord>(key: impl Fn(u32) -> Option<K>, a: u32, b: u32) -> Outcome {
+    let winner = match (key(a), key(b)) {
+        (Some(ka), Some(kb)) if kb < ka => b,
+        (None, Some(_)) => b,
+        _ => a,
+    };
+    (winner, f64::INFINITY)
+}
+
 /// One node of the tree: a leaf (a slot or `NIL`) or a match between its children's winners.
 #[derive(Debug, Clone, Copy)]
 struct Node {
