@@ -182,13 +182,18 @@ impl Book {
 
     /// The standing of each client of `asked` (in that order) were it waiting now with its
     /// given head first, holding what it holds ([`Ranker::standings`]), where the ranker
-    /// orders by them (`None` too when one is not in the book).
+    /// orders by them (`None` too when one is not in the book, and where the ranker gives not
+    /// one standing of each asked client, in order).
     pub fn standings(&self, asked: &[(u32, Head)]) -> Option<Vec<Standing>> {
         let rows = asked.iter().map(|&(c, head)| {
             let row = self.holdings.get(c as usize)?;
             Some((c, row, head))
         });
-        self.ranker.standings(&rows.collect::<Option<Vec<_>>>()?)
+        let standings = self.ranker.standings(&rows.collect::<Option<Vec<_>>>()?)?;
+        let each = standings.len() == asked.len()
+            && (standings.iter().zip(asked))
+                .all(|(standing, &(client, _))| standing.client == client);
+        each.then_some(standings)
     }
 
     /// Every client, first to last, were each waiting now with `heads[c]` first, holding what

@@ -114,8 +114,7 @@ pub fn submit_table(
     weight: u32,
 ) -> Result<Vec<(u32, i64)>, RankError> {
     let everyone = with_heads(0..book.clients() as u32, heads, now);
-    let stood = book.standings(&everyone);
-    let Some(standings) = stood.filter(|s| s.len() == everyone.len()) else {
+    let Some(standings) = book.standings(&everyone) else {
         let everyone = play::order_of_all(book, now, heads)?;
         return Ok(submit_factors(&everyone, waiting, weight));
     };
@@ -165,7 +164,7 @@ impl SubmitPlaces {
         weight: u32,
     ) -> Option<Self> {
         let asked = with_heads(waiting.keys().copied(), heads, now);
-        let standings = book.standings(&asked).filter(|s| s.len() == asked.len())?;
+        let standings = book.standings(&asked)?;
         Some(SubmitPlaces::with_standings(standings, waiting, weight))
     }
 

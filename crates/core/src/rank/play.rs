@@ -286,7 +286,7 @@ impl<'b, 'q, 'w> QueueStandings<'b, 'q, 'w> {
             .filter_map(|(client, queue)| Some((client as u32, queue.first()?.head)))
             .collect();
         let mut known = vec![Vec::new(); queue_of.len()];
-        for standing in stood(book, &asked)? {
+        for standing in book.standings(&asked)? {
             known[standing.client as usize].push(standing);
         }
         Some(QueueStandings {
@@ -308,7 +308,7 @@ impl<'b, 'q, 'w> QueueStandings<'b, 'q, 'w> {
                 return None;
             }
             let asked: Vec<(u32, Head)> = stretch.iter().map(|job| (client, job.head)).collect();
-            known.extend(stood(self.book, &asked)?);
+            known.extend(self.book.standings(&asked)?);
         }
         Some(known.get(place).copied())
     }
@@ -318,15 +318,6 @@ impl<'b, 'q, 'w> QueueStandings<'b, 'q, 'w> {
 /// one it would refuse is left to it, to refuse.
 fn usable(job: &Waiting) -> bool {
     job.holding.iter().all(|h| h.is_finite() && *h >= 0.0)
-}
-
-/// The standings of `asked` (clients with heads), each of its own client; `None` where the
-/// ranker gives none, or not one of each.
-fn stood(book: &Book, asked: &[(u32, Head)]) -> Option<Vec<Standing>> {
-    let standings = book.standings(asked)?;
-    let each = standings.len() == asked.len()
-        && (standings.iter().zip(asked)).all(|(standing, &(client, _))| standing.client == client);
-    each.then_some(standings)
 }
 
 /// Each start of `starts` (the client of each, as [`starts`] gives them) as its client and the
