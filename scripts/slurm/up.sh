@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Brings up a one-host Slurm 22.05 (Debian's slurm-wlm, slurmdbd, munge, MariaDB) on loopback,
-# as root, for fairshare's tests against a real Slurm: priority/multifactor with a 10-minute
-# half-life and a 1-minute calculation period, in one of two layouts.
+# Brings up a one-host Slurm (Debian's slurm-wlm, slurmdbd, munge, MariaDB) on loopback, as
+# root, for fairshare's tests against a real Slurm: priority/multifactor with a 10-minute
+# half-life and a 1-minute calculation period, in one of two layouts, on one of two versions.
 #
-# Usage: scripts/slurm/up.sh [--fresh] [fair-tree|classic] [--layout one|many]
+# Usage: scripts/slurm/up.sh [--fresh] [fair-tree|classic] [--layout one|many] [--version 22.05|24.11]
 #   (idempotent; prints the state)
 #   --fresh   stops the daemons and wipes the cluster's state and accounting first, so that
 #             usage and jobs start from nothing (what a test that compares with sshare needs).
 #             Switching from one layout to the other needs it: the script refuses otherwise.
 #   fair-tree (the default) or classic (PriorityFlags=NO_FAIR_TREE).
+#   --version 22.05 (the default): this Debian's (bookworm's) Slurm. 24.11: Debian trixie's, in
+#             the root scripts/slurm/root.sh makes (its own munged and slurm.conf; the host's
+#             MariaDB, in a database of its own). One version runs at a time: bringing one up
+#             stops the other's daemons. Inside that root (scripts/slurm/in-root.sh bash
+#             up.sh …), the script acts on the root's Slurm and takes its version by default.
+#   --stop    stops this version's Slurm daemons (and the root's munged) and exits.
 #   --layout one (the default): one node named after the host, 8 CPUs, partition `main`;
 #             accounts `physics` (3 shares) and `chemistry` (1 share), users alice and bob under
 #             physics, carol and dave under chemistry, erin (`parent`) under chemistry, frank
@@ -39,14 +45,24 @@ usage() { sed -n '6p' "$0" | sed 's/^# *//' >&2; }
 fresh=false
 mode=fair-tree
 layout=one
+stop=false
+# Inside a root of root.sh, its Slurm; on the host, this Debian's.
+root_version=$(cat /etc/fairshare-slurm-root 2>/dev/null || true)
+version=${root_version:-22.05}
+args=("$@")
 while [ $# -gt 0 ]; do
   case $1 in
     --fresh) fresh=true ;;
+    --stop) stop=true ;;
     fair-tree | classic) mode=$1 ;;
     --layout)
       [ $# -ge 2 ] || { echo "up.sh: --layout needs one or many" >&2; usage; exit 2; }
       layout=$2; shift ;;
     --layout=*) layout=${1#--layout=} ;;
+    --version)
+      [ $# -ge 2 ] || { echo "up.sh: --version needs 22.05 or 24.11" >&2; usage; exit 2; }
+      version=$2; shift ;;
+    --version=*) version=${1#--version=} ;;
     *) echo "up.sh: unknown argument '$1'" >&2; usage; exit 2 ;;
   esac
   shift
@@ -55,38 +71,22 @@ case $layout in
   one | many) ;;
   *) echo "up.sh: --layout takes one or many, not '$layout'" >&2; usage; exit 2 ;;
 esac
-host=$(hostname)
-export DEBIAN_FRONTEND=noninteractive
-
-# The layout the last run wrote (none if slurm.conf is not ours): the accounting, the saved
-# state and the running slurmds belong to it, so changing layout needs --fresh.
-previous=none
-if grep -q '^ClusterName=fairshare$' /etc/slurm/slurm.conf 2>/dev/null; then
-  if grep -q '^NodeName=n\[01-12\]' /etc/slurm/slurm.conf; then previous=many; else previous=one; fi
-fi
-if ! $fresh && [ "$previous" != none ] && [ "$previous" != "$layout" ]; then
-  echo "up.sh: the cluster has the '$previous' layout; switching to '$layout' needs --fresh" >&2
+case $version in
+  22.05 | 24.11) ;;
+  *) echo "up.sh: --version takes 22.05 or 24.11, not '$version'" >&2; usage; exit 2 ;;
+esac
+if [ -n "$root_version" ] && [ "$version" != "$root_version" ]; then
+  echo "up.sh: this root holds Slurm $root_version, not $version; run up.sh --version $version on the host" >&2
   exit 2
 fi
-
-if ! command -v slurmctld >/dev/null || ! command -v slurmdbd >/dev/null || ! command -v mariadbd >/dev/null; then
-  apt-get update -qq || true
-  apt-get install -y -qq slurm-wlm slurmdbd munge mariadb-server >/dev/null
-fi
-
-# munge: a key owned by munge, mode 400.
-[ -s /etc/munge/munge.key ] || dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
-chown munge:munge /etc/munge/munge.key && chmod 400 /etc/munge/munge.key
-mkdir -p /run/munge && chown munge:munge /run/munge
-pgrep -x munged >/dev/null || su munge -s /bin/sh -c /usr/sbin/munged
-
-# MariaDB with a database and a user for slurmdbd.
-mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld
-if ! pgrep -x mariadbd >/dev/null; then
-  (mysqld_safe --bind-address=127.0.0.1 >/dev/null 2>&1 &)
-  for _ in $(seq 60); do mysqladmin ping >/dev/null 2>&1 && break; sleep 1; done
-fi
-mysql -e "CREATE DATABASE IF NOT EXISTS slurm_acct_db; CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY 'slurm'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost'; FLUSH PRIVILEGES;"
+host=$(hostname)
+export DEBIAN_FRONTEND=noninteractive
+here=$(cd "$(dirname "$0")" && pwd)
+checkout=$(cd "$here/../.." && pwd)
+# Each version keeps its accounting in a database of its own: slurmdbd converts the tables of
+# an older one, so that 22.05's could not be read by 22.05 again.
+database=slurm_acct_db
+[ "$version" = 22.05 ] || database=slurm_acct_db_${version/./_}
 
 # The pid of a Slurm daemon from its pid file, if that process is still that daemon (a stale
 # file may name a pid that now belongs to something else).
@@ -96,9 +96,22 @@ daemon_pid() { # pidfile name
   [ -n "$pid" ] && [ "$(ps -o comm= -p "$pid" 2>/dev/null)" = "$2" ] && echo "$pid"
 }
 
-# Whether any Slurm daemon runs (one name per pgrep: pgrep -x matches nothing for a pattern
-# longer than 15 characters, such as 'slurmctld|slurmd|slurmdbd').
-slurm_running() { pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null || pgrep -x slurmdbd >/dev/null; }
+# The pids of the processes named NAME that run in this file system's root: the host's pgrep
+# also lists a root's daemons (scripts/slurm/root.sh), and a root's the host's. A process is
+# of this root when its /proc/PID/root is the same directory as / (device and inode: its
+# readlink says / either way from inside a root). One name per call: pgrep -x matches nothing
+# for a pattern longer than 15 characters, such as 'slurmctld|slurmd|slurmdbd'.
+running_here() { # name
+  local pid here
+  here=$(stat -c %d:%i /)
+  for pid in $(pgrep -x "$1" || true); do
+    [ "$(stat -L -c %d:%i "/proc/$pid/root" 2>/dev/null)" = "$here" ] && echo "$pid"
+  done
+  return 0
+}
+
+# Whether any Slurm daemon of this root runs.
+slurm_running() { [ -n "$(running_here slurmctld)$(running_here slurmd)$(running_here slurmdbd)" ]; }
 
 # Stops slurmctld, every slurmd (one per node in the many-node layout) and slurmdbd, each by
 # the pid it wrote.
@@ -113,7 +126,7 @@ stop_slurm() {
   for _ in $(seq 30); do slurm_running || break; sleep 1; done
   if slurm_running; then
     echo "up.sh: Slurm daemons still running after 30 s (not started from their pid files?):" >&2
-    pgrep -a -x slurmctld >&2; pgrep -a -x slurmd >&2; pgrep -a -x slurmdbd >&2
+    ps -o pid=,args= -p "$( (running_here slurmctld; running_here slurmd; running_here slurmdbd) | paste -sd,)" >&2
     exit 1
   fi
   rm -f /run/slurm/slurmctld.pid /run/slurm/slurmd.pid /run/slurm/slurmd-*.pid /run/slurm/slurmdbd.pid
@@ -121,11 +134,11 @@ stop_slurm() {
   # and its job script would run on, and report their end to the next slurmctld under job ids
   # the new cluster gives again. End each step with everything under it.
   local step
-  for step in $(pgrep -x slurmstepd || true); do
+  for step in $(running_here slurmstepd); do
     # shellcheck disable=SC2046
     kill -KILL "$step" $(descendants "$step") 2>/dev/null || true
   done
-  for _ in $(seq 10); do pgrep -x slurmstepd >/dev/null || break; sleep 1; done
+  for _ in $(seq 10); do [ -n "$(running_here slurmstepd)" ] || break; sleep 1; done
 }
 
 # Every process under PID, each listed before its own children (by parent links).
@@ -137,12 +150,92 @@ descendants() {
   done
 }
 
+# MariaDB on the host with a database and a user for slurmdbd (a root reaches it by the socket
+# root.sh binds in).
+start_mariadb() {
+  if ! command -v mariadbd >/dev/null; then
+    apt-get update -qq || true
+    apt-get install -y -qq mariadb-server >/dev/null
+  fi
+  mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld
+  if ! pgrep -x mariadbd >/dev/null; then
+    (mysqld_safe --bind-address=127.0.0.1 >/dev/null 2>&1 &)
+    for _ in $(seq 60); do mysqladmin ping >/dev/null 2>&1 && break; sleep 1; done
+  fi
+}
+
+# Where the root of Slurm VERSION is (made or not).
+version_root() { bash "$here/root.sh" --print "$1"; }
+
+# Stops the daemons of the Slurm not asked for, so that one version runs at a time: the
+# tests find the cluster's daemons by name.
+stop_the_other() {
+  [ -z "$root_version" ] || return 0
+  local other
+  other=$(version_root 24.11)
+  if [ "$version" = 22.05 ]; then
+    [ -e "$other/etc/fairshare-slurm-root" ] || return 0
+    bash "$here/root.sh" 24.11
+    chroot "$other" /usr/bin/env -C "$checkout" bash "$here/up.sh" --stop
+  else
+    stop_slurm
+  fi
+}
+
+# On the host, 24.11 is brought up (or stopped) inside its root: made and mounted first, the
+# host's MariaDB started and 22.05 stopped, then this script again in there.
+if [ -z "$root_version" ] && [ "$version" != 22.05 ]; then
+  if $stop; then
+    [ -e "$(version_root "$version")/etc/fairshare-slurm-root" ] || exit 0
+  else
+    start_mariadb
+    stop_the_other
+  fi
+  bash "$here/root.sh" "$version"
+  exec chroot "$(version_root "$version")" /usr/bin/env -C "$checkout" bash "$here/up.sh" "${args[@]}"
+fi
+
+if $stop; then
+  stop_slurm
+  if [ -n "$root_version" ] && pid=$(daemon_pid /run/munge/munged.pid munged); then kill "$pid"; fi
+  exit 0
+fi
+stop_the_other
+
+# The layout the last run wrote (none if slurm.conf is not ours): the accounting, the saved
+# state and the running slurmds belong to it, so changing layout needs --fresh.
+previous=none
+if grep -q '^ClusterName=fairshare$' /etc/slurm/slurm.conf 2>/dev/null; then
+  if grep -q '^NodeName=n\[01-12\]' /etc/slurm/slurm.conf; then previous=many; else previous=one; fi
+fi
+if ! $fresh && [ "$previous" != none ] && [ "$previous" != "$layout" ]; then
+  echo "up.sh: the cluster has the '$previous' layout; switching to '$layout' needs --fresh" >&2
+  exit 2
+fi
+
+if [ -z "$root_version" ]; then
+  if ! command -v slurmctld >/dev/null || ! command -v slurmdbd >/dev/null; then
+    apt-get update -qq || true
+    apt-get install -y -qq slurm-wlm slurmdbd munge >/dev/null
+  fi
+  start_mariadb
+fi
+mysqladmin ping >/dev/null 2>&1 || { echo "up.sh: MariaDB does not answer on /run/mysqld" >&2; exit 1; }
+mysql -e "CREATE DATABASE IF NOT EXISTS $database; CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY 'slurm'; GRANT ALL ON $database.* TO 'slurm'@'localhost'; FLUSH PRIVILEGES;"
+
+# munge: a key owned by munge, mode 400; this Slurm's own munged (by its pid file: a root's
+# munged and the host's both show in pgrep).
+[ -s /etc/munge/munge.key ] || dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
+chown munge:munge /etc/munge/munge.key && chmod 400 /etc/munge/munge.key
+mkdir -p /run/munge && chown munge:munge /run/munge
+daemon_pid /run/munge/munged.pid munged >/dev/null || su munge -s /bin/sh -c /usr/sbin/munged
+
 if $fresh; then
   stop_slurm
   rm -rf /var/spool/slurmctld /var/spool/slurmd
   # A submit table left by an adapter would rank the new cluster's jobs.
   rm -f /run/fairshare-slurm/submit-factors.txt
-  mysql -e "DROP DATABASE IF EXISTS slurm_acct_db; CREATE DATABASE slurm_acct_db;"
+  mysql -e "DROP DATABASE IF EXISTS $database; CREATE DATABASE $database;"
 fi
 mkdir -p /var/spool/slurmctld /var/spool/slurmd /var/log/slurm /run/slurm
 chown slurm:slurm /var/spool/slurmctld /var/log/slurm /run/slurm
@@ -156,11 +249,18 @@ StorageType=accounting_storage/mysql
 StorageHost=localhost
 StorageUser=slurm
 StoragePass=slurm
-StorageLoc=slurm_acct_db
+StorageLoc=$database
 LogFile=/var/log/slurm/slurmdbd.log
 PidFile=/run/slurm/slurmdbd.pid
 CONF
 chown slurm:slurm /etc/slurm/slurmdbd.conf && chmod 600 /etc/slurm/slurmdbd.conf
+# 24.11's slurmd loads a cgroup plugin whatever the proctrack and task plugins are, and this
+# machine's cgroup v1 tree is not one it can use; 22.05's reads no cgroup.conf here.
+if [ "$version" = 22.05 ]; then
+  rm -f /etc/slurm/cgroup.conf
+else
+  echo CgroupPlugin=disabled > /etc/slurm/cgroup.conf
+fi
 
 flags=""
 [ "$mode" = classic ] && flags="PriorityFlags=NO_FAIR_TREE"
@@ -225,7 +325,7 @@ NodeName=$host NodeAddr=127.0.0.1 CPUs=8 RealMemory=2000 State=UNKNOWN
 PartitionName=main Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 
-pgrep -x slurmdbd >/dev/null || slurmdbd
+[ -n "$(running_here slurmdbd)" ] || slurmdbd
 for _ in $(seq 30); do sacctmgr -n show cluster >/dev/null 2>&1 && break; sleep 1; done
 sacctmgr -i add cluster fairshare >/dev/null 2>&1 || true
 sacctmgr -i add account physics fairshare=3 >/dev/null 2>&1 || true
@@ -239,12 +339,12 @@ for triple in alice:physics:1 bob:physics:1 carol:chemistry:1 dave:chemistry:1 \
   sacctmgr -i add user "$user" account="$account" fairshare="$share" >/dev/null 2>&1 || true
 done
 
-if pgrep -x slurmctld >/dev/null; then
+if [ -n "$(running_here slurmctld)" ]; then
   scontrol reconfigure
 else
   slurmctld
 fi
-pgrep -x slurmd >/dev/null || slurmd -N "$host"
+[ -n "$(running_here slurmd)" ] || slurmd -N "$host"
 for _ in $(seq 30); do scontrol ping 2>/dev/null | grep -q UP && sinfo -h -o %T | grep -qE 'idle|mixed|alloc' && break; sleep 1; done
 scontrol ping
 sinfo
@@ -323,7 +423,7 @@ PartitionName=cpu Nodes=n[01-12] Default=YES MaxTime=INFINITE State=UP TRESBilli
 PartitionName=gpu Nodes=n[13-16] MaxTime=INFINITE State=UP TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=4.0"
 CONF
 
-pgrep -x slurmdbd >/dev/null || slurmdbd
+[ -n "$(running_here slurmdbd)" ] || slurmdbd
 for _ in $(seq 30); do sacctmgr -n show cluster >/dev/null 2>&1 && break; sleep 1; done
 sacctmgr -n -P show cluster format=Cluster | grep -qx fairshare || sacctmgr_add cluster fairshare
 sacctmgr -n -P show qos format=Name | grep -qx scavenger || sacctmgr_add qos scavenger UsageFactor=0.5
@@ -344,7 +444,7 @@ for triple in alice:physics:1 bob:physics:1 frank:physics:0 carol:chemistry:1 \
     sacctmgr_add user "$user" account="$account" fairshare="$share" qos=normal,scavenger defaultqos=normal
 done
 
-if pgrep -x slurmctld >/dev/null; then
+if [ -n "$(running_here slurmctld)" ]; then
   scontrol reconfigure
 else
   slurmctld

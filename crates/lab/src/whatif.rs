@@ -21,7 +21,7 @@ use crate::{StopRule, TraceSpec};
 use fairshare_core::model::{Pin, Time};
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_reconcile::slurm_config::SlurmConfig;
-use fairshare_sim::cluster::{JobOutcome, PlacementEntry, PolicyResult, SchedulerEntry};
+use fairshare_sim::cluster::{JobOutcome, PlacementEntry, PolicyResult, Release, SchedulerEntry};
 use fairshare_trace::bundle::{self, Manifest};
 use fairshare_trace::slurm_conf::parse_slurm_conf;
 use fairshare_trace::slurm_version::{tested_list, SlurmVersion};
@@ -585,7 +585,6 @@ fn site_policies(
     Ok(site)
 }
 
-/// What the replay of a site's adapter leaves out of its configuration: the settings the
 /// What the bundle says of the Slurm that ran (`SLURM_VERSION` of `config.txt`): the line
 /// for "taken from the bundle", and for "not modelled" a version fairshare is not tested on,
 /// or none given.
@@ -594,7 +593,9 @@ fn slurm_version(printed: Option<&str>) -> (String, Option<String>) {
     match printed.filter(|text| !text.trim().is_empty()) {
         Some(text) => {
             let version = SlurmVersion::new(text);
-            (format!("the Slurm that ran: {version}, the SLURM_VERSION of {file}"), version.note())
+            let followed = Release::of(Some(text)).followed();
+            let taken = format!("the Slurm that ran: {version}, the SLURM_VERSION of {file}; modelled with {followed}");
+            (taken, version.note())
         }
         None => (
             format!("the Slurm that ran: not known ({file} prints no SLURM_VERSION)"),
@@ -603,6 +604,7 @@ fn slurm_version(printed: Option<&str>) -> (String, Option<String>) {
     }
 }
 
+/// What the replay of a site's adapter leaves out of its configuration: the settings the
 /// model does not follow when they are not the adapter's defaults, and the phase of its passes.
 fn adapter_unmodelled(adapter: &SlurmConfig) -> Vec<String> {
     let defaults = SlurmConfig::default();
@@ -667,12 +669,16 @@ mod tests {
         let (taken, left) = slurm_version(Some("22.05.8"));
         assert_eq!(
             taken,
-            "the Slurm that ran: Slurm 22.05.8 (tested), the SLURM_VERSION of config.txt"
+            "the Slurm that ran: Slurm 22.05.8 (tested), the SLURM_VERSION of config.txt; modelled with the background loop turning a second after its work (22.05), backfill plans' ends rounded down to bf_resolution (22.05)"
         );
         assert_eq!(left, None);
         let (taken, left) = slurm_version(Some("24.11.5"));
-        assert!(taken.contains("Slurm 24.11.5 (not tested)"), "{taken}");
-        assert!(left.is_some_and(|l| l.starts_with("Slurm 24.11.5 is not a version")));
+        assert!(taken.contains("Slurm 24.11.5 (tested)"), "{taken}");
+        assert!(taken.ends_with("the background loop waking on each whole second (23.11 on), backfill plans' ends rounded up to bf_resolution (24.11 on)"), "{taken}");
+        assert_eq!(left, None);
+        let (taken, left) = slurm_version(Some("25.05.0"));
+        assert!(taken.contains("Slurm 25.05.0 (not tested)"), "{taken}");
+        assert!(left.is_some_and(|l| l.starts_with("Slurm 25.05.0 is not a version")));
         for none in [None, Some(""), Some("  ")] {
             let (taken, left) = slurm_version(none);
             assert!(

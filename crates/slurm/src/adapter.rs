@@ -12,7 +12,7 @@
 use crate::accounting::{read_accounting, sacct_command};
 use crate::clients::{clients, AssocError};
 use crate::config::{SettingError, SlurmConfig};
-use crate::nodes::{parse_nodes, SINFO_COMMAND};
+use crate::nodes::{nodes_command, parse_nodes};
 use crate::queue::{parse_queue, parse_site_factors, SPRIO_COMMAND, SQUEUE_COMMAND};
 use crate::settings::{gap_note, other_weights, priority_flags, unmodelled};
 use crate::sshare::{parse_sshare, SSHARE_COMMAND};
@@ -238,7 +238,7 @@ impl<S: Commands> SchedulerIo for SlurmIo<S> {
         let named = (setting.cluster_name).filter(|name| tree.tree_of(name).is_some());
         let cluster = self.cluster.as_deref().or(named.as_deref());
         let clients = clients(&tree, cluster)?;
-        let nodes = self.read(&SINFO_COMMAND, parse_nodes)?;
+        let nodes = self.read(nodes_command(self.version.as_ref()), parse_nodes)?;
         let machines = Machines::of(&nodes, &self.partitions).map_err(AdapterError::Machines)?;
         let billing = Billing {
             partitions: self.read(&PARTITIONS_COMMAND, parse_partitions)?,

@@ -17,7 +17,8 @@
 //! - [`assoc`]: the association tree of `sacctmgr show assoc`: accounts under accounts, users
 //!   under accounts, each with its shares or `parent` (read by `fairshare-trace`, whose share
 //!   files take the same output).
-//! - [`nodes`]: the nodes of `sinfo --json`: CPUs, memory, GPUs, features, partitions, state.
+//! - [`nodes`]: the nodes of `sinfo --json` (22.05) or `scontrol show nodes --json` (23.02 on):
+//!   CPUs, memory, GPUs, features, partitions.
 //! - [`accounting`]: what ran, from `sacct`: each job's user, account, times and allocated
 //!   TRES (read as the trace reader reads them), and how many never started.
 //! - [`sshare`]: what Slurm's own fair-share says, from `sshare`: each association's shares,

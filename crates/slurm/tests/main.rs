@@ -5,3 +5,4 @@
 
 mod read;
 mod reconcile;
+mod versions;

@@ -6,11 +6,12 @@
 //! every pass, and the what-if of every bundle, name the version (`SLURM_VERSION` of
 //! `scontrol show config`) and say when it is not one of [`TESTED`].
 
+use fairshare_core::model::slurm_release;
 use serde::Serialize;
 use std::fmt;
 
 /// The Slurm releases (major, minor) fairshare's readers and model are tested on.
-pub const TESTED: &[(u32, u32)] = &[(22, 5)];
+pub const TESTED: &[(u32, u32)] = &[(22, 5), (24, 11)];
 
 /// A Slurm version as `scontrol show config` prints it (`SLURM_VERSION = 22.05.8`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -26,8 +27,13 @@ impl SlurmVersion {
     /// The version Slurm printed as `text`.
     pub fn new(text: &str) -> SlurmVersion {
         let text = text.trim().to_owned();
-        let tested = release(&text).is_some_and(|r| TESTED.contains(&r));
+        let tested = slurm_release(&text).is_some_and(|r| TESTED.contains(&r));
         SlurmVersion { text, tested }
+    }
+
+    /// Its release (major, minor), when the text is `MAJOR.MINOR[.MICRO…]`.
+    pub fn release(&self) -> Option<(u32, u32)> {
+        slurm_release(&self.text)
     }
 
     /// What an administrator should know of a version fairshare is not tested on (`None`
@@ -51,14 +57,6 @@ impl fmt::Display for SlurmVersion {
     }
 }
 
-/// The release (major, minor) of a version text `MAJOR.MINOR[.MICRO…]`.
-fn release(text: &str) -> Option<(u32, u32)> {
-    let mut parts = text.split('.');
-    let major = parts.next()?.parse().ok()?;
-    let minor = parts.next()?.parse().ok()?;
-    Some((major, minor))
-}
-
 /// The tested releases as Slurm numbers them: `22.05`.
 pub fn tested_list() -> String {
     let each = TESTED
@@ -80,11 +78,17 @@ mod tests {
         assert_eq!(bookworm.to_string(), "Slurm 22.05.8 (tested)");
         assert!(SlurmVersion::new("22.05.11").tested);
         let trixie = SlurmVersion::new("24.11.5");
-        assert!(!trixie.tested);
-        assert_eq!(trixie.to_string(), "Slurm 24.11.5 (not tested)");
-        let note = trixie.note().unwrap();
-        assert!(note.starts_with("Slurm 24.11.5 is not a version"), "{note}");
-        assert!(note.contains("tested: 22.05"), "{note}");
+        assert!(trixie.tested);
+        assert_eq!(trixie.release(), Some((24, 11)));
+        let between = SlurmVersion::new("23.11.10");
+        assert!(!between.tested);
+        assert_eq!(between.to_string(), "Slurm 23.11.10 (not tested)");
+        let note = between.note().unwrap();
+        assert!(
+            note.starts_with("Slurm 23.11.10 is not a version"),
+            "{note}"
+        );
+        assert!(note.contains("tested: 22.05, 24.11"), "{note}");
         for other in ["23.02.1", "2.05.8", "22", "", "twenty-two", "22.05-rc1"] {
             assert!(!SlurmVersion::new(other).tested, "{other}");
         }

@@ -73,6 +73,10 @@ pub struct ControllerLog {
     /// order: when, and whether it was asked to take no new job (`state set to DRAINING`,
     /// `DRAINED` or `DOWN`) or opened again (any other state).
     pub node_states: BTreeMap<String, Vec<(Time, bool)>>,
+    /// Whether the main scheduler's passes fall at the start of each second, as 24.11's
+    /// background loop wakes (`passes_on_whole_seconds`): there the dump's times lag the
+    /// log's by the coarse clock's tick (`COARSE_CLOCK_LAG_US`).
+    pub on_whole_seconds: bool,
 }
 
 /// How long after the controller's start its priority plugin's line may come and still mark
@@ -120,6 +124,24 @@ impl ControllerLog {
     }
 }
 
+/// How far into the next second the log may time a moment the dump records in a second, in
+/// microseconds: `slurmctld` stamps jobs with `time()`, which reads the kernel's coarse clock,
+/// a tick behind the log's (10 ms at the slowest tick, 100 Hz). 24.11's background loop wakes
+/// at each whole second, so the jobs its passes start are logged a few milliseconds into a
+/// second the dump records as the one before.
+const COARSE_CLOCK_LAG_US: u64 = 10_000;
+
+/// Whether a loop's `passes` fall at the start of each second: nine in ten of them, of ten or
+/// more, within `COARSE_CLOCK_LAG_US` of one (24.11's; 22.05's loop turns a second after its
+/// work, its fraction of the second creeping, so that about one pass in a hundred falls
+/// there).
+fn passes_on_whole_seconds(passes: &[Time]) -> bool {
+    let on = passes
+        .iter()
+        .filter(|t| t.as_micros() % 1_000_000 < COARSE_CLOCK_LAG_US);
+    passes.len() >= 10 && on.count() * 10 >= passes.len() * 9
+}
+
 /// How many of a dump's jobs a log timed ([`ControllerLog::time`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Timed {
@@ -133,15 +155,24 @@ pub struct Timed {
 
 impl ControllerLog {
     /// Gives `task`, job `job_id` of a dump of whole seconds, the log's submission, start
-    /// and end where each falls in the second the dump records (a moment in another second
-    /// is another job's, of a controller started afresh, and is not taken) and the three stay
-    /// in order, keeping the job's end where the log has none. Adds what it took to `timed`.
+    /// and end where each falls in the second the dump records, or, where the passes fall on
+    /// whole seconds, within the coarse clock's lag after it (`COARSE_CLOCK_LAG_US`; a
+    /// moment in another second is another job's, of a controller started afresh, and is not
+    /// taken) and the three stay in order, keeping the job's end where the log has none.
+    /// Adds what it took to `timed`.
     pub fn time(&self, job_id: u64, task: &mut Task, timed: &mut Timed) {
         let Some(moments) = self.jobs.get(&job_id) else {
             return;
         };
         let in_second = |moment: Option<Time>, second: Time| {
-            moment.filter(|m| m.whole_secs() == second.whole_secs())
+            let from = Time::from_whole_secs(second.whole_secs());
+            let lag = if self.on_whole_seconds {
+                COARSE_CLOCK_LAG_US
+            } else {
+                0
+            };
+            let until = from.plus_micros(1_000_000 + lag);
+            moment.filter(|m| (from..until).contains(m))
         };
         let end = task.start.map(|start| start.plus_micros(task.runtime));
         let started = task
@@ -286,6 +317,7 @@ impl ControllerLog {
             passes.sort_unstable();
             passes.dedup();
         }
+        self.on_whole_seconds = passes_on_whole_seconds(&self.main_passes);
         // A stable sort: two changes of one millisecond stay in the log's order.
         self.node_states
             .values_mut()
@@ -475,6 +507,45 @@ mod tests {
             log.closed_before("n06", at("2026-11-28T00:12:30.000")),
             None
         );
+    }
+
+    #[test]
+    fn a_moment_logged_just_past_the_dumps_second_is_the_jobs_the_coarse_clock_lagging() {
+        // 24.11: submitted at 22.872, started by the loop's pass at 23.004, which time() read
+        // as 22 (the dump's Start); a moment 20 ms into the next second is not taken.
+        let log = parse_controller_log(
+            "[2026-11-30T06:46:22.872] _slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=4\n\
+             [2026-11-30T06:46:23.004] sched: Allocate JobId=1 NodeList=n01 #CPUs=8 Partition=cpu\n\
+             [2026-11-30T06:46:24.020] sched: Allocate JobId=2 NodeList=n02 #CPUs=8 Partition=cpu\n",
+        )
+        .unwrap();
+        let mut log = log;
+        assert!(!log.on_whole_seconds, "two passes are too few to tell");
+        log.on_whole_seconds = true;
+        let second = |t: &str| Time::from_whole_secs(at(t).whole_secs());
+        let mut timed = Timed::default();
+        let mut task = Task::new(
+            1,
+            0,
+            second("2026-11-30T06:46:22.000"),
+            60_000_000,
+            vec![1.0],
+        );
+        task.start = Some(second("2026-11-30T06:46:22.000"));
+        log.time(1, &mut task, &mut timed);
+        assert_eq!(task.submit, at("2026-11-30T06:46:22.872"));
+        assert_eq!(task.start, Some(at("2026-11-30T06:46:23.004")));
+        let mut late = Task::new(
+            2,
+            0,
+            second("2026-11-30T06:46:20.000"),
+            60_000_000,
+            vec![1.0],
+        );
+        late.start = Some(second("2026-11-30T06:46:23.000"));
+        log.time(2, &mut late, &mut timed);
+        assert_eq!(late.start, Some(second("2026-11-30T06:46:23.000")));
+        assert_eq!((timed.submissions, timed.starts), (1, 1));
     }
 
     #[test]

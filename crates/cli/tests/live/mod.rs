@@ -1,4 +1,5 @@
-//! What the tests against a real Slurm 22.05 share: running its commands and fairshare's,
+//! What the tests against a real Slurm share (22.05 on the host, or 24.11 when the test binary
+//! runs in its root: scripts/slurm/in-root.sh): running its commands and fairshare's,
 //! waiting for the cluster, reading `sprio`, taking a consistent snapshot of the accounting
 //! and `sshare`, and comparing `fairshare priorities` with `sshare -l` row by row.
 

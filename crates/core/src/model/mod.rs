@@ -10,6 +10,7 @@ mod duration;
 mod input;
 mod job;
 mod machine;
+mod release;
 mod tres;
 
 pub use account::{fairshare_parents, Account, AccountError, AccountTree, RawShares};
@@ -19,6 +20,7 @@ pub use duration::{
 pub use input::ReadStats;
 pub use job::{Chunk, JobRequest, Pin, Task};
 pub use machine::{partition_property, MachineCatalogue, NodeType, PARTITION_PROPERTY};
+pub use release::slurm_release;
 pub use tres::{tres_name, tres_type, TresWeights};
 
 use serde::{Deserialize, Serialize};

@@ -44,7 +44,7 @@ pub use result::{
 };
 pub use scheduler::{
     Arrival, AtEveryEvent, Conservative, Easy, EndRelease, Fill, Happened, LoopTurns, Pass,
-    PassKind, Planning, Reservations, Scheduler, SchedulerEntry, SchedulerSettings, Slurm,
+    PassKind, Planning, Release, Reservations, Scheduler, SchedulerEntry, SchedulerSettings, Slurm,
     SlurmParameters, Standing, Timing,
 };
 pub use space::{Capacity, MOST_MACHINES};

@@ -192,8 +192,8 @@ struct Engine {
     kind: PassKind,
     /// Whether a reservation holds the rest of each node it is planned on.
     whole_nodes: bool,
-    /// Microseconds a reservation's span is rounded to, when the scheduler rounds it.
-    plan_resolution: Option<u64>,
+    /// How a reservation's span is rounded, when the scheduler rounds it.
+    plan_resolution: Option<reservations::Resolution>,
     /// Slurm's will-run planning, when the scheduler plans so ([`Planning::by_will_run`]).
     ///
     /// [`Planning::by_will_run`]: super::scheduler::Planning::by_will_run

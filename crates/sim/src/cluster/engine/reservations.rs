@@ -236,14 +236,74 @@ impl Engine {
     }
 }
 
-/// What a reservation at `t` for `walltime` holds at `now`, spans rounded to `resolution`
-/// microseconds when given ([`Engine::held_span`]).
-fn held_span(now: Time, resolution: Option<u64>, t: Time, walltime: u64) -> (Time, Time) {
+/// How a scheduler rounds a reservation's span (Slurm's backfill map, `bf_resolution`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Resolution {
+    /// The granularity, in microseconds.
+    pub(super) micros: u64,
+    /// Whether the end is rounded up (Slurm from 24.11: from the start's whole second plus
+    /// the walltime) rather than down.
+    pub(super) ends_up: bool,
+}
+
+/// What a reservation at `t` for `walltime` holds at `now`, spans rounded by `resolution`
+/// when given ([`Engine::held_span`]).
+fn held_span(now: Time, resolution: Option<Resolution>, t: Time, walltime: u64) -> (Time, Time) {
     let end = t.plus_micros(walltime);
-    let Some(r) = resolution else {
+    let Some(Resolution { micros: r, ends_up }) = resolution else {
         return (t, end);
     };
     let down = |x: Time| Time(x.0 - x.0 % r);
     let start = down(t);
-    (start.max(now), down(end).max(start.plus_micros(r)))
+    let end = match ends_up {
+        // Slurm counts in whole seconds: ⌈(⌊t⌋ + walltime) / r⌉ · r.
+        true => down(Time::from_whole_secs(t.whole_secs()).plus_micros(walltime + r - 1)),
+        false => down(end),
+    };
+    (start.max(now), end.max(start.plus_micros(r)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{held_span, Resolution};
+    use fairshare_core::model::Time;
+
+    fn s(secs: f64) -> Time {
+        Time::from_micros((secs * 1e6).round() as u64)
+    }
+
+    #[test]
+    fn a_rounded_span_starts_rounded_down_and_ends_down_before_24_11_and_up_after() {
+        let minute = 60_000_000;
+        let down = Resolution {
+            micros: minute,
+            ends_up: false,
+        };
+        let up = Resolution {
+            ends_up: true,
+            ..down
+        };
+        // Planned at 130.4 s for 5 minutes: 22.05 holds 120..420 s, 24.11 120..480 s.
+        let (now, t, walltime) = (s(100.0), s(130.4), 300_000_000);
+        assert_eq!(held_span(now, None, t, walltime), (t, s(430.4)));
+        assert_eq!(
+            held_span(now, Some(down), t, walltime),
+            (s(120.0), s(420.0))
+        );
+        assert_eq!(held_span(now, Some(up), t, walltime), (s(120.0), s(480.0)));
+        // An end on a multiple stays there: 24.11 counts from the start's whole second.
+        assert_eq!(
+            held_span(now, Some(up), s(120.7), walltime),
+            (s(120.0), s(420.0))
+        );
+        // Never before now, and at least one resolution long.
+        assert_eq!(
+            held_span(s(125.0), Some(up), s(121.0), 10_000_000),
+            (s(125.0), s(180.0))
+        );
+        assert_eq!(
+            held_span(s(125.0), Some(down), s(121.0), 10_000_000),
+            (s(125.0), s(180.0))
+        );
+    }
 }

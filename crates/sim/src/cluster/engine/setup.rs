@@ -2,6 +2,7 @@
 //! applies them, and the scheduler's planning and timing.
 
 use super::order::{rankers, JobOrder};
+use super::reservations::Resolution;
 use super::{Engine, Held, Meter, Outages, Recorder, Smallest, Space};
 use crate::cluster::scheduler::{PassKind, Reservations, WillRun};
 use crate::cluster::{Capacity, ClusterConfig, SimError};
@@ -185,7 +186,10 @@ impl Engine {
             will_run: will_run.then(|| WillRun::new(config.capacity.nodes().len())),
             plan_resolution: (planning.resolution_s)
                 .filter(|_| reservations == Reservations::ForThePass)
-                .map(|s| s.max(1).saturating_mul(1_000_000)),
+                .map(|s| Resolution {
+                    micros: s.max(1).saturating_mul(1_000_000),
+                    ends_up: planning.ends_rounded_up,
+                }),
             news: false,
             plans_with_limits: planning.with_limits,
             overdue: Vec::new(),

@@ -20,7 +20,7 @@ pub use conservative::Conservative;
 pub use easy::Easy;
 pub use fill::Fill;
 pub(super) use slurm::{Ask, WillRun};
-pub use slurm::{LoopTurns, Slurm, SlurmParameters};
+pub use slurm::{LoopTurns, Release, Slurm, SlurmParameters};
 pub use timing::{Arrival, AtEveryEvent, EndRelease, Happened, PassKind, Standing, Timing};
 
 use fairshare_core::alloc::tasks::FillRule;
@@ -95,6 +95,9 @@ pub struct Planning {
     /// down to a multiple of it (from the epoch) and it holds at least that long, as Slurm's
     /// backfill map does (`bf_resolution`). Only reservations that last one pass are rounded.
     pub resolution_s: Option<u64>,
+    /// Whether a rounded span's end is rounded up rather than down (Slurm's backfill from
+    /// 24.11 on, `_set_slot_time`).
+    pub ends_rounded_up: bool,
     /// Whether a job is planned with its time limit even when it runs past it (Slurm's
     /// backfill plans a running job to end at its limit, and one past it to end the next
     /// second: `select/cons_tres`'s will-run test); otherwise with the longer of its limit

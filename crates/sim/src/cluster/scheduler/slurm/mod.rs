@@ -49,6 +49,11 @@
 //! is instantaneous). A partition's `PriorityTier` and partition factor come with
 //! the run's partitions ([`crate::cluster::Partition`]). docs/slurm-prediction.md measures
 //! what that costs.
+//!
+//! Where a later Slurm changed which job starts when, the model follows the release the site
+//! ran ([`Release`], from `SLURM_VERSION`): from 23.11 the background loop wakes on each
+//! whole second, and from 24.11 the backfill rounds a plan's end up to `bf_resolution`. What
+//! a release changed that the model does not follow is returned as notes.
 
 mod timing;
 mod turns;
@@ -59,7 +64,7 @@ pub(in crate::cluster) use will_run::{Ask, WillRun};
 
 use super::{Pass, Planning, Reservations, Scheduler, SchedulerEntry, Timing};
 use fairshare_core::error::Invalid;
-use fairshare_core::model::{slurm_conf_duration, Time, TresWeights};
+use fairshare_core::model::{slurm_conf_duration, slurm_release, Time, TresWeights};
 use fairshare_core::priority::multifactor::{JobPriority, Tres};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -139,6 +144,8 @@ pub struct SlurmParameters {
     /// `OverTimeLimit`, in seconds: how long past its time limit a job may run before it is
     /// killed (0 by default; `None`: `UNLIMITED`, never).
     pub over_time_s: Option<u64>,
+    /// The Slurm release whose scheduling is followed where it changed ([`Release`]).
+    pub release: Release,
 }
 
 impl Default for SlurmParameters {
@@ -162,6 +169,7 @@ impl Default for SlurmParameters {
             bf_cycles: None,
             priority: JobPriority::default(),
             over_time_s: Some(0),
+            release: Release::default(),
         }
     }
 }
@@ -211,6 +219,8 @@ impl SlurmParameters {
             ));
         }
         parameters.over_time_s = over_time(setting("OverTimeLimit"))?;
+        parameters.release = Release::of(setting("SLURM_VERSION"));
+        notes.extend(parameters.release.unfollowed());
         Ok((parameters, notes))
     }
 
@@ -252,6 +262,65 @@ impl SlurmParameters {
             }
         }
         Ok((parameters, unmodelled))
+    }
+}
+
+/// The Slurm release whose schedulers the model follows where they changed which job starts
+/// when: read from `SLURM_VERSION`, taken as 22.05 where it is not known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Release(Option<(u32, u32)>);
+
+impl Release {
+    /// The release of the Slurm whose `scontrol show config` printed `version`
+    /// (`SLURM_VERSION`, `24.11.5`); 22.05's behaviour for `None` or a text that is not a
+    /// version.
+    pub fn of(version: Option<&str>) -> Release {
+        Release(version.and_then(slurm_release))
+    }
+
+    /// Whether the release is `first` or later.
+    fn from(&self, first: (u32, u32)) -> bool {
+        self.0.is_some_and(|release| release >= first)
+    }
+
+    /// Whether the background loop wakes on each whole second (`cond_timedwait` to the next
+    /// second, from 23.11) rather than a second after its work ends (22.05 and 23.02): a pass
+    /// the log shows read the clock in the second it is logged in.
+    pub fn loop_on_whole_seconds(&self) -> bool {
+        self.from((23, 11))
+    }
+
+    /// Whether the backfill rounds a plan's end up to `bf_resolution` (24.11's
+    /// `_set_slot_time`) rather than down.
+    pub fn plan_ends_rounded_up(&self) -> bool {
+        self.from((24, 11))
+    }
+
+    /// How the model times this release's schedulers, for a reader.
+    pub fn followed(&self) -> String {
+        let turns = match self.loop_on_whole_seconds() {
+            true => "the background loop waking on each whole second (23.11 on)",
+            false => "the background loop turning a second after its work (22.05)",
+        };
+        let ends = match self.plan_ends_rounded_up() {
+            true => "backfill plans' ends rounded up to bf_resolution (24.11 on)",
+            false => "backfill plans' ends rounded down to bf_resolution (22.05)",
+        };
+        format!("{turns}, {ends}")
+    }
+
+    /// What this release's schedulers do that the model does not follow, one sentence each:
+    /// the changes from 22.05 to 24.11 that it leaves out (none for 22.05).
+    pub fn unfollowed(&self) -> Vec<String> {
+        let mut left = Vec::new();
+        if self.from((23, 2)) {
+            left.push("the main scheduler's changes since 22.05 (rebooting nodes no longer offered, licenses tested in the node selection) are not followed".to_owned());
+        }
+        if self.from((24, 11)) {
+            left.push("24.11's backfill changes other than the plans' rounded ends (the window's end checked within a cycle, a reservation's overlap tested at the planned start, planned nodes, magnetic slots) are not followed".to_owned());
+            left.push("a job asking for several QOS (24.11) is queued once per QOS in Slurm; the model queues it once, at its recorded QOS".to_owned());
+        }
+        left
     }
 }
 
@@ -472,6 +541,7 @@ impl Scheduler for Slurm {
             whole_nodes: true,
             by_will_run: true,
             resolution_s: Some(self.parameters.bf_resolution_s),
+            ends_rounded_up: self.parameters.release.plan_ends_rounded_up(),
             with_limits: true,
         }
     }

@@ -80,7 +80,10 @@ impl SlurmTiming {
             spacing_s,
             asked: Asked::default(),
             whole_queue,
-            turns: parameters.loop_turns.as_deref().cloned(),
+            turns: (parameters.loop_turns.as_deref().cloned()).or_else(|| {
+                let whole = parameters.release.loop_on_whole_seconds();
+                whole.then(|| LoopTurns::on_whole_seconds(Vec::new()))
+            }),
             drawn: spacing_s.and(parameters.turn_seed),
             wakeups: BinaryHeap::new(),
             // `OverTimeLimit` past the limit, and then until the next check of time limits.
@@ -204,7 +207,8 @@ impl SlurmTiming {
         turns.first_turn_in(turns.second_of(last) + spacing_s)
     }
 
-    /// The background loop's turns: the log's, else the whole seconds.
+    /// The background loop's turns: the log's, else the whole seconds (as 23.11 on turns,
+    /// when it ran).
     fn loop_turns(&self) -> Cow<'_, LoopTurns> {
         match &self.turns {
             Some(turns) => Cow::Borrowed(turns),
