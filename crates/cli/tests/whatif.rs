@@ -551,3 +551,60 @@ fn nodes_drained_and_reserved_hold_jobs_as_slurm_held_them() {
         .to_string()
         .contains("the bundle holds no events.txt"));
 }
+
+/// The bundle `fairshare slurm collect` made on the many-node cluster of each tested Slurm
+/// (crates/slurm/tests/data/versions, scripts/slurm/samples.sh), one workload under way.
+fn recorded_bundle(version: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../slurm/tests/data/versions")
+        .join(version)
+        .join("bundle")
+}
+
+#[test]
+fn each_tested_slurms_own_bundle_is_read_whole_and_modelled_as_it_ran() {
+    for (version, followed) in [
+        (
+            "22.05",
+            "the background loop turning a second after its work (22.05)",
+        ),
+        (
+            "24.11",
+            "the background loop waking on each whole second (23.11 on)",
+        ),
+    ] {
+        let bundle = recorded_bundle(version);
+        let (doc, _) = json_of(&["slurm", "what-if", bundle.to_str().unwrap(), "--json", "-"]);
+        let taken: Vec<&str> = (doc["taken"].as_array().unwrap().iter())
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        let ran = taken.iter().find(|t| t.starts_with("the Slurm that ran"));
+        assert!(
+            ran.is_some_and(|t| t.contains(&format!("Slurm {version}."))
+                && t.contains("(tested)")
+                && t.contains(followed)),
+            "{version}: {taken:?}"
+        );
+        // Every job of the workload is read; those the log timed, to the millisecond, all
+        // twelve that had started (24.11's dump dates some a second early: the coarse clock).
+        let timed = taken.iter().find(|t| t.contains("slurmctld's log timed"));
+        assert!(
+            timed.is_some_and(|t| t.contains("12 of the dump's 12 jobs' submissions, 12 starts")),
+            "{version}: {taken:?}"
+        );
+        let trust = &doc["trust"];
+        assert_eq!(trust["users"].as_array().unwrap().len(), 9, "{version}");
+        let median = trust["median_start_error_s"].as_f64().unwrap();
+        assert!(median < 0.1, "{version}: median start error {median} s");
+        let unmodelled = doc["unmodelled"].as_array().unwrap();
+        let notes_24_11 = unmodelled
+            .iter()
+            .filter(|n| n.as_str().unwrap().contains("24.11"))
+            .count();
+        assert_eq!(
+            notes_24_11 > 0,
+            version == "24.11",
+            "{version}: {unmodelled:?}"
+        );
+    }
+}

@@ -107,6 +107,8 @@ impl Commands for &Fake {
             }
             ["scontrol", "update", jobs, factor] => self.update(command, jobs, factor),
             ["scontrol", "--oneliner", "show", "partition"] => Ok(PARTITIONS.into()),
+            // From 23.02 the nodes come from scontrol, in the records 22.05's sinfo gives.
+            ["scontrol", "show", "nodes", "--json"] => Ok(self.outputs["sinfo"].clone()),
             ["sacctmgr", "show", "qos", ..] => Ok("normal|1.000000\n".into()),
             [program, ..] => Ok(self.outputs[program].clone()),
             [] => unreachable!(),

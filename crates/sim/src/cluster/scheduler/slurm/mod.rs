@@ -599,6 +599,7 @@ mod tests {
             ("PriorityWeightPartition", "300"),
             ("PriorityWeightTRES", "CPU=1000,Mem=2000,billing=5,license/x=0"),
             ("OverTimeLimit", "5"),
+            ("SLURM_VERSION", "24.11.5"),
         ])
         .unwrap();
         let expected = SlurmParameters {
@@ -619,6 +620,7 @@ mod tests {
             loop_turns: None,
             bf_cycles: None,
             over_time_s: Some(300),
+            release: Release::of(Some("24.11.5")),
             priority: JobPriority {
                 fairshare_weight: 10_000.0,
                 age_weight: 1000.0,
@@ -637,19 +639,31 @@ mod tests {
             },
         };
         assert_eq!(parameters, expected);
+        assert!(parameters.release.loop_on_whole_seconds());
+        assert!(parameters.release.plan_ends_rounded_up());
+        assert_eq!(notes.len(), 5, "{notes:?}");
         assert_eq!(
-            notes,
+            notes[..2],
             [
                 "SchedulerParameters not modelled, so left out: bf_continue",
                 "priority terms not modelled, so left out: PriorityWeightTRES of billing (TRES a replay does not count)",
             ]
         );
+        assert_eq!(notes[2..], Release::of(Some("24.11.5")).unfollowed());
         assert_eq!(parameters.over_time_s, Some(300));
         let grace = |parameters| Slurm { parameters }.timing(Time::ZERO).kill_grace_us();
         assert_eq!(grace(parameters), Some(330_000_000));
         let (unlimited, _) = from(&[("OverTimeLimit", "UNLIMITED")]).unwrap();
         assert_eq!(grace(unlimited), None);
         assert_eq!(over_time(Some("5 min")), Ok(Some(300)));
+        // 22.05, and a configuration that names no version, take 22.05's scheduling.
+        for version in [Some("22.05.8"), None, Some("twenty-two")] {
+            let release = Release::of(version);
+            assert!(!release.loop_on_whole_seconds() && !release.plan_ends_rounded_up());
+            assert!(release.unfollowed().is_empty(), "{version:?}");
+        }
+        let between = Release::of(Some("23.11.10"));
+        assert!(between.loop_on_whole_seconds() && !between.plan_ends_rounded_up());
         // slurm.conf writes PriorityCalcPeriod in minutes.
         let (parameters, _) = from(&[("PriorityCalcPeriod", "2")]).unwrap();
         assert_eq!(parameters.priority.calc_period_s, 120.0);
