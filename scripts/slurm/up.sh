@@ -114,7 +114,8 @@ running_here() { # name
 slurm_running() { [ -n "$(running_here slurmctld)$(running_here slurmd)$(running_here slurmdbd)" ]; }
 
 # Stops slurmctld, every slurmd (one per node in the many-node layout) and slurmdbd, each by
-# the pid it wrote.
+# the pid it wrote, then any of this root's left (24.11's slurmctld re-executes itself on
+# `scontrol reconfigure`, and a pid file may name the process it replaced).
 stop_slurm() {
   local f name pid
   for f in /run/slurm/slurmctld.pid /run/slurm/slurmd.pid /run/slurm/slurmd-*.pid /run/slurm/slurmdbd.pid; do
@@ -122,6 +123,9 @@ stop_slurm() {
     name=$(basename "$f" .pid)
     name=${name%%-*}
     if pid=$(daemon_pid "$f" "$name"); then kill "$pid" || true; fi
+  done
+  for name in slurmctld slurmd slurmdbd; do
+    for pid in $(running_here "$name"); do kill "$pid" 2>/dev/null || true; done
   done
   for _ in $(seq 30); do slurm_running || break; sleep 1; done
   if slurm_running; then

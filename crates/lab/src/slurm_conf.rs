@@ -356,11 +356,7 @@ impl SlurmSetup {
         if self.parameters.turn_seed.is_some() {
             return Err(format!("{option} reads which side of the background loop's turn each event fell, which --turn-seed draws; give one of them").into());
         }
-        let shown = log.main_passes.clone();
-        let turns = match self.parameters.release.loop_on_whole_seconds() {
-            true => LoopTurns::on_whole_seconds(shown),
-            false => LoopTurns::logged_every_second(shown),
-        };
+        let turns = LoopTurns::logged_every_second(log.main_passes.clone());
         self.parameters.loop_turns = Some(Arc::new(turns));
         self.parameters.loop_starts = log.background_loop_starts();
         let interval = self.parameters.bf_interval_s.saturating_mul(1_000_000);

@@ -674,7 +674,7 @@ mod tests {
         assert_eq!(left, None);
         let (taken, left) = slurm_version(Some("24.11.5"));
         assert!(taken.contains("Slurm 24.11.5 (tested)"), "{taken}");
-        assert!(taken.ends_with("the background loop waking on each whole second (23.11 on), backfill plans' ends rounded up to bf_resolution (24.11 on)"), "{taken}");
+        assert!(taken.ends_with("the background loop waking on each whole second where no log shows its turns (23.11 on), backfill plans' ends rounded up to bf_resolution (24.11 on)"), "{taken}");
         assert_eq!(left, None);
         let (taken, left) = slurm_version(Some("25.05.0"));
         assert!(taken.contains("Slurm 25.05.0 (not tested)"), "{taken}");

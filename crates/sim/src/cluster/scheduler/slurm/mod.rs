@@ -52,8 +52,9 @@
 //!
 //! Where a later Slurm changed which job starts when, the model follows the release the site
 //! ran ([`Release`], from `SLURM_VERSION`): from 23.11 the background loop wakes on each
-//! whole second, and from 24.11 the backfill rounds a plan's end up to `bf_resolution`. What
-//! a release changed that the model does not follow is returned as notes.
+//! whole second (where no log shows its turns), and from 24.11 the backfill rounds a plan's
+//! end up to `bf_resolution`. What a release changed that the model does not follow is
+//! returned as notes.
 
 mod timing;
 mod turns;
@@ -284,8 +285,9 @@ impl Release {
     }
 
     /// Whether the background loop wakes on each whole second (`cond_timedwait` to the next
-    /// second, from 23.11) rather than a second after its work ends (22.05 and 23.02): a pass
-    /// the log shows read the clock in the second it is logged in.
+    /// second, from 23.11) rather than a second after its work ends (22.05 and 23.02): where
+    /// no log shows its turns, they fall on the whole seconds, the clock reading the one
+    /// before ([`LoopTurns::on_whole_seconds`]).
     pub fn loop_on_whole_seconds(&self) -> bool {
         self.from((23, 11))
     }
@@ -299,7 +301,7 @@ impl Release {
     /// How the model times this release's schedulers, for a reader.
     pub fn followed(&self) -> String {
         let turns = match self.loop_on_whole_seconds() {
-            true => "the background loop waking on each whole second (23.11 on)",
+            true => "the background loop waking on each whole second where no log shows its turns (23.11 on)",
             false => "the background loop turning a second after its work (22.05)",
         };
         let ends = match self.plan_ends_rounded_up() {

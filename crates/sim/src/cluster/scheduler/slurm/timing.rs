@@ -82,7 +82,7 @@ impl SlurmTiming {
             whole_queue,
             turns: (parameters.loop_turns.as_deref().cloned()).or_else(|| {
                 let whole = parameters.release.loop_on_whole_seconds();
-                whole.then(|| LoopTurns::on_whole_seconds(Vec::new()))
+                whole.then(LoopTurns::on_whole_seconds)
             }),
             drawn: spacing_s.and(parameters.turn_seed),
             wakeups: BinaryHeap::new(),

@@ -55,18 +55,13 @@ impl LoopTurns {
     }
 
     /// The background loop's turns of a Slurm whose loop wakes on each whole second (23.11
-    /// on, [`Release::loop_on_whole_seconds`](super::Release::loop_on_whole_seconds)), `shown`
-    /// those its log shows (a few milliseconds into their second): every turn falls at the
-    /// start of a second, and the loop's clock (`time()`, the kernel's coarse clock, a tick
-    /// behind) still reads the second before there. The jobs such a turn starts are recorded
-    /// in that second before, as the dump shows them.
-    pub fn on_whole_seconds(shown: Vec<Time>) -> LoopTurns {
-        let whole = shown
-            .into_iter()
-            .map(|t| Time::from_whole_secs(t.whole_secs()));
+    /// on, [`Release::loop_on_whole_seconds`](super::Release::loop_on_whole_seconds)) where
+    /// no log shows them: at the start of each second, the loop's clock (`time()`, the
+    /// kernel's coarse clock, a tick behind) still reading the second before.
+    pub fn on_whole_seconds() -> LoopTurns {
         LoopTurns {
             clock_lead: 1,
-            ..LoopTurns::every_second(whole.collect())
+            ..LoopTurns::default()
         }
     }
 
@@ -226,18 +221,14 @@ mod tests {
 
     #[test]
     fn a_loop_on_whole_seconds_turns_at_each_second_its_clock_reading_the_one_before() {
-        // 24.11 logs its passes a few milliseconds into the second the loop woke in.
-        for shown in [vec![s(20.004), s(30.0), s(33.012)], Vec::new()] {
-            let turns = LoopTurns::on_whole_seconds(shown);
-            assert_eq!(turns.at_or_after(s(20.001)), s(21.0));
-            assert_eq!(turns.at_or_after(s(25.5)), s(26.0));
-            assert_eq!(turns.at_or_after(s(33.0005)), s(34.0));
-            assert_eq!(turns.at_or_after(s(40.2)), s(41.0));
-            // The turn at 21.0 reads 20: a pass spaced 3 s from it falls at 24.0.
-            assert_eq!(turns.second_of(s(21.0)), 20);
-            assert_eq!(turns.first_turn_in(23), s(24.0));
-            assert_eq!(turns.first_turn_in(20), s(21.0));
-        }
+        let turns = LoopTurns::on_whole_seconds();
+        assert_eq!(turns.at_or_after(s(20.001)), s(21.0));
+        assert_eq!(turns.at_or_after(s(25.5)), s(26.0));
+        assert_eq!(turns.at_or_after(s(33.0)), s(33.0));
+        // The turn at 21.0 reads 20: a pass spaced 3 s from it falls at 24.0.
+        assert_eq!(turns.second_of(s(21.0)), 20);
+        assert_eq!(turns.first_turn_in(23), s(24.0));
+        assert_eq!(turns.first_turn_in(20), s(21.0));
     }
 
     #[test]
