@@ -7,18 +7,22 @@
 # and MariaDB (its socket is bound in), and sees this checkout at the same path, so that a test
 # binary built here runs inside it unchanged (scripts/slurm/in-root.sh).
 #
-# Usage: scripts/slurm/root.sh [--print] VERSION
+# Usage: scripts/slurm/root.sh [--print|--remove] VERSION
 #   VERSION   24.11 (the only one kept in a root; 22.05 is the host's own).
 #   --print   only prints the root's path (nothing is made or mounted).
+#   --remove  unmounts everything under the root, then deletes it. Never delete a root with
+#             rm -rf alone: /dev, /sys and this checkout are mounted in it.
 # The roots live under $FAIRSHARE_SLURM_ROOTS (default /var/lib/fairshare); making one takes a
 # minute and some 650 MB, and is done once. Idempotent: mounts missing after a reboot are made
 # again.
 set -euo pipefail
 print=false
+remove=false
 version=
 for arg in "$@"; do
   case $arg in
     --print) print=true ;;
+    --remove) remove=true ;;
     24.11) version=$arg ;;
     *) echo "root.sh: unknown argument '$arg' (a root exists for Slurm 24.11 only)" >&2; exit 2 ;;
   esac
@@ -27,6 +31,19 @@ done
 suite=trixie
 root=${FAIRSHARE_SLURM_ROOTS:-/var/lib/fairshare}/slurm-$version
 if $print; then echo "$root"; exit 0; fi
+if $remove; then
+  [ -d "$root" ] || exit 0
+  # Deepest first; a lazy unmount of whatever a running daemon still holds.
+  findmnt -rn -o TARGET | grep -F "$root/" | sort -r | while read -r mount; do
+    umount "$mount" 2>/dev/null || umount -l "$mount"
+  done
+  if findmnt -rn -o TARGET | grep -qF "$root/"; then
+    echo "root.sh: $root still has mounts; not deleted" >&2
+    exit 1
+  fi
+  rm -rf "$root"
+  exit 0
+fi
 checkout=$(cd "$(dirname "$0")/../.." && pwd)
 
 # The users the tests' jobs run as, with the host's ids where the host has them.
