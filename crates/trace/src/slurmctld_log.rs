@@ -510,16 +510,15 @@ mod tests {
     }
 
     #[test]
-    fn a_moment_logged_just_past_the_dumps_second_is_the_jobs_the_coarse_clock_lagging() {
+    fn a_moment_logged_just_past_the_dumps_second_is_taken_where_the_coarse_clock_lags() {
         // 24.11: submitted at 22.872, started by the loop's pass at 23.004, which time() read
         // as 22 (the dump's Start); a moment 20 ms into the next second is not taken.
-        let log = parse_controller_log(
+        let mut log = parse_controller_log(
             "[2026-11-30T06:46:22.872] _slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=4\n\
              [2026-11-30T06:46:23.004] sched: Allocate JobId=1 NodeList=n01 #CPUs=8 Partition=cpu\n\
              [2026-11-30T06:46:24.020] sched: Allocate JobId=2 NodeList=n02 #CPUs=8 Partition=cpu\n",
         )
         .unwrap();
-        let mut log = log;
         assert!(!log.on_whole_seconds, "two passes are too few to tell");
         log.on_whole_seconds = true;
         let second = |t: &str| Time::from_whole_secs(at(t).whole_secs());
