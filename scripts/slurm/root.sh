@@ -13,7 +13,7 @@
 #   --remove  unmounts everything under the root, then deletes it. Never delete a root with
 #             rm -rf alone: /dev, /sys and this checkout are mounted in it.
 # The roots live under $FAIRSHARE_SLURM_ROOTS (default /var/lib/fairshare); making one takes a
-# minute and some 650 MB, and is done once. Idempotent: mounts missing after a reboot are made
+# minute and some 400 MB, and is done once. Idempotent: mounts missing after a reboot are made
 # again.
 set -euo pipefail
 print=false
