@@ -12,9 +12,10 @@
 #   --print   only prints the root's path (nothing is made or mounted).
 #   --remove  unmounts everything under the root, then deletes it. Never delete a root with
 #             rm -rf alone: /dev, /sys and this checkout are mounted in it.
-# The roots live under $FAIRSHARE_SLURM_ROOTS (default /var/lib/fairshare); making one takes a
-# minute and some 400 MB, and is done once. Idempotent: mounts missing after a reboot are made
-# again.
+# The roots live under $FAIRSHARE_SLURM_ROOTS (default /var/lib/fairshare-slurm-roots, apart
+# from the Debian package's state in /var/lib/fairshare); making one takes a minute and some
+# 400 MB, and is done once. Idempotent: mounts missing after a reboot are made again, and a
+# directory bound in that has since been replaced (a fresh checkout, new traces) is bound again.
 set -euo pipefail
 print=false
 remove=false
@@ -29,7 +30,7 @@ for arg in "$@"; do
 done
 [ -n "$version" ] || { echo "root.sh: which Slurm? (24.11)" >&2; exit 2; }
 suite=trixie
-root=${FAIRSHARE_SLURM_ROOTS:-/var/lib/fairshare}/slurm-$version
+root=${FAIRSHARE_SLURM_ROOTS:-/var/lib/fairshare-slurm-roots}/slurm-$version
 if $print; then echo "$root"; exit 0; fi
 if $remove; then
   [ -d "$root" ] || exit 0
@@ -94,15 +95,22 @@ done
 # Mounts: processes, devices and /sys of the host; MariaDB's socket; this checkout, and the
 # shared traces beside it (read-only) where they are.
 bound() { mountpoint -q "$root$1"; }
+# bind_dir DIR [ro]: DIR bound in at its own path, the one there now: a mount of a directory since
+# replaced still shows the old, deleted one, so it is unmounted and bound again.
+bind_dir() {
+  if bound "$1" && [ "$(stat -c %d:%i "$1")" != "$(stat -c %d:%i "$root$1")" ]; then
+    umount "$root$1" 2>/dev/null || umount -l "$root$1"
+  fi
+  bound "$1" && return 0
+  mkdir -p "$root$1"
+  mount --bind "$1" "$root$1"
+  [ "${2:-}" != ro ] || mount -o remount,bind,ro "$root$1"
+}
 bound /proc || mount -t proc proc "$root/proc"
 bound /sys || mount --rbind /sys "$root/sys"
 bound /dev || mount --rbind /dev "$root/dev"
-mkdir -p /run/mysqld "$root/run/mysqld" "$root$checkout"
-bound /run/mysqld || mount --bind /run/mysqld "$root/run/mysqld"
-bound "$checkout" || mount --bind "$checkout" "$root$checkout"
+mkdir -p /run/mysqld
+bind_dir /run/mysqld
+bind_dir "$checkout"
 shared=$(cd "$checkout/.." && pwd)/shared
-if [ -d "$shared" ] && ! bound "$shared"; then
-  mkdir -p "$root$shared"
-  mount --bind "$shared" "$root$shared"
-  mount -o remount,bind,ro "$root$shared"
-fi
+[ ! -d "$shared" ] || bind_dir "$shared" ro

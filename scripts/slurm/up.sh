@@ -88,7 +88,7 @@ checkout=$(cd "$here/../.." && pwd)
 database=slurm_acct_db
 [ "$version" = 22.05 ] || database=slurm_acct_db_${version/./_}
 
-# The pid of a Slurm daemon from its pid file, if that process is still that daemon (a stale
+# The pid of munged from its pid file, if that process is still that daemon (a stale
 # file may name a pid that now belongs to something else).
 daemon_pid() { # pidfile name
   local pid
@@ -113,23 +113,17 @@ running_here() { # name
 # Whether any Slurm daemon of this root runs.
 slurm_running() { [ -n "$(running_here slurmctld)$(running_here slurmd)$(running_here slurmdbd)" ]; }
 
-# Stops slurmctld, every slurmd (one per node in the many-node layout) and slurmdbd, each by
-# the pid it wrote, then any of this root's left (24.11's slurmctld re-executes itself on
-# `scontrol reconfigure`, and a pid file may name the process it replaced).
+# Stops slurmctld, every slurmd (one per node in the many-node layout) and slurmdbd: every one of
+# this root's processes by that name, not the pid its file names (24.11's slurmctld re-executes
+# itself on `scontrol reconfigure`, so a pid file may name the process it replaced).
 stop_slurm() {
-  local f name pid
-  for f in /run/slurm/slurmctld.pid /run/slurm/slurmd.pid /run/slurm/slurmd-*.pid /run/slurm/slurmdbd.pid; do
-    [ -e "$f" ] || continue
-    name=$(basename "$f" .pid)
-    name=${name%%-*}
-    if pid=$(daemon_pid "$f" "$name"); then kill "$pid" || true; fi
-  done
+  local name pid
   for name in slurmctld slurmd slurmdbd; do
     for pid in $(running_here "$name"); do kill "$pid" 2>/dev/null || true; done
   done
   for _ in $(seq 30); do slurm_running || break; sleep 1; done
   if slurm_running; then
-    echo "up.sh: Slurm daemons still running after 30 s (not started from their pid files?):" >&2
+    echo "up.sh: Slurm daemons still running 30 s after SIGTERM:" >&2
     ps -o pid=,args= -p "$( (running_here slurmctld; running_here slurmd; running_here slurmdbd) | paste -sd,)" >&2
     exit 1
   fi

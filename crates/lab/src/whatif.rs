@@ -111,7 +111,8 @@ impl WhatIf {
         let opens = (manifest.as_ref()).and_then(|m| Time::from_utc(&m.since));
         let paths = dumps(dir, manifest.as_ref(), opens, &mut taken);
         let conf = parse_slurm_conf(&text);
-        let (version_taken, version_left) = slurm_version(conf.get("SLURM_VERSION"));
+        let printed = conf.get("SLURM_VERSION");
+        let (version_taken, version_left) = slurm_version(printed, setup.parameters.release);
         taken.push(version_taken);
         let limits = SiteLimits::read(dir, &conf)?;
         let (limits_taken, limits_left) = limits.as_ref().map_or_else(
@@ -585,15 +586,15 @@ fn site_policies(
     Ok(site)
 }
 
-/// What the bundle says of the Slurm that ran (`SLURM_VERSION` of `config.txt`): the line
-/// for "taken from the bundle", and for "not modelled" a version fairshare is not tested on,
-/// or none given.
-fn slurm_version(printed: Option<&str>) -> (String, Option<String>) {
+/// What the bundle says of the Slurm that ran (`SLURM_VERSION` of `config.txt`, whose release
+/// the model follows): the line for "taken from the bundle", and for "not modelled" a version
+/// fairshare is not tested on, or none given.
+fn slurm_version(printed: Option<&str>, release: Release) -> (String, Option<String>) {
     let file = bundle::CONFIG;
     match printed.filter(|text| !text.trim().is_empty()) {
         Some(text) => {
             let version = SlurmVersion::new(text);
-            let followed = Release::of(Some(text)).followed();
+            let followed = release.followed();
             let taken = format!("the Slurm that ran: {version}, the SLURM_VERSION of {file}; modelled with {followed}");
             (taken, version.note())
         }
@@ -662,25 +663,30 @@ fn describe(setup: &SlurmSetup) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::slurm_version;
+    use super::{slurm_version, Release};
+
+    /// The line on the Slurm that `printed` names, and the note on it, as a bundle gives both.
+    fn version_of(printed: Option<&str>) -> (String, Option<String>) {
+        slurm_version(printed, Release::of(printed))
+    }
 
     #[test]
     fn the_bundles_slurm_is_named_and_an_untested_or_unknown_one_is_not_modelled() {
-        let (taken, left) = slurm_version(Some("22.05.8"));
+        let (taken, left) = version_of(Some("22.05.8"));
         assert_eq!(
             taken,
             "the Slurm that ran: Slurm 22.05.8 (tested), the SLURM_VERSION of config.txt; modelled with the background loop turning a second after its work (22.05), backfill plans' ends rounded down to bf_resolution (22.05)"
         );
         assert_eq!(left, None);
-        let (taken, left) = slurm_version(Some("24.11.5"));
+        let (taken, left) = version_of(Some("24.11.5"));
         assert!(taken.contains("Slurm 24.11.5 (tested)"), "{taken}");
         assert!(taken.ends_with("the background loop waking on each whole second where no log shows its turns (23.11 on), backfill plans' ends rounded up to bf_resolution (24.11 on)"), "{taken}");
         assert_eq!(left, None);
-        let (taken, left) = slurm_version(Some("25.05.0"));
+        let (taken, left) = version_of(Some("25.05.0"));
         assert!(taken.contains("Slurm 25.05.0 (not tested)"), "{taken}");
         assert!(left.is_some_and(|l| l.starts_with("Slurm 25.05.0 is not a version")));
         for none in [None, Some(""), Some("  ")] {
-            let (taken, left) = slurm_version(none);
+            let (taken, left) = version_of(none);
             assert!(
                 taken.ends_with("(config.txt prints no SLURM_VERSION)"),
                 "{taken}"
