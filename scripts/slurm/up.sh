@@ -39,7 +39,8 @@
 # weights other than fairshare's (default 0, 7-0, 0, 0, 0 and 0: the fairshare factor alone
 # orders jobs), PRIORITY_WEIGHT_TRES the TRES weights (e.g.
 # CPU=20000,Mem=10000; default none), PRIORITY_FAVOR_SMALL (YES or NO, default NO) the size
-# factor's direction.
+# factor's direction. SLURMCTLD_DEBUG sets slurmctld's log level (default info; debug logs
+# every pass of the main scheduler, debug2 every node's epilog complete as well).
 set -euo pipefail
 usage() { sed -n '6p' "$0" | sed 's/^# *//' >&2; }
 fresh=false
@@ -262,6 +263,7 @@ fi
 
 flags=""
 [ "$mode" = classic ] && flags="PriorityFlags=NO_FAIR_TREE"
+ctld_debug=${SLURMCTLD_DEBUG:-info}
 age_weight=${PRIORITY_WEIGHT_AGE:-0}
 max_age=${PRIORITY_MAX_AGE:-7-0}
 size_weight=${PRIORITY_WEIGHT_JOB_SIZE:-0}
@@ -293,6 +295,7 @@ SlurmdSpoolDir=/var/spool/slurmd
 SlurmctldPidFile=/run/slurm/slurmctld.pid
 SlurmdPidFile=/run/slurm/slurmd.pid
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
+SlurmctldDebug=$ctld_debug
 SlurmdLogFile=/var/log/slurm/slurmd.log
 SlurmdParameters=config_overrides
 ProctrackType=proctrack/linuxproc
@@ -386,6 +389,7 @@ SlurmdSpoolDir=/var/spool/slurmd/%n
 SlurmctldPidFile=/run/slurm/slurmctld.pid
 SlurmdPidFile=/run/slurm/slurmd-%n.pid
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
+SlurmctldDebug=$ctld_debug
 SlurmdLogFile=/var/log/slurm/slurmd-%n.log
 SlurmdParameters=config_overrides
 ProctrackType=proctrack/linuxproc
