@@ -675,12 +675,12 @@ mod tests {
         let (taken, left) = version_of(Some("22.05.8"));
         assert_eq!(
             taken,
-            "the Slurm that ran: Slurm 22.05.8 (tested), the SLURM_VERSION of config.txt; modelled with the background loop turning a second after its work (22.05), backfill plans' ends rounded down to bf_resolution (22.05)"
+            "the Slurm that ran: Slurm 22.05.8 (tested), the SLURM_VERSION of config.txt; modelled with the background loop turning a second after its work (22.05), a job's end freeing its nodes 5 ms after it (22.05), backfill plans' ends rounded down to bf_resolution (22.05)"
         );
         assert_eq!(left, None);
         let (taken, left) = version_of(Some("24.11.5"));
         assert!(taken.contains("Slurm 24.11.5 (tested)"), "{taken}");
-        assert!(taken.ends_with("the background loop waking on each whole second where no log shows its turns (23.11 on), backfill plans' ends rounded up to bf_resolution (24.11 on)"), "{taken}");
+        assert!(taken.ends_with("the background loop waking on each whole second where no log shows its turns (23.11 on), a job's end freeing its nodes at the next whole second (24.11 on), backfill plans' ends rounded up to bf_resolution (24.11 on)"), "{taken}");
         assert_eq!(left, None);
         let (taken, left) = version_of(Some("25.05.0"));
         assert!(taken.contains("Slurm 25.05.0 (not tested)"), "{taken}");

@@ -185,7 +185,7 @@ impl Engine {
         let run = runtime.min(until_cancelled.unwrap_or(u64::MAX));
         // Ended by a signal: cancelled before its end, or run past its limit.
         let killed = run < runtime || run > on_node(job.walltime, speed);
-        let release = self.timing.end_release(killed);
+        let release = (self.timing).end_release(killed, self.now.plus_micros(run));
         let wait = (self.now.as_micros() - job.submit.as_micros()) as f64 / 1e6;
         if !job.pinned {
             self.recorder.started(user, wait, run as f64 / 1e6);

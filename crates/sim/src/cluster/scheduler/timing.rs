@@ -81,10 +81,10 @@ pub trait Timing: fmt::Debug + Send {
     fn kill_grace_us(&self) -> Option<u64> {
         Some(0)
     }
-    /// How a job's end reaches the scheduler (`killed`: it was killed at its limit or
-    /// cancelled while it ran). By default the nodes are free at the end, which asks for a
+    /// How a job's end at `end` reaches the scheduler (`killed`: it was killed at its limit
+    /// or cancelled while it ran). By default the nodes are free at the end, which asks for a
     /// pass like any event.
-    fn end_release(&self, _killed: bool) -> EndRelease {
+    fn end_release(&self, _killed: bool, _end: Time) -> EndRelease {
         EndRelease::default()
     }
     /// When a submission at `submit` reaches the scheduler: at once by default.

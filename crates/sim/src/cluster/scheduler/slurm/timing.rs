@@ -58,6 +58,10 @@ pub(super) struct SlurmTiming {
     kill_grace_us: Option<u64>,
     /// How an end reaches the schedulers: one that ended by itself, one killed.
     end_release: [EndRelease; 2],
+    /// Whether the nodes' answer to the terminate request of a job that ended by itself is
+    /// taken at the next whole second
+    /// ([`Release::answers_on_whole_seconds`](super::Release::answers_on_whole_seconds)).
+    answers_on_whole_seconds: bool,
 }
 
 impl SlurmTiming {
@@ -99,6 +103,7 @@ impl SlurmTiming {
                     passes_at_once: true,
                 },
             ],
+            answers_on_whole_seconds: parameters.release.answers_on_whole_seconds(),
         };
         timing.start_whole_queue_timer();
         timing
@@ -228,8 +233,20 @@ impl Timing for SlurmTiming {
     /// killed at its limit or cancelled while it ran still has processes to end: its nodes
     /// report their epilog complete, which runs the main scheduler at once
     /// (`_slurm_rpc_epilog_complete`), unspaced.
-    fn end_release(&self, killed: bool) -> EndRelease {
-        self.end_release[usize::from(killed)]
+    ///
+    /// From 24.11 the answer waits for the thread that takes the nodes' answers, which wakes
+    /// on whole seconds: a job that ends by itself frees its nodes at the next one.
+    fn end_release(&self, killed: bool, end: Time) -> EndRelease {
+        let release = self.end_release[usize::from(killed)];
+        if killed || !self.answers_on_whole_seconds {
+            return release;
+        }
+        let answered = end.plus_micros(release.after_us);
+        let taken = Time::from_whole_secs(answered.as_micros().div_ceil(1_000_000));
+        EndRelease {
+            after_us: taken.as_micros() - end.as_micros(),
+            ..release
+        }
     }
 
     fn arrival(&self, submit: Time) -> Arrival {
@@ -376,6 +393,7 @@ impl WholeQueueTimer {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Release;
     use super::*;
 
     #[test]
@@ -388,6 +406,31 @@ mod tests {
         let phased = Period::new(30, Some(7), s(100));
         assert_eq!(phased.anchor, s(127));
         assert!(phased.falls_on(s(157)) && !phased.falls_on(s(130)));
+    }
+
+    #[test]
+    fn from_24_11_an_end_frees_its_nodes_at_the_next_whole_second_and_a_kill_as_before() {
+        let s = |secs: f64| Time((secs * 1e6) as u64);
+        let timing = |version: &str| {
+            let parameters = SlurmParameters {
+                release: Release::of(Some(version)),
+                ..SlurmParameters::default()
+            };
+            SlurmTiming::new(&parameters, s(0.0))
+        };
+        let (old, new) = (timing("22.05.8"), timing("24.11.5"));
+        // 22.05: 5 ms after the end, whenever it falls.
+        assert_eq!(old.end_release(false, s(10.2)).after_us, 5_000);
+        // 24.11: at the next whole second, the answer's 5 ms counted first.
+        assert_eq!(new.end_release(false, s(10.2)).after_us, 800_000);
+        assert_eq!(new.end_release(false, s(10.997)).after_us, 1_003_000);
+        assert_eq!(new.end_release(false, s(10.0)).after_us, 1_000_000);
+        // A kill's epilog complete runs a pass at once, on either.
+        assert_eq!(
+            new.end_release(true, s(10.2)),
+            old.end_release(true, s(10.2))
+        );
+        assert!(new.end_release(true, s(10.2)).passes_at_once);
     }
 
     #[test]
