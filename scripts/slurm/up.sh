@@ -89,8 +89,8 @@ checkout=$(cd "$here/../.." && pwd)
 database=slurm_acct_db
 [ "$version" = 22.05 ] || database=slurm_acct_db_${version/./_}
 
-# The pid of munged from its pid file, if that process is still that daemon (a stale
-# file may name a pid that now belongs to something else).
+# The pid of a daemon (munged, a node's slurmd) from its pid file, if that process is still
+# that daemon (a stale file may name a pid that now belongs to something else).
 daemon_pid() { # pidfile name
   local pid
   pid=$(cat "$1" 2>/dev/null) || return 1
