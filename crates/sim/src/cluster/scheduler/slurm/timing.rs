@@ -242,7 +242,7 @@ impl Timing for SlurmTiming {
             return release;
         }
         let answered = end.plus_micros(release.after_us);
-        let taken = Time::from_whole_secs(answered.as_micros().div_ceil(1_000_000));
+        let taken = LoopTurns::default().at_or_after(answered);
         EndRelease {
             after_us: taken.as_micros() - end.as_micros(),
             ..release
