@@ -332,7 +332,7 @@ impl Release {
             left.push("the main scheduler's changes since 22.05 (rebooting nodes no longer offered, licenses tested in the node selection) are not followed".to_owned());
         }
         if self.loop_on_whole_seconds() {
-            left.push("the background loop's clock at its wake (the kernel's coarse clock) reads the second before on some turns and not on others (23.11 on), so that Slurm's passes come a second earlier or later than batch_sched_delay counts (of 84 passes a debug log shows after a request, 41 where the rule puts them, 14 earlier, 29 later); the model counts it on the seconds the log's turns read".to_owned());
+            left.push("the background loop's clock at its wake (the kernel's coarse clock) reads the second before on some turns and not on others (23.11 on), so that Slurm's passes come a second earlier or later than batch_sched_delay counts (of 84 passes a debug log shows after a request, 41 where the rule puts them, 14 earlier, 29 later); the model counts batch_sched_delay on the seconds the log's turns read, or without a log on whole seconds read as the one before".to_owned());
         }
         if self.answers_on_whole_seconds() {
             left.push("24.11 takes the nodes' answer to a job's end when a thread wakes for it, every one or two seconds as the coarse clock reads; the model frees the nodes at the next whole second, so a job can start there a second before Slurm starts it".to_owned());
