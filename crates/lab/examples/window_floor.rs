@@ -1,6 +1,8 @@
 //! The floor of a window: how far two real runs of one workload agree on the jobs eligible
 //! inside a window cut from them, by the very figures a what-if gives its baseline
-//! ([`fairshare_lab::trust::Trust`]), the second run standing for the prediction of the first.
+//! ([`fairshare_lab::trust::Trust`]), each run standing in turn for the prediction of the
+//! other: the contested pairs are the reference run's, so the two directions differ, and a
+//! bundle's what-if is set against the direction in which its own run is the reference.
 //! Jobs are matched by their order of submission (the i-th submitted in each run, over the
 //! whole run's dump); a job that did not start in both is left out, and so is every job
 //! eligible before its run's window opened, as a what-if leaves them out.
@@ -39,8 +41,39 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .ok_or(format!("{text:?} is not a UTC moment")),
     };
     let (opens_one, opens_two) = (opens(opens_one, &one)?, opens(opens_two, &two)?);
+    let (one, two) = (
+        (&one[..], opens_one, &users[..]),
+        (&two[..], opens_two, &names[..]),
+    );
+    for (name, reference, prediction) in [
+        ("run 1 predicted by run 2", one, two),
+        ("run 2 predicted by run 1", two, one),
+    ] {
+        let trust = agreement(reference, prediction)?;
+        println!(
+            "{name}: {} jobs eligible inside both windows: contested order {:.1} % of {} pairs; users' mean waits within 10 % or 30 s: {} of {}",
+            trust.jobs,
+            100.0 * trust.contested_order.unwrap_or(f64::NAN),
+            trust.contested_pairs,
+            trust.users_within(),
+            trust.users.len()
+        );
+    }
+    Ok(())
+}
+
+/// One run: its jobs in order of submission, the moment its window opened, its users.
+type Run<'a> = (&'a [Task], f64, &'a [String]);
+
+/// How far the run `prediction` agrees with the run `reference`, each with the moment its
+/// window opened, as a what-if's baseline agrees with its bundle's record: the contested
+/// pairs are the reference's, so the two directions differ.
+fn agreement(
+    (reference, opens_reference, users): Run,
+    (prediction, opens_prediction, names): Run,
+) -> Result<Trust, Box<dyn std::error::Error>> {
     let mut compared = Vec::new();
-    for (x, y) in one.iter().zip(&two) {
+    for (x, y) in reference.iter().zip(prediction) {
         let (user, other) = (&users[x.user as usize], &names[y.user as usize]);
         if user != other {
             return Err(format!(
@@ -49,7 +82,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             )
             .into());
         }
-        if seconds(x.submit) < opens_one || seconds(y.submit) < opens_two {
+        if seconds(x.submit) < opens_reference || seconds(y.submit) < opens_prediction {
             continue;
         }
         let shift = seconds(y.submit) - seconds(x.submit);
@@ -61,18 +94,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             predicted: seconds(y.start.unwrap_or(y.submit)) - shift,
         });
     }
-    let trust = Trust::of(&compared, one.len() - compared.len(), &users, &|a, b| {
-        a == b
-    });
-    println!(
-        "{} jobs eligible inside both windows: contested order {:.1} % of {} pairs; users' mean waits within 10 % or 30 s: {} of {}",
-        trust.jobs,
-        100.0 * trust.contested_order.unwrap_or(f64::NAN),
-        trust.contested_pairs,
-        trust.users_within(),
-        trust.users.len()
-    );
-    Ok(())
+    let left_out = reference.len() - compared.len();
+    Ok(Trust::of(&compared, left_out, users, &|a, b| a == b))
 }
 
 /// The users and the jobs that started in the dump at `path`, in order of submission.

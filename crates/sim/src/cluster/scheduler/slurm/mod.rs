@@ -287,7 +287,9 @@ impl Release {
     /// Whether the background loop wakes on each whole second (`cond_timedwait` to the next
     /// second, from 23.11) rather than a second after its work ends (22.05 and 23.02): where
     /// no log shows its turns, they fall on the whole seconds, the clock reading the one
-    /// before ([`LoopTurns::on_whole_seconds`]).
+    /// before ([`LoopTurns::on_whole_seconds`]). Its next wake being that reading plus one,
+    /// the loop runs again at once until the clock reads the turn's own second: each turn
+    /// reads two seconds, and a pass runs at the first that is due.
     pub fn loop_on_whole_seconds(&self) -> bool {
         self.from((23, 11))
     }
@@ -332,7 +334,7 @@ impl Release {
             left.push("the main scheduler's changes since 22.05 (rebooting nodes no longer offered, licenses tested in the node selection) are not followed".to_owned());
         }
         if self.loop_on_whole_seconds() {
-            left.push("the background loop's clock at its wake (the kernel's coarse clock) reads the second before on some turns and not on others (23.11 on), so that Slurm's passes come a second earlier or later than batch_sched_delay counts (of 84 passes a debug log shows after a request, 41 where the rule puts them, 14 earlier, 29 later); the model counts batch_sched_delay on the seconds the log's turns read, or without a log on whole seconds read as the one before".to_owned());
+            left.push("the background loop's clock (the kernel's coarse clock) reads the second before when the loop wakes on a whole second, and the loop runs again until it reads its own (23.11 on); the model reads each turn both ways, but not a wake late enough to read the new second at once, nor a turn whose work outlasts the tick, so that a pass of Slurm's now and then comes a second from the model's (in one 24.11 log, 7 of 85 passes came 2 s after the one before, 6 of them where reading both ways puts them)".to_owned());
         }
         if self.answers_on_whole_seconds() {
             left.push("24.11 takes the nodes' answer to a job's end when a thread wakes for it, every one or two seconds as the coarse clock reads; the model frees the nodes at the next whole second, so a job can start there a second before Slurm starts it".to_owned());

@@ -49,6 +49,11 @@ pub(super) struct SlurmTiming {
     whole_queue: Option<WholeQueueTimer>,
     /// The background loop's turns, where a log shows them; `None`: on the whole seconds.
     turns: Option<LoopTurns>,
+    /// Whether the loop wakes on whole seconds and reads each turn twice (23.11 on): its
+    /// clock, the kernel's coarse one, still reads the second before when it wakes, and
+    /// the loop, whose next wake is that reading plus one, runs again at once until the
+    /// clock reads the turn's own second, some 2 ms later ([`SlurmTiming::reading_at`]).
+    reads_twice: bool,
     /// The seed drawing each second's submissions before or after the loop's turn, with
     /// spaced passes.
     drawn: Option<u64>,
@@ -88,6 +93,7 @@ impl SlurmTiming {
                 let whole = parameters.release.loop_on_whole_seconds();
                 whole.then(LoopTurns::on_whole_seconds)
             }),
+            reads_twice: parameters.release.loop_on_whole_seconds(),
             drawn: spacing_s.and(parameters.turn_seed),
             wakeups: BinaryHeap::new(),
             // `OverTimeLimit` past the limit, and then until the next check of time limits.
@@ -131,14 +137,15 @@ impl SlurmTiming {
         } else {
             next_turn
         };
-        let due = match (woken, self.asked.last) {
+        let spaced_to = self.spaced_to(now, spacing_s);
+        let due = match (woken, spaced_to) {
             (true, _) => now,
-            (false, Some(last)) => self.first_turn_spaced(last, spacing_s).max(earliest),
+            (false, Some(second)) => self.first_turn_reading(second).max(earliest),
             (false, None) => earliest,
         };
         if due <= now && !periodic {
             self.asked = Asked {
-                last: Some(now),
+                last: Some(self.reading_at(now, spaced_to)),
                 ..Asked::default()
             };
             return true;
@@ -149,6 +156,25 @@ impl SlurmTiming {
             self.wakeups.push(Reverse(due));
         }
         periodic
+    }
+
+    /// The second from which the loop's clock lets a pass run at `now`, `spacing_s` after the
+    /// last pass asked for. From 23.11 the loop's start counts as one too: the nodes
+    /// registering again ask for a pass, which runs once the spacing has passed since the
+    /// start (the first pass after the workload's first submission fell 6 s after the
+    /// start, in two runs of two), and serves what is asked before it.
+    fn spaced_to(&self, now: Time, spacing_s: u64) -> Option<u64> {
+        let asked = self.asked.last.map(|last| last + spacing_s);
+        let timer = self.whole_queue.as_ref().filter(|_| self.reads_twice);
+        let start = timer.and_then(|t| t.restarts.iter().rev().find(|&&s| s <= now));
+        let restarted = start.map(|start| {
+            let its_pass = start.whole_secs() + spacing_s;
+            match self.first_turn_reading(its_pass) > now {
+                true => its_pass,
+                false => its_pass + spacing_s,
+            }
+        });
+        asked.max(restarted)
     }
 
     /// Sets the first pass down the whole queue, from the timer's first start.
@@ -165,19 +191,19 @@ impl SlurmTiming {
     /// no job waited ran too, and count.
     fn whole_queue_due(&mut self, now: Time) -> bool {
         loop {
-            let Some(next) = self.whole_queue.as_ref().and_then(|t| t.next) else {
+            let Some((next, due)) = self.whole_queue.as_ref().and_then(|t| t.next) else {
                 return false;
             };
             if next > now {
                 return false;
             }
-            let second = self.loop_turns().second_of(next);
+            let second = self.reading_at(next, Some(due));
             let after = self.next_whole_queue(second, next);
             if let Some(timer) = &mut self.whole_queue {
                 timer.next = after;
             }
             self.asked = Asked {
-                last: Some(next),
+                last: Some(second),
                 ..Asked::default()
             };
             if next == now {
@@ -187,15 +213,16 @@ impl SlurmTiming {
     }
 
     /// The next pass down the whole queue once the loop's clock read `second` at `from`:
-    /// the first turn `every_s` seconds on, unless the timer restarts before it.
-    fn next_whole_queue(&self, mut second: u64, mut from: Time) -> Option<Time> {
+    /// the first turn whose clock reads `every_s` seconds on, and that second, unless the
+    /// timer restarts before it.
+    fn next_whole_queue(&self, mut second: u64, mut from: Time) -> Option<(Time, u64)> {
         let timer = self.whole_queue.as_ref()?;
-        let turns = self.loop_turns();
         loop {
-            let next = turns.first_turn_in(second + timer.every_s);
+            let due = second + timer.every_s;
+            let next = self.first_turn_reading(due);
             match timer.restarts.iter().find(|&&s| s > from && s < next) {
                 Some(&restart) => (second, from) = (restart.whole_secs(), restart),
-                None => return Some(next),
+                None => return Some((next, due)),
             }
         }
     }
@@ -205,11 +232,26 @@ impl SlurmTiming {
         self.loop_turns().at_or_after(t)
     }
 
-    /// The loop's first turn `spacing_s` seconds after its turn `last`, counted in the
-    /// whole seconds its clock read at the two (`slurmctld`'s `difftime` of two `time_t`).
-    fn first_turn_spaced(&self, last: Time, spacing_s: u64) -> Time {
-        let turns = self.loop_turns();
-        turns.first_turn_in(turns.second_of(last) + spacing_s)
+    /// The loop's first turn at which its clock reads `second` or later (`slurmctld` spaces
+    /// its passes by the `difftime` of two `time_t`). A loop that reads each turn twice reads
+    /// the turn's own second at its second reading.
+    fn first_turn_reading(&self, second: u64) -> Time {
+        match self.reads_twice {
+            true => self.turn_at_or_after(Time::from_whole_secs(second)),
+            false => self.loop_turns().first_turn_in(second),
+        }
+    }
+
+    /// The second the loop's clock read when it ran a pass at its turn `turn`, the pass due
+    /// once the clock read `due` (`None`: at any reading). A loop that reads each turn twice
+    /// runs the pass at the first of its two readings that is due: the second before the
+    /// turn's when the pass was due by then, else the turn's own.
+    fn reading_at(&self, turn: Time, due: Option<u64>) -> u64 {
+        if !self.reads_twice {
+            return self.loop_turns().second_of(turn);
+        }
+        let first = turn.whole_secs().saturating_sub(1);
+        due.map_or(first, |due| due.clamp(first, first + 1))
     }
 
     /// The background loop's turns: the log's, else the whole seconds (as 23.11 on turns,
@@ -266,6 +308,7 @@ impl Timing for SlurmTiming {
             .map(|cycles| cycles.next_after(now));
         let whole_queue = (self.whole_queue.as_ref())
             .and_then(|t| t.next)
+            .map(|(turn, _)| turn)
             .filter(|_| standing.waiting && standing.running);
         let asked = self.wakeups.peek().map(|Reverse(t)| *t);
         cycle.into_iter().chain(whole_queue).chain(asked).min()
@@ -361,8 +404,8 @@ impl Period {
 struct Asked {
     /// Whether an event asked for a pass since the last one.
     pending: bool,
-    /// When the last such pass ran.
-    last: Option<Time>,
+    /// The second the loop's clock read at the last such pass.
+    last: Option<u64>,
     /// The wake-up set for the next one.
     woken_at: Option<Time>,
 }
@@ -375,8 +418,8 @@ struct WholeQueueTimer {
     every_s: u64,
     /// When the timer started afresh, in order; none run before the first.
     restarts: Vec<Time>,
-    /// Its next pass.
-    next: Option<Time>,
+    /// Its next pass, and the second the loop's clock reads there that it is due at.
+    next: Option<(Time, u64)>,
 }
 
 impl WholeQueueTimer {
@@ -431,6 +474,64 @@ mod tests {
             old.end_release(true, s(10.2))
         );
         assert!(new.end_release(true, s(10.2)).passes_at_once);
+    }
+
+    /// The turns at which `timing` runs passes for jobs submitted at `submissions`, each
+    /// pass asked for and run at the wake-up it sets.
+    fn passes_for(mut timing: SlurmTiming, submissions: &[Time]) -> Vec<Time> {
+        let standing = Standing {
+            waiting: true,
+            running: false,
+            changed: true,
+        };
+        let mut passes = Vec::new();
+        for &now in submissions {
+            let asked = Happened {
+                now,
+                asked: true,
+                at_once: false,
+                reserved_start: false,
+                cancelled: false,
+                in_this_turn: false,
+            };
+            if timing.pass_at(&asked).is_some() {
+                passes.push(now);
+                continue;
+            }
+            let turn = timing
+                .next_wakeup(now, standing)
+                .expect("a pass is asked for");
+            let woken = Happened {
+                now: turn,
+                asked: false,
+                ..asked
+            };
+            assert!(timing.pass_at(&woken).is_some(), "no pass at {turn:?}");
+            passes.push(turn);
+        }
+        passes
+    }
+
+    #[test]
+    fn from_23_11_a_pass_after_a_quiet_spell_reads_the_second_before_and_the_next_comes_2_s_on() {
+        let s = |secs: f64| Time((secs * 1e6) as u64);
+        let parameters = SlurmParameters {
+            release: Release::of(Some("24.11.5")),
+            backfill: false,
+            ..SlurmParameters::default()
+        };
+        let timing = SlurmTiming::new(&parameters, s(0.0));
+        // The first pass, at 11.0, runs while the clock still reads 10; the clock reads 13 at
+        // the turn 13.0, 3 s on, once it has turned; from then on passes are 3 s apart.
+        let passes = passes_for(timing, &[s(10.3), s(12.5), s(14.5), s(20.5)]);
+        assert_eq!(passes, [s(11.0), s(13.0), s(16.0), s(21.0)]);
+        // 22.05's loop reads each turn once: the same submissions 3 s apart from the first.
+        let parameters = SlurmParameters {
+            release: Release::of(Some("22.05.8")),
+            ..parameters
+        };
+        let passes = passes_for(SlurmTiming::new(&parameters, s(0.0)), &[s(10.3), s(12.5)]);
+        assert_eq!(passes, [s(11.0), s(14.0)]);
     }
 
     #[test]
