@@ -334,7 +334,7 @@ impl Release {
             left.push("the main scheduler's changes since 22.05 (rebooting nodes no longer offered, licenses tested in the node selection) are not followed".to_owned());
         }
         if self.loop_on_whole_seconds() {
-            left.push("the background loop's clock (the kernel's coarse clock) reads the second before when the loop wakes on a whole second, and the loop runs again until it reads its own (23.11 on); the model reads each turn both ways, but not a wake late enough to read the new second at once, nor a turn whose work outlasts the tick, so that a pass of Slurm's now and then comes a second from the model's (in one 24.11 log, 7 of 85 passes came 2 s after the one before, 6 of them where reading both ways puts them)".to_owned());
+            left.push("the background loop's clock (the kernel's coarse clock) reads the second before when the loop wakes on a whole second, and the loop runs again until it reads its own (23.11 on); the model reads each turn both ways, but not a wake late enough to read the new second at once, nor a turn whose work outlasts the tick, so that a pass of Slurm's now and then comes a second from the model's (in four 24.11 logs, where reading both ways puts a pass 2 s after the one before, 12 came 2 s on and 3 came 3 s on)".to_owned());
         }
         if self.answers_on_whole_seconds() {
             left.push("24.11 takes the nodes' answer to a job's end when a thread wakes for it, every one or two seconds as the coarse clock reads; the model frees the nodes at the next whole second, so a job can start there a second before Slurm starts it".to_owned());

@@ -161,8 +161,8 @@ impl SlurmTiming {
     /// The second from which the loop's clock lets a pass run at `now`, `spacing_s` after the
     /// last pass asked for. From 23.11 the loop's start counts as one too: the nodes
     /// registering again ask for a pass, which runs once the spacing has passed since the
-    /// start (the first pass after the workload's first submission fell 6 s after the
-    /// start, in two runs of two), and serves what is asked before it.
+    /// start, and serves what is asked before it (in both 24.11 runs looked at, the first
+    /// pass after the workload's first submission fell 6 s after the controller's start).
     fn spaced_to(&self, now: Time, spacing_s: u64) -> Option<u64> {
         let asked = self.asked.last.map(|last| last + spacing_s);
         let timer = self.whole_queue.as_ref().filter(|_| self.reads_twice);
