@@ -287,7 +287,7 @@ impl Release {
     /// Whether the background loop wakes on each whole second (`cond_timedwait` to the next
     /// second, from 23.11) rather than a second after its work ends (22.05 and 23.02): where
     /// no log shows its turns, they fall on the whole seconds, the clock reading the one
-    /// before ([`LoopTurns::on_whole_seconds`]). Its next wake being that reading plus one,
+    /// before when the loop wakes. Its next wake being that reading plus one,
     /// the loop runs again at once until the clock reads the turn's own second: each turn
     /// reads two seconds, and a pass runs at the first that is due.
     pub fn loop_on_whole_seconds(&self) -> bool {

@@ -81,6 +81,7 @@ impl SlurmTiming {
                 origin,
             )),
         });
+        let reads_twice = parameters.release.loop_on_whole_seconds();
         let starts = &parameters.loop_starts;
         let whole_queue =
             (!starts.is_empty()).then(|| WholeQueueTimer::new(parameters.sched_interval_s, starts));
@@ -89,11 +90,11 @@ impl SlurmTiming {
             spacing_s,
             asked: Asked::default(),
             whole_queue,
-            turns: (parameters.loop_turns.as_deref().cloned()).or_else(|| {
-                let whole = parameters.release.loop_on_whole_seconds();
-                whole.then(LoopTurns::on_whole_seconds)
-            }),
-            reads_twice: parameters.release.loop_on_whole_seconds(),
+            // Where no log shows them, a loop that wakes on whole seconds turns on them; the
+            // seconds its clock reads there are `reading_at`'s.
+            turns: (parameters.loop_turns.as_deref().cloned())
+                .or_else(|| reads_twice.then(LoopTurns::default)),
+            reads_twice,
             drawn: spacing_s.and(parameters.turn_seed),
             wakeups: BinaryHeap::new(),
             // `OverTimeLimit` past the limit, and then until the next check of time limits.

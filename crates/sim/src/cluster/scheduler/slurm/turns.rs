@@ -54,17 +54,6 @@ impl LoopTurns {
         }
     }
 
-    /// The background loop's turns of a Slurm whose loop wakes on each whole second (23.11
-    /// on, [`Release::loop_on_whole_seconds`](super::Release::loop_on_whole_seconds)) where
-    /// no log shows them: at the start of each second, the loop's clock (`time()`, the
-    /// kernel's coarse clock, a tick behind) still reading the second before.
-    pub fn on_whole_seconds() -> LoopTurns {
-        LoopTurns {
-            clock_lead: 1,
-            ..LoopTurns::default()
-        }
-    }
-
     /// The turns around `shown` (in any order, repeats allowed) of a loop that turns about
     /// every `period` microseconds (at least one). Instants within half a period of an
     /// earlier one are the same turn (the jobs one pass started, logged a millisecond or so
@@ -217,18 +206,6 @@ mod tests {
         let none = LoopTurns::default();
         assert_eq!(none.second_of(s(7.0)), 7);
         assert_eq!(none.first_turn_in(7), s(7.0));
-    }
-
-    #[test]
-    fn a_loop_on_whole_seconds_turns_at_each_second_its_clock_reading_the_one_before() {
-        let turns = LoopTurns::on_whole_seconds();
-        assert_eq!(turns.at_or_after(s(20.001)), s(21.0));
-        assert_eq!(turns.at_or_after(s(25.5)), s(26.0));
-        assert_eq!(turns.at_or_after(s(33.0)), s(33.0));
-        // The turn at 21.0 reads 20: a pass spaced 3 s from it falls at 24.0.
-        assert_eq!(turns.second_of(s(21.0)), 20);
-        assert_eq!(turns.first_turn_in(23), s(24.0));
-        assert_eq!(turns.first_turn_in(20), s(21.0));
     }
 
     #[test]
