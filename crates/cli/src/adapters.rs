@@ -128,6 +128,7 @@ where
         interval,
         now,
         log,
+        told: Vec::new(),
     };
     reconcile_every(
         &mut watcher,

@@ -212,14 +212,19 @@ fn watch(args: &WatchArgs) -> Result<()> {
     )
 }
 
-/// What one turn of `watch` tells the log: the pass's notes and line, or why it failed.
+/// What one turn of `watch` tells the log: the pass's new notes and line, or why it failed.
 fn log_turn(told: Told<'_, Reconciliation, AdapterError>) {
     match told {
-        Told::Passed(pass, applied, _) => {
+        Told::Passed {
+            pass,
+            applied,
+            news,
+            ..
+        } => {
             if let Some(why) = &pass.rebuilt {
                 tracing::info!("{why}");
             }
-            for note in &pass.notes {
+            for note in news {
                 tracing::warn!("{note}");
             }
             log_line(&gridengine_pass_line(pass, applied), applied);

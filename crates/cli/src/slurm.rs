@@ -248,11 +248,16 @@ fn watch(args: &WatchArgs) -> Result<()> {
     )
 }
 
-/// What one turn of `watch` tells the log: the pass's notes and line, or why it failed.
+/// What one turn of `watch` tells the log: the pass's new notes and line, or why it failed.
 fn log_turn(told: Told<'_, Reconciliation, AdapterError>) {
     match told {
-        Told::Passed(pass, applied, after) => {
-            log_pass(pass);
+        Told::Passed {
+            pass,
+            applied,
+            after,
+            news,
+        } => {
+            log_pass(pass, &news);
             if let Some(e) = after {
                 tracing::warn!(error = %Chain(e), "the table job_submit.lua reads (submit_table) was not written; new jobs wait at site factor 0 until a pass writes it");
             }
@@ -266,8 +271,9 @@ fn log_turn(told: Told<'_, Reconciliation, AdapterError>) {
 /// more than its whole-second times blur.
 const LATE_WORTH_MS: u64 = 1_000;
 
-/// What a pass of `watch` found that an administrator should hear of.
-fn log_pass(pass: &Reconciliation) {
+/// What a pass of `watch` found that an administrator should hear of: among its notes, those
+/// the last pass did not have (`news`).
+fn log_pass(pass: &Reconciliation, news: &[&str]) {
     if let Some(why) = &pass.rebuilt {
         tracing::info!("{why}");
     }
@@ -281,7 +287,7 @@ fn log_pass(pass: &Reconciliation) {
             "sacct listed jobs late: their running before this pass was not charged"
         );
     }
-    for note in &pass.notes {
+    for note in news {
         tracing::warn!("{note}");
     }
     if let Some(check) = pass.fair_tree.as_ref().filter(|c| !c.agrees) {

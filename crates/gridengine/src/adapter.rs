@@ -23,7 +23,7 @@ use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_reconcile::clients::{Clients, ClientsError, Tree};
-use fairshare_reconcile::command::{CommandError, Commands};
+use fairshare_reconcile::command::{CommandError, Commands, Counted, Unread};
 use fairshare_reconcile::controller::{remembering, Controller, Held, SchedulerIo, Setup, Site};
 use fairshare_reconcile::history::{HistoryError, Step};
 use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
@@ -34,7 +34,6 @@ use fairshare_reconcile::watch::Passes;
 use fairshare_reconcile::writes::Write;
 pub use fairshare_reconcile::writes::{Applied, Refusal};
 use serde::Serialize;
-use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// Why a pass could not be made.
@@ -77,6 +76,15 @@ pub enum AdapterError {
     /// `weight_priority` is 0, so a POSIX priority orders no job: nothing is written.
     #[error("not written: Grid Engine's weight_priority is 0, so a job's POSIX priority does not enter its priority; set weight_priority 1, weight_urgency 0 and weight_ticket 0 (qconf -msconf; docs/gridengine.md)")]
     Lever,
+}
+
+impl From<Unread<ReadError>> for AdapterError {
+    fn from(unread: Unread<ReadError>) -> AdapterError {
+        match unread {
+            Unread::Command(e) => AdapterError::Command(e),
+            Unread::Read { command, error } => AdapterError::Read { command, error },
+        }
+    }
 }
 
 /// What one pass saw and planned.
@@ -151,15 +159,13 @@ impl ShareTreeCheck {
 /// Grid Engine as the controller reads and writes it: its commands through `commands`,
 /// counted, and its accounting file.
 pub struct GridEngineIo<C: Commands> {
-    commands: C,
+    commands: Counted<C>,
     accounting: AccountingFile,
     /// Each ranked user's account (its parent in the share tree), as the last pass read them.
     accounts: BTreeMap<String, String>,
     /// The jobs `qstat` listed for the accounting's running jobs, kept for the queue of the
     /// same pass: one listing for both.
     listed: Option<Vec<GeJob>>,
-    /// Commands run since the count was last taken.
-    calls: Cell<u32>,
     /// Whether the scheduler's weights let a POSIX priority order jobs, as the last pass read
     /// them (`None`: not read, as by `reset`): without, every write but a reset's is refused.
     lever: Option<bool>,
@@ -174,16 +180,11 @@ impl<C: Commands> GridEngineIo<C> {
         command: &[&str],
         read: impl Fn(&str) -> Result<T, ReadError>,
     ) -> Result<T, AdapterError> {
-        let text = self.run(command)?;
-        read(&text).map_err(|error| AdapterError::Read {
-            command: command.join(" "),
-            error,
-        })
+        Ok(self.commands.read(command, read)?)
     }
 
     /// Runs `command`, counted.
     fn run(&self, command: &[&str]) -> Result<String, CommandError> {
-        self.calls.set(self.calls.get() + 1);
         self.commands.run(command)
     }
 
@@ -390,11 +391,10 @@ impl<C: Commands> Adapter<C> {
     pub fn new(commands: C, config: &GridEngineConfig) -> Result<Adapter<C>, SettingError> {
         config.check()?;
         let io = GridEngineIo {
-            commands,
+            commands: Counted::new(commands),
             accounting: AccountingFile::new(&config.accounting),
             accounts: BTreeMap::new(),
             listed: None,
-            calls: Cell::new(0),
             lever: None,
             last_listing: Vec::new(),
         };
@@ -418,7 +418,7 @@ impl<C: Commands> Adapter<C> {
     /// One pass at `now`: reads the cluster, brings the history to `now` and plans; under
     /// `fairshare:function=grid-engine`, Grid Engine's own share-tree order beside fairshare's.
     pub fn pass(&mut self, now: Time) -> Result<Reconciliation, AdapterError> {
-        self.controller.io().calls.set(0);
+        self.controller.io().commands.taken();
         let pass = self.controller.pass(now)?;
         let done = pass.reconciled;
         let grid_engine = matches!(self.controller.policy().kind,
@@ -436,7 +436,7 @@ impl<C: Commands> Adapter<C> {
             usage: done.usage,
             plan: done.plan,
             notes: done.notes,
-            reads: self.controller.io().calls.replace(0),
+            reads: self.controller.io().commands.taken(),
             share_tree,
         })
     }
@@ -463,5 +463,9 @@ impl<C: Commands> Passes for Adapter<C> {
 
     fn apply(&mut self, pass: &Reconciliation) -> Applied {
         Adapter::apply(self, &pass.plan)
+    }
+
+    fn notes(pass: &Reconciliation) -> &[String] {
+        &pass.notes
     }
 }

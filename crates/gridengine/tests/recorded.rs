@@ -433,3 +433,67 @@ fn grid_engines_own_share_tree_order_is_checked_under_its_function() {
         .unwrap();
     assert!(sdrf.share_tree.is_none(), "checked only under its function");
 }
+
+/// An accounting record of `owner`'s job `id`, `slots` slots from `start` to `end` (unix
+/// seconds), as Grid Engine writes it.
+fn record(id: u64, owner: &str, start: u64, end: u64, slots: u32) -> String {
+    format!("all.q:vm:{owner}:{owner}:sleep:{id}:sge:0:{start}:{start}:{end}:0:0:{}:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:NONE:defaultdepartment:NONE:{slots}:0:0:0:0:NONE:0:NONE:0:0:0", end - start)
+}
+
+/// The pass of SDRF (Grid Engine's 168-hour halftime as its memory) over one waiting job of
+/// each user, after gea ran 4 slots for 20 s and geb `geb_slots` slots for 20 slot-seconds.
+fn sdrf_after(geb_slots: u32) -> fairshare_gridengine::adapter::Reconciliation {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = Fake::new();
+    fake.jobs.borrow_mut().retain(|id, _| (10..13).contains(id));
+    let t = NOW_S - 600;
+    let records = [
+        record(1, "gea", t, t + 20, 4),
+        record(2, "geb", t, t + u64::from(20 / geb_slots), geb_slots),
+    ];
+    let accounting = dir.path().join("accounting");
+    std::fs::write(
+        &accounting,
+        format!("# Version: 8.1.9\n{}\n", records.join("\n")),
+    )
+    .unwrap();
+    let config = GridEngineConfig {
+        policy: "sdrf".into(),
+        accounting,
+        ..GridEngineConfig::default()
+    };
+    let mut adapter = Adapter::new(&fake, &config).unwrap();
+    adapter.pass(at(NOW_S)).unwrap()
+}
+
+/// The order seen on the live Grid Engine (geb, who ran, before gec, who never did) is SDRF's
+/// own: a commitment grows only with what a user holds beyond its entitlement (Eq. 6), and
+/// geb's 2 slots were within its third of 8, so geb's priority is exactly gec's, 0, and the
+/// tie goes to the tree's order. A user absent from the accounting is ranked as one at 0.
+/// geb holding 4 slots for the same 20 slot-seconds passes its entitlement, and goes after gec.
+#[test]
+fn sdrf_ranks_use_within_the_entitlement_as_no_use() {
+    let priority = |pass: &fairshare_gridengine::adapter::Reconciliation, user: &str| {
+        let usage = pass.usage.iter().find(|u| u.user == user).unwrap();
+        usage.priority.unwrap()
+    };
+    let order = |pass: &fairshare_gridengine::adapter::Reconciliation| -> Vec<String> {
+        pass.plan.standings.iter().map(|s| s.user.clone()).collect()
+    };
+    let within = sdrf_after(2);
+    assert_eq!(
+        (priority(&within, "geb"), priority(&within, "gec")),
+        (0.0, 0.0)
+    );
+    assert!(priority(&within, "gea") > 0.0, "{:?}", within.usage);
+    assert_eq!(order(&within), ["geb", "gec", "gea"]);
+
+    let beyond = sdrf_after(4);
+    let geb = priority(&beyond, "geb");
+    assert!(
+        geb > 0.0 && geb < priority(&beyond, "gea"),
+        "{:?}",
+        beyond.usage
+    );
+    assert_eq!(order(&beyond), ["gec", "geb", "gea"]);
+}

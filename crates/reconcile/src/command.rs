@@ -4,8 +4,11 @@
 //! hang on a controller (`slurmctld`, `sge_qmaster`) that stopped answering.
 //!
 //! Every adapter asks its scheduler through [`Commands`], so that the same code runs against
-//! the real commands ([`Runner`]) and, in tests and benchmarks, against recorded outputs.
+//! the real commands ([`Runner`]) and, in tests and benchmarks, against recorded outputs, and
+//! through [`Counted`], which counts what a pass asked and reads each answer with the
+//! adapter's reader.
 
+use std::cell::Cell;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -56,6 +59,64 @@ pub enum CommandError {
 pub trait Commands {
     /// The standard output of `command` (the program, then its arguments).
     fn run(&self, command: &[&str]) -> Result<String, CommandError>;
+}
+
+/// A command's answer that could not be used: no answer, or one its reader refused.
+#[derive(Debug, Error)]
+pub enum Unread<E: std::error::Error + 'static> {
+    /// The command gave no usable answer.
+    #[error(transparent)]
+    Command(#[from] CommandError),
+    /// Its answer could not be read.
+    #[error("`{command}`")]
+    Read {
+        /// The command line.
+        command: String,
+        /// What was wrong with its output.
+        #[source]
+        error: E,
+    },
+}
+
+/// A scheduler's commands, each one counted: how many a pass asked is part of what it shows.
+pub struct Counted<C: Commands> {
+    commands: C,
+    calls: Cell<u32>,
+}
+
+impl<C: Commands> Counted<C> {
+    /// `commands`, none counted yet.
+    pub fn new(commands: C) -> Counted<C> {
+        Counted {
+            commands,
+            calls: Cell::new(0),
+        }
+    }
+
+    /// The commands run since the count was last taken; the count starts again.
+    pub fn taken(&self) -> u32 {
+        self.calls.replace(0)
+    }
+
+    /// Runs `command` and reads its output with `read`.
+    pub fn read<T, E: std::error::Error + 'static>(
+        &self,
+        command: &[&str],
+        read: impl FnOnce(&str) -> Result<T, E>,
+    ) -> Result<T, Unread<E>> {
+        let text = self.run(command)?;
+        read(&text).map_err(|error| Unread::Read {
+            command: command.join(" "),
+            error,
+        })
+    }
+}
+
+impl<C: Commands> Commands for Counted<C> {
+    fn run(&self, command: &[&str]) -> Result<String, CommandError> {
+        self.calls.set(self.calls.get() + 1);
+        self.commands.run(command)
+    }
 }
 
 impl Commands for Runner {
@@ -212,5 +273,27 @@ mod tests {
             slow.to_string(),
             "sleep 300: no answer within 0.2 s; killed"
         );
+    }
+
+    #[test]
+    fn counted_commands_count_every_call_and_name_an_answer_not_read() {
+        let counted = Counted::new(runner(5.0));
+        assert_eq!(
+            counted
+                .read(&["echo", "7"], |t| t.trim().parse::<u32>())
+                .unwrap(),
+            7
+        );
+        let unread = counted
+            .read(&["echo", "x"], |t| t.trim().parse::<u32>())
+            .unwrap_err();
+        assert!(matches!(&unread, Unread::Read { command, .. } if command == "echo x"));
+        let failed = counted.read(&["false"], |t| t.parse::<u32>()).unwrap_err();
+        assert!(matches!(
+            failed,
+            Unread::Command(CommandError::Failed { .. })
+        ));
+        assert_eq!(counted.taken(), 3, "failures count too");
+        assert_eq!(counted.taken(), 0, "the count starts again");
     }
 }

@@ -261,6 +261,10 @@ impl<S: SchedulerIo> Passes for Controller<S> {
     fn apply(&mut self, pass: &Pass) -> Applied {
         Controller::apply(self, &pass.reconciled.plan)
     }
+
+    fn notes(pass: &Pass) -> &[String] {
+        &pass.reconciled.notes
+    }
 }
 
 /// The plan that sets every pending job's factor to 0.

@@ -1,7 +1,9 @@
 //! The loop around a reconcile: reconcile, then wait as the reconciler asks ([`Action`]);
 //! after a failure wait longer each time ([`Backoff`]); stop at once on SIGTERM or SIGINT.
 //! [`Watcher`] is every adapter's reconciler: a pass, its writes unless dry, and what follows
-//! them, each told to the log.
+//! them, each told to the log, a pass's notes only when they are news: a note about the
+//! scheduler's configuration, which every pass repeats, is told at the first pass and again
+//! only once it changes.
 //!
 //! Every adapter needs the same loop, and its timing is easy to get wrong in ways that hurt a
 //! scheduler: retrying a failing controller every few seconds, or sleeping through a stop
@@ -162,13 +164,24 @@ pub trait Passes {
         let _ = pass;
         Ok(())
     }
+
+    /// What an administrator should know of `pass`.
+    fn notes(pass: &Self::Pass) -> &[String];
 }
 
 /// What [`Watcher`] tells its log.
 pub enum Told<'a, P, E> {
-    /// A pass; what its writes did (`None`: a dry run, nothing written); why what follows
-    /// the writes failed, if it did.
-    Passed(&'a P, Option<&'a Applied>, Option<&'a std::io::Error>),
+    /// A pass.
+    Passed {
+        /// The pass.
+        pass: &'a P,
+        /// What its writes did (`None`: a dry run, nothing written).
+        applied: Option<&'a Applied>,
+        /// Why what follows the writes failed, if it did.
+        after: Option<&'a std::io::Error>,
+        /// Its notes that the last pass did not have (all of them at the first pass).
+        news: Vec<&'a str>,
+    },
     /// A pass failed, nothing was written; the next comes after the backoff.
     Failed(&'a E, Duration),
 }
@@ -187,6 +200,8 @@ pub struct Watcher<A: Passes, L: FnMut(Told<'_, A::Pass, A::Error>)> {
     pub now: fn() -> Time,
     /// Where each turn is told.
     pub log: L,
+    /// The notes of the last pass, told already.
+    pub told: Vec<String>,
 }
 
 impl<A: Passes, L: FnMut(Told<'_, A::Pass, A::Error>)> Reconciler for Watcher<A, L> {
@@ -199,7 +214,18 @@ impl<A: Passes, L: FnMut(Told<'_, A::Pass, A::Error>)> Reconciler for Watcher<A,
             true => None,
             false => self.adapter.after_writing(&pass).err(),
         };
-        (self.log)(Told::Passed(&pass, applied.as_ref(), after.as_ref()));
+        let notes = A::notes(&pass);
+        let news = (notes.iter())
+            .filter(|note| !self.told.contains(note))
+            .map(String::as_str)
+            .collect();
+        (self.log)(Told::Passed {
+            pass: &pass,
+            applied: applied.as_ref(),
+            after: after.as_ref(),
+            news,
+        });
+        self.told = notes.to_vec();
         Ok(Action::Requeue(self.interval))
     }
 
@@ -229,6 +255,59 @@ pub fn stop_on_signals() -> std::io::Result<Arc<AtomicBool>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An adapter whose passes make the notes given, one list a pass (`None`: the pass fails).
+    struct Noting(Vec<Option<Vec<String>>>);
+
+    impl Passes for Noting {
+        type Pass = Vec<String>;
+        type Error = ();
+
+        fn pass(&mut self, _: Time) -> Result<Vec<String>, ()> {
+            self.0.remove(0).ok_or(())
+        }
+
+        fn apply(&mut self, _: &Vec<String>) -> Applied {
+            Applied::default()
+        }
+
+        fn notes(pass: &Vec<String>) -> &[String] {
+            pass
+        }
+    }
+
+    #[test]
+    fn a_note_is_told_when_it_first_comes_and_again_only_after_it_went() {
+        let passes = [
+            Some(vec!["memory", "weight"]),
+            Some(vec!["memory", "weight"]),
+            None,
+            Some(vec!["memory", "weight"]),
+            Some(vec!["memory"]),
+            Some(vec!["memory", "weight"]),
+        ];
+        let passes = passes.map(|p| p.map(|n| n.into_iter().map(String::from).collect()));
+        let mut heard: Vec<Vec<String>> = Vec::new();
+        let mut watcher = Watcher {
+            adapter: Noting(passes.to_vec()),
+            dry_run: true,
+            interval: Duration::from_secs(5),
+            now: || Time::ZERO,
+            log: |told: Told<'_, Vec<String>, ()>| {
+                if let Told::Passed { news, .. } = told {
+                    heard.push(news.iter().map(|n| n.to_string()).collect());
+                }
+            },
+            told: Vec::new(),
+        };
+        for _ in passes {
+            if let Err(e) = watcher.reconcile() {
+                watcher.error_policy(e, Duration::from_secs(1));
+            }
+        }
+        let expected: [&[&str]; 5] = [&["memory", "weight"], &[], &[], &[], &["weight"]];
+        assert_eq!(heard, expected, "a failed pass between forgets nothing");
+    }
 
     #[test]
     fn the_backoff_doubles_from_first_to_max() {

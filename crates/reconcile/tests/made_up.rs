@@ -399,6 +399,9 @@ fn jobs_listed_late_count_the_running_left_uncharged() {
     assert_eq!((step.clamped, step.missed, step.uncharged_ms), (1, 1, 0));
 }
 
+/// What gridq's configuration makes every pass say.
+const CONFIGURATION_NOTE: &str = "gridq's own fairshare is still on";
+
 /// gridq under the controller: the adapter is its readers above and this, its
 /// [`SchedulerIo`]; the factors it holds follow the writes it takes.
 struct GridqIo {
@@ -436,7 +439,7 @@ impl SchedulerIo for GridqIo {
             machines: Machines::of(&nodes(NODES), &[]).unwrap(),
             charging: (),
             policy: policy.clone(),
-            notes: Vec::new(),
+            notes: vec![CONFIGURATION_NOTE.into()],
         })
     }
 
@@ -529,16 +532,17 @@ fn a_refused_write_is_retried_once_and_reported() {
     assert!(!applied.complete());
 }
 
-/// What the watcher told its log, in short: each pass's jobs written and read back, or a
-/// failure and its backoff in seconds.
+/// What the watcher told its log, in short: each pass's jobs written and read back and its
+/// notes that are news, or a failure and its backoff in seconds.
 #[derive(Debug, PartialEq)]
 enum Heard {
-    Passed(usize),
+    Passed(usize, Vec<String>),
     Failed(String, u64),
 }
 
 /// The whole loop through the crate: gridq down for two turns, then up. The watcher tells
-/// each failure with its backoff, writes the factors once, and then nothing.
+/// each failure with its backoff, writes the factors once, and then nothing; the note of
+/// gridq's configuration, which every pass makes, is told at the first pass alone.
 #[test]
 fn the_watcher_drives_a_made_up_scheduler_through_its_controller() {
     let heard = Rc::new(std::cell::RefCell::new(Vec::new()));
@@ -551,10 +555,14 @@ fn the_watcher_drives_a_made_up_scheduler_through_its_controller() {
         dry_run: false,
         interval: Duration::from_secs(60),
         now: || secs(NOW_S),
+        told: Vec::new(),
         log: move |t: Told<'_, Pass, GridqError>| {
             let mut heard = told.borrow_mut();
             heard.push(match t {
-                Told::Passed(_, applied, _) => Heard::Passed(applied.map_or(0, |a| a.jobs)),
+                Told::Passed { applied, news, .. } => Heard::Passed(
+                    applied.map_or(0, |a| a.jobs),
+                    news.iter().map(|n| n.to_string()).collect(),
+                ),
                 Told::Failed(e, backoff) => Heard::Failed(e.to_string(), backoff.as_secs()),
             });
             stopping.store(heard.len() == 4, std::sync::atomic::Ordering::Relaxed);
@@ -572,7 +580,12 @@ fn the_watcher_drives_a_made_up_scheduler_through_its_controller() {
         }
     );
     let down = |s| Heard::Failed("gridq: controller unreachable".into(), s);
-    let expected = [down(10), down(20), Heard::Passed(3), Heard::Passed(0)];
+    let expected = [
+        down(10),
+        down(20),
+        Heard::Passed(3, vec![CONFIGURATION_NOTE.into()]),
+        Heard::Passed(0, Vec::new()),
+    ];
     assert_eq!(*heard.borrow(), expected);
     let waits: Vec<u64> = clock.waits.iter().map(Duration::as_secs).collect();
     assert_eq!(waits, [10, 20, 60, 60]);

@@ -23,8 +23,7 @@ use fairshare_core::error::Chain;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
-use fairshare_reconcile::command::CommandError;
-use fairshare_reconcile::command::Commands;
+use fairshare_reconcile::command::{CommandError, Commands, Counted, Unread};
 use fairshare_reconcile::controller::{
     remembering, utc_seconds, Controller, Held, SchedulerIo, Setup, Site,
 };
@@ -43,7 +42,6 @@ use fairshare_trace::billing::{
 };
 use fairshare_trace::slurm_version::SlurmVersion;
 use serde::Serialize;
-use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// Why a pass could not be made.
@@ -76,6 +74,15 @@ pub enum AdapterError {
         "Slurm's PriorityType is {0:?}: site factors order jobs only under priority/multifactor"
     )]
     PriorityType(String),
+}
+
+impl From<Unread<ReadError>> for AdapterError {
+    fn from(unread: Unread<ReadError>) -> AdapterError {
+        match unread {
+            Unread::Command(e) => AdapterError::Command(e),
+            Unread::Read { command, error } => AdapterError::Read { command, error },
+        }
+    }
 }
 
 /// How Slurm's own Fair Tree ranks the waiting associations beside fairshare's order: the
@@ -141,13 +148,11 @@ pub struct Reconciliation {
 
 /// Slurm as the controller reads and writes it: its commands through `slurm`, counted.
 pub struct SlurmIo<S: Commands> {
-    slurm: S,
+    slurm: Counted<S>,
     /// The cluster whose associations are ranked, when the configuration names one.
     cluster: Option<String>,
     /// The partitions whose nodes are the machines (empty: all).
     partitions: Vec<String>,
-    /// Commands run since the count was last taken.
-    calls: Cell<u32>,
     /// How the factors stand beside Slurm's own fairshare factor.
     mapping: Mapping,
     /// Slurm's other weighted priority terms as the last pass read them ([`other_weights`]).
@@ -163,17 +168,12 @@ impl<S: Commands> SlurmIo<S> {
         command: &[&str],
         read: impl Fn(&str) -> Result<T, ReadError>,
     ) -> Result<T, AdapterError> {
-        self.calls.set(self.calls.get() + 1);
-        let text = self.slurm.run(command)?;
-        read(&text).map_err(|error| AdapterError::Read {
-            command: command.join(" "),
-            error,
-        })
+        Ok(self.slurm.read(command, read)?)
     }
 
     /// The commands run since the last call, and the count started again.
     fn calls_taken(&self) -> u32 {
-        self.calls.replace(0)
+        self.slurm.taken()
     }
 
     /// Reads Slurm's priority settings: an error where site factors cannot order jobs, else
@@ -314,10 +314,9 @@ impl<S: Commands> Adapter<S> {
     pub fn new(slurm: S, config: SlurmConfig) -> Result<Adapter<S>, SettingError> {
         config.check()?;
         let io = SlurmIo {
-            slurm,
+            slurm: Counted::new(slurm),
             cluster: config.cluster.clone(),
             partitions: config.partitions.clone(),
-            calls: Cell::new(0),
             mapping: config.mapping()?,
             others: Vec::new(),
             version: None,
@@ -448,6 +447,10 @@ impl<S: Commands> Passes for Adapter<S> {
 
     fn after_writing(&mut self, pass: &Reconciliation) -> std::io::Result<()> {
         self.write_submit_table(pass)
+    }
+
+    fn notes(pass: &Reconciliation) -> &[String] {
+        &pass.notes
     }
 }
 
