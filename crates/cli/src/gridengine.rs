@@ -3,17 +3,12 @@
 //! and prints what the adapter saw and did; the work is in `fairshare-gridengine`, the tables
 //! in `fairshare-report`.
 
-use crate::adapters::{
-    done, duration, lock, log_failure, log_line, show, watch_until_stopped, Document, Reset,
-};
+use crate::adapters::{self, duration, Driven};
 use anyhow::{Context, Result};
-use fairshare_gridengine::adapter::{Adapter, AdapterError, Reconciliation};
+use fairshare_gridengine::adapter::{GridEngineError, GridEngineIo};
 use fairshare_gridengine::command::Runner;
 use fairshare_gridengine::config::GridEngineConfig;
-use fairshare_reconcile::watch::{system_now, Told};
-use fairshare_report::{
-    gridengine_pass_line, gridengine_status, gridengine_sync, gridengine_writes_text,
-};
+use fairshare_reconcile::controller::Controller;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -108,10 +103,16 @@ pub struct WatchArgs {
 /// Runs `fairshare gridengine`.
 pub fn run(args: Args) -> Result<()> {
     match args.command {
-        Command::Status(common) => status(&common),
-        Command::Sync(args) => sync(&args),
+        Command::Status(common) => adapters::status::<GridEngine>(&config(&common)?, common.json),
+        Command::Sync(args) => {
+            let config = config(&args.common)?;
+            adapters::sync::<GridEngine>(&config, args.common.json, args.dry_run)
+        }
         Command::Watch(args) => watch(&args),
-        Command::Reset(args) => reset(&args),
+        Command::Reset(args) => {
+            let config = config(&args.common)?;
+            adapters::reset::<GridEngine>(&config, args.common.json, args.dry_run)
+        }
     }
 }
 
@@ -131,60 +132,41 @@ fn config(common: &Common) -> Result<GridEngineConfig> {
     Ok(config)
 }
 
-/// The adapter of `config`, on Grid Engine's real commands.
-fn adapter(config: &GridEngineConfig) -> Result<Adapter<Runner>> {
-    let runner = Runner {
-        bin: config.bin.clone(),
-        timeout: config.timeout(),
-    };
-    Ok(Adapter::new(runner, config)?)
+/// Grid Engine, as the adapters' verbs drive it.
+struct GridEngine;
+
+impl Driven for GridEngine {
+    type Error = GridEngineError;
+    type Io = GridEngineIo<Runner>;
+    type Config = GridEngineConfig;
+    const STOPPED: &'static str = "stopped; the priorities keep their last values (`fairshare gridengine reset` sets them back to 0)";
+    const NOT_RESET: &'static str = "not every priority was set back (see above); run reset again";
+
+    fn controller(config: &GridEngineConfig) -> Result<Controller<GridEngineIo<Runner>>> {
+        let runner = Runner {
+            bin: config.bin.clone(),
+            timeout: config.timeout(),
+        };
+        Ok(fairshare_gridengine::adapter::adapter(runner, config)?)
+    }
+
+    fn lock(config: &GridEngineConfig) -> &Path {
+        &config.lock
+    }
+
+    fn watching(config: &GridEngineConfig, dry_run: bool) {
+        tracing::info!(
+            policy = %config.policy,
+            weight = config.weight,
+            interval_s = config.interval_s,
+            window_s = config.window_s,
+            dry_run,
+            "watching Grid Engine"
+        );
+    }
 }
 
-/// `status`: one pass, nothing written.
-fn status(common: &Common) -> Result<()> {
-    let pass = adapter(&config(common)?)?.pass(system_now())?;
-    show(common.json, &Document::new(&pass, None), || {
-        gridengine_status(&pass)
-    })
-}
-
-/// `sync`: one pass, its writes made (unless `--dry-run`) and read back.
-fn sync(args: &Writing) -> Result<()> {
-    let config = config(&args.common)?;
-    let _lock = lock(&config.lock, args.dry_run)?;
-    let mut adapter = adapter(&config)?;
-    let pass = adapter.pass(system_now())?;
-    let applied = (!args.dry_run).then(|| adapter.apply(&pass.plan));
-    let document = Document::new(&pass, applied.as_ref());
-    show(args.common.json, &document, || {
-        gridengine_sync(&pass, applied.as_ref())
-    })?;
-    done(
-        applied.as_ref(),
-        "the ranking is not fully applied (see above); run sync again",
-    )
-}
-
-/// `reset`: every priority fairshare wrote back to 0.
-fn reset(args: &Writing) -> Result<()> {
-    let config = config(&args.common)?;
-    let _lock = lock(&config.lock, args.dry_run)?;
-    let mut adapter = adapter(&config)?;
-    let plan = adapter.reset_plan()?;
-    let applied = (!args.dry_run).then(|| adapter.apply(&plan));
-    show(
-        args.common.json,
-        &Reset::new(&plan, applied.as_ref()),
-        || gridengine_writes_text(&plan, applied.as_ref()),
-    )?;
-    done(
-        applied.as_ref(),
-        "not every priority was set back (see above); run reset again",
-    )
-}
-
-/// `watch`: a pass every interval until SIGTERM or SIGINT; a pass that fails is logged and
-/// the next one tries again.
+/// `watch`: the configuration's interval, or `--interval` over it, and the log as asked.
 fn watch(args: &WatchArgs) -> Result<()> {
     let mut config = config(&args.writing.common)?;
     if let Some(interval) = args.interval {
@@ -193,42 +175,5 @@ fn watch(args: &WatchArgs) -> Result<()> {
     }
     crate::serve::logging(&args.log, args.log_json)?;
     let interval = Duration::from_secs_f64(config.interval_s);
-    let dry_run = args.writing.dry_run;
-    tracing::info!(
-        policy = %config.policy,
-        weight = config.weight,
-        interval_s = config.interval_s,
-        window_s = config.window_s,
-        dry_run,
-        "watching Grid Engine"
-    );
-    let _lock = lock(&config.lock, dry_run)?;
-    watch_until_stopped(
-        || adapter(&config),
-        dry_run,
-        interval,
-        log_turn,
-        "stopped; the priorities keep their last values (`fairshare gridengine reset` sets them back to 0)",
-    )
-}
-
-/// What one turn of `watch` tells the log: the pass's new notes and line, or why it failed.
-fn log_turn(told: Told<'_, Reconciliation, AdapterError>) {
-    match told {
-        Told::Passed {
-            pass,
-            applied,
-            news,
-            ..
-        } => {
-            if let Some(why) = &pass.rebuilt {
-                tracing::info!("{why}");
-            }
-            for note in news {
-                tracing::warn!("{note}");
-            }
-            log_line(&gridengine_pass_line(pass, applied), applied);
-        }
-        Told::Failed(error, backoff) => log_failure(error, backoff),
-    }
+    adapters::watch::<GridEngine>(&config, args.writing.dry_run, interval)
 }

@@ -2,14 +2,10 @@
 //! reads its file, builds the adapter and prints what the adapter saw and did; the work is in
 //! `fairshare-slurm`, the tables in `fairshare-report`.
 
-use crate::adapters::{
-    done, duration, lock, log_failure, log_line, show, watch_until_stopped, Document, Reset,
-};
+use crate::adapters::{self, duration, Driven};
 use anyhow::{Context, Result};
-use fairshare_core::error::Chain;
-use fairshare_reconcile::watch::{system_now, Told};
-use fairshare_report::{slurm_pass_line, slurm_status, slurm_sync, writes_text};
-use fairshare_slurm::adapter::{Adapter, AdapterError, Reconciliation};
+use fairshare_reconcile::controller::Controller;
+use fairshare_slurm::adapter::{SlurmError, SlurmIo};
 use fairshare_slurm::command::Runner;
 use fairshare_slurm::config::SlurmConfig;
 use std::path::{Path, PathBuf};
@@ -132,10 +128,14 @@ pub struct ResetArgs {
 /// Runs `fairshare slurm`.
 pub fn run(args: Args) -> Result<()> {
     match args.command {
-        Command::Status(common) => status(&common),
-        Command::Sync(args) => sync(&args),
+        Command::Status(common) => adapters::status::<Slurm>(&config(&common)?, common.json),
+        Command::Sync(args) => {
+            adapters::sync::<Slurm>(&config(&args.common)?, args.common.json, args.dry_run)
+        }
         Command::Watch(args) => watch(&args),
-        Command::Reset(args) => reset(&args),
+        Command::Reset(args) => {
+            adapters::reset::<Slurm>(&config(&args.common)?, args.common.json, args.dry_run)
+        }
         Command::Draw(args) => crate::draw::run(args),
         Command::Collect(args) => crate::collect::run(args),
         Command::WhatIf(args) => crate::whatif::run(args),
@@ -156,71 +156,49 @@ fn config(common: &Common) -> Result<SlurmConfig> {
     Ok(config)
 }
 
-/// The adapter of `config`, on Slurm's real commands.
-fn adapter(config: SlurmConfig) -> Result<Adapter<Runner>> {
-    let runner = Runner {
-        bin: config.bin.clone(),
-        timeout: config.timeout(),
-    };
-    Ok(Adapter::new(runner, config)?)
-}
+/// Slurm, as the adapters' verbs drive it.
+struct Slurm;
 
-/// `status`: one pass, nothing written.
-fn status(common: &Common) -> Result<()> {
-    let mut adapter = adapter(config(common)?)?;
-    let pass = adapter.pass(system_now())?;
-    show(common.json, &Document::new(&pass, None), || {
-        slurm_status(&pass)
-    })
-}
+impl Driven for Slurm {
+    type Error = SlurmError;
+    type Io = SlurmIo<Runner>;
+    type Config = SlurmConfig;
+    const STOPPED: &'static str =
+        "stopped; the site factors keep their last values (`fairshare slurm reset` clears them)";
+    const AFTER_WRITING: &'static str = "the table job_submit.lua reads (submit_table) was not written; new jobs wait at site factor 0 until a pass writes it";
+    const NOT_RESET: &'static str =
+        "not every site factor was cleared (see above); run reset again";
 
-/// `sync`: one pass, its writes made (unless `--dry-run`) and read back.
-fn sync(args: &SyncArgs) -> Result<()> {
-    let config = config(&args.common)?;
-    let _lock = lock(&config.lock, args.dry_run)?;
-    let mut adapter = adapter(config)?;
-    let pass = adapter.pass(system_now())?;
-    let applied = (!args.dry_run).then(|| adapter.apply(&pass.plan));
-    if !args.dry_run {
-        adapter
-            .write_submit_table(&pass)
-            .context("writing the table job_submit.lua reads (submit_table)")?;
+    fn controller(config: &SlurmConfig) -> Result<Controller<SlurmIo<Runner>>> {
+        let runner = Runner {
+            bin: config.bin.clone(),
+            timeout: config.timeout(),
+        };
+        Ok(fairshare_slurm::adapter::adapter(runner, config)?)
     }
-    let document = Document::new(&pass, applied.as_ref());
-    show(args.common.json, &document, || {
-        slurm_sync(&pass, applied.as_ref())
-    })?;
-    done(
-        applied.as_ref(),
-        "the ranking is not fully applied (see above); run sync again",
-    )
-}
 
-/// `reset`: every pending job's site factor back to 0.
-fn reset(args: &ResetArgs) -> Result<()> {
-    let config = config(&args.common)?;
-    let _lock = lock(&config.lock, args.dry_run)?;
-    let mut adapter = adapter(config)?;
-    let plan = adapter.reset_plan()?;
-    let applied = (!args.dry_run).then(|| adapter.apply(&plan));
-    if !args.dry_run {
-        adapter
-            .remove_submit_table()
-            .context("removing the table job_submit.lua reads (submit_table)")?;
+    fn lock(config: &SlurmConfig) -> &Path {
+        &config.lock
     }
-    show(
-        args.common.json,
-        &Reset::new(&plan, applied.as_ref()),
-        || writes_text(&plan, applied.as_ref()),
-    )?;
-    done(
-        applied.as_ref(),
-        "not every site factor was cleared (see above); run reset again",
-    )
+
+    fn watching(config: &SlurmConfig, dry_run: bool) {
+        tracing::info!(
+            policy = %config.policy,
+            weight = config.weight,
+            mapping = %config.mapping,
+            interval_s = config.interval_s,
+            window_s = config.window_s,
+            dry_run,
+            "watching Slurm"
+        );
+    }
+
+    fn after_reset(io: &SlurmIo<Runner>) -> Result<()> {
+        (io.remove_submit_table()).context("removing the table job_submit.lua reads (submit_table)")
+    }
 }
 
-/// `watch`: a pass every interval until SIGTERM or SIGINT; a pass that fails is logged and
-/// the next one tries again.
+/// `watch`: the configuration's interval, or `--interval` over it, and the log as asked.
 fn watch(args: &WatchArgs) -> Result<()> {
     let mut config = config(&args.common)?;
     if let Some(interval) = args.interval {
@@ -229,68 +207,5 @@ fn watch(args: &WatchArgs) -> Result<()> {
     }
     crate::serve::logging(&args.log, args.log_json)?;
     let interval = Duration::from_secs_f64(config.interval_s);
-    tracing::info!(
-        policy = %config.policy,
-        weight = config.weight,
-        mapping = %config.mapping,
-        interval_s = config.interval_s,
-        window_s = config.window_s,
-        dry_run = args.dry_run,
-        "watching Slurm"
-    );
-    let _lock = lock(&config.lock, args.dry_run)?;
-    watch_until_stopped(
-        || adapter(config),
-        args.dry_run,
-        interval,
-        log_turn,
-        "stopped; the site factors keep their last values (`fairshare slurm reset` clears them)",
-    )
-}
-
-/// What one turn of `watch` tells the log: the pass's new notes and line, or why it failed.
-fn log_turn(told: Told<'_, Reconciliation, AdapterError>) {
-    match told {
-        Told::Passed {
-            pass,
-            applied,
-            after,
-            news,
-        } => {
-            log_pass(pass, &news);
-            if let Some(e) = after {
-                tracing::warn!(error = %Chain(e), "the table job_submit.lua reads (submit_table) was not written; new jobs wait at site factor 0 until a pass writes it");
-            }
-            log_line(&slurm_pass_line(pass, applied), applied);
-        }
-        Told::Failed(error, backoff) => log_failure(error, backoff),
-    }
-}
-
-/// How much running left uncharged by jobs `sacct` listed late is worth a warning: a second,
-/// more than its whole-second times blur.
-const LATE_WORTH_MS: u64 = 1_000;
-
-/// What a pass of `watch` found that an administrator should hear of: among its notes, those
-/// the last pass did not have (`news`).
-fn log_pass(pass: &Reconciliation, news: &[&str]) {
-    if let Some(why) = &pass.rebuilt {
-        tracing::info!("{why}");
-    }
-    let step = &pass.step;
-    // Listed late within the second sacct's whole seconds blur costs nothing worth a word.
-    if pass.rebuilt.is_none() && step.uncharged_ms >= LATE_WORTH_MS {
-        tracing::warn!(
-            charged_from_last_pass = step.clamped,
-            not_charged = step.missed,
-            uncharged_s = step.uncharged_ms as f64 / 1e3,
-            "sacct listed jobs late: their running before this pass was not charged"
-        );
-    }
-    for note in news {
-        tracing::warn!("{note}");
-    }
-    if let Some(check) = pass.fair_tree.as_ref().filter(|c| !c.agrees) {
-        tracing::warn!(slurm = ?check.slurm, fairshare = ?check.fairshare, "Fair Tree order differs from sshare's (Slurm recomputes its factor once per PriorityCalcPeriod)");
-    }
+    adapters::watch::<Slurm>(&config, args.dry_run, interval)
 }

@@ -423,7 +423,7 @@ fn grid_engines_own_share_tree_orders_users_as_fairshares_grid_engine_function()
         &config,
         &["status", "--policy", "fairshare:function=grid-engine"],
     );
-    let check = &pass["share_tree"];
+    let check = &pass["check"];
     eprintln!("share-tree check: {check}");
     // gec used nothing: nearly every ticket. gea's share (0.5 for 80 slot-seconds) against
     // geb's (0.3 for 40) puts gea second.
@@ -438,7 +438,7 @@ fn grid_engines_own_share_tree_orders_users_as_fairshares_grid_engine_function()
     for row in pass["usage"].as_array().unwrap() {
         let user = row["user"].as_str().unwrap();
         let ours = -row["priority"].as_f64().unwrap() * 10_000.0;
-        let theirs = (check["gridengine"].as_array().unwrap().iter())
+        let theirs = (check["scheduler"].as_array().unwrap().iter())
             .find(|r| r[0] == user)
             .map(|r| r[1].as_f64().unwrap())
             .unwrap();

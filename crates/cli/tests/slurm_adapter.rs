@@ -116,7 +116,7 @@ fn sync_orders_a_live_queue() {
     let status = fairshare(&fair_tree, &["status"]);
     // The Slurm it talks to, named as `scontrol --version` names it (`slurm-wlm 24.11.5`):
     // the test clusters run the tested 22.05 and 24.11.
-    let version = &status["slurm_version"];
+    let version = &status["version"];
     let scontrol = crate::live::run("scontrol", &["--version"]);
     assert_eq!(
         Some(version["text"].as_str().unwrap()),
@@ -124,7 +124,7 @@ fn sync_orders_a_live_queue() {
         "{version}"
     );
     assert_eq!(version["tested"], true, "{version}");
-    let check = &status["fair_tree"];
+    let check = &status["check"];
     assert_eq!(check["fairshare"].as_array().unwrap().len(), 3, "{check}");
     assert!(
         status["notes"]

@@ -24,22 +24,22 @@ use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_reconcile::clients::{Clients, ClientsError, Tree};
 use fairshare_reconcile::command::{CommandError, Commands, Counted, Unread};
-use fairshare_reconcile::controller::{remembering, Controller, Held, SchedulerIo, Setup, Site};
-use fairshare_reconcile::history::{HistoryError, Step};
+use fairshare_reconcile::controller::{
+    Controller, HalfLife, Held, Jobs, Review, SchedulerIo, Setup, Site,
+};
+use fairshare_reconcile::history::HistoryError;
 use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
 use fairshare_reconcile::machines::{Machines, MachinesError};
+use fairshare_reconcile::pass::{CheckWords, OrderCheck, Words};
 use fairshare_reconcile::plan::{Plan, PlanSettings};
-use fairshare_reconcile::state::Usage;
-use fairshare_reconcile::watch::Passes;
 use fairshare_reconcile::writes::Write;
 pub use fairshare_reconcile::writes::{Applied, Refusal};
-use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Why a pass could not be made.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum AdapterError {
+pub enum GridEngineError {
     /// A command gave no usable answer.
     #[error(transparent)]
     Command(#[from] CommandError),
@@ -78,81 +78,65 @@ pub enum AdapterError {
     Lever,
 }
 
-impl From<Unread<ReadError>> for AdapterError {
-    fn from(unread: Unread<ReadError>) -> AdapterError {
+impl From<Unread<ReadError>> for GridEngineError {
+    fn from(unread: Unread<ReadError>) -> GridEngineError {
         match unread {
-            Unread::Command(e) => AdapterError::Command(e),
-            Unread::Read { command, error } => AdapterError::Read { command, error },
+            Unread::Command(e) => GridEngineError::Command(e),
+            Unread::Read { command, error } => GridEngineError::Read { command, error },
         }
     }
 }
 
-/// What one pass saw and planned.
-#[derive(Debug, Clone, Serialize)]
-pub struct Reconciliation {
-    /// When, in seconds after the Unix epoch.
-    pub at_s: f64,
-    /// The policy.
-    pub policy: String,
-    /// Whether the history was (re)built from the accounting file's window in this pass, and
-    /// why.
-    pub rebuilt: Option<String>,
-    /// What the history took in.
-    pub step: Step,
-    /// Jobs running as the history holds them.
-    pub running: usize,
-    /// Every user's usage.
-    pub usage: Vec<Usage>,
-    /// The plan.
-    pub plan: Plan,
-    /// Things an administrator should know (a setting of Grid Engine, users left out).
-    pub notes: Vec<String>,
-    /// Grid Engine commands run to read the cluster.
-    pub reads: u32,
-    /// Under `fairshare:function=grid-engine`, Grid Engine's own share-tree order beside
-    /// fairshare's.
-    pub share_tree: Option<ShareTreeCheck>,
-}
+/// Grid Engine's words.
+pub const WORDS: Words = Words {
+    scheduler: "Grid Engine",
+    client: "user",
+    accounting: "the accounting file",
+    writer: "qalter",
+    reader: "qstat",
+    set: "priority -p ",
+    factor: "-p",
+    priority_divisor: PRIO_SCALE,
+    new_jobs: false,
+};
 
-/// How Grid Engine's own share tree ranks the waiting users beside fairshare's order: the
-/// built-in check of `fairshare:function=grid-engine`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ShareTreeCheck {
-    /// The waiting users with the share-tree tickets Grid Engine's last scheduler run gave
-    /// them (their first pending job's `stickets` times their jobs before it), most first.
-    pub gridengine: Vec<(String, f64)>,
-    /// The same users in fairshare's order.
-    pub fairshare: Vec<String>,
-    /// Whether fairshare's order is one of Grid Engine's: along it, the tickets never rise.
-    pub agrees: bool,
-}
+/// The words of Grid Engine's share-tree check.
+const SHARE_TREE: CheckWords = CheckWords {
+    order: "Share-tree",
+    own: "Grid Engine's own share tree (qstat -ext)",
+    measure: "qstat -ext's share-tree tickets are",
+    decimals: 0,
+};
 
-impl ShareTreeCheck {
-    /// The check of fairshare's order `fairshare` against Grid Engine's tickets of `jobs`
-    /// (a user's tickets within one ticket count as equal: `qstat` prints whole tickets).
-    pub fn new(jobs: &[GeJob], fairshare: Vec<String>) -> ShareTreeCheck {
-        let mut running: BTreeMap<&str, f64> = BTreeMap::new();
-        for job in jobs.iter().filter(|j| j.running) {
-            *running.entry(&job.owner).or_default() += 1.0;
-        }
-        let mut tickets: BTreeMap<String, f64> = BTreeMap::new();
-        for job in jobs.iter().filter(|j| j.orderable()) {
-            let Some(t) = job.share_tickets else { continue };
-            let before = running.get(job.owner.as_str()).copied().unwrap_or(0.0);
-            let user = tickets.entry(job.owner.clone()).or_default();
-            *user = user.max(t * (before + 1.0));
-        }
-        let along: Vec<f64> = (fairshare.iter())
-            .filter_map(|user| tickets.get(user).copied())
-            .collect();
-        let agrees = along.windows(2).all(|w| w[1] <= w[0] + 1.0 + 1e-9);
-        let mut gridengine: Vec<(String, f64)> = tickets.into_iter().collect();
-        gridengine.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        ShareTreeCheck {
-            gridengine,
-            fairshare,
-            agrees,
-        }
+/// How Grid Engine's own share tree ranks the waiting users of `jobs` beside fairshare's
+/// order `fairshare`, the built-in check of `fairshare:function=grid-engine`: each user's
+/// share-tree tickets from Grid Engine's last scheduler run (its first pending job's
+/// `stickets` times its jobs before it), most first; fairshare's order agrees when the
+/// tickets never rise along it (a user's tickets within one ticket count as equal: `qstat`
+/// prints whole tickets).
+pub fn share_tree_check(jobs: &[GeJob], fairshare: Vec<String>) -> OrderCheck {
+    let mut running: BTreeMap<&str, f64> = BTreeMap::new();
+    for job in jobs.iter().filter(|j| j.running) {
+        *running.entry(&job.owner).or_default() += 1.0;
+    }
+    let mut tickets: BTreeMap<String, f64> = BTreeMap::new();
+    for job in jobs.iter().filter(|j| j.orderable()) {
+        let Some(t) = job.share_tickets else { continue };
+        let before = running.get(job.owner.as_str()).copied().unwrap_or(0.0);
+        let user = tickets.entry(job.owner.clone()).or_default();
+        *user = user.max(t * (before + 1.0));
+    }
+    let along: Vec<f64> = (fairshare.iter())
+        .filter_map(|user| tickets.get(user).copied())
+        .collect();
+    let agrees = along.windows(2).all(|w| w[1] <= w[0] + 1.0 + 1e-9);
+    let mut scheduler: Vec<(String, f64)> = tickets.into_iter().collect();
+    scheduler.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    OrderCheck {
+        words: SHARE_TREE,
+        scheduler,
+        fairshare,
+        agrees,
     }
 }
 
@@ -163,9 +147,6 @@ pub struct GridEngineIo<C: Commands> {
     accounting: AccountingFile,
     /// Each ranked user's account (its parent in the share tree), as the last pass read them.
     accounts: BTreeMap<String, String>,
-    /// The jobs `qstat` listed for the accounting's running jobs, kept for the queue of the
-    /// same pass: one listing for both.
-    listed: Option<Vec<GeJob>>,
     /// Whether the scheduler's weights let a POSIX priority order jobs, as the last pass read
     /// them (`None`: not read, as by `reset`): without, every write but a reset's is refused.
     lever: Option<bool>,
@@ -179,7 +160,7 @@ impl<C: Commands> GridEngineIo<C> {
         &self,
         command: &[&str],
         read: impl Fn(&str) -> Result<T, ReadError>,
-    ) -> Result<T, AdapterError> {
+    ) -> Result<T, GridEngineError> {
         Ok(self.commands.read(command, read)?)
     }
 
@@ -189,11 +170,11 @@ impl<C: Commands> GridEngineIo<C> {
     }
 
     /// The clients: the share tree when the site has one, else every user side by side.
-    fn tree(&self) -> Result<Tree, AdapterError> {
+    fn tree(&self) -> Result<Tree, GridEngineError> {
         let users = self.read(&USERS_COMMAND, |t| Ok(parse_users(t)))?;
         match self.run(&SHARE_TREE_COMMAND) {
             Ok(text) => {
-                let nodes = parse_share_tree(&text).map_err(|error| AdapterError::Read {
+                let nodes = parse_share_tree(&text).map_err(|error| GridEngineError::Read {
                     command: SHARE_TREE_COMMAND.join(" "),
                     error,
                 })?;
@@ -207,7 +188,7 @@ impl<C: Commands> GridEngineIo<C> {
     }
 
     /// The jobs `qstat` lists now.
-    fn listing(&self) -> Result<Vec<GeJob>, AdapterError> {
+    fn listing(&self) -> Result<Vec<GeJob>, GridEngineError> {
         self.read(&QSTAT_COMMAND, parse_qstat)
     }
 
@@ -268,25 +249,18 @@ impl<C: Commands> GridEngineIo<C> {
 }
 
 impl<C: Commands> SchedulerIo for GridEngineIo<C> {
-    type Error = AdapterError;
+    type Error = GridEngineError;
     /// Grid Engine charges slots × wall-clock here, whatever its settings: nothing to compare.
     type Charging = ();
-    const ACCOUNTING: &'static str = "the accounting file";
+    const WORDS: Words = WORDS;
 
-    fn site(&mut self, policy: &PolicySpec) -> Result<Site<()>, AdapterError> {
-        self.listed = None;
+    fn site(&mut self) -> Result<Site<()>, GridEngineError> {
         let scheduler = self.read(&SCHEDULER_COMMAND, parse_scheduler)?;
         self.lever = Some(scheduler.lever());
-        let mut notes = scheduler.notes();
-        let (policy, note) = match scheduler.halftime_h {
-            h if h > 0.0 => remembering(
-                policy,
-                (h * 3600.0).round() as u64,
-                &format!("Grid Engine's halftime ({h} h)"),
-            ),
-            _ => (policy.clone(), None),
-        };
-        notes.extend(note);
+        let half_life = (scheduler.halftime_h > 0.0).then(|| HalfLife {
+            seconds: (scheduler.halftime_h * 3600.0).round() as u64,
+            said: format!("Grid Engine's halftime ({} h)", scheduler.halftime_h),
+        });
         let tree = self.tree()?;
         self.accounts = (tree.users.iter())
             .map(|(account, user, _)| (user.clone(), account.clone()))
@@ -294,7 +268,7 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
         let clients = Clients::new(tree)?;
         let queues = self.run(&QUEUES_COMMAND)?;
         let hosts = self.run(&HOSTS_COMMAND)?;
-        let nodes = parse_nodes(&queues, &hosts).map_err(|error| AdapterError::Read {
+        let nodes = parse_nodes(&queues, &hosts).map_err(|error| GridEngineError::Read {
             command: format!(
                 "{} and {}",
                 QUEUES_COMMAND.join(" "),
@@ -302,26 +276,25 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
             ),
             error,
         })?;
-        let machines = Machines::of(&nodes, &[]).map_err(AdapterError::Machines)?;
+        let machines = Machines::of(&nodes, &[]).map_err(GridEngineError::Machines)?;
         Ok(Site {
             clients,
             machines,
             charging: (),
-            policy,
-            notes,
+            half_life,
+            version: None,
+            mapping: None,
+            notes: scheduler.notes(),
         })
     }
 
-    fn accounting(
-        &mut self,
-        from: Time,
-        _to: Time,
-        _: &(),
-    ) -> Result<(Vec<Allocation>, Vec<String>), AdapterError> {
+    /// The accounting file's records and one `qstat` listing, for both the jobs running and
+    /// the queue.
+    fn jobs(&mut self, from: Time, _to: Time, _: &()) -> Result<Jobs, GridEngineError> {
         let (records, skipped) =
             self.accounting
                 .read(from)
-                .map_err(|error| AdapterError::Accounting {
+                .map_err(|error| GridEngineError::Accounting {
                     path: self.accounting.path().display().to_string(),
                     error,
                 })?;
@@ -340,31 +313,33 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
             let start = j.start?;
             Some(self.allocation(j.id, &j.owner, &j.queue, [start, start], None, j.slots))
         });
-        let allocations = ended.chain(running).collect();
-        self.listed = Some(listed);
-        Ok((allocations, skipped))
+        let ran = ended.chain(running).collect();
+        let queue = listed.iter().map(|job| self.queued(job)).collect();
+        self.last_listing = listed;
+        Ok(Jobs {
+            ran,
+            skipped,
+            queue,
+        })
     }
 
-    fn queue(&mut self) -> Result<Vec<QueuedJob>, AdapterError> {
-        let listed = match self.listed.take() {
-            Some(listed) => listed,
-            None => self.listing()?,
-        };
+    fn queue(&mut self) -> Result<Vec<QueuedJob>, GridEngineError> {
+        let listed = self.listing()?;
         let queue = listed.iter().map(|job| self.queued(job)).collect();
         self.last_listing = listed;
         Ok(queue)
     }
 
-    fn factors(&mut self) -> Result<Held, AdapterError> {
+    fn factors(&mut self) -> Result<Held, GridEngineError> {
         let listed = self.listing()?;
         let held = listed.iter().map(|job| self.queued(job));
         Ok(held.filter_map(|job| Some((job.id, job.held?))).collect())
     }
 
-    fn write(&mut self, write: &Write) -> Result<(), AdapterError> {
+    fn write(&mut self, write: &Write) -> Result<(), GridEngineError> {
         // Setting priorities back to 0 undoes fairshare's writes whatever the weights.
         if self.lever == Some(false) && write.site_factor != 0 {
-            return Err(AdapterError::Lever);
+            return Err(GridEngineError::Lever);
         }
         let args = qalter_args(write);
         let command: Vec<&str> = std::iter::once("qalter")
@@ -372,6 +347,22 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
             .collect();
         self.run(&command)?;
         Ok(())
+    }
+
+    fn reads(&mut self) -> u32 {
+        self.commands.taken()
+    }
+
+    /// Under `fairshare:function=grid-engine`, Grid Engine's own share-tree order beside
+    /// fairshare's.
+    fn review(&mut self, policy: &PolicySpec, plan: &Plan) -> Review {
+        let grid_engine = matches!(policy.kind,
+            PolicyKind::Fairshare(s) if s.function.is(FairshareFunction::GRID_ENGINE));
+        let order = || plan.standings.iter().map(|s| s.user.clone()).collect();
+        Review {
+            check: grid_engine.then(|| share_tree_check(&self.last_listing, order())),
+            notes: Vec::new(),
+        }
     }
 }
 
@@ -381,91 +372,31 @@ pub fn qalter_args(write: &Write) -> Vec<String> {
     vec!["-p".into(), write.site_factor.to_string(), ids.join(",")]
 }
 
-/// The adapter: a policy applied to one Grid Engine cluster.
-pub struct Adapter<C: Commands> {
-    controller: Controller<GridEngineIo<C>>,
-}
-
-impl<C: Commands> Adapter<C> {
-    /// An adapter of `config` (checked) talking to Grid Engine through `commands`.
-    pub fn new(commands: C, config: &GridEngineConfig) -> Result<Adapter<C>, SettingError> {
-        config.check()?;
-        let io = GridEngineIo {
-            commands: Counted::new(commands),
-            accounting: AccountingFile::new(&config.accounting),
-            accounts: BTreeMap::new(),
-            listed: None,
-            lever: None,
-            last_listing: Vec::new(),
-        };
-        let setup = Setup {
-            policy: config.policy()?,
-            plan: PlanSettings {
-                weight: config.weight,
-                partitions: Vec::new(),
-                per_call: config.jobs_per_call,
-                ranked_runs: config.ranked_runs,
-                ends_at_limits: false,
-            },
-            window_s: config.window_s,
-            since: config.since()?,
-        };
-        Ok(Adapter {
-            controller: Controller::new(io, setup),
-        })
-    }
-
-    /// One pass at `now`: reads the cluster, brings the history to `now` and plans; under
-    /// `fairshare:function=grid-engine`, Grid Engine's own share-tree order beside fairshare's.
-    pub fn pass(&mut self, now: Time) -> Result<Reconciliation, AdapterError> {
-        self.controller.io().commands.taken();
-        let pass = self.controller.pass(now)?;
-        let done = pass.reconciled;
-        let grid_engine = matches!(self.controller.policy().kind,
-            PolicyKind::Fairshare(s) if s.function.is(FairshareFunction::GRID_ENGINE));
-        let share_tree = grid_engine.then(|| {
-            let order = done.plan.standings.iter().map(|s| s.user.clone()).collect();
-            ShareTreeCheck::new(&self.controller.io().last_listing, order)
-        });
-        Ok(Reconciliation {
-            at_s: now.as_secs_f64(),
-            policy: pass.policy,
-            rebuilt: pass.rebuilt,
-            step: done.step,
-            running: done.running,
-            usage: done.usage,
-            plan: done.plan,
-            notes: done.notes,
-            reads: self.controller.io().commands.taken(),
-            share_tree,
-        })
-    }
-
-    /// Writes `plan`'s priorities, each refused call retried once, then reads them back.
-    pub fn apply(&mut self, plan: &Plan) -> Applied {
-        self.controller.apply(plan)
-    }
-
-    /// The writes that set every priority fairshare wrote (above 0) back to 0: `fairshare
-    /// gridengine reset`.
-    pub fn reset_plan(&mut self) -> Result<Plan, AdapterError> {
-        self.controller.reset_plan()
-    }
-}
-
-impl<C: Commands> Passes for Adapter<C> {
-    type Pass = Reconciliation;
-    type Error = AdapterError;
-
-    fn pass(&mut self, now: Time) -> Result<Reconciliation, AdapterError> {
-        Adapter::pass(self, now)
-    }
-
-    fn apply(&mut self, pass: &Reconciliation) -> Applied {
-        Adapter::apply(self, &pass.plan)
-    }
-
-    fn notes(pass: &Reconciliation) -> &[String] {
-        &pass.notes
-    }
+/// The adapter: a policy applied to one Grid Engine cluster through `commands`, as `config`
+/// (checked) sets it.
+pub fn adapter<C: Commands>(
+    commands: C,
+    config: &GridEngineConfig,
+) -> Result<Controller<GridEngineIo<C>>, SettingError> {
+    config.check()?;
+    let io = GridEngineIo {
+        commands: Counted::new(commands),
+        accounting: AccountingFile::new(&config.accounting),
+        accounts: BTreeMap::new(),
+        lever: None,
+        last_listing: Vec::new(),
+    };
+    let setup = Setup {
+        policy: config.policy()?,
+        plan: PlanSettings {
+            weight: config.weight,
+            partitions: Vec::new(),
+            per_call: config.jobs_per_call,
+            ranked_runs: config.ranked_runs,
+            ends_at_limits: false,
+        },
+        window_s: config.window_s,
+        since: config.since()?,
+    };
+    Ok(Controller::new(io, setup))
 }

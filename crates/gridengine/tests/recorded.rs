@@ -6,9 +6,11 @@
 //! under it: no answer, a write refused for some jobs, the accounting file unreadable.
 
 use fairshare_core::model::Time;
-use fairshare_gridengine::adapter::Adapter;
+use fairshare_gridengine::adapter::{adapter as gridengine, GridEngineIo};
 use fairshare_gridengine::command::{CommandError, Commands};
 use fairshare_gridengine::config::GridEngineConfig;
+use fairshare_reconcile::controller::Controller;
+use fairshare_reconcile::pass::Pass;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::ExitStatusExt;
@@ -174,13 +176,13 @@ fn accounting(dir: &Path) -> std::path::PathBuf {
 }
 
 /// An adapter of the stand-in under `policy`, its accounting in `dir`.
-fn adapter<'a>(fake: &'a Fake, dir: &Path, policy: &str) -> Adapter<&'a Fake> {
+fn adapter<'a>(fake: &'a Fake, dir: &Path, policy: &str) -> Controller<GridEngineIo<&'a Fake>> {
     let config = GridEngineConfig {
         policy: policy.into(),
         accounting: accounting(dir),
         ..GridEngineConfig::default()
     };
-    Adapter::new(fake, &config).unwrap()
+    gridengine(fake, &config).unwrap()
 }
 
 fn at(s: u64) -> Time {
@@ -415,23 +417,23 @@ fn grid_engines_own_share_tree_order_is_checked_under_its_function() {
     }
     let mut adapter = adapter(&fake, dir.path(), "fairshare:function=grid-engine");
     let pass = adapter.pass(at(NOW_S)).unwrap();
-    let check = pass.share_tree.clone().expect("checked under grid-engine");
+    let check = pass.check.clone().expect("checked under grid-engine");
     assert_eq!(check.fairshare, ["geb", "gec", "gea"]);
-    let users: Vec<&str> = check.gridengine.iter().map(|(u, _)| u.as_str()).collect();
+    let users: Vec<&str> = check.scheduler.iter().map(|(u, _)| u.as_str()).collect();
     assert_eq!(users, ["geb", "gec", "gea"], "{check:?}");
     assert_eq!(
-        check.gridengine[2].1, 300.0,
+        check.scheduler[2].1, 300.0,
         "gea's 100 tickets were its third job's"
     );
     assert!(check.agrees);
     // Grid Engine ranking gec first: fairshare's order is not one of its.
     fake.jobs.borrow_mut().get_mut(&12).unwrap().tickets = 5000;
     let pass = adapter.pass(at(NOW_S + 60)).unwrap();
-    assert!(!pass.share_tree.unwrap().agrees);
+    assert!(!pass.check.unwrap().agrees);
     let sdrf = self::adapter(&fake, dir.path(), "sdrf")
         .pass(at(NOW_S))
         .unwrap();
-    assert!(sdrf.share_tree.is_none(), "checked only under its function");
+    assert!(sdrf.check.is_none(), "checked only under its function");
 }
 
 /// An accounting record of `owner`'s job `id`, `slots` slots from `start` to `end` (unix
@@ -442,7 +444,7 @@ fn record(id: u64, owner: &str, start: u64, end: u64, slots: u32) -> String {
 
 /// The pass of SDRF (Grid Engine's 168-hour halftime as its memory) over one waiting job of
 /// each user, after gea ran 4 slots for 20 s and geb `geb_slots` slots for 20 slot-seconds.
-fn sdrf_after(geb_slots: u32) -> fairshare_gridengine::adapter::Reconciliation {
+fn sdrf_after(geb_slots: u32) -> Pass {
     let dir = tempfile::tempdir().unwrap();
     let fake = Fake::new();
     fake.jobs.borrow_mut().retain(|id, _| (10..13).contains(id));
@@ -462,7 +464,7 @@ fn sdrf_after(geb_slots: u32) -> fairshare_gridengine::adapter::Reconciliation {
         accounting,
         ..GridEngineConfig::default()
     };
-    let mut adapter = Adapter::new(&fake, &config).unwrap();
+    let mut adapter = gridengine(&fake, &config).unwrap();
     adapter.pass(at(NOW_S)).unwrap()
 }
 
@@ -473,11 +475,11 @@ fn sdrf_after(geb_slots: u32) -> fairshare_gridengine::adapter::Reconciliation {
 /// geb holding 4 slots for the same 20 slot-seconds passes its entitlement, and goes after gec.
 #[test]
 fn sdrf_ranks_use_within_the_entitlement_as_no_use() {
-    let priority = |pass: &fairshare_gridengine::adapter::Reconciliation, user: &str| {
+    let priority = |pass: &Pass, user: &str| {
         let usage = pass.usage.iter().find(|u| u.user == user).unwrap();
         usage.priority.unwrap()
     };
-    let order = |pass: &fairshare_gridengine::adapter::Reconciliation| -> Vec<String> {
+    let order = |pass: &Pass| -> Vec<String> {
         pass.plan.standings.iter().map(|s| s.user.clone()).collect()
     };
     let within = sdrf_after(2);

@@ -12,8 +12,10 @@ use crate::clients::Clients;
 use crate::history::HistoryError;
 use crate::job::{Allocation, QueuedJob};
 use crate::machines::Machines;
+use crate::pass::{OrderCheck, Pass, Version, Words};
 use crate::plan::{considered, pending, Plan, PlanSettings, PlannedJob};
-use crate::state::{Reconciled, State};
+use crate::site::Mapping;
+use crate::state::State;
 use crate::watch::Passes;
 use crate::writes::{Applied, Refusal, Write};
 use fairshare_core::error::Chain;
@@ -32,20 +34,20 @@ pub trait SchedulerIo {
     /// How the scheduler charges usage (Slurm: billing weights and usage factors): the history
     /// is rebuilt when it changes.
     type Charging: PartialEq + Clone;
-    /// The accounting's name in notes (Slurm's is `sacct`).
-    const ACCOUNTING: &'static str;
+    /// The scheduler's words, in notes and in what the report shows.
+    const WORDS: Words;
 
-    /// The cluster as the scheduler has it now, for a pass of `policy` (as configured).
-    fn site(&mut self, policy: &PolicySpec) -> Result<Site<Self::Charging>, Self::Error>;
+    /// The cluster as the scheduler has it now.
+    fn site(&mut self) -> Result<Site<Self::Charging>, Self::Error>;
 
     /// What the accounting lists as run or running from `from` to `to`, charged by
-    /// `charging`, with a sentence for each record it could not read.
-    fn accounting(
+    /// `charging`, and the queue now, read in the order the scheduler needs.
+    fn jobs(
         &mut self,
         from: Time,
         to: Time,
         charging: &Self::Charging,
-    ) -> Result<(Vec<Allocation>, Vec<String>), Self::Error>;
+    ) -> Result<Jobs, Self::Error>;
 
     /// The queue, each pending job with the site factor it holds now.
     fn queue(&mut self) -> Result<Vec<QueuedJob>, Self::Error>;
@@ -55,6 +57,22 @@ pub trait SchedulerIo {
 
     /// Gives the jobs of `write` its factor.
     fn write(&mut self, write: &Write) -> Result<(), Self::Error>;
+
+    /// The commands run since the count was last taken; the count starts again.
+    fn reads(&mut self) -> u32;
+
+    /// What the scheduler says beside `plan`, made under `policy` as run: its own order of
+    /// the clients, notes on its settings as they bear on the plan. A failure is a note.
+    fn review(&mut self, policy: &PolicySpec, plan: &Plan) -> Review {
+        let _ = (policy, plan);
+        Review::default()
+    }
+
+    /// What follows a pass that wrote (Slurm's: the table `job_submit.lua` reads).
+    fn after_writing(&mut self, pass: &Pass) -> std::io::Result<()> {
+        let _ = pass;
+        Ok(())
+    }
 }
 
 /// The cluster as a scheduler has it at the start of a pass.
@@ -65,23 +83,44 @@ pub struct Site<C> {
     pub machines: Machines,
     /// What the scheduler charges.
     pub charging: C,
-    /// The policy as the scheduler's settings make it run (a memory as long as the
-    /// scheduler's own, when its text leaves it out: [`remembering`]).
-    pub policy: PolicySpec,
+    /// How fast the scheduler's own usage fades, when it does: a policy whose text leaves its
+    /// memory out is run remembering as long ([`remembering`]).
+    pub half_life: Option<HalfLife>,
+    /// The scheduler's version, when it prints one.
+    pub version: Option<Version>,
+    /// How the factor enters the scheduler's priority, where it offers a choice.
+    pub mapping: Option<Mapping>,
     /// What an administrator should know of the scheduler's settings.
     pub notes: Vec<String>,
 }
 
-/// What one pass saw and planned.
-#[derive(Debug, Clone)]
-pub struct Pass {
-    /// The policy as run.
-    pub policy: String,
-    /// Whether the history was (re)built from the accounting window in this pass, and why.
-    pub rebuilt: Option<String>,
-    /// The reconcile, its notes led by those of the scheduler's settings and of the
-    /// accounting records skipped.
-    pub reconciled: Reconciled,
+/// A scheduler's half-life of usage, and the setting it comes from, in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HalfLife {
+    /// Seconds.
+    pub seconds: u64,
+    /// The setting as the scheduler names it: `Slurm's PriorityDecayHalfLife=7-0`.
+    pub said: String,
+}
+
+/// What a pass reads of the jobs: what ran, and what waits.
+#[derive(Debug, Clone, Default)]
+pub struct Jobs {
+    /// What the accounting lists as run or running in the window asked.
+    pub ran: Vec<Allocation>,
+    /// A sentence for each accounting record that could not be read.
+    pub skipped: Vec<String>,
+    /// The queue, each pending job with the factor it holds now.
+    pub queue: Vec<QueuedJob>,
+}
+
+/// What a scheduler says beside a plan.
+#[derive(Debug, Clone, Default)]
+pub struct Review {
+    /// Its own order of the waiting clients, beside fairshare's.
+    pub check: Option<OrderCheck>,
+    /// Notes on its settings as they bear on the plan.
+    pub notes: Vec<String>,
 }
 
 /// How a [`Controller`] runs: its policy, its plans' settings and its history's reach.
@@ -139,43 +178,52 @@ impl<S: SchedulerIo> Controller<S> {
         &self.policy
     }
 
-    /// One pass at `now`: reads the cluster, brings the history to `now` and plans. A
-    /// history the ranker refused midway is dropped, so the next pass rebuilds it.
+    /// One pass at `now`: reads the cluster, brings the history to `now`, plans, and asks
+    /// the scheduler what it says beside the plan. A history the ranker refused midway is
+    /// dropped, so the next pass rebuilds it.
     pub fn pass(&mut self, now: Time) -> Result<Pass, S::Error> {
-        let site = self.io.site(&self.setup.policy)?;
-        if site.policy.name != self.policy.name {
-            self.policy = site.policy;
+        self.io.reads();
+        let site = self.io.site()?;
+        let (policy, remembered) = match &site.half_life {
+            Some(h) => remembering(&self.setup.policy, h.seconds, &h.said),
+            None => (self.setup.policy.clone(), None),
+        };
+        if policy.name != self.policy.name {
+            self.policy = policy;
             self.known = None;
         }
         let mut notes = site.notes;
+        notes.extend(remembered);
         let rebuilt = self.refresh(site.clients, site.machines, site.charging, now)?;
         let known = self.known.as_ref().expect("refreshed");
         // The last second again: the accounting lists times in whole seconds.
-        let from = Time(
-            known
-                .state
-                .history
-                .now()
-                .as_micros()
-                .saturating_sub(1_000_000),
-        );
+        let since = known.state.history.now().as_micros();
+        let from = Time(since.saturating_sub(1_000_000));
         // A read that fails leaves the history as it was, for the next pass to bring on.
-        let (mut allocations, skipped) = self.io.accounting(from, now, &known.charging)?;
-        notes.extend(skipped);
+        let mut jobs = self.io.jobs(from, now, &known.charging)?;
+        notes.append(&mut jobs.skipped);
         let partitions = &self.setup.plan.partitions;
-        allocations.retain(|a| considered(&a.partition, partitions));
-        let jobs = self.io.queue()?;
+        jobs.ran.retain(|a| considered(&a.partition, partitions));
         let known = self.known.as_mut().expect("refreshed");
-        let reconciled = known
-            .state
-            .reconcile(&allocations, &jobs, now, &self.setup.plan);
-        let mut reconciled = reconciled.inspect_err(|_| self.known = None)?;
-        notes.append(&mut reconciled.notes);
-        reconciled.notes = notes;
+        let reconciled = (known.state).reconcile(&jobs.ran, &jobs.queue, now, &self.setup.plan);
+        let mut done = reconciled.inspect_err(|_| self.known = None)?;
+        notes.append(&mut done.notes);
+        let mut review = self.io.review(&self.policy, &done.plan);
+        notes.append(&mut review.notes);
         Ok(Pass {
+            at_s: now.as_secs_f64(),
+            version: site.version,
             policy: self.policy.name.clone(),
+            mapping: site.mapping,
             rebuilt,
-            reconciled,
+            step: done.step,
+            running: done.running,
+            usage: done.usage,
+            plan: done.plan,
+            notes,
+            check: review.check,
+            submit: done.submit,
+            reads: self.io.reads(),
         })
     }
 
@@ -202,7 +250,7 @@ impl<S: SchedulerIo> Controller<S> {
         self.known = Some(Known { state, charging });
         Ok(Some(format!(
             "{why}: usage rebuilt from {} since {}",
-            S::ACCOUNTING,
+            S::WORDS.accounting,
             utc_seconds(from)
         )))
     }
@@ -259,11 +307,15 @@ impl<S: SchedulerIo> Passes for Controller<S> {
     }
 
     fn apply(&mut self, pass: &Pass) -> Applied {
-        Controller::apply(self, &pass.reconciled.plan)
+        Controller::apply(self, &pass.plan)
+    }
+
+    fn after_writing(&mut self, pass: &Pass) -> std::io::Result<()> {
+        self.io.after_writing(pass)
     }
 
     fn notes(pass: &Pass) -> &[String] {
-        &pass.reconciled.notes
+        &pass.notes
     }
 }
 

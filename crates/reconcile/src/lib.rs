@@ -8,9 +8,16 @@
 //! An adapter reads its scheduler into the neutral types of [`job`], [`clients`] and
 //! [`machines`] through a [`controller::SchedulerIo`]; the [`controller::Controller`] keeps the
 //! history, reconciles ([`state::State::reconcile`]), writes the plan's [`writes`] and reads
-//! them back, and [`watch::watch`] repeats it. `fairshare-slurm` is such an adapter: what it
-//! keeps is only Slurm's (reading `squeue`, `sacct`, `sacctmgr`, `sinfo`, `sprio`; writing
-//! `scontrol`).
+//! them back, and records the pass ([`pass::Pass`], which the report shows); [`watch::watch`]
+//! repeats it. `fairshare-slurm` and `fairshare-gridengine` are such adapters: what each keeps
+//! is only its scheduler's (Slurm's: reading `squeue`, `sacct`, `sacctmgr`, `sinfo`, `sprio`,
+//! writing `scontrol`).
+//!
+//! **Writing an adapter.** Its readers turn the scheduler's outputs into [`job::QueuedJob`],
+//! [`job::Allocation`], [`clients::Tree`] and [`machines::Node`]; its writer gives jobs a
+//! factor; its [`controller::SchedulerIo`] calls them, through [`command::Counted`] commands.
+//! `tests/made_up.rs` in this crate is a whole adapter for a made-up scheduler ("gridq"),
+//! over recorded outputs, driven through a pass, a failed pass and a reset: start from it.
 //!
 //! - [`job`]: a job in the queue, and a job that ran, charged to its client.
 //! - [`clients`]: the associations as a ranker's clients, placed in the account tree.
@@ -23,6 +30,7 @@
 //!   factor, the writes, and the factor each association's next job gets at submission.
 //! - [`writes`]: only the jobs whose factor differs, grouped so one call sets many.
 //! - [`controller`]: one pass of any adapter, through the scheduler's readers and writer.
+//! - [`pass`]: one pass's record, the same for every adapter, as the report shows it.
 //! - [`state`]: what a reconcile keeps between passes, and one reconcile through all of the
 //!   above.
 //! - [`command`]: the scheduler's commands, run bounded in time, every failure told apart.
@@ -41,6 +49,7 @@ pub mod history;
 pub mod job;
 pub mod lock;
 pub mod machines;
+pub mod pass;
 pub mod plan;
 pub mod site;
 pub mod slurm_config;

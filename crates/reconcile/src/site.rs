@@ -29,7 +29,8 @@ use fairshare_core::choice::Choice;
 pub use fairshare_core::rank::factors::stable_factors;
 
 /// How fairshare's factor enters a job's priority.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Mapping {
     /// Fairshare's factor instead of Slurm's (`PriorityWeightFairshare=0`).
     #[default]

@@ -8,10 +8,11 @@
 use fairshare_core::model::{AccountTree, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_reconcile::clients::{Clients, Tree};
-use fairshare_reconcile::controller::{Controller, Held, Pass, SchedulerIo, Setup, Site};
+use fairshare_reconcile::controller::{Controller, Held, Jobs, SchedulerIo, Setup, Site};
 use fairshare_reconcile::history::HistoryError;
 use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
 use fairshare_reconcile::machines::{Machines, Node};
+use fairshare_reconcile::pass::{Pass, Words};
 use fairshare_reconcile::plan::PlanSettings;
 use fairshare_reconcile::state::{Reconciled, State};
 use fairshare_reconcile::watch::{
@@ -412,6 +413,8 @@ struct GridqIo {
     refusing: bool,
     /// The accounting windows asked for, in unix seconds.
     asked: Vec<(u64, u64)>,
+    /// The commands run since the count was last taken.
+    reads: u32,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -427,9 +430,20 @@ enum GridqError {
 impl SchedulerIo for GridqIo {
     type Error = GridqError;
     type Charging = ();
-    const ACCOUNTING: &'static str = "gridq history";
+    const WORDS: Words = Words {
+        scheduler: "gridq",
+        client: "user",
+        accounting: "gridq history",
+        writer: "gridq write",
+        reader: "gridq factors",
+        set: "factor ",
+        factor: "Factor",
+        priority_divisor: 1,
+        new_jobs: false,
+    };
 
-    fn site(&mut self, policy: &PolicySpec) -> Result<Site<()>, GridqError> {
+    fn site(&mut self) -> Result<Site<()>, GridqError> {
+        self.reads += 1;
         if self.down > 0 {
             self.down -= 1;
             return Err(GridqError::Down);
@@ -438,29 +452,36 @@ impl SchedulerIo for GridqIo {
             clients: Clients::new(tree(ACCOUNTS)).unwrap(),
             machines: Machines::of(&nodes(NODES), &[]).unwrap(),
             charging: (),
-            policy: policy.clone(),
+            half_life: None,
+            version: None,
+            mapping: None,
             notes: vec![CONFIGURATION_NOTE.into()],
         })
     }
 
-    fn accounting(
-        &mut self,
-        from: Time,
-        to: Time,
-        _: &(),
-    ) -> Result<(Vec<Allocation>, Vec<String>), GridqError> {
+    fn jobs(&mut self, from: Time, to: Time, _: &()) -> Result<Jobs, GridqError> {
+        self.reads += 1;
         self.asked.push((from.whole_secs(), to.whole_secs()));
         let listed = history(HISTORY).into_iter();
         let since = |a: &Allocation| a.end.is_none_or(|end| end >= from);
-        Ok((listed.filter(since).collect(), Vec::new()))
+        Ok(Jobs {
+            ran: listed.filter(since).collect(),
+            skipped: Vec::new(),
+            queue: self.queue()?,
+        })
     }
 
     fn queue(&mut self) -> Result<Vec<QueuedJob>, GridqError> {
+        self.reads += 1;
         Ok(queue(QUEUE, &self.held))
     }
 
     fn factors(&mut self) -> Result<Held, GridqError> {
         Ok(self.held.clone())
+    }
+
+    fn reads(&mut self) -> u32 {
+        std::mem::take(&mut self.reads)
     }
 
     fn write(&mut self, write: &Write) -> Result<(), GridqError> {
@@ -480,6 +501,7 @@ fn controller(refusing: bool) -> Controller<GridqIo> {
         down: 0,
         refusing,
         asked: Vec::new(),
+        reads: 0,
     };
     let setup = Setup {
         policy: "fairshare:function=fair-tree".parse().unwrap(),
@@ -494,8 +516,8 @@ fn controller(refusing: bool) -> Controller<GridqIo> {
 fn a_made_up_scheduler_is_driven_by_the_controller() {
     let mut controller = controller(false);
     let first = controller.pass(secs(NOW_S)).unwrap();
-    let (rebuilt, first) = (first.rebuilt, first.reconciled);
-    let rebuilt = rebuilt.as_deref().unwrap();
+    assert_eq!(first.reads, 3, "gridq's accounts, history and queue");
+    let rebuilt = first.rebuilt.as_deref().unwrap();
     assert!(rebuilt.starts_with("no history yet: usage rebuilt from gridq history since"));
     assert_eq!(
         written(&first.plan.writes),
@@ -506,7 +528,6 @@ fn a_made_up_scheduler_is_driven_by_the_controller() {
     assert!(applied.complete());
     let second = controller.pass(secs(NOW_S + 60)).unwrap();
     assert_eq!(second.rebuilt, None);
-    let second = second.reconciled;
     assert!(second.plan.writes.is_empty(), "{:?}", second.plan.writes);
     assert_eq!(second.step, Default::default());
     let asked = &controller.io().asked;
@@ -524,7 +545,7 @@ fn a_made_up_scheduler_is_driven_by_the_controller() {
 fn a_refused_write_is_retried_once_and_reported() {
     let mut controller = controller(true);
     let pass = controller.pass(secs(NOW_S)).unwrap();
-    let applied = controller.apply(&pass.reconciled.plan);
+    let applied = controller.apply(&pass.plan);
     assert_eq!(applied.calls, 6, "three writes, each tried twice");
     assert_eq!(applied.refused.len(), 3);
     assert_eq!(applied.refused[0].message, "gridq refused: [101]");

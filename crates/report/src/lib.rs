@@ -59,10 +59,7 @@ mod whatif;
 pub mod svg;
 
 #[cfg(feature = "adapters")]
-pub use adapter::{
-    gridengine_pass_line, gridengine_status, gridengine_sync, gridengine_writes_text,
-    slurm_pass_line, slurm_status, slurm_sync, writes_text,
-};
+pub use adapter::{adapter_status, adapter_sync, pass_line, writes_text};
 #[cfg(feature = "agent")]
 pub use agent::{check_table, cycle_text};
 #[cfg(feature = "simulation")]

@@ -13,7 +13,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairshare_core::model::Time;
-use fairshare_slurm::adapter::Adapter;
+use fairshare_reconcile::controller::Controller;
+use fairshare_slurm::adapter::{adapter as slurm_adapter, SlurmIo};
 use fairshare_slurm::command::CommandError;
 use fairshare_slurm::command::Commands;
 use fairshare_slurm::config::SlurmConfig;
@@ -247,7 +248,7 @@ fn calls(policy: &str, config: &SlurmConfig, now: Time) {
     let slurm = scaled();
     let later = |s: u64| Time(now.as_micros() + s * 1_000_000);
     // One adapter carries its history from pass to pass, as `watch` does.
-    let sync = |slurm: &Scaled, adapter: &mut Adapter<&Scaled>, at: Time| {
+    let sync = |slurm: &Scaled, adapter: &mut Controller<SlurmIo<&Scaled>>, at: Time| {
         let started = std::time::Instant::now();
         let pass = adapter.pass(at).unwrap();
         let took = started.elapsed();
@@ -256,7 +257,7 @@ fn calls(policy: &str, config: &SlurmConfig, now: Time) {
         assert!(applied.complete(), "{applied:?}");
         (pass, slurm.updates.get(), took)
     };
-    let mut adapter = Adapter::new(&slurm, config.clone()).unwrap();
+    let mut adapter = slurm_adapter(&slurm, &config.clone()).unwrap();
     let (first, first_calls, took) = sync(&slurm, &mut adapter, now);
     let (_, steady_calls, _) = sync(&slurm, &mut adapter, later(60));
     let churn = PENDING / 100;
@@ -288,11 +289,11 @@ fn sync(c: &mut Criterion) {
         let slurm = scaled();
         group.bench_function(format!("first pass, {policy}"), |b| {
             b.iter(|| {
-                let mut adapter = Adapter::new(&slurm, config.clone()).unwrap();
+                let mut adapter = slurm_adapter(&slurm, &config.clone()).unwrap();
                 black_box(adapter.pass(now).unwrap())
             })
         });
-        let mut adapter = Adapter::new(&slurm, config.clone()).unwrap();
+        let mut adapter = slurm_adapter(&slurm, &config.clone()).unwrap();
         adapter.pass(now).unwrap();
         let mut later = now;
         group.bench_function(format!("later pass, {policy}"), |b| {

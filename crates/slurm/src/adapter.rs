@@ -18,22 +18,20 @@ use crate::settings::{gap_note, other_weights, priority_flags, unmodelled};
 use crate::sshare::{parse_sshare, SSHARE_COMMAND};
 use crate::submit::{table, write_atomically};
 use crate::ReadError;
-use fairshare_core::choice::Choice;
 use fairshare_core::error::Chain;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_reconcile::command::{CommandError, Commands, Counted, Unread};
 use fairshare_reconcile::controller::{
-    remembering, utc_seconds, Controller, Held, SchedulerIo, Setup, Site,
+    utc_seconds, Controller, HalfLife, Held, Jobs, Review, SchedulerIo, Setup, Site,
 };
-use fairshare_reconcile::history::{HistoryError, Step};
-use fairshare_reconcile::job::{Allocation, QueuedJob};
+use fairshare_reconcile::history::HistoryError;
+use fairshare_reconcile::job::QueuedJob;
 use fairshare_reconcile::machines::{Machines, MachinesError};
-use fairshare_reconcile::plan::{Plan, PlanSettings, SubmitFactor};
+use fairshare_reconcile::pass::{CheckWords, OrderCheck, Pass, Version, Words};
+use fairshare_reconcile::plan::{Plan, PlanSettings};
 use fairshare_reconcile::site::Mapping;
-use fairshare_reconcile::state::Usage;
-use fairshare_reconcile::watch::Passes;
 use fairshare_reconcile::writes::Write;
 pub use fairshare_reconcile::writes::{Applied, Refusal};
 use fairshare_trace::assoc::{parse_assoc, SACCTMGR_COMMAND};
@@ -41,13 +39,13 @@ use fairshare_trace::billing::{
     parse_partitions, parse_qos, Billing, PARTITIONS_COMMAND, QOS_COMMAND,
 };
 use fairshare_trace::slurm_version::SlurmVersion;
-use serde::Serialize;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// Why a pass could not be made.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum AdapterError {
+pub enum SlurmError {
     /// A command gave no usable answer.
     #[error(transparent)]
     Command(#[from] CommandError),
@@ -76,74 +74,63 @@ pub enum AdapterError {
     PriorityType(String),
 }
 
-impl From<Unread<ReadError>> for AdapterError {
-    fn from(unread: Unread<ReadError>) -> AdapterError {
+impl From<Unread<ReadError>> for SlurmError {
+    fn from(unread: Unread<ReadError>) -> SlurmError {
         match unread {
-            Unread::Command(e) => AdapterError::Command(e),
-            Unread::Read { command, error } => AdapterError::Read { command, error },
+            Unread::Command(e) => SlurmError::Command(e),
+            Unread::Read { command, error } => SlurmError::Read { command, error },
         }
     }
 }
 
-/// How Slurm's own Fair Tree ranks the waiting associations beside fairshare's order: the
-/// built-in check of `fairshare:function=fair-tree`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FairTreeCheck {
-    /// The waiting associations, as `user (account)`, with `sshare`'s FairShare, highest first.
-    pub slurm: Vec<(String, f64)>,
-    /// The same associations in fairshare's order.
-    pub fairshare: Vec<String>,
-    /// Whether fairshare's order is one of Slurm's: along it, `sshare`'s FairShare never rises
-    /// (associations Slurm ties may come in any order; one `sshare` does not list is not
-    /// compared).
-    pub agrees: bool,
-}
+/// Slurm's words.
+pub const WORDS: Words = Words {
+    scheduler: "Slurm",
+    client: "association",
+    accounting: "sacct",
+    writer: "scontrol",
+    reader: "sprio",
+    set: "SiteFactor=",
+    factor: "Site",
+    priority_divisor: 1,
+    new_jobs: true,
+};
 
-impl FairTreeCheck {
-    /// The check of fairshare's order `fairshare` against `sshare`'s FairShare `slurm`.
-    pub fn new(slurm: Vec<(String, f64)>, fairshare: Vec<String>) -> FairTreeCheck {
-        let by_name: BTreeMap<&str, f64> = slurm.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-        let values: Vec<f64> = (fairshare.iter())
-            .filter_map(|name| by_name.get(name.as_str()).copied())
-            .collect();
-        let agrees = values.windows(2).all(|w| w[1] <= w[0] + 1e-6);
-        FairTreeCheck {
-            slurm,
-            fairshare,
-            agrees,
-        }
+/// The words of Slurm's Fair Tree check.
+const FAIR_TREE: CheckWords = CheckWords {
+    order: "Fair Tree",
+    own: "Slurm's own Fair Tree (sshare)",
+    measure: "sshare's FairShare",
+    decimals: 6,
+};
+
+/// How Slurm's own Fair Tree ranks the waiting associations beside fairshare's order, the
+/// built-in check of `fairshare:function=fair-tree`: `slurm`, the associations as `user
+/// (account)` with `sshare`'s FairShare, highest first; `fairshare`, the same in fairshare's
+/// order. They agree when `sshare`'s FairShare never rises along fairshare's order
+/// (associations Slurm ties may come in any order; one `sshare` does not list is not
+/// compared).
+pub fn fair_tree_check(slurm: Vec<(String, f64)>, fairshare: Vec<String>) -> OrderCheck {
+    let by_name: BTreeMap<&str, f64> = slurm.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    let values: Vec<f64> = (fairshare.iter())
+        .filter_map(|name| by_name.get(name.as_str()).copied())
+        .collect();
+    let agrees = values.windows(2).all(|w| w[1] <= w[0] + 1e-6);
+    OrderCheck {
+        words: FAIR_TREE,
+        scheduler: slurm,
+        fairshare,
+        agrees,
     }
 }
 
-/// What one pass saw and planned.
-#[derive(Debug, Clone, Serialize)]
-pub struct Reconciliation {
-    /// When, in seconds after the Unix epoch.
-    pub at_s: f64,
-    /// The policy.
-    pub policy: String,
-    /// The mapping.
-    pub mapping: String,
-    /// Whether the history was (re)built from `sacct`'s window in this pass, and why.
-    pub rebuilt: Option<String>,
-    /// What the history took in.
-    pub step: Step,
-    /// Jobs running as the history holds them.
-    pub running: usize,
-    /// Every association's usage.
-    pub usage: Vec<Usage>,
-    /// The plan.
-    pub plan: Plan,
-    /// Things an administrator should know (a setting of Slurm, associations left out).
-    pub notes: Vec<String>,
-    /// Under Fair Tree, Slurm's order beside fairshare's.
-    pub fair_tree: Option<FairTreeCheck>,
-    /// The site factor a job each association submits now gets from `job_submit.lua`.
-    pub submit: Vec<SubmitFactor>,
-    /// Slurm commands run to read the cluster.
-    pub reads: u32,
-    /// The Slurm version the pass talked to, when `scontrol show config` printed it.
-    pub slurm_version: Option<SlurmVersion>,
+/// A Slurm version as a pass records it.
+fn recorded(version: &SlurmVersion) -> Version {
+    Version {
+        scheduler: "Slurm".into(),
+        text: version.text.clone(),
+        tested: version.tested,
+    }
 }
 
 /// Slurm as the controller reads and writes it: its commands through `slurm`, counted.
@@ -159,6 +146,13 @@ pub struct SlurmIo<S: Commands> {
     others: Vec<(&'static str, u64)>,
     /// The Slurm version `scontrol show config` printed, when it printed one.
     version: Option<SlurmVersion>,
+    /// `scontrol show config` as the last pass read it, for the notes on its settings that
+    /// depend on the policy as run.
+    config: String,
+    /// The highest site factor written.
+    weight: u32,
+    /// The table `job_submit.lua` reads, when one is configured.
+    submit_table: Option<PathBuf>,
 }
 
 impl<S: Commands> SlurmIo<S> {
@@ -167,24 +161,18 @@ impl<S: Commands> SlurmIo<S> {
         &self,
         command: &[&str],
         read: impl Fn(&str) -> Result<T, ReadError>,
-    ) -> Result<T, AdapterError> {
+    ) -> Result<T, SlurmError> {
         Ok(self.slurm.read(command, read)?)
     }
 
-    /// The commands run since the last call, and the count started again.
-    fn calls_taken(&self) -> u32 {
-        self.slurm.taken()
-    }
-
     /// Reads Slurm's priority settings: an error where site factors cannot order jobs, else
-    /// what a pass takes from them, `given` remembering as long as Slurm does when its text
-    /// leaves its memory out.
-    fn check_setup(&mut self, given: &PolicySpec) -> Result<SlurmSetting, AdapterError> {
+    /// what a pass takes from them.
+    fn check_setup(&mut self) -> Result<SlurmSetting, SlurmError> {
         let config = self.read(&["scontrol", "show", "config"], |t| Ok(t.to_string()))?;
         let value = |key: &str| setting(&config, key);
         let kind = value("PriorityType").unwrap_or_default();
         if kind != "priority/multifactor" {
-            return Err(AdapterError::PriorityType(kind.to_string()));
+            return Err(SlurmError::PriorityType(kind.to_string()));
         }
         let mut notes = Vec::new();
         self.version = set_setting(&config, "SLURM_VERSION").map(|text| SlurmVersion::new(&text));
@@ -200,14 +188,9 @@ impl<S: Commands> SlurmIo<S> {
         }
         let half_life = set_setting(&config, "PriorityDecayHalfLife").and_then(|text| {
             let seconds = fairshare_core::model::slurm_conf_duration(&text).ok()??;
-            Some((seconds, format!("Slurm's PriorityDecayHalfLife={text}")))
+            let said = format!("Slurm's PriorityDecayHalfLife={text}");
+            Some(HalfLife { seconds, said })
         });
-        let (policy, remembered) = match &half_life {
-            Some((seconds, said)) => remembering(given, *seconds, said),
-            None => (given.clone(), None),
-        };
-        notes.extend(remembered);
-        notes.extend(unmodelled(value, &policy));
         let fairshare_weight = value("PriorityWeightFairShare").unwrap_or("0");
         if self.mapping == Mapping::Replace && fairshare_weight.trim() != "0" {
             notes.push(format!(
@@ -216,175 +199,28 @@ impl<S: Commands> SlurmIo<S> {
         }
         self.others = other_weights(value);
         let max_tres = priority_flags(value).any(|f| f == "MAX_TRES");
+        let cluster_name = set_setting(&config, "ClusterName");
+        self.config = config;
         Ok(SlurmSetting {
             notes,
-            policy,
+            half_life,
             max_tres,
-            cluster_name: set_setting(&config, "ClusterName"),
-        })
-    }
-}
-
-impl<S: Commands> SchedulerIo for SlurmIo<S> {
-    type Error = AdapterError;
-    type Charging = Billing;
-    const ACCOUNTING: &'static str = "sacct";
-
-    fn site(&mut self, policy: &PolicySpec) -> Result<Site<Billing>, AdapterError> {
-        let setting = self.check_setup(policy)?;
-        let tree = self.read(&SACCTMGR_COMMAND, parse_assoc)?;
-        // The configuration's `cluster`, else the one `scontrol show config` names when
-        // sacctmgr lists it (a site's several clusters share one slurmdbd).
-        let named = (setting.cluster_name).filter(|name| tree.tree_of(name).is_some());
-        let cluster = self.cluster.as_deref().or(named.as_deref());
-        let clients = clients(&tree, cluster)?;
-        let nodes = self.read(nodes_command(self.version.as_ref()), parse_nodes)?;
-        let machines = Machines::of(&nodes, &self.partitions).map_err(AdapterError::Machines)?;
-        let billing = Billing {
-            partitions: self.read(&PARTITIONS_COMMAND, parse_partitions)?,
-            max_tres: setting.max_tres,
-            usage_factors: self.read(&QOS_COMMAND, parse_qos)?,
-        };
-        Ok(Site {
-            clients,
-            machines,
-            charging: billing,
-            policy: setting.policy,
-            notes: setting.notes,
-        })
-    }
-
-    fn accounting(
-        &mut self,
-        from: Time,
-        to: Time,
-        billing: &Billing,
-    ) -> Result<(Vec<Allocation>, Vec<String>), AdapterError> {
-        let command = sacct_command(&utc_seconds(from), &utc_seconds(to));
-        let command: Vec<&str> = command.iter().map(String::as_str).collect();
-        let (accounting, rejected) = self.read(&command, |t| Ok(read_accounting(t, billing)))?;
-        let skipped = rejected.iter().map(|e| format!("sacct: skipped {e}"));
-        Ok((accounting.allocations, skipped.collect()))
-    }
-
-    fn queue(&mut self) -> Result<Vec<QueuedJob>, AdapterError> {
-        let jobs = self.read(&SQUEUE_COMMAND, parse_queue)?;
-        let held = self.factors()?;
-        let holding = |mut job: QueuedJob| {
-            job.held = held.get(&job.id).copied();
-            job
-        };
-        Ok(jobs.into_iter().map(|squeue| holding(squeue.job)).collect())
-    }
-
-    fn factors(&mut self) -> Result<Held, AdapterError> {
-        self.read(&SPRIO_COMMAND, parse_site_factors)
-    }
-
-    fn write(&mut self, write: &Write) -> Result<(), AdapterError> {
-        let args = scontrol_args(write);
-        let command: Vec<&str> = std::iter::once("scontrol")
-            .chain(args.iter().map(String::as_str))
-            .collect();
-        self.slurm.run(&command)?;
-        Ok(())
-    }
-}
-
-/// What a pass takes from `scontrol show config`.
-struct SlurmSetting {
-    /// Where the settings and the policy disagree, or a setting is not modelled.
-    notes: Vec<String>,
-    /// The policy as Slurm's half-life makes it run.
-    policy: PolicySpec,
-    /// Whether Slurm bills with `PriorityFlags=MAX_TRES`.
-    max_tres: bool,
-    /// `ClusterName`, whose associations are ranked when `sacctmgr` lists several clusters.
-    cluster_name: Option<String>,
-}
-
-/// The adapter: a policy applied to one Slurm cluster.
-pub struct Adapter<S: Commands> {
-    controller: Controller<SlurmIo<S>>,
-    config: SlurmConfig,
-}
-
-impl<S: Commands> Adapter<S> {
-    /// An adapter of `config` (checked) talking to `slurm`.
-    pub fn new(slurm: S, config: SlurmConfig) -> Result<Adapter<S>, SettingError> {
-        config.check()?;
-        let io = SlurmIo {
-            slurm: Counted::new(slurm),
-            cluster: config.cluster.clone(),
-            partitions: config.partitions.clone(),
-            mapping: config.mapping()?,
-            others: Vec::new(),
-            version: None,
-        };
-        let setup = Setup {
-            policy: config.policy()?,
-            plan: PlanSettings {
-                weight: config.weight,
-                partitions: config.partitions.clone(),
-                per_call: config.jobs_per_call,
-                ranked_runs: config.ranked_runs,
-                ends_at_limits: config.ends_at_limits,
-            },
-            window_s: config.window_s,
-            since: config.since()?,
-        };
-        Ok(Adapter {
-            controller: Controller::new(io, setup),
-            config,
-        })
-    }
-
-    /// One pass at `now`: reads the cluster, brings the history to `now` and plans; under
-    /// Fair Tree, `sshare`'s order beside fairshare's. A history the ranker refused midway is
-    /// dropped, so the next pass rebuilds it.
-    pub fn pass(&mut self, now: Time) -> Result<Reconciliation, AdapterError> {
-        self.controller.io().calls_taken();
-        let pass = self.controller.pass(now)?;
-        let done = pass.reconciled;
-        let mut notes = done.notes;
-        let wanted: Vec<i64> = done.plan.jobs.iter().filter_map(|j| j.wanted).collect();
-        let others = &self.controller.io().others;
-        notes.extend(gap_note(others, &wanted, self.config.weight));
-        let fair_tree = match self.fair_tree_check(&done.plan) {
-            Ok(check) => check,
-            Err(e) => {
-                notes.push(format!(
-                    "the Fair Tree check could not be made: {}",
-                    Chain(&e)
-                ));
-                None
-            }
-        };
-        Ok(Reconciliation {
-            at_s: now.as_secs_f64(),
-            policy: pass.policy,
-            mapping: self.controller.io().mapping.name().into(),
-            rebuilt: pass.rebuilt,
-            step: done.step,
-            running: done.running,
-            usage: done.usage,
-            plan: done.plan,
-            notes,
-            fair_tree,
-            submit: done.submit,
-            reads: self.controller.io().calls_taken(),
-            slurm_version: self.controller.io().version.clone(),
+            cluster_name,
         })
     }
 
     /// Under Fair Tree, `sshare`'s order of the associations that wait beside fairshare's.
-    fn fair_tree_check(&self, plan: &Plan) -> Result<Option<FairTreeCheck>, AdapterError> {
-        let fair_tree = matches!(self.controller.policy().kind,
+    fn fair_tree_check(
+        &self,
+        policy: &PolicySpec,
+        plan: &Plan,
+    ) -> Result<Option<OrderCheck>, SlurmError> {
+        let fair_tree = matches!(policy.kind,
             PolicyKind::Fairshare(s) if s.function == FairshareFunction::FAIR_TREE);
         if !fair_tree {
             return Ok(None);
         }
-        let rows = self.controller.io().read(&SSHARE_COMMAND, parse_sshare)?;
+        let rows = self.read(&SSHARE_COMMAND, parse_sshare)?;
         let label = |account: &str, user: &str| format!("{user} ({account})");
         let fairshare: Vec<String> = (plan.standings.iter())
             .map(|s| label(&s.account, &s.user))
@@ -397,22 +233,13 @@ impl<S: Commands> Adapter<S> {
             .collect();
         slurm.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         let slurm = slurm.into_iter().map(|(v, name)| (name, v)).collect();
-        Ok(Some(FairTreeCheck::new(slurm, fairshare)))
-    }
-
-    /// Rewrites the table `job_submit.lua` reads with `pass`'s factors, when one is configured
-    /// (`submit_table`).
-    pub fn write_submit_table(&self, pass: &Reconciliation) -> std::io::Result<()> {
-        let Some(path) = &self.config.submit_table else {
-            return Ok(());
-        };
-        write_atomically(path, &table(&pass.submit, pass.at_s as u64))
+        Ok(Some(fair_tree_check(slurm, fairshare)))
     }
 
     /// Removes the table `job_submit.lua` reads, when one is configured, so that new jobs get
     /// no site factor at submission (`fairshare slurm reset`).
     pub fn remove_submit_table(&self) -> std::io::Result<()> {
-        match &self.config.submit_table {
+        match &self.submit_table {
             Some(path) => match std::fs::remove_file(path) {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
                 removed => removed,
@@ -420,38 +247,147 @@ impl<S: Commands> Adapter<S> {
             None => Ok(()),
         }
     }
+}
 
-    /// Writes `plan`'s site factors, each refused call retried once, then reads them back.
-    pub fn apply(&mut self, plan: &Plan) -> Applied {
-        self.controller.apply(plan)
+impl<S: Commands> SchedulerIo for SlurmIo<S> {
+    type Error = SlurmError;
+    type Charging = Billing;
+    const WORDS: Words = WORDS;
+
+    fn site(&mut self) -> Result<Site<Billing>, SlurmError> {
+        let setting = self.check_setup()?;
+        let tree = self.read(&SACCTMGR_COMMAND, parse_assoc)?;
+        // The configuration's `cluster`, else the one `scontrol show config` names when
+        // sacctmgr lists it (a site's several clusters share one slurmdbd).
+        let named = (setting.cluster_name).filter(|name| tree.tree_of(name).is_some());
+        let cluster = self.cluster.as_deref().or(named.as_deref());
+        let clients = clients(&tree, cluster)?;
+        let nodes = self.read(nodes_command(self.version.as_ref()), parse_nodes)?;
+        let machines = Machines::of(&nodes, &self.partitions).map_err(SlurmError::Machines)?;
+        let billing = Billing {
+            partitions: self.read(&PARTITIONS_COMMAND, parse_partitions)?,
+            max_tres: setting.max_tres,
+            usage_factors: self.read(&QOS_COMMAND, parse_qos)?,
+        };
+        Ok(Site {
+            clients,
+            machines,
+            charging: billing,
+            half_life: setting.half_life,
+            version: self.version.as_ref().map(recorded),
+            mapping: Some(self.mapping),
+            notes: setting.notes,
+        })
     }
 
-    /// The writes that set the non-zero site factor of every pending job `sprio` lists (in the
-    /// configured partitions) back to 0: `fairshare slurm reset`.
-    pub fn reset_plan(&mut self) -> Result<Plan, AdapterError> {
-        self.controller.reset_plan()
+    /// `sacct`'s window, then the queue (`squeue` and `sprio`).
+    fn jobs(&mut self, from: Time, to: Time, billing: &Billing) -> Result<Jobs, SlurmError> {
+        let command = sacct_command(&utc_seconds(from), &utc_seconds(to));
+        let command: Vec<&str> = command.iter().map(String::as_str).collect();
+        let (accounting, rejected) = self.read(&command, |t| Ok(read_accounting(t, billing)))?;
+        let skipped = rejected.iter().map(|e| format!("sacct: skipped {e}"));
+        Ok(Jobs {
+            ran: accounting.allocations,
+            skipped: skipped.collect(),
+            queue: self.queue()?,
+        })
+    }
+
+    fn queue(&mut self) -> Result<Vec<QueuedJob>, SlurmError> {
+        let jobs = self.read(&SQUEUE_COMMAND, parse_queue)?;
+        let held = self.factors()?;
+        let holding = |mut job: QueuedJob| {
+            job.held = held.get(&job.id).copied();
+            job
+        };
+        Ok(jobs.into_iter().map(|squeue| holding(squeue.job)).collect())
+    }
+
+    fn factors(&mut self) -> Result<Held, SlurmError> {
+        self.read(&SPRIO_COMMAND, parse_site_factors)
+    }
+
+    fn write(&mut self, write: &Write) -> Result<(), SlurmError> {
+        let args = scontrol_args(write);
+        let command: Vec<&str> = std::iter::once("scontrol")
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        self.slurm.run(&command)?;
+        Ok(())
+    }
+
+    fn reads(&mut self) -> u32 {
+        self.slurm.taken()
+    }
+
+    /// The notes on Slurm's settings as they bear on the policy as run, the warning when
+    /// Slurm's other weights can cross the factors' gaps, and under Fair Tree `sshare`'s
+    /// order beside fairshare's.
+    fn review(&mut self, policy: &PolicySpec, plan: &Plan) -> Review {
+        let mut notes = unmodelled(|key| setting(&self.config, key), policy);
+        let wanted: Vec<i64> = plan.jobs.iter().filter_map(|j| j.wanted).collect();
+        notes.extend(gap_note(&self.others, &wanted, self.weight));
+        let check = self.fair_tree_check(policy, plan).unwrap_or_else(|e| {
+            let note = format!("the Fair Tree check could not be made: {}", Chain(&e));
+            notes.push(note);
+            None
+        });
+        Review { check, notes }
+    }
+
+    /// Rewrites the table `job_submit.lua` reads with the pass's factors, when one is
+    /// configured.
+    fn after_writing(&mut self, pass: &Pass) -> std::io::Result<()> {
+        match &self.submit_table {
+            Some(path) => write_atomically(path, &table(&pass.submit, pass.at_s as u64)),
+            None => Ok(()),
+        }
     }
 }
 
-impl<S: Commands> Passes for Adapter<S> {
-    type Pass = Reconciliation;
-    type Error = AdapterError;
+/// What a pass takes from `scontrol show config`.
+struct SlurmSetting {
+    /// What an administrator should know of the settings.
+    notes: Vec<String>,
+    /// `PriorityDecayHalfLife`, when set.
+    half_life: Option<HalfLife>,
+    /// Whether Slurm bills with `PriorityFlags=MAX_TRES`.
+    max_tres: bool,
+    /// `ClusterName`, whose associations are ranked when `sacctmgr` lists several clusters.
+    cluster_name: Option<String>,
+}
 
-    fn pass(&mut self, now: Time) -> Result<Reconciliation, AdapterError> {
-        Adapter::pass(self, now)
-    }
-
-    fn apply(&mut self, pass: &Reconciliation) -> Applied {
-        Adapter::apply(self, &pass.plan)
-    }
-
-    fn after_writing(&mut self, pass: &Reconciliation) -> std::io::Result<()> {
-        self.write_submit_table(pass)
-    }
-
-    fn notes(pass: &Reconciliation) -> &[String] {
-        &pass.notes
-    }
+/// The adapter: a policy applied to one Slurm cluster through `slurm`, as `config` (checked)
+/// sets it.
+pub fn adapter<S: Commands>(
+    slurm: S,
+    config: &SlurmConfig,
+) -> Result<Controller<SlurmIo<S>>, SettingError> {
+    config.check()?;
+    let io = SlurmIo {
+        slurm: Counted::new(slurm),
+        cluster: config.cluster.clone(),
+        partitions: config.partitions.clone(),
+        mapping: config.mapping()?,
+        others: Vec::new(),
+        version: None,
+        config: String::new(),
+        weight: config.weight,
+        submit_table: config.submit_table.clone(),
+    };
+    let setup = Setup {
+        policy: config.policy()?,
+        plan: PlanSettings {
+            weight: config.weight,
+            partitions: config.partitions.clone(),
+            per_call: config.jobs_per_call,
+            ranked_runs: config.ranked_runs,
+            ends_at_limits: config.ends_at_limits,
+        },
+        window_s: config.window_s,
+        since: config.since()?,
+    };
+    Ok(Controller::new(io, setup))
 }
 
 /// The arguments of the `scontrol` call that makes `write`.

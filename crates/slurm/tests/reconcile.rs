@@ -5,7 +5,7 @@
 use fairshare_core::model::Time;
 use fairshare_core::policy::registry::POLICIES;
 use fairshare_core::policy::Engine;
-use fairshare_slurm::adapter::{Adapter, AdapterError};
+use fairshare_slurm::adapter::{adapter as slurm_adapter, SlurmError};
 use fairshare_slurm::command::CommandError;
 use fairshare_slurm::command::Commands;
 use fairshare_slurm::config::SlurmConfig;
@@ -162,7 +162,7 @@ const FAIR_TREE: &str = "fairshare:function=fair-tree,decay=half-life:600";
 #[test]
 fn fair_tree_on_the_recorded_cluster_agrees_with_sshare_and_keeps_the_factor_slurm_holds() {
     let fake = Fake::new();
-    let mut adapter = Adapter::new(&fake, config(FAIR_TREE)).unwrap();
+    let mut adapter = slurm_adapter(&fake, &config(FAIR_TREE)).unwrap();
     let pass = adapter.pass(now()).unwrap();
     let order: Vec<&str> = pass
         .plan
@@ -172,7 +172,7 @@ fn fair_tree_on_the_recorded_cluster_agrees_with_sshare_and_keeps_the_factor_slu
         .collect();
     // sshare's FairShare: u2 1.0, u1 0.75, u4 0.5 (u3 waits for nothing).
     assert_eq!(order, ["u2", "u1", "u4"]);
-    let check = pass.fair_tree.as_ref().unwrap();
+    let check = pass.check.as_ref().unwrap();
     assert!(check.agrees, "{check:?}");
     let wanted: Vec<(u64, Option<i64>, Option<i64>)> = (pass.plan.jobs.iter())
         .map(|j| (j.id, j.held, j.wanted))
@@ -203,7 +203,7 @@ fn fair_tree_on_the_recorded_cluster_agrees_with_sshare_and_keeps_the_factor_slu
 #[test]
 fn applied_writes_read_back_and_a_second_pass_or_a_restart_writes_nothing() {
     let fake = Fake::new();
-    let mut adapter = Adapter::new(&fake, config(FAIR_TREE)).unwrap();
+    let mut adapter = slurm_adapter(&fake, &config(FAIR_TREE)).unwrap();
     let first = adapter.pass(now()).unwrap();
     let applied = adapter.apply(&first.plan);
     assert!(applied.complete(), "{applied:?}");
@@ -222,7 +222,7 @@ fn applied_writes_read_back_and_a_second_pass_or_a_restart_writes_nothing() {
         "the history is carried on, not rebuilt"
     );
     assert!(second.plan.writes.is_empty(), "{:?}", second.plan.writes);
-    let mut restarted = Adapter::new(&fake, config(FAIR_TREE)).unwrap();
+    let mut restarted = slurm_adapter(&fake, &config(FAIR_TREE)).unwrap();
     let again = restarted.pass(later).unwrap();
     assert_eq!(again.plan.standings, second.plan.standings);
     assert!(again.plan.writes.is_empty());
@@ -234,7 +234,7 @@ fn a_refused_write_is_retried_once_then_reported_not_applied() {
         writes: Writes::Refuse,
         ..Fake::new()
     };
-    let mut adapter = Adapter::new(&fake, config(FAIR_TREE)).unwrap();
+    let mut adapter = slurm_adapter(&fake, &config(FAIR_TREE)).unwrap();
     let pass = adapter.pass(now()).unwrap();
     let applied = adapter.apply(&pass.plan);
     assert!(!applied.complete());
@@ -254,7 +254,7 @@ fn a_write_slurm_ignores_is_found_when_read_back() {
         writes: Writes::Ignore,
         ..Fake::new()
     };
-    let mut adapter = Adapter::new(&fake, config(FAIR_TREE)).unwrap();
+    let mut adapter = slurm_adapter(&fake, &config(FAIR_TREE)).unwrap();
     let pass = adapter.pass(now()).unwrap();
     let applied = adapter.apply(&pass.plan);
     assert!(!applied.complete());
@@ -267,7 +267,7 @@ fn a_write_slurm_ignores_is_found_when_read_back() {
 #[test]
 fn with_the_accounting_down_a_pass_writes_nothing() {
     let fake = Fake::new();
-    let mut adapter = Adapter::new(&fake, config(FAIR_TREE)).unwrap();
+    let mut adapter = slurm_adapter(&fake, &config(FAIR_TREE)).unwrap();
     fake.down.set(Some("sacct"));
     let error = adapter.pass(now()).unwrap_err().to_string();
     assert!(error.contains("sacct"), "{error}");
@@ -279,7 +279,7 @@ fn with_the_accounting_down_a_pass_writes_nothing() {
     fake.down.set(Some("sacct"));
     let later = Time(now().as_micros() + 60_000_000);
     let error = adapter.pass(later).unwrap_err();
-    assert!(matches!(error, AdapterError::Command(_)), "{error}");
+    assert!(matches!(error, SlurmError::Command(_)), "{error}");
     assert_eq!(fake.writes().len(), written, "nothing written while down");
     fake.down.set(None);
     let back = adapter.pass(later).unwrap();
@@ -291,9 +291,9 @@ fn with_the_accounting_down_a_pass_writes_nothing() {
 fn garbage_from_slurm_is_an_error_that_names_the_command() {
     let mut fake = Fake::new();
     fake.outputs.insert("squeue", "<html>503</html>".into());
-    let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
+    let mut adapter = slurm_adapter(&fake, &config("sdrf")).unwrap();
     let error = adapter.pass(now()).unwrap_err();
-    assert!(matches!(error, AdapterError::Read { .. }));
+    assert!(matches!(error, SlurmError::Read { .. }));
     let shown = fairshare_core::error::Chain(&error).to_string();
     assert!(
         shown.starts_with("`squeue --json`: not Slurm's JSON"),
@@ -306,15 +306,15 @@ fn priority_basic_is_refused_and_a_fairshare_weight_under_replace_is_said() {
     let mut fake = Fake::new();
     fake.outputs
         .insert("scontrol", "PriorityType = priority/basic\n".into());
-    let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
+    let mut adapter = slurm_adapter(&fake, &config("sdrf")).unwrap();
     assert!(matches!(
         adapter.pass(now()),
-        Err(AdapterError::PriorityType(_))
+        Err(SlurmError::PriorityType(_))
     ));
     let mut fake = Fake::new();
     let text = "PriorityType = priority/multifactor\nPriorityWeightFairShare = 100000\n";
     fake.outputs.insert("scontrol", text.into());
-    let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
+    let mut adapter = slurm_adapter(&fake, &config("sdrf")).unwrap();
     let pass = adapter.pass(now()).unwrap();
     let said = |part: &str| pass.notes.iter().any(|note| note.contains(part));
     assert!(
@@ -331,11 +331,11 @@ fn a_pass_names_the_slurm_version_and_says_when_it_is_not_tested() {
     let notes_of = |config_text: &str| {
         let mut fake = Fake::new();
         fake.outputs.insert("scontrol", config_text.into());
-        let pass = Adapter::new(&fake, config("sdrf"))
+        let pass = slurm_adapter(&fake, &config("sdrf"))
             .unwrap()
             .pass(now())
             .unwrap();
-        (pass.slurm_version, pass.notes)
+        (pass.version, pass.notes)
     };
     let base = "PriorityType = priority/multifactor\nPriorityWeightFairShare = 0\n";
     let (version, notes) = notes_of(&format!("{base}SLURM_VERSION = 22.05.8\n"));
@@ -375,7 +375,7 @@ fn a_policy_remembers_as_long_as_slurms_half_life_unless_it_says() {
     let text = "PriorityType = priority/multifactor\nPriorityWeightFairShare = 0\nPriorityDecayHalfLife = 00:10:00\n";
     fake.outputs.insert("scontrol", text.into());
     let pass = |policy: &str| {
-        Adapter::new(&fake, config(policy))
+        slurm_adapter(&fake, &config(policy))
             .unwrap()
             .pass(now())
             .unwrap()
@@ -429,13 +429,12 @@ fn since_starts_the_history_clean() {
             since: since.map(str::to_owned),
             ..config(FAIR_TREE)
         };
-        Adapter::new(&fake, config).unwrap().pass(now()).unwrap()
+        slurm_adapter(&fake, &config).unwrap().pass(now()).unwrap()
     };
     let whole = pass(None);
     let clean = pass(Some("2026-11-24T06:57:59"));
-    let counted = |p: &fairshare_slurm::adapter::Reconciliation| -> f64 {
-        p.usage.iter().map(|u| u.counted).sum()
-    };
+    let counted =
+        |p: &fairshare_reconcile::pass::Pass| -> f64 { p.usage.iter().map(|u| u.counted).sum() };
     assert!(counted(&whole) > 0.0);
     assert!(
         counted(&clean) < counted(&whole),
@@ -449,7 +448,7 @@ fn since_starts_the_history_clean() {
         since: Some("yesterday".into()),
         ..config(FAIR_TREE)
     };
-    let refused = Adapter::new(&fake, wrong).err().unwrap().to_string();
+    let refused = slurm_adapter(&fake, &wrong).err().unwrap().to_string();
     assert!(
         refused.contains("since = \"yesterday\": a UTC moment"),
         "{refused}"
@@ -462,7 +461,7 @@ fn other_weights_that_can_cross_the_factors_gaps_are_warned_of() {
     let mut fake = Fake::new();
     let text = "PriorityType = priority/multifactor\nPriorityWeightFairShare = 0\nPriorityWeightAge = 1000\n";
     fake.outputs.insert("scontrol", text.into());
-    let pass = Adapter::new(&fake, config("sdrf"))
+    let pass = slurm_adapter(&fake, &config("sdrf"))
         .unwrap()
         .pass(now())
         .unwrap();
@@ -476,7 +475,7 @@ fn other_weights_that_can_cross_the_factors_gaps_are_warned_of() {
         pass.notes
     );
     fake.outputs.insert("scontrol", text.replace("1000", "1"));
-    let pass = Adapter::new(&fake, config("sdrf"))
+    let pass = slurm_adapter(&fake, &config("sdrf"))
         .unwrap()
         .pass(now())
         .unwrap();
@@ -495,7 +494,7 @@ fn the_cluster_scontrol_names_is_ranked_when_sacctmgr_lists_several() {
     let mut fake = Fake::new();
     let both = recorded("sacctmgr.txt") + &recorded("sacctmgr.txt").replace("fairshare|", "peer|");
     fake.outputs.insert("sacctmgr", both);
-    let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
+    let mut adapter = slurm_adapter(&fake, &config("sdrf")).unwrap();
     let refused = adapter.pass(now()).unwrap_err().to_string();
     assert!(
         refused.contains("several clusters (fairshare, peer)"),
@@ -503,11 +502,11 @@ fn the_cluster_scontrol_names_is_ranked_when_sacctmgr_lists_several() {
     );
     let named = "PriorityType = priority/multifactor\nPriorityWeightFairShare = 0\nClusterName = fairshare\n";
     fake.outputs.insert("scontrol", named.into());
-    let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
+    let mut adapter = slurm_adapter(&fake, &config("sdrf")).unwrap();
     let by_name = adapter.pass(now()).unwrap();
     let mut alone = Fake::new();
     alone.outputs.insert("scontrol", named.into());
-    let mut adapter = Adapter::new(&alone, config("sdrf")).unwrap();
+    let mut adapter = slurm_adapter(&alone, &config("sdrf")).unwrap();
     let one_cluster = adapter.pass(now()).unwrap();
     assert_eq!(by_name.plan.standings, one_cluster.plan.standings);
     assert!(!by_name.plan.standings.is_empty());
@@ -524,7 +523,7 @@ fn associations_with_parent_and_zero_shares_are_ranked() {
         .replace("fairshare|chemistry|u3||1|", "fairshare|chemistry|u3||0|");
     fake.outputs.insert("sacctmgr", tree);
     for policy in ["sdrf", FAIR_TREE] {
-        let mut adapter = Adapter::new(&fake, config(policy)).unwrap();
+        let mut adapter = slurm_adapter(&fake, &config(policy)).unwrap();
         let pass = adapter.pass(now()).unwrap();
         let job = pass.plan.jobs.iter().find(|j| j.id == 10).unwrap();
         assert!(job.wanted.is_some(), "{policy}: {job:?}");
@@ -559,7 +558,7 @@ fn every_policy_of_the_registry_that_replays_can_rank_the_cluster() {
     assert!(names.len() >= 8, "{names:?}");
     for name in names {
         let fake = Fake::new();
-        let mut adapter = Adapter::new(&fake, config(name)).unwrap();
+        let mut adapter = slurm_adapter(&fake, &config(name)).unwrap();
         let pass = adapter
             .pass(now())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -580,7 +579,7 @@ fn every_policy_of_the_registry_that_replays_can_rank_the_cluster() {
 fn the_same_state_gives_the_same_plan_byte_for_byte() {
     let plan = |_| {
         let fake = Fake::new();
-        let mut adapter = Adapter::new(&fake, config("sdrf")).unwrap();
+        let mut adapter = slurm_adapter(&fake, &config("sdrf")).unwrap();
         serde_json::to_string(&adapter.pass(now()).unwrap()).unwrap()
     };
     assert_eq!(plan(0), plan(1));
@@ -692,9 +691,9 @@ mod incremental {
 
 #[test]
 fn the_fair_tree_check_takes_slurm_s_ties_as_either_order() {
-    use fairshare_slurm::adapter::FairTreeCheck;
+    use fairshare_slurm::adapter::fair_tree_check;
     let check = |slurm: &[(&str, f64)], fairshare: &[&str]| {
-        FairTreeCheck::new(
+        fair_tree_check(
             slurm.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             fairshare.iter().map(|n| n.to_string()).collect(),
         )

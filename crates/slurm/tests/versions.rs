@@ -6,7 +6,7 @@
 
 use fairshare_core::model::Time;
 use fairshare_reconcile::job::JobState;
-use fairshare_slurm::adapter::Adapter;
+use fairshare_slurm::adapter::adapter as slurm_adapter;
 use fairshare_slurm::command::{CommandError, Commands};
 use fairshare_slurm::config::SlurmConfig;
 use fairshare_slurm::nodes::{parse_nodes, Node, SCONTROL_NODES_COMMAND, SINFO_COMMAND};
@@ -152,11 +152,11 @@ fn moment(version: &str) -> Time {
 fn an_adapter_pass_reads_every_recorded_version_alike() {
     for version in VERSIONS {
         let slurm = Recorded::of(version);
-        let mut adapter = Adapter::new(&slurm, config()).unwrap();
+        let mut adapter = slurm_adapter(&slurm, &config()).unwrap();
         let pass = adapter
             .pass(moment(version))
             .unwrap_or_else(|e| panic!("Slurm {version}: {e:#}"));
-        let named = pass.slurm_version.as_ref().unwrap();
+        let named = pass.version.as_ref().unwrap();
         assert!(named.text.starts_with(version), "{named:?}");
         assert!(named.tested, "{named:?}");
         assert!(
@@ -164,7 +164,7 @@ fn an_adapter_pass_reads_every_recorded_version_alike() {
             "{:?}",
             pass.notes
         );
-        let check = pass.fair_tree.as_ref().unwrap();
+        let check = pass.check.as_ref().unwrap();
         assert!(check.agrees, "Slurm {version}: {check:?}");
         let users: std::collections::BTreeSet<&str> =
             pass.usage.iter().map(|u| u.user.as_str()).collect();
