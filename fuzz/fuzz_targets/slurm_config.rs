@@ -7,6 +7,6 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let path = fairshare_fuzz::file("slurm.toml", data);
     if let Ok(config) = SlurmConfig::load(&path) {
         assert!(config.policy().is_ok() && config.mapping().is_ok());
-        assert!(config.timeout().as_secs_f64() >= 1.0);
+        assert!(config.shared.timeout().as_secs_f64() >= 1.0);
     }
 });

@@ -126,7 +126,7 @@ fn config(common: &Common) -> Result<GridEngineConfig> {
         None => GridEngineConfig::default(),
     };
     if let Some(policy) = &common.policy {
-        config.policy = policy.clone();
+        config.shared.policy = policy.clone();
         config.check().context("--policy")?;
     }
     Ok(config)
@@ -144,22 +144,22 @@ impl Driven for GridEngine {
 
     fn controller(config: &GridEngineConfig) -> Result<Controller<GridEngineIo<Runner>>> {
         let runner = Runner {
-            bin: config.bin.clone(),
-            timeout: config.timeout(),
+            bin: config.shared.bin.clone(),
+            timeout: config.shared.timeout(),
         };
         Ok(fairshare_gridengine::adapter::adapter(runner, config)?)
     }
 
     fn lock(config: &GridEngineConfig) -> &Path {
-        &config.lock
+        &config.shared.lock
     }
 
     fn watching(config: &GridEngineConfig, dry_run: bool) {
         tracing::info!(
-            policy = %config.policy,
-            weight = config.weight,
-            interval_s = config.interval_s,
-            window_s = config.window_s,
+            policy = %config.shared.policy,
+            weight = config.shared.weight,
+            interval_s = config.shared.interval_s,
+            window_s = config.shared.window_s,
             dry_run,
             "watching Grid Engine"
         );
@@ -170,10 +170,10 @@ impl Driven for GridEngine {
 fn watch(args: &WatchArgs) -> Result<()> {
     let mut config = config(&args.writing.common)?;
     if let Some(interval) = args.interval {
-        config.interval_s = interval.as_secs_f64();
+        config.shared.interval_s = interval.as_secs_f64();
         config.check().context("--interval")?;
     }
     crate::serve::logging(&args.log, args.log_json)?;
-    let interval = Duration::from_secs_f64(config.interval_s);
+    let interval = Duration::from_secs_f64(config.shared.interval_s);
     adapters::watch::<GridEngine>(&config, args.writing.dry_run, interval)
 }

@@ -150,7 +150,7 @@ fn config(common: &Common) -> Result<SlurmConfig> {
         None => SlurmConfig::default(),
     };
     if let Some(policy) = &common.policy {
-        config.policy = policy.clone();
+        config.shared.policy = policy.clone();
         config.check().context("--policy")?;
     }
     Ok(config)
@@ -171,23 +171,23 @@ impl Driven for Slurm {
 
     fn controller(config: &SlurmConfig) -> Result<Controller<SlurmIo<Runner>>> {
         let runner = Runner {
-            bin: config.bin.clone(),
-            timeout: config.timeout(),
+            bin: config.shared.bin.clone(),
+            timeout: config.shared.timeout(),
         };
         Ok(fairshare_slurm::adapter::adapter(runner, config)?)
     }
 
     fn lock(config: &SlurmConfig) -> &Path {
-        &config.lock
+        &config.shared.lock
     }
 
     fn watching(config: &SlurmConfig, dry_run: bool) {
         tracing::info!(
-            policy = %config.policy,
-            weight = config.weight,
+            policy = %config.shared.policy,
+            weight = config.shared.weight,
             mapping = %config.mapping,
-            interval_s = config.interval_s,
-            window_s = config.window_s,
+            interval_s = config.shared.interval_s,
+            window_s = config.shared.window_s,
             dry_run,
             "watching Slurm"
         );
@@ -202,10 +202,10 @@ impl Driven for Slurm {
 fn watch(args: &WatchArgs) -> Result<()> {
     let mut config = config(&args.common)?;
     if let Some(interval) = args.interval {
-        config.interval_s = interval.as_secs_f64();
+        config.shared.interval_s = interval.as_secs_f64();
         config.check().context("--interval")?;
     }
     crate::serve::logging(&args.log, args.log_json)?;
-    let interval = Duration::from_secs_f64(config.interval_s);
+    let interval = Duration::from_secs_f64(config.shared.interval_s);
     adapters::watch::<Slurm>(&config, args.dry_run, interval)
 }

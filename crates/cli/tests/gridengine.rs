@@ -376,6 +376,18 @@ fn watch_rides_out_a_qmaster_restart_and_finishes_a_write_when_stopped() {
     empty_queue();
 }
 
+/// gea runs four one-slot jobs for 20 s and geb two, once they have ended the queue is
+/// disabled: the usage the share-tree and SDRF tests rank.
+fn gea_four_slots_and_geb_two() {
+    let ran: Vec<u64> = [("gea", 4), ("geb", 2)]
+        .iter()
+        .flat_map(|&(user, jobs)| (0..jobs).map(move |_| submit(user, "", 20)))
+        .collect();
+    run("qconf", &["-tsm"]);
+    let _ = starts(&ran);
+    run("qmod", &["-d", "all.q"]);
+}
+
 /// The script that brings the cluster up, in `mode` (`lever` or `share-tree`).
 fn up(mode: &str) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/gridengine/up.sh");
@@ -391,13 +403,7 @@ fn grid_engines_own_share_tree_orders_users_as_fairshares_grid_engine_function()
     let _cluster = exclusive();
     up("share-tree");
     // Usage: gea four slots for 20 s, geb two, gec none.
-    let ran: Vec<u64> = [("gea", 4), ("geb", 2)]
-        .iter()
-        .flat_map(|&(user, jobs)| (0..jobs).map(move |_| submit(user, "", 20)))
-        .collect();
-    run("qconf", &["-tsm"]);
-    let _ = starts(&ran);
-    run("qmod", &["-d", "all.q"]);
+    gea_four_slots_and_geb_two();
     let waiting: Vec<u64> = USERS.iter().map(|user| submit(user, "", 3)).collect();
     run("qconf", &["-tsm"]);
     let ticketed = || {
@@ -473,13 +479,7 @@ fn sdrf_ranks_a_user_who_ran_within_its_entitlement_as_one_who_never_ran() {
     up("lever");
     let dir = tempfile::tempdir().unwrap();
     let config = configure(dir.path(), "");
-    let ran: Vec<u64> = [("gea", 4), ("geb", 2)]
-        .iter()
-        .flat_map(|&(user, jobs)| (0..jobs).map(move |_| submit(user, "", 20)))
-        .collect();
-    run("qconf", &["-tsm"]);
-    let _ = starts(&ran);
-    run("qmod", &["-d", "all.q"]);
+    gea_four_slots_and_geb_two();
     let waiting: Vec<u64> = USERS.iter().map(|user| submit(user, "", 3)).collect();
     let sdrf = fairshare(&config, &["status", "--policy", "sdrf"]);
     eprintln!("SDRF usage: {}", sdrf["usage"]);

@@ -25,13 +25,13 @@ use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_reconcile::clients::{Clients, ClientsError, Tree};
 use fairshare_reconcile::command::{CommandError, Commands, Counted, Unread};
 use fairshare_reconcile::controller::{
-    Controller, HalfLife, Held, Jobs, Review, SchedulerIo, Setup, Site,
+    Controller, HalfLife, Held, Jobs, Review, SchedulerIo, Site,
 };
 use fairshare_reconcile::history::HistoryError;
 use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
 use fairshare_reconcile::machines::{Machines, MachinesError};
 use fairshare_reconcile::pass::{CheckWords, OrderCheck, Words};
-use fairshare_reconcile::plan::{Plan, PlanSettings};
+use fairshare_reconcile::plan::Plan;
 use fairshare_reconcile::writes::Write;
 pub use fairshare_reconcile::writes::{Applied, Refusal};
 use std::collections::BTreeMap;
@@ -40,18 +40,9 @@ use std::collections::BTreeMap;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GridEngineError {
-    /// A command gave no usable answer.
+    /// A command gave no usable answer, or one that could not be read.
     #[error(transparent)]
-    Command(#[from] CommandError),
-    /// A command's answer could not be read.
-    #[error("`{command}`")]
-    Read {
-        /// The command line.
-        command: String,
-        /// What was wrong with its output.
-        #[source]
-        error: ReadError,
-    },
+    Answer(#[from] Unread<ReadError>),
     /// The accounting file could not be read.
     #[error("the accounting file {path}")]
     Accounting {
@@ -78,12 +69,9 @@ pub enum GridEngineError {
     Lever,
 }
 
-impl From<Unread<ReadError>> for GridEngineError {
-    fn from(unread: Unread<ReadError>) -> GridEngineError {
-        match unread {
-            Unread::Command(e) => GridEngineError::Command(e),
-            Unread::Read { command, error } => GridEngineError::Read { command, error },
-        }
+impl From<CommandError> for GridEngineError {
+    fn from(error: CommandError) -> GridEngineError {
+        GridEngineError::Answer(Unread::Command(error))
     }
 }
 
@@ -174,7 +162,7 @@ impl<C: Commands> GridEngineIo<C> {
         let users = self.read(&USERS_COMMAND, |t| Ok(parse_users(t)))?;
         match self.run(&SHARE_TREE_COMMAND) {
             Ok(text) => {
-                let nodes = parse_share_tree(&text).map_err(|error| GridEngineError::Read {
+                let nodes = parse_share_tree(&text).map_err(|error| Unread::Read {
                     command: SHARE_TREE_COMMAND.join(" "),
                     error,
                 })?;
@@ -268,7 +256,7 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
         let clients = Clients::new(tree)?;
         let queues = self.run(&QUEUES_COMMAND)?;
         let hosts = self.run(&HOSTS_COMMAND)?;
-        let nodes = parse_nodes(&queues, &hosts).map_err(|error| GridEngineError::Read {
+        let nodes = parse_nodes(&queues, &hosts).map_err(|error| Unread::Read {
             command: format!(
                 "{} and {}",
                 QUEUES_COMMAND.join(" "),
@@ -386,17 +374,6 @@ pub fn adapter<C: Commands>(
         lever: None,
         last_listing: Vec::new(),
     };
-    let setup = Setup {
-        policy: config.policy()?,
-        plan: PlanSettings {
-            weight: config.weight,
-            partitions: Vec::new(),
-            per_call: config.jobs_per_call,
-            ranked_runs: config.ranked_runs,
-            ends_at_limits: false,
-        },
-        window_s: config.window_s,
-        since: config.since()?,
-    };
+    let setup = config.setup()?;
     Ok(Controller::new(io, setup))
 }

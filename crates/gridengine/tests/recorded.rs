@@ -177,11 +177,11 @@ fn accounting(dir: &Path) -> std::path::PathBuf {
 
 /// An adapter of the stand-in under `policy`, its accounting in `dir`.
 fn adapter<'a>(fake: &'a Fake, dir: &Path, policy: &str) -> Controller<GridEngineIo<&'a Fake>> {
-    let config = GridEngineConfig {
-        policy: policy.into(),
+    let mut config = GridEngineConfig {
         accounting: accounting(dir),
         ..GridEngineConfig::default()
     };
+    config.shared.policy = policy.into();
     gridengine(fake, &config).unwrap()
 }
 
@@ -459,11 +459,11 @@ fn sdrf_after(geb_slots: u32) -> Pass {
         format!("# Version: 8.1.9\n{}\n", records.join("\n")),
     )
     .unwrap();
-    let config = GridEngineConfig {
-        policy: "sdrf".into(),
+    let mut config = GridEngineConfig {
         accounting,
         ..GridEngineConfig::default()
     };
+    config.shared.policy = "sdrf".into();
     let mut adapter = gridengine(&fake, &config).unwrap();
     adapter.pass(at(NOW_S)).unwrap()
 }

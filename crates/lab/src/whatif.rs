@@ -498,13 +498,14 @@ fn with_adapter(
     let defaults = SlurmConfig::default();
     let settings = adapter.unwrap_or(&defaults);
     taken.extend(asked.then(|| match adapter {
-        Some(a) => format!("other policies: written as the site's adapter writes them, weight {} every {} s ({})", a.weight, a.interval_s, bundle::ADAPTER),
-        None => format!("other policies: written as the Slurm adapter writes them by default, weight {} every {} s (the bundle holds no {})", settings.weight, settings.interval_s, bundle::ADAPTER),
+        Some(a) => format!("other policies: written as the site's adapter writes them, weight {} every {} s ({})", a.shared.weight, a.shared.interval_s, bundle::ADAPTER),
+        None => format!("other policies: written as the Slurm adapter writes them by default, weight {} every {} s (the bundle holds no {})", settings.shared.weight, settings.shared.interval_s, bundle::ADAPTER),
     }));
-    let interval = format!("{}s", settings.interval_s);
+    let interval = format!("{}s", settings.shared.interval_s);
     let spelled = (bundle::ADAPTER, "--scheduler slurm");
-    let setup = (setup.with_site_weight(Some(settings.weight), SchedulerEntry::SLURM, spelled))
-        .and_then(|s| s.with_site_interval(Some(&interval), SchedulerEntry::SLURM, spelled));
+    let setup =
+        (setup.with_site_weight(Some(settings.shared.weight), SchedulerEntry::SLURM, spelled))
+            .and_then(|s| s.with_site_interval(Some(&interval), SchedulerEntry::SLURM, spelled));
     setup.map_err(|e| LabError::Unusable(e.to_string()))
 }
 
@@ -557,7 +558,7 @@ fn site_policies(
             let policy = adapter
                 .policy()
                 .map_err(|e| in_file(Path::new(bundle::ADAPTER), &e))?;
-            taken.push(format!("the baseline ({ADAPTER_BASELINE}): what the site ran, the adapter's policy {} through the site factors it writes, weight {} every {} s ({})", policy.name, adapter.weight, adapter.interval_s, bundle::ADAPTER));
+            taken.push(format!("the baseline ({ADAPTER_BASELINE}): what the site ran, the adapter's policy {} through the site factors it writes, weight {} every {} s ({})", policy.name, adapter.shared.weight, adapter.shared.interval_s, bundle::ADAPTER));
             (policy, ADAPTER_BASELINE)
         }
         None => ("fairshare".parse().map_err(|e| wrong(&e))?, BASELINE),
@@ -615,10 +616,10 @@ fn adapter_unmodelled(adapter: &SlurmConfig) -> Vec<String> {
         .policy()
         .is_ok_and(|p| matches!(p.kind, PolicyKind::Fairshare(_)))
     {
-        left.push(format!("the adapter's policy {} in {file} is a fairshare function: the replay runs it as Slurm's own fairshare, weighed by config.txt's PriorityWeightFairshare, not through the site factors the adapter writes", adapter.policy));
+        left.push(format!("the adapter's policy {} in {file} is a fairshare function: the replay runs it as Slurm's own fairshare, weighed by config.txt's PriorityWeightFairshare, not through the site factors the adapter writes", adapter.shared.policy));
     }
-    if adapter.ranked_runs != defaults.ranked_runs {
-        left.push(format!("ranked_runs = {} in {file}: the replay ranks the adapter's first {} runs of starts, its default", adapter.ranked_runs, defaults.ranked_runs));
+    if adapter.shared.ranked_runs != defaults.shared.ranked_runs {
+        left.push(format!("ranked_runs = {} in {file}: the replay ranks the adapter's first {} runs of starts, its default", adapter.shared.ranked_runs, defaults.shared.ranked_runs));
     }
     if adapter.ends_at_limits {
         left.push(format!("ends_at_limits = true in {file}: the replay's adapter plays its order of starts as if every pending job could start now"));

@@ -1,13 +1,142 @@
-//! What every adapter's configuration file shares: reading it, and checking the keys they all
-//! have (the policy, `since`, durations in seconds, counts), each error naming its key. Each
-//! adapter keeps its own file's keys and defaults, and checks what is its scheduler's.
+//! What every adapter's configuration file shares: the keys they all have ([`Shared`], which
+//! each adapter's file flattens beside its own keys, with the adapter's [`Defaults`]), reading
+//! a file (a key no adapter knows is refused, naming its line), and the checks, each error
+//! naming its key. Each adapter keeps only its scheduler's keys and checks.
 
+use crate::controller::Setup;
+use crate::plan::PlanSettings;
 use fairshare_core::config::{ConfigError, Location};
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
+use fairshare_core::rank::factors::RANKED_RUNS;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::marker::PhantomData;
 use std::ops::RangeInclusive;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// An adapter's defaults for the keys every adapter has, and the bound on its weight.
+pub trait Defaults {
+    /// The highest factor written, unless the file says.
+    const WEIGHT: u32;
+    /// The largest weight the scheduler holds, and what bounds it, in words.
+    const MOST_WEIGHT: (u32, &'static str);
+    /// The most jobs one write sets, unless the file says.
+    const JOBS_PER_CALL: usize;
+    /// The lock file, unless the file says.
+    const LOCK: &'static str;
+}
+
+/// The keys every adapter's configuration file has. An adapter's file flattens it
+/// (`#[serde(flatten)]`) beside its own keys; `D` gives the defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, bound = "")]
+pub struct Shared<D: Defaults> {
+    /// The policy, as `fairshare replay --policy` spells it.
+    pub policy: String,
+    /// The highest factor: the first run's on a fresh queue (fairshare's factors in [0, 1]
+    /// are multiplied by it).
+    pub weight: u32,
+    /// Seconds between two passes of `watch`.
+    #[serde(deserialize_with = "fairshare_core::model::seconds")]
+    pub interval_s: f64,
+    /// Seconds of accounting history read when the adapter starts.
+    #[serde(deserialize_with = "fairshare_core::model::seconds")]
+    pub window_s: f64,
+    /// A clean start: the history never reaches back before this moment (UTC, `2026-11-28`
+    /// or `2026-11-28T18:00:00`), whatever `window_s` says; `None`: the window alone.
+    pub since: Option<String>,
+    /// The most jobs one write sets.
+    pub jobs_per_call: usize,
+    /// How many runs at the head of the order of starts get factors of their own (after
+    /// them, one per client).
+    pub ranked_runs: usize,
+    /// Seconds one of the scheduler's commands may take before it is killed.
+    #[serde(deserialize_with = "fairshare_core::model::seconds")]
+    pub timeout_s: f64,
+    /// The folder of the scheduler's commands; `None`: they are found on `PATH`.
+    pub bin: Option<PathBuf>,
+    /// The lock file a command that writes (`sync`, `watch`, `reset`) holds while it runs, so
+    /// that a second one on this cluster is refused; give each cluster its own.
+    pub lock: PathBuf,
+    #[serde(skip)]
+    defaults: PhantomData<D>,
+}
+
+impl<D: Defaults> Default for Shared<D> {
+    /// Fair Tree, the adapter's weight, a pass a minute over four weeks of history, the
+    /// adapter's jobs per call, 30 s per command, the adapter's lock.
+    fn default() -> Shared<D> {
+        Shared {
+            policy: "fairshare".into(),
+            weight: D::WEIGHT,
+            interval_s: 60.0,
+            window_s: 28.0 * 86_400.0,
+            since: None,
+            jobs_per_call: D::JOBS_PER_CALL,
+            ranked_runs: RANKED_RUNS,
+            timeout_s: 30.0,
+            bin: None,
+            lock: PathBuf::from(D::LOCK),
+            defaults: PhantomData,
+        }
+    }
+}
+
+impl<D: Defaults> Shared<D> {
+    /// Checks every value; the error names the key.
+    pub fn check(&self) -> Result<(), SettingError> {
+        policy(&self.policy)?;
+        self.since()?;
+        seconds("interval_s", self.interval_s, 1.0..=86_400.0)?;
+        seconds("window_s", self.window_s, 0.0..=366.0 * 86_400.0)?;
+        seconds("timeout_s", self.timeout_s, 1.0..=3_600.0)?;
+        let (most, bound) = D::MOST_WEIGHT;
+        if !(1..=most).contains(&self.weight) {
+            let message = format!(
+                "weight must lie in [1, {most}] ({bound}), found {}",
+                self.weight
+            );
+            return Err(SettingError::new("weight", message));
+        }
+        at_least_one("jobs_per_call", self.jobs_per_call)?;
+        at_least_one("ranked_runs", self.ranked_runs)
+    }
+
+    /// `since`, as the moment it names.
+    pub fn since(&self) -> Result<Option<Time>, SettingError> {
+        since(self.since.as_deref())
+    }
+
+    /// How long one of the scheduler's commands may take.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout_s)
+    }
+
+    /// How a controller of `policy` runs under these keys, its plans considering
+    /// `partitions` (empty: all) and, with `ends_at_limits`, running jobs ending at their
+    /// limits.
+    pub fn setup(
+        &self,
+        policy: PolicySpec,
+        partitions: Vec<String>,
+        ends_at_limits: bool,
+    ) -> Result<Setup, SettingError> {
+        Ok(Setup {
+            policy,
+            plan: PlanSettings {
+                weight: self.weight,
+                partitions,
+                per_call: self.jobs_per_call,
+                ranked_runs: self.ranked_runs,
+                ends_at_limits,
+            },
+            window_s: self.window_s,
+            since: self.since()?,
+        })
+    }
+}
 
 /// A value of the configuration that cannot be used, with the key it was given under.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -31,16 +160,67 @@ impl SettingError {
 }
 
 /// Reads the TOML file at `path` and checks it with `check`; an error names the file (and, for
-/// a TOML error, the line).
-pub fn load<T: DeserializeOwned>(
+/// a TOML error or a key the configuration does not have, the line).
+pub fn load<T: DeserializeOwned + Serialize + Default>(
     path: &Path,
     check: impl FnOnce(&T) -> Result<(), SettingError>,
 ) -> Result<T, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|e| ConfigError::io(path, e))?;
-    let config: T = toml::from_str(&text)
-        .map_err(|e| ConfigError::toml_in(&text, path, e.span(), e.message()))?;
+    let config: T = toml::from_str(&text).map_err(|e| located::<T>(&text, path, e))?;
+    unknown_key::<T>(&text, path)?;
     check(&config).map_err(|e| ConfigError::invalid(Location::file(path), e.message))?;
     Ok(config)
+}
+
+/// `error` of reading `text` as `T`, at the key whose value it is: a value of a flattened
+/// struct's key comes without its place, so each key is read alone until one fails.
+fn located<T: DeserializeOwned>(text: &str, path: &Path, error: toml::de::Error) -> ConfigError {
+    let whole = || ConfigError::toml_in(text, path, error.span(), error.message());
+    let Ok(table) = toml::from_str::<toml::Table>(text) else {
+        return whole();
+    };
+    for (key, value) in &table {
+        let alone = toml::Table::from_iter([(key.clone(), value.clone())]);
+        let Ok(one) = toml::to_string(&alone) else {
+            continue;
+        };
+        if let Err(e) = toml::from_str::<T>(&one) {
+            return ConfigError::invalid(
+                key_line(text, path, key),
+                format!("{key}: {}", e.message()),
+            );
+        }
+    }
+    whole()
+}
+
+/// Where `key` is set in `text`: its line, if it is found on one.
+fn key_line(text: &str, path: &Path, key: &str) -> Location {
+    let line = text.lines().position(|line| {
+        let line = line.trim_start().trim_start_matches('"');
+        line.strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().trim_start_matches('"').starts_with('='))
+    });
+    match line {
+        Some(line) => Location::line(path, line + 1),
+        None => Location::file(path),
+    }
+}
+
+/// Refuses the first key of `text` that `T` does not have, naming its line and the keys it
+/// has (a flattened struct cannot refuse unknown keys itself).
+fn unknown_key<T: Serialize + Default>(text: &str, path: &Path) -> Result<(), ConfigError> {
+    let Ok(serde_json::Value::Object(known)) = serde_json::to_value(T::default()) else {
+        return Ok(());
+    };
+    let given: toml::Table = toml::from_str(text)
+        .map_err(|e| ConfigError::toml_in(text, path, e.span(), e.message()))?;
+    let Some(key) = given.keys().find(|key| !known.contains_key(*key)) else {
+        return Ok(());
+    };
+    let keys: Vec<&str> = known.keys().map(String::as_str).collect();
+    let message = format!("unknown key `{key}`: expected one of {}", keys.join(", "));
+    Err(ConfigError::invalid(key_line(text, path, key), message))
 }
 
 /// Checks that `key`'s `value` is a number of seconds within `range`.
@@ -87,6 +267,67 @@ pub fn since(text: Option<&str>) -> Result<Option<Time>, SettingError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Small;
+
+    impl Defaults for Small {
+        const WEIGHT: u32 = 7;
+        const MOST_WEIGHT: (u32, &'static str) = (9, "the small scheduler's highest factor");
+        const JOBS_PER_CALL: usize = 3;
+        const LOCK: &'static str = "/run/lock/small.lock";
+    }
+
+    /// An adapter's file: the shared keys and one of its own.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    #[serde(default)]
+    struct SmallConfig {
+        #[serde(flatten)]
+        shared: Shared<Small>,
+        queue: Option<String>,
+    }
+
+    fn load_text(text: &str) -> Result<SmallConfig, ConfigError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("small.toml");
+        std::fs::write(&path, text).unwrap();
+        load(&path, |c: &SmallConfig| c.shared.check())
+    }
+
+    #[test]
+    fn the_shared_keys_take_the_adapters_defaults_and_a_key_no_one_has_is_refused_by_line() {
+        let config = load_text("queue = \"short\"\ninterval_s = \"5m\"\n").unwrap();
+        assert_eq!(config.queue.as_deref(), Some("short"));
+        assert_eq!(config.shared.interval_s, 300.0);
+        assert_eq!(
+            (config.shared.weight, config.shared.jobs_per_call),
+            (7, 3),
+            "the adapter's defaults"
+        );
+        assert_eq!(config.shared.lock, PathBuf::from("/run/lock/small.lock"));
+        let typo = load_text("policy = \"sdrf\"\n\n weigth = 5\n").unwrap_err();
+        let said = typo.to_string();
+        assert!(said.contains("small.toml:3"), "{said}");
+        assert!(
+            said.contains("unknown key `weigth`: expected one of "),
+            "{said}"
+        );
+        assert!(said.contains("queue") && said.contains("weight"), "{said}");
+        let negative = load_text("queue = \"a\"\nweight = -3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            negative.ends_with("small.toml:2: weight: invalid value: integer `-3`, expected u32"),
+            "{negative}"
+        );
+        let heavy = load_text("weight = 10\n").unwrap_err().to_string();
+        assert!(
+            heavy.contains(
+                "weight must lie in [1, 9] (the small scheduler's highest factor), found 10"
+            ),
+            "{heavy}"
+        );
+    }
 
     #[test]
     fn each_check_names_its_key_and_what_was_expected() {

@@ -34,8 +34,8 @@
 //! - [`state`]: what a reconcile keeps between passes, and one reconcile through all of the
 //!   above.
 //! - [`command`]: the scheduler's commands, run bounded in time, every failure told apart.
-//! - [`config`]: reading an adapter's configuration file, and checking the keys every
-//!   adapter's file has.
+//! - [`config`]: the keys every adapter's configuration file has ([`config::Shared`], which
+//!   each adapter's file flattens beside its own), reading a file, and the checks.
 //! - [`lock`]: one writer per cluster, a lock file a second writer is refused by.
 //! - [`watch`]: the loop: interval, backoff after failures, stop on SIGTERM, an [`watch::Action`]
 //!   after each reconcile.

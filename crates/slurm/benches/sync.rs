@@ -274,17 +274,13 @@ fn calls(policy: &str, config: &SlurmConfig, now: Time) {
 
 fn sync(c: &mut Criterion) {
     let now = Time::from_micros(NOW_S * 1_000_000);
-    let config = SlurmConfig {
-        window_s: 7.0 * 86_400.0,
-        ..SlurmConfig::default()
-    };
+    let mut config = SlurmConfig::default();
+    config.shared.window_s = 7.0 * 86_400.0;
     let mut group = c.benchmark_group("slurm_sync");
     group.sample_size(10);
     for policy in ["fairshare:function=fair-tree", "sdrf"] {
-        let config = SlurmConfig {
-            policy: policy.into(),
-            ..config.clone()
-        };
+        let mut config = config.clone();
+        config.shared.policy = policy.into();
         calls(policy, &config, now);
         let slurm = scaled();
         group.bench_function(format!("first pass, {policy}"), |b| {

@@ -24,13 +24,13 @@ use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_reconcile::command::{CommandError, Commands, Counted, Unread};
 use fairshare_reconcile::controller::{
-    utc_seconds, Controller, HalfLife, Held, Jobs, Review, SchedulerIo, Setup, Site,
+    utc_seconds, Controller, HalfLife, Held, Jobs, Review, SchedulerIo, Site,
 };
 use fairshare_reconcile::history::HistoryError;
 use fairshare_reconcile::job::QueuedJob;
 use fairshare_reconcile::machines::{Machines, MachinesError};
 use fairshare_reconcile::pass::{CheckWords, OrderCheck, Pass, Version, Words};
-use fairshare_reconcile::plan::{Plan, PlanSettings};
+use fairshare_reconcile::plan::Plan;
 use fairshare_reconcile::site::Mapping;
 use fairshare_reconcile::writes::Write;
 pub use fairshare_reconcile::writes::{Applied, Refusal};
@@ -46,18 +46,9 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SlurmError {
-    /// A command gave no usable answer.
+    /// A command gave no usable answer, or one that could not be read.
     #[error(transparent)]
-    Command(#[from] CommandError),
-    /// A command's answer could not be read.
-    #[error("`{command}`")]
-    Read {
-        /// The command line.
-        command: String,
-        /// What was wrong with its output.
-        #[source]
-        error: ReadError,
-    },
+    Answer(#[from] Unread<ReadError>),
     /// The association tree cannot be ranked.
     #[error(transparent)]
     Clients(#[from] AssocError),
@@ -74,12 +65,9 @@ pub enum SlurmError {
     PriorityType(String),
 }
 
-impl From<Unread<ReadError>> for SlurmError {
-    fn from(unread: Unread<ReadError>) -> SlurmError {
-        match unread {
-            Unread::Command(e) => SlurmError::Command(e),
-            Unread::Read { command, error } => SlurmError::Read { command, error },
-        }
+impl From<CommandError> for SlurmError {
+    fn from(error: CommandError) -> SlurmError {
+        SlurmError::Answer(Unread::Command(error))
     }
 }
 
@@ -210,7 +198,7 @@ impl<S: Commands> SlurmIo<S> {
     }
 
     /// Under Fair Tree, `sshare`'s order of the associations that wait beside fairshare's.
-    fn fair_tree_check(
+    fn sshare_order(
         &self,
         policy: &PolicySpec,
         plan: &Plan,
@@ -327,7 +315,7 @@ impl<S: Commands> SchedulerIo for SlurmIo<S> {
         let mut notes = unmodelled(|key| setting(&self.config, key), policy);
         let wanted: Vec<i64> = plan.jobs.iter().filter_map(|j| j.wanted).collect();
         notes.extend(gap_note(&self.others, &wanted, self.weight));
-        let check = self.fair_tree_check(policy, plan).unwrap_or_else(|e| {
+        let check = self.sshare_order(policy, plan).unwrap_or_else(|e| {
             let note = format!("the Fair Tree check could not be made: {}", Chain(&e));
             notes.push(note);
             None
@@ -372,21 +360,10 @@ pub fn adapter<S: Commands>(
         others: Vec::new(),
         version: None,
         config: String::new(),
-        weight: config.weight,
+        weight: config.shared.weight,
         submit_table: config.submit_table.clone(),
     };
-    let setup = Setup {
-        policy: config.policy()?,
-        plan: PlanSettings {
-            weight: config.weight,
-            partitions: config.partitions.clone(),
-            per_call: config.jobs_per_call,
-            ranked_runs: config.ranked_runs,
-            ends_at_limits: config.ends_at_limits,
-        },
-        window_s: config.window_s,
-        since: config.since()?,
-    };
+    let setup = config.setup()?;
     Ok(Controller::new(io, setup))
 }
 

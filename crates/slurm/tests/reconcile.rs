@@ -5,6 +5,7 @@
 use fairshare_core::model::Time;
 use fairshare_core::policy::registry::POLICIES;
 use fairshare_core::policy::Engine;
+use fairshare_reconcile::command::Unread;
 use fairshare_slurm::adapter::{adapter as slurm_adapter, SlurmError};
 use fairshare_slurm::command::CommandError;
 use fairshare_slurm::command::Commands;
@@ -149,12 +150,11 @@ fn now() -> Time {
 
 /// A configuration of `policy`, weight 1000, a day of history.
 fn config(policy: &str) -> SlurmConfig {
-    SlurmConfig {
-        policy: policy.into(),
-        weight: 1000,
-        window_s: 86_400.0,
-        ..SlurmConfig::default()
-    }
+    let mut config = SlurmConfig::default();
+    config.shared.policy = policy.into();
+    config.shared.weight = 1000;
+    config.shared.window_s = 86_400.0;
+    config
 }
 
 const FAIR_TREE: &str = "fairshare:function=fair-tree,decay=half-life:600";
@@ -279,7 +279,10 @@ fn with_the_accounting_down_a_pass_writes_nothing() {
     fake.down.set(Some("sacct"));
     let later = Time(now().as_micros() + 60_000_000);
     let error = adapter.pass(later).unwrap_err();
-    assert!(matches!(error, SlurmError::Command(_)), "{error}");
+    assert!(
+        matches!(error, SlurmError::Answer(Unread::Command(_))),
+        "{error}"
+    );
     assert_eq!(fake.writes().len(), written, "nothing written while down");
     fake.down.set(None);
     let back = adapter.pass(later).unwrap();
@@ -293,7 +296,7 @@ fn garbage_from_slurm_is_an_error_that_names_the_command() {
     fake.outputs.insert("squeue", "<html>503</html>".into());
     let mut adapter = slurm_adapter(&fake, &config("sdrf")).unwrap();
     let error = adapter.pass(now()).unwrap_err();
-    assert!(matches!(error, SlurmError::Read { .. }));
+    assert!(matches!(error, SlurmError::Answer(Unread::Read { .. })));
     let shown = fairshare_core::error::Chain(&error).to_string();
     assert!(
         shown.starts_with("`squeue --json`: not Slurm's JSON"),
@@ -425,10 +428,8 @@ fn a_policy_remembers_as_long_as_slurms_half_life_unless_it_says() {
 fn since_starts_the_history_clean() {
     let fake = Fake::new();
     let pass = |since: Option<&str>| {
-        let config = SlurmConfig {
-            since: since.map(str::to_owned),
-            ..config(FAIR_TREE)
-        };
+        let mut config = config(FAIR_TREE);
+        config.shared.since = since.map(str::to_owned);
         slurm_adapter(&fake, &config).unwrap().pass(now()).unwrap()
     };
     let whole = pass(None);
@@ -444,10 +445,8 @@ fn since_starts_the_history_clean() {
     );
     let rebuilt = clean.rebuilt.unwrap();
     assert!(rebuilt.contains("since 2026-11-24T06:57:59"), "{rebuilt}");
-    let wrong = SlurmConfig {
-        since: Some("yesterday".into()),
-        ..config(FAIR_TREE)
-    };
+    let mut wrong = config(FAIR_TREE);
+    wrong.shared.since = Some("yesterday".into());
     let refused = slurm_adapter(&fake, &wrong).err().unwrap().to_string();
     assert!(
         refused.contains("since = \"yesterday\": a UTC moment"),

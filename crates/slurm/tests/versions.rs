@@ -134,12 +134,11 @@ fn each_versions_nodes_are_read_from_the_command_that_lists_them_one_by_one() {
 
 /// A configuration of Fair Tree with Slurm's 10-minute half-life, weight 1000, a day of history.
 fn config() -> SlurmConfig {
-    SlurmConfig {
-        policy: "fairshare:function=fair-tree,decay=half-life:600".into(),
-        weight: 1000,
-        window_s: 86_400.0,
-        ..SlurmConfig::default()
-    }
+    let mut config = SlurmConfig::default();
+    config.shared.policy = "fairshare:function=fair-tree,decay=half-life:600".into();
+    config.shared.weight = 1000;
+    config.shared.window_s = 86_400.0;
+    config
 }
 
 /// The moment of `version`'s recording (`moment.txt`, seconds after the epoch).
