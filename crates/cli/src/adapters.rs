@@ -70,7 +70,7 @@ impl<'a, P> Document<'a, P> {
     /// The document of `pass` and what its writes did.
     pub(crate) fn new(pass: &'a P, applied: Option<&'a Applied>) -> Document<'a, P> {
         Document {
-            schema_version: fairshare_core::instance::SCHEMA_VERSION,
+            schema_version: fairshare_reconcile::pass::PASS_SCHEMA_VERSION,
             pass,
             applied,
         }

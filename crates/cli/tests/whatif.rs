@@ -217,7 +217,7 @@ fn a_partial_or_wrong_bundle_is_refused_naming_the_file() {
     refused("last-decay.txt: \"yesterday\" is not a UTC moment");
     std::fs::remove_file(dir.path().join("last-decay.txt")).unwrap();
     std::fs::write(dir.path().join("adapter.toml"), "weight = -3\n").unwrap();
-    refused("adapter.toml:1: weight: invalid value: integer `-3`, expected u32");
+    refused("adapter.toml:1:1: weight: invalid value: integer `-3`, expected u32");
     std::fs::write(dir.path().join("adapter.toml"), "policy = \"sdrff\"\n").unwrap();
     refused("adapter.toml: policy");
     std::fs::remove_file(dir.path().join("adapter.toml")).unwrap();

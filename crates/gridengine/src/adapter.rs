@@ -349,7 +349,7 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
         let order = || plan.standings.iter().map(|s| s.user.clone()).collect();
         Review {
             check: grid_engine.then(|| share_tree_check(&self.last_listing, order())),
-            notes: Vec::new(),
+            ..Review::default()
         }
     }
 }

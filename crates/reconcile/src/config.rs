@@ -1,7 +1,7 @@
 //! What every adapter's configuration file shares: the keys they all have ([`Shared`], which
 //! each adapter's file flattens beside its own keys, with the adapter's [`Defaults`]), reading
-//! a file (a key no adapter knows is refused, naming its line), and the checks, each error
-//! naming its key. Each adapter keeps only its scheduler's keys and checks.
+//! a file (a key the file's type does not have is refused, naming where it is written), and
+//! the checks, each error naming its key. Each adapter keeps only its scheduler's keys and checks.
 
 use crate::controller::Setup;
 use crate::plan::PlanSettings;
@@ -11,8 +11,9 @@ use fairshare_core::policy::PolicySpec;
 use fairshare_core::rank::factors::RANKED_RUNS;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::marker::PhantomData;
-use std::ops::RangeInclusive;
+use std::ops::{Range, RangeInclusive};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -173,54 +174,55 @@ pub fn load<T: DeserializeOwned + Serialize + Default>(
 }
 
 /// `error` of reading `text` as `T`, at the key whose value it is: a value of a flattened
-/// struct's key comes without its place, so each key is read alone until one fails.
+/// struct's key comes without its place, so each key is read alone, in the file's order,
+/// until one fails.
 fn located<T: DeserializeOwned>(text: &str, path: &Path, error: toml::de::Error) -> ConfigError {
     let whole = || ConfigError::toml_in(text, path, error.span(), error.message());
-    let Ok(table) = toml::from_str::<toml::Table>(text) else {
+    let Ok(keys) = top_keys(text) else {
         return whole();
     };
-    for (key, value) in &table {
-        let alone = toml::Table::from_iter([(key.clone(), value.clone())]);
+    for (key, span, value) in keys {
+        let alone = toml::Table::from_iter([(key.clone(), value)]);
         let Ok(one) = toml::to_string(&alone) else {
             continue;
         };
         if let Err(e) = toml::from_str::<T>(&one) {
-            return ConfigError::invalid(
-                key_line(text, path, key),
-                format!("{key}: {}", e.message()),
-            );
+            let at = Location::in_text(text, path, Some(span));
+            return ConfigError::invalid(at, format!("{key}: {}", e.message()));
         }
     }
     whole()
 }
 
-/// Where `key` is set in `text`: its line, if it is found on one.
-fn key_line(text: &str, path: &Path, key: &str) -> Location {
-    let line = text.lines().position(|line| {
-        let line = line.trim_start().trim_start_matches('"');
-        line.strip_prefix(key)
-            .is_some_and(|rest| rest.trim_start().trim_start_matches('"').starts_with('='))
-    });
-    match line {
-        Some(line) => Location::line(path, line + 1),
-        None => Location::file(path),
-    }
+/// The top-level keys of `text`, in the file's order, each with where it is written and its
+/// value (a table's key is its header's).
+fn top_keys(text: &str) -> Result<Vec<(String, Range<usize>, toml::Value)>, toml::de::Error> {
+    let table: BTreeMap<toml::Spanned<String>, toml::Value> = toml::from_str(text)?;
+    let mut keys: Vec<_> = (table.into_iter())
+        .map(|(key, value)| (key.get_ref().clone(), key.span(), value))
+        .collect();
+    keys.sort_by_key(|(_, span, _)| span.start);
+    Ok(keys)
 }
 
-/// Refuses the first key of `text` that `T` does not have, naming its line and the keys it
-/// has (a flattened struct cannot refuse unknown keys itself).
+/// Refuses the first key of `text` (in the file's order) that `T` does not have, naming where
+/// it is written and the keys `T` has: a flattened struct cannot refuse unknown keys itself.
 fn unknown_key<T: Serialize + Default>(text: &str, path: &Path) -> Result<(), ConfigError> {
-    let Ok(serde_json::Value::Object(known)) = serde_json::to_value(T::default()) else {
-        return Ok(());
+    let known = match serde_json::to_value(T::default()) {
+        Ok(serde_json::Value::Object(known)) => known,
+        _ => unreachable!("a configuration serializes as a JSON object"),
     };
-    let given: toml::Table = toml::from_str(text)
-        .map_err(|e| ConfigError::toml_in(text, path, e.span(), e.message()))?;
-    let Some(key) = given.keys().find(|key| !known.contains_key(*key)) else {
+    let given =
+        top_keys(text).map_err(|e| ConfigError::toml_in(text, path, e.span(), e.message()))?;
+    let Some((key, span, _)) = given.into_iter().find(|(key, ..)| !known.contains_key(key)) else {
         return Ok(());
     };
     let keys: Vec<&str> = known.keys().map(String::as_str).collect();
     let message = format!("unknown key `{key}`: expected one of {}", keys.join(", "));
-    Err(ConfigError::invalid(key_line(text, path, key), message))
+    Err(ConfigError::invalid(
+        Location::in_text(text, path, Some(span)),
+        message,
+    ))
 }
 
 /// Checks that `key`'s `value` is a number of seconds within `range`.
@@ -305,9 +307,12 @@ mod tests {
             "the adapter's defaults"
         );
         assert_eq!(config.shared.lock, PathBuf::from("/run/lock/small.lock"));
-        let typo = load_text("policy = \"sdrf\"\n\n weigth = 5\n").unwrap_err();
+        let typo = load_text("policy = \"sdrf\"\n\n weigth = 5\nzzz = 1\n").unwrap_err();
         let said = typo.to_string();
-        assert!(said.contains("small.toml:3"), "{said}");
+        assert!(
+            said.contains("small.toml:3:2: unknown key `weigth`"),
+            "{said}"
+        );
         assert!(
             said.contains("unknown key `weigth`: expected one of "),
             "{said}"
@@ -317,8 +322,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            negative.ends_with("small.toml:2: weight: invalid value: integer `-3`, expected u32"),
+            negative.ends_with("small.toml:2:1: weight: invalid value: integer `-3`, expected u32"),
             "{negative}"
+        );
+        let quoted = load_text("'weigth' = 5\n").unwrap_err().to_string();
+        assert!(
+            quoted.contains("small.toml:1:1: unknown key `weigth`"),
+            "{quoted}"
+        );
+        let table = load_text("[weigth]\nx = 1\n").unwrap_err().to_string();
+        assert!(
+            table.contains("small.toml:1:2: unknown key `weigth`"),
+            "{table}"
         );
         let heavy = load_text("weight = 10\n").unwrap_err().to_string();
         assert!(

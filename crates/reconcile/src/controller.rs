@@ -49,7 +49,7 @@ pub trait SchedulerIo {
         charging: &Self::Charging,
     ) -> Result<Jobs, Self::Error>;
 
-    /// The queue, each pending job with the site factor it holds now.
+    /// The queue alone, each pending job with the site factor it holds now (a reset's).
     fn queue(&mut self) -> Result<Vec<QueuedJob>, Self::Error>;
 
     /// The factor each pending job holds now, to read writes back.
@@ -84,7 +84,7 @@ pub struct Site<C> {
     /// What the scheduler charges.
     pub charging: C,
     /// How fast the scheduler's own usage fades, when it does: a policy whose text leaves its
-    /// memory out is run remembering as long ([`remembering`]).
+    /// memory out is run remembering as long ([`PolicySpec::remembering`]).
     pub half_life: Option<HalfLife>,
     /// The scheduler's version, when it prints one.
     pub version: Option<Version>,
@@ -119,7 +119,9 @@ pub struct Jobs {
 pub struct Review {
     /// Its own order of the waiting clients, beside fairshare's.
     pub check: Option<OrderCheck>,
-    /// Notes on its settings as they bear on the plan.
+    /// Notes on its settings as they bear on the policy as run, told with the site's notes.
+    pub settings: Vec<String>,
+    /// Notes on its settings as they bear on the plan, told last.
     pub notes: Vec<String>,
 }
 
@@ -173,11 +175,6 @@ impl<S: SchedulerIo> Controller<S> {
         &mut self.io
     }
 
-    /// The policy as last run.
-    pub fn policy(&self) -> &PolicySpec {
-        &self.policy
-    }
-
     /// One pass at `now`: reads the cluster, brings the history to `now`, plans, and asks
     /// the scheduler what it says beside the plan. A history the ranker refused midway is
     /// dropped, so the next pass rebuilds it.
@@ -194,6 +191,7 @@ impl<S: SchedulerIo> Controller<S> {
         }
         let mut notes = site.notes;
         notes.extend(remembered);
+        let settings_told = notes.len();
         let rebuilt = self.refresh(site.clients, site.machines, site.charging, now)?;
         let known = self.known.as_ref().expect("refreshed");
         // The last second again: the accounting lists times in whole seconds.
@@ -209,6 +207,7 @@ impl<S: SchedulerIo> Controller<S> {
         let mut done = reconciled.inspect_err(|_| self.known = None)?;
         notes.append(&mut done.notes);
         let mut review = self.io.review(&self.policy, &done.plan);
+        notes.splice(settings_told..settings_told, review.settings);
         notes.append(&mut review.notes);
         Ok(Pass {
             at_s: now.as_secs_f64(),
@@ -331,11 +330,7 @@ fn reset_plan(jobs: &[QueuedJob], settings: &PlanSettings) -> Plan {
 /// setting as the scheduler names it), when its text leaves its memory out
 /// ([`PolicySpec::remembering`]), with the sentence that says which memory it keeps (none
 /// for a policy without one).
-pub fn remembering(
-    given: &PolicySpec,
-    half_life_s: u64,
-    said: &str,
-) -> (PolicySpec, Option<String>) {
+fn remembering(given: &PolicySpec, half_life_s: u64, said: &str) -> (PolicySpec, Option<String>) {
     match given.remembering(half_life_s) {
         Some(ran) => {
             let note = format!("policy {}: run as {}: its memory halves in {said}, as the scheduler's own usage does (give the policy its own memory to set another)", given.name, ran.name);

@@ -10,6 +10,11 @@ use crate::state::Usage;
 use serde::Serialize;
 use std::fmt;
 
+/// The layout version of a pass's `--json` document (docs/json.md): 2 since one record serves
+/// every adapter (`version` and `check` in place of Slurm's `slurm_version` and `fair_tree`
+/// and Grid Engine's `share_tree`).
+pub const PASS_SCHEMA_VERSION: u32 = 2;
+
 /// What one pass saw and planned.
 #[derive(Debug, Clone, Serialize)]
 pub struct Pass {

@@ -72,7 +72,7 @@ pub fn writes_text(plan: &Plan, applied: Option<&Applied>, words: &Words) -> Str
     out
 }
 
-/// Whether the writes took, in words: the calls, what Slurm refused, what reads back.
+/// Whether the writes took, in words: the calls, what the scheduler refused, what reads back.
 fn applied_text(a: &Applied, words: &Words) -> String {
     let mut out = count(a.calls as usize, &format!("{} call", words.writer));
     for r in &a.refused {

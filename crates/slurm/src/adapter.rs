@@ -88,7 +88,7 @@ pub const WORDS: Words = Words {
 const FAIR_TREE: CheckWords = CheckWords {
     order: "Fair Tree",
     own: "Slurm's own Fair Tree (sshare)",
-    measure: "sshare's FairShare",
+    measure: "sshare's FairShare is",
     decimals: 6,
 };
 
@@ -179,12 +179,6 @@ impl<S: Commands> SlurmIo<S> {
             let said = format!("Slurm's PriorityDecayHalfLife={text}");
             Some(HalfLife { seconds, said })
         });
-        let fairshare_weight = value("PriorityWeightFairShare").unwrap_or("0");
-        if self.mapping == Mapping::Replace && fairshare_weight.trim() != "0" {
-            notes.push(format!(
-                "mapping replace, but Slurm's PriorityWeightFairshare is {fairshare_weight}: Slurm's own fairshare factor still weighs in; set PriorityWeightFairshare=0 (docs/slurm.md)"
-            ));
-        }
         self.others = other_weights(value);
         let max_tres = priority_flags(value).any(|f| f == "MAX_TRES");
         let cluster_name = set_setting(&config, "ClusterName");
@@ -308,11 +302,19 @@ impl<S: Commands> SchedulerIo for SlurmIo<S> {
         self.slurm.taken()
     }
 
-    /// The notes on Slurm's settings as they bear on the policy as run, the warning when
-    /// Slurm's other weights can cross the factors' gaps, and under Fair Tree `sshare`'s
-    /// order beside fairshare's.
+    /// The notes on Slurm's settings as they bear on the policy as run (told with the site's),
+    /// the warning when Slurm's other weights can cross the factors' gaps, and under Fair Tree
+    /// `sshare`'s order beside fairshare's.
     fn review(&mut self, policy: &PolicySpec, plan: &Plan) -> Review {
-        let mut notes = unmodelled(|key| setting(&self.config, key), policy);
+        let value = |key: &str| setting(&self.config, key);
+        let mut settings = unmodelled(value, policy);
+        let fairshare_weight = value("PriorityWeightFairShare").unwrap_or("0");
+        if self.mapping == Mapping::Replace && fairshare_weight.trim() != "0" {
+            settings.push(format!(
+                "mapping replace, but Slurm's PriorityWeightFairshare is {fairshare_weight}: Slurm's own fairshare factor still weighs in; set PriorityWeightFairshare=0 (docs/slurm.md)"
+            ));
+        }
+        let mut notes = Vec::new();
         let wanted: Vec<i64> = plan.jobs.iter().filter_map(|j| j.wanted).collect();
         notes.extend(gap_note(&self.others, &wanted, self.weight));
         let check = self.sshare_order(policy, plan).unwrap_or_else(|e| {
@@ -320,7 +322,11 @@ impl<S: Commands> SchedulerIo for SlurmIo<S> {
             notes.push(note);
             None
         });
-        Review { check, notes }
+        Review {
+            check,
+            settings,
+            notes,
+        }
     }
 
     /// Rewrites the table `job_submit.lua` reads with the pass's factors, when one is
