@@ -143,11 +143,10 @@ impl Driven for GridEngine {
     const NOT_RESET: &'static str = "not every priority was set back (see above); run reset again";
 
     fn controller(config: &GridEngineConfig) -> Result<Controller<GridEngineIo<Runner>>> {
-        let runner = Runner {
-            bin: config.shared.bin.clone(),
-            timeout: config.shared.timeout(),
-        };
-        Ok(fairshare_gridengine::adapter::adapter(runner, config)?)
+        Ok(fairshare_gridengine::adapter::adapter(
+            config.shared.runner(),
+            config,
+        )?)
     }
 
     fn lock(config: &GridEngineConfig) -> &Path {

@@ -170,11 +170,10 @@ impl Driven for Slurm {
         "not every site factor was cleared (see above); run reset again";
 
     fn controller(config: &SlurmConfig) -> Result<Controller<SlurmIo<Runner>>> {
-        let runner = Runner {
-            bin: config.shared.bin.clone(),
-            timeout: config.shared.timeout(),
-        };
-        Ok(fairshare_slurm::adapter::adapter(runner, config)?)
+        Ok(fairshare_slurm::adapter::adapter(
+            config.shared.runner(),
+            config,
+        )?)
     }
 
     fn lock(config: &SlurmConfig) -> &Path {

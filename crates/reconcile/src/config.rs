@@ -3,6 +3,7 @@
 //! a file (a key the file's type does not have is refused, naming where it is written), and
 //! the checks, each error naming its key. Each adapter keeps only its scheduler's keys and checks.
 
+use crate::command::Runner;
 use crate::controller::Setup;
 use crate::plan::PlanSettings;
 use fairshare_core::config::{ConfigError, Location};
@@ -113,6 +114,15 @@ impl<D: Defaults> Shared<D> {
     /// How long one of the scheduler's commands may take.
     pub fn timeout(&self) -> Duration {
         Duration::from_secs_f64(self.timeout_s)
+    }
+
+    /// The scheduler's real commands as these keys run them: from `bin` (else `PATH`), each
+    /// bounded by `timeout_s`.
+    pub fn runner(&self) -> Runner {
+        Runner {
+            bin: self.bin.clone(),
+            timeout: self.timeout(),
+        }
     }
 
     /// How a controller of `policy` runs under these keys, its plans considering
