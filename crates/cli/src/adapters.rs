@@ -8,6 +8,7 @@ use fairshare_core::error::Chain;
 use fairshare_core::model::Time;
 use fairshare_reconcile::controller::{Controller, SchedulerIo};
 use fairshare_reconcile::history::HistoryError;
+use fairshare_reconcile::job::JobId;
 use fairshare_reconcile::lock::Lock;
 use fairshare_reconcile::pass::Pass;
 use fairshare_reconcile::plan::Plan;
@@ -38,7 +39,7 @@ pub(crate) fn duration(text: &str) -> Result<Duration, String> {
 
 /// Fails with `undone` when `applied` did not make every write; a dry run (`None`) made none
 /// and is done.
-pub(crate) fn done(applied: Option<&Applied>, undone: &str) -> Result<()> {
+pub(crate) fn done<J>(applied: Option<&Applied<J>>, undone: &str) -> Result<()> {
     match applied {
         Some(a) if !a.complete() => bail!("{undone}"),
         _ => Ok(()),
@@ -59,16 +60,16 @@ pub(crate) fn show(
 
 /// What `--json` prints: an adapter's pass and, for a sync, what its writes did.
 #[derive(Serialize)]
-pub(crate) struct Document<'a, P> {
+pub(crate) struct Document<'a, J: JobId> {
     schema_version: u32,
     #[serde(flatten)]
-    pass: &'a P,
-    applied: Option<&'a Applied>,
+    pass: &'a Pass<J>,
+    applied: Option<&'a Applied<J>>,
 }
 
-impl<'a, P> Document<'a, P> {
+impl<'a, J: JobId> Document<'a, J> {
     /// The document of `pass` and what its writes did.
-    pub(crate) fn new(pass: &'a P, applied: Option<&'a Applied>) -> Document<'a, P> {
+    pub(crate) fn new(pass: &'a Pass<J>, applied: Option<&'a Applied<J>>) -> Self {
         Document {
             schema_version: fairshare_reconcile::pass::PASS_SCHEMA_VERSION,
             pass,
@@ -79,15 +80,15 @@ impl<'a, P> Document<'a, P> {
 
 /// What `reset --json` prints: the writes and what they did.
 #[derive(Serialize)]
-pub(crate) struct Reset<'a> {
+pub(crate) struct Reset<'a, J> {
     schema_version: u32,
-    writes: &'a [Write],
-    applied: Option<&'a Applied>,
+    writes: &'a [Write<J>],
+    applied: Option<&'a Applied<J>>,
 }
 
-impl<'a> Reset<'a> {
+impl<'a, J> Reset<'a, J> {
     /// The document of a reset's `plan` and what its writes did.
-    pub(crate) fn new(plan: &'a Plan, applied: Option<&'a Applied>) -> Reset<'a> {
+    pub(crate) fn new(plan: &'a Plan<J>, applied: Option<&'a Applied<J>>) -> Self {
         Reset {
             schema_version: fairshare_core::instance::SCHEMA_VERSION,
             writes: &plan.writes,
@@ -98,7 +99,7 @@ impl<'a> Reset<'a> {
 
 /// Logs a pass's `line`, as a warning that the next pass retries when `applied` left writes
 /// undone.
-fn log_line(line: &str, applied: Option<&Applied>) {
+fn log_line<J>(line: &str, applied: Option<&Applied<J>>) {
     match applied {
         Some(a) if !a.complete() => tracing::warn!("{line}; the next pass retries"),
         _ => tracing::info!("{line}"),
@@ -123,7 +124,7 @@ fn watch_until_stopped<A, L>(
 ) -> Result<()>
 where
     A: Passes,
-    L: FnMut(Told<'_, A::Pass, A::Error>),
+    L: FnMut(Told<'_, A>),
 {
     let stop = stop_on_signals().context("installing the signal handler")?;
     let now: fn() -> Time = system_now;
@@ -195,7 +196,7 @@ pub(crate) fn sync<S: Driven>(config: &S::Config, json: bool, dry_run: bool) -> 
         dry_run,
         interval: Duration::ZERO,
         now: system_now,
-        log: |told: Told<'_, Pass, S::Error>| {
+        log: |told: Told<'_, Controller<S::Io>>| {
             if let Told::Passed {
                 pass,
                 applied,
@@ -265,7 +266,7 @@ const LATE_WORTH_MS: u64 = 1_000;
 /// What one turn of `watch` tells the log: why the history was rebuilt, jobs listed late, the
 /// pass's new notes, the scheduler's own order where it differs, what did not follow the
 /// writes, and the pass's line; or why the pass failed.
-fn log_turn<S: Driven>(told: Told<'_, Pass, S::Error>) {
+fn log_turn<S: Driven>(told: Told<'_, Controller<S::Io>>) {
     let (pass, applied, after, news) = match told {
         Told::Passed {
             pass,

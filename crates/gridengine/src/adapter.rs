@@ -238,6 +238,7 @@ impl<C: Commands> GridEngineIo<C> {
 
 impl<C: Commands> SchedulerIo for GridEngineIo<C> {
     type Error = GridEngineError;
+    type Job = u64;
     /// Grid Engine charges slots × wall-clock here, whatever its settings: nothing to compare.
     type Charging = ();
     const WORDS: Words = WORDS;

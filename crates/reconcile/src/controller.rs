@@ -10,7 +10,7 @@
 
 use crate::clients::Clients;
 use crate::history::HistoryError;
-use crate::job::{Allocation, QueuedJob};
+use crate::job::{Allocation, JobId, QueuedJob};
 use crate::machines::Machines;
 use crate::pass::{OrderCheck, Pass, Version, Words};
 use crate::plan::{considered, pending, Plan, PlanSettings, PlannedJob};
@@ -24,13 +24,15 @@ use fairshare_core::policy::PolicySpec;
 use std::collections::BTreeMap;
 
 /// The site factor each pending job holds, by job id.
-pub type Held = BTreeMap<u64, i64>;
+pub type Held<J = u64> = BTreeMap<J, i64>;
 
 /// What a scheduler answers and does for a pass. Every method asks the scheduler once (or a
 /// few commands that belong together); the [`Controller`] decides when.
 pub trait SchedulerIo {
     /// Why the scheduler gave no usable answer.
     type Error: std::error::Error + From<HistoryError> + 'static;
+    /// Its job ids (Slurm's and Grid Engine's: `u64`).
+    type Job: JobId;
     /// How the scheduler charges usage (Slurm: billing weights and usage factors): the history
     /// is rebuilt when it changes.
     type Charging: PartialEq + Clone;
@@ -47,29 +49,29 @@ pub trait SchedulerIo {
         from: Time,
         to: Time,
         charging: &Self::Charging,
-    ) -> Result<Jobs, Self::Error>;
+    ) -> Result<Jobs<Self::Job>, Self::Error>;
 
     /// The queue alone, each pending job with the site factor it holds now (a reset's).
-    fn queue(&mut self) -> Result<Vec<QueuedJob>, Self::Error>;
+    fn queue(&mut self) -> Result<Vec<QueuedJob<Self::Job>>, Self::Error>;
 
     /// The factor each pending job holds now, to read writes back.
-    fn factors(&mut self) -> Result<Held, Self::Error>;
+    fn factors(&mut self) -> Result<Held<Self::Job>, Self::Error>;
 
     /// Gives the jobs of `write` its factor.
-    fn write(&mut self, write: &Write) -> Result<(), Self::Error>;
+    fn write(&mut self, write: &Write<Self::Job>) -> Result<(), Self::Error>;
 
     /// The commands run since the count was last taken; the count starts again.
     fn reads(&mut self) -> u32;
 
     /// What the scheduler says beside `plan`, made under `policy` as run: its own order of
     /// the clients, notes on its settings as they bear on the plan. A failure is a note.
-    fn review(&mut self, policy: &PolicySpec, plan: &Plan) -> Review {
+    fn review(&mut self, policy: &PolicySpec, plan: &Plan<Self::Job>) -> Review {
         let _ = (policy, plan);
         Review::default()
     }
 
     /// What follows a pass that wrote (Slurm's: the table `job_submit.lua` reads).
-    fn after_writing(&mut self, pass: &Pass) -> std::io::Result<()> {
+    fn after_writing(&mut self, pass: &Pass<Self::Job>) -> std::io::Result<()> {
         let _ = pass;
         Ok(())
     }
@@ -104,14 +106,14 @@ pub struct HalfLife {
 }
 
 /// What a pass reads of the jobs: what ran, and what waits.
-#[derive(Debug, Clone, Default)]
-pub struct Jobs {
+#[derive(Debug, Clone)]
+pub struct Jobs<J = u64> {
     /// What the accounting lists as run or running in the window asked.
-    pub ran: Vec<Allocation>,
+    pub ran: Vec<Allocation<J>>,
     /// A sentence for each accounting record that could not be read.
     pub skipped: Vec<String>,
     /// The queue, each pending job with the factor it holds now.
-    pub queue: Vec<QueuedJob>,
+    pub queue: Vec<QueuedJob<J>>,
 }
 
 /// What a scheduler says beside a plan.
@@ -140,8 +142,8 @@ pub struct Setup {
 
 /// What the controller keeps between passes: the reconcile's state and the charging it
 /// counted the history under.
-struct Known<C> {
-    state: State,
+struct Known<J, C> {
+    state: State<J>,
     charging: C,
 }
 
@@ -151,7 +153,7 @@ pub struct Controller<S: SchedulerIo> {
     setup: Setup,
     /// The policy as last run.
     policy: PolicySpec,
-    known: Option<Known<S::Charging>>,
+    known: Option<Known<S::Job, S::Charging>>,
 }
 
 impl<S: SchedulerIo> Controller<S> {
@@ -178,7 +180,7 @@ impl<S: SchedulerIo> Controller<S> {
     /// One pass at `now`: reads the cluster, brings the history to `now`, plans, and asks
     /// the scheduler what it says beside the plan. A history the ranker refused midway is
     /// dropped, so the next pass rebuilds it.
-    pub fn pass(&mut self, now: Time) -> Result<Pass, S::Error> {
+    pub fn pass(&mut self, now: Time) -> Result<Pass<S::Job>, S::Error> {
         self.io.reads();
         let site = self.io.site()?;
         let (policy, remembered) = match &site.half_life {
@@ -255,7 +257,7 @@ impl<S: SchedulerIo> Controller<S> {
     }
 
     /// Writes `plan`'s factors, each refused call retried once, then reads them back.
-    pub fn apply(&mut self, plan: &Plan) -> Applied {
+    pub fn apply(&mut self, plan: &Plan<S::Job>) -> Applied<S::Job> {
         let mut applied = Applied::default();
         for write in &plan.writes {
             applied.calls += 1;
@@ -277,7 +279,9 @@ impl<S: SchedulerIo> Controller<S> {
                 for write in &plan.writes {
                     for id in &write.jobs {
                         match held.get(id) {
-                            Some(h) if *h != write.site_factor => applied.mismatched.push(*id),
+                            Some(h) if *h != write.site_factor => {
+                                applied.mismatched.push(id.clone())
+                            }
                             Some(_) => applied.jobs += 1,
                             None => {}
                         }
@@ -291,36 +295,37 @@ impl<S: SchedulerIo> Controller<S> {
 
     /// The writes that set the non-zero factor of every pending job (in the configured
     /// partitions) back to 0: an adapter's `reset`.
-    pub fn reset_plan(&mut self) -> Result<Plan, S::Error> {
+    pub fn reset_plan(&mut self) -> Result<Plan<S::Job>, S::Error> {
         let jobs = self.io.queue()?;
         Ok(reset_plan(&jobs, &self.setup.plan))
     }
 }
 
 impl<S: SchedulerIo> Passes for Controller<S> {
-    type Pass = Pass;
+    type Pass = Pass<S::Job>;
+    type Job = S::Job;
     type Error = S::Error;
 
-    fn pass(&mut self, now: Time) -> Result<Pass, S::Error> {
+    fn pass(&mut self, now: Time) -> Result<Pass<S::Job>, S::Error> {
         Controller::pass(self, now)
     }
 
-    fn apply(&mut self, pass: &Pass) -> Applied {
+    fn apply(&mut self, pass: &Pass<S::Job>) -> Applied<S::Job> {
         Controller::apply(self, &pass.plan)
     }
 
-    fn after_writing(&mut self, pass: &Pass) -> std::io::Result<()> {
+    fn after_writing(&mut self, pass: &Pass<S::Job>) -> std::io::Result<()> {
         self.io.after_writing(pass)
     }
 
-    fn notes(pass: &Pass) -> &[String] {
+    fn notes(pass: &Pass<S::Job>) -> &[String] {
         &pass.notes
     }
 }
 
 /// The plan that sets every pending job's factor to 0.
-fn reset_plan(jobs: &[QueuedJob], settings: &PlanSettings) -> Plan {
-    let jobs: Vec<PlannedJob> = pending(jobs, settings)
+fn reset_plan<J: JobId>(jobs: &[QueuedJob<J>], settings: &PlanSettings) -> Plan<J> {
+    let jobs: Vec<PlannedJob<J>> = pending(jobs, settings)
         .map(|job| PlannedJob::of(job, job.held.map(|_| 0), None))
         .collect();
     Plan::of(Vec::new(), jobs, settings.per_call)

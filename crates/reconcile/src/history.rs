@@ -14,7 +14,7 @@
 //! time, and counted.
 
 use crate::clients::Clients;
-use crate::job::Allocation;
+use crate::job::{Allocation, JobId};
 use crate::machines::Machines;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 const REMEMBER_ENDED: u64 = 3_600 * 1_000_000;
 
 /// A start (`true`) or end of job `id` at a time; in time order, ends come first.
-type Event = (Time, bool, u64);
+type Event<J> = (Time, bool, J);
 
 /// A running job as the history charges it.
 #[derive(Debug, Clone)]
@@ -63,15 +63,15 @@ pub struct Step {
     pub uncharged_ms: u64,
 }
 
-/// The history of one policy on one cluster, up to a moment.
-pub struct History {
+/// The history of one policy on one cluster, up to a moment, its jobs known by ids of type `J`.
+pub struct History<J = u64> {
     book: Book,
     /// What the policy charges jobs per second, for policies that charge them.
     metric: Option<UsageMetric>,
     /// Whether the policy remembers past usage ([`PolicySpec::has_memory`]).
     remembers: bool,
-    running: BTreeMap<u64, Charged>,
-    ended: BTreeMap<u64, Time>,
+    running: BTreeMap<J, Charged>,
+    ended: BTreeMap<J, Time>,
     now: Time,
     /// Per client, what it was counted over the history, undecayed.
     counted: Vec<f64>,
@@ -94,14 +94,14 @@ pub enum HistoryError {
     Rank(#[from] RankError),
 }
 
-impl History {
+impl<J: JobId> History<J> {
     /// An empty history of `policy` for `clients` on `machines`, starting at `from`.
     pub fn new(
         policy: &PolicySpec,
         clients: &Clients,
         machines: &Machines,
         from: Time,
-    ) -> Result<History, HistoryError> {
+    ) -> Result<History<J>, HistoryError> {
         let refuse = |problem: String| HistoryError::Policy {
             policy: policy.name.clone(),
             problem,
@@ -165,7 +165,7 @@ impl History {
     /// purged) ends at the history's time.
     pub fn record(
         &mut self,
-        allocations: &[Allocation],
+        allocations: &[Allocation<J>],
         clients: &Clients,
         machines: &Machines,
         now: Time,
@@ -195,20 +195,20 @@ impl History {
     /// starts, as in the batch engine), with the jobs that start; `step` counts the rest.
     fn events(
         &mut self,
-        allocations: &[Allocation],
+        allocations: &[Allocation<J>],
         clients: &Clients,
         machines: &Machines,
         now: Time,
         step: &mut Step,
-    ) -> (Vec<Event>, BTreeMap<u64, Charged>) {
-        let mut events: Vec<Event> = Vec::new();
+    ) -> (Vec<Event<J>>, BTreeMap<J, Charged>) {
+        let mut events: Vec<Event<J>> = Vec::new();
         let mut new = BTreeMap::new();
         let mut listed = BTreeSet::new();
         for a in allocations {
             let end = a.end.filter(|e| *e <= now);
-            listed.insert(a.id);
+            listed.insert(&a.id);
             if self.running.contains_key(&a.id) {
-                events.extend(end.map(|e| (e.max(self.now), false, a.id)));
+                events.extend(end.map(|e| (e.max(self.now), false, a.id.clone())));
                 continue;
             }
             if self.ended.contains_key(&a.id) || new.contains_key(&a.id) || a.start > now {
@@ -227,7 +227,7 @@ impl History {
                 let missed = end.filter(|e| *e <= self.now);
                 step.missed += u64::from(missed.is_some());
                 step.uncharged_ms += missed.map_or(0, uncharged);
-                self.ended.insert(a.id, end.unwrap_or(now));
+                self.ended.insert(a.id.clone(), end.unwrap_or(now));
                 continue;
             }
             if a.start < self.now {
@@ -235,12 +235,12 @@ impl History {
                 step.uncharged_ms += uncharged(self.now);
             }
             let start = a.start.max(self.now);
-            events.push((start, true, a.id));
-            events.extend(end.map(|e| (e, false, a.id)));
-            new.insert(a.id, self.charged(client, a, machines, start));
+            events.push((start, true, a.id.clone()));
+            events.extend(end.map(|e| (e, false, a.id.clone())));
+            new.insert(a.id.clone(), self.charged(client, a, machines, start));
         }
         let unlisted = self.running.keys().filter(|id| !listed.contains(id));
-        let unlisted: Vec<Event> = unlisted.map(|&id| (self.now, false, id)).collect();
+        let unlisted: Vec<Event<J>> = unlisted.map(|id| (self.now, false, id.clone())).collect();
         step.unlisted += unlisted.len() as u64;
         events.extend(unlisted);
         events.sort_unstable();
@@ -248,7 +248,7 @@ impl History {
     }
 
     /// Ends the running job `id` at `t`, if it runs.
-    fn end(&mut self, id: u64, t: Time, step: &mut Step) -> Result<(), RankError> {
+    fn end(&mut self, id: J, t: Time, step: &mut Step) -> Result<(), RankError> {
         let Some(job) = self.running.remove(&id) else {
             return Ok(());
         };
@@ -280,7 +280,7 @@ impl History {
         &self,
         queues: &BTreeMap<u32, Vec<Waiting<'_>>>,
         runs: usize,
-        ends: &BTreeMap<u64, Time>,
+        ends: &BTreeMap<J, Time>,
     ) -> Result<Vec<u32>, RankError> {
         let running = (self.running.iter())
             .filter_map(|(id, job)| {
@@ -326,7 +326,7 @@ impl History {
     }
 
     /// The job `a` of `client`, started at `start`, as the history charges it.
-    fn charged(&self, client: u32, a: &Allocation, machines: &Machines, start: Time) -> Charged {
+    fn charged(&self, client: u32, a: &Allocation<J>, machines: &Machines, start: Time) -> Charged {
         let mut task = machines.task(&a.demand, a.nodes);
         task.billing = Some(a.billing);
         let rate = self.rate(&task, machines);

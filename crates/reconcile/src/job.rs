@@ -7,6 +7,15 @@
 //! adapter writes only its readers and its writer.
 
 use fairshare_core::model::Time;
+use serde::Serialize;
+use std::fmt::{Debug, Display};
+
+/// A scheduler's job id, of the type its adapter chooses ([`crate::controller::SchedulerIo::Job`]):
+/// Slurm's and Grid Engine's are numbers (`u64`, the job types' default), PBS's are text
+/// (`123.server`). Ids are ordered: a job's id breaks ties between jobs submitted at one time.
+pub trait JobId: Ord + Clone + Debug + Display + Serialize + 'static {}
+
+impl<T: Ord + Clone + Debug + Display + Serialize + 'static> JobId for T {}
 
 /// Where a job is in its life, as far as a reconcile cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,9 +30,9 @@ pub enum JobState {
 
 /// One job of the queue, with what a reconcile needs of it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct QueuedJob {
+pub struct QueuedJob<J = u64> {
     /// The scheduler's job id.
-    pub id: u64,
+    pub id: J,
     /// The user's name.
     pub user: String,
     /// The account it is charged to.
@@ -51,9 +60,9 @@ pub struct QueuedJob {
 
 /// One job that started: what it was given, from when to when.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Allocation {
+pub struct Allocation<J = u64> {
     /// The scheduler's job id.
-    pub id: u64,
+    pub id: J,
     /// The user's name.
     pub user: String,
     /// The account it is charged to.

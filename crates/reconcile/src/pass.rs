@@ -4,6 +4,7 @@
 //! (a version they print, a choice of mapping, their own order of the clients) is optional.
 
 use crate::history::Step;
+use crate::job::JobId;
 use crate::plan::{Plan, SubmitFactor};
 use crate::site::Mapping;
 use crate::state::Usage;
@@ -15,9 +16,9 @@ use std::fmt;
 /// and Grid Engine's `share_tree`).
 pub const PASS_SCHEMA_VERSION: u32 = 2;
 
-/// What one pass saw and planned.
+/// What one pass saw and planned, its jobs known by ids of type `J`.
 #[derive(Debug, Clone, Serialize)]
-pub struct Pass {
+pub struct Pass<J: JobId = u64> {
     /// When, in seconds after the Unix epoch.
     pub at_s: f64,
     /// The scheduler's version, when it prints one.
@@ -36,7 +37,7 @@ pub struct Pass {
     /// Every client's usage.
     pub usage: Vec<Usage>,
     /// The plan.
-    pub plan: Plan,
+    pub plan: Plan<J>,
     /// What an administrator should know: the scheduler's settings, records skipped, clients
     /// left out.
     pub notes: Vec<String>,

@@ -7,7 +7,7 @@
 //! very same plan.
 
 use crate::clients::Clients;
-use crate::job::{JobState, QueuedJob};
+use crate::job::{JobId, JobState, QueuedJob};
 use crate::machines::Machines;
 use crate::site::stable_factors;
 use crate::writes::{writes, Job, Write};
@@ -57,9 +57,9 @@ pub struct RankedClient {
 
 /// One pending job and what the plan does with it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PlannedJob {
+pub struct PlannedJob<J = u64> {
     /// The scheduler's job id.
-    pub id: u64,
+    pub id: J,
     /// Its user.
     pub user: String,
     /// Its account.
@@ -78,18 +78,18 @@ pub struct PlannedJob {
 
 /// A whole reconcile: the order, every pending job, and the writes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Plan {
+pub struct Plan<J = u64> {
     /// The ranked associations, first to last.
     pub standings: Vec<RankedClient>,
     /// Every pending job of the partitions considered, by job id.
-    pub jobs: Vec<PlannedJob>,
+    pub jobs: Vec<PlannedJob<J>>,
     /// The writes that bring the jobs to what is wanted.
-    pub writes: Vec<Write>,
+    pub writes: Vec<Write<J>>,
     /// How many runs the order of starts falls into, each with its own site factor.
     pub runs: usize,
 }
 
-impl Plan {
+impl<J> Plan<J> {
     /// How many jobs the writes set.
     pub fn jobs_written(&self) -> usize {
         self.writes.iter().map(|w| w.jobs.len()).sum()
@@ -110,10 +110,10 @@ pub fn considered(partition: &str, partitions: &[String]) -> bool {
 }
 
 /// The pending jobs of `jobs` in the partitions of `settings`.
-pub fn pending<'a>(
-    jobs: &'a [QueuedJob],
+pub fn pending<'a, J>(
+    jobs: &'a [QueuedJob<J>],
     settings: &'a PlanSettings,
-) -> impl Iterator<Item = &'a QueuedJob> + 'a {
+) -> impl Iterator<Item = &'a QueuedJob<J>> + 'a {
     jobs.iter()
         .filter(|j| j.state == JobState::Pending)
         .filter(|j| considered(&j.partition, &settings.partitions))
@@ -122,12 +122,12 @@ pub fn pending<'a>(
 /// Each client's pending jobs that hold a site factor (held jobs and jobs not yet eligible do
 /// not wait for one), oldest first (earliest submit, then lowest id): the order the
 /// scheduler's other factors keep within one site factor.
-pub fn queues<'a>(
-    jobs: &'a [QueuedJob],
+pub fn queues<'a, J: JobId>(
+    jobs: &'a [QueuedJob<J>],
     clients: &Clients,
     settings: &'a PlanSettings,
-) -> BTreeMap<u32, Vec<&'a QueuedJob>> {
-    let mut queues: BTreeMap<u32, Vec<&QueuedJob>> = BTreeMap::new();
+) -> BTreeMap<u32, Vec<&'a QueuedJob<J>>> {
+    let mut queues: BTreeMap<u32, Vec<&QueuedJob<J>>> = BTreeMap::new();
     let listed = pending(jobs, settings).filter(|j| j.held.is_some());
     for job in listed {
         if let Some(client) = clients.client(&job.account, &job.user) {
@@ -135,15 +135,23 @@ pub fn queues<'a>(
         }
     }
     for queue in queues.values_mut() {
-        queue.sort_by_key(|j| (j.submit, j.id));
+        queue.sort_by(|a, b| (a.submit, &a.id).cmp(&(b.submit, &b.id)));
     }
     queues
 }
 
-/// The head a pending job waits as: its submit time, its id, and its dominant share of
-/// `machines` as its size.
-pub fn head(job: &QueuedJob, machines: &Machines) -> Head {
-    Head::new(job.submit, job.id).with_size(dominant_share(&machines.holding(&job.demand)))
+/// The head a pending job waits as: its submit time, `seq` (its place in the order of the
+/// jobs' ids, which breaks ties between equal submit times as the ids do), and its dominant
+/// share of `machines` as its size.
+pub fn head<J>(job: &QueuedJob<J>, seq: u64, machines: &Machines) -> Head {
+    Head::new(job.submit, seq).with_size(dominant_share(&machines.holding(&job.demand)))
+}
+
+/// Each of `ids`' place in their order, from 0: the sequence numbers of [`head`].
+pub fn sequence_numbers<'a, J: JobId>(ids: impl Iterator<Item = &'a J>) -> BTreeMap<&'a J, u64> {
+    let mut ids: Vec<&J> = ids.collect();
+    ids.sort_unstable();
+    ids.into_iter().zip(0..).collect()
 }
 
 /// The plan for `jobs`, the policy starting them in the order `sequence` (client and job id,
@@ -153,25 +161,25 @@ pub fn head(job: &QueuedJob, machines: &Machines) -> Head {
 /// run gets one site factor ([`stable_factors`]): falling along the runs, keeping what the scheduler
 /// holds where it already falls, so that a steady queue needs few writes and jobs of one run
 /// share one write. An association's place is that of its first run.
-pub fn plan(
-    jobs: &[QueuedJob],
+pub fn plan<J: JobId>(
+    jobs: &[QueuedJob<J>],
     clients: &Clients,
-    sequence: &[(u32, u64)],
+    sequence: &[(u32, J)],
     settings: &PlanSettings,
-) -> Plan {
-    let held: BTreeMap<u64, i64> = (jobs.iter())
-        .filter_map(|j| Some((j.id, j.held?)))
+) -> Plan<J> {
+    let held: BTreeMap<&J, i64> = (jobs.iter())
+        .filter_map(|j| Some((&j.id, j.held?)))
         .collect();
     let runs = runs(sequence, settings.ranked_runs);
     let firsts: Vec<Option<i64>> = (runs.iter())
         .map(|(_, ids)| held.get(&ids[0]).copied())
         .collect();
     let factors = stable_factors(&firsts, settings.weight);
-    let mut wanted: BTreeMap<u64, i64> = BTreeMap::new();
+    let mut wanted: BTreeMap<&J, i64> = BTreeMap::new();
     let mut standings: Vec<RankedClient> = Vec::new();
     let mut place: BTreeMap<u32, usize> = BTreeMap::new();
     for ((client, ids), &factor) in runs.iter().zip(&factors) {
-        wanted.extend(ids.iter().map(|&id| (id, factor)));
+        wanted.extend(ids.iter().map(|id| (id, factor)));
         let i = *place.entry(*client).or_insert_with(|| {
             let (account, user) = clients.names[*client as usize].clone();
             standings.push(RankedClient {
@@ -188,7 +196,7 @@ pub fn plan(
         standings[i].pending += ids.len();
         standings[i].last_site_factor = factor;
     }
-    let jobs: Vec<PlannedJob> = pending(jobs, settings)
+    let jobs: Vec<PlannedJob<J>> = pending(jobs, settings)
         .map(|job| {
             let (wanted, note) = match (job.held, wanted.get(&job.id)) {
                 (None, _) => (
@@ -229,8 +237,8 @@ pub struct SubmitFactor {
 
 /// Each association's [`SubmitFactor`] ([`factors::submit_factors`] of the plan's standings,
 /// `everyone` every client as the policy would rank them were each waiting), by association.
-pub fn submit_factors(
-    plan: &Plan,
+pub fn submit_factors<J>(
+    plan: &Plan<J>,
     everyone: &[u32],
     clients: &Clients,
     weight: u32,
@@ -256,11 +264,11 @@ pub fn submit_factors(
     factors
 }
 
-impl PlannedJob {
+impl<J: JobId> PlannedJob<J> {
     /// `job`, wanted at `wanted`, left alone for `note`.
-    pub fn of(job: &QueuedJob, wanted: Option<i64>, note: Option<String>) -> Self {
+    pub fn of(job: &QueuedJob<J>, wanted: Option<i64>, note: Option<String>) -> Self {
         PlannedJob {
-            id: job.id,
+            id: job.id.clone(),
             user: job.user.clone(),
             account: job.account.clone(),
             partition: job.partition.clone(),
@@ -272,14 +280,14 @@ impl PlannedJob {
     }
 }
 
-impl Plan {
+impl<J: JobId> Plan<J> {
     /// The plan of `standings` and `jobs` (sorted here by id), with the writes that bring
     /// the jobs to what is wanted, at most `per_call` jobs per call.
-    pub fn of(standings: Vec<RankedClient>, mut jobs: Vec<PlannedJob>, per_call: usize) -> Plan {
-        jobs.sort_by_key(|j| j.id);
-        let compared: Vec<Job> = (jobs.iter())
+    pub fn of(standings: Vec<RankedClient>, mut jobs: Vec<PlannedJob<J>>, per_call: usize) -> Self {
+        jobs.sort_by(|a, b| a.id.cmp(&b.id));
+        let compared: Vec<Job<J>> = (jobs.iter())
             .map(|j| Job {
-                id: j.id,
+                id: j.id.clone(),
                 held: j.held.unwrap_or(0),
                 wanted: j.wanted,
             })

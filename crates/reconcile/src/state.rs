@@ -9,9 +9,11 @@
 
 use crate::clients::Clients;
 use crate::history::{History, HistoryError, Step};
-use crate::job::{Allocation, QueuedJob};
+use crate::job::{Allocation, JobId, QueuedJob};
 use crate::machines::Machines;
-use crate::plan::{head, plan, queues, submit_factors, Plan, PlanSettings, SubmitFactor};
+use crate::plan::{
+    head, plan, queues, sequence_numbers, submit_factors, Plan, PlanSettings, SubmitFactor,
+};
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
 use fairshare_core::priority::dominant_share;
@@ -21,14 +23,14 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// What a reconcile keeps between passes: the clients and machines it ranks on, and the
-/// usage history up to the last pass.
-pub struct State {
+/// usage history up to the last pass, its jobs known by ids of type `J`.
+pub struct State<J = u64> {
     /// The clients.
     pub clients: Clients,
     /// The machines.
     pub machines: Machines,
     /// The usage history.
-    pub history: History,
+    pub history: History<J>,
 }
 
 /// One association's usage and standing, for a status table.
@@ -50,7 +52,7 @@ pub struct Usage {
 
 /// What one reconcile found and planned.
 #[derive(Debug, Clone)]
-pub struct Reconciled {
+pub struct Reconciled<J = u64> {
     /// What the history took in.
     pub step: Step,
     /// Jobs running as the history holds them.
@@ -58,21 +60,21 @@ pub struct Reconciled {
     /// Every association's usage.
     pub usage: Vec<Usage>,
     /// The plan.
-    pub plan: Plan,
+    pub plan: Plan<J>,
     /// The site factor a job each association submits now should get.
     pub submit: Vec<SubmitFactor>,
     /// Things an administrator should know: associations left out, a weight too low.
     pub notes: Vec<String>,
 }
 
-impl State {
+impl<J: JobId> State<J> {
     /// A state of `policy` for `clients` on `machines`, its history starting at `from`.
     pub fn new(
         policy: &PolicySpec,
         clients: Clients,
         machines: Machines,
         from: Time,
-    ) -> Result<State, HistoryError> {
+    ) -> Result<State<J>, HistoryError> {
         let history = History::new(policy, &clients, &machines, from)?;
         Ok(State {
             clients,
@@ -87,11 +89,11 @@ impl State {
     /// dropped.
     pub fn reconcile(
         &mut self,
-        allocations: &[Allocation],
-        jobs: &[QueuedJob],
+        allocations: &[Allocation<J>],
+        jobs: &[QueuedJob<J>],
         now: Time,
         settings: &PlanSettings,
-    ) -> Result<Reconciled, HistoryError> {
+    ) -> Result<Reconciled<J>, HistoryError> {
         let Ranked {
             step,
             sequence,
@@ -117,20 +119,21 @@ impl State {
     /// them were each waiting.
     fn rank(
         &mut self,
-        allocations: &[Allocation],
-        jobs: &[QueuedJob],
+        allocations: &[Allocation<J>],
+        jobs: &[QueuedJob<J>],
         now: Time,
         settings: &PlanSettings,
-    ) -> Result<Ranked, RankError> {
+    ) -> Result<Ranked<J>, RankError> {
         let step = (self.history).record(allocations, &self.clients, &self.machines, now)?;
         let queues = queues(jobs, &self.clients, settings);
         let machines = &self.machines;
+        let seq = sequence_numbers(queues.values().flatten().map(|j| &j.id));
         let waiting: BTreeMap<u32, Vec<Waiting>> = (queues.iter())
             .map(|(&client, queue)| {
-                let play = |job: &&QueuedJob| {
+                let play = |job: &&QueuedJob<J>| {
                     let limit = job.limit.filter(|_| settings.ends_at_limits);
                     let request = (&job.demand[..], Some(job.nodes), limit);
-                    (self.history).waiting(head(job, machines), request, machines)
+                    (self.history).waiting(head(job, seq[&job.id], machines), request, machines)
                 };
                 (client, queue.iter().map(play).collect())
             })
@@ -144,7 +147,7 @@ impl State {
         };
         let starts = (self.history).starts(&waiting, settings.ranked_runs, &ends)?;
         let sequence = (play::in_queues(&starts).into_iter())
-            .map(|(client, place)| (client, queues[&client][place].id))
+            .map(|(client, place)| (client, queues[&client][place].id.clone()))
             .collect();
         Ok(Ranked {
             step,
@@ -173,22 +176,22 @@ impl State {
 }
 
 /// What [`State::rank`] found.
-struct Ranked {
+struct Ranked<J> {
     /// What the history took in.
     step: Step,
     /// The order of starts: client and job id, first to last.
-    sequence: Vec<(u32, u64)>,
+    sequence: Vec<(u32, J)>,
     /// Every client, as the policy would rank them were each waiting.
     everyone: Vec<u32>,
 }
 
 /// When each started job of `jobs` is expected to end, by job id: its start plus its time
 /// limit, as a backfilling scheduler expects it (a job without a limit is not expected to end).
-fn expected_ends(jobs: &[QueuedJob]) -> BTreeMap<u64, Time> {
+fn expected_ends<J: JobId>(jobs: &[QueuedJob<J>]) -> BTreeMap<J, Time> {
     (jobs.iter())
         .filter_map(|j| {
             Some((
-                j.id,
+                j.id.clone(),
                 j.start?.plus_micros(j.limit?.saturating_mul(1_000_000)),
             ))
         })

@@ -149,6 +149,8 @@ pub fn watch<R: Reconciler>(
 pub trait Passes {
     /// What one pass saw and planned.
     type Pass;
+    /// The scheduler's job id.
+    type Job;
     /// Why a pass failed.
     type Error;
 
@@ -156,7 +158,7 @@ pub trait Passes {
     fn pass(&mut self, now: Time) -> Result<Self::Pass, Self::Error>;
 
     /// Writes what `pass` planned and reads it back.
-    fn apply(&mut self, pass: &Self::Pass) -> Applied;
+    fn apply(&mut self, pass: &Self::Pass) -> Applied<Self::Job>;
 
     /// What follows a pass that wrote (Slurm's: the table `job_submit.lua` reads). Its
     /// failure is told to the log and stops nothing.
@@ -169,27 +171,27 @@ pub trait Passes {
     fn notes(pass: &Self::Pass) -> &[String];
 }
 
-/// What [`Watcher`] tells its log.
-pub enum Told<'a, P, E> {
+/// What [`Watcher`] tells its log of the adapter `A`.
+pub enum Told<'a, A: Passes> {
     /// A pass.
     Passed {
         /// The pass.
-        pass: &'a P,
+        pass: &'a A::Pass,
         /// What its writes did (`None`: a dry run, nothing written).
-        applied: Option<&'a Applied>,
+        applied: Option<&'a Applied<A::Job>>,
         /// Why what follows the writes failed, if it did.
         after: Option<&'a std::io::Error>,
         /// Its notes that the last pass did not have (all of them at the first pass).
         news: Vec<&'a str>,
     },
     /// A pass failed, nothing was written; the next comes after the backoff.
-    Failed(&'a E, Duration),
+    Failed(&'a A::Error, Duration),
 }
 
 /// The reconciler of an adapter's loop: at each turn a pass at the time `now` gives, its
 /// plan written and read back unless `dry_run`, and what follows the writes; each told to
 /// `log`. After a pass, the next comes `interval` later.
-pub struct Watcher<A: Passes, L: FnMut(Told<'_, A::Pass, A::Error>)> {
+pub struct Watcher<A: Passes, L: FnMut(Told<'_, A>)> {
     /// The adapter.
     pub adapter: A,
     /// Whether to write nothing.
@@ -204,7 +206,7 @@ pub struct Watcher<A: Passes, L: FnMut(Told<'_, A::Pass, A::Error>)> {
     pub told: Vec<String>,
 }
 
-impl<A: Passes, L: FnMut(Told<'_, A::Pass, A::Error>)> Reconciler for Watcher<A, L> {
+impl<A: Passes, L: FnMut(Told<'_, A>)> Reconciler for Watcher<A, L> {
     type Error = A::Error;
 
     fn reconcile(&mut self) -> Result<Action, A::Error> {
@@ -261,6 +263,7 @@ mod tests {
 
     impl Passes for Noting {
         type Pass = Vec<String>;
+        type Job = u64;
         type Error = ();
 
         fn pass(&mut self, _: Time) -> Result<Vec<String>, ()> {
@@ -293,7 +296,7 @@ mod tests {
             dry_run: true,
             interval: Duration::from_secs(5),
             now: || Time::ZERO,
-            log: |told: Told<'_, Vec<String>, ()>| {
+            log: |told: Told<'_, Noting>| {
                 if let Told::Passed { news, .. } = told {
                     heard.push(news.iter().map(|n| n.to_string()).collect());
                 }

@@ -6,14 +6,15 @@
 //! must say what it leaves alone: a job fairshare cannot rank keeps whatever site factor it
 //! has. Both follow from comparing, job by job, what is wanted with what Slurm holds.
 
+use crate::job::JobId;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// One pending job: what the scheduler holds now, and what fairshare wants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Job {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job<J = u64> {
     /// The scheduler's job id.
-    pub id: u64,
+    pub id: J,
     /// The site factor the scheduler holds for it now.
     pub held: i64,
     /// The site factor fairshare wants; `None`: fairshare cannot rank it, so it is left alone.
@@ -22,40 +23,52 @@ pub struct Job {
 
 /// One call of the scheduler: these jobs get this site factor.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Write {
+pub struct Write<J = u64> {
     /// The site factor to set.
     pub site_factor: i64,
     /// The jobs, in increasing id.
-    pub jobs: Vec<u64>,
+    pub jobs: Vec<J>,
 }
 
 /// What writing a plan did, as the scheduler reads back afterwards: a job that started or
 /// left the queue meanwhile no longer needs its factor, and a call the scheduler refused for
 /// one such job may still have set the others.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Applied {
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Applied<J = u64> {
     /// Calls made (retries included).
     pub calls: u32,
     /// Calls the scheduler refused even after a retry, each with its message.
-    pub refused: Vec<Refusal>,
+    pub refused: Vec<Refusal<J>>,
     /// Jobs written that read back as written.
     pub jobs: usize,
     /// Jobs written, still pending, whose factor reads back other than written.
-    pub mismatched: Vec<u64>,
+    pub mismatched: Vec<J>,
     /// Why the read-back could not be made, if it could not.
     pub unverified: Option<String>,
 }
 
 /// A write the scheduler refused, with its message.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Refusal {
+pub struct Refusal<J = u64> {
     /// The write.
-    pub write: Write,
+    pub write: Write<J>,
     /// What the scheduler said.
     pub message: String,
 }
 
-impl Applied {
+impl<J> Default for Applied<J> {
+    fn default() -> Self {
+        Applied {
+            calls: 0,
+            refused: Vec::new(),
+            jobs: 0,
+            mismatched: Vec::new(),
+            unverified: None,
+        }
+    }
+}
+
+impl<J> Applied<J> {
     /// Whether every job still pending reads back as written.
     pub fn complete(&self) -> bool {
         self.mismatched.is_empty() && self.unverified.is_none()
@@ -65,11 +78,11 @@ impl Applied {
 /// The writes that bring `jobs` to the site factors wanted, at most `per_call` jobs per call
 /// (at least one), in increasing site factor and job id: none for a job that already holds
 /// what is wanted or that fairshare cannot rank.
-pub fn writes(jobs: &[Job], per_call: usize) -> Vec<Write> {
-    let mut by_value: BTreeMap<i64, Vec<u64>> = BTreeMap::new();
+pub fn writes<J: JobId>(jobs: &[Job<J>], per_call: usize) -> Vec<Write<J>> {
+    let mut by_value: BTreeMap<i64, Vec<J>> = BTreeMap::new();
     for job in jobs {
         if let Some(wanted) = job.wanted.filter(|w| *w != job.held) {
-            by_value.entry(wanted).or_default().push(job.id);
+            by_value.entry(wanted).or_default().push(job.id.clone());
         }
     }
     let per_call = per_call.max(1);

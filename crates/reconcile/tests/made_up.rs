@@ -12,7 +12,7 @@ use fairshare_reconcile::controller::{Controller, Held, Jobs, SchedulerIo, Setup
 use fairshare_reconcile::history::HistoryError;
 use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
 use fairshare_reconcile::machines::{Machines, Node};
-use fairshare_reconcile::pass::{Pass, Words};
+use fairshare_reconcile::pass::Words;
 use fairshare_reconcile::plan::PlanSettings;
 use fairshare_reconcile::state::{Reconciled, State};
 use fairshare_reconcile::watch::{
@@ -429,6 +429,7 @@ enum GridqError {
 
 impl SchedulerIo for GridqIo {
     type Error = GridqError;
+    type Job = u64;
     type Charging = ();
     const WORDS: Words = Words {
         scheduler: "gridq",
@@ -577,7 +578,7 @@ fn the_watcher_drives_a_made_up_scheduler_through_its_controller() {
         interval: Duration::from_secs(60),
         now: || secs(NOW_S),
         told: Vec::new(),
-        log: move |t: Told<'_, Pass, GridqError>| {
+        log: move |t: Told<'_, Controller<GridqIo>>| {
             let mut heard = told.borrow_mut();
             heard.push(match t {
                 Told::Passed { applied, news, .. } => Heard::Passed(

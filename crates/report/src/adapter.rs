@@ -7,6 +7,7 @@
 
 use crate::text::{fixed, table};
 use fairshare_core::choice::Choice;
+use fairshare_reconcile::job::JobId;
 use fairshare_reconcile::pass::{OrderCheck, Pass, Words};
 use fairshare_reconcile::plan::Plan;
 use fairshare_reconcile::writes::Applied;
@@ -22,7 +23,7 @@ fn count(n: usize, noun: &str) -> String {
 
 /// The whole status of a pass: a summary, the clients, the pending jobs, the notes, in the
 /// scheduler's `words`.
-pub fn adapter_status(pass: &Pass, words: &Words) -> String {
+pub fn adapter_status<J: JobId>(pass: &Pass<J>, words: &Words) -> String {
     let mut out = format!("{}\n", summary(pass, words));
     let _ = write!(out, "\n{}", usage_table(pass, words));
     let _ = write!(out, "\n{}", jobs_table(&pass.plan, words));
@@ -31,7 +32,11 @@ pub fn adapter_status(pass: &Pass, words: &Words) -> String {
 }
 
 /// What a sync did (or, without `applied`, would do): the summary, the writes, the notes.
-pub fn adapter_sync(pass: &Pass, applied: Option<&Applied>, words: &Words) -> String {
+pub fn adapter_sync<J: JobId>(
+    pass: &Pass<J>,
+    applied: Option<&Applied<J>>,
+    words: &Words,
+) -> String {
     let mut out = format!("{}\n", summary(pass, words));
     out.push_str(&writes_text(&pass.plan, applied, words));
     out.push_str(&notes(pass));
@@ -40,7 +45,11 @@ pub fn adapter_sync(pass: &Pass, applied: Option<&Applied>, words: &Words) -> St
 
 /// The writes of `plan` (a sync's, or a reset's: none, or one line per call of the writer),
 /// and what became of them.
-pub fn writes_text(plan: &Plan, applied: Option<&Applied>, words: &Words) -> String {
+pub fn writes_text<J: JobId>(
+    plan: &Plan<J>,
+    applied: Option<&Applied<J>>,
+    words: &Words,
+) -> String {
     let verb = if applied.is_some() {
         "set"
     } else {
@@ -56,7 +65,7 @@ pub fn writes_text(plan: &Plan, applied: Option<&Applied>, words: &Words) -> Str
         });
     }
     for w in &plan.writes {
-        let ids: Vec<String> = w.jobs.iter().map(u64::to_string).collect();
+        let ids: Vec<String> = w.jobs.iter().map(J::to_string).collect();
         let _ = writeln!(
             out,
             "  {verb} {}{} on {}: {}",
@@ -73,7 +82,7 @@ pub fn writes_text(plan: &Plan, applied: Option<&Applied>, words: &Words) -> Str
 }
 
 /// Whether the writes took, in words: the calls, what the scheduler refused, what reads back.
-fn applied_text(a: &Applied, words: &Words) -> String {
+fn applied_text<J: JobId>(a: &Applied<J>, words: &Words) -> String {
     let mut out = count(a.calls as usize, &format!("{} call", words.writer));
     for r in &a.refused {
         let _ = write!(
@@ -99,7 +108,7 @@ fn applied_text(a: &Applied, words: &Words) -> String {
             );
         }
         None => {
-            let ids: Vec<String> = a.mismatched.iter().map(u64::to_string).collect();
+            let ids: Vec<String> = a.mismatched.iter().map(J::to_string).collect();
             let _ = writeln!(
                 out,
                 "\nNOT fully applied: {} as written, read back different: jobs {}",
@@ -112,7 +121,7 @@ fn applied_text(a: &Applied, words: &Words) -> String {
 }
 
 /// One line for a pass of `watch`.
-pub fn pass_line(pass: &Pass, applied: Option<&Applied>, words: &Words) -> String {
+pub fn pass_line<J: JobId>(pass: &Pass<J>, applied: Option<&Applied<J>>, words: &Words) -> String {
     let plan = &pass.plan;
     let wrote = match applied {
         Some(a) if a.complete() => format!(
@@ -150,7 +159,7 @@ pub fn pass_line(pass: &Pass, applied: Option<&Applied>, words: &Words) -> Strin
 
 /// The first lines: when, which version, policy and mapping, the history, the scheduler's
 /// own order beside fairshare's.
-fn summary(pass: &Pass, words: &Words) -> String {
+fn summary<J: JobId>(pass: &Pass<J>, words: &Words) -> String {
     let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(pass.at_s.max(0.0));
     let mapping = (pass.mapping).map_or(String::new(), |m| format!(", mapping {}", m.name()));
     let version = (pass.version.as_ref()).map_or(String::new(), |v| format!("{v}, "));
@@ -206,7 +215,7 @@ fn check_line(check: &OrderCheck) -> String {
 /// Every client: its entitlement, what it was counted, what it holds, where it stands, the
 /// factor of its first pending job, and (where the scheduler has a submit table) the one a job
 /// it submits now gets.
-fn usage_table(pass: &Pass, words: &Words) -> String {
+fn usage_table<J: JobId>(pass: &Pass<J>, words: &Words) -> String {
     let place = |account: &str, user: &str| {
         (pass.plan.standings.iter()).find(|s| s.account == account && s.user == user)
     };
@@ -254,7 +263,7 @@ fn usage_table(pass: &Pass, words: &Words) -> String {
 }
 
 /// Every pending job: the scheduler's priority, the factor it holds and the one wanted.
-fn jobs_table(plan: &Plan, words: &Words) -> String {
+fn jobs_table<J: JobId>(plan: &Plan<J>, words: &Words) -> String {
     if plan.jobs.is_empty() {
         return "no pending job\n".into();
     }
@@ -297,7 +306,7 @@ fn priority(priority: u64, divisor: u64) -> String {
 }
 
 /// The pass's notes, one per line after a blank line, or nothing.
-fn notes(pass: &Pass) -> String {
+fn notes<J: JobId>(pass: &Pass<J>) -> String {
     let mut out = String::new();
     if !pass.notes.is_empty() {
         out.push('\n');

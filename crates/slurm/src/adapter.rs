@@ -233,6 +233,7 @@ impl<S: Commands> SlurmIo<S> {
 
 impl<S: Commands> SchedulerIo for SlurmIo<S> {
     type Error = SlurmError;
+    type Job = u64;
     type Charging = Billing;
     const WORDS: Words = WORDS;
 

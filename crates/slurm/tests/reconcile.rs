@@ -725,7 +725,7 @@ mod starts {
     fn starts(policy: &str, runs: usize) -> (Vec<u32>, u32, u32) {
         let clients = clients(&parse_assoc(&recorded("sacctmgr.txt")).unwrap(), None).unwrap();
         let machines = Machines::of(&parse_nodes(&recorded("sinfo.json")).unwrap(), &[]).unwrap();
-        let history =
+        let history: History =
             History::new(&policy.parse().unwrap(), &clients, &machines, Time::ZERO).unwrap();
         let (u1, u2) = (
             clients.client("physics", "u1").unwrap(),

@@ -359,11 +359,9 @@ pub fn order_of_all(
 /// order of their first. Deep in a long queue the order of starts changes from pass to pass
 /// long before those jobs can start; one factor per client there keeps the writes few. The
 /// runs of [`run_spans`], with each client's jobs in place of their places.
-pub fn runs<J: Copy>(sequence: &[(u32, J)], ranked: usize) -> Vec<(u32, Vec<J>)> {
+pub fn runs<J: Clone>(sequence: &[(u32, J)], ranked: usize) -> Vec<(u32, Vec<J>)> {
     let mut own: BTreeMap<u32, Vec<J>> = BTreeMap::new();
-    sequence
-        .iter()
-        .for_each(|&(client, job)| own.entry(client).or_default().push(job));
+    (sequence.iter()).for_each(|(client, job)| own.entry(*client).or_default().push(job.clone()));
     let clients: Vec<u32> = sequence.iter().map(|&(client, _)| client).collect();
     (run_spans(&clients, ranked).into_iter())
         .map(|(client, span)| (client, own[&client][span].to_vec()))
