@@ -24,9 +24,7 @@ use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_reconcile::clients::{Clients, ClientsError, Tree};
 use fairshare_reconcile::command::{CommandError, Commands, Counted, Unread};
-use fairshare_reconcile::controller::{
-    Controller, HalfLife, Held, Jobs, Review, SchedulerIo, Site,
-};
+use fairshare_reconcile::controller::{Controller, HalfLife, Jobs, Review, SchedulerIo, Site};
 use fairshare_reconcile::history::HistoryError;
 use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
 use fairshare_reconcile::machines::{Machines, MachinesError};
@@ -317,12 +315,6 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
         let queue = listed.iter().map(|job| self.queued(job)).collect();
         self.last_listing = listed;
         Ok(queue)
-    }
-
-    fn factors(&mut self) -> Result<Held, GridEngineError> {
-        let listed = self.listing()?;
-        let held = listed.iter().map(|job| self.queued(job));
-        Ok(held.filter_map(|job| Some((job.id, job.held?))).collect())
     }
 
     fn write(&mut self, write: &Write) -> Result<(), GridEngineError> {

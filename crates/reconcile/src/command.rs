@@ -93,6 +93,11 @@ impl<C: Commands> Counted<C> {
         }
     }
 
+    /// The commands counted (a stand-in's state, in tests).
+    pub fn inner(&self) -> &C {
+        &self.commands
+    }
+
     /// The commands run since the count was last taken; the count starts again.
     pub fn taken(&self) -> u32 {
         self.calls.replace(0)

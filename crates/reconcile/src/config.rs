@@ -125,15 +125,16 @@ impl<D: Defaults> Shared<D> {
         }
     }
 
-    /// How a controller of `policy` runs under these keys, its plans considering
-    /// `partitions` (empty: all) and, with `ends_at_limits`, running jobs ending at their
-    /// limits.
+    /// How a controller of `policy` runs under these keys, each checked first, its plans
+    /// considering `partitions` (empty: all) and, with `ends_at_limits`, running jobs ending
+    /// at their limits.
     pub fn setup(
         &self,
         policy: PolicySpec,
         partitions: Vec<String>,
         ends_at_limits: bool,
     ) -> Result<Setup, SettingError> {
+        self.check()?;
         Ok(Setup {
             policy,
             plan: PlanSettings {

@@ -8,10 +8,11 @@
 //! leaves alone. Kept in [`Controller`], it is written once; an adapter writes only its
 //! scheduler's readers and writer.
 
-use crate::clients::Clients;
+use crate::clients::{Clients, ClientsError};
+use crate::command::Unread;
 use crate::history::HistoryError;
 use crate::job::{Allocation, JobId, QueuedJob};
-use crate::machines::Machines;
+use crate::machines::{Machines, MachinesError};
 use crate::pass::{OrderCheck, Pass, Version, Words};
 use crate::plan::{considered, pending, Plan, PlanSettings, PlannedJob};
 use crate::site::Mapping;
@@ -54,8 +55,12 @@ pub trait SchedulerIo {
     /// The queue alone, each pending job with the site factor it holds now (a reset's).
     fn queue(&mut self) -> Result<Vec<QueuedJob<Self::Job>>, Self::Error>;
 
-    /// The factor each pending job holds now, to read writes back.
-    fn factors(&mut self) -> Result<Held<Self::Job>, Self::Error>;
+    /// The factor each pending job holds now, to read writes back: the queue's, unless the
+    /// scheduler has a read of its own (Slurm's `sprio`).
+    fn factors(&mut self) -> Result<Held<Self::Job>, Self::Error> {
+        let queue = self.queue()?.into_iter();
+        Ok(queue.filter_map(|j| Some((j.id, j.held?))).collect())
+    }
 
     /// Gives the jobs of `write` its factor.
     fn write(&mut self, write: &Write<Self::Job>) -> Result<(), Self::Error>;
@@ -94,6 +99,43 @@ pub struct Site<C> {
     pub mapping: Option<Mapping>,
     /// What an administrator should know of the scheduler's settings.
     pub notes: Vec<String>,
+}
+
+/// Why a pass could not be made, for an adapter whose readers fail with `R`: the error an
+/// adapter with nothing of its own to add takes as its [`SchedulerIo::Error`].
+#[derive(Debug, thiserror::Error)]
+pub enum PassError<R: std::error::Error + 'static> {
+    /// A command gave no usable answer, or one that could not be read.
+    #[error(transparent)]
+    Answer(#[from] Unread<R>),
+    /// Something read beside the commands (a file) could not be used.
+    #[error(transparent)]
+    Read(R),
+    /// The clients cannot be ranked.
+    #[error(transparent)]
+    Clients(#[from] ClientsError),
+    /// The nodes make no cluster.
+    #[error(transparent)]
+    Machines(#[from] MachinesError),
+    /// The policy cannot keep a history of these clients.
+    #[error(transparent)]
+    History(#[from] HistoryError),
+}
+
+impl<C> Site<C> {
+    /// The cluster of `clients` and `machines` under `charging`, with no half-life, version,
+    /// mapping or note.
+    pub fn new(clients: Clients, machines: Machines, charging: C) -> Site<C> {
+        Site {
+            clients,
+            machines,
+            charging,
+            half_life: None,
+            version: None,
+            mapping: None,
+            notes: Vec::new(),
+        }
+    }
 }
 
 /// A scheduler's half-life of usage, and the setting it comes from, in words.

@@ -14,10 +14,16 @@
 //! writing `scontrol`).
 //!
 //! **Writing an adapter.** Its readers turn the scheduler's outputs into [`job::QueuedJob`],
-//! [`job::Allocation`], [`clients::Tree`] and [`machines::Node`]; its writer gives jobs a
-//! factor; its [`controller::SchedulerIo`] calls them, through [`command::Counted`] commands.
-//! `tests/made_up.rs` in this crate is a whole adapter for a made-up scheduler ("gridq"),
-//! over recorded outputs, driven through a pass, a failed pass and a reset: start from it.
+//! [`job::Allocation`], [`clients::Tree`] and [`machines::Node`], its jobs known by ids of the
+//! type it chooses ([`job::JobId`]); its writer gives jobs a factor; its
+//! [`controller::SchedulerIo`] calls them, through [`command::Counted`] commands, and an
+//! adapter with no error of its own takes [`controller::PassError`]. Its configuration file
+//! flattens [`config::Shared`] under its [`config::Defaults`]. `examples/openpbs/` in this
+//! crate is a whole adapter for OpenPBS — readers of `qstat -f -F json`, `pbsnodes -a -F
+//! json` and the scheduler's `resource_group`, the writer `qalter -p`, and 60 lines of glue
+//! — run on outputs in OpenPBS's shape and driven through a pass, a failed pass and a reset
+//! (`cargo run -p fairshare-reconcile --example openpbs`): start from it. `tests/made_up.rs`
+//! drives the controller and the loop through their failure modes.
 //!
 //! - [`job`]: a job in the queue, and a job that ran, charged to its client.
 //! - [`clients`]: the associations as a ranker's clients, placed in the account tree.
