@@ -6,11 +6,11 @@
 //! 1. **Crate layers.** Every workspace crate may depend (normal dependencies, not
 //!    dev-dependencies) only on the crates [`LAYERS`] allows:
 //!    core → trace, sim → lab → report; core → wire → service, agent (the service's wire model
-//!    and pure cycle, so the agent links no server); core → reconcile → slurm (the
-//!    scheduler-neutral reconcile any adapter reuses, so the Slurm adapter keeps only what is
-//!    Slurm's, and a what-if of the lab reads a site's adapter configuration with the
-//!    adapter's own type, kept there); report also draws the service's API answers (from wire), the agent's reports
-//!    and the Slurm adapter's passes; cli on top of all.
+//!    and pure cycle, so the agent links no server); core → reconcile → slurm, gridengine (the
+//!    scheduler-neutral reconcile any adapter reuses, so an adapter keeps only what is its
+//!    scheduler's); slurm → lab (a what-if of the lab reads a site's adapter configuration
+//!    with the Slurm adapter's own type); report also draws the service's API answers (from
+//!    wire), the agent's reports and the adapters' passes; cli on top of all.
 //! 2. **Module circles.** Inside every crate's `src/`, at every level of the module tree, the
 //!    child modules of one module are siblings, and sibling `A` depends on sibling `B` when any
 //!    file under `A` names a path into `B` (`use crate::…`, `use super::…`, `use self::…`, or
@@ -35,7 +35,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("core", &[]),
     ("trace", &["core"]),
     ("sim", &["core"]),
-    ("lab", &["core", "trace", "sim", "reconcile"]),
+    ("lab", &["core", "trace", "sim", "reconcile", "slurm"]),
     (
         "report",
         &[

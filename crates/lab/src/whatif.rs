@@ -20,8 +20,8 @@ use crate::{
 use crate::{StopRule, TraceSpec};
 use fairshare_core::model::{Pin, Time};
 use fairshare_core::policy::{PolicyKind, PolicySpec};
-use fairshare_reconcile::slurm_config::SlurmConfig;
 use fairshare_sim::cluster::{JobOutcome, PlacementEntry, PolicyResult, Release, SchedulerEntry};
+use fairshare_slurm::config::SlurmConfig;
 use fairshare_trace::bundle::{self, Manifest};
 use fairshare_trace::slurm_conf::parse_slurm_conf;
 use fairshare_trace::slurm_version::{tested_list, SlurmVersion};

@@ -15,7 +15,6 @@ use crate::job::{Allocation, JobId, QueuedJob};
 use crate::machines::{Machines, MachinesError};
 use crate::pass::{OrderCheck, Pass, Version, Words};
 use crate::plan::{considered, pending, Plan, PlanSettings, PlannedJob};
-use crate::site::Mapping;
 use crate::state::State;
 use crate::watch::Passes;
 use crate::writes::{Applied, Refusal, Write};
@@ -95,8 +94,9 @@ pub struct Site<C> {
     pub half_life: Option<HalfLife>,
     /// The scheduler's version, when it prints one.
     pub version: Option<Version>,
-    /// How the factor enters the scheduler's priority, where it offers a choice.
-    pub mapping: Option<Mapping>,
+    /// How the factor enters the scheduler's priority, in the adapter's word for it, where
+    /// the scheduler offers a choice (Slurm's `replace` or `add`).
+    pub mapping: Option<&'static str>,
     /// What an administrator should know of the scheduler's settings.
     pub notes: Vec<String>,
 }

@@ -30,8 +30,6 @@
 //! - [`machines`]: the cluster's resources and node types, from its nodes.
 //! - [`history`]: usage as the policy counts it, the accounting replayed through its ranker
 //!   with the bookkeeping a scheduler uses (`fairshare_core::rank::Book`).
-//! - [`site`]: from the order of starts to each job's site factor, and the two mappings beside
-//!   the scheduler's own factors.
 //! - [`plan`]: the reconcile without I/O: the order of starts, every pending job's site
 //!   factor, the writes, and the factor each association's next job gets at submission.
 //! - [`writes`]: only the jobs whose factor differs, grouped so one call sets many.
@@ -57,8 +55,6 @@ pub mod lock;
 pub mod machines;
 pub mod pass;
 pub mod plan;
-pub mod site;
-pub mod slurm_config;
 pub mod state;
 pub mod watch;
 pub mod writes;

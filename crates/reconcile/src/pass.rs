@@ -6,7 +6,6 @@
 use crate::history::Step;
 use crate::job::JobId;
 use crate::plan::{Plan, SubmitFactor};
-use crate::site::Mapping;
 use crate::state::Usage;
 use serde::Serialize;
 use std::fmt;
@@ -25,9 +24,9 @@ pub struct Pass<J: JobId = u64> {
     pub version: Option<Version>,
     /// The policy as run.
     pub policy: String,
-    /// How the adapter's factor enters the scheduler's priority, where the scheduler offers a
-    /// choice (Slurm's).
-    pub mapping: Option<Mapping>,
+    /// How the adapter's factor enters the scheduler's priority, in the adapter's word for it,
+    /// where the scheduler offers a choice (Slurm's `replace` or `add`).
+    pub mapping: Option<&'static str>,
     /// Whether the history was (re)built from the accounting's window in this pass, and why.
     pub rebuilt: Option<String>,
     /// What the history took in.

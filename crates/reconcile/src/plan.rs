@@ -5,14 +5,27 @@
 //! Kept apart from reading and writing so that it can be tested on recorded outputs and
 //! measured on ten thousand jobs, and so that `status`, `sync --dry-run` and `sync` show the
 //! very same plan.
+//!
+//! Every policy fairshare ranks with orders the clients who wait; a scheduler wants a number
+//! per job. The order of starts (the policy's progressive filling played out over the pending
+//! jobs) falls into runs, each one client's jobs started one after another: under Fair Tree
+//! one run per client, under SDRF or DRF clients taking turns. Each run gets one factor,
+//! falling along the runs ([`stable_factors`]), so that the scheduler's other factors (age,
+//! size, QOS) keep the relative order of the jobs within a run, and the jobs of one client
+//! keep theirs. A fresh queue gets Fair Tree's own factors: for `n` runs, the `i`-th (from 0)
+//! gets `(n − i) / n` times a weight, rounded to a whole number — exactly Slurm's Fair Tree
+//! factor when the order is Fair Tree's. Later passes keep the factors the scheduler already
+//! holds wherever they still fall along the order, so a steady queue needs few writes. The
+//! play of starts and the factors are `fairshare-core`'s ([`fairshare_core::rank::play`],
+//! [`fairshare_core::rank::factors`]), where the replay's model of the adapter calls them too:
+//! a replay writes what the adapter would.
 
 use crate::clients::Clients;
 use crate::job::{JobId, JobState, QueuedJob};
 use crate::machines::Machines;
-use crate::site::stable_factors;
 use crate::writes::{writes, Job, Write};
 use fairshare_core::priority::dominant_share;
-use fairshare_core::rank::factors;
+use fairshare_core::rank::factors::{self, stable_factors};
 use fairshare_core::rank::play::runs;
 use fairshare_core::rank::Head;
 use serde::Serialize;

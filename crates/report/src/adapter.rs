@@ -6,7 +6,6 @@
 //! crate.
 
 use crate::text::{fixed, table};
-use fairshare_core::choice::Choice;
 use fairshare_reconcile::job::JobId;
 use fairshare_reconcile::pass::{OrderCheck, Pass, Words};
 use fairshare_reconcile::plan::Plan;
@@ -161,7 +160,7 @@ pub fn pass_line<J: JobId>(pass: &Pass<J>, applied: Option<&Applied<J>>, words: 
 /// own order beside fairshare's.
 fn summary<J: JobId>(pass: &Pass<J>, words: &Words) -> String {
     let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(pass.at_s.max(0.0));
-    let mapping = (pass.mapping).map_or(String::new(), |m| format!(", mapping {}", m.name()));
+    let mapping = (pass.mapping).map_or(String::new(), |m| format!(", mapping {m}"));
     let version = (pass.version.as_ref()).map_or(String::new(), |v| format!("{v}, "));
     let mut out = format!(
         "at {}: {version}policy {}{mapping}; {}, {} running as accounted",

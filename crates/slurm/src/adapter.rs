@@ -11,13 +11,14 @@
 
 use crate::accounting::{read_accounting, sacct_command};
 use crate::clients::{clients, AssocError};
-use crate::config::{SettingError, SlurmConfig};
+use crate::config::{Mapping, SettingError, SlurmConfig};
 use crate::nodes::{nodes_command, parse_nodes};
 use crate::queue::{parse_queue, parse_site_factors, SPRIO_COMMAND, SQUEUE_COMMAND};
 use crate::settings::{gap_note, other_weights, priority_flags, unmodelled};
 use crate::sshare::{parse_sshare, SSHARE_COMMAND};
 use crate::submit::{table, write_atomically};
 use crate::ReadError;
+use fairshare_core::choice::Choice;
 use fairshare_core::error::Chain;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
@@ -31,7 +32,6 @@ use fairshare_reconcile::job::QueuedJob;
 use fairshare_reconcile::machines::{Machines, MachinesError};
 use fairshare_reconcile::pass::{CheckWords, OrderCheck, Pass, Version, Words};
 use fairshare_reconcile::plan::Plan;
-use fairshare_reconcile::site::Mapping;
 use fairshare_reconcile::writes::Write;
 pub use fairshare_reconcile::writes::{Applied, Refusal};
 use fairshare_trace::assoc::{parse_assoc, SACCTMGR_COMMAND};
@@ -258,7 +258,7 @@ impl<S: Commands> SchedulerIo for SlurmIo<S> {
             charging: billing,
             half_life: setting.half_life,
             version: self.version.as_ref().map(recorded),
-            mapping: Some(self.mapping),
+            mapping: Some(self.mapping.name()),
             notes: setting.notes,
         })
     }
