@@ -90,7 +90,7 @@ impl<'a, J> Reset<'a, J> {
     /// The document of a reset's `plan` and what its writes did.
     pub(crate) fn new(plan: &'a Plan<J>, applied: Option<&'a Applied<J>>) -> Self {
         Reset {
-            schema_version: fairshare_core::instance::SCHEMA_VERSION,
+            schema_version: fairshare_reconcile::pass::PASS_SCHEMA_VERSION,
             writes: &plan.writes,
             applied,
         }

@@ -144,7 +144,7 @@ fn sync_orders_a_live_queue() {
         "idempotent"
     );
     let dry = fairshare(&config, &["reset", "--dry-run"]);
-    let reset = serde_json::json!([{ "jobs": queued, "site_factor": 0 }]);
+    let reset = serde_json::json!([{ "jobs": queued, "factor": 0 }]);
     assert_eq!(dry["writes"], reset, "one call clears all four");
     assert_eq!(sprio_site(), site, "a dry run changes nothing");
     fairshare(&config, &["reset"]);

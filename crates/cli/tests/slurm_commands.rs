@@ -118,7 +118,7 @@ fn a_dry_run_prints_the_writes_and_makes_none() {
     let (ok, json, _) = fairshare(&config, &["sync", "--dry-run", "--json"]);
     assert!(ok);
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(json["schema_version"], 2, "the adapters' pass record");
+    assert_eq!(json["schema_version"], 3, "the adapters' pass record");
     assert_eq!(json["applied"], serde_json::Value::Null);
     assert_eq!(json["plan"]["writes"].as_array().unwrap().len(), 2);
 }

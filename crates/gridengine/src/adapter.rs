@@ -319,7 +319,7 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
 
     fn write(&mut self, write: &Write) -> Result<(), GridEngineError> {
         // Setting priorities back to 0 undoes fairshare's writes whatever the weights.
-        if self.lever == Some(false) && write.site_factor != 0 {
+        if self.lever == Some(false) && write.factor != 0 {
             return Err(GridEngineError::Lever);
         }
         let args = qalter_args(write);
@@ -350,7 +350,7 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
 /// The arguments of the `qalter` call that makes `write`.
 pub fn qalter_args(write: &Write) -> Vec<String> {
     let ids: Vec<String> = write.jobs.iter().map(u64::to_string).collect();
-    vec!["-p".into(), write.site_factor.to_string(), ids.join(",")]
+    vec!["-p".into(), write.factor.to_string(), ids.join(",")]
 }
 
 /// The adapter: a policy applied to one Grid Engine cluster through `commands`, as `config`

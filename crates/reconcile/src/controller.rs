@@ -23,7 +23,7 @@ use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
 use std::collections::BTreeMap;
 
-/// The site factor each pending job holds, by job id.
+/// The factor each pending job holds, by job id.
 pub type Held<J = u64> = BTreeMap<J, i64>;
 
 /// What a scheduler answers and does for a pass. Every method asks the scheduler once (or a
@@ -51,7 +51,7 @@ pub trait SchedulerIo {
         charging: &Self::Charging,
     ) -> Result<Jobs<Self::Job>, Self::Error>;
 
-    /// The queue alone, each pending job with the site factor it holds now (a reset's).
+    /// The queue alone, each pending job with the factor it holds now (a reset's).
     fn queue(&mut self) -> Result<Vec<QueuedJob<Self::Job>>, Self::Error>;
 
     /// The factor each pending job holds now, to read writes back: the queue's, unless the
@@ -321,9 +321,7 @@ impl<S: SchedulerIo> Controller<S> {
                 for write in &plan.writes {
                     for id in &write.jobs {
                         match held.get(id) {
-                            Some(h) if *h != write.site_factor => {
-                                applied.mismatched.push(id.clone())
-                            }
+                            Some(h) if *h != write.factor => applied.mismatched.push(id.clone()),
                             Some(_) => applied.jobs += 1,
                             None => {}
                         }

@@ -43,7 +43,7 @@ pub struct QueuedJob<J = u64> {
     pub state: JobState,
     /// The scheduler's priority for it, its factor included.
     pub priority: u64,
-    /// The site factor it holds now; `None`: the scheduler lets no factor order it (held, or
+    /// The factor it holds now; `None`: the scheduler lets no factor order it (held, or
     /// not yet eligible), so it is left alone.
     pub held: Option<i64>,
     /// When it was submitted.

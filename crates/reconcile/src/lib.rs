@@ -2,8 +2,9 @@
 //!
 //! The reconcile every scheduler adapter of fairshare makes, written once and in no
 //! scheduler's terms. A batch scheduler orders its pending jobs by a priority; an adapter
-//! gives each job an integer term of that priority (Slurm's site factor; the crate calls it so
-//! for every scheduler) so that the scheduler starts jobs in a fairshare policy's order.
+//! gives each job an integer term of that priority, its factor (Slurm's site factor, Grid
+//! Engine's and OpenPBS's job priority), so that the scheduler starts jobs in a fairshare
+//! policy's order.
 //!
 //! An adapter reads its scheduler into the neutral types of [`job`], [`clients`] and
 //! [`machines`] through a [`controller::SchedulerIo`]; the [`controller::Controller`] keeps the

@@ -10,10 +10,11 @@ use crate::state::Usage;
 use serde::Serialize;
 use std::fmt;
 
-/// The layout version of a pass's `--json` document (docs/json.md): 2 since one record serves
-/// every adapter (`version` and `check` in place of Slurm's `slurm_version` and `fair_tree`
-/// and Grid Engine's `share_tree`).
-pub const PASS_SCHEMA_VERSION: u32 = 2;
+/// The layout version of a pass's `--json` document and of a reset's (docs/json.md): 2 since
+/// one record serves every adapter (`version` and `check` in place of Slurm's `slurm_version`
+/// and `fair_tree` and Grid Engine's `share_tree`), 3 since the factor is `factor` in every
+/// scheduler's words (Slurm's `site_factor` before).
+pub const PASS_SCHEMA_VERSION: u32 = 3;
 
 /// What one pass saw and planned, its jobs known by ids of type `J`.
 #[derive(Debug, Clone, Serialize)]

@@ -1,4 +1,4 @@
-//! The reconcile itself, without any I/O: from the queue, the site factors the scheduler holds and the
+//! The reconcile itself, without any I/O: from the queue, the factors the scheduler holds and the
 //! order in which the policy would start the pending jobs, what every pending job should hold,
 //! why, and the writes that get it there.
 //!
@@ -34,21 +34,21 @@ use std::collections::BTreeMap;
 /// What a plan is made under.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlanSettings {
-    /// The highest site factor: the first run's on a fresh queue (factors in [0, 1] are
+    /// The highest factor: the first run's on a fresh queue (factors in [0, 1] are
     /// multiplied by it).
     pub weight: u32,
     /// The partitions whose jobs are ranked; empty: all.
     pub partitions: Vec<String>,
     /// The most jobs one write (Slurm: one `scontrol update` call) sets.
     pub per_call: usize,
-    /// How many runs at the head of the order of starts get site factors of their own; after
+    /// How many runs at the head of the order of starts get factors of their own; after
     /// them each association's remaining jobs make one run.
     pub ranked_runs: usize,
     /// Whether the play of starts expects running jobs to end at their time limits.
     pub ends_at_limits: bool,
 }
 
-/// One ranked association: its place in the order and its site factors.
+/// One ranked association: its place in the order and its factors.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RankedClient {
     /// Its place, 1 for the first.
@@ -57,13 +57,13 @@ pub struct RankedClient {
     pub account: String,
     /// The user.
     pub user: String,
-    /// Its first job's site factor over the weight, in [0, 1].
-    pub factor: f64,
-    /// The site factor of its first job (its later jobs may get lower ones, when the policy
+    /// Its first job's factor over the weight, in [0, 1].
+    pub fraction: f64,
+    /// The factor of its first job (its later jobs may get lower ones, when the policy
     /// starts others' jobs between).
-    pub site_factor: i64,
-    /// The site factor of its last job: what a job it submits now joins.
-    pub last_site_factor: i64,
+    pub factor: i64,
+    /// The factor of its last job: what a job it submits now joins.
+    pub last_factor: i64,
     /// How many of its jobs are pending.
     pub pending: usize,
 }
@@ -79,11 +79,11 @@ pub struct PlannedJob<J = u64> {
     pub account: String,
     /// Its partition.
     pub partition: String,
-    /// The scheduler's priority for it (its site factor included; Slurm: as `squeue` shows it).
+    /// The scheduler's priority for it (its factor included; Slurm: as `squeue` shows it).
     pub priority: u64,
-    /// The site factor the scheduler holds for it (Slurm: as `sprio` shows it).
+    /// The factor the scheduler holds for it (Slurm: as `sprio` shows it).
     pub held: Option<i64>,
-    /// The site factor fairshare wants for it; `None`: left alone (see `note`).
+    /// The factor fairshare wants for it; `None`: left alone (see `note`).
     pub wanted: Option<i64>,
     /// Why it is left alone, when it is.
     pub note: Option<String>,
@@ -98,7 +98,7 @@ pub struct Plan<J = u64> {
     pub jobs: Vec<PlannedJob<J>>,
     /// The writes that bring the jobs to what is wanted.
     pub writes: Vec<Write<J>>,
-    /// How many runs the order of starts falls into, each with its own site factor.
+    /// How many runs the order of starts falls into, each with its own factor.
     pub runs: usize,
 }
 
@@ -132,9 +132,9 @@ pub fn pending<'a, J>(
         .filter(|j| considered(&j.partition, &settings.partitions))
 }
 
-/// Each client's pending jobs that hold a site factor (held jobs and jobs not yet eligible do
+/// Each client's pending jobs that hold a factor (held jobs and jobs not yet eligible do
 /// not wait for one), oldest first (earliest submit, then lowest id): the order the
-/// scheduler's other factors keep within one site factor.
+/// scheduler's other factors keep within one factor.
 pub fn queues<'a, J: JobId>(
     jobs: &'a [QueuedJob<J>],
     clients: &Clients,
@@ -171,7 +171,7 @@ pub fn sequence_numbers<'a, J: JobId>(ids: impl Iterator<Item = &'a J>) -> BTree
 /// first to last).
 ///
 /// The sequence falls into runs — one association's jobs started one after another — and each
-/// run gets one site factor ([`stable_factors`]): falling along the runs, keeping what the scheduler
+/// run gets one factor ([`stable_factors`]): falling along the runs, keeping what the scheduler
 /// holds where it already falls, so that a steady queue needs few writes and jobs of one run
 /// share one write. An association's place is that of its first run.
 pub fn plan<J: JobId>(
@@ -199,15 +199,15 @@ pub fn plan<J: JobId>(
                 place: standings.len() + 1,
                 account,
                 user,
-                factor: factor as f64 / f64::from(settings.weight),
-                site_factor: factor,
-                last_site_factor: factor,
+                fraction: factor as f64 / f64::from(settings.weight),
+                factor: factor,
+                last_factor: factor,
                 pending: 0,
             });
             standings.len() - 1
         });
         standings[i].pending += ids.len();
-        standings[i].last_site_factor = factor;
+        standings[i].last_factor = factor;
     }
     let jobs: Vec<PlannedJob<J>> = pending(jobs, settings)
         .map(|job| {
@@ -236,7 +236,7 @@ pub fn plan<J: JobId>(
     plan
 }
 
-/// The site factor a job an association submits now should get: what `job_submit.lua` sets
+/// The factor a job an association submits now should get: what `job_submit.lua` sets
 /// at submission, until the next pass ranks the job with the others.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SubmitFactor {
@@ -244,8 +244,8 @@ pub struct SubmitFactor {
     pub account: String,
     /// The user.
     pub user: String,
-    /// The site factor.
-    pub site_factor: i64,
+    /// The factor.
+    pub factor: i64,
 }
 
 /// Each association's [`SubmitFactor`] ([`factors::submit_factors`] of the plan's standings,
@@ -259,17 +259,17 @@ pub fn submit_factors<J>(
     let waiting: BTreeMap<u32, (i64, i64)> = (plan.standings.iter())
         .filter_map(|s| {
             let client = clients.client(&s.account, &s.user)?;
-            Some((client, (s.site_factor, s.last_site_factor)))
+            Some((client, (s.factor, s.last_factor)))
         })
         .collect();
     let mut factors: Vec<SubmitFactor> = (factors::submit_factors(everyone, &waiting, weight))
         .into_iter()
-        .map(|(client, site_factor)| {
+        .map(|(client, factor)| {
             let (account, user) = &clients.names[client as usize];
             SubmitFactor {
                 account: account.clone(),
                 user: user.clone(),
-                site_factor,
+                factor,
             }
         })
         .collect();

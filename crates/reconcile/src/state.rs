@@ -3,7 +3,7 @@
 //!
 //! An adapter reads its scheduler into [`Allocation`]s and [`QueuedJob`]s (each with the site
 //! factor it holds), and [`State::reconcile`] does the rest: brings the history to now, plays out the order
-//! in which the policy would start the pending jobs, turns it into site factors and writes,
+//! in which the policy would start the pending jobs, turns it into factors and writes,
 //! and says what a job each client submits now should get. What the adapter adds is only its
 //! scheduler's: reading its commands, checking its settings, writing its factors.
 
@@ -61,7 +61,7 @@ pub struct Reconciled<J = u64> {
     pub usage: Vec<Usage>,
     /// The plan.
     pub plan: Plan<J>,
-    /// The site factor a job each association submits now should get.
+    /// The factor a job each association submits now should get.
     pub submit: Vec<SubmitFactor>,
     /// Things an administrator should know: associations left out, a weight too low.
     pub notes: Vec<String>,
@@ -84,7 +84,7 @@ impl<J: JobId> State<J> {
     }
 
     /// Brings the history to `now` with `allocations` (what the accounting lists from about
-    /// the history's time to `now`) and plans the site factors of `jobs` (a pending job that
+    /// the history's time to `now`) and plans the factors of `jobs` (a pending job that
     /// holds none waits for none). After an error the state is part-way through and should be
     /// dropped.
     pub fn reconcile(
@@ -114,7 +114,7 @@ impl<J: JobId> State<J> {
     }
 
     /// Brings the history to `now` with `allocations` and plays out the order in which the
-    /// policy would start the pending jobs of `jobs` that hold a site factor: what the history took
+    /// policy would start the pending jobs of `jobs` that hold a factor: what the history took
     /// in, the order of starts (client and job id), and every client as the policy would rank
     /// them were each waiting.
     fn rank(
@@ -209,7 +209,7 @@ fn left_out(clients: &Clients) -> Vec<String> {
 fn weight_note(weight: u32, runs: usize) -> Option<String> {
     (runs as u64 > u64::from(weight)).then(|| {
         format!(
-            "weight {weight} is below the {runs} runs of jobs ranked: the last runs share site factor 1; raise it"
+            "weight {weight} is below the {runs} runs of jobs ranked: the last runs share factor 1; raise it"
         )
     })
 }

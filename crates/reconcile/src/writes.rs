@@ -1,9 +1,9 @@
-//! The writes a reconcile makes: only the jobs whose site factor differs from the one wanted,
+//! The writes a reconcile makes: only the jobs whose factor differs from the one wanted,
 //! grouped by value so that one call of the scheduler (Slurm's `scontrol update JobId=1,2,3
 //! SiteFactor=N`) sets them all; and what making them did, as read back ([`Applied`]).
 //!
 //! A reconcile must be idempotent — the same cluster state gives no write the second time — and
-//! must say what it leaves alone: a job fairshare cannot rank keeps whatever site factor it
+//! must say what it leaves alone: a job fairshare cannot rank keeps whatever factor it
 //! has. Both follow from comparing, job by job, what is wanted with what Slurm holds.
 
 use crate::job::JobId;
@@ -15,17 +15,17 @@ use std::collections::BTreeMap;
 pub struct Job<J = u64> {
     /// The scheduler's job id.
     pub id: J,
-    /// The site factor the scheduler holds for it now.
+    /// The factor the scheduler holds for it now.
     pub held: i64,
-    /// The site factor fairshare wants; `None`: fairshare cannot rank it, so it is left alone.
+    /// The factor fairshare wants; `None`: fairshare cannot rank it, so it is left alone.
     pub wanted: Option<i64>,
 }
 
-/// One call of the scheduler: these jobs get this site factor.
+/// One call of the scheduler: these jobs get this factor.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Write<J = u64> {
-    /// The site factor to set.
-    pub site_factor: i64,
+    /// The factor to set.
+    pub factor: i64,
     /// The jobs, in increasing id.
     pub jobs: Vec<J>,
 }
@@ -75,8 +75,8 @@ impl<J> Applied<J> {
     }
 }
 
-/// The writes that bring `jobs` to the site factors wanted, at most `per_call` jobs per call
-/// (at least one), in increasing site factor and job id: none for a job that already holds
+/// The writes that bring `jobs` to the factors wanted, at most `per_call` jobs per call
+/// (at least one), in increasing factor and job id: none for a job that already holds
 /// what is wanted or that fairshare cannot rank.
 pub fn writes<J: JobId>(jobs: &[Job<J>], per_call: usize) -> Vec<Write<J>> {
     let mut by_value: BTreeMap<i64, Vec<J>> = BTreeMap::new();
@@ -87,12 +87,12 @@ pub fn writes<J: JobId>(jobs: &[Job<J>], per_call: usize) -> Vec<Write<J>> {
     }
     let per_call = per_call.max(1);
     let mut writes = Vec::new();
-    for (site_factor, mut ids) in by_value {
+    for (factor, mut ids) in by_value {
         ids.sort_unstable();
         ids.dedup();
         for chunk in ids.chunks(per_call) {
             writes.push(Write {
-                site_factor,
+                factor,
                 jobs: chunk.to_vec(),
             });
         }
@@ -123,11 +123,11 @@ mod tests {
             got,
             [
                 Write {
-                    site_factor: 0,
+                    factor: 0,
                     jobs: vec![4]
                 },
                 Write {
-                    site_factor: 500,
+                    factor: 500,
                     jobs: vec![5, 7]
                 },
             ]
@@ -158,7 +158,7 @@ mod tests {
             for w in &made {
                 prop_assert!(!w.jobs.is_empty() && w.jobs.len() <= per_call);
                 for id in &w.jobs {
-                    after[*id as usize].held = w.site_factor;
+                    after[*id as usize].held = w.factor;
                 }
             }
             let changed = jobs.iter().filter(|j| j.wanted.is_some_and(|w| w != j.held)).count();

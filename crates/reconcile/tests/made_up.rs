@@ -168,7 +168,7 @@ fn factors(text: &str) -> BTreeMap<u64, i64> {
 /// The factors `writes` leave, from `held`: what gridq would list after the adapter wrote them.
 fn after(mut held: BTreeMap<u64, i64>, writes: &[Write]) -> BTreeMap<u64, i64> {
     for write in writes {
-        held.extend(write.jobs.iter().map(|&id| (id, write.site_factor)));
+        held.extend(write.jobs.iter().map(|&id| (id, write.factor)));
     }
     held
 }
@@ -176,7 +176,7 @@ fn after(mut held: BTreeMap<u64, i64>, writes: &[Write]) -> BTreeMap<u64, i64> {
 /// Each write as its factor and its jobs.
 fn written(writes: &[Write]) -> Vec<(i64, Vec<u64>)> {
     (writes.iter())
-        .map(|w| (w.site_factor, w.jobs.clone()))
+        .map(|w| (w.factor, w.jobs.clone()))
         .collect()
 }
 
@@ -490,7 +490,7 @@ impl SchedulerIo for GridqIo {
             return Err(GridqError::Refused(format!("{:?}", write.jobs)));
         }
         self.held
-            .extend(write.jobs.iter().map(|&id| (id, write.site_factor)));
+            .extend(write.jobs.iter().map(|&id| (id, write.factor)));
         Ok(())
     }
 }

@@ -69,7 +69,7 @@ pub fn writes_text<J: JobId>(
             out,
             "  {verb} {}{} on {}: {}",
             words.set,
-            w.site_factor,
+            w.factor,
             count(w.jobs.len(), "job"),
             ids.join(",")
         );
@@ -88,7 +88,7 @@ fn applied_text<J: JobId>(a: &Applied<J>, words: &Words) -> String {
             out,
             "\n  refused twice: {}{} on {}: {}",
             words.set,
-            r.write.site_factor,
+            r.write.factor,
             count(r.write.jobs.len(), "job"),
             r.message
         );
@@ -221,7 +221,7 @@ fn usage_table<J: JobId>(pass: &Pass<J>, words: &Words) -> String {
     let submitted = |account: &str, user: &str| {
         (pass.submit.iter())
             .find(|s| s.account == account && s.user == user)
-            .map_or(String::new(), |s| s.site_factor.to_string())
+            .map_or(String::new(), |s| s.factor.to_string())
     };
     let mut headers = vec![
         "Account",
@@ -248,8 +248,8 @@ fn usage_table<J: JobId>(pass: &Pass<J>, words: &Words) -> String {
                 fixed(u.holding, 3),
                 u.priority.map_or(String::new(), |p| format!("{p:.4}")),
                 s.map_or(String::new(), |s| s.place.to_string()),
-                s.map_or(String::new(), |s| fixed(s.factor, 3)),
-                s.map_or(String::new(), |s| s.site_factor.to_string()),
+                s.map_or(String::new(), |s| fixed(s.fraction, 3)),
+                s.map_or(String::new(), |s| s.factor.to_string()),
             ];
             if words.new_jobs {
                 row.push(submitted(&u.account, &u.user));

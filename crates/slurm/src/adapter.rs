@@ -380,7 +380,7 @@ pub fn scontrol_args(write: &Write) -> Vec<String> {
     vec![
         "update".into(),
         format!("JobId={}", ids.join(",")),
-        format!("SiteFactor={}", write.site_factor),
+        format!("SiteFactor={}", write.factor),
     ]
 }
 

@@ -17,7 +17,7 @@ use std::path::Path;
 pub fn table(factors: &[SubmitFactor], written_s: u64) -> String {
     let mut text = format!("# fairshare {written_s}\n");
     for f in factors {
-        text.push_str(&format!("{}|{}|{}\n", f.account, f.user, f.site_factor));
+        text.push_str(&format!("{}|{}|{}\n", f.account, f.user, f.factor));
     }
     text
 }
@@ -44,10 +44,10 @@ mod tests {
     fn the_table_is_replaced_whole() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("factors.txt");
-        let factor = |user: &str, site_factor| SubmitFactor {
+        let factor = |user: &str, factor| SubmitFactor {
             account: "physics".into(),
             user: user.into(),
-            site_factor,
+            factor,
         };
         let text = table(&[factor("alice", 1000), factor("bob", 500)], 1_764_000_000);
         assert_eq!(

@@ -22,7 +22,7 @@ pub const RANKED_RUNS: usize = 1_000;
 
 /// The site factor of a factor in [0, 1] under `weight`: `factor × weight`, rounded, the
 /// factor clamped into [0, 1] first (a NaN counts as 0).
-pub fn site_factor(factor: f64, weight: u32) -> i64 {
+pub fn whole_factor(factor: f64, weight: u32) -> i64 {
     let factor = if factor.is_nan() {
         0.0
     } else {
@@ -74,7 +74,7 @@ pub fn stable_factors(held: &[Option<i64>], weight: u32) -> Vec<i64> {
 /// factors.
 fn evenly(n: usize, weight: u32) -> Vec<i64> {
     (0..n)
-        .map(|b| site_factor((n - b) as f64 / n as f64, weight).max(1))
+        .map(|b| whole_factor((n - b) as f64 / n as f64, weight).max(1))
         .collect()
 }
 
@@ -362,11 +362,11 @@ mod tests {
 
     #[test]
     fn site_factors_are_weighted_rounded_and_clamped() {
-        assert_eq!(site_factor(0.75, 10_000), 7_500);
-        assert_eq!(site_factor(1.0 / 3.0, 1_000), 333);
-        assert_eq!(site_factor(1.5, 100), 100);
-        assert_eq!(site_factor(-0.2, 100), 0);
-        assert_eq!(site_factor(f64::NAN, 100), 0);
-        assert_eq!(site_factor(1.0, u32::MAX), i64::from(u32::MAX));
+        assert_eq!(whole_factor(0.75, 10_000), 7_500);
+        assert_eq!(whole_factor(1.0 / 3.0, 1_000), 333);
+        assert_eq!(whole_factor(1.5, 100), 100);
+        assert_eq!(whole_factor(-0.2, 100), 0);
+        assert_eq!(whole_factor(f64::NAN, 100), 0);
+        assert_eq!(whole_factor(1.0, u32::MAX), i64::from(u32::MAX));
     }
 }

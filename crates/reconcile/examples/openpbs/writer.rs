@@ -8,7 +8,7 @@ use fairshare_reconcile::writes::Write;
 /// Gives the jobs of `write` its priority, through `commands`.
 pub fn qalter(commands: &impl Commands, write: &Write<PbsId>) -> Result<(), CommandError> {
     let ids: Vec<String> = write.jobs.iter().map(PbsId::to_string).collect();
-    let priority = write.site_factor.to_string();
+    let priority = write.factor.to_string();
     let line = ["qalter", "-p", &priority].into_iter();
     commands.run(
         &line
