@@ -1,7 +1,7 @@
 //! Slurm's queue: any bytes read as `squeue --json` and as `sprio`'s `id|site factor` lines;
 //! none may panic, a pending job has no start, and an error about a job names it and a field.
 #![no_main]
-use fairshare_slurm::queue::{parse_queue, parse_site_factors, JobState};
+use fairshare_slurm::queue::{parse_queue, parse_site_factors, QueueState};
 use fairshare_slurm::ReadError;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
@@ -11,7 +11,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             for job in &jobs {
                 assert!(!job.user.is_empty() && !job.account.is_empty(), "{job:?}");
                 assert!(
-                    job.state != JobState::Pending || job.start.is_none(),
+                    job.state != QueueState::Pending || job.start.is_none(),
                     "{job:?}"
                 );
             }

@@ -7,7 +7,7 @@ use fairshare_core::model::Time;
 use fairshare_lab::input::parse_duration;
 use fairshare_slurm::bundle::{
     cluster_name, controller_log_file, default_history, history_since, moment, state_save_location,
-    Bundle, Window, HALF_LIVES_OF_HISTORY,
+    Bundle, CollectWindow, HALF_LIVES_OF_HISTORY,
 };
 use fairshare_slurm::command::Commands;
 use fairshare_slurm::command::Runner;
@@ -86,7 +86,7 @@ pub fn run(args: CollectArgs) -> Result<()> {
             Some(back) => history_since(&since, back),
             None => Some("$HISTORY_SINCE".to_owned()),
         };
-        let window = Window {
+        let window = CollectWindow {
             since,
             until,
             history_since: history.clone(),
@@ -118,7 +118,7 @@ pub fn run(args: CollectArgs) -> Result<()> {
     };
     let state = state_save_location(&config).map(PathBuf::from);
     let back = args.history.or_else(|| default_history(&config));
-    let window = Window {
+    let window = CollectWindow {
         history_since: back.and_then(|back| history_since(&since, back)),
         since,
         until,

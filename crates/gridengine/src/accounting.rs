@@ -11,7 +11,7 @@
 //! once whole (its line ended).
 
 use crate::queue::task_id;
-use crate::{number, ReadError};
+use crate::{number, OutputError};
 use fairshare_core::model::Time;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -43,19 +43,19 @@ const FIELDS: usize = 45;
 
 /// The record of one line of the file (`line` its number, for errors); `None` for a job that
 /// never started (start time 0: it failed before, and ran nothing).
-pub fn parse_record(text: &str, line: usize) -> Result<Option<Record>, ReadError> {
+pub fn parse_record(text: &str, line: usize) -> Result<Option<Record>, OutputError> {
     let place = format!("accounting line {line}");
     let fields: Vec<&str> = text.split(':').collect();
     if fields.len() != FIELDS {
         let found = format!("{} fields", fields.len());
-        return Err(ReadError::new(
+        return Err(OutputError::new(
             place,
             "record",
             "45 `:`-separated fields",
             &found,
         ));
     }
-    let secs = |i: usize, name: &str| -> Result<u64, ReadError> {
+    let secs = |i: usize, name: &str| -> Result<u64, OutputError> {
         number(fields[i], &place, name, "seconds since 1970")
     };
     let start = secs(9, "start_time")?;

@@ -18,15 +18,15 @@ use crate::tree::{
     flat_tree, parse_share_tree, parse_users, share_tree, ShareTreeError, NO_SHARE_TREE,
     SHARE_TREE_COMMAND, USERS_COMMAND,
 };
-use crate::ReadError;
+use crate::OutputError;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_reconcile::clients::{Clients, ClientsError, Tree};
 use fairshare_reconcile::command::{CommandError, Commands, Counted, Unread};
-use fairshare_reconcile::controller::{Controller, HalfLife, Jobs, Review, SchedulerIo, Site};
+use fairshare_reconcile::controller::{Cluster, Controller, HalfLife, Jobs, Review, SchedulerIo};
 use fairshare_reconcile::history::HistoryError;
-use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
+use fairshare_reconcile::job::{Allocation, QueueState, QueuedJob};
 use fairshare_reconcile::machines::{Machines, MachinesError};
 use fairshare_reconcile::pass::{CheckWords, OrderCheck, Words};
 use fairshare_reconcile::plan::Plan;
@@ -40,7 +40,7 @@ use std::collections::BTreeMap;
 pub enum GridEngineError {
     /// A command gave no usable answer, or one that could not be read.
     #[error(transparent)]
-    Answer(#[from] Unread<ReadError>),
+    Answer(#[from] Unread<OutputError>),
     /// The accounting file could not be read.
     #[error("the accounting file {path}")]
     Accounting {
@@ -145,7 +145,7 @@ impl<C: Commands> GridEngineIo<C> {
     fn read<T>(
         &self,
         command: &[&str],
-        read: impl Fn(&str) -> Result<T, ReadError>,
+        read: impl Fn(&str) -> Result<T, OutputError>,
     ) -> Result<T, GridEngineError> {
         Ok(self.commands.read(command, read)?)
     }
@@ -186,9 +186,9 @@ impl<C: Commands> GridEngineIo<C> {
     /// A job of `qstat` as the reconcile's queue holds it.
     fn queued(&self, job: &GeJob) -> QueuedJob {
         let state = match (job.running, job.state.contains('E')) {
-            (true, _) => JobState::Running,
-            (false, false) => JobState::Pending,
-            (false, true) => JobState::Other(job.state.clone()),
+            (true, _) => QueueState::Running,
+            (false, false) => QueueState::Pending,
+            (false, true) => QueueState::Other(job.state.clone()),
         };
         let orderable = job.orderable() && job.posix_priority >= 0;
         QueuedJob {
@@ -241,7 +241,7 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
     type Charging = ();
     const WORDS: Words = WORDS;
 
-    fn site(&mut self) -> Result<Site<()>, GridEngineError> {
+    fn cluster(&mut self) -> Result<Cluster<()>, GridEngineError> {
         let scheduler = self.read(&SCHEDULER_COMMAND, parse_scheduler)?;
         self.lever = Some(scheduler.lever());
         let half_life = (scheduler.halftime_h > 0.0).then(|| HalfLife {
@@ -264,7 +264,7 @@ impl<C: Commands> SchedulerIo for GridEngineIo<C> {
             error,
         })?;
         let machines = Machines::of(&nodes, &[]).map_err(GridEngineError::Machines)?;
-        Ok(Site {
+        Ok(Cluster {
             clients,
             machines,
             charging: (),

@@ -2,8 +2,8 @@
 //! queue instances on it (`qstat -f -xml`: a slot is what a job's processor is in Grid Engine),
 //! and its memory (`qhost -xml`'s `mem_total`). A host's cluster queues are its partitions.
 
-use crate::ReadError;
-use fairshare_reconcile::machines::Node;
+use crate::OutputError;
+use fairshare_reconcile::machines::SchedulerNode;
 use std::collections::BTreeMap;
 
 /// The command that lists the queue instances and their slots.
@@ -12,8 +12,8 @@ pub const QUEUES_COMMAND: [&str; 3] = ["qstat", "-f", "-xml"];
 pub const HOSTS_COMMAND: [&str; 2] = ["qhost", "-xml"];
 
 /// The nodes of `qstat -f -xml` (`queues`) and `qhost -xml` (`hosts`), by host name.
-pub fn parse_nodes(queues: &str, hosts: &str) -> Result<Vec<Node>, ReadError> {
-    let mut nodes: BTreeMap<String, Node> = BTreeMap::new();
+pub fn parse_nodes(queues: &str, hosts: &str) -> Result<Vec<SchedulerNode>, OutputError> {
+    let mut nodes: BTreeMap<String, SchedulerNode> = BTreeMap::new();
     let queues = xml(queues, "qstat -f")?;
     for instance in queues
         .descendants()
@@ -28,14 +28,16 @@ pub fn parse_nodes(queues: &str, hosts: &str) -> Result<Vec<Node>, ReadError> {
             "slots_total",
             "a whole number of slots",
         )?;
-        let node = nodes.entry(host.to_string()).or_insert_with(|| Node {
-            name: host.to_string(),
-            cpus: 0,
-            memory_kb: 0,
-            gpus: 0,
-            features: Vec::new(),
-            partitions: Vec::new(),
-        });
+        let node = nodes
+            .entry(host.to_string())
+            .or_insert_with(|| SchedulerNode {
+                name: host.to_string(),
+                cpus: 0,
+                memory_kb: 0,
+                gpus: 0,
+                features: Vec::new(),
+                partitions: Vec::new(),
+            });
         node.cpus += slots;
         node.partitions.push(queue.to_string());
     }
@@ -51,15 +53,15 @@ pub fn parse_nodes(queues: &str, hosts: &str) -> Result<Vec<Node>, ReadError> {
             .unwrap_or("-");
         let place = format!("host {}", node.name);
         node.memory_kb = kilobytes(value)
-            .ok_or_else(|| ReadError::new(place, "mem_total", "a size such as 23.5G", value))?;
+            .ok_or_else(|| OutputError::new(place, "mem_total", "a size such as 23.5G", value))?;
     }
     Ok(nodes.into_values().collect())
 }
 
 /// The document of `command`'s XML output.
-fn xml<'a>(text: &'a str, command: &str) -> Result<roxmltree::Document<'a>, ReadError> {
+fn xml<'a>(text: &'a str, command: &str) -> Result<roxmltree::Document<'a>, OutputError> {
     roxmltree::Document::parse(text).map_err(|e| {
-        ReadError::new(
+        OutputError::new(
             format!("{command}'s XML"),
             "document",
             "well-formed XML",

@@ -41,7 +41,7 @@ pub use fairshare_reconcile::command;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 #[error("{place}: {field}: expected {expected}, found {found:?}")]
-pub struct ReadError {
+pub struct OutputError {
     /// Where in the output: a line, an element.
     pub place: String,
     /// The field.
@@ -52,10 +52,10 @@ pub struct ReadError {
     pub found: String,
 }
 
-impl ReadError {
+impl OutputError {
     /// `field` at `place` is not `expected`: it is `found`.
-    pub fn new(place: impl Into<String>, field: &str, expected: &str, found: &str) -> ReadError {
-        ReadError {
+    pub fn new(place: impl Into<String>, field: &str, expected: &str, found: &str) -> OutputError {
+        OutputError {
             place: place.into(),
             field: field.into(),
             expected: expected.into(),
@@ -70,8 +70,8 @@ pub(crate) fn number<T: std::str::FromStr>(
     place: &str,
     field: &str,
     expected: &str,
-) -> Result<T, ReadError> {
+) -> Result<T, OutputError> {
     text.trim()
         .parse()
-        .map_err(|_| ReadError::new(place, field, expected, text))
+        .map_err(|_| OutputError::new(place, field, expected, text))
 }

@@ -6,7 +6,7 @@
 //! while the reconcile knows a job by one id, so task `t` of job `j` is [`task_id`]`(j, t)`,
 //! the same id the accounting file's record of it gets.
 
-use crate::{number, ReadError};
+use crate::{number, OutputError};
 use fairshare_core::model::Time;
 
 /// The command whose output [`parse_qstat`] reads.
@@ -62,9 +62,9 @@ pub fn task_id(number: u64, task: u64) -> u64 {
 }
 
 /// The jobs of `qstat -u '*' -pri -ext -xml`, running first, in `qstat`'s order.
-pub fn parse_qstat(text: &str) -> Result<Vec<GeJob>, ReadError> {
+pub fn parse_qstat(text: &str) -> Result<Vec<GeJob>, OutputError> {
     let document = roxmltree::Document::parse(text).map_err(|e| {
-        ReadError::new("qstat's XML", "document", "well-formed XML", &e.to_string())
+        OutputError::new("qstat's XML", "document", "well-formed XML", &e.to_string())
     })?;
     document
         .descendants()
@@ -75,7 +75,7 @@ pub fn parse_qstat(text: &str) -> Result<Vec<GeJob>, ReadError> {
 }
 
 /// The `i`-th `<job_list>` element.
-fn job(node: roxmltree::Node, i: usize) -> Result<GeJob, ReadError> {
+fn job(node: roxmltree::Node, i: usize) -> Result<GeJob, OutputError> {
     let place = format!("job_list {i}");
     let field = |name: &str| -> &str {
         node.children()
@@ -97,11 +97,11 @@ fn job(node: roxmltree::Node, i: usize) -> Result<GeJob, ReadError> {
         true => field("tasks").parse().unwrap_or(0),
         false => 0,
     };
-    let time = |name: &str| -> Result<Option<Time>, ReadError> {
+    let time = |name: &str| -> Result<Option<Time>, OutputError> {
         match field(name) {
             "" => Ok(None),
             text => Time::from_utc(text).map(Some).ok_or_else(|| {
-                ReadError::new(&place, name, "a time such as 2026-11-28T23:24:15", text)
+                OutputError::new(&place, name, "a time such as 2026-11-28T23:24:15", text)
             }),
         }
     };

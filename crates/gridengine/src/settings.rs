@@ -4,14 +4,14 @@
 //! `weight_priority` above 0 and the two other weights 0; and `halftime`, the half-life of Grid
 //! Engine's own usage, which a policy without a memory of its own takes.
 
-use crate::{number, ReadError};
+use crate::{number, OutputError};
 
 /// The command whose output [`parse_scheduler`] reads.
 pub const SCHEDULER_COMMAND: [&str; 2] = ["qconf", "-ssconf"];
 
-/// The scheduler's weights and half-time.
+/// Grid Engine's scheduler configuration (`sched_conf(5)`): its weights and half-time.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Scheduler {
+pub struct SchedConf {
     /// `weight_priority`: the POSIX priority's weight.
     pub weight_priority: f64,
     /// `weight_urgency`: the urgency's weight (waiting time, deadline, resources).
@@ -25,16 +25,16 @@ pub struct Scheduler {
 }
 
 /// The scheduler's settings of `qconf -ssconf`'s output.
-pub fn parse_scheduler(text: &str) -> Result<Scheduler, ReadError> {
-    let value = |key: &str| -> Result<f64, ReadError> {
+pub fn parse_scheduler(text: &str) -> Result<SchedConf, OutputError> {
+    let value = |key: &str| -> Result<f64, OutputError> {
         let line = text.lines().find_map(|l| {
             l.strip_prefix(key)
                 .filter(|v| v.starts_with(char::is_whitespace))
         });
-        let line = line.ok_or_else(|| ReadError::new("qconf -ssconf", key, "the setting", ""))?;
+        let line = line.ok_or_else(|| OutputError::new("qconf -ssconf", key, "the setting", ""))?;
         number(line, "qconf -ssconf", key, "a number")
     };
-    Ok(Scheduler {
+    Ok(SchedConf {
         weight_priority: value("weight_priority")?,
         weight_urgency: value("weight_urgency")?,
         weight_ticket: value("weight_ticket")?,
@@ -43,7 +43,7 @@ pub fn parse_scheduler(text: &str) -> Result<Scheduler, ReadError> {
     })
 }
 
-impl Scheduler {
+impl SchedConf {
     /// Whether a job's POSIX priority enters Grid Engine's priority at all.
     pub fn lever(&self) -> bool {
         self.weight_priority > 0.0
@@ -86,7 +86,7 @@ mod tests {
         let s = parse_scheduler(text).unwrap();
         assert_eq!(
             s,
-            Scheduler {
+            SchedConf {
                 weight_priority: 0.0,
                 weight_urgency: 0.5,
                 weight_ticket: 0.5,

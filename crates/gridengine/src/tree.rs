@@ -8,7 +8,7 @@
 //! the tree names twice is ranked where it is met first (the tree read level by level from the
 //! root), and its other place is left out.
 
-use crate::{number, ReadError};
+use crate::{number, OutputError};
 use fairshare_core::model::AccountTree;
 use fairshare_reconcile::clients::Tree;
 use std::collections::BTreeMap;
@@ -36,7 +36,7 @@ pub struct ShareNode {
 }
 
 /// The nodes of `qconf -sstree`'s output, in its order.
-pub fn parse_share_tree(text: &str) -> Result<Vec<ShareNode>, ReadError> {
+pub fn parse_share_tree(text: &str) -> Result<Vec<ShareNode>, OutputError> {
     let mut nodes: Vec<ShareNode> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let place = format!("share tree line {}", i + 1);
@@ -44,7 +44,7 @@ pub fn parse_share_tree(text: &str) -> Result<Vec<ShareNode>, ReadError> {
             if line.trim().is_empty() {
                 continue;
             }
-            return Err(ReadError::new(place, "line", "key=value", line));
+            return Err(OutputError::new(place, "line", "key=value", line));
         };
         if key == "id" {
             let id = number(value, &place, "id", "a node id")?;
@@ -57,7 +57,7 @@ pub fn parse_share_tree(text: &str) -> Result<Vec<ShareNode>, ReadError> {
             continue;
         }
         let Some(node) = nodes.last_mut() else {
-            return Err(ReadError::new(place, key, "id= first", line));
+            return Err(OutputError::new(place, key, "id= first", line));
         };
         match key {
             "name" => node.name = value.to_string(),

@@ -40,7 +40,7 @@ pub trait SchedulerIo {
     const WORDS: Words;
 
     /// The cluster as the scheduler has it now.
-    fn site(&mut self) -> Result<Site<Self::Charging>, Self::Error>;
+    fn cluster(&mut self) -> Result<Cluster<Self::Charging>, Self::Error>;
 
     /// What the accounting lists as run or running from `from` to `to`, charged by
     /// `charging`, and the queue now, read in the order the scheduler needs.
@@ -82,7 +82,7 @@ pub trait SchedulerIo {
 }
 
 /// The cluster as a scheduler has it at the start of a pass.
-pub struct Site<C> {
+pub struct Cluster<C> {
     /// The clients, placed in the account tree.
     pub clients: Clients,
     /// The machines.
@@ -122,11 +122,11 @@ pub enum PassError<R: std::error::Error + 'static> {
     History(#[from] HistoryError),
 }
 
-impl<C> Site<C> {
+impl<C> Cluster<C> {
     /// The cluster of `clients` and `machines` under `charging`, with no half-life, version,
     /// mapping or note.
-    pub fn new(clients: Clients, machines: Machines, charging: C) -> Site<C> {
-        Site {
+    pub fn new(clients: Clients, machines: Machines, charging: C) -> Cluster<C> {
+        Cluster {
             clients,
             machines,
             charging,
@@ -163,7 +163,7 @@ pub struct Jobs<J = u64> {
 pub struct Review {
     /// Its own order of the waiting clients, beside fairshare's.
     pub check: Option<OrderCheck>,
-    /// Notes on its settings as they bear on the policy as run, told with the site's notes.
+    /// Notes on its settings as they bear on the policy as run, told with the cluster's notes.
     pub settings: Vec<String>,
     /// Notes on its settings as they bear on the plan, told last.
     pub notes: Vec<String>,
@@ -224,8 +224,8 @@ impl<S: SchedulerIo> Controller<S> {
     /// dropped, so the next pass rebuilds it.
     pub fn pass(&mut self, now: Time) -> Result<Pass<S::Job>, S::Error> {
         self.io.reads();
-        let site = self.io.site()?;
-        let (policy, remembered) = match &site.half_life {
+        let cluster = self.io.cluster()?;
+        let (policy, remembered) = match &cluster.half_life {
             Some(h) => remembering(&self.setup.policy, h.seconds, &h.said),
             None => (self.setup.policy.clone(), None),
         };
@@ -233,10 +233,10 @@ impl<S: SchedulerIo> Controller<S> {
             self.policy = policy;
             self.known = None;
         }
-        let mut notes = site.notes;
+        let mut notes = cluster.notes;
         notes.extend(remembered);
         let settings_told = notes.len();
-        let rebuilt = self.refresh(site.clients, site.machines, site.charging, now)?;
+        let rebuilt = self.refresh(cluster.clients, cluster.machines, cluster.charging, now)?;
         let known = self.known.as_ref().expect("refreshed");
         // The last second again: the accounting lists times in whole seconds.
         let since = known.state.history.now().as_micros();
@@ -255,9 +255,9 @@ impl<S: SchedulerIo> Controller<S> {
         notes.append(&mut review.notes);
         Ok(Pass {
             at_s: now.as_secs_f64(),
-            version: site.version,
+            version: cluster.version,
             policy: self.policy.name.clone(),
-            mapping: site.mapping,
+            mapping: cluster.mapping,
             rebuilt,
             step: done.step,
             running: done.running,

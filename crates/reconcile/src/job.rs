@@ -19,7 +19,7 @@ impl<T: Ord + Clone + Debug + Display + Serialize + 'static> JobId for T {}
 
 /// Where a job is in its life, as far as a reconcile cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JobState {
+pub enum QueueState {
     /// Waiting: its factor still orders it.
     Pending,
     /// Started: its factor no longer matters.
@@ -40,7 +40,7 @@ pub struct QueuedJob<J = u64> {
     /// The partition (or partitions, comma-separated) it was submitted to.
     pub partition: String,
     /// Pending, running or other.
-    pub state: JobState,
+    pub state: QueueState,
     /// The scheduler's priority for it, its factor included.
     pub priority: u64,
     /// The factor it holds now; `None`: the scheduler lets no factor order it (held, or

@@ -15,7 +15,7 @@
 //! writing `scontrol`).
 //!
 //! **Writing an adapter.** Its readers turn the scheduler's outputs into [`job::QueuedJob`],
-//! [`job::Allocation`], [`clients::Tree`] and [`machines::Node`], its jobs known by ids of the
+//! [`job::Allocation`], [`clients::Tree`] and [`machines::SchedulerNode`], its jobs known by ids of the
 //! type it chooses ([`job::JobId`]); its writer gives jobs a factor; its
 //! [`controller::SchedulerIo`] calls them, through [`command::Counted`] commands, and an
 //! adapter with no error of its own takes [`controller::PassError`]. Its configuration file

@@ -13,7 +13,7 @@ use fairshare_core::usage::penalty::totals;
 
 /// One node as its scheduler lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Node {
+pub struct SchedulerNode {
     /// Its name.
     pub name: String,
     /// Its CPUs.
@@ -62,11 +62,11 @@ pub struct Machines {
 impl Machines {
     /// The machines of `nodes` that serve one of `partitions` (all of them when empty), or
     /// why there are none.
-    pub fn of(nodes: &[Node], partitions: &[String]) -> Result<Machines, MachinesError> {
-        let serves = |n: &&Node| {
+    pub fn of(nodes: &[SchedulerNode], partitions: &[String]) -> Result<Machines, MachinesError> {
+        let serves = |n: &&SchedulerNode| {
             partitions.is_empty() || n.partitions.iter().any(|p| partitions.contains(p))
         };
-        let chosen: Vec<&Node> = nodes.iter().filter(serves).collect();
+        let chosen: Vec<&SchedulerNode> = nodes.iter().filter(serves).collect();
         if chosen.is_empty() {
             return Err(match partitions.is_empty() {
                 true => MachinesError::NoNode,

@@ -6,7 +6,7 @@
 use crate::history::Step;
 use crate::job::JobId;
 use crate::plan::{Plan, SubmitFactor};
-use crate::state::Usage;
+use crate::state::ClientUsage;
 use serde::Serialize;
 use std::fmt;
 
@@ -35,7 +35,7 @@ pub struct Pass<J: JobId = u64> {
     /// Jobs running as the history holds them.
     pub running: usize,
     /// Every client's usage.
-    pub usage: Vec<Usage>,
+    pub usage: Vec<ClientUsage>,
     /// The plan.
     pub plan: Plan<J>,
     /// What an administrator should know: the scheduler's settings, records skipped, clients

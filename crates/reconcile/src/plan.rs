@@ -21,7 +21,7 @@
 //! a replay writes what the adapter would.
 
 use crate::clients::Clients;
-use crate::job::{JobId, JobState, QueuedJob};
+use crate::job::{JobId, QueueState, QueuedJob};
 use crate::machines::Machines;
 use crate::writes::{writes, Job, Write};
 use fairshare_core::priority::dominant_share;
@@ -128,7 +128,7 @@ pub fn pending<'a, J>(
     settings: &'a PlanSettings,
 ) -> impl Iterator<Item = &'a QueuedJob<J>> + 'a {
     jobs.iter()
-        .filter(|j| j.state == JobState::Pending)
+        .filter(|j| j.state == QueueState::Pending)
         .filter(|j| considered(&j.partition, &settings.partitions))
 }
 

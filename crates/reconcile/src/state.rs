@@ -35,7 +35,7 @@ pub struct State<J = u64> {
 
 /// One association's usage and standing, for a status table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Usage {
+pub struct ClientUsage {
     /// The account.
     pub account: String,
     /// The user.
@@ -58,7 +58,7 @@ pub struct Reconciled<J = u64> {
     /// Jobs running as the history holds them.
     pub running: usize,
     /// Every association's usage.
-    pub usage: Vec<Usage>,
+    pub usage: Vec<ClientUsage>,
     /// The plan.
     pub plan: Plan<J>,
     /// The factor a job each association submits now should get.
@@ -157,12 +157,12 @@ impl<J: JobId> State<J> {
     }
 
     /// Every client's usage and standing.
-    fn usage(&self) -> Vec<Usage> {
+    fn usage(&self) -> Vec<ClientUsage> {
         let history = &self.history;
         (self.clients.names.iter().enumerate())
             .map(|(c, (account, user))| {
                 let client = c as u32;
-                Usage {
+                ClientUsage {
                     account: account.clone(),
                     user: user.clone(),
                     entitlement: self.clients.entitlements[c],

@@ -8,10 +8,10 @@
 use fairshare_core::model::{AccountTree, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_reconcile::clients::{Clients, Tree};
-use fairshare_reconcile::controller::{Controller, Held, Jobs, SchedulerIo, Setup, Site};
+use fairshare_reconcile::controller::{Cluster, Controller, Held, Jobs, SchedulerIo, Setup};
 use fairshare_reconcile::history::HistoryError;
-use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
-use fairshare_reconcile::machines::{Machines, Node};
+use fairshare_reconcile::job::{Allocation, QueueState, QueuedJob};
+use fairshare_reconcile::machines::{Machines, SchedulerNode};
 use fairshare_reconcile::pass::Words;
 use fairshare_reconcile::plan::PlanSettings;
 use fairshare_reconcile::state::{Reconciled, State};
@@ -101,9 +101,9 @@ fn tree(text: &str) -> Tree {
 }
 
 /// gridq's nodes.
-fn nodes(text: &str) -> Vec<Node> {
+fn nodes(text: &str) -> Vec<SchedulerNode> {
     rows(text)
-        .map(|row| Node {
+        .map(|row| SchedulerNode {
             name: row[0].into(),
             cpus: row[1].parse().unwrap(),
             memory_kb: row[2].parse::<u64>().unwrap() * 1024,
@@ -145,9 +145,9 @@ fn queue(text: &str, held: &BTreeMap<u64, i64>) -> Vec<QueuedJob> {
             account: row[2].into(),
             partition: String::new(),
             state: match row[3] {
-                "wait" => JobState::Pending,
-                "run" => JobState::Running,
-                other => JobState::Other(other.into()),
+                "wait" => QueueState::Pending,
+                "run" => QueueState::Running,
+                other => QueueState::Other(other.into()),
             },
             priority: 0,
             held: held.get(&row[0].parse().unwrap()).copied(),
@@ -443,13 +443,13 @@ impl SchedulerIo for GridqIo {
         new_jobs: false,
     };
 
-    fn site(&mut self) -> Result<Site<()>, GridqError> {
+    fn cluster(&mut self) -> Result<Cluster<()>, GridqError> {
         self.reads += 1;
         if self.down > 0 {
             self.down -= 1;
             return Err(GridqError::Down);
         }
-        Ok(Site {
+        Ok(Cluster {
             clients: Clients::new(tree(ACCOUNTS)).unwrap(),
             machines: Machines::of(&nodes(NODES), &[]).unwrap(),
             charging: (),

@@ -10,8 +10,9 @@ use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_core::rank::{Accounts, Head, KeyedRanker, Ranker, RankerFactory, Share};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, Happened, Node, Pass, PassKind, Placement, PlacementEntry,
-    PolicyResult, Reservations, Scheduler, SchedulerEntry, Standing, Task, Timing, Window,
+    run, Capacity, ClusterConfig, Happened, Node, PassKind, Placement, PlacementEntry,
+    PolicyResult, Reservations, Scheduler, SchedulerEntry, SchedulingPass, Standing, Task, Timing,
+    Window,
 };
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -37,7 +38,7 @@ impl Scheduler for OneAtATime {
         Reservations::None
     }
 
-    fn pass(&self, pass: &mut dyn Pass) {
+    fn pass(&self, pass: &mut dyn SchedulingPass) {
         if let Some(user) = pass.first() {
             pass.start(user);
         }
@@ -69,7 +70,7 @@ impl Scheduler for EveryFifteenSeconds {
         Box::new(Cycle)
     }
 
-    fn pass(&self, pass: &mut dyn Pass) {
+    fn pass(&self, pass: &mut dyn SchedulingPass) {
         assert!(pass.kind().periodic, "only the cycle runs passes");
         while let Some(user) = pass.first() {
             if !pass.start(user) {

@@ -25,7 +25,7 @@ use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_reconcile::command::{CommandError, Commands, Counted, Unread};
 use fairshare_reconcile::controller::{
-    utc_seconds, Controller, HalfLife, Held, Jobs, Review, SchedulerIo, Site,
+    utc_seconds, Cluster, Controller, HalfLife, Held, Jobs, Review, SchedulerIo,
 };
 use fairshare_reconcile::history::HistoryError;
 use fairshare_reconcile::job::QueuedJob;
@@ -237,7 +237,7 @@ impl<S: Commands> SchedulerIo for SlurmIo<S> {
     type Charging = Billing;
     const WORDS: Words = WORDS;
 
-    fn site(&mut self) -> Result<Site<Billing>, SlurmError> {
+    fn cluster(&mut self) -> Result<Cluster<Billing>, SlurmError> {
         let setting = self.check_setup()?;
         let tree = self.read(&SACCTMGR_COMMAND, parse_assoc)?;
         // The configuration's `cluster`, else the one `scontrol show config` names when
@@ -252,7 +252,7 @@ impl<S: Commands> SchedulerIo for SlurmIo<S> {
             max_tres: setting.max_tres,
             usage_factors: self.read(&QOS_COMMAND, parse_qos)?,
         };
-        Ok(Site {
+        Ok(Cluster {
             clients,
             machines,
             charging: billing,

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 /// What a bundle is collected over: the accounting window, in `sacct`'s time format (UTC).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Window {
+pub struct CollectWindow {
     /// From (`sacct -S`), such as `2026-10-29T00:00:00` ([`moment`] makes one of `now-30days`).
     pub since: String,
     /// Until (`sacct -E`), such as `2026-11-28T00:00:00`.
@@ -108,7 +108,7 @@ pub struct Bundle {
     /// The cluster whose associations are listed.
     pub cluster: String,
     /// The window of the dump.
-    pub window: Window,
+    pub window: CollectWindow,
     /// The files made by commands, in the order they are made.
     pub parts: Vec<Part>,
     /// `slurmctld`'s log (`SlurmctldLogFile`), copied gzip'd when asked for.
@@ -118,7 +118,7 @@ pub struct Bundle {
 /// Why a bundle could not be made.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum BundleError {
+pub enum CollectError {
     /// A command gave no usable answer.
     #[error(transparent)]
     Command(#[from] CommandError),
@@ -150,7 +150,7 @@ fn words(command: &[&str]) -> Vec<String> {
 
 impl Bundle {
     /// The bundle of `cluster` over `window`.
-    pub fn new(cluster: &str, window: Window) -> Bundle {
+    pub fn new(cluster: &str, window: CollectWindow) -> Bundle {
         let sacct = |since: &str, until: &str| {
             words(&[
                 "sacct",
@@ -322,12 +322,12 @@ impl Bundle {
         dir: &Path,
         state: Option<&Path>,
         step: &mut dyn FnMut(&str),
-    ) -> Result<Manifest, BundleError> {
+    ) -> Result<Manifest, CollectError> {
         let write = |name: &str, text: &str| {
             let path = dir.join(name);
-            std::fs::write(&path, text).map_err(|source| BundleError::Write { path, source })
+            std::fs::write(&path, text).map_err(|source| CollectError::Write { path, source })
         };
-        std::fs::create_dir_all(dir).map_err(|source| BundleError::Write {
+        std::fs::create_dir_all(dir).map_err(|source| CollectError::Write {
             path: dir.to_path_buf(),
             source,
         })?;
@@ -365,12 +365,12 @@ impl Bundle {
 }
 
 /// Copies the file at `from` to `to`, gzip'd.
-fn gzip(from: &Path, to: &Path) -> Result<(), BundleError> {
-    let mut input = std::fs::File::open(from).map_err(|source| BundleError::Read {
+fn gzip(from: &Path, to: &Path) -> Result<(), CollectError> {
+    let mut input = std::fs::File::open(from).map_err(|source| CollectError::Read {
         path: from.to_path_buf(),
         source,
     })?;
-    let written = |source| BundleError::Write {
+    let written = |source| CollectError::Write {
         path: to.to_path_buf(),
         source,
     };
@@ -422,8 +422,8 @@ mod tests {
         }
     }
 
-    fn window() -> Window {
-        Window {
+    fn window() -> CollectWindow {
+        CollectWindow {
             since: "2026-10-29T00:00:00".into(),
             until: "2026-11-28T00:00:00".into(),
             history_since: None,
@@ -472,7 +472,7 @@ mod tests {
     fn the_history_is_the_dump_before_the_window() {
         let dir = tempfile::tempdir().unwrap();
         let slurm = Echo(RefCell::new(Vec::new()));
-        let window = Window {
+        let window = CollectWindow {
             history_since: Some("2026-10-01T00:00:00".into()),
             ..window()
         };

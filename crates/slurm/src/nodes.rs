@@ -9,7 +9,7 @@
 //! GRES string (`gpu:4`, `gpu:a100:4(S:0-1)`, several comma-separated).
 
 use crate::json::{records, Record};
-pub use fairshare_reconcile::machines::Node;
+pub use fairshare_reconcile::machines::SchedulerNode;
 pub use fairshare_trace::slurm_output::gpus;
 use fairshare_trace::slurm_output::{Problem, ReadError};
 use fairshare_trace::slurm_version::SlurmVersion;
@@ -43,7 +43,7 @@ const NODE_FIELDS: [&str; 6] = [
 
 /// The nodes of `text`, the output of [`nodes_command`], in its order. The grouped `sinfo`
 /// records of `sinfo --json` from Slurm 23.02 on are refused, named as such.
-pub fn parse_nodes(text: &str) -> Result<Vec<Node>, ReadError> {
+pub fn parse_nodes(text: &str) -> Result<Vec<SchedulerNode>, ReadError> {
     let nodes = records(text, "nodes", &NODE_FIELDS).map_err(|error| match error {
         ReadError::Field {
             problem: Problem::Missing,
@@ -78,11 +78,11 @@ fn grouped(text: &str) -> bool {
 }
 
 /// The node `name` from its JSON record.
-fn node(record: &Record, name: &str) -> Result<Node, ReadError> {
+fn node(record: &Record, name: &str) -> Result<SchedulerNode, ReadError> {
     let gres = record.opt_str("gres")?.unwrap_or_default();
     let gres = if gres == "(null)" { "" } else { gres };
     let gpus = gpus(gres).map_err(|problem| record.error("gres", problem))?;
-    Ok(Node {
+    Ok(SchedulerNode {
         name: name.to_string(),
         cpus: record.u32("cpus")?,
         memory_kb: record.u64("real_memory")?.saturating_mul(1024),

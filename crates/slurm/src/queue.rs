@@ -9,7 +9,7 @@
 
 use crate::json::{records, Record};
 use fairshare_core::model::Time;
-pub use fairshare_reconcile::job::JobState;
+pub use fairshare_reconcile::job::QueueState;
 use fairshare_reconcile::job::QueuedJob;
 use fairshare_trace::slurm_output::lines;
 use fairshare_trace::slurm_output::{Problem, ReadError};
@@ -23,11 +23,11 @@ pub const SQUEUE_COMMAND: [&str; 2] = ["squeue", "--json"];
 pub const SPRIO_COMMAND: [&str; 4] = ["sprio", "--noheader", "--format", "%i|%S"];
 
 /// The state Slurm names `raw`.
-pub fn job_state(raw: &str) -> JobState {
+pub fn job_state(raw: &str) -> QueueState {
     match raw {
-        "PENDING" => JobState::Pending,
-        "RUNNING" => JobState::Running,
-        _ => JobState::Other(raw.to_string()),
+        "PENDING" => QueueState::Pending,
+        "RUNNING" => QueueState::Running,
+        _ => QueueState::Other(raw.to_string()),
     }
 }
 
@@ -117,7 +117,7 @@ fn job(record: &Record, id: u64) -> Result<SqueueJob, ReadError> {
         None => return Err(record.error("job_state", Problem::Missing)),
     };
     let start = match state {
-        JobState::Pending => None,
+        QueueState::Pending => None,
         _ => record.opt_u64("start_time")?.filter(|t| *t > 0),
     };
     let user = record.str("user_name")?.to_string();

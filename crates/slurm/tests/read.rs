@@ -5,7 +5,7 @@ use fairshare_core::model::Time;
 use fairshare_slurm::accounting::{parse_accounting, sacct_command, Allocation};
 use fairshare_slurm::assoc::{parse_assoc, Share};
 use fairshare_slurm::nodes::{gpus, parse_nodes};
-use fairshare_slurm::queue::{parse_queue, parse_site_factors, JobState, Memory};
+use fairshare_slurm::queue::{parse_queue, parse_site_factors, Memory, QueueState};
 use fairshare_slurm::sshare::{parse_sshare, ShareRow, SSHARE_COMMAND};
 use fairshare_slurm::{Problem, ReadError};
 use fairshare_trace::billing::Billing;
@@ -39,7 +39,7 @@ fn recorded_queue_reads_every_job_in_order() {
 #[test]
 fn recorded_pending_job_has_its_request_and_no_start() {
     let job = recorded_job(9);
-    assert_eq!(job.state, JobState::Pending);
+    assert_eq!(job.state, QueueState::Pending);
     assert_eq!((job.user.as_str(), job.account.as_str()), ("u2", "physics"));
     assert_eq!(job.priority, 50500, "fair-share 50000 plus site factor 500");
     assert_eq!(job.submit, Time::from_whole_secs(1795500635));
@@ -55,14 +55,14 @@ fn recorded_pending_job_has_its_request_and_no_start() {
 #[test]
 fn recorded_running_and_finished_jobs_have_their_start() {
     let running = recorded_job(11);
-    assert_eq!(running.state, JobState::Running);
+    assert_eq!(running.state, QueueState::Running);
     assert_eq!(running.start, Some(Time::from_whole_secs(1795500651)));
     assert_eq!(running.limit, Some(600));
     assert_eq!(recorded_job(7).limit, Some(900));
     assert_eq!(running.cpus, 3);
     assert_eq!(running.memory, Some(Memory::PerCpu(100)));
     let done = recorded_job(4);
-    assert_eq!(done.state, JobState::Other("COMPLETED".into()));
+    assert_eq!(done.state, QueueState::Other("COMPLETED".into()));
     assert_eq!(done.start, Some(Time::from_whole_secs(1795500233)));
 }
 
@@ -202,7 +202,7 @@ fn later_slurm_shapes_of_numbers_and_states_are_taken() {
         "start_time": {"set": true, "number": 12}, "cpus": {"set": true, "number": 2},
         "memory_per_node": {"set": false, "number": 0}, "node_count": 1}]}"#;
     let job = &parse_queue(text).unwrap()[0];
-    assert_eq!(job.state, JobState::Running);
+    assert_eq!(job.state, QueueState::Running);
     let secs = Time::from_whole_secs;
     assert_eq!(
         (job.priority, job.submit, job.start),

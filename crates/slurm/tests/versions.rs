@@ -5,11 +5,11 @@
 //! command, or cannot read what a version printed, fails here by name.
 
 use fairshare_core::model::Time;
-use fairshare_reconcile::job::JobState;
+use fairshare_reconcile::job::QueueState;
 use fairshare_slurm::adapter::adapter as slurm_adapter;
 use fairshare_slurm::command::{CommandError, Commands};
 use fairshare_slurm::config::SlurmConfig;
-use fairshare_slurm::nodes::{parse_nodes, Node, SCONTROL_NODES_COMMAND, SINFO_COMMAND};
+use fairshare_slurm::nodes::{parse_nodes, SchedulerNode, SCONTROL_NODES_COMMAND, SINFO_COMMAND};
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
@@ -81,7 +81,7 @@ impl Commands for &Recorded {
 }
 
 /// What a node offers and where, for comparing two versions' readings.
-fn offered(nodes: &[Node]) -> Vec<(String, u32, u64, u64, Vec<String>)> {
+fn offered(nodes: &[SchedulerNode]) -> Vec<(String, u32, u64, u64, Vec<String>)> {
     let each = nodes.iter().map(|n| {
         (
             n.name.clone(),
@@ -95,7 +95,7 @@ fn offered(nodes: &[Node]) -> Vec<(String, u32, u64, u64, Vec<String>)> {
 }
 
 /// The 16 nodes of the many-node layout: n01–n12 in cpu, n13–n16 in gpu with 4 GPUs each.
-fn check_layout(nodes: &[Node], version: &str) {
+fn check_layout(nodes: &[SchedulerNode], version: &str) {
     assert_eq!(nodes.len(), 16, "{version}");
     for node in nodes {
         let gpu = node.name.as_str() >= "n13";
@@ -196,7 +196,8 @@ fn reading(version: &'static str) -> Reading {
     };
     let queue = parse_queue(slurm.output(&SQUEUE_COMMAND)).unwrap_or_else(|e| read("squeue", e));
     // 22.05's squeue still lists a job that ended within MinJobAge; 24.11's does not.
-    let queued = |s: &fairshare_slurm::queue::SqueueJob| !matches!(s.job.state, JobState::Other(_));
+    let queued =
+        |s: &fairshare_slurm::queue::SqueueJob| !matches!(s.job.state, QueueState::Other(_));
     let queue = (queue.into_iter().filter(queued))
         .map(|s| {
             let job = s.job;

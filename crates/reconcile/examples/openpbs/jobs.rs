@@ -9,7 +9,7 @@
 use crate::read::{bad, kb, seconds, time, ReadError};
 use fairshare_core::model::Time;
 use fairshare_reconcile::controller::Jobs;
-use fairshare_reconcile::job::{Allocation, JobState, QueuedJob};
+use fairshare_reconcile::job::{Allocation, QueueState, QueuedJob};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -149,8 +149,8 @@ impl Read {
     /// The job as the queue holds it, if it is queued or running.
     fn queued(&self) -> Option<QueuedJob<PbsId>> {
         let state = match self.job.job_state.as_str() {
-            "Q" | "H" | "W" => JobState::Pending,
-            "R" => JobState::Running,
+            "Q" | "H" | "W" => QueueState::Pending,
+            "R" => QueueState::Running,
             _ => return None,
         };
         let ranked = self.job.job_state == "Q" && self.job.priority >= 0;

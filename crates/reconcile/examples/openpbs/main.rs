@@ -25,7 +25,7 @@ use fairshare_core::model::Time;
 use fairshare_reconcile::clients::Clients;
 use fairshare_reconcile::command::{Commands, Counted, Unread};
 use fairshare_reconcile::config::{policy, Defaults, SettingError, Shared};
-use fairshare_reconcile::controller::{Controller, Jobs, PassError, SchedulerIo, Site};
+use fairshare_reconcile::controller::{Cluster, Controller, Jobs, PassError, SchedulerIo};
 use fairshare_reconcile::job::QueuedJob;
 use fairshare_reconcile::machines::Machines;
 use fairshare_reconcile::pass::Words;
@@ -67,11 +67,11 @@ impl<C: Commands> SchedulerIo for PbsIo<C> {
         new_jobs: false,
     };
 
-    fn site(&mut self) -> Result<Site<()>, Self::Error> {
+    fn cluster(&mut self) -> Result<Cluster<()>, Self::Error> {
         let tree = groups::read(&self.resource_group).map_err(PassError::Read)?;
         let nodes = self.commands.read(&nodes::PBSNODES, nodes::nodes)?;
         let (clients, machines) = (Clients::new(tree)?, Machines::of(&nodes, &[])?);
-        Ok(Site::new(clients, machines, ()))
+        Ok(Cluster::new(clients, machines, ()))
     }
 
     fn jobs(&mut self, from: Time, to: Time, _: &()) -> Result<Jobs<PbsId>, Self::Error> {

@@ -1,7 +1,7 @@
 //! The reader of `pbsnodes -a -F json`: OpenPBS's vnodes as the reconcile's nodes.
 
 use crate::read::{bad, kb, ReadError};
-use fairshare_reconcile::machines::Node;
+use fairshare_reconcile::machines::SchedulerNode;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -30,14 +30,14 @@ struct Available {
 }
 
 /// The nodes of `pbsnodes -a -F json`.
-pub fn nodes(text: &str) -> Result<Vec<Node>, ReadError> {
+pub fn nodes(text: &str) -> Result<Vec<SchedulerNode>, ReadError> {
     let listed: Pbsnodes = serde_json::from_str(text)?;
     (listed.nodes.into_iter())
         .map(|(name, vnode)| {
             let offered = vnode.resources_available;
             let mem = kb(&offered.mem)
                 .ok_or_else(|| bad(&name, "resources_available.mem", &offered.mem, "a size"))?;
-            Ok(Node {
+            Ok(SchedulerNode {
                 name,
                 cpus: offered.ncpus,
                 memory_kb: mem as u64,

@@ -43,9 +43,9 @@ pub use result::{
     SLOWDOWN_FLOOR_S, TOP_USERS,
 };
 pub use scheduler::{
-    Arrival, AtEveryEvent, Conservative, Easy, EndRelease, Fill, Happened, LoopTurns, Pass,
-    PassKind, Planning, Release, Reservations, Scheduler, SchedulerEntry, SchedulerSettings, Slurm,
-    SlurmParameters, Standing, Timing,
+    Arrival, AtEveryEvent, Conservative, Easy, EndRelease, Fill, Happened, LoopTurns, PassKind,
+    Planning, Release, Reservations, Scheduler, SchedulerEntry, SchedulerSettings, SchedulingPass,
+    Slurm, SlurmParameters, Standing, Timing,
 };
 pub use space::{Capacity, MOST_MACHINES};
 pub use statistics::{bounded_slowdown, jain, mean, percentile, percentiles, quantiles, QUANTILES};

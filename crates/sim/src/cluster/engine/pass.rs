@@ -1,8 +1,8 @@
-//! The engine as a scheduler's [`Pass`]: the waiting users in the policy's order, tier by
+//! The engine as a scheduler's [`SchedulingPass`]: the waiting users in the policy's order, tier by
 //! tier, and the starts, reservations and skips a scheduler asks for.
 
 use super::{free_until, Engine};
-use crate::cluster::scheduler::{Pass, PassKind, Reservations, Scheduler};
+use crate::cluster::scheduler::{PassKind, Reservations, Scheduler, SchedulingPass};
 use std::cmp::Reverse;
 
 impl Engine {
@@ -86,7 +86,7 @@ impl Engine {
     }
 }
 
-impl Pass for Engine {
+impl SchedulingPass for Engine {
     fn first(&mut self) -> Option<u32> {
         loop {
             if let Some(user) = self.book.ranker().first() {

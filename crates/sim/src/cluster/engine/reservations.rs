@@ -171,7 +171,7 @@ impl Engine {
         self.unreserved -= 1;
     }
 
-    /// [`Pass::reserve`](crate::cluster::Pass::reserve), the start found before `before` when given.
+    /// [`SchedulingPass::reserve`](crate::cluster::SchedulingPass::reserve), the start found before `before` when given.
     pub(super) fn reserve_before(&mut self, user: u32, before: Option<Time>) -> bool {
         let index = self.cursor[user as usize];
         let Some(job) = self.candidate(user) else {
@@ -206,7 +206,7 @@ impl Engine {
             .is_some()
     }
 
-    /// [`Pass::reserve`](crate::cluster::Pass::reserve) as Slurm's backfill plans (`WillRun::plan`); a start at or past
+    /// [`SchedulingPass::reserve`](crate::cluster::SchedulingPass::reserve) as Slurm's backfill plans (`WillRun::plan`); a start at or past
     /// `before` is not planned.
     fn plan_by_will_run(&mut self, user: u32, index: usize, before: Option<Time>) -> bool {
         let Some(will_run) = self.will_run.as_mut() else {

@@ -1,6 +1,6 @@
 //! Conservative backfilling: a reservation for every waiting job, kept until it starts.
 
-use super::{Pass, Reservations, Scheduler, SchedulerEntry};
+use super::{Reservations, Scheduler, SchedulerEntry, SchedulingPass};
 use std::sync::Arc;
 
 /// `--scheduler conservative`.
@@ -21,7 +21,7 @@ impl Scheduler for Conservative {
         Reservations::UntilStart
     }
 
-    fn pass(&self, pass: &mut dyn Pass) {
+    fn pass(&self, pass: &mut dyn SchedulingPass) {
         while let Some(user) = pass.first() {
             if pass.start(user) {
                 continue;

@@ -1,6 +1,6 @@
 //! EASY backfilling: one reservation per pass.
 
-use super::{Pass, Reservations, Scheduler, SchedulerEntry};
+use super::{Reservations, Scheduler, SchedulerEntry, SchedulingPass};
 use std::sync::Arc;
 
 /// `--scheduler easy`.
@@ -23,7 +23,7 @@ impl Scheduler for Easy {
         Reservations::ForThePass
     }
 
-    fn pass(&self, pass: &mut dyn Pass) {
+    fn pass(&self, pass: &mut dyn SchedulingPass) {
         let mut reserved = false;
         while let Some(user) = pass.first() {
             if pass.start(user) {

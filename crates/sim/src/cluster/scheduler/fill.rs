@@ -1,6 +1,6 @@
 //! Progressive filling, the SDRF paper's simulator: no reservations.
 
-use super::{Pass, Reservations, Scheduler, SchedulerEntry};
+use super::{Reservations, Scheduler, SchedulerEntry, SchedulingPass};
 use fairshare_core::alloc::tasks::FillRule;
 use std::sync::Arc;
 
@@ -26,7 +26,7 @@ impl Scheduler for Fill {
         Reservations::None
     }
 
-    fn pass(&self, pass: &mut dyn Pass) {
+    fn pass(&self, pass: &mut dyn SchedulingPass) {
         while let Some(user) = pass.first() {
             if pass.start(user) {
                 continue;

@@ -1,6 +1,6 @@
 //! Schedulers (`--scheduler`, what the batch literature calls disciplines): what a scheduling
 //! pass may start. The engine ranks users through the policy's
-//! [`Ranker`](fairshare_core::rank::Ranker) and hands the [`Scheduler`] a [`Pass`]: the waiting
+//! [`Ranker`](fairshare_core::rank::Ranker) and hands the [`Scheduler`] a [`SchedulingPass`]: the waiting
 //! jobs in the policy's order, one candidate per user, and the means to start a candidate now,
 //! reserve it a later start, pass over it to the user's next job, or set the user aside.
 //! [`Fill`] is the SDRF paper's progressive filling; [`Easy`] and [`Conservative`] are the
@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 /// One scheduling pass as a scheduler drives it: the waiting jobs in the policy's order, one
 /// candidate per user (the user's oldest job not yet passed over in this pass).
-pub trait Pass {
+pub trait SchedulingPass {
     /// The user whose candidate comes first in the policy's order, if any is left.
     fn first(&mut self) -> Option<u32>;
     /// Starts the user's candidate now if it has room and delays no reservation; whether the
@@ -43,7 +43,7 @@ pub trait Pass {
     /// another; a candidate that holds one keeps it. Whether it holds one: not when its queue
     /// is at its limit (no time can be promised) or no time fits.
     fn reserve(&mut self, user: u32) -> bool;
-    /// [`Pass::reserve`], but only at a start within `window_s` seconds from now (Slurm's
+    /// [`SchedulingPass::reserve`], but only at a start within `window_s` seconds from now (Slurm's
     /// `bf_window`): a candidate that fits no sooner holds no reservation.
     fn reserve_within(&mut self, user: u32, window_s: u64) -> bool;
     /// Leaves the user's candidate waiting: the user's next job is its candidate for the rest
@@ -127,7 +127,7 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
         None
     }
     /// Starts what may start now.
-    fn pass(&self, pass: &mut dyn Pass);
+    fn pass(&self, pass: &mut dyn SchedulingPass);
 }
 
 /// A scheduler fairshare knows, as `--scheduler` chooses it: its name, one line of help, and

@@ -40,7 +40,7 @@ pub struct Standing {
 }
 
 /// The kind of a pass a [`Timing`] runs, which the scheduler reads from its
-/// [`Pass`](super::Pass).
+/// [`SchedulingPass`](super::SchedulingPass).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PassKind {
     /// Whether it is one of the timing's periodic passes (Slurm's backfill cycle) rather than

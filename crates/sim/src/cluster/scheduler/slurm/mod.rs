@@ -63,7 +63,7 @@ mod will_run;
 pub use turns::LoopTurns;
 pub(in crate::cluster) use will_run::{Ask, WillRun};
 
-use super::{Pass, Planning, Reservations, Scheduler, SchedulerEntry, Timing};
+use super::{Planning, Reservations, Scheduler, SchedulerEntry, SchedulingPass, Timing};
 use fairshare_core::error::Invalid;
 use fairshare_core::model::{slurm_conf_duration, slurm_release, Time, TresWeights};
 use fairshare_core::priority::multifactor::{JobPriority, Tres};
@@ -499,7 +499,7 @@ impl Slurm {
     /// fits; a job that does not blocks its partition for the rest of the pass (Slurm's
     /// `failed_parts`) and keeps the pass off the partition's nodes, which other partitions
     /// may share; one that may run on any node blocks them all.
-    fn main(&self, pass: &mut dyn Pass) {
+    fn main(&self, pass: &mut dyn SchedulingPass) {
         let mut blocked: Vec<u32> = Vec::new();
         let mut tested = 0;
         while let Some(user) = pass.first() {
@@ -523,7 +523,7 @@ impl Slurm {
 
     /// The backfill scheduler: in order, each job started if it delays no earlier job's plan,
     /// else planned.
-    fn backfill(&self, pass: &mut dyn Pass) {
+    fn backfill(&self, pass: &mut dyn SchedulingPass) {
         let per_user = self.parameters.bf_max_job_user;
         let mut tested_of: HashMap<u32, u32> = HashMap::new();
         let mut tested = 0;
@@ -577,7 +577,7 @@ impl Scheduler for Slurm {
         Some(self.parameters.priority)
     }
 
-    fn pass(&self, pass: &mut dyn Pass) {
+    fn pass(&self, pass: &mut dyn SchedulingPass) {
         if pass.kind().periodic {
             self.backfill(pass);
         } else {
