@@ -6,7 +6,7 @@
 use crate::daemon::*;
 use fairshare_core::heaviness::knobs::{priority, KnobProfile, PriorityConfig};
 use fairshare_core::heaviness::{
-    heaviness, Cloud, HeavinessConfig, Node, Resource, ResourceKind, User, Workload,
+    heaviness, Cloud, HeavinessConfig, Host, Resource, ResourceKind, User, Workload,
 };
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -26,7 +26,7 @@ fn core_reference(cpu: [f64; 3]) -> (Vec<f64>, Vec<(f64, i32, u64)>) {
     };
     let cloud = Cloud {
         resources,
-        nodes: vec![Node::new(vec![8.0, 34359738368.0, 2e8, 1.25e8])],
+        nodes: vec![Host::new(vec![8.0, 34359738368.0, 2e8, 1.25e8])],
         users: vec![User::default(), User::default()],
         workloads: vec![w(0, cpu[0]), w(0, cpu[1]), w(1, cpu[2])],
     };

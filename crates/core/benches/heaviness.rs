@@ -5,7 +5,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairshare_core::heaviness::knobs::{priority, KnobProfile, PriorityConfig};
 use fairshare_core::heaviness::{
-    heaviness, Cloud, HeavinessConfig, Node, Resource, ResourceKind, User, Workload,
+    heaviness, Cloud, HeavinessConfig, Host, Resource, ResourceKind, User, Workload,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -33,7 +33,7 @@ fn cloud(nodes: usize, users: usize, workloads: usize) -> Cloud {
             })
             .collect(),
         nodes: (0..nodes)
-            .map(|_| Node {
+            .map(|_| Host {
                 supply: vec![64.0, 256.0 * gib, 1e9, 1e9, 1e9, 1e9],
                 speed: rng.gen_range(0.8..1.2),
             })

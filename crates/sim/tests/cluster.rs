@@ -2,7 +2,7 @@
 
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, Fill, FirstFit, Node, Placement, PolicyResult, Stop, Task,
+    run, Capacity, ClusterConfig, Fill, FirstFit, NodeLoad, Placement, PolicyResult, Stop, Task,
 };
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -196,7 +196,7 @@ fn arrivals_out_of_order_are_refused() {
 struct LastFit;
 
 impl Placement for LastFit {
-    fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize> {
+    fn select_node(&self, demand: &[f64], nodes: &[NodeLoad]) -> Option<usize> {
         nodes.iter().rposition(|n| n.has_room(demand))
     }
 }

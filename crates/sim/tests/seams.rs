@@ -10,7 +10,7 @@ use fairshare_core::model::{MachineCatalogue, NodeType, Time};
 use fairshare_core::policy::PolicySpec;
 use fairshare_core::rank::{Accounts, Head, KeyedRanker, Ranker, RankerFactory, Share};
 use fairshare_sim::cluster::{
-    run, Capacity, ClusterConfig, Happened, Node, PassKind, Placement, PlacementEntry,
+    run, Capacity, ClusterConfig, Happened, NodeLoad, PassKind, Placement, PlacementEntry,
     PolicyResult, Reservations, Scheduler, SchedulerEntry, SchedulingPass, Standing, Task, Timing,
     Window,
 };
@@ -112,7 +112,7 @@ const EVERY_FIFTEEN_SECONDS: SchedulerEntry = SchedulerEntry {
 struct LastFit;
 
 impl Placement for LastFit {
-    fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize> {
+    fn select_node(&self, demand: &[f64], nodes: &[NodeLoad]) -> Option<usize> {
         nodes.iter().rposition(|n| n.has_room(demand))
     }
 }

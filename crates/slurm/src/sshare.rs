@@ -11,7 +11,7 @@
 //! line has no `RawShares`, `LevelFS` or `FairShare`; account lines have no `FairShare` under
 //! Fair Tree; a user or account that has used nothing has `LevelFS` `inf`.
 
-use fairshare_trace::assoc::Share;
+use fairshare_trace::assoc::AssocShares;
 use fairshare_trace::slurm_output::lines;
 use fairshare_trace::slurm_output::{Problem, ReadError};
 
@@ -46,7 +46,7 @@ pub struct ShareRow {
     /// The user, for a user's association; `None` for an account.
     pub user: Option<String>,
     /// Its shares among its siblings (`parent`: its parent's); `None` for `root`.
-    pub raw_shares: Option<Share>,
+    pub raw_shares: Option<AssocShares>,
     /// Its shares as a fraction of its siblings'.
     pub norm_shares: f64,
     /// Its decayed usage, in TRES-seconds weighted by billing.
@@ -102,9 +102,9 @@ fn row(columns: &[&str], record: &str) -> Result<ShareRow, ReadError> {
     let required = |i: usize| number(i, false)?.ok_or_else(|| error(i, Problem::Missing));
     let raw_shares = match column(2) {
         "" => None,
-        "parent" => Some(Share::Parent),
+        "parent" => Some(AssocShares::Parent),
         text => {
-            Some(Share::Value(text.parse().map_err(|_| {
+            Some(AssocShares::Value(text.parse().map_err(|_| {
                 error(2, Problem::WrongType("a number or `parent`"))
             })?))
         }

@@ -3,7 +3,7 @@
 
 use fairshare_core::model::Time;
 use fairshare_slurm::accounting::{parse_accounting, sacct_command, Allocation};
-use fairshare_slurm::assoc::{parse_assoc, Share};
+use fairshare_slurm::assoc::{parse_assoc, AssocShares};
 use fairshare_slurm::nodes::{gpus, parse_nodes};
 use fairshare_slurm::queue::{parse_queue, parse_site_factors, Memory, QueueState};
 use fairshare_slurm::sshare::{parse_sshare, ShareRow, SSHARE_COMMAND};
@@ -80,15 +80,15 @@ fn recorded_associations_form_the_tree() {
     let root = tree.account("fairshare", "root").unwrap();
     assert_eq!(
         (root.parent.as_deref(), root.share),
-        (None, Share::Value(1))
+        (None, AssocShares::Value(1))
     );
-    let children: Vec<(&str, Share)> = tree
+    let children: Vec<(&str, AssocShares)> = tree
         .child_accounts("fairshare", "root")
         .map(|a| (a.name.as_str(), a.share))
         .collect();
     assert_eq!(
         children,
-        [("chemistry", Share::Value(1)), ("physics", Share::Value(3))]
+        [("chemistry", AssocShares::Value(1)), ("physics", AssocShares::Value(3))]
     );
     let physics: Vec<&str> = tree
         .users_of("fairshare", "physics")
@@ -99,7 +99,7 @@ fn recorded_associations_form_the_tree() {
     assert!(tree
         .users
         .iter()
-        .all(|u| u.share == Share::Value(1) && u.partition.is_none()));
+        .all(|u| u.share == AssocShares::Value(1) && u.partition.is_none()));
 }
 
 #[test]
@@ -283,12 +283,12 @@ fn hand_made_associations_take_parent_shares_sub_accounts_and_partitions() {
     let theory = tree.account("c", "theory").unwrap();
     assert_eq!(
         (theory.parent.as_deref(), theory.share),
-        (Some("physics"), Share::Parent)
+        (Some("physics"), AssocShares::Parent)
     );
     let users: Vec<_> = tree.users_of("c", "theory").collect();
-    assert_eq!(users[0].share, Share::Parent);
+    assert_eq!(users[0].share, AssocShares::Parent);
     assert_eq!(users[0].partition.as_deref(), Some("gpu"));
-    assert_eq!(users[1].share, Share::Value(5));
+    assert_eq!(users[1].share, AssocShares::Value(5));
 }
 
 #[test]
@@ -584,14 +584,14 @@ fn recorded_standings_have_slurms_fair_tree_factors() {
         [("u1", 0.75), ("u2", 1.0), ("u3", 0.25), ("u4", 0.5)]
     );
     let physics = recorded_row("physics", None);
-    assert_eq!(physics.raw_shares, Some(Share::Value(3)));
+    assert_eq!(physics.raw_shares, Some(AssocShares::Value(3)));
     assert_eq!((physics.norm_shares, physics.raw_usage), (0.75, 1525));
     assert_eq!(
         (physics.level_fs, physics.fairshare),
         (Some(1.218534), None)
     );
     let u3 = recorded_row("chemistry", Some("u3"));
-    assert_eq!(u3.raw_shares, Some(Share::Value(1)));
+    assert_eq!(u3.raw_shares, Some(AssocShares::Value(1)));
     assert_eq!(
         (u3.raw_usage, u3.effective_usage, u3.level_fs),
         (759, 0.714742, Some(0.699553))
@@ -608,7 +608,7 @@ fn hand_made_standings_take_no_usage_and_parent_shares() {
     let rows = parse_sshare(text).unwrap();
     assert_eq!(rows[2].level_fs, Some(f64::INFINITY));
     assert_eq!((rows[2].raw_usage, rows[2].fairshare), (0, Some(1.0)));
-    assert_eq!(rows[3].raw_shares, Some(Share::Parent));
+    assert_eq!(rows[3].raw_shares, Some(AssocShares::Parent));
     assert_eq!(parse_sshare("\n"), Ok(vec![]));
 }
 

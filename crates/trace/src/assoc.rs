@@ -37,7 +37,7 @@ const COLUMNS: [&str; 7] = [
 
 /// An association's shares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Share {
+pub enum AssocShares {
     /// Its own raw shares.
     Value(u32),
     /// `parent`: none of its own; it counts as part of its parent account.
@@ -54,7 +54,7 @@ pub struct Account {
     /// Its parent account; `None` for `root`.
     pub parent: Option<String>,
     /// Its shares among its siblings.
-    pub share: Share,
+    pub share: AssocShares,
     /// Its `Priority`, as `sacctmgr` shows it (inherited from its parent when it sets none);
     /// `None` when the column is absent or empty.
     pub priority: Option<u32>,
@@ -72,7 +72,7 @@ pub struct UserAssoc {
     /// The partition it is limited to, if any.
     pub partition: Option<String>,
     /// Its shares among the account's children.
-    pub share: Share,
+    pub share: AssocShares,
     /// Its `Priority`, as `sacctmgr` shows it (inherited from its account when it sets none);
     /// `None` when the column is absent or empty.
     pub priority: Option<u32>,
@@ -268,10 +268,10 @@ impl ClusterTree {
 }
 
 /// An association's shares as the core counts them.
-fn raw_shares(share: Share) -> RawShares {
+fn raw_shares(share: AssocShares) -> RawShares {
     match share {
-        Share::Value(s) => RawShares::Count(f64::from(s)),
-        Share::Parent => RawShares::Parent,
+        AssocShares::Value(s) => RawShares::Count(f64::from(s)),
+        AssocShares::Parent => RawShares::Parent,
     }
 }
 
@@ -341,11 +341,11 @@ fn add_line(tree: &mut Associations, columns: &[&str], record: &str) -> Result<b
 }
 
 /// The share in the `Share` column `text`.
-fn share(text: &str, record: &str) -> Result<Share, ReadError> {
+fn share(text: &str, record: &str) -> Result<AssocShares, ReadError> {
     match text {
         "" => Err(ReadError::field_of(record, "Share", Problem::Missing)),
-        "parent" => Ok(Share::Parent),
-        number => number.parse().map(Share::Value).map_err(|_| {
+        "parent" => Ok(AssocShares::Parent),
+        number => number.parse().map(AssocShares::Value).map_err(|_| {
             let problem = Problem::WrongType("a number or `parent`");
             ReadError::field_of(record, "Share", problem)
         }),

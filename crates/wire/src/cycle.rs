@@ -7,7 +7,7 @@ pub use crate::model::Id;
 use crate::model::{Explanation, Priorities, UserPriority, WorkloadPriority};
 use fairshare_core::heaviness::knobs::{priority, KnobProfile, PriorityConfig, PriorityMemory};
 use fairshare_core::heaviness::{
-    heaviness, smooth, Cloud, HeavinessConfig, HeavinessError, Node, Resource, ResourceKind, User,
+    heaviness, smooth, Cloud, HeavinessConfig, HeavinessError, Host, Resource, ResourceKind, User,
     UserHeaviness, Workload,
 };
 use rustc_hash::FxHashMap;
@@ -244,7 +244,7 @@ fn cloud(
         nodes: registry
             .nodes
             .values()
-            .map(|n| Node {
+            .map(|n| Host {
                 supply: n.supply.clone(),
                 speed: n.speed,
             })

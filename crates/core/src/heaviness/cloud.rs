@@ -59,7 +59,7 @@ impl Resource {
 
 /// A node (compute host): its physical supply per resource and its CPU speed factor.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Node {
+pub struct Host {
     /// Physical supply per resource (actual scale): a rate for time-shared resources, the
     /// installed amount for memory.
     pub supply: Vec<f64>,
@@ -67,10 +67,10 @@ pub struct Node {
     pub speed: f64,
 }
 
-impl Node {
+impl Host {
     /// A node with this supply and speed 1.
-    pub fn new(supply: Vec<f64>) -> Node {
-        Node { supply, speed: 1.0 }
+    pub fn new(supply: Vec<f64>) -> Host {
+        Host { supply, speed: 1.0 }
     }
 }
 
@@ -122,7 +122,7 @@ pub struct Cloud {
     /// The resources, in the order of every vector below.
     pub resources: Vec<Resource>,
     /// The nodes.
-    pub nodes: Vec<Node>,
+    pub nodes: Vec<Host>,
     /// The users; a user owning no workload takes no part (spec §7.1's |U|).
     pub users: Vec<User>,
     /// The workloads that ran in the interval.

@@ -21,7 +21,7 @@
 //! // spec §7.5: one host, CPU and disk, users d (two VMs) and e (one VM).
 //! let cloud = Cloud {
 //!     resources: vec![Resource::new("cpu", ResourceKind::Cpu), Resource::new("disk", ResourceKind::Disk)],
-//!     nodes: vec![Node::new(vec![20.0, 1000.0])],
+//!     nodes: vec![Host::new(vec![20.0, 1000.0])],
 //!     users: vec![User::default(), User::default()],
 //!     workloads: vec![
 //!         Workload::new(0, 0, vec![2.0, 0.0]).using(vec![8.0, 100.0]),
@@ -44,7 +44,7 @@ mod metric;
 #[cfg(test)]
 mod tests;
 
-pub use cloud::{Cloud, HeavinessError, Node, Resource, ResourceKind, User, Workload};
+pub use cloud::{Cloud, HeavinessError, Host, Resource, ResourceKind, User, Workload};
 pub use config::{EndowmentMode, HeavinessConfig, Metric, Overcommit};
 pub use endowment::{cloud_supply, user_endowments, workload_endowments};
 pub use metric::{

@@ -28,7 +28,7 @@ fn worked_example() -> Cloud {
             Resource::new("cpu", ResourceKind::Cpu),
             Resource::new("disk", ResourceKind::Disk),
         ],
-        nodes: vec![Node::new(vec![20.0, 1000.0])],
+        nodes: vec![Host::new(vec![20.0, 1000.0])],
         users: vec![User::default(), User::default()],
         workloads: vec![
             Workload::new(0, 0, vec![2.0, 0.0]).using(vec![8.0, 100.0]),
@@ -96,7 +96,7 @@ fn vm_endowments_match_the_worked_example_of_section_2_1() {
             Resource::new("mem", ResourceKind::Memory),
             Resource::new("net", ResourceKind::Network),
         ],
-        nodes: vec![Node::new(vec![8.0, 32.0, 10.0])],
+        nodes: vec![Host::new(vec![8.0, 32.0, 10.0])],
         users: vec![User::default()],
         workloads: vec![
             Workload::new(0, 0, vec![4.0, 8.0, 0.0]),
@@ -144,7 +144,7 @@ fn user_endowments_match_the_worked_example_of_section_2_2() {
             Resource::new("mem", ResourceKind::Memory),
             Resource::new("disk", ResourceKind::Disk),
         ],
-        nodes: vec![Node::new(vec![64.0, 256.0, 30.0])],
+        nodes: vec![Host::new(vec![64.0, 256.0, 30.0])],
         users: [[40.0, 100.0], [80.0, 200.0], [40.0, 100.0]]
             .iter()
             .map(|q| User {
@@ -173,7 +173,7 @@ fn nova_overcommit_gives_the_entitlement_of_section_7_4() {
     ];
     let cloud = Cloud {
         resources: kinds.iter().map(|&k| Resource::new("r", k)).collect(),
-        nodes: vec![Node::new(vec![2.0; 6])],
+        nodes: vec![Host::new(vec![2.0; 6])],
         users: vec![User::default()],
         workloads: vec![Workload::new(0, 0, vec![1.0; 6])],
     };
@@ -188,7 +188,7 @@ fn nova_overcommit_gives_the_entitlement_of_section_7_4() {
 #[test]
 fn a_faster_node_counts_its_cpu_for_more() {
     let mut cloud = worked_example();
-    cloud.nodes.push(Node {
+    cloud.nodes.push(Host {
         supply: vec![20.0, 1000.0],
         speed: 3.0,
     });
@@ -386,7 +386,7 @@ fn clouds() -> impl Strategy<Value = Cloud> {
             ],
             nodes: nodes
                 .iter()
-                .map(|&(c, m, d)| Node::new(vec![c, m, d]))
+                .map(|&(c, m, d)| Host::new(vec![c, m, d]))
                 .collect(),
             users: vec![User::default(); users],
             workloads: ws

@@ -22,7 +22,7 @@ pub use read::{read_series, MAX_NODES, MAX_WORKLOADS};
 pub use result::{RuntimeComparison, RuntimeRun, UserSeries, WorkloadSeries};
 
 use fairshare_core::heaviness::knobs::{KnobProfile, PriorityConfig};
-use fairshare_core::heaviness::{Cloud, HeavinessConfig, Node, Resource, User, Workload};
+use fairshare_core::heaviness::{Cloud, HeavinessConfig, Host, Resource, User, Workload};
 use serde::Serialize;
 
 /// A loaded runtime scenario.
@@ -65,7 +65,7 @@ impl RuntimeScenario {
             nodes: self
                 .nodes
                 .iter()
-                .map(|n| Node {
+                .map(|n| Host {
                     supply: n.supply.clone(),
                     speed: n.speed,
                 })

@@ -1,6 +1,6 @@
 //! Best fit: the node left fullest, to keep empty nodes for wide jobs.
 
-use super::{Node, Placement, PlacementEntry};
+use super::{NodeLoad, Placement, PlacementEntry};
 use std::sync::Arc;
 
 /// `--placement best`.
@@ -17,8 +17,8 @@ pub(super) const BEST: PlacementEntry = PlacementEntry {
 pub struct BestFit;
 
 impl Placement for BestFit {
-    fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize> {
-        let left = |n: &Node| -> f64 {
+    fn select_node(&self, demand: &[f64], nodes: &[NodeLoad]) -> Option<usize> {
+        let left = |n: &NodeLoad| -> f64 {
             let free = n.capacity.iter().zip(&n.used).zip(demand);
             free.map(|((c, u), d)| c - u - d).sum()
         };

@@ -1,6 +1,6 @@
 //! First fit: the first node, in catalogue order, with room.
 
-use super::{Node, Placement, PlacementEntry};
+use super::{NodeLoad, Placement, PlacementEntry};
 use std::sync::Arc;
 
 /// `--placement first`.
@@ -15,7 +15,7 @@ pub(super) const FIRST: PlacementEntry = PlacementEntry {
 pub struct FirstFit;
 
 impl Placement for FirstFit {
-    fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize> {
+    fn select_node(&self, demand: &[f64], nodes: &[NodeLoad]) -> Option<usize> {
         nodes.iter().position(|n| n.has_room(demand))
     }
 }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// A node as a placement sees it: capacity and use as fractions of the cluster's total, and
 /// its speed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Node {
+pub struct NodeLoad {
     /// What the node offers, as a fraction of the cluster's total of each resource.
     pub capacity: Vec<f64>,
     /// What running tasks use of it, in the same units.
@@ -31,7 +31,7 @@ pub struct Node {
     pub closed: bool,
 }
 
-impl Node {
+impl NodeLoad {
     /// Whether a task of normalised `demand` fits beside what runs here now.
     pub fn has_room(&self, demand: &[f64]) -> bool {
         !self.closed
@@ -84,14 +84,14 @@ pub enum JobPlacement {
 
 /// Chooses the node a task, or one node's part of a parallel job, starts on.
 pub trait Placement: fmt::Debug + Send + Sync {
-    /// A node with room ([`Node::has_room`]) for normalised `demand`, given every node's state;
+    /// A node with room ([`NodeLoad::has_room`]) for normalised `demand`, given every node's state;
     /// `None` when no node has room.
-    fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize>;
+    fn select_node(&self, demand: &[f64], nodes: &[NodeLoad]) -> Option<usize>;
 
     /// Where a job of `parts` parts of normalised `each` goes, for a placement that chooses a
     /// job's nodes together; `spread`: a node may take several parts (a job spread over
     /// processors), else one each (a job held to `parts` nodes). By default, part by part.
-    fn place(&self, _each: &[f64], _parts: u32, _spread: bool, _nodes: &[Node]) -> JobPlacement {
+    fn place(&self, _each: &[f64], _parts: u32, _spread: bool, _nodes: &[NodeLoad]) -> JobPlacement {
         JobPlacement::PartByPart
     }
 }

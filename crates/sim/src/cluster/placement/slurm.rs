@@ -2,7 +2,7 @@
 //! `plugins/select/cons_tres/job_test.c`, with equal node weights and no topology): a job's
 //! nodes are chosen together, within runs of consecutive nodes that have room.
 
-use super::{JobPlacement, Node, Placement, PlacementEntry};
+use super::{JobPlacement, NodeLoad, Placement, PlacementEntry};
 use std::sync::Arc;
 
 /// `--placement slurm`.
@@ -33,13 +33,13 @@ struct Run {
 
 impl Placement for SlurmNodes {
     /// One node, as [`SlurmNodes::place`] would choose for a one-part job.
-    fn select_node(&self, demand: &[f64], nodes: &[Node]) -> Option<usize> {
-        let capacity = |n: &Node| u32::from(n.has_room(demand));
+    fn select_node(&self, demand: &[f64], nodes: &[NodeLoad]) -> Option<usize> {
+        let capacity = |n: &NodeLoad| u32::from(n.has_room(demand));
         let parts = place(1, nodes, capacity)?;
         parts.first().map(|&(node, _)| node)
     }
 
-    fn place(&self, each: &[f64], parts: u32, spread: bool, nodes: &[Node]) -> JobPlacement {
+    fn place(&self, each: &[f64], parts: u32, spread: bool, nodes: &[NodeLoad]) -> JobPlacement {
         match place(parts, nodes, |n| n.parts_it_holds(each, spread)) {
             Some(parts) => JobPlacement::On(parts),
             None => JobPlacement::NoRoom,
@@ -51,9 +51,9 @@ impl Placement for SlurmNodes {
 /// [`SlurmNodes`] (a node that holds the rest whole is looked for whatever the job's shape:
 /// a job held to several nodes, one part each, comes to it at its last part, as in Slurm).
 /// `None` when they do not all fit.
-fn place(parts: u32, nodes: &[Node], capacity: impl Fn(&Node) -> u32) -> Option<Vec<(usize, u32)>> {
+fn place(parts: u32, nodes: &[NodeLoad], capacity: impl Fn(&NodeLoad) -> u32) -> Option<Vec<(usize, u32)>> {
     let holds: Vec<u32> = nodes.iter().map(capacity).collect();
-    let free = |n: &Node| {
+    let free = |n: &NodeLoad| {
         n.capacity
             .first()
             .zip(n.used.first())
@@ -142,9 +142,9 @@ mod tests {
     use super::*;
 
     /// Nodes of 8 processors using `used` each.
-    fn nodes(used: &[f64]) -> Vec<Node> {
+    fn nodes(used: &[f64]) -> Vec<NodeLoad> {
         (used.iter())
-            .map(|&u| Node {
+            .map(|&u| NodeLoad {
                 capacity: vec![8.0],
                 used: vec![u],
                 speed: 1.0,
@@ -191,7 +191,7 @@ mod tests {
         ) {
             let nodes = nodes(&used.iter().map(|u| u.floor()).collect::<Vec<_>>());
             let each = [per_part.floor()];
-            let holds = |n: &Node| n.parts_it_holds(&each, spread);
+            let holds = |n: &NodeLoad| n.parts_it_holds(&each, spread);
             let room: u32 = nodes.iter().map(holds).sum();
             match SlurmNodes.place(&each, parts, spread, &nodes) {
                 JobPlacement::On(placed) => {

@@ -9,7 +9,7 @@ use super::*;
 pub(super) fn fit(
     placement: &dyn Placement,
     request: &Request,
-    nodes: &mut [Node],
+    nodes: &mut [NodeLoad],
     fenced: &[bool],
 ) -> Option<Placed> {
     for (i, node) in nodes.iter_mut().enumerate() {

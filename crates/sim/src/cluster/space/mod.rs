@@ -9,7 +9,7 @@
 //! time, against the nodes' use now or, for backfilling, their most expected use over a window
 //! of the availability profile.
 
-use super::placement::{JobPlacement, Node, Placement};
+use super::placement::{JobPlacement, NodeLoad, Placement};
 use super::profile::Skyline;
 use fairshare_core::alloc::tasks::FIT_SLACK;
 use fairshare_core::model::{MachineCatalogue, NodeType, Time};
@@ -54,9 +54,9 @@ type Searches = (Vec<usize>, Openings, Openings, Vec<bool>);
 pub(super) struct Space {
     total: Vec<f64>,
     used: Vec<f64>,
-    nodes: Vec<Node>,
+    nodes: Vec<NodeLoad>,
     /// A copy of the nodes that placements are tried on.
-    scratch: Vec<Node>,
+    scratch: Vec<NodeLoad>,
     placement: Arc<dyn Placement>,
     /// Each node's expected use over time (empty when the scheduler makes no reservations).
     profile: Vec<Skyline>,
@@ -127,9 +127,9 @@ impl Space {
                 names[r], total[r]
             ));
         }
-        let nodes: Vec<Node> = nodes
+        let nodes: Vec<NodeLoad> = nodes
             .into_iter()
-            .map(|(m, speed)| Node {
+            .map(|(m, speed)| NodeLoad {
                 capacity: m.iter().zip(&total).map(|(c, t)| c / t).collect(),
                 used: vec![0.0; resources],
                 speed,
