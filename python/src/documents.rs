@@ -10,7 +10,7 @@ use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::usage::penalty::PeMode;
 use fairshare_lab::input::{parse_decay, parse_duration, parse_moment};
 use fairshare_lab::penalty::{explain, PenaltyRequest};
-use fairshare_lab::simulation::{Simulated, Simulation};
+use fairshare_lab::simulation::{Simulated, LoadedScenario};
 use fairshare_lab::slurm_conf::BillingFiles;
 use fairshare_lab::{sweep, LabError, MeasuredTrace, PrioritiesRequest};
 use fairshare_sim::stats::{timed, RunStats};
@@ -189,7 +189,7 @@ pub fn simulate_run(
     progress: Option<PyObject>,
 ) -> PyResult<Document> {
     released(py, || {
-        let simulation = Simulation::read(&scenario, policy.as_deref(), runs)?;
+        let simulation = LoadedScenario::read(&scenario, policy.as_deref(), runs)?;
         let name = scenario.display().to_string();
         let progress = Progress::new(progress, u64::from(simulation.runs()));
         let mut told = 0;

@@ -7,7 +7,7 @@
 use crate::choice;
 use crate::output::Outputs;
 use anyhow::{Context, Result};
-use fairshare_lab::baa::{demands, experiment, timeline, Pool};
+use fairshare_lab::baa::{demands, experiment, timeline, RequestPool};
 use std::path::PathBuf;
 
 /// What `fairshare baa` does.
@@ -73,8 +73,8 @@ pub struct ExperimentArgs {
     traces: Vec<PathBuf>,
     /// Which requests the users are drawn from: every SUBMIT event that asks for both, as the
     /// spec samples (resubmissions count again), or the completed tasks a replay would run.
-    #[arg(long, value_parser = choice::<Pool>(), default_value = "submits")]
-    pool: Pool,
+    #[arg(long, value_parser = choice::<RequestPool>(), default_value = "submits")]
+    pool: RequestPool,
     /// How many users join (at most 100,000).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     users: u32,

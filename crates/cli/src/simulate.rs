@@ -6,7 +6,7 @@ use crate::output::Outputs;
 use crate::policy_help;
 use anyhow::Result;
 use fairshare_core::policy::Engine;
-use fairshare_lab::simulation::{Simulated, Simulation};
+use fairshare_lab::simulation::{LoadedScenario, Simulated};
 use fairshare_sim::process::Progress;
 use fairshare_sim::stats::{timed, RunStats};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -59,7 +59,7 @@ pub fn run(args: Args) -> Result<()> {
         stats: args.stats,
     };
     outputs.check()?;
-    let simulation = Simulation::read(&args.scenario, args.policy.as_deref(), args.runs)?;
+    let simulation = LoadedScenario::read(&args.scenario, args.policy.as_deref(), args.runs)?;
     let name = args.scenario.display().to_string();
     let bar = bar(simulation.runs());
     if bar.is_hidden() {

@@ -5,7 +5,7 @@
 use crate::accounting::DEFAULT_ACCOUNTING;
 use fairshare_core::config::ConfigError;
 pub use fairshare_reconcile::config::SettingError;
-use fairshare_reconcile::config::{self as common, Defaults, Shared};
+use fairshare_reconcile::config::{self as common, AdapterDefaults, SharedKeys};
 use fairshare_reconcile::controller::Setup;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ pub const DEFAULT_LOCK: &str = "/run/lock/fairshare-gridengine.lock";
 #[derive(Debug, Clone, PartialEq)]
 pub struct GridEngineDefaults;
 
-impl Defaults for GridEngineDefaults {
+impl AdapterDefaults for GridEngineDefaults {
     const WEIGHT: u32 = MOST_WEIGHT;
     const MOST_WEIGHT: (u32, &'static str) = (MOST_WEIGHT, "Grid Engine's highest POSIX priority");
     const JOBS_PER_CALL: usize = 200;
@@ -33,7 +33,7 @@ impl Defaults for GridEngineDefaults {
 pub struct GridEngineConfig {
     /// The keys every adapter has (policy, weight, interval, window, …).
     #[serde(flatten)]
-    pub shared: Shared<GridEngineDefaults>,
+    pub shared: SharedKeys<GridEngineDefaults>,
     /// The accounting file (`qacct`'s).
     pub accounting: PathBuf,
 }
@@ -43,7 +43,7 @@ impl Default for GridEngineConfig {
     /// four weeks of history, Debian's accounting file, 200 jobs per call, 30 s per command.
     fn default() -> GridEngineConfig {
         GridEngineConfig {
-            shared: Shared::default(),
+            shared: SharedKeys::default(),
             accounting: PathBuf::from(DEFAULT_ACCOUNTING),
         }
     }

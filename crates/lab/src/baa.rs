@@ -64,7 +64,7 @@ pub fn generated(users: usize, seed: u64) -> Vec<Vec<f64>> {
 
 /// The requests of the Google 2011 trace the experiment's users are drawn from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Pool {
+pub enum RequestPool {
     /// Every SUBMIT event that asks for CPU and memory, as the spec samples (resubmissions
     /// count again).
     #[default]
@@ -73,30 +73,32 @@ pub enum Pool {
     Tasks,
 }
 
-impl Choice for Pool {
-    const ALL: &'static [Pool] = &[Pool::Submits, Pool::Tasks];
+impl Choice for RequestPool {
+    const ALL: &'static [RequestPool] = &[RequestPool::Submits, RequestPool::Tasks];
 
     fn name(self) -> &'static str {
         match self {
-            Pool::Submits => "submits",
-            Pool::Tasks => "tasks",
+            RequestPool::Submits => "submits",
+            RequestPool::Tasks => "tasks",
         }
     }
 
     fn about(self) -> &'static str {
         match self {
-            Pool::Submits => "Every SUBMIT event that asks for CPU and memory (the spec's pool)",
-            Pool::Tasks => "The completed tasks that ask for both",
+            RequestPool::Submits => {
+                "Every SUBMIT event that asks for CPU and memory (the spec's pool)"
+            }
+            RequestPool::Tasks => "The completed tasks that ask for both",
         }
     }
 }
 
-impl Pool {
+impl RequestPool {
     /// What the pool is, in words: `SUBMIT events` or `completed tasks`.
     pub fn in_words(self) -> &'static str {
         match self {
-            Pool::Submits => "SUBMIT events",
-            Pool::Tasks => "completed tasks",
+            RequestPool::Submits => "SUBMIT events",
+            RequestPool::Tasks => "completed tasks",
         }
     }
 }
@@ -120,7 +122,7 @@ pub struct Demands {
 /// that a front end can say what it reads; it is not called without traces.
 pub fn demands(
     traces: &[PathBuf],
-    pool: Pool,
+    pool: RequestPool,
     users: usize,
     seed: u64,
     reading: &mut dyn FnMut(),
@@ -140,12 +142,12 @@ pub fn demands(
     }
     reading();
     let (requests, what) = match pool {
-        Pool::Submits => {
+        RequestPool::Submits => {
             let submits = fairshare_trace::google::submit_requests(traces)?;
             let what = format!("SUBMIT events ({} distinct tasks)", submits.tasks);
             (submits.requests, what)
         }
-        Pool::Tasks => {
+        RequestPool::Tasks => {
             let tasks = fairshare_trace::open(traces, Some(format), &ReadOptions::default())?;
             (task_requests(tasks)?, "completed task requests".to_owned())
         }
@@ -391,7 +393,10 @@ mod tests {
     /// Without traces the demands are LogNormal(−3, 1)'s, seeded, and nothing is read.
     #[test]
     fn demands_without_traces_are_generated() {
-        let d = demands(&[], Pool::Tasks, 5, 3, &mut || panic!("nothing to read")).unwrap();
+        let d = demands(&[], RequestPool::Tasks, 5, 3, &mut || {
+            panic!("nothing to read")
+        })
+        .unwrap();
         assert_eq!(d.demands, generated(5, 3));
         assert_eq!(d.source, "LogNormal(−3, 1)");
     }
@@ -403,9 +408,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let swf = dir.path().join("log.swf");
         std::fs::write(&swf, "1 0 0 10 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1 -1\n").unwrap();
-        let error = demands(std::slice::from_ref(&swf), Pool::Submits, 5, 1, &mut || {
-            panic!("a SWF trace is not read")
-        })
+        let error = demands(
+            std::slice::from_ref(&swf),
+            RequestPool::Submits,
+            5,
+            1,
+            &mut || panic!("a SWF trace is not read"),
+        )
         .unwrap_err();
         assert_eq!(
             error.to_string(),
@@ -436,7 +445,7 @@ mod tests {
         std::fs::write(&second, ev(40, 3, 0, "0.5", "0.6")).unwrap(); // never runs
         let parts = [first.clone(), second];
         let mut heard = 0;
-        let submits = demands(&parts, Pool::Submits, 4, 9, &mut || heard += 1).unwrap();
+        let submits = demands(&parts, RequestPool::Submits, 4, 9, &mut || heard += 1).unwrap();
         assert_eq!(heard, 1);
         assert_eq!(
             submits.source,
@@ -449,7 +458,7 @@ mod tests {
             submits.demands,
             sample(&[[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], 4, 9).unwrap()
         );
-        let tasks = demands(&parts[..1], Pool::Tasks, 4, 9, &mut || heard += 1).unwrap();
+        let tasks = demands(&parts[..1], RequestPool::Tasks, 4, 9, &mut || heard += 1).unwrap();
         assert_eq!(heard, 2);
         assert_eq!(
             tasks.source,
@@ -461,11 +470,11 @@ mod tests {
     /// The pools' names and help, as `fairshare baa experiment --pool` offers them.
     #[test]
     fn pools_are_picked_by_name() {
-        assert_eq!(Pool::named("submits"), Some(Pool::Submits));
-        assert_eq!(Pool::named("tasks"), Some(Pool::Tasks));
-        assert_eq!(Pool::names(), "submits or tasks");
-        assert_eq!(Pool::default(), Pool::Submits);
-        assert_eq!(Pool::Tasks.in_words(), "completed tasks");
+        assert_eq!(RequestPool::named("submits"), Some(RequestPool::Submits));
+        assert_eq!(RequestPool::named("tasks"), Some(RequestPool::Tasks));
+        assert_eq!(RequestPool::names(), "submits or tasks");
+        assert_eq!(RequestPool::default(), RequestPool::Submits);
+        assert_eq!(RequestPool::Tasks.in_words(), "completed tasks");
     }
 
     /// The spec's expectations (§8) on the generated users: capacity never exceeded, some

@@ -19,7 +19,8 @@ use fairshare_core::heaviness::knobs::{KnobProfile, PriorityConfig};
 use fairshare_core::heaviness::{HeavinessConfig, Resource, ResourceKind};
 use fairshare_core::model::MachineCatalogue;
 use fairshare_sim::runtime::{
-    run_observed, Demand, NodeSpec, RuntimePolicy, RuntimeScenario, Tick, UserSpec, WorkloadSpec,
+    run_observed, Demand, RuntimeNode, RuntimePolicy, RuntimeScenario, RuntimeUser,
+    RuntimeWorkload, Tick,
 };
 use fairshare_trace::{open, read_machines, Format, ReadOptions, TaskSource};
 use rand::seq::SliceRandom;
@@ -146,8 +147,8 @@ pub fn build_cloud(
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
     let nodes = draw_nodes(&read_machines(node_list, Format::ALIBABA)?, spec, &mut rng)?;
     let sizes = draw_sizes(pods, spec, &mut rng)?;
-    let users: Vec<UserSpec> = (1..=spec.users)
-        .map(|u| UserSpec {
+    let users: Vec<RuntimeUser> = (1..=spec.users)
+        .map(|u| RuntimeUser {
             name: format!("u{u:02}"),
             quota: None,
         })
@@ -163,7 +164,7 @@ pub fn build_cloud(
             load[node] += cpu;
             let arriving = owner + 1 == spec.users;
             let disk_heavy = rng.gen_bool(1.0 / 3.0);
-            WorkloadSpec {
+            RuntimeWorkload {
                 name: format!("vm{:03}", i + 1),
                 owner,
                 node,
@@ -203,7 +204,7 @@ fn draw_nodes(
     catalogue: &MachineCatalogue,
     spec: &CloudSpec,
     rng: &mut ChaCha8Rng,
-) -> Result<Vec<NodeSpec>, LabError> {
+) -> Result<Vec<RuntimeNode>, LabError> {
     let all: Vec<&fairshare_core::model::NodeType> = catalogue
         .types
         .iter()
@@ -215,7 +216,7 @@ fn draw_nodes(
     Ok((1..=spec.nodes)
         .map(|i| {
             let t = all[rng.gen_range(0..all.len())];
-            NodeSpec {
+            RuntimeNode {
                 name: format!("n{i:02}"),
                 supply: vec![
                     t.capacity[0],
@@ -292,7 +293,7 @@ fn draw_owners(spec: &CloudSpec, rng: &mut ChaCha8Rng) -> Vec<usize> {
 }
 
 /// The node with the fewest VCPUs per core so far (the first of equals).
-fn least_loaded(nodes: &[NodeSpec], load: &[f64]) -> usize {
+fn least_loaded(nodes: &[RuntimeNode], load: &[f64]) -> usize {
     (0..nodes.len())
         .min_by(|&a, &b| (load[a] / nodes[a].supply[0]).total_cmp(&(load[b] / nodes[b].supply[0])))
         .expect("at least one node")

@@ -14,7 +14,7 @@ use fairshare_sim::scenario::{check_runs, ProcessPolicy, Scenario, MAX_RUNS};
 use std::path::Path;
 
 /// A scenario read from its file, ready to run.
-pub enum Simulation {
+pub enum LoadedScenario {
     /// Processes over resource queues.
     Processes(Box<Scenario>),
     /// Workloads under the runtime fairness service.
@@ -29,14 +29,14 @@ pub enum Simulated {
     Runtime(Box<RuntimeComparison>),
 }
 
-impl Simulation {
+impl LoadedScenario {
     /// The scenario in `path`, under `policy` instead of its own and with `runs` runs when
     /// given.
     pub fn read(
         path: &Path,
         policy: Option<&str>,
         runs: Option<u32>,
-    ) -> Result<Simulation, LabError> {
+    ) -> Result<LoadedScenario, LabError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| LabError::Unusable(format!("cannot read {}: {e}", path.display())))?;
         if RuntimeScenario::is_runtime(&text) {
@@ -58,7 +58,7 @@ impl Simulation {
             }
             scenario.simulation.runs = runs;
         }
-        Ok(Simulation::Processes(Box::new(scenario)))
+        Ok(LoadedScenario::Processes(Box::new(scenario)))
     }
 
     /// A runtime scenario of `text`, with the overrides.
@@ -67,7 +67,7 @@ impl Simulation {
         path: &Path,
         policy: Option<&str>,
         runs: Option<u32>,
-    ) -> Result<Simulation, LabError> {
+    ) -> Result<LoadedScenario, LabError> {
         let mut scenario = RuntimeScenario::from_toml(text, path).map_err(unusable)?;
         if let Some(policy) = policy {
             scenario.policy = (policy.parse())
@@ -78,14 +78,14 @@ impl Simulation {
                 "--runs: a runtime scenario is deterministic and runs once".into(),
             ));
         }
-        Ok(Simulation::Runtime(Box::new(scenario)))
+        Ok(LoadedScenario::Runtime(Box::new(scenario)))
     }
 
     /// The runs to make (each told to `progress` as a process simulation goes on).
     pub fn runs(&self) -> u32 {
         match self {
-            Simulation::Processes(s) => s.simulation.runs,
-            Simulation::Runtime(_) => 1,
+            LoadedScenario::Processes(s) => s.simulation.runs,
+            LoadedScenario::Runtime(_) => 1,
         }
     }
 
@@ -99,13 +99,13 @@ impl Simulation {
         let failed =
             |e: &dyn std::fmt::Display| LabError::Unusable(format!("simulating {name}: {e}"));
         match self {
-            Simulation::Processes(scenario) => {
+            LoadedScenario::Processes(scenario) => {
                 let result =
                     simulate_with_progress(scenario, name, progress).map_err(|e| failed(&e))?;
                 let events = result.events;
                 Ok((Simulated::Processes(Box::new(result)), events))
             }
-            Simulation::Runtime(scenario) => {
+            LoadedScenario::Runtime(scenario) => {
                 let result = compare(scenario).map_err(|e| failed(&e))?;
                 let runs = 1 + u64::from(result.baseline.is_some());
                 Ok((

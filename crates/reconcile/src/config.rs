@@ -1,5 +1,5 @@
-//! What every adapter's configuration file shares: the keys they all have ([`Shared`], which
-//! each adapter's file flattens beside its own keys, with the adapter's [`Defaults`]), reading
+//! What every adapter's configuration file shares: the keys they all have ([`SharedKeys`], which
+//! each adapter's file flattens beside its own keys, with the adapter's [`AdapterDefaults`]), reading
 //! a file (a key the file's type does not have is refused, naming where it is written), and
 //! the checks, each error naming its key. Each adapter keeps only its scheduler's keys and checks.
 
@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// An adapter's defaults for the keys every adapter has, and the bound on its weight.
-pub trait Defaults {
+pub trait AdapterDefaults {
     /// The highest factor written, unless the file says.
     const WEIGHT: u32;
     /// The largest weight the scheduler holds, and what bounds it, in words.
@@ -34,7 +34,7 @@ pub trait Defaults {
 /// (`#[serde(flatten)]`) beside its own keys; `D` gives the defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, bound = "")]
-pub struct Shared<D: Defaults> {
+pub struct SharedKeys<D: AdapterDefaults> {
     /// The policy, as `fairshare replay --policy` spells it.
     pub policy: String,
     /// The highest factor: the first run's on a fresh queue (fairshare's factors in [0, 1]
@@ -66,11 +66,11 @@ pub struct Shared<D: Defaults> {
     defaults: PhantomData<D>,
 }
 
-impl<D: Defaults> Default for Shared<D> {
+impl<D: AdapterDefaults> Default for SharedKeys<D> {
     /// Fair Tree, the adapter's weight, a pass a minute over four weeks of history, the
     /// adapter's jobs per call, 30 s per command, the adapter's lock.
-    fn default() -> Shared<D> {
-        Shared {
+    fn default() -> SharedKeys<D> {
+        SharedKeys {
             policy: "fairshare".into(),
             weight: D::WEIGHT,
             interval_s: 60.0,
@@ -86,7 +86,7 @@ impl<D: Defaults> Default for Shared<D> {
     }
 }
 
-impl<D: Defaults> Shared<D> {
+impl<D: AdapterDefaults> SharedKeys<D> {
     /// Checks every value; the error names the key.
     pub fn check(&self) -> Result<(), SettingError> {
         policy(&self.policy)?;
@@ -284,7 +284,7 @@ mod tests {
     #[derive(Debug, Clone, PartialEq)]
     struct Small;
 
-    impl Defaults for Small {
+    impl AdapterDefaults for Small {
         const WEIGHT: u32 = 7;
         const MOST_WEIGHT: (u32, &'static str) = (9, "the small scheduler's highest factor");
         const JOBS_PER_CALL: usize = 3;
@@ -296,7 +296,7 @@ mod tests {
     #[serde(default)]
     struct SmallConfig {
         #[serde(flatten)]
-        shared: Shared<Small>,
+        shared: SharedKeys<Small>,
         queue: Option<String>,
     }
 

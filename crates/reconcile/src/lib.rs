@@ -19,7 +19,7 @@
 //! type it chooses ([`job::JobId`]); its writer gives jobs a factor; its
 //! [`controller::SchedulerIo`] calls them, through [`command::Counted`] commands, and an
 //! adapter with no error of its own takes [`controller::PassError`]. Its configuration file
-//! flattens [`config::Shared`] under its [`config::Defaults`]. `examples/openpbs/` in this
+//! flattens [`config::SharedKeys`] under its [`config::AdapterDefaults`]. `examples/openpbs/` in this
 //! crate is a whole adapter for OpenPBS — readers of `qstat -f -F json`, `pbsnodes -a -F
 //! json` and the scheduler's `resource_group`, the writer `qalter -p`, and 60 lines of glue
 //! — run on outputs in OpenPBS's shape and driven through a pass, a failed pass and a reset
@@ -39,7 +39,7 @@
 //! - [`state`]: what a reconcile keeps between passes, and one reconcile through all of the
 //!   above.
 //! - [`command`]: the scheduler's commands, run bounded in time, every failure told apart.
-//! - [`config`]: the keys every adapter's configuration file has ([`config::Shared`], which
+//! - [`config`]: the keys every adapter's configuration file has ([`config::SharedKeys`], which
 //!   each adapter's file flattens beside its own), reading a file, and the checks.
 //! - [`lock`]: one writer per cluster, a lock file a second writer is refused by.
 //! - [`watch`]: the loop: interval, backoff after failures, stop on SIGTERM, an [`watch::Action`]

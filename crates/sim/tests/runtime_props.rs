@@ -5,8 +5,8 @@
 use fairshare_core::heaviness::knobs::{KnobProfile, PriorityConfig};
 use fairshare_core::heaviness::{HeavinessConfig, Resource, ResourceKind};
 use fairshare_sim::runtime::{
-    compare, run, run_observed, Demand, NodeSpec, RuntimeComparison, RuntimePolicy,
-    RuntimeScenario, UserSpec, WorkloadSpec,
+    compare, run, run_observed, Demand, RuntimeComparison, RuntimeNode, RuntimePolicy,
+    RuntimeScenario, RuntimeUser, RuntimeWorkload,
 };
 use proptest::prelude::*;
 
@@ -56,14 +56,14 @@ fn scenarios() -> impl Strategy<Value = RuntimeScenario> {
                 nodes: nodes
                     .iter()
                     .enumerate()
-                    .map(|(i, &(cpu, disk, mem, speed))| NodeSpec {
+                    .map(|(i, &(cpu, disk, mem, speed))| RuntimeNode {
                         name: format!("n{i}"),
                         supply: vec![cpu, disk, mem],
                         speed,
                     })
                     .collect(),
                 users: (0..4)
-                    .map(|u| UserSpec {
+                    .map(|u| RuntimeUser {
                         name: format!("u{u}"),
                         quota: None,
                     })
@@ -80,7 +80,7 @@ fn scenarios() -> impl Strategy<Value = RuntimeScenario> {
                                 (at, vec![cpu, disk, mem])
                             })
                             .collect();
-                        WorkloadSpec {
+                        RuntimeWorkload {
                             name: format!("w{i}"),
                             owner,
                             node: node % n,

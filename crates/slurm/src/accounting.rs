@@ -14,7 +14,7 @@
 //!   [`Allocation`]; `End` is `Unknown` while it runs.
 //! - **Never started** (pending, or cancelled while waiting): `Start` is `Unknown`, `None` or
 //!   empty, or — as Slurm 22.05 may also write a job cancelled while pending — `Start` = `End`
-//!   with nothing allocated. Counted in [`Accounting::never_started`], not listed.
+//!   with nothing allocated. Counted in [`SacctListing::never_started`], not listed.
 //! - **A step** (`123.batch`, `123.0`): ignored; `--allocations` should print none.
 //!
 //! `JobIDRaw` is always one number: each task of an array has its own job id there (the last
@@ -77,7 +77,7 @@ pub fn sacct_command(from: &str, to: &str) -> Vec<String> {
 
 /// What `sacct`'s output says ran.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Accounting {
+pub struct SacctListing {
     /// The jobs that started, in `sacct`'s order: by job id, an array's tasks together.
     pub allocations: Vec<Allocation>,
     /// How many jobs were listed that never started (pending, or cancelled while waiting).
@@ -86,7 +86,7 @@ pub struct Accounting {
 
 /// The jobs in `sacct`'s output `text` (see [`sacct_command`]), times read as UTC, each billed
 /// under `billing`.
-pub fn parse_accounting(text: &str, billing: &Billing) -> Result<Accounting, ReadError> {
+pub fn parse_accounting(text: &str, billing: &Billing) -> Result<SacctListing, ReadError> {
     let (accounting, mut rejected) = read_accounting(text, billing);
     match rejected.is_empty() {
         true => Ok(accounting),
@@ -96,8 +96,8 @@ pub fn parse_accounting(text: &str, billing: &Billing) -> Result<Accounting, Rea
 
 /// The allocations of every line of `text` that reads, and why each other line does not: a
 /// reconcile skips one bad record rather than stop for as long as it stays in the window.
-pub fn read_accounting(text: &str, billing: &Billing) -> (Accounting, Vec<ReadError>) {
-    let mut accounting = Accounting::default();
+pub fn read_accounting(text: &str, billing: &Billing) -> (SacctListing, Vec<ReadError>) {
+    let mut accounting = SacctListing::default();
     let mut rejected = Vec::new();
     for (record, line) in lines(text) {
         let columns: Vec<&str> = line.split('|').map(str::trim).collect();

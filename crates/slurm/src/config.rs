@@ -16,7 +16,7 @@ use fairshare_core::choice::Choice;
 use fairshare_core::config::ConfigError;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 pub use fairshare_reconcile::config::SettingError;
-use fairshare_reconcile::config::{self as common, Defaults, Shared};
+use fairshare_reconcile::config::{self as common, AdapterDefaults, SharedKeys};
 use fairshare_reconcile::controller::Setup;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -63,7 +63,7 @@ pub const DEFAULT_LOCK: &str = "/run/lock/fairshare-slurm.lock";
 #[derive(Debug, Clone, PartialEq)]
 pub struct SlurmDefaults;
 
-impl Defaults for SlurmDefaults {
+impl AdapterDefaults for SlurmDefaults {
     const WEIGHT: u32 = 100_000;
     const MOST_WEIGHT: (u32, &'static str) = (
         MOST_WEIGHT,
@@ -79,7 +79,7 @@ impl Defaults for SlurmDefaults {
 pub struct SlurmConfig {
     /// The keys every adapter has (policy, weight, interval, window, …).
     #[serde(flatten)]
-    pub shared: Shared<SlurmDefaults>,
+    pub shared: SharedKeys<SlurmDefaults>,
     /// `replace` (the site sets `PriorityWeightFairshare=0`) or `add` (beside Slurm's factor).
     pub mapping: String,
     /// The partitions whose pending jobs are ranked and whose nodes make the cluster; empty:
@@ -102,7 +102,7 @@ impl Default for SlurmConfig {
     /// per command.
     fn default() -> SlurmConfig {
         SlurmConfig {
-            shared: Shared::default(),
+            shared: SharedKeys::default(),
             mapping: Mapping::Replace.name().into(),
             partitions: Vec::new(),
             cluster: None,

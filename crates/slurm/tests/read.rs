@@ -88,7 +88,10 @@ fn recorded_associations_form_the_tree() {
         .collect();
     assert_eq!(
         children,
-        [("chemistry", AssocShares::Value(1)), ("physics", AssocShares::Value(3))]
+        [
+            ("chemistry", AssocShares::Value(1)),
+            ("physics", AssocShares::Value(3))
+        ]
     );
     let physics: Vec<&str> = tree
         .users_of("fairshare", "physics")

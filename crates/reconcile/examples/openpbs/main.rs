@@ -24,7 +24,7 @@ mod writer;
 use fairshare_core::model::Time;
 use fairshare_reconcile::clients::Clients;
 use fairshare_reconcile::command::{Commands, Counted, Unread};
-use fairshare_reconcile::config::{policy, Defaults, SettingError, Shared};
+use fairshare_reconcile::config::{policy, AdapterDefaults, SettingError, SharedKeys};
 use fairshare_reconcile::controller::{Cluster, Controller, Jobs, PassError, SchedulerIo};
 use fairshare_reconcile::job::QueuedJob;
 use fairshare_reconcile::machines::Machines;
@@ -38,7 +38,7 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, PartialEq)]
 pub struct PbsDefaults;
 
-impl Defaults for PbsDefaults {
+impl AdapterDefaults for PbsDefaults {
     const WEIGHT: u32 = 1_000;
     const MOST_WEIGHT: (u32, &'static str) = (1_023, "OpenPBS holds a Priority in [-1024, 1023]");
     const JOBS_PER_CALL: usize = 100;
@@ -95,7 +95,7 @@ impl<C: Commands> SchedulerIo for PbsIo<C> {
 /// The adapter of `config` on `commands`, its fairshare tree read from `resource_group`.
 pub fn adapter<C: Commands>(
     commands: C,
-    config: &Shared<PbsDefaults>,
+    config: &SharedKeys<PbsDefaults>,
     resource_group: PathBuf,
 ) -> Result<Controller<PbsIo<C>>, SettingError> {
     let setup = config.setup(policy(&config.policy)?, Vec::new(), true)?;
@@ -110,7 +110,7 @@ pub fn adapter<C: Commands>(
 /// One pass on the recorded outputs, its writes made: the order and the writes, as JSON.
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tree = recorded::path("resource_group");
-    let mut controller = adapter(recorded::Server::new(), &Shared::default(), tree)?;
+    let mut controller = adapter(recorded::Server::new(), &SharedKeys::default(), tree)?;
     let pass = controller.pass(recorded::NOW)?;
     let applied = controller.apply(&pass.plan);
     let shown = (&pass.plan.standings, &pass.plan.writes, &applied);

@@ -4,12 +4,12 @@
 use crate::jobs::{self, PbsId};
 use crate::recorded::{path, Server, NOW};
 use crate::{adapter, groups, read, PbsDefaults, PbsIo};
-use fairshare_reconcile::config::Shared;
+use fairshare_reconcile::config::SharedKeys;
 use fairshare_reconcile::controller::Controller;
 
 /// The adapter under its defaults (Fair Tree, weight 1000) on a fresh stand-in server.
 fn controller() -> Controller<PbsIo<Server>> {
-    let config = Shared::<PbsDefaults>::default();
+    let config = SharedKeys::<PbsDefaults>::default();
     adapter(Server::new(), &config, path("resource_group")).unwrap()
 }
 
@@ -108,7 +108,7 @@ fn reset_gives_every_priority_fairshare_wrote_back_0_and_leaves_the_owners() {
 
 #[test]
 fn a_weight_openpbs_cannot_hold_is_refused_naming_the_bound() {
-    let mut config = Shared::<PbsDefaults>::default();
+    let mut config = SharedKeys::<PbsDefaults>::default();
     config.weight = 2_000;
     let error = adapter(Server::new(), &config, path("resource_group"))
         .err()

@@ -36,7 +36,9 @@ pub use limits::{Cap, Limit, Scope};
 pub use outage::Outage;
 pub use outcome::{JobOutcome, JobState};
 pub use overrun::Overrun;
-pub use placement::{BestFit, FirstFit, JobPlacement, NodeLoad, Placement, PlacementEntry, SlurmNodes};
+pub use placement::{
+    BestFit, FirstFit, JobPlacement, NodeLoad, Placement, PlacementEntry, SlurmNodes,
+};
 pub use recorder::MOST_SAMPLES;
 pub use result::{
     AccountResult, JobRecord, Opened, PolicyResult, ShareSeries, Timeline, UserResult,

@@ -45,11 +45,11 @@ pub struct RuntimeScenario {
     /// The resources, in the order of every vector.
     pub resources: Vec<Resource>,
     /// The nodes.
-    pub nodes: Vec<NodeSpec>,
+    pub nodes: Vec<RuntimeNode>,
     /// The users.
-    pub users: Vec<UserSpec>,
+    pub users: Vec<RuntimeUser>,
     /// The workloads.
-    pub workloads: Vec<WorkloadSpec>,
+    pub workloads: Vec<RuntimeWorkload>,
 }
 
 impl RuntimeScenario {
@@ -84,7 +84,7 @@ impl RuntimeScenario {
 
 /// A node.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NodeSpec {
+pub struct RuntimeNode {
     /// Its name.
     pub name: String,
     /// Supply per resource: CPUs, bytes per second, bytes of memory.
@@ -95,7 +95,7 @@ pub struct NodeSpec {
 
 /// A user.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct UserSpec {
+pub struct RuntimeUser {
     /// Its name.
     pub name: String,
     /// Quota per resource (virtual scale), or none for an equal split.
@@ -104,7 +104,7 @@ pub struct UserSpec {
 
 /// A workload: who owns it, where it runs, its virtual size and its demand over time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct WorkloadSpec {
+pub struct RuntimeWorkload {
     /// Its name.
     pub name: String,
     /// Position of its owner in [`RuntimeScenario::users`].
@@ -121,7 +121,7 @@ pub struct WorkloadSpec {
     pub stop_s: Option<f64>,
 }
 
-impl WorkloadSpec {
+impl RuntimeWorkload {
     /// Whether the workload runs in the interval starting at `t` seconds.
     pub fn runs_at(&self, t: f64) -> bool {
         self.start_s <= t && self.stop_s.is_none_or(|stop| t < stop)

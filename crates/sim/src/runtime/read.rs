@@ -337,8 +337,8 @@ impl Loader<'_> {
         raw: Vec<RawNode>,
         resources: &[Resource],
         runtime_span: Range<usize>,
-    ) -> Result<Vec<NodeSpec>, ConfigError> {
-        let mut nodes: Vec<NodeSpec> = Vec::new();
+    ) -> Result<Vec<RuntimeNode>, ConfigError> {
+        let mut nodes: Vec<RuntimeNode> = Vec::new();
         let mut names: HashSet<String> = HashSet::new();
         for n in raw {
             let name = self.name(&n.name, "node", &names)?;
@@ -354,7 +354,7 @@ impl Loader<'_> {
                         self.invalid(n.name.span(), format!("node \"{copy}\" is declared twice"))
                     );
                 }
-                nodes.push(NodeSpec {
+                nodes.push(RuntimeNode {
                     name: copy,
                     supply: supply.clone(),
                     speed,
@@ -386,8 +386,8 @@ impl Loader<'_> {
         &self,
         raw: Vec<RawUser>,
         resources: &[Resource],
-    ) -> Result<Vec<UserSpec>, ConfigError> {
-        let mut users: Vec<UserSpec> = Vec::new();
+    ) -> Result<Vec<RuntimeUser>, ConfigError> {
+        let mut users: Vec<RuntimeUser> = Vec::new();
         let mut names: HashSet<String> = HashSet::new();
         for u in raw {
             let name = self.name(&u.name, "user", &names)?;
@@ -397,7 +397,7 @@ impl Loader<'_> {
                 .as_ref()
                 .map(|q| self.vector(q, resources, "quota"))
                 .transpose()?;
-            users.push(UserSpec { name, quota });
+            users.push(RuntimeUser { name, quota });
         }
         Ok(users)
     }
@@ -407,10 +407,10 @@ impl Loader<'_> {
         &self,
         raw: Vec<RawWorkload>,
         resources: &[Resource],
-        nodes: &[NodeSpec],
-        users: &mut Vec<UserSpec>,
-    ) -> Result<Vec<WorkloadSpec>, ConfigError> {
-        let mut workloads: Vec<WorkloadSpec> = Vec::new();
+        nodes: &[RuntimeNode],
+        users: &mut Vec<RuntimeUser>,
+    ) -> Result<Vec<RuntimeWorkload>, ConfigError> {
+        let mut workloads: Vec<RuntimeWorkload> = Vec::new();
         let mut names: HashSet<String> = HashSet::new();
         for w in raw {
             let name = self.name(&w.name, "workload", &names)?;
@@ -421,7 +421,7 @@ impl Loader<'_> {
             let owner = match users.iter().position(|u| u.name == owner_name) {
                 Some(u) => u,
                 None => {
-                    users.push(UserSpec {
+                    users.push(RuntimeUser {
                         name: owner_name.to_string(),
                         quota: None,
                     });
@@ -470,7 +470,7 @@ impl Loader<'_> {
                         format!("workload \"{copy}\" is declared twice"),
                     ));
                 }
-                workloads.push(WorkloadSpec {
+                workloads.push(RuntimeWorkload {
                     name: copy,
                     owner,
                     node,

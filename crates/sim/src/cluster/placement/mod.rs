@@ -91,7 +91,13 @@ pub trait Placement: fmt::Debug + Send + Sync {
     /// Where a job of `parts` parts of normalised `each` goes, for a placement that chooses a
     /// job's nodes together; `spread`: a node may take several parts (a job spread over
     /// processors), else one each (a job held to `parts` nodes). By default, part by part.
-    fn place(&self, _each: &[f64], _parts: u32, _spread: bool, _nodes: &[NodeLoad]) -> JobPlacement {
+    fn place(
+        &self,
+        _each: &[f64],
+        _parts: u32,
+        _spread: bool,
+        _nodes: &[NodeLoad],
+    ) -> JobPlacement {
         JobPlacement::PartByPart
     }
 }

@@ -51,7 +51,11 @@ impl Placement for SlurmNodes {
 /// [`SlurmNodes`] (a node that holds the rest whole is looked for whatever the job's shape:
 /// a job held to several nodes, one part each, comes to it at its last part, as in Slurm).
 /// `None` when they do not all fit.
-fn place(parts: u32, nodes: &[NodeLoad], capacity: impl Fn(&NodeLoad) -> u32) -> Option<Vec<(usize, u32)>> {
+fn place(
+    parts: u32,
+    nodes: &[NodeLoad],
+    capacity: impl Fn(&NodeLoad) -> u32,
+) -> Option<Vec<(usize, u32)>> {
     let holds: Vec<u32> = nodes.iter().map(capacity).collect();
     let free = |n: &NodeLoad| {
         n.capacity
