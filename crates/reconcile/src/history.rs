@@ -18,7 +18,8 @@ use crate::job::{Allocation, JobId};
 use crate::machines::Machines;
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
-use fairshare_core::rank::play::{self, Expected, Waiting};
+use fairshare_core::rank::factors::{self, Run};
+use fairshare_core::rank::play::{Expected, Waiting};
 use fairshare_core::rank::{Book, Head, RankError, Ranker};
 use fairshare_core::usage::metric::UsageMetric;
 use std::borrow::Cow;
@@ -271,17 +272,18 @@ impl<J: JobId> History<J> {
         Ok(self.book.order())
     }
 
-    /// The order in which the policy would start the jobs of `queues` (each client's in the
-    /// order given), as the client of each start: [`play::starts`] on the history's book at
-    /// its time, for the first `runs` runs, the running jobs expected to end at `ends` (by job
-    /// id; a job without one never frees its holding in the play, one past its end frees it at
-    /// once).
-    pub fn starts(
+    /// The factors of a pass at the history's time ([`factors::pass_factors`]): the policy's
+    /// order of starts over `queues` (each client's in the order given), the running jobs
+    /// expected to end at `ends` (by job id; a job without one never frees its holding in the
+    /// play, one past its end frees it at once), its runs' factors kept from `held` (by client
+    /// and place in its queue) where they still fall, under `settings` (ranked runs, weight).
+    pub fn pass_factors(
         &self,
         queues: &BTreeMap<u32, Vec<Waiting<'_>>>,
-        runs: usize,
         ends: &BTreeMap<J, Time>,
-    ) -> Result<Vec<u32>, RankError> {
+        held: impl Fn(u32, usize) -> Option<i64>,
+        settings: (usize, u32),
+    ) -> Result<Vec<Run>, RankError> {
         let running = (self.running.iter())
             .filter_map(|(id, job)| {
                 Some(Expected {
@@ -293,17 +295,23 @@ impl<J: JobId> History<J> {
                 })
             })
             .collect();
-        play::starts(&self.book, self.now, queues, runs, running)
+        factors::pass_factors(&self.book, self.now, queues, running, held, settings)
     }
 
-    /// Every client, first to last, as the policy would rank them now were each waiting
-    /// ([`play::order_of_all`] at the history's time).
-    pub fn order_of_all(&self, heads: &BTreeMap<u32, Head>) -> Result<Vec<u32>, RankError> {
-        play::order_of_all(&self.book, self.now, heads)
+    /// The factor a job each client submits now gets ([`factors::submit_table`] at the
+    /// history's time): `heads` holds each waiting client's oldest job, `waiting` its first
+    /// and last runs' factors.
+    pub fn submit_table(
+        &self,
+        heads: &BTreeMap<u32, Head>,
+        waiting: &BTreeMap<u32, (i64, i64)>,
+        weight: u32,
+    ) -> Result<Vec<(u32, i64)>, RankError> {
+        factors::submit_table(&self.book, self.now, heads, waiting, weight)
     }
 
     /// A pending job of `demand` on `nodes` nodes with a time limit of `limit_s` seconds as
-    /// [`History::starts`] plays it: its head, holding, rate (its processors standing for its
+    /// [`History::pass_factors`] plays it: its head, holding, rate (its processors standing for its
     /// billing, which a scheduler works out only once it runs) and limit.
     pub fn waiting(
         &self,

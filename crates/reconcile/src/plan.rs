@@ -10,7 +10,7 @@
 //! per job. The order of starts (the policy's progressive filling played out over the pending
 //! jobs) falls into runs, each one client's jobs started one after another: under Fair Tree
 //! one run per client, under SDRF or DRF clients taking turns. Each run gets one factor,
-//! falling along the runs ([`stable_factors`]), so that the scheduler's other factors (age,
+//! falling along the runs ([`stable_factors`](fairshare_core::rank::factors::stable_factors)), so that the scheduler's other factors (age,
 //! size, QOS) keep the relative order of the jobs within a run, and the jobs of one client
 //! keep theirs. A fresh queue gets Fair Tree's own factors: for `n` runs, the `i`-th (from 0)
 //! gets `(n − i) / n` times a weight, rounded to a whole number — exactly Slurm's Fair Tree
@@ -25,8 +25,7 @@ use crate::job::{JobId, QueueState, QueuedJob};
 use crate::machines::Machines;
 use crate::writes::{writes, Job, Write};
 use fairshare_core::priority::dominant_share;
-use fairshare_core::rank::factors::{self, stable_factors};
-use fairshare_core::rank::play::runs;
+use fairshare_core::rank::factors::Run;
 use fairshare_core::rank::Head;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -123,10 +122,10 @@ pub fn considered(partition: &str, partitions: &[String]) -> bool {
 }
 
 /// The pending jobs of `jobs` in the partitions of `settings`.
-pub fn pending<'a, J>(
+pub fn pending<'a: 's, 's, J>(
     jobs: &'a [QueuedJob<J>],
-    settings: &'a PlanSettings,
-) -> impl Iterator<Item = &'a QueuedJob<J>> + 'a {
+    settings: &'s PlanSettings,
+) -> impl Iterator<Item = &'a QueuedJob<J>> + 's {
     jobs.iter()
         .filter(|j| j.state == QueueState::Pending)
         .filter(|j| considered(&j.partition, &settings.partitions))
@@ -138,7 +137,7 @@ pub fn pending<'a, J>(
 pub fn queues<'a, J: JobId>(
     jobs: &'a [QueuedJob<J>],
     clients: &Clients,
-    settings: &'a PlanSettings,
+    settings: &PlanSettings,
 ) -> BTreeMap<u32, Vec<&'a QueuedJob<J>>> {
     let mut queues: BTreeMap<u32, Vec<&QueuedJob<J>>> = BTreeMap::new();
     let listed = pending(jobs, settings).filter(|j| j.held.is_some());
@@ -167,47 +166,36 @@ pub fn sequence_numbers<'a, J: JobId>(ids: impl Iterator<Item = &'a J>) -> BTree
     ids.into_iter().zip(0..).collect()
 }
 
-/// The plan for `jobs`, the policy starting them in the order `sequence` (client and job id,
-/// first to last).
-///
-/// The sequence falls into runs — one association's jobs started one after another — and each
-/// run gets one factor ([`stable_factors`]): falling along the runs, keeping what the scheduler
-/// holds where it already falls, so that a steady queue needs few writes and jobs of one run
-/// share one write. An association's place is that of its first run.
+/// The plan for `jobs`, the policy's order of starts cut into `runs` over `queues` (each
+/// client's jobs, by place): each run's factor on each of its jobs, the clients in the order
+/// of their first runs, each placed there.
 pub fn plan<J: JobId>(
     jobs: &[QueuedJob<J>],
     clients: &Clients,
-    sequence: &[(u32, J)],
+    (queues, runs): (&BTreeMap<u32, Vec<&QueuedJob<J>>>, &[Run]),
     settings: &PlanSettings,
 ) -> Plan<J> {
-    let held: BTreeMap<&J, i64> = (jobs.iter())
-        .filter_map(|j| Some((&j.id, j.held?)))
-        .collect();
-    let runs = runs(sequence, settings.ranked_runs);
-    let firsts: Vec<Option<i64>> = (runs.iter())
-        .map(|(_, ids)| held.get(&ids[0]).copied())
-        .collect();
-    let factors = stable_factors(&firsts, settings.weight);
     let mut wanted: BTreeMap<&J, i64> = BTreeMap::new();
     let mut standings: Vec<RankedClient> = Vec::new();
     let mut place: BTreeMap<u32, usize> = BTreeMap::new();
-    for ((client, ids), &factor) in runs.iter().zip(&factors) {
-        wanted.extend(ids.iter().map(|id| (id, factor)));
-        let i = *place.entry(*client).or_insert_with(|| {
-            let (account, user) = clients.names[*client as usize].clone();
+    for run in runs {
+        let ran = &queues[&run.client][run.jobs.clone()];
+        wanted.extend(ran.iter().map(|job| (&job.id, run.factor)));
+        let i = *place.entry(run.client).or_insert_with(|| {
+            let (account, user) = clients.names[run.client as usize].clone();
             standings.push(RankedClient {
                 place: standings.len() + 1,
                 account,
                 user,
-                fraction: factor as f64 / f64::from(settings.weight),
-                factor: factor,
-                last_factor: factor,
+                fraction: run.factor as f64 / f64::from(settings.weight),
+                factor: run.factor,
+                last_factor: run.factor,
                 pending: 0,
             });
             standings.len() - 1
         });
-        standings[i].pending += ids.len();
-        standings[i].last_factor = factor;
+        standings[i].pending += ran.len();
+        standings[i].last_factor = run.factor;
     }
     let jobs: Vec<PlannedJob<J>> = pending(jobs, settings)
         .map(|job| {
@@ -248,23 +236,10 @@ pub struct SubmitFactor {
     pub factor: i64,
 }
 
-/// Each association's [`SubmitFactor`] ([`factors::submit_factors`] of the plan's standings,
-/// `everyone` every client as the policy would rank them were each waiting), by association.
-pub fn submit_factors<J>(
-    plan: &Plan<J>,
-    everyone: &[u32],
-    clients: &Clients,
-    weight: u32,
-) -> Vec<SubmitFactor> {
-    let waiting: BTreeMap<u32, (i64, i64)> = (plan.standings.iter())
-        .filter_map(|s| {
-            let client = clients.client(&s.account, &s.user)?;
-            Some((client, (s.factor, s.last_factor)))
-        })
-        .collect();
-    let mut factors: Vec<SubmitFactor> = (factors::submit_factors(everyone, &waiting, weight))
-        .into_iter()
-        .map(|(client, factor)| {
+/// Each association's [`SubmitFactor`] of `table` (by client), by association.
+pub fn submit_factors(table: &[(u32, i64)], clients: &Clients) -> Vec<SubmitFactor> {
+    let mut factors: Vec<SubmitFactor> = (table.iter())
+        .map(|&(client, factor)| {
             let (account, user) = &clients.names[client as usize];
             SubmitFactor {
                 account: account.clone(),

@@ -17,7 +17,8 @@ use crate::plan::{
 use fairshare_core::model::Time;
 use fairshare_core::policy::PolicySpec;
 use fairshare_core::priority::dominant_share;
-use fairshare_core::rank::play::{self, Waiting};
+use fairshare_core::rank::factors::{self, Run};
+use fairshare_core::rank::play::Waiting;
 use fairshare_core::rank::RankError;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -96,11 +97,12 @@ impl<J: JobId> State<J> {
     ) -> Result<Reconciled<J>, HistoryError> {
         let Ranked {
             step,
-            sequence,
-            everyone,
+            queues,
+            runs,
+            submit,
         } = self.rank(allocations, jobs, now, settings)?;
-        let plan = plan(jobs, &self.clients, &sequence, settings);
-        let submit = submit_factors(&plan, &everyone, &self.clients, settings.weight);
+        let plan = plan(jobs, &self.clients, (&queues, &runs), settings);
+        let submit = submit_factors(&submit, &self.clients);
         let mut notes = left_out(&self.clients);
         notes.extend(weight_note(settings.weight, plan.runs));
         Ok(Reconciled {
@@ -115,15 +117,15 @@ impl<J: JobId> State<J> {
 
     /// Brings the history to `now` with `allocations` and plays out the order in which the
     /// policy would start the pending jobs of `jobs` that hold a factor: what the history took
-    /// in, the order of starts (client and job id), and every client as the policy would rank
-    /// them were each waiting.
-    fn rank(
+    /// in, each client's queue, the runs of the order of starts with their factors, and the
+    /// factor each client's next job gets.
+    fn rank<'a>(
         &mut self,
         allocations: &[Allocation<J>],
-        jobs: &[QueuedJob<J>],
+        jobs: &'a [QueuedJob<J>],
         now: Time,
         settings: &PlanSettings,
-    ) -> Result<Ranked<J>, RankError> {
+    ) -> Result<Ranked<'a, J>, RankError> {
         let step = (self.history).record(allocations, &self.clients, &self.machines, now)?;
         let queues = queues(jobs, &self.clients, settings);
         let machines = &self.machines;
@@ -140,19 +142,22 @@ impl<J: JobId> State<J> {
             .collect();
         let heads = waiting.iter().map(|(&c, w)| (c, w[0].head)).collect();
         self.history.order(&heads)?;
-        let everyone = self.history.order_of_all(&heads)?;
         let ends = match settings.ends_at_limits {
             true => expected_ends(jobs),
             false => BTreeMap::new(),
         };
-        let starts = (self.history).starts(&waiting, settings.ranked_runs, &ends)?;
-        let sequence = (play::in_queues(&starts).into_iter())
-            .map(|(client, place)| (client, queues[&client][place].id.clone()))
-            .collect();
+        let held = |client: u32, place: usize| queues[&client][place].held;
+        let weight = settings.weight;
+        let ranked = (settings.ranked_runs, weight);
+        let runs = (self.history).pass_factors(&waiting, &ends, held, ranked)?;
+        let first_and_last = factors::first_and_last(&runs);
+        let submit = (self.history).submit_table(&heads, &first_and_last, weight)?;
+        drop(waiting);
         Ok(Ranked {
             step,
-            sequence,
-            everyone,
+            queues,
+            runs,
+            submit,
         })
     }
 
@@ -176,13 +181,15 @@ impl<J: JobId> State<J> {
 }
 
 /// What [`State::rank`] found.
-struct Ranked<J> {
+struct Ranked<'a, J> {
     /// What the history took in.
     step: Step,
-    /// The order of starts: client and job id, first to last.
-    sequence: Vec<(u32, J)>,
-    /// Every client, as the policy would rank them were each waiting.
-    everyone: Vec<u32>,
+    /// Each client's pending jobs that hold a factor, oldest first.
+    queues: BTreeMap<u32, Vec<&'a QueuedJob<J>>>,
+    /// The runs of the order of starts, first to last, with their factors.
+    runs: Vec<Run>,
+    /// The factor a job each client submits now gets.
+    submit: Vec<(u32, i64)>,
 }
 
 /// When each started job of `jobs` is expected to end, by job id: its start plus its time

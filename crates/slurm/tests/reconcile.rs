@@ -709,6 +709,7 @@ mod starts {
 
     use super::recorded;
     use fairshare_core::model::Time;
+    use fairshare_core::rank::factors::Run;
     use fairshare_core::rank::play::Waiting;
     use fairshare_core::rank::Head;
     use fairshare_reconcile::history::History;
@@ -743,11 +744,14 @@ mod starts {
                 .collect()
         };
         let queues = BTreeMap::from([(u1, queue(1)), (u2, queue(10))]);
-        (
-            history.starts(&queues, runs, &BTreeMap::new()).unwrap(),
-            u1,
-            u2,
-        )
+        let played = history.pass_factors(&queues, &BTreeMap::new(), |_, _| None, (runs, 1_000));
+        (in_order(&played.unwrap()), u1, u2)
+    }
+
+    /// The client of each start of `runs`, first to last.
+    fn in_order(runs: &[Run]) -> Vec<u32> {
+        let each = |run: &Run| std::iter::repeat_n(run.client, run.jobs.len());
+        runs.iter().flat_map(each).collect()
     }
 
     fn secs(s: u64) -> Time {
@@ -791,7 +795,8 @@ mod starts {
         };
         let queues = BTreeMap::from([(u1, queue(20)), (u2, queue(10))]);
         let ends = ends.iter().map(|&(id, s)| (id, secs(s))).collect();
-        (history.starts(&queues, 100, &ends).unwrap(), u1, u2)
+        let played = history.pass_factors(&queues, &ends, |_, _| None, (100, 1_000));
+        (in_order(&played.unwrap()), u1, u2)
     }
 
     #[test]

@@ -12,9 +12,11 @@
 //! queue needs few writes. The adapters write these factors; the replay's model of an adapter
 //! computes the same ones.
 
-use super::{play, Book, Head, RankError, Standing};
+use super::play::{self, Expected, Waiting};
+use super::{Book, Head, RankError, Standing};
 use crate::model::Time;
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 /// How many runs at the head of the order of starts get factors of their own, by default
 /// (the adapters' `ranked_runs`); after them each client's remaining jobs make one run.
@@ -76,6 +78,56 @@ fn evenly(n: usize, weight: u32) -> Vec<i64> {
     (0..n)
         .map(|b| whole_factor((n - b) as f64 / n as f64, weight).max(1))
         .collect()
+}
+
+/// One run of a pass's factors: a client's jobs the policy starts one after another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    /// The client.
+    pub client: u32,
+    /// The places of its jobs in its queue.
+    pub jobs: Range<usize>,
+    /// The factor every job of the run gets.
+    pub factor: i64,
+}
+
+/// The factors one pass of an adapter writes at `now`, run by run, first to last: the order
+/// in which the policy of `book` would start the jobs of `queues` (each client's waiting jobs
+/// in the order the scheduler keeps them; `running` the jobs expected to end meanwhile), its
+/// first `ranked` runs ranked one by one ([`play::run_spans`]), each run's factor kept from
+/// what its first job holds (`held`: by client and place in its queue) wherever it still falls
+/// along the order ([`stable_factors`]) under `weight`. The live adapters and the replay's
+/// model of an adapter both write these.
+pub fn pass_factors(
+    book: &Book,
+    now: Time,
+    queues: &BTreeMap<u32, Vec<Waiting<'_>>>,
+    running: Vec<Expected>,
+    held: impl Fn(u32, usize) -> Option<i64>,
+    (ranked, weight): (usize, u32),
+) -> Result<Vec<Run>, RankError> {
+    let starts = play::starts(book, now, queues, ranked, running)?;
+    let runs = play::run_spans(&starts, ranked);
+    let firsts: Vec<Option<i64>> = (runs.iter())
+        .map(|(client, jobs)| held(*client, jobs.start))
+        .collect();
+    let factors = stable_factors(&firsts, weight);
+    Ok((runs.into_iter().zip(factors))
+        .map(|((client, jobs), factor)| Run {
+            client,
+            jobs,
+            factor,
+        })
+        .collect())
+}
+
+/// Each client's first and last runs' factors among `runs`: what its next job joins.
+pub fn first_and_last(runs: &[Run]) -> BTreeMap<u32, (i64, i64)> {
+    let mut ends: BTreeMap<u32, (i64, i64)> = BTreeMap::new();
+    for run in runs {
+        ends.entry(run.client).or_insert((run.factor, run.factor)).1 = run.factor;
+    }
+    ends
 }
 
 /// The factor a job each client submits now gets, until the next pass ranks it with the

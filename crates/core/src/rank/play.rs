@@ -320,19 +320,6 @@ fn usable(job: &Waiting) -> bool {
     job.holding.iter().all(|h| h.is_finite() && *h >= 0.0)
 }
 
-/// Each start of `starts` (the client of each, as [`starts`] gives them) as its client and the
-/// place, in that client's queue, of the job it starts.
-pub fn in_queues(starts: &[u32]) -> Vec<(u32, usize)> {
-    let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
-    (starts.iter())
-        .map(|&client| {
-            let next = taken.entry(client).or_insert(0);
-            *next += 1;
-            (client, *next - 1)
-        })
-        .collect()
-}
-
 /// The head of a job submitted at `now`, as the submit table places a client with nothing
 /// waiting: of size 0 and no points (nothing is known of the job), numbered after every job
 /// of that instant.
@@ -354,23 +341,12 @@ pub fn order_of_all(
     book.order_of_all(&heads)
 }
 
-/// The runs of `sequence` (client and job, in the order of starts): its first `ranked` runs
-/// of one client's consecutive jobs, then one run per client of its jobs after them, in the
-/// order of their first. Deep in a long queue the order of starts changes from pass to pass
-/// long before those jobs can start; one factor per client there keeps the writes few. The
-/// runs of [`run_spans`], with each client's jobs in place of their places.
-pub fn runs<J: Clone>(sequence: &[(u32, J)], ranked: usize) -> Vec<(u32, Vec<J>)> {
-    let mut own: BTreeMap<u32, Vec<J>> = BTreeMap::new();
-    (sequence.iter()).for_each(|(client, job)| own.entry(*client).or_default().push(job.clone()));
-    let clients: Vec<u32> = sequence.iter().map(|&(client, _)| client).collect();
-    (run_spans(&clients, ranked).into_iter())
-        .map(|(client, span)| (client, own[&client][span].to_vec()))
-        .collect()
-}
-
-/// The runs of `starts` (the client of each start, as [`starts`] gives them) as [`runs`] cuts
-/// them, each as its client and the places in that client's queue of the jobs it starts: a
-/// client's jobs start in its queue's order, so every run is a span of its queue.
+/// The runs of `starts` (the client of each start, as [`starts`] gives them): its first
+/// `ranked` runs of one client's consecutive starts, then one run per client of its starts
+/// after them, in the order of their first. Deep in a long queue the order of starts changes
+/// from pass to pass long before those jobs can start; one factor per client there keeps the
+/// writes few. Each run is its client and the places in that client's queue of the jobs it
+/// starts: a client's jobs start in its queue's order, so every run is a span of its queue.
 pub fn run_spans(starts: &[u32], ranked: usize) -> Vec<(u32, Range<usize>)> {
     let mut runs: Vec<(u32, Range<usize>)> = Vec::new();
     // Per client: its next place, and its run after the first `ranked`, once it has one.
@@ -460,17 +436,20 @@ mod tests {
         groups
     }
 
-    proptest! {
-        #[test]
-        fn runs_match_the_slow_way(
-            clients in prop::collection::vec(0u32..4, 0..30),
-            ranked in 0usize..8,
-        ) {
-            let sequence: Vec<(u32, u64)> =
-                clients.iter().enumerate().map(|(i, &c)| (c, i as u64)).collect();
-            prop_assert_eq!(runs(&sequence, ranked), runs_by_hand(&sequence, ranked));
-        }
+    /// Each start of `starts` (the client of each) as its client and the place, in that
+    /// client's queue, of the job it starts.
+    fn in_queues(starts: &[u32]) -> Vec<(u32, usize)> {
+        let mut taken: BTreeMap<u32, usize> = BTreeMap::new();
+        (starts.iter())
+            .map(|&client| {
+                let next = taken.entry(client).or_insert(0);
+                *next += 1;
+                (client, *next - 1)
+            })
+            .collect()
+    }
 
+    proptest! {
         /// Each span is the places of its run's jobs in its client's queue.
         #[test]
         fn spans_are_the_runs_places(
@@ -602,24 +581,27 @@ mod tests {
 
     #[test]
     fn runs_past_the_head_are_one_per_client() {
-        let sequence: Vec<(u32, u64)> = [(0, 1), (1, 2), (1, 3), (0, 4), (2, 5), (0, 6), (1, 7)]
-            .into_iter()
-            .collect();
-        let all = runs(&sequence, 100);
-        let ids: Vec<Vec<u64>> = all.into_iter().map(|(_, ids)| ids).collect();
+        let starts = [0, 1, 1, 0, 2, 0, 1];
+        let spans = |ranked| -> Vec<(u32, Vec<usize>)> {
+            (run_spans(&starts, ranked).into_iter())
+                .map(|(client, span)| (client, span.collect()))
+                .collect()
+        };
+        let all = [(0, vec![0]), (1, vec![0, 1]), (0, vec![1]), (2, vec![0])];
         assert_eq!(
-            ids,
-            [vec![1], vec![2, 3], vec![4], vec![5], vec![6], vec![7]]
+            spans(100)[..4],
+            all,
+            "every run its own, in the order of starts"
         );
-        let two = runs(&sequence, 2);
+        assert_eq!(spans(100).len(), 6);
         assert_eq!(
-            two,
+            spans(2),
             [
-                (0, vec![1]),
-                (1, vec![2, 3]),
-                (0, vec![4, 6]),
-                (2, vec![5]),
-                (1, vec![7])
+                (0, vec![0]),
+                (1, vec![0, 1]),
+                (0, vec![1, 2]),
+                (2, vec![0]),
+                (1, vec![2])
             ]
         );
     }

@@ -6,8 +6,8 @@
 //! as the accounting tells the live adapter) and, at each of its passes (every
 //! `site_interval_s`, `site_offset_s` past each multiple), plays the policy's order of starts out over the pending jobs, cuts it
 //! into runs and gives each run a site factor, keeping the factors the jobs already hold where
-//! they still fall along the order — the very functions the live adapter calls
-//! ([`play`], [`factors`]). A job submitted between passes gets the factor the adapter's
+//! they still fall along the order — the very function the live adapters call
+//! ([`factors::pass_factors`]). A job submitted between passes gets the factor the adapter's
 //! submit table gives its user. Each job's site factor is one more term of its points, so
 //! Slurm's order of jobs is the model's own. The adapter's defaults are modelled: every
 //! partition ranked, [`factors::RANKED_RUNS`] runs ranked, running jobs not expected to end
@@ -17,7 +17,7 @@ use super::Engine;
 use crate::cluster::SimError;
 use fairshare_core::model::Time;
 use fairshare_core::priority::multifactor::JobPriority;
-use fairshare_core::rank::factors::{self, stable_factors, SubmitPlaces, RANKED_RUNS};
+use fairshare_core::rank::factors::{self, SubmitPlaces, RANKED_RUNS};
 use fairshare_core::rank::play::{self, Waiting};
 use fairshare_core::rank::{Book, Head, RankError, Ranker};
 use std::borrow::Cow;
@@ -120,25 +120,15 @@ impl Adapter {
         waiting: &BTreeMap<u32, Vec<Waiting<'_>>>,
         held: &mut [Vec<i64>],
     ) -> Result<(), RankError> {
-        let starts = play::starts(&self.book, now, waiting, RANKED_RUNS, Vec::new())?;
-        let runs = play::run_spans(&starts, RANKED_RUNS);
-        let firsts: Vec<Option<i64>> = (runs.iter())
-            .map(|(user, jobs)| held.get(*user as usize)?.get(jobs.start).copied())
-            .collect();
-        let written = stable_factors(&firsts, self.weight);
-        let mut ends: Vec<Option<(i64, i64)>> = vec![None; held.len()];
-        for ((user, jobs), &factor) in runs.iter().zip(&written) {
-            let u = *user as usize;
-            if let Some(factors) = held.get_mut(u) {
-                factors[jobs.clone()].fill(factor);
-            }
-            if let Some(ends) = ends.get_mut(u) {
-                ends.get_or_insert((factor, factor)).1 = factor;
+        let held_at = |user: u32, place: usize| held.get(user as usize)?.get(place).copied();
+        let settings = (RANKED_RUNS, self.weight);
+        let runs = factors::pass_factors(&self.book, now, waiting, Vec::new(), held_at, settings)?;
+        for run in &runs {
+            if let Some(factors) = held.get_mut(run.client as usize) {
+                factors[run.jobs.clone()].fill(run.factor);
             }
         }
-        let first_and_last: BTreeMap<u32, (i64, i64)> = (ends.into_iter().enumerate())
-            .filter_map(|(user, ends)| Some((user as u32, ends?)))
-            .collect();
+        let first_and_last = factors::first_and_last(&runs);
         let heads: BTreeMap<u32, Head> = (waiting.iter())
             .filter_map(|(&user, jobs)| Some((user, jobs.first()?.head)))
             .collect();
