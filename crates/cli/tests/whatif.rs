@@ -150,6 +150,25 @@ fn a_what_if_predicts_what_the_replay_with_every_setting_spelled_out_predicts() 
     assert_eq!(trust["left_out"], 1, "alice's cancelled job: {trust}");
 }
 
+/// The adapter's `ranked_runs` and `ends_at_limits` are modelled: said among what was taken
+/// from the bundle, not among what is not modelled; `partitions` is not modelled yet.
+#[test]
+fn the_adapters_play_of_starts_is_taken_from_its_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    bundle(dir.path());
+    let adapter = "policy = \"sdrf\"\nweight = 5000\ninterval_s = 30\nranked_runs = 2\n\
+                   ends_at_limits = true\npartitions = [\"cpu\"]\n";
+    std::fs::write(dir.path().join("adapter.toml"), adapter).unwrap();
+    let site = dir.path().to_str().unwrap();
+    let (doc, _) = json_of(&["slurm", "what-if", site, "--policy", "drf", "--json", "-"]);
+    let (taken, unmodelled) = (doc["taken"].to_string(), doc["unmodelled"].to_string());
+    let said = "weight 5000 every 30 s, its first 2 runs of starts ranked (ranked_runs), running jobs expected to end at their limits (ends_at_limits) (adapter.toml)";
+    assert!(taken.contains(said), "{said} not in {taken}");
+    assert!(!unmodelled.contains("ranked_runs"), "{unmodelled}");
+    assert!(!unmodelled.contains("ends_at_limits"), "{unmodelled}");
+    assert!(unmodelled.contains("partitions = ["), "{unmodelled}");
+}
+
 /// A `fairshare` policy of the user's is completed from the configuration as the baseline is,
 /// and its note names it once, as given.
 #[test]

@@ -316,6 +316,15 @@ impl SlurmSetup {
         Ok(self)
     }
 
+    /// This setup with the Slurm adapter's play of starts as a site's adapter configures it:
+    /// its first `ranked_runs` runs ranked one by one, and running jobs expected to end at
+    /// their limits when `ends_at_limits` (its keys of the same names).
+    pub fn with_adapter_play(mut self, ranked_runs: usize, ends_at_limits: bool) -> SlurmSetup {
+        self.parameters.priority.site_ranked_runs = ranked_runs;
+        self.parameters.priority.site_ends_at_limits = ends_at_limits;
+        self
+    }
+
     /// This setup with the background loop's turns within each second drawn with `seed`,
     /// when given (see [`SlurmParameters::turn_seed`]). Refused when `scheduler` is not
     /// Slurm's; `option` and `slurm` say how the caller spells the option and the Slurm

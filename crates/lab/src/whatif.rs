@@ -497,8 +497,9 @@ fn with_adapter(
 ) -> Result<SlurmSetup, LabError> {
     let defaults = SlurmConfig::default();
     let settings = adapter.unwrap_or(&defaults);
+    let play = adapter_play(settings, &defaults);
     taken.extend(asked.then(|| match adapter {
-        Some(a) => format!("other policies: written as the site's adapter writes them, weight {} every {} s ({})", a.shared.weight, a.shared.interval_s, bundle::ADAPTER),
+        Some(a) => format!("other policies: written as the site's adapter writes them, weight {} every {} s{play} ({})", a.shared.weight, a.shared.interval_s, bundle::ADAPTER),
         None => format!("other policies: written as the Slurm adapter writes them by default, weight {} every {} s (the bundle holds no {})", settings.shared.weight, settings.shared.interval_s, bundle::ADAPTER),
     }));
     let interval = format!("{}s", settings.shared.interval_s);
@@ -506,7 +507,23 @@ fn with_adapter(
     let setup =
         (setup.with_site_weight(Some(settings.shared.weight), SchedulerEntry::SLURM, spelled))
             .and_then(|s| s.with_site_interval(Some(&interval), SchedulerEntry::SLURM, spelled));
+    let (ranked, ends) = (settings.shared.ranked_runs, settings.ends_at_limits);
+    let setup = setup.map(|s| s.with_adapter_play(ranked, ends));
     setup.map_err(|e| LabError::Unusable(e.to_string()))
+}
+
+/// How `adapter` plays its order of starts where it is not as `defaults` do, in words: its
+/// ranked runs, its running jobs ending at their limits.
+fn adapter_play(adapter: &SlurmConfig, defaults: &SlurmConfig) -> String {
+    let ranked = adapter.shared.ranked_runs;
+    let mut said = String::new();
+    if ranked != defaults.shared.ranked_runs {
+        said += &format!(", its first {ranked} runs of starts ranked (ranked_runs)");
+    }
+    if adapter.ends_at_limits != defaults.ends_at_limits {
+        said += ", running jobs expected to end at their limits (ends_at_limits)";
+    }
+    said
 }
 
 /// Whether the bundle's dumps list every run of a requeued job: its manifest's commands ask
@@ -609,7 +626,6 @@ fn slurm_version(printed: Option<&str>, release: Release) -> (String, Option<Str
 /// What the replay of a site's adapter leaves out of its configuration: the settings the
 /// model does not follow when they are not the adapter's defaults, and the phase of its passes.
 fn adapter_unmodelled(adapter: &SlurmConfig) -> Vec<String> {
-    let defaults = SlurmConfig::default();
     let file = bundle::ADAPTER;
     let mut left = vec![format!("the phase of the adapter's passes: taken on the multiples of its interval_s, as no file of the bundle says when it started (its log is not collected)")];
     if adapter
@@ -617,12 +633,6 @@ fn adapter_unmodelled(adapter: &SlurmConfig) -> Vec<String> {
         .is_ok_and(|p| matches!(p.kind, PolicyKind::Fairshare(_)))
     {
         left.push(format!("the adapter's policy {} in {file} is a fairshare function: the replay runs it as Slurm's own fairshare, weighed by config.txt's PriorityWeightFairshare, not through the site factors the adapter writes", adapter.shared.policy));
-    }
-    if adapter.shared.ranked_runs != defaults.shared.ranked_runs {
-        left.push(format!("ranked_runs = {} in {file}: the replay ranks the adapter's first {} runs of starts, its default", adapter.shared.ranked_runs, defaults.shared.ranked_runs));
-    }
-    if adapter.ends_at_limits {
-        left.push(format!("ends_at_limits = true in {file}: the replay's adapter plays its order of starts as if every pending job could start now"));
     }
     if adapter.submit_table.is_none() {
         left.push(format!("no submit_table in {file}: the site's jobs wait with no site factor until the adapter's next pass, where the replay gives each its user's factor at its submission"));

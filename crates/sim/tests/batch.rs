@@ -1444,6 +1444,65 @@ fn the_adapters_site_factors_follow_the_policys_runs_of_starts() {
     assert_eq!(once, [0.0, 100.0, 110.0, 130.0, 120.0]);
 }
 
+/// The adapter's `ranked_runs` and `ends_at_limits` are the model's too, at one pass at 100 s.
+/// With one run ranked, SDRF's turns 0, 1, 0, 1 become user 0's first job (1000), then user 1's
+/// two together (667), then user 0's second (333): user 1's second job starts before user
+/// 0's. Under DRF, on 8 processors held at the adapter's pass at 100 s by user 0 (5, its job
+/// limited to 100 s) and user 1 (3, to 300 s), each waiting with a 5-processor job: a play
+/// that expects no end ranks the machine as it is, user 1 (holding less) first; one that
+/// expects user 0's job to end at 100 s sees user 0 holding nothing then, and ranks it first.
+#[test]
+fn the_adapters_ranked_runs_and_ends_at_limits_are_modelled() {
+    use fairshare_core::priority::multifactor::JobPriority;
+    let mut jobs = [
+        job(0, 0.0, 100.0, 100.0, 4.0),
+        job(1, 1.0, 10.0, 10.0, 4.0),
+        job(2, 2.0, 10.0, 10.0, 4.0),
+        job(3, 3.0, 10.0, 10.0, 4.0),
+        job(4, 4.0, 10.0, 10.0, 4.0),
+    ];
+    for (job, user) in jobs.iter_mut().zip([2, 0, 1, 0, 1]) {
+        job.user = user;
+    }
+    // One pass only, at the first event after 50 s: 100 s.
+    let adapter = JobPriority {
+        site_weight: 1000.0,
+        site_interval_s: 1000.0,
+        site_offset_s: 50.0,
+        ..JobPriority::default()
+    };
+    let one_run = JobPriority {
+        site_ranked_runs: 1,
+        ..adapter
+    };
+    let every = starts(&replay_under_priority(pool(4.0), "sdrf", adapter, &jobs));
+    assert_eq!(every, [0.0, 100.0, 110.0, 120.0, 130.0]);
+    let one = starts(&replay_under_priority(pool(4.0), "sdrf", one_run, &jobs));
+    assert_eq!(one, [0.0, 100.0, 110.0, 130.0, 120.0]);
+
+    let mut full = [
+        job(0, 0.0, 100.0, 100.0, 5.0),
+        job(1, 0.0, 300.0, 300.0, 3.0),
+        job(2, 1.0, 10.0, 10.0, 5.0),
+        job(3, 2.0, 10.0, 10.0, 5.0),
+    ];
+    for (job, user) in full.iter_mut().zip([0, 1, 0, 1]) {
+        job.user = user;
+    }
+    let ending = JobPriority {
+        site_ends_at_limits: true,
+        ..adapter
+    };
+    let as_is = starts(&replay_under_priority(pool(8.0), "drf", adapter, &full));
+    assert_eq!(as_is, [0.0, 0.0, 110.0, 100.0], "user 1 first");
+    let ends = starts(&replay_under_priority(pool(8.0), "drf", ending, &full));
+    assert_eq!(
+        ends,
+        [0.0, 0.0, 100.0, 110.0],
+        "user 0, whose job ends, first"
+    );
+}
+
 /// Slurm's age factor lets an older job of a user with the lower fairshare factor go first.
 /// Under Fair Tree recomputed each minute, user 0 has used the 4 processors since 0 s when
 /// its job 1 (submitted at 10 s) and user 1's job 2 (at 90 s) wait for them; at the 60-s

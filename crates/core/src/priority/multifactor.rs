@@ -9,6 +9,8 @@
 //! QOS's factor, its association's factor and its TRES (CPUs, memory, nodes, GPUs) over its
 //! partition's.
 
+use crate::rank::factors::RANKED_RUNS;
+
 /// The weights and periods of Slurm's multifactor job priority that the model computes, with
 /// Slurm 22.05's defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,6 +26,12 @@ pub struct JobPriority {
     /// How far past each multiple of `site_interval_s` (since the epoch) the adapter's passes
     /// fall, in seconds: the phase of the watcher's own start (0 by default).
     pub site_offset_s: f64,
+    /// How many runs at the head of the adapter's order of starts get site factors of their
+    /// own (its `ranked_runs`, [`RANKED_RUNS`] by default).
+    pub site_ranked_runs: usize,
+    /// Whether the adapter's play of starts expects running jobs to end at their time limits
+    /// (its `ends_at_limits`, off by default).
+    pub site_ends_at_limits: bool,
     /// `PriorityWeightAge`.
     pub age_weight: f64,
     /// `PriorityMaxAge`, in seconds: the wait at which the age factor reaches 1 (7 days).
@@ -58,6 +66,8 @@ impl Default for JobPriority {
             site_weight: 100_000.0,
             site_interval_s: 60.0,
             site_offset_s: 0.0,
+            site_ranked_runs: RANKED_RUNS,
+            site_ends_at_limits: false,
             age_weight: 0.0,
             max_age_s: 7.0 * 86_400.0,
             size_weight: 0.0,

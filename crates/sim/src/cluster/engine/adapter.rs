@@ -9,16 +9,16 @@
 //! they still fall along the order — the very function the live adapters call
 //! ([`factors::pass_factors`]). A job submitted between passes gets the factor the adapter's
 //! submit table gives its user. Each job's site factor is one more term of its points, so
-//! Slurm's order of jobs is the model's own. The adapter's defaults are modelled: every
-//! partition ranked, [`factors::RANKED_RUNS`] runs ranked, running jobs not expected to end
-//! at their limits in the play.
+//! Slurm's order of jobs is the model's own. The adapter's `ranked_runs` and
+//! `ends_at_limits` are modelled (from [`JobPriority`]); every partition is ranked.
 
 use super::Engine;
+use crate::cluster::space::held;
 use crate::cluster::SimError;
 use fairshare_core::model::Time;
 use fairshare_core::priority::multifactor::JobPriority;
-use fairshare_core::rank::factors::{self, SubmitPlaces, RANKED_RUNS};
-use fairshare_core::rank::play::{self, Waiting};
+use fairshare_core::rank::factors::{self, SubmitPlaces};
+use fairshare_core::rank::play::{self, Expected, Waiting};
 use fairshare_core::rank::{Book, Head, RankError, Ranker};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -29,6 +29,10 @@ pub(super) struct Adapter {
     book: Book,
     /// The highest site factor.
     weight: u32,
+    /// How many runs of the order of starts are ranked one by one.
+    ranked_runs: usize,
+    /// Whether the play expects running jobs to end at their limits.
+    ends_at_limits: bool,
     /// Seconds between passes, and how far past each multiple of it they fall.
     interval_s: f64,
     offset_s: f64,
@@ -71,6 +75,8 @@ impl Adapter {
         Adapter {
             book: Book::new(policy, users, resources),
             weight,
+            ranked_runs: priority.site_ranked_runs.max(1),
+            ends_at_limits: priority.site_ends_at_limits,
             interval_s: priority.site_interval_s.max(1.0),
             offset_s: priority.site_offset_s,
             pass: None,
@@ -112,17 +118,19 @@ impl Adapter {
     }
 
     /// One pass over `waiting` (each user's pending jobs oldest first) whose jobs hold the
-    /// site factors `held` (by user, in the same places): the site factor each job gets, in
-    /// the same places, and the submit table anew.
+    /// site factors `held` (by user, in the same places), the `running` jobs expected to end
+    /// meanwhile: the site factor each job gets, in the same places, and the submit table
+    /// anew.
     fn reconcile(
         &mut self,
         now: Time,
         waiting: &BTreeMap<u32, Vec<Waiting<'_>>>,
+        running: Vec<Expected>,
         held: &mut [Vec<i64>],
     ) -> Result<(), RankError> {
         let held_at = |user: u32, place: usize| held.get(user as usize)?.get(place).copied();
-        let settings = (RANKED_RUNS, self.weight);
-        let runs = factors::pass_factors(&self.book, now, waiting, Vec::new(), held_at, settings)?;
+        let settings = (self.ranked_runs, self.weight);
+        let runs = factors::pass_factors(&self.book, now, waiting, running, held_at, settings)?;
         for run in &runs {
             if let Some(factors) = held.get_mut(run.client as usize) {
                 factors[run.jobs.clone()].fill(run.factor);
@@ -153,6 +161,20 @@ impl Adapter {
 }
 
 impl Engine {
+    /// Every running job as the adapter's play at `now` expects it to end: at its planned end
+    /// (its time limit, where the scheduler plans with limits).
+    fn expected_ends(&self, now: Time) -> Vec<Expected> {
+        (self.running.iter().flatten())
+            .map(|job| Expected {
+                end: job.planned_end.max(now),
+                client: job.user,
+                holding: held(&job.placed, self.book.holdings(job.user).len()),
+                rate: job.rate,
+                start: job.started,
+            })
+            .collect()
+    }
+
     /// At each of the adapter's passes: every pending job's site factor written anew, and
     /// each user whose factors moved has its queue put back in order of points and its next
     /// job told to the ranker.
@@ -190,7 +212,12 @@ impl Engine {
             held[user] = order.iter().map(|&i| queue[i].site_factor).collect();
             places[user] = order;
         }
-        (adapter.reconcile(now, &waiting, &mut held)).map_err(SimError::Rank)?;
+        let running = match adapter.ends_at_limits {
+            true => self.expected_ends(now),
+            false => Vec::new(),
+        };
+        let adapter = self.adapter.as_mut().expect("checked above");
+        (adapter.reconcile(now, &waiting, running, &mut held)).map_err(SimError::Rank)?;
         drop(waiting);
         for (user, (places, factors)) in places.iter().zip(held).enumerate() {
             let queue = &mut self.queues[user];
