@@ -28,6 +28,7 @@
 pub mod baa;
 pub mod cloud;
 pub mod draw;
+mod error;
 pub mod input;
 pub mod jobs;
 mod kept;
@@ -47,6 +48,7 @@ mod trace;
 pub mod trust;
 pub mod whatif;
 
+pub use error::LabError;
 pub use load::{
     recorded_shares, AsRecorded, Load, Recorded, RecordedPeak, RecordedRun, RecordedShares,
 };
@@ -56,6 +58,5 @@ pub use priorities::{
 pub use replay::{distinct, CapacitySource, ReplayPlan, ReplayRequest};
 pub use shares::{account_results, Entitled, ShareSource};
 pub use trace::{
-    LabError, MeasuredTrace, Queues, Replay, StopRule, TraceSpec, KEEP_AT_MOST, MOST_MACHINES,
-    PROGRESS_EVERY,
+    MeasuredTrace, Queues, Replay, StopRule, TraceSpec, KEEP_AT_MOST, MOST_MACHINES, PROGRESS_EVERY,
 };

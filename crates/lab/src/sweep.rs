@@ -3,7 +3,8 @@
 
 use crate::shard::read_shard;
 use crate::summary::{SweepCell, SweepSummary};
-use crate::trace::{LabError, MeasuredTrace, Replay};
+use crate::trace::{MeasuredTrace, Replay};
+use crate::LabError;
 use fairshare_core::error::Chain;
 use fairshare_core::policy::PolicySpec;
 use fairshare_sim::cluster::Timeline;

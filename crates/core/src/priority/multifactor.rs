@@ -9,8 +9,6 @@
 //! QOS's factor, its association's factor and its TRES (CPUs, memory, nodes, GPUs) over its
 //! partition's.
 
-use crate::rank::factors::RANKED_RUNS;
-
 /// The weights and periods of Slurm's multifactor job priority that the model computes, with
 /// Slurm 22.05's defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,7 +25,8 @@ pub struct JobPriority {
     /// fall, in seconds: the phase of the watcher's own start (0 by default).
     pub site_offset_s: f64,
     /// How many runs at the head of the adapter's order of starts get site factors of their
-    /// own (its `ranked_runs`, [`RANKED_RUNS`] by default).
+    /// own (its `ranked_runs`; 1,000 by default, the adapters' own default,
+    /// [`crate::rank::factors::RANKED_RUNS`]).
     pub site_ranked_runs: usize,
     /// Whether the adapter's play of starts expects running jobs to end at their time limits
     /// (its `ends_at_limits`, off by default).
@@ -66,7 +65,7 @@ impl Default for JobPriority {
             site_weight: 100_000.0,
             site_interval_s: 60.0,
             site_offset_s: 0.0,
-            site_ranked_runs: RANKED_RUNS,
+            site_ranked_runs: 1_000,
             site_ends_at_limits: false,
             age_weight: 0.0,
             max_age_s: 7.0 * 86_400.0,
@@ -196,6 +195,12 @@ impl JobPriority {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_modelled_adapter_ranks_as_many_runs_as_the_adapters_by_default() {
+        let ranked = JobPriority::default().site_ranked_runs;
+        assert_eq!(ranked, crate::rank::factors::RANKED_RUNS);
+    }
 
     fn size(min_nodes: f64, cpus: f64) -> JobSize {
         JobSize {
