@@ -1378,6 +1378,22 @@ fn slurm_job_size_factor_starts_the_larger_job_first() {
     );
 }
 
+/// On 4 processors, user 2's job 0 holds them until 100 s; users 0 and 1 each submit two
+/// 4-processor jobs of 10 s (jobs 1 and 3, 2 and 4), one a second from 1 s.
+fn two_users_after_one_job() -> [Task; 5] {
+    let mut jobs = [
+        job(0, 0.0, 100.0, 100.0, 4.0),
+        job(1, 1.0, 10.0, 10.0, 4.0),
+        job(2, 2.0, 10.0, 10.0, 4.0),
+        job(3, 3.0, 10.0, 10.0, 4.0),
+        job(4, 4.0, 10.0, 10.0, 4.0),
+    ];
+    for (job, user) in jobs.iter_mut().zip([2, 0, 1, 0, 1]) {
+        job.user = user;
+    }
+    jobs
+}
+
 /// Under a policy that reaches Slurm through the adapter, each run of one user's starts in
 /// the policy's order gets a site factor of its own, as `fairshare slurm watch` writes them.
 /// On 4 processors held by job 0 until 100 s, users 0 and 1 each submit two 4-processor jobs
@@ -1390,16 +1406,7 @@ fn slurm_job_size_factor_starts_the_larger_job_first() {
 #[test]
 fn the_adapters_site_factors_follow_the_policys_runs_of_starts() {
     use fairshare_core::priority::multifactor::JobPriority;
-    let mut jobs = [
-        job(0, 0.0, 100.0, 100.0, 4.0),
-        job(1, 1.0, 10.0, 10.0, 4.0),
-        job(2, 2.0, 10.0, 10.0, 4.0),
-        job(3, 3.0, 10.0, 10.0, 4.0),
-        job(4, 4.0, 10.0, 10.0, 4.0),
-    ];
-    for (job, user) in jobs.iter_mut().zip([2, 0, 1, 0, 1]) {
-        job.user = user;
-    }
+    let mut jobs = two_users_after_one_job();
     // An age term too small to reorder anything.
     let adapter = JobPriority {
         site_weight: 1000.0,
@@ -1454,16 +1461,7 @@ fn the_adapters_site_factors_follow_the_policys_runs_of_starts() {
 #[test]
 fn the_adapters_ranked_runs_and_ends_at_limits_are_modelled() {
     use fairshare_core::priority::multifactor::JobPriority;
-    let mut jobs = [
-        job(0, 0.0, 100.0, 100.0, 4.0),
-        job(1, 1.0, 10.0, 10.0, 4.0),
-        job(2, 2.0, 10.0, 10.0, 4.0),
-        job(3, 3.0, 10.0, 10.0, 4.0),
-        job(4, 4.0, 10.0, 10.0, 4.0),
-    ];
-    for (job, user) in jobs.iter_mut().zip([2, 0, 1, 0, 1]) {
-        job.user = user;
-    }
+    let jobs = two_users_after_one_job();
     // One pass only, at the first event after 50 s: 100 s.
     let adapter = JobPriority {
         site_weight: 1000.0,
