@@ -3,20 +3,20 @@
 //! gives the document as the command writes it: JSON, the table, the HTML report where the
 //! command has one.
 
-use crate::progress::Progress;
+use crate::progress::{Progress, ProgressLanes};
 use crate::replay::ClusterOptions;
 use crate::{named, trace_spec, Failure, TraceOptions};
 use fairshare_core::priority::fairshare::FairshareFunction;
 use fairshare_core::usage::penalty::PeMode;
 use fairshare_lab::input::{parse_decay, parse_duration, parse_moment};
 use fairshare_lab::penalty::{explain, PenaltyRequest};
-use fairshare_lab::simulation::{Simulated, LoadedScenario};
+use fairshare_lab::runs::run_all;
+use fairshare_lab::simulation::{LoadedScenario, Simulated};
 use fairshare_lab::slurm_conf::BillingFiles;
-use fairshare_lab::{sweep, LabError, MeasuredTrace, PrioritiesRequest};
+use fairshare_lab::{sweep, MeasuredTrace, PrioritiesRequest};
 use fairshare_sim::stats::{timed, RunStats};
 use fairshare_trace::parse_size;
 use pyo3::prelude::*;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -274,13 +274,14 @@ pub fn sweep_run(
         let (replay, _) = cluster.replay(&trace.billing, None)?;
         let measured = MeasuredTrace::scan(&trace_spec(&trace)?, &mut |_| {})?;
         let progress = Progress::new(progress, cells.len() as u64);
-        let results = (cells.par_iter())
-            .map(|cell| {
-                let result = sweep::run_cell(&measured, &replay, cell);
-                progress.advance(1);
-                result
-            })
-            .collect::<Result<Vec<_>, LabError>>()?;
+        let lanes = ProgressLanes {
+            progress: &progress,
+            span: 0,
+        };
+        let ran = run_all(cells.len(), &lanes, |i, _| {
+            sweep::run_cell(&measured, &replay, &cells[i])
+        })?;
+        let results = ran.into_iter().map(|(cell, _)| cell).collect();
         progress.finish()?;
         let summary = sweep::summary(&measured, &replay, shard.0, shard.1, results)?;
         Document::of(

@@ -2,6 +2,7 @@
 //! that do the work: they take the GIL only every 1/200 of the whole, so a replay's speed does
 //! not depend on whether anyone watches.
 
+use fairshare_lab::runs::{Lane, Lanes};
 use pyo3::prelude::*;
 use std::sync::Mutex;
 
@@ -65,5 +66,45 @@ impl Progress {
                 state.error = Some(format!("progress callback: {e}"));
             }
         });
+    }
+}
+
+/// [`Progress`] as the lanes of [`run_all`](fairshare_lab::runs::run_all): each run counts the
+/// simulated seconds it reaches, up to `span`, as units; with a `span` of 0, one unit when it
+/// ends.
+pub struct ProgressLanes<'a> {
+    /// Where the units go.
+    pub progress: &'a Progress,
+    /// A run's seconds; 0: a run is one unit.
+    pub span: u64,
+}
+
+impl Lanes for ProgressLanes<'_> {
+    fn open(&self, _: usize) -> Box<dyn Lane + '_> {
+        Box::new(ProgressLane {
+            progress: self.progress,
+            span: self.span,
+            seen: 0,
+        })
+    }
+}
+
+/// One run of [`ProgressLanes`], and the units it told.
+struct ProgressLane<'a> {
+    progress: &'a Progress,
+    span: u64,
+    seen: u64,
+}
+
+impl Lane for ProgressLane<'_> {
+    fn at(&mut self, at: u64) {
+        let at = at.min(self.span);
+        self.progress.advance(at.saturating_sub(self.seen));
+        self.seen = self.seen.max(at);
+    }
+
+    fn done(self: Box<Self>) {
+        let rest = self.span.saturating_sub(self.seen);
+        self.progress.advance(rest.max(u64::from(self.span == 0)));
     }
 }

@@ -2,15 +2,15 @@
 //! asked for, as `fairshare slurm what-if` runs it (the same lab calls, in parallel), with the
 //! GIL released while it runs.
 
-use crate::progress::Progress;
+use crate::progress::{Progress, ProgressLanes};
 use crate::{input_error, Failure};
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::jobs::JobParts;
+use fairshare_lab::runs::run_all;
 use fairshare_lab::whatif::{WhatIf, WhatIfSummary};
-use fairshare_lab::{LabError, MeasuredTrace};
-use fairshare_sim::stats::{timed, RunStats};
+use fairshare_lab::MeasuredTrace;
+use fairshare_sim::stats::RunStats;
 use pyo3::prelude::*;
-use rayon::prelude::*;
 use std::path::PathBuf;
 
 /// A finished what-if: the document `fairshare slurm what-if --json` writes, and what the runs
@@ -98,28 +98,23 @@ fn whatif(
         let span = measured.span_s().ceil() as u64;
         let count = whatif.policies.len();
         let progress = Progress::new(progress, span * count as u64);
-        let runs = (0..count)
-            .into_par_iter()
-            .map(|i| {
-                let mut seen = 0;
-                let (run, wall_s) = timed(|| {
-                    whatif.run(&plan, i, parts.as_ref(), &mut |s: u64| {
-                        let s = s.min(span);
-                        progress.advance(s.saturating_sub(seen));
-                        seen = seen.max(s);
-                    })
-                });
-                progress.advance(span.saturating_sub(seen));
-                let (result, trust) = run?;
-                let stats = RunStats::new(&whatif.policies[i].name, result.events, wall_s);
-                Ok(((result, trust), stats))
-            })
-            .collect::<Result<Vec<_>, LabError>>()?;
+        let lanes = ProgressLanes {
+            progress: &progress,
+            span,
+        };
+        let ran = run_all(count, &lanes, |i, progress| {
+            whatif.run(&plan, i, parts.as_ref(), progress)
+        })?;
         progress.finish()?;
         if let (Some(parts), Some(path)) = (parts, &jobs) {
             parts.join(&plan, count, path)?;
         }
-        let (runs, stats): (Vec<_>, Vec<_>) = runs.into_iter().unzip();
+        let stats = (ran.iter().zip(&whatif.policies))
+            .map(|(((result, _), wall_s), policy)| {
+                RunStats::new(&policy.name, result.events, *wall_s)
+            })
+            .collect();
+        let runs = ran.into_iter().map(|(run, _)| run).collect();
         Ok(WhatIfRun {
             summary: whatif.summary(&plan, runs)?,
             stats,

@@ -4,16 +4,15 @@
 //! runtime policy measured against what users are owed (`fairshare_lab::cloud`).
 
 use crate::output::{check_writable, write_text, Outputs};
-use crate::trace::sim_bar;
+use crate::trace::SimBars;
 use anyhow::{bail, Context, Result};
 use fairshare_core::heaviness::knobs::{KnobProfile, PROFILES};
 use fairshare_core::model::parse_seconds;
 use fairshare_core::policy::{registry, Engine};
 use fairshare_lab::cloud::{CloudExperiment, CloudSpec};
-use fairshare_lab::LabError;
+use fairshare_lab::runs::run_all;
 use fairshare_sim::runtime::RuntimePolicy;
 use indicatif::MultiProgress;
-use rayon::prelude::*;
 use std::path::PathBuf;
 
 /// Run every runtime policy on a cloud drawn from the Alibaba GPU 2023 lists and measure what
@@ -157,16 +156,16 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     let experiment = CloudExperiment::new(&args.pods, &args.node_list, spec)?;
-    let bars = MultiProgress::new();
-    let outcomes = (policies.par_iter())
-        .map(|&policy| {
-            let bar = bars.add(sim_bar(policy.name(), experiment.spec.duration_s));
-            let outcome = experiment.run(policy, &mut |s| bar.set_position(s as u64));
-            bar.finish_and_clear();
-            outcome
-        })
-        .collect::<Result<Vec<_>, LabError>>()
-        .context("running the cloud")?;
+    let bars = SimBars {
+        multi: MultiProgress::new(),
+        names: policies.iter().map(|p| p.name()).collect(),
+        span_s: experiment.spec.duration_s,
+    };
+    let ran = run_all(policies.len(), &bars, |i, progress| {
+        experiment.run(policies[i], &mut |s| progress(s as u64))
+    });
+    let ran = ran.context("running the cloud")?;
+    let outcomes = ran.into_iter().map(|(outcome, _)| outcome).collect();
     let summary = experiment.summary(outcomes);
     if let Some(dir) = &args.charts {
         for chart in fairshare_report::cloud_charts(&summary) {

@@ -2,15 +2,15 @@
 
 use crate::output::{check_writable, is_stdout, Outputs};
 use crate::policy_help;
-use crate::trace::{sim_bar, ClusterArgs, TraceArgs};
+use crate::trace::{ClusterArgs, SimBars, TraceArgs};
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_lab::input::parse_window;
 use fairshare_lab::jobs::JobParts;
-use fairshare_lab::{CapacitySource, LabError, Replay, ReplayPlan, ReplayRequest, ShareSource};
-use fairshare_sim::stats::{timed, RunStats};
+use fairshare_lab::runs::run_all;
+use fairshare_lab::{CapacitySource, Replay, ReplayPlan, ReplayRequest, ShareSource};
+use fairshare_sim::stats::RunStats;
 use indicatif::MultiProgress;
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// Replay a workload trace under one or more policies and compare who waited, who finished
@@ -153,24 +153,19 @@ pub fn run(mut args: Args) -> Result<()> {
         false => JobParts::beside(path),
     };
     let parts = args.jobs.as_deref().map(parts_beside).transpose()?;
-    let bars = MultiProgress::new();
-    let results = policies
-        .par_iter()
-        .enumerate()
-        .map(|(i, policy)| {
-            let bar = bars.add(sim_bar(&policy.name, measured.span_s()));
-            let progress = &mut |s| bar.set_position(s);
-            let (result, wall_s) = timed(|| match &parts {
-                Some(parts) => parts.run(&plan, (i, policy), progress, &mut |_| {}),
-                None => plan.run(policy, progress),
-            });
-            bar.finish_and_clear();
-            let result = result?;
-            let stats = RunStats::new(&policy.name, result.events, wall_s);
-            Ok((result, stats))
-        })
-        .collect::<Result<Vec<_>, LabError>>()?;
-    let (results, stats): (Vec<_>, Vec<_>) = results.into_iter().unzip();
+    let bars = SimBars {
+        multi: MultiProgress::new(),
+        names: policies.iter().map(|p| p.name.as_str()).collect(),
+        span_s: measured.span_s(),
+    };
+    let ran = run_all(policies.len(), &bars, |i, progress| match &parts {
+        Some(parts) => parts.run(&plan, (i, &policies[i]), progress, &mut |_| {}),
+        None => plan.run(&policies[i], progress),
+    })?;
+    let stats = (ran.iter().zip(&policies))
+        .map(|((result, wall_s), policy)| RunStats::new(&policy.name, result.events, *wall_s))
+        .collect::<Vec<_>>();
+    let results: Vec<_> = ran.into_iter().map(|(result, _)| result).collect();
     if let (Some(parts), Some(path)) = (parts, &args.jobs) {
         match jobs_to_stdout {
             true => match parts.join_into(&plan, policies.len(), &mut std::io::stdout().lock()) {

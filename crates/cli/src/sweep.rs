@@ -3,15 +3,15 @@
 
 use crate::output::Outputs;
 use crate::policy_help;
-use crate::trace::{ClusterArgs, TraceArgs};
+use crate::trace::{ClusterArgs, CountedRuns, TraceArgs};
 use anyhow::{bail, Result};
 use fairshare_core::policy::Engine;
+use fairshare_lab::runs::run_all;
 use fairshare_lab::summary::SweepSummary;
 use fairshare_lab::sweep;
 use fairshare_report::{sweep_html, sweep_table};
-use fairshare_sim::stats::{timed, RunStats};
+use fairshare_sim::stats::RunStats;
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use std::path::PathBuf;
 
 /// Run the SDRF paper's grid: SDRF with δ = 1 − 10⁻ᵏ for each k, and the baseline, at each
@@ -127,19 +127,18 @@ pub fn run(args: Args) -> Result<()> {
         )?
         .progress_chars("=> "),
     );
-    let cells = mine
-        .par_iter()
-        .map(|cell| {
-            let (result, wall_s) = timed(|| sweep::run_cell(&measured, &replay, cell));
-            bar.inc(1);
-            let result = result?;
+    let counted = CountedRuns(bar);
+    let ran = run_all(mine.len(), &counted, |i, _| {
+        sweep::run_cell(&measured, &replay, &mine[i])
+    })?;
+    counted.0.finish_and_clear();
+    let stats = (ran.iter().zip(&mine))
+        .map(|((result, wall_s), cell)| {
             let run = format!("{} at {}", cell.policy, cell.fraction);
-            let stats = RunStats::new(run, result.result.events, wall_s);
-            Ok((result, stats))
+            RunStats::new(run, result.result.events, *wall_s)
         })
-        .collect::<Result<Vec<_>, fairshare_lab::LabError>>()?;
-    bar.finish_and_clear();
-    let (cells, stats): (Vec<_>, Vec<_>) = cells.into_iter().unzip();
+        .collect::<Vec<_>>();
+    let cells: Vec<_> = ran.into_iter().map(|(cell, _)| cell).collect();
     outputs.write_stats(&stats)?;
     let summary = sweep::summary(&measured, &replay, shard, shards, cells)?;
     outputs.write(&summary, sweep_html, sweep_table)

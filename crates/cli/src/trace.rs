@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::parse_duration;
+use fairshare_lab::runs::{Lane, Lanes};
 use fairshare_lab::slurm_conf::{check_log_format, slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
 use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry, SlurmParameters};
@@ -13,7 +14,7 @@ use fairshare_trace::billing::Billing;
 use fairshare_trace::slurmctld_log::{read_controller_log, ControllerLog};
 use fairshare_trace::swf::{CpuField, MemoryField, SwfOptions};
 use fairshare_trace::{Format, ReadOptions};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -451,4 +452,55 @@ pub fn sim_bar(label: &str, span_s: f64) -> ProgressBar {
         .progress_chars("=> "),
     );
     bar
+}
+
+/// A progress bar per run under one [`MultiProgress`], each opened as its run starts (a
+/// [`sim_bar`] of `span_s` seconds, labelled with the run's name): the lanes of
+/// [`run_all`](fairshare_lab::runs::run_all).
+pub struct SimBars<'a> {
+    /// Where the bars are drawn.
+    pub multi: MultiProgress,
+    /// Each run's name.
+    pub names: Vec<&'a str>,
+    /// How long each run simulates, in seconds.
+    pub span_s: f64,
+}
+
+impl Lanes for SimBars<'_> {
+    fn open(&self, i: usize) -> Box<dyn Lane + '_> {
+        Box::new(BarLane(self.multi.add(sim_bar(self.names[i], self.span_s))))
+    }
+}
+
+/// One run's bar.
+struct BarLane(ProgressBar);
+
+impl Lane for BarLane {
+    fn at(&mut self, at: u64) {
+        self.0.set_position(at);
+    }
+
+    fn done(self: Box<Self>) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// Runs counted on one bar, each when it ends.
+pub struct CountedRuns(pub ProgressBar);
+
+impl Lanes for CountedRuns {
+    fn open(&self, _: usize) -> Box<dyn Lane + '_> {
+        Box::new(Counted(&self.0))
+    }
+}
+
+/// A run of [`CountedRuns`].
+struct Counted<'a>(&'a ProgressBar);
+
+impl Lane for Counted<'_> {
+    fn at(&mut self, _: u64) {}
+
+    fn done(self: Box<Self>) {
+        self.0.inc(1);
+    }
 }

@@ -4,15 +4,15 @@
 
 use crate::output::{check_writable, is_stdout, Outputs};
 use crate::policy_help;
-use crate::trace::{sim_bar, spinner};
+use crate::trace::{spinner, SimBars};
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_lab::jobs::JobParts;
+use fairshare_lab::runs::run_all;
 use fairshare_lab::whatif::WhatIf;
-use fairshare_lab::{LabError, MeasuredTrace};
-use fairshare_sim::stats::{timed, RunStats};
+use fairshare_lab::MeasuredTrace;
+use fairshare_sim::stats::RunStats;
 use indicatif::MultiProgress;
-use rayon::prelude::*;
 use std::path::PathBuf;
 
 /// Arguments of `fairshare slurm what-if`.
@@ -67,24 +67,22 @@ pub fn run(args: WhatIfArgs) -> Result<()> {
     let measured = measured?;
     let plan = whatif.plan(&measured)?;
     let parts = args.jobs.as_deref().map(JobParts::beside).transpose()?;
-    let bars = MultiProgress::new();
-    let runs = (0..whatif.policies.len())
-        .into_par_iter()
-        .map(|i| {
-            let name = &whatif.policies[i].name;
-            let bar = bars.add(sim_bar(name, measured.span_s()));
-            let (run, wall_s) =
-                timed(|| whatif.run(&plan, i, parts.as_ref(), &mut |s| bar.set_position(s)));
-            bar.finish_and_clear();
-            let (result, trust) = run?;
-            let stats = RunStats::new(name, result.events, wall_s);
-            Ok((result, trust, stats))
-        })
-        .collect::<Result<Vec<_>, LabError>>()?;
+    let bars = SimBars {
+        multi: MultiProgress::new(),
+        names: whatif.policies.iter().map(|p| p.name.as_str()).collect(),
+        span_s: measured.span_s(),
+    };
+    let count = whatif.policies.len();
+    let ran = run_all(count, &bars, |i, progress| {
+        whatif.run(&plan, i, parts.as_ref(), progress)
+    })?;
     if let (Some(parts), Some(path)) = (parts, &args.jobs) {
-        parts.join(&plan, whatif.policies.len(), path)?;
+        parts.join(&plan, count, path)?;
     }
-    let (runs, stats): (Vec<_>, Vec<_>) = runs.into_iter().map(|(r, t, s)| ((r, t), s)).unzip();
+    let stats = (ran.iter().zip(&whatif.policies))
+        .map(|(((result, _), wall_s), policy)| RunStats::new(&policy.name, result.events, *wall_s))
+        .collect::<Vec<_>>();
+    let runs: Vec<_> = ran.into_iter().map(|(run, _)| run).collect();
     let summary = whatif.summary(&plan, runs)?;
     outputs.write_stats(&stats)?;
     outputs.write(&summary, fairshare_report::whatif_html, |s| {

@@ -36,6 +36,7 @@ mod load;
 pub mod penalty;
 mod priorities;
 mod replay;
+pub mod runs;
 pub mod shard;
 pub mod shares;
 pub mod simulation;
