@@ -305,7 +305,7 @@ fn replay_specs(
         let parts = jobs.as_deref().map(JobParts::beside).transpose()?;
         let span = measured.span_s().ceil() as u64;
         let progress = Progress::new(progress, span * policies.len() as u64);
-        let runs = in_lanes(policies, |i, policy| {
+        let runs = by_thread(policies, |i, policy| {
             let mut seen = 0;
             let (result, wall_s) = timed(|| {
                 let progress = &mut |s: u64| {
@@ -409,27 +409,28 @@ fn is_slurm_dump(trace: &TraceOptions) -> Result<bool, Failure> {
 }
 
 /// `run` of every policy, with its place among them, the results in the order given: the
-/// registry's policies in parallel, and the Python rankers one after another in one lane of
+/// registry's policies in parallel, and the Python rankers one after another in one group of
 /// their own, on a thread that keeps its Python thread state ([`ranker::on_python_thread`]),
 /// since parallel threads of Python calls would only pass the GIL back and forth.
-fn in_lanes<T: Send>(
+fn by_thread<T: Send>(
     policies: &[PolicySpec],
     run: impl Fn(usize, &PolicySpec) -> T + Sync,
 ) -> Vec<T> {
     let (python, registry): (Vec<usize>, Vec<usize>) =
         (0..policies.len()).partition(|&i| is_python(&policies[i]));
-    let lanes: Vec<Vec<usize>> = (registry.into_iter().map(|i| vec![i]))
+    let groups: Vec<Vec<usize>> = (registry.into_iter().map(|i| vec![i]))
         .chain((!python.is_empty()).then_some(python))
         .collect();
-    let mut done: Vec<(usize, T)> = lanes
+    let mut done: Vec<(usize, T)> = groups
         .par_iter()
-        .flat_map_iter(|lane| {
+        .flat_map_iter(|group| {
             let all = || {
-                lane.iter()
+                group
+                    .iter()
                     .map(|&i| (i, run(i, &policies[i])))
                     .collect::<Vec<_>>()
             };
-            match is_python(&policies[lane[0]]) {
+            match is_python(&policies[group[0]]) {
                 true => ranker::on_python_thread(all),
                 false => all(),
             }

@@ -95,7 +95,7 @@ fn whatif(
         let measured = MeasuredTrace::scan(&whatif.trace, &mut |_| {})?;
         let plan = whatif.plan(&measured)?;
         let parts = jobs.as_deref().map(JobParts::beside).transpose()?;
-        let span = measured.span_s().ceil() as u64;
+        let span = (measured.span_s().ceil() as u64).max(1);
         let count = whatif.policies.len();
         let progress = Progress::new(progress, span * count as u64);
         let lanes = ProgressLanes {

@@ -8,7 +8,6 @@ use fairshare_core::error::Chain;
 use fairshare_core::model::Time;
 use fairshare_reconcile::controller::{Controller, SchedulerIo};
 use fairshare_reconcile::history::HistoryError;
-use fairshare_reconcile::job::JobId;
 use fairshare_reconcile::lock::Lock;
 use fairshare_reconcile::pass::Pass;
 use fairshare_reconcile::plan::Plan;
@@ -60,14 +59,14 @@ pub(crate) fn show(
 
 /// What `--json` prints: an adapter's pass and, for a sync, what its writes did.
 #[derive(Serialize)]
-pub(crate) struct Document<'a, J: JobId> {
+pub(crate) struct Document<'a, J> {
     schema_version: u32,
     #[serde(flatten)]
     pass: &'a Pass<J>,
     applied: Option<&'a Applied<J>>,
 }
 
-impl<'a, J: JobId> Document<'a, J> {
+impl<'a, J> Document<'a, J> {
     /// The document of `pass` and what its writes did.
     pub(crate) fn new(pass: &'a Pass<J>, applied: Option<&'a Applied<J>>) -> Self {
         Document {

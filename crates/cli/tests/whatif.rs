@@ -162,7 +162,7 @@ fn the_adapters_play_of_starts_is_taken_from_its_configuration() {
     let site = dir.path().to_str().unwrap();
     let (doc, _) = json_of(&["slurm", "what-if", site, "--policy", "drf", "--json", "-"]);
     let (taken, unmodelled) = (doc["taken"].to_string(), doc["unmodelled"].to_string());
-    let said = "weight 5000 every 30 s, its first 2 runs of starts ranked (ranked_runs), running jobs expected to end at their limits (ends_at_limits) (adapter.toml)";
+    let said = "weight 5000 every 30 s, its first 2 runs of starts ranked (ranked_runs), jobs expected to end at their limits (ends_at_limits) (adapter.toml)";
     assert!(taken.contains(said), "{said} not in {taken}");
     assert!(!unmodelled.contains("ranked_runs"), "{unmodelled}");
     assert!(!unmodelled.contains("ends_at_limits"), "{unmodelled}");

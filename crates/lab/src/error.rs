@@ -5,7 +5,7 @@ use fairshare_trace::TraceError;
 use std::path::PathBuf;
 use thiserror::Error;
 
-/// Why a replay cannot be set up or run.
+/// Why an experiment cannot be set up or run.
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum LabError {

@@ -24,7 +24,7 @@ pub trait Lanes: Sync {
 
 /// Runs `run(i, progress)` for each `i` of `0..count` in parallel, `progress` the lane
 /// `lanes` opens for it, each timed: every result with the wall-clock seconds it took, in the
-/// order of `i`, or the first error.
+/// order of `i`, or an error one of them met (whichever the threads came to first).
 pub fn run_all<R: Send>(
     count: usize,
     lanes: &dyn Lanes,

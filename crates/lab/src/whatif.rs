@@ -487,8 +487,9 @@ fn read_adapter(path: &Path) -> Result<Option<SlurmConfig>, LabError> {
         .map_err(|e| LabError::Unusable(e.to_string()))
 }
 
-/// `setup` with the site factors weighed and refreshed as the site's adapter does, or as its
-/// defaults do without `adapter.toml`, said in `taken` when policies are `asked` for.
+/// `setup` with the site factors weighed, refreshed and played out (ranked runs, ends at
+/// limits) as the site's adapter does, or as its defaults do without `adapter.toml`, said in
+/// `taken` when policies are `asked` for.
 fn with_adapter(
     setup: SlurmSetup,
     adapter: Option<&SlurmConfig>,
@@ -513,15 +514,15 @@ fn with_adapter(
 }
 
 /// How `adapter` plays its order of starts where it is not as `defaults` do, in words: its
-/// ranked runs, its running jobs ending at their limits.
+/// ranked runs, and jobs ending at their limits when it expects them to.
 fn adapter_play(adapter: &SlurmConfig, defaults: &SlurmConfig) -> String {
     let ranked = adapter.shared.ranked_runs;
     let mut said = String::new();
     if ranked != defaults.shared.ranked_runs {
         said += &format!(", its first {ranked} runs of starts ranked (ranked_runs)");
     }
-    if adapter.ends_at_limits != defaults.ends_at_limits {
-        said += ", running jobs expected to end at their limits (ends_at_limits)";
+    if adapter.ends_at_limits {
+        said += ", jobs expected to end at their limits (ends_at_limits)";
     }
     said
 }

@@ -31,7 +31,7 @@
 //! - [`machines`]: the cluster's resources and node types, from its nodes.
 //! - [`history`]: usage as the policy counts it, the accounting replayed through its ranker
 //!   with the bookkeeping a scheduler uses (`fairshare_core::rank::Book`).
-//! - [`plan`]: the reconcile without I/O: the order of starts, every pending job's site
+//! - [`plan`]: the reconcile without I/O: the order of starts, every pending job's
 //!   factor, the writes, and the factor each association's next job gets at submission.
 //! - [`writes`]: only the jobs whose factor differs, grouped so one call sets many.
 //! - [`controller`]: one pass of any adapter, through the scheduler's readers and writer.

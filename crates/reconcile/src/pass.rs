@@ -4,7 +4,6 @@
 //! (a version they print, a choice of mapping, their own order of the clients) is optional.
 
 use crate::history::Step;
-use crate::job::JobId;
 use crate::plan::{Plan, SubmitFactor};
 use crate::state::ClientUsage;
 use serde::Serialize;
@@ -18,7 +17,7 @@ pub const PASS_SCHEMA_VERSION: u32 = 3;
 
 /// What one pass saw and planned, its jobs known by ids of type `J`.
 #[derive(Debug, Clone, Serialize)]
-pub struct Pass<J: JobId = u64> {
+pub struct Pass<J = u64> {
     /// When, in seconds after the Unix epoch.
     pub at_s: f64,
     /// The scheduler's version, when it prints one.

@@ -134,7 +134,7 @@ pub fn pending<'a: 's, 's, J>(
 /// Each client's pending jobs that hold a factor (held jobs and jobs not yet eligible do
 /// not wait for one), oldest first (earliest submit, then lowest id): the order the
 /// scheduler's other factors keep within one factor.
-pub fn queues<'a, J: JobId>(
+pub(crate) fn queues<'a, J: JobId>(
     jobs: &'a [QueuedJob<J>],
     clients: &Clients,
     settings: &PlanSettings,
@@ -155,12 +155,14 @@ pub fn queues<'a, J: JobId>(
 /// The head a pending job waits as: its submit time, `seq` (its place in the order of the
 /// jobs' ids, which breaks ties between equal submit times as the ids do), and its dominant
 /// share of `machines` as its size.
-pub fn head<J>(job: &QueuedJob<J>, seq: u64, machines: &Machines) -> Head {
+pub(crate) fn head<J>(job: &QueuedJob<J>, seq: u64, machines: &Machines) -> Head {
     Head::new(job.submit, seq).with_size(dominant_share(&machines.holding(&job.demand)))
 }
 
 /// Each of `ids`' place in their order, from 0: the sequence numbers of [`head`].
-pub fn sequence_numbers<'a, J: JobId>(ids: impl Iterator<Item = &'a J>) -> BTreeMap<&'a J, u64> {
+pub(crate) fn sequence_numbers<'a, J: JobId>(
+    ids: impl Iterator<Item = &'a J>,
+) -> BTreeMap<&'a J, u64> {
     let mut ids: Vec<&J> = ids.collect();
     ids.sort_unstable();
     ids.into_iter().zip(0..).collect()

@@ -1,7 +1,7 @@
 //! One reconcile, scheduler-neutral: what an adapter keeps between passes (its clients,
 //! machines and usage history) and, given what the scheduler says ran and waits, the plan.
 //!
-//! An adapter reads its scheduler into [`Allocation`]s and [`QueuedJob`]s (each with the site
+//! An adapter reads its scheduler into [`Allocation`]s and [`QueuedJob`]s (each with the
 //! factor it holds), and [`State::reconcile`] does the rest: brings the history to now, plays out the order
 //! in which the policy would start the pending jobs, turns it into factors and writes,
 //! and says what a job each client submits now should get. What the adapter adds is only its
@@ -152,7 +152,6 @@ impl<J: JobId> State<J> {
         let runs = (self.history).pass_factors(&waiting, &ends, held, ranked)?;
         let first_and_last = factors::first_and_last(&runs);
         let submit = (self.history).submit_table(&heads, &first_and_last, weight)?;
-        drop(waiting);
         Ok(Ranked {
             step,
             queues,

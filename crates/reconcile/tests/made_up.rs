@@ -407,7 +407,7 @@ const CONFIGURATION_NOTE: &str = "gridq's own fairshare is still on";
 /// [`SchedulerIo`]; the factors it holds follow the writes it takes.
 struct GridqIo {
     held: BTreeMap<u64, i64>,
-    /// How many more times gridq is down when asked for its site.
+    /// How many more times gridq is down when asked for its cluster.
     down: u32,
     /// Whether `gridq write` refuses.
     refusing: bool,

@@ -1499,6 +1499,26 @@ fn the_adapters_ranked_runs_and_ends_at_limits_are_modelled() {
         [0.0, 0.0, 100.0, 110.0],
         "user 0, whose job ends, first"
     );
+
+    // Pending jobs end at their limits in the play too. User 0's job 0 ends at 100 s, user
+    // 1's job 1 holds 4 processors to 300 s; user 0 waits with jobs 2 and 3, user 1 with job
+    // 4, each of 10 s. Job 2 starts at 100 s and is expected to end at 110 s, when user 0,
+    // holding nothing again, is DRF's choice: jobs 2 and 3 make one run, ahead of job 4.
+    // Were job 2 not expected to end, user 1 would come next at 300 s, ahead of job 3.
+    let mut two = [
+        job(0, 0.0, 100.0, 100.0, 4.0),
+        job(1, 0.0, 300.0, 300.0, 4.0),
+        job(2, 1.0, 10.0, 10.0, 4.0),
+        job(3, 2.0, 10.0, 10.0, 4.0),
+        job(4, 3.0, 10.0, 10.0, 4.0),
+    ];
+    for (job, user) in two.iter_mut().zip([0, 1, 0, 0, 1]) {
+        job.user = user;
+    }
+    let ends = starts(&replay_under_priority(pool(8.0), "drf", ending, &two));
+    assert_eq!(ends, [0.0, 0.0, 100.0, 110.0, 120.0]);
+    let as_is = starts(&replay_under_priority(pool(8.0), "drf", adapter, &two));
+    assert_eq!(as_is, [0.0, 0.0, 100.0, 120.0, 110.0]);
 }
 
 /// Slurm's age factor lets an older job of a user with the lower fairshare factor go first.

@@ -22,7 +22,7 @@ use std::ops::Range;
 /// (the adapters' `ranked_runs`); after them each client's remaining jobs make one run.
 pub const RANKED_RUNS: usize = 1_000;
 
-/// The site factor of a factor in [0, 1] under `weight`: `factor × weight`, rounded, the
+/// The whole factor a scheduler stores of a factor in [0, 1] under `weight`: `factor × weight`, rounded, the
 /// factor clamped into [0, 1] first (a NaN counts as 0).
 pub fn whole_factor(factor: f64, weight: u32) -> i64 {
     let factor = if factor.is_nan() {
@@ -413,7 +413,7 @@ mod tests {
     }
 
     #[test]
-    fn site_factors_are_weighted_rounded_and_clamped() {
+    fn whole_factors_are_weighted_rounded_and_clamped() {
         assert_eq!(whole_factor(0.75, 10_000), 7_500);
         assert_eq!(whole_factor(1.0 / 3.0, 1_000), 333);
         assert_eq!(whole_factor(1.5, 100), 100);

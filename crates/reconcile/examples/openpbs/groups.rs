@@ -2,16 +2,16 @@
 //! `name unique_id parent shares`, under `root`. An entity another names as its parent is a
 //! group (an account); every other is a user of its parent group.
 
-use crate::read::{bad, ReadError};
+use crate::read::{bad, OutputError};
 use fairshare_core::model::AccountTree;
 use fairshare_reconcile::clients::Tree;
 use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The tree of the file at `path`.
-pub fn read(path: &Path) -> Result<Tree, ReadError> {
+pub fn read(path: &Path) -> Result<Tree, OutputError> {
     let path_text = || path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|error| ReadError::File {
+    let text = std::fs::read_to_string(path).map_err(|error| OutputError::File {
         path: path_text(),
         error,
     })?;
@@ -19,7 +19,7 @@ pub fn read(path: &Path) -> Result<Tree, ReadError> {
 }
 
 /// The tree of `text`, groups and users in the file's order (a parent before its children).
-pub fn tree<'a>(text: &'a str) -> Result<Tree, ReadError> {
+pub fn tree<'a>(text: &'a str) -> Result<Tree, OutputError> {
     let words = |line: &'a str| -> Vec<&'a str> {
         let data = line.split('#').next().unwrap_or_default();
         data.split_whitespace().collect()
@@ -58,7 +58,7 @@ pub fn tree<'a>(text: &'a str) -> Result<Tree, ReadError> {
             true => accounts.add(name, at, shares),
             false => accounts.add_user(name, at, shares),
         };
-        let index = added.map_err(|error| ReadError::Tree { line: *n, error })?;
+        let index = added.map_err(|error| OutputError::Tree { line: *n, error })?;
         if !groups.contains(name) {
             users.push((parent.to_string(), name.to_string(), index));
         }

@@ -6,7 +6,7 @@
 //! start time (`W`) or whose owner lowered its priority below 0 waits with no factor, and is
 //! left alone.
 
-use crate::read::{bad, kb, seconds, time, ReadError};
+use crate::read::{bad, kb, seconds, time, OutputError};
 use fairshare_core::model::Time;
 use fairshare_reconcile::controller::Jobs;
 use fairshare_reconcile::job::{Allocation, QueueState, QueuedJob};
@@ -94,7 +94,7 @@ struct Resources {
 const TIME: &str = "a time such as `Mon Nov 30 08:00:00 2026`";
 
 /// A job read, with its id and times.
-struct Read {
+struct ReadJob {
     id: PbsId,
     job: Job,
     submit: Time,
@@ -104,7 +104,7 @@ struct Read {
 }
 
 /// Every job of `text`, its times and demand read.
-fn read(text: &str) -> Result<Vec<Read>, ReadError> {
+fn read(text: &str) -> Result<Vec<ReadJob>, OutputError> {
     let qstat: Qstat = serde_json::from_str(text)?;
     (qstat.jobs.into_iter())
         .map(|(id, job)| read_job(&id, job))
@@ -112,7 +112,7 @@ fn read(text: &str) -> Result<Vec<Read>, ReadError> {
 }
 
 /// The job `id`.
-fn read_job(id: &str, job: Job) -> Result<Read, ReadError> {
+fn read_job(id: &str, job: Job) -> Result<ReadJob, OutputError> {
     let when = |field, text: &str| time(text).ok_or_else(|| bad(id, field, text, TIME));
     let submit = when("ctime", &job.ctime)?;
     let start = job.stime.as_deref().map(|t| when("stime", t)).transpose()?;
@@ -125,7 +125,7 @@ fn read_job(id: &str, job: Job) -> Result<Read, ReadError> {
     let mem = kb(mem).ok_or_else(|| bad(id, "Resource_List.mem", mem, "a size such as `8gb`"))?;
     let demand = vec![job.resources.ncpus, mem, job.resources.ngpus];
     let id = PbsId::parse(id).ok_or_else(|| bad(id, "id", id, "`<number>.<server>`"))?;
-    Ok(Read {
+    Ok(ReadJob {
         id,
         job,
         submit,
@@ -135,7 +135,7 @@ fn read_job(id: &str, job: Job) -> Result<Read, ReadError> {
     })
 }
 
-impl Read {
+impl ReadJob {
     /// The user, from `Job_Owner` (`ana@login1`).
     fn user(&self) -> String {
         self.job
@@ -171,8 +171,13 @@ impl Read {
         })
     }
 
-    /// The job as it ran, if it started before `to` and ran on past `from`.
+    /// The job as it ran, if it runs or ran (`R`, exiting `E`, finished `F` or `X`), started
+    /// before `to` and ran on past `from`: a requeued job back in the queue keeps its `stime`
+    /// but runs no more.
     fn ran(&self, from: Time, to: Time) -> Option<Allocation<PbsId>> {
+        if !["R", "E", "F", "X"].contains(&self.job.job_state.as_str()) {
+            return None;
+        }
         let start = self.start.filter(|s| *s < to)?;
         if self.end.is_some_and(|end| end < from) {
             return None;
@@ -194,15 +199,15 @@ impl Read {
 }
 
 /// The queued and running jobs of `qstat -f -F json`.
-pub fn queue(text: &str) -> Result<Vec<QueuedJob<PbsId>>, ReadError> {
-    Ok(read(text)?.iter().filter_map(Read::queued).collect())
+pub fn queue(text: &str) -> Result<Vec<QueuedJob<PbsId>>, OutputError> {
+    Ok(read(text)?.iter().filter_map(ReadJob::queued).collect())
 }
 
 /// What `qstat -x -f -F json` lists as run or running from `from` to `to`, and the queue.
-pub fn listed(text: &str, from: Time, to: Time) -> Result<Jobs<PbsId>, ReadError> {
+pub fn listed(text: &str, from: Time, to: Time) -> Result<Jobs<PbsId>, OutputError> {
     let jobs = read(text)?;
     let ran = jobs.iter().filter_map(|j| j.ran(from, to)).collect();
-    let queue = jobs.iter().filter_map(Read::queued).collect();
+    let queue = jobs.iter().filter_map(ReadJob::queued).collect();
     Ok(Jobs {
         ran,
         skipped: Vec::new(),

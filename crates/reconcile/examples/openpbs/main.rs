@@ -31,7 +31,7 @@ use fairshare_reconcile::machines::Machines;
 use fairshare_reconcile::pass::Words;
 use fairshare_reconcile::writes::Write;
 use jobs::PbsId;
-use read::ReadError;
+use read::OutputError;
 use std::path::PathBuf;
 
 /// The OpenPBS adapter's defaults for the keys every adapter's file has.
@@ -52,7 +52,7 @@ pub struct PbsIo<C: Commands> {
 }
 
 impl<C: Commands> SchedulerIo for PbsIo<C> {
-    type Error = PassError<ReadError>;
+    type Error = PassError<OutputError>;
     type Job = PbsId;
     type Charging = ();
     const WORDS: Words = Words {
@@ -98,7 +98,7 @@ pub fn adapter<C: Commands>(
     config: &SharedKeys<PbsDefaults>,
     resource_group: PathBuf,
 ) -> Result<Controller<PbsIo<C>>, SettingError> {
-    let setup = config.setup(policy(&config.policy)?, Vec::new(), true)?;
+    let setup = config.setup(policy(&config.policy)?, Vec::new(), false)?;
     let commands = Counted::new(commands);
     let io = PbsIo {
         commands,

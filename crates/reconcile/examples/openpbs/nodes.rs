@@ -1,6 +1,6 @@
 //! The reader of `pbsnodes -a -F json`: OpenPBS's vnodes as the reconcile's nodes.
 
-use crate::read::{bad, kb, ReadError};
+use crate::read::{bad, kb, OutputError};
 use fairshare_reconcile::machines::SchedulerNode;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -30,7 +30,7 @@ struct Available {
 }
 
 /// The nodes of `pbsnodes -a -F json`.
-pub fn nodes(text: &str) -> Result<Vec<SchedulerNode>, ReadError> {
+pub fn nodes(text: &str) -> Result<Vec<SchedulerNode>, OutputError> {
     let listed: Pbsnodes = serde_json::from_str(text)?;
     (listed.nodes.into_iter())
         .map(|(name, vnode)| {

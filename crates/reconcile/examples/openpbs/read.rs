@@ -6,7 +6,7 @@ use std::time::UNIX_EPOCH;
 
 /// Why an output of OpenPBS's could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub enum OutputError {
     /// It is not the JSON `-F json` prints.
     #[error("not the JSON of `-F json`: {0}")]
     Json(#[from] serde_json::Error),
@@ -43,9 +43,9 @@ pub enum ReadError {
 }
 
 /// `found` in `field` of `item`, where `expected` belongs.
-pub fn bad(item: &str, field: &'static str, found: &str, expected: &'static str) -> ReadError {
+pub fn bad(item: &str, field: &'static str, found: &str, expected: &'static str) -> OutputError {
     let (item, found) = (item.to_string(), found.to_string());
-    ReadError::Value {
+    OutputError::Value {
         item,
         field,
         found,

@@ -161,8 +161,9 @@ impl Adapter {
 }
 
 impl Engine {
-    /// Every running job as the adapter's play at `now` expects it to end: at its planned end
-    /// (its time limit, where the scheduler plans with limits).
+    /// Every running job as the adapter's play at `now` expects it to end: at its planned end,
+    /// its time limit (the Slurm scheduler, the only one whose jobs the adapter orders, plans
+    /// with limits).
     fn expected_ends(&self, now: Time) -> Vec<Expected> {
         (self.running.iter().flatten())
             .map(|job| Expected {
@@ -185,7 +186,9 @@ impl Engine {
         if !adapter.due(now) {
             return Ok(());
         }
-        // Each user's jobs oldest first, as the adapter lists them, by their place in the queue.
+        // Each user's jobs oldest first, as the adapter lists them, by their place in the queue,
+        // each with its limit where the play expects jobs to end at their limits.
+        let limits = adapter.ends_at_limits;
         let users = self.queues.len();
         let mut places: Vec<Vec<usize>> = vec![Vec::new(); users];
         let mut waiting: BTreeMap<u32, Vec<Waiting>> = BTreeMap::new();
@@ -205,7 +208,7 @@ impl Engine {
                     head: Head::new(job.submit, job.seq).with_size(job.size),
                     holding: Cow::Borrowed(&job.holding),
                     rate: self.meter.as_ref().map(|_| job.rate),
-                    limit: None,
+                    limit: limits.then_some(job.walltime),
                 }
             });
             waiting.insert(user as u32, jobs.collect());
