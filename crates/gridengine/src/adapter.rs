@@ -354,12 +354,12 @@ pub fn qalter_args(write: &Write) -> Vec<String> {
 }
 
 /// The adapter: a policy applied to one Grid Engine cluster through `commands`, as `config`
-/// (checked) sets it.
+/// sets it (its keys checked by [`GridEngineConfig::setup`]).
 pub fn adapter<C: Commands>(
     commands: C,
     config: &GridEngineConfig,
 ) -> Result<Controller<GridEngineIo<C>>, SettingError> {
-    config.check()?;
+    let setup = config.setup()?;
     let io = GridEngineIo {
         commands: Counted::new(commands),
         accounting: AccountingFile::new(&config.accounting),
@@ -367,6 +367,5 @@ pub fn adapter<C: Commands>(
         lever: None,
         last_listing: Vec::new(),
     };
-    let setup = config.setup()?;
     Ok(Controller::new(io, setup))
 }
