@@ -1,8 +1,10 @@
 //! Limits on what groups of jobs may hold at once, as a site caps associations and QOS (Slurm's
 //! `GrpTRES`, `MaxJobs`, `MaxTRESPerUser`, …): a job that would take its group past a cap waits,
 //! passed over without blocking anyone else and without a reservation, until the group's
-//! running jobs end or the cap is raised. A site's limits say nothing of policies, so they
-//! live apart from them, and a run holds them whatever its policy.
+//! running jobs end or the cap is raised. A limit lets a job go when the job completes or is
+//! killed, while its nodes are still being released, as Slurm's accounting policy does
+//! (`acct_policy_job_fini`). A site's limits say nothing of policies, so they live apart from
+//! them, and a run holds them whatever its policy.
 
 use fairshare_core::model::Time;
 

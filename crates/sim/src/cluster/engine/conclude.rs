@@ -18,7 +18,7 @@ impl Engine {
             .iter()
             .enumerate()
             .flat_map(|(u, q)| q.iter().map(move |p| (u as u32, p.submit)));
-        // Under the adapter the policy ranks only in its plays of starts, whose live trees are
+        // Under job factors the policy ranks only in their passes, whose live trees are
         // dropped: none is reported.
         let counters = self.book.ranker().livetree();
         let mut result = self

@@ -53,8 +53,8 @@ impl Engine {
             None => Cow::Borrowed(a.properties.as_slice()),
         };
         let exclusive = a.exclusive || partition_rule.is_some_and(|r| r.exclusive);
-        // What it would hold, for the adapter's play of starts.
-        let holding = (self.adapter.as_ref()).map_or_else(Vec::new, |_| demand.clone());
+        // What it would hold, for the job factors' passes.
+        let holding = (self.job_factors.as_ref()).map_or_else(Vec::new, |_| demand.clone());
         let (request, unknown) =
             (self.space).request(cpus, demand, a.nodes, exclusive, &properties);
         let partition = a
@@ -78,7 +78,7 @@ impl Engine {
         }
         let rate = self.meter.as_mut().map_or(0.0, |m| m.price(&a)) * rule.cost;
         let kill_grace = self.timing.kill_grace_us();
-        // A request of 0 is no request (Slurm's --time=0, and logs that write 0 for unknown).
+        // A request of 0 is no request (`--time=0`, and logs that write 0 for unknown).
         let (runtime, walltime, killed) = match (a.walltime.filter(|w| *w > 0), self.overrun) {
             (Some(limit), Overrun::Kill)
                 if kill_grace.is_some_and(|g| limit.saturating_add(g) < a.runtime) =>
@@ -122,13 +122,13 @@ impl Engine {
         let fixed_points = (self.job_order).map_or(0.0, |o| {
             o.fixed_points(cpus, a.nodes, factors) + tres_points
         });
-        let site_factor = match self.adapter.as_ref() {
-            Some(adapter) => adapter.submit_factor(a.user).map_err(SimError::Rank)?,
+        let factor = match self.job_factors.as_ref() {
+            Some(model) => model.submit_factor(a.user).map_err(SimError::Rank)?,
             None => 0,
         };
         let limits = self.limits.of(a.user, a.qos, a.partition);
-        let points = (self.job_order).map_or(0.0, |o| o.points_of(fixed_points, a.submit))
-            + site_factor as f64;
+        let points =
+            (self.job_order).map_or(0.0, |o| o.points_of(fixed_points, a.submit)) + factor as f64;
         let at = self.queue_position(u, priority, points);
         self.queues[u].insert(
             at,
@@ -141,7 +141,7 @@ impl Engine {
                 request,
                 size,
                 fixed_points,
-                site_factor,
+                factor,
                 holding,
                 queue: a.queue,
                 processors: cpus,
@@ -195,8 +195,8 @@ impl Engine {
         if let Err(e) = self.book.take(user, &holding, rate) {
             self.fault.get_or_insert(SimError::Rank(e));
         }
-        if let Some(adapter) = &mut self.adapter {
-            if let Err(e) = adapter.book_mut().started(user, &holding, rate) {
+        if let Some(model) = &mut self.job_factors {
+            if let Err(e) = model.book_mut().started(user, &holding, rate) {
                 self.fault.get_or_insert(SimError::Rank(e));
             }
         }
@@ -299,8 +299,8 @@ impl Engine {
         if let Err(e) = (self.book).give_back(job.user, &holding, job.rate, ran_s) {
             self.fault.get_or_insert(SimError::Rank(e));
         }
-        if let Some(adapter) = &mut self.adapter {
-            let finished = adapter
+        if let Some(model) = &mut self.job_factors {
+            let finished = model
                 .book_mut()
                 .finished(job.user, &holding, job.rate, ran_s);
             if let Err(e) = finished {
@@ -322,8 +322,11 @@ impl Engine {
         job.passes_at_once
     }
 
-    /// Plans each running job past its planned end to end the next second, as Slurm's
-    /// will-run test does (`end_time <= now` gives `now + 1`); the jobs that ended are dropped.
+    /// Plans each running job past its planned end to end the next second, as a scheduler that
+    /// plans with time limits does ([`Planning::with_limits`]); the jobs that ended are
+    /// dropped.
+    ///
+    /// [`Planning::with_limits`]: crate::cluster::scheduler::Planning::with_limits
     pub(super) fn plan_overdue(&mut self) {
         let (now, running, space) = (self.now, &mut self.running, &mut self.space);
         let next = now.plus_micros(1_000_000);

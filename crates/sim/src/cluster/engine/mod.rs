@@ -2,13 +2,12 @@
 //! ranker's book and what is recorded. What it does with that state is in one module each:
 //! [`setup`] builds it from a configuration, [`jobs`] takes arrivals, starts and ends,
 //! [`reservations`] keeps the planned starts, [`pass`] is the scheduler's view of a pass,
-//! [`withdraw`] the cancellations, [`conclude`] the results, [`adapter`] the Slurm adapter's
-//! site factors for policies that reach Slurm through it, and [`run`] the loop of events that
-//! drives it all. When passes run is the scheduler's [`Timing`]; the engine only tells
+//! [`withdraw`] the cancellations, [`conclude`] the results, [`factors`] the factors a
+//! scheduler's model gives waiting jobs, and [`run`] the loop of events that drives it all. When passes run is the scheduler's [`Timing`]; the engine only tells
 //! it what happened.
 
-mod adapter;
 mod conclude;
+mod factors;
 mod jobs;
 mod order;
 mod outages;
@@ -24,11 +23,10 @@ pub(super) use run::replay;
 use super::limits::Held;
 use super::meter::Meter;
 use super::recorder::Recorder;
-use super::scheduler::{PassKind, Reservations, Timing, WillRun};
+use super::scheduler::{JobFactors, PassKind, PlansNodes, Reservations, Timing};
 use super::space::{Placed, Request, Space};
 use super::waiting::Smallest;
 use super::{JobOutcome, JobRecord, Opened, Overrun, QueueLimit, SimError, Window};
-use adapter::Adapter;
 use fairshare_core::model::{Task, Time};
 use fairshare_core::rank::{Book, Head};
 use indexmap::IndexMap;
@@ -53,11 +51,11 @@ struct Pending {
     size: f64,
     /// Its weighted job size and partition terms, when jobs are ordered by a job priority.
     fixed_points: f64,
-    /// The site factor the adapter gave it, when its policy reaches Slurm through the adapter
-    /// (0 otherwise): one more term of its points.
-    site_factor: i64,
-    /// What it would hold, as fractions of each resource, for the adapter's play of starts
-    /// (empty without an adapter).
+    /// The factor the scheduler's job factors gave it (0 without them): one more term of its
+    /// points.
+    factor: i64,
+    /// What it would hold, as fractions of each resource, for the job factors' passes
+    /// (empty without them).
     holding: Vec<f64>,
     /// Its queue (the trace's index), and the processors it counts against the queue's limit.
     queue: Option<u32>,
@@ -194,12 +192,11 @@ struct Engine {
     whole_nodes: bool,
     /// How a reservation's span is rounded, when the scheduler rounds it.
     plan_resolution: Option<reservations::Resolution>,
-    /// Slurm's will-run planning, when the scheduler plans so ([`Planning::by_will_run`]).
-    ///
-    /// [`Planning::by_will_run`]: super::scheduler::Planning::by_will_run
-    will_run: Option<WillRun>,
-    /// Whether a job arrived, started or ended since the last periodic pass (Slurm's
-    /// backfill waits for new work, `_more_work`).
+    /// The scheduler's own planner of reservations on whole nodes, when it has one
+    /// ([`Scheduler::planner`](super::scheduler::Scheduler::planner)).
+    planner: Option<Box<dyn PlansNodes>>,
+    /// Whether a job arrived, started or ended since the last periodic pass (a periodic pass
+    /// may wait for new work: [`Standing::changed`](super::scheduler::Standing)).
     news: bool,
     /// Whether jobs are planned with their time limits even when they run past them
     /// ([`Planning::with_limits`](super::scheduler::Planning::with_limits)).
@@ -209,9 +206,9 @@ struct Engine {
     overdue: Vec<(usize, u64)>,
     /// The job priority jobs are ordered by, when the scheduler orders jobs.
     job_order: Option<JobOrder>,
-    /// The Slurm adapter, when the policy reaches Slurm through its site factors: it keeps
-    /// the policy, and the main book orders users by their jobs' priorities.
-    adapter: Option<Adapter>,
+    /// The scheduler's job factors, when it has them: they keep the policy, and the main
+    /// book orders users by their jobs' priorities.
+    job_factors: Option<Box<dyn JobFactors>>,
     /// When the log's window opens ([`ClusterConfig::opens`](super::ClusterConfig::opens)).
     opens: Option<Time>,
     /// The jobs the log started before the window opened, by their recorded start (then
@@ -225,7 +222,7 @@ struct Engine {
     opened: Option<Opened>,
     /// The site's limits, and what their scopes' running jobs hold.
     limits: Held,
-    /// When a limit's cap changes: Slurm schedules when its limits are updated.
+    /// When a limit's cap changes: a pass runs when limits are updated.
     limit_changes: BinaryHeap<Reverse<Time>>,
     /// Jobs a limit held, by the first limit that held each.
     held_by_limits: IndexMap<String, u64>,
@@ -239,11 +236,11 @@ struct Engine {
 impl Engine {
     fn at(&mut self, t: Time) -> Result<(), SimError> {
         self.book.advance(t).map_err(SimError::Rank)?;
-        if let Some(adapter) = &mut self.adapter {
-            adapter.book_mut().advance(t).map_err(SimError::Rank)?;
+        if let Some(model) = &mut self.job_factors {
+            model.book_mut().advance(t).map_err(SimError::Rank)?;
         }
         self.recompute_job_priorities(t);
-        self.adapter_pass(t)?;
+        self.job_factors_pass(t)?;
         self.now = t;
         self.recorder.advance(t);
         Ok(())
@@ -288,10 +285,10 @@ impl Engine {
         true
     }
 
-    /// Stops counting under their limits the jobs that have ended by now: Slurm's accounting
-    /// policy lets a job's group and user go when the job completes or is killed
-    /// (`acct_policy_job_fini`), while its nodes are still completing, so a pass run then
-    /// already sees the room. Done before a limit is looked at, which only a pass does.
+    /// Stops counting under their limits the jobs that have ended by now: a limit lets a job's
+    /// group and user go when the job completes or is killed, while its nodes are still
+    /// being released ([`Limit`](crate::cluster::Limit)), so a pass run then already sees the
+    /// room. Done before a limit is looked at, which only a pass does.
     fn release_ended_limits(&mut self) {
         while let Some(&Reverse((end, seq, slot))) = self.limit_ends.peek() {
             if end > self.now {
@@ -319,10 +316,10 @@ impl Engine {
             .map(|p| (Head::new(p.submit, p.seq).with_size(p.size)).with_points(self.job_points(p)))
     }
 
-    /// Forgets what Slurm's will-run tests found: a job started or ended, or a pass begins.
+    /// Has the planner forget what it found: a job started or ended, or a pass begins.
     fn forget_tests(&mut self) {
-        if let Some(will_run) = &mut self.will_run {
-            will_run.forget();
+        if let Some(planner) = &mut self.planner {
+            planner.forget();
         }
     }
 

@@ -1,23 +1,20 @@
 //! The order of each user's waiting jobs. By default a user's jobs wait in their queue's
-//! priority, then oldest first. Under a scheduler that orders jobs by a job priority (Slurm's
-//! multifactor with age, size, partition, QOS, association or TRES weights), each job also
-//! has points of its own, recomputed for every waiting job each `PriorityCalcPeriod` as Slurm
-//! recomputes them: a user's queue is kept by queue priority, then points, then age, and each
-//! user's next job carries its points to the ranker, which adds the user's factor
-//! ([`MultifactorRanker`]). A policy that reaches Slurm as the adapter's site factors puts a
-//! factor on each job instead ([`super::adapter`]), one more term of its points.
+//! priority, then oldest first. Under a scheduler that orders jobs by a job priority (a
+//! multifactor priority with age, size, partition, QOS, association or TRES weights), each
+//! job also has points of its own, recomputed for every waiting job once a period: a user's
+//! queue is kept by queue priority, then points, then age, and each user's next job carries
+//! its points to the ranker, which adds the user's factor
+//! ([`MultifactorRanker`](fairshare_core::rank::MultifactorRanker)). A scheduler's job factors
+//! ([`super::factors`]) put a factor on each job, one more term of its points.
 
-use super::adapter::Adapter;
 use super::{Engine, Pending};
 use crate::cluster::ClusterConfig;
 use fairshare_core::model::Time;
-use fairshare_core::policy::PolicyKind;
 use fairshare_core::priority::multifactor::{JobPriority, JobSize, Tres};
 use fairshare_core::priority::PriorityKey;
-use fairshare_core::rank::{MultifactorRanker, Ranker};
 use std::cmp::Reverse;
 
-/// Slurm's multifactor job priority as the engine keeps it.
+/// A multifactor job priority as the engine keeps it.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct JobOrder {
     priority: JobPriority,
@@ -33,21 +30,20 @@ pub(super) struct JobOrder {
 }
 
 impl JobOrder {
-    /// The job order of `config`'s scheduler, if it orders jobs: by a job's own terms, or by
-    /// the adapter's site factors.
-    pub(super) fn of(config: &ClusterConfig) -> Option<JobOrder> {
-        let priority = ordering_jobs(config)?;
+    /// The job order of `config`'s run by `priority`, its recomputations `offset_s` seconds
+    /// past each multiple of its period.
+    pub(super) fn new(config: &ClusterConfig, priority: JobPriority, offset_s: f64) -> JobOrder {
         let cpus = config.capacity.total().first().copied().unwrap_or(0.0);
         let nodes = config.capacity.machines().unwrap_or(1) as f64;
-        Some(JobOrder {
+        JobOrder {
             priority,
-            offset_s: refresh_offset(config),
+            offset_s,
             calculated: None,
             at_s: f64::NEG_INFINITY,
             cluster: priority.cluster.unwrap_or((nodes, cpus)),
             tres_resources: ["cpu", "mem", "gpu"]
                 .map(|name| config.resources.iter().position(|r| r == name)),
-        })
+        }
     }
 
     /// The weighted TRES term of a job asking normalised `demand` on at least `min_nodes`
@@ -99,9 +95,9 @@ impl JobOrder {
     }
 
     /// A waiting job's points as of the last recomputation (a job submitted since has waited
-    /// 0 s, as Slurm computes a job's priority at its submission), its site factor among them.
+    /// 0 s: a job's priority is computed at its submission), its factor among them.
     fn points(&self, job: &Pending) -> f64 {
-        self.points_of(job.fixed_points, job.submit) + job.site_factor as f64
+        self.points_of(job.fixed_points, job.submit) + job.factor as f64
     }
 
     /// The points of a job of fixed points `fixed_points` submitted at `submit`.
@@ -109,59 +105,6 @@ impl JobOrder {
         let waited_s = self.at_s - submit.as_secs_f64();
         fixed_points + self.priority.age_weight * self.priority.age_factor(waited_s)
     }
-}
-
-/// The job priority of `config`'s scheduler when it orders jobs: when a job's own terms weigh
-/// in, or the policy reaches Slurm through the adapter's site factors, one on each job; none
-/// when Slurm's own fairshare factor alone orders users, as the policy's order does.
-fn ordering_jobs(config: &ClusterConfig) -> Option<JobPriority> {
-    let priority = config.scheduler.job_priority()?;
-    (priority.orders_jobs() || !slurms_own(config)).then_some(priority)
-}
-
-/// Whether `config`'s policy is Slurm's own fairshare factor (Fair Tree or classic over the
-/// processors or the billing Slurm charges), which Slurm computes itself; any other reaches
-/// Slurm as the adapter's site factor.
-fn slurms_own(config: &ClusterConfig) -> bool {
-    matches!(config.policy.kind, PolicyKind::Fairshare(settings)
-        if settings.function.is_slurms()
-            && ["cpu", "billing"].contains(&settings.metric.entry().name))
-}
-
-/// Where Slurm's recomputations fall: with Slurm's own fairshare, where the policy's
-/// recomputations do (the same thread runs both); else on the multiples of the period.
-fn refresh_offset(config: &ClusterConfig) -> f64 {
-    match config.policy.kind {
-        PolicyKind::Fairshare(settings) if slurms_own(config) => settings.refresh_offset_s,
-        _ => 0.0,
-    }
-}
-
-/// The ranker the engine serves users by, from `policy`, the ranker of `config`'s policy over
-/// `resources` resources, and the model of the adapter when the policy reaches Slurm through
-/// it. When the scheduler orders jobs, users are ordered by their next job's priority: with
-/// Slurm's own fairshare, its factors weighted by `PriorityWeightFairshare` (the policy's
-/// order itself when no job term weighs in); with any other policy, the site factors the
-/// adapter gives each job, the policy itself kept by the adapter.
-pub(super) fn rankers(
-    config: &ClusterConfig,
-    policy: Box<dyn Ranker>,
-    resources: usize,
-) -> (Box<dyn Ranker>, Option<Adapter>) {
-    let Some(priority) = ordering_jobs(config) else {
-        return (policy, None);
-    };
-    let users = config.users.len();
-    if slurms_own(config) {
-        let (weight, offset) = (priority.fairshare_weight, refresh_offset(config));
-        let ranker = MultifactorRanker::new(policy, users, priority, weight, offset);
-        return (Box::new(ranker), None);
-    }
-    let adapter = Adapter::new(policy, users, resources, &priority);
-    (
-        Box::new(MultifactorRanker::of_jobs(users, priority)),
-        Some(adapter),
-    )
 }
 
 impl Engine {
@@ -203,8 +146,8 @@ impl Engine {
             // Points are fixed terms alone, which do not change: nor does any order.
             return;
         }
-        // Site factors differ between jobs of one age, as fixed terms do.
-        match order.priority.reorders_waiting_jobs() || self.adapter.is_some() {
+        // Job factors differ between jobs of one age, as fixed terms do.
+        match order.priority.reorders_waiting_jobs() || self.job_factors.is_some() {
             true => self.reorder_queues(),
             false => self.rerank_waiting(),
         }

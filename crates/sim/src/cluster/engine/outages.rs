@@ -1,10 +1,10 @@
 //! The site's outages as the engine keeps them ([`Outage`]): which nodes are closed now, and
 //! what the plans must not count on. A closed node is fenced in every pass, so no job starts
-//! there; an announced outage (a reservation) is in the availability profile and in Slurm's
-//! backfill map from the start, so that no job starts or is planned across it (fenced only
-//! where the scheduler keeps no profile); an unannounced
-//! one (a node drained or down) is there from its start until further notice, and taken away
-//! when it ends, as Slurm plans without knowing when a node comes back.
+//! there; an announced outage (a reservation) is in the availability profile and in the
+//! scheduler's own planner from the start, so that no job starts or is planned across it
+//! (fenced only where the scheduler keeps no profile); an unannounced one (a node drained or
+//! down) is there from its start until further notice, and taken away when it ends, as a
+//! scheduler plans without knowing when a node comes back.
 
 use super::{free_until, Engine};
 use crate::cluster::scheduler::Reservations;
@@ -43,7 +43,7 @@ pub(super) struct Outages {
 
 impl Outages {
     /// The `outages` over `space`'s nodes, the announced ones held in its profile (and in
-    /// `stand`, Slurm's backfill map) over their spans already. Refused: a host the space
+    /// `stand`, the scheduler's own planner) over their spans already. Refused: a host the space
     /// does not have.
     pub(super) fn of(
         outages: &[Outage],
@@ -95,8 +95,8 @@ impl Outages {
 }
 
 impl Engine {
-    /// Makes every change of the outages due by `t`; whether one was made (Slurm schedules
-    /// when a node's state changes).
+    /// Makes every change of the outages due by `t`; whether one was made (a pass runs when a
+    /// node's state changes).
     pub(super) fn change_nodes(&mut self, t: Time) -> bool {
         let mut changed = false;
         while let Some(&(at, i, closes)) = self.outages.changes.get(self.outages.made) {
@@ -133,10 +133,10 @@ impl Engine {
                 }
                 let sign = if closes { 1.0 } else { -1.0 };
                 self.space.expect(node, at, UNTIL_FURTHER_NOTICE, sign);
-                if let Some(will_run) = &mut self.will_run {
+                if let Some(planner) = &mut self.planner {
                     match closes {
-                        true => will_run.stand(node, kept.from, UNTIL_FURTHER_NOTICE),
-                        false => will_run.unstand(node, kept.from, UNTIL_FURTHER_NOTICE),
+                        true => planner.stand(node, kept.from, UNTIL_FURTHER_NOTICE),
+                        false => planner.unstand(node, kept.from, UNTIL_FURTHER_NOTICE),
                     }
                 }
                 if !closes {

@@ -1,7 +1,10 @@
-//! Planned starts: a waiting job's reservation in the availability profile (and in Slurm's
-//! will-run plans), moved up when jobs end early, dropped when the pass that made them ends.
+//! Planned starts: a waiting job's reservation in the availability profile (and in the
+//! scheduler's own planner, when it has one), moved up when jobs end early, dropped when the
+//! pass that made them ends.
 
 use super::{free_until, Engine};
+#[cfg(doc)]
+use crate::cluster::scheduler::Planning;
 use crate::cluster::scheduler::{Ask, Reservations};
 use crate::cluster::space::Placed;
 use fairshare_core::model::Time;
@@ -33,14 +36,14 @@ impl Engine {
             Reservations::ForThePass => self.space.unplan(&placed, from, to),
             _ => self.space.expect(&placed, from, to, -1.0),
         }
-        if let Some(will_run) = &mut self.will_run {
-            will_run.release(&placed, from, to);
+        if let Some(planner) = &mut self.planner {
+            planner.release(&placed, from, to);
         }
         Some((t, placed))
     }
 
     /// What a reservation at `t` for `walltime` holds in the availability profile: from `t`
-    /// for the walltime, or with a plan resolution (Slurm's `bf_resolution`), from `t` rounded
+    /// for the walltime, or with a plan resolution ([`Planning::resolution_s`]), from `t` rounded
     /// down (but not before now) to the end rounded down, at least one resolution past the
     /// rounded start. A rounded span depends on now, so only reservations dropped in the pass
     /// that made them are rounded ([`Engine::new`] gives other schedulers no resolution).
@@ -59,8 +62,8 @@ impl Engine {
             }
         }
         self.space.drop_plans();
-        if let Some(will_run) = &mut self.will_run {
-            will_run.clear();
+        if let Some(planner) = &mut self.planner {
+            planner.clear();
         }
     }
 
@@ -156,8 +159,8 @@ impl Engine {
             Reservations::ForThePass => self.space.plan(&placed, from, to),
             _ => self.space.expect(&placed, from, to, 1.0),
         }
-        if let Some(will_run) = &mut self.will_run {
-            will_run.hold(&placed, from, to);
+        if let Some(planner) = &mut self.planner {
+            planner.hold(&placed, from, to);
         }
         let job = &mut self.queues[user as usize][index];
         job.first_reserved.get_or_insert(t);
@@ -186,8 +189,8 @@ impl Engine {
         let Some(job) = self.candidate(user) else {
             return false;
         };
-        if self.will_run.is_some() {
-            return self.plan_by_will_run(user, index, before);
+        if self.planner.is_some() {
+            return self.plan_by_planner(user, index, before);
         }
         let (request, walltime) = (job.request.clone(), job.walltime);
         let found = self
@@ -206,16 +209,16 @@ impl Engine {
             .is_some()
     }
 
-    /// [`SchedulingPass::reserve`](crate::cluster::SchedulingPass::reserve) as Slurm's backfill plans (`WillRun::plan`); a start at or past
-    /// `before` is not planned.
-    fn plan_by_will_run(&mut self, user: u32, index: usize, before: Option<Time>) -> bool {
-        let Some(will_run) = self.will_run.as_mut() else {
+    /// [`SchedulingPass::reserve`](crate::cluster::SchedulingPass::reserve) as the scheduler's
+    /// own planner plans; a start at or past `before` is not planned.
+    fn plan_by_planner(&mut self, user: u32, index: usize, before: Option<Time>) -> bool {
+        let Some(planner) = self.planner.as_mut() else {
             return false;
         };
         let job = &self.queues[user as usize][index];
         let (request, walltime) = (job.request.clone(), job.walltime);
         let running = &self.running;
-        let ends = || {
+        let mut ends = || {
             (running.iter().enumerate())
                 .filter_map(|(slot, job)| Some((job.as_ref()?.planned_end, slot)))
                 .collect()
@@ -227,22 +230,21 @@ impl Engine {
             walltime,
             before,
         };
-        let found = will_run.plan(&mut self.space, now, ask, (ends, placed_of), |t| {
-            held_span(now, resolution, t, walltime)
-        });
+        let held = |t| held_span(now, resolution, t, walltime);
+        let found = planner.plan(&mut self.space, now, ask, (&mut ends, &placed_of), &held);
         found
             .map(|found| self.hold(user, index, found, false))
             .is_some()
     }
 }
 
-/// How a scheduler rounds a reservation's span (Slurm's backfill map, `bf_resolution`).
+/// How a scheduler rounds a reservation's span ([`Planning::resolution_s`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Resolution {
     /// The granularity, in microseconds.
     pub(super) micros: u64,
-    /// Whether the end is rounded up (Slurm from 24.11: from the start's whole second plus
-    /// the walltime) rather than down.
+    /// Whether the end is rounded up (from the start's whole second plus the walltime,
+    /// [`Planning::ends_rounded_up`]) rather than down.
     pub(super) ends_up: bool,
 }
 
@@ -256,7 +258,7 @@ fn held_span(now: Time, resolution: Option<Resolution>, t: Time, walltime: u64) 
     let down = |x: Time| Time(x.0 - x.0 % r);
     let start = down(t);
     let end = match ends_up {
-        // Slurm counts in whole seconds: ⌈(⌊t⌋ + walltime) / r⌉ · r.
+        // Counted in whole seconds: ⌈(⌊t⌋ + walltime) / r⌉ · r.
         true => down(Time::from_whole_secs(t.whole_secs()).plus_micros(walltime + r - 1)),
         false => down(end),
     };

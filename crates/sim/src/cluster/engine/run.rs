@@ -146,12 +146,12 @@ pub(in crate::cluster) fn replay<E>(
             .peek()
             .is_some_and(|Reverse(c)| *c <= t)
         {
-            // A limit was updated: Slurm schedules at once.
+            // A limit was updated: a pass runs at once.
             engine.limit_changes.pop();
             happened.asked = true;
         }
         if engine.change_nodes(t) {
-            // A node's state changed: Slurm schedules at once.
+            // A node's state changed: a pass runs at once.
             happened.asked = true;
         }
         engine.start_pins(t).map_err(RunError::Sim)?;

@@ -1,10 +1,10 @@
 //! The engine built from a run's configuration: the policy's ranker, the partitions as the run
 //! applies them, and the scheduler's planning and timing.
 
-use super::order::{rankers, JobOrder};
+use super::order::JobOrder;
 use super::reservations::Resolution;
 use super::{Engine, Held, Meter, Outages, Recorder, Smallest, Space};
-use crate::cluster::scheduler::{PassKind, Reservations, WillRun};
+use crate::cluster::scheduler::{PassKind, Reservations};
 use crate::cluster::{Capacity, ClusterConfig, SimError};
 use fairshare_core::model::partition_property;
 use fairshare_core::policy::PolicyKind;
@@ -120,9 +120,10 @@ impl Engine {
         let planning = config.scheduler.planning();
         // A pool has no nodes to plan: its reservations hold what their jobs ask.
         let whole_nodes = planning.whole_nodes && matches!(config.capacity, Capacity::Machines(_));
-        let will_run =
-            whole_nodes && planning.by_will_run && reservations == Reservations::ForThePass;
-        let (ranker, adapter) = rankers(config, ranker(config, m)?, m);
+        let planner = (whole_nodes && reservations == Reservations::ForThePass)
+            .then(|| config.scheduler.planner(config.capacity.nodes().len()))
+            .flatten();
+        let serving = (config.scheduler).serving(&config.policy, ranker(config, m)?, (users, m));
         let limits = Held::new(&config.limits);
         let mut engine = Engine {
             queues: vec![VecDeque::new(); users],
@@ -131,7 +132,7 @@ impl Engine {
             finishes: BinaryHeap::new(),
             limit_ends: BinaryHeap::new(),
             space,
-            book: Book::new(ranker, users, m),
+            book: Book::new(serving.ranker, users, m),
             meter: match config.policy.kind {
                 PolicyKind::Fairshare(settings) => {
                     Some(Meter::new(settings.metric, &config.capacity, users))
@@ -183,7 +184,7 @@ impl Engine {
             timing: config.scheduler.timing(config.origin),
             kind: PassKind::default(),
             whole_nodes,
-            will_run: will_run.then(|| WillRun::new(config.capacity.nodes().len())),
+            planner: planner.map(|planner| planner.0),
             plan_resolution: (planning.resolution_s)
                 .filter(|_| reservations == Reservations::ForThePass)
                 .map(|s| Resolution {
@@ -193,8 +194,9 @@ impl Engine {
             news: false,
             plans_with_limits: planning.with_limits,
             overdue: Vec::new(),
-            job_order: JobOrder::of(config),
-            adapter,
+            job_order: (serving.job_order)
+                .map(|(priority, offset_s)| JobOrder::new(config, priority, offset_s)),
+            job_factors: serving.job_factors,
             opens: config.opens,
             pins: BTreeMap::new(),
             pinned: 0,
@@ -204,10 +206,10 @@ impl Engine {
             held_by_limits: Default::default(),
             outages: Default::default(),
         };
-        let will_run = &mut engine.will_run;
+        let planner = &mut engine.planner;
         engine.outages = Outages::of(&config.outages, &mut engine.space, |node, from, to| {
-            if let Some(will_run) = will_run.as_mut() {
-                will_run.stand(node, from, to);
+            if let Some(planner) = planner.as_mut() {
+                planner.stand(node, from, to);
             }
         })?;
         Ok(engine)

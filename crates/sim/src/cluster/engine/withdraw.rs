@@ -1,5 +1,5 @@
-//! Jobs their owners cancelled while they waited. A log records when (a Slurm dump's `End` of a
-//! job that never started), not how long the job would have run: the replay keeps such a job
+//! Jobs their owners cancelled while they waited. A log records when (a dump's `End` of a job
+//! that never started), not how long the job would have run: the replay keeps such a job
 //! in its queue, where it counts for every plan and every order, until that moment, and then
 //! withdraws it; a job the replay started before then ends then, at the latest
 //! ([`Engine::launch`]), since its owner's cancellation comes at the same moment.

@@ -13,20 +13,25 @@
 mod conservative;
 mod easy;
 mod fill;
+mod serving;
 mod slurm;
 mod timing;
 
 pub use conservative::Conservative;
 pub use easy::Easy;
 pub use fill::Fill;
-pub(super) use slurm::{Ask, WillRun};
+pub(in crate::cluster) use serving::JobFactors;
+pub use serving::Serving;
 pub use slurm::{LoopTurns, Release, Slurm, SlurmParameters};
 pub use timing::{Arrival, AtEveryEvent, EndRelease, Happened, PassKind, Standing, Timing};
 
+use super::space::{Ending, Nodes, Placed, Request, Space};
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::choice::Choice;
 use fairshare_core::model::Time;
+use fairshare_core::policy::PolicySpec;
 use fairshare_core::priority::multifactor::JobPriority;
+use fairshare_core::rank::Ranker;
 use std::fmt;
 use std::sync::Arc;
 
@@ -87,10 +92,6 @@ pub struct Planning {
     /// job starts there before the reserved one (Slurm's backfill plans nodes, not
     /// processors). A pool has no nodes: there a reservation always holds what its job asks.
     pub whole_nodes: bool,
-    /// Whether a job is planned where Slurm's will-run test puts it, on the nodes the pass's
-    /// other plans leave, from the end of the running jobs whose going leaves it room
-    /// (Slurm's backfill); only reservations that hold whole nodes and last one pass plan so.
-    pub by_will_run: bool,
     /// The granularity of a reservation's span, in seconds: its start and end are rounded
     /// down to a multiple of it (from the epoch) and it holds at least that long, as Slurm's
     /// backfill map does (`bf_resolution`). Only reservations that last one pass are rounded.
@@ -105,6 +106,58 @@ pub struct Planning {
     pub with_limits: bool,
 }
 
+/// A scheduler's own planner of reservations ([`Scheduler::planner`]), opaque outside the
+/// simulator.
+#[derive(Debug)]
+pub struct Planner(pub(in crate::cluster) Box<dyn PlansNodes>);
+
+/// What a planner of reservations on whole nodes is told and asked by the engine: the spans
+/// the site holds across passes (reservations, nodes closed until further notice), the plans
+/// of the pass, and where a job goes.
+pub(in crate::cluster) trait PlansNodes: fmt::Debug + Send + Sync {
+    /// Holds `placed`'s nodes over `[from, to)` in every pass, until [`PlansNodes::unstand`].
+    fn stand(&mut self, placed: &Placed, from: Time, to: Time);
+    /// Takes away what [`PlansNodes::stand`] held over `[from, to)` on `placed`'s nodes.
+    fn unstand(&mut self, placed: &Placed, from: Time, to: Time);
+    /// Enters a plan of the pass held over `[from, to)` on `placed`'s nodes.
+    fn hold(&mut self, placed: &Placed, from: Time, to: Time);
+    /// Takes away a plan of the pass held over `[from, to)` on `placed`'s nodes.
+    fn release(&mut self, placed: &Placed, from: Time, to: Time);
+    /// Takes every plan of the pass away: the pass ended.
+    fn clear(&mut self);
+    /// Forgets what it found while the running jobs stayed as they were: a job started or
+    /// ended, or a pass begins.
+    fn forget(&mut self);
+    /// Where and from when `ask` is planned at `now` on `space`, `running` giving the running
+    /// jobs' planned ends and where each runs, `held_span` what a plan starting at a time
+    /// holds; `None`: no start is planned.
+    fn plan<'a>(
+        &mut self,
+        space: &mut Space,
+        now: Time,
+        ask: Ask<'_>,
+        running: Running<'_, 'a>,
+        held_span: &dyn Fn(Time) -> (Time, Time),
+    ) -> Option<(Time, Placed)>;
+}
+
+/// A job to plan: its request, its time limit, and the start it must come before, if any.
+pub(in crate::cluster) struct Ask<'a> {
+    /// What it asks for.
+    pub request: &'a Request,
+    /// Its time limit, in microseconds.
+    pub walltime: u64,
+    /// A start at or past this is not planned.
+    pub before: Option<Time>,
+}
+
+/// The running jobs as a planner sees them: their planned ends (each with the job's slot),
+/// worked out only when asked, and the nodes of the job in a slot.
+pub(in crate::cluster) type Running<'r, 'a> = (
+    &'r mut dyn FnMut() -> Vec<Ending>,
+    &'r dyn Fn(usize) -> Nodes<'a>,
+);
+
 /// Runs one scheduling pass: starts jobs in the policy's order while it allows.
 pub trait Scheduler: fmt::Debug + Send + Sync {
     /// Whether and how long the scheduler's reservations last; the engine keeps the
@@ -113,6 +166,12 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     /// How its reservations are planned.
     fn planning(&self) -> Planning {
         Planning::default()
+    }
+    /// Its own planner of reservations on `nodes` whole nodes, beside the availability
+    /// profile (only reservations that hold whole nodes and last one pass plan by it); none
+    /// by default: a reservation goes at the earliest start the profile leaves.
+    fn planner(&self, _nodes: usize) -> Option<Planner> {
+        None
     }
     /// When its passes run in a run that begins at `origin`, and how submissions and ends
     /// reach them: a pass at every event by default.
@@ -125,6 +184,17 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     /// first.
     fn job_priority(&self) -> Option<JobPriority> {
         None
+    }
+    /// How users are served under `policy`, whose ranker is `ranker` (for `users` users over
+    /// `resources` resources): by the policy's order of users by default, each user's jobs
+    /// oldest first.
+    fn serving(
+        &self,
+        _policy: &PolicySpec,
+        ranker: Box<dyn Ranker>,
+        _shape: (usize, usize),
+    ) -> Serving {
+        Serving::by_users(ranker)
     }
     /// Starts what may start now.
     fn pass(&self, pass: &mut dyn SchedulingPass);

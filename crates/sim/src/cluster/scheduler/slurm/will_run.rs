@@ -5,7 +5,8 @@
 //! `plugins/sched/backfill/backfill.c`). The plans of a cycle are kept here node by node, as
 //! Slurm's backfill map keeps them, beside the availability profile that holds them too.
 
-use crate::cluster::space::{Ending, Nodes, Placed, Request, Space};
+use crate::cluster::scheduler::{Ask, Planner, PlansNodes, Running};
+use crate::cluster::space::{Ending, Placed, Space};
 use fairshare_core::model::Time;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -196,36 +197,27 @@ pub(in crate::cluster) struct WillRun {
     standing: Vec<(Placed, Time, Time)>,
 }
 
-/// A job to plan: its request, its time limit, and the start it must come before (Slurm's
-/// `bf_window`), if any.
-pub(in crate::cluster) struct Ask<'a> {
-    /// What it asks for.
-    pub request: &'a Request,
-    /// Its time limit, in microseconds.
-    pub walltime: u64,
-    /// A start at or past this is not planned.
-    pub before: Option<Time>,
-}
-
 impl WillRun {
-    /// No plans yet on any of `nodes` nodes.
-    pub(in crate::cluster) fn new(nodes: usize) -> WillRun {
-        WillRun {
+    /// No plans yet on any of `nodes` nodes, as the scheduler's planner.
+    pub(super) fn planner(nodes: usize) -> Planner {
+        Planner(Box::new(WillRun {
             plans: NodePlans::new(nodes),
             tested: Tested::default(),
             standing: Vec::new(),
-        }
+        }))
     }
+}
 
+impl PlansNodes for WillRun {
     /// Holds `placed`'s nodes over `[from, to)` in every cycle, until [`WillRun::unstand`].
-    pub(in crate::cluster) fn stand(&mut self, placed: &Placed, from: Time, to: Time) {
+    fn stand(&mut self, placed: &Placed, from: Time, to: Time) {
         self.plans.add(placed, from, to);
         self.standing.push((placed.clone(), from, to));
         self.tested.forget();
     }
 
     /// Takes away what [`WillRun::stand`] held over `[from, to)` on `placed`'s nodes.
-    pub(in crate::cluster) fn unstand(&mut self, placed: &Placed, from: Time, to: Time) {
+    fn unstand(&mut self, placed: &Placed, from: Time, to: Time) {
         let held = |s: &(Placed, Time, Time)| s.0 == *placed && s.1 == from && s.2 == to;
         if let Some(i) = self.standing.iter().position(held) {
             self.standing.remove(i);
@@ -235,17 +227,17 @@ impl WillRun {
     }
 
     /// Enters a plan held over `[from, to)` on `placed`'s nodes.
-    pub(in crate::cluster) fn hold(&mut self, placed: &Placed, from: Time, to: Time) {
+    fn hold(&mut self, placed: &Placed, from: Time, to: Time) {
         self.plans.add(placed, from, to);
     }
 
     /// Takes away a plan held over `[from, to)` on `placed`'s nodes.
-    pub(in crate::cluster) fn release(&mut self, placed: &Placed, from: Time, to: Time) {
+    fn release(&mut self, placed: &Placed, from: Time, to: Time) {
         self.plans.remove(placed, from, to);
     }
 
     /// Takes every plan away: the cycle ended.
-    pub(in crate::cluster) fn clear(&mut self) {
+    fn clear(&mut self) {
         self.plans.clear();
         for (placed, from, to) in &self.standing {
             self.plans.add(placed, *from, *to);
@@ -253,7 +245,7 @@ impl WillRun {
     }
 
     /// Forgets what the will-run tests found: a job started or ended, or a pass begins.
-    pub(in crate::cluster) fn forget(&mut self) {
+    fn forget(&mut self) {
         self.tested.forget();
     }
 
@@ -263,13 +255,13 @@ impl WillRun {
     /// after the next boundary where a planned node comes free, none found, or nodes that a
     /// plan holds over the found span, try again from that boundary (or that start).
     /// `held_span` says what a plan starting at a time holds. `None`: no start is planned.
-    pub(in crate::cluster) fn plan<'a>(
+    fn plan<'a>(
         &mut self,
         space: &mut Space,
         now: Time,
         ask: Ask<'_>,
-        (ends, placed_of): (impl FnOnce() -> Vec<Ending>, impl Fn(usize) -> Nodes<'a>),
-        held_span: impl Fn(Time) -> (Time, Time),
+        (ends, placed_of): Running<'_, 'a>,
+        held_span: &dyn Fn(Time) -> (Time, Time),
     ) -> Option<(Time, Placed)> {
         let Ask {
             request,

@@ -12,19 +12,72 @@
 //! Slurm's order of jobs is the model's own. The adapter's `ranked_runs` and
 //! `ends_at_limits` are modelled (from [`JobPriority`]); every partition is ranked.
 
-use super::Engine;
-use crate::cluster::space::held;
-use crate::cluster::SimError;
+use crate::cluster::scheduler::{JobFactors, Serving};
 use fairshare_core::model::Time;
+use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_core::priority::multifactor::JobPriority;
 use fairshare_core::rank::factors::{self, SubmitPlaces};
 use fairshare_core::rank::play::{self, Expected, Waiting};
-use fairshare_core::rank::{Book, Head, RankError, Ranker};
-use std::borrow::Cow;
+use fairshare_core::rank::{Book, Head, MultifactorRanker, RankError, Ranker};
 use std::collections::BTreeMap;
 
+/// How Slurm serves users under `policy` (its ranker `ranker`, for `users` users over
+/// `resources` resources), jobs ordered by `priority`: when Slurm's own fairshare factor alone
+/// orders users, by the policy's order; with Slurm's own fairshare and a job's own terms, by
+/// each user's next job's points, the policy's factors weighted by `PriorityWeightFairshare`
+/// and recomputed where the policy's recomputations fall (the same thread runs both); with
+/// any other policy, by the site factors the adapter gives each job, the policy itself kept
+/// by the adapter.
+pub(super) fn serving(
+    policy: &PolicySpec,
+    ranker: Box<dyn Ranker>,
+    (users, resources): (usize, usize),
+    priority: JobPriority,
+) -> Serving {
+    let own = slurms_own(policy);
+    if own.is_some() && !priority.orders_jobs() {
+        return Serving::by_users(ranker);
+    }
+    let (ranker, job_factors) = match own {
+        Some(offset) => {
+            let weight = priority.fairshare_weight;
+            let ranker = MultifactorRanker::new(ranker, users, priority, weight, offset);
+            (Box::new(ranker) as Box<dyn Ranker>, None)
+        }
+        None => {
+            let adapter = Adapter::new(ranker, users, resources, &priority);
+            let ranker = Box::new(MultifactorRanker::of_jobs(users, priority));
+            (
+                ranker as Box<dyn Ranker>,
+                Some(Box::new(adapter) as Box<dyn JobFactors>),
+            )
+        }
+    };
+    Serving {
+        ranker,
+        job_order: Some((priority, own.unwrap_or(0.0))),
+        job_factors,
+    }
+}
+
+/// Where the recomputations of `policy` fall past each multiple of their period, when it is
+/// Slurm's own fairshare factor (Fair Tree or classic over the processors or the billing
+/// Slurm charges), which Slurm computes itself; `None` for any other policy, which reaches
+/// Slurm as the adapter's site factor (job priorities then recompute on the multiples).
+fn slurms_own(policy: &PolicySpec) -> Option<f64> {
+    match policy.kind {
+        PolicyKind::Fairshare(settings)
+            if settings.function.is_slurms()
+                && ["cpu", "billing"].contains(&settings.metric.entry().name) =>
+        {
+            Some(settings.refresh_offset_s)
+        }
+        _ => None,
+    }
+}
+
 /// The adapter's state between its passes.
-pub(super) struct Adapter {
+struct Adapter {
     /// The policy's ranker with what each user holds, told every start and end.
     book: Book,
     /// The highest site factor.
@@ -61,7 +114,7 @@ enum SubmitTable {
 impl Adapter {
     /// The adapter of `policy` (its ranker) for `users` users over `resources` resources,
     /// writing at `priority`'s site weight and interval.
-    pub(super) fn new(
+    fn new(
         policy: Box<dyn Ranker>,
         users: usize,
         resources: usize,
@@ -83,14 +136,15 @@ impl Adapter {
             submit: SubmitTable::Whole(vec![i64::from(weight); users]),
         }
     }
+}
 
-    /// The policy's book, to tell it of starts and ends.
-    pub(super) fn book_mut(&mut self) -> &mut Book {
+impl JobFactors for Adapter {
+    fn book_mut(&mut self) -> &mut Book {
         &mut self.book
     }
 
     /// The site factor a job `user` submits now gets.
-    pub(super) fn submit_factor(&self, user: u32) -> Result<i64, RankError> {
+    fn submit_factor(&self, user: u32) -> Result<i64, RankError> {
         match &self.submit {
             SubmitTable::Whole(factors) => Ok(factors.get(user as usize).copied().unwrap_or(0)),
             SubmitTable::Placed {
@@ -117,11 +171,15 @@ impl Adapter {
         due
     }
 
+    fn ends_at_limits(&self) -> bool {
+        self.ends_at_limits
+    }
+
     /// One pass over `waiting` (each user's pending jobs oldest first) whose jobs hold the
     /// site factors `held` (by user, in the same places), the `running` jobs expected to end
     /// meanwhile: the site factor each job gets, in the same places, and the submit table
     /// anew.
-    fn reconcile(
+    fn pass(
         &mut self,
         now: Time,
         waiting: &BTreeMap<u32, Vec<Waiting<'_>>>,
@@ -156,84 +214,6 @@ impl Adapter {
                 SubmitTable::Whole(factors)
             }
         };
-        Ok(())
-    }
-}
-
-impl Engine {
-    /// Every running job as the adapter's play at `now` expects it to end: at its planned end,
-    /// its time limit (the Slurm scheduler, the only one whose jobs the adapter orders, plans
-    /// with limits).
-    fn expected_ends(&self, now: Time) -> Vec<Expected> {
-        (self.running.iter().flatten())
-            .map(|job| Expected {
-                end: job.planned_end.max(now),
-                client: job.user,
-                holding: held(&job.placed, self.book.holdings(job.user).len()),
-                rate: job.rate,
-                start: job.started,
-            })
-            .collect()
-    }
-
-    /// At each of the adapter's passes: every pending job's site factor written anew, and
-    /// each user whose factors moved has its queue put back in order of points and its next
-    /// job told to the ranker.
-    pub(super) fn adapter_pass(&mut self, now: Time) -> Result<(), SimError> {
-        let Some(adapter) = self.adapter.as_mut() else {
-            return Ok(());
-        };
-        if !adapter.due(now) {
-            return Ok(());
-        }
-        // Each user's jobs oldest first, as the adapter lists them, by their place in the queue,
-        // each with its limit where the play expects jobs to end at their limits.
-        let limits = adapter.ends_at_limits;
-        let users = self.queues.len();
-        let mut places: Vec<Vec<usize>> = vec![Vec::new(); users];
-        let mut waiting: BTreeMap<u32, Vec<Waiting>> = BTreeMap::new();
-        let mut held: Vec<Vec<i64>> = vec![Vec::new(); users];
-        for (user, queue) in self
-            .queues
-            .iter()
-            .enumerate()
-            .filter(|(_, q)| !q.is_empty())
-        {
-            let mut order: Vec<usize> = (0..queue.len()).collect();
-            // Sequence numbers are unique: the order is total.
-            order.sort_unstable_by_key(|&i| (queue[i].submit, queue[i].seq));
-            let jobs = (order.iter()).map(|&i| {
-                let job = &queue[i];
-                Waiting {
-                    head: Head::new(job.submit, job.seq).with_size(job.size),
-                    holding: Cow::Borrowed(&job.holding),
-                    rate: self.meter.as_ref().map(|_| job.rate),
-                    limit: limits.then_some(job.walltime),
-                }
-            });
-            waiting.insert(user as u32, jobs.collect());
-            held[user] = order.iter().map(|&i| queue[i].site_factor).collect();
-            places[user] = order;
-        }
-        let running = match adapter.ends_at_limits {
-            true => self.expected_ends(now),
-            false => Vec::new(),
-        };
-        let adapter = self.adapter.as_mut().expect("checked above");
-        (adapter.reconcile(now, &waiting, running, &mut held)).map_err(SimError::Rank)?;
-        drop(waiting);
-        for (user, (places, factors)) in places.iter().zip(held).enumerate() {
-            let queue = &mut self.queues[user];
-            let mut moved = false;
-            for (&i, factor) in places.iter().zip(factors) {
-                moved |= std::mem::replace(&mut queue[i].site_factor, factor) != factor;
-            }
-            // Queues are kept in order of points, which only the factors moved.
-            if moved {
-                self.reorder_queue(user as u32);
-                self.rerank(user as u32);
-            }
-        }
         Ok(())
     }
 }
