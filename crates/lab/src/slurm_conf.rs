@@ -7,6 +7,7 @@ use fairshare_core::error::Invalid;
 use fairshare_core::model::{slurm_conf_duration, Time};
 use fairshare_core::policy::{PolicyKind, PolicySpec};
 use fairshare_sim::cluster::{LoopTurns, Partition, SchedulerEntry, SlurmParameters};
+use fairshare_slurm::config::SlurmConfig;
 use fairshare_trace::billing::{parse_partitions, parse_qos, parse_qos_priorities, Billing};
 use fairshare_trace::slurm_conf::{parse_slurm_conf, OverSubscribe, SlurmConf};
 use fairshare_trace::slurmctld_log::ControllerLog;
@@ -316,12 +317,15 @@ impl SlurmSetup {
         Ok(self)
     }
 
-    /// This setup with the Slurm adapter's play of starts as a site's adapter configures it:
-    /// its first `ranked_runs` runs ranked one by one, and running jobs expected to end at
-    /// their limits when `ends_at_limits` (its keys of the same names).
-    pub fn with_adapter_play(mut self, ranked_runs: usize, ends_at_limits: bool) -> SlurmSetup {
-        self.parameters.priority.site_ranked_runs = ranked_runs;
-        self.parameters.priority.site_ends_at_limits = ends_at_limits;
+    /// This setup with the Slurm adapter's play of starts as `adapter` configures it: its
+    /// first `ranked_runs` runs ranked one by one, running jobs expected to end at their
+    /// limits when `ends_at_limits`, and jobs given a factor at their submission only with a
+    /// `submit_table`.
+    pub fn with_adapter_play(mut self, adapter: &SlurmConfig) -> SlurmSetup {
+        let priority = &mut self.parameters.priority;
+        priority.site_ranked_runs = adapter.shared.ranked_runs;
+        priority.site_ends_at_limits = adapter.ends_at_limits;
+        priority.site_submit_table = adapter.submit_table.is_some();
         self
     }
 

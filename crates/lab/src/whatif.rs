@@ -488,8 +488,9 @@ fn read_adapter(path: &Path) -> Result<Option<SlurmConfig>, LabError> {
 }
 
 /// `setup` with the site factors weighed, refreshed and played out (ranked runs, ends at
-/// limits) as the site's adapter does, or as its defaults do without `adapter.toml`, said in
-/// `taken` when policies are `asked` for.
+/// limits, the submit table) as the site's adapter does, or as its defaults do without
+/// `adapter.toml` (jobs then given their user's factor at submission, as with a submit
+/// table), said in `taken` when policies are `asked` for.
 fn with_adapter(
     setup: SlurmSetup,
     adapter: Option<&SlurmConfig>,
@@ -501,20 +502,22 @@ fn with_adapter(
     let play = adapter_play(settings, &defaults);
     taken.extend(asked.then(|| match adapter {
         Some(a) => format!("other policies: written as the site's adapter writes them, weight {} every {} s{play} ({})", a.shared.weight, a.shared.interval_s, bundle::ADAPTER),
-        None => format!("other policies: written as the Slurm adapter writes them by default, weight {} every {} s (the bundle holds no {})", settings.shared.weight, settings.shared.interval_s, bundle::ADAPTER),
+        None => format!("other policies: written as the Slurm adapter writes them by default, weight {} every {} s, each job given its user's factor at submission as a submit table gives it (the bundle holds no {})", settings.shared.weight, settings.shared.interval_s, bundle::ADAPTER),
     }));
     let interval = format!("{}s", settings.shared.interval_s);
     let spelled = (bundle::ADAPTER, "--scheduler slurm");
     let setup =
         (setup.with_site_weight(Some(settings.shared.weight), SchedulerEntry::SLURM, spelled))
             .and_then(|s| s.with_site_interval(Some(&interval), SchedulerEntry::SLURM, spelled));
-    let (ranked, ends) = (settings.shared.ranked_runs, settings.ends_at_limits);
-    let setup = setup.map(|s| s.with_adapter_play(ranked, ends));
+    let setup = setup.map(|s| match adapter {
+        Some(adapter) => s.with_adapter_play(adapter),
+        None => s,
+    });
     setup.map_err(|e| LabError::Unusable(e.to_string()))
 }
 
 /// How `adapter` plays its order of starts where it is not as `defaults` do, in words: its
-/// ranked runs, and jobs ending at their limits when it expects them to.
+/// ranked runs, jobs ending at their limits when it expects them to, and its submit table.
 fn adapter_play(adapter: &SlurmConfig, defaults: &SlurmConfig) -> String {
     let ranked = adapter.shared.ranked_runs;
     let mut said = String::new();
@@ -524,6 +527,10 @@ fn adapter_play(adapter: &SlurmConfig, defaults: &SlurmConfig) -> String {
     if adapter.ends_at_limits {
         said += ", jobs expected to end at their limits (ends_at_limits)";
     }
+    said += match adapter.submit_table {
+        Some(_) => ", each job given its user's factor at submission (submit_table)",
+        None => ", a job waiting with no site factor until the next pass (no submit_table)",
+    };
     said
 }
 
@@ -634,9 +641,6 @@ fn adapter_unmodelled(adapter: &SlurmConfig) -> Vec<String> {
         .is_ok_and(|p| matches!(p.kind, PolicyKind::Fairshare(_)))
     {
         left.push(format!("the adapter's policy {} in {file} is a fairshare function: the replay runs it as Slurm's own fairshare, weighed by config.txt's PriorityWeightFairshare, not through the site factors the adapter writes", adapter.shared.policy));
-    }
-    if adapter.submit_table.is_none() {
-        left.push(format!("no submit_table in {file}: the site's jobs wait with no site factor until the adapter's next pass, where the replay gives each its user's factor at its submission"));
     }
     if !adapter.partitions.is_empty() {
         left.push(format!(

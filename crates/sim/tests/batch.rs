@@ -1521,6 +1521,39 @@ fn the_adapters_ranked_runs_and_ends_at_limits_are_modelled() {
     assert_eq!(as_is, [0.0, 0.0, 100.0, 120.0, 110.0]);
 }
 
+/// The adapter's `submit_table` is the model's too. On 4 processors user 1 holds all of them
+/// to 100 s and waits with job 1; user 0 waits with job 2. The adapter's one pass, at 60 s
+/// just before user 0 submits job 3, gives job 2 (DRF's first: user 0 holds nothing) the
+/// whole weight and job 1 less. Without a submit table job 3 waits with no site factor, after
+/// job 1; with one it gets user 0's factor at submission and starts before job 1.
+#[test]
+fn the_adapters_submit_table_is_modelled() {
+    use fairshare_core::priority::multifactor::JobPriority;
+    let mut jobs = [
+        job(0, 0.0, 100.0, 100.0, 4.0),
+        job(1, 1.0, 10.0, 10.0, 4.0),
+        job(2, 2.0, 10.0, 10.0, 4.0),
+        job(3, 60.0, 10.0, 10.0, 4.0),
+    ];
+    for (job, user) in jobs.iter_mut().zip([1, 1, 0, 0]) {
+        job.user = user;
+    }
+    let table = JobPriority {
+        site_weight: 1000.0,
+        site_interval_s: 1000.0,
+        site_offset_s: 50.0,
+        ..JobPriority::default()
+    };
+    let none = JobPriority {
+        site_submit_table: false,
+        ..table
+    };
+    let with_table = starts(&replay_under_priority(pool(4.0), "drf", table, &jobs));
+    assert_eq!(with_table, [0.0, 120.0, 100.0, 110.0], "job 3 before job 1");
+    let without = starts(&replay_under_priority(pool(4.0), "drf", none, &jobs));
+    assert_eq!(without, [0.0, 110.0, 100.0, 120.0], "job 3 after job 1");
+}
+
 /// Slurm's age factor lets an older job of a user with the lower fairshare factor go first.
 /// Under Fair Tree recomputed each minute, user 0 has used the 4 processors since 0 s when
 /// its job 1 (submitted at 10 s) and user 1's job 2 (at 90 s) wait for them; at the 60-s

@@ -31,6 +31,10 @@ pub struct JobPriority {
     /// Whether the adapter's play of starts expects running jobs to end at their time limits
     /// (its `ends_at_limits`, off by default).
     pub site_ends_at_limits: bool,
+    /// Whether a job submitted between the adapter's passes gets its user's factor from the
+    /// adapter's submit table (its `submit_table`, read by `job_submit.lua`; on by default);
+    /// without one a job waits with no site factor until the adapter's next pass.
+    pub site_submit_table: bool,
     /// `PriorityWeightAge`.
     pub age_weight: f64,
     /// `PriorityMaxAge`, in seconds: the wait at which the age factor reaches 1 (7 days).
@@ -67,6 +71,7 @@ impl Default for JobPriority {
             site_offset_s: 0.0,
             site_ranked_runs: 1_000,
             site_ends_at_limits: false,
+            site_submit_table: true,
             age_weight: 0.0,
             max_age_s: 7.0 * 86_400.0,
             size_weight: 0.0,

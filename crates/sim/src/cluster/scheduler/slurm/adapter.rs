@@ -4,13 +4,14 @@
 //!
 //! The adapter keeps its own history of the policy (here a [`Book`] told every start and end,
 //! as the accounting tells the live adapter) and, at each of its passes (every
-//! `site_interval_s`, `site_offset_s` past each multiple), plays the policy's order of starts out over the pending jobs, cuts it
-//! into runs and gives each run a site factor, keeping the factors the jobs already hold where
-//! they still fall along the order — the very function the live adapters call
-//! ([`factors::pass_factors`]). A job submitted between passes gets the factor the adapter's
-//! submit table gives its user. Each job's site factor is one more term of its points, so
-//! Slurm's order of jobs is the model's own. The adapter's `ranked_runs` and
-//! `ends_at_limits` are modelled (from [`JobPriority`]); every partition is ranked.
+//! `site_interval_s`, `site_offset_s` past each multiple), plays the policy's order of starts
+//! out over the pending jobs, cuts it into runs and gives each run a site factor, keeping the
+//! factors the jobs already hold where they still fall along the order — the very function
+//! the live adapters call ([`factors::pass_factors`]). A job submitted between passes gets the
+//! factor the adapter's submit table gives its user, or none without a table. Each job's site
+//! factor is one more term of its points, so Slurm's order of jobs is the model's own. The
+//! adapter's `ranked_runs`, `ends_at_limits` and `submit_table` are modelled (from
+//! [`JobPriority`]); every partition is ranked.
 
 use crate::cluster::scheduler::{JobFactors, Serving};
 use fairshare_core::model::Time;
@@ -86,6 +87,9 @@ struct Adapter {
     ranked_runs: usize,
     /// Whether the play expects running jobs to end at their limits.
     ends_at_limits: bool,
+    /// Whether a job submitted between passes gets its user's factor from the submit table
+    /// (otherwise none until the next pass).
+    submit_table: bool,
     /// Seconds between passes, and how far past each multiple of it they fall.
     interval_s: f64,
     offset_s: f64,
@@ -130,6 +134,7 @@ impl Adapter {
             weight,
             ranked_runs: priority.site_ranked_runs.max(1),
             ends_at_limits: priority.site_ends_at_limits,
+            submit_table: priority.site_submit_table,
             interval_s: priority.site_interval_s.max(1.0),
             offset_s: priority.site_offset_s,
             pass: None,
@@ -143,8 +148,12 @@ impl JobFactors for Adapter {
         &mut self.book
     }
 
-    /// The site factor a job `user` submits now gets.
+    /// The site factor a job `user` submits now gets: its user's in the submit table, or none
+    /// without a table.
     fn submit_factor(&self, user: u32) -> Result<i64, RankError> {
+        if !self.submit_table {
+            return Ok(0);
+        }
         match &self.submit {
             SubmitTable::Whole(factors) => Ok(factors.get(user as usize).copied().unwrap_or(0)),
             SubmitTable::Placed {
