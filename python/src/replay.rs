@@ -9,6 +9,7 @@ use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::{parse_duration, parse_window};
 use fairshare_lab::jobs::JobParts;
+use fairshare_lab::site_defaults::{self, SiteDefaults};
 use fairshare_lab::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::summary::ReplaySummary;
 use fairshare_lab::{
@@ -281,7 +282,7 @@ fn replay_specs(
     };
     let log = run.trace.controller_log.as_deref();
     let (replay, mut conf_notes) = cluster.replay(&run.trace.billing, log)?;
-    let site = site_defaults(cluster, trace, policies, log)?;
+    let site = site_replay(cluster, trace, policies, log)?;
     conf_notes.extend(site.notes);
     let (policies, capacity, spec) = (&site.policies[..], site.capacity, site.spec);
     py.allow_threads(|| {
@@ -340,7 +341,7 @@ fn replay_specs(
 /// What a replay takes from the site's Slurm configuration where the call leaves it out, as
 /// `--slurm-conf` does: Slurm's own fairshare policy's settings, and a Slurm dump's machines
 /// and billing.
-struct SiteDefaults {
+struct SiteReplay {
     /// The policies, Slurm's own fairshare with the site's settings.
     policies: Vec<PolicySpec>,
     /// Where the capacity comes from.
@@ -351,35 +352,30 @@ struct SiteDefaults {
     notes: Vec<String>,
 }
 
-/// The [`SiteDefaults`] of `cluster`'s `slurm_conf` for `trace` and `policies` (with the
-/// controller's start from `log`, which places Fair Tree's recomputations).
-fn site_defaults(
+/// The [`SiteReplay`] of `cluster`'s `slurm_conf` for `trace` and `policies` (with the
+/// controller's `log`, which places Fair Tree's recomputations): the policies and billing of
+/// the lab's [`SiteDefaults`], and the site's machines.
+fn site_replay(
     cluster: &ClusterOptions,
     trace: &TraceOptions,
     policies: &[PolicySpec],
     log: Option<&ControllerLog>,
-) -> Result<SiteDefaults, Failure> {
+) -> Result<SiteReplay, Failure> {
     let site = cluster.site(&trace.billing)?;
-    let started = (log.and_then(|log| log.controller_starts.last().copied()))
-        .map(|at| (at, "the controller's start in its log"));
-    let mut notes = Vec::new();
-    let mut site_policies = Vec::with_capacity(policies.len());
-    for policy in policies {
-        let (policy, note) = match &site {
-            Some((setup, _)) => (setup.site_policy(policy.clone(), started))
-                .map_err(|e| format!("policies: {e}"))?,
-            None => (policy.clone(), None),
-        };
-        notes.extend(note.map(|n| format!("slurm_conf: {n}")));
-        site_policies.push(policy);
-    }
     let dump = is_slurm_dump(trace)?;
-    let site = site.filter(|_| dump);
-    let (capacity, note) = cluster.capacity(site.as_ref())?;
+    let policies = policies.to_vec();
+    let defaults = match &site {
+        Some((setup, path)) => {
+            let billed = dump.then_some((path.as_path(), &trace.billing));
+            (setup.site_defaults("slurm_conf", policies, log, billed))
+                .map_err(|e| format!("policies: {e}"))?
+        }
+        None => SiteDefaults::as_given(policies),
+    };
+    let mut notes = defaults.notes;
+    let (capacity, note) = cluster.capacity(site.as_ref().filter(|_| dump))?;
     notes.extend(note);
-    let billed = (site.as_ref())
-        .and_then(|(setup, path)| setup.site_billing(&trace.billing, (path, "slurm_conf")));
-    let spec = match billed {
+    let spec = match defaults.billing {
         Some((billing, note)) => {
             notes.push(note);
             trace_spec(&TraceOptions {
@@ -389,8 +385,8 @@ fn site_defaults(
         }
         None => trace_spec(trace)?,
     };
-    Ok(SiteDefaults {
-        policies: site_policies,
+    Ok(SiteReplay {
+        policies: defaults.policies,
         capacity,
         spec,
         notes,
@@ -400,12 +396,11 @@ fn site_defaults(
 /// Whether the trace is a Slurm dump, as `format` says or its first file shows: the site's
 /// Slurm configuration stands for its machines and bills its jobs only then.
 fn is_slurm_dump(trace: &TraceOptions) -> Result<bool, Failure> {
-    let format = match (trace.format.as_deref(), trace.paths.first()) {
-        (Some(format), _) => Some(named::<Format>("format", format)?),
-        (None, Some(path)) => Format::detect(path).ok(),
-        (None, None) => None,
-    };
-    Ok(format == Some(Format::SACCT))
+    let format = (trace.format.as_deref())
+        .map(|format| named::<Format>("format", format))
+        .transpose()?;
+    let first = trace.paths.first().map(PathBuf::as_path);
+    Ok(site_defaults::is_slurm_dump(format, first))
 }
 
 /// `run` of every policy, with its place among them, the results in the order given: the

@@ -121,6 +121,36 @@ def test_a_slurm_dump_takes_its_defaults_from_the_sites_configuration_as_the_cli
     same_as_cli(tmp_path, result, args)
 
 
+def test_a_fair_tree_policy_is_in_phase_with_the_priority_plugins_start_as_the_cli_s(tmp_path):
+    """The controller started at 00:00:00.200, its priority plugin at 00:00:07.450: Slurm
+    recomputes every PriorityCalcPeriod (30 s) from the plugin's start, 7.45 s past each
+    multiple, and the replay's notes and results say so as the command's do."""
+    day = "2026-01-01T00:"
+    dump = tmp_path / "sacct.txt"
+    dump.write_text(
+        "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES|Partition|State\n"
+        f"1|alice|a|{day}00:10|{day}00:10|{day}01:50|00:01:40|00:01:40|cpu=3,node=1|cpu|COMPLETED\n"
+        f"2|bob|a|{day}00:11|{day}01:50|{day}02:00|00:00:10|00:00:10|cpu=3,node=1|cpu|COMPLETED\n"
+    )
+    conf = tmp_path / "config.txt"
+    conf.write_text(
+        "ClusterName=emu\nPriorityWeightFairshare=1000\nPriorityDecayHalfLife=00:10:00\n"
+        "PriorityCalcPeriod=00:00:30\nNodeName=n1 CPUs=4\nPartitionName=cpu Nodes=n1 Default=YES\n"
+    )
+    log = tmp_path / "slurmctld.log"
+    log.write_text(
+        "[2026-01-01T00:00:00.200] Running as primary controller\n"
+        "[2026-01-01T00:00:07.450] _read_last_decay_ran: No last decay (/var/spool/slurm/priority_last_decay_ran) to recover\n"
+    )
+    policy = "fairshare:function=fair-tree"
+    common = dict(scheduler="slurm", slurm_conf=conf, slurmctld_log=log, drain=True, progress=False)
+    result = fairshare.replay(dump, [policy], **common)
+    notes = " ".join(result.notes)
+    assert "refresh-offset=7.45" in notes and "the priority plugin's start in its log" in notes, notes
+    args = [dump, f"--policy={policy}", "--scheduler=slurm", "--slurm-conf", conf, "--drain"]
+    same_as_cli(tmp_path, result, [*args, "--slurmctld-log", log])
+
+
 def test_a_slurm_dumps_jobs_join_back_to_the_dump_by_their_job_ids(tmp_path):
     day = "2026-01-01T00:"
     dump = tmp_path / "sacct.txt"

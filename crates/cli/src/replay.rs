@@ -102,10 +102,16 @@ pub fn run(mut args: Args) -> Result<()> {
         .collect::<Result<_, _>>()
         .context("--policy")?;
     fairshare_lab::distinct(&policies).context("--policy")?;
-    let policies = args.cluster.site_policies(&args.trace, policies)?;
+    let defaults = args.cluster.site_defaults(&args.trace, policies)?;
+    for note in &defaults.notes {
+        eprintln!("note: {note}");
+    }
+    if let Some((files, note)) = defaults.billing {
+        eprintln!("note: {note}");
+        args.trace.bill_by(files);
+    }
+    let policies = defaults.policies;
     let site = args.cluster.site(&args.trace)?;
-    args.trace
-        .bill_as(site.as_ref().map(|(setup, path)| (setup, path.as_path())));
     let given = args.capacity.is_some() || args.capacity_fraction.is_some();
     let given = given || args.cluster.machines.is_some() || !args.trace.is_slurm_dump();
     let site_machines = (site.as_ref().filter(|_| !given))

@@ -7,6 +7,7 @@ use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::parse_duration;
 use fairshare_lab::runs::{Lane, Lanes};
+use fairshare_lab::site_defaults::{is_slurm_dump, SiteDefaults};
 use fairshare_lab::slurm_conf::{check_log_format, slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::{MeasuredTrace, Replay, StopRule, TraceSpec};
 use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry, SlurmParameters};
@@ -166,19 +167,9 @@ impl TraceArgs {
         })
     }
 
-    /// Bills a Slurm dump by the `TRESBillingWeights` (and `PriorityFlags=MAX_TRES`) of the
-    /// site's configuration `conf` when the trace is a Slurm dump, `--partitions` is not given
-    /// and the configuration sets some (a note says so).
-    pub fn bill_as(&mut self, conf: Option<(&SlurmSetup, &std::path::Path)>) {
-        let Some((setup, path)) = conf.filter(|_| self.is_slurm_dump()) else {
-            return;
-        };
-        if let Some((files, note)) =
-            setup.site_billing(&self.billing_files(), (path, "--slurm-conf"))
-        {
-            eprintln!("note: {note}");
-            (self.partitions, self.max_tres) = (files.partitions, files.max_tres);
-        }
+    /// Bills the trace by `files` (the site's configuration's partitions).
+    pub fn bill_by(&mut self, files: BillingFiles) {
+        (self.partitions, self.max_tres) = (files.partitions, files.max_tres);
     }
 
     /// `--slurmctld-log`, read the first time it is asked for.
@@ -259,8 +250,7 @@ impl TraceArgs {
     /// input is not looked at before it is read).
     pub fn is_slurm_dump(&self) -> bool {
         let first = self.traces.first().filter(|p| p.as_os_str() != "-");
-        let detected = || first.and_then(|path| Format::detect(path).ok());
-        self.format.or_else(detected) == Some(Format::SACCT)
+        is_slurm_dump(self.format, first.map(PathBuf::as_path))
     }
 
     /// The trace's paths, standard input (`-`) saved to a temporary file that lives as long
@@ -360,27 +350,22 @@ impl ClusterArgs {
         })
     }
 
-    /// `policies` as the site's Slurm of `--slurm-conf` computes its own fairshare factor,
-    /// where they leave a parameter out ([`SlurmSetup::site_policy`]), each change in a note.
-    pub fn site_policies(
+    /// What the site's Slurm of `--slurm-conf` sets for `policies` (Slurm's defaults without
+    /// one) on `trace`: each policy as it computes its own fairshare factor, where they leave a
+    /// parameter out ([`SlurmSetup::site_policy`]), and the billing of a Slurm dump by its
+    /// partitions.
+    pub fn site_defaults(
         &self,
         trace: &TraceArgs,
         policies: Vec<PolicySpec>,
-    ) -> Result<Vec<PolicySpec>> {
+    ) -> Result<SiteDefaults> {
         let setup = self.slurm_setup(trace)?;
         let log = trace.controller_log()?;
-        let started = log.and_then(|log| log.recomputations_phase());
-        let started = started.map(|(at, what)| (at, format!("{what} in its log")));
-        let started = started.as_ref().map(|(at, what)| (*at, what.as_str()));
-        let mut site = Vec::with_capacity(policies.len());
-        for policy in policies {
-            let (policy, note) = setup.site_policy(policy, started).context("--policy")?;
-            if let Some(note) = note {
-                eprintln!("note: --slurm-conf: {note}");
-            }
-            site.push(policy);
-        }
-        Ok(site)
+        let files = trace.billing_files();
+        let billed = (self.slurm_conf.as_deref().filter(|_| trace.is_slurm_dump()))
+            .map(|path| (path, &files));
+        let site = setup.site_defaults("--slurm-conf", policies, log.as_deref(), billed);
+        site.context("--policy")
     }
 
     /// `--slurm-conf`'s setup and path, when given.

@@ -40,6 +40,7 @@ pub mod runs;
 pub mod shard;
 pub mod shares;
 pub mod simulation;
+pub mod site_defaults;
 pub mod site_limits;
 pub mod site_nodes;
 pub mod slurm_conf;
