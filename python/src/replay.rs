@@ -2,26 +2,26 @@
 //! same lab calls, in parallel where cores allow), with the GIL released while it runs.
 
 use crate::failure::pythonic;
-use crate::progress::Progress;
+use crate::progress::{Progress, ProgressLanes};
 use crate::ranker::{self, PythonRanker};
 use crate::{input_error, named, trace_spec, Failure, TraceOptions};
 use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::{parse_duration, parse_window};
 use fairshare_lab::jobs::JobParts;
+use fairshare_lab::runs::{run_all_but, OneThread};
 use fairshare_lab::site_defaults::{self, SiteDefaults};
 use fairshare_lab::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::summary::ReplaySummary;
 use fairshare_lab::{
-    CapacitySource, LabError, MeasuredTrace, Replay, ReplayPlan, ReplayRequest, ShareSource,
-    StopRule, TraceSpec,
+    CapacitySource, MeasuredTrace, Replay, ReplayPlan, ReplayRequest, ShareSource, StopRule,
+    TraceSpec,
 };
 use fairshare_sim::cluster::{Overrun, PlacementEntry, SchedulerEntry};
-use fairshare_sim::stats::{timed, RunStats};
+use fairshare_sim::stats::RunStats;
 use fairshare_trace::slurmctld_log::ControllerLog;
 use fairshare_trace::Format;
 use pyo3::prelude::*;
-use rayon::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -304,32 +304,40 @@ fn replay_specs(
         let plan = ReplayPlan::new(&measured, request, &mut |note| notes.push(note))?;
         notes.extend(plan.alike(policies));
         let parts = jobs.as_deref().map(JobParts::beside).transpose()?;
-        let span = measured.span_s().ceil() as u64;
+        let span = (measured.span_s().ceil() as u64).max(1);
         let progress = Progress::new(progress, span * policies.len() as u64);
-        let runs = by_thread(policies, |i, policy| {
-            let mut seen = 0;
-            let (result, wall_s) = timed(|| {
-                let progress = &mut |s: u64| {
-                    let s = s.min(span);
-                    progress.advance(s.saturating_sub(seen));
-                    seen = seen.max(s);
-                };
-                match &parts {
-                    Some(parts) => parts.run(&plan, (i, policy), progress, &mut |_| {}),
-                    None => plan.run(policy, progress),
-                }
-            });
-            progress.advance(span.saturating_sub(seen));
-            let result = result?;
+        let lanes = ProgressLanes {
+            progress: &progress,
+            span,
+        };
+        // The Python rankers one after another on one thread that keeps its Python thread
+        // state ([`ranker::on_python_thread`]): parallel threads of Python calls would only
+        // pass the GIL back and forth.
+        let python = |work: &mut (dyn FnMut() + Send)| ranker::on_python_thread(work);
+        let one_thread = OneThread {
+            runs: (0..policies.len())
+                .filter(|&i| is_python(&policies[i]))
+                .collect(),
+            within: &python,
+        };
+        let ran = run_all_but(
+            policies.len(),
+            &lanes,
+            Some(one_thread),
+            |i, progress| match &parts {
+                Some(parts) => parts.run(&plan, (i, &policies[i]), progress, &mut |_| {}),
+                None => plan.run(&policies[i], progress),
+            },
+        )?;
+        let runs = (ran.into_iter().zip(policies)).map(|((result, wall_s), policy)| {
             let stats = RunStats::new(&policy.name, result.events, wall_s);
-            Ok((result, stats))
+            (result, stats)
         });
-        let runs = runs.into_iter().collect::<Result<Vec<_>, LabError>>()?;
         progress.finish()?;
         if let (Some(parts), Some(path)) = (parts, &jobs) {
             parts.join(&plan, policies.len(), path)?;
         }
-        let (results, stats): (Vec<_>, Vec<_>) = runs.into_iter().unzip();
+        let (results, stats): (Vec<_>, Vec<_>) = runs.unzip();
         Ok(Replayed {
             summary: plan.summary(results)?,
             stats,
@@ -401,38 +409,6 @@ fn is_slurm_dump(trace: &TraceOptions) -> Result<bool, Failure> {
         .transpose()?;
     let first = trace.paths.first().map(PathBuf::as_path);
     Ok(site_defaults::is_slurm_dump(format, first))
-}
-
-/// `run` of every policy, with its place among them, the results in the order given: the
-/// registry's policies in parallel, and the Python rankers one after another in one group of
-/// their own, on a thread that keeps its Python thread state ([`ranker::on_python_thread`]),
-/// since parallel threads of Python calls would only pass the GIL back and forth.
-fn by_thread<T: Send>(
-    policies: &[PolicySpec],
-    run: impl Fn(usize, &PolicySpec) -> T + Sync,
-) -> Vec<T> {
-    let (python, registry): (Vec<usize>, Vec<usize>) =
-        (0..policies.len()).partition(|&i| is_python(&policies[i]));
-    let groups: Vec<Vec<usize>> = (registry.into_iter().map(|i| vec![i]))
-        .chain((!python.is_empty()).then_some(python))
-        .collect();
-    let mut done: Vec<(usize, T)> = groups
-        .par_iter()
-        .flat_map_iter(|group| {
-            let all = || {
-                group
-                    .iter()
-                    .map(|&i| (i, run(i, &policies[i])))
-                    .collect::<Vec<_>>()
-            };
-            match is_python(&policies[group[0]]) {
-                true => ranker::on_python_thread(all),
-                false => all(),
-            }
-        })
-        .collect();
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, result)| result).collect()
 }
 
 /// Whether a policy is a Python ranker: the only policies the bridge plugs in.

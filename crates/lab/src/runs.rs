@@ -22,6 +22,15 @@ pub trait Lanes: Sync {
     fn open(&self, i: usize) -> Box<dyn Lane + '_>;
 }
 
+/// Runs that must run one after another on one thread, and what that thread's work runs
+/// within (a state kept for the thread's whole length, as a Python thread state is).
+pub struct OneThread<'a> {
+    /// The runs, in the order they run.
+    pub runs: Vec<usize>,
+    /// Runs the work it is given, on the calling thread.
+    pub within: &'a (dyn Fn(&mut (dyn FnMut() + Send)) + Sync),
+}
+
 /// Runs `run(i, progress)` for each `i` of `0..count` in parallel, `progress` the lane
 /// `lanes` opens for it, each timed: every result with the wall-clock seconds it took, in the
 /// order of `i`, or an error one of them met (whichever the threads came to first).
@@ -30,15 +39,47 @@ pub fn run_all<R: Send>(
     lanes: &dyn Lanes,
     run: impl Fn(usize, &mut dyn FnMut(u64)) -> Result<R, LabError> + Sync,
 ) -> Result<Vec<(R, f64)>, LabError> {
-    (0..count)
-        .into_par_iter()
-        .map(|i| {
-            let mut lane = lanes.open(i);
-            let (result, wall_s) = timed(|| run(i, &mut |at| lane.at(at)));
-            lane.done();
-            Ok((result?, wall_s))
+    run_all_but(count, lanes, None, run)
+}
+
+/// [`run_all`], but the runs of `one_thread`, when given, one after another on one thread
+/// within its work, beside the others.
+pub fn run_all_but<R: Send>(
+    count: usize,
+    lanes: &dyn Lanes,
+    one_thread: Option<OneThread<'_>>,
+    run: impl Fn(usize, &mut dyn FnMut(u64)) -> Result<R, LabError> + Sync,
+) -> Result<Vec<(R, f64)>, LabError> {
+    let one = |i: usize| {
+        let mut lane = lanes.open(i);
+        let (result, wall_s) = timed(|| run(i, &mut |at| lane.at(at)));
+        lane.done();
+        Ok((i, (result?, wall_s)))
+    };
+    let (together, within) = match one_thread {
+        Some(OneThread { runs, within }) => (runs, Some(within)),
+        None => (Vec::new(), None),
+    };
+    let mut groups: Vec<Vec<usize>> = (0..count)
+        .filter(|i| !together.contains(i))
+        .map(|i| vec![i])
+        .collect();
+    groups.extend((!together.is_empty()).then_some(together));
+    let last = groups.len().saturating_sub(1);
+    let done: Vec<Vec<(usize, (R, f64))>> = (groups.par_iter().enumerate())
+        .map(|(g, group)| {
+            let mut results = Vec::with_capacity(group.len());
+            let mut work = || results = group.iter().map(|&i| one(i)).collect();
+            match within.filter(|_| g == last) {
+                Some(within) => within(&mut work),
+                None => work(),
+            }
+            results.into_iter().collect::<Result<Vec<_>, LabError>>()
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    let mut done: Vec<(usize, (R, f64))> = done.into_iter().flatten().collect();
+    done.sort_by_key(|(i, _)| *i);
+    Ok(done.into_iter().map(|(_, ran)| ran).collect())
 }
 
 #[cfg(test)]
@@ -82,6 +123,42 @@ mod tests {
         told.sort();
         let each = |i: usize| [(i, None), (i, Some(i as u64 * 10))];
         assert_eq!(told, (0..5).flat_map(each).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_runs_of_one_thread_run_in_order_on_one_thread_within_its_work() {
+        let written = Written(Mutex::new(Vec::new()));
+        let entered = Mutex::new(Vec::new());
+        let within = |work: &mut (dyn FnMut() + Send)| {
+            entered.lock().unwrap().push(std::thread::current().id());
+            work();
+        };
+        let one_thread = OneThread {
+            runs: vec![3, 1],
+            within: &within,
+        };
+        let threads = Mutex::new(Vec::new());
+        let ran = run_all_but(5, &written, Some(one_thread), |i, _| {
+            threads
+                .lock()
+                .unwrap()
+                .push((i, std::thread::current().id()));
+            Ok(i * 10)
+        })
+        .unwrap();
+        let results: Vec<usize> = ran.iter().map(|(r, _)| *r).collect();
+        assert_eq!(results, [0, 10, 20, 30, 40]);
+        let entered = entered.into_inner().unwrap();
+        assert_eq!(
+            entered.len(),
+            1,
+            "the work of the one thread is entered once"
+        );
+        let threads = threads.into_inner().unwrap();
+        let of = |run: usize| threads.iter().position(|(i, _)| *i == run).unwrap();
+        assert!(of(3) < of(1), "3 then 1: {threads:?}");
+        assert_eq!(threads[of(3)].1, entered[0]);
+        assert_eq!(threads[of(1)].1, entered[0]);
     }
 
     #[test]
