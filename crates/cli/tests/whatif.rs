@@ -150,9 +150,8 @@ fn a_what_if_predicts_what_the_replay_with_every_setting_spelled_out_predicts() 
     assert_eq!(trust["left_out"], 1, "alice's cancelled job: {trust}");
 }
 
-/// The adapter's `ranked_runs`, `ends_at_limits` and `submit_table` are modelled: said among
-/// what was taken from the bundle, not among what is not modelled; `partitions` is not
-/// modelled yet.
+/// The adapter's `ranked_runs`, `ends_at_limits`, `submit_table` and `partitions` are
+/// modelled: said among what was taken from the bundle, not among what is not modelled.
 #[test]
 fn the_adapters_play_of_starts_is_taken_from_its_configuration() {
     let dir = tempfile::tempdir().unwrap();
@@ -163,17 +162,21 @@ fn the_adapters_play_of_starts_is_taken_from_its_configuration() {
     let site = dir.path().to_str().unwrap();
     let (doc, _) = json_of(&["slurm", "what-if", site, "--policy", "drf", "--json", "-"]);
     let (taken, unmodelled) = (doc["taken"].to_string(), doc["unmodelled"].to_string());
-    let said = "weight 5000 every 30 s, its first 2 runs of starts ranked (ranked_runs), jobs expected to end at their limits (ends_at_limits), a job waiting with no site factor until the next pass (no submit_table) (adapter.toml)";
+    let said = "weight 5000 every 30 s, its first 2 runs of starts ranked (ranked_runs), jobs expected to end at their limits (ends_at_limits), a job waiting with no site factor until the next pass (no submit_table), only the jobs of cpu ranked and counted, their nodes the whole (partitions) (adapter.toml)";
     assert!(taken.contains(said), "{said} not in {taken}");
-    for key in ["ranked_runs", "ends_at_limits", "submit_table"] {
+    for key in [
+        "ranked_runs",
+        "ends_at_limits",
+        "submit_table",
+        "partitions",
+    ] {
         assert!(!unmodelled.contains(key), "{key} in {unmodelled}");
     }
-    assert!(unmodelled.contains("partitions = ["), "{unmodelled}");
     let table = format!("{adapter}submit_table = \"/etc/slurm/fairshare.lua\"\n");
     std::fs::write(dir.path().join("adapter.toml"), table).unwrap();
     let (doc, _) = json_of(&["slurm", "what-if", site, "--policy", "drf", "--json", "-"]);
     let taken = doc["taken"].to_string();
-    let said = "(ends_at_limits), each job given its user's factor at submission (submit_table) (adapter.toml)";
+    let said = "(ends_at_limits), each job given its user's factor at submission (submit_table), only the jobs of cpu ranked and counted, their nodes the whole (partitions) (adapter.toml)";
     assert!(taken.contains(said), "{said} not in {taken}");
 }
 

@@ -167,13 +167,14 @@ impl SlurmSetup {
 
     /// This setup with the Slurm adapter's play of starts as `adapter` configures it: its
     /// first `ranked_runs` runs ranked one by one, running jobs expected to end at their
-    /// limits when `ends_at_limits`, and jobs given a factor at their submission only with a
-    /// `submit_table`.
+    /// limits when `ends_at_limits`, jobs given a factor at their submission only with a
+    /// `submit_table`, and only the jobs of its `partitions` ranked, when it names some.
     pub fn with_adapter_play(mut self, adapter: &SlurmConfig) -> SlurmSetup {
         let priority = &mut self.parameters.priority;
         priority.site_ranked_runs = adapter.shared.ranked_runs;
         priority.site_ends_at_limits = adapter.ends_at_limits;
         priority.site_submit_table = adapter.submit_table.is_some();
+        self.parameters.adapter_partitions = adapter.partitions.clone();
         self
     }
 

@@ -1554,6 +1554,48 @@ fn the_adapters_submit_table_is_modelled() {
     assert_eq!(without, [0.0, 110.0, 100.0, 120.0], "job 3 after job 1");
 }
 
+/// The adapter's `partitions` are the model's too. Node `a` (partition p0) and node `b` (p1)
+/// of 4 processors: user 0 holds 2 of `a`'s to 100 s, user 1 all of `b`'s; both wait in p0.
+/// Counting every partition, user 1 holds more (4 of 8 processors against 2) and DRF ranks
+/// user 0 first; ranking p0 alone, its nodes the whole, user 1 holds nothing there and goes
+/// first.
+#[test]
+fn the_adapters_partitions_are_modelled() {
+    use fairshare_core::priority::multifactor::JobPriority;
+    let mut jobs = [
+        in_partition(job(0, 0.0, 100.0, 100.0, 2.0), 0),
+        in_partition(job(1, 0.0, 1000.0, 1000.0, 4.0), 1),
+        in_partition(job(2, 1.0, 10.0, 10.0, 4.0), 0),
+        in_partition(job(3, 2.0, 10.0, 10.0, 4.0), 0),
+        in_partition(job(4, 60.0, 10.0, 10.0, 1.0), 1),
+    ];
+    for (job, user) in jobs.iter_mut().zip([0, 1, 0, 1, 2]) {
+        job.user = user;
+    }
+    let priority = JobPriority {
+        site_weight: 1000.0,
+        site_interval_s: 1000.0,
+        site_offset_s: 50.0,
+        ..JobPriority::default()
+    };
+    let starts_with = |adapter_partitions: Vec<String>| {
+        let scheduler = slurm_with(SlurmParameters {
+            priority,
+            adapter_partitions,
+            ..SlurmParameters::default()
+        });
+        let config = ClusterConfig {
+            partitions: ["p0", "p1"].map(Partition::named).to_vec(),
+            ..config_for("drf", two_partitions(), scheduler, &jobs)
+        };
+        starts(&replay_config(&config, &jobs))
+    };
+    let every = starts_with(Vec::new());
+    assert!(every[2] < every[3], "user 0's job first: {every:?}");
+    let p0 = starts_with(vec!["p0".into()]);
+    assert!(p0[3] < p0[2], "user 1's job first: {p0:?}");
+}
+
 /// Slurm's age factor lets an older job of a user with the lower fairshare factor go first.
 /// Under Fair Tree recomputed each minute, user 0 has used the 4 processors since 0 s when
 /// its job 1 (submitted at 10 s) and user 1's job 2 (at 90 s) wait for them; at the 60-s

@@ -273,7 +273,8 @@ fn with_adapter(
 }
 
 /// How `adapter` plays its order of starts where it is not as `defaults` do, in words: its
-/// ranked runs, jobs ending at their limits when it expects them to, and its submit table.
+/// ranked runs, jobs ending at their limits when it expects them to, its submit table and the
+/// partitions it ranks.
 fn adapter_play(adapter: &SlurmConfig, defaults: &SlurmConfig) -> String {
     let ranked = adapter.shared.ranked_runs;
     let mut said = String::new();
@@ -287,6 +288,12 @@ fn adapter_play(adapter: &SlurmConfig, defaults: &SlurmConfig) -> String {
         Some(_) => ", each job given its user's factor at submission (submit_table)",
         None => ", a job waiting with no site factor until the next pass (no submit_table)",
     };
+    if !adapter.partitions.is_empty() {
+        let names = adapter.partitions.join(", ");
+        said += &format!(
+            ", only the jobs of {names} ranked and counted, their nodes the whole (partitions)"
+        );
+    }
     said
 }
 
@@ -398,11 +405,8 @@ fn adapter_unmodelled(adapter: &SlurmConfig) -> Vec<String> {
     {
         left.push(format!("the adapter's policy {} in {file} is a fairshare function: the replay runs it as Slurm's own fairshare, weighed by config.txt's PriorityWeightFairshare, not through the site factors the adapter writes", adapter.shared.policy));
     }
-    if !adapter.partitions.is_empty() {
-        left.push(format!(
-            "partitions = {:?} in {file}: the replay's adapter ranks the jobs of every partition",
-            adapter.partitions
-        ));
+    if adapter.mapping == "add" {
+        left.push(format!("mapping = \"add\" in {file}: Slurm's own fairshare factor, weighed by config.txt's PriorityWeightFairshare beside the site factor, is left out of the replay's job priority"));
     }
     left
 }

@@ -2,26 +2,79 @@
 //! ([`JobFactors`](crate::cluster::scheduler::JobFactors)): at each of the model's passes, the
 //! waiting jobs listed as it reads them (each user's oldest first, with what each would hold
 //! and its limit), the running jobs as it expects them to end, and the factors it writes put
-//! back on the jobs, whose queues then go back in order of points.
+//! back on the jobs, whose queues then go back in order of points. Where the model ranks some
+//! partitions only ([`FactorScope`]), it hears of their jobs alone, holding fractions of their
+//! nodes.
 
-use super::Engine;
-use crate::cluster::space::held;
-use crate::cluster::SimError;
+use super::{Engine, Space};
+use crate::cluster::space::{held, Placed};
+use crate::cluster::{Partition, SimError};
+use fairshare_core::model::partition_property;
 use fairshare_core::model::Time;
 use fairshare_core::rank::play::{Expected, Waiting};
 use fairshare_core::rank::Head;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+/// Which jobs a scheduler's job factors rank and count, and the whole what they hold is a
+/// fraction of: every job, on every node, unless the model names partitions.
+#[derive(Debug, Default)]
+pub(super) struct FactorScope {
+    /// By the trace's partition index, whether its jobs are ranked (`None`: every job).
+    ranked: Option<Vec<bool>>,
+    /// By resource, the whole of the run over the whole of the partitions' nodes (empty: 1).
+    scale: Vec<f64>,
+}
+
+impl FactorScope {
+    /// The scope of a model that ranks `names` (empty: all) among the run's `partitions`, on
+    /// `space`.
+    pub(super) fn of(names: &[String], partitions: &[Partition], space: &Space) -> FactorScope {
+        if names.is_empty() {
+            return FactorScope::default();
+        }
+        let properties: Vec<String> = names.iter().map(|n| partition_property(n)).collect();
+        let whole = space.extent_of_any(&properties);
+        FactorScope {
+            ranked: Some(partitions.iter().map(|p| names.contains(&p.name)).collect()),
+            scale: whole
+                .iter()
+                .map(|w| if *w > 0.0 { 1.0 / w } else { 0.0 })
+                .collect(),
+        }
+    }
+
+    /// Whether a job of `partition` is ranked and counted.
+    pub(super) fn counts(&self, partition: Option<u32>) -> bool {
+        let ranked = |p: u32| self.ranked.as_ref()?.get(p as usize).copied();
+        self.ranked.is_none() || partition.and_then(ranked).unwrap_or(false)
+    }
+
+    /// `holding` (fractions of the run's whole) as fractions of the partitions' nodes.
+    pub(super) fn scaled(&self, mut holding: Vec<f64>) -> Vec<f64> {
+        holding
+            .iter_mut()
+            .zip(&self.scale)
+            .for_each(|(h, s)| *h *= s);
+        holding
+    }
+
+    /// What a job placed at `placed` holds, over `resources` resources, as the model counts it.
+    pub(super) fn held(&self, placed: &Placed, resources: usize) -> Vec<f64> {
+        self.scaled(held(placed, resources))
+    }
+}
+
 impl Engine {
-    /// Every running job as a pass of the job factors at `now` expects it to end: at its
-    /// planned end.
+    /// Every running job the job factors count, as a pass of theirs at `now` expects it to
+    /// end: at its planned end.
     fn expected_ends(&self, now: Time) -> Vec<Expected> {
         (self.running.iter().flatten())
+            .filter(|job| self.factor_scope.counts(job.partition))
             .map(|job| Expected {
                 end: job.planned_end.max(now),
                 client: job.user,
-                holding: held(&job.placed, self.book.holdings(job.user).len()),
+                holding: (self.factor_scope).held(&job.placed, self.book.holdings(job.user).len()),
                 rate: job.rate,
                 start: job.started,
             })
@@ -51,7 +104,12 @@ impl Engine {
             .enumerate()
             .filter(|(_, q)| !q.is_empty())
         {
-            let mut order: Vec<usize> = (0..queue.len()).collect();
+            let mut order: Vec<usize> = (0..queue.len())
+                .filter(|&i| self.factor_scope.counts(queue[i].partition))
+                .collect();
+            if order.is_empty() {
+                continue;
+            }
             // Sequence numbers are unique: the order is total.
             order.sort_unstable_by_key(|&i| (queue[i].submit, queue[i].seq));
             let jobs = (order.iter()).map(|&i| {

@@ -53,8 +53,12 @@ impl Engine {
             None => Cow::Borrowed(a.properties.as_slice()),
         };
         let exclusive = a.exclusive || partition_rule.is_some_and(|r| r.exclusive);
-        // What it would hold, for the job factors' passes.
-        let holding = (self.job_factors.as_ref()).map_or_else(Vec::new, |_| demand.clone());
+        // What it would hold, for the job factors' passes when they rank it.
+        let ranked = self.job_factors.is_some() && self.factor_scope.counts(a.partition);
+        let holding = match ranked {
+            true => self.factor_scope.scaled(demand.clone()),
+            false => Vec::new(),
+        };
         let (request, unknown) =
             (self.space).request(cpus, demand, a.nodes, exclusive, &properties);
         let partition = a
@@ -195,7 +199,10 @@ impl Engine {
         if let Err(e) = self.book.take(user, &holding, rate) {
             self.fault.get_or_insert(SimError::Rank(e));
         }
-        if let Some(model) = &mut self.job_factors {
+        if let Some(model) =
+            (self.job_factors.as_mut()).filter(|_| self.factor_scope.counts(job.partition))
+        {
+            let holding = self.factor_scope.scaled(holding.clone());
             if let Err(e) = model.book_mut().started(user, &holding, rate) {
                 self.fault.get_or_insert(SimError::Rank(e));
             }
@@ -249,6 +256,7 @@ impl Engine {
         self.running[slot] = Some(Running {
             user,
             queue: job.queue,
+            partition: job.partition,
             processors: job.processors,
             placed,
             planned_end,
@@ -299,7 +307,10 @@ impl Engine {
         if let Err(e) = (self.book).give_back(job.user, &holding, job.rate, ran_s) {
             self.fault.get_or_insert(SimError::Rank(e));
         }
-        if let Some(model) = &mut self.job_factors {
+        if let Some(model) =
+            (self.job_factors.as_mut()).filter(|_| self.factor_scope.counts(job.partition))
+        {
+            let holding = self.factor_scope.scaled(holding.clone());
             let finished = model
                 .book_mut()
                 .finished(job.user, &holding, job.rate, ran_s);

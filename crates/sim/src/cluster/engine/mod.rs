@@ -27,6 +27,7 @@ use super::scheduler::{JobFactors, PassKind, PlansNodes, Reservations, Timing};
 use super::space::{Placed, Request, Space};
 use super::waiting::Smallest;
 use super::{JobOutcome, JobRecord, Opened, Overrun, QueueLimit, SimError, Window};
+use factors::FactorScope;
 use fairshare_core::model::{Task, Time};
 use fairshare_core::rank::{Book, Head};
 use indexmap::IndexMap;
@@ -91,6 +92,8 @@ struct Pending {
 struct Running {
     user: u32,
     queue: Option<u32>,
+    /// Its partition (the trace's index), when machines declare it.
+    partition: Option<u32>,
     processors: f64,
     placed: Placed,
     /// When its walltime runs out (the availability profile holds it until then).
@@ -209,6 +212,8 @@ struct Engine {
     /// The scheduler's job factors, when it has them: they keep the policy, and the main
     /// book orders users by their jobs' priorities.
     job_factors: Option<Box<dyn JobFactors>>,
+    /// Which jobs the job factors rank and count, and what they hold as their fractions.
+    factor_scope: FactorScope,
     /// When the log's window opens ([`ClusterConfig::opens`](super::ClusterConfig::opens)).
     opens: Option<Time>,
     /// The jobs the log started before the window opened, by their recorded start (then

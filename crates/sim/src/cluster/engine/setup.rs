@@ -1,6 +1,7 @@
 //! The engine built from a run's configuration: the policy's ranker, the partitions as the run
 //! applies them, and the scheduler's planning and timing.
 
+use super::factors::FactorScope;
 use super::order::JobOrder;
 use super::reservations::Resolution;
 use super::{Engine, Held, Meter, Outages, Recorder, Smallest, Space};
@@ -125,6 +126,9 @@ impl Engine {
             .flatten();
         let serving = (config.scheduler).serving(&config.policy, ranker(config, m)?, (users, m));
         let limits = Held::new(&config.limits);
+        let factor_scope = (serving.job_factors.as_ref())
+            .map(|model| FactorScope::of(model.partitions(), &config.partitions, &space))
+            .unwrap_or_default();
         let mut engine = Engine {
             queues: vec![VecDeque::new(); users],
             running: Vec::new(),
@@ -196,6 +200,7 @@ impl Engine {
             overdue: Vec::new(),
             job_order: (serving.job_order)
                 .map(|(priority, offset_s)| JobOrder::new(config, priority, offset_s)),
+            factor_scope,
             job_factors: serving.job_factors,
             opens: config.opens,
             pins: BTreeMap::new(),

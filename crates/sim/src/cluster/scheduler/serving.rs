@@ -47,6 +47,10 @@ pub(in crate::cluster) trait JobFactors {
     /// Whether its passes expect jobs to end at their limits: the running jobs at their
     /// planned ends, the waiting jobs' [`Waiting::limit`] given.
     fn ends_at_limits(&self) -> bool;
+    /// The partitions (by name) whose jobs it ranks and counts, their nodes the whole that
+    /// what a job holds is a fraction of; empty: every job, on every node. A job of another
+    /// partition keeps the factor it was submitted with.
+    fn partitions(&self) -> &[String];
     /// One pass at `now` over `waiting` (each user's waiting jobs oldest first) whose jobs
     /// hold the factors `held` (by user, in the same places), the `running` jobs expected to
     /// end meanwhile: each job's factor, written in its place.

@@ -288,6 +288,22 @@ impl Space {
         (totals, count)
     }
 
+    /// The capacity (normalised) of the nodes that declare any of `properties` that some node
+    /// declares; every node's when no node declares any.
+    pub(super) fn extent_of_any(&self, properties: &[String]) -> Vec<f64> {
+        let declared: Vec<&String> = (properties.iter()).filter(|p| self.declares(p)).collect();
+        let mut totals = vec![0.0; self.total.len()];
+        for (node, properties) in self.nodes.iter().zip(&self.properties) {
+            if declared.is_empty() || declared.iter().any(|p| properties.contains(p)) {
+                totals
+                    .iter_mut()
+                    .zip(&node.capacity)
+                    .for_each(|(t, c)| *t += c);
+            }
+        }
+        totals
+    }
+
     /// Keeps every node that declares `property` from taking any job until
     /// [`Space::unfence`]; a property no node declares fences nothing.
     pub(super) fn fence(&mut self, property: &str) {

@@ -11,8 +11,10 @@
 //! factor the adapter's submit table gives its user, or none without a table. Each job's site
 //! factor is one more term of its points, so Slurm's order of jobs is the model's own. The
 //! adapter's `ranked_runs`, `ends_at_limits` and `submit_table` are modelled (from
-//! [`JobPriority`]); every partition is ranked.
+//! [`JobPriority`]), and its `partitions` (from [`SlurmParameters::adapter_partitions`]): only
+//! their jobs are ranked and counted, their nodes the whole their holdings are fractions of.
 
+use super::SlurmParameters;
 use crate::cluster::scheduler::{JobFactors, Serving};
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
@@ -23,7 +25,7 @@ use fairshare_core::rank::{Book, Head, MultifactorRanker, RankError, Ranker};
 use std::collections::BTreeMap;
 
 /// How Slurm serves users under `policy` (its ranker `ranker`, for `users` users over
-/// `resources` resources), jobs ordered by `priority`: when Slurm's own fairshare factor alone
+/// `resources` resources), jobs ordered by `parameters`' job priority: when Slurm's own fairshare factor alone
 /// orders users, by the policy's order; with Slurm's own fairshare and a job's own terms, by
 /// each user's next job's points, the policy's factors weighted by `PriorityWeightFairshare`
 /// and recomputed where the policy's recomputations fall (the same thread runs both); with
@@ -33,8 +35,9 @@ pub(super) fn serving(
     policy: &PolicySpec,
     ranker: Box<dyn Ranker>,
     (users, resources): (usize, usize),
-    priority: JobPriority,
+    parameters: &SlurmParameters,
 ) -> Serving {
+    let priority = parameters.priority;
     let own = slurms_own(policy);
     if own.is_some() && !priority.orders_jobs() {
         return Serving::by_users(ranker);
@@ -46,7 +49,8 @@ pub(super) fn serving(
             (Box::new(ranker) as Box<dyn Ranker>, None)
         }
         None => {
-            let adapter = Adapter::new(ranker, users, resources, &priority);
+            let partitions = parameters.adapter_partitions.clone();
+            let adapter = Adapter::new(ranker, (users, resources), &priority, partitions);
             let ranker = Box::new(MultifactorRanker::of_jobs(users, priority));
             (
                 ranker as Box<dyn Ranker>,
@@ -90,6 +94,8 @@ struct Adapter {
     /// Whether a job submitted between passes gets its user's factor from the submit table
     /// (otherwise none until the next pass).
     submit_table: bool,
+    /// The partitions whose jobs it ranks; empty: all.
+    partitions: Vec<String>,
     /// Seconds between passes, and how far past each multiple of it they fall.
     interval_s: f64,
     offset_s: f64,
@@ -117,12 +123,13 @@ enum SubmitTable {
 
 impl Adapter {
     /// The adapter of `policy` (its ranker) for `users` users over `resources` resources,
-    /// writing at `priority`'s site weight and interval.
+    /// writing at `priority`'s site weight and interval, ranking the jobs of `partitions`
+    /// (empty: all).
     fn new(
         policy: Box<dyn Ranker>,
-        users: usize,
-        resources: usize,
+        (users, resources): (usize, usize),
         priority: &JobPriority,
+        partitions: Vec<String>,
     ) -> Adapter {
         // At least 1 (a NaN too), at most Slurm's largest site factor.
         let weight = match priority.site_weight {
@@ -135,6 +142,7 @@ impl Adapter {
             ranked_runs: priority.site_ranked_runs.max(1),
             ends_at_limits: priority.site_ends_at_limits,
             submit_table: priority.site_submit_table,
+            partitions,
             interval_s: priority.site_interval_s.max(1.0),
             offset_s: priority.site_offset_s,
             pass: None,
@@ -182,6 +190,10 @@ impl JobFactors for Adapter {
 
     fn ends_at_limits(&self) -> bool {
         self.ends_at_limits
+    }
+
+    fn partitions(&self) -> &[String] {
+        &self.partitions
     }
 
     /// One pass over `waiting` (each user's pending jobs oldest first) whose jobs hold the

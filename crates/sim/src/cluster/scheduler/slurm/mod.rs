@@ -192,7 +192,7 @@ impl Scheduler for Slurm {
         ranker: Box<dyn Ranker>,
         shape: (usize, usize),
     ) -> Serving {
-        adapter::serving(policy, ranker, shape, self.parameters.priority)
+        adapter::serving(policy, ranker, shape, &self.parameters)
     }
 
     fn pass(&self, pass: &mut dyn SchedulingPass) {

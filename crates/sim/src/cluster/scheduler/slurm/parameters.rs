@@ -68,6 +68,9 @@ pub struct SlurmParameters {
     pub bf_cycles: Option<Arc<LoopTurns>>,
     /// The multifactor job priority's weights and periods.
     pub priority: JobPriority,
+    /// The partitions whose jobs the Slurm adapter ranks (its `partitions`; empty, the
+    /// default: all), when the policy reaches Slurm through it.
+    pub adapter_partitions: Vec<String>,
     /// `OverTimeLimit`, in seconds: how long past its time limit a job may run before it is
     /// killed (0 by default; `None`: `UNLIMITED`, never).
     pub over_time_s: Option<u64>,
@@ -95,6 +98,7 @@ impl Default for SlurmParameters {
             loop_turns: None,
             bf_cycles: None,
             priority: JobPriority::default(),
+            adapter_partitions: Vec::new(),
             over_time_s: Some(0),
             release: Release::default(),
         }
@@ -472,6 +476,7 @@ mod tests {
             bf_cycles: None,
             over_time_s: Some(300),
             release: Release::of(Some("24.11.5")),
+            adapter_partitions: Vec::new(),
             priority: JobPriority {
                 fairshare_weight: 10_000.0,
                 age_weight: 1000.0,
