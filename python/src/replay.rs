@@ -9,7 +9,7 @@ use fairshare_core::alloc::tasks::FillRule;
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::input::{parse_duration, parse_window};
 use fairshare_lab::jobs::JobParts;
-use fairshare_lab::runs::{run_all_but, OneThread};
+use fairshare_lab::runs::{run_all_listing, OneThread};
 use fairshare_lab::site_defaults::{self, SiteDefaults};
 use fairshare_lab::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use fairshare_lab::summary::ReplaySummary;
@@ -320,23 +320,19 @@ fn replay_specs(
                 .collect(),
             within: &python,
         };
-        let ran = run_all_but(
+        let ran = run_all_listing(
+            &plan,
             policies.len(),
             &lanes,
             Some(one_thread),
-            |i, progress| match &parts {
-                Some(parts) => parts.run(&plan, (i, &policies[i]), progress, &mut |_| {}),
-                None => plan.run(&policies[i], progress),
-            },
+            parts,
+            |i, parts, progress| plan.run_into(parts, (i, &policies[i]), progress),
         )?;
         let runs = (ran.into_iter().zip(policies)).map(|((result, wall_s), policy)| {
             let stats = RunStats::new(&policy.name, result.events, wall_s);
             (result, stats)
         });
         progress.finish()?;
-        if let (Some(parts), Some(path)) = (parts, &jobs) {
-            parts.join(&plan, policies.len(), path)?;
-        }
         let (results, stats): (Vec<_>, Vec<_>) = runs.unzip();
         Ok(Replayed {
             summary: plan.summary(results)?,

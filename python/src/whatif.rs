@@ -6,7 +6,7 @@ use crate::progress::{Progress, ProgressLanes};
 use crate::{input_error, Failure};
 use fairshare_core::policy::PolicySpec;
 use fairshare_lab::jobs::JobParts;
-use fairshare_lab::runs::run_all;
+use fairshare_lab::runs::run_all_listing;
 use fairshare_lab::whatif::{WhatIf, WhatIfSummary};
 use fairshare_lab::MeasuredTrace;
 use fairshare_sim::stats::RunStats;
@@ -102,13 +102,10 @@ fn whatif(
             progress: &progress,
             span,
         };
-        let ran = run_all(count, &lanes, |i, progress| {
-            whatif.run(&plan, i, parts.as_ref(), progress)
+        let ran = run_all_listing(&plan, count, &lanes, None, parts, |i, parts, progress| {
+            whatif.run(&plan, i, parts, progress)
         })?;
         progress.finish()?;
-        if let (Some(parts), Some(path)) = (parts, &jobs) {
-            parts.join(&plan, count, path)?;
-        }
         let stats = (ran.iter().zip(&whatif.policies))
             .map(|(((result, _), wall_s), policy)| {
                 RunStats::new(&policy.name, result.events, *wall_s)

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_lab::input::parse_window;
 use fairshare_lab::jobs::JobParts;
-use fairshare_lab::runs::run_all;
+use fairshare_lab::runs::run_all_listing;
 use fairshare_lab::{CapacitySource, Replay, ReplayPlan, ReplayRequest, ShareSource};
 use fairshare_sim::stats::RunStats;
 use indicatif::MultiProgress;
@@ -154,34 +154,28 @@ pub fn run(mut args: Args) -> Result<()> {
     for note in plan.alike(&policies) {
         eprintln!("note: {note}");
     }
-    let parts_beside = |path: &Path| match jobs_to_stdout {
-        true => JobParts::beside(&std::env::temp_dir().join("jobs.csv")),
+    let parts_of = |path: &Path| match jobs_to_stdout {
+        true => JobParts::to_stdout(),
         false => JobParts::beside(path),
     };
-    let parts = args.jobs.as_deref().map(parts_beside).transpose()?;
+    let parts = args.jobs.as_deref().map(parts_of).transpose()?;
     let bars = SimBars {
         multi: MultiProgress::new(),
         names: policies.iter().map(|p| p.name.as_str()).collect(),
         span_s: measured.span_s(),
     };
-    let ran = run_all(policies.len(), &bars, |i, progress| match &parts {
-        Some(parts) => parts.run(&plan, (i, &policies[i]), progress, &mut |_| {}),
-        None => plan.run(&policies[i], progress),
-    })?;
+    let ran = run_all_listing(
+        &plan,
+        policies.len(),
+        &bars,
+        None,
+        parts,
+        |i, parts, progress| plan.run_into(parts, (i, &policies[i]), progress),
+    )?;
     let stats = (ran.iter().zip(&policies))
         .map(|((result, wall_s), policy)| RunStats::new(&policy.name, result.events, *wall_s))
         .collect::<Vec<_>>();
     let results: Vec<_> = ran.into_iter().map(|(result, _)| result).collect();
-    if let (Some(parts), Some(path)) = (parts, &args.jobs) {
-        match jobs_to_stdout {
-            true => match parts.join_into(&plan, policies.len(), &mut std::io::stdout().lock()) {
-                // A reader that has gone away (`| head`) wants no more of it.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                other => other.context("writing the per-job table to standard output")?,
-            },
-            false => parts.join(&plan, policies.len(), path)?,
-        }
-    }
     let summary = plan.summary(results)?;
     let stdout_taken = jobs_to_stdout || args.json.as_deref().is_some_and(is_stdout);
     if stdout_taken {

@@ -8,7 +8,7 @@ use crate::trace::{spinner, SimBars};
 use anyhow::{Context, Result};
 use fairshare_core::policy::{Engine, PolicySpec};
 use fairshare_lab::jobs::JobParts;
-use fairshare_lab::runs::run_all;
+use fairshare_lab::runs::run_all_listing;
 use fairshare_lab::whatif::WhatIf;
 use fairshare_lab::MeasuredTrace;
 use fairshare_sim::stats::RunStats;
@@ -73,12 +73,9 @@ pub fn run(args: WhatIfArgs) -> Result<()> {
         span_s: measured.span_s(),
     };
     let count = whatif.policies.len();
-    let ran = run_all(count, &bars, |i, progress| {
-        whatif.run(&plan, i, parts.as_ref(), progress)
+    let ran = run_all_listing(&plan, count, &bars, None, parts, |i, parts, progress| {
+        whatif.run(&plan, i, parts, progress)
     })?;
-    if let (Some(parts), Some(path)) = (parts, &args.jobs) {
-        parts.join(&plan, count, path)?;
-    }
     let stats = (ran.iter().zip(&whatif.policies))
         .map(|(((result, _), wall_s), policy)| RunStats::new(&policy.name, result.events, *wall_s))
         .collect::<Vec<_>>();

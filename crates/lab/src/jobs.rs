@@ -217,13 +217,15 @@ impl ReplayPlan<'_> {
 
 /// The per-job table while parallel runs write it: one file of rows per policy in a folder of
 /// its own, joined under one header when every run is done (in the policies' order, so that
-/// the table is the same whichever run finished first).
+/// the table is the same whichever run finished first) into its file or standard output.
 pub struct JobParts {
     folder: tempfile::TempDir,
+    /// The table's file; `None`: standard output.
+    table: Option<PathBuf>,
 }
 
 impl JobParts {
-    /// A folder for the parts of the table at `path`, beside it (so joining them stays on one
+    /// The parts of the table at `path`, in a folder beside it (so joining them stays on one
     /// file system).
     pub fn beside(path: &Path) -> Result<JobParts, LabError> {
         let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
@@ -231,7 +233,22 @@ impl JobParts {
             .prefix(".fairshare-jobs-")
             .tempdir_in(parent.unwrap_or(Path::new(".")))
             .map_err(|source| written(path, source))?;
-        Ok(JobParts { folder })
+        let table = Some(path.to_path_buf());
+        Ok(JobParts { folder, table })
+    }
+
+    /// The parts of a table written to standard output, in a folder of the system's
+    /// temporary directory.
+    pub fn to_stdout() -> Result<JobParts, LabError> {
+        let at = std::env::temp_dir();
+        let folder = tempfile::Builder::new()
+            .prefix(".fairshare-jobs-")
+            .tempdir_in(&at)
+            .map_err(|source| written(&at, source))?;
+        Ok(JobParts {
+            folder,
+            table: None,
+        })
     }
 
     /// The part of the `i`th policy.
@@ -253,23 +270,40 @@ impl JobParts {
         plan.run_listing(policy, progress, &mut BufWriter::new(file), watch)
     }
 
-    /// Writes the table of the runs of `policies` policies to `path`, and removes the parts.
-    pub fn join(self, plan: &ReplayPlan, policies: usize, path: &Path) -> Result<(), LabError> {
-        let file = File::create(path).map_err(|source| written(path, source))?;
-        self.join_into(plan, policies, &mut BufWriter::new(file))
-            .map_err(|source| written(path, source))
-    }
-
-    /// Writes the table of the runs of `policies` policies to `out` (standard output, say),
-    /// and removes the parts.
-    pub fn join_into(
-        self,
-        plan: &ReplayPlan,
-        policies: usize,
-        out: &mut dyn Write,
-    ) -> std::io::Result<()> {
+    /// Writes the table of the runs of `policies` policies of `plan` to its file or standard
+    /// output, and removes the parts. A reader of standard output that has gone away
+    /// (`| head`) wants no more of it: that is no error.
+    pub fn join(self, plan: &ReplayPlan, policies: usize) -> Result<(), LabError> {
         let parts: Vec<PathBuf> = (0..policies).map(|i| self.part(i)).collect();
-        join(&JobTable::of(plan), &parts, out)
+        let table = JobTable::of(plan);
+        match &self.table {
+            Some(path) => {
+                let file = File::create(path).map_err(|source| written(path, source))?;
+                join(&table, &parts, &mut BufWriter::new(file))
+                    .map_err(|source| written(path, source))
+            }
+            None => match join(&table, &parts, &mut std::io::stdout().lock()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(written(Path::new("standard output"), e))
+                }
+                _ => Ok(()),
+            },
+        }
+    }
+}
+
+impl ReplayPlan<'_> {
+    /// Replays `policy`, the `i`th, writing its rows to its part of `parts` when given.
+    pub fn run_into(
+        &self,
+        parts: Option<&JobParts>,
+        (i, policy): (usize, &PolicySpec),
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<PolicyResult, LabError> {
+        match parts {
+            Some(parts) => parts.run(self, (i, policy), progress, &mut |_| {}),
+            None => self.run(policy, progress),
+        }
     }
 }
 

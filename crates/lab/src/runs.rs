@@ -3,7 +3,8 @@
 //! how far it got, each timed; the results in the order asked. The command line shows the
 //! lanes as progress bars, the Python package as one callback; a run is the caller's.
 
-use crate::LabError;
+use crate::jobs::JobParts;
+use crate::{LabError, ReplayPlan};
 use fairshare_sim::stats::timed;
 use rayon::prelude::*;
 
@@ -80,6 +81,26 @@ pub fn run_all_but<R: Send>(
     let mut done: Vec<(usize, (R, f64))> = done.into_iter().flatten().collect();
     done.sort_by_key(|(i, _)| *i);
     Ok(done.into_iter().map(|(_, ran)| ran).collect())
+}
+
+/// [`run_all_but`] of runs of `plan` that list their jobs in `parts`, when given (`run` is
+/// handed them); once every run is done, the per-job table is joined from the parts, in the
+/// runs' order.
+pub fn run_all_listing<R: Send>(
+    plan: &ReplayPlan,
+    count: usize,
+    lanes: &dyn Lanes,
+    one_thread: Option<OneThread<'_>>,
+    parts: Option<JobParts>,
+    run: impl Fn(usize, Option<&JobParts>, &mut dyn FnMut(u64)) -> Result<R, LabError> + Sync,
+) -> Result<Vec<(R, f64)>, LabError> {
+    let ran = run_all_but(count, lanes, one_thread, |i, progress| {
+        run(i, parts.as_ref(), progress)
+    })?;
+    if let Some(parts) = parts {
+        parts.join(plan, count)?;
+    }
+    Ok(ran)
 }
 
 #[cfg(test)]
