@@ -66,6 +66,7 @@ pub mod slurmctld_log;
 mod source;
 pub mod swf;
 pub mod timeline;
+mod tres;
 
 pub use catalogue::{parse_size, read_catalogue, CATALOGUE_RESOURCES};
 pub use error::TraceError;

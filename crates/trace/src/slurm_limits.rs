@@ -9,8 +9,8 @@
 //! still reads. A limit that is set but that a replay does not hold is kept in `unheld`, by
 //! name, for the caller to say so.
 
-use crate::sacct::{tres_amounts, Tres};
 use crate::slurm_output::{lines, Problem, ReadError};
+use crate::tres::{tres_amounts, Tres};
 use fairshare_core::model::Time;
 
 /// The format of the associations' limits a bundle holds (`sacctmgr -P show assoc
