@@ -53,6 +53,7 @@ pub mod bundle;
 pub mod catalogue;
 mod error;
 pub mod google;
+mod hostlist;
 mod input;
 pub mod queues;
 pub mod sacct;

@@ -522,7 +522,7 @@ fn hosts(record: &Record, col: Option<Col>) -> Result<Vec<String>, TraceError> {
     if matches!(raw, "" | "None assigned" | "(null)" | "None") {
         return Ok(Vec::new());
     }
-    crate::slurm_conf::expand_hosts(raw, MOST_HOSTS).map_err(|why| {
+    crate::hostlist::expand_hosts(raw, MOST_HOSTS).map_err(|why| {
         record.at.error(
             col,
             "a Slurm host list such as n[01-04],gpu1",

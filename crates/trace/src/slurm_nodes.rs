@@ -8,7 +8,7 @@
 //! Both outputs are read with their header (`sacctmgr -P`, without `-n`), each column found by
 //! the name `sacctmgr` prints for it.
 
-use crate::slurm_conf::expand_hosts;
+use crate::hostlist::expand_hosts;
 use crate::slurm_limits::{field, Table};
 use crate::slurm_output::{Problem, ReadError};
 use fairshare_core::model::Time;
