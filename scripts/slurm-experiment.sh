@@ -13,7 +13,7 @@
 # has ended, stops the watcher with SIGTERM (it must exit 0 and log its stop line) and dumps
 # `sacct` in the format `fairshare replay` reads. Then each dump is replayed under the run's
 # policy (`fairshare replay --scheduler easy --gantt …`, which lists every job's predicted
-# start), and crates/report/examples/slurm_experiment.rs writes the tables and plots.
+# start), and crates/report/examples/slurm_experiment/ writes the tables and plots.
 #
 # The workload (deterministic; t in seconds from the run's start):
 #   t = 0        alice fills the machine: 2 jobs × 4 CPUs × 120 s (--mem=250M each);

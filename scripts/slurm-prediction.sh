@@ -18,7 +18,7 @@
 #                        millisecond, the background loop's turns and the backfill's cycles
 #                        read from the log instead of assumed;
 #
-# then crates/report/examples/slurm_experiment.rs writes OUT_DIR/results.md (and the plots),
+# then crates/report/examples/slurm_experiment/ writes OUT_DIR/results.md (and the plots),
 # results-replay-nophase.md and results-replay-easy.md (and -noconf, -log) for each experiment
 # folder.
 #
