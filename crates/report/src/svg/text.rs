@@ -1,4 +1,5 @@
-//! Text in charts: escaped for XML, wrapped, shortened, and the labels of powers of ten.
+//! Text in charts: numbers and ticks written short, text escaped for XML, wrapped and
+//! shortened, and the labels of powers of ten.
 
 /// `text` escaped as plotters escapes SVG text, so what it wrote can be found.
 pub(super) fn xml_escape(text: &str) -> String {
@@ -75,4 +76,57 @@ pub fn delta_label(k: i32) -> String {
         .collect();
     let sign = if k >= 0 { "⁻" } else { "" };
     format!("1−10{sign}{digits}")
+}
+
+/// A short, fixed-precision rendering of a tick value: 0.25, 12, 3.5k, 2M.
+pub fn number(v: f64) -> String {
+    let a = v.abs();
+    let s = if !v.is_finite() {
+        String::from("–")
+    } else if a >= 1e6 {
+        format!("{}M", trimmed(v / 1e6, 2))
+    } else if a >= 1e4 {
+        format!("{}k", trimmed(v / 1e3, 1))
+    } else {
+        trimmed(v, 3)
+    };
+    if s == "-0" {
+        String::from("0")
+    } else {
+        s
+    }
+}
+
+/// `v` as a tick of a linear axis over `(lo, hi)`: in the unit (k, M) its larger end is written
+/// in, so all its ticks share one (2k … 10k, not 2000 … 10k), with the decimals its spacing
+/// needs.
+pub(super) fn number_on(v: f64, (lo, hi): (f64, f64)) -> String {
+    let (unit, suffix, digits) = match lo.abs().max(hi.abs()) {
+        top if top >= 1e6 => (1e6, "M", 2),
+        top if top >= 1e4 => (1e3, "k", 1),
+        // As `number` writes it, unless the ticks are closer than its three decimals tell apart.
+        _ => (1.0, "", 3),
+    };
+    let spacing = ((hi - lo) / 10.0 / unit).abs();
+    let needed = if spacing > 0.0 {
+        -spacing.log10().floor()
+    } else {
+        0.0
+    };
+    let s = trimmed(v / unit, digits.max(needed.clamp(0.0, 9.0) as usize));
+    match s.as_str() {
+        "0" | "-0" => String::from("0"),
+        _ if v.is_finite() => format!("{s}{suffix}"),
+        _ => number(v),
+    }
+}
+
+/// `v` with at most `digits` decimals, trailing zeros removed.
+fn trimmed(v: f64, digits: usize) -> String {
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
