@@ -178,6 +178,13 @@ fn the_adapters_play_of_starts_is_taken_from_its_configuration() {
     let taken = doc["taken"].to_string();
     let said = "(ends_at_limits), each job given its user's factor at submission (submit_table), only the jobs of cpu ranked and counted, their nodes the whole (partitions) (adapter.toml)";
     assert!(taken.contains(said), "{said} not in {taken}");
+    // A partition the configuration does not have is named: the replay ranks no job of it.
+    let unknown = adapter.replace("[\"cpu\"]", "[\"cpu\", \"gpu\"]");
+    std::fs::write(dir.path().join("adapter.toml"), unknown).unwrap();
+    let (doc, _) = json_of(&["slurm", "what-if", site, "--policy", "drf", "--json", "-"]);
+    let unmodelled = doc["unmodelled"].to_string();
+    let said = "partitions gpu in adapter.toml: not partitions of config.txt";
+    assert!(unmodelled.contains(said), "{said} not in {unmodelled}");
 }
 
 /// A `fairshare` policy of the user's is completed from the configuration as the baseline is,

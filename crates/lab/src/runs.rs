@@ -34,18 +34,21 @@ pub struct OneThread<'a> {
 
 /// Runs `run(i, progress)` for each `i` of `0..count` in parallel, `progress` the lane
 /// `lanes` opens for it, each timed: every result with the wall-clock seconds it took, in the
-/// order of `i`, or an error one of them met (whichever the threads came to first).
+/// order of `i`, or the error of the first run (in that order) that failed.
 pub fn run_all<R: Send>(
     count: usize,
     lanes: &dyn Lanes,
     run: impl Fn(usize, &mut dyn FnMut(u64)) -> Result<R, LabError> + Sync,
 ) -> Result<Vec<(R, f64)>, LabError> {
-    run_all_but(count, lanes, None, run)
+    run_all_with(count, lanes, None, run)
 }
 
-/// [`run_all`], but the runs of `one_thread`, when given, one after another on one thread
-/// within its work, beside the others.
-pub fn run_all_but<R: Send>(
+/// One run's place, and its result with the seconds it took, or its error.
+type Ran<R> = (usize, Result<(R, f64), LabError>);
+
+/// [`run_all`], the runs of `one_thread` (those of `0..count`, each once) one after another on
+/// one thread within its work, beside the others; refused when its work leaves one undone.
+pub fn run_all_with<R: Send>(
     count: usize,
     lanes: &dyn Lanes,
     one_thread: Option<OneThread<'_>>,
@@ -55,19 +58,24 @@ pub fn run_all_but<R: Send>(
         let mut lane = lanes.open(i);
         let (result, wall_s) = timed(|| run(i, &mut |at| lane.at(at)));
         lane.done();
-        Ok((i, (result?, wall_s)))
+        (i, result.map(|result| (result, wall_s)))
     };
-    let (together, within) = match one_thread {
-        Some(OneThread { runs, within }) => (runs, Some(within)),
-        None => (Vec::new(), None),
-    };
+    let mut together = Vec::new();
+    let mut within = None;
+    if let Some(OneThread { runs, within: work }) = one_thread {
+        let mut seen = vec![false; count];
+        together = (runs.into_iter())
+            .filter(|&i| i < count && !std::mem::replace(&mut seen[i], true))
+            .collect();
+        within = Some(work).filter(|_| !together.is_empty());
+    }
     let mut groups: Vec<Vec<usize>> = (0..count)
         .filter(|i| !together.contains(i))
         .map(|i| vec![i])
         .collect();
     groups.extend((!together.is_empty()).then_some(together));
     let last = groups.len().saturating_sub(1);
-    let done: Vec<Vec<(usize, (R, f64))>> = (groups.par_iter().enumerate())
+    let done: Vec<Vec<Ran<R>>> = (groups.par_iter().enumerate())
         .map(|(g, group)| {
             let mut results = Vec::with_capacity(group.len());
             let mut work = || results = group.iter().map(|&i| one(i)).collect();
@@ -75,15 +83,21 @@ pub fn run_all_but<R: Send>(
                 Some(within) => within(&mut work),
                 None => work(),
             }
-            results.into_iter().collect::<Result<Vec<_>, LabError>>()
+            results
         })
-        .collect::<Result<_, _>>()?;
-    let mut done: Vec<(usize, (R, f64))> = done.into_iter().flatten().collect();
+        .collect();
+    let mut done: Vec<Ran<R>> = done.into_iter().flatten().collect();
+    if done.len() != count {
+        return Err(LabError::Unusable(format!(
+            "{} of {count} runs were left undone by the work of their thread",
+            count - done.len()
+        )));
+    }
     done.sort_by_key(|(i, _)| *i);
-    Ok(done.into_iter().map(|(_, ran)| ran).collect())
+    done.into_iter().map(|(_, ran)| ran).collect()
 }
 
-/// [`run_all_but`] of runs of `plan` that list their jobs in `parts`, when given (`run` is
+/// [`run_all_with`] of runs of `plan` that list their jobs in `parts`, when given (`run` is
 /// handed them); once every run is done, the per-job table is joined from the parts, in the
 /// runs' order.
 pub fn run_all_listing<R: Send>(
@@ -94,7 +108,7 @@ pub fn run_all_listing<R: Send>(
     parts: Option<JobParts>,
     run: impl Fn(usize, Option<&JobParts>, &mut dyn FnMut(u64)) -> Result<R, LabError> + Sync,
 ) -> Result<Vec<(R, f64)>, LabError> {
-    let ran = run_all_but(count, lanes, one_thread, |i, progress| {
+    let ran = run_all_with(count, lanes, one_thread, |i, progress| {
         run(i, parts.as_ref(), progress)
     })?;
     if let Some(parts) = parts {
@@ -159,7 +173,7 @@ mod tests {
             within: &within,
         };
         let threads = Mutex::new(Vec::new());
-        let ran = run_all_but(5, &written, Some(one_thread), |i, _| {
+        let ran = run_all_with(5, &written, Some(one_thread), |i, _| {
             threads
                 .lock()
                 .unwrap()
@@ -183,12 +197,30 @@ mod tests {
     }
 
     #[test]
-    fn the_first_error_is_the_answer() {
+    fn the_first_failed_run_in_order_is_the_answer() {
+        for _ in 0..20 {
+            let written = Written(Mutex::new(Vec::new()));
+            let failed = run_all(6, &written, |i, _| match i {
+                1 | 4 => Err(LabError::Unusable(format!("run {i} failed"))),
+                _ => Ok(i),
+            });
+            assert_eq!(failed.unwrap_err().to_string(), "run 1 failed");
+        }
+    }
+
+    #[test]
+    fn work_that_leaves_its_runs_undone_is_refused() {
         let written = Written(Mutex::new(Vec::new()));
-        let failed = run_all(3, &written, |i, _| match i {
-            1 => Err(LabError::Unusable("run 1 failed".into())),
-            _ => Ok(i),
-        });
-        assert_eq!(failed.unwrap_err().to_string(), "run 1 failed");
+        let idle = |_: &mut (dyn FnMut() + Send)| {};
+        let one_thread = OneThread {
+            runs: vec![2],
+            within: &idle,
+        };
+        let refused = run_all_with(3, &written, Some(one_thread), |i, _| Ok(i));
+        let message = refused.unwrap_err().to_string();
+        assert_eq!(
+            message,
+            "1 of 3 runs were left undone by the work of their thread"
+        );
     }
 }

@@ -1558,7 +1558,8 @@ fn the_adapters_submit_table_is_modelled() {
 /// of 4 processors: user 0 holds 2 of `a`'s to 100 s, user 1 all of `b`'s; both wait in p0.
 /// Counting every partition, user 1 holds more (4 of 8 processors against 2) and DRF ranks
 /// user 0 first; ranking p0 alone, its nodes the whole, user 1 holds nothing there and goes
-/// first.
+/// first. The same on a pool of 8 processors, where no node declares a partition: the jobs'
+/// partitions still say which are ranked.
 #[test]
 fn the_adapters_partitions_are_modelled() {
     use fairshare_core::priority::multifactor::JobPriority;
@@ -1578,7 +1579,7 @@ fn the_adapters_partitions_are_modelled() {
         site_offset_s: 50.0,
         ..JobPriority::default()
     };
-    let starts_with = |adapter_partitions: Vec<String>| {
+    let starts_with = |adapter_partitions: Vec<String>, capacity: Capacity| {
         let scheduler = slurm_with(SlurmParameters {
             priority,
             adapter_partitions,
@@ -1586,14 +1587,16 @@ fn the_adapters_partitions_are_modelled() {
         });
         let config = ClusterConfig {
             partitions: ["p0", "p1"].map(Partition::named).to_vec(),
-            ..config_for("drf", two_partitions(), scheduler, &jobs)
+            ..config_for("drf", capacity, scheduler, &jobs)
         };
         starts(&replay_config(&config, &jobs))
     };
-    let every = starts_with(Vec::new());
-    assert!(every[2] < every[3], "user 0's job first: {every:?}");
-    let p0 = starts_with(vec!["p0".into()]);
-    assert!(p0[3] < p0[2], "user 1's job first: {p0:?}");
+    for capacity in [two_partitions(), pool(8.0)] {
+        let every = starts_with(Vec::new(), capacity.clone());
+        assert!(every[2] < every[3], "user 0's job first: {every:?}");
+        let p0 = starts_with(vec!["p0".into()], capacity);
+        assert!(p0[3] < p0[2], "user 1's job first: {p0:?}");
+    }
 }
 
 /// Slurm's age factor lets an older job of a user with the lower fairshare factor go first.

@@ -9,7 +9,7 @@ use crate::slurm_conf::{slurm_setup, BillingFiles, SlurmSetup};
 use crate::{CapacitySource, LabError, Replay, ReplayRequest, ShareSource, StopRule, TraceSpec};
 use fairshare_core::model::Time;
 use fairshare_core::policy::{PolicyKind, PolicySpec};
-use fairshare_sim::cluster::{PlacementEntry, Release, SchedulerEntry};
+use fairshare_sim::cluster::{Partition, PlacementEntry, Release, SchedulerEntry};
 use fairshare_slurm::config::SlurmConfig;
 use fairshare_trace::bundle::{self, Manifest};
 use fairshare_trace::slurm_conf::parse_slurm_conf;
@@ -75,7 +75,8 @@ impl WhatIf {
             None => (Vec::new(), Vec::new(), vec![NO_NODES.to_owned()]),
         };
         taken.extend(nodes_taken);
-        let adapter_left = adapter.as_ref().map_or_else(Vec::new, adapter_unmodelled);
+        let adapter_left =
+            (adapter.as_ref()).map_or_else(Vec::new, |a| adapter_unmodelled(a, &setup.partitions));
         let unmodelled = (version_left.into_iter())
             .chain(setup.notes.iter().cloned())
             .chain(adapter_left)
@@ -272,9 +273,9 @@ fn with_adapter(
     setup.map_err(|e| LabError::Unusable(e.to_string()))
 }
 
-/// How `adapter` plays its order of starts where it is not as `defaults` do, in words: its
-/// ranked runs, jobs ending at their limits when it expects them to, its submit table and the
-/// partitions it ranks.
+/// How `adapter` plays its order of starts, in words: its ranked runs where they are not as
+/// `defaults` have them, jobs ending at their limits when it expects them to, whether it
+/// writes a submit table, and the partitions it ranks when it names some.
 fn adapter_play(adapter: &SlurmConfig, defaults: &SlurmConfig) -> String {
     let ranked = adapter.shared.ranked_runs;
     let mut said = String::new();
@@ -395,8 +396,10 @@ fn slurm_version(printed: Option<&str>, release: Release) -> (String, Option<Str
 }
 
 /// What the replay of a site's adapter leaves out of its configuration: the settings the
-/// model does not follow when they are not the adapter's defaults, and the phase of its passes.
-fn adapter_unmodelled(adapter: &SlurmConfig) -> Vec<String> {
+/// model does not follow when they are not the adapter's defaults, the phase of its passes,
+/// and its `partitions` that none of the configuration's `partitions` is (the live adapter
+/// refuses them, the replay ranks no job of them).
+fn adapter_unmodelled(adapter: &SlurmConfig, partitions: &[Partition]) -> Vec<String> {
     let file = bundle::ADAPTER;
     let mut left = vec![format!("the phase of the adapter's passes: taken on the multiples of its interval_s, as no file of the bundle says when it started (its log is not collected)")];
     if adapter
@@ -404,6 +407,13 @@ fn adapter_unmodelled(adapter: &SlurmConfig) -> Vec<String> {
         .is_ok_and(|p| matches!(p.kind, PolicyKind::Fairshare(_)))
     {
         left.push(format!("the adapter's policy {} in {file} is a fairshare function: the replay runs it as Slurm's own fairshare, weighed by config.txt's PriorityWeightFairshare, not through the site factors the adapter writes", adapter.shared.policy));
+    }
+    let unknown: Vec<&str> = (adapter.partitions.iter())
+        .filter(|name| !partitions.iter().any(|p| &p.name == *name))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        left.push(format!("partitions {} in {file}: not partitions of {}, so the replay's adapter ranks no job of them (the live adapter refuses a partition no node serves)", unknown.join(", "), bundle::CONFIG));
     }
     if adapter.mapping == "add" {
         left.push(format!("mapping = \"add\" in {file}: Slurm's own fairshare factor, weighed by config.txt's PriorityWeightFairshare beside the site factor, is left out of the replay's job priority"));

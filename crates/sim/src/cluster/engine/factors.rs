@@ -11,6 +11,7 @@ use crate::cluster::space::{held, Placed};
 use crate::cluster::{Partition, SimError};
 use fairshare_core::model::partition_property;
 use fairshare_core::model::Time;
+use fairshare_core::priority::dominant_share;
 use fairshare_core::rank::play::{Expected, Waiting};
 use fairshare_core::rank::Head;
 use std::borrow::Cow;
@@ -34,13 +35,16 @@ impl FactorScope {
             return FactorScope::default();
         }
         let properties: Vec<String> = names.iter().map(|n| partition_property(n)).collect();
-        let whole = space.extent_of_any(&properties);
-        FactorScope {
-            ranked: Some(partitions.iter().map(|p| names.contains(&p.name)).collect()),
-            scale: whole
-                .iter()
+        // Where no node declares them, the partitions' nodes are every node: nothing to scale.
+        let scale = match properties.iter().any(|p| space.declares(p)) {
+            true => (space.extent_of_any(&properties).iter())
                 .map(|w| if *w > 0.0 { 1.0 / w } else { 0.0 })
                 .collect(),
+            false => Vec::new(),
+        };
+        FactorScope {
+            ranked: Some(partitions.iter().map(|p| names.contains(&p.name)).collect()),
+            scale,
         }
     }
 
@@ -70,7 +74,7 @@ impl Engine {
     /// end: at its planned end.
     fn expected_ends(&self, now: Time) -> Vec<Expected> {
         (self.running.iter().flatten())
-            .filter(|job| self.factor_scope.counts(job.partition))
+            .filter(|job| job.ranked)
             .map(|job| Expected {
                 end: job.planned_end.max(now),
                 client: job.user,
@@ -104,9 +108,7 @@ impl Engine {
             .enumerate()
             .filter(|(_, q)| !q.is_empty())
         {
-            let mut order: Vec<usize> = (0..queue.len())
-                .filter(|&i| self.factor_scope.counts(queue[i].partition))
-                .collect();
+            let mut order: Vec<usize> = (0..queue.len()).filter(|&i| queue[i].ranked).collect();
             if order.is_empty() {
                 continue;
             }
@@ -115,7 +117,7 @@ impl Engine {
             let jobs = (order.iter()).map(|&i| {
                 let job = &queue[i];
                 Waiting {
-                    head: Head::new(job.submit, job.seq).with_size(job.size),
+                    head: Head::new(job.submit, job.seq).with_size(dominant_share(&job.holding)),
                     holding: Cow::Borrowed(&job.holding),
                     rate: self.meter.as_ref().map(|_| job.rate),
                     limit: limits.then_some(job.walltime),

@@ -147,6 +147,7 @@ impl Engine {
                 fixed_points,
                 factor,
                 holding,
+                ranked,
                 queue: a.queue,
                 processors: cpus,
                 priority,
@@ -174,7 +175,7 @@ impl Engine {
     /// Starts the job at `index` of `user`'s queue on `placed` now.
     pub(super) fn launch(&mut self, user: u32, index: usize, placed: Placed) {
         self.news = true;
-        self.forget_tests();
+        self.forget_found();
         let Some(job) = self.queues[user as usize].remove(index) else {
             return;
         };
@@ -199,9 +200,7 @@ impl Engine {
         if let Err(e) = self.book.take(user, &holding, rate) {
             self.fault.get_or_insert(SimError::Rank(e));
         }
-        if let Some(model) =
-            (self.job_factors.as_mut()).filter(|_| self.factor_scope.counts(job.partition))
-        {
+        if let Some(model) = (self.job_factors.as_mut()).filter(|_| job.ranked) {
             let holding = self.factor_scope.scaled(holding.clone());
             if let Err(e) = model.book_mut().started(user, &holding, rate) {
                 self.fault.get_or_insert(SimError::Rank(e));
@@ -256,7 +255,7 @@ impl Engine {
         self.running[slot] = Some(Running {
             user,
             queue: job.queue,
-            partition: job.partition,
+            ranked: job.ranked,
             processors: job.processors,
             placed,
             planned_end,
@@ -277,7 +276,7 @@ impl Engine {
     /// end); says whether its end runs a pass at once.
     pub(super) fn finish_one(&mut self) -> bool {
         self.news = true;
-        self.forget_tests();
+        self.forget_found();
         let Some(Reverse((_, _, slot))) = self.finishes.pop() else {
             return false;
         };
@@ -307,9 +306,7 @@ impl Engine {
         if let Err(e) = (self.book).give_back(job.user, &holding, job.rate, ran_s) {
             self.fault.get_or_insert(SimError::Rank(e));
         }
-        if let Some(model) =
-            (self.job_factors.as_mut()).filter(|_| self.factor_scope.counts(job.partition))
-        {
+        if let Some(model) = (self.job_factors.as_mut()).filter(|_| job.ranked) {
             let holding = self.factor_scope.scaled(holding.clone());
             let finished = model
                 .book_mut()

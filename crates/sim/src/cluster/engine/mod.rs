@@ -3,8 +3,8 @@
 //! [`setup`] builds it from a configuration, [`jobs`] takes arrivals, starts and ends,
 //! [`reservations`] keeps the planned starts, [`pass`] is the scheduler's view of a pass,
 //! [`withdraw`] the cancellations, [`conclude`] the results, [`factors`] the factors a
-//! scheduler's model gives waiting jobs, and [`run`] the loop of events that drives it all. When passes run is the scheduler's [`Timing`]; the engine only tells
-//! it what happened.
+//! scheduler's model gives waiting jobs, and [`run`] the loop of events that drives it all.
+//! When passes run is the scheduler's [`Timing`]; the engine only tells it what happened.
 
 mod conclude;
 mod factors;
@@ -58,6 +58,9 @@ struct Pending {
     /// What it would hold, as fractions of each resource, for the job factors' passes
     /// (empty without them).
     holding: Vec<f64>,
+    /// Whether the job factors rank and count it (by the trace's partition, which it keeps
+    /// whether or not a node declares it).
+    ranked: bool,
     /// Its queue (the trace's index), and the processors it counts against the queue's limit.
     queue: Option<u32>,
     processors: f64,
@@ -92,8 +95,8 @@ struct Pending {
 struct Running {
     user: u32,
     queue: Option<u32>,
-    /// Its partition (the trace's index), when machines declare it.
-    partition: Option<u32>,
+    /// Whether the job factors rank and count it.
+    ranked: bool,
     processors: f64,
     placed: Placed,
     /// When its walltime runs out (the availability profile holds it until then).
@@ -322,7 +325,7 @@ impl Engine {
     }
 
     /// Has the planner forget what it found: a job started or ended, or a pass begins.
-    fn forget_tests(&mut self) {
+    fn forget_found(&mut self) {
         if let Some(planner) = &mut self.planner {
             planner.forget();
         }

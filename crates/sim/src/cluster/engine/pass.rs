@@ -11,7 +11,7 @@ impl Engine {
     pub(super) fn pass(&mut self, scheduler: &dyn Scheduler, kind: PassKind) {
         self.kind = kind;
         self.plan_overdue();
-        self.forget_tests();
+        self.forget_found();
         if self.reservations != Reservations::None {
             self.space.forget_before(self.now);
             let freed = std::mem::take(&mut self.freed);

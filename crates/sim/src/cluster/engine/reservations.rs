@@ -174,7 +174,8 @@ impl Engine {
         self.unreserved -= 1;
     }
 
-    /// [`SchedulingPass::reserve`](crate::cluster::SchedulingPass::reserve), the start found before `before` when given.
+    /// [`SchedulingPass::reserve`](crate::cluster::SchedulingPass::reserve), the start found
+    /// before `before` when given.
     pub(super) fn reserve_before(&mut self, user: u32, before: Option<Time>) -> bool {
         let index = self.cursor[user as usize];
         let Some(job) = self.candidate(user) else {
@@ -190,7 +191,7 @@ impl Engine {
             return false;
         };
         if self.planner.is_some() {
-            return self.plan_by_planner(user, index, before);
+            return self.plan_own(user, index, before);
         }
         let (request, walltime) = (job.request.clone(), job.walltime);
         let found = self
@@ -211,7 +212,7 @@ impl Engine {
 
     /// [`SchedulingPass::reserve`](crate::cluster::SchedulingPass::reserve) as the scheduler's
     /// own planner plans; a start at or past `before` is not planned.
-    fn plan_by_planner(&mut self, user: u32, index: usize, before: Option<Time>) -> bool {
+    fn plan_own(&mut self, user: u32, index: usize, before: Option<Time>) -> bool {
         let Some(planner) = self.planner.as_mut() else {
             return false;
         };

@@ -1,7 +1,7 @@
 //! Schedulers (`--scheduler`, what the batch literature calls disciplines): what a scheduling
 //! pass may start. The engine ranks users through the policy's
-//! [`Ranker`](fairshare_core::rank::Ranker) and hands the [`Scheduler`] a [`SchedulingPass`]: the waiting
-//! jobs in the policy's order, one candidate per user, and the means to start a candidate now,
+//! [`Ranker`](fairshare_core::rank::Ranker) and hands the [`Scheduler`] a [`SchedulingPass`]:
+//! the waiting jobs in the policy's order, one candidate per user, and the means to start a candidate now,
 //! reserve it a later start, pass over it to the user's next job, or set the user aside.
 //! [`Fill`] is the SDRF paper's progressive filling; [`Easy`] and [`Conservative`] are the
 //! backfilling of batch systems, which reserve starts from the running jobs' requested
@@ -136,7 +136,7 @@ pub(in crate::cluster) trait PlansNodes: fmt::Debug + Send + Sync {
         space: &mut Space,
         now: Time,
         ask: Ask<'_>,
-        running: Running<'_, 'a>,
+        running: RunningView<'_, 'a>,
         held_span: &dyn Fn(Time) -> (Time, Time),
     ) -> Option<(Time, Placed)>;
 }
@@ -153,7 +153,7 @@ pub(in crate::cluster) struct Ask<'a> {
 
 /// The running jobs as a planner sees them: their planned ends (each with the job's slot),
 /// worked out only when asked, and the nodes of the job in a slot.
-pub(in crate::cluster) type Running<'r, 'a> = (
+pub(in crate::cluster) type RunningView<'r, 'a> = (
     &'r mut dyn FnMut() -> Vec<Ending>,
     &'r dyn Fn(usize) -> Nodes<'a>,
 );
@@ -178,10 +178,8 @@ pub trait Scheduler: fmt::Debug + Send + Sync {
     fn timing(&self, _origin: Time) -> Box<dyn Timing> {
         Box::new(AtEveryEvent)
     }
-    /// The job priority the scheduler orders jobs by (Slurm's multifactor: the policy's
-    /// factor or the adapter's site factors, and a job's own terms such as age, size and
-    /// partition); none by default: the policy's order of users, each user's jobs oldest
-    /// first.
+    /// The job priority the scheduler has (Slurm's multifactor), for what a replay says of
+    /// it; none by default. The engine orders jobs by what [`Scheduler::serving`] gives.
     fn job_priority(&self) -> Option<JobPriority> {
         None
     }

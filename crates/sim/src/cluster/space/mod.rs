@@ -286,13 +286,11 @@ impl Space {
         (totals, count)
     }
 
-    /// The capacity (normalised) of the nodes that declare any of `properties` that some node
-    /// declares; every node's when no node declares any.
+    /// The capacity (normalised) of the nodes that declare any of `properties`.
     pub(super) fn extent_of_any(&self, properties: &[String]) -> Vec<f64> {
-        let declared: Vec<&String> = (properties.iter()).filter(|p| self.declares(p)).collect();
         let mut totals = vec![0.0; self.total.len()];
-        for (node, properties) in self.nodes.iter().zip(&self.properties) {
-            if declared.is_empty() || declared.iter().any(|p| properties.contains(p)) {
+        for (node, declared) in self.nodes.iter().zip(&self.properties) {
+            if properties.iter().any(|p| declared.contains(p)) {
                 totals
                     .iter_mut()
                     .zip(&node.capacity)

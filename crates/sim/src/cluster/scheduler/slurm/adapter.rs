@@ -25,8 +25,8 @@ use fairshare_core::rank::{Book, Head, MultifactorRanker, RankError, Ranker};
 use std::collections::BTreeMap;
 
 /// How Slurm serves users under `policy` (its ranker `ranker`, for `users` users over
-/// `resources` resources), jobs ordered by `parameters`' job priority: when Slurm's own fairshare factor alone
-/// orders users, by the policy's order; with Slurm's own fairshare and a job's own terms, by
+/// `resources` resources), jobs ordered by `parameters`' job priority: when Slurm's own
+/// fairshare factor alone orders users, by the policy's order; with Slurm's own fairshare and a job's own terms, by
 /// each user's next job's points, the policy's factors weighted by `PriorityWeightFairshare`
 /// and recomputed where the policy's recomputations fall (the same thread runs both); with
 /// any other policy, by the site factors the adapter gives each job, the policy itself kept

@@ -5,7 +5,7 @@
 //! `plugins/sched/backfill/backfill.c`). The plans of a cycle are kept here node by node, as
 //! Slurm's backfill map keeps them, beside the availability profile that holds them too.
 
-use crate::cluster::scheduler::{Ask, Planner, PlansNodes, Running};
+use crate::cluster::scheduler::{Ask, Planner, PlansNodes, RunningView};
 use crate::cluster::space::{Ending, Placed, Space};
 use fairshare_core::model::Time;
 use rustc_hash::FxHashMap;
@@ -260,7 +260,7 @@ impl PlansNodes for WillRun {
         space: &mut Space,
         now: Time,
         ask: Ask<'_>,
-        (ends, placed_of): Running<'_, 'a>,
+        (ends, placed_of): RunningView<'_, 'a>,
         held_span: &dyn Fn(Time) -> (Time, Time),
     ) -> Option<(Time, Placed)> {
         let Ask {
