@@ -172,6 +172,12 @@ fn the_adapters_play_of_starts_is_taken_from_its_configuration() {
     ] {
         assert!(!unmodelled.contains(key), "{key} in {unmodelled}");
     }
+    // Where the adapter's window of history began, no file says.
+    let history = "the adapter's history (window_s = 2419200 s in adapter.toml)";
+    assert!(
+        unmodelled.contains(history),
+        "{history} not in {unmodelled}"
+    );
     let table = format!("{adapter}submit_table = \"/etc/slurm/fairshare.lua\"\n");
     std::fs::write(dir.path().join("adapter.toml"), table).unwrap();
     let (doc, _) = json_of(&["slurm", "what-if", site, "--policy", "drf", "--json", "-"]);

@@ -408,6 +408,8 @@ fn adapter_unmodelled(adapter: &SlurmConfig, partitions: &[Partition]) -> Vec<St
     {
         left.push(format!("the adapter's policy {} in {file} is a fairshare function: the replay runs it as Slurm's own fairshare, weighed by config.txt's PriorityWeightFairshare, not through the site factors the adapter writes", adapter.shared.policy));
     }
+    let since = (adapter.shared.since.as_deref()).map_or(String::new(), |s| format!(", since {s}"));
+    left.push(format!("the adapter's history (window_s = {} s{since} in {file}): the replay's adapter counts every job of the bundle's dumps from their first, as no file of the bundle says when the adapter started and so where its window began", adapter.shared.window_s));
     let unknown: Vec<&str> = (adapter.partitions.iter())
         .filter(|name| !partitions.iter().any(|p| &p.name == *name))
         .map(String::as_str)
