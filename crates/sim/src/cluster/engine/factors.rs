@@ -54,18 +54,28 @@ impl FactorScope {
         self.ranked.is_none() || partition.and_then(ranked).unwrap_or(false)
     }
 
-    /// `holding` (fractions of the run's whole) as fractions of the partitions' nodes.
-    pub(super) fn scaled(&self, mut holding: Vec<f64>) -> Vec<f64> {
-        holding
-            .iter_mut()
-            .zip(&self.scale)
-            .for_each(|(h, s)| *h *= s);
-        holding
+    /// `holding` (fractions of the run's whole) as fractions of the partitions' nodes: itself
+    /// when every node is theirs.
+    pub(super) fn scaled<'h>(&self, holding: &'h [f64]) -> Cow<'h, [f64]> {
+        match self.scale.is_empty() {
+            true => Cow::Borrowed(holding),
+            false => Cow::Owned(
+                holding
+                    .iter()
+                    .zip(&self.scale)
+                    .map(|(h, s)| h * s)
+                    .collect(),
+            ),
+        }
     }
 
     /// What a job placed at `placed` holds, over `resources` resources, as the model counts it.
     pub(super) fn held(&self, placed: &Placed, resources: usize) -> Vec<f64> {
-        self.scaled(held(placed, resources))
+        let holding = held(placed, resources);
+        match self.scale.is_empty() {
+            true => holding,
+            false => self.scaled(&holding).into_owned(),
+        }
     }
 }
 

@@ -56,7 +56,7 @@ impl Engine {
         // What it would hold, for the job factors' passes when they rank it.
         let ranked = self.job_factors.is_some() && self.factor_scope.counts(a.partition);
         let holding = match ranked {
-            true => self.factor_scope.scaled(demand.clone()),
+            true => self.factor_scope.scaled(&demand).into_owned(),
             false => Vec::new(),
         };
         let (request, unknown) =
@@ -201,7 +201,7 @@ impl Engine {
             self.fault.get_or_insert(SimError::Rank(e));
         }
         if let Some(model) = (self.job_factors.as_mut()).filter(|_| job.ranked) {
-            let holding = self.factor_scope.scaled(holding.clone());
+            let holding = self.factor_scope.scaled(&holding);
             if let Err(e) = model.book_mut().started(user, &holding, rate) {
                 self.fault.get_or_insert(SimError::Rank(e));
             }
@@ -307,7 +307,7 @@ impl Engine {
             self.fault.get_or_insert(SimError::Rank(e));
         }
         if let Some(model) = (self.job_factors.as_mut()).filter(|_| job.ranked) {
-            let holding = self.factor_scope.scaled(holding.clone());
+            let holding = self.factor_scope.scaled(&holding);
             let finished = model
                 .book_mut()
                 .finished(job.user, &holding, job.rate, ran_s);
